@@ -1,0 +1,66 @@
+/* Uniform-grid spatial index rebuilt from scratch every step by a stable counting sort.
+ *
+ * Build: every item gets a cell key; each partition of the input counts its keys into its own
+ * histogram; one scan turns the histograms into write offsets (cell-major, partition-minor);
+ * each partition scatters its items. The result, `order`, lists item indices sorted by cell
+ * and, within a cell, by input index, whatever the number of partitions or workers: the sort
+ * is stable, so the output is unique. Callers gather their arrays through `order` so that
+ * items of one cell (and of one row of cells) sit next to each other in memory.
+ *
+ * Queries read `cell_start`: items of cell c are order positions [cell_start[c],
+ * cell_start[c+1]). Cells of one row are consecutive, so the 3 cells of a row in a 3x3 query
+ * form one contiguous range. After a build the grid is read-only and safe to query from many
+ * threads. Nothing is allocated after th_grid_init. */
+#ifndef TH_GRID_H
+#define TH_GRID_H
+
+#include <stdint.h>
+
+#include "jobs.h"
+
+/** Upper bound on cells, keeps a hostile world size from exhausting memory (256 MiB of counts). */
+#define TH_GRID_MAX_CELLS (1u << 24)
+
+typedef struct th_grid {
+    float origin_x, origin_y; /* world position of cell (0,0)'s lower corner, metres */
+    float cell_size;          /* metres */
+    float inv_cell_size;
+    int32_t nx, ny;      /* cells per row, rows */
+    uint32_t ncells;     /* nx * ny */
+    uint32_t capacity;   /* max items per build */
+    uint32_t partitions; /* histograms built in parallel */
+    uint32_t *cell_start; /* ncells + 1 */
+    uint32_t *order;      /* capacity: sorted position -> input index */
+    uint32_t *key;        /* capacity: input index -> cell */
+    uint32_t *hist;       /* ncells * partitions, cell-major */
+} th_grid;
+
+/** Set up a grid covering [origin, origin + (nx, ny) * cell_size) for up to `capacity` items,
+ *  with `partitions` histograms (use the pool's worker count). Returns 0, or -1 when sizes are
+ *  out of bounds or memory is short (the grid is then left zeroed). */
+int th_grid_init(th_grid *g, float origin_x, float origin_y, float cell_size, int32_t nx, int32_t ny,
+                 uint32_t capacity, uint32_t partitions);
+
+/** Free the grid's arrays. */
+void th_grid_free(th_grid *g);
+
+/** Cell coordinate of a world coordinate, clamped into the grid. */
+static inline int32_t th_grid_coord(float v, float origin, float inv_cell, int32_t n) {
+    float f = (v - origin) * inv_cell;
+    /* Compare before converting: a float-to-int cast of NaN or of a huge value is undefined. */
+    if (!(f >= 1.0f)) return 0;
+    if (f >= (float)n) return n - 1;
+    return (int32_t)f;
+}
+static inline int32_t th_grid_cx(const th_grid *g, float x) {
+    return th_grid_coord(x, g->origin_x, g->inv_cell_size, g->nx);
+}
+static inline int32_t th_grid_cy(const th_grid *g, float y) {
+    return th_grid_coord(y, g->origin_y, g->inv_cell_size, g->ny);
+}
+
+/** Rebuild from `n` points (n <= capacity). Points outside the grid are clamped to edge cells;
+ *  NaN coordinates land in cell 0. */
+void th_grid_build(th_grid *g, th_pool *pool, const float *xs, const float *ys, uint32_t n);
+
+#endif

@@ -1,0 +1,172 @@
+#define _POSIX_C_SOURCE 200809L
+#include "jobs.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <unistd.h>
+
+#include "alloc.h"
+
+/* How long a thread polls before it sleeps on a condition variable. Phases of a step follow
+ * each other within microseconds; a short spin saves the futex round trip on each of them,
+ * and the bound keeps an oversubscribed machine from burning whole time slices. */
+enum { SPIN_ITERATIONS = 2000 };
+
+struct th_pool {
+    uint32_t workers;
+    bool quit;
+    pthread_t threads[TH_POOL_MAX_WORKERS];
+    pthread_mutex_t mutex;
+    pthread_cond_t wake; /* workers wait here for a new job */
+    pthread_cond_t done; /* the owner waits here for the last worker */
+
+    /* The current job: written by the owner before `generation` is bumped (release), read by
+     * workers after they observe the bump (acquire). */
+    th_job_fn *fn;
+    void *ctx;
+    uint32_t count, chunk, chunk_count;
+
+    _Alignas(64) atomic_uint next_chunk;
+    _Alignas(64) atomic_uint pending; /* threads still inside the current job */
+    _Alignas(64) atomic_uint_fast64_t generation;
+};
+
+typedef struct worker_arg {
+    th_pool *pool;
+    uint32_t index;
+} worker_arg;
+
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    sched_yield();
+#endif
+}
+
+static void run_chunks(th_pool *p, uint32_t worker) {
+    for (;;) {
+        uint32_t c = atomic_fetch_add_explicit(&p->next_chunk, 1, memory_order_relaxed);
+        if (c >= p->chunk_count) return;
+        uint32_t begin = c * p->chunk;
+        uint32_t end = p->count - begin < p->chunk ? p->count : begin + p->chunk;
+        p->fn(p->ctx, begin, end, worker);
+    }
+}
+
+static void *worker_main(void *arg) {
+    th_pool *p = ((worker_arg *)arg)->pool;
+    uint32_t index = ((worker_arg *)arg)->index;
+    th_free(arg);
+    uint64_t seen = 0;
+    for (;;) {
+        uint64_t gen = 0;
+        for (int i = 0; i < SPIN_ITERATIONS; i++) {
+            gen = atomic_load_explicit(&p->generation, memory_order_acquire);
+            if (gen != seen) break;
+            cpu_relax();
+        }
+        if (gen == seen) {
+            pthread_mutex_lock(&p->mutex);
+            while ((gen = atomic_load_explicit(&p->generation, memory_order_acquire)) == seen &&
+                   !p->quit) {
+                pthread_cond_wait(&p->wake, &p->mutex);
+            }
+            bool quit = p->quit;
+            pthread_mutex_unlock(&p->mutex);
+            if (quit) return NULL;
+        }
+        seen = gen;
+        run_chunks(p, index);
+        if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1) {
+            pthread_mutex_lock(&p->mutex);
+            pthread_cond_signal(&p->done);
+            pthread_mutex_unlock(&p->mutex);
+        }
+    }
+}
+
+uint32_t th_cpu_count(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1u : (uint32_t)n;
+}
+
+th_pool *th_pool_create(uint32_t workers) {
+    if (workers == 0) workers = th_cpu_count();
+    if (workers > TH_POOL_MAX_WORKERS) workers = TH_POOL_MAX_WORKERS;
+    th_pool *p = th_calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->workers = 1;
+    pthread_mutex_init(&p->mutex, NULL);
+    pthread_cond_init(&p->wake, NULL);
+    pthread_cond_init(&p->done, NULL);
+    for (uint32_t i = 1; i < workers; i++) {
+        worker_arg *a = th_alloc(sizeof *a);
+        if (!a) break;
+        a->pool = p;
+        a->index = i;
+        if (pthread_create(&p->threads[i], NULL, worker_main, a) != 0) {
+            th_free(a);
+            break;
+        }
+        p->workers++;
+    }
+    if (p->workers != workers) {
+        th_pool_destroy(p);
+        return NULL;
+    }
+    return p;
+}
+
+void th_pool_destroy(th_pool *p) {
+    if (!p) return;
+    pthread_mutex_lock(&p->mutex);
+    p->quit = true;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->mutex);
+    for (uint32_t i = 1; i < p->workers; i++) pthread_join(p->threads[i], NULL);
+    pthread_cond_destroy(&p->done);
+    pthread_cond_destroy(&p->wake);
+    pthread_mutex_destroy(&p->mutex);
+    th_free(p);
+}
+
+uint32_t th_pool_workers(const th_pool *p) { return p->workers; }
+
+void th_pool_parallel_for(th_pool *p, uint32_t count, uint32_t chunk, th_job_fn *fn, void *ctx) {
+    if (count == 0) return;
+    if (chunk == 0) chunk = 1;
+    uint32_t chunk_count = count / chunk + (count % chunk != 0);
+    if (p->workers == 1 || chunk_count == 1) {
+        for (uint32_t begin = 0; begin < count; begin += chunk) {
+            fn(ctx, begin, count - begin < chunk ? count : begin + chunk, 0);
+        }
+        return;
+    }
+    p->fn = fn;
+    p->ctx = ctx;
+    p->count = count;
+    p->chunk = chunk;
+    p->chunk_count = chunk_count;
+    atomic_store_explicit(&p->next_chunk, 0, memory_order_relaxed);
+    atomic_store_explicit(&p->pending, p->workers - 1, memory_order_relaxed);
+    pthread_mutex_lock(&p->mutex);
+    atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->mutex);
+
+    run_chunks(p, 0);
+
+    for (int i = 0; i < SPIN_ITERATIONS; i++) {
+        if (atomic_load_explicit(&p->pending, memory_order_acquire) == 0) return;
+        cpu_relax();
+    }
+    pthread_mutex_lock(&p->mutex);
+    while (atomic_load_explicit(&p->pending, memory_order_acquire) != 0) {
+        pthread_cond_wait(&p->done, &p->mutex);
+    }
+    pthread_mutex_unlock(&p->mutex);
+}

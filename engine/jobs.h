@@ -1,0 +1,41 @@
+/* Persistent job pool on pthreads.
+ *
+ * A pool owns `workers - 1` threads; the calling thread is worker 0 and takes part in every
+ * parallel_for, so a pool of 1 worker runs everything inline with no thread at all.
+ * th_pool_parallel_for splits [0, count) into fixed-size chunks that workers claim with an
+ * atomic counter, and returns only when every chunk has run: each call is a barrier between
+ * phases. The chunk size, never the worker count, decides how work is cut, so results that
+ * depend on chunking (reductions) are identical for any number of workers. */
+#ifndef TH_JOBS_H
+#define TH_JOBS_H
+
+#include <stdint.h>
+
+typedef struct th_pool th_pool;
+
+/** Work callback: process items [begin, end). `worker` is in [0, th_pool_workers()) and is
+ *  stable for the duration of the call, so it can index per-worker scratch memory. */
+typedef void th_job_fn(void *ctx, uint32_t begin, uint32_t end, uint32_t worker);
+
+/** Upper bound on workers in one pool. */
+#define TH_POOL_MAX_WORKERS 64
+
+/** Number of online CPU cores (at least 1). */
+uint32_t th_cpu_count(void);
+
+/** Create a pool of `workers` workers (0 = th_cpu_count(); clamped to TH_POOL_MAX_WORKERS).
+ *  Returns NULL when memory or threads cannot be had. */
+th_pool *th_pool_create(uint32_t workers);
+
+/** Stop and join every thread, free the pool. NULL is ignored. */
+void th_pool_destroy(th_pool *pool);
+
+/** Number of workers, including the calling thread. */
+uint32_t th_pool_workers(const th_pool *pool);
+
+/** Run fn over [0, count) in chunks of `chunk` items (0 is taken as 1). Blocks until all chunks
+ *  are done. Must be called from one thread at a time (the pool's owner); fn must not call back
+ *  into the same pool. */
+void th_pool_parallel_for(th_pool *pool, uint32_t count, uint32_t chunk, th_job_fn *fn, void *ctx);
+
+#endif

@@ -4,16 +4,18 @@
 
 #include "alloc.h"
 
-int th_grid_init(th_grid *g, float origin_x, float origin_y, float cell_size, int32_t nx, int32_t ny,
-                 uint32_t capacity, uint32_t partitions) {
+int th_grid_init(th_grid *g, float origin_x, float origin_y, float cell_w, float cell_h, int32_t nx,
+                 int32_t ny, uint32_t capacity, uint32_t partitions) {
     memset(g, 0, sizeof *g);
-    if (!(cell_size > 0.0f) || nx < 1 || ny < 1 || partitions < 1) return -1;
+    if (!(cell_w > 0.0f) || !(cell_h > 0.0f) || nx < 1 || ny < 1 || partitions < 1) return -1;
     if ((uint64_t)nx * (uint64_t)ny > TH_GRID_MAX_CELLS) return -1;
     if (partitions > TH_POOL_MAX_WORKERS) partitions = TH_POOL_MAX_WORKERS;
     g->origin_x = origin_x;
     g->origin_y = origin_y;
-    g->cell_size = cell_size;
-    g->inv_cell_size = 1.0f / cell_size;
+    g->cell_w = cell_w;
+    g->cell_h = cell_h;
+    g->inv_cell_w = 1.0f / cell_w;
+    g->inv_cell_h = 1.0f / cell_h;
     g->nx = nx;
     g->ny = ny;
     g->ncells = (uint32_t)nx * (uint32_t)ny;
@@ -60,14 +62,13 @@ static void count_job(void *ctx, uint32_t pbegin, uint32_t pend, uint32_t worker
     for (uint32_t p = pbegin; p < pend; p++) {
         uint32_t begin, end;
         partition_range(b, p, &begin, &end);
-        uint32_t *hist = g->hist;
-        uint32_t parts = g->partitions;
+        uint32_t *hist = g->hist + (size_t)p * g->ncells;
         for (uint32_t i = begin; i < end; i++) {
             uint32_t cx = (uint32_t)th_grid_cx(g, b->xs[i]);
             uint32_t cy = (uint32_t)th_grid_cy(g, b->ys[i]);
             uint32_t k = cy * (uint32_t)g->nx + cx;
             g->key[i] = k;
-            hist[(size_t)k * parts + p]++;
+            hist[k]++;
         }
     }
 }
@@ -79,11 +80,8 @@ static void scatter_job(void *ctx, uint32_t pbegin, uint32_t pend, uint32_t work
     for (uint32_t p = pbegin; p < pend; p++) {
         uint32_t begin, end;
         partition_range(b, p, &begin, &end);
-        uint32_t *hist = g->hist;
-        uint32_t parts = g->partitions;
-        for (uint32_t i = begin; i < end; i++) {
-            g->order[hist[(size_t)g->key[i] * parts + p]++] = i;
-        }
+        uint32_t *offset = g->hist + (size_t)p * g->ncells;
+        for (uint32_t i = begin; i < end; i++) g->order[offset[g->key[i]]++] = i;
     }
 }
 
@@ -94,15 +92,18 @@ void th_grid_build(th_grid *g, th_pool *pool, const float *xs, const float *ys, 
     memset(g->hist, 0, hist_len * sizeof *g->hist);
     th_pool_parallel_for(pool, g->partitions, 1, count_job, &b);
 
-    /* Exclusive scan, cell-major then partition: partition p's items of cell c are written
-     * after those of partitions < p, which is what makes the sort stable. */
+    /* Exclusive scan in (cell, partition) order: partition p's items of cell c are written
+     * after those of partitions < p, which is what makes the sort stable. Histograms are
+     * stored partition-major so that workers counting and scattering in parallel never write
+     * to the same cache line (cell-major counters of one cell would sit side by side). */
     uint32_t sum = 0;
+    const size_t stride = g->ncells;
     for (uint32_t c = 0; c < g->ncells; c++) {
         g->cell_start[c] = sum;
-        uint32_t *h = g->hist + (size_t)c * g->partitions;
+        uint32_t *h = g->hist + c;
         for (uint32_t p = 0; p < g->partitions; p++) {
-            uint32_t v = h[p];
-            h[p] = sum;
+            uint32_t v = h[p * stride];
+            h[p * stride] = sum;
             sum += v;
         }
     }

@@ -1,7 +1,7 @@
 /* Uniform-grid spatial index rebuilt from scratch every step by a stable counting sort.
  *
  * Build: every item gets a cell key; each partition of the input counts its keys into its own
- * histogram; one scan turns the histograms into write offsets (cell-major, partition-minor);
+ * histogram; one scan turns the histograms into write offsets (in cell, then partition order);
  * each partition scatters its items. The result, `order`, lists item indices sorted by cell
  * and, within a cell, by input index, whatever the number of partitions or workers: the sort
  * is stable, so the output is unique. Callers gather their arrays through `order` so that
@@ -23,8 +23,8 @@
 
 typedef struct th_grid {
     float origin_x, origin_y; /* world position of cell (0,0)'s lower corner, metres */
-    float cell_size;          /* metres */
-    float inv_cell_size;
+    float cell_w, cell_h;     /* cell extent, metres */
+    float inv_cell_w, inv_cell_h;
     int32_t nx, ny;      /* cells per row, rows */
     uint32_t ncells;     /* nx * ny */
     uint32_t capacity;   /* max items per build */
@@ -32,14 +32,14 @@ typedef struct th_grid {
     uint32_t *cell_start; /* ncells + 1 */
     uint32_t *order;      /* capacity: sorted position -> input index */
     uint32_t *key;        /* capacity: input index -> cell */
-    uint32_t *hist;       /* ncells * partitions, cell-major */
+    uint32_t *hist;       /* partitions * ncells, partition-major */
 } th_grid;
 
-/** Set up a grid covering [origin, origin + (nx, ny) * cell_size) for up to `capacity` items,
+/** Set up a grid covering [origin, origin + (nx * cell_w, ny * cell_h)) for up to `capacity` items,
  *  with `partitions` histograms (use the pool's worker count). Returns 0, or -1 when sizes are
  *  out of bounds or memory is short (the grid is then left zeroed). */
-int th_grid_init(th_grid *g, float origin_x, float origin_y, float cell_size, int32_t nx, int32_t ny,
-                 uint32_t capacity, uint32_t partitions);
+int th_grid_init(th_grid *g, float origin_x, float origin_y, float cell_w, float cell_h, int32_t nx,
+                 int32_t ny, uint32_t capacity, uint32_t partitions);
 
 /** Free the grid's arrays. */
 void th_grid_free(th_grid *g);
@@ -53,10 +53,10 @@ static inline int32_t th_grid_coord(float v, float origin, float inv_cell, int32
     return (int32_t)f;
 }
 static inline int32_t th_grid_cx(const th_grid *g, float x) {
-    return th_grid_coord(x, g->origin_x, g->inv_cell_size, g->nx);
+    return th_grid_coord(x, g->origin_x, g->inv_cell_w, g->nx);
 }
 static inline int32_t th_grid_cy(const th_grid *g, float y) {
-    return th_grid_coord(y, g->origin_y, g->inv_cell_size, g->ny);
+    return th_grid_coord(y, g->origin_y, g->inv_cell_h, g->ny);
 }
 
 /** Rebuild from `n` points (n <= capacity). Points outside the grid are clamped to edge cells;

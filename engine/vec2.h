@@ -4,6 +4,8 @@
 
 #include <math.h>
 
+#define TH_PI 3.14159265358979323846
+
 typedef struct th_vec2 {
     float x, y;
 } th_vec2;

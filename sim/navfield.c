@@ -1,0 +1,678 @@
+/* Integration fields: exact Dijkstra over integer costs on a bucket queue, incremental repair,
+ * the combined nearest field, and the per-agent queries (flow, cost, path). */
+#include "nav.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/alloc.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* Bucket queue
+ *
+ * Dial's algorithm: while the smallest queued key is `cur`, every queued key lies in
+ * [cur, cur + TH_NAV_MAX_EDGE], so a ring of 2^18 > TH_NAV_MAX_EDGE buckets indexed by
+ * key mod 2^18 holds them without ambiguity. Each cell sits in at most one bucket, linked
+ * through intrusive next/prev arrays, so lowering a key is an unlink and a relink (no lazy
+ * duplicates, no growth). A bitmap of non-empty buckets lets the scan for the next key skip
+ * 64 empty buckets per word, which matters on dear terrain where keys are sparse. A binary heap
+ * would cost log n per operation (about 20 at a million cells) and a radix heap redistributes
+ * elements; the ring does O(1) work per relaxation.
+ *
+ * At rest (empty queue) every prev is NOT_QUEUED, every head is NIL and the bitmap is zero, so
+ * a scratch needs no clearing between runs. */
+
+#define NIL UINT32_MAX
+#define NOT_QUEUED UINT32_MAX
+#define AT_HEAD (UINT32_MAX - 1u)
+#define BUCKET_BITS 18u
+#define BUCKETS (1u << BUCKET_BITS)
+#define BUCKET_MASK (BUCKETS - 1u)
+#define SEED_CAPACITY (TH_NAV_MAX_GOALS + 9u * TH_NAV_REPAIR_MAX)
+
+_Static_assert(BUCKETS > TH_NAV_MAX_EDGE, "bucket ring must exceed the largest edge cost");
+_Static_assert((uint64_t)TH_NAV_DIST_MAX + TH_NAV_MAX_EDGE < UINT32_MAX,
+               "dist + edge must not reach the unreachable marker");
+
+/* Mark bits of a scratch's per-cell byte array (zero at rest). */
+enum { MARK_OPENED = 1, MARK_SEEDED = 2, MARK_CHANGED = 4 };
+
+typedef struct seed {
+    uint32_t key;
+    uint32_t cell;
+} seed;
+
+struct th_nav_scratch {
+    uint32_t ncells;
+    int32_t w, h;
+    uint32_t *next;
+    uint32_t *prev;
+    uint32_t *head;  /* BUCKETS */
+    uint64_t *bits;  /* BUCKETS / 64 */
+    uint8_t *mark;   /* ncells */
+    uint32_t *changed;
+    uint32_t changed_count;
+    seed *seeds; /* SEED_CAPACITY */
+    uint32_t queued;
+    uint32_t cur;
+};
+
+th_nav_scratch *th_nav_scratch_create(const th_navmap *m) {
+    if (!m || !m->cost) return NULL;
+    th_nav_scratch *s = th_calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->ncells = m->ncells;
+    s->w = m->w;
+    s->h = m->h;
+    s->next = th_alloc(sizeof *s->next * m->ncells);
+    s->prev = th_alloc(sizeof *s->prev * m->ncells);
+    s->head = th_alloc(sizeof *s->head * BUCKETS);
+    s->bits = th_calloc(BUCKETS / 64u, sizeof *s->bits);
+    s->mark = th_calloc(m->ncells, sizeof *s->mark);
+    s->changed = th_alloc(sizeof *s->changed * m->ncells);
+    s->seeds = th_alloc(sizeof *s->seeds * SEED_CAPACITY);
+    if (!s->next || !s->prev || !s->head || !s->bits || !s->mark || !s->changed || !s->seeds) {
+        th_nav_scratch_destroy(s);
+        return NULL;
+    }
+    memset(s->prev, 0xFF, sizeof *s->prev * m->ncells);
+    memset(s->head, 0xFF, sizeof *s->head * BUCKETS);
+    return s;
+}
+
+void th_nav_scratch_destroy(th_nav_scratch *s) {
+    if (!s) return;
+    th_free(s->next);
+    th_free(s->prev);
+    th_free(s->head);
+    th_free(s->bits);
+    th_free(s->mark);
+    th_free(s->changed);
+    th_free(s->seeds);
+    th_free(s);
+}
+
+static void q_link(th_nav_scratch *s, uint32_t c, uint32_t key) {
+    uint32_t b = key & BUCKET_MASK;
+    uint32_t h = s->head[b];
+    s->next[c] = h;
+    s->prev[c] = AT_HEAD;
+    if (h != NIL) s->prev[h] = c;
+    s->head[b] = c;
+    s->bits[b >> 6] |= 1ull << (b & 63u);
+    s->queued++;
+}
+
+/* Unlink c, queued under `key`. */
+static void q_unlink(th_nav_scratch *s, uint32_t c, uint32_t key) {
+    uint32_t p = s->prev[c], n = s->next[c];
+    if (p == AT_HEAD) {
+        uint32_t b = key & BUCKET_MASK;
+        s->head[b] = n;
+        if (n == NIL) s->bits[b >> 6] &= ~(1ull << (b & 63u));
+    } else {
+        s->next[p] = n;
+    }
+    if (n != NIL) s->prev[n] = p;
+    s->prev[c] = NOT_QUEUED;
+    s->queued--;
+}
+
+/* Pop a cell of the smallest key (queue not empty); advances s->cur to that key. */
+static uint32_t q_pop(th_nav_scratch *s) {
+    uint32_t b = s->cur & BUCKET_MASK;
+    uint32_t word = b >> 6;
+    uint64_t bitsw = s->bits[word] & (~0ull << (b & 63u));
+    while (!bitsw) {
+        word = (word + 1u) & (BUCKETS / 64u - 1u);
+        bitsw = s->bits[word];
+    }
+    uint32_t found = (word << 6) | (uint32_t)__builtin_ctzll(bitsw);
+    s->cur += (found - b) & BUCKET_MASK;
+    uint32_t c = s->head[found];
+    q_unlink(s, c, found);
+    return c;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Propagation */
+
+typedef struct nav_run {
+    uint32_t *dist;
+    const uint16_t *cost;
+    const uint8_t *moves;
+    int32_t off[8];
+    bool track; /* record every cell whose dist drops in s->changed */
+} nav_run;
+
+static const uint32_t move_step[8] = {TH_NAV_STEP_STRAIGHT, TH_NAV_STEP_STRAIGHT,
+                                      TH_NAV_STEP_STRAIGHT, TH_NAV_STEP_STRAIGHT,
+                                      TH_NAV_STEP_DIAG,     TH_NAV_STEP_DIAG,
+                                      TH_NAV_STEP_DIAG,     TH_NAV_STEP_DIAG};
+
+static nav_run run_make(th_nav_field *f, const th_navmap *m, bool track) {
+    nav_run r = {f->dist, m->cost, m->moves, {0}, track};
+    for (int k = 0; k < 8; k++) r.off[k] = th_nav_move_dy[k] * m->w + th_nav_move_dx[k];
+    return r;
+}
+
+static void lower(const nav_run *r, th_nav_scratch *s, uint32_t c, uint32_t key) {
+    if (s->prev[c] != NOT_QUEUED) {
+        q_unlink(s, c, r->dist[c]);
+    } else if (r->track && !(s->mark[c] & MARK_CHANGED)) {
+        s->mark[c] |= MARK_CHANGED;
+        s->changed[s->changed_count++] = c;
+    }
+    r->dist[c] = key;
+    q_link(s, c, key);
+}
+
+/* Dijkstra from `seeds` (sorted by key) over dist's current values, which must be valid upper
+ * bounds (unreachable, or the cost of some existing route). Seeds enter the ring only once the
+ * search reaches within one edge of their key, so keys of any spread fit the ring. */
+static void propagate(const nav_run *r, th_nav_scratch *s, const seed *seeds, uint32_t nseeds) {
+    uint32_t *dist = r->dist;
+    uint32_t si = 0;
+    s->queued = 0;
+    s->cur = 0;
+    for (;;) {
+        if (s->queued == 0) {
+            if (si == nseeds) break;
+            s->cur = seeds[si].key;
+        }
+        uint64_t horizon = (uint64_t)s->cur + TH_NAV_MAX_EDGE;
+        while (si < nseeds && seeds[si].key <= horizon) {
+            if (seeds[si].key < dist[seeds[si].cell]) lower(r, s, seeds[si].cell, seeds[si].key);
+            si++;
+        }
+        if (s->queued == 0) continue;
+        uint32_t c = q_pop(s);
+        uint32_t d = dist[c];
+        uint32_t cc = r->cost[c];
+        unsigned mask = r->moves[c];
+        while (mask) {
+            int k = __builtin_ctz(mask);
+            mask &= mask - 1u;
+            uint32_t n = (uint32_t)((int32_t)c + r->off[k]);
+            uint32_t nd = d + (cc + r->cost[n]) * move_step[k];
+            if (nd < dist[n] && nd <= TH_NAV_DIST_MAX) lower(r, s, n, nd);
+        }
+    }
+}
+
+/* Descent code of cell c: the first move (in move order) onto a neighbour through which the
+ * cheapest route runs. A pure function of dist and the map, so a repaired field and a
+ * recomputed one agree on it too. */
+static uint8_t descent_of(const nav_run *r, uint32_t c) {
+    uint32_t d = r->dist[c];
+    if (d == TH_NAV_UNREACHABLE) return TH_NAV_DESCENT_UNREACHABLE;
+    uint64_t best = UINT64_MAX;
+    uint8_t bk = TH_NAV_DESCENT_GOAL;
+    uint32_t cc = r->cost[c];
+    unsigned mask = r->moves[c];
+    while (mask) {
+        int k = __builtin_ctz(mask);
+        mask &= mask - 1u;
+        uint32_t n = (uint32_t)((int32_t)c + r->off[k]);
+        uint32_t nd = r->dist[n];
+        if (nd == TH_NAV_UNREACHABLE) continue;
+        uint64_t v = (uint64_t)nd + (uint64_t)(cc + r->cost[n]) * move_step[k];
+        if (v < best) {
+            best = v;
+            bk = (uint8_t)k;
+        }
+    }
+    return best == d ? bk : TH_NAV_DESCENT_GOAL;
+}
+
+static uint32_t goal_cell(const th_nav_field *f, const th_nav_goal *g) {
+    return (uint32_t)g->y * (uint32_t)f->w + (uint32_t)g->x;
+}
+
+/* A goal that is its own cheapest route is where the agent stops, even when a neighbour ties. */
+static void mark_goals(th_nav_field *f) {
+    for (uint32_t i = 0; i < f->goal_count; i++) {
+        uint32_t c = goal_cell(f, &f->goals[i]);
+        if (f->dist[c] == f->goals[i].weight) f->descent[c] = TH_NAV_DESCENT_GOAL;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Fields */
+
+int th_nav_field_init(th_nav_field *f, const th_navmap *m, uint32_t max_goals) {
+    if (!f) return TH_NAV_EINVAL;
+    memset(f, 0, sizeof *f);
+    if (!m || !m->cost) return TH_NAV_EINVAL;
+    if (max_goals < 1 || max_goals > TH_NAV_MAX_GOALS) return TH_NAV_ERANGE;
+    f->dist = th_alloc(sizeof *f->dist * m->ncells);
+    f->descent = th_alloc(sizeof *f->descent * m->ncells);
+    f->goals = th_alloc(sizeof *f->goals * max_goals);
+    if (!f->dist || !f->descent || !f->goals) {
+        th_nav_field_free(f);
+        return TH_NAV_ENOMEM;
+    }
+    f->w = m->w;
+    f->h = m->h;
+    f->ncells = m->ncells;
+    f->goal_capacity = max_goals;
+    memset(f->dist, 0xFF, sizeof *f->dist * m->ncells);
+    memset(f->descent, TH_NAV_DESCENT_UNREACHABLE, m->ncells);
+    return TH_NAV_OK;
+}
+
+void th_nav_field_free(th_nav_field *f) {
+    if (!f) return;
+    th_free(f->dist);
+    th_free(f->descent);
+    th_free(f->goals);
+    memset(f, 0, sizeof *f);
+}
+
+static int goal_cmp(const void *pa, const void *pb) {
+    const th_nav_goal *a = pa, *b = pb;
+    if (a->weight != b->weight) return a->weight < b->weight ? -1 : 1;
+    if (a->y != b->y) return a->y < b->y ? -1 : 1;
+    if (a->x != b->x) return a->x < b->x ? -1 : 1;
+    return 0;
+}
+
+int th_nav_field_set_goals(th_nav_field *f, const th_nav_goal *goals, uint32_t n) {
+    if (!f || !f->dist || (n && !goals)) return TH_NAV_EINVAL;
+    if (n > f->goal_capacity) return TH_NAV_ERANGE;
+    for (uint32_t i = 0; i < n; i++) {
+        const th_nav_goal *g = &goals[i];
+        if (g->x < 0 || g->y < 0 || g->x >= f->w || g->y >= f->h) return TH_NAV_ERANGE;
+        if (g->weight > TH_NAV_MAX_WEIGHT) return TH_NAV_ERANGE;
+    }
+    if (n) memcpy(f->goals, goals, sizeof *goals * n);
+    f->goal_count = n;
+    /* A total order, so equal inputs give equal arrays whatever qsort does with ties. */
+    qsort(f->goals, n, sizeof *f->goals, goal_cmp);
+    return TH_NAV_OK;
+}
+
+int th_nav_field_set_goal_rect(th_nav_field *f, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                               uint32_t weight) {
+    if (!f || !f->dist) return TH_NAV_EINVAL;
+    if (x0 < 0 || y0 < 0 || x1 >= f->w || y1 >= f->h || x0 > x1 || y0 > y1) return TH_NAV_ERANGE;
+    if (weight > TH_NAV_MAX_WEIGHT) return TH_NAV_ERANGE;
+    uint64_t n = (uint64_t)(x1 - x0 + 1) * (uint64_t)(y1 - y0 + 1);
+    if (n > f->goal_capacity) return TH_NAV_ERANGE;
+    uint32_t i = 0;
+    for (int32_t y = y0; y <= y1; y++) {
+        for (int32_t x = x0; x <= x1; x++) f->goals[i++] = (th_nav_goal){x, y, weight};
+    }
+    f->goal_count = i;
+    return TH_NAV_OK; /* row-major order with one weight is already (weight, cell) order */
+}
+
+static bool matches(const th_nav_field *f, const th_navmap *m, const th_nav_scratch *s) {
+    return f && f->dist && m && m->cost && f->w == m->w && f->h == m->h &&
+           (!s || (s->w == m->w && s->h == m->h));
+}
+
+static void compute(th_nav_field *f, const th_navmap *m, th_nav_scratch *s) {
+    nav_run r = run_make(f, m, false);
+    memset(f->dist, 0xFF, sizeof *f->dist * f->ncells);
+    uint32_t ns = 0;
+    for (uint32_t i = 0; i < f->goal_count; i++) {
+        uint32_t c = goal_cell(f, &f->goals[i]);
+        if (m->cost[c] == 0) continue;
+        s->seeds[ns++] = (seed){f->goals[i].weight, c};
+    }
+    propagate(&r, s, s->seeds, ns);
+    for (uint32_t c = 0; c < f->ncells; c++) f->descent[c] = descent_of(&r, c);
+    mark_goals(f);
+}
+
+int th_nav_field_compute(th_nav_field *f, const th_navmap *m, th_nav_scratch *s) {
+    if (!s || !matches(f, m, s)) return TH_NAV_EINVAL;
+    compute(f, m, s);
+    return TH_NAV_OK;
+}
+
+int th_nav_field_repair_raised(th_nav_field *f, const th_navmap *m, th_nav_scratch *s) {
+    return th_nav_field_compute(f, m, s);
+}
+
+static int seed_cmp(const void *pa, const void *pb) {
+    const seed *a = pa, *b = pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return a->cell < b->cell ? -1 : (a->cell > b->cell);
+}
+
+/* Cheapest route into cell c through its current neighbours (no goal weight). */
+static uint32_t tentative(const nav_run *r, uint32_t c) {
+    uint64_t best = TH_NAV_UNREACHABLE;
+    uint32_t cc = r->cost[c];
+    unsigned mask = r->moves[c];
+    while (mask) {
+        int k = __builtin_ctz(mask);
+        mask &= mask - 1u;
+        uint32_t n = (uint32_t)((int32_t)c + r->off[k]);
+        uint32_t nd = r->dist[n];
+        if (nd == TH_NAV_UNREACHABLE) continue;
+        uint64_t v = (uint64_t)nd + (uint64_t)(cc + r->cost[n]) * move_step[k];
+        if (v < best && v <= TH_NAV_DIST_MAX) best = v;
+    }
+    return (uint32_t)best;
+}
+
+/* Runs the statement on every cell y3 of the 3x3 block around c that lies in the map. */
+#define FOR_3X3(w_, h_, c_, ...)                                                           \
+    do {                                                                                   \
+        int32_t cx_ = (int32_t)((c_) % (uint32_t)(w_)), cy_ = (int32_t)((c_) / (uint32_t)(w_)); \
+        for (int32_t yy_ = cy_ - 1; yy_ <= cy_ + 1; yy_++) {                               \
+            if (yy_ < 0 || yy_ >= (h_)) continue;                                          \
+            for (int32_t xx_ = cx_ - 1; xx_ <= cx_ + 1; xx_++) {                           \
+                if (xx_ < 0 || xx_ >= (w_)) continue;                                      \
+                uint32_t y3 = (uint32_t)yy_ * (uint32_t)(w_) + (uint32_t)xx_;              \
+                __VA_ARGS__;                                                               \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+/* Opening cells only adds edges (and lowering a cost only cheapens them), so every old value
+ * stays the cost of a route that still exists: a valid upper bound. The only cells that can
+ * improve directly are those whose edge set changed, i.e. the 3x3 blocks around the changed
+ * cells (a new diagonal between two of a cell's orthogonal neighbours also lies there), plus
+ * goals sitting on opened cells. Seeding those with their improved value and running the
+ * decrease-only Dijkstra yields exactly the fixed point a full compute reaches. */
+static void repair(th_nav_field *f, const th_navmap *m, const uint32_t *cells, uint32_t n,
+                   th_nav_scratch *s) {
+    nav_run r = run_make(f, m, true);
+    uint32_t ns = 0;
+    for (uint32_t i = 0; i < n; i++) s->mark[cells[i]] |= MARK_OPENED;
+    for (uint32_t i = 0; i < f->goal_count; i++) {
+        uint32_t c = goal_cell(f, &f->goals[i]);
+        if ((s->mark[c] & MARK_OPENED) && m->cost[c] != 0 && f->goals[i].weight < f->dist[c]) {
+            s->seeds[ns++] = (seed){f->goals[i].weight, c};
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        FOR_3X3(f->w, f->h, cells[i], {
+            if (!(s->mark[y3] & MARK_SEEDED) && m->cost[y3] != 0) {
+                s->mark[y3] |= MARK_SEEDED;
+                uint32_t t = tentative(&r, y3);
+                if (t < f->dist[y3]) s->seeds[ns++] = (seed){t, y3};
+            }
+        });
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        FOR_3X3(f->w, f->h, cells[i], { s->mark[y3] &= (uint8_t)~(MARK_SEEDED | MARK_OPENED); });
+    }
+    qsort(s->seeds, ns, sizeof *s->seeds, seed_cmp);
+    s->changed_count = 0;
+    propagate(&r, s, s->seeds, ns);
+
+    /* Descent depends on the cell's own dist, its neighbours' dists and its moves: redo it on
+     * the 3x3 around every changed cell and around every opened cell (its moves changed). */
+    for (uint32_t i = 0; i < s->changed_count; i++) {
+        FOR_3X3(f->w, f->h, s->changed[i], { f->descent[y3] = descent_of(&r, y3); });
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        FOR_3X3(f->w, f->h, cells[i], { f->descent[y3] = descent_of(&r, y3); });
+    }
+    for (uint32_t i = 0; i < s->changed_count; i++) s->mark[s->changed[i]] = 0;
+    s->changed_count = 0;
+    mark_goals(f);
+}
+
+static int check_cells(const th_navmap *m, const uint32_t *cells, uint32_t n) {
+    if (n && !cells) return TH_NAV_EINVAL;
+    for (uint32_t i = 0; i < n; i++) {
+        if (cells[i] >= m->ncells) return TH_NAV_ERANGE;
+    }
+    return TH_NAV_OK;
+}
+
+int th_nav_field_repair_opened(th_nav_field *f, const th_navmap *m, const uint32_t *cells,
+                               uint32_t n, th_nav_scratch *s) {
+    if (!s || !matches(f, m, s)) return TH_NAV_EINVAL;
+    int rc = check_cells(m, cells, n);
+    if (rc) return rc;
+    if (n > TH_NAV_REPAIR_MAX) {
+        compute(f, m, s);
+    } else if (n) {
+        repair(f, m, cells, n, s);
+    }
+    return TH_NAV_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Many fields in parallel: one field per task, scratch by worker index. */
+
+typedef struct fields_job {
+    th_nav_scratch *const *scratch;
+    th_nav_field *fields;
+    const th_navmap *m;
+    const uint32_t *cells;
+    uint32_t n;
+    bool full;
+} fields_job;
+
+static void fields_task(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
+    fields_job *j = ctx;
+    th_nav_scratch *s = j->scratch[worker];
+    for (uint32_t i = begin; i < end; i++) {
+        if (j->full || j->n > TH_NAV_REPAIR_MAX) {
+            compute(&j->fields[i], j->m, s);
+        } else if (j->n) {
+            repair(&j->fields[i], j->m, j->cells, j->n, s);
+        }
+    }
+}
+
+/* All validation happens before the parallel part, so tasks cannot fail and no error has to be
+ * gathered across threads. */
+static int run_fields(th_pool *pool, th_nav_scratch *const *scratch, uint32_t scratch_count,
+                      th_nav_field *fields, uint32_t count, const th_navmap *m, fields_job *job) {
+    uint32_t workers = pool ? th_pool_workers(pool) : 1u;
+    if (!scratch || (count && !fields) || !m || !m->cost || scratch_count < workers) {
+        return TH_NAV_EINVAL;
+    }
+    for (uint32_t i = 0; i < workers; i++) {
+        if (!scratch[i] || scratch[i]->w != m->w || scratch[i]->h != m->h) return TH_NAV_EINVAL;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        if (!matches(&fields[i], m, NULL)) return TH_NAV_EINVAL;
+    }
+    if (pool) {
+        th_pool_parallel_for(pool, count, 1, fields_task, job);
+    } else {
+        fields_task(job, 0, count, 0);
+    }
+    return TH_NAV_OK;
+}
+
+int th_nav_fields_compute(th_pool *pool, th_nav_scratch *const *scratch, uint32_t scratch_count,
+                          th_nav_field *fields, uint32_t count, const th_navmap *m) {
+    fields_job job = {scratch, fields, m, NULL, 0, true};
+    return run_fields(pool, scratch, scratch_count, fields, count, m, &job);
+}
+
+int th_nav_fields_repair_opened(th_pool *pool, th_nav_scratch *const *scratch,
+                                uint32_t scratch_count, th_nav_field *fields, uint32_t count,
+                                const th_navmap *m, const uint32_t *cells, uint32_t n) {
+    if (!m || !m->cost) return TH_NAV_EINVAL;
+    int rc = check_cells(m, cells, n);
+    if (rc) return rc;
+    fields_job job = {scratch, fields, m, cells, n, false};
+    return run_fields(pool, scratch, scratch_count, fields, count, m, &job);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Combined nearest field */
+
+int th_nav_combined_init(th_nav_combined *c, const th_navmap *m) {
+    if (!c) return TH_NAV_EINVAL;
+    memset(c, 0, sizeof *c);
+    if (!m || !m->cost) return TH_NAV_EINVAL;
+    c->nearest.dist = th_alloc(sizeof *c->nearest.dist * m->ncells);
+    c->nearest.descent = th_alloc(sizeof *c->nearest.descent * m->ncells);
+    c->winner = th_alloc(sizeof *c->winner * m->ncells);
+    if (!c->nearest.dist || !c->nearest.descent || !c->winner) {
+        th_nav_combined_free(c);
+        return TH_NAV_ENOMEM;
+    }
+    c->nearest.w = m->w;
+    c->nearest.h = m->h;
+    c->nearest.ncells = m->ncells;
+    memset(c->nearest.dist, 0xFF, sizeof *c->nearest.dist * m->ncells);
+    memset(c->nearest.descent, TH_NAV_DESCENT_UNREACHABLE, m->ncells);
+    memset(c->winner, 0xFF, sizeof *c->winner * m->ncells);
+    return TH_NAV_OK;
+}
+
+void th_nav_combined_free(th_nav_combined *c) {
+    if (!c) return;
+    th_free(c->nearest.dist);
+    th_free(c->nearest.descent);
+    th_free(c->winner);
+    memset(c, 0, sizeof *c);
+}
+
+typedef struct combine_job {
+    th_nav_combined *c;
+    const th_nav_field *fields;
+    uint32_t alive[TH_NAV_MAX_FIELDS];
+    uint32_t nalive;
+} combine_job;
+
+/* Field-major within a cell range: each pass streams one field's slice, which vectorises and
+ * keeps the range's best/winner in cache. Ascending field order with a strict `<` gives ties to
+ * the lowest index, independent of how cells are chunked. */
+static void combine_task(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
+    (void)worker;
+    combine_job *j = ctx;
+    uint32_t *best = j->c->nearest.dist;
+    int16_t *win = j->c->winner;
+    for (uint32_t i = begin; i < end; i++) {
+        best[i] = TH_NAV_UNREACHABLE;
+        win[i] = -1;
+    }
+    for (uint32_t a = 0; a < j->nalive; a++) {
+        uint32_t k = j->alive[a];
+        const uint32_t *d = j->fields[k].dist;
+        for (uint32_t i = begin; i < end; i++) {
+            bool better = d[i] < best[i];
+            best[i] = better ? d[i] : best[i];
+            win[i] = better ? (int16_t)k : win[i];
+        }
+    }
+    uint8_t *desc = j->c->nearest.descent;
+    for (uint32_t i = begin; i < end; i++) {
+        desc[i] = win[i] < 0 ? TH_NAV_DESCENT_UNREACHABLE : j->fields[win[i]].descent[i];
+    }
+}
+
+int th_nav_combined_build(th_nav_combined *c, th_pool *pool, const th_nav_field *fields,
+                          uint32_t count, const uint8_t *alive) {
+    if (!c || !c->nearest.dist || (count && !fields)) return TH_NAV_EINVAL;
+    if (count > TH_NAV_MAX_FIELDS) return TH_NAV_ERANGE;
+    combine_job job = {.c = c, .fields = fields};
+    for (uint32_t k = 0; k < count; k++) {
+        const th_nav_field *f = &fields[k];
+        if (!f->dist || f->w != c->nearest.w || f->h != c->nearest.h) return TH_NAV_EINVAL;
+        if (!alive || alive[k]) job.alive[job.nalive++] = k;
+    }
+    /* 16 Ki cells per chunk: large enough to amortise the claim, small enough to balance. */
+    if (pool) {
+        th_pool_parallel_for(pool, c->nearest.ncells, 16384, combine_task, &job);
+    } else {
+        combine_task(&job, 0, c->nearest.ncells, 0);
+    }
+    return TH_NAV_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Queries */
+
+#define INV_SQRT2 0.70710678118654752f
+static const th_vec2 move_dir[8] = {{1.0f, 0.0f},        {0.0f, 1.0f},       {-1.0f, 0.0f},
+                                    {0.0f, -1.0f},       {INV_SQRT2, INV_SQRT2},
+                                    {-INV_SQRT2, INV_SQRT2}, {-INV_SQRT2, -INV_SQRT2},
+                                    {INV_SQRT2, -INV_SQRT2}};
+
+static bool usable(const th_nav_field *f, const th_navmap *m) {
+    return f && f->dist && f->descent && m && m->cost && f->w == m->w && f->h == m->h;
+}
+
+bool th_nav_flow_sample(const th_nav_field *f, const th_navmap *m, th_vec2 p, th_vec2 *dir) {
+    th_vec2 zero = th_v2(0.0f, 0.0f);
+    if (dir) *dir = zero;
+    if (!usable(f, m)) return false;
+    uint32_t own = th_navmap_cell_of(m, p, NULL, NULL);
+    uint8_t oc = f->descent[own];
+    if (oc == TH_NAV_DESCENT_UNREACHABLE) return false;
+    if (oc == TH_NAV_DESCENT_GOAL) return true;
+    th_vec2 result = move_dir[oc];
+
+    /* Bilinear blend over the 2x2 cell centres around p. p lies inside the square of those
+     * centres, half a cell from the outer edges of the four cells, so when all four are open a
+     * step shorter than half a cell stays in them. Otherwise the own cell's move is taken: it
+     * only ever enters cells the no-squeeze move rule allows. Blending the costs and taking a
+     * gradient was rejected: near walls the gradient of an interpolated cost points into the
+     * wall where the blocked side is missing from the stencil. */
+    float u = p.x * m->inv_cell_size - 0.5f, v = p.y * m->inv_cell_size - 0.5f;
+    if (u >= 0.0f && v >= 0.0f && u < (float)(m->w - 1) && v < (float)(m->h - 1)) {
+        float fu = floorf(u), fv = floorf(v);
+        uint32_t x0 = (uint32_t)fu, y0 = (uint32_t)fv;
+        float fx = u - fu, fy = v - fv;
+        uint32_t base = y0 * (uint32_t)m->w + x0;
+        uint8_t codes[4] = {f->descent[base], f->descent[base + 1],
+                            f->descent[base + (uint32_t)m->w],
+                            f->descent[base + (uint32_t)m->w + 1]};
+        float wts[4] = {(1.0f - fx) * (1.0f - fy), fx * (1.0f - fy), (1.0f - fx) * fy, fx * fy};
+        bool ok = true;
+        th_vec2 sum = zero;
+        for (int j = 0; j < 4; j++) {
+            if (codes[j] == TH_NAV_DESCENT_UNREACHABLE) {
+                ok = false;
+                break;
+            }
+            if (codes[j] < 8) sum = th_v2_add(sum, th_v2_scale(move_dir[codes[j]], wts[j]));
+        }
+        /* A blend that nearly cancels (two routes splitting around an obstacle) has no reliable
+         * direction; the own move breaks the tie. */
+        if (ok && th_v2_len2(sum) > 1e-4f) result = th_v2_norm(sum);
+    }
+    if (dir) *dir = result;
+    return true;
+}
+
+float th_nav_cost_at(const th_nav_field *f, const th_navmap *m, th_vec2 p) {
+    if (!usable(f, m)) return INFINITY;
+    uint32_t c = th_navmap_cell_of(m, p, NULL, NULL);
+    if (m->cost[c] == 0) return INFINITY;
+    return th_nav_units_to_metres(m, f->dist[c]);
+}
+
+int th_nav_field_path(const th_nav_field *f, int32_t x, int32_t y, uint32_t *cells, uint32_t max,
+                      uint32_t *len) {
+    if (len) *len = 0;
+    if (!f || !f->dist || !f->descent || !cells || !len) return TH_NAV_EINVAL;
+    if (x < 0 || y < 0 || x >= f->w || y >= f->h) return TH_NAV_ENOPATH;
+    uint32_t c = (uint32_t)y * (uint32_t)f->w + (uint32_t)x;
+    if (f->descent[c] == TH_NAV_DESCENT_UNREACHABLE) return TH_NAV_ENOPATH;
+    /* Every move strictly lowers dist, so the walk ends at a goal within ncells steps; the
+     * bound is a guard against a corrupted field, not a normal exit. */
+    uint32_t n = 0;
+    for (uint32_t guard = 0; guard <= f->ncells; guard++) {
+        if (n == max) return TH_NAV_ETOOLONG;
+        cells[n++] = c;
+        uint8_t k = f->descent[c];
+        if (k == TH_NAV_DESCENT_GOAL) {
+            *len = n;
+            return TH_NAV_OK;
+        }
+        if (k >= 8) return TH_NAV_ENOPATH;
+        int32_t cx = (int32_t)(c % (uint32_t)f->w) + th_nav_move_dx[k];
+        int32_t cy = (int32_t)(c / (uint32_t)f->w) + th_nav_move_dy[k];
+        if (cx < 0 || cy < 0 || cx >= f->w || cy >= f->h) return TH_NAV_ENOPATH;
+        c = (uint32_t)cy * (uint32_t)f->w + (uint32_t)cx;
+    }
+    return TH_NAV_ENOPATH;
+}

@@ -1,0 +1,207 @@
+/* throng: a deterministic, multithreaded crowd simulation engine.
+ *
+ * This is the one header that the viewer, the command line and users include. A world holds
+ * crowds (named groups sharing steering parameters) and agents. It advances in fixed steps;
+ * between steps its state is a consistent snapshot that may be read freely.
+ *
+ * Usage:
+ *     th_world_def wd = th_default_world_def();
+ *     wd.width = 200; wd.height = 200;
+ *     th_world *w = th_world_create(&wd, NULL);
+ *     th_crowd_def cd = th_default_crowd_def();
+ *     cd.name = "starlings";
+ *     int crowd = th_world_add_crowd(w, &cd, NULL);
+ *     th_world_add_agent(w, crowd, th_v2(10, 10), th_v2(1, 0));
+ *     for (int i = 0; i < 600; i++) th_world_step(w);
+ *     th_world_destroy(w);
+ *
+ * Units: metres, seconds, degrees. Zero-initialised defs are not valid: start from the
+ * th_default_*_def() functions, which document every default.
+ *
+ * Determinism: the same world built the same way with the same seed has the same
+ * th_world_hash() after the same number of steps, for any number of threads. */
+#ifndef THRONG_H
+#define THRONG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../engine/vec2.h"
+
+/** Stable agent handle: assigned in order of creation from 0, never reused, unchanged when
+ *  the engine reorders its arrays. */
+typedef uint32_t th_agent_id;
+#define TH_INVALID_AGENT UINT32_MAX
+
+/** Upper bounds that keep a hostile input from exhausting memory. */
+#define TH_MAX_AGENTS    (1u << 24) /* 16,777,216 agents */
+#define TH_MAX_CROWDS    256
+#define TH_MAX_WORLD_DIM 1.0e6f /* metres per side */
+#define TH_MAX_THREADS   64
+
+/** Error detail filled by functions that can fail (pass NULL when not wanted). */
+typedef struct th_error {
+    char message[256];
+} th_error;
+
+/** What happens at the edge of the world rectangle. */
+typedef enum th_bounds {
+    TH_BOUNDS_WALLS = 0, /* agents bounce off the edges */
+    TH_BOUNDS_WRAP = 1,  /* the world is a torus: leaving one edge re-enters at the opposite one */
+} th_bounds;
+
+/** World creation parameters. */
+typedef struct th_world_def {
+    float width, height;     /* world rectangle [0,width) x [0,height), metres; default 100 x 100 */
+    th_bounds bounds;        /* default TH_BOUNDS_WALLS */
+    float timestep;          /* seconds per step, default 1/60 */
+    uint64_t seed;           /* keys every random draw, default 1 */
+    uint32_t threads;        /* worker threads including the caller; 0 = number of cores (default) */
+    uint32_t agent_capacity; /* agents to reserve memory for up front (grows as needed); default 0 */
+} th_world_def;
+
+/** A world def with every default filled in. */
+th_world_def th_default_world_def(void);
+
+/** How a crowd's agents choose where to go. */
+typedef enum th_behavior {
+    TH_BEHAVIOR_FLOCK = 0, /* Reynolds boids: separation, alignment, cohesion */
+} th_behavior;
+
+/** Crowd parameters: one set per crowd, shared by its agents. */
+typedef struct th_crowd_def {
+    const char *name;        /* copied; at most 63 bytes are kept. Default "crowd" */
+    th_behavior behavior;    /* default TH_BEHAVIOR_FLOCK */
+    float neighbor_radius;   /* metres: alignment and cohesion consider agents this close; default 4 */
+    float separation_radius; /* metres: agents of any crowd this close push apart; default 1.5 */
+    float fov_deg;           /* full view angle, degrees in (0, 360]: agents outside it are not
+                                seen; default 270 */
+    float separation_weight; /* default 1.5 */
+    float alignment_weight;  /* default 1.0 */
+    float cohesion_weight;   /* default 1.0 */
+    float max_speed;         /* metres/second, default 4 */
+    float max_force;         /* metres/second^2: bound on the steering acceleration, default 8 */
+} th_crowd_def;
+
+/** A crowd def with every default filled in. */
+th_crowd_def th_default_crowd_def(void);
+
+/** An agent's state as of the last completed step. */
+typedef struct th_agent_state {
+    th_agent_id id;
+    uint32_t crowd;
+    th_vec2 position;     /* metres */
+    th_vec2 velocity;     /* metres/second */
+    th_vec2 acceleration; /* steering acceleration applied in the last step, metres/second^2 */
+    uint32_t neighbors;   /* same-crowd agents seen in the last step */
+} th_agent_state;
+
+/** Read-only view of all agents in storage order (which changes every step: agents are kept
+ *  sorted by grid cell). Pointers stay valid until the next call that changes the world. */
+typedef struct th_agent_view {
+    uint32_t count;
+    const float *px, *py; /* positions, metres */
+    const float *vx, *vy; /* velocities, metres/second */
+    const uint16_t *crowd;
+    const th_agent_id *id;
+} th_agent_view;
+
+/** Aggregate figures of the last step, reduced in a fixed order. */
+typedef struct th_world_stats {
+    uint64_t step;            /* steps completed */
+    uint32_t agents;          /* agents in the world */
+    double mean_neighbors;    /* same-crowd agents seen per agent in the last step */
+    double mean_candidates;   /* agents inspected per agent (grid query cost) in the last step */
+} th_world_stats;
+
+/** The phases of a step, in order. */
+typedef enum th_phase {
+    TH_PHASE_EVENTS = 0, /* queued changes applied */
+    TH_PHASE_GRID,       /* spatial index rebuilt, agents reordered by cell */
+    TH_PHASE_STEER,      /* each agent senses its neighbours and computes its acceleration */
+    TH_PHASE_INTEGRATE,  /* velocities and positions advanced, edges handled */
+    TH_PHASE_BOOKKEEPING,/* statistics */
+    TH_PHASE_COUNT
+} th_phase;
+
+typedef struct th_world th_world;
+
+/** Create a world. Returns NULL (with `err` filled) on an invalid def or when memory or threads
+ *  cannot be had. */
+th_world *th_world_create(const th_world_def *def, th_error *err);
+
+/** Destroy a world and join its threads. NULL is ignored. */
+void th_world_destroy(th_world *w);
+
+/** Add a crowd; returns its index (0, 1, ...) or -1 with `err` filled. Crowds are added before
+ *  stepping starts or between steps. */
+int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err);
+
+/** Number of crowds. */
+uint32_t th_world_crowd_count(const th_world *w);
+
+/** The def a crowd was created with (name points into the world), or NULL for a bad index. */
+const th_crowd_def *th_world_crowd(const th_world *w, uint32_t crowd);
+
+/** Add an agent of `crowd` at `position` (inside the world) with `velocity`. Returns its id or
+ *  TH_INVALID_AGENT with `err` filled (bad crowd, position outside the world or not finite,
+ *  TH_MAX_AGENTS reached, out of memory). May allocate; call it between steps. */
+th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
+                               th_error *err);
+
+/** Advance one fixed step. Allocates nothing once the first step has run. */
+void th_world_step(th_world *w);
+
+/** Number of agents in the world. */
+uint32_t th_world_agent_count(const th_world *w);
+
+/** Steps completed since creation. */
+uint64_t th_world_step_count(const th_world *w);
+
+/** Copy one agent's state; false when `id` names no agent. */
+bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out);
+
+/** All agents, in storage order. */
+th_agent_view th_world_agents(const th_world *w);
+
+/** Statistics of the last step. */
+th_world_stats th_world_get_stats(const th_world *w);
+
+/** The world's creation parameters (threads resolved to the actual worker count). */
+th_world_def th_world_get_def(const th_world *w);
+
+/** 64-bit fingerprint of the whole simulation state (every agent's id, crowd, position and
+ *  velocity by bit pattern, in id order, and the step count). */
+uint64_t th_world_hash(const th_world *w);
+
+/** Name of a phase ("events", "grid", ...). */
+const char *th_phase_name(th_phase phase);
+
+/** Mean milliseconds per step spent in `phase` since creation or the last profile reset. */
+double th_world_phase_ms(const th_world *w, th_phase phase);
+
+/** Milliseconds spent in `phase` during the last step. */
+double th_world_phase_last_ms(const th_world *w, th_phase phase);
+
+/** Forget profile totals (e.g. after warm-up steps). */
+void th_world_reset_profile(th_world *w);
+
+/* ---- built-in demos ------------------------------------------------------------------- */
+
+/** Options for th_demo_create. */
+typedef struct th_demo_opts {
+    uint32_t agents;  /* agent count; 0 = the demo's default */
+    uint64_t seed;    /* random seed, used as given */
+    uint32_t threads; /* 0 = number of cores */
+} th_demo_opts;
+
+/** Names of the built-in demos, NULL-terminated. */
+extern const char *const th_demo_names[];
+
+/** Build a built-in demo world by name:
+ *  - "flock": boids in a wrap-around square sized so that ~20 agents fall within each agent's
+ *    neighbour radius (4 m); 10,000 agents by default.
+ *  Returns NULL with `err` filled for an unknown name or bad options. */
+th_world *th_demo_create(const char *name, const th_demo_opts *opts, th_error *err);
+
+#endif

@@ -1,0 +1,361 @@
+/* World lifetime, crowds, agents and read access. The step itself lives in step.c. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../engine/alloc.h"
+#include "../engine/hash.h"
+#include "world_internal.h"
+
+static const char *const k_phase_names[TH_PHASE_COUNT] = {
+    "events", "grid", "steer", "integrate", "bookkeeping",
+};
+
+static void set_error(th_error *err, const char *fmt, ...) {
+    if (!err) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}
+
+th_world_def th_default_world_def(void) {
+    return (th_world_def){
+        .width = 100.0f,
+        .height = 100.0f,
+        .bounds = TH_BOUNDS_WALLS,
+        .timestep = 1.0f / 60.0f,
+        .seed = 1,
+        .threads = 0,
+        .agent_capacity = 0,
+    };
+}
+
+th_crowd_def th_default_crowd_def(void) {
+    return (th_crowd_def){
+        .name = "crowd",
+        .behavior = TH_BEHAVIOR_FLOCK,
+        .neighbor_radius = 4.0f,
+        .separation_radius = 1.5f,
+        .fov_deg = 270.0f,
+        .separation_weight = 1.5f,
+        .alignment_weight = 1.0f,
+        .cohesion_weight = 1.0f,
+        .max_speed = 4.0f,
+        .max_force = 8.0f,
+    };
+}
+
+const char *th_phase_name(th_phase phase) {
+    return (unsigned)phase < TH_PHASE_COUNT ? k_phase_names[phase] : "?";
+}
+
+/* ---- storage ---------------------------------------------------------------------------- */
+
+/* Replace *p with a fresh array of `n` elements holding the first `keep` old ones. */
+static bool grow_array(void **p, size_t elem, size_t keep, size_t n) {
+    void *q = th_calloc(n, elem);
+    if (!q) return false;
+    if (*p && keep) memcpy(q, *p, keep * elem);
+    th_free(*p);
+    *p = q;
+    return true;
+}
+
+static bool grow_agents(th_agents *a, uint32_t keep, uint32_t n) {
+    n += TH_SIMD_PAD;
+    return grow_array((void **)&a->px, sizeof *a->px, keep, n) &&
+           grow_array((void **)&a->py, sizeof *a->py, keep, n) &&
+           grow_array((void **)&a->vx, sizeof *a->vx, keep, n) &&
+           grow_array((void **)&a->vy, sizeof *a->vy, keep, n) &&
+           grow_array((void **)&a->crowd, sizeof *a->crowd, keep, n) &&
+           grow_array((void **)&a->id, sizeof *a->id, keep, n);
+}
+
+static void free_agents(th_agents *a) {
+    th_free(a->px);
+    th_free(a->py);
+    th_free(a->vx);
+    th_free(a->vy);
+    th_free(a->crowd);
+    th_free(a->id);
+    memset(a, 0, sizeof *a);
+}
+
+/* (Re)build the grid for the current capacity and interaction radius. Cells tile the world
+ * exactly (nx = floor(width / radius) columns of width / nx metres), so each cell is at least
+ * the largest interaction radius wide and tall: a 3x3 block of cells holds every agent within
+ * reach, and on a torus the seam falls on a cell border. */
+static bool setup_grid(th_world *w) {
+    float W = w->def.width, H = w->def.height;
+    float r = w->interaction_radius > 0.0f ? w->interaction_radius : 1.0f;
+    /* A huge sparse world would need more cells than the bound allows: coarser cells are still
+     * correct, only slower to query. */
+    float min_r = sqrtf(W * H / (float)TH_GRID_MAX_CELLS) * 1.01f;
+    if (r < min_r) r = min_r;
+    /* A hair of margin so float rounding in width / nx never makes a cell narrower than r. */
+    r *= 1.0001f;
+    float fx = floorf(W / r), fy = floorf(H / r);
+    int32_t nx = fx < 1.0f ? 1 : (int32_t)fx;
+    int32_t ny = fy < 1.0f ? 1 : (int32_t)fy;
+    th_grid_free(&w->grid);
+    return th_grid_init(&w->grid, 0.0f, 0.0f, W / (float)nx, H / (float)ny, nx, ny, w->capacity,
+                        w->workers) == 0;
+}
+
+static bool reserve(th_world *w, uint32_t n) {
+    if (n <= w->capacity) return true;
+    uint32_t cap = w->capacity ? w->capacity : 1024;
+    while (cap < n) cap = cap > TH_MAX_AGENTS / 2 ? TH_MAX_AGENTS : cap * 2;
+    uint32_t keep = w->count;
+    uint32_t chunks_old = (w->capacity + TH_CHUNK - 1) / TH_CHUNK;
+    uint32_t chunks_new = (cap + TH_CHUNK - 1) / TH_CHUNK;
+    bool ok = grow_agents(&w->buf[w->cur], keep, cap) && grow_agents(&w->buf[w->cur ^ 1], 0, cap) &&
+              grow_array((void **)&w->ax, sizeof *w->ax, keep, cap) &&
+              grow_array((void **)&w->ay, sizeof *w->ay, keep, cap) &&
+              grow_array((void **)&w->cell, sizeof *w->cell, keep, cap) &&
+              grow_array((void **)&w->neighbors, sizeof *w->neighbors, keep, cap) &&
+              grow_array((void **)&w->slot_of_id, sizeof *w->slot_of_id, w->next_id, cap) &&
+              grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new);
+    if (!ok) return false;
+    w->capacity = cap;
+    return setup_grid(w);
+}
+
+/* ---- world ------------------------------------------------------------------------------ */
+
+static bool valid_dim(float v) { return isfinite(v) && v > 0.0f && v <= TH_MAX_WORLD_DIM; }
+
+th_world *th_world_create(const th_world_def *def, th_error *err) {
+    th_world_def d = def ? *def : th_default_world_def();
+    if (!valid_dim(d.width) || !valid_dim(d.height)) {
+        set_error(err, "world size must be in (0, %g] metres, got %g x %g", (double)TH_MAX_WORLD_DIM,
+                  (double)d.width, (double)d.height);
+        return NULL;
+    }
+    if (!(isfinite(d.timestep) && d.timestep > 0.0f && d.timestep <= 1.0f)) {
+        set_error(err, "timestep must be in (0, 1] seconds, got %g", (double)d.timestep);
+        return NULL;
+    }
+    if (d.bounds != TH_BOUNDS_WALLS && d.bounds != TH_BOUNDS_WRAP) {
+        set_error(err, "bounds must be walls or wrap");
+        return NULL;
+    }
+    if (d.threads > TH_MAX_THREADS) {
+        set_error(err, "threads must be at most %d, got %u", TH_MAX_THREADS, d.threads);
+        return NULL;
+    }
+    if (d.agent_capacity > TH_MAX_AGENTS) {
+        set_error(err, "agent_capacity must be at most %u, got %u", TH_MAX_AGENTS, d.agent_capacity);
+        return NULL;
+    }
+    th_world *w = th_calloc(1, sizeof *w);
+    if (!w) {
+        set_error(err, "out of memory");
+        return NULL;
+    }
+    w->def = d;
+    w->wrap = d.bounds == TH_BOUNDS_WRAP;
+    w->pool = th_pool_create(d.threads);
+    if (!w->pool) {
+        set_error(err, "could not start %u worker threads", d.threads);
+        th_free(w);
+        return NULL;
+    }
+    w->workers = th_pool_workers(w->pool);
+    w->def.threads = w->workers;
+    th_prof_init(&w->prof, k_phase_names, TH_PHASE_COUNT);
+    if (!reserve(w, d.agent_capacity ? d.agent_capacity : 1024)) {
+        set_error(err, "out of memory");
+        th_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
+void th_world_destroy(th_world *w) {
+    if (!w) return;
+    th_pool_destroy(w->pool);
+    th_grid_free(&w->grid);
+    free_agents(&w->buf[0]);
+    free_agents(&w->buf[1]);
+    th_free(w->ax);
+    th_free(w->ay);
+    th_free(w->cell);
+    th_free(w->neighbors);
+    th_free(w->slot_of_id);
+    th_free(w->chunk_stats);
+    th_free(w);
+}
+
+static bool valid_radius(float r) { return isfinite(r) && r > 0.0f && r <= 1000.0f; }
+static bool valid_weight(float v) { return isfinite(v) && v >= 0.0f && v <= 1000.0f; }
+
+int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
+    if (w->crowd_count >= TH_MAX_CROWDS) {
+        set_error(err, "at most %d crowds", TH_MAX_CROWDS);
+        return -1;
+    }
+    th_crowd_def d = def ? *def : th_default_crowd_def();
+    if (d.behavior != TH_BEHAVIOR_FLOCK) {
+        set_error(err, "unknown behavior %d", (int)d.behavior);
+        return -1;
+    }
+    if (!valid_radius(d.neighbor_radius) || !valid_radius(d.separation_radius)) {
+        set_error(err, "radii must be in (0, 1000] metres, got neighbor %g, separation %g",
+                  (double)d.neighbor_radius, (double)d.separation_radius);
+        return -1;
+    }
+    if (!(isfinite(d.fov_deg) && d.fov_deg > 0.0f && d.fov_deg <= 360.0f)) {
+        set_error(err, "fov must be in (0, 360] degrees, got %g", (double)d.fov_deg);
+        return -1;
+    }
+    if (!valid_weight(d.separation_weight) || !valid_weight(d.alignment_weight) ||
+        !valid_weight(d.cohesion_weight)) {
+        set_error(err, "weights must be in [0, 1000]");
+        return -1;
+    }
+    if (!(isfinite(d.max_speed) && d.max_speed > 0.0f && d.max_speed <= 1000.0f) ||
+        !(isfinite(d.max_force) && d.max_force > 0.0f && d.max_force <= 1.0e5f)) {
+        set_error(err, "max_speed must be in (0, 1000] m/s and max_force in (0, 1e5] m/s^2");
+        return -1;
+    }
+    float reach = d.neighbor_radius > d.separation_radius ? d.neighbor_radius : d.separation_radius;
+    if (w->wrap && (2.0f * reach > w->def.width || 2.0f * reach > w->def.height)) {
+        set_error(err, "a wrap-around world must be at least twice the largest radius (%g m) "
+                  "on each side", (double)reach);
+        return -1;
+    }
+    uint32_t c = w->crowd_count;
+    snprintf(w->crowd_name[c], sizeof w->crowd_name[c], "%s", d.name ? d.name : "crowd");
+    d.name = w->crowd_name[c];
+    w->crowd_def[c] = d;
+    float half = d.fov_deg * 0.5f * (float)(TH_PI / 180.0);
+    w->crowd_rt[c] = (th_crowd_rt){
+        .neighbor_r2 = d.neighbor_radius * d.neighbor_radius,
+        .separation_r2 = d.separation_radius * d.separation_radius,
+        .sense_r2 = reach * reach,
+        .cos_half_fov = cosf(half),
+        .omni = d.fov_deg >= 360.0f,
+        .w_sep = d.separation_weight,
+        .w_ali = d.alignment_weight,
+        .w_coh = d.cohesion_weight,
+        .max_speed = d.max_speed,
+        .max_force = d.max_force,
+    };
+    w->crowd_count++;
+    if (reach > w->interaction_radius) {
+        w->interaction_radius = reach;
+        if (!setup_grid(w)) {
+            w->crowd_count--;
+            set_error(err, "out of memory");
+            return -1;
+        }
+    }
+    return (int)c;
+}
+
+uint32_t th_world_crowd_count(const th_world *w) { return w->crowd_count; }
+
+const th_crowd_def *th_world_crowd(const th_world *w, uint32_t crowd) {
+    return crowd < w->crowd_count ? &w->crowd_def[crowd] : NULL;
+}
+
+th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
+                               th_error *err) {
+    if (crowd >= w->crowd_count) {
+        set_error(err, "no crowd %u (the world has %u)", crowd, w->crowd_count);
+        return TH_INVALID_AGENT;
+    }
+    if (!(position.x >= 0.0f && position.x < w->def.width && position.y >= 0.0f &&
+          position.y < w->def.height)) {
+        set_error(err, "position (%g, %g) is outside the world [0, %g) x [0, %g)",
+                  (double)position.x, (double)position.y, (double)w->def.width,
+                  (double)w->def.height);
+        return TH_INVALID_AGENT;
+    }
+    if (!isfinite(velocity.x) || !isfinite(velocity.y)) {
+        set_error(err, "velocity must be finite");
+        return TH_INVALID_AGENT;
+    }
+    if (w->next_id >= TH_MAX_AGENTS) {
+        set_error(err, "at most %u agents", TH_MAX_AGENTS);
+        return TH_INVALID_AGENT;
+    }
+    if (!reserve(w, w->next_id + 1)) {
+        set_error(err, "out of memory for %u agents", w->next_id + 1);
+        return TH_INVALID_AGENT;
+    }
+    th_vec2 v = th_v2_clamp_len(velocity, w->crowd_def[crowd].max_speed);
+    th_agents *a = &w->buf[w->cur];
+    uint32_t k = w->count++;
+    th_agent_id id = w->next_id++;
+    a->px[k] = position.x;
+    a->py[k] = position.y;
+    a->vx[k] = v.x;
+    a->vy[k] = v.y;
+    a->crowd[k] = (uint16_t)crowd;
+    a->id[k] = id;
+    w->ax[k] = w->ay[k] = 0.0f;
+    w->neighbors[k] = 0;
+    w->slot_of_id[id] = k;
+    w->stats.agents = w->count;
+    return id;
+}
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+uint32_t th_world_agent_count(const th_world *w) { return w->count; }
+uint64_t th_world_step_count(const th_world *w) { return w->step; }
+th_world_stats th_world_get_stats(const th_world *w) { return w->stats; }
+th_world_def th_world_get_def(const th_world *w) { return w->def; }
+
+bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) {
+    if (id >= w->next_id) return false;
+    uint32_t k = w->slot_of_id[id];
+    if (k >= w->count) return false;
+    const th_agents *a = &w->buf[w->cur];
+    *out = (th_agent_state){
+        .id = id,
+        .crowd = a->crowd[k],
+        .position = th_v2(a->px[k], a->py[k]),
+        .velocity = th_v2(a->vx[k], a->vy[k]),
+        .acceleration = th_v2(w->ax[k], w->ay[k]),
+        .neighbors = w->neighbors[k],
+    };
+    return true;
+}
+
+th_agent_view th_world_agents(const th_world *w) {
+    const th_agents *a = &w->buf[w->cur];
+    return (th_agent_view){w->count, a->px, a->py, a->vx, a->vy, a->crowd, a->id};
+}
+
+uint64_t th_world_hash(const th_world *w) {
+    th_hasher h = th_hash_begin();
+    th_hash_u64(&h, w->step);
+    th_hash_u32(&h, w->count);
+    const th_agents *a = &w->buf[w->cur];
+    for (th_agent_id id = 0; id < w->next_id; id++) {
+        uint32_t k = w->slot_of_id[id];
+        if (k >= w->count) continue;
+        th_hash_u32(&h, id);
+        th_hash_u32(&h, a->crowd[k]);
+        th_hash_f32(&h, a->px[k]);
+        th_hash_f32(&h, a->py[k]);
+        th_hash_f32(&h, a->vx[k]);
+        th_hash_f32(&h, a->vy[k]);
+    }
+    return th_hash_end(&h);
+}
+
+double th_world_phase_ms(const th_world *w, th_phase phase) {
+    return th_prof_mean_ms(&w->prof, (uint32_t)phase);
+}
+
+double th_world_phase_last_ms(const th_world *w, th_phase phase) {
+    return (unsigned)phase < TH_PHASE_COUNT ? (double)w->prof.last_ns[phase] * 1e-6 : 0.0;
+}
+
+void th_world_reset_profile(th_world *w) { th_prof_reset(&w->prof); }

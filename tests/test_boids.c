@@ -1,0 +1,248 @@
+/* The grid engine's boids accelerations equal the naive O(N^2) reference. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../engine/rng.h"
+#include "../sim/throng.h"
+#include "ref_boids.h"
+
+typedef struct scenario {
+    float width, height;
+    bool wrap;
+    uint32_t crowds;
+    th_crowd_def defs[4];
+    uint32_t n;
+    float *px, *py, *vx, *vy;
+    uint16_t *crowd;
+} scenario;
+
+static scenario make(float width, float height, bool wrap, uint32_t n) {
+    scenario s = {.width = width, .height = height, .wrap = wrap, .n = n};
+    s.px = calloc(n, sizeof(float));
+    s.py = calloc(n, sizeof(float));
+    s.vx = calloc(n, sizeof(float));
+    s.vy = calloc(n, sizeof(float));
+    s.crowd = calloc(n, sizeof(uint16_t));
+    return s;
+}
+
+static void release(scenario *s) {
+    free(s->px);
+    free(s->py);
+    free(s->vx);
+    free(s->vy);
+    free(s->crowd);
+}
+
+static void add_crowd(scenario *s, float rn, float rs, float fov) {
+    th_crowd_def d = th_default_crowd_def();
+    d.neighbor_radius = rn;
+    d.separation_radius = rs;
+    d.fov_deg = fov;
+    d.separation_weight = 1.7f;
+    d.alignment_weight = 0.9f;
+    d.cohesion_weight = 1.1f;
+    d.max_speed = 3.0f + (float)s->crowds;
+    d.max_force = 6.0f + (float)s->crowds;
+    s->defs[s->crowds++] = d;
+}
+
+static float rnd(uint64_t seed, uint64_t i, uint64_t k, float lo, float hi) {
+    return th_rng_range(seed, i, k, lo, hi);
+}
+
+/* Uniform positions, random velocities (some exactly zero), random crowds. */
+static void fill_random(scenario *s, uint64_t seed) {
+    for (uint32_t i = 0; i < s->n; i++) {
+        s->px[i] = rnd(seed, i, 0, 0.0f, s->width);
+        s->py[i] = rnd(seed, i, 1, 0.0f, s->height);
+        bool still = th_rng_f01(seed, i, 2) < 0.05f;
+        s->vx[i] = still ? 0.0f : rnd(seed, i, 3, -2.0f, 2.0f);
+        s->vy[i] = still ? 0.0f : rnd(seed, i, 4, -2.0f, 2.0f);
+        s->crowd[i] = (uint16_t)(th_rng_u64(seed, i, 5) % s->crowds);
+    }
+}
+
+/* Build the engine world, step once, compare every agent's acceleration and neighbour count
+ * with the reference evaluated on the initial state. */
+static void check_against_reference(const scenario *s, uint32_t threads) {
+    th_world_def wd = th_default_world_def();
+    wd.width = s->width;
+    wd.height = s->height;
+    wd.bounds = s->wrap ? TH_BOUNDS_WRAP : TH_BOUNDS_WALLS;
+    wd.threads = threads;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    ref_crowd rc[4];
+    for (uint32_t c = 0; c < s->crowds; c++) {
+        ck_assert_int_eq(th_world_add_crowd(w, &s->defs[c], &err), (int)c);
+        const th_crowd_def *d = &s->defs[c];
+        rc[c] = (ref_crowd){d->neighbor_radius, d->separation_radius, d->fov_deg,
+                            d->separation_weight, d->alignment_weight, d->cohesion_weight,
+                            d->max_speed, d->max_force};
+    }
+    for (uint32_t i = 0; i < s->n; i++) {
+        th_agent_id id = th_world_add_agent(w, s->crowd[i], th_v2(s->px[i], s->py[i]),
+                                            th_v2(s->vx[i], s->vy[i]), &err);
+        ck_assert_msg(id == i, "agent %u: %s", i, err.message);
+    }
+    /* The engine clamps initial velocities to max_speed; give the reference the same input. */
+    float *vx = malloc(s->n * sizeof(float)), *vy = malloc(s->n * sizeof(float));
+    for (uint32_t i = 0; i < s->n; i++) {
+        th_agent_state a;
+        ck_assert(th_world_get_agent(w, i, &a));
+        vx[i] = a.velocity.x;
+        vy[i] = a.velocity.y;
+    }
+    float *ax = malloc(s->n * sizeof(float)), *ay = malloc(s->n * sizeof(float));
+    uint32_t *nb = malloc(s->n * sizeof(uint32_t));
+    ref_world rw = {s->width, s->height, s->wrap, rc};
+    ref_boids_accel(&rw, s->n, s->px, s->py, vx, vy, s->crowd, ax, ay, nb);
+
+    th_world_step(w);
+    uint32_t nonzero = 0;
+    for (uint32_t i = 0; i < s->n; i++) {
+        th_agent_state a;
+        ck_assert(th_world_get_agent(w, i, &a));
+        float tol = 1e-5f * fmaxf(1.0f, hypotf(ax[i], ay[i]));
+        ck_assert_msg(a.neighbors == nb[i], "agent %u sees %u neighbours, reference %u", i,
+                      a.neighbors, nb[i]);
+        ck_assert_msg(fabsf(a.acceleration.x - ax[i]) <= tol &&
+                          fabsf(a.acceleration.y - ay[i]) <= tol,
+                      "agent %u: engine (%.7g, %.7g) reference (%.7g, %.7g)", i,
+                      (double)a.acceleration.x, (double)a.acceleration.y, (double)ax[i],
+                      (double)ay[i]);
+        nonzero += ax[i] != 0.0f || ay[i] != 0.0f;
+    }
+    /* The scenario must exercise steering at all. */
+    ck_assert_uint_gt(nonzero, s->n / 2);
+    free(vx);
+    free(vy);
+    free(ax);
+    free(ay);
+    free(nb);
+    th_world_destroy(w);
+}
+
+START_TEST(walled_one_crowd) {
+    scenario s = make(120.0f, 80.0f, false, 3000);
+    add_crowd(&s, 4.0f, 1.5f, 270.0f);
+    fill_random(&s, 11);
+    check_against_reference(&s, 2);
+    release(&s);
+}
+END_TEST
+
+START_TEST(wrap_three_crowds) {
+    scenario s = make(90.0f, 70.0f, true, 3000);
+    add_crowd(&s, 4.0f, 1.5f, 270.0f);
+    add_crowd(&s, 6.0f, 2.5f, 360.0f);
+    add_crowd(&s, 3.0f, 3.5f, 90.0f);
+    fill_random(&s, 12);
+    /* Crowd the seams: a quarter of the agents within a metre of an edge. */
+    for (uint32_t i = 0; i < s.n; i += 4) {
+        float e = rnd(99, i, 0, 0.0f, 1.0f);
+        if (i % 8 == 0) s.px[i] = (i % 16 == 0) ? e : s.width - e;
+        else s.py[i] = (i % 16 == 4) ? e : s.height - e;
+    }
+    check_against_reference(&s, 3);
+    release(&s);
+}
+END_TEST
+
+START_TEST(dense_cluster_one_cell) {
+    scenario s = make(50.0f, 50.0f, false, 400);
+    add_crowd(&s, 4.0f, 1.5f, 300.0f);
+    add_crowd(&s, 4.0f, 1.0f, 180.0f);
+    fill_random(&s, 13);
+    for (uint32_t i = 0; i < s.n; i++) {
+        s.px[i] = 20.0f + rnd(13, i, 7, 0.0f, 3.0f);
+        s.py[i] = 20.0f + rnd(13, i, 8, 0.0f, 3.0f);
+    }
+    check_against_reference(&s, 2);
+    release(&s);
+}
+END_TEST
+
+START_TEST(tiny_torus_fewer_than_three_cells) {
+    /* 2 x 1 cells of at least the radius: the 3x3 block must not visit a cell twice. */
+    scenario s = make(9.0f, 8.5f, true, 60);
+    add_crowd(&s, 4.0f, 2.0f, 360.0f);
+    add_crowd(&s, 4.2f, 2.0f, 200.0f);
+    fill_random(&s, 14);
+    check_against_reference(&s, 2);
+    release(&s);
+}
+END_TEST
+
+START_TEST(agents_on_cell_borders) {
+    /* Width 100 with radius 4 gives cells of exactly 4 m: put agents on the lattice lines. */
+    scenario s = make(100.0f, 100.0f, false, 2500);
+    add_crowd(&s, 4.0f, 1.5f, 270.0f);
+    fill_random(&s, 15);
+    for (uint32_t i = 0; i < s.n; i++) {
+        if (i % 3 == 0) s.px[i] = 4.0f * (float)(th_rng_u64(15, i, 9) % 25);
+        if (i % 5 == 0) s.py[i] = 4.0f * (float)(th_rng_u64(15, i, 10) % 25);
+    }
+    check_against_reference(&s, 1);
+    release(&s);
+}
+END_TEST
+
+START_TEST(one_step_integration_matches_reference) {
+    /* After one step, positions and velocities follow the documented integration rule. */
+    scenario s = make(60.0f, 60.0f, true, 800);
+    add_crowd(&s, 4.0f, 1.5f, 270.0f);
+    fill_random(&s, 16);
+    th_world_def wd = th_default_world_def();
+    wd.width = s.width;
+    wd.height = s.height;
+    wd.bounds = TH_BOUNDS_WRAP;
+    wd.threads = 2;
+    th_world *w = th_world_create(&wd, NULL);
+    th_world_add_crowd(w, &s.defs[0], NULL);
+    for (uint32_t i = 0; i < s.n; i++) {
+        th_world_add_agent(w, 0, th_v2(s.px[i], s.py[i]), th_v2(s.vx[i], s.vy[i]), NULL);
+    }
+    th_world_step(w);
+    ref_crowd rc = {4.0f, 1.5f, 270.0f, 1.7f, 0.9f, 1.1f, 3.0f, 6.0f};
+    ref_world rw = {s.width, s.height, true, &rc};
+    float *ax = malloc(s.n * sizeof(float)), *ay = malloc(s.n * sizeof(float));
+    ref_boids_step(&rw, wd.timestep, s.n, s.px, s.py, s.vx, s.vy, s.crowd, ax, ay);
+    for (uint32_t i = 0; i < s.n; i++) {
+        th_agent_state a;
+        ck_assert(th_world_get_agent(w, i, &a));
+        float dx = fabsf(a.position.x - s.px[i]), dy = fabsf(a.position.y - s.py[i]);
+        dx = fminf(dx, s.width - dx); /* either side of the seam */
+        dy = fminf(dy, s.height - dy);
+        ck_assert_msg(dx < 1e-4f && dy < 1e-4f, "agent %u position off by (%g, %g)", i,
+                      (double)dx, (double)dy);
+        ck_assert_msg(fabsf(a.velocity.x - s.vx[i]) < 1e-4f && fabsf(a.velocity.y - s.vy[i]) < 1e-4f,
+                      "agent %u velocity differs", i);
+    }
+    free(ax);
+    free(ay);
+    th_world_destroy(w);
+    release(&s);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("boids");
+    TCase *tc = tcase_create("reference");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, walled_one_crowd);
+    tcase_add_test(tc, wrap_three_crowds);
+    tcase_add_test(tc, dense_cluster_one_cell);
+    tcase_add_test(tc, tiny_torus_fewer_than_three_cells);
+    tcase_add_test(tc, agents_on_cell_borders);
+    tcase_add_test(tc, one_step_integration_matches_reference);
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -7,7 +7,7 @@
 #include "../engine/alloc.h"
 
 #define NOT_QUEUED UINT32_MAX
-#define CLOSED (UINT32_MAX - 1u)
+#define CLOSED     (UINT32_MAX - 1u)
 
 /* Per-cell state is valid only where stamp == gen; a new query bumps gen instead of clearing
  * 21 bytes per cell. The heap is indexed (hpos) with decrease-key, so it never holds more than
@@ -20,8 +20,8 @@ struct th_astar_ctx {
     uint32_t *g;     /* cost from the start, units */
     uint32_t *hcost; /* heuristic to the goal, units */
     uint32_t *stamp;
-    uint32_t *hpos; /* heap slot, NOT_QUEUED or CLOSED */
-    uint32_t *heap; /* cells */
+    uint32_t *hpos;  /* heap slot, NOT_QUEUED or CLOSED */
+    uint32_t *heap;  /* cells */
     uint8_t *parent; /* move that reached the cell */
 };
 
@@ -126,11 +126,11 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
     uint32_t start = (uint32_t)sy * w + (uint32_t)sx, goal = (uint32_t)gy * w + (uint32_t)gx;
     uint32_t cmin = th_navmap_min_cost(m);
     int32_t off[8];
-    for (int k = 0; k < 8; k++) off[k] = th_nav_move_dy[k] * m->w + th_nav_move_dx[k];
-    static const uint32_t step[8] = {TH_NAV_STEP_STRAIGHT, TH_NAV_STEP_STRAIGHT,
-                                     TH_NAV_STEP_STRAIGHT, TH_NAV_STEP_STRAIGHT,
-                                     TH_NAV_STEP_DIAG,     TH_NAV_STEP_DIAG,
-                                     TH_NAV_STEP_DIAG,     TH_NAV_STEP_DIAG};
+    for (int k = 0; k < 8; k++)
+        off[k] = th_nav_move_dy[k] * m->w + th_nav_move_dx[k];
+    static const uint32_t step[8] = {
+        TH_NAV_STEP_STRAIGHT, TH_NAV_STEP_STRAIGHT, TH_NAV_STEP_STRAIGHT, TH_NAV_STEP_STRAIGHT,
+        TH_NAV_STEP_DIAG,     TH_NAV_STEP_DIAG,     TH_NAV_STEP_DIAG,     TH_NAV_STEP_DIAG};
 
     if (++a->gen == 0) {
         memset(a->stamp, 0, sizeof *a->stamp * a->ncells);
@@ -178,7 +178,8 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
     if (!found) return TH_NAV_ENOPATH;
 
     uint32_t count = 1;
-    for (uint32_t c = goal; c != start; count++) c = (uint32_t)((int32_t)c - off[a->parent[c]]);
+    for (uint32_t c = goal; c != start; count++)
+        c = (uint32_t)((int32_t)c - off[a->parent[c]]);
     if (cost) *cost = a->g[goal];
     if (count > max) return TH_NAV_ETOOLONG;
     uint32_t c = goal;
@@ -206,6 +207,7 @@ bool th_nav_line_of_sight(const th_navmap *m, int32_t x0, int32_t y0, int32_t x1
     dy *= 2;
     for (; n > 0; n--) {
         if (th_navmap_is_blocked(m, x, y)) return false;
+        if (x == x1 && y == y1) break;
         if (err > 0) {
             x += sx;
             err -= dy;

@@ -49,7 +49,7 @@
 #define TH_NAV_COST_MAX 1000
 /** Move cost factors, cost units per unit of summed cell cost (see the file comment). */
 #define TH_NAV_STEP_STRAIGHT 70u
-#define TH_NAV_STEP_DIAG 99u
+#define TH_NAV_STEP_DIAG     99u
 /** Cost units of one straight step between two cost-1 cells (= cell_size metres). */
 #define TH_NAV_UNITS_PER_CELL (2u * TH_NAV_STEP_STRAIGHT)
 /** Largest cost of one move, units. */
@@ -70,7 +70,7 @@
 #define TH_NAV_REPAIR_MAX 4096u
 
 /** Descent codes 0..7 name a move (see th_nav_move_dx / dy); these two are special. */
-#define TH_NAV_DESCENT_GOAL 8u         /* a goal cell: arrived, no move */
+#define TH_NAV_DESCENT_GOAL        8u   /* a goal cell: arrived, no move */
 #define TH_NAV_DESCENT_UNREACHABLE 255u /* blocked or cut off from every goal */
 
 /** Cell flag: a blocked cell that th_navmap_break_wall may open. */
@@ -174,19 +174,19 @@ typedef struct th_nav_goal {
 /** Cost-to-goal of every cell for a set of weighted goals. Goals on blocked cells are kept and
  *  take effect if the cell opens. */
 typedef struct th_nav_field {
-    int32_t w, h;         /* same as the map's */
-    uint32_t ncells;      /* w * h */
-    uint32_t *dist;       /* per cell: cheapest cost to any goal (route + goal weight), units;
-                             TH_NAV_UNREACHABLE when blocked or cut off */
-    uint8_t *descent;     /* per cell: first move of a cheapest route (0..7), or
-                             TH_NAV_DESCENT_GOAL / TH_NAV_DESCENT_UNREACHABLE */
-    th_nav_goal *goals;   /* sorted by (weight, cell index) */
-    uint32_t goal_count;  /* goals in use */
+    int32_t w, h;        /* same as the map's */
+    uint32_t ncells;     /* w * h */
+    uint32_t *dist;      /* per cell: cheapest cost to any goal (route + goal weight), units;
+                            TH_NAV_UNREACHABLE when blocked or cut off */
+    uint8_t *descent;    /* per cell: first move of a cheapest route (0..7), or
+                            TH_NAV_DESCENT_GOAL / TH_NAV_DESCENT_UNREACHABLE */
+    th_nav_goal *goals;  /* sorted by (weight, cell index) */
+    uint32_t goal_count; /* goals in use */
     uint32_t goal_capacity;
 } th_nav_field;
 
 /** Per-worker working memory of field computations (bucket queue, marks). Opaque. Sized for
- *  one map size; about 13 bytes per cell plus 1.1 MiB. At rest it holds no state, so one
+ *  one map size; about 13 bytes per cell plus 0.8 MiB. At rest it holds no state, so one
  *  scratch serves any number of fields of that size, one at a time. */
 typedef struct th_nav_scratch th_nav_scratch;
 
@@ -237,7 +237,9 @@ int th_nav_fields_repair_opened(th_pool *pool, th_nav_scratch *const *scratch,
                                 const th_navmap *m, const uint32_t *cells, uint32_t n);
 
 /** True when a `dist` value is a finite cost. */
-static inline bool th_nav_reachable(uint32_t dist) { return dist != TH_NAV_UNREACHABLE; }
+static inline bool th_nav_reachable(uint32_t dist) {
+    return dist != TH_NAV_UNREACHABLE;
+}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Combined nearest field                                                                     */

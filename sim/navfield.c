@@ -11,32 +11,46 @@
 /* ---------------------------------------------------------------------------------------- */
 /* Bucket queue
  *
- * Dial's algorithm: while the smallest queued key is `cur`, every queued key lies in
- * [cur, cur + TH_NAV_MAX_EDGE], so a ring of 2^18 > TH_NAV_MAX_EDGE buckets indexed by
- * key mod 2^18 holds them without ambiguity. Each cell sits in at most one bucket, linked
- * through intrusive next/prev arrays, so lowering a key is an unlink and a relink (no lazy
- * duplicates, no growth). A bitmap of non-empty buckets lets the scan for the next key skip
- * 64 empty buckets per word, which matters on dear terrain where keys are sparse. A binary heap
- * would cost log n per operation (about 20 at a million cells) and a radix heap redistributes
- * elements; the ring does O(1) work per relaxation.
+ * Dial's algorithm with buckets Delta units wide, Delta a power of two no larger than the
+ * cheapest edge of the map (2 * min_cost * TH_NAV_STEP_STRAIGHT). A relaxation from a cell
+ * of key k adds at least one cheapest edge, so it lands in a later bucket: every cell of the
+ * lowest non-empty bucket is final, in any order, and the order inside a bucket need not be
+ * kept. While the lowest bucket is b, every queued key lies within one edge (plus Delta) of
+ * b * Delta, so a ring of 2048 buckets indexed by bucket mod 2048 holds them without ambiguity
+ * (2048 * 128 > TH_NAV_MAX_EDGE + 128). Each cell sits in at most one bucket, linked through
+ * intrusive next/prev links; lowering a key within its bucket costs nothing, across buckets
+ * an unlink and a relink. No growth, no lazy duplicates. A bitmap of non-empty buckets finds
+ * the next one 64 at a time, which matters on dear terrain where keys are sparse.
+ *
+ * Rejected: a binary heap (log n per operation, about 20 at a million cells, and it orders
+ * cells that need no order); unit-width buckets (Dial proper) pay an unlink and relink on
+ * almost every improvement and order cells for nothing.
  *
  * At rest (empty queue) every prev is NOT_QUEUED, every head is NIL and the bitmap is zero, so
  * a scratch needs no clearing between runs. */
 
-#define NIL UINT32_MAX
-#define NOT_QUEUED UINT32_MAX
-#define AT_HEAD (UINT32_MAX - 1u)
-#define BUCKET_BITS 18u
-#define BUCKETS (1u << BUCKET_BITS)
-#define BUCKET_MASK (BUCKETS - 1u)
+#define NIL           UINT32_MAX
+#define NOT_QUEUED    UINT32_MAX
+#define AT_HEAD       (UINT32_MAX - 1u)
+#define RING_BITS     11u
+#define RING          (1u << RING_BITS)
+#define RING_MASK     (RING - 1u)
+#define MIN_SHIFT     7u /* 128 <= the cheapest possible edge, 2 * 1 * 70 */
 #define SEED_CAPACITY (TH_NAV_MAX_GOALS + 9u * TH_NAV_REPAIR_MAX)
 
-_Static_assert(BUCKETS > TH_NAV_MAX_EDGE, "bucket ring must exceed the largest edge cost");
+_Static_assert((RING << MIN_SHIFT) > TH_NAV_MAX_EDGE + (1u << MIN_SHIFT) * 2u,
+               "bucket ring must span the largest edge");
+_Static_assert((1u << MIN_SHIFT) <= 2u * TH_NAV_COST_MIN * TH_NAV_STEP_STRAIGHT,
+               "bucket width must not exceed the cheapest edge");
 _Static_assert((uint64_t)TH_NAV_DIST_MAX + TH_NAV_MAX_EDGE < UINT32_MAX,
                "dist + edge must not reach the unreachable marker");
 
 /* Mark bits of a scratch's per-cell byte array (zero at rest). */
 enum { MARK_OPENED = 1, MARK_SEEDED = 2, MARK_CHANGED = 4 };
+
+typedef struct qlink {
+    uint32_t next, prev;
+} qlink;
 
 typedef struct seed {
     uint32_t key;
@@ -46,16 +60,16 @@ typedef struct seed {
 struct th_nav_scratch {
     uint32_t ncells;
     int32_t w, h;
-    uint32_t *next;
-    uint32_t *prev;
-    uint32_t *head;  /* BUCKETS */
-    uint64_t *bits;  /* BUCKETS / 64 */
-    uint8_t *mark;   /* ncells */
+    qlink *lk;      /* ncells; next and prev side by side: one cache line per cell touched */
+    uint32_t *head; /* RING */
+    uint64_t *bits; /* RING / 64 */
+    uint8_t *mark;  /* ncells */
     uint32_t *changed;
     uint32_t changed_count;
     seed *seeds; /* SEED_CAPACITY */
     uint32_t queued;
-    uint32_t cur;
+    uint32_t cur;   /* lowest bucket that may be non-empty (absolute bucket number) */
+    uint32_t shift; /* log2 of the bucket width */
 };
 
 th_nav_scratch *th_nav_scratch_create(const th_navmap *m) {
@@ -65,26 +79,24 @@ th_nav_scratch *th_nav_scratch_create(const th_navmap *m) {
     s->ncells = m->ncells;
     s->w = m->w;
     s->h = m->h;
-    s->next = th_alloc(sizeof *s->next * m->ncells);
-    s->prev = th_alloc(sizeof *s->prev * m->ncells);
-    s->head = th_alloc(sizeof *s->head * BUCKETS);
-    s->bits = th_calloc(BUCKETS / 64u, sizeof *s->bits);
+    s->lk = th_alloc(sizeof *s->lk * m->ncells);
+    s->head = th_alloc(sizeof *s->head * RING);
+    s->bits = th_calloc(RING / 64u, sizeof *s->bits);
     s->mark = th_calloc(m->ncells, sizeof *s->mark);
     s->changed = th_alloc(sizeof *s->changed * m->ncells);
     s->seeds = th_alloc(sizeof *s->seeds * SEED_CAPACITY);
-    if (!s->next || !s->prev || !s->head || !s->bits || !s->mark || !s->changed || !s->seeds) {
+    if (!s->lk || !s->head || !s->bits || !s->mark || !s->changed || !s->seeds) {
         th_nav_scratch_destroy(s);
         return NULL;
     }
-    memset(s->prev, 0xFF, sizeof *s->prev * m->ncells);
-    memset(s->head, 0xFF, sizeof *s->head * BUCKETS);
+    memset(s->lk, 0xFF, sizeof *s->lk * m->ncells);
+    memset(s->head, 0xFF, sizeof *s->head * RING);
     return s;
 }
 
 void th_nav_scratch_destroy(th_nav_scratch *s) {
     if (!s) return;
-    th_free(s->next);
-    th_free(s->prev);
+    th_free(s->lk);
     th_free(s->head);
     th_free(s->bits);
     th_free(s->mark);
@@ -94,11 +106,11 @@ void th_nav_scratch_destroy(th_nav_scratch *s) {
 }
 
 static void q_link(th_nav_scratch *s, uint32_t c, uint32_t key) {
-    uint32_t b = key & BUCKET_MASK;
+    uint32_t b = (key >> s->shift) & RING_MASK;
     uint32_t h = s->head[b];
-    s->next[c] = h;
-    s->prev[c] = AT_HEAD;
-    if (h != NIL) s->prev[h] = c;
+    s->lk[c].next = h;
+    s->lk[c].prev = AT_HEAD;
+    if (h != NIL) s->lk[h].prev = c;
     s->head[b] = c;
     s->bits[b >> 6] |= 1ull << (b & 63u);
     s->queued++;
@@ -106,33 +118,51 @@ static void q_link(th_nav_scratch *s, uint32_t c, uint32_t key) {
 
 /* Unlink c, queued under `key`. */
 static void q_unlink(th_nav_scratch *s, uint32_t c, uint32_t key) {
-    uint32_t p = s->prev[c], n = s->next[c];
+    uint32_t p = s->lk[c].prev, n = s->lk[c].next;
     if (p == AT_HEAD) {
-        uint32_t b = key & BUCKET_MASK;
+        uint32_t b = (key >> s->shift) & RING_MASK;
         s->head[b] = n;
         if (n == NIL) s->bits[b >> 6] &= ~(1ull << (b & 63u));
     } else {
-        s->next[p] = n;
+        s->lk[p].next = n;
     }
-    if (n != NIL) s->prev[n] = p;
-    s->prev[c] = NOT_QUEUED;
+    if (n != NIL) s->lk[n].prev = p;
+    s->lk[c].prev = NOT_QUEUED;
     s->queued--;
 }
 
-/* Pop a cell of the smallest key (queue not empty); advances s->cur to that key. */
+/* Pop a cell of the lowest non-empty bucket (queue not empty); advances s->cur to it. Only the
+ * head is taken, so the unlink never touches another list node's predecessor but its own. */
 static uint32_t q_pop(th_nav_scratch *s) {
-    uint32_t b = s->cur & BUCKET_MASK;
+    uint32_t b = s->cur & RING_MASK;
     uint32_t word = b >> 6;
     uint64_t bitsw = s->bits[word] & (~0ull << (b & 63u));
     while (!bitsw) {
-        word = (word + 1u) & (BUCKETS / 64u - 1u);
+        word = (word + 1u) & (RING / 64u - 1u);
         bitsw = s->bits[word];
     }
     uint32_t found = (word << 6) | (uint32_t)__builtin_ctzll(bitsw);
-    s->cur += (found - b) & BUCKET_MASK;
+    s->cur += (found - b) & RING_MASK;
     uint32_t c = s->head[found];
-    q_unlink(s, c, found);
+    uint32_t n = s->lk[c].next;
+    s->head[found] = n;
+    if (n == NIL) {
+        s->bits[found >> 6] &= ~(1ull << (found & 63u));
+    } else {
+        s->lk[n].prev = AT_HEAD;
+    }
+    s->lk[c].prev = NOT_QUEUED;
+    s->queued--;
     return c;
+}
+
+/* Bucket width for a map: the largest power of two not above its cheapest edge. */
+static uint32_t shift_for(const th_navmap *m) {
+    uint32_t min_edge = 2u * th_navmap_min_cost(m) * TH_NAV_STEP_STRAIGHT;
+    uint32_t shift = MIN_SHIFT;
+    while ((2u << shift) <= min_edge)
+        shift++;
+    return shift;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -140,26 +170,32 @@ static uint32_t q_pop(th_nav_scratch *s) {
 
 typedef struct nav_run {
     uint32_t *dist;
+    uint8_t *descent;
     const uint16_t *cost;
     const uint8_t *moves;
     int32_t off[8];
     bool track; /* record every cell whose dist drops in s->changed */
 } nav_run;
 
-static const uint32_t move_step[8] = {TH_NAV_STEP_STRAIGHT, TH_NAV_STEP_STRAIGHT,
-                                      TH_NAV_STEP_STRAIGHT, TH_NAV_STEP_STRAIGHT,
-                                      TH_NAV_STEP_DIAG,     TH_NAV_STEP_DIAG,
-                                      TH_NAV_STEP_DIAG,     TH_NAV_STEP_DIAG};
+static const uint32_t move_step[8] = {
+    TH_NAV_STEP_STRAIGHT, TH_NAV_STEP_STRAIGHT, TH_NAV_STEP_STRAIGHT, TH_NAV_STEP_STRAIGHT,
+    TH_NAV_STEP_DIAG,     TH_NAV_STEP_DIAG,     TH_NAV_STEP_DIAG,     TH_NAV_STEP_DIAG};
 
 static nav_run run_make(th_nav_field *f, const th_navmap *m, bool track) {
-    nav_run r = {f->dist, m->cost, m->moves, {0}, track};
-    for (int k = 0; k < 8; k++) r.off[k] = th_nav_move_dy[k] * m->w + th_nav_move_dx[k];
+    nav_run r = {f->dist, f->descent, m->cost, m->moves, {0}, track};
+    for (int k = 0; k < 8; k++)
+        r.off[k] = th_nav_move_dy[k] * m->w + th_nav_move_dx[k];
     return r;
 }
 
 static void lower(const nav_run *r, th_nav_scratch *s, uint32_t c, uint32_t key) {
-    if (s->prev[c] != NOT_QUEUED) {
-        q_unlink(s, c, r->dist[c]);
+    if (s->lk[c].prev != NOT_QUEUED) {
+        uint32_t old = r->dist[c];
+        if ((old >> s->shift) == (key >> s->shift)) {
+            r->dist[c] = key; /* same bucket: nothing to move */
+            return;
+        }
+        q_unlink(s, c, old);
     } else if (r->track && !(s->mark[c] & MARK_CHANGED)) {
         s->mark[c] |= MARK_CHANGED;
         s->changed[s->changed_count++] = c;
@@ -171,7 +207,9 @@ static void lower(const nav_run *r, th_nav_scratch *s, uint32_t c, uint32_t key)
 /* Dijkstra from `seeds` (sorted by key) over dist's current values, which must be valid upper
  * bounds (unreachable, or the cost of some existing route). Seeds enter the ring only once the
  * search reaches within one edge of their key, so keys of any spread fit the ring. */
-static void propagate(const nav_run *r, th_nav_scratch *s, const seed *seeds, uint32_t nseeds) {
+static void propagate(const nav_run *r, th_nav_scratch *s, const seed *seeds, uint32_t nseeds,
+                      const th_navmap *m) {
+    s->shift = shift_for(m);
     uint32_t *dist = r->dist;
     uint32_t si = 0;
     s->queued = 0;
@@ -179,9 +217,11 @@ static void propagate(const nav_run *r, th_nav_scratch *s, const seed *seeds, ui
     for (;;) {
         if (s->queued == 0) {
             if (si == nseeds) break;
-            s->cur = seeds[si].key;
+            s->cur = seeds[si].key >> s->shift;
         }
-        uint64_t horizon = (uint64_t)s->cur + TH_NAV_MAX_EDGE;
+        /* Every queued key is below (cur + 1) * Delta + TH_NAV_MAX_EDGE, so seeds up to there
+         * enter now and later ones cannot undercut anything popped before them. */
+        uint64_t horizon = (((uint64_t)s->cur + 1u) << s->shift) + TH_NAV_MAX_EDGE;
         while (si < nseeds && seeds[si].key <= horizon) {
             if (seeds[si].key < dist[seeds[si].cell]) lower(r, s, seeds[si].cell, seeds[si].key);
             si++;
@@ -191,13 +231,26 @@ static void propagate(const nav_run *r, th_nav_scratch *s, const seed *seeds, ui
         uint32_t d = dist[c];
         uint32_t cc = r->cost[c];
         unsigned mask = r->moves[c];
+        /* The same loop finds c's descent: every neighbour cheaper than c is already final
+         * when c is popped, and dearer ones cannot be on a cheapest route, so this equals
+         * descent_of(c) on the finished field at no extra pass over the grid. */
+        uint64_t best = UINT64_MAX;
+        uint8_t bk = TH_NAV_DESCENT_GOAL;
         while (mask) {
             int k = __builtin_ctz(mask);
             mask &= mask - 1u;
             uint32_t n = (uint32_t)((int32_t)c + r->off[k]);
-            uint32_t nd = d + (cc + r->cost[n]) * move_step[k];
-            if (nd < dist[n] && nd <= TH_NAV_DIST_MAX) lower(r, s, n, nd);
+            uint32_t w = (cc + r->cost[n]) * move_step[k];
+            uint32_t dn = dist[n];
+            uint64_t via = (uint64_t)dn + w;
+            if (via < best) {
+                best = via;
+                bk = (uint8_t)k;
+            }
+            uint32_t nd = d + w;
+            if (nd < dn && nd <= TH_NAV_DIST_MAX) lower(r, s, n, nd);
         }
+        r->descent[c] = best == d ? bk : TH_NAV_DESCENT_GOAL;
     }
 }
 
@@ -302,7 +355,8 @@ int th_nav_field_set_goal_rect(th_nav_field *f, int32_t x0, int32_t y0, int32_t 
     if (n > f->goal_capacity) return TH_NAV_ERANGE;
     uint32_t i = 0;
     for (int32_t y = y0; y <= y1; y++) {
-        for (int32_t x = x0; x <= x1; x++) f->goals[i++] = (th_nav_goal){x, y, weight};
+        for (int32_t x = x0; x <= x1; x++)
+            f->goals[i++] = (th_nav_goal){x, y, weight};
     }
     f->goal_count = i;
     return TH_NAV_OK; /* row-major order with one weight is already (weight, cell) order */
@@ -316,14 +370,14 @@ static bool matches(const th_nav_field *f, const th_navmap *m, const th_nav_scra
 static void compute(th_nav_field *f, const th_navmap *m, th_nav_scratch *s) {
     nav_run r = run_make(f, m, false);
     memset(f->dist, 0xFF, sizeof *f->dist * f->ncells);
+    memset(f->descent, TH_NAV_DESCENT_UNREACHABLE, f->ncells);
     uint32_t ns = 0;
     for (uint32_t i = 0; i < f->goal_count; i++) {
         uint32_t c = goal_cell(f, &f->goals[i]);
         if (m->cost[c] == 0) continue;
         s->seeds[ns++] = (seed){f->goals[i].weight, c};
     }
-    propagate(&r, s, s->seeds, ns);
-    for (uint32_t c = 0; c < f->ncells; c++) f->descent[c] = descent_of(&r, c);
+    propagate(&r, s, s->seeds, ns, m);
     mark_goals(f);
 }
 
@@ -361,17 +415,17 @@ static uint32_t tentative(const nav_run *r, uint32_t c) {
 }
 
 /* Runs the statement on every cell y3 of the 3x3 block around c that lies in the map. */
-#define FOR_3X3(w_, h_, c_, ...)                                                           \
-    do {                                                                                   \
-        int32_t cx_ = (int32_t)((c_) % (uint32_t)(w_)), cy_ = (int32_t)((c_) / (uint32_t)(w_)); \
-        for (int32_t yy_ = cy_ - 1; yy_ <= cy_ + 1; yy_++) {                               \
-            if (yy_ < 0 || yy_ >= (h_)) continue;                                          \
-            for (int32_t xx_ = cx_ - 1; xx_ <= cx_ + 1; xx_++) {                           \
-                if (xx_ < 0 || xx_ >= (w_)) continue;                                      \
-                uint32_t y3 = (uint32_t)yy_ * (uint32_t)(w_) + (uint32_t)xx_;              \
-                __VA_ARGS__;                                                               \
-            }                                                                              \
-        }                                                                                  \
+#define FOR_3X3(w_, h_, c_, ...)                                                                   \
+    do {                                                                                           \
+        int32_t cx_ = (int32_t)((c_) % (uint32_t)(w_)), cy_ = (int32_t)((c_) / (uint32_t)(w_));    \
+        for (int32_t yy_ = cy_ - 1; yy_ <= cy_ + 1; yy_++) {                                       \
+            if (yy_ < 0 || yy_ >= (h_)) continue;                                                  \
+            for (int32_t xx_ = cx_ - 1; xx_ <= cx_ + 1; xx_++) {                                   \
+                if (xx_ < 0 || xx_ >= (w_)) continue;                                              \
+                uint32_t y3 = (uint32_t)yy_ * (uint32_t)(w_) + (uint32_t)xx_;                      \
+                __VA_ARGS__;                                                                       \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
 /* Opening cells only adds edges (and lowering a cost only cheapens them), so every old value
@@ -384,7 +438,8 @@ static void repair(th_nav_field *f, const th_navmap *m, const uint32_t *cells, u
                    th_nav_scratch *s) {
     nav_run r = run_make(f, m, true);
     uint32_t ns = 0;
-    for (uint32_t i = 0; i < n; i++) s->mark[cells[i]] |= MARK_OPENED;
+    for (uint32_t i = 0; i < n; i++)
+        s->mark[cells[i]] |= MARK_OPENED;
     for (uint32_t i = 0; i < f->goal_count; i++) {
         uint32_t c = goal_cell(f, &f->goals[i]);
         if ((s->mark[c] & MARK_OPENED) && m->cost[c] != 0 && f->goals[i].weight < f->dist[c]) {
@@ -401,11 +456,11 @@ static void repair(th_nav_field *f, const th_navmap *m, const uint32_t *cells, u
         });
     }
     for (uint32_t i = 0; i < n; i++) {
-        FOR_3X3(f->w, f->h, cells[i], { s->mark[y3] &= (uint8_t)~(MARK_SEEDED | MARK_OPENED); });
+        FOR_3X3(f->w, f->h, cells[i], { s->mark[y3] &= (uint8_t) ~(MARK_SEEDED | MARK_OPENED); });
     }
     qsort(s->seeds, ns, sizeof *s->seeds, seed_cmp);
     s->changed_count = 0;
-    propagate(&r, s, s->seeds, ns);
+    propagate(&r, s, s->seeds, ns, m);
 
     /* Descent depends on the cell's own dist, its neighbours' dists and its moves: redo it on
      * the 3x3 around every changed cell and around every opened cell (its moves changed). */
@@ -415,7 +470,8 @@ static void repair(th_nav_field *f, const th_navmap *m, const uint32_t *cells, u
     for (uint32_t i = 0; i < n; i++) {
         FOR_3X3(f->w, f->h, cells[i], { f->descent[y3] = descent_of(&r, y3); });
     }
-    for (uint32_t i = 0; i < s->changed_count; i++) s->mark[s->changed[i]] = 0;
+    for (uint32_t i = 0; i < s->changed_count; i++)
+        s->mark[s->changed[i]] = 0;
     s->changed_count = 0;
     mark_goals(f);
 }
@@ -591,9 +647,13 @@ int th_nav_combined_build(th_nav_combined *c, th_pool *pool, const th_nav_field 
 /* Queries */
 
 #define INV_SQRT2 0.70710678118654752f
-static const th_vec2 move_dir[8] = {{1.0f, 0.0f},        {0.0f, 1.0f},       {-1.0f, 0.0f},
-                                    {0.0f, -1.0f},       {INV_SQRT2, INV_SQRT2},
-                                    {-INV_SQRT2, INV_SQRT2}, {-INV_SQRT2, -INV_SQRT2},
+static const th_vec2 move_dir[8] = {{1.0f, 0.0f},
+                                    {0.0f, 1.0f},
+                                    {-1.0f, 0.0f},
+                                    {0.0f, -1.0f},
+                                    {INV_SQRT2, INV_SQRT2},
+                                    {-INV_SQRT2, INV_SQRT2},
+                                    {-INV_SQRT2, -INV_SQRT2},
                                     {INV_SQRT2, -INV_SQRT2}};
 
 static bool usable(const th_nav_field *f, const th_navmap *m) {

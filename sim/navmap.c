@@ -10,7 +10,8 @@ const int8_t th_nav_move_dx[8] = {1, 0, -1, 0, 1, -1, -1, 1};
 const int8_t th_nav_move_dy[8] = {0, 1, 0, -1, 1, 1, -1, -1};
 
 static bool open_at(const th_navmap *m, int32_t x, int32_t y) {
-    return x >= 0 && y >= 0 && x < m->w && y < m->h && m->cost[(uint32_t)y * (uint32_t)m->w + (uint32_t)x] != 0;
+    return x >= 0 && y >= 0 && x < m->w && y < m->h &&
+           m->cost[(uint32_t)y * (uint32_t)m->w + (uint32_t)x] != 0;
 }
 
 /* Allowed moves out of (x, y). A per-cell mask, rather than testing neighbours in the search
@@ -61,10 +62,12 @@ int th_navmap_init(th_navmap *m, int32_t w, int32_t h, float cell_size) {
     m->ncells = n;
     m->cell_size = cell_size;
     m->inv_cell_size = 1.0f / cell_size;
-    for (uint32_t i = 0; i < n; i++) m->cost[i] = 1;
+    for (uint32_t i = 0; i < n; i++)
+        m->cost[i] = 1;
     m->cost_count[1] = n;
     for (int32_t y = 0; y < h; y++) {
-        for (int32_t x = 0; x < w; x++) m->moves[(uint32_t)y * (uint32_t)w + (uint32_t)x] = moves_of(m, x, y);
+        for (int32_t x = 0; x < w; x++)
+            m->moves[(uint32_t)y * (uint32_t)w + (uint32_t)x] = moves_of(m, x, y);
     }
     m->walls_dirty = true;
     th_navmap_update_walls(m, NULL);

@@ -10,7 +10,8 @@
  *   cohesion    over the same j: mean of d (the offset to their centre).
  * Each term becomes a Reynolds steering force: desired = unit(term) * max_speed,
  * steer = desired - v_i, clamped to max_force; the acceleration is the weighted sum of the
- * three, clamped to max_force again. Terms with nobody to act on contribute nothing.
+ * three plus the terrain terms (flow to shelter, wall push; see world_nav.c), clamped to
+ * max_force again. Terms with nobody to act on contribute nothing.
  *
  * Cells are at least the largest radius, so the 3x3 cells around i's cell hold every agent in
  * reach. Cells of one row are consecutive in storage, so each row of the 3x3 block is one
@@ -229,6 +230,12 @@ void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *s
                                       c->max_speed, c->max_force);
             acc = th_v2_add(acc, th_v2_scale(fa, c->w_ali));
             acc = th_v2_add(acc, th_v2_scale(fc, c->w_coh));
+        }
+        if (w->nav.present) {
+            bool stranded;
+            acc = th_v2_add(acc, th_nav_steer(w, i, c, th_v2(p.x, p.y), v, &stranded));
+            w->stranded[i] = stranded;
+            stats->stranded += stranded;
         }
         acc = th_v2_clamp_len(acc, c->max_force);
         w->ax[i] = acc.x;

@@ -1,4 +1,4 @@
-/* One fixed step: events -> grid -> steer -> integrate -> bookkeeping.
+/* One fixed step: events -> nav -> grid -> steer -> integrate -> bookkeeping.
  *
  * Every parallel phase is a th_pool_parallel_for over TH_CHUNK-sized chunks of the agent
  * arrays; its return is the barrier before the next phase. No phase allocates. */
@@ -80,41 +80,63 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
     const float dt = w->def.timestep;
     const float W = w->def.width, H = w->def.height;
     const bool wrap = w->wrap;
+    const bool terrain = w->nav.present;
+    uint32_t sheltering = 0;
     for (uint32_t k = begin; k < end; k++) {
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
         th_vec2 v = th_v2(a->vx[k] + w->ax[k] * dt, a->vy[k] + w->ay[k] * dt);
         v = th_v2_clamp_len(v, c->max_speed);
-        float x = a->px[k] + v.x * dt;
-        float y = a->py[k] + v.y * dt;
-        bound_axis(&x, &v.x, W, wrap);
-        bound_axis(&y, &v.y, H, wrap);
-        a->px[k] = x;
-        a->py[k] = y;
+        th_vec2 p = th_v2(a->px[k], a->py[k]);
+        th_vec2 d = th_v2_scale(v, dt);
+        p = terrain ? th_nav_move(w, p, d, &v) : th_v2_add(p, d);
+        bound_axis(&p.x, &v.x, W, wrap);
+        bound_axis(&p.y, &v.y, H, wrap);
+        a->px[k] = p.x;
+        a->py[k] = p.y;
         a->vx[k] = v.x;
         a->vy[k] = v.y;
+        if (terrain && c->flee) {
+            w->shelter[k] = th_nav_shelter_at(w, p);
+            sheltering += w->shelter[k] != 0;
+        }
     }
+    w->chunk_stats[begin / TH_CHUNK].sheltering = sheltering;
 }
 
 /* ---- bookkeeping ------------------------------------------------------------------------ */
 
 static void phase_bookkeeping(th_world *w) {
     uint64_t neighbors = 0, candidates = 0;
+    uint32_t stranded = 0, sheltering = 0;
     uint32_t chunks = (w->count + TH_CHUNK - 1) / TH_CHUNK;
     for (uint32_t c = 0; c < chunks; c++) {
         neighbors += w->chunk_stats[c].neighbors;
         candidates += w->chunk_stats[c].candidates;
+        stranded += w->chunk_stats[c].stranded;
+        sheltering += w->chunk_stats[c].sheltering;
     }
+    w->stats.stranded = stranded;
+    /* Averages over the agents that were stepped, before sheltered ones leave. */
     double n = w->count ? (double)w->count : 1.0;
     w->stats.step = w->step;
-    w->stats.agents = w->count;
     w->stats.mean_neighbors = (double)neighbors / n;
     w->stats.mean_candidates = (double)candidates / n;
+    if (sheltering > 0) th_nav_admit_sheltered(w);
+    w->stats.agents = w->count;
 }
 
 void th_world_step(th_world *w) {
     th_profiler *p = &w->prof;
     th_prof_begin(p);
-    th_prof_end(p, TH_PHASE_EVENTS);
+    if (w->nav.present) {
+        th_nav_apply_events(w);
+        th_prof_end(p, TH_PHASE_EVENTS);
+        th_nav_update(w);
+        th_prof_end(p, TH_PHASE_NAV);
+    } else {
+        th_prof_end(p, TH_PHASE_EVENTS);
+        th_prof_end(p, TH_PHASE_NAV);
+    }
     phase_grid(w);
     th_prof_end(p, TH_PHASE_GRID);
     th_pool_parallel_for(w->pool, w->count, TH_CHUNK, steer_job, w);

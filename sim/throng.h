@@ -58,6 +58,9 @@ typedef struct th_world_def {
     uint64_t seed;           /* keys every random draw, default 1 */
     uint32_t threads;        /* worker threads including the caller; 0 = number of cores (default) */
     uint32_t agent_capacity; /* agents to reserve memory for up front (grows as needed); default 0 */
+    float cell_size;         /* terrain cell side, metres; 0 = no terrain map (no walls inside the
+                                world, no bunkers). The map has ceil(width / cell_size) x
+                                ceil(height / cell_size) cells, all open at first. Default 0 */
 } th_world_def;
 
 /** A world def with every default filled in. */
@@ -66,6 +69,8 @@ th_world_def th_default_world_def(void);
 /** How a crowd's agents choose where to go. */
 typedef enum th_behavior {
     TH_BEHAVIOR_FLOCK = 0, /* Reynolds boids: separation, alignment, cohesion */
+    TH_BEHAVIOR_FLEE = 1,  /* boids plus the river-map flow to the nearest standing bunker; an
+                              agent that reaches an open bunker is sheltered (leaves the world) */
 } th_behavior;
 
 /** Crowd parameters: one set per crowd, shared by its agents. */
@@ -81,6 +86,9 @@ typedef struct th_crowd_def {
     float cohesion_weight;   /* default 1.0 */
     float max_speed;         /* metres/second, default 4 */
     float max_force;         /* metres/second^2: bound on the steering acceleration, default 8 */
+    float flow_weight;       /* weight of the flow-field term (flee), default 2 */
+    float wall_radius;       /* metres: walls closer than this push the agent away, default 1.5 */
+    float wall_weight;       /* weight of the wall push, default 1 */
 } th_crowd_def;
 
 /** A crowd def with every default filled in. */
@@ -94,6 +102,7 @@ typedef struct th_agent_state {
     th_vec2 velocity;     /* metres/second */
     th_vec2 acceleration; /* steering acceleration applied in the last step, metres/second^2 */
     uint32_t neighbors;   /* same-crowd agents seen in the last step */
+    bool stranded;        /* a fleeing agent with no route to any open bunker in the last step */
 } th_agent_state;
 
 /** Read-only view of all agents in storage order (which changes every step: agents are kept
@@ -112,11 +121,15 @@ typedef struct th_world_stats {
     uint32_t agents;          /* agents in the world */
     double mean_neighbors;    /* same-crowd agents seen per agent in the last step */
     double mean_candidates;   /* agents inspected per agent (grid query cost) in the last step */
+    uint32_t spawned;         /* agents ever added: agents + sheltered */
+    uint32_t sheltered;       /* agents that reached a bunker, in total */
+    uint32_t stranded;        /* fleeing agents with no route to an open bunker, last step */
 } th_world_stats;
 
 /** The phases of a step, in order. */
 typedef enum th_phase {
-    TH_PHASE_EVENTS = 0, /* queued changes applied */
+    TH_PHASE_EVENTS = 0, /* queued changes applied to the map and bunkers */
+    TH_PHASE_NAV,        /* river maps repaired, nearest-bunker field rebuilt, walls updated */
     TH_PHASE_GRID,       /* spatial index rebuilt, agents reordered by cell */
     TH_PHASE_STEER,      /* each agent senses its neighbours and computes its acceleration */
     TH_PHASE_INTEGRATE,  /* velocities and positions advanced, edges handled */
@@ -186,6 +199,93 @@ double th_world_phase_last_ms(const th_world *w, th_phase phase);
 /** Forget profile totals (e.g. after warm-up steps). */
 void th_world_reset_profile(th_world *w);
 
+/* ---- terrain, bunkers, events ------------------------------------------------------------
+ * Present when the world def has a cell_size. Cells are addressed (x, y), x to the east,
+ * cell (0,0) at the world origin. */
+
+/** What a terrain cell is. */
+typedef enum th_cell_kind {
+    TH_CELL_OPEN = 0,         /* walkable; its cost multiplies the distance walked (1 = street) */
+    TH_CELL_WALL = 1,         /* blocked for good */
+    TH_CELL_DESTRUCTIBLE = 2, /* blocked until broken (th_world_break_walls) */
+} th_cell_kind;
+
+/** Terrain cost bounds of an open cell. */
+#define TH_CELL_COST_MAX 1000
+/** Most bunkers in one world. */
+#define TH_MAX_BUNKERS 64
+/** Most events queued between two steps. */
+#define TH_MAX_PENDING_EVENTS 65536
+
+/** Map size in cells and cell side in metres; false when the world has no map. */
+bool th_world_map_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_size);
+
+/** Set a cell while building the world, before the first step (after it, use the events).
+ *  `cost` in [1, TH_CELL_COST_MAX] for open cells, ignored for walls. */
+bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uint32_t cost,
+                       th_error *err);
+
+/** A cell's kind (and cost, may be NULL); TH_CELL_WALL outside the map. */
+th_cell_kind th_world_cell(const th_world *w, int32_t x, int32_t y, uint32_t *cost);
+
+/** A bunker: a rectangle of open cells that fleeing crowds run to. */
+typedef struct th_bunker_def {
+    const char *name;       /* unique, copied (63 bytes kept) */
+    int32_t x0, y0, x1, y1; /* cells covered, inclusive */
+    uint32_t capacity;      /* agents it shelters before it closes; 0 = unlimited */
+} th_bunker_def;
+
+/** A bunker's current state. */
+typedef struct th_bunker_info {
+    const char *name;
+    int32_t x0, y0, x1, y1;
+    uint32_t capacity;  /* 0 = unlimited */
+    uint32_t sheltered; /* agents inside */
+    bool destroyed;     /* by th_world_destroy_bunker, until restored */
+    bool full;          /* capacity reached: closed like a destroyed one */
+} th_bunker_info;
+
+/** Add a bunker before the first step; returns its index or -1 with `err` filled. */
+int th_world_add_bunker(th_world *w, const th_bunker_def *def, th_error *err);
+uint32_t th_world_bunker_count(const th_world *w);
+bool th_world_get_bunker(const th_world *w, uint32_t bunker, th_bunker_info *out);
+/** Index of the bunker called `name`, or -1. */
+int th_world_find_bunker(const th_world *w, const char *name);
+
+/* Events: queued now, applied in call order at the start of the next step (so every agent
+ * sees the change from that step on). Each returns false with `err` filled on a bad argument
+ * or when TH_MAX_PENDING_EVENTS are already queued. */
+
+/** Destroy a bunker: nobody else shelters there; its basin re-routes to the next bunker. */
+bool th_world_destroy_bunker(th_world *w, uint32_t bunker, th_error *err);
+/** Restore a destroyed bunker (it opens again unless full). */
+bool th_world_restore_bunker(th_world *w, uint32_t bunker, th_error *err);
+/** Break every destructible wall in the cell rectangle [x0, x1] x [y0, y1] (clipped to the map);
+ *  they become open cells of cost 1. */
+bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                          th_error *err);
+/** Block every open, non-bunker cell in the rectangle (clipped): a truck across a street.
+ *  Agents caught inside are moved to the nearest open cell. */
+bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                          th_error *err);
+
+/** Flow direction at `p` toward the nearest open bunker (unit vector, (0,0) inside one);
+ *  false when no open bunker can be reached from there. Valid after the first step. */
+bool th_world_flow(const th_world *w, th_vec2 p, th_vec2 *dir);
+
+/** Cost-weighted metres from `p` to the nearest open bunker; INFINITY when unreachable. */
+float th_world_cost_to_shelter(const th_world *w, th_vec2 p);
+
+/** Index of the open bunker whose river map wins at `p`, or -1. */
+int th_world_nearest_bunker(const th_world *w, th_vec2 p);
+
+/** Any-angle path from `from` to `to` (A* over the terrain costs, then string pulling):
+ *  writes up to `max` waypoints (metres, cell centres, start first) to `out`, their count to
+ *  `*count` and the route's cost in cost-weighted metres to `*cost` (may be NULL). False with
+ *  `err` filled when an end is blocked, no route exists, or `max` is too small. */
+bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uint32_t max,
+                        uint32_t *count, float *cost, th_error *err);
+
 /* ---- built-in demos ------------------------------------------------------------------- */
 
 /** Options for th_demo_create. */
@@ -201,6 +301,8 @@ extern const char *const th_demo_names[];
 /** Build a built-in demo world by name:
  *  - "flock": boids in a wrap-around square sized so that ~20 agents fall within each agent's
  *    neighbour radius (4 m); 10,000 agents by default.
+ *  - "evac": a walled maze of city blocks with 4 bunkers (north, east, south, west), some
+ *    walls destructible, and fleeing civilians; 10,000 agents by default.
  *  Returns NULL with `err` filled for an unknown name or bad options. */
 th_world *th_demo_create(const char *name, const th_demo_opts *opts, th_error *err);
 

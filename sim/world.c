@@ -1,6 +1,5 @@
 /* World lifetime, crowds, agents and read access. The step itself lives in step.c. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,16 +8,9 @@
 #include "world_internal.h"
 
 static const char *const k_phase_names[TH_PHASE_COUNT] = {
-    "events", "grid", "steer", "integrate", "bookkeeping",
+    "events", "nav", "grid", "steer", "integrate", "bookkeeping",
 };
 
-static void set_error(th_error *err, const char *fmt, ...) {
-    if (!err) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
 
 th_world_def th_default_world_def(void) {
     return (th_world_def){
@@ -29,6 +21,7 @@ th_world_def th_default_world_def(void) {
         .seed = 1,
         .threads = 0,
         .agent_capacity = 0,
+        .cell_size = 0.0f,
     };
 }
 
@@ -44,6 +37,9 @@ th_crowd_def th_default_crowd_def(void) {
         .cohesion_weight = 1.0f,
         .max_speed = 4.0f,
         .max_force = 8.0f,
+        .flow_weight = 2.0f,
+        .wall_radius = 1.5f,
+        .wall_weight = 1.0f,
     };
 }
 
@@ -112,6 +108,8 @@ static bool reserve(th_world *w, uint32_t n) {
     uint32_t chunks_old = (w->capacity + TH_CHUNK - 1) / TH_CHUNK;
     uint32_t chunks_new = (cap + TH_CHUNK - 1) / TH_CHUNK;
     bool ok = grow_agents(&w->buf[w->cur], keep, cap) && grow_agents(&w->buf[w->cur ^ 1], 0, cap) &&
+              grow_array((void **)&w->stranded, sizeof *w->stranded, keep, cap) &&
+              grow_array((void **)&w->shelter, sizeof *w->shelter, keep, cap) &&
               grow_array((void **)&w->ax, sizeof *w->ax, keep, cap) &&
               grow_array((void **)&w->ay, sizeof *w->ay, keep, cap) &&
               grow_array((void **)&w->cell, sizeof *w->cell, keep, cap) &&
@@ -130,44 +128,64 @@ static bool valid_dim(float v) { return isfinite(v) && v > 0.0f && v <= TH_MAX_W
 th_world *th_world_create(const th_world_def *def, th_error *err) {
     th_world_def d = def ? *def : th_default_world_def();
     if (!valid_dim(d.width) || !valid_dim(d.height)) {
-        set_error(err, "world size must be in (0, %g] metres, got %g x %g", (double)TH_MAX_WORLD_DIM,
+        th_error_set(err, "world size must be in (0, %g] metres, got %g x %g", (double)TH_MAX_WORLD_DIM,
                   (double)d.width, (double)d.height);
         return NULL;
     }
     if (!(isfinite(d.timestep) && d.timestep > 0.0f && d.timestep <= 1.0f)) {
-        set_error(err, "timestep must be in (0, 1] seconds, got %g", (double)d.timestep);
+        th_error_set(err, "timestep must be in (0, 1] seconds, got %g", (double)d.timestep);
         return NULL;
     }
     if (d.bounds != TH_BOUNDS_WALLS && d.bounds != TH_BOUNDS_WRAP) {
-        set_error(err, "bounds must be walls or wrap");
+        th_error_set(err, "bounds must be walls or wrap");
         return NULL;
     }
     if (d.threads > TH_MAX_THREADS) {
-        set_error(err, "threads must be at most %d, got %u", TH_MAX_THREADS, d.threads);
+        th_error_set(err, "threads must be at most %d, got %u", TH_MAX_THREADS, d.threads);
         return NULL;
     }
     if (d.agent_capacity > TH_MAX_AGENTS) {
-        set_error(err, "agent_capacity must be at most %u, got %u", TH_MAX_AGENTS, d.agent_capacity);
+        th_error_set(err, "agent_capacity must be at most %u, got %u", TH_MAX_AGENTS, d.agent_capacity);
         return NULL;
+    }
+    if (!(isfinite(d.cell_size) && d.cell_size >= 0.0f &&
+          (d.cell_size == 0.0f || (d.cell_size >= TH_NAV_MIN_CELL_SIZE &&
+                                   d.cell_size <= TH_NAV_MAX_CELL_SIZE)))) {
+        th_error_set(err, "cell_size must be 0 (no map) or in [%g, %g] metres, got %g",
+                  (double)TH_NAV_MIN_CELL_SIZE, (double)TH_NAV_MAX_CELL_SIZE, (double)d.cell_size);
+        return NULL;
+    }
+    if (d.cell_size > 0.0f) {
+        if (d.bounds != TH_BOUNDS_WALLS) {
+            th_error_set(err, "a world with a terrain map must have walled bounds");
+            return NULL;
+        }
+        double cols = ceil((double)d.width / d.cell_size), rows = ceil((double)d.height / d.cell_size);
+        if (cols > TH_NAV_MAX_DIM || rows > TH_NAV_MAX_DIM) {
+            th_error_set(err, "the terrain map would be %.0f x %.0f cells, more than %d per side",
+                      cols, rows, TH_NAV_MAX_DIM);
+            return NULL;
+        }
     }
     th_world *w = th_calloc(1, sizeof *w);
     if (!w) {
-        set_error(err, "out of memory");
+        th_error_set(err, "out of memory");
         return NULL;
     }
     w->def = d;
     w->wrap = d.bounds == TH_BOUNDS_WRAP;
     w->pool = th_pool_create(d.threads);
     if (!w->pool) {
-        set_error(err, "could not start %u worker threads", d.threads);
+        th_error_set(err, "could not start %u worker threads", d.threads);
         th_free(w);
         return NULL;
     }
     w->workers = th_pool_workers(w->pool);
     w->def.threads = w->workers;
     th_prof_init(&w->prof, k_phase_names, TH_PHASE_COUNT);
-    if (!reserve(w, d.agent_capacity ? d.agent_capacity : 1024)) {
-        set_error(err, "out of memory");
+    if (!reserve(w, d.agent_capacity ? d.agent_capacity : 1024) ||
+        (d.cell_size > 0.0f && !th_nav_world_init(w))) {
+        th_error_set(err, "out of memory");
         th_world_destroy(w);
         return NULL;
     }
@@ -177,6 +195,7 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
 void th_world_destroy(th_world *w) {
     if (!w) return;
     th_pool_destroy(w->pool);
+    th_nav_world_free(w);
     th_grid_free(&w->grid);
     free_agents(&w->buf[0]);
     free_agents(&w->buf[1]);
@@ -184,6 +203,8 @@ void th_world_destroy(th_world *w) {
     th_free(w->ay);
     th_free(w->cell);
     th_free(w->neighbors);
+    th_free(w->stranded);
+    th_free(w->shelter);
     th_free(w->slot_of_id);
     th_free(w->chunk_stats);
     th_free(w);
@@ -194,36 +215,45 @@ static bool valid_weight(float v) { return isfinite(v) && v >= 0.0f && v <= 1000
 
 int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     if (w->crowd_count >= TH_MAX_CROWDS) {
-        set_error(err, "at most %d crowds", TH_MAX_CROWDS);
+        th_error_set(err, "at most %d crowds", TH_MAX_CROWDS);
         return -1;
     }
     th_crowd_def d = def ? *def : th_default_crowd_def();
-    if (d.behavior != TH_BEHAVIOR_FLOCK) {
-        set_error(err, "unknown behavior %d", (int)d.behavior);
+    if (d.behavior != TH_BEHAVIOR_FLOCK && d.behavior != TH_BEHAVIOR_FLEE) {
+        th_error_set(err, "unknown behavior %d", (int)d.behavior);
+        return -1;
+    }
+    if (d.behavior == TH_BEHAVIOR_FLEE && !w->nav.present) {
+        th_error_set(err, "a fleeing crowd needs a terrain map with bunkers (set cell_size)");
+        return -1;
+    }
+    if (!valid_weight(d.flow_weight) || !valid_weight(d.wall_weight) ||
+        !(isfinite(d.wall_radius) && d.wall_radius >= 0.0f && d.wall_radius <= 1000.0f)) {
+        th_error_set(err, "flow_weight and wall_weight must be in [0, 1000], wall_radius in [0, 1000] m");
         return -1;
     }
     if (!valid_radius(d.neighbor_radius) || !valid_radius(d.separation_radius)) {
-        set_error(err, "radii must be in (0, 1000] metres, got neighbor %g, separation %g",
+        th_error_set(err, "radii must be in (0, 1000] metres, got neighbor %g, separation %g",
                   (double)d.neighbor_radius, (double)d.separation_radius);
         return -1;
     }
     if (!(isfinite(d.fov_deg) && d.fov_deg > 0.0f && d.fov_deg <= 360.0f)) {
-        set_error(err, "fov must be in (0, 360] degrees, got %g", (double)d.fov_deg);
+        th_error_set(err, "fov must be in (0, 360] degrees, got %g", (double)d.fov_deg);
         return -1;
     }
     if (!valid_weight(d.separation_weight) || !valid_weight(d.alignment_weight) ||
         !valid_weight(d.cohesion_weight)) {
-        set_error(err, "weights must be in [0, 1000]");
+        th_error_set(err, "weights must be in [0, 1000]");
         return -1;
     }
     if (!(isfinite(d.max_speed) && d.max_speed > 0.0f && d.max_speed <= 1000.0f) ||
         !(isfinite(d.max_force) && d.max_force > 0.0f && d.max_force <= 1.0e5f)) {
-        set_error(err, "max_speed must be in (0, 1000] m/s and max_force in (0, 1e5] m/s^2");
+        th_error_set(err, "max_speed must be in (0, 1000] m/s and max_force in (0, 1e5] m/s^2");
         return -1;
     }
     float reach = d.neighbor_radius > d.separation_radius ? d.neighbor_radius : d.separation_radius;
     if (w->wrap && (2.0f * reach > w->def.width || 2.0f * reach > w->def.height)) {
-        set_error(err, "a wrap-around world must be at least twice the largest radius (%g m) "
+        th_error_set(err, "a wrap-around world must be at least twice the largest radius (%g m) "
                   "on each side", (double)reach);
         return -1;
     }
@@ -243,13 +273,17 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .w_coh = d.cohesion_weight,
         .max_speed = d.max_speed,
         .max_force = d.max_force,
+        .flee = d.behavior == TH_BEHAVIOR_FLEE,
+        .w_flow = d.flow_weight,
+        .wall_radius = d.wall_radius,
+        .w_wall = w->nav.present && d.wall_radius > 0.0f ? d.wall_weight : 0.0f,
     };
     w->crowd_count++;
     if (reach > w->interaction_radius) {
         w->interaction_radius = reach;
         if (!setup_grid(w)) {
             w->crowd_count--;
-            set_error(err, "out of memory");
+            th_error_set(err, "out of memory");
             return -1;
         }
     }
@@ -265,26 +299,30 @@ const th_crowd_def *th_world_crowd(const th_world *w, uint32_t crowd) {
 th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
                                th_error *err) {
     if (crowd >= w->crowd_count) {
-        set_error(err, "no crowd %u (the world has %u)", crowd, w->crowd_count);
+        th_error_set(err, "no crowd %u (the world has %u)", crowd, w->crowd_count);
         return TH_INVALID_AGENT;
     }
     if (!(position.x >= 0.0f && position.x < w->def.width && position.y >= 0.0f &&
           position.y < w->def.height)) {
-        set_error(err, "position (%g, %g) is outside the world [0, %g) x [0, %g)",
+        th_error_set(err, "position (%g, %g) is outside the world [0, %g) x [0, %g)",
                   (double)position.x, (double)position.y, (double)w->def.width,
                   (double)w->def.height);
         return TH_INVALID_AGENT;
     }
+    if (w->nav.present && th_navmap_blocked_at(&w->nav.map, position)) {
+        th_error_set(err, "position (%g, %g) is inside a wall", (double)position.x, (double)position.y);
+        return TH_INVALID_AGENT;
+    }
     if (!isfinite(velocity.x) || !isfinite(velocity.y)) {
-        set_error(err, "velocity must be finite");
+        th_error_set(err, "velocity must be finite");
         return TH_INVALID_AGENT;
     }
     if (w->next_id >= TH_MAX_AGENTS) {
-        set_error(err, "at most %u agents", TH_MAX_AGENTS);
+        th_error_set(err, "at most %u agents", TH_MAX_AGENTS);
         return TH_INVALID_AGENT;
     }
     if (!reserve(w, w->next_id + 1)) {
-        set_error(err, "out of memory for %u agents", w->next_id + 1);
+        th_error_set(err, "out of memory for %u agents", w->next_id + 1);
         return TH_INVALID_AGENT;
     }
     th_vec2 v = th_v2_clamp_len(velocity, w->crowd_def[crowd].max_speed);
@@ -299,6 +337,8 @@ th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th
     a->id[k] = id;
     w->ax[k] = w->ay[k] = 0.0f;
     w->neighbors[k] = 0;
+    w->stranded[k] = 0;
+    w->shelter[k] = 0;
     w->slot_of_id[id] = k;
     w->stats.agents = w->count;
     return id;
@@ -308,7 +348,12 @@ th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th
 
 uint32_t th_world_agent_count(const th_world *w) { return w->count; }
 uint64_t th_world_step_count(const th_world *w) { return w->step; }
-th_world_stats th_world_get_stats(const th_world *w) { return w->stats; }
+th_world_stats th_world_get_stats(const th_world *w) {
+    th_world_stats s = w->stats;
+    s.agents = w->count;
+    s.spawned = w->next_id;
+    return s;
+}
 th_world_def th_world_get_def(const th_world *w) { return w->def; }
 
 bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) {
@@ -323,6 +368,7 @@ bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) 
         .velocity = th_v2(a->vx[k], a->vy[k]),
         .acceleration = th_v2(w->ax[k], w->ay[k]),
         .neighbors = w->neighbors[k],
+        .stranded = w->stranded[k] != 0,
     };
     return true;
 }
@@ -346,6 +392,11 @@ uint64_t th_world_hash(const th_world *w) {
         th_hash_f32(&h, a->py[k]);
         th_hash_f32(&h, a->vx[k]);
         th_hash_f32(&h, a->vy[k]);
+    }
+    for (uint32_t b = 0; b < w->nav.bunker_count; b++) {
+        const th_bunker *bk = &w->nav.bunker[b];
+        th_hash_u32(&h, bk->sheltered);
+        th_hash_u32(&h, (uint32_t)bk->destroyed | (uint32_t)bk->full << 1);
     }
     return th_hash_end(&h);
 }

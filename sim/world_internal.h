@@ -5,6 +5,7 @@
 #include "../engine/grid.h"
 #include "../engine/jobs.h"
 #include "../engine/profile.h"
+#include "nav.h"
 #include "throng.h"
 
 /* Agents per parallel chunk. It fixes how work is cut and so every per-chunk partial result;
@@ -33,13 +34,61 @@ typedef struct th_crowd_rt {
     bool omni;           /* view angle of 360 degrees: the cone test is skipped */
     float w_sep, w_ali, w_coh;
     float max_speed, max_force;
+    bool flee;          /* follows the nearest-bunker flow and can be sheltered */
+    float w_flow;       /* flow term weight */
+    float wall_radius;  /* metres */
+    float w_wall;       /* wall push weight */
 } th_crowd_rt;
 
 /* Per-chunk partial sums, combined in chunk order by the bookkeeping phase. */
 typedef struct th_chunk_stats {
     uint64_t neighbors;
     uint64_t candidates;
+    uint32_t stranded;
+    uint32_t sheltering; /* agents that stepped into an open bunker */
 } th_chunk_stats;
+
+/* A queued change, applied at the start of the next step. */
+typedef enum th_event_kind { TH_EV_DESTROY, TH_EV_RESTORE, TH_EV_BREAK, TH_EV_BLOCK } th_event_kind;
+
+typedef struct th_event {
+    th_event_kind kind;
+    uint32_t bunker;
+    int32_t x0, y0, x1, y1; /* cell rectangle, clipped to the map, inclusive */
+} th_event;
+
+typedef struct th_bunker {
+    char name[64];
+    int32_t x0, y0, x1, y1;
+    uint32_t capacity, sheltered;
+    bool destroyed, full;
+} th_bunker;
+
+/* Terrain, river maps and bunkers (all unused when the world has no map). */
+typedef struct th_world_nav {
+    bool present;
+    th_navmap map;
+    th_nav_field field[TH_MAX_BUNKERS]; /* one river map per bunker */
+    th_nav_combined combined;           /* nearest open bunker, per cell */
+    th_nav_scratch **scratch;           /* one per worker */
+    int8_t *bunker_at;                  /* per cell: bunker index or -1 */
+    th_bunker bunker[TH_MAX_BUNKERS];
+    uint32_t bunker_count;
+
+    th_event *events; /* queue, applied at the next step */
+    uint32_t event_count, event_capacity;
+
+    uint32_t *opened; /* cells opened since the fields were last brought up to date */
+    uint32_t opened_count;
+    bool fields_stale;   /* recompute every river map in full */
+    bool combined_stale; /* rebuild the nearest-bunker field */
+    bool walls_stale;    /* recompute the wall-distance field */
+    bool displace;       /* cells were blocked: move agents out of them */
+
+    th_astar_ctx *astar; /* for th_world_find_path, created on first use */
+    uint32_t *path;      /* its cell path buffer, ncells long */
+    th_vec2 *waypoints;  /* string-pulled path, ncells long */
+} th_world_nav;
 
 struct th_world {
     th_world_def def;
@@ -67,11 +116,15 @@ struct th_world {
     float *ax, *ay;      /* steering acceleration of the last step, storage order */
     uint32_t *cell;      /* grid cell of each agent, storage order */
     uint16_t *neighbors; /* same-crowd agents seen in the last step, storage order */
+    uint8_t *stranded;   /* 1: fleeing with no route in the last step, storage order */
+    uint8_t *shelter;    /* bunker index + 1 the agent stepped into this step, or 0 */
 
     uint32_t next_id;     /* ids handed out so far */
     uint32_t *slot_of_id; /* id -> storage index, capacity entries */
 
     th_chunk_stats *chunk_stats; /* one per TH_CHUNK agents of capacity */
+
+    th_world_nav nav;
 
     uint64_t step;
     th_world_stats stats;
@@ -80,5 +133,21 @@ struct th_world {
 
 /* Compute accelerations for storage indices [begin, end) of buf[cur] (sim/boids.c). */
 void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats);
+
+/* sim/world_nav.c */
+void th_error_set(th_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool th_nav_world_init(th_world *w);  /* map, scratch: at creation when cell_size > 0 */
+void th_nav_world_free(th_world *w);
+void th_nav_apply_events(th_world *w); /* step phase "events" */
+void th_nav_update(th_world *w);       /* step phase "nav" */
+/* Terrain terms of agent k's steering (flow, wall push), added to *acc; sets stranded[k]. */
+th_vec2 th_nav_steer(const th_world *w, uint32_t k, const th_crowd_rt *c, th_vec2 p, th_vec2 v,
+                     bool *stranded);
+/* Move from p by d, sliding along blocked cells; updates *v when blocked on an axis. */
+th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v);
+/* Bunker index + 1 when p is in an open bunker, else 0. */
+uint8_t th_nav_shelter_at(const th_world *w, th_vec2 p);
+/* Remove agents that reached a bunker this step, counting them, in storage order. */
+void th_nav_admit_sheltered(th_world *w);
 
 #endif

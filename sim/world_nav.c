@@ -1,0 +1,554 @@
+/* The world's terrain: map building, bunkers, the event queue, river-map upkeep between steps,
+ * and the per-agent terrain terms (flow, wall push, collision, sheltering). The grid
+ * algorithms themselves live in navmap.c, navfield.c and astar.c. */
+#include <assert.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../engine/alloc.h"
+#include "world_internal.h"
+
+void th_error_set(th_error *err, const char *fmt, ...) {
+    if (!err) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- lifetime --------------------------------------------------------------------------- */
+
+bool th_nav_world_init(th_world *w) {
+    th_world_nav *n = &w->nav;
+    float cs = w->def.cell_size;
+    int32_t cols = (int32_t)ceilf(w->def.width / cs), rows = (int32_t)ceilf(w->def.height / cs);
+    if (th_navmap_init(&n->map, cols, rows, cs) != TH_NAV_OK) return false;
+    n->present = true;
+    n->scratch = th_calloc(w->workers, sizeof *n->scratch);
+    n->bunker_at = th_alloc(n->map.ncells);
+    n->opened = th_calloc(TH_NAV_REPAIR_MAX, sizeof *n->opened);
+    if (!n->scratch || !n->bunker_at || !n->opened) return false;
+    memset(n->bunker_at, -1, n->map.ncells);
+    for (uint32_t i = 0; i < w->workers; i++) {
+        if (!(n->scratch[i] = th_nav_scratch_create(&n->map))) return false;
+    }
+    if (th_nav_combined_init(&n->combined, &n->map) != TH_NAV_OK) return false;
+    n->fields_stale = n->combined_stale = n->walls_stale = true;
+    return true;
+}
+
+void th_nav_world_free(th_world *w) {
+    th_world_nav *n = &w->nav;
+    for (uint32_t b = 0; b < n->bunker_count; b++) th_nav_field_free(&n->field[b]);
+    if (n->scratch) {
+        for (uint32_t i = 0; i < w->workers; i++) th_nav_scratch_destroy(n->scratch[i]);
+    }
+    th_free(n->scratch);
+    th_nav_combined_free(&n->combined);
+    th_astar_destroy(n->astar);
+    th_free(n->path);
+    th_free(n->waypoints);
+    th_free(n->bunker_at);
+    th_free(n->opened);
+    th_free(n->events);
+    th_navmap_free(&n->map);
+    memset(n, 0, sizeof *n);
+}
+
+/* ---- building --------------------------------------------------------------------------- */
+
+static bool need_map(const th_world *w, th_error *err) {
+    if (w->nav.present) return true;
+    th_error_set(err, "the world has no terrain map (set cell_size in the world def)");
+    return false;
+}
+
+static bool in_map(const th_world *w, int32_t x, int32_t y) {
+    return x >= 0 && y >= 0 && x < w->nav.map.w && y < w->nav.map.h;
+}
+
+bool th_world_map_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_size) {
+    if (!w->nav.present) return false;
+    if (cols) *cols = w->nav.map.w;
+    if (rows) *rows = w->nav.map.h;
+    if (cell_size) *cell_size = w->nav.map.cell_size;
+    return true;
+}
+
+bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uint32_t cost,
+                       th_error *err) {
+    if (!need_map(w, err)) return false;
+    if (w->step > 0) {
+        th_error_set(err, "cells are set before the first step; use the events afterwards");
+        return false;
+    }
+    if (!in_map(w, x, y)) {
+        th_error_set(err, "cell (%d, %d) is outside the %d x %d map", x, y, w->nav.map.w,
+                     w->nav.map.h);
+        return false;
+    }
+    uint32_t cell = (uint32_t)y * (uint32_t)w->nav.map.w + (uint32_t)x;
+    if (kind != TH_CELL_OPEN && w->nav.bunker_at[cell] >= 0) {
+        th_error_set(err, "cell (%d, %d) belongs to bunker '%s' and must stay open", x, y,
+                     w->nav.bunker[w->nav.bunker_at[cell]].name);
+        return false;
+    }
+    int rc;
+    switch (kind) {
+    case TH_CELL_OPEN:
+        if (cost < 1 || cost > TH_CELL_COST_MAX) {
+            th_error_set(err, "cell cost must be in [1, %d], got %u", TH_CELL_COST_MAX, cost);
+            return false;
+        }
+        rc = th_navmap_set_cost(&w->nav.map, x, y, cost);
+        break;
+    case TH_CELL_WALL:
+    case TH_CELL_DESTRUCTIBLE:
+        rc = th_navmap_set_blocked(&w->nav.map, x, y, kind == TH_CELL_DESTRUCTIBLE);
+        w->nav.displace = true;
+        break;
+    default:
+        th_error_set(err, "unknown cell kind %d", (int)kind);
+        return false;
+    }
+    assert(rc == TH_NAV_OK);
+    (void)rc;
+    w->nav.fields_stale = w->nav.walls_stale = w->nav.combined_stale = true;
+    return true;
+}
+
+th_cell_kind th_world_cell(const th_world *w, int32_t x, int32_t y, uint32_t *cost) {
+    uint32_t c = w->nav.present ? th_navmap_cost(&w->nav.map, x, y) : 0;
+    if (cost) *cost = c;
+    if (c > 0) return TH_CELL_OPEN;
+    if (w->nav.present && in_map(w, x, y)) {
+        uint32_t cell = (uint32_t)y * (uint32_t)w->nav.map.w + (uint32_t)x;
+        if (w->nav.map.flags[cell] & TH_NAV_FLAG_DESTRUCTIBLE) return TH_CELL_DESTRUCTIBLE;
+    }
+    return TH_CELL_WALL;
+}
+
+int th_world_add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
+    th_world_nav *n = &w->nav;
+    if (!need_map(w, err)) return -1;
+    if (w->step > 0) {
+        th_error_set(err, "bunkers are added before the first step");
+        return -1;
+    }
+    if (n->bunker_count >= TH_MAX_BUNKERS) {
+        th_error_set(err, "at most %d bunkers", TH_MAX_BUNKERS);
+        return -1;
+    }
+    const char *name = def->name ? def->name : "";
+    if (name[0] == '\0' || th_world_find_bunker(w, name) >= 0) {
+        th_error_set(err, "bunker name '%s' is empty or already used", name);
+        return -1;
+    }
+    if (def->x0 > def->x1 || def->y0 > def->y1 || !in_map(w, def->x0, def->y0) ||
+        !in_map(w, def->x1, def->y1)) {
+        th_error_set(err, "bunker '%s' cells [%d..%d] x [%d..%d] are not a rectangle inside the "
+                     "%d x %d map", name, def->x0, def->x1, def->y0, def->y1, n->map.w, n->map.h);
+        return -1;
+    }
+    for (int32_t y = def->y0; y <= def->y1; y++) {
+        for (int32_t x = def->x0; x <= def->x1; x++) {
+            uint32_t cell = (uint32_t)y * (uint32_t)n->map.w + (uint32_t)x;
+            if (th_navmap_is_blocked(&n->map, x, y) || n->bunker_at[cell] >= 0) {
+                th_error_set(err, "bunker '%s' covers cell (%d, %d), which is %s", name, x, y,
+                             n->bunker_at[cell] >= 0 ? "another bunker's" : "a wall");
+                return -1;
+            }
+        }
+    }
+    uint32_t b = n->bunker_count;
+    uint32_t area = (uint32_t)(def->x1 - def->x0 + 1) * (uint32_t)(def->y1 - def->y0 + 1);
+    if (area > TH_NAV_MAX_GOALS || th_nav_field_init(&n->field[b], &n->map, area) != TH_NAV_OK ||
+        th_nav_field_set_goal_rect(&n->field[b], def->x0, def->y0, def->x1, def->y1, 0) !=
+            TH_NAV_OK) {
+        th_nav_field_free(&n->field[b]);
+        th_error_set(err, "bunker '%s' covers %u cells, more than %u or out of memory", name, area,
+                     TH_NAV_MAX_GOALS);
+        return -1;
+    }
+    th_bunker *bk = &n->bunker[b];
+    memset(bk, 0, sizeof *bk);
+    snprintf(bk->name, sizeof bk->name, "%s", name);
+    bk->x0 = def->x0;
+    bk->y0 = def->y0;
+    bk->x1 = def->x1;
+    bk->y1 = def->y1;
+    bk->capacity = def->capacity;
+    for (int32_t y = def->y0; y <= def->y1; y++) {
+        for (int32_t x = def->x0; x <= def->x1; x++) {
+            n->bunker_at[(uint32_t)y * (uint32_t)n->map.w + (uint32_t)x] = (int8_t)b;
+        }
+    }
+    n->bunker_count++;
+    n->fields_stale = n->combined_stale = true;
+    return (int)b;
+}
+
+uint32_t th_world_bunker_count(const th_world *w) { return w->nav.bunker_count; }
+
+bool th_world_get_bunker(const th_world *w, uint32_t bunker, th_bunker_info *out) {
+    if (bunker >= w->nav.bunker_count) return false;
+    const th_bunker *b = &w->nav.bunker[bunker];
+    *out = (th_bunker_info){b->name, b->x0,        b->y0,        b->x1, b->y1,
+                            b->capacity, b->sheltered, b->destroyed, b->full};
+    return true;
+}
+
+int th_world_find_bunker(const th_world *w, const char *name) {
+    for (uint32_t b = 0; b < w->nav.bunker_count; b++) {
+        if (strcmp(w->nav.bunker[b].name, name) == 0) return (int)b;
+    }
+    return -1;
+}
+
+/* ---- events ----------------------------------------------------------------------------- */
+
+static bool push_event(th_world *w, th_event e, th_error *err) {
+    th_world_nav *n = &w->nav;
+    if (n->event_count >= TH_MAX_PENDING_EVENTS) {
+        th_error_set(err, "more than %d events queued before one step", TH_MAX_PENDING_EVENTS);
+        return false;
+    }
+    if (n->event_count == n->event_capacity) {
+        uint32_t cap = n->event_capacity ? n->event_capacity * 2 : 64;
+        th_event *q = th_alloc(cap * sizeof *q);
+        if (!q) {
+            th_error_set(err, "out of memory");
+            return false;
+        }
+        if (n->event_count) memcpy(q, n->events, n->event_count * sizeof *q);
+        th_free(n->events);
+        n->events = q;
+        n->event_capacity = cap;
+    }
+    n->events[n->event_count++] = e;
+    return true;
+}
+
+static bool bunker_event(th_world *w, th_event_kind kind, uint32_t bunker, th_error *err) {
+    if (!need_map(w, err)) return false;
+    if (bunker >= w->nav.bunker_count) {
+        th_error_set(err, "no bunker %u (the world has %u)", bunker, w->nav.bunker_count);
+        return false;
+    }
+    return push_event(w, (th_event){.kind = kind, .bunker = bunker}, err);
+}
+
+bool th_world_destroy_bunker(th_world *w, uint32_t bunker, th_error *err) {
+    return bunker_event(w, TH_EV_DESTROY, bunker, err);
+}
+
+bool th_world_restore_bunker(th_world *w, uint32_t bunker, th_error *err) {
+    return bunker_event(w, TH_EV_RESTORE, bunker, err);
+}
+
+static bool rect_event(th_world *w, th_event_kind kind, int32_t x0, int32_t y0, int32_t x1,
+                       int32_t y1, th_error *err) {
+    if (!need_map(w, err)) return false;
+    if (x0 > x1 || y0 > y1) {
+        th_error_set(err, "empty cell rectangle [%d..%d] x [%d..%d]", x0, x1, y0, y1);
+        return false;
+    }
+    th_event e = {.kind = kind,
+                  .x0 = x0 < 0 ? 0 : x0,
+                  .y0 = y0 < 0 ? 0 : y0,
+                  .x1 = x1 >= w->nav.map.w ? w->nav.map.w - 1 : x1,
+                  .y1 = y1 >= w->nav.map.h ? w->nav.map.h - 1 : y1};
+    if (e.x0 > e.x1 || e.y0 > e.y1) {
+        th_error_set(err, "cell rectangle [%d..%d] x [%d..%d] lies outside the %d x %d map", x0,
+                     x1, y0, y1, w->nav.map.w, w->nav.map.h);
+        return false;
+    }
+    return push_event(w, e, err);
+}
+
+bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                          th_error *err) {
+    return rect_event(w, TH_EV_BREAK, x0, y0, x1, y1, err);
+}
+
+bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                          th_error *err) {
+    return rect_event(w, TH_EV_BLOCK, x0, y0, x1, y1, err);
+}
+
+static void apply_rect(th_world *w, const th_event *e) {
+    th_world_nav *n = &w->nav;
+    for (int32_t y = e->y0; y <= e->y1; y++) {
+        for (int32_t x = e->x0; x <= e->x1; x++) {
+            uint32_t cell = (uint32_t)y * (uint32_t)n->map.w + (uint32_t)x;
+            if (e->kind == TH_EV_BREAK) {
+                if (th_navmap_break_wall(&n->map, x, y) != TH_NAV_OK) continue; /* not a wall */
+                if (n->opened_count < TH_NAV_REPAIR_MAX) n->opened[n->opened_count++] = cell;
+                else n->fields_stale = true; /* too many to repair one by one */
+                n->walls_stale = true;
+            } else if (!th_navmap_is_blocked(&n->map, x, y) && n->bunker_at[cell] < 0) {
+                th_navmap_set_blocked(&n->map, x, y, false);
+                n->fields_stale = n->walls_stale = n->displace = true;
+            }
+        }
+    }
+}
+
+/* Nearest open cell to p, searching square rings of growing radius around p's cell. */
+static bool nearest_open(const th_navmap *m, th_vec2 p, th_vec2 *out) {
+    enum { MAX_RING = 64 };
+    int32_t cx, cy;
+    th_navmap_cell_of(m, p, &cx, &cy);
+    for (int32_t r = 1; r <= MAX_RING; r++) {
+        float best = INFINITY;
+        for (int32_t y = cy - r; y <= cy + r; y++) {
+            for (int32_t x = cx - r; x <= cx + r; x++) {
+                bool ring = y == cy - r || y == cy + r || x == cx - r || x == cx + r;
+                if (!ring || th_navmap_is_blocked(m, x, y)) continue;
+                th_vec2 c = th_navmap_cell_centre(m, x, y);
+                float d = th_v2_len2(th_v2_sub(c, p));
+                if (d < best) { /* strict: the first of equals in scan order wins */
+                    best = d;
+                    *out = c;
+                }
+            }
+        }
+        if (best < INFINITY) return true;
+    }
+    return false;
+}
+
+/* Agents standing in cells that have just been blocked move to the nearest open cell. */
+static void displace_agents(th_world *w) {
+    th_agents *a = &w->buf[w->cur];
+    for (uint32_t k = 0; k < w->count; k++) {
+        th_vec2 p = th_v2(a->px[k], a->py[k]), q;
+        if (!th_navmap_blocked_at(&w->nav.map, p) || !nearest_open(&w->nav.map, p, &q)) continue;
+        a->px[k] = q.x < w->def.width ? q.x : nextafterf(w->def.width, 0.0f);
+        a->py[k] = q.y < w->def.height ? q.y : nextafterf(w->def.height, 0.0f);
+        a->vx[k] = a->vy[k] = 0.0f;
+    }
+}
+
+void th_nav_apply_events(th_world *w) {
+    th_world_nav *n = &w->nav;
+    for (uint32_t i = 0; i < n->event_count; i++) {
+        const th_event *e = &n->events[i];
+        switch (e->kind) {
+        case TH_EV_DESTROY:
+        case TH_EV_RESTORE:
+            n->bunker[e->bunker].destroyed = e->kind == TH_EV_DESTROY;
+            n->combined_stale = true;
+            break;
+        case TH_EV_BREAK:
+        case TH_EV_BLOCK:
+            apply_rect(w, e);
+            break;
+        }
+    }
+    n->event_count = 0;
+    if (n->displace) {
+        displace_agents(w);
+        n->displace = false;
+    }
+}
+
+void th_nav_update(th_world *w) {
+    th_world_nav *n = &w->nav;
+    int rc = TH_NAV_OK;
+    if (n->fields_stale) {
+        rc = th_nav_fields_compute(w->pool, n->scratch, w->workers, n->field, n->bunker_count,
+                                   &n->map);
+        n->fields_stale = false;
+        n->opened_count = 0;
+        n->combined_stale = true;
+    } else if (n->opened_count > 0) {
+        rc = th_nav_fields_repair_opened(w->pool, n->scratch, w->workers, n->field,
+                                         n->bunker_count, &n->map, n->opened, n->opened_count);
+        n->opened_count = 0;
+        n->combined_stale = true;
+    }
+    assert(rc == TH_NAV_OK); /* sizes and scratch are set up to fit: no failure is possible */
+    if (n->walls_stale) {
+        th_navmap_update_walls(&n->map, w->pool);
+        n->walls_stale = false;
+    }
+    if (n->combined_stale) {
+        uint8_t open[TH_MAX_BUNKERS];
+        for (uint32_t b = 0; b < n->bunker_count; b++) {
+            open[b] = !n->bunker[b].destroyed && !n->bunker[b].full;
+        }
+        rc = th_nav_combined_build(&n->combined, w->pool, n->field, n->bunker_count, open);
+        assert(rc == TH_NAV_OK);
+        n->combined_stale = false;
+    }
+    (void)rc;
+}
+
+/* ---- per-agent terms -------------------------------------------------------------------- */
+
+th_vec2 th_nav_steer(const th_world *w, uint32_t k, const th_crowd_rt *c, th_vec2 p, th_vec2 v,
+                     bool *stranded) {
+    (void)k;
+    th_vec2 acc = th_v2(0.0f, 0.0f);
+    *stranded = false;
+    const th_world_nav *n = &w->nav;
+    if (c->flee) {
+        th_vec2 dir;
+        bool route = th_nav_flow_sample(&n->combined.nearest, &n->map, p, &dir);
+        /* No route: stay put (brake) rather than wander into a dead end. */
+        th_vec2 desired = route ? th_v2_scale(dir, c->max_speed) : th_v2(0.0f, 0.0f);
+        th_vec2 f = th_v2_clamp_len(th_v2_sub(desired, v), c->max_force);
+        acc = th_v2_scale(f, c->w_flow);
+        *stranded = !route;
+    }
+    if (c->w_wall > 0.0f) {
+        th_vec2 away;
+        float d = th_navmap_wall_sample(&n->map, p, &away);
+        if (d < c->wall_radius) {
+            float push = c->max_force * (1.0f - d / c->wall_radius) * c->w_wall;
+            acc = th_v2_add(acc, th_v2_scale(away, push));
+        }
+    }
+    return acc;
+}
+
+th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v) {
+    const th_navmap *m = &w->nav.map;
+    /* Sub-steps of at most half a cell, so no move can jump over a one-cell wall. */
+    enum { MAX_SUBSTEPS = 256 };
+    float len = th_v2_len(d);
+    float half = 0.5f * m->cell_size;
+    uint32_t steps = len > half ? (uint32_t)ceilf(len / half) : 1u;
+    if (steps > MAX_SUBSTEPS) steps = MAX_SUBSTEPS;
+    th_vec2 s = th_v2_scale(d, 1.0f / (float)steps);
+    for (uint32_t i = 0; i < steps; i++) {
+        th_vec2 q = th_v2_add(p, s);
+        if (!th_navmap_blocked_at(m, q)) {
+            p = q;
+            continue;
+        }
+        /* Slide: keep the axis that is free, stop the one that hit. */
+        if (!th_navmap_blocked_at(m, th_v2(q.x, p.y))) {
+            p.x = q.x;
+            s.y = 0.0f;
+            v->y = 0.0f;
+        } else if (!th_navmap_blocked_at(m, th_v2(p.x, q.y))) {
+            p.y = q.y;
+            s.x = 0.0f;
+            v->x = 0.0f;
+        } else {
+            *v = th_v2(0.0f, 0.0f);
+            break;
+        }
+    }
+    return p;
+}
+
+uint8_t th_nav_shelter_at(const th_world *w, th_vec2 p) {
+    const th_world_nav *n = &w->nav;
+    uint32_t cell = th_navmap_cell_of(&n->map, p, NULL, NULL);
+    int b = n->bunker_at[cell];
+    if (b < 0 || n->bunker[b].destroyed || n->bunker[b].full) return 0;
+    return (uint8_t)(b + 1);
+}
+
+void th_nav_admit_sheltered(th_world *w) {
+    th_world_nav *n = &w->nav;
+    th_agents *a = &w->buf[w->cur];
+    uint32_t out = 0;
+    for (uint32_t k = 0; k < w->count; k++) {
+        uint8_t s = w->shelter[k];
+        if (s) {
+            th_bunker *b = &n->bunker[s - 1];
+            /* Admitted in storage order until the bunker is full; the rest stay outside. */
+            if (!b->full && !b->destroyed) {
+                b->sheltered++;
+                w->stats.sheltered++;
+                if (b->capacity && b->sheltered >= b->capacity) {
+                    b->full = true;
+                    n->combined_stale = true;
+                }
+                w->slot_of_id[a->id[k]] = UINT32_MAX;
+                continue;
+            }
+            w->shelter[k] = 0;
+        }
+        if (out != k) {
+            a->px[out] = a->px[k];
+            a->py[out] = a->py[k];
+            a->vx[out] = a->vx[k];
+            a->vy[out] = a->vy[k];
+            a->crowd[out] = a->crowd[k];
+            a->id[out] = a->id[k];
+            w->ax[out] = w->ax[k];
+            w->ay[out] = w->ay[k];
+            w->cell[out] = w->cell[k];
+            w->neighbors[out] = w->neighbors[k];
+            w->stranded[out] = w->stranded[k];
+            w->shelter[out] = 0;
+            w->slot_of_id[a->id[out]] = out;
+        }
+        out++;
+    }
+    w->count = out;
+}
+
+/* ---- queries ---------------------------------------------------------------------------- */
+
+bool th_world_flow(const th_world *w, th_vec2 p, th_vec2 *dir) {
+    *dir = th_v2(0.0f, 0.0f);
+    if (!w->nav.present || w->step == 0) return false;
+    return th_nav_flow_sample(&w->nav.combined.nearest, &w->nav.map, p, dir);
+}
+
+float th_world_cost_to_shelter(const th_world *w, th_vec2 p) {
+    if (!w->nav.present || w->step == 0) return INFINITY;
+    return th_nav_cost_at(&w->nav.combined.nearest, &w->nav.map, p);
+}
+
+int th_world_nearest_bunker(const th_world *w, th_vec2 p) {
+    if (!w->nav.present || w->step == 0) return -1;
+    return w->nav.combined.winner[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)];
+}
+
+bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uint32_t max,
+                        uint32_t *count, float *cost, th_error *err) {
+    th_world_nav *n = &w->nav;
+    if (!need_map(w, err)) return false;
+    if (!n->waypoints) { /* first use: A* working memory, allocated outside any step */
+        n->astar = th_astar_create(&n->map);
+        n->path = th_calloc(n->map.ncells, sizeof *n->path);
+        n->waypoints = th_calloc(n->map.ncells, sizeof *n->waypoints);
+        if (!n->astar || !n->path || !n->waypoints) {
+            th_astar_destroy(n->astar);
+            th_free(n->path);
+            th_free(n->waypoints);
+            n->astar = NULL;
+            n->path = NULL;
+            n->waypoints = NULL;
+            th_error_set(err, "out of memory for path finding");
+            return false;
+        }
+    }
+    int32_t sx, sy, gx, gy;
+    th_navmap_cell_of(&n->map, from, &sx, &sy);
+    th_navmap_cell_of(&n->map, to, &gx, &gy);
+    uint32_t len = 0, units = 0;
+    int rc = th_astar_find(n->astar, &n->map, sx, sy, gx, gy, n->path, n->map.ncells, &len, &units);
+    if (rc != TH_NAV_OK) {
+        th_error_set(err, "no path from cell (%d, %d) to cell (%d, %d)", sx, sy, gx, gy);
+        return false;
+    }
+    uint32_t pulled = th_nav_string_pull(&n->map, n->path, len, n->waypoints);
+    if (pulled > max) {
+        th_error_set(err, "the path has %u waypoints, more than the %u given room for", pulled, max);
+        return false;
+    }
+    memcpy(out, n->waypoints, pulled * sizeof *out);
+    *count = pulled;
+    if (cost) *cost = th_nav_units_to_metres(&n->map, units);
+    return true;
+}

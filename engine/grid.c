@@ -10,6 +10,12 @@ int th_grid_init(th_grid *g, float origin_x, float origin_y, float cell_w, float
     if (!(cell_w > 0.0f) || !(cell_h > 0.0f) || nx < 1 || ny < 1 || partitions < 1) return -1;
     if ((uint64_t)nx * (uint64_t)ny > TH_GRID_MAX_CELLS) return -1;
     if (partitions > TH_POOL_MAX_WORKERS) partitions = TH_POOL_MAX_WORKERS;
+    /* A huge sparse grid gets fewer histograms: memory stays bounded whatever the thread count,
+     * and the sort is stable, so its result does not depend on the partition count. */
+    uint64_t cells = (uint64_t)nx * (uint64_t)ny;
+    uint64_t max_parts = TH_GRID_MAX_CELLS / cells;
+    if (max_parts < 1) max_parts = 1;
+    if (partitions > max_parts) partitions = (uint32_t)max_parts;
     g->origin_x = origin_x;
     g->origin_y = origin_y;
     g->cell_w = cell_w;

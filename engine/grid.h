@@ -18,7 +18,9 @@
 
 #include "jobs.h"
 
-/** Upper bound on cells, keeps a hostile world size from exhausting memory (256 MiB of counts). */
+/** Upper bound on cells, keeps a hostile world size from exhausting memory. Histograms take
+ *  partitions x cells counters; partitions are cut so that they never exceed TH_GRID_MAX_CELLS
+ *  counters either (at most 2 x 64 MiB of counts in all). */
 #define TH_GRID_MAX_CELLS (1u << 24)
 
 typedef struct th_grid {
@@ -46,10 +48,12 @@ void th_grid_free(th_grid *g);
 
 /** Cell coordinate of a world coordinate, clamped into the grid. */
 static inline int32_t th_grid_coord(float v, float origin, float inv_cell, int32_t n) {
-    float f = (v - origin) * inv_cell;
+    /* In double: a float subtraction from a non-zero origin rounds, and can put two points one
+     * cell apart into cells two apart, out of each other's 3x3 block. */
+    double f = ((double)v - (double)origin) * (double)inv_cell;
     /* Compare before converting: a float-to-int cast of NaN or of a huge value is undefined. */
-    if (!(f >= 1.0f)) return 0;
-    if (f >= (float)n) return n - 1;
+    if (!(f >= 1.0)) return 0;
+    if (f >= (double)n) return n - 1;
     return (int32_t)f;
 }
 static inline int32_t th_grid_cx(const th_grid *g, float x) {

@@ -141,7 +141,9 @@ void th_pool_parallel_for(th_pool *p, uint32_t count, uint32_t chunk, th_job_fn 
     if (chunk == 0) chunk = 1;
     uint32_t chunk_count = count / chunk + (count % chunk != 0);
     if (p->workers == 1 || chunk_count == 1) {
-        for (uint32_t begin = 0; begin < count; begin += chunk) {
+        /* Counted by chunk index: `begin += chunk` would wrap past 2^32 and start over. */
+        for (uint32_t c = 0; c < chunk_count; c++) {
+            uint32_t begin = c * chunk;
             fn(ctx, begin, count - begin < chunk ? count : begin + chunk, 0);
         }
         return;

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# The `throng` command line: usage errors exit 2 with a message on stderr naming the problem,
+# help exits 0 and documents every flag, and a small run prints its throughput and a state hash
+# that depends on the seed but not on the thread count.
+#
+# usage: test_cli.sh path/to/throng
+set -u
+
+bin=${1:?usage: test_cli.sh path/to/throng}
+if [[ ! -x $bin ]]; then
+    echo "test_cli: '$bin' is not an executable" >&2
+    exit 2
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL $1: $2"
+    if [[ -s $tmp/out ]]; then sed 's/^/     stdout| /' "$tmp/out" | head -20; fi
+    if [[ -s $tmp/err ]]; then sed 's/^/     stderr| /' "$tmp/err" | head -20; fi
+}
+
+# Run the binary with a time limit (a hang is a failure, not a stuck test run); sets $rc.
+run() {
+    timeout 300 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+
+# expect_usage NAME WORD ARGS...: exit code 2, stderr mentions WORD, no run summary on stdout.
+expect_usage() {
+    local name=$1 word=$2
+    shift 2
+    run "$@"
+    if [[ $rc -ne 2 ]]; then
+        fail "$name" "exit code $rc, expected 2"
+    elif [[ ! -s $tmp/err ]]; then
+        fail "$name" "nothing on stderr"
+    elif ! grep -qF -- "$word" "$tmp/err"; then
+        fail "$name" "stderr does not mention '$word'"
+    elif grep -q '^hash ' "$tmp/out"; then
+        fail "$name" "ran a simulation despite the usage error"
+    else
+        pass "$name"
+    fi
+}
+
+# ---- usage errors -----------------------------------------------------------------------
+
+expect_usage "unknown command" "frobnicate" frobnicate
+expect_usage "unknown flag" "--bogus" run --bogus
+expect_usage "unknown flag before scene" "--fast" run --fast flock
+expect_usage "--steps without value" "--steps" run flock --steps
+expect_usage "--steps -5" "--steps" run flock --steps -5
+expect_usage "--steps abc" "--steps" run flock --steps abc
+expect_usage "--steps 12abc" "--steps" run flock --steps 12abc
+expect_usage "--steps empty" "--steps" run flock --steps ""
+expect_usage "--threads 0" "--threads" run flock --threads 0
+expect_usage "--threads 999" "--threads" run flock --threads 999
+expect_usage "--threads without value" "--threads" run flock --threads
+expect_usage "--agents 0" "--agents" run flock --agents 0
+expect_usage "--agents -1" "--agents" run flock --agents -1
+expect_usage "--seed abc" "--seed" run flock --seed abc
+expect_usage "--seed overflow" "--seed" run flock --seed 99999999999999999999999
+expect_usage "unknown scene" "atlantis" run atlantis --steps 1
+
+# ---- help -------------------------------------------------------------------------------
+
+run --help
+if [[ $rc -eq 0 && -s $tmp/out ]] && grep -q "run" "$tmp/out"; then
+    pass "--help"
+else
+    fail "--help" "exit code $rc, or no help on stdout naming the run command"
+fi
+
+run run --help
+if [[ $rc -ne 0 ]]; then
+    fail "run --help" "exit code $rc, expected 0"
+else
+    missing=""
+    for flag in --steps --threads --seed --agents --headless; do
+        grep -qF -- "$flag" "$tmp/out" || missing="$missing $flag"
+    done
+    if [[ -n $missing ]]; then
+        fail "run --help" "help text does not mention:$missing"
+    else
+        pass "run --help"
+    fi
+fi
+
+# ---- a small run ------------------------------------------------------------------------
+
+# small_run NAME ARGS...: a successful run printing the speed and hash lines; sets $hash.
+small_run() {
+    local name=$1
+    shift
+    hash=""
+    run run flock --agents 2000 --steps 20 --headless "$@"
+    if [[ $rc -ne 0 ]]; then
+        fail "$name" "exit code $rc, expected 0"
+        return
+    fi
+    if ! grep -Eq '^speed +[0-9]+ agent-steps/s$' "$tmp/out"; then
+        fail "$name" "no line matching '^speed +[0-9]+ agent-steps/s\$'"
+        return
+    fi
+    if [[ $(grep -Ec '^hash 0x[0-9a-f]{16}$' "$tmp/out") -ne 1 ]]; then
+        fail "$name" "not exactly one line matching '^hash 0x[0-9a-f]{16}\$'"
+        return
+    fi
+    hash=$(grep -E '^hash 0x[0-9a-f]{16}$' "$tmp/out" | cut -d' ' -f2)
+    pass "$name"
+}
+
+small_run "run, 2 threads" --threads 2
+h2=$hash
+small_run "run, 1 thread" --threads 1
+h1=$hash
+small_run "run, 2 threads, seed 7" --threads 2 --seed 7
+h7=$hash
+
+if [[ -n $h1 && -n $h2 ]]; then
+    if [[ $h1 == "$h2" ]]; then
+        pass "hash independent of threads ($h1)"
+    else
+        fail "hash independent of threads" "1 thread $h1, 2 threads $h2"
+    fi
+fi
+if [[ -n $h2 && -n $h7 ]]; then
+    if [[ $h2 != "$h7" ]]; then
+        pass "hash depends on seed"
+    else
+        fail "hash depends on seed" "seed 1 and seed 7 both give $h2"
+    fi
+fi
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

@@ -1,0 +1,611 @@
+/* The public world API (sim/throng.h) as a user sees it: validation of every def, agent ids that
+ * survive the engine's reordering, agents kept inside the world, the agent view, the state hash
+ * and the statistics. */
+#include <check.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/jobs.h"
+#include "engine/rng.h"
+#include "sim/throng.h"
+
+/* Check's assertions log their location on every call, which costs a system call; inside loops
+ * of many thousands of iterations only a failing condition goes through Check. */
+#define CHECK(expr)                                                                                \
+    do {                                                                                           \
+        if (!(expr)) ck_assert(expr);                                                              \
+    } while (0)
+#define CHECK_MSG(expr, ...)                                                                       \
+    do {                                                                                           \
+        if (!(expr)) ck_assert_msg(expr, __VA_ARGS__);                                             \
+    } while (0)
+
+/* Case-insensitive substring test for error messages. */
+static bool mentions(const char *text, const char *word) {
+    size_t n = strlen(word);
+    for (const char *p = text; *p; p++) {
+        size_t i = 0;
+        while (i < n && p[i] && tolower((unsigned char)p[i]) == tolower((unsigned char)word[i]))
+            i++;
+        if (i == n) return true;
+    }
+    return false;
+}
+
+static th_world *make_world(float w, float h, th_bounds b, uint32_t threads) {
+    th_world_def wd = th_default_world_def();
+    wd.width = w;
+    wd.height = h;
+    wd.bounds = b;
+    wd.threads = threads;
+    th_error err = {{0}};
+    th_world *world = th_world_create(&wd, &err);
+    ck_assert_msg(world != NULL, "%s", err.message);
+    return world;
+}
+
+static int add_crowd(th_world *w, th_crowd_def cd) {
+    th_error err = {{0}};
+    int c = th_world_add_crowd(w, &cd, &err);
+    ck_assert_msg(c >= 0, "%s", err.message);
+    return c;
+}
+
+/* `n` agents spread by a counter-based draw over [x0, x1) x [y0, y1), speeds up to `vmax`. */
+static void add_random_agents(th_world *w, uint32_t crowd, uint32_t n, float x0, float x1, float y0,
+                              float y1, float vmax, uint64_t seed) {
+    th_error err = {{0}};
+    uint32_t first = th_world_agent_count(w);
+    for (uint32_t i = 0; i < n; i++) {
+        float x = th_rng_range(seed, i, 0, x0, x1);
+        float y = th_rng_range(seed, i, 1, y0, y1);
+        float vx = th_rng_range(seed, i, 2, -vmax, vmax);
+        float vy = th_rng_range(seed, i, 3, -vmax, vmax);
+        th_agent_id id = th_world_add_agent(w, crowd, th_v2(x, y), th_v2(vx, vy), &err);
+        CHECK_MSG(id == first + i, "agent %u got id %u: %s", first + i, id, err.message);
+    }
+}
+
+/* ---- world def validation ------------------------------------------------------------- */
+
+typedef struct bad_world {
+    const char *what;
+    const char *keyword; /* the message must name the offending setting */
+    th_world_def def;
+} bad_world;
+
+static th_world_def wdef(float w, float h, float dt, uint32_t threads) {
+    th_world_def d = th_default_world_def();
+    d.width = w;
+    d.height = h;
+    d.timestep = dt;
+    d.threads = threads;
+    return d;
+}
+
+START_TEST(test_bad_world_defs) {
+    const float dt = 1.0f / 60.0f;
+    th_world_def bad_bounds = th_default_world_def();
+    bad_bounds.bounds = (th_bounds)7;
+    th_world_def bad_cap = th_default_world_def();
+    bad_cap.agent_capacity = TH_MAX_AGENTS + 1;
+    const bad_world cases[] = {
+        {"zero width", "size", wdef(0.0f, 10.0f, dt, 1)},
+        {"zero height", "size", wdef(10.0f, 0.0f, dt, 1)},
+        {"negative width", "size", wdef(-5.0f, 10.0f, dt, 1)},
+        {"negative height", "size", wdef(10.0f, -0.001f, dt, 1)},
+        {"NaN width", "size", wdef(NAN, 10.0f, dt, 1)},
+        {"NaN height", "size", wdef(10.0f, NAN, dt, 1)},
+        {"infinite width", "size", wdef(INFINITY, 10.0f, dt, 1)},
+        {"huge width", "size", wdef(2.0e6f, 10.0f, dt, 1)},
+        {"huge height", "size", wdef(10.0f, 1.0e30f, dt, 1)},
+        {"zero timestep", "timestep", wdef(10.0f, 10.0f, 0.0f, 1)},
+        {"negative timestep", "timestep", wdef(10.0f, 10.0f, -dt, 1)},
+        {"NaN timestep", "timestep", wdef(10.0f, 10.0f, NAN, 1)},
+        {"infinite timestep", "timestep", wdef(10.0f, 10.0f, INFINITY, 1)},
+        {"timestep over 1 s", "timestep", wdef(10.0f, 10.0f, 2.0f, 1)},
+        {"65 threads", "threads", wdef(10.0f, 10.0f, dt, TH_MAX_THREADS + 1)},
+        {"999 threads", "threads", wdef(10.0f, 10.0f, dt, 999)},
+        {"bad bounds", "bounds", bad_bounds},
+        {"huge capacity", "capacity", bad_cap},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        th_error err = {{0}};
+        th_world *w = th_world_create(&cases[i].def, &err);
+        ck_assert_msg(w == NULL, "%s accepted", cases[i].what);
+        ck_assert_msg(err.message[0] != '\0', "%s rejected without a message", cases[i].what);
+        ck_assert_msg(mentions(err.message, cases[i].keyword), "%s: message '%s' lacks '%s'",
+                      cases[i].what, err.message, cases[i].keyword);
+        /* No error struct: still rejected, no crash. */
+        ck_assert_ptr_null(th_world_create(&cases[i].def, NULL));
+    }
+}
+END_TEST
+
+START_TEST(test_good_world_defs) {
+    /* NULL def means defaults, which are valid. */
+    th_world *w = th_world_create(NULL, NULL);
+    ck_assert_ptr_nonnull(w);
+    th_world_def d = th_world_get_def(w);
+    th_world_def def = th_default_world_def();
+    ck_assert(d.width == def.width && d.height == def.height);
+    ck_assert_uint_ge(d.threads, 1);
+    ck_assert_uint_eq(th_world_agent_count(w), 0);
+    ck_assert_uint_eq(th_world_crowd_count(w), 0);
+    th_world_step(w); /* an empty world steps */
+    ck_assert_uint_eq(th_world_step_count(w), 1);
+    th_world_destroy(w);
+    th_world_destroy(NULL);
+
+    /* Bounds of the valid ranges are accepted; threads resolve to the actual worker count. */
+    w = make_world(TH_MAX_WORLD_DIM, 1.0f, TH_BOUNDS_WALLS, 1);
+    th_world_destroy(w);
+    w = make_world(20.0f, 20.0f, TH_BOUNDS_WALLS, TH_MAX_THREADS);
+    ck_assert_uint_eq(th_world_get_def(w).threads, TH_MAX_THREADS);
+    th_world_destroy(w);
+    th_world_def one = wdef(0.5f, 0.5f, 1.0f, 3);
+    w = th_world_create(&one, NULL);
+    ck_assert_ptr_nonnull(w);
+    ck_assert_uint_eq(th_world_get_def(w).threads, 3);
+    ck_assert(th_world_get_def(w).timestep == 1.0f);
+    th_world_destroy(w);
+    w = make_world(10.0f, 10.0f, TH_BOUNDS_WRAP, 0);
+    uint32_t cores = th_cpu_count();
+    ck_assert_uint_eq(th_world_get_def(w).threads, cores < TH_MAX_THREADS ? cores : TH_MAX_THREADS);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* ---- crowd def validation ------------------------------------------------------------- */
+
+typedef struct bad_crowd {
+    const char *what;
+    const char *keyword;
+    th_crowd_def def;
+} bad_crowd;
+
+START_TEST(test_bad_crowd_defs) {
+    bad_crowd cases[32];
+    size_t n = 0;
+#define BAD_CROWD(desc, key, field, value)                                                         \
+    do {                                                                                           \
+        th_crowd_def d = th_default_crowd_def();                                                   \
+        d.field = value;                                                                           \
+        cases[n++] = (bad_crowd){desc, key, d};                                                    \
+    } while (0)
+    BAD_CROWD("zero neighbour radius", "radi", neighbor_radius, 0.0f);
+    BAD_CROWD("negative neighbour radius", "radi", neighbor_radius, -1.0f);
+    BAD_CROWD("NaN neighbour radius", "radi", neighbor_radius, NAN);
+    BAD_CROWD("infinite neighbour radius", "radi", neighbor_radius, INFINITY);
+    BAD_CROWD("zero separation radius", "radi", separation_radius, 0.0f);
+    BAD_CROWD("negative separation radius", "radi", separation_radius, -2.0f);
+    BAD_CROWD("NaN separation radius", "radi", separation_radius, NAN);
+    BAD_CROWD("fov 0", "fov", fov_deg, 0.0f);
+    BAD_CROWD("negative fov", "fov", fov_deg, -90.0f);
+    BAD_CROWD("fov over 360", "fov", fov_deg, 360.5f);
+    BAD_CROWD("NaN fov", "fov", fov_deg, NAN);
+    BAD_CROWD("NaN separation weight", "weight", separation_weight, NAN);
+    BAD_CROWD("NaN alignment weight", "weight", alignment_weight, NAN);
+    BAD_CROWD("NaN cohesion weight", "weight", cohesion_weight, NAN);
+    BAD_CROWD("infinite cohesion weight", "weight", cohesion_weight, INFINITY);
+    BAD_CROWD("negative alignment weight", "weight", alignment_weight, -1.0f);
+    BAD_CROWD("zero max speed", "max_speed", max_speed, 0.0f);
+    BAD_CROWD("NaN max speed", "max_speed", max_speed, NAN);
+    BAD_CROWD("zero max force", "max_force", max_force, 0.0f);
+    BAD_CROWD("bad behaviour", "behavior", behavior, (th_behavior)42);
+#undef BAD_CROWD
+    th_world *w = make_world(50.0f, 50.0f, TH_BOUNDS_WALLS, 1);
+    for (size_t i = 0; i < n; i++) {
+        th_error err = {{0}};
+        ck_assert_msg(th_world_add_crowd(w, &cases[i].def, &err) == -1, "%s accepted",
+                      cases[i].what);
+        ck_assert_msg(mentions(err.message, cases[i].keyword), "%s: message '%s' lacks '%s'",
+                      cases[i].what, err.message, cases[i].keyword);
+        ck_assert_int_eq(th_world_add_crowd(w, &cases[i].def, NULL), -1);
+    }
+    ck_assert_uint_eq(th_world_crowd_count(w), 0);
+    /* Nothing rejected left a trace: the first good crowd is still index 0. */
+    ck_assert_int_eq(add_crowd(w, th_default_crowd_def()), 0);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(test_wrap_world_needs_twice_the_radius) {
+    th_world *w = make_world(10.0f, 30.0f, TH_BOUNDS_WRAP, 1);
+    th_crowd_def d = th_default_crowd_def();
+    d.neighbor_radius = 5.5f; /* 11 m > 10 m wide */
+    th_error err = {{0}};
+    ck_assert_int_eq(th_world_add_crowd(w, &d, &err), -1);
+    ck_assert(mentions(err.message, "wrap"));
+    d.neighbor_radius = 1.0f;
+    d.separation_radius = 5.01f; /* the separation radius counts too */
+    ck_assert_int_eq(th_world_add_crowd(w, &d, &err), -1);
+    d.separation_radius = 1.0f;
+    d.neighbor_radius = 5.0f; /* exactly twice fits */
+    ck_assert_int_eq(th_world_add_crowd(w, &d, &err), 0);
+    th_world_destroy(w);
+
+    /* The same radius is fine in a walled world of the same size. */
+    w = make_world(10.0f, 30.0f, TH_BOUNDS_WALLS, 1);
+    d.neighbor_radius = 5.5f;
+    ck_assert_int_eq(th_world_add_crowd(w, &d, &err), 0);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(test_crowd_def_is_copied) {
+    th_world *w = make_world(50.0f, 50.0f, TH_BOUNDS_WALLS, 1);
+    char name[100];
+    memset(name, 'q', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    th_crowd_def d = th_default_crowd_def();
+    d.name = name;
+    d.max_speed = 3.25f;
+    ck_assert_int_eq(add_crowd(w, d), 0);
+    name[0] = 'Z';
+    const th_crowd_def *got = th_world_crowd(w, 0);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_uint_eq(strlen(got->name), 63);
+    ck_assert_int_eq(got->name[0], 'q');
+    ck_assert(got->max_speed == 3.25f);
+    ck_assert_ptr_null(th_world_crowd(w, 1));
+    ck_assert_ptr_null(th_world_crowd(w, UINT32_MAX));
+    th_world_destroy(w);
+}
+END_TEST
+
+/* ---- add_agent validation ------------------------------------------------------------- */
+
+START_TEST(test_add_agent_rejects) {
+    const float W = 40.0f, H = 25.0f;
+    th_world *w = make_world(W, H, TH_BOUNDS_WALLS, 1);
+    int c = add_crowd(w, th_default_crowd_def());
+    th_error err = {{0}};
+    ck_assert_uint_eq(th_world_add_agent(w, (uint32_t)c, th_v2(1, 1), th_v2(0, 0), &err), 0);
+    const th_vec2 bad_pos[] = {
+        {-0.001f, 5.0f}, {5.0f, -0.001f}, {W, 5.0f},        {5.0f, H},         {W + 100, H + 100},
+        {NAN, 5.0f},     {5.0f, NAN},     {INFINITY, 5.0f}, {5.0f, -INFINITY}, {-1e30f, 1e30f},
+    };
+    for (size_t i = 0; i < sizeof bad_pos / sizeof bad_pos[0]; i++) {
+        err.message[0] = '\0';
+        th_agent_id id = th_world_add_agent(w, (uint32_t)c, bad_pos[i], th_v2(0, 0), &err);
+        ck_assert_msg(id == TH_INVALID_AGENT, "position (%g, %g) accepted", (double)bad_pos[i].x,
+                      (double)bad_pos[i].y);
+        ck_assert_msg(err.message[0] != '\0', "position %zu rejected without a message", i);
+        ck_assert_uint_eq(th_world_add_agent(w, (uint32_t)c, bad_pos[i], th_v2(0, 0), NULL),
+                          TH_INVALID_AGENT);
+    }
+    const th_vec2 bad_vel[] = {{NAN, 0.0f}, {0.0f, INFINITY}, {-INFINITY, NAN}};
+    for (size_t i = 0; i < sizeof bad_vel / sizeof bad_vel[0]; i++) {
+        err.message[0] = '\0';
+        ck_assert_uint_eq(th_world_add_agent(w, (uint32_t)c, th_v2(2, 2), bad_vel[i], &err),
+                          TH_INVALID_AGENT);
+        ck_assert(err.message[0] != '\0');
+    }
+    const uint32_t bad_crowd[] = {1, 2, 255, 256, UINT32_MAX};
+    for (size_t i = 0; i < sizeof bad_crowd / sizeof bad_crowd[0]; i++) {
+        err.message[0] = '\0';
+        ck_assert_uint_eq(th_world_add_agent(w, bad_crowd[i], th_v2(2, 2), th_v2(0, 0), &err),
+                          TH_INVALID_AGENT);
+        ck_assert(mentions(err.message, "crowd"));
+    }
+    /* Rejections consume no ids and add no agents; positions on the closed edges are fine. */
+    ck_assert_uint_eq(th_world_agent_count(w), 1);
+    ck_assert_uint_eq(th_world_add_agent(w, (uint32_t)c, th_v2(0, 0), th_v2(0, 0), &err), 1);
+    ck_assert_uint_eq(th_world_add_agent(w, (uint32_t)c, th_v2(nextafterf(W, 0), nextafterf(H, 0)),
+                                         th_v2(0, 0), &err),
+                      2);
+    ck_assert_uint_eq(th_world_agent_count(w), 3);
+    th_agent_state s;
+    ck_assert(!th_world_get_agent(w, 3, &s));
+    ck_assert(!th_world_get_agent(w, TH_INVALID_AGENT, &s));
+    th_world_destroy(w);
+}
+END_TEST
+
+/* Velocities above the crowd's max_speed are clamped on entry, keeping direction. */
+START_TEST(test_add_agent_clamps_speed) {
+    th_world *w = make_world(40.0f, 40.0f, TH_BOUNDS_WALLS, 1);
+    th_crowd_def d = th_default_crowd_def();
+    d.max_speed = 2.0f;
+    int c = add_crowd(w, d);
+    th_agent_id id = th_world_add_agent(w, (uint32_t)c, th_v2(20, 20), th_v2(30, 40), NULL);
+    th_agent_state s;
+    ck_assert(th_world_get_agent(w, id, &s));
+    ck_assert_float_eq_tol(hypotf(s.velocity.x, s.velocity.y), 2.0f, 1e-5f);
+    ck_assert_float_eq_tol(s.velocity.x / s.velocity.y, 0.75f, 1e-5f);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* ---- ids through reordering ----------------------------------------------------------- */
+
+/* A lone agent far from everyone else sees nobody, so its acceleration is zero and it moves at
+ * constant velocity: x += v * dt each step, in float, exactly. Meanwhile a flock elsewhere keeps
+ * the storage order churning, so its id must be followed through every reorder. */
+START_TEST(test_lone_agent_moves_as_integrated) {
+    const uint32_t threads[] = {1, 3};
+    for (size_t t = 0; t < 2; t++) {
+        th_world *w = make_world(200.0f, 200.0f, TH_BOUNDS_WALLS, threads[t]);
+        int c = add_crowd(w, th_default_crowd_def());
+        add_random_agents(w, (uint32_t)c, 400, 0.0f, 40.0f, 0.0f, 40.0f, 2.5f, 17);
+        const th_vec2 p0[] = {{150.0f, 150.0f}, {120.5f, 180.25f}, {190.0f, 60.0f}};
+        const th_vec2 v0[] = {{1.5f, -0.75f}, {-0.3f, 0.1f}, {-2.0f, 3.0f}};
+        th_agent_id ids[3];
+        for (int k = 0; k < 3; k++) {
+            ids[k] = th_world_add_agent(w, (uint32_t)c, p0[k], v0[k], NULL);
+            ck_assert_uint_eq(ids[k], 400u + (uint32_t)k);
+        }
+        const float dt = th_world_get_def(w).timestep;
+        float px[3], py[3];
+        for (int k = 0; k < 3; k++) {
+            px[k] = p0[k].x;
+            py[k] = p0[k].y;
+        }
+        for (int step = 1; step <= 200; step++) {
+            th_world_step(w);
+            for (int k = 0; k < 3; k++) {
+                px[k] = px[k] + v0[k].x * dt;
+                py[k] = py[k] + v0[k].y * dt;
+                th_agent_state s;
+                CHECK(th_world_get_agent(w, ids[k], &s));
+                CHECK(s.id == ids[k]);
+                CHECK_MSG(s.position.x == px[k] && s.position.y == py[k],
+                          "step %d agent %u at (%.9g, %.9g), expected (%.9g, %.9g)", step, ids[k],
+                          (double)s.position.x, (double)s.position.y, (double)px[k], (double)py[k]);
+                CHECK(s.velocity.x == v0[k].x && s.velocity.y == v0[k].y);
+                CHECK(s.acceleration.x == 0.0f && s.acceleration.y == 0.0f);
+                CHECK(s.neighbors == 0);
+            }
+        }
+        th_world_destroy(w);
+    }
+}
+END_TEST
+
+/* Every id's state from th_world_get_agent matches the view's entry carrying that id, and the
+ * view holds each id exactly once, across many steps of reordering. */
+START_TEST(test_ids_and_view) {
+    th_world *w = make_world(60.0f, 60.0f, TH_BOUNDS_WRAP, 2);
+    int a = add_crowd(w, th_default_crowd_def());
+    th_crowd_def d = th_default_crowd_def();
+    d.neighbor_radius = 6.0f;
+    int b = add_crowd(w, d);
+    add_random_agents(w, (uint32_t)a, 1500, 0.0f, 60.0f, 0.0f, 60.0f, 4.0f, 3);
+    add_random_agents(w, (uint32_t)b, 700, 0.0f, 60.0f, 0.0f, 60.0f, 4.0f, 4);
+    const uint32_t n = th_world_agent_count(w);
+    ck_assert_uint_eq(n, 2200);
+    uint32_t *where = malloc(n * sizeof *where);
+    ck_assert_ptr_nonnull(where);
+    bool reordered = false;
+    for (int step = 0; step <= 120; step++) {
+        if (step > 0) th_world_step(w);
+        if (step % 20 != 0) continue;
+        th_agent_view v = th_world_agents(w);
+        ck_assert_uint_eq(v.count, n);
+        for (uint32_t i = 0; i < n; i++)
+            where[i] = UINT32_MAX;
+        for (uint32_t k = 0; k < v.count; k++) {
+            th_agent_id id = v.id[k];
+            CHECK_MSG(id < n, "view slot %u holds id %u", k, id);
+            CHECK_MSG(where[id] == UINT32_MAX, "id %u twice in the view", id);
+            where[id] = k;
+            if (id != k) reordered = true;
+        }
+        for (th_agent_id id = 0; id < n; id++) {
+            uint32_t k = where[id];
+            CHECK_MSG(k != UINT32_MAX, "id %u missing from the view", id);
+            th_agent_state s;
+            CHECK(th_world_get_agent(w, id, &s));
+            CHECK(s.id == id);
+            CHECK_MSG(s.crowd == v.crowd[k] && s.crowd == (id < 1500 ? 0u : 1u), "id %u: crowd %u",
+                      id, s.crowd);
+            CHECK(s.position.x == v.px[k] && s.position.y == v.py[k]);
+            CHECK(s.velocity.x == v.vx[k] && s.velocity.y == v.vy[k]);
+        }
+    }
+    /* Otherwise the test would not have exercised the id mapping at all. */
+    ck_assert(reordered);
+    free(where);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* ---- staying inside ------------------------------------------------------------------- */
+
+static void check_inside(th_bounds bounds, float dt) {
+    const float W = 37.0f, H = 23.0f;
+    th_world_def wd = wdef(W, H, dt, 2);
+    wd.bounds = bounds;
+    th_world *w = th_world_create(&wd, NULL);
+    ck_assert_ptr_nonnull(w);
+    th_crowd_def d = th_default_crowd_def();
+    d.max_speed = 1000.0f;
+    d.max_force = 1.0e5f;
+    d.neighbor_radius = 3.0f;
+    d.separation_radius = 2.0f;
+    int c = add_crowd(w, d);
+    add_random_agents(w, (uint32_t)c, 1000, 0.0f, W, 0.0f, H, 1000.0f, 23);
+    /* Some agents start exactly on the edges, moving outwards at full speed. */
+    th_world_add_agent(w, (uint32_t)c, th_v2(0.0f, 0.0f), th_v2(-1000.0f, -1.0f), NULL);
+    th_world_add_agent(w, (uint32_t)c, th_v2(nextafterf(W, 0), nextafterf(H, 0)),
+                       th_v2(700.0f, 700.0f), NULL);
+    th_world_add_agent(w, (uint32_t)c, th_v2(0.0f, nextafterf(H, 0)), th_v2(-1e-30f, 5e-39f), NULL);
+    const uint32_t n = th_world_agent_count(w);
+    for (int step = 1; step <= 500; step++) {
+        th_world_step(w);
+        th_agent_view v = th_world_agents(w);
+        CHECK(v.count == n);
+        for (uint32_t k = 0; k < v.count; k++) {
+            CHECK_MSG(v.px[k] >= 0.0f && v.px[k] < W && v.py[k] >= 0.0f && v.py[k] < H,
+                      "%s dt %g step %d: agent %u at (%.9g, %.9g)",
+                      bounds == TH_BOUNDS_WRAP ? "wrap" : "walls", (double)dt, step, v.id[k],
+                      (double)v.px[k], (double)v.py[k]);
+            CHECK_MSG(isfinite(v.vx[k]) && isfinite(v.vy[k]), "agent %u velocity not finite",
+                      v.id[k]);
+            CHECK(hypotf(v.vx[k], v.vy[k]) <= 1000.0f * 1.0001f);
+        }
+    }
+    th_world_destroy(w);
+}
+
+START_TEST(test_agents_stay_inside_walls) {
+    check_inside(TH_BOUNDS_WALLS, 1.0f / 60.0f);
+    check_inside(TH_BOUNDS_WALLS, 1.0f);
+}
+END_TEST
+
+START_TEST(test_agents_stay_inside_wrap) {
+    check_inside(TH_BOUNDS_WRAP, 1.0f / 60.0f);
+    check_inside(TH_BOUNDS_WRAP, 1.0f);
+}
+END_TEST
+
+/* ---- hash ----------------------------------------------------------------------------- */
+
+static th_world *hash_world(uint32_t threads, float nudge_vx_of_17) {
+    th_world *w = make_world(50.0f, 50.0f, TH_BOUNDS_WALLS, threads);
+    int c = add_crowd(w, th_default_crowd_def());
+    for (uint32_t i = 0; i < 600; i++) {
+        float x = th_rng_range(77, i, 0, 0.0f, 50.0f);
+        float y = th_rng_range(77, i, 1, 0.0f, 50.0f);
+        float vx = th_rng_range(77, i, 2, -3.0f, 3.0f);
+        float vy = th_rng_range(77, i, 3, -3.0f, 3.0f);
+        if (i == 17 && nudge_vx_of_17 != 0.0f) vx = nextafterf(vx, nudge_vx_of_17);
+        th_world_add_agent(w, (uint32_t)c, th_v2(x, y), th_v2(vx, vy), NULL);
+    }
+    return w;
+}
+
+START_TEST(test_hash_sees_one_ulp) {
+    th_world *base = hash_world(1, 0.0f);
+    th_world *same = hash_world(3, 0.0f);
+    th_world *up = hash_world(1, INFINITY);
+    th_world *down = hash_world(2, -INFINITY);
+    th_agent_state s0, s1;
+    ck_assert(th_world_get_agent(base, 17, &s0) && th_world_get_agent(up, 17, &s1));
+    ck_assert(s0.velocity.x != s1.velocity.x); /* the nudge really happened */
+
+    ck_assert_uint_eq(th_world_hash(base), th_world_hash(same));
+    ck_assert_uint_ne(th_world_hash(base), th_world_hash(up));
+    ck_assert_uint_ne(th_world_hash(base), th_world_hash(down));
+    ck_assert_uint_ne(th_world_hash(up), th_world_hash(down));
+    /* Stepping keeps equal worlds equal, whatever the thread count. (A one-ulp difference may
+     * legitimately be rounded away by a later step, so only the initial state is compared for
+     * inequality.) */
+    for (int s = 0; s < 30; s++) {
+        th_world_step(base);
+        th_world_step(same);
+    }
+    ck_assert_uint_eq(th_world_hash(base), th_world_hash(same));
+    /* The step count is part of the state. */
+    uint64_t h = th_world_hash(base);
+    th_world *fresh = hash_world(1, 0.0f);
+    ck_assert_uint_ne(th_world_hash(fresh), h);
+    th_world_destroy(fresh);
+    th_world_destroy(base);
+    th_world_destroy(same);
+    th_world_destroy(up);
+    th_world_destroy(down);
+}
+END_TEST
+
+/* ---- statistics ----------------------------------------------------------------------- */
+
+START_TEST(test_flock_stats) {
+    th_error err = {{0}};
+    th_world *w =
+        th_demo_create("flock", &(th_demo_opts){.agents = 6000, .seed = 5, .threads = 2}, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    const uint32_t n = th_world_agent_count(w);
+    ck_assert_uint_eq(n, 6000);
+    for (int step = 1; step <= 120; step++) {
+        th_world_step(w);
+        if (step != 1 && step != 120) continue;
+        th_world_stats st = th_world_get_stats(w);
+        ck_assert_uint_eq(st.step, (uint64_t)step);
+        ck_assert_uint_eq(st.step, th_world_step_count(w));
+        ck_assert_uint_eq(st.agents, n);
+        ck_assert_msg(st.mean_neighbors >= 10.0 && st.mean_neighbors <= 40.0,
+                      "step %d: mean neighbours %g", step, st.mean_neighbors);
+        /* Inspected candidates include every neighbour. */
+        ck_assert(st.mean_candidates >= st.mean_neighbors);
+        /* The mean agrees with the per-agent counts. */
+        uint64_t sum = 0;
+        for (th_agent_id id = 0; id < n; id++) {
+            th_agent_state s;
+            CHECK(th_world_get_agent(w, id, &s));
+            sum += s.neighbors;
+        }
+        ck_assert_double_eq_tol(st.mean_neighbors, (double)sum / n, 1e-9);
+    }
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(test_demo_options) {
+    th_error err = {{0}};
+    ck_assert_ptr_null(th_demo_create("nope", &(th_demo_opts){.seed = 1, .threads = 1}, &err));
+    ck_assert(mentions(err.message, "nope"));
+    ck_assert_ptr_null(th_demo_create(NULL, NULL, &err));
+    ck_assert_ptr_null(
+        th_demo_create("flock", &(th_demo_opts){.agents = TH_MAX_AGENTS + 1, .threads = 1}, &err));
+    ck_assert(err.message[0] != '\0');
+    bool listed = false;
+    for (const char *const *name = th_demo_names; *name; name++) {
+        if (strcmp(*name, "flock") == 0) listed = true;
+    }
+    ck_assert(listed);
+    th_world *a =
+        th_demo_create("flock", &(th_demo_opts){.agents = 300, .seed = 1, .threads = 1}, &err);
+    th_world *b =
+        th_demo_create("flock", &(th_demo_opts){.agents = 300, .seed = 2, .threads = 1}, &err);
+    ck_assert(a && b);
+    ck_assert_uint_eq(th_world_agent_count(a), 300);
+    ck_assert_uint_ne(th_world_hash(a), th_world_hash(b));
+    th_world_destroy(a);
+    th_world_destroy(b);
+}
+END_TEST
+
+static Suite *world_suite(void) {
+    Suite *s = suite_create("world");
+    TCase *tc = tcase_create("validation");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_bad_world_defs);
+    tcase_add_test(tc, test_good_world_defs);
+    tcase_add_test(tc, test_bad_crowd_defs);
+    tcase_add_test(tc, test_wrap_world_needs_twice_the_radius);
+    tcase_add_test(tc, test_crowd_def_is_copied);
+    tcase_add_test(tc, test_add_agent_rejects);
+    tcase_add_test(tc, test_add_agent_clamps_speed);
+    tcase_add_test(tc, test_demo_options);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("agents");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_lone_agent_moves_as_integrated);
+    tcase_add_test(tc, test_ids_and_view);
+    tcase_add_test(tc, test_agents_stay_inside_walls);
+    tcase_add_test(tc, test_agents_stay_inside_wrap);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("state");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_hash_sees_one_ulp);
+    tcase_add_test(tc, test_flock_stats);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(world_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -185,8 +185,8 @@ typedef struct th_nav_field {
     uint32_t goal_capacity;
 } th_nav_field;
 
-/** Per-worker working memory of field computations (bucket queue, marks). Opaque. Sized for
- *  one map size; about 13 bytes per cell plus 0.8 MiB. At rest it holds no state, so one
+/** Per-worker working memory of field computations (bucket queue, packed cell records). Opaque.
+ *  Sized for one map size: about 15 bytes per cell plus 1.3 MiB. At rest it holds no state, so one
  *  scratch serves any number of fields of that size, one at a time. */
 typedef struct th_nav_scratch th_nav_scratch;
 

@@ -28,7 +28,14 @@ struct th_pool {
     void *ctx;
     uint32_t count, chunk, chunk_count;
 
-    _Alignas(64) atomic_uint next_chunk;
+    /* Chunks are dealt in contiguous slices, one per worker, each with its own claim counter:
+     * a worker gets the same agents in every phase (they stay in its cache from gather to
+     * steer to integrate), and steals from the other slices once its own is done, so a
+     * slower core does not hold the phase up. */
+    struct {
+        _Alignas(64) atomic_uint next;
+        uint32_t end;
+    } slice[TH_POOL_MAX_WORKERS];
     _Alignas(64) atomic_uint pending; /* threads still inside the current job */
     _Alignas(64) atomic_uint_fast64_t generation;
 };
@@ -47,13 +54,21 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+static void run_chunk(th_pool *p, uint32_t c, uint32_t worker) {
+    uint32_t begin = c * p->chunk;
+    uint32_t end = p->count - begin < p->chunk ? p->count : begin + p->chunk;
+    p->fn(p->ctx, begin, end, worker);
+}
+
+/* Claim chunks from the worker's own slice, then from the others in turn. */
 static void run_chunks(th_pool *p, uint32_t worker) {
-    for (;;) {
-        uint32_t c = atomic_fetch_add_explicit(&p->next_chunk, 1, memory_order_relaxed);
-        if (c >= p->chunk_count) return;
-        uint32_t begin = c * p->chunk;
-        uint32_t end = p->count - begin < p->chunk ? p->count : begin + p->chunk;
-        p->fn(p->ctx, begin, end, worker);
+    for (uint32_t i = 0; i < p->workers; i++) {
+        uint32_t s = (worker + i) % p->workers;
+        for (;;) {
+            uint32_t c = atomic_fetch_add_explicit(&p->slice[s].next, 1, memory_order_relaxed);
+            if (c >= p->slice[s].end) break;
+            run_chunk(p, c, worker);
+        }
     }
 }
 
@@ -153,7 +168,11 @@ void th_pool_parallel_for(th_pool *p, uint32_t count, uint32_t chunk, th_job_fn 
     p->count = count;
     p->chunk = chunk;
     p->chunk_count = chunk_count;
-    atomic_store_explicit(&p->next_chunk, 0, memory_order_relaxed);
+    for (uint32_t w = 0; w < p->workers; w++) {
+        uint64_t first = (uint64_t)chunk_count * w / p->workers;
+        p->slice[w].end = (uint32_t)((uint64_t)chunk_count * (w + 1) / p->workers);
+        atomic_store_explicit(&p->slice[w].next, (uint32_t)first, memory_order_relaxed);
+    }
     atomic_store_explicit(&p->pending, p->workers - 1, memory_order_relaxed);
     pthread_mutex_lock(&p->mutex);
     atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);

@@ -279,6 +279,42 @@ float th_world_cost_to_shelter(const th_world *w, th_vec2 p);
 /** Index of the open bunker whose river map wins at `p`, or -1. */
 int th_world_nearest_bunker(const th_world *w, th_vec2 p);
 
+/** Cell-centre path from `p` down the river map to the nearest open bunker (start cell first,
+ *  bunker cell last): up to `max` points to `out`, their count to `*count`. False with `err`
+ *  filled when no open bunker is reachable or `max` is too small. Valid after the first step. */
+bool th_world_shelter_path(const th_world *w, th_vec2 p, th_vec2 *out, uint32_t max,
+                           uint32_t *count, th_error *err);
+
+/* Weighted destinations: the general form of a river map. A destination field is built over a
+ * set of goal cells, each with a weight (cost-weighted metres added to reaching it) that makes
+ * it less attractive; it answers "next step" (flow), "distance estimate" (cost) and "full
+ * path" for any position, and is kept exact through wall events like the bunkers' maps. */
+
+/** One goal of a destination field. */
+typedef struct th_destination {
+    int32_t x, y; /* cell */
+    float weight; /* cost-weighted metres added when this goal is the one reached, >= 0 */
+} th_destination;
+
+/** Most destination fields in one world. */
+#define TH_MAX_DESTINATION_FIELDS 16
+
+/** Build a destination field over `count` goals (1..65,536 open cells) and compute it now;
+ *  returns its index or -1 with `err` filled. Call between steps. */
+int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
+                              th_error *err);
+
+/** Flow toward the cheapest goal of field `field` at `p`; false when no goal is reachable. */
+bool th_world_destination_flow(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *dir);
+
+/** Cost-weighted metres from `p` to the field's cheapest goal, weight included; INFINITY when
+ *  unreachable or for a bad field index. */
+float th_world_destination_cost(const th_world *w, uint32_t field, th_vec2 p);
+
+/** Cell-centre path from `p` to the field's cheapest goal, like th_world_shelter_path. */
+bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *out,
+                               uint32_t max, uint32_t *count, th_error *err);
+
 /** Any-angle path from `from` to `to` (A* over the terrain costs, then string pulling):
  *  writes up to `max` waypoints (metres, cell centres, start first) to `out`, their count to
  *  `*count` and the route's cost in cost-weighted metres to `*cost` (may be NULL). False with

@@ -74,6 +74,8 @@ typedef struct th_world_nav {
     int8_t *bunker_at;                  /* per cell: bunker index or -1 */
     th_bunker bunker[TH_MAX_BUNKERS];
     uint32_t bunker_count;
+    th_nav_field dest[TH_MAX_DESTINATION_FIELDS]; /* weighted destination fields */
+    uint32_t dest_count;
 
     th_event *events; /* queue, applied at the next step */
     uint32_t event_count, event_capacity;

@@ -42,6 +42,7 @@ bool th_nav_world_init(th_world *w) {
 void th_nav_world_free(th_world *w) {
     th_world_nav *n = &w->nav;
     for (uint32_t b = 0; b < n->bunker_count; b++) th_nav_field_free(&n->field[b]);
+    for (uint32_t d = 0; d < n->dest_count; d++) th_nav_field_free(&n->dest[d]);
     if (n->scratch) {
         for (uint32_t i = 0; i < w->workers; i++) th_nav_scratch_destroy(n->scratch[i]);
     }
@@ -355,22 +356,31 @@ void th_nav_apply_events(th_world *w) {
     }
 }
 
+/* Bring a set of fields up to date with the map: in full, or from the opened cells. */
+static void refresh_fields(th_world *w, th_nav_field *fields, uint32_t count) {
+    th_world_nav *n = &w->nav;
+    if (count == 0) return;
+    int rc;
+    if (n->fields_stale) {
+        rc = th_nav_fields_compute(w->pool, n->scratch, w->workers, fields, count, &n->map);
+    } else {
+        rc = th_nav_fields_repair_opened(w->pool, n->scratch, w->workers, fields, count, &n->map,
+                                         n->opened, n->opened_count);
+    }
+    assert(rc == TH_NAV_OK); /* sizes and scratch are set up to fit: no failure is possible */
+    (void)rc;
+}
+
 void th_nav_update(th_world *w) {
     th_world_nav *n = &w->nav;
     int rc = TH_NAV_OK;
-    if (n->fields_stale) {
-        rc = th_nav_fields_compute(w->pool, n->scratch, w->workers, n->field, n->bunker_count,
-                                   &n->map);
+    if (n->fields_stale || n->opened_count > 0) {
+        refresh_fields(w, n->field, n->bunker_count);
+        refresh_fields(w, n->dest, n->dest_count);
         n->fields_stale = false;
         n->opened_count = 0;
         n->combined_stale = true;
-    } else if (n->opened_count > 0) {
-        rc = th_nav_fields_repair_opened(w->pool, n->scratch, w->workers, n->field,
-                                         n->bunker_count, &n->map, n->opened, n->opened_count);
-        n->opened_count = 0;
-        n->combined_stale = true;
     }
-    assert(rc == TH_NAV_OK); /* sizes and scratch are set up to fit: no failure is possible */
     if (n->walls_stale) {
         th_navmap_update_walls(&n->map, w->pool);
         n->walls_stale = false;
@@ -512,6 +522,107 @@ float th_world_cost_to_shelter(const th_world *w, th_vec2 p) {
 int th_world_nearest_bunker(const th_world *w, th_vec2 p) {
     if (!w->nav.present || w->step == 0) return -1;
     return w->nav.combined.winner[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)];
+}
+
+/* Cell path down field `f` from p's cell, as cell centres: the "full path" query. */
+static bool walk_descent(const th_navmap *m, const th_nav_field *f, th_vec2 p, th_vec2 *out,
+                         uint32_t max, uint32_t *count, th_error *err) {
+    int32_t x, y;
+    th_navmap_cell_of(m, p, &x, &y);
+    uint32_t len = 0;
+    for (;;) {
+        uint8_t d = f->descent[(uint32_t)y * (uint32_t)m->w + (uint32_t)x];
+        if (d == TH_NAV_DESCENT_UNREACHABLE) {
+            th_error_set(err, "no goal can be reached from cell (%d, %d)", x, y);
+            return false;
+        }
+        if (len == max) {
+            th_error_set(err, "the path is longer than the %u points given room for", max);
+            return false;
+        }
+        out[len++] = th_navmap_cell_centre(m, x, y);
+        if (d == TH_NAV_DESCENT_GOAL) break;
+        x += th_nav_move_dx[d];
+        y += th_nav_move_dy[d];
+    }
+    *count = len;
+    return true;
+}
+
+bool th_world_shelter_path(const th_world *w, th_vec2 p, th_vec2 *out, uint32_t max,
+                           uint32_t *count, th_error *err) {
+    if (!need_map(w, err)) return false;
+    if (w->step == 0) {
+        th_error_set(err, "river maps are built by the first step");
+        return false;
+    }
+    return walk_descent(&w->nav.map, &w->nav.combined.nearest, p, out, max, count, err);
+}
+
+int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
+                              th_error *err) {
+    th_world_nav *n = &w->nav;
+    if (!need_map(w, err)) return -1;
+    if (n->dest_count >= TH_MAX_DESTINATION_FIELDS) {
+        th_error_set(err, "at most %d destination fields", TH_MAX_DESTINATION_FIELDS);
+        return -1;
+    }
+    if (count < 1 || count > TH_NAV_MAX_GOALS) {
+        th_error_set(err, "a destination field takes 1 to %u goals, got %u", TH_NAV_MAX_GOALS, count);
+        return -1;
+    }
+    th_nav_goal *g = th_alloc(count * sizeof *g);
+    if (!g) {
+        th_error_set(err, "out of memory");
+        return -1;
+    }
+    /* Weights in cost units: TH_NAV_UNITS_PER_CELL units are one cell of cost-1 ground. */
+    float units_per_metre = (float)TH_NAV_UNITS_PER_CELL / n->map.cell_size;
+    for (uint32_t i = 0; i < count; i++) {
+        const th_destination *d = &goals[i];
+        float u = d->weight * units_per_metre;
+        if (!in_map(w, d->x, d->y) || th_navmap_is_blocked(&n->map, d->x, d->y) ||
+            !(u >= 0.0f && u <= (float)TH_NAV_MAX_WEIGHT)) {
+            th_error_set(err, "goal %u: cell (%d, %d) must be an open cell of the map and its "
+                         "weight in [0, %g] metres, got %g", i, d->x, d->y,
+                         (double)((float)TH_NAV_MAX_WEIGHT / units_per_metre), (double)d->weight);
+            th_free(g);
+            return -1;
+        }
+        g[i] = (th_nav_goal){d->x, d->y, (uint32_t)lrintf(u)};
+    }
+    th_nav_field *f = &n->dest[n->dest_count];
+    int rc = th_nav_field_init(f, &n->map, count);
+    if (rc == TH_NAV_OK) rc = th_nav_field_set_goals(f, g, count);
+    if (rc == TH_NAV_OK) rc = th_nav_field_compute(f, &n->map, n->scratch[0]);
+    th_free(g);
+    if (rc != TH_NAV_OK) {
+        th_nav_field_free(f);
+        th_error_set(err, "out of memory for a destination field");
+        return -1;
+    }
+    return (int)n->dest_count++;
+}
+
+bool th_world_destination_flow(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *dir) {
+    *dir = th_v2(0.0f, 0.0f);
+    if (field >= w->nav.dest_count) return false;
+    return th_nav_flow_sample(&w->nav.dest[field], &w->nav.map, p, dir);
+}
+
+float th_world_destination_cost(const th_world *w, uint32_t field, th_vec2 p) {
+    if (field >= w->nav.dest_count) return INFINITY;
+    return th_nav_cost_at(&w->nav.dest[field], &w->nav.map, p);
+}
+
+bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *out,
+                               uint32_t max, uint32_t *count, th_error *err) {
+    if (field >= w->nav.dest_count) {
+        th_error_set(err, "no destination field %u (the world has %u)", field, w->nav.dest_count);
+        return false;
+    }
+    /* A destination field is computed when added, so it is valid before the first step. */
+    return walk_descent(&w->nav.map, &w->nav.dest[field], p, out, max, count, err);
 }
 
 bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uint32_t max,

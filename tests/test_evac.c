@@ -382,6 +382,98 @@ START_TEST(bad_terrain_input_is_rejected) {
 }
 END_TEST
 
+/* Destination cost = min over goals of (route cost + weight), the route cost taken from the
+ * independent A* search; paths walk open, adjacent cells to a goal. */
+START_TEST(weighted_destinations_answer_flow_cost_and_path) {
+    th_world *w = make_maze(1, 0, 10, NULL);
+    th_error err;
+    const th_destination goals[2] = {{5, 5, 0.0f}, {60, 40, 25.0f}};
+    int f = th_world_add_destinations(w, goals, 2, &err);
+    ck_assert_msg(f == 0, "%s", err.message);
+    th_vec2 pts[512];
+    uint32_t n;
+    for (int i = 0; i < 40; i++) {
+        th_vec2 p = th_v2(th_rng_range(10, (uint64_t)i, 0, 1.0f, MW - 1.0f),
+                          th_rng_range(10, (uint64_t)i, 1, 1.0f, MH - 1.0f));
+        if (th_world_cell(w, (int32_t)p.x, (int32_t)p.y, NULL) != TH_CELL_OPEN) continue;
+        float best = INFINITY;
+        for (int g = 0; g < 2; g++) {
+            float c;
+            th_vec2 to = th_v2(goals[g].x + 0.5f, goals[g].y + 0.5f);
+            if (th_world_find_path(w, p, to, pts, 512, &n, &c, NULL)) best = fminf(best, c + goals[g].weight);
+        }
+        float cost = th_world_destination_cost(w, (uint32_t)f, p);
+        if (isinf(best)) {
+            ck_assert(isinf(cost));
+            ck_assert(!th_world_destination_path(w, (uint32_t)f, p, pts, 512, &n, &err));
+            continue;
+        }
+        ck_assert_msg(fabsf(cost - best) <= 1e-3f * best + 1e-3f, "at (%g, %g): field %g, A* %g",
+                      (double)p.x, (double)p.y, (double)cost, (double)best);
+        th_vec2 dir;
+        ck_assert(th_world_destination_flow(w, (uint32_t)f, p, &dir));
+        ck_assert(th_world_destination_path(w, (uint32_t)f, p, pts, 512, &n, &err));
+        th_vec2 end = pts[n - 1];
+        ck_assert((end.x == 5.5f && end.y == 5.5f) || (end.x == 60.5f && end.y == 40.5f));
+        for (uint32_t k = 0; k < n; k++) {
+            ck_assert(th_world_cell(w, (int32_t)pts[k].x, (int32_t)pts[k].y, NULL) == TH_CELL_OPEN);
+            if (k) ck_assert(fabsf(pts[k].x - pts[k - 1].x) <= 1.0f && fabsf(pts[k].y - pts[k - 1].y) <= 1.0f);
+        }
+    }
+    /* Bad input. */
+    ck_assert_int_eq(th_world_add_destinations(w, goals, 0, &err), -1);
+    const th_destination in_wall = {0, 0, 0.0f}, negative = {5, 5, -1.0f};
+    ck_assert_int_eq(th_world_add_destinations(w, &in_wall, 1, &err), -1);
+    ck_assert_int_eq(th_world_add_destinations(w, &negative, 1, &err), -1);
+    ck_assert(isinf(th_world_destination_cost(w, 7, th_v2(5, 5))));
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(destination_fields_follow_wall_events) {
+    /* A goal inside the destructible room: unreachable until its walls break, then equal to a
+     * field on a map built without them. */
+    th_world *live = make_maze(2, 0, 11, NULL), *open = make_maze(2, 0, 11, "no D walls");
+    const th_destination goal = {20, 18, 0.0f};
+    ck_assert_int_eq(th_world_add_destinations(live, &goal, 1, NULL), 0);
+    ck_assert_int_eq(th_world_add_destinations(open, &goal, 1, NULL), 0);
+    th_vec2 far = th_v2(60.5f, 45.5f);
+    ck_assert(isinf(th_world_destination_cost(live, 0, far)));
+    ck_assert(th_world_break_walls(live, 0, 0, MW - 1, MH - 1, NULL));
+    th_world_step(live);
+    for (int32_t y = 0; y < MH; y++) {
+        for (int32_t x = 0; x < MW; x++) {
+            float a = th_world_destination_cost(live, 0, th_v2(x + 0.5f, y + 0.5f));
+            float b = th_world_destination_cost(open, 0, th_v2(x + 0.5f, y + 0.5f));
+            ck_assert(a == b || (isinf(a) && isinf(b)));
+        }
+    }
+    ck_assert(isfinite(th_world_destination_cost(live, 0, far)));
+    th_world_destroy(live);
+    th_world_destroy(open);
+}
+END_TEST
+
+START_TEST(shelter_path_ends_in_an_open_bunker) {
+    th_world *w = make_maze(1, 10, 12, NULL);
+    th_vec2 pts[512];
+    uint32_t n;
+    th_error err;
+    ck_assert(!th_world_shelter_path(w, th_v2(3.5f, 3.5f), pts, 512, &n, &err)); /* no step yet */
+    th_world_step(w);
+    ck_assert_msg(th_world_shelter_path(w, th_v2(3.5f, 3.5f), pts, 512, &n, &err), "%s", err.message);
+    int b = th_world_nearest_bunker(w, pts[n - 1]);
+    ck_assert_int_ge(b, 0);
+    th_bunker_info bi;
+    th_world_get_bunker(w, (uint32_t)b, &bi);
+    ck_assert(pts[n - 1].x >= bi.x0 && pts[n - 1].x < bi.x1 + 1 && pts[n - 1].y >= bi.y0 &&
+              pts[n - 1].y < bi.y1 + 1);
+    ck_assert(!th_world_shelter_path(w, th_v2(25.5f, MH - 1 - 18.5f), pts, 512, &n, &err));
+    ck_assert(!th_world_shelter_path(w, th_v2(3.5f, 3.5f), pts, 2, &n, &err));
+    th_world_destroy(w);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("evac");
     TCase *tc = tcase_create("terrain");
@@ -393,6 +485,9 @@ int main(void) {
     tcase_add_test(tc, events_keep_determinism_across_thread_counts);
     tcase_add_test(tc, find_path_goes_around_walls);
     tcase_add_test(tc, bad_terrain_input_is_rejected);
+    tcase_add_test(tc, weighted_destinations_answer_flow_cost_and_path);
+    tcase_add_test(tc, destination_fields_follow_wall_events);
+    tcase_add_test(tc, shelter_path_ends_in_an_open_bunker);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

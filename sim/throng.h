@@ -322,6 +322,38 @@ bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_
 bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uint32_t max,
                         uint32_t *count, float *cost, th_error *err);
 
+/** Distance in metres from `p` to the nearest wall (bilinear over cell centres) and in `*away`
+ *  (may be NULL) the direction away from it; INFINITY and (0,0) in a world without a map. */
+float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away);
+
+/** The spatial grid's columns, rows and cell extent in metres (for overlays and tools). */
+void th_world_grid_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_w,
+                        float *cell_h);
+
+/* ---- tracing ----------------------------------------------------------------------------
+ * A trace records, for every step, one span per phase per worker that took part in it (serial
+ * phases run on worker 0), for viewing as a timeline (e.g. Chrome trace events). */
+
+/** One span: `worker` was busy with `phase` of step `step` from begin_ns to end_ns
+ *  (monotonic clock, nanoseconds). */
+typedef struct th_trace_span {
+    uint64_t step;
+    uint64_t begin_ns, end_ns;
+    uint32_t worker;
+    th_phase phase;
+} th_trace_span;
+
+/** Start recording into a buffer of `max_spans` spans (allocated now; recording stops when it is
+ *  full). Any earlier recording is discarded. False with `err` filled on a bad size or no memory. */
+bool th_world_trace_start(th_world *w, uint32_t max_spans, th_error *err);
+
+/** The spans recorded so far, in recording order; valid until the next call that changes the
+ *  world. */
+const th_trace_span *th_world_trace_spans(const th_world *w, uint32_t *count);
+
+/** Stop recording and free the buffer. */
+void th_world_trace_stop(th_world *w);
+
 /* ---- built-in demos ------------------------------------------------------------------- */
 
 /** Options for th_demo_create. */

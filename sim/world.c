@@ -356,6 +356,14 @@ th_world_stats th_world_get_stats(const th_world *w) {
 }
 th_world_def th_world_get_def(const th_world *w) { return w->def; }
 
+void th_world_grid_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_w,
+                        float *cell_h) {
+    if (cols) *cols = w->grid.nx;
+    if (rows) *rows = w->grid.ny;
+    if (cell_w) *cell_w = w->grid.cell_w;
+    if (cell_h) *cell_h = w->grid.cell_h;
+}
+
 bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) {
     if (id >= w->next_id) return false;
     uint32_t k = w->slot_of_id[id];

@@ -508,6 +508,14 @@ void th_nav_admit_sheltered(th_world *w) {
 
 /* ---- queries ---------------------------------------------------------------------------- */
 
+float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away) {
+    if (!w->nav.present) {
+        if (away) *away = th_v2(0.0f, 0.0f);
+        return INFINITY;
+    }
+    return th_navmap_wall_sample(&w->nav.map, p, away);
+}
+
 bool th_world_flow(const th_world *w, th_vec2 p, th_vec2 *dir) {
     *dir = th_v2(0.0f, 0.0f);
     if (!w->nav.present || w->step == 0) return false;

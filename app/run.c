@@ -117,7 +117,11 @@ int th_cmd_run(int argc, char **argv) {
         return TH_EXIT_USAGE;
     }
     for (uint32_t e = 0; e < o.event_count; e++) {
-        if (th_world_find_bunker(w, o.events[e].bunker) < 0) {
+        int b = th_world_find_bunker(w, o.events[e].bunker);
+        th_event_def ev = {.type = o.events[e].destroy ? TH_EVENT_DESTROY_BUNKER
+                                                       : TH_EVENT_RESTORE_BUNKER,
+                           .bunker = (uint32_t)b};
+        if (b < 0 || !th_world_schedule(w, o.events[e].step, &ev, &err)) {
             fprintf(stderr, "throng run: scene '%s' has no bunker '%s'\n", o.scene,
                     o.events[e].bunker);
             th_world_destroy(w);
@@ -132,15 +136,7 @@ int th_cmd_run(int argc, char **argv) {
            (double)def.timestep, def.threads, def.seed);
 
     uint64_t t0 = th_now_ns();
-    for (uint64_t s = 0; s < o.steps; s++) {
-        for (uint32_t e = 0; e < o.event_count; e++) {
-            if (o.events[e].step != s) continue;
-            uint32_t b = (uint32_t)th_world_find_bunker(w, o.events[e].bunker);
-            if (o.events[e].destroy) th_world_destroy_bunker(w, b, NULL);
-            else th_world_restore_bunker(w, b, NULL);
-        }
-        th_world_step(w);
-    }
+    for (uint64_t s = 0; s < o.steps; s++) th_world_step(w);
     double secs = (double)(th_now_ns() - t0) * 1e-9;
 
     th_world_stats st = th_world_get_stats(w);

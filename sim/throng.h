@@ -41,7 +41,7 @@ typedef uint32_t th_agent_id;
 
 /** Error detail filled by functions that can fail (pass NULL when not wanted). */
 typedef struct th_error {
-    char message[256];
+    char message[512];
 } th_error;
 
 /** What happens at the edge of the world rectangle. */
@@ -252,9 +252,33 @@ bool th_world_get_bunker(const th_world *w, uint32_t bunker, th_bunker_info *out
 /** Index of the bunker called `name`, or -1. */
 int th_world_find_bunker(const th_world *w, const char *name);
 
-/* Events: queued now, applied in call order at the start of the next step (so every agent
- * sees the change from that step on). Each returns false with `err` filled on a bad argument
- * or when TH_MAX_PENDING_EVENTS are already queued. */
+/* Events change the terrain and bunkers between steps. An event scheduled for step N is
+ * applied at the start of the step that advances the world from N to N + 1, so every agent
+ * sees the change from that step on; events due at the same step apply in the order they
+ * were scheduled. The functions below schedule for the current step (the next one to run).
+ * Each returns false with `err` filled on a bad argument or when TH_MAX_PENDING_EVENTS are
+ * already pending. */
+
+typedef enum th_event_type {
+    TH_EVENT_DESTROY_BUNKER = 0,
+    TH_EVENT_RESTORE_BUNKER = 1,
+    TH_EVENT_BREAK_WALLS = 2, /* destructible walls in the cell rectangle become open */
+    TH_EVENT_BLOCK_CELLS = 3, /* open, non-bunker cells in the rectangle become walls */
+} th_event_type;
+
+/** An event: a bunker index for the bunker events, an inclusive cell rectangle (clipped to the
+ *  map) for the wall events. */
+typedef struct th_event_def {
+    th_event_type type;
+    uint32_t bunker;
+    int32_t x0, y0, x1, y1;
+} th_event_def;
+
+/** Schedule `e` for step `step` (>= th_world_step_count()). */
+bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *e, th_error *err);
+
+/** Events scheduled and not yet applied. */
+uint32_t th_world_pending_events(const th_world *w);
 
 /** Destroy a bunker: nobody else shelters there; its basin re-routes to the next bunker. */
 bool th_world_destroy_bunker(th_world *w, uint32_t bunker, th_error *err);

@@ -48,13 +48,10 @@ typedef struct th_chunk_stats {
     uint32_t sheltering; /* agents that stepped into an open bunker */
 } th_chunk_stats;
 
-/* A queued change, applied at the start of the next step. */
-typedef enum th_event_kind { TH_EV_DESTROY, TH_EV_RESTORE, TH_EV_BREAK, TH_EV_BLOCK } th_event_kind;
-
+/* A scheduled change: applied at the start of the step that leaves step `step`. */
 typedef struct th_event {
-    th_event_kind kind;
-    uint32_t bunker;
-    int32_t x0, y0, x1, y1; /* cell rectangle, clipped to the map, inclusive */
+    uint64_t step;
+    th_event_def def; /* rectangle clipped to the map */
 } th_event;
 
 typedef struct th_bunker {
@@ -77,7 +74,7 @@ typedef struct th_world_nav {
     th_nav_field dest[TH_MAX_DESTINATION_FIELDS]; /* weighted destination fields */
     uint32_t dest_count;
 
-    th_event *events; /* queue, applied at the next step */
+    th_event *events; /* scheduled, sorted by step (stable: same-step events keep their order) */
     uint32_t event_count, event_capacity;
 
     uint32_t *opened; /* cells opened since the fields were last brought up to date */

@@ -213,7 +213,7 @@ int th_world_find_bunker(const th_world *w, const char *name) {
 static bool push_event(th_world *w, th_event e, th_error *err) {
     th_world_nav *n = &w->nav;
     if (n->event_count >= TH_MAX_PENDING_EVENTS) {
-        th_error_set(err, "more than %d events queued before one step", TH_MAX_PENDING_EVENTS);
+        th_error_set(err, "more than %d events pending", TH_MAX_PENDING_EVENTS);
         return false;
     }
     if (n->event_count == n->event_capacity) {
@@ -228,63 +228,87 @@ static bool push_event(th_world *w, th_event e, th_error *err) {
         n->events = q;
         n->event_capacity = cap;
     }
-    n->events[n->event_count++] = e;
+    /* Insert after every event due at the same step or earlier: a stable order. */
+    uint32_t at = n->event_count;
+    while (at > 0 && n->events[at - 1].step > e.step) at--;
+    memmove(n->events + at + 1, n->events + at, (n->event_count - at) * sizeof *n->events);
+    n->events[at] = e;
+    n->event_count++;
     return true;
 }
 
-static bool bunker_event(th_world *w, th_event_kind kind, uint32_t bunker, th_error *err) {
+bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_error *err) {
     if (!need_map(w, err)) return false;
-    if (bunker >= w->nav.bunker_count) {
-        th_error_set(err, "no bunker %u (the world has %u)", bunker, w->nav.bunker_count);
+    if (step < w->step) {
+        th_error_set(err, "step %llu is already past (the world is at step %llu)",
+                     (unsigned long long)step, (unsigned long long)w->step);
         return false;
     }
-    return push_event(w, (th_event){.kind = kind, .bunker = bunker}, err);
-}
-
-bool th_world_destroy_bunker(th_world *w, uint32_t bunker, th_error *err) {
-    return bunker_event(w, TH_EV_DESTROY, bunker, err);
-}
-
-bool th_world_restore_bunker(th_world *w, uint32_t bunker, th_error *err) {
-    return bunker_event(w, TH_EV_RESTORE, bunker, err);
-}
-
-static bool rect_event(th_world *w, th_event_kind kind, int32_t x0, int32_t y0, int32_t x1,
-                       int32_t y1, th_error *err) {
-    if (!need_map(w, err)) return false;
-    if (x0 > x1 || y0 > y1) {
-        th_error_set(err, "empty cell rectangle [%d..%d] x [%d..%d]", x0, x1, y0, y1);
-        return false;
+    th_event e = {.step = step, .def = *def};
+    switch (def->type) {
+    case TH_EVENT_DESTROY_BUNKER:
+    case TH_EVENT_RESTORE_BUNKER:
+        if (def->bunker >= w->nav.bunker_count) {
+            th_error_set(err, "no bunker %u (the world has %u)", def->bunker, w->nav.bunker_count);
+            return false;
+        }
+        break;
+    case TH_EVENT_BREAK_WALLS:
+    case TH_EVENT_BLOCK_CELLS: {
+        const th_event_def *d = def;
+        if (d->x0 > d->x1 || d->y0 > d->y1) {
+            th_error_set(err, "empty cell rectangle [%d..%d] x [%d..%d]", d->x0, d->x1, d->y0,
+                         d->y1);
+            return false;
+        }
+        e.def.x0 = d->x0 < 0 ? 0 : d->x0;
+        e.def.y0 = d->y0 < 0 ? 0 : d->y0;
+        e.def.x1 = d->x1 >= w->nav.map.w ? w->nav.map.w - 1 : d->x1;
+        e.def.y1 = d->y1 >= w->nav.map.h ? w->nav.map.h - 1 : d->y1;
+        if (e.def.x0 > e.def.x1 || e.def.y0 > e.def.y1) {
+            th_error_set(err, "cell rectangle [%d..%d] x [%d..%d] lies outside the %d x %d map",
+                         d->x0, d->x1, d->y0, d->y1, w->nav.map.w, w->nav.map.h);
+            return false;
+        }
+        break;
     }
-    th_event e = {.kind = kind,
-                  .x0 = x0 < 0 ? 0 : x0,
-                  .y0 = y0 < 0 ? 0 : y0,
-                  .x1 = x1 >= w->nav.map.w ? w->nav.map.w - 1 : x1,
-                  .y1 = y1 >= w->nav.map.h ? w->nav.map.h - 1 : y1};
-    if (e.x0 > e.x1 || e.y0 > e.y1) {
-        th_error_set(err, "cell rectangle [%d..%d] x [%d..%d] lies outside the %d x %d map", x0,
-                     x1, y0, y1, w->nav.map.w, w->nav.map.h);
+    default:
+        th_error_set(err, "unknown event type %d", (int)def->type);
         return false;
     }
     return push_event(w, e, err);
 }
 
+uint32_t th_world_pending_events(const th_world *w) { return w->nav.event_count; }
+
+static bool schedule_now(th_world *w, th_event_def e, th_error *err) {
+    return th_world_schedule(w, w->step, &e, err);
+}
+
+bool th_world_destroy_bunker(th_world *w, uint32_t bunker, th_error *err) {
+    return schedule_now(w, (th_event_def){.type = TH_EVENT_DESTROY_BUNKER, .bunker = bunker}, err);
+}
+
+bool th_world_restore_bunker(th_world *w, uint32_t bunker, th_error *err) {
+    return schedule_now(w, (th_event_def){.type = TH_EVENT_RESTORE_BUNKER, .bunker = bunker}, err);
+}
+
 bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err) {
-    return rect_event(w, TH_EV_BREAK, x0, y0, x1, y1, err);
+    return schedule_now(w, (th_event_def){TH_EVENT_BREAK_WALLS, 0, x0, y0, x1, y1}, err);
 }
 
 bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err) {
-    return rect_event(w, TH_EV_BLOCK, x0, y0, x1, y1, err);
+    return schedule_now(w, (th_event_def){TH_EVENT_BLOCK_CELLS, 0, x0, y0, x1, y1}, err);
 }
 
-static void apply_rect(th_world *w, const th_event *e) {
+static void apply_rect(th_world *w, const th_event_def *e) {
     th_world_nav *n = &w->nav;
     for (int32_t y = e->y0; y <= e->y1; y++) {
         for (int32_t x = e->x0; x <= e->x1; x++) {
             uint32_t cell = (uint32_t)y * (uint32_t)n->map.w + (uint32_t)x;
-            if (e->kind == TH_EV_BREAK) {
+            if (e->type == TH_EVENT_BREAK_WALLS) {
                 if (th_navmap_break_wall(&n->map, x, y) != TH_NAV_OK) continue; /* not a wall */
                 if (n->opened_count < TH_NAV_REPAIR_MAX) n->opened[n->opened_count++] = cell;
                 else n->fields_stale = true; /* too many to repair one by one */
@@ -335,21 +359,25 @@ static void displace_agents(th_world *w) {
 
 void th_nav_apply_events(th_world *w) {
     th_world_nav *n = &w->nav;
-    for (uint32_t i = 0; i < n->event_count; i++) {
-        const th_event *e = &n->events[i];
-        switch (e->kind) {
-        case TH_EV_DESTROY:
-        case TH_EV_RESTORE:
-            n->bunker[e->bunker].destroyed = e->kind == TH_EV_DESTROY;
+    uint32_t due = 0;
+    while (due < n->event_count && n->events[due].step <= w->step) {
+        const th_event_def *e = &n->events[due++].def;
+        switch (e->type) {
+        case TH_EVENT_DESTROY_BUNKER:
+        case TH_EVENT_RESTORE_BUNKER:
+            n->bunker[e->bunker].destroyed = e->type == TH_EVENT_DESTROY_BUNKER;
             n->combined_stale = true;
             break;
-        case TH_EV_BREAK:
-        case TH_EV_BLOCK:
+        case TH_EVENT_BREAK_WALLS:
+        case TH_EVENT_BLOCK_CELLS:
             apply_rect(w, e);
             break;
         }
     }
-    n->event_count = 0;
+    if (due > 0) {
+        n->event_count -= due;
+        memmove(n->events, n->events + due, n->event_count * sizeof *n->events);
+    }
     if (n->displace) {
         displace_agents(w);
         n->displace = false;

@@ -2,6 +2,32 @@
 #ifndef TH_APP_H
 #define TH_APP_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../sim/throng.h"
+
 int th_cmd_run(int argc, char **argv);
+int th_cmd_check(int argc, char **argv);
+
+/** The scene `throng run` opens when none is named. */
+extern const char *const th_default_scene;
+
+/** Overrides a command line applies to a scene. */
+typedef struct th_scene_open_opts {
+    uint32_t threads; /* 0 = the scene's */
+    bool has_seed;
+    uint64_t seed;
+    uint32_t agents; /* 0 = the scene's */
+} th_scene_open_opts;
+
+/** Path of the scene called `name`: `name` itself when it is a readable file, else
+ *  scenes/NAME.yaml in the working directory or in the source tree. */
+bool th_scene_resolve(const char *name, char *path, size_t cap);
+
+/** Open scene `name` (a file, a library name, or a built-in demo). */
+th_world *th_scene_open(const char *name, const th_scene_open_opts *o, th_scene_info *info,
+                        th_error *err);
 
 #endif

@@ -14,6 +14,7 @@ static const char k_help[] =
     "commands:\n"
     "  run [SCENE]   run a scene and report throughput, phase times and the state hash\n"
     "                (see 'throng run --help')\n"
+    "  check SCENE.. validate scene files without running them\n"
     "  bench         measure agent throughput over agent and thread counts, against the\n"
     "                naive O(N^2) reference (see 'throng bench --help')\n"
     "\n"
@@ -29,6 +30,7 @@ int main(int argc, char **argv) {
         return argc < 2 ? TH_EXIT_USAGE : 0;
     }
     if (strcmp(argv[1], "run") == 0) return th_cmd_run(argc - 2, argv + 2);
+    if (strcmp(argv[1], "check") == 0) return th_cmd_check(argc - 2, argv + 2);
     if (strcmp(argv[1], "bench") == 0) return th_cmd_bench(argc - 2, argv + 2);
     fprintf(stderr, "throng: unknown command '%s' (see 'throng --help')\n", argv[1]);
     return TH_EXIT_USAGE;

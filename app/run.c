@@ -14,13 +14,14 @@ static const char k_run_help[] =
     "Run SCENE and print a summary: agents, steps, wall time, throughput in agent-steps/s,\n"
     "milliseconds per step in each phase, and the final state hash.\n"
     "\n"
-    "SCENE is a built-in demo: flock (default) or evac. Runs are headless.\n"
+    "SCENE is a scene file, the name of one in scenes/ (air_raid, flock, maze_evac, rubble),\n"
+    "or a built-in demo (evac). Default: air_raid.\n"
     "\n"
     "options:\n"
-    "  --steps N     steps to simulate (default 600; 0 only builds the scene)\n"
-    "  --threads T   worker threads, 1..64 (default: number of cores)\n"
-    "  --seed S      random seed keying every random draw (default 1)\n"
-    "  --agents N    agent count for demos that take one (flock: default 10000)\n"
+    "  --steps N     steps to simulate (default: the scene's `steps`; 0 only builds it)\n"
+    "  --threads T   worker threads, 1..64 (default: the scene's, else the number of cores)\n"
+    "  --seed S      random seed keying every random draw (default: the scene's)\n"
+    "  --agents N    scale the scene's randomly spawned crowds to N agents in all\n"
     "  --headless    run without a viewer\n"
     "  --destroy-bunker NAME@STEP\n"
     "                destroy bunker NAME before step STEP (repeatable)\n"
@@ -40,6 +41,7 @@ typedef struct scheduled {
 typedef struct run_opts {
     const char *scene;
     uint64_t steps, threads, seed, agents;
+    bool has_steps, has_seed;
     scheduled events[MAX_SCHEDULED];
     uint32_t event_count;
 } run_opts;
@@ -77,12 +79,14 @@ static int parse(int argc, char **argv, run_opts *o) {
             if (!(v = th_arg_value(argc, argv, &i)) ||
                 !th_arg_u64(a, v, 0, 1000000000ull, &o->steps))
                 return TH_EXIT_USAGE;
+            o->has_steps = true;
         } else if (strcmp(a, "--threads") == 0) {
             if (!(v = th_arg_value(argc, argv, &i)) || !th_arg_u64(a, v, 1, TH_MAX_THREADS, &o->threads))
                 return TH_EXIT_USAGE;
         } else if (strcmp(a, "--seed") == 0) {
             if (!(v = th_arg_value(argc, argv, &i)) || !th_arg_u64(a, v, 0, UINT64_MAX, &o->seed))
                 return TH_EXIT_USAGE;
+            o->has_seed = true;
         } else if (strcmp(a, "--agents") == 0) {
             if (!(v = th_arg_value(argc, argv, &i)) || !th_arg_u64(a, v, 1, TH_MAX_AGENTS, &o->agents))
                 return TH_EXIT_USAGE;
@@ -104,18 +108,21 @@ static int parse(int argc, char **argv, run_opts *o) {
 }
 
 int th_cmd_run(int argc, char **argv) {
-    run_opts o = {.scene = NULL, .steps = 600, .threads = 0, .seed = 1, .agents = 0};
+    run_opts o = {.scene = NULL};
     int rc = parse(argc, argv, &o);
     if (rc >= 0) return rc;
-    if (!o.scene) o.scene = "flock";
+    if (!o.scene) o.scene = th_default_scene;
 
     th_error err = {{0}};
-    th_demo_opts demo = {.agents = (uint32_t)o.agents, .seed = o.seed, .threads = (uint32_t)o.threads};
-    th_world *w = th_demo_create(o.scene, &demo, &err);
+    th_scene_info info;
+    th_scene_open_opts so = {.threads = (uint32_t)o.threads, .has_seed = o.has_seed,
+                             .seed = o.seed, .agents = (uint32_t)o.agents};
+    th_world *w = th_scene_open(o.scene, &so, &info, &err);
     if (!w) {
         fprintf(stderr, "throng run: %s\n", err.message);
         return TH_EXIT_USAGE;
     }
+    if (!o.has_steps) o.steps = info.steps;
     for (uint32_t e = 0; e < o.event_count; e++) {
         int b = th_world_find_bunker(w, o.events[e].bunker);
         th_event_def ev = {.type = o.events[e].destroy ? TH_EVENT_DESTROY_BUNKER
@@ -129,7 +136,7 @@ int th_cmd_run(int argc, char **argv) {
         }
     }
     th_world_def def = th_world_get_def(w);
-    printf("scene     %s: %u agents, %u crowd(s), %.0f x %.0f m, %s edges\n", o.scene,
+    printf("scene     %s: %u agents, %u crowd(s), %.0f x %.0f m, %s edges\n", info.name,
            th_world_agent_count(w), th_world_crowd_count(w), (double)def.width,
            (double)def.height, def.bounds == TH_BOUNDS_WRAP ? "wrap-around" : "walled");
     printf("run       %" PRIu64 " steps of %.4f s, %u thread(s), seed %" PRIu64 "\n", o.steps,

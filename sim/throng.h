@@ -89,6 +89,7 @@ typedef struct th_crowd_def {
     float flow_weight;       /* weight of the flow-field term (flee), default 2 */
     float wall_radius;       /* metres: walls closer than this push the agent away, default 1.5 */
     float wall_weight;       /* weight of the wall push, default 1 */
+    uint32_t color;          /* 0xRRGGBB for viewers; 0 = let the viewer choose. Default 0 */
 } th_crowd_def;
 
 /** A crowd def with every default filled in. */
@@ -377,6 +378,34 @@ const th_trace_span *th_world_trace_spans(const th_world *w, uint32_t *count);
 
 /** Stop recording and free the buffer. */
 void th_world_trace_stop(th_world *w);
+
+/* ---- scene files ---------------------------------------------------------------------------
+ * A scene is a YAML file: world or map, bunkers, crowds, a timeline of events. The format is
+ * documented key by key in docs/scene-format.md. Loading validates everything: an error names
+ * file:line:column, the key path, what was expected and what was found. */
+
+/** Overrides applied when loading a scene. Zero fields leave the file's values alone. */
+typedef struct th_scene_opts {
+    uint32_t threads;   /* worker threads; 0 = the scene's `threads`, else the number of cores */
+    bool override_seed; /* use `seed` instead of the file's */
+    uint64_t seed;
+    uint32_t agents;    /* 0 = as written; else random-spawn crowd counts are scaled so that
+                           all agents together number this (explicit agent lists stay) */
+} th_scene_opts;
+
+/** What a loaded scene holds. */
+typedef struct th_scene_info {
+    char name[64];
+    uint64_t steps;     /* the scene's `steps` (for headless runs) */
+    float timestep;     /* seconds */
+    uint32_t agents, crowds, bunkers, events;
+    int32_t map_cols, map_rows; /* 0 without a map */
+} th_scene_info;
+
+/** Load the scene file at `path` and build its world, events scheduled. `info` (may be NULL)
+ *  receives a summary. NULL with `err` filled on any problem. */
+th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_info *info,
+                        th_error *err);
 
 /* ---- built-in demos ------------------------------------------------------------------- */
 

@@ -1,0 +1,102 @@
+/* A scene file parsed and validated into plain data, before any world exists.
+ *
+ * Loading runs in two passes: scene_parse.c turns the YAML tree into a th_scene (every check
+ * that can point at a line happens here, and the nodes are kept so that later checks can
+ * still point at one), then scene_build.c makes the world through the public API. */
+#ifndef TH_SCENE_INTERNAL_H
+#define TH_SCENE_INTERNAL_H
+
+#include "throng.h"
+#include "ydoc.h"
+
+#define TH_SCENE_MAX_REGIONS 16
+#define TH_SCENE_MAX_LEGEND 64
+#define TH_SCENE_NO_LEGEND 255
+
+typedef enum th_region_kind { TH_REGION_RECT, TH_REGION_CIRCLE, TH_REGION_LEGEND } th_region_kind;
+
+/* Where a crowd's agents appear: metres for rect and circle, a legend entry's cells. */
+typedef struct th_scene_region {
+    th_region_kind kind;
+    float x, y, w, h, r;
+    uint8_t legend;
+    const th_ynode *node;
+} th_scene_region;
+
+typedef struct th_scene_crowd {
+    th_crowd_def def;
+    char name[64];
+    uint32_t count;
+    th_scene_region region[TH_SCENE_MAX_REGIONS];
+    uint32_t region_count;
+    float initial_speed; /* m/s, random heading */
+    const float *agents; /* explicit agents: x, y, vx, vy each; count of them = agent_count */
+    uint32_t agent_count;
+    const th_ynode *node, *spawn_node;
+} th_scene_crowd;
+
+typedef struct th_scene_bunker {
+    char name[64];
+    int32_t x0, y0, x1, y1;
+    bool placed; /* cells known (from `cells` or the legend) */
+    uint32_t capacity;
+    const th_ynode *node;
+} th_scene_bunker;
+
+typedef struct th_scene_event {
+    uint64_t step;
+    th_event_def def;
+} th_scene_event;
+
+/* One legend entry: what a character (ASCII maps) or a colour (image maps) stands for. */
+typedef struct th_legend_entry {
+    uint32_t key;         /* the character, or 0xRRGGBB */
+    th_cell_kind kind;
+    uint16_t cost;        /* open cells */
+    int32_t bunker;       /* index into bunkers, or -1 */
+    const th_ynode *node;
+} th_legend_entry;
+
+typedef struct th_scene {
+    th_ydoc doc;
+    char name[64];
+    uint64_t seed;
+    float timestep;
+    uint32_t threads;
+    uint64_t steps;
+    float width, height;
+    th_bounds bounds;
+
+    bool has_map;
+    float cell_size;
+    int32_t cols, rows;
+    uint8_t *kind;   /* per cell, th_cell_kind; row 0 is the south edge */
+    uint16_t *cost;  /* per cell, open cells */
+    uint8_t *legend; /* per cell, legend entry index or TH_SCENE_NO_LEGEND */
+    th_legend_entry legend_entry[TH_SCENE_MAX_LEGEND];
+    uint32_t legend_count;
+
+    th_scene_bunker bunker[TH_MAX_BUNKERS];
+    uint32_t bunker_count;
+    th_scene_crowd *crowd;
+    uint32_t crowd_count;
+    th_scene_event *event;
+    uint32_t event_count;
+} th_scene;
+
+/* Shared by the scene sources: report a problem at a node as
+ * "file:line:column: path: message". Always returns false. */
+bool th_scene_fail(const th_scene *s, const th_ynode *at, const char *path, th_error *err,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* scene_parse.c */
+bool th_scene_parse(th_scene *s, const char *path, th_error *err);
+void th_scene_free(th_scene *s);
+
+/* scene_map.c: fill kind/cost/legend from the `map` node (ascii, image or generated city). */
+bool th_scene_read_map(th_scene *s, const th_ynode *map, th_error *err);
+
+/* scene_build.c */
+th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error *err);
+
+#endif

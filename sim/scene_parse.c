@@ -1,0 +1,715 @@
+/* Scene files: the YAML tree checked key by key and turned into a th_scene.
+ *
+ * Every value is checked for its type and range where it is read, and reported at its own
+ * line and column with its key path ("crowds[2].count"). Unknown keys are errors, with the
+ * nearest known key suggested. Nothing is defaulted silently: defaults are the documented
+ * ones (docs/scene-format.md), and a key that is present must be valid. */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/alloc.h"
+#include "scene_internal.h"
+#include "world_internal.h"
+
+/* ---- reporting ------------------------------------------------------------------------- */
+
+bool th_scene_fail(const th_scene *s, const th_ynode *at, const char *path, th_error *err,
+                   const char *fmt, ...) {
+    if (!err) return false;
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    th_error_set(err, "%s:%u:%u: %s: %s", s->doc.path, at ? at->line : 1, at ? at->column : 1,
+                 path, what);
+    return false;
+}
+
+/* How a node reads in a message: 'text' for a scalar (shortened), else its kind. */
+static const char *found(const th_ynode *n, char *buf, size_t cap) {
+    if (n->kind == TH_Y_MAPPING) return "a mapping";
+    if (n->kind == TH_Y_SEQUENCE) return "a list";
+    if (n->len == 0) return "an empty value";
+    snprintf(buf, cap, "'%.*s%s'", n->len > 40 ? 40 : (int)n->len, n->text, n->len > 40 ? "..." : "");
+    for (char *p = buf; *p; p++) {
+        if ((unsigned char)*p < 32) *p = '?'; /* keep control characters out of terminals */
+    }
+    return buf;
+}
+
+#define FAIL(s, n, path, err, ...) th_scene_fail((s), (n), (path), (err), __VA_ARGS__)
+
+static bool expect(const th_scene *s, const th_ynode *n, th_ynode_kind kind, const char *path,
+                   th_error *err) {
+    if (n->kind == kind) return true;
+    char buf[64];
+    const char *want = kind == TH_Y_MAPPING ? "a mapping" : kind == TH_Y_SEQUENCE ? "a list" : "a value";
+    return FAIL(s, n, path, err, "expected %s, found %s", want, found(n, buf, sizeof buf));
+}
+
+/* ---- unknown keys ---------------------------------------------------------------------- */
+
+static size_t edit_distance(const char *a, size_t la, const char *b) {
+    size_t lb = strlen(b);
+    if (la > 40 || lb > 40) return 99;
+    size_t row[41];
+    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t sub = diag + (a[i - 1] != b[j - 1]);
+            size_t best = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
+            row[j] = sub < best ? sub : best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* Every key of `map` must be in `allowed` (NULL-terminated). */
+static bool known_keys(const th_scene *s, const th_ynode *map, const char *path,
+                       const char *const *allowed, th_error *err) {
+    for (uint32_t i = 0; i < map->count; i++) {
+        const th_ynode *k = th_ynode_key(map, i);
+        bool ok = false;
+        const char *near = NULL;
+        size_t best = 3; /* suggest only near misses */
+        for (const char *const *a = allowed; *a; a++) {
+            if (strlen(*a) == k->len && memcmp(*a, k->text, k->len) == 0) {
+                ok = true;
+                break;
+            }
+            size_t d = edit_distance(k->text, k->len, *a);
+            if (d < best) {
+                best = d;
+                near = *a;
+            }
+        }
+        if (ok) continue;
+        char full[160], buf[64];
+        snprintf(full, sizeof full, "%s%s%.*s", path, path[0] ? "." : "", k->len > 60 ? 60 : (int)k->len,
+                 k->text);
+        if (near) return FAIL(s, k, full, err, "unknown key %s (did you mean '%s'?)", found(k, buf, sizeof buf), near);
+        char list[300] = "";
+        for (const char *const *a = allowed; *a; a++) {
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a == allowed ? "" : ", ", *a);
+        }
+        return FAIL(s, k, full, err, "unknown key %s; expected one of: %s", found(k, buf, sizeof buf), list);
+    }
+    return true;
+}
+
+/* ---- scalars --------------------------------------------------------------------------- */
+
+/* A decimal number: [+-]digits[.digits][e[+-]digits]. strtod alone would also take "nan",
+ * "inf", hex floats and leading blanks, none of which belong in a scene. */
+static bool is_decimal(const char *t, size_t len, bool integer) {
+    size_t i = 0, digits = 0;
+    if (i < len && (t[i] == '+' || t[i] == '-')) i++;
+    while (i < len && isdigit((unsigned char)t[i])) i++, digits++;
+    if (!integer && i < len && t[i] == '.') {
+        i++;
+        while (i < len && isdigit((unsigned char)t[i])) i++, digits++;
+    }
+    if (digits == 0) return false;
+    if (!integer && i < len && (t[i] == 'e' || t[i] == 'E')) {
+        i++;
+        if (i < len && (t[i] == '+' || t[i] == '-')) i++;
+        size_t exp = 0;
+        while (i < len && isdigit((unsigned char)t[i])) i++, exp++;
+        if (exp == 0) return false;
+    }
+    return i == len;
+}
+
+static bool scalar_float(const th_scene *s, const th_ynode *n, const char *path, double lo,
+                         double hi, double *out, th_error *err) {
+    char buf[64];
+    if (n->kind != TH_Y_SCALAR || n->quoted || !is_decimal(n->text, n->len, false)) {
+        return FAIL(s, n, path, err, "expected a number in [%g, %g], found %s", lo, hi,
+                    found(n, buf, sizeof buf));
+    }
+    double v = strtod(n->text, NULL);
+    if (!isfinite(v) || v < lo || v > hi) {
+        return FAIL(s, n, path, err, "expected a number in [%g, %g], found %s", lo, hi,
+                    found(n, buf, sizeof buf));
+    }
+    *out = v;
+    return true;
+}
+
+static bool scalar_u64(const th_scene *s, const th_ynode *n, const char *path, uint64_t lo,
+                       uint64_t hi, uint64_t *out, th_error *err) {
+    char buf[64];
+    bool ok = n->kind == TH_Y_SCALAR && !n->quoted && is_decimal(n->text, n->len, true) &&
+              n->text[0] != '-';
+    if (ok) {
+        const char *t = n->text + (n->text[0] == '+');
+        /* strtoull would wrap a 21-digit number silently; count digits first. */
+        size_t digits = n->len - (size_t)(t - n->text);
+        ok = digits <= 20;
+        if (ok) {
+            unsigned long long v = strtoull(t, NULL, 10);
+            ok = !(digits == 20 && strcmp(t, "18446744073709551615") > 0) && v >= lo && v <= hi;
+            *out = v;
+        }
+    }
+    if (!ok) {
+        return FAIL(s, n, path, err, "expected a whole number in [%llu, %llu], found %s",
+                    (unsigned long long)lo, (unsigned long long)hi, found(n, buf, sizeof buf));
+    }
+    return true;
+}
+
+static bool scalar_name(const th_scene *s, const th_ynode *n, const char *path, char *out,
+                        size_t cap, th_error *err) {
+    char buf[64];
+    if (n->kind != TH_Y_SCALAR || n->len == 0 || n->len >= cap || memchr(n->text, '\0', n->len)) {
+        return FAIL(s, n, path, err, "expected a name of 1 to %zu characters, found %s", cap - 1,
+                    found(n, buf, sizeof buf));
+    }
+    for (size_t i = 0; i < n->len; i++) {
+        if ((unsigned char)n->text[i] < 32) {
+            return FAIL(s, n, path, err, "expected a name without control characters, found %s",
+                        found(n, buf, sizeof buf));
+        }
+    }
+    memcpy(out, n->text, n->len + 1);
+    return true;
+}
+
+/* One of `words` (NULL-terminated); returns its index through *out. */
+static bool scalar_word(const th_scene *s, const th_ynode *n, const char *path,
+                        const char *const *words, int *out, th_error *err) {
+    if (n->kind == TH_Y_SCALAR) {
+        for (int i = 0; words[i]; i++) {
+            if (strlen(words[i]) == n->len && memcmp(words[i], n->text, n->len) == 0) {
+                *out = i;
+                return true;
+            }
+        }
+    }
+    char list[200] = "", buf[64];
+    for (int i = 0; words[i]; i++) {
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", words[i]);
+    }
+    return FAIL(s, n, path, err, "expected one of %s, found %s", list, found(n, buf, sizeof buf));
+}
+
+/* "#rrggbb" -> 0xRRGGBB. */
+static bool scalar_color(const th_scene *s, const th_ynode *n, const char *path, uint32_t *out,
+                         th_error *err) {
+    char buf[64];
+    bool ok = n->kind == TH_Y_SCALAR && n->len == 7 && n->text[0] == '#';
+    for (size_t i = 1; ok && i < 7; i++) ok = isxdigit((unsigned char)n->text[i]) != 0;
+    if (!ok) {
+        return FAIL(s, n, path, err, "expected a colour written #rrggbb, found %s",
+                    found(n, buf, sizeof buf));
+    }
+    *out = (uint32_t)strtoul(n->text + 1, NULL, 16);
+    return true;
+}
+
+/* A list of exactly `count` numbers (or `alt` numbers when alt > 0). Returns how many. */
+static int number_list(const th_scene *s, const th_ynode *n, const char *path, int count, int alt,
+                       double lo, double hi, double *out, th_error *err) {
+    char buf[64];
+    if (n->kind != TH_Y_SEQUENCE || !((int)n->count == count || (alt > 0 && (int)n->count == alt))) {
+        if (alt > 0) {
+            FAIL(s, n, path, err, "expected a list of %d or %d numbers, found %s", alt, count,
+                 n->kind == TH_Y_SEQUENCE ? "a list of another length" : found(n, buf, sizeof buf));
+        } else {
+            FAIL(s, n, path, err, "expected a list of %d numbers, found %s", count,
+                 n->kind == TH_Y_SEQUENCE ? "a list of another length" : found(n, buf, sizeof buf));
+        }
+        return -1;
+    }
+    for (uint32_t i = 0; i < n->count; i++) {
+        char sub[160];
+        snprintf(sub, sizeof sub, "%s[%u]", path, i);
+        if (!scalar_float(s, n->items[i], sub, lo, hi, &out[i], err)) return -1;
+    }
+    return (int)n->count;
+}
+
+/* ---- sections -------------------------------------------------------------------------- */
+
+typedef struct ctx {
+    th_scene *s;
+    th_error *err;
+} ctx;
+
+static bool parse_world(ctx *c, const th_ynode *n) {
+    static const char *const keys[] = {"size", "bounds", NULL};
+    if (!expect(c->s, n, TH_Y_MAPPING, "world", c->err) || !known_keys(c->s, n, "world", keys, c->err))
+        return false;
+    const th_ynode *size = th_ynode_get(n, "size");
+    if (!size) return FAIL(c->s, n, "world.size", c->err, "missing: expected [width, height] in metres");
+    double wh[2];
+    if (number_list(c->s, size, "world.size", 2, 0, 0.001, TH_MAX_WORLD_DIM, wh, c->err) < 0) return false;
+    c->s->width = (float)wh[0];
+    c->s->height = (float)wh[1];
+    const th_ynode *b = th_ynode_get(n, "bounds");
+    if (b) {
+        static const char *const words[] = {"walls", "wrap", NULL};
+        int v;
+        if (!scalar_word(c->s, b, "world.bounds", words, &v, c->err)) return false;
+        c->s->bounds = v == 1 ? TH_BOUNDS_WRAP : TH_BOUNDS_WALLS;
+    }
+    return true;
+}
+
+/* A bunker's cells: [x, y] or [x0, y0, x1, y1], inside the map. */
+static bool cell_rect(ctx *c, const th_ynode *n, const char *path, int32_t r[4]) {
+    double v[4];
+    int got = number_list(c->s, n, path, 4, 2, -1e9, 1e9, v, c->err);
+    if (got < 0) return false;
+    for (int i = 0; i < got; i++) {
+        if (v[i] != floor(v[i])) {
+            return FAIL(c->s, n->items[i], path, c->err, "expected whole cell numbers, found %g", v[i]);
+        }
+    }
+    r[0] = (int32_t)v[0];
+    r[1] = (int32_t)v[1];
+    r[2] = got == 4 ? (int32_t)v[2] : r[0];
+    r[3] = got == 4 ? (int32_t)v[3] : r[1];
+    if (r[0] > r[2] || r[1] > r[3]) {
+        return FAIL(c->s, n, path, c->err, "expected x0 <= x1 and y0 <= y1, found [%d, %d, %d, %d]",
+                    r[0], r[1], r[2], r[3]);
+    }
+    if (c->s->has_map && (r[0] < 0 || r[1] < 0 || r[2] >= c->s->cols || r[3] >= c->s->rows)) {
+        return FAIL(c->s, n, path, c->err, "cells [%d, %d, %d, %d] are off the %d x %d map", r[0],
+                    r[1], r[2], r[3], c->s->cols, c->s->rows);
+    }
+    return true;
+}
+
+static int find_bunker(const th_scene *s, const char *name, size_t len) {
+    for (uint32_t b = 0; b < s->bunker_count; b++) {
+        if (strlen(s->bunker[b].name) == len && memcmp(s->bunker[b].name, name, len) == 0) return (int)b;
+    }
+    return -1;
+}
+
+static bool parse_bunkers(ctx *c, const th_ynode *n) {
+    th_scene *s = c->s;
+    if (!expect(s, n, TH_Y_SEQUENCE, "bunkers", c->err)) return false;
+    for (uint32_t i = 0; i < n->count; i++) {
+        static const char *const keys[] = {"name", "cells", "capacity", NULL};
+        const th_ynode *b = n->items[i];
+        char path[64], sub[96];
+        snprintf(path, sizeof path, "bunkers[%u]", i);
+        if (!expect(s, b, TH_Y_MAPPING, path, c->err) || !known_keys(s, b, path, keys, c->err)) return false;
+        if (!s->has_map) return FAIL(s, b, path, c->err, "bunkers need a map (add a `map` section)");
+        const th_ynode *name = th_ynode_get(b, "name");
+        snprintf(sub, sizeof sub, "%s.name", path);
+        if (!name) return FAIL(s, b, sub, c->err, "missing: every bunker has a name");
+        char nm[64];
+        if (!scalar_name(s, name, sub, nm, sizeof nm, c->err)) return false;
+        /* A bunker drawn in the legend is already known: this entry adds its capacity. */
+        int known = find_bunker(s, nm, strlen(nm));
+        th_scene_bunker *bk;
+        if (known >= 0 && s->bunker[known].node) {
+            return FAIL(s, name, sub, c->err, "bunker '%s' is listed twice (first at line %u)", nm,
+                        s->bunker[known].node->line);
+        }
+        if (known >= 0) {
+            bk = &s->bunker[known];
+        } else {
+            if (s->bunker_count == TH_MAX_BUNKERS) {
+                return FAIL(s, b, path, c->err, "more than %d bunkers", TH_MAX_BUNKERS);
+            }
+            bk = &s->bunker[s->bunker_count++];
+            memcpy(bk->name, nm, sizeof nm);
+        }
+        bk->node = b;
+        const th_ynode *cells = th_ynode_get(b, "cells");
+        snprintf(sub, sizeof sub, "%s.cells", path);
+        if (cells && bk->placed) {
+            return FAIL(s, cells, sub, c->err, "bunker '%s' is drawn on the map already; remove `cells`", nm);
+        }
+        if (!cells && !bk->placed) {
+            return FAIL(s, b, sub, c->err, "missing: where is bunker '%s'? give cells [x0, y0, x1, y1] or draw it with a legend entry {bunker: %s}", nm, nm);
+        }
+        if (cells) {
+            int32_t r[4];
+            if (!cell_rect(c, cells, sub, r)) return false;
+            bk->x0 = r[0];
+            bk->y0 = r[1];
+            bk->x1 = r[2];
+            bk->y1 = r[3];
+            bk->placed = true;
+            for (int32_t y = r[1]; y <= r[3]; y++) {
+                for (int32_t x = r[0]; x <= r[2]; x++) {
+                    if (s->kind[(size_t)y * (size_t)s->cols + (size_t)x] != TH_CELL_OPEN) {
+                        return FAIL(s, cells, sub, c->err, "bunker '%s' covers cell (%d, %d), which is a wall", nm, x, y);
+                    }
+                }
+            }
+        }
+        const th_ynode *cap = th_ynode_get(b, "capacity");
+        if (cap) {
+            uint64_t v;
+            snprintf(sub, sizeof sub, "%s.capacity", path);
+            if (!scalar_u64(s, cap, sub, 0, TH_MAX_AGENTS, &v, c->err)) return false;
+            bk->capacity = (uint32_t)v;
+        }
+    }
+    /* Overlaps between bunkers: one cell, one bunker. */
+    for (uint32_t a = 0; a < s->bunker_count; a++) {
+        for (uint32_t b = a + 1; b < s->bunker_count; b++) {
+            const th_scene_bunker *p = &s->bunker[a], *q = &s->bunker[b];
+            if (p->x0 <= q->x1 && q->x0 <= p->x1 && p->y0 <= q->y1 && q->y0 <= p->y1) {
+                char path[64];
+                snprintf(path, sizeof path, "bunkers[%u]", b);
+                return FAIL(s, q->node, path, c->err, "bunker '%s' overlaps bunker '%s'", q->name, p->name);
+            }
+        }
+    }
+    return true;
+}
+
+static bool parse_region(ctx *c, th_scene_crowd *cr, const th_ynode *n, const char *path) {
+    th_scene *s = c->s;
+    static const char *const keys[] = {"rect", "circle", "cells", NULL};
+    if (!expect(s, n, TH_Y_MAPPING, path, c->err) || !known_keys(s, n, path, keys, c->err)) return false;
+    if (n->count != 1) {
+        return FAIL(s, n, path, c->err, "expected exactly one of rect, circle or cells, found %u keys", n->count);
+    }
+    if (cr->region_count == TH_SCENE_MAX_REGIONS) {
+        return FAIL(s, n, path, c->err, "more than %d spawn regions", TH_SCENE_MAX_REGIONS);
+    }
+    th_scene_region *r = &cr->region[cr->region_count++];
+    r->node = n;
+    const th_ynode *v = th_ynode_value(n, 0);
+    char sub[160];
+    double d[4];
+    if (th_ynode_get(n, "rect")) {
+        snprintf(sub, sizeof sub, "%s.rect", path);
+        if (number_list(s, v, sub, 4, 0, 0.0, TH_MAX_WORLD_DIM, d, c->err) < 0) return false;
+        if (!(d[2] > 0 && d[3] > 0) || d[0] + d[2] > s->width || d[1] + d[3] > s->height) {
+            return FAIL(s, v, sub, c->err, "expected [x, y, width, height] with a positive size inside the %g x %g m world, found [%g, %g, %g, %g]",
+                        (double)s->width, (double)s->height, d[0], d[1], d[2], d[3]);
+        }
+        *r = (th_scene_region){TH_REGION_RECT, (float)d[0], (float)d[1], (float)d[2], (float)d[3], 0, 0, n};
+    } else if (th_ynode_get(n, "circle")) {
+        snprintf(sub, sizeof sub, "%s.circle", path);
+        if (number_list(s, v, sub, 3, 0, 0.0, TH_MAX_WORLD_DIM, d, c->err) < 0) return false;
+        if (!(d[2] > 0) || d[0] - d[2] < 0 || d[1] - d[2] < 0 || d[0] + d[2] > s->width ||
+            d[1] + d[2] > s->height) {
+            return FAIL(s, v, sub, c->err, "expected [x, y, radius] with a positive radius inside the %g x %g m world, found [%g, %g, %g]",
+                        (double)s->width, (double)s->height, d[0], d[1], d[2]);
+        }
+        *r = (th_scene_region){TH_REGION_CIRCLE, (float)d[0], (float)d[1], 0, 0, (float)d[2], 0, n};
+    } else {
+        snprintf(sub, sizeof sub, "%s.cells", path);
+        if (!s->has_map) return FAIL(s, v, sub, c->err, "spawning on legend cells needs a map");
+        char buf[64];
+        if (v->kind != TH_Y_SCALAR || v->len == 0) {
+            return FAIL(s, v, sub, c->err, "expected a legend key, found %s", found(v, buf, sizeof buf));
+        }
+        uint32_t key = 0;
+        if (v->text[0] == '#' && v->len == 7) key = (uint32_t)strtoul(v->text + 1, NULL, 16);
+        else if (v->len == 1) key = (unsigned char)v->text[0];
+        else return FAIL(s, v, sub, c->err, "expected a legend character or #rrggbb colour, found %s", found(v, buf, sizeof buf));
+        uint32_t e = 0;
+        while (e < s->legend_count && s->legend_entry[e].key != key) e++;
+        if (e == s->legend_count) {
+            return FAIL(s, v, sub, c->err, "%s is not in map.legend", found(v, buf, sizeof buf));
+        }
+        *r = (th_scene_region){TH_REGION_LEGEND, 0, 0, 0, 0, 0, (uint8_t)e, n};
+    }
+    return true;
+}
+
+static bool crowd_float(ctx *c, const th_ynode *cn, const char *path, const char *key, double lo,
+                        double hi, float *out) {
+    const th_ynode *v = th_ynode_get(cn, key);
+    if (!v) return true;
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s.%s", path, key);
+    double d;
+    if (!scalar_float(c->s, v, sub, lo, hi, &d, c->err)) return false;
+    *out = (float)d;
+    return true;
+}
+
+static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t index) {
+    th_scene *s = c->s;
+    static const char *const keys[] = {
+        "name", "count", "behavior", "spawn", "agents", "initial_speed", "neighbor_radius",
+        "separation_radius", "fov", "separation_weight", "alignment_weight", "cohesion_weight",
+        "max_speed", "max_force", "flow_weight", "wall_radius", "wall_weight", "color", NULL};
+    char path[64], sub[128];
+    snprintf(path, sizeof path, "crowds[%u]", index);
+    if (!expect(s, n, TH_Y_MAPPING, path, c->err) || !known_keys(s, n, path, keys, c->err)) return false;
+    cr->node = n;
+    cr->def = th_default_crowd_def();
+    const th_ynode *v = th_ynode_get(n, "name");
+    snprintf(sub, sizeof sub, "%s.name", path);
+    if (!v) return FAIL(s, n, sub, c->err, "missing: every crowd has a name");
+    if (!scalar_name(s, v, sub, cr->name, sizeof cr->name, c->err)) return false;
+    for (uint32_t k = 0; k < index; k++) {
+        if (strcmp(s->crowd[k].name, cr->name) == 0) {
+            return FAIL(s, v, sub, c->err, "crowd name '%s' is used twice", cr->name);
+        }
+    }
+    cr->def.name = cr->name;
+    if ((v = th_ynode_get(n, "behavior"))) {
+        static const char *const words[] = {"flock", "flee", NULL};
+        int b;
+        snprintf(sub, sizeof sub, "%s.behavior", path);
+        if (!scalar_word(s, v, sub, words, &b, c->err)) return false;
+        cr->def.behavior = b == 1 ? TH_BEHAVIOR_FLEE : TH_BEHAVIOR_FLOCK;
+        if (cr->def.behavior == TH_BEHAVIOR_FLEE && !s->has_map) {
+            return FAIL(s, v, sub, c->err, "a fleeing crowd needs a map with bunkers");
+        }
+    }
+    th_crowd_def *d = &cr->def;
+    if (!crowd_float(c, n, path, "neighbor_radius", 0.01, 1000, &d->neighbor_radius) ||
+        !crowd_float(c, n, path, "separation_radius", 0.01, 1000, &d->separation_radius) ||
+        !crowd_float(c, n, path, "fov", 1, 360, &d->fov_deg) ||
+        !crowd_float(c, n, path, "separation_weight", 0, 1000, &d->separation_weight) ||
+        !crowd_float(c, n, path, "alignment_weight", 0, 1000, &d->alignment_weight) ||
+        !crowd_float(c, n, path, "cohesion_weight", 0, 1000, &d->cohesion_weight) ||
+        !crowd_float(c, n, path, "max_speed", 0.01, 1000, &d->max_speed) ||
+        !crowd_float(c, n, path, "max_force", 0.01, 1e5, &d->max_force) ||
+        !crowd_float(c, n, path, "flow_weight", 0, 1000, &d->flow_weight) ||
+        !crowd_float(c, n, path, "wall_radius", 0, 1000, &d->wall_radius) ||
+        !crowd_float(c, n, path, "wall_weight", 0, 1000, &d->wall_weight) ||
+        !crowd_float(c, n, path, "initial_speed", 0, 1000, &cr->initial_speed))
+        return false;
+    if (s->bounds == TH_BOUNDS_WRAP) {
+        float reach = fmaxf(d->neighbor_radius, d->separation_radius);
+        if (2.0f * reach > s->width || 2.0f * reach > s->height) {
+            return FAIL(s, n, path, c->err, "radius %g m is more than half the wrap-around world", (double)reach);
+        }
+    }
+    if ((v = th_ynode_get(n, "color"))) {
+        snprintf(sub, sizeof sub, "%s.color", path);
+        if (!scalar_color(s, v, sub, &d->color, c->err)) return false;
+    }
+    if ((v = th_ynode_get(n, "count"))) {
+        uint64_t cnt;
+        snprintf(sub, sizeof sub, "%s.count", path);
+        if (!scalar_u64(s, v, sub, 0, TH_MAX_AGENTS, &cnt, c->err)) return false;
+        cr->count = (uint32_t)cnt;
+    }
+    if ((v = th_ynode_get(n, "agents"))) {
+        snprintf(sub, sizeof sub, "%s.agents", path);
+        if (!expect(s, v, TH_Y_SEQUENCE, sub, c->err)) return false;
+        if (v->count > TH_MAX_AGENTS) return FAIL(s, v, sub, c->err, "more than %u agents", TH_MAX_AGENTS);
+        float *a = th_arena_alloc(&s->doc.arena, (size_t)v->count * 4 * sizeof *a);
+        if (v->count && !a) return FAIL(s, v, sub, c->err, "out of memory");
+        for (uint32_t i = 0; i < v->count; i++) {
+            char item[160];
+            double xy[4] = {0, 0, 0, 0};
+            snprintf(item, sizeof item, "%s[%u]", sub, i);
+            int got = number_list(s, v->items[i], item, 4, 2, -TH_MAX_WORLD_DIM, TH_MAX_WORLD_DIM, xy, c->err);
+            if (got < 0) return false;
+            if (!(xy[0] >= 0 && xy[0] < s->width && xy[1] >= 0 && xy[1] < s->height)) {
+                return FAIL(s, v->items[i], item, c->err, "position (%g, %g) is off the %g x %g m world", xy[0], xy[1], (double)s->width, (double)s->height);
+            }
+            if (s->has_map) {
+                int32_t cx = (int32_t)(xy[0] / s->cell_size), cy = (int32_t)(xy[1] / s->cell_size);
+                if (cx >= s->cols) cx = s->cols - 1;
+                if (cy >= s->rows) cy = s->rows - 1;
+                if (s->kind[(size_t)cy * (size_t)s->cols + (size_t)cx] != TH_CELL_OPEN) {
+                    return FAIL(s, v->items[i], item, c->err, "position (%g, %g) is inside a wall", xy[0], xy[1]);
+                }
+            }
+            for (int k = 0; k < 4; k++) a[4 * i + (uint32_t)k] = (float)xy[k];
+        }
+        cr->agents = a;
+        cr->agent_count = v->count;
+    }
+    const th_ynode *spawn = th_ynode_get(n, "spawn");
+    snprintf(sub, sizeof sub, "%s.spawn", path);
+    if (cr->count > 0 && !spawn) {
+        return FAIL(s, n, sub, c->err, "missing: %u agents need a spawn region (rect, circle or cells)", cr->count);
+    }
+    if (spawn) {
+        cr->spawn_node = spawn;
+        if (spawn->kind == TH_Y_SEQUENCE) {
+            if (spawn->count == 0) return FAIL(s, spawn, sub, c->err, "expected at least one region, found an empty list");
+            for (uint32_t i = 0; i < spawn->count; i++) {
+                char item[160];
+                snprintf(item, sizeof item, "%s[%u]", sub, i);
+                if (!parse_region(c, cr, spawn->items[i], item)) return false;
+            }
+        } else if (!parse_region(c, cr, spawn, sub)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool parse_crowds(ctx *c, const th_ynode *n) {
+    th_scene *s = c->s;
+    if (!expect(s, n, TH_Y_SEQUENCE, "crowds", c->err)) return false;
+    if (n->count == 0) return FAIL(s, n, "crowds", c->err, "expected at least one crowd, found an empty list");
+    if (n->count > TH_MAX_CROWDS) return FAIL(s, n, "crowds", c->err, "more than %d crowds", TH_MAX_CROWDS);
+    s->crowd = th_arena_alloc(&s->doc.arena, n->count * sizeof *s->crowd);
+    if (!s->crowd) return FAIL(s, n, "crowds", c->err, "out of memory");
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n->count; i++) {
+        if (!parse_crowd(c, &s->crowd[i], n->items[i], i)) return false;
+        s->crowd_count = i + 1;
+        total += (uint64_t)s->crowd[i].count + s->crowd[i].agent_count;
+        if (total > TH_MAX_AGENTS) {
+            char path[64];
+            snprintf(path, sizeof path, "crowds[%u]", i);
+            return FAIL(s, n->items[i], path, c->err, "the crowds hold more than %u agents in all", TH_MAX_AGENTS);
+        }
+    }
+    return true;
+}
+
+/* "20s", "1500ms", or plain seconds. */
+static bool parse_time(ctx *c, const th_ynode *n, const char *path, double *seconds) {
+    char buf[64];
+    if (n->kind == TH_Y_SCALAR && !n->quoted) {
+        size_t len = n->len;
+        double scale = 1.0;
+        if (len > 2 && memcmp(n->text + len - 2, "ms", 2) == 0) len -= 2, scale = 1e-3;
+        else if (len > 1 && n->text[len - 1] == 's') len -= 1;
+        if (is_decimal(n->text, len, false)) {
+            double v = strtod(n->text, NULL) * scale;
+            if (isfinite(v) && v >= 0 && v <= 1e7) {
+                *seconds = v;
+                return true;
+            }
+        }
+    }
+    return FAIL(c->s, n, path, c->err, "expected a time such as 20s, 1500ms or 12.5 (seconds, 0 to 1e7), found %s", found(n, buf, sizeof buf));
+}
+
+static bool parse_events(ctx *c, const th_ynode *n) {
+    th_scene *s = c->s;
+    if (!expect(s, n, TH_Y_SEQUENCE, "events", c->err)) return false;
+    if (n->count > TH_MAX_PENDING_EVENTS) return FAIL(s, n, "events", c->err, "more than %d events", TH_MAX_PENDING_EVENTS);
+    s->event = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->event);
+    if (!s->event) return FAIL(s, n, "events", c->err, "out of memory");
+    static const char *const keys[] = {"at", "at_step", "destroy_bunker", "restore_bunker", "break_wall", "block", NULL};
+    static const char *const actions[] = {"destroy_bunker", "restore_bunker", "break_wall", "block"};
+    for (uint32_t i = 0; i < n->count; i++) {
+        const th_ynode *e = n->items[i];
+        char path[64], sub[96];
+        snprintf(path, sizeof path, "events[%u]", i);
+        if (!expect(s, e, TH_Y_MAPPING, path, c->err) || !known_keys(s, e, path, keys, c->err)) return false;
+        if (!s->has_map) return FAIL(s, e, path, c->err, "events change the map; this scene has none");
+        th_scene_event *ev = &s->event[s->event_count];
+        const th_ynode *at = th_ynode_get(e, "at"), *at_step = th_ynode_get(e, "at_step");
+        if (!!at == !!at_step) {
+            return FAIL(s, e, path, c->err, "expected exactly one of `at` (time) or `at_step`, found %s", at ? "both" : "neither");
+        }
+        if (at) {
+            double secs = 0.0;
+            snprintf(sub, sizeof sub, "%s.at", path);
+            if (!parse_time(c, at, sub, &secs)) return false;
+            ev->step = (uint64_t)llround(secs / s->timestep);
+        } else {
+            snprintf(sub, sizeof sub, "%s.at_step", path);
+            if (!scalar_u64(s, at_step, sub, 0, 1000000000000ull, &ev->step, c->err)) return false;
+        }
+        int action = -1;
+        const th_ynode *v = NULL;
+        for (int a = 0; a < 4; a++) {
+            const th_ynode *x = th_ynode_get(e, actions[a]);
+            if (!x) continue;
+            if (v) return FAIL(s, x, path, c->err, "expected one action per event, found `%s` and `%s`", actions[action], actions[a]);
+            v = x;
+            action = a;
+        }
+        if (!v) return FAIL(s, e, path, c->err, "missing action: expected one of destroy_bunker, restore_bunker, break_wall, block");
+        snprintf(sub, sizeof sub, "%s.%s", path, actions[action]);
+        if (action <= 1) {
+            char buf[64];
+            int b = v->kind == TH_Y_SCALAR ? find_bunker(s, v->text, v->len) : -1;
+            if (b < 0) return FAIL(s, v, sub, c->err, "expected the name of a bunker, found %s", found(v, buf, sizeof buf));
+            ev->def = (th_event_def){.type = action == 0 ? TH_EVENT_DESTROY_BUNKER : TH_EVENT_RESTORE_BUNKER, .bunker = (uint32_t)b};
+        } else {
+            int32_t r[4];
+            if (!cell_rect(c, v, sub, r)) return false;
+            ev->def = (th_event_def){action == 2 ? TH_EVENT_BREAK_WALLS : TH_EVENT_BLOCK_CELLS, 0, r[0], r[1], r[2], r[3]};
+        }
+        s->event_count++;
+    }
+    return true;
+}
+
+/* ---- the file -------------------------------------------------------------------------- */
+
+bool th_scene_parse(th_scene *s, const char *path, th_error *err) {
+    memset(s, 0, sizeof *s);
+    if (!th_ydoc_load(&s->doc, path, err)) return false;
+    ctx c = {s, err};
+    const th_ynode *root = s->doc.root;
+    if (!root) return FAIL(s, NULL, "(file)", err, "the file is empty; expected a mapping with name, crowds, ...");
+    if (!expect(s, root, TH_Y_MAPPING, "(file)", err)) return false;
+    static const char *const keys[] = {"name", "seed", "timestep", "threads", "steps", "world", "map", "bunkers", "crowds", "events", NULL};
+    if (!known_keys(s, root, "", keys, err)) return false;
+
+    const th_ynode *v = th_ynode_get(root, "name");
+    if (!v) return FAIL(s, root, "name", err, "missing: every scene has a name");
+    if (!scalar_name(s, v, "name", s->name, sizeof s->name, err)) return false;
+    s->seed = 1;
+    s->timestep = 1.0f / 60.0f;
+    s->steps = 600;
+    double d;
+    uint64_t u;
+    if ((v = th_ynode_get(root, "seed")) && !scalar_u64(s, v, "seed", 0, UINT64_MAX, &s->seed, err)) return false;
+    if ((v = th_ynode_get(root, "timestep"))) {
+        if (!scalar_float(s, v, "timestep", 1e-4, 1.0, &d, err)) return false;
+        s->timestep = (float)d;
+    }
+    if ((v = th_ynode_get(root, "threads"))) {
+        if (!scalar_u64(s, v, "threads", 0, TH_MAX_THREADS, &u, err)) return false;
+        s->threads = (uint32_t)u;
+    }
+    if ((v = th_ynode_get(root, "steps")) && !scalar_u64(s, v, "steps", 0, 1000000000ull, &s->steps, err)) return false;
+
+    const th_ynode *world = th_ynode_get(root, "world"), *map = th_ynode_get(root, "map");
+    if (world && map) return FAIL(s, world, "world", err, "a scene has a `world` (open ground) or a `map`, not both: the map sets the world's size");
+    if (!world && !map) return FAIL(s, root, "world", err, "missing: expected `world: {size: [w, h]}` or a `map`");
+    if (world && !parse_world(&c, world)) return false;
+    if (map) {
+        if (!th_scene_read_map(s, map, err)) return false;
+        s->width = (float)s->cols * s->cell_size;
+        s->height = (float)s->rows * s->cell_size;
+        s->bounds = TH_BOUNDS_WALLS;
+    }
+    if ((v = th_ynode_get(root, "bunkers")) && !parse_bunkers(&c, v)) return false;
+    for (uint32_t b = 0; b < s->bunker_count; b++) {
+        if (!s->bunker[b].placed) {
+            return FAIL(s, s->bunker[b].node, "bunkers", err, "bunker '%s' has no cells", s->bunker[b].name);
+        }
+    }
+    v = th_ynode_get(root, "crowds");
+    if (!v) return FAIL(s, root, "crowds", err, "missing: a scene has at least one crowd");
+    if (!parse_crowds(&c, v)) return false;
+    for (uint32_t i = 0; i < s->crowd_count; i++) {
+        if (s->crowd[i].def.behavior == TH_BEHAVIOR_FLEE && s->bunker_count == 0) {
+            char path2[64];
+            snprintf(path2, sizeof path2, "crowds[%u].behavior", i);
+            return FAIL(s, th_ynode_get(s->crowd[i].node, "behavior"), path2, err, "crowd '%s' flees, but the scene has no bunkers", s->crowd[i].name);
+        }
+    }
+    if ((v = th_ynode_get(root, "events")) && !parse_events(&c, v)) return false;
+    return true;
+}
+
+void th_scene_free(th_scene *s) {
+    th_free(s->kind);
+    th_free(s->cost);
+    th_free(s->legend);
+    th_ydoc_free(&s->doc);
+    memset(s, 0, sizeof *s);
+}

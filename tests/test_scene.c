@@ -1,0 +1,426 @@
+/* Scene files: the library loads and runs, broken scenes are reported at the exact line,
+ * column and key, YAML and API builds agree, image and generated maps match their sources. */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../sim/throng.h"
+
+#ifndef THRONG_SCENES_DIR
+#error "THRONG_SCENES_DIR must name the scene library"
+#endif
+
+static char g_dir[256];
+
+static const char *write_file(const char *name, const void *data, size_t len) {
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+    fclose(f);
+    return path;
+}
+
+static th_world *load_text(const char *yaml, th_error *err) {
+    const char *path = write_file("scene.yaml", yaml, strlen(yaml));
+    return th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, err);
+}
+
+/* ---- the library ----------------------------------------------------------------------- */
+
+START_TEST(every_library_scene_loads_and_runs) {
+    DIR *d = opendir(THRONG_SCENES_DIR);
+    ck_assert_ptr_nonnull(d);
+    int scenes = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".yaml") != 0) continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", THRONG_SCENES_DIR, e->d_name);
+        th_error err;
+        th_scene_info info;
+        /* Scaled down so the suite stays quick under the sanitizers; spawning, map, bunkers
+         * and events are the file's own. */
+        th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 2, .agents = 3000}, &info, &err);
+        ck_assert_msg(w != NULL, "%s: %s", e->d_name, err.message);
+        ck_assert_uint_eq(th_world_agent_count(w), 3000);
+        ck_assert_uint_eq(info.agents, 3000);
+        ck_assert_str_ne(info.name, "");
+        uint64_t h0 = th_world_hash(w);
+        for (int s = 0; s < 100; s++) th_world_step(w);
+        th_world_stats st = th_world_get_stats(w);
+        ck_assert_uint_eq(st.agents + st.sheltered, st.spawned);
+        ck_assert(th_world_hash(w) != h0);
+        th_world_destroy(w);
+        scenes++;
+    }
+    closedir(d);
+    ck_assert_int_ge(scenes, 4);
+}
+END_TEST
+
+/* ---- broken scenes --------------------------------------------------------------------- */
+
+typedef struct bad_case {
+    const char *what;
+    const char *yaml;
+    unsigned line, column;
+    const char *path;    /* the key path named in the message */
+    const char *message; /* a fragment of what was expected or found */
+} bad_case;
+
+#define HEAD "name: t\nworld:\n  size: [100, 100]\n"
+#define CROWD "crowds:\n  - name: a\n    count: 5\n    spawn: {rect: [0, 0, 10, 10]}\n"
+#define MCROWD "crowds:\n  - name: a\n    count: 5\n    spawn: {rect: [1, 1, 1, 1]}\n"
+#define MAP(rows) "name: t\nmap:\n  cell_size: 1\n  legend: {'#': wall, '.': open, 'x': destructible, 'B': {bunker: b}}\n  ascii: |\n" rows
+
+static const bad_case k_bad[] = {
+    {"empty file", "", 1, 1, "(file)", "empty"},
+    {"a list at the top", "- a\n- b\n", 1, 1, "(file)", "expected a mapping"},
+    {"misspelt top-level key", "nmae: t\n", 1, 1, "nmae", "did you mean 'name'"},
+    {"unknown top-level key", HEAD CROWD "gravity: 9.81\n", 8, 1, "gravity", "expected one of"},
+    {"missing name", "world:\n  size: [10, 10]\n" CROWD, 1, 1, "name", "missing"},
+    {"name is a list", "name: [a, b]\n", 1, 7, "name", "found a list"},
+    {"negative seed", "name: t\nseed: -1\n", 2, 7, "seed", "'-1'"},
+    {"zero timestep", "name: t\ntimestep: 0\n", 2, 11, "timestep", "expected a number"},
+    {"too many threads", "name: t\nthreads: 65\n", 2, 10, "threads", "[0, 64]"},
+    {"world and map", HEAD "map: {cell_size: 1}\n", 3, 3, "world", "not both"},
+    {"neither world nor map", "name: t\n" CROWD, 1, 1, "world", "missing"},
+    {"world size of one number", "name: t\nworld:\n  size: [100]\n", 3, 9, "world.size", "list of 2 numbers"},
+    {"world size negative", "name: t\nworld:\n  size: [100, -5]\n", 3, 15, "world.size[1]", "'-5'"},
+    {"unknown bounds", "name: t\nworld:\n  size: [10, 10]\n  bounds: torus\n", 4, 11, "world.bounds", "walls, wrap"},
+    {"no crowds", HEAD, 1, 1, "crowds", "at least one crowd"},
+    {"empty crowd list", HEAD "crowds: []\n", 4, 9, "crowds", "empty list"},
+    {"count is a word", HEAD "crowds:\n  - name: a\n    count: lots\n", 6, 12, "crowds[0].count", "'lots'"},
+    {"count beyond the bound", HEAD "crowds:\n  - name: a\n    count: 99999999\n", 6, 12, "crowds[0].count", "16777216"},
+    {"count negative", HEAD "crowds:\n  - name: a\n    count: -5\n", 6, 12, "crowds[0].count", "'-5'"},
+    {"misspelt crowd key", HEAD "crowds:\n  - name: a\n    cout: 5\n", 6, 5, "crowds[0].cout", "did you mean 'count'"},
+    {"unknown behaviour", HEAD CROWD "    behavior: dance\n", 8, 15, "crowds[0].behavior", "flock, flee"},
+    {"fov over 360", HEAD CROWD "    fov: 400\n", 8, 10, "crowds[0].fov", "[1, 360]"},
+    {"NaN speed", HEAD CROWD "    max_speed: .nan\n", 8, 16, "crowds[0].max_speed", "'.nan'"},
+    {"infinite force", HEAD CROWD "    max_force: .inf\n", 8, 16, "crowds[0].max_force", "'.inf'"},
+    {"huge radius", HEAD CROWD "    neighbor_radius: 1e300\n", 8, 22, "crowds[0].neighbor_radius", "[0.01, 1000]"},
+    {"colour by name", HEAD CROWD "    color: red\n", 8, 12, "crowds[0].color", "#rrggbb"},
+    {"duplicate crowd name", HEAD CROWD "  - name: a\n", 8, 11, "crowds[1].name", "used twice"},
+    {"agents but no spawn", HEAD "crowds:\n  - name: a\n    count: 5\n", 5, 5, "crowds[0].spawn", "missing"},
+    {"spawn rect off the world", HEAD "crowds:\n  - name: a\n    count: 5\n    spawn: {rect: [90, 90, 20, 5]}\n", 7, 19, "crowds[0].spawn.rect", "inside the 100 x 100"},
+    {"spawn circle with no radius", HEAD "crowds:\n  - name: a\n    count: 5\n    spawn: {circle: [50, 50, 0]}\n", 7, 21, "crowds[0].spawn.circle", "positive radius"},
+    {"spawn with two shapes", HEAD "crowds:\n  - name: a\n    count: 5\n    spawn: {rect: [0, 0, 1, 1], circle: [5, 5, 1]}\n", 7, 12, "crowds[0].spawn", "exactly one"},
+    {"fleeing without a map", HEAD CROWD "    behavior: flee\n", 8, 15, "crowds[0].behavior", "needs a map"},
+    {"explicit agent off the world", HEAD "crowds:\n  - name: a\n    agents: [[5, 5], [150, 5]]\n", 6, 22, "crowds[0].agents[1]", "off the 100 x 100"},
+    {"duplicate key", "name: t\nname: u\n", 2, 1, "", "duplicate key 'name' (first at line 1)"},
+    {"alias", "name: &n t\nworld: *n\n", 1, 7, "", "anchors"},
+    {"unclosed list", "name: [t\n", 2, 1, "", "invalid YAML"},
+    {"map without cell size", "name: t\nmap:\n  ascii: '.'\n", 3, 3, "map.cell_size", "missing"},
+    {"map with two sources", "name: t\nmap:\n  cell_size: 1\n  ascii: '.'\n  generate: {city: {size: [8, 8]}}\n", 3, 3, "map", "exactly one of ascii, image or generate"},
+    {"ascii map without legend", "name: t\nmap:\n  cell_size: 1\n  ascii: '.'\n", 3, 3, "map.legend", "missing"},
+    {"ragged rows", MAP("    #####\n    #...#\n    #..#\n    #####\n") MCROWD, 8, 9, "map.ascii", "row 3 has 4 characters"},
+    {"character not in the legend", MAP("    #####\n    #.?.#\n    #####\n") MCROWD, 7, 7, "map.ascii", "'?'"},
+    {"unknown legend kind", "name: t\nmap:\n  cell_size: 1\n  legend: {'#': brick}\n  ascii: '#'\n", 4, 17, "map.legend['#']", "'brick'"},
+    {"two-character legend key", "name: t\nmap:\n  cell_size: 1\n  legend: {'##': wall}\n  ascii: '#'\n", 4, 12, "map.legend['##']", "single printable character"},
+    {"bunker drawn in two pieces", MAP("    #B#B#\n    #...#\n    #####\n") MCROWD, 4, 53, "map.legend['B']", "filled rectangle"},
+    {"bunker cells on a wall", MAP("    #####\n    #.B.#\n    #####\n") "bunkers:\n  - {name: c, cells: [0, 0]}\n" MCROWD, 10, 22, "bunkers[0].cells", "wall"},
+    {"bunker with no place", MAP("    #####\n    #.B.#\n    #####\n") "bunkers:\n  - {name: c}\n" MCROWD, 10, 5, "bunkers[0].cells", "missing"},
+    {"bunker cells off the map", MAP("    #####\n    #.B.#\n    #####\n") "bunkers:\n  - {name: c, cells: [1, 1, 9, 1]}\n" MCROWD, 10, 22, "bunkers[0].cells", "off the 5 x 3 map"},
+    {"event for an unknown bunker", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 2s, destroy_bunker: nope}\n", 14, 30, "events[0].destroy_bunker", "'nope'"},
+    {"event with two times", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 2s, at_step: 5, destroy_bunker: b}\n", 14, 5, "events[0]", "found both"},
+    {"event with no action", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 2s}\n", 14, 5, "events[0]", "missing action"},
+    {"event time in minutes", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 2 minutes, destroy_bunker: b}\n", 14, 10, "events[0].at", "'2 minutes'"},
+    {"wall break off the map", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at_step: 9, break_wall: [7, 7]}\n", 14, 30, "events[0].break_wall", "off the 5 x 3 map"},
+    {"events without a map", HEAD CROWD "events:\n  - {at: 1s, destroy_bunker: b}\n", 9, 5, "events[0]", "has none"},
+    {"generated city too large", "name: t\nmap:\n  cell_size: 1\n  generate: {city: {size: [5000, 10]}}\n", 4, 28, "map.generate.city.size", "[1, 4096]"},
+    {"missing image", "name: t\nmap:\n  cell_size: 1\n  legend: {'#000000': wall}\n  image: nowhere.png\n", 5, 10, "map.image", "cannot read"},
+    {"spawn where only walls are", "name: t\nmap: {cell_size: 1, legend: {'#': wall, '.': open}, ascii: \"##.\"}\ncrowds:\n  - {name: a, count: 5, spawn: {rect: [0, 0, 2, 1]}}\n", 4, 32, "crowds[0].spawn", "could not place"},
+    {"deep nesting", "name: t\nx: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n", 2, 67, "", "64 levels"},
+};
+
+START_TEST(broken_scene_reports_exact_place) {
+    const bad_case *c = &k_bad[_i];
+    th_error err;
+    memset(&err, 0, sizeof err);
+    th_world *w = load_text(c->yaml, &err);
+    if (w) th_world_destroy(w);
+    ck_assert_msg(w == NULL, "%s: loaded although broken", c->what);
+    char where[64];
+    snprintf(where, sizeof where, "scene.yaml:%u:%u: ", c->line, c->column);
+    ck_assert_msg(strstr(err.message, where) != NULL, "%s: expected '%s' in: %s", c->what, where,
+                  err.message);
+    if (c->path[0]) {
+        char key[160];
+        snprintf(key, sizeof key, ": %s: ", c->path);
+        ck_assert_msg(strstr(err.message, key) != NULL, "%s: expected key '%s' in: %s", c->what,
+                      c->path, err.message);
+    }
+    ck_assert_msg(strstr(err.message, c->message) != NULL, "%s: expected '%s' in: %s", c->what,
+                  c->message, err.message);
+}
+END_TEST
+
+START_TEST(bad_scene_table_is_large_enough) {
+    ck_assert_uint_ge(sizeof k_bad / sizeof k_bad[0], 30);
+}
+END_TEST
+
+/* ---- round trip ------------------------------------------------------------------------ */
+
+START_TEST(yaml_and_api_give_the_same_world) {
+    static const char yaml[] =
+        "name: round trip\n"
+        "seed: 99\n"
+        "timestep: 0.02\n"
+        "map:\n"
+        "  cell_size: 2\n"
+        "  legend: {'#': wall, '.': open, ',': {terrain: 4}, 'x': destructible, 'H': {bunker: home}}\n"
+        "  ascii: |\n"
+        "    ##########\n"
+        "    #....,,..#\n"
+        "    #..##x#..#\n"
+        "    #........#\n"
+        "    #HH......#\n"
+        "    ##########\n"
+        "bunkers:\n"
+        "  - {name: home, capacity: 3}\n"
+        "crowds:\n"
+        "  - name: walkers\n"
+        "    behavior: flee\n"
+        "    max_speed: 2.5\n"
+        "    fov: 200\n"
+        "    agents: [[3, 3], [5, 7, 1, 0], [15, 9], [17, 3, 0, -1], [11, 5]]\n"
+        "events:\n"
+        "  - {at_step: 40, break_wall: [5, 3]}\n"
+        "  - {at: 1.2s, destroy_bunker: home}\n";
+    th_error err;
+    th_world *a = load_text(yaml, &err);
+    ck_assert_msg(a != NULL, "%s", err.message);
+
+    /* The same scene through the API, written from the format's documentation. */
+    th_world_def wd = th_default_world_def();
+    wd.width = 20;
+    wd.height = 12;
+    wd.cell_size = 2;
+    wd.seed = 99;
+    wd.timestep = 0.02f;
+    wd.threads = 1;
+    th_world *b = th_world_create(&wd, &err);
+    const char *rows[6] = {"##########", "#....,,..#", "#..##x#..#", "#........#", "#HH......#", "##########"};
+    for (int r = 0; r < 6; r++) {
+        for (int x = 0; x < 10; x++) {
+            int y = 5 - r;
+            char ch = rows[r][x];
+            if (ch == '#') th_world_set_cell(b, x, y, TH_CELL_WALL, 1, NULL);
+            if (ch == 'x') th_world_set_cell(b, x, y, TH_CELL_DESTRUCTIBLE, 1, NULL);
+            if (ch == ',') th_world_set_cell(b, x, y, TH_CELL_OPEN, 4, NULL);
+        }
+    }
+    ck_assert_int_eq(th_world_add_bunker(b, &(th_bunker_def){"home", 1, 1, 2, 1, 3}, &err), 0);
+    th_crowd_def cd = th_default_crowd_def();
+    cd.name = "walkers";
+    cd.behavior = TH_BEHAVIOR_FLEE;
+    cd.max_speed = 2.5f;
+    cd.fov_deg = 200;
+    ck_assert_int_eq(th_world_add_crowd(b, &cd, &err), 0);
+    const float ag[5][4] = {{3, 3, 0, 0}, {5, 7, 1, 0}, {15, 9, 0, 0}, {17, 3, 0, -1}, {11, 5, 0, 0}};
+    for (int i = 0; i < 5; i++) {
+        ck_assert(th_world_add_agent(b, 0, th_v2(ag[i][0], ag[i][1]), th_v2(ag[i][2], ag[i][3]), &err) != TH_INVALID_AGENT);
+    }
+    th_world_schedule(b, 40, &(th_event_def){TH_EVENT_BREAK_WALLS, 0, 5, 3, 5, 3}, NULL);
+    th_world_schedule(b, 60, &(th_event_def){.type = TH_EVENT_DESTROY_BUNKER, .bunker = 0}, NULL);
+
+    ck_assert(th_world_hash(a) == th_world_hash(b));
+    for (int s = 0; s < 150; s++) {
+        th_world_step(a);
+        th_world_step(b);
+        ck_assert_msg(th_world_hash(a) == th_world_hash(b), "worlds part at step %d", s + 1);
+    }
+    th_bunker_info bi;
+    th_world_get_bunker(a, 0, &bi);
+    ck_assert(bi.destroyed); /* the timeline did run */
+    th_world_destroy(a);
+    th_world_destroy(b);
+}
+END_TEST
+
+/* ---- image and generated maps ---------------------------------------------------------- */
+
+static void count_cells(const th_world *w, uint32_t counts[3], uint32_t *slow) {
+    int32_t cols, rows;
+    ck_assert(th_world_map_size(w, &cols, &rows, NULL));
+    counts[0] = counts[1] = counts[2] = 0;
+    *slow = 0;
+    for (int32_t y = 0; y < rows; y++) {
+        for (int32_t x = 0; x < cols; x++) {
+            uint32_t cost;
+            th_cell_kind k = th_world_cell(w, x, y, &cost);
+            counts[k]++;
+            *slow += k == TH_CELL_OPEN && cost == 3;
+        }
+    }
+}
+
+START_TEST(image_map_matches_its_pixels) {
+    enum { W = 37, H = 23 };
+    static unsigned char px[W * H * 3];
+    uint32_t expect[3] = {0, 0, 0}, expect_slow = 0;
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) {
+            unsigned char *p = px + 3 * (y * W + x);
+            int k = (x * 7 + y * 13) % 10;
+            /* black wall, grey rubble, green grass (cost 3), white ground; a white border so
+             * spawning has room. */
+            if (x == 0 || y == 0) k = 9;
+            if (k < 2) memcpy(p, "\x00\x00\x00", 3), expect[TH_CELL_WALL]++;
+            else if (k < 3) memcpy(p, "\x80\x80\x80", 3), expect[TH_CELL_DESTRUCTIBLE]++;
+            else if (k < 5) memcpy(p, "\x00\xa0\x00", 3), expect[TH_CELL_OPEN]++, expect_slow++;
+            else memcpy(p, "\xff\xff\xff", 3), expect[TH_CELL_OPEN]++;
+        }
+    }
+    char png_path[512];
+    snprintf(png_path, sizeof png_path, "%s/map.png", g_dir);
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    img.width = W;
+    img.height = H;
+    img.format = PNG_FORMAT_RGB;
+    ck_assert(png_image_write_to_file(&img, png_path, 0, px, 0, NULL));
+    static const char yaml[] =
+        "name: image\n"
+        "map:\n"
+        "  cell_size: 0.5\n"
+        "  image: map.png\n"
+        "  legend: {'#000000': wall, '#808080': destructible, '#00a000': {terrain: 3}, '#ffffff': open}\n"
+        "crowds:\n"
+        "  - {name: a, count: 20, spawn: {rect: [0, 0, 18, 11]}}\n";
+    th_error err;
+    th_world *w = load_text(yaml, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    int32_t cols, rows;
+    float cs;
+    th_world_map_size(w, &cols, &rows, &cs);
+    ck_assert_int_eq(cols, W);
+    ck_assert_int_eq(rows, H);
+    ck_assert(cs == 0.5f);
+    uint32_t got[3], slow;
+    count_cells(w, got, &slow);
+    for (int k = 0; k < 3; k++) ck_assert_uint_eq(got[k], expect[k]);
+    ck_assert_uint_eq(slow, expect_slow);
+    /* Image row 0 is the north edge: pixel (3, 0) is map cell (3, H - 1). */
+    ck_assert_int_eq(th_world_cell(w, 3, H - 1, NULL), TH_CELL_OPEN); /* border, white */
+    int k13 = (13 * 7 + 5 * 13) % 10; /* pixel (13, 5) */
+    th_cell_kind want = k13 < 2 ? TH_CELL_WALL : k13 < 3 ? TH_CELL_DESTRUCTIBLE : TH_CELL_OPEN;
+    ck_assert_int_eq(th_world_cell(w, 13, H - 1 - 5, NULL), want);
+    th_world_destroy(w);
+
+    /* An unknown colour is reported with its pixel, and a truncated file cleanly. */
+    px[3 * (4 * W + 9)] = 0x12;
+    ck_assert(png_image_write_to_file(&img, png_path, 0, px, 0, NULL));
+    ck_assert_ptr_null(load_text(yaml, &err));
+    ck_assert_msg(strstr(err.message, "pixel (9, 4)") && strstr(err.message, "not in map.legend"), "%s", err.message);
+    FILE *f = fopen(png_path, "r+b");
+    ck_assert_int_eq(ftruncate(fileno(f), 60), 0);
+    fclose(f);
+    ck_assert_ptr_null(load_text(yaml, &err));
+    ck_assert_msg(strstr(err.message, "map.image: cannot read"), "%s", err.message);
+}
+END_TEST
+
+START_TEST(generated_city_matches_its_rule) {
+    static const char yaml[] =
+        "name: city\n"
+        "map:\n"
+        "  cell_size: 1\n"
+        "  generate: {city: {size: [203, 150], block: 9, street: 3, rubble: 0.3, parks: 0.2, seed: 5}}\n"
+        "crowds:\n"
+        "  - {name: a, count: 10, spawn: {rect: [0, 0, 203, 150]}}\n";
+    th_error err;
+    th_world *w = load_text(yaml, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    int32_t cols, rows;
+    th_world_map_size(w, &cols, &rows, NULL);
+    ck_assert_int_eq(cols, 203);
+    ck_assert_int_eq(rows, 150);
+    /* Streets are exactly the cells within 3 of a multiple of 12, on either axis. */
+    uint32_t streets = 0, expect_streets = 0, walls = 0, rubble = 0, parks = 0;
+    for (int32_t y = 0; y < rows; y++) {
+        for (int32_t x = 0; x < cols; x++) {
+            bool street = x % 12 < 3 || y % 12 < 3;
+            uint32_t cost;
+            th_cell_kind k = th_world_cell(w, x, y, &cost);
+            expect_streets += street;
+            if (street) {
+                ck_assert_int_eq(k, TH_CELL_OPEN);
+                ck_assert_uint_eq(cost, 1);
+                streets++;
+            } else {
+                walls += k == TH_CELL_WALL;
+                rubble += k == TH_CELL_DESTRUCTIBLE;
+                parks += k == TH_CELL_OPEN && cost == 3;
+                /* A block is one thing throughout. */
+                int32_t bx = x - x % 12 + 3, by = y - y % 12 + 3;
+                uint32_t c0;
+                ck_assert_int_eq(th_world_cell(w, bx, by, &c0), k);
+            }
+        }
+    }
+    ck_assert_uint_eq(streets, expect_streets);
+    uint32_t blocks_cells = (uint32_t)(cols * rows) - streets;
+    ck_assert_uint_eq(walls + rubble + parks, blocks_cells);
+    /* All three kinds occur at roughly their shares (289 blocks). */
+    ck_assert(parks > blocks_cells / 10 && parks < blocks_cells * 3 / 10);
+    ck_assert(rubble > blocks_cells / 8);
+    ck_assert(walls > blocks_cells / 3);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(scaling_and_overrides) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/maze_evac.yaml", THRONG_SCENES_DIR);
+    th_error err;
+    th_scene_info info;
+    th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1}, &info, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    uint64_t h1 = th_world_hash(w);
+    ck_assert_uint_eq(th_world_get_def(w).seed, 3);
+    th_world_destroy(w);
+    w = th_scene_load(path, &(th_scene_opts){.threads = 2, .override_seed = true, .seed = 4, .agents = 777}, &info, &err);
+    ck_assert_uint_eq(th_world_agent_count(w), 777);
+    ck_assert_uint_eq(th_world_get_def(w).seed, 4);
+    ck_assert_uint_eq(th_world_get_def(w).threads, 2);
+    ck_assert(th_world_hash(w) != h1);
+    ck_assert_uint_eq(th_world_pending_events(w), 1);
+    th_world_destroy(w);
+}
+END_TEST
+
+int main(void) {
+    snprintf(g_dir, sizeof g_dir, "/tmp/throng_scene_test_%d", (int)getpid());
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", g_dir);
+    if (system(cmd) != 0) return EXIT_FAILURE;
+    Suite *s = suite_create("scene");
+    TCase *tc = tcase_create("files");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, every_library_scene_loads_and_runs);
+    tcase_add_loop_test(tc, broken_scene_reports_exact_place, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
+    tcase_add_test(tc, bad_scene_table_is_large_enough);
+    tcase_add_test(tc, yaml_and_api_give_the_same_world);
+    tcase_add_test(tc, image_map_matches_its_pixels);
+    tcase_add_test(tc, generated_city_matches_its_rule);
+    tcase_add_test(tc, scaling_and_overrides);
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
+    if (system(cmd) != 0) return EXIT_FAILURE;
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,9 +1,11 @@
-/* `throng run`: run a scene headless and print a summary. */
+/* `throng run`: run a scene, in the viewer when a display is there, and print a summary. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "../engine/profile.h"
+#include "../render/viewer.h"
 #include "../sim/throng.h"
 #include "app.h"
 #include "args.h"
@@ -22,7 +24,11 @@ static const char k_run_help[] =
     "  --threads T   worker threads, 1..64 (default: the scene's, else the number of cores)\n"
     "  --seed S      random seed keying every random draw (default: the scene's)\n"
     "  --agents N    scale the scene's randomly spawned crowds to N agents in all\n"
-    "  --headless    run without a viewer\n"
+    "  --headless    never open the viewer (it opens when a display is available)\n"
+    "  --screenshot FILE\n"
+    "                after the steps, render one frame to FILE (PNG), no display needed\n"
+    "  --validate    check the invariants inside every step; stop at the first violation\n"
+    "                (exit 1) and report peak memory at the start and the end\n"
     "  --destroy-bunker NAME@STEP\n"
     "                destroy bunker NAME before step STEP (repeatable)\n"
     "  --restore-bunker NAME@STEP\n"
@@ -41,7 +47,8 @@ typedef struct scheduled {
 typedef struct run_opts {
     const char *scene;
     uint64_t steps, threads, seed, agents;
-    bool has_steps, has_seed;
+    bool has_steps, has_seed, headless, validate;
+    const char *screenshot;
     scheduled events[MAX_SCHEDULED];
     uint32_t event_count;
 } run_opts;
@@ -74,7 +81,11 @@ static int parse(int argc, char **argv, run_opts *o) {
             fputs(k_run_help, stdout);
             return 0;
         } else if (strcmp(a, "--headless") == 0) {
-            continue;
+            o->headless = true;
+        } else if (strcmp(a, "--validate") == 0) {
+            o->validate = true;
+        } else if (strcmp(a, "--screenshot") == 0) {
+            if (!(o->screenshot = th_arg_value(argc, argv, &i))) return TH_EXIT_USAGE;
         } else if (strcmp(a, "--steps") == 0) {
             if (!(v = th_arg_value(argc, argv, &i)) ||
                 !th_arg_u64(a, v, 0, 1000000000ull, &o->steps))
@@ -105,6 +116,27 @@ static int parse(int argc, char **argv, run_opts *o) {
         }
     }
     return -1;
+}
+
+/* Peak resident memory of the process so far, MiB. */
+static double peak_rss_mib(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024.0;
+}
+
+/* The viewer's R key rebuilds the scene as the command line opened it. */
+typedef struct restart_ctx {
+    const char *scene;
+    th_scene_open_opts opts;
+} restart_ctx;
+
+static th_world *reopen(void *user) {
+    const restart_ctx *r = user;
+    th_error err;
+    th_world *w = th_scene_open(r->scene, &r->opts, NULL, &err);
+    if (!w) fprintf(stderr, "throng run: restart: %s\n", err.message);
+    return w;
 }
 
 int th_cmd_run(int argc, char **argv) {
@@ -142,9 +174,49 @@ int th_cmd_run(int argc, char **argv) {
     printf("run       %" PRIu64 " steps of %.4f s, %u thread(s), seed %" PRIu64 "\n", o.steps,
            (double)def.timestep, def.threads, def.seed);
 
-    uint64_t t0 = th_now_ns();
-    for (uint64_t s = 0; s < o.steps; s++) th_world_step(w);
+    if (o.validate) {
+        th_world_set_validation(w, true);
+        printf("memory    peak RSS %.1f MiB after building the scene\n", peak_rss_mib());
+    }
+    uint64_t t0 = th_now_ns(), steps_run = 0;
+    if (!o.headless && !o.screenshot && !o.validate && th_view_display_available()) {
+        th_view_opts vo = th_view_default_opts();
+        restart_ctx rc_ctx = {o.scene, so};
+        vo.title = info.name;
+        vo.restart = reopen;
+        vo.user = &rc_ctx;
+        int vrc = th_view_run(&w, &vo);
+        if (vrc != 0) {
+            th_world_destroy(w);
+            return vrc;
+        }
+        steps_run = th_world_step_count(w);
+    } else {
+        for (; steps_run < o.steps; steps_run++) {
+            th_world_step(w);
+            const char *broken = o.validate ? th_world_validation_error(w) : NULL;
+            if (broken) {
+                fprintf(stderr, "throng run: invariant broken: %s\n", broken);
+                th_world_destroy(w);
+                return 1;
+            }
+        }
+    }
+    o.steps = steps_run;
     double secs = (double)(th_now_ns() - t0) * 1e-9;
+    if (o.screenshot) {
+        th_view_opts vo = th_view_default_opts();
+        if (!th_view_screenshot(w, &vo, o.screenshot, vo.overlays, &err)) {
+            fprintf(stderr, "throng run: %s\n", err.message);
+            th_world_destroy(w);
+            return 1;
+        }
+        printf("screenshot %s\n", o.screenshot);
+    }
+    if (o.validate) {
+        printf("memory    peak RSS %.1f MiB at the end; every invariant held for %" PRIu64
+               " steps\n", peak_rss_mib(), o.steps);
+    }
 
     th_world_stats st = th_world_get_stats(w);
     /* Agents that sheltered part-way count for the steps they were simulated; the figure uses

@@ -4,39 +4,62 @@
  * for page faults and for the initial uniform spread turning into flocks), then `reps` timed
  * runs of `steps` steps. Figures are medians over the repetitions, with the min-max spread.
  * Speed-ups against 1 thread and against the naive O(N^2) reference are measured in the same
- * process run, so they compare like with like on a shared, noisy machine. */
+ * process run, so they compare like with like on a shared, noisy machine.
+ *
+ * Memory is counted through the engine's allocation hook: the bench installs a wrapper that
+ * keeps the live and peak bytes the engine has asked for, and resets the peak before each
+ * world is built. That gives each configuration its own footprint in any order. The process's
+ * VmHWM was the rejected alternative: it never goes down, so after a 1M-agent run every smaller
+ * configuration would report the 1M figure (or the sweep would have to run in increasing size
+ * order and still carry the bench's own and earlier runs' memory). VmHWM is reported once, for
+ * the whole run. */
 #include "bench.h"
 
 #include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../app/args.h"
+#include "../engine/alloc.h"
 #include "../engine/jobs.h"
 #include "../engine/profile.h"
-#include "../sim/throng.h"
 #include "../tests/ref_boids.h"
+#include "trace.h"
 
 #define MAX_LIST 16
 #define MAX_REPS 99
+/* Spans a --trace recording may hold (32 bytes each): 4M spans, 128 MiB. */
+#define MAX_TRACE_SPANS (1u << 22)
 
 typedef struct bench_opts {
     const char *scene;
     uint32_t agents[MAX_LIST], n_agents;
     uint32_t threads[MAX_LIST], n_threads;
     uint64_t steps, warmup, reps, naive_max, seed;
-    const char *csv;
+    const char *csv, *json, *trace;
+    th_bench_build_fn *build;
 } bench_opts;
 
-typedef struct result {
+/* One configuration: per-repetition samples and their summary. */
+typedef struct row {
     uint32_t agents, threads;
-    double rate[MAX_REPS]; /* agent-steps/s of each repetition */
-    double median, lo, hi;
-    double phase_ms[TH_PHASE_COUNT];
-    double neighbors;
-    double speedup; /* against 1 thread, same agents; 0 when 1 thread was not measured */
-} result;
+    double rate[MAX_REPS];                  /* agent-steps/s of each repetition */
+    double wall[MAX_REPS];                  /* seconds of the timed steps of each repetition */
+    double phase[MAX_REPS][TH_PHASE_COUNT]; /* ms/step of each phase, each repetition */
+    double rate_med, rate_min, rate_max, wall_med;
+    double phase_med[TH_PHASE_COUNT];
+    double alive;        /* mean agents alive over the timed steps, last repetition */
+    double neighbors;    /* same-crowd neighbours per agent, last step of the last repetition */
+    uint64_t peak_bytes; /* most engine heap bytes live at once, largest over repetitions */
+    uint64_t hash;       /* state hash after warm-up and timed steps, last repetition */
+    double speedup;      /* against 1 thread, same agents; NAN when 1 thread was not measured */
+    double naive_rate;   /* naive reference agent-steps/s at these agents; NAN when not run */
+} row;
 
 static const char k_help[] =
     "usage: throng bench [options]\n"
@@ -45,17 +68,77 @@ static const char k_help[] =
     "speed-up over the naive O(N^2) reference at the smaller sizes, in one run.\n"
     "\n"
     "options:\n"
-    "  --scene NAME       built-in demo to run (default flock)\n"
+    "  --scene NAME       built-in demo to run: flock or evac (default flock)\n"
     "  --agents LIST      comma-separated agent counts (default 10000,100000)\n"
-    "  --threads LIST     comma-separated thread counts (default 1,2)\n"
+    "  --threads LIST     comma-separated thread counts, 1..64; counts above the number of\n"
+    "                     cores show oversubscription (default 1,2)\n"
     "  --steps N          timed steps per repetition (default 100)\n"
     "  --warmup N         untimed steps before timing (default 20)\n"
     "  --reps N           repetitions, 1..99; figures are medians (default 3)\n"
     "  --naive-max N      run the naive reference for agent counts up to N (default 10000,\n"
     "                     0 disables it)\n"
     "  --seed S           random seed (default 1)\n"
-    "  --csv FILE         also write the results as CSV\n"
-    "  -h, --help         show this help\n";
+    "  --csv FILE         also write one row per configuration as CSV\n"
+    "  --json FILE        also write the run and its rows as JSON\n"
+    "  --trace FILE       record one extra, untimed run of the last configuration (last agent\n"
+    "                     count, last thread count) as a Chrome trace (Perfetto,\n"
+    "                     chrome://tracing): a track per worker, a span per phase per step\n"
+    "  -h, --help         show this help\n"
+    "\n"
+    "Columns: agent-steps/s in millions (median, min and max of the runs); ns per agent-step;\n"
+    "speed-up and efficiency (speed-up / threads) against 1 thread at the same agent count;\n"
+    "neighbours seen per agent; peak engine heap in MiB and bytes per agent (counted through\n"
+    "the allocation hook, per configuration); mean ms per step of each phase.\n";
+
+/* ---- memory: a size-tracking allocation hook ---------------------------------------------- */
+
+/* Each block carries its size in a header of one cache line, so the block itself keeps the
+ * 64-byte alignment the hook promises. Counters are atomic: worker threads free their own
+ * start-up blocks. */
+enum { MEM_HEADER = 64 };
+
+static atomic_uint_fast64_t g_mem_live, g_mem_peak;
+
+static void *track_alloc(size_t size, void *user) {
+    (void)user;
+    size_t rounded = (size + 63u) & ~(size_t)63u;
+    if (rounded < size || rounded > SIZE_MAX - MEM_HEADER) return NULL;
+    unsigned char *p = aligned_alloc(64, rounded + MEM_HEADER);
+    if (!p) return NULL;
+    memcpy(p, &size, sizeof size);
+    uint_fast64_t live = atomic_fetch_add(&g_mem_live, size) + size;
+    uint_fast64_t peak = atomic_load(&g_mem_peak);
+    while (live > peak && !atomic_compare_exchange_weak(&g_mem_peak, &peak, live)) {
+    }
+    return p + MEM_HEADER;
+}
+
+static void track_free(void *ptr, void *user) {
+    (void)user;
+    if (!ptr) return;
+    unsigned char *p = (unsigned char *)ptr - MEM_HEADER;
+    size_t size;
+    memcpy(&size, p, sizeof size);
+    atomic_fetch_sub(&g_mem_live, size);
+    free(p);
+}
+
+static void mem_reset_peak(void) { atomic_store(&g_mem_peak, atomic_load(&g_mem_live)); }
+
+/* The process's peak resident set (VmHWM) in bytes, 0 when /proc is not there. */
+static uint64_t process_hwm(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) break;
+    }
+    fclose(f);
+    return (uint64_t)kb * 1024u;
+}
+
+/* ---- arguments ------------------------------------------------------------------------------ */
 
 static bool parse_list(const char *flag, const char *text, uint64_t lo, uint64_t hi,
                        uint32_t *out, uint32_t *n) {
@@ -66,8 +149,10 @@ static bool parse_list(const char *flag, const char *text, uint64_t lo, uint64_t
     }
     strcpy(buf, text);
     *n = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
+    /* strtok_r would skip empty items ("1,,2"), which are typos worth reporting. */
+    for (char *tok = buf;;) {
+        char *comma = strchr(tok, ',');
+        if (comma) *comma = '\0';
         uint64_t v;
         if (*n == MAX_LIST) {
             fprintf(stderr, "throng bench: %s: at most %d values\n", flag, MAX_LIST);
@@ -75,38 +160,35 @@ static bool parse_list(const char *flag, const char *text, uint64_t lo, uint64_t
         }
         if (!th_arg_u64(flag, tok, lo, hi, &v)) return false;
         out[(*n)++] = (uint32_t)v;
-    }
-    if (*n == 0) {
-        fprintf(stderr, "throng bench: %s: expected a comma-separated list, got '%s'\n", flag, text);
-        return false;
+        if (!comma) break;
+        tok = comma + 1;
     }
     return true;
 }
 
 static int parse(int argc, char **argv, bench_opts *o) {
+    static const char *const k_flags[] = {"--scene", "--agents",    "--threads", "--steps",
+                                          "--warmup", "--reps",     "--naive-max", "--seed",
+                                          "--csv",   "--json",      "--trace",   NULL};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(k_help, stdout);
             return 0;
         }
-        if (strncmp(a, "--", 2) != 0) {
-            fprintf(stderr, "throng bench: unexpected argument '%s' (see 'throng bench --help')\n", a);
-            return TH_EXIT_USAGE;
-        }
-        bool known = strcmp(a, "--scene") == 0 || strcmp(a, "--agents") == 0 ||
-                     strcmp(a, "--threads") == 0 || strcmp(a, "--steps") == 0 ||
-                     strcmp(a, "--warmup") == 0 || strcmp(a, "--reps") == 0 ||
-                     strcmp(a, "--naive-max") == 0 || strcmp(a, "--seed") == 0 ||
-                     strcmp(a, "--csv") == 0;
+        bool known = false;
+        for (int f = 0; k_flags[f]; f++) known = known || strcmp(a, k_flags[f]) == 0;
         if (!known) {
-            fprintf(stderr, "throng bench: unknown option '%s' (see 'throng bench --help')\n", a);
+            fprintf(stderr, "throng bench: %s '%s' (see 'throng bench --help')\n",
+                    strncmp(a, "--", 2) == 0 ? "unknown option" : "unexpected argument", a);
             return TH_EXIT_USAGE;
         }
         if (!(v = th_arg_value(argc, argv, &i))) return TH_EXIT_USAGE;
         bool ok = true;
         if (strcmp(a, "--scene") == 0) o->scene = v;
         else if (strcmp(a, "--csv") == 0) o->csv = v;
+        else if (strcmp(a, "--json") == 0) o->json = v;
+        else if (strcmp(a, "--trace") == 0) o->trace = v;
         else if (strcmp(a, "--agents") == 0)
             ok = parse_list(a, v, 1, TH_MAX_AGENTS, o->agents, &o->n_agents);
         else if (strcmp(a, "--threads") == 0)
@@ -121,57 +203,113 @@ static int parse(int argc, char **argv, bench_opts *o) {
     return -1;
 }
 
+/* ---- progress ------------------------------------------------------------------------------- */
+
+/* A line on stderr, rewritten in place, only when stderr is a terminal: a log file or a pipe
+ * gets nothing. */
+static bool g_progress;
+
+static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void progress(const char *fmt, ...) {
+    if (!g_progress) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("\r\033[K", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fflush(stderr);
+}
+
+static void progress_clear(void) {
+    if (!g_progress) return;
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+}
+
+/* ---- measuring ------------------------------------------------------------------------------ */
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
+static double median(const double *v, uint64_t n, double *lo, double *hi) {
+    double sorted[MAX_REPS];
+    memcpy(sorted, v, n * sizeof *v);
+    qsort(sorted, n, sizeof *sorted, cmp_double);
+    if (lo) *lo = sorted[0];
+    if (hi) *hi = sorted[n - 1];
+    return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
 static th_world *build(const bench_opts *o, uint32_t agents, uint32_t threads) {
     th_demo_opts d = {.agents = agents, .seed = o->seed, .threads = threads};
-    th_error err;
-    th_world *w = th_demo_create(o->scene, &d, &err);
-    if (!w) fprintf(stderr, "throng bench: %s\n", err.message);
+    th_error err = {{0}};
+    th_world *w = o->build(o->scene, &d, &err);
+    if (!w) {
+        progress_clear();
+        fprintf(stderr, "throng bench: scene '%s': %s\n", o->scene, err.message);
+    }
     return w;
 }
 
-static bool measure(const bench_opts *o, uint32_t agents, uint32_t threads, result *r) {
+static bool measure(const bench_opts *o, uint32_t agents, uint32_t threads, row *r,
+                    uint32_t config, uint32_t configs) {
     memset(r, 0, sizeof *r);
     r->agents = agents;
     r->threads = threads;
+    r->speedup = NAN;
+    r->naive_rate = NAN;
     for (uint64_t rep = 0; rep < o->reps; rep++) {
+        progress("bench: configuration %u/%u: %u agents, %u threads, run %" PRIu64 "/%" PRIu64,
+                 config, configs, agents, threads, rep + 1, o->reps);
+        mem_reset_peak();
         th_world *w = build(o, agents, threads);
         if (!w) return false;
         for (uint64_t s = 0; s < o->warmup; s++) th_world_step(w);
         th_world_reset_profile(w);
+        uint32_t before = th_world_agent_count(w);
         uint64_t t0 = th_now_ns();
         for (uint64_t s = 0; s < o->steps; s++) th_world_step(w);
         double secs = (double)(th_now_ns() - t0) * 1e-9;
-        r->rate[rep] = (double)agents * (double)o->steps / secs;
-        /* Phase times and neighbour counts of the last repetition: they vary far less than
-         * the total, which is what the median is for. */
-        for (int p = 0; p < TH_PHASE_COUNT; p++) r->phase_ms[p] = th_world_phase_ms(w, (th_phase)p);
+        /* Agents alive, not requested: a scene may shelter some during the run; the mean of the
+         * counts before and after is the best single figure for the agents stepped. */
+        r->alive = 0.5 * ((double)before + (double)th_world_agent_count(w));
+        r->wall[rep] = secs;
+        r->rate[rep] = r->alive * (double)o->steps / secs;
+        for (int p = 0; p < TH_PHASE_COUNT; p++) r->phase[rep][p] = th_world_phase_ms(w, (th_phase)p);
         r->neighbors = th_world_get_stats(w).mean_neighbors;
+        r->hash = th_world_hash(w);
+        uint64_t peak = atomic_load(&g_mem_peak);
+        if (peak > r->peak_bytes) r->peak_bytes = peak;
         th_world_destroy(w);
     }
-    double sorted[MAX_REPS];
-    memcpy(sorted, r->rate, o->reps * sizeof(double));
-    qsort(sorted, o->reps, sizeof(double), cmp_double);
-    r->lo = sorted[0];
-    r->hi = sorted[o->reps - 1];
-    r->median = o->reps % 2 ? sorted[o->reps / 2]
-                            : 0.5 * (sorted[o->reps / 2 - 1] + sorted[o->reps / 2]);
+    r->rate_med = median(r->rate, o->reps, &r->rate_min, &r->rate_max);
+    r->wall_med = median(r->wall, o->reps, NULL, NULL);
+    for (int p = 0; p < TH_PHASE_COUNT; p++) {
+        double v[MAX_REPS];
+        for (uint64_t rep = 0; rep < o->reps; rep++) v[rep] = r->phase[rep][p];
+        r->phase_med[p] = median(v, o->reps, NULL, NULL);
+    }
     return true;
 }
 
 /* Agent-steps/s of the naive reference on the same scene's state after warm-up, 1 thread. */
 static double measure_naive(const bench_opts *o, uint32_t agents) {
+    progress("bench: naive O(N^2) reference, %u agents", agents);
     th_world *w = build(o, agents, 1);
-    if (!w) return 0.0;
+    if (!w) return NAN;
     for (uint64_t s = 0; s < o->warmup; s++) th_world_step(w);
     th_agent_view v = th_world_agents(w);
     uint32_t n = v.count;
     float *buf = malloc((size_t)n * 6 * sizeof(float));
     uint16_t *crowd = malloc((size_t)n * sizeof(uint16_t));
+    if (!buf || !crowd || n == 0) {
+        free(buf);
+        free(crowd);
+        th_world_destroy(w);
+        return NAN;
+    }
     ref_crowd rc[TH_MAX_CROWDS];
     uint32_t nc = th_world_crowd_count(w);
     for (uint32_t c = 0; c < nc; c++) {
@@ -201,7 +339,265 @@ static double measure_naive(const bench_opts *o, uint32_t agents) {
     return (double)n * (double)steps / secs;
 }
 
-int th_cmd_bench(int argc, char **argv) {
+/* One extra run of a configuration with tracing on: warm-up untraced, then `steps` traced. */
+static bool record_trace(const bench_opts *o, FILE *out, uint32_t agents, uint32_t threads) {
+    progress("bench: trace of %u agents, %u threads", agents, threads);
+    th_world *w = build(o, agents, threads);
+    if (!w) return false;
+    for (uint64_t s = 0; s < o->warmup; s++) th_world_step(w);
+    uint32_t workers = th_world_get_def(w).threads;
+    /* Enough for every worker in every phase of every step; the cap only bites on runs of
+     * hundreds of thousands of steps, whose trace no viewer would open anyway. */
+    uint64_t want = o->steps * TH_PHASE_COUNT * workers;
+    uint32_t max = want < MAX_TRACE_SPANS ? (uint32_t)want : MAX_TRACE_SPANS;
+    th_error err = {{0}};
+    if (!th_world_trace_start(w, max, &err)) {
+        progress_clear();
+        fprintf(stderr, "throng bench: trace: %s\n", err.message);
+        th_world_destroy(w);
+        return false;
+    }
+    for (uint64_t s = 0; s < o->steps; s++) th_world_step(w);
+    uint32_t count = 0;
+    const th_trace_span *spans = th_world_trace_spans(w, &count);
+    char title[160];
+    snprintf(title, sizeof title, "throng %s: %u agents, %u threads", o->scene, agents, workers);
+    bool ok = th_bench_write_trace(out, spans, count, workers, title);
+    progress_clear();
+    if (count == max && want > max) {
+        fprintf(stderr, "throng bench: trace buffer full: %u spans kept, later steps dropped\n",
+                count);
+    }
+    th_world_trace_stop(w);
+    th_world_destroy(w);
+    return ok;
+}
+
+/* ---- output --------------------------------------------------------------------------------- */
+
+static void print_header(void) {
+    printf("%9s %8s %9s %8s %8s %9s %8s %6s %6s %8s %8s |", "agents", "threads", "M a-s/s",
+           "min", "max", "ns/a-s", "speedup", "eff", "nbrs", "peak MiB", "B/agent");
+    for (int p = 0; p < TH_PHASE_COUNT; p++) {
+        const char *name = th_phase_name((th_phase)p);
+        printf(" %*s", strlen(name) > 8 ? (int)strlen(name) : 8, name);
+    }
+    printf("\n");
+}
+
+static void print_row(const row *r, uint32_t cores) {
+    char threads[16];
+    snprintf(threads, sizeof threads, "%u%s", r->threads, r->threads > cores ? "*" : "");
+    printf("%9u %8s %9.2f %8.2f %8.2f %9.1f ", r->agents, threads, r->rate_med * 1e-6,
+           r->rate_min * 1e-6, r->rate_max * 1e-6, 1e9 / r->rate_med);
+    if (isnan(r->speedup)) printf("%8s %6s ", "-", "-");
+    else printf("%7.2fx %5.0f%% ", r->speedup, 100.0 * r->speedup / r->threads);
+    printf("%6.1f %8.1f %8.0f |", r->neighbors, (double)r->peak_bytes / (1024.0 * 1024.0),
+           (double)r->peak_bytes / r->agents);
+    for (int p = 0; p < TH_PHASE_COUNT; p++) {
+        size_t len = strlen(th_phase_name((th_phase)p));
+        printf(" %*.3f", len > 8 ? (int)len : 8, r->phase_med[p]);
+    }
+    printf("\n");
+}
+
+/* A JSON number, or null for NaN (no figure): JSON has no NaN. */
+static void json_num(FILE *f, const char *fmt, double v) {
+    if (isnan(v) || isinf(v)) fputs("null", f);
+    else fprintf(f, fmt, v);
+}
+
+static void write_csv(FILE *f, const bench_opts *o, const row *rows, uint32_t n) {
+    fprintf(f, "scene,agents,threads,steps,warmup,reps,agent_steps_per_s,min,max,wall_s,"
+               "ns_per_agent_step,speedup,efficiency,neighbors,peak_bytes,bytes_per_agent,hash,"
+               "naive_agent_steps_per_s,speedup_vs_naive");
+    for (int p = 0; p < TH_PHASE_COUNT; p++) fprintf(f, ",%s_ms", th_phase_name((th_phase)p));
+    fprintf(f, "\n");
+    for (uint32_t i = 0; i < n; i++) {
+        const row *r = &rows[i];
+        /* A scene name with a comma or quote is quoted, as RFC 4180 has it. */
+        if (strpbrk(o->scene, ",\"\n")) {
+            fputc('"', f);
+            for (const char *c = o->scene; *c; c++) {
+                if (*c == '"') fputc('"', f);
+                fputc(*c, f);
+            }
+            fputc('"', f);
+        } else {
+            fputs(o->scene, f);
+        }
+        fprintf(f, ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.1f,%.6f,%.3f,", r->agents,
+                r->threads, o->steps, o->warmup, o->reps, r->rate_med, r->rate_min, r->rate_max,
+                r->wall_med, 1e9 / r->rate_med);
+        if (!isnan(r->speedup)) fprintf(f, "%.4f,%.4f", r->speedup, r->speedup / r->threads);
+        else fputs(",", f);
+        fprintf(f, ",%.2f,%" PRIu64 ",%.1f,0x%016" PRIx64 ",", r->neighbors, r->peak_bytes,
+                (double)r->peak_bytes / r->agents, r->hash);
+        if (!isnan(r->naive_rate)) fprintf(f, "%.1f,%.2f", r->naive_rate, r->rate_med / r->naive_rate);
+        else fputs(",", f);
+        for (int p = 0; p < TH_PHASE_COUNT; p++) fprintf(f, ",%.4f", r->phase_med[p]);
+        fprintf(f, "\n");
+    }
+}
+
+static void write_json(FILE *f, const bench_opts *o, const row *rows, uint32_t n, uint64_t hwm) {
+    fprintf(f, "{\n  \"tool\": \"throng bench\",\n  \"scene\": ");
+    th_bench_json_string(f, o->scene);
+    fprintf(f,
+            ",\n  \"steps\": %" PRIu64 ",\n  \"warmup\": %" PRIu64 ",\n  \"reps\": %" PRIu64
+            ",\n  \"seed\": %" PRIu64 ",\n  \"cores\": %u,\n  \"process_peak_rss_bytes\": %" PRIu64
+            ",\n",
+            o->steps, o->warmup, o->reps, o->seed, (unsigned)th_cpu_count(), hwm);
+    fprintf(f, "  \"memory\": \"peak_bytes: most engine heap bytes live at once while the "
+               "configuration was built and run, counted through the allocation hook\",\n");
+    fprintf(f, "  \"rows\": [");
+    for (uint32_t i = 0; i < n; i++) {
+        const row *r = &rows[i];
+        fprintf(f, "%s\n    {\"scene\": ", i ? "," : "");
+        th_bench_json_string(f, o->scene);
+        fprintf(f,
+                ", \"agents\": %u, \"threads\": %u, \"steps\": %" PRIu64 ", \"warmup\": %" PRIu64
+                ", \"reps\": %" PRIu64 ",\n     \"agent_steps_per_s\": %.1f, \"min\": %.1f, "
+                "\"max\": %.1f, \"wall_s\": %.6f, \"ns_per_agent_step\": %.3f,\n     \"speedup\": ",
+                r->agents, r->threads, o->steps, o->warmup, o->reps, r->rate_med, r->rate_min,
+                r->rate_max, r->wall_med, 1e9 / r->rate_med);
+        json_num(f, "%.4f", r->speedup);
+        fputs(", \"efficiency\": ", f);
+        json_num(f, "%.4f", r->speedup / r->threads);
+        fprintf(f,
+                ", \"alive\": %.1f, \"neighbors\": %.2f, \"peak_bytes\": %" PRIu64 ", \"bytes_per_agent\": %.1f, "
+                "\"hash\": \"0x%016" PRIx64 "\",\n     \"naive_agent_steps_per_s\": ",
+                r->alive, r->neighbors, r->peak_bytes, (double)r->peak_bytes / r->agents, r->hash);
+        json_num(f, "%.1f", r->naive_rate);
+        fputs(", \"speedup_vs_naive\": ", f);
+        json_num(f, "%.2f", r->rate_med / r->naive_rate);
+        fputs(",\n     \"phase_ms\": {", f);
+        for (int p = 0; p < TH_PHASE_COUNT; p++) {
+            fprintf(f, "%s\"%s\": %.4f", p ? ", " : "", th_phase_name((th_phase)p),
+                    r->phase_med[p]);
+        }
+        fputs("}}", f);
+    }
+    fputs("\n  ]\n}\n", f);
+}
+
+static FILE *open_out(const char *path) {
+    FILE *f = fopen(path, "w");
+    if (!f) fprintf(stderr, "throng bench: cannot write '%s'\n", path);
+    return f;
+}
+
+/* Close an output file, reporting a failed write (a full disk shows up here). */
+static bool close_out(FILE *f, const char *path) {
+    if (!f) return true;
+    bool ok = !ferror(f);
+    ok = fclose(f) == 0 && ok;
+    if (!ok) fprintf(stderr, "throng bench: writing '%s' failed\n", path);
+    return ok;
+}
+
+/* ---- the command ---------------------------------------------------------------------------- */
+
+static int run(bench_opts *o) {
+    const uint32_t cores = th_cpu_count();
+    const uint32_t configs = o->n_agents * o->n_threads;
+
+    /* The scene is checked before anything is printed or measured: an unknown name is a usage
+     * error, not a failure discovered after minutes of sweep. */
+    th_demo_opts probe_opts = {.agents = o->agents[0], .seed = o->seed, .threads = 1};
+    th_error err = {{0}};
+    th_world *probe = o->build(o->scene, &probe_opts, &err);
+    if (!probe) {
+        fprintf(stderr, "throng bench: --scene: %s\n", err.message);
+        return TH_EXIT_USAGE;
+    }
+    th_world_destroy(probe);
+
+    FILE *csv = NULL, *json = NULL, *trace = NULL;
+    if ((o->csv && !(csv = open_out(o->csv))) || (o->json && !(json = open_out(o->json))) ||
+        (o->trace && !(trace = open_out(o->trace)))) {
+        if (csv) fclose(csv);
+        if (json) fclose(json);
+        return 1;
+    }
+    row *rows = calloc(configs, sizeof *rows);
+    if (!rows) {
+        fprintf(stderr, "throng bench: out of memory\n");
+        return 1;
+    }
+
+    printf("throng bench: scene %s, %" PRIu64 " steps after %" PRIu64 " warm-up, median of %" PRIu64
+           " runs, seed %" PRIu64 ", %u cores\n\n",
+           o->scene, o->steps, o->warmup, o->reps, o->seed, (unsigned)cores);
+    print_header();
+    fflush(stdout);
+
+    int status = 0;
+    uint32_t n = 0;
+    for (uint32_t ai = 0; ai < o->n_agents && status == 0; ai++) {
+        /* Rows of one agent count are printed together, once the 1-thread figure they are
+         * compared with is known, whatever the order of --threads. */
+        uint32_t first = n;
+        for (uint32_t ti = 0; ti < o->n_threads; ti++, n++) {
+            if (!measure(o, o->agents[ai], o->threads[ti], &rows[n], n + 1, configs)) {
+                status = 1;
+                break;
+            }
+        }
+        if (status) break;
+        double one = NAN;
+        for (uint32_t i = first; i < n; i++) {
+            if (rows[i].threads == 1) one = rows[i].rate_med;
+        }
+        double naive = o->agents[ai] <= o->naive_max ? measure_naive(o, o->agents[ai]) : NAN;
+        for (uint32_t i = first; i < n; i++) {
+            rows[i].speedup = rows[i].rate_med / one;
+            if (rows[i].threads == 1) rows[i].naive_rate = naive;
+        }
+        progress_clear();
+        for (uint32_t i = first; i < n; i++) print_row(&rows[i], cores);
+        fflush(stdout);
+    }
+
+    if (status == 0) {
+        bool any_naive = false, over = false;
+        for (uint32_t i = 0; i < n; i++) {
+            any_naive = any_naive || !isnan(rows[i].naive_rate);
+            over = over || rows[i].threads > cores;
+        }
+        printf("\nM a-s/s: million agent-steps per second; eff: speed-up / threads; phases in ms "
+               "per step.\n");
+        if (over) printf("*: more threads than cores (oversubscribed).\n");
+        if (any_naive) {
+            printf("\nnaive O(N^2) reference (tests/ref_boids.c), 1 thread, same warmed-up "
+                   "state:\n");
+            printf("%9s %14s %12s %18s %9s\n", "agents", "agent-steps/s", "ns/a-s",
+                   "grid 1-thread a-s/s", "grid is");
+            for (uint32_t i = 0; i < n; i++) {
+                const row *r = &rows[i];
+                if (isnan(r->naive_rate)) continue;
+                printf("%9u %14.0f %12.1f %18.0f %8.0fx\n", r->agents, r->naive_rate,
+                       1e9 / r->naive_rate, r->rate_med, r->rate_med / r->naive_rate);
+            }
+        }
+        if (trace && !record_trace(o, trace, o->agents[o->n_agents - 1],
+                                   o->threads[o->n_threads - 1])) {
+            status = 1;
+        }
+        uint64_t hwm = process_hwm();
+        printf("\nprocess peak resident memory (VmHWM): %.1f MiB\n", (double)hwm / 1048576.0);
+        if (csv) write_csv(csv, o, rows, n);
+        if (json) write_json(json, o, rows, n, hwm);
+    }
+    progress_clear();
+    if (!close_out(csv, o->csv) || !close_out(json, o->json) || !close_out(trace, o->trace)) {
+        status = 1;
+    }
+    free(rows);
+    return status;
+}
+
+int th_bench_run(int argc, char **argv, th_bench_build_fn *build) {
     bench_opts o = {.scene = "flock",
                     .agents = {10000, 100000},
                     .n_agents = 2,
@@ -211,67 +607,16 @@ int th_cmd_bench(int argc, char **argv) {
                     .warmup = 20,
                     .reps = 3,
                     .naive_max = 10000,
-                    .seed = 1};
+                    .seed = 1,
+                    .build = build};
     int rc = parse(argc, argv, &o);
     if (rc >= 0) return rc;
-
-    FILE *csv = NULL;
-    if (o.csv) {
-        csv = fopen(o.csv, "w");
-        if (!csv) {
-            fprintf(stderr, "throng bench: cannot write '%s'\n", o.csv);
-            return 1;
-        }
-        fprintf(csv, "scene,agents,threads,steps,reps,agent_steps_per_s,min,max,ns_per_agent_step,"
-                     "speedup,neighbors");
-        for (int p = 0; p < TH_PHASE_COUNT; p++) fprintf(csv, ",%s_ms", th_phase_name((th_phase)p));
-        fprintf(csv, "\n");
-    }
-
-    printf("scene %s, %" PRIu64 " steps after %" PRIu64 " warm-up, median of %" PRIu64
-           " runs, %u cores\n\n",
-           o.scene, o.steps, o.warmup, o.reps, (unsigned)th_cpu_count());
-    printf("%9s %7s %14s %19s %8s %8s %7s  ms/step:", "agents", "threads", "agent-steps/s",
-           "(min-max)", "ns/a-s", "speedup", "nbrs");
-    for (int p = 0; p < TH_PHASE_COUNT; p++) printf(" %s", th_phase_name((th_phase)p));
-    printf("\n");
-
-    int status = 0;
-    for (uint32_t ai = 0; ai < o.n_agents && status == 0; ai++) {
-        double one_thread = 0.0;
-        for (uint32_t ti = 0; ti < o.n_threads; ti++) {
-            result r;
-            if (!measure(&o, o.agents[ai], o.threads[ti], &r)) {
-                status = TH_EXIT_USAGE;
-                break;
-            }
-            if (r.threads == 1) one_thread = r.median;
-            r.speedup = one_thread > 0.0 ? r.median / one_thread : 0.0;
-            printf("%9u %7u %14.0f %9.2e-%-9.2e %8.1f ", r.agents, r.threads, r.median, r.lo, r.hi,
-                   1e9 / r.median);
-            if (r.speedup > 0.0) printf("%7.2fx", r.speedup);
-            else printf("%8s", "-");
-            printf(" %7.1f          ", r.neighbors);
-            for (int p = 0; p < TH_PHASE_COUNT; p++) printf(" %.3f", r.phase_ms[p]);
-            printf("\n");
-            fflush(stdout);
-            if (csv) {
-                fprintf(csv, "%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%.0f,%.0f,%.0f,%.2f,%.3f,%.2f",
-                        o.scene, r.agents, r.threads, o.steps, o.reps, r.median, r.lo, r.hi,
-                        1e9 / r.median, r.speedup, r.neighbors);
-                for (int p = 0; p < TH_PHASE_COUNT; p++) fprintf(csv, ",%.4f", r.phase_ms[p]);
-                fprintf(csv, "\n");
-            }
-            if (ti + 1 == o.n_threads && o.agents[ai] <= o.naive_max) {
-                /* Against the best grid figure of this agent count. */
-                double naive = measure_naive(&o, o.agents[ai]);
-                double best_1t = one_thread > 0.0 ? one_thread : r.median;
-                printf("%9u %7u %14.0f   naive O(N^2) reference, 1 thread: grid is %.0fx faster "
-                       "on 1 thread\n",
-                       o.agents[ai], 1u, naive, naive > 0.0 ? best_1t / naive : 0.0);
-            }
-        }
-    }
-    if (csv) fclose(csv);
-    return status;
+    g_progress = isatty(STDERR_FILENO);
+    /* No world exists yet, as th_set_allocator requires; the default is back before return. */
+    th_set_allocator(&(th_allocator){track_alloc, track_free, NULL});
+    rc = run(&o);
+    th_set_allocator(NULL);
+    return rc;
 }
+
+int th_cmd_bench(int argc, char **argv) { return th_bench_run(argc, argv, th_demo_create); }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "profile.h"
 
 /* How long a thread polls before it sleeps on a condition variable. Phases of a step follow
  * each other within microseconds; a short spin saves the futex round trip on each of them,
@@ -27,6 +28,10 @@ struct th_pool {
     th_job_fn *fn;
     void *ctx;
     uint32_t count, chunk, chunk_count;
+
+    /* Optional tracer, set by the owner between jobs and so published with the job. */
+    th_pool_trace_fn *trace;
+    void *trace_user;
 
     /* Chunks are dealt in contiguous slices, one per worker, each with its own claim counter:
      * a worker gets the same agents in every phase (they stay in its cache from gather to
@@ -61,7 +66,7 @@ static void run_chunk(th_pool *p, uint32_t c, uint32_t worker) {
 }
 
 /* Claim chunks from the worker's own slice, then from the others in turn. */
-static void run_chunks(th_pool *p, uint32_t worker) {
+static void claim_chunks(th_pool *p, uint32_t worker) {
     for (uint32_t i = 0; i < p->workers; i++) {
         uint32_t s = (worker + i) % p->workers;
         for (;;) {
@@ -69,6 +74,20 @@ static void run_chunks(th_pool *p, uint32_t worker) {
             if (c >= p->slice[s].end) break;
             run_chunk(p, c, worker);
         }
+    }
+}
+
+/* One worker's share of the current job, timed for the tracer when one is installed. The
+ * timing sits here rather than in run_chunk so that a traced job reads the clock twice per
+ * worker, not twice per chunk. */
+static void run_chunks(th_pool *p, uint32_t worker) {
+    th_pool_trace_fn *trace = p->trace;
+    if (trace) {
+        uint64_t t0 = th_now_ns();
+        claim_chunks(p, worker);
+        trace(p->trace_user, worker, t0, th_now_ns());
+    } else {
+        claim_chunks(p, worker);
     }
 }
 
@@ -151,16 +170,23 @@ void th_pool_destroy(th_pool *p) {
 
 uint32_t th_pool_workers(const th_pool *p) { return p->workers; }
 
+void th_pool_set_tracer(th_pool *p, th_pool_trace_fn *fn, void *user) {
+    p->trace = fn;
+    p->trace_user = fn ? user : NULL;
+}
+
 void th_pool_parallel_for(th_pool *p, uint32_t count, uint32_t chunk, th_job_fn *fn, void *ctx) {
     if (count == 0) return;
     if (chunk == 0) chunk = 1;
     uint32_t chunk_count = count / chunk + (count % chunk != 0);
     if (p->workers == 1 || chunk_count == 1) {
+        uint64_t t0 = p->trace ? th_now_ns() : 0;
         /* Counted by chunk index: `begin += chunk` would wrap past 2^32 and start over. */
         for (uint32_t c = 0; c < chunk_count; c++) {
             uint32_t begin = c * chunk;
             fn(ctx, begin, count - begin < chunk ? count : begin + chunk, 0);
         }
+        if (p->trace) p->trace(p->trace_user, 0, t0, th_now_ns());
         return;
     }
     p->fn = fn;

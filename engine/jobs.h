@@ -38,4 +38,14 @@ uint32_t th_pool_workers(const th_pool *pool);
  *  into the same pool. */
 void th_pool_parallel_for(th_pool *pool, uint32_t count, uint32_t chunk, th_job_fn *fn, void *ctx);
 
+/** Tracer callback: `worker` took part in a parallel_for from `begin_ns` to `end_ns`
+ *  (th_now_ns clock), i.e. from before it claimed its first chunk to after its last one. Called
+ *  once per worker per parallel_for that the worker entered, from that worker's thread, before
+ *  the call's barrier: whatever it writes is visible to the owner when parallel_for returns. */
+typedef void th_pool_trace_fn(void *user, uint32_t worker, uint64_t begin_ns, uint64_t end_ns);
+
+/** Install a tracer (NULL removes it). Call from the owner between parallel_for calls. With no
+ *  tracer a parallel_for pays one predictable branch per worker and reads no clock. */
+void th_pool_set_tracer(th_pool *pool, th_pool_trace_fn *fn, void *user);
+
 #endif

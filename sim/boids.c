@@ -6,11 +6,17 @@
  *               evaluated without a root as documented in visit() below;
  *   separation  over seen j of any crowd with |d| < separation_radius: sum of -d / |d|^2
  *               (a push that grows as 1/distance);
- *   alignment   over seen j of crowd c with |d| < neighbor_radius: mean of v_j;
- *   cohesion    over the same j: mean of d (the offset to their centre).
+ *   alignment   over seen j of i's type with |d| < neighbor_radius: mean of v_j (a crowd's
+ *               type is its own unless set, so by default crowds flock apart);
+ *   cohesion    over the same j: mean of d (the offset to their centre);
+ *   leader test for crowds with a target: same-type j with 0 < |d| < lead_radius inside the
+ *               front view, v_i.d >= 0 and (v_i.d)^2 >= cos^2(lead_fov / 2) |v_i|^2 |d|^2
+ *               (view cone regardless of fov); none => i leads this step.
  * Each term becomes a Reynolds steering force: desired = unit(term) * max_speed,
  * steer = desired - v_i, clamped to max_force; the acceleration is the weighted sum of the
- * three plus the terrain terms (flow to shelter, wall push; see world_nav.c), clamped to
+ * three (a leader pursues its target instead of aligning and cohering; see below), a flight
+ * term away from predators (sum of -d / |d|^2 over predator types within flee_radius, seen all
+ * around), plus the terrain terms (flow to shelter, wall push; see world_nav.c), clamped to
  * max_force again. Terms with nobody to act on contribute nothing.
  *
  * Cells are at least the largest radius, so the 3x3 cells around i's cell hold every agent in
@@ -90,6 +96,8 @@ typedef uint16_t v8u16 __attribute__((vector_size(16)));
 
 TH_INLINE v8f sel(v8i m, v8f a, v8f b) { return (v8f)(((v8i)a & m) | ((v8i)b & ~m)); }
 
+TH_INLINE v8i sel_i(v8i m, v8i a, v8i b) { return (a & m) | (b & ~m); }
+
 TH_INLINE v8f load8(const float *p) {
     v8f v;
     memcpy(&v, p, sizeof v);
@@ -110,11 +118,23 @@ typedef struct sums {
     v8i n_sep, n_flock;
 } sums;
 
+/* Sums of the leader and predator tests, apart so that plain flocking keeps its accumulators
+ * in registers. */
+typedef struct extra_sums {
+    v8f flee_x, flee_y;
+    v8i n_front, n_flee;
+} extra_sums;
+
 /* Per-agent constants of the neighbour loop. */
 typedef struct probe {
     float x, y, vx, vy;
-    int32_t crowd;
+    int32_t type;
     float sense_r2, separation_r2, neighbor_r2;
+    bool lead;          /* count same-type agents in the front view (leader test) */
+    float lead_r2;
+    float lead_k;       /* cos(half front view)^2 * |v|^2 */
+    uint32_t flee_mask; /* predator types; 0 = none */
+    float flee_r2;
     v8i all_round;  /* all lanes set: the view cone is skipped */
     v8i narrow;     /* all lanes set: view angle <= 180 degrees (cos(half) >= 0) */
     float cone_k;   /* cos(half)^2 * |v|^2 */
@@ -146,9 +166,9 @@ TH_INLINE void visit(const th_agents *a, uint32_t begin, uint32_t end, const pro
         const v8i seen = p->all_round | (p->narrow & ahead & (dd >= kd2)) |
                          (~p->narrow & (ahead | (dd <= kd2)));
         in &= seen;
-        v8u16 c16;
-        memcpy(&c16, a->crowd + j, sizeof c16);
-        const v8i same = __builtin_convertvector(c16, v8i) == p->crowd;
+        v8u16 t16;
+        memcpy(&t16, a->type + j, sizeof t16);
+        const v8i same = __builtin_convertvector(t16, v8i) == p->type;
         const v8i sep = in & (d2 < p->separation_r2);
         const v8i flock = in & same & (d2 < p->neighbor_r2);
         const v8f inv = 1.0f / sel(sep, d2, (v8f){1, 1, 1, 1, 1, 1, 1, 1});
@@ -177,6 +197,52 @@ TH_INLINE void visit(const th_agents *a, uint32_t begin, uint32_t end, const pro
 #define TH_SIMD_CLONES
 #endif
 
+/* The leader test and the predator term, for the crowds that have them: a second pass over
+ * the same cells, out of line. Folding them into visit(), or even inlining this pass beside
+ * it, made GCC compile the plain loop worse: 11% more instructions for plain flocking with the
+ * tests never run (callgrind, 5,000 boids). */
+TH_SIMD_CLONES __attribute__((noinline)) static void
+visit_extras(const th_agents *a, uint32_t begin, uint32_t end, const probe *p, bool wrap, float W,
+             float H, extra_sums *x) {
+    const v8i lane = {0, 1, 2, 3, 4, 5, 6, 7};
+    const float hw = 0.5f * W, hh = 0.5f * H;
+    for (uint32_t j = begin; j < end; j += 8) {
+        const v8i live = lane < (int32_t)(end - j);
+        v8f dx = load8(a->px + j) - p->x;
+        v8f dy = load8(a->py + j) - p->y;
+        if (wrap) {
+            dx = sel(dx > hw, dx - W, sel(dx < -hw, dx + W, dx));
+            dy = sel(dy > hh, dy - H, sel(dy < -hh, dy + H, dy));
+        }
+        const v8f d2 = dx * dx + dy * dy;
+        const v8f dot = p->vx * dx + p->vy * dy;
+        const v8f dd = dot * dot;
+        const v8i ahead = dot >= 0.0f;
+        v8u16 t16;
+        memcpy(&t16, a->type + j, sizeof t16);
+        const v8i type = __builtin_convertvector(t16, v8i);
+        const v8i same = type == p->type;
+        if (p->lead) {
+            /* The narrow front view is at most 180 degrees wide: ahead, and inside the cone. */
+            const v8i front = live & same & (d2 > 0.0f) & (d2 < p->lead_r2) & ahead &
+                              (dd >= p->lead_k * d2);
+            x->n_front -= front;
+        }
+        if (p->flee_mask) {
+            /* Predators of explicit types (below 32); shift counts clamped to stay defined. */
+            const v8i explicit_type = type < TH_MAX_TYPES;
+            const v8i shift = sel_i(explicit_type, type, (v8i){0});
+            const v8i mask = (v8i){0} + (int32_t)p->flee_mask;
+            const v8i bit = (mask >> shift) & 1;
+            const v8i pred = live & explicit_type & (bit != 0) & (d2 > 0.0f) & (d2 < p->flee_r2);
+            const v8f inv2 = 1.0f / sel(pred, d2, (v8f){1, 1, 1, 1, 1, 1, 1, 1});
+            x->flee_x -= sel(pred, dx * inv2, (v8f){0});
+            x->flee_y -= sel(pred, dy * inv2, (v8f){0});
+            x->n_flee -= pred;
+        }
+    }
+}
+
 TH_SIMD_CLONES
 void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
     const th_agents *a = &w->buf[w->cur];
@@ -193,10 +259,15 @@ void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *s
             .y = a->py[i],
             .vx = a->vx[i],
             .vy = a->vy[i],
-            .crowd = a->crowd[i],
+            .type = a->type[i],
             .sense_r2 = c->sense_r2,
             .separation_r2 = c->separation_r2,
             .neighbor_r2 = c->neighbor_r2,
+            .lead = c->lead,
+            .lead_r2 = c->lead_r2,
+            .lead_k = c->lead_cos2 * speed2,
+            .flee_mask = c->flee_mask,
+            .flee_r2 = c->flee_r2,
             .all_round = (v8i){0} - (int32_t)(c->omni || speed2 <= 1e-12f),
             .narrow = (v8i){0} - (int32_t)(c->cos_half_fov >= 0.0f),
             .cone_k = c->cos_half_fov * c->cos_half_fov * speed2,
@@ -211,6 +282,15 @@ void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *s
             n_cand += spans[k].end - spans[k].begin;
             visit(a, spans[k].begin, spans[k].end, &p, wrap, W, H, &s);
         }
+        /* After, not inside, the loop above: a call there would spill its accumulators (every
+         * vector register is caller-saved) on every span. */
+        extra_sums x = {0};
+        if (p.lead || p.flee_mask) {
+            const probe q = p; /* a copy escapes to the call, not the probe the loop reads */
+            for (uint32_t k = 0; k < ns; k++) {
+                visit_extras(a, spans[k].begin, spans[k].end, &q, wrap, W, H, &x);
+            }
+        }
         n_cand -= 1; /* i itself */
 
         const uint32_t n_sep = (uint32_t)hsum_i(s.n_sep);
@@ -222,7 +302,16 @@ void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *s
                                      c->max_force);
             acc = th_v2_add(acc, th_v2_scale(f, c->w_sep));
         }
-        if (n_flock > 0) {
+        /* A leader: its crowd has a target and nobody of its type is in its front view. It
+         * pursues the target instead of aligning and cohering; the others follow the flock. */
+        const bool leader = c->lead && hsum_i(x.n_front) == 0;
+        const th_agent_id id = a->id[i];
+        if (w->squad_count && w->squad_of_id[id]) {
+            /* A squad member: pulled to its slot (or along its way back) instead of flocking. */
+            acc = th_v2_add(acc, th_squad_steer(w, id, c, th_v2(p.x, p.y), v));
+        } else if (leader) {
+            acc = th_v2_add(acc, th_pursuit_steer(w, c, th_v2(p.x, p.y), v));
+        } else if (n_flock > 0) {
             const float inv_n = 1.0f / (float)n_flock;
             th_vec2 fa = steer_toward(th_v2(hsum(s.ali_x) * inv_n, hsum(s.ali_y) * inv_n), v,
                                       c->max_speed, c->max_force);
@@ -231,12 +320,17 @@ void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *s
             acc = th_v2_add(acc, th_v2_scale(fa, c->w_ali));
             acc = th_v2_add(acc, th_v2_scale(fc, c->w_coh));
         }
+        if (c->flee_mask && hsum_i(x.n_flee) > 0) {
+            th_vec2 f = steer_toward(th_v2(hsum(x.flee_x), hsum(x.flee_y)), v, c->max_speed,
+                                     c->max_force);
+            acc = th_v2_add(acc, th_v2_scale(f, c->w_flee));
+        }
+        bool stranded = false;
         if (w->nav.present) {
-            bool stranded;
             acc = th_v2_add(acc, th_nav_steer(w, i, c, th_v2(p.x, p.y), v, &stranded));
-            w->stranded[i] = stranded;
             stats->stranded += stranded;
         }
+        w->flags[i] = (uint8_t)((leader ? TH_AGENT_LEADER : 0u) | (stranded ? TH_AGENT_STRANDED : 0u));
         acc = th_v2_clamp_len(acc, c->max_force);
         w->ax[i] = acc.x;
         w->ay[i] = acc.y;

@@ -2,9 +2,11 @@
  * scene built by hand in C give the same world, step for step. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../engine/alloc.h"
+#include "../engine/jobs.h"
 #include "../engine/rng.h"
 #include "scene_internal.h"
 #include "world_internal.h"
@@ -13,40 +15,73 @@
  * k = 0 (x), 1 (y), 2 (heading); a point on a wall or in a bunker is drawn again. */
 enum { SPAWN_TRIES = 64 };
 
-static bool open_ground(const th_scene *s, float x, float y) {
+/* Memory a world takes, measured on a 4096 x 4096 map (docs/robustness.md): per cell the
+ * terrain, wall-distance and bunker tables; per cell and bunker a river map (distance and
+ * direction); per cell and worker the scratch of a river-map computation; per agent both
+ * state buffers, grid keys and bookkeeping. */
+enum {
+    WORLD_BYTES_PER_CELL = 32,
+    WORLD_BYTES_PER_CELL_BUNKER = 5,
+    WORLD_BYTES_PER_CELL_WORKER = 16,
+    WORLD_BYTES_PER_AGENT = 256,
+};
+/* A scene whose world would need more is refused before anything is allocated: past this,
+ * an ordinary machine starts swapping or the kernel kills the process, which is a crash by
+ * another name. */
+#define TH_SCENE_MAX_WORLD_BYTES (4ull << 30)
+
+/* Cells of every legend entry, gathered in one pass over the map: entry e's cells, in index
+ * order, are cells[first[e] .. first[e + 1]). One pass, however many crowds and regions ask
+ * (256 crowds x 16 regions each scanning a 4096 x 4096 map would take minutes). */
+typedef struct legend_cells {
+    uint32_t first[TH_SCENE_MAX_LEGEND + 1];
+    uint32_t *cells;
+} legend_cells;
+
+static bool gather_legend_cells(const th_scene *s, legend_cells *lc) {
+    memset(lc, 0, sizeof *lc);
     if (!s->has_map) return true;
-    int32_t cx = (int32_t)(x / s->cell_size), cy = (int32_t)(y / s->cell_size);
-    if (cx < 0 || cy < 0 || cx >= s->cols || cy >= s->rows) return false;
-    size_t i = (size_t)cy * (size_t)s->cols + (size_t)cx;
-    uint8_t l = s->legend[i];
-    return s->kind[i] == TH_CELL_OPEN && (l == TH_SCENE_NO_LEGEND || s->legend_entry[l].bunker < 0);
-}
-
-/* Cells of legend entry `e`, in index order. */
-static uint32_t *legend_cells(const th_scene *s, uint8_t e, uint32_t *count) {
     size_t n = (size_t)s->cols * (size_t)s->rows;
-    uint32_t k = 0;
-    for (size_t i = 0; i < n; i++) k += s->legend[i] == e;
-    *count = k;
-    uint32_t *cells = th_alloc((k ? k : 1) * sizeof *cells);
-    if (!cells) return NULL;
-    k = 0;
+    uint32_t count[TH_SCENE_MAX_LEGEND] = {0};
     for (size_t i = 0; i < n; i++) {
-        if (s->legend[i] == e) cells[k++] = (uint32_t)i;
+        if (s->legend[i] != TH_SCENE_NO_LEGEND) count[s->legend[i]]++;
     }
-    return cells;
+    uint32_t total = 0;
+    for (uint32_t e = 0; e < TH_SCENE_MAX_LEGEND; e++) {
+        lc->first[e] = total;
+        total += count[e];
+    }
+    lc->first[TH_SCENE_MAX_LEGEND] = total;
+    lc->cells = th_alloc((total ? total : 1) * sizeof *lc->cells);
+    if (!lc->cells) return false;
+    uint32_t at[TH_SCENE_MAX_LEGEND];
+    memcpy(at, lc->first, sizeof at);
+    for (size_t i = 0; i < n; i++) {
+        if (s->legend[i] != TH_SCENE_NO_LEGEND) lc->cells[at[s->legend[i]]++] = (uint32_t)i;
+    }
+    return true;
 }
 
-static bool spawn_crowd(th_world *w, const th_scene *s, uint32_t c, uint32_t count, uint64_t seed,
-                        th_error *err) {
+/* The world refused something the parser let through: report it at the node it came from, in
+ * the scene-error format, with the world's own words as the reason. */
+static bool refused(const th_scene *s, const th_ynode *at, const char *path, th_error *err) {
+    if (!err) return false;
+    char why[sizeof err->message];
+    memcpy(why, err->message, sizeof why);
+    return th_scene_fail(s, at, path, err, "the world refused it: %s", why);
+}
+
+static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, uint32_t c,
+                        uint32_t count, uint64_t seed, th_error *err) {
     const th_scene_crowd *cr = &s->crowd[c];
-    uint32_t *cells[TH_SCENE_MAX_REGIONS] = {0}, ncells[TH_SCENE_MAX_REGIONS] = {0};
+    const uint32_t *cells[TH_SCENE_MAX_REGIONS] = {0};
+    uint32_t ncells[TH_SCENE_MAX_REGIONS] = {0};
     bool ok = true;
-    for (uint32_t r = 0; r < cr->region_count && ok; r++) {
+    for (uint32_t r = 0; r < cr->region_count; r++) {
         if (cr->region[r].kind != TH_REGION_LEGEND) continue;
-        cells[r] = legend_cells(s, cr->region[r].legend, &ncells[r]);
-        ok = cells[r] != NULL;
-        if (!ok) th_error_set(err, "out of memory");
+        uint8_t e = cr->region[r].legend;
+        cells[r] = lc->cells + lc->first[e];
+        ncells[r] = lc->first[e + 1] - lc->first[e];
     }
     for (uint32_t i = 0; i < count && ok; i++) {
         uint32_t r = i % cr->region_count;
@@ -69,7 +104,8 @@ static bool spawn_crowd(th_world *w, const th_scene *s, uint32_t c, uint32_t cou
                 x = ((float)(cell % (uint32_t)s->cols) + v) * s->cell_size;
                 y = ((float)(cell / (uint32_t)s->cols) + th_rng_f01(seed, key, 4u * t + 3)) * s->cell_size;
             }
-            placed = x >= 0 && y >= 0 && x < s->width && y < s->height && open_ground(s, x, y);
+            placed = x >= 0 && y >= 0 && x < s->width && y < s->height &&
+                     th_scene_open_at(s, x, y, true);
         }
         if (!placed) {
             char path[64];
@@ -81,10 +117,61 @@ static bool spawn_crowd(th_world *w, const th_scene *s, uint32_t c, uint32_t cou
         }
         float heading = 2.0f * (float)TH_PI * th_rng_f01(seed, key, 2);
         th_vec2 vel = th_v2(cr->initial_speed * cosf(heading), cr->initial_speed * sinf(heading));
-        ok = th_world_add_agent(w, c, th_v2(x, y), vel, err) != TH_INVALID_AGENT;
+        if (th_world_add_agent(w, c, th_v2(x, y), vel, err) == TH_INVALID_AGENT) {
+            char path[64];
+            snprintf(path, sizeof path, "crowds[%u].spawn", c);
+            ok = refused(s, g->node, path, err);
+        }
     }
-    for (uint32_t r = 0; r < cr->region_count; r++) th_free(cells[r]);
     return ok;
+}
+
+static int event_order(const void *pa, const void *pb) {
+    const th_scene_event *a = *(const th_scene_event *const *)pa;
+    const th_scene_event *b = *(const th_scene_event *const *)pb;
+    if (a->step != b->step) return a->step < b->step ? -1 : 1;
+    return a < b ? -1 : a > b; /* file order among events of one step */
+}
+
+/* Events handed to the world in step order. The world inserts each after those due no later,
+ * so a timeline written latest-first would cost it a quadratic number of moves (65,536
+ * events: seconds); sorted, every insert is an append. */
+static bool schedule_events(th_world *w, const th_scene *s, th_error *err) {
+    if (s->event_count == 0) return true;
+    const th_scene_event **order = th_alloc(s->event_count * sizeof *order);
+    if (!order) return th_scene_fail(s, NULL, "events", err, "out of memory");
+    for (uint32_t e = 0; e < s->event_count; e++)
+        order[e] = &s->event[e];
+    qsort(order, s->event_count, sizeof *order, event_order);
+    bool ok = true;
+    for (uint32_t e = 0; e < s->event_count && ok; e++) {
+        if (!th_world_schedule(w, order[e]->step, &order[e]->def, err)) {
+            char path[64];
+            snprintf(path, sizeof path, "events[%u]", (uint32_t)(order[e] - s->event));
+            ok = refused(s, order[e]->node, path, err);
+        }
+    }
+    th_free(order);
+    return ok;
+}
+
+/* Refuse a world that would not fit in TH_SCENE_MAX_WORLD_BYTES (see the byte counts above). */
+static bool fits_in_memory(const th_scene *s, uint32_t threads, uint64_t agents, th_error *err) {
+    uint64_t workers = threads ? threads : th_cpu_count();
+    uint64_t cells = s->has_map ? (uint64_t)s->cols * (uint64_t)s->rows : 0;
+    uint64_t per_cell = WORLD_BYTES_PER_CELL + WORLD_BYTES_PER_CELL_BUNKER * s->bunker_count +
+                        WORLD_BYTES_PER_CELL_WORKER * workers;
+    uint64_t bytes = cells * per_cell + agents * WORLD_BYTES_PER_AGENT;
+    if (bytes <= TH_SCENE_MAX_WORLD_BYTES) return true;
+    const th_ynode *at = th_ynode_get(s->doc.root, s->has_map ? "map" : "crowds");
+    return th_scene_fail(
+        s, at, s->has_map ? "map" : "crowds", err,
+        "expected a world of at most %llu MiB, found one of %llu MiB: %d x %d cells with %u "
+        "bunker(s) on %llu thread(s), %llu agents (fewer bunkers, threads or cells, or a "
+        "coarser cell_size, make it smaller)",
+        (unsigned long long)(TH_SCENE_MAX_WORLD_BYTES >> 20), (unsigned long long)(bytes >> 20),
+        s->has_map ? s->cols : 0, s->has_map ? s->rows : 0, s->bunker_count,
+        (unsigned long long)workers, (unsigned long long)agents);
 }
 
 th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error *err) {
@@ -123,36 +210,53 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
     wd.threads = o.threads ? o.threads : s->threads;
     wd.agent_capacity = (uint32_t)(target + fixed_total);
     wd.cell_size = s->has_map ? s->cell_size : 0.0f;
+    if (!fits_in_memory(s, wd.threads, target + fixed_total, err)) return NULL;
+    legend_cells lc;
+    if (!gather_legend_cells(s, &lc)) {
+        th_scene_fail(s, NULL, "map", err, "out of memory");
+        return NULL;
+    }
     th_world *w = th_world_create(&wd, err);
-    if (!w) return NULL;
-    bool ok = true;
-    if (s->has_map) {
+    bool ok = w != NULL;
+    if (!ok) refused(s, s->doc.root, "(file)", err);
+    if (ok && s->has_map) {
+        const th_ynode *map = th_ynode_get(s->doc.root, "map");
         for (int32_t y = 0; y < s->rows && ok; y++) {
             for (int32_t x = 0; x < s->cols && ok; x++) {
                 size_t i = (size_t)y * (size_t)s->cols + (size_t)x;
                 if (s->kind[i] != TH_CELL_OPEN || s->cost[i] != 1) {
-                    ok = th_world_set_cell(w, x, y, (th_cell_kind)s->kind[i], s->cost[i], err);
+                    ok = th_world_set_cell(w, x, y, (th_cell_kind)s->kind[i], s->cost[i], err) ||
+                         refused(s, map, "map", err);
                 }
             }
         }
         for (uint32_t b = 0; b < s->bunker_count && ok; b++) {
             const th_scene_bunker *sb = &s->bunker[b];
             th_bunker_def bd = {sb->name, sb->x0, sb->y0, sb->x1, sb->y1, sb->capacity};
-            ok = th_world_add_bunker(w, &bd, err) == (int)b;
+            if (th_world_add_bunker(w, &bd, err) != (int)b) {
+                char path[64];
+                snprintf(path, sizeof path, "bunkers[%u]", b);
+                ok = refused(s, sb->node ? sb->node : map, path, err);
+            }
         }
     }
     for (uint32_t c = 0; c < s->crowd_count && ok; c++) {
         const th_scene_crowd *cr = &s->crowd[c];
-        ok = th_world_add_crowd(w, &cr->def, err) == (int)c;
+        char path[64];
+        snprintf(path, sizeof path, "crowds[%u]", c);
+        if (th_world_add_crowd(w, &cr->def, err) != (int)c) ok = refused(s, cr->node, path, err);
         for (uint32_t i = 0; i < cr->agent_count && ok; i++) {
             const float *a = cr->agents + 4 * (size_t)i;
-            ok = th_world_add_agent(w, c, th_v2(a[0], a[1]), th_v2(a[2], a[3]), err) != TH_INVALID_AGENT;
+            if (th_world_add_agent(w, c, th_v2(a[0], a[1]), th_v2(a[2], a[3]), err) ==
+                TH_INVALID_AGENT) {
+                snprintf(path, sizeof path, "crowds[%u].agents[%u]", c, i);
+                ok = refused(s, th_ynode_get(cr->node, "agents")->items[i], path, err);
+            }
         }
-        if (ok) ok = spawn_crowd(w, s, c, counts[c], wd.seed, err);
+        if (ok) ok = spawn_crowd(w, s, &lc, c, counts[c], wd.seed, err);
     }
-    for (uint32_t e = 0; e < s->event_count && ok; e++) {
-        ok = th_world_schedule(w, s->event[e].step, &s->event[e].def, err);
-    }
+    if (ok) ok = schedule_events(w, s, err);
+    th_free(lc.cells);
     if (!ok) {
         th_world_destroy(w);
         return NULL;

@@ -46,6 +46,7 @@ typedef struct th_scene_bunker {
 typedef struct th_scene_event {
     uint64_t step;
     th_event_def def;
+    const th_ynode *node;
 } th_scene_event;
 
 /* One legend entry: what a character (ASCII maps) or a colour (image maps) stands for. */
@@ -89,8 +90,30 @@ typedef struct th_scene {
 bool th_scene_fail(const th_scene *s, const th_ynode *at, const char *path, th_error *err,
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* ydoc.c: parse `len` bytes of YAML at `data` (copied) as if read from a file called `name`,
+ * which messages name and which must outlive the doc. Same bounds and errors as th_ydoc_load.
+ * Declared here, beside its only callers, rather than in ydoc.h. */
+bool th_ydoc_load_memory(th_ydoc *doc, const char *name, const void *data, size_t len,
+                         th_error *err);
+
+/* A decimal number: [+-]digits[.digits][e[+-]digits] (no fraction or exponent when
+ * `integer`), the whole of t[0, len). */
+bool th_scene_is_decimal(const char *t, size_t len, bool integer);
+
+/* A whole number in [lo, hi] at `n`, or false with "expected a whole number in [lo, hi]". */
+bool th_scene_u64(const th_scene *s, const th_ynode *n, const char *path, uint64_t lo, uint64_t hi,
+                  uint64_t *out, th_error *err);
+
+/* Whether the point (x, y) metres is on a walkable cell of the map (always true without one),
+ * found the way the world finds it; with `no_bunker`, bunker cells do not count. */
+bool th_scene_open_at(const th_scene *s, float x, float y, bool no_bunker);
+
 /* scene_parse.c */
 bool th_scene_parse(th_scene *s, const char *path, th_error *err);
+/* The same from `len` bytes in memory, reported as file `name` (which must outlive `s`); image
+ * maps are still read from files, relative to `name`'s folder. */
+bool th_scene_parse_memory(th_scene *s, const char *name, const void *data, size_t len,
+                           th_error *err);
 void th_scene_free(th_scene *s);
 
 /* scene_map.c: fill kind/cost/legend from the `map` node (ascii, image or generated city). */

@@ -1,11 +1,15 @@
 /* Scene maps from three sources: ASCII art with a legend, a PNG image with a colour legend,
  * or a generated city. All three fill the same per-cell arrays of th_scene. */
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../engine/alloc.h"
 #include "../engine/rng.h"
@@ -13,6 +17,20 @@
 #include "world_internal.h"
 
 #define FAIL(s, n, path, err, ...) th_scene_fail((s), (n), (path), (err), __VA_ARGS__)
+
+/* The world's size in metres for `cells` cells: cells x cell_size rounded to a float, then
+ * nudged down by an ulp at a time until the world, which divides it by the cell size again
+ * (in float and in double), finds exactly `cells` cells. Without this, half of all map sizes
+ * at a cell size such as 0.01 come out one cell wider in the world, and a 4096-cell side
+ * becomes 4097 and is refused. */
+static float fit_extent(int32_t cells, float cell_size) {
+    float e = (float)cells * cell_size;
+    for (int i = 0; i < 64; i++) {
+        if (ceilf(e / cell_size) <= (float)cells && ceil((double)e / cell_size) <= cells) break;
+        e = nextafterf(e, 0.0f);
+    }
+    return e;
+}
 
 static bool alloc_cells(th_scene *s, const th_ynode *at, const char *path, int32_t cols,
                         int32_t rows, th_error *err) {
@@ -28,6 +46,8 @@ static bool alloc_cells(th_scene *s, const th_ynode *at, const char *path, int32
     size_t n = (size_t)cols * (size_t)rows;
     s->cols = cols;
     s->rows = rows;
+    s->width = fit_extent(cols, s->cell_size);
+    s->height = fit_extent(rows, s->cell_size);
     s->kind = th_calloc(n, 1);
     s->cost = th_calloc(n, sizeof *s->cost);
     s->legend = th_alloc(n);
@@ -45,13 +65,38 @@ static void set_cell(th_scene *s, int32_t x, int32_t y, uint32_t entry) {
     s->legend[i] = (uint8_t)entry;
 }
 
+bool th_scene_open_at(const th_scene *s, float x, float y, bool no_bunker) {
+    if (!s->has_map) return true;
+    /* The world's own cell lookup (th_navmap_cell_of): a multiply by the reciprocal, in
+     * floats, with the east and north edges folded into the last cell. */
+    float inv = 1.0f / s->cell_size, fx = x * inv, fy = y * inv;
+    if (!(fx >= 0.0f && fy >= 0.0f && fx < (float)s->cols && fy < (float)s->rows)) return false;
+    int32_t cx = fx >= 1.0f ? (int32_t)fx : 0, cy = fy >= 1.0f ? (int32_t)fy : 0;
+    if (cx >= s->cols) cx = s->cols - 1;
+    if (cy >= s->rows) cy = s->rows - 1;
+    size_t i = (size_t)cy * (size_t)s->cols + (size_t)cx;
+    uint8_t l = s->legend[i];
+    bool bunker = l != TH_SCENE_NO_LEGEND && s->legend_entry[l].bunker >= 0;
+    return s->kind[i] == TH_CELL_OPEN && !(no_bunker && bunker);
+}
+
 /* ---- legend ---------------------------------------------------------------------------- */
 
 /* Bunkers drawn with the legend get an entry (name only); their rectangles are found later. */
 static int legend_bunker(th_scene *s, const th_ynode *name, const char *path, th_error *err) {
     char buf[64];
-    if (name->kind != TH_Y_SCALAR || name->len == 0 || name->len >= sizeof s->bunker[0].name) {
-        snprintf(buf, sizeof buf, "%s", name->kind == TH_Y_SCALAR ? "a name too long" : "not a name");
+    bool ok = name->kind == TH_Y_SCALAR && name->len > 0 && name->len < sizeof s->bunker[0].name;
+    for (size_t i = 0; ok && i < name->len; i++)
+        ok = (unsigned char)name->text[i] >= 32;
+    if (!ok) {
+        if (name->kind != TH_Y_SCALAR)
+            snprintf(buf, sizeof buf, "a %s", name->kind == TH_Y_SEQUENCE ? "list" : "mapping");
+        else if (name->len == 0)
+            snprintf(buf, sizeof buf, "an empty value");
+        else if (name->len >= sizeof s->bunker[0].name)
+            snprintf(buf, sizeof buf, "a name of %zu characters", name->len);
+        else
+            snprintf(buf, sizeof buf, "a name with control characters");
         FAIL(s, name, path, err, "expected a bunker name of 1 to 63 characters, found %s", buf);
         return -1;
     }
@@ -115,11 +160,20 @@ static bool read_legend(th_scene *s, const th_ynode *legend, bool colours, th_er
             e->kind = w == 1 ? TH_CELL_WALL : w == 2 ? TH_CELL_DESTRUCTIBLE : TH_CELL_OPEN;
         } else if (v->kind == TH_Y_MAPPING && v->count == 1 && th_ynode_get(v, "terrain")) {
             const th_ynode *c = th_ynode_get(v, "terrain");
-            char *end = NULL;
-            long cost = c->kind == TH_Y_SCALAR && !c->quoted ? strtol(c->text, &end, 10) : 0;
-            if (!end || *end || c->len == 0 || cost < 1 || cost > TH_CELL_COST_MAX) {
+            long cost = 0;
+            if (c->kind == TH_Y_SCALAR && !c->quoted && c->len <= 5 &&
+                th_scene_is_decimal(c->text, c->len, true)) {
+                cost = strtol(c->text, NULL, 10);
+            }
+            if (cost < 1 || cost > TH_CELL_COST_MAX) {
                 snprintf(path + strlen(path), sizeof path - strlen(path), ".terrain");
-                return FAIL(s, c, path, err, "expected a whole terrain cost in [1, %d], found '%.*s'", TH_CELL_COST_MAX, c->len > 20 ? 20 : (int)c->len, c->text);
+                if (c->kind == TH_Y_SCALAR)
+                    snprintf(buf, sizeof buf, "'%.*s'", c->len > 20 ? 20 : (int)c->len, c->text);
+                else
+                    snprintf(buf, sizeof buf, "a %s",
+                             c->kind == TH_Y_SEQUENCE ? "list" : "mapping");
+                return FAIL(s, c, path, err, "expected a whole terrain cost in [1, %d], found %s",
+                            TH_CELL_COST_MAX, buf);
             }
             e->cost = (uint16_t)cost;
         } else if (v->kind == TH_Y_MAPPING && v->count == 1 && th_ynode_get(v, "bunker")) {
@@ -152,7 +206,10 @@ static bool place_legend_bunkers(th_scene *s, th_error *err) {
         if (le->bunker < 0) continue;
         th_scene_bunker *b = &s->bunker[le->bunker];
         char path[64];
-        snprintf(path, sizeof path, "map.legend['%c']", (int)(le->key < 128 ? le->key : '?'));
+        if (le->node->len == 1)
+            snprintf(path, sizeof path, "map.legend['%c']", (int)le->key);
+        else
+            snprintf(path, sizeof path, "map.legend['#%06x']", (unsigned)le->key);
         if (b->x1 < 0) return FAIL(s, le->node, path, err, "bunker '%s' is not drawn on the map", b->name);
         for (int32_t y = b->y0; y <= b->y1; y++) {
             for (int32_t x = b->x0; x <= b->x1; x++) {
@@ -191,6 +248,11 @@ static bool read_ascii(th_scene *s, const th_ynode *art, th_error *err) {
         while (line && indent < ll && line[indent] == ' ') indent++;
         block = line != NULL;
     }
+    /* Entry per byte: a table instead of a scan of the legend for each of up to 16M cells. */
+    uint8_t entry_of[256];
+    memset(entry_of, TH_SCENE_NO_LEGEND, sizeof entry_of);
+    for (uint32_t e = 0; e < s->legend_count; e++)
+        entry_of[s->legend_entry[e].key & 0xff] = (uint8_t)e;
     const char *row = t;
     for (int32_t r = 0; r < rows; r++) {
         const char *nl = memchr(row, '\n', (size_t)(t + len - row));
@@ -212,9 +274,8 @@ static bool read_ascii(th_scene *s, const th_ynode *art, th_error *err) {
             return FAIL(s, &at, "map.ascii", err, "row %d has %zu characters, expected %d like the first row", r + 1, rl, cols);
         }
         for (size_t k = 0; k < rl; k++) {
-            uint32_t e = 0;
-            while (e < s->legend_count && s->legend_entry[e].key != (unsigned char)row[k]) e++;
-            if (e == s->legend_count) {
+            uint32_t e = entry_of[(unsigned char)row[k]];
+            if (e == TH_SCENE_NO_LEGEND) {
                 th_ynode cell = at;
                 cell.column += (uint32_t)k;
                 snprintf(buf, sizeof buf, "'%c'", isprint((unsigned char)row[k]) ? row[k] : '?');
@@ -229,52 +290,124 @@ static bool read_ascii(th_scene *s, const th_ynode *art, th_error *err) {
 
 /* ---- PNG ------------------------------------------------------------------------------- */
 
+/* A 4096 x 4096 RGBA PNG stored without compression is about 64 MiB; anything larger is not a
+ * map this loader could accept. */
+#define TH_SCENE_MAX_PNG_BYTES (80u << 20)
+
+/* The file at `path`, whole, if it is a regular file of at most TH_SCENE_MAX_PNG_BYTES. Opened
+ * without blocking and checked before reading: a scene naming a FIFO, a terminal or
+ * /dev/zero must fail, not hang or fill memory. */
+static unsigned char *read_png_file(const char *path, size_t *len, char *why, size_t why_cap) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, why_cap, "%s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    unsigned char *bytes = NULL;
+    if (fstat(fd, &st) != 0) {
+        snprintf(why, why_cap, "%s", strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        snprintf(why, why_cap, "not a regular file");
+    } else if (st.st_size > (off_t)TH_SCENE_MAX_PNG_BYTES) {
+        snprintf(why, why_cap, "larger than %u bytes", TH_SCENE_MAX_PNG_BYTES);
+    } else if (st.st_size == 0) {
+        snprintf(why, why_cap, "the file is empty");
+    } else if (!(bytes = th_alloc((size_t)st.st_size))) {
+        snprintf(why, why_cap, "out of memory");
+    } else {
+        size_t got = 0, want = (size_t)st.st_size;
+        while (got < want) {
+            ssize_t r = read(fd, bytes + got, want - got);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) break;
+            got += (size_t)r;
+        }
+        if (got != want) { /* shrank while being read, or an I/O error */
+            snprintf(why, why_cap, "read %zu of %zu bytes", got, want);
+            th_free(bytes);
+            bytes = NULL;
+        }
+        *len = got;
+    }
+    close(fd);
+    return bytes;
+}
+
+typedef struct colour_entry {
+    uint32_t rgb;
+    uint32_t entry;
+} colour_entry;
+
+static int colour_cmp(const void *a, const void *b) {
+    uint32_t x = ((const colour_entry *)a)->rgb, y = ((const colour_entry *)b)->rgb;
+    return x < y ? -1 : x > y;
+}
+
 static bool read_image(th_scene *s, const th_ynode *file, th_error *err) {
     char buf[64];
-    if (file->kind != TH_Y_SCALAR || file->len == 0 || file->len > 1000) {
+    if (file->kind != TH_Y_SCALAR || file->len == 0 || file->len > 1000 ||
+        memchr(file->text, '\0', file->len)) {
         return FAIL(s, file, "map.image", err, "expected a PNG file name, found %s",
-                    file->kind == TH_Y_SCALAR ? "an empty value" : "a collection");
+                    file->kind != TH_Y_SCALAR ? "a collection"
+                    : file->len == 0          ? "an empty value"
+                    : file->len > 1000        ? "a name longer than 1000 characters"
+                                              : "a name with a NUL byte");
     }
     /* Relative to the scene file's folder. */
     char path[2048];
     const char *slash = strrchr(s->doc.path, '/');
     if (file->text[0] == '/' || !slash) snprintf(path, sizeof path, "%s", file->text);
     else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - s->doc.path), s->doc.path, file->text);
+    char why[128];
+    size_t len = 0;
+    unsigned char *bytes = read_png_file(path, &len, why, sizeof why);
+    if (!bytes) return FAIL(s, file, "map.image", err, "cannot read '%s': %s", path, why);
     png_image img;
     memset(&img, 0, sizeof img);
     img.version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_file(&img, path)) {
+    if (!png_image_begin_read_from_memory(&img, bytes, len)) {
+        th_free(bytes);
         return FAIL(s, file, "map.image", err, "cannot read '%s': %s", path, img.message);
     }
     if (img.width < 1 || img.height < 1 || img.width > TH_NAV_MAX_DIM || img.height > TH_NAV_MAX_DIM) {
         png_image_free(&img);
+        th_free(bytes);
         return FAIL(s, file, "map.image", err, "expected an image of 1 to %d pixels a side, found %u x %u", TH_NAV_MAX_DIM, img.width, img.height);
     }
     img.format = PNG_FORMAT_RGB;
-    size_t bytes = PNG_IMAGE_SIZE(img);
-    unsigned char *px = th_alloc(bytes);
+    size_t size = PNG_IMAGE_SIZE(img);
+    unsigned char *px = th_alloc(size);
     if (!px) {
         png_image_free(&img);
+        th_free(bytes);
         return FAIL(s, file, "map.image", err, "out of memory for a %u x %u image", img.width, img.height);
     }
-    if (!png_image_finish_read(&img, NULL, px, 0, NULL)) {
+    bool ok = png_image_finish_read(&img, NULL, px, 0, NULL) != 0;
+    th_free(bytes); /* libpng reads from it until finish_read returns */
+    if (!ok) {
         th_free(px);
         return FAIL(s, file, "map.image", err, "cannot read '%s': %s", path, img.message);
     }
+    /* Colours sorted for a binary search per pixel, instead of a scan of up to 64 entries. */
+    colour_entry colours[TH_SCENE_MAX_LEGEND];
+    for (uint32_t e = 0; e < s->legend_count; e++)
+        colours[e] = (colour_entry){s->legend_entry[e].key, e};
+    qsort(colours, s->legend_count, sizeof colours[0], colour_cmp);
     int32_t cols = (int32_t)img.width, rows = (int32_t)img.height;
-    bool ok = alloc_cells(s, file, "map.image", cols, rows, err);
+    ok = alloc_cells(s, file, "map.image", cols, rows, err);
     for (int32_t y = 0; ok && y < rows; y++) {
         for (int32_t x = 0; ok && x < cols; x++) {
             const unsigned char *p = px + 3 * ((size_t)y * (size_t)cols + (size_t)x);
-            uint32_t rgb = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-            uint32_t e = 0;
-            while (e < s->legend_count && s->legend_entry[e].key != rgb) e++;
-            if (e == s->legend_count) {
-                snprintf(buf, sizeof buf, "#%06x", rgb);
+            colour_entry want = {(uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2], 0};
+            const colour_entry *hit =
+                bsearch(&want, colours, s->legend_count, sizeof colours[0], colour_cmp);
+            if (!hit) {
+                snprintf(buf, sizeof buf, "#%06x", want.rgb);
                 ok = FAIL(s, file, "map.image", err, "pixel (%d, %d) has colour %s, which is not in map.legend", x, y, buf);
                 break;
             }
-            set_cell(s, x, rows - 1 - y, e); /* image row 0 is the north edge */
+            set_cell(s, x, rows - 1 - y, hit->entry); /* image row 0 is the north edge */
         }
     }
     th_free(px);
@@ -282,6 +415,15 @@ static bool read_image(th_scene *s, const th_ynode *file, th_error *err) {
 }
 
 /* ---- generated city -------------------------------------------------------------------- */
+
+/* A small whole number written plainly, or -1 (every caller's range starts at 0 or 1). */
+static long whole(const th_ynode *n) {
+    if (n->kind != TH_Y_SCALAR || n->quoted || n->len > 9 ||
+        !th_scene_is_decimal(n->text, n->len, true)) {
+        return -1;
+    }
+    return strtol(n->text, NULL, 10);
+}
 
 /* Blocks of `block` cells separated by streets `street` wide. Each block is, by a draw keyed on
  * its index: a park (open, cost 3) with probability `parks`, else rubble (destructible) with
@@ -312,9 +454,8 @@ static bool generate_city(th_scene *s, const th_ynode *g, th_error *err) {
     uint64_t seed = s->seed;
     for (int i = 0; i < 2; i++) {
         const th_ynode *n = size->items[i];
-        char *end = NULL;
-        v[i] = n->kind == TH_Y_SCALAR && !n->quoted ? strtol(n->text, &end, 10) : 0;
-        if (!end || *end || n->len == 0 || v[i] < 1 || v[i] > TH_NAV_MAX_DIM) {
+        v[i] = whole(n);
+        if (v[i] < 1 || v[i] > TH_NAV_MAX_DIM) {
             return FAIL(s, n, "map.generate.city.size", err, "expected whole numbers of cells in [1, %d]", TH_NAV_MAX_DIM);
         }
     }
@@ -326,9 +467,8 @@ static bool generate_city(th_scene *s, const th_ynode *g, th_error *err) {
     for (size_t i = 0; i < 2; i++) {
         const th_ynode *n = th_ynode_get(c, ints[i].key);
         if (!n) continue;
-        char *end = NULL;
-        long x = n->kind == TH_Y_SCALAR && !n->quoted ? strtol(n->text, &end, 10) : 0;
-        if (!end || *end || n->len == 0 || x < ints[i].lo || x > ints[i].hi) {
+        long x = whole(n);
+        if (x < ints[i].lo || x > ints[i].hi) {
             char path[64];
             snprintf(path, sizeof path, "map.generate.city.%s", ints[i].key);
             return FAIL(s, n, path, err, "expected a whole number in [%ld, %ld]", ints[i].lo, ints[i].hi);
@@ -342,9 +482,10 @@ static bool generate_city(th_scene *s, const th_ynode *g, th_error *err) {
     for (size_t i = 0; i < 2; i++) {
         const th_ynode *n = th_ynode_get(c, fracs[i].key);
         if (!n) continue;
-        char *end = NULL;
-        double x = n->kind == TH_Y_SCALAR && !n->quoted ? strtod(n->text, &end) : -1;
-        if (!end || *end || n->len == 0 || !(x >= 0.0 && x <= 1.0)) {
+        bool number =
+            n->kind == TH_Y_SCALAR && !n->quoted && th_scene_is_decimal(n->text, n->len, false);
+        double x = number ? strtod(n->text, NULL) : -1.0;
+        if (!(x >= 0.0 && x <= 1.0)) {
             char path[64];
             snprintf(path, sizeof path, "map.generate.city.%s", fracs[i].key);
             return FAIL(s, n, path, err, "expected a fraction in [0, 1]");
@@ -352,11 +493,8 @@ static bool generate_city(th_scene *s, const th_ynode *g, th_error *err) {
         *fracs[i].out = x;
     }
     const th_ynode *sn = th_ynode_get(c, "seed");
-    if (sn) {
-        char *end = NULL;
-        seed = sn->kind == TH_Y_SCALAR && !sn->quoted && isdigit((unsigned char)sn->text[0]) ? strtoull(sn->text, &end, 10) : 0;
-        if (!end || *end) return FAIL(s, sn, "map.generate.city.seed", err, "expected a whole number");
-    }
+    if (sn && !th_scene_u64(s, sn, "map.generate.city.seed", 0, UINT64_MAX, &seed, err))
+        return false;
     if (!alloc_cells(s, size, "map.generate.city.size", (int32_t)v[0], (int32_t)v[1], err)) return false;
     long pitch = block + street;
     long blocks_x = (v[0] + pitch - 1) / pitch;
@@ -389,11 +527,18 @@ bool th_scene_read_map(th_scene *s, const th_ynode *map, th_error *err) {
     }
     const th_ynode *cs = th_ynode_get(map, "cell_size");
     if (!cs) return FAIL(s, map, "map.cell_size", err, "missing: the side of a cell in metres");
-    char *end = NULL;
-    double size = cs->kind == TH_Y_SCALAR && !cs->quoted && cs->len ? strtod(cs->text, &end) : NAN;
-    if (!end || *end || !(size >= TH_NAV_MIN_CELL_SIZE && size <= TH_NAV_MAX_CELL_SIZE) || !isfinite(size)) {
-        return FAIL(s, cs, "map.cell_size", err, "expected metres in [%g, %g], found '%.*s'", (double)TH_NAV_MIN_CELL_SIZE,
-                    (double)TH_NAV_MAX_CELL_SIZE, cs->len > 30 ? 30 : (int)cs->len, cs->text ? cs->text : "");
+    /* The same number syntax as every other key: strtod alone would also take "nan", "inf"
+     * and hex floats. */
+    bool number =
+        cs->kind == TH_Y_SCALAR && !cs->quoted && th_scene_is_decimal(cs->text, cs->len, false);
+    double size = number ? strtod(cs->text, NULL) : NAN;
+    if (!(size >= TH_NAV_MIN_CELL_SIZE && size <= TH_NAV_MAX_CELL_SIZE)) {
+        if (cs->kind == TH_Y_SCALAR)
+            snprintf(buf, sizeof buf, "'%.*s'", cs->len > 30 ? 30 : (int)cs->len, cs->text);
+        else
+            snprintf(buf, sizeof buf, "a %s", cs->kind == TH_Y_SEQUENCE ? "list" : "mapping");
+        return FAIL(s, cs, "map.cell_size", err, "expected metres in [%g, %g], found %s",
+                    (double)TH_NAV_MIN_CELL_SIZE, (double)TH_NAV_MAX_CELL_SIZE, buf);
     }
     s->cell_size = (float)size;
     s->has_map = true;

@@ -27,6 +27,11 @@ bool th_scene_fail(const th_scene *s, const th_ynode *at, const char *path, th_e
     va_end(ap);
     th_error_set(err, "%s:%u:%u: %s: %s", s->doc.path, at ? at->line : 1, at ? at->column : 1,
                  path, what);
+    /* Keys and values quoted from the file may hold tabs, escapes or other control bytes; a
+     * message must not be able to drive the terminal it is printed on. */
+    for (char *p = err->message + strlen(s->doc.path); *p; p++) {
+        if ((unsigned char)*p < 32 || *p == 127) *p = '?';
+    }
     return false;
 }
 
@@ -35,7 +40,11 @@ static const char *found(const th_ynode *n, char *buf, size_t cap) {
     if (n->kind == TH_Y_MAPPING) return "a mapping";
     if (n->kind == TH_Y_SEQUENCE) return "a list";
     if (n->len == 0) return "an empty value";
-    snprintf(buf, cap, "'%.*s%s'", n->len > 40 ? 40 : (int)n->len, n->text, n->len > 40 ? "..." : "");
+    /* Shortened at a character boundary, so the message stays valid UTF-8. */
+    int shown = n->len > 40 ? 40 : (int)n->len;
+    while (shown < (int)n->len && shown > 0 && ((unsigned char)n->text[shown] & 0xc0) == 0x80)
+        shown--;
+    snprintf(buf, cap, "'%.*s%s'", shown, n->text, shown < (int)n->len ? "..." : "");
     for (char *p = buf; *p; p++) {
         if ((unsigned char)*p < 32) *p = '?'; /* keep control characters out of terminals */
     }
@@ -110,7 +119,7 @@ static bool known_keys(const th_scene *s, const th_ynode *map, const char *path,
 
 /* A decimal number: [+-]digits[.digits][e[+-]digits]. strtod alone would also take "nan",
  * "inf", hex floats and leading blanks, none of which belong in a scene. */
-static bool is_decimal(const char *t, size_t len, bool integer) {
+bool th_scene_is_decimal(const char *t, size_t len, bool integer) {
     size_t i = 0, digits = 0;
     if (i < len && (t[i] == '+' || t[i] == '-')) i++;
     while (i < len && isdigit((unsigned char)t[i])) i++, digits++;
@@ -132,7 +141,7 @@ static bool is_decimal(const char *t, size_t len, bool integer) {
 static bool scalar_float(const th_scene *s, const th_ynode *n, const char *path, double lo,
                          double hi, double *out, th_error *err) {
     char buf[64];
-    if (n->kind != TH_Y_SCALAR || n->quoted || !is_decimal(n->text, n->len, false)) {
+    if (n->kind != TH_Y_SCALAR || n->quoted || !th_scene_is_decimal(n->text, n->len, false)) {
         return FAIL(s, n, path, err, "expected a number in [%g, %g], found %s", lo, hi,
                     found(n, buf, sizeof buf));
     }
@@ -145,10 +154,10 @@ static bool scalar_float(const th_scene *s, const th_ynode *n, const char *path,
     return true;
 }
 
-static bool scalar_u64(const th_scene *s, const th_ynode *n, const char *path, uint64_t lo,
-                       uint64_t hi, uint64_t *out, th_error *err) {
+bool th_scene_u64(const th_scene *s, const th_ynode *n, const char *path, uint64_t lo, uint64_t hi,
+                  uint64_t *out, th_error *err) {
     char buf[64];
-    bool ok = n->kind == TH_Y_SCALAR && !n->quoted && is_decimal(n->text, n->len, true) &&
+    bool ok = n->kind == TH_Y_SCALAR && !n->quoted && th_scene_is_decimal(n->text, n->len, true) &&
               n->text[0] != '-';
     if (ok) {
         const char *t = n->text + (n->text[0] == '+');
@@ -341,6 +350,16 @@ static bool parse_bunkers(ctx *c, const th_ynode *n) {
         if (cells) {
             int32_t r[4];
             if (!cell_rect(c, cells, sub, r)) return false;
+            /* Overlaps first: 64 bunkers each covering a whole 4096 x 4096 map would
+             * otherwise cost a billion cell reads before the overlap is noticed. */
+            for (uint32_t o = 0; o < s->bunker_count; o++) {
+                const th_scene_bunker *q = &s->bunker[o];
+                if (q == bk || !q->placed) continue;
+                if (r[0] <= q->x1 && q->x0 <= r[2] && r[1] <= q->y1 && q->y0 <= r[3]) {
+                    return FAIL(s, cells, sub, c->err, "bunker '%s' overlaps bunker '%s'", nm,
+                                q->name);
+                }
+            }
             bk->x0 = r[0];
             bk->y0 = r[1];
             bk->x1 = r[2];
@@ -358,7 +377,7 @@ static bool parse_bunkers(ctx *c, const th_ynode *n) {
         if (cap) {
             uint64_t v;
             snprintf(sub, sizeof sub, "%s.capacity", path);
-            if (!scalar_u64(s, cap, sub, 0, TH_MAX_AGENTS, &v, c->err)) return false;
+            if (!th_scene_u64(s, cap, sub, 0, TH_MAX_AGENTS, &v, c->err)) return false;
             bk->capacity = (uint32_t)v;
         }
     }
@@ -416,7 +435,11 @@ static bool parse_region(ctx *c, th_scene_crowd *cr, const th_ynode *n, const ch
             return FAIL(s, v, sub, c->err, "expected a legend key, found %s", found(v, buf, sizeof buf));
         }
         uint32_t key = 0;
-        if (v->text[0] == '#' && v->len == 7) key = (uint32_t)strtoul(v->text + 1, NULL, 16);
+        bool colour = v->text[0] == '#' && v->len == 7;
+        for (size_t i = 1; colour && i < 7; i++)
+            colour = isxdigit((unsigned char)v->text[i]) != 0;
+        if (colour)
+            key = (uint32_t)strtoul(v->text + 1, NULL, 16);
         else if (v->len == 1) key = (unsigned char)v->text[0];
         else return FAIL(s, v, sub, c->err, "expected a legend character or #rrggbb colour, found %s", found(v, buf, sizeof buf));
         uint32_t e = 0;
@@ -499,7 +522,7 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
     if ((v = th_ynode_get(n, "count"))) {
         uint64_t cnt;
         snprintf(sub, sizeof sub, "%s.count", path);
-        if (!scalar_u64(s, v, sub, 0, TH_MAX_AGENTS, &cnt, c->err)) return false;
+        if (!th_scene_u64(s, v, sub, 0, TH_MAX_AGENTS, &cnt, c->err)) return false;
         cr->count = (uint32_t)cnt;
     }
     if ((v = th_ynode_get(n, "agents"))) {
@@ -514,16 +537,15 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
             snprintf(item, sizeof item, "%s[%u]", sub, i);
             int got = number_list(s, v->items[i], item, 4, 2, -TH_MAX_WORLD_DIM, TH_MAX_WORLD_DIM, xy, c->err);
             if (got < 0) return false;
-            if (!(xy[0] >= 0 && xy[0] < s->width && xy[1] >= 0 && xy[1] < s->height)) {
+            /* Checked as the floats the world will hold: 99.99999999 is inside a 100 m world
+             * as a double but rounds to 100, its edge, as a float. */
+            float fx = (float)xy[0], fy = (float)xy[1];
+            if (!(fx >= 0 && fx < s->width && fy >= 0 && fy < s->height)) {
                 return FAIL(s, v->items[i], item, c->err, "position (%g, %g) is off the %g x %g m world", xy[0], xy[1], (double)s->width, (double)s->height);
             }
-            if (s->has_map) {
-                int32_t cx = (int32_t)(xy[0] / s->cell_size), cy = (int32_t)(xy[1] / s->cell_size);
-                if (cx >= s->cols) cx = s->cols - 1;
-                if (cy >= s->rows) cy = s->rows - 1;
-                if (s->kind[(size_t)cy * (size_t)s->cols + (size_t)cx] != TH_CELL_OPEN) {
-                    return FAIL(s, v->items[i], item, c->err, "position (%g, %g) is inside a wall", xy[0], xy[1]);
-                }
+            if (s->has_map && !th_scene_open_at(s, fx, fy, false)) {
+                return FAIL(s, v->items[i], item, c->err, "position (%g, %g) is inside a wall",
+                            xy[0], xy[1]);
             }
             for (int k = 0; k < 4; k++) a[4 * i + (uint32_t)k] = (float)xy[k];
         }
@@ -580,7 +602,7 @@ static bool parse_time(ctx *c, const th_ynode *n, const char *path, double *seco
         double scale = 1.0;
         if (len > 2 && memcmp(n->text + len - 2, "ms", 2) == 0) len -= 2, scale = 1e-3;
         else if (len > 1 && n->text[len - 1] == 's') len -= 1;
-        if (is_decimal(n->text, len, false)) {
+        if (th_scene_is_decimal(n->text, len, false)) {
             double v = strtod(n->text, NULL) * scale;
             if (isfinite(v) && v >= 0 && v <= 1e7) {
                 *seconds = v;
@@ -606,6 +628,7 @@ static bool parse_events(ctx *c, const th_ynode *n) {
         if (!expect(s, e, TH_Y_MAPPING, path, c->err) || !known_keys(s, e, path, keys, c->err)) return false;
         if (!s->has_map) return FAIL(s, e, path, c->err, "events change the map; this scene has none");
         th_scene_event *ev = &s->event[s->event_count];
+        ev->node = e;
         const th_ynode *at = th_ynode_get(e, "at"), *at_step = th_ynode_get(e, "at_step");
         if (!!at == !!at_step) {
             return FAIL(s, e, path, c->err, "expected exactly one of `at` (time) or `at_step`, found %s", at ? "both" : "neither");
@@ -617,7 +640,8 @@ static bool parse_events(ctx *c, const th_ynode *n) {
             ev->step = (uint64_t)llround(secs / s->timestep);
         } else {
             snprintf(sub, sizeof sub, "%s.at_step", path);
-            if (!scalar_u64(s, at_step, sub, 0, 1000000000000ull, &ev->step, c->err)) return false;
+            if (!th_scene_u64(s, at_step, sub, 0, 1000000000000ull, &ev->step, c->err))
+                return false;
         }
         int action = -1;
         const th_ynode *v = NULL;
@@ -647,9 +671,21 @@ static bool parse_events(ctx *c, const th_ynode *n) {
 
 /* ---- the file -------------------------------------------------------------------------- */
 
+static bool parse_tree(th_scene *s, th_error *err);
+
 bool th_scene_parse(th_scene *s, const char *path, th_error *err) {
     memset(s, 0, sizeof *s);
-    if (!th_ydoc_load(&s->doc, path, err)) return false;
+    return th_ydoc_load(&s->doc, path, err) && parse_tree(s, err);
+}
+
+bool th_scene_parse_memory(th_scene *s, const char *name, const void *data, size_t len,
+                           th_error *err) {
+    memset(s, 0, sizeof *s);
+    return th_ydoc_load_memory(&s->doc, name, data, len, err) && parse_tree(s, err);
+}
+
+/* Everything after the YAML: the tree checked key by key. */
+static bool parse_tree(th_scene *s, th_error *err) {
     ctx c = {s, err};
     const th_ynode *root = s->doc.root;
     if (!root) return FAIL(s, NULL, "(file)", err, "the file is empty; expected a mapping with name, crowds, ...");
@@ -665,25 +701,27 @@ bool th_scene_parse(th_scene *s, const char *path, th_error *err) {
     s->steps = 600;
     double d;
     uint64_t u;
-    if ((v = th_ynode_get(root, "seed")) && !scalar_u64(s, v, "seed", 0, UINT64_MAX, &s->seed, err)) return false;
+    if ((v = th_ynode_get(root, "seed")) &&
+        !th_scene_u64(s, v, "seed", 0, UINT64_MAX, &s->seed, err))
+        return false;
     if ((v = th_ynode_get(root, "timestep"))) {
         if (!scalar_float(s, v, "timestep", 1e-4, 1.0, &d, err)) return false;
         s->timestep = (float)d;
     }
     if ((v = th_ynode_get(root, "threads"))) {
-        if (!scalar_u64(s, v, "threads", 0, TH_MAX_THREADS, &u, err)) return false;
+        if (!th_scene_u64(s, v, "threads", 0, TH_MAX_THREADS, &u, err)) return false;
         s->threads = (uint32_t)u;
     }
-    if ((v = th_ynode_get(root, "steps")) && !scalar_u64(s, v, "steps", 0, 1000000000ull, &s->steps, err)) return false;
+    if ((v = th_ynode_get(root, "steps")) &&
+        !th_scene_u64(s, v, "steps", 0, 1000000000ull, &s->steps, err))
+        return false;
 
     const th_ynode *world = th_ynode_get(root, "world"), *map = th_ynode_get(root, "map");
     if (world && map) return FAIL(s, world, "world", err, "a scene has a `world` (open ground) or a `map`, not both: the map sets the world's size");
     if (!world && !map) return FAIL(s, root, "world", err, "missing: expected `world: {size: [w, h]}` or a `map`");
     if (world && !parse_world(&c, world)) return false;
     if (map) {
-        if (!th_scene_read_map(s, map, err)) return false;
-        s->width = (float)s->cols * s->cell_size;
-        s->height = (float)s->rows * s->cell_size;
+        if (!th_scene_read_map(s, map, err)) return false; /* sets width and height */
         s->bounds = TH_BOUNDS_WALLS;
     }
     if ((v = th_ynode_get(root, "bunkers")) && !parse_bunkers(&c, v)) return false;

@@ -66,6 +66,18 @@ typedef struct th_world_def {
 /** A world def with every default filled in. */
 th_world_def th_default_world_def(void);
 
+/** Explicit types are 0 .. TH_MAX_TYPES - 1 (they fit a bit mask for predator relations). */
+#define TH_MAX_TYPES 32
+/** th_crowd_def.type: a type of the crowd's own, shared with no other crowd. */
+#define TH_TYPE_OWN UINT32_MAX
+
+/** How leaders close on their target. */
+typedef enum th_pursuit {
+    TH_PURSUIT_CHASE = 0,     /* steer toward where the target is */
+    TH_PURSUIT_INTERCEPT = 1, /* steer toward where it will be: its position plus its velocity
+                                 times the closing time (distance / closing speed) */
+} th_pursuit;
+
 /** How a crowd's agents choose where to go. */
 typedef enum th_behavior {
     TH_BEHAVIOR_FLOCK = 0, /* Reynolds boids: separation, alignment, cohesion */
@@ -90,6 +102,21 @@ typedef struct th_crowd_def {
     float wall_radius;       /* metres: walls closer than this push the agent away, default 1.5 */
     float wall_weight;       /* weight of the wall push, default 1 */
     uint32_t color;          /* 0xRRGGBB for viewers; 0 = let the viewer choose. Default 0 */
+
+    /* Types and leaders. */
+    uint32_t type;            /* faction in [0, TH_MAX_TYPES): agents align and cohere only with
+                                 agents of their own type (everyone separates from everyone).
+                                 TH_TYPE_OWN (default): a type of the crowd's own */
+    int32_t target;           /* a target (th_world_add_target) the crowd's leaders pursue, or -1
+                                 (default): no leaders, everyone flocks */
+    th_pursuit pursuit;       /* how leaders pursue, default TH_PURSUIT_CHASE */
+    float pursuit_weight;     /* default 2 */
+    float lead_fov_deg;       /* front view of the leader test, degrees in (0, 180], default 60 */
+    float lead_radius;        /* metres: reach of the leader test, default = neighbor_radius
+                                 (0 means that) */
+    uint32_t flee_types;      /* bit t set: agents of type t are predators to flee; default 0 */
+    float flee_radius;        /* metres: predators closer than this are fled, default 12 */
+    float flee_weight;        /* default 3 */
 } th_crowd_def;
 
 /** A crowd def with every default filled in. */
@@ -102,8 +129,10 @@ typedef struct th_agent_state {
     th_vec2 position;     /* metres */
     th_vec2 velocity;     /* metres/second */
     th_vec2 acceleration; /* steering acceleration applied in the last step, metres/second^2 */
-    uint32_t neighbors;   /* same-crowd agents seen in the last step */
+    uint32_t neighbors;   /* same-type agents seen in the last step */
     bool stranded;        /* a fleeing agent with no route to any open bunker in the last step */
+    bool leader;          /* led in the last step: its crowd has a target and no same-type agent
+                             was in its front view */
 } th_agent_state;
 
 /** Read-only view of all agents in storage order (which changes every step: agents are kept
@@ -114,7 +143,11 @@ typedef struct th_agent_view {
     const float *vx, *vy; /* velocities, metres/second */
     const uint16_t *crowd;
     const th_agent_id *id;
+    const uint8_t *flags; /* TH_AGENT_LEADER | TH_AGENT_STRANDED, as of the last step */
 } th_agent_view;
+
+#define TH_AGENT_LEADER   1u
+#define TH_AGENT_STRANDED 2u
 
 /** Aggregate figures of the last step, reduced in a fixed order. */
 typedef struct th_world_stats {
@@ -122,9 +155,11 @@ typedef struct th_world_stats {
     uint32_t agents;          /* agents in the world */
     double mean_neighbors;    /* same-crowd agents seen per agent in the last step */
     double mean_candidates;   /* agents inspected per agent (grid query cost) in the last step */
-    uint32_t spawned;         /* agents ever added: agents + sheltered */
+    uint32_t spawned;         /* agents ever added */
     uint32_t sheltered;       /* agents that reached a bunker, in total */
     uint32_t stranded;        /* fleeing agents with no route to an open bunker, last step */
+    uint32_t removed;         /* agents removed by th_world_remove_agent: spawned = agents +
+                                 sheltered + removed */
 } th_world_stats;
 
 /** The phases of a step, in order. */
@@ -188,6 +223,17 @@ th_world_def th_world_get_def(const th_world *w);
  *  velocity by bit pattern, in id order, and the step count). */
 uint64_t th_world_hash(const th_world *w);
 
+/** Check invariants inside every step from now on (a few passes over the agents per step): no
+ *  agent in a blocked cell, positions and velocities finite and inside the world, speeds within
+ *  the crowd's bound, alive + sheltered = spawned, bunker counts and capacities, the id map a
+ *  bijection, the grid agreeing with the positions it was built from. Turning it on clears any
+ *  earlier violation. */
+void th_world_set_validation(th_world *w, bool on);
+
+/** NULL while every check has held since validation was turned on; else the first violation
+ *  (step, agent, values). */
+const char *th_world_validation_error(const th_world *w);
+
 /** Name of a phase ("events", "grid", ...). */
 const char *th_phase_name(th_phase phase);
 
@@ -199,6 +245,97 @@ double th_world_phase_last_ms(const th_world *w, th_phase phase);
 
 /** Forget profile totals (e.g. after warm-up steps). */
 void th_world_reset_profile(th_world *w);
+
+/* ---- targets ------------------------------------------------------------------------------
+ * What leaders pursue. A target's position and velocity are evaluated at the start of every
+ * step from its definition. */
+
+typedef enum th_target_kind {
+    TH_TARGET_POINT = 0, /* starts at `position`, moves at constant `velocity` */
+    TH_TARGET_PATH = 1,  /* moves along `points` at `speed`, looping back to the first or
+                            stopping at the last */
+    TH_TARGET_AGENT = 2, /* follows agent `agent` (where it is and how it moves) */
+    TH_TARGET_SHELTER = 3, /* the nearest open bunker: leaders follow the river map */
+} th_target_kind;
+
+/** Most targets per world, and points per path. */
+#define TH_MAX_TARGETS 64
+#define TH_MAX_PATH_POINTS 256
+
+typedef struct th_target_def {
+    th_target_kind kind;
+    th_vec2 position, velocity; /* POINT: metres, metres/second */
+    const th_vec2 *points;      /* PATH: copied */
+    uint32_t point_count;       /* PATH: 1 .. TH_MAX_PATH_POINTS */
+    float speed;                /* PATH: metres/second */
+    bool loop;                  /* PATH: from the last point back to the first */
+    th_agent_id agent;          /* AGENT */
+} th_target_def;
+
+/** Add a target; returns its index or -1 with `err` filled. */
+int th_world_add_target(th_world *w, const th_target_def *def, th_error *err);
+
+/** A target's position and velocity as of the start of the last step; false for a bad index
+ *  or a target that does not exist (a removed agent, a shelter target). */
+bool th_world_target_state(const th_world *w, uint32_t target, th_vec2 *position,
+                           th_vec2 *velocity);
+
+/* ---- squads ---------------------------------------------------------------------------------
+ * A squad holds a formation by potential fields: each member is pulled to its own slot, pushed
+ * from nearby agents (separation) and from walls. The squad centre walks an A* + string-pulled
+ * path to its goal, waiting for stragglers; slots sit around the centre, turned to its heading.
+ * A member cut off from its slot (slot inside a wall, or no line of sight for a second) walks
+ * an A* path back. Slots go to the nearest members when members are lost. */
+
+typedef enum th_formation {
+    TH_FORMATION_LINE = 0,   /* side by side, across the heading */
+    TH_FORMATION_COLUMN = 1, /* one behind the other */
+    TH_FORMATION_WEDGE = 2,  /* a V pointing ahead */
+    TH_FORMATION_BOX = 3,    /* ranks of `files` members */
+    TH_FORMATION_CIRCLE = 4, /* a ring */
+} th_formation;
+
+#define TH_MAX_SQUADS 64
+#define TH_MAX_SQUAD_MEMBERS 1024
+
+typedef struct th_squad_def {
+    uint32_t crowd;          /* the members' crowd: its radii, speeds and separation apply */
+    uint32_t count;          /* members, 1 .. TH_MAX_SQUAD_MEMBERS, spawned on their slots */
+    th_formation formation;
+    uint32_t files;          /* BOX: members per rank; 0 = ceil(sqrt(count)) */
+    float spacing;           /* metres between neighbouring slots, default 1.5 */
+    th_vec2 start, goal;     /* metres */
+    float speed;             /* centre speed, metres/second, default 1.5 */
+    float tolerance;         /* metres: the squad has arrived when its centre is at the goal and
+                                every member is this close to its slot; default 0.5 */
+    float slot_weight;       /* pull to the slot, default 3 */
+} th_squad_def;
+
+/** A squad def with the defaults above (formation BOX, crowd 0, no members). */
+th_squad_def th_default_squad_def(void);
+
+typedef struct th_squad_info {
+    th_vec2 centre, heading; /* metres; unit vector */
+    uint32_t members;        /* members alive */
+    float error;             /* mean distance from members to their slots, metres */
+    bool arrived;
+    uint32_t waypoints;      /* points of the centre's path */
+} th_squad_info;
+
+/** Add a squad and spawn its members on their slots (which must be open ground). Returns the
+ *  squad's index, or -1 with `err` filled. Call between steps. */
+int th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err);
+
+/** A squad's state as of the last step; false for a bad index. */
+bool th_world_get_squad(const th_world *w, uint32_t squad, th_squad_info *out);
+
+/** Member `i` of a squad: its agent id and its slot (metres); false past the last member. */
+bool th_world_squad_member(const th_world *w, uint32_t squad, uint32_t i, th_agent_id *id,
+                           th_vec2 *slot);
+
+/** Remove an agent at the start of the next step (a unit lost in battle). False for an unknown
+ *  id. */
+bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err);
 
 /* ---- terrain, bunkers, events ------------------------------------------------------------
  * Present when the world def has a cell_size. Cells are addressed (x, y), x to the east,

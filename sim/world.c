@@ -40,6 +40,15 @@ th_crowd_def th_default_crowd_def(void) {
         .flow_weight = 2.0f,
         .wall_radius = 1.5f,
         .wall_weight = 1.0f,
+        .type = TH_TYPE_OWN,
+        .target = -1,
+        .pursuit = TH_PURSUIT_CHASE,
+        .pursuit_weight = 2.0f,
+        .lead_fov_deg = 60.0f,
+        .lead_radius = 0.0f,
+        .flee_types = 0,
+        .flee_radius = 12.0f,
+        .flee_weight = 3.0f,
     };
 }
 
@@ -66,6 +75,7 @@ static bool grow_agents(th_agents *a, uint32_t keep, uint32_t n) {
            grow_array((void **)&a->vx, sizeof *a->vx, keep, n) &&
            grow_array((void **)&a->vy, sizeof *a->vy, keep, n) &&
            grow_array((void **)&a->crowd, sizeof *a->crowd, keep, n) &&
+           grow_array((void **)&a->type, sizeof *a->type, keep, n) &&
            grow_array((void **)&a->id, sizeof *a->id, keep, n);
 }
 
@@ -75,6 +85,7 @@ static void free_agents(th_agents *a) {
     th_free(a->vx);
     th_free(a->vy);
     th_free(a->crowd);
+    th_free(a->type);
     th_free(a->id);
     memset(a, 0, sizeof *a);
 }
@@ -108,13 +119,15 @@ static bool reserve(th_world *w, uint32_t n) {
     uint32_t chunks_old = (w->capacity + TH_CHUNK - 1) / TH_CHUNK;
     uint32_t chunks_new = (cap + TH_CHUNK - 1) / TH_CHUNK;
     bool ok = grow_agents(&w->buf[w->cur], keep, cap) && grow_agents(&w->buf[w->cur ^ 1], 0, cap) &&
-              grow_array((void **)&w->stranded, sizeof *w->stranded, keep, cap) &&
+              grow_array((void **)&w->flags, sizeof *w->flags, keep, cap) &&
               grow_array((void **)&w->shelter, sizeof *w->shelter, keep, cap) &&
               grow_array((void **)&w->ax, sizeof *w->ax, keep, cap) &&
               grow_array((void **)&w->ay, sizeof *w->ay, keep, cap) &&
               grow_array((void **)&w->cell, sizeof *w->cell, keep, cap) &&
               grow_array((void **)&w->neighbors, sizeof *w->neighbors, keep, cap) &&
               grow_array((void **)&w->slot_of_id, sizeof *w->slot_of_id, w->next_id, cap) &&
+              grow_array((void **)&w->squad_of_id, sizeof *w->squad_of_id, w->next_id, cap) &&
+              grow_array((void **)&w->member_of_id, sizeof *w->member_of_id, w->next_id, cap) &&
               grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new);
     if (!ok) return false;
     w->capacity = cap;
@@ -194,6 +207,7 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
 
 void th_world_destroy(th_world *w) {
     if (!w) return;
+    th_world_trace_stop(w); /* before the pool: it removes the pool's tracer */
     th_pool_destroy(w->pool);
     th_nav_world_free(w);
     th_grid_free(&w->grid);
@@ -203,7 +217,12 @@ void th_world_destroy(th_world *w) {
     th_free(w->ay);
     th_free(w->cell);
     th_free(w->neighbors);
-    th_free(w->stranded);
+    th_free(w->flags);
+    for (uint32_t q = 0; q < w->squad_count; q++) th_squad_free(w->squad[q]);
+    th_free(w->squad_of_id);
+    th_free(w->member_of_id);
+    th_free(w->removals);
+    for (uint32_t t = 0; t < w->target_count; t++) th_free(w->target_points[t]);
     th_free(w->shelter);
     th_free(w->slot_of_id);
     th_free(w->chunk_stats);
@@ -251,7 +270,34 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         th_error_set(err, "max_speed must be in (0, 1000] m/s and max_force in (0, 1e5] m/s^2");
         return -1;
     }
+    if (d.type != TH_TYPE_OWN && d.type >= TH_MAX_TYPES) {
+        th_error_set(err, "type must be below %d (or TH_TYPE_OWN), got %u", TH_MAX_TYPES, d.type);
+        return -1;
+    }
+    if (d.target != -1 && (d.target < 0 || (uint32_t)d.target >= w->target_count)) {
+        th_error_set(err, "no target %d (the world has %u)", d.target, w->target_count);
+        return -1;
+    }
+    if (d.pursuit != TH_PURSUIT_CHASE && d.pursuit != TH_PURSUIT_INTERCEPT) {
+        th_error_set(err, "unknown pursuit %d", (int)d.pursuit);
+        return -1;
+    }
+    if (!(isfinite(d.lead_fov_deg) && d.lead_fov_deg > 0.0f && d.lead_fov_deg <= 180.0f) ||
+        !(isfinite(d.lead_radius) && d.lead_radius >= 0.0f && d.lead_radius <= 1000.0f) ||
+        !valid_radius(d.flee_radius) || !valid_weight(d.flee_weight) ||
+        !valid_weight(d.pursuit_weight)) {
+        th_error_set(err, "lead_fov must be in (0, 180] degrees, lead_radius in [0, 1000] m, "
+                     "flee_radius in (0, 1000] m, flee and pursuit weights in [0, 1000]");
+        return -1;
+    }
+    if (d.target >= 0 && w->target_def[d.target].kind == TH_TARGET_SHELTER && !w->nav.present) {
+        th_error_set(err, "a shelter target needs a terrain map with bunkers");
+        return -1;
+    }
+    float lead_r = d.lead_radius > 0.0f ? d.lead_radius : d.neighbor_radius;
     float reach = d.neighbor_radius > d.separation_radius ? d.neighbor_radius : d.separation_radius;
+    if (d.target >= 0 && lead_r > reach) reach = lead_r;
+    if (d.flee_types && d.flee_radius > reach) reach = d.flee_radius;
     if (w->wrap && (2.0f * reach > w->def.width || 2.0f * reach > w->def.height)) {
         th_error_set(err, "a wrap-around world must be at least twice the largest radius (%g m) "
                   "on each side", (double)reach);
@@ -277,6 +323,17 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .w_flow = d.flow_weight,
         .wall_radius = d.wall_radius,
         .w_wall = w->nav.present && d.wall_radius > 0.0f ? d.wall_weight : 0.0f,
+        .type = (uint16_t)(d.type == TH_TYPE_OWN ? TH_MAX_TYPES + c : d.type),
+        .lead = d.target >= 0,
+        .target = d.target,
+        .pursuit = d.pursuit,
+        .w_pursuit = d.pursuit_weight,
+        .lead_r2 = lead_r * lead_r,
+        .lead_cos2 = cosf(d.lead_fov_deg * 0.5f * (float)(TH_PI / 180.0)) *
+                     cosf(d.lead_fov_deg * 0.5f * (float)(TH_PI / 180.0)),
+        .flee_mask = d.flee_types,
+        .flee_r2 = d.flee_radius * d.flee_radius,
+        .w_flee = d.flee_weight,
     };
     w->crowd_count++;
     if (reach > w->interaction_radius) {
@@ -337,11 +394,91 @@ th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th
     a->id[k] = id;
     w->ax[k] = w->ay[k] = 0.0f;
     w->neighbors[k] = 0;
-    w->stranded[k] = 0;
+    w->flags[k] = 0;
+    a->type[k] = w->crowd_rt[crowd].type;
     w->shelter[k] = 0;
     w->slot_of_id[id] = k;
     w->stats.agents = w->count;
     return id;
+}
+
+void th_world_drop_marked(th_world *w) {
+    th_world_nav *n = &w->nav;
+    th_agents *a = &w->buf[w->cur];
+    uint32_t out = 0;
+    for (uint32_t k = 0; k < w->count; k++) {
+        uint8_t s = w->shelter[k];
+        if (s == TH_MARK_REMOVED) {
+            w->stats.removed++;
+            w->slot_of_id[a->id[k]] = UINT32_MAX;
+            continue;
+        }
+        if (s) {
+            th_bunker *b = &n->bunker[s - 1];
+            /* Admitted in storage order until the bunker is full; the rest stay outside. */
+            if (!b->full && !b->destroyed) {
+                b->sheltered++;
+                w->stats.sheltered++;
+                if (b->capacity && b->sheltered >= b->capacity) {
+                    b->full = true;
+                    n->combined_stale = true;
+                }
+                w->slot_of_id[a->id[k]] = UINT32_MAX;
+                continue;
+            }
+            w->shelter[k] = 0;
+        }
+        if (out != k) {
+            a->px[out] = a->px[k];
+            a->py[out] = a->py[k];
+            a->vx[out] = a->vx[k];
+            a->vy[out] = a->vy[k];
+            a->crowd[out] = a->crowd[k];
+            a->id[out] = a->id[k];
+            w->ax[out] = w->ax[k];
+            w->ay[out] = w->ay[k];
+            w->cell[out] = w->cell[k];
+            w->neighbors[out] = w->neighbors[k];
+            w->flags[out] = w->flags[k];
+            a->type[out] = a->type[k];
+            w->shelter[out] = 0;
+            w->slot_of_id[a->id[out]] = out;
+        }
+        out++;
+    }
+    w->count = out;
+}
+
+bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err) {
+    if (id >= w->next_id || w->slot_of_id[id] >= w->count) {
+        th_error_set(err, "no agent %u", id);
+        return false;
+    }
+    if (w->removal_count == w->removal_capacity) {
+        uint32_t cap = w->removal_capacity ? w->removal_capacity * 2 : 16;
+        th_agent_id *r = th_alloc(cap * sizeof *r);
+        if (!r) {
+            th_error_set(err, "out of memory");
+            return false;
+        }
+        if (w->removal_count) memcpy(r, w->removals, w->removal_count * sizeof *r);
+        th_free(w->removals);
+        w->removals = r;
+        w->removal_capacity = cap;
+    }
+    w->removals[w->removal_count++] = id;
+    return true;
+}
+
+/* Removals asked for since the last step, applied at the start of this one. */
+void th_world_apply_removals(th_world *w) {
+    if (w->removal_count == 0) return;
+    for (uint32_t i = 0; i < w->removal_count; i++) {
+        uint32_t k = w->slot_of_id[w->removals[i]];
+        if (k < w->count) w->shelter[k] = TH_MARK_REMOVED;
+    }
+    w->removal_count = 0;
+    th_world_drop_marked(w);
 }
 
 /* ---- reading ---------------------------------------------------------------------------- */
@@ -376,14 +513,15 @@ bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) 
         .velocity = th_v2(a->vx[k], a->vy[k]),
         .acceleration = th_v2(w->ax[k], w->ay[k]),
         .neighbors = w->neighbors[k],
-        .stranded = w->stranded[k] != 0,
+        .stranded = (w->flags[k] & TH_AGENT_STRANDED) != 0,
+        .leader = (w->flags[k] & TH_AGENT_LEADER) != 0,
     };
     return true;
 }
 
 th_agent_view th_world_agents(const th_world *w) {
     const th_agents *a = &w->buf[w->cur];
-    return (th_agent_view){w->count, a->px, a->py, a->vx, a->vy, a->crowd, a->id};
+    return (th_agent_view){w->count, a->px, a->py, a->vx, a->vy, a->crowd, a->id, w->flags};
 }
 
 uint64_t th_world_hash(const th_world *w) {

@@ -17,11 +17,14 @@
  * may load a whole block of 8 at the end of a cell range (the extra lanes are masked off). */
 #define TH_SIMD_PAD 8u
 
+typedef struct th_squad th_squad;
+
 /* One buffer of agent state, structure of arrays, in storage (cell-sorted) order. */
 typedef struct th_agents {
     float *px, *py;
     float *vx, *vy;
     uint16_t *crowd;
+    uint16_t *type; /* flocking type: the crowd's explicit type, or TH_MAX_TYPES + crowd */
     th_agent_id *id;
 } th_agents;
 
@@ -35,6 +38,16 @@ typedef struct th_crowd_rt {
     float w_sep, w_ali, w_coh;
     float max_speed, max_force;
     bool flee;          /* follows the nearest-bunker flow and can be sheltered */
+    uint16_t type;      /* effective type (see th_agents.type) */
+    bool lead;          /* the crowd has a target: run the leader test */
+    int32_t target;
+    th_pursuit pursuit;
+    float w_pursuit;
+    float lead_r2;      /* leader test reach squared */
+    float lead_cos2;    /* cos^2 of half the front view (<= 90 degrees, so cos >= 0) */
+    uint32_t flee_mask; /* predator types */
+    float flee_r2;
+    float w_flee;
     float w_flow;       /* flow term weight */
     float wall_radius;  /* metres */
     float w_wall;       /* wall push weight */
@@ -115,7 +128,7 @@ struct th_world {
     float *ax, *ay;      /* steering acceleration of the last step, storage order */
     uint32_t *cell;      /* grid cell of each agent, storage order */
     uint16_t *neighbors; /* same-crowd agents seen in the last step, storage order */
-    uint8_t *stranded;   /* 1: fleeing with no route in the last step, storage order */
+    uint8_t *flags;      /* TH_AGENT_LEADER | TH_AGENT_STRANDED of the last step, storage order */
     uint8_t *shelter;    /* bunker index + 1 the agent stepped into this step, or 0 */
 
     uint32_t next_id;     /* ids handed out so far */
@@ -125,13 +138,72 @@ struct th_world {
 
     th_world_nav nav;
 
+    th_squad *squad[TH_MAX_SQUADS];
+    uint32_t squad_count;
+    uint8_t *squad_of_id;   /* squad index + 1 of each agent id, 0 = none */
+    uint16_t *member_of_id; /* its index among the squad's members */
+    th_agent_id *removals;  /* agents to remove at the next step */
+    uint32_t removal_count, removal_capacity;
+
+    th_target_def target_def[TH_MAX_TARGETS]; /* points copied into target_points */
+    th_vec2 *target_points[TH_MAX_TARGETS];
+    th_vec2 target_pos[TH_MAX_TARGETS], target_vel[TH_MAX_TARGETS]; /* at the step's start */
+    bool target_valid[TH_MAX_TARGETS];
+    uint32_t target_count;
+
+    bool validate;          /* check invariants inside every step (sim/validate.c) */
+    bool validation_failed; /* a check failed; validation_error says which */
+    char validation_error[320];
+
     uint64_t step;
     th_world_stats stats;
     th_profiler prof;
+
+    struct th_trace *trace; /* phase spans being recorded (sim/trace.c), or NULL */
 };
 
 /* Compute accelerations for storage indices [begin, end) of buf[cur] (sim/boids.c). */
 void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats);
+
+/* A squad (sim/squad.c). */
+#define TH_SQUAD_PATH_POINTS 1024 /* the centre's string-pulled path */
+#define TH_SQUAD_BACK_POINTS 32   /* a cut-off member's way back */
+
+struct th_squad {
+    th_squad_def def;              /* count = members alive */
+    th_vec2 *slot_local;           /* slots in the squad's frame, centred */
+    th_vec2 *slot_pos;             /* slots in the world, for the next step */
+    th_agent_id *member;           /* members alive */
+    uint32_t member_count;
+    uint32_t *slot_of_member;
+    uint8_t *taken;                /* scratch of slot assignment */
+    float *cutoff;                 /* seconds each member has been out of sight of its slot */
+    th_vec2 *back;                 /* each member's way back, TH_SQUAD_BACK_POINTS apiece */
+    uint32_t *back_count, *back_next;
+    th_vec2 *path;                 /* the centre's path to the goal */
+    uint32_t path_count, path_next;
+    th_vec2 centre, heading, velocity;
+    float error;                   /* mean distance from members to their slots, metres */
+    bool arrived;
+};
+
+void th_squad_free(th_squad *q);
+void th_squads_update(th_world *w); /* serial, after integration */
+th_vec2 th_squad_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
+                       th_vec2 v);
+
+/* sim/world.c: drop agents whose `shelter` mark is set (a bunker index + 1, or
+ * TH_MARK_REMOVED), in storage order, counting them. */
+#define TH_MARK_REMOVED 0xFFu
+void th_world_drop_marked(th_world *w);
+
+/* sim/behavior.c: targets evaluated at the start of a step (serial); pursuit steering. */
+void th_targets_update(th_world *w);
+th_vec2 th_pursuit_steer(const th_world *w, const th_crowd_rt *c, th_vec2 p, th_vec2 v);
+
+/* sim/validate.c: false (and the first violation recorded) when an invariant does not hold. */
+bool th_validate_grid(th_world *w);  /* right after the grid phase */
+bool th_validate_state(th_world *w); /* after a whole step */
 
 /* sim/world_nav.c */
 void th_error_set(th_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -139,7 +211,7 @@ bool th_nav_world_init(th_world *w);  /* map, scratch: at creation when cell_siz
 void th_nav_world_free(th_world *w);
 void th_nav_apply_events(th_world *w); /* step phase "events" */
 void th_nav_update(th_world *w);       /* step phase "nav" */
-/* Terrain terms of agent k's steering (flow, wall push), added to *acc; sets stranded[k]. */
+/* Terrain terms of agent k's steering (flow, wall push); *stranded when fleeing with no route. */
 th_vec2 th_nav_steer(const th_world *w, uint32_t k, const th_crowd_rt *c, th_vec2 p, th_vec2 v,
                      bool *stranded);
 /* Move from p by d, sliding along blocked cells; updates *v when blocked on an axis. */
@@ -147,6 +219,6 @@ th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v);
 /* Bunker index + 1 when p is in an open bunker, else 0. */
 uint8_t th_nav_shelter_at(const th_world *w, th_vec2 p);
 /* Remove agents that reached a bunker this step, counting them, in storage order. */
-void th_nav_admit_sheltered(th_world *w);
+void th_world_apply_removals(th_world *w);
 
 #endif

@@ -493,47 +493,6 @@ uint8_t th_nav_shelter_at(const th_world *w, th_vec2 p) {
     return (uint8_t)(b + 1);
 }
 
-void th_nav_admit_sheltered(th_world *w) {
-    th_world_nav *n = &w->nav;
-    th_agents *a = &w->buf[w->cur];
-    uint32_t out = 0;
-    for (uint32_t k = 0; k < w->count; k++) {
-        uint8_t s = w->shelter[k];
-        if (s) {
-            th_bunker *b = &n->bunker[s - 1];
-            /* Admitted in storage order until the bunker is full; the rest stay outside. */
-            if (!b->full && !b->destroyed) {
-                b->sheltered++;
-                w->stats.sheltered++;
-                if (b->capacity && b->sheltered >= b->capacity) {
-                    b->full = true;
-                    n->combined_stale = true;
-                }
-                w->slot_of_id[a->id[k]] = UINT32_MAX;
-                continue;
-            }
-            w->shelter[k] = 0;
-        }
-        if (out != k) {
-            a->px[out] = a->px[k];
-            a->py[out] = a->py[k];
-            a->vx[out] = a->vx[k];
-            a->vy[out] = a->vy[k];
-            a->crowd[out] = a->crowd[k];
-            a->id[out] = a->id[k];
-            w->ax[out] = w->ax[k];
-            w->ay[out] = w->ay[k];
-            w->cell[out] = w->cell[k];
-            w->neighbors[out] = w->neighbors[k];
-            w->stranded[out] = w->stranded[k];
-            w->shelter[out] = 0;
-            w->slot_of_id[a->id[out]] = out;
-        }
-        out++;
-    }
-    w->count = out;
-}
-
 /* ---- queries ---------------------------------------------------------------------------- */
 
 float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away) {

@@ -6,6 +6,7 @@
 #include <yaml.h>
 
 #include "../engine/alloc.h"
+#include "scene_internal.h" /* th_ydoc_load_memory */
 #include "world_internal.h"
 
 /* Nodes under construction: a stack of open collections with their children gathered in a
@@ -62,6 +63,66 @@ static th_ynode *new_node(builder *b, th_ynode_kind kind, yaml_mark_t m) {
     return n;
 }
 
+/* Orders mapping keys by text, then by position in the mapping, so that equal keys sit side by
+ * side with their first occurrence leading. */
+typedef struct key_ref {
+    const th_ynode *key;
+    uint32_t index;
+} key_ref;
+
+static int key_ref_cmp(const void *pa, const void *pb) {
+    const key_ref *a = pa, *b = pb;
+    size_t n = a->key->len < b->key->len ? a->key->len : b->key->len;
+    int c = memcmp(a->key->text, b->key->text, n);
+    if (c) return c;
+    if (a->key->len != b->key->len) return a->key->len < b->key->len ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static bool same_text(const th_ynode *a, const th_ynode *b) {
+    return a->len == b->len && memcmp(a->text, b->text, a->len) == 0;
+}
+
+/* A key as it reads in a message: at most 60 characters, control bytes shown as '?' so a
+ * hostile key cannot write escape sequences to a terminal. */
+static void printable_key(const th_ynode *key, char *out, size_t cap) {
+    size_t n = key->len < cap - 4 ? key->len : cap - 4;
+    if (n > 60) n = 60;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)key->text[i];
+        out[i] = ch < 32 || ch == 127 ? '?' : (char)ch;
+    }
+    memcpy(out + n, key->len > n ? "..." : "", key->len > n ? 4 : 1);
+}
+
+/* The first key (in file order) that repeats an earlier one, or -1. Sorting instead of
+ * comparing every pair: a mapping may hold millions of keys, and a pairwise check of those
+ * would run for hours. */
+static int64_t duplicate_key(builder *b, th_ynode **kids, uint32_t count, uint32_t *first, bool *ok,
+                             yaml_mark_t m) {
+    if (count < 2) return -1;
+    key_ref *refs = th_alloc(count * sizeof *refs);
+    if (!refs) {
+        *ok = fail_at(b, m, "out of memory");
+        return -1;
+    }
+    for (uint32_t i = 0; i < count; i++)
+        refs[i] = (key_ref){kids[2 * i], i};
+    qsort(refs, count, sizeof *refs, key_ref_cmp);
+    int64_t dup = -1;
+    for (uint32_t i = 0; i + 1 < count; i++) {
+        /* A run of equal keys starts with the first occurrence; the next one is its repeat. */
+        bool starts_run = i == 0 || !same_text(refs[i - 1].key, refs[i].key);
+        if (starts_run && same_text(refs[i].key, refs[i + 1].key) &&
+            (dup < 0 || refs[i + 1].index < (uint32_t)dup)) {
+            dup = refs[i + 1].index;
+            *first = refs[i].index;
+        }
+    }
+    th_free(refs);
+    return dup;
+}
+
 /* Close the innermost collection: a mapping's children alternate key, value; store keys
  * first, then values, and refuse duplicate keys. */
 static bool close_node(builder *b, yaml_mark_t m) {
@@ -82,21 +143,21 @@ static bool close_node(builder *b, yaml_mark_t m) {
                 ok = fail_at(b, km, "mapping keys must be plain names");
                 break;
             }
-            for (uint32_t j = 0; j < i; j++) {
-                const th_ynode *other = n->items[j];
-                if (other->len == key->len && memcmp(other->text, key->text, key->len) == 0) {
-                    char msg[160];
-                    snprintf(msg, sizeof msg, "duplicate key '%.60s' (first at line %u)",
-                             key->text, other->line);
-                    yaml_mark_t km = {0, key->line - 1, key->column - 1};
-                    ok = fail_at(b, km, msg);
-                    break;
-                }
-            }
             n->items[i] = key;
             n->items[n->count + i] = o->kids[2 * i + 1];
         }
-    } else if (ok) {
+        uint32_t first = 0;
+        int64_t dup = ok ? duplicate_key(b, o->kids, n->count, &first, &ok, m) : -1;
+        if (dup >= 0) {
+            const th_ynode *key = n->items[dup];
+            char shown[72], msg[160];
+            printable_key(key, shown, sizeof shown);
+            snprintf(msg, sizeof msg, "duplicate key '%s' (first at line %u)", shown,
+                     n->items[first]->line);
+            yaml_mark_t km = {0, key->line - 1, key->column - 1};
+            ok = fail_at(b, km, msg);
+        }
+    } else if (ok && o->count) { /* an empty list has no items array, and memcpy wants one */
         memcpy(n->items, o->kids, o->count * sizeof *n->items);
     }
     th_free(o->kids);
@@ -104,6 +165,14 @@ static bool close_node(builder *b, yaml_mark_t m) {
     return ok;
 }
 
+static bool too_large(const char *path, th_error *err) {
+    th_error_set(err, "%s:1:1: expected a scene of at most %u bytes (64 MiB), found a larger file",
+                 path, TH_YDOC_MAX_BYTES);
+    return false;
+}
+
+/* The whole file, NUL-terminated. Reads at most one byte past the bound, so a huge file or an
+ * endless one (a FIFO, /dev/zero) costs no more than the bound. */
 static bool read_file(th_ydoc *doc, th_error *err) {
     FILE *f = fopen(doc->path, "rb");
     if (!f) {
@@ -112,15 +181,16 @@ static bool read_file(th_ydoc *doc, th_error *err) {
     }
     size_t cap = 1 << 16, len = 0;
     char *buf = th_alloc(cap);
-    bool ok = buf != NULL;
+    bool ok = buf != NULL, big = false;
     while (ok) {
         if (len + 1 == cap) {
-            if (cap > TH_YDOC_MAX_BYTES) {
-                th_error_set(err, "%s: larger than %u bytes", doc->path, TH_YDOC_MAX_BYTES);
-                ok = false;
+            if (len > TH_YDOC_MAX_BYTES) {
+                big = true;
                 break;
             }
-            char *bigger = th_alloc(cap * 2);
+            size_t grown =
+                cap * 2 > (size_t)TH_YDOC_MAX_BYTES + 2 ? (size_t)TH_YDOC_MAX_BYTES + 2 : cap * 2;
+            char *bigger = th_alloc(grown);
             if (!bigger) {
                 ok = false;
                 break;
@@ -128,21 +198,22 @@ static bool read_file(th_ydoc *doc, th_error *err) {
             memcpy(bigger, buf, len);
             th_free(buf);
             buf = bigger;
-            cap *= 2;
+            cap = grown;
         }
         size_t got = fread(buf + len, 1, cap - 1 - len, f);
         len += got;
         if (got == 0) {
             if (ferror(f)) {
-                th_error_set(err, "%s: read error", doc->path);
+                th_error_set(err, "%s: read error: %s", doc->path, strerror(errno));
                 ok = false;
             }
             break;
         }
     }
     fclose(f);
+    if (ok && (big || len > TH_YDOC_MAX_BYTES)) ok = too_large(doc->path, err);
     if (!ok) {
-        if (buf && err && !err->message[0]) th_error_set(err, "%s: out of memory", doc->path);
+        if (err && !err->message[0]) th_error_set(err, "%s: out of memory", doc->path);
         th_free(buf);
         return false;
     }
@@ -152,13 +223,9 @@ static bool read_file(th_ydoc *doc, th_error *err) {
     return true;
 }
 
-bool th_ydoc_load(th_ydoc *doc, const char *path, th_error *err) {
-    memset(doc, 0, sizeof *doc);
-    doc->path = path;
-    doc->arena = th_arena_make((size_t)TH_YDOC_MAX_BYTES * 4);
-    if (err) err->message[0] = '\0';
-    if (!read_file(doc, err)) return false;
-
+/* Build the tree from doc->source. */
+static bool parse_source(th_ydoc *doc, th_error *err) {
+    const char *path = doc->path;
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
         th_error_set(err, "%s: out of memory", path);
@@ -231,6 +298,36 @@ bool th_ydoc_load(th_ydoc *doc, const char *path, th_error *err) {
         doc->path = path;
     }
     return ok;
+}
+
+static void start(th_ydoc *doc, const char *path, th_error *err) {
+    memset(doc, 0, sizeof *doc);
+    doc->path = path;
+    /* Room for the node bound to be the one that trips: each node takes 48 bytes, its text at
+     * least 16 more and a slot in its parent's item array 8; the text itself is at most the
+     * file's size. */
+    doc->arena = th_arena_make((size_t)TH_YDOC_MAX_BYTES * 2 + (size_t)TH_YDOC_MAX_NODES * 80);
+    if (err) err->message[0] = '\0';
+}
+
+bool th_ydoc_load(th_ydoc *doc, const char *path, th_error *err) {
+    start(doc, path, err);
+    return read_file(doc, err) && parse_source(doc, err);
+}
+
+bool th_ydoc_load_memory(th_ydoc *doc, const char *name, const void *data, size_t len,
+                         th_error *err) {
+    start(doc, name, err);
+    if (len > TH_YDOC_MAX_BYTES) return too_large(name, err);
+    doc->source = th_alloc(len + 1);
+    if (!doc->source) {
+        th_error_set(err, "%s: out of memory", name);
+        return false;
+    }
+    if (len) memcpy(doc->source, data, len);
+    doc->source[len] = '\0';
+    doc->source_len = len;
+    return parse_source(doc, err);
 }
 
 void th_ydoc_free(th_ydoc *doc) {

@@ -54,7 +54,10 @@ START_TEST(every_library_scene_loads_and_runs) {
         ck_assert_uint_eq(info.agents, 3000);
         ck_assert_str_ne(info.name, "");
         uint64_t h0 = th_world_hash(w);
+        th_world_set_validation(w, true); /* every invariant, inside every step */
         for (int s = 0; s < 100; s++) th_world_step(w);
+        ck_assert_msg(th_world_validation_error(w) == NULL, "%s: %s", e->d_name,
+                      th_world_validation_error(w));
         th_world_stats st = th_world_get_stats(w);
         ck_assert_uint_eq(st.agents + st.sheltered, st.spawned);
         ck_assert(th_world_hash(w) != h0);

@@ -1,0 +1,617 @@
+/* Drawing the world: map, overlays, bunkers and agents, in batched triangle lists.
+ *
+ * Everything here reads the world through sim/throng.h between steps and never changes it.
+ * Per-cell layers (terrain, wall distance, density) are uploaded as small textures with one
+ * texel per cell and stretched by the renderer, so their cost does not grow with the zoom;
+ * per-item layers (agents, arrows, grid lines, markers) go into one vertex array each and are
+ * drawn with one SDL_RenderGeometry call. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_internal.h"
+
+/* ---- colours ----------------------------------------------------------------------------- */
+
+#define COL_BACKGROUND 0xFF0B0E14u /* outside the world */
+#define COL_FLOOR      0xFF161C28u /* a world without a terrain map */
+#define COL_STREET     0xFF1B2232u /* open cell of cost 1 */
+#define COL_SLOW       0xFF1E4A2Au /* open cell of the highest cost shade */
+#define COL_WALL       0xFF505A6Eu
+#define COL_RUBBLE     0xFF8A5A32u /* destructible wall */
+#define COL_DESTROYED  0xFFE04848u
+#define COL_FULL       0xFFF0B030u
+#define COL_LABEL_BG   0xC0080A10u
+#define COL_LEADER     0xFFFFFFFFu
+
+/* Agents by crowd: bright hues that stand out on the dark map; crowd i takes i mod 8. */
+static const uint32_t crowd_palette[8] = {
+    0xFF5FD0FF, 0xFFFFB74D, 0xFFF06292, 0xFFAED581, 0xFFBA68C8, 0xFFFFF176, 0xFF4DB6AC, 0xFFFF8A65,
+};
+
+/* Bunkers (and the flow arrows of their basins) by bunker index mod 8. */
+static const uint32_t bunker_palette[8] = {
+    0xFF4CD080, 0xFFFFA030, 0xFF4A9EFF, 0xFFFF5C9A, 0xFFC080FF, 0xFF30D8E8, 0xFFD8E850, 0xFFB08060,
+};
+
+uint32_t th_view_crowd_color(uint32_t crowd) {
+    return crowd_palette[crowd % 8];
+}
+
+uint32_t th_view_cell_color(th_cell_kind kind) {
+    switch (kind) {
+    case TH_CELL_WALL:
+        return COL_WALL;
+    case TH_CELL_DESTRUCTIBLE:
+        return COL_RUBBLE;
+    default:
+        return COL_STREET;
+    }
+}
+
+static uint32_t mix(uint32_t a, uint32_t b, float t) {
+    t = th_clampf(t, 0.0f, 1.0f);
+    uint32_t out = 0;
+    for (int s = 0; s < 32; s += 8) {
+        float ca = (float)((a >> s) & 0xFF), cb = (float)((b >> s) & 0xFF);
+        out |= (uint32_t)(ca + (cb - ca) * t + 0.5f) << s;
+    }
+    return out;
+}
+
+static uint32_t with_alpha(uint32_t argb, uint32_t alpha) {
+    return (argb & 0x00FFFFFFu) | (alpha << 24);
+}
+
+/* ---- batches ----------------------------------------------------------------------------- */
+
+static SDL_Vertex *batch_reserve(tv_batch *b, int n) {
+    if (b->n + n > b->cap) {
+        int cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + n) {
+            if (cap > INT32_MAX / 2) {
+                b->failed = true;
+                return NULL;
+            }
+            cap *= 2;
+        }
+        SDL_Vertex *v = SDL_realloc(b->v, (size_t)cap * sizeof *v);
+        if (!v) {
+            b->failed = true;
+            return NULL;
+        }
+        b->v = v;
+        b->cap = cap;
+    }
+    SDL_Vertex *v = b->v + b->n;
+    b->n += n;
+    return v;
+}
+
+static SDL_Color color_of(uint32_t argb) {
+    return (SDL_Color){(Uint8)(argb >> 16), (Uint8)(argb >> 8), (Uint8)argb, (Uint8)(argb >> 24)};
+}
+
+void tv_batch_tri(tv_batch *b, float x0, float y0, float x1, float y1, float x2, float y2,
+                  uint32_t argb) {
+    SDL_Vertex *v = batch_reserve(b, 3);
+    if (!v) return;
+    SDL_Color c = color_of(argb);
+    v[0] = (SDL_Vertex){{x0, y0}, c, {0, 0}};
+    v[1] = (SDL_Vertex){{x1, y1}, c, {0, 0}};
+    v[2] = (SDL_Vertex){{x2, y2}, c, {0, 0}};
+}
+
+void tv_batch_rect(tv_batch *b, float x, float y, float w, float h, uint32_t argb) {
+    tv_batch_tri(b, x, y, x + w, y, x + w, y + h, argb);
+    tv_batch_tri(b, x, y, x + w, y + h, x, y + h, argb);
+}
+
+void tv_batch_line(tv_batch *b, float x0, float y0, float x1, float y1, float width,
+                   uint32_t argb) {
+    float dx = x1 - x0, dy = y1 - y0, len = sqrtf(dx * dx + dy * dy);
+    if (!(len > 1e-6f)) return;
+    float nx = -dy / len * width * 0.5f, ny = dx / len * width * 0.5f;
+    tv_batch_tri(b, x0 + nx, y0 + ny, x1 + nx, y1 + ny, x1 - nx, y1 - ny, argb);
+    tv_batch_tri(b, x0 + nx, y0 + ny, x1 - nx, y1 - ny, x0 - nx, y0 - ny, argb);
+}
+
+void tv_batch_flush(SDL_Renderer *r, tv_batch *b, SDL_Texture *tex) {
+    if (b->n > 0) SDL_RenderGeometry(r, tex, b->v, b->n, NULL, 0);
+    b->n = 0;
+}
+
+void tv_batch_free(tv_batch *b) {
+    SDL_free(b->v);
+    *b = (tv_batch){0};
+}
+
+/* ---- context and camera ------------------------------------------------------------------ */
+
+bool tv_ctx_init(tv_ctx *c, SDL_Renderer *r, int w, int h, th_error *err) {
+    memset(c, 0, sizeof *c);
+    c->r = r;
+    c->cam.w = w;
+    c->cam.h = h;
+    c->cam.scale = 1;
+    c->map_dirty = c->walldist_dirty = true;
+    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
+    c->font = tv_font_create(r);
+    if (!c->font) {
+        tv_error(err, "cannot create the font texture: %s", SDL_GetError());
+        return false;
+    }
+    return true;
+}
+
+void tv_ctx_forget_world(tv_ctx *c) {
+    if (c->map_tex) SDL_DestroyTexture(c->map_tex);
+    if (c->walldist_tex) SDL_DestroyTexture(c->walldist_tex);
+    if (c->dens_tex) SDL_DestroyTexture(c->dens_tex);
+    c->map_tex = c->walldist_tex = c->dens_tex = NULL;
+    free(c->dens_count);
+    c->dens_count = NULL;
+    c->dens_cols = c->dens_rows = 0;
+    c->map_dirty = c->walldist_dirty = true;
+    c->prev_valid = false;
+    c->prof_head = c->prof_count = 0;
+}
+
+void tv_ctx_free(tv_ctx *c) {
+    tv_ctx_forget_world(c);
+    if (c->font) SDL_DestroyTexture(c->font);
+    tv_batch_free(&c->geo);
+    tv_batch_free(&c->text);
+    free(c->pixels);
+    free(c->prev_x);
+    free(c->prev_y);
+    memset(c, 0, sizeof *c);
+}
+
+void tv_camera_fit(tv_camera *cam, const th_world *w) {
+    th_world_def d = th_world_get_def(w);
+    double ww = d.width > 0 ? d.width : 1, wh = d.height > 0 ? d.height : 1;
+    double sx = (cam->w - 2.0 * TH_VIEW_MARGIN) / ww, sy = (cam->h - 2.0 * TH_VIEW_MARGIN) / wh;
+    cam->scale = sx < sy ? sx : sy;
+    if (!(cam->scale > 0)) cam->scale = 1e-3;
+    cam->cx = ww / 2;
+    cam->cy = wh / 2;
+}
+
+th_vec2 tv_to_screen(const tv_camera *cam, double x, double y) {
+    return th_v2((float)(cam->w / 2.0 + (x - cam->cx) * cam->scale),
+                 (float)(cam->h / 2.0 - (y - cam->cy) * cam->scale));
+}
+
+th_vec2 tv_to_world(const tv_camera *cam, double sx, double sy) {
+    return th_v2((float)(cam->cx + (sx - cam->w / 2.0) / cam->scale),
+                 (float)(cam->cy - (sy - cam->h / 2.0) / cam->scale));
+}
+
+th_vec2 th_view_world_to_screen(const th_world *w, int width, int height, th_vec2 p) {
+    tv_camera cam = {.w = width, .h = height, .scale = 1};
+    if (!w) return th_v2((float)width / 2, (float)height / 2);
+    tv_camera_fit(&cam, w);
+    return tv_to_screen(&cam, p.x, p.y);
+}
+
+/* ---- interpolation and profile ------------------------------------------------------------- */
+
+void tv_snapshot_prev(tv_ctx *c, const th_world *w) {
+    th_agent_view v = th_world_agents(w);
+    uint32_t need = th_world_get_stats(w).spawned;
+    for (uint32_t i = 0; i < v.count; i++)
+        if (v.id[i] >= need) need = v.id[i] + 1;
+    if (need > c->prev_cap) {
+        uint32_t cap = need + need / 4 + 64;
+        float *nx = realloc(c->prev_x, (size_t)cap * sizeof *nx);
+        if (nx) c->prev_x = nx;
+        float *ny = nx ? realloc(c->prev_y, (size_t)cap * sizeof *ny) : NULL;
+        if (ny) c->prev_y = ny;
+        if (!nx || !ny) {
+            c->prev_valid = false;
+            return;
+        }
+        c->prev_cap = cap;
+    }
+    for (uint32_t i = 0; i < v.count; i++) {
+        c->prev_x[v.id[i]] = v.px[i];
+        c->prev_y[v.id[i]] = v.py[i];
+    }
+    c->prev_step = th_world_step_count(w);
+    c->prev_valid = true;
+}
+
+void tv_record_profile(tv_ctx *c, const th_world *w) {
+    for (int p = 0; p < TH_PHASE_COUNT; p++)
+        c->prof[c->prof_head][p] = (float)th_world_phase_last_ms(w, (th_phase)p);
+    c->prof_head = (c->prof_head + 1) % TV_PROF_SAMPLES;
+    if (c->prof_count < TV_PROF_SAMPLES) c->prof_count++;
+}
+
+/* ---- per-cell layers ----------------------------------------------------------------------- */
+
+static uint32_t *scratch_pixels(tv_ctx *c, size_t n) {
+    if (n > c->pixels_cap) {
+        uint32_t *p = realloc(c->pixels, n * sizeof *p);
+        if (!p) return NULL;
+        c->pixels = p;
+        c->pixels_cap = n;
+    }
+    return c->pixels;
+}
+
+/* (Re)create `*tex` as a w x h texture and upload `px`. */
+static bool upload(tv_ctx *c, SDL_Texture **tex, int w, int h, const uint32_t *px) {
+    int tw = 0, th = 0;
+    if (*tex && (SDL_QueryTexture(*tex, NULL, NULL, &tw, &th) != 0 || tw != w || th != h)) {
+        SDL_DestroyTexture(*tex);
+        *tex = NULL;
+    }
+    if (!*tex) {
+        *tex = SDL_CreateTexture(c->r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STATIC, w, h);
+        if (!*tex) return false;
+        SDL_SetTextureScaleMode(*tex, SDL_ScaleModeNearest);
+        SDL_SetTextureBlendMode(*tex, SDL_BLENDMODE_BLEND);
+    }
+    return SDL_UpdateTexture(*tex, NULL, px, w * 4) == 0;
+}
+
+static uint32_t cell_color(th_cell_kind kind, uint32_t cost) {
+    if (kind != TH_CELL_OPEN) return th_view_cell_color(kind);
+    if (cost <= 1) return COL_STREET;
+    /* Shades by log2(cost): cost 2 is a quarter of the way to the slowest shade, 16 all of it. */
+    return mix(COL_STREET, COL_SLOW, 0.25f + 0.75f * (log2f((float)cost) - 1.0f) / 3.0f);
+}
+
+static void build_map(tv_ctx *c, const th_world *w) {
+    c->map_dirty = false;
+    if (!th_world_map_size(w, &c->map_cols, &c->map_rows, &c->cell_size)) {
+        c->map_cols = c->map_rows = 0;
+        return;
+    }
+    uint32_t *px = scratch_pixels(c, (size_t)c->map_cols * (size_t)c->map_rows);
+    if (!px) return;
+    for (int32_t y = 0; y < c->map_rows; y++) {
+        uint32_t *row = px + (size_t)(c->map_rows - 1 - y) * (size_t)c->map_cols; /* north up */
+        for (int32_t x = 0; x < c->map_cols; x++) {
+            uint32_t cost = 1;
+            th_cell_kind k = th_world_cell(w, x, y, &cost);
+            row[x] = cell_color(k, cost);
+        }
+    }
+    upload(c, &c->map_tex, c->map_cols, c->map_rows, px);
+}
+
+static uint32_t walldist_color(float d) {
+    /* Red at a wall, through yellow (2 m) and green (4 m) to clear beyond 8 m. */
+    if (!(d < 8.0f)) return 0;
+    uint32_t rgb = d < 2.0f   ? mix(0xFFFF3030, 0xFFFFE040, d / 2.0f)
+                   : d < 4.0f ? mix(0xFFFFE040, 0xFF40E070, (d - 2.0f) / 2.0f)
+                              : mix(0xFF40E070, 0xFF3070FF, (d - 4.0f) / 4.0f);
+    return with_alpha(rgb, (uint32_t)(170.0f - 100.0f * d / 8.0f));
+}
+
+static void build_walldist(tv_ctx *c, const th_world *w) {
+    c->walldist_dirty = false;
+    if (c->map_cols <= 0) return;
+    uint32_t *px = scratch_pixels(c, (size_t)c->map_cols * (size_t)c->map_rows);
+    if (!px) return;
+    for (int32_t y = 0; y < c->map_rows; y++) {
+        uint32_t *row = px + (size_t)(c->map_rows - 1 - y) * (size_t)c->map_cols;
+        for (int32_t x = 0; x < c->map_cols; x++) {
+            if (th_world_cell(w, x, y, NULL) != TH_CELL_OPEN) {
+                row[x] = 0;
+                continue;
+            }
+            th_vec2 p = th_v2(((float)x + 0.5f) * c->cell_size, ((float)y + 0.5f) * c->cell_size);
+            row[x] = walldist_color(th_world_wall_distance(w, p, NULL));
+        }
+    }
+    upload(c, &c->walldist_tex, c->map_cols, c->map_rows, px);
+}
+
+/* A texture covering the map rectangle (or the world, without a map) in screen space. */
+static void draw_world_texture(tv_ctx *c, SDL_Texture *tex, float wmetres, float hmetres) {
+    th_vec2 tl = tv_to_screen(&c->cam, 0, hmetres), br = tv_to_screen(&c->cam, wmetres, 0);
+    SDL_FRect dst = {tl.x, tl.y, br.x - tl.x, br.y - tl.y};
+    SDL_RenderCopyF(c->r, tex, NULL, &dst);
+}
+
+static uint32_t density_color(float per_m2) {
+    if (!(per_m2 > 0)) return 0;
+    float t = th_clampf(per_m2 / 1.5f, 0.0f, 1.0f); /* 1.5 agents/m^2: a dense crowd */
+    uint32_t rgb = t < 0.33f   ? mix(0xFF2040C0, 0xFF20C0E0, t / 0.33f)
+                   : t < 0.66f ? mix(0xFF20C0E0, 0xFFFFE040, (t - 0.33f) / 0.33f)
+                               : mix(0xFFFFE040, 0xFFFF3020, (t - 0.66f) / 0.34f);
+    return with_alpha(rgb, (uint32_t)(70.0f + 150.0f * t));
+}
+
+static void draw_density(tv_ctx *c, const th_world *w) {
+    int32_t gc = 0, gr = 0;
+    float cw = 0, ch = 0;
+    th_world_grid_size(w, &gc, &gr, &cw, &ch);
+    if (gc <= 0 || gr <= 0 || !(cw > 0) || !(ch > 0)) return;
+    /* Coarsen very fine grids so the texture stays at most 1024 texels a side. */
+    int32_t k = 1;
+    while ((gc + k - 1) / k > 1024 || (gr + k - 1) / k > 1024)
+        k++;
+    int32_t dc = (gc + k - 1) / k, dr = (gr + k - 1) / k;
+    size_t n = (size_t)dc * (size_t)dr;
+    if (dc != c->dens_cols || dr != c->dens_rows || k != c->dens_k) {
+        uint32_t *cnt = realloc(c->dens_count, n * sizeof *cnt);
+        if (!cnt) return;
+        c->dens_count = cnt;
+        c->dens_cols = dc;
+        c->dens_rows = dr;
+        c->dens_k = k;
+    }
+    memset(c->dens_count, 0, n * sizeof *c->dens_count);
+    th_agent_view v = th_world_agents(w);
+    float bw = cw * (float)k, bh = ch * (float)k;
+    for (uint32_t i = 0; i < v.count; i++) {
+        float fx = v.px[i] / bw, fy = v.py[i] / bh;
+        if (!(fx >= 0 && fy >= 0 && fx < (float)dc && fy < (float)dr)) continue;
+        c->dens_count[(size_t)fy * (size_t)dc + (size_t)fx]++;
+    }
+    uint32_t *px = scratch_pixels(c, n);
+    if (!px) return;
+    float inv_area = 1.0f / (bw * bh);
+    for (int32_t y = 0; y < dr; y++)
+        for (int32_t x = 0; x < dc; x++)
+            px[(size_t)(dr - 1 - y) * (size_t)dc + (size_t)x] =
+                density_color((float)c->dens_count[(size_t)y * (size_t)dc + (size_t)x] * inv_area);
+    if (upload(c, &c->dens_tex, dc, dr, px))
+        draw_world_texture(c, c->dens_tex, bw * (float)dc, bh * (float)dr);
+}
+
+/* ---- per-item layers --------------------------------------------------------------------- */
+
+/* Index range [*lo, *hi) of lines or samples at pitch `step` metres visible between screen
+ * coordinates covering world [w0, w1]. */
+static void visible_range(double w0, double w1, double step, int32_t count, int32_t *lo,
+                          int32_t *hi) {
+    double a = floor(w0 / step) - 1, b = ceil(w1 / step) + 1;
+    *lo = a < 0 ? 0 : (a > count ? count : (int32_t)a);
+    *hi = b < 0 ? 0 : (b > count ? count : (int32_t)b);
+}
+
+static void draw_grid(tv_ctx *c, const th_world *w) {
+    int32_t gc = 0, gr = 0;
+    float cw = 0, ch = 0;
+    th_world_grid_size(w, &gc, &gr, &cw, &ch);
+    if (gc <= 0 || gr <= 0 || !(cw * c->cam.scale >= 5) || !(ch * c->cam.scale >= 5)) return;
+    th_vec2 lo = tv_to_world(&c->cam, 0, c->cam.h), hi = tv_to_world(&c->cam, c->cam.w, 0);
+    int32_t x0, x1, y0, y1;
+    visible_range(lo.x, hi.x, cw, gc + 1, &x0, &x1);
+    visible_range(lo.y, hi.y, ch, gr + 1, &y0, &y1);
+    th_vec2 tl = tv_to_screen(&c->cam, 0, gr * ch), br = tv_to_screen(&c->cam, gc * cw, 0);
+    const uint32_t col = 0x50A0B4FF;
+    for (int32_t i = x0; i < x1; i++) {
+        float sx = tv_to_screen(&c->cam, i * cw, 0).x;
+        tv_batch_rect(&c->geo, sx, tl.y, 1.0f, br.y - tl.y, col);
+    }
+    for (int32_t j = y0; j < y1; j++) {
+        float sy = tv_to_screen(&c->cam, 0, j * ch).y;
+        tv_batch_rect(&c->geo, tl.x, sy, br.x - tl.x, 1.0f, col);
+    }
+}
+
+static void arrow(tv_batch *b, th_vec2 p, th_vec2 d, float len, uint32_t col) {
+    /* Screen y points down: flip the world direction's y. */
+    float dx = d.x, dy = -d.y, hl = len * 0.5f;
+    float tx = p.x + dx * hl, ty = p.y + dy * hl, bx = p.x - dx * hl, by = p.y - dy * hl;
+    float head = len * 0.38f, nx = -dy, ny = dx;
+    float hx = tx - dx * head, hy = ty - dy * head;
+    tv_batch_line(b, bx, by, hx, hy, len > 14 ? 2.0f : 1.5f, col);
+    tv_batch_tri(b, tx, ty, hx + nx * head * 0.55f, hy + ny * head * 0.55f, hx - nx * head * 0.55f,
+                 hy - ny * head * 0.55f, col);
+}
+
+static void draw_flow(tv_ctx *c, const th_world *w) {
+    if (c->map_cols <= 0 || th_world_bunker_count(w) == 0) return;
+    /* One arrow per k x k cells, k chosen so arrows stand about 18 px apart. */
+    double px_per_cell = c->cell_size * c->cam.scale;
+    int32_t k = px_per_cell >= 18 ? 1 : (int32_t)ceil(18.0 / px_per_cell);
+    if (k > c->map_cols && k > c->map_rows) return;
+    double pitch = (double)k * c->cell_size;
+    th_vec2 lo = tv_to_world(&c->cam, 0, c->cam.h), hi = tv_to_world(&c->cam, c->cam.w, 0);
+    int32_t i0, i1, j0, j1;
+    visible_range(lo.x, hi.x, pitch, (c->map_cols + k - 1) / k, &i0, &i1);
+    visible_range(lo.y, hi.y, pitch, (c->map_rows + k - 1) / k, &j0, &j1);
+    float len = (float)(pitch * c->cam.scale * 0.8);
+    for (int32_t j = j0; j < j1; j++) {
+        for (int32_t i = i0; i < i1; i++) {
+            int32_t cx = i * k + k / 2, cy = j * k + k / 2;
+            if (cx >= c->map_cols || cy >= c->map_rows) continue;
+            if (th_world_cell(w, cx, cy, NULL) != TH_CELL_OPEN) continue;
+            th_vec2 p = th_v2(((float)cx + 0.5f) * c->cell_size, ((float)cy + 0.5f) * c->cell_size);
+            th_vec2 d;
+            th_vec2 s = tv_to_screen(&c->cam, p.x, p.y);
+            if (!th_world_flow(w, p, &d)) {
+                /* No route: a small grey cross, so stranded areas are visible. */
+                float r = len * 0.2f;
+                tv_batch_line(&c->geo, s.x - r, s.y - r, s.x + r, s.y + r, 1.5f, 0xB0808080);
+                tv_batch_line(&c->geo, s.x - r, s.y + r, s.x + r, s.y - r, 1.5f, 0xB0808080);
+                continue;
+            }
+            if (th_v2_len2(d) < 0.25f) continue; /* inside a bunker */
+            int b = th_world_nearest_bunker(w, p);
+            uint32_t col = b >= 0 ? bunker_palette[b % 8] : 0xFFC0C0C0;
+            arrow(&c->geo, s, d, len, with_alpha(col, 0xD0));
+        }
+    }
+}
+
+bool tv_bunker_marker(const tv_ctx *c, const th_world *w, uint32_t b, SDL_FRect *out) {
+    th_bunker_info bi;
+    if (c->map_cols <= 0 || !th_world_get_bunker(w, b, &bi)) return false;
+    float cs = c->cell_size;
+    th_vec2 tl = tv_to_screen(&c->cam, bi.x0 * cs, (bi.y1 + 1) * cs);
+    th_vec2 br = tv_to_screen(&c->cam, (bi.x1 + 1) * cs, bi.y0 * cs);
+    float cx = (tl.x + br.x) / 2, cy = (tl.y + br.y) / 2;
+    float sw = br.x - tl.x, sh = br.y - tl.y;
+    if (sw < 18) sw = 18;
+    if (sh < 18) sh = 18;
+    *out = (SDL_FRect){cx - sw / 2, cy - sh / 2, sw, sh};
+    return true;
+}
+
+static void outline(tv_batch *b, SDL_FRect r, float t, uint32_t col) {
+    tv_batch_rect(b, r.x - t, r.y - t, r.w + 2 * t, t, col);
+    tv_batch_rect(b, r.x - t, r.y + r.h, r.w + 2 * t, t, col);
+    tv_batch_rect(b, r.x - t, r.y, t, r.h, col);
+    tv_batch_rect(b, r.x + r.w, r.y, t, r.h, col);
+}
+
+static void draw_bunkers(tv_ctx *c, const th_world *w) {
+    uint32_t n = th_world_bunker_count(w);
+    for (uint32_t b = 0; b < n; b++) {
+        th_bunker_info bi;
+        SDL_FRect m;
+        if (!th_world_get_bunker(w, b, &bi) || !tv_bunker_marker(c, w, b, &m)) continue;
+        uint32_t col = bi.destroyed ? COL_DESTROYED : bi.full ? COL_FULL : bunker_palette[b % 8];
+        tv_batch_rect(&c->geo, m.x, m.y, m.w, m.h, with_alpha(col, bi.destroyed ? 0x50 : 0x60));
+        outline(&c->geo, m, 2.0f, col);
+        float cs = c->cell_size;
+        th_vec2 tl = tv_to_screen(&c->cam, bi.x0 * cs, (bi.y1 + 1) * cs);
+        th_vec2 br = tv_to_screen(&c->cam, (bi.x1 + 1) * cs, bi.y0 * cs);
+        tv_batch_rect(&c->geo, tl.x, tl.y, br.x - tl.x, br.y - tl.y, col);
+        if (bi.destroyed) {
+            tv_batch_line(&c->geo, m.x, m.y, m.x + m.w, m.y + m.h, 3.0f, 0xFFFFFFFF);
+            tv_batch_line(&c->geo, m.x, m.y + m.h, m.x + m.w, m.y, 3.0f, 0xFFFFFFFF);
+        }
+    }
+}
+
+/* Bunker labels go on top of agents: number key, name, count sheltered and state. */
+static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
+    uint32_t n = th_world_bunker_count(w);
+    for (uint32_t b = 0; b < n; b++) {
+        th_bunker_info bi;
+        SDL_FRect m;
+        if (!th_world_get_bunker(w, b, &bi) || !tv_bunker_marker(c, w, b, &m)) continue;
+        char line1[96], line2[48];
+        if (b < 9)
+            snprintf(line1, sizeof line1, "[%u] %s", b + 1, bi.name);
+        else
+            snprintf(line1, sizeof line1, "%s", bi.name);
+        if (bi.capacity)
+            snprintf(line2, sizeof line2, "%u/%u%s", bi.sheltered, bi.capacity,
+                     bi.destroyed ? " DESTROYED"
+                     : bi.full    ? " FULL"
+                                  : "");
+        else
+            snprintf(line2, sizeof line2, "%u%s", bi.sheltered, bi.destroyed ? " DESTROYED" : "");
+        float w1 = tv_text_width(2, line1), w2 = tv_text_width(2, line2);
+        float bw = (w1 > w2 ? w1 : w2) + 8, bh = 2 * TV_FONT_H * 2 + 6;
+        /* Above the marker, or below when that would leave the window. */
+        float x = m.x + m.w / 2 - bw / 2, y = m.y - bh - 4;
+        if (y < 2) y = m.y + m.h + 4;
+        if (x < 2) x = 2;
+        if (x + bw > (float)c->cam.w - 2) x = (float)c->cam.w - 2 - bw;
+        uint32_t col = bi.destroyed ? COL_DESTROYED : bi.full ? COL_FULL : bunker_palette[b % 8];
+        tv_batch_rect(&c->geo, x, y, bw, bh, COL_LABEL_BG);
+        tv_batch_rect(&c->geo, x, y, 3, bh, col);
+        tv_text(c, x + 6, y + 4, 2, 0xFFFFFFFF, line1);
+        tv_text(c, x + 6, y + 4 + TV_FONT_H * 2, 2, col, line2);
+    }
+}
+
+static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
+    th_agent_view v = th_world_agents(w);
+    /* The scene's colour for each crowd when it gives one, else the palette; leaders white. */
+    uint32_t crowd_color[TH_MAX_CROWDS];
+    for (uint32_t cr = 0; cr < TH_MAX_CROWDS; cr++) {
+        const th_crowd_def *def = th_world_crowd(w, cr);
+        crowd_color[cr] = def && def->color ? 0xFF000000u | def->color : crowd_palette[cr % 8];
+    }
+    if (v.count == 0) return;
+    th_world_def d = th_world_get_def(w);
+    bool interp = c->prev_valid && c->prev_step + 1 == th_world_step_count(w) && alpha < 1.0;
+    float a = (float)alpha, half_w = d.width * 0.5f, half_h = d.height * 0.5f;
+    /* Agents 0.8 m long, but never smaller than 7 px so crowds stay visible zoomed out. */
+    float len = (float)(0.8 * c->cam.scale);
+    if (len < 7) len = 7;
+    if (len > 40) len = 40;
+    float wid = len * 0.62f, margin = len;
+    float sw = (float)c->cam.w, sh = (float)c->cam.h;
+    SDL_Vertex *vx = batch_reserve(&c->geo, (int)(v.count > INT32_MAX / 4 ? 0 : v.count * 3));
+    if (!vx) return;
+    int used = 0;
+    double scale = c->cam.scale, ox = c->cam.w / 2.0 - c->cam.cx * scale,
+           oy = c->cam.h / 2.0 + c->cam.cy * scale;
+    for (uint32_t i = 0; i < v.count; i++) {
+        float x = v.px[i], y = v.py[i];
+        th_agent_id id = v.id[i];
+        if (interp && id < c->prev_cap) {
+            float dx = x - c->prev_x[id], dy = y - c->prev_y[id];
+            /* A jump of half the world is a wrap-around: draw it where it is. */
+            if (fabsf(dx) < half_w && fabsf(dy) < half_h) {
+                x = c->prev_x[id] + dx * a;
+                y = c->prev_y[id] + dy * a;
+            }
+        }
+        float sx = (float)(ox + x * scale), sy = (float)(oy - y * scale);
+        if (sx < -margin || sy < -margin || sx > sw + margin || sy > sh + margin) continue;
+        float fx = v.vx[i], fy = -v.vy[i], l2 = fx * fx + fy * fy;
+        if (l2 > 1e-8f) {
+            float inv = 1.0f / sqrtf(l2);
+            fx *= inv;
+            fy *= inv;
+        } else {
+            fx = 0;
+            fy = -1;
+        }
+        /* Tip 0.6 len ahead, base 0.4 len behind: the agent's point lies inside, near the
+         * centroid, so a pixel sampled at an agent's position shows its crowd's colour. */
+        float tipx = sx + fx * len * 0.6f, tipy = sy + fy * len * 0.6f;
+        float bx = sx - fx * len * 0.4f, by = sy - fy * len * 0.4f;
+        float nx = -fy * wid * 0.5f, ny = fx * wid * 0.5f;
+        SDL_Color col = color_of(v.flags && (v.flags[i] & TH_AGENT_LEADER) ? COL_LEADER
+                                                                          : crowd_color[v.crowd[i]]);
+        SDL_Vertex *t = vx + used;
+        t[0] = (SDL_Vertex){{tipx, tipy}, col, {0, 0}};
+        t[1] = (SDL_Vertex){{bx + nx, by + ny}, col, {0, 0}};
+        t[2] = (SDL_Vertex){{bx - nx, by - ny}, col, {0, 0}};
+        used += 3;
+    }
+    c->geo.n -= (int)v.count * 3 - used;
+}
+
+void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *rates) {
+    SDL_Renderer *r = c->r;
+    SDL_SetRenderDrawColor(r, (COL_BACKGROUND >> 16) & 0xFF, (COL_BACKGROUND >> 8) & 0xFF,
+                           COL_BACKGROUND & 0xFF, 0xFF);
+    SDL_RenderClear(r);
+    if (c->map_dirty) {
+        build_map(c, w);
+        c->walldist_dirty = true;
+    }
+    th_world_def d = th_world_get_def(w);
+    if (c->map_cols > 0 && c->map_tex) {
+        draw_world_texture(c, c->map_tex, (float)c->map_cols * c->cell_size,
+                           (float)c->map_rows * c->cell_size);
+    } else {
+        th_vec2 tl = tv_to_screen(&c->cam, 0, d.height), br = tv_to_screen(&c->cam, d.width, 0);
+        tv_batch_rect(&c->geo, tl.x, tl.y, br.x - tl.x, br.y - tl.y, COL_FLOOR);
+        tv_batch_flush(r, &c->geo, NULL);
+    }
+    if ((c->overlays & TH_VIEW_OVERLAY_WALLDIST) && c->map_cols > 0) {
+        if (c->walldist_dirty) build_walldist(c, w);
+        if (c->walldist_tex)
+            draw_world_texture(c, c->walldist_tex, (float)c->map_cols * c->cell_size,
+                               (float)c->map_rows * c->cell_size);
+    }
+    if (c->overlays & TH_VIEW_OVERLAY_DENSITY) draw_density(c, w);
+    if (c->overlays & TH_VIEW_OVERLAY_GRID) draw_grid(c, w);
+    if (c->overlays & TH_VIEW_OVERLAY_FLOW) draw_flow(c, w);
+    draw_bunkers(c, w);
+    if (c->overlays & TH_VIEW_OVERLAY_AGENTS) draw_agents(c, w, alpha);
+    tv_batch_flush(r, &c->geo, NULL);
+    draw_bunker_labels(c, w);
+    tv_batch_flush(r, &c->geo, NULL);
+    tv_batch_flush(r, &c->text, c->font);
+    tv_draw_hud(c, w, rates);
+}

@@ -1,0 +1,622 @@
+/* The viewer window: the frame loop with its fixed-step clock, input, and the headless
+ * screenshot renderer.
+ *
+ * The loop follows "fix your timestep": real elapsed time (times the sim speed) feeds an
+ * accumulator clock that grants whole steps of the world's timestep; the frame then draws the
+ * agents interpolated between the last two steps by the clock's alpha. So the simulation rate
+ * is independent of the frame rate, and motion is smooth at any refresh rate. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/clock.h"
+#include "view_internal.h"
+
+#define SPEED_MIN (1.0 / 64)
+#define SPEED_MAX 64.0
+
+th_view_opts th_view_default_opts(void) {
+    return (th_view_opts){
+        .width = 1280,
+        .height = 800,
+        .sim_speed = 1.0,
+        .title = "throng",
+        .overlays = TH_VIEW_OVERLAY_HUD | TH_VIEW_OVERLAY_AGENTS,
+        .screenshot_prefix = "throng",
+    };
+}
+
+static bool check_opts(const th_view_opts *o, th_error *err) {
+    if (o->width < TH_VIEW_MIN_DIM || o->width > TH_VIEW_MAX_DIM || o->height < TH_VIEW_MIN_DIM ||
+        o->height > TH_VIEW_MAX_DIM) {
+        tv_error(err, "view size: expected %d..%d pixels a side, found %d x %d", TH_VIEW_MIN_DIM,
+                 TH_VIEW_MAX_DIM, o->width, o->height);
+        return false;
+    }
+    if (!(o->sim_speed >= SPEED_MIN && o->sim_speed <= SPEED_MAX)) {
+        tv_error(err, "sim speed: expected %g..%g, found %g", SPEED_MIN, SPEED_MAX, o->sim_speed);
+        return false;
+    }
+    if (o->max_frames < 0) {
+        tv_error(err, "max frames: expected >= 0, found %d", o->max_frames);
+        return false;
+    }
+    return true;
+}
+
+bool th_view_display_available(void) {
+    if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) return false;
+    const char *drv = SDL_GetCurrentVideoDriver();
+    bool ok = drv && strcmp(drv, "dummy") != 0 && strcmp(drv, "offscreen") != 0 &&
+              strcmp(drv, "evdev") != 0 && SDL_GetNumVideoDisplays() > 0;
+    SDL_QuitSubSystem(SDL_INIT_VIDEO);
+    SDL_Quit();
+    return ok;
+}
+
+/* ---- headless ---------------------------------------------------------------------------- */
+
+/* Render one frame of `w` into a new software surface; the caller frees it. */
+static SDL_Surface *render_surface(const th_world *w, const th_view_opts *o, uint32_t overlays,
+                                   th_error *err) {
+    SDL_Surface *s =
+        SDL_CreateRGBSurfaceWithFormat(0, o->width, o->height, 32, SDL_PIXELFORMAT_ARGB8888);
+    if (!s) {
+        tv_error(err, "cannot create a %d x %d surface: %s", o->width, o->height, SDL_GetError());
+        return NULL;
+    }
+    SDL_Renderer *r = SDL_CreateSoftwareRenderer(s);
+    if (!r) {
+        tv_error(err, "cannot create the software renderer: %s", SDL_GetError());
+        SDL_FreeSurface(s);
+        return NULL;
+    }
+    tv_ctx c;
+    bool ok = tv_ctx_init(&c, r, o->width, o->height, err);
+    if (ok) {
+        c.overlays = overlays;
+        c.title = o->title;
+        tv_camera_fit(&c.cam, w);
+        tv_rates rates = {.speed = o->sim_speed, .live = false};
+        tv_record_profile(&c, w);
+        tv_draw_frame(&c, w, 1.0, &rates);
+        SDL_RenderPresent(r);
+    }
+    tv_ctx_free(&c);
+    SDL_DestroyRenderer(r);
+    if (!ok) {
+        SDL_FreeSurface(s);
+        return NULL;
+    }
+    return s;
+}
+
+static bool headless_args(const th_world *w, const th_view_opts **o, th_view_opts *def,
+                          th_error *err) {
+    if (!*o) {
+        *def = th_view_default_opts();
+        *o = def;
+    }
+    if (!w) {
+        tv_error(err, "no world to render");
+        return false;
+    }
+    return check_opts(*o, err);
+}
+
+bool th_view_render_pixels(const th_world *w, const th_view_opts *opts, uint32_t overlays,
+                           uint32_t *pixels, th_error *err) {
+    th_view_opts def;
+    if (!headless_args(w, &opts, &def, err)) return false;
+    if (!pixels) {
+        tv_error(err, "no pixel buffer");
+        return false;
+    }
+    SDL_Surface *s = render_surface(w, opts, overlays, err);
+    if (!s) return false;
+    for (int y = 0; y < s->h; y++)
+        memcpy(pixels + (size_t)y * (size_t)s->w, (const uint8_t *)s->pixels + (size_t)y * s->pitch,
+               (size_t)s->w * 4);
+    SDL_FreeSurface(s);
+    return true;
+}
+
+bool th_view_screenshot(const th_world *w, const th_view_opts *opts, const char *png_path,
+                        uint32_t overlays, th_error *err) {
+    th_view_opts def;
+    if (!headless_args(w, &opts, &def, err)) return false;
+    if (!png_path || !png_path[0]) {
+        tv_error(err, "no PNG path");
+        return false;
+    }
+    SDL_Surface *s = render_surface(w, opts, overlays, err);
+    if (!s) return false;
+    bool ok = tv_write_png(png_path, s->pixels, s->w, s->h, s->pitch, err);
+    SDL_FreeSurface(s);
+    return ok;
+}
+
+bool th_view_time_frames(th_world *w, const th_view_opts *opts, uint32_t overlays, int frames,
+                         double *ms_per_frame, th_error *err) {
+    th_view_opts def;
+    if (!headless_args(w, &opts, &def, err)) return false;
+    if (frames < 1 || !ms_per_frame) {
+        tv_error(err, "frames: expected >= 1 and somewhere to store the time, found %d", frames);
+        return false;
+    }
+    SDL_Surface *s =
+        SDL_CreateRGBSurfaceWithFormat(0, opts->width, opts->height, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = s ? SDL_CreateSoftwareRenderer(s) : NULL;
+    tv_ctx c;
+    bool ok = r && tv_ctx_init(&c, r, opts->width, opts->height, err);
+    if (!r) tv_error(err, "cannot create the software renderer: %s", SDL_GetError());
+    if (ok) {
+        c.overlays = overlays;
+        c.title = opts->title;
+        tv_camera_fit(&c.cam, w);
+        tv_snapshot_prev(&c, w);
+        th_world_step(w);
+        tv_record_profile(&c, w);
+        tv_rates rates = {.speed = opts->sim_speed, .live = true, .fps = 60, .steps_per_s = 60};
+        tv_draw_frame(&c, w, 0.5, &rates); /* warm-up: textures built, batches sized */
+        uint64_t t0 = SDL_GetPerformanceCounter();
+        for (int i = 0; i < frames; i++)
+            tv_draw_frame(&c, w, 0.5, &rates);
+        uint64_t t1 = SDL_GetPerformanceCounter();
+        *ms_per_frame = (double)(t1 - t0) * 1000.0 / (double)SDL_GetPerformanceFrequency() / frames;
+    }
+    if (r) tv_ctx_free(&c);
+    if (r) SDL_DestroyRenderer(r);
+    if (s) SDL_FreeSurface(s);
+    return ok;
+}
+
+/* ---- interactive ------------------------------------------------------------------------- */
+
+typedef struct viewer {
+    th_world **world;
+    const th_view_opts *o;
+    SDL_Window *win;
+    SDL_Renderer *r;
+    tv_ctx c;
+    th_clock clock;
+    double speed;
+    bool paused, step_once, quit, shot;
+    const char *quit_reason;
+    /* Bunker states as the user last asked for them. A click queues an event that applies at
+     * the next step; toggling again before that must undo the request, not repeat it. */
+    bool wanted_destroyed[TH_MAX_BUNKERS];
+    /* Left button: press position, and whether it moved far enough to be a drag. */
+    bool pressing, dragged;
+    int press_x, press_y, last_x, last_y;
+} viewer;
+
+/* With opts->print_events: one line "event WHAT step N[ DETAIL]" per user action. */
+static void say(const viewer *v, const char *what, const char *detail_fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void say(const viewer *v, const char *what, const char *detail_fmt, ...) {
+    if (!v->o->print_events) return;
+    printf("event %s step %llu", what, (unsigned long long)th_world_step_count(*v->world));
+    if (detail_fmt) {
+        va_list ap;
+        va_start(ap, detail_fmt);
+        putchar(' ');
+        vprintf(detail_fmt, ap);
+        va_end(ap);
+    }
+    putchar('\n');
+    fflush(stdout);
+}
+
+static void sync_bunkers(viewer *v) {
+    uint32_t n = th_world_bunker_count(*v->world);
+    for (uint32_t b = 0; b < n && b < TH_MAX_BUNKERS; b++) {
+        th_bunker_info bi;
+        if (th_world_get_bunker(*v->world, b, &bi)) v->wanted_destroyed[b] = bi.destroyed;
+    }
+}
+
+static void toggle_bunker(viewer *v, uint32_t b) {
+    th_bunker_info bi;
+    if (b >= TH_MAX_BUNKERS || !th_world_get_bunker(*v->world, b, &bi)) return;
+    th_error err = {{0}};
+    bool destroy = !v->wanted_destroyed[b];
+    bool ok = destroy ? th_world_destroy_bunker(*v->world, b, &err)
+                      : th_world_restore_bunker(*v->world, b, &err);
+    if (!ok) {
+        fprintf(stderr, "viewer: %s\n", err.message);
+        return;
+    }
+    v->wanted_destroyed[b] = destroy;
+    char what[96];
+    snprintf(what, sizeof what, "%s %s", destroy ? "destroy_bunker" : "restore_bunker", bi.name);
+    say(v, what, "sheltered %u", bi.sheltered);
+}
+
+/* Break the 4-connected piece of destructible wall containing cell (x, y): one break event per
+ * row run of the piece, so the rectangle of each event holds only cells of this piece.
+ * Rejected: one event for the piece's bounding box, which would also break other rubble inside
+ * it. The piece is capped at 65,536 cells so a huge rubble field cannot stall a frame. */
+static void break_piece(viewer *v, int32_t x, int32_t y) {
+    th_world *w = *v->world;
+    int32_t cols, rows;
+    float cs;
+    if (!th_world_map_size(w, &cols, &rows, &cs)) return;
+    enum { MAX_PIECE = 65536 };
+    int32_t *stack = malloc(sizeof(int32_t) * 2 * MAX_PIECE);
+    uint8_t *seen = calloc((size_t)cols * (size_t)rows, 1);
+    if (!stack || !seen) {
+        fprintf(stderr, "viewer: out of memory breaking walls\n");
+        free(stack);
+        free(seen);
+        return;
+    }
+    int n = 0, cells = 0;
+    stack[n++] = x;
+    stack[n++] = y;
+    seen[(size_t)y * cols + x] = 1;
+    th_error err = {{0}};
+    bool ok = true;
+    while (n > 0 && ok) {
+        int32_t cy = stack[--n], cx = stack[--n];
+        /* Extend to the whole row run, then push the runs above and below. */
+        int32_t x0 = cx, x1 = cx;
+        while (x0 > 0 && !seen[(size_t)cy * cols + x0 - 1] &&
+               th_world_cell(w, x0 - 1, cy, NULL) == TH_CELL_DESTRUCTIBLE)
+            seen[(size_t)cy * cols + --x0] = 1;
+        while (x1 + 1 < cols && !seen[(size_t)cy * cols + x1 + 1] &&
+               th_world_cell(w, x1 + 1, cy, NULL) == TH_CELL_DESTRUCTIBLE)
+            seen[(size_t)cy * cols + ++x1] = 1;
+        ok = th_world_break_walls(w, x0, cy, x1, cy, &err);
+        cells += x1 - x0 + 1;
+        for (int32_t dy = -1; dy <= 1 && ok; dy += 2) {
+            int32_t ny = cy + dy;
+            if (ny < 0 || ny >= rows) continue;
+            for (int32_t nx = x0; nx <= x1; nx++) {
+                if (seen[(size_t)ny * cols + nx] || cells + n / 2 >= MAX_PIECE ||
+                    th_world_cell(w, nx, ny, NULL) != TH_CELL_DESTRUCTIBLE)
+                    continue;
+                seen[(size_t)ny * cols + nx] = 1;
+                stack[n++] = nx;
+                stack[n++] = ny;
+            }
+        }
+    }
+    free(stack);
+    free(seen);
+    if (!ok) fprintf(stderr, "viewer: %s\n", err.message);
+    say(v, "break_walls", "cell %d %d cells %d", x, y, cells);
+}
+
+static void click(viewer *v, int sx, int sy) {
+    th_world *w = *v->world;
+    uint32_t n = th_world_bunker_count(w);
+    for (uint32_t b = 0; b < n; b++) {
+        SDL_FRect m;
+        if (tv_bunker_marker(&v->c, w, b, &m) && sx >= m.x && sx <= m.x + m.w && sy >= m.y &&
+            sy <= m.y + m.h) {
+            toggle_bunker(v, b);
+            return;
+        }
+    }
+    int32_t cols, rows;
+    float cs;
+    if (!th_world_map_size(w, &cols, &rows, &cs)) return;
+    th_vec2 p = tv_to_world(&v->c.cam, sx, sy);
+    if (!(p.x >= 0 && p.y >= 0 && p.x < cols * cs && p.y < rows * cs)) return;
+    int32_t cx = (int32_t)(p.x / cs), cy = (int32_t)(p.y / cs);
+    if (cx < cols && cy < rows && th_world_cell(w, cx, cy, NULL) == TH_CELL_DESTRUCTIBLE)
+        break_piece(v, cx, cy);
+}
+
+static void zoom_at(viewer *v, int sx, int sy, double factor) {
+    tv_camera *cam = &v->c.cam;
+    th_vec2 before = tv_to_world(cam, sx, sy);
+    double s = cam->scale * factor;
+    if (s < 1e-4 || s > 1e4) return;
+    cam->scale = s;
+    th_vec2 after = tv_to_world(cam, sx, sy);
+    /* Keep the world point under the cursor where it was. */
+    cam->cx += before.x - after.x;
+    cam->cy += before.y - after.y;
+}
+
+static void set_speed(viewer *v, double s) {
+    if (s < SPEED_MIN) s = SPEED_MIN;
+    if (s > SPEED_MAX) s = SPEED_MAX;
+    v->speed = s;
+    /* Enough catch-up steps for this speed at 30 fps; more would let a slow world stall. */
+    th_world_def d = th_world_get_def(*v->world);
+    double per_frame = s / (30.0 * (d.timestep > 0 ? d.timestep : 1.0 / 60));
+    int max_steps = (int)ceil(per_frame) + 1;
+    if (max_steps > 128) max_steps = 128;
+    double acc = v->clock.accumulator;
+    v->clock = th_clock_make(d.timestep, max_steps);
+    v->clock.accumulator = acc;
+}
+
+static void restart(viewer *v) {
+    if (!v->o->restart) {
+        say(v, "restart_unavailable", NULL);
+        return;
+    }
+    th_world *nw = v->o->restart(v->o->user);
+    if (!nw) {
+        fprintf(stderr, "viewer: restart failed, keeping the current scene\n");
+        return;
+    }
+    th_world_destroy(*v->world);
+    *v->world = nw;
+    tv_ctx_forget_world(&v->c);
+    tv_camera_fit(&v->c.cam, nw);
+    sync_bunkers(v);
+    set_speed(v, v->speed);
+    v->clock.accumulator = 0;
+    say(v, "restart", NULL);
+}
+
+static void toggle_overlay(viewer *v, uint32_t bit, const char *name) {
+    v->c.overlays ^= bit;
+    char what[64];
+    snprintf(what, sizeof what, "overlay %s %s", name, (v->c.overlays & bit) ? "on" : "off");
+    say(v, what, NULL);
+}
+
+static void on_key(viewer *v, const SDL_KeyboardEvent *k) {
+    SDL_Keycode s = k->keysym.sym;
+    if (k->repeat && s != SDLK_PERIOD) return;
+    switch (s) {
+    case SDLK_ESCAPE:
+        v->quit = true;
+        v->quit_reason = "key";
+        break;
+    case SDLK_SPACE:
+        v->paused = !v->paused;
+        say(v, v->paused ? "pause" : "resume", NULL);
+        break;
+    case SDLK_PERIOD:
+        if (v->paused) v->step_once = true;
+        break;
+    case SDLK_PLUS:
+    case SDLK_EQUALS:
+    case SDLK_KP_PLUS:
+        set_speed(v, v->speed * 2);
+        say(v, "speed", "%g", v->speed);
+        break;
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS:
+        set_speed(v, v->speed / 2);
+        say(v, "speed", "%g", v->speed);
+        break;
+    case SDLK_f:
+        toggle_overlay(v, TH_VIEW_OVERLAY_FLOW, "flow");
+        break;
+    case SDLK_d:
+        toggle_overlay(v, TH_VIEW_OVERLAY_DENSITY, "density");
+        break;
+    case SDLK_g:
+        toggle_overlay(v, TH_VIEW_OVERLAY_GRID, "grid");
+        break;
+    case SDLK_w:
+        toggle_overlay(v, TH_VIEW_OVERLAY_WALLDIST, "wall_distance");
+        break;
+    case SDLK_p:
+        toggle_overlay(v, TH_VIEW_OVERLAY_PROFILER, "profiler");
+        break;
+    case SDLK_t:
+        toggle_overlay(v, TH_VIEW_OVERLAY_HUD, "hud");
+        break;
+    case SDLK_h:
+        toggle_overlay(v, TH_VIEW_OVERLAY_HELP, "help");
+        break;
+    case SDLK_r:
+        restart(v);
+        break;
+    case SDLK_s:
+        v->shot = true;
+        break;
+    default:
+        if (s >= SDLK_1 && s <= SDLK_9)
+            toggle_bunker(v, (uint32_t)(s - SDLK_1));
+        else if (s >= SDLK_KP_1 && s <= SDLK_KP_9)
+            toggle_bunker(v, (uint32_t)(s - SDLK_KP_1));
+        break;
+    }
+}
+
+static void on_event(viewer *v, const SDL_Event *e) {
+    switch (e->type) {
+    case SDL_QUIT:
+        v->quit = true;
+        v->quit_reason = "window";
+        break;
+    case SDL_WINDOWEVENT:
+        if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
+            int w = 0, h = 0;
+            if (SDL_GetRendererOutputSize(v->r, &w, &h) == 0 && w > 0 && h > 0) {
+                /* Keep the same world point at the centre. */
+                v->c.cam.w = w;
+                v->c.cam.h = h;
+            }
+        }
+        break;
+    case SDL_KEYDOWN:
+        on_key(v, &e->key);
+        break;
+    case SDL_MOUSEBUTTONDOWN:
+        if (e->button.button == SDL_BUTTON_LEFT) {
+            v->pressing = true;
+            v->dragged = false;
+            v->press_x = v->last_x = e->button.x;
+            v->press_y = v->last_y = e->button.y;
+        }
+        break;
+    case SDL_MOUSEMOTION:
+        if (v->pressing) {
+            int dx = e->motion.x - v->press_x, dy = e->motion.y - v->press_y;
+            if (dx * dx + dy * dy > 16) v->dragged = true;
+            if (v->dragged) {
+                v->c.cam.cx -= (e->motion.x - v->last_x) / v->c.cam.scale;
+                v->c.cam.cy += (e->motion.y - v->last_y) / v->c.cam.scale;
+            }
+            v->last_x = e->motion.x;
+            v->last_y = e->motion.y;
+        }
+        break;
+    case SDL_MOUSEBUTTONUP:
+        if (e->button.button == SDL_BUTTON_LEFT && v->pressing) {
+            v->pressing = false;
+            if (!v->dragged) click(v, e->button.x, e->button.y);
+        }
+        break;
+    case SDL_MOUSEWHEEL: {
+        int mx = 0, my = 0;
+        SDL_GetMouseState(&mx, &my);
+        float dy = e->wheel.preciseY;
+        if (dy != 0) zoom_at(v, mx, my, pow(1.15, dy));
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void save_shot(viewer *v) {
+    v->shot = false;
+    int w = v->c.cam.w, h = v->c.cam.h;
+    uint32_t *px = malloc((size_t)w * (size_t)h * 4);
+    char path[512];
+    snprintf(path, sizeof path, "%s-%06llu.png", v->o->screenshot_prefix,
+             (unsigned long long)th_world_step_count(*v->world));
+    th_error err = {{0}};
+    if (!px) {
+        fprintf(stderr, "viewer: out of memory for a screenshot\n");
+        return;
+    }
+    if (SDL_RenderReadPixels(v->r, NULL, SDL_PIXELFORMAT_ARGB8888, px, w * 4) != 0) {
+        fprintf(stderr, "viewer: cannot read the frame back: %s\n", SDL_GetError());
+    } else if (!tv_write_png(path, px, w, h, w * 4, &err)) {
+        fprintf(stderr, "viewer: %s\n", err.message);
+    } else {
+        say(v, "screenshot", "%s", path);
+    }
+    free(px);
+}
+
+/* Run whole steps granted by the clock; the state before the last one is kept for
+ * interpolation. */
+static int run_steps(viewer *v, int n) {
+    for (int i = 0; i < n; i++) {
+        if (i == n - 1) tv_snapshot_prev(&v->c, *v->world);
+        th_world_step(*v->world);
+        tv_record_profile(&v->c, *v->world);
+        /* A full bunker or a timeline event may change the map or bunkers: redraw the map
+         * from time to time (it is one pass over the cells). */
+        if (th_world_step_count(*v->world) % 30 == 0) v->c.map_dirty = true;
+    }
+    if (n > 0) sync_bunkers(v);
+    return n;
+}
+
+int th_view_run(th_world **world, const th_view_opts *opts) {
+    th_view_opts def = th_view_default_opts();
+    const th_view_opts *o = opts ? opts : &def;
+    th_error err = {{0}};
+    if (!world || !*world) {
+        fprintf(stderr, "viewer: no world to show\n");
+        return 2;
+    }
+    if (!check_opts(o, &err)) {
+        fprintf(stderr, "viewer: %s\n", err.message);
+        return 2;
+    }
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+        fprintf(stderr, "viewer: cannot start SDL video: %s\n", SDL_GetError());
+        return 1;
+    }
+    viewer v = {.world = world, .o = o, .paused = o->start_paused};
+    v.win = SDL_CreateWindow(o->title ? o->title : "throng", SDL_WINDOWPOS_CENTERED,
+                             SDL_WINDOWPOS_CENTERED, o->width, o->height, SDL_WINDOW_RESIZABLE);
+    /* Vsync paces frames to the display; without it (software rendering) the loop caps
+     * itself at ~144 fps below, so the viewer does not take a core from the workers. */
+    if (v.win) v.r = SDL_CreateRenderer(v.win, -1, SDL_RENDERER_PRESENTVSYNC);
+    if (v.win && !v.r) v.r = SDL_CreateRenderer(v.win, -1, 0);
+    if (!v.win || !v.r) {
+        fprintf(stderr, "viewer: cannot open a window: %s\n", SDL_GetError());
+        if (v.win) SDL_DestroyWindow(v.win);
+        SDL_Quit();
+        return 1;
+    }
+    int rw = o->width, rh = o->height;
+    SDL_GetRendererOutputSize(v.r, &rw, &rh);
+    if (!tv_ctx_init(&v.c, v.r, rw, rh, &err)) {
+        fprintf(stderr, "viewer: %s\n", err.message);
+        SDL_DestroyRenderer(v.r);
+        SDL_DestroyWindow(v.win);
+        SDL_Quit();
+        return 1;
+    }
+    v.c.overlays = o->overlays;
+    v.c.title = o->title;
+    tv_camera_fit(&v.c.cam, *world);
+    set_speed(&v, o->sim_speed);
+    sync_bunkers(&v);
+
+    const double freq = (double)SDL_GetPerformanceFrequency();
+    uint64_t last = SDL_GetPerformanceCounter(), rate_t0 = last;
+    int frames = 0, rate_frames = 0, rate_steps = 0;
+    tv_rates rates = {.speed = v.speed, .live = true};
+    double alpha = 1.0;
+    while (!v.quit) {
+        SDL_Event e;
+        while (SDL_PollEvent(&e))
+            on_event(&v, &e);
+        if (v.quit) break;
+        uint64_t now = SDL_GetPerformanceCounter();
+        double elapsed = (double)(now - last) / freq;
+        last = now;
+        if (v.paused) {
+            if (v.step_once) {
+                rate_steps += run_steps(&v, 1);
+                say(&v, "step", NULL);
+            }
+            alpha = 1.0;
+        } else {
+            rate_steps += run_steps(&v, th_clock_advance(&v.clock, elapsed * v.speed));
+            alpha = th_clock_alpha(&v.clock);
+        }
+        v.step_once = false;
+        double since = (double)(now - rate_t0) / freq;
+        if (since >= 0.5) {
+            rates.fps = rate_frames / since;
+            rates.steps_per_s = rate_steps / since;
+            rate_frames = rate_steps = 0;
+            rate_t0 = now;
+        }
+        rates.speed = v.speed;
+        rates.paused = v.paused;
+        tv_draw_frame(&v.c, *world, alpha, &rates);
+        if (v.shot) save_shot(&v);
+        SDL_RenderPresent(v.r);
+        frames++;
+        rate_frames++;
+        if (o->max_frames > 0 && frames >= o->max_frames) {
+            v.quit = true;
+            v.quit_reason = "frames";
+        }
+        double spent = (double)(SDL_GetPerformanceCounter() - now) / freq;
+        if (spent < 1.0 / 144) SDL_Delay((Uint32)((1.0 / 144 - spent) * 1000.0) + 1);
+    }
+    say(&v, "quit", "%s", v.quit_reason ? v.quit_reason : "key");
+    tv_ctx_free(&v.c);
+    SDL_DestroyRenderer(v.r);
+    SDL_DestroyWindow(v.win);
+    SDL_Quit();
+    return 0;
+}

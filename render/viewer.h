@@ -1,0 +1,128 @@
+/* throng viewer: an SDL2 window onto a running world, and a headless screenshot renderer.
+ *
+ * This is the one public header of the render library. The viewer only reads the world between
+ * steps (through sim/throng.h) and changes it only through queued events (bunker destroyed or
+ * restored, walls broken); it never reaches into sim internals.
+ *
+ * Usage:
+ *     th_world *w = th_demo_create("evac", &(th_demo_opts){.agents = 10000, .seed = 1}, NULL);
+ *     th_view_opts vo = th_view_default_opts();
+ *     vo.title = "evac";
+ *     if (th_view_display_available()) th_view_run(&w, &vo);
+ *     th_world_destroy(w);
+ *
+ * Screen layout. The window is `width` x `height` pixels. On opening (and in every screenshot)
+ * the world rectangle is fitted into the window with TH_VIEW_MARGIN pixels on each side,
+ * centred, north (+y) up:
+ *     scale = min((width - 2 margin) / world_w, (height - 2 margin) / world_h)   pixels/metre
+ *     sx = width / 2  + (x - world_w / 2) * scale
+ *     sy = height / 2 - (y - world_h / 2) * scale
+ * th_view_world_to_screen computes exactly this, so tests and drivers never restate it. Zooming
+ * and panning change scale and centre from there.
+ *
+ * Keys: Space pause, `.` one step (while paused), `+`/`-` sim speed x2 / x0.5, 1..9 toggle
+ * bunker 1..9, F flow arrows, D density, G grid, W wall distance, P profiler, T HUD, H help,
+ * R restart, S screenshot, Esc quit. Mouse: click a bunker to destroy / restore it, click a
+ * destructible wall to break its whole connected piece, drag to pan, wheel to zoom about the
+ * cursor. */
+#ifndef TH_VIEWER_H
+#define TH_VIEWER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../sim/throng.h"
+
+/** Pixels left free around the world rectangle in the initial fit. */
+#define TH_VIEW_MARGIN 16
+
+/** Window and screenshot size bounds, pixels a side. */
+#define TH_VIEW_MIN_DIM 64
+#define TH_VIEW_MAX_DIM 8192
+
+/** Overlay bits (th_view_opts.overlays, th_view_screenshot). */
+enum {
+    TH_VIEW_OVERLAY_FLOW = 1u << 0,     /* flow arrows of the nearest-bunker field, coloured by
+                                           the bunker whose basin the cell lies in */
+    TH_VIEW_OVERLAY_DENSITY = 1u << 1,  /* agents per spatial-grid cell as a heat map */
+    TH_VIEW_OVERLAY_GRID = 1u << 2,     /* the spatial grid's cell borders */
+    TH_VIEW_OVERLAY_WALLDIST = 1u << 3, /* distance to the nearest wall as a heat map */
+    TH_VIEW_OVERLAY_PROFILER = 1u << 4, /* stacked graph of the phase times of the last steps */
+    TH_VIEW_OVERLAY_HUD = 1u << 5,      /* text panel: fps, steps/s, agents, phase times */
+    TH_VIEW_OVERLAY_HELP = 1u << 6,     /* key help panel */
+    TH_VIEW_OVERLAY_AGENTS = 1u << 7,   /* the agents themselves (on unless cleared) */
+};
+
+/** Viewer options. Start from th_view_default_opts(); zero is not a valid size. */
+typedef struct th_view_opts {
+    int width, height;                /* window or image size, pixels, in [TH_VIEW_MIN_DIM,
+                                         TH_VIEW_MAX_DIM]; default 1280 x 800 */
+    double sim_speed;                 /* simulated seconds per real second, in [1/64, 64];
+                                         default 1 (real time) */
+    th_world *(*restart)(void *user); /* R key: build a fresh scene (NULL: R does nothing). The
+                                         viewer destroys the old world when this succeeds and
+                                         keeps it when this returns NULL */
+    void *user;                       /* passed to restart */
+    const char *title;                /* window title and HUD heading; default "throng" */
+    int max_frames;                   /* quit after this many frames; 0 = until the user quits */
+    bool print_events;                /* print one line per user action to stdout, e.g.
+                                         "event destroy_bunker north step 123" */
+    uint32_t overlays;                /* TH_VIEW_OVERLAY_* bits shown at start; default HUD and
+                                         agents */
+    const char *screenshot_prefix;    /* S key writes PREFIX-STEP.png; default "throng" */
+    bool start_paused;                /* open paused; default false */
+} th_view_opts;
+
+/** Options with every default filled in. */
+th_view_opts th_view_default_opts(void);
+
+/** True when a real display can be opened (SDL's video subsystem starts with a driver other
+ *  than "dummy" or "offscreen" and reports at least one display). Cheap enough to call once at
+ *  start-up; it initialises and shuts down SDL's video subsystem. */
+bool th_view_display_available(void);
+
+/** Open a window on `*world` and run it interactively until Esc, window close, or
+ *  `opts->max_frames` frames. The world is stepped at `sim_speed` times real time with a fixed
+ *  step (the world's timestep) whatever the frame rate, and drawn interpolated between the
+ *  last two steps. On R the world is replaced through `opts->restart` and `*world` updated, so
+ *  the caller always owns (and destroys) the current `*world`. `opts` may be NULL (defaults).
+ *  Returns 0 on a normal quit, 1 when the window or renderer cannot be created (message on
+ *  stderr), 2 on bad options or a NULL world. */
+int th_view_run(th_world **world, const th_view_opts *opts);
+
+/** Render one frame of `w` as the viewer would draw it on opening (initial fit, no
+ *  interpolation), with the TH_VIEW_OVERLAY_* bits in `overlays`, to a PNG file at `png_path`
+ *  of opts->width x opts->height pixels. Uses SDL's software renderer onto a memory surface:
+ *  no display is needed. `opts` may be NULL (defaults). Returns false with `err` (may be NULL)
+ *  filled on bad arguments, when SDL fails, or when the file cannot be written. */
+bool th_view_screenshot(const th_world *w, const th_view_opts *opts, const char *png_path,
+                        uint32_t overlays, th_error *err);
+
+/** Like th_view_screenshot, but into memory: `pixels` receives opts->width x opts->height
+ *  pixels, row-major from the top-left, each 0xAARRGGBB. For tests and tools that compare
+ *  images without touching files. */
+bool th_view_render_pixels(const th_world *w, const th_view_opts *opts, uint32_t overlays,
+                           uint32_t *pixels, th_error *err);
+
+/** Measure the headless renderer: draw `frames` frames of `w` (initial fit, agents interpolated
+ *  half-way between the last two steps, overlays as given) with one software renderer, as the
+ *  window loop does minus presenting, and store the mean milliseconds per frame in
+ *  `*ms_per_frame`. Steps the world once first (to have two states to interpolate). False with
+ *  `err` filled on bad arguments or SDL failure. */
+bool th_view_time_frames(th_world *w, const th_view_opts *opts, uint32_t overlays, int frames,
+                         double *ms_per_frame, th_error *err);
+
+/** Where world point `p` (metres) lands on screen in the initial fit of a view of
+ *  width x height pixels (the formula in this header's comment). A world without a positive
+ *  size maps everything to the window centre. */
+th_vec2 th_view_world_to_screen(const th_world *w, int width, int height, th_vec2 p);
+
+/** Colour (0xAARRGGBB) in which agents of crowd `crowd` are drawn, at the centre of their
+ *  triangle. */
+uint32_t th_view_crowd_color(uint32_t crowd);
+
+/** Colour (0xAARRGGBB) of a map cell of kind `kind` and terrain cost 1 (walls, destructible
+ *  walls, open street) as drawn with no overlay covering it. */
+uint32_t th_view_cell_color(th_cell_kind kind);
+
+#endif

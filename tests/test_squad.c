@@ -1,0 +1,247 @@
+/* Squads: formations held by potential fields, A* marches, arrival without oscillation. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/throng.h"
+
+/* A walled map of w x h one-metre cells; `walls` lists cell rectangles x0, y0, x1, y1. */
+static th_world *map_world(int32_t w, int32_t h, const int32_t (*walls)[4], int nwalls) {
+    th_world_def wd = th_default_world_def();
+    wd.width = (float)w;
+    wd.height = (float)h;
+    wd.cell_size = 1;
+    wd.threads = 2;
+    th_error err;
+    th_world *world = th_world_create(&wd, &err);
+    ck_assert_msg(world != NULL, "%s", err.message);
+    for (int i = 0; i < nwalls; i++) {
+        for (int32_t y = walls[i][1]; y <= walls[i][3]; y++) {
+            for (int32_t x = walls[i][0]; x <= walls[i][2]; x++) {
+                th_world_set_cell(world, x, y, TH_CELL_WALL, 1, NULL);
+            }
+        }
+    }
+    th_crowd_def cd = th_default_crowd_def();
+    cd.name = "soldiers";
+    cd.separation_radius = 0.8f;
+    cd.max_speed = 3;
+    cd.max_force = 12;
+    ck_assert_int_eq(th_world_add_crowd(world, &cd, &err), 0);
+    return world;
+}
+
+static void assert_members_outside_walls(const th_world *w, uint32_t squad) {
+    th_squad_info si;
+    th_world_get_squad(w, squad, &si);
+    for (uint32_t i = 0; i < si.members; i++) {
+        th_agent_id id;
+        th_agent_state a;
+        ck_assert(th_world_squad_member(w, squad, i, &id, NULL));
+        ck_assert(th_world_get_agent(w, id, &a));
+        ck_assert_msg(th_world_cell(w, (int32_t)a.position.x, (int32_t)a.position.y, NULL) == TH_CELL_OPEN,
+                      "member %u at (%g, %g) is inside a wall", id, (double)a.position.x,
+                      (double)a.position.y);
+    }
+}
+
+/* Independent measure of the formation error: mean member-to-slot distance. */
+static double formation_error(const th_world *w, uint32_t squad) {
+    th_squad_info si;
+    th_world_get_squad(w, squad, &si);
+    double sum = 0;
+    for (uint32_t i = 0; i < si.members; i++) {
+        th_agent_id id;
+        th_vec2 slot;
+        th_agent_state a;
+        th_world_squad_member(w, squad, i, &id, &slot);
+        th_world_get_agent(w, id, &a);
+        sum += hypot(a.position.x - slot.x, a.position.y - slot.y);
+    }
+    return sum / si.members;
+}
+
+/* Step until the squad arrives (or `limit` steps); returns the steps taken. */
+static int march(th_world *w, uint32_t squad, int limit, double *worst_error) {
+    int s = 0;
+    th_squad_info si;
+    for (; s < limit; s++) {
+        th_world_step(w);
+        assert_members_outside_walls(w, squad);
+        double e = formation_error(w, squad);
+        if (worst_error && e > *worst_error) *worst_error = e;
+        th_world_get_squad(w, squad, &si);
+        if (si.arrived) break;
+    }
+    return s;
+}
+
+START_TEST(every_formation_holds_on_open_ground) {
+    const th_formation shapes[] = {TH_FORMATION_LINE, TH_FORMATION_COLUMN, TH_FORMATION_WEDGE,
+                                   TH_FORMATION_BOX, TH_FORMATION_CIRCLE};
+    for (size_t f = 0; f < sizeof shapes / sizeof shapes[0]; f++) {
+        th_world *w = map_world(80, 60, NULL, 0);
+        th_squad_def sd = th_default_squad_def();
+        sd.count = 12;
+        sd.formation = shapes[f];
+        sd.start = th_v2(25, 30);
+        sd.goal = th_v2(60, 35);
+        th_error err;
+        int q = th_world_add_squad(w, &sd, &err);
+        ck_assert_msg(q == 0, "%s", err.message);
+        /* Spawned on their slots: no error at the start. */
+        ck_assert(formation_error(w, 0) < 1e-4);
+        int steps = march(w, 0, 60 * 60, NULL);
+        ck_assert_msg(steps < 60 * 60, "formation %d never arrived", (int)shapes[f]);
+        th_squad_info si;
+        th_world_get_squad(w, 0, &si);
+        ck_assert(hypot(si.centre.x - 60, si.centre.y - 35) < 1e-3);
+        ck_assert_msg(formation_error(w, 0) < sd.tolerance, "formation %d error %.2f", (int)shapes[f],
+                      formation_error(w, 0));
+        th_world_destroy(w);
+    }
+}
+END_TEST
+
+START_TEST(column_breaks_at_a_pillar_and_reforms) {
+    /* A pillar just off the column's line: the centre walks around it and the trailing slots
+     * swing through it, so members must leave their slots and rejoin beyond. */
+    const int32_t pillar[1][4] = {{38, 27, 41, 31}};
+    th_world *w = map_world(90, 60, pillar, 1);
+    th_squad_def sd = th_default_squad_def();
+    sd.count = 10;
+    sd.formation = TH_FORMATION_COLUMN;
+    sd.spacing = 1.5f;
+    sd.start = th_v2(20, 30.5f);
+    sd.goal = th_v2(75, 30.5f);
+    ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
+    th_squad_info si;
+    th_world_get_squad(w, 0, &si);
+    ck_assert_uint_gt(si.waypoints, 2); /* the path bends around the pillar */
+    double worst = 0;
+    int steps = march(w, 0, 60 * 90, &worst);
+    ck_assert_msg(steps < 60 * 90, "the column never arrived");
+    ck_assert_msg(worst > sd.tolerance, "the column never broke (worst error %.2f m)", worst);
+    ck_assert_msg(formation_error(w, 0) < sd.tolerance, "not re-formed: error %.2f m",
+                  formation_error(w, 0));
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(goal_behind_a_wall_reached_without_oscillation) {
+    /* A wall across the map with one gap at the top: the goal is straight across. */
+    const int32_t wall[1][4] = {{40, 0, 41, 49}};
+    th_world *w = map_world(80, 60, wall, 1);
+    th_squad_def sd = th_default_squad_def();
+    sd.count = 9;
+    sd.formation = TH_FORMATION_BOX;
+    sd.start = th_v2(20, 20);
+    sd.goal = th_v2(60, 20);
+    ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
+    int steps = march(w, 0, 60 * 120, NULL);
+    ck_assert_msg(steps < 60 * 120, "never arrived");
+    th_squad_info first;
+    th_world_get_squad(w, 0, &first);
+    /* Held: still arrived every step, the centre fixed, members settled. */
+    for (int s = 0; s < 300; s++) {
+        th_world_step(w);
+        th_squad_info si;
+        th_world_get_squad(w, 0, &si);
+        ck_assert_msg(si.arrived, "arrival lost at step %d after arriving", s);
+        ck_assert(si.centre.x == first.centre.x && si.centre.y == first.centre.y);
+        ck_assert(formation_error(w, 0) < sd.tolerance);
+        assert_members_outside_walls(w, 0);
+    }
+    double speed = 0;
+    for (uint32_t i = 0; i < first.members; i++) {
+        th_agent_id id;
+        th_agent_state a;
+        th_world_squad_member(w, 0, i, &id, NULL);
+        th_world_get_agent(w, id, &a);
+        speed = fmax(speed, th_v2_len(a.velocity));
+    }
+    ck_assert_msg(speed < 0.5, "members still moving at %.2f m/s", speed);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(lost_members_close_up) {
+    th_world *w = map_world(80, 60, NULL, 0);
+    th_squad_def sd = th_default_squad_def();
+    sd.count = 16;
+    sd.formation = TH_FORMATION_BOX;
+    sd.start = th_v2(20, 30);
+    sd.goal = th_v2(60, 30);
+    ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
+    for (int s = 0; s < 120; s++) th_world_step(w);
+    th_agent_id lost[3];
+    for (int i = 0; i < 3; i++) ck_assert(th_world_squad_member(w, 0, (uint32_t)(4 * i), &lost[i], NULL));
+    for (int i = 0; i < 3; i++) ck_assert(th_world_remove_agent(w, lost[i], NULL));
+    th_world_step(w);
+    th_squad_info si;
+    th_world_get_squad(w, 0, &si);
+    ck_assert_uint_eq(si.members, 13);
+    ck_assert_uint_eq(th_world_get_stats(w).removed, 3);
+    for (int i = 0; i < 3; i++) {
+        th_agent_state a;
+        ck_assert(!th_world_get_agent(w, lost[i], &a));
+    }
+    /* Every slot has exactly one member. */
+    th_vec2 slots[13];
+    for (uint32_t i = 0; i < 13; i++) th_world_squad_member(w, 0, i, NULL, &slots[i]);
+    for (uint32_t i = 0; i < 13; i++) {
+        for (uint32_t j = i + 1; j < 13; j++) {
+            ck_assert(th_v2_len(th_v2_sub(slots[i], slots[j])) > 0.5f);
+        }
+    }
+    int steps = march(w, 0, 60 * 60, NULL);
+    ck_assert(steps < 60 * 60);
+    ck_assert(formation_error(w, 0) < sd.tolerance);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(bad_squads_are_rejected) {
+    const int32_t wall[1][4] = {{40, 0, 41, 59}}; /* no gap */
+    th_world *w = map_world(80, 60, wall, 1);
+    th_error err;
+    th_squad_def sd = th_default_squad_def();
+    sd.count = 0;
+    sd.start = th_v2(20, 20);
+    sd.goal = th_v2(30, 20);
+    ck_assert_int_eq(th_world_add_squad(w, &sd, &err), -1);
+    sd.count = 4;
+    sd.goal = th_v2(60, 20); /* behind an unbroken wall */
+    ck_assert_int_eq(th_world_add_squad(w, &sd, &err), -1);
+    ck_assert(strstr(err.message, "no path") != NULL);
+    sd.goal = th_v2(30, 20);
+    sd.start = th_v2(36.5f, 20); /* heading west, the column's tail would stand in the wall */
+    sd.formation = TH_FORMATION_COLUMN;
+    sd.spacing = 4; /* tail slot at x = 36.5 + 4 = 40.5, in the wall */
+    sd.count = 3;
+    ck_assert_int_eq(th_world_add_squad(w, &sd, &err), -1);
+    sd.start = th_v2(20, 20);
+    sd.crowd = 5;
+    ck_assert_int_eq(th_world_add_squad(w, &sd, &err), -1);
+    ck_assert(!th_world_remove_agent(w, 12345, &err));
+    th_world_destroy(w);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("squad");
+    TCase *tc = tcase_create("formations");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, every_formation_holds_on_open_ground);
+    tcase_add_test(tc, column_breaks_at_a_pillar_and_reforms);
+    tcase_add_test(tc, goal_behind_a_wall_reached_without_oscillation);
+    tcase_add_test(tc, lost_members_close_up);
+    tcase_add_test(tc, bad_squads_are_rejected);
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,280 @@
+/* The headless renderer: frames of known scenes sampled at positions computed with the
+ * documented world-to-screen transform (th_view_world_to_screen), overlays that must react to
+ * events, PNG output, and argument errors. Needs no display: SDL_VIDEODRIVER=dummy. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../render/viewer.h"
+
+enum { W = 800, H = 600 };
+
+static th_world *evac(uint32_t agents, int steps) {
+    th_error err;
+    th_world *w =
+        th_demo_create("evac", &(th_demo_opts){.agents = agents, .seed = 1, .threads = 2}, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    for (int i = 0; i < steps; i++)
+        th_world_step(w);
+    return w;
+}
+
+static th_view_opts small_opts(void) {
+    th_view_opts o = th_view_default_opts();
+    o.width = W;
+    o.height = H;
+    return o;
+}
+
+static uint32_t *render(const th_world *w, uint32_t overlays) {
+    uint32_t *px = malloc(sizeof(uint32_t) * W * H);
+    ck_assert_ptr_nonnull(px);
+    th_view_opts o = small_opts();
+    th_error err = {{0}};
+    ck_assert_msg(th_view_render_pixels(w, &o, overlays, px, &err), "%s", err.message);
+    return px;
+}
+
+static uint32_t pixel_at(const uint32_t *px, th_vec2 s) {
+    int x = (int)floorf(s.x), y = (int)floorf(s.y);
+    ck_assert(x >= 0 && y >= 0 && x < W && y < H);
+    return px[y * W + x] | 0xFF000000u;
+}
+
+/* Every cell within `r` of (x, y) is of kind `k`. */
+static bool block_of(const th_world *w, int32_t x, int32_t y, int32_t r, th_cell_kind k) {
+    for (int32_t dy = -r; dy <= r; dy++)
+        for (int32_t dx = -r; dx <= r; dx++)
+            if (th_world_cell(w, x + dx, y + dy, NULL) != k) return false;
+    return true;
+}
+
+/* Screen point `s` may lie under a bunker's marker or its label (about 90 x 45 px). */
+static bool near_bunker_label(const th_world *w, th_vec2 s) {
+    for (uint32_t b = 0; b < th_world_bunker_count(w); b++) {
+        th_bunker_info bi;
+        th_world_get_bunker(w, b, &bi);
+        th_vec2 o = th_view_world_to_screen(w, W, H, th_v2((float)bi.x0, (float)bi.y0));
+        if (fabsf(o.x - s.x) < 90 && fabsf(o.y - s.y) < 60) return true;
+    }
+    return false;
+}
+
+START_TEST(test_walls_where_walls_are) {
+    th_world *w = evac(500, 30);
+    uint32_t *px = render(w, TH_VIEW_OVERLAY_AGENTS);
+    int32_t cols, rows;
+    float cs;
+    ck_assert(th_world_map_size(w, &cols, &rows, &cs));
+    int walls = 0, rubble = 0;
+    /* Cells deep inside buildings: no agent or edge can be drawn over them. */
+    for (int32_t y = 3; y < rows - 3; y += 7) {
+        for (int32_t x = 3; x < cols - 3; x += 7) {
+            th_cell_kind k = th_world_cell(w, x, y, NULL);
+            if (k == TH_CELL_OPEN || !block_of(w, x, y, 3, k)) continue;
+            th_vec2 s = th_view_world_to_screen(w, W, H, th_v2((x + 0.5f) * cs, (y + 0.5f) * cs));
+            if (near_bunker_label(w, s)) continue;
+            ck_assert_msg(pixel_at(px, s) == th_view_cell_color(k),
+                          "cell %d,%d kind %d: pixel %08x, expected %08x", x, y, k, pixel_at(px, s),
+                          th_view_cell_color(k));
+            if (k == TH_CELL_WALL)
+                walls++;
+            else
+                rubble++;
+        }
+    }
+    ck_assert_int_gt(walls, 20);
+    ck_assert_int_gt(rubble, 5);
+    free(px);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(test_agents_where_agents_are) {
+    th_world *w = evac(500, 30);
+    uint32_t *px = render(w, TH_VIEW_OVERLAY_AGENTS);
+    th_agent_view v = th_world_agents(w);
+    int sampled = 0, matched = 0;
+    for (uint32_t i = 0; i < v.count && sampled < 60; i++) {
+        th_vec2 s = th_view_world_to_screen(w, W, H, th_v2(v.px[i], v.py[i]));
+        /* Isolated agents only: no other triangle (7 px long) can cover this one's pixel, and
+         * far from the bunkers, whose labels are drawn over agents. */
+        bool alone = true;
+        for (uint32_t j = 0; j < v.count && alone; j++) {
+            if (j == i) continue;
+            th_vec2 o = th_view_world_to_screen(w, W, H, th_v2(v.px[j], v.py[j]));
+            if (fabsf(o.x - s.x) < 12 && fabsf(o.y - s.y) < 12) alone = false;
+        }
+        if (!alone || near_bunker_label(w, s)) continue;
+        sampled++;
+        /* The software rasteriser snaps vertices to whole pixels, which can move a triangle's
+         * edge by up to a pixel: the agent's pixel or one next to it has its colour. */
+        bool hit = false;
+        for (int dy = -1; dy <= 1 && !hit; dy++)
+            for (int dx = -1; dx <= 1 && !hit; dx++)
+                hit = pixel_at(px, th_v2(s.x + dx, s.y + dy)) == th_view_crowd_color(v.crowd[i]);
+        if (hit) matched++;
+    }
+    ck_assert_int_ge(sampled, 15);
+    ck_assert_int_eq(matched, sampled);
+    free(px);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* Pixels that differ between two frames inside the screen box of world rectangle
+ * [x0, x1] x [y0, y1]. */
+static int diff_in(const th_world *w, const uint32_t *a, const uint32_t *b, float x0, float y0,
+                   float x1, float y1) {
+    th_vec2 tl = th_view_world_to_screen(w, W, H, th_v2(x0, y1));
+    th_vec2 br = th_view_world_to_screen(w, W, H, th_v2(x1, y0));
+    int n = 0;
+    for (int y = (int)tl.y; y < (int)br.y; y++)
+        for (int x = (int)tl.x; x < (int)br.x; x++)
+            if (a[y * W + x] != b[y * W + x]) n++;
+    return n;
+}
+
+START_TEST(test_flow_overlay_follows_bunker_destruction) {
+    th_world *w = evac(200, 1);
+    uint32_t *before = render(w, TH_VIEW_OVERLAY_FLOW);
+    int north = th_world_find_bunker(w, "north");
+    ck_assert_int_ge(north, 0);
+    th_bunker_info bi;
+    ck_assert(th_world_get_bunker(w, (uint32_t)north, &bi));
+    th_error err;
+    ck_assert_msg(th_world_destroy_bunker(w, (uint32_t)north, &err), "%s", err.message);
+    th_world_step(w);
+    uint32_t *after = render(w, TH_VIEW_OVERLAY_FLOW);
+    /* North's basin, below its marker and label: the arrows there turn to other bunkers. */
+    float cx = (bi.x0 + bi.x1 + 1) * 0.5f;
+    int basin = diff_in(w, before, after, cx - 48, (float)bi.y0 - 64, cx + 48, (float)bi.y0 - 8);
+    ck_assert_int_gt(basin, 500);
+    /* Around the south bunker nothing changed. */
+    th_bunker_info south;
+    ck_assert(th_world_get_bunker(w, (uint32_t)th_world_find_bunker(w, "south"), &south));
+    float sx = (south.x0 + south.x1 + 1) * 0.5f;
+    ck_assert_int_eq(diff_in(w, before, after, sx - 24, 6, sx + 24, 40), 0);
+    free(before);
+    free(after);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(test_screenshot_png) {
+    th_world *w = evac(300, 10);
+    th_view_opts o = small_opts();
+    o.title = "test";
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/throng_test_viewer_%ld.png", (long)getpid());
+    th_error err = {{0}};
+    uint32_t all = TH_VIEW_OVERLAY_FLOW | TH_VIEW_OVERLAY_DENSITY | TH_VIEW_OVERLAY_GRID |
+                   TH_VIEW_OVERLAY_WALLDIST | TH_VIEW_OVERLAY_PROFILER | TH_VIEW_OVERLAY_HUD |
+                   TH_VIEW_OVERLAY_HELP | TH_VIEW_OVERLAY_AGENTS;
+    ck_assert_msg(th_view_screenshot(w, &o, path, all, &err), "%s", err.message);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    unsigned char sig[8] = {0};
+    ck_assert_int_eq(fread(sig, 1, 8, f), 8);
+    ck_assert(memcmp(sig, "\x89PNG\r\n\x1a\n", 8) == 0);
+    fseek(f, 0, SEEK_END);
+    ck_assert_int_gt(ftell(f), 1000);
+    fclose(f);
+    remove(path);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(test_flock_all_overlays) {
+    th_error err;
+    th_world *w =
+        th_demo_create("flock", &(th_demo_opts){.agents = 2000, .seed = 1, .threads = 1}, &err);
+    ck_assert_ptr_nonnull(w);
+    for (int i = 0; i < 5; i++)
+        th_world_step(w);
+    free(render(w, 0xFFu)); /* every overlay on a world without a map: nothing to crash on */
+    uint32_t *px = render(w, TH_VIEW_OVERLAY_AGENTS | TH_VIEW_OVERLAY_DENSITY |
+                                 TH_VIEW_OVERLAY_GRID | TH_VIEW_OVERLAY_FLOW);
+    /* Agents sit on top of the density and grid layers: most agents' pixels show their colour
+     * (the rest are covered by a neighbour's triangle, of the same crowd here). */
+    th_agent_view v = th_world_agents(w);
+    int found = 0;
+    for (uint32_t i = 0; i < v.count; i++) {
+        th_vec2 s = th_view_world_to_screen(w, W, H, th_v2(v.px[i], v.py[i]));
+        if (pixel_at(px, s) == th_view_crowd_color(0)) found++;
+    }
+    ck_assert_int_gt(found, (int)v.count * 9 / 10);
+    free(px);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(test_transform_is_the_documented_fit) {
+    th_world *w = evac(10, 0);
+    /* 256 m square in 800 x 600: scale (600 - 2 margin) / 256, centred. */
+    double scale = (H - 2.0 * TH_VIEW_MARGIN) / 256.0;
+    th_vec2 o = th_view_world_to_screen(w, W, H, th_v2(0, 0));
+    th_vec2 c = th_view_world_to_screen(w, W, H, th_v2(256, 256));
+    ck_assert_float_eq_tol(o.x, W / 2.0 - 128 * scale, 1e-3);
+    ck_assert_float_eq_tol(o.y, H - TH_VIEW_MARGIN, 1e-3);
+    ck_assert_float_eq_tol(c.x, W / 2.0 + 128 * scale, 1e-3);
+    ck_assert_float_eq_tol(c.y, TH_VIEW_MARGIN, 1e-3);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(test_bad_arguments) {
+    th_world *w = evac(10, 0);
+    th_error err = {{0}};
+    th_view_opts o = small_opts();
+    o.width = 0;
+    ck_assert(!th_view_screenshot(w, &o, "/tmp/x.png", 0, &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "view size"));
+    o = small_opts();
+    o.sim_speed = NAN;
+    ck_assert(!th_view_screenshot(w, &o, "/tmp/x.png", 0, &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "sim speed"));
+    ck_assert(!th_view_screenshot(NULL, NULL, "/tmp/x.png", 0, &err));
+    ck_assert(!th_view_screenshot(w, NULL, NULL, 0, &err));
+    ck_assert(!th_view_render_pixels(w, NULL, 0, NULL, &err));
+    o = small_opts();
+    ck_assert(!th_view_screenshot(w, &o, "/nonexistent-dir/shot.png", 0, &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "/nonexistent-dir/shot.png"));
+    /* A NULL world or options never reach SDL. */
+    th_world *none = NULL;
+    ck_assert_int_eq(th_view_run(&none, NULL), 2);
+    o.max_frames = -1;
+    ck_assert_int_eq(th_view_run(&w, &o), 2);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(test_no_display_under_dummy_driver) {
+    ck_assert(!th_view_display_available());
+}
+END_TEST
+
+int main(void) {
+    /* Headless: SDL must never try to reach a display from these tests. */
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    Suite *s = suite_create("viewer");
+    TCase *tc = tcase_create("headless");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_walls_where_walls_are);
+    tcase_add_test(tc, test_agents_where_agents_are);
+    tcase_add_test(tc, test_flow_overlay_follows_bunker_destruction);
+    tcase_add_test(tc, test_screenshot_png);
+    tcase_add_test(tc, test_flock_all_overlays);
+    tcase_add_test(tc, test_transform_is_the_documented_fit);
+    tcase_add_test(tc, test_bad_arguments);
+    tcase_add_test(tc, test_no_display_under_dummy_driver);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

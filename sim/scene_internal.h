@@ -90,11 +90,7 @@ typedef struct th_scene {
 bool th_scene_fail(const th_scene *s, const th_ynode *at, const char *path, th_error *err,
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* ydoc.c: parse `len` bytes of YAML at `data` (copied) as if read from a file called `name`,
- * which messages name and which must outlive the doc. Same bounds and errors as th_ydoc_load.
- * Declared here, beside its only callers, rather than in ydoc.h. */
-bool th_ydoc_load_memory(th_ydoc *doc, const char *name, const void *data, size_t len,
-                         th_error *err);
+
 
 /* A decimal number: [+-]digits[.digits][e[+-]digits] (no fraction or exponent when
  * `integer`), the whole of t[0, len). */

@@ -23,7 +23,10 @@ void th_error_set(th_error *err, const char *fmt, ...) {
 bool th_nav_world_init(th_world *w) {
     th_world_nav *n = &w->nav;
     float cs = w->def.cell_size;
-    int32_t cols = (int32_t)ceilf(w->def.width / cs), rows = (int32_t)ceilf(w->def.height / cs);
+    /* In double, as th_world_create checked the size: a float division can round across an
+     * integer and disagree with that check by a column. */
+    int32_t cols = (int32_t)ceil((double)w->def.width / cs);
+    int32_t rows = (int32_t)ceil((double)w->def.height / cs);
     if (th_navmap_init(&n->map, cols, rows, cs) != TH_NAV_OK) return false;
     n->present = true;
     n->scratch = th_calloc(w->workers, sizeof *n->scratch);

@@ -44,6 +44,11 @@ typedef struct th_ydoc {
  *  returns false (the doc is then empty and safe to free). */
 bool th_ydoc_load(th_ydoc *doc, const char *path, th_error *err);
 
+/** Parse `len` bytes of YAML at `data` (copied) as if read from a file called `name`, which
+ *  messages name and which must outlive the doc. Same bounds and errors as th_ydoc_load. */
+bool th_ydoc_load_memory(th_ydoc *doc, const char *name, const void *data, size_t len,
+                         th_error *err);
+
 /** Free everything the document holds. */
 void th_ydoc_free(th_ydoc *doc);
 

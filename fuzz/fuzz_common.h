@@ -1,0 +1,96 @@
+/* Shared by the fuzz targets: the caps that keep one input fast, and the check that every
+ * failure is reported in the scene-error format. */
+#ifndef TH_FUZZ_COMMON_H
+#define TH_FUZZ_COMMON_H
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/scene_internal.h"
+
+/* The loader accepts up to 4096 x 4096 cells and 2^24 agents; building and stepping worlds
+ * that size takes seconds and gigabytes, which would hide real findings behind timeouts. The
+ * caps apply after parsing, so the parser still sees every input whole. */
+enum {
+    FUZZ_MAX_CELLS = 160 * 160,
+    FUZZ_MAX_AGENTS = 2000,
+    FUZZ_MAX_EVENTS = 64,
+    FUZZ_STEPS = 2,
+};
+
+static inline bool fuzz_within_caps(const th_scene *s) {
+    uint64_t agents = 0;
+    for (uint32_t c = 0; c < s->crowd_count; c++) {
+        agents += (uint64_t)s->crowd[c].count + s->crowd[c].agent_count;
+    }
+    uint64_t cells = s->has_map ? (uint64_t)s->cols * (uint64_t)s->rows : 0;
+    return agents <= FUZZ_MAX_AGENTS && cells <= FUZZ_MAX_CELLS &&
+           s->event_count <= FUZZ_MAX_EVENTS;
+}
+
+/* "name:line:column: ..." with a non-empty rest and nothing that could drive a terminal. */
+static inline void fuzz_check_message(const th_error *err, const char *name) {
+    const char *m = err->message;
+    size_t n = strlen(name);
+    bool ok = strncmp(m, name, n) == 0 && m[n] == ':' && isdigit((unsigned char)m[n + 1]);
+    const char *p = m + n + 1;
+    while (ok && isdigit((unsigned char)*p))
+        p++;
+    ok = ok && *p == ':' && isdigit((unsigned char)p[1]);
+    p++;
+    while (ok && isdigit((unsigned char)*p))
+        p++;
+    ok = ok && p[0] == ':' && p[1] == ' ' && p[2] != '\0';
+    for (const char *q = m; ok && *q; q++)
+        ok = (unsigned char)*q >= 32 && *q != 127;
+    if (!ok) {
+        fprintf(stderr, "badly formed error message: \"%s\"\n", m);
+        abort();
+    }
+}
+
+/* Parse `data` as a scene named `name`; when it is valid and small enough, build its world
+ * on one thread and run a few steps. */
+static inline void fuzz_scene_bytes(const char *name, const void *data, size_t size) {
+    th_scene s;
+    th_error err = {{0}};
+    if (!th_scene_parse_memory(&s, name, data, size, &err)) {
+        fuzz_check_message(&err, name);
+    } else if (fuzz_within_caps(&s)) {
+        th_world *w = th_scene_build(&s, &(th_scene_opts){.threads = 1}, &err);
+        if (!w) {
+            fuzz_check_message(&err, name);
+        } else {
+            for (int i = 0; i < FUZZ_STEPS; i++)
+                th_world_step(w);
+            /* The engine's invariants: every agent counted, inside the world, finite, and not
+             * in a wall. */
+            th_world_stats st = th_world_get_stats(w);
+            if (st.agents + st.sheltered != st.spawned) abort();
+            th_world_def d = th_world_get_def(w);
+            th_agent_view v = th_world_agents(w);
+            for (uint32_t i = 0; i < v.count; i++) {
+                float x = v.px[i], y = v.py[i];
+                if (!(x >= 0 && x < d.width && y >= 0 && y < d.height) || !isfinite(v.vx[i]) ||
+                    !isfinite(v.vy[i])) {
+                    fprintf(stderr, "agent %u at (%g, %g) is off the %g x %g world\n", i, (double)x,
+                            (double)y, (double)d.width, (double)d.height);
+                    abort();
+                }
+                if (s.has_map && th_world_cell(w, (int32_t)(x / d.cell_size),
+                                               (int32_t)(y / d.cell_size), NULL) != TH_CELL_OPEN) {
+                    fprintf(stderr, "agent %u at (%g, %g) is inside a wall\n", i, (double)x,
+                            (double)y);
+                    abort();
+                }
+            }
+            th_world_destroy(w);
+        }
+    }
+    th_scene_free(&s);
+}
+
+#endif

@@ -50,8 +50,10 @@ int th_world_add_target(th_world *w, const th_target_def *def, th_error *err) {
         d.points = points;
         break;
     case TH_TARGET_AGENT:
-        if (d.agent >= w->next_id) {
-            th_error_set(err, "no agent %u to follow", d.agent);
+        /* The agent may be added later (a scene builds targets before crowds); until it exists,
+         * and after it is gone, the target is absent and leaders hold their course. */
+        if (d.agent >= TH_MAX_AGENTS) {
+            th_error_set(err, "agent id %u is beyond the %u agent bound", d.agent, TH_MAX_AGENTS);
             return -1;
         }
         break;
@@ -131,7 +133,7 @@ void th_targets_update(th_world *w) {
             path_at(d, (double)d->speed * time, &pos, &vel);
             break;
         case TH_TARGET_AGENT: {
-            uint32_t k = w->slot_of_id[d->agent];
+            uint32_t k = d->agent < w->next_id ? w->slot_of_id[d->agent] : UINT32_MAX;
             valid = k < w->count;
             if (valid) {
                 pos = th_v2(a->px[k], a->py[k]);

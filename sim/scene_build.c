@@ -240,6 +240,33 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
             }
         }
     }
+    /* Targets first (crowds name them). An agent target gets the id its agent will have:
+     * ids are handed out crowd by crowd, hand-placed agents first. */
+    uint64_t first_id[TH_MAX_CROWDS];
+    uint64_t next = 0;
+    for (uint32_t c = 0; c < s->crowd_count; c++) {
+        first_id[c] = next;
+        next += (uint64_t)s->crowd[c].agent_count + counts[c];
+    }
+    for (uint32_t t = 0; t < s->target_count && ok; t++) {
+        const th_scene_target *st = &s->target[t];
+        th_target_def td = st->def;
+        char path[64];
+        snprintf(path, sizeof path, "targets[%u]", t);
+        if (td.kind == TH_TARGET_AGENT) {
+            uint32_t c = (uint32_t)st->agent_crowd;
+            uint64_t n = (uint64_t)s->crowd[c].agent_count + counts[c];
+            if (st->agent_index >= n) {
+                snprintf(path, sizeof path, "targets[%u].agent.index", t);
+                ok = th_scene_fail(s, th_ynode_get(st->node, "agent"), path, err,
+                                   "crowd '%s' has %llu agents, so there is no agent %u",
+                                   s->crowd[c].name, (unsigned long long)n, st->agent_index);
+                break;
+            }
+            td.agent = (th_agent_id)(first_id[c] + st->agent_index);
+        }
+        if (th_world_add_target(w, &td, err) != (int)t) ok = refused(s, st->node, path, err);
+    }
     for (uint32_t c = 0; c < s->crowd_count && ok; c++) {
         const th_scene_crowd *cr = &s->crowd[c];
         char path[64];
@@ -254,6 +281,13 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
             }
         }
         if (ok) ok = spawn_crowd(w, s, &lc, c, counts[c], wd.seed, err);
+    }
+    for (uint32_t q = 0; q < s->squad_count && ok; q++) {
+        char path[64];
+        snprintf(path, sizeof path, "squads[%u]", q);
+        if (th_world_add_squad(w, &s->squad[q].def, err) != (int)q) {
+            ok = refused(s, s->squad[q].node, path, err);
+        }
     }
     if (ok) ok = schedule_events(w, s, err);
     th_free(lc.cells);

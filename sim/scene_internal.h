@@ -43,6 +43,21 @@ typedef struct th_scene_bunker {
     const th_ynode *node;
 } th_scene_bunker;
 
+/* A target; an agent target names a crowd and an index among its agents, resolved to an id
+ * when the world is built. */
+typedef struct th_scene_target {
+    char name[64];
+    th_target_def def;
+    int32_t agent_crowd; /* -1 unless def.kind is TH_TARGET_AGENT */
+    uint32_t agent_index;
+    const th_ynode *node;
+} th_scene_target;
+
+typedef struct th_scene_squad {
+    th_squad_def def;
+    const th_ynode *node;
+} th_scene_squad;
+
 typedef struct th_scene_event {
     uint64_t step;
     th_event_def def;
@@ -83,6 +98,10 @@ typedef struct th_scene {
     uint32_t crowd_count;
     th_scene_event *event;
     uint32_t event_count;
+    th_scene_target target[TH_MAX_TARGETS];
+    uint32_t target_count;
+    th_scene_squad *squad;
+    uint32_t squad_count;
 } th_scene;
 
 /* Shared by the scene sources: report a problem at a node as

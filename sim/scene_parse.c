@@ -469,7 +469,9 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
     static const char *const keys[] = {
         "name", "count", "behavior", "spawn", "agents", "initial_speed", "neighbor_radius",
         "separation_radius", "fov", "separation_weight", "alignment_weight", "cohesion_weight",
-        "max_speed", "max_force", "flow_weight", "wall_radius", "wall_weight", "color", NULL};
+        "max_speed", "max_force", "flow_weight", "wall_radius", "wall_weight", "color", "type",
+        "target", "pursuit", "pursuit_weight", "lead_fov", "lead_radius", "flee_types",
+        "flee_radius", "flee_weight", NULL};
     char path[64], sub[128];
     snprintf(path, sizeof path, "crowds[%u]", index);
     if (!expect(s, n, TH_Y_MAPPING, path, c->err) || !known_keys(s, n, path, keys, c->err)) return false;
@@ -507,8 +509,49 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
         !crowd_float(c, n, path, "flow_weight", 0, 1000, &d->flow_weight) ||
         !crowd_float(c, n, path, "wall_radius", 0, 1000, &d->wall_radius) ||
         !crowd_float(c, n, path, "wall_weight", 0, 1000, &d->wall_weight) ||
-        !crowd_float(c, n, path, "initial_speed", 0, 1000, &cr->initial_speed))
+        !crowd_float(c, n, path, "initial_speed", 0, 1000, &cr->initial_speed) ||
+        !crowd_float(c, n, path, "pursuit_weight", 0, 1000, &d->pursuit_weight) ||
+        !crowd_float(c, n, path, "lead_fov", 1, 180, &d->lead_fov_deg) ||
+        !crowd_float(c, n, path, "lead_radius", 0, 1000, &d->lead_radius) ||
+        !crowd_float(c, n, path, "flee_radius", 0.01, 1000, &d->flee_radius) ||
+        !crowd_float(c, n, path, "flee_weight", 0, 1000, &d->flee_weight))
         return false;
+    if ((v = th_ynode_get(n, "type"))) {
+        uint64_t t;
+        snprintf(sub, sizeof sub, "%s.type", path);
+        if (!th_scene_u64(s, v, sub, 0, TH_MAX_TYPES - 1, &t, c->err)) return false;
+        d->type = (uint32_t)t;
+    }
+    if ((v = th_ynode_get(n, "target"))) {
+        char buf[64];
+        snprintf(sub, sizeof sub, "%s.target", path);
+        d->target = -1;
+        for (uint32_t t = 0; v->kind == TH_Y_SCALAR && t < s->target_count; t++) {
+            if (strlen(s->target[t].name) == v->len && memcmp(s->target[t].name, v->text, v->len) == 0) d->target = (int32_t)t;
+        }
+        if (d->target < 0) return FAIL(s, v, sub, c->err, "expected the name of a target, found %s", found(v, buf, sizeof buf));
+        if (s->target[d->target].def.kind == TH_TARGET_SHELTER && s->bunker_count == 0) {
+            return FAIL(s, v, sub, c->err, "target '%s' is the nearest shelter, but the scene has no bunkers", s->target[d->target].name);
+        }
+    }
+    if ((v = th_ynode_get(n, "pursuit"))) {
+        static const char *const words[] = {"chase", "intercept", NULL};
+        int how;
+        snprintf(sub, sizeof sub, "%s.pursuit", path);
+        if (!scalar_word(s, v, sub, words, &how, c->err)) return false;
+        d->pursuit = how ? TH_PURSUIT_INTERCEPT : TH_PURSUIT_CHASE;
+    }
+    if ((v = th_ynode_get(n, "flee_types"))) {
+        snprintf(sub, sizeof sub, "%s.flee_types", path);
+        if (!expect(s, v, TH_Y_SEQUENCE, sub, c->err)) return false;
+        for (uint32_t i = 0; i < v->count; i++) {
+            uint64_t t;
+            char item[160];
+            snprintf(item, sizeof item, "%s[%u]", sub, i);
+            if (!th_scene_u64(s, v->items[i], item, 0, TH_MAX_TYPES - 1, &t, c->err)) return false;
+            d->flee_types |= 1u << t;
+        }
+    }
     if (s->bounds == TH_BOUNDS_WRAP) {
         float reach = fmaxf(d->neighbor_radius, d->separation_radius);
         if (2.0f * reach > s->width || 2.0f * reach > s->height) {
@@ -613,6 +656,185 @@ static bool parse_time(ctx *c, const th_ynode *n, const char *path, double *seco
     return FAIL(c->s, n, path, c->err, "expected a time such as 20s, 1500ms or 12.5 (seconds, 0 to 1e7), found %s", found(n, buf, sizeof buf));
 }
 
+static bool point(ctx *c, const th_ynode *n, const char *path, th_vec2 *out) {
+    double xy[2];
+    if (number_list(c->s, n, path, 2, 0, -TH_MAX_WORLD_DIM, TH_MAX_WORLD_DIM, xy, c->err) < 0) return false;
+    *out = th_v2((float)xy[0], (float)xy[1]);
+    return true;
+}
+
+static bool parse_targets(ctx *c, const th_ynode *n) {
+    th_scene *s = c->s;
+    if (!expect(s, n, TH_Y_SEQUENCE, "targets", c->err)) return false;
+    if (n->count > TH_MAX_TARGETS) return FAIL(s, n, "targets", c->err, "more than %d targets", TH_MAX_TARGETS);
+    static const char *const keys[] = {"name", "point", "velocity", "path", "speed", "loop", "agent", "shelter", NULL};
+    for (uint32_t i = 0; i < n->count; i++) {
+        const th_ynode *t = n->items[i], *v;
+        char path[64], sub[128];
+        snprintf(path, sizeof path, "targets[%u]", i);
+        if (!expect(s, t, TH_Y_MAPPING, path, c->err) || !known_keys(s, t, path, keys, c->err)) return false;
+        th_scene_target *st = &s->target[s->target_count];
+        memset(st, 0, sizeof *st);
+        st->node = t;
+        st->agent_crowd = -1;
+        snprintf(sub, sizeof sub, "%s.name", path);
+        if (!(v = th_ynode_get(t, "name"))) return FAIL(s, t, sub, c->err, "missing: every target has a name");
+        if (!scalar_name(s, v, sub, st->name, sizeof st->name, c->err)) return false;
+        for (uint32_t k = 0; k < s->target_count; k++) {
+            if (strcmp(s->target[k].name, st->name) == 0) return FAIL(s, v, sub, c->err, "target name '%s' is used twice", st->name);
+        }
+        const th_ynode *pt = th_ynode_get(t, "point"), *pa = th_ynode_get(t, "path"),
+                       *ag = th_ynode_get(t, "agent"), *sh = th_ynode_get(t, "shelter");
+        int kinds = !!pt + !!pa + !!ag + !!sh;
+        if (kinds != 1) return FAIL(s, t, path, c->err, "expected exactly one of point, path, agent or shelter, found %d", kinds);
+        if (pt) {
+            st->def.kind = TH_TARGET_POINT;
+            snprintf(sub, sizeof sub, "%s.point", path);
+            if (!point(c, pt, sub, &st->def.position)) return false;
+            if ((v = th_ynode_get(t, "velocity"))) {
+                snprintf(sub, sizeof sub, "%s.velocity", path);
+                if (!point(c, v, sub, &st->def.velocity)) return false;
+            }
+        } else if (pa) {
+            st->def.kind = TH_TARGET_PATH;
+            snprintf(sub, sizeof sub, "%s.path", path);
+            if (!expect(s, pa, TH_Y_SEQUENCE, sub, c->err)) return false;
+            if (pa->count < 1 || pa->count > TH_MAX_PATH_POINTS) return FAIL(s, pa, sub, c->err, "expected 1 to %d points, found %u", TH_MAX_PATH_POINTS, pa->count);
+            th_vec2 *pts = th_arena_alloc(&s->doc.arena, pa->count * sizeof *pts);
+            if (!pts) return FAIL(s, pa, sub, c->err, "out of memory");
+            for (uint32_t k = 0; k < pa->count; k++) {
+                char item[160];
+                snprintf(item, sizeof item, "%s[%u]", sub, k);
+                if (!point(c, pa->items[k], item, &pts[k])) return false;
+            }
+            st->def.points = pts;
+            st->def.point_count = pa->count;
+            st->def.speed = 1.0f;
+            double speed;
+            if ((v = th_ynode_get(t, "speed"))) {
+                snprintf(sub, sizeof sub, "%s.speed", path);
+                if (!scalar_float(s, v, sub, 0, 1000, &speed, c->err)) return false;
+                st->def.speed = (float)speed;
+            }
+            if ((v = th_ynode_get(t, "loop"))) {
+                static const char *const words[] = {"false", "true", NULL};
+                int b;
+                snprintf(sub, sizeof sub, "%s.loop", path);
+                if (!scalar_word(s, v, sub, words, &b, c->err)) return false;
+                st->def.loop = b == 1;
+            }
+        } else if (ag) {
+            static const char *const akeys[] = {"crowd", "index", NULL};
+            st->def.kind = TH_TARGET_AGENT;
+            snprintf(sub, sizeof sub, "%s.agent", path);
+            if (!expect(s, ag, TH_Y_MAPPING, sub, c->err) || !known_keys(s, ag, sub, akeys, c->err)) return false;
+            /* The crowd is looked up once the crowds are read (it may come later). */
+            if (!th_ynode_get(ag, "crowd")) return FAIL(s, ag, sub, c->err, "missing: {crowd: NAME, index: N}");
+            uint64_t idx = 0;
+            if ((v = th_ynode_get(ag, "index"))) {
+                char item[160];
+                snprintf(item, sizeof item, "%s.index", sub);
+                if (!th_scene_u64(s, v, item, 0, TH_MAX_AGENTS - 1, &idx, c->err)) return false;
+            }
+            st->agent_index = (uint32_t)idx;
+        } else {
+            static const char *const words[] = {"true", NULL};
+            int b;
+            snprintf(sub, sizeof sub, "%s.shelter", path);
+            if (!scalar_word(s, sh, sub, words, &b, c->err)) return false;
+            if (!s->has_map) return FAIL(s, sh, sub, c->err, "a shelter target needs a map with bunkers");
+            st->def.kind = TH_TARGET_SHELTER;
+        }
+        s->target_count++;
+    }
+    return true;
+}
+
+static int find_crowd(const th_scene *s, const th_ynode *name) {
+    for (uint32_t k = 0; name->kind == TH_Y_SCALAR && k < s->crowd_count; k++) {
+        if (strlen(s->crowd[k].name) == name->len && memcmp(s->crowd[k].name, name->text, name->len) == 0) return (int)k;
+    }
+    return -1;
+}
+
+/* Agent targets: their crowd by name, now that the crowds are read. */
+static bool resolve_agent_targets(ctx *c) {
+    th_scene *s = c->s;
+    for (uint32_t t = 0; t < s->target_count; t++) {
+        th_scene_target *st = &s->target[t];
+        if (st->def.kind != TH_TARGET_AGENT) continue;
+        const th_ynode *name = th_ynode_get(th_ynode_get(st->node, "agent"), "crowd");
+        char path[96], buf[64];
+        snprintf(path, sizeof path, "targets[%u].agent.crowd", t);
+        st->agent_crowd = find_crowd(s, name);
+        if (st->agent_crowd < 0) return FAIL(s, name, path, c->err, "expected the name of a crowd, found %s", found(name, buf, sizeof buf));
+    }
+    return true;
+}
+
+static bool parse_squads(ctx *c, const th_ynode *n) {
+    th_scene *s = c->s;
+    if (!expect(s, n, TH_Y_SEQUENCE, "squads", c->err)) return false;
+    if (n->count > TH_MAX_SQUADS) return FAIL(s, n, "squads", c->err, "more than %d squads", TH_MAX_SQUADS);
+    s->squad = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->squad);
+    if (!s->squad) return FAIL(s, n, "squads", c->err, "out of memory");
+    static const char *const keys[] = {"crowd", "count", "formation", "files", "spacing", "start", "goal", "speed", "tolerance", "slot_weight", NULL};
+    for (uint32_t i = 0; i < n->count; i++) {
+        const th_ynode *q = n->items[i], *v;
+        char path[64], sub[128], buf[64];
+        snprintf(path, sizeof path, "squads[%u]", i);
+        if (!expect(s, q, TH_Y_MAPPING, path, c->err) || !known_keys(s, q, path, keys, c->err)) return false;
+        th_squad_def d = th_default_squad_def();
+        snprintf(sub, sizeof sub, "%s.crowd", path);
+        if (!(v = th_ynode_get(q, "crowd"))) return FAIL(s, q, sub, c->err, "missing: the crowd the members belong to");
+        int cr = find_crowd(s, v);
+        if (cr < 0) return FAIL(s, v, sub, c->err, "expected the name of a crowd, found %s", found(v, buf, sizeof buf));
+        d.crowd = (uint32_t)cr;
+        uint64_t u;
+        snprintf(sub, sizeof sub, "%s.count", path);
+        if (!(v = th_ynode_get(q, "count"))) return FAIL(s, q, sub, c->err, "missing: how many members");
+        if (!th_scene_u64(s, v, sub, 1, TH_MAX_SQUAD_MEMBERS, &u, c->err)) return false;
+        d.count = (uint32_t)u;
+        if ((v = th_ynode_get(q, "formation"))) {
+            static const char *const words[] = {"line", "column", "wedge", "box", "circle", NULL};
+            int f;
+            snprintf(sub, sizeof sub, "%s.formation", path);
+            if (!scalar_word(s, v, sub, words, &f, c->err)) return false;
+            d.formation = (th_formation)f;
+        }
+        if ((v = th_ynode_get(q, "files"))) {
+            snprintf(sub, sizeof sub, "%s.files", path);
+            if (!th_scene_u64(s, v, sub, 1, TH_MAX_SQUAD_MEMBERS, &u, c->err)) return false;
+            d.files = (uint32_t)u;
+        }
+        const struct {
+            const char *key;
+            float *out;
+            double lo, hi;
+        } floats[] = {{"spacing", &d.spacing, 0.01, 100}, {"speed", &d.speed, 0.01, 1000},
+                      {"tolerance", &d.tolerance, 0.01, 100}, {"slot_weight", &d.slot_weight, 0, 1000}};
+        for (size_t f = 0; f < sizeof floats / sizeof floats[0]; f++) {
+            if (!(v = th_ynode_get(q, floats[f].key))) continue;
+            double x;
+            snprintf(sub, sizeof sub, "%s.%s", path, floats[f].key);
+            if (!scalar_float(s, v, sub, floats[f].lo, floats[f].hi, &x, c->err)) return false;
+            *floats[f].out = (float)x;
+        }
+        const char *ends[2] = {"start", "goal"};
+        th_vec2 *at[2] = {&d.start, &d.goal};
+        for (int e = 0; e < 2; e++) {
+            snprintf(sub, sizeof sub, "%s.%s", path, ends[e]);
+            if (!(v = th_ynode_get(q, ends[e]))) return FAIL(s, q, sub, c->err, "missing: [x, y] in metres");
+            if (!point(c, v, sub, at[e])) return false;
+            if (!th_scene_open_at(s, at[e]->x, at[e]->y, false)) {
+                return FAIL(s, v, sub, c->err, "(%g, %g) is not open ground inside the world", (double)at[e]->x, (double)at[e]->y);
+            }
+        }
+        s->squad[s->squad_count++] = (th_scene_squad){d, q};
+    }
+    return true;
+}
+
 static bool parse_events(ctx *c, const th_ynode *n) {
     th_scene *s = c->s;
     if (!expect(s, n, TH_Y_SEQUENCE, "events", c->err)) return false;
@@ -690,7 +912,7 @@ static bool parse_tree(th_scene *s, th_error *err) {
     const th_ynode *root = s->doc.root;
     if (!root) return FAIL(s, NULL, "(file)", err, "the file is empty; expected a mapping with name, crowds, ...");
     if (!expect(s, root, TH_Y_MAPPING, "(file)", err)) return false;
-    static const char *const keys[] = {"name", "seed", "timestep", "threads", "steps", "world", "map", "bunkers", "crowds", "events", NULL};
+    static const char *const keys[] = {"name", "seed", "timestep", "threads", "steps", "world", "map", "bunkers", "targets", "crowds", "squads", "events", NULL};
     if (!known_keys(s, root, "", keys, err)) return false;
 
     const th_ynode *v = th_ynode_get(root, "name");
@@ -730,9 +952,12 @@ static bool parse_tree(th_scene *s, th_error *err) {
             return FAIL(s, s->bunker[b].node, "bunkers", err, "bunker '%s' has no cells", s->bunker[b].name);
         }
     }
+    if ((v = th_ynode_get(root, "targets")) && !parse_targets(&c, v)) return false;
     v = th_ynode_get(root, "crowds");
     if (!v) return FAIL(s, root, "crowds", err, "missing: a scene has at least one crowd");
     if (!parse_crowds(&c, v)) return false;
+    if (!resolve_agent_targets(&c)) return false;
+    if ((v = th_ynode_get(root, "squads")) && !parse_squads(&c, v)) return false;
     for (uint32_t i = 0; i < s->crowd_count; i++) {
         if (s->crowd[i].def.behavior == TH_BEHAVIOR_FLEE && s->bunker_count == 0) {
             char path2[64];

@@ -254,7 +254,8 @@ typedef enum th_target_kind {
     TH_TARGET_POINT = 0, /* starts at `position`, moves at constant `velocity` */
     TH_TARGET_PATH = 1,  /* moves along `points` at `speed`, looping back to the first or
                             stopping at the last */
-    TH_TARGET_AGENT = 2, /* follows agent `agent` (where it is and how it moves) */
+    TH_TARGET_AGENT = 2, /* follows agent `agent` (where it is and how it moves); absent while
+                            that id names no agent */
     TH_TARGET_SHELTER = 3, /* the nearest open bunker: leaders follow the river map */
 } th_target_kind;
 

@@ -142,8 +142,17 @@ START_TEST(path_and_agent_targets_move) {
     th_target_def bad = {.kind = TH_TARGET_PATH, .points = pts, .point_count = 0, .speed = 1};
     th_error err;
     ck_assert_int_eq(th_world_add_target(w, &bad, &err), -1);
-    bad = (th_target_def){.kind = TH_TARGET_AGENT, .agent = 999};
+    bad = (th_target_def){.kind = TH_TARGET_AGENT, .agent = TH_MAX_AGENTS};
     ck_assert_int_eq(th_world_add_target(w, &bad, &err), -1);
+    /* An agent not yet in the world: the target is absent until it is. */
+    th_target_def later = {.kind = TH_TARGET_AGENT, .agent = 1};
+    int tl = th_world_add_target(w, &later, &err);
+    ck_assert_int_ge(tl, 0);
+    th_world_step(w);
+    ck_assert(!th_world_target_state(w, (uint32_t)tl, &pos, &vel));
+    th_world_add_agent(w, 0, th_v2(20, 20), th_v2(1, 0), NULL);
+    th_world_step(w);
+    ck_assert(th_world_target_state(w, (uint32_t)tl, &pos, &vel));
     th_world_destroy(w);
 }
 END_TEST

@@ -68,7 +68,9 @@ static const char k_help[] =
     "speed-up over the naive O(N^2) reference at the smaller sizes, in one run.\n"
     "\n"
     "options:\n"
-    "  --scene NAME       built-in demo to run: flock or evac (default flock)\n"
+    "  --scene NAME       a built-in demo, flock (default: its field grows with the agents to\n"
+    "                     keep ~20 neighbours each) or evac, or a scene file or library name\n"
+    "                     (its crowds scaled to each agent count in the scene's own world)\n"
     "  --agents LIST      comma-separated agent counts (default 10000,100000)\n"
     "  --threads LIST     comma-separated thread counts, 1..64; counts above the number of\n"
     "                     cores show oversubscription (default 1,2)\n"
@@ -261,8 +263,8 @@ static bool measure(const bench_opts *o, uint32_t agents, uint32_t threads, row 
     r->speedup = NAN;
     r->naive_rate = NAN;
     for (uint64_t rep = 0; rep < o->reps; rep++) {
-        progress("bench: configuration %u/%u: %u agents, %u threads, run %" PRIu64 "/%" PRIu64,
-                 config, configs, agents, threads, rep + 1, o->reps);
+        progress("bench: configuration %u/%u: %u agents, %u thread%s, run %" PRIu64 "/%" PRIu64,
+                 config, configs, agents, threads, threads == 1 ? "" : "s", rep + 1, o->reps);
         mem_reset_peak();
         th_world *w = build(o, agents, threads);
         if (!w) return false;
@@ -619,4 +621,3 @@ int th_bench_run(int argc, char **argv, th_bench_build_fn *build) {
     return rc;
 }
 
-int th_cmd_bench(int argc, char **argv) { return th_bench_run(argc, argv, th_demo_create); }

@@ -14,7 +14,5 @@ typedef th_world *th_bench_build_fn(const char *scene, const th_demo_opts *opts,
  *  `build`; returns the exit code (0, 1 on a runtime failure, 2 on a usage error). */
 int th_bench_run(int argc, char **argv, th_bench_build_fn *build);
 
-/** `throng bench` over the built-in demos: th_bench_run(argc, argv, th_demo_create). */
-int th_cmd_bench(int argc, char **argv);
 
 #endif

@@ -215,10 +215,10 @@ int th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err) {
     place_slots(q);
     for (uint32_t i = 0; i < c; i++) {
         if (blocked(w, q->slot_pos[i])) {
-            th_squad_free(q);
             th_error_set(err, "squad slot %u at (%g, %g) is not open ground: start the squad "
                          "where its formation fits", i, (double)q->slot_pos[i].x,
                          (double)q->slot_pos[i].y);
+            th_squad_free(q);
             return -1;
         }
     }

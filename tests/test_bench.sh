@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# `throng bench`: its JSON has every field filled and self-consistent, its CSV matches it, the
+# --trace file is a valid Chrome trace with one track per worker and spans for every phase,
+# bad arguments exit 2 with a message, and stderr stays quiet when it is not a terminal.
+#
+# usage: test_bench.sh path/to/throng
+set -u
+
+bin=${1:?usage: test_bench.sh path/to/throng}
+if [[ ! -x $bin ]]; then
+    echo "test_bench: '$bin' is not an executable" >&2
+    exit 2
+fi
+if ! command -v python3 >/dev/null; then
+    echo "test_bench: python3 is needed for the JSON checks" >&2
+    exit 2
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL $1: $2"
+    if [[ -s $tmp/out ]]; then sed 's/^/     stdout| /' "$tmp/out" | head -20; fi
+    if [[ -s $tmp/err ]]; then sed 's/^/     stderr| /' "$tmp/err" | head -20; fi
+}
+
+# Run the binary with a time limit, stdout and stderr to files (so stderr is no terminal).
+run() {
+    timeout 300 "$bin" bench "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+
+# check NAME PYTHON-SCRIPT: run the script (which reads $tmp files) and pass when it exits 0.
+check() {
+    local name=$1 script=$2 msg
+    if msg=$(TMP=$tmp python3 -c "$script" 2>&1); then pass "$name"; else fail "$name" "$msg"; fi
+}
+
+# ---- a small sweep with every output ------------------------------------------------------
+
+run --agents 2000,6000 --threads 1,2 --steps 20 --warmup 5 --reps 3 --naive-max 2000 \
+    --json "$tmp/b.json" --csv "$tmp/b.csv" --trace "$tmp/t.json"
+if [[ $rc -eq 0 ]]; then pass "sweep exits 0"; else fail "sweep exits 0" "exit code $rc"; fi
+if [[ ! -s $tmp/err ]]; then pass "stderr quiet off a terminal"; else fail "stderr quiet off a terminal" "stderr not empty"; fi
+if grep -q '^     2000        1 ' "$tmp/out" && grep -q '^     6000        2 ' "$tmp/out" &&
+    grep -q 'naive O(N^2) reference' "$tmp/out"; then
+    pass "table rows and naive section"
+else
+    fail "table rows and naive section" "missing rows"
+fi
+
+check "json: rows complete and consistent" '
+import json, math, os, sys
+d = json.load(open(os.environ["TMP"] + "/b.json"))
+rows = d["rows"]
+assert len(rows) == 4, "want 4 rows, got %d" % len(rows)
+phases = ["events", "nav", "grid", "steer", "integrate", "bookkeeping"]
+need = ["scene", "agents", "threads", "steps", "warmup", "reps", "agent_steps_per_s", "min",
+        "max", "wall_s", "ns_per_agent_step", "speedup", "efficiency", "neighbors",
+        "peak_bytes", "bytes_per_agent", "hash", "phase_ms", "alive"]
+one = {}
+for r in rows:
+    for k in need:
+        assert r.get(k) is not None, "row %s/%s: %s missing" % (r.get("agents"), r.get("threads"), k)
+    assert r["scene"] == "flock" and r["steps"] == 20 and r["reps"] == 3
+    rate, wall = r["agent_steps_per_s"], r["wall_s"]
+    assert r["min"] <= rate <= r["max"], "median outside min-max"
+    assert abs(rate * wall / (r["agents"] * r["steps"]) - 1) < 0.02, "rate x wall != agents x steps"
+    assert abs(r["ns_per_agent_step"] * rate / 1e9 - 1) < 1e-3, "ns/agent-step != 1e9 / rate"
+    assert sorted(r["phase_ms"]) == sorted(phases), "phases: %s" % list(r["phase_ms"])
+    assert all(v >= 0 for v in r["phase_ms"].values())
+    assert r["phase_ms"]["steer"] > 0
+    # Phases are a step minus loop overhead, so in every run they sum to at most its wall time.
+    # Medians of each phase may come from different runs: bound them by the slowest run.
+    slowest_ms = r["agents"] / r["min"] * 1e3
+    assert sum(r["phase_ms"].values()) <= slowest_ms * 1.05, "phases exceed the step"
+    assert r["peak_bytes"] > 0 and abs(r["bytes_per_agent"] * r["agents"] / r["peak_bytes"] - 1) < 1e-3
+    assert 20 <= r["bytes_per_agent"] <= 10000, "bytes per agent %g" % r["bytes_per_agent"]
+    assert r["neighbors"] > 0
+    assert abs(r["efficiency"] * r["threads"] - r["speedup"]) < 1e-3
+    if r["threads"] == 1:
+        one[r["agents"]] = (rate, r["hash"])
+for r in rows:
+    base, h = one[r["agents"]]
+    assert abs(r["speedup"] - r["agent_steps_per_s"] / base) < 1e-3, "speedup not against 1 thread"
+    if r["threads"] == 1:
+        assert r["speedup"] == 1.0, "1-thread speedup %r" % r["speedup"]
+    assert r["hash"] == h, "state hash differs across thread counts"
+naive = [r for r in rows if r["naive_agent_steps_per_s"] is not None]
+assert [(r["agents"], r["threads"]) for r in naive] == [(2000, 1)], "naive rows %r" % naive
+n = naive[0]
+assert abs(n["speedup_vs_naive"] - n["agent_steps_per_s"] / n["naive_agent_steps_per_s"]) < 0.01 * n["speedup_vs_naive"]
+assert n["speedup_vs_naive"] > 1
+assert d["cores"] >= 1 and d["process_peak_rss_bytes"] > 0
+'
+
+check "csv matches json" '
+import csv, json, os
+t = os.environ["TMP"]
+rows = list(csv.DictReader(open(t + "/b.csv")))
+js = json.load(open(t + "/b.json"))["rows"]
+assert len(rows) == len(js) == 4
+for c, j in zip(rows, js):
+    assert int(c["agents"]) == j["agents"] and int(c["threads"]) == j["threads"]
+    assert abs(float(c["agent_steps_per_s"]) - j["agent_steps_per_s"]) < 1
+    assert abs(float(c["steer_ms"]) - j["phase_ms"]["steer"]) < 1e-3
+    assert c["hash"] == j["hash"]
+'
+
+check "trace: valid chrome trace, a track per worker, every phase" '
+import json, os
+d = json.load(open(os.environ["TMP"] + "/t.json"))
+ev = d["traceEvents"]
+names = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+assert sorted(names) == [0, 1], "thread_name tids %r" % sorted(names)
+x = [e for e in ev if e["ph"] == "X"]
+tids = {e["tid"] for e in x}
+assert tids == {0, 1}, "span tids %r" % tids
+phases = {"events", "nav", "grid", "steer", "integrate", "bookkeeping"}
+assert {e["name"] for e in x if e["tid"] == 0} == phases
+assert {e["name"] for e in x if e["tid"] == 1} == {"grid", "steer", "integrate"}
+steps = {e["args"]["step"] for e in x}
+assert steps == set(range(5, 25)), "steps %r" % sorted(steps)
+for s in steps:
+    assert sum(1 for e in x if e["args"]["step"] == s and e["tid"] == 0) == 6
+for e in x:
+    assert e["ts"] >= 0 and e["dur"] >= 0 and e["pid"] == 1
+'
+
+if python3 -m json.tool "$tmp/t.json" >/dev/null 2>&1; then pass "trace passes json.tool"; else fail "trace passes json.tool" "invalid JSON"; fi
+
+# ---- usage errors: exit 2, a message naming the problem, nothing measured -------------------
+
+expect_usage() {
+    local name=$1 word=$2
+    shift 2
+    run "$@"
+    if [[ $rc -ne 2 ]]; then
+        fail "$name" "exit code $rc, expected 2"
+    elif ! grep -qF -- "$word" "$tmp/err"; then
+        fail "$name" "stderr does not mention '$word'"
+    elif grep -q 'agents  *threads' "$tmp/out"; then
+        fail "$name" "measured despite the usage error"
+    else
+        pass "$name"
+    fi
+}
+
+expect_usage "unknown flag" "--bogus" --bogus
+expect_usage "positional argument" "flock" flock
+expect_usage "--agents 0" "--agents" --agents 0
+expect_usage "--agents abc" "--agents" --agents abc
+expect_usage "--agents empty item" "--agents" --agents 1000,,2000
+expect_usage "--agents too many" "--agents" --agents 17000000
+expect_usage "--threads 65" "--threads" --threads 65
+expect_usage "--threads 0" "--threads" --threads 1,0
+expect_usage "--reps 0" "--reps" --reps 0
+expect_usage "--reps 100" "--reps" --reps 100
+expect_usage "--steps -1" "--steps" --steps -1
+expect_usage "missing value" "--json" --agents 1000 --json
+expect_usage "unknown scene" "nosuch" --scene nosuch --agents 1000
+
+run --help
+if [[ $rc -eq 0 ]] && grep -q -- '--trace' "$tmp/out" && grep -q -- '--json' "$tmp/out"; then
+    pass "--help"
+else
+    fail "--help" "exit code $rc or flags missing"
+fi
+
+run --agents 1000 --threads 1 --steps 2 --warmup 0 --reps 1 --json /nonexistent/dir/x.json
+if [[ $rc -eq 1 ]] && grep -q 'x.json' "$tmp/err"; then
+    pass "unwritable output exits 1"
+else
+    fail "unwritable output exits 1" "exit code $rc"
+fi
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

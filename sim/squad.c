@@ -233,6 +233,7 @@ int th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err) {
         q->slot_of_member[i] = i;
     }
     q->member_count = c;
+    q->capacity = c;
     for (th_agent_id id = first; id < w->next_id; id++) {
         w->squad_of_id[id] = (uint8_t)(w->squad_count + 1);
         w->member_of_id[id] = (uint16_t)(id - first);
@@ -270,6 +271,71 @@ bool th_world_squad_member(const th_world *w, uint32_t squad, uint32_t i, th_age
     const th_squad *q = w->squad[squad];
     if (id) *id = q->member[i];
     if (slot) *slot = q->slot_pos[q->slot_of_member[i]];
+    return true;
+}
+
+bool th_world_squad_waypoint(const th_world *w, uint32_t squad, uint32_t i, th_vec2 *out) {
+    if (squad >= w->squad_count || i >= w->squad[squad]->path_count) return false;
+    *out = w->squad[squad]->path[i];
+    return true;
+}
+
+/* Grow a squad's per-member arrays to `cap` members (between steps). */
+static bool grow_squad(th_squad *q, uint32_t cap) {
+    if (cap <= q->capacity) return true;
+    size_t n = q->member_count;
+#define GROW(field, per)                                                                   \
+    do {                                                                                   \
+        void *p = th_calloc((size_t)cap * (per), sizeof *q->field);                        \
+        if (!p) return false;                                                              \
+        memcpy(p, q->field, n * (per) * sizeof *q->field);                                 \
+        th_free(q->field);                                                                 \
+        q->field = p;                                                                      \
+    } while (0)
+    GROW(slot_local, 1);
+    GROW(slot_pos, 1);
+    GROW(member, 1);
+    GROW(slot_of_member, 1);
+    GROW(taken, 1);
+    GROW(cutoff, 1);
+    GROW(back, TH_SQUAD_BACK_POINTS);
+    GROW(back_count, 1);
+    GROW(back_next, 1);
+#undef GROW
+    q->capacity = cap;
+    return true;
+}
+
+bool th_world_squad_join(th_world *w, uint32_t squad, th_agent_id id, th_error *err) {
+    if (squad >= w->squad_count) {
+        th_error_set(err, "no squad %u", squad);
+        return false;
+    }
+    if (id >= w->next_id || w->slot_of_id[id] >= w->count || w->squad_of_id[id]) {
+        th_error_set(err, "agent %u does not exist or already belongs to a squad", id);
+        return false;
+    }
+    th_squad *q = w->squad[squad];
+    if (q->member_count >= TH_MAX_SQUAD_MEMBERS) {
+        th_error_set(err, "a squad has at most %d members", TH_MAX_SQUAD_MEMBERS);
+        return false;
+    }
+    if (!grow_squad(q, q->member_count + 1)) {
+        th_error_set(err, "out of memory");
+        return false;
+    }
+    uint32_t m = q->member_count++;
+    q->member[m] = id;
+    q->cutoff[m] = 0.0f;
+    q->back_count[m] = 0;
+    q->back_next[m] = 0;
+    w->squad_of_id[id] = (uint8_t)(squad + 1);
+    w->member_of_id[id] = (uint16_t)m;
+    q->def.count = q->member_count;
+    template_slots(&q->def, q->slot_local);
+    place_slots(q);
+    assign_slots(w, q);
+    q->arrived = false;
     return true;
 }
 

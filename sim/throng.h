@@ -334,6 +334,13 @@ bool th_world_get_squad(const th_world *w, uint32_t squad, th_squad_info *out);
 bool th_world_squad_member(const th_world *w, uint32_t squad, uint32_t i, th_agent_id *id,
                            th_vec2 *slot);
 
+/** Point `i` of a squad's centre path (metres, start first); false past the last one. */
+bool th_world_squad_waypoint(const th_world *w, uint32_t squad, uint32_t i, th_vec2 *out);
+
+/** Add agent `id` (of any crowd, not in another squad) to a squad between steps: the slots are
+ *  laid out again for the new count and go to the nearest members. */
+bool th_world_squad_join(th_world *w, uint32_t squad, th_agent_id id, th_error *err);
+
 /** Remove an agent at the start of the next step (a unit lost in battle). False for an unknown
  *  id. */
 bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err);
@@ -435,6 +442,10 @@ bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32
 /** Flow direction at `p` toward the nearest open bunker (unit vector, (0,0) inside one);
  *  false when no open bunker can be reached from there. Valid after the first step. */
 bool th_world_flow(const th_world *w, th_vec2 p, th_vec2 *dir);
+
+/** Flow toward bunker `bunker` alone (its own river map, standing or not) at `p`; false when
+ *  it cannot be reached from there or for a bad index. Valid after the first step. */
+bool th_world_bunker_flow(const th_world *w, uint32_t bunker, th_vec2 p, th_vec2 *dir);
 
 /** Cost-weighted metres from `p` to the nearest open bunker; INFINITY when unreachable. */
 float th_world_cost_to_shelter(const th_world *w, th_vec2 p);

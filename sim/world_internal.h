@@ -175,6 +175,7 @@ struct th_squad {
     th_vec2 *slot_pos;             /* slots in the world, for the next step */
     th_agent_id *member;           /* members alive */
     uint32_t member_count;
+    uint32_t capacity;             /* members the per-member arrays hold */
     uint32_t *slot_of_member;
     uint8_t *taken;                /* scratch of slot assignment */
     float *cutoff;                 /* seconds each member has been out of sight of its slot */

@@ -512,6 +512,12 @@ bool th_world_flow(const th_world *w, th_vec2 p, th_vec2 *dir) {
     return th_nav_flow_sample(&w->nav.combined.nearest, &w->nav.map, p, dir);
 }
 
+bool th_world_bunker_flow(const th_world *w, uint32_t bunker, th_vec2 p, th_vec2 *dir) {
+    *dir = th_v2(0.0f, 0.0f);
+    if (!w->nav.present || w->step == 0 || bunker >= w->nav.bunker_count) return false;
+    return th_nav_flow_sample(&w->nav.field[bunker], &w->nav.map, p, dir);
+}
+
 float th_world_cost_to_shelter(const th_world *w, th_vec2 p) {
     if (!w->nav.present || w->step == 0) return INFINITY;
     return th_nav_cost_at(&w->nav.combined.nearest, &w->nav.map, p);

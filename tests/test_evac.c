@@ -302,6 +302,34 @@ static uint64_t run_with_events(uint32_t threads) {
     return h;
 }
 
+/* Soak: an event on every step for 2,500 steps (bunkers destroyed and restored, walls broken,
+ * cells blocked at random) with every invariant checked inside every step, and the same end
+ * state for 1 and 2 threads. */
+static uint64_t soak_with_events(uint32_t threads) {
+    th_world *w = make_maze(threads, 800, 21, NULL);
+    th_world_set_validation(w, true);
+    for (int s = 0; s < 2500; s++) {
+        uint64_t r = th_rng_u64(77, (uint64_t)s, 0);
+        int32_t x = (int32_t)((r >> 16) % MW), y = (int32_t)((r >> 24) % MH);
+        switch (r % 4) {
+        case 0: th_world_destroy_bunker(w, (uint32_t)(r >> 8) % 3, NULL); break;
+        case 1: th_world_restore_bunker(w, (uint32_t)(r >> 8) % 3, NULL); break;
+        case 2: th_world_break_walls(w, x - 2, y - 2, x + 2, y + 2, NULL); break;
+        default: th_world_block_cells(w, x, y, x, y, NULL); break;
+        }
+        th_world_step(w);
+        ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
+    }
+    uint64_t h = th_world_hash(w);
+    th_world_destroy(w);
+    return h;
+}
+
+START_TEST(thousands_of_events_keep_invariants_and_determinism) {
+    ck_assert(soak_with_events(1) == soak_with_events(2));
+}
+END_TEST
+
 START_TEST(events_keep_determinism_across_thread_counts) {
     uint64_t ref = run_with_events(1);
     ck_assert(run_with_events(2) == ref);
@@ -483,6 +511,7 @@ int main(void) {
     tcase_add_test(tc, breaking_walls_equals_a_map_built_open);
     tcase_add_test(tc, blocking_cells_moves_agents_out_and_reroutes);
     tcase_add_test(tc, events_keep_determinism_across_thread_counts);
+    tcase_add_test(tc, thousands_of_events_keep_invariants_and_determinism);
     tcase_add_test(tc, find_path_goes_around_walls);
     tcase_add_test(tc, bad_terrain_input_is_rejected);
     tcase_add_test(tc, weighted_destinations_answer_flow_cost_and_path);

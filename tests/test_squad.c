@@ -202,6 +202,38 @@ START_TEST(lost_members_close_up) {
 }
 END_TEST
 
+START_TEST(joining_members_take_slots) {
+    th_world *w = map_world(80, 60, NULL, 0);
+    th_squad_def sd = th_default_squad_def();
+    sd.count = 6;
+    sd.formation = TH_FORMATION_LINE;
+    sd.start = th_v2(20, 30);
+    sd.goal = th_v2(60, 30);
+    ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
+    th_agent_id recruits[3];
+    for (int i = 0; i < 3; i++) {
+        recruits[i] = th_world_add_agent(w, 0, th_v2(10.0f + (float)i, 10), th_v2(0, 0), NULL);
+    }
+    for (int s = 0; s < 60; s++) th_world_step(w);
+    th_error err;
+    for (int i = 0; i < 3; i++) ck_assert_msg(th_world_squad_join(w, 0, recruits[i], &err), "%s", err.message);
+    ck_assert(!th_world_squad_join(w, 0, recruits[0], &err)); /* already in */
+    th_squad_info si;
+    th_world_get_squad(w, 0, &si);
+    ck_assert_uint_eq(si.members, 9);
+    int steps = march(w, 0, 60 * 60, NULL);
+    ck_assert(steps < 60 * 60);
+    ck_assert(formation_error(w, 0) < sd.tolerance);
+    /* The recruits walked over from where they stood to a slot of the line. */
+    for (int i = 0; i < 3; i++) {
+        th_agent_state a;
+        th_world_get_agent(w, recruits[i], &a);
+        ck_assert(a.position.x > 50);
+    }
+    th_world_destroy(w);
+}
+END_TEST
+
 START_TEST(bad_squads_are_rejected) {
     const int32_t wall[1][4] = {{40, 0, 41, 59}}; /* no gap */
     th_world *w = map_world(80, 60, wall, 1);
@@ -237,6 +269,7 @@ int main(void) {
     tcase_add_test(tc, column_breaks_at_a_pillar_and_reforms);
     tcase_add_test(tc, goal_behind_a_wall_reached_without_oscillation);
     tcase_add_test(tc, lost_members_close_up);
+    tcase_add_test(tc, joining_members_take_slots);
     tcase_add_test(tc, bad_squads_are_rejected);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);

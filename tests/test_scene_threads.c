@@ -1,0 +1,78 @@
+/* Every library scene under 2, 4 and 8 worker threads: the same state hash, every invariant
+ * held (the suite also runs under ThreadSanitizer), and worlds created and destroyed in a loop
+ * leave no thread or memory behind. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/throng.h"
+
+#ifndef THRONG_SCENES_DIR
+#error "THRONG_SCENES_DIR must name the scene library"
+#endif
+
+static uint64_t run_scene(const char *path, uint32_t threads) {
+    th_error err;
+    th_scene_info info;
+    th_world *w = th_scene_load(path, &(th_scene_opts){.threads = threads}, &info, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    if (info.agents > 1500) {
+        th_world_destroy(w);
+        w = th_scene_load(path, &(th_scene_opts){.threads = threads, .agents = 1500}, &info, &err);
+        ck_assert_msg(w != NULL, "%s", err.message);
+    }
+    ck_assert_uint_eq(th_world_get_def(w).threads, threads);
+    th_world_set_validation(w, true);
+    for (int s = 0; s < 40; s++) th_world_step(w);
+    ck_assert_msg(th_world_validation_error(w) == NULL, "%s: %s", path, th_world_validation_error(w));
+    uint64_t h = th_world_hash(w);
+    th_world_destroy(w);
+    return h;
+}
+
+START_TEST(every_scene_same_hash_on_2_4_8_threads) {
+    DIR *d = opendir(THRONG_SCENES_DIR);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *e;
+    int scenes = 0;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".yaml") != 0) continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", THRONG_SCENES_DIR, e->d_name);
+        uint64_t h2 = run_scene(path, 2);
+        ck_assert_msg(run_scene(path, 4) == h2, "%s: 4 threads differ from 2", e->d_name);
+        ck_assert_msg(run_scene(path, 8) == h2, "%s: 8 threads differ from 2", e->d_name);
+        scenes++;
+    }
+    closedir(d);
+    ck_assert_int_ge(scenes, 6);
+}
+END_TEST
+
+START_TEST(worlds_created_and_destroyed_in_a_loop) {
+    for (int i = 0; i < 60; i++) {
+        th_demo_opts o = {.agents = 300, .seed = (uint64_t)i, .threads = 1 + (uint32_t)(i % 4)};
+        th_world *w = th_demo_create(i % 2 ? "evac" : "flock", &o, NULL);
+        ck_assert_ptr_nonnull(w);
+        for (int s = 0; s < 3; s++) th_world_step(w);
+        th_world_destroy(w);
+    }
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("scene_threads");
+    TCase *tc = tcase_create("threads");
+    tcase_set_timeout(tc, 900);
+    tcase_add_test(tc, every_scene_same_hash_on_2_4_8_threads);
+    tcase_add_test(tc, worlds_created_and_destroyed_in_a_loop);
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -409,8 +409,15 @@ static void arrow(tv_batch *b, th_vec2 p, th_vec2 d, float len, uint32_t col) {
                  hy - ny * head * 0.55f, col);
 }
 
+int tv_flow_bunker(const tv_ctx *c, const th_world *w) {
+    return c->flow_bunker >= 0 && (uint32_t)c->flow_bunker < th_world_bunker_count(w)
+               ? c->flow_bunker
+               : -1;
+}
+
 static void draw_flow(tv_ctx *c, const th_world *w) {
     if (c->map_cols <= 0 || th_world_bunker_count(w) == 0) return;
+    int only = tv_flow_bunker(c, w);
     /* One arrow per k x k cells, k chosen so arrows stand about 18 px apart. */
     double px_per_cell = c->cell_size * c->cam.scale;
     int32_t k = px_per_cell >= 18 ? 1 : (int32_t)ceil(18.0 / px_per_cell);
@@ -429,7 +436,9 @@ static void draw_flow(tv_ctx *c, const th_world *w) {
             th_vec2 p = th_v2(((float)cx + 0.5f) * c->cell_size, ((float)cy + 0.5f) * c->cell_size);
             th_vec2 d;
             th_vec2 s = tv_to_screen(&c->cam, p.x, p.y);
-            if (!th_world_flow(w, p, &d)) {
+            bool routed = only >= 0 ? th_world_bunker_flow(w, (uint32_t)only, p, &d)
+                                    : th_world_flow(w, p, &d);
+            if (!routed) {
                 /* No route: a small grey cross, so stranded areas are visible. */
                 float r = len * 0.2f;
                 tv_batch_line(&c->geo, s.x - r, s.y - r, s.x + r, s.y + r, 1.5f, 0xB0808080);
@@ -437,7 +446,7 @@ static void draw_flow(tv_ctx *c, const th_world *w) {
                 continue;
             }
             if (th_v2_len2(d) < 0.25f) continue; /* inside a bunker */
-            int b = th_world_nearest_bunker(w, p);
+            int b = only >= 0 ? only : th_world_nearest_bunker(w, p);
             uint32_t col = b >= 0 ? bunker_palette[b % 8] : 0xFFC0C0C0;
             arrow(&c->geo, s, d, len, with_alpha(col, 0xD0));
         }
@@ -519,14 +528,54 @@ static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
     }
 }
 
+/* The scene's colour for a crowd when it gives one, else the palette. */
+static uint32_t scene_crowd_color(const th_world *w, uint32_t crowd) {
+    const th_crowd_def *def = th_world_crowd(w, crowd);
+    return def && def->color ? 0xFF000000u | def->color : crowd_palette[crowd % 8];
+}
+
+/* Squads over the agents, so a slot stays visible under its member: the centre's path, a line
+ * from each member to its slot, and the slot as a "+" (its centre pixel is coloured, unlike a
+ * hollow square's). All of it goes into the geometry batch: no draw call per squad. */
+static void draw_squads(tv_ctx *c, const th_world *w) {
+    float arm = (float)(0.35 * c->cam.scale); /* cross half-width: 0.35 m, 3..10 px */
+    if (arm < 3) arm = 3;
+    if (arm > 10) arm = 10;
+    th_squad_info si;
+    for (uint32_t s = 0; s < TH_MAX_SQUADS && th_world_get_squad(w, s, &si); s++) {
+        th_vec2 a = {0}, b;
+        for (uint32_t i = 0; th_world_squad_waypoint(w, s, i, &b); i++, a = b) {
+            th_vec2 sb = tv_to_screen(&c->cam, b.x, b.y);
+            tv_batch_rect(&c->geo, sb.x - 2, sb.y - 2, 4, 4, 0xC0FFFFFF);
+            if (i == 0) continue;
+            th_vec2 sa = tv_to_screen(&c->cam, a.x, a.y);
+            tv_batch_line(&c->geo, sa.x, sa.y, sb.x, sb.y, 2.0f, 0xA0FFFFFF);
+        }
+        th_vec2 ctr = tv_to_screen(&c->cam, si.centre.x, si.centre.y);
+        tv_batch_rect(&c->geo, ctr.x - 3, ctr.y - 3, 6, 6, 0xFFFFFFFF);
+        th_agent_id id;
+        th_vec2 slot;
+        for (uint32_t i = 0; th_world_squad_member(w, s, i, &id, &slot); i++) {
+            th_agent_state st;
+            bool alive = th_world_get_agent(w, id, &st);
+            uint32_t col = alive ? scene_crowd_color(w, st.crowd) : 0xFF808080u;
+            th_vec2 ss = tv_to_screen(&c->cam, slot.x, slot.y);
+            if (alive) {
+                th_vec2 sm = tv_to_screen(&c->cam, st.position.x, st.position.y);
+                tv_batch_line(&c->geo, sm.x, sm.y, ss.x, ss.y, 1.0f, with_alpha(col, 0xA0));
+            }
+            tv_batch_rect(&c->geo, ss.x - arm, ss.y - 1, 2 * arm, 2, col);
+            tv_batch_rect(&c->geo, ss.x - 1, ss.y - arm, 2, 2 * arm, col);
+        }
+    }
+}
+
 static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     th_agent_view v = th_world_agents(w);
-    /* The scene's colour for each crowd when it gives one, else the palette; leaders white. */
+    /* Leaders white, everyone else in their crowd's colour. */
     uint32_t crowd_color[TH_MAX_CROWDS];
-    for (uint32_t cr = 0; cr < TH_MAX_CROWDS; cr++) {
-        const th_crowd_def *def = th_world_crowd(w, cr);
-        crowd_color[cr] = def && def->color ? 0xFF000000u | def->color : crowd_palette[cr % 8];
-    }
+    for (uint32_t cr = 0; cr < TH_MAX_CROWDS; cr++)
+        crowd_color[cr] = scene_crowd_color(w, cr);
     if (v.count == 0) return;
     th_world_def d = th_world_get_def(w);
     bool interp = c->prev_valid && c->prev_step + 1 == th_world_step_count(w) && alpha < 1.0;
@@ -609,6 +658,7 @@ void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *r
     if (c->overlays & TH_VIEW_OVERLAY_FLOW) draw_flow(c, w);
     draw_bunkers(c, w);
     if (c->overlays & TH_VIEW_OVERLAY_AGENTS) draw_agents(c, w, alpha);
+    if (c->overlays & TH_VIEW_OVERLAY_SQUADS) draw_squads(c, w);
     tv_batch_flush(r, &c->geo, NULL);
     draw_bunker_labels(c, w);
     tv_batch_flush(r, &c->geo, NULL);

@@ -67,7 +67,27 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
     snprintf(l[n], sizeof l[n], "phase ms, last step");
     lc[n++] = TEXT_DIM;
 
-    float wmax = 0;
+    /* Overlays on, the flow one with the field it shows: "flow:nearest" or "flow:NAME". */
+    char ov[128] = "";
+    static const struct {
+        uint32_t bit;
+        const char *name;
+    } names[] = {{TH_VIEW_OVERLAY_FLOW, "flow"},  {TH_VIEW_OVERLAY_DENSITY, "dens"},
+                 {TH_VIEW_OVERLAY_GRID, "grid"},  {TH_VIEW_OVERLAY_WALLDIST, "wall"},
+                 {TH_VIEW_OVERLAY_SQUADS, "sqd"}, {TH_VIEW_OVERLAY_PROFILER, "prof"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (!(c->overlays & names[i].bit)) continue;
+        strncat(ov, ov[0] ? " " : "", sizeof ov - strlen(ov) - 1);
+        strncat(ov, names[i].name, sizeof ov - strlen(ov) - 1);
+        if (names[i].bit != TH_VIEW_OVERLAY_FLOW) continue;
+        th_bunker_info bi;
+        int fb = tv_flow_bunker(c, w);
+        strncat(ov, ":", sizeof ov - strlen(ov) - 1);
+        strncat(ov, fb >= 0 && th_world_get_bunker(w, (uint32_t)fb, &bi) ? bi.name : "nearest",
+                sizeof ov - strlen(ov) - 1);
+    }
+
+    float wmax = tv_text_width(SCALE, ov);
     for (int i = 0; i < n; i++) {
         float tw = tv_text_width(SCALE, l[i]);
         if (tw > wmax) wmax = tw;
@@ -87,20 +107,6 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
         char ms[32];
         snprintf(ms, sizeof ms, "%6.2f", th_world_phase_last_ms(w, (th_phase)p));
         tv_text(c, x + PAD + col2, ty, SCALE, TEXT, ms);
-    }
-    char ov[96] = "";
-    static const struct {
-        uint32_t bit;
-        const char *name;
-    } names[] = {{TH_VIEW_OVERLAY_FLOW, "flow"},
-                 {TH_VIEW_OVERLAY_DENSITY, "dens"},
-                 {TH_VIEW_OVERLAY_GRID, "grid"},
-                 {TH_VIEW_OVERLAY_WALLDIST, "wall"},
-                 {TH_VIEW_OVERLAY_PROFILER, "prof"}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (!(c->overlays & names[i].bit)) continue;
-        strncat(ov, ov[0] ? " " : "", sizeof ov - strlen(ov) - 1);
-        strncat(ov, names[i].name, sizeof ov - strlen(ov) - 1);
     }
     tv_text(c, x + PAD, ty, SCALE, TEXT_DIM, ov[0] ? ov : "H: keys");
     flush(c);
@@ -171,6 +177,9 @@ static void draw_help(tv_ctx *c) {
         "         rubble: break it",
         "drag     pan      wheel  zoom",
         "F flow   D density   G grid",
+        "B        flow field: nearest, 1, 2..",
+        "shift+1..9  flow field of bunker",
+        "Q squads",
         "W wall distance   P profiler",
         "T HUD    S screenshot",
         "R restart   H help   Esc quit",

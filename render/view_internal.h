@@ -41,6 +41,7 @@ typedef struct tv_ctx {
     SDL_Renderer *r;
     tv_camera cam;
     uint32_t overlays;
+    int flow_bunker; /* th_view_opts.flow_bunker: -1 the nearest-bunker field */
     const char *title;
     tv_batch geo;  /* untextured triangles */
     tv_batch text; /* glyph quads on the font atlas */
@@ -94,6 +95,9 @@ void tv_snapshot_prev(tv_ctx *c, const th_world *w);
 void tv_record_profile(tv_ctx *c, const th_world *w);
 /** Draw a whole frame: map, overlays, bunkers, agents at interpolation `alpha`, HUD panels. */
 void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *rates);
+/** Bunker whose own field the flow overlay shows, or -1 for the nearest-bunker field (also
+ *  when c->flow_bunker names no bunker of `w`, e.g. after a restart). */
+int tv_flow_bunker(const tv_ctx *c, const th_world *w);
 /** Screen rectangle of bunker `b`'s marker (at least 16 px a side, for clicking). */
 bool tv_bunker_marker(const tv_ctx *c, const th_world *w, uint32_t b, SDL_FRect *out);
 

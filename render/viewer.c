@@ -25,6 +25,7 @@ th_view_opts th_view_default_opts(void) {
         .title = "throng",
         .overlays = TH_VIEW_OVERLAY_HUD | TH_VIEW_OVERLAY_AGENTS,
         .screenshot_prefix = "throng",
+        .flow_bunker = -1,
     };
 }
 
@@ -77,6 +78,7 @@ static SDL_Surface *render_surface(const th_world *w, const th_view_opts *o, uin
     bool ok = tv_ctx_init(&c, r, o->width, o->height, err);
     if (ok) {
         c.overlays = overlays;
+        c.flow_bunker = o->flow_bunker;
         c.title = o->title;
         tv_camera_fit(&c.cam, w);
         tv_rates rates = {.speed = o->sim_speed, .live = false};
@@ -154,6 +156,7 @@ bool th_view_time_frames(th_world *w, const th_view_opts *opts, uint32_t overlay
     if (!r) tv_error(err, "cannot create the software renderer: %s", SDL_GetError());
     if (ok) {
         c.overlays = overlays;
+        c.flow_bunker = opts->flow_bunker;
         c.title = opts->title;
         tv_camera_fit(&c.cam, w);
         tv_snapshot_prev(&c, w);
@@ -368,6 +371,23 @@ static void toggle_overlay(viewer *v, uint32_t bit, const char *name) {
     say(v, what, NULL);
 }
 
+/* Show bunker `b`'s own field in the flow overlay, or the nearest-bunker field for -1 (or a
+ * bunker the world lacks). Choosing a field turns the overlay on: the choice would be invisible
+ * otherwise. */
+static void choose_flow(viewer *v, int b) {
+    th_bunker_info bi;
+    if (b < 0 || !th_world_get_bunker(*v->world, (uint32_t)b, &bi)) b = -1;
+    v->c.flow_bunker = b;
+    if (!(v->c.overlays & TH_VIEW_OVERLAY_FLOW)) toggle_overlay(v, TH_VIEW_OVERLAY_FLOW, "flow");
+    if (b < 0) {
+        say(v, "flow_field nearest", NULL);
+    } else {
+        char what[96];
+        snprintf(what, sizeof what, "flow_field bunker %s", bi.name);
+        say(v, what, NULL);
+    }
+}
+
 static void on_key(viewer *v, const SDL_KeyboardEvent *k) {
     SDL_Keycode s = k->keysym.sym;
     if (k->repeat && s != SDLK_PERIOD) return;
@@ -397,6 +417,16 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k) {
     case SDLK_f:
         toggle_overlay(v, TH_VIEW_OVERLAY_FLOW, "flow");
         break;
+    case SDLK_b: {
+        /* nearest -> bunker 0 -> 1 -> ... -> last -> nearest */
+        int cur = tv_flow_bunker(&v->c, *v->world);
+        int next = cur + 1 < (int)th_world_bunker_count(*v->world) ? cur + 1 : -1;
+        choose_flow(v, next);
+        break;
+    }
+    case SDLK_q:
+        toggle_overlay(v, TH_VIEW_OVERLAY_SQUADS, "squads");
+        break;
     case SDLK_d:
         toggle_overlay(v, TH_VIEW_OVERLAY_DENSITY, "density");
         break;
@@ -422,10 +452,15 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k) {
         v->shot = true;
         break;
     default:
-        if (s >= SDLK_1 && s <= SDLK_9)
+        if (s >= SDLK_1 && s <= SDLK_9 && (k->keysym.mod & KMOD_SHIFT)) {
+            /* Shift+k on the field already shown goes back to the nearest field. */
+            int b = (int)(s - SDLK_1);
+            choose_flow(v, tv_flow_bunker(&v->c, *v->world) == b ? -1 : b);
+        } else if (s >= SDLK_1 && s <= SDLK_9) {
             toggle_bunker(v, (uint32_t)(s - SDLK_1));
-        else if (s >= SDLK_KP_1 && s <= SDLK_KP_9)
+        } else if (s >= SDLK_KP_1 && s <= SDLK_KP_9) {
             toggle_bunker(v, (uint32_t)(s - SDLK_KP_1));
+        }
         break;
     }
 }
@@ -563,6 +598,7 @@ int th_view_run(th_world **world, const th_view_opts *opts) {
         return 1;
     }
     v.c.overlays = o->overlays;
+    v.c.flow_bunker = o->flow_bunker;
     v.c.title = o->title;
     tv_camera_fit(&v.c.cam, *world);
     set_speed(&v, o->sim_speed);

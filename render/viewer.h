@@ -21,8 +21,10 @@
  * and panning change scale and centre from there.
  *
  * Keys: Space pause, `.` one step (while paused), `+`/`-` sim speed x2 / x0.5, 1..9 toggle
- * bunker 1..9, F flow arrows, D density, G grid, W wall distance, P profiler, T HUD, H help,
- * R restart, S screenshot, Esc quit. Mouse: click a bunker to destroy / restore it, click a
+ * bunker 1..9, F flow arrows, Shift+1..9 flow arrows of bunker 1..9 alone (again: back to the
+ * nearest-bunker field), B cycle the flow field through nearest, bunker 1, 2, ... and back,
+ * Q squads, D density, G grid, W wall distance, P profiler, T HUD, H help, R restart,
+ * S screenshot, Esc quit. Mouse: click a bunker to destroy / restore it, click a
  * destructible wall to break its whole connected piece, drag to pan, wheel to zoom about the
  * cursor. */
 #ifndef TH_VIEWER_H
@@ -43,7 +45,9 @@
 /** Overlay bits (th_view_opts.overlays, th_view_screenshot). */
 enum {
     TH_VIEW_OVERLAY_FLOW = 1u << 0,     /* flow arrows of the nearest-bunker field, coloured by
-                                           the bunker whose basin the cell lies in */
+                                           the bunker whose basin the cell lies in; or of one
+                                           bunker's own field (th_view_opts.flow_bunker) in
+                                           that bunker's colour */
     TH_VIEW_OVERLAY_DENSITY = 1u << 1,  /* agents per spatial-grid cell as a heat map */
     TH_VIEW_OVERLAY_GRID = 1u << 2,     /* the spatial grid's cell borders */
     TH_VIEW_OVERLAY_WALLDIST = 1u << 3, /* distance to the nearest wall as a heat map */
@@ -51,7 +55,13 @@ enum {
     TH_VIEW_OVERLAY_HUD = 1u << 5,      /* text panel: fps, steps/s, agents, phase times */
     TH_VIEW_OVERLAY_HELP = 1u << 6,     /* key help panel */
     TH_VIEW_OVERLAY_AGENTS = 1u << 7,   /* the agents themselves (on unless cleared) */
+    TH_VIEW_OVERLAY_SQUADS = 1u << 8,   /* per squad: the centre's path, each member's slot as a
+                                           cross in its crowd's colour, and a line from each
+                                           member to its slot */
 };
+
+/** Every overlay bit above. */
+#define TH_VIEW_OVERLAY_ALL 0x1FFu
 
 /** Viewer options. Start from th_view_default_opts(); zero is not a valid size. */
 typedef struct th_view_opts {
@@ -71,6 +81,10 @@ typedef struct th_view_opts {
                                          agents */
     const char *screenshot_prefix;    /* S key writes PREFIX-STEP.png; default "throng" */
     bool start_paused;                /* open paused; default false */
+    int flow_bunker;                  /* field the flow overlay shows: -1 the nearest-bunker
+                                         field (th_world_flow), k >= 0 bunker k's own field
+                                         (th_world_bunker_flow); an index past the last bunker
+                                         shows the nearest field. Default -1 */
 } th_view_opts;
 
 /** Options with every default filled in. */

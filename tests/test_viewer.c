@@ -164,6 +164,99 @@ START_TEST(test_flow_overlay_follows_bunker_destruction) {
 }
 END_TEST
 
+/* A 60 x 40 m map with one crowd and a 9-member box squad marching from (15,20) to (45,20). */
+static th_world *squad_world(void) {
+    th_error err = {{0}};
+    th_world_def wd = th_default_world_def();
+    wd.width = 60;
+    wd.height = 40;
+    wd.cell_size = 1;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_crowd_def cd = th_default_crowd_def();
+    ck_assert_msg(th_world_add_crowd(w, &cd, &err) >= 0, "%s", err.message);
+    th_squad_def sd = th_default_squad_def();
+    sd.count = 9;
+    sd.start = th_v2(15, 20);
+    sd.goal = th_v2(45, 20);
+    ck_assert_msg(th_world_add_squad(w, &sd, &err) >= 0, "%s", err.message);
+    th_world_step(w);
+    return w;
+}
+
+/* Hue in degrees [0, 360) of 0xAARRGGBB, or -1 for a grey. */
+static float hue_of(uint32_t argb) {
+    float r = (float)((argb >> 16) & 0xFF), g = (float)((argb >> 8) & 0xFF),
+          b = (float)(argb & 0xFF);
+    float mx = fmaxf(r, fmaxf(g, b)), mn = fminf(r, fminf(g, b)), d = mx - mn;
+    if (d < 8) return -1;
+    float h = mx == r ? fmodf((g - b) / d + 6, 6) : mx == g ? (b - r) / d + 2 : (r - g) / d + 4;
+    return h * 60;
+}
+
+START_TEST(test_squad_overlay_marks_slots) {
+    th_world *w = squad_world();
+    /* Without agents, so the slot's pixel shows the overlay rather than the member on it. */
+    uint32_t *off = render(w, 0);
+    uint32_t *on = render(w, TH_VIEW_OVERLAY_SQUADS);
+    if (getenv("THRONG_TEST_PNG")) {
+        th_view_opts o = small_opts();
+        ck_assert(th_view_screenshot(w, &o, getenv("THRONG_TEST_PNG"),
+                                     TH_VIEW_OVERLAY_SQUADS | TH_VIEW_OVERLAY_AGENTS, NULL));
+    }
+    float want = hue_of(th_view_crowd_color(0));
+    th_agent_id id;
+    th_vec2 slot;
+    uint32_t members = 0;
+    for (uint32_t i = 0; th_world_squad_member(w, 0, i, &id, &slot); i++, members++) {
+        th_vec2 s = th_view_world_to_screen(w, W, H, slot);
+        int changed = 0;
+        for (int dy = -4; dy <= 4; dy++)
+            for (int dx = -4; dx <= 4; dx++)
+                if (pixel_at(off, th_v2(s.x + dx, s.y + dy)) !=
+                    pixel_at(on, th_v2(s.x + dx, s.y + dy)))
+                    changed++;
+        ck_assert_int_gt(changed, 8);
+        uint32_t p = pixel_at(on, s);
+        ck_assert_msg(fabsf(hue_of(p) - want) < 10, "slot %u pixel %08x, crowd colour %08x", i, p,
+                      th_view_crowd_color(0));
+    }
+    ck_assert_uint_eq(members, 9);
+    free(off);
+    free(on);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(test_flow_overlay_of_one_bunker) {
+    th_world *w = evac(200, 1);
+    int north = th_world_find_bunker(w, "north"), south = th_world_find_bunker(w, "south");
+    ck_assert_int_ge(north, 0);
+    ck_assert_int_ge(south, 0);
+    uint32_t *nearest = render(w, TH_VIEW_OVERLAY_FLOW);
+    uint32_t *chosen = malloc(sizeof(uint32_t) * W * H);
+    ck_assert_ptr_nonnull(chosen);
+    th_view_opts o = small_opts();
+    o.flow_bunker = north;
+    th_error err = {{0}};
+    ck_assert_msg(th_view_render_pixels(w, &o, TH_VIEW_OVERLAY_FLOW, chosen, &err), "%s",
+                  err.message);
+    /* Around the south bunker, far from north: the nearest field points into south, north's
+     * own field away toward north, in another colour. */
+    th_bunker_info sb;
+    ck_assert(th_world_get_bunker(w, (uint32_t)south, &sb));
+    float sx = (sb.x0 + sb.x1 + 1) * 0.5f;
+    ck_assert_int_gt(diff_in(w, nearest, chosen, sx - 24, 6, sx + 24, 40), 300);
+    /* A bunker index past the last one shows the nearest field. */
+    o.flow_bunker = (int)th_world_bunker_count(w);
+    ck_assert(th_view_render_pixels(w, &o, TH_VIEW_OVERLAY_FLOW, chosen, &err));
+    ck_assert(memcmp(nearest, chosen, sizeof(uint32_t) * W * H) == 0);
+    free(nearest);
+    free(chosen);
+    th_world_destroy(w);
+}
+END_TEST
+
 START_TEST(test_screenshot_png) {
     th_world *w = evac(300, 10);
     th_view_opts o = small_opts();
@@ -171,10 +264,7 @@ START_TEST(test_screenshot_png) {
     char path[64];
     snprintf(path, sizeof path, "/tmp/throng_test_viewer_%ld.png", (long)getpid());
     th_error err = {{0}};
-    uint32_t all = TH_VIEW_OVERLAY_FLOW | TH_VIEW_OVERLAY_DENSITY | TH_VIEW_OVERLAY_GRID |
-                   TH_VIEW_OVERLAY_WALLDIST | TH_VIEW_OVERLAY_PROFILER | TH_VIEW_OVERLAY_HUD |
-                   TH_VIEW_OVERLAY_HELP | TH_VIEW_OVERLAY_AGENTS;
-    ck_assert_msg(th_view_screenshot(w, &o, path, all, &err), "%s", err.message);
+    ck_assert_msg(th_view_screenshot(w, &o, path, TH_VIEW_OVERLAY_ALL, &err), "%s", err.message);
     FILE *f = fopen(path, "rb");
     ck_assert_ptr_nonnull(f);
     unsigned char sig[8] = {0};
@@ -195,7 +285,8 @@ START_TEST(test_flock_all_overlays) {
     ck_assert_ptr_nonnull(w);
     for (int i = 0; i < 5; i++)
         th_world_step(w);
-    free(render(w, 0xFFu)); /* every overlay on a world without a map: nothing to crash on */
+    /* Every overlay on a world without a map or squads: nothing to crash on. */
+    free(render(w, TH_VIEW_OVERLAY_ALL));
     uint32_t *px = render(w, TH_VIEW_OVERLAY_AGENTS | TH_VIEW_OVERLAY_DENSITY |
                                  TH_VIEW_OVERLAY_GRID | TH_VIEW_OVERLAY_FLOW);
     /* Agents sit on top of the density and grid layers: most agents' pixels show their colour
@@ -266,6 +357,8 @@ int main(void) {
     tcase_add_test(tc, test_walls_where_walls_are);
     tcase_add_test(tc, test_agents_where_agents_are);
     tcase_add_test(tc, test_flow_overlay_follows_bunker_destruction);
+    tcase_add_test(tc, test_squad_overlay_marks_slots);
+    tcase_add_test(tc, test_flow_overlay_of_one_bunker);
     tcase_add_test(tc, test_screenshot_png);
     tcase_add_test(tc, test_flock_all_overlays);
     tcase_add_test(tc, test_transform_is_the_documented_fit);

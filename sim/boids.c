@@ -140,20 +140,28 @@ typedef struct probe {
     float cone_k;   /* cos(half)^2 * |v|^2 */
 } probe;
 
+/* Offsets d = p_j - p_i of the 8 candidates from j on; on a torus the nearest image. */
+TH_INLINE void offsets(const th_agents *a, uint32_t j, const probe *p, bool wrap, float W,
+                       float H, v8f *dx, v8f *dy) {
+    v8f x = load8(a->px + j) - p->x, y = load8(a->py + j) - p->y;
+    if (wrap) {
+        const float hw = 0.5f * W, hh = 0.5f * H;
+        x = sel(x > hw, x - W, sel(x < -hw, x + W, x));
+        y = sel(y > hh, y - H, sel(y < -hh, y + H, y));
+    }
+    *dx = x;
+    *dy = y;
+}
+
 /* Visit candidates [begin, end). Arrays are padded by TH_SIMD_PAD so a block may read past
  * `end`; lanes past it are masked off. */
 TH_INLINE void visit(const th_agents *a, uint32_t begin, uint32_t end, const probe *p,
                          bool wrap, float W, float H, sums *s) {
     const v8i lane = {0, 1, 2, 3, 4, 5, 6, 7};
-    const float hw = 0.5f * W, hh = 0.5f * H;
     for (uint32_t j = begin; j < end; j += 8) {
         const v8i live = lane < (int32_t)(end - j);
-        v8f dx = load8(a->px + j) - p->x;
-        v8f dy = load8(a->py + j) - p->y;
-        if (wrap) {
-            dx = sel(dx > hw, dx - W, sel(dx < -hw, dx + W, dx));
-            dy = sel(dy > hh, dy - H, sel(dy < -hh, dy + H, dy));
-        }
+        v8f dx, dy;
+        offsets(a, j, p, wrap, W, H, &dx, &dy);
         const v8f d2 = dx * dx + dy * dy;
         v8i in = live & (d2 < p->sense_r2) & (d2 > 0.0f);
         const v8f vx = load8(a->vx + j), vy = load8(a->vy + j);
@@ -205,15 +213,10 @@ TH_SIMD_CLONES __attribute__((noinline)) static void
 visit_extras(const th_agents *a, uint32_t begin, uint32_t end, const probe *p, bool wrap, float W,
              float H, extra_sums *x) {
     const v8i lane = {0, 1, 2, 3, 4, 5, 6, 7};
-    const float hw = 0.5f * W, hh = 0.5f * H;
     for (uint32_t j = begin; j < end; j += 8) {
         const v8i live = lane < (int32_t)(end - j);
-        v8f dx = load8(a->px + j) - p->x;
-        v8f dy = load8(a->py + j) - p->y;
-        if (wrap) {
-            dx = sel(dx > hw, dx - W, sel(dx < -hw, dx + W, dx));
-            dy = sel(dy > hh, dy - H, sel(dy < -hh, dy + H, dy));
-        }
+        v8f dx, dy;
+        offsets(a, j, p, wrap, W, H, &dx, &dy);
         const v8f d2 = dx * dx + dy * dy;
         const v8f dot = p->vx * dx + p->vy * dy;
         const v8f dd = dot * dot;

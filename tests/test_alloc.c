@@ -15,6 +15,7 @@
 #include "engine/alloc.h"
 #include "engine/rng.h"
 #include "sim/throng.h"
+#include "test_util.h"
 
 /* ---- counting allocator --------------------------------------------------------------- */
 
@@ -321,9 +322,5 @@ static Suite *alloc_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(alloc_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return th_test_run(alloc_suite());
 }

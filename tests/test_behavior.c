@@ -5,6 +5,7 @@
 
 #include "../engine/rng.h"
 #include "../sim/throng.h"
+#include "test_util.h"
 
 static th_world *open_world(float side, th_bounds bounds) {
     th_world_def wd = th_default_world_def();
@@ -271,9 +272,5 @@ int main(void) {
     tcase_add_test(tc, prey_flee_predators);
     tcase_add_test(tc, bad_behaviour_parameters_are_rejected);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return th_test_run(s);
 }

@@ -6,6 +6,7 @@
 #include "../engine/rng.h"
 #include "../sim/throng.h"
 #include "ref_boids.h"
+#include "test_util.h"
 
 typedef struct scenario {
     float width, height;
@@ -240,9 +241,5 @@ int main(void) {
     tcase_add_test(tc, agents_on_cell_borders);
     tcase_add_test(tc, one_step_integration_matches_reference);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return th_test_run(s);
 }

@@ -10,15 +10,9 @@
 #include <stdlib.h>
 
 #include "engine/clock.h"
+#include "test_util.h"
 
 /* Deterministic pseudo-random inputs: SplitMix64. */
-static uint64_t splitmix64(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* Uniform double in [0, 1). */
 static double rand01(uint64_t *s) {
     return (double)(splitmix64(s) >> 11) * 0x1.0p-53;
@@ -36,16 +30,6 @@ static double random_frame(uint64_t *s, double dt) {
     return rand01(s) * 3.0;                                      /* stall of up to 3 s */
 }
 
-/* Check's assertions log their location on every call, which costs a system call; inside loops
- * of many thousands of iterations only a failing condition goes through Check. */
-#define CHECK(expr)                                                                                \
-    do {                                                                                           \
-        if (!(expr)) ck_assert(expr);                                                              \
-    } while (0)
-#define CHECK_MSG(expr, ...)                                                                       \
-    do {                                                                                           \
-        if (!(expr)) ck_assert_msg(expr, __VA_ARGS__);                                             \
-    } while (0)
 
 static int rel_close(double a, double b, double rel) {
     double scale = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
@@ -288,9 +272,5 @@ static Suite *clock_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(clock_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return th_test_run(clock_suite());
 }

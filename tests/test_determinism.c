@@ -5,6 +5,7 @@
 
 #include "../engine/rng.h"
 #include "../sim/throng.h"
+#include "test_util.h"
 
 enum { STEPS = 200 };
 
@@ -103,9 +104,5 @@ int main(void) {
     tcase_add_test(tc, mixed_world_hash_same_for_any_thread_count);
     tcase_add_test(tc, hash_moves_with_state);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return th_test_run(s);
 }

@@ -7,6 +7,7 @@
 
 #include "../engine/rng.h"
 #include "../sim/throng.h"
+#include "test_util.h"
 
 /* A small maze: 64 x 48 cells of 1 m, outer ring street, inner walls with gaps, three
  * bunkers, one pocket sealed off by indestructible walls (its agents are stranded), and a
@@ -518,9 +519,5 @@ int main(void) {
     tcase_add_test(tc, destination_fields_follow_wall_events);
     tcase_add_test(tc, shelter_path_ends_in_an_open_bunker);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return th_test_run(s);
 }

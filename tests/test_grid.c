@@ -15,24 +15,8 @@
 
 #include "engine/grid.h"
 #include "engine/jobs.h"
+#include "test_util.h"
 
-/* Check's assertions log their location on every call, which costs a system call; inside loops
- * of many thousands of iterations only a failing condition goes through Check. */
-#define CHECK(expr)                                                                                \
-    do {                                                                                           \
-        if (!(expr)) ck_assert(expr);                                                              \
-    } while (0)
-#define CHECK_MSG(expr, ...)                                                                       \
-    do {                                                                                           \
-        if (!(expr)) ck_assert_msg(expr, __VA_ARGS__);                                             \
-    } while (0)
-
-static uint64_t splitmix64(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static float randf(uint64_t *s, float lo, float hi) {
     float u = (float)(splitmix64(s) >> 40) * (1.0f / 16777216.0f);
@@ -506,9 +490,5 @@ static Suite *grid_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(grid_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return th_test_run(grid_suite());
 }

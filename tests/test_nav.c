@@ -10,6 +10,7 @@
 #include "../engine/rng.h"
 #include "../sim/nav.h"
 #include "../tests/ref_dijkstra.h"
+#include "test_util.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Helpers */
@@ -1019,9 +1020,5 @@ static Suite *nav_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(nav_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return th_test_run(nav_suite());
 }

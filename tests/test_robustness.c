@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../sim/throng.h"
+#include "test_util.h"
 
 static char g_dir[256];
 
@@ -636,12 +637,9 @@ int main(void) {
                         (int)(sizeof k_images / sizeof k_images[0]));
     tcase_add_test(tc, extreme_scenes_step);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int rc = th_test_run(s);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
     if (system(cmd) != 0) return EXIT_FAILURE;
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return rc;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../sim/throng.h"
+#include "test_util.h"
 
 #ifndef THRONG_SCENES_DIR
 #error "THRONG_SCENES_DIR must name the scene library"
@@ -424,11 +425,8 @@ int main(void) {
     tcase_add_test(tc, generated_city_matches_its_rule);
     tcase_add_test(tc, scaling_and_overrides);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int rc = th_test_run(s);
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
     if (system(cmd) != 0) return EXIT_FAILURE;
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return rc;
 }

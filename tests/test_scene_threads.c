@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../sim/throng.h"
+#include "test_util.h"
 
 #ifndef THRONG_SCENES_DIR
 #error "THRONG_SCENES_DIR must name the scene library"
@@ -70,9 +71,5 @@ int main(void) {
     tcase_add_test(tc, every_scene_same_hash_on_2_4_8_threads);
     tcase_add_test(tc, worlds_created_and_destroyed_in_a_loop);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return th_test_run(s);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../sim/throng.h"
+#include "test_util.h"
 
 /* A walled map of w x h one-metre cells; `walls` lists cell rectangles x0, y0, x1, y1. */
 static th_world *map_world(int32_t w, int32_t h, const int32_t (*walls)[4], int nwalls) {
@@ -272,9 +273,5 @@ int main(void) {
     tcase_add_test(tc, joining_members_take_slots);
     tcase_add_test(tc, bad_squads_are_rejected);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return th_test_run(s);
 }

@@ -15,6 +15,7 @@
 
 #include "engine/alloc.h"
 #include "sim/throng.h"
+#include "test_util.h"
 
 /* ---- a hook that counts live blocks ------------------------------------------------------ */
 
@@ -245,9 +246,5 @@ int main(void) {
     tcase_add_test(tc, stop_and_destroy_free_the_buffer);
     tcase_add_test(tc, bad_sizes_are_refused);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return th_test_run(s);
 }

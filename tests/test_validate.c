@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../sim/world_internal.h"
+#include "test_util.h"
 
 static th_world *walled_maze(void) {
     th_world_def wd = th_default_world_def();
@@ -88,9 +89,5 @@ int main(void) {
     tcase_add_test(tc, grid_fault_is_named);
     tcase_add_test(tc, a_healthy_run_stays_clean_and_reset_clears);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return th_test_run(s);
 }

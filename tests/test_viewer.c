@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../render/viewer.h"
+#include "test_util.h"
 
 enum { W = 800, H = 600 };
 
@@ -365,9 +366,5 @@ int main(void) {
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_test(tc, test_no_display_under_dummy_driver);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return th_test_run(s);
 }

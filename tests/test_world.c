@@ -12,17 +12,8 @@
 #include "engine/jobs.h"
 #include "engine/rng.h"
 #include "sim/throng.h"
+#include "test_util.h"
 
-/* Check's assertions log their location on every call, which costs a system call; inside loops
- * of many thousands of iterations only a failing condition goes through Check. */
-#define CHECK(expr)                                                                                \
-    do {                                                                                           \
-        if (!(expr)) ck_assert(expr);                                                              \
-    } while (0)
-#define CHECK_MSG(expr, ...)                                                                       \
-    do {                                                                                           \
-        if (!(expr)) ck_assert_msg(expr, __VA_ARGS__);                                             \
-    } while (0)
 
 /* Case-insensitive substring test for error messages. */
 static bool mentions(const char *text, const char *word) {
@@ -603,9 +594,5 @@ static Suite *world_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(world_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return th_test_run(world_suite());
 }

@@ -283,27 +283,18 @@ bool th_world_squad_waypoint(const th_world *w, uint32_t squad, uint32_t i, th_v
 /* Grow a squad's per-member arrays to `cap` members (between steps). */
 static bool grow_squad(th_squad *q, uint32_t cap) {
     if (cap <= q->capacity) return true;
-    size_t n = q->member_count;
-#define GROW(field, per)                                                                   \
-    do {                                                                                   \
-        void *p = th_calloc((size_t)cap * (per), sizeof *q->field);                        \
-        if (!p) return false;                                                              \
-        memcpy(p, q->field, n * (per) * sizeof *q->field);                                 \
-        th_free(q->field);                                                                 \
-        q->field = p;                                                                      \
-    } while (0)
-    GROW(slot_local, 1);
-    GROW(slot_pos, 1);
-    GROW(member, 1);
-    GROW(slot_of_member, 1);
-    GROW(taken, 1);
-    GROW(cutoff, 1);
-    GROW(back, TH_SQUAD_BACK_POINTS);
-    GROW(back_count, 1);
-    GROW(back_next, 1);
-#undef GROW
-    q->capacity = cap;
-    return true;
+    size_t n = q->member_count, back = TH_SQUAD_BACK_POINTS;
+    bool ok = th_grow_array((void **)&q->slot_local, sizeof *q->slot_local, n, cap) &&
+              th_grow_array((void **)&q->slot_pos, sizeof *q->slot_pos, n, cap) &&
+              th_grow_array((void **)&q->member, sizeof *q->member, n, cap) &&
+              th_grow_array((void **)&q->slot_of_member, sizeof *q->slot_of_member, n, cap) &&
+              th_grow_array((void **)&q->taken, sizeof *q->taken, n, cap) &&
+              th_grow_array((void **)&q->cutoff, sizeof *q->cutoff, n, cap) &&
+              th_grow_array((void **)&q->back, sizeof *q->back, n * back, (size_t)cap * back) &&
+              th_grow_array((void **)&q->back_count, sizeof *q->back_count, n, cap) &&
+              th_grow_array((void **)&q->back_next, sizeof *q->back_next, n, cap);
+    if (ok) q->capacity = cap;
+    return ok;
 }
 
 bool th_world_squad_join(th_world *w, uint32_t squad, th_agent_id id, th_error *err) {

@@ -59,7 +59,7 @@ const char *th_phase_name(th_phase phase) {
 /* ---- storage ---------------------------------------------------------------------------- */
 
 /* Replace *p with a fresh array of `n` elements holding the first `keep` old ones. */
-static bool grow_array(void **p, size_t elem, size_t keep, size_t n) {
+bool th_grow_array(void **p, size_t elem, size_t keep, size_t n) {
     void *q = th_calloc(n, elem);
     if (!q) return false;
     if (*p && keep) memcpy(q, *p, keep * elem);
@@ -70,13 +70,13 @@ static bool grow_array(void **p, size_t elem, size_t keep, size_t n) {
 
 static bool grow_agents(th_agents *a, uint32_t keep, uint32_t n) {
     n += TH_SIMD_PAD;
-    return grow_array((void **)&a->px, sizeof *a->px, keep, n) &&
-           grow_array((void **)&a->py, sizeof *a->py, keep, n) &&
-           grow_array((void **)&a->vx, sizeof *a->vx, keep, n) &&
-           grow_array((void **)&a->vy, sizeof *a->vy, keep, n) &&
-           grow_array((void **)&a->crowd, sizeof *a->crowd, keep, n) &&
-           grow_array((void **)&a->type, sizeof *a->type, keep, n) &&
-           grow_array((void **)&a->id, sizeof *a->id, keep, n);
+    return th_grow_array((void **)&a->px, sizeof *a->px, keep, n) &&
+           th_grow_array((void **)&a->py, sizeof *a->py, keep, n) &&
+           th_grow_array((void **)&a->vx, sizeof *a->vx, keep, n) &&
+           th_grow_array((void **)&a->vy, sizeof *a->vy, keep, n) &&
+           th_grow_array((void **)&a->crowd, sizeof *a->crowd, keep, n) &&
+           th_grow_array((void **)&a->type, sizeof *a->type, keep, n) &&
+           th_grow_array((void **)&a->id, sizeof *a->id, keep, n);
 }
 
 static void free_agents(th_agents *a) {
@@ -119,16 +119,16 @@ static bool reserve(th_world *w, uint32_t n) {
     uint32_t chunks_old = (w->capacity + TH_CHUNK - 1) / TH_CHUNK;
     uint32_t chunks_new = (cap + TH_CHUNK - 1) / TH_CHUNK;
     bool ok = grow_agents(&w->buf[w->cur], keep, cap) && grow_agents(&w->buf[w->cur ^ 1], 0, cap) &&
-              grow_array((void **)&w->flags, sizeof *w->flags, keep, cap) &&
-              grow_array((void **)&w->shelter, sizeof *w->shelter, keep, cap) &&
-              grow_array((void **)&w->ax, sizeof *w->ax, keep, cap) &&
-              grow_array((void **)&w->ay, sizeof *w->ay, keep, cap) &&
-              grow_array((void **)&w->cell, sizeof *w->cell, keep, cap) &&
-              grow_array((void **)&w->neighbors, sizeof *w->neighbors, keep, cap) &&
-              grow_array((void **)&w->slot_of_id, sizeof *w->slot_of_id, w->next_id, cap) &&
-              grow_array((void **)&w->squad_of_id, sizeof *w->squad_of_id, w->next_id, cap) &&
-              grow_array((void **)&w->member_of_id, sizeof *w->member_of_id, w->next_id, cap) &&
-              grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new);
+              th_grow_array((void **)&w->flags, sizeof *w->flags, keep, cap) &&
+              th_grow_array((void **)&w->shelter, sizeof *w->shelter, keep, cap) &&
+              th_grow_array((void **)&w->ax, sizeof *w->ax, keep, cap) &&
+              th_grow_array((void **)&w->ay, sizeof *w->ay, keep, cap) &&
+              th_grow_array((void **)&w->cell, sizeof *w->cell, keep, cap) &&
+              th_grow_array((void **)&w->neighbors, sizeof *w->neighbors, keep, cap) &&
+              th_grow_array((void **)&w->slot_of_id, sizeof *w->slot_of_id, w->next_id, cap) &&
+              th_grow_array((void **)&w->squad_of_id, sizeof *w->squad_of_id, w->next_id, cap) &&
+              th_grow_array((void **)&w->member_of_id, sizeof *w->member_of_id, w->next_id, cap) &&
+              th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new);
     if (!ok) return false;
     w->capacity = cap;
     return setup_grid(w);
@@ -456,14 +456,10 @@ bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err) {
     }
     if (w->removal_count == w->removal_capacity) {
         uint32_t cap = w->removal_capacity ? w->removal_capacity * 2 : 16;
-        th_agent_id *r = th_alloc(cap * sizeof *r);
-        if (!r) {
+        if (!th_grow_array((void **)&w->removals, sizeof *w->removals, w->removal_count, cap)) {
             th_error_set(err, "out of memory");
             return false;
         }
-        if (w->removal_count) memcpy(r, w->removals, w->removal_count * sizeof *r);
-        th_free(w->removals);
-        w->removals = r;
         w->removal_capacity = cap;
     }
     w->removals[w->removal_count++] = id;

@@ -2,6 +2,8 @@
 #ifndef TH_WORLD_INTERNAL_H
 #define TH_WORLD_INTERNAL_H
 
+#include <stddef.h>
+
 #include "../engine/grid.h"
 #include "../engine/jobs.h"
 #include "../engine/profile.h"
@@ -192,6 +194,10 @@ void th_squad_free(th_squad *q);
 void th_squads_update(th_world *w); /* serial, after integration */
 th_vec2 th_squad_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
                        th_vec2 v);
+
+/* sim/world.c: replace *p with a zeroed array of n elements holding the first `keep` old ones
+ * (freed). False, *p unchanged, when memory is short. Never called inside a step. */
+bool th_grow_array(void **p, size_t elem, size_t keep, size_t n);
 
 /* sim/world.c: drop agents whose `shelter` mark is set (a bunker index + 1, or
  * TH_MARK_REMOVED), in storage order, counting them. */

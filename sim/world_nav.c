@@ -221,14 +221,10 @@ static bool push_event(th_world *w, th_event e, th_error *err) {
     }
     if (n->event_count == n->event_capacity) {
         uint32_t cap = n->event_capacity ? n->event_capacity * 2 : 64;
-        th_event *q = th_alloc(cap * sizeof *q);
-        if (!q) {
+        if (!th_grow_array((void **)&n->events, sizeof *n->events, n->event_count, cap)) {
             th_error_set(err, "out of memory");
             return false;
         }
-        if (n->event_count) memcpy(q, n->events, n->event_count * sizeof *q);
-        th_free(n->events);
-        n->events = q;
         n->event_capacity = cap;
     }
     /* Insert after every event due at the same step or earlier: a stable order. */

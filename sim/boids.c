@@ -256,6 +256,7 @@ void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *s
 
     for (uint32_t i = begin; i < end; i++) {
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[i]];
+        if (c->ped) continue; /* sim/ped.c */
         const float speed2 = a->vx[i] * a->vx[i] + a->vy[i] * a->vy[i];
         const probe p = {
             .x = a->px[i],

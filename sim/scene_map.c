@@ -513,7 +513,7 @@ static bool generate_city(th_scene *s, const th_ynode *g, th_error *err) {
 }
 
 bool th_scene_read_map(th_scene *s, const th_ynode *map, th_error *err) {
-    static const char *const keys[] = {"cell_size", "ascii", "image", "generate", "legend", NULL};
+    static const char *const keys[] = {"cell_size", "ascii", "image", "generate", "legend", "bounds", NULL};
     char buf[64];
     if (map->kind != TH_Y_MAPPING) return FAIL(s, map, "map", err, "expected a mapping with cell_size and ascii, image or generate");
     for (uint32_t i = 0; i < map->count; i++) {
@@ -522,8 +522,22 @@ bool th_scene_read_map(th_scene *s, const th_ynode *map, th_error *err) {
         for (const char *const *a = keys; *a; a++) known |= strlen(*a) == k->len && memcmp(*a, k->text, k->len) == 0;
         if (!known) {
             snprintf(buf, sizeof buf, "'%.*s'", k->len > 30 ? 30 : (int)k->len, k->text);
-            return FAIL(s, k, "map", err, "unknown key %s; expected cell_size, ascii, image, generate or legend", buf);
+            return FAIL(s, k, "map", err, "unknown key %s; expected cell_size, ascii, image, generate, legend or bounds", buf);
         }
+    }
+    /* A map's world is walled unless it wraps around: a periodic corridor between walls. */
+    const th_ynode *bounds = th_ynode_get(map, "bounds");
+    if (bounds) {
+        bool wrap = bounds->kind == TH_Y_SCALAR && bounds->len == 4 && memcmp(bounds->text, "wrap", 4) == 0;
+        bool walls = bounds->kind == TH_Y_SCALAR && bounds->len == 5 && memcmp(bounds->text, "walls", 5) == 0;
+        if (!wrap && !walls) {
+            if (bounds->kind == TH_Y_SCALAR)
+                snprintf(buf, sizeof buf, "'%.*s'", bounds->len > 30 ? 30 : (int)bounds->len, bounds->text);
+            else
+                snprintf(buf, sizeof buf, "a %s", bounds->kind == TH_Y_SEQUENCE ? "list" : "mapping");
+            return FAIL(s, bounds, "map.bounds", err, "expected walls or wrap, found %s", buf);
+        }
+        s->bounds = wrap ? TH_BOUNDS_WRAP : TH_BOUNDS_WALLS;
     }
     const th_ynode *cs = th_ynode_get(map, "cell_size");
     if (!cs) return FAIL(s, map, "map.cell_size", err, "missing: the side of a cell in metres");

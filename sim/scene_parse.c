@@ -471,13 +471,24 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
         "separation_radius", "fov", "separation_weight", "alignment_weight", "cohesion_weight",
         "max_speed", "max_force", "flow_weight", "wall_radius", "wall_weight", "color", "type",
         "target", "pursuit", "pursuit_weight", "lead_fov", "lead_radius", "flee_types",
-        "flee_radius", "flee_weight", NULL};
+        "flee_radius", "flee_weight", "model", "body_radius", "desired_speed", "desired_speed_sd",
+        "time_gap", "relaxation", "repulsion", "repulsion_range", "wall_repulsion",
+        "wall_repulsion_range", "heading", NULL};
     char path[64], sub[128];
     snprintf(path, sizeof path, "crowds[%u]", index);
     if (!expect(s, n, TH_Y_MAPPING, path, c->err) || !known_keys(s, n, path, keys, c->err)) return false;
     cr->node = n;
     cr->def = th_default_crowd_def();
-    const th_ynode *v = th_ynode_get(n, "name");
+    /* The model first: it decides the defaults of every other key. */
+    const th_ynode *v = th_ynode_get(n, "model");
+    if (v) {
+        static const char *const words[] = {"boids", "pedestrian", NULL};
+        int m;
+        snprintf(sub, sizeof sub, "%s.model", path);
+        if (!scalar_word(s, v, sub, words, &m, c->err)) return false;
+        if (m == 1) cr->def = th_default_pedestrian_def();
+    }
+    v = th_ynode_get(n, "name");
     snprintf(sub, sizeof sub, "%s.name", path);
     if (!v) return FAIL(s, n, sub, c->err, "missing: every crowd has a name");
     if (!scalar_name(s, v, sub, cr->name, sizeof cr->name, c->err)) return false;
@@ -514,8 +525,52 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
         !crowd_float(c, n, path, "lead_fov", 1, 180, &d->lead_fov_deg) ||
         !crowd_float(c, n, path, "lead_radius", 0, 1000, &d->lead_radius) ||
         !crowd_float(c, n, path, "flee_radius", 0.01, 1000, &d->flee_radius) ||
-        !crowd_float(c, n, path, "flee_weight", 0, 1000, &d->flee_weight))
+        !crowd_float(c, n, path, "flee_weight", 0, 1000, &d->flee_weight) ||
+        !crowd_float(c, n, path, "body_radius", 0, TH_MAX_BODY_RADIUS, &d->body_radius) ||
+        !crowd_float(c, n, path, "desired_speed", 0.01, 1000, &d->desired_speed) ||
+        !crowd_float(c, n, path, "desired_speed_sd", 0, 1000, &d->desired_speed_sd) ||
+        !crowd_float(c, n, path, "time_gap", 0.05, 10, &d->time_gap) ||
+        !crowd_float(c, n, path, "relaxation", 0, 10, &d->relaxation) ||
+        !crowd_float(c, n, path, "repulsion", 0, 1000, &d->repulsion) ||
+        !crowd_float(c, n, path, "repulsion_range", 0.001, 10, &d->repulsion_range) ||
+        !crowd_float(c, n, path, "wall_repulsion", 0, 1000, &d->wall_repulsion) ||
+        !crowd_float(c, n, path, "wall_repulsion_range", 0.001, 10, &d->wall_repulsion_range))
         return false;
+    if (d->model == TH_MODEL_PEDESTRIAN) {
+        /* The cross-key bounds th_world_add_crowd checks, pointed at the key that breaks them. */
+        if (d->desired_speed > d->max_speed) {
+            v = th_ynode_get(n, "desired_speed");
+            snprintf(sub, sizeof sub, "%s.%s", path, v ? "desired_speed" : "max_speed");
+            return FAIL(s, v ? v : th_ynode_get(n, "max_speed"), sub, c->err,
+                        "desired_speed %g m/s is above max_speed %g m/s", (double)d->desired_speed,
+                        (double)d->max_speed);
+        }
+        if (d->desired_speed_sd > d->desired_speed) {
+            v = th_ynode_get(n, "desired_speed_sd");
+            snprintf(sub, sizeof sub, "%s.desired_speed_sd", path);
+            return FAIL(s, v ? v : n, sub, c->err, "desired_speed_sd %g m/s is above desired_speed %g m/s",
+                        (double)d->desired_speed_sd, (double)d->desired_speed);
+        }
+    } else {
+        static const char *const ped_only[] = {"desired_speed", "desired_speed_sd", "time_gap",
+                                               "relaxation", "repulsion", "repulsion_range",
+                                               "wall_repulsion", "wall_repulsion_range", "heading",
+                                               NULL};
+        for (uint32_t k = 0; ped_only[k]; k++) {
+            if ((v = th_ynode_get(n, ped_only[k]))) {
+                snprintf(sub, sizeof sub, "%s.%s", path, ped_only[k]);
+                return FAIL(s, v, sub, c->err, "'%s' is a pedestrian-model key; add `model: pedestrian`"
+                            " to this crowd", ped_only[k]);
+            }
+        }
+    }
+    if ((v = th_ynode_get(n, "heading"))) {
+        double xy[2];
+        snprintf(sub, sizeof sub, "%s.heading", path);
+        if (number_list(s, v, sub, 2, 0, -1e6, 1e6, xy, c->err) < 0) return false;
+        if (xy[0] == 0.0 && xy[1] == 0.0) return FAIL(s, v, sub, c->err, "expected a direction [x, y], found [0, 0]");
+        d->heading = th_v2((float)xy[0], (float)xy[1]);
+    }
     if ((v = th_ynode_get(n, "type"))) {
         uint64_t t;
         snprintf(sub, sizeof sub, "%s.type", path);
@@ -943,8 +998,8 @@ static bool parse_tree(th_scene *s, th_error *err) {
     if (!world && !map) return FAIL(s, root, "world", err, "missing: expected `world: {size: [w, h]}` or a `map`");
     if (world && !parse_world(&c, world)) return false;
     if (map) {
-        if (!th_scene_read_map(s, map, err)) return false; /* sets width and height */
         s->bounds = TH_BOUNDS_WALLS;
+        if (!th_scene_read_map(s, map, err)) return false; /* sets width, height and bounds */
     }
     if ((v = th_ynode_get(root, "bunkers")) && !parse_bunkers(&c, v)) return false;
     for (uint32_t b = 0; b < s->bunker_count; b++) {

@@ -1,4 +1,4 @@
-/* One fixed step: events -> nav -> grid -> steer -> integrate -> bookkeeping.
+/* One fixed step: events -> nav -> grid -> steer -> integrate -> contacts -> bookkeeping.
  *
  * Every parallel phase is a th_pool_parallel_for over TH_CHUNK-sized chunks of the agent
  * arrays; its return is the barrier before the next phase. No phase allocates. */
@@ -70,6 +70,7 @@ static void steer_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) 
     th_chunk_stats *cs = &w->chunk_stats[begin / TH_CHUNK];
     *cs = (th_chunk_stats){0};
     th_boids_steer(w, begin, end, cs);
+    if (w->pedestrians) th_ped_steer(w, begin, end, cs);
 }
 
 /* ---- integrate -------------------------------------------------------------------------- */
@@ -98,24 +99,27 @@ static inline void bound_axis(float *p, float *v, float extent, bool wrap) {
     *p = x;
 }
 
+void th_world_bound(const th_world *w, th_vec2 *p, th_vec2 *v) {
+    bound_axis(&p->x, &v->x, w->def.width, w->wrap);
+    bound_axis(&p->y, &v->y, w->def.height, w->wrap);
+}
+
 static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
     (void)worker;
     th_world *w = ctx;
     th_agents *a = &w->buf[w->cur];
     const float dt = w->def.timestep;
-    const float W = w->def.width, H = w->def.height;
-    const bool wrap = w->wrap;
     const bool terrain = w->nav.present;
+    const bool slow = terrain && w->nav.speed; /* terrain that slows walking */
     uint32_t sheltering = 0;
     for (uint32_t k = begin; k < end; k++) {
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
         th_vec2 v = th_v2(a->vx[k] + w->ax[k] * dt, a->vy[k] + w->ay[k] * dt);
-        v = th_v2_clamp_len(v, c->max_speed);
         th_vec2 p = th_v2(a->px[k], a->py[k]);
+        v = th_v2_clamp_len(v, slow ? c->max_speed * th_nav_speed_at(w, p) : c->max_speed);
         th_vec2 d = th_v2_scale(v, dt);
         p = terrain ? th_nav_move(w, p, d, &v) : th_v2_add(p, d);
-        bound_axis(&p.x, &v.x, W, wrap);
-        bound_axis(&p.y, &v.y, H, wrap);
+        th_world_bound(w, &p, &v);
         a->px[k] = p.x;
         a->py[k] = p.y;
         a->vx[k] = v.x;
@@ -190,6 +194,9 @@ static inline __attribute__((always_inline)) void step_body(th_world *w, bool tr
     enter(w, traced, TH_PHASE_INTEGRATE);
     th_pool_parallel_for(w->pool, w->count, TH_CHUNK, integrate_job, w);
     leave(w, traced, TH_PHASE_INTEGRATE);
+    enter(w, traced, TH_PHASE_CONTACTS);
+    if (w->max_radius > 0.0f) th_contacts_resolve(w);
+    leave(w, traced, TH_PHASE_CONTACTS);
     enter(w, traced, TH_PHASE_BOOKKEEPING);
     w->step++;
     phase_bookkeeping(w);

@@ -38,6 +38,7 @@ typedef uint32_t th_agent_id;
 #define TH_MAX_CROWDS    256
 #define TH_MAX_WORLD_DIM 1.0e6f /* metres per side */
 #define TH_MAX_THREADS   64
+#define TH_MAX_BODY_RADIUS 5.0f /* metres */
 
 /** Error detail filled by functions that can fail (pass NULL when not wanted). */
 typedef struct th_error {
@@ -85,10 +86,27 @@ typedef enum th_behavior {
                               agent that reaches an open bunker is sheltered (leaves the world) */
 } th_behavior;
 
+/** How a crowd's agents move (docs/pedestrians.md has the equations and their sources). */
+typedef enum th_model {
+    TH_MODEL_BOIDS = 0,      /* Reynolds steering forces with inertia: flocks, herds, swarms */
+    TH_MODEL_PEDESTRIAN = 1, /* pedestrians: the collision-free speed model of Tordeux, Chraibi
+                                and Seyfried (2016). Each agent walks in a direction set by its
+                                goal and bent by exponential repulsion from neighbours and
+                                walls, at the speed the free space ahead allows:
+                                min(desired speed, (spacing - contact distance) / time_gap),
+                                reached with `relaxation` when speeding up, at once when
+                                slowing down. Alignment, cohesion, separation and max_force do
+                                not apply. */
+} th_model;
+
 /** Crowd parameters: one set per crowd, shared by its agents. */
 typedef struct th_crowd_def {
     const char *name;        /* copied; at most 63 bytes are kept. Default "crowd" */
     th_behavior behavior;    /* default TH_BEHAVIOR_FLOCK */
+    th_model model;          /* default TH_MODEL_BOIDS (th_default_pedestrian_def: PEDESTRIAN) */
+    float body_radius;       /* metres in [0, 5]: agents are discs this wide that do not overlap
+                                each other or walls (resolved after every step); 0 = points.
+                                Default 0 (pedestrians 0.2) */
     float neighbor_radius;   /* metres: alignment and cohesion consider agents this close; default 4 */
     float separation_radius; /* metres: agents of any crowd this close push apart; default 1.5 */
     float fov_deg;           /* full view angle, degrees in (0, 360]: agents outside it are not
@@ -117,10 +135,32 @@ typedef struct th_crowd_def {
     uint32_t flee_types;      /* bit t set: agents of type t are predators to flee; default 0 */
     float flee_radius;        /* metres: predators closer than this are fled, default 12 */
     float flee_weight;        /* default 3 */
+
+    /* The pedestrian model (model = TH_MODEL_PEDESTRIAN; ignored by boids). */
+    float desired_speed;      /* m/s: mean free walking speed, default 1.34 (Weidmann 1993) */
+    float desired_speed_sd;   /* m/s: spread of the free speeds, drawn per agent from a normal
+                                 distribution clipped to mean +- 2 sd and to (0, max_speed];
+                                 default 0.26 */
+    float time_gap;           /* seconds: the speed is (spacing - contact distance) / time_gap
+                                 when that is below the desired speed; default 0.7 (calibrated
+                                 on Weidmann's fundamental diagram: docs/pedestrians.md) */
+    float relaxation;         /* seconds: time constant of speeding up, default 0.5 */
+    float repulsion;          /* strength of the push away from neighbours (a dimensionless
+                                 weight against the unit goal direction), default 5 */
+    float repulsion_range;    /* metres: the push decays as exp(-gap / range), default 0.1 */
+    float wall_repulsion;     /* the same for walls, default 5 */
+    float wall_repulsion_range; /* metres, default 0.02 */
+    th_vec2 heading;          /* a non-fleeing pedestrian crowd walks in this direction (need not
+                                 be unit; (0,0), the default, = stand unless pushed) */
 } th_crowd_def;
 
-/** A crowd def with every default filled in. */
+/** A crowd def with every default filled in (boids). */
 th_crowd_def th_default_crowd_def(void);
+
+/** A crowd def with pedestrian defaults: model PEDESTRIAN, body_radius 0.2 m, desired speed
+ *  1.34 +- 0.26 m/s, max_speed 2.5 m/s, time gap 0.7 s, relaxation 0.5 s, and the repulsion
+ *  defaults above. */
+th_crowd_def th_default_pedestrian_def(void);
 
 /** An agent's state as of the last completed step. */
 typedef struct th_agent_state {
@@ -169,6 +209,7 @@ typedef enum th_phase {
     TH_PHASE_GRID,       /* spatial index rebuilt, agents reordered by cell */
     TH_PHASE_STEER,      /* each agent senses its neighbours and computes its acceleration */
     TH_PHASE_INTEGRATE,  /* velocities and positions advanced, edges handled */
+    TH_PHASE_CONTACTS,   /* bodies pushed apart and out of walls (crowds with a body_radius) */
     TH_PHASE_BOOKKEEPING,/* statistics */
     TH_PHASE_COUNT
 } th_phase;
@@ -370,6 +411,13 @@ bool th_world_map_size(const th_world *w, int32_t *cols, int32_t *rows, float *c
  *  `cost` in [1, TH_CELL_COST_MAX] for open cells, ignored for walls. */
 bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uint32_t cost,
                        th_error *err);
+
+/** Set how fast agents walk on an open cell, as a factor in (0, 1] of their speed (stairs about
+ *  0.6), apart from its routing cost; before the first step. Default 1 everywhere. */
+bool th_world_set_cell_speed(th_world *w, int32_t x, int32_t y, float factor, th_error *err);
+
+/** A cell's walking speed factor: 1 unless set, 0 outside the map. */
+float th_world_cell_speed(const th_world *w, int32_t x, int32_t y);
 
 /** A cell's kind (and cost, may be NULL); TH_CELL_WALL outside the map. */
 th_cell_kind th_world_cell(const th_world *w, int32_t x, int32_t y, uint32_t *cost);

@@ -5,10 +5,11 @@
 
 #include "../engine/alloc.h"
 #include "../engine/hash.h"
+#include "../engine/rng.h"
 #include "world_internal.h"
 
 static const char *const k_phase_names[TH_PHASE_COUNT] = {
-    "events", "nav", "grid", "steer", "integrate", "bookkeeping",
+    "events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping",
 };
 
 
@@ -49,7 +50,26 @@ th_crowd_def th_default_crowd_def(void) {
         .flee_types = 0,
         .flee_radius = 12.0f,
         .flee_weight = 3.0f,
+        .desired_speed = 1.34f,
+        .desired_speed_sd = 0.26f,
+        .time_gap = 0.7f,
+        .relaxation = 0.5f,
+        .repulsion = 5.0f,
+        .repulsion_range = 0.1f,
+        .wall_repulsion = 5.0f,
+        .wall_repulsion_range = 0.02f,
     };
+}
+
+th_crowd_def th_default_pedestrian_def(void) {
+    th_crowd_def d = th_default_crowd_def();
+    d.name = "pedestrians";
+    d.model = TH_MODEL_PEDESTRIAN;
+    d.body_radius = 0.2f;
+    d.max_speed = 2.5f;
+    d.neighbor_radius = 2.0f;
+    d.separation_radius = 0.5f;
+    return d;
 }
 
 const char *th_phase_name(th_phase phase) {
@@ -128,6 +148,7 @@ static bool reserve(th_world *w, uint32_t n) {
               th_grow_array((void **)&w->slot_of_id, sizeof *w->slot_of_id, w->next_id, cap) &&
               th_grow_array((void **)&w->squad_of_id, sizeof *w->squad_of_id, w->next_id, cap) &&
               th_grow_array((void **)&w->member_of_id, sizeof *w->member_of_id, w->next_id, cap) &&
+              th_grow_array((void **)&w->desired_speed, sizeof *w->desired_speed, w->next_id, cap) &&
               th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new);
     if (!ok) return false;
     w->capacity = cap;
@@ -169,11 +190,16 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
         return NULL;
     }
     if (d.cell_size > 0.0f) {
-        if (d.bounds != TH_BOUNDS_WALLS) {
-            th_error_set(err, "a world with a terrain map must have walled bounds");
+        double cols = ceil((double)d.width / d.cell_size), rows = ceil((double)d.height / d.cell_size);
+        /* On a torus the map's cells repeat across the seam: they must tile the world exactly. */
+        if (d.bounds == TH_BOUNDS_WRAP &&
+            (fabs(cols * d.cell_size - d.width) > 1e-4 * d.cell_size ||
+             fabs(rows * d.cell_size - d.height) > 1e-4 * d.cell_size)) {
+            th_error_set(err, "a wrap-around world with a terrain map must be a whole number of "
+                         "cells: %g x %g m is not a multiple of cell_size %g", (double)d.width,
+                         (double)d.height, (double)d.cell_size);
             return NULL;
         }
-        double cols = ceil((double)d.width / d.cell_size), rows = ceil((double)d.height / d.cell_size);
         if (cols > TH_NAV_MAX_DIM || rows > TH_NAV_MAX_DIM) {
             th_error_set(err, "the terrain map would be %.0f x %.0f cells, more than %d per side",
                       cols, rows, TH_NAV_MAX_DIM);
@@ -225,6 +251,7 @@ void th_world_destroy(th_world *w) {
     for (uint32_t t = 0; t < w->target_count; t++) th_free(w->target_points[t]);
     th_free(w->shelter);
     th_free(w->slot_of_id);
+    th_free(w->desired_speed);
     th_free(w->chunk_stats);
     th_free(w);
 }
@@ -290,6 +317,44 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
                      "flee_radius in (0, 1000] m, flee and pursuit weights in [0, 1000]");
         return -1;
     }
+    if (d.model != TH_MODEL_BOIDS && d.model != TH_MODEL_PEDESTRIAN) {
+        th_error_set(err, "unknown model %d", (int)d.model);
+        return -1;
+    }
+    if (!(isfinite(d.body_radius) && d.body_radius >= 0.0f && d.body_radius <= TH_MAX_BODY_RADIUS)) {
+        th_error_set(err, "body_radius must be in [0, %g] metres, got %g", (double)TH_MAX_BODY_RADIUS,
+                     (double)d.body_radius);
+        return -1;
+    }
+    if (d.model == TH_MODEL_PEDESTRIAN) {
+        if (!(isfinite(d.desired_speed) && d.desired_speed > 0.0f && d.desired_speed <= d.max_speed) ||
+            !(isfinite(d.desired_speed_sd) && d.desired_speed_sd >= 0.0f &&
+              d.desired_speed_sd <= d.desired_speed)) {
+            th_error_set(err, "desired_speed must be in (0, max_speed = %g] m/s and desired_speed_sd "
+                         "in [0, desired_speed], got %g and %g", (double)d.max_speed,
+                         (double)d.desired_speed, (double)d.desired_speed_sd);
+            return -1;
+        }
+        if (!(isfinite(d.time_gap) && d.time_gap >= 0.05f && d.time_gap <= 10.0f) ||
+            !(isfinite(d.relaxation) && d.relaxation >= 0.0f && d.relaxation <= 10.0f)) {
+            th_error_set(err, "time_gap must be in [0.05, 10] s and relaxation in [0, 10] s, got %g "
+                         "and %g", (double)d.time_gap, (double)d.relaxation);
+            return -1;
+        }
+        if (!valid_weight(d.repulsion) || !valid_weight(d.wall_repulsion) ||
+            !(isfinite(d.repulsion_range) && d.repulsion_range >= 0.001f && d.repulsion_range <= 10.0f) ||
+            !(isfinite(d.wall_repulsion_range) && d.wall_repulsion_range >= 0.001f &&
+              d.wall_repulsion_range <= 10.0f)) {
+            th_error_set(err, "repulsion strengths must be in [0, 1000] and their ranges in "
+                         "[0.001, 10] metres");
+            return -1;
+        }
+        if (!(isfinite(d.heading.x) && isfinite(d.heading.y) && fabsf(d.heading.x) <= 1e6f &&
+              fabsf(d.heading.y) <= 1e6f)) {
+            th_error_set(err, "heading must be a finite direction");
+            return -1;
+        }
+    }
     if (d.target >= 0 && w->target_def[d.target].kind == TH_TARGET_SHELTER && !w->nav.present) {
         th_error_set(err, "a shelter target needs a terrain map with bunkers");
         return -1;
@@ -303,6 +368,21 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
                   "on each side", (double)reach);
         return -1;
     }
+    /* Pedestrians look as far as their fastest walker gets in one time gap (the spacing term)
+     * and as far as the repulsion is felt (below 1/1000 of its strength: 7 ranges). On a torus
+     * a neighbour is seen at its nearest image, so a periodic corridor needs walls at least as
+     * thick as its walkway is wide; that is the map's business, not a bound checked here. */
+    const float fastest = fminf(d.max_speed, d.desired_speed + 2.0f * d.desired_speed_sd);
+    const float ped_reach = d.model == TH_MODEL_PEDESTRIAN
+                                ? 2.0f * d.body_radius +
+                                      fmaxf(fastest * d.time_gap, 7.0f * d.repulsion_range)
+                                : 0.0f;
+    if (ped_reach > reach) reach = ped_reach;
+    /* Bodies: the contacts phase looks for overlaps in the 3x3 cells the grid phase assigned,
+     * after the agents moved: a cell must cover two bodies, a step's travel of both and the
+     * pushes of the rounds (at most a body's radius). */
+    const float contact_reach = 3.0f * d.body_radius + 2.0f * d.max_speed * w->def.timestep;
+    if (d.body_radius > 0.0f && contact_reach > reach) reach = contact_reach;
     uint32_t c = w->crowd_count;
     snprintf(w->crowd_name[c], sizeof w->crowd_name[c], "%s", d.name ? d.name : "crowd");
     d.name = w->crowd_name[c];
@@ -334,7 +414,19 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .flee_mask = d.flee_types,
         .flee_r2 = d.flee_radius * d.flee_radius,
         .w_flee = d.flee_weight,
+        .radius = d.body_radius,
+        .ped = d.model == TH_MODEL_PEDESTRIAN,
+        .inv_time_gap = 1.0f / d.time_gap,
+        .relax = d.relaxation > w->def.timestep ? w->def.timestep / d.relaxation : 1.0f,
+        .rep = d.repulsion,
+        .inv_rep_range = 1.0f / d.repulsion_range,
+        .wall_rep = d.wall_repulsion,
+        .inv_wall_rep_range = 1.0f / d.wall_repulsion_range,
+        .ped_reach = ped_reach,
+        .heading = th_v2_norm(d.heading),
     };
+    if (d.body_radius > w->max_radius) w->max_radius = d.body_radius;
+    if (d.model == TH_MODEL_PEDESTRIAN) w->pedestrians = true;
     w->crowd_count++;
     if (reach > w->interaction_radius) {
         w->interaction_radius = reach;
@@ -351,6 +443,18 @@ uint32_t th_world_crowd_count(const th_world *w) { return w->crowd_count; }
 
 const th_crowd_def *th_world_crowd(const th_world *w, uint32_t crowd) {
     return crowd < w->crowd_count ? &w->crowd_def[crowd] : NULL;
+}
+
+/* A pedestrian's free walking speed: normal(mean, sd), clipped to mean +- 2 sd and to
+ * (0, max_speed]. The normal deviate is the Irwin-Hall sum of 12 uniforms minus 6 (variance 1,
+ * tails cut at 6 sd, which the clip cuts further): only additions, so the draw is bit-identical
+ * on every machine, unlike a Box-Muller transform through libm's log and cos. */
+static float draw_desired_speed(const th_world *w, const th_crowd_def *d, th_agent_id id) {
+    if (d->model != TH_MODEL_PEDESTRIAN) return 0.0f;
+    float z = -6.0f;
+    for (uint32_t k = 0; k < 12; k++) z += th_rng_f01(w->def.seed, 0x5e3d0000u + id, k);
+    float v = d->desired_speed + d->desired_speed_sd * th_clampf(z, -2.0f, 2.0f);
+    return th_clampf(v, 0.05f * d->desired_speed, d->max_speed);
 }
 
 th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
@@ -398,6 +502,7 @@ th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th
     a->type[k] = w->crowd_rt[crowd].type;
     w->shelter[k] = 0;
     w->slot_of_id[id] = k;
+    w->desired_speed[id] = draw_desired_speed(w, &w->crowd_def[crowd], id);
     w->stats.agents = w->count;
     return id;
 }

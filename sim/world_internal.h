@@ -53,6 +53,16 @@ typedef struct th_crowd_rt {
     float w_flow;       /* flow term weight */
     float wall_radius;  /* metres */
     float w_wall;       /* wall push weight */
+
+    /* Bodies and the pedestrian model (sim/ped.c, sim/contacts.c). */
+    float radius;       /* body radius, metres; 0 = a point */
+    bool ped;           /* model == TH_MODEL_PEDESTRIAN */
+    float inv_time_gap; /* 1 / time_gap */
+    float relax;        /* dt / relaxation, clamped to 1 */
+    float rep, inv_rep_range;          /* neighbour repulsion strength, 1 / range */
+    float wall_rep, inv_wall_rep_range;/* wall repulsion strength, 1 / range */
+    float ped_reach;    /* metres: neighbours farther than this change nothing */
+    th_vec2 heading;    /* unit walking direction of a non-fleeing pedestrian crowd, or 0 */
 } th_crowd_rt;
 
 /* Per-chunk partial sums, combined in chunk order by the bookkeeping phase. */
@@ -99,6 +109,8 @@ typedef struct th_world_nav {
     bool walls_stale;    /* recompute the wall-distance field */
     bool displace;       /* cells were blocked: move agents out of them */
 
+    float *speed;        /* per cell: walking speed factor in (0, 1], or NULL while all are 1 */
+
     th_astar_ctx *astar; /* for th_world_find_path, created on first use */
     uint32_t *path;      /* its cell path buffer, ncells long */
     th_vec2 *waypoints;  /* string-pulled path, ncells long */
@@ -133,6 +145,10 @@ struct th_world {
     uint8_t *flags;      /* TH_AGENT_LEADER | TH_AGENT_STRANDED of the last step, storage order */
     uint8_t *shelter;    /* bunker index + 1 the agent stepped into this step, or 0 */
 
+    float *desired_speed; /* per id: free walking speed of pedestrians, m/s (0 for boids) */
+    float max_radius;     /* largest body radius over crowds: 0 = no bodies, no contacts phase */
+    bool pedestrians;     /* some crowd uses the pedestrian model */
+
     uint32_t next_id;     /* ids handed out so far */
     uint32_t *slot_of_id; /* id -> storage index, capacity entries */
 
@@ -164,8 +180,81 @@ struct th_world {
     struct th_trace *trace; /* phase spans being recorded (sim/trace.c), or NULL */
 };
 
-/* Compute accelerations for storage indices [begin, end) of buf[cur] (sim/boids.c). */
+/* Compute accelerations for storage indices [begin, end) of buf[cur] (sim/boids.c); agents
+ * of pedestrian crowds are skipped. */
 void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats);
+
+/* Index ranges of the sorted agent arrays covering the 3x3 block of grid cells around `cell`:
+ * one range per row (two where a row straddles a torus seam), each cell visited once even on
+ * a grid narrower than 3 cells. Returns the number of ranges (at most 6). */
+typedef struct th_range {
+    uint32_t begin, end;
+} th_range;
+
+static inline uint32_t th_block_ranges(const th_grid *g, uint32_t cell, bool wrap, th_range out[6]) {
+    const int32_t nx = g->nx, ny = g->ny;
+    const int32_t cx = (int32_t)(cell % (uint32_t)nx), cy = (int32_t)(cell / (uint32_t)nx);
+    int32_t rows[3], nrows = 0;
+    if (wrap && ny < 3) {
+        for (int32_t r = 0; r < ny; r++) rows[nrows++] = r;
+    } else {
+        for (int32_t r = cy - 1; r <= cy + 1; r++) {
+            if (wrap) rows[nrows++] = r < 0 ? r + ny : (r >= ny ? r - ny : r);
+            else if (r >= 0 && r < ny) rows[nrows++] = r;
+        }
+    }
+    uint32_t n = 0;
+    for (int32_t i = 0; i < nrows; i++) {
+        const uint32_t *start = g->cell_start + (uint32_t)rows[i] * (uint32_t)nx;
+        int32_t c0 = cx - 1, c1 = cx + 1;
+        if (wrap && nx < 3) {
+            c0 = 0;
+            c1 = nx - 1;
+        } else if (wrap && c0 < 0) {
+            out[n++] = (th_range){start[nx - 1], start[nx]};
+            c0 = 0;
+        } else if (wrap && c1 >= nx) {
+            out[n++] = (th_range){start[0], start[1]};
+            c1 = nx - 1;
+        } else {
+            c0 = c0 < 0 ? 0 : c0;
+            c1 = c1 >= nx ? nx - 1 : c1;
+        }
+        out[n++] = (th_range){start[c0], start[c1 + 1]};
+    }
+    return n;
+}
+
+/* The offset q - p on a torus of W x H: the nearest image. */
+static inline th_vec2 th_min_image(th_vec2 d, bool wrap, float W, float H) {
+    if (wrap) {
+        if (d.x > 0.5f * W) d.x -= W;
+        else if (d.x < -0.5f * W) d.x += W;
+        if (d.y > 0.5f * H) d.y -= H;
+        else if (d.y < -0.5f * H) d.y += H;
+    }
+    return d;
+}
+
+/* The pedestrian model (sim/ped.c): accelerations of the pedestrian agents in [begin, end). */
+void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats);
+
+/* Bodies (sim/contacts.c): the contacts phase, run after integration when max_radius > 0. It
+ * uses buf[cur ^ 1] as scratch. */
+void th_contacts_resolve(th_world *w);
+/* sim/step.c: keep a position inside the world (bounce off walled edges, wrap on a torus). */
+void th_world_bound(const th_world *w, th_vec2 *p, th_vec2 *v);
+/* Rounds of overlap removal per step. */
+#define TH_CONTACT_ROUNDS 4u
+
+/* sim/world_nav.c: walking speed factor of the terrain at p (1 without a map or speeds). */
+float th_nav_speed_at(const th_world *w, th_vec2 p);
+/* Push the disc (p, r) out of the blocked cells it overlaps, cell by cell in a fixed order.
+ * Returns the moved centre. Also keeps it off the world's edges in a walled world. */
+th_vec2 th_nav_push_out_of_walls(const th_world *w, th_vec2 p, float r);
+/* Nearest wall points: distance (metres) from p to the closest blocked cell (or walled world
+ * edge) within `range`, and the unit direction away from it; false when none is that close. */
+bool th_nav_nearest_wall(const th_world *w, th_vec2 p, float range, float *dist, th_vec2 *away);
 
 /* A squad (sim/squad.c). */
 #define TH_SQUAD_PATH_POINTS 1024 /* the centre's string-pulled path */

@@ -60,7 +60,7 @@ import json, math, os, sys
 d = json.load(open(os.environ["TMP"] + "/b.json"))
 rows = d["rows"]
 assert len(rows) == 4, "want 4 rows, got %d" % len(rows)
-phases = ["events", "nav", "grid", "steer", "integrate", "bookkeeping"]
+phases = ["events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping"]
 need = ["scene", "agents", "threads", "steps", "warmup", "reps", "agent_steps_per_s", "min",
         "max", "wall_s", "ns_per_agent_step", "speedup", "efficiency", "neighbors",
         "peak_bytes", "bytes_per_agent", "hash", "phase_ms", "alive"]
@@ -122,13 +122,13 @@ assert sorted(names) == [0, 1], "thread_name tids %r" % sorted(names)
 x = [e for e in ev if e["ph"] == "X"]
 tids = {e["tid"] for e in x}
 assert tids == {0, 1}, "span tids %r" % tids
-phases = {"events", "nav", "grid", "steer", "integrate", "bookkeeping"}
+phases = {"events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping"}
 assert {e["name"] for e in x if e["tid"] == 0} == phases
 assert {e["name"] for e in x if e["tid"] == 1} == {"grid", "steer", "integrate"}
 steps = {e["args"]["step"] for e in x}
 assert steps == set(range(5, 25)), "steps %r" % sorted(steps)
 for s in steps:
-    assert sum(1 for e in x if e["args"]["step"] == s and e["tid"] == 0) == 6
+    assert sum(1 for e in x if e["args"]["step"] == s and e["tid"] == 0) == len(phases)
 for e in x:
     assert e["ts"] >= 0 and e["dur"] >= 0 and e["pid"] == 1
 '

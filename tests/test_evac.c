@@ -372,7 +372,14 @@ START_TEST(bad_terrain_input_is_rejected) {
     wd.cell_size = 1.0f;
     wd.bounds = TH_BOUNDS_WRAP;
     th_error err;
+    /* A wrap-around world with a map must be a whole number of cells. */
+    wd.width = 100.5f;
     ck_assert_ptr_null(th_world_create(&wd, &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "whole number of cells"));
+    wd.width = 100.0f;
+    th_world *ok = th_world_create(&wd, &err);
+    ck_assert_ptr_nonnull(ok);
+    th_world_destroy(ok);
     wd.bounds = TH_BOUNDS_WALLS;
     wd.cell_size = -1.0f;
     ck_assert_ptr_null(th_world_create(&wd, &err));

@@ -1,0 +1,134 @@
+/* Bodies: after integration, overlaps between bodies and between bodies and walls are removed
+ * by a few Jacobi rounds of position projection (as in position-based dynamics: Mueller et al.
+ * 2007, "Position based dynamics", J. Vis. Commun. Image R. 18(2); and the contact handling of
+ * crowd simulators built on it, e.g. Weiss et al. 2017, "Position-based multi-agent dynamics
+ * for real-time crowd simulation", MIG '17).
+ *
+ * Round r reads every position of round r - 1 and writes only the agent's own slot:
+ *   each pair i, j of bodies closer than l = r_i + r_j moves apart by half the overlap each,
+ *   along the line between them; the pushes on i are summed and scaled by 1 / max(1, contacts)
+ *   ... times `k_relax`, so a body squeezed from many sides is not thrown across its neighbours;
+ *   then i's disc is pushed out of the blocked cells it overlaps, cell by cell.
+ * The result does not depend on the order agents are visited in, or on the thread count. The
+ * last round moves each agent from its integrated position to its resolved one by sliding
+ * along blocked cells (so a centre never enters one, whatever the pushes), adds the correction
+ * to its velocity (what an observer would measure), and marks agents that stepped into an open
+ * bunker.
+ *
+ * Neighbours are looked for in the 3x3 block of grid cells the grid phase assigned at the start
+ * of the step: the grid's cells are at least two body radii plus two steps of travel wide
+ * (th_world_add_crowd), so every body that can touch another is in its block.
+ *
+ * Scratch positions live in the other agent buffer, which is dead between the grid phase's
+ * gather and the next step's: rounds alternate between its px/py and its vx/vy arrays, and the
+ * integrated positions in buf[cur] stay untouched until the last round. */
+#include <math.h>
+
+#include "world_internal.h"
+
+/* Share of the summed pushes applied per round: under-relaxed Jacobi converges where plain
+ * Jacobi overshoots in a crowd pressed from all sides. */
+#define TH_CONTACT_RELAX 0.8f
+
+typedef struct contact_ctx {
+    th_world *w;
+    const float *rx, *ry; /* positions of the last round */
+    float *wx, *wy;       /* positions of this round */
+} contact_ctx;
+
+static th_vec2 resolve_one(const th_world *w, const float *rx, const float *ry, uint32_t i) {
+    const th_agents *a = &w->buf[w->cur];
+    const th_crowd_rt *c = &w->crowd_rt[a->crowd[i]];
+    th_vec2 p = th_v2(rx[i], ry[i]);
+    const float ri = c->radius;
+    if (ri <= 0.0f) return p;
+    const bool wrap = w->wrap;
+    const float W = w->def.width, H = w->def.height;
+    th_range ranges[6];
+    const uint32_t nr = th_block_ranges(&w->grid, w->cell[i], wrap, ranges);
+    th_vec2 push = th_v2(0.0f, 0.0f);
+    uint32_t contacts = 0;
+    for (uint32_t k = 0; k < nr; k++) {
+        for (uint32_t j = ranges[k].begin; j < ranges[k].end; j++) {
+            if (j == i) continue;
+            const float rj = w->crowd_rt[a->crowd[j]].radius;
+            if (rj <= 0.0f) continue;
+            const th_vec2 d = th_min_image(th_v2(rx[j] - p.x, ry[j] - p.y), wrap, W, H);
+            const float l = ri + rj;
+            const float d2 = th_v2_len2(d);
+            if (d2 >= l * l) continue;
+            const float dist = sqrtf(d2);
+            th_vec2 away = dist > 1e-6f ? th_v2_scale(d, -1.0f / dist)
+                                        : th_v2(a->id[i] < a->id[j] ? -1.0f : 1.0f, 0.0f);
+            push = th_v2_add(push, th_v2_scale(away, 0.5f * (l - dist)));
+            contacts++;
+        }
+    }
+    if (contacts > 0) {
+        const float k = TH_CONTACT_RELAX / (float)(contacts > 1 ? (contacts + 1) / 2 : 1);
+        p = th_v2_add(p, th_v2_scale(push, k));
+    }
+    return th_nav_push_out_of_walls(w, p, ri);
+}
+
+static void contact_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
+    (void)worker;
+    const contact_ctx *cc = ctx;
+    th_world *w = cc->w;
+    for (uint32_t i = begin; i < end; i++) {
+        th_vec2 p = resolve_one(w, cc->rx, cc->ry, i);
+        cc->wx[i] = p.x;
+        cc->wy[i] = p.y;
+    }
+}
+
+/* The last round: resolve, then move each agent there from its integrated position. The
+ * velocity keeps the model's value, less any part of it that drove into the bodies or walls
+ * that pushed it back (as sliding along a wall does): speeds then say how fast agents really
+ * advance in a jam, with no speed made up by the pushes themselves. */
+static void contact_last_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
+    (void)worker;
+    const contact_ctx *cc = ctx;
+    th_world *w = cc->w;
+    th_agents *a = &w->buf[w->cur];
+    const bool terrain = w->nav.present, wrap = w->wrap;
+    const float W = w->def.width, H = w->def.height;
+    uint32_t sheltering = 0;
+    for (uint32_t i = begin; i < end; i++) {
+        const th_crowd_rt *c = &w->crowd_rt[a->crowd[i]];
+        if (c->radius > 0.0f) {
+            const th_vec2 p0 = th_v2(a->px[i], a->py[i]);
+            const th_vec2 d = th_min_image(th_v2_sub(resolve_one(w, cc->rx, cc->ry, i), p0), wrap, W, H);
+            th_vec2 v = th_v2(a->vx[i], a->vy[i]);
+            const float d2 = th_v2_len2(d);
+            if (d2 > 0.0f) {
+                const float vd = th_v2_dot(v, d);
+                if (vd < 0.0f) v = th_v2_sub(v, th_v2_scale(d, vd / d2));
+                th_vec2 p = terrain ? th_nav_move(w, p0, d, &v) : th_v2_add(p0, d);
+                th_world_bound(w, &p, &v);
+                a->px[i] = p.x;
+                a->py[i] = p.y;
+                a->vx[i] = v.x;
+                a->vy[i] = v.y;
+                if (terrain && c->flee) w->shelter[i] = th_nav_shelter_at(w, p);
+            }
+        }
+        sheltering += w->shelter[i] != 0;
+    }
+    w->chunk_stats[begin / TH_CHUNK].sheltering = sheltering;
+}
+
+void th_contacts_resolve(th_world *w) {
+    th_agents *a = &w->buf[w->cur];
+    th_agents *scratch = &w->buf[w->cur ^ 1];
+    float *bx[2] = {scratch->px, scratch->vx}, *by[2] = {scratch->py, scratch->vy};
+    contact_ctx cc = {w, a->px, a->py, bx[0], by[0]};
+    for (uint32_t r = 0; r + 1 < TH_CONTACT_ROUNDS; r++) {
+        cc.wx = bx[r & 1];
+        cc.wy = by[r & 1];
+        th_pool_parallel_for(w->pool, w->count, TH_CHUNK, contact_job, &cc);
+        cc.rx = cc.wx;
+        cc.ry = cc.wy;
+    }
+    th_pool_parallel_for(w->pool, w->count, TH_CHUNK, contact_last_job, &cc);
+}

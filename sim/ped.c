@@ -1,0 +1,181 @@
+/* The pedestrian model: the collision-free speed model of Tordeux, Chraibi and Seyfried (2016),
+ * "Collision-free speed model for pedestrian dynamics", in: Traffic and Granular Flow '15,
+ * Springer, pp. 225-232 (arXiv:1512.05597), with the speeding-up relaxation of a first-order
+ * model made second-order only where it cannot cause a collision.
+ *
+ * For pedestrian i at x_i with body radius r_i, free speed v0_i (drawn per agent) and goal
+ * direction e0_i (the river-map flow of a fleeing crowd, the crowd's heading otherwise):
+ *
+ *   direction   e_i = unit(e0_i + sum_j a exp((l_ij - d_ij) / D) n_ji
+ *                               + a_w exp((r_i - d_iw) / D_w) n_wi)
+ *               over neighbours j at distance d_ij, l_ij = r_i + r_j, n_ji the unit vector
+ *               from j to i; and the nearest wall point w at distance d_iw, n_wi away from it;
+ *   spacing     s_i = min d_ij over the neighbours j ahead that the body would hit walking
+ *               along e_i: e_i . (x_j - x_i) > 0 and |e_i x (x_j - x_i)| < l_ij (and the
+ *               nearest wall point the same way, with l = r_i);
+ *   speed       u_i = min(v0_i, max(0, (s_i - l_ij) / T))    (T = time_gap);
+ *   velocity    v_i = u_i e_i.
+ *
+ * In the original model the velocity jumps to u_i e_i. Here a faster u_i is approached with
+ * the relaxation time tau (speed += (u_i - speed) dt / tau), as walkers accelerate in about
+ * half a second (Helbing & Molnar 1995; Weidmann 1993); a slower u_i is taken at once, so the
+ * model's guarantee that nobody walks into the one ahead is kept. With no goal the agent walks
+ * only as fast as the push asks, min(1, |sum|) v0_i, so a standing group spreads gently
+ * instead of scattering at full speed.
+ *
+ * The step's contacts phase (sim/contacts.c) then removes whatever overlap remains (pushes from
+ * behind, from the side, from walls): the speed law keeps bodies apart in the walking
+ * direction, the contacts phase everywhere.
+ *
+ * The model reproduces the fundamental diagram with one set of defaults (the validation suite
+ * compares it with Weidmann's curve): its speed-density relation comes out of (s - l) / T.
+ * docs/pedestrians.md has the parameters, their sources and the measured curve. */
+#include <math.h>
+
+#include "world_internal.h"
+
+/* Weight of the sideways step around a slower walker ahead, against the unit goal direction. */
+#define TH_PED_OVERTAKE 0.5f
+
+/* Per-agent sums of one neighbour pass. */
+typedef struct ped_sense {
+    th_vec2 push;       /* sum of the neighbour repulsion */
+    uint32_t seen;      /* agents within the crowd's neighbour radius */
+} ped_sense;
+
+void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
+    const th_agents *a = &w->buf[w->cur];
+    const th_grid *g = &w->grid;
+    const bool wrap = w->wrap;
+    const float W = w->def.width, H = w->def.height;
+    const float dt = w->def.timestep, inv_dt = 1.0f / dt;
+    const bool terrain = w->nav.present;
+    uint64_t neighbors_total = 0, candidates_total = 0;
+
+    for (uint32_t i = begin; i < end; i++) {
+        const th_crowd_rt *c = &w->crowd_rt[a->crowd[i]];
+        if (!c->ped) continue;
+        const th_vec2 p = th_v2(a->px[i], a->py[i]);
+        const th_vec2 v = th_v2(a->vx[i], a->vy[i]);
+        const th_agent_id id = a->id[i];
+        const float ri = c->radius;
+        float v0 = w->desired_speed[id];
+        if (terrain && w->nav.speed) v0 *= th_nav_speed_at(w, p);
+
+        /* Goal direction. */
+        th_vec2 e0 = c->heading;
+        bool stranded = false;
+        if (c->flee && terrain) {
+            th_vec2 dir;
+            stranded = !th_nav_flow_sample(&w->nav.combined.nearest, &w->nav.map, p, &dir);
+            e0 = stranded ? th_v2(0.0f, 0.0f) : dir;
+        }
+
+        /* Pass 1: repulsion from neighbours. */
+        th_range ranges[6];
+        const uint32_t nr = th_block_ranges(g, w->cell[i], wrap, ranges);
+        ped_sense s = {th_v2(0.0f, 0.0f), 0};
+        uint32_t n_cand = 0;
+        /* The one ahead on the goal direction that limits the speed most (for overtaking). */
+        float block_u = v0;
+        float block_side = 0.0f;
+        for (uint32_t k = 0; k < nr; k++) {
+            n_cand += ranges[k].end - ranges[k].begin;
+            for (uint32_t j = ranges[k].begin; j < ranges[k].end; j++) {
+                if (j == i) continue;
+                const th_vec2 d = th_min_image(th_v2(a->px[j] - p.x, a->py[j] - p.y), wrap, W, H);
+                const float d2 = th_v2_len2(d);
+                if (d2 >= c->ped_reach * c->ped_reach) continue;
+                if (d2 < c->neighbor_r2) s.seen++;
+                const float l = ri + w->crowd_rt[a->crowd[j]].radius;
+                const float dist = sqrtf(d2);
+                const float along0 = th_v2_dot(e0, d), side0 = th_v2_cross(e0, d);
+                if (along0 > 0.0f && fabsf(side0) < l) {
+                    const float uj = (dist - l) * c->inv_time_gap;
+                    if (uj < block_u) {
+                        block_u = uj;
+                        block_side = side0;
+                    }
+                }
+                const float gap = dist - l;
+                if (gap * c->inv_rep_range > 7.0f) continue; /* below 1/1000 of the strength */
+                /* Coincident agents part along a direction fixed by their ids. */
+                th_vec2 away = dist > 1e-6f ? th_v2_scale(d, -1.0f / dist)
+                                            : th_v2(id < a->id[j] ? -1.0f : 1.0f, 0.0f);
+                /* Deep overlaps are left to the contacts phase: the push saturates at 1 gap. */
+                const float x = gap > -l ? -gap * c->inv_rep_range : l * c->inv_rep_range;
+                s.push = th_v2_add(s.push, th_v2_scale(away, c->rep * expf(x)));
+            }
+        }
+        th_vec2 dir = th_v2_add(e0, s.push);
+        /* Overtaking: held back by someone ahead, step aside, away from the side they are on
+         * (to the right of the goal direction when dead ahead), the more the slower it makes
+         * us walk. In a dense crowd every way is blocked and the pushes cancel out. */
+        if (block_u < v0 && v0 > 0.0f) {
+            const float k = TH_PED_OVERTAKE * (1.0f - fmaxf(block_u, 0.0f) / v0);
+            const th_vec2 right = th_v2(e0.y, -e0.x); /* cross(e0, right) < 0 */
+            dir = th_v2_add(dir, th_v2_scale(right, block_side >= 0.0f ? k : -k));
+        }
+
+        /* The nearest wall. */
+        float wall_d = INFINITY;
+        th_vec2 wall_away = th_v2(0.0f, 0.0f);
+        if (c->wall_rep > 0.0f || terrain) {
+            const float range = ri + 7.0f / c->inv_wall_rep_range;
+            if (th_nav_nearest_wall(w, p, range, &wall_d, &wall_away)) {
+                const float gap = wall_d - ri;
+                const float x = gap > -ri ? -gap * c->inv_wall_rep_range : ri * c->inv_wall_rep_range;
+                if (x > -7.0f) dir = th_v2_add(dir, th_v2_scale(wall_away, c->wall_rep * expf(x)));
+            }
+        }
+
+        float want = 1.0f;
+        if (e0.x == 0.0f && e0.y == 0.0f) want = th_clampf(th_v2_len(dir), 0.0f, 1.0f);
+        const th_vec2 e = th_v2_norm(dir);
+
+        /* Pass 2: the spacing ahead along e. Fleeing walkers yield only to those nearer the
+         * shelter than they are (by the river map's cost of their cells, then by id): where
+         * routes converge, at a door, two walkers each in the other's way would otherwise both
+         * stop for good, an arch that no push undoes. */
+        float u = v0 * want;
+        const uint32_t *cost = c->flee && terrain ? w->nav.combined.nearest.dist : NULL;
+        const uint32_t my_cost = cost ? cost[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)] : 0;
+        if (e.x != 0.0f || e.y != 0.0f) {
+            for (uint32_t k = 0; k < nr; k++) {
+                for (uint32_t j = ranges[k].begin; j < ranges[k].end; j++) {
+                    if (j == i) continue;
+                    const th_vec2 d = th_min_image(th_v2(a->px[j] - p.x, a->py[j] - p.y), wrap, W, H);
+                    const float along = th_v2_dot(e, d);
+                    if (along <= 0.0f) continue;
+                    const float l = ri + w->crowd_rt[a->crowd[j]].radius;
+                    if (fabsf(th_v2_cross(e, d)) >= l) continue;
+                    if (cost) {
+                        const uint32_t cj = cost[th_navmap_cell_of(&w->nav.map, th_v2(a->px[j], a->py[j]), NULL, NULL)];
+                        if (cj > my_cost || (cj == my_cost && a->id[j] > id)) continue;
+                    }
+                    const float dist = th_v2_len(d);
+                    const float uj = (dist - l) * c->inv_time_gap;
+                    if (uj < u) u = uj;
+                }
+            }
+        } else {
+            u = 0.0f;
+        }
+        if (u < 0.0f) u = 0.0f;
+        /* Speeding up follows the driving term of the social force model, an acceleration
+         * (v0 - speed) / tau toward the free speed, up to what the spacing allows; slowing down
+         * is immediate. */
+        const float speed = th_v2_len(v);
+        if (u > speed) u = fminf(u, speed + (v0 * want - speed) * c->relax);
+        const th_vec2 vn = th_v2_scale(e, u);
+        w->ax[i] = (vn.x - v.x) * inv_dt;
+        w->ay[i] = (vn.y - v.y) * inv_dt;
+        w->flags[i] = stranded ? TH_AGENT_STRANDED : 0u;
+        stats->stranded += stranded;
+        w->neighbors[i] = (uint16_t)(s.seen > UINT16_MAX ? UINT16_MAX : s.seen);
+        neighbors_total += s.seen;
+        candidates_total += n_cand - 1;
+    }
+    stats->neighbors += neighbors_total;
+    stats->candidates += candidates_total;
+}

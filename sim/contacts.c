@@ -6,18 +6,23 @@
  *
  * Round r reads every position of round r - 1 and writes only the agent's own slot:
  *   each pair i, j of bodies closer than l = r_i + r_j moves apart by half the overlap each,
- *   along the line between them; the pushes on i are summed and scaled by 1 / max(1, contacts)
- *   ... times `k_relax`, so a body squeezed from many sides is not thrown across its neighbours;
- *   then i's disc is pushed out of the blocked cells it overlaps, cell by cell.
+ *   along the line between them; the pushes on i are summed and scaled by
+ *   TH_CONTACT_RELAX / ceil(contacts / 2), so a body squeezed from many sides is not thrown
+ *   across its neighbours; then i's disc is pushed out of the blocked cells it overlaps, cell
+ *   by cell.
+ * A walking crowd needs TH_CONTACT_ROUNDS rounds; while overlaps remain above half the bound
+ * that validation checks, more rounds follow, up to TH_CONTACT_MAX_ROUNDS.
  * The result does not depend on the order agents are visited in, or on the thread count. The
  * last round moves each agent from its integrated position to its resolved one by sliding
  * along blocked cells (so a centre never enters one, whatever the pushes), adds the correction
  * to its velocity (what an observer would measure), and marks agents that stepped into an open
  * bunker.
  *
- * Neighbours are looked for in the 3x3 block of grid cells the grid phase assigned at the start
- * of the step: the grid's cells are at least two body radii plus two steps of travel wide
- * (th_world_add_crowd), so every body that can touch another is in its block.
+ * Neighbours are looked for once per step, before the rounds, in the 3x3 block of grid cells
+ * the grid phase assigned at the start of the step: the grid's cells are at least three body
+ * radii plus two steps of travel wide (th_world_add_crowd), so every body that can touch
+ * another is in its block. Each agent keeps the bodies within 1.5 contact distances in a short
+ * list (a Verlet list) that the rounds walk instead of the block.
  *
  * Scratch positions live in the other agent buffer, which is dead between the grid phase's
  * gather and the next step's: rounds alternate between its px/py and its vx/vy arrays, and the
@@ -36,33 +41,34 @@ typedef struct contact_ctx {
     float *wx, *wy;       /* positions of this round */
 } contact_ctx;
 
-static th_vec2 resolve_one(const th_world *w, const float *rx, const float *ry, uint32_t i) {
+/* The pushes on agent i from the bodies in its list and from walls, with positions (rx, ry);
+ * *worst receives the largest overlap seen, as a share of the smaller diameter. */
+static th_vec2 resolve_one(const th_world *w, const float *rx, const float *ry, uint32_t i,
+                           float *worst) {
     const th_agents *a = &w->buf[w->cur];
-    const th_crowd_rt *c = &w->crowd_rt[a->crowd[i]];
     th_vec2 p = th_v2(rx[i], ry[i]);
-    const float ri = c->radius;
+    const float ri = w->crowd_rt[a->crowd[i]].radius;
     if (ri <= 0.0f) return p;
     const bool wrap = w->wrap;
     const float W = w->def.width, H = w->def.height;
-    th_range ranges[6];
-    const uint32_t nr = th_block_ranges(&w->grid, w->cell[i], wrap, ranges);
+    const uint32_t *list = w->contact + (size_t)i * TH_CONTACT_LIST;
+    const uint32_t n = w->contact_count[i];
     th_vec2 push = th_v2(0.0f, 0.0f);
     uint32_t contacts = 0;
-    for (uint32_t k = 0; k < nr; k++) {
-        for (uint32_t j = ranges[k].begin; j < ranges[k].end; j++) {
-            if (j == i) continue;
-            const float rj = w->crowd_rt[a->crowd[j]].radius;
-            if (rj <= 0.0f) continue;
-            const th_vec2 d = th_min_image(th_v2(rx[j] - p.x, ry[j] - p.y), wrap, W, H);
-            const float l = ri + rj;
-            const float d2 = th_v2_len2(d);
-            if (d2 >= l * l) continue;
-            const float dist = sqrtf(d2);
-            th_vec2 away = dist > 1e-6f ? th_v2_scale(d, -1.0f / dist)
-                                        : th_v2(a->id[i] < a->id[j] ? -1.0f : 1.0f, 0.0f);
-            push = th_v2_add(push, th_v2_scale(away, 0.5f * (l - dist)));
-            contacts++;
-        }
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t j = list[k];
+        const float rj = w->crowd_radius[a->crowd[j]];
+        const th_vec2 d = th_min_image(th_v2(rx[j] - p.x, ry[j] - p.y), wrap, W, H);
+        const float l = ri + rj;
+        const float d2 = th_v2_len2(d);
+        if (d2 >= l * l) continue;
+        const float dist = sqrtf(d2);
+        const float share = (l - dist) / (2.0f * fminf(ri, rj));
+        if (share > *worst) *worst = share;
+        th_vec2 away = dist > 1e-6f ? th_v2_scale(d, -1.0f / dist)
+                                    : th_v2(a->id[i] < a->id[j] ? -1.0f : 1.0f, 0.0f);
+        push = th_v2_add(push, th_v2_scale(away, 0.5f * (l - dist)));
+        contacts++;
     }
     if (contacts > 0) {
         const float k = TH_CONTACT_RELAX / (float)(contacts > 1 ? (contacts + 1) / 2 : 1);
@@ -71,15 +77,57 @@ static th_vec2 resolve_one(const th_world *w, const float *rx, const float *ry, 
     return th_nav_push_out_of_walls(w, p, ri);
 }
 
+/* Agent i's list: the bodies within 1.5 contact distances in its 3x3 block of grid cells,
+ * nearest first (then by storage index) when more than TH_CONTACT_LIST are that close. */
+static void list_contacts(th_world *w, uint32_t i) {
+    const th_agents *a = &w->buf[w->cur];
+    const float ri = w->crowd_rt[a->crowd[i]].radius;
+    uint32_t *list = w->contact + (size_t)i * TH_CONTACT_LIST;
+    float key[TH_CONTACT_LIST];
+    uint32_t n = 0;
+    if (ri > 0.0f) {
+        const bool wrap = w->wrap;
+        const float W = w->def.width, H = w->def.height;
+        const float px = a->px[i], py = a->py[i];
+        th_range ranges[6];
+        const uint32_t nr = th_block_ranges(&w->grid, w->cell[i], wrap, ranges);
+        for (uint32_t r = 0; r < nr; r++) {
+            for (uint32_t j = ranges[r].begin; j < ranges[r].end; j++) {
+                const float rj = w->crowd_radius[a->crowd[j]];
+                if (j == i || rj <= 0.0f) continue;
+                const th_vec2 d = th_min_image(th_v2(a->px[j] - px, a->py[j] - py), wrap, W, H);
+                const float reach = 1.5f * (ri + rj);
+                const float d2 = th_v2_len2(d);
+                if (d2 >= reach * reach) continue;
+                th_contact_insert(list, key, &n, j, d2);
+            }
+        }
+    }
+    w->contact_count[i] = (uint8_t)n;
+}
+
+static void list_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
+    (void)worker;
+    th_world *w = ctx;
+    const th_agents *a = &w->buf[w->cur];
+    for (uint32_t i = begin; i < end; i++) {
+        /* Pedestrians' lists were made while they steered, from the same positions. */
+        if (w->crowd_rt[a->crowd[i]].ped && w->contact_count[i] != TH_CONTACT_UNLISTED) continue;
+        list_contacts(w, i);
+    }
+}
+
 static void contact_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
     (void)worker;
     const contact_ctx *cc = ctx;
     th_world *w = cc->w;
+    float worst = 0.0f;
     for (uint32_t i = begin; i < end; i++) {
-        th_vec2 p = resolve_one(w, cc->rx, cc->ry, i);
+        th_vec2 p = resolve_one(w, cc->rx, cc->ry, i, &worst);
         cc->wx[i] = p.x;
         cc->wy[i] = p.y;
     }
+    w->chunk_stats[begin / TH_CHUNK].overlap = worst;
 }
 
 /* The last round: resolve, then move each agent there from its integrated position. The
@@ -98,7 +146,8 @@ static void contact_last_job(void *ctx, uint32_t begin, uint32_t end, uint32_t w
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[i]];
         if (c->radius > 0.0f) {
             const th_vec2 p0 = th_v2(a->px[i], a->py[i]);
-            const th_vec2 d = th_min_image(th_v2_sub(resolve_one(w, cc->rx, cc->ry, i), p0), wrap, W, H);
+            float worst = 0.0f;
+            const th_vec2 d = th_min_image(th_v2_sub(resolve_one(w, cc->rx, cc->ry, i, &worst), p0), wrap, W, H);
             th_vec2 v = th_v2(a->vx[i], a->vy[i]);
             const float d2 = th_v2_len2(d);
             if (d2 > 0.0f) {
@@ -122,13 +171,23 @@ void th_contacts_resolve(th_world *w) {
     th_agents *a = &w->buf[w->cur];
     th_agents *scratch = &w->buf[w->cur ^ 1];
     float *bx[2] = {scratch->px, scratch->vx}, *by[2] = {scratch->py, scratch->vy};
+    th_pool_parallel_for(w->pool, w->count, TH_CHUNK, list_job, w);
     contact_ctx cc = {w, a->px, a->py, bx[0], by[0]};
-    for (uint32_t r = 0; r + 1 < TH_CONTACT_ROUNDS; r++) {
+    const uint32_t chunks = (w->count + TH_CHUNK - 1) / TH_CHUNK;
+    for (uint32_t r = 0; r + 1 < TH_CONTACT_MAX_ROUNDS; r++) {
         cc.wx = bx[r & 1];
         cc.wy = by[r & 1];
         th_pool_parallel_for(w->pool, w->count, TH_CHUNK, contact_job, &cc);
         cc.rx = cc.wx;
         cc.ry = cc.wy;
+        /* More rounds only while the positions this round started from still overlap by more
+         * than half the bound: a crush (or agents added on top of each other) gets up to
+         * TH_CONTACT_MAX_ROUNDS, a walking crowd TH_CONTACT_ROUNDS. The maximum over chunks
+         * does not depend on their order, so neither does the number of rounds. */
+        if (r + 2 < TH_CONTACT_ROUNDS) continue;
+        float worst = 0.0f;
+        for (uint32_t c = 0; c < chunks; c++) worst = fmaxf(worst, w->chunk_stats[c].overlap);
+        if (worst <= 0.5f * TH_MAX_OVERLAP) break;
     }
     th_pool_parallel_for(w->pool, w->count, TH_CHUNK, contact_last_job, &cc);
 }

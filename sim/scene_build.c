@@ -228,6 +228,12 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
                     ok = th_world_set_cell(w, x, y, (th_cell_kind)s->kind[i], s->cost[i], err) ||
                          refused(s, map, "map", err);
                 }
+                const uint8_t l = s->legend ? s->legend[i] : TH_SCENE_NO_LEGEND;
+                if (ok && s->kind[i] == TH_CELL_OPEN && l != TH_SCENE_NO_LEGEND &&
+                    s->legend_entry[l].speed != 1.0f) {
+                    ok = th_world_set_cell_speed(w, x, y, s->legend_entry[l].speed, err) ||
+                         refused(s, map, "map", err);
+                }
             }
         }
         for (uint32_t b = 0; b < s->bunker_count && ok; b++) {

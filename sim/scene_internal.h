@@ -69,6 +69,7 @@ typedef struct th_legend_entry {
     uint32_t key;         /* the character, or 0xRRGGBB */
     th_cell_kind kind;
     uint16_t cost;        /* open cells */
+    float speed;          /* open cells: walking speed factor in (0, 1] */
     int32_t bunker;       /* index into bunkers, or -1 */
     const th_ynode *node;
 } th_legend_entry;

@@ -132,7 +132,7 @@ static bool read_legend(th_scene *s, const th_ynode *legend, bool colours, th_er
         char path[96];
         snprintf(path, sizeof path, "map.legend['%.*s']", k->len > 16 ? 16 : (int)k->len, k->text);
         th_legend_entry *e = &s->legend_entry[s->legend_count];
-        *e = (th_legend_entry){.kind = TH_CELL_OPEN, .cost = 1, .bunker = -1, .node = k};
+        *e = (th_legend_entry){.kind = TH_CELL_OPEN, .cost = 1, .speed = 1.0f, .bunker = -1, .node = k};
         if (colours) {
             bool ok = k->len == 7 && k->text[0] == '#';
             for (size_t j = 1; ok && j < 7; j++) ok = isxdigit((unsigned char)k->text[j]) != 0;
@@ -155,13 +155,30 @@ static bool read_legend(th_scene *s, const th_ynode *legend, bool colours, th_er
             }
             if (w < 0) {
                 snprintf(buf, sizeof buf, "'%.*s'", v->len > 30 ? 30 : (int)v->len, v->text);
-                return FAIL(s, v, path, err, "expected open, wall, destructible, spawn, {terrain: cost} or {bunker: name}, found %s", buf);
+                return FAIL(s, v, path, err, "expected open, wall, destructible, spawn, {terrain: cost, speed: factor} or {bunker: name}, found %s", buf);
             }
             e->kind = w == 1 ? TH_CELL_WALL : w == 2 ? TH_CELL_DESTRUCTIBLE : TH_CELL_OPEN;
-        } else if (v->kind == TH_Y_MAPPING && v->count == 1 && th_ynode_get(v, "terrain")) {
+        } else if (v->kind == TH_Y_MAPPING && (th_ynode_get(v, "terrain") || th_ynode_get(v, "speed")) &&
+                   v->count == (uint32_t)(!!th_ynode_get(v, "terrain") + !!th_ynode_get(v, "speed"))) {
+            /* Open ground: a routing cost, a walking speed factor, or both. */
+            const th_ynode *sp = th_ynode_get(v, "speed");
+            if (sp) {
+                bool number = sp->kind == TH_Y_SCALAR && !sp->quoted && th_scene_is_decimal(sp->text, sp->len, false);
+                double f = number ? strtod(sp->text, NULL) : NAN;
+                if (!(f > 0.0 && f <= 1.0)) {
+                    snprintf(path + strlen(path), sizeof path - strlen(path), ".speed");
+                    if (sp->kind == TH_Y_SCALAR)
+                        snprintf(buf, sizeof buf, "'%.*s'", sp->len > 20 ? 20 : (int)sp->len, sp->text);
+                    else
+                        snprintf(buf, sizeof buf, "a %s", sp->kind == TH_Y_SEQUENCE ? "list" : "mapping");
+                    return FAIL(s, sp, path, err, "expected a walking speed factor in (0, 1], found %s", buf);
+                }
+                e->speed = (float)f;
+            }
             const th_ynode *c = th_ynode_get(v, "terrain");
-            long cost = 0;
-            if (c->kind == TH_Y_SCALAR && !c->quoted && c->len <= 5 &&
+            long cost = 1;
+            if (c) cost = 0;
+            if (c && c->kind == TH_Y_SCALAR && !c->quoted && c->len <= 5 &&
                 th_scene_is_decimal(c->text, c->len, true)) {
                 cost = strtol(c->text, NULL, 10);
             }
@@ -181,7 +198,7 @@ static bool read_legend(th_scene *s, const th_ynode *legend, bool colours, th_er
             e->bunker = legend_bunker(s, th_ynode_get(v, "bunker"), path, err);
             if (e->bunker < 0) return false;
         } else {
-            return FAIL(s, v, path, err, "expected open, wall, destructible, spawn, {terrain: cost} or {bunker: name}");
+            return FAIL(s, v, path, err, "expected open, wall, destructible, spawn, {terrain: cost, speed: factor} or {bunker: name}");
         }
         s->legend_count++;
     }

@@ -195,7 +195,10 @@ static inline __attribute__((always_inline)) void step_body(th_world *w, bool tr
     th_pool_parallel_for(w->pool, w->count, TH_CHUNK, integrate_job, w);
     leave(w, traced, TH_PHASE_INTEGRATE);
     enter(w, traced, TH_PHASE_CONTACTS);
-    if (w->max_radius > 0.0f) th_contacts_resolve(w);
+    if (w->max_radius > 0.0f) {
+        th_contacts_resolve(w);
+        if (w->validate) th_validate_bodies(w);
+    }
     leave(w, traced, TH_PHASE_CONTACTS);
     enter(w, traced, TH_PHASE_BOOKKEEPING);
     w->step++;

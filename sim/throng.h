@@ -620,7 +620,9 @@ extern const char *const th_demo_names[];
  *  - "flock": boids in a wrap-around square sized so that ~20 agents fall within each agent's
  *    neighbour radius (4 m); 10,000 agents by default.
  *  - "evac": a walled maze of city blocks with 4 bunkers (north, east, south, west), some
- *    walls destructible, and fleeing civilians; 10,000 agents by default.
+ *    walls destructible, and fleeing civilians (pedestrian model); 10,000 agents by default.
+ *  - "pedestrians": four streams of pedestrians crossing on a wrap-around square sized for
+ *    one person per square metre; 10,000 agents by default.
  *  Returns NULL with `err` filled for an unknown name or bad options. */
 th_world *th_demo_create(const char *name, const th_demo_opts *opts, th_error *err);
 

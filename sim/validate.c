@@ -1,7 +1,8 @@
 /* Invariant checks, run inside every step when validation is on (`throng run --validate`).
  *
  * They are written from the contracts, not from the code that keeps them: no agent inside a
- * blocked cell, every position and velocity finite and inside the world, alive + sheltered =
+ * blocked cell and no body overlapping a wall or (beyond a tenth of a diameter) another body,
+ * every position and velocity finite and inside the world, alive + sheltered =
  * spawned, bunker counts adding up, the id map a bijection, and the grid agreeing with the
  * positions it was built from. The first violation is kept (step, agent, values) and the
  * checks stop there. */
@@ -44,6 +45,42 @@ bool th_validate_grid(th_world *w) {
         if (k < g->cell_start[cell] || k >= g->cell_start[cell + 1]) {
             return violated(w, "agent %u (slot %u) lies outside its cell %u's range [%u, %u)",
                             a->id[k], k, cell, g->cell_start[cell], g->cell_start[cell + 1]);
+        }
+    }
+    return true;
+}
+
+/* After the contacts phase (before bookkeeping compacts storage): no two bodies overlap by
+ * more than TH_MAX_OVERLAP of the smaller diameter, and no body overlaps a blocked cell or a
+ * walled edge by more than 1% of its radius. Pairs are looked for in each agent's 3x3 block
+ * of grid cells, which holds every body within reach (th_world_add_crowd sizes the cells). */
+bool th_validate_bodies(th_world *w) {
+    const th_agents *a = &w->buf[w->cur];
+    const float W = w->def.width, H = w->def.height;
+    for (uint32_t i = 0; i < w->count; i++) {
+        const float ri = w->crowd_rt[a->crowd[i]].radius;
+        if (ri <= 0.0f) continue;
+        const th_vec2 p = th_v2(a->px[i], a->py[i]);
+        th_range ranges[6];
+        const uint32_t nr = th_block_ranges(&w->grid, w->cell[i], w->wrap, ranges);
+        for (uint32_t k = 0; k < nr; k++) {
+            for (uint32_t j = ranges[k].begin; j < ranges[k].end; j++) {
+                const float rj = w->crowd_radius[a->crowd[j]];
+                if (j <= i || rj <= 0.0f) continue;
+                const th_vec2 d = th_min_image(th_v2(a->px[j] - p.x, a->py[j] - p.y), w->wrap, W, H);
+                const float overlap = ri + rj - th_v2_len(d);
+                if (overlap > TH_MAX_OVERLAP * 2.0f * fminf(ri, rj)) {
+                    return violated(w, "bodies of agents %u and %u overlap by %.3f m (at most %.3f allowed)",
+                                    a->id[i], a->id[j], (double)overlap,
+                                    (double)(TH_MAX_OVERLAP * 2.0f * fminf(ri, rj)));
+                }
+            }
+        }
+        float dist;
+        th_vec2 away;
+        if (th_nav_nearest_wall(w, p, ri, &dist, &away) && dist < 0.99f * ri) {
+            return violated(w, "body of agent %u at (%g, %g) overlaps a wall by %.3f m", a->id[i],
+                            (double)p.x, (double)p.y, (double)(ri - dist));
         }
     }
     return true;

@@ -131,6 +131,17 @@ static bool setup_grid(th_world *w) {
                         w->workers) == 0;
 }
 
+/* The contacts phase's per-agent lists, sized with the agent arrays once a crowd has bodies
+ * (radius: the largest body radius, counting one about to be added). */
+static bool reserve_contacts_for(th_world *w, float radius) {
+    if (radius <= 0.0f || w->contact_capacity >= w->capacity) return true;
+    if (!th_grow_array((void **)&w->contact, sizeof *w->contact, 0, (size_t)w->capacity * TH_CONTACT_LIST) ||
+        !th_grow_array((void **)&w->contact_count, sizeof *w->contact_count, 0, w->capacity))
+        return false;
+    w->contact_capacity = w->capacity;
+    return true;
+}
+
 static bool reserve(th_world *w, uint32_t n) {
     if (n <= w->capacity) return true;
     uint32_t cap = w->capacity ? w->capacity : 1024;
@@ -152,7 +163,7 @@ static bool reserve(th_world *w, uint32_t n) {
               th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new);
     if (!ok) return false;
     w->capacity = cap;
-    return setup_grid(w);
+    return reserve_contacts_for(w, w->max_radius) && setup_grid(w);
 }
 
 /* ---- world ------------------------------------------------------------------------------ */
@@ -252,6 +263,8 @@ void th_world_destroy(th_world *w) {
     th_free(w->shelter);
     th_free(w->slot_of_id);
     th_free(w->desired_speed);
+    th_free(w->contact);
+    th_free(w->contact_count);
     th_free(w->chunk_stats);
     th_free(w);
 }
@@ -425,6 +438,11 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .ped_reach = ped_reach,
         .heading = th_v2_norm(d.heading),
     };
+    if (d.body_radius > 0.0f && !reserve_contacts_for(w, d.body_radius)) {
+        th_error_set(err, "out of memory");
+        return -1;
+    }
+    w->crowd_radius[c] = d.body_radius;
     if (d.body_radius > w->max_radius) w->max_radius = d.body_radius;
     if (d.model == TH_MODEL_PEDESTRIAN) w->pedestrians = true;
     w->crowd_count++;

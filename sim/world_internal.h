@@ -71,6 +71,8 @@ typedef struct th_chunk_stats {
     uint64_t candidates;
     uint32_t stranded;
     uint32_t sheltering; /* agents that stepped into an open bunker */
+    float overlap;       /* largest body overlap seen in the last contacts round, share of the
+                            smaller diameter */
 } th_chunk_stats;
 
 /* A scheduled change: applied at the start of the step that leaves step `step`. */
@@ -124,6 +126,7 @@ struct th_world {
     th_crowd_def crowd_def[TH_MAX_CROWDS];
     char crowd_name[TH_MAX_CROWDS][64];
     th_crowd_rt crowd_rt[TH_MAX_CROWDS];
+    float crowd_radius[TH_MAX_CROWDS]; /* body radius per crowd, for the neighbour loops */
     uint32_t crowd_count;
     float interaction_radius; /* largest radius over crowds: the grid cell size is at least this */
 
@@ -148,6 +151,11 @@ struct th_world {
     float *desired_speed; /* per id: free walking speed of pedestrians, m/s (0 for boids) */
     float max_radius;     /* largest body radius over crowds: 0 = no bodies, no contacts phase */
     bool pedestrians;     /* some crowd uses the pedestrian model */
+    /* Bodies near each agent, found once per step by the first contacts round and walked by
+     * the later ones: TH_CONTACT_LIST storage indices per agent (storage order), their count. */
+    uint32_t *contact;
+    uint8_t *contact_count;
+    uint32_t contact_capacity; /* agents the lists hold; 0 while no crowd has bodies */
 
     uint32_t next_id;     /* ids handed out so far */
     uint32_t *slot_of_id; /* id -> storage index, capacity entries */
@@ -183,6 +191,14 @@ struct th_world {
 /* Compute accelerations for storage indices [begin, end) of buf[cur] (sim/boids.c); agents
  * of pedestrian crowds are skipped. */
 void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats);
+
+/* Rounds of overlap removal per step. */
+#define TH_CONTACT_ROUNDS 4u
+#define TH_CONTACT_MAX_ROUNDS 32u
+/* Bodies listed per agent for the rounds: those within 1.5 contact distances at the start of
+ * the step (the pedestrian model lists them while it steers, the contacts phase for everyone
+ * else), nearest first when there are more. Six touch a body in the densest packing. */
+#define TH_CONTACT_LIST 12u
 
 /* Index ranges of the sorted agent arrays covering the 3x3 block of grid cells around `cell`:
  * one range per row (two where a row straddles a torus seam), each cell visited once even on
@@ -242,10 +258,26 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
 /* Bodies (sim/contacts.c): the contacts phase, run after integration when max_radius > 0. It
  * uses buf[cur ^ 1] as scratch. */
 void th_contacts_resolve(th_world *w);
+/* Insert body j at squared distance d2 into a contact list sorted by (d2, j) holding *n of at
+ * most TH_CONTACT_LIST entries; the farthest falls off a full list. */
+static inline void th_contact_insert(uint32_t *list, float *key, uint32_t *n, uint32_t j, float d2) {
+    uint32_t at = *n;
+    while (at > 0 && (key[at - 1] > d2 || (key[at - 1] == d2 && list[at - 1] > j))) at--;
+    if (at >= TH_CONTACT_LIST) return;
+    for (uint32_t k = *n < TH_CONTACT_LIST ? *n : TH_CONTACT_LIST - 1; k > at; k--) {
+        key[k] = key[k - 1];
+        list[k] = list[k - 1];
+    }
+    key[at] = d2;
+    list[at] = j;
+    if (*n < TH_CONTACT_LIST) (*n)++;
+}
+/* contact_count of an agent whose list the steering phase did not build. */
+#define TH_CONTACT_UNLISTED 0xFFu
+
 /* sim/step.c: keep a position inside the world (bounce off walled edges, wrap on a torus). */
 void th_world_bound(const th_world *w, th_vec2 *p, th_vec2 *v);
-/* Rounds of overlap removal per step. */
-#define TH_CONTACT_ROUNDS 4u
+
 
 /* sim/world_nav.c: walking speed factor of the terrain at p (1 without a map or speeds). */
 float th_nav_speed_at(const th_world *w, th_vec2 p);
@@ -300,6 +332,9 @@ th_vec2 th_pursuit_steer(const th_world *w, const th_crowd_rt *c, th_vec2 p, th_
 /* sim/validate.c: false (and the first violation recorded) when an invariant does not hold. */
 bool th_validate_grid(th_world *w);  /* right after the grid phase */
 bool th_validate_state(th_world *w); /* after a whole step */
+bool th_validate_bodies(th_world *w); /* after the contacts phase */
+/* Largest overlap of two bodies, as a share of the smaller diameter, that validation accepts. */
+#define TH_MAX_OVERLAP 0.1f
 
 /* sim/world_nav.c */
 void th_error_set(th_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

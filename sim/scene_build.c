@@ -71,8 +71,78 @@ static bool refused(const th_scene *s, const th_ynode *at, const char *path, th_
     return th_scene_fail(s, at, path, err, "the world refused it: %s", why);
 }
 
+/* Bodies placed so far, hashed on a grid of cells at least one body diameter wide, so that a
+ * random spawn can look for a spot where a body does not overlap another one. */
+typedef struct placed_bodies {
+    float cell, inv_cell;
+    int32_t nx, ny;
+    uint32_t *head, *next; /* per cell: first body + 1 (0 = none); per body: next + 1 */
+    float *x, *y, *r;
+    uint32_t n, cap;
+} placed_bodies;
+
+static bool bodies_init(placed_bodies *b, const th_scene *s, uint32_t cap, float max_r) {
+    memset(b, 0, sizeof *b);
+    if (cap == 0 || max_r <= 0.0f) return true;
+    /* At most 2^22 cells: a coarser grid for a huge sparse world is only slower. */
+    float cell = fmaxf(2.0f * max_r, sqrtf(s->width * s->height / 4194304.0f));
+    b->cell = cell;
+    b->inv_cell = 1.0f / cell;
+    b->nx = (int32_t)ceilf(s->width / cell) + 1;
+    b->ny = (int32_t)ceilf(s->height / cell) + 1;
+    b->cap = cap;
+    b->head = th_calloc((size_t)b->nx * (size_t)b->ny, sizeof *b->head);
+    b->next = th_calloc(cap, sizeof *b->next);
+    b->x = th_calloc(cap, sizeof *b->x);
+    b->y = th_calloc(cap, sizeof *b->y);
+    b->r = th_calloc(cap, sizeof *b->r);
+    return b->head && b->next && b->x && b->y && b->r;
+}
+
+static void bodies_free(placed_bodies *b) {
+    th_free(b->head);
+    th_free(b->next);
+    th_free(b->x);
+    th_free(b->y);
+    th_free(b->r);
+}
+
+static int32_t bodies_coord(const placed_bodies *b, float v, int32_t n) {
+    int32_t c = (int32_t)(v * b->inv_cell);
+    return c < 0 ? 0 : (c >= n ? n - 1 : c);
+}
+
+/* Would a body of radius r at (x, y) overlap one placed before? */
+static bool bodies_overlap(const placed_bodies *b, float x, float y, float r) {
+    if (!b->head || r <= 0.0f) return false;
+    int32_t cx = bodies_coord(b, x, b->nx), cy = bodies_coord(b, y, b->ny);
+    for (int32_t yy = cy - 1; yy <= cy + 1; yy++) {
+        for (int32_t xx = cx - 1; xx <= cx + 1; xx++) {
+            if (xx < 0 || yy < 0 || xx >= b->nx || yy >= b->ny) continue;
+            for (uint32_t k = b->head[(size_t)yy * (size_t)b->nx + (size_t)xx]; k; k = b->next[k - 1]) {
+                float dx = b->x[k - 1] - x, dy = b->y[k - 1] - y, l = b->r[k - 1] + r;
+                if (dx * dx + dy * dy < l * l) return true;
+            }
+        }
+    }
+    return false;
+}
+
+static void bodies_add(placed_bodies *b, float x, float y, float r) {
+    if (!b->head || r <= 0.0f || b->n == b->cap) return;
+    size_t cell = (size_t)bodies_coord(b, y, b->ny) * (size_t)b->nx + (size_t)bodies_coord(b, x, b->nx);
+    b->x[b->n] = x;
+    b->y[b->n] = y;
+    b->r[b->n] = r;
+    b->next[b->n] = b->head[cell];
+    b->head[cell] = ++b->n;
+}
+
+/* Random spawns. A crowd with bodies looks, within SPAWN_TRIES draws, for a spot where its body
+ * overlaps no other; a region too full for that takes the last open spot drawn, and the
+ * contacts phase pushes the bodies apart in the first steps. */
 static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, uint32_t c,
-                        uint32_t count, uint64_t seed, th_error *err) {
+                        uint32_t count, uint64_t seed, placed_bodies *bodies, th_error *err) {
     const th_scene_crowd *cr = &s->crowd[c];
     const uint32_t *cells[TH_SCENE_MAX_REGIONS] = {0};
     uint32_t ncells[TH_SCENE_MAX_REGIONS] = {0};
@@ -87,8 +157,9 @@ static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, 
         uint32_t r = i % cr->region_count;
         const th_scene_region *g = &cr->region[r];
         uint64_t key = (uint64_t)c << 32 | i;
-        float x = 0, y = 0;
-        bool placed = false;
+        float x = 0, y = 0, open_x = 0, open_y = 0;
+        bool placed = false, open = false;
+        const float radius = cr->def.body_radius;
         for (uint32_t t = 0; t < SPAWN_TRIES && !placed; t++) {
             float u = th_rng_f01(seed, key, 4u * t), v = th_rng_f01(seed, key, 4u * t + 1);
             if (g->kind == TH_REGION_RECT) {
@@ -104,8 +175,16 @@ static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, 
                 x = ((float)(cell % (uint32_t)s->cols) + v) * s->cell_size;
                 y = ((float)(cell / (uint32_t)s->cols) + th_rng_f01(seed, key, 4u * t + 3)) * s->cell_size;
             }
-            placed = x >= 0 && y >= 0 && x < s->width && y < s->height &&
-                     th_scene_open_at(s, x, y, true);
+            if (!(x >= 0 && y >= 0 && x < s->width && y < s->height && th_scene_open_at(s, x, y, true))) continue;
+            open = true;
+            open_x = x;
+            open_y = y;
+            placed = !bodies_overlap(bodies, x, y, radius);
+        }
+        if (!placed && open) {
+            x = open_x;
+            y = open_y;
+            placed = true;
         }
         if (!placed) {
             char path[64];
@@ -122,6 +201,7 @@ static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, 
             snprintf(path, sizeof path, "crowds[%u].spawn", c);
             ok = refused(s, g->node, path, err);
         }
+        bodies_add(bodies, x, y, radius);
     }
     return ok;
 }
@@ -273,6 +353,17 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
         }
         if (th_world_add_target(w, &td, err) != (int)t) ok = refused(s, st->node, path, err);
     }
+    uint64_t with_bodies = 0;
+    float max_r = 0.0f;
+    for (uint32_t c = 0; c < s->crowd_count; c++) {
+        if (s->crowd[c].def.body_radius <= 0.0f) continue;
+        with_bodies += (uint64_t)counts[c] + s->crowd[c].agent_count;
+        max_r = fmaxf(max_r, s->crowd[c].def.body_radius);
+    }
+    placed_bodies bodies = {0};
+    if (ok && !bodies_init(&bodies, s, (uint32_t)with_bodies, max_r)) {
+        ok = th_scene_fail(s, NULL, "crowds", err, "out of memory");
+    }
     for (uint32_t c = 0; c < s->crowd_count && ok; c++) {
         const th_scene_crowd *cr = &s->crowd[c];
         char path[64];
@@ -285,9 +376,11 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
                 snprintf(path, sizeof path, "crowds[%u].agents[%u]", c, i);
                 ok = refused(s, th_ynode_get(cr->node, "agents")->items[i], path, err);
             }
+            bodies_add(&bodies, a[0], a[1], cr->def.body_radius);
         }
-        if (ok) ok = spawn_crowd(w, s, &lc, c, counts[c], wd.seed, err);
+        if (ok) ok = spawn_crowd(w, s, &lc, c, counts[c], wd.seed, &bodies, err);
     }
+    bodies_free(&bodies);
     for (uint32_t q = 0; q < s->squad_count && ok; q++) {
         char path[64];
         snprintf(path, sizeof path, "squads[%u]", q);

@@ -17,7 +17,7 @@ static const char k_run_help[] =
     "milliseconds per step in each phase, and the final state hash.\n"
     "\n"
     "SCENE is a scene file, the name of one in scenes/ (air_raid, flock, maze_evac, rubble),\n"
-    "or a built-in demo (evac). Default: air_raid.\n"
+    "or a built-in demo (evac, pedestrians). Default: air_raid.\n"
     "\n"
     "options:\n"
     "  --steps N     steps to simulate (default: the scene's `steps`; 0 only builds it)\n"

@@ -570,12 +570,25 @@ static void draw_squads(tv_ctx *c, const th_world *w) {
     }
 }
 
+/* A body's outline: a regular octagon (unit circle points, the first repeated at the end). */
+#define BODY_SIDES 8u
+static const float k_body_cos[BODY_SIDES + 1] = {1, 0.70710678f, 0, -0.70710678f, -1, -0.70710678f, 0, 0.70710678f, 1};
+static const float k_body_sin[BODY_SIDES + 1] = {0, 0.70710678f, 1, 0.70710678f, 0, -0.70710678f, -1, -0.70710678f, 0};
+
 static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     th_agent_view v = th_world_agents(w);
     /* Leaders white, everyone else in their crowd's colour. */
     uint32_t crowd_color[TH_MAX_CROWDS];
-    for (uint32_t cr = 0; cr < TH_MAX_CROWDS; cr++)
+    float body_px[TH_MAX_CROWDS]; /* body radius on screen, 0 where drawn as an arrow */
+    bool bodies = false;
+    for (uint32_t cr = 0; cr < TH_MAX_CROWDS; cr++) {
         crowd_color[cr] = scene_crowd_color(w, cr);
+        const th_crowd_def *cd = th_world_crowd(w, cr);
+        body_px[cr] = cd ? (float)(cd->body_radius * c->cam.scale) : 0.0f;
+        /* A body a few pixels wide reads as a disc; smaller, the arrow says more. */
+        if (body_px[cr] < 3.0f) body_px[cr] = 0.0f;
+        bodies |= body_px[cr] > 0.0f;
+    }
     if (v.count == 0) return;
     th_world_def d = th_world_get_def(w);
     bool interp = c->prev_valid && c->prev_step + 1 == th_world_step_count(w) && alpha < 1.0;
@@ -586,7 +599,9 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     if (len > 40) len = 40;
     float wid = len * 0.62f, margin = len;
     float sw = (float)c->cam.w, sh = (float)c->cam.h;
-    SDL_Vertex *vx = batch_reserve(&c->geo, (int)(v.count > INT32_MAX / 4 ? 0 : v.count * 3));
+    /* Bodies: a disc of 8 triangles and a heading mark; arrows: one triangle. */
+    const uint32_t per = bodies ? 3u * (BODY_SIDES + 1u) : 3u;
+    SDL_Vertex *vx = batch_reserve(&c->geo, (int)(v.count > INT32_MAX / 32 ? 0 : v.count * per));
     if (!vx) return;
     int used = 0;
     double scale = c->cam.scale, ox = c->cam.w / 2.0 - c->cam.cx * scale,
@@ -621,12 +636,30 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
         SDL_Color col = color_of(v.flags && (v.flags[i] & TH_AGENT_LEADER) ? COL_LEADER
                                                                           : crowd_color[v.crowd[i]]);
         SDL_Vertex *t = vx + used;
+        const float br = body_px[v.crowd[i]];
+        if (br > 0.0f) {
+            /* The body to scale, and a darker wedge at its front (clear of the centre, which
+             * shows the crowd's colour). */
+            for (uint32_t k = 0; k < BODY_SIDES; k++) {
+                t[3 * k] = (SDL_Vertex){{sx, sy}, col, {0, 0}};
+                t[3 * k + 1] = (SDL_Vertex){{sx + br * k_body_cos[k], sy + br * k_body_sin[k]}, col, {0, 0}};
+                t[3 * k + 2] = (SDL_Vertex){{sx + br * k_body_cos[k + 1], sy + br * k_body_sin[k + 1]}, col, {0, 0}};
+            }
+            SDL_Color dark = {(uint8_t)(col.r / 2), (uint8_t)(col.g / 2), (uint8_t)(col.b / 2), col.a};
+            t += 3 * BODY_SIDES;
+            t[0] = (SDL_Vertex){{sx + fx * br, sy + fy * br}, dark, {0, 0}};
+            const float cx = sx + fx * br * 0.25f, cy = sy + fy * br * 0.25f;
+            t[1] = (SDL_Vertex){{cx - fy * br * 0.4f, cy + fx * br * 0.4f}, dark, {0, 0}};
+            t[2] = (SDL_Vertex){{cx + fy * br * 0.4f, cy - fx * br * 0.4f}, dark, {0, 0}};
+            used += (int)(3 * (BODY_SIDES + 1));
+            continue;
+        }
         t[0] = (SDL_Vertex){{tipx, tipy}, col, {0, 0}};
         t[1] = (SDL_Vertex){{bx + nx, by + ny}, col, {0, 0}};
         t[2] = (SDL_Vertex){{bx - nx, by - ny}, col, {0, 0}};
         used += 3;
     }
-    c->geo.n -= (int)v.count * 3 - used;
+    c->geo.n -= (int)(v.count * per) - used;
 }
 
 void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *rates) {

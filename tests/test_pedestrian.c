@@ -183,17 +183,29 @@ START_TEST(rimea12_congestion_only_before_the_corridor) {
 }
 END_TEST
 
-START_TEST(door_flow_matches_experiments) {
-    /* Three seeds: the flow is a property of the model, not of one draw. */
-    th_world *w = load("door_flow", (th_scene_opts){.threads = 2, .override_seed = true,
-                                                    .seed = 1 + (uint64_t)_i});
+/* Flow between the 10th and the 190th person out of the door_flow scene `name`. */
+static double door_flow(const char *name, uint64_t seed) {
+    th_world *w = load(name, (th_scene_opts){.threads = 2, .override_seed = true, .seed = seed});
     double t10 = time_until_sheltered(w, 10, 60 * 300);
     double t190 = time_until_sheltered(w, 190, 60 * 300);
+    th_world_destroy(w);
     ck_assert(t10 > 0 && t190 > 0);
-    double flow = 180.0 / (t190 - t10);
+    return 180.0 / (t190 - t10);
+}
+
+START_TEST(door_flow_matches_experiments) {
+    /* Three seeds: the flow is a property of the model, not of one draw. */
+    const double flow = door_flow("door_flow", 1 + (uint64_t)_i);
     ck_assert_msg(flow >= 1.2 && flow <= 2.0, "seed %d: %.3f persons/s through a 1 m door",
                   1 + _i, flow);
-    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(door_flow_grows_with_width) {
+    const double narrow = door_flow("door_flow", 4), wide = door_flow("door_flow_2m", 4);
+    ck_assert_msg(wide / 2.0 >= 1.2 && wide / 2.0 <= 2.0, "%.3f persons/s through 2 m", wide);
+    ck_assert_msg(wide >= 1.7 * narrow && wide <= 2.5 * narrow,
+                  "2 m door %.3f persons/s against %.3f through 1 m", wide, narrow);
 }
 END_TEST
 
@@ -242,6 +254,7 @@ static void check_scene_dir(const char *dir, int *count) {
         {THRONG_SCENES_DIR, "rubble"},            {VALIDATION_DIR, "rimea1_corridor"},
         {VALIDATION_DIR, "rimea4_corridor"},      {VALIDATION_DIR, "rimea6_corner"},
         {VALIDATION_DIR, "rimea12_bottleneck"},   {VALIDATION_DIR, "door_flow"},
+        {VALIDATION_DIR, "door_flow_2m"},
     };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         if (strcmp(names[k][0], dir) != 0) continue;
@@ -274,7 +287,7 @@ START_TEST(every_scene_with_bodies_keeps_the_overlap_bound) {
     int count = 0;
     check_scene_dir(THRONG_SCENES_DIR, &count);
     check_scene_dir(VALIDATION_DIR, &count);
-    ck_assert_int_eq(count, 8);
+    ck_assert_int_eq(count, 9);
 }
 END_TEST
 
@@ -438,6 +451,7 @@ int main(void) {
     tcase_add_test(t, rimea6_no_body_overlaps_the_walls);
     tcase_add_test(t, rimea12_congestion_only_before_the_corridor);
     tcase_add_loop_test(t, door_flow_matches_experiments, 0, 3);
+    tcase_add_test(t, door_flow_grows_with_width);
     suite_add_tcase(s, t);
     t = tcase_create("bodies");
     tcase_set_timeout(t, 600);

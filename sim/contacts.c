@@ -11,7 +11,9 @@
  *   across its neighbours; then i's disc is pushed out of the blocked cells it overlaps, cell
  *   by cell.
  * A walking crowd needs TH_CONTACT_ROUNDS rounds; while overlaps remain above half the bound
- * that validation checks, more rounds follow, up to TH_CONTACT_MAX_ROUNDS.
+ * that validation checks, more rounds follow, up to TH_CONTACT_MAX_ROUNDS, or up to
+ * TH_CONTACT_SETTLE_ROUNDS in the first step after agents were added (bodies placed on top of
+ * each other).
  * The result does not depend on the order agents are visited in, or on the thread count. The
  * last round moves each agent from its integrated position to its resolved one by sliding
  * along blocked cells (so a centre never enters one, whatever the pushes), adds the correction
@@ -30,6 +32,9 @@
 #include <math.h>
 
 #include "world_internal.h"
+
+/* Rounds between two listings of the bodies near each agent, in a long settling. */
+#define TH_CONTACT_RELIST 8u
 
 /* Share of the summed pushes applied per round: under-relaxed Jacobi converges where plain
  * Jacobi overshoots in a crowd pressed from all sides. */
@@ -77,9 +82,10 @@ static th_vec2 resolve_one(const th_world *w, const float *rx, const float *ry, 
     return th_nav_push_out_of_walls(w, p, ri);
 }
 
-/* Agent i's list: the bodies within 1.5 contact distances in its 3x3 block of grid cells,
- * nearest first (then by storage index) when more than TH_CONTACT_LIST are that close. */
-static void list_contacts(th_world *w, uint32_t i) {
+/* Agent i's list: the bodies within 1.5 contact distances in its 3x3 block of grid cells, at
+ * positions (rx, ry), nearest first (then by storage index) when more than TH_CONTACT_LIST are
+ * that close. */
+static void list_contacts(th_world *w, const float *rx, const float *ry, uint32_t i) {
     const th_agents *a = &w->buf[w->cur];
     const float ri = w->crowd_rt[a->crowd[i]].radius;
     uint32_t *list = w->contact + (size_t)i * TH_CONTACT_LIST;
@@ -88,14 +94,14 @@ static void list_contacts(th_world *w, uint32_t i) {
     if (ri > 0.0f) {
         const bool wrap = w->wrap;
         const float W = w->def.width, H = w->def.height;
-        const float px = a->px[i], py = a->py[i];
+        const float px = rx[i], py = ry[i];
         th_range ranges[6];
         const uint32_t nr = th_block_ranges(&w->grid, w->cell[i], wrap, ranges);
         for (uint32_t r = 0; r < nr; r++) {
             for (uint32_t j = ranges[r].begin; j < ranges[r].end; j++) {
                 const float rj = w->crowd_radius[a->crowd[j]];
                 if (j == i || rj <= 0.0f) continue;
-                const th_vec2 d = th_min_image(th_v2(a->px[j] - px, a->py[j] - py), wrap, W, H);
+                const th_vec2 d = th_min_image(th_v2(rx[j] - px, ry[j] - py), wrap, W, H);
                 const float reach = 1.5f * (ri + rj);
                 const float d2 = th_v2_len2(d);
                 if (d2 >= reach * reach) continue;
@@ -106,15 +112,25 @@ static void list_contacts(th_world *w, uint32_t i) {
     w->contact_count[i] = (uint8_t)n;
 }
 
+/* Lists at the start of the phase: pedestrians' were made while they steered, from the same
+ * neighbours. */
 static void list_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
     (void)worker;
-    th_world *w = ctx;
+    const contact_ctx *cc = ctx;
+    th_world *w = cc->w;
     const th_agents *a = &w->buf[w->cur];
     for (uint32_t i = begin; i < end; i++) {
-        /* Pedestrians' lists were made while they steered, from the same positions. */
         if (w->crowd_rt[a->crowd[i]].ped && w->contact_count[i] != TH_CONTACT_UNLISTED) continue;
-        list_contacts(w, i);
+        list_contacts(w, cc->rx, cc->ry, i);
     }
+}
+
+/* Lists again, for everyone, from the positions of the last round: bodies pressed apart over
+ * many rounds meet others that were not in reach at the start. */
+static void relist_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
+    (void)worker;
+    const contact_ctx *cc = ctx;
+    for (uint32_t i = begin; i < end; i++) list_contacts(cc->w, cc->rx, cc->ry, i);
 }
 
 static void contact_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
@@ -171,10 +187,13 @@ void th_contacts_resolve(th_world *w) {
     th_agents *a = &w->buf[w->cur];
     th_agents *scratch = &w->buf[w->cur ^ 1];
     float *bx[2] = {scratch->px, scratch->vx}, *by[2] = {scratch->py, scratch->vy};
-    th_pool_parallel_for(w->pool, w->count, TH_CHUNK, list_job, w);
     contact_ctx cc = {w, a->px, a->py, bx[0], by[0]};
+    th_pool_parallel_for(w->pool, w->count, TH_CHUNK, list_job, &cc);
     const uint32_t chunks = (w->count + TH_CHUNK - 1) / TH_CHUNK;
-    for (uint32_t r = 0; r + 1 < TH_CONTACT_MAX_ROUNDS; r++) {
+    const uint32_t max_rounds = w->settle ? TH_CONTACT_SETTLE_ROUNDS : TH_CONTACT_MAX_ROUNDS;
+    w->settle = false;
+    for (uint32_t r = 0; r + 1 < max_rounds; r++) {
+        if (r > 0 && r % TH_CONTACT_RELIST == 0) th_pool_parallel_for(w->pool, w->count, TH_CHUNK, relist_job, &cc);
         cc.wx = bx[r & 1];
         cc.wy = by[r & 1];
         th_pool_parallel_for(w->pool, w->count, TH_CHUNK, contact_job, &cc);

@@ -112,20 +112,21 @@ static int32_t bodies_coord(const placed_bodies *b, float v, int32_t n) {
     return c < 0 ? 0 : (c >= n ? n - 1 : c);
 }
 
-/* Would a body of radius r at (x, y) overlap one placed before? */
-static bool bodies_overlap(const placed_bodies *b, float x, float y, float r) {
-    if (!b->head || r <= 0.0f) return false;
+/* How deep a body of radius r at (x, y) would overlap those placed before (0: not at all). */
+static float bodies_overlap(const placed_bodies *b, float x, float y, float r) {
+    float worst = 0.0f;
+    if (!b->head || r <= 0.0f) return worst;
     int32_t cx = bodies_coord(b, x, b->nx), cy = bodies_coord(b, y, b->ny);
     for (int32_t yy = cy - 1; yy <= cy + 1; yy++) {
         for (int32_t xx = cx - 1; xx <= cx + 1; xx++) {
             if (xx < 0 || yy < 0 || xx >= b->nx || yy >= b->ny) continue;
             for (uint32_t k = b->head[(size_t)yy * (size_t)b->nx + (size_t)xx]; k; k = b->next[k - 1]) {
                 float dx = b->x[k - 1] - x, dy = b->y[k - 1] - y, l = b->r[k - 1] + r;
-                if (dx * dx + dy * dy < l * l) return true;
+                if (dx * dx + dy * dy < l * l) worst = fmaxf(worst, l - sqrtf(dx * dx + dy * dy));
             }
         }
     }
-    return false;
+    return worst;
 }
 
 static void bodies_add(placed_bodies *b, float x, float y, float r) {
@@ -139,8 +140,8 @@ static void bodies_add(placed_bodies *b, float x, float y, float r) {
 }
 
 /* Random spawns. A crowd with bodies looks, within SPAWN_TRIES draws, for a spot where its body
- * overlaps no other; a region too full for that takes the last open spot drawn, and the
- * contacts phase pushes the bodies apart in the first steps. */
+ * overlaps no other; a region too full for that takes the open spot drawn where it overlaps
+ * least, and the contacts phase pushes the bodies apart in the first steps. */
 static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, uint32_t c,
                         uint32_t count, uint64_t seed, placed_bodies *bodies, th_error *err) {
     const th_scene_crowd *cr = &s->crowd[c];
@@ -157,7 +158,7 @@ static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, 
         uint32_t r = i % cr->region_count;
         const th_scene_region *g = &cr->region[r];
         uint64_t key = (uint64_t)c << 32 | i;
-        float x = 0, y = 0, open_x = 0, open_y = 0;
+        float x = 0, y = 0, open_x = 0, open_y = 0, least = INFINITY;
         bool placed = false, open = false;
         const float radius = cr->def.body_radius;
         for (uint32_t t = 0; t < SPAWN_TRIES && !placed; t++) {
@@ -177,9 +178,13 @@ static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, 
             }
             if (!(x >= 0 && y >= 0 && x < s->width && y < s->height && th_scene_open_at(s, x, y, true))) continue;
             open = true;
-            open_x = x;
-            open_y = y;
-            placed = !bodies_overlap(bodies, x, y, radius);
+            const float depth = bodies_overlap(bodies, x, y, radius);
+            if (depth < least) {
+                least = depth;
+                open_x = x;
+                open_y = y;
+            }
+            placed = depth == 0.0f;
         }
         if (!placed && open) {
             x = open_x;

@@ -521,6 +521,7 @@ th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th
     w->shelter[k] = 0;
     w->slot_of_id[id] = k;
     w->desired_speed[id] = draw_desired_speed(w, &w->crowd_def[crowd], id);
+    w->settle = true;
     w->stats.agents = w->count;
     return id;
 }

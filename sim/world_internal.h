@@ -156,6 +156,8 @@ struct th_world {
     uint32_t *contact;
     uint8_t *contact_count;
     uint32_t contact_capacity; /* agents the lists hold; 0 while no crowd has bodies */
+    bool settle;               /* agents were added since the last step: the next contacts
+                                  phase may take TH_CONTACT_SETTLE_ROUNDS */
 
     uint32_t next_id;     /* ids handed out so far */
     uint32_t *slot_of_id; /* id -> storage index, capacity entries */
@@ -195,6 +197,9 @@ void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *s
 /* Rounds of overlap removal per step. */
 #define TH_CONTACT_ROUNDS 4u
 #define TH_CONTACT_MAX_ROUNDS 32u
+/* The same after agents were added: bodies dropped at random near the densest packing (a
+ * crowd spawned at 6 persons/m2) need a few hundred rounds to come apart. */
+#define TH_CONTACT_SETTLE_ROUNDS 512u
 /* Bodies listed per agent for the rounds: those within 1.5 contact distances at the start of
  * the step (the pedestrian model lists them while it steers, the contacts phase for everyone
  * else), nearest first when there are more. Six touch a body in the densest packing. */

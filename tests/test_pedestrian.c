@@ -246,6 +246,41 @@ START_TEST(bodies_never_overlap_after_settling) {
 }
 END_TEST
 
+/* Bodies are not only for pedestrians: a flock of boids with bodies on a torus keeps apart, and
+ * its hash does not depend on the thread count. */
+START_TEST(boids_with_bodies_keep_apart) {
+    uint64_t hash[2];
+    for (int t = 0; t < 2; t++) {
+        th_world_def wd = th_default_world_def();
+        wd.width = wd.height = 40.0f;
+        wd.bounds = TH_BOUNDS_WRAP;
+        wd.threads = t == 0 ? 1 : 3;
+        th_world *w = th_world_create(&wd, NULL);
+        th_crowd_def cd = th_default_crowd_def();
+        cd.body_radius = 0.5f;
+        ck_assert_int_eq(th_world_add_crowd(w, &cd, NULL), 0);
+        uint64_t rng = 11;
+        for (int i = 0; i < 1000; i++) {
+            float x = 40.0f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
+            float y = 40.0f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
+            float a = 6.2831853f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
+            th_world_add_agent(w, 0, th_v2(x, y), th_v2(2.0f * cosf(a), 2.0f * sinf(a)), NULL);
+        }
+        th_world_set_validation(w, true);
+        double worst = 0.0;
+        for (int s = 0; s < 300; s++) {
+            th_world_step(w);
+            if (s % 50 == 49) worst = fmax(worst, worst_overlap(w, cd.body_radius, true));
+        }
+        ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
+        ck_assert_msg(worst <= 0.1, "overlap of %.3f diameters", worst);
+        hash[t] = th_world_hash(w);
+        th_world_destroy(w);
+    }
+    ck_assert_uint_eq(hash[0], hash[1]);
+}
+END_TEST
+
 /* Every scene with bodies, shipped or for validation, runs under validation (which checks the
  * overlap bound after every step) and passes an independent brute-force check. */
 static void check_scene_dir(const char *dir, int *count) {
@@ -457,6 +492,7 @@ int main(void) {
     tcase_set_timeout(t, 600);
     tcase_add_test(t, bodies_never_overlap_after_settling);
     tcase_add_test(t, every_scene_with_bodies_keeps_the_overlap_bound);
+    tcase_add_test(t, boids_with_bodies_keep_apart);
     tcase_add_loop_test(t, same_hash_for_any_thread_count, 0, 2);
     tcase_add_test(t, stairs_slow_walking_but_not_routing);
     tcase_add_test(t, periodic_corridor_keeps_walkers_between_its_walls);

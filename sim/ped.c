@@ -32,6 +32,9 @@
  * docs/pedestrians.md has the parameters, their sources and the measured curve. */
 #include <math.h>
 #include <string.h>
+#if defined(__SSE__)
+#include <immintrin.h>
+#endif
 
 #include "world_internal.h"
 
@@ -66,10 +69,20 @@ static inline v4f load4(const float *p) {
 
 static inline v4f sel4(v4i m, v4f a, v4f b) { return (v4f)(((v4i)a & m) | ((v4i)b & ~m)); }
 
+/* Bit k set when lane k of the mask is. */
+static inline uint32_t mask_bits(v4i m) {
+#if defined(__SSE__)
+    return (uint32_t)_mm_movemask_ps((__m128)m);
+#else
+    return (m[0] ? 1u : 0u) | (m[1] ? 2u : 0u) | (m[2] ? 4u : 0u) | (m[3] ? 8u : 0u);
+#endif
+}
+
 /* Append the candidates [begin, end) within reach2 of (x, y) to nb, in index order. The agent
  * arrays are padded by TH_SIMD_PAD elements, so the last block may read past `end`. */
 static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t self, float x,
                    float y, float reach2, bool wrap, float W, float H, ped_near *nb) {
+    /* wrap: the agent is within reach of a seam (elsewhere no offset needs its image). */
     const v4i lane = {0, 1, 2, 3};
     const v4f hw = {0.5f * W, 0.5f * W, 0.5f * W, 0.5f * W}, hh = {0.5f * H, 0.5f * H, 0.5f * H, 0.5f * H};
     for (uint32_t j = begin; j < end; j += 4) {
@@ -79,10 +92,10 @@ static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t se
             dy = sel4(dy > hh, dy - H, sel4(dy < -hh, dy + H, dy));
         }
         const v4f d2 = dx * dx + dy * dy;
-        const v4i in = (d2 < reach2) & (lane < (int32_t)(end - j));
-        if (!(in[0] | in[1] | in[2] | in[3])) continue;
-        for (uint32_t k = 0; k < 4; k++) {
-            if (!in[k] || j + k == self || nb->n == TH_PED_NEAR) continue;
+        uint32_t in = mask_bits((d2 < reach2) & (lane < (int32_t)(end - j)));
+        for (; in; in &= in - 1) {
+            const uint32_t k = (uint32_t)__builtin_ctz(in);
+            if (j + k == self || nb->n == TH_PED_NEAR) continue;
             nb->dx[nb->n] = dx[k];
             nb->dy[nb->n] = dy[k];
             nb->d2[nb->n] = d2[k];
@@ -125,11 +138,13 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         th_range ranges[6];
         const uint32_t nr = th_block_ranges(g, w->cell[i], wrap, ranges);
         const float reach2 = c->ped_reach * c->ped_reach;
+        const bool near_seam = wrap && !(p.x >= c->ped_reach && p.x <= W - c->ped_reach &&
+                                         p.y >= c->ped_reach && p.y <= H - c->ped_reach);
         uint32_t n_cand = 0, seen = 0;
         nb.n = 0;
         for (uint32_t k = 0; k < nr; k++) {
             n_cand += ranges[k].end - ranges[k].begin;
-            gather(a, ranges[k].begin, ranges[k].end, i, p.x, p.y, reach2, wrap, W, H, &nb);
+            gather(a, ranges[k].begin, ranges[k].end, i, p.x, p.y, reach2, near_seam, W, H, &nb);
         }
         for (uint32_t k = 0; k < nb.n; k++) {
             seen += nb.d2[k] < c->neighbor_r2;

@@ -477,17 +477,33 @@ START_TEST(bad_scene_keys_name_their_place) {
 }
 END_TEST
 
+/* Under ThreadSanitizer (ten times slower) the model's validation against experiments is left
+ * to the other builds: races would show in the threaded cases of "bodies" just as well. */
+#if defined(__SANITIZE_THREAD__)
+#define TH_RUN_RIMEA 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TH_RUN_RIMEA 0
+#endif
+#endif
+#ifndef TH_RUN_RIMEA
+#define TH_RUN_RIMEA 1
+#endif
+
 int main(void) {
     Suite *s = suite_create("pedestrian");
-    TCase *t = tcase_create("rimea");
-    tcase_set_timeout(t, 600);
-    tcase_add_test(t, rimea1_walker_arrives_in_time);
-    tcase_add_loop_test(t, rimea4_speed_follows_weidmann, 0, 5);
-    tcase_add_test(t, rimea6_no_body_overlaps_the_walls);
-    tcase_add_test(t, rimea12_congestion_only_before_the_corridor);
-    tcase_add_loop_test(t, door_flow_matches_experiments, 0, 3);
-    tcase_add_test(t, door_flow_grows_with_width);
-    suite_add_tcase(s, t);
+    TCase *t;
+    if (TH_RUN_RIMEA) {
+        t = tcase_create("rimea");
+        tcase_set_timeout(t, 600);
+        tcase_add_test(t, rimea1_walker_arrives_in_time);
+        tcase_add_loop_test(t, rimea4_speed_follows_weidmann, 0, 5);
+        tcase_add_test(t, rimea6_no_body_overlaps_the_walls);
+        tcase_add_test(t, rimea12_congestion_only_before_the_corridor);
+        tcase_add_loop_test(t, door_flow_matches_experiments, 0, 3);
+        tcase_add_test(t, door_flow_grows_with_width);
+        suite_add_tcase(s, t);
+    }
     t = tcase_create("bodies");
     tcase_set_timeout(t, 600);
     tcase_add_test(t, bodies_never_overlap_after_settling);

@@ -14,6 +14,18 @@ const char *const th_demo_names[] = {"flock", "evac", "pedestrians", NULL};
 /* Random draws of the demo builders use their own stream, keyed by agent index. */
 enum { STREAM_X, STREAM_Y, STREAM_HEADING, STREAM_SPEED };
 
+/* A wrap-around square of `side` metres for n agents; its def in *wd. */
+static th_world *torus(const th_demo_opts *o, uint32_t n, double side, th_world_def *wd,
+                       th_error *err) {
+    *wd = th_default_world_def();
+    wd->width = wd->height = (float)side;
+    wd->bounds = TH_BOUNDS_WRAP;
+    wd->seed = o->seed;
+    wd->threads = o->threads;
+    wd->agent_capacity = n;
+    return th_world_create(wd, err);
+}
+
 static th_world *build_flock(const th_demo_opts *o, th_error *err) {
     uint32_t n = o->agents ? o->agents : 10000;
     th_crowd_def cd = th_default_crowd_def();
@@ -22,14 +34,8 @@ static th_world *build_flock(const th_demo_opts *o, th_error *err) {
      * disc of the neighbour radius: N * pi r^2 / L^2 = k. */
     double r = cd.neighbor_radius;
     double side = sqrt((double)n * TH_PI * r * r / FLOCK_DENSITY_NEIGHBORS);
-    if (side < 4.0 * r) side = 4.0 * r;
-    th_world_def wd = th_default_world_def();
-    wd.width = wd.height = (float)side;
-    wd.bounds = TH_BOUNDS_WRAP;
-    wd.seed = o->seed;
-    wd.threads = o->threads;
-    wd.agent_capacity = n;
-    th_world *w = th_world_create(&wd, err);
+    th_world_def wd;
+    th_world *w = torus(o, n, fmax(side, 4.0 * r), &wd, err);
     if (!w) return NULL;
     int crowd = th_world_add_crowd(w, &cd, err);
     if (crowd < 0) {
@@ -59,15 +65,8 @@ static th_world *build_flock(const th_demo_opts *o, th_error *err) {
 static th_world *build_pedestrians(const th_demo_opts *o, th_error *err) {
     uint32_t n = o->agents ? o->agents : 10000;
     th_crowd_def cd = th_default_pedestrian_def();
-    double side = sqrt((double)n / PED_DENSITY);
-    if (side < 8.0) side = 8.0;
-    th_world_def wd = th_default_world_def();
-    wd.width = wd.height = (float)side;
-    wd.bounds = TH_BOUNDS_WRAP;
-    wd.seed = o->seed;
-    wd.threads = o->threads;
-    wd.agent_capacity = n;
-    th_world *w = th_world_create(&wd, err);
+    th_world_def wd;
+    th_world *w = torus(o, n, fmax(sqrt((double)n / PED_DENSITY), 8.0), &wd, err);
     if (!w) return NULL;
     static const char *const names[4] = {"eastbound", "northbound", "westbound", "southbound"};
     static const uint32_t colors[4] = {0xffcc55, 0x66ccff, 0xff7766, 0x88dd88};

@@ -82,11 +82,13 @@ bool th_world_map_size(const th_world *w, int32_t *cols, int32_t *rows, float *c
     return true;
 }
 
-bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uint32_t cost,
-                       th_error *err) {
+/* A cell that may be set while building the world: there is a map, no step has run, and
+ * (x, y) is on the map. `after_start` says what to do instead once stepping has begun. */
+static bool settable_cell(const th_world *w, int32_t x, int32_t y, const char *after_start,
+                          th_error *err) {
     if (!need_map(w, err)) return false;
     if (w->step > 0) {
-        th_error_set(err, "cells are set before the first step; use the events afterwards");
+        th_error_set(err, "%s", after_start);
         return false;
     }
     if (!in_map(w, x, y)) {
@@ -94,6 +96,13 @@ bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uin
                      w->nav.map.h);
         return false;
     }
+    return true;
+}
+
+bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uint32_t cost,
+                       th_error *err) {
+    if (!settable_cell(w, x, y, "cells are set before the first step; use the events afterwards", err))
+        return false;
     uint32_t cell = (uint32_t)y * (uint32_t)w->nav.map.w + (uint32_t)x;
     if (kind != TH_CELL_OPEN && w->nav.bunker_at[cell] >= 0) {
         th_error_set(err, "cell (%d, %d) belongs to bunker '%s' and must stay open", x, y,
@@ -125,16 +134,7 @@ bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uin
 }
 
 bool th_world_set_cell_speed(th_world *w, int32_t x, int32_t y, float factor, th_error *err) {
-    if (!need_map(w, err)) return false;
-    if (w->step > 0) {
-        th_error_set(err, "cell speeds are set before the first step");
-        return false;
-    }
-    if (!in_map(w, x, y)) {
-        th_error_set(err, "cell (%d, %d) is outside the %d x %d map", x, y, w->nav.map.w,
-                     w->nav.map.h);
-        return false;
-    }
+    if (!settable_cell(w, x, y, "cell speeds are set before the first step", err)) return false;
     if (!(factor > 0.0f && factor <= 1.0f)) {
         th_error_set(err, "a walking speed factor must be in (0, 1], got %g", (double)factor);
         return false;

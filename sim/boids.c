@@ -23,9 +23,23 @@
  * reach. Cells of one row are consecutive in storage, so each row of the 3x3 block is one
  * contiguous index range (two on a torus when the block straddles the seam). */
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
+#include "boids.h"
 #include "world_internal.h"
+
+/* This file is compiled twice: as itself, for the baseline x86-64 (or any other target), and
+ * through sim/boids_avx2.c, with -mavx2 for the whole translation unit, as th_boids_steer_avx2.
+ * Whole-file compilation, not per-function target clones, is what keeps the AVX2 kernel AVX2
+ * all the way down: every static helper (block_spans, visit, the steering maths) is AVX2 code
+ * in that copy, so the per-agent loop never calls SSE code with dirty upper vector halves
+ * (target_clones compiled the non-inlined helpers for the baseline only, which made the AVX2
+ * clone 2x slower on Intel server cores). th_boids_steer picks a copy per chunk. */
+#ifndef TH_BOIDS_KERNEL
+#define TH_BOIDS_KERNEL th_boids_steer_base
+#define TH_BOIDS_DISPATCHER 1
+#endif
 
 typedef struct span {
     uint32_t begin, end;
@@ -37,8 +51,9 @@ static inline span row_span(const th_grid *g, int32_t row, int32_t c0, int32_t c
     return (span){g->cell_start[base + (uint32_t)c0], g->cell_start[base + (uint32_t)c1 + 1]};
 }
 
-/* The index spans of the 3x3 block around (cx, cy): at most 3 rows of at most 2 spans. */
-static uint32_t block_spans(const th_grid *g, int32_t cx, int32_t cy, bool wrap, span out[6]) {
+/* The index spans of the 3x3 block around (cx, cy): at most 3 rows of at most 2 spans. Inlined
+ * into the per-agent loop: a call per agent is as costly as the smaller spans it finds. */
+static inline __attribute__((always_inline)) uint32_t block_spans(const th_grid *g, int32_t cx, int32_t cy, bool wrap, span out[6]) {
     int32_t rows[3], nrows = 0;
     if (wrap && g->ny < 3) {
         for (int32_t r = 0; r < g->ny; r++) rows[nrows++] = r;
@@ -192,24 +207,16 @@ TH_INLINE void visit(const th_agents *a, uint32_t begin, uint32_t end, const pro
     }
 }
 
-/* Built for AVX2 and for the baseline, chosen at load time: the lane arithmetic is the same
- * IEEE operations in both, so both clones give bit-identical results. The baseline clone is
- * the slow one: without AVX, GCC splits 8-lane arithmetic into SSE pairs but 8-lane
- * comparisons into scalar ones (measured: 4-lane SSE code would be 1.6x slower than the AVX2
- * clone on AVX2 machines, and the 8-lane baseline 2x slower than scalar code on pre-AVX2
- * machines; this engine targets the former). Not under ThreadSanitizer: its runtime is not
- * up yet when the loader runs the clone resolver, and the process dies before main. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_THREAD__)
-#define TH_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define TH_SIMD_CLONES
-#endif
+/* Both copies of this file do the same IEEE operations per lane (no FMA: -ffp-contract=off;
+ * lane sums in one fixed order), so they give bit-identical results (tested by forcing each).
+ * Without AVX, GCC splits 8-lane arithmetic into SSE pairs but 8-lane comparisons into scalar
+ * ones: the baseline copy is the slow one, for pre-AVX2 CPUs only. */
 
 /* The leader test and the predator term, for the crowds that have them: a second pass over
  * the same cells, out of line. Folding them into visit(), or even inlining this pass beside
  * it, made GCC compile the plain loop worse: 11% more instructions for plain flocking with the
  * tests never run (callgrind, 5,000 boids). */
-TH_SIMD_CLONES __attribute__((noinline)) static void
+__attribute__((noinline)) static void
 visit_extras(const th_agents *a, uint32_t begin, uint32_t end, const probe *p, bool wrap, float W,
              float H, extra_sums *x) {
     const v8i lane = {0, 1, 2, 3, 4, 5, 6, 7};
@@ -246,8 +253,7 @@ visit_extras(const th_agents *a, uint32_t begin, uint32_t end, const probe *p, b
     }
 }
 
-TH_SIMD_CLONES
-void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
+void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
     const th_agents *a = &w->buf[w->cur];
     const th_grid *g = &w->grid;
     const bool wrap = w->wrap;
@@ -344,3 +350,41 @@ void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *s
     stats->neighbors += neighbors_total;
     stats->candidates += candidates_total;
 }
+
+#ifdef TH_BOIDS_DISPATCHER
+/* 0: automatic; otherwise a th_boids_isa forced by th_boids_force_isa. Relaxed: it is set
+ * between steps, and the pool's barrier orders it before any worker reads it. */
+static atomic_int g_forced_isa;
+
+static bool avx2_available(void) {
+#if defined(TH_BOIDS_AVX2_KERNEL)
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
+
+bool th_boids_force_isa(th_boids_isa isa) {
+    if (isa == TH_BOIDS_ISA_AVX2 && !avx2_available()) return false;
+    atomic_store_explicit(&g_forced_isa, (int)isa, memory_order_relaxed);
+    return true;
+}
+
+th_boids_isa th_boids_active_isa(void) {
+    th_boids_isa isa = (th_boids_isa)atomic_load_explicit(&g_forced_isa, memory_order_relaxed);
+    if (isa != TH_BOIDS_ISA_AUTO) return isa;
+    return avx2_available() ? TH_BOIDS_ISA_AVX2 : TH_BOIDS_ISA_BASELINE;
+}
+
+/* Chosen per chunk (a few hundred agents): the CPU test is one load of libgcc's feature word,
+ * and unlike an ifunc resolver it is safe under every sanitizer. */
+void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
+#if defined(TH_BOIDS_AVX2_KERNEL)
+    if (th_boids_active_isa() == TH_BOIDS_ISA_AVX2) {
+        th_boids_steer_avx2(w, begin, end, stats);
+        return;
+    }
+#endif
+    th_boids_steer_base(w, begin, end, stats);
+}
+#endif

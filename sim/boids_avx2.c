@@ -1,0 +1,9 @@
+/* The boids kernel for AVX2 CPUs: sim/boids.c compiled again, with -mavx2 for this whole file
+ * (set in CMakeLists.txt, with TH_BOIDS_AVX2_KERNEL, on x86-64 GCC/Clang builds). Elsewhere
+ * (or when a build compiles sim/ by hand) it is empty and th_boids_steer runs the baseline. */
+#if defined(TH_BOIDS_AVX2_KERNEL)
+#define TH_BOIDS_KERNEL th_boids_steer_avx2
+#include "boids.c"
+#else
+typedef int th_boids_avx2_unused; /* ISO C forbids an empty file */
+#endif

@@ -1,5 +1,6 @@
 #include "grid.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "alloc.h"
@@ -53,6 +54,9 @@ void th_grid_free(th_grid *g) {
     th_free(g->key);
     memset(g, 0, sizeof *g);
 }
+
+/* Fewest scan blocks worth a parallel scan. */
+#define TH_GRID_PARALLEL_SCAN_BLOCKS 8u
 
 typedef struct build_ctx {
     th_grid *g;
@@ -178,7 +182,10 @@ void th_grid_build(th_grid *g, th_pool *pool, const float *xs, const float *ys, 
     build_ctx b = {g, xs, ys, n, parts, (g->ncells + TH_GRID_SCAN_BLOCK - 1) / TH_GRID_SCAN_BLOCK};
     g->parts_used = parts;
     th_pool_parallel_for(pool, parts, 1, count_job, &b);
-    th_pool_parallel_for(pool, b.blocks, 1, block_sum_job, &b);
+    /* A scan of a few blocks runs on the calling thread: two barriers cost more than it. */
+    const bool small = b.blocks < TH_GRID_PARALLEL_SCAN_BLOCKS;
+    if (small) block_sum_job(&b, 0, b.blocks, 0);
+    else th_pool_parallel_for(pool, b.blocks, 1, block_sum_job, &b);
     /* Exclusive scan over the blocks: a few thousand at most. */
     uint32_t sum = 0;
     for (uint32_t blk = 0; blk < b.blocks; blk++) {
@@ -186,7 +193,8 @@ void th_grid_build(th_grid *g, th_pool *pool, const float *xs, const float *ys, 
         g->block_sum[blk] = sum;
         sum += v;
     }
-    th_pool_parallel_for(pool, b.blocks, 1, scan_job, &b);
+    if (small) scan_job(&b, 0, b.blocks, 0);
+    else th_pool_parallel_for(pool, b.blocks, 1, scan_job, &b);
     g->cell_start[g->ncells] = sum;
     th_pool_parallel_for(pool, parts, 1, scatter_job, &b);
 }

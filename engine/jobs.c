@@ -17,15 +17,17 @@
  * 2000 of them were as little as 20 us on some, less than the wait for the slowest worker at
  * the end of a phase on 16 threads, so workers fell asleep between phases and every phase
  * then waited for the last one to wake (100k agents on 16 threads lost ~15 % to that). The
- * clock is read once per SPIN_BATCH pauses. */
-enum { SPIN_NS = 300000, SPIN_BATCH = 64 };
+ * clock is read once per SPIN_BATCH pauses. A pool with more workers than cores spins for
+ * SPIN_NS_SHARED only: there a spinning worker takes the core from one that has work. */
+enum { SPIN_NS = 300000, SPIN_NS_SHARED = 20000, SPIN_BATCH = 64 };
 
-/* Poll `done(arg)` for up to SPIN_NS; true when it became true. */
-static inline bool spin_until(bool (*done)(const void *), const void *arg);
+/* Poll `done(arg)` for up to `limit_ns`; true when it became true. */
+static inline bool spin_until(bool (*done)(const void *), const void *arg, uint64_t limit_ns);
 
 struct th_pool {
     uint32_t workers;
     bool quit;
+    uint64_t spin_ns; /* SPIN_NS, or SPIN_NS_SHARED when oversubscribed */
     pthread_t threads[TH_POOL_MAX_WORKERS];
     pthread_mutex_t mutex;
     pthread_cond_t wake; /* workers wait here for a new job */
@@ -67,7 +69,7 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-static inline bool spin_until(bool (*done)(const void *), const void *arg) {
+static inline bool spin_until(bool (*done)(const void *), const void *arg, uint64_t limit_ns) {
     uint64_t start = 0;
     for (uint32_t i = 0;; i++) {
         if (done(arg)) return true;
@@ -75,7 +77,7 @@ static inline bool spin_until(bool (*done)(const void *), const void *arg) {
         if (i % SPIN_BATCH == SPIN_BATCH - 1) {
             uint64_t now = th_now_ns();
             if (!start) start = now;
-            else if (now - start > SPIN_NS) return false;
+            else if (now - start > limit_ns) return false;
         }
     }
 }
@@ -135,7 +137,7 @@ static void *worker_main(void *arg) {
     for (;;) {
         gen_wait gw = {p, seen};
         uint64_t gen = seen;
-        if (spin_until(generation_moved, &gw)) {
+        if (spin_until(generation_moved, &gw, p->spin_ns)) {
             gen = atomic_load_explicit(&p->generation, memory_order_acquire);
         } else {
             pthread_mutex_lock(&p->mutex);
@@ -168,6 +170,7 @@ th_pool *th_pool_create(uint32_t workers) {
     th_pool *p = th_calloc(1, sizeof *p);
     if (!p) return NULL;
     p->workers = 1;
+    p->spin_ns = workers > th_cpu_count() ? SPIN_NS_SHARED : SPIN_NS;
     pthread_mutex_init(&p->mutex, NULL);
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
@@ -241,7 +244,7 @@ void th_pool_parallel_for(th_pool *p, uint32_t count, uint32_t chunk, th_job_fn 
 
     run_chunks(p, 0);
 
-    if (spin_until(none_pending, p)) return;
+    if (spin_until(none_pending, p, p->spin_ns)) return;
     pthread_mutex_lock(&p->mutex);
     while (atomic_load_explicit(&p->pending, memory_order_acquire) != 0) {
         pthread_cond_wait(&p->done, &p->mutex);

@@ -98,9 +98,9 @@ static inline th_vec2 steer_toward(th_vec2 dir, th_vec2 v, float max_speed, floa
  * results: every lane does the same IEEE operations in the same order, and the 8 lane sums are
  * combined in one fixed order. Branch-free lanes replace the scalar loop's unpredictable
  * "is it in range" branch, which cost a misprediction on about a third of all candidates. */
-#if defined(__GNUC__) && !defined(__clang__)
-/* GCC notes that passing 32-byte vectors changes the ABI when AVX is off; these helpers are
- * all static and inlined, so no ABI boundary is crossed. */
+#if defined(__GNUC__)
+/* GCC and Clang note that passing 32-byte vectors changes the ABI when AVX is off; these
+ * helpers are all static and inlined, so no ABI boundary is crossed. */
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 typedef float v8f __attribute__((vector_size(32)));

@@ -288,7 +288,7 @@ int th_nav_field_path(const th_nav_field *f, int32_t x, int32_t y, uint32_t *cel
 /* ---------------------------------------------------------------------------------------- */
 /* A* and line of sight                                                                       */
 
-/** Working memory of A* for one map size (about 21 bytes per cell). One per worker: a context
+/** Working memory of A* for one map size (17 bytes per cell and 2 MiB). One per worker: a context
  *  serves one query at a time; queries do not allocate. */
 typedef struct th_astar_ctx th_astar_ctx;
 

@@ -460,8 +460,7 @@ END_TEST
  * cells is narrow, with a few that jumped across the whole grid (a torus seam) widening some
  * windows to everything. Every partition count gives the 1-partition sort, and windows stay
  * narrow where nothing jumped. */
-START_TEST(test_sorted_input_narrow_windows) {
-    const geometry geo = {0.0f, 0.0f, 1.0f, 1.0f, 64, 48};
+static void sorted_input_case(const geometry geo) {
     points p = {0};
     gen_uniform(&p, &geo, 20000, 77);
     th_pool *pool = th_pool_create(4);
@@ -478,8 +477,8 @@ START_TEST(test_sorted_input_narrow_windows) {
     /* Three points jump to the far corner. */
     uint32_t jumpers[] = {5, 9000, 19990};
     for (int j = 0; j < 3; j++) {
-        s.x[jumpers[j]] = 63.5f;
-        s.y[jumpers[j]] = jumpers[j] == 5 ? 47.5f : 0.5f;
+        s.x[jumpers[j]] = (float)geo.nx - 0.5f;
+        s.y[jumpers[j]] = jumpers[j] == 5 ? (float)geo.ny - 0.5f : 0.5f;
     }
     th_grid_build(&ref, pool, s.x, s.y, s.n);
     for (uint32_t parts = 2; parts <= 16; parts += 7) {
@@ -511,6 +510,13 @@ START_TEST(test_sorted_input_narrow_windows) {
     th_pool_destroy(pool);
     free_points(&p);
     free_points(&s);
+}
+
+/* A grid of a few scan blocks (scanned on the calling thread) and one of many (scanned in
+ * parallel over blocks). */
+START_TEST(test_sorted_input_narrow_windows) {
+    sorted_input_case((geometry){0.0f, 0.0f, 1.0f, 1.0f, 64, 48});
+    sorted_input_case((geometry){0.0f, 0.0f, 1.0f, 1.0f, 256, 160});
 }
 END_TEST
 

@@ -194,16 +194,13 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
             uint32_t nd = gc + (cc + m->cost[n]) * (k < 4 ? TH_NAV_STEP_STRAIGHT : TH_NAV_STEP_DIAG);
             if (nd > TH_NAV_DIST_MAX) continue;
             acell *e = &cells[n];
+            if (e->stamp == gen && (e->prev == CLOSED || nd >= e->g)) continue;
             uint32_t hn = heuristic(cx + th_nav_move_dx[k], cy + th_nav_move_dy[k], gx, gy, cmin);
             if (e->stamp != gen) {
                 e->stamp = gen;
-                e->prev = NOT_QUEUED;
-            } else {
-                if (e->prev == CLOSED || nd >= e->g) continue;
-                if (e->prev != NOT_QUEUED) {
-                    unlink_cell(a, n, (uint64_t)e->g + hn);
-                    queued--;
-                }
+            } else if (e->prev != NOT_QUEUED) {
+                unlink_cell(a, n, (uint64_t)e->g + hn);
+                queued--;
             }
             e->g = nd;
             a->parent[n] = (uint8_t)k;

@@ -3,8 +3,10 @@
  * Each configuration builds the scene afresh, runs warm-up steps (untimed: the first steps pay
  * for page faults and for the initial uniform spread turning into flocks), then `reps` timed
  * runs of `steps` steps. Figures are medians over the repetitions, with the min-max spread.
- * Speed-ups against 1 thread and against the naive O(N^2) reference are measured in the same
- * process run, so they compare like with like on a shared, noisy machine.
+ * Speed-ups against 1 thread, against the naive O(N^2) reference and against the plain scalar
+ * grid reference (tests/ref_grid_boids.c, the fair baseline: what simple single-threaded code
+ * with a uniform grid achieves) are measured in the same process run, so they compare like
+ * with like on a shared, noisy machine.
  *
  * Memory is counted through the engine's allocation hook: the bench installs a wrapper that
  * keeps the live and peak bytes the engine has asked for, and resets the peak before each
@@ -28,7 +30,9 @@
 #include "../engine/alloc.h"
 #include "../engine/jobs.h"
 #include "../engine/profile.h"
+#include "../sim/boids.h"
 #include "../tests/ref_boids.h"
+#include "../tests/ref_grid_boids.h"
 #include "trace.h"
 
 #define MAX_LIST 16
@@ -40,7 +44,8 @@ typedef struct bench_opts {
     const char *scene;
     uint32_t agents[MAX_LIST], n_agents;
     uint32_t threads[MAX_LIST], n_threads;
-    uint64_t steps, warmup, reps, naive_max, seed;
+    uint64_t steps, warmup, reps, naive_max, grid_ref_max, seed;
+    const char *isa;
     const char *csv, *json, *trace;
     th_bench_build_fn *build;
 } bench_opts;
@@ -59,6 +64,7 @@ typedef struct row {
     uint64_t hash;       /* state hash after warm-up and timed steps, last repetition */
     double speedup;      /* against 1 thread, same agents; NAN when 1 thread was not measured */
     double naive_rate;   /* naive reference agent-steps/s at these agents; NAN when not run */
+    double grid_ref_rate; /* scalar grid reference agent-steps/s; NAN when not run */
 } row;
 
 static const char k_help[] =
@@ -79,6 +85,10 @@ static const char k_help[] =
     "  --reps N           repetitions, 1..99; figures are medians (default 3)\n"
     "  --naive-max N      run the naive reference for agent counts up to N (default 10000,\n"
     "                     0 disables it)\n"
+    "  --grid-ref-max N   run the plain scalar grid reference (1 thread) for agent counts up\n"
+    "                     to N (default 1000000, 0 disables it); the engine's 1-thread\n"
+    "                     figure is reported against it\n"
+    "  --isa NAME         boids kernel copy: auto (default), baseline, x86-64-v3, x86-64-v4\n"
     "  --seed S           random seed (default 1)\n"
     "  --csv FILE         also write one row per configuration as CSV\n"
     "  --json FILE        also write the run and its rows as JSON\n"
@@ -171,7 +181,8 @@ static bool parse_list(const char *flag, const char *text, uint64_t lo, uint64_t
 static int parse(int argc, char **argv, bench_opts *o) {
     static const char *const k_flags[] = {"--scene", "--agents",    "--threads", "--steps",
                                           "--warmup", "--reps",     "--naive-max", "--seed",
-                                          "--csv",   "--json",      "--trace",   NULL};
+                                          "--csv",   "--json",      "--trace",   "--grid-ref-max",
+                                          "--isa",   NULL};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -200,6 +211,25 @@ static int parse(int argc, char **argv, bench_opts *o) {
         else if (strcmp(a, "--reps") == 0) ok = th_arg_u64(a, v, 1, MAX_REPS, &o->reps);
         else if (strcmp(a, "--naive-max") == 0) ok = th_arg_u64(a, v, 0, 200000, &o->naive_max);
         else if (strcmp(a, "--seed") == 0) ok = th_arg_u64(a, v, 0, UINT64_MAX, &o->seed);
+        else if (strcmp(a, "--grid-ref-max") == 0)
+            ok = th_arg_u64(a, v, 0, TH_MAX_AGENTS, &o->grid_ref_max);
+        else if (strcmp(a, "--isa") == 0) {
+            th_boids_isa isa = TH_BOIDS_ISA_AUTO;
+            ok = false;
+            for (int k = TH_BOIDS_ISA_AUTO; k <= TH_BOIDS_ISA_AVX512; k++) {
+                if (strcmp(v, th_boids_isa_name((th_boids_isa)k)) == 0) {
+                    isa = (th_boids_isa)k;
+                    ok = true;
+                }
+            }
+            if (!ok) {
+                fprintf(stderr, "throng bench: --isa: expected auto, baseline, x86-64-v3 or "
+                                "x86-64-v4, found '%s'\n", v);
+            } else if (!th_boids_force_isa(isa)) {
+                fprintf(stderr, "throng bench: --isa: this CPU or build cannot run '%s'\n", v);
+                ok = false;
+            }
+        }
         if (!ok) return TH_EXIT_USAGE;
     }
     return -1;
@@ -262,6 +292,7 @@ static bool measure(const bench_opts *o, uint32_t agents, uint32_t threads, row 
     r->threads = threads;
     r->speedup = NAN;
     r->naive_rate = NAN;
+    r->grid_ref_rate = NAN;
     for (uint64_t rep = 0; rep < o->reps; rep++) {
         progress("bench: configuration %u/%u: %u agents, %u thread%s, run %" PRIu64 "/%" PRIu64,
                  config, configs, agents, threads, threads == 1 ? "" : "s", rep + 1, o->reps);
@@ -296,49 +327,102 @@ static bool measure(const bench_opts *o, uint32_t agents, uint32_t threads, row 
     return true;
 }
 
-/* Agent-steps/s of the naive reference on the same scene's state after warm-up, 1 thread. */
-static double measure_naive(const bench_opts *o, uint32_t agents) {
-    progress("bench: naive O(N^2) reference, %u agents", agents);
+/* A scene's state after warm-up, 1 thread, as plain arrays for the references. */
+typedef struct ref_state {
+    uint32_t n, ncrowds;
+    float *buf; /* px py vx vy, then 2 n of scratch */
+    uint16_t *crowd;
+    ref_crowd rc[TH_MAX_CROWDS];
+    ref_world rw;
+    float dt;
+} ref_state;
+
+static bool ref_state_take(const bench_opts *o, uint32_t agents, ref_state *st) {
+    memset(st, 0, sizeof *st);
     th_world *w = build(o, agents, 1);
-    if (!w) return NAN;
+    if (!w) return false;
     for (uint64_t s = 0; s < o->warmup; s++) th_world_step(w);
     th_agent_view v = th_world_agents(w);
     uint32_t n = v.count;
-    float *buf = malloc((size_t)n * 6 * sizeof(float));
-    uint16_t *crowd = malloc((size_t)n * sizeof(uint16_t));
-    if (!buf || !crowd || n == 0) {
-        free(buf);
-        free(crowd);
+    st->n = n;
+    st->buf = malloc((size_t)(n ? n : 1) * 6 * sizeof(float));
+    st->crowd = malloc((size_t)(n ? n : 1) * sizeof(uint16_t));
+    if (!st->buf || !st->crowd || n == 0) {
+        free(st->buf);
+        free(st->crowd);
         th_world_destroy(w);
-        return NAN;
+        return false;
     }
-    ref_crowd rc[TH_MAX_CROWDS];
-    uint32_t nc = th_world_crowd_count(w);
-    for (uint32_t c = 0; c < nc; c++) {
+    st->ncrowds = th_world_crowd_count(w);
+    for (uint32_t c = 0; c < st->ncrowds; c++) {
         const th_crowd_def *d = th_world_crowd(w, c);
-        rc[c] = (ref_crowd){d->neighbor_radius, d->separation_radius, d->fov_deg,
-                            d->separation_weight, d->alignment_weight, d->cohesion_weight,
-                            d->max_speed, d->max_force};
+        st->rc[c] = (ref_crowd){d->neighbor_radius, d->separation_radius, d->fov_deg,
+                                d->separation_weight, d->alignment_weight, d->cohesion_weight,
+                                d->max_speed, d->max_force};
     }
-    float *px = buf, *py = buf + n, *vx = buf + 2 * n, *vy = buf + 3 * n;
-    memcpy(px, v.px, n * sizeof(float));
-    memcpy(py, v.py, n * sizeof(float));
-    memcpy(vx, v.vx, n * sizeof(float));
-    memcpy(vy, v.vy, n * sizeof(float));
-    memcpy(crowd, v.crowd, n * sizeof(uint16_t));
+    memcpy(st->buf, v.px, n * sizeof(float));
+    memcpy(st->buf + n, v.py, n * sizeof(float));
+    memcpy(st->buf + 2 * (size_t)n, v.vx, n * sizeof(float));
+    memcpy(st->buf + 3 * (size_t)n, v.vy, n * sizeof(float));
+    memcpy(st->crowd, v.crowd, n * sizeof(uint16_t));
     th_world_def def = th_world_get_def(w);
-    ref_world rw = {def.width, def.height, def.bounds == TH_BOUNDS_WRAP, rc};
+    st->rw = (ref_world){def.width, def.height, def.bounds == TH_BOUNDS_WRAP, st->rc};
+    st->dt = def.timestep;
+    th_world_destroy(w);
+    return true;
+}
+
+static void ref_state_free(ref_state *st) {
+    free(st->buf);
+    free(st->crowd);
+}
+
+/* Agent-steps/s of the naive reference on the same scene's state after warm-up, 1 thread. */
+static double measure_naive(const bench_opts *o, uint32_t agents) {
+    progress("bench: naive O(N^2) reference, %u agents", agents);
+    ref_state st;
+    if (!ref_state_take(o, agents, &st)) return NAN;
+    const uint32_t n = st.n;
+    float *b = st.buf;
     /* O(N^2) per step: a few steps give a stable figure without dominating the run. */
     uint64_t steps = o->steps < 3 ? o->steps : 3;
     uint64_t t0 = th_now_ns();
     for (uint64_t s = 0; s < steps; s++) {
-        ref_boids_step(&rw, def.timestep, n, px, py, vx, vy, crowd, buf + 4 * n, buf + 5 * n);
+        ref_boids_step(&st.rw, st.dt, n, b, b + n, b + 2 * (size_t)n, b + 3 * (size_t)n, st.crowd,
+                       b + 4 * (size_t)n, b + 5 * (size_t)n);
     }
     double secs = (double)(th_now_ns() - t0) * 1e-9;
-    free(buf);
-    free(crowd);
-    th_world_destroy(w);
+    ref_state_free(&st);
     return (double)n * (double)steps / secs;
+}
+
+/* Agent-steps/s of the plain scalar grid reference, same state, 1 thread: median of three runs
+ * of up to 20 steps (it is about as slow per step as the engine on one thread). */
+static double measure_grid_ref(const bench_opts *o, uint32_t agents) {
+    progress("bench: scalar grid reference, %u agents", agents);
+    ref_state st;
+    if (!ref_state_take(o, agents, &st)) return NAN;
+    const uint32_t n = st.n;
+    float *b = st.buf;
+    uint64_t steps = o->steps < 20 ? o->steps : 20;
+    double rates[3];
+    bool ok = true;
+    for (int rep = 0; rep < 3 && ok; rep++) {
+        ref_grid_boids g;
+        if (ref_grid_init(&g, &st.rw, st.ncrowds, n, b, b + n, b + 2 * (size_t)n,
+                          b + 3 * (size_t)n, st.crowd) != 0) {
+            ok = false;
+            break;
+        }
+        ref_grid_step(&g, st.dt); /* untimed: first touch of its arrays */
+        uint64_t t0 = th_now_ns();
+        for (uint64_t s = 0; s < steps; s++) ref_grid_step(&g, st.dt);
+        double secs = (double)(th_now_ns() - t0) * 1e-9;
+        rates[rep] = (double)n * (double)steps / secs;
+        ref_grid_free(&g);
+    }
+    ref_state_free(&st);
+    return ok ? median(rates, 3, NULL, NULL) : NAN;
 }
 
 /* One extra run of a configuration with tracing on: warm-up untraced, then `steps` traced. */
@@ -414,7 +498,7 @@ static void write_csv(FILE *f, const bench_opts *o, const row *rows, uint32_t n)
                "ns_per_agent_step,speedup,efficiency,neighbors,peak_bytes,bytes_per_agent,hash,"
                "naive_agent_steps_per_s,speedup_vs_naive");
     for (int p = 0; p < TH_PHASE_COUNT; p++) fprintf(f, ",%s_ms", th_phase_name((th_phase)p));
-    fprintf(f, "\n");
+    fprintf(f, ",grid_ref_agent_steps_per_s,speedup_vs_grid_ref\n");
     for (uint32_t i = 0; i < n; i++) {
         const row *r = &rows[i];
         /* A scene name with a comma or quote is quoted, as RFC 4180 has it. */
@@ -438,7 +522,11 @@ static void write_csv(FILE *f, const bench_opts *o, const row *rows, uint32_t n)
         if (!isnan(r->naive_rate)) fprintf(f, "%.1f,%.2f", r->naive_rate, r->rate_med / r->naive_rate);
         else fputs(",", f);
         for (int p = 0; p < TH_PHASE_COUNT; p++) fprintf(f, ",%.4f", r->phase_med[p]);
-        fprintf(f, "\n");
+        if (!isnan(r->grid_ref_rate)) {
+            fprintf(f, ",%.1f,%.3f\n", r->grid_ref_rate, r->rate_med / r->grid_ref_rate);
+        } else {
+            fputs(",,\n", f);
+        }
     }
 }
 
@@ -448,8 +536,9 @@ static void write_json(FILE *f, const bench_opts *o, const row *rows, uint32_t n
     fprintf(f,
             ",\n  \"steps\": %" PRIu64 ",\n  \"warmup\": %" PRIu64 ",\n  \"reps\": %" PRIu64
             ",\n  \"seed\": %" PRIu64 ",\n  \"cores\": %u,\n  \"process_peak_rss_bytes\": %" PRIu64
-            ",\n",
-            o->steps, o->warmup, o->reps, o->seed, (unsigned)th_cpu_count(), hwm);
+            ",\n  \"kernel\": \"%s\",\n",
+            o->steps, o->warmup, o->reps, o->seed, (unsigned)th_cpu_count(), hwm,
+            th_boids_isa_name(th_boids_active_isa()));
     fprintf(f, "  \"memory\": \"peak_bytes: most engine heap bytes live at once while the "
                "configuration was built and run, counted through the allocation hook\",\n");
     fprintf(f, "  \"rows\": [");
@@ -473,6 +562,10 @@ static void write_json(FILE *f, const bench_opts *o, const row *rows, uint32_t n
         json_num(f, "%.1f", r->naive_rate);
         fputs(", \"speedup_vs_naive\": ", f);
         json_num(f, "%.2f", r->rate_med / r->naive_rate);
+        fputs(", \"grid_ref_agent_steps_per_s\": ", f);
+        json_num(f, "%.1f", r->grid_ref_rate);
+        fputs(", \"speedup_vs_grid_ref\": ", f);
+        json_num(f, "%.3f", r->rate_med / r->grid_ref_rate);
         fputs(",\n     \"phase_ms\": {", f);
         for (int p = 0; p < TH_PHASE_COUNT; p++) {
             fprintf(f, "%s\"%s\": %.4f", p ? ", " : "", th_phase_name((th_phase)p),
@@ -529,8 +622,9 @@ static int run(bench_opts *o) {
     }
 
     printf("throng bench: scene %s, %" PRIu64 " steps after %" PRIu64 " warm-up, median of %" PRIu64
-           " runs, seed %" PRIu64 ", %u cores\n\n",
-           o->scene, o->steps, o->warmup, o->reps, o->seed, (unsigned)cores);
+           " runs, seed %" PRIu64 ", %u cores, boids kernel %s\n\n",
+           o->scene, o->steps, o->warmup, o->reps, o->seed, (unsigned)cores,
+           th_boids_isa_name(th_boids_active_isa()));
     print_header();
     fflush(stdout);
 
@@ -552,9 +646,15 @@ static int run(bench_opts *o) {
             if (rows[i].threads == 1) one = rows[i].rate_med;
         }
         double naive = o->agents[ai] <= o->naive_max ? measure_naive(o, o->agents[ai]) : NAN;
+        double grid_ref = o->agents[ai] <= o->grid_ref_max && !isnan(one)
+                              ? measure_grid_ref(o, o->agents[ai])
+                              : NAN;
         for (uint32_t i = first; i < n; i++) {
             rows[i].speedup = rows[i].rate_med / one;
-            if (rows[i].threads == 1) rows[i].naive_rate = naive;
+            if (rows[i].threads == 1) {
+                rows[i].naive_rate = naive;
+                rows[i].grid_ref_rate = grid_ref;
+            }
         }
         progress_clear();
         for (uint32_t i = first; i < n; i++) print_row(&rows[i], cores);
@@ -562,9 +662,10 @@ static int run(bench_opts *o) {
     }
 
     if (status == 0) {
-        bool any_naive = false, over = false;
+        bool any_naive = false, any_grid_ref = false, over = false;
         for (uint32_t i = 0; i < n; i++) {
             any_naive = any_naive || !isnan(rows[i].naive_rate);
+            any_grid_ref = any_grid_ref || !isnan(rows[i].grid_ref_rate);
             over = over || rows[i].threads > cores;
         }
         printf("\nM a-s/s: million agent-steps per second; eff: speed-up / threads; phases in ms "
@@ -580,6 +681,18 @@ static int run(bench_opts *o) {
                 if (isnan(r->naive_rate)) continue;
                 printf("%9u %14.0f %12.1f %18.0f %8.0fx\n", r->agents, r->naive_rate,
                        1e9 / r->naive_rate, r->rate_med, r->rate_med / r->naive_rate);
+            }
+        }
+        if (any_grid_ref) {
+            printf("\nplain scalar grid reference (tests/ref_grid_boids.c: counting-sort grid, SoA, "
+                   "no SIMD), 1 thread, same warmed-up state:\n");
+            printf("%9s %14s %12s %18s %9s\n", "agents", "agent-steps/s", "ns/a-s",
+                   "engine 1-thread", "engine is");
+            for (uint32_t i = 0; i < n; i++) {
+                const row *r = &rows[i];
+                if (isnan(r->grid_ref_rate)) continue;
+                printf("%9u %14.0f %12.1f %18.0f %8.2fx\n", r->agents, r->grid_ref_rate,
+                       1e9 / r->grid_ref_rate, r->rate_med, r->rate_med / r->grid_ref_rate);
             }
         }
         if (trace && !record_trace(o, trace, o->agents[o->n_agents - 1],
@@ -609,6 +722,7 @@ int th_bench_run(int argc, char **argv, th_bench_build_fn *build) {
                     .warmup = 20,
                     .reps = 3,
                     .naive_max = 10000,
+                    .grid_ref_max = 1000000,
                     .seed = 1,
                     .build = build};
     int rc = parse(argc, argv, &o);
@@ -618,6 +732,7 @@ int th_bench_run(int argc, char **argv, th_bench_build_fn *build) {
     th_set_allocator(&(th_allocator){track_alloc, track_free, NULL});
     rc = run(&o);
     th_set_allocator(NULL);
+    th_boids_force_isa(TH_BOIDS_ISA_AUTO);
     return rc;
 }
 

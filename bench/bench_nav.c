@@ -4,7 +4,10 @@
  * (some destructible), parks of grass (cost 3) and a few swamps (cost 5), 8 bunkers of 3x3
  * cells on street crossings. Prints the best and the median of several runs per measurement.
  *
- *   bench_nav [size] [runs]     size in [64, 4096] (default 1024), runs in [1, 50] (default 7) */
+ *   bench_nav [size] [runs] [threads]
+ *     size in [64, 4096] (default 1024), runs in [1, 50] (default 7), threads a comma-separated
+ *     list of worker counts in [1, 64] (default 1,2 and the number of cores): every parallel
+ *     measurement is repeated for each. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +18,22 @@
 #include "../engine/rng.h"
 #include "../sim/nav.h"
 
-enum { BUNKERS = 8, MAX_RUNS = 50, BLOCK = 32, STREET = 6 };
+enum { BUNKERS = 8, MAX_RUNS = 50, BLOCK = 32, STREET = 6, MAX_THREADS = 64, MAX_LIST = 16 };
+
+/* A comma-separated list of worker counts in [1, MAX_THREADS]; false on anything else. */
+static bool parse_threads(const char *text, uint32_t *out, uint32_t *n) {
+    *n = 0;
+    const char *p = text;
+    for (;;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > MAX_THREADS || *n == MAX_LIST) return false;
+        out[(*n)++] = (uint32_t)v;
+        if (*end == '\0') return true;
+        if (*end != ',') return false;
+        p = end + 1;
+    }
+}
 
 static void build_city(th_navmap *m) {
     int32_t n = m->w;
@@ -60,16 +78,33 @@ static void report(const char *what, uint64_t *ns, int runs) {
 int main(int argc, char **argv) {
     int32_t size = argc > 1 ? atoi(argv[1]) : 1024;
     int runs = argc > 2 ? atoi(argv[2]) : 7;
-    if (size < 64 || size > TH_NAV_MAX_DIM || runs < 1 || runs > MAX_RUNS) {
-        fprintf(stderr, "usage: bench_nav [size 64..4096] [runs 1..50]\n");
+    uint32_t threads[MAX_LIST], nthreads = 0;
+    if (argc > 3) {
+        if (!parse_threads(argv[3], threads, &nthreads)) {
+            fprintf(stderr, "bench_nav: threads: expected a comma-separated list of 1..%d, "
+                            "found '%s'\n", MAX_THREADS, argv[3]);
+            return 2;
+        }
+    } else {
+        threads[nthreads++] = 1;
+        threads[nthreads++] = 2;
+        uint32_t cores = th_cpu_count();
+        if (cores > 2) threads[nthreads++] = cores > MAX_THREADS ? MAX_THREADS : cores;
+    }
+    if (size < 64 || size > TH_NAV_MAX_DIM || runs < 1 || runs > MAX_RUNS || argc > 4) {
+        fprintf(stderr, "usage: bench_nav [size 64..4096] [runs 1..50] [threads 1..64,...]\n");
         return 2;
     }
     th_navmap m;
     if (th_navmap_init(&m, size, size, 1.0f) != TH_NAV_OK) return 1;
     build_city(&m);
-    th_pool *pool = th_pool_create(2);
-    if (!pool) return 1;
-    th_nav_scratch *scratch[2] = {th_nav_scratch_create(&m), th_nav_scratch_create(&m)};
+    uint32_t max_threads = 1;
+    for (uint32_t t = 0; t < nthreads; t++) max_threads = threads[t] > max_threads ? threads[t] : max_threads;
+    /* One scratch per worker of the largest pool; smaller pools use the first ones. */
+    th_nav_scratch *scratch[MAX_THREADS] = {0};
+    for (uint32_t i = 0; i < max_threads; i++) {
+        if (!(scratch[i] = th_nav_scratch_create(&m))) return 1;
+    }
     th_nav_field fields[BUNKERS];
     for (int k = 0; k < BUNKERS; k++) {
         if (th_nav_field_init(&fields[k], &m, 16) != TH_NAV_OK) return 1;
@@ -80,91 +115,74 @@ int main(int argc, char **argv) {
         th_nav_field_set_goal_rect(&fields[k], cx, cy, cx + 2, cy + 2, 0);
     }
     th_nav_combined comb;
-    if (!scratch[0] || !scratch[1] || th_nav_combined_init(&comb, &m) != TH_NAV_OK) return 1;
+    if (th_nav_combined_init(&comb, &m) != TH_NAV_OK) return 1;
     uint64_t ns[MAX_RUNS];
     printf("map %d x %d, %d bunkers, %u open cells, cpus %u\n", size, size, BUNKERS,
            m.ncells - m.cost_count[0], th_cpu_count());
+    char label[96];
 
-    th_navmap_update_walls(&m, NULL);
-    for (int r = 0; r < runs; r++) {
-        uint64_t t = th_now_ns();
-        th_navmap_update_walls(&m, NULL);
-        ns[r] = th_now_ns() - t;
-    }
-    report("wall distance, 1 thread", ns, runs);
-    for (int r = 0; r < runs; r++) {
-        uint64_t t = th_now_ns();
-        th_navmap_update_walls(&m, pool);
-        ns[r] = th_now_ns() - t;
-    }
-    report("wall distance, 2 threads", ns, runs);
-
-    for (int r = 0; r < runs; r++) {
-        uint64_t t = th_now_ns();
-        th_nav_fields_compute(NULL, scratch, 1, fields, BUNKERS, &m);
-        ns[r] = th_now_ns() - t;
-    }
-    report("all 8 fields, 1 thread", ns, runs);
-    for (int r = 0; r < runs; r++) {
-        uint64_t t = th_now_ns();
-        th_nav_fields_compute(pool, scratch, 2, fields, BUNKERS, &m);
-        ns[r] = th_now_ns() - t;
-    }
-    report("all 8 fields, 2 threads", ns, runs);
-
-    uint8_t alive[BUNKERS];
-    memset(alive, 1, sizeof alive);
-    th_nav_combined_build(&comb, pool, fields, BUNKERS, alive);
-    for (int r = 0; r < runs; r++) {
-        alive[r % BUNKERS] = 0; /* a bunker is destroyed */
-        uint64_t t = th_now_ns();
-        th_nav_combined_build(&comb, NULL, fields, BUNKERS, alive);
-        ns[r] = th_now_ns() - t;
-        alive[r % BUNKERS] = 1;
-    }
-    report("combined rebuild after bunker loss, 1 thread", ns, runs);
-    for (int r = 0; r < runs; r++) {
-        alive[r % BUNKERS] = 0;
-        uint64_t t = th_now_ns();
-        th_nav_combined_build(&comb, pool, fields, BUNKERS, alive);
-        ns[r] = th_now_ns() - t;
-        alive[r % BUNKERS] = 1;
-    }
-    report("combined rebuild after bunker loss, 2 threads", ns, runs);
-
-    /* Wall breaks: pick destructible walls in a fixed scan order. */
-    uint32_t walls[64], nwalls = 0;
-    for (uint32_t c = m.ncells / 3; c < m.ncells && nwalls < 64; c += 997) {
+    /* Wall breaks: destructible walls in a fixed scan order, used up as the runs go. */
+    uint32_t walls[1024], nwalls = 0, used = 0;
+    for (uint32_t c = m.ncells / 3; c < m.ncells && nwalls < 1024; c += 997) {
         if (m.cost[c] == 0 && (m.flags[c] & TH_NAV_FLAG_DESTRUCTIBLE)) walls[nwalls++] = c;
     }
-    uint32_t batches[2] = {1, 16};
-    uint32_t used = 0;
-    for (int b = 0; b < 2; b++) {
-        uint32_t nb = batches[b];
-        int done = 0;
-        for (int r = 0; r < runs && used + nb <= nwalls; r++, done++) {
-            for (uint32_t i = 0; i < nb; i++) {
-                uint32_t c = walls[used + i];
-                th_navmap_break_wall(&m, (int32_t)(c % (uint32_t)size),
-                                     (int32_t)(c / (uint32_t)size));
+    th_navmap_update_walls(&m, NULL);
+    th_nav_fields_compute(NULL, scratch, 1, fields, BUNKERS, &m);
+    for (uint32_t ti = 0; ti < nthreads; ti++) {
+        uint32_t t = threads[ti];
+        th_pool *pool = t > 1 ? th_pool_create(t) : NULL;
+        if (t > 1 && !pool) return 1;
+        const char *unit = t == 1 ? "thread" : "threads";
+        for (int r = 0; r < runs; r++) {
+            uint64_t t0 = th_now_ns();
+            th_navmap_update_walls(&m, pool);
+            ns[r] = th_now_ns() - t0;
+        }
+        snprintf(label, sizeof label, "wall distance, %u %s", t, unit);
+        report(label, ns, runs);
+        for (int r = 0; r < runs; r++) {
+            uint64_t t0 = th_now_ns();
+            th_nav_fields_compute(pool, scratch, t, fields, BUNKERS, &m);
+            ns[r] = th_now_ns() - t0;
+        }
+        snprintf(label, sizeof label, "all 8 fields, %u %s", t, unit);
+        report(label, ns, runs);
+
+        uint8_t alive[BUNKERS];
+        memset(alive, 1, sizeof alive);
+        for (int r = 0; r < runs; r++) {
+            alive[r % BUNKERS] = 0; /* a bunker is destroyed */
+            uint64_t t0 = th_now_ns();
+            th_nav_combined_build(&comb, pool, fields, BUNKERS, alive);
+            ns[r] = th_now_ns() - t0;
+            alive[r % BUNKERS] = 1;
+        }
+        snprintf(label, sizeof label, "combined rebuild after bunker loss, %u %s", t, unit);
+        report(label, ns, runs);
+
+        uint32_t batches[2] = {1, 16};
+        for (int b = 0; b < 2; b++) {
+            uint32_t nb = batches[b];
+            int done = 0;
+            for (int r = 0; r < runs && used + nb <= nwalls; r++, done++) {
+                for (uint32_t i = 0; i < nb; i++) {
+                    uint32_t c = walls[used + i];
+                    th_navmap_break_wall(&m, (int32_t)(c % (uint32_t)size),
+                                         (int32_t)(c / (uint32_t)size));
+                }
+                uint64_t t0 = th_now_ns();
+                th_nav_fields_repair_opened(pool, scratch, t, fields, BUNKERS, &m, walls + used, nb);
+                ns[r] = th_now_ns() - t0;
+                used += nb;
             }
-            uint64_t t = th_now_ns();
-            th_nav_fields_repair_opened(pool, scratch, 2, fields, BUNKERS, &m, walls + used, nb);
-            ns[r] = th_now_ns() - t;
-            used += nb;
+            if (done) {
+                snprintf(label, sizeof label, "repair 8 fields after %u wall break(s), %u %s", nb,
+                         t, unit);
+                report(label, ns, done);
+            }
         }
-        if (done) {
-            char label[96];
-            snprintf(label, sizeof label, "repair 8 fields after %u wall break(s), 2 threads", nb);
-            report(label, ns, done);
-        }
+        th_pool_destroy(pool);
     }
-    for (int r = 0; r < runs; r++) {
-        uint64_t t = th_now_ns();
-        th_nav_fields_compute(pool, scratch, 2, fields, BUNKERS, &m);
-        ns[r] = th_now_ns() - t;
-    }
-    report("full recompute of 8 fields (for comparison), 2 thr", ns, runs);
 
     th_astar_ctx *a = th_astar_create(&m);
     uint32_t *path = th_alloc(sizeof *path * m.ncells);
@@ -186,9 +204,7 @@ int main(int argc, char **argv) {
     th_nav_combined_free(&comb);
     for (int k = 0; k < BUNKERS; k++)
         th_nav_field_free(&fields[k]);
-    th_nav_scratch_destroy(scratch[0]);
-    th_nav_scratch_destroy(scratch[1]);
-    th_pool_destroy(pool);
+    for (uint32_t i = 0; i < max_threads; i++) th_nav_scratch_destroy(scratch[i]);
     th_navmap_free(&m);
     return 0;
 }

@@ -1,10 +1,14 @@
 /* Uniform-grid spatial index rebuilt from scratch every step by a stable counting sort.
  *
  * Build: every item gets a cell key; each partition of the input counts its keys into its own
- * histogram; one scan turns the histograms into write offsets (in cell, then partition order);
- * each partition scatters its items. The result, `order`, lists item indices sorted by cell
- * and, within a cell, by input index, whatever the number of partitions or workers: the sort
- * is stable, so the output is unique. Callers gather their arrays through `order` so that
+ * histogram, over the window of cells between its smallest and largest key only; a scan in
+ * parallel over blocks of cells turns the histograms into write offsets (in cell, then
+ * partition order); each partition scatters its items. Callers that keep their items in last
+ * build's cell order (as the world does) give each partition a narrow window, so the counting,
+ * zeroing and scanning work stays about one pass over the cells whatever the partition count,
+ * where full histograms cost partitions x cells and made the sort stop scaling past 8 threads.
+ * The result, `order`, lists item indices sorted by cell and, within a cell, by input index,
+ * whatever the number of partitions or workers: the sort is stable, so the output is unique. Callers gather their arrays through `order` so that
  * items of one cell (and of one row of cells) sit next to each other in memory.
  *
  * Queries read `cell_start`: items of cell c are order positions [cell_start[c],
@@ -34,8 +38,20 @@ typedef struct th_grid {
     uint32_t *cell_start; /* ncells + 1 */
     uint32_t *order;      /* capacity: sorted position -> input index */
     uint32_t *key;        /* capacity: input index -> cell */
-    uint32_t *hist;       /* partitions * ncells, partition-major */
+    uint32_t *hist;       /* partitions * ncells, partition-major; partition p's counts of
+                             cells window[p].lo.. are at hist + p * ncells */
+    struct th_grid_window {
+        uint32_t lo, hi;  /* cells with counts in the last build (lo > hi: none) */
+        uint32_t pad[14]; /* one cache line each: partitions write theirs in parallel */
+    } *window;           /* partitions */
+    uint32_t *block_sum; /* items per scan block of TH_GRID_SCAN_BLOCK cells, then offsets */
+    uint32_t min_part_items; /* a build uses at most n / min_part_items partitions (at least
+                                1): tiny builds are not split (default 2048; tests lower it) */
+    uint32_t parts_used;     /* partitions of the last build */
 } th_grid;
+
+/** Cells per block of the parallel scan. */
+#define TH_GRID_SCAN_BLOCK 2048u
 
 /** Set up a grid covering [origin, origin + (nx * cell_w, ny * cell_h)) for up to `capacity` items,
  *  with `partitions` histograms (use the pool's worker count). Returns 0, or -1 when sizes are

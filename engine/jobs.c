@@ -11,13 +11,23 @@
 #include "profile.h"
 
 /* How long a thread polls before it sleeps on a condition variable. Phases of a step follow
- * each other within microseconds; a short spin saves the futex round trip on each of them,
- * and the bound keeps an oversubscribed machine from burning whole time slices. */
-enum { SPIN_ITERATIONS = 2000 };
+ * each other within microseconds; a spin saves the futex round trip on each of them, and the
+ * bound keeps an oversubscribed machine from burning whole time slices. Bounded by time, not
+ * by a count of pause instructions: a pause takes 10 to 140 cycles depending on the CPU, and
+ * 2000 of them were as little as 20 us on some, less than the wait for the slowest worker at
+ * the end of a phase on 16 threads, so workers fell asleep between phases and every phase
+ * then waited for the last one to wake (100k agents on 16 threads lost ~15 % to that). The
+ * clock is read once per SPIN_BATCH pauses. A pool with more workers than cores spins for
+ * SPIN_NS_SHARED only: there a spinning worker takes the core from one that has work. */
+enum { SPIN_NS = 300000, SPIN_NS_SHARED = 20000, SPIN_BATCH = 64 };
+
+/* Poll `done(arg)` for up to `limit_ns`; true when it became true. */
+static inline bool spin_until(bool (*done)(const void *), const void *arg, uint64_t limit_ns);
 
 struct th_pool {
     uint32_t workers;
     bool quit;
+    uint64_t spin_ns; /* SPIN_NS, or SPIN_NS_SHARED when oversubscribed */
     pthread_t threads[TH_POOL_MAX_WORKERS];
     pthread_mutex_t mutex;
     pthread_cond_t wake; /* workers wait here for a new job */
@@ -59,6 +69,34 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+static inline bool spin_until(bool (*done)(const void *), const void *arg, uint64_t limit_ns) {
+    uint64_t start = 0;
+    for (uint32_t i = 0;; i++) {
+        if (done(arg)) return true;
+        cpu_relax();
+        if (i % SPIN_BATCH == SPIN_BATCH - 1) {
+            uint64_t now = th_now_ns();
+            if (!start) start = now;
+            else if (now - start > limit_ns) return false;
+        }
+    }
+}
+
+typedef struct gen_wait {
+    const th_pool *p;
+    uint64_t seen;
+} gen_wait;
+
+static bool generation_moved(const void *arg) {
+    const gen_wait *g = arg;
+    return atomic_load_explicit(&g->p->generation, memory_order_acquire) != g->seen;
+}
+
+static bool none_pending(const void *arg) {
+    const th_pool *p = arg;
+    return atomic_load_explicit(&p->pending, memory_order_acquire) == 0;
+}
+
 static void run_chunk(th_pool *p, uint32_t c, uint32_t worker) {
     uint32_t begin = c * p->chunk;
     uint32_t end = p->count - begin < p->chunk ? p->count : begin + p->chunk;
@@ -97,13 +135,11 @@ static void *worker_main(void *arg) {
     th_free(arg);
     uint64_t seen = 0;
     for (;;) {
-        uint64_t gen = 0;
-        for (int i = 0; i < SPIN_ITERATIONS; i++) {
+        gen_wait gw = {p, seen};
+        uint64_t gen = seen;
+        if (spin_until(generation_moved, &gw, p->spin_ns)) {
             gen = atomic_load_explicit(&p->generation, memory_order_acquire);
-            if (gen != seen) break;
-            cpu_relax();
-        }
-        if (gen == seen) {
+        } else {
             pthread_mutex_lock(&p->mutex);
             while ((gen = atomic_load_explicit(&p->generation, memory_order_acquire)) == seen &&
                    !p->quit) {
@@ -134,6 +170,7 @@ th_pool *th_pool_create(uint32_t workers) {
     th_pool *p = th_calloc(1, sizeof *p);
     if (!p) return NULL;
     p->workers = 1;
+    p->spin_ns = workers > th_cpu_count() ? SPIN_NS_SHARED : SPIN_NS;
     pthread_mutex_init(&p->mutex, NULL);
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
@@ -207,10 +244,7 @@ void th_pool_parallel_for(th_pool *p, uint32_t count, uint32_t chunk, th_job_fn 
 
     run_chunks(p, 0);
 
-    for (int i = 0; i < SPIN_ITERATIONS; i++) {
-        if (atomic_load_explicit(&p->pending, memory_order_acquire) == 0) return;
-        cpu_relax();
-    }
+    if (spin_until(none_pending, p, p->spin_ns)) return;
     pthread_mutex_lock(&p->mutex);
     while (atomic_load_explicit(&p->pending, memory_order_acquire) != 0) {
         pthread_cond_wait(&p->done, &p->mutex);

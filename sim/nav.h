@@ -288,7 +288,7 @@ int th_nav_field_path(const th_nav_field *f, int32_t x, int32_t y, uint32_t *cel
 /* ---------------------------------------------------------------------------------------- */
 /* A* and line of sight                                                                       */
 
-/** Working memory of A* for one map size (about 21 bytes per cell). One per worker: a context
+/** Working memory of A* for one map size (17 bytes per cell and 2 MiB). One per worker: a context
  *  serves one query at a time; queries do not allocate. */
 typedef struct th_astar_ctx th_astar_ctx;
 
@@ -312,10 +312,17 @@ int th_astar_find(th_astar_ctx *ctx, const th_navmap *m, int32_t sx, int32_t sy,
 bool th_nav_line_of_sight(const th_navmap *m, int32_t x0, int32_t y0, int32_t x1, int32_t y1);
 
 /** String pulling: reduce a cell path (`n` cell indices) to any-angle waypoints at cell
- *  centres, dropping a waypoint whenever the previous kept waypoint sees the next cell. Writes
- *  at most `n` points to `out` (metres) and returns how many (0 when n == 0 or on bad
- *  arguments). Only blocked/open matters: on weighted terrain a pulled segment may cross
- *  dearer cells than the grid path did. */
+ *  centres, a subsequence of the path from its first cell to its last in which each waypoint
+ *  sees the next (line of sight), found by galloping searches from each waypoint: at most
+ *  about 3 line-of-sight tests per path cell (linear), never one test per pair. Writes at most
+ *  `n` points to `out` (metres) and returns how many (0 when n == 0 or on bad arguments). Only
+ *  blocked/open matters: on weighted terrain a pulled segment may cross dearer cells than the
+ *  grid path did. */
 uint32_t th_nav_string_pull(const th_navmap *m, const uint32_t *cells, uint32_t n, th_vec2 *out);
+
+/** th_nav_string_pull that also reports its work: the line-of-sight tests it made and the
+ *  cells those tests walked (either pointer may be NULL). */
+uint32_t th_nav_string_pull_counted(const th_navmap *m, const uint32_t *cells, uint32_t n,
+                                    th_vec2 *out, uint64_t *los_tests, uint64_t *cells_walked);
 
 #endif

@@ -1,11 +1,18 @@
-/* The grid engine's boids accelerations equal the naive O(N^2) reference. */
+/* The grid engine's boids accelerations equal the naive O(N^2) reference; the scalar grid
+ * reference (the benchmark's baseline) does too; the kernel's instruction-set copies agree bit
+ * for bit. */
 #include <check.h>
+#include <dirent.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../engine/rng.h"
 #include "../sim/throng.h"
+#include "../sim/boids.h"
 #include "ref_boids.h"
+#include "ref_grid_boids.h"
 #include "test_util.h"
 
 typedef struct scenario {
@@ -230,6 +237,109 @@ START_TEST(one_step_integration_matches_reference) {
 }
 END_TEST
 
+/* One step of the scalar grid reference lands every agent where one naive step does. */
+static void grid_reference_case(bool wrap, uint64_t seed) {
+    scenario s = make(70.0f, 50.0f, wrap, 1500);
+    add_crowd(&s, 4.0f, 1.5f, 270.0f);
+    add_crowd(&s, 3.0f, 2.0f, 120.0f);
+    add_crowd(&s, 2.5f, 2.5f, 360.0f);
+    fill_random(&s, seed);
+    ref_crowd rc[3];
+    for (uint32_t c = 0; c < s.crowds; c++) {
+        const th_crowd_def *d = &s.defs[c];
+        rc[c] = (ref_crowd){d->neighbor_radius, d->separation_radius, d->fov_deg,
+                            d->separation_weight, d->alignment_weight, d->cohesion_weight,
+                            d->max_speed, d->max_force};
+    }
+    ref_world rw = {s.width, s.height, wrap, rc};
+    ref_grid_boids g;
+    ck_assert_int_eq(ref_grid_init(&g, &rw, s.crowds, s.n, s.px, s.py, s.vx, s.vy, s.crowd), 0);
+    const float dt = 1.0f / 60.0f;
+    ref_grid_step(&g, dt);
+    float *ax = malloc(s.n * sizeof(float)), *ay = malloc(s.n * sizeof(float));
+    ref_boids_step(&rw, dt, s.n, s.px, s.py, s.vx, s.vy, s.crowd, ax, ay);
+    for (uint32_t k = 0; k < s.n; k++) {
+        uint32_t i = g.id[k];
+        float dx = fabsf(g.px[k] - s.px[i]), dy = fabsf(g.py[k] - s.py[i]);
+        if (wrap) {
+            dx = fminf(dx, s.width - dx);
+            dy = fminf(dy, s.height - dy);
+        }
+        CHECK_MSG(dx < 1e-4f && dy < 1e-4f, "agent %u position off by (%g, %g)", i, (double)dx,
+                  (double)dy);
+        CHECK_MSG(fabsf(g.vx[k] - s.vx[i]) < 1e-3f && fabsf(g.vy[k] - s.vy[i]) < 1e-3f,
+                  "agent %u velocity (%g, %g) vs (%g, %g)", i, (double)g.vx[k], (double)g.vy[k],
+                  (double)s.vx[i], (double)s.vy[i]);
+    }
+    free(ax);
+    free(ay);
+    ref_grid_free(&g);
+    release(&s);
+}
+
+START_TEST(grid_reference_matches_naive_walled) { grid_reference_case(false, 21); }
+END_TEST
+
+START_TEST(grid_reference_matches_naive_torus) { grid_reference_case(true, 22); }
+END_TEST
+
+/* Hash of a library scene (at most 3,000 agents) after 60 steps on 3 threads. */
+static uint64_t scene_hash(const char *path) {
+    th_error err;
+    th_scene_info info;
+    th_scene_opts o = {.threads = 3};
+    th_world *w = th_scene_load(path, &o, &info, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    if (info.agents > 3000) {
+        th_world_destroy(w);
+        o.agents = 3000;
+        w = th_scene_load(path, &o, &info, &err);
+        ck_assert_msg(w != NULL, "%s", err.message);
+    }
+    for (int s = 0; s < 60; s++) th_world_step(w);
+    uint64_t h = th_world_hash(w);
+    th_world_destroy(w);
+    return h;
+}
+
+/* Every copy of the kernel this CPU can run gives the baseline copy's state, bit for bit, on
+ * every library scene (flocking, terrain, leaders, predators, squads). */
+START_TEST(kernel_copies_bit_identical) {
+    ck_assert(th_boids_force_isa(TH_BOIDS_ISA_BASELINE));
+    ck_assert_int_eq(th_boids_active_isa(), TH_BOIDS_ISA_BASELINE);
+    th_boids_isa others[2];
+    int n_others = 0;
+    for (th_boids_isa isa = TH_BOIDS_ISA_AVX2; isa <= TH_BOIDS_ISA_AVX512; isa++) {
+        if (th_boids_force_isa(isa)) others[n_others++] = isa;
+    }
+    ck_assert(th_boids_force_isa(TH_BOIDS_ISA_AUTO));
+    if (n_others == 0) fprintf(stderr, "test_boids: only the baseline copy runs here\n");
+    DIR *d = opendir(THRONG_SCENES_DIR);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *e;
+    int scenes = 0;
+    while ((e = readdir(d)) != NULL && n_others > 0) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0) continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", THRONG_SCENES_DIR, e->d_name);
+        th_boids_force_isa(TH_BOIDS_ISA_BASELINE);
+        uint64_t base = scene_hash(path);
+        for (int k = 0; k < n_others; k++) {
+            th_boids_force_isa(others[k]);
+            uint64_t h = scene_hash(path);
+            ck_assert_msg(base == h, "%s: baseline 0x%016llx, %s 0x%016llx", e->d_name,
+                          (unsigned long long)base, th_boids_isa_name(others[k]),
+                          (unsigned long long)h);
+        }
+        th_boids_force_isa(TH_BOIDS_ISA_AUTO);
+        scenes++;
+    }
+    closedir(d);
+    if (n_others > 0) ck_assert_int_ge(scenes, 5);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("boids");
     TCase *tc = tcase_create("reference");
@@ -240,6 +350,9 @@ int main(void) {
     tcase_add_test(tc, tiny_torus_fewer_than_three_cells);
     tcase_add_test(tc, agents_on_cell_borders);
     tcase_add_test(tc, one_step_integration_matches_reference);
+    tcase_add_test(tc, grid_reference_matches_naive_walled);
+    tcase_add_test(tc, grid_reference_matches_naive_torus);
+    tcase_add_test(tc, kernel_copies_bit_identical);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

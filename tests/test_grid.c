@@ -299,6 +299,7 @@ static uint64_t run_scenario(const geometry *geo, const points *p, float r) {
             ck_assert_int_eq(th_grid_init(&g, geo->ox, geo->oy, geo->cw, geo->ch, geo->nx, geo->ny,
                                           p->n + 5, parts),
                              0);
+            g.min_part_items = 1; /* every partition used, however few the points */
             /* Build twice: a rebuild must not depend on what the previous build left. */
             for (int rep = 0; rep < 2; rep++) {
                 th_grid_build(&g, pools[k], p->x, p->y, p->n);
@@ -434,6 +435,7 @@ START_TEST(test_rebuild_after_motion) {
     th_pool *pool = th_pool_create(5);
     th_grid moving;
     ck_assert_int_eq(th_grid_init(&moving, g.ox, g.oy, g.cw, g.ch, g.nx, g.ny, p.n, 5), 0);
+    moving.min_part_items = 1;
     uint64_t seed = 8;
     for (int step = 0; step < 30; step++) {
         for (uint32_t i = 0; i < p.n; i++) {
@@ -451,6 +453,70 @@ START_TEST(test_rebuild_after_motion) {
     th_grid_free(&moving);
     th_pool_destroy(pool);
     free_points(&p);
+}
+END_TEST
+
+/* The world's case: points kept in last build's cell order, so each partition's window of
+ * cells is narrow, with a few that jumped across the whole grid (a torus seam) widening some
+ * windows to everything. Every partition count gives the 1-partition sort, and windows stay
+ * narrow where nothing jumped. */
+static void sorted_input_case(const geometry geo) {
+    points p = {0};
+    gen_uniform(&p, &geo, 20000, 77);
+    th_pool *pool = th_pool_create(4);
+    th_grid ref;
+    ck_assert_int_eq(th_grid_init(&ref, geo.ox, geo.oy, geo.cw, geo.ch, geo.nx, geo.ny, p.n, 1), 0);
+    th_grid_build(&ref, pool, p.x, p.y, p.n);
+    /* Reorder the points into cell order, as the world's gather does. */
+    points s = {0};
+    gen_uniform(&s, &geo, p.n, 1);
+    for (uint32_t k = 0; k < p.n; k++) {
+        s.x[k] = p.x[ref.order[k]];
+        s.y[k] = p.y[ref.order[k]];
+    }
+    /* Three points jump to the far corner. */
+    uint32_t jumpers[] = {5, 9000, 19990};
+    for (int j = 0; j < 3; j++) {
+        s.x[jumpers[j]] = (float)geo.nx - 0.5f;
+        s.y[jumpers[j]] = jumpers[j] == 5 ? (float)geo.ny - 0.5f : 0.5f;
+    }
+    th_grid_build(&ref, pool, s.x, s.y, s.n);
+    for (uint32_t parts = 2; parts <= 16; parts += 7) {
+        th_grid g;
+        ck_assert_int_eq(th_grid_init(&g, geo.ox, geo.oy, geo.cw, geo.ch, geo.nx, geo.ny, s.n, parts),
+                         0);
+        g.min_part_items = 1;
+        th_grid_build(&g, pool, s.x, s.y, s.n);
+        ck_assert_uint_eq(g.parts_used, parts);
+        ck_assert(memcmp(g.cell_start, ref.cell_start, ((size_t)g.ncells + 1) * sizeof *g.cell_start) == 0);
+        ck_assert(memcmp(g.order, ref.order, s.n * sizeof *g.order) == 0);
+        /* Only the partitions holding a jumper span the grid. */
+        for (uint32_t q = 0; q < parts; q++) {
+            uint32_t begin = (uint32_t)((uint64_t)s.n * q / parts);
+            uint32_t end = (uint32_t)((uint64_t)s.n * (q + 1) / parts);
+            bool jumper = false;
+            for (int j = 0; j < 3; j++) jumper = jumper || (jumpers[j] >= begin && jumpers[j] < end);
+            uint32_t width = g.window[q].hi - g.window[q].lo + 1;
+            if (!jumper) {
+                ck_assert_msg(width <= g.ncells / parts + 2 * (uint32_t)geo.nx,
+                              "partition %u of %u: window of %u cells", q, parts, width);
+            } else {
+                ck_assert_uint_gt(width, g.ncells / parts + 2 * (uint32_t)geo.nx);
+            }
+        }
+        th_grid_free(&g);
+    }
+    th_grid_free(&ref);
+    th_pool_destroy(pool);
+    free_points(&p);
+    free_points(&s);
+}
+
+/* A grid of a few scan blocks (scanned on the calling thread) and one of many (scanned in
+ * parallel over blocks). */
+START_TEST(test_sorted_input_narrow_windows) {
+    sorted_input_case((geometry){0.0f, 0.0f, 1.0f, 1.0f, 64, 48});
+    sorted_input_case((geometry){0.0f, 0.0f, 1.0f, 1.0f, 256, 160});
 }
 END_TEST
 
@@ -485,6 +551,7 @@ static Suite *grid_suite(void) {
     tcase_add_loop_test(tc, test_tiny_inputs, 0, GEO_COUNT);
     tcase_add_test(tc, test_rebuild_after_motion);
     tcase_add_test(tc, test_init_rejects_bad_sizes);
+    tcase_add_test(tc, test_sorted_input_narrow_windows);
     suite_add_tcase(s, tc);
     return s;
 }

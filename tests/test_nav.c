@@ -764,6 +764,59 @@ static bool sampled_visible(const th_navmap *m, th_vec2 a, th_vec2 b) {
     return true;
 }
 
+/* String pulling does work linear in the path, up to a log factor, not quadratic: on a long
+ * straight corridor and on a serpentine maze of long corridors (where testing every later
+ * point from each anchor walks each corridor's length squared), the line-of-sight tests stay
+ * within 4 per path cell and the cells they walk within 8 n log2 n; every segment is visible. */
+static void check_pull_work(const th_navmap *m, int32_t sx, int32_t sy, int32_t gx, int32_t gy) {
+    th_astar_ctx *a = th_astar_create(m);
+    ck_assert_ptr_nonnull(a);
+    uint32_t *path = malloc(sizeof *path * m->ncells);
+    th_vec2 *pts = malloc(sizeof *pts * m->ncells);
+    uint32_t len = 0;
+    ck_assert_int_eq(th_astar_find(a, m, sx, sy, gx, gy, path, m->ncells, &len, NULL), TH_NAV_OK);
+    uint64_t tests = 0, walked = 0;
+    uint32_t np = th_nav_string_pull_counted(m, path, len, pts, &tests, &walked);
+    ck_assert_uint_ge(np, 2);
+    double n = (double)len;
+    ck_assert_msg((double)tests <= 4.0 * n, "%llu tests for a path of %u cells",
+                  (unsigned long long)tests, len);
+    ck_assert_msg((double)walked <= 8.0 * n * log2(n), "%llu cells walked for a path of %u cells",
+                  (unsigned long long)walked, len);
+    for (uint32_t i = 0; i + 1 < np; i++) {
+        ck_assert(th_nav_line_of_sight(m, (int32_t)(pts[i].x / m->cell_size),
+                                       (int32_t)(pts[i].y / m->cell_size),
+                                       (int32_t)(pts[i + 1].x / m->cell_size),
+                                       (int32_t)(pts[i + 1].y / m->cell_size)));
+    }
+    free(path);
+    free(pts);
+    th_astar_destroy(a);
+}
+
+START_TEST(test_string_pull_work_is_linear) {
+    th_navmap m;
+    /* A straight corridor 4000 cells long: the whole path is one segment. */
+    ck_assert_int_eq(th_navmap_init(&m, 4000, 3, 1.0f), TH_NAV_OK);
+    for (int32_t x = 0; x < 4000; x++) {
+        th_navmap_set_blocked(&m, x, 0, false);
+        th_navmap_set_blocked(&m, x, 2, false);
+    }
+    check_pull_work(&m, 0, 1, 3999, 1);
+    th_navmap_free(&m);
+    /* A serpentine: 1000-cell corridors, 3 cells wide, joined at alternate ends. */
+    ck_assert_int_eq(th_navmap_init(&m, 1000, 200, 1.0f), TH_NAV_OK);
+    for (int32_t y = 3, k = 0; y < 200; y += 4, k++) {
+        for (int32_t x = 0; x < 1000; x++) {
+            bool gap = k % 2 == 0 ? x >= 997 : x < 3;
+            if (!gap) th_navmap_set_blocked(&m, x, y, false);
+        }
+    }
+    check_pull_work(&m, 0, 0, 999, 198);
+    th_navmap_free(&m);
+}
+END_TEST
+
 START_TEST(test_line_of_sight) {
     for (uint64_t seed = 0; seed < 50; seed++) {
         th_navmap m;
@@ -1011,6 +1064,7 @@ static Suite *nav_suite(void) {
     tcase_add_test(tc, test_flow_follow);
     tcase_add_test(tc, test_field_path);
     tcase_add_test(tc, test_line_of_sight);
+    tcase_add_test(tc, test_string_pull_work_is_linear);
     tcase_add_test(tc, test_astar);
     tcase_add_test(tc, test_astar_unreachable);
     tcase_add_test(tc, test_bad_args);

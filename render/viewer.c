@@ -23,7 +23,7 @@ th_view_opts th_view_default_opts(void) {
         .height = 800,
         .sim_speed = 1.0,
         .title = "throng",
-        .overlays = TH_VIEW_OVERLAY_HUD | TH_VIEW_OVERLAY_AGENTS,
+        .overlays = TH_VIEW_OVERLAY_HUD | TH_VIEW_OVERLAY_LEGEND | TH_VIEW_OVERLAY_AGENTS,
         .screenshot_prefix = "throng",
         .flow_bunker = -1,
     };

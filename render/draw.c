@@ -377,12 +377,14 @@ static void build_map(tv_ctx *c, const th_world *w) {
 }
 
 uint32_t tv_walldist_color(float d) {
-    /* Red at a wall, through yellow (2 m) and green (4 m) to clear beyond 8 m. */
+    /* Magenta at a wall, through blue (2 m) and teal (4 m) to lime at 8 m, clear beyond.
+     * Rejected: red to yellow near walls, which over the dark street read as the brown of
+     * destructible walls. */
     if (!(d < TV_WALLDIST_MAX)) return 0;
-    uint32_t rgb = d < 2.0f   ? mix(0xFFFF3030, 0xFFFFE040, d / 2.0f)
-                   : d < 4.0f ? mix(0xFFFFE040, 0xFF40E070, (d - 2.0f) / 2.0f)
-                              : mix(0xFF40E070, 0xFF3070FF, (d - 4.0f) / 4.0f);
-    return with_alpha(rgb, (uint32_t)(170.0f - 100.0f * d / 8.0f));
+    uint32_t rgb = d < 2.0f   ? mix(0xFFF040F0, 0xFF5070FF, d / 2.0f)
+                   : d < 4.0f ? mix(0xFF5070FF, 0xFF30D0C0, (d - 2.0f) / 2.0f)
+                              : mix(0xFF30D0C0, 0xFFB0F040, (d - 4.0f) / 4.0f);
+    return with_alpha(rgb, (uint32_t)(200.0f - 90.0f * d / TV_WALLDIST_MAX));
 }
 
 static void build_walldist(tv_ctx *c, const th_world *w) {
@@ -493,7 +495,7 @@ int32_t tv_grid_stride(const tv_ctx *c, const th_world *w) {
     th_world_grid_size(w, &gc, &gr, &cw, &ch);
     double px = (cw < ch ? cw : ch) * c->cam.scale;
     int32_t k = 1;
-    while (px * k < 8 && k < (1 << 20))
+    while (px * k < 5 && k < (1 << 20))
         k *= 2;
     return k;
 }
@@ -503,7 +505,7 @@ static void draw_grid(tv_ctx *c, const th_world *w) {
     float cw = 0, ch = 0;
     th_world_grid_size(w, &gc, &gr, &cw, &ch);
     if (gc <= 0 || gr <= 0 || !(cw > 0) || !(ch > 0)) return;
-    /* Every k-th line, k chosen so lines stand at least 8 px apart (the legend says k): cells
+    /* Every k-th line, k chosen so lines stand at least 5 px apart (the legend says k): cells
      * of a few pixels used to draw no line at all at the default zoom. */
     int32_t k = tv_grid_stride(c, w);
     th_vec2 lo = tv_to_world(&c->cam, 0, c->cam.h), hi = tv_to_world(&c->cam, c->cam.w, 0);

@@ -557,22 +557,31 @@ START_TEST(test_font_descenders) {
 }
 END_TEST
 
-/* Pixels that differ between two iw x ih frames inside rectangle r. */
+/* Pixels visibly different (a colour channel apart by 24 or more) between two iw-wide frames
+ * inside rectangle r. */
 static int diff_rect(const uint32_t *a, const uint32_t *b, int iw, th_view_rect r) {
     int n = 0;
-    for (int y = (int)r.y; y < (int)(r.y + r.h); y++)
-        for (int x = (int)r.x; x < (int)(r.x + r.w); x++)
-            if (a[y * iw + x] != b[y * iw + x]) n++;
+    for (int y = (int)r.y; y < (int)(r.y + r.h); y++) {
+        for (int x = (int)r.x; x < (int)(r.x + r.w); x++) {
+            uint32_t p = a[y * iw + x], q = b[y * iw + x];
+            for (int sh = 0; sh < 24; sh += 8) {
+                if (abs((int)((p >> sh) & 0xFF) - (int)((q >> sh) & 0xFF)) >= 24) {
+                    n++;
+                    break;
+                }
+            }
+        }
+    }
     return n;
 }
 
 /* At the default window and zoom, the density and grid overlays change a visible share of the
- * map (they used to change almost nothing: cells of a few pixels under their own agents, and
- * grid lines skipped below 5 px). */
+ * map. In this scene they used to change 10 % and 0 % of it: density cells of a few pixels lay
+ * under the agents that filled them, and grid lines were skipped below 5 px. */
 START_TEST(test_density_and_grid_visible_at_default_zoom) {
-    th_world *w = evac(10000, 60);
+    th_world *w = scene("air_raid", 0, 60);
     const int iw = 1280, ih = 800;
-    uint32_t base = TH_VIEW_OVERLAY_AGENTS;
+    uint32_t base = th_view_default_opts().overlays;
     th_view_layout l = layout_at(w, iw, ih, base);
     th_world_def d = th_world_get_def(w);
     th_vec2 tl = th_view_layout_to_screen(&l, th_v2(0, d.height));
@@ -598,8 +607,8 @@ START_TEST(test_density_and_grid_visible_at_default_zoom) {
     }
     if (getenv("THRONG_TEST_VERBOSE"))
         printf("density changes %d of %d map pixels, grid %d\n", dd, area, dg);
-    ck_assert_int_gt(dd, area / 10);
-    ck_assert_int_gt(dg, area / 20);
+    ck_assert_int_gt(dd, area * 3 / 10);
+    ck_assert_int_gt(dg, area / 10);
     free(a);
     free(dn);
     free(gr);

@@ -665,9 +665,8 @@ static int label_cost(const tv_ctx *c, const th_world *w, SDL_FRect r, uint32_t 
 }
 
 /* Bunker labels go on top of agents: number key, name, count sheltered and state. Each takes
- * the first of above, below, right, left of its marker, then above and below aligned to either
- * edge, then a row further out (each slid to fit the window) that covers no panel, other label
- * or marker; else the least bad one. */
+ * the first place around its marker (listed below, each slid to fit the window) that covers no
+ * panel, other label or marker; else the least bad one. */
 static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
     uint32_t n = th_world_bunker_count(w);
     c->label_count = 0;
@@ -692,23 +691,20 @@ static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
         float w1 = tv_text_width(2, line1), w2 = tv_text_width(2, line2);
         float bw = (w1 > w2 ? w1 : w2) + 8, bh = 2 * TV_FONT_H * 2 + 6;
         float mx = m.x + m.w / 2, my = m.y + m.h / 2;
+        /* Above (centred, then flush with either edge of the marker), below (the same), right,
+         * left, then a row further out above and below. */
         SDL_FRect cand[10] = {
-            {mx - bw / 2, m.y - bh - 4, bw, bh},
-            {mx - bw / 2, m.y + m.h + 4, bw, bh},
-            {m.x + m.w + 4, my - bh / 2, bw, bh},
-            {m.x - bw - 4, my - bh / 2, bw, bh},
-            {m.x, m.y - bh - 4, bw, bh},
-            {m.x + m.w - bw, m.y - bh - 4, bw, bh},
-            {m.x, m.y + m.h + 4, bw, bh},
-            {m.x + m.w - bw, m.y + m.h + 4, bw, bh},
-            {mx - bw / 2, m.y - 2 * bh - 8, bw, bh},
-            {mx - bw / 2, m.y + m.h + bh + 8, bw, bh},
+            {mx - bw / 2, m.y - bh - 4, bw, bh},         {m.x, m.y - bh - 4, bw, bh},
+            {m.x + m.w - bw, m.y - bh - 4, bw, bh},      {mx - bw / 2, m.y + m.h + 4, bw, bh},
+            {m.x, m.y + m.h + 4, bw, bh},                {m.x + m.w - bw, m.y + m.h + 4, bw, bh},
+            {m.x + m.w + 4, my - bh / 2, bw, bh},        {m.x - bw - 4, my - bh / 2, bw, bh},
+            {mx - bw / 2, m.y - 2 * bh - 8, bw, bh},     {mx - bw / 2, m.y + m.h + bh + 8, bw, bh},
         };
         int best = 0, best_cost = 1 << 30;
         for (int i = 0; i < 10; i++) {
             /* Slide into the window, never onto the marker itself. */
             SDL_FRect r = cand[i];
-            if (i != 2 && i != 3) {
+            if (i != 6 && i != 7) {
                 if (r.x < 2) r.x = 2;
                 if (r.x + r.w > (float)c->cam.w - 2) r.x = (float)c->cam.w - 2 - r.w;
             } else {

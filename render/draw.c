@@ -211,58 +211,56 @@ static bool stack(const tv_ctx *c, float x, SDL_FPoint *const sz[], SDL_FRect *c
 
 void tv_layout_frame(tv_ctx *c, const th_world *w) {
     const float W = (float)c->cam.w, H = (float)c->cam.h;
-    SDL_FPoint hud = {0, 0}, prof = {0, 0}, leg[2] = {{0, 0}, {0, 0}};
-    if (c->overlays & TH_VIEW_OVERLAY_HUD) hud = tv_hud_size(c, w);
-    if (c->overlays & TH_VIEW_OVERLAY_PROFILER) prof = tv_prof_size(c);
-    if (c->overlays & TH_VIEW_OVERLAY_LEGEND) {
-        leg[0] = tv_legend_size(c, w, 2);
-        leg[1] = tv_legend_size(c, w, 1);
+    SDL_FPoint hud[2] = {{0, 0}, {0, 0}}, prof[2] = {{0, 0}, {0, 0}}, leg[2] = {{0, 0}, {0, 0}};
+    for (int k = 0; k < 2; k++) {
+        if (c->overlays & TH_VIEW_OVERLAY_HUD) hud[k] = tv_hud_size(c, w, 2 - k);
+        if (c->overlays & TH_VIEW_OVERLAY_PROFILER) prof[k] = tv_prof_size(c, 2 - k);
+        if (c->overlays & TH_VIEW_OVERLAY_LEGEND) leg[k] = tv_legend_size(c, w, 2 - k);
     }
-    /* Candidates, for each legend scale: everything in a left column; HUD and profiler left,
-     * legend right; HUD left, legend and profiler right. The largest map wins; at equal maps
-     * the larger legend font (tried first). */
-    tv_layout best = {.free = {0, 0, W, H}, .legend_scale = 1};
-    double best_scale = -1;
-    for (int ls = 0; ls < 2; ls++) {
-        SDL_FPoint *lg = &leg[ls];
-        for (int arr = 0; arr < 3; arr++) {
-            tv_layout l = {.legend_scale = 2 - ls};
-            float lw = 0, rw = 0;
-            bool ok;
-            if (arr == 0) {
-                SDL_FPoint *sz[] = {&hud, lg, &prof};
-                SDL_FRect *out[] = {&l.hud, &l.legend, &l.prof};
-                ok = stack(c, GAP, sz, out, 3, &lw);
-            } else {
-                SDL_FPoint *szl[] = {&hud, &prof}, *szr[] = {lg, &prof};
-                SDL_FRect *outl[] = {&l.hud, &l.prof}, *outr[] = {&l.legend, &l.prof};
-                if (arr == 1) {
-                    SDL_FPoint *r1[] = {lg};
-                    SDL_FRect *o1[] = {&l.legend};
-                    ok = stack(c, GAP, szl, outl, 2, &lw) && stack(c, 0, r1, o1, 1, &rw);
+    /* Candidates, for each font scale of the HUD (with the profiler) and of the legend:
+     * everything in a left column; HUD and profiler left, legend right; HUD left, legend and
+     * profiler right. The largest map wins, the small fonts needing a map 30 % (HUD) or 15 %
+     * (legend) larger to win: text a person can read matters as much as a few more pixels. */
+    tv_layout best = {.free = {0, 0, W, H}, .hud_scale = 1, .legend_scale = 1};
+    double best_score = -1;
+    for (int hs = 0; hs < 2; hs++) {
+        SDL_FPoint *hd = &hud[hs], *pf = &prof[hs];
+        for (int ls = 0; ls < 2; ls++) {
+            SDL_FPoint *lg = &leg[ls];
+            for (int arr = 0; arr < 3; arr++) {
+                tv_layout l = {.hud_scale = 2 - hs, .legend_scale = 2 - ls};
+                float lw = 0, rw = 0;
+                bool ok;
+                if (arr == 0) {
+                    SDL_FPoint *sz[] = {hd, lg, pf};
+                    SDL_FRect *out[] = {&l.hud, &l.legend, &l.prof};
+                    ok = stack(c, GAP, sz, out, 3, &lw);
+                } else if (arr == 1) {
+                    SDL_FPoint *szl[] = {hd, pf}, *szr[] = {lg};
+                    SDL_FRect *outl[] = {&l.hud, &l.prof}, *outr[] = {&l.legend};
+                    ok = stack(c, GAP, szl, outl, 2, &lw) && stack(c, 0, szr, outr, 1, &rw);
+                    l.legend.x = W - GAP - rw; /* the right column hangs from the right edge */
                 } else {
-                    SDL_FPoint *l1[] = {&hud};
-                    SDL_FRect *o1[] = {&l.hud};
-                    ok = stack(c, GAP, l1, o1, 1, &lw) && stack(c, 0, szr, outr, 2, &rw);
+                    SDL_FPoint *szl[] = {hd}, *szr[] = {lg, pf};
+                    SDL_FRect *outl[] = {&l.hud}, *outr[] = {&l.legend, &l.prof};
+                    ok = stack(c, GAP, szl, outl, 1, &lw) && stack(c, 0, szr, outr, 2, &rw);
+                    l.legend.x = l.prof.x = W - GAP - rw;
                 }
-                /* The right column hangs from the right edge. */
-                if (l.legend.w > 0 && arr >= 1) l.legend.x = W - GAP - rw;
-                if (l.prof.w > 0 && arr == 2) l.prof.x = W - GAP - rw;
-            }
-            if (!ok) continue;
-            float left = lw > 0 ? lw + GAP : 0, right = rw > 0 ? rw + 2 * GAP : 0;
-            l.free = (SDL_FRect){left, 0, W - left - right, H};
-            if (l.free.w < 2 * TH_VIEW_MARGIN + 16) continue;
-            double sc = fit_scale(w, l.free);
-            if (sc > best_scale + 1e-9) {
-                best_scale = sc;
-                best = l;
+                if (!ok) continue;
+                float left = lw > 0 ? lw + GAP : 0, right = rw > 0 ? rw + 2 * GAP : 0;
+                l.free = (SDL_FRect){left, 0, W - left - right, H};
+                if (l.free.w < 2 * TH_VIEW_MARGIN + 16) continue;
+                double score = fit_scale(w, l.free) * (hs == 0 ? 1.3 : 1.0) * (ls == 0 ? 1.15 : 1.0);
+                if (score > best_score * (1 + 1e-9)) {
+                    best_score = score;
+                    best = l;
+                }
             }
         }
     }
-    if (best_scale < 0) {
+    if (best_score < 0) {
         /* No arrangement fits beside the map: panels over it, stacked at the left. */
-        SDL_FPoint *sz[] = {&hud, &leg[1], &prof};
+        SDL_FPoint *sz[] = {&hud[1], &leg[1], &prof[1]};
         SDL_FRect *out[] = {&best.hud, &best.legend, &best.prof};
         float lw;
         stack(c, GAP, sz, out, 3, &lw);

@@ -76,18 +76,21 @@ static const char *hud_title(const tv_ctx *c) {
     return c->title ? c->title : "throng";
 }
 
-SDL_FPoint tv_hud_size(const tv_ctx *c, const th_world *w) {
+SDL_FPoint tv_hud_size(const tv_ctx *c, const th_world *w, int scale) {
+    const int S = scale, LN = TV_FONT_H * S + 2, PD = 5 * S;
     char ov[128];
     overlay_names(c, w, ov, sizeof ov);
-    float wmax = (float)(HUD_CHARS * TV_FONT_W * SCALE), t = tv_text_width(SCALE, ov);
+    float wmax = (float)(HUD_CHARS * TV_FONT_W * S), t = tv_text_width(S, ov);
     if (t > wmax) wmax = t;
-    t = tv_text_width(SCALE, hud_title(c));
+    t = tv_text_width(S, hud_title(c));
     if (t > wmax) wmax = t;
     int lines = 6 + HUD_NOTE_LINES + TH_PHASE_COUNT + 1;
-    return (SDL_FPoint){wmax + 2 * PAD, (float)(lines * LINE + 2 * PAD)};
+    return (SDL_FPoint){wmax + 2 * PD, (float)(lines * LN + 2 * PD)};
 }
 
 static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
+    /* The layout picks the font scale: 2, or 1 where the larger HUD would shrink the map. */
+    const int S = c->lay.hud_scale, LN = TV_FONT_H * S + 2, PD = 5 * S;
     th_world_stats st = th_world_get_stats(w);
     th_world_def d = th_world_get_def(w);
     char l[8 + HUD_NOTE_LINES][96];
@@ -122,24 +125,24 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
     overlay_names(c, w, ov, sizeof ov);
 
     SDL_FRect r = c->lay.hud;
-    float pw = r.w, col2 = 16 + tv_text_width(SCALE, "bookkeeping ");
+    float pw = r.w, col2 = (float)(8 * S) + tv_text_width(S, "bookkeeping ");
     float x = r.x, y = r.y;
     panel(c, x, y, pw, r.h);
-    float ty = y + PAD;
+    float ty = y + PD;
     /* Live lines longer than the panel are cut at its edge rather than widen it. */
-    size_t fit = (size_t)((pw - 2 * PAD) / (TV_FONT_W * SCALE));
-    for (int i = 0; i < n; i++, ty += LINE) {
+    size_t fit = (size_t)((pw - 2 * PD) / (TV_FONT_W * S));
+    for (int i = 0; i < n; i++, ty += LN) {
         if (strlen(l[i]) > fit) l[i][fit] = 0;
-        tv_text(c, x + PAD, ty, SCALE, lc[i], l[i]);
+        tv_text(c, x + PD, ty, S, lc[i], l[i]);
     }
-    for (int p = 0; p < TH_PHASE_COUNT; p++, ty += LINE) {
-        tv_batch_rect(&c->geo, x + PAD, ty + 2, 10, 10, phase_color[p]);
-        tv_text(c, x + PAD + 16, ty, SCALE, TEXT, th_phase_name((th_phase)p));
+    for (int p = 0; p < TH_PHASE_COUNT; p++, ty += LN) {
+        tv_batch_rect(&c->geo, x + PD, ty + 1, (float)(5 * S), (float)(5 * S), phase_color[p]);
+        tv_text(c, x + PD + (float)(8 * S), ty, S, TEXT, th_phase_name((th_phase)p));
         char ms[32];
         snprintf(ms, sizeof ms, "%6.2f", th_world_phase_last_ms(w, (th_phase)p));
-        tv_text(c, x + PAD + col2, ty, SCALE, TEXT, ms);
+        tv_text(c, x + PD + col2, ty, S, TEXT, ms);
     }
-    tv_text(c, x + PAD, ty, SCALE, TEXT_DIM, ov);
+    tv_text(c, x + PD, ty, S, TEXT_DIM, ov);
     flush(c);
 }
 
@@ -167,16 +170,39 @@ static double nice_ceiling(double v) {
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }
 
-SDL_FPoint tv_prof_size(const tv_ctx *c) {
-    float pw = (float)(HUD_CHARS * TV_FONT_W * SCALE + 2 * PAD), ph = 180;
+static int phase_legend_rows(float width);
+
+SDL_FPoint tv_prof_size(const tv_ctx *c, int scale) {
+    const int S = scale, LN = TV_FONT_H * S + 2, PD = 5 * S;
+    float pw = (float)(HUD_CHARS * TV_FONT_W * S + 2 * PD);
     if (pw > (float)c->cam.w - 16) pw = (float)c->cam.w - 16;
+    /* Heading, a graph 60 font pixels high, the wrapped phase legend. */
+    float ph = (float)(2 * PD + LN + 60 * S + 4 + phase_legend_rows(pw - 2 * PD) * 11);
     return (SDL_FPoint){pw, ph};
 }
 
+/* Rows the phase legend (font scale 1, 11 px rows) takes in `width` pixels, wrapped as drawn. */
+static int phase_legend_rows(float width) {
+    int rows = 1;
+    float lx = 0;
+    for (int p = 0; p < TH_PHASE_COUNT; p++) {
+        float need = 12 + tv_text_width(1, th_phase_name((th_phase)p)) + 8;
+        if (lx > 0 && lx + need > width) {
+            rows++;
+            lx = 0;
+        }
+        lx += need;
+    }
+    return rows;
+}
+
 static void draw_profiler(tv_ctx *c) {
+    const int S = c->lay.hud_scale, LN = TV_FONT_H * S + 2, PD = 5 * S;
     float pw = c->lay.prof.w, ph = c->lay.prof.h, x = c->lay.prof.x, y = c->lay.prof.y;
     panel(c, x, y, pw, ph);
-    float gx = x + PAD, gy = y + PAD + LINE, gw = pw - 2 * PAD, gh = ph - 2 * PAD - 2 * LINE;
+    int rows = phase_legend_rows(pw - 2 * PD);
+    float gx = x + PD, gy = y + PD + LN, gw = pw - 2 * PD;
+    float gh = ph - 2 * PD - LN - (float)(rows * 11) - 4;
     double top = 0;
     for (int i = 0; i < c->prof_count; i++) {
         double s = 0;
@@ -187,10 +213,10 @@ static void draw_profiler(tv_ctx *c) {
     top = nice_ceiling(top);
     char head[64];
     snprintf(head, sizeof head, "step ms, last %d steps", c->prof_count);
-    tv_text(c, x + PAD, y + PAD, SCALE, TEXT_DIM, head);
+    tv_text(c, x + PD, y + PD, S, TEXT_DIM, head);
     char axis[32];
     snprintf(axis, sizeof axis, "%g ms", top);
-    tv_text(c, x + pw - PAD - tv_text_width(SCALE, axis), y + PAD, SCALE, TEXT, axis);
+    tv_text(c, x + pw - PD - tv_text_width(S, axis), y + PD, S, TEXT, axis);
     tv_batch_rect(&c->geo, gx, gy, gw, 1, 0x40FFFFFF);
     tv_batch_rect(&c->geo, gx, gy + gh / 2, gw, 1, 0x20FFFFFF);
     tv_batch_rect(&c->geo, gx, gy + gh, gw, 1, 0x60FFFFFF);
@@ -209,12 +235,12 @@ static void draw_profiler(tv_ctx *c) {
         }
     }
     /* Phase colours as in the HUD's table, wrapped to the panel's width. */
-    float lx = x + PAD, ly = y + ph - PAD - LINE + 2;
+    float lx = x + PD, ly = y + ph - PD - (float)(rows * 11) + 2;
     for (int p = 0; p < TH_PHASE_COUNT; p++) {
         const char *nm = th_phase_name((th_phase)p);
         float need = 12 + tv_text_width(1, nm) + 8;
-        if (lx + need > x + pw - PAD) {
-            lx = x + PAD;
+        if (lx > x + PD && lx + need > x + pw - PD) {
+            lx = x + PD;
             ly += 11;
         }
         tv_batch_rect(&c->geo, lx, ly + 1, 8, 8, phase_color[p]);
@@ -343,7 +369,7 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
         float cw = 0, ch = 0;
         th_world_grid_size(w, &gc, &gr, &cw, &ch);
         int32_t k = tv_grid_stride(c, w);
-        n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, "grid: cells %g x %g m", (double)cw, (double)ch);
+        n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, "grid: cells %.3g x %.3g m", (double)cw, (double)ch);
         if (k > 1) n = lg_add(it, n, LG_TEXT, TEXT, 0, "a line every %d cells", k);
     }
     if (c->overlays & TH_VIEW_OVERLAY_SQUADS) {

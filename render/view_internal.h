@@ -47,7 +47,8 @@ typedef struct tv_rates {
 typedef struct tv_layout {
     SDL_FRect hud, legend, prof;
     SDL_FRect free; /* the map area: the initial fit frames the world in it */
-    int legend_scale;
+    int hud_scale;    /* font scale of the HUD and profiler: 2, or 1 to leave a larger map */
+    int legend_scale; /* font scale of the legend, likewise */
 } tv_layout;
 
 /** Everything the drawing code keeps between frames. */
@@ -173,9 +174,9 @@ float tv_text_width(int scale, const char *text);
 /** Draw the HUD, legend, profiler and help panels selected in c->overlays, where c->lay says. */
 void tv_draw_hud(tv_ctx *c, const th_world *w, const tv_rates *rates);
 /** Sizes of the panels (pixels), for the layout. The legend's depends on its font scale. */
-SDL_FPoint tv_hud_size(const tv_ctx *c, const th_world *w);
+SDL_FPoint tv_hud_size(const tv_ctx *c, const th_world *w, int scale);
 SDL_FPoint tv_legend_size(const tv_ctx *c, const th_world *w, int scale);
-SDL_FPoint tv_prof_size(const tv_ctx *c);
+SDL_FPoint tv_prof_size(const tv_ctx *c, int scale);
 /** True when crowd `crowd` is a predator: some crowd flees its type. */
 bool tv_is_predator(const th_world *w, uint32_t crowd);
 /** Colour of a density (persons per square metre) and of a wall distance (metres) in their

@@ -241,6 +241,7 @@ out=$work/run3.txt
 cd "$work" || exit 1
 if start_driver "$out"; then
     read -r bx by < <(awk '$1 == "bunker" && $2 == "south" {print $3, $4}' "$out")
+    sleep 0.5 # the window mapped and drawing before keys are sent
     xdotool windowfocus --sync "$wid" 2>/dev/null
     xdotool key space
     check "paused" wait_for "$out" '^event pause '

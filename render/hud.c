@@ -476,6 +476,8 @@ static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
 }
 
 SDL_FPoint tv_legend_size(const tv_ctx *c, const th_world *w, int scale) {
+    /* Measuring only reads `c` (draw is false): one function keeps the measured and the drawn
+     * legend the same. */
     return legend((tv_ctx *)c, w, scale, false);
 }
 

@@ -23,7 +23,6 @@
 #define COL_DESTROYED  0xFFE04848u
 #define COL_FULL       0xFFF0B030u
 #define COL_LABEL_BG   0xC0080A10u
-#define COL_LEADER     0xFFFFFFFFu
 
 /* Agents by crowd: bright hues that stand out on the dark map; crowd i takes i mod 8. */
 static const uint32_t crowd_palette[8] = {
@@ -135,6 +134,7 @@ bool tv_ctx_init(tv_ctx *c, SDL_Renderer *r, int w, int h, th_error *err) {
     c->cam.w = w;
     c->cam.h = h;
     c->cam.scale = 1;
+    c->at_fit = true;
     c->map_dirty = c->walldist_dirty = true;
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
     c->font = tv_font_create(r);
@@ -169,14 +169,104 @@ void tv_ctx_free(tv_ctx *c) {
     memset(c, 0, sizeof *c);
 }
 
-void tv_camera_fit(tv_camera *cam, const th_world *w) {
+void tv_camera_fit_rect(tv_camera *cam, const th_world *w, SDL_FRect r) {
     th_world_def d = th_world_get_def(w);
     double ww = d.width > 0 ? d.width : 1, wh = d.height > 0 ? d.height : 1;
-    double sx = (cam->w - 2.0 * TH_VIEW_MARGIN) / ww, sy = (cam->h - 2.0 * TH_VIEW_MARGIN) / wh;
+    double sx = (r.w - 2.0 * TH_VIEW_MARGIN) / ww, sy = (r.h - 2.0 * TH_VIEW_MARGIN) / wh;
     cam->scale = sx < sy ? sx : sy;
     if (!(cam->scale > 0)) cam->scale = 1e-3;
-    cam->cx = ww / 2;
-    cam->cy = wh / 2;
+    /* The world's centre at the rectangle's centre. */
+    cam->cx = ww / 2 - (r.x + r.w / 2.0 - cam->w / 2.0) / cam->scale;
+    cam->cy = wh / 2 + (r.y + r.h / 2.0 - cam->h / 2.0) / cam->scale;
+}
+
+void tv_camera_fit(tv_camera *cam, const th_world *w) {
+    tv_camera_fit_rect(cam, w, (SDL_FRect){0, 0, (float)cam->w, (float)cam->h});
+}
+
+/* Gap between panels and around them, pixels. */
+#define GAP 8.0f
+
+static double fit_scale(const th_world *w, SDL_FRect r) {
+    th_world_def d = th_world_get_def(w);
+    double ww = d.width > 0 ? d.width : 1, wh = d.height > 0 ? d.height : 1;
+    double sx = (r.w - 2.0 * TH_VIEW_MARGIN) / ww, sy = (r.h - 2.0 * TH_VIEW_MARGIN) / wh;
+    return sx < sy ? sx : sy;
+}
+
+/* Stack panels of sizes `sz` (w == 0: off) top-down in a column at x, from y = GAP; false when
+ * they do not fit the window's height. The column's width goes to *col_w. */
+static bool stack(const tv_ctx *c, float x, SDL_FPoint *const sz[], SDL_FRect *const out[], int n,
+                  float *col_w) {
+    float y = GAP, wmax = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(sz[i]->x > 0)) continue;
+        *out[i] = (SDL_FRect){x, y, sz[i]->x, sz[i]->y};
+        y += sz[i]->y + GAP;
+        if (sz[i]->x > wmax) wmax = sz[i]->x;
+    }
+    *col_w = wmax;
+    return y <= (float)c->cam.h;
+}
+
+void tv_layout_frame(tv_ctx *c, const th_world *w) {
+    const float W = (float)c->cam.w, H = (float)c->cam.h;
+    SDL_FPoint hud[2] = {{0, 0}, {0, 0}}, prof[2] = {{0, 0}, {0, 0}}, leg[2] = {{0, 0}, {0, 0}};
+    for (int k = 0; k < 2; k++) {
+        if (c->overlays & TH_VIEW_OVERLAY_HUD) hud[k] = tv_hud_size(c, w, 2 - k);
+        if (c->overlays & TH_VIEW_OVERLAY_PROFILER) prof[k] = tv_prof_size(c, 2 - k);
+        if (c->overlays & TH_VIEW_OVERLAY_LEGEND) leg[k] = tv_legend_size(c, w, 2 - k);
+    }
+    /* Candidates, for each font scale of the HUD (with the profiler) and of the legend:
+     * everything in a left column; HUD and profiler left, legend right; HUD left, legend and
+     * profiler right. The largest map wins, the small fonts needing a map 30 % (HUD) or 15 %
+     * (legend) larger to win: text a person can read matters as much as a few more pixels. */
+    tv_layout best = {.free = {0, 0, W, H}, .hud_scale = 1, .legend_scale = 1};
+    double best_score = -1;
+    for (int hs = 0; hs < 2; hs++) {
+        SDL_FPoint *hd = &hud[hs], *pf = &prof[hs];
+        for (int ls = 0; ls < 2; ls++) {
+            SDL_FPoint *lg = &leg[ls];
+            for (int arr = 0; arr < 3; arr++) {
+                tv_layout l = {.hud_scale = 2 - hs, .legend_scale = 2 - ls};
+                float lw = 0, rw = 0;
+                bool ok;
+                if (arr == 0) {
+                    SDL_FPoint *sz[] = {hd, lg, pf};
+                    SDL_FRect *out[] = {&l.hud, &l.legend, &l.prof};
+                    ok = stack(c, GAP, sz, out, 3, &lw);
+                } else if (arr == 1) {
+                    SDL_FPoint *szl[] = {hd, pf}, *szr[] = {lg};
+                    SDL_FRect *outl[] = {&l.hud, &l.prof}, *outr[] = {&l.legend};
+                    ok = stack(c, GAP, szl, outl, 2, &lw) && stack(c, 0, szr, outr, 1, &rw);
+                    l.legend.x = W - GAP - rw; /* the right column hangs from the right edge */
+                } else {
+                    SDL_FPoint *szl[] = {hd}, *szr[] = {lg, pf};
+                    SDL_FRect *outl[] = {&l.hud}, *outr[] = {&l.legend, &l.prof};
+                    ok = stack(c, GAP, szl, outl, 1, &lw) && stack(c, 0, szr, outr, 2, &rw);
+                    l.legend.x = l.prof.x = W - GAP - rw;
+                }
+                if (!ok) continue;
+                float left = lw > 0 ? lw + GAP : 0, right = rw > 0 ? rw + 2 * GAP : 0;
+                l.free = (SDL_FRect){left, 0, W - left - right, H};
+                if (l.free.w < 2 * TH_VIEW_MARGIN + 16) continue;
+                double score = fit_scale(w, l.free) * (hs == 0 ? 1.3 : 1.0) * (ls == 0 ? 1.15 : 1.0);
+                if (score > best_score * (1 + 1e-9)) {
+                    best_score = score;
+                    best = l;
+                }
+            }
+        }
+    }
+    if (best_score < 0) {
+        /* No arrangement fits beside the map: panels over it, stacked at the left. */
+        SDL_FPoint *sz[] = {&hud[1], &leg[1], &prof[1]};
+        SDL_FRect *out[] = {&best.hud, &best.legend, &best.prof};
+        float lw;
+        stack(c, GAP, sz, out, 3, &lw);
+    }
+    c->lay = best;
+    if (c->at_fit) tv_camera_fit_rect(&c->cam, w, c->lay.free);
 }
 
 th_vec2 tv_to_screen(const tv_camera *cam, double x, double y) {
@@ -284,13 +374,15 @@ static void build_map(tv_ctx *c, const th_world *w) {
     upload(c, &c->map_tex, c->map_cols, c->map_rows, px);
 }
 
-static uint32_t walldist_color(float d) {
-    /* Red at a wall, through yellow (2 m) and green (4 m) to clear beyond 8 m. */
-    if (!(d < 8.0f)) return 0;
-    uint32_t rgb = d < 2.0f   ? mix(0xFFFF3030, 0xFFFFE040, d / 2.0f)
-                   : d < 4.0f ? mix(0xFFFFE040, 0xFF40E070, (d - 2.0f) / 2.0f)
-                              : mix(0xFF40E070, 0xFF3070FF, (d - 4.0f) / 4.0f);
-    return with_alpha(rgb, (uint32_t)(170.0f - 100.0f * d / 8.0f));
+uint32_t tv_walldist_color(float d) {
+    /* Magenta at a wall, through blue (2 m) and teal (4 m) to lime at 8 m, clear beyond.
+     * Rejected: red to yellow near walls, which over the dark street read as the brown of
+     * destructible walls. */
+    if (!(d < TV_WALLDIST_MAX)) return 0;
+    uint32_t rgb = d < 2.0f   ? mix(0xFFF040F0, 0xFF5070FF, d / 2.0f)
+                   : d < 4.0f ? mix(0xFF5070FF, 0xFF30D0C0, (d - 2.0f) / 2.0f)
+                              : mix(0xFF30D0C0, 0xFFB0F040, (d - 4.0f) / 4.0f);
+    return with_alpha(rgb, (uint32_t)(200.0f - 90.0f * d / TV_WALLDIST_MAX));
 }
 
 static void build_walldist(tv_ctx *c, const th_world *w) {
@@ -306,7 +398,7 @@ static void build_walldist(tv_ctx *c, const th_world *w) {
                 continue;
             }
             th_vec2 p = th_v2(((float)x + 0.5f) * c->cell_size, ((float)y + 0.5f) * c->cell_size);
-            row[x] = walldist_color(th_world_wall_distance(w, p, NULL));
+            row[x] = tv_walldist_color(th_world_wall_distance(w, p, NULL));
         }
     }
     upload(c, &c->walldist_tex, c->map_cols, c->map_rows, px);
@@ -319,23 +411,28 @@ static void draw_world_texture(tv_ctx *c, SDL_Texture *tex, float wmetres, float
     SDL_RenderCopyF(c->r, tex, NULL, &dst);
 }
 
-static uint32_t density_color(float per_m2) {
-    if (!(per_m2 > 0)) return 0;
-    float t = th_clampf(per_m2 / 1.5f, 0.0f, 1.0f); /* 1.5 agents/m^2: a dense crowd */
+uint32_t tv_density_color(float per_m2) {
+    if (!(per_m2 > 0.01f)) return 0;
+    float t = th_clampf(per_m2 / TV_DENSITY_MAX, 0.0f, 1.0f);
     uint32_t rgb = t < 0.33f   ? mix(0xFF2040C0, 0xFF20C0E0, t / 0.33f)
                    : t < 0.66f ? mix(0xFF20C0E0, 0xFFFFE040, (t - 0.33f) / 0.33f)
                                : mix(0xFFFFE040, 0xFFFF3020, (t - 0.66f) / 0.34f);
-    return with_alpha(rgb, (uint32_t)(70.0f + 150.0f * t));
+    /* Opaque enough to read under the agents even where the crowd is thin. */
+    return with_alpha(rgb, (uint32_t)(100.0f + 140.0f * t));
 }
 
+/* Density per block of k x k spatial-grid cells, k chosen so a block is at least 10 px on
+ * screen, smoothed with a 3 x 3 binomial kernel (which keeps the total): unsmoothed cells of a
+ * few pixels lay exactly under the agents that filled them, so the overlay changed almost no
+ * pixel at the default zoom. */
 static void draw_density(tv_ctx *c, const th_world *w) {
     int32_t gc = 0, gr = 0;
     float cw = 0, ch = 0;
     th_world_grid_size(w, &gc, &gr, &cw, &ch);
     if (gc <= 0 || gr <= 0 || !(cw > 0) || !(ch > 0)) return;
-    /* Coarsen very fine grids so the texture stays at most 1024 texels a side. */
     int32_t k = 1;
-    while ((gc + k - 1) / k > 1024 || (gr + k - 1) / k > 1024)
+    double cell_px = (cw < ch ? cw : ch) * c->cam.scale;
+    while ((cell_px * k < 10 && k < 64) || (gc + k - 1) / k > 1024 || (gr + k - 1) / k > 1024)
         k++;
     int32_t dc = (gc + k - 1) / k, dr = (gr + k - 1) / k;
     size_t n = (size_t)dc * (size_t)dr;
@@ -357,11 +454,24 @@ static void draw_density(tv_ctx *c, const th_world *w) {
     }
     uint32_t *px = scratch_pixels(c, n);
     if (!px) return;
+    static const float kern[3] = {0.25f, 0.5f, 0.25f};
     float inv_area = 1.0f / (bw * bh);
-    for (int32_t y = 0; y < dr; y++)
-        for (int32_t x = 0; x < dc; x++)
-            px[(size_t)(dr - 1 - y) * (size_t)dc + (size_t)x] =
-                density_color((float)c->dens_count[(size_t)y * (size_t)dc + (size_t)x] * inv_area);
+    for (int32_t y = 0; y < dr; y++) {
+        for (int32_t x = 0; x < dc; x++) {
+            float sum = 0;
+            for (int dy = -1; dy <= 1; dy++) {
+                int32_t yy = y + dy;
+                if (yy < 0 || yy >= dr) continue;
+                for (int dx = -1; dx <= 1; dx++) {
+                    int32_t xx = x + dx;
+                    if (xx < 0 || xx >= dc) continue;
+                    sum += kern[dy + 1] * kern[dx + 1] *
+                           (float)c->dens_count[(size_t)yy * (size_t)dc + (size_t)xx];
+                }
+            }
+            px[(size_t)(dr - 1 - y) * (size_t)dc + (size_t)x] = tv_density_color(sum * inv_area);
+        }
+    }
     if (upload(c, &c->dens_tex, dc, dr, px))
         draw_world_texture(c, c->dens_tex, bw * (float)dc, bh * (float)dr);
 }
@@ -377,23 +487,37 @@ static void visible_range(double w0, double w1, double step, int32_t count, int3
     *hi = b < 0 ? 0 : (b > count ? count : (int32_t)b);
 }
 
+int32_t tv_grid_stride(const tv_ctx *c, const th_world *w) {
+    int32_t gc = 0, gr = 0;
+    float cw = 0, ch = 0;
+    th_world_grid_size(w, &gc, &gr, &cw, &ch);
+    double px = (cw < ch ? cw : ch) * c->cam.scale;
+    int32_t k = 1;
+    while (px * k < 5 && k < (1 << 20))
+        k *= 2;
+    return k;
+}
+
 static void draw_grid(tv_ctx *c, const th_world *w) {
     int32_t gc = 0, gr = 0;
     float cw = 0, ch = 0;
     th_world_grid_size(w, &gc, &gr, &cw, &ch);
-    if (gc <= 0 || gr <= 0 || !(cw * c->cam.scale >= 5) || !(ch * c->cam.scale >= 5)) return;
+    if (gc <= 0 || gr <= 0 || !(cw > 0) || !(ch > 0)) return;
+    /* Every k-th line, k chosen so lines stand at least 5 px apart (the legend says k): cells
+     * of a few pixels used to draw no line at all at the default zoom. */
+    int32_t k = tv_grid_stride(c, w);
     th_vec2 lo = tv_to_world(&c->cam, 0, c->cam.h), hi = tv_to_world(&c->cam, c->cam.w, 0);
     int32_t x0, x1, y0, y1;
-    visible_range(lo.x, hi.x, cw, gc + 1, &x0, &x1);
-    visible_range(lo.y, hi.y, ch, gr + 1, &y0, &y1);
+    visible_range(lo.x, hi.x, cw * k, gc / k + 1, &x0, &x1);
+    visible_range(lo.y, hi.y, ch * k, gr / k + 1, &y0, &y1);
     th_vec2 tl = tv_to_screen(&c->cam, 0, gr * ch), br = tv_to_screen(&c->cam, gc * cw, 0);
-    const uint32_t col = 0x50A0B4FF;
+    const uint32_t col = 0x90B4C8FF;
     for (int32_t i = x0; i < x1; i++) {
-        float sx = tv_to_screen(&c->cam, i * cw, 0).x;
+        float sx = tv_to_screen(&c->cam, (double)i * k * cw, 0).x;
         tv_batch_rect(&c->geo, sx, tl.y, 1.0f, br.y - tl.y, col);
     }
     for (int32_t j = y0; j < y1; j++) {
-        float sy = tv_to_screen(&c->cam, 0, j * ch).y;
+        float sy = tv_to_screen(&c->cam, 0, (double)j * k * ch).y;
         tv_batch_rect(&c->geo, tl.x, sy, br.x - tl.x, 1.0f, col);
     }
 }
@@ -491,40 +615,115 @@ static void draw_bunkers(tv_ctx *c, const th_world *w) {
             tv_batch_line(&c->geo, m.x, m.y, m.x + m.w, m.y + m.h, 3.0f, 0xFFFFFFFF);
             tv_batch_line(&c->geo, m.x, m.y + m.h, m.x + m.w, m.y, 3.0f, 0xFFFFFFFF);
         }
+        if (b < 64 && (c->queued_bunkers >> b) & 1) tv_queued_mark(&c->geo, m);
+    }
+    /* Queued wall breaks: the same mark around the clicked cell. */
+    for (int i = 0; i < c->mark_count; i++) {
+        th_vec2 p = tv_to_screen(&c->cam, c->marks[i].x, c->marks[i].y);
+        tv_queued_mark(&c->geo, (SDL_FRect){p.x - 9, p.y - 9, 18, 18});
     }
 }
 
-/* Bunker labels go on top of agents: number key, name, count sheltered and state. */
-static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
+void tv_queued_mark(tv_batch *b, SDL_FRect m) {
+    /* Dashed yellow corners a few pixels outside the marker: "clicked, applies at the next step". */
+    const uint32_t col = 0xFFFFE040u;
+    float x0 = m.x - 6, y0 = m.y - 6, x1 = m.x + m.w + 6, y1 = m.y + m.h + 6, d = 7, t = 3;
+    tv_batch_rect(b, x0, y0, d, t, col);
+    tv_batch_rect(b, x0, y0, t, d, col);
+    tv_batch_rect(b, x1 - d, y0, d, t, col);
+    tv_batch_rect(b, x1 - t, y0, t, d, col);
+    tv_batch_rect(b, x0, y1 - t, d, t, col);
+    tv_batch_rect(b, x0, y1 - d, t, d, col);
+    tv_batch_rect(b, x1 - d, y1 - t, d, t, col);
+    tv_batch_rect(b, x1 - t, y1 - d, t, d, col);
+}
+
+static bool overlaps(SDL_FRect a, SDL_FRect b) {
+    return b.w > 0 && a.w > 0 && a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h &&
+           b.y < a.y + a.h;
+}
+
+/* How badly label rectangle `r` sits: 4 per panel it touches or part outside the window, 1 per
+ * label or marker it covers. Panels weigh more: a label must never be hidden. */
+static int label_cost(const tv_ctx *c, const th_world *w, SDL_FRect r, uint32_t self) {
+    int cost = 0;
+    if (r.x < 2 || r.y < 2 || r.x + r.w > (float)c->cam.w - 2 || r.y + r.h > (float)c->cam.h - 2)
+        cost += 4;
+    if ((c->overlays & TH_VIEW_OVERLAY_HUD) && overlaps(r, c->lay.hud)) cost += 4;
+    if ((c->overlays & TH_VIEW_OVERLAY_LEGEND) && overlaps(r, c->lay.legend)) cost += 4;
+    if ((c->overlays & TH_VIEW_OVERLAY_PROFILER) && overlaps(r, c->lay.prof)) cost += 4;
+    for (uint32_t b = 0; b < self; b++)
+        if (overlaps(r, c->label[b])) cost++;
     uint32_t n = th_world_bunker_count(w);
     for (uint32_t b = 0; b < n; b++) {
+        SDL_FRect m;
+        if (b != self && tv_bunker_marker(c, w, b, &m) && overlaps(r, m)) cost++;
+    }
+    return cost;
+}
+
+/* Bunker labels go on top of agents: number key, name, count sheltered and state. Each takes
+ * the first place around its marker (listed below, each slid to fit the window) that covers no
+ * panel, other label or marker; else the least bad one. */
+static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
+    uint32_t n = th_world_bunker_count(w);
+    c->label_count = 0;
+    for (uint32_t b = 0; b < n && b < TH_MAX_BUNKERS; b++) {
+        c->label[b] = (SDL_FRect){0, 0, 0, 0};
+        c->label_count = b + 1;
         th_bunker_info bi;
         SDL_FRect m;
         if (!th_world_get_bunker(w, b, &bi) || !tv_bunker_marker(c, w, b, &m)) continue;
-        char line1[96], line2[48];
+        char line1[96], line2[64];
         if (b < 9)
             snprintf(line1, sizeof line1, "[%u] %s", b + 1, bi.name);
         else
             snprintf(line1, sizeof line1, "%s", bi.name);
+        bool queued = b < 64 && ((c->queued_bunkers >> b) & 1);
+        const char *state = bi.destroyed ? " DESTROYED" : bi.full ? " FULL" : "";
         if (bi.capacity)
-            snprintf(line2, sizeof line2, "%u/%u%s", bi.sheltered, bi.capacity,
-                     bi.destroyed ? " DESTROYED"
-                     : bi.full    ? " FULL"
-                                  : "");
+            snprintf(line2, sizeof line2, "%u/%u%s%s", bi.sheltered, bi.capacity, state,
+                     queued ? " (queued)" : "");
         else
-            snprintf(line2, sizeof line2, "%u%s", bi.sheltered, bi.destroyed ? " DESTROYED" : "");
+            snprintf(line2, sizeof line2, "%u%s%s", bi.sheltered, state, queued ? " (queued)" : "");
         float w1 = tv_text_width(2, line1), w2 = tv_text_width(2, line2);
         float bw = (w1 > w2 ? w1 : w2) + 8, bh = 2 * TV_FONT_H * 2 + 6;
-        /* Above the marker, or below when that would leave the window. */
-        float x = m.x + m.w / 2 - bw / 2, y = m.y - bh - 4;
-        if (y < 2) y = m.y + m.h + 4;
-        if (x < 2) x = 2;
-        if (x + bw > (float)c->cam.w - 2) x = (float)c->cam.w - 2 - bw;
+        float mx = m.x + m.w / 2, my = m.y + m.h / 2;
+        /* Above (centred, then flush with either edge of the marker), below (the same), right,
+         * left, then a row further out above and below. */
+        SDL_FRect cand[10] = {
+            {mx - bw / 2, m.y - bh - 4, bw, bh},         {m.x, m.y - bh - 4, bw, bh},
+            {m.x + m.w - bw, m.y - bh - 4, bw, bh},      {mx - bw / 2, m.y + m.h + 4, bw, bh},
+            {m.x, m.y + m.h + 4, bw, bh},                {m.x + m.w - bw, m.y + m.h + 4, bw, bh},
+            {m.x + m.w + 4, my - bh / 2, bw, bh},        {m.x - bw - 4, my - bh / 2, bw, bh},
+            {mx - bw / 2, m.y - 2 * bh - 8, bw, bh},     {mx - bw / 2, m.y + m.h + bh + 8, bw, bh},
+        };
+        int best = 0, best_cost = 1 << 30;
+        for (int i = 0; i < 10; i++) {
+            /* Slide into the window, never onto the marker itself. */
+            SDL_FRect r = cand[i];
+            if (i != 6 && i != 7) {
+                if (r.x < 2) r.x = 2;
+                if (r.x + r.w > (float)c->cam.w - 2) r.x = (float)c->cam.w - 2 - r.w;
+            } else {
+                if (r.y < 2) r.y = 2;
+                if (r.y + r.h > (float)c->cam.h - 2) r.y = (float)c->cam.h - 2 - r.h;
+            }
+            cand[i] = r;
+            int cost = label_cost(c, w, r, b);
+            if (cost < best_cost) {
+                best_cost = cost;
+                best = i;
+            }
+            if (cost == 0) break;
+        }
+        float x = cand[best].x, y = cand[best].y;
+        c->label[b] = cand[best];
         uint32_t col = bi.destroyed ? COL_DESTROYED : bi.full ? COL_FULL : bunker_palette[b % 8];
         tv_batch_rect(&c->geo, x, y, bw, bh, COL_LABEL_BG);
         tv_batch_rect(&c->geo, x, y, 3, bh, col);
         tv_text(c, x + 6, y + 4, 2, 0xFFFFFFFF, line1);
-        tv_text(c, x + 6, y + 4 + TV_FONT_H * 2, 2, col, line2);
+        tv_text(c, x + 6, y + 4 + TV_FONT_H * 2, 2, queued ? 0xFFFFE040u : col, line2);
     }
 }
 
@@ -577,8 +776,10 @@ static const float k_body_sin[BODY_SIDES + 1] = {0, 0.70710678f, 1, 0.70710678f,
 
 static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     th_agent_view v = th_world_agents(w);
-    /* Leaders white, everyone else in their crowd's colour. */
+    /* Everyone in their crowd's colour; leaders and predators get a white ring on top (below). */
     uint32_t crowd_color[TH_MAX_CROWDS];
+    bool predator[TH_MAX_CROWDS];
+    bool rings = v.flags != NULL;
     float body_px[TH_MAX_CROWDS]; /* body radius on screen, 0 where drawn as an arrow */
     bool bodies = false;
     for (uint32_t cr = 0; cr < TH_MAX_CROWDS; cr++) {
@@ -588,6 +789,8 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
         /* A body a few pixels wide reads as a disc; smaller, the arrow says more. */
         if (body_px[cr] < 3.0f) body_px[cr] = 0.0f;
         bodies |= body_px[cr] > 0.0f;
+        predator[cr] = cd && tv_is_predator(w, cr);
+        rings |= predator[cr];
     }
     if (v.count == 0) return;
     th_world_def d = th_world_get_def(w);
@@ -633,8 +836,7 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
         float tipx = sx + fx * len * 0.6f, tipy = sy + fy * len * 0.6f;
         float bx = sx - fx * len * 0.4f, by = sy - fy * len * 0.4f;
         float nx = -fy * wid * 0.5f, ny = fx * wid * 0.5f;
-        SDL_Color col = color_of(v.flags && (v.flags[i] & TH_AGENT_LEADER) ? COL_LEADER
-                                                                          : crowd_color[v.crowd[i]]);
+        SDL_Color col = color_of(crowd_color[v.crowd[i]]);
         SDL_Vertex *t = vx + used;
         const float br = body_px[v.crowd[i]];
         if (br > 0.0f) {
@@ -660,6 +862,34 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
         used += 3;
     }
     c->geo.n -= (int)(v.count * per) - used;
+    if (!rings) return;
+    /* Leaders: a white ring around the agent; predators: a thicker, wider one. The agent inside
+     * keeps its crowd's colour (a white fill made a lone red hawk a white speck). */
+    for (uint32_t i = 0; i < v.count; i++) {
+        bool lead = v.flags && (v.flags[i] & TH_AGENT_LEADER), pred = predator[v.crowd[i]];
+        if (!lead && !pred) continue;
+        float x = v.px[i], y = v.py[i];
+        th_agent_id id = v.id[i];
+        if (interp && id < c->prev_cap) {
+            float dx = x - c->prev_x[id], dy = y - c->prev_y[id];
+            if (fabsf(dx) < half_w && fabsf(dy) < half_h) {
+                x = c->prev_x[id] + dx * a;
+                y = c->prev_y[id] + dy * a;
+            }
+        }
+        float sx = (float)(ox + x * scale), sy = (float)(oy - y * scale);
+        if (sx < -margin || sy < -margin || sx > sw + margin || sy > sh + margin) continue;
+        float br = body_px[v.crowd[i]], r = br > 0 ? br + 2.0f : len * 0.75f;
+        float t = pred ? 2.5f : 1.5f;
+        if (pred) r += 3.0f;
+        tv_ring(&c->geo, sx, sy, r, t, 0xFFFFFFFFu);
+    }
+}
+
+void tv_ring(tv_batch *b, float x, float y, float r, float t, uint32_t argb) {
+    for (uint32_t k = 0; k < BODY_SIDES; k++)
+        tv_batch_line(b, x + r * k_body_cos[k], y + r * k_body_sin[k], x + r * k_body_cos[k + 1],
+                      y + r * k_body_sin[k + 1], t, argb);
 }
 
 void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *rates) {
@@ -667,6 +897,7 @@ void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *r
     SDL_SetRenderDrawColor(r, (COL_BACKGROUND >> 16) & 0xFF, (COL_BACKGROUND >> 8) & 0xFF,
                            COL_BACKGROUND & 0xFF, 0xFF);
     SDL_RenderClear(r);
+    tv_layout_frame(c, w);
     if (c->map_dirty) {
         build_map(c, w);
         c->walldist_dirty = true;
@@ -697,4 +928,31 @@ void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *r
     tv_batch_flush(r, &c->geo, NULL);
     tv_batch_flush(r, &c->text, c->font);
     tv_draw_hud(c, w, rates);
+}
+
+uint32_t tv_bunker_color(uint32_t b) {
+    return bunker_palette[b % 8];
+}
+uint32_t tv_full_color(void) {
+    return COL_FULL;
+}
+uint32_t tv_destroyed_color(void) {
+    return COL_DESTROYED;
+}
+uint32_t tv_slow_color(void) {
+    return COL_SLOW;
+}
+uint32_t tv_scene_crowd_color(const th_world *w, uint32_t crowd) {
+    return scene_crowd_color(w, crowd);
+}
+
+bool tv_is_predator(const th_world *w, uint32_t crowd) {
+    const th_crowd_def *me = th_world_crowd(w, crowd);
+    if (!me || me->type >= TH_MAX_TYPES) return false;
+    for (uint32_t k = 0; k < TH_MAX_CROWDS; k++) {
+        const th_crowd_def *o = th_world_crowd(w, k);
+        if (!o) break;
+        if ((o->flee_types >> me->type) & 1u) return true;
+    }
+    return false;
 }

@@ -9,7 +9,7 @@
 #include "view_internal.h"
 
 /* Rows top to bottom, bit 4 = leftmost pixel, for ' ' (32) to '~' (126). Glyphs with a
- * descender (g p q y) sit two rows lower in their 9-row cell: see `descends`. */
+ * descender (g p q y) sit two rows lower in their 9-row cell: see `descends`; j has its own. */
 static const uint8_t glyphs[95][7] = {
     {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, /*   */
     {0x04, 0x04, 0x04, 0x04, 0x04, 0x00, 0x04}, /* ! */
@@ -108,21 +108,32 @@ static const uint8_t glyphs[95][7] = {
     {0x00, 0x00, 0x08, 0x15, 0x02, 0x00, 0x00}, /* ~ */
 };
 
+/* 'j' keeps its dot at the height of 'i' and its hook below the line: all 9 rows. */
+static const uint8_t glyph_j[TV_FONT_H] = {0x02, 0x00, 0x06, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0C};
+
 static bool descends(int g) {
     char ch = (char)(g + 32);
     return ch == 'g' || ch == 'p' || ch == 'q' || ch == 'y';
 }
 
-enum { ATLAS_W = 95 * TV_FONT_W, ATLAS_H = TV_FONT_H };
+/* Glyphs sit in 8 x 16 texel cells, 16 to a row, in a 128 x 128 atlas: every texture
+ * coordinate is then a multiple of 1/128, exact in float. With the former 570-texel strip,
+ * u = 480/570 rounded to 479.99 texels in the software renderer, which sampled the column to the
+ * left and clipped every glyph's right edge ('p' read as 'f'). */
+enum { CELL_W = 8, CELL_H = 16, ATLAS_COLS = 16, ATLAS_W = 128, ATLAS_H = 128 };
 
 SDL_Texture *tv_font_create(SDL_Renderer *r) {
     static uint32_t texels[ATLAS_W * ATLAS_H];
+    for (int i = 0; i < ATLAS_W * ATLAS_H; i++)
+        texels[i] = 0x00FFFFFFu;
     for (int g = 0; g < 95; g++) {
-        for (int y = 0; y < ATLAS_H; y++) {
-            for (int x = 0; x < TV_FONT_W; x++) {
+        int ox = (g % ATLAS_COLS) * CELL_W, oy = (g / ATLAS_COLS) * CELL_H;
+        for (int y = 0; y < TV_FONT_H; y++) {
+            for (int x = 0; x < 5; x++) {
                 int gy = descends(g) ? y - 2 : y;
-                bool on = gy >= 0 && gy < 7 && x < 5 && ((glyphs[g][gy] >> (4 - x)) & 1);
-                texels[y * ATLAS_W + g * TV_FONT_W + x] = on ? 0xFFFFFFFFu : 0x00FFFFFFu;
+                bool on = g + 32 == 'j' ? (glyph_j[y] >> (4 - x)) & 1
+                                        : gy >= 0 && gy < 7 && ((glyphs[g][gy] >> (4 - x)) & 1);
+                if (on) texels[(oy + y) * ATLAS_W + ox + x] = 0xFFFFFFFFu;
             }
         }
     }
@@ -152,7 +163,7 @@ static void glyph_vertex(SDL_Vertex *v, float x, float y, float u, float t, SDL_
 float tv_text(tv_ctx *c, float x, float y, int scale, uint32_t argb, const char *text) {
     tv_batch *b = &c->text;
     SDL_Color col = {(Uint8)(argb >> 16), (Uint8)(argb >> 8), (Uint8)argb, (Uint8)(argb >> 24)};
-    float x0 = x, gw = (float)(5 * scale), gh = (float)(ATLAS_H * scale);
+    float x0 = x, gw = (float)(5 * scale), gh = (float)(TV_FONT_H * scale);
     for (const unsigned char *p = (const unsigned char *)text; *p; p++, x += TV_FONT_W * scale) {
         int g = (*p >= 32 && *p <= 126) ? *p - 32 : '?' - 32;
         if (g == 0) continue;
@@ -166,9 +177,9 @@ float tv_text(tv_ctx *c, float x, float y, int scale, uint32_t argb, const char 
             b->v = nv;
             b->cap = cap;
         }
-        /* Texture coordinates address the 5 x 9 glyph inside its 6 x 9 atlas cell. */
-        float u0 = (float)(g * TV_FONT_W) / ATLAS_W, u1 = (float)(g * TV_FONT_W + 5) / ATLAS_W;
-        float v0 = 0.0f, v1 = 1.0f;
+        /* Texture coordinates address the 5 x 9 glyph inside its 8 x 16 atlas cell. */
+        float u0 = (float)((g % ATLAS_COLS) * CELL_W) / ATLAS_W, u1 = u0 + 5.0f / ATLAS_W;
+        float v0 = (float)((g / ATLAS_COLS) * CELL_H) / ATLAS_H, v1 = v0 + (float)TV_FONT_H / ATLAS_H;
         SDL_Vertex *v = b->v + b->n;
         glyph_vertex(v + 0, x, y, u0, v0, col);
         glyph_vertex(v + 1, x + gw, y, u1, v0, col);

@@ -1,5 +1,6 @@
 /* The HUD panel, the profiler graph and the key help, drawn over the world in screen space. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@ static const uint32_t phase_color[TH_PHASE_COUNT] = {
     0xFF4FC3F7, /* grid */
     0xFF81C784, /* steer */
     0xFFBA68C8, /* integrate */
+    0xFF4DB6AC, /* contacts */
     0xFFF06292, /* bookkeeping */
 };
 
@@ -43,13 +45,58 @@ static void flush(tv_ctx *c) {
     tv_batch_flush(c->r, &c->text, c->font);
 }
 
+/* The HUD is at least this many characters wide, so live figures never resize it (a resize
+ * would refit the map every frame). */
+enum { HUD_CHARS = 30, HUD_NOTE_LINES = 2 };
+
+/* Overlays on, the flow one with the field it shows: "flow:nearest" or "flow:NAME". */
+static void overlay_names(const tv_ctx *c, const th_world *w, char *ov, size_t cap) {
+    static const struct {
+        uint32_t bit;
+        const char *name;
+    } names[] = {{TH_VIEW_OVERLAY_FLOW, "flow"},  {TH_VIEW_OVERLAY_DENSITY, "dens"},
+                 {TH_VIEW_OVERLAY_GRID, "grid"},  {TH_VIEW_OVERLAY_WALLDIST, "wall"},
+                 {TH_VIEW_OVERLAY_SQUADS, "sqd"}, {TH_VIEW_OVERLAY_PROFILER, "prof"}};
+    ov[0] = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (!(c->overlays & names[i].bit)) continue;
+        strncat(ov, ov[0] ? " " : "", cap - strlen(ov) - 1);
+        strncat(ov, names[i].name, cap - strlen(ov) - 1);
+        if (names[i].bit != TH_VIEW_OVERLAY_FLOW) continue;
+        th_bunker_info bi;
+        int fb = tv_flow_bunker(c, w);
+        strncat(ov, ":", cap - strlen(ov) - 1);
+        strncat(ov, fb >= 0 && th_world_get_bunker(w, (uint32_t)fb, &bi) ? bi.name : "nearest",
+                cap - strlen(ov) - 1);
+    }
+    if (!ov[0]) snprintf(ov, cap, "H: keys");
+}
+
+static const char *hud_title(const tv_ctx *c) {
+    return c->title ? c->title : "throng";
+}
+
+SDL_FPoint tv_hud_size(const tv_ctx *c, const th_world *w, int scale) {
+    const int S = scale, LN = TV_FONT_H * S + 2, PD = 5 * S;
+    char ov[128];
+    overlay_names(c, w, ov, sizeof ov);
+    float wmax = (float)(HUD_CHARS * TV_FONT_W * S), t = tv_text_width(S, ov);
+    if (t > wmax) wmax = t;
+    t = tv_text_width(S, hud_title(c));
+    if (t > wmax) wmax = t;
+    int lines = 6 + HUD_NOTE_LINES + TH_PHASE_COUNT + 1;
+    return (SDL_FPoint){wmax + 2 * PD, (float)(lines * LN + 2 * PD)};
+}
+
 static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
+    /* The layout picks the font scale: 2, or 1 where the larger HUD would shrink the map. */
+    const int S = c->lay.hud_scale, LN = TV_FONT_H * S + 2, PD = 5 * S;
     th_world_stats st = th_world_get_stats(w);
     th_world_def d = th_world_get_def(w);
-    char l[8][96];
-    uint32_t lc[8];
+    char l[8 + HUD_NOTE_LINES][96];
+    uint32_t lc[8 + HUD_NOTE_LINES];
     int n = 0;
-    snprintf(l[n], sizeof l[n], "%s", c->title ? c->title : "throng");
+    snprintf(l[n], sizeof l[n], "%s", hud_title(c));
     lc[n++] = TEXT_HEAD;
     snprintf(l[n], sizeof l[n], "step %llu%s", (unsigned long long)st.step,
              rt->paused ? "   PAUSED" : "");
@@ -64,51 +111,54 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
     lc[n++] = TEXT;
     snprintf(l[n], sizeof l[n], "stranded %u  threads %u", st.stranded, d.threads);
     lc[n++] = st.stranded ? TEXT_WARN : TEXT;
+    /* Notices: queued clicks, saved screenshots (the last line says how many more). */
+    for (int i = 0; i < HUD_NOTE_LINES; i++) {
+        if (i == HUD_NOTE_LINES - 1 && c->note_count > HUD_NOTE_LINES)
+            snprintf(l[n], sizeof l[n], "... and %d more", c->note_count - i);
+        else
+            snprintf(l[n], sizeof l[n], "%s", i < c->note_count ? c->notes[i] : "");
+        lc[n++] = TEXT_WARN;
+    }
     snprintf(l[n], sizeof l[n], "phase ms, last step");
     lc[n++] = TEXT_DIM;
+    char ov[128];
+    overlay_names(c, w, ov, sizeof ov);
 
-    /* Overlays on, the flow one with the field it shows: "flow:nearest" or "flow:NAME". */
-    char ov[128] = "";
-    static const struct {
-        uint32_t bit;
-        const char *name;
-    } names[] = {{TH_VIEW_OVERLAY_FLOW, "flow"},  {TH_VIEW_OVERLAY_DENSITY, "dens"},
-                 {TH_VIEW_OVERLAY_GRID, "grid"},  {TH_VIEW_OVERLAY_WALLDIST, "wall"},
-                 {TH_VIEW_OVERLAY_SQUADS, "sqd"}, {TH_VIEW_OVERLAY_PROFILER, "prof"}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (!(c->overlays & names[i].bit)) continue;
-        strncat(ov, ov[0] ? " " : "", sizeof ov - strlen(ov) - 1);
-        strncat(ov, names[i].name, sizeof ov - strlen(ov) - 1);
-        if (names[i].bit != TH_VIEW_OVERLAY_FLOW) continue;
-        th_bunker_info bi;
-        int fb = tv_flow_bunker(c, w);
-        strncat(ov, ":", sizeof ov - strlen(ov) - 1);
-        strncat(ov, fb >= 0 && th_world_get_bunker(w, (uint32_t)fb, &bi) ? bi.name : "nearest",
-                sizeof ov - strlen(ov) - 1);
+    SDL_FRect r = c->lay.hud;
+    float pw = r.w, col2 = (float)(8 * S) + tv_text_width(S, "bookkeeping ");
+    float x = r.x, y = r.y;
+    panel(c, x, y, pw, r.h);
+    float ty = y + PD;
+    /* Live lines longer than the panel are cut at its edge rather than widen it. */
+    size_t fit = (size_t)((pw - 2 * PD) / (TV_FONT_W * S));
+    for (int i = 0; i < n; i++, ty += LN) {
+        if (strlen(l[i]) > fit) l[i][fit] = 0;
+        tv_text(c, x + PD, ty, S, lc[i], l[i]);
     }
-
-    float wmax = tv_text_width(SCALE, ov);
-    for (int i = 0; i < n; i++) {
-        float tw = tv_text_width(SCALE, l[i]);
-        if (tw > wmax) wmax = tw;
-    }
-    float pw = wmax + 2 * PAD, col2 = 16 + tv_text_width(SCALE, "bookkeeping ");
-    if (pw < col2 + tv_text_width(SCALE, "000.00") + 2 * PAD)
-        pw = col2 + tv_text_width(SCALE, "000.00") + 2 * PAD;
-    float ph = (float)((n + TH_PHASE_COUNT + 1) * LINE + 2 * PAD);
-    float x = 8, y = 8;
-    panel(c, x, y, pw, ph);
-    float ty = y + PAD;
-    for (int i = 0; i < n; i++, ty += LINE)
-        tv_text(c, x + PAD, ty, SCALE, lc[i], l[i]);
-    for (int p = 0; p < TH_PHASE_COUNT; p++, ty += LINE) {
-        tv_batch_rect(&c->geo, x + PAD, ty + 2, 10, 10, phase_color[p]);
-        tv_text(c, x + PAD + 16, ty, SCALE, TEXT, th_phase_name((th_phase)p));
+    for (int p = 0; p < TH_PHASE_COUNT; p++, ty += LN) {
+        tv_batch_rect(&c->geo, x + PD, ty + 1, (float)(5 * S), (float)(5 * S), phase_color[p]);
+        tv_text(c, x + PD + (float)(8 * S), ty, S, TEXT, th_phase_name((th_phase)p));
         char ms[32];
         snprintf(ms, sizeof ms, "%6.2f", th_world_phase_last_ms(w, (th_phase)p));
-        tv_text(c, x + PAD + col2, ty, SCALE, TEXT, ms);
+        tv_text(c, x + PD + col2, ty, S, TEXT, ms);
     }
-    tv_text(c, x + PAD, ty, SCALE, TEXT_DIM, ov[0] ? ov : "H: keys");
+    tv_text(c, x + PD, ty, S, TEXT_DIM, ov);
+    flush(c);
+}
+
+/* Without the HUD, notices still show: a small box at the top of the map area. */
+static void draw_notes(tv_ctx *c) {
+    if (c->note_count == 0) return;
+    float wmax = 0;
+    for (int i = 0; i < c->note_count; i++) {
+        float t = tv_text_width(SCALE, c->notes[i]);
+        if (t > wmax) wmax = t;
+    }
+    float pw = wmax + 2 * PAD, ph = (float)(c->note_count * LINE + 2 * PAD);
+    float x = c->lay.free.x + (c->lay.free.w - pw) / 2, y = 8;
+    panel(c, x, y, pw, ph);
+    for (int i = 0; i < c->note_count; i++)
+        tv_text(c, x + PAD, y + PAD + (float)(i * LINE), SCALE, TEXT_WARN, c->notes[i]);
     flush(c);
 }
 
@@ -120,12 +170,39 @@ static double nice_ceiling(double v) {
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }
 
-static void draw_profiler(tv_ctx *c) {
-    float pw = 480, ph = 200;
+static int phase_legend_rows(float width);
+
+SDL_FPoint tv_prof_size(const tv_ctx *c, int scale) {
+    const int S = scale, LN = TV_FONT_H * S + 2, PD = 5 * S;
+    float pw = (float)(HUD_CHARS * TV_FONT_W * S + 2 * PD);
     if (pw > (float)c->cam.w - 16) pw = (float)c->cam.w - 16;
-    float x = (float)c->cam.w - pw - 8, y = (float)c->cam.h - ph - 8;
+    /* Heading, a graph 60 font pixels high, the wrapped phase legend. */
+    float ph = (float)(2 * PD + LN + 60 * S + 4 + phase_legend_rows(pw - 2 * PD) * 11);
+    return (SDL_FPoint){pw, ph};
+}
+
+/* Rows the phase legend (font scale 1, 11 px rows) takes in `width` pixels, wrapped as drawn. */
+static int phase_legend_rows(float width) {
+    int rows = 1;
+    float lx = 0;
+    for (int p = 0; p < TH_PHASE_COUNT; p++) {
+        float need = 12 + tv_text_width(1, th_phase_name((th_phase)p)) + 8;
+        if (lx > 0 && lx + need > width) {
+            rows++;
+            lx = 0;
+        }
+        lx += need;
+    }
+    return rows;
+}
+
+static void draw_profiler(tv_ctx *c) {
+    const int S = c->lay.hud_scale, LN = TV_FONT_H * S + 2, PD = 5 * S;
+    float pw = c->lay.prof.w, ph = c->lay.prof.h, x = c->lay.prof.x, y = c->lay.prof.y;
     panel(c, x, y, pw, ph);
-    float gx = x + PAD, gy = y + PAD + LINE, gw = pw - 2 * PAD, gh = ph - 2 * PAD - 2 * LINE;
+    int rows = phase_legend_rows(pw - 2 * PD);
+    float gx = x + PD, gy = y + PD + LN, gw = pw - 2 * PD;
+    float gh = ph - 2 * PD - LN - (float)(rows * 11) - 4;
     double top = 0;
     for (int i = 0; i < c->prof_count; i++) {
         double s = 0;
@@ -136,10 +213,10 @@ static void draw_profiler(tv_ctx *c) {
     top = nice_ceiling(top);
     char head[64];
     snprintf(head, sizeof head, "step ms, last %d steps", c->prof_count);
-    tv_text(c, x + PAD, y + PAD, SCALE, TEXT_DIM, head);
+    tv_text(c, x + PD, y + PD, S, TEXT_DIM, head);
     char axis[32];
     snprintf(axis, sizeof axis, "%g ms", top);
-    tv_text(c, x + pw - PAD - tv_text_width(SCALE, axis), y + PAD, SCALE, TEXT, axis);
+    tv_text(c, x + pw - PD - tv_text_width(S, axis), y + PD, S, TEXT, axis);
     tv_batch_rect(&c->geo, gx, gy, gw, 1, 0x40FFFFFF);
     tv_batch_rect(&c->geo, gx, gy + gh / 2, gw, 1, 0x20FFFFFF);
     tv_batch_rect(&c->geo, gx, gy + gh, gw, 1, 0x60FFFFFF);
@@ -157,11 +234,17 @@ static void draw_profiler(tv_ctx *c) {
             base -= h;
         }
     }
-    float lx = x + PAD, ly = y + ph - PAD - LINE + 4;
+    /* Phase colours as in the HUD's table, wrapped to the panel's width. */
+    float lx = x + PD, ly = y + ph - PD - (float)(rows * 11) + 2;
     for (int p = 0; p < TH_PHASE_COUNT; p++) {
         const char *nm = th_phase_name((th_phase)p);
-        tv_batch_rect(&c->geo, lx, ly + 2, 8, 8, phase_color[p]);
-        lx += 12 + tv_text(c, lx + 11, ly, 1, TEXT, nm) + 10;
+        float need = 12 + tv_text_width(1, nm) + 8;
+        if (lx > x + PD && lx + need > x + pw - PD) {
+            lx = x + PD;
+            ly += 11;
+        }
+        tv_batch_rect(&c->geo, lx, ly + 1, 8, 8, phase_color[p]);
+        lx += 12 + tv_text(c, lx + 11, ly, 1, TEXT, nm) + 8;
     }
     flush(c);
 }
@@ -173,16 +256,19 @@ static void draw_help(tv_ctx *c) {
         ".        one step (paused)",
         "+ -      sim speed x2 / x0.5",
         "1..9     destroy / restore bunker",
+        "         (keypad 1..9 too)",
         "click    bunker: destroy / restore",
         "         rubble: break it",
+        "         (paused: queued, marked)",
         "drag     pan      wheel  zoom",
+        "0 Home   reset the view",
         "F flow   D density   G grid",
         "B        flow field: nearest, 1, 2..",
         "shift+1..9  flow field of bunker",
-        "Q squads",
-        "W wall distance   P profiler",
-        "T HUD    S screenshot",
-        "R restart   H help   Esc quit",
+        "Q squads W wall distance",
+        "P profiler   T HUD   L legend",
+        "S screenshot   R restart",
+        "H this help    Esc quit",
     };
     int n = (int)(sizeof lines / sizeof lines[0]);
     float wmax = 0;
@@ -199,8 +285,208 @@ static void draw_help(tv_ctx *c) {
     flush(c);
 }
 
+/* ---- legend ------------------------------------------------------------------------------ */
+
+enum { LG_HEAD, LG_SWATCH, LG_MARKER, LG_AGENT, LG_TEXT, LG_DENSITY, LG_WALLDIST };
+
+typedef struct lg_item {
+    int kind;
+    uint32_t col;
+    int variant; /* LG_MARKER: 0 open, 1 full, 2 destroyed; LG_AGENT: 0 plain, 1 leader, 2 predator */
+    char text[72];
+} lg_item;
+
+enum { LG_MAX = 40, LG_MAX_CROWDS = 10 };
+
+static int lg_add(lg_item *it, int n, int kind, uint32_t col, int variant, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
+static int lg_add(lg_item *it, int n, int kind, uint32_t col, int variant, const char *fmt, ...) {
+    if (n >= LG_MAX) return n;
+    it[n] = (lg_item){.kind = kind, .col = col, .variant = variant};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(it[n].text, sizeof it[n].text, fmt, ap);
+    va_end(ap);
+    return n + 1;
+}
+
+/* What the map shows, top to bottom: cells, crowds, leaders and predators, bunker states, then
+ * the scale of each quantity overlay on. */
+static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
+    int n = 0;
+    n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, "Legend (L)");
+    int32_t cols, rows;
+    float cs;
+    if (th_world_map_size(w, &cols, &rows, &cs)) {
+        n = lg_add(it, n, LG_SWATCH, th_view_cell_color(TH_CELL_OPEN), 0, "open ground");
+        n = lg_add(it, n, LG_SWATCH, tv_slow_color(), 0, "slow ground");
+        n = lg_add(it, n, LG_SWATCH, th_view_cell_color(TH_CELL_WALL), 0, "wall");
+        n = lg_add(it, n, LG_SWATCH, th_view_cell_color(TH_CELL_DESTRUCTIBLE), 0,
+                   "destructible wall");
+    }
+    bool leaders = false, predators = false;
+    uint32_t crowds = 0;
+    for (uint32_t k = 0; k < TH_MAX_CROWDS; k++) {
+        const th_crowd_def *cd = th_world_crowd(w, k);
+        if (!cd) break;
+        crowds++;
+        leaders |= cd->target >= 0;
+        bool pred = tv_is_predator(w, k);
+        predators |= pred;
+        if (k < LG_MAX_CROWDS)
+            n = lg_add(it, n, LG_AGENT, tv_scene_crowd_color(w, k), pred ? 2 : 0, "%s%s",
+                       cd->name ? cd->name : "crowd", pred ? " (predator)" : "");
+    }
+    if (crowds > LG_MAX_CROWDS)
+        n = lg_add(it, n, LG_TEXT, TEXT_DIM, 0, "... %u more crowds", crowds - LG_MAX_CROWDS);
+    if (leaders) n = lg_add(it, n, LG_AGENT, 0xFF9EA8B8u, 1, "leader: white ring");
+    if (predators) n = lg_add(it, n, LG_AGENT, 0xFF9EA8B8u, 2, "predator: wide ring");
+    if (th_world_bunker_count(w) > 0) {
+        n = lg_add(it, n, LG_MARKER, tv_bunker_color(0), 0, "bunker open");
+        n = lg_add(it, n, LG_MARKER, tv_full_color(), 1, "bunker full");
+        n = lg_add(it, n, LG_MARKER, tv_destroyed_color(), 2, "bunker destroyed");
+        n = lg_add(it, n, LG_MARKER, 0xFFFFE040u, 3, "click queued");
+    }
+    if (c->overlays & TH_VIEW_OVERLAY_DENSITY) {
+        n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, "density, persons/m2");
+        n = lg_add(it, n, LG_DENSITY, 0, 0, " ");
+    }
+    if (c->overlays & TH_VIEW_OVERLAY_WALLDIST) {
+        n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, "wall distance, m");
+        n = lg_add(it, n, LG_WALLDIST, 0, 0, " ");
+    }
+    if (c->overlays & TH_VIEW_OVERLAY_FLOW) {
+        n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, "flow: way to shelter");
+        n = lg_add(it, n, LG_TEXT, TEXT, 0, "arrow colour: its bunker");
+        n = lg_add(it, n, LG_TEXT, TEXT, 0, "grey x: no route");
+    }
+    if (c->overlays & TH_VIEW_OVERLAY_GRID) {
+        int32_t gc = 0, gr = 0;
+        float cw = 0, ch = 0;
+        th_world_grid_size(w, &gc, &gr, &cw, &ch);
+        int32_t k = tv_grid_stride(c, w);
+        n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, "grid: cells %.3g x %.3g m", (double)cw, (double)ch);
+        if (k > 1) n = lg_add(it, n, LG_TEXT, TEXT, 0, "a line every %d cells", k);
+    }
+    if (c->overlays & TH_VIEW_OVERLAY_SQUADS) {
+        n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, "squads");
+        n = lg_add(it, n, LG_TEXT, TEXT, 0, "+ slot, line to member");
+        n = lg_add(it, n, LG_TEXT, TEXT, 0, "white: centre's path");
+    }
+    return n;
+}
+
+/* Width of a colour-scale bar, in font cells (it carries 5 tick labels of up to 4 chars). */
+enum { BAR_CHARS = 22 };
+
+/* Measure the legend at font `scale`, or draw it into c->lay.legend. */
+static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
+    lg_item it[LG_MAX];
+    int n = lg_items(c, w, it);
+    float line = (float)(TV_FONT_H * scale + 2 * scale), sw = (float)(TV_FONT_H * scale);
+    float pad = (float)(5 * scale), wmax = (float)(BAR_CHARS * TV_FONT_W * scale);
+    float h = 0;
+    for (int i = 0; i < n; i++) {
+        float tw = tv_text_width(scale, it[i].text) + (it[i].kind == LG_HEAD || it[i].kind == LG_TEXT
+                                                          ? 0
+                                                          : sw + 3 * scale);
+        if (tw > wmax) wmax = tw;
+        h += it[i].kind == LG_DENSITY || it[i].kind == LG_WALLDIST ? 2 * line : line;
+    }
+    SDL_FPoint size = {wmax + 2 * pad, h + 2 * pad};
+    if (!draw) return size;
+    SDL_FRect r = c->lay.legend;
+    panel(c, r.x, r.y, r.w, r.h);
+    float x = r.x + pad, y = r.y + pad;
+    for (int i = 0; i < n; i++) {
+        const lg_item *t = &it[i];
+        float tx = x + sw + 3 * (float)scale, cy = y + sw / 2;
+        switch (t->kind) {
+        case LG_HEAD:
+        case LG_TEXT:
+            tv_text(c, x, y, scale, t->col, t->text);
+            break;
+        case LG_SWATCH:
+            tv_batch_rect(&c->geo, x, y, sw, sw, t->col);
+            tv_batch_rect(&c->geo, x, y, sw, 1, PANEL_EDGE);
+            tv_text(c, tx, y, scale, TEXT, t->text);
+            break;
+        case LG_MARKER: {
+            SDL_FRect m = {x + 1, y + 1, sw - 2, sw - 2};
+            if (t->variant == 3) {
+                m = (SDL_FRect){x + 5, y + 5, sw - 10, sw - 10};
+                tv_queued_mark(&c->geo, m);
+            } else {
+                tv_batch_rect(&c->geo, m.x, m.y, m.w, m.h, (t->col & 0x00FFFFFFu) | 0x60000000u);
+                tv_batch_rect(&c->geo, m.x, m.y, m.w, 2, t->col);
+                tv_batch_rect(&c->geo, m.x, m.y + m.h - 2, m.w, 2, t->col);
+                tv_batch_rect(&c->geo, m.x, m.y, 2, m.h, t->col);
+                tv_batch_rect(&c->geo, m.x + m.w - 2, m.y, 2, m.h, t->col);
+                if (t->variant == 2) {
+                    tv_batch_line(&c->geo, m.x, m.y, m.x + m.w, m.y + m.h, 2.0f, 0xFFFFFFFF);
+                    tv_batch_line(&c->geo, m.x, m.y + m.h, m.x + m.w, m.y, 2.0f, 0xFFFFFFFF);
+                }
+            }
+            tv_text(c, tx, y, scale, TEXT, t->text);
+            break;
+        }
+        case LG_AGENT: {
+            float ax = x + sw / 2, rr = sw * 0.3f;
+            tv_batch_tri(&c->geo, ax, cy - rr * 1.3f, ax + rr, cy + rr, ax - rr, cy + rr, t->col);
+            if (t->variant == 1) tv_ring(&c->geo, ax, cy, sw * 0.48f, 1.5f, 0xFFFFFFFFu);
+            if (t->variant == 2) tv_ring(&c->geo, ax, cy, sw * 0.55f, 2.5f, 0xFFFFFFFFu);
+            tv_text(c, tx, y, scale, TEXT, t->text);
+            break;
+        }
+        case LG_DENSITY:
+        case LG_WALLDIST: {
+            /* The overlay's own colour function along the bar, over the panel's background,
+             * with tick labels under it. */
+            bool dens = t->kind == LG_DENSITY;
+            float bw = (float)(BAR_CHARS * TV_FONT_W * scale) - 2 * scale, top = dens ? TV_DENSITY_MAX : TV_WALLDIST_MAX;
+            for (int px = 0; px < (int)bw; px++) {
+                float v = top * ((float)px + 0.5f) / bw;
+                uint32_t col = dens ? tv_density_color(v) : tv_walldist_color(v);
+                tv_batch_rect(&c->geo, x + (float)px, y + 1, 1, sw - 2, th_view_cell_color(TH_CELL_OPEN));
+                if (col >> 24) tv_batch_rect(&c->geo, x + (float)px, y + 1, 1, sw - 2, col);
+            }
+            for (int k = 0; k <= 4; k++) {
+                char tick[16];
+                float v = top * (float)k / 4;
+                snprintf(tick, sizeof tick, "%g%s", (double)v, k == 4 ? "+" : "");
+                float tw = tv_text_width(scale, tick);
+                float px = x + bw * (float)k / 4 - (k == 0 ? 0 : k == 4 ? tw : tw / 2);
+                tv_batch_rect(&c->geo, x + bw * (float)k / 4 - (k == 4 ? 1 : 0), y + sw - 2, 1, 4, TEXT);
+                tv_text(c, px, y + line, scale, TEXT, tick);
+            }
+            y += line;
+            break;
+        }
+        default:
+            break;
+        }
+        y += line;
+    }
+    flush(c);
+    return size;
+}
+
+SDL_FPoint tv_legend_size(const tv_ctx *c, const th_world *w, int scale) {
+    /* Measuring only reads `c` (draw is false): one function keeps the measured and the drawn
+     * legend the same. */
+    return legend((tv_ctx *)c, w, scale, false);
+}
+
 void tv_draw_hud(tv_ctx *c, const th_world *w, const tv_rates *rates) {
-    if (c->overlays & TH_VIEW_OVERLAY_HUD) draw_stats(c, w, rates);
+    if (c->overlays & TH_VIEW_OVERLAY_HUD)
+        draw_stats(c, w, rates);
+    else
+        draw_notes(c);
+    if (c->overlays & TH_VIEW_OVERLAY_LEGEND) legend(c, w, c->lay.legend_scale, true);
     if (c->overlays & TH_VIEW_OVERLAY_PROFILER) draw_profiler(c);
     if (c->overlays & TH_VIEW_OVERLAY_HELP) draw_help(c);
 }

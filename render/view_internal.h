@@ -36,6 +36,21 @@ typedef struct tv_rates {
     bool live; /* false in screenshots: fps and steps/s are not measured there */
 } tv_rates;
 
+/** Most lines of notices (queued events, saved files) shown at once. */
+#define TV_MAX_NOTES 3
+/** Most queued wall breaks marked on the map. */
+#define TV_MAX_MARKS 8
+
+/** Where the panels go and the map area they leave, in screen pixels. A panel with w == 0 is not
+ *  shown. Panels sit in columns beside the map when the window has room for them (chosen among
+ *  a few arrangements for the largest map), and over the map only when it has not. */
+typedef struct tv_layout {
+    SDL_FRect hud, legend, prof;
+    SDL_FRect free; /* the map area: the initial fit frames the world in it */
+    int hud_scale;    /* font scale of the HUD and profiler: 2, or 1 to leave a larger map */
+    int legend_scale; /* font scale of the legend, likewise */
+} tv_layout;
+
 /** Everything the drawing code keeps between frames. */
 typedef struct tv_ctx {
     SDL_Renderer *r;
@@ -73,6 +88,19 @@ typedef struct tv_ctx {
     /* Phase times of the last TV_PROF_SAMPLES steps, a ring. */
     float prof[TV_PROF_SAMPLES][TH_PHASE_COUNT];
     int prof_head, prof_count;
+
+    tv_layout lay;
+    bool at_fit; /* the camera frames the map area: refit when the layout changes */
+    /* Bunker labels as placed in the last frame (screen rectangles), by bunker index. */
+    SDL_FRect label[TH_MAX_BUNKERS];
+    uint32_t label_count;
+    /* Set by the window loop each frame: notice lines for the HUD, bunkers with a toggle queued
+     * (bit b: the click is not applied yet) and queued wall breaks (world points). */
+    char notes[TV_MAX_NOTES][96];
+    int note_count;
+    uint64_t queued_bunkers;
+    th_vec2 marks[TV_MAX_MARKS];
+    int mark_count;
 } tv_ctx;
 
 /* ---- draw.c ------------------------------------------------------------------------------ */
@@ -86,6 +114,10 @@ void tv_ctx_free(tv_ctx *c);
 void tv_ctx_forget_world(tv_ctx *c);
 /** Fit the world into the camera's window (the documented initial transform). */
 void tv_camera_fit(tv_camera *cam, const th_world *w);
+/** Fit the world into rectangle `r` of the camera's window, TH_VIEW_MARGIN inside it. */
+void tv_camera_fit_rect(tv_camera *cam, const th_world *w, SDL_FRect r);
+/** Compute c->lay for the overlays on, and refit the camera into its map area when c->at_fit. */
+void tv_layout_frame(tv_ctx *c, const th_world *w);
 /** World point to screen pixels, and back. */
 th_vec2 tv_to_screen(const tv_camera *cam, double x, double y);
 th_vec2 tv_to_world(const tv_camera *cam, double sx, double sy);
@@ -98,6 +130,8 @@ void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *r
 /** Bunker whose own field the flow overlay shows, or -1 for the nearest-bunker field (also
  *  when c->flow_bunker names no bunker of `w`, e.g. after a restart). */
 int tv_flow_bunker(const tv_ctx *c, const th_world *w);
+/** Spatial-grid lines the grid overlay draws: every k-th (a power of two), at least 5 px apart. */
+int32_t tv_grid_stride(const tv_ctx *c, const th_world *w);
 /** Screen rectangle of bunker `b`'s marker (at least 16 px a side, for clicking). */
 bool tv_bunker_marker(const tv_ctx *c, const th_world *w, uint32_t b, SDL_FRect *out);
 
@@ -109,6 +143,17 @@ void tv_batch_line(tv_batch *b, float x0, float y0, float x1, float y1, float wi
 /** Draw and empty the batch (textured with `tex` when not NULL). */
 void tv_batch_flush(SDL_Renderer *r, tv_batch *b, SDL_Texture *tex);
 void tv_batch_free(tv_batch *b);
+/** An octagonal ring of radius r and line width t about (x, y). */
+void tv_ring(tv_batch *b, float x, float y, float r, float t, uint32_t argb);
+/** Yellow corner brackets around `m`: a click queued for the next step. */
+void tv_queued_mark(tv_batch *b, SDL_FRect m);
+/** Colours shared with the legend: bunker `b`, full and destroyed bunkers, cell kinds and the
+ *  slowest ground shade, and a crowd as the scene colours it. */
+uint32_t tv_bunker_color(uint32_t b);
+uint32_t tv_full_color(void);
+uint32_t tv_destroyed_color(void);
+uint32_t tv_slow_color(void);
+uint32_t tv_scene_crowd_color(const th_world *w, uint32_t crowd);
 
 /* ---- font.c ------------------------------------------------------------------------------ */
 
@@ -126,8 +171,22 @@ float tv_text_width(int scale, const char *text);
 
 /* ---- hud.c ------------------------------------------------------------------------------- */
 
-/** Draw the HUD, profiler and help panels selected in c->overlays. */
+/** Draw the HUD, legend, profiler and help panels selected in c->overlays, where c->lay says. */
 void tv_draw_hud(tv_ctx *c, const th_world *w, const tv_rates *rates);
+/** Sizes of the panels (pixels), for the layout. The legend's depends on its font scale. */
+SDL_FPoint tv_hud_size(const tv_ctx *c, const th_world *w, int scale);
+SDL_FPoint tv_legend_size(const tv_ctx *c, const th_world *w, int scale);
+SDL_FPoint tv_prof_size(const tv_ctx *c, int scale);
+/** True when crowd `crowd` is a predator: some crowd flees its type. */
+bool tv_is_predator(const th_world *w, uint32_t crowd);
+/** Colour of a density (persons per square metre) and of a wall distance (metres) in their
+ *  overlays, shared with the legend's colour scales. */
+uint32_t tv_density_color(float per_m2);
+uint32_t tv_walldist_color(float metres);
+/** Density at the top of the colour scale, persons per square metre. */
+#define TV_DENSITY_MAX 2.0f
+/** Wall distance beyond which the overlay is clear, metres. */
+#define TV_WALLDIST_MAX 8.0f
 
 /* ---- png.c ------------------------------------------------------------------------------- */
 

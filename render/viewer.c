@@ -23,7 +23,7 @@ th_view_opts th_view_default_opts(void) {
         .height = 800,
         .sim_speed = 1.0,
         .title = "throng",
-        .overlays = TH_VIEW_OVERLAY_HUD | TH_VIEW_OVERLAY_AGENTS,
+        .overlays = TH_VIEW_OVERLAY_HUD | TH_VIEW_OVERLAY_LEGEND | TH_VIEW_OVERLAY_AGENTS,
         .screenshot_prefix = "throng",
         .flow_bunker = -1,
     };
@@ -140,6 +140,54 @@ bool th_view_screenshot(const th_world *w, const th_view_opts *opts, const char 
     return ok;
 }
 
+bool th_view_get_layout(const th_world *w, const th_view_opts *opts, uint32_t overlays,
+                        th_view_layout *out, th_error *err) {
+    th_view_opts def;
+    if (!headless_args(w, &opts, &def, err)) return false;
+    if (!out) {
+        tv_error(err, "nowhere to store the layout");
+        return false;
+    }
+    SDL_Surface *s =
+        SDL_CreateRGBSurfaceWithFormat(0, opts->width, opts->height, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = s ? SDL_CreateSoftwareRenderer(s) : NULL;
+    if (!r) tv_error(err, "cannot create the software renderer: %s", SDL_GetError());
+    tv_ctx c;
+    bool ok = r && tv_ctx_init(&c, r, opts->width, opts->height, err);
+    if (ok) {
+        /* The whole frame, as th_view_screenshot draws it: labels are placed while drawing. */
+        c.overlays = overlays;
+        c.flow_bunker = opts->flow_bunker;
+        c.title = opts->title;
+        tv_rates rates = {.speed = opts->sim_speed, .live = false};
+        tv_record_profile(&c, w);
+        tv_draw_frame(&c, w, 1.0, &rates);
+        memset(out, 0, sizeof *out);
+        const SDL_FRect *src[] = {&c.lay.hud, &c.lay.legend, &c.lay.prof, &c.lay.free};
+        const uint32_t bits[] = {TH_VIEW_OVERLAY_HUD, TH_VIEW_OVERLAY_LEGEND,
+                                 TH_VIEW_OVERLAY_PROFILER, 0};
+        th_view_rect *dst[] = {&out->hud, &out->legend, &out->profiler, &out->map};
+        for (int i = 0; i < 4; i++)
+            if (!bits[i] || (overlays & bits[i]))
+                *dst[i] = (th_view_rect){src[i]->x, src[i]->y, src[i]->w, src[i]->h};
+        out->scale = c.cam.scale;
+        th_vec2 o = tv_to_screen(&c.cam, 0, 0);
+        out->ox = o.x;
+        out->oy = o.y;
+        out->labels = c.label_count;
+        for (uint32_t b = 0; b < c.label_count; b++)
+            out->label[b] = (th_view_rect){c.label[b].x, c.label[b].y, c.label[b].w, c.label[b].h};
+    }
+    if (r) tv_ctx_free(&c);
+    if (r) SDL_DestroyRenderer(r);
+    if (s) SDL_FreeSurface(s);
+    return ok;
+}
+
+th_vec2 th_view_layout_to_screen(const th_view_layout *l, th_vec2 p) {
+    return th_v2((float)(l->ox + p.x * l->scale), (float)(l->oy - p.y * l->scale));
+}
+
 bool th_view_time_frames(th_world *w, const th_view_opts *opts, uint32_t overlays, int frames,
                          double *ms_per_frame, th_error *err) {
     th_view_opts def;
@@ -194,6 +242,13 @@ typedef struct viewer {
     /* Left button: press position, and whether it moved far enough to be a drag. */
     bool pressing, dragged;
     int press_x, press_y, last_x, last_y;
+    /* Wall breaks clicked and not yet applied (shown until the world steps past `marks_step`). */
+    th_vec2 marks[TV_MAX_MARKS];
+    int mark_count;
+    uint64_t marks_step;
+    /* "saved FILE" for a few seconds after S. */
+    char saved[600];
+    uint64_t saved_until; /* SDL performance counter */
 } viewer;
 
 /* With opts->print_events: one line "event WHAT step N[ DETAIL]" per user action. */
@@ -294,6 +349,10 @@ static void break_piece(viewer *v, int32_t x, int32_t y) {
     free(stack);
     free(seen);
     if (!ok) fprintf(stderr, "viewer: %s\n", err.message);
+    if (ok && v->mark_count < TV_MAX_MARKS) {
+        v->marks[v->mark_count++] = th_v2(((float)x + 0.5f) * cs, ((float)y + 0.5f) * cs);
+        v->marks_step = th_world_step_count(w);
+    }
     say(v, "break_walls", "cell %d %d cells %d", x, y, cells);
 }
 
@@ -328,6 +387,34 @@ static void zoom_at(viewer *v, int sx, int sy, double factor) {
     /* Keep the world point under the cursor where it was. */
     cam->cx += before.x - after.x;
     cam->cy += before.y - after.y;
+    v->c.at_fit = false;
+}
+
+/* What the HUD tells this frame: clicks not applied yet, and a screenshot just saved. */
+static void set_notes(viewer *v) {
+    tv_ctx *c = &v->c;
+    th_world *w = *v->world;
+    c->note_count = 0;
+    c->queued_bunkers = 0;
+    if (v->mark_count && th_world_step_count(w) > v->marks_step) v->mark_count = 0;
+    uint32_t n = th_world_bunker_count(w);
+    for (uint32_t b = 0; b < n && b < TH_MAX_BUNKERS; b++) {
+        th_bunker_info bi;
+        if (!th_world_get_bunker(w, b, &bi) || bi.destroyed == v->wanted_destroyed[b]) continue;
+        if (b < 64) c->queued_bunkers |= 1ull << b;
+        if (c->note_count < TV_MAX_NOTES)
+            snprintf(c->notes[c->note_count++], sizeof c->notes[0], "queued: %s bunker %s",
+                     v->wanted_destroyed[b] ? "destroy" : "restore", bi.name);
+    }
+    for (int i = 0; i < v->mark_count; i++) {
+        c->marks[i] = v->marks[i];
+        if (c->note_count < TV_MAX_NOTES)
+            snprintf(c->notes[c->note_count++], sizeof c->notes[0], "queued: break wall at %.0f,%.0f",
+                     (double)v->marks[i].x, (double)v->marks[i].y);
+    }
+    c->mark_count = v->mark_count;
+    if (v->saved[0] && SDL_GetPerformanceCounter() < v->saved_until && c->note_count < TV_MAX_NOTES)
+        snprintf(c->notes[c->note_count++], sizeof c->notes[0], "%.90s", v->saved);
 }
 
 static void set_speed(viewer *v, double s) {
@@ -357,7 +444,8 @@ static void restart(viewer *v) {
     th_world_destroy(*v->world);
     *v->world = nw;
     tv_ctx_forget_world(&v->c);
-    tv_camera_fit(&v->c.cam, nw);
+    v->c.at_fit = true;
+    v->mark_count = 0;
     sync_bunkers(v);
     set_speed(v, v->speed);
     v->clock.accumulator = 0;
@@ -445,6 +533,17 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k) {
     case SDLK_h:
         toggle_overlay(v, TH_VIEW_OVERLAY_HELP, "help");
         break;
+    case SDLK_l:
+        toggle_overlay(v, TH_VIEW_OVERLAY_LEGEND, "legend");
+        break;
+    case SDLK_0:
+    case SDLK_KP_0:
+    case SDLK_HOME:
+        /* Frame the map area again (the next frame refits, and keeps refitting on panel toggles
+         * and window resizes until the next pan or zoom). */
+        v->c.at_fit = true;
+        say(v, "reset_view", NULL);
+        break;
     case SDLK_r:
         restart(v);
         break;
@@ -497,6 +596,7 @@ static void on_event(viewer *v, const SDL_Event *e) {
             int dx = e->motion.x - v->press_x, dy = e->motion.y - v->press_y;
             if (dx * dx + dy * dy > 16) v->dragged = true;
             if (v->dragged) {
+                v->c.at_fit = false;
                 v->c.cam.cx -= (e->motion.x - v->last_x) / v->c.cam.scale;
                 v->c.cam.cy += (e->motion.y - v->last_y) / v->c.cam.scale;
             }
@@ -540,6 +640,8 @@ static void save_shot(viewer *v) {
         fprintf(stderr, "viewer: %s\n", err.message);
     } else {
         say(v, "screenshot", "%s", path);
+        snprintf(v->saved, sizeof v->saved, "saved %s", path);
+        v->saved_until = SDL_GetPerformanceCounter() + 4 * SDL_GetPerformanceFrequency();
     }
     free(px);
 }
@@ -637,6 +739,7 @@ int th_view_run(th_world **world, const th_view_opts *opts) {
         }
         rates.speed = v.speed;
         rates.paused = v.paused;
+        set_notes(&v);
         tv_draw_frame(&v.c, *world, alpha, &rates);
         if (v.shot) save_shot(&v);
         SDL_RenderPresent(v.r);

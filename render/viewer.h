@@ -11,20 +11,24 @@
  *     if (th_view_display_available()) th_view_run(&w, &vo);
  *     th_world_destroy(w);
  *
- * Screen layout. The window is `width` x `height` pixels. On opening (and in every screenshot)
- * the world rectangle is fitted into the window with TH_VIEW_MARGIN pixels on each side,
- * centred, north (+y) up:
+ * Screen layout. The window is `width` x `height` pixels. The HUD, legend and profiler panels
+ * stand in columns beside the map when the window has room (the arrangement that leaves the
+ * largest map is chosen), so they hide no part of it; the map area is what they leave. On
+ * opening (and in every screenshot) the world rectangle is fitted into the map area with
+ * TH_VIEW_MARGIN pixels on each side, centred, north (+y) up. With no panel on, the map area is
+ * the whole window:
  *     scale = min((width - 2 margin) / world_w, (height - 2 margin) / world_h)   pixels/metre
  *     sx = width / 2  + (x - world_w / 2) * scale
  *     sy = height / 2 - (y - world_h / 2) * scale
- * th_view_world_to_screen computes exactly this, so tests and drivers never restate it. Zooming
- * and panning change scale and centre from there.
+ * th_view_world_to_screen computes exactly this, and th_view_get_layout the general case, so
+ * tests and drivers never restate it. Zooming and panning change scale and centre from there;
+ * `0` (or Home) frames the map area again.
  *
  * Keys: Space pause, `.` one step (while paused), `+`/`-` sim speed x2 / x0.5, 1..9 toggle
  * bunker 1..9, F flow arrows, Shift+1..9 flow arrows of bunker 1..9 alone (again: back to the
  * nearest-bunker field), B cycle the flow field through nearest, bunker 1, 2, ... and back,
- * Q squads, D density, G grid, W wall distance, P profiler, T HUD, H help, R restart,
- * S screenshot, Esc quit. Mouse: click a bunker to destroy / restore it, click a
+ * Q squads, D density, G grid, W wall distance, P profiler, T HUD, L legend, H help,
+ * 0 or Home reset the view, R restart, S screenshot, Esc quit. Mouse: click a bunker to destroy / restore it, click a
  * destructible wall to break its whole connected piece, drag to pan, wheel to zoom about the
  * cursor. */
 #ifndef TH_VIEWER_H
@@ -58,10 +62,13 @@ enum {
     TH_VIEW_OVERLAY_SQUADS = 1u << 8,   /* per squad: the centre's path, each member's slot as a
                                            cross in its crowd's colour, and a line from each
                                            member to its slot */
+    TH_VIEW_OVERLAY_LEGEND = 1u << 9,   /* what the colours mean: cell kinds, crowds, leaders and
+                                           predators, bunker states, and the colour scale (with
+                                           units) of each overlay on */
 };
 
 /** Every overlay bit above. */
-#define TH_VIEW_OVERLAY_ALL 0x1FFu
+#define TH_VIEW_OVERLAY_ALL 0x3FFu
 
 /** Viewer options. Start from th_view_default_opts(); zero is not a valid size. */
 typedef struct th_view_opts {
@@ -73,12 +80,13 @@ typedef struct th_view_opts {
                                          viewer destroys the old world when this succeeds and
                                          keeps it when this returns NULL */
     void *user;                       /* passed to restart */
-    const char *title;                /* window title and HUD heading; default "throng" */
+    const char *title;                /* window title and HUD heading: the scene's name;
+                                         default "throng" */
     int max_frames;                   /* quit after this many frames; 0 = until the user quits */
     bool print_events;                /* print one line per user action to stdout, e.g.
                                          "event destroy_bunker north step 123" */
-    uint32_t overlays;                /* TH_VIEW_OVERLAY_* bits shown at start; default HUD and
-                                         agents */
+    uint32_t overlays;                /* TH_VIEW_OVERLAY_* bits shown at start; default HUD,
+                                         legend and agents */
     const char *screenshot_prefix;    /* S key writes PREFIX-STEP.png; default "throng" */
     bool start_paused;                /* open paused; default false */
     int flow_bunker;                  /* field the flow overlay shows: -1 the nearest-bunker
@@ -130,6 +138,30 @@ bool th_view_time_frames(th_world *w, const th_view_opts *opts, uint32_t overlay
  *  width x height pixels (the formula in this header's comment). A world without a positive
  *  size maps everything to the window centre. */
 th_vec2 th_view_world_to_screen(const th_world *w, int width, int height, th_vec2 p);
+
+/** A screen rectangle, pixels; w == 0 for something not shown. */
+typedef struct th_view_rect {
+    float x, y, w, h;
+} th_view_rect;
+
+/** The initial frame's layout: where the panels are, where the world is, and where each
+ *  bunker's label went. */
+typedef struct th_view_layout {
+    th_view_rect hud, legend, profiler; /* panels (w == 0: off) */
+    th_view_rect map;                   /* the map area the panels leave */
+    double scale;                       /* pixels per metre */
+    double ox, oy;                      /* screen point of world (0, 0) */
+    uint32_t labels;                    /* bunker labels placed, by bunker index */
+    th_view_rect label[TH_MAX_BUNKERS];
+} th_view_layout;
+
+/** Lay out the first frame of `w` as th_view_screenshot draws it with `overlays`. False with
+ *  `err` filled on bad arguments or SDL failure. */
+bool th_view_get_layout(const th_world *w, const th_view_opts *opts, uint32_t overlays,
+                        th_view_layout *out, th_error *err);
+
+/** Where world point `p` lands on screen in `layout`. */
+th_vec2 th_view_layout_to_screen(const th_view_layout *layout, th_vec2 p);
 
 /** Colour (0xAARRGGBB) in which agents of crowd `crowd` are drawn, at the centre of their
  *  triangle. */

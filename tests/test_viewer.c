@@ -349,6 +349,273 @@ START_TEST(test_no_display_under_dummy_driver) {
 }
 END_TEST
 
+
+/* ---- layout, legend, marks and font ------------------------------------------------------ */
+
+static th_world *scene(const char *name, uint32_t agents, int steps) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.yaml", THRONG_SCENES_DIR, name);
+    th_error err = {{0}};
+    th_scene_opts so = {.threads = 2, .agents = agents};
+    th_world *w = th_scene_load(path, &so, NULL, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    for (int i = 0; i < steps; i++)
+        th_world_step(w);
+    return w;
+}
+
+static bool rects_overlap(th_view_rect a, th_view_rect b) {
+    return a.w > 0 && b.w > 0 && a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h &&
+           b.y < a.y + a.h;
+}
+
+/* Pixels of `px` (an iw-wide frame) inside rectangle r equal to `argb`. */
+static int count_color(const uint32_t *px, int iw, int ih, th_view_rect r, uint32_t argb) {
+    int n = 0;
+    for (int y = (int)r.y; y < (int)(r.y + r.h) && y < ih; y++)
+        for (int x = (int)r.x; x < (int)(r.x + r.w) && x < iw; x++)
+            if (y >= 0 && x >= 0 && (px[y * iw + x] | 0xFF000000u) == (argb | 0xFF000000u)) n++;
+    return n;
+}
+
+static uint32_t *render_at(const th_world *w, int iw, int ih, uint32_t overlays) {
+    uint32_t *px = malloc(sizeof(uint32_t) * (size_t)iw * (size_t)ih);
+    ck_assert_ptr_nonnull(px);
+    th_view_opts o = th_view_default_opts();
+    o.width = iw;
+    o.height = ih;
+    th_error err = {{0}};
+    ck_assert_msg(th_view_render_pixels(w, &o, overlays, px, &err), "%s", err.message);
+    return px;
+}
+
+static th_view_layout layout_at(const th_world *w, int iw, int ih, uint32_t overlays) {
+    th_view_opts o = th_view_default_opts();
+    o.width = iw;
+    o.height = ih;
+    th_view_layout l;
+    th_error err = {{0}};
+    ck_assert_msg(th_view_get_layout(w, &o, overlays, &l, &err), "%s", err.message);
+    return l;
+}
+
+/* The map, its bunkers and their labels never sit under a panel; labels do not overlap each
+ * other; each label's white first line is on screen (drawn, not covered). At the default
+ * window size and a small one, with and without the profiler. */
+START_TEST(test_panels_leave_the_map_clear) {
+    th_world *w = scene("air_raid", 3000, 5);
+    const int sizes[][2] = {{1280, 800}, {800, 600}};
+    const uint32_t sets[] = {
+        TH_VIEW_OVERLAY_HUD | TH_VIEW_OVERLAY_LEGEND | TH_VIEW_OVERLAY_AGENTS,
+        TH_VIEW_OVERLAY_HUD | TH_VIEW_OVERLAY_LEGEND | TH_VIEW_OVERLAY_PROFILER |
+            TH_VIEW_OVERLAY_AGENTS,
+    };
+    th_world_def d = th_world_get_def(w);
+    for (int si = 0; si < 2; si++) {
+        for (int oi = 0; oi < 2; oi++) {
+            int iw = sizes[si][0], ih = sizes[si][1];
+            th_view_layout l = layout_at(w, iw, ih, sets[oi]);
+            th_view_rect panels[3] = {l.hud, l.legend, l.profiler};
+            ck_assert(l.hud.w > 0 && l.legend.w > 0);
+            ck_assert((l.profiler.w > 0) == ((sets[oi] & TH_VIEW_OVERLAY_PROFILER) != 0));
+            /* The world's rectangle on screen, from the layout's own transform. */
+            th_vec2 tl = th_view_layout_to_screen(&l, th_v2(0, d.height));
+            th_vec2 br = th_view_layout_to_screen(&l, th_v2(d.width, 0));
+            th_view_rect world = {tl.x, tl.y, br.x - tl.x, br.y - tl.y};
+            ck_assert(world.w > iw / 4.0f);
+            ck_assert(tl.x >= 0 && tl.y >= 0 && br.x <= iw && br.y <= ih);
+            uint32_t *px = render_at(w, iw, ih, sets[oi]);
+            ck_assert_uint_eq(l.labels, th_world_bunker_count(w));
+            for (int p = 0; p < 3; p++) {
+                ck_assert_msg(!rects_overlap(world, panels[p]),
+                              "%dx%d set %d: panel %d over the map", iw, ih, oi, p);
+                for (uint32_t b = 0; b < l.labels; b++)
+                    ck_assert_msg(!rects_overlap(l.label[b], panels[p]),
+                                  "%dx%d set %d: label %u under panel %d", iw, ih, oi, b, p);
+            }
+            for (uint32_t b = 0; b < l.labels; b++) {
+                th_view_rect r = l.label[b];
+                ck_assert(r.w > 0 && r.x >= 0 && r.y >= 0 && r.x + r.w <= iw && r.y + r.h <= ih);
+                for (uint32_t o = b + 1; o < l.labels; o++)
+                    ck_assert_msg(!rects_overlap(r, l.label[o]), "%dx%d set %d: labels %u and %u overlap", iw, ih, oi, b, o);
+                ck_assert_int_gt(count_color(px, iw, ih, r, 0xFFFFFFFFu), 40);
+            }
+            free(px);
+        }
+    }
+    th_world_destroy(w);
+}
+END_TEST
+
+/* With no panel on, the map area is the whole window: the documented fit. */
+START_TEST(test_layout_without_panels_is_the_fit) {
+    th_world *w = evac(10, 0);
+    th_view_layout l = layout_at(w, W, H, TH_VIEW_OVERLAY_AGENTS);
+    ck_assert(l.hud.w == 0 && l.legend.w == 0 && l.profiler.w == 0);
+    th_vec2 a = th_view_layout_to_screen(&l, th_v2(37, 201));
+    th_vec2 b = th_view_world_to_screen(w, W, H, th_v2(37, 201));
+    ck_assert_float_eq_tol(a.x, b.x, 1e-3);
+    ck_assert_float_eq_tol(a.y, b.y, 1e-3);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(test_legend_drawn) {
+    th_world *w = scene("air_raid", 3000, 1);
+    const int iw = 1280, ih = 800;
+    uint32_t ov = TH_VIEW_OVERLAY_LEGEND | TH_VIEW_OVERLAY_AGENTS;
+    th_view_layout l = layout_at(w, iw, ih, ov);
+    ck_assert(l.legend.w > 0 && l.legend.h > 0);
+    uint32_t *with = render_at(w, iw, ih, ov);
+    /* A swatch of each cell kind and the crowd's colour inside the legend's panel. */
+    ck_assert_int_gt(count_color(with, iw, ih, l.legend, th_view_cell_color(TH_CELL_WALL)), 50);
+    ck_assert_int_gt(
+        count_color(with, iw, ih, l.legend, th_view_cell_color(TH_CELL_DESTRUCTIBLE)), 50);
+    ck_assert_int_gt(count_color(with, iw, ih, l.legend, th_view_cell_color(TH_CELL_OPEN)), 50);
+    const th_crowd_def *cd = th_world_crowd(w, 0);
+    ck_assert_ptr_nonnull(cd);
+    uint32_t crowd = cd->color ? 0xFF000000u | cd->color : th_view_crowd_color(0);
+    ck_assert_int_gt(count_color(with, iw, ih, l.legend, crowd), 5);
+    /* Turned off, it has no place. */
+    th_view_layout l0 = layout_at(w, iw, ih, TH_VIEW_OVERLAY_AGENTS);
+    ck_assert_float_eq(l0.legend.w, 0);
+    /* The density overlay adds its colour scale with units: the legend grows. */
+    th_view_layout ld = layout_at(w, iw, ih, ov | TH_VIEW_OVERLAY_DENSITY);
+    ck_assert_float_gt(ld.legend.h, l.legend.h);
+    free(with);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* Hawks: the predators and the flock's leaders get a white ring; the pixel at each one's
+ * centre still shows its crowd's colour, and white pixels surround it. */
+START_TEST(test_leader_ring_keeps_crowd_colour) {
+    th_world *w = scene("hawks", 0, 60);
+    const int iw = 1280, ih = 800;
+    uint32_t ov = TH_VIEW_OVERLAY_AGENTS;
+    th_view_layout l = layout_at(w, iw, ih, ov);
+    uint32_t *px = render_at(w, iw, ih, ov);
+    th_agent_view v = th_world_agents(w);
+    int checked = 0;
+    for (uint32_t i = 0; i < v.count; i++) {
+        bool leader = v.flags && (v.flags[i] & TH_AGENT_LEADER);
+        const th_crowd_def *cd = th_world_crowd(w, v.crowd[i]);
+        bool predator = false;
+        for (uint32_t k = 0; th_world_crowd(w, k); k++)
+            if (cd->type < 32 && ((th_world_crowd(w, k)->flee_types >> cd->type) & 1)) predator = true;
+        if (!leader && !predator) continue;
+        th_vec2 s = th_view_layout_to_screen(&l, th_v2(v.px[i], v.py[i]));
+        bool alone = true;
+        for (uint32_t j = 0; j < v.count && alone; j++) {
+            if (j == i) continue;
+            th_vec2 o = th_view_layout_to_screen(&l, th_v2(v.px[j], v.py[j]));
+            /* Another triangle (7 px long, 0.6 of it ahead of its point) could cover this
+             * one's centre from up to ~5 px away. */
+            if (fabsf(o.x - s.x) < 8 && fabsf(o.y - s.y) < 8) alone = false;
+        }
+        if (!alone || s.x < 20 || s.y < 20 || s.x > iw - 20 || s.y > ih - 20) continue;
+        uint32_t want = cd->color ? 0xFF000000u | cd->color : th_view_crowd_color(v.crowd[i]);
+        ck_assert_uint_ne(want, 0xFFFFFFFFu);
+        bool centre = false;
+        for (int dy = -1; dy <= 1 && !centre; dy++)
+            for (int dx = -1; dx <= 1 && !centre; dx++)
+                centre = (px[((int)s.y + dy) * iw + (int)s.x + dx] | 0xFF000000u) == want;
+        ck_assert_msg(centre, "agent %u (%s): centre pixel %08x, crowd colour %08x", i,
+                      predator ? "predator" : "leader", px[(int)s.y * iw + (int)s.x], want);
+        th_view_rect around = {s.x - 12, s.y - 12, 24, 24};
+        ck_assert_int_gt(count_color(px, iw, ih, around, 0xFFFFFFFFu), 8);
+        checked++;
+    }
+    ck_assert_int_ge(checked, 3);
+    free(px);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* The HUD's second line reads "step N" at font scale 2 (hud.c: 10 px padding, 20 px lines,
+ * glyphs 6 x 9 font pixels). The 'p' (4th glyph) must have ink in its two descender rows and in
+ * its loop's right column (the column the old atlas lost, making "step" read "stef"); the 's'
+ * before it must have none below the line. */
+START_TEST(test_font_descenders) {
+    th_world *w = evac(50, 3);
+    const int iw = 1280, ih = 800;
+    uint32_t ov = TH_VIEW_OVERLAY_HUD;
+    th_view_layout l = layout_at(w, iw, ih, ov);
+    uint32_t *px = render_at(w, iw, ih, ov);
+    const uint32_t text = 0xFFE8ECF4u;
+    int x0 = (int)l.hud.x + 10, y0 = (int)l.hud.y + 10 + 20;
+    th_view_rect p_desc = {(float)(x0 + 3 * 12), (float)(y0 + 14), 10, 4};
+    th_view_rect p_right = {(float)(x0 + 3 * 12 + 8), (float)(y0 + 6), 2, 6};
+    th_view_rect s_desc = {(float)x0, (float)(y0 + 14), 10, 4};
+    th_view_rect s_body = {(float)x0, (float)y0, 10, 14};
+    ck_assert_int_gt(count_color(px, iw, ih, s_body, text), 10); /* the line is where we look */
+    ck_assert_int_ge(count_color(px, iw, ih, p_desc, text), 8);
+    ck_assert_int_ge(count_color(px, iw, ih, p_right, text), 6);
+    ck_assert_int_eq(count_color(px, iw, ih, s_desc, text), 0);
+    free(px);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* Pixels visibly different (a colour channel apart by 24 or more) between two iw-wide frames
+ * inside rectangle r. */
+static int diff_rect(const uint32_t *a, const uint32_t *b, int iw, th_view_rect r) {
+    int n = 0;
+    for (int y = (int)r.y; y < (int)(r.y + r.h); y++) {
+        for (int x = (int)r.x; x < (int)(r.x + r.w); x++) {
+            uint32_t p = a[y * iw + x], q = b[y * iw + x];
+            for (int sh = 0; sh < 24; sh += 8) {
+                if (abs((int)((p >> sh) & 0xFF) - (int)((q >> sh) & 0xFF)) >= 24) {
+                    n++;
+                    break;
+                }
+            }
+        }
+    }
+    return n;
+}
+
+/* At the default window and zoom, the density and grid overlays change a visible share of the
+ * map. In this scene they used to change 10 % and 0 % of it: density cells of a few pixels lay
+ * under the agents that filled them, and grid lines were skipped below 5 px. */
+START_TEST(test_density_and_grid_visible_at_default_zoom) {
+    th_world *w = scene("air_raid", 0, 60);
+    const int iw = 1280, ih = 800;
+    uint32_t base = th_view_default_opts().overlays;
+    th_view_layout l = layout_at(w, iw, ih, base);
+    th_world_def d = th_world_get_def(w);
+    th_vec2 tl = th_view_layout_to_screen(&l, th_v2(0, d.height));
+    th_vec2 br = th_view_layout_to_screen(&l, th_v2(d.width, 0));
+    th_view_rect world = {tl.x, tl.y, br.x - tl.x, br.y - tl.y};
+    int area = (int)(world.w * world.h);
+    uint32_t *a = render_at(w, iw, ih, base);
+    uint32_t *dn = render_at(w, iw, ih, base | TH_VIEW_OVERLAY_DENSITY);
+    uint32_t *gr = render_at(w, iw, ih, base | TH_VIEW_OVERLAY_GRID);
+    int dd = diff_rect(a, dn, iw, world), dg = diff_rect(a, gr, iw, world);
+    const char *dir = getenv("THRONG_TEST_PNG_DIR");
+    if (dir) {
+        /* For a person to look at: each overlay with the panels on. */
+        th_view_opts o = th_view_default_opts();
+        const uint32_t sets[] = {TH_VIEW_OVERLAY_DENSITY, TH_VIEW_OVERLAY_GRID,
+                                 TH_VIEW_OVERLAY_WALLDIST, TH_VIEW_OVERLAY_FLOW,
+                                 TH_VIEW_OVERLAY_PROFILER | TH_VIEW_OVERLAY_HELP};
+        for (int i = 0; i < 5; i++) {
+            char path[512];
+            snprintf(path, sizeof path, "%s/overlay%d.png", dir, i);
+            ck_assert(th_view_screenshot(w, &o, path, o.overlays | sets[i], NULL));
+        }
+    }
+    if (getenv("THRONG_TEST_VERBOSE"))
+        printf("density changes %d of %d map pixels, grid %d\n", dd, area, dg);
+    ck_assert_int_gt(dd, area * 3 / 10);
+    ck_assert_int_gt(dg, area / 10);
+    free(a);
+    free(dn);
+    free(gr);
+    th_world_destroy(w);
+}
+END_TEST
+
 int main(void) {
     /* Headless: SDL must never try to reach a display from these tests. */
     setenv("SDL_VIDEODRIVER", "dummy", 1);
@@ -365,6 +632,12 @@ int main(void) {
     tcase_add_test(tc, test_transform_is_the_documented_fit);
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_test(tc, test_no_display_under_dummy_driver);
+    tcase_add_test(tc, test_panels_leave_the_map_clear);
+    tcase_add_test(tc, test_layout_without_panels_is_the_fit);
+    tcase_add_test(tc, test_legend_drawn);
+    tcase_add_test(tc, test_leader_ring_keeps_crowd_colour);
+    tcase_add_test(tc, test_font_descenders);
+    tcase_add_test(tc, test_density_and_grid_visible_at_default_zoom);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -10,6 +10,8 @@
 #    print their events, then Esc must quit with code 0.
 # 2. A second run is closed the way a window manager closes it (a WM_DELETE_WINDOW client
 #    message) and must also exit with code 0.
+# 3. Paused, a click on the south bunker is queued: the screenshot saved with S must show the
+#    yellow queued mark around the bunker; Home resets the view; one step applies the click.
 #
 # Needs Xvfb, xdotool and python3 (for the client message: xdotool's windowclose destroys the
 # window outright, which no real window manager does and which kills any X client).
@@ -17,6 +19,8 @@
 set -uo pipefail
 
 driver=${1:?usage: test_viewer_x11.sh VIEWER_DRIVER}
+# Absolute: the third run works in a scratch directory (where S writes its screenshot).
+driver=$(realpath "$driver")
 for tool in Xvfb xdotool python3; do
     if ! command -v "$tool" >/dev/null; then
         echo "SKIP: $tool not installed"
@@ -192,6 +196,77 @@ else
     check "viewer window appeared (second run)" false
     cat "$out.err"
 fi
+
+# png_count PNG X Y R RGBHEX: pixels of colour RGBHEX within R pixels of (X, Y) in an 8-bit RGB
+# PNG (as the viewer writes them).
+png_count() {
+    python3 - "$@" <<'EOF'
+import struct, sys, zlib
+path, cx, cy, r, rgb = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+want = bytes.fromhex(rgb)
+d = open(path, "rb").read()
+i, idat = 8, b""
+while i < len(d):
+    n, t = struct.unpack(">I4s", d[i:i + 8])
+    c = d[i + 8:i + 8 + n]
+    i += 12 + n
+    if t == b"IHDR":
+        w, h = struct.unpack(">II", c[:8])
+    elif t == b"IDAT":
+        idat += c
+raw, st, prev, rows, p = zlib.decompress(idat), w * 3, bytearray(w * 3), [], 0
+for y in range(h):
+    f, line = raw[p], bytearray(raw[p + 1:p + 1 + st])
+    p += 1 + st
+    for x in range(st):
+        a = line[x - 3] if x >= 3 else 0
+        b = prev[x]
+        cc = prev[x - 3] if x >= 3 else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            q = a + b - cc
+            pa, pb, pc = abs(q - a), abs(q - b), abs(q - cc)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else cc)) & 255
+    rows.append(line)
+    prev = line
+print(sum(1 for y in range(max(0, cy - r), min(h, cy + r)) for x in range(max(0, cx - r), min(w, cx + r))
+          if bytes(rows[y][3 * x:3 * x + 3]) == want))
+EOF
+}
+
+# ---- 3: a click queued while paused, a screenshot, reset view ------------------------------
+out=$work/run3.txt
+cd "$work" || exit 1
+if start_driver "$out"; then
+    read -r bx by < <(awk '$1 == "bunker" && $2 == "south" {print $3, $4}' "$out")
+    sleep 0.5 # the window mapped and drawing before keys are sent
+    xdotool windowfocus --sync "$wid" 2>/dev/null
+    xdotool key space
+    check "paused" wait_for "$out" '^event pause '
+    xdotool mousemove --window "$wid" "$bx" "$by" click 1
+    check "queued destroy printed" wait_for "$out" '^event destroy_bunker south '
+    sleep 0.3
+    xdotool key s
+    check "screenshot saved" wait_for "$out" '^event screenshot '
+    shot=$(awk '$2 == "screenshot" {print $5}' "$out" | head -1)
+    n=$(png_count "$shot" "$bx" "$by" 40 ffe040 2>/dev/null || echo 0)
+    check "queued mark drawn around the bunker ($n yellow pixels)" test "${n:-0}" -gt 20
+    xdotool key Home
+    check "reset view" wait_for "$out" '^event reset_view '
+    xdotool key period
+    check "one step" wait_for "$out" '^event step '
+    xdotool key Escape
+    wait_driver
+    check "Esc exits with code 0 (got $rc)" test "$rc" -eq 0
+    read -r destroyed < <(awk '$2 == "bunker" && $3 == "south" {print $5}' "$out")
+    check "the queued click applied on the step" test "${destroyed:-0}" -eq 1
+else
+    check "viewer window appeared (third run)" false
+    cat "$out.err"
+fi
+[ "$failed" -gt 0 ] && { echo "--- driver output"; cat "$out" "$out.err"; }
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

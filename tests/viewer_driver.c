@@ -73,18 +73,6 @@ int main(int argc, char **argv) {
     int32_t cols, rows;
     float cs;
     th_world_map_size(w, &cols, &rows, &cs);
-    printf("window %d %d\n", WIDTH, HEIGHT);
-    for (uint32_t b = 0; b < th_world_bunker_count(w); b++) {
-        th_bunker_info bi;
-        th_world_get_bunker(w, b, &bi);
-        th_vec2 c =
-            th_v2((float)(bi.x0 + bi.x1 + 1) * 0.5f * cs, (float)(bi.y0 + bi.y1 + 1) * 0.5f * cs);
-        th_vec2 s = th_view_world_to_screen(w, WIDTH, HEIGHT, c);
-        printf("bunker %s %d %d\n", bi.name, (int)s.x, (int)s.y);
-    }
-    printf("ready\n");
-    fflush(stdout);
-
     th_view_opts o = th_view_default_opts();
     o.width = WIDTH;
     o.height = HEIGHT;
@@ -92,6 +80,24 @@ int main(int argc, char **argv) {
     o.max_frames = max_frames;
     o.sim_speed = speed;
     o.print_events = true;
+    /* Bunkers where the window shows them: the map is framed beside the panels. */
+    th_view_layout lay;
+    if (!th_view_get_layout(w, &o, o.overlays, &lay, &err)) {
+        fprintf(stderr, "viewer_driver: %s\n", err.message);
+        return 2;
+    }
+    printf("window %d %d\n", WIDTH, HEIGHT);
+    for (uint32_t b = 0; b < th_world_bunker_count(w); b++) {
+        th_bunker_info bi;
+        th_world_get_bunker(w, b, &bi);
+        th_vec2 c =
+            th_v2((float)(bi.x0 + bi.x1 + 1) * 0.5f * cs, (float)(bi.y0 + bi.y1 + 1) * 0.5f * cs);
+        th_vec2 s = th_view_layout_to_screen(&lay, c);
+        printf("bunker %s %d %d\n", bi.name, (int)s.x, (int)s.y);
+    }
+    printf("ready\n");
+    fflush(stdout);
+
     int rc = th_view_run(&w, &o);
 
     printf("final step %llu\n", (unsigned long long)th_world_step_count(w));

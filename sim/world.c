@@ -128,7 +128,8 @@ static bool reserve(th_world *w, uint32_t n) {
               th_grow_array((void **)&w->slot_of_id, sizeof *w->slot_of_id, w->next_id, cap) &&
               th_grow_array((void **)&w->squad_of_id, sizeof *w->squad_of_id, w->next_id, cap) &&
               th_grow_array((void **)&w->member_of_id, sizeof *w->member_of_id, w->next_id, cap) &&
-              th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new);
+              th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new) &&
+              th_measure_reserve(w, w->next_id, cap);
     if (!ok) return false;
     w->capacity = cap;
     return setup_grid(w);
@@ -226,6 +227,7 @@ void th_world_destroy(th_world *w) {
     th_free(w->shelter);
     th_free(w->slot_of_id);
     th_free(w->chunk_stats);
+    th_measure_free(w);
     th_free(w);
 }
 
@@ -398,6 +400,7 @@ th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th
     a->type[k] = w->crowd_rt[crowd].type;
     w->shelter[k] = 0;
     w->slot_of_id[id] = k;
+    th_measure_agent_added(w, id, position);
     w->stats.agents = w->count;
     return id;
 }

@@ -29,8 +29,9 @@ bool th_output_parse_format(const char *text, th_traj_format *out);
 /** Whether any output file was asked for. */
 bool th_output_wanted(const th_output *o);
 
-/** Open the files (before the run, so an unwritable path fails before any work), write the
- *  headers and the step-0 sample. False with `err` filled; nothing stays open then. */
+/** Open the files (before the run, so an unwritable path fails before any work) and write the
+ *  headers. False with `err` filled; nothing stays open then. Then call th_output_sample for
+ *  the state before the first step, and after every step. */
 bool th_output_open(th_output *o, const th_world *w, const char *scene, th_error *err);
 
 /** After a step: write the rows of the steps the sampling intervals pick. False with `err`

@@ -208,6 +208,12 @@ int th_cmd_run(int argc, char **argv) {
             th_world_destroy(w);
             return TH_EXIT_USAGE;
         }
+        if (!th_output_sample(&o.out, w, &err)) { /* the state before the first step */
+            fprintf(stderr, "throng run: %s\n", err.message);
+            th_output_close(&o.out, NULL);
+            th_world_destroy(w);
+            return 1;
+        }
     }
     if (o.validate) {
         th_world_set_validation(w, true);

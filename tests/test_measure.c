@@ -577,6 +577,7 @@ START_TEST(trajectory_files_round_trip) {
     th_output ot = {.measure_every = 1, .traj_path = txt, .traj_every = EVERY}; /* .txt: pedpy */
     ck_assert_msg(th_output_open(&oc, w, info.name, &err), "%s", err.message);
     ck_assert_msg(th_output_open(&ot, w, info.name, &err), "%s", err.message);
+    ck_assert(th_output_sample(&oc, w, &err) && th_output_sample(&ot, w, &err));
     static sample samples[STEPS / EVERY + 1];
     static uint32_t box[STEPS / EVERY + 1];
     static int64_t cut[STEPS / EVERY + 1];

@@ -220,5 +220,29 @@ EOF
 then pass "pedpy text file reads as PedPy reads it"
 else fail "pedpy text file reads as PedPy reads it" "see below"; fi
 
+# The fundamental-diagram script: one row per density, Weidmann's speed at the measured density.
+fd=$(dirname "$0")/../bench/fundamental_diagram.py
+if [[ -r $fd ]]; then
+    run_fd() { timeout 300 python3 "$fd" --throng "$bin" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+    run_fd --densities 0.5,2 --spawn-area 80 --steps 200 --warmup 2 --out "$tmp/fd.csv" \
+        "$(dirname "$0")/../bench/fundamental_diagram.yaml"
+    if [[ $rc -eq 0 ]] && python3 - "$tmp/fd.csv" <<'EOF'
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [r["agents"] for r in rows] == ["40", "160"], rows
+for r in rows:
+    rho = float(r["density"])
+    w = 1.34 if rho <= 0 else 0.0 if rho >= 5.4 else 1.34 * (1 - math.exp(-1.913 * (1 / rho - 1 / 5.4)))
+    assert abs(float(r["weidmann_speed"]) - w) <= 1e-4, (rho, r["weidmann_speed"], w)
+    assert int(r["samples"]) == 161, r["samples"]  # steps 40..200 of 0.05 s
+    assert 0 < float(r["speed"]) <= 1.34 + 1e-6
+EOF
+    then pass "fundamental diagram script"
+    else fail "fundamental diagram script" "exit $rc or a wrong CSV"; fi
+    run_fd "$tmp/plain.yaml" --steps 10 --out "$tmp/fd2.csv"
+    if [[ $rc -ne 0 ]] && grep -q "measures nothing" "$tmp/err"; then pass "fundamental diagram script: scene without areas"
+    else fail "fundamental diagram script: scene without areas" "exit $rc"; fi
+fi
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

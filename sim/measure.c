@@ -298,6 +298,14 @@ int th_world_add_measure_line(th_world *w, const th_measure_line_def *def, th_er
     }
     if (window == 0.0f) window = 1.0f;
     double steps = floor((double)window / (double)w->def.timestep + 0.5);
+    if (steps > (double)TH_MAX_MEASURE_WINDOW_STEPS) {
+        /* The ring holds one count per step: a long window at a tiny timestep would take
+         * memory without bound (3600 s at 0.1 ms is 36 million steps per line). */
+        th_error_set(err, "line '%s': a window of %g s is %.0f steps of %g s, more than %u",
+                     def->name, (double)window, steps, (double)w->def.timestep,
+                     TH_MAX_MEASURE_WINDOW_STEPS);
+        return -1;
+    }
     uint32_t window_steps = steps < 1.0 ? 1u : (uint32_t)steps;
     if (!get_measure(w, err)) return -1;
     struct th_measure *m = w->measure;

@@ -9,6 +9,7 @@
  * Everything the world would refuse is checked here first, so the error points at the
  * offending value (file:line:column); the world then gets the same values through the public
  * API, as a program building the scene by hand would give them. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -133,6 +134,11 @@ static bool parse_lines(th_scene *s, const th_ynode *n, th_error *err) {
         if ((v = th_ynode_get(e, "window"))) {
             snprintf(sub, sizeof sub, "%s.window", path);
             if (!th_scene_float(s, v, sub, 0.001, TH_MAX_MEASURE_WINDOW, &window, err)) return false;
+            double steps = floor((double)(float)window / (double)s->timestep + 0.5);
+            if (steps > (double)TH_MAX_MEASURE_WINDOW_STEPS) {
+                return FAIL(s, v, sub, err, "expected a window of at most %u steps, found %g s = %.0f steps of %g s",
+                            TH_MAX_MEASURE_WINDOW_STEPS, window, steps, (double)s->timestep);
+            }
         }
         l->def = (th_measure_line_def){l->name, p[0], p[1], (float)window};
         s->measure_line_count++;

@@ -549,8 +549,9 @@ void th_world_trace_stop(th_world *w);
 /** Most areas and lines per world. */
 #define TH_MAX_MEASURE_AREAS 64
 #define TH_MAX_MEASURE_LINES 64
-/** Longest flow window, seconds. */
+/** Longest flow window: seconds, and steps (a ring of per-step counts is kept per line). */
 #define TH_MAX_MEASURE_WINDOW 3600.0f
+#define TH_MAX_MEASURE_WINDOW_STEPS 65536u
 
 /** An area. Names: 1 to 63 characters of letters, digits, '_', '-' and '.', unique among the
  *  world's areas and lines (they name output columns). */
@@ -564,7 +565,7 @@ typedef struct th_measure_line_def {
     const char *name;      /* copied */
     th_vec2 a, b;          /* metres, inside the closed world rectangle, a != b */
     float window;          /* seconds over which `flow` is averaged, rounded to whole steps (at
-                              least one); 0 = 1 second */
+                              least one, at most TH_MAX_MEASURE_WINDOW_STEPS); 0 = 1 second */
 } th_measure_line_def;
 
 /** An area's figures as of the last step (or, before a step has run since it was added, as of

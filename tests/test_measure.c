@@ -437,6 +437,7 @@ START_TEST(api_refuses_bad_measures) {
         {{"l", th_v2(1, 1), th_v2(2, 1), -1}, "window"},
         {{"l", th_v2(1, 1), th_v2(2, 1), 4000}, "window"},
         {{"l", th_v2(1, 1), th_v2(2, 1), INFINITY}, "window"},
+        {{"l", th_v2(1, 1), th_v2(2, 1), 1200}, "more than 65536"}, /* 72,000 steps of 1/60 s */
     };
     for (size_t i = 0; i < sizeof bad_lines / sizeof bad_lines[0]; i++) {
         ck_assert_int_eq(th_world_add_measure_line(w, &bad_lines[i].d, &err), -1);
@@ -496,6 +497,7 @@ static const bad_scene k_bad[] = {
     {"line end negative", SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [-1, 1], to: [4, 2]}\n", 10, 24, "measure.lines[0].from[0]", "'-1'"},
     {"line point of one number", SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1], to: [4, 2]}\n", 10, 23, "measure.lines[0].from", "list of 2 numbers"},
     {"zero window", SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1, 1], to: [4, 2], window: 0}\n", 10, 51, "measure.lines[0].window", "expected a number"},
+    {"window of too many steps", "name: t\ntimestep: 0.001\nworld:\n  size: [40, 30]\ncrowds:\n  - name: a\n    count: 2\n    spawn: {rect: [0, 0, 40, 30]}\nmeasure:\n  lines:\n    - {name: l, from: [1, 1], to: [4, 2], window: 70}\n", 11, 51, "measure.lines[0].window", "at most 65536 steps"},
     {"window a word", SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1, 1], to: [4, 2], window: long}\n", 10, 51, "measure.lines[0].window", "'long'"},
     {"line named like an area", SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [0, 0, 1, 1]}\n  lines:\n    - {name: a, from: [1, 1], to: [4, 2]}\n", 12, 14, "measure.lines[0].name", "used twice"},
 };

@@ -1,10 +1,11 @@
-/* Measurement areas and lines: counted once per step, serially, in agent id order.
+/* Measurement areas and lines: counted once per step, serially, in storage order.
  *
- * Why serial and by id: the figures are sums of floats (speeds) and counts over agents, and
- * storage order changes every step. Visiting agents by id makes every sum independent of how
- * the step cut its work and of the cell sort, so the results are bit-identical for any thread
- * count. The pass costs one scattered read per agent and one test per agent and measure,
- * small next to steering, and nothing at all in worlds that measure nothing.
+ * Why the figures do not depend on the thread count or on the order agents are stored in:
+ * counts are integers, and speeds are summed in fixed point (units of 2^-24 m/s, rounded per
+ * agent), so every sum is exact and the same in any order. The pass can then walk the agents
+ * in storage order, sequentially; walking them in id order instead (scattered reads) took
+ * 4.5 ms per step at 100k agents against 25 ms of steering. Nothing runs in worlds that
+ * measure nothing.
  *
  * Crossings need each agent's position after the previous step. It is kept by id in arrays
  * sized with the agent capacity (grown by th_world_add_agent's reserve, never in a step), and
@@ -20,8 +21,11 @@ typedef struct measure_area {
     char name[64];
     float x0, y0, x1, y1;
     uint32_t count;
-    double speed_sum;
+    int64_t speed_sum; /* units of SPEED_UNIT: 1000 m/s x 2^24 x 2^24 agents < 2^63 */
 } measure_area;
+
+#define SPEED_UNIT 0x1p-24
+#define PREFETCH_AHEAD 16u
 
 typedef struct measure_line {
     char name[64];
@@ -42,31 +46,30 @@ struct th_measure {
     uint32_t area_count;
     measure_line line[TH_MAX_MEASURE_LINES];
     uint32_t line_count;
-    float *prev_x, *prev_y; /* by id, w->capacity entries; NULL until the first line */
+    th_vec2 *prev; /* by id, w->capacity entries; NULL until the first line. One array of
+                      pairs, not two: the step reads it scattered, and x and y then share
+                      a cache line (two arrays cost a second miss per agent) */
 };
 
 void th_measure_free(th_world *w) {
     struct th_measure *m = w->measure;
     if (!m) return;
     for (uint32_t l = 0; l < m->line_count; l++) th_free(m->line[l].ring);
-    th_free(m->prev_x);
-    th_free(m->prev_y);
+    th_free(m->prev);
     th_free(m);
     w->measure = NULL;
 }
 
 bool th_measure_reserve(th_world *w, uint32_t keep, uint32_t cap) {
     struct th_measure *m = w->measure;
-    if (!m || !m->prev_x) return true;
-    return th_grow_array((void **)&m->prev_x, sizeof *m->prev_x, keep, cap) &&
-           th_grow_array((void **)&m->prev_y, sizeof *m->prev_y, keep, cap);
+    if (!m || !m->prev) return true;
+    return th_grow_array((void **)&m->prev, sizeof *m->prev, keep, cap);
 }
 
 void th_measure_agent_added(th_world *w, th_agent_id id, th_vec2 p) {
     struct th_measure *m = w->measure;
-    if (!m || !m->prev_x) return;
-    m->prev_x[id] = p.x;
-    m->prev_y[id] = p.y;
+    if (!m || !m->prev) return;
+    m->prev[id] = p;
 }
 
 /* ---- geometry ---------------------------------------------------------------------------- */
@@ -118,19 +121,17 @@ static int line_crossing(const measure_line *L, double qx, double qy, double dx,
 static void count_areas(th_world *w, struct th_measure *m) {
     for (uint32_t i = 0; i < m->area_count; i++) {
         m->area[i].count = 0;
-        m->area[i].speed_sum = 0.0;
+        m->area[i].speed_sum = 0;
     }
     const th_agents *a = &w->buf[w->cur];
-    for (th_agent_id id = 0; id < w->next_id; id++) {
-        uint32_t k = w->slot_of_id[id];
-        if (k >= w->count) continue;
+    for (uint32_t k = 0; k < w->count; k++) {
         float x = a->px[k], y = a->py[k];
         for (uint32_t i = 0; i < m->area_count; i++) {
             measure_area *r = &m->area[i];
             if (x >= r->x0 && x < r->x1 && y >= r->y0 && y < r->y1) {
                 double vx = a->vx[k], vy = a->vy[k];
                 r->count++;
-                r->speed_sum += sqrt(vx * vx + vy * vy);
+                r->speed_sum += llround(sqrt(vx * vx + vy * vy) / SPEED_UNIT);
             }
         }
     }
@@ -148,10 +149,12 @@ void th_measure_update(th_world *w) {
     const th_agents *a = &w->buf[w->cur];
     const double W = w->def.width, H = w->def.height;
     const bool wrap = w->wrap;
-    for (th_agent_id id = 0; id < w->next_id; id++) {
-        uint32_t k = w->slot_of_id[id];
-        if (k >= w->count) continue;
-        double qx = m->prev_x[id], qy = m->prev_y[id];
+    for (uint32_t k = 0; k < w->count; k++) {
+        th_agent_id id = a->id[k];
+        /* prev is read by id, scattered: without a prefetch the wait for it was half of this
+         * pass (perf, 100k agents). PREFETCH_AHEAD agents cover the miss latency. */
+        if (k + PREFETCH_AHEAD < w->count) __builtin_prefetch(&m->prev[a->id[k + PREFETCH_AHEAD]], 1);
+        double qx = m->prev[id].x, qy = m->prev[id].y;
         double dx = (double)a->px[k] - qx, dy = (double)a->py[k] - qy;
         if (wrap) {
             if (dx > 0.5 * W) dx -= W;
@@ -172,8 +175,7 @@ void th_measure_update(th_world *w) {
             if (c > 0) L->forward += (uint32_t)c;
             else if (c < 0) L->backward += (uint32_t)-c;
         }
-        m->prev_x[id] = a->px[k];
-        m->prev_y[id] = a->py[k];
+        m->prev[id] = th_v2(a->px[k], a->py[k]);
     }
     for (uint32_t l = 0; l < m->line_count; l++) {
         measure_line *L = &m->line[l];
@@ -314,20 +316,16 @@ int th_world_add_measure_line(th_world *w, const th_measure_line_def *def, th_er
         th_error_set(err, "out of memory");
         return -1;
     }
-    if (!m->prev_x) {
+    if (!m->prev) {
         /* The first line: every agent's path starts where it is now. */
-        if (!th_grow_array((void **)&m->prev_x, sizeof *m->prev_x, 0, w->capacity) ||
-            !th_grow_array((void **)&m->prev_y, sizeof *m->prev_y, 0, w->capacity)) {
-            th_free(m->prev_x);
-            m->prev_x = NULL;
+        if (!th_grow_array((void **)&m->prev, sizeof *m->prev, 0, w->capacity)) {
             th_free(ring);
             th_error_set(err, "out of memory");
             return -1;
         }
         const th_agents *ag = &w->buf[w->cur];
         for (uint32_t k = 0; k < w->count; k++) {
-            m->prev_x[ag->id[k]] = ag->px[k];
-            m->prev_y[ag->id[k]] = ag->py[k];
+            m->prev[ag->id[k]] = th_v2(ag->px[k], ag->py[k]);
         }
     }
     measure_line *L = &m->line[m->line_count];
@@ -361,7 +359,7 @@ bool th_world_measure_area(const th_world *w, uint32_t area, th_measure_area_inf
         .x0 = r->x0, .y0 = r->y0, .x1 = r->x1, .y1 = r->y1,
         .count = r->count,
         .density = (double)r->count / size,
-        .mean_speed = r->count ? r->speed_sum / (double)r->count : NAN,
+        .mean_speed = r->count ? (double)r->speed_sum * SPEED_UNIT / (double)r->count : NAN,
     };
     return true;
 }

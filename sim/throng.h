@@ -532,7 +532,8 @@ void th_world_trace_stop(th_world *w);
  * Areas and lines measured by the engine in every step, after integration and before agents
  * that reached a bunker leave (they still count in the step they arrive). Measuring changes
  * nothing in the simulation: th_world_hash is the same with or without it, and every figure
- * is the same for any thread count (agents are visited in id order, serially).
+ * is the same for any thread count (counts are integers, speeds are summed in fixed point of
+ * 2^-24 m/s, so no sum depends on the order agents are visited in).
  *
  * An area is an axis-aligned rectangle [x0, x1) x [y0, y1): it reports the agents inside it
  * after the step, their density and their mean speed. A line is a segment from a to b: an

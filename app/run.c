@@ -9,6 +9,7 @@
 #include "../sim/throng.h"
 #include "app.h"
 #include "args.h"
+#include "output.h"
 
 static const char k_run_help[] =
     "usage: throng run [SCENE] [options]\n"
@@ -29,6 +30,20 @@ static const char k_run_help[] =
     "                after the steps, render one frame to FILE (PNG), no display needed\n"
     "  --validate    check the invariants inside every step; stop at the first violation\n"
     "                (exit 1) and report peak memory at the start and the end\n"
+    "  --measure FILE.csv\n"
+    "                write the scene's measurement areas and lines (its `measure:` section)\n"
+    "                to FILE: one row per sampled step (docs/measurement.md)\n"
+    "  --measure-every N\n"
+    "                sample the measurements every N steps (default 1)\n"
+    "  --trajectories FILE\n"
+    "                write every agent's position and velocity, one row per agent per\n"
+    "                sampled step: CSV step,time,id,crowd,x,y,vx,vy, or PedPy's text format\n"
+    "                when FILE ends in .txt\n"
+    "  --trajectory-every N\n"
+    "                sample the trajectories every N steps (default 1)\n"
+    "  --trajectory-format csv|pedpy\n"
+    "                choose the trajectory format whatever FILE's extension\n"
+    "                (output files are opened before the run; any of them means --headless)\n"
     "  --destroy-bunker NAME@STEP\n"
     "                destroy bunker NAME before step STEP (repeatable)\n"
     "  --restore-bunker NAME@STEP\n"
@@ -51,6 +66,7 @@ typedef struct run_opts {
     const char *screenshot;
     scheduled events[MAX_SCHEDULED];
     uint32_t event_count;
+    th_output out; /* --measure, --trajectories */
 } run_opts;
 
 /* Parse NAME@STEP into the schedule. */
@@ -101,6 +117,17 @@ static int parse(int argc, char **argv, run_opts *o) {
         } else if (strcmp(a, "--agents") == 0) {
             if (!(v = th_arg_value(argc, argv, &i)) || !th_arg_u64(a, v, 1, TH_MAX_AGENTS, &o->agents))
                 return TH_EXIT_USAGE;
+        } else if (strcmp(a, "--measure") == 0) {
+            if (!(o->out.measure_path = th_arg_value(argc, argv, &i))) return TH_EXIT_USAGE;
+        } else if (strcmp(a, "--trajectories") == 0) {
+            if (!(o->out.traj_path = th_arg_value(argc, argv, &i))) return TH_EXIT_USAGE;
+        } else if (strcmp(a, "--measure-every") == 0 || strcmp(a, "--trajectory-every") == 0) {
+            uint64_t *every = a[2] == 'm' ? &o->out.measure_every : &o->out.traj_every;
+            if (!(v = th_arg_value(argc, argv, &i)) || !th_arg_u64(a, v, 1, 1000000000ull, every))
+                return TH_EXIT_USAGE;
+        } else if (strcmp(a, "--trajectory-format") == 0) {
+            if (!(v = th_arg_value(argc, argv, &i)) || !th_output_parse_format(v, &o->out.traj_format))
+                return TH_EXIT_USAGE;
         } else if (strcmp(a, "--destroy-bunker") == 0 || strcmp(a, "--restore-bunker") == 0) {
             if (!(v = th_arg_value(argc, argv, &i)) ||
                 !parse_event(a, v, strcmp(a, "--destroy-bunker") == 0, o))
@@ -140,7 +167,7 @@ static th_world *reopen(void *user) {
 }
 
 int th_cmd_run(int argc, char **argv) {
-    run_opts o = {.scene = NULL};
+    run_opts o = {.scene = NULL, .out = {.measure_every = 1, .traj_every = 1}};
     int rc = parse(argc, argv, &o);
     if (rc >= 0) return rc;
     if (!o.scene) o.scene = th_default_scene;
@@ -174,6 +201,20 @@ int th_cmd_run(int argc, char **argv) {
     printf("run       %" PRIu64 " steps of %.4f s, %u thread(s), seed %" PRIu64 "\n", o.steps,
            (double)def.timestep, def.threads, def.seed);
 
+    if (th_output_wanted(&o.out)) {
+        o.headless = true; /* the viewer steps on its own clock: samples would be lost */
+        if (!th_output_open(&o.out, w, info.name, &err)) {
+            fprintf(stderr, "throng run: %s\n", err.message);
+            th_world_destroy(w);
+            return TH_EXIT_USAGE;
+        }
+        if (!th_output_sample(&o.out, w, &err)) { /* the state before the first step */
+            fprintf(stderr, "throng run: %s\n", err.message);
+            th_output_close(&o.out, NULL);
+            th_world_destroy(w);
+            return 1;
+        }
+    }
     if (o.validate) {
         th_world_set_validation(w, true);
         printf("memory    peak RSS %.1f MiB after building the scene\n", peak_rss_mib());
@@ -197,12 +238,19 @@ int th_cmd_run(int argc, char **argv) {
             const char *broken = o.validate ? th_world_validation_error(w) : NULL;
             if (broken) {
                 fprintf(stderr, "throng run: invariant broken: %s\n", broken);
+                th_output_close(&o.out, NULL);
                 th_world_destroy(w);
                 return 1;
             }
+            if (!th_output_sample(&o.out, w, &err)) break;
         }
     }
     o.steps = steps_run;
+    if (!th_output_close(&o.out, &err)) {
+        fprintf(stderr, "throng run: %s\n", err.message);
+        th_world_destroy(w);
+        return 1;
+    }
     double secs = (double)(th_now_ns() - t0) * 1e-9;
     if (o.screenshot) {
         th_view_opts vo = th_view_default_opts();

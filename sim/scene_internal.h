@@ -74,6 +74,19 @@ typedef struct th_legend_entry {
     const th_ynode *node;
 } th_legend_entry;
 
+/* A measurement area or line and the node it came from (scene_measure.c). */
+typedef struct th_scene_measure_area {
+    th_measure_area_def def; /* def.name points at name */
+    char name[64];
+    const th_ynode *node;
+} th_scene_measure_area;
+
+typedef struct th_scene_measure_line {
+    th_measure_line_def def; /* def.name points at name */
+    char name[64];
+    const th_ynode *node;
+} th_scene_measure_line;
+
 typedef struct th_scene {
     th_ydoc doc;
     char name[64];
@@ -103,6 +116,10 @@ typedef struct th_scene {
     uint32_t target_count;
     th_scene_squad *squad;
     uint32_t squad_count;
+    th_scene_measure_area *measure_area;
+    uint32_t measure_area_count;
+    th_scene_measure_line *measure_line;
+    uint32_t measure_line_count;
 } th_scene;
 
 /* Shared by the scene sources: report a problem at a node as
@@ -134,6 +151,26 @@ void th_scene_free(th_scene *s);
 
 /* scene_map.c: fill kind/cost/legend from the `map` node (ascii, image or generated city). */
 bool th_scene_read_map(th_scene *s, const th_ynode *map, th_error *err);
+
+/* scene_parse.c: the checks every section uses, for sections kept in files of their own. */
+bool th_scene_expect(const th_scene *s, const th_ynode *n, th_ynode_kind kind, const char *path,
+                     th_error *err);
+bool th_scene_known_keys(const th_scene *s, const th_ynode *map, const char *path,
+                         const char *const *allowed, th_error *err);
+bool th_scene_float(const th_scene *s, const th_ynode *n, const char *path, double lo, double hi,
+                    double *out, th_error *err);
+/* A list of exactly `count` numbers in [lo, hi]; returns count, or -1 with `err` filled. */
+int th_scene_numbers(const th_scene *s, const th_ynode *n, const char *path, int count, double lo,
+                     double hi, double *out, th_error *err);
+bool th_scene_name(const th_scene *s, const th_ynode *n, const char *path, char *out, size_t cap,
+                   th_error *err);
+/* How a node reads in a message: 'text' for a scalar, else "a list" or "a mapping". */
+const char *th_scene_found(const th_ynode *n, char *buf, size_t cap);
+
+/* scene_measure.c: the `measure` section, read after the world's size is known, and handed
+ * to the world once it is built. */
+bool th_scene_parse_measure(th_scene *s, const th_ynode *n, th_error *err);
+bool th_scene_build_measure(th_world *w, const th_scene *s, th_error *err);
 
 /* scene_build.c */
 th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error *err);

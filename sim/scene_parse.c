@@ -946,6 +946,35 @@ static bool parse_events(ctx *c, const th_ynode *n) {
     return true;
 }
 
+/* ---- shared with the other scene sources (scene_measure.c) ------------------------------- */
+
+bool th_scene_expect(const th_scene *s, const th_ynode *n, th_ynode_kind kind, const char *path,
+                     th_error *err) {
+    return expect(s, n, kind, path, err);
+}
+
+bool th_scene_known_keys(const th_scene *s, const th_ynode *map, const char *path,
+                         const char *const *allowed, th_error *err) {
+    return known_keys(s, map, path, allowed, err);
+}
+
+bool th_scene_float(const th_scene *s, const th_ynode *n, const char *path, double lo, double hi,
+                    double *out, th_error *err) {
+    return scalar_float(s, n, path, lo, hi, out, err);
+}
+
+int th_scene_numbers(const th_scene *s, const th_ynode *n, const char *path, int count, double lo,
+                     double hi, double *out, th_error *err) {
+    return number_list(s, n, path, count, 0, lo, hi, out, err);
+}
+
+bool th_scene_name(const th_scene *s, const th_ynode *n, const char *path, char *out, size_t cap,
+                   th_error *err) {
+    return scalar_name(s, n, path, out, cap, err);
+}
+
+const char *th_scene_found(const th_ynode *n, char *buf, size_t cap) { return found(n, buf, cap); }
+
 /* ---- the file -------------------------------------------------------------------------- */
 
 static bool parse_tree(th_scene *s, th_error *err);
@@ -967,7 +996,7 @@ static bool parse_tree(th_scene *s, th_error *err) {
     const th_ynode *root = s->doc.root;
     if (!root) return FAIL(s, NULL, "(file)", err, "the file is empty; expected a mapping with name, crowds, ...");
     if (!expect(s, root, TH_Y_MAPPING, "(file)", err)) return false;
-    static const char *const keys[] = {"name", "seed", "timestep", "threads", "steps", "world", "map", "bunkers", "targets", "crowds", "squads", "events", NULL};
+    static const char *const keys[] = {"name", "seed", "timestep", "threads", "steps", "world", "map", "bunkers", "targets", "crowds", "squads", "events", "measure", NULL};
     if (!known_keys(s, root, "", keys, err)) return false;
 
     const th_ynode *v = th_ynode_get(root, "name");
@@ -1021,6 +1050,7 @@ static bool parse_tree(th_scene *s, th_error *err) {
         }
     }
     if ((v = th_ynode_get(root, "events")) && !parse_events(&c, v)) return false;
+    if ((v = th_ynode_get(root, "measure")) && !th_scene_parse_measure(s, v, err)) return false;
     return true;
 }
 

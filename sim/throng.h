@@ -576,6 +576,88 @@ const th_trace_span *th_world_trace_spans(const th_world *w, uint32_t *count);
 /** Stop recording and free the buffer. */
 void th_world_trace_stop(th_world *w);
 
+/* ---- measurement --------------------------------------------------------------------------
+ * Areas and lines measured by the engine in every step, after integration and before agents
+ * that reached a bunker leave (they still count in the step they arrive). Measuring changes
+ * nothing in the simulation: th_world_hash is the same with or without it, and every figure
+ * is the same for any thread count (counts are integers, speeds are summed in fixed point of
+ * 2^-24 m/s, so no sum depends on the order agents are visited in).
+ *
+ * An area is an axis-aligned rectangle [x0, x1) x [y0, y1): it reports the agents inside it
+ * after the step, their density and their mean speed. A line is a segment from a to b: an
+ * agent crosses it when the straight segment from its position after the previous step to its
+ * position after this one intersects the line (endpoints included). In a wrap-around world
+ * that segment is the short way across the seam (the minimum image), so the jump from one edge
+ * to the other is not a crossing of the whole world.
+ *
+ * Direction: standing at a and looking toward b, crossing from the left side to the right side
+ * counts +1, from right to left -1. For a line drawn northward (a below b), walking east is
+ * positive. A point exactly on the line counts as on its right side, so an agent that stops on
+ * the line and goes on is counted once. */
+
+/** Most areas and lines per world. */
+#define TH_MAX_MEASURE_AREAS 64
+#define TH_MAX_MEASURE_LINES 64
+/** Longest flow window: seconds, and steps (a ring of per-step counts is kept per line). */
+#define TH_MAX_MEASURE_WINDOW 3600.0f
+#define TH_MAX_MEASURE_WINDOW_STEPS 65536u
+
+/** An area. Names: 1 to 63 characters of letters, digits, '_', '-' and '.', unique among the
+ *  world's areas and lines (they name output columns). */
+typedef struct th_measure_area_def {
+    const char *name;      /* copied */
+    float x0, y0, x1, y1;  /* metres, 0 <= x0 < x1 <= width, 0 <= y0 < y1 <= height */
+} th_measure_area_def;
+
+/** A line (a segment; the same name rules as areas). */
+typedef struct th_measure_line_def {
+    const char *name;      /* copied */
+    th_vec2 a, b;          /* metres, inside the closed world rectangle, a != b */
+    float window;          /* seconds over which `flow` is averaged, rounded to whole steps (at
+                              least one, at most TH_MAX_MEASURE_WINDOW_STEPS); 0 = 1 second */
+} th_measure_line_def;
+
+/** An area's figures as of the last step (or, before a step has run since it was added, as of
+ *  when it was added). */
+typedef struct th_measure_area_info {
+    const char *name;     /* points into the world */
+    float x0, y0, x1, y1;
+    uint32_t count;       /* agents inside */
+    double density;       /* count / area, persons per square metre */
+    double mean_speed;    /* mean of |velocity| over the agents inside, metres/second; NaN when
+                             the area is empty (no agent, no speed: 0 would read as a standstill) */
+} th_measure_area_info;
+
+/** A line's figures as of the last step. */
+typedef struct th_measure_line_info {
+    const char *name;     /* points into the world */
+    th_vec2 a, b;
+    float window;         /* seconds: window_steps * timestep */
+    uint32_t window_steps;
+    int32_t crossed;      /* net crossings in the last step: forward - backward */
+    uint32_t forward, backward; /* crossings left-to-right and right-to-left in the last step */
+    int64_t crossed_total;      /* net crossings since the line was added */
+    uint64_t forward_total, backward_total;
+    double flow;          /* net persons/second over the last window: the net crossings of the
+                             last min(steps measured, window_steps) steps divided by their
+                             duration; 0 before the first step */
+} th_measure_line_info;
+
+/** Add an area; returns its index (0, 1, ...) or -1 with `err` filled. Allocates; call it
+ *  between steps. */
+int th_world_add_measure_area(th_world *w, const th_measure_area_def *def, th_error *err);
+
+/** Add a line; returns its index or -1 with `err` filled. Allocates (the first line also
+ *  reserves a previous position per agent id); call it between steps. */
+int th_world_add_measure_line(th_world *w, const th_measure_line_def *def, th_error *err);
+
+uint32_t th_world_measure_area_count(const th_world *w);
+uint32_t th_world_measure_line_count(const th_world *w);
+
+/** An area's or line's figures; false for a bad index. */
+bool th_world_measure_area(const th_world *w, uint32_t area, th_measure_area_info *out);
+bool th_world_measure_line(const th_world *w, uint32_t line, th_measure_line_info *out);
+
 /* ---- scene files ---------------------------------------------------------------------------
  * A scene is a YAML file: world or map, bunkers, crowds, a timeline of events. The format is
  * documented key by key in docs/scene-format.md. Loading validates everything: an error names

@@ -160,7 +160,8 @@ static bool reserve(th_world *w, uint32_t n) {
               th_grow_array((void **)&w->squad_of_id, sizeof *w->squad_of_id, w->next_id, cap) &&
               th_grow_array((void **)&w->member_of_id, sizeof *w->member_of_id, w->next_id, cap) &&
               th_grow_array((void **)&w->desired_speed, sizeof *w->desired_speed, w->next_id, cap) &&
-              th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new);
+              th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new) &&
+              th_measure_reserve(w, w->next_id, cap);
     if (!ok) return false;
     w->capacity = cap;
     return reserve_contacts_for(w, w->max_radius) && setup_grid(w);
@@ -266,6 +267,7 @@ void th_world_destroy(th_world *w) {
     th_free(w->contact);
     th_free(w->contact_count);
     th_free(w->chunk_stats);
+    th_measure_free(w);
     th_free(w);
 }
 
@@ -522,6 +524,7 @@ th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th
     w->slot_of_id[id] = k;
     w->desired_speed[id] = draw_desired_speed(w, &w->crowd_def[crowd], id);
     w->settle = true;
+    th_measure_agent_added(w, id, position);
     w->stats.agents = w->count;
     return id;
 }

@@ -188,6 +188,7 @@ struct th_world {
     th_profiler prof;
 
     struct th_trace *trace; /* phase spans being recorded (sim/trace.c), or NULL */
+    struct th_measure *measure; /* areas and lines (sim/measure.c), or NULL */
 };
 
 /* Compute accelerations for storage indices [begin, end) of buf[cur] (sim/boids.c); agents
@@ -356,5 +357,15 @@ th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v);
 uint8_t th_nav_shelter_at(const th_world *w, th_vec2 p);
 /* Remove agents that reached a bunker this step, counting them, in storage order. */
 void th_world_apply_removals(th_world *w);
+
+/* sim/measure.c: measurement areas and lines. Everything is a no-op while w->measure is NULL. */
+void th_measure_free(th_world *w);
+/* Agent capacity grew to `cap` ids (the first `keep` ids hold positions): grow the per-id
+ * previous positions with it. False when memory is short. */
+bool th_measure_reserve(th_world *w, uint32_t keep, uint32_t cap);
+/* A new agent starts its path at `p`. */
+void th_measure_agent_added(th_world *w, th_agent_id id, th_vec2 p);
+/* Bookkeeping (serial): areas counted, crossings detected, previous positions advanced. */
+void th_measure_update(th_world *w);
 
 #endif

@@ -1,0 +1,176 @@
+/* Output files of `throng run`: the measurement table (--measure) and agent trajectories
+ * (--trajectories). The formats are documented in docs/measurement.md.
+ *
+ * Floats are printed with %.9g: nine significant digits are enough for every float to read
+ * back to the same bits (FLT_DECIMAL_DIG), so a trajectory file holds exactly the positions
+ * and velocities the engine had, and tests can compare them bit for bit. */
+#include "output.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "../sim/throng.h"
+
+static void set_err(th_error *err, const char *fmt, const char *a, const char *b) {
+    if (err) snprintf(err->message, sizeof err->message, fmt, a, b);
+}
+
+bool th_output_parse_format(const char *text, th_traj_format *out) {
+    if (strcmp(text, "csv") == 0) *out = TH_TRAJ_CSV;
+    else if (strcmp(text, "pedpy") == 0) *out = TH_TRAJ_PEDPY;
+    else {
+        fprintf(stderr, "throng: --trajectory-format: expected csv or pedpy, got '%s'\n", text);
+        return false;
+    }
+    return true;
+}
+
+bool th_output_wanted(const th_output *o) { return o->measure_path || o->traj_path; }
+
+static th_traj_format resolve_format(const th_output *o) {
+    if (o->traj_format != TH_TRAJ_AUTO) return o->traj_format;
+    size_t n = strlen(o->traj_path);
+    return n >= 4 && strcmp(o->traj_path + n - 4, ".txt") == 0 ? TH_TRAJ_PEDPY : TH_TRAJ_CSV;
+}
+
+/* A double as the table writes it: %.9g, and "nan" for an empty area's speed (printf may
+ * write "-nan", which some readers refuse). */
+static void put_num(FILE *f, double v) {
+    if (isnan(v)) fputs(",nan", f);
+    else fprintf(f, ",%.9g", v);
+}
+
+static void measure_header(FILE *f, const th_world *w) {
+    fputs("step,time", f);
+    for (uint32_t i = 0; i < th_world_measure_area_count(w); i++) {
+        th_measure_area_info a;
+        th_world_measure_area(w, i, &a);
+        fprintf(f, ",%s_count,%s_density,%s_speed", a.name, a.name, a.name);
+    }
+    for (uint32_t i = 0; i < th_world_measure_line_count(w); i++) {
+        th_measure_line_info l;
+        th_world_measure_line(w, i, &l);
+        fprintf(f, ",%s_crossed,%s_flow", l.name, l.name);
+    }
+    fputc('\n', f);
+}
+
+static double time_of(const th_world *w, uint64_t step) {
+    return (double)step * (double)th_world_get_def(w).timestep;
+}
+
+static void measure_row(FILE *f, const th_world *w) {
+    uint64_t step = th_world_step_count(w);
+    fprintf(f, "%" PRIu64 ",%.9g", step, time_of(w, step));
+    for (uint32_t i = 0; i < th_world_measure_area_count(w); i++) {
+        th_measure_area_info a;
+        th_world_measure_area(w, i, &a);
+        fprintf(f, ",%u", a.count);
+        put_num(f, a.density);
+        put_num(f, a.mean_speed);
+    }
+    for (uint32_t i = 0; i < th_world_measure_line_count(w); i++) {
+        th_measure_line_info l;
+        th_world_measure_line(w, i, &l);
+        fprintf(f, ",%" PRId64, l.crossed_total);
+        put_num(f, l.flow);
+    }
+    fputc('\n', f);
+}
+
+/* Agents in id order: the file is the same whatever order the engine keeps them in. */
+static void traj_rows(const th_output *o, const th_world *w) {
+    FILE *f = o->traj;
+    uint64_t step = th_world_step_count(w);
+    double t = time_of(w, step);
+    uint32_t spawned = th_world_get_stats(w).spawned;
+    bool pedpy = resolve_format(o) == TH_TRAJ_PEDPY;
+    uint64_t frame = step / o->traj_every;
+    for (th_agent_id id = 0; id < spawned; id++) {
+        th_agent_state a;
+        if (!th_world_get_agent(w, id, &a)) continue;
+        if (pedpy) {
+            fprintf(f, "%u %" PRIu64 " %.9g %.9g 0\n", id, frame, (double)a.position.x,
+                    (double)a.position.y);
+        } else {
+            fprintf(f, "%" PRIu64 ",%.9g,%u,%u,%.9g,%.9g,%.9g,%.9g\n", step, t, id, a.crowd,
+                    (double)a.position.x, (double)a.position.y, (double)a.velocity.x,
+                    (double)a.velocity.y);
+        }
+    }
+}
+
+/* PedPy's load_trajectory_from_txt reads the leading '#' lines for the frame rate (the first
+ * number on a line containing "framerate") and the unit ("x/m" means metres), then the
+ * columns id, frame, x, y (z is ignored). Frames are numbered by sample, so consecutive frames
+ * are 1 / framerate seconds apart, as PedPy assumes. */
+static void traj_header(const th_output *o, const th_world *w, const char *scene) {
+    FILE *f = o->traj;
+    th_world_def d = th_world_get_def(w);
+    if (resolve_format(o) == TH_TRAJ_PEDPY) {
+        /* The frame rate first: PedPy takes the first number of the first line naming it. */
+        fprintf(f, "# framerate: %.9g\n", 1.0 / ((double)d.timestep * (double)o->traj_every));
+        fprintf(f, "# throng trajectories of scene %s, seed %" PRIu64 ", one frame every %" PRIu64
+                   " step(s) of %.9g s\n",
+                scene, d.seed, o->traj_every, (double)d.timestep);
+        fputs("# unit: metres\n# id frame x/m y/m z/m\n", f);
+    } else {
+        fputs("step,time,id,crowd,x,y,vx,vy\n", f);
+    }
+}
+
+static FILE *open_out(const char *flag, const char *path, th_error *err) {
+    FILE *f = fopen(path, "w");
+    if (!f) set_err(err, "%s: cannot write '%s': ", flag, path);
+    if (!f && err) {
+        size_t n = strlen(err->message);
+        snprintf(err->message + n, sizeof err->message - n, "%s", strerror(errno));
+    }
+    return f;
+}
+
+bool th_output_open(th_output *o, const th_world *w, const char *scene, th_error *err) {
+    o->measure = o->traj = NULL;
+    if (o->measure_path) {
+        if (th_world_measure_area_count(w) + th_world_measure_line_count(w) == 0) {
+            set_err(err, "--measure: scene '%s' measures nothing: add a `measure:` section with areas or lines (docs/measurement.md)%s", scene, "");
+            return false;
+        }
+        if (!(o->measure = open_out("--measure", o->measure_path, err))) return false;
+    }
+    if (o->traj_path && !(o->traj = open_out("--trajectories", o->traj_path, err))) {
+        if (o->measure) fclose(o->measure);
+        o->measure = NULL;
+        return false;
+    }
+    if (o->measure) measure_header(o->measure, w);
+    if (o->traj) traj_header(o, w, scene);
+    return true;
+}
+
+bool th_output_sample(th_output *o, const th_world *w, th_error *err) {
+    uint64_t step = th_world_step_count(w);
+    if (o->measure && step % o->measure_every == 0) measure_row(o->measure, w);
+    if (o->traj && step % o->traj_every == 0) traj_rows(o, w);
+    if ((o->measure && ferror(o->measure)) || (o->traj && ferror(o->traj))) {
+        set_err(err, "writing %s failed%s", o->measure && ferror(o->measure) ? o->measure_path : o->traj_path, "");
+        return false;
+    }
+    return true;
+}
+
+static bool close_one(FILE **f, const char *path, th_error *err, bool ok) {
+    if (!*f) return ok;
+    bool bad = ferror(*f) != 0;
+    bad |= fclose(*f) != 0;
+    *f = NULL;
+    if (bad && ok) set_err(err, "writing %s failed%s", path, "");
+    return ok && !bad;
+}
+
+bool th_output_close(th_output *o, th_error *err) {
+    bool ok = close_one(&o->measure, o->measure_path, err, true);
+    return close_one(&o->traj, o->traj_path, err, ok);
+}

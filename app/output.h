@@ -1,0 +1,44 @@
+/* `throng run` output files: the measurement table and agent trajectories (docs/measurement.md). */
+#ifndef TH_APP_OUTPUT_H
+#define TH_APP_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../sim/throng.h"
+
+typedef enum th_traj_format {
+    TH_TRAJ_AUTO = 0,  /* by extension: .txt is pedpy, anything else csv */
+    TH_TRAJ_CSV = 1,   /* step,time,id,crowd,x,y,vx,vy */
+    TH_TRAJ_PEDPY = 2, /* whitespace-separated id frame x y z, '#' header with the frame rate */
+} th_traj_format;
+
+typedef struct th_output {
+    const char *measure_path; /* NULL: no measurement table */
+    uint64_t measure_every;   /* sample every N steps (>= 1) */
+    const char *traj_path;    /* NULL: no trajectories */
+    uint64_t traj_every;
+    th_traj_format traj_format;
+    FILE *measure, *traj; /* open between th_output_open and th_output_close */
+} th_output;
+
+/** Parse a --trajectory-format value (csv or pedpy); false with a message on stderr. */
+bool th_output_parse_format(const char *text, th_traj_format *out);
+
+/** Whether any output file was asked for. */
+bool th_output_wanted(const th_output *o);
+
+/** Open the files (before the run, so an unwritable path fails before any work) and write the
+ *  headers. False with `err` filled; nothing stays open then. Then call th_output_sample for
+ *  the state before the first step, and after every step. */
+bool th_output_open(th_output *o, const th_world *w, const char *scene, th_error *err);
+
+/** After a step: write the rows of the steps the sampling intervals pick. False with `err`
+ *  filled when writing failed. */
+bool th_output_sample(th_output *o, const th_world *w, th_error *err);
+
+/** Flush and close; false with `err` filled when any write failed. Safe to call twice. */
+bool th_output_close(th_output *o, th_error *err);
+
+#endif

@@ -1,8 +1,11 @@
 #include "ydoc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "../engine/alloc.h"
@@ -171,12 +174,35 @@ static bool too_large(const char *path, th_error *err) {
     return false;
 }
 
-/* The whole file, NUL-terminated. Reads at most one byte past the bound, so a huge file or an
- * endless one (a FIFO, /dev/zero) costs no more than the bound. */
+/* The whole file, NUL-terminated. Reads at most one byte past the bound, so a huge file costs
+ * no more than the bound. Opened without blocking and checked before reading: a FIFO would
+ * block open() until a writer came, and a device or /dev/stdin never ends, so anything but a
+ * regular file is refused at once. */
 static bool read_file(th_ydoc *doc, th_error *err) {
-    FILE *f = fopen(doc->path, "rb");
+    int fd = open(doc->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        th_error_set(err, "%s: cannot open: %s", doc->path, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        th_error_set(err, "%s: cannot open: %s", doc->path, strerror(errno));
+        close(fd);
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        th_error_set(err, "%s:1:1: expected a regular file, found %s", doc->path,
+                     S_ISDIR(st.st_mode)                          ? "a directory"
+                     : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                                  : "a socket or special file");
+        return false;
+    }
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
         th_error_set(err, "%s: cannot open: %s", doc->path, strerror(errno));
+        close(fd);
         return false;
     }
     size_t cap = 1 << 16, len = 0;

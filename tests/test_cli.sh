@@ -139,5 +139,29 @@ if [[ -n $h2 && -n $h7 ]]; then
     fi
 fi
 
+# ---- non-regular scene paths -------------------------------------------------------------
+
+# Regression: a FIFO as the scene path blocked `check` and `run` in open() until a writer came.
+# Each must be refused at once (a 10 s limit here: a hang is a failure, not a stuck run).
+mkfifo "$tmp/fifo.yaml"
+mkdir "$tmp/dir.yaml"
+for target in "$tmp/fifo.yaml" "$tmp/dir.yaml" /dev/null; do
+    for cmd in check run; do
+        extra=()
+        [[ $cmd == run ]] && extra=(--headless --steps 1)
+        timeout 10 "$bin" $cmd "$target" "${extra[@]}" >"$tmp/out" 2>"$tmp/err" </dev/null
+        rc=$?
+        if [[ $rc -eq 124 ]]; then
+            fail "$cmd ${target##*/}" "hung (killed after 10 s)"
+        elif [[ $rc -ne 2 ]]; then
+            fail "$cmd ${target##*/}" "exit code $rc, expected 2"
+        elif ! grep -q "expected a regular file" "$tmp/err"; then
+            fail "$cmd ${target##*/}" "stderr does not say it is not a regular file"
+        else
+            pass "$cmd ${target##*/} refused"
+        fi
+    done
+done
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

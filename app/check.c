@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../sim/ydoc.h"
 #include "app.h"
 #include "args.h"
 
@@ -40,7 +41,11 @@ int th_cmd_check(int argc, char **argv) {
             bad++;
             continue;
         }
-        printf("ok  %s: '%s', %u agents in %u crowd(s), ", path, info.name, info.agents,
+        /* Names are refused when unsafe; the path is the user's, but may hold anything. */
+        char shown_path[1024], shown_name[256];
+        th_text_escape(shown_path, sizeof shown_path, path, strlen(path));
+        th_text_escape(shown_name, sizeof shown_name, info.name, strlen(info.name));
+        printf("ok  %s: '%s', %u agents in %u crowd(s), ", shown_path, shown_name, info.agents,
                info.crowds);
         if (info.map_cols) printf("map %d x %d, ", info.map_cols, info.map_rows);
         else printf("open ground, ");

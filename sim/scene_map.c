@@ -86,8 +86,7 @@ bool th_scene_open_at(const th_scene *s, float x, float y, bool no_bunker) {
 static int legend_bunker(th_scene *s, const th_ynode *name, const char *path, th_error *err) {
     char buf[64];
     bool ok = name->kind == TH_Y_SCALAR && name->len > 0 && name->len < sizeof s->bunker[0].name;
-    for (size_t i = 0; ok && i < name->len; i++)
-        ok = (unsigned char)name->text[i] >= 32;
+    ok = ok && th_text_safe(name->text, name->len);
     if (!ok) {
         if (name->kind != TH_Y_SCALAR)
             snprintf(buf, sizeof buf, "a %s", name->kind == TH_Y_SEQUENCE ? "list" : "mapping");
@@ -96,7 +95,7 @@ static int legend_bunker(th_scene *s, const th_ynode *name, const char *path, th
         else if (name->len >= sizeof s->bunker[0].name)
             snprintf(buf, sizeof buf, "a name of %zu characters", name->len);
         else
-            snprintf(buf, sizeof buf, "a name with control characters");
+            snprintf(buf, sizeof buf, "a name with control or bidirectional characters");
         FAIL(s, name, path, err, "expected a bunker name of 1 to 63 characters, found %s", buf);
         return -1;
     }

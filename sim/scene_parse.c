@@ -20,18 +20,16 @@
 bool th_scene_fail(const th_scene *s, const th_ynode *at, const char *path, th_error *err,
                    const char *fmt, ...) {
     if (!err) return false;
-    char what[400];
+    char what[400], whole[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    th_error_set(err, "%s:%u:%u: %s: %s", s->doc.path, at ? at->line : 1, at ? at->column : 1,
-                 path, what);
-    /* Keys and values quoted from the file may hold tabs, escapes or other control bytes; a
-     * message must not be able to drive the terminal it is printed on. */
-    for (char *p = err->message + strlen(s->doc.path); *p; p++) {
-        if ((unsigned char)*p < 32 || *p == 127) *p = '?';
-    }
+    snprintf(whole, sizeof whole, "%s:%u:%u: %s: %s", s->doc.path, at ? at->line : 1,
+             at ? at->column : 1, path, what);
+    /* Keys and values quoted from the file may hold escapes, C1 controls or bidi overrides; a
+     * message must not be able to drive (or reorder) the terminal it is printed on. */
+    th_text_escape(err->message, sizeof err->message, whole, strlen(whole));
     return false;
 }
 
@@ -44,10 +42,9 @@ static const char *found(const th_ynode *n, char *buf, size_t cap) {
     int shown = n->len > 40 ? 40 : (int)n->len;
     while (shown < (int)n->len && shown > 0 && ((unsigned char)n->text[shown] & 0xc0) == 0x80)
         shown--;
-    snprintf(buf, cap, "'%.*s%s'", shown, n->text, shown < (int)n->len ? "..." : "");
-    for (char *p = buf; *p; p++) {
-        if ((unsigned char)*p < 32) *p = '?'; /* keep control characters out of terminals */
-    }
+    buf[0] = '\'';
+    th_text_escape(buf + 1, cap - 5, n->text, (size_t)shown);
+    strcat(buf, shown < (int)n->len ? "...'" : "'");
     return buf;
 }
 
@@ -184,11 +181,9 @@ static bool scalar_name(const th_scene *s, const th_ynode *n, const char *path, 
         return FAIL(s, n, path, err, "expected a name of 1 to %zu characters, found %s", cap - 1,
                     found(n, buf, sizeof buf));
     }
-    for (size_t i = 0; i < n->len; i++) {
-        if ((unsigned char)n->text[i] < 32) {
-            return FAIL(s, n, path, err, "expected a name without control characters, found %s",
-                        found(n, buf, sizeof buf));
-        }
+    if (!th_text_safe(n->text, n->len)) {
+        return FAIL(s, n, path, err, "expected a name without control or bidirectional characters, found %s",
+                    found(n, buf, sizeof buf));
     }
     memcpy(out, n->text, n->len + 1);
     return true;

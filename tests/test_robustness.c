@@ -332,7 +332,7 @@ static const bad_case k_cases[] = {
     {"binary garbage", NULL, 0, gen_binary, REFUSED, 1, 0, "", "invalid YAML", 1},
     {"NUL byte", L("name: t\0\n"), REFUSED, 1, 1, "", "control characters are not allowed", 1},
     {"NUL inside a quoted name", L("name: \"a\\0b\"\n"), REFUSED, 1, 7, "name",
-     "1 to 63 characters, found 'a'", 1},
+     "1 to 63 characters, found 'a\\x00b'", 1},
     {"non-UTF-8 bytes", L("name: \xff\xfe\xfd\n"), REFUSED, 1, 1, "", "invalid leading UTF-8 octet",
      1},
     {"UTF-8 BOM",
@@ -342,7 +342,19 @@ static const bad_case k_cases[] = {
     {"empty file", L(""), REFUSED, 1, 1, "(file)", "the file is empty", 1},
     {"only a comment", L("# nothing\n"), REFUSED, 1, 1, "(file)", "the file is empty", 1},
     {"control bytes in a key (regression: written raw to the terminal)",
-     L(HEAD CROWD "\"ke\\ty\\e\": 1\n"), REFUSED, 8, 1, "ke?y?", "unknown key 'ke?y?'", 1},
+     L(HEAD CROWD "\"ke\\ty\\e\": 1\n"), REFUSED, 8, 1, "ke\\x09y\\x1b", "unknown key 'ke\\x09y\\x1b'", 1},
+    /* Regression: C1 controls (CSI, U+009B) and bidi overrides (U+202E) passed into names and
+     * keys and were printed raw: a terminal runs the CSI, and U+202E reverses what follows. */
+    {"C1 control (CSI) in a key", L(HEAD CROWD "\"k\\u009b31m\": 1\n"), REFUSED, 8, 1,
+     "k\\u009b31m", "unknown key 'k\\u009b31m'", 1},
+    {"bidi override in a key", L(HEAD CROWD "\"a\\u202eb\\u2066c\": 1\n"), REFUSED, 8, 1,
+     "a\\u202eb\\u2066c", "unknown key 'a\\u202eb\\u2066c'", 1},
+    {"bidi override in the scene name", L("name: \"evil\\u202etxt.yaml\"\n"), REFUSED, 1, 7, "name",
+     "without control or bidirectional characters, found 'evil\\u202etxt.yaml'", 1},
+    {"C1 control in a crowd name", L(HEAD "crowds:\n  - {name: \"a\\u0085\", count: 1, spawn: {rect: [0, 0, 1, 1]}}\n"),
+     REFUSED, 5, 12, "crowds[0].name", "found 'a\\u0085'", 1},
+    {"bidi isolate in a legend bunker name", L("name: t\nmap: {cell_size: 1, legend: {'.': open, 'B': {bunker: \"b\\u2067\"}}, ascii: \".B\"}\n"),
+     REFUSED, 2, 55, "map.legend['B'].bunker", "control or bidirectional characters", 1},
     {"empty lists (regression: memcpy from NULL)",
      L(HEAD "crowds:\n  - {name: a, count: 1, spawn: []}\n"), REFUSED, 5, 32, "crowds[0].spawn",
      "found an empty list", 1},
@@ -355,7 +367,7 @@ static const bad_case k_cases[] = {
     {"duplicate key", L("name: t\nname: u\n"), REFUSED, 2, 1, "",
      "duplicate key 'name' (first at line 1)", 1},
     {"duplicate key with a tab", L("\"a\\tb\": 1\n\"a\\tb\": 2\n"), REFUSED, 2, 1, "",
-     "duplicate key 'a?b' (first at line 1)", 1},
+     "duplicate key 'a\\x09b' (first at line 1)", 1},
     {"300,001 keys, one repeated (regression: quadratic check)", NULL, 0, gen_many_keys, REFUSED,
      300002, 1, "", "duplicate key 'k7' (first at line 9)", 3},
     /* maps */
@@ -379,7 +391,7 @@ static const bad_case k_cases[] = {
      22, "bunkers[0].cells", "covers cell (0, 0), which is a wall", 1},
     {"bunker name with control bytes",
      L("name: t\nmap: {cell_size: 1, legend: {'B': {bunker: \"a\\x01\"}}, ascii: B}\n"), REFUSED, 2,
-     44, "map.legend['B'].bunker", "control characters", 1},
+     44, "map.legend['B'].bunker", "a name with control", 1},
     {"spawn on a non-colour '#zzzzzz' (regression: read as #000000)",
      L("name: t\nmap: {cell_size: 1, legend: {'.': open}, ascii: '.'}\ncrowds:\n  - {name: a, "
        "count: 1, spawn: {cells: '#zzzzzz'}}\n"),
@@ -491,9 +503,14 @@ static void check_case(const bad_case *c, const char *name) {
     }
     ck_assert_msg(strstr(err.message, c->message) != NULL, "%s: expected '%s' in: %s", c->what,
                   c->message, err.message);
-    for (const char *p = err.message; *p; p++) {
-        ck_assert_msg((unsigned char)*p >= 32 && *p != 127, "%s: control byte in: %s", c->what,
-                      err.message);
+    for (const unsigned char *p = (const unsigned char *)err.message; *p; p++) {
+        ck_assert_msg(*p >= 32 && *p != 127, "%s: control byte in: %s", c->what, err.message);
+        /* nor a C1 control (U+0080 to U+009F) or a bidi override or isolate, in UTF-8 */
+        ck_assert_msg(!(p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f), "%s: C1 control in: %s",
+                      c->what, err.message);
+        ck_assert_msg(!(p[0] == 0xe2 && ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) ||
+                                         (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9))),
+                      "%s: bidi character in: %s", c->what, err.message);
     }
 }
 

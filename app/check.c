@@ -7,25 +7,36 @@
 #include "args.h"
 
 static const char k_check_help[] =
-    "usage: throng check SCENE...\n"
+    "usage: throng check [--allow-outside-paths] SCENE...\n"
     "\n"
     "Load each scene (a file, or a name in scenes/) and report whether it is valid: the first\n"
     "problem of a bad file is printed as file:line:column: key: what was expected and found.\n"
-    "Exit code 0 when all are valid, 2 otherwise.\n";
+    "Exit code 0 when all are valid, 2 otherwise.\n"
+    "\n"
+    "  --allow-outside-paths  let scenes read files outside their own folder (map.image:\n"
+    "                         absolute paths, '..', symbolic links); refused by default\n";
 
 int th_cmd_check(int argc, char **argv) {
     if (argc == 0) {
         fputs(k_check_help, stderr);
         return TH_EXIT_USAGE;
     }
-    int bad = 0;
+    int bad = 0, scenes = 0;
+    bool outside = false;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(k_check_help, stdout);
             return 0;
         }
+        if (strcmp(argv[i], "--allow-outside-paths") == 0) outside = true;
+        else scenes++;
+    }
+    if (scenes == 0) {
+        fputs(k_check_help, stderr);
+        return TH_EXIT_USAGE;
     }
     for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--allow-outside-paths") == 0) continue;
         char path[4096];
         th_error err = {{0}};
         th_scene_info info;
@@ -35,7 +46,7 @@ int th_cmd_check(int argc, char **argv) {
             continue;
         }
         /* One thread: checking needs no workers. */
-        th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1}, &info, &err);
+        th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1, .allow_outside_paths = outside}, &info, &err);
         if (!w) {
             fprintf(stderr, "%s\n", err.message);
             bad++;

@@ -891,7 +891,12 @@ static bool parse_events(ctx *c, const th_ynode *n) {
 static bool parse_tree(th_scene *s, th_error *err);
 
 bool th_scene_parse(th_scene *s, const char *path, th_error *err) {
+    return th_scene_parse_ex(s, path, false, err);
+}
+
+bool th_scene_parse_ex(th_scene *s, const char *path, bool allow_outside_paths, th_error *err) {
     memset(s, 0, sizeof *s);
+    s->allow_outside_paths = allow_outside_paths;
     return th_ydoc_load(&s->doc, path, err) && parse_tree(s, err);
 }
 

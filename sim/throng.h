@@ -540,6 +540,8 @@ typedef struct th_scene_opts {
     uint64_t seed;
     uint32_t agents;    /* 0 = as written; else random-spawn crowd counts are scaled so that
                            all agents together number this (explicit agent lists stay) */
+    bool allow_outside_paths; /* files the scene names (map.image) may lie outside the scene's
+                                 folder (absolute, `..`, symbolic links); off by default */
 } th_scene_opts;
 
 /** What a loaded scene holds. */

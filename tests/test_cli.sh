@@ -163,5 +163,20 @@ for target in "$tmp/fifo.yaml" "$tmp/dir.yaml" /dev/null; do
     done
 done
 
+# ---- files a scene names stay inside its folder -----------------------------------------
+
+# Without the flag the image is refused by name; with it the file is opened (and refused here
+# for not being a regular file): the flag reaches the loader from both commands.
+printf 'name: t\nmap:\n  cell_size: 1\n  image: /dev/zero\n  legend: {"#ffffff": open}\ncrowds: []\n' \
+    >"$tmp/outside.yaml"
+for cmd in check run; do
+    extra=()
+    [[ $cmd == run ]] && extra=(--headless --steps 1)
+    expect_usage "$cmd: image outside the folder" "expected a file inside the scene's folder" \
+        $cmd "$tmp/outside.yaml" "${extra[@]}"
+    expect_usage "$cmd --allow-outside-paths" "not a regular file" \
+        $cmd --allow-outside-paths "$tmp/outside.yaml" "${extra[@]}"
+done
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

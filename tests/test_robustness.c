@@ -590,7 +590,12 @@ static const image_case k_images[] = {
     /* Regression: a FIFO blocked the loader in open() until a writer came. */
     {"a FIFO", png_fifo, "fifo.png", REFUSED, "not a regular file"},
     {"a directory", png_dir, "dir.png", REFUSED, "not a regular file"},
-    {"/dev/zero", nothing, "/dev/zero", REFUSED, "not a regular file"},
+    {"/dev/zero", nothing, "/dev/zero", REFUSED, "found an absolute path"},
+    /* Regression: map.image read any file, /etc/shadow included, and the message told
+     * whether it existed. Outside the scene's folder is refused by name, before any lookup. */
+    {"../../etc/passwd", nothing, "../../etc/passwd", REFUSED, "expected a file inside the scene's folder, found a path with '..'"},
+    {"/etc/shadow", nothing, "/etc/shadow", REFUSED, "expected a file inside the scene's folder, found an absolute path"},
+    {"a '..' inside the name", png_ok, "dir.png/../map.png", REFUSED, "found a path with '..'"},
 };
 // clang-format on
 
@@ -606,6 +611,78 @@ START_TEST(hostile_image_fails_cleanly) {
     write_bytes("image.yaml", yaml, strlen(yaml));
     bad_case bc = {c->what, NULL, 0, NULL, c->expect, 4, 10, "map.image", c->message, 2};
     check_case(&bc, "image.yaml");
+}
+END_TEST
+
+/* Loads `image` as the map of in/scene.yaml (below the test folder); the message, or "" when
+ * it loads. */
+static const char *load_image_scene(const char *image, const char *legend, bool allow) {
+    static char msg[sizeof(((th_error *)0)->message)];
+    char yaml[512];
+    snprintf(yaml, sizeof yaml,
+             "name: t\nmap:\n  cell_size: 1\n  image: %s\n  legend: {%s}\n"
+             "crowds:\n  - {name: a, count: 3, spawn: {cells: '#ffffff'}}\n",
+             image, legend);
+    write_bytes("in/scene.yaml", yaml, strlen(yaml));
+    th_error err;
+    memset(&err, 0, sizeof err);
+    th_world *w = th_scene_load(tmp_path("in/scene.yaml"),
+                                &(th_scene_opts){.threads = 1, .allow_outside_paths = allow}, NULL,
+                                &err);
+    if (w) th_world_destroy(w);
+    snprintf(msg, sizeof msg, "%s", w ? "" : err.message);
+    return msg;
+}
+
+#define WB "'#000000': wall, '#ffffff': open"
+
+/* Files a scene names stay inside its folder: absolute paths, `..` and symbolic links are
+ * refused unless allowed, with the same answer whether or not the file outside exists, and
+ * no message shows a pixel's colour. */
+START_TEST(image_paths_stay_inside) {
+    mkdir(tmp_path("in"), 0700);
+    mkdir(tmp_path("in/maps"), 0700);
+    write_png("secret.png", 6, 5); /* outside in/ */
+    write_png("in/map.png", 6, 5);
+    write_png("in/maps/m.png", 6, 5);
+    unlink(tmp_path("in/link.png"));
+    unlink(tmp_path("in/dangling.png"));
+    unlink(tmp_path("in/up"));
+    ck_assert_int_eq(symlink("../secret.png", tmp_path("in/link.png")), 0);
+    ck_assert_int_eq(symlink("../nothing.png", tmp_path("in/dangling.png")), 0);
+    ck_assert_int_eq(symlink("..", tmp_path("in/up")), 0);
+    /* inside: plain names and sub-folders load */
+    ck_assert_str_eq(load_image_scene("map.png", WB, false), "");
+    ck_assert_str_eq(load_image_scene("./maps/m.png", WB, false), "");
+    ck_assert_str_eq(load_image_scene("maps//m.png", WB, false), "");
+    /* outside: one answer for a file that exists and one that does not */
+    char a[600], b[600];
+    snprintf(a, sizeof a, "%s", load_image_scene("../secret.png", WB, false));
+    snprintf(b, sizeof b, "%s", load_image_scene("../nothing.png", WB, false));
+    ck_assert_msg(strstr(a, "map.image: expected a file inside the scene's folder") != NULL, "%s", a);
+    ck_assert_str_eq(a, b);
+    snprintf(a, sizeof a, "%s", load_image_scene(tmp_path("secret.png"), WB, false));
+    snprintf(b, sizeof b, "%s", load_image_scene(tmp_path("nothing.png"), WB, false));
+    ck_assert_msg(strstr(a, "found an absolute path") != NULL, "%s", a);
+    ck_assert_str_eq(a, b);
+    snprintf(a, sizeof a, "%s", load_image_scene("link.png", WB, false));
+    snprintf(b, sizeof b, "%s", load_image_scene("dangling.png", WB, false));
+    ck_assert_msg(strstr(a, "found a symbolic link") != NULL, "%s", a);
+    ck_assert_str_eq(a, b);
+    snprintf(a, sizeof a, "%s", load_image_scene("up/secret.png", WB, false));
+    snprintf(b, sizeof b, "%s", load_image_scene("up/nothing.png", WB, false));
+    ck_assert_msg(strstr(a, "found a symbolic link") != NULL, "%s", a);
+    ck_assert_str_eq(a, b);
+    /* the explicit flag lets each of them through */
+    ck_assert_str_eq(load_image_scene("../secret.png", WB, true), "");
+    ck_assert_str_eq(load_image_scene(tmp_path("secret.png"), WB, true), "");
+    ck_assert_str_eq(load_image_scene("link.png", WB, true), "");
+    ck_assert_str_eq(load_image_scene("up/secret.png", WB, true), "");
+    /* Regression: an unknown colour was quoted (#rrggbb), so with outside paths allowed a
+     * message leaked bytes of any file that decoded as a PNG. */
+    const char *m = load_image_scene("map.png", "'#ffffff': open", false);
+    ck_assert_msg(strstr(m, "pixel (0, 0) has a colour that is not in map.legend") != NULL, "%s", m);
+    ck_assert_msg(strchr(m, '#') == NULL, "a colour in: %s", m);
 }
 END_TEST
 
@@ -653,6 +730,7 @@ int main(void) {
     tcase_add_loop_test(tc, hostile_image_fails_cleanly, 0,
                         (int)(sizeof k_images / sizeof k_images[0]));
     tcase_add_test(tc, extreme_scenes_step);
+    tcase_add_test(tc, image_paths_stay_inside);
     suite_add_tcase(s, tc);
     int rc = th_test_run(s);
     char cmd[300];

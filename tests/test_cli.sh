@@ -178,5 +178,32 @@ for cmd in check run; do
         $cmd --allow-outside-paths "$tmp/outside.yaml" "${extra[@]}"
 done
 
+# ---- check refuses what run refuses ------------------------------------------------------
+
+# Regression: check estimated memory for one thread whatever the scene said, so it approved a
+# 4,096 x 4,096 map with `threads: 64` (17 GiB of per-worker scratch) that run refused. Both
+# now build with the same thread count and the same estimate, and print the same message.
+printf 'name: t\nthreads: %s\nmap:\n  cell_size: 1\n  generate:\n    city: {size: [4096, 4096], block: 12, street: 4, seed: 3}\ncrowds:\n  - {name: a, count: 1, spawn: {rect: [0, 0, 4096, 4096]}}\n' \
+    64 >"$tmp/threads64.yaml"
+printf 'name: t\nthreads: %s\nmap:\n  cell_size: 1\n  generate:\n    city: {size: [4096, 4096], block: 12, street: 4, seed: 3}\ncrowds:\n  - {name: a, count: 1, spawn: {rect: [0, 0, 4096, 4096]}}\n' \
+    0 >"$tmp/threads0.yaml"
+for args in "$tmp/threads64.yaml" "--threads 64 $tmp/threads0.yaml"; do
+    run check $args
+    check_rc=$rc
+    check_msg=$(cat "$tmp/err")
+    # shellcheck disable=SC2086 # split the flags on purpose
+    run run $args --headless --steps 0
+    run_msg=$(sed 's/^throng run: //' "$tmp/err")
+    if [[ $check_rc -ne 2 || $rc -ne 2 ]]; then
+        fail "check = run: $args" "check exit $check_rc, run exit $rc, expected 2 and 2"
+    elif [[ $check_msg != "$run_msg" || $check_msg != *"expected a world of at most 4096 MiB"* ]]; then
+        fail "check = run: $args" "check said '$check_msg', run said '$run_msg'"
+    else
+        pass "check refuses what run refuses: ${args##*/}"
+    fi
+done
+expect_usage "check --threads 0" "--threads" check --threads 0 flock
+expect_usage "check unknown flag" "--bogus" check --bogus flock
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

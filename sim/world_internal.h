@@ -66,6 +66,7 @@ typedef struct th_chunk_stats {
 /* A scheduled change: applied at the start of the step that leaves step `step`. */
 typedef struct th_event {
     uint64_t step;
+    uint64_t seq;     /* scheduling order: ties at one step go first-scheduled first */
     th_event_def def; /* rectangle clipped to the map */
 } th_event;
 
@@ -89,8 +90,10 @@ typedef struct th_world_nav {
     th_nav_field dest[TH_MAX_DESTINATION_FIELDS]; /* weighted destination fields */
     uint32_t dest_count;
 
-    th_event *events; /* scheduled, sorted by step (stable: same-step events keep their order) */
+    th_event *events; /* scheduled: a binary min-heap on (step, seq), so same-step events are
+                         applied in the order they were scheduled */
     uint32_t event_count, event_capacity;
+    uint64_t event_seq; /* events scheduled so far */
 
     uint32_t *opened; /* cells opened since the fields were last brought up to date */
     uint32_t opened_count;

@@ -689,6 +689,9 @@ static bool parse_targets(ctx *c, const th_ynode *n) {
             if ((v = th_ynode_get(t, "velocity"))) {
                 snprintf(sub, sizeof sub, "%s.velocity", path);
                 if (!point(c, v, sub, &st->def.velocity)) return false;
+                if (hypot(st->def.velocity.x, st->def.velocity.y) > TH_MAX_SPEED) {
+                    return FAIL(s, v, sub, c->err, "expected a velocity of at most %g m/s", (double)TH_MAX_SPEED);
+                }
             }
         } else if (pa) {
             st->def.kind = TH_TARGET_PATH;

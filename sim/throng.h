@@ -37,6 +37,8 @@ typedef uint32_t th_agent_id;
 #define TH_MAX_AGENTS    (1u << 24) /* 16,777,216 agents */
 #define TH_MAX_CROWDS    256
 #define TH_MAX_WORLD_DIM 1.0e6f /* metres per side */
+#define TH_MAX_SPEED     1000.0f /* m/s: the largest speed or velocity any def or call may give */
+#define TH_MAX_COORD     1.0e7f  /* metres: the largest |x| or |y| of a target's point */
 #define TH_MAX_THREADS   64
 
 /** Error detail filled by functions that can fail (pass NULL when not wanted). */
@@ -192,9 +194,10 @@ uint32_t th_world_crowd_count(const th_world *w);
 /** The def a crowd was created with (name points into the world), or NULL for a bad index. */
 const th_crowd_def *th_world_crowd(const th_world *w, uint32_t crowd);
 
-/** Add an agent of `crowd` at `position` (inside the world) with `velocity`. Returns its id or
+/** Add an agent of `crowd` at `position` (inside the world) with `velocity` (finite; clamped
+ *  to the crowd's max_speed, direction kept however long it is). Returns its id or
  *  TH_INVALID_AGENT with `err` filled (bad crowd, position outside the world or not finite,
- *  TH_MAX_AGENTS reached, out of memory). May allocate; call it between steps. */
+ *  velocity not finite, TH_MAX_AGENTS reached, out of memory). May allocate; call it between steps. */
 th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
                                th_error *err);
 
@@ -265,7 +268,8 @@ typedef enum th_target_kind {
 
 typedef struct th_target_def {
     th_target_kind kind;
-    th_vec2 position, velocity; /* POINT: metres, metres/second */
+    th_vec2 position, velocity; /* POINT: metres (|x|, |y| <= TH_MAX_COORD), metres/second
+                                   (length <= TH_MAX_SPEED) */
     const th_vec2 *points;      /* PATH: copied */
     uint32_t point_count;       /* PATH: 1 .. TH_MAX_PATH_POINTS */
     float speed;                /* PATH: metres/second */
@@ -438,6 +442,12 @@ bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32
  *  Agents caught inside are moved to the nearest open cell. */
 bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err);
+
+/* Every query below answers only for positions on the world ([0, width) x [0, height), finite):
+ * for any other point (NaN, infinite, off the edge) the flows return false with (0,0), the
+ * costs INFINITY, th_world_nearest_bunker -1, th_world_wall_distance 0 (outside the walled
+ * world is as inside a wall) with (0,0), and the path queries false with `err` naming the
+ * position. */
 
 /** Flow direction at `p` toward the nearest open bunker (unit vector, (0,0) inside one);
  *  false when no open bunker can be reached from there. Valid after the first step. */

@@ -516,33 +516,54 @@ uint8_t th_nav_shelter_at(const th_world *w, th_vec2 p) {
 
 /* ---- queries ---------------------------------------------------------------------------- */
 
+/* A query position the map can answer for: finite and on the world. Off the world (or NaN)
+ * the cell lookup would clamp to an edge cell and answer for a place the caller never named,
+ * so every query refuses such a point with its documented answer (throng.h). */
+static bool on_world(const th_world *w, th_vec2 p) {
+    return isfinite(p.x) && isfinite(p.y) && p.x >= 0.0f && p.y >= 0.0f && p.x < w->def.width &&
+           p.y < w->def.height;
+}
+
+static bool off_world(const th_world *w, th_vec2 p, th_error *err) {
+    if (on_world(w, p)) return false;
+    th_error_set(err, "position (%g, %g) is not on the %g x %g m world", (double)p.x, (double)p.y,
+                 (double)w->def.width, (double)w->def.height);
+    return true;
+}
+
 float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away) {
     if (!w->nav.present) {
         if (away) *away = th_v2(0.0f, 0.0f);
         return INFINITY;
+    }
+    if (!on_world(w, p)) { /* off the walled world: as inside a wall */
+        if (away) *away = th_v2(0.0f, 0.0f);
+        return 0.0f;
     }
     return th_navmap_wall_sample(&w->nav.map, p, away);
 }
 
 bool th_world_flow(const th_world *w, th_vec2 p, th_vec2 *dir) {
     *dir = th_v2(0.0f, 0.0f);
-    if (!w->nav.present || w->step == 0) return false;
+    if (!w->nav.present || w->step == 0 || !on_world(w, p)) return false;
     return th_nav_flow_sample(&w->nav.combined.nearest, &w->nav.map, p, dir);
 }
 
 bool th_world_bunker_flow(const th_world *w, uint32_t bunker, th_vec2 p, th_vec2 *dir) {
     *dir = th_v2(0.0f, 0.0f);
-    if (!w->nav.present || w->step == 0 || bunker >= w->nav.bunker_count) return false;
+    if (!w->nav.present || w->step == 0 || bunker >= w->nav.bunker_count || !on_world(w, p)) {
+        return false;
+    }
     return th_nav_flow_sample(&w->nav.field[bunker], &w->nav.map, p, dir);
 }
 
 float th_world_cost_to_shelter(const th_world *w, th_vec2 p) {
-    if (!w->nav.present || w->step == 0) return INFINITY;
+    if (!w->nav.present || w->step == 0 || !on_world(w, p)) return INFINITY;
     return th_nav_cost_at(&w->nav.combined.nearest, &w->nav.map, p);
 }
 
 int th_world_nearest_bunker(const th_world *w, th_vec2 p) {
-    if (!w->nav.present || w->step == 0) return -1;
+    if (!w->nav.present || w->step == 0 || !on_world(w, p)) return -1;
     return w->nav.combined.winner[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)];
 }
 
@@ -578,6 +599,7 @@ bool th_world_shelter_path(const th_world *w, th_vec2 p, th_vec2 *out, uint32_t 
         th_error_set(err, "river maps are built by the first step");
         return false;
     }
+    if (off_world(w, p, err)) return false;
     return walk_descent(&w->nav.map, &w->nav.combined.nearest, p, out, max, count, err);
 }
 
@@ -628,12 +650,12 @@ int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t
 
 bool th_world_destination_flow(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *dir) {
     *dir = th_v2(0.0f, 0.0f);
-    if (field >= w->nav.dest_count) return false;
+    if (field >= w->nav.dest_count || !on_world(w, p)) return false;
     return th_nav_flow_sample(&w->nav.dest[field], &w->nav.map, p, dir);
 }
 
 float th_world_destination_cost(const th_world *w, uint32_t field, th_vec2 p) {
-    if (field >= w->nav.dest_count) return INFINITY;
+    if (field >= w->nav.dest_count || !on_world(w, p)) return INFINITY;
     return th_nav_cost_at(&w->nav.dest[field], &w->nav.map, p);
 }
 
@@ -643,6 +665,7 @@ bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_
         th_error_set(err, "no destination field %u (the world has %u)", field, w->nav.dest_count);
         return false;
     }
+    if (off_world(w, p, err)) return false;
     /* A destination field is computed when added, so it is valid before the first step. */
     return walk_descent(&w->nav.map, &w->nav.dest[field], p, out, max, count, err);
 }
@@ -651,6 +674,7 @@ bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uin
                         uint32_t *count, float *cost, th_error *err) {
     th_world_nav *n = &w->nav;
     if (!need_map(w, err)) return false;
+    if (off_world(w, from, err) || off_world(w, to, err)) return false;
     if (!n->waypoints) { /* first use: A* working memory, allocated outside any step */
         n->astar = th_astar_create(&n->map);
         n->path = th_calloc(n->map.ncells, sizeof *n->path);

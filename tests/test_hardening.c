@@ -2,6 +2,7 @@
  * blocks that bury agents, huge or non-finite values at every entry point, plus the tests
  * that catch the small semantic bugs a mutation run planted (tests/mutation/). */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,12 +124,148 @@ START_TEST(events_scheduled_latest_first_are_fast) {
 }
 END_TEST
 
+/* ---- magnitudes at the API -------------------------------------------------------------- */
+
+/* Regression: a finite target velocity of 3e38 m/s was accepted; intercepting leaders aimed at
+ * an infinite point and their velocities turned NaN within 70 steps. Magnitudes are bounded
+ * (TH_MAX_SPEED, TH_MAX_COORD), and the largest allowed values keep every velocity finite. */
+START_TEST(target_magnitudes_are_bounded) {
+    th_world_def wd = th_default_world_def();
+    wd.threads = 1;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_ptr_nonnull(w);
+    th_target_def t = {.kind = TH_TARGET_POINT, .position = th_v2(50, 50), .velocity = th_v2(3e38f, 0)};
+    ck_assert_int_eq(th_world_add_target(w, &t, &err), -1);
+    ck_assert_msg(strstr(err.message, "at most 1000 m/s") != NULL, "%s", err.message);
+    t.velocity = th_v2(800, 601); /* 1000.4 m/s: each axis is fine, the length is not */
+    ck_assert_int_eq(th_world_add_target(w, &t, &err), -1);
+    t.velocity = th_v2(0, 0);
+    t.position = th_v2(2e7f, 0);
+    ck_assert_int_eq(th_world_add_target(w, &t, &err), -1);
+    t.position = th_v2(NAN, 0);
+    ck_assert_int_eq(th_world_add_target(w, &t, &err), -1);
+    th_vec2 pts[2] = {{0, 0}, {-3e38f, 0}};
+    th_target_def path = {.kind = TH_TARGET_PATH, .points = pts, .point_count = 2, .speed = 1};
+    ck_assert_int_eq(th_world_add_target(w, &path, &err), -1);
+    /* the largest allowed: 1000 m/s from the far corner of the allowed square */
+    t.position = th_v2(-TH_MAX_COORD, TH_MAX_COORD);
+    t.velocity = th_v2(TH_MAX_SPEED * 0.6f, -TH_MAX_SPEED * 0.8f);
+    int target = th_world_add_target(w, &t, &err);
+    ck_assert_msg(target >= 0, "%s", err.message);
+    th_crowd_def cd = th_default_crowd_def();
+    cd.target = target;
+    cd.pursuit = TH_PURSUIT_INTERCEPT;
+    cd.max_speed = TH_MAX_SPEED;
+    cd.max_force = 1e5f;
+    int crowd = th_world_add_crowd(w, &cd, &err);
+    ck_assert_int_ge(crowd, 0);
+    uint64_t rng = 7;
+    for (int i = 0; i < 200; i++) {
+        th_vec2 p = th_v2((float)(splitmix64(&rng) % 100), (float)(splitmix64(&rng) % 100));
+        ck_assert(th_world_add_agent(w, (uint32_t)crowd, p, th_v2(0, 0), &err) != TH_INVALID_AGENT);
+    }
+    for (int s = 0; s < 200; s++) {
+        th_world_step(w);
+        th_agent_view v = th_world_agents(w);
+        for (uint32_t k = 0; k < v.count; k++) {
+            CHECK_MSG(isfinite(v.vx[k]) && isfinite(v.vy[k]) && isfinite(v.px[k]) && isfinite(v.py[k]),
+                      "step %d: agent %u not finite", s, k);
+        }
+    }
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(agent_velocity_is_bounded) {
+    th_world_def wd = th_default_world_def();
+    wd.threads = 1;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    th_crowd_def cd = th_default_crowd_def();
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert(th_world_add_agent(w, 0, th_v2(5, 5), th_v2(NAN, 0), &err) == TH_INVALID_AGENT);
+    ck_assert(th_world_add_agent(w, 0, th_v2(5, 5), th_v2(0, INFINITY), &err) == TH_INVALID_AGENT);
+    ck_assert(th_world_add_agent(w, 0, th_v2(NAN, 5), th_v2(0, 0), &err) == TH_INVALID_AGENT);
+    /* Regression: (3e38, -3e38) has a float length of infinity, and the float clamp made it
+     * (0, 0); clamped in double it keeps its direction at the crowd's top speed. */
+    const th_vec2 vel[] = {{3e38f, -3e38f}, {600, 800}, {-FLT_MAX, 0}, {1e-30f, 3e38f}};
+    for (size_t i = 0; i < sizeof vel / sizeof vel[0]; i++) {
+        th_agent_id id = th_world_add_agent(w, 0, th_v2(5, 5), vel[i], &err);
+        ck_assert_msg(id != TH_INVALID_AGENT, "%s", err.message);
+        th_agent_state st;
+        ck_assert(th_world_get_agent(w, id, &st));
+        double len = hypot(vel[i].x, vel[i].y);
+        ck_assert_msg(fabs(hypot(st.velocity.x, st.velocity.y) - cd.max_speed) < 1e-3, "%zu", i);
+        ck_assert_msg(fabs(st.velocity.x - vel[i].x / len * cd.max_speed) < 1e-3 &&
+                      fabs(st.velocity.y - vel[i].y / len * cd.max_speed) < 1e-3, "%zu: (%g, %g)",
+                      i, (double)st.velocity.x, (double)st.velocity.y);
+    }
+    for (int s = 0; s < 100; s++)
+        th_world_step(w);
+    th_agent_view v = th_world_agents(w);
+    for (uint32_t k = 0; k < v.count; k++)
+        ck_assert(isfinite(v.vx[k]) && isfinite(v.vy[k]) && hypotf(v.vx[k], v.vy[k]) <= cd.max_speed * 1.0001f);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* Regression: queries at NaN or off-world points clamped to an edge cell and answered for a
+ * place nobody named. Each answers its documented value instead (throng.h), while the same
+ * queries on the world still answer. */
+START_TEST(queries_refuse_points_off_the_world) {
+    th_world *w = map_world(20, 10, 1);
+    th_error err;
+    th_bunker_def bd = {"b", 17, 4, 18, 5, 0};
+    ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), 0);
+    th_destination goal = {2, 2, 0};
+    ck_assert_int_eq(th_world_add_destinations(w, &goal, 1, &err), 0);
+    th_world_step(w);
+    th_vec2 dir, away, out[64];
+    uint32_t count;
+    /* on the world: real answers */
+    ck_assert(th_world_flow(w, th_v2(5.5f, 5.5f), &dir));
+    ck_assert(isfinite(th_world_cost_to_shelter(w, th_v2(5.5f, 5.5f))));
+    ck_assert_int_eq(th_world_nearest_bunker(w, th_v2(5.5f, 5.5f)), 0);
+    ck_assert(th_world_wall_distance(w, th_v2(5.5f, 5.5f), &away) > 0.0f);
+    const th_vec2 bad[] = {{NAN, 5}, {5, NAN}, {INFINITY, 5}, {-INFINITY, 5}, {-0.5f, 5},
+                           {20.0f, 5}, {5, 10.0f}, {5, -1e30f}, {3e38f, 3e38f}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        th_vec2 p = bad[i];
+        dir = th_v2(9, 9);
+        ck_assert_msg(!th_world_flow(w, p, &dir) && dir.x == 0 && dir.y == 0, "flow %zu", i);
+        dir = th_v2(9, 9);
+        ck_assert_msg(!th_world_bunker_flow(w, 0, p, &dir) && dir.x == 0 && dir.y == 0, "bunker flow %zu", i);
+        dir = th_v2(9, 9);
+        ck_assert_msg(!th_world_destination_flow(w, 0, p, &dir) && dir.x == 0 && dir.y == 0, "dest flow %zu", i);
+        ck_assert_msg(isinf(th_world_cost_to_shelter(w, p)), "cost %zu", i);
+        ck_assert_msg(isinf(th_world_destination_cost(w, 0, p)), "dest cost %zu", i);
+        ck_assert_int_eq(th_world_nearest_bunker(w, p), -1);
+        away = th_v2(9, 9);
+        ck_assert_msg(th_world_wall_distance(w, p, &away) == 0.0f && away.x == 0 && away.y == 0, "wall %zu", i);
+        ck_assert_msg(!th_world_shelter_path(w, p, out, 64, &count, &err), "shelter path %zu", i);
+        ck_assert_msg(strstr(err.message, "is not on the 20 x 10 m world") != NULL, "%s", err.message);
+        ck_assert(!th_world_destination_path(w, 0, p, out, 64, &count, &err));
+        ck_assert(!th_world_find_path(w, p, th_v2(5.5f, 5.5f), out, 64, &count, NULL, &err));
+        ck_assert_msg(strstr(err.message, "is not on the") != NULL, "%s", err.message);
+        ck_assert(!th_world_find_path(w, th_v2(5.5f, 5.5f), p, out, 64, &count, NULL, &err));
+    }
+    th_world_destroy(w);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("hardening");
     TCase *tc = tcase_create("events");
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, events_apply_in_step_then_schedule_order, 0, 3);
     tcase_add_test(tc, events_scheduled_latest_first_are_fast);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("api");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, target_magnitudes_are_bounded);
+    tcase_add_test(tc, agent_velocity_is_bounded);
+    tcase_add_test(tc, queries_refuse_points_off_the_world);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

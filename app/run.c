@@ -243,6 +243,13 @@ int th_cmd_run(int argc, char **argv) {
                    bi.destroyed ? ", destroyed" : "", bi.full ? ", full" : "");
         }
     }
+    if (st.buried) { /* agents the scene's events removed: never silent */
+        printf("buried    %u\n", st.buried);
+        fprintf(stderr,
+                "throng run: warning: %u agent(s) were walled in by block events with no open "
+                "cell to reach, and were removed\n",
+                st.buried);
+    }
     printf("phases    ms/step:");
     for (int p = 0; p < TH_PHASE_COUNT; p++) {
         printf(" %s %.3f", th_phase_name((th_phase)p), th_world_phase_ms(w, (th_phase)p));

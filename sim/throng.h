@@ -160,8 +160,10 @@ typedef struct th_world_stats {
     uint32_t spawned;         /* agents ever added */
     uint32_t sheltered;       /* agents that reached a bunker, in total */
     uint32_t stranded;        /* fleeing agents with no route to an open bunker, last step */
-    uint32_t removed;         /* agents removed by th_world_remove_agent: spawned = agents +
-                                 sheltered + removed */
+    uint32_t removed;         /* agents removed by th_world_remove_agent, or buried: spawned =
+                                 agents + sheltered + removed */
+    uint32_t buried;          /* of `removed`: agents a block event walled in with no open cell
+                                 reachable (see th_world_block_cells), in total */
 } th_world_stats;
 
 /** The phases of a step, in order. */
@@ -439,7 +441,11 @@ bool th_world_restore_bunker(th_world *w, uint32_t bunker, th_error *err);
 bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err);
 /** Block every open, non-bunker cell in the rectangle (clipped): a truck across a street.
- *  Agents caught inside are moved to the nearest open cell. */
+ *  Agents caught inside move, at the start of the step that applies it, into the open cell
+ *  nearest to their cell through the newly blocked cells (so they can walk there: those cells
+ *  were open), for a block of any size in one pass over it. Agents in a region the events wall
+ *  in whole, with no open cell bordering it, are removed and counted in th_world_stats.buried
+ *  (and .removed); `throng run` reports them. */
 bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err);
 

@@ -63,6 +63,10 @@ typedef struct th_chunk_stats {
     uint32_t sheltering; /* agents that stepped into an open bunker */
 } th_chunk_stats;
 
+/* blocked_near values besides an open cell's index (cell indices stay below 2^24). */
+#define TH_NOT_NEWLY_BLOCKED UINT32_MAX
+#define TH_UNREACHED 0x80000000u
+
 /* A scheduled change: applied at the start of the step that leaves step `step`. */
 typedef struct th_event {
     uint64_t step;
@@ -101,6 +105,13 @@ typedef struct th_world_nav {
     bool combined_stale; /* rebuild the nearest-bunker field */
     bool walls_stale;    /* recompute the wall-distance field */
     bool displace;       /* cells were blocked: move agents out of them */
+    /* Cells blocked by this step's events, for moving agents out of them. Allocated when the
+     * first block event is scheduled (between steps), 8 bytes per cell. */
+    uint32_t *blocked_list;  /* the newly blocked cells, in the order they were blocked */
+    uint32_t blocked_count;
+    uint32_t *blocked_near;  /* per cell: TH_NOT_NEWLY_BLOCKED, TH_UNREACHED | index in the
+                                list (newly blocked, no open cell found yet), or the open cell
+                                its agents move to */
 
     th_astar_ctx *astar; /* for th_world_find_path, created on first use */
     uint32_t *path;      /* its cell path buffer, ncells long */

@@ -124,6 +124,171 @@ START_TEST(events_scheduled_latest_first_are_fast) {
 }
 END_TEST
 
+/* ---- block events: nobody left inside a wall ------------------------------------------- */
+
+/* Independent reference: from `start` (a newly blocked cell), breadth-first over newly blocked
+ * cells (4-connected), the distance to the nearest open cell, or -1 when none is reachable. */
+static int ref_escape_distance(const uint8_t *newly, const uint8_t *open, int32_t cols,
+                               int32_t rows, int32_t start, int32_t *dist, int32_t *queue) {
+    for (int32_t i = 0; i < cols * rows; i++)
+        dist[i] = -1;
+    int32_t head = 0, tail = 0;
+    dist[start] = 0;
+    queue[tail++] = start;
+    while (head < tail) {
+        int32_t c = queue[head++], x = c % cols, y = c / cols;
+        const int32_t nx[4] = {x - 1, x + 1, x, x}, ny[4] = {y, y, y - 1, y + 1};
+        for (int d = 0; d < 4; d++) {
+            if (nx[d] < 0 || ny[d] < 0 || nx[d] >= cols || ny[d] >= rows) continue;
+            int32_t e = ny[d] * cols + nx[d];
+            if (open[e]) return dist[c] + 1;
+            if (newly[e] && dist[e] < 0) {
+                dist[e] = dist[c] + 1;
+                queue[tail++] = e;
+            }
+        }
+    }
+    return -1;
+}
+
+/* A map with random walls and agents everywhere open, then blocks of every size (a cell, a
+ * strip, most of the map, a sealed room, the whole map): after the step that applies them,
+ * every agent stands on an open cell; the open cell it reached is as near (in 4-connected
+ * steps through the newly blocked cells) as the nearest one a per-agent search finds, and it
+ * lies in the component of the old open map the agent stood in; agents with no open cell to
+ * reach are exactly the ones removed, counted in stats.buried. */
+START_TEST(blocks_leave_nobody_inside_walls) {
+    enum { COLS = 48, ROWS = 40, N = COLS * ROWS };
+    static const int32_t rects[][4] = {
+        {10, 10, 10, 10}, {0, 20, 47, 21}, {2, 2, 45, 37}, {0, 0, 47, 39}, {20, 5, 30, 35},
+    };
+    const int32_t *r = rects[_i];
+    th_world *w = map_world(COLS, ROWS, 2);
+    th_error err;
+    uint64_t rng = 99 + (uint64_t)_i;
+    static uint8_t open_before[N], open_after[N], newly[N];
+    static int32_t dist[N], queue[N];
+    for (int32_t c = 0; c < N; c++) { /* 10% walls; a sealed room in case 4's rectangle */
+        int32_t x = c % COLS, y = c / COLS;
+        bool room_wall = _i == 4 && ((x == 19 || x == 31) && y >= 4 && y <= 36);
+        room_wall = room_wall || (_i == 4 && (y == 4 || y == 36) && x >= 19 && x <= 31);
+        bool wall = room_wall || splitmix64(&rng) % 10 == 0;
+        if (wall) ck_assert(th_world_set_cell(w, x, y, TH_CELL_WALL, 1, &err));
+        open_before[c] = !wall;
+    }
+    th_crowd_def cd = th_default_crowd_def();
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    uint32_t placed = 0;
+    for (int32_t c = 0; c < N; c++) {
+        if (!open_before[c]) continue;
+        for (int k = 0; k < 2; k++) { /* two agents a cell, at random points in it */
+            th_vec2 p = th_v2((float)(c % COLS) + 0.05f + 0.9f * (float)(splitmix64(&rng) % 1000) / 1000.0f,
+                              (float)(c / COLS) + 0.05f + 0.9f * (float)(splitmix64(&rng) % 1000) / 1000.0f);
+            ck_assert(th_world_add_agent(w, 0, p, th_v2(0, 0), &err) != TH_INVALID_AGENT);
+            placed++;
+        }
+    }
+    th_world_step(w); /* settle: the first step builds the fields */
+    th_agent_view v = th_world_agents(w);
+    static th_vec2 before[2 * N];
+    for (uint32_t k = 0; k < v.count; k++)
+        before[v.id[k]] = th_v2(v.px[k], v.py[k]);
+    ck_assert(th_world_block_cells(w, r[0], r[1], r[2], r[3], &err));
+    memcpy(open_after, open_before, sizeof open_after);
+    memset(newly, 0, sizeof newly);
+    for (int32_t y = r[1]; y <= r[3]; y++) {
+        for (int32_t x = r[0]; x <= r[2]; x++) {
+            newly[y * COLS + x] = open_before[y * COLS + x];
+            open_after[y * COLS + x] = 0;
+        }
+    }
+    uint32_t before_count = v.count;
+    /* the agents the reference says have nowhere to go */
+    uint32_t expect_buried = 0;
+    for (uint32_t id = 0; id < placed; id++) {
+        int32_t c = (int32_t)before[id].y * COLS + (int32_t)before[id].x;
+        if (newly[c] && ref_escape_distance(newly, open_after, COLS, ROWS, c, dist, queue) < 0)
+            expect_buried++;
+    }
+    th_world_step(w);
+    th_world_stats st = th_world_get_stats(w);
+    ck_assert_uint_eq(st.buried, expect_buried);
+    ck_assert_uint_eq(st.removed, expect_buried);
+    ck_assert_uint_eq(st.agents + st.sheltered + st.removed, st.spawned);
+    ck_assert_uint_eq(st.agents, before_count - expect_buried);
+    v = th_world_agents(w);
+    for (uint32_t k = 0; k < v.count; k++) {
+        int32_t c = (int32_t)v.py[k] * COLS + (int32_t)v.px[k];
+        CHECK_MSG(open_after[c], "agent %u at (%g, %g) is inside a wall", v.id[k], (double)v.px[k], (double)v.py[k]);
+        th_vec2 p0 = before[v.id[k]];
+        int32_t c0 = (int32_t)p0.y * COLS + (int32_t)p0.x;
+        if (!newly[c0]) continue;
+        /* moved: to an open cell at the reference's distance (the step may then move it a
+         * little, never past the cell it was put in: speeds are 4 m/s, the step 1/60 s) */
+        int want = ref_escape_distance(newly, open_after, COLS, ROWS, c0, dist, queue);
+        CHECK_MSG(want > 0, "agent %u should have been buried", v.id[k]);
+        /* distance from c0 to c through newly blocked cells: c is adjacent to one of them */
+        int best = -1;
+        const int32_t x = c % COLS, y = c / COLS;
+        const int32_t nx[4] = {x - 1, x + 1, x, x}, ny[4] = {y, y, y - 1, y + 1};
+        for (int d = 0; d < 4; d++) {
+            if (nx[d] < 0 || ny[d] < 0 || nx[d] >= COLS || ny[d] >= ROWS) continue;
+            int32_t e = ny[d] * COLS + nx[d];
+            if (e == c0) best = 1;
+        }
+        if (best < 0) {
+            /* reference distances from c0 over the newly blocked cells */
+            ref_escape_distance(newly, open_after, COLS, ROWS, c0, dist, queue);
+            for (int d = 0; d < 4; d++) {
+                if (nx[d] < 0 || ny[d] < 0 || nx[d] >= COLS || ny[d] >= ROWS) continue;
+                int32_t e = ny[d] * COLS + nx[d];
+                if (newly[e] && dist[e] >= 0 && (best < 0 || dist[e] + 1 < best)) best = dist[e] + 1;
+            }
+        }
+        CHECK_MSG(best == want, "agent %u from cell %d to cell %d: %d steps, nearest is %d",
+                  v.id[k], c0, c, best, want);
+    }
+    th_world_destroy(w);
+}
+END_TEST
+
+/* Regression: a whole-map block searched up to 64 rings per trapped agent, serially (0.8 ms
+ * each; 20 s for three steps of a 2,000-agent scene), and left the farther ones inside the
+ * wall. A 1,024 x 1,024 map with a one-cell open border, blocked whole: 50,000 agents move in
+ * one pass, and the same result on 1 and 3 threads. */
+START_TEST(block_of_a_whole_map_is_fast_and_deterministic) {
+    uint64_t hash[2];
+    const uint32_t threads[2] = {1, 3};
+    for (int t = 0; t < 2; t++) {
+        th_world *w = map_world(1024, 1024, threads[t]);
+        th_error err;
+        th_crowd_def cd = th_default_crowd_def();
+        ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+        uint64_t rng = 5;
+        for (int i = 0; i < 50000; i++) {
+            th_vec2 p = th_v2((float)(splitmix64(&rng) % 1024000) / 1000.0f,
+                              (float)(splitmix64(&rng) % 1024000) / 1000.0f);
+            ck_assert(th_world_add_agent(w, 0, p, th_v2(1, 0), &err) != TH_INVALID_AGENT);
+        }
+        th_world_step(w);
+        ck_assert(th_world_block_cells(w, 1, 1, 1022, 1022, &err));
+        double t0 = now();
+        th_world_step(w);
+        double dt = now() - t0;
+        ck_assert_msg(dt < 2.0 * time_scale(), "the step with the block took %.2f s", dt);
+        th_agent_view v = th_world_agents(w);
+        ck_assert_uint_eq(v.count, 50000);
+        for (uint32_t k = 0; k < v.count; k++) {
+            int32_t x = (int32_t)v.px[k], y = (int32_t)v.py[k];
+            CHECK_MSG(th_world_cell(w, x, y, NULL) == TH_CELL_OPEN, "agent in a wall at (%d, %d)", x, y);
+        }
+        hash[t] = th_world_hash(w);
+        th_world_destroy(w);
+    }
+    ck_assert_uint_eq(hash[0], hash[1]);
+}
+END_TEST
+
 /* ---- magnitudes at the API -------------------------------------------------------------- */
 
 /* Regression: a finite target velocity of 3e38 m/s was accepted; intercepting leaders aimed at
@@ -260,6 +425,11 @@ int main(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, events_apply_in_step_then_schedule_order, 0, 3);
     tcase_add_test(tc, events_scheduled_latest_first_are_fast);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("blocks");
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, blocks_leave_nobody_inside_walls, 0, 5);
+    tcase_add_test(tc, block_of_a_whole_map_is_fast_and_deterministic);
     suite_add_tcase(s, tc);
     tc = tcase_create("api");
     tcase_set_timeout(tc, 300);

@@ -419,6 +419,123 @@ START_TEST(queries_refuse_points_off_the_world) {
 }
 END_TEST
 
+/* ---- tests that catch planted bugs (tests/mutation/) ------------------------------------ */
+
+/* A world built through the API alone, without stepping (so steering changes do not move it):
+ * agents with negative, positive, zero and negative-zero velocities, and one bunker. */
+static th_world *hash_world(float sign_of_zero) {
+    th_world *w = map_world(16, 8, 1);
+    th_error err;
+    th_bunker_def bd = {"b", 14, 1, 15, 2, 0};
+    ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), 0);
+    th_crowd_def cd = th_default_crowd_def();
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 1);
+    const float v[][4] = {{1.25f, 2.5f, -1.5f, 0.75f}, {3.0f, 4.0f, 2.0f, -3.0f},
+                          {9.5f, 6.25f, -0.125f, -0.5f}, {12.0f, 1.0f, 0.0f, 0.0f}};
+    for (uint32_t i = 0; i < 4; i++) {
+        ck_assert(th_world_add_agent(w, i % 2, th_v2(v[i][0], v[i][1]), th_v2(v[i][2], v[i][3]), &err) == i);
+    }
+    ck_assert(th_world_add_agent(w, 0, th_v2(7.0f, 7.0f), th_v2(sign_of_zero * 0.0f, 1.0f), &err) == 4);
+    return w;
+}
+
+/* The state hash is pinned for a fixed world: a change to what it covers or how it mixes is
+ * seen here, not first as a mismatch between two machines. And it sees the sign bit of every
+ * value: two states that differ only in -0.0 against 0.0 hash differently (the header
+ * promises it), as do states that differ only in the sign of one velocity. */
+START_TEST(hash_is_pinned_and_sees_signs) {
+    th_world *w = hash_world(1.0f);
+    uint64_t h = th_world_hash(w);
+    ck_assert_msg(h == UINT64_C(0x680c76ab166f8440), "hash of the fixed world: 0x%016llx", (unsigned long long)h);
+    th_world *neg = hash_world(-1.0f);
+    th_agent_state st;
+    ck_assert(th_world_get_agent(neg, 4, &st) && signbit(st.velocity.x));
+    ck_assert_uint_ne(th_world_hash(neg), h);
+    th_world_destroy(neg);
+    /* the same world with one velocity's sign flipped */
+    th_world *flip = map_world(16, 8, 1);
+    th_world *orig = map_world(16, 8, 1);
+    th_error err;
+    th_crowd_def cd = th_default_crowd_def();
+    ck_assert_int_eq(th_world_add_crowd(flip, &cd, &err), 0);
+    ck_assert_int_eq(th_world_add_crowd(orig, &cd, &err), 0);
+    ck_assert(th_world_add_agent(flip, 0, th_v2(3, 3), th_v2(-1.5f, 0.5f), &err) == 0);
+    ck_assert(th_world_add_agent(orig, 0, th_v2(3, 3), th_v2(1.5f, 0.5f), &err) == 0);
+    ck_assert_uint_ne(th_world_hash(flip), th_world_hash(orig));
+    th_world_destroy(flip);
+    th_world_destroy(orig);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* The leader test's front cone is closed: a same-type agent exactly on its edge is in the
+ * front view, so the agent behind it does not lead. With a front view of 0.001 degrees,
+ * cos^2 of half of it is exactly 1.0f, so an agent dead ahead lies exactly on the edge
+ * ((v.d)^2 == cos^2 |v|^2 |d|^2 with every value exact). */
+START_TEST(leader_cone_edge_is_in_front) {
+    th_world_def wd = th_default_world_def();
+    wd.threads = 1;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    th_target_def t = {.kind = TH_TARGET_POINT, .position = th_v2(90, 10)};
+    ck_assert_int_eq(th_world_add_target(w, &t, &err), 0);
+    th_crowd_def cd = th_default_crowd_def();
+    cd.target = 0;
+    cd.lead_fov_deg = 0.001f;
+    cd.lead_radius = 5.0f;
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    th_agent_id back = th_world_add_agent(w, 0, th_v2(10, 10), th_v2(1, 0), &err);
+    th_agent_id front = th_world_add_agent(w, 0, th_v2(12, 10), th_v2(1, 0), &err);
+    th_world_step(w);
+    th_agent_state a, b;
+    ck_assert(th_world_get_agent(w, back, &a) && th_world_get_agent(w, front, &b));
+    ck_assert_msg(!a.leader, "the agent with another dead ahead (on the cone's edge) led");
+    ck_assert_msg(b.leader, "the agent with nobody ahead did not lead");
+    th_world_destroy(w);
+}
+END_TEST
+
+/* Arrival hysteresis: an arrived squad stays arrived while its worst member is within
+ * REARRIVE_FACTOR (3) tolerances. A one-member squad arrives; then its slot's cell is blocked,
+ * which moves the member into the next cell, between 1 and 3 tolerances from the slot (the
+ * slot is in the wall now, so it stays there): still arrived. */
+START_TEST(squad_arrival_has_hysteresis) {
+    th_world *w = map_world(20, 12, 1);
+    th_error err;
+    th_crowd_def cd = th_default_crowd_def();
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    th_squad_def sd = th_default_squad_def();
+    sd.count = 1;
+    sd.start = th_v2(5.5f, 5.5f);
+    sd.goal = th_v2(10.5f, 5.5f);
+    sd.tolerance = 0.4f;
+    ck_assert_int_eq(th_world_add_squad(w, &sd, &err), 0);
+    th_squad_info q;
+    int s = 0;
+    for (; s < 3000; s++) {
+        th_world_step(w);
+        ck_assert(th_world_get_squad(w, 0, &q));
+        if (q.arrived) break;
+    }
+    ck_assert_msg(q.arrived, "the squad never arrived");
+    ck_assert(th_world_block_cells(w, 10, 5, 10, 5, &err));
+    bool between = false;
+    for (int k = 0; k < 120; k++) {
+        th_world_step(w);
+        ck_assert(th_world_get_squad(w, 0, &q));
+        /* one member: the mean error is the worst member's distance */
+        ck_assert_msg(q.error <= 3.0f * sd.tolerance, "step %d: error %g beyond 3 tolerances", k,
+                      (double)q.error);
+        between = between || q.error > sd.tolerance;
+        ck_assert_msg(q.arrived, "step %d: error %g (tolerance %g) un-arrived the squad", k,
+                      (double)q.error, (double)sd.tolerance);
+    }
+    ck_assert_msg(between, "the member never left its tolerance: the test shows nothing");
+    th_world_destroy(w);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("hardening");
     TCase *tc = tcase_create("events");
@@ -436,6 +553,12 @@ int main(void) {
     tcase_add_test(tc, target_magnitudes_are_bounded);
     tcase_add_test(tc, agent_velocity_is_bounded);
     tcase_add_test(tc, queries_refuse_points_off_the_world);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("mutants");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, hash_is_pinned_and_sees_signs);
+    tcase_add_test(tc, leader_cone_edge_is_in_front);
+    tcase_add_test(tc, squad_arrival_has_hysteresis);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -421,6 +421,16 @@ static const bad_case k_cases[] = {
      L(HEAD "crowds:\n  - {name: a, count: 16777216, spawn: {rect: [0, 0, 1, 1]}}\n  - {name: b, "
             "count: 1, spawn: {rect: [0, 0, 1, 1]}}\n"),
      REFUSED, 6, 5, "crowds[1]", "more than 16777216 agents in all", 1},
+    /* Spawn circles and agents past the world's left edge: the documented messages (a
+     * mutation run found that neither was tested). */
+    {"spawn circle past the left edge", L(HEAD "crowds:\n  - {name: a, count: 3, spawn: {circle: [1, 50, 2]}}\n"),
+     REFUSED, 5, 41, "crowds[0].spawn.circle", "expected [x, y, radius] with a positive radius inside the 100 x 100 m world, found [1, 50, 2]", 1},
+    {"spawn circle touching the left edge", L(HEAD "crowds:\n  - {name: a, count: 3, spawn: {circle: [2, 50, 2]}}\n"),
+     LOADS, 0, 0, NULL, NULL, 1},
+    {"spawn circle past the bottom edge", L(HEAD "crowds:\n  - {name: a, count: 3, spawn: {circle: [50, 1, 2]}}\n"),
+     REFUSED, 5, 41, "crowds[0].spawn.circle", "inside the 100 x 100 m world", 1},
+    {"agent at a negative coordinate", L(HEAD "crowds:\n  - {name: a, agents: [[-1, 5]]}\n"),
+     REFUSED, 5, 24, "crowds[0].agents[0]", "position (-1, 5) is off the 100 x 100 m world", 1},
     {"agent at the float edge (regression: unlocated world error)",
      L(HEAD "crowds:\n  - {name: a, agents: [[99.999999999, 5]]}\n"), REFUSED, 5, 24,
      "crowds[0].agents[0]", "off the 100 x 100 m world", 1},

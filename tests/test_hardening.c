@@ -9,7 +9,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "../engine/alloc.h"
+#include "../engine/arena.h"
+#include "../engine/grid.h"
+#include "../engine/jobs.h"
 #include "../sim/throng.h"
+#include "../sim/world_internal.h" /* validation: a state poked past the top speed */
 #include "test_util.h"
 
 static double now(void) {
@@ -519,6 +524,9 @@ START_TEST(squad_arrival_has_hysteresis) {
         if (q.arrived) break;
     }
     ck_assert_msg(q.arrived, "the squad never arrived");
+    /* it arrives only once every member is within the tolerance */
+    ck_assert_msg(q.error <= sd.tolerance, "arrived at error %g, tolerance %g", (double)q.error,
+                  (double)sd.tolerance);
     ck_assert(th_world_block_cells(w, 10, 5, 10, 5, &err));
     bool between = false;
     for (int k = 0; k < 120; k++) {
@@ -532,6 +540,238 @@ START_TEST(squad_arrival_has_hysteresis) {
                       (double)q.error, (double)sd.tolerance);
     }
     ck_assert_msg(between, "the member never left its tolerance: the test shows nothing");
+    th_world_destroy(w);
+}
+END_TEST
+
+/* The spatial grid takes at most its capacity: a build asked for more items indexes the first
+ * `capacity` of them and writes nothing past its arrays (a mutation run found no test
+ * handing it more). */
+START_TEST(grid_build_clamps_to_capacity) {
+    enum { CAP = 100 };
+    th_grid g;
+    ck_assert_int_eq(th_grid_init(&g, 0.0f, 0.0f, 1.0f, 1.0f, 4, 4, CAP, 2), 0);
+    th_pool *pool = th_pool_create(2);
+    ck_assert_ptr_nonnull(pool);
+    float xs[CAP + 8], ys[CAP + 8];
+    for (uint32_t i = 0; i < CAP + 8; i++) {
+        xs[i] = (float)(i % 4) + 0.5f;
+        ys[i] = (float)(i / 4 % 4) + 0.5f;
+    }
+    for (uint32_t n = CAP - 1; n <= CAP + 8; n++) {
+        th_grid_build(&g, pool, xs, ys, n);
+        uint32_t want = n < CAP ? n : CAP;
+        ck_assert_uint_eq(g.cell_start[0], 0);
+        ck_assert_uint_eq(g.cell_start[g.ncells], want);
+        /* every indexed item is one of the first `want`, each once */
+        uint8_t seen[CAP] = {0};
+        for (uint32_t k = 0; k < want; k++) {
+            ck_assert_uint_lt(g.order[k], want);
+            ck_assert(!seen[g.order[k]]);
+            seen[g.order[k]] = 1;
+        }
+    }
+    th_pool_destroy(pool);
+    th_grid_free(&g);
+}
+END_TEST
+
+/* The candidate count (th_world_stats.mean_candidates) counts the other agents a query
+ * inspects, never the agent itself: three agents within a few centimetres share one grid
+ * cell, far from everyone else, so each inspects exactly the other two; a lone agent none. */
+START_TEST(candidates_exclude_the_agent_itself) {
+    th_world_def wd = th_default_world_def();
+    wd.threads = 1;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    th_crowd_def cd = th_default_crowd_def();
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert(th_world_add_agent(w, 0, th_v2(50.0f, 50.0f), th_v2(0, 0), &err) == 0);
+    th_world_step(w);
+    ck_assert(th_world_get_stats(w).mean_candidates == 0.0);
+    ck_assert(th_world_add_agent(w, 0, th_v2(50.01f, 50.0f), th_v2(0, 0), &err) == 1);
+    ck_assert(th_world_add_agent(w, 0, th_v2(50.0f, 50.01f), th_v2(0, 0), &err) == 2);
+    th_world_step(w);
+    th_world_stats st = th_world_get_stats(w);
+    ck_assert_msg(st.mean_candidates == 2.0, "%g candidates per agent", st.mean_candidates);
+    ck_assert_msg(st.mean_neighbors == 2.0, "%g neighbours per agent", st.mean_neighbors);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* A wall bounce reflects the velocity: an agent about to cross the west edge comes back
+ * moving east at the same speed (and likewise at the south edge). */
+START_TEST(wall_bounce_reflects_velocity) {
+    th_world_def wd = th_default_world_def();
+    wd.threads = 1;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    th_crowd_def cd = th_default_crowd_def();
+    cd.separation_weight = cd.alignment_weight = cd.cohesion_weight = 0.0f;
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    th_agent_id west = th_world_add_agent(w, 0, th_v2(0.01f, 50.0f), th_v2(-4.0f, 0.0f), &err);
+    th_agent_id south = th_world_add_agent(w, 0, th_v2(50.0f, 0.01f), th_v2(0.0f, -4.0f), &err);
+    th_world_step(w);
+    th_agent_state a, b;
+    ck_assert(th_world_get_agent(w, west, &a) && th_world_get_agent(w, south, &b));
+    ck_assert_msg(a.velocity.x == 4.0f && a.position.x >= 0.0f, "west: v %g at x %g",
+                  (double)a.velocity.x, (double)a.position.x);
+    ck_assert_msg(b.velocity.y == 4.0f && b.position.y >= 0.0f, "south: v %g at y %g",
+                  (double)b.velocity.y, (double)b.position.y);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* The stranded count adds up every chunk of agents: 3 x TH_CHUNK fleeing agents shut in a
+ * room with no way to the bunker are all stranded. */
+START_TEST(stranded_counts_every_chunk) {
+    th_world *w = map_world(40, 20, 2);
+    th_error err;
+    for (int32_t y = 0; y < 20; y++) /* a wall down column 20 splits the map */
+        ck_assert(th_world_set_cell(w, 20, y, TH_CELL_WALL, 1, &err));
+    th_bunker_def bd = {"b", 35, 5, 36, 6, 0};
+    ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), 0);
+    th_crowd_def cd = th_default_crowd_def();
+    cd.behavior = TH_BEHAVIOR_FLEE;
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    uint64_t rng = 3;
+    const uint32_t n = 3 * 512 + 17;
+    for (uint32_t i = 0; i < n; i++) {
+        th_vec2 p = th_v2(1.0f + (float)(splitmix64(&rng) % 18000) / 1000.0f,
+                          1.0f + (float)(splitmix64(&rng) % 18000) / 1000.0f);
+        ck_assert(th_world_add_agent(w, 0, p, th_v2(0, 0), &err) != TH_INVALID_AGENT);
+    }
+    th_world_step(w);
+    ck_assert_uint_eq(th_world_get_stats(w).stranded, n);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* Intercept looks at most INTERCEPT_HORIZON_S (10 s) ahead: a target 50 m away crossing at
+ * 900 m/s is aimed at 10 s ahead of it, so the leader heads almost straight across (+y), not
+ * at where the target is now (+x). */
+START_TEST(intercept_aims_at_the_horizon) {
+    th_world_def wd = th_default_world_def();
+    wd.threads = 1;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    th_target_def t = {.kind = TH_TARGET_POINT, .position = th_v2(60, 50), .velocity = th_v2(0, 900)};
+    ck_assert_int_eq(th_world_add_target(w, &t, &err), 0);
+    th_crowd_def cd = th_default_crowd_def();
+    cd.target = 0;
+    cd.pursuit = TH_PURSUIT_INTERCEPT;
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    th_agent_id id = th_world_add_agent(w, 0, th_v2(10, 50), th_v2(0, 0), &err);
+    th_world_step(w);
+    th_agent_state a;
+    ck_assert(th_world_get_agent(w, id, &a) && a.leader);
+    ck_assert_msg(a.acceleration.y > 10.0f * fabsf(a.acceleration.x), "acceleration (%g, %g)",
+                  (double)a.acceleration.x, (double)a.acceleration.y);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* An open path target stops at its last point: once it has travelled the whole path its
+ * velocity is zero, not the last segment's. */
+START_TEST(path_target_stops_at_its_end) {
+    th_world_def wd = th_default_world_def();
+    wd.threads = 1;
+    wd.timestep = 0.25f;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    th_vec2 pts[2] = {{10, 10}, {12, 10}};
+    th_target_def t = {.kind = TH_TARGET_PATH, .points = pts, .point_count = 2, .speed = 1.0f};
+    ck_assert_int_eq(th_world_add_target(w, &t, &err), 0);
+    th_crowd_def cd = th_default_crowd_def();
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert(th_world_add_agent(w, 0, th_v2(50, 50), th_v2(0, 0), &err) == 0);
+    th_vec2 pos, vel;
+    for (int s = 0; s < 14; s++) { /* 3.5 s: the 2 m path ends at 2 s */
+        th_world_step(w);
+        ck_assert(th_world_target_state(w, 0, &pos, &vel));
+        double travelled = 0.25 * s; /* as of the start of the step */
+        if (travelled >= 2.0) {
+            ck_assert_msg(pos.x == 12.0f && pos.y == 10.0f && vel.x == 0.0f && vel.y == 0.0f,
+                          "step %d: at (%g, %g) moving (%g, %g)", s, (double)pos.x, (double)pos.y,
+                          (double)vel.x, (double)vel.y);
+        }
+    }
+    th_world_destroy(w);
+}
+END_TEST
+
+/* Validation counts removed agents (alive + sheltered + removed = spawned) and flags a speed
+ * past the crowd's top speed (beyond rounding), not only a wildly wrong one. */
+START_TEST(validation_counts_removed_and_catches_speed) {
+    th_world_def wd = th_default_world_def();
+    wd.threads = 1;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    th_crowd_def cd = th_default_crowd_def();
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    for (int i = 0; i < 5; i++)
+        ck_assert(th_world_add_agent(w, 0, th_v2(10.0f + 10.0f * (float)i, 50), th_v2(1, 0), &err) != TH_INVALID_AGENT);
+    th_world_set_validation(w, true);
+    ck_assert(th_world_remove_agent(w, 2, &err));
+    th_world_step(w);
+    th_world_step(w);
+    ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
+    ck_assert_uint_eq(th_world_get_stats(w).removed, 1);
+    /* 1.5 x the top speed: not rounding */
+    w->buf[w->cur].vx[0] = 1.5f * cd.max_speed;
+    w->buf[w->cur].vy[0] = 0.0f;
+    th_validate_state(w);
+    const char *e = th_world_validation_error(w);
+    ck_assert_msg(e != NULL && strstr(e, "faster than its crowd") != NULL, "%s", e ? e : "no violation");
+    th_world_destroy(w);
+}
+END_TEST
+
+/* The allocators' bounds: th_calloc refuses a count x size that overflows (instead of a
+ * wrapped, tiny block), and an arena never holds more than its budget. */
+START_TEST(allocators_keep_their_bounds) {
+    ck_assert_ptr_null(th_calloc(SIZE_MAX / 4 + 2, 4));
+    ck_assert_ptr_null(th_calloc(2, SIZE_MAX / 2 + 1));
+    void *p = th_calloc(3, 5);
+    ck_assert_ptr_nonnull(p);
+    th_free(p);
+    enum { BLOCK = 64 * 1024 };
+    th_arena a = th_arena_make(4 * BLOCK);
+    for (int i = 0; i < 4; i++)
+        ck_assert_ptr_nonnull(th_arena_alloc(&a, BLOCK));
+    ck_assert_ptr_null(th_arena_alloc(&a, BLOCK)); /* a fifth block would pass the budget */
+    ck_assert_ptr_null(th_arena_alloc(&a, 1));
+    th_arena_free(&a);
+}
+END_TEST
+
+/* A squad arrives only when every member is within its tolerance: a fast squad with a tight
+ * tolerance reaches its goal with its member still lagging, and the first step it counts as
+ * arrived finds the member within the tolerance (not merely near it). */
+START_TEST(squad_arrives_within_tolerance) {
+    th_world *w = map_world(40, 12, 1);
+    th_error err;
+    th_crowd_def cd = th_default_crowd_def();
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    th_squad_def sd = th_default_squad_def();
+    sd.count = 1;
+    sd.start = th_v2(3.5f, 5.5f);
+    sd.goal = th_v2(35.5f, 5.5f);
+    sd.speed = 3.0f;
+    sd.tolerance = 0.02f;
+    ck_assert_int_eq(th_world_add_squad(w, &sd, &err), 0);
+    th_squad_info q;
+    float worst_lag = 0.0f;
+    for (int s = 0; s < 6000; s++) {
+        th_world_step(w);
+        ck_assert(th_world_get_squad(w, 0, &q));
+        worst_lag = fmaxf(worst_lag, q.error);
+        if (q.arrived) break;
+    }
+    ck_assert_msg(q.arrived, "never arrived");
+    ck_assert_msg(worst_lag > 2.0f * sd.tolerance, "the member never lagged: the test shows nothing");
+    ck_assert_msg(q.error <= sd.tolerance, "arrived at error %g, tolerance %g", (double)q.error,
+                  (double)sd.tolerance);
     th_world_destroy(w);
 }
 END_TEST
@@ -559,6 +799,15 @@ int main(void) {
     tcase_add_test(tc, hash_is_pinned_and_sees_signs);
     tcase_add_test(tc, leader_cone_edge_is_in_front);
     tcase_add_test(tc, squad_arrival_has_hysteresis);
+    tcase_add_test(tc, grid_build_clamps_to_capacity);
+    tcase_add_test(tc, candidates_exclude_the_agent_itself);
+    tcase_add_test(tc, wall_bounce_reflects_velocity);
+    tcase_add_test(tc, stranded_counts_every_chunk);
+    tcase_add_test(tc, intercept_aims_at_the_horizon);
+    tcase_add_test(tc, path_target_stops_at_its_end);
+    tcase_add_test(tc, validation_counts_removed_and_catches_speed);
+    tcase_add_test(tc, allocators_keep_their_bounds);
+    tcase_add_test(tc, squad_arrives_within_tolerance);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -20,6 +20,11 @@ FAST='^(test_(boids|determinism|nav|evac|clock|jobs|grid|alloc|world|cli|scene|b
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 2
+# A run cut short (the marker is still there) may have left a mutant's objects behind.
+if [ -e "$BUILD/mutant-planted" ]; then
+    find "$BUILD" -name '*.o' -delete
+    rm -f "$BUILD/mutant-planted"
+fi
 cmake --build "$BUILD" -j "$JOBS" >/dev/null || { echo "mutation: the unmutated tree does not build" >&2; exit 2; }
 if ! ctest --test-dir "$BUILD" -R "$FAST" -j "$JOBS" --timeout 300 >/dev/null 2>&1; then
     echo "mutation: the unmutated tree fails its tests; fix that first" >&2
@@ -28,9 +33,11 @@ fi
 
 backup=""
 target=""
+# The original bytes go back with a new modification time: with the old one, make would
+# take the mutant's object file for up to date and every later mutant would run with it.
 restore() {
     if [ -n "$backup" ] && [ -f "$backup" ]; then
-        cp -p "$backup" "$target" && rm -f "$backup"
+        cp "$backup" "$target" && touch "$target" && rm -f "$backup"
     fi
     backup=""
 }
@@ -49,7 +56,8 @@ while IFS=$'\t' read -r file old new what; do
     fi
     target=$file
     backup=$(mktemp)
-    cp -p "$file" "$backup"
+    cp "$file" "$backup"
+    touch "$BUILD/mutant-planted"
     # Replace OLD by NEW on its one line, as fixed text.
     OLD=$old NEW=$new python3 - "$file" <<'PY'
 import os, sys
@@ -75,7 +83,7 @@ PY
     restore
 done <"$LIST"
 # Leave the tree built from the restored sources.
-cmake --build "$BUILD" -j "$JOBS" >/dev/null 2>&1
+cmake --build "$BUILD" -j "$JOBS" >/dev/null 2>&1 && rm -f "$BUILD/mutant-planted"
 
 counted=$((killed + survived))
 score=$((counted ? killed * 1000 / counted : 0))

@@ -26,6 +26,9 @@ static const char k_run_help[] =
     "  --seed S      random seed keying every random draw (default: the scene's)\n"
     "  --agents N    scale the scene's randomly spawned crowds to N agents in all\n"
     "  --headless    never open the viewer (it opens when a display is available)\n"
+    "  --allow-outside-paths\n"
+    "                let the scene read files outside its own folder (map.image: absolute\n"
+    "                paths, '..', symbolic links); refused by default\n"
     "  --screenshot FILE\n"
     "                after the steps, render one frame to FILE (PNG), no display needed\n"
     "  --validate    check the invariants inside every step; stop at the first violation\n"
@@ -62,7 +65,7 @@ typedef struct scheduled {
 typedef struct run_opts {
     const char *scene;
     uint64_t steps, threads, seed, agents;
-    bool has_steps, has_seed, headless, validate;
+    bool has_steps, has_seed, headless, validate, allow_outside_paths;
     const char *screenshot;
     scheduled events[MAX_SCHEDULED];
     uint32_t event_count;
@@ -100,6 +103,8 @@ static int parse(int argc, char **argv, run_opts *o) {
             o->headless = true;
         } else if (strcmp(a, "--validate") == 0) {
             o->validate = true;
+        } else if (strcmp(a, "--allow-outside-paths") == 0) {
+            o->allow_outside_paths = true;
         } else if (strcmp(a, "--screenshot") == 0) {
             if (!(o->screenshot = th_arg_value(argc, argv, &i))) return TH_EXIT_USAGE;
         } else if (strcmp(a, "--steps") == 0) {
@@ -175,7 +180,8 @@ int th_cmd_run(int argc, char **argv) {
     th_error err = {{0}};
     th_scene_info info;
     th_scene_open_opts so = {.threads = (uint32_t)o.threads, .has_seed = o.has_seed,
-                             .seed = o.seed, .agents = (uint32_t)o.agents};
+                             .seed = o.seed, .agents = (uint32_t)o.agents,
+                             .allow_outside_paths = o.allow_outside_paths};
     th_world *w = th_scene_open(o.scene, &so, &info, &err);
     if (!w) {
         fprintf(stderr, "throng run: %s\n", err.message);
@@ -284,6 +290,13 @@ int th_cmd_run(int argc, char **argv) {
             printf("bunker    %-12s %6u sheltered%s%s\n", bi.name, bi.sheltered,
                    bi.destroyed ? ", destroyed" : "", bi.full ? ", full" : "");
         }
+    }
+    if (st.buried) { /* agents the scene's events removed: never silent */
+        printf("buried    %u\n", st.buried);
+        fprintf(stderr,
+                "throng run: warning: %u agent(s) were walled in by block events with no open "
+                "cell to reach, and were removed\n",
+                st.buried);
     }
     printf("phases    ms/step:");
     for (int p = 0; p < TH_PHASE_COUNT; p++) {

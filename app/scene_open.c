@@ -33,7 +33,7 @@ th_world *th_scene_open(const char *name, const th_scene_open_opts *o, th_scene_
     char path[4096];
     if (th_scene_resolve(name, path, sizeof path)) {
         th_scene_opts so = {.threads = o->threads, .override_seed = o->has_seed, .seed = o->seed,
-                            .agents = o->agents};
+                            .agents = o->agents, .allow_outside_paths = o->allow_outside_paths};
         return th_scene_load(path, &so, info, err);
     }
     for (const char *const *d = th_demo_names; *d; d++) {

@@ -8,7 +8,8 @@
 # Longer local runs, e.g. an hour on 2 cores with the corpus kept between runs:
 #   FUZZ_JOBS=2 FUZZ_KEEP=1 fuzz/run.sh 3600
 # FUZZ_JOBS runs that many fuzzing processes per target; FUZZ_KEEP=1 keeps new corpus
-# entries in build/fuzz/corpus-* (the checked-in seeds in fuzz/corpus stay untouched). A
+# entries in build/fuzz/corpus-* (the checked-in seeds in fuzz/corpus stay untouched);
+# FUZZ_MERGE=1 minimises what the run learned into fuzz/corpus/learned/, to be committed. A
 # finding is saved as build/fuzz/crash-* (or leak-, timeout-, oom-); replay it with
 #   build/fuzz/fuzz_scene build/fuzz/crash-...
 set -euo pipefail
@@ -26,7 +27,7 @@ mkdir -p "$OUT"
 FLAGS=(-std=c17 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=all -ffp-contract=off -fno-fast-math -fno-math-errno
        -D_POSIX_C_SOURCE=200809L -I. -Wall -Wextra -pedantic)
-LIBS=($(pkg-config --cflags --libs yaml-0.1 libpng) -lpthread -lm)
+LIBS=($(pkg-config --cflags --libs yaml-0.1 libpng zlib) -lpthread -lm)
 # sim/boids.c does not build with clang 14 as it stands: its 8-lane helpers pass vectors by
 # value, an error without AVX enabled, and clang's target_clones leaves the dispatcher
 # unresolved at link time. Here it is built for this CPU alone (-mavx2, clones off through
@@ -71,15 +72,37 @@ run() {
     # and the huge-input cases (64 MiB, million-character lines) are in tests/test_robustness.c.
     (cd "$OUT" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        "./$target" "corpus-${target#fuzz_}" "$ROOT/$seeds" -max_total_time="$secs" -timeout=5 \
+        "./$target" "corpus-${target#fuzz_}" "$ROOT/$seeds" "$ROOT/$learned_dir/${target#fuzz_}" \
+        -max_total_time="$secs" -timeout=5 \
         -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
         -artifact_prefix=./ "${extra[@]}") >"$OUT/$target.log" 2>&1 || rc=$?
     [ "$JOBS" -gt 1 ] && cat "$OUT"/fuzz-*.log >>"$OUT/$target.log" && rm -f "$OUT"/fuzz-*.log
-    grep -E '^(#[0-9]+ +(DONE|INITED)|stat::|==[0-9]+==ERROR|SUMMARY|artifact_prefix)' \
+    # FUZZ_MERGE=1: fold what this run learned into the checked-in corpus, minimised: libFuzzer
+    # keeps, of the learned inputs and this run's, only those that add coverage beyond the
+    # hand-written seeds and each other.
+    if [ "${FUZZ_MERGE:-0}" = 1 ] && [ "$rc" = 0 ]; then
+        local learned="$ROOT/$learned_dir/${target#fuzz_}" merged="$OUT/merged-${target#fuzz_}"
+        rm -rf "$merged" && mkdir -p "$merged" "$learned"
+        cp "$ROOT/$seeds"/* "$merged"/
+        (cd "$OUT" && "./$target" -merge=1 "merged-${target#fuzz_}" "$learned" \
+            "corpus-${target#fuzz_}" -timeout=5 -rss_limit_mb=2048 -max_len=16384) \
+            >"$OUT/$target.merge.log" 2>&1
+        rm -rf "$learned" && mkdir -p "$learned"
+        for f in "$merged"/*; do
+            [ -e "$ROOT/$seeds/${f##*/}" ] || cp "$f" "$learned"/
+        done
+        echo "== $target: $(ls "$learned" | wc -l) learned inputs kept in $learned_dir/${target#fuzz_}"
+    fi
+    # libFuzzer separates "#N" from DONE/INITED with a tab, not spaces.
+    grep -E '^(#[0-9]+[[:space:]]+(DONE|INITED)|stat::|==[0-9]+==ERROR|SUMMARY|artifact_prefix)' \
         "$OUT/$target.log" || true
     return "$rc"
 }
 
+# Inputs earlier runs found that reach code the seeds do not, minimised (FUZZ_MERGE=1 below):
+# each CI run starts where the last kept run ended instead of from the seeds alone.
+learned_dir=fuzz/corpus/learned
+mkdir -p "$learned_dir/scene" "$learned_dir/image"
 scene_secs=$((SECONDS_TOTAL * 2 / 3))
 image_secs=$((SECONDS_TOTAL - scene_secs))
 status=0

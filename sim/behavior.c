@@ -14,6 +14,15 @@
 
 static bool finite2(th_vec2 v) { return isfinite(v.x) && isfinite(v.y); }
 
+/* Magnitudes, not just finiteness: a finite 3e38 m/s target velocity made the intercept aim
+ * point infinite and the leaders' velocities NaN some steps later. */
+static bool valid_point(th_vec2 p) {
+    return finite2(p) && fabsf(p.x) <= TH_MAX_COORD && fabsf(p.y) <= TH_MAX_COORD;
+}
+static bool valid_velocity(th_vec2 v) {
+    return finite2(v) && hypot(v.x, v.y) <= TH_MAX_SPEED;
+}
+
 int th_world_add_target(th_world *w, const th_target_def *def, th_error *err) {
     if (w->target_count >= TH_MAX_TARGETS) {
         th_error_set(err, "at most %d targets", TH_MAX_TARGETS);
@@ -23,8 +32,10 @@ int th_world_add_target(th_world *w, const th_target_def *def, th_error *err) {
     th_vec2 *points = NULL;
     switch (d.kind) {
     case TH_TARGET_POINT:
-        if (!finite2(d.position) || !finite2(d.velocity)) {
-            th_error_set(err, "a point target needs a finite position and velocity");
+        if (!valid_point(d.position) || !valid_velocity(d.velocity)) {
+            th_error_set(err, "a point target needs a position within %g m of the origin on each "
+                         "axis and a velocity of at most %g m/s", (double)TH_MAX_COORD,
+                         (double)TH_MAX_SPEED);
             return -1;
         }
         break;
@@ -36,8 +47,9 @@ int th_world_add_target(th_world *w, const th_target_def *def, th_error *err) {
             return -1;
         }
         for (uint32_t i = 0; i < d.point_count; i++) {
-            if (!finite2(d.points[i])) {
-                th_error_set(err, "path point %u is not finite", i);
+            if (!valid_point(d.points[i])) {
+                th_error_set(err, "path point %u is not finite or beyond %g m on an axis", i,
+                             (double)TH_MAX_COORD);
                 return -1;
             }
         }

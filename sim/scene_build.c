@@ -24,6 +24,7 @@ enum {
     WORLD_BYTES_PER_CELL_BUNKER = 5,
     WORLD_BYTES_PER_CELL_WORKER = 16,
     WORLD_BYTES_PER_AGENT = 256,
+    WORLD_BYTES_PER_CELL_BLOCK = 8, /* with block events: the displacement list and table */
 };
 /* A scene whose world would need more is refused before anything is allocated: past this,
  * an ordinary machine starts swapping or the kernel kills the process, which is a crash by
@@ -246,6 +247,12 @@ static bool fits_in_memory(const th_scene *s, uint32_t threads, uint64_t agents,
     uint64_t cells = s->has_map ? (uint64_t)s->cols * (uint64_t)s->rows : 0;
     uint64_t per_cell = WORLD_BYTES_PER_CELL + WORLD_BYTES_PER_CELL_BUNKER * s->bunker_count +
                         WORLD_BYTES_PER_CELL_WORKER * workers;
+    for (uint32_t e = 0; e < s->event_count; e++) {
+        if (s->event[e].def.type == TH_EVENT_BLOCK_CELLS) {
+            per_cell += WORLD_BYTES_PER_CELL_BLOCK;
+            break;
+        }
+    }
     uint64_t bytes = cells * per_cell + agents * WORLD_BYTES_PER_AGENT;
     if (bytes <= TH_SCENE_MAX_WORLD_BYTES) return true;
     const th_ynode *at = th_ynode_get(s->doc.root, s->has_map ? "map" : "crowds");
@@ -406,7 +413,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
 th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_info *info,
                         th_error *err) {
     th_scene s;
-    if (!th_scene_parse(&s, path, err)) {
+    if (!th_scene_parse_ex(&s, path, opts && opts->allow_outside_paths, err)) {
         th_scene_free(&s);
         return NULL;
     }

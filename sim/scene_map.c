@@ -86,8 +86,7 @@ bool th_scene_open_at(const th_scene *s, float x, float y, bool no_bunker) {
 static int legend_bunker(th_scene *s, const th_ynode *name, const char *path, th_error *err) {
     char buf[64];
     bool ok = name->kind == TH_Y_SCALAR && name->len > 0 && name->len < sizeof s->bunker[0].name;
-    for (size_t i = 0; ok && i < name->len; i++)
-        ok = (unsigned char)name->text[i] >= 32;
+    ok = ok && th_text_safe(name->text, name->len);
     if (!ok) {
         if (name->kind != TH_Y_SCALAR)
             snprintf(buf, sizeof buf, "a %s", name->kind == TH_Y_SEQUENCE ? "list" : "mapping");
@@ -96,7 +95,7 @@ static int legend_bunker(th_scene *s, const th_ynode *name, const char *path, th
         else if (name->len >= sizeof s->bunker[0].name)
             snprintf(buf, sizeof buf, "a name of %zu characters", name->len);
         else
-            snprintf(buf, sizeof buf, "a name with control characters");
+            snprintf(buf, sizeof buf, "a name with control or bidirectional characters");
         FAIL(s, name, path, err, "expected a bunker name of 1 to 63 characters, found %s", buf);
         return -1;
     }
@@ -311,15 +310,10 @@ static bool read_ascii(th_scene *s, const th_ynode *art, th_error *err) {
  * map this loader could accept. */
 #define TH_SCENE_MAX_PNG_BYTES (80u << 20)
 
-/* The file at `path`, whole, if it is a regular file of at most TH_SCENE_MAX_PNG_BYTES. Opened
- * without blocking and checked before reading: a scene naming a FIFO, a terminal or
- * /dev/zero must fail, not hang or fill memory. */
-static unsigned char *read_png_file(const char *path, size_t *len, char *why, size_t why_cap) {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, why_cap, "%s", strerror(errno));
-        return NULL;
-    }
+/* The file open at `fd`, whole, if it is a regular file of at most TH_SCENE_MAX_PNG_BYTES
+ * (closes `fd`). The file was opened without blocking and is checked before reading: a scene
+ * naming a FIFO, a terminal or /dev/zero must fail, not hang or fill memory. */
+static unsigned char *read_png_fd(int fd, size_t *len, char *why, size_t why_cap) {
     struct stat st;
     unsigned char *bytes = NULL;
     if (fstat(fd, &st) != 0) {
@@ -351,6 +345,75 @@ static unsigned char *read_png_file(const char *path, size_t *len, char *why, si
     return bytes;
 }
 
+/* Why `name` (from the scene) may not be opened inside the scene's folder without touching
+ * the file system, or NULL: an absolute path or a `..` component leaves the folder whatever
+ * exists, so it is refused before anything is looked up (the answer reveals nothing about
+ * files outside). */
+static const char *outside_by_name(const char *name, size_t len) {
+    if (name[0] == '/') return "an absolute path";
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && name[j] != '/') j++;
+        if (j - i == 2 && name[i] == '.' && name[i + 1] == '.') return "a path with '..'";
+        i = j + 1;
+    }
+    return NULL;
+}
+
+/* Opens `name` (relative, no `..`) below the folder of the scene file `scene`, one component
+ * at a time without following symbolic links, so no link inside the folder can lead outside
+ * it either: a link is reported as a link, and whatever it points at is never looked up.
+ * Returns the descriptor, or -1 with `why` filled (and `*link` set for a link). */
+static int open_inside(const char *scene, const char *name, char *why, size_t why_cap,
+                       bool *link) {
+    *link = false;
+    const char *slash = strrchr(scene, '/');
+    char dir[2048];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == scene) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - scene), scene);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        snprintf(why, why_cap, "the scene's folder: %s", strerror(errno));
+        return -1;
+    }
+    char part[1024];
+    const char *p = name;
+    for (;;) {
+        const char *end = strchr(p, '/');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n >= sizeof part) {
+            close(dfd);
+            snprintf(why, why_cap, "a path component longer than %zu bytes", sizeof part - 1);
+            return -1;
+        }
+        memcpy(part, p, n);
+        part[n] = '\0';
+        if (end && (n == 0 || (n == 1 && part[0] == '.'))) { /* "a//b", "./b" */
+            p = end + 1;
+            continue;
+        }
+        int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (end ? O_DIRECTORY : O_NONBLOCK);
+        int fd = openat(dfd, n ? part : ".", flags);
+        int e = errno;
+        if (fd < 0) {
+            struct stat st;
+            if (fstatat(dfd, part, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+                *link = true;
+                snprintf(why, why_cap, "'%s' is a symbolic link", part);
+            } else {
+                snprintf(why, why_cap, "%s", strerror(e));
+            }
+            close(dfd);
+            return -1;
+        }
+        close(dfd);
+        if (!end) return fd;
+        dfd = fd;
+        p = end + 1;
+    }
+}
+
 typedef struct colour_entry {
     uint32_t rgb;
     uint32_t entry;
@@ -362,7 +425,6 @@ static int colour_cmp(const void *a, const void *b) {
 }
 
 static bool read_image(th_scene *s, const th_ynode *file, th_error *err) {
-    char buf[64];
     if (file->kind != TH_Y_SCALAR || file->len == 0 || file->len > 1000 ||
         memchr(file->text, '\0', file->len)) {
         return FAIL(s, file, "map.image", err, "expected a PNG file name, found %s",
@@ -371,14 +433,30 @@ static bool read_image(th_scene *s, const th_ynode *file, th_error *err) {
                     : file->len > 1000        ? "a name longer than 1000 characters"
                                               : "a name with a NUL byte");
     }
-    /* Relative to the scene file's folder. */
+    /* Relative to the scene file's folder, and inside it unless the user allowed otherwise:
+     * a scene from elsewhere must not read /etc/shadow or probe which files exist. */
     char path[2048];
     const char *slash = strrchr(s->doc.path, '/');
     if (file->text[0] == '/' || !slash) snprintf(path, sizeof path, "%s", file->text);
     else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - s->doc.path), s->doc.path, file->text);
-    char why[128];
+    char why[1100];
+    int fd;
+    if (s->allow_outside_paths) {
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) snprintf(why, sizeof why, "%s", strerror(errno));
+    } else {
+        const char *outside = outside_by_name(file->text, file->len);
+        if (outside) {
+            return FAIL(s, file, "map.image", err, "expected a file inside the scene's folder, found %s (the command-line flag --allow-outside-paths permits it)", outside);
+        }
+        bool link;
+        fd = open_inside(s->doc.path, file->text, why, sizeof why, &link);
+        if (fd < 0 && link) {
+            return FAIL(s, file, "map.image", err, "expected a file inside the scene's folder, found a symbolic link, which may lead outside it (the command-line flag --allow-outside-paths permits it)");
+        }
+    }
     size_t len = 0;
-    unsigned char *bytes = read_png_file(path, &len, why, sizeof why);
+    unsigned char *bytes = fd < 0 ? NULL : read_png_fd(fd, &len, why, sizeof why);
     if (!bytes) return FAIL(s, file, "map.image", err, "cannot read '%s': %s", path, why);
     png_image img;
     memset(&img, 0, sizeof img);
@@ -420,8 +498,9 @@ static bool read_image(th_scene *s, const th_ynode *file, th_error *err) {
             const colour_entry *hit =
                 bsearch(&want, colours, s->legend_count, sizeof colours[0], colour_cmp);
             if (!hit) {
-                snprintf(buf, sizeof buf, "#%06x", want.rgb);
-                ok = FAIL(s, file, "map.image", err, "pixel (%d, %d) has colour %s, which is not in map.legend", x, y, buf);
+                /* The colour itself is not shown: with --allow-outside-paths a message
+                 * would otherwise leak bytes of whatever file was named. */
+                ok = FAIL(s, file, "map.image", err, "pixel (%d, %d) has a colour that is not in map.legend", x, y);
                 break;
             }
             set_cell(s, x, rows - 1 - y, hit->entry); /* image row 0 is the north edge */

@@ -20,18 +20,16 @@
 bool th_scene_fail(const th_scene *s, const th_ynode *at, const char *path, th_error *err,
                    const char *fmt, ...) {
     if (!err) return false;
-    char what[400];
+    char what[400], whole[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    th_error_set(err, "%s:%u:%u: %s: %s", s->doc.path, at ? at->line : 1, at ? at->column : 1,
-                 path, what);
-    /* Keys and values quoted from the file may hold tabs, escapes or other control bytes; a
-     * message must not be able to drive the terminal it is printed on. */
-    for (char *p = err->message + strlen(s->doc.path); *p; p++) {
-        if ((unsigned char)*p < 32 || *p == 127) *p = '?';
-    }
+    snprintf(whole, sizeof whole, "%s:%u:%u: %s: %s", s->doc.path, at ? at->line : 1,
+             at ? at->column : 1, path, what);
+    /* Keys and values quoted from the file may hold escapes, C1 controls or bidi overrides; a
+     * message must not be able to drive (or reorder) the terminal it is printed on. */
+    th_text_escape(err->message, sizeof err->message, whole, strlen(whole));
     return false;
 }
 
@@ -44,10 +42,9 @@ static const char *found(const th_ynode *n, char *buf, size_t cap) {
     int shown = n->len > 40 ? 40 : (int)n->len;
     while (shown < (int)n->len && shown > 0 && ((unsigned char)n->text[shown] & 0xc0) == 0x80)
         shown--;
-    snprintf(buf, cap, "'%.*s%s'", shown, n->text, shown < (int)n->len ? "..." : "");
-    for (char *p = buf; *p; p++) {
-        if ((unsigned char)*p < 32) *p = '?'; /* keep control characters out of terminals */
-    }
+    buf[0] = '\'';
+    th_text_escape(buf + 1, cap - 5, n->text, (size_t)shown);
+    strcat(buf, shown < (int)n->len ? "...'" : "'");
     return buf;
 }
 
@@ -184,11 +181,9 @@ static bool scalar_name(const th_scene *s, const th_ynode *n, const char *path, 
         return FAIL(s, n, path, err, "expected a name of 1 to %zu characters, found %s", cap - 1,
                     found(n, buf, sizeof buf));
     }
-    for (size_t i = 0; i < n->len; i++) {
-        if ((unsigned char)n->text[i] < 32) {
-            return FAIL(s, n, path, err, "expected a name without control characters, found %s",
-                        found(n, buf, sizeof buf));
-        }
+    if (!th_text_safe(n->text, n->len)) {
+        return FAIL(s, n, path, err, "expected a name without control or bidirectional characters, found %s",
+                    found(n, buf, sizeof buf));
     }
     memcpy(out, n->text, n->len + 1);
     return true;
@@ -749,6 +744,9 @@ static bool parse_targets(ctx *c, const th_ynode *n) {
             if ((v = th_ynode_get(t, "velocity"))) {
                 snprintf(sub, sizeof sub, "%s.velocity", path);
                 if (!point(c, v, sub, &st->def.velocity)) return false;
+                if (hypot(st->def.velocity.x, st->def.velocity.y) > TH_MAX_SPEED) {
+                    return FAIL(s, v, sub, c->err, "expected a velocity of at most %g m/s", (double)TH_MAX_SPEED);
+                }
             }
         } else if (pa) {
             st->def.kind = TH_TARGET_PATH;
@@ -980,7 +978,12 @@ const char *th_scene_found(const th_ynode *n, char *buf, size_t cap) { return fo
 static bool parse_tree(th_scene *s, th_error *err);
 
 bool th_scene_parse(th_scene *s, const char *path, th_error *err) {
+    return th_scene_parse_ex(s, path, false, err);
+}
+
+bool th_scene_parse_ex(th_scene *s, const char *path, bool allow_outside_paths, th_error *err) {
     memset(s, 0, sizeof *s);
+    s->allow_outside_paths = allow_outside_paths;
     return th_ydoc_load(&s->doc, path, err) && parse_tree(s, err);
 }
 

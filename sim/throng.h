@@ -37,6 +37,8 @@ typedef uint32_t th_agent_id;
 #define TH_MAX_AGENTS    (1u << 24) /* 16,777,216 agents */
 #define TH_MAX_CROWDS    256
 #define TH_MAX_WORLD_DIM 1.0e6f /* metres per side */
+#define TH_MAX_SPEED     1000.0f /* m/s: the largest speed or velocity any def or call may give */
+#define TH_MAX_COORD     1.0e7f  /* metres: the largest |x| or |y| of a target's point */
 #define TH_MAX_THREADS   64
 #define TH_MAX_BODY_RADIUS 5.0f /* metres */
 
@@ -198,8 +200,10 @@ typedef struct th_world_stats {
     uint32_t spawned;         /* agents ever added */
     uint32_t sheltered;       /* agents that reached a bunker, in total */
     uint32_t stranded;        /* fleeing agents with no route to an open bunker, last step */
-    uint32_t removed;         /* agents removed by th_world_remove_agent: spawned = agents +
-                                 sheltered + removed */
+    uint32_t removed;         /* agents removed by th_world_remove_agent, or buried: spawned =
+                                 agents + sheltered + removed */
+    uint32_t buried;          /* of `removed`: agents a block event walled in with no open cell
+                                 reachable (see th_world_block_cells), in total */
 } th_world_stats;
 
 /** The phases of a step, in order. */
@@ -233,9 +237,10 @@ uint32_t th_world_crowd_count(const th_world *w);
 /** The def a crowd was created with (name points into the world), or NULL for a bad index. */
 const th_crowd_def *th_world_crowd(const th_world *w, uint32_t crowd);
 
-/** Add an agent of `crowd` at `position` (inside the world) with `velocity`. Returns its id or
+/** Add an agent of `crowd` at `position` (inside the world) with `velocity` (finite; clamped
+ *  to the crowd's max_speed, direction kept however long it is). Returns its id or
  *  TH_INVALID_AGENT with `err` filled (bad crowd, position outside the world or not finite,
- *  TH_MAX_AGENTS reached, out of memory). May allocate; call it between steps. */
+ *  velocity not finite, TH_MAX_AGENTS reached, out of memory). May allocate; call it between steps. */
 th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
                                th_error *err);
 
@@ -306,7 +311,8 @@ typedef enum th_target_kind {
 
 typedef struct th_target_def {
     th_target_kind kind;
-    th_vec2 position, velocity; /* POINT: metres, metres/second */
+    th_vec2 position, velocity; /* POINT: metres (|x|, |y| <= TH_MAX_COORD), metres/second
+                                   (length <= TH_MAX_SPEED) */
     const th_vec2 *points;      /* PATH: copied */
     uint32_t point_count;       /* PATH: 1 .. TH_MAX_PATH_POINTS */
     float speed;                /* PATH: metres/second */
@@ -483,9 +489,19 @@ bool th_world_restore_bunker(th_world *w, uint32_t bunker, th_error *err);
 bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err);
 /** Block every open, non-bunker cell in the rectangle (clipped): a truck across a street.
- *  Agents caught inside are moved to the nearest open cell. */
+ *  Agents caught inside move, at the start of the step that applies it, into the open cell
+ *  nearest to their cell through the newly blocked cells (so they can walk there: those cells
+ *  were open), for a block of any size in one pass over it. Agents in a region the events wall
+ *  in whole, with no open cell bordering it, are removed and counted in th_world_stats.buried
+ *  (and .removed); `throng run` reports them. */
 bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err);
+
+/* Every query below answers only for positions on the world ([0, width) x [0, height), finite):
+ * for any other point (NaN, infinite, off the edge) the flows return false with (0,0), the
+ * costs INFINITY, th_world_nearest_bunker -1, th_world_wall_distance 0 (outside the walled
+ * world is as inside a wall) with (0,0), and the path queries false with `err` naming the
+ * position. */
 
 /** Flow direction at `p` toward the nearest open bunker (unit vector, (0,0) inside one);
  *  false when no open bunker can be reached from there. Valid after the first step. */
@@ -670,6 +686,8 @@ typedef struct th_scene_opts {
     uint64_t seed;
     uint32_t agents;    /* 0 = as written; else random-spawn crowd counts are scaled so that
                            all agents together number this (explicit agent lists stay) */
+    bool allow_outside_paths; /* files the scene names (map.image) may lie outside the scene's
+                                 folder (absolute, `..`, symbolic links); off by default */
 } th_scene_opts;
 
 /** What a loaded scene holds. */

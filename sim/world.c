@@ -506,7 +506,11 @@ th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th
         th_error_set(err, "out of memory for %u agents", w->next_id + 1);
         return TH_INVALID_AGENT;
     }
-    th_vec2 v = th_v2_clamp_len(velocity, w->crowd_def[crowd].max_speed);
+    /* Clamped in double: the float length of a finite velocity such as (3e38, 3e38) overflows
+     * to infinity, and the float clamp then scaled it to (0, 0), losing its direction. */
+    th_vec2 v = velocity;
+    double len = hypot(velocity.x, velocity.y), top = w->crowd_def[crowd].max_speed;
+    if (len > top) v = th_v2((float)(velocity.x * (top / len)), (float)(velocity.y * (top / len)));
     th_agents *a = &w->buf[w->cur];
     uint32_t k = w->count++;
     th_agent_id id = w->next_id++;

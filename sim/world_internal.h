@@ -75,9 +75,14 @@ typedef struct th_chunk_stats {
                             smaller diameter */
 } th_chunk_stats;
 
+/* blocked_near values besides an open cell's index (cell indices stay below 2^24). */
+#define TH_NOT_NEWLY_BLOCKED UINT32_MAX
+#define TH_UNREACHED 0x80000000u
+
 /* A scheduled change: applied at the start of the step that leaves step `step`. */
 typedef struct th_event {
     uint64_t step;
+    uint64_t seq;     /* scheduling order: ties at one step go first-scheduled first */
     th_event_def def; /* rectangle clipped to the map */
 } th_event;
 
@@ -101,8 +106,10 @@ typedef struct th_world_nav {
     th_nav_field dest[TH_MAX_DESTINATION_FIELDS]; /* weighted destination fields */
     uint32_t dest_count;
 
-    th_event *events; /* scheduled, sorted by step (stable: same-step events keep their order) */
+    th_event *events; /* scheduled: a binary min-heap on (step, seq), so same-step events are
+                         applied in the order they were scheduled */
     uint32_t event_count, event_capacity;
+    uint64_t event_seq; /* events scheduled so far */
 
     uint32_t *opened; /* cells opened since the fields were last brought up to date */
     uint32_t opened_count;
@@ -110,6 +117,13 @@ typedef struct th_world_nav {
     bool combined_stale; /* rebuild the nearest-bunker field */
     bool walls_stale;    /* recompute the wall-distance field */
     bool displace;       /* cells were blocked: move agents out of them */
+    /* Cells blocked by this step's events, for moving agents out of them. Allocated when the
+     * first block event is scheduled (between steps), 8 bytes per cell. */
+    uint32_t *blocked_list;  /* the newly blocked cells, in the order they were blocked */
+    uint32_t blocked_count;
+    uint32_t *blocked_near;  /* per cell: TH_NOT_NEWLY_BLOCKED, TH_UNREACHED | index in the
+                                list (newly blocked, no open cell found yet), or the open cell
+                                its agents move to */
 
     float *speed;        /* per cell: walking speed factor in (0, 1], or NULL while all are 1 */
 

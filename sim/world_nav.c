@@ -57,6 +57,8 @@ void th_nav_world_free(th_world *w) {
     th_free(n->bunker_at);
     th_free(n->speed);
     th_free(n->opened);
+    th_free(n->blocked_list);
+    th_free(n->blocked_near);
     th_free(n->events);
     th_navmap_free(&n->map);
     memset(n, 0, sizeof *n);
@@ -80,6 +82,39 @@ bool th_world_map_size(const th_world *w, int32_t *cols, int32_t *rows, float *c
     if (rows) *rows = w->nav.map.h;
     if (cell_size) *cell_size = w->nav.map.cell_size;
     return true;
+}
+
+/* Per-cell space for moving agents out of blocked cells: allocated here, between steps, so a
+ * step never allocates, and only in worlds that schedule a block. */
+static bool alloc_displacement(th_world *w, th_error *err) {
+    th_world_nav *n = &w->nav;
+    n->blocked_list = th_alloc(n->map.ncells * sizeof *n->blocked_list);
+    n->blocked_near = th_alloc(n->map.ncells * sizeof *n->blocked_near);
+    if (!n->blocked_list || !n->blocked_near) {
+        th_free(n->blocked_list);
+        th_free(n->blocked_near);
+        n->blocked_list = n->blocked_near = NULL;
+        th_error_set(err, "out of memory for a block event on a %d x %d map", n->map.w, n->map.h);
+        return false;
+    }
+    memset(n->blocked_near, 0xff, n->map.ncells * sizeof *n->blocked_near); /* none blocked */
+    n->blocked_count = 0;
+    return true;
+}
+
+/* A cell that turned from open to blocked since the last step, for displace_agents. */
+static void list_blocked(th_world_nav *n, uint32_t cell) {
+    n->blocked_near[cell] = TH_UNREACHED | n->blocked_count;
+    n->blocked_list[n->blocked_count++] = cell;
+}
+
+/* A listed cell opened again before the step that would move agents out of it. */
+static void unlist_blocked(th_world_nav *n, uint32_t cell) {
+    if (!n->blocked_near || n->blocked_near[cell] == TH_NOT_NEWLY_BLOCKED) return;
+    uint32_t at = n->blocked_near[cell] & ~TH_UNREACHED, last = n->blocked_list[--n->blocked_count];
+    n->blocked_list[at] = last;
+    n->blocked_near[last] = TH_UNREACHED | at;
+    n->blocked_near[cell] = TH_NOT_NEWLY_BLOCKED;
 }
 
 /* A cell that may be set while building the world: there is a map, no step has run, and
@@ -117,11 +152,18 @@ bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uin
             return false;
         }
         rc = th_navmap_set_cost(&w->nav.map, x, y, cost);
+        unlist_blocked(&w->nav, cell);
         break;
     case TH_CELL_WALL:
     case TH_CELL_DESTRUCTIBLE:
+        /* Agents already placed may stand in the new wall: the first step moves them out,
+         * like a block event (worlds built before their agents never need to). */
+        if (w->count > 0 && !th_navmap_is_blocked(&w->nav.map, x, y)) {
+            if (!w->nav.blocked_near && !alloc_displacement(w, err)) return false;
+            list_blocked(&w->nav, cell);
+            w->nav.displace = true;
+        }
         rc = th_navmap_set_blocked(&w->nav.map, x, y, kind == TH_CELL_DESTRUCTIBLE);
-        w->nav.displace = true;
         break;
     default:
         th_error_set(err, "unknown cell kind %d", (int)kind);
@@ -248,6 +290,12 @@ int th_world_find_bunker(const th_world *w, const char *name) {
 
 /* ---- events ----------------------------------------------------------------------------- */
 
+/* Heap order: by step, then by scheduling order (seq is unique, so the order is total and
+ * the result does not depend on the heap's shape). */
+static bool event_before(const th_event *a, const th_event *b) {
+    return a->step < b->step || (a->step == b->step && a->seq < b->seq);
+}
+
 static bool push_event(th_world *w, th_event e, th_error *err) {
     th_world_nav *n = &w->nav;
     if (n->event_count >= TH_MAX_PENDING_EVENTS) {
@@ -262,13 +310,32 @@ static bool push_event(th_world *w, th_event e, th_error *err) {
         }
         n->event_capacity = cap;
     }
-    /* Insert after every event due at the same step or earlier: a stable order. */
-    uint32_t at = n->event_count;
-    while (at > 0 && n->events[at - 1].step > e.step) at--;
-    memmove(n->events + at + 1, n->events + at, (n->event_count - at) * sizeof *n->events);
+    /* A heap insert, O(log n): a sorted insert moved up to every pending event, so events
+     * scheduled latest-first cost a quadratic number of moves (65,536 of them: 2.8 s). */
+    e.seq = n->event_seq++;
+    uint32_t at = n->event_count++;
+    while (at > 0 && event_before(&e, &n->events[(at - 1) / 2])) {
+        n->events[at] = n->events[(at - 1) / 2];
+        at = (at - 1) / 2;
+    }
     n->events[at] = e;
-    n->event_count++;
     return true;
+}
+
+/* Removes the earliest event (the heap's root) into *out. */
+static void pop_event(th_world_nav *n, th_event *out) {
+    *out = n->events[0];
+    th_event last = n->events[--n->event_count];
+    uint32_t at = 0;
+    for (;;) {
+        uint32_t kid = 2 * at + 1;
+        if (kid >= n->event_count) break;
+        if (kid + 1 < n->event_count && event_before(&n->events[kid + 1], &n->events[kid])) kid++;
+        if (!event_before(&n->events[kid], &last)) break;
+        n->events[at] = n->events[kid];
+        at = kid;
+    }
+    if (n->event_count) n->events[at] = last;
 }
 
 bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_error *err) {
@@ -310,6 +377,9 @@ bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_e
         th_error_set(err, "unknown event type %d", (int)def->type);
         return false;
     }
+    if (def->type == TH_EVENT_BLOCK_CELLS && !w->nav.blocked_near && !alloc_displacement(w, err)) {
+        return false;
+    }
     return push_event(w, e, err);
 }
 
@@ -344,58 +414,116 @@ static void apply_rect(th_world *w, const th_event_def *e) {
             uint32_t cell = (uint32_t)y * (uint32_t)n->map.w + (uint32_t)x;
             if (e->type == TH_EVENT_BREAK_WALLS) {
                 if (th_navmap_break_wall(&n->map, x, y) != TH_NAV_OK) continue; /* not a wall */
+                unlist_blocked(n, cell);
                 if (n->opened_count < TH_NAV_REPAIR_MAX) n->opened[n->opened_count++] = cell;
                 else n->fields_stale = true; /* too many to repair one by one */
                 n->walls_stale = true;
             } else if (!th_navmap_is_blocked(&n->map, x, y) && n->bunker_at[cell] < 0) {
                 th_navmap_set_blocked(&n->map, x, y, false);
                 n->fields_stale = n->walls_stale = n->displace = true;
+                /* Each cell turns from open to blocked at most once per step, so the list
+                 * never holds more than every cell. */
+                list_blocked(n, cell);
             }
         }
     }
 }
 
-/* Nearest open cell to p, searching square rings of growing radius around p's cell. */
-static bool nearest_open(const th_navmap *m, th_vec2 p, th_vec2 *out) {
-    enum { MAX_RING = 64 };
-    int32_t cx, cy;
-    th_navmap_cell_of(m, p, &cx, &cy);
-    for (int32_t r = 1; r <= MAX_RING; r++) {
-        float best = INFINITY;
-        for (int32_t y = cy - r; y <= cy + r; y++) {
-            for (int32_t x = cx - r; x <= cx + r; x++) {
-                bool ring = y == cy - r || y == cy + r || x == cx - r || x == cx + r;
-                if (!ring || th_navmap_is_blocked(m, x, y)) continue;
-                th_vec2 c = th_navmap_cell_centre(m, x, y);
-                float d = th_v2_len2(th_v2_sub(c, p));
-                if (d < best) { /* strict: the first of equals in scan order wins */
-                    best = d;
-                    *out = c;
-                }
-            }
-        }
-        if (best < INFINITY) return true;
-    }
-    return false;
+/* Moving agents out of newly blocked cells.
+ *
+ * Every agent standing in a cell blocked by this step's events moves to open ground it could
+ * walk to: a multi-source breadth-first search from the open cells bordering the newly blocked
+ * region inward over that region (4-connected) gives every blocked cell the open cell that
+ * reached it first, in one pass over the region whatever its size; each agent then moves into
+ * its cell's open cell, to the point of it nearest to where the agent stood. The newly blocked
+ * cells were open until now, so the agent's old cell connects to that open cell through them:
+ * it is reachable from where the agent was. A blocked cell no search reaches lies in a region
+ * the events closed off entirely (no open cell borders it): its agents have no open ground to
+ * go to and are removed ("buried"), counted in th_world_stats.buried and .removed.
+ *
+ * The search needs no queue of its own: the list of newly blocked cells is reordered in place
+ * so that its front is the queue (reached cells, in the order reached), and an unreached
+ * cell's entry in blocked_near holds its position in the list so it can be swapped forward in
+ * constant time. Deterministic: the order depends only on the events. */
+static void list_swap(th_world_nav *n, uint32_t i, uint32_t j) {
+    uint32_t a = n->blocked_list[i], b = n->blocked_list[j];
+    n->blocked_list[i] = b;
+    n->blocked_list[j] = a;
+    if (n->blocked_near[a] & TH_UNREACHED) n->blocked_near[a] = TH_UNREACHED | j;
+    if (n->blocked_near[b] & TH_UNREACHED) n->blocked_near[b] = TH_UNREACHED | i;
 }
 
-/* Agents standing in cells that have just been blocked move to the nearest open cell. */
 static void displace_agents(th_world *w) {
+    th_world_nav *n = &w->nav;
+    const th_navmap *m = &n->map;
+    uint32_t *list = n->blocked_list, *near = n->blocked_near, count = n->blocked_count;
+    static const int32_t dx[4] = {-1, 1, 0, 0}, dy[4] = {0, 0, -1, 1};
+    /* Seeds: blocked cells with an open 4-neighbour, moved to the front of the list. */
+    uint32_t reached = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t c = list[i];
+        int32_t x = (int32_t)(c % (uint32_t)m->w), y = (int32_t)(c / (uint32_t)m->w);
+        for (int d = 0; d < 4; d++) {
+            int32_t nx = x + dx[d], ny = y + dy[d];
+            if (nx < 0 || ny < 0 || nx >= m->w || ny >= m->h || th_navmap_is_blocked(m, nx, ny)) {
+                continue;
+            }
+            near[c] = (uint32_t)ny * (uint32_t)m->w + (uint32_t)nx;
+            list_swap(n, i, reached++);
+            break;
+        }
+    }
+    /* Breadth-first over the region: the list's front is the queue. */
+    for (uint32_t head = 0; head < reached; head++) {
+        uint32_t c = list[head];
+        int32_t x = (int32_t)(c % (uint32_t)m->w), y = (int32_t)(c / (uint32_t)m->w);
+        for (int d = 0; d < 4; d++) {
+            int32_t nx = x + dx[d], ny = y + dy[d];
+            if (nx < 0 || ny < 0 || nx >= m->w || ny >= m->h) continue;
+            uint32_t e = (uint32_t)ny * (uint32_t)m->w + (uint32_t)nx;
+            if (near[e] == TH_NOT_NEWLY_BLOCKED || !(near[e] & TH_UNREACHED)) continue;
+            uint32_t at = near[e] & ~TH_UNREACHED;
+            near[e] = near[c];
+            list_swap(n, at, reached++);
+        }
+    }
     th_agents *a = &w->buf[w->cur];
+    float cs = m->cell_size, inset = 0.25f * cs;
+    uint32_t buried = 0;
     for (uint32_t k = 0; k < w->count; k++) {
-        th_vec2 p = th_v2(a->px[k], a->py[k]), q;
-        if (!th_navmap_blocked_at(&w->nav.map, p) || !nearest_open(&w->nav.map, p, &q)) continue;
-        a->px[k] = q.x < w->def.width ? q.x : nextafterf(w->def.width, 0.0f);
-        a->py[k] = q.y < w->def.height ? q.y : nextafterf(w->def.height, 0.0f);
+        uint32_t c = th_navmap_cell_of(m, th_v2(a->px[k], a->py[k]), NULL, NULL);
+        uint32_t to = near[c];
+        if (to == TH_NOT_NEWLY_BLOCKED) continue;
+        if (to & TH_UNREACHED) { /* walled in: no open ground to go to */
+            w->shelter[k] = TH_MARK_REMOVED;
+            buried++;
+            continue;
+        }
+        /* The point of the open cell nearest to the agent, kept a quarter cell inside it so
+         * float rounding cannot put it back on the blocked side of the edge. */
+        th_vec2 o = th_navmap_cell_centre(m, (int32_t)(to % (uint32_t)m->w), (int32_t)(to / (uint32_t)m->w));
+        float half = 0.5f * cs - inset;
+        float px = th_clampf(a->px[k], o.x - half, o.x + half);
+        float py = th_clampf(a->py[k], o.y - half, o.y + half);
+        a->px[k] = px < w->def.width ? px : nextafterf(w->def.width, 0.0f);
+        a->py[k] = py < w->def.height ? py : nextafterf(w->def.height, 0.0f);
         a->vx[k] = a->vy[k] = 0.0f;
+    }
+    for (uint32_t i = 0; i < count; i++)
+        near[list[i]] = TH_NOT_NEWLY_BLOCKED;
+    n->blocked_count = 0;
+    if (buried) {
+        w->stats.buried += buried;
+        th_world_drop_marked(w); /* counts them in stats.removed */
     }
 }
 
 void th_nav_apply_events(th_world *w) {
     th_world_nav *n = &w->nav;
-    uint32_t due = 0;
-    while (due < n->event_count && n->events[due].step <= w->step) {
-        const th_event_def *e = &n->events[due++].def;
+    while (n->event_count > 0 && n->events[0].step <= w->step) {
+        th_event ev;
+        pop_event(n, &ev);
+        const th_event_def *e = &ev.def;
         switch (e->type) {
         case TH_EVENT_DESTROY_BUNKER:
         case TH_EVENT_RESTORE_BUNKER:
@@ -408,11 +536,7 @@ void th_nav_apply_events(th_world *w) {
             break;
         }
     }
-    if (due > 0) {
-        n->event_count -= due;
-        memmove(n->events, n->events + due, n->event_count * sizeof *n->events);
-    }
-    if (n->displace) {
+    if (n->displace && n->blocked_near) {
         displace_agents(w);
         n->displace = false;
     }
@@ -658,33 +782,54 @@ uint8_t th_nav_shelter_at(const th_world *w, th_vec2 p) {
 
 /* ---- queries ---------------------------------------------------------------------------- */
 
+/* A query position the map can answer for: finite and on the world. Off the world (or NaN)
+ * the cell lookup would clamp to an edge cell and answer for a place the caller never named,
+ * so every query refuses such a point with its documented answer (throng.h). */
+static bool on_world(const th_world *w, th_vec2 p) {
+    return isfinite(p.x) && isfinite(p.y) && p.x >= 0.0f && p.y >= 0.0f && p.x < w->def.width &&
+           p.y < w->def.height;
+}
+
+static bool off_world(const th_world *w, th_vec2 p, th_error *err) {
+    if (on_world(w, p)) return false;
+    th_error_set(err, "position (%g, %g) is not on the %g x %g m world", (double)p.x, (double)p.y,
+                 (double)w->def.width, (double)w->def.height);
+    return true;
+}
+
 float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away) {
     if (!w->nav.present) {
         if (away) *away = th_v2(0.0f, 0.0f);
         return INFINITY;
+    }
+    if (!on_world(w, p)) { /* off the walled world: as inside a wall */
+        if (away) *away = th_v2(0.0f, 0.0f);
+        return 0.0f;
     }
     return th_navmap_wall_sample(&w->nav.map, p, away);
 }
 
 bool th_world_flow(const th_world *w, th_vec2 p, th_vec2 *dir) {
     *dir = th_v2(0.0f, 0.0f);
-    if (!w->nav.present || w->step == 0) return false;
+    if (!w->nav.present || w->step == 0 || !on_world(w, p)) return false;
     return th_nav_flow_sample(&w->nav.combined.nearest, &w->nav.map, p, dir);
 }
 
 bool th_world_bunker_flow(const th_world *w, uint32_t bunker, th_vec2 p, th_vec2 *dir) {
     *dir = th_v2(0.0f, 0.0f);
-    if (!w->nav.present || w->step == 0 || bunker >= w->nav.bunker_count) return false;
+    if (!w->nav.present || w->step == 0 || bunker >= w->nav.bunker_count || !on_world(w, p)) {
+        return false;
+    }
     return th_nav_flow_sample(&w->nav.field[bunker], &w->nav.map, p, dir);
 }
 
 float th_world_cost_to_shelter(const th_world *w, th_vec2 p) {
-    if (!w->nav.present || w->step == 0) return INFINITY;
+    if (!w->nav.present || w->step == 0 || !on_world(w, p)) return INFINITY;
     return th_nav_cost_at(&w->nav.combined.nearest, &w->nav.map, p);
 }
 
 int th_world_nearest_bunker(const th_world *w, th_vec2 p) {
-    if (!w->nav.present || w->step == 0) return -1;
+    if (!w->nav.present || w->step == 0 || !on_world(w, p)) return -1;
     return w->nav.combined.winner[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)];
 }
 
@@ -720,6 +865,7 @@ bool th_world_shelter_path(const th_world *w, th_vec2 p, th_vec2 *out, uint32_t 
         th_error_set(err, "river maps are built by the first step");
         return false;
     }
+    if (off_world(w, p, err)) return false;
     return walk_descent(&w->nav.map, &w->nav.combined.nearest, p, out, max, count, err);
 }
 
@@ -770,12 +916,12 @@ int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t
 
 bool th_world_destination_flow(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *dir) {
     *dir = th_v2(0.0f, 0.0f);
-    if (field >= w->nav.dest_count) return false;
+    if (field >= w->nav.dest_count || !on_world(w, p)) return false;
     return th_nav_flow_sample(&w->nav.dest[field], &w->nav.map, p, dir);
 }
 
 float th_world_destination_cost(const th_world *w, uint32_t field, th_vec2 p) {
-    if (field >= w->nav.dest_count) return INFINITY;
+    if (field >= w->nav.dest_count || !on_world(w, p)) return INFINITY;
     return th_nav_cost_at(&w->nav.dest[field], &w->nav.map, p);
 }
 
@@ -785,6 +931,7 @@ bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_
         th_error_set(err, "no destination field %u (the world has %u)", field, w->nav.dest_count);
         return false;
     }
+    if (off_world(w, p, err)) return false;
     /* A destination field is computed when added, so it is valid before the first step. */
     return walk_descent(&w->nav.map, &w->nav.dest[field], p, out, max, count, err);
 }
@@ -793,6 +940,7 @@ bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uin
                         uint32_t *count, float *cost, th_error *err) {
     th_world_nav *n = &w->nav;
     if (!need_map(w, err)) return false;
+    if (off_world(w, from, err) || off_world(w, to, err)) return false;
     if (!n->waypoints) { /* first use: A* working memory, allocated outside any step */
         n->astar = th_astar_create(&n->map);
         n->path = th_calloc(n->map.ncells, sizeof *n->path);

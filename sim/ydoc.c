@@ -1,8 +1,11 @@
 #include "ydoc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "../engine/alloc.h"
@@ -83,16 +86,74 @@ static bool same_text(const th_ynode *a, const th_ynode *b) {
     return a->len == b->len && memcmp(a->text, b->text, a->len) == 0;
 }
 
-/* A key as it reads in a message: at most 60 characters, control bytes shown as '?' so a
- * hostile key cannot write escape sequences to a terminal. */
-static void printable_key(const th_ynode *key, char *out, size_t cap) {
-    size_t n = key->len < cap - 4 ? key->len : cap - 4;
-    if (n > 60) n = 60;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)key->text[i];
-        out[i] = ch < 32 || ch == 127 ? '?' : (char)ch;
+size_t th_text_unsafe(const char *t, size_t len) {
+    const unsigned char *u = (const unsigned char *)t;
+    if (u[0] < 0x20 || u[0] == 0x7f) return 1;
+    if (u[0] < 0x80) return 0;
+    /* The decoded code point, or 1 for a byte that starts no valid UTF-8 character (which a
+     * terminal may read as an 8-bit C1 control). */
+    size_t n = u[0] >= 0xf0 ? 4 : u[0] >= 0xe0 ? 3 : u[0] >= 0xc2 ? 2 : 0;
+    if (n == 0 || n > len || u[0] > 0xf4) return 1;
+    uint32_t cp = u[0] & (0x7f >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((u[i] & 0xc0) != 0x80) return 1;
+        cp = cp << 6 | (u[i] & 0x3f);
     }
-    memcpy(out + n, key->len > n ? "..." : "", key->len > n ? 4 : 1);
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff)) {
+        return 1; /* overlong or a surrogate */
+    }
+    if (cp <= 0x9f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) return n;
+    return 0;
+}
+
+bool th_text_safe(const char *t, size_t len) {
+    for (size_t i = 0; i < len;) {
+        if (th_text_unsafe(t + i, len - i)) return false;
+        unsigned char c = (unsigned char)t[i];
+        i += c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+    }
+    return true;
+}
+
+char *th_text_escape(char *out, size_t cap, const char *t, size_t len) {
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        size_t bad = th_text_unsafe(t + i, len - i);
+        char esc[8];
+        size_t step, w;
+        if (bad == 1) {
+            w = (size_t)snprintf(esc, sizeof esc, "\\x%02x", (unsigned char)t[i]);
+            step = 1;
+        } else if (bad) {
+            uint32_t cp = bad == 2 ? ((uint32_t)(t[i] & 0x1f) << 6 | (t[i + 1] & 0x3f))
+                                   : ((uint32_t)(t[i] & 0x0f) << 12 | (uint32_t)(t[i + 1] & 0x3f) << 6 |
+                                      (t[i + 2] & 0x3f));
+            w = (size_t)snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
+            step = bad;
+        } else {
+            /* A whole safe character, copied as it is (never split). */
+            unsigned char c = (unsigned char)t[i];
+            step = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+            memcpy(esc, t + i, step);
+            w = step;
+        }
+        if (o + w + 1 > cap) break;
+        memcpy(out + o, esc, w);
+        o += w;
+        i += step;
+    }
+    if (cap) out[o < cap ? o : cap - 1] = '\0';
+    return out;
+}
+
+/* A key as it reads in a message: at most 60 bytes, escaped so a hostile key cannot write
+ * escape sequences to a terminal. */
+static void printable_key(const th_ynode *key, char *out, size_t cap) {
+    size_t n = key->len > 60 ? 60 : key->len;
+    while (n < key->len && n > 0 && ((unsigned char)key->text[n] & 0xc0) == 0x80) n--;
+    th_text_escape(out, cap - 3, key->text, n);
+    if (key->len > n) strcat(out, "...");
 }
 
 /* The first key (in file order) that repeats an earlier one, or -1. Sorting instead of
@@ -150,7 +211,7 @@ static bool close_node(builder *b, yaml_mark_t m) {
         int64_t dup = ok ? duplicate_key(b, o->kids, n->count, &first, &ok, m) : -1;
         if (dup >= 0) {
             const th_ynode *key = n->items[dup];
-            char shown[72], msg[160];
+            char shown[256], msg[320];
             printable_key(key, shown, sizeof shown);
             snprintf(msg, sizeof msg, "duplicate key '%s' (first at line %u)", shown,
                      n->items[first]->line);
@@ -171,12 +232,35 @@ static bool too_large(const char *path, th_error *err) {
     return false;
 }
 
-/* The whole file, NUL-terminated. Reads at most one byte past the bound, so a huge file or an
- * endless one (a FIFO, /dev/zero) costs no more than the bound. */
+/* The whole file, NUL-terminated. Reads at most one byte past the bound, so a huge file costs
+ * no more than the bound. Opened without blocking and checked before reading: a FIFO would
+ * block open() until a writer came, and a device or /dev/stdin never ends, so anything but a
+ * regular file is refused at once. */
 static bool read_file(th_ydoc *doc, th_error *err) {
-    FILE *f = fopen(doc->path, "rb");
+    int fd = open(doc->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        th_error_set(err, "%s: cannot open: %s", doc->path, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        th_error_set(err, "%s: cannot open: %s", doc->path, strerror(errno));
+        close(fd);
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        th_error_set(err, "%s:1:1: expected a regular file, found %s", doc->path,
+                     S_ISDIR(st.st_mode)                          ? "a directory"
+                     : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                                  : "a socket or special file");
+        return false;
+    }
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
         th_error_set(err, "%s: cannot open: %s", doc->path, strerror(errno));
+        close(fd);
         return false;
     }
     size_t cap = 1 << 16, len = 0;

@@ -61,6 +61,21 @@ static inline const th_ynode *th_ynode_value(const th_ynode *map, uint32_t i) {
     return map->items[map->count + i];
 }
 
+/** Length in bytes of the character at t[0, len) when it must not reach a terminal raw, else
+ *  0: a C0 control, DEL, a C1 control (U+0080 to U+009F, e.g. CSI), a bidirectional override
+ *  or isolate (U+202A to U+202E, U+2066 to U+2069), or a byte that does not start a valid
+ *  UTF-8 character. `len` must be at least 1. */
+size_t th_text_unsafe(const char *t, size_t len);
+
+/** Whether all of t[0, len) may be printed raw (no character th_text_unsafe names). */
+bool th_text_safe(const char *t, size_t len);
+
+/** Text from a file (a name, a key, a value, a path) made safe to print: `len` bytes of `t`
+ *  written to `out` (`cap` bytes, NUL-terminated), each character th_text_unsafe names escaped
+ *  as \xHH (single bytes) or \uHHHH (C1 controls, bidi characters), cut at a character
+ *  boundary when `out` is full. Every message quoting a file goes through it. Returns `out`. */
+char *th_text_escape(char *out, size_t cap, const char *t, size_t len);
+
 /** Text of source line `line` (1-based) and its length, or NULL past the end. */
 const char *th_ydoc_line(const th_ydoc *doc, uint32_t line, size_t *len);
 

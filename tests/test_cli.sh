@@ -139,5 +139,71 @@ if [[ -n $h2 && -n $h7 ]]; then
     fi
 fi
 
+# ---- non-regular scene paths -------------------------------------------------------------
+
+# Regression: a FIFO as the scene path blocked `check` and `run` in open() until a writer came.
+# Each must be refused at once (a 10 s limit here: a hang is a failure, not a stuck run).
+mkfifo "$tmp/fifo.yaml"
+mkdir "$tmp/dir.yaml"
+for target in "$tmp/fifo.yaml" "$tmp/dir.yaml" /dev/null; do
+    for cmd in check run; do
+        extra=()
+        [[ $cmd == run ]] && extra=(--headless --steps 1)
+        timeout 10 "$bin" $cmd "$target" "${extra[@]}" >"$tmp/out" 2>"$tmp/err" </dev/null
+        rc=$?
+        if [[ $rc -eq 124 ]]; then
+            fail "$cmd ${target##*/}" "hung (killed after 10 s)"
+        elif [[ $rc -ne 2 ]]; then
+            fail "$cmd ${target##*/}" "exit code $rc, expected 2"
+        elif ! grep -q "expected a regular file" "$tmp/err"; then
+            fail "$cmd ${target##*/}" "stderr does not say it is not a regular file"
+        else
+            pass "$cmd ${target##*/} refused"
+        fi
+    done
+done
+
+# ---- files a scene names stay inside its folder -----------------------------------------
+
+# Without the flag the image is refused by name; with it the file is opened (and refused here
+# for not being a regular file): the flag reaches the loader from both commands.
+printf 'name: t\nmap:\n  cell_size: 1\n  image: /dev/zero\n  legend: {"#ffffff": open}\ncrowds: []\n' \
+    >"$tmp/outside.yaml"
+for cmd in check run; do
+    extra=()
+    [[ $cmd == run ]] && extra=(--headless --steps 1)
+    expect_usage "$cmd: image outside the folder" "expected a file inside the scene's folder" \
+        $cmd "$tmp/outside.yaml" "${extra[@]}"
+    expect_usage "$cmd --allow-outside-paths" "not a regular file" \
+        $cmd --allow-outside-paths "$tmp/outside.yaml" "${extra[@]}"
+done
+
+# ---- check refuses what run refuses ------------------------------------------------------
+
+# Regression: check estimated memory for one thread whatever the scene said, so it approved a
+# 4,096 x 4,096 map with `threads: 64` (17 GiB of per-worker scratch) that run refused. Both
+# now build with the same thread count and the same estimate, and print the same message.
+printf 'name: t\nthreads: %s\nmap:\n  cell_size: 1\n  generate:\n    city: {size: [4096, 4096], block: 12, street: 4, seed: 3}\ncrowds:\n  - {name: a, count: 1, spawn: {rect: [0, 0, 4096, 4096]}}\n' \
+    64 >"$tmp/threads64.yaml"
+printf 'name: t\nthreads: %s\nmap:\n  cell_size: 1\n  generate:\n    city: {size: [4096, 4096], block: 12, street: 4, seed: 3}\ncrowds:\n  - {name: a, count: 1, spawn: {rect: [0, 0, 4096, 4096]}}\n' \
+    0 >"$tmp/threads0.yaml"
+for args in "$tmp/threads64.yaml" "--threads 64 $tmp/threads0.yaml"; do
+    run check $args
+    check_rc=$rc
+    check_msg=$(cat "$tmp/err")
+    # shellcheck disable=SC2086 # split the flags on purpose
+    run run $args --headless --steps 0
+    run_msg=$(sed 's/^throng run: //' "$tmp/err")
+    if [[ $check_rc -ne 2 || $rc -ne 2 ]]; then
+        fail "check = run: $args" "check exit $check_rc, run exit $rc, expected 2 and 2"
+    elif [[ $check_msg != "$run_msg" || $check_msg != *"expected a world of at most 4096 MiB"* ]]; then
+        fail "check = run: $args" "check said '$check_msg', run said '$run_msg'"
+    else
+        pass "check refuses what run refuses: ${args##*/}"
+    fi
+done
+expect_usage "check --threads 0" "--threads" check --threads 0 flock
+expect_usage "check unknown flag" "--bogus" check --bogus flock
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

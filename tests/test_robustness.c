@@ -332,7 +332,7 @@ static const bad_case k_cases[] = {
     {"binary garbage", NULL, 0, gen_binary, REFUSED, 1, 0, "", "invalid YAML", 1},
     {"NUL byte", L("name: t\0\n"), REFUSED, 1, 1, "", "control characters are not allowed", 1},
     {"NUL inside a quoted name", L("name: \"a\\0b\"\n"), REFUSED, 1, 7, "name",
-     "1 to 63 characters, found 'a'", 1},
+     "1 to 63 characters, found 'a\\x00b'", 1},
     {"non-UTF-8 bytes", L("name: \xff\xfe\xfd\n"), REFUSED, 1, 1, "", "invalid leading UTF-8 octet",
      1},
     {"UTF-8 BOM",
@@ -342,7 +342,19 @@ static const bad_case k_cases[] = {
     {"empty file", L(""), REFUSED, 1, 1, "(file)", "the file is empty", 1},
     {"only a comment", L("# nothing\n"), REFUSED, 1, 1, "(file)", "the file is empty", 1},
     {"control bytes in a key (regression: written raw to the terminal)",
-     L(HEAD CROWD "\"ke\\ty\\e\": 1\n"), REFUSED, 8, 1, "ke?y?", "unknown key 'ke?y?'", 1},
+     L(HEAD CROWD "\"ke\\ty\\e\": 1\n"), REFUSED, 8, 1, "ke\\x09y\\x1b", "unknown key 'ke\\x09y\\x1b'", 1},
+    /* Regression: C1 controls (CSI, U+009B) and bidi overrides (U+202E) passed into names and
+     * keys and were printed raw: a terminal runs the CSI, and U+202E reverses what follows. */
+    {"C1 control (CSI) in a key", L(HEAD CROWD "\"k\\u009b31m\": 1\n"), REFUSED, 8, 1,
+     "k\\u009b31m", "unknown key 'k\\u009b31m'", 1},
+    {"bidi override in a key", L(HEAD CROWD "\"a\\u202eb\\u2066c\": 1\n"), REFUSED, 8, 1,
+     "a\\u202eb\\u2066c", "unknown key 'a\\u202eb\\u2066c'", 1},
+    {"bidi override in the scene name", L("name: \"evil\\u202etxt.yaml\"\n"), REFUSED, 1, 7, "name",
+     "without control or bidirectional characters, found 'evil\\u202etxt.yaml'", 1},
+    {"C1 control in a crowd name", L(HEAD "crowds:\n  - {name: \"a\\u0085\", count: 1, spawn: {rect: [0, 0, 1, 1]}}\n"),
+     REFUSED, 5, 12, "crowds[0].name", "found 'a\\u0085'", 1},
+    {"bidi isolate in a legend bunker name", L("name: t\nmap: {cell_size: 1, legend: {'.': open, 'B': {bunker: \"b\\u2067\"}}, ascii: \".B\"}\n"),
+     REFUSED, 2, 55, "map.legend['B'].bunker", "control or bidirectional characters", 1},
     {"empty lists (regression: memcpy from NULL)",
      L(HEAD "crowds:\n  - {name: a, count: 1, spawn: []}\n"), REFUSED, 5, 32, "crowds[0].spawn",
      "found an empty list", 1},
@@ -355,7 +367,7 @@ static const bad_case k_cases[] = {
     {"duplicate key", L("name: t\nname: u\n"), REFUSED, 2, 1, "",
      "duplicate key 'name' (first at line 1)", 1},
     {"duplicate key with a tab", L("\"a\\tb\": 1\n\"a\\tb\": 2\n"), REFUSED, 2, 1, "",
-     "duplicate key 'a?b' (first at line 1)", 1},
+     "duplicate key 'a\\x09b' (first at line 1)", 1},
     {"300,001 keys, one repeated (regression: quadratic check)", NULL, 0, gen_many_keys, REFUSED,
      300002, 1, "", "duplicate key 'k7' (first at line 9)", 3},
     /* maps */
@@ -379,7 +391,7 @@ static const bad_case k_cases[] = {
      22, "bunkers[0].cells", "covers cell (0, 0), which is a wall", 1},
     {"bunker name with control bytes",
      L("name: t\nmap: {cell_size: 1, legend: {'B': {bunker: \"a\\x01\"}}, ascii: B}\n"), REFUSED, 2,
-     44, "map.legend['B'].bunker", "control characters", 1},
+     44, "map.legend['B'].bunker", "a name with control", 1},
     {"spawn on a non-colour '#zzzzzz' (regression: read as #000000)",
      L("name: t\nmap: {cell_size: 1, legend: {'.': open}, ascii: '.'}\ncrowds:\n  - {name: a, "
        "count: 1, spawn: {cells: '#zzzzzz'}}\n"),
@@ -409,6 +421,19 @@ static const bad_case k_cases[] = {
      L(HEAD "crowds:\n  - {name: a, count: 16777216, spawn: {rect: [0, 0, 1, 1]}}\n  - {name: b, "
             "count: 1, spawn: {rect: [0, 0, 1, 1]}}\n"),
      REFUSED, 6, 5, "crowds[1]", "more than 16777216 agents in all", 1},
+    /* Spawn circles and agents past the world's left edge: the documented messages (a
+     * mutation run found that neither was tested). */
+    {"spawn circle past the left edge", L(HEAD "crowds:\n  - {name: a, count: 3, spawn: {circle: [1, 50, 2]}}\n"),
+     REFUSED, 5, 41, "crowds[0].spawn.circle", "expected [x, y, radius] with a positive radius inside the 100 x 100 m world, found [1, 50, 2]", 1},
+    {"spawn circle touching the left edge", L(HEAD "crowds:\n  - {name: a, count: 3, spawn: {circle: [2, 50, 2]}}\n"),
+     LOADS, 0, 0, NULL, NULL, 1},
+    {"spawn circle past the bottom edge", L(HEAD "crowds:\n  - {name: a, count: 3, spawn: {circle: [50, 1, 2]}}\n"),
+     REFUSED, 5, 41, "crowds[0].spawn.circle", "inside the 100 x 100 m world", 1},
+    {"spawn rect past the north edge", L(HEAD "crowds:\n  - {name: a, count: 3, spawn: {rect: [0, 95, 10, 10]}}\n"),
+     REFUSED, 5, 39, "crowds[0].spawn.rect", "with a positive size inside the 100 x 100 m world", 1},
+    {"DEL in a key", L(HEAD CROWD "\"k\\x7f\": 1\n"), REFUSED, 8, 1, "k\\x7f", "unknown key 'k\\x7f'", 1},
+    {"agent at a negative coordinate", L(HEAD "crowds:\n  - {name: a, agents: [[-1, 5]]}\n"),
+     REFUSED, 5, 24, "crowds[0].agents[0]", "position (-1, 5) is off the 100 x 100 m world", 1},
     {"agent at the float edge (regression: unlocated world error)",
      L(HEAD "crowds:\n  - {name: a, agents: [[99.999999999, 5]]}\n"), REFUSED, 5, 24,
      "crowds[0].agents[0]", "off the 100 x 100 m world", 1},
@@ -491,9 +516,14 @@ static void check_case(const bad_case *c, const char *name) {
     }
     ck_assert_msg(strstr(err.message, c->message) != NULL, "%s: expected '%s' in: %s", c->what,
                   c->message, err.message);
-    for (const char *p = err.message; *p; p++) {
-        ck_assert_msg((unsigned char)*p >= 32 && *p != 127, "%s: control byte in: %s", c->what,
-                      err.message);
+    for (const unsigned char *p = (const unsigned char *)err.message; *p; p++) {
+        ck_assert_msg(*p >= 32 && *p != 127, "%s: control byte in: %s", c->what, err.message);
+        /* nor a C1 control (U+0080 to U+009F) or a bidi override or isolate, in UTF-8 */
+        ck_assert_msg(!(p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f), "%s: C1 control in: %s",
+                      c->what, err.message);
+        ck_assert_msg(!(p[0] == 0xe2 && ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) ||
+                                         (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9))),
+                      "%s: bidi character in: %s", c->what, err.message);
     }
 }
 
@@ -573,7 +603,12 @@ static const image_case k_images[] = {
     /* Regression: a FIFO blocked the loader in open() until a writer came. */
     {"a FIFO", png_fifo, "fifo.png", REFUSED, "not a regular file"},
     {"a directory", png_dir, "dir.png", REFUSED, "not a regular file"},
-    {"/dev/zero", nothing, "/dev/zero", REFUSED, "not a regular file"},
+    {"/dev/zero", nothing, "/dev/zero", REFUSED, "found an absolute path"},
+    /* Regression: map.image read any file, /etc/shadow included, and the message told
+     * whether it existed. Outside the scene's folder is refused by name, before any lookup. */
+    {"../../etc/passwd", nothing, "../../etc/passwd", REFUSED, "expected a file inside the scene's folder, found a path with '..'"},
+    {"/etc/shadow", nothing, "/etc/shadow", REFUSED, "expected a file inside the scene's folder, found an absolute path"},
+    {"a '..' inside the name", png_ok, "dir.png/../map.png", REFUSED, "found a path with '..'"},
 };
 // clang-format on
 
@@ -589,6 +624,78 @@ START_TEST(hostile_image_fails_cleanly) {
     write_bytes("image.yaml", yaml, strlen(yaml));
     bad_case bc = {c->what, NULL, 0, NULL, c->expect, 4, 10, "map.image", c->message, 2};
     check_case(&bc, "image.yaml");
+}
+END_TEST
+
+/* Loads `image` as the map of in/scene.yaml (below the test folder); the message, or "" when
+ * it loads. */
+static const char *load_image_scene(const char *image, const char *legend, bool allow) {
+    static char msg[sizeof(((th_error *)0)->message)];
+    char yaml[512];
+    snprintf(yaml, sizeof yaml,
+             "name: t\nmap:\n  cell_size: 1\n  image: %s\n  legend: {%s}\n"
+             "crowds:\n  - {name: a, count: 3, spawn: {cells: '#ffffff'}}\n",
+             image, legend);
+    write_bytes("in/scene.yaml", yaml, strlen(yaml));
+    th_error err;
+    memset(&err, 0, sizeof err);
+    th_world *w = th_scene_load(tmp_path("in/scene.yaml"),
+                                &(th_scene_opts){.threads = 1, .allow_outside_paths = allow}, NULL,
+                                &err);
+    if (w) th_world_destroy(w);
+    snprintf(msg, sizeof msg, "%s", w ? "" : err.message);
+    return msg;
+}
+
+#define WB "'#000000': wall, '#ffffff': open"
+
+/* Files a scene names stay inside its folder: absolute paths, `..` and symbolic links are
+ * refused unless allowed, with the same answer whether or not the file outside exists, and
+ * no message shows a pixel's colour. */
+START_TEST(image_paths_stay_inside) {
+    mkdir(tmp_path("in"), 0700);
+    mkdir(tmp_path("in/maps"), 0700);
+    write_png("secret.png", 6, 5); /* outside in/ */
+    write_png("in/map.png", 6, 5);
+    write_png("in/maps/m.png", 6, 5);
+    unlink(tmp_path("in/link.png"));
+    unlink(tmp_path("in/dangling.png"));
+    unlink(tmp_path("in/up"));
+    ck_assert_int_eq(symlink("../secret.png", tmp_path("in/link.png")), 0);
+    ck_assert_int_eq(symlink("../nothing.png", tmp_path("in/dangling.png")), 0);
+    ck_assert_int_eq(symlink("..", tmp_path("in/up")), 0);
+    /* inside: plain names and sub-folders load */
+    ck_assert_str_eq(load_image_scene("map.png", WB, false), "");
+    ck_assert_str_eq(load_image_scene("./maps/m.png", WB, false), "");
+    ck_assert_str_eq(load_image_scene("maps//m.png", WB, false), "");
+    /* outside: one answer for a file that exists and one that does not */
+    char a[600], b[600];
+    snprintf(a, sizeof a, "%s", load_image_scene("../secret.png", WB, false));
+    snprintf(b, sizeof b, "%s", load_image_scene("../nothing.png", WB, false));
+    ck_assert_msg(strstr(a, "map.image: expected a file inside the scene's folder") != NULL, "%s", a);
+    ck_assert_str_eq(a, b);
+    snprintf(a, sizeof a, "%s", load_image_scene(tmp_path("secret.png"), WB, false));
+    snprintf(b, sizeof b, "%s", load_image_scene(tmp_path("nothing.png"), WB, false));
+    ck_assert_msg(strstr(a, "found an absolute path") != NULL, "%s", a);
+    ck_assert_str_eq(a, b);
+    snprintf(a, sizeof a, "%s", load_image_scene("link.png", WB, false));
+    snprintf(b, sizeof b, "%s", load_image_scene("dangling.png", WB, false));
+    ck_assert_msg(strstr(a, "found a symbolic link") != NULL, "%s", a);
+    ck_assert_str_eq(a, b);
+    snprintf(a, sizeof a, "%s", load_image_scene("up/secret.png", WB, false));
+    snprintf(b, sizeof b, "%s", load_image_scene("up/nothing.png", WB, false));
+    ck_assert_msg(strstr(a, "found a symbolic link") != NULL, "%s", a);
+    ck_assert_str_eq(a, b);
+    /* the explicit flag lets each of them through */
+    ck_assert_str_eq(load_image_scene("../secret.png", WB, true), "");
+    ck_assert_str_eq(load_image_scene(tmp_path("secret.png"), WB, true), "");
+    ck_assert_str_eq(load_image_scene("link.png", WB, true), "");
+    ck_assert_str_eq(load_image_scene("up/secret.png", WB, true), "");
+    /* Regression: an unknown colour was quoted (#rrggbb), so with outside paths allowed a
+     * message leaked bytes of any file that decoded as a PNG. */
+    const char *m = load_image_scene("map.png", "'#ffffff': open", false);
+    ck_assert_msg(strstr(m, "pixel (0, 0) has a colour that is not in map.legend") != NULL, "%s", m);
+    ck_assert_msg(strchr(m, '#') == NULL, "a colour in: %s", m);
 }
 END_TEST
 
@@ -636,6 +743,7 @@ int main(void) {
     tcase_add_loop_test(tc, hostile_image_fails_cleanly, 0,
                         (int)(sizeof k_images / sizeof k_images[0]));
     tcase_add_test(tc, extreme_scenes_step);
+    tcase_add_test(tc, image_paths_stay_inside);
     suite_add_tcase(s, tc);
     int rc = th_test_run(s);
     char cmd[300];

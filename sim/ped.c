@@ -49,7 +49,7 @@
 #define TH_PED_NEAR 128u
 
 typedef struct ped_near {
-    float dx[TH_PED_NEAR], dy[TH_PED_NEAR], d2[TH_PED_NEAR], l[TH_PED_NEAR];
+    float dx[TH_PED_NEAR], dy[TH_PED_NEAR], d2[TH_PED_NEAR], d[TH_PED_NEAR], l[TH_PED_NEAR];
     uint32_t j[TH_PED_NEAR];
     uint32_t n;
 } ped_near;
@@ -68,6 +68,15 @@ static inline v4f load4(const float *p) {
 }
 
 static inline v4f sel4(v4i m, v4f a, v4f b) { return (v4f)(((v4i)a & m) | ((v4i)b & ~m)); }
+
+/* Square roots, correctly rounded as sqrtf's are (IEEE 754 requires it of both). */
+static inline v4f sqrt4(v4f v) {
+#if defined(__SSE__)
+    return (v4f)_mm_sqrt_ps((__m128)v);
+#else
+    return (v4f){sqrtf(v[0]), sqrtf(v[1]), sqrtf(v[2]), sqrtf(v[3])};
+#endif
+}
 
 /* Bit k set when lane k of the mask is. */
 static inline uint32_t mask_bits(v4i m) {
@@ -93,12 +102,15 @@ static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t se
         }
         const v4f d2 = dx * dx + dy * dy;
         uint32_t in = mask_bits((d2 < reach2) & (lane < (int32_t)(end - j)));
+        if (!in) continue;
+        const v4f d = sqrt4(d2);
         for (; in; in &= in - 1) {
             const uint32_t k = (uint32_t)__builtin_ctz(in);
             if (j + k == self || nb->n == TH_PED_NEAR) continue;
             nb->dx[nb->n] = dx[k];
             nb->dy[nb->n] = dy[k];
             nb->d2[nb->n] = d2[k];
+            nb->d[nb->n] = d[k];
             nb->j[nb->n] = j + k;
             nb->n++;
         }
@@ -182,7 +194,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             /* Below 1/1000 of its strength the push is left out: past 7 ranges of gap. */
             const float far = l + 7.0f / c->inv_rep_range;
             if (!ahead && nb.d2[k] >= far * far) continue;
-            const float dist = sqrtf(nb.d2[k]);
+            const float dist = nb.d[k];
             if (ahead) {
                 const float uj = (dist - l) * c->inv_time_gap;
                 if (uj < block_u) {
@@ -243,7 +255,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                     const uint32_t cj = cost[th_navmap_cell_of(&w->nav.map, th_v2(a->px[j], a->py[j]), NULL, NULL)];
                     if (cj > my_cost || (cj == my_cost && a->id[j] > id)) continue;
                 }
-                const float uj = (sqrtf(nb.d2[k]) - l) * c->inv_time_gap;
+                const float uj = (nb.d[k] - l) * c->inv_time_gap;
                 if (uj < u) u = uj;
             }
         } else {

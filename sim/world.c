@@ -374,14 +374,15 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         th_error_set(err, "a shelter target needs a terrain map with bunkers");
         return -1;
     }
-    float lead_r = d.lead_radius > 0.0f ? d.lead_radius : d.neighbor_radius;
-    float reach = d.neighbor_radius > d.separation_radius ? d.neighbor_radius : d.separation_radius;
-    if (d.target >= 0 && lead_r > reach) reach = lead_r;
-    if (d.flee_types && d.flee_radius > reach) reach = d.flee_radius;
-    if (w->wrap && (2.0f * reach > w->def.width || 2.0f * reach > w->def.height)) {
-        th_error_set(err, "a wrap-around world must be at least twice the largest radius (%g m) "
-                  "on each side", (double)reach);
-        return -1;
+    /* How far a crowd looks. Boids: their neighbourhood, the leader test and the predators
+     * they flee. Pedestrians steer by their own model alone (below); their neighbor_radius
+     * only counts the neighbours reported, within the model's reach. */
+    const float lead_r = d.lead_radius > 0.0f ? d.lead_radius : d.neighbor_radius;
+    float reach = 0.0f;
+    if (d.model == TH_MODEL_BOIDS) {
+        reach = d.neighbor_radius > d.separation_radius ? d.neighbor_radius : d.separation_radius;
+        if (d.target >= 0 && lead_r > reach) reach = lead_r;
+        if (d.flee_types && d.flee_radius > reach) reach = d.flee_radius;
     }
     /* Pedestrians look as far as their fastest walker gets in one time gap (the spacing term)
      * and as far as the repulsion is felt (below 1/1000 of its strength: 7 ranges). On a torus
@@ -398,6 +399,11 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
      * pushes of the rounds (at most a body's radius). */
     const float contact_reach = 3.0f * d.body_radius + 2.0f * d.max_speed * w->def.timestep;
     if (d.body_radius > 0.0f && contact_reach > reach) reach = contact_reach;
+    if (w->wrap && (2.0f * reach > w->def.width || 2.0f * reach > w->def.height)) {
+        th_error_set(err, "a wrap-around world must be at least twice the largest radius (%g m) "
+                  "on each side", (double)reach);
+        return -1;
+    }
     uint32_t c = w->crowd_count;
     snprintf(w->crowd_name[c], sizeof w->crowd_name[c], "%s", d.name ? d.name : "crowd");
     d.name = w->crowd_name[c];

@@ -14,10 +14,12 @@ Two ways to choose the runs:
         --agents) to round(rho * A) agents, A being the area they spawn over in m^2 (for a
         periodic corridor, its walkable area)
 
-Every scene needs a `measure:` area (the first one is used, or --area NAME). Example, from the
-repository root after building:
-  bench/fundamental_diagram.py --densities 0.5,1,2,3,4 --spawn-area 80 \\
-      bench/fundamental_diagram.yaml
+Every scene needs a `measure:` area (the first one is used, or --area NAME). RiMEA test 4's
+periodic corridor (walkway 20 m x 3 m), from the repository root after building:
+  bench/fundamental_diagram.py --densities 0.25,0.5,1,1.5,2,2.5,3,3.5,4,4.5,5 \\
+      --spawn-area 60 --warmup 20 scenes/validation/rimea4_corridor.yaml
+bench/fundamental_diagram.yaml is the same set-up with boids, a flocking model: they show no
+such relation.
 """
 import argparse
 import csv
@@ -54,6 +56,8 @@ def run_one(args, scene, agents, table):
         cmd += ["--steps", str(args.steps)]
     if args.threads is not None:
         cmd += ["--threads", str(args.threads)]
+    if args.seed is not None:
+        cmd += ["--seed", str(args.seed)]
     if agents is not None:
         cmd += ["--agents", str(agents)]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -122,6 +126,7 @@ def main():
     p.add_argument("--steps", type=int, help="steps per run (default: the scene's)")
     p.add_argument("--every", type=int, default=1, help="sample every N steps (default 1)")
     p.add_argument("--threads", type=int)
+    p.add_argument("--seed", type=int, help="random seed (default: the scene's)")
     p.add_argument("--throng", default=default_throng(), help="the throng binary")
     p.add_argument("--out", default="fundamental_diagram.csv", help="CSV to write")
     p.add_argument("--png", help="PNG to draw with gnuplot (default: the CSV's name .png)")

@@ -48,9 +48,14 @@
  * in a crowd of bodies). */
 #define TH_PED_NEAR 128u
 
+/* The list, as arrays the passes read four at a time: 3 entries past the last are padded
+ * with a far neighbour of no size, so every block of four reads defined numbers. */
+#define TH_PED_NEAR_PADDED (TH_PED_NEAR + 3u)
+
 typedef struct ped_near {
-    float dx[TH_PED_NEAR], dy[TH_PED_NEAR], d2[TH_PED_NEAR], d[TH_PED_NEAR], l[TH_PED_NEAR];
-    uint32_t j[TH_PED_NEAR];
+    float dx[TH_PED_NEAR_PADDED], dy[TH_PED_NEAR_PADDED], d2[TH_PED_NEAR_PADDED];
+    float d[TH_PED_NEAR_PADDED], l[TH_PED_NEAR_PADDED];
+    uint32_t j[TH_PED_NEAR_PADDED];
     uint32_t n;
 } ped_near;
 
@@ -67,7 +72,35 @@ static inline v4f load4(const float *p) {
     return v;
 }
 
+static const v4i k_lane = {0, 1, 2, 3};
+
+static inline v4f v4(float s) { return (v4f){s, s, s, s}; }
+
 static inline v4f sel4(v4i m, v4f a, v4f b) { return (v4f)(((v4i)a & m) | ((v4i)b & ~m)); }
+
+static inline v4f abs4(v4f v) { return (v4f)((v4i)v & 0x7fffffff); }
+
+/* e^x, four at a time, for the repulsion: x = n ln 2 + r with |r| <= ln 2 / 2, e^r by the
+ * minimax polynomial of Cephes' expf (S. L. Moshier, Cephes Math Library, 1984-2000), 2^n put
+ * in the exponent bits. Within 1 ulp of e^x (checked against exp in double at every float in [-87, 20]); plain multiplies and adds, so every x86-64 CPU
+ * (and the scalar code a compiler makes elsewhere) gives the same bits. x is clamped to
+ * [-87, 20]: below, e^x is a denormal, which no push needs; above, a push of e^20 times the
+ * repulsion strength already throws anyone clear, and e^89 would overflow. */
+static inline v4f exp4(v4f x) {
+    x = sel4(x < -87.0f, v4(-87.0f), sel4(x > 20.0f, v4(20.0f), x));
+    const v4f round = v4(12582912.0f); /* 1.5 * 2^23: adding it rounds to an integer */
+    const v4f n = (x * 1.44269504088896341f + round) - round;
+    const v4f r = (x - n * 0.693359375f) - n * -2.12194440e-4f;
+    v4f p = v4(1.9875691500e-4f);
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    const v4f y = p * (r * r) + r + 1.0f;
+    const v4i bits = (__builtin_convertvector(n, v4i) + 127) << 23;
+    return y * (v4f)bits;
+}
 
 /* Square roots, correctly rounded as sqrtf's are (IEEE 754 requires it of both). */
 static inline v4f sqrt4(v4f v) {
@@ -92,7 +125,6 @@ static inline uint32_t mask_bits(v4i m) {
 static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t self, float x,
                    float y, float reach2, bool wrap, float W, float H, ped_near *nb) {
     /* wrap: the agent is within reach of a seam (elsewhere no offset needs its image). */
-    const v4i lane = {0, 1, 2, 3};
     const v4f hw = {0.5f * W, 0.5f * W, 0.5f * W, 0.5f * W}, hh = {0.5f * H, 0.5f * H, 0.5f * H, 0.5f * H};
     for (uint32_t j = begin; j < end; j += 4) {
         v4f dx = load4(a->px + j) - x, dy = load4(a->py + j) - y;
@@ -101,19 +133,23 @@ static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t se
             dy = sel4(dy > hh, dy - H, sel4(dy < -hh, dy + H, dy));
         }
         const v4f d2 = dx * dx + dy * dy;
-        uint32_t in = mask_bits((d2 < reach2) & (lane < (int32_t)(end - j)));
+        const v4i idx = (v4i){0, 1, 2, 3} + (int32_t)j;
+        const uint32_t in = mask_bits((d2 < reach2) & (k_lane < (int32_t)(end - j)) & (idx != (int32_t)self));
         if (!in) continue;
+        /* Every lane is written at the list's end and kept only if it is in: no branch per
+         * candidate (which of them are in is a coin toss to the branch predictor). A full
+         * list keeps its first TH_PED_NEAR; the writes past it land in the padding. */
         const v4f d = sqrt4(d2);
-        for (; in; in &= in - 1) {
-            const uint32_t k = (uint32_t)__builtin_ctz(in);
-            if (j + k == self || nb->n == TH_PED_NEAR) continue;
-            nb->dx[nb->n] = dx[k];
-            nb->dy[nb->n] = dy[k];
-            nb->d2[nb->n] = d2[k];
-            nb->d[nb->n] = d[k];
-            nb->j[nb->n] = j + k;
-            nb->n++;
+        uint32_t n = nb->n;
+        for (uint32_t k = 0; k < 4; k++) {
+            nb->dx[n] = dx[k];
+            nb->dy[n] = dy[k];
+            nb->d2[n] = d2[k];
+            nb->d[n] = d[k];
+            nb->j[n] = j + k;
+            n += (in >> k & 1u) & (n < TH_PED_NEAR);
         }
+        nb->n = n;
     }
 }
 
@@ -162,6 +198,12 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             seen += nb.d2[k] < c->neighbor_r2;
             nb.l[k] = ri + w->crowd_radius[a->crowd[nb.j[k]]];
         }
+        for (uint32_t k = nb.n; k < nb.n + 3u; k++) {
+            nb.dx[k] = nb.dy[k] = 0.0f;
+            nb.d2[k] = nb.d[k] = 1.0f;
+            nb.l[k] = 0.0f;
+            nb.j[k] = i;
+        }
 
         /* The contacts phase's list of bodies that may touch this one (sim/contacts.c), from
          * the same neighbours, when they reach far enough for the largest bodies about. */
@@ -181,37 +223,50 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             w->contact_count[i] = (uint8_t)n;
         }
 
-        /* Pass 1: repulsion from neighbours, and the one ahead on the goal direction that
-         * limits the speed most (for overtaking). */
-        th_vec2 push = th_v2(0.0f, 0.0f);
+        /* Pass 1, four neighbours at a time: repulsion from neighbours, and the one ahead on
+         * the goal direction that limits the speed most (for overtaking). The pushes are summed
+         * in four lane sums, then across them: lane q holds neighbours q, q + 4, ... of a list
+         * whose order the grid fixes, so the sum is the same for any thread count. */
         float block_u = v0;
         float block_side = 0.0f;
-        for (uint32_t k = 0; k < nb.n; k++) {
-            const th_vec2 d = th_v2(nb.dx[k], nb.dy[k]);
-            const float l = nb.l[k];
-            const float along0 = th_v2_dot(e0, d), side0 = th_v2_cross(e0, d);
-            const bool ahead = along0 > 0.0f && fabsf(side0) < l;
-            /* Below 1/1000 of its strength the push is left out: past 7 ranges of gap. */
-            const float far = l + 7.0f / c->inv_rep_range;
-            if (!ahead && nb.d2[k] >= far * far) continue;
-            const float dist = nb.d[k];
-            if (ahead) {
-                const float uj = (dist - l) * c->inv_time_gap;
+        v4f push_x = v4(0.0f), push_y = v4(0.0f);
+        const v4f ex = v4(e0.x), ey = v4(e0.y), inv_tg = v4(c->inv_time_gap);
+        const v4f inv_rr = v4(c->inv_rep_range), rep = v4(c->rep);
+        for (uint32_t k = 0; k < nb.n; k += 4) {
+            const v4i valid = k_lane < (int32_t)(nb.n - k);
+            const v4f dx = load4(nb.dx + k), dy = load4(nb.dy + k);
+            const v4f d = load4(nb.d + k), l = load4(nb.l + k);
+            const v4f side0 = ex * dy - ey * dx;
+            const v4i ahead = valid & (ex * dx + ey * dy > 0.0f) & (abs4(side0) < l);
+            /* The one in the way that slows us most; of equals, the first in the list. */
+            for (uint32_t m = mask_bits(ahead); m; m &= m - 1) {
+                const uint32_t q = (uint32_t)__builtin_ctz(m);
+                const float uj = (d[q] - l[q]) * c->inv_time_gap;
                 if (uj < block_u) {
                     block_u = uj;
-                    block_side = side0;
+                    block_side = side0[q];
                 }
             }
-            const float gap = dist - l;
-            if (gap * c->inv_rep_range > 7.0f) continue;
-            /* Coincident agents part along a direction fixed by their ids. */
-            const th_vec2 away = dist > 1e-6f ? th_v2_scale(d, -1.0f / dist)
-                                              : th_v2(id < a->id[nb.j[k]] ? -1.0f : 1.0f, 0.0f);
+            /* Below 1/1000 of its strength the push is left out: past 7 ranges of gap. */
+            const v4f gap = d - l;
+            const v4i felt = valid & (gap * inv_rr <= 7.0f);
+            if (!mask_bits(felt)) continue;
             /* Deep overlaps are left to the contacts phase: the push stops growing once the
              * overlap reaches a whole contact distance. */
-            const float x = gap > -l ? -gap * c->inv_rep_range : l * c->inv_rep_range;
-            push = th_v2_add(push, th_v2_scale(away, c->rep * expf(x)));
+            const v4f x = sel4(gap > -l, -gap * inv_rr, l * inv_rr);
+            v4f ax = -dx / d, ay = -dy / d;
+            for (uint32_t m = mask_bits(felt & (d <= 1e-6f)); m; m &= m - 1) {
+                /* Coincident agents part along a direction fixed by their ids. */
+                const uint32_t q = (uint32_t)__builtin_ctz(m);
+                ax[q] = id < a->id[nb.j[k + q]] ? -1.0f : 1.0f;
+                ay[q] = 0.0f;
+            }
+            const v4f f = rep * exp4(x);
+            push_x += sel4(felt, ax * f, v4(0.0f));
+            push_y += sel4(felt, ay * f, v4(0.0f));
         }
+        const th_vec2 push = th_v2((push_x[0] + push_x[1]) + (push_x[2] + push_x[3]),
+                                   (push_y[0] + push_y[1]) + (push_y[2] + push_y[3]));
         th_vec2 dir = th_v2_add(e0, push);
         /* Overtaking: held back by someone ahead, step aside, away from the side they are on
          * (to the right of the goal direction when dead ahead), the more the slower it makes
@@ -230,7 +285,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             if (th_nav_nearest_wall(w, p, range, &wall_d, &wall_away)) {
                 const float gap = wall_d - ri;
                 const float x = gap > -ri ? -gap * c->inv_wall_rep_range : ri * c->inv_wall_rep_range;
-                if (x > -7.0f) dir = th_v2_add(dir, th_v2_scale(wall_away, c->wall_rep * expf(x)));
+                if (x > -7.0f) dir = th_v2_add(dir, th_v2_scale(wall_away, c->wall_rep * expf(fminf(x, 20.0f))));
             }
         }
 
@@ -238,26 +293,34 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         if (e0.x == 0.0f && e0.y == 0.0f) want = th_clampf(th_v2_len(dir), 0.0f, 1.0f);
         const th_vec2 e = th_v2_norm(dir);
 
-        /* Pass 2: the spacing ahead along e. Fleeing walkers yield only to those nearer the
-         * shelter than they are (by the river map's cost of their cells, then by id): where
-         * routes converge, at a door, two walkers each in the other's way would otherwise both
-         * stop for good, an arch that no push undoes. */
+        /* Pass 2: the spacing ahead along e, four neighbours at a time (a minimum: the same in
+         * any order). Fleeing walkers yield only to those nearer the shelter than they are (by
+         * the river map's cost of their cells, then by id): where routes converge, at a door,
+         * two walkers each in the other's way would otherwise both stop for good, an arch that
+         * no push undoes. */
         float u = v0 * want;
         const uint32_t *cost = c->flee && terrain ? w->nav.combined.nearest.dist : NULL;
         const uint32_t my_cost = cost ? cost[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)] : 0;
         if (e.x != 0.0f || e.y != 0.0f) {
-            for (uint32_t k = 0; k < nb.n; k++) {
-                const th_vec2 d = th_v2(nb.dx[k], nb.dy[k]);
-                const float l = nb.l[k];
-                if (th_v2_dot(e, d) <= 0.0f || fabsf(th_v2_cross(e, d)) >= l) continue;
-                const uint32_t j = nb.j[k];
+            const v4f fx = v4(e.x), fy = v4(e.y);
+            v4f umin = v4(u);
+            for (uint32_t k = 0; k < nb.n; k += 4) {
+                const v4f dx = load4(nb.dx + k), dy = load4(nb.dy + k);
+                const v4f d = load4(nb.d + k), l = load4(nb.l + k);
+                v4i ahead = (k_lane < (int32_t)(nb.n - k)) & (fx * dx + fy * dy > 0.0f) &
+                            (abs4(fx * dy - fy * dx) < l);
                 if (cost) {
-                    const uint32_t cj = cost[th_navmap_cell_of(&w->nav.map, th_v2(a->px[j], a->py[j]), NULL, NULL)];
-                    if (cj > my_cost || (cj == my_cost && a->id[j] > id)) continue;
+                    for (uint32_t m = mask_bits(ahead); m; m &= m - 1) {
+                        const uint32_t q = (uint32_t)__builtin_ctz(m), j = nb.j[k + q];
+                        const uint32_t cj =
+                            cost[th_navmap_cell_of(&w->nav.map, th_v2(a->px[j], a->py[j]), NULL, NULL)];
+                        if (cj > my_cost || (cj == my_cost && a->id[j] > id)) ahead[q] = 0;
+                    }
                 }
-                const float uj = (nb.d[k] - l) * c->inv_time_gap;
-                if (uj < u) u = uj;
+                const v4f uj = (d - l) * inv_tg;
+                umin = sel4(ahead & (uj < umin), uj, umin);
             }
+            u = fminf(fminf(umin[0], umin[1]), fminf(umin[2], umin[3]));
         } else {
             u = 0.0f;
         }

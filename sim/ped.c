@@ -123,7 +123,8 @@ static inline uint32_t mask_bits(v4i m) {
 /* Append the candidates [begin, end) within reach2 of (x, y) to nb, in index order. The agent
  * arrays are padded by TH_SIMD_PAD elements, so the last block may read past `end`. */
 static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t self, float x,
-                   float y, float reach2, bool wrap, float W, float H, ped_near *nb) {
+                   float y, float reach2, float seen2, bool wrap, float W, float H, ped_near *nb,
+                   uint32_t *seen) {
     /* wrap: the agent is within reach of a seam (elsewhere no offset needs its image). */
     const v4f hw = {0.5f * W, 0.5f * W, 0.5f * W, 0.5f * W}, hh = {0.5f * H, 0.5f * H, 0.5f * H, 0.5f * H};
     for (uint32_t j = begin; j < end; j += 4) {
@@ -134,8 +135,10 @@ static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t se
         }
         const v4f d2 = dx * dx + dy * dy;
         const v4i idx = (v4i){0, 1, 2, 3} + (int32_t)j;
-        const uint32_t in = mask_bits((d2 < reach2) & (k_lane < (int32_t)(end - j)) & (idx != (int32_t)self));
+        const v4i live = (k_lane < (int32_t)(end - j)) & (idx != (int32_t)self);
+        const uint32_t in = mask_bits((d2 < reach2) & live);
         if (!in) continue;
+        *seen += (uint32_t)__builtin_popcount(mask_bits((d2 < seen2) & live));
         /* Every lane is written at the list's end and kept only if it is in: no branch per
          * candidate (which of them are in is a coin toss to the branch predictor). A full
          * list keeps its first TH_PED_NEAR; the writes past it land in the padding. */
@@ -186,18 +189,17 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         th_range ranges[6];
         const uint32_t nr = th_block_ranges(g, w->cell[i], wrap, ranges);
         const float reach2 = c->ped_reach * c->ped_reach;
+        const float seen2 = fminf(c->neighbor_r2, reach2); /* neighbours reported */
         const bool near_seam = wrap && !(p.x >= c->ped_reach && p.x <= W - c->ped_reach &&
                                          p.y >= c->ped_reach && p.y <= H - c->ped_reach);
         uint32_t n_cand = 0, seen = 0;
         nb.n = 0;
         for (uint32_t k = 0; k < nr; k++) {
             n_cand += ranges[k].end - ranges[k].begin;
-            gather(a, ranges[k].begin, ranges[k].end, i, p.x, p.y, reach2, near_seam, W, H, &nb);
+            gather(a, ranges[k].begin, ranges[k].end, i, p.x, p.y, reach2, seen2, near_seam, W, H,
+                   &nb, &seen);
         }
-        for (uint32_t k = 0; k < nb.n; k++) {
-            seen += nb.d2[k] < c->neighbor_r2;
-            nb.l[k] = ri + w->crowd_radius[a->crowd[nb.j[k]]];
-        }
+        for (uint32_t k = 0; k < nb.n; k++) nb.l[k] = ri + w->crowd_radius[a->crowd[nb.j[k]]];
         for (uint32_t k = nb.n; k < nb.n + 3u; k++) {
             nb.dx[k] = nb.dy[k] = 0.0f;
             nb.d2[k] = nb.d[k] = 1.0f;
@@ -227,8 +229,8 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
          * the goal direction that limits the speed most (for overtaking). The pushes are summed
          * in four lane sums, then across them: lane q holds neighbours q, q + 4, ... of a list
          * whose order the grid fixes, so the sum is the same for any thread count. */
-        float block_u = v0;
-        float block_side = 0.0f;
+        v4f lane_u = v4(v0), lane_side = v4(0.0f);
+        v4i lane_at = k_lane + (int32_t)TH_PED_NEAR_PADDED;
         v4f push_x = v4(0.0f), push_y = v4(0.0f);
         const v4f ex = v4(e0.x), ey = v4(e0.y), inv_tg = v4(c->inv_time_gap);
         const v4f inv_rr = v4(c->inv_rep_range), rep = v4(c->rep);
@@ -238,15 +240,12 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             const v4f d = load4(nb.d + k), l = load4(nb.l + k);
             const v4f side0 = ex * dy - ey * dx;
             const v4i ahead = valid & (ex * dx + ey * dy > 0.0f) & (abs4(side0) < l);
-            /* The one in the way that slows us most; of equals, the first in the list. */
-            for (uint32_t m = mask_bits(ahead); m; m &= m - 1) {
-                const uint32_t q = (uint32_t)__builtin_ctz(m);
-                const float uj = (d[q] - l[q]) * c->inv_time_gap;
-                if (uj < block_u) {
-                    block_u = uj;
-                    block_side = side0[q];
-                }
-            }
+            /* The one in the way that slows us most, per lane: the first of the lane's least. */
+            const v4f uj = (d - l) * inv_tg;
+            const v4i take = ahead & (uj < lane_u);
+            lane_u = sel4(take, uj, lane_u);
+            lane_side = sel4(take, side0, lane_side);
+            lane_at = (take & (k_lane + (int32_t)k)) | (~take & lane_at);
             /* Below 1/1000 of its strength the push is left out: past 7 ranges of gap. */
             const v4f gap = d - l;
             const v4i felt = valid & (gap * inv_rr <= 7.0f);
@@ -264,6 +263,17 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             const v4f f = rep * exp4(x);
             push_x += sel4(felt, ax * f, v4(0.0f));
             push_y += sel4(felt, ay * f, v4(0.0f));
+        }
+        /* Across the lanes, the least; of equals, the first in the list: as one scalar pass
+         * keeping the first strictly slower would have found. */
+        float block_u = lane_u[0], block_side = lane_side[0];
+        int32_t block_at = lane_at[0];
+        for (int q = 1; q < 4; q++) {
+            if (lane_u[q] < block_u || (lane_u[q] == block_u && lane_at[q] < block_at)) {
+                block_u = lane_u[q];
+                block_side = lane_side[q];
+                block_at = lane_at[q];
+            }
         }
         const th_vec2 push = th_v2((push_x[0] + push_x[1]) + (push_x[2] + push_x[3]),
                                    (push_y[0] + push_y[1]) + (push_y[2] + push_y[3]));

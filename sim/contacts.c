@@ -10,7 +10,8 @@
  *   TH_CONTACT_RELAX / ceil(contacts / 2), so a body squeezed from many sides is not thrown
  *   across its neighbours; then i's disc is pushed out of the blocked cells it overlaps, cell
  *   by cell.
- * A walking crowd needs TH_CONTACT_ROUNDS rounds; while overlaps remain above half the bound
+ * A walking crowd needs TH_CONTACT_ROUNDS rounds, one kept apart by its model (overlaps below
+ * TH_CONTACT_QUIET of the bound) two; while overlaps remain above half the bound
  * that validation checks, more rounds follow, up to TH_CONTACT_MAX_ROUNDS, or up to
  * TH_CONTACT_SETTLE_ROUNDS in the first step after agents were added (bodies placed on top of
  * each other).
@@ -35,6 +36,10 @@
 
 /* Rounds between two listings of the bodies near each agent, in a long settling. */
 #define TH_CONTACT_RELIST 8u
+
+/* Overlap, as a share of the validated bound, below which two rounds are enough: one more
+ * halves what is left, and the bound is twenty times as much. */
+#define TH_CONTACT_QUIET 0.05f
 
 /* Share of the summed pushes applied per round: under-relaxed Jacobi converges where plain
  * Jacobi overshoots in a crowd pressed from all sides. */
@@ -190,7 +195,8 @@ void th_contacts_resolve(th_world *w) {
     contact_ctx cc = {w, a->px, a->py, bx[0], by[0]};
     th_pool_parallel_for(w->pool, w->count, TH_CHUNK, list_job, &cc);
     const uint32_t chunks = (w->count + TH_CHUNK - 1) / TH_CHUNK;
-    const uint32_t max_rounds = w->settle ? TH_CONTACT_SETTLE_ROUNDS : TH_CONTACT_MAX_ROUNDS;
+    const bool settle = w->settle;
+    const uint32_t max_rounds = settle ? TH_CONTACT_SETTLE_ROUNDS : TH_CONTACT_MAX_ROUNDS;
     w->settle = false;
     for (uint32_t r = 0; r + 1 < max_rounds; r++) {
         if (r > 0 && r % TH_CONTACT_RELIST == 0) th_pool_parallel_for(w->pool, w->count, TH_CHUNK, relist_job, &cc);
@@ -201,11 +207,15 @@ void th_contacts_resolve(th_world *w) {
         cc.ry = cc.wy;
         /* More rounds only while the positions this round started from still overlap by more
          * than half the bound: a crush (or agents added on top of each other) gets up to
-         * TH_CONTACT_MAX_ROUNDS, a walking crowd TH_CONTACT_ROUNDS. The maximum over chunks
-         * does not depend on their order, so neither does the number of rounds. */
-        if (r + 2 < TH_CONTACT_ROUNDS) continue;
+         * TH_CONTACT_MAX_ROUNDS, a walking crowd TH_CONTACT_ROUNDS, and a crowd whose model
+         * kept it apart (no overlap above TH_CONTACT_QUIET of the bound) only this round and
+         * the last. Not when settling: bodies just placed may overlap others beyond their
+         * lists, which only relisting finds. The maximum over chunks does not depend on their
+         * order, so neither does the number of rounds. */
         float worst = 0.0f;
         for (uint32_t c = 0; c < chunks; c++) worst = fmaxf(worst, w->chunk_stats[c].overlap);
+        if (!settle && worst <= TH_CONTACT_QUIET * TH_MAX_OVERLAP) break;
+        if (r + 2 < TH_CONTACT_ROUNDS) continue;
         if (worst <= 0.5f * TH_MAX_OVERLAP) break;
     }
     th_pool_parallel_for(w->pool, w->count, TH_CHUNK, contact_last_job, &cc);

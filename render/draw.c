@@ -886,6 +886,12 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     }
 }
 
+void tv_disc(tv_batch *b, float x, float y, float r, uint32_t argb) {
+    for (uint32_t k = 0; k < BODY_SIDES; k++)
+        tv_batch_tri(b, x, y, x + r * k_body_cos[k], y + r * k_body_sin[k], x + r * k_body_cos[k + 1],
+                     y + r * k_body_sin[k + 1], argb);
+}
+
 void tv_ring(tv_batch *b, float x, float y, float r, float t, uint32_t argb) {
     for (uint32_t k = 0; k < BODY_SIDES; k++)
         tv_batch_line(b, x + r * k_body_cos[k], y + r * k_body_sin[k], x + r * k_body_cos[k + 1],

@@ -292,11 +292,12 @@ enum { LG_HEAD, LG_SWATCH, LG_MARKER, LG_AGENT, LG_TEXT, LG_DENSITY, LG_WALLDIST
 typedef struct lg_item {
     int kind;
     uint32_t col;
-    int variant; /* LG_MARKER: 0 open, 1 full, 2 destroyed; LG_AGENT: 0 plain, 1 leader, 2 predator */
+    int variant; /* LG_MARKER: 0 open, 1 full, 2 destroyed; LG_AGENT: 0 plain, 1 leader, 2 predator,
+                    plus LG_BODY when the crowd is drawn as discs */
     char text[72];
 } lg_item;
 
-enum { LG_MAX = 40, LG_MAX_CROWDS = 10 };
+enum { LG_MAX = 40, LG_MAX_CROWDS = 10, LG_BODY = 8 };
 
 static int lg_add(lg_item *it, int n, int kind, uint32_t col, int variant, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -337,8 +338,10 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
         leaders |= cd->target >= 0;
         bool pred = tv_is_predator(w, k);
         predators |= pred;
+        /* Drawn as the map draws them: a disc where bodies are a few pixels wide. */
+        int body = cd->body_radius * c->cam.scale >= 3.0 ? LG_BODY : 0;
         if (k < LG_MAX_CROWDS)
-            n = lg_add(it, n, LG_AGENT, tv_scene_crowd_color(w, k), pred ? 2 : 0, "%s%s",
+            n = lg_add(it, n, LG_AGENT, tv_scene_crowd_color(w, k), (pred ? 2 : 0) | body, "%s%s",
                        cd->name ? cd->name : "crowd", pred ? " (predator)" : "");
     }
     if (crowds > LG_MAX_CROWDS)
@@ -436,9 +439,11 @@ static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
         }
         case LG_AGENT: {
             float ax = x + sw / 2, rr = sw * 0.3f;
-            tv_batch_tri(&c->geo, ax, cy - rr * 1.3f, ax + rr, cy + rr, ax - rr, cy + rr, t->col);
-            if (t->variant == 1) tv_ring(&c->geo, ax, cy, sw * 0.48f, 1.5f, 0xFFFFFFFFu);
-            if (t->variant == 2) tv_ring(&c->geo, ax, cy, sw * 0.55f, 2.5f, 0xFFFFFFFFu);
+            const int ring = t->variant & ~LG_BODY;
+            if (t->variant & LG_BODY) tv_disc(&c->geo, ax, cy, rr * 1.1f, t->col);
+            else tv_batch_tri(&c->geo, ax, cy - rr * 1.3f, ax + rr, cy + rr, ax - rr, cy + rr, t->col);
+            if (ring == 1) tv_ring(&c->geo, ax, cy, sw * 0.48f, 1.5f, 0xFFFFFFFFu);
+            if (ring == 2) tv_ring(&c->geo, ax, cy, sw * 0.55f, 2.5f, 0xFFFFFFFFu);
             tv_text(c, tx, y, scale, TEXT, t->text);
             break;
         }

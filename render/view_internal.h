@@ -145,6 +145,8 @@ void tv_batch_flush(SDL_Renderer *r, tv_batch *b, SDL_Texture *tex);
 void tv_batch_free(tv_batch *b);
 /** An octagonal ring of radius r and line width t about (x, y). */
 void tv_ring(tv_batch *b, float x, float y, float r, float t, uint32_t argb);
+/* A filled disc of BODY_SIDES triangles, as agents with bodies are drawn. */
+void tv_disc(tv_batch *b, float x, float y, float r, uint32_t argb);
 /** Yellow corner brackets around `m`: a click queued for the next step. */
 void tv_queued_mark(tv_batch *b, SDL_FRect m);
 /** Colours shared with the legend: bunker `b`, full and destroyed bunkers, cell kinds and the

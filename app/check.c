@@ -68,7 +68,7 @@ int th_cmd_check(int argc, char **argv) {
         th_scene_info info;
         if (!th_scene_resolve(names[i], path, sizeof path)) {
             fprintf(stderr, "%s: no such scene file or scene name; ", names[i]);
-            th_scene_list_print(stderr);
+            th_scene_list_print(stderr, false);
             bad++;
             continue;
         }

@@ -14,7 +14,8 @@ static const char k_help[] =
     "throng is a deterministic, multithreaded crowd simulation engine.\n"
     "\n"
     "commands:\n"
-    "  run [SCENE]   run a scene and report throughput, phase times and the state hash\n"
+    "  run [SCENE]   run a scene and report what happened (who is sheltered, en route or\n"
+    "                stranded, and when), throughput, phase times and the state hash\n"
     "                (see 'throng run --help')\n"
     "  check SCENE.. validate scene files without running them\n"
     "  bench         measure agent throughput over agent and thread counts, against the\n"
@@ -25,7 +26,8 @@ static const char k_help[] =
     "  --version     show the version, commit, build type and compiler\n"
     "\n"
     "With no command, 'throng' shows this help. Exit codes: 0 success, 1 runtime failure,\n"
-    "2 usage error (unknown command, flag or value).\n";
+    "2 usage error (unknown command, flag or value), 130 interrupted (Ctrl-C).\n"
+    "Every option takes the form --option VALUE or --option=VALUE.\n";
 
 /* `throng bench` worlds: a built-in demo by name first (the flock demo sizes its field to keep
  * ~20 neighbours per boid at any agent count, which a scaling sweep needs), else a scene as

@@ -208,7 +208,7 @@ static int parse(int argc, char **argv, run_opts *o) {
         int m;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(k_run_help_head, stdout);
-            th_scene_list_print(stdout);
+            th_scene_list_print(stdout, true);
             fputs(k_run_help_opts, stdout);
             return 0;
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--headless", false, &v))) {

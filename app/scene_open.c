@@ -81,22 +81,23 @@ static void list_demos(char *buf, size_t cap) {
     }
 }
 
-void th_scene_list_print(FILE *out) {
+void th_scene_list_print(FILE *out, bool demos_too) {
     char names[4096], demos[256];
     const char *dir = library_dir();
     list_demos(demos, sizeof demos);
     fprintf(out, "SCENE is a scene file, or a name: ");
     if (dir) {
         list_folder(dir, names, sizeof names);
-        fprintf(out, "in %s/: %s (default: %s);", dir, names[0] ? names : "none", th_default_scene);
+        fprintf(out, "in %s/: %s (default: %s)", dir, names[0] ? names : "none", th_default_scene);
         char sub[4200];
         snprintf(sub, sizeof sub, "%s/validation", dir);
         list_folder(sub, names, sizeof names);
-        if (names[0]) fprintf(out, " in %s/ (give the path): %s;", sub, names);
+        if (names[0]) fprintf(out, "; in %s/ (give the path): %s", sub, names);
     } else {
-        fprintf(out, "no scenes/ folder found;");
+        fprintf(out, "no scenes/ folder found");
     }
-    fprintf(out, " built-in demos: %s.\n", demos);
+    if (demos_too) fprintf(out, "; built-in demos: %s", demos);
+    fprintf(out, ".\n");
 }
 
 th_world *th_scene_open(const char *name, const th_scene_open_opts *o, th_scene_info *info,

@@ -49,14 +49,15 @@ export LSAN_OPTIONS
 "$bin" run "$data/report_lanes.yaml" --size 640x400 >"$work/out" 2>"$work/err" &
 run_pid=$!
 wid=
-for _ in $(seq 200); do
+for _ in $(seq 600); do
     wid=$(xdotool search --name '^report lanes$' 2>/dev/null | head -1)
     [ -n "$wid" ] && break
+    kill -0 "$run_pid" 2>/dev/null || break
     sleep 0.1
 done
 if [ -z "$wid" ]; then
     echo "FAIL: no viewer window"
-    cat "$work/err"
+    cat "$work/out" "$work/err"
     exit 1
 fi
 sleep 1.5

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../sim/throng.h"
 
@@ -26,6 +27,10 @@ typedef struct th_scene_open_opts {
 /** Path of the scene called `name`: `name` itself when it is a readable file, else
  *  scenes/NAME.yaml in the working directory or in the source tree. */
 bool th_scene_resolve(const char *name, char *path, size_t cap);
+
+/** Print where scenes come from: the scene library's names (read from its folder now), the
+ *  validation scenes, and the built-in demos when `demos` (run opens them; check does not). */
+void th_scene_list_print(FILE *out, bool demos);
 
 /** Open scene `name` (a file, a library name, or a built-in demo). */
 th_world *th_scene_open(const char *name, const th_scene_open_opts *o, th_scene_info *info,

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 bool th_arg_u64(const char *flag, const char *text, uint64_t lo, uint64_t hi, uint64_t *out) {
     char *end = NULL;
@@ -28,4 +29,26 @@ const char *th_arg_value(int argc, char **argv, int *i) {
         return NULL;
     }
     return argv[++*i];
+}
+
+int th_arg_flag(const char *cmd, int argc, char **argv, int *i, const char *name,
+                bool takes_value, const char **value) {
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0 || (a[n] != '\0' && a[n] != '=')) return 0;
+    if (a[n] == '=') {
+        if (!takes_value) {
+            fprintf(stderr, "%s: %s takes no value, got '%s'\n", cmd, name, a);
+            return -1;
+        }
+        *value = a + n + 1;
+        return 1;
+    }
+    if (!takes_value) return 1;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "%s: %s needs a value (see '%s --help')\n", cmd, name, cmd);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
 }

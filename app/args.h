@@ -15,4 +15,11 @@ bool th_arg_u64(const char *flag, const char *text, uint64_t lo, uint64_t hi, ui
 /** Fetch the value after flag argv[*i] (advancing *i); prints an error when it is missing. */
 const char *th_arg_value(int argc, char **argv, int *i);
 
+/** Whether argv[*i] is option `name`, as `--name`, or `--name=VALUE` / `--name VALUE` when
+ *  `takes_value`. Returns 0 when it is another argument, 1 when it matched (the value in
+ *  `*value`, *i advanced past a separate one), -1 after printing an error naming `cmd`
+ *  (a missing value, or a value given to an option that takes none). */
+int th_arg_flag(const char *cmd, int argc, char **argv, int *i, const char *name,
+                bool takes_value, const char **value);
+
 #endif

@@ -1,6 +1,7 @@
 /* `throng check SCENE...`: validate scene files without running them. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../sim/ydoc.h"
 #include "app.h"
@@ -15,8 +16,8 @@ static const char k_check_help[] =
     "build it (the same memory estimate, for the same thread count), so check refuses what\n"
     "run refuses.\n"
     "\n"
-    "  --threads T            worker threads, 1..64, as for run (default: the scene's, else\n"
-    "                         the number of cores)\n"
+    "  --threads T            worker threads, 1..64 or 0 for every core, as for run\n"
+    "                         (default: the scene's, else every core)\n"
     "  --allow-outside-paths  let scenes read files outside their own folder (map.image:\n"
     "                         absolute paths, '..', symbolic links); refused by default\n";
 
@@ -38,12 +39,18 @@ int th_cmd_check(int argc, char **argv) {
     char **names = argv;
     for (int i = 0; i < argc; i++) {
         const char *v;
-        if (strcmp(argv[i], "--allow-outside-paths") == 0) {
+        int m;
+        if ((m = th_arg_flag("throng check", argc, argv, &i, "--allow-outside-paths", false, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
             outside = true;
-        } else if (strcmp(argv[i], "--threads") == 0) {
-            if (!(v = th_arg_value(argc, argv, &i)) ||
-                !th_arg_u64("--threads", v, 1, TH_MAX_THREADS, &threads))
+        } else if ((m = th_arg_flag("throng check", argc, argv, &i, "--threads", true, &v))) {
+            if (m < 0 || !th_arg_u64("--threads", v, 0, TH_MAX_THREADS, &threads))
                 return TH_EXIT_USAGE;
+            /* 0 is every core, as for run. */
+            if (threads == 0) {
+                long n = sysconf(_SC_NPROCESSORS_ONLN);
+                threads = n < 1 ? 1 : (n > TH_MAX_THREADS ? TH_MAX_THREADS : (uint64_t)n);
+            }
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             fprintf(stderr, "throng check: unknown option '%s' (see 'throng check --help')\n", argv[i]);
             return TH_EXIT_USAGE;
@@ -60,7 +67,8 @@ int th_cmd_check(int argc, char **argv) {
         th_error err = {{0}};
         th_scene_info info;
         if (!th_scene_resolve(names[i], path, sizeof path)) {
-            fprintf(stderr, "%s: no such scene file\n", names[i]);
+            fprintf(stderr, "%s: no such scene file or scene name; ", names[i]);
+            th_scene_list_print(stderr, false);
             bad++;
             continue;
         }

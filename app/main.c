@@ -1,10 +1,12 @@
 /* The `throng` command line. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../bench/bench.h"
 #include "app.h"
 #include "args.h"
+#include "report.h"
 
 static const char k_help[] =
     "usage: throng <command> [options]\n"
@@ -12,7 +14,8 @@ static const char k_help[] =
     "throng is a deterministic, multithreaded crowd simulation engine.\n"
     "\n"
     "commands:\n"
-    "  run [SCENE]   run a scene and report throughput, phase times and the state hash\n"
+    "  run [SCENE]   run a scene and report what happened (who is sheltered, en route or\n"
+    "                stranded, and when), throughput, phase times and the state hash\n"
     "                (see 'throng run --help')\n"
     "  check SCENE.. validate scene files without running them\n"
     "  bench         measure agent throughput over agent and thread counts, against the\n"
@@ -20,9 +23,11 @@ static const char k_help[] =
     "\n"
     "options:\n"
     "  -h, --help    show this help\n"
+    "  --version     show the version, commit, build type and compiler\n"
     "\n"
     "With no command, 'throng' shows this help. Exit codes: 0 success, 1 runtime failure,\n"
-    "2 usage error (unknown command, flag or value).\n";
+    "2 usage error (unknown command, flag or value), 130 interrupted (Ctrl-C).\n"
+    "Every option takes the form --option VALUE or --option=VALUE.\n";
 
 /* `throng bench` worlds: a built-in demo by name first (the flock demo sizes its field to keep
  * ~20 neighbours per boid at any agent count, which a scaling sweep needs), else a scene as
@@ -36,14 +41,50 @@ static th_world *open_for_bench(const char *scene, const th_demo_opts *d, th_err
     return th_scene_open(scene, &so, NULL, err);
 }
 
+/* `throng bench` reads every option as `--name VALUE`; `--name=VALUE` is split into that form
+ * here, so all three commands take both. */
+static char **split_assignments(int argc, char **argv, int *out_argc) {
+    char **v = malloc(sizeof *v * (size_t)(2 * argc + 1));
+    if (!v) return NULL;
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        char *eq = strncmp(argv[i], "--", 2) == 0 ? strchr(argv[i], '=') : NULL;
+        if (eq) {
+            *eq = '\0';
+            v[n++] = argv[i];
+            v[n++] = eq + 1;
+        } else {
+            v[n++] = argv[i];
+        }
+    }
+    v[n] = NULL;
+    *out_argc = n;
+    return v;
+}
+
 int main(int argc, char **argv) {
+    /* Lines reach a pipe as they are printed (`throng run | tee log`), not at exit. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+        char line[512];
+        th_build_describe(line, sizeof line);
+        puts(line);
+        return 0;
+    }
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         fputs(k_help, argc < 2 ? stderr : stdout);
         return argc < 2 ? TH_EXIT_USAGE : 0;
     }
     if (strcmp(argv[1], "run") == 0) return th_cmd_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "check") == 0) return th_cmd_check(argc - 2, argv + 2);
-    if (strcmp(argv[1], "bench") == 0) return th_bench_run(argc - 2, argv + 2, open_for_bench);
+    if (strcmp(argv[1], "bench") == 0) {
+        int n = 0;
+        char **v = split_assignments(argc - 2, argv + 2, &n);
+        if (!v) return 1;
+        int rc = th_bench_run(n, v, open_for_bench);
+        free(v);
+        return rc;
+    }
     fprintf(stderr, "throng: unknown command '%s' (see 'throng --help')\n", argv[1]);
     return TH_EXIT_USAGE;
 }

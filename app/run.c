@@ -1,8 +1,13 @@
-/* `throng run`: run a scene, in the viewer when a display is there, and print a summary. */
+/* `throng run`: run a scene, in the viewer when a display is there, and report what happened. */
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../engine/profile.h"
 #include "../render/viewer.h"
@@ -10,29 +15,64 @@
 #include "app.h"
 #include "args.h"
 #include "output.h"
+#include "progress.h"
+#include "report.h"
+#include "shot.h"
 
-static const char k_run_help[] =
+static const char k_run_help_head[] =
     "usage: throng run [SCENE] [options]\n"
     "\n"
-    "Run SCENE and print a summary: agents, steps, wall time, throughput in agent-steps/s,\n"
-    "milliseconds per step in each phase, and the final state hash.\n"
+    "Run SCENE and report what happened: for scenes with bunkers, how many agents are\n"
+    "sheltered, en route or stranded (and why), when 50%, 90% and all of those who could\n"
+    "reach a bunker were in, each bunker's count and when it was destroyed, restored or\n"
+    "filled, when each squad arrived; then the steps run, wall time, throughput in\n"
+    "agent-steps/s, milliseconds per step in each phase, and the final state hash.\n"
+    "\n";
+
+static const char k_run_help_opts[] =
     "\n"
-    "SCENE is a scene file, the name of one in scenes/ (air_raid, flock, maze_evac, rubble),\n"
-    "or a built-in demo (evac, pedestrians). Default: air_raid.\n"
+    "Every option also takes the form --option=VALUE.\n"
     "\n"
     "options:\n"
     "  --steps N     steps to simulate (default: the scene's `steps`; 0 only builds it)\n"
-    "  --threads T   worker threads, 1..64 (default: the scene's, else the number of cores)\n"
+    "  --threads T   worker threads, 1..64, or 0 for every core (default: the scene's,\n"
+    "                else every core)\n"
     "  --seed S      random seed keying every random draw (default: the scene's)\n"
     "  --agents N    scale the scene's randomly spawned crowds to N agents in all\n"
-    "  --headless    never open the viewer (it opens when a display is available)\n"
+    "  --headless    never open the viewer (it opens when a display is available; without\n"
+    "                one, run says 'no display: running headless')\n"
+    "  --json FILE   also write the report as JSON, with the machine (CPU, cores) and the\n"
+    "                build (version, commit, build type, compiler)\n"
+    "  --progress, --no-progress\n"
+    "                a progress line on stderr once a run has taken 2 s, every second (steps,\n"
+    "                simulated time, agents sheltered, throughput); default: only when stderr\n"
+    "                is a terminal\n"
     "  --allow-outside-paths\n"
     "                let the scene read files outside its own folder (map.image: absolute\n"
     "                paths, '..', symbolic links); refused by default\n"
-    "  --screenshot FILE\n"
-    "                after the steps, render one frame to FILE (PNG), no display needed\n"
     "  --validate    check the invariants inside every step; stop at the first violation\n"
     "                (exit 1) and report peak memory at the start and the end\n"
+    "  --destroy-bunker NAME@WHEN, --restore-bunker NAME@WHEN\n"
+    "                destroy or restore bunker NAME before step WHEN, or at WHEN seconds of\n"
+    "                simulated time with an 's' (north@600, north@10s, north@2.5s);\n"
+    "                repeatable\n"
+    "\n"
+    "screenshots (no display needed; the file's folder is checked before the run):\n"
+    "  --screenshot FILE\n"
+    "                after the steps, render one frame to FILE (PNG)\n"
+    "  --overlays LIST\n"
+    "                comma-separated overlays to add to the default (hud, legend, agents), or\n"
+    "                with a '-' to take away: flow, density, grid, walldist, squads, profiler,\n"
+    "                hud, legend, help, agents, all, none (e.g. flow,density,-legend); also\n"
+    "                the overlays the viewer opens with\n"
+    "  --no-hud      no panels (HUD, legend, profiler, help): the map alone\n"
+    "  --size WxH    image (and viewer window) size in pixels, 64..8192 a side\n"
+    "                (default 1280x800)\n"
+    "  --view X0,Y0,X1,Y1\n"
+    "                frame this world rectangle (metres) instead of the whole world; the\n"
+    "                map only, without panels\n"
+    "\n"
+    "output files (opened before the run; any of them means --headless):\n"
     "  --measure FILE.csv\n"
     "                write the scene's measurement areas and lines (its `measure:` section)\n"
     "                to FILE: one row per sampled step (docs/measurement.md)\n"
@@ -46,45 +86,71 @@ static const char k_run_help[] =
     "                sample the trajectories every N steps (default 1)\n"
     "  --trajectory-format csv|pedpy\n"
     "                choose the trajectory format whatever FILE's extension\n"
-    "                (output files are opened before the run; any of them means --headless)\n"
-    "  --destroy-bunker NAME@STEP\n"
-    "                destroy bunker NAME before step STEP (repeatable)\n"
-    "  --restore-bunker NAME@STEP\n"
-    "                restore bunker NAME before step STEP (repeatable)\n"
-    "  -h, --help    show this help\n";
+    "  -h, --help    show this help\n"
+    "\n"
+    "Ctrl-C stops a headless run at the end of the current step and prints the report so far\n"
+    "(exit code 130); a second Ctrl-C stops at once. Exit codes: 0 done, 1 runtime failure,\n"
+    "2 usage error, 130 interrupted.\n";
 
 #define MAX_SCHEDULED 64
+#define TH_EXIT_INTERRUPTED 130
 
-/* A bunker event the command line schedules before a given step. */
+/* A bunker event the command line schedules: before a step, or at a simulated time. */
 typedef struct scheduled {
     char bunker[64];
     uint64_t step;
+    double seconds; /* >= 0: a time, converted to a step once the scene's timestep is known */
     bool destroy;
 } scheduled;
 
 typedef struct run_opts {
     const char *scene;
     uint64_t steps, threads, seed, agents;
-    bool has_steps, has_seed, headless, validate, allow_outside_paths;
-    const char *screenshot;
+    bool has_steps, has_seed, has_threads, headless, validate, allow_outside_paths;
+    const char *screenshot, *json;
+    th_progress_mode progress;
+    th_shot_opts shot;
     scheduled events[MAX_SCHEDULED];
     uint32_t event_count;
     th_output out; /* --measure, --trajectories */
 } run_opts;
 
-/* Parse NAME@STEP into the schedule. */
+/* Parse NAME@STEP or NAME@SECONDSs into the schedule. */
 static bool parse_event(const char *flag, const char *text, bool destroy, run_opts *o) {
     const char *at = strrchr(text, '@');
-    if (!at || at == text || (size_t)(at - text) >= sizeof o->events[0].bunker) {
-        fprintf(stderr, "throng run: %s: expected NAME@STEP, got '%s'\n", flag, text);
+    if (!at || at == text || (size_t)(at - text) >= sizeof o->events[0].bunker || !at[1]) {
+        fprintf(stderr, "throng run: %s: expected NAME@STEP or NAME@SECONDSs, got '%s'\n", flag,
+                text);
         return false;
     }
     if (o->event_count == MAX_SCHEDULED) {
-        fprintf(stderr, "throng run: at most %d scheduled bunker events\n", MAX_SCHEDULED);
+        fprintf(stderr, "throng run: %s: at most %d scheduled bunker events\n", flag,
+                MAX_SCHEDULED);
         return false;
     }
     scheduled *e = &o->events[o->event_count];
-    if (!th_arg_u64(flag, at + 1, 0, 1000000000ull, &e->step)) return false;
+    size_t n = strlen(at + 1);
+    e->seconds = -1.0;
+    if (at[n] == 's') {
+        char num[64];
+        char *end = NULL;
+        bool ok = n - 1 > 0 && n - 1 < sizeof num && at[1] >= '0' && at[1] <= '9';
+        if (ok) {
+            memcpy(num, at + 1, n - 1);
+            num[n - 1] = '\0';
+            errno = 0;
+            e->seconds = strtod(num, &end);
+            ok = errno == 0 && end && *end == '\0' && isfinite(e->seconds) &&
+                 e->seconds <= 1.0e9;
+        }
+        if (!ok) {
+            fprintf(stderr, "throng run: %s: expected seconds from 0 to 1e9 before the 's' in "
+                            "NAME@SECONDSs, got '%s'\n", flag, text);
+            return false;
+        }
+    } else if (!th_arg_u64(flag, at + 1, 0, 1000000000ull, &e->step)) {
+        return false;
+    }
     memcpy(e->bunker, text, (size_t)(at - text));
     e->bunker[at - text] = '\0';
     e->destroy = destroy;
@@ -92,51 +158,126 @@ static bool parse_event(const char *flag, const char *text, bool destroy, run_op
     return true;
 }
 
+/* Parse WxH. */
+static bool parse_size(const char *flag, const char *text, int *w, int *h) {
+    unsigned a = 0, b = 0;
+    char x = 0, extra = 0;
+    if (sscanf(text, "%u%c%u%c", &a, &x, &b, &extra) != 3 || x != 'x' || a < TH_VIEW_MIN_DIM ||
+        a > TH_VIEW_MAX_DIM || b < TH_VIEW_MIN_DIM || b > TH_VIEW_MAX_DIM || text[0] < '0' ||
+        text[0] > '9') {
+        fprintf(stderr, "throng run: %s: expected WIDTHxHEIGHT, each %d..%d pixels, got '%s'\n",
+                flag, TH_VIEW_MIN_DIM, TH_VIEW_MAX_DIM, text);
+        return false;
+    }
+    *w = (int)a;
+    *h = (int)b;
+    return true;
+}
+
+/* Parse X0,Y0,X1,Y1 (metres). */
+static bool parse_view(const char *flag, const char *text, th_shot_opts *s) {
+    double v[4];
+    const char *p = text;
+    for (int i = 0; i < 4; i++) {
+        char *end = NULL;
+        errno = 0;
+        v[i] = strtod(p, &end);
+        if (end == p || errno || !isfinite(v[i]) || *end != (i < 3 ? ',' : '\0')) {
+            fprintf(stderr, "throng run: %s: expected X0,Y0,X1,Y1 in metres, got '%s'\n", flag,
+                    text);
+            return false;
+        }
+        p = end + 1;
+    }
+    if (!(v[0] < v[2] && v[1] < v[3])) {
+        fprintf(stderr, "throng run: %s: expected X0 < X1 and Y0 < Y1, got '%s'\n", flag, text);
+        return false;
+    }
+    s->has_view = true;
+    s->x0 = v[0];
+    s->y0 = v[1];
+    s->x1 = v[2];
+    s->y1 = v[3];
+    return true;
+}
+
 static int parse(int argc, char **argv, run_opts *o) {
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        const char *v;
+        const char *v = NULL;
+        int m;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(k_run_help, stdout);
+            fputs(k_run_help_head, stdout);
+            th_scene_list_print(stdout, true);
+            fputs(k_run_help_opts, stdout);
             return 0;
-        } else if (strcmp(a, "--headless") == 0) {
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--headless", false, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
             o->headless = true;
-        } else if (strcmp(a, "--validate") == 0) {
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--validate", false, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
             o->validate = true;
-        } else if (strcmp(a, "--allow-outside-paths") == 0) {
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--allow-outside-paths", false,
+                                    &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
             o->allow_outside_paths = true;
-        } else if (strcmp(a, "--screenshot") == 0) {
-            if (!(o->screenshot = th_arg_value(argc, argv, &i))) return TH_EXIT_USAGE;
-        } else if (strcmp(a, "--steps") == 0) {
-            if (!(v = th_arg_value(argc, argv, &i)) ||
-                !th_arg_u64(a, v, 0, 1000000000ull, &o->steps))
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--progress", false, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
+            o->progress = TH_PROGRESS_ON;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--no-progress", false, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
+            o->progress = TH_PROGRESS_OFF;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--no-hud", false, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
+            o->shot.no_hud = true;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--screenshot", true, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
+            o->screenshot = v;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--json", true, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
+            o->json = v;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--overlays", true, &v))) {
+            if (m < 0 || !th_shot_parse_overlays("--overlays", v, &o->shot)) return TH_EXIT_USAGE;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--size", true, &v))) {
+            if (m < 0 || !parse_size("--size", v, &o->shot.width, &o->shot.height))
+                return TH_EXIT_USAGE;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--view", true, &v))) {
+            if (m < 0 || !parse_view("--view", v, &o->shot)) return TH_EXIT_USAGE;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--steps", true, &v))) {
+            if (m < 0 || !th_arg_u64("--steps", v, 0, 1000000000ull, &o->steps))
                 return TH_EXIT_USAGE;
             o->has_steps = true;
-        } else if (strcmp(a, "--threads") == 0) {
-            if (!(v = th_arg_value(argc, argv, &i)) || !th_arg_u64(a, v, 1, TH_MAX_THREADS, &o->threads))
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--threads", true, &v))) {
+            if (m < 0 || !th_arg_u64("--threads", v, 0, TH_MAX_THREADS, &o->threads))
                 return TH_EXIT_USAGE;
-        } else if (strcmp(a, "--seed") == 0) {
-            if (!(v = th_arg_value(argc, argv, &i)) || !th_arg_u64(a, v, 0, UINT64_MAX, &o->seed))
-                return TH_EXIT_USAGE;
+            o->has_threads = true;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--seed", true, &v))) {
+            if (m < 0 || !th_arg_u64("--seed", v, 0, UINT64_MAX, &o->seed)) return TH_EXIT_USAGE;
             o->has_seed = true;
-        } else if (strcmp(a, "--agents") == 0) {
-            if (!(v = th_arg_value(argc, argv, &i)) || !th_arg_u64(a, v, 1, TH_MAX_AGENTS, &o->agents))
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--agents", true, &v))) {
+            if (m < 0 || !th_arg_u64("--agents", v, 1, TH_MAX_AGENTS, &o->agents))
                 return TH_EXIT_USAGE;
-        } else if (strcmp(a, "--measure") == 0) {
-            if (!(o->out.measure_path = th_arg_value(argc, argv, &i))) return TH_EXIT_USAGE;
-        } else if (strcmp(a, "--trajectories") == 0) {
-            if (!(o->out.traj_path = th_arg_value(argc, argv, &i))) return TH_EXIT_USAGE;
-        } else if (strcmp(a, "--measure-every") == 0 || strcmp(a, "--trajectory-every") == 0) {
-            uint64_t *every = a[2] == 'm' ? &o->out.measure_every : &o->out.traj_every;
-            if (!(v = th_arg_value(argc, argv, &i)) || !th_arg_u64(a, v, 1, 1000000000ull, every))
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--measure", true, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
+            o->out.measure_path = v;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--trajectories", true, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
+            o->out.traj_path = v;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--measure-every", true, &v))) {
+            if (m < 0 || !th_arg_u64("--measure-every", v, 1, 1000000000ull, &o->out.measure_every))
                 return TH_EXIT_USAGE;
-        } else if (strcmp(a, "--trajectory-format") == 0) {
-            if (!(v = th_arg_value(argc, argv, &i)) || !th_output_parse_format(v, &o->out.traj_format))
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--trajectory-every", true,
+                                    &v))) {
+            if (m < 0 ||
+                !th_arg_u64("--trajectory-every", v, 1, 1000000000ull, &o->out.traj_every))
                 return TH_EXIT_USAGE;
-        } else if (strcmp(a, "--destroy-bunker") == 0 || strcmp(a, "--restore-bunker") == 0) {
-            if (!(v = th_arg_value(argc, argv, &i)) ||
-                !parse_event(a, v, strcmp(a, "--destroy-bunker") == 0, o))
-                return TH_EXIT_USAGE;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--trajectory-format", true,
+                                    &v))) {
+            if (m < 0 || !th_output_parse_format(v, &o->out.traj_format)) return TH_EXIT_USAGE;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--destroy-bunker", true, &v))) {
+            if (m < 0 || !parse_event("--destroy-bunker", v, true, o)) return TH_EXIT_USAGE;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--restore-bunker", true, &v))) {
+            if (m < 0 || !parse_event("--restore-bunker", v, false, o)) return TH_EXIT_USAGE;
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "throng run: unknown option '%s' (see 'throng run --help')\n", a);
             return TH_EXIT_USAGE;
@@ -171,16 +312,98 @@ static th_world *reopen(void *user) {
     return w;
 }
 
+/* Schedule the command line's bunker events; seconds become the first step at or after them. */
+static bool schedule_events(th_world *w, const run_opts *o, double dt) {
+    th_error err;
+    for (uint32_t e = 0; e < o->event_count; e++) {
+        const scheduled *s = &o->events[e];
+        int b = th_world_find_bunker(w, s->bunker);
+        if (b < 0) {
+            fprintf(stderr, "throng run: --%s-bunker %s: scene '%s' has no bunker '%s'",
+                    s->destroy ? "destroy" : "restore", s->bunker, o->scene, s->bunker);
+            const char *sep = " (it has: ";
+            for (uint32_t k = 0; k < th_world_bunker_count(w); k++) {
+                th_bunker_info bi;
+                th_world_get_bunker(w, k, &bi);
+                fprintf(stderr, "%s%s", sep, bi.name);
+                sep = ", ";
+            }
+            fprintf(stderr, "%s\n", th_world_bunker_count(w) ? ")" : " (it has none)");
+            return false;
+        }
+        uint64_t step = s->step;
+        if (s->seconds >= 0.0) step = (uint64_t)ceil(s->seconds / dt - 1e-9);
+        th_event_def ev = {.type = s->destroy ? TH_EVENT_DESTROY_BUNKER : TH_EVENT_RESTORE_BUNKER,
+                           .bunker = (uint32_t)b};
+        if (!th_world_schedule(w, step, &ev, &err)) {
+            fprintf(stderr, "throng run: %s\n", err.message);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The screenshot file must be writable before any work is done: a folder that exists and can
+ * be written, and no directory or unwritable file in the way. */
+static bool check_writable(const char *flag, const char *path) {
+    struct stat sb;
+    if (stat(path, &sb) == 0) {
+        if (!S_ISREG(sb.st_mode)) {
+            fprintf(stderr, "throng run: %s: '%s' exists and is not a regular file\n", flag, path);
+            return false;
+        }
+        if (access(path, W_OK) != 0) {
+            fprintf(stderr, "throng run: %s: cannot write '%s': %s\n", flag, path,
+                    strerror(errno));
+            return false;
+        }
+        return true;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = '\0';
+    else *slash = '\0';
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "throng run: %s: cannot write '%s': no folder '%s'\n", flag, path, dir);
+        return false;
+    }
+    if (access(dir, W_OK) != 0) {
+        fprintf(stderr, "throng run: %s: cannot write '%s': folder '%s' is not writable\n", flag,
+                path, dir);
+        return false;
+    }
+    return true;
+}
+
+static long cores(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1) n = 1;
+    if (n > TH_MAX_THREADS) n = TH_MAX_THREADS;
+    return n;
+}
+
 int th_cmd_run(int argc, char **argv) {
     run_opts o = {.scene = NULL, .out = {.measure_every = 1, .traj_every = 1}};
+    th_shot_defaults(&o.shot);
     int rc = parse(argc, argv, &o);
     if (rc >= 0) return rc;
     if (!o.scene) o.scene = th_default_scene;
+    if (o.screenshot && !check_writable("--screenshot", o.screenshot)) return TH_EXIT_USAGE;
+    if (o.json && !check_writable("--json", o.json)) return TH_EXIT_USAGE;
+    if (o.shot.has_view && !o.screenshot) {
+        fprintf(stderr, "throng run: --view frames a screenshot: add --screenshot FILE\n");
+        return TH_EXIT_USAGE;
+    }
+    /* --threads 0 is every core, as `threads: 0` in a scene; without the flag the scene's. */
+    uint32_t threads = (uint32_t)o.threads;
+    if (o.has_threads && threads == 0) threads = (uint32_t)cores();
 
     th_error err = {{0}};
     th_scene_info info;
-    th_scene_open_opts so = {.threads = (uint32_t)o.threads, .has_seed = o.has_seed,
-                             .seed = o.seed, .agents = (uint32_t)o.agents,
+    th_scene_open_opts so = {.threads = threads, .has_seed = o.has_seed, .seed = o.seed,
+                             .agents = (uint32_t)o.agents,
                              .allow_outside_paths = o.allow_outside_paths};
     th_world *w = th_scene_open(o.scene, &so, &info, &err);
     if (!w) {
@@ -188,24 +411,19 @@ int th_cmd_run(int argc, char **argv) {
         return TH_EXIT_USAGE;
     }
     if (!o.has_steps) o.steps = info.steps;
-    for (uint32_t e = 0; e < o.event_count; e++) {
-        int b = th_world_find_bunker(w, o.events[e].bunker);
-        th_event_def ev = {.type = o.events[e].destroy ? TH_EVENT_DESTROY_BUNKER
-                                                       : TH_EVENT_RESTORE_BUNKER,
-                           .bunker = (uint32_t)b};
-        if (b < 0 || !th_world_schedule(w, o.events[e].step, &ev, &err)) {
-            fprintf(stderr, "throng run: scene '%s' has no bunker '%s'\n", o.scene,
-                    o.events[e].bunker);
-            th_world_destroy(w);
-            return TH_EXIT_USAGE;
-        }
-    }
     th_world_def def = th_world_get_def(w);
+    if (o.screenshot && !th_shot_check(w, &o.shot, NULL, NULL, &err)) {
+        fprintf(stderr, "throng run: %s\n", err.message);
+        th_world_destroy(w);
+        return TH_EXIT_USAGE;
+    }
+    if (!schedule_events(w, &o, (double)def.timestep)) {
+        th_world_destroy(w);
+        return TH_EXIT_USAGE;
+    }
     printf("scene     %s: %u agents, %u crowd(s), %.0f x %.0f m, %s edges\n", info.name,
            th_world_agent_count(w), th_world_crowd_count(w), (double)def.width,
            (double)def.height, def.bounds == TH_BOUNDS_WRAP ? "wrap-around" : "walled");
-    printf("run       %" PRIu64 " steps of %.4f s, %u thread(s), seed %" PRIu64 "\n", o.steps,
-           (double)def.timestep, def.threads, def.seed);
 
     if (th_output_wanted(&o.out)) {
         o.headless = true; /* the viewer steps on its own clock: samples would be lost */
@@ -225,43 +443,64 @@ int th_cmd_run(int argc, char **argv) {
         th_world_set_validation(w, true);
         printf("memory    peak RSS %.1f MiB after building the scene\n", peak_rss_mib());
     }
+    th_run_facts facts = {.scene = info.name, .argument = o.scene, .steps_asked = o.steps,
+                          .agents_start = th_world_agent_count(w)};
+    bool viewer = false;
+    if (!o.headless && !o.screenshot && !o.validate) {
+        viewer = th_display_available_quiet();
+        if (!viewer) fprintf(stderr, "throng run: no display: running headless\n");
+    }
     uint64_t t0 = th_now_ns(), steps_run = 0;
-    if (!o.headless && !o.screenshot && !o.validate && th_view_display_available()) {
+    if (viewer) {
         th_view_opts vo = th_view_default_opts();
         restart_ctx rc_ctx = {o.scene, so};
         vo.title = info.name;
         vo.restart = reopen;
         vo.user = &rc_ctx;
+        vo.width = o.shot.width;
+        vo.height = o.shot.height;
+        vo.overlays = th_shot_overlays(&o.shot);
         int vrc = th_view_run(&w, &vo);
         if (vrc != 0) {
             th_world_destroy(w);
             return vrc;
         }
+        /* After R the world is the restarted one: report it, and say so through the counts. */
         steps_run = th_world_step_count(w);
+        facts.viewer = true;
+        facts.agents_start = th_world_get_stats(w).spawned;
     } else {
+        th_progress pr;
+        th_progress_start(&pr, o.progress, o.steps, t0);
+        th_interrupt_install();
         for (; steps_run < o.steps; steps_run++) {
+            if (th_interrupted()) break;
             th_world_step(w);
+            if (steps_run == 0) th_warn_density(w);
             const char *broken = o.validate ? th_world_validation_error(w) : NULL;
             if (broken) {
+                th_progress_end(&pr);
                 fprintf(stderr, "throng run: invariant broken: %s\n", broken);
                 th_output_close(&o.out, NULL);
                 th_world_destroy(w);
                 return 1;
             }
             if (!th_output_sample(&o.out, w, &err)) break;
+            th_progress_step(&pr, w, steps_run + 1);
         }
+        th_progress_end(&pr);
+        facts.interrupted = th_interrupted();
     }
-    o.steps = steps_run;
+    facts.steps_run = steps_run;
+    facts.wall_s = (double)(th_now_ns() - t0) * 1e-9;
     if (!th_output_close(&o.out, &err)) {
         fprintf(stderr, "throng run: %s\n", err.message);
         th_world_destroy(w);
         return 1;
     }
-    double secs = (double)(th_now_ns() - t0) * 1e-9;
-    if (o.screenshot) {
-        th_view_opts vo = th_view_default_opts();
-        if (!th_view_screenshot(w, &vo, o.screenshot, vo.overlays, &err)) {
-            fprintf(stderr, "throng run: %s\n", err.message);
+    if (o.screenshot && !facts.interrupted) {
+        if (!th_shot_write(w, info.name, &o.shot, o.screenshot, &err)) {
+            fprintf(stderr, "throng run: --screenshot: %s\n", err.message);
             th_world_destroy(w);
             return 1;
         }
@@ -269,40 +508,23 @@ int th_cmd_run(int argc, char **argv) {
     }
     if (o.validate) {
         printf("memory    peak RSS %.1f MiB at the end; every invariant held for %" PRIu64
-               " steps\n", peak_rss_mib(), o.steps);
+               " steps\n", peak_rss_mib(), steps_run);
     }
-
-    th_world_stats st = th_world_get_stats(w);
-    /* Agents that sheltered part-way count for the steps they were simulated; the figure uses
-     * the mean of the counts at start and end, an honest bound for a steadily falling crowd. */
-    double agent_steps = 0.5 * ((double)st.spawned + (double)st.agents) * (double)o.steps;
-    printf("wall      %.3f s\n", secs);
-    printf("speed     %.0f agent-steps/s\n", secs > 0.0 ? agent_steps / secs : 0.0);
-    printf("neighbors %.1f per agent seen, %.1f inspected\n", st.mean_neighbors,
-           st.mean_candidates);
-    if (th_world_bunker_count(w) > 0) {
-        printf("agents    %u alive, %u sheltered, %u stranded of %u spawned\n", st.agents,
-               st.sheltered, st.stranded, st.spawned);
-        printf("sheltered %u\nstranded  %u\n", st.sheltered, st.stranded);
-        for (uint32_t b = 0; b < th_world_bunker_count(w); b++) {
-            th_bunker_info bi;
-            th_world_get_bunker(w, b, &bi);
-            printf("bunker    %-12s %6u sheltered%s%s\n", bi.name, bi.sheltered,
-                   bi.destroyed ? ", destroyed" : "", bi.full ? ", full" : "");
-        }
-    }
-    if (st.buried) { /* agents the scene's events removed: never silent */
-        printf("buried    %u\n", st.buried);
+    th_report_print(stdout, w, &facts);
+    if (th_world_get_stats(w).buried) { /* agents the scene's events removed: never silent */
         fprintf(stderr,
                 "throng run: warning: %u agent(s) were walled in by block events with no open "
                 "cell to reach, and were removed\n",
-                st.buried);
+                th_world_get_stats(w).buried);
     }
-    printf("phases    ms/step:");
-    for (int p = 0; p < TH_PHASE_COUNT; p++) {
-        printf(" %s %.3f", th_phase_name((th_phase)p), th_world_phase_ms(w, (th_phase)p));
+    if (o.json) {
+        if (!th_report_write_json(o.json, w, &facts, &err)) {
+            fprintf(stderr, "throng run: %s\n", err.message);
+            th_world_destroy(w);
+            return 1;
+        }
+        printf("json      %s\n", o.json);
     }
-    printf("\nhash 0x%016" PRIx64 "\n", th_world_hash(w));
     th_world_destroy(w);
-    return 0;
+    return facts.interrupted ? TH_EXIT_INTERRUPTED : 0;
 }

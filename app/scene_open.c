@@ -1,7 +1,10 @@
 /* Finding and opening the scene a command names: a file path, a name in the scene library, or
  * a built-in demo. */
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app.h"
@@ -26,6 +29,75 @@ bool th_scene_resolve(const char *name, char *path, size_t cap) {
         if (access(path, R_OK) == 0) return true;
     }
     return false;
+}
+
+/* The library folder `throng run NAME` reads: the one in the working directory (a checkout)
+ * first, then the one this binary was built from; NULL when neither exists. */
+static const char *library_dir(void) {
+    const char *dirs[] = {"scenes", THRONG_SCENES_DIR};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        struct stat sb;
+        if (stat(dirs[i], &sb) == 0 && S_ISDIR(sb.st_mode)) return dirs[i];
+    }
+    return NULL;
+}
+
+static int by_name(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+#define MAX_LISTED 256
+
+/* Names (without .yaml) of the scene files in folder `dir`, sorted, joined by ", " into buf. */
+static void list_folder(const char *dir, char *buf, size_t cap) {
+    buf[0] = '\0';
+    DIR *d = opendir(dir);
+    if (!d) return;
+    char *names[MAX_LISTED];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < MAX_LISTED) {
+        size_t len = strlen(e->d_name);
+        if (len <= 5 || e->d_name[0] == '.' || strcmp(e->d_name + len - 5, ".yaml") != 0) continue;
+        names[n] = strndup(e->d_name, len - 5);
+        if (names[n]) n++;
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, by_name);
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        int w = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", names[i]);
+        if (w > 0 && (size_t)w < cap - used) used += (size_t)w;
+        free(names[i]);
+    }
+}
+
+static void list_demos(char *buf, size_t cap) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const char *const *d = th_demo_names; *d; d++) {
+        int w = snprintf(buf + used, cap - used, "%s%s", d == th_demo_names ? "" : ", ", *d);
+        if (w > 0 && (size_t)w < cap - used) used += (size_t)w;
+    }
+}
+
+void th_scene_list_print(FILE *out, bool demos_too) {
+    char names[4096], demos[256];
+    const char *dir = library_dir();
+    list_demos(demos, sizeof demos);
+    fprintf(out, "SCENE is a scene file, or a name: ");
+    if (dir) {
+        list_folder(dir, names, sizeof names);
+        fprintf(out, "in %s/: %s (default: %s)", dir, names[0] ? names : "none", th_default_scene);
+        char sub[4200];
+        snprintf(sub, sizeof sub, "%s/validation", dir);
+        list_folder(sub, names, sizeof names);
+        if (names[0]) fprintf(out, "; in %s/ (give the path): %s", sub, names);
+    } else {
+        fprintf(out, "no scenes/ folder found");
+    }
+    if (demos_too) fprintf(out, "; built-in demos: %s", demos);
+    fprintf(out, ".\n");
 }
 
 th_world *th_scene_open(const char *name, const th_scene_open_opts *o, th_scene_info *info,
@@ -53,8 +125,13 @@ th_world *th_scene_open(const char *name, const th_scene_open_opts *o, th_scene_
         }
         return w;
     }
+    char names[256], demos[128];
+    const char *dir = library_dir();
+    names[0] = '\0';
+    if (dir) list_folder(dir, names, sizeof names);
+    list_demos(demos, sizeof demos);
     snprintf(err->message, sizeof err->message,
-             "no scene '%s': not a readable file, not in scenes/, not a built-in demo (flock, evac)",
-             name);
+             "no scene '%s': not a readable file, not in %s/ (%s), not a built-in demo (%s)", name,
+             dir ? dir : "scenes", names[0] ? names : "none found", demos);
     return NULL;
 }

@@ -4,13 +4,20 @@
 # 1-thread figure up to the core count). Error bars span the min and max of the repetitions.
 #
 #   bench/plot.sh results.csv plot.png [CORES]     (CORES defaults to nproc)
+#   ./dev plot results.csv plot.png [CORES]        the same, installing gnuplot-nox first
 #
-# Needs bash, awk and gnuplot with the pngcairo terminal (Debian: gnuplot-nox).
+# Make the CSV with `throng bench --csv results.csv` (e.g. --agents 10000,100000,1000000
+# --threads 1,2). Needs bash, awk and gnuplot with the pngcairo terminal (Debian: gnuplot-nox).
 set -euo pipefail
+
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+    exit 0
+fi
 
 csv=${1:?usage: plot.sh results.csv plot.png}
 png=${2:?usage: plot.sh results.csv plot.png}
-command -v gnuplot >/dev/null || { echo "plot.sh: gnuplot is needed (apt-get install gnuplot-nox)" >&2; exit 1; }
+command -v gnuplot >/dev/null || { echo "plot.sh: gnuplot is needed (./dev plot installs it, or apt-get install gnuplot-nox)" >&2; exit 1; }
 cores=${3:-$(nproc)}
 [[ $cores =~ ^[1-9][0-9]*$ ]] || { echo "plot.sh: CORES must be a positive integer" >&2; exit 1; }
 [[ -r $csv ]] || { echo "plot.sh: cannot read '$csv'" >&2; exit 1; }

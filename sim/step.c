@@ -153,6 +153,7 @@ static void phase_bookkeeping(th_world *w) {
     if (w->measure) th_measure_update(w);
     if (sheltering > 0) th_world_drop_marked(w);
     if (w->squad_count) th_squads_update(w);
+    th_report_update(w);
     w->stats.agents = w->count;
 }
 

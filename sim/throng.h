@@ -674,6 +674,50 @@ uint32_t th_world_measure_line_count(const th_world *w);
 bool th_world_measure_area(const th_world *w, uint32_t area, th_measure_area_info *out);
 bool th_world_measure_line(const th_world *w, uint32_t line, th_measure_line_info *out);
 
+/* ---- run history --------------------------------------------------------------------------
+ * What happened over a run and when, kept by the engine in the bookkeeping phase of every step
+ * (serially, allocating nothing) so that a report can answer "when was everyone safe?" after
+ * the fact, whoever stepped the world (the command line, the viewer, a user's loop). Recorded
+ * in worlds with a terrain map, from the first agent added on. Steps are counts of completed
+ * steps: a figure `s` means "after s steps", time s * timestep. Recording changes nothing in
+ * the simulation (th_world_hash is the same). */
+
+/** What a history entry records. */
+typedef enum th_history_kind {
+    TH_HISTORY_BUNKER_DESTROYED = 0, /* `index`: the bunker; `step`: the step that applied it
+                                        ran from `step` to `step` + 1 */
+    TH_HISTORY_BUNKER_RESTORED = 1,  /* the same for a restore */
+    TH_HISTORY_BUNKER_FULL = 2,      /* the bunker reached its capacity after `step` steps */
+    TH_HISTORY_SQUAD_ARRIVED = 3,    /* squad `index` counted as arrived after `step` steps
+                                        (again after a breakup: one entry each time) */
+    TH_HISTORY_BURIED = 4,           /* `count` agents walled in and removed by the step that ran
+                                        from `step` to `step` + 1 */
+} th_history_kind;
+
+/** One change. */
+typedef struct th_history_entry {
+    uint64_t step;
+    th_history_kind kind;
+    uint32_t index; /* bunker or squad index */
+    uint32_t count; /* TH_HISTORY_BURIED: agents; else 0 */
+} th_history_entry;
+
+/** Entries kept per world; later ones are counted in th_world_history's `dropped`, not kept. */
+#define TH_MAX_HISTORY 1024
+
+/** The history in the order it happened: copies up to `max` entries from the `first` on into
+ *  `out` (may be NULL when max is 0) and returns how many it copied. `total` (may be NULL)
+ *  receives the number kept, `dropped` (may be NULL) those past TH_MAX_HISTORY. */
+uint32_t th_world_history(const th_world *w, uint32_t first, th_history_entry *out, uint32_t max,
+                          uint32_t *total, uint32_t *dropped);
+
+/** Steps after which the k-th agent (k >= 1, in the order they arrived) was sheltered, or 0 when
+ *  fewer than k agents have been sheltered (also in worlds without a map). Agents sheltered in
+ *  the same step share its figure. So th_world_sheltered_by(w, k) is the earliest step count at
+ *  which k agents were safe: the evacuation time of any fraction of a crowd. Saturates at
+ *  UINT32_MAX steps. */
+uint64_t th_world_sheltered_by(const th_world *w, uint32_t k);
+
 /* ---- scene files ---------------------------------------------------------------------------
  * A scene is a YAML file: world or map, bunkers, crowds, a timeline of events. The format is
  * documented key by key in docs/scene-format.md. Loading validates everything: an error names

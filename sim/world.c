@@ -161,7 +161,7 @@ static bool reserve(th_world *w, uint32_t n) {
               th_grow_array((void **)&w->member_of_id, sizeof *w->member_of_id, w->next_id, cap) &&
               th_grow_array((void **)&w->desired_speed, sizeof *w->desired_speed, w->next_id, cap) &&
               th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new) &&
-              th_measure_reserve(w, w->next_id, cap);
+              th_measure_reserve(w, w->next_id, cap) && th_report_reserve(w, w->stats.sheltered, cap);
     if (!ok) return false;
     w->capacity = cap;
     return reserve_contacts_for(w, w->max_radius) && setup_grid(w);
@@ -235,7 +235,7 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
     w->def.threads = w->workers;
     th_prof_init(&w->prof, k_phase_names, TH_PHASE_COUNT);
     if (!reserve(w, d.agent_capacity ? d.agent_capacity : 1024) ||
-        (d.cell_size > 0.0f && !th_nav_world_init(w))) {
+        (d.cell_size > 0.0f && (!th_nav_world_init(w) || !th_report_reserve(w, 0, w->capacity)))) {
         th_error_set(err, "out of memory");
         th_world_destroy(w);
         return NULL;
@@ -268,6 +268,7 @@ void th_world_destroy(th_world *w) {
     th_free(w->contact_count);
     th_free(w->chunk_stats);
     th_measure_free(w);
+    th_report_free(w);
     th_free(w);
 }
 

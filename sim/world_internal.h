@@ -203,6 +203,7 @@ struct th_world {
 
     struct th_trace *trace; /* phase spans being recorded (sim/trace.c), or NULL */
     struct th_measure *measure; /* areas and lines (sim/measure.c), or NULL */
+    struct th_report *report;   /* run history (sim/report.c), or NULL without a map */
 };
 
 /* Compute accelerations for storage indices [begin, end) of buf[cur] (sim/boids.c); agents
@@ -371,6 +372,12 @@ th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v);
 uint8_t th_nav_shelter_at(const th_world *w, th_vec2 p);
 /* Remove agents that reached a bunker this step, counting them, in storage order. */
 void th_world_apply_removals(th_world *w);
+
+/* sim/report.c: the run history. th_report_reserve sizes it with the agent arrays (worlds with
+ * a map only); th_report_update records what changed, at the end of bookkeeping. */
+void th_report_free(th_world *w);
+bool th_report_reserve(th_world *w, uint32_t keep, uint32_t cap);
+void th_report_update(th_world *w);
 
 /* sim/measure.c: measurement areas and lines. Everything is a no-op while w->measure is NULL. */
 void th_measure_free(th_world *w);

@@ -60,7 +60,7 @@ expect_usage "--steps -5" "--steps" run flock --steps -5
 expect_usage "--steps abc" "--steps" run flock --steps abc
 expect_usage "--steps 12abc" "--steps" run flock --steps 12abc
 expect_usage "--steps empty" "--steps" run flock --steps ""
-expect_usage "--threads 0" "--threads" run flock --threads 0
+expect_usage "--threads 65" "--threads" run flock --threads 65
 expect_usage "--threads 999" "--threads" run flock --threads 999
 expect_usage "--threads without value" "--threads" run flock --threads
 expect_usage "--agents 0" "--agents" run flock --agents 0
@@ -202,7 +202,7 @@ for args in "$tmp/threads64.yaml" "--threads 64 $tmp/threads0.yaml"; do
         pass "check refuses what run refuses: ${args##*/}"
     fi
 done
-expect_usage "check --threads 0" "--threads" check --threads 0 flock
+expect_usage "check --threads 65" "--threads" check --threads 65 flock
 expect_usage "check unknown flag" "--bogus" check --bogus flock
 
 echo "$passed passed, $failed failed"

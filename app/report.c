@@ -1,0 +1,390 @@
+/* The run report: the outcome in plain words (en route, sheltered, stranded, removed), when the
+ * crowd got in, what happened to each bunker and squad, and then the cost of the run. Every
+ * figure comes from the world's own counts and history (sim/throng.h), once. */
+#include "report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef THRONG_VERSION
+#define THRONG_VERSION "unknown"
+#endif
+#ifndef THRONG_COMMIT
+#define THRONG_COMMIT "unknown"
+#endif
+#ifndef THRONG_BUILD_TYPE
+#define THRONG_BUILD_TYPE "unknown"
+#endif
+
+static const double k_fractions[3] = {0.5, 0.9, 1.0};
+
+void th_outcome_count(const th_world *w, th_outcome *o) {
+    memset(o, 0, sizeof *o);
+    th_world_stats st = th_world_get_stats(w);
+    o->spawned = st.spawned;
+    o->sheltered = st.sheltered;
+    o->buried = st.buried;
+    o->removed = st.removed - st.buried;
+    uint32_t bunkers = th_world_bunker_count(w);
+    th_agent_view v = th_world_agents(w);
+    for (uint32_t k = 0; k < v.count; k++) {
+        const th_crowd_def *c = th_world_crowd(w, v.crowd[k]);
+        if (!c || c->behavior != TH_BEHAVIOR_FLEE || bunkers == 0) {
+            o->other++;
+            continue;
+        }
+        if (!(v.flags[k] & TH_AGENT_STRANDED)) {
+            o->en_route++;
+            continue;
+        }
+        o->stranded++;
+        /* Why: a bunker's own river map answers whether it could be walked to were it open. */
+        bool any = false;
+        th_vec2 p = th_v2(v.px[k], v.py[k]), dir;
+        for (uint32_t b = 0; b < bunkers; b++) {
+            if (th_world_bunker_flow(w, b, p, &dir)) {
+                o->cut_off_by[b]++;
+                any = true;
+            }
+        }
+        if (any) o->cut_off++;
+        else o->walled_in++;
+    }
+    o->reachable = o->sheltered + o->en_route;
+    double dt = th_world_get_def(w).timestep;
+    for (int i = 0; i < 3; i++) {
+        o->time_at[i] = -1.0;
+        if (o->reachable == 0) continue;
+        /* The smallest count that is at least the fraction (rounded up: 50 % of 3 is 2). */
+        uint32_t k = (uint32_t)ceil(k_fractions[i] * (double)o->reachable - 1e-9);
+        if (k == 0) k = 1;
+        uint64_t s = th_world_sheltered_by(w, k);
+        if (s > 0) o->time_at[i] = (double)s * dt;
+    }
+}
+
+double th_report_stepping_s(const th_world *w, uint64_t steps) {
+    double ms = 0.0;
+    for (int p = 0; p < TH_PHASE_COUNT; p++) ms += th_world_phase_ms(w, (th_phase)p);
+    return ms * (double)steps * 1e-3;
+}
+
+/* Agents that sheltered part-way count for the steps they were simulated; the figure uses the
+ * mean of the counts at start and end, an honest bound for a steadily falling crowd. */
+static double agent_steps(const th_world *w, const th_run_facts *f) {
+    th_world_stats st = th_world_get_stats(w);
+    return 0.5 * ((double)f->agents_start + (double)st.agents) * (double)f->steps_run;
+}
+
+/* The time the throughput is measured over: the loop for headless runs, the steps themselves
+ * in the viewer (whose session also waits, draws and pauses). */
+static double measured_s(const th_world *w, const th_run_facts *f) {
+    return f->viewer ? th_report_stepping_s(w, f->steps_run) : f->wall_s;
+}
+
+static uint32_t history(const th_world *w, th_history_entry *h, uint32_t max) {
+    return th_world_history(w, 0, h, max, NULL, NULL);
+}
+
+static const char *kind_word(th_history_kind k) {
+    switch (k) {
+    case TH_HISTORY_BUNKER_DESTROYED: return "destroyed";
+    case TH_HISTORY_BUNKER_RESTORED: return "restored";
+    case TH_HISTORY_BUNKER_FULL: return "full";
+    case TH_HISTORY_SQUAD_ARRIVED: return "arrived";
+    case TH_HISTORY_BURIED: return "buried";
+    }
+    return "?";
+}
+
+static bool bunker_kind(th_history_kind k) {
+    return k == TH_HISTORY_BUNKER_DESTROYED || k == TH_HISTORY_BUNKER_RESTORED ||
+           k == TH_HISTORY_BUNKER_FULL;
+}
+
+static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
+                          const th_history_entry *h, uint32_t nh) {
+    double dt = th_world_get_def(w).timestep;
+    uint32_t bunkers = th_world_bunker_count(w);
+    uint32_t fleeing = o->sheltered + o->en_route + o->stranded;
+    fprintf(out, "outcome   %u sheltered, %u en route (walking to a bunker), %u stranded (no route"
+                 " to an open bunker)",
+            o->sheltered, o->en_route, o->stranded);
+    if (o->removed) fprintf(out, ", %u removed", o->removed);
+    if (o->buried) fprintf(out, ", %u buried (walled in by blocked cells)", o->buried);
+    if (o->other) fprintf(out, "; %u not fleeing", o->other);
+    fprintf(out, "\n");
+    if (fleeing > 0) {
+        fprintf(out, "sheltered ");
+        if (o->reachable == 0) {
+            fprintf(out, "nobody: no fleeing agent could reach a bunker\n");
+        } else {
+            /* The fractions reached, then one figure for the first not reached. */
+            int reached = 0;
+            for (int i = 0; i < 3 && o->time_at[i] >= 0.0; i++, reached++) {
+                fprintf(out, "%s%s by %.1f s", i ? ", " : "",
+                        i == 2 ? "all" : (i == 0 ? "50%" : "90%"), o->time_at[i]);
+            }
+            if (reached < 3) {
+                fprintf(out, "%s%.0f%% by the end, not yet %s", reached ? "; " : "",
+                        floor(100.0 * o->sheltered / o->reachable),
+                        reached == 2 ? "all" : (reached == 0 ? "50%" : "90%"));
+            }
+            fprintf(out, " (of the %u who could reach a bunker)\n", o->reachable);
+        }
+    }
+    for (uint32_t b = 0; b < bunkers; b++) {
+        th_bunker_info bi;
+        th_world_get_bunker(w, b, &bi);
+        fprintf(out, "bunker    %-12s %6u sheltered", bi.name, bi.sheltered);
+        if (bi.capacity) fprintf(out, " of %u", bi.capacity);
+        for (uint32_t i = 0; i < nh; i++) {
+            if (bunker_kind(h[i].kind) && h[i].index == b) {
+                fprintf(out, ", %s at %.1f s", kind_word(h[i].kind), (double)h[i].step * dt);
+            }
+        }
+        fprintf(out, "\n");
+    }
+    if (o->stranded) {
+        fprintf(out, "stranded  ");
+        const char *sep = "";
+        if (o->cut_off) {
+            fprintf(out, "%u can walk only to closed bunkers (", o->cut_off);
+            const char *s2 = "";
+            for (uint32_t b = 0; b < bunkers; b++) {
+                if (!o->cut_off_by[b]) continue;
+                th_bunker_info bi;
+                th_world_get_bunker(w, b, &bi);
+                fprintf(out, "%s%s %s: %u", s2, bi.name,
+                        bi.destroyed ? "destroyed" : (bi.full ? "full" : "open"), o->cut_off_by[b]);
+                s2 = ", ";
+            }
+            fprintf(out, ")");
+            sep = "; ";
+        }
+        if (o->walled_in) fprintf(out, "%s%u walled off from every bunker", sep, o->walled_in);
+        fprintf(out, "\n");
+    }
+    for (uint32_t i = 0; i < nh; i++) {
+        if (h[i].kind == TH_HISTORY_BURIED) {
+            fprintf(out, "buried    %u at %.1f s\n", h[i].count, (double)h[i].step * dt);
+        }
+    }
+}
+
+static void print_squads(FILE *out, const th_world *w, const th_history_entry *h, uint32_t nh) {
+    double dt = th_world_get_def(w).timestep;
+    th_squad_info q;
+    for (uint32_t s = 0; th_world_get_squad(w, s, &q); s++) {
+        fprintf(out, "squad     %u: %u member(s), ", s + 1, q.members);
+        bool first = true;
+        for (uint32_t i = 0; i < nh; i++) {
+            if (h[i].kind != TH_HISTORY_SQUAD_ARRIVED || h[i].index != s) continue;
+            fprintf(out, "%s at %.1f s", first ? "arrived" : ", again", (double)h[i].step * dt);
+            first = false;
+        }
+        if (first) fprintf(out, "not arrived (%.1f m from its slots on average)", (double)q.error);
+        else if (!q.arrived) fprintf(out, ", out of formation at the end");
+        fprintf(out, "\n");
+    }
+}
+
+void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
+    th_world_def def = th_world_get_def(w);
+    th_world_stats st = th_world_get_stats(w);
+    fprintf(out, "run       %" PRIu64 " steps of %.4f s = %.1f s simulated", f->steps_run,
+            (double)def.timestep, (double)f->steps_run * def.timestep);
+    if (f->interrupted) fprintf(out, " (interrupted: %" PRIu64 " asked)", f->steps_asked);
+    else if (f->viewer) fprintf(out, " in the viewer");
+    fprintf(out, ", %u thread(s), seed %" PRIu64 "\n", def.threads, def.seed);
+    static th_history_entry h[TH_MAX_HISTORY];
+    uint32_t nh = history(w, h, TH_MAX_HISTORY);
+    if (th_world_bunker_count(w) > 0) {
+        th_outcome o;
+        th_outcome_count(w, &o);
+        print_outcome(out, w, &o, h, nh);
+    }
+    print_squads(out, w, h, nh);
+    double secs = measured_s(w, f);
+    if (f->viewer) {
+        fprintf(out, "wall      %.3f s in the viewer, %.3f s of it stepping the world\n",
+                f->wall_s, secs);
+    } else {
+        fprintf(out, "wall      %.3f s\n", secs);
+    }
+    fprintf(out, "speed     %.0f agent-steps/s\n", secs > 0.0 ? agent_steps(w, f) / secs : 0.0);
+    fprintf(out, "neighbors %.1f per agent seen, %.1f inspected\n", st.mean_neighbors,
+            st.mean_candidates);
+    fprintf(out, "phases    ms/step:");
+    for (int p = 0; p < TH_PHASE_COUNT; p++) {
+        fprintf(out, " %s %.3f", th_phase_name((th_phase)p), th_world_phase_ms(w, (th_phase)p));
+    }
+    fprintf(out, "\nhash 0x%016" PRIx64 "\n", th_world_hash(w));
+}
+
+/* ---- JSON --------------------------------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p >= 0x7f) fprintf(f, "\\u%04x", *p);
+        else fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* A time or null (JSON has no negative "not yet"). */
+static void json_time(FILE *f, double t) {
+    if (t >= 0.0) fprintf(f, "%.4f", t);
+    else fputs("null", f);
+}
+
+static void cpu_model(char *buf, size_t cap) {
+    snprintf(buf, cap, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) != 0) continue;
+        const char *c = strchr(line, ':');
+        if (!c) continue;
+        c++;
+        while (*c == ' ' || *c == '\t') c++;
+        snprintf(buf, cap, "%s", c);
+        buf[strcspn(buf, "\n")] = '\0';
+        break;
+    }
+    fclose(f);
+}
+
+static const char *compiler(void) {
+#if defined(__clang__)
+    return "clang " __clang_version__;
+#elif defined(__GNUC__)
+    return "gcc " __VERSION__;
+#else
+    return "unknown";
+#endif
+}
+
+void th_build_describe(char *buf, size_t cap) {
+    snprintf(buf, cap, "throng %s (commit %s, %s build, %s)", THRONG_VERSION, THRONG_COMMIT,
+             THRONG_BUILD_TYPE, compiler());
+}
+
+bool th_report_write_json(const char *path, const th_world *w, const th_run_facts *f,
+                          th_error *err) {
+    FILE *j = fopen(path, "w");
+    if (!j) {
+        snprintf(err->message, sizeof err->message, "--json: cannot write '%s'", path);
+        return false;
+    }
+    th_world_def def = th_world_get_def(w);
+    th_world_stats st = th_world_get_stats(w);
+    double dt = def.timestep;
+    fprintf(j, "{\n  \"scene\": {\"name\": ");
+    json_str(j, f->scene);
+    fprintf(j, ", \"argument\": ");
+    json_str(j, f->argument);
+    fprintf(j, ", \"agents\": %u, \"crowds\": %u, \"width_m\": %.6g, \"height_m\": %.6g, "
+               "\"edges\": \"%s\"},\n",
+            f->agents_start, th_world_crowd_count(w), (double)def.width, (double)def.height,
+            def.bounds == TH_BOUNDS_WRAP ? "wrap" : "walls");
+    fprintf(j, "  \"run\": {\"steps\": %" PRIu64 ", \"steps_asked\": %" PRIu64
+               ", \"timestep_s\": %.9g, \"simulated_s\": %.6f, \"threads\": %u, \"seed\": %" PRIu64
+               ", \"interrupted\": %s, \"viewer\": %s},\n",
+            f->steps_run, f->steps_asked, dt, (double)f->steps_run * dt, def.threads, def.seed,
+            f->interrupted ? "true" : "false", f->viewer ? "true" : "false");
+    static th_history_entry h[TH_MAX_HISTORY];
+    uint32_t dropped = 0, nh = th_world_history(w, 0, h, TH_MAX_HISTORY, NULL, &dropped);
+    uint32_t bunkers = th_world_bunker_count(w);
+    th_outcome o;
+    th_outcome_count(w, &o);
+    fprintf(j, "  \"outcome\": {\"spawned\": %u, \"sheltered\": %u, \"en_route\": %u, "
+               "\"stranded\": %u, \"removed\": %u, \"buried\": %u, \"not_fleeing\": %u, "
+               "\"reachable\": %u, \"sheltered_50_s\": ",
+            o.spawned, o.sheltered, o.en_route, o.stranded, o.removed, o.buried, o.other,
+            o.reachable);
+    json_time(j, o.time_at[0]);
+    fprintf(j, ", \"sheltered_90_s\": ");
+    json_time(j, o.time_at[1]);
+    fprintf(j, ", \"sheltered_100_s\": ");
+    json_time(j, o.time_at[2]);
+    fprintf(j, ",\n              \"stranded_cut_off\": %u, \"stranded_walled_in\": %u},\n",
+            o.cut_off, o.walled_in);
+    fprintf(j, "  \"bunkers\": [");
+    for (uint32_t b = 0; b < bunkers; b++) {
+        th_bunker_info bi;
+        th_world_get_bunker(w, b, &bi);
+        fprintf(j, "%s\n    {\"name\": ", b ? "," : "");
+        json_str(j, bi.name);
+        fprintf(j, ", \"sheltered\": %u, \"capacity\": %u, \"destroyed\": %s, \"full\": %s, "
+                   "\"stranded_could_reach\": %u, \"events\": [",
+                bi.sheltered, bi.capacity, bi.destroyed ? "true" : "false",
+                bi.full ? "true" : "false", o.cut_off_by[b]);
+        const char *sep = "";
+        for (uint32_t i = 0; i < nh; i++) {
+            if (!bunker_kind(h[i].kind) || h[i].index != b) continue;
+            fprintf(j, "%s{\"event\": \"%s\", \"step\": %" PRIu64 ", \"time_s\": %.4f}", sep,
+                    kind_word(h[i].kind), h[i].step, (double)h[i].step * dt);
+            sep = ", ";
+        }
+        fprintf(j, "]}");
+    }
+    fprintf(j, "%s],\n  \"squads\": [", bunkers ? "\n  " : "");
+    th_squad_info q;
+    uint32_t s = 0;
+    for (; th_world_get_squad(w, s, &q); s++) {
+        double first = -1.0;
+        for (uint32_t i = 0; i < nh && first < 0.0; i++) {
+            if (h[i].kind == TH_HISTORY_SQUAD_ARRIVED && h[i].index == s)
+                first = (double)h[i].step * dt;
+        }
+        fprintf(j, "%s\n    {\"squad\": %u, \"members\": %u, \"arrived\": %s, \"arrived_s\": ",
+                s ? "," : "", s + 1, q.members, q.arrived ? "true" : "false");
+        json_time(j, first);
+        fprintf(j, "}");
+    }
+    fprintf(j, "%s],\n  \"buried\": [", s ? "\n  " : "");
+    const char *sep = "";
+    for (uint32_t i = 0; i < nh; i++) {
+        if (h[i].kind != TH_HISTORY_BURIED) continue;
+        fprintf(j, "%s{\"agents\": %u, \"step\": %" PRIu64 ", \"time_s\": %.4f}", sep, h[i].count,
+                h[i].step, (double)h[i].step * dt);
+        sep = ", ";
+    }
+    fprintf(j, "],\n  \"history_dropped\": %u,\n", dropped);
+    double secs = measured_s(w, f);
+    fprintf(j, "  \"performance\": {\"wall_s\": %.6f, \"stepping_s\": %.6f, "
+               "\"agent_steps_per_s\": %.1f, \"mean_neighbors\": %.3f, \"mean_candidates\": %.3f, "
+               "\"phases_ms_per_step\": {",
+            f->wall_s, th_report_stepping_s(w, f->steps_run),
+            secs > 0.0 ? agent_steps(w, f) / secs : 0.0, st.mean_neighbors, st.mean_candidates);
+    for (int p = 0; p < TH_PHASE_COUNT; p++) {
+        fprintf(j, "%s\"%s\": %.6f", p ? ", " : "", th_phase_name((th_phase)p),
+                th_world_phase_ms(w, (th_phase)p));
+    }
+    fprintf(j, "}},\n  \"hash\": \"0x%016" PRIx64 "\",\n", th_world_hash(w));
+    char cpu[256];
+    cpu_model(cpu, sizeof cpu);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    fprintf(j, "  \"machine\": {\"cpu\": ");
+    json_str(j, cpu);
+    fprintf(j, ", \"cores\": %ld},\n  \"build\": {\"version\": ", cores);
+    json_str(j, THRONG_VERSION);
+    fprintf(j, ", \"commit\": ");
+    json_str(j, THRONG_COMMIT);
+    fprintf(j, ", \"build_type\": ");
+    json_str(j, THRONG_BUILD_TYPE);
+    fprintf(j, ", \"compiler\": ");
+    json_str(j, compiler());
+    fprintf(j, "}\n}\n");
+    bool ok = !ferror(j);
+    if (fclose(j) != 0) ok = false;
+    if (!ok) snprintf(err->message, sizeof err->message, "--json: writing '%s' failed", path);
+    return ok;
+}

@@ -1,0 +1,51 @@
+/* The run report `throng run` prints at the end (and writes as JSON with --json): what
+ * happened to the agents and when, then what the run cost. */
+#ifndef TH_APP_REPORT_H
+#define TH_APP_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../sim/throng.h"
+
+/** How a run went, as the command line saw it. */
+typedef struct th_run_facts {
+    const char *scene;      /* the scene's name */
+    const char *argument;   /* what the user named (file, library name or demo) */
+    uint64_t steps_asked;   /* steps requested (headless), or the scene's steps (viewer) */
+    uint64_t steps_run;     /* steps actually simulated in the world reported on */
+    bool interrupted;       /* stopped early by SIGINT */
+    bool viewer;            /* stepped by the interactive viewer */
+    double wall_s;          /* headless: the stepping loop; viewer: the session, pauses included */
+    uint32_t agents_start;  /* agents before the first step */
+} th_run_facts;
+
+/** Where a run's fleeing agents are, read from the world at the end. */
+typedef struct th_outcome {
+    uint32_t spawned, en_route, sheltered, stranded, removed, buried, other;
+    uint32_t reachable;              /* sheltered + en route: those who had a way in at the end */
+    uint32_t walled_in, cut_off;     /* stranded: no bunker reachable at all / only closed ones */
+    uint32_t cut_off_by[TH_MAX_BUNKERS]; /* stranded agents that could walk to bunker b */
+    double time_at[3];               /* seconds when 50 %, 90 %, 100 % of `reachable` were
+                                        sheltered; < 0 when not within the run */
+} th_outcome;
+
+/** Count the outcome (a pass over the agents and, for stranded ones, the bunkers' own maps). */
+void th_outcome_count(const th_world *w, th_outcome *o);
+
+/** Seconds spent inside th_world_step, from the world's profile (pauses and drawing excluded). */
+double th_report_stepping_s(const th_world *w, uint64_t steps);
+
+/** Print the report on `out`. */
+void th_report_print(FILE *out, const th_world *w, const th_run_facts *f);
+
+/** Write the report with the machine and build as JSON to `path`; false with `err` filled when
+ *  the file cannot be written. */
+bool th_report_write_json(const char *path, const th_world *w, const th_run_facts *f,
+                          th_error *err);
+
+/** One line naming this build: version, commit, build type, compiler. */
+void th_build_describe(char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,38 @@
+/* `throng run --screenshot`: which overlays, what size, which part of the world. */
+#ifndef TH_APP_SHOT_H
+#define TH_APP_SHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../sim/throng.h"
+
+typedef struct th_shot_opts {
+    int width, height;  /* pixels */
+    uint32_t overlays;  /* TH_VIEW_OVERLAY_* bits */
+    bool no_hud;        /* drop every panel (HUD, legend, profiler, help) */
+    bool has_view;      /* frame [x0, x1] x [y0, y1] (metres) instead of the whole world */
+    double x0, y0, x1, y1;
+} th_shot_opts;
+
+/** The viewer's defaults: 1280 x 800, HUD, legend and agents. */
+void th_shot_defaults(th_shot_opts *s);
+
+/** Apply an --overlays list (names added, '-name' taken away, all, none); false with a message
+ *  on stderr naming `flag` and the known names. */
+bool th_shot_parse_overlays(const char *flag, const char *list, th_shot_opts *s);
+
+/** The overlay bits to draw: panels dropped for --no-hud and --view. */
+uint32_t th_shot_overlays(const th_shot_opts *s);
+
+/** Whether a --view rectangle can be drawn for `w` (the frame it is cut from fits
+ *  TH_VIEW_MAX_DIM); the frame's size in `*frame_w`, `*frame_h` (may be NULL). False with `err`
+ *  filled. Always true without a view. */
+bool th_shot_check(const th_world *w, const th_shot_opts *s, int *frame_w, int *frame_h,
+                   th_error *err);
+
+/** Render `w` to a PNG at `path`, titled `title` (the scene's name). False with `err` filled. */
+bool th_shot_write(const th_world *w, const char *title, const th_shot_opts *s, const char *path,
+                   th_error *err);
+
+#endif

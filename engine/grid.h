@@ -12,8 +12,8 @@
  * items of one cell (and of one row of cells) sit next to each other in memory.
  *
  * Queries read `cell_start`: items of cell c are order positions [cell_start[c],
- * cell_start[c+1]). Cells of one row are consecutive, so the 3 cells of a row in a 3x3 query
- * form one contiguous range. After a build the grid is read-only and safe to query from many
+ * cell_start[c+1]). Cells of one row are consecutive, so the cells of a row in a block query
+ * (th_grid_block: 3x3, 5x5, ... cells) form one contiguous range. After a build the grid is read-only and safe to query from many
  * threads. Nothing is allocated after th_grid_init. */
 #ifndef TH_GRID_H
 #define TH_GRID_H

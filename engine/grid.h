@@ -12,12 +12,13 @@
  * items of one cell (and of one row of cells) sit next to each other in memory.
  *
  * Queries read `cell_start`: items of cell c are order positions [cell_start[c],
- * cell_start[c+1]). Cells of one row are consecutive, so the 3 cells of a row in a 3x3 query
- * form one contiguous range. After a build the grid is read-only and safe to query from many
+ * cell_start[c+1]). Cells of one row are consecutive, so the cells of a row in a block query
+ * (th_grid_block: 3x3, 5x5, ... cells) form one contiguous range. After a build the grid is read-only and safe to query from many
  * threads. Nothing is allocated after th_grid_init. */
 #ifndef TH_GRID_H
 #define TH_GRID_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "jobs.h"
@@ -77,6 +78,54 @@ static inline int32_t th_grid_cx(const th_grid *g, float x) {
 }
 static inline int32_t th_grid_cy(const th_grid *g, float y) {
     return th_grid_coord(y, g->origin_y, g->inv_cell_h, g->ny);
+}
+
+/** Most cells a block query reaches on each side of its centre cell: a query for radius r on
+ *  cells of width c walks the (2k+1) x (2k+1) cells around its own, k = ceil(r / c) <= this. */
+#define TH_GRID_MAX_REACH 4
+/** Spans a block query may return: one per row, two where a row straddles a torus seam. */
+#define TH_GRID_MAX_SPANS (2 * (2 * TH_GRID_MAX_REACH + 1))
+
+/** A range [begin, end) of sorted positions (`order` indices). */
+typedef struct th_grid_span {
+    uint32_t begin, end;
+} th_grid_span;
+
+/** The (2k+1) x (2k+1) block of cells around cell (cx, cy), 1 <= k <= TH_GRID_MAX_REACH, as
+ *  ranges of sorted positions: one per row (cells of a row are consecutive), two where a row
+ *  straddles the seam of a torus (`wrap`); clamped to the grid otherwise. Every cell is
+ *  visited once, also on a torus fewer than 2k+1 cells wide or tall (then the whole row or
+ *  column range is taken). Rows in increasing order from cy - k, so a caller's sums run in a
+ *  fixed order. Returns the number of spans (at most TH_GRID_MAX_SPANS). Forced inline: the
+ *  boids kernel's instruction-set copies each get their own copy in their own instruction set. */
+static inline __attribute__((always_inline)) uint32_t
+th_grid_block(const th_grid *g, int32_t cx, int32_t cy, int32_t k, bool wrap, th_grid_span *out) {
+    const int32_t nx = g->nx, ny = g->ny;
+    int32_t r0 = cy - k, r1 = cy + k, c0 = cx - k, c1 = cx + k;
+    if (wrap) {
+        if (2 * k + 1 >= ny) r0 = 0, r1 = ny - 1;
+        if (2 * k + 1 >= nx) c0 = 0, c1 = nx - 1;
+    } else {
+        r0 = r0 < 0 ? 0 : r0;
+        r1 = r1 >= ny ? ny - 1 : r1;
+        c0 = c0 < 0 ? 0 : c0;
+        c1 = c1 >= nx ? nx - 1 : c1;
+    }
+    uint32_t n = 0;
+    for (int32_t r = r0; r <= r1; r++) {
+        const int32_t row = r < 0 ? r + ny : (r >= ny ? r - ny : r);
+        const uint32_t *start = g->cell_start + (uint32_t)row * (uint32_t)nx;
+        if (c0 < 0) { /* only on a torus: the left part sits at the row's far end */
+            out[n++] = (th_grid_span){start[c0 + nx], start[nx]};
+            out[n++] = (th_grid_span){start[0], start[c1 + 1]};
+        } else if (c1 >= nx) {
+            out[n++] = (th_grid_span){start[c0], start[nx]};
+            out[n++] = (th_grid_span){start[0], start[c1 - nx + 1]};
+        } else {
+            out[n++] = (th_grid_span){start[c0], start[c1 + 1]};
+        }
+    }
+    return n;
 }
 
 /** Rebuild from `n` points (n <= capacity). Points outside the grid are clamped to edge cells;

@@ -19,9 +19,14 @@
  * around), plus the terrain terms (flow to shelter, wall push; see world_nav.c), clamped to
  * max_force again. Terms with nobody to act on contribute nothing.
  *
- * Cells are at least the largest radius, so the 3x3 cells around i's cell hold every agent in
- * reach. Cells of one row are consecutive in storage, so each row of the 3x3 block is one
- * contiguous index range (two on a torus when the block straddles the seam). */
+ * Agent i walks the (2k+1) x (2k+1) block of grid cells around its own, k = its crowd's
+ * `block` (the cells its neighbour, separation and leader radii span; world.c sizes cells by
+ * the smallest boids reach / 2, so k is 2 for the crowd with the smallest reach unless
+ * pedestrians' or bodies' 3x3 blocks need larger cells). Cells of one
+ * row are consecutive in storage, so each row of the block is one contiguous index range (two
+ * on a torus when the block straddles the seam). Predators are looked up apart, in the
+ * predator grid (th_boids_prepare below): a flee radius is long, and walking the main grid
+ * that far would inspect every prey in reach to find a few predators. */
 #include <math.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -42,50 +47,6 @@
 #define TH_BOIDS_KERNEL th_boids_steer_base
 #define TH_BOIDS_DISPATCHER 1
 #endif
-
-typedef struct span {
-    uint32_t begin, end;
-} span;
-
-/* Index spans of the cells in row `row` from column `c0` to `c1` inclusive (no wrap). */
-static inline span row_span(const th_grid *g, int32_t row, int32_t c0, int32_t c1) {
-    const uint32_t base = (uint32_t)row * (uint32_t)g->nx;
-    return (span){g->cell_start[base + (uint32_t)c0], g->cell_start[base + (uint32_t)c1 + 1]};
-}
-
-/* The index spans of the 3x3 block around (cx, cy): at most 3 rows of at most 2 spans. Inlined
- * into the per-agent loop: a call per agent is as costly as the smaller spans it finds. */
-static inline __attribute__((always_inline)) uint32_t block_spans(const th_grid *g, int32_t cx, int32_t cy, bool wrap, span out[6]) {
-    int32_t rows[3], nrows = 0;
-    if (wrap && g->ny < 3) {
-        for (int32_t r = 0; r < g->ny; r++) rows[nrows++] = r;
-    } else {
-        for (int32_t d = -1; d <= 1; d++) {
-            int32_t r = cy + d;
-            if (wrap) r = r < 0 ? r + g->ny : (r >= g->ny ? r - g->ny : r);
-            else if (r < 0 || r >= g->ny) continue;
-            rows[nrows++] = r;
-        }
-    }
-    uint32_t n = 0;
-    for (int32_t i = 0; i < nrows; i++) {
-        int32_t r = rows[i];
-        if (wrap && g->nx < 3) {
-            out[n++] = row_span(g, r, 0, g->nx - 1);
-        } else if (wrap && cx == 0) {
-            out[n++] = row_span(g, r, 0, 1);
-            out[n++] = row_span(g, r, g->nx - 1, g->nx - 1);
-        } else if (wrap && cx == g->nx - 1) {
-            out[n++] = row_span(g, r, 0, 0);
-            out[n++] = row_span(g, r, cx - 1, cx);
-        } else {
-            int32_t c0 = cx > 0 ? cx - 1 : 0;
-            int32_t c1 = cx < g->nx - 1 ? cx + 1 : g->nx - 1;
-            out[n++] = row_span(g, r, c0, c1);
-        }
-    }
-    return n;
-}
 
 /* Reynolds steering toward `dir` at full speed, from velocity v, clamped to max_force. */
 static inline th_vec2 steer_toward(th_vec2 dir, th_vec2 v, float max_speed, float max_force) {
@@ -113,8 +74,6 @@ typedef uint16_t v8u16 __attribute__((vector_size(16)));
 
 TH_INLINE v8f sel(v8i m, v8f a, v8f b) { return (v8f)(((v8i)a & m) | ((v8i)b & ~m)); }
 
-TH_INLINE v8i sel_i(v8i m, v8i a, v8i b) { return (a & m) | (b & ~m); }
-
 TH_INLINE v8f load8(const float *p) {
     v8f v;
     memcpy(&v, p, sizeof v);
@@ -135,11 +94,10 @@ typedef struct sums {
     v8i n_sep, n_flock;
 } sums;
 
-/* Sums of the leader and predator tests, apart so that plain flocking keeps its accumulators
- * in registers. */
+/* Sums of the leader test, apart so that plain flocking keeps its accumulators in
+ * registers. */
 typedef struct extra_sums {
-    v8f flee_x, flee_y;
-    v8i n_front, n_flee;
+    v8i n_front;
 } extra_sums;
 
 /* Per-agent constants of the neighbour loop. */
@@ -214,10 +172,10 @@ TH_INLINE void visit(const th_agents *a, uint32_t begin, uint32_t end, const pro
  * Without AVX, GCC splits 8-lane arithmetic into SSE pairs but 8-lane comparisons into scalar
  * ones: the baseline copy is the slow one, for pre-AVX2 CPUs only. */
 
-/* The leader test and the predator term, for the crowds that have them: a second pass over
- * the same cells, out of line. Folding them into visit(), or even inlining this pass beside
- * it, made GCC compile the plain loop worse: 11% more instructions for plain flocking with the
- * tests never run (callgrind, 5,000 boids). */
+/* The leader test, for the crowds that have a target: a second pass over the same cells, out
+ * of line. Folding it into visit(), or even inlining this pass beside it, made GCC compile the
+ * plain loop worse: 11% more instructions for plain flocking with the tests never run
+ * (callgrind, 5,000 boids). */
 __attribute__((noinline)) static void
 visit_extras(const th_agents *a, uint32_t begin, uint32_t end, const probe *p, bool wrap, float W,
              float H, extra_sums *x) {
@@ -234,25 +192,46 @@ visit_extras(const th_agents *a, uint32_t begin, uint32_t end, const probe *p, b
         memcpy(&t16, a->type + j, sizeof t16);
         const v8i type = __builtin_convertvector(t16, v8i);
         const v8i same = type == p->type;
-        if (p->lead) {
-            /* The narrow front view is at most 180 degrees wide: ahead, and inside the cone. */
-            const v8i front = live & same & (d2 > 0.0f) & (d2 < p->lead_r2) & ahead &
-                              (dd >= p->lead_k * d2);
-            x->n_front -= front;
-        }
-        if (p->flee_mask) {
-            /* Predators of explicit types (below 32); shift counts clamped to stay defined. */
-            const v8i explicit_type = type < TH_MAX_TYPES;
-            const v8i shift = sel_i(explicit_type, type, (v8i){0});
-            const v8i mask = (v8i){0} + (int32_t)p->flee_mask;
-            const v8i bit = (mask >> shift) & 1;
-            const v8i pred = live & explicit_type & (bit != 0) & (d2 > 0.0f) & (d2 < p->flee_r2);
-            const v8f inv2 = 1.0f / sel(pred, d2, (v8f){1, 1, 1, 1, 1, 1, 1, 1});
-            x->flee_x -= sel(pred, dx * inv2, (v8f){0});
-            x->flee_y -= sel(pred, dy * inv2, (v8f){0});
-            x->n_flee -= pred;
+        /* The narrow front view is at most 180 degrees wide: ahead, and inside the cone. */
+        const v8i front = live & same & (d2 > 0.0f) & (d2 < p->lead_r2) & ahead &
+                          (dd >= p->lead_k * d2);
+        x->n_front -= front;
+    }
+}
+
+/* The predator term: the predators of i's flee types within flee_r, from the 3x3 block of the
+ * predator grid around i (its cells are at least the largest flee radius). Predators are few,
+ * so this is a scalar loop over their own packed arrays in that grid's order; the sums run in
+ * that fixed order, the same in every instruction-set copy. Returns the predators inspected. */
+static uint32_t visit_predators(const th_world *w, const probe *p, bool wrap, float W, float H,
+                                float *fx, float *fy, uint32_t *n_flee) {
+    const th_grid *g = &w->pred_grid;
+    th_grid_span spans[TH_GRID_MAX_SPANS];
+    const uint32_t ns = th_grid_block(g, th_grid_cx(g, p->x), th_grid_cy(g, p->y), 1, wrap, spans);
+    uint32_t n_cand = 0;
+    float sx = 0.0f, sy = 0.0f;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < ns; k++) {
+        n_cand += spans[k].end - spans[k].begin;
+        for (uint32_t j = spans[k].begin; j < spans[k].end; j++) {
+            const uint32_t t = w->pred_stype[j];
+            if (t >= TH_MAX_TYPES || !((p->flee_mask >> t) & 1u)) continue;
+            float dx = w->pred_sx[j] - p->x, dy = w->pred_sy[j] - p->y;
+            if (wrap) {
+                dx = dx > 0.5f * W ? dx - W : (dx < -0.5f * W ? dx + W : dx);
+                dy = dy > 0.5f * H ? dy - H : (dy < -0.5f * H ? dy + H : dy);
+            }
+            const float d2 = dx * dx + dy * dy;
+            if (!(d2 > 0.0f && d2 < p->flee_r2)) continue;
+            sx -= dx * (1.0f / d2);
+            sy -= dy * (1.0f / d2);
+            n++;
         }
     }
+    *fx = sx;
+    *fy = sy;
+    *n_flee = n;
+    return n_cand;
 }
 
 void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
@@ -261,6 +240,7 @@ void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *
     const bool wrap = w->wrap;
     const float W = w->def.width, H = w->def.height;
     uint64_t neighbors_total = 0, candidates_total = 0;
+    const uint32_t pred_mask = w->pred_mask;
 
     for (uint32_t i = begin; i < end; i++) {
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[i]];
@@ -286,24 +266,32 @@ void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *
         };
         sums s = {0};
         const uint32_t cell = w->cell[i];
-        span spans[6];
-        uint32_t ns = block_spans(g, (int32_t)(cell % (uint32_t)g->nx),
-                                  (int32_t)(cell / (uint32_t)g->nx), wrap, spans);
+        th_grid_span spans[TH_GRID_MAX_SPANS];
+        uint32_t ns = th_grid_block(g, (int32_t)(cell % (uint32_t)g->nx),
+                                    (int32_t)(cell / (uint32_t)g->nx), c->block, wrap, spans);
         uint32_t n_cand = 0;
         for (uint32_t k = 0; k < ns; k++) {
             n_cand += spans[k].end - spans[k].begin;
             visit(a, spans[k].begin, spans[k].end, &p, wrap, W, H, &s);
         }
+        n_cand -= 1; /* i itself */
         /* After, not inside, the loop above: a call there would spill its accumulators (every
          * vector register is caller-saved) on every span. */
         extra_sums x = {0};
-        if (p.lead || p.flee_mask) {
+        if (p.lead) {
             const probe q = p; /* a copy escapes to the call, not the probe the loop reads */
             for (uint32_t k = 0; k < ns; k++) {
                 visit_extras(a, spans[k].begin, spans[k].end, &q, wrap, W, H, &x);
             }
         }
-        n_cand -= 1; /* i itself */
+        float flee_x = 0.0f, flee_y = 0.0f;
+        uint32_t n_flee = 0;
+        if (p.flee_mask) {
+            const probe q = p;
+            n_cand += visit_predators(w, &q, wrap, W, H, &flee_x, &flee_y, &n_flee);
+            /* i itself, when its type is in the predator index. */
+            if (p.type < TH_MAX_TYPES && ((pred_mask >> p.type) & 1u)) n_cand -= 1;
+        }
 
         const uint32_t n_sep = (uint32_t)hsum_i(s.n_sep);
         const uint32_t n_flock = (uint32_t)hsum_i(s.n_flock);
@@ -332,9 +320,8 @@ void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *
             acc = th_v2_add(acc, th_v2_scale(fa, c->w_ali));
             acc = th_v2_add(acc, th_v2_scale(fc, c->w_coh));
         }
-        if (c->flee_mask && hsum_i(x.n_flee) > 0) {
-            th_vec2 f = steer_toward(th_v2(hsum(x.flee_x), hsum(x.flee_y)), v, c->max_speed,
-                                     c->max_force);
+        if (n_flee > 0) {
+            th_vec2 f = steer_toward(th_v2(flee_x, flee_y), v, c->max_speed, c->max_force);
             acc = th_v2_add(acc, th_v2_scale(f, c->w_flee));
         }
         bool stranded = false;
@@ -403,6 +390,33 @@ const char *th_boids_isa_name(th_boids_isa isa) {
     case TH_BOIDS_ISA_AVX512: return "x86-64-v4";
     }
     return "?";
+}
+
+/* The predator index: every agent whose type some crowd flees, in storage order (a serial
+ * pass: one 2-byte load per agent, and predators are few), then sorted into the predator
+ * grid's cells and packed in that order, so the prey's lookups read contiguous floats. Nothing
+ * is allocated: the arrays have the world's capacity (world.c, setup_grid). */
+void th_boids_prepare(th_world *w) {
+    const uint32_t mask = w->pred_mask;
+    if (!mask) return;
+    const th_agents *a = &w->buf[w->cur];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->count; i++) {
+        const uint32_t t = a->type[i];
+        if (t >= TH_MAX_TYPES || !((mask >> t) & 1u)) continue;
+        w->pred_px[n] = a->px[i];
+        w->pred_py[n] = a->py[i];
+        w->pred_ptype[n] = (uint16_t)t;
+        n++;
+    }
+    th_grid_build(&w->pred_grid, w->pool, w->pred_px, w->pred_py, n);
+    const uint32_t *order = w->pred_grid.order;
+    for (uint32_t k = 0; k < n; k++) {
+        w->pred_sx[k] = w->pred_px[order[k]];
+        w->pred_sy[k] = w->pred_py[order[k]];
+        w->pred_stype[k] = w->pred_ptype[order[k]];
+    }
+    w->pred_count = n;
 }
 
 /* Chosen per chunk (a few hundred agents): two relaxed loads, and unlike an ifunc resolver it

@@ -60,6 +60,7 @@ static void phase_grid(th_world *w) {
     w->cur ^= 1;
     th_pool_parallel_for(w->pool, w->count, TH_CHUNK, gather_job, w);
     th_pool_parallel_for(w->pool, w->next_id, TH_ID_CHUNK, slot_job, w);
+    th_boids_prepare(w); /* the predator index, from the gathered positions */
 }
 
 /* ---- steer ------------------------------------------------------------------------------ */

@@ -110,25 +110,81 @@ static void free_agents(th_agents *a) {
     memset(a, 0, sizeof *a);
 }
 
-/* (Re)build the grid for the current capacity and interaction radius. Cells tile the world
- * exactly (nx = floor(width / radius) columns of width / nx metres), so each cell is at least
- * the largest interaction radius wide and tall: a 3x3 block of cells holds every agent within
- * reach, and on a torus the seam falls on a cell border. */
-static bool setup_grid(th_world *w) {
+/* Cells of the main grid per smallest boids reach: a crowd whose block reach is r walks
+ * (2k+1)^2 cells of side c around its own, k = ceil(r / c). With c = r (k = 1) that block is
+ * 9 r^2 for a disc of pi r^2, 3.8x the area (3.2x the candidates measured on the flock scene,
+ * whose view cone is 270 degrees); with c = r / 2 (k = 2) it is 6.25 r^2, 2.0x-2.7x, and the
+ * five row spans per query cost less than the candidates they save (bench/RESULTS.md, "Large
+ * radii"). Finer cells (k = 3: 5.4 r^2) gain little more for seven spans per query. */
+#define TH_GRID_SPLIT 2.0f
+
+/* Cells tile the world exactly: nx = floor(width / size) columns of width / nx metres, so each
+ * cell is at least `size` wide and tall and on a torus the seam falls on a cell border. A
+ * hair of margin keeps float rounding in width / nx from making a cell narrower. */
+static bool init_tiling(th_world *w, th_grid *g, float size, uint32_t capacity) {
     float W = w->def.width, H = w->def.height;
-    float r = w->interaction_radius > 0.0f ? w->interaction_radius : 1.0f;
+    float r = size > 0.0f ? size : 1.0f;
     /* A huge sparse world would need more cells than the bound allows: coarser cells are still
-     * correct, only slower to query. */
+     * correct (queries walk fewer of them), only slower to query. */
     float min_r = sqrtf(W * H / (float)TH_GRID_MAX_CELLS) * 1.01f;
     if (r < min_r) r = min_r;
-    /* A hair of margin so float rounding in width / nx never makes a cell narrower than r. */
-    r *= 1.0001f;
+    r *= 1.0002f;
     float fx = floorf(W / r), fy = floorf(H / r);
     int32_t nx = fx < 1.0f ? 1 : (int32_t)fx;
     int32_t ny = fy < 1.0f ? 1 : (int32_t)fy;
-    th_grid_free(&w->grid);
-    return th_grid_init(&w->grid, 0.0f, 0.0f, W / (float)nx, H / (float)ny, nx, ny, w->capacity,
+    th_grid_free(g);
+    return th_grid_init(g, 0.0f, 0.0f, W / (float)nx, H / (float)ny, nx, ny, capacity,
                         w->workers) == 0;
+}
+
+/* Cells each side a query must walk to cover `reach` metres on grid g: k = ceil(reach / cell)
+ * with a hair of margin for the rounding of positions into cells (cells carry twice that
+ * margin, so a reach of exactly k cells' target size stays k). */
+static int32_t block_cells(const th_grid *g, float reach) {
+    double c = g->cell_w < g->cell_h ? g->cell_w : g->cell_h;
+    double k = ceil((double)reach * 1.0001 / c);
+    return k < 1.0 ? 1 : (int32_t)k;
+}
+
+/* (Re)build the grids for the current capacity and crowds.
+ *
+ * Main grid: the pedestrian gather, the contacts phase and the validator walk 3x3 blocks, so a
+ * cell is at least interaction_radius (their reach). Boids walk (2k+1)^2 blocks sized by each
+ * crowd's own reach: cells are the smallest boids reach / TH_GRID_SPLIT, but at least the
+ * largest / TH_GRID_MAX_REACH so that no block exceeds TH_GRID_MAX_REACH cells each side. One
+ * crowd with a long reach thus costs its own agents a wider block, not everyone a coarser grid
+ * (a single grid sized by the largest radius made every agent of the hawks scene inspect 812
+ * candidates for 54 neighbours seen).
+ *
+ * Predator grid: flee radii are long (12 m by default) but only predator types matter to
+ * them, a few agents. Walking a block that wide in the main grid still inspects every prey in
+ * it (503 candidates per agent on the hawks scene, against 121 this way), so predators get
+ * their own grid with cells at least the largest flee radius, queried 3x3. */
+static bool setup_grid(th_world *w) {
+    float small = 0.0f, large = 0.0f;
+    for (uint32_t c = 0; c < w->crowd_count; c++) {
+        const th_crowd_rt *rt = &w->crowd_rt[c];
+        if (rt->ped || !(rt->block_reach > 0.0f)) continue;
+        if (small == 0.0f || rt->block_reach < small) small = rt->block_reach;
+        if (rt->block_reach > large) large = rt->block_reach;
+    }
+    float size = w->interaction_radius;
+    if (small / TH_GRID_SPLIT > size) size = small / TH_GRID_SPLIT;
+    if (large / (float)TH_GRID_MAX_REACH > size) size = large / (float)TH_GRID_MAX_REACH;
+    if (!init_tiling(w, &w->grid, size, w->capacity)) return false;
+    for (uint32_t c = 0; c < w->crowd_count; c++) {
+        th_crowd_rt *rt = &w->crowd_rt[c];
+        rt->block = block_cells(&w->grid, rt->block_reach);
+    }
+    if (!w->pred_mask) return true;
+    if (!init_tiling(w, &w->pred_grid, w->pred_radius, w->capacity)) return false;
+    if (w->capacity == 0) return true;
+    return th_grow_array((void **)&w->pred_px, sizeof *w->pred_px, 0, w->capacity) &&
+           th_grow_array((void **)&w->pred_py, sizeof *w->pred_py, 0, w->capacity) &&
+           th_grow_array((void **)&w->pred_ptype, sizeof *w->pred_ptype, 0, w->capacity) &&
+           th_grow_array((void **)&w->pred_sx, sizeof *w->pred_sx, 0, w->capacity) &&
+           th_grow_array((void **)&w->pred_sy, sizeof *w->pred_sy, 0, w->capacity) &&
+           th_grow_array((void **)&w->pred_stype, sizeof *w->pred_stype, 0, w->capacity);
 }
 
 /* The contacts phase's per-agent lists, sized with the agent arrays once a crowd has bodies
@@ -249,6 +305,13 @@ void th_world_destroy(th_world *w) {
     th_pool_destroy(w->pool);
     th_nav_world_free(w);
     th_grid_free(&w->grid);
+    th_grid_free(&w->pred_grid);
+    th_free(w->pred_px);
+    th_free(w->pred_py);
+    th_free(w->pred_ptype);
+    th_free(w->pred_sx);
+    th_free(w->pred_sy);
+    th_free(w->pred_stype);
     free_agents(&w->buf[0]);
     free_agents(&w->buf[1]);
     th_free(w->ax);
@@ -383,8 +446,10 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     if (d.model == TH_MODEL_BOIDS) {
         reach = d.neighbor_radius > d.separation_radius ? d.neighbor_radius : d.separation_radius;
         if (d.target >= 0 && lead_r > reach) reach = lead_r;
-        if (d.flee_types && d.flee_radius > reach) reach = d.flee_radius;
     }
+    /* What the boids block query covers; the flee radius is looked up in the predator grid. */
+    const float block_reach = reach;
+    if (d.model == TH_MODEL_BOIDS && d.flee_types && d.flee_radius > reach) reach = d.flee_radius;
     /* Pedestrians look as far as their fastest walker gets in one time gap (the spacing term)
      * and as far as the repulsion is felt (below 1/1000 of its strength: 7 ranges). On a torus
      * a neighbour is seen at its nearest image, so a periodic corridor needs walls at least as
@@ -400,6 +465,9 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
      * pushes of the rounds (at most a body's radius). */
     const float contact_reach = 3.0f * d.body_radius + 2.0f * d.max_speed * w->def.timestep;
     if (d.body_radius > 0.0f && contact_reach > reach) reach = contact_reach;
+    /* What a 3x3 block of main-grid cells must hold: the pedestrian gather and the contacts. */
+    float near = ped_reach;
+    if (d.body_radius > 0.0f && contact_reach > near) near = contact_reach;
     if (w->wrap && (2.0f * reach > w->def.width || 2.0f * reach > w->def.height)) {
         th_error_set(err, "a wrap-around world must be at least twice the largest radius (%g m) "
                   "on each side", (double)reach);
@@ -413,7 +481,9 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     w->crowd_rt[c] = (th_crowd_rt){
         .neighbor_r2 = d.neighbor_radius * d.neighbor_radius,
         .separation_r2 = d.separation_radius * d.separation_radius,
-        .sense_r2 = reach * reach,
+        .sense_r2 = block_reach * block_reach,
+        .block_reach = block_reach,
+        .block = 1,
         .cos_half_fov = cosf(half),
         .omni = d.fov_deg >= 360.0f,
         .w_sep = d.separation_weight,
@@ -454,14 +524,23 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     w->crowd_radius[c] = d.body_radius;
     if (d.body_radius > w->max_radius) w->max_radius = d.body_radius;
     if (d.model == TH_MODEL_PEDESTRIAN) w->pedestrians = true;
+    /* Every crowd can change the cell size (a smaller or larger boids reach, a longer body
+     * reach) and so every crowd's block: set both up again. */
+    const float old_near = w->interaction_radius, old_pred_radius = w->pred_radius;
+    const uint32_t old_pred_mask = w->pred_mask;
+    if (near > w->interaction_radius) w->interaction_radius = near;
+    if (d.model == TH_MODEL_BOIDS && d.flee_types) {
+        w->pred_mask |= d.flee_types;
+        if (d.flee_radius > w->pred_radius) w->pred_radius = d.flee_radius;
+    }
     w->crowd_count++;
-    if (reach > w->interaction_radius) {
-        w->interaction_radius = reach;
-        if (!setup_grid(w)) {
-            w->crowd_count--;
-            th_error_set(err, "out of memory");
-            return -1;
-        }
+    if (!setup_grid(w)) {
+        w->crowd_count--;
+        w->interaction_radius = old_near;
+        w->pred_radius = old_pred_radius;
+        w->pred_mask = old_pred_mask;
+        th_error_set(err, "out of memory");
+        return -1;
     }
     return (int)c;
 }

@@ -34,7 +34,10 @@ typedef struct th_agents {
 typedef struct th_crowd_rt {
     float neighbor_r2;   /* neighbour radius squared */
     float separation_r2; /* separation radius squared */
-    float sense_r2;      /* max of the two: nothing farther is looked at */
+    float sense_r2;      /* block_reach squared: nothing farther is looked at in the block */
+    float block_reach;   /* metres the boids block query must cover: neighbour, separation and
+                            leader radii (not the flee radius: predators have their own index) */
+    int32_t block;       /* grid cells walked on each side of the agent's cell for block_reach */
     float cos_half_fov;  /* cosine of half the view angle */
     bool omni;           /* view angle of 360 degrees: the cone test is skipped */
     float w_sep, w_ali, w_coh;
@@ -142,9 +145,21 @@ struct th_world {
     th_crowd_rt crowd_rt[TH_MAX_CROWDS];
     float crowd_radius[TH_MAX_CROWDS]; /* body radius per crowd, for the neighbour loops */
     uint32_t crowd_count;
-    float interaction_radius; /* largest radius over crowds: the grid cell size is at least this */
+    float interaction_radius; /* largest reach a 3x3 block of cells must hold (pedestrian
+                                 gather, contacts): the grid cell size is at least this */
 
     th_grid grid;
+    /* Predators: agents whose type some crowd flees, indexed apart in a grid of cells at least
+     * the largest flee radius wide, rebuilt each step by th_boids_prepare. Prey look them up
+     * there instead of walking a block of the main grid that wide (sim/boids.c). */
+    uint32_t pred_mask;   /* union of the crowds' flee types; 0 = no predator index */
+    float pred_radius;    /* largest flee radius of a crowd with flee types */
+    th_grid pred_grid;
+    float *pred_px, *pred_py;   /* capacity: predators in storage order, then... */
+    float *pred_sx, *pred_sy;   /* ...in pred_grid's cell order (the query reads these) */
+    uint16_t *pred_stype;       /* their types, cell order */
+    uint16_t *pred_ptype;       /* their types, storage order */
+    uint32_t pred_count;        /* predators in the last build */
     bool wrap;
 
     /* Agent state: buf[cur] is the state after the last step. A step gathers it into
@@ -209,6 +224,10 @@ struct th_world {
 /* Compute accelerations for storage indices [begin, end) of buf[cur] (sim/boids.c); agents
  * of pedestrian crowds are skipped. */
 void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats);
+
+/* After the grid phase's gather: rebuild the predator index (w->pred_grid) from buf[cur].
+ * Does nothing when no crowd flees anyone. */
+void th_boids_prepare(th_world *w);
 
 /* Rounds of overlap removal per step. */
 #define TH_CONTACT_ROUNDS 4u

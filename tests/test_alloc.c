@@ -252,6 +252,35 @@ START_TEST(test_growth_between_steps) {
 }
 END_TEST
 
+/* Prey and predators: the predator index (its own grid and packed arrays) is rebuilt every
+ * step without allocating, also after the agent arrays grew, and is freed with the world. */
+START_TEST(test_predator_index) {
+    install_counting();
+    th_world *w = walled_two_crowds(2, 1000);
+    th_error err = {{0}};
+    th_crowd_def prey = th_default_crowd_def();
+    prey.type = 1;
+    prey.flee_types = 1u << 2;
+    prey.flee_radius = 15.0f;
+    th_crowd_def hawk = th_default_crowd_def();
+    hawk.type = 2;
+    ck_assert_int_eq(th_world_add_crowd(w, &prey, &err), 2);
+    ck_assert_int_eq(th_world_add_crowd(w, &hawk, &err), 3);
+    for (uint32_t round = 0; round < 2; round++) {
+        for (uint32_t i = 0; i < 3000; i++) {
+            float x = th_rng_range(11 + round, i, 0, 0.0f, 120.0f);
+            float y = th_rng_range(11 + round, i, 1, 0.0f, 80.0f);
+            ck_assert(th_world_add_agent(w, i % 50 == 0 ? 3u : 2u, th_v2(x, y),
+                                         th_v2(1.0f, -0.5f), &err) != TH_INVALID_AGENT);
+        }
+        assert_steps_allocate_nothing(w, 20);
+    }
+    th_world_destroy(w);
+    assert_balanced();
+    th_set_allocator(NULL);
+}
+END_TEST
+
 /* A world destroyed before it ever steps, and one that fails validation, leak nothing. */
 START_TEST(test_no_leak_without_steps) {
     install_counting();
@@ -311,6 +340,7 @@ static Suite *alloc_suite(void) {
     tcase_add_test(tc, test_evac_with_events);
     tcase_add_test(tc, test_other_thread_counts);
     tcase_add_test(tc, test_growth_between_steps);
+    tcase_add_test(tc, test_predator_index);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("hook");

@@ -283,6 +283,174 @@ END_TEST
 START_TEST(grid_reference_matches_naive_torus) { grid_reference_case(true, 22); }
 END_TEST
 
+/* Crowds of very different reaches in one world: the grid's cells follow the smallest, the
+ * others walk wider blocks (up to the grid's limit of cells each side, past which cells grow),
+ * walled and on a torus with agents crowding the seams; the accelerations and neighbour counts
+ * must still be the naive reference's. */
+START_TEST(mixed_radii_walled) {
+    scenario s = make(110.0f, 75.0f, false, 3000);
+    add_crowd(&s, 1.2f, 0.6f, 300.0f);
+    add_crowd(&s, 4.0f, 1.5f, 270.0f);
+    add_crowd(&s, 9.0f, 2.0f, 360.0f);
+    add_crowd(&s, 2.5f, 5.5f, 120.0f);
+    fill_random(&s, 31);
+    check_against_reference(&s, 2);
+    release(&s);
+}
+END_TEST
+
+START_TEST(mixed_radii_torus) {
+    scenario s = make(60.0f, 45.0f, true, 2500);
+    add_crowd(&s, 1.0f, 0.5f, 270.0f);
+    add_crowd(&s, 3.0f, 1.5f, 360.0f);
+    add_crowd(&s, 7.5f, 3.0f, 200.0f);
+    fill_random(&s, 32);
+    for (uint32_t i = 0; i < s.n; i += 3) {
+        float e = rnd(98, i, 0, 0.0f, 2.0f);
+        if (i % 2 == 0) s.px[i] = (i % 4 == 0) ? e : s.width - e;
+        else s.py[i] = (i % 4 == 1) ? e : s.height - e;
+    }
+    check_against_reference(&s, 3);
+    release(&s);
+}
+END_TEST
+
+/* A torus narrower than the long reach's block: 17 x 16 m with a 8 m reach and a 1 m one
+ * (cells of 2 m, 8 columns, a block of 9 for the long reach: whole rows, each cell once). */
+START_TEST(mixed_radii_narrow_torus) {
+    scenario s = make(17.0f, 16.0f, true, 300);
+    add_crowd(&s, 1.0f, 0.8f, 360.0f);
+    add_crowd(&s, 8.0f, 2.0f, 270.0f);
+    fill_random(&s, 33);
+    check_against_reference(&s, 2);
+    release(&s);
+}
+END_TEST
+
+/* The flight from predators, looked up in the predator index, against brute force over all
+ * agents: only the flee term acts (separation, alignment and cohesion weigh 0; no targets, no
+ * terrain), so each agent's acceleration is its flee steering, computed here from the
+ * definition (sum of -d / |d|^2 over agents of its flee types within flee_radius, nearest image
+ * on a torus, seen all around). Crowd 0 flees types 2 and 3 over 7 m; crowd 1 (type 2) flees
+ * its own type over 4 m, so it is in the index it queries and must not flee itself. */
+static void flee_case(bool wrap, uint64_t seed) {
+    const float W = 70.0f, H = 55.0f;
+    th_world_def wd = th_default_world_def();
+    wd.width = W;
+    wd.height = H;
+    wd.bounds = wrap ? TH_BOUNDS_WRAP : TH_BOUNDS_WALLS;
+    wd.threads = 2;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    const uint32_t types[3] = {1, 2, 3}, flee[3] = {(1u << 2) | (1u << 3), 1u << 2, 0};
+    const float radius[3] = {7.0f, 4.0f, 12.0f};
+    const uint32_t count[3] = {2000, 10, 6};
+    th_crowd_def defs[3];
+    for (int c = 0; c < 3; c++) {
+        th_crowd_def d = th_default_crowd_def();
+        d.type = types[c];
+        d.flee_types = flee[c];
+        d.flee_radius = radius[c];
+        d.flee_weight = 1.5f + (float)c;
+        d.separation_weight = d.alignment_weight = d.cohesion_weight = 0.0f;
+        d.max_speed = 3.0f + (float)c;
+        d.max_force = 5.0f + (float)c;
+        defs[c] = d;
+        ck_assert_int_eq(th_world_add_crowd(w, &d, &err), c);
+    }
+    uint32_t n = 0;
+    for (int c = 0; c < 3; c++) {
+        for (uint32_t k = 0; k < count[c]; k++, n++) {
+            th_vec2 p = th_v2(rnd(seed, n, 0, 0.0f, W), rnd(seed, n, 1, 0.0f, H));
+            if (k % 5 == 0) p.x = rnd(seed, n, 2, 0.0f, 1.5f); /* near the seam */
+            th_vec2 v = th_v2(rnd(seed, n, 3, -2.0f, 2.0f), rnd(seed, n, 4, -2.0f, 2.0f));
+            ck_assert(th_world_add_agent(w, (uint32_t)c, p, v, &err) == n);
+        }
+    }
+    th_agent_state *st = malloc(n * sizeof *st);
+    ck_assert_ptr_nonnull(st);
+    for (uint32_t i = 0; i < n; i++) ck_assert(th_world_get_agent(w, i, &st[i]));
+    th_world_step(w);
+    uint32_t fleeing = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t c = st[i].crowd;
+        const th_crowd_def *d = &defs[c];
+        double sx = 0.0, sy = 0.0;
+        uint32_t preds = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            if (!((d->flee_types >> types[st[j].crowd]) & 1u)) continue;
+            float dx = st[j].position.x - st[i].position.x;
+            float dy = st[j].position.y - st[i].position.y;
+            if (wrap) {
+                dx = dx > 0.5f * W ? dx - W : (dx < -0.5f * W ? dx + W : dx);
+                dy = dy > 0.5f * H ? dy - H : (dy < -0.5f * H ? dy + H : dy);
+            }
+            const float d2 = dx * dx + dy * dy;
+            if (!(d2 > 0.0f && d2 < d->flee_radius * d->flee_radius)) continue;
+            sx -= dx / (double)d2;
+            sy -= dy / (double)d2;
+            preds++;
+        }
+        double ax = 0.0, ay = 0.0;
+        if (preds > 0) {
+            const double l = hypot(sx, sy);
+            double ex = sx / l * d->max_speed - st[i].velocity.x;
+            double ey = sy / l * d->max_speed - st[i].velocity.y;
+            double el = hypot(ex, ey);
+            if (el > d->max_force) ex *= d->max_force / el, ey *= d->max_force / el;
+            ax = ex * d->flee_weight;
+            ay = ey * d->flee_weight;
+            double al = hypot(ax, ay);
+            if (al > d->max_force) ax *= d->max_force / al, ay *= d->max_force / al;
+            fleeing++;
+        }
+        th_agent_state a;
+        ck_assert(th_world_get_agent(w, i, &a));
+        const double tol = 1e-4 * fmax(1.0, hypot(ax, ay));
+        ck_assert_msg(fabs(a.acceleration.x - ax) <= tol && fabs(a.acceleration.y - ay) <= tol,
+                      "agent %u (crowd %u, %u predators): engine (%.7g, %.7g) brute force "
+                      "(%.7g, %.7g)",
+                      i, c, preds, (double)a.acceleration.x, (double)a.acceleration.y, ax, ay);
+    }
+    /* The scenario must make many flee, and leave many out of reach. */
+    ck_assert_uint_gt(fleeing, n / 4);
+    ck_assert_uint_lt(fleeing, n - n / 10);
+    free(st);
+    th_world_destroy(w);
+}
+
+START_TEST(flee_matches_brute_force_walled) { flee_case(false, 41); }
+END_TEST
+
+START_TEST(flee_matches_brute_force_torus) { flee_case(true, 42); }
+END_TEST
+
+/* The hawks scene (3,000 pigeons with a 12 m flee radius, two hawks): agents inspect at most
+ * 3x as many candidates as the neighbours they see. Counted by the engine, not timed. */
+START_TEST(hawks_candidates_bounded) {
+    th_error err;
+    th_scene_info info;
+    th_scene_opts o = {.threads = 2};
+    th_world *w = th_scene_load(THRONG_SCENES_DIR "/hawks.yaml", &o, &info, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    double cand = 0.0, seen = 0.0;
+    for (int step = 1; step <= 240; step++) {
+        th_world_step(w);
+        const th_world_stats st = th_world_get_stats(w);
+        ck_assert(st.mean_neighbors > 5.0);
+        ck_assert_msg(st.mean_candidates <= 3.0 * st.mean_neighbors,
+                      "step %d: %.1f candidates for %.1f seen", step, st.mean_candidates,
+                      st.mean_neighbors);
+        cand += st.mean_candidates;
+        seen += st.mean_neighbors;
+    }
+    fprintf(stderr, "test_boids: hawks, %.1f candidates per agent for %.1f seen\n", cand / 240,
+            seen / 240);
+    th_world_destroy(w);
+}
+END_TEST
+
 /* Hash of a library scene (at most 3,000 agents) after 60 steps on 3 threads. */
 static uint64_t scene_hash(const char *path) {
     th_error err;
@@ -353,6 +521,12 @@ int main(void) {
     tcase_add_test(tc, grid_reference_matches_naive_walled);
     tcase_add_test(tc, grid_reference_matches_naive_torus);
     tcase_add_test(tc, kernel_copies_bit_identical);
+    tcase_add_test(tc, mixed_radii_walled);
+    tcase_add_test(tc, mixed_radii_torus);
+    tcase_add_test(tc, mixed_radii_narrow_torus);
+    tcase_add_test(tc, flee_matches_brute_force_walled);
+    tcase_add_test(tc, flee_matches_brute_force_torus);
+    tcase_add_test(tc, hawks_candidates_bounded);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

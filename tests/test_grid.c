@@ -269,6 +269,116 @@ static uint64_t check_neighbours(const th_grid *g, const points *p, float r) {
     return pairs;
 }
 
+/* Distance squared from i to j in double; on a torus of W x H, to j's nearest image. */
+static double dist2(const points *p, uint32_t i, uint32_t j, bool wrap, double W, double H) {
+    double dx = (double)p->x[j] - (double)p->x[i];
+    double dy = (double)p->y[j] - (double)p->y[i];
+    if (wrap) {
+        dx = dx > 0.5 * W ? dx - W : (dx < -0.5 * W ? dx + W : dx);
+        dy = dy > 0.5 * H ? dy - H : (dy < -0.5 * H ? dy + H : dy);
+    }
+    return dx * dx + dy * dy;
+}
+
+/* The (2k+1)^2 block query, th_grid_block, filtered by distance, against brute force: every
+ * point within r of query i is in one of the spans, none is in two. */
+static uint64_t check_block(const th_grid *g, const points *p, int32_t k, double r, bool wrap) {
+    const uint32_t n = p->n;
+    const double W = (double)g->cell_w * g->nx, H = (double)g->cell_h * g->ny, r2 = r * r;
+    uint32_t *mark = calloc(n ? n : 1, sizeof *mark);
+    ck_assert(mark);
+    uint32_t step = n > 700 ? n / 700 : 1;
+    uint64_t pairs = 0;
+    for (uint32_t i = 0; i < n; i += step) {
+        const uint32_t stamp = i + 1;
+        th_grid_span spans[TH_GRID_MAX_SPANS];
+        const uint32_t ns = th_grid_block(g, (int32_t)(g->key[i] % (uint32_t)g->nx),
+                                          (int32_t)(g->key[i] / (uint32_t)g->nx), k, wrap, spans);
+        CHECK(ns <= TH_GRID_MAX_SPANS);
+        uint32_t found = 0;
+        for (uint32_t s = 0; s < ns; s++) {
+            CHECK(spans[s].begin <= spans[s].end && spans[s].end <= n);
+            for (uint32_t q = spans[s].begin; q < spans[s].end; q++) {
+                const uint32_t j = g->order[q];
+                CHECK_MSG(mark[j] != stamp, "k %d wrap %d: point %u found twice for %u", k,
+                          (int)wrap, j, i);
+                mark[j] = stamp;
+                if (j != i && dist2(p, i, j, wrap, W, H) <= r2) found++;
+            }
+        }
+        uint32_t brute = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            if (j == i || dist2(p, i, j, wrap, W, H) > r2) continue;
+            brute++;
+            CHECK_MSG(mark[j] == stamp,
+                      "k %d wrap %d: query %u (%.9g, %.9g) missed %u (%.9g, %.9g) at %.9g <= %g", k,
+                      (int)wrap, i, (double)p->x[i], (double)p->y[i], j, (double)p->x[j],
+                      (double)p->y[j], sqrt(dist2(p, i, j, wrap, W, H)), r);
+        }
+        CHECK_MSG(found == brute, "k %d: block found %u, brute force %u", k, found, brute);
+        pairs += brute;
+    }
+    free(mark);
+    return pairs;
+}
+
+/* Queries of several radii on one grid (the world's case: cells sized by the smallest reach,
+ * crowds with longer ones walking wider blocks), walled and on a torus: for k = 1 ..
+ * TH_GRID_MAX_REACH cells and radii from a fraction of a cell to just under k cells (the world
+ * keeps a 1e-4 margin: reach * 1.0001 <= k cells), including points on cell borders and at
+ * the edges. On a torus the world is at least twice the radius on each side, as the world
+ * enforces; narrower tori than 2k+1 cells take whole rows and columns. */
+START_TEST(test_block_query_mixed_radii) {
+    const geometry geos[] = {
+        {0.0f, 0.0f, 1.0f, 1.0f, 24, 20},
+        {0.0f, 0.0f, 0.7f, 1.3f, 31, 9},   /* unequal cells; 9 rows: k = 4 takes all rows */
+        {0.0f, 0.0f, 1.0f / 3.0f, 1.0f / 3.0f, 7, 40},
+        {3.0f, -2.0f, 2.5f, 2.5f, 12, 12}, /* non-zero origin */
+    };
+    uint64_t total = 0;
+    for (size_t gi = 0; gi < sizeof geos / sizeof geos[0]; gi++) {
+        const geometry *geo = &geos[gi];
+        points p = {0};
+        gen_uniform(&p, geo, 2500, 0x51u + gi);
+        gen_blobs(&p, geo, 400, 0x77u + gi);
+        gen_borders(&p, geo);
+        /* On a torus every position lies inside the world: keep those (the grid clamps the
+         * rest into edge cells, which only a walled world has). */
+        points in = {0};
+        const float X = extent_x(geo), Y = extent_y(geo);
+        for (uint32_t i = 0; i < p.n; i++) {
+            if (p.x[i] >= geo->ox && p.x[i] < X && p.y[i] >= geo->oy && p.y[i] < Y)
+                push(&in, p.x[i], p.y[i]);
+        }
+        th_pool *pool = th_pool_create(2);
+        ck_assert_ptr_nonnull(pool);
+        for (int wrap = 0; wrap < 2; wrap++) {
+            const points *q = wrap ? &in : &p;
+            th_grid g;
+            ck_assert_int_eq(th_grid_init(&g, geo->ox, geo->oy, geo->cw, geo->ch, geo->nx,
+                                          geo->ny, q->n, 2),
+                             0);
+            th_grid_build(&g, pool, q->x, q->y, q->n);
+            const double c = geo->cw < geo->ch ? geo->cw : geo->ch;
+            const double W = (double)geo->cw * geo->nx, H = (double)geo->ch * geo->ny;
+            for (int32_t k = 1; k <= TH_GRID_MAX_REACH; k++) {
+                const double radii[] = {(k - 0.6) * c, (k - 0.01) * c, k * c / 1.0001};
+                for (size_t ri = 0; ri < 3; ri++) {
+                    const double r = radii[ri];
+                    if (!(r > 0.0) || (wrap && (2.0 * r > W || 2.0 * r > H))) continue;
+                    total += check_block(&g, q, k, r, wrap != 0);
+                }
+            }
+            th_grid_free(&g);
+        }
+        th_pool_destroy(pool);
+        free_points(&in);
+        free_points(&p);
+    }
+    ck_assert_uint_gt(total, 10000);
+}
+END_TEST
+
 /* ---- driver --------------------------------------------------------------------------- */
 
 static const uint32_t k_pools[] = {1, 2, 5};
@@ -552,6 +662,7 @@ static Suite *grid_suite(void) {
     tcase_add_test(tc, test_rebuild_after_motion);
     tcase_add_test(tc, test_init_rejects_bad_sizes);
     tcase_add_test(tc, test_sorted_input_narrow_windows);
+    tcase_add_test(tc, test_block_query_mixed_radii);
     suite_add_tcase(s, tc);
     return s;
 }

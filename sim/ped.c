@@ -41,7 +41,7 @@
 /* Weight of the sideways step around a slower walker ahead, against the unit goal direction. */
 #define TH_PED_OVERTAKE 0.5f
 
-/* Neighbours within reach of one agent, gathered from its 3x3 block of grid cells by a cheap
+/* Neighbours within reach of one agent, gathered from its block of grid cells (th_grid_block) by a cheap
  * first pass so that the two passes of the model walk a short list. At the densest packing of
  * 0.2 m bodies (7 per m2) a 1.7 m reach holds about 60 agents; past TH_PED_NEAR the nearest
  * are not preferred, the first in storage order are kept (deterministic, and never reached
@@ -186,17 +186,19 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         }
 
         /* Gather the neighbours within reach. */
-        th_range ranges[6];
-        const uint32_t nr = th_block_ranges(g, w->cell[i], wrap, ranges);
+        th_grid_span spans[TH_GRID_MAX_SPANS];
+        const uint32_t cell = w->cell[i], nx = (uint32_t)g->nx;
+        const uint32_t ns = th_grid_block(g, (int32_t)(cell % nx), (int32_t)(cell / nx), c->block,
+                                          wrap, spans);
         const float reach2 = c->ped_reach * c->ped_reach;
         const float seen2 = fminf(c->neighbor_r2, reach2); /* neighbours reported */
         const bool near_seam = wrap && !(p.x >= c->ped_reach && p.x <= W - c->ped_reach &&
                                          p.y >= c->ped_reach && p.y <= H - c->ped_reach);
         uint32_t n_cand = 0, seen = 0;
         nb.n = 0;
-        for (uint32_t k = 0; k < nr; k++) {
-            n_cand += ranges[k].end - ranges[k].begin;
-            gather(a, ranges[k].begin, ranges[k].end, i, p.x, p.y, reach2, seen2, near_seam, W, H,
+        for (uint32_t k = 0; k < ns; k++) {
+            n_cand += spans[k].end - spans[k].begin;
+            gather(a, spans[k].begin, spans[k].end, i, p.x, p.y, reach2, seen2, near_seam, W, H,
                    &nb, &seen);
         }
         for (uint32_t k = 0; k < nb.n; k++) nb.l[k] = ri + w->crowd_radius[a->crowd[nb.j[k]]];

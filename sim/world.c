@@ -148,9 +148,9 @@ static int32_t block_cells(const th_grid *g, float reach) {
 
 /* (Re)build the grids for the current capacity and crowds.
  *
- * Main grid: the pedestrian gather, the contacts phase and the validator walk 3x3 blocks, so a
- * cell is at least interaction_radius (their reach). Boids walk (2k+1)^2 blocks sized by each
- * crowd's own reach: cells are the smallest boids reach / TH_GRID_SPLIT, but at least the
+ * Main grid: the contacts phase and the validator walk 3x3 blocks, so a cell is at least
+ * interaction_radius (their reach). Boids and pedestrians walk (2k+1)^2 blocks sized by each
+ * crowd's own reach: cells are the smallest such reach / TH_GRID_SPLIT, but at least the
  * largest / TH_GRID_MAX_REACH so that no block exceeds TH_GRID_MAX_REACH cells each side. One
  * crowd with a long reach thus costs its own agents a wider block, not everyone a coarser grid
  * (a single grid sized by the largest radius made every agent of the hawks scene inspect 812
@@ -164,7 +164,7 @@ static bool setup_grid(th_world *w) {
     float small = 0.0f, large = 0.0f;
     for (uint32_t c = 0; c < w->crowd_count; c++) {
         const th_crowd_rt *rt = &w->crowd_rt[c];
-        if (rt->ped || !(rt->block_reach > 0.0f)) continue;
+        if (!(rt->block_reach > 0.0f)) continue;
         if (small == 0.0f || rt->block_reach < small) small = rt->block_reach;
         if (rt->block_reach > large) large = rt->block_reach;
     }
@@ -465,9 +465,8 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
      * pushes of the rounds (at most a body's radius). */
     const float contact_reach = 3.0f * d.body_radius + 2.0f * d.max_speed * w->def.timestep;
     if (d.body_radius > 0.0f && contact_reach > reach) reach = contact_reach;
-    /* What a 3x3 block of main-grid cells must hold: the pedestrian gather and the contacts. */
-    float near = ped_reach;
-    if (d.body_radius > 0.0f && contact_reach > near) near = contact_reach;
+    /* What a 3x3 block of main-grid cells must hold: the contacts. */
+    const float near = d.body_radius > 0.0f ? contact_reach : 0.0f;
     if (w->wrap && (2.0f * reach > w->def.width || 2.0f * reach > w->def.height)) {
         th_error_set(err, "a wrap-around world must be at least twice the largest radius (%g m) "
                   "on each side", (double)reach);
@@ -482,7 +481,7 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .neighbor_r2 = d.neighbor_radius * d.neighbor_radius,
         .separation_r2 = d.separation_radius * d.separation_radius,
         .sense_r2 = block_reach * block_reach,
-        .block_reach = block_reach,
+        .block_reach = d.model == TH_MODEL_PEDESTRIAN ? ped_reach : block_reach,
         .block = 1,
         .cos_half_fov = cosf(half),
         .omni = d.fov_deg >= 360.0f,

@@ -35,8 +35,9 @@ typedef struct th_crowd_rt {
     float neighbor_r2;   /* neighbour radius squared */
     float separation_r2; /* separation radius squared */
     float sense_r2;      /* block_reach squared: nothing farther is looked at in the block */
-    float block_reach;   /* metres the boids block query must cover: neighbour, separation and
-                            leader radii (not the flee radius: predators have their own index) */
+    float block_reach;   /* metres the block query must cover. Boids: neighbour, separation and
+                            leader radii (not the flee radius: predators have their own index);
+                            pedestrians: the model's reach, ped_reach */
     int32_t block;       /* grid cells walked on each side of the agent's cell for block_reach */
     float cos_half_fov;  /* cosine of half the view angle */
     bool omni;           /* view angle of 360 degrees: the cone test is skipped */
@@ -145,8 +146,8 @@ struct th_world {
     th_crowd_rt crowd_rt[TH_MAX_CROWDS];
     float crowd_radius[TH_MAX_CROWDS]; /* body radius per crowd, for the neighbour loops */
     uint32_t crowd_count;
-    float interaction_radius; /* largest reach a 3x3 block of cells must hold (pedestrian
-                                 gather, contacts): the grid cell size is at least this */
+    float interaction_radius; /* largest reach a 3x3 block of cells must hold (contacts,
+                                 validation): the grid cell size is at least this */
 
     th_grid grid;
     /* Predators: agents whose type some crowd flees, indexed apart in a grid of cells at least

@@ -257,6 +257,88 @@ START_TEST(blocks_leave_nobody_inside_walls) {
 }
 END_TEST
 
+/* Bodies and walls that appear under them. A world of 0.5 m cells, all open, with pedestrians
+ * (0.2 m bodies) placed in and around a rectangle that a block event then walls: agents inside
+ * it move to open cells, several of them onto the same one, and agents outside it may stand
+ * with their bodies over its edge. After the step no body may overlap a wall, checked against
+ * every blocked cell by brute force, nor another body beyond the validated bound, and
+ * validation (run inside the step) must have found nothing. Cases: one cell beside an agent
+ * whose body reaches into it; one cell with an agent inside; a 6 x 6 block with an agent in
+ * every cell; a wall across the world that leaves a corridor one cell (0.5 m) wide; a
+ * 2 x 2 block by a world edge (set through th_world_set_cell before the first step). */
+START_TEST(blocks_keep_bodies_out_of_walls) {
+    enum { COLS = 40, ROWS = 24 };
+    const float cs = 0.5f, r = 0.2f;
+    th_world_def d = th_default_world_def();
+    d.width = COLS * cs;
+    d.height = ROWS * cs;
+    d.cell_size = cs;
+    d.threads = 2;
+    th_error err;
+    th_world *w = th_world_create(&d, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.body_radius = r;
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    static const int32_t rects[][4] = {
+        {10, 10, 10, 10}, {10, 10, 10, 10}, {10, 6, 15, 11}, {0, 8, 38, 11}, {0, 0, 1, 1},
+    };
+    const int32_t *b = rects[_i];
+    if (_i == 0) { /* centre 0.15 m left of the cell: the body reaches 0.05 m into it */
+        ck_assert(th_world_add_agent(w, 0, th_v2(10 * cs - 0.15f, 10.5f * cs), th_v2(0, 0), &err) != TH_INVALID_AGENT);
+    } else if (_i == 4) { /* in the corner cell and beside the block */
+        ck_assert(th_world_add_agent(w, 0, th_v2(0.3f, 0.3f), th_v2(0, 0), &err) != TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(w, 0, th_v2(2 * cs + 0.1f, 0.5f), th_v2(0, 0), &err) != TH_INVALID_AGENT);
+    } else {
+        uint64_t rng = 41 + (uint64_t)_i;
+        for (int32_t y = b[1]; y <= b[3]; y++) {
+            for (int32_t x = b[0]; x <= b[2]; x++) {
+                if (_i == 3 && (x + y) % 3 != 0) continue; /* a third of the cells: room to go */
+                float fx = 0.3f + 0.4f * (float)(splitmix64(&rng) % 1000) / 1000.0f;
+                float fy = 0.3f + 0.4f * (float)(splitmix64(&rng) % 1000) / 1000.0f;
+                ck_assert(th_world_add_agent(w, 0, th_v2(((float)x + fx) * cs, ((float)y + fy) * cs),
+                                             th_v2(0, 0), &err) != TH_INVALID_AGENT);
+            }
+        }
+    }
+    th_world_set_validation(w, true);
+    if (_i == 4) {
+        for (int32_t y = b[1]; y <= b[3]; y++)
+            for (int32_t x = b[0]; x <= b[2]; x++) ck_assert(th_world_set_cell(w, x, y, TH_CELL_WALL, 1, &err));
+    } else {
+        th_world_step(w);
+        ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
+        ck_assert(th_world_block_cells(w, b[0], b[1], b[2], b[3], &err));
+    }
+    for (int s = 0; s < 3; s++) {
+        th_world_step(w);
+        ck_assert_msg(th_world_validation_error(w) == NULL, "step %d: %s", s, th_world_validation_error(w));
+        th_agent_view v = th_world_agents(w);
+        th_world_stats st = th_world_get_stats(w);
+        ck_assert_uint_eq(st.buried, 0);
+        ck_assert_uint_eq(v.count + st.sheltered, st.spawned);
+        for (uint32_t k = 0; k < v.count; k++) {
+            for (int32_t y = 0; y < ROWS; y++) {
+                for (int32_t x = 0; x < COLS; x++) {
+                    if (th_world_cell(w, x, y, NULL) == TH_CELL_OPEN) continue;
+                    float qx = fminf(fmaxf(v.px[k], (float)x * cs), (float)(x + 1) * cs);
+                    float qy = fminf(fmaxf(v.py[k], (float)y * cs), (float)(y + 1) * cs);
+                    float dist = hypotf(v.px[k] - qx, v.py[k] - qy);
+                    CHECK_MSG(dist >= 0.99f * r, "step %d: body of agent %u at (%g, %g) overlaps cell (%d, %d) by %.3f m",
+                              s, v.id[k], (double)v.px[k], (double)v.py[k], x, y, (double)(r - dist));
+                }
+            }
+            for (uint32_t j = k + 1; j < v.count; j++) {
+                float overlap = 2.0f * r - hypotf(v.px[k] - v.px[j], v.py[k] - v.py[j]);
+                CHECK_MSG(overlap <= TH_MAX_OVERLAP * 2.0f * r, "step %d: agents %u and %u overlap by %.3f m",
+                          s, v.id[k], v.id[j], (double)overlap);
+            }
+        }
+    }
+    th_world_destroy(w);
+}
+END_TEST
+
 /* Regression: a whole-map block searched up to 64 rings per trapped agent, serially (0.8 ms
  * each; 20 s for three steps of a 2,000-agent scene), and left the farther ones inside the
  * wall. A 1,024 x 1,024 map with a one-cell open border, blocked whole: 50,000 agents move in
@@ -787,6 +869,7 @@ int main(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, blocks_leave_nobody_inside_walls, 0, 5);
     tcase_add_test(tc, block_of_a_whole_map_is_fast_and_deterministic);
+    tcase_add_loop_test(tc, blocks_keep_bodies_out_of_walls, 0, 5);
     suite_add_tcase(s, tc);
     tc = tcase_create("api");
     tcase_set_timeout(tc, 300);

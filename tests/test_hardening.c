@@ -398,6 +398,45 @@ START_TEST(block_of_a_whole_map_is_fast_and_deterministic) {
 }
 END_TEST
 
+/* ---- pedestrians, contacts and measurement (tests/mutation/ survivors) ---------------------- */
+
+/* Two pedestrians of a crowd walking east in an open 40 m world (no walls near), at rest, the
+ * second 1.2 m ahead of the first and `side` metres to its north. Their discs (0.4 m together)
+ * are too far apart for the neighbour push (gap over 7 repulsion ranges), so the first one's
+ * path depends only on whether it takes the second for "ahead": within a contact distance of
+ * its line of walking. Returns the first one's velocity after one step. */
+static th_vec2 walk_behind(float side) {
+    th_world_def d = th_default_world_def();
+    d.width = d.height = 40.0f;
+    th_error err;
+    th_world *w = th_world_create(&d, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.heading = th_v2(1, 0);
+    cd.desired_speed_sd = 0.0f;
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    th_agent_id a = th_world_add_agent(w, 0, th_v2(20, 20), th_v2(0, 0), &err);
+    ck_assert(th_world_add_agent(w, 0, th_v2(21.2f, 20 + side), th_v2(0, 0), &err) != TH_INVALID_AGENT);
+    th_world_step(w);
+    th_agent_state st;
+    ck_assert(th_world_get_agent(w, a, &st));
+    th_world_destroy(w);
+    return st.velocity;
+}
+
+/* Overtaking: a walker held back by someone ahead steps aside, away from the side that one is
+ * on. "Ahead" is anyone whose disc meets the walker's line of walking: lateral offsets below
+ * the contact distance (0.4 m here), 0.3 m included; at 0.5 m the walker goes straight on. */
+START_TEST(pedestrian_steps_aside_for_anyone_on_its_line) {
+    th_vec2 v = walk_behind(0.3f);
+    CHECK_MSG(v.y < -1e-3f, "held back by someone 0.3 m to its left, it went (%g, %g)", (double)v.x, (double)v.y);
+    v = walk_behind(-0.3f);
+    CHECK_MSG(v.y > 1e-3f, "held back by someone 0.3 m to its right, it went (%g, %g)", (double)v.x, (double)v.y);
+    v = walk_behind(0.5f);
+    CHECK_MSG(v.y == 0.0f && v.x > 0.0f, "nobody on its line, it went (%g, %g)", (double)v.x, (double)v.y);
+}
+END_TEST
+
 /* ---- magnitudes at the API -------------------------------------------------------------- */
 
 /* Regression: a finite target velocity of 3e38 m/s was accepted; intercepting leaders aimed at
@@ -895,6 +934,7 @@ int main(void) {
     suite_add_tcase(s, tc);
     tc = tcase_create("api");
     tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, pedestrian_steps_aside_for_anyone_on_its_line);
     tcase_add_test(tc, target_magnitudes_are_bounded);
     tcase_add_test(tc, agent_velocity_is_bounded);
     tcase_add_test(tc, queries_refuse_points_off_the_world);

@@ -437,6 +437,35 @@ START_TEST(pedestrian_steps_aside_for_anyone_on_its_line) {
 }
 END_TEST
 
+/* Speeding up: a lone walker from rest approaches its desired speed v0 as the driving term
+ * (v0 - v) / tau of the social force model does, stepped explicitly: after n steps of dt its
+ * speed is v0 (1 - (1 - dt / tau)^n), not v0 at once. */
+START_TEST(pedestrian_speeds_up_with_its_relaxation_time) {
+    th_world_def d = th_default_world_def();
+    d.width = d.height = 40.0f;
+    th_error err;
+    th_world *w = th_world_create(&d, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.heading = th_v2(0, 1);
+    cd.desired_speed_sd = 0.0f;
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    th_agent_id a = th_world_add_agent(w, 0, th_v2(20, 10), th_v2(0, 0), &err);
+    double keep = 1.0, ratio = 1.0 - (double)d.timestep / (double)cd.relaxation;
+    for (int n = 1; n <= 30; n++) {
+        th_world_step(w);
+        keep *= ratio;
+        th_agent_state st;
+        ck_assert(th_world_get_agent(w, a, &st));
+        double want = (double)cd.desired_speed * (1.0 - keep);
+        double got = hypot((double)st.velocity.x, (double)st.velocity.y);
+        CHECK_MSG(fabs(got - want) <= 1e-4 * cd.desired_speed, "step %d: speed %g, expected %g", n, got, want);
+        CHECK_MSG(st.velocity.x == 0.0f, "step %d: it turned (%g, %g)", n, (double)st.velocity.x, (double)st.velocity.y);
+    }
+    th_world_destroy(w);
+}
+END_TEST
+
 /* ---- magnitudes at the API -------------------------------------------------------------- */
 
 /* Regression: a finite target velocity of 3e38 m/s was accepted; intercepting leaders aimed at
@@ -935,6 +964,7 @@ int main(void) {
     tc = tcase_create("api");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, pedestrian_steps_aside_for_anyone_on_its_line);
+    tcase_add_test(tc, pedestrian_speeds_up_with_its_relaxation_time);
     tcase_add_test(tc, target_magnitudes_are_bounded);
     tcase_add_test(tc, agent_velocity_is_bounded);
     tcase_add_test(tc, queries_refuse_points_off_the_world);

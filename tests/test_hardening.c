@@ -466,6 +466,94 @@ START_TEST(pedestrian_speeds_up_with_its_relaxation_time) {
 }
 END_TEST
 
+/* A walker in an overlap with the one ahead of it stops: the spacing speed (gap - contact
+ * distance) / time gap is negative there and is floored at 0, never walked backwards. With no
+ * neighbour push (repulsion 0) the first walker's heading stays east, the second overlaps it
+ * by 0.15 m straight ahead: after the step its velocity is exactly 0 (the contacts phase then
+ * pushes it back, which takes nothing away from a velocity of 0). */
+START_TEST(pedestrian_never_walks_backwards) {
+    th_world_def d = th_default_world_def();
+    d.width = d.height = 40.0f;
+    th_error err;
+    th_world *w = th_world_create(&d, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.heading = th_v2(1, 0);
+    cd.desired_speed_sd = 0.0f;
+    cd.repulsion = 0.0f;
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    th_agent_id a = th_world_add_agent(w, 0, th_v2(20, 20), th_v2(0, 0), &err);
+    ck_assert(th_world_add_agent(w, 0, th_v2(20.25f, 20), th_v2(0, 0), &err) != TH_INVALID_AGENT);
+    th_world_step(w);
+    th_agent_state st;
+    ck_assert(th_world_get_agent(w, a, &st));
+    CHECK_MSG(st.velocity.x == 0.0f && st.velocity.y == 0.0f, "it moved at (%g, %g)",
+              (double)st.velocity.x, (double)st.velocity.y);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* A body walking into a wall is pushed back out by the contacts phase, and its velocity loses
+ * the part that drove into the wall and keeps the part along it (an observer sees it slide).
+ * A wall column at x in [10, 10.5] of 0.5 m cells; a walker 5 mm from touching it walks at
+ * its desired speed toward north-east (no wall push: wall_repulsion 0). After the step: the
+ * body is off the wall, and the velocity is about the old one projected on the wall,
+ * (0, v0 / sqrt 2): the model's own step and the slide leave it at (0.08, 1.02) here, where
+ * keeping the part that drove into the wall would leave (0.95, 0.95). */
+START_TEST(contact_with_a_wall_keeps_the_sliding_velocity) {
+    th_world_def d = th_default_world_def();
+    d.width = d.height = 20.0f;
+    d.cell_size = 0.5f;
+    th_error err;
+    th_world *w = th_world_create(&d, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    for (int32_t y = 0; y < 40; y++) ck_assert(th_world_set_cell(w, 20, y, TH_CELL_WALL, 1, &err));
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.heading = th_v2(1, 1);
+    cd.desired_speed_sd = 0.0f;
+    cd.wall_repulsion = 0.0f;
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    const float v0 = cd.desired_speed, s = v0 / sqrtf(2.0f);
+    th_agent_id a = th_world_add_agent(w, 0, th_v2(10.0f - 0.205f, 10), th_v2(s, s), &err);
+    th_world_step(w);
+    th_agent_state st;
+    ck_assert(th_world_get_agent(w, a, &st));
+    CHECK_MSG(st.position.x <= 10.0f - 0.99f * cd.body_radius, "the body overlaps the wall at x = %g", (double)st.position.x);
+    CHECK_MSG(fabsf(st.velocity.x) <= 0.1f * s && st.velocity.y >= 0.9f * s,
+              "velocity (%g, %g), expected about (0, %g)", (double)st.velocity.x, (double)st.velocity.y, (double)s);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* A body the contacts phase pushes into an open bunker is sheltered in that step, like one
+ * that walks in. A fleeing walker at rest stands 1 mm west of a bunker cell's edge (its first
+ * step, speeding up from rest, covers under 1 mm); a standing body of another crowd overlaps
+ * it from the west by 0.1 m, and the push apart carries the walker's centre into the bunker. */
+START_TEST(a_body_pushed_into_a_bunker_is_sheltered) {
+    th_world_def d = th_default_world_def();
+    d.width = d.height = 20.0f;
+    d.cell_size = 1.0f;
+    th_error err;
+    th_world *w = th_world_create(&d, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    ck_assert(th_world_add_bunker(w, &(th_bunker_def){.name = "b", .x0 = 10, .y0 = 8, .x1 = 10, .y1 = 12}, &err) >= 0);
+    th_crowd_def flee = th_default_pedestrian_def();
+    flee.behavior = TH_BEHAVIOR_FLEE;
+    flee.desired_speed_sd = 0.0f;
+    th_crowd_def stand = th_default_pedestrian_def();
+    stand.name = "standing";
+    ck_assert_int_eq(th_world_add_crowd(w, &flee, &err), 0);
+    ck_assert_int_eq(th_world_add_crowd(w, &stand, &err), 1);
+    ck_assert(th_world_add_agent(w, 0, th_v2(9.999f, 10.5f), th_v2(0, 0), &err) != TH_INVALID_AGENT);
+    ck_assert(th_world_add_agent(w, 1, th_v2(9.999f - 0.3f, 10.5f), th_v2(0, 0), &err) != TH_INVALID_AGENT);
+    th_world_step(w);
+    th_world_stats st = th_world_get_stats(w);
+    ck_assert_uint_eq(st.sheltered, 1);
+    ck_assert_uint_eq(st.agents, 1);
+    th_world_destroy(w);
+}
+END_TEST
+
 /* ---- magnitudes at the API -------------------------------------------------------------- */
 
 /* Regression: a finite target velocity of 3e38 m/s was accepted; intercepting leaders aimed at
@@ -965,6 +1053,9 @@ int main(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, pedestrian_steps_aside_for_anyone_on_its_line);
     tcase_add_test(tc, pedestrian_speeds_up_with_its_relaxation_time);
+    tcase_add_test(tc, pedestrian_never_walks_backwards);
+    tcase_add_test(tc, contact_with_a_wall_keeps_the_sliding_velocity);
+    tcase_add_test(tc, a_body_pushed_into_a_bunker_is_sheltered);
     tcase_add_test(tc, target_magnitudes_are_bounded);
     tcase_add_test(tc, agent_velocity_is_bounded);
     tcase_add_test(tc, queries_refuse_points_off_the_world);

@@ -7,9 +7,12 @@
 #include "output.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../sim/throng.h"
 
@@ -121,12 +124,48 @@ static void traj_header(const th_output *o, const th_world *w, const char *scene
     }
 }
 
-static FILE *open_out(const char *flag, const char *path, th_error *err) {
-    FILE *f = fopen(path, "w");
-    if (!f) set_err(err, "%s: cannot write '%s': ", flag, path);
-    if (!f && err) {
-        size_t n = strlen(err->message);
-        snprintf(err->message + n, sizeof err->message - n, "%s", strerror(errno));
+static void append_errno(th_error *err, int e) {
+    if (!err) return;
+    size_t n = strlen(err->message);
+    snprintf(err->message + n, sizeof err->message - n, ": %s", strerror(e));
+}
+
+/* An output file: created or replaced, a device (/dev/null, a terminal), or a FIFO a process
+ * already reads. The open does not block (a FIFO nobody reads made a plain fopen wait
+ * forever) and truncates only after the checks, so it never empties the scene file it was run
+ * on nor the file the other output writes (`same`, already open, or NULL). */
+static FILE *open_out(const char *flag, const char *path, const char *scene_path, FILE *same,
+                      th_error *err) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        int e = errno;
+        set_err(err, "%s: cannot write '%s'", flag, path);
+        if (e == ENXIO) {
+            if (err) snprintf(err->message + strlen(err->message), sizeof err->message - strlen(err->message),
+                              ": a FIFO or socket no process is reading");
+        } else {
+            append_errno(err, e);
+        }
+        return NULL;
+    }
+    struct stat st, other;
+    const char *why = NULL;
+    if (fstat(fd, &st) != 0) why = "cannot stat it";
+    else if (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode)) why = "not a file";
+    else if (scene_path && stat(scene_path, &other) == 0 && other.st_dev == st.st_dev &&
+             other.st_ino == st.st_ino)
+        why = "it is the scene file being run";
+    else if (same && fstat(fileno(same), &other) == 0 && other.st_dev == st.st_dev &&
+             other.st_ino == st.st_ino && S_ISREG(st.st_mode))
+        why = "--measure and --trajectories name the same file";
+    if (!why && S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) why = "cannot truncate it";
+    if (!why && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) why = "cannot make it blocking";
+    FILE *f = why ? NULL : fdopen(fd, "w");
+    if (!f) {
+        if (!why) why = strerror(errno);
+        set_err(err, "%s: cannot write '%s': ", flag, path);
+        if (err) snprintf(err->message + strlen(err->message), sizeof err->message - strlen(err->message), "%s", why);
+        close(fd);
     }
     return f;
 }
@@ -138,9 +177,9 @@ bool th_output_open(th_output *o, const th_world *w, const char *scene, th_error
             set_err(err, "--measure: scene '%s' measures nothing: add a `measure:` section with areas or lines (docs/measurement.md)%s", scene, "");
             return false;
         }
-        if (!(o->measure = open_out("--measure", o->measure_path, err))) return false;
+        if (!(o->measure = open_out("--measure", o->measure_path, o->scene_path, NULL, err))) return false;
     }
-    if (o->traj_path && !(o->traj = open_out("--trajectories", o->traj_path, err))) {
+    if (o->traj_path && !(o->traj = open_out("--trajectories", o->traj_path, o->scene_path, o->measure, err))) {
         if (o->measure) fclose(o->measure);
         o->measure = NULL;
         return false;

@@ -427,6 +427,8 @@ int th_cmd_run(int argc, char **argv) {
 
     if (th_output_wanted(&o.out)) {
         o.headless = true; /* the viewer steps on its own clock: samples would be lost */
+        char scene_path[4096];
+        if (th_scene_resolve(o.scene, scene_path, sizeof scene_path)) o.out.scene_path = scene_path;
         if (!th_output_open(&o.out, w, info.name, &err)) {
             fprintf(stderr, "throng run: %s\n", err.message);
             th_world_destroy(w);

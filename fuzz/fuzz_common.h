@@ -53,6 +53,31 @@ static inline void fuzz_check_message(const th_error *err, const char *name) {
     }
 }
 
+/* The scene's measurement areas and lines: counts within the agents there were, densities and
+ * flows finite, a speed only where someone stands, crossings within what the steps allow (a
+ * move in a wrap-around world meets up to four copies of a line), and each line's signed total the
+ * difference of its forward and backward totals. */
+static inline void fuzz_check_measure(const th_world *w, uint32_t most) {
+    for (uint32_t i = 0; i < th_world_measure_area_count(w); i++) {
+        th_measure_area_info a;
+        if (!th_world_measure_area(w, i, &a) || a.count > most || !isfinite(a.density) ||
+            a.density < 0 || (a.count > 0) != !isnan(a.mean_speed) ||
+            (a.count > 0 && !(a.mean_speed >= 0 && isfinite(a.mean_speed)))) {
+            fprintf(stderr, "measurement area %u is inconsistent\n", i);
+            abort();
+        }
+    }
+    for (uint32_t i = 0; i < th_world_measure_line_count(w); i++) {
+        th_measure_line_info l;
+        if (!th_world_measure_line(w, i, &l) || !isfinite(l.flow) ||
+            l.crossed_total != (int64_t)l.forward_total - (int64_t)l.backward_total ||
+            l.forward_total > 4ull * most * FUZZ_STEPS || l.backward_total > 4ull * most * FUZZ_STEPS) {
+            fprintf(stderr, "measurement line %u is inconsistent\n", i);
+            abort();
+        }
+    }
+}
+
 /* Parse `data` as a scene named `name`; when it is valid and small enough, build its world
  * on one thread and run a few steps. */
 static inline void fuzz_scene_bytes(const char *name, const void *data, size_t size) {
@@ -70,7 +95,13 @@ static inline void fuzz_scene_bytes(const char *name, const void *data, size_t s
             /* The engine's invariants: every agent counted, inside the world, finite, and not
              * in a wall. */
             th_world_stats st = th_world_get_stats(w);
-            if (st.agents + st.sheltered != st.spawned) abort();
+            /* Agents a block walls in are removed (buried): they count too. */
+            if ((uint64_t)st.agents + st.sheltered + st.removed != st.spawned) {
+                fprintf(stderr, "%u alive + %u sheltered + %u removed != %u spawned\n", st.agents,
+                        st.sheltered, st.removed, st.spawned);
+                abort();
+            }
+            fuzz_check_measure(w, st.agents + st.sheltered);
             th_world_def d = th_world_get_def(w);
             th_agent_view v = th_world_agents(w);
             for (uint32_t i = 0; i < v.count; i++) {

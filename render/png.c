@@ -5,11 +5,13 @@
  * dependencies) for one function; and stb_image_write, which would vendor third-party source
  * into the tree. */
 #include <errno.h>
+#include <fcntl.h>
 #include <png.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "view_internal.h"
 
@@ -64,9 +66,15 @@ bool tv_write_png(const char *path, const uint32_t *pixels, int w, int h, int pi
         }
         rows[y] = dst;
     }
-    FILE *f = fopen(path, "wb");
+    /* Opened without blocking, then made blocking: a plain fopen of a FIFO nobody reads waits
+     * forever (open fails with ENXIO instead). */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+    FILE *f = fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 ? fdopen(fd, "wb") : NULL;
     if (!f) {
-        tv_error(err, "cannot write '%s': %s", path, strerror(errno));
+        int e = errno;
+        if (fd >= 0) close(fd);
+        tv_error(err, "cannot write '%s': %s", path,
+                 e == ENXIO ? "a FIFO or socket no process is reading" : strerror(e));
         free(rgb);
         free(rows);
         return false;

@@ -508,6 +508,9 @@ static void displace_agents(th_world *w) {
         a->px[k] = px < w->def.width ? px : nextafterf(w->def.width, 0.0f);
         a->py[k] = py < w->def.height ? py : nextafterf(w->def.height, 0.0f);
         a->vx[k] = a->vy[k] = 0.0f;
+        /* Bodies moved onto the same open cells overlap each other and the new wall: the
+         * contacts phase of this step gets the settling rounds agents added together get. */
+        w->settle = true;
     }
     for (uint32_t i = 0; i < count; i++)
         near[list[i]] = TH_NOT_NEWLY_BLOCKED;

@@ -93,6 +93,31 @@ expect_exit "--measure on a scene that measures nothing" 2 "measures nothing" ru
 if [[ -w /dev/full ]]; then
     expect_exit "a full disk is an error" 1 "writing /dev/full failed" run "$tmp/scene.yaml" --trajectories /dev/full
 fi
+# Output paths a careless user may give: a FIFO nobody reads (a plain open waited forever), one
+# file for both outputs (rows interleaved), the scene file itself (emptied), each refused at
+# once with exit 2 and the scene left whole; a FIFO with a reader is written.
+mkfifo "$tmp/fifo"
+expect_exit "--measure into a FIFO nobody reads" 2 "no process is reading" run "$tmp/scene.yaml" --measure "$tmp/fifo"
+expect_exit "--trajectories into a FIFO nobody reads" 2 "no process is reading" run "$tmp/scene.yaml" --trajectories "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+for _ in $(seq 50); do [[ -e /proc/$reader ]] && break; sleep 0.1; done
+sleep 0.2
+run run "$tmp/scene.yaml" --steps 4 --measure "$tmp/fifo"
+wait $reader
+if [[ $rc -eq 0 && $(wc -l <"$tmp/fifo.out") -eq 6 ]]; then pass "--measure into a FIFO that is read"
+else fail "--measure into a FIFO that is read" "exit $rc, $(wc -l <"$tmp/fifo.out") lines"; fi
+expect_exit "--screenshot into a FIFO nobody reads" 1 "no process is reading" run "$tmp/scene.yaml" --steps 1 --screenshot "$tmp/fifo"
+expect_exit "one file for both outputs" 2 "name the same file" run "$tmp/scene.yaml" --measure "$tmp/same.csv" --trajectories "$tmp/./same.csv"
+cp "$tmp/scene.yaml" "$tmp/victim.yaml"
+expect_exit "--measure over the scene file" 2 "the scene file being run" run "$tmp/victim.yaml" --measure "$tmp/victim.yaml"
+expect_exit "--trajectories over the scene file" 2 "the scene file being run" run "$tmp/victim.yaml" --trajectories "$tmp/../$(basename "$tmp")/victim.yaml"
+if cmp -s "$tmp/scene.yaml" "$tmp/victim.yaml"; then pass "the scene file is left whole"
+else fail "the scene file is left whole" "it was written over"; fi
+seq 1 1000 >"$tmp/long.csv"
+run run "$tmp/scene.yaml" --steps 2 --measure "$tmp/long.csv"
+if [[ $rc -eq 0 && $(wc -l <"$tmp/long.csv") -eq 4 ]]; then pass "an existing longer file is replaced"
+else fail "an existing longer file is replaced" "exit $rc, $(wc -l <"$tmp/long.csv") lines"; fi
 run run "$tmp/scene.yaml" --steps 10 --measure "$tmp/nope/m.csv"
 if ! grep -q '^wall ' "$tmp/out"; then pass "unwritable output stops before the run"
 else fail "unwritable output stops before the run" "the run went ahead"; fi

@@ -107,7 +107,7 @@ run run "$tmp/scene.yaml" --steps 4 --measure "$tmp/fifo"
 wait $reader
 if [[ $rc -eq 0 && $(wc -l <"$tmp/fifo.out") -eq 6 ]]; then pass "--measure into a FIFO that is read"
 else fail "--measure into a FIFO that is read" "exit $rc, $(wc -l <"$tmp/fifo.out") lines"; fi
-expect_exit "--screenshot into a FIFO nobody reads" 1 "no process is reading" run "$tmp/scene.yaml" --steps 1 --screenshot "$tmp/fifo"
+expect_exit "--screenshot into a FIFO nobody reads" 2 "not a regular file" run "$tmp/scene.yaml" --steps 1 --screenshot "$tmp/fifo"
 expect_exit "one file for both outputs" 2 "name the same file" run "$tmp/scene.yaml" --measure "$tmp/same.csv" --trajectories "$tmp/./same.csv"
 cp "$tmp/scene.yaml" "$tmp/victim.yaml"
 expect_exit "--measure over the scene file" 2 "the scene file being run" run "$tmp/victim.yaml" --measure "$tmp/victim.yaml"

@@ -271,6 +271,23 @@ static const char *compiler(void) {
 #endif
 }
 
+void th_build_write_json(FILE *j) {
+    char cpu[256];
+    cpu_model(cpu, sizeof cpu);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    fprintf(j, "  \"machine\": {\"cpu\": ");
+    json_str(j, cpu);
+    fprintf(j, ", \"cores\": %ld},\n  \"build\": {\"version\": ", cores);
+    json_str(j, THRONG_VERSION);
+    fprintf(j, ", \"commit\": ");
+    json_str(j, THRONG_COMMIT);
+    fprintf(j, ", \"build_type\": ");
+    json_str(j, THRONG_BUILD_TYPE);
+    fprintf(j, ", \"compiler\": ");
+    json_str(j, compiler());
+    fprintf(j, "}");
+}
+
 void th_build_describe(char *buf, size_t cap) {
     snprintf(buf, cap, "throng %s (commit %s, %s build, %s)", THRONG_VERSION, THRONG_COMMIT,
              THRONG_BUILD_TYPE, compiler());
@@ -369,20 +386,8 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
                 th_world_phase_ms(w, (th_phase)p));
     }
     fprintf(j, "}},\n  \"hash\": \"0x%016" PRIx64 "\",\n", th_world_hash(w));
-    char cpu[256];
-    cpu_model(cpu, sizeof cpu);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    fprintf(j, "  \"machine\": {\"cpu\": ");
-    json_str(j, cpu);
-    fprintf(j, ", \"cores\": %ld},\n  \"build\": {\"version\": ", cores);
-    json_str(j, THRONG_VERSION);
-    fprintf(j, ", \"commit\": ");
-    json_str(j, THRONG_COMMIT);
-    fprintf(j, ", \"build_type\": ");
-    json_str(j, THRONG_BUILD_TYPE);
-    fprintf(j, ", \"compiler\": ");
-    json_str(j, compiler());
-    fprintf(j, "}\n}\n");
+    th_build_write_json(j);
+    fprintf(j, "\n}\n");
     bool ok = !ferror(j);
     if (fclose(j) != 0) ok = false;
     if (!ok) snprintf(err->message, sizeof err->message, "--json: writing '%s' failed", path);

@@ -45,6 +45,10 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f);
 bool th_report_write_json(const char *path, const th_world *w, const th_run_facts *f,
                           th_error *err);
 
+/** The members "machine" (CPU model, cores online) and "build" (version, commit, build type,
+ *  compiler) of a JSON object, indented two spaces, with no comma or newline after them. */
+void th_build_write_json(FILE *j);
+
 /** One line naming this build: version, commit, build type, compiler. */
 void th_build_describe(char *buf, size_t cap);
 

@@ -17,6 +17,8 @@
  * the whole run. */
 #include "bench.h"
 
+#include "../app/report.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -541,6 +543,8 @@ static void write_json(FILE *f, const bench_opts *o, const row *rows, uint32_t n
             th_boids_isa_name(th_boids_active_isa()));
     fprintf(f, "  \"memory\": \"peak_bytes: most engine heap bytes live at once while the "
                "configuration was built and run, counted through the allocation hook\",\n");
+    th_build_write_json(f);
+    fputs(",\n", f);
     fprintf(f, "  \"rows\": [");
     for (uint32_t i = 0; i < n; i++) {
         const row *r = &rows[i];
@@ -582,12 +586,14 @@ static FILE *open_out(const char *path) {
     return f;
 }
 
-/* Close an output file, reporting a failed write (a full disk shows up here). */
-static bool close_out(FILE *f, const char *path) {
+/* Close an output file, reporting a failed write (a full disk shows up here), or where it was
+ * written. */
+static bool close_out(FILE *f, const char *path, const char *what) {
     if (!f) return true;
     bool ok = !ferror(f);
     ok = fclose(f) == 0 && ok;
     if (!ok) fprintf(stderr, "throng bench: writing '%s' failed\n", path);
+    else printf("%-6s %s\n", what, path);
     return ok;
 }
 
@@ -705,7 +711,8 @@ static int run(bench_opts *o) {
         if (json) write_json(json, o, rows, n, hwm);
     }
     progress_clear();
-    if (!close_out(csv, o->csv) || !close_out(json, o->json) || !close_out(trace, o->trace)) {
+    if (!close_out(csv, o->csv, "csv") || !close_out(json, o->json, "json") ||
+        !close_out(trace, o->trace, "trace")) {
         status = 1;
     }
     free(rows);

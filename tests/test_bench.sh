@@ -54,6 +54,21 @@ if grep -q '^     2000        1 ' "$tmp/out" && grep -q '^     6000        2 ' "
 else
     fail "table rows and naive section" "missing rows"
 fi
+if grep -q "^json   $tmp/b.json\$" "$tmp/out" && grep -q "^csv    $tmp/b.csv\$" "$tmp/out" &&
+    grep -q "^trace  $tmp/t.json\$" "$tmp/out"; then
+    pass "says which files it wrote"
+else
+    fail "says which files it wrote" "no csv/json/trace lines naming the files"
+fi
+
+check "json: machine and build" '
+import json, os
+d = json.load(open(os.environ["TMP"] + "/b.json"))
+m, b = d["machine"], d["build"]
+assert m["cpu"] and m["cores"] >= 1, m
+for k in ("version", "commit", "build_type", "compiler"):
+    assert b.get(k), "build.%s missing" % k
+'
 
 check "json: rows complete and consistent" '
 import json, math, os, sys

@@ -289,8 +289,9 @@ int th_nav_field_path(const th_nav_field *f, int32_t x, int32_t y, uint32_t *cel
 /* ---------------------------------------------------------------------------------------- */
 /* A* and line of sight                                                                       */
 
-/** Working memory of A* for one map size (17 bytes per cell and 2 MiB). One per worker: a context
- *  serves one query at a time; queries do not allocate. */
+/** Working memory of A* for one map size (17 bytes per cell and 2 MiB, plus 34 bytes per cell
+ *  once landmarks are built). One per worker: a context serves one query at a time; queries do
+ *  not allocate. */
 typedef struct th_astar_ctx th_astar_ctx;
 
 /** Context for maps of `m`'s size; NULL on bad argument or no memory. */
@@ -299,8 +300,9 @@ th_astar_ctx *th_astar_create(const th_navmap *m);
 void th_astar_destroy(th_astar_ctx *ctx);
 
 /** Cheapest 8-connected path from cell (sx, sy) to (gx, gy) under the map's move costs, with
- *  the octile heuristic scaled by the map's smallest cost (admissible and consistent, so the
- *  cost is optimal). Writes cell indices start..goal to `path` (<= max), the count to `*len`,
+ *  the octile heuristic scaled by the map's smallest cost, raised by landmark bounds when
+ *  th_astar_landmarks_build ran on this same map (admissible and consistent, so the cost is
+ *  optimal either way). Writes cell indices start..goal to `path` (<= max), the count to `*len`,
  *  the cost in units to `*cost` (may be NULL). TH_NAV_ENOPATH when either end is blocked or no
  *  route costs at most TH_NAV_DIST_MAX; TH_NAV_ETOOLONG when `max` is too small. */
 int th_astar_find(th_astar_ctx *ctx, const th_navmap *m, int32_t sx, int32_t sy, int32_t gx,

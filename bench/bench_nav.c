@@ -196,8 +196,46 @@ int main(int argc, char **argv) {
         ns[r] = th_now_ns() - t;
     }
     report("A* corner to corner", ns, runs);
-    printf("last A* path: %u cells, cost %.1f m-equivalent\n", len,
-           (double)th_nav_units_to_metres(&m, cost));
+    printf("last A* path: %u cells, cost %.1f m-equivalent, %llu cells expanded\n", len,
+           (double)th_nav_units_to_metres(&m, cost), (unsigned long long)th_astar_expanded(a));
+    uint32_t octile_cost[MAX_RUNS];
+    for (int r = 0; r < runs; r++) {
+        int32_t sx = 2 + r % 4, g = size - BLOCK + 2 + r % 4;
+        th_astar_find(a, &m, sx, 2, g, g, path, m.ncells, &len, &octile_cost[r]);
+    }
+
+    /* Landmark lower bounds: the build (eight fields, once per map) and the same queries,
+     * whose costs must equal the octile ones. */
+    for (uint32_t ti = 0; ti < nthreads; ti++) {
+        uint32_t t = threads[ti];
+        th_pool *pool = t > 1 ? th_pool_create(t) : NULL;
+        if (t > 1 && !pool) return 1;
+        int kept = 0;
+        for (int r = 0; r < runs; r++) {
+            uint64_t t0 = th_now_ns();
+            kept = th_astar_landmarks_build(a, &m, pool, TH_ASTAR_LANDMARK_BUDGET);
+            ns[r] = th_now_ns() - t0;
+            if (kept < 0) return 1;
+        }
+        snprintf(label, sizeof label, "A* landmarks build (%d), %u %s", kept, t,
+                 t == 1 ? "thread" : "threads");
+        report(label, ns, runs);
+        th_pool_destroy(pool);
+    }
+    for (int r = 0; r < runs; r++) {
+        int32_t sx = 2 + r % 4, g = size - BLOCK + 2 + r % 4;
+        uint64_t t = th_now_ns();
+        th_astar_find(a, &m, sx, 2, g, g, path, m.ncells, &len, &cost);
+        ns[r] = th_now_ns() - t;
+        if (cost != octile_cost[r]) {
+            fprintf(stderr, "bench_nav: landmark A* cost %u differs from octile %u\n", cost,
+                    octile_cost[r]);
+            return 1;
+        }
+    }
+    report("A* corner to corner, landmarks", ns, runs);
+    printf("last landmark A* path: %u cells, %llu cells expanded\n", len,
+           (unsigned long long)th_astar_expanded(a));
 
     th_free(path);
     th_astar_destroy(a);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../engine/alloc.h"
+#include "../engine/jobs.h"
 
 /* A* on an exact bucket queue. Keys are f = g + h in integer cost units; with a consistent
  * heuristic f never decreases along the expansion order, and every open cell's f lies within
@@ -47,6 +48,15 @@ struct th_astar_ctx {
     uint32_t *head;  /* RING bucket heads, NIL when empty (all NIL at rest) */
     uint64_t bits[RING / 64];   /* non-empty buckets */
     uint64_t summary[RING / 4096]; /* non-zero words of bits */
+    /* Landmark (ALT) lower bounds: lm[c * TH_ASTAR_LANDMARKS + k] = exact cost between
+     * landmark k and cell c. Cell-major, so one heuristic evaluation reads one 32-byte line
+     * instead of eight scattered arrays. lm_cost is the cost map they were computed on: a
+     * query whose map differs uses the octile bound alone, since a stale landmark distance
+     * can overestimate and make the path inexact. */
+    uint32_t *lm;
+    uint16_t *lm_cost;
+    uint32_t nlm;      /* landmarks in use, 0 = octile only */
+    uint64_t expanded; /* cells expanded by the last query */
 };
 
 th_astar_ctx *th_astar_create(const th_navmap *m) {
@@ -72,7 +82,131 @@ void th_astar_destroy(th_astar_ctx *a) {
     th_free(a->cell);
     th_free(a->parent);
     th_free(a->head);
+    th_free(a->lm);
+    th_free(a->lm_cost);
     th_free(a);
+}
+
+/* Nearest open cell to (x, y) by growing square rings, each scanned row-major, so the choice
+ * depends only on the map; false when the map has no open cell. */
+static bool snap_open(const th_navmap *m, int32_t x, int32_t y, int32_t *ox, int32_t *oy) {
+    int32_t rmax = m->w > m->h ? m->w : m->h;
+    for (int32_t r = 0; r <= rmax; r++) {
+        for (int32_t yy = y - r; yy <= y + r; yy++) {
+            for (int32_t xx = x - r; xx <= x + r; xx++) {
+                if (yy != y - r && yy != y + r && xx != x - r && xx != x + r) continue;
+                if (xx < 0 || yy < 0 || xx >= m->w || yy >= m->h) continue;
+                if (!th_navmap_is_blocked(m, xx, yy)) {
+                    *ox = xx;
+                    *oy = yy;
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
+/* A landmark's distances bound d(n, goal) only where they are the true costs. Fields drop
+ * costs above TH_NAV_DIST_MAX as unreachable; a finite cell next to an unreachable open one
+ * shows such a cut, and the landmark is then unusable (moves are symmetric, so otherwise a
+ * connected region is either wholly finite or wholly unreachable). */
+static bool field_uncut(const th_nav_field *f, const th_navmap *m) {
+    for (uint32_t c = 0; c < m->ncells; c++) {
+        if (!th_nav_reachable(f->dist[c])) continue;
+        int32_t x = (int32_t)(c % (uint32_t)m->w), y = (int32_t)(c / (uint32_t)m->w);
+        unsigned mask = m->moves[c];
+        for (int k = 0; k < 8; k++) {
+            if (!(mask & (1u << k))) continue;
+            uint32_t n = (uint32_t)(y + th_nav_move_dy[k]) * (uint32_t)m->w +
+                         (uint32_t)(x + th_nav_move_dx[k]);
+            if (!th_nav_reachable(f->dist[n])) return false;
+        }
+    }
+    return true;
+}
+
+int th_astar_landmarks_build(th_astar_ctx *a, const th_navmap *m, th_pool *pool, size_t budget) {
+    if (!a || !m || !m->cost || a->w != m->w || a->h != m->h) return TH_NAV_EINVAL;
+    a->nlm = 0;
+    size_t need = (size_t)m->ncells * (TH_ASTAR_LANDMARKS * sizeof(uint32_t) + sizeof(uint16_t));
+    if (need > budget) {
+        /* Over budget: free what an earlier build kept and stay on the octile bound. */
+        th_free(a->lm);
+        th_free(a->lm_cost);
+        a->lm = NULL;
+        a->lm_cost = NULL;
+        return 0;
+    }
+    if (!a->lm) a->lm = th_alloc(sizeof *a->lm * TH_ASTAR_LANDMARKS * (size_t)m->ncells);
+    if (!a->lm_cost) a->lm_cost = th_alloc(sizeof *a->lm_cost * (size_t)m->ncells);
+    if (!a->lm || !a->lm_cost) return TH_NAV_ENOMEM;
+
+    /* Corners and edge midpoints: on a map's periphery, so most routes run roughly towards or
+     * away from some landmark, where its bound is tight. */
+    const int32_t W = m->w - 1, H = m->h - 1;
+    const int32_t px[TH_ASTAR_LANDMARKS] = {0, W, 0, W, W / 2, W / 2, 0, W};
+    const int32_t py[TH_ASTAR_LANDMARKS] = {0, 0, H, H, 0, H, H / 2, H / 2};
+    uint32_t nw = pool ? th_pool_workers(pool) : 1u;
+    /* One scratch per worker is needed; beyond eight workers they would cost more memory
+     * than the eight fields are worth, so compute serially. */
+    if (nw > TH_ASTAR_LANDMARKS) {
+        nw = 1;
+        pool = NULL;
+    }
+    th_nav_field f[TH_ASTAR_LANDMARKS];
+    th_nav_scratch *s[TH_ASTAR_LANDMARKS];
+    memset(f, 0, sizeof f);
+    memset(s, 0, sizeof s);
+    int rc = TH_NAV_OK;
+    for (uint32_t i = 0; i < nw && rc == TH_NAV_OK; i++) {
+        s[i] = th_nav_scratch_create(m);
+        if (!s[i]) rc = TH_NAV_ENOMEM;
+    }
+    uint32_t kept = 0;
+    for (uint32_t base = 0; base < TH_ASTAR_LANDMARKS && rc == TH_NAV_OK; base += nw) {
+        uint32_t batch = TH_ASTAR_LANDMARKS - base < nw ? TH_ASTAR_LANDMARKS - base : nw;
+        for (uint32_t i = 0; i < batch && rc == TH_NAV_OK; i++) {
+            int32_t x, y;
+            if (!f[i].dist) rc = th_nav_field_init(&f[i], m, 1);
+            if (rc != TH_NAV_OK) break;
+            if (!snap_open(m, px[base + i], py[base + i], &x, &y)) {
+                rc = TH_NAV_ENOPATH; /* no open cell at all: nothing to bound */
+                break;
+            }
+            th_nav_goal g = {x, y, 0};
+            rc = th_nav_field_set_goals(&f[i], &g, 1);
+        }
+        if (rc == TH_NAV_OK) rc = th_nav_fields_compute(pool, s, nw, f, batch, m);
+        for (uint32_t i = 0; i < batch && rc == TH_NAV_OK; i++) {
+            if (!field_uncut(&f[i], m)) continue;
+            for (uint32_t c = 0; c < m->ncells; c++)
+                a->lm[(size_t)c * TH_ASTAR_LANDMARKS + kept] = f[i].dist[c];
+            kept++;
+        }
+    }
+    for (uint32_t i = 0; i < TH_ASTAR_LANDMARKS; i++) {
+        th_nav_field_free(&f[i]);
+        th_nav_scratch_destroy(s[i]);
+    }
+    if (rc == TH_NAV_ENOPATH) return 0;
+    if (rc != TH_NAV_OK) return rc;
+    /* Unused slots read as unreachable, which the query skips. */
+    for (uint32_t k = kept; k < TH_ASTAR_LANDMARKS; k++)
+        for (uint32_t c = 0; c < m->ncells; c++)
+            a->lm[(size_t)c * TH_ASTAR_LANDMARKS + k] = TH_NAV_UNREACHABLE;
+    memcpy(a->lm_cost, m->cost, sizeof *a->lm_cost * (size_t)m->ncells);
+    a->nlm = kept;
+    return (int)kept;
+}
+
+/* Whether the landmark distances were computed on this very map (walls and costs). */
+static bool landmarks_current(const th_astar_ctx *a, const th_navmap *m) {
+    return a->nlm && memcmp(a->lm_cost, m->cost, sizeof *a->lm_cost * (size_t)m->ncells) == 0;
+}
+
+uint64_t th_astar_expanded(const th_astar_ctx *a) {
+    return a ? a->expanded : 0;
 }
 
 static inline void mark_bucket(th_astar_ctx *a, uint32_t b) {
@@ -140,6 +274,38 @@ static inline uint32_t heuristic(int32_t x, int32_t y, int32_t gx, int32_t gy, u
     return 2u * cmin * (TH_NAV_STEP_DIAG * lo + TH_NAV_STEP_STRAIGHT * (hi - lo));
 }
 
+/* Landmark bound: |d(L, n) - d(L, goal)| <= d(n, goal) by the triangle inequality, since
+ * costs are symmetric ((c(a) + c(b)) * step) and field distances are exact in the same units;
+ * it drops by at most w(u, v) per move, so it is consistent, and so is its max with the octile
+ * bound. `gl` holds the goal's distances and `on` all-ones for landmarks usable in this query
+ * (finite at both start and goal, hence over the whole connected region searched). */
+static inline uint32_t lm_bound(const uint32_t *row, const uint32_t *gl, const uint32_t *on) {
+    uint32_t best = 0;
+    for (int k = 0; k < TH_ASTAR_LANDMARKS; k++) {
+        uint32_t v = row[k], d = v > gl[k] ? v - gl[k] : gl[k] - v;
+        d &= on[k];
+        best = d > best ? d : best;
+    }
+    return best;
+}
+
+uint32_t th_astar_bound(const th_astar_ctx *a, const th_navmap *m, int32_t x, int32_t y,
+                        int32_t gx, int32_t gy) {
+    if (!a || !m || !m->cost || a->w != m->w || a->h != m->h || x < 0 || y < 0 || gx < 0 ||
+        gy < 0 || x >= m->w || y >= m->h || gx >= m->w || gy >= m->h) {
+        return 0;
+    }
+    uint32_t h = heuristic(x, y, gx, gy, th_navmap_min_cost(m));
+    if (!a->lm || !landmarks_current(a, m)) return h;
+    const uint32_t *rn = a->lm + ((size_t)y * (size_t)m->w + (size_t)x) * TH_ASTAR_LANDMARKS;
+    const uint32_t *rg = a->lm + ((size_t)gy * (size_t)m->w + (size_t)gx) * TH_ASTAR_LANDMARKS;
+    uint32_t on[TH_ASTAR_LANDMARKS];
+    for (int k = 0; k < TH_ASTAR_LANDMARKS; k++)
+        on[k] = th_nav_reachable(rn[k]) && th_nav_reachable(rg[k]) ? UINT32_MAX : 0u;
+    uint32_t hl = lm_bound(rn, rg, on);
+    return hl > h ? hl : h;
+}
+
 int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, int32_t gx,
                   int32_t gy, uint32_t *path, uint32_t max, uint32_t *len, uint32_t *cost) {
     if (len) *len = 0;
@@ -155,6 +321,20 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
     for (int k = 0; k < 8; k++)
         off[k] = th_nav_move_dy[k] * m->w + th_nav_move_dx[k];
 
+    /* Landmarks usable for this query; none when they are stale or absent. */
+    uint32_t gl[TH_ASTAR_LANDMARKS] = {0}, on[TH_ASTAR_LANDMARKS] = {0};
+    const uint32_t *lm = NULL;
+    if (a->lm && landmarks_current(a, m)) {
+        const uint32_t *rs = a->lm + (size_t)start * TH_ASTAR_LANDMARKS;
+        const uint32_t *rg = a->lm + (size_t)goal * TH_ASTAR_LANDMARKS;
+        for (int k = 0; k < TH_ASTAR_LANDMARKS; k++) {
+            bool use = th_nav_reachable(rs[k]) && th_nav_reachable(rg[k]);
+            gl[k] = rg[k];
+            on[k] = use ? UINT32_MAX : 0u;
+            if (use) lm = a->lm;
+        }
+    }
+    a->expanded = 0;
     if (++a->gen == 0) {
         for (uint32_t i = 0; i < a->ncells; i++) a->cell[i].stamp = 0;
         a->gen = 1;
@@ -165,6 +345,10 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
     cells[start].g = 0;
     a->parent[start] = 0;
     uint64_t fcur = heuristic(sx, sy, gx, gy, cmin);
+    if (lm) {
+        uint32_t hl = lm_bound(lm + (size_t)start * TH_ASTAR_LANDMARKS, gl, on);
+        if (hl > fcur) fcur = hl;
+    }
     push(a, start, fcur);
     uint32_t queued = 1;
 
@@ -180,6 +364,7 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
         else cells[nx].prev = AT_HEAD;
         cells[c].prev = CLOSED;
         queued--;
+        a->expanded++;
         if (c == goal) {
             found = true;
             break;
@@ -196,6 +381,10 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
             acell *e = &cells[n];
             if (e->stamp == gen && (e->prev == CLOSED || nd >= e->g)) continue;
             uint32_t hn = heuristic(cx + th_nav_move_dx[k], cy + th_nav_move_dy[k], gx, gy, cmin);
+            if (lm) {
+                uint32_t hl = lm_bound(lm + (size_t)n * TH_ASTAR_LANDMARKS, gl, on);
+                hn = hl > hn ? hl : hn;
+            }
             if (e->stamp != gen) {
                 e->stamp = gen;
             } else if (e->prev != NOT_QUEUED) {

@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stddef.h>
 
 #include "../engine/jobs.h"
 #include "../engine/vec2.h"
@@ -288,8 +289,9 @@ int th_nav_field_path(const th_nav_field *f, int32_t x, int32_t y, uint32_t *cel
 /* ---------------------------------------------------------------------------------------- */
 /* A* and line of sight                                                                       */
 
-/** Working memory of A* for one map size (17 bytes per cell and 2 MiB). One per worker: a context
- *  serves one query at a time; queries do not allocate. */
+/** Working memory of A* for one map size (17 bytes per cell and 2 MiB, plus 34 bytes per cell
+ *  once landmarks are built). One per worker: a context serves one query at a time; queries do
+ *  not allocate. */
 typedef struct th_astar_ctx th_astar_ctx;
 
 /** Context for maps of `m`'s size; NULL on bad argument or no memory. */
@@ -298,12 +300,37 @@ th_astar_ctx *th_astar_create(const th_navmap *m);
 void th_astar_destroy(th_astar_ctx *ctx);
 
 /** Cheapest 8-connected path from cell (sx, sy) to (gx, gy) under the map's move costs, with
- *  the octile heuristic scaled by the map's smallest cost (admissible and consistent, so the
- *  cost is optimal). Writes cell indices start..goal to `path` (<= max), the count to `*len`,
+ *  the octile heuristic scaled by the map's smallest cost, raised by landmark bounds when
+ *  th_astar_landmarks_build ran on this same map (admissible and consistent, so the cost is
+ *  optimal either way). Writes cell indices start..goal to `path` (<= max), the count to `*len`,
  *  the cost in units to `*cost` (may be NULL). TH_NAV_ENOPATH when either end is blocked or no
  *  route costs at most TH_NAV_DIST_MAX; TH_NAV_ETOOLONG when `max` is too small. */
 int th_astar_find(th_astar_ctx *ctx, const th_navmap *m, int32_t sx, int32_t sy, int32_t gx,
                   int32_t gy, uint32_t *path, uint32_t max, uint32_t *len, uint32_t *cost);
+
+/** Landmarks per A* context: eight exact cost fields, stored cell-major (32 bytes per cell). */
+#define TH_ASTAR_LANDMARKS 8
+/** Default memory budget for landmarks: 34 bytes per cell (distances plus the cost map they
+ *  belong to) fit up to about 1.97 M cells (1400 x 1400); larger maps keep the octile bound. */
+#define TH_ASTAR_LANDMARK_BUDGET ((size_t)64 << 20)
+
+/** Landmark (ALT) lower bounds for later queries: exact cost fields from eight open cells
+ *  nearest the map's corners and edge midpoints, computed on `pool`'s threads (NULL = serial;
+ *  serial too beyond eight workers). A query then takes h = max(octile, max_L |d(L, n) -
+ *  d(L, goal)|), still admissible and consistent (costs are symmetric), so costs stay optimal
+ *  while far fewer cells are expanded. The fields belong to the map as it is now: a query on a
+ *  map whose walls or costs differ falls back to the octile bound until this is called again.
+ *  When ncells * 34 bytes exceeds `budget` nothing is kept (octile only). Returns the landmarks
+ *  kept (0..8; a field cut by TH_NAV_DIST_MAX is dropped) or a negative status. Allocates. */
+int th_astar_landmarks_build(th_astar_ctx *ctx, const th_navmap *m, th_pool *pool, size_t budget);
+
+/** The lower bound a query from cell (x, y) to (gx, gy) would use on this map (octile, and
+ *  landmarks when current); 0 on bad arguments. */
+uint32_t th_astar_bound(const th_astar_ctx *ctx, const th_navmap *m, int32_t x, int32_t y,
+                        int32_t gx, int32_t gy);
+
+/** Cells expanded by the context's last query (for benchmarks). */
+uint64_t th_astar_expanded(const th_astar_ctx *ctx);
 
 /** True when the segment between the centres of cells (x0, y0) and (x1, y1) touches no blocked
  *  cell: a supercover traversal visits every cell the segment meets, and where it passes

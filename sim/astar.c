@@ -205,6 +205,10 @@ static bool landmarks_current(const th_astar_ctx *a, const th_navmap *m) {
     return a->nlm && memcmp(a->lm_cost, m->cost, sizeof *a->lm_cost * (size_t)m->ncells) == 0;
 }
 
+bool th_astar_landmarks_current(const th_astar_ctx *a, const th_navmap *m) {
+    return a && m && m->cost && a->w == m->w && a->h == m->h && landmarks_current(a, m);
+}
+
 uint64_t th_astar_expanded(const th_astar_ctx *a) {
     return a ? a->expanded : 0;
 }

@@ -324,6 +324,9 @@ int th_astar_find(th_astar_ctx *ctx, const th_navmap *m, int32_t sx, int32_t sy,
  *  kept (0..8; a field cut by TH_NAV_DIST_MAX is dropped) or a negative status. Allocates. */
 int th_astar_landmarks_build(th_astar_ctx *ctx, const th_navmap *m, th_pool *pool, size_t budget);
 
+/** Whether landmarks were built on the map as it is now (walls and costs), so queries use them. */
+bool th_astar_landmarks_current(const th_astar_ctx *ctx, const th_navmap *m);
+
 /** The lower bound a query from cell (x, y) to (gx, gy) would use on this map (octile, and
  *  landmarks when current); 0 on bad arguments. */
 uint32_t th_astar_bound(const th_astar_ctx *ctx, const th_navmap *m, int32_t x, int32_t y,

@@ -25,6 +25,8 @@ enum {
     WORLD_BYTES_PER_CELL_WORKER = 16,
     WORLD_BYTES_PER_AGENT = 256,
     WORLD_BYTES_PER_CELL_BLOCK = 8, /* with block events: the displacement list and table */
+    WORLD_BYTES_PER_CELL_PATHS = 29, /* with squads: A*'s cell records, a path and its waypoints */
+    WORLD_BYTES_PER_CELL_LANDMARKS = 34, /* and A*'s landmarks, up to TH_ASTAR_LANDMARK_BUDGET */
 };
 /* A scene whose world would need more is refused before anything is allocated: past this,
  * an ordinary machine starts swapping or the kernel kills the process, which is a crash by
@@ -254,6 +256,11 @@ static bool fits_in_memory(const th_scene *s, uint32_t threads, uint64_t agents,
         }
     }
     uint64_t bytes = cells * per_cell + agents * WORLD_BYTES_PER_AGENT;
+    if (s->squad_count > 0) {
+        uint64_t landmarks = cells * WORLD_BYTES_PER_CELL_LANDMARKS;
+        bytes += cells * WORLD_BYTES_PER_CELL_PATHS +
+                 (landmarks <= TH_ASTAR_LANDMARK_BUDGET ? landmarks : 0);
+    }
     if (bytes <= TH_SCENE_MAX_WORLD_BYTES) return true;
     const th_ynode *at = th_ynode_get(s->doc.root, s->has_map ? "map" : "crowds");
     return th_scene_fail(

@@ -169,16 +169,7 @@ int th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err) {
                      (double)d.start.x, (double)d.start.y, (double)d.goal.x, (double)d.goal.y);
         return -1;
     }
-    th_world_nav *n = &w->nav;
-    if (n->present && !n->waypoints) {
-        n->astar = th_astar_create(&n->map);
-        n->path = th_calloc(n->map.ncells, sizeof *n->path);
-        n->waypoints = th_calloc(n->map.ncells, sizeof *n->waypoints);
-        if (!n->astar || !n->path || !n->waypoints) {
-            th_error_set(err, "out of memory for path finding");
-            return -1;
-        }
-    }
+    if (w->nav.present && !th_nav_path_ready(w, err)) return -1;
     th_squad *q = th_calloc(1, sizeof *q);
     uint32_t c = d.count;
     if (q) {

@@ -556,7 +556,9 @@ bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_
 /** Any-angle path from `from` to `to` (A* over the terrain costs, then string pulling):
  *  writes up to `max` waypoints (metres, cell centres, start first) to `out`, their count to
  *  `*count` and the route's cost in cost-weighted metres to `*cost` (may be NULL). False with
- *  `err` filled when an end is blocked, no route exists, or `max` is too small. */
+ *  `err` filled when an end is blocked, no route exists, or `max` is too small. The first call,
+ *  and the first after the map changed, also builds A*'s landmark bounds (docs/architecture.md:
+ *  about a quarter of a second on a 1024 x 1024 map); call it between steps. */
 bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uint32_t max,
                         uint32_t *count, float *cost, th_error *err);
 

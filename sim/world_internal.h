@@ -325,6 +325,10 @@ float th_nav_speed_at(const th_world *w, th_vec2 p);
 /* Push the disc (p, r) out of the blocked cells it overlaps, cell by cell in a fixed order.
  * Returns the moved centre. Also keeps it off the world's edges in a walled world. */
 th_vec2 th_nav_push_out_of_walls(const th_world *w, th_vec2 p, float r);
+/* Path-finding memory (A*, the path and its waypoints) created on first use, and landmark
+ * bounds built again if the map changed since they were: outside any step (it allocates and
+ * may take a quarter of a second). Squads plan with what it left; false when out of memory. */
+bool th_nav_path_ready(th_world *w, th_error *err);
 /* Nearest wall points: distance (metres) from p to the closest blocked cell (or walled world
  * edge) within `range`, and the unit direction away from it; false when none is that close. */
 bool th_nav_nearest_wall(const th_world *w, th_vec2 p, float range, float *dist, th_vec2 *away);

@@ -65,9 +65,7 @@ static bool gather_legend_cells(const th_scene *s, legend_cells *lc) {
     return true;
 }
 
-/* The world refused something the parser let through: report it at the node it came from, in
- * the scene-error format, with the world's own words as the reason. */
-static bool refused(const th_scene *s, const th_ynode *at, const char *path, th_error *err) {
+bool th_scene_refused(const th_scene *s, const th_ynode *at, const char *path, th_error *err) {
     if (!err) return false;
     char why[sizeof err->message];
     memcpy(why, err->message, sizeof why);
@@ -207,7 +205,7 @@ static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, 
         if (th_world_add_agent(w, c, th_v2(x, y), vel, err) == TH_INVALID_AGENT) {
             char path[64];
             snprintf(path, sizeof path, "crowds[%u].spawn", c);
-            ok = refused(s, g->node, path, err);
+            ok = th_scene_refused(s, g->node, path, err);
         }
         bodies_add(bodies, x, y, radius);
     }
@@ -236,7 +234,7 @@ static bool schedule_events(th_world *w, const th_scene *s, th_error *err) {
         if (!th_world_schedule(w, order[e]->step, &order[e]->def, err)) {
             char path[64];
             snprintf(path, sizeof path, "events[%u]", (uint32_t)(order[e] - s->event));
-            ok = refused(s, order[e]->node, path, err);
+            ok = th_scene_refused(s, order[e]->node, path, err);
         }
     }
     th_free(order);
@@ -317,7 +315,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
     }
     th_world *w = th_world_create(&wd, err);
     bool ok = w != NULL;
-    if (!ok) refused(s, s->doc.root, "(file)", err);
+    if (!ok) th_scene_refused(s, s->doc.root, "(file)", err);
     if (ok && s->has_map) {
         const th_ynode *map = th_ynode_get(s->doc.root, "map");
         for (int32_t y = 0; y < s->rows && ok; y++) {
@@ -325,13 +323,13 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
                 size_t i = (size_t)y * (size_t)s->cols + (size_t)x;
                 if (s->kind[i] != TH_CELL_OPEN || s->cost[i] != 1) {
                     ok = th_world_set_cell(w, x, y, (th_cell_kind)s->kind[i], s->cost[i], err) ||
-                         refused(s, map, "map", err);
+                         th_scene_refused(s, map, "map", err);
                 }
                 const uint8_t l = s->legend ? s->legend[i] : TH_SCENE_NO_LEGEND;
                 if (ok && s->kind[i] == TH_CELL_OPEN && l != TH_SCENE_NO_LEGEND &&
                     s->legend_entry[l].speed != 1.0f) {
                     ok = th_world_set_cell_speed(w, x, y, s->legend_entry[l].speed, err) ||
-                         refused(s, map, "map", err);
+                         th_scene_refused(s, map, "map", err);
                 }
             }
         }
@@ -341,7 +339,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
             if (th_world_add_bunker(w, &bd, err) != (int)b) {
                 char path[64];
                 snprintf(path, sizeof path, "bunkers[%u]", b);
-                ok = refused(s, sb->node ? sb->node : map, path, err);
+                ok = th_scene_refused(s, sb->node ? sb->node : map, path, err);
             }
         }
     }
@@ -370,7 +368,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
             }
             td.agent = (th_agent_id)(first_id[c] + st->agent_index);
         }
-        if (th_world_add_target(w, &td, err) != (int)t) ok = refused(s, st->node, path, err);
+        if (th_world_add_target(w, &td, err) != (int)t) ok = th_scene_refused(s, st->node, path, err);
     }
     uint64_t with_bodies = 0;
     float max_r = 0.0f;
@@ -387,13 +385,13 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
         const th_scene_crowd *cr = &s->crowd[c];
         char path[64];
         snprintf(path, sizeof path, "crowds[%u]", c);
-        if (th_world_add_crowd(w, &cr->def, err) != (int)c) ok = refused(s, cr->node, path, err);
+        if (th_world_add_crowd(w, &cr->def, err) != (int)c) ok = th_scene_refused(s, cr->node, path, err);
         for (uint32_t i = 0; i < cr->agent_count && ok; i++) {
             const float *a = cr->agents + 4 * (size_t)i;
             if (th_world_add_agent(w, c, th_v2(a[0], a[1]), th_v2(a[2], a[3]), err) ==
                 TH_INVALID_AGENT) {
                 snprintf(path, sizeof path, "crowds[%u].agents[%u]", c, i);
-                ok = refused(s, th_ynode_get(cr->node, "agents")->items[i], path, err);
+                ok = th_scene_refused(s, th_ynode_get(cr->node, "agents")->items[i], path, err);
             }
             bodies_add(&bodies, a[0], a[1], cr->def.body_radius);
         }
@@ -404,7 +402,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
         char path[64];
         snprintf(path, sizeof path, "squads[%u]", q);
         if (th_world_add_squad(w, &s->squad[q].def, err) != (int)q) {
-            ok = refused(s, s->squad[q].node, path, err);
+            ok = th_scene_refused(s, s->squad[q].node, path, err);
         }
     }
     if (ok) ok = schedule_events(w, s, err);

@@ -128,7 +128,10 @@ typedef struct th_scene {
 bool th_scene_fail(const th_scene *s, const th_ynode *at, const char *path, th_error *err,
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-
+/* The world refused something the parser let through: report it at the node it came from, in
+ * the scene-error format, with the world's own words (already in err) as the reason. Returns
+ * false. */
+bool th_scene_refused(const th_scene *s, const th_ynode *at, const char *path, th_error *err);
 
 /* A decimal number: [+-]digits[.digits][e[+-]digits] (no fraction or exponent when
  * `integer`), the whole of t[0, len). */

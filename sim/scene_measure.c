@@ -157,27 +157,19 @@ bool th_scene_parse_measure(th_scene *s, const th_ynode *n, th_error *err) {
     return true;
 }
 
-/* The world refused something the parser let through: the scene-error format, the world's
- * words as the reason (as scene_build.c reports its own refusals). */
-static bool refused(const th_scene *s, const th_ynode *at, const char *path, th_error *err) {
-    if (!err) return false;
-    char why[sizeof err->message];
-    memcpy(why, err->message, sizeof why);
-    return th_scene_fail(s, at, path, err, "the world refused it: %s", why);
-}
 
 bool th_scene_build_measure(th_world *w, const th_scene *s, th_error *err) {
     char path[64];
     for (uint32_t i = 0; i < s->measure_area_count; i++) {
         if (th_world_add_measure_area(w, &s->measure_area[i].def, err) != (int)i) {
             snprintf(path, sizeof path, "measure.areas[%u]", i);
-            return refused(s, s->measure_area[i].node, path, err);
+            return th_scene_refused(s, s->measure_area[i].node, path, err);
         }
     }
     for (uint32_t i = 0; i < s->measure_line_count; i++) {
         if (th_world_add_measure_line(w, &s->measure_line[i].def, err) != (int)i) {
             snprintf(path, sizeof path, "measure.lines[%u]", i);
-            return refused(s, s->measure_line[i].node, path, err);
+            return th_scene_refused(s, s->measure_line[i].node, path, err);
         }
     }
     return true;

@@ -111,6 +111,13 @@ static inline v4f sqrt4(v4f v) {
 #endif
 }
 
+/* Lanes set in a 4-bit mask. A table, not __builtin_popcount: without the POPCNT instruction
+ * (not in baseline x86-64) that is a library call, 4 % of the step. */
+static const uint8_t k_lanes_set[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
+/* The smaller of two numbers that are not NaN, inline (fminf is a library call here). */
+static inline float min_f(float a, float b) { return a < b ? a : b; }
+
 /* Bit k set when lane k of the mask is. */
 static inline uint32_t mask_bits(v4i m) {
 #if defined(__SSE__)
@@ -138,7 +145,7 @@ static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t se
         const v4i live = (k_lane < (int32_t)(end - j)) & (idx != (int32_t)self);
         const uint32_t in = mask_bits((d2 < reach2) & live);
         if (!in) continue;
-        *seen += (uint32_t)__builtin_popcount(mask_bits((d2 < seen2) & live));
+        *seen += k_lanes_set[mask_bits((d2 < seen2) & live)];
         /* Every lane is written at the list's end and kept only if it is in: no branch per
          * candidate (which of them are in is a coin toss to the branch predictor). A full
          * list keeps its first TH_PED_NEAR; the writes past it land in the padding. */
@@ -332,7 +339,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                 const v4f uj = (d - l) * inv_tg;
                 umin = sel4(ahead & (uj < umin), uj, umin);
             }
-            u = fminf(fminf(umin[0], umin[1]), fminf(umin[2], umin[3]));
+            u = min_f(min_f(umin[0], umin[1]), min_f(umin[2], umin[3]));
         } else {
             u = 0.0f;
         }
@@ -341,7 +348,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
          * (v0 - speed) / tau toward the free speed, up to what the spacing allows; slowing down
          * is immediate. */
         const float speed = th_v2_len(v);
-        if (u > speed) u = fminf(u, speed + (v0 * want - speed) * c->relax);
+        if (u > speed) u = min_f(u, speed + (v0 * want - speed) * c->relax);
         const th_vec2 vn = th_v2_scale(e, u);
         w->ax[i] = (vn.x - v.x) * inv_dt;
         w->ay[i] = (vn.y - v.y) * inv_dt;

@@ -100,10 +100,11 @@ static void list_contacts(th_world *w, const float *rx, const float *ry, uint32_
         const bool wrap = w->wrap;
         const float W = w->def.width, H = w->def.height;
         const float px = rx[i], py = ry[i];
-        th_range ranges[6];
-        const uint32_t nr = th_block_ranges(&w->grid, w->cell[i], wrap, ranges);
-        for (uint32_t r = 0; r < nr; r++) {
-            for (uint32_t j = ranges[r].begin; j < ranges[r].end; j++) {
+        th_grid_span spans[TH_GRID_MAX_SPANS];
+        const uint32_t nx = (uint32_t)w->grid.nx, cell = w->cell[i];
+        const uint32_t ns = th_grid_block(&w->grid, (int32_t)(cell % nx), (int32_t)(cell / nx), 1, wrap, spans);
+        for (uint32_t r = 0; r < ns; r++) {
+            for (uint32_t j = spans[r].begin; j < spans[r].end; j++) {
                 const float rj = w->crowd_radius[a->crowd[j]];
                 if (j == i || rj <= 0.0f) continue;
                 const th_vec2 d = th_min_image(th_v2(rx[j] - px, ry[j] - py), wrap, W, H);

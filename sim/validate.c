@@ -61,10 +61,11 @@ bool th_validate_bodies(th_world *w) {
         const float ri = w->crowd_rt[a->crowd[i]].radius;
         if (ri <= 0.0f) continue;
         const th_vec2 p = th_v2(a->px[i], a->py[i]);
-        th_range ranges[6];
-        const uint32_t nr = th_block_ranges(&w->grid, w->cell[i], w->wrap, ranges);
-        for (uint32_t k = 0; k < nr; k++) {
-            for (uint32_t j = ranges[k].begin; j < ranges[k].end; j++) {
+        th_grid_span spans[TH_GRID_MAX_SPANS];
+        const uint32_t nx = (uint32_t)w->grid.nx, cell = w->cell[i];
+        const uint32_t ns = th_grid_block(&w->grid, (int32_t)(cell % nx), (int32_t)(cell / nx), 1, w->wrap, spans);
+        for (uint32_t k = 0; k < ns; k++) {
+            for (uint32_t j = spans[k].begin; j < spans[k].end; j++) {
                 const float rj = w->crowd_radius[a->crowd[j]];
                 if (j <= i || rj <= 0.0f) continue;
                 const th_vec2 d = th_min_image(th_v2(a->px[j] - p.x, a->py[j] - p.y), w->wrap, W, H);

@@ -241,47 +241,6 @@ void th_boids_prepare(th_world *w);
  * else), nearest first when there are more. Six touch a body in the densest packing. */
 #define TH_CONTACT_LIST 12u
 
-/* Index ranges of the sorted agent arrays covering the 3x3 block of grid cells around `cell`:
- * one range per row (two where a row straddles a torus seam), each cell visited once even on
- * a grid narrower than 3 cells. Returns the number of ranges (at most 6). */
-typedef struct th_range {
-    uint32_t begin, end;
-} th_range;
-
-static inline uint32_t th_block_ranges(const th_grid *g, uint32_t cell, bool wrap, th_range out[6]) {
-    const int32_t nx = g->nx, ny = g->ny;
-    const int32_t cx = (int32_t)(cell % (uint32_t)nx), cy = (int32_t)(cell / (uint32_t)nx);
-    int32_t rows[3], nrows = 0;
-    if (wrap && ny < 3) {
-        for (int32_t r = 0; r < ny; r++) rows[nrows++] = r;
-    } else {
-        for (int32_t r = cy - 1; r <= cy + 1; r++) {
-            if (wrap) rows[nrows++] = r < 0 ? r + ny : (r >= ny ? r - ny : r);
-            else if (r >= 0 && r < ny) rows[nrows++] = r;
-        }
-    }
-    uint32_t n = 0;
-    for (int32_t i = 0; i < nrows; i++) {
-        const uint32_t *start = g->cell_start + (uint32_t)rows[i] * (uint32_t)nx;
-        int32_t c0 = cx - 1, c1 = cx + 1;
-        if (wrap && nx < 3) {
-            c0 = 0;
-            c1 = nx - 1;
-        } else if (wrap && c0 < 0) {
-            out[n++] = (th_range){start[nx - 1], start[nx]};
-            c0 = 0;
-        } else if (wrap && c1 >= nx) {
-            out[n++] = (th_range){start[0], start[1]};
-            c1 = nx - 1;
-        } else {
-            c0 = c0 < 0 ? 0 : c0;
-            c1 = c1 >= nx ? nx - 1 : c1;
-        }
-        out[n++] = (th_range){start[c0], start[c1 + 1]};
-    }
-    return n;
-}
-
 /* The offset q - p on a torus of W x H: the nearest image. */
 static inline th_vec2 th_min_image(th_vec2 d, bool wrap, float W, float H) {
     if (wrap) {

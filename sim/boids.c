@@ -325,8 +325,8 @@ void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *
             acc = th_v2_add(acc, th_v2_scale(f, c->w_flee));
         }
         bool stranded = false;
-        if (w->nav.present) {
-            acc = th_v2_add(acc, th_nav_steer(w, i, c, th_v2(p.x, p.y), v, &stranded));
+        if (w->nav.present || c->goal != TH_GOAL_NONE) {
+            acc = th_v2_add(acc, th_nav_steer(w, id, c, th_v2(p.x, p.y), v, &stranded));
             stats->stranded += stranded;
         }
         w->flags[i] = (uint8_t)((leader ? TH_AGENT_LEADER : 0u) | (stranded ? TH_AGENT_STRANDED : 0u));

@@ -4,7 +4,7 @@
  * model made second-order only where it cannot cause a collision.
  *
  * For pedestrian i at x_i with body radius r_i, free speed v0_i (drawn per agent) and goal
- * direction e0_i (the river-map flow of a fleeing crowd, the crowd's heading otherwise):
+ * direction e0_i (its crowd goal's direction, sim/goal.c; the crowd's heading without one):
  *
  *   direction   e_i = unit(e0_i + sum_j a exp((l_ij - d_ij) / D) n_ji
  *                               + a_w exp((r_i - d_iw) / D_w) n_wi)
@@ -186,10 +186,10 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         /* Goal direction. */
         th_vec2 e0 = c->heading;
         bool stranded = false;
-        if (c->flee && terrain) {
+        if (c->goal != TH_GOAL_NONE) {
             th_vec2 dir;
-            stranded = !th_nav_flow_sample(&w->nav.combined.nearest, &w->nav.map, p, &dir);
-            e0 = stranded ? th_v2(0.0f, 0.0f) : dir;
+            stranded = !th_goal_direction(w, id, c, p, &dir);
+            e0 = dir;
         }
 
         /* Gather the neighbours within reach. */
@@ -318,7 +318,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
          * two walkers each in the other's way would otherwise both stop for good, an arch that
          * no push undoes. */
         float u = v0 * want;
-        const uint32_t *cost = c->flee && terrain ? w->nav.combined.nearest.dist : NULL;
+        const uint32_t *cost = th_goal_cost_field(w, c);
         const uint32_t my_cost = cost ? cost[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)] : 0;
         if (e.x != 0.0f || e.y != 0.0f) {
             const v4f fx = v4(e.x), fy = v4(e.y);

@@ -385,7 +385,9 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
         const th_scene_crowd *cr = &s->crowd[c];
         char path[64];
         snprintf(path, sizeof path, "crowds[%u]", c);
-        if (th_world_add_crowd(w, &cr->def, err) != (int)c) ok = th_scene_refused(s, cr->node, path, err);
+        th_crowd_def def = cr->def;
+        if (!th_scene_build_goal(w, s, cr, &def, path, err)) ok = false;
+        else if (th_world_add_crowd(w, &def, err) != (int)c) ok = th_scene_refused(s, cr->node, path, err);
         for (uint32_t i = 0; i < cr->agent_count && ok; i++) {
             const float *a = cr->agents + 4 * (size_t)i;
             if (th_world_add_agent(w, c, th_v2(a[0], a[1]), th_v2(a[2], a[3]), err) ==

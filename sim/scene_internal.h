@@ -33,6 +33,10 @@ typedef struct th_scene_crowd {
     const float *agents; /* explicit agents: x, y, vx, vy each; count of them = agent_count */
     uint32_t agent_count;
     const th_ynode *node, *spawn_node;
+    /* The goal (scene_goal.c): def.goal, plus what the world must be given first. */
+    th_destination *dest; /* DESTINATIONS: the goal cells of the crowd's own field */
+    uint32_t dest_count;
+    const th_ynode *goal_node;
 } th_scene_crowd;
 
 typedef struct th_scene_bunker {
@@ -154,6 +158,17 @@ bool th_scene_parse_ex(th_scene *s, const char *path, bool allow_outside_paths, 
 bool th_scene_parse_memory(th_scene *s, const char *name, const void *data, size_t len,
                            th_error *err);
 void th_scene_free(th_scene *s);
+
+/* A legend key (a character, or #rrggbb in image maps) at `v`: its entry's index. */
+bool th_scene_legend(const th_scene *s, const th_ynode *v, const char *path, uint8_t *entry,
+                     th_error *err);
+
+/* scene_goal.c: a crowd's `goal` (and the `behavior` it agrees with), and at build time the
+ * destination field it needs, made before the crowd is added. */
+bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, const char *path,
+                         th_error *err);
+bool th_scene_build_goal(th_world *w, const th_scene *s, const th_scene_crowd *cr,
+                         th_crowd_def *def, const char *path, th_error *err);
 
 /* scene_map.c: fill kind/cost/legend from the `map` node (ascii, image or generated city). */
 bool th_scene_read_map(th_scene *s, const th_ynode *map, th_error *err);

@@ -390,6 +390,30 @@ static bool parse_bunkers(ctx *c, const th_ynode *n) {
     return true;
 }
 
+bool th_scene_legend(const th_scene *s, const th_ynode *v, const char *path, uint8_t *entry,
+                     th_error *err) {
+    char buf[64];
+    const char *sub = path;
+    if (v->kind != TH_Y_SCALAR || v->len == 0) {
+        return FAIL(s, v, sub, err, "expected a legend key, found %s", found(v, buf, sizeof buf));
+    }
+    uint32_t key = 0;
+    bool colour = v->text[0] == '#' && v->len == 7;
+    for (size_t i = 1; colour && i < 7; i++)
+        colour = isxdigit((unsigned char)v->text[i]) != 0;
+    if (colour)
+        key = (uint32_t)strtoul(v->text + 1, NULL, 16);
+    else if (v->len == 1) key = (unsigned char)v->text[0];
+    else return FAIL(s, v, sub, err, "expected a legend character or #rrggbb colour, found %s", found(v, buf, sizeof buf));
+    uint32_t e = 0;
+    while (e < s->legend_count && s->legend_entry[e].key != key) e++;
+    if (e == s->legend_count) {
+        return FAIL(s, v, sub, err, "%s is not in map.legend", found(v, buf, sizeof buf));
+    }
+    *entry = (uint8_t)e;
+    return true;
+}
+
 static bool parse_region(ctx *c, th_scene_crowd *cr, const th_ynode *n, const char *path) {
     th_scene *s = c->s;
     static const char *const keys[] = {"rect", "circle", "cells", NULL};
@@ -425,24 +449,9 @@ static bool parse_region(ctx *c, th_scene_crowd *cr, const th_ynode *n, const ch
     } else {
         snprintf(sub, sizeof sub, "%s.cells", path);
         if (!s->has_map) return FAIL(s, v, sub, c->err, "spawning on legend cells needs a map");
-        char buf[64];
-        if (v->kind != TH_Y_SCALAR || v->len == 0) {
-            return FAIL(s, v, sub, c->err, "expected a legend key, found %s", found(v, buf, sizeof buf));
-        }
-        uint32_t key = 0;
-        bool colour = v->text[0] == '#' && v->len == 7;
-        for (size_t i = 1; colour && i < 7; i++)
-            colour = isxdigit((unsigned char)v->text[i]) != 0;
-        if (colour)
-            key = (uint32_t)strtoul(v->text + 1, NULL, 16);
-        else if (v->len == 1) key = (unsigned char)v->text[0];
-        else return FAIL(s, v, sub, c->err, "expected a legend character or #rrggbb colour, found %s", found(v, buf, sizeof buf));
-        uint32_t e = 0;
-        while (e < s->legend_count && s->legend_entry[e].key != key) e++;
-        if (e == s->legend_count) {
-            return FAIL(s, v, sub, c->err, "%s is not in map.legend", found(v, buf, sizeof buf));
-        }
-        *r = (th_scene_region){TH_REGION_LEGEND, 0, 0, 0, 0, 0, (uint8_t)e, n};
+        uint8_t e;
+        if (!th_scene_legend(s, v, sub, &e, c->err)) return false;
+        *r = (th_scene_region){TH_REGION_LEGEND, 0, 0, 0, 0, 0, e, n};
     }
     return true;
 }
@@ -468,7 +477,7 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
         "target", "pursuit", "pursuit_weight", "lead_fov", "lead_radius", "flee_types",
         "flee_radius", "flee_weight", "model", "body_radius", "desired_speed", "desired_speed_sd",
         "time_gap", "relaxation", "repulsion", "repulsion_range", "wall_repulsion",
-        "wall_repulsion_range", "heading", NULL};
+        "wall_repulsion_range", "heading", "goal", NULL};
     char path[64], sub[128];
     snprintf(path, sizeof path, "crowds[%u]", index);
     if (!expect(s, n, TH_Y_MAPPING, path, c->err) || !known_keys(s, n, path, keys, c->err)) return false;
@@ -502,6 +511,10 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
         if (cr->def.behavior == TH_BEHAVIOR_FLEE && !s->has_map) {
             return FAIL(s, v, sub, c->err, "a fleeing crowd needs a map with bunkers");
         }
+    }
+    if ((v = th_ynode_get(n, "goal"))) {
+        snprintf(sub, sizeof sub, "%s.goal", path);
+        if (!th_scene_parse_goal(s, cr, v, sub, c->err)) return false;
     }
     th_crowd_def *d = &cr->def;
     if (!crowd_float(c, n, path, "neighbor_radius", 0.01, 1000, &d->neighbor_radius) ||
@@ -1048,8 +1061,9 @@ static bool parse_tree(th_scene *s, th_error *err) {
     for (uint32_t i = 0; i < s->crowd_count; i++) {
         if (s->crowd[i].def.behavior == TH_BEHAVIOR_FLEE && s->bunker_count == 0) {
             char path2[64];
-            snprintf(path2, sizeof path2, "crowds[%u].behavior", i);
-            return FAIL(s, th_ynode_get(s->crowd[i].node, "behavior"), path2, err, "crowd '%s' flees, but the scene has no bunkers", s->crowd[i].name);
+            const th_ynode *b = th_ynode_get(s->crowd[i].node, "behavior");
+            snprintf(path2, sizeof path2, "crowds[%u].%s", i, b ? "behavior" : "goal");
+            return FAIL(s, b ? b : s->crowd[i].goal_node, path2, err, "crowd '%s' flees, but the scene has no bunkers", s->crowd[i].name);
         }
     }
     if ((v = th_ynode_get(root, "events")) && !parse_events(&c, v)) return false;

@@ -129,6 +129,7 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
             w->shelter[k] = th_nav_shelter_at(w, p);
             sheltering += w->shelter[k] != 0;
         }
+        if (w->goal_state && th_goal_stateful(c->goal)) th_goal_moved(w, a->id[k], c, p, v);
     }
     w->chunk_stats[begin / TH_CHUNK].sheltering = sheltering;
 }

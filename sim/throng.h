@@ -101,10 +101,49 @@ typedef enum th_model {
                                 not apply. */
 } th_model;
 
+/** Where a crowd's agents want to go. The goal gives each agent a direction that both crowd
+ *  models steer by: boids as a steering term weighted by flow_weight, pedestrians as their
+ *  desired walking direction (docs/goals.md). */
+typedef enum th_goal_kind {
+    TH_GOAL_NONE = 0,         /* no goal of its own: boids flock, pedestrians walk `heading` */
+    TH_GOAL_SHELTER = 1,      /* the nearest open bunker down the river maps; an agent that
+                                 steps into an open bunker is sheltered (TH_BEHAVIOR_FLEE) */
+    TH_GOAL_DESTINATIONS = 2, /* the cheapest goal of destination field `field`
+                                 (th_world_add_destinations), goal weights included */
+    TH_GOAL_ROUTE = 3,        /* waypoints in turn, in straight legs: each is reached within
+                                 `radius`, then the next is taken (see th_route_mode) */
+    TH_GOAL_WANDER = 4,       /* a heading that drifts at random (a random walk of the angle,
+                                 `wander_rate` degrees per square-root second) */
+} th_goal_kind;
+
+/** What a route does after its last waypoint. */
+typedef enum th_route_mode {
+    TH_ROUTE_ONCE = 0,   /* stop there: the agent holds the last waypoint */
+    TH_ROUTE_LOOP = 1,   /* go on to the first again */
+    TH_ROUTE_PATROL = 2, /* walk the waypoints back to the first, then out again (back and forth) */
+} th_route_mode;
+
+/** Most waypoints of a route. */
+#define TH_MAX_ROUTE_POINTS 256
+
+/** A crowd's goal. Zero-initialised it is TH_GOAL_NONE. */
+typedef struct th_goal_def {
+    th_goal_kind kind;
+    uint32_t field;        /* DESTINATIONS: destination field index */
+    const th_vec2 *points; /* ROUTE: waypoints, metres, inside the world; copied */
+    uint32_t point_count;  /* ROUTE: 1 .. TH_MAX_ROUTE_POINTS */
+    th_route_mode mode;    /* ROUTE */
+    float radius;          /* ROUTE: metres in (0, 1000]: a waypoint this close is reached;
+                              0 = 1 m */
+    float wander_rate;     /* WANDER: degrees per square-root second in (0, 10000]; 0 = 90 */
+} th_goal_def;
+
 /** Crowd parameters: one set per crowd, shared by its agents. */
 typedef struct th_crowd_def {
     const char *name;        /* copied; at most 63 bytes are kept. Default "crowd" */
-    th_behavior behavior;    /* default TH_BEHAVIOR_FLOCK */
+    th_behavior behavior;    /* default TH_BEHAVIOR_FLOCK; TH_BEHAVIOR_FLEE is goal
+                                TH_GOAL_SHELTER (goal.kind must then be NONE or SHELTER) */
+    th_goal_def goal;        /* default TH_GOAL_NONE */
     th_model model;          /* default TH_MODEL_BOIDS (th_default_pedestrian_def: PEDESTRIAN) */
     float body_radius;       /* metres in [0, 5]: agents are discs this wide that do not overlap
                                 each other or walls (resolved after every step); 0 = points.
@@ -175,6 +214,7 @@ typedef struct th_agent_state {
     bool stranded;        /* a fleeing agent with no route to any open bunker in the last step */
     bool leader;          /* led in the last step: its crowd has a target and no same-type agent
                              was in its front view */
+    uint32_t waypoint;    /* TH_GOAL_ROUTE: index of the waypoint it walks to; else 0 */
 } th_agent_state;
 
 /** Read-only view of all agents in storage order (which changes every step: agents are kept

@@ -216,6 +216,8 @@ static bool reserve(th_world *w, uint32_t n) {
               th_grow_array((void **)&w->squad_of_id, sizeof *w->squad_of_id, w->next_id, cap) &&
               th_grow_array((void **)&w->member_of_id, sizeof *w->member_of_id, w->next_id, cap) &&
               th_grow_array((void **)&w->desired_speed, sizeof *w->desired_speed, w->next_id, cap) &&
+              (!w->goal_state_wanted ||
+               th_grow_array((void **)&w->goal_state, sizeof *w->goal_state, w->next_id, cap)) &&
               th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new) &&
               th_measure_reserve(w, w->next_id, cap) && th_report_reserve(w, w->stats.sheltered, cap);
     if (!ok) return false;
@@ -327,6 +329,8 @@ void th_world_destroy(th_world *w) {
     th_free(w->shelter);
     th_free(w->slot_of_id);
     th_free(w->desired_speed);
+    th_free(w->goal_state);
+    for (uint32_t c = 0; c < w->crowd_count; c++) th_free(w->crowd_route[c]);
     th_free(w->contact);
     th_free(w->contact_count);
     th_free(w->chunk_stats);
@@ -351,6 +355,17 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     if (d.behavior == TH_BEHAVIOR_FLEE && !w->nav.present) {
         th_error_set(err, "a fleeing crowd needs a terrain map with bunkers (set cell_size)");
         return -1;
+    }
+    /* Fleeing is the shelter goal; the behavior field says so for older code. */
+    if (d.behavior == TH_BEHAVIOR_FLEE) {
+        if (d.goal.kind != TH_GOAL_NONE && d.goal.kind != TH_GOAL_SHELTER) {
+            th_error_set(err, "behavior FLEE is the shelter goal; goal kind %d contradicts it",
+                         (int)d.goal.kind);
+            return -1;
+        }
+        d.goal.kind = TH_GOAL_SHELTER;
+    } else if (d.goal.kind == TH_GOAL_SHELTER) {
+        d.behavior = TH_BEHAVIOR_FLEE;
     }
     if (!valid_weight(d.flow_weight) || !valid_weight(d.wall_weight) ||
         !(isfinite(d.wall_radius) && d.wall_radius >= 0.0f && d.wall_radius <= 1000.0f)) {
@@ -472,6 +487,20 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
                   "on each side", (double)reach);
         return -1;
     }
+    th_crowd_rt goal_rt;
+    th_vec2 *route = NULL;
+    if (!th_goal_setup(w, &d.goal, &goal_rt, &route, err)) return -1;
+    /* Goal state per id, kept from the first crowd that needs it on (agents of other crowds
+     * added before hold zeros they never read). */
+    if (th_goal_stateful(d.goal.kind) && !w->goal_state_wanted) {
+        if (w->capacity > 0 &&
+            !th_grow_array((void **)&w->goal_state, sizeof *w->goal_state, 0, w->capacity)) {
+            th_free(route);
+            th_error_set(err, "out of memory");
+            return -1;
+        }
+        w->goal_state_wanted = true;
+    }
     uint32_t c = w->crowd_count;
     snprintf(w->crowd_name[c], sizeof w->crowd_name[c], "%s", d.name ? d.name : "crowd");
     d.name = w->crowd_name[c];
@@ -515,8 +544,21 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .inv_wall_rep_range = 1.0f / d.wall_repulsion_range,
         .ped_reach = ped_reach,
         .heading = th_v2_norm(d.heading),
+        .goal = goal_rt.goal,
+        .goal_field = goal_rt.goal_field,
+        .route = goal_rt.route,
+        .route_count = goal_rt.route_count,
+        .route_mode = goal_rt.route_mode,
+        .route_r2 = goal_rt.route_r2,
+        .wander_sigma = goal_rt.wander_sigma,
     };
+    w->crowd_route[c] = route;
+    if (route) {
+        w->crowd_def[c].goal.points = route;
+    }
     if (d.body_radius > 0.0f && !reserve_contacts_for(w, d.body_radius)) {
+        th_free(route);
+        w->crowd_route[c] = NULL;
         th_error_set(err, "out of memory");
         return -1;
     }
@@ -535,6 +577,8 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     w->crowd_count++;
     if (!setup_grid(w)) {
         w->crowd_count--;
+        th_free(route);
+        w->crowd_route[c] = NULL;
         w->interaction_radius = old_near;
         w->pred_radius = old_pred_radius;
         w->pred_mask = old_pred_mask;
@@ -612,6 +656,7 @@ th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th
     w->shelter[k] = 0;
     w->slot_of_id[id] = k;
     w->desired_speed[id] = draw_desired_speed(w, &w->crowd_def[crowd], id);
+    th_goal_agent_added(w, id, &w->crowd_rt[crowd], v);
     w->settle = true;
     th_measure_agent_added(w, id, position);
     w->stats.agents = w->count;
@@ -727,6 +772,9 @@ bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) 
         .neighbors = w->neighbors[k],
         .stranded = (w->flags[k] & TH_AGENT_STRANDED) != 0,
         .leader = (w->flags[k] & TH_AGENT_LEADER) != 0,
+        .waypoint = w->goal_state && w->crowd_rt[a->crowd[k]].goal == TH_GOAL_ROUTE
+                        ? w->goal_state[id].index
+                        : 0,
     };
     return true;
 }

@@ -66,8 +66,25 @@ typedef struct th_crowd_rt {
     float rep, inv_rep_range;          /* neighbour repulsion strength, 1 / range */
     float wall_rep, inv_wall_rep_range;/* wall repulsion strength, 1 / range */
     float ped_reach;    /* metres: neighbours farther than this change nothing */
-    th_vec2 heading;    /* unit walking direction of a non-fleeing pedestrian crowd, or 0 */
+    th_vec2 heading;    /* unit walking direction of a pedestrian crowd without a goal, or 0 */
+
+    /* The goal (sim/goal.c). */
+    th_goal_kind goal;
+    uint32_t goal_field;      /* DESTINATIONS: index into nav.dest */
+    const th_vec2 *route;     /* ROUTE: the waypoints (the world's copy), route_count of them */
+    uint32_t route_count;
+    th_route_mode route_mode;
+    float route_r2;           /* ROUTE: arrival radius squared */
+    float wander_sigma;       /* WANDER: radians of heading drift per step, one sd */
 } th_crowd_rt;
+
+/* Per-agent goal progress, by id (sim/goal.c): written only while that agent is integrated, by
+ * the worker that integrates it, and read by its own steering in the next step. */
+typedef struct th_goal_state {
+    uint32_t index; /* ROUTE: the waypoint walked to */
+    int32_t dir;    /* ROUTE, patrol: +1 outward, -1 on the way back */
+    float angle;    /* WANDER: heading, radians */
+} th_goal_state;
 
 /* Per-chunk partial sums, combined in chunk order by the bookkeeping phase. */
 typedef struct th_chunk_stats {
@@ -179,6 +196,10 @@ struct th_world {
     uint8_t *shelter;    /* bunker index + 1 the agent stepped into this step, or 0 */
 
     float *desired_speed; /* per id: free walking speed of pedestrians, m/s (0 for boids) */
+    th_goal_state *goal_state; /* per id; allocated once a crowd's goal keeps state (route,
+                                  wander), else NULL */
+    bool goal_state_wanted;    /* such a crowd exists: goal_state grows with the agents */
+    th_vec2 *crowd_route[TH_MAX_CROWDS]; /* each crowd's route waypoints (owned), or NULL */
     float max_radius;     /* largest body radius over crowds: 0 = no bodies, no contacts phase */
     bool pedestrians;     /* some crowd uses the pedestrian model */
     /* Bodies near each agent, found once per step by the first contacts round and walked by
@@ -333,6 +354,27 @@ void th_world_drop_marked(th_world *w);
 void th_targets_update(th_world *w);
 th_vec2 th_pursuit_steer(const th_world *w, const th_crowd_rt *c, th_vec2 p, th_vec2 v);
 
+/* sim/goal.c: crowd goals. */
+/* Check a def's goal and fill the runtime fields of `c` (route copied into *route_copy, owned
+ * by the world, freed with th_free). False with `err` filled. */
+bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_vec2 **route_copy,
+                   th_error *err);
+/* Whether a goal kind keeps per-agent state (th_goal_state). */
+static inline bool th_goal_stateful(th_goal_kind k) {
+    return k == TH_GOAL_ROUTE || k == TH_GOAL_WANDER;
+}
+/* A new agent's goal state. */
+void th_goal_agent_added(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 v);
+/* The unit direction agent `id` at p wants to walk in, as of step t (0 when it has arrived or
+ * has no goal). False when its goal cannot be reached from p (stranded). */
+bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
+                       th_vec2 *dir);
+/* The goal's route cost field (nav units per cell) where one exists (shelter, destinations),
+ * else NULL: pedestrians yield to those nearer the goal by it. */
+const uint32_t *th_goal_cost_field(const th_world *w, const th_crowd_rt *c);
+/* After agent `id` moved to p in integration: advance its route, drift its wander heading. */
+void th_goal_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v);
+
 /* sim/validate.c: false (and the first violation recorded) when an invariant does not hold. */
 bool th_validate_grid(th_world *w);  /* right after the grid phase */
 bool th_validate_state(th_world *w); /* after a whole step */
@@ -346,9 +388,11 @@ bool th_nav_world_init(th_world *w);  /* map, scratch: at creation when cell_siz
 void th_nav_world_free(th_world *w);
 void th_nav_apply_events(th_world *w); /* step phase "events" */
 void th_nav_update(th_world *w);       /* step phase "nav" */
-/* Terrain terms of agent k's steering (flow, wall push); *stranded when fleeing with no route. */
-th_vec2 th_nav_steer(const th_world *w, uint32_t k, const th_crowd_rt *c, th_vec2 p, th_vec2 v,
-                     bool *stranded);
+/* The goal and terrain terms of a boid's steering (the goal direction as a desired velocity,
+ * the wall push); *stranded when its goal cannot be reached from p. Also for worlds without a
+ * map (then only the goal term). */
+th_vec2 th_nav_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
+                     th_vec2 v, bool *stranded);
 /* Move from p by d, sliding along blocked cells; updates *v when blocked on an axis. */
 th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v);
 /* Bunker index + 1 when p is in an open bunker, else 0. */

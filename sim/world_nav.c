@@ -588,22 +588,21 @@ void th_nav_update(th_world *w) {
 
 /* ---- per-agent terms -------------------------------------------------------------------- */
 
-th_vec2 th_nav_steer(const th_world *w, uint32_t k, const th_crowd_rt *c, th_vec2 p, th_vec2 v,
-                     bool *stranded) {
-    (void)k;
+th_vec2 th_nav_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
+                     th_vec2 v, bool *stranded) {
     th_vec2 acc = th_v2(0.0f, 0.0f);
     *stranded = false;
     const th_world_nav *n = &w->nav;
-    if (c->flee) {
+    if (c->goal != TH_GOAL_NONE) {
         th_vec2 dir;
-        bool route = th_nav_flow_sample(&n->combined.nearest, &n->map, p, &dir);
+        bool route = th_goal_direction(w, id, c, p, &dir);
         /* No route: stay put (brake) rather than wander into a dead end. */
         th_vec2 desired = route ? th_v2_scale(dir, c->max_speed) : th_v2(0.0f, 0.0f);
         th_vec2 f = th_v2_clamp_len(th_v2_sub(desired, v), c->max_force);
         acc = th_v2_scale(f, c->w_flow);
         *stranded = !route;
     }
-    if (c->w_wall > 0.0f) {
+    if (n->present && c->w_wall > 0.0f) {
         th_vec2 away;
         /* The distance field sees walls past the map's edges; a wrap-around world has none. */
         float d = c->wall_radius;

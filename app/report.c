@@ -192,6 +192,21 @@ static void print_squads(FILE *out, const th_world *w, const th_history_entry *h
     }
 }
 
+/* Foraging crowds: food home, on the way and left at each source. */
+static void print_colonies(FILE *out, const th_world *w) {
+    th_forage_info fi;
+    for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
+        if (!th_world_forage_info(w, c, &fi)) continue;
+        fprintf(out, "colony    %s: %" PRIu64 " unit(s) of food delivered, %u carried, %" PRIu64
+                " taken; left at the sources:", th_world_crowd(w, c)->name, fi.delivered,
+                fi.carried, fi.taken);
+        th_food_info f;
+        for (uint32_t i = 0; th_world_food_source(w, c, i, &f); i++)
+            fprintf(out, "%s %u of %u", i ? "," : "", f.remaining, f.amount);
+        fprintf(out, "\n");
+    }
+}
+
 void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
     th_world_def def = th_world_get_def(w);
     th_world_stats st = th_world_get_stats(w);
@@ -208,6 +223,7 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
         print_outcome(out, w, &o, h, nh);
     }
     print_squads(out, w, h, nh);
+    print_colonies(out, w);
     double secs = measured_s(w, f);
     if (f->viewer) {
         fprintf(out, "wall      %.3f s in the viewer, %.3f s of it stepping the world\n",

@@ -22,6 +22,7 @@ static const struct {
     {"squads", TH_VIEW_OVERLAY_SQUADS},     {"profiler", TH_VIEW_OVERLAY_PROFILER},
     {"hud", TH_VIEW_OVERLAY_HUD},           {"legend", TH_VIEW_OVERLAY_LEGEND},
     {"help", TH_VIEW_OVERLAY_HELP},         {"agents", TH_VIEW_OVERLAY_AGENTS},
+    {"pheromone", TH_VIEW_OVERLAY_PHEROMONE},
     {"all", TH_VIEW_OVERLAY_ALL},           {"none", TH_VIEW_OVERLAY_ALL},
 };
 

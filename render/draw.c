@@ -150,6 +150,7 @@ void tv_ctx_forget_world(tv_ctx *c) {
     if (c->walldist_tex) SDL_DestroyTexture(c->walldist_tex);
     if (c->dens_tex) SDL_DestroyTexture(c->dens_tex);
     c->map_tex = c->walldist_tex = c->dens_tex = NULL;
+    tv_pheromone_free(c);
     free(c->dens_count);
     c->dens_count = NULL;
     c->dens_cols = c->dens_rows = 0;
@@ -924,9 +925,11 @@ void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *r
                                (float)c->map_rows * c->cell_size);
     }
     if (c->overlays & TH_VIEW_OVERLAY_DENSITY) draw_density(c, w);
+    if (c->overlays & TH_VIEW_OVERLAY_PHEROMONE) tv_draw_pheromone(c, w);
     if (c->overlays & TH_VIEW_OVERLAY_GRID) draw_grid(c, w);
     if (c->overlays & TH_VIEW_OVERLAY_FLOW) draw_flow(c, w);
     draw_bunkers(c, w);
+    tv_draw_colonies(c, w);
     if (c->overlays & TH_VIEW_OVERLAY_AGENTS) draw_agents(c, w, alpha);
     if (c->overlays & TH_VIEW_OVERLAY_SQUADS) draw_squads(c, w);
     tv_batch_flush(r, &c->geo, NULL);

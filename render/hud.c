@@ -56,7 +56,8 @@ static void overlay_names(const tv_ctx *c, const th_world *w, char *ov, size_t c
         const char *name;
     } names[] = {{TH_VIEW_OVERLAY_FLOW, "flow"},  {TH_VIEW_OVERLAY_DENSITY, "dens"},
                  {TH_VIEW_OVERLAY_GRID, "grid"},  {TH_VIEW_OVERLAY_WALLDIST, "wall"},
-                 {TH_VIEW_OVERLAY_SQUADS, "sqd"}, {TH_VIEW_OVERLAY_PROFILER, "prof"}};
+                 {TH_VIEW_OVERLAY_SQUADS, "sqd"}, {TH_VIEW_OVERLAY_PROFILER, "prof"},
+                 {TH_VIEW_OVERLAY_PHEROMONE, "pher"}};
     ov[0] = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (!(c->overlays & names[i].bit)) continue;
@@ -266,6 +267,7 @@ static void draw_help(tv_ctx *c) {
         "B        flow field: nearest, 1, 2..",
         "shift+1..9  flow field of bunker",
         "Q squads W wall distance",
+        "A ant pheromone",
         "P profiler   T HUD   L legend",
         "S screenshot   R restart",
         "H this help    Esc quit",
@@ -287,7 +289,7 @@ static void draw_help(tv_ctx *c) {
 
 /* ---- legend ------------------------------------------------------------------------------ */
 
-enum { LG_HEAD, LG_SWATCH, LG_MARKER, LG_AGENT, LG_TEXT, LG_DENSITY, LG_WALLDIST };
+enum { LG_HEAD, LG_SWATCH, LG_MARKER, LG_AGENT, LG_TEXT, LG_DENSITY, LG_WALLDIST, LG_PHEROMONE };
 
 typedef struct lg_item {
     int kind;
@@ -354,6 +356,17 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
         n = lg_add(it, n, LG_MARKER, tv_destroyed_color(), 2, "bunker destroyed");
         n = lg_add(it, n, LG_MARKER, 0xFFFFE040u, 3, "click queued");
     }
+    bool colonies = false;
+    for (uint32_t k = 0; k < th_world_crowd_count(w) && !colonies; k++)
+        colonies = th_world_pheromone(w, k, NULL, NULL, NULL) != NULL;
+    if (colonies) {
+        n = lg_add(it, n, LG_TEXT, TEXT, 0, "ant nest: double ring");
+        n = lg_add(it, n, LG_SWATCH, TV_FOOD_COLOR, 0, "food (disc: share left)");
+    }
+    if ((c->overlays & TH_VIEW_OVERLAY_PHEROMONE) && colonies) {
+        n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, "pheromone, deposits");
+        n = lg_add(it, n, LG_PHEROMONE, 0, 0, " ");
+    }
     if (c->overlays & TH_VIEW_OVERLAY_DENSITY) {
         n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, "density, persons/m2");
         n = lg_add(it, n, LG_DENSITY, 0, 0, " ");
@@ -398,7 +411,9 @@ static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
                                                           ? 0
                                                           : sw + 3 * scale);
         if (tw > wmax) wmax = tw;
-        h += it[i].kind == LG_DENSITY || it[i].kind == LG_WALLDIST ? 2 * line : line;
+        h += it[i].kind == LG_DENSITY || it[i].kind == LG_WALLDIST || it[i].kind == LG_PHEROMONE
+                 ? 2 * line
+                 : line;
     }
     SDL_FPoint size = {wmax + 2 * pad, h + 2 * pad};
     if (!draw) return size;
@@ -467,6 +482,28 @@ static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
                 float px = x + bw * (float)k / 4 - (k == 0 ? 0 : k == 4 ? tw : tw / 2);
                 tv_batch_rect(&c->geo, x + bw * (float)k / 4 - (k == 4 ? 1 : 0), y + sw - 2, 1, 4, TEXT);
                 tv_text(c, px, y + line, scale, TEXT, tick);
+            }
+            y += line;
+            break;
+        }
+        case LG_PHEROMONE: {
+            /* The overlay's scale is logarithmic: the bar is too, ticks at 0, 1, 4, 16, 64. */
+            float bw = (float)(BAR_CHARS * TV_FONT_W * scale) - 2 * scale;
+            const float top = log1pf(TV_PHEROMONE_MAX);
+            for (int px = 0; px < (int)bw; px++) {
+                float v = expm1f(top * ((float)px + 0.5f) / bw);
+                uint32_t col = tv_pheromone_color(v);
+                tv_batch_rect(&c->geo, x + (float)px, y + 1, 1, sw - 2, th_view_cell_color(TH_CELL_OPEN));
+                if (col >> 24) tv_batch_rect(&c->geo, x + (float)px, y + 1, 1, sw - 2, col);
+            }
+            static const float ticks[] = {0.0f, 1.0f, 4.0f, 16.0f, TV_PHEROMONE_MAX};
+            for (int k = 0; k < 5; k++) {
+                char tick[16];
+                snprintf(tick, sizeof tick, "%g%s", (double)ticks[k], k == 4 ? "+" : "");
+                float tw = tv_text_width(scale, tick), at = bw * log1pf(ticks[k]) / top;
+                float px = at - (k == 0 ? 0 : k == 4 ? tw : tw / 2);
+                tv_batch_rect(&c->geo, x + at - (k == 4 ? 1 : 0), y + sw - 2, 1, 4, TEXT);
+                tv_text(c, x + px, y + line, scale, TEXT, tick);
             }
             y += line;
             break;

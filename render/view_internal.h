@@ -74,6 +74,11 @@ typedef struct tv_ctx {
     int32_t dens_cols, dens_rows, dens_k;
     uint32_t *dens_count;
 
+    /* Pheromone heat map (pheromone.c), one texel per cell of a colony's grid. */
+    SDL_Texture *pher_tex;
+    uint32_t *pher_px;
+    size_t pher_cap;
+
     uint32_t *pixels; /* scratch texels for texture uploads */
     size_t pixels_cap;
 
@@ -189,6 +194,21 @@ uint32_t tv_walldist_color(float metres);
 #define TV_DENSITY_MAX 2.0f
 /** Wall distance beyond which the overlay is clear, metres. */
 #define TV_WALLDIST_MAX 8.0f
+
+/* ---- pheromone.c ------------------------------------------------------------------------- */
+
+/** Pheromone overlay: every foraging crowd's grid as a heat map. */
+void tv_draw_pheromone(tv_ctx *c, const th_world *w);
+/** Every foraging crowd's nest (a double ring in its colour) and food sources (a ring, and a
+ *  disc whose area is the share of food left). */
+void tv_draw_colonies(tv_ctx *c, const th_world *w);
+void tv_pheromone_free(tv_ctx *c);
+/** Colour of `deposits` (pheromone over one ant's deposit) in the overlay and its legend. */
+uint32_t tv_pheromone_color(float deposits);
+/** Deposits at the top of the colour scale. */
+#define TV_PHEROMONE_MAX 64.0f
+/** Food sources' colour. */
+#define TV_FOOD_COLOR 0xFF8BD346u
 
 /* ---- png.c ------------------------------------------------------------------------------- */
 

@@ -521,6 +521,9 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k) {
     case SDLK_g:
         toggle_overlay(v, TH_VIEW_OVERLAY_GRID, "grid");
         break;
+    case SDLK_a:
+        toggle_overlay(v, TH_VIEW_OVERLAY_PHEROMONE, "pheromone");
+        break;
     case SDLK_w:
         toggle_overlay(v, TH_VIEW_OVERLAY_WALLDIST, "wall_distance");
         break;

@@ -27,7 +27,8 @@
  * Keys: Space pause, `.` one step (while paused), `+`/`-` sim speed x2 / x0.5, 1..9 toggle
  * bunker 1..9, F flow arrows, Shift+1..9 flow arrows of bunker 1..9 alone (again: back to the
  * nearest-bunker field), B cycle the flow field through nearest, bunker 1, 2, ... and back,
- * Q squads, D density, G grid, W wall distance, P profiler, T HUD, L legend, H help,
+ * Q squads, D density, G grid, W wall distance, A ant pheromone, P profiler, T HUD, L legend,
+ * H help,
  * 0 or Home reset the view, R restart, S screenshot, Esc quit. Mouse: click a bunker to destroy / restore it, click a
  * destructible wall to break its whole connected piece, drag to pan, wheel to zoom about the
  * cursor. */
@@ -65,10 +66,12 @@ enum {
     TH_VIEW_OVERLAY_LEGEND = 1u << 9,   /* what the colours mean: cell kinds, crowds, leaders and
                                            predators, bunker states, and the colour scale (with
                                            units) of each overlay on */
+    TH_VIEW_OVERLAY_PHEROMONE = 1u << 10, /* foraging crowds' pheromone grids as a heat map
+                                             (logarithmic in deposits) */
 };
 
 /** Every overlay bit above. */
-#define TH_VIEW_OVERLAY_ALL 0x3FFu
+#define TH_VIEW_OVERLAY_ALL 0x7FFu
 
 /** Viewer options. Start from th_view_default_opts(); zero is not a valid size. */
 typedef struct th_view_opts {

@@ -104,6 +104,17 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
         c->wander_sigma = rate * (k_pi / 180.0f) * sqrtf(w->def.timestep);
         return true;
     }
+    case TH_GOAL_FORAGE: {
+        /* Searching ants drift as wanderers do (sim/forage.c). */
+        const float rate = g->wander_rate == 0.0f ? 90.0f : g->wander_rate;
+        if (!(isfinite(rate) && rate > 0.0f && rate <= 10000.0f)) {
+            th_error_set(err, "goal forage: wander_rate must be in (0, 10000] degrees per "
+                         "square-root second, got %g", (double)g->wander_rate);
+            return false;
+        }
+        c->wander_sigma = rate * (k_pi / 180.0f) * sqrtf(w->def.timestep);
+        return th_forage_check(w, g, err);
+    }
     }
     th_error_set(err, "unknown goal kind %d", (int)g->kind);
     return false;
@@ -112,13 +123,14 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
 void th_goal_agent_added(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 v) {
     if (!w->goal_state) return;
     th_goal_state *s = &w->goal_state[id];
-    *s = (th_goal_state){0, 1, 0.0f};
+    *s = (th_goal_state){.index = 0, .dir = 1, .angle = 0.0f};
     if (c->goal == TH_GOAL_WANDER) {
         /* Start along the initial velocity, or in a random direction when standing. */
         s->angle = v.x != 0.0f || v.y != 0.0f
                        ? atan2f(v.y, v.x)
                        : th_rng_range(w->def.seed, WANDER_KEY | id, UINT64_MAX, -k_pi, k_pi);
     }
+    if (c->goal == TH_GOAL_FORAGE) th_forage_agent_added(w, id, v);
 }
 
 bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
@@ -148,6 +160,8 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
         *dir = th_v2(cosf(a), sinf(a));
         return true;
     }
+    case TH_GOAL_FORAGE:
+        return th_forage_direction(w, id, c, p, dir);
     }
     return true;
 }
@@ -194,5 +208,7 @@ void th_goal_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
         if (a > k_pi) a -= 2.0f * k_pi;
         else if (a < -k_pi) a += 2.0f * k_pi;
         s->angle = a;
+    } else if (c->goal == TH_GOAL_FORAGE) {
+        th_forage_moved(w, id, c, p, v);
     }
 }

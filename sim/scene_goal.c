@@ -198,17 +198,19 @@ bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, 
     if (goal->kind == TH_Y_SCALAR) {
         if (!parse_word(s, cr, goal, path, err)) return false;
     } else {
-        static const char *const keys[] = {"destinations", "route", "mode", "radius", "wander", NULL};
+        static const char *const keys[] = {"destinations", "route", "mode", "radius", "wander",
+                                           "forage", NULL};
         if (!th_scene_expect(s, goal, TH_Y_MAPPING, path, err) ||
             !th_scene_known_keys(s, goal, path, keys, err))
             return false;
         const th_ynode *dest = th_ynode_get(goal, "destinations");
         const th_ynode *route = th_ynode_get(goal, "route");
         const th_ynode *wander = th_ynode_get(goal, "wander");
-        const uint32_t kinds = (dest != NULL) + (route != NULL) + (wander != NULL);
+        const th_ynode *forage = th_ynode_get(goal, "forage");
+        const uint32_t kinds = (dest != NULL) + (route != NULL) + (wander != NULL) + (forage != NULL);
         if (kinds != 1) {
-            return FAIL(s, goal, path, err, "expected exactly one of destinations, route or wander, "
-                        "found %u", kinds);
+            return FAIL(s, goal, path, err, "expected exactly one of destinations, route, wander or "
+                        "forage, found %u", kinds);
         }
         char sub[160];
         static const char *const route_only[] = {"mode", "radius", NULL};
@@ -224,6 +226,9 @@ bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, 
             if (!parse_destinations(s, cr, dest, sub, err)) return false;
         } else if (route) {
             if (!parse_route(s, cr, goal, route, path, err)) return false;
+        } else if (forage) {
+            snprintf(sub, sizeof sub, "%s.forage", path);
+            if (!th_scene_parse_forage(s, cr, forage, sub, err)) return false;
         } else {
             snprintf(sub, sizeof sub, "%s.wander", path);
             static const char *const wkeys[] = {"rate", NULL};

@@ -114,6 +114,9 @@ typedef enum th_goal_kind {
                                  `radius`, then the next is taken (see th_route_mode) */
     TH_GOAL_WANDER = 4,       /* a heading that drifts at random (a random walk of the angle,
                                  `wander_rate` degrees per square-root second) */
+    TH_GOAL_FORAGE = 5,       /* ant-colony foraging (`forage`): wander, follow pheromone
+                                 trails, carry food home to the nest marking the way
+                                 (docs/ants.md) */
 } th_goal_kind;
 
 /** What a route does after its last waypoint. */
@@ -126,6 +129,47 @@ typedef enum th_route_mode {
 /** Most waypoints of a route. */
 #define TH_MAX_ROUTE_POINTS 256
 
+/** Most food sources of one foraging crowd. */
+#define TH_MAX_FOOD_SOURCES 64
+
+/** A food source of a foraging crowd: a disc holding `amount` units of food. */
+typedef struct th_food_source {
+    th_vec2 at;      /* centre, metres, inside the world and not in a wall */
+    float radius;    /* metres in (0, 1000]; 0 = 1.5 m */
+    uint32_t amount; /* units of food; an ant carries one at a time */
+} th_food_source;
+
+/** Ant-colony foraging (TH_GOAL_FORAGE). Zero fields take the defaults given. The crowd gets a
+ *  pheromone grid of its own: the map's cells, or `cell_size` cells over the world without a
+ *  map. An ant searches (wanders) until it steps into a food source with food left, takes one
+ *  unit, and walks home to the nest (down a destination field over the nest's cells with a
+ *  map, straight without), marking each pheromone cell it enters with `deposit`; at the nest it
+ *  drops the food and turns back to search. A searching ant senses the pheromone ahead of it,
+ *  left and right (`sense_angle`, `sense_distance`) and each step follows the strongest sample
+ *  with probability `follow`, else wanders. Every cell loses pheromone as exp(-evaporation t).
+ *  (Deneubourg et al. 1990; docs/ants.md.) */
+typedef struct th_forage_def {
+    th_vec2 nest;            /* nest centre, metres, inside the world and not in a wall */
+    float nest_radius;       /* metres in (0, 1000]; 0 = 2 m */
+    const th_food_source *food; /* 1 .. TH_MAX_FOOD_SOURCES sources; copied */
+    uint32_t food_count;
+    float cell_size;         /* metres per pheromone cell without a map, in [0.1, 100]; 0 = 1 m.
+                                With a map it must be 0 or the map's cell size */
+    float deposit;           /* pheromone laid on each cell entered while carrying food, in
+                                (0, 1e6]; 0 = 1 */
+    float evaporation;       /* per second: a cell keeps exp(-evaporation dt) of its pheromone
+                                each step, in (0, 100]; 0 = 0.05 */
+    float follow;            /* probability per step that a searching ant sensing a trail
+                                follows it, in (0, 1]; 0 = 0.9 */
+    float sense_angle;       /* degrees in (0, 90] between the centre and the side sensors;
+                                0 = 45 */
+    float sense_distance;    /* metres in (0, 100] from the ant to its sensors; 0 = 2 */
+    float turn_rate;         /* degrees per second a following ant turns toward the stronger
+                                side, in (0, 100000]; 0 = 360 */
+    float sensitivity;       /* least pheromone that counts as a trail, in (0, 1e6]; 0 = 1 % of
+                                deposit */
+} th_forage_def;
+
 /** A crowd's goal. Zero-initialised it is TH_GOAL_NONE. */
 typedef struct th_goal_def {
     th_goal_kind kind;
@@ -135,7 +179,9 @@ typedef struct th_goal_def {
     th_route_mode mode;    /* ROUTE */
     float radius;          /* ROUTE: metres in (0, 1000]: a waypoint this close is reached;
                               0 = 1 m */
-    float wander_rate;     /* WANDER: degrees per square-root second in (0, 10000]; 0 = 90 */
+    float wander_rate;     /* WANDER, FORAGE (searching ants): degrees per square-root second
+                              in (0, 10000]; 0 = 90 */
+    const th_forage_def *forage; /* FORAGE: the colony's parameters; copied */
 } th_goal_def;
 
 /** Crowd parameters: one set per crowd, shared by its agents. */
@@ -215,6 +261,7 @@ typedef struct th_agent_state {
     bool leader;          /* led in the last step: its crowd has a target and no same-type agent
                              was in its front view */
     uint32_t waypoint;    /* TH_GOAL_ROUTE: index of the waypoint it walks to; else 0 */
+    bool carrying;        /* TH_GOAL_FORAGE: carries a unit of food home */
 } th_agent_state;
 
 /** Read-only view of all agents in storage order (which changes every step: agents are kept
@@ -605,6 +652,46 @@ bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uin
 /** Distance in metres from `p` to the nearest wall (bilinear over cell centres) and in `*away`
  *  (may be NULL) the direction away from it; INFINITY and (0,0) in a world without a map. */
 float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away);
+
+/* ---- foraging (TH_GOAL_FORAGE) -------------------------------------------------------------
+ * Each foraging crowd is a colony with a nest, food sources and a pheromone grid. Pickups,
+ * drops and deposits happen in the bookkeeping phase, agent by agent in storage order (which
+ * does not depend on the thread count): when a source holds less food than the ants stepping
+ * into it, the first in storage order get it. */
+
+/** A colony's totals. taken = delivered + carried while no carrying ant was removed. */
+typedef struct th_forage_info {
+    th_vec2 nest;        /* centre, metres */
+    float nest_radius;   /* metres */
+    uint32_t sources;    /* food sources */
+    uint64_t taken;      /* units picked up from the sources so far */
+    uint64_t delivered;  /* units dropped at the nest so far */
+    uint32_t carried;    /* ants carrying food now (one unit each) */
+    uint64_t lost;       /* units carried by ants that were removed */
+    double pheromone;    /* sum of the pheromone grid */
+} th_forage_info;
+
+/** A food source as it is now. */
+typedef struct th_food_info {
+    th_vec2 at;
+    float radius;
+    uint32_t amount;    /* units at the start */
+    uint32_t remaining; /* units left */
+} th_food_info;
+
+/** Colony totals of crowd `crowd`; false when it does not forage. */
+bool th_world_forage_info(const th_world *w, uint32_t crowd, th_forage_info *out);
+/** Food source `source` of crowd `crowd`; false when there is none. */
+bool th_world_food_source(const th_world *w, uint32_t crowd, uint32_t source, th_food_info *out);
+/** Read-only view of crowd `crowd`'s pheromone grid: cols x rows cells of `*cell_size` metres,
+ *  row-major from the world's origin (row 0 is the south edge), cell (x, y) covering
+ *  [x c, (x + 1) c) x [y c, (y + 1) c). NULL when the crowd does not forage. Valid until the
+ *  next step. */
+const float *th_world_pheromone(const th_world *w, uint32_t crowd, int32_t *cols, int32_t *rows,
+                                float *cell_size);
+/** Add `amount` (finite, may be negative; a cell never goes below 0) of pheromone to the cell
+ *  of crowd `crowd`'s grid holding `p`: a trail laid by hand. Call between steps. */
+bool th_world_add_pheromone(th_world *w, uint32_t crowd, th_vec2 p, float amount, th_error *err);
 
 /** The spatial grid's columns, rows and cell extent in metres (for overlays and tools). */
 void th_world_grid_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_w,

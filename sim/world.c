@@ -331,6 +331,7 @@ void th_world_destroy(th_world *w) {
     th_free(w->desired_speed);
     th_free(w->goal_state);
     for (uint32_t c = 0; c < w->crowd_count; c++) th_free(w->crowd_route[c]);
+    for (uint32_t c = 0; c < w->crowd_count; c++) th_forage_free(w->crowd_rt[c].colony);
     th_free(w->contact);
     th_free(w->contact_count);
     th_free(w->chunk_stats);
@@ -490,12 +491,16 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     th_crowd_rt goal_rt;
     th_vec2 *route = NULL;
     if (!th_goal_setup(w, &d.goal, &goal_rt, &route, err)) return -1;
+    /* A foraging crowd's colony: its pheromone grid, food, and the nest's destination field. */
+    struct th_colony *colony = NULL;
+    if (d.goal.kind == TH_GOAL_FORAGE && !(colony = th_forage_create(w, &d.goal, err))) return -1;
     /* Goal state per id, kept from the first crowd that needs it on (agents of other crowds
      * added before hold zeros they never read). */
     if (th_goal_stateful(d.goal.kind) && !w->goal_state_wanted) {
         if (w->capacity > 0 &&
             !th_grow_array((void **)&w->goal_state, sizeof *w->goal_state, 0, w->capacity)) {
             th_free(route);
+            th_forage_free(colony);
             th_error_set(err, "out of memory");
             return -1;
         }
@@ -551,14 +556,18 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .route_mode = goal_rt.route_mode,
         .route_r2 = goal_rt.route_r2,
         .wander_sigma = goal_rt.wander_sigma,
+        .colony = colony,
     };
     w->crowd_route[c] = route;
     if (route) {
         w->crowd_def[c].goal.points = route;
     }
+    if (colony) w->crowd_def[c].goal.forage = th_forage_def_of(colony);
     if (d.body_radius > 0.0f && !reserve_contacts_for(w, d.body_radius)) {
         th_free(route);
         w->crowd_route[c] = NULL;
+        th_forage_free(colony);
+        w->crowd_rt[c].colony = NULL;
         th_error_set(err, "out of memory");
         return -1;
     }
@@ -579,12 +588,15 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         w->crowd_count--;
         th_free(route);
         w->crowd_route[c] = NULL;
+        th_forage_free(colony);
+        w->crowd_rt[c].colony = NULL;
         w->interaction_radius = old_near;
         w->pred_radius = old_pred_radius;
         w->pred_mask = old_pred_mask;
         th_error_set(err, "out of memory");
         return -1;
     }
+    if (colony) w->colonies++;
     return (int)c;
 }
 
@@ -775,6 +787,8 @@ bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) 
         .waypoint = w->goal_state && w->crowd_rt[a->crowd[k]].goal == TH_GOAL_ROUTE
                         ? w->goal_state[id].index
                         : 0,
+        .carrying = w->goal_state && w->crowd_rt[a->crowd[k]].goal == TH_GOAL_FORAGE &&
+                    w->goal_state[id].carrying,
     };
     return true;
 }
@@ -804,6 +818,7 @@ uint64_t th_world_hash(const th_world *w) {
         th_hash_u32(&h, bk->sheltered);
         th_hash_u32(&h, (uint32_t)bk->destroyed | (uint32_t)bk->full << 1);
     }
+    if (w->colonies) th_forage_hash(w, &h);
     return th_hash_end(&h);
 }
 

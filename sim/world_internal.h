@@ -75,7 +75,8 @@ typedef struct th_crowd_rt {
     uint32_t route_count;
     th_route_mode route_mode;
     float route_r2;           /* ROUTE: arrival radius squared */
-    float wander_sigma;       /* WANDER: radians of heading drift per step, one sd */
+    float wander_sigma;       /* WANDER, FORAGE: radians of heading drift per step, one sd */
+    struct th_colony *colony; /* FORAGE: the crowd's nest, food and pheromone (sim/forage.c) */
 } th_crowd_rt;
 
 /* Per-agent goal progress, by id (sim/goal.c): written only while that agent is integrated, by
@@ -83,7 +84,9 @@ typedef struct th_crowd_rt {
 typedef struct th_goal_state {
     uint32_t index; /* ROUTE: the waypoint walked to */
     int32_t dir;    /* ROUTE, patrol: +1 outward, -1 on the way back */
-    float angle;    /* WANDER: heading, radians */
+    float angle;    /* WANDER, FORAGE: heading, radians */
+    uint32_t mark;  /* FORAGE: pheromone cell last marked on the way home, or UINT32_MAX */
+    bool carrying;  /* FORAGE: carries food home; set and cleared in bookkeeping only */
 } th_goal_state;
 
 /* Per-chunk partial sums, combined in chunk order by the bookkeeping phase. */
@@ -200,6 +203,7 @@ struct th_world {
                                   wander), else NULL */
     bool goal_state_wanted;    /* such a crowd exists: goal_state grows with the agents */
     th_vec2 *crowd_route[TH_MAX_CROWDS]; /* each crowd's route waypoints (owned), or NULL */
+    uint32_t colonies;    /* foraging crowds: bookkeeping runs th_forage_update while > 0 */
     float max_radius;     /* largest body radius over crowds: 0 = no bodies, no contacts phase */
     bool pedestrians;     /* some crowd uses the pedestrian model */
     /* Bodies near each agent, found once per step by the first contacts round and walked by
@@ -361,7 +365,7 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
                    th_error *err);
 /* Whether a goal kind keeps per-agent state (th_goal_state). */
 static inline bool th_goal_stateful(th_goal_kind k) {
-    return k == TH_GOAL_ROUTE || k == TH_GOAL_WANDER;
+    return k == TH_GOAL_ROUTE || k == TH_GOAL_WANDER || k == TH_GOAL_FORAGE;
 }
 /* A new agent's goal state. */
 void th_goal_agent_added(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 v);
@@ -374,6 +378,27 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
 const uint32_t *th_goal_cost_field(const th_world *w, const th_crowd_rt *c);
 /* After agent `id` moved to p in integration: advance its route, drift its wander heading. */
 void th_goal_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v);
+
+/* sim/forage.c: ant-colony foraging (TH_GOAL_FORAGE). */
+struct th_hasher;
+/* Check a def's forage parameters against the world (th_goal_setup's FORAGE case). */
+bool th_forage_check(const th_world *w, const th_goal_def *g, th_error *err);
+/* Make crowd `crowd`'s colony: pheromone grid, food, and with a map the nest's destination
+ * field (so call between steps). NULL with `err` filled. */
+struct th_colony *th_forage_create(th_world *w, const th_goal_def *g, th_error *err);
+void th_forage_free(struct th_colony *col);
+/* The colony's parameters, defaults filled in, food sources its own copy. */
+const th_forage_def *th_forage_def_of(const struct th_colony *col);
+void th_forage_agent_added(th_world *w, th_agent_id id, th_vec2 v);
+/* Steering: home down the nest field while carrying, else along the heading. */
+bool th_forage_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
+                         th_vec2 *dir);
+/* Integration: a searching ant senses ahead and turns (trail, food or random drift). */
+void th_forage_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v);
+/* Bookkeeping (serial): evaporation, then pickups, drops and deposits in storage order. */
+void th_forage_update(th_world *w);
+/* Colony state into the world hash. */
+void th_forage_hash(const th_world *w, struct th_hasher *h);
 
 /* sim/validate.c: false (and the first violation recorded) when an invariant does not hold. */
 bool th_validate_grid(th_world *w);  /* right after the grid phase */

@@ -616,6 +616,48 @@ START_TEST(test_density_and_grid_visible_at_default_zoom) {
 }
 END_TEST
 
+/* The pheromone overlay marks exactly the cells holding a trail: cell by cell across the ants
+ * scene's grid, the pixel at a cell's centre changes with the overlay on if and only if the
+ * cell holds at least a hundredth of a deposit (the colour scale's floor). Cells near the nest
+ * and food markers, drawn over the overlay, are left out; agents are not drawn. */
+START_TEST(test_pheromone_overlay_marks_trail_cells) {
+    th_world *w = scene("ants", 0, 60 * 50);
+    int32_t cols, rows;
+    float cs;
+    const float *ph = th_world_pheromone(w, 0, &cols, &rows, &cs);
+    ck_assert_ptr_nonnull(ph);
+    const float deposit = th_world_crowd(w, 0)->goal.forage->deposit;
+    th_forage_info fi;
+    ck_assert(th_world_forage_info(w, 0, &fi));
+    uint32_t *off = render(w, 0), *on = render(w, TH_VIEW_OVERLAY_PHEROMONE);
+    int trail = 0, bare = 0;
+    for (int32_t y = 0; y < rows; y++) {
+        for (int32_t x = 0; x < cols; x++) {
+            th_vec2 c = th_v2(((float)x + 0.5f) * cs, ((float)y + 0.5f) * cs);
+            bool near_marker = hypotf(c.x - fi.nest.x, c.y - fi.nest.y) < fi.nest_radius + 2.0f;
+            th_food_info f;
+            for (uint32_t i = 0; th_world_food_source(w, 0, i, &f); i++)
+                near_marker |= hypotf(c.x - f.at.x, c.y - f.at.y) < f.radius + 2.0f;
+            if (near_marker) continue;
+            th_vec2 sp = th_view_world_to_screen(w, W, H, c);
+            const bool changed = pixel_at(off, sp) != pixel_at(on, sp);
+            const bool marked = ph[(size_t)y * (size_t)cols + (size_t)x] >= 0.01f * deposit;
+            ck_assert_msg(changed == marked, "cell (%d, %d): %g pheromone, pixel %s", x, y,
+                          (double)ph[(size_t)y * (size_t)cols + (size_t)x],
+                          changed ? "changed" : "unchanged");
+            trail += marked;
+            bare += !marked;
+        }
+    }
+    /* The scene must have formed trails for this to mean anything. */
+    ck_assert_int_gt(trail, 100);
+    ck_assert_int_gt(bare, 1000);
+    free(off);
+    free(on);
+    th_world_destroy(w);
+}
+END_TEST
+
 int main(void) {
     /* Headless: SDL must never try to reach a display from these tests. */
     setenv("SDL_VIDEODRIVER", "dummy", 1);
@@ -638,6 +680,7 @@ int main(void) {
     tcase_add_test(tc, test_leader_ring_keeps_crowd_colour);
     tcase_add_test(tc, test_font_descenders);
     tcase_add_test(tc, test_density_and_grid_visible_at_default_zoom);
+    tcase_add_test(tc, test_pheromone_overlay_marks_trail_cells);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

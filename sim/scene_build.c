@@ -259,6 +259,15 @@ static bool fits_in_memory(const th_scene *s, uint32_t threads, uint64_t agents,
         bytes += cells * WORLD_BYTES_PER_CELL_PATHS +
                  (landmarks <= TH_ASTAR_LANDMARK_BUDGET ? landmarks : 0);
     }
+    /* Foraging crowds: a pheromone grid each (4 bytes per cell: the map's cells, or its own
+     * without a map) and with a map the nest's field, costed as a bunker's river map. */
+    for (uint32_t c = 0; c < s->crowd_count; c++) {
+        const th_goal_def *g = &s->crowd[c].def.goal;
+        if (g->kind != TH_GOAL_FORAGE || !g->forage) continue;
+        const double cs = g->forage->cell_size > 0.0f ? g->forage->cell_size : 1.0;
+        bytes += s->has_map ? cells * (4 + WORLD_BYTES_PER_CELL_BUNKER)
+                            : 4 * (uint64_t)(ceil(s->width / cs) * ceil(s->height / cs));
+    }
     if (bytes <= TH_SCENE_MAX_WORLD_BYTES) return true;
     const th_ynode *at = th_ynode_get(s->doc.root, s->has_map ? "map" : "crowds");
     return th_scene_fail(

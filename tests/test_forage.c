@@ -527,6 +527,33 @@ START_TEST(scene_errors_point_at_the_value) {
 }
 END_TEST
 
+/* Eighty colonies of 2^24 pheromone cells each (64 MiB apiece, 5 GiB in all) are refused
+ * before anything is allocated, as every world too large for memory is. */
+START_TEST(scene_too_many_large_colonies_refused) {
+    static char text[80 * 200 + 256];
+    int n = snprintf(text, sizeof text, "name: t\nworld: {size: [100000, 100000]}\ncrowds:\n");
+    for (int c = 0; c < 80; c++) {
+        n += snprintf(text + n, sizeof text - (size_t)n,
+                      "  - {name: c%d, goal: {forage: {nest: {at: [10, 10]}, cell_size: 25,\n"
+                      "     food: [{at: [90, 90], amount: 5}]}}}\n", c);
+    }
+    char path[300];
+    snprintf(path, sizeof path, "%s/big.yaml", g_dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    th_error err = {0};
+    const uint64_t before = th_alloc_count();
+    th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, &err);
+    ck_assert_ptr_null(w);
+    ck_assert_msg(strstr(err.message, "MiB") != NULL, "%s", err.message);
+    /* The parse tree and scene were allocated, no world: far fewer than 80 grids' worth. */
+    ck_assert_uint_lt(th_alloc_count() - before, 1000);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(api_refuses_bad_values) {
     th_world_def wd = th_default_world_def();
     wd.width = 30;
@@ -603,6 +630,7 @@ int main(void) {
         {"steps_do_not_allocate", steps_do_not_allocate},
         {"ants_scene_forages", ants_scene_forages},
         {"scene_errors_point_at_the_value", scene_errors_point_at_the_value},
+        {"scene_too_many_large_colonies_refused", scene_too_many_large_colonies_refused},
         {"api_refuses_bad_values", api_refuses_bad_values},
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {

@@ -91,8 +91,9 @@ typedef struct th_view_opts {
     bool start_paused;                /* open paused; default false */
     int flow_bunker;                  /* field the flow overlay shows: -1 the nearest-bunker
                                          field (th_world_flow), k >= 0 bunker k's own field
-                                         (th_world_bunker_flow); an index past the last bunker
-                                         shows the nearest field. Default -1 */
+                                         (th_world_bunker_flow), then destination field
+                                         k - bunkers (th_world_destination_flow); an index
+                                         past the last field shows the nearest one. Default -1 */
 } th_view_opts;
 
 /** Options with every default filled in. */

@@ -582,6 +582,9 @@ typedef struct th_destination {
 int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
                               th_error *err);
 
+/** Destination fields in the world (a scene makes one per crowd with a destinations goal). */
+uint32_t th_world_destination_count(const th_world *w);
+
 /** Flow toward the cheapest goal of field `field` at `p`; false when no goal is reachable. */
 bool th_world_destination_flow(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *dir);
 

@@ -268,6 +268,10 @@ if [[ $rc -eq 0 && ${w:-0} -eq 400 && ${h:-0} -eq 400 && ${colours:-0} -ge 3 ]];
     pass "--view 400x400 frame with a map in it ($colours colours)"
 else fail "--view" "exit $rc, ${w:-?}x${h:-?}, ${colours:-?} colours"
 fi
+expect_usage "--flow-field names no field" "--flow-field" run "$lanes" --steps 1 --flow-field nowhere
+run run "$lanes" --steps 1 --flow-field exit --overlays flow --screenshot "$tmp/f.png"
+if [[ $rc -eq 0 && -s $tmp/f.png ]]; then pass "--flow-field a bunker's own field"
+else fail "--flow-field a bunker's own field" "exit $rc"; fi
 expect_usage "--view too small for the frame" "at most 8192" run "$lanes" --steps 1 --view 0,0,0.01,0.01 --screenshot "$tmp/y.png"
 
 finish

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "../engine/profile.h"
-#include "../render/viewer.h"
-#include "../sim/throng.h"
+#include "throng/viewer.h"
+#include "throng/throng.h"
 #include "app.h"
 #include "args.h"
 #include "output.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../render/viewer.h"
+#include "throng/viewer.h"
 
 static const struct {
     const char *name;

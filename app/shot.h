@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../sim/throng.h"
+#include "throng/throng.h"
 
 typedef struct th_shot_opts {
     int width, height;  /* pixels */

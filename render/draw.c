@@ -1,6 +1,6 @@
 /* Drawing the world: map, overlays, bunkers and agents, in batched triangle lists.
  *
- * Everything here reads the world through sim/throng.h between steps and never changes it.
+ * Everything here reads the world through throng/throng.h between steps and never changes it.
  * Per-cell layers (terrain, wall distance, density) are uploaded as small textures with one
  * texel per cell and stretched by the renderer, so their cost does not grow with the zoom;
  * per-item layers (agents, arrows, grid lines, markers) go into one vertex array each and are

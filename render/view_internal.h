@@ -5,7 +5,7 @@
 
 #include <SDL.h>
 
-#include "viewer.h"
+#include "throng/viewer.h"
 
 /** Steps of phase times the profiler graph keeps (5 s at 60 Hz). */
 #define TV_PROF_SAMPLES 300

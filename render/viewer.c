@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/clock.h"
+#include "throng/clock.h"
 #include "view_internal.h"
 
 #define SPEED_MIN (1.0 / 64)

@@ -21,6 +21,9 @@ wid=$(wait_window '^report lanes$' "$run_pid")
 if [ -z "$wid" ]; then
     echo "FAIL: no viewer window"
     cat "$work/out" "$work/err"
+    echo "windows on $DISPLAY:"
+    for w in $(xdotool search --name '' 2>/dev/null); do echo "  $w '$(xdotool getwindowname "$w" 2>/dev/null)'"; done
+    ps -o pid,stat,etime,time,cmd -p "$run_pid" 2>/dev/null
     exit 1
 fi
 sleep 1.5

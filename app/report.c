@@ -1,6 +1,6 @@
 /* The run report: the outcome in plain words (en route, sheltered, stranded, removed), when the
  * crowd got in, what happened to each bunker and squad, and then the cost of the run. Every
- * figure comes from the world's own counts and history (sim/throng.h), once. */
+ * figure comes from the world's own counts and history (throng/throng.h), once. */
 #include "report.h"
 
 #include <inttypes.h>

@@ -6,7 +6,7 @@
 #ifndef TH_SCENE_INTERNAL_H
 #define TH_SCENE_INTERNAL_H
 
-#include "throng.h"
+#include "throng/throng.h"
 #include "ydoc.h"
 
 #define TH_SCENE_MAX_REGIONS 16

@@ -112,6 +112,7 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
     const float dt = w->def.timestep;
     const bool terrain = w->nav.present;
     const bool slow = terrain && w->nav.speed; /* terrain that slows walking */
+    const bool goal_state = w->goal_state != NULL; /* some crowd's goal keeps state */
     uint32_t sheltering = 0;
     for (uint32_t k = begin; k < end; k++) {
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
@@ -129,7 +130,7 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
             w->shelter[k] = th_nav_shelter_at(w, p);
             sheltering += w->shelter[k] != 0;
         }
-        if (w->goal_state && th_goal_stateful(c->goal)) th_goal_moved(w, a->id[k], c, p, v);
+        if (goal_state && th_goal_stateful(c->goal)) th_goal_moved(w, a->id[k], c, p, v);
     }
     w->chunk_stats[begin / TH_CHUNK].sheltering = sheltering;
 }

@@ -8,7 +8,7 @@
 #include "../engine/jobs.h"
 #include "../engine/profile.h"
 #include "nav.h"
-#include "throng.h"
+#include "throng/throng.h"
 
 /* Agents per parallel chunk. It fixes how work is cut and so every per-chunk partial result;
  * it must not depend on the thread count (determinism). 512 agents are ~50-100 us of steering:

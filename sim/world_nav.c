@@ -916,6 +916,8 @@ int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t
     return (int)n->dest_count++;
 }
 
+uint32_t th_world_destination_count(const th_world *w) { return w->nav.dest_count; }
+
 bool th_world_destination_flow(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *dir) {
     *dir = th_v2(0.0f, 0.0f);
     if (field >= w->nav.dest_count || !on_world(w, p)) return false;

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../engine/alloc.h"
-#include "../sim/throng.h"
+#include "engine/alloc.h"
+#include "throng/throng.h"
 #include "test_util.h"
 
 #ifndef THRONG_SCENES_DIR

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../sim/throng.h"
+#include "throng/throng.h"
 #include "test_util.h"
 
 #ifndef THRONG_SCENES_DIR

@@ -1,17 +1,20 @@
 /* throng: a deterministic, multithreaded crowd simulation engine.
  *
- * This is the one header that the viewer, the command line and users include. A world holds
- * crowds (named groups sharing steering parameters) and agents. It advances in fixed steps;
- * between steps its state is a consistent snapshot that may be read freely.
+ * This is the one header that the viewer, the command line and users include (with
+ * throng/viewer.h for the SDL2 viewer and throng/clock.h for a fixed-step host loop). A world
+ * holds crowds (named groups sharing steering parameters) and agents. It advances in fixed
+ * steps; between steps its state is a consistent snapshot that may be read freely.
  *
- * Usage:
+ * Usage (examples/minimal.c is a whole program):
+ *     #include <throng/throng.h>
+ *
  *     th_world_def wd = th_default_world_def();
  *     wd.width = 200; wd.height = 200;
  *     th_world *w = th_world_create(&wd, NULL);
  *     th_crowd_def cd = th_default_crowd_def();
  *     cd.name = "starlings";
  *     int crowd = th_world_add_crowd(w, &cd, NULL);
- *     th_world_add_agent(w, crowd, th_v2(10, 10), th_v2(1, 0));
+ *     th_world_add_agent(w, (uint32_t)crowd, th_v2(10, 10), th_v2(1, 0), NULL);
  *     for (int i = 0; i < 600; i++) th_world_step(w);
  *     th_world_destroy(w);
  *
@@ -23,10 +26,12 @@
 #ifndef THRONG_H
 #define THRONG_H
 
+#include "api.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../engine/vec2.h"
+#include "vec2.h"
 
 /** Stable agent handle: assigned in order of creation from 0, never reused, unchanged when
  *  the engine reorders its arrays. */
@@ -67,7 +72,7 @@ typedef struct th_world_def {
 } th_world_def;
 
 /** A world def with every default filled in. */
-th_world_def th_default_world_def(void);
+TH_API th_world_def th_default_world_def(void);
 
 /** Explicit types are 0 .. TH_MAX_TYPES - 1 (they fit a bit mask for predator relations). */
 #define TH_MAX_TYPES 32
@@ -242,12 +247,12 @@ typedef struct th_crowd_def {
 } th_crowd_def;
 
 /** A crowd def with every default filled in (boids). */
-th_crowd_def th_default_crowd_def(void);
+TH_API th_crowd_def th_default_crowd_def(void);
 
 /** A crowd def with pedestrian defaults: model PEDESTRIAN, body_radius 0.2 m, desired speed
  *  1.34 +- 0.26 m/s, max_speed 2.5 m/s, time gap 0.7 s, relaxation 0.5 s, and the repulsion
  *  defaults above. */
-th_crowd_def th_default_pedestrian_def(void);
+TH_API th_crowd_def th_default_pedestrian_def(void);
 
 /** An agent's state as of the last completed step. */
 typedef struct th_agent_state {
@@ -309,75 +314,75 @@ typedef struct th_world th_world;
 
 /** Create a world. Returns NULL (with `err` filled) on an invalid def or when memory or threads
  *  cannot be had. */
-th_world *th_world_create(const th_world_def *def, th_error *err);
+TH_API th_world *th_world_create(const th_world_def *def, th_error *err);
 
 /** Destroy a world and join its threads. NULL is ignored. */
-void th_world_destroy(th_world *w);
+TH_API void th_world_destroy(th_world *w);
 
 /** Add a crowd; returns its index (0, 1, ...) or -1 with `err` filled. Crowds are added before
  *  stepping starts or between steps. */
-int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err);
+TH_API int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err);
 
 /** Number of crowds. */
-uint32_t th_world_crowd_count(const th_world *w);
+TH_API uint32_t th_world_crowd_count(const th_world *w);
 
 /** The def a crowd was created with (name points into the world), or NULL for a bad index. */
-const th_crowd_def *th_world_crowd(const th_world *w, uint32_t crowd);
+TH_API const th_crowd_def *th_world_crowd(const th_world *w, uint32_t crowd);
 
 /** Add an agent of `crowd` at `position` (inside the world) with `velocity` (finite; clamped
  *  to the crowd's max_speed, direction kept however long it is). Returns its id or
  *  TH_INVALID_AGENT with `err` filled (bad crowd, position outside the world or not finite,
  *  velocity not finite, TH_MAX_AGENTS reached, out of memory). May allocate; call it between steps. */
-th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
+TH_API th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
                                th_error *err);
 
 /** Advance one fixed step. Allocates nothing once the first step has run. */
-void th_world_step(th_world *w);
+TH_API void th_world_step(th_world *w);
 
 /** Number of agents in the world. */
-uint32_t th_world_agent_count(const th_world *w);
+TH_API uint32_t th_world_agent_count(const th_world *w);
 
 /** Steps completed since creation. */
-uint64_t th_world_step_count(const th_world *w);
+TH_API uint64_t th_world_step_count(const th_world *w);
 
 /** Copy one agent's state; false when `id` names no agent. */
-bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out);
+TH_API bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out);
 
 /** All agents, in storage order. */
-th_agent_view th_world_agents(const th_world *w);
+TH_API th_agent_view th_world_agents(const th_world *w);
 
 /** Statistics of the last step. */
-th_world_stats th_world_get_stats(const th_world *w);
+TH_API th_world_stats th_world_get_stats(const th_world *w);
 
 /** The world's creation parameters (threads resolved to the actual worker count). */
-th_world_def th_world_get_def(const th_world *w);
+TH_API th_world_def th_world_get_def(const th_world *w);
 
 /** 64-bit fingerprint of the whole simulation state (every agent's id, crowd, position and
  *  velocity by bit pattern, in id order, and the step count). */
-uint64_t th_world_hash(const th_world *w);
+TH_API uint64_t th_world_hash(const th_world *w);
 
 /** Check invariants inside every step from now on (a few passes over the agents per step): no
  *  agent in a blocked cell, positions and velocities finite and inside the world, speeds within
  *  the crowd's bound, alive + sheltered = spawned, bunker counts and capacities, the id map a
  *  bijection, the grid agreeing with the positions it was built from. Turning it on clears any
  *  earlier violation. */
-void th_world_set_validation(th_world *w, bool on);
+TH_API void th_world_set_validation(th_world *w, bool on);
 
 /** NULL while every check has held since validation was turned on; else the first violation
  *  (step, agent, values). */
-const char *th_world_validation_error(const th_world *w);
+TH_API const char *th_world_validation_error(const th_world *w);
 
 /** Name of a phase ("events", "grid", ...). */
-const char *th_phase_name(th_phase phase);
+TH_API const char *th_phase_name(th_phase phase);
 
 /** Mean milliseconds per step spent in `phase` since creation or the last profile reset. */
-double th_world_phase_ms(const th_world *w, th_phase phase);
+TH_API double th_world_phase_ms(const th_world *w, th_phase phase);
 
 /** Milliseconds spent in `phase` during the last step. */
-double th_world_phase_last_ms(const th_world *w, th_phase phase);
+TH_API double th_world_phase_last_ms(const th_world *w, th_phase phase);
 
 /** Forget profile totals (e.g. after warm-up steps). */
-void th_world_reset_profile(th_world *w);
+TH_API void th_world_reset_profile(th_world *w);
 
 /* ---- targets ------------------------------------------------------------------------------
  * What leaders pursue. A target's position and velocity are evaluated at the start of every
@@ -408,11 +413,11 @@ typedef struct th_target_def {
 } th_target_def;
 
 /** Add a target; returns its index or -1 with `err` filled. */
-int th_world_add_target(th_world *w, const th_target_def *def, th_error *err);
+TH_API int th_world_add_target(th_world *w, const th_target_def *def, th_error *err);
 
 /** A target's position and velocity as of the start of the last step; false for a bad index
  *  or a target that does not exist (a removed agent, a shelter target). */
-bool th_world_target_state(const th_world *w, uint32_t target, th_vec2 *position,
+TH_API bool th_world_target_state(const th_world *w, uint32_t target, th_vec2 *position,
                            th_vec2 *velocity);
 
 /* ---- squads ---------------------------------------------------------------------------------
@@ -447,7 +452,7 @@ typedef struct th_squad_def {
 } th_squad_def;
 
 /** A squad def with the defaults above (formation BOX, crowd 0, no members). */
-th_squad_def th_default_squad_def(void);
+TH_API th_squad_def th_default_squad_def(void);
 
 typedef struct th_squad_info {
     th_vec2 centre, heading; /* metres; unit vector */
@@ -459,25 +464,25 @@ typedef struct th_squad_info {
 
 /** Add a squad and spawn its members on their slots (which must be open ground). Returns the
  *  squad's index, or -1 with `err` filled. Call between steps. */
-int th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err);
+TH_API int th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err);
 
 /** A squad's state as of the last step; false for a bad index. */
-bool th_world_get_squad(const th_world *w, uint32_t squad, th_squad_info *out);
+TH_API bool th_world_get_squad(const th_world *w, uint32_t squad, th_squad_info *out);
 
 /** Member `i` of a squad: its agent id and its slot (metres); false past the last member. */
-bool th_world_squad_member(const th_world *w, uint32_t squad, uint32_t i, th_agent_id *id,
+TH_API bool th_world_squad_member(const th_world *w, uint32_t squad, uint32_t i, th_agent_id *id,
                            th_vec2 *slot);
 
 /** Point `i` of a squad's centre path (metres, start first); false past the last one. */
-bool th_world_squad_waypoint(const th_world *w, uint32_t squad, uint32_t i, th_vec2 *out);
+TH_API bool th_world_squad_waypoint(const th_world *w, uint32_t squad, uint32_t i, th_vec2 *out);
 
 /** Add agent `id` (of any crowd, not in another squad) to a squad between steps: the slots are
  *  laid out again for the new count and go to the nearest members. */
-bool th_world_squad_join(th_world *w, uint32_t squad, th_agent_id id, th_error *err);
+TH_API bool th_world_squad_join(th_world *w, uint32_t squad, th_agent_id id, th_error *err);
 
 /** Remove an agent at the start of the next step (a unit lost in battle). False for an unknown
  *  id. */
-bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err);
+TH_API bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err);
 
 /* ---- terrain, bunkers, events ------------------------------------------------------------
  * Present when the world def has a cell_size. Cells are addressed (x, y), x to the east,
@@ -498,22 +503,22 @@ typedef enum th_cell_kind {
 #define TH_MAX_PENDING_EVENTS 65536
 
 /** Map size in cells and cell side in metres; false when the world has no map. */
-bool th_world_map_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_size);
+TH_API bool th_world_map_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_size);
 
 /** Set a cell while building the world, before the first step (after it, use the events).
  *  `cost` in [1, TH_CELL_COST_MAX] for open cells, ignored for walls. */
-bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uint32_t cost,
+TH_API bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uint32_t cost,
                        th_error *err);
 
 /** Set how fast agents walk on an open cell, as a factor in (0, 1] of their speed (stairs about
  *  0.6), apart from its routing cost; before the first step. Default 1 everywhere. */
-bool th_world_set_cell_speed(th_world *w, int32_t x, int32_t y, float factor, th_error *err);
+TH_API bool th_world_set_cell_speed(th_world *w, int32_t x, int32_t y, float factor, th_error *err);
 
 /** A cell's walking speed factor: 1 unless set, 0 outside the map. */
-float th_world_cell_speed(const th_world *w, int32_t x, int32_t y);
+TH_API float th_world_cell_speed(const th_world *w, int32_t x, int32_t y);
 
 /** A cell's kind (and cost, may be NULL); TH_CELL_WALL outside the map. */
-th_cell_kind th_world_cell(const th_world *w, int32_t x, int32_t y, uint32_t *cost);
+TH_API th_cell_kind th_world_cell(const th_world *w, int32_t x, int32_t y, uint32_t *cost);
 
 /** A bunker: a rectangle of open cells that fleeing crowds run to. */
 typedef struct th_bunker_def {
@@ -533,11 +538,11 @@ typedef struct th_bunker_info {
 } th_bunker_info;
 
 /** Add a bunker before the first step; returns its index or -1 with `err` filled. */
-int th_world_add_bunker(th_world *w, const th_bunker_def *def, th_error *err);
-uint32_t th_world_bunker_count(const th_world *w);
-bool th_world_get_bunker(const th_world *w, uint32_t bunker, th_bunker_info *out);
+TH_API int th_world_add_bunker(th_world *w, const th_bunker_def *def, th_error *err);
+TH_API uint32_t th_world_bunker_count(const th_world *w);
+TH_API bool th_world_get_bunker(const th_world *w, uint32_t bunker, th_bunker_info *out);
 /** Index of the bunker called `name`, or -1. */
-int th_world_find_bunker(const th_world *w, const char *name);
+TH_API int th_world_find_bunker(const th_world *w, const char *name);
 
 /* Events change the terrain and bunkers between steps. An event scheduled for step N is
  * applied at the start of the step that advances the world from N to N + 1, so every agent
@@ -562,18 +567,18 @@ typedef struct th_event_def {
 } th_event_def;
 
 /** Schedule `e` for step `step` (>= th_world_step_count()). */
-bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *e, th_error *err);
+TH_API bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *e, th_error *err);
 
 /** Events scheduled and not yet applied. */
-uint32_t th_world_pending_events(const th_world *w);
+TH_API uint32_t th_world_pending_events(const th_world *w);
 
 /** Destroy a bunker: nobody else shelters there; its basin re-routes to the next bunker. */
-bool th_world_destroy_bunker(th_world *w, uint32_t bunker, th_error *err);
+TH_API bool th_world_destroy_bunker(th_world *w, uint32_t bunker, th_error *err);
 /** Restore a destroyed bunker (it opens again unless full). */
-bool th_world_restore_bunker(th_world *w, uint32_t bunker, th_error *err);
+TH_API bool th_world_restore_bunker(th_world *w, uint32_t bunker, th_error *err);
 /** Break every destructible wall in the cell rectangle [x0, x1] x [y0, y1] (clipped to the map);
  *  they become open cells of cost 1. */
-bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+TH_API bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err);
 /** Block every open, non-bunker cell in the rectangle (clipped): a truck across a street.
  *  Agents caught inside move, at the start of the step that applies it, into the open cell
@@ -581,7 +586,7 @@ bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32
  *  were open), for a block of any size in one pass over it. Agents in a region the events wall
  *  in whole, with no open cell bordering it, are removed and counted in th_world_stats.buried
  *  (and .removed); `throng run` reports them. */
-bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+TH_API bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err);
 
 /* Every query below answers only for positions on the world ([0, width) x [0, height), finite):
@@ -592,22 +597,22 @@ bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32
 
 /** Flow direction at `p` toward the nearest open bunker (unit vector, (0,0) inside one);
  *  false when no open bunker can be reached from there. Valid after the first step. */
-bool th_world_flow(const th_world *w, th_vec2 p, th_vec2 *dir);
+TH_API bool th_world_flow(const th_world *w, th_vec2 p, th_vec2 *dir);
 
 /** Flow toward bunker `bunker` alone (its own river map, standing or not) at `p`; false when
  *  it cannot be reached from there or for a bad index. Valid after the first step. */
-bool th_world_bunker_flow(const th_world *w, uint32_t bunker, th_vec2 p, th_vec2 *dir);
+TH_API bool th_world_bunker_flow(const th_world *w, uint32_t bunker, th_vec2 p, th_vec2 *dir);
 
 /** Cost-weighted metres from `p` to the nearest open bunker; INFINITY when unreachable. */
-float th_world_cost_to_shelter(const th_world *w, th_vec2 p);
+TH_API float th_world_cost_to_shelter(const th_world *w, th_vec2 p);
 
 /** Index of the open bunker whose river map wins at `p`, or -1. */
-int th_world_nearest_bunker(const th_world *w, th_vec2 p);
+TH_API int th_world_nearest_bunker(const th_world *w, th_vec2 p);
 
 /** Cell-centre path from `p` down the river map to the nearest open bunker (start cell first,
  *  bunker cell last): up to `max` points to `out`, their count to `*count`. False with `err`
  *  filled when no open bunker is reachable or `max` is too small. Valid after the first step. */
-bool th_world_shelter_path(const th_world *w, th_vec2 p, th_vec2 *out, uint32_t max,
+TH_API bool th_world_shelter_path(const th_world *w, th_vec2 p, th_vec2 *out, uint32_t max,
                            uint32_t *count, th_error *err);
 
 /* Weighted destinations: the general form of a river map. A destination field is built over a
@@ -626,18 +631,21 @@ typedef struct th_destination {
 
 /** Build a destination field over `count` goals (1..65,536 open cells) and compute it now;
  *  returns its index or -1 with `err` filled. Call between steps. */
-int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
+TH_API int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
                               th_error *err);
 
+/** Destination fields in the world (a scene makes one per crowd with a destinations goal). */
+TH_API uint32_t th_world_destination_count(const th_world *w);
+
 /** Flow toward the cheapest goal of field `field` at `p`; false when no goal is reachable. */
-bool th_world_destination_flow(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *dir);
+TH_API bool th_world_destination_flow(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *dir);
 
 /** Cost-weighted metres from `p` to the field's cheapest goal, weight included; INFINITY when
  *  unreachable or for a bad field index. */
-float th_world_destination_cost(const th_world *w, uint32_t field, th_vec2 p);
+TH_API float th_world_destination_cost(const th_world *w, uint32_t field, th_vec2 p);
 
 /** Cell-centre path from `p` to the field's cheapest goal, like th_world_shelter_path. */
-bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *out,
+TH_API bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *out,
                                uint32_t max, uint32_t *count, th_error *err);
 
 /** Any-angle path from `from` to `to` (A* over the terrain costs, then string pulling):
@@ -646,12 +654,12 @@ bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_
  *  `err` filled when an end is blocked, no route exists, or `max` is too small. The first call,
  *  and the first after the map changed, also builds A*'s landmark bounds (docs/architecture.md:
  *  about a quarter of a second on a 1024 x 1024 map); call it between steps. */
-bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uint32_t max,
+TH_API bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uint32_t max,
                         uint32_t *count, float *cost, th_error *err);
 
 /** Distance in metres from `p` to the nearest wall (bilinear over cell centres) and in `*away`
  *  (may be NULL) the direction away from it; INFINITY and (0,0) in a world without a map. */
-float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away);
+TH_API float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away);
 
 /* ---- foraging (TH_GOAL_FORAGE) -------------------------------------------------------------
  * Each foraging crowd is a colony with a nest, food sources and a pheromone grid. Pickups,
@@ -680,21 +688,23 @@ typedef struct th_food_info {
 } th_food_info;
 
 /** Colony totals of crowd `crowd`; false when it does not forage. */
-bool th_world_forage_info(const th_world *w, uint32_t crowd, th_forage_info *out);
+TH_API bool th_world_forage_info(const th_world *w, uint32_t crowd, th_forage_info *out);
 /** Food source `source` of crowd `crowd`; false when there is none. */
-bool th_world_food_source(const th_world *w, uint32_t crowd, uint32_t source, th_food_info *out);
+TH_API bool th_world_food_source(const th_world *w, uint32_t crowd, uint32_t source,
+                                 th_food_info *out);
 /** Read-only view of crowd `crowd`'s pheromone grid: cols x rows cells of `*cell_size` metres,
  *  row-major from the world's origin (row 0 is the south edge), cell (x, y) covering
  *  [x c, (x + 1) c) x [y c, (y + 1) c). NULL when the crowd does not forage. Valid until the
  *  next step. */
-const float *th_world_pheromone(const th_world *w, uint32_t crowd, int32_t *cols, int32_t *rows,
-                                float *cell_size);
+TH_API const float *th_world_pheromone(const th_world *w, uint32_t crowd, int32_t *cols,
+                                       int32_t *rows, float *cell_size);
 /** Add `amount` (finite, may be negative; a cell never goes below 0) of pheromone to the cell
  *  of crowd `crowd`'s grid holding `p`: a trail laid by hand. Call between steps. */
-bool th_world_add_pheromone(th_world *w, uint32_t crowd, th_vec2 p, float amount, th_error *err);
+TH_API bool th_world_add_pheromone(th_world *w, uint32_t crowd, th_vec2 p, float amount,
+                                   th_error *err);
 
 /** The spatial grid's columns, rows and cell extent in metres (for overlays and tools). */
-void th_world_grid_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_w,
+TH_API void th_world_grid_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_w,
                         float *cell_h);
 
 /* ---- tracing ----------------------------------------------------------------------------
@@ -712,14 +722,14 @@ typedef struct th_trace_span {
 
 /** Start recording into a buffer of `max_spans` spans (allocated now; recording stops when it is
  *  full). Any earlier recording is discarded. False with `err` filled on a bad size or no memory. */
-bool th_world_trace_start(th_world *w, uint32_t max_spans, th_error *err);
+TH_API bool th_world_trace_start(th_world *w, uint32_t max_spans, th_error *err);
 
 /** The spans recorded so far, in recording order; valid until the next call that changes the
  *  world. */
-const th_trace_span *th_world_trace_spans(const th_world *w, uint32_t *count);
+TH_API const th_trace_span *th_world_trace_spans(const th_world *w, uint32_t *count);
 
 /** Stop recording and free the buffer. */
-void th_world_trace_stop(th_world *w);
+TH_API void th_world_trace_stop(th_world *w);
 
 /* ---- measurement --------------------------------------------------------------------------
  * Areas and lines measured by the engine in every step, after integration and before agents
@@ -790,18 +800,18 @@ typedef struct th_measure_line_info {
 
 /** Add an area; returns its index (0, 1, ...) or -1 with `err` filled. Allocates; call it
  *  between steps. */
-int th_world_add_measure_area(th_world *w, const th_measure_area_def *def, th_error *err);
+TH_API int th_world_add_measure_area(th_world *w, const th_measure_area_def *def, th_error *err);
 
 /** Add a line; returns its index or -1 with `err` filled. Allocates (the first line also
  *  reserves a previous position per agent id); call it between steps. */
-int th_world_add_measure_line(th_world *w, const th_measure_line_def *def, th_error *err);
+TH_API int th_world_add_measure_line(th_world *w, const th_measure_line_def *def, th_error *err);
 
-uint32_t th_world_measure_area_count(const th_world *w);
-uint32_t th_world_measure_line_count(const th_world *w);
+TH_API uint32_t th_world_measure_area_count(const th_world *w);
+TH_API uint32_t th_world_measure_line_count(const th_world *w);
 
 /** An area's or line's figures; false for a bad index. */
-bool th_world_measure_area(const th_world *w, uint32_t area, th_measure_area_info *out);
-bool th_world_measure_line(const th_world *w, uint32_t line, th_measure_line_info *out);
+TH_API bool th_world_measure_area(const th_world *w, uint32_t area, th_measure_area_info *out);
+TH_API bool th_world_measure_line(const th_world *w, uint32_t line, th_measure_line_info *out);
 
 /* ---- run history --------------------------------------------------------------------------
  * What happened over a run and when, kept by the engine in the bookkeeping phase of every step
@@ -837,7 +847,7 @@ typedef struct th_history_entry {
 /** The history in the order it happened: copies up to `max` entries from the `first` on into
  *  `out` (may be NULL when max is 0) and returns how many it copied. `total` (may be NULL)
  *  receives the number kept, `dropped` (may be NULL) those past TH_MAX_HISTORY. */
-uint32_t th_world_history(const th_world *w, uint32_t first, th_history_entry *out, uint32_t max,
+TH_API uint32_t th_world_history(const th_world *w, uint32_t first, th_history_entry *out, uint32_t max,
                           uint32_t *total, uint32_t *dropped);
 
 /** Steps after which the k-th agent (k >= 1, in the order they arrived) was sheltered, or 0 when
@@ -845,7 +855,7 @@ uint32_t th_world_history(const th_world *w, uint32_t first, th_history_entry *o
  *  the same step share its figure. So th_world_sheltered_by(w, k) is the earliest step count at
  *  which k agents were safe: the evacuation time of any fraction of a crowd. Saturates at
  *  UINT32_MAX steps. */
-uint64_t th_world_sheltered_by(const th_world *w, uint32_t k);
+TH_API uint64_t th_world_sheltered_by(const th_world *w, uint32_t k);
 
 /* ---- scene files ---------------------------------------------------------------------------
  * A scene is a YAML file: world or map, bunkers, crowds, a timeline of events. The format is
@@ -874,7 +884,7 @@ typedef struct th_scene_info {
 
 /** Load the scene file at `path` and build its world, events scheduled. `info` (may be NULL)
  *  receives a summary. NULL with `err` filled on any problem. */
-th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_info *info,
+TH_API th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_info *info,
                         th_error *err);
 
 /* ---- built-in demos ------------------------------------------------------------------- */
@@ -887,7 +897,7 @@ typedef struct th_demo_opts {
 } th_demo_opts;
 
 /** Names of the built-in demos, NULL-terminated. */
-extern const char *const th_demo_names[];
+TH_API extern const char *const th_demo_names[];
 
 /** Build a built-in demo world by name:
  *  - "flock": boids in a wrap-around square sized so that ~20 agents fall within each agent's
@@ -897,6 +907,6 @@ extern const char *const th_demo_names[];
  *  - "pedestrians": four streams of pedestrians crossing on a wrap-around square sized for
  *    one person per square metre; 10,000 agents by default.
  *  Returns NULL with `err` filled for an unknown name or bad options. */
-th_world *th_demo_create(const char *name, const th_demo_opts *opts, th_error *err);
+TH_API th_world *th_demo_create(const char *name, const th_demo_opts *opts, th_error *err);
 
 #endif

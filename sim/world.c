@@ -248,6 +248,13 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
         th_error_set(err, "threads must be at most %d, got %u", TH_MAX_THREADS, d.threads);
         return NULL;
     }
+    if ((d.enqueue_task != NULL) != (d.finish_task != NULL) ||
+        (d.enqueue_task && (d.threads < 1 || d.threads > TH_MAX_THREADS))) {
+        th_error_set(err, "a host task system needs both enqueue_task and finish_task, and "
+                     "threads in [1, %d] (the worker indices it uses), got threads %u",
+                     TH_MAX_THREADS, d.threads);
+        return NULL;
+    }
     if (d.agent_capacity > TH_MAX_AGENTS) {
         th_error_set(err, "agent_capacity must be at most %u, got %u", TH_MAX_AGENTS, d.agent_capacity);
         return NULL;
@@ -283,7 +290,12 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
     }
     w->def = d;
     w->wrap = d.bounds == TH_BOUNDS_WRAP;
-    w->pool = th_pool_create(d.threads);
+    /* The host's callbacks have the engine's task types (same parameters), so they are passed
+     * as they are. */
+    w->pool = d.enqueue_task
+                  ? th_pool_create_hosted(d.threads, (th_host_enqueue_fn *)d.enqueue_task,
+                                          (th_host_finish_fn *)d.finish_task, d.task_user)
+                  : th_pool_create(d.threads);
     if (!w->pool) {
         th_error_set(err, "could not start %u worker threads", d.threads);
         th_free(w);

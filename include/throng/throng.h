@@ -58,6 +58,20 @@ typedef enum th_bounds {
     TH_BOUNDS_WRAP = 1,  /* the world is a torus: leaving one edge re-enters at the opposite one */
 } th_bounds;
 
+/** A host's task system (optional; th_world_def.enqueue_task). throng hands the host a task
+ *  over `item_count` items: the host calls `task` on ranges [begin, end) that together cover
+ *  [0, item_count) exactly once, each range at least `min_range` items (except the last), from
+ *  any of its threads, passing `task_ctx` and a worker index in [0, th_world_def.threads) that
+ *  no two concurrent calls share. Items are chunks of fixed size, so how the host splits them,
+ *  in what order and on how many threads, changes no result. */
+typedef void th_task_fn(uint32_t begin, uint32_t end, uint32_t worker, void *task_ctx);
+/** Start `task` (above); return a handle for th_finish_task_fn, or NULL when the host ran the
+ *  whole task before returning (then finish is not called). `user` is task_user. */
+typedef void *th_enqueue_task_fn(th_task_fn *task, uint32_t item_count, uint32_t min_range,
+                                 void *task_ctx, void *user);
+/** Wait until the task behind `handle` has run completely. */
+typedef void th_finish_task_fn(void *handle, void *user);
+
 /** World creation parameters. */
 typedef struct th_world_def {
     float width, height;     /* world rectangle [0,width) x [0,height), metres; default 100 x 100 */
@@ -69,6 +83,13 @@ typedef struct th_world_def {
     float cell_size;         /* terrain cell side, metres; 0 = no terrain map (no walls inside the
                                 world, no bunkers). The map has ceil(width / cell_size) x
                                 ceil(height / cell_size) cells, all open at first. Default 0 */
+    /* Running on the host's own scheduler (Box2D's enqueue/finish style): set both callbacks
+     * and throng creates no thread; every parallel phase becomes one task given to the host,
+     * and `threads` (1..TH_MAX_THREADS, required) is the number of worker indices the host
+     * uses. The built-in pool is the default (both NULL). */
+    th_enqueue_task_fn *enqueue_task;
+    th_finish_task_fn *finish_task;
+    void *task_user; /* passed to both */
 } th_world_def;
 
 /** A world def with every default filled in. */
@@ -782,6 +803,10 @@ typedef struct th_scene_opts {
                            all agents together number this (explicit agent lists stay) */
     bool allow_outside_paths; /* files the scene names (map.image) may lie outside the scene's
                                  folder (absolute, `..`, symbolic links); off by default */
+    th_enqueue_task_fn *enqueue_task; /* the host's task system, as in th_world_def (then
+                                         `threads` or the scene's must be set) */
+    th_finish_task_fn *finish_task;
+    void *task_user;
 } th_scene_opts;
 
 /** What a loaded scene holds. */

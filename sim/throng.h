@@ -731,6 +731,8 @@ bool th_world_measure_line(const th_world *w, uint32_t line, th_measure_line_inf
  * earlier by at most (steps run) * 2^-32 persons (under one person in 2^32 steps, two years at
  * 60 Hz). Integers only, so the same agents appear at the same step on every machine. So agents
  * due by time t = n * timestep enter at the start of the step from n to n + 1, as events do.
+ * Times are the world's (steps completed times timestep): a spawner added after step n with a
+ * start before n * timestep owes at once what it would have added since its start.
  *
  * Where: a position is drawn uniformly in the spawner's area (a rectangle, or a uniformly
  * chosen cell of its list, then uniformly in that cell), from engine/rng.h keyed by (seed,

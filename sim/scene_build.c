@@ -330,7 +330,8 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
     wd.task_user = o.task_user;
     wd.agent_capacity = (uint32_t)(target + fixed_total);
     wd.cell_size = s->has_map ? s->cell_size : 0.0f;
-    if (!fits_in_memory(s, wd.threads, target + fixed_total, err)) return NULL;
+    if (!fits_in_memory(s, wd.threads, target + fixed_total + th_scene_flow_agents(s), err))
+        return NULL;
     legend_cells lc;
     if (!gather_legend_cells(s, &lc)) {
         th_scene_fail(s, NULL, "map", err, "out of memory");
@@ -432,6 +433,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
     }
     if (ok) ok = schedule_events(w, s, err);
     if (ok) ok = th_scene_build_measure(w, s, err);
+    if (ok) ok = th_scene_build_flow(w, s, err);
     th_free(lc.cells);
     if (!ok) {
         th_world_destroy(w);

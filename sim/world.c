@@ -219,11 +219,14 @@ static bool reserve(th_world *w, uint32_t n) {
               (!w->goal_state_wanted ||
                th_grow_array((void **)&w->goal_state, sizeof *w->goal_state, w->next_id, cap)) &&
               th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new) &&
-              th_measure_reserve(w, w->next_id, cap) && th_report_reserve(w, w->stats.sheltered, cap);
+              th_measure_reserve(w, w->next_id, cap) && th_report_reserve(w, w->stats.sheltered, cap) &&
+              th_flow_reserve(w, cap);
     if (!ok) return false;
     w->capacity = cap;
     return reserve_contacts_for(w, w->max_radius) && setup_grid(w);
 }
+
+bool th_world_reserve(th_world *w, uint32_t n) { return reserve(w, n); }
 
 /* ---- world ------------------------------------------------------------------------------ */
 
@@ -348,6 +351,7 @@ void th_world_destroy(th_world *w) {
     th_free(w->chunk_stats);
     th_measure_free(w);
     th_report_free(w);
+    th_flow_free(w);
     th_free(w);
 }
 
@@ -686,6 +690,11 @@ void th_world_drop_marked(th_world *w) {
             w->slot_of_id[a->id[k]] = UINT32_MAX;
             continue;
         }
+        if (s >= TH_MARK_EXIT && s < TH_MARK_EXIT + TH_MAX_EXITS) {
+            th_flow_exited(w, s - TH_MARK_EXIT);
+            w->slot_of_id[a->id[k]] = UINT32_MAX;
+            continue;
+        }
         if (s) {
             th_bunker *b = &n->bunker[s - 1];
             /* Admitted in storage order until the bunker is full; the rest stay outside. */
@@ -816,6 +825,7 @@ uint64_t th_world_hash(const th_world *w) {
         th_hash_u32(&h, bk->sheltered);
         th_hash_u32(&h, (uint32_t)bk->destroyed | (uint32_t)bk->full << 1);
     }
+    if (w->flow) th_flow_hash(w, &h);
     return th_hash_end(&h);
 }
 

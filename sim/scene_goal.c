@@ -8,6 +8,7 @@
  *         - {legend: "E", weight: 15}     # every cell of a legend key
  *         - {at: [x, y]}                  # the cell holding a point, metres
  *     goal: {route: [[x, y], ...], mode: patrol, radius: 1.5}
+ *     goal: {destinations: [...], exit: true}  # agents on a goal cell leave (sim/scene_flow.c)
  *
  * Everything the world would refuse is checked here, so that an error points at the value
  * (file:line:column); the world then gets the same values through the public API. */
@@ -199,7 +200,7 @@ bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, 
         if (!parse_word(s, cr, goal, path, err)) return false;
     } else {
         static const char *const keys[] = {"destinations", "route", "mode", "radius", "wander",
-                                           "forage", NULL};
+                                           "exit", "forage", NULL};
         if (!th_scene_expect(s, goal, TH_Y_MAPPING, path, err) ||
             !th_scene_known_keys(s, goal, path, keys, err))
             return false;
@@ -220,6 +221,16 @@ bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, 
                 snprintf(sub, sizeof sub, "%s.%s", path, route_only[k]);
                 return FAIL(s, v, sub, err, "'%s' belongs to a route", route_only[k]);
             }
+        }
+        const th_ynode *ex = th_ynode_get(goal, "exit");
+        if (ex) {
+            char buf[64];
+            snprintf(sub, sizeof sub, "%s.exit", path);
+            if (!dest) return FAIL(s, ex, sub, err, "'exit' belongs to destinations");
+            const bool t = ex->kind == TH_Y_SCALAR && ex->len == 4 && memcmp(ex->text, "true", 4) == 0;
+            const bool f = ex->kind == TH_Y_SCALAR && ex->len == 5 && memcmp(ex->text, "false", 5) == 0;
+            if (!t && !f) return FAIL(s, ex, sub, err, "expected true or false, found %s", th_scene_found(ex, buf, sizeof buf));
+            cr->goal_exit = t;
         }
         if (dest) {
             snprintf(sub, sizeof sub, "%s.destinations", path);

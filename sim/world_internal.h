@@ -94,7 +94,7 @@ typedef struct th_chunk_stats {
     uint64_t neighbors;
     uint64_t candidates;
     uint32_t stranded;
-    uint32_t sheltering; /* agents that stepped into an open bunker */
+    uint32_t sheltering; /* agents that stepped into an open bunker or an exit */
     float overlap;       /* largest body overlap seen in the last contacts round, share of the
                             smaller diameter */
 } th_chunk_stats;
@@ -245,6 +245,7 @@ struct th_world {
     struct th_trace *trace; /* phase spans being recorded (sim/trace.c), or NULL */
     struct th_measure *measure; /* areas and lines (sim/measure.c), or NULL */
     struct th_report *report;   /* run history (sim/report.c), or NULL without a map */
+    struct th_flow *flow;       /* spawners and exits (sim/flow.c), or NULL while there are none */
 };
 
 /* Compute accelerations for storage indices [begin, end) of buf[cur] (sim/boids.c); agents
@@ -352,7 +353,13 @@ bool th_grow_array(void **p, size_t elem, size_t keep, size_t n);
 /* sim/world.c: drop agents whose `shelter` mark is set (a bunker index + 1, or
  * TH_MARK_REMOVED), in storage order, counting them. */
 #define TH_MARK_REMOVED 0xFFu
+/* TH_MARK_EXIT + e: the agent stepped into exit e (below TH_MAX_EXITS, so the marks of bunkers,
+ * exits and removals never meet). */
+#define TH_MARK_EXIT 0x80u
 void th_world_drop_marked(th_world *w);
+/* sim/world.c: make room for n agent ids (and as many agents) between steps, or in the events
+ * phase for an endless spawner; false when memory is short. */
+bool th_world_reserve(th_world *w, uint32_t n);
 
 /* sim/behavior.c: targets evaluated at the start of a step (serial); pursuit steering. */
 void th_targets_update(th_world *w);
@@ -430,6 +437,24 @@ void th_world_apply_removals(th_world *w);
 void th_report_free(th_world *w);
 bool th_report_reserve(th_world *w, uint32_t keep, uint32_t cap);
 void th_report_update(th_world *w);
+
+/* sim/flow.c: spawners and exits. Everything but th_flow_free and th_flow_reserve needs
+ * w->flow. */
+typedef struct th_flow th_flow;
+void th_flow_free(th_world *w);
+/* The agent arrays grew to `cap`: grow the spawning scratch and the exit times with them. */
+bool th_flow_reserve(th_world *w, uint32_t cap);
+/* Events phase (serial): add the agents the spawners owe, as far as there is room. */
+void th_flow_spawn(th_world *w);
+/* Integration and contacts: TH_MARK_EXIT + the first exit of the agent's crowd holding p, or 0. */
+uint8_t th_flow_exit_mark(const th_world *w, uint32_t crowd, th_vec2 p);
+/* th_world_drop_marked: one agent left through `exit`. */
+void th_flow_exited(th_world *w, uint32_t exit);
+/* Spawner and exit counts into the world hash. */
+struct th_hasher;
+void th_flow_hash(const th_world *w, struct th_hasher *h);
+/* Validation: exit counts add up, no spawner ahead of its formula; false with msg filled. */
+bool th_flow_validate(const th_world *w, char *msg, size_t cap);
 
 /* sim/measure.c: measurement areas and lines. Everything is a no-op while w->measure is NULL. */
 void th_measure_free(th_world *w);

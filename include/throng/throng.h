@@ -58,6 +58,20 @@ typedef enum th_bounds {
     TH_BOUNDS_WRAP = 1,  /* the world is a torus: leaving one edge re-enters at the opposite one */
 } th_bounds;
 
+/** A host's task system (optional; th_world_def.enqueue_task). throng hands the host a task
+ *  over `item_count` items: the host calls `task` on ranges [begin, end) that together cover
+ *  [0, item_count) exactly once, each range at least `min_range` items (except the last), from
+ *  any of its threads, passing `task_ctx` and a worker index in [0, th_world_def.threads) that
+ *  no two concurrent calls share. Items are chunks of fixed size, so how the host splits them,
+ *  in what order and on how many threads, changes no result. */
+typedef void th_task_fn(uint32_t begin, uint32_t end, uint32_t worker, void *task_ctx);
+/** Start `task` (above); return a handle for th_finish_task_fn, or NULL when the host ran the
+ *  whole task before returning (then finish is not called). `user` is task_user. */
+typedef void *th_enqueue_task_fn(th_task_fn *task, uint32_t item_count, uint32_t min_range,
+                                 void *task_ctx, void *user);
+/** Wait until the task behind `handle` has run completely. */
+typedef void th_finish_task_fn(void *handle, void *user);
+
 /** World creation parameters. */
 typedef struct th_world_def {
     float width, height;     /* world rectangle [0,width) x [0,height), metres; default 100 x 100 */
@@ -69,6 +83,13 @@ typedef struct th_world_def {
     float cell_size;         /* terrain cell side, metres; 0 = no terrain map (no walls inside the
                                 world, no bunkers). The map has ceil(width / cell_size) x
                                 ceil(height / cell_size) cells, all open at first. Default 0 */
+    /* Running on the host's own scheduler (Box2D's enqueue/finish style): set both callbacks
+     * and throng creates no thread; every parallel phase becomes one task given to the host,
+     * and `threads` (1..TH_MAX_THREADS, required) is the number of worker indices the host
+     * uses. The built-in pool is the default (both NULL). */
+    th_enqueue_task_fn *enqueue_task;
+    th_finish_task_fn *finish_task;
+    void *task_user; /* passed to both */
 } th_world_def;
 
 /** A world def with every default filled in. */
@@ -293,14 +314,15 @@ typedef struct th_world_stats {
     uint32_t sheltered;       /* agents that reached a bunker, in total */
     uint32_t stranded;        /* fleeing agents with no route to an open bunker, last step */
     uint32_t removed;         /* agents removed by th_world_remove_agent, or buried: spawned =
-                                 agents + sheltered + removed */
+                                 agents + sheltered + removed + exited */
     uint32_t buried;          /* of `removed`: agents a block event walled in with no open cell
                                  reachable (see th_world_block_cells), in total */
+    uint32_t exited;          /* agents that left through an exit (th_world_add_exit), in total */
 } th_world_stats;
 
 /** The phases of a step, in order. */
 typedef enum th_phase {
-    TH_PHASE_EVENTS = 0, /* queued changes applied to the map and bunkers */
+    TH_PHASE_EVENTS = 0, /* queued changes applied to the map and bunkers, spawners' agents added */
     TH_PHASE_NAV,        /* river maps repaired, nearest-bunker field rebuilt, walls updated */
     TH_PHASE_GRID,       /* spatial index rebuilt, agents reordered by cell */
     TH_PHASE_STEER,      /* each agent senses its neighbours and computes its acceleration */
@@ -358,14 +380,15 @@ TH_API th_world_stats th_world_get_stats(const th_world *w);
 TH_API th_world_def th_world_get_def(const th_world *w);
 
 /** 64-bit fingerprint of the whole simulation state (every agent's id, crowd, position and
- *  velocity by bit pattern, in id order, and the step count). */
+ *  velocity by bit pattern, in id order, the step count, bunker states, and the counts of
+ *  spawners and exits where there are any). */
 TH_API uint64_t th_world_hash(const th_world *w);
 
 /** Check invariants inside every step from now on (a few passes over the agents per step): no
  *  agent in a blocked cell, positions and velocities finite and inside the world, speeds within
- *  the crowd's bound, alive + sheltered = spawned, bunker counts and capacities, the id map a
- *  bijection, the grid agreeing with the positions it was built from. Turning it on clears any
- *  earlier violation. */
+ *  the crowd's bound, alive + sheltered + removed + exited = spawned, bunker counts and
+ *  capacities, exit counts, the id map a bijection, the grid agreeing with the positions it was
+ *  built from. Turning it on clears any earlier violation. */
 TH_API void th_world_set_validation(th_world *w, bool on);
 
 /** NULL while every check has held since validation was turned on; else the first violation
@@ -813,6 +836,132 @@ TH_API uint32_t th_world_measure_line_count(const th_world *w);
 TH_API bool th_world_measure_area(const th_world *w, uint32_t area, th_measure_area_info *out);
 TH_API bool th_world_measure_line(const th_world *w, uint32_t line, th_measure_line_info *out);
 
+/* ---- sources and sinks ---------------------------------------------------------------------
+ * A spawner adds agents to a crowd at a steady rate, an exit removes the agents that reach it,
+ * so a scene can run a continuous flow (a corridor fed at one end and drained at the other).
+ *
+ * Spawners run serially at the start of every step, in the events phase, in the order they
+ * were added. A spawner with rate r that starts at step s0 owes, at the start of the step that
+ * leaves step n, floor((min(n, s1) - s0) * q / 2^32) agents for n > s0 (else none), q the rate
+ * per step in fixed point of 2^-32 persons, q = ceil(r * timestep * 2^32), s0 and s1 its start
+ * and stop times rounded to the nearest whole step. That is floor(r * t) for the time t it has
+ * run, up to the rounding of q: never later than r * t where r * t is a whole number, and
+ * earlier by at most (steps run) * 2^-32 persons (under one person in 2^32 steps, two years at
+ * 60 Hz). Integers only, so the same agents appear at the same step on every machine. So agents
+ * due by time t = n * timestep enter at the start of the step from n to n + 1, as events do.
+ * Times are the world's (steps completed times timestep): a spawner added after step n with a
+ * start before n * timestep owes at once what it would have added since its start.
+ *
+ * Where: a position is drawn uniformly in the spawner's area (a rectangle, or a uniformly
+ * chosen cell of its list, then uniformly in that cell), from engine/rng.h keyed by (seed,
+ * spawner, agent index) with a try counter. A draw in a blocked cell is refused; for a crowd
+ * with bodies so is one whose disc would touch a wall, the world's walled edge or any other
+ * body. After TH_SPAWN_TRIES refused draws for one agent the spawner stops for this step and
+ * the agents still owed wait (in order, the next step tries again with fresh draws): a queue at
+ * the gate, never a body dropped onto another.
+ *
+ * Memory: ids are never reused and the engine sizes its arrays by the ids handed out. A spawner
+ * with a stop time or a limit reserves room for all it will add when it is added, so its steps
+ * allocate nothing. An endless spawner grows the arrays as it goes, doubling them each time
+ * they fill: over a run that adds N agents that is about log2(N / 1024) allocating steps,
+ * amortised O(1) per agent, and none between two doublings (also in a steady state where
+ * exits remove as many as spawn).
+ *
+ * An exit is an area (a rectangle in metres, a list of cells, or the goal cells of a
+ * destination field) and the crowds it takes. An agent of those crowds whose position at the
+ * end of the step's movement (integration, then the contacts phase for bodies) lies in the
+ * exit leaves at the end of the step (bookkeeping, in storage order,
+ * like an agent reaching a bunker; it still counts in that step's measurements). A fleeing
+ * agent entering an open bunker shelters there rather than exit; where exits overlap, the one
+ * added first takes the agent. */
+
+/** Most spawners and exits per world; draws per agent before a spawner waits a step. */
+#define TH_MAX_SPAWNERS 64
+#define TH_MAX_EXITS 64
+#define TH_SPAWN_TRIES 16
+/** Largest spawner rate, persons per second. */
+#define TH_MAX_SPAWN_RATE 10000.0
+
+/** A map cell. */
+typedef struct th_cell_ref {
+    int32_t x, y;
+} th_cell_ref;
+
+/** A spawner. Start from th_default_spawner_def(). */
+typedef struct th_spawner_def {
+    const char *name;          /* copied (63 bytes kept); NULL = "spawner N" */
+    uint32_t crowd;            /* the crowd its agents join */
+    float x0, y0, x1, y1;      /* the area [x0, x1) x [y0, y1), metres, inside the world; used
+                                  when cell_count is 0 */
+    const th_cell_ref *cells;  /* or these map cells (copied; 1 .. 65,536, inside the map) */
+    uint32_t cell_count;
+    double rate;               /* persons per second, in (0, TH_MAX_SPAWN_RATE] */
+    double start;              /* seconds, >= 0; default 0 */
+    double stop;               /* seconds, > start, or INFINITY (default): it never stops */
+    uint32_t limit;            /* most agents it adds in total; 0 (default) = no limit */
+    th_vec2 velocity;          /* initial velocity of its agents (clamped to the crowd's
+                                  max_speed); default (0, 0) */
+} th_spawner_def;
+
+/** A spawner def with the defaults above (area and rate still to be set). */
+TH_API th_spawner_def th_default_spawner_def(void);
+
+/** A spawner's counts, as of the last step. */
+typedef struct th_spawner_info {
+    const char *name;     /* points into the world */
+    uint32_t crowd;
+    uint32_t emitted;     /* agents it has added */
+    uint64_t due;         /* agents owed by the last spawning pass (the formula above, capped by
+                             the limit): emitted + waiting */
+    uint64_t waiting;     /* owed but not yet placed: the area had no free spot */
+    uint64_t total;       /* agents it will add in all (limit, or the formula at the stop
+                             time); UINT64_MAX for an endless spawner */
+    bool done;            /* it has added all it ever will */
+} th_spawner_info;
+
+/** Add a spawner; returns its index (0, 1, ...) or -1 with `err` filled (bad crowd, area outside
+ *  the world or map, rate or times out of range, out of memory). A spawner with a stop time or
+ *  a limit reserves memory for its agents now. Call between steps. */
+TH_API int th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err);
+TH_API uint32_t th_world_spawner_count(const th_world *w);
+/** A spawner's counts; false for a bad index. */
+TH_API bool th_world_get_spawner(const th_world *w, uint32_t spawner, th_spawner_info *out);
+
+/** An exit. Start from th_default_exit_def(). */
+typedef struct th_exit_def {
+    const char *name;          /* copied (63 bytes kept); NULL = "exit N" */
+    float x0, y0, x1, y1;      /* the area [x0, x1) x [y0, y1), metres; used when cell_count is
+                                  0 and field is -1 */
+    const th_cell_ref *cells;  /* or these map cells (copied; 1 .. 65,536, inside the map) */
+    uint32_t cell_count;
+    int32_t field;             /* or, >= 0: the goal cells of this destination field. Default -1 */
+    const uint32_t *crowds;    /* the crowds it removes (copied); crowd_count 0 (default) = every
+                                  crowd, also those added later */
+    uint32_t crowd_count;
+} th_exit_def;
+
+/** An exit def with the defaults above (area still to be set). */
+TH_API th_exit_def th_default_exit_def(void);
+
+/** An exit's counts, as of the last step. */
+typedef struct th_exit_info {
+    const char *name;     /* points into the world */
+    uint32_t exited;      /* agents that left through it */
+    uint64_t first_step;  /* steps after which its first agent had left; 0 while none has */
+    uint64_t last_step;   /* ... its latest */
+} th_exit_info;
+
+/** Add an exit; returns its index or -1 with `err` filled. Call between steps. */
+TH_API int th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err);
+TH_API uint32_t th_world_exit_count(const th_world *w);
+/** An exit's counts; false for a bad index. */
+TH_API bool th_world_get_exit(const th_world *w, uint32_t exit, th_exit_info *out);
+
+/** Steps after which the k-th agent (k >= 1, in the order they left) had left through any exit,
+ *  or 0 when fewer than k have: the time by which any number of a crowd was out. Saturates at
+ *  UINT32_MAX steps. */
+TH_API uint64_t th_world_exited_by(const th_world *w, uint32_t k);
+
 /* ---- run history --------------------------------------------------------------------------
  * What happened over a run and when, kept by the engine in the bookkeeping phase of every step
  * (serially, allocating nothing) so that a report can answer "when was everyone safe?" after
@@ -871,6 +1020,10 @@ typedef struct th_scene_opts {
                            all agents together number this (explicit agent lists stay) */
     bool allow_outside_paths; /* files the scene names (map.image) may lie outside the scene's
                                  folder (absolute, `..`, symbolic links); off by default */
+    th_enqueue_task_fn *enqueue_task; /* the host's task system, as in th_world_def (then
+                                         `threads` or the scene's must be set) */
+    th_finish_task_fn *finish_task;
+    void *task_user;
 } th_scene_opts;
 
 /** What a loaded scene holds. */

@@ -704,6 +704,95 @@ START_TEST(route_legs_through_walls_are_refused_by_the_api) {
 }
 END_TEST
 
+/* Whether the segment a-b (cell units) meets the closed unit square of cell (x, y): Liang and
+ * Barsky's clipping of the segment's parameter range against the square's four sides. */
+static bool segment_meets_cell(double ax, double ay, double bx, double by, int x, int y) {
+    double t0 = 0.0, t1 = 1.0;
+    const double p[4] = {-(bx - ax), bx - ax, -(by - ay), by - ay};
+    const double q[4] = {ax - x, x + 1.0 - ax, ay - y, y + 1.0 - ay};
+    for (int k = 0; k < 4; k++) {
+        if (p[k] == 0.0) {
+            if (q[k] < 0.0) return false;
+        } else {
+            const double t = q[k] / p[k];
+            if (p[k] < 0.0) t0 = t > t0 ? t : t0;
+            else t1 = t < t1 ? t : t1;
+        }
+    }
+    return t0 <= t1;
+}
+
+/* A route's legs are refused exactly when they meet a blocked cell: random legs on random maps
+ * against the clipping test above, cell by cell; in a wrap-around world the leg runs the short
+ * way across the seam. */
+START_TEST(route_leg_check_matches_segment_clipping) {
+    uint64_t rs = 0x1e9u;
+    uint32_t refused = 0, accepted = 0;
+    for (int map = 0; map < 16; map++) {
+        const bool wrap = map % 4 == 3;
+        th_world_def wd = th_default_world_def();
+        wd.width = MW;
+        wd.height = MH;
+        wd.cell_size = 1.0f;
+        wd.threads = 1;
+        wd.bounds = wrap ? TH_BOUNDS_WRAP : TH_BOUNDS_WALLS;
+        th_error err;
+        th_world *w = th_world_create(&wd, &err);
+        ck_assert_msg(w != NULL, "%s", err.message);
+        bool blocked[MW * MH];
+        for (int i = 0; i < MW * MH; i++) {
+            blocked[i] = splitmix64(&rs) % 100 < 12;
+            ck_assert(th_world_set_cell(w, i % MW, i / MW, blocked[i] ? TH_CELL_WALL : TH_CELL_OPEN,
+                                        1, &err));
+        }
+        for (int k = 0; k < 200; k++) {
+            th_vec2 pt[2];
+            for (int e = 0; e < 2; e++) {
+                do {
+                    pt[e] = th_v2((float)(splitmix64(&rs) % 100000) * (MW / 100000.0f),
+                                  (float)(splitmix64(&rs) % 100000) * (MH / 100000.0f));
+                } while (blocked[(int)pt[e].y * MW + (int)pt[e].x]);
+            }
+            double dx = (double)pt[1].x - pt[0].x, dy = (double)pt[1].y - pt[0].y;
+            if (wrap) {
+                if (dx > 0.5 * MW) dx -= MW;
+                else if (dx < -0.5 * MW) dx += MW;
+                if (dy > 0.5 * MH) dy -= MH;
+                else if (dy < -0.5 * MH) dy += MH;
+            }
+            /* Every image of every blocked cell the (unwrapped) leg can reach. */
+            bool meets = false;
+            for (int c = 0; c < MW * MH && !meets; c++) {
+                if (!blocked[c]) continue;
+                const int images = wrap ? 1 : 0;
+                for (int ix = -images; ix <= images && !meets; ix++) {
+                    for (int iy = -images; iy <= images && !meets; iy++) {
+                        meets = segment_meets_cell(pt[0].x, pt[0].y, pt[0].x + dx, pt[0].y + dy,
+                                                   c % MW + ix * MW, c / MW + iy * MH);
+                    }
+                }
+            }
+            th_crowd_def cd = th_default_crowd_def();
+            cd.goal = (th_goal_def){.kind = TH_GOAL_ROUTE, .points = pt, .point_count = 2};
+            const int crowd = th_world_add_crowd(w, &cd, &err);
+            CHECK_MSG((crowd < 0) == meets, "map %d%s: leg (%g, %g) -> (%g, %g) %s, clipping says "
+                      "it %s a wall", map, wrap ? " (wrap)" : "", (double)pt[0].x,
+                      (double)pt[0].y, (double)pt[1].x, (double)pt[1].y,
+                      crowd < 0 ? "refused" : "accepted", meets ? "meets" : "misses");
+            if (crowd < 0) {
+                CHECK_MSG(strstr(err.message, "crosses blocked cell") != NULL, "%s", err.message);
+                refused++;
+            } else {
+                accepted++;
+            }
+        }
+        th_world_destroy(w);
+    }
+    ck_assert_uint_gt(refused, 500);
+    ck_assert_uint_gt(accepted, 500);
+}
+END_TEST
+
 /* ---- scene errors ------------------------------------------------------------------------- */
 
 typedef struct bad_case {
@@ -835,6 +924,7 @@ int main(void) {
     tcase_add_test(tc, every_goal_kind_same_hash_at_1_2_3_threads);
     tcase_add_test(tc, goal_steps_allocate_nothing);
     tcase_add_test(tc, route_legs_through_walls_are_refused_by_the_api);
+    tcase_add_test(tc, route_leg_check_matches_segment_clipping);
     tcase_add_loop_test(tc, bad_goals_report_exact_place, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
     tcase_add_test(tc, rimea10_everyone_uses_the_assigned_exit);
     suite_add_tcase(s, tc);

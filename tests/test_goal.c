@@ -890,14 +890,12 @@ START_TEST(rimea10_everyone_uses_the_assigned_exit) {
         const th_crowd_def *cd = th_world_crowd(w, v.crowd[k]);
         const bool main = strcmp(cd->name, "to_main") == 0;
         group[main ? 0 : 1]++;
-        /* Past its own exit: the main exit is at the west end, the secondary at the east. */
-        if (main) {
-            ck_assert_msg(v.px[k] < 2.0f, "%s agent %u at (%.1f, %.1f)", cd->name, v.id[k],
-                          (double)v.px[k], (double)v.py[k]);
-        } else {
-            ck_assert_msg(v.px[k] > 32.0f, "%s agent %u at (%.1f, %.1f)", cd->name, v.id[k],
-                          (double)v.px[k], (double)v.py[k]);
-        }
+        /* In the yard beyond its own exit: x in [0, 4) m west of the main exit, [35, 39) m east
+         * of the secondary one, both yards y in [3, 11) m. */
+        const bool in_yard = (main ? v.px[k] < 4.0f : v.px[k] >= 35.0f) && v.py[k] >= 3.0f &&
+                             v.py[k] < 11.0f;
+        ck_assert_msg(in_yard, "%s agent %u at (%.1f, %.1f)", cd->name, v.id[k], (double)v.px[k],
+                      (double)v.py[k]);
     }
     ck_assert_uint_eq(group[0] + group[1], 23);
     ck_assert_uint_eq(through[0], group[0]);

@@ -346,6 +346,7 @@ void th_world_destroy(th_world *w) {
     th_free(w->desired_speed);
     th_free(w->goal_state);
     for (uint32_t c = 0; c < w->crowd_count; c++) th_free(w->crowd_route[c]);
+    th_goal_free(w);
     th_free(w->contact);
     th_free(w->contact_count);
     th_free(w->chunk_stats);
@@ -517,6 +518,10 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         }
         w->goal_state_wanted = true;
     }
+    if (!th_goal_congestion_add(w, &d.goal, &goal_rt, err)) {
+        th_free(route);
+        return -1;
+    }
     uint32_t c = w->crowd_count;
     snprintf(w->crowd_name[c], sizeof w->crowd_name[c], "%s", d.name ? d.name : "crowd");
     d.name = w->crowd_name[c];
@@ -567,6 +572,7 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .route_mode = goal_rt.route_mode,
         .route_r2 = goal_rt.route_r2,
         .wander_sigma = goal_rt.wander_sigma,
+        .congestion = goal_rt.congestion,
     };
     w->crowd_route[c] = route;
     if (route) {
@@ -575,6 +581,7 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     if (d.body_radius > 0.0f && !reserve_contacts_for(w, d.body_radius)) {
         th_free(route);
         w->crowd_route[c] = NULL;
+        th_goal_congestion_undo(w, &w->crowd_rt[c]);
         th_error_set(err, "out of memory");
         return -1;
     }
@@ -595,6 +602,7 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         w->crowd_count--;
         th_free(route);
         w->crowd_route[c] = NULL;
+        th_goal_congestion_undo(w, &w->crowd_rt[c]);
         w->interaction_radius = old_near;
         w->pred_radius = old_pred_radius;
         w->pred_mask = old_pred_mask;

@@ -76,7 +76,20 @@ typedef struct th_crowd_rt {
     th_route_mode route_mode;
     float route_r2;           /* ROUTE: arrival radius squared */
     float wander_sigma;       /* WANDER: radians of heading drift per step, one sd */
+    uint32_t congestion;      /* DESTINATIONS: index + 1 into w->cong, 0 = the plain field */
 } th_crowd_rt;
+
+/* A crowd's congestion-aware copy of its destination field (sim/goal.c): the same goals, routed
+ * over cell costs raised by the agents standing in each cell, recomputed every `every` steps. */
+typedef struct th_congestion {
+    uint32_t source;   /* the destination field whose goals it keeps */
+    uint32_t every;    /* steps between refreshes */
+    uint32_t scale;    /* every cost and weight is multiplied by this (1..10, fixed when added)
+                          so that a fraction of a cell's cost survives rounding to integers */
+    float weight;      /* square metres per person */
+    uint16_t *cost;    /* per cell: the costs the field was last computed on (0 = blocked) */
+    th_nav_field field;
+} th_congestion;
 
 /* Per-agent goal progress, by id (sim/goal.c): written only while that agent is integrated, by
  * the worker that integrates it, and read by its own steering in the next step. */
@@ -200,6 +213,9 @@ struct th_world {
                                   wander), else NULL */
     bool goal_state_wanted;    /* such a crowd exists: goal_state grows with the agents */
     th_vec2 *crowd_route[TH_MAX_CROWDS]; /* each crowd's route waypoints (owned), or NULL */
+    th_congestion cong[TH_MAX_CROWDS]; /* congestion-aware destination fields, cong_count used */
+    uint32_t cong_count;
+    uint32_t *cell_agents; /* per map cell: agents counted by the last refresh (with cong) */
     float max_radius;     /* largest body radius over crowds: 0 = no bodies, no contacts phase */
     bool pedestrians;     /* some crowd uses the pedestrian model */
     /* Bodies near each agent, found once per step by the first contacts round and walked by
@@ -381,6 +397,19 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
 const uint32_t *th_goal_cost_field(const th_world *w, const th_crowd_rt *c);
 /* After agent `id` moved to p in integration: advance its route, drift its wander heading. */
 void th_goal_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v);
+/* Congestion: allocate crowd c's field when its goal asks for one (sets c->congestion), undo
+ * that for a crowd that could not be added, bring the due fields up to date in the nav phase
+ * (`map_changed`: the map's cells changed in this step's events), and free them all. */
+bool th_goal_congestion_add(th_world *w, const th_goal_def *g, th_crowd_rt *c, th_error *err);
+void th_goal_congestion_undo(th_world *w, th_crowd_rt *c);
+void th_goal_congestion_update(th_world *w, bool map_changed);
+void th_goal_free(th_world *w);
+/* Whether the straight leg from a to b (metres) touches a cell that `blocked` says is blocked;
+ * the first such cell along the leg in *bx, *by. The cells are those of a cols x rows grid of
+ * `cell` metres, taken modulo the grid when `wrap` (the leg then runs the short way). */
+bool th_goal_leg_blocked(th_vec2 a, th_vec2 b, float cell, int32_t cols, int32_t rows, bool wrap,
+                         bool (*blocked)(const void *ctx, int32_t x, int32_t y), const void *ctx,
+                         int32_t *bx, int32_t *by);
 
 /* sim/validate.c: false (and the first violation recorded) when an invariant does not hold. */
 bool th_validate_grid(th_world *w);  /* right after the grid phase */

@@ -135,9 +135,12 @@ typedef enum th_goal_kind {
     TH_GOAL_SHELTER = 1,      /* the nearest open bunker down the river maps; an agent that
                                  steps into an open bunker is sheltered (TH_BEHAVIOR_FLEE) */
     TH_GOAL_DESTINATIONS = 2, /* the cheapest goal of destination field `field`
-                                 (th_world_add_destinations), goal weights included */
+                                 (th_world_add_destinations): least route cost plus goal
+                                 weight; optionally around crowds (congestion_weight) */
     TH_GOAL_ROUTE = 3,        /* waypoints in turn, in straight legs: each is reached within
-                                 `radius`, then the next is taken (see th_route_mode) */
+                                 `radius`, then the next is taken (see th_route_mode). On a
+                                 map no leg may cross a blocked cell (th_world_add_crowd
+                                 refuses the route, naming the leg and the cell) */
     TH_GOAL_WANDER = 4,       /* a heading that drifts at random (a random walk of the angle,
                                  `wander_rate` degrees per square-root second) */
 } th_goal_kind;
@@ -156,12 +159,21 @@ typedef enum th_route_mode {
 typedef struct th_goal_def {
     th_goal_kind kind;
     uint32_t field;        /* DESTINATIONS: destination field index */
-    const th_vec2 *points; /* ROUTE: waypoints, metres, inside the world; copied */
+    const th_vec2 *points; /* ROUTE: waypoints, metres, inside the world and on open ground,
+                              every leg (and a loop's closing leg) across open cells only;
+                              copied. Agents start at waypoint 0 */
     uint32_t point_count;  /* ROUTE: 1 .. TH_MAX_ROUTE_POINTS */
     th_route_mode mode;    /* ROUTE */
     float radius;          /* ROUTE: metres in (0, 1000]: a waypoint this close is reached;
                               0 = 1 m */
-    float wander_rate;     /* WANDER: degrees per square-root second in (0, 10000]; 0 = 90 */
+    float wander_rate;     /* WANDER: degrees per square-root second in (0, 10000]; 0 = 90: the
+                              sd of the heading change over T seconds is rate * sqrt(T) */
+    /* DESTINATIONS, congestion-aware exit choice (docs/goals.md): with a weight > 0 the crowd
+     * routes on a copy of field `field` whose cells cost terrain cost x (1 + weight x density),
+     * density = agents of every crowd in the cell / cell area, counted at the start of every
+     * `congestion_every`-th step (and of a step whose events changed the map). 0 = off. */
+    float congestion_weight;   /* square metres per person in [0, 100]; default 0 (off) */
+    uint32_t congestion_every; /* steps between refreshes, 1 .. 100000; 0 = 10 */
 } th_goal_def;
 
 /** Crowd parameters: one set per crowd, shared by its agents. */
@@ -237,7 +249,8 @@ typedef struct th_agent_state {
     th_vec2 velocity;     /* metres/second */
     th_vec2 acceleration; /* steering acceleration applied in the last step, metres/second^2 */
     uint32_t neighbors;   /* same-type agents seen in the last step */
-    bool stranded;        /* a fleeing agent with no route to any open bunker in the last step */
+    bool stranded;        /* its goal (shelter, destinations) could not be reached from where it
+                             stood in the last step: no route to any open bunker or goal */
     bool leader;          /* led in the last step: its crowd has a target and no same-type agent
                              was in its front view */
     uint32_t waypoint;    /* TH_GOAL_ROUTE: index of the waypoint it walks to; else 0 */
@@ -620,7 +633,9 @@ TH_API bool th_world_destination_flow(const th_world *w, uint32_t field, th_vec2
  *  unreachable or for a bad field index. */
 TH_API float th_world_destination_cost(const th_world *w, uint32_t field, th_vec2 p);
 
-/** Cell-centre path from `p` to the field's cheapest goal, like th_world_shelter_path. */
+/** Cell-centre path from `p` to the field's cheapest goal, like th_world_shelter_path. These
+ *  three queries answer for the field as built, without the congestion a crowd's goal may add
+ *  (th_goal_def.congestion_weight). */
 TH_API bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *out,
                                uint32_t max, uint32_t *count, th_error *err);
 

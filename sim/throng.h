@@ -464,14 +464,17 @@ typedef enum th_event_type {
     TH_EVENT_RESTORE_BUNKER = 1,
     TH_EVENT_BREAK_WALLS = 2, /* destructible walls in the cell rectangle become open */
     TH_EVENT_BLOCK_CELLS = 3, /* open, non-bunker cells in the rectangle become walls */
+    TH_EVENT_SET_COST = 4,    /* open, non-bunker cells in the rectangle get terrain cost `cost` */
 } th_event_type;
 
 /** An event: a bunker index for the bunker events, an inclusive cell rectangle (clipped to the
- *  map) for the wall events. */
+ *  map) for the terrain events, and for TH_EVENT_SET_COST the new cost in
+ *  [1, TH_CELL_COST_MAX] (ignored by the other types). */
 typedef struct th_event_def {
     th_event_type type;
     uint32_t bunker;
     int32_t x0, y0, x1, y1;
+    uint32_t cost;
 } th_event_def;
 
 /** Schedule `e` for step `step` (>= th_world_step_count()). */
@@ -496,6 +499,17 @@ bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32
  *  (and .removed); `throng run` reports them. */
 bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err);
+/** Give every open, non-bunker cell in the rectangle (clipped) the terrain cost `cost` in
+ *  [1, TH_CELL_COST_MAX]: a street flooded (dearer) or a swamp drained (cheaper). Walls and
+ *  bunker cells are left as they are. Only routing changes (the walking speed is
+ *  th_world_set_cell_speed's). River maps, destination fields and the nearest-bunker field are
+ *  brought up to date in the nav phase of the step that applies it, exactly as if computed
+ *  afresh on the new map: a cheaper cell is repaired outward from the cells that changed, a
+ *  dearer one recomputes the fields in full (costs can only rise, and a partial repair could
+ *  leave a stale value). A*'s landmark bounds belong to the old costs and are not used until
+ *  th_world_find_path builds them again; squads re-plan their centre paths (see squads). */
+bool th_world_set_cost(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                       uint32_t cost, th_error *err);
 
 /* Every query below answers only for positions on the world ([0, width) x [0, height), finite):
  * for any other point (NaN, infinite, off the edge) the flows return false with (0,0), the

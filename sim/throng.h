@@ -333,7 +333,13 @@ bool th_world_target_state(const th_world *w, uint32_t target, th_vec2 *position
  * from nearby agents (separation) and from walls. The squad centre walks an A* + string-pulled
  * path to its goal, waiting for stragglers; slots sit around the centre, turned to its heading.
  * A member cut off from its slot (slot inside a wall, or no line of sight for a second) walks
- * an A* path back. Slots go to the nearest members when members are lost. */
+ * an A* path back. Slots go to the nearest members when members are lost.
+ *
+ * Terrain events re-plan the centre's path from where the centre stands, in the step that
+ * applies them: a block or a dearer set_cost re-plans the squads whose remaining path meets
+ * the event's rectangle; a broken wall or a cheaper set_cost re-plans every squad still
+ * marching (a shorter way may have opened anywhere). The centre never walks into a blocked
+ * cell; a squad left with no route waits where it is (not arrived) until an event opens one. */
 
 typedef enum th_formation {
     TH_FORMATION_LINE = 0,   /* side by side, across the heading */
@@ -367,7 +373,7 @@ typedef struct th_squad_info {
     uint32_t members;        /* members alive */
     float error;             /* mean distance from members to their slots, metres */
     bool arrived;
-    uint32_t waypoints;      /* points of the centre's path */
+    uint32_t waypoints;      /* points of the centre's path (re-planned after terrain events) */
 } th_squad_info;
 
 /** Add a squad and spawn its members on their slots (which must be open ground). Returns the

@@ -525,6 +525,17 @@ static uint64_t path_cost(const th_navmap *m, const uint32_t *cells, uint32_t i,
     return sum;
 }
 
+/* Whether the straight segment from path point a to path point b costs no more than the path
+ * between them, up to a relative 1e-9 for rounding (a straight run along a row costs the same
+ * both ways, and must stay a shortcut). */
+static bool cheap_enough(const th_navmap *m, const uint32_t *cells, uint32_t a, uint32_t b,
+                         uint64_t *walked) {
+    const uint32_t w = (uint32_t)m->w;
+    const double seg = segment_cost(m, (int32_t)(cells[a] % w), (int32_t)(cells[a] / w),
+                                    (int32_t)(cells[b] % w), (int32_t)(cells[b] / w), walked);
+    return seg <= (double)path_cost(m, cells, a, b, walked) * (1.0 + 1e-9);
+}
+
 /* Waypoints by galloping line-of-sight searches. From each anchor, probe path points 2, 4,
  * 8, ... ahead until one is out of sight (or the end is seen), then bisect between the last
  * seen and the first unseen to a point that is seen while its successor is not; it becomes the
@@ -543,17 +554,6 @@ static uint64_t path_cost(const th_navmap *m, const uint32_t *cells, uint32_t i,
  * the grid path did. The cost test walks the segment and the path between its ends once more,
  * so the work keeps the bounds above. Adjacent path points still always pass: a straight move
  * costs exactly its segment, a diagonal one 99/70 > sqrt(2) times half its two cells' costs. */
-/* Whether the straight segment from path point a to path point b costs no more than the path
- * between them, up to a relative 1e-9 for rounding (a straight run along a row costs the same
- * both ways, and must stay a shortcut). */
-static bool cheap_enough(const th_navmap *m, const uint32_t *cells, uint32_t a, uint32_t b,
-                         uint64_t *walked) {
-    const uint32_t w = (uint32_t)m->w;
-    const double seg = segment_cost(m, (int32_t)(cells[a] % w), (int32_t)(cells[a] / w),
-                                    (int32_t)(cells[b] % w), (int32_t)(cells[b] / w), walked);
-    return seg <= (double)path_cost(m, cells, a, b, walked) * (1.0 + 1e-9);
-}
-
 uint32_t th_nav_string_pull_counted(const th_navmap *m, const uint32_t *cells, uint32_t n,
                                     th_vec2 *out, uint64_t *los_tests, uint64_t *cells_walked) {
     if (los_tests) *los_tests = 0;

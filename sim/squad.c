@@ -253,7 +253,7 @@ bool th_world_get_squad(const th_world *w, uint32_t squad, th_squad_info *out) {
     if (squad >= w->squad_count) return false;
     const th_squad *q = w->squad[squad];
     *out = (th_squad_info){q->centre, q->heading, q->member_count, q->error, q->arrived,
-                           q->path_count};
+                           q->path_count, q->stuck};
     return true;
 }
 

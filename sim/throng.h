@@ -339,7 +339,8 @@ bool th_world_target_state(const th_world *w, uint32_t target, th_vec2 *position
  * applies them: a block or a dearer set_cost re-plans the squads whose remaining path meets
  * the event's rectangle; a broken wall or a cheaper set_cost re-plans every squad still
  * marching (a shorter way may have opened anywhere). The centre never walks into a blocked
- * cell; a squad left with no route waits where it is (not arrived) until an event opens one. */
+ * cell; a squad left with no route waits where it is (th_squad_info.stuck, not arrived) until
+ * an event opens one. */
 
 typedef enum th_formation {
     TH_FORMATION_LINE = 0,   /* side by side, across the heading */
@@ -374,6 +375,7 @@ typedef struct th_squad_info {
     float error;             /* mean distance from members to their slots, metres */
     bool arrived;
     uint32_t waypoints;      /* points of the centre's path (re-planned after terrain events) */
+    bool stuck;              /* terrain events left no route to the goal: the squad waits */
 } th_squad_info;
 
 /** Add a squad and spawn its members on their slots (which must be open ground). Returns the

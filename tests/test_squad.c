@@ -359,17 +359,36 @@ START_TEST(squad_replans_on_cost_events_and_waits_when_cut_off) {
     ck_assert_msg(path_left(w, 0) < before - 1.0, "left %.1f m before draining, %.1f m after", before,
                   path_left(w, 0));
     ck_assert_double_eq_tol(path_left(w, 0), th_v2_len(th_v2_sub(sd.goal, si.centre)), 1.0);
-    /* Walled off completely: the squad halts short of the wall and does not arrive. */
-    ck_assert(th_world_block_cells(w, 50, 0, 51, 39, NULL));
-    for (int s = 0; s < 60 * 40; s++) {
+    th_world_destroy(w);
+
+    /* Rubble (destructible) across the map but for a gap, which a truck then blocks: no route
+     * is left, so the squad waits, not arrived, its centre out of the walls; when the rubble
+     * is cleared it marches on and arrives. */
+    w = map_world(80, 40, NULL, 0);
+    for (int32_t y = 4; y < 40; y++) {
+        for (int32_t x = 50; x <= 51; x++) ck_assert(th_world_set_cell(w, x, y, TH_CELL_DESTRUCTIBLE, 1, NULL));
+    }
+    sd.start = th_v2(20, 20.5f);
+    ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
+    for (int s = 0; s < 60; s++) th_world_step(w);
+    th_world_get_squad(w, 0, &si);
+    ck_assert(!si.stuck);
+    ck_assert(th_world_block_cells(w, 50, 0, 51, 3, NULL));
+    for (int s = 0; s < 60 * 20; s++) {
         th_world_step(w);
         th_world_get_squad(w, 0, &si);
+        ck_assert(si.stuck);
+        ck_assert(!si.arrived);
         ck_assert(th_world_cell(w, (int32_t)floorf(si.centre.x), (int32_t)floorf(si.centre.y), NULL) ==
                   TH_CELL_OPEN);
-        ck_assert(!si.arrived);
         assert_members_outside_walls(w, 0);
     }
     ck_assert(si.centre.x < 50.0f);
+    ck_assert(th_world_break_walls(w, 50, 0, 51, 39, NULL));
+    int steps = march(w, 0, 60 * 60, NULL);
+    ck_assert_msg(steps < 60 * 60, "never arrived after the rubble was cleared");
+    th_world_get_squad(w, 0, &si);
+    ck_assert(!si.stuck);
     th_world_destroy(w);
 }
 END_TEST

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../engine/alloc.h"
 #include "../engine/rng.h"
 #include "../sim/throng.h"
 #include "../sim/world_internal.h"
@@ -190,8 +191,9 @@ START_TEST(find_path_follows_cost_events) {
 }
 END_TEST
 
-/* Random cost, block and break events, and a squad marching through them, with every invariant
- * checked inside every step: the same state for 1, 2 and 3 threads. */
+/* Random cost and block events, and a squad marching through them and re-planning, with every
+ * invariant checked inside every step and nothing allocated by a step after the first: the
+ * same state for 1, 2 and 3 threads. */
 static uint64_t run_events(uint32_t threads) {
     th_world *w = build(threads, NULL, 400, 5);
     th_crowd_def cd = th_default_crowd_def();
@@ -210,6 +212,7 @@ static uint64_t run_events(uint32_t threads) {
     th_error err;
     ck_assert_msg(th_world_add_squad(w, &sd, &err) == 0, "%s", err.message);
     th_world_set_validation(w, true);
+    uint64_t step_allocs = 0;
     for (int s = 0; s < 300; s++) {
         uint64_t r = th_rng_u64(55, (uint64_t)s, 0);
         int32_t x = (int32_t)((r >> 16) % MW), y = (int32_t)((r >> 24) % MH);
@@ -219,9 +222,12 @@ static uint64_t run_events(uint32_t threads) {
         case 2: th_world_block_cells(w, x, y, x + 1, y, NULL); break;
         default: break;
         }
+        uint64_t before = th_alloc_count();
         th_world_step(w);
+        if (s > 0) step_allocs += th_alloc_count() - before; /* re-planning allocates nothing */
         ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
     }
+    ck_assert_uint_eq(step_allocs, 0);
     uint64_t h = th_world_hash(w);
     th_world_destroy(w);
     return h;

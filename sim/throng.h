@@ -575,9 +575,12 @@ float th_world_destination_cost(const th_world *w, uint32_t field, th_vec2 p);
 bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *out,
                                uint32_t max, uint32_t *count, th_error *err);
 
-/** Any-angle path from `from` to `to` (A* over the terrain costs, then string pulling):
- *  writes up to `max` waypoints (metres, cell centres, start first) to `out`, their count to
- *  `*count` and the route's cost in cost-weighted metres to `*cost` (may be NULL). False with
+/** Any-angle path from `from` to `to` (A* over the terrain costs, then string pulling, which
+ *  takes a shortcut only where the terrain cost along it is no more than along the cells it
+ *  skips, so the waypoints never cut across dear ground the route went round): writes up to
+ *  `max` waypoints (metres, cell centres, start first) to `out`, their count to `*count` and
+ *  the route's cost in cost-weighted metres to `*cost` (may be NULL; the pulled path costs no
+ *  more). False with
  *  `err` filled when an end is blocked, no route exists, or `max` is too small. The first call,
  *  and the first after the map changed, also builds A*'s landmark bounds (docs/architecture.md:
  *  about a quarter of a second on a 1024 x 1024 map); call it between steps. */

@@ -113,6 +113,10 @@ typedef struct th_chunk_stats {
 #define TH_NOT_NEWLY_BLOCKED UINT32_MAX
 #define TH_UNREACHED 0x80000000u
 
+/* Raising events (block, dearer set_cost) one step remembers by rectangle for squads; more in
+ * one step and every squad re-plans. */
+#define TH_NAV_RAISED_RECTS 32u
+
 /* A scheduled change: applied at the start of the step that leaves step `step`. */
 typedef struct th_event {
     uint64_t step;
@@ -160,6 +164,14 @@ typedef struct th_world_nav {
                                 its agents move to */
 
     float *speed;        /* per cell: walking speed factor in (0, 1], or NULL while all are 1 */
+
+    /* What this step's events did to the routes, for squads to re-plan by (sim/squad.c); reset
+     * when the next step's events are applied. */
+    bool terrain_lowered; /* a cell opened or got cheaper: a shorter way may exist anywhere */
+    bool raised_overflow; /* more raising events than `raised` holds: treat every path as hit */
+    uint32_t raised_count;
+    th_event_def raised[TH_NAV_RAISED_RECTS]; /* rectangles of events that blocked cells or made
+                                                 them dearer (clipped to the map) */
 
     th_astar_ctx *astar; /* for th_world_find_path, created on first use */
     uint32_t *path;      /* its cell path buffer, ncells long */
@@ -235,6 +247,8 @@ struct th_world {
 
     th_squad *squad[TH_MAX_SQUADS];
     uint32_t squad_count;
+    bool squads_keep_paths; /* never re-plan after terrain events: off but in white-box tests,
+                               which measure what re-planning buys against it */
     uint8_t *squad_of_id;   /* squad index + 1 of each agent id, 0 = none */
     uint16_t *member_of_id; /* its index among the squad's members */
     th_agent_id *removals;  /* agents to remove at the next step */
@@ -351,6 +365,8 @@ struct th_squad {
     th_vec2 centre, heading, velocity;
     float error;                   /* mean distance from members to their slots, metres */
     bool arrived;
+    bool stuck;                    /* a terrain event left no route to the goal: the centre
+                                      waits (not arrived) until an event opens one */
 };
 
 void th_squad_free(th_squad *q);
@@ -376,6 +392,10 @@ bool th_world_reserve(th_world *w, uint32_t n);
 /* sim/behavior.c: targets evaluated at the start of a step (serial); pursuit steering. */
 void th_targets_update(th_world *w);
 th_vec2 th_pursuit_steer(const th_world *w, const th_crowd_rt *c, th_vec2 p, th_vec2 v);
+/* The unit direction a leader at p pursues (toward the target, or where it will be; the river
+ * map's flow for a shelter target), (0,0) when there is none: the target is absent, reached,
+ * or no bunker can be reached. */
+th_vec2 th_pursuit_dir(const th_world *w, const th_crowd_rt *c, th_vec2 p);
 
 /* sim/goal.c: crowd goals. */
 /* Check a def's goal and fill the runtime fields of `c` (route copied into *route_copy, owned

@@ -414,7 +414,14 @@ TH_API bool th_world_target_state(const th_world *w, uint32_t target, th_vec2 *p
  * from nearby agents (separation) and from walls. The squad centre walks an A* + string-pulled
  * path to its goal, waiting for stragglers; slots sit around the centre, turned to its heading.
  * A member cut off from its slot (slot inside a wall, or no line of sight for a second) walks
- * an A* path back. Slots go to the nearest members when members are lost. */
+ * an A* path back. Slots go to the nearest members when members are lost.
+ *
+ * Terrain events re-plan the centre's path from where the centre stands, in the step that
+ * applies them: a block or a dearer set_cost re-plans the squads whose remaining path meets
+ * the event's rectangle; a broken wall or a cheaper set_cost re-plans every squad still
+ * marching (a shorter way may have opened anywhere). The centre never walks into a blocked
+ * cell; a squad left with no route waits where it is (th_squad_info.stuck, not arrived) until
+ * an event opens one. */
 
 typedef enum th_formation {
     TH_FORMATION_LINE = 0,   /* side by side, across the heading */
@@ -448,7 +455,8 @@ typedef struct th_squad_info {
     uint32_t members;        /* members alive */
     float error;             /* mean distance from members to their slots, metres */
     bool arrived;
-    uint32_t waypoints;      /* points of the centre's path */
+    uint32_t waypoints;      /* points of the centre's path (re-planned after terrain events) */
+    bool stuck;              /* terrain events left no route to the goal: the squad waits */
 } th_squad_info;
 
 /** Add a squad and spawn its members on their slots (which must be open ground). Returns the
@@ -545,14 +553,17 @@ typedef enum th_event_type {
     TH_EVENT_RESTORE_BUNKER = 1,
     TH_EVENT_BREAK_WALLS = 2, /* destructible walls in the cell rectangle become open */
     TH_EVENT_BLOCK_CELLS = 3, /* open, non-bunker cells in the rectangle become walls */
+    TH_EVENT_SET_COST = 4,    /* open, non-bunker cells in the rectangle get terrain cost `cost` */
 } th_event_type;
 
 /** An event: a bunker index for the bunker events, an inclusive cell rectangle (clipped to the
- *  map) for the wall events. */
+ *  map) for the terrain events, and for TH_EVENT_SET_COST the new cost in
+ *  [1, TH_CELL_COST_MAX] (ignored by the other types). */
 typedef struct th_event_def {
     th_event_type type;
     uint32_t bunker;
     int32_t x0, y0, x1, y1;
+    uint32_t cost;
 } th_event_def;
 
 /** Schedule `e` for step `step` (>= th_world_step_count()). */
@@ -577,6 +588,17 @@ TH_API bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1
  *  (and .removed); `throng run` reports them. */
 TH_API bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err);
+/** Give every open, non-bunker cell in the rectangle (clipped) the terrain cost `cost` in
+ *  [1, TH_CELL_COST_MAX]: a street flooded (dearer) or a swamp drained (cheaper). Walls and
+ *  bunker cells are left as they are. Only routing changes (the walking speed is
+ *  th_world_set_cell_speed's). River maps, destination fields and the nearest-bunker field are
+ *  brought up to date in the nav phase of the step that applies it, exactly as if computed
+ *  afresh on the new map: a cheaper cell is repaired outward from the cells that changed, a
+ *  dearer one recomputes the fields in full (costs can only rise, and a partial repair could
+ *  leave a stale value). A*'s landmark bounds belong to the old costs and are not used until
+ *  th_world_find_path builds them again; squads re-plan their centre paths (see squads). */
+TH_API bool th_world_set_cost(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                       uint32_t cost, th_error *err);
 
 /* Every query below answers only for positions on the world ([0, width) x [0, height), finite):
  * for any other point (NaN, infinite, off the edge) the flows return false with (0,0), the
@@ -639,9 +661,12 @@ TH_API float th_world_destination_cost(const th_world *w, uint32_t field, th_vec
 TH_API bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *out,
                                uint32_t max, uint32_t *count, th_error *err);
 
-/** Any-angle path from `from` to `to` (A* over the terrain costs, then string pulling):
- *  writes up to `max` waypoints (metres, cell centres, start first) to `out`, their count to
- *  `*count` and the route's cost in cost-weighted metres to `*cost` (may be NULL). False with
+/** Any-angle path from `from` to `to` (A* over the terrain costs, then string pulling, which
+ *  takes a shortcut only where the terrain cost along it is no more than along the cells it
+ *  skips, so the waypoints never cut across dear ground the route went round): writes up to
+ *  `max` waypoints (metres, cell centres, start first) to `out`, their count to `*count` and
+ *  the route's cost in cost-weighted metres to `*cost` (may be NULL; the pulled path costs no
+ *  more). False with
  *  `err` filled when an end is blocked, no route exists, or `max` is too small. The first call,
  *  and the first after the map changed, also builds A*'s landmark bounds (docs/architecture.md:
  *  about a quarter of a second on a 1024 x 1024 map); call it between steps. */

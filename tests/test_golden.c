@@ -65,7 +65,7 @@ static uint32_t list_scenes(char out[][128]) {
             size_t len = strlen(e->d_name);
             if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0) continue;
             ck_assert_uint_lt(n, MAX_SCENES);
-            snprintf(out[n++], 128, "%s/%s", dirs[d], e->d_name);
+            snprintf(out[n++], 128, "%s/%.100s", dirs[d], e->d_name);
         }
         closedir(dir);
     }

@@ -551,11 +551,13 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .route_mode = goal_rt.route_mode,
         .route_r2 = goal_rt.route_r2,
         .wander_sigma = goal_rt.wander_sigma,
+        .mover = goal_rt.mover,
     };
     w->crowd_route[c] = route;
     if (route) {
         w->crowd_def[c].goal.points = route;
     }
+    if (th_mover_kind(goal_rt.goal)) th_mover_def_stored(&w->crowd_def[c].goal, &w->crowd_rt[c]);
     if (d.body_radius > 0.0f && !reserve_contacts_for(w, d.body_radius)) {
         th_free(route);
         w->crowd_route[c] = NULL;

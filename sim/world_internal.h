@@ -76,6 +76,7 @@ typedef struct th_crowd_rt {
     th_route_mode route_mode;
     float route_r2;           /* ROUTE: arrival radius squared */
     float wander_sigma;       /* WANDER: radians of heading drift per step, one sd */
+    struct th_mover *mover;   /* movers (sim/movers.c): their tables, in the world's goal memory */
 } th_crowd_rt;
 
 /* Per-agent goal progress, by id (sim/goal.c): written only while that agent is integrated, by
@@ -84,6 +85,11 @@ typedef struct th_goal_state {
     uint32_t index; /* ROUTE: the waypoint walked to */
     int32_t dir;    /* ROUTE, patrol: +1 outward, -1 on the way back */
     float angle;    /* WANDER: heading, radians */
+    /* Movers (sim/movers.c); `index` is also a breadcrumb follower's crumb (sequence number)
+     * and a waypoint walker's node. */
+    uint32_t cell;  /* cell walkers: the cell whose centre it walks to */
+    uint8_t facing; /* cell walkers: 0..3 = E, N, W, S (th_nav_move_dx order) */
+    uint8_t mode;   /* the mover's phase; 0 until its first integration */
 } th_goal_state;
 
 /* Per-chunk partial sums, combined in chunk order by the bookkeeping phase. */
@@ -361,7 +367,8 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
                    th_error *err);
 /* Whether a goal kind keeps per-agent state (th_goal_state). */
 static inline bool th_goal_stateful(th_goal_kind k) {
-    return k == TH_GOAL_ROUTE || k == TH_GOAL_WANDER;
+    return k == TH_GOAL_ROUTE || k == TH_GOAL_WANDER ||
+           (k >= TH_GOAL_CRASH_AND_TURN && k <= TH_GOAL_WAYPOINTS);
 }
 /* A new agent's goal state. */
 void th_goal_agent_added(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 v);
@@ -374,6 +381,24 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
 const uint32_t *th_goal_cost_field(const th_world *w, const th_crowd_rt *c);
 /* After agent `id` moved to p in integration: advance its route, drift its wander heading. */
 void th_goal_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v);
+
+/* sim/movers.c: the classic movers, called from the goal functions above for their kinds. */
+static inline bool th_mover_kind(th_goal_kind k) {
+    return k >= TH_GOAL_CRASH_AND_TURN && k <= TH_GOAL_WAYPOINTS;
+}
+/* Check the def and build the mover's tables into one block, *mem (owned by the world like a
+ * route copy, freed with th_free; NULL when the mover needs none). */
+bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_vec2 **mem,
+                    th_error *err);
+/* The stored def's arrays pointed at the world's copies (the caller's may not outlive it). */
+void th_mover_def_stored(th_goal_def *g, const th_crowd_rt *c);
+void th_mover_agent_added(const th_world *w, th_goal_state *s, const th_crowd_rt *c, th_vec2 v);
+bool th_mover_direction(const th_world *w, const th_goal_state *s, const th_crowd_rt *c,
+                        th_vec2 p, th_vec2 *dir);
+void th_mover_moved(const th_world *w, th_goal_state *s, const th_crowd_rt *c, th_vec2 p,
+                    th_vec2 v);
+/* Bookkeeping (serial): targets drop their breadcrumbs. */
+void th_movers_update(th_world *w);
 
 /* sim/validate.c: false (and the first violation recorded) when an invariant does not hold. */
 bool th_validate_grid(th_world *w);  /* right after the grid phase */

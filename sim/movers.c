@@ -256,7 +256,7 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
     m->r2 = r * r;
     m->hand = g->hand;
     if (g->kind == TH_GOAL_CRASH_AND_TURN) {
-        const float hl = sqrtf(g->heading.x * g->heading.x + g->heading.y * g->heading.y);
+        const float hl = hypotf(g->heading.x, g->heading.y);
         if (!(isfinite(hl) && hl > 0.0f)) {
             th_error_set(err, "goal crash_and_turn: heading must be a finite, non-zero vector, got "
                          "(%g, %g)", (double)g->heading.x, (double)g->heading.y);

@@ -254,7 +254,8 @@ typedef struct th_agent_state {
     bool stranded;        /* a fleeing agent with no route to any open bunker in the last step */
     bool leader;          /* led in the last step: its crowd has a target and no same-type agent
                              was in its front view */
-    uint32_t waypoint;    /* TH_GOAL_ROUTE: index of the waypoint it walks to; else 0 */
+    uint32_t waypoint;    /* TH_GOAL_ROUTE: index of the waypoint it walks to; TH_GOAL_WAYPOINTS:
+                             the node it walks to (0 until its first step); else 0 */
 } th_agent_state;
 
 /** Read-only view of all agents in storage order (which changes every step: agents are kept

@@ -774,7 +774,8 @@ bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) 
         .neighbors = w->neighbors[k],
         .stranded = (w->flags[k] & TH_AGENT_STRANDED) != 0,
         .leader = (w->flags[k] & TH_AGENT_LEADER) != 0,
-        .waypoint = w->goal_state && w->crowd_rt[a->crowd[k]].goal == TH_GOAL_ROUTE
+        .waypoint = w->goal_state && (w->crowd_rt[a->crowd[k]].goal == TH_GOAL_ROUTE ||
+                                      w->crowd_rt[a->crowd[k]].goal == TH_GOAL_WAYPOINTS)
                         ? w->goal_state[id].index
                         : 0,
     };

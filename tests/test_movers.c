@@ -328,6 +328,45 @@ static void breadcrumbs_keep_to_the_trail(bool ped) {
     th_world_destroy(w);
 }
 
+/* A point target crossing open ground at 2 m/s: crumbs every metre (to within the 3.3 cm it
+ * moves per step), at most `trail` kept, the newest where the target was. */
+START_TEST(breadcrumb_ring_keeps_the_newest_crumbs_a_spacing_apart) {
+    th_world_def wd = th_default_world_def();
+    wd.threads = 1;
+    th_world *w = th_world_create(&wd, NULL);
+    th_target_def td = {.kind = TH_TARGET_POINT, .position = {1.0f, 50.0f}, .velocity = {2.0f, 0.0f}};
+    th_error err;
+    const int t = th_world_add_target(w, &td, &err);
+    th_crowd_def d = th_default_crowd_def();
+    d.goal = (th_goal_def){.kind = TH_GOAL_BREADCRUMBS, .target = (uint32_t)t, .spacing = 1.0f, .trail = 8};
+    const int crowd = th_world_add_crowd(w, &d, &err);
+    ck_assert_msg(crowd >= 0, "%s", err.message);
+    ck_assert_uint_eq(th_world_breadcrumbs(w, (uint32_t)crowd, NULL, 0), 0);
+    th_vec2 c[8], ref[700];
+    uint32_t nref = 0;
+    for (int s = 1; s <= 600; s++) {
+        th_world_step(w);
+        /* The rule, replayed on the target's positions: a crumb where it was at the step's
+         * start, once a metre or more from the last. */
+        th_vec2 pos;
+        ck_assert(th_world_target_state(w, (uint32_t)t, &pos, NULL));
+        if (nref == 0 || th_v2_len(th_v2_sub(pos, ref[nref - 1])) >= 1.0f) ref[nref++] = pos;
+        const uint32_t held = th_world_breadcrumbs(w, (uint32_t)crowd, c, 8);
+        ck_assert_uint_eq(held, nref < 8 ? nref : 8);
+        for (uint32_t k = 0; k < held; k++) {
+            CHECK(c[k].x == ref[nref - held + k].x && c[k].y == ref[nref - held + k].y);
+            if (k > 0) {
+                const float gap = c[k].x - c[k - 1].x;
+                CHECK_MSG(gap >= 1.0f - 1e-4f && gap < 1.0f + 2.0f / 60.0f + 1e-4f, "gap %g", (double)gap);
+            }
+        }
+    }
+    ck_assert_uint_eq(th_world_breadcrumbs(w, (uint32_t)crowd, c, 8), 8);
+    ck_assert_float_gt(c[0].x, 10.0f); /* the oldest were overwritten */
+    th_world_destroy(w);
+}
+END_TEST
+
 START_TEST(breadcrumb_followers_keep_to_the_trail_round_the_corner) {
     breadcrumbs_keep_to_the_trail(true);
     breadcrumbs_keep_to_the_trail(false);
@@ -493,6 +532,43 @@ static void waypoint_walkers_reach(bool ped) {
     }
     th_world_destroy(w);
 }
+
+/* A 20 x 10 m room with a wall at x = 5 below y = 7: node 0 just behind it is the nearest to
+ * the agent, node 1 the nearest it can see. */
+START_TEST(waypoint_walkers_enter_at_the_nearest_node_in_sight) {
+    enum { W = 20, H = 10 };
+    uint8_t open[W * H];
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) open[y * W + x] = !(x == 5 && y < 7);
+    }
+    th_world *w = map_world(W, H, open, 1);
+    static const th_vec2 nodes[4] = {{4.5f, 2.5f}, {12.5f, 2.5f}, {4.5f, 8.5f}, {6.5f, 8.5f}};
+    th_crowd_def d = th_default_pedestrian_def();
+    d.goal = (th_goal_def){.kind = TH_GOAL_WAYPOINTS, .nodes = nodes, .node_count = 4, .destination = 0};
+    th_error err;
+    const int crowd = th_world_add_crowd(w, &d, &err);
+    ck_assert_msg(crowd >= 0, "%s", err.message);
+    /* 0 -> 2 -> 3 (both see 1 too) -> ... : the hidden node is reached through the gap. */
+    uint32_t hop;
+    ck_assert(th_world_waypoint_hop(w, (uint32_t)crowd, 1, 0, &hop, NULL));
+    ck_assert(hop == 2 || hop == 3);
+    const th_agent_id id = th_world_add_agent(w, (uint32_t)crowd, th_v2(6.5f, 2.5f), th_v2(0, 0), &err);
+    th_world_step(w);
+    ck_assert_uint_eq(agent(w, id).waypoint, 1);
+    float max_y = 0.0f;
+    for (int s = 0; s < 40 * 60; s++) {
+        th_world_step(w);
+        const th_vec2 p = agent(w, id).position;
+        ck_assert_msg(open[cell_at(p, W)], "in the wall at (%g, %g)", (double)p.x, (double)p.y);
+        if (p.y > max_y) max_y = p.y;
+    }
+    /* Arrived at node 0, the long way: through the gap above the wall. */
+    ck_assert_float_gt(max_y, 7.0f);
+    ck_assert_float_lt(th_v2_len(th_v2_sub(agent(w, id).position, nodes[0])), 1.0f);
+    ck_assert_uint_eq(agent(w, id).waypoint, 0);
+    th_world_destroy(w);
+}
+END_TEST
 
 START_TEST(waypoint_walkers_reach_the_destination_round_the_walls) {
     waypoint_walkers_reach(true);
@@ -721,8 +797,10 @@ int main(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, wall_follower_visits_the_reference_cells_to_the_exit);
     tcase_add_test(tc, crash_and_turn_goes_round_the_block_on_its_hand_side);
+    tcase_add_test(tc, breadcrumb_ring_keeps_the_newest_crumbs_a_spacing_apart);
     tcase_add_test(tc, breadcrumb_followers_keep_to_the_trail_round_the_corner);
     tcase_add_test(tc, next_hop_table_matches_floyd_warshall_on_random_graphs);
+    tcase_add_test(tc, waypoint_walkers_enter_at_the_nearest_node_in_sight);
     tcase_add_test(tc, waypoint_walkers_reach_the_destination_round_the_walls);
     tcase_add_test(tc, every_mover_same_hash_on_1_2_3_threads);
     tcase_add_test(tc, no_allocation_in_a_step);

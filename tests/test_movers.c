@@ -13,6 +13,10 @@
 #include "../sim/throng.h"
 #include "test_util.h"
 
+#ifndef THRONG_SCENES_DIR
+#error "THRONG_SCENES_DIR must name the scene library"
+#endif
+
 static char g_dir[256];
 
 /* ---- helpers ------------------------------------------------------------------------------ */
@@ -657,6 +661,55 @@ START_TEST(no_allocation_in_a_step) {
 }
 END_TEST
 
+/* ---- the library scenes do what they say ---------------------------------------------- */
+
+static th_world *load_library(const char *name, th_scene_info *info) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", THRONG_SCENES_DIR, name);
+    th_error err;
+    th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 2}, info, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    return w;
+}
+
+START_TEST(library_wall_followers_pass_the_exit) {
+    th_scene_info info;
+    th_world *w = load_library("wall_follow.yaml", &info);
+    int cols, rows;
+    float cell;
+    ck_assert(th_world_map_size(w, &cols, &rows, &cell));
+    /* The exit, E: the top right open cell. */
+    const int exit_cell = (rows - 2) * cols + (cols - 2);
+    bool passed[64] = {false};
+    for (uint64_t s = 0; s < info.steps; s++) {
+        th_world_step(w);
+        const th_agent_view v = th_world_agents(w);
+        for (uint32_t k = 0; k < v.count; k++) {
+            if (cell_at(th_v2(v.px[k], v.py[k]), cols) == exit_cell) passed[v.id[k]] = true;
+        }
+    }
+    for (uint32_t id = 0; id < info.agents; id++) ck_assert_msg(passed[id], "agent %u never passed the exit", id);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(library_waypoint_walkers_arrive) {
+    th_scene_info info;
+    th_world *w = load_library("waypoints.yaml", &info);
+    for (uint64_t s = 0; s < info.steps; s++) th_world_step(w);
+    ck_assert_uint_eq(th_world_get_stats(w).stranded, 0);
+    const th_agent_view v = th_world_agents(w);
+    for (uint32_t k = 0; k < v.count; k++) {
+        const th_crowd_def *d = th_world_crowd(w, v.crowd[k]);
+        const th_vec2 dest = d->goal.nodes[d->goal.destination];
+        const float r = d->goal.radius > 0.0f ? d->goal.radius : 1.0f;
+        const float off = th_v2_len(th_v2_sub(th_v2(v.px[k], v.py[k]), dest));
+        ck_assert_msg(off < r + 1.0f, "agent %u of %s %g m from the destination", v.id[k], d->name, (double)off);
+    }
+    th_world_destroy(w);
+}
+END_TEST
+
 /* ---- bad input ------------------------------------------------------------------------------ */
 
 START_TEST(bad_defs_are_refused_with_a_reason) {
@@ -804,6 +857,8 @@ int main(void) {
     tcase_add_test(tc, waypoint_walkers_reach_the_destination_round_the_walls);
     tcase_add_test(tc, every_mover_same_hash_on_1_2_3_threads);
     tcase_add_test(tc, no_allocation_in_a_step);
+    tcase_add_test(tc, library_wall_followers_pass_the_exit);
+    tcase_add_test(tc, library_waypoint_walkers_arrive);
     tcase_add_test(tc, bad_defs_are_refused_with_a_reason);
     tcase_add_test(tc, scene_keys_parse_and_errors_point_at_the_value);
     suite_add_tcase(s, tc);

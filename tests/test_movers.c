@@ -249,6 +249,89 @@ static void crash_and_turn_goes_round(bool ped, bool right) {
     th_world_destroy(w);
 }
 
+/* The reference crash-and-turn walker for an eastward heading on the grid: east while the cell
+ * ahead is open; at a blocked one, turn away from the hand and follow the outline by the wall
+ * follower's rule, leaving it at the first cell after the crash cell whose east side is open. */
+static int ref_crash_east(const uint8_t *open, int W, int x, int y, bool right, int *seq, int max) {
+    static const int ddx[4] = {1, 0, -1, 0}, ddy[4] = {0, 1, 0, -1};
+    int n = 0, dir = 0;
+    bool following = false;
+    seq[n++] = y * W + x;
+    while (n < max) {
+        if (!following) {
+            if (open[y * W + x + 1]) {
+                seq[n++] = y * W + ++x;
+                continue;
+            }
+            following = true;
+            dir = right ? 1 : 3;
+        } else if (open[y * W + x + 1]) {
+            following = false;
+            continue;
+        }
+        const int tries[4] = {(dir + (right ? 3 : 1)) % 4, dir, (dir + (right ? 1 : 3)) % 4, (dir + 2) % 4};
+        int k = 0;
+        while (k < 4 && !open[(y + ddy[tries[k]]) * W + x + ddx[tries[k]]]) k++;
+        if (k == 4) break;
+        dir = tries[k];
+        x += ddx[dir];
+        y += ddy[dir];
+        seq[n++] = y * W + x;
+    }
+    return n;
+}
+
+START_TEST(crash_and_turn_visits_the_reference_cells) {
+    enum { W = 64, H = 32, MAX = 4096 };
+    static int ref[MAX], got[MAX];
+    uint64_t rs = 12;
+    for (int trial = 0; trial < 6; trial++) {
+        /* A walled room with eight random blocks, none in the first three columns. */
+        uint8_t open[W * H];
+        for (int y = 0; y < H; y++) {
+            for (int x = 0; x < W; x++) open[y * W + x] = x > 0 && y > 0 && x < W - 1 && y < H - 1;
+        }
+        for (int b = 0; b < 8; b++) {
+            const int x0 = 4 + (int)(splitmix64(&rs) % (W - 14)), y0 = 2 + (int)(splitmix64(&rs) % (H - 8));
+            const int w = 1 + (int)(splitmix64(&rs) % 6), h = 1 + (int)(splitmix64(&rs) % 8);
+            for (int y = y0; y < y0 + h && y < H - 2; y++) {
+                for (int x = x0; x < x0 + w; x++) open[y * W + x] = 0;
+            }
+        }
+        const int y = 3 + (int)(splitmix64(&rs) % (H - 6));
+        /* Pedestrians: their walking direction is their goal's, so after leaving an outline
+         * they walk the heading along the row they left from. A boid's inertia can carry it a
+         * cell aside before it turns onto the heading (its cells are checked by the next
+         * test). */
+        const bool right = trial % 2 == 0, ped = true;
+        /* Compared up to the first cell of the last three columns: at the room's east wall the
+         * walker follows it for good. */
+        int n_ref = ref_crash_east(open, W, 1, y, right, ref, MAX);
+        int want = 0;
+        while (want < n_ref && ref[want] % W < W - 4) want++;
+        ck_assert_int_lt(want, n_ref);
+        want++;
+        th_world *w = map_world(W, H, open, 1);
+        th_crowd_def d = model_def(ped);
+        d.goal.kind = TH_GOAL_CRASH_AND_TURN;
+        d.goal.heading = th_v2(1.0f, 0.0f);
+        d.goal.hand = right ? TH_HAND_RIGHT : TH_HAND_LEFT;
+        th_error err;
+        const int crowd = th_world_add_crowd(w, &d, &err);
+        ck_assert_msg(crowd >= 0, "%s", err.message);
+        const th_agent_id id = th_world_add_agent(w, (uint32_t)crowd, th_v2(1.5f, (float)y + 0.5f), th_v2(0, 0), &err);
+        const int n = walk_cells(w, id, W, got, want, want * 4 * 60);
+        ck_assert_msg(n == want, "trial %d: %d cells of %d", trial, n, want);
+        for (int i = 0; i < want; i++) {
+            ck_assert_msg(got[i] == ref[i], "trial %d (%s, %s hand), cell %d: (%d, %d), reference (%d, %d)",
+                          trial, ped ? "pedestrian" : "boid", right ? "right" : "left", i, got[i] % W,
+                          got[i] / W, ref[i] % W, ref[i] / W);
+        }
+        th_world_destroy(w);
+    }
+}
+END_TEST
+
 START_TEST(crash_and_turn_goes_round_the_block_on_its_hand_side) {
     crash_and_turn_goes_round(true, true);
     crash_and_turn_goes_round(true, false);
@@ -849,6 +932,7 @@ int main(void) {
     TCase *tc = tcase_create("movers");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, wall_follower_visits_the_reference_cells_to_the_exit);
+    tcase_add_test(tc, crash_and_turn_visits_the_reference_cells);
     tcase_add_test(tc, crash_and_turn_goes_round_the_block_on_its_hand_side);
     tcase_add_test(tc, breadcrumb_ring_keeps_the_newest_crumbs_a_spacing_apart);
     tcase_add_test(tc, breadcrumb_followers_keep_to_the_trail_round_the_corner);

@@ -51,6 +51,8 @@ struct th_mover {
     uint32_t edge_count;
     uint16_t *next; /* next[from * n + to]: the node after `from` toward `to`, or NO_HOP */
     float *cost;    /* cost[from * n + to]: metres of the cheapest route, INFINITY when none */
+    bool own_table; /* next and cost are in this block, not an earlier crowd's with the same
+                       graph */
 };
 
 /* ---- setup ------------------------------------------------------------------------------ */
@@ -141,6 +143,17 @@ static bool setup_waypoints(const th_world *w, const th_goal_def *g, struct th_m
         }
         m->node[i] = q;
     }
+    for (uint32_t e = 0; g->edges && e < g->edge_count; e++) {
+        const uint32_t a = g->edges[2 * e], b = g->edges[2 * e + 1];
+        if (a >= n || b >= n || a == b) {
+            th_error_set(err, "goal waypoints: edge %u (%u, %u) must join two different nodes "
+                         "of the %u", e, a, b, n);
+            return false;
+        }
+        m->edge[2 * e] = a;
+        m->edge[2 * e + 1] = b;
+    }
+    if (!m->own_table) return true; /* an earlier crowd's table serves this graph */
     /* Scratch for the build only (this is crowd setup, not a step). */
     double *len = th_alloc((size_t)n * n * sizeof *len + (size_t)n * (sizeof(double) + 3));
     if (!len) {
@@ -153,15 +166,7 @@ static bool setup_waypoints(const th_world *w, const th_goal_def *g, struct th_m
     for (size_t k = 0; k < (size_t)n * n; k++) len[k] = INFINITY;
     if (g->edges) {
         for (uint32_t e = 0; e < g->edge_count; e++) {
-            const uint32_t a = g->edges[2 * e], b = g->edges[2 * e + 1];
-            if (a >= n || b >= n || a == b) {
-                th_error_set(err, "goal waypoints: edge %u (%u, %u) must join two different "
-                             "nodes of the %u", e, a, b, n);
-                th_free(len);
-                return false;
-            }
-            m->edge[2 * e] = a;
-            m->edge[2 * e + 1] = b;
+            const uint32_t a = m->edge[2 * e], b = m->edge[2 * e + 1];
             const double d = hypot((double)m->node[a].x - m->node[b].x,
                                    (double)m->node[a].y - m->node[b].y);
             len[(size_t)a * n + b] = len[(size_t)b * n + a] = d;
@@ -179,6 +184,22 @@ static bool setup_waypoints(const th_world *w, const th_goal_def *g, struct th_m
     build_table(m, len, dist, pred, done);
     th_free(len);
     return true;
+}
+
+/* An earlier crowd's waypoint mover over the same nodes and edges (its table is shared: it
+ * does not depend on the destination, and crowds are never removed), or NULL. */
+static const struct th_mover *same_graph(const th_world *w, const th_goal_def *g) {
+    for (uint32_t k = 0; k < w->crowd_count; k++) {
+        const struct th_mover *o = w->crowd_rt[k].mover;
+        if (!o || o->kind != TH_GOAL_WAYPOINTS || !o->own_table || o->n != g->node_count ||
+            (o->edge != NULL) != (g->edges != NULL) || (g->edges && o->edge_count != g->edge_count))
+            continue;
+        if (memcmp(o->node, g->nodes, (size_t)o->n * sizeof *o->node) != 0) continue;
+        if (g->edges && memcmp(o->edge, g->edges, (size_t)o->edge_count * 2 * sizeof *o->edge) != 0)
+            continue;
+        return o;
+    }
+    return NULL;
 }
 
 bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_vec2 **mem,
@@ -207,7 +228,8 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
         return false;
     }
     /* Sizes of the block's parts. */
-    uint32_t trail = 0, n = 0, edges = 0;
+    uint32_t trail = 0, n = 0, edges = 0, tables = 0;
+    const struct th_mover *same = NULL;
     if (g->kind == TH_GOAL_BREADCRUMBS) {
         trail = g->trail == 0 ? 256u : g->trail;
         if (trail > TH_MAX_BREADCRUMBS) {
@@ -238,13 +260,28 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
             return false;
         }
         edges = g->edges ? g->edge_count : 0;
+        same = same_graph(w, g);
+        if (!same) {
+            uint64_t pairs = (uint64_t)n * n;
+            for (uint32_t k = 0; k < w->crowd_count; k++) {
+                const struct th_mover *o = w->crowd_rt[k].mover;
+                if (o && o->kind == TH_GOAL_WAYPOINTS && o->own_table) pairs += (uint64_t)o->n * o->n;
+            }
+            if (pairs > TH_MAX_WAYPOINT_PAIRS) {
+                th_error_set(err, "goal waypoints: the world's waypoint graphs would hold %llu node "
+                             "pairs, more than %d (crowds with the same nodes and edges share one "
+                             "table)", (unsigned long long)pairs, TH_MAX_WAYPOINT_PAIRS);
+                return false;
+            }
+        }
+        tables = same ? 0 : n;
     }
     const size_t off_crumb = align8(sizeof(struct th_mover));
     const size_t off_node = off_crumb + align8((size_t)trail * sizeof(th_vec2));
     const size_t off_edge = off_node + align8((size_t)n * sizeof(th_vec2));
     const size_t off_next = off_edge + align8((size_t)edges * 2 * sizeof(uint32_t));
-    const size_t off_cost = off_next + align8((size_t)n * n * sizeof(uint16_t));
-    const size_t size = off_cost + (size_t)n * n * sizeof(float);
+    const size_t off_cost = off_next + align8((size_t)tables * tables * sizeof(uint16_t));
+    const size_t size = off_cost + (size_t)tables * tables * sizeof(float);
     unsigned char *block = th_alloc(size);
     if (!block) {
         th_error_set(err, "out of memory");
@@ -295,8 +332,9 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
         m->node = (th_vec2 *)(block + off_node);
         m->edge = g->edges ? (uint32_t *)(block + off_edge) : NULL;
         m->edge_count = edges;
-        m->next = (uint16_t *)(block + off_next);
-        m->cost = (float *)(block + off_cost);
+        m->own_table = same == NULL;
+        m->next = same ? same->next : (uint16_t *)(block + off_next);
+        m->cost = same ? same->cost : (float *)(block + off_cost);
         if (!setup_waypoints(w, g, m, err)) {
             th_free(block);
             return false;

@@ -134,6 +134,10 @@ typedef enum th_hand {
 
 /** Most nodes of a waypoint graph (TH_GOAL_WAYPOINTS), and crumbs of a breadcrumb trail. */
 #define TH_MAX_WAYPOINT_NODES 256
+/** Most node pairs (n² summed) of the distinct waypoint graphs of one world: their tables are
+ *  built when crowds are added, in O(n³) time. Crowds with the same nodes and edges share one
+ *  table, whatever their destinations. */
+#define TH_MAX_WAYPOINT_PAIRS 65536
 #define TH_MAX_BREADCRUMBS 65536
 
 /** What a route does after its last waypoint. */

@@ -564,6 +564,42 @@ START_TEST(next_hop_table_matches_floyd_warshall_on_random_graphs) {
 }
 END_TEST
 
+/* Crowds over the same graph share its table; distinct graphs have a world-wide budget. */
+START_TEST(waypoint_tables_are_shared_and_budgeted) {
+    th_world_def wd = th_default_world_def();
+    wd.threads = 1;
+    th_world *w = th_world_create(&wd, NULL);
+    static th_vec2 nodes[256];
+    for (int i = 0; i < 256; i++) nodes[i] = th_v2((float)(i % 16) * 6.0f + 1.0f, (float)(i / 16) * 6.0f + 1.0f);
+    th_crowd_def d = th_default_crowd_def();
+    d.goal = (th_goal_def){.kind = TH_GOAL_WAYPOINTS, .nodes = nodes, .node_count = 256};
+    th_error err;
+    /* Four crowds, four destinations, one table: 65,536 pairs in all. */
+    for (uint32_t k = 0; k < 4; k++) {
+        d.goal.destination = 85 * k;
+        ck_assert_msg(th_world_add_crowd(w, &d, &err) == (int)k, "%s", err.message);
+    }
+    for (uint32_t i = 0; i < 256; i += 17) {
+        for (uint32_t j = 0; j < 256; j += 13) {
+            uint32_t h0, h3;
+            float c0, c3;
+            ck_assert(th_world_waypoint_hop(w, 0, i, j, &h0, &c0));
+            ck_assert(th_world_waypoint_hop(w, 3, i, j, &h3, &c3));
+            ck_assert_uint_eq(h0, h3);
+            ck_assert_float_eq(c0, c3);
+        }
+    }
+    /* Another graph (one node moved) would need a second table. */
+    nodes[5].x += 0.5f;
+    d.goal.destination = 0;
+    ck_assert_int_eq(th_world_add_crowd(w, &d, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "node pairs"));
+    d.goal.node_count = 1;
+    ck_assert_int_eq(th_world_add_crowd(w, &d, &err), -1);
+    th_world_destroy(w);
+}
+END_TEST
+
 /* A 40 x 30 m walled yard split by two long walls with gaps at opposite ends (an S): from the
  * south-west to the north-east every straight line meets a wall. */
 static void s_yard(uint8_t *open, int W, int H) {
@@ -937,6 +973,7 @@ int main(void) {
     tcase_add_test(tc, breadcrumb_ring_keeps_the_newest_crumbs_a_spacing_apart);
     tcase_add_test(tc, breadcrumb_followers_keep_to_the_trail_round_the_corner);
     tcase_add_test(tc, next_hop_table_matches_floyd_warshall_on_random_graphs);
+    tcase_add_test(tc, waypoint_tables_are_shared_and_budgeted);
     tcase_add_test(tc, waypoint_walkers_enter_at_the_nearest_node_in_sight);
     tcase_add_test(tc, waypoint_walkers_reach_the_destination_round_the_walls);
     tcase_add_test(tc, every_mover_same_hash_on_1_2_3_threads);

@@ -581,13 +581,16 @@ static uint32_t entry_node(const th_world *w, const struct th_mover *m, th_vec2 
     return best;
 }
 
+/* An agent that found no node in sight looks again every this many steps (staggered by id):
+ * the search is n line-of-sight walks, too many to repeat every step for a stranded crowd. */
+#define ENTRY_RETRY_STEPS 64u
+
 static bool waypoints_direction(const th_world *w, const struct th_mover *m,
                                 const th_goal_state *s, th_vec2 p, th_vec2 *dir) {
-    uint32_t i = s->index;
-    if (s->mode == MODE_NEW) {
-        i = entry_node(w, m, p);
-        if (i == m->n) return false; /* no node in sight: stranded until one is */
-    }
+    const uint32_t i = s->index;
+    /* Its entry node is chosen at its first integration; until then it stands. `facing` marks
+     * a search that found no node in sight: stranded until one does. */
+    if (s->mode == MODE_NEW) return s->facing == 0;
     const th_vec2 d = th_min_image(th_v2_sub(m->node[i], p), w->wrap, w->def.width,
                                    w->def.height);
     if (i == m->dest && th_v2_len2(d) <= m->r2) return true; /* arrived: hold */
@@ -598,7 +601,10 @@ static bool waypoints_direction(const th_world *w, const struct th_mover *m,
 static void waypoints_moved(const th_world *w, const struct th_mover *m, th_goal_state *s,
                             th_vec2 p) {
     if (s->mode == MODE_NEW) {
+        const uint32_t id = (uint32_t)(s - w->goal_state);
+        if (s->facing != 0 && (w->step + id) % ENTRY_RETRY_STEPS != 0) return;
         const uint32_t i = entry_node(w, m, p);
+        s->facing = i == m->n;
         if (i == m->n) return;
         s->index = i;
         s->mode = MODE_WALK;
@@ -630,7 +636,9 @@ void th_mover_agent_added(const th_world *w, th_goal_state *s, const th_crowd_rt
     s->index = 0;
     s->cell = 0;
     /* A wall follower starts straight on along its initial velocity (east when standing). */
-    s->facing = m->kind == TH_GOAL_CRASH_AND_TURN ? facing_of(m->heading) : facing_of(v);
+    s->facing = m->kind == TH_GOAL_CRASH_AND_TURN ? facing_of(m->heading)
+                : m->kind == TH_GOAL_WALL_FOLLOW      ? facing_of(v)
+                                                      : 0;
 }
 
 bool th_mover_direction(const th_world *w, const th_goal_state *s, const th_crowd_rt *c,

@@ -675,9 +675,11 @@ START_TEST(waypoint_walkers_enter_at_the_nearest_node_in_sight) {
     uint32_t hop;
     ck_assert(th_world_waypoint_hop(w, (uint32_t)crowd, 1, 0, &hop, NULL));
     ck_assert(hop == 2 || hop == 3);
-    const th_agent_id id = th_world_add_agent(w, (uint32_t)crowd, th_v2(6.5f, 2.5f), th_v2(0, 0), &err);
+    /* Moving west at the start, away from node 1: still node 1 from the first step on. */
+    const th_agent_id id = th_world_add_agent(w, (uint32_t)crowd, th_v2(6.5f, 2.5f), th_v2(-1, 0), &err);
     th_world_step(w);
     ck_assert_uint_eq(agent(w, id).waypoint, 1);
+    ck_assert(!agent(w, id).stranded);
     float max_y = 0.0f;
     for (int s = 0; s < 40 * 60; s++) {
         th_world_step(w);

@@ -146,7 +146,7 @@ static bool parse_waypoints(th_scene *s, th_goal_def *g, const th_ynode *m, cons
                             th_error *err) {
     static const char *const keys[] = {"nodes", "edges", "destination", "radius", NULL};
     if (!th_scene_known_keys(s, m, path, keys, err)) return false;
-    char sub[192], item[224], buf[64];
+    char sub[192], item[224];
     snprintf(sub, sizeof sub, "%s.nodes", path);
     const th_ynode *v = th_ynode_get(m, "nodes");
     if (!v) return FAIL(s, m, sub, err, "missing: the graph's nodes, [[x, y], ...]");
@@ -201,7 +201,6 @@ static bool parse_waypoints(th_scene *s, th_goal_def *g, const th_ynode *m, cons
     uint64_t d;
     if (!th_scene_u64(s, v, sub, 0, n - 1, &d, err)) return false;
     g->destination = (uint32_t)d;
-    (void)buf;
     return opt_float(s, m, path, "radius", 0.01, 1000.0, &g->radius, err);
 }
 

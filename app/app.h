@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../sim/throng.h"
+#include "throng/throng.h"
 
 int th_cmd_run(int argc, char **argv);
 int th_cmd_check(int argc, char **argv);

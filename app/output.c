@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../sim/throng.h"
+#include "throng/throng.h"
 
 static void set_err(th_error *err, const char *fmt, const char *a, const char *b) {
     if (err) snprintf(err->message, sizeof err->message, fmt, a, b);

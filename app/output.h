@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../sim/throng.h"
+#include "throng/throng.h"
 
 typedef enum th_traj_format {
     TH_TRAJ_AUTO = 0,  /* by extension: .txt is pedpy, anything else csv */

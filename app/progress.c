@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "../engine/profile.h"
-#include "../render/viewer.h"
+#include "throng/viewer.h"
 
 void th_progress_start(th_progress *p, th_progress_mode mode, uint64_t total, uint64_t t0) {
     memset(p, 0, sizeof *p);

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../sim/throng.h"
+#include "throng/throng.h"
 
 /** Seconds a run must take before the first progress line appears, then between lines. */
 #define TH_PROGRESS_AFTER_S 2.0

@@ -1,6 +1,6 @@
 /* The run report: the outcome in plain words (en route, sheltered, stranded, removed), when the
  * crowd got in, what happened to each bunker and squad, and then the cost of the run. Every
- * figure comes from the world's own counts and history (sim/throng.h), once. */
+ * figure comes from the world's own counts and history (throng/throng.h), once. */
 #include "report.h"
 
 #include <inttypes.h>
@@ -192,6 +192,63 @@ static void print_squads(FILE *out, const th_world *w, const th_history_entry *h
     }
 }
 
+/* The k-th agent to leave for each fraction of those spawned, as a time; -1 when not yet. */
+static void exit_times(const th_world *w, double at[3]) {
+    th_world_stats st = th_world_get_stats(w);
+    double dt = th_world_get_def(w).timestep;
+    for (int i = 0; i < 3; i++) {
+        at[i] = -1.0;
+        if (st.spawned == 0) continue;
+        /* Rounded up like the sheltered fractions: 50 % of 3 is 2. */
+        uint32_t k = (uint32_t)ceil(k_fractions[i] * (double)st.spawned - 1e-9);
+        if (k == 0) k = 1;
+        uint64_t s = th_world_exited_by(w, k);
+        if (s > 0) at[i] = (double)s * dt;
+    }
+}
+
+/* Spawners (added, due, waiting at the gate) and exits (how many left each, first and last),
+ * then when 50, 90 and 100 % of everyone spawned had left. */
+static void print_flow(FILE *out, const th_world *w) {
+    uint32_t spawners = th_world_spawner_count(w), exits = th_world_exit_count(w);
+    if (spawners == 0 && exits == 0) return;
+    double dt = th_world_get_def(w).timestep;
+    th_world_stats st = th_world_get_stats(w);
+    for (uint32_t i = 0; i < spawners; i++) {
+        th_spawner_info si;
+        th_world_get_spawner(w, i, &si);
+        fprintf(out, "spawner   %-12s %6u added", si.name, si.emitted);
+        if (si.total != UINT64_MAX) fprintf(out, " of %" PRIu64, si.total);
+        if (si.waiting) fprintf(out, ", %" PRIu64 " waiting (no room in its area)", si.waiting);
+        fprintf(out, "\n");
+    }
+    for (uint32_t e = 0; e < exits; e++) {
+        th_exit_info ei;
+        th_world_get_exit(w, e, &ei);
+        fprintf(out, "exit      %-12s %6u left", ei.name, ei.exited);
+        if (ei.exited) {
+            fprintf(out, ", the first by %.1f s, the last by %.1f s", (double)ei.first_step * dt,
+                    (double)ei.last_step * dt);
+        }
+        fprintf(out, "\n");
+    }
+    if (exits == 0) return;
+    double at[3];
+    exit_times(w, at);
+    fprintf(out, "exited    %u of %u spawned, %u still in the world", st.exited, st.spawned,
+            st.agents);
+    int reached = 0;
+    for (int i = 0; i < 3 && at[i] >= 0.0; i++, reached++) {
+        fprintf(out, "%s%s by %.1f s", i ? ", " : ": ", i == 2 ? "all" : (i == 0 ? "50%" : "90%"),
+                at[i]);
+    }
+    if (reached < 3 && st.spawned > 0) {
+        fprintf(out, "%snot yet %s", reached ? "; " : ": ",
+                reached == 2 ? "all" : (reached == 0 ? "50%" : "90%"));
+    }
+    fprintf(out, "\n");
+}
+
 void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
     th_world_def def = th_world_get_def(w);
     th_world_stats st = th_world_get_stats(w);
@@ -208,6 +265,7 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
         print_outcome(out, w, &o, h, nh);
     }
     print_squads(out, w, h, nh);
+    print_flow(out, w);
     double secs = measured_s(w, f);
     if (f->viewer) {
         fprintf(out, "wall      %.3f s in the viewer, %.3f s of it stepping the world\n",
@@ -374,7 +432,39 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
                 h[i].step, (double)h[i].step * dt);
         sep = ", ";
     }
-    fprintf(j, "],\n  \"history_dropped\": %u,\n", dropped);
+    fprintf(j, "],\n  \"spawners\": [");
+    for (uint32_t i = 0; i < th_world_spawner_count(w); i++) {
+        th_spawner_info si;
+        th_world_get_spawner(w, i, &si);
+        fprintf(j, "%s\n    {\"name\": ", i ? "," : "");
+        json_str(j, si.name);
+        fprintf(j, ", \"crowd\": %u, \"added\": %u, \"due\": %" PRIu64 ", \"waiting\": %" PRIu64
+                   ", \"total\": ", si.crowd, si.emitted, si.due, si.waiting);
+        if (si.total == UINT64_MAX) fprintf(j, "null}");
+        else fprintf(j, "%" PRIu64 "}", si.total);
+    }
+    fprintf(j, "%s],\n  \"exits\": [", th_world_spawner_count(w) ? "\n  " : "");
+    for (uint32_t e = 0; e < th_world_exit_count(w); e++) {
+        th_exit_info ei;
+        th_world_get_exit(w, e, &ei);
+        fprintf(j, "%s\n    {\"name\": ", e ? "," : "");
+        json_str(j, ei.name);
+        fprintf(j, ", \"exited\": %u, \"first_s\": ", ei.exited);
+        json_time(j, ei.exited ? (double)ei.first_step * dt : -1.0);
+        fprintf(j, ", \"last_s\": ");
+        json_time(j, ei.exited ? (double)ei.last_step * dt : -1.0);
+        fprintf(j, "}");
+    }
+    double exit_at[3];
+    exit_times(w, exit_at);
+    fprintf(j, "%s],\n  \"exited\": {\"agents\": %u, \"exited_50_s\": ",
+            th_world_exit_count(w) ? "\n  " : "", st.exited);
+    json_time(j, exit_at[0]);
+    fprintf(j, ", \"exited_90_s\": ");
+    json_time(j, exit_at[1]);
+    fprintf(j, ", \"exited_100_s\": ");
+    json_time(j, exit_at[2]);
+    fprintf(j, "},\n  \"history_dropped\": %u,\n", dropped);
     double secs = measured_s(w, f);
     fprintf(j, "  \"performance\": {\"wall_s\": %.6f, \"stepping_s\": %.6f, "
                "\"agent_steps_per_s\": %.1f, \"mean_neighbors\": %.3f, \"mean_candidates\": %.3f, "

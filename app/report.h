@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../sim/throng.h"
+#include "throng/throng.h"
 
 /** How a run went, as the command line saw it. */
 typedef struct th_run_facts {

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "../engine/profile.h"
-#include "../render/viewer.h"
-#include "../sim/throng.h"
+#include "throng/viewer.h"
+#include "throng/throng.h"
 #include "app.h"
 #include "args.h"
 #include "output.h"
@@ -65,6 +65,9 @@ static const char k_run_help_opts[] =
     "                with a '-' to take away: flow, density, grid, walldist, squads, profiler,\n"
     "                hud, legend, help, agents, all, none (e.g. flow,density,-legend); also\n"
     "                the overlays the viewer opens with\n"
+    "  --flow-field NAME\n"
+    "                the field the flow overlay shows: nearest (default), a bunker's own\n"
+    "                field, or the destination field of the crowd called NAME\n"
     "  --no-hud      no panels (HUD, legend, profiler, help): the map alone\n"
     "  --size WxH    image (and viewer window) size in pixels, 64..8192 a side\n"
     "                (default 1280x800)\n"
@@ -236,6 +239,9 @@ static int parse(int argc, char **argv, run_opts *o) {
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--json", true, &v))) {
             if (m < 0) return TH_EXIT_USAGE;
             o->json = v;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--flow-field", true, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
+            o->shot.flow_field = v;
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--overlays", true, &v))) {
             if (m < 0 || !th_shot_parse_overlays("--overlays", v, &o->shot)) return TH_EXIT_USAGE;
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--size", true, &v))) {
@@ -412,7 +418,8 @@ int th_cmd_run(int argc, char **argv) {
     }
     if (!o.has_steps) o.steps = info.steps;
     th_world_def def = th_world_get_def(w);
-    if (o.screenshot && !th_shot_check(w, &o.shot, NULL, NULL, &err)) {
+    if (!th_shot_resolve_flow(w, &o.shot, &err) ||
+        (o.screenshot && !th_shot_check(w, &o.shot, NULL, NULL, &err))) {
         fprintf(stderr, "throng run: %s\n", err.message);
         th_world_destroy(w);
         return TH_EXIT_USAGE;
@@ -462,6 +469,7 @@ int th_cmd_run(int argc, char **argv) {
         vo.width = o.shot.width;
         vo.height = o.shot.height;
         vo.overlays = th_shot_overlays(&o.shot);
+        vo.flow_bunker = o.shot.flow_index;
         int vrc = th_view_run(&w, &vo);
         if (vrc != 0) {
             th_world_destroy(w);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../render/viewer.h"
+#include "throng/viewer.h"
 
 static const struct {
     const char *name;
@@ -34,6 +34,7 @@ void th_shot_defaults(th_shot_opts *s) {
     s->width = vo.width;
     s->height = vo.height;
     s->overlays = vo.overlays;
+    s->flow_index = -1;
 }
 
 bool th_shot_parse_overlays(const char *flag, const char *list, th_shot_opts *s) {
@@ -126,10 +127,33 @@ bool th_shot_check(const th_world *w, const th_shot_opts *s, int *frame_w, int *
     return true;
 }
 
+bool th_shot_resolve_flow(const th_world *w, th_shot_opts *s, th_error *err) {
+    s->flow_index = -1;
+    if (!s->flow_field || strcmp(s->flow_field, "nearest") == 0) return true;
+    int b = th_world_find_bunker(w, s->flow_field);
+    if (b >= 0) {
+        s->flow_index = b;
+        return true;
+    }
+    /* Destination fields come after the bunkers in the viewer's numbering. */
+    for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
+        const th_crowd_def *d = th_world_crowd(w, c);
+        if (strcmp(d->name, s->flow_field) == 0 && d->goal.kind == TH_GOAL_DESTINATIONS) {
+            s->flow_index = (int)(th_world_bunker_count(w) + d->goal.field);
+            return true;
+        }
+    }
+    snprintf(err->message, sizeof err->message,
+             "--flow-field: '%s' is not 'nearest', a bunker, or a crowd with a destinations goal",
+             s->flow_field);
+    return false;
+}
+
 bool th_shot_write(const th_world *w, const char *title, const th_shot_opts *s, const char *path,
                    th_error *err) {
     th_view_opts vo = th_view_default_opts();
     vo.title = title;
+    vo.flow_bunker = s->flow_index;
     vo.width = s->width;
     vo.height = s->height;
     uint32_t overlays = th_shot_overlays(s);

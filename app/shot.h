@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../sim/throng.h"
+#include "throng/throng.h"
 
 typedef struct th_shot_opts {
     int width, height;  /* pixels */
@@ -13,6 +13,9 @@ typedef struct th_shot_opts {
     bool no_hud;        /* drop every panel (HUD, legend, profiler, help) */
     bool has_view;      /* frame [x0, x1] x [y0, y1] (metres) instead of the whole world */
     double x0, y0, x1, y1;
+    const char *flow_field; /* --flow-field: "nearest", a bunker's name or a crowd's (its
+                               destination field); NULL = nearest */
+    int flow_index;         /* flow_field resolved by th_shot_check: th_view_opts.flow_bunker */
 } th_shot_opts;
 
 /** The viewer's defaults: 1280 x 800, HUD, legend and agents. */
@@ -24,6 +27,10 @@ bool th_shot_parse_overlays(const char *flag, const char *list, th_shot_opts *s)
 
 /** The overlay bits to draw: panels dropped for --no-hud and --view. */
 uint32_t th_shot_overlays(const th_shot_opts *s);
+
+/** Resolve --flow-field against `w` into s->flow_index. False with `err` filled when no bunker
+ *  or destinations crowd has that name. */
+bool th_shot_resolve_flow(const th_world *w, th_shot_opts *s, th_error *err);
 
 /** Whether a --view rectangle can be drawn for `w` (the frame it is cut from fits
  *  TH_VIEW_MAX_DIM); the frame's size in `*frame_w`, `*frame_h` (may be NULL). False with `err`

@@ -2,7 +2,7 @@
 #ifndef TH_BENCH_H
 #define TH_BENCH_H
 
-#include "../sim/throng.h"
+#include "throng/throng.h"
 
 /** Builds the world of one benchmark configuration: the scene named by --scene, with
  *  opts->agents agents (0 never occurs), opts->threads workers and opts->seed. Returns NULL

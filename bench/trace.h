@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../sim/throng.h"
+#include "throng/throng.h"
 
 /** Write `count` spans of a world with `workers` workers to `out` as a Chrome trace-event
  *  JSON object: one track per worker ("tid" = worker index, named by thread_name metadata) and

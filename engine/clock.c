@@ -1,4 +1,4 @@
-#include "clock.h"
+#include "throng/clock.h"
 
 #include <math.h>
 

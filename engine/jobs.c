@@ -26,6 +26,10 @@ static inline bool spin_until(bool (*done)(const void *), const void *arg, uint6
 
 struct th_pool {
     uint32_t workers;
+    /* A host's task system instead of threads (th_pool_create_hosted), or NULL. */
+    th_host_enqueue_fn *enqueue;
+    th_host_finish_fn *finish;
+    void *host_user;
     bool quit;
     uint64_t spin_ns; /* SPIN_NS, or SPIN_NS_SHARED when oversubscribed */
     pthread_t threads[TH_POOL_MAX_WORKERS];
@@ -194,6 +198,10 @@ th_pool *th_pool_create(uint32_t workers) {
 
 void th_pool_destroy(th_pool *p) {
     if (!p) return;
+    if (p->enqueue) {
+        th_free(p);
+        return;
+    }
     pthread_mutex_lock(&p->mutex);
     p->quit = true;
     pthread_cond_broadcast(&p->wake);
@@ -212,10 +220,41 @@ void th_pool_set_tracer(th_pool *p, th_pool_trace_fn *fn, void *user) {
     p->trace_user = fn ? user : NULL;
 }
 
+th_pool *th_pool_create_hosted(uint32_t workers, th_host_enqueue_fn *enqueue,
+                               th_host_finish_fn *finish, void *user) {
+    if (!enqueue || !finish || workers < 1 || workers > TH_POOL_MAX_WORKERS) return NULL;
+    th_pool *p = th_calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->workers = workers;
+    p->enqueue = enqueue;
+    p->finish = finish;
+    p->host_user = user;
+    return p;
+}
+
+/* The task a hosted pool hands over: chunks [begin, end) of the current job. Traced per call
+ * (a host may call it several times per worker). */
+static void host_task(uint32_t begin, uint32_t end, uint32_t worker, void *task_ctx) {
+    th_pool *p = task_ctx;
+    uint64_t t0 = p->trace ? th_now_ns() : 0;
+    for (uint32_t c = begin; c < end && c < p->chunk_count; c++) run_chunk(p, c, worker);
+    if (p->trace) p->trace(p->trace_user, worker, t0, th_now_ns());
+}
+
 void th_pool_parallel_for(th_pool *p, uint32_t count, uint32_t chunk, th_job_fn *fn, void *ctx) {
     if (count == 0) return;
     if (chunk == 0) chunk = 1;
     uint32_t chunk_count = count / chunk + (count % chunk != 0);
+    if (p->enqueue) {
+        p->fn = fn;
+        p->ctx = ctx;
+        p->count = count;
+        p->chunk = chunk;
+        p->chunk_count = chunk_count;
+        void *handle = p->enqueue(host_task, chunk_count, 1, p, p->host_user);
+        if (handle) p->finish(handle, p->host_user);
+        return;
+    }
     if (p->workers == 1 || chunk_count == 1) {
         uint64_t t0 = p->trace ? th_now_ns() : 0;
         /* Counted by chunk index: `begin += chunk` would wrap past 2^32 and start over. */

@@ -27,6 +27,19 @@ uint32_t th_cpu_count(void);
  *  Returns NULL when memory or threads cannot be had. */
 th_pool *th_pool_create(uint32_t workers);
 
+/** A host's task system in the pool's place (include/throng/throng.h: th_enqueue_task_fn).
+ *  Items handed to the host are chunk indices. */
+typedef void th_host_task_fn(uint32_t begin, uint32_t end, uint32_t worker, void *task_ctx);
+typedef void *th_host_enqueue_fn(th_host_task_fn *task, uint32_t item_count, uint32_t min_range,
+                                 void *task_ctx, void *user);
+typedef void th_host_finish_fn(void *handle, void *user);
+
+/** A pool that starts no thread: each parallel_for is one task given to the host's `enqueue`
+ *  (then `finish`), with `workers` worker indices (1..TH_POOL_MAX_WORKERS). NULL when memory
+ *  is short or an argument is bad. */
+th_pool *th_pool_create_hosted(uint32_t workers, th_host_enqueue_fn *enqueue,
+                               th_host_finish_fn *finish, void *user);
+
 /** Stop and join every thread, free the pool. NULL is ignored. */
 void th_pool_destroy(th_pool *pool);
 

@@ -26,7 +26,7 @@ mkdir -p "$OUT"
 # fuzzer's coverage instrumentation and the sanitizers, as the project's own flags demand.
 FLAGS=(-std=c17 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=all -ffp-contract=off -fno-fast-math -fno-math-errno
-       -D_POSIX_C_SOURCE=200809L -I. -Wall -Wextra -pedantic)
+       -D_POSIX_C_SOURCE=200809L -I. -Iinclude -Wall -Wextra -pedantic)
 LIBS=($(pkg-config --cflags --libs yaml-0.1 libpng zlib) -lpthread -lm)
 # sim/boids.c does not build with clang 14 as it stands: its 8-lane helpers pass vectors by
 # value, an error without AVX enabled, and clang's target_clones leaves the dispatcher
@@ -34,7 +34,7 @@ LIBS=($(pkg-config --cflags --libs yaml-0.1 libpng zlib) -lpthread -lm)
 # the macro that already turns them off under ThreadSanitizer), or by gcc without the
 # sanitizers on a CPU without AVX2; the kernel is not what these targets fuzz.
 boids_cc=("$CC" "${FLAGS[@]}" -mavx2 -D__SANITIZE_THREAD__=1)
-grep -qw avx2 /proc/cpuinfo || boids_cc=(gcc -std=c17 -O2 -g -ffp-contract=off -I.)
+grep -qw avx2 /proc/cpuinfo || boids_cc=(gcc -std=c17 -O2 -g -ffp-contract=off -I. -Iinclude)
 objs=()
 for src in engine/*.c sim/*.c; do
     obj="$OUT/obj/${src//\//_}.o"

@@ -1,6 +1,6 @@
 /* Drawing the world: map, overlays, bunkers and agents, in batched triangle lists.
  *
- * Everything here reads the world through sim/throng.h between steps and never changes it.
+ * Everything here reads the world through throng/throng.h between steps and never changes it.
  * Per-cell layers (terrain, wall distance, density) are uploaded as small textures with one
  * texel per cell and stretched by the renderer, so their cost does not grow with the zoom;
  * per-item layers (agents, arrows, grid lines, markers) go into one vertex array each and are
@@ -534,14 +534,39 @@ static void arrow(tv_batch *b, th_vec2 p, th_vec2 d, float len, uint32_t col) {
 }
 
 int tv_flow_bunker(const tv_ctx *c, const th_world *w) {
-    return c->flow_bunker >= 0 && (uint32_t)c->flow_bunker < th_world_bunker_count(w)
-               ? c->flow_bunker
-               : -1;
+    const uint32_t fields = th_world_bunker_count(w) + th_world_destination_count(w);
+    return c->flow_bunker >= 0 && (uint32_t)c->flow_bunker < fields ? c->flow_bunker : -1;
+}
+
+const char *tv_flow_name(const tv_ctx *c, const th_world *w, char *buf, size_t cap) {
+    const int f = tv_flow_bunker(c, w), nb = (int)th_world_bunker_count(w);
+    th_bunker_info bi;
+    if (f < 0) return "nearest";
+    if (f < nb) return th_world_get_bunker(w, (uint32_t)f, &bi) ? bi.name : "?";
+    /* A destination field: named by the crowd that walks to it. */
+    for (uint32_t cr = 0; cr < th_world_crowd_count(w); cr++) {
+        const th_crowd_def *d = th_world_crowd(w, cr);
+        if (d->goal.kind == TH_GOAL_DESTINATIONS && (int)d->goal.field == f - nb) {
+            snprintf(buf, cap, "goal of %s", d->name);
+            return buf;
+        }
+    }
+    snprintf(buf, cap, "destinations %d", f - nb);
+    return buf;
+}
+
+/* Field `only` of the flow overlay at p: the nearest-bunker field (-1), a bunker's own, or a
+ * destination field (numbered after the bunkers). */
+static bool flow_at(const th_world *w, int only, th_vec2 p, th_vec2 *d) {
+    const int nb = (int)th_world_bunker_count(w);
+    if (only < 0) return th_world_flow(w, p, d);
+    if (only < nb) return th_world_bunker_flow(w, (uint32_t)only, p, d);
+    return th_world_destination_flow(w, (uint32_t)(only - nb), p, d);
 }
 
 static void draw_flow(tv_ctx *c, const th_world *w) {
-    if (c->map_cols <= 0 || th_world_bunker_count(w) == 0) return;
     int only = tv_flow_bunker(c, w);
+    if (c->map_cols <= 0 || (only < 0 && th_world_bunker_count(w) == 0)) return;
     /* One arrow per k x k cells, k chosen so arrows stand about 18 px apart. */
     double px_per_cell = c->cell_size * c->cam.scale;
     int32_t k = px_per_cell >= 18 ? 1 : (int32_t)ceil(18.0 / px_per_cell);
@@ -560,8 +585,7 @@ static void draw_flow(tv_ctx *c, const th_world *w) {
             th_vec2 p = th_v2(((float)cx + 0.5f) * c->cell_size, ((float)cy + 0.5f) * c->cell_size);
             th_vec2 d;
             th_vec2 s = tv_to_screen(&c->cam, p.x, p.y);
-            bool routed = only >= 0 ? th_world_bunker_flow(w, (uint32_t)only, p, &d)
-                                    : th_world_flow(w, p, &d);
+            bool routed = flow_at(w, only, p, &d);
             if (!routed) {
                 /* No route: a small grey cross, so stranded areas are visible. */
                 float r = len * 0.2f;
@@ -569,7 +593,7 @@ static void draw_flow(tv_ctx *c, const th_world *w) {
                 tv_batch_line(&c->geo, s.x - r, s.y + r, s.x + r, s.y - r, 1.5f, 0xB0808080);
                 continue;
             }
-            if (th_v2_len2(d) < 0.25f) continue; /* inside a bunker */
+            if (th_v2_len2(d) < 0.25f) continue; /* inside a bunker or on a goal cell */
             int b = only >= 0 ? only : th_world_nearest_bunker(w, p);
             uint32_t col = b >= 0 ? bunker_palette[b % 8] : 0xFFC0C0C0;
             arrow(&c->geo, s, d, len, with_alpha(col, 0xD0));
@@ -731,6 +755,32 @@ static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
 static uint32_t scene_crowd_color(const th_world *w, uint32_t crowd) {
     const th_crowd_def *def = th_world_crowd(w, crowd);
     return def && def->color ? 0xFF000000u | def->color : crowd_palette[crowd % 8];
+}
+
+/* Each route-following crowd's waypoints in its colour, joined in order (and back to the first
+ * for a loop), each ringed by its arrival radius: where the crowd is meant to walk. */
+static void draw_routes(tv_ctx *c, const th_world *w) {
+    for (uint32_t cr = 0; cr < th_world_crowd_count(w); cr++) {
+        const th_crowd_def *d = th_world_crowd(w, cr);
+        if (d->goal.kind != TH_GOAL_ROUTE || !d->goal.points) continue;
+        const uint32_t col = with_alpha(scene_crowd_color(w, cr), 0xC0);
+        const uint32_t n = d->goal.point_count;
+        const float r = (float)((d->goal.radius > 0.0f ? d->goal.radius : 1.0f) * c->cam.scale);
+        for (uint32_t i = 0; i < n; i++) {
+            const th_vec2 a = tv_to_screen(&c->cam, d->goal.points[i].x, d->goal.points[i].y);
+            /* The arrival circle as 16 chords. */
+            for (int k = 0; k < 16; k++) {
+                const float t0 = (float)k * 0.3926991f, t1 = (float)(k + 1) * 0.3926991f;
+                tv_batch_line(&c->geo, a.x + r * cosf(t0), a.y + r * sinf(t0), a.x + r * cosf(t1),
+                              a.y + r * sinf(t1), 1.0f, col);
+            }
+            if (i + 1 < n || (d->goal.mode == TH_ROUTE_LOOP && n > 2)) {
+                const th_vec2 q = d->goal.points[(i + 1) % n];
+                const th_vec2 b = tv_to_screen(&c->cam, q.x, q.y);
+                tv_batch_line(&c->geo, a.x, a.y, b.x, b.y, 1.5f, col);
+            }
+        }
+    }
 }
 
 /* Squads over the agents, so a slot stays visible under its member: the centre's path, a line
@@ -925,7 +975,10 @@ void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *r
     }
     if (c->overlays & TH_VIEW_OVERLAY_DENSITY) draw_density(c, w);
     if (c->overlays & TH_VIEW_OVERLAY_GRID) draw_grid(c, w);
-    if (c->overlays & TH_VIEW_OVERLAY_FLOW) draw_flow(c, w);
+    if (c->overlays & TH_VIEW_OVERLAY_FLOW) {
+        draw_flow(c, w);
+        draw_routes(c, w);
+    }
     draw_bunkers(c, w);
     if (c->overlays & TH_VIEW_OVERLAY_AGENTS) draw_agents(c, w, alpha);
     if (c->overlays & TH_VIEW_OVERLAY_SQUADS) draw_squads(c, w);

@@ -63,11 +63,9 @@ static void overlay_names(const tv_ctx *c, const th_world *w, char *ov, size_t c
         strncat(ov, ov[0] ? " " : "", cap - strlen(ov) - 1);
         strncat(ov, names[i].name, cap - strlen(ov) - 1);
         if (names[i].bit != TH_VIEW_OVERLAY_FLOW) continue;
-        th_bunker_info bi;
-        int fb = tv_flow_bunker(c, w);
+        char name[96];
         strncat(ov, ":", cap - strlen(ov) - 1);
-        strncat(ov, fb >= 0 && th_world_get_bunker(w, (uint32_t)fb, &bi) ? bi.name : "nearest",
-                cap - strlen(ov) - 1);
+        strncat(ov, tv_flow_name(c, w, name, sizeof name), cap - strlen(ov) - 1);
     }
     if (!ov[0]) snprintf(ov, cap, "H: keys");
 }
@@ -263,7 +261,7 @@ static void draw_help(tv_ctx *c) {
         "drag     pan      wheel  zoom",
         "0 Home   reset the view",
         "F flow   D density   G grid",
-        "B        flow field: nearest, 1, 2..",
+        "B        flow field: nearest, 1, 2.., goals",
         "shift+1..9  flow field of bunker",
         "Q squads W wall distance",
         "P profiler   T HUD   L legend",
@@ -363,9 +361,16 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
         n = lg_add(it, n, LG_WALLDIST, 0, 0, " ");
     }
     if (c->overlays & TH_VIEW_OVERLAY_FLOW) {
-        n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, "flow: way to shelter");
-        n = lg_add(it, n, LG_TEXT, TEXT, 0, "arrow colour: its bunker");
+        const bool dest = tv_flow_bunker(c, w) >= (int)th_world_bunker_count(w);
+        n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, dest ? "flow: way to the goal" : "flow: way to shelter");
+        if (!dest) n = lg_add(it, n, LG_TEXT, TEXT, 0, "arrow colour: its bunker");
         n = lg_add(it, n, LG_TEXT, TEXT, 0, "grey x: no route");
+        for (uint32_t cr = 0; cr < th_world_crowd_count(w); cr++) {
+            if (th_world_crowd(w, cr)->goal.kind == TH_GOAL_ROUTE) {
+                n = lg_add(it, n, LG_TEXT, TEXT, 0, "circles: route waypoints");
+                break;
+            }
+        }
     }
     if (c->overlays & TH_VIEW_OVERLAY_GRID) {
         int32_t gc = 0, gr = 0;

@@ -5,7 +5,7 @@
 
 #include <SDL.h>
 
-#include "viewer.h"
+#include "throng/viewer.h"
 
 /** Steps of phase times the profiler graph keeps (5 s at 60 Hz). */
 #define TV_PROF_SAMPLES 300
@@ -130,6 +130,9 @@ void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *r
 /** Bunker whose own field the flow overlay shows, or -1 for the nearest-bunker field (also
  *  when c->flow_bunker names no bunker of `w`, e.g. after a restart). */
 int tv_flow_bunker(const tv_ctx *c, const th_world *w);
+/* The flow overlay's field in words: "nearest", a bunker's name, or "goal of CROWD" for a
+ * destination field (written to buf). */
+const char *tv_flow_name(const tv_ctx *c, const th_world *w, char *buf, size_t cap);
 /** Spatial-grid lines the grid overlay draws: every k-th (a power of two), at least 5 px apart. */
 int32_t tv_grid_stride(const tv_ctx *c, const th_world *w);
 /** Screen rectangle of bunker `b`'s marker (at least 16 px a side, for clicking). */

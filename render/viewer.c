@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/clock.h"
+#include "throng/clock.h"
 #include "view_internal.h"
 
 #define SPEED_MIN (1.0 / 64)
@@ -459,21 +459,19 @@ static void toggle_overlay(viewer *v, uint32_t bit, const char *name) {
     say(v, what, NULL);
 }
 
-/* Show bunker `b`'s own field in the flow overlay, or the nearest-bunker field for -1 (or a
- * bunker the world lacks). Choosing a field turns the overlay on: the choice would be invisible
- * otherwise. */
+/* Show field `b` in the flow overlay: bunker b's own field, a destination field (numbered after
+ * the bunkers), or the nearest-bunker field for -1 (or a field the world lacks). Choosing a
+ * field turns the overlay on: the choice would be invisible otherwise. */
 static void choose_flow(viewer *v, int b) {
-    th_bunker_info bi;
-    if (b < 0 || !th_world_get_bunker(*v->world, (uint32_t)b, &bi)) b = -1;
+    const th_world *w = *v->world;
+    const int nb = (int)th_world_bunker_count(w), fields = nb + (int)th_world_destination_count(w);
+    if (b < 0 || b >= fields) b = -1;
     v->c.flow_bunker = b;
     if (!(v->c.overlays & TH_VIEW_OVERLAY_FLOW)) toggle_overlay(v, TH_VIEW_OVERLAY_FLOW, "flow");
-    if (b < 0) {
-        say(v, "flow_field nearest", NULL);
-    } else {
-        char what[96];
-        snprintf(what, sizeof what, "flow_field bunker %s", bi.name);
-        say(v, what, NULL);
-    }
+    char name[96], what[128];
+    snprintf(what, sizeof what, "flow_field %s%s", b >= 0 && b < nb ? "bunker " : "",
+             tv_flow_name(&v->c, w, name, sizeof name));
+    say(v, what, NULL);
 }
 
 static void on_key(viewer *v, const SDL_KeyboardEvent *k) {
@@ -506,9 +504,10 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k) {
         toggle_overlay(v, TH_VIEW_OVERLAY_FLOW, "flow");
         break;
     case SDLK_b: {
-        /* nearest -> bunker 0 -> 1 -> ... -> last -> nearest */
+        /* nearest -> bunker 0 -> ... -> last bunker -> destination field 0 -> ... -> nearest */
         int cur = tv_flow_bunker(&v->c, *v->world);
-        int next = cur + 1 < (int)th_world_bunker_count(*v->world) ? cur + 1 : -1;
+        int fields = (int)(th_world_bunker_count(*v->world) + th_world_destination_count(*v->world));
+        int next = cur + 1 < fields ? cur + 1 : -1;
         choose_flow(v, next);
         break;
     }

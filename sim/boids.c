@@ -241,6 +241,7 @@ void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *
     const float W = w->def.width, H = w->def.height;
     uint64_t neighbors_total = 0, candidates_total = 0;
     const uint32_t pred_mask = w->pred_mask;
+    const bool terrain = w->nav.present;
 
     for (uint32_t i = begin; i < end; i++) {
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[i]];
@@ -325,7 +326,7 @@ void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *
             acc = th_v2_add(acc, th_v2_scale(f, c->w_flee));
         }
         bool stranded = false;
-        if (w->nav.present || c->goal != TH_GOAL_NONE) {
+        if (terrain || c->goal != TH_GOAL_NONE) {
             acc = th_v2_add(acc, th_nav_steer(w, id, c, th_v2(p.x, p.y), v, &stranded));
             stats->stranded += stranded;
         }

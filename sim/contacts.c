@@ -181,7 +181,10 @@ static void contact_last_job(void *ctx, uint32_t begin, uint32_t end, uint32_t w
                 a->py[i] = p.y;
                 a->vx[i] = v.x;
                 a->vy[i] = v.y;
-                if (terrain && c->flee) w->shelter[i] = th_nav_shelter_at(w, p);
+                /* Bunker and exit arrival, as integration found them, at the resolved position. */
+                uint8_t mark = terrain && c->flee ? th_nav_shelter_at(w, p) : 0;
+                if (!mark && w->flow) mark = th_flow_exit_mark(w, a->crowd[i], p);
+                if ((terrain && c->flee) || w->flow) w->shelter[i] = mark;
             }
         }
         sheltering += w->shelter[i] != 0;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "../engine/rng.h"
-#include "throng.h"
+#include "throng/throng.h"
 
 const char *const th_demo_names[] = {"flock", "evac", "pedestrians", NULL};
 

@@ -35,7 +35,7 @@
 #include <stddef.h>
 
 #include "../engine/jobs.h"
-#include "../engine/vec2.h"
+#include "throng/vec2.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Bounds and constants                                                                       */

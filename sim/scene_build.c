@@ -155,13 +155,33 @@ static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, 
         cells[r] = lc->cells + lc->first[e];
         ncells[r] = lc->first[e + 1] - lc->first[e];
     }
+    /* Discs dropped at random and pushed apart jam at random close packing, an area fraction
+     * of about 0.82 in two dimensions (Berryman 1983), 6.5 persons/m2 for 0.2 m bodies: a
+     * region asked to hold more (a scene scaled up with --agents, say) cannot be settled, so
+     * say so now rather than let the first step's overlap check say it less clearly. */
+    const float radius = cr->def.body_radius;
+    for (uint32_t r = 0; radius > 0.0f && r < cr->region_count && count > 0; r++) {
+        const th_scene_region *g = &cr->region[r];
+        const uint32_t here = count / cr->region_count + (r < count % cr->region_count);
+        const double area = g->kind == TH_REGION_RECT     ? (double)g->w * g->h
+                            : g->kind == TH_REGION_CIRCLE ? TH_PI * (double)g->r * g->r
+                                                          : (double)ncells[r] * s->cell_size * s->cell_size;
+        const double densest = 0.82 / (TH_PI * (double)radius * radius);
+        if ((double)here > area * densest) {
+            char path[64];
+            snprintf(path, sizeof path, "crowds[%u].spawn", c);
+            return th_scene_fail(s, g->node, path, err,
+                                 "%u agents of crowd '%s' with %g m bodies in %.1f m2 would be "
+                                 "%.2f persons/m2; at most %.2f fit (random close packing)",
+                                 here, cr->name, (double)radius, area, (double)here / area, densest);
+        }
+    }
     for (uint32_t i = 0; i < count && ok; i++) {
         uint32_t r = i % cr->region_count;
         const th_scene_region *g = &cr->region[r];
         uint64_t key = (uint64_t)c << 32 | i;
         float x = 0, y = 0, open_x = 0, open_y = 0, least = INFINITY;
         bool placed = false, open = false;
-        const float radius = cr->def.body_radius;
         for (uint32_t t = 0; t < SPAWN_TRIES && !placed; t++) {
             float u = th_rng_f01(seed, key, 4u * t), v = th_rng_f01(seed, key, 4u * t + 1);
             if (g->kind == TH_REGION_RECT) {
@@ -305,9 +325,13 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
     wd.timestep = s->timestep;
     wd.seed = o.override_seed ? o.seed : s->seed;
     wd.threads = o.threads ? o.threads : s->threads;
+    wd.enqueue_task = o.enqueue_task;
+    wd.finish_task = o.finish_task;
+    wd.task_user = o.task_user;
     wd.agent_capacity = (uint32_t)(target + fixed_total);
     wd.cell_size = s->has_map ? s->cell_size : 0.0f;
-    if (!fits_in_memory(s, wd.threads, target + fixed_total, err)) return NULL;
+    if (!fits_in_memory(s, wd.threads, target + fixed_total + th_scene_flow_agents(s), err))
+        return NULL;
     legend_cells lc;
     if (!gather_legend_cells(s, &lc)) {
         th_scene_fail(s, NULL, "map", err, "out of memory");
@@ -409,6 +433,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
     }
     if (ok) ok = schedule_events(w, s, err);
     if (ok) ok = th_scene_build_measure(w, s, err);
+    if (ok) ok = th_scene_build_flow(w, s, err);
     th_free(lc.cells);
     if (!ok) {
         th_world_destroy(w);

@@ -6,7 +6,7 @@
 #ifndef TH_SCENE_INTERNAL_H
 #define TH_SCENE_INTERNAL_H
 
-#include "throng.h"
+#include "throng/throng.h"
 #include "ydoc.h"
 
 #define TH_SCENE_MAX_REGIONS 16
@@ -37,6 +37,7 @@ typedef struct th_scene_crowd {
     th_destination *dest; /* DESTINATIONS: the goal cells of the crowd's own field */
     uint32_t dest_count;
     const th_ynode *goal_node;
+    bool goal_exit;       /* DESTINATIONS with `exit: true`: its goal cells are an exit for it */
 } th_scene_crowd;
 
 typedef struct th_scene_bunker {
@@ -91,6 +92,22 @@ typedef struct th_scene_measure_line {
     const th_ynode *node;
 } th_scene_measure_line;
 
+/* A spawner or an exit (scene_flow.c); def.name and def.cells point into the entry / arena. */
+typedef struct th_scene_spawner {
+    char name[64];
+    th_spawner_def def;
+    th_cell_ref *cells;
+    const th_ynode *node;
+} th_scene_spawner;
+
+typedef struct th_scene_exit {
+    char name[64];
+    th_exit_def def;
+    th_cell_ref *cells;
+    uint32_t crowds[TH_MAX_CROWDS];
+    const th_ynode *node;
+} th_scene_exit;
+
 typedef struct th_scene {
     th_ydoc doc;
     bool allow_outside_paths; /* files the scene names may lie outside its folder */
@@ -125,6 +142,10 @@ typedef struct th_scene {
     uint32_t measure_area_count;
     th_scene_measure_line *measure_line;
     uint32_t measure_line_count;
+    th_scene_spawner *spawner;
+    uint32_t spawner_count;
+    th_scene_exit *exit;
+    uint32_t exit_count;
 } th_scene;
 
 /* Shared by the scene sources: report a problem at a node as
@@ -196,6 +217,13 @@ const char *th_scene_found(const th_ynode *n, char *buf, size_t cap);
  * to the world once it is built. */
 bool th_scene_parse_measure(th_scene *s, const th_ynode *n, th_error *err);
 bool th_scene_build_measure(th_world *w, const th_scene *s, th_error *err);
+
+/* scene_flow.c: the `spawners` and `exits` sections, read after the crowds, and handed to the
+ * world after its crowds and agents (with the exits of `exit: true` goals). */
+bool th_scene_parse_flow(th_scene *s, const th_ynode *root, th_error *err);
+bool th_scene_build_flow(th_world *w, const th_scene *s, th_error *err);
+/* Agents the spawners with a stop or a limit reserve room for (the world's memory bound). */
+uint64_t th_scene_flow_agents(const th_scene *s);
 
 /* scene_build.c */
 th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error *err);

@@ -1012,7 +1012,7 @@ static bool parse_tree(th_scene *s, th_error *err) {
     const th_ynode *root = s->doc.root;
     if (!root) return FAIL(s, NULL, "(file)", err, "the file is empty; expected a mapping with name, crowds, ...");
     if (!expect(s, root, TH_Y_MAPPING, "(file)", err)) return false;
-    static const char *const keys[] = {"name", "seed", "timestep", "threads", "steps", "world", "map", "bunkers", "targets", "crowds", "squads", "events", "measure", NULL};
+    static const char *const keys[] = {"name", "seed", "timestep", "threads", "steps", "world", "map", "bunkers", "targets", "crowds", "squads", "events", "measure", "spawners", "exits", NULL};
     if (!known_keys(s, root, "", keys, err)) return false;
 
     const th_ynode *v = th_ynode_get(root, "name");
@@ -1068,6 +1068,7 @@ static bool parse_tree(th_scene *s, th_error *err) {
     }
     if ((v = th_ynode_get(root, "events")) && !parse_events(&c, v)) return false;
     if ((v = th_ynode_get(root, "measure")) && !th_scene_parse_measure(s, v, err)) return false;
+    if (!th_scene_parse_flow(s, root, err)) return false;
     return true;
 }
 

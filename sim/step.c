@@ -1,5 +1,9 @@
 /* One fixed step: events -> nav -> grid -> steer -> integrate -> contacts -> bookkeeping.
  *
+ * Agents enter in the events phase (removals asked for, map events, targets, then spawners, all
+ * serial) and leave in bookkeeping (sheltered, exited), so every parallel phase sees a fixed
+ * set of agents.
+ *
  * Every parallel phase is a th_pool_parallel_for over TH_CHUNK-sized chunks of the agent
  * arrays; its return is the barrier before the next phase. No phase allocates. */
 #include <math.h>
@@ -112,6 +116,7 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
     const float dt = w->def.timestep;
     const bool terrain = w->nav.present;
     const bool slow = terrain && w->nav.speed; /* terrain that slows walking */
+    const bool goal_state = w->goal_state != NULL; /* some crowd's goal keeps state */
     uint32_t sheltering = 0;
     for (uint32_t k = begin; k < end; k++) {
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
@@ -129,7 +134,11 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
             w->shelter[k] = th_nav_shelter_at(w, p);
             sheltering += w->shelter[k] != 0;
         }
-        if (w->goal_state && th_goal_stateful(c->goal)) th_goal_moved(w, a->id[k], c, p, v);
+        if (w->flow && !w->shelter[k]) {
+            w->shelter[k] = th_flow_exit_mark(w, a->crowd[k], p);
+            sheltering += w->shelter[k] != 0;
+        }
+        if (goal_state && th_goal_stateful(c->goal)) th_goal_moved(w, a->id[k], c, p, v);
     }
     w->chunk_stats[begin / TH_CHUNK].sheltering = sheltering;
 }
@@ -185,6 +194,7 @@ static inline __attribute__((always_inline)) void step_body(th_world *w, bool tr
     th_world_apply_removals(w);
     if (w->nav.present) th_nav_apply_events(w);
     if (w->target_count) th_targets_update(w);
+    if (w->flow) th_flow_spawn(w);
     leave(w, traced, TH_PHASE_EVENTS);
     enter(w, traced, TH_PHASE_NAV);
     if (w->nav.present) th_nav_update(w);

@@ -2,8 +2,8 @@
  *
  * They are written from the contracts, not from the code that keeps them: no agent inside a
  * blocked cell and no body overlapping a wall or (beyond a tenth of a diameter) another body,
- * every position and velocity finite and inside the world, alive + sheltered =
- * spawned, bunker counts adding up, the id map a bijection, and the grid agreeing with the
+ * every position and velocity finite and inside the world, alive + sheltered + removed +
+ * exited = spawned (and the exits' own counts adding up), bunker counts adding up, the id map a bijection, and the grid agreeing with the
  * positions it was built from. The first violation is kept (step, agent, values) and the
  * checks stop there. */
 #include <math.h>
@@ -135,9 +135,14 @@ bool th_validate_state(th_world *w) {
         return violated(w, "bunkers hold %llu agents, the world counts %u sheltered",
                         (unsigned long long)sheltered, w->stats.sheltered);
     }
-    if ((uint64_t)w->count + w->stats.sheltered + w->stats.removed != w->next_id) {
-        return violated(w, "%u alive + %u sheltered + %u removed != %u spawned", w->count,
-                        w->stats.sheltered, w->stats.removed, w->next_id);
+    if ((uint64_t)w->count + w->stats.sheltered + w->stats.removed + w->stats.exited != w->next_id) {
+        return violated(w, "%u alive + %u sheltered + %u removed + %u exited != %u spawned",
+                        w->count, w->stats.sheltered, w->stats.removed, w->stats.exited,
+                        w->next_id);
+    }
+    if (w->flow) {
+        char msg[256];
+        if (!th_flow_validate(w, msg, sizeof msg)) return violated(w, "%s", msg);
     }
     uint32_t mapped = 0;
     for (th_agent_id id = 0; id < w->next_id; id++) mapped += w->slot_of_id[id] < w->count;

@@ -219,11 +219,14 @@ static bool reserve(th_world *w, uint32_t n) {
               (!w->goal_state_wanted ||
                th_grow_array((void **)&w->goal_state, sizeof *w->goal_state, w->next_id, cap)) &&
               th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new) &&
-              th_measure_reserve(w, w->next_id, cap) && th_report_reserve(w, w->stats.sheltered, cap);
+              th_measure_reserve(w, w->next_id, cap) && th_report_reserve(w, w->stats.sheltered, cap) &&
+              th_flow_reserve(w, cap);
     if (!ok) return false;
     w->capacity = cap;
     return reserve_contacts_for(w, w->max_radius) && setup_grid(w);
 }
+
+bool th_world_reserve(th_world *w, uint32_t n) { return reserve(w, n); }
 
 /* ---- world ------------------------------------------------------------------------------ */
 
@@ -246,6 +249,13 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
     }
     if (d.threads > TH_MAX_THREADS) {
         th_error_set(err, "threads must be at most %d, got %u", TH_MAX_THREADS, d.threads);
+        return NULL;
+    }
+    if ((d.enqueue_task != NULL) != (d.finish_task != NULL) ||
+        (d.enqueue_task && (d.threads < 1 || d.threads > TH_MAX_THREADS))) {
+        th_error_set(err, "a host task system needs both enqueue_task and finish_task, and "
+                     "threads in [1, %d] (the worker indices it uses), got threads %u",
+                     TH_MAX_THREADS, d.threads);
         return NULL;
     }
     if (d.agent_capacity > TH_MAX_AGENTS) {
@@ -283,7 +293,12 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
     }
     w->def = d;
     w->wrap = d.bounds == TH_BOUNDS_WRAP;
-    w->pool = th_pool_create(d.threads);
+    /* The host's callbacks have the engine's task types (same parameters), so they are passed
+     * as they are. */
+    w->pool = d.enqueue_task
+                  ? th_pool_create_hosted(d.threads, (th_host_enqueue_fn *)d.enqueue_task,
+                                          (th_host_finish_fn *)d.finish_task, d.task_user)
+                  : th_pool_create(d.threads);
     if (!w->pool) {
         th_error_set(err, "could not start %u worker threads", d.threads);
         th_free(w);
@@ -331,11 +346,13 @@ void th_world_destroy(th_world *w) {
     th_free(w->desired_speed);
     th_free(w->goal_state);
     for (uint32_t c = 0; c < w->crowd_count; c++) th_free(w->crowd_route[c]);
+    th_goal_free(w);
     th_free(w->contact);
     th_free(w->contact_count);
     th_free(w->chunk_stats);
     th_measure_free(w);
     th_report_free(w);
+    th_flow_free(w);
     th_free(w);
 }
 
@@ -501,6 +518,10 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         }
         w->goal_state_wanted = true;
     }
+    if (!th_goal_congestion_add(w, &d.goal, &goal_rt, err)) {
+        th_free(route);
+        return -1;
+    }
     uint32_t c = w->crowd_count;
     snprintf(w->crowd_name[c], sizeof w->crowd_name[c], "%s", d.name ? d.name : "crowd");
     d.name = w->crowd_name[c];
@@ -551,6 +572,7 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .route_mode = goal_rt.route_mode,
         .route_r2 = goal_rt.route_r2,
         .wander_sigma = goal_rt.wander_sigma,
+        .congestion = goal_rt.congestion,
         .mover = goal_rt.mover,
     };
     w->crowd_route[c] = route;
@@ -561,6 +583,7 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     if (d.body_radius > 0.0f && !reserve_contacts_for(w, d.body_radius)) {
         th_free(route);
         w->crowd_route[c] = NULL;
+        th_goal_congestion_undo(w, &w->crowd_rt[c]);
         th_error_set(err, "out of memory");
         return -1;
     }
@@ -581,6 +604,7 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         w->crowd_count--;
         th_free(route);
         w->crowd_route[c] = NULL;
+        th_goal_congestion_undo(w, &w->crowd_rt[c]);
         w->interaction_radius = old_near;
         w->pred_radius = old_pred_radius;
         w->pred_mask = old_pred_mask;
@@ -673,6 +697,11 @@ void th_world_drop_marked(th_world *w) {
         uint8_t s = w->shelter[k];
         if (s == TH_MARK_REMOVED) {
             w->stats.removed++;
+            w->slot_of_id[a->id[k]] = UINT32_MAX;
+            continue;
+        }
+        if (s >= TH_MARK_EXIT && s < TH_MARK_EXIT + TH_MAX_EXITS) {
+            th_flow_exited(w, s - TH_MARK_EXIT);
             w->slot_of_id[a->id[k]] = UINT32_MAX;
             continue;
         }
@@ -807,6 +836,7 @@ uint64_t th_world_hash(const th_world *w) {
         th_hash_u32(&h, bk->sheltered);
         th_hash_u32(&h, (uint32_t)bk->destroyed | (uint32_t)bk->full << 1);
     }
+    if (w->flow) th_flow_hash(w, &h);
     return th_hash_end(&h);
 }
 

@@ -8,7 +8,7 @@
 #include "../engine/jobs.h"
 #include "../engine/profile.h"
 #include "nav.h"
-#include "throng.h"
+#include "throng/throng.h"
 
 /* Agents per parallel chunk. It fixes how work is cut and so every per-chunk partial result;
  * it must not depend on the thread count (determinism). 512 agents are ~50-100 us of steering:
@@ -76,8 +76,21 @@ typedef struct th_crowd_rt {
     th_route_mode route_mode;
     float route_r2;           /* ROUTE: arrival radius squared */
     float wander_sigma;       /* WANDER: radians of heading drift per step, one sd */
+    uint32_t congestion;      /* DESTINATIONS: index + 1 into w->cong, 0 = the plain field */
     struct th_mover *mover;   /* movers (sim/movers.c): their tables, in the world's goal memory */
 } th_crowd_rt;
+
+/* A crowd's congestion-aware copy of its destination field (sim/goal.c): the same goals, routed
+ * over cell costs raised by the agents standing in each cell, recomputed every `every` steps. */
+typedef struct th_congestion {
+    uint32_t source;   /* the destination field whose goals it keeps */
+    uint32_t every;    /* steps between refreshes */
+    uint32_t scale;    /* every cost and weight is multiplied by this (1..10, fixed when added)
+                          so that a fraction of a cell's cost survives rounding to integers */
+    float weight;      /* square metres per person */
+    uint16_t *cost;    /* per cell: the costs the field was last computed on (0 = blocked) */
+    th_nav_field field;
+} th_congestion;
 
 /* Per-agent goal progress, by id (sim/goal.c): written only while that agent is integrated, by
  * the worker that integrates it, and read by its own steering in the next step. */
@@ -88,7 +101,8 @@ typedef struct th_goal_state {
     /* Movers (sim/movers.c); `index` is also a breadcrumb follower's crumb (sequence number)
      * and a waypoint walker's node. */
     uint32_t cell;  /* cell walkers: the cell whose centre it walks to */
-    uint8_t facing; /* cell walkers: 0..3 = E, N, W, S (th_nav_move_dx order) */
+    uint8_t facing; /* cell walkers: 0..3 = E, N, W, S (th_nav_move_dx order); waypoints: 1
+                       after an entry search that found no node in sight */
     uint8_t mode;   /* the mover's phase; 0 until its first integration */
 } th_goal_state;
 
@@ -97,7 +111,7 @@ typedef struct th_chunk_stats {
     uint64_t neighbors;
     uint64_t candidates;
     uint32_t stranded;
-    uint32_t sheltering; /* agents that stepped into an open bunker */
+    uint32_t sheltering; /* agents that stepped into an open bunker or an exit */
     float overlap;       /* largest body overlap seen in the last contacts round, share of the
                             smaller diameter */
 } th_chunk_stats;
@@ -206,6 +220,9 @@ struct th_world {
                                   wander), else NULL */
     bool goal_state_wanted;    /* such a crowd exists: goal_state grows with the agents */
     th_vec2 *crowd_route[TH_MAX_CROWDS]; /* each crowd's route waypoints (owned), or NULL */
+    th_congestion cong[TH_MAX_CROWDS]; /* congestion-aware destination fields, cong_count used */
+    uint32_t cong_count;
+    uint32_t *cell_agents; /* per map cell: agents counted by the last refresh (with cong) */
     float max_radius;     /* largest body radius over crowds: 0 = no bodies, no contacts phase */
     bool pedestrians;     /* some crowd uses the pedestrian model */
     /* Bodies near each agent, found once per step by the first contacts round and walked by
@@ -247,6 +264,7 @@ struct th_world {
     struct th_trace *trace; /* phase spans being recorded (sim/trace.c), or NULL */
     struct th_measure *measure; /* areas and lines (sim/measure.c), or NULL */
     struct th_report *report;   /* run history (sim/report.c), or NULL without a map */
+    struct th_flow *flow;       /* spawners and exits (sim/flow.c), or NULL while there are none */
 };
 
 /* Compute accelerations for storage indices [begin, end) of buf[cur] (sim/boids.c); agents
@@ -354,7 +372,13 @@ bool th_grow_array(void **p, size_t elem, size_t keep, size_t n);
 /* sim/world.c: drop agents whose `shelter` mark is set (a bunker index + 1, or
  * TH_MARK_REMOVED), in storage order, counting them. */
 #define TH_MARK_REMOVED 0xFFu
+/* TH_MARK_EXIT + e: the agent stepped into exit e (below TH_MAX_EXITS, so the marks of bunkers,
+ * exits and removals never meet). */
+#define TH_MARK_EXIT 0x80u
 void th_world_drop_marked(th_world *w);
+/* sim/world.c: make room for n agent ids (and as many agents) between steps, or in the events
+ * phase for an endless spawner; false when memory is short. */
+bool th_world_reserve(th_world *w, uint32_t n);
 
 /* sim/behavior.c: targets evaluated at the start of a step (serial); pursuit steering. */
 void th_targets_update(th_world *w);
@@ -381,6 +405,19 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
 const uint32_t *th_goal_cost_field(const th_world *w, const th_crowd_rt *c);
 /* After agent `id` moved to p in integration: advance its route, drift its wander heading. */
 void th_goal_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v);
+/* Congestion: allocate crowd c's field when its goal asks for one (sets c->congestion), undo
+ * that for a crowd that could not be added, bring the due fields up to date in the nav phase
+ * (`map_changed`: the map's cells changed in this step's events), and free them all. */
+bool th_goal_congestion_add(th_world *w, const th_goal_def *g, th_crowd_rt *c, th_error *err);
+void th_goal_congestion_undo(th_world *w, th_crowd_rt *c);
+void th_goal_congestion_update(th_world *w, bool map_changed);
+void th_goal_free(th_world *w);
+/* Whether the straight leg from a to b (metres) touches a cell that `blocked` says is blocked;
+ * the first such cell along the leg in *bx, *by. The cells are those of a cols x rows grid of
+ * `cell` metres, taken modulo the grid when `wrap` (the leg then runs the short way). */
+bool th_goal_leg_blocked(th_vec2 a, th_vec2 b, float cell, int32_t cols, int32_t rows, bool wrap,
+                         bool (*blocked)(const void *ctx, int32_t x, int32_t y), const void *ctx,
+                         int32_t *bx, int32_t *by);
 
 /* sim/movers.c: the classic movers, called from the goal functions above for their kinds. */
 static inline bool th_mover_kind(th_goal_kind k) {
@@ -430,6 +467,24 @@ void th_world_apply_removals(th_world *w);
 void th_report_free(th_world *w);
 bool th_report_reserve(th_world *w, uint32_t keep, uint32_t cap);
 void th_report_update(th_world *w);
+
+/* sim/flow.c: spawners and exits. Everything but th_flow_free and th_flow_reserve needs
+ * w->flow. */
+typedef struct th_flow th_flow;
+void th_flow_free(th_world *w);
+/* The agent arrays grew to `cap`: grow the spawning scratch and the exit times with them. */
+bool th_flow_reserve(th_world *w, uint32_t cap);
+/* Events phase (serial): add the agents the spawners owe, as far as there is room. */
+void th_flow_spawn(th_world *w);
+/* Integration and contacts: TH_MARK_EXIT + the first exit of the agent's crowd holding p, or 0. */
+uint8_t th_flow_exit_mark(const th_world *w, uint32_t crowd, th_vec2 p);
+/* th_world_drop_marked: one agent left through `exit`. */
+void th_flow_exited(th_world *w, uint32_t exit);
+/* Spawner and exit counts into the world hash. */
+struct th_hasher;
+void th_flow_hash(const th_world *w, struct th_hasher *h);
+/* Validation: exit counts add up, no spawner ahead of its formula; false with msg filled. */
+bool th_flow_validate(const th_world *w, char *msg, size_t cap);
 
 /* sim/measure.c: measurement areas and lines. Everything is a no-op while w->measure is NULL. */
 void th_measure_free(th_world *w);

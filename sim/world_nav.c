@@ -563,7 +563,8 @@ static void refresh_fields(th_world *w, th_nav_field *fields, uint32_t count) {
 void th_nav_update(th_world *w) {
     th_world_nav *n = &w->nav;
     int rc = TH_NAV_OK;
-    if (n->fields_stale || n->opened_count > 0) {
+    const bool map_changed = n->fields_stale || n->opened_count > 0;
+    if (map_changed) {
         refresh_fields(w, n->field, n->bunker_count);
         refresh_fields(w, n->dest, n->dest_count);
         n->fields_stale = false;
@@ -583,6 +584,9 @@ void th_nav_update(th_world *w) {
         assert(rc == TH_NAV_OK);
         n->combined_stale = false;
     }
+    /* Congestion-aware destination fields: on their own schedule, and with the others when
+     * the map changed (their blocked cells must agree with the map's). */
+    th_goal_congestion_update(w, map_changed);
     (void)rc;
 }
 
@@ -915,6 +919,8 @@ int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t
     }
     return (int)n->dest_count++;
 }
+
+uint32_t th_world_destination_count(const th_world *w) { return w->nav.dest_count; }
 
 bool th_world_destination_flow(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *dir) {
     *dir = th_v2(0.0f, 0.0f);

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "../engine/arena.h"
-#include "throng.h"
+#include "throng/throng.h"
 
 /** Bounds on a scene file. */
 #define TH_YDOC_MAX_BYTES (64u << 20) /* 64 MiB */

@@ -14,7 +14,7 @@
 
 #include "engine/alloc.h"
 #include "engine/rng.h"
-#include "sim/throng.h"
+#include "throng/throng.h"
 #include "test_util.h"
 
 /* ---- counting allocator --------------------------------------------------------------- */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "../engine/rng.h"
-#include "../sim/throng.h"
+#include "throng/throng.h"
 #include "test_util.h"
 
 static th_world *open_world(float side, th_bounds bounds) {

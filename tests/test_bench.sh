@@ -5,32 +5,13 @@
 #
 # usage: test_bench.sh path/to/throng
 set -u
+. "$(dirname "$0")/lib.sh"
 
 bin=${1:?usage: test_bench.sh path/to/throng}
-if [[ ! -x $bin ]]; then
-    echo "test_bench: '$bin' is not an executable" >&2
-    exit 2
-fi
-if ! command -v python3 >/dev/null; then
-    echo "test_bench: python3 is needed for the JSON checks" >&2
-    exit 2
-fi
+need_executable "$bin"
+need python3 "for the JSON checks"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-passed=0
-failed=0
-
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL $1: $2"
-    if [[ -s $tmp/out ]]; then sed 's/^/     stdout| /' "$tmp/out" | head -20; fi
-    if [[ -s $tmp/err ]]; then sed 's/^/     stderr| /' "$tmp/err" | head -20; fi
-}
-
-# Run the binary with a time limit, stdout and stderr to files (so stderr is no terminal).
+# `throng bench` with a time limit, stdout and stderr to files (so stderr is no terminal).
 run() {
     timeout 300 "$bin" bench "$@" >"$tmp/out" 2>"$tmp/err"
     rc=$?
@@ -195,5 +176,4 @@ else
     fail "unwritable output exits 1" "exit code $rc"
 fi
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../engine/rng.h"
-#include "../sim/throng.h"
+#include "throng/throng.h"
 #include "../sim/boids.h"
 #include "ref_boids.h"
 #include "ref_grid_boids.h"

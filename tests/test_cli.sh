@@ -5,32 +5,10 @@
 #
 # usage: test_cli.sh path/to/throng
 set -u
+. "$(dirname "$0")/lib.sh"
 
 bin=${1:?usage: test_cli.sh path/to/throng}
-if [[ ! -x $bin ]]; then
-    echo "test_cli: '$bin' is not an executable" >&2
-    exit 2
-fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-passed=0
-failed=0
-
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL $1: $2"
-    if [[ -s $tmp/out ]]; then sed 's/^/     stdout| /' "$tmp/out" | head -20; fi
-    if [[ -s $tmp/err ]]; then sed 's/^/     stderr| /' "$tmp/err" | head -20; fi
-}
-
-# Run the binary with a time limit (a hang is a failure, not a stuck test run); sets $rc.
-run() {
-    timeout 300 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
+need_executable "$bin"
 
 # expect_usage NAME WORD ARGS...: exit code 2, stderr mentions WORD, no run summary on stdout.
 expect_usage() {
@@ -205,5 +183,4 @@ done
 expect_usage "check --threads 65" "--threads" check --threads 65 flock
 expect_usage "check unknown flag" "--bogus" check --bogus flock
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "engine/clock.h"
+#include "throng/clock.h"
 #include "test_util.h"
 
 /* Deterministic pseudo-random inputs: SplitMix64. */

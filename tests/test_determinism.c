@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "../engine/rng.h"
-#include "../sim/throng.h"
+#include "throng/throng.h"
 #include "test_util.h"
 
 enum { STEPS = 200 };

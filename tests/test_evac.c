@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../engine/rng.h"
-#include "../sim/throng.h"
+#include "throng/throng.h"
 #include "test_util.h"
 
 /* A small maze: 64 x 48 cells of 1 m, outer ring street, inner walls with gaps, three

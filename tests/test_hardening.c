@@ -13,7 +13,7 @@
 #include "../engine/arena.h"
 #include "../engine/grid.h"
 #include "../engine/jobs.h"
-#include "../sim/throng.h"
+#include "throng/throng.h"
 #include "../sim/world_internal.h" /* validation: a state poked past the top speed */
 #include "test_util.h"
 

@@ -7,33 +7,11 @@
 #
 # usage: test_measure_cli.sh path/to/throng
 set -u
+. "$(dirname "$0")/lib.sh"
 
 bin=${1:?usage: test_measure_cli.sh path/to/throng}
-if [[ ! -x $bin ]]; then
-    echo "test_measure_cli: '$bin' is not an executable" >&2
-    exit 2
-fi
-if ! command -v python3 >/dev/null; then
-    echo "test_measure_cli: python3 is needed to read the files back" >&2
-    exit 2
-fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL $1: $2"
-    if [[ -s $tmp/out ]]; then sed 's/^/     stdout| /' "$tmp/out" | head -20; fi
-    if [[ -s $tmp/err ]]; then sed 's/^/     stderr| /' "$tmp/err" | head -20; fi
-}
-run() {
-    timeout 300 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
+need_executable "$bin"
+need python3 "to read the files back"
 # expect_exit NAME CODE WORD ARGS...: exit code CODE and WORD on stderr.
 expect_exit() {
     local name=$1 code=$2 word=$3
@@ -269,5 +247,4 @@ EOF
     else fail "fundamental diagram script: scene without areas" "exit $rc"; fi
 fi
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

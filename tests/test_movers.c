@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../engine/alloc.h"
-#include "../sim/throng.h"
+#include "throng/throng.h"
 #include "test_util.h"
 
 #ifndef THRONG_SCENES_DIR

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../sim/throng.h"
+#include "throng/throng.h"
 #include "test_util.h"
 
 #define VALIDATION_DIR THRONG_SCENES_DIR "/validation"

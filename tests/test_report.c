@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../engine/alloc.h"
-#include "../sim/throng.h"
+#include "throng/throng.h"
 #include "test_util.h"
 
 #ifndef THRONG_TEST_DATA

@@ -7,32 +7,14 @@
 #
 # usage: test_report_cli.sh path/to/throng path/to/tests/data
 set -u
+. "$(dirname "$0")/lib.sh"
 
 bin=${1:?usage: test_report_cli.sh path/to/throng path/to/tests/data}
 data=${2:?usage: test_report_cli.sh path/to/throng path/to/tests/data}
 scenes=$data/../../scenes
 lanes=$data/report_lanes.yaml
-if ! command -v python3 >/dev/null; then
-    echo "test_report_cli: python3 is needed to read the files back" >&2
-    exit 2
-fi
+need python3 "to read the files back"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL $1: $2"
-    if [[ -s $tmp/out ]]; then sed 's/^/     stdout| /' "$tmp/out" | head -30; fi
-    if [[ -s $tmp/err ]]; then sed 's/^/     stderr| /' "$tmp/err" | head -20; fi
-}
-run() {
-    timeout 300 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
 # expect_usage NAME WORD ARGS...: exit code 2, WORD on stderr, nothing simulated.
 expect_usage() {
     local name=$1 word=$2
@@ -286,7 +268,10 @@ if [[ $rc -eq 0 && ${w:-0} -eq 400 && ${h:-0} -eq 400 && ${colours:-0} -ge 3 ]];
     pass "--view 400x400 frame with a map in it ($colours colours)"
 else fail "--view" "exit $rc, ${w:-?}x${h:-?}, ${colours:-?} colours"
 fi
+expect_usage "--flow-field names no field" "--flow-field" run "$lanes" --steps 1 --flow-field nowhere
+run run "$lanes" --steps 1 --flow-field exit --overlays flow --screenshot "$tmp/f.png"
+if [[ $rc -eq 0 && -s $tmp/f.png ]]; then pass "--flow-field a bunker's own field"
+else fail "--flow-field a bunker's own field" "exit $rc"; fi
 expect_usage "--view too small for the frame" "at most 8192" run "$lanes" --steps 1 --view 0,0,0.01,0.01 --screenshot "$tmp/y.png"
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

@@ -8,56 +8,22 @@ set -uo pipefail
 
 bin=$(realpath "${1:?usage: test_report_x11.sh path/to/throng path/to/tests/data}")
 data=${2:?usage: test_report_x11.sh path/to/throng path/to/tests/data}
-for tool in Xvfb xdotool; do
-    if ! command -v "$tool" >/dev/null; then
-        echo "SKIP: $tool not installed"
-        exit 77
-    fi
-done
-
-work=$(mktemp -d)
-xvfb_pid=
-run_pid=
-cleanup() {
-    [ -n "$run_pid" ] && kill "$run_pid" 2>/dev/null
-    [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-exec 3>"$work/display"
-Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
-xvfb_pid=$!
-exec 3>&-
-for _ in $(seq 100); do
-    [ -s "$work/display" ] && break
-    sleep 0.1
-done
-if [ ! -s "$work/display" ]; then
-    echo "FAIL: Xvfb did not start"
-    exit 1
-fi
-DISPLAY=":$(head -1 "$work/display")"
-export DISPLAY
-unset SDL_VIDEODRIVER
-export SDL_RENDER_DRIVER=software SDL_FRAMEBUFFER_ACCELERATION=0
-here=$(cd "$(dirname "$0")" && pwd)
-LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export LSAN_OPTIONS
+. "$(dirname "$0")/lib.sh"
+skip_without Xvfb xdotool python3
+work=$tmp
+start_xvfb
 
 # The scene asks for 2,100 steps (35 s); the session runs ~1.5 s, pauses 2 s, then quits.
 "$bin" run "$data/report_lanes.yaml" --size 640x400 >"$work/out" 2>"$work/err" &
 run_pid=$!
-wid=
-for _ in $(seq 600); do
-    wid=$(xdotool search --name '^report lanes$' 2>/dev/null | head -1)
-    [ -n "$wid" ] && break
-    kill -0 "$run_pid" 2>/dev/null || break
-    sleep 0.1
-done
+cleanup_pids+=("$run_pid")
+wid=$(wait_window '^report lanes$' "$run_pid")
 if [ -z "$wid" ]; then
     echo "FAIL: no viewer window"
     cat "$work/out" "$work/err"
+    echo "windows on $DISPLAY:"
+    for w in $(xdotool search --name '' 2>/dev/null); do echo "  $w '$(xdotool getwindowname "$w" 2>/dev/null)'"; done
+    ps -o pid,stat,etime,time,cmd -p "$run_pid" 2>/dev/null
     exit 1
 fi
 sleep 1.5
@@ -69,10 +35,6 @@ wait "$run_pid"
 rc=$?
 run_pid=
 cat "$work/out"
-fail=0
-check() {
-    if "${@:2}"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi
-}
 check "exit code 0" test "$rc" -eq 0
 read -r steps < <(awk '$1 == "run" {print $2}' "$work/out")
 check "steps actually run (${steps:-none}) fewer than the scene's 2100" \
@@ -82,4 +44,4 @@ read -r wall stepping < <(awk '$1 == "wall" {print $2, $7}' "$work/out")
 # The pause alone is 2 s of the session; stepping 12 walkers takes milliseconds.
 check "wall ${wall:-?} s includes the pause, stepping ${stepping:-?} s does not" \
     python3 -c "import sys; w, s = float(sys.argv[1]), float(sys.argv[2]); sys.exit(not (w >= 3.0 and s < w - 1.5))" "${wall:-0}" "${stepping:-99}"
-exit $fail
+finish

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../sim/throng.h"
+#include "throng/throng.h"
 #include "test_util.h"
 
 static char g_dir[256];

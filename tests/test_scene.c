@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../sim/throng.h"
+#include "throng/throng.h"
 #include "test_util.h"
 
 #ifndef THRONG_SCENES_DIR
@@ -147,6 +147,7 @@ static const bad_case k_bad[] = {
     {"generated city too large", "name: t\nmap:\n  cell_size: 1\n  generate: {city: {size: [5000, 10]}}\n", 4, 28, "map.generate.city.size", "[1, 4096]"},
     {"missing image", "name: t\nmap:\n  cell_size: 1\n  legend: {'#000000': wall}\n  image: nowhere.png\n", 5, 10, "map.image", "cannot read"},
     {"spawn where only walls are", "name: t\nmap: {cell_size: 1, legend: {'#': wall, '.': open}, ascii: \"##.\"}\ncrowds:\n  - {name: a, count: 5, spawn: {rect: [0, 0, 2, 1]}}\n", 4, 32, "crowds[0].spawn", "could not place"},
+    {"bodies packed past random close packing", HEAD "crowds:\n  - name: a\n    model: pedestrian\n    count: 50\n    spawn: {rect: [0, 0, 2, 2]}\n", 8, 12, "crowds[0].spawn", "at most 6.53 fit"},
     {"deep nesting", "name: t\nx: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n", 2, 67, "", "64 levels"},
 };
 

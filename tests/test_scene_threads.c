@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/throng.h"
+#include "throng/throng.h"
 #include "test_util.h"
 
 #ifndef THRONG_SCENES_DIR

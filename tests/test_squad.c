@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/throng.h"
+#include "throng/throng.h"
 #include "test_util.h"
 
 /* A walled map of w x h one-metre cells; `walls` lists cell rectangles x0, y0, x1, y1. */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "engine/alloc.h"
-#include "sim/throng.h"
+#include "throng/throng.h"
 #include "test_util.h"
 
 /* ---- a hook that counts live blocks ------------------------------------------------------ */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../render/viewer.h"
+#include "throng/viewer.h"
 #include "test_util.h"
 
 enum { W = 800, H = 600 };

@@ -21,73 +21,18 @@ set -uo pipefail
 driver=${1:?usage: test_viewer_x11.sh VIEWER_DRIVER}
 # Absolute: the third run works in a scratch directory (where S writes its screenshot).
 driver=$(realpath "$driver")
-for tool in Xvfb xdotool python3; do
-    if ! command -v "$tool" >/dev/null; then
-        echo "SKIP: $tool not installed"
-        exit 77
-    fi
-done
-
-work=$(mktemp -d)
-xvfb_pid=
-driver_pid=
-cleanup() {
-    [ -n "$driver_pid" ] && kill "$driver_pid" 2>/dev/null
-    [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-# Xvfb picks a free display number itself and writes it to the given descriptor.
-exec 3>"$work/display"
-Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
-xvfb_pid=$!
-exec 3>&-
-for _ in $(seq 100); do
-    [ -s "$work/display" ] && break
-    sleep 0.1
-done
-if [ ! -s "$work/display" ]; then
-    echo "FAIL: Xvfb did not start"
-    cat "$work/xvfb.log"
-    exit 1
-fi
-DISPLAY=":$(head -1 "$work/display")"
-export DISPLAY
-unset SDL_VIDEODRIVER
-# SDL's software renderer, presented without OpenGL. Xvfb has no GPU, so the default path would
-# run Mesa's llvmpipe, whose allocations LeakSanitizer reports as leaks once SDL_Quit unloads
-# the driver (outside the project, and without a module name to suppress them by).
-export SDL_RENDER_DRIVER=software SDL_FRAMEBUFFER_ACCELERATION=0
-# Under sanitizers: the suppression list for libraries outside the project, quietly.
-here=$(cd "$(dirname "$0")" && pwd)
-LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export LSAN_OPTIONS
-
-passed=0
-failed=0
-check() { # check DESCRIPTION COMMAND...
-    local what=$1
-    shift
-    if "$@"; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1))
-        echo "FAIL: $what"
-    fi
-}
+. "$(dirname "$0")/lib.sh"
+skip_without Xvfb xdotool python3
+work=$tmp
+start_xvfb
 
 # start_driver OUT: launch the driver (frame cap as a safety net) and wait for its window.
 start_driver() {
     local out=$1
     timeout 60 "$driver" 20000 2 >"$out" 2>"$out.err" &
     driver_pid=$!
-    wid=
-    for _ in $(seq 100); do
-        wid=$(xdotool search --name '^throng-viewer-test$' 2>/dev/null | head -1)
-        [ -n "$wid" ] && break
-        sleep 0.1
-    done
+    cleanup_pids+=("$driver_pid")
+    wid=$(wait_window '^throng-viewer-test$' "$driver_pid")
     [ -n "$wid" ]
 }
 
@@ -268,5 +213,4 @@ else
 fi
 [ "$failed" -gt 0 ] && { echo "--- driver output"; cat "$out" "$out.err"; }
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

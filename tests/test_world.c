@@ -1,4 +1,4 @@
-/* The public world API (sim/throng.h) as a user sees it: validation of every def, agent ids that
+/* The public world API (throng/throng.h) as a user sees it: validation of every def, agent ids that
  * survive the engine's reordering, agents kept inside the world, the agent view, the state hash
  * and the statistics. */
 #include <check.h>
@@ -11,7 +11,7 @@
 
 #include "engine/jobs.h"
 #include "engine/rng.h"
-#include "sim/throng.h"
+#include "throng/throng.h"
 #include "test_util.h"
 
 

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../render/viewer.h"
+#include "throng/viewer.h"
 
 enum { WIDTH = 800, HEIGHT = 600, AGENTS = 500, WARMUP = 300 };
 

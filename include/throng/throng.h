@@ -1,17 +1,20 @@
 /* throng: a deterministic, multithreaded crowd simulation engine.
  *
- * This is the one header that the viewer, the command line and users include. A world holds
- * crowds (named groups sharing steering parameters) and agents. It advances in fixed steps;
- * between steps its state is a consistent snapshot that may be read freely.
+ * This is the one header that the viewer, the command line and users include (with
+ * throng/viewer.h for the SDL2 viewer and throng/clock.h for a fixed-step host loop). A world
+ * holds crowds (named groups sharing steering parameters) and agents. It advances in fixed
+ * steps; between steps its state is a consistent snapshot that may be read freely.
  *
- * Usage:
+ * Usage (examples/minimal.c is a whole program):
+ *     #include <throng/throng.h>
+ *
  *     th_world_def wd = th_default_world_def();
  *     wd.width = 200; wd.height = 200;
  *     th_world *w = th_world_create(&wd, NULL);
  *     th_crowd_def cd = th_default_crowd_def();
  *     cd.name = "starlings";
  *     int crowd = th_world_add_crowd(w, &cd, NULL);
- *     th_world_add_agent(w, crowd, th_v2(10, 10), th_v2(1, 0));
+ *     th_world_add_agent(w, (uint32_t)crowd, th_v2(10, 10), th_v2(1, 0), NULL);
  *     for (int i = 0; i < 600; i++) th_world_step(w);
  *     th_world_destroy(w);
  *
@@ -23,10 +26,12 @@
 #ifndef THRONG_H
 #define THRONG_H
 
+#include "api.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../engine/vec2.h"
+#include "vec2.h"
 
 /** Stable agent handle: assigned in order of creation from 0, never reused, unchanged when
  *  the engine reorders its arrays. */
@@ -53,6 +58,20 @@ typedef enum th_bounds {
     TH_BOUNDS_WRAP = 1,  /* the world is a torus: leaving one edge re-enters at the opposite one */
 } th_bounds;
 
+/** A host's task system (optional; th_world_def.enqueue_task). throng hands the host a task
+ *  over `item_count` items: the host calls `task` on ranges [begin, end) that together cover
+ *  [0, item_count) exactly once, each range at least `min_range` items (except the last), from
+ *  any of its threads, passing `task_ctx` and a worker index in [0, th_world_def.threads) that
+ *  no two concurrent calls share. Items are chunks of fixed size, so how the host splits them,
+ *  in what order and on how many threads, changes no result. */
+typedef void th_task_fn(uint32_t begin, uint32_t end, uint32_t worker, void *task_ctx);
+/** Start `task` (above); return a handle for th_finish_task_fn, or NULL when the host ran the
+ *  whole task before returning (then finish is not called). `user` is task_user. */
+typedef void *th_enqueue_task_fn(th_task_fn *task, uint32_t item_count, uint32_t min_range,
+                                 void *task_ctx, void *user);
+/** Wait until the task behind `handle` has run completely. */
+typedef void th_finish_task_fn(void *handle, void *user);
+
 /** World creation parameters. */
 typedef struct th_world_def {
     float width, height;     /* world rectangle [0,width) x [0,height), metres; default 100 x 100 */
@@ -64,10 +83,17 @@ typedef struct th_world_def {
     float cell_size;         /* terrain cell side, metres; 0 = no terrain map (no walls inside the
                                 world, no bunkers). The map has ceil(width / cell_size) x
                                 ceil(height / cell_size) cells, all open at first. Default 0 */
+    /* Running on the host's own scheduler (Box2D's enqueue/finish style): set both callbacks
+     * and throng creates no thread; every parallel phase becomes one task given to the host,
+     * and `threads` (1..TH_MAX_THREADS, required) is the number of worker indices the host
+     * uses. The built-in pool is the default (both NULL). */
+    th_enqueue_task_fn *enqueue_task;
+    th_finish_task_fn *finish_task;
+    void *task_user; /* passed to both */
 } th_world_def;
 
 /** A world def with every default filled in. */
-th_world_def th_default_world_def(void);
+TH_API th_world_def th_default_world_def(void);
 
 /** Explicit types are 0 .. TH_MAX_TYPES - 1 (they fit a bit mask for predator relations). */
 #define TH_MAX_TYPES 32
@@ -109,9 +135,12 @@ typedef enum th_goal_kind {
     TH_GOAL_SHELTER = 1,      /* the nearest open bunker down the river maps; an agent that
                                  steps into an open bunker is sheltered (TH_BEHAVIOR_FLEE) */
     TH_GOAL_DESTINATIONS = 2, /* the cheapest goal of destination field `field`
-                                 (th_world_add_destinations), goal weights included */
+                                 (th_world_add_destinations): least route cost plus goal
+                                 weight; optionally around crowds (congestion_weight) */
     TH_GOAL_ROUTE = 3,        /* waypoints in turn, in straight legs: each is reached within
-                                 `radius`, then the next is taken (see th_route_mode) */
+                                 `radius`, then the next is taken (see th_route_mode). On a
+                                 map no leg may cross a blocked cell (th_world_add_crowd
+                                 refuses the route, naming the leg and the cell) */
     TH_GOAL_WANDER = 4,       /* a heading that drifts at random (a random walk of the angle,
                                  `wander_rate` degrees per square-root second) */
     /* The classic movers (sim/movers.c, docs/movers.md). */
@@ -134,11 +163,11 @@ typedef enum th_hand {
 
 /** Most nodes of a waypoint graph (TH_GOAL_WAYPOINTS), and crumbs of a breadcrumb trail. */
 #define TH_MAX_WAYPOINT_NODES 256
+#define TH_MAX_BREADCRUMBS 65536
 /** Most node pairs (n² summed) of the distinct waypoint graphs of one world: their tables are
  *  built when crowds are added, in O(n³) time. Crowds with the same nodes and edges share one
  *  table, whatever their destinations. */
 #define TH_MAX_WAYPOINT_PAIRS 65536
-#define TH_MAX_BREADCRUMBS 65536
 
 /** What a route does after its last waypoint. */
 typedef enum th_route_mode {
@@ -154,12 +183,21 @@ typedef enum th_route_mode {
 typedef struct th_goal_def {
     th_goal_kind kind;
     uint32_t field;        /* DESTINATIONS: destination field index */
-    const th_vec2 *points; /* ROUTE: waypoints, metres, inside the world; copied */
+    const th_vec2 *points; /* ROUTE: waypoints, metres, inside the world and on open ground,
+                              every leg (and a loop's closing leg) across open cells only;
+                              copied. Agents start at waypoint 0 */
     uint32_t point_count;  /* ROUTE: 1 .. TH_MAX_ROUTE_POINTS */
     th_route_mode mode;    /* ROUTE */
     float radius;          /* ROUTE: metres in (0, 1000]: a waypoint this close is reached;
                               0 = 1 m */
-    float wander_rate;     /* WANDER: degrees per square-root second in (0, 10000]; 0 = 90 */
+    float wander_rate;     /* WANDER: degrees per square-root second in (0, 10000]; 0 = 90: the
+                              sd of the heading change over T seconds is rate * sqrt(T) */
+    /* DESTINATIONS, congestion-aware exit choice (docs/goals.md): with a weight > 0 the crowd
+     * routes on a copy of field `field` whose cells cost terrain cost x (1 + weight x density),
+     * density = agents of every crowd in the cell / cell area, counted at the start of every
+     * `congestion_every`-th step (and of a step whose events changed the map). 0 = off. */
+    float congestion_weight;   /* square metres per person in [0, 100]; default 0 (off) */
+    uint32_t congestion_every; /* steps between refreshes, 1 .. 100000; 0 = 10 */
 
     /* Movers (docs/movers.md). `radius` above is also theirs: metres in (0, 1000] within which
        a cell centre, crumb or node counts as reached; 0 = 0.3 cell sides for the cell walkers
@@ -240,12 +278,12 @@ typedef struct th_crowd_def {
 } th_crowd_def;
 
 /** A crowd def with every default filled in (boids). */
-th_crowd_def th_default_crowd_def(void);
+TH_API th_crowd_def th_default_crowd_def(void);
 
 /** A crowd def with pedestrian defaults: model PEDESTRIAN, body_radius 0.2 m, desired speed
  *  1.34 +- 0.26 m/s, max_speed 2.5 m/s, time gap 0.7 s, relaxation 0.5 s, and the repulsion
  *  defaults above. */
-th_crowd_def th_default_pedestrian_def(void);
+TH_API th_crowd_def th_default_pedestrian_def(void);
 
 /** An agent's state as of the last completed step. */
 typedef struct th_agent_state {
@@ -255,7 +293,9 @@ typedef struct th_agent_state {
     th_vec2 velocity;     /* metres/second */
     th_vec2 acceleration; /* steering acceleration applied in the last step, metres/second^2 */
     uint32_t neighbors;   /* same-type agents seen in the last step */
-    bool stranded;        /* a fleeing agent with no route to any open bunker in the last step */
+    bool stranded;        /* its goal (shelter, destinations) could not be reached from where it
+                             stood in the last step: no route to any open bunker or goal; a
+                             waypoint walker that sees no node, a cell walker boxed in */
     bool leader;          /* led in the last step: its crowd has a target and no same-type agent
                              was in its front view */
     uint32_t waypoint;    /* TH_GOAL_ROUTE: index of the waypoint it walks to; TH_GOAL_WAYPOINTS:
@@ -286,14 +326,15 @@ typedef struct th_world_stats {
     uint32_t sheltered;       /* agents that reached a bunker, in total */
     uint32_t stranded;        /* fleeing agents with no route to an open bunker, last step */
     uint32_t removed;         /* agents removed by th_world_remove_agent, or buried: spawned =
-                                 agents + sheltered + removed */
+                                 agents + sheltered + removed + exited */
     uint32_t buried;          /* of `removed`: agents a block event walled in with no open cell
                                  reachable (see th_world_block_cells), in total */
+    uint32_t exited;          /* agents that left through an exit (th_world_add_exit), in total */
 } th_world_stats;
 
 /** The phases of a step, in order. */
 typedef enum th_phase {
-    TH_PHASE_EVENTS = 0, /* queued changes applied to the map and bunkers */
+    TH_PHASE_EVENTS = 0, /* queued changes applied to the map and bunkers, spawners' agents added */
     TH_PHASE_NAV,        /* river maps repaired, nearest-bunker field rebuilt, walls updated */
     TH_PHASE_GRID,       /* spatial index rebuilt, agents reordered by cell */
     TH_PHASE_STEER,      /* each agent senses its neighbours and computes its acceleration */
@@ -307,87 +348,89 @@ typedef struct th_world th_world;
 
 /** Create a world. Returns NULL (with `err` filled) on an invalid def or when memory or threads
  *  cannot be had. */
-th_world *th_world_create(const th_world_def *def, th_error *err);
+TH_API th_world *th_world_create(const th_world_def *def, th_error *err);
 
 /** Destroy a world and join its threads. NULL is ignored. */
-void th_world_destroy(th_world *w);
+TH_API void th_world_destroy(th_world *w);
 
 /** Add a crowd; returns its index (0, 1, ...) or -1 with `err` filled. Crowds are added before
  *  stepping starts or between steps. */
-int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err);
+TH_API int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err);
 
 /** Number of crowds. */
-uint32_t th_world_crowd_count(const th_world *w);
+TH_API uint32_t th_world_crowd_count(const th_world *w);
 
 /** The def a crowd was created with (name points into the world), or NULL for a bad index. */
-const th_crowd_def *th_world_crowd(const th_world *w, uint32_t crowd);
+TH_API const th_crowd_def *th_world_crowd(const th_world *w, uint32_t crowd);
 
 /** The next-hop table of a crowd with goal TH_GOAL_WAYPOINTS, built when the crowd was added:
  *  in `*next` the node after `from` on a cheapest route to `to` (`to` itself when from == to),
  *  in `*cost` that route's length in metres (either pointer may be NULL). False for a crowd
  *  without that goal, a node index out of range, or no route from `from` to `to`. */
-bool th_world_waypoint_hop(const th_world *w, uint32_t crowd, uint32_t from, uint32_t to,
-                           uint32_t *next, float *cost);
+TH_API bool th_world_waypoint_hop(const th_world *w, uint32_t crowd, uint32_t from, uint32_t to,
+                                  uint32_t *next, float *cost);
 
 /** The trail of a crowd with goal TH_GOAL_BREADCRUMBS as of the last step: copies up to `max`
  *  crumbs (metres), oldest held first, to `out` (may be NULL when max is 0) and returns how
  *  many are held (0 for any other crowd). */
-uint32_t th_world_breadcrumbs(const th_world *w, uint32_t crowd, th_vec2 *out, uint32_t max);
+TH_API uint32_t th_world_breadcrumbs(const th_world *w, uint32_t crowd, th_vec2 *out,
+                                     uint32_t max);
 
 /** Add an agent of `crowd` at `position` (inside the world) with `velocity` (finite; clamped
  *  to the crowd's max_speed, direction kept however long it is). Returns its id or
  *  TH_INVALID_AGENT with `err` filled (bad crowd, position outside the world or not finite,
  *  velocity not finite, TH_MAX_AGENTS reached, out of memory). May allocate; call it between steps. */
-th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
+TH_API th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
                                th_error *err);
 
 /** Advance one fixed step. Allocates nothing once the first step has run. */
-void th_world_step(th_world *w);
+TH_API void th_world_step(th_world *w);
 
 /** Number of agents in the world. */
-uint32_t th_world_agent_count(const th_world *w);
+TH_API uint32_t th_world_agent_count(const th_world *w);
 
 /** Steps completed since creation. */
-uint64_t th_world_step_count(const th_world *w);
+TH_API uint64_t th_world_step_count(const th_world *w);
 
 /** Copy one agent's state; false when `id` names no agent. */
-bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out);
+TH_API bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out);
 
 /** All agents, in storage order. */
-th_agent_view th_world_agents(const th_world *w);
+TH_API th_agent_view th_world_agents(const th_world *w);
 
 /** Statistics of the last step. */
-th_world_stats th_world_get_stats(const th_world *w);
+TH_API th_world_stats th_world_get_stats(const th_world *w);
 
 /** The world's creation parameters (threads resolved to the actual worker count). */
-th_world_def th_world_get_def(const th_world *w);
+TH_API th_world_def th_world_get_def(const th_world *w);
 
 /** 64-bit fingerprint of the whole simulation state (every agent's id, crowd, position and
- *  velocity by bit pattern, in id order, and the step count). */
-uint64_t th_world_hash(const th_world *w);
+ *  velocity by bit pattern, in id order, the step count, bunker states, and the counts of
+ *  spawners and exits where there are any). */
+TH_API uint64_t th_world_hash(const th_world *w);
 
 /** Check invariants inside every step from now on (a few passes over the agents per step): no
  *  agent in a blocked cell, positions and velocities finite and inside the world, speeds within
- *  the crowd's bound, alive + sheltered = spawned, bunker counts and capacities, the id map a
- *  bijection, the grid agreeing with the positions it was built from. Turning it on clears any
- *  earlier violation. */
-void th_world_set_validation(th_world *w, bool on);
+ *  the crowd's bound, alive + sheltered + removed + exited = spawned, bunker counts and
+ *  capacities, exit counts, the id map a bijection, the grid agreeing with the positions it was
+ *  built from. Turning it on clears any earlier violation. */
+TH_API void th_world_set_validation(th_world *w, bool on);
 
 /** NULL while every check has held since validation was turned on; else the first violation
  *  (step, agent, values). */
-const char *th_world_validation_error(const th_world *w);
+TH_API const char *th_world_validation_error(const th_world *w);
 
 /** Name of a phase ("events", "grid", ...). */
-const char *th_phase_name(th_phase phase);
+TH_API const char *th_phase_name(th_phase phase);
 
 /** Mean milliseconds per step spent in `phase` since creation or the last profile reset. */
-double th_world_phase_ms(const th_world *w, th_phase phase);
+TH_API double th_world_phase_ms(const th_world *w, th_phase phase);
 
 /** Milliseconds spent in `phase` during the last step. */
-double th_world_phase_last_ms(const th_world *w, th_phase phase);
+TH_API double th_world_phase_last_ms(const th_world *w, th_phase phase);
 
 /** Forget profile totals (e.g. after warm-up steps). */
-void th_world_reset_profile(th_world *w);
+TH_API void th_world_reset_profile(th_world *w);
 
 /* ---- targets ------------------------------------------------------------------------------
  * What leaders pursue. A target's position and velocity are evaluated at the start of every
@@ -418,11 +461,11 @@ typedef struct th_target_def {
 } th_target_def;
 
 /** Add a target; returns its index or -1 with `err` filled. */
-int th_world_add_target(th_world *w, const th_target_def *def, th_error *err);
+TH_API int th_world_add_target(th_world *w, const th_target_def *def, th_error *err);
 
 /** A target's position and velocity as of the start of the last step; false for a bad index
  *  or a target that does not exist (a removed agent, a shelter target). */
-bool th_world_target_state(const th_world *w, uint32_t target, th_vec2 *position,
+TH_API bool th_world_target_state(const th_world *w, uint32_t target, th_vec2 *position,
                            th_vec2 *velocity);
 
 /* ---- squads ---------------------------------------------------------------------------------
@@ -457,7 +500,7 @@ typedef struct th_squad_def {
 } th_squad_def;
 
 /** A squad def with the defaults above (formation BOX, crowd 0, no members). */
-th_squad_def th_default_squad_def(void);
+TH_API th_squad_def th_default_squad_def(void);
 
 typedef struct th_squad_info {
     th_vec2 centre, heading; /* metres; unit vector */
@@ -469,25 +512,25 @@ typedef struct th_squad_info {
 
 /** Add a squad and spawn its members on their slots (which must be open ground). Returns the
  *  squad's index, or -1 with `err` filled. Call between steps. */
-int th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err);
+TH_API int th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err);
 
 /** A squad's state as of the last step; false for a bad index. */
-bool th_world_get_squad(const th_world *w, uint32_t squad, th_squad_info *out);
+TH_API bool th_world_get_squad(const th_world *w, uint32_t squad, th_squad_info *out);
 
 /** Member `i` of a squad: its agent id and its slot (metres); false past the last member. */
-bool th_world_squad_member(const th_world *w, uint32_t squad, uint32_t i, th_agent_id *id,
+TH_API bool th_world_squad_member(const th_world *w, uint32_t squad, uint32_t i, th_agent_id *id,
                            th_vec2 *slot);
 
 /** Point `i` of a squad's centre path (metres, start first); false past the last one. */
-bool th_world_squad_waypoint(const th_world *w, uint32_t squad, uint32_t i, th_vec2 *out);
+TH_API bool th_world_squad_waypoint(const th_world *w, uint32_t squad, uint32_t i, th_vec2 *out);
 
 /** Add agent `id` (of any crowd, not in another squad) to a squad between steps: the slots are
  *  laid out again for the new count and go to the nearest members. */
-bool th_world_squad_join(th_world *w, uint32_t squad, th_agent_id id, th_error *err);
+TH_API bool th_world_squad_join(th_world *w, uint32_t squad, th_agent_id id, th_error *err);
 
 /** Remove an agent at the start of the next step (a unit lost in battle). False for an unknown
  *  id. */
-bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err);
+TH_API bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err);
 
 /* ---- terrain, bunkers, events ------------------------------------------------------------
  * Present when the world def has a cell_size. Cells are addressed (x, y), x to the east,
@@ -508,22 +551,22 @@ typedef enum th_cell_kind {
 #define TH_MAX_PENDING_EVENTS 65536
 
 /** Map size in cells and cell side in metres; false when the world has no map. */
-bool th_world_map_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_size);
+TH_API bool th_world_map_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_size);
 
 /** Set a cell while building the world, before the first step (after it, use the events).
  *  `cost` in [1, TH_CELL_COST_MAX] for open cells, ignored for walls. */
-bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uint32_t cost,
+TH_API bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uint32_t cost,
                        th_error *err);
 
 /** Set how fast agents walk on an open cell, as a factor in (0, 1] of their speed (stairs about
  *  0.6), apart from its routing cost; before the first step. Default 1 everywhere. */
-bool th_world_set_cell_speed(th_world *w, int32_t x, int32_t y, float factor, th_error *err);
+TH_API bool th_world_set_cell_speed(th_world *w, int32_t x, int32_t y, float factor, th_error *err);
 
 /** A cell's walking speed factor: 1 unless set, 0 outside the map. */
-float th_world_cell_speed(const th_world *w, int32_t x, int32_t y);
+TH_API float th_world_cell_speed(const th_world *w, int32_t x, int32_t y);
 
 /** A cell's kind (and cost, may be NULL); TH_CELL_WALL outside the map. */
-th_cell_kind th_world_cell(const th_world *w, int32_t x, int32_t y, uint32_t *cost);
+TH_API th_cell_kind th_world_cell(const th_world *w, int32_t x, int32_t y, uint32_t *cost);
 
 /** A bunker: a rectangle of open cells that fleeing crowds run to. */
 typedef struct th_bunker_def {
@@ -543,11 +586,11 @@ typedef struct th_bunker_info {
 } th_bunker_info;
 
 /** Add a bunker before the first step; returns its index or -1 with `err` filled. */
-int th_world_add_bunker(th_world *w, const th_bunker_def *def, th_error *err);
-uint32_t th_world_bunker_count(const th_world *w);
-bool th_world_get_bunker(const th_world *w, uint32_t bunker, th_bunker_info *out);
+TH_API int th_world_add_bunker(th_world *w, const th_bunker_def *def, th_error *err);
+TH_API uint32_t th_world_bunker_count(const th_world *w);
+TH_API bool th_world_get_bunker(const th_world *w, uint32_t bunker, th_bunker_info *out);
 /** Index of the bunker called `name`, or -1. */
-int th_world_find_bunker(const th_world *w, const char *name);
+TH_API int th_world_find_bunker(const th_world *w, const char *name);
 
 /* Events change the terrain and bunkers between steps. An event scheduled for step N is
  * applied at the start of the step that advances the world from N to N + 1, so every agent
@@ -572,18 +615,18 @@ typedef struct th_event_def {
 } th_event_def;
 
 /** Schedule `e` for step `step` (>= th_world_step_count()). */
-bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *e, th_error *err);
+TH_API bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *e, th_error *err);
 
 /** Events scheduled and not yet applied. */
-uint32_t th_world_pending_events(const th_world *w);
+TH_API uint32_t th_world_pending_events(const th_world *w);
 
 /** Destroy a bunker: nobody else shelters there; its basin re-routes to the next bunker. */
-bool th_world_destroy_bunker(th_world *w, uint32_t bunker, th_error *err);
+TH_API bool th_world_destroy_bunker(th_world *w, uint32_t bunker, th_error *err);
 /** Restore a destroyed bunker (it opens again unless full). */
-bool th_world_restore_bunker(th_world *w, uint32_t bunker, th_error *err);
+TH_API bool th_world_restore_bunker(th_world *w, uint32_t bunker, th_error *err);
 /** Break every destructible wall in the cell rectangle [x0, x1] x [y0, y1] (clipped to the map);
  *  they become open cells of cost 1. */
-bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+TH_API bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err);
 /** Block every open, non-bunker cell in the rectangle (clipped): a truck across a street.
  *  Agents caught inside move, at the start of the step that applies it, into the open cell
@@ -591,7 +634,7 @@ bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32
  *  were open), for a block of any size in one pass over it. Agents in a region the events wall
  *  in whole, with no open cell bordering it, are removed and counted in th_world_stats.buried
  *  (and .removed); `throng run` reports them. */
-bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+TH_API bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err);
 
 /* Every query below answers only for positions on the world ([0, width) x [0, height), finite):
@@ -602,22 +645,22 @@ bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32
 
 /** Flow direction at `p` toward the nearest open bunker (unit vector, (0,0) inside one);
  *  false when no open bunker can be reached from there. Valid after the first step. */
-bool th_world_flow(const th_world *w, th_vec2 p, th_vec2 *dir);
+TH_API bool th_world_flow(const th_world *w, th_vec2 p, th_vec2 *dir);
 
 /** Flow toward bunker `bunker` alone (its own river map, standing or not) at `p`; false when
  *  it cannot be reached from there or for a bad index. Valid after the first step. */
-bool th_world_bunker_flow(const th_world *w, uint32_t bunker, th_vec2 p, th_vec2 *dir);
+TH_API bool th_world_bunker_flow(const th_world *w, uint32_t bunker, th_vec2 p, th_vec2 *dir);
 
 /** Cost-weighted metres from `p` to the nearest open bunker; INFINITY when unreachable. */
-float th_world_cost_to_shelter(const th_world *w, th_vec2 p);
+TH_API float th_world_cost_to_shelter(const th_world *w, th_vec2 p);
 
 /** Index of the open bunker whose river map wins at `p`, or -1. */
-int th_world_nearest_bunker(const th_world *w, th_vec2 p);
+TH_API int th_world_nearest_bunker(const th_world *w, th_vec2 p);
 
 /** Cell-centre path from `p` down the river map to the nearest open bunker (start cell first,
  *  bunker cell last): up to `max` points to `out`, their count to `*count`. False with `err`
  *  filled when no open bunker is reachable or `max` is too small. Valid after the first step. */
-bool th_world_shelter_path(const th_world *w, th_vec2 p, th_vec2 *out, uint32_t max,
+TH_API bool th_world_shelter_path(const th_world *w, th_vec2 p, th_vec2 *out, uint32_t max,
                            uint32_t *count, th_error *err);
 
 /* Weighted destinations: the general form of a river map. A destination field is built over a
@@ -636,18 +679,23 @@ typedef struct th_destination {
 
 /** Build a destination field over `count` goals (1..65,536 open cells) and compute it now;
  *  returns its index or -1 with `err` filled. Call between steps. */
-int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
+TH_API int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
                               th_error *err);
 
+/** Destination fields in the world (a scene makes one per crowd with a destinations goal). */
+TH_API uint32_t th_world_destination_count(const th_world *w);
+
 /** Flow toward the cheapest goal of field `field` at `p`; false when no goal is reachable. */
-bool th_world_destination_flow(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *dir);
+TH_API bool th_world_destination_flow(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *dir);
 
 /** Cost-weighted metres from `p` to the field's cheapest goal, weight included; INFINITY when
  *  unreachable or for a bad field index. */
-float th_world_destination_cost(const th_world *w, uint32_t field, th_vec2 p);
+TH_API float th_world_destination_cost(const th_world *w, uint32_t field, th_vec2 p);
 
-/** Cell-centre path from `p` to the field's cheapest goal, like th_world_shelter_path. */
-bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *out,
+/** Cell-centre path from `p` to the field's cheapest goal, like th_world_shelter_path. These
+ *  three queries answer for the field as built, without the congestion a crowd's goal may add
+ *  (th_goal_def.congestion_weight). */
+TH_API bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *out,
                                uint32_t max, uint32_t *count, th_error *err);
 
 /** Any-angle path from `from` to `to` (A* over the terrain costs, then string pulling):
@@ -656,15 +704,15 @@ bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_
  *  `err` filled when an end is blocked, no route exists, or `max` is too small. The first call,
  *  and the first after the map changed, also builds A*'s landmark bounds (docs/architecture.md:
  *  about a quarter of a second on a 1024 x 1024 map); call it between steps. */
-bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uint32_t max,
+TH_API bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uint32_t max,
                         uint32_t *count, float *cost, th_error *err);
 
 /** Distance in metres from `p` to the nearest wall (bilinear over cell centres) and in `*away`
  *  (may be NULL) the direction away from it; INFINITY and (0,0) in a world without a map. */
-float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away);
+TH_API float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away);
 
 /** The spatial grid's columns, rows and cell extent in metres (for overlays and tools). */
-void th_world_grid_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_w,
+TH_API void th_world_grid_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_w,
                         float *cell_h);
 
 /* ---- tracing ----------------------------------------------------------------------------
@@ -682,14 +730,14 @@ typedef struct th_trace_span {
 
 /** Start recording into a buffer of `max_spans` spans (allocated now; recording stops when it is
  *  full). Any earlier recording is discarded. False with `err` filled on a bad size or no memory. */
-bool th_world_trace_start(th_world *w, uint32_t max_spans, th_error *err);
+TH_API bool th_world_trace_start(th_world *w, uint32_t max_spans, th_error *err);
 
 /** The spans recorded so far, in recording order; valid until the next call that changes the
  *  world. */
-const th_trace_span *th_world_trace_spans(const th_world *w, uint32_t *count);
+TH_API const th_trace_span *th_world_trace_spans(const th_world *w, uint32_t *count);
 
 /** Stop recording and free the buffer. */
-void th_world_trace_stop(th_world *w);
+TH_API void th_world_trace_stop(th_world *w);
 
 /* ---- measurement --------------------------------------------------------------------------
  * Areas and lines measured by the engine in every step, after integration and before agents
@@ -760,18 +808,144 @@ typedef struct th_measure_line_info {
 
 /** Add an area; returns its index (0, 1, ...) or -1 with `err` filled. Allocates; call it
  *  between steps. */
-int th_world_add_measure_area(th_world *w, const th_measure_area_def *def, th_error *err);
+TH_API int th_world_add_measure_area(th_world *w, const th_measure_area_def *def, th_error *err);
 
 /** Add a line; returns its index or -1 with `err` filled. Allocates (the first line also
  *  reserves a previous position per agent id); call it between steps. */
-int th_world_add_measure_line(th_world *w, const th_measure_line_def *def, th_error *err);
+TH_API int th_world_add_measure_line(th_world *w, const th_measure_line_def *def, th_error *err);
 
-uint32_t th_world_measure_area_count(const th_world *w);
-uint32_t th_world_measure_line_count(const th_world *w);
+TH_API uint32_t th_world_measure_area_count(const th_world *w);
+TH_API uint32_t th_world_measure_line_count(const th_world *w);
 
 /** An area's or line's figures; false for a bad index. */
-bool th_world_measure_area(const th_world *w, uint32_t area, th_measure_area_info *out);
-bool th_world_measure_line(const th_world *w, uint32_t line, th_measure_line_info *out);
+TH_API bool th_world_measure_area(const th_world *w, uint32_t area, th_measure_area_info *out);
+TH_API bool th_world_measure_line(const th_world *w, uint32_t line, th_measure_line_info *out);
+
+/* ---- sources and sinks ---------------------------------------------------------------------
+ * A spawner adds agents to a crowd at a steady rate, an exit removes the agents that reach it,
+ * so a scene can run a continuous flow (a corridor fed at one end and drained at the other).
+ *
+ * Spawners run serially at the start of every step, in the events phase, in the order they
+ * were added. A spawner with rate r that starts at step s0 owes, at the start of the step that
+ * leaves step n, floor((min(n, s1) - s0) * q / 2^32) agents for n > s0 (else none), q the rate
+ * per step in fixed point of 2^-32 persons, q = ceil(r * timestep * 2^32), s0 and s1 its start
+ * and stop times rounded to the nearest whole step. That is floor(r * t) for the time t it has
+ * run, up to the rounding of q: never later than r * t where r * t is a whole number, and
+ * earlier by at most (steps run) * 2^-32 persons (under one person in 2^32 steps, two years at
+ * 60 Hz). Integers only, so the same agents appear at the same step on every machine. So agents
+ * due by time t = n * timestep enter at the start of the step from n to n + 1, as events do.
+ * Times are the world's (steps completed times timestep): a spawner added after step n with a
+ * start before n * timestep owes at once what it would have added since its start.
+ *
+ * Where: a position is drawn uniformly in the spawner's area (a rectangle, or a uniformly
+ * chosen cell of its list, then uniformly in that cell), from engine/rng.h keyed by (seed,
+ * spawner, agent index) with a try counter. A draw in a blocked cell is refused; for a crowd
+ * with bodies so is one whose disc would touch a wall, the world's walled edge or any other
+ * body. After TH_SPAWN_TRIES refused draws for one agent the spawner stops for this step and
+ * the agents still owed wait (in order, the next step tries again with fresh draws): a queue at
+ * the gate, never a body dropped onto another.
+ *
+ * Memory: ids are never reused and the engine sizes its arrays by the ids handed out. A spawner
+ * with a stop time or a limit reserves room for all it will add when it is added, so its steps
+ * allocate nothing. An endless spawner grows the arrays as it goes, doubling them each time
+ * they fill: over a run that adds N agents that is about log2(N / 1024) allocating steps,
+ * amortised O(1) per agent, and none between two doublings (also in a steady state where
+ * exits remove as many as spawn).
+ *
+ * An exit is an area (a rectangle in metres, a list of cells, or the goal cells of a
+ * destination field) and the crowds it takes. An agent of those crowds whose position at the
+ * end of the step's movement (integration, then the contacts phase for bodies) lies in the
+ * exit leaves at the end of the step (bookkeeping, in storage order,
+ * like an agent reaching a bunker; it still counts in that step's measurements). A fleeing
+ * agent entering an open bunker shelters there rather than exit; where exits overlap, the one
+ * added first takes the agent. */
+
+/** Most spawners and exits per world; draws per agent before a spawner waits a step. */
+#define TH_MAX_SPAWNERS 64
+#define TH_MAX_EXITS 64
+#define TH_SPAWN_TRIES 16
+/** Largest spawner rate, persons per second. */
+#define TH_MAX_SPAWN_RATE 10000.0
+
+/** A map cell. */
+typedef struct th_cell_ref {
+    int32_t x, y;
+} th_cell_ref;
+
+/** A spawner. Start from th_default_spawner_def(). */
+typedef struct th_spawner_def {
+    const char *name;          /* copied (63 bytes kept); NULL = "spawner N" */
+    uint32_t crowd;            /* the crowd its agents join */
+    float x0, y0, x1, y1;      /* the area [x0, x1) x [y0, y1), metres, inside the world; used
+                                  when cell_count is 0 */
+    const th_cell_ref *cells;  /* or these map cells (copied; 1 .. 65,536, inside the map) */
+    uint32_t cell_count;
+    double rate;               /* persons per second, in (0, TH_MAX_SPAWN_RATE] */
+    double start;              /* seconds, >= 0; default 0 */
+    double stop;               /* seconds, > start, or INFINITY (default): it never stops */
+    uint32_t limit;            /* most agents it adds in total; 0 (default) = no limit */
+    th_vec2 velocity;          /* initial velocity of its agents (clamped to the crowd's
+                                  max_speed); default (0, 0) */
+} th_spawner_def;
+
+/** A spawner def with the defaults above (area and rate still to be set). */
+TH_API th_spawner_def th_default_spawner_def(void);
+
+/** A spawner's counts, as of the last step. */
+typedef struct th_spawner_info {
+    const char *name;     /* points into the world */
+    uint32_t crowd;
+    uint32_t emitted;     /* agents it has added */
+    uint64_t due;         /* agents owed by the last spawning pass (the formula above, capped by
+                             the limit): emitted + waiting */
+    uint64_t waiting;     /* owed but not yet placed: the area had no free spot */
+    uint64_t total;       /* agents it will add in all (limit, or the formula at the stop
+                             time); UINT64_MAX for an endless spawner */
+    bool done;            /* it has added all it ever will */
+} th_spawner_info;
+
+/** Add a spawner; returns its index (0, 1, ...) or -1 with `err` filled (bad crowd, area outside
+ *  the world or map, rate or times out of range, out of memory). A spawner with a stop time or
+ *  a limit reserves memory for its agents now. Call between steps. */
+TH_API int th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err);
+TH_API uint32_t th_world_spawner_count(const th_world *w);
+/** A spawner's counts; false for a bad index. */
+TH_API bool th_world_get_spawner(const th_world *w, uint32_t spawner, th_spawner_info *out);
+
+/** An exit. Start from th_default_exit_def(). */
+typedef struct th_exit_def {
+    const char *name;          /* copied (63 bytes kept); NULL = "exit N" */
+    float x0, y0, x1, y1;      /* the area [x0, x1) x [y0, y1), metres; used when cell_count is
+                                  0 and field is -1 */
+    const th_cell_ref *cells;  /* or these map cells (copied; 1 .. 65,536, inside the map) */
+    uint32_t cell_count;
+    int32_t field;             /* or, >= 0: the goal cells of this destination field. Default -1 */
+    const uint32_t *crowds;    /* the crowds it removes (copied); crowd_count 0 (default) = every
+                                  crowd, also those added later */
+    uint32_t crowd_count;
+} th_exit_def;
+
+/** An exit def with the defaults above (area still to be set). */
+TH_API th_exit_def th_default_exit_def(void);
+
+/** An exit's counts, as of the last step. */
+typedef struct th_exit_info {
+    const char *name;     /* points into the world */
+    uint32_t exited;      /* agents that left through it */
+    uint64_t first_step;  /* steps after which its first agent had left; 0 while none has */
+    uint64_t last_step;   /* ... its latest */
+} th_exit_info;
+
+/** Add an exit; returns its index or -1 with `err` filled. Call between steps. */
+TH_API int th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err);
+TH_API uint32_t th_world_exit_count(const th_world *w);
+/** An exit's counts; false for a bad index. */
+TH_API bool th_world_get_exit(const th_world *w, uint32_t exit, th_exit_info *out);
+
+/** Steps after which the k-th agent (k >= 1, in the order they left) had left through any exit,
+ *  or 0 when fewer than k have: the time by which any number of a crowd was out. Saturates at
+ *  UINT32_MAX steps. */
+TH_API uint64_t th_world_exited_by(const th_world *w, uint32_t k);
 
 /* ---- run history --------------------------------------------------------------------------
  * What happened over a run and when, kept by the engine in the bookkeeping phase of every step
@@ -807,7 +981,7 @@ typedef struct th_history_entry {
 /** The history in the order it happened: copies up to `max` entries from the `first` on into
  *  `out` (may be NULL when max is 0) and returns how many it copied. `total` (may be NULL)
  *  receives the number kept, `dropped` (may be NULL) those past TH_MAX_HISTORY. */
-uint32_t th_world_history(const th_world *w, uint32_t first, th_history_entry *out, uint32_t max,
+TH_API uint32_t th_world_history(const th_world *w, uint32_t first, th_history_entry *out, uint32_t max,
                           uint32_t *total, uint32_t *dropped);
 
 /** Steps after which the k-th agent (k >= 1, in the order they arrived) was sheltered, or 0 when
@@ -815,7 +989,7 @@ uint32_t th_world_history(const th_world *w, uint32_t first, th_history_entry *o
  *  the same step share its figure. So th_world_sheltered_by(w, k) is the earliest step count at
  *  which k agents were safe: the evacuation time of any fraction of a crowd. Saturates at
  *  UINT32_MAX steps. */
-uint64_t th_world_sheltered_by(const th_world *w, uint32_t k);
+TH_API uint64_t th_world_sheltered_by(const th_world *w, uint32_t k);
 
 /* ---- scene files ---------------------------------------------------------------------------
  * A scene is a YAML file: world or map, bunkers, crowds, a timeline of events. The format is
@@ -831,6 +1005,10 @@ typedef struct th_scene_opts {
                            all agents together number this (explicit agent lists stay) */
     bool allow_outside_paths; /* files the scene names (map.image) may lie outside the scene's
                                  folder (absolute, `..`, symbolic links); off by default */
+    th_enqueue_task_fn *enqueue_task; /* the host's task system, as in th_world_def (then
+                                         `threads` or the scene's must be set) */
+    th_finish_task_fn *finish_task;
+    void *task_user;
 } th_scene_opts;
 
 /** What a loaded scene holds. */
@@ -844,7 +1022,7 @@ typedef struct th_scene_info {
 
 /** Load the scene file at `path` and build its world, events scheduled. `info` (may be NULL)
  *  receives a summary. NULL with `err` filled on any problem. */
-th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_info *info,
+TH_API th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_info *info,
                         th_error *err);
 
 /* ---- built-in demos ------------------------------------------------------------------- */
@@ -857,7 +1035,7 @@ typedef struct th_demo_opts {
 } th_demo_opts;
 
 /** Names of the built-in demos, NULL-terminated. */
-extern const char *const th_demo_names[];
+TH_API extern const char *const th_demo_names[];
 
 /** Build a built-in demo world by name:
  *  - "flock": boids in a wrap-around square sized so that ~20 agents fall within each agent's
@@ -867,6 +1045,6 @@ extern const char *const th_demo_names[];
  *  - "pedestrians": four streams of pedestrians crossing on a wrap-around square sized for
  *    one person per square metre; 10,000 agents by default.
  *  Returns NULL with `err` filled for an unknown name or bad options. */
-th_world *th_demo_create(const char *name, const th_demo_opts *opts, th_error *err);
+TH_API th_world *th_demo_create(const char *name, const th_demo_opts *opts, th_error *err);
 
 #endif

@@ -7,6 +7,8 @@
 #ifndef TH_CLOCK_H
 #define TH_CLOCK_H
 
+#include "api.h"
+
 #include <stdint.h>
 
 typedef struct th_clock {
@@ -18,13 +20,13 @@ typedef struct th_clock {
 } th_clock;
 
 /** A clock with step `dt` seconds and at most `max_steps` steps per advance (min 1). */
-th_clock th_clock_make(double dt, int max_steps);
+TH_API th_clock th_clock_make(double dt, int max_steps);
 
 /** Add `elapsed` seconds of real time (negative or NaN counts as 0); returns the number of steps
  *  to run now, in [0, max_steps]. */
-int th_clock_advance(th_clock *c, double elapsed);
+TH_API int th_clock_advance(th_clock *c, double elapsed);
 
 /** Interpolation factor between the previous and the current step, in [0, 1). */
-double th_clock_alpha(const th_clock *c);
+TH_API double th_clock_alpha(const th_clock *c);
 
 #endif

@@ -1,7 +1,7 @@
 /* throng viewer: an SDL2 window onto a running world, and a headless screenshot renderer.
  *
  * This is the one public header of the render library. The viewer only reads the world between
- * steps (through sim/throng.h) and changes it only through queued events (bunker destroyed or
+ * steps (through throng/throng.h) and changes it only through queued events (bunker destroyed or
  * restored, walls broken); it never reaches into sim internals.
  *
  * Usage:
@@ -34,10 +34,12 @@
 #ifndef TH_VIEWER_H
 #define TH_VIEWER_H
 
+#include "api.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../sim/throng.h"
+#include "throng.h"
 
 /** Pixels left free around the world rectangle in the initial fit. */
 #define TH_VIEW_MARGIN 16
@@ -91,17 +93,18 @@ typedef struct th_view_opts {
     bool start_paused;                /* open paused; default false */
     int flow_bunker;                  /* field the flow overlay shows: -1 the nearest-bunker
                                          field (th_world_flow), k >= 0 bunker k's own field
-                                         (th_world_bunker_flow); an index past the last bunker
-                                         shows the nearest field. Default -1 */
+                                         (th_world_bunker_flow), then destination field
+                                         k - bunkers (th_world_destination_flow); an index
+                                         past the last field shows the nearest one. Default -1 */
 } th_view_opts;
 
 /** Options with every default filled in. */
-th_view_opts th_view_default_opts(void);
+TH_API th_view_opts th_view_default_opts(void);
 
 /** True when a real display can be opened (SDL's video subsystem starts with a driver other
  *  than "dummy" or "offscreen" and reports at least one display). Cheap enough to call once at
  *  start-up; it initialises and shuts down SDL's video subsystem. */
-bool th_view_display_available(void);
+TH_API bool th_view_display_available(void);
 
 /** Open a window on `*world` and run it interactively until Esc, window close, or
  *  `opts->max_frames` frames. The world is stepped at `sim_speed` times real time with a fixed
@@ -110,20 +113,20 @@ bool th_view_display_available(void);
  *  the caller always owns (and destroys) the current `*world`. `opts` may be NULL (defaults).
  *  Returns 0 on a normal quit, 1 when the window or renderer cannot be created (message on
  *  stderr), 2 on bad options or a NULL world. */
-int th_view_run(th_world **world, const th_view_opts *opts);
+TH_API int th_view_run(th_world **world, const th_view_opts *opts);
 
 /** Render one frame of `w` as the viewer would draw it on opening (initial fit, no
  *  interpolation), with the TH_VIEW_OVERLAY_* bits in `overlays`, to a PNG file at `png_path`
  *  of opts->width x opts->height pixels. Uses SDL's software renderer onto a memory surface:
  *  no display is needed. `opts` may be NULL (defaults). Returns false with `err` (may be NULL)
  *  filled on bad arguments, when SDL fails, or when the file cannot be written. */
-bool th_view_screenshot(const th_world *w, const th_view_opts *opts, const char *png_path,
+TH_API bool th_view_screenshot(const th_world *w, const th_view_opts *opts, const char *png_path,
                         uint32_t overlays, th_error *err);
 
 /** Like th_view_screenshot, but into memory: `pixels` receives opts->width x opts->height
  *  pixels, row-major from the top-left, each 0xAARRGGBB. For tests and tools that compare
  *  images without touching files. */
-bool th_view_render_pixels(const th_world *w, const th_view_opts *opts, uint32_t overlays,
+TH_API bool th_view_render_pixels(const th_world *w, const th_view_opts *opts, uint32_t overlays,
                            uint32_t *pixels, th_error *err);
 
 /** Measure the headless renderer: draw `frames` frames of `w` (initial fit, agents interpolated
@@ -131,13 +134,13 @@ bool th_view_render_pixels(const th_world *w, const th_view_opts *opts, uint32_t
  *  window loop does minus presenting, and store the mean milliseconds per frame in
  *  `*ms_per_frame`. Steps the world once first (to have two states to interpolate). False with
  *  `err` filled on bad arguments or SDL failure. */
-bool th_view_time_frames(th_world *w, const th_view_opts *opts, uint32_t overlays, int frames,
+TH_API bool th_view_time_frames(th_world *w, const th_view_opts *opts, uint32_t overlays, int frames,
                          double *ms_per_frame, th_error *err);
 
 /** Where world point `p` (metres) lands on screen in the initial fit of a view of
  *  width x height pixels (the formula in this header's comment). A world without a positive
  *  size maps everything to the window centre. */
-th_vec2 th_view_world_to_screen(const th_world *w, int width, int height, th_vec2 p);
+TH_API th_vec2 th_view_world_to_screen(const th_world *w, int width, int height, th_vec2 p);
 
 /** A screen rectangle, pixels; w == 0 for something not shown. */
 typedef struct th_view_rect {
@@ -157,18 +160,18 @@ typedef struct th_view_layout {
 
 /** Lay out the first frame of `w` as th_view_screenshot draws it with `overlays`. False with
  *  `err` filled on bad arguments or SDL failure. */
-bool th_view_get_layout(const th_world *w, const th_view_opts *opts, uint32_t overlays,
+TH_API bool th_view_get_layout(const th_world *w, const th_view_opts *opts, uint32_t overlays,
                         th_view_layout *out, th_error *err);
 
 /** Where world point `p` lands on screen in `layout`. */
-th_vec2 th_view_layout_to_screen(const th_view_layout *layout, th_vec2 p);
+TH_API th_vec2 th_view_layout_to_screen(const th_view_layout *layout, th_vec2 p);
 
 /** Colour (0xAARRGGBB) in which agents of crowd `crowd` are drawn, at the centre of their
  *  triangle. */
-uint32_t th_view_crowd_color(uint32_t crowd);
+TH_API uint32_t th_view_crowd_color(uint32_t crowd);
 
 /** Colour (0xAARRGGBB) of a map cell of kind `kind` and terrain cost 1 (walls, destructible
  *  walls, open street) as drawn with no overlay covering it. */
-uint32_t th_view_cell_color(th_cell_kind kind);
+TH_API uint32_t th_view_cell_color(th_cell_kind kind);
 
 #endif

@@ -1,0 +1,128 @@
+# Shared by the shell test suites: sourced, never run. It gives each suite a scratch folder
+# ($tmp, removed on exit), pass/fail counters with the last command's output shown on a
+# failure, `run` (the binary under a time limit, so a hang fails instead of stalling the test
+# run), `need` for tools, `finish` for the summary, and `start_xvfb` for the viewer suites.
+#
+#   . "$(dirname "$0")/lib.sh"
+#   bin=...                      # what `run` starts
+#   need python3 "to read the JSON back"
+#   run ARGS...; [[ $rc -eq 0 ]] && pass "name" || fail "name" "why"
+#   finish
+
+suite=$(basename "$0" .sh)
+tmp=$(mktemp -d)
+cleanup_pids=()
+cleanup() {
+    local pid
+    for pid in "${cleanup_pids[@]}"; do kill "$pid" 2>/dev/null; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL $1: $2"
+    if [[ -s $tmp/out ]]; then sed 's/^/     stdout| /' "$tmp/out" | head -30; fi
+    if [[ -s $tmp/err ]]; then sed 's/^/     stderr| /' "$tmp/err" | head -20; fi
+}
+
+# run ARGS...: "$bin" ARGS with stdout and stderr to $tmp/out and $tmp/err (so stderr is no
+# terminal), at most 300 s; sets $rc.
+run() {
+    timeout 300 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+
+# need TOOL WHY: exit 2 (a broken set-up, not a skip) when TOOL is missing.
+need() {
+    if ! command -v "$1" >/dev/null; then
+        echo "$suite: $1 is needed $2" >&2
+        exit 2
+    fi
+}
+
+# need_executable PATH: exit 2 unless PATH is an executable.
+need_executable() {
+    if [[ ! -x $1 ]]; then
+        echo "$suite: '$1' is not an executable" >&2
+        exit 2
+    fi
+}
+
+# skip_without TOOL...: exit 77 (ctest's SKIP_RETURN_CODE) when any of them is missing.
+skip_without() {
+    local tool
+    for tool in "$@"; do
+        if ! command -v "$tool" >/dev/null; then
+            echo "SKIP: $tool not installed"
+            exit 77
+        fi
+    done
+}
+
+# start_xvfb: a virtual X server on a free display (Xvfb picks the number and writes it to the
+# given descriptor), exported as DISPLAY, with SDL set up to draw there and the leak checker
+# told about libraries outside the project. Exits 1 when the server does not start.
+start_xvfb() {
+    exec 3>"$tmp/display"
+    Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &
+    cleanup_pids+=($!)
+    exec 3>&-
+    local i
+    for i in $(seq 100); do
+        [[ -s $tmp/display ]] && break
+        sleep 0.1
+    done
+    if [[ ! -s $tmp/display ]]; then
+        echo "FAIL: Xvfb did not start"
+        cat "$tmp/xvfb.log"
+        exit 1
+    fi
+    DISPLAY=":$(head -1 "$tmp/display")"
+    export DISPLAY
+    unset SDL_VIDEODRIVER
+    # SDL's software renderer, presented without OpenGL. Xvfb has no GPU, so the default path
+    # would run Mesa's llvmpipe, whose allocations LeakSanitizer reports as leaks once SDL_Quit
+    # unloads the driver (outside the project, and without a module name to suppress them by).
+    export SDL_RENDER_DRIVER=software SDL_FRAMEBUFFER_ACCELERATION=0
+    local here
+    here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+    LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+    export LSAN_OPTIONS
+}
+
+# check DESCRIPTION COMMAND...: pass when the command succeeds.
+check() {
+    local what=$1
+    shift
+    if "$@"; then pass "$what"; else fail "$what" "the check failed"; fi
+}
+
+# wait_window TITLE [PID]: print the id of the first X window whose title matches TITLE (a
+# regular expression) or that process PID owns, polling for up to 60 s, or until PID has
+# exited; nothing when no window appeared. A loaded machine can take tens of seconds to map an SDL window.
+wait_window() {
+    local i wid=
+    for i in $(seq 600); do
+        wid=$(xdotool search --name "$1" 2>/dev/null | head -1)
+        [[ -n $wid ]] && break
+        # Also by process: SDL marks its windows with _NET_WM_PID, set before the title.
+        if [[ -n ${2:-} ]]; then
+            wid=$(xdotool search --pid "$2" 2>/dev/null | head -1)
+            [[ -n $wid ]] && break
+        fi
+        if [[ -n ${2:-} ]] && ! kill -0 "$2" 2>/dev/null; then break; fi
+        sleep 0.1
+    done
+    echo "$wid"
+}
+
+# finish: the summary line; the suite's exit status is whether nothing failed.
+finish() {
+    echo "$passed passed, $failed failed"
+    [[ $failed -eq 0 ]]
+    exit
+}

@@ -100,6 +100,7 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
     c->route_mode = TH_ROUTE_ONCE;
     c->route_r2 = 0.0f;
     c->wander_sigma = 0.0f;
+    c->mover = NULL;
     c->congestion = 0;
     if (g->congestion_weight != 0.0f || g->congestion_every != 0) {
         if (g->kind != TH_GOAL_DESTINATIONS) {
@@ -205,6 +206,11 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
         c->wander_sigma = rate * (k_pi / 180.0f) * sqrtf(w->def.timestep);
         return true;
     }
+    case TH_GOAL_CRASH_AND_TURN:
+    case TH_GOAL_WALL_FOLLOW:
+    case TH_GOAL_BREADCRUMBS:
+    case TH_GOAL_WAYPOINTS:
+        return th_mover_setup(w, g, c, route_copy, err);
     }
     th_error_set(err, "unknown goal kind %d", (int)g->kind);
     return false;
@@ -213,13 +219,14 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
 void th_goal_agent_added(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 v) {
     if (!w->goal_state) return;
     th_goal_state *s = &w->goal_state[id];
-    *s = (th_goal_state){0, 1, 0.0f};
+    *s = (th_goal_state){.index = 0, .dir = 1};
     if (c->goal == TH_GOAL_WANDER) {
         /* Start along the initial velocity, or in a random direction when standing. */
         s->angle = v.x != 0.0f || v.y != 0.0f
                        ? atan2f(v.y, v.x)
                        : th_rng_range(w->def.seed, WANDER_KEY | id, UINT64_MAX, -k_pi, k_pi);
     }
+    if (th_mover_kind(c->goal)) th_mover_agent_added(w, s, c, v);
 }
 
 bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
@@ -251,6 +258,11 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
         *dir = th_v2(cosf(a), sinf(a));
         return true;
     }
+    case TH_GOAL_CRASH_AND_TURN:
+    case TH_GOAL_WALL_FOLLOW:
+    case TH_GOAL_BREADCRUMBS:
+    case TH_GOAL_WAYPOINTS:
+        return th_mover_direction(w, &w->goal_state[id], c, p, dir);
     }
     return true;
 }
@@ -299,6 +311,8 @@ void th_goal_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
         if (a > k_pi) a -= 2.0f * k_pi;
         else if (a < -k_pi) a += 2.0f * k_pi;
         s->angle = a;
+    } else if (th_mover_kind(c->goal)) {
+        th_mover_moved(w, s, c, p, v);
     }
 }
 

@@ -263,9 +263,12 @@ bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, 
     cr->goal_node = goal;
     if (goal->kind == TH_Y_SCALAR) {
         if (!parse_word(s, cr, goal, path, err)) return false;
+    } else if (th_scene_mover_goal(goal)) {
+        if (!th_scene_parse_mover(s, cr, goal, path, err)) return false;
     } else {
         static const char *const keys[] = {"destinations", "route", "mode", "radius", "wander",
-                                           "exit", "congestion", NULL};
+                                           "exit", "congestion", "crash_and_turn",
+                                           "wall_follow", "breadcrumbs", "waypoints", NULL};
         if (!th_scene_expect(s, goal, TH_Y_MAPPING, path, err) ||
             !th_scene_known_keys(s, goal, path, keys, err))
             return false;

@@ -573,11 +573,13 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .route_r2 = goal_rt.route_r2,
         .wander_sigma = goal_rt.wander_sigma,
         .congestion = goal_rt.congestion,
+        .mover = goal_rt.mover,
     };
     w->crowd_route[c] = route;
     if (route) {
         w->crowd_def[c].goal.points = route;
     }
+    if (th_mover_kind(goal_rt.goal)) th_mover_def_stored(&w->crowd_def[c].goal, &w->crowd_rt[c]);
     if (d.body_radius > 0.0f && !reserve_contacts_for(w, d.body_radius)) {
         th_free(route);
         w->crowd_route[c] = NULL;
@@ -801,7 +803,8 @@ bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) 
         .neighbors = w->neighbors[k],
         .stranded = (w->flags[k] & TH_AGENT_STRANDED) != 0,
         .leader = (w->flags[k] & TH_AGENT_LEADER) != 0,
-        .waypoint = w->goal_state && w->crowd_rt[a->crowd[k]].goal == TH_GOAL_ROUTE
+        .waypoint = w->goal_state && (w->crowd_rt[a->crowd[k]].goal == TH_GOAL_ROUTE ||
+                                      w->crowd_rt[a->crowd[k]].goal == TH_GOAL_WAYPOINTS)
                         ? w->goal_state[id].index
                         : 0,
     };

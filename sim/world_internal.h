@@ -77,6 +77,7 @@ typedef struct th_crowd_rt {
     float route_r2;           /* ROUTE: arrival radius squared */
     float wander_sigma;       /* WANDER: radians of heading drift per step, one sd */
     uint32_t congestion;      /* DESTINATIONS: index + 1 into w->cong, 0 = the plain field */
+    struct th_mover *mover;   /* movers (sim/movers.c): their tables, in the world's goal memory */
 } th_crowd_rt;
 
 /* A crowd's congestion-aware copy of its destination field (sim/goal.c): the same goals, routed
@@ -97,6 +98,12 @@ typedef struct th_goal_state {
     uint32_t index; /* ROUTE: the waypoint walked to */
     int32_t dir;    /* ROUTE, patrol: +1 outward, -1 on the way back */
     float angle;    /* WANDER: heading, radians */
+    /* Movers (sim/movers.c); `index` is also a breadcrumb follower's crumb (sequence number)
+     * and a waypoint walker's node. */
+    uint32_t cell;  /* cell walkers: the cell whose centre it walks to */
+    uint8_t facing; /* cell walkers: 0..3 = E, N, W, S (th_nav_move_dx order); waypoints: 1
+                       after an entry search that found no node in sight */
+    uint8_t mode;   /* the mover's phase; 0 until its first integration */
 } th_goal_state;
 
 /* Per-chunk partial sums, combined in chunk order by the bookkeeping phase. */
@@ -404,7 +411,8 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
                    th_error *err);
 /* Whether a goal kind keeps per-agent state (th_goal_state). */
 static inline bool th_goal_stateful(th_goal_kind k) {
-    return k == TH_GOAL_ROUTE || k == TH_GOAL_WANDER;
+    return k == TH_GOAL_ROUTE || k == TH_GOAL_WANDER ||
+           (k >= TH_GOAL_CRASH_AND_TURN && k <= TH_GOAL_WAYPOINTS);
 }
 /* A new agent's goal state. */
 void th_goal_agent_added(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 v);
@@ -430,6 +438,24 @@ void th_goal_free(th_world *w);
 bool th_goal_leg_blocked(th_vec2 a, th_vec2 b, float cell, int32_t cols, int32_t rows, bool wrap,
                          bool (*blocked)(const void *ctx, int32_t x, int32_t y), const void *ctx,
                          int32_t *bx, int32_t *by);
+
+/* sim/movers.c: the classic movers, called from the goal functions above for their kinds. */
+static inline bool th_mover_kind(th_goal_kind k) {
+    return k >= TH_GOAL_CRASH_AND_TURN && k <= TH_GOAL_WAYPOINTS;
+}
+/* Check the def and build the mover's tables into one block, *mem (owned by the world like a
+ * route copy, freed with th_free; NULL when the mover needs none). */
+bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_vec2 **mem,
+                    th_error *err);
+/* The stored def's arrays pointed at the world's copies (the caller's may not outlive it). */
+void th_mover_def_stored(th_goal_def *g, const th_crowd_rt *c);
+void th_mover_agent_added(const th_world *w, th_goal_state *s, const th_crowd_rt *c, th_vec2 v);
+bool th_mover_direction(const th_world *w, const th_goal_state *s, const th_crowd_rt *c,
+                        th_vec2 p, th_vec2 *dir);
+void th_mover_moved(const th_world *w, th_goal_state *s, const th_crowd_rt *c, th_vec2 p,
+                    th_vec2 v);
+/* Bookkeeping (serial): targets drop their breadcrumbs. */
+void th_movers_update(th_world *w);
 
 /* sim/validate.c: false (and the first violation recorded) when an invariant does not hold. */
 bool th_validate_grid(th_world *w);  /* right after the grid phase */

@@ -65,7 +65,7 @@ START_TEST(every_library_scene_loads_and_runs) {
         ck_assert_msg(th_world_validation_error(w) == NULL, "%s: %s", e->d_name,
                       th_world_validation_error(w));
         th_world_stats st = th_world_get_stats(w);
-        ck_assert_uint_eq(st.agents + st.sheltered, st.spawned);
+        ck_assert_uint_eq(st.agents + st.sheltered + st.removed + st.exited, st.spawned);
         ck_assert(th_world_hash(w) != h0);
         th_world_destroy(w);
         scenes++;

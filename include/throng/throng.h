@@ -143,7 +143,31 @@ typedef enum th_goal_kind {
                                  refuses the route, naming the leg and the cell) */
     TH_GOAL_WANDER = 4,       /* a heading that drifts at random (a random walk of the angle,
                                  `wander_rate` degrees per square-root second) */
+    /* The classic movers (sim/movers.c, docs/movers.md). */
+    TH_GOAL_CRASH_AND_TURN = 5, /* walk `heading`; on meeting an obstacle within `lookahead`,
+                                   turn away from `hand` and follow its boundary cell by cell
+                                   until `heading` is free again (Bug-style); needs a map */
+    TH_GOAL_WALL_FOLLOW = 6,    /* walk straight until a wall, then keep it on `hand`, cell by
+                                   cell (the maze wall follower); needs a map */
+    TH_GOAL_BREADCRUMBS = 7,    /* walk the trail of crumbs that target `target` drops every
+                                   `spacing` metres, oldest unreached first */
+    TH_GOAL_WAYPOINTS = 8,      /* head to the nearest visible node of a waypoint graph, then
+                                   follow a precomputed next-hop table to node `destination` */
 } th_goal_kind;
+
+/** Which hand a wall-following mover keeps on the wall. */
+typedef enum th_hand {
+    TH_HAND_RIGHT = 0,
+    TH_HAND_LEFT = 1,
+} th_hand;
+
+/** Most nodes of a waypoint graph (TH_GOAL_WAYPOINTS), and crumbs of a breadcrumb trail. */
+#define TH_MAX_WAYPOINT_NODES 256
+#define TH_MAX_BREADCRUMBS 65536
+/** Most node pairs (n² summed) of the distinct waypoint graphs of one world: their tables are
+ *  built when crowds are added, in O(n³) time. Crowds with the same nodes and edges share one
+ *  table, whatever their destinations. */
+#define TH_MAX_WAYPOINT_PAIRS 65536
 
 /** What a route does after its last waypoint. */
 typedef enum th_route_mode {
@@ -174,6 +198,26 @@ typedef struct th_goal_def {
      * `congestion_every`-th step (and of a step whose events changed the map). 0 = off. */
     float congestion_weight;   /* square metres per person in [0, 100]; default 0 (off) */
     uint32_t congestion_every; /* steps between refreshes, 1 .. 100000; 0 = 10 */
+
+    /* Movers (docs/movers.md). `radius` above is also theirs: metres in (0, 1000] within which
+       a cell centre, crumb or node counts as reached; 0 = 0.3 cell sides for the cell walkers
+       (CRASH_AND_TURN, WALL_FOLLOW), 0.5 m for BREADCRUMBS, 1 m for WAYPOINTS. */
+    th_vec2 heading;       /* CRASH_AND_TURN: direction to walk (need not be unit, not 0) */
+    th_hand hand;          /* CRASH_AND_TURN, WALL_FOLLOW: the hand kept on the wall */
+    float lookahead;       /* CRASH_AND_TURN: metres in (0, 1000] ahead that must be free;
+                              0 = one cell side */
+    uint32_t target;       /* BREADCRUMBS: a point, path or agent target (th_world_add_target) */
+    float spacing;         /* BREADCRUMBS: metres in (0, 1000] between crumbs; 0 = 1 m */
+    uint32_t trail;        /* BREADCRUMBS: crumbs kept, 1 .. TH_MAX_BREADCRUMBS (the oldest are
+                              overwritten); 0 = 256 */
+    const th_vec2 *nodes;  /* WAYPOINTS: node positions, metres, on open ground; copied */
+    uint32_t node_count;   /* WAYPOINTS: 1 .. TH_MAX_WAYPOINT_NODES */
+    const uint32_t *edges; /* WAYPOINTS: edge_count pairs of node indices (a, b), undirected,
+                              cost = straight distance; copied. NULL = automatic: every pair
+                              of nodes whose cells see each other (line of sight between cell
+                              centres; all pairs in a world without a map) */
+    uint32_t edge_count;
+    uint32_t destination;  /* WAYPOINTS: the node everyone walks to */
 } th_goal_def;
 
 /** Crowd parameters: one set per crowd, shared by its agents. */
@@ -250,10 +294,12 @@ typedef struct th_agent_state {
     th_vec2 acceleration; /* steering acceleration applied in the last step, metres/second^2 */
     uint32_t neighbors;   /* same-type agents seen in the last step */
     bool stranded;        /* its goal (shelter, destinations) could not be reached from where it
-                             stood in the last step: no route to any open bunker or goal */
+                             stood in the last step: no route to any open bunker or goal; a
+                             waypoint walker that sees no node, a cell walker boxed in */
     bool leader;          /* led in the last step: its crowd has a target and no same-type agent
                              was in its front view */
-    uint32_t waypoint;    /* TH_GOAL_ROUTE: index of the waypoint it walks to; else 0 */
+    uint32_t waypoint;    /* TH_GOAL_ROUTE: index of the waypoint it walks to; TH_GOAL_WAYPOINTS:
+                             the node it walks to (0 until its first step); else 0 */
 } th_agent_state;
 
 /** Read-only view of all agents in storage order (which changes every step: agents are kept
@@ -316,6 +362,19 @@ TH_API uint32_t th_world_crowd_count(const th_world *w);
 
 /** The def a crowd was created with (name points into the world), or NULL for a bad index. */
 TH_API const th_crowd_def *th_world_crowd(const th_world *w, uint32_t crowd);
+
+/** The next-hop table of a crowd with goal TH_GOAL_WAYPOINTS, built when the crowd was added:
+ *  in `*next` the node after `from` on a cheapest route to `to` (`to` itself when from == to),
+ *  in `*cost` that route's length in metres (either pointer may be NULL). False for a crowd
+ *  without that goal, a node index out of range, or no route from `from` to `to`. */
+TH_API bool th_world_waypoint_hop(const th_world *w, uint32_t crowd, uint32_t from, uint32_t to,
+                                  uint32_t *next, float *cost);
+
+/** The trail of a crowd with goal TH_GOAL_BREADCRUMBS as of the last step: copies up to `max`
+ *  crumbs (metres), oldest held first, to `out` (may be NULL when max is 0) and returns how
+ *  many are held (0 for any other crowd). */
+TH_API uint32_t th_world_breadcrumbs(const th_world *w, uint32_t crowd, th_vec2 *out,
+                                     uint32_t max);
 
 /** Add an agent of `crowd` at `position` (inside the world) with `velocity` (finite; clamped
  *  to the crowd's max_speed, direction kept however long it is). Returns its id or

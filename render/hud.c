@@ -106,7 +106,12 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
     else
         snprintf(l[n], sizeof l[n], "speed %gx", rt->speed);
     lc[n++] = TEXT;
-    snprintf(l[n], sizeof l[n], "agents %u  sheltered %u", st.agents, st.sheltered);
+    /* Worlds with exits (and no bunkers) say how many left rather than a sheltered count that
+     * stays at zero. */
+    if (st.exited > 0 || (th_world_exit_count(w) > 0 && th_world_bunker_count(w) == 0))
+        snprintf(l[n], sizeof l[n], "agents %u  exited %u", st.agents, st.exited);
+    else
+        snprintf(l[n], sizeof l[n], "agents %u  sheltered %u", st.agents, st.sheltered);
     lc[n++] = TEXT;
     snprintf(l[n], sizeof l[n], "stranded %u  threads %u", st.stranded, d.threads);
     lc[n++] = st.stranded ? TEXT_WARN : TEXT;

@@ -1,6 +1,7 @@
 /* A* on the navigation grid, line of sight, string pulling. */
 #include "nav.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -472,6 +473,69 @@ bool th_nav_line_of_sight(const th_navmap *m, int32_t x0, int32_t y0, int32_t x1
     return los_walk(m, x0, y0, x1, y1, &walked);
 }
 
+/* Cost-weighted length of the segment between the centres of cells (x0, y0) and (x1, y1), in
+ * cost units (TH_NAV_UNITS_PER_CELL per cell of cost 1): the integral of the terrain cost along
+ * it, sum over the cells it crosses of cost * length inside. Amanatides and Woo's traversal
+ * ("A fast voxel traversal algorithm", Eurographics 1987) with the crossings compared in
+ * integers: in units of t = 1 / (2 dx dy), the k-th vertical grid line is crossed at
+ * (2k - 1) dy and the k-th horizontal one at (2k - 1) dx, so an exact corner crossing is seen
+ * as one (both step; the two side cells get length 0) and nothing depends on rounding. Every
+ * cell walked is open when the segment is visible, the only case it is asked about. */
+static double segment_cost(const th_navmap *m, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                           uint64_t *walked) {
+    const int64_t dx = llabs((long long)x1 - x0), dy = llabs((long long)y1 - y0);
+    const int64_t DX = dx ? dx : 1, DY = dy ? dy : 1;
+    const int32_t sx = x1 > x0 ? 1 : -1, sy = y1 > y0 ? 1 : -1;
+    /* Times scaled by 2 DX DY; an axis the segment does not extend along is never crossed. */
+    const int64_t tend = 2 * DX * DY;
+    int64_t tx = dx ? DY : INT64_MAX, ty = dy ? DX : INT64_MAX, t = 0;
+    int32_t x = x0, y = y0;
+    uint64_t sum = 0; /* cost * scaled time: exact */
+    for (;;) {
+        (*walked)++;
+        const int64_t next = tx < ty ? tx : ty;
+        const int64_t until = next < tend ? next : tend;
+        sum += (uint64_t)m->cost[(uint32_t)y * (uint32_t)m->w + (uint32_t)x] * (uint64_t)(until - t);
+        if (next >= tend) break;
+        t = next;
+        if (tx == next) {
+            x += sx;
+            tx += 2 * DY;
+        }
+        if (ty == next) {
+            y += sy;
+            ty += 2 * DX;
+        }
+    }
+    const double len = sqrt((double)(dx * dx + dy * dy));
+    return (double)sum / (double)tend * len * (double)TH_NAV_UNITS_PER_CELL;
+}
+
+/* Cost units of the grid path from cells[i] to cells[j] (i <= j), move by move. */
+static uint64_t path_cost(const th_navmap *m, const uint32_t *cells, uint32_t i, uint32_t j,
+                          uint64_t *walked) {
+    const uint32_t w = (uint32_t)m->w;
+    uint64_t sum = 0;
+    for (uint32_t k = i; k < j; k++) {
+        const uint32_t a = cells[k], b = cells[k + 1];
+        const bool diag = a % w != b % w && a / w != b / w;
+        sum += (uint64_t)(m->cost[a] + m->cost[b]) * (diag ? TH_NAV_STEP_DIAG : TH_NAV_STEP_STRAIGHT);
+    }
+    *walked += j - i;
+    return sum;
+}
+
+/* Whether the straight segment from path point a to path point b costs no more than the path
+ * between them, up to a relative 1e-9 for rounding (a straight run along a row costs the same
+ * both ways, and must stay a shortcut). */
+static bool cheap_enough(const th_navmap *m, const uint32_t *cells, uint32_t a, uint32_t b,
+                         uint64_t *walked) {
+    const uint32_t w = (uint32_t)m->w;
+    const double seg = segment_cost(m, (int32_t)(cells[a] % w), (int32_t)(cells[a] / w),
+                                    (int32_t)(cells[b] % w), (int32_t)(cells[b] / w), walked);
+    return seg <= (double)path_cost(m, cells, a, b, walked) * (1.0 + 1e-9);
+}
+
 /* Waypoints by galloping line-of-sight searches. From each anchor, probe path points 2, 4,
  * 8, ... ahead until one is out of sight (or the end is seen), then bisect between the last
  * seen and the first unseen to a point that is seen while its successor is not; it becomes the
@@ -482,7 +546,14 @@ bool th_nav_line_of_sight(const th_navmap *m, int32_t x0, int32_t y0, int32_t x1
  * 4096-cell maze path took 40 s). Path points adjacent on the path always see each other (a
  * diagonal move needs both side cells open, the same rule as line of sight), so the search
  * always advances. Visibility along a path is not monotone, so the result is one valid
- * pulling, not necessarily the one with the fewest waypoints. */
+ * pulling, not necessarily the one with the fewest waypoints.
+ *
+ * On weighted terrain "sees" also asks that the shortcut cost no more than the path points it
+ * replaces (cost integrated along the segment against the grid path's move costs), so a
+ * waypoint never cuts across a swamp the search went round: the pulled path costs at most what
+ * the grid path did. The cost test walks the segment and the path between its ends once more,
+ * so the work keeps the bounds above. Adjacent path points still always pass: a straight move
+ * costs exactly its segment, a diagonal one 99/70 > sqrt(2) times half its two cells' costs. */
 uint32_t th_nav_string_pull_counted(const th_navmap *m, const uint32_t *cells, uint32_t n,
                                     th_vec2 *out, uint64_t *los_tests, uint64_t *cells_walked) {
     if (los_tests) *los_tests = 0;
@@ -495,8 +566,13 @@ uint32_t th_nav_string_pull_counted(const th_navmap *m, const uint32_t *cells, u
 #define CX(c) ((int32_t)((c) % w))
 #define CY(c) ((int32_t)((c) / w))
     uint64_t tests = 0, walked = 0;
+    /* On terrain of one cost every visible shortcut is cheaper than the cells it skips (a
+     * straight line is the shortest), so only a map with several costs needs the cost test. */
+    const uint32_t cmin = th_navmap_min_cost(m);
+    const bool weighted = m->cost_count[cmin] != m->ncells - m->cost_count[0];
 #define SEES(a, b)                                                                                 \
-    (tests++, los_walk(m, CX(cells[a]), CY(cells[a]), CX(cells[b]), CY(cells[b]), &walked))
+    (tests++, los_walk(m, CX(cells[a]), CY(cells[a]), CX(cells[b]), CY(cells[b]), &walked) &&      \
+                  (!weighted || cheap_enough(m, cells, a, b, &walked)))
     uint32_t count = 0;
     out[count++] = th_navmap_cell_centre(m, CX(cells[0]), CY(cells[0]));
     uint32_t anchor = 0;

@@ -163,14 +163,12 @@ void th_targets_update(th_world *w) {
     }
 }
 
-th_vec2 th_pursuit_steer(const th_world *w, const th_crowd_rt *c, th_vec2 p, th_vec2 v) {
+th_vec2 th_pursuit_dir(const th_world *w, const th_crowd_rt *c, th_vec2 p) {
     const th_target_def *d = &w->target_def[c->target];
-    th_vec2 desired = th_v2(0.0f, 0.0f);
+    th_vec2 dir = th_v2(0.0f, 0.0f);
     if (d->kind == TH_TARGET_SHELTER) {
-        th_vec2 dir;
-        if (th_nav_flow_sample(&w->nav.combined.nearest, &w->nav.map, p, &dir)) {
-            desired = th_v2_scale(dir, c->max_speed);
-        }
+        if (!th_nav_flow_sample(&w->nav.combined.nearest, &w->nav.map, p, &dir))
+            dir = th_v2(0.0f, 0.0f);
     } else if (w->target_valid[c->target]) {
         th_vec2 tp = w->target_pos[c->target], tv = w->target_vel[c->target];
         th_vec2 r = th_v2_sub(tp, p);
@@ -189,8 +187,13 @@ th_vec2 th_pursuit_steer(const th_world *w, const th_crowd_rt *c, th_vec2 p, th_
             if (t > INTERCEPT_HORIZON_S) t = INTERCEPT_HORIZON_S;
             r = th_v2_add(r, th_v2_scale(tv, t));
         }
-        desired = th_v2_scale(th_v2_norm(r), c->max_speed);
+        dir = th_v2_norm(r);
     }
+    return dir;
+}
+
+th_vec2 th_pursuit_steer(const th_world *w, const th_crowd_rt *c, th_vec2 p, th_vec2 v) {
+    const th_vec2 desired = th_v2_scale(th_pursuit_dir(w, c, p), c->max_speed);
     th_vec2 f = th_v2_clamp_len(th_v2_sub(desired, v), c->max_force);
     return th_v2_scale(f, c->w_pursuit);
 }

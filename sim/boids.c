@@ -11,7 +11,9 @@
  *   cohesion    over the same j: mean of d (the offset to their centre);
  *   leader test for crowds with a target: same-type j with 0 < |d| < lead_radius inside the
  *               front view, v_i.d >= 0 and (v_i.d)^2 >= cos^2(lead_fov / 2) |v_i|^2 |d|^2
- *               (view cone regardless of fov); none => i leads this step.
+ *               (view cone regardless of fov); none => i leads this step. An agent at rest
+ *               (|v_i| = 0) looks, in place of v_i, the way it would pursue its target
+ *               (th_pursuit_dir), so the front of a standing crowd leads it off.
  * Each term becomes a Reynolds steering force: desired = unit(term) * max_speed,
  * steer = desired - v_i, clamped to max_force; the acceleration is the weighted sum of the
  * three (a leader pursues its target instead of aligning and cohering; see below), a flight
@@ -280,7 +282,21 @@ void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *
          * vector register is caller-saved) on every span. */
         extra_sums x = {0};
         if (p.lead) {
-            const probe q = p; /* a copy escapes to the call, not the probe the loop reads */
+            probe q = p; /* a copy escapes to the call, not the probe the loop reads */
+            if (speed2 <= 1e-12f) {
+                /* At rest the velocity names no front, and the cone test would take everyone
+                 * around as ahead: a crowd spawned standing would elect nobody. The front is
+                 * then the way the agent would pursue its target, so a standing group elects
+                 * its front rank. Without one (target absent or reached) nobody is ahead
+                 * only when nobody is near, as before. */
+                const th_vec2 f = th_pursuit_dir(w, c, th_v2(p.x, p.y));
+                const float f2 = f.x * f.x + f.y * f.y;
+                if (f2 > 0.0f) {
+                    q.vx = f.x;
+                    q.vy = f.y;
+                    q.lead_k = c->lead_cos2 * f2;
+                }
+            }
             for (uint32_t k = 0; k < ns; k++) {
                 visit_extras(a, spans[k].begin, spans[k].end, &q, wrap, W, H, &x);
             }

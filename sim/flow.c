@@ -2,7 +2,7 @@
  *
  * Spawning runs serially at the start of a step (events phase), after the map events, so a
  * spawner sees this step's walls. Each spawner owes an exact integer count at every step (the
- * formula in sim/throng.h) and places as many of them as its area has room for; the rest wait.
+ * formula in include/throng/throng.h) and places as many of them as its area has room for; the rest wait.
  * Exits are looked up per agent in integration and again after the contacts phase moved a body
  * (each agent writes only its own mark), and the marked agents leave in bookkeeping through th_world_drop_marked, in storage order, like
  * sheltered ones. */

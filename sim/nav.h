@@ -345,9 +345,10 @@ bool th_nav_line_of_sight(const th_navmap *m, int32_t x0, int32_t y0, int32_t x1
  *  centres, a subsequence of the path from its first cell to its last in which each waypoint
  *  sees the next (line of sight), found by galloping searches from each waypoint: at most
  *  about 3 line-of-sight tests per path cell (linear), never one test per pair. Writes at most
- *  `n` points to `out` (metres) and returns how many (0 when n == 0 or on bad arguments). Only
- *  blocked/open matters: on weighted terrain a pulled segment may cross dearer cells than the
- *  grid path did. */
+ *  `n` points to `out` (metres) and returns how many (0 when n == 0 or on bad arguments). On
+ *  weighted terrain a shortcut is taken only when its cost-weighted length (the terrain cost
+ *  integrated along the segment) is at most the cost of the path cells it skips, so the pulled
+ *  path never costs more than the grid path and does not cut across dear cells it avoided. */
 uint32_t th_nav_string_pull(const th_navmap *m, const uint32_t *cells, uint32_t n, th_vec2 *out);
 
 /** th_nav_string_pull that also reports its work: the line-of-sight tests it made and the

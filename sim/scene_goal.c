@@ -7,6 +7,9 @@
  *         - {cells: [x0, y0, x1, y1], weight: 0}
  *         - {legend: "E", weight: 15}     # every cell of a legend key
  *         - {at: [x, y]}                  # the cell holding a point, metres
+ *     goal:
+ *       destinations: [...]
+ *       congestion: {weight: 0.5, every: 10}  # route around crowds (docs/goals.md)
  *     goal: {route: [[x, y], ...], mode: patrol, radius: 1.5}
  *     goal: {destinations: [...], exit: true}  # agents on a goal cell leave (sim/scene_flow.c)
  *
@@ -18,6 +21,7 @@
 
 #include "../engine/arena.h"
 #include "scene_internal.h"
+#include "world_internal.h"
 
 #define FAIL(s, n, path, err, ...) th_scene_fail((s), (n), (path), (err), __VA_ARGS__)
 
@@ -144,6 +148,41 @@ static bool parse_destinations(th_scene *s, th_scene_crowd *cr, const th_ynode *
     return true;
 }
 
+static bool scene_blocked(const void *ctx, int32_t x, int32_t y) {
+    const th_scene *s = ctx;
+    if (x < 0 || y < 0 || x >= s->cols || y >= s->rows) return true;
+    return s->kind[(size_t)y * (size_t)s->cols + (size_t)x] != TH_CELL_OPEN;
+}
+
+/* Agents walk a route's legs in straight lines: a leg through a wall (or a destructible wall
+ * still standing) cannot be walked. Reported at the waypoint the leg leads to; a loop's closing
+ * leg from the last waypoint back to the first at the last one. */
+static bool check_legs(const th_scene *s, const th_ynode *goal, const th_ynode *n,
+                       const char *path, const th_vec2 *pts, uint32_t count, th_error *err) {
+    bool loop = false;
+    const th_ynode *v = th_ynode_get(goal, "mode");
+    if (v && v->kind == TH_Y_SCALAR && v->len == 4 && memcmp(v->text, "loop", 4) == 0) loop = true;
+    const uint32_t legs = count - 1u + (loop && count > 2u);
+    for (uint32_t i = 0; i < legs; i++) {
+        const uint32_t j = (i + 1u) % count;
+        int32_t bx, by;
+        if (!th_goal_leg_blocked(pts[i], pts[j], s->cell_size, s->cols, s->rows,
+                                 s->bounds == TH_BOUNDS_WRAP, scene_blocked, s, &bx, &by))
+            continue;
+        const uint32_t at = j == 0 ? i : j;
+        char sub[192];
+        snprintf(sub, sizeof sub, "%s[%u]", path, at);
+        const bool destructible =
+            s->kind[(size_t)by * (size_t)s->cols + (size_t)bx] == TH_CELL_DESTRUCTIBLE;
+        return FAIL(s, n->items[at], sub, err, "the %sleg from waypoint %u (%g, %g) to waypoint %u "
+                    "(%g, %g) crosses %s cell (%d, %d); routes walk straight legs, so add a "
+                    "waypoint that goes around it", j == 0 ? "closing " : "", i,
+                    (double)pts[i].x, (double)pts[i].y, j, (double)pts[j].x, (double)pts[j].y,
+                    destructible ? "destructible wall" : "wall", bx, by);
+    }
+    return true;
+}
+
 static bool parse_route(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, const th_ynode *n,
                         const char *gpath, th_error *err) {
     char path[160], sub[192];
@@ -168,6 +207,7 @@ static bool parse_route(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, c
         }
         pts[i] = th_v2(x, y);
     }
+    if (s->has_map && !check_legs(s, goal, n, path, pts, n->count, err)) return false;
     th_goal_def *g = &cr->def.goal;
     g->kind = TH_GOAL_ROUTE;
     g->points = pts;
@@ -193,14 +233,43 @@ static bool parse_route(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, c
     return true;
 }
 
+/* congestion: {weight: W, every: K}; both optional (weight 1 m^2 per person, every 10 steps). */
+static bool parse_congestion(th_scene *s, th_scene_crowd *cr, const th_ynode *n, const char *gpath,
+                             th_error *err) {
+    char path[160], sub[192];
+    snprintf(path, sizeof path, "%s.congestion", gpath);
+    static const char *const keys[] = {"weight", "every", NULL};
+    if (!th_scene_expect(s, n, TH_Y_MAPPING, path, err) ||
+        !th_scene_known_keys(s, n, path, keys, err))
+        return false;
+    double weight = 1.0;
+    uint64_t every = 10;
+    const th_ynode *v;
+    if ((v = th_ynode_get(n, "weight"))) {
+        snprintf(sub, sizeof sub, "%s.weight", path);
+        if (!th_scene_float(s, v, sub, 0.001, 100.0, &weight, err)) return false;
+    }
+    if ((v = th_ynode_get(n, "every"))) {
+        snprintf(sub, sizeof sub, "%s.every", path);
+        if (!th_scene_u64(s, v, sub, 1, 100000, &every, err)) return false;
+    }
+    cr->def.goal.congestion_weight = (float)weight;
+    cr->def.goal.congestion_every = (uint32_t)every;
+    return true;
+}
+
 bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, const char *path,
                          th_error *err) {
     cr->goal_node = goal;
     if (goal->kind == TH_Y_SCALAR) {
         if (!parse_word(s, cr, goal, path, err)) return false;
+    } else if (th_scene_mover_goal(goal)) {
+        if (!th_scene_parse_mover(s, cr, goal, path, err)) return false;
     } else {
         static const char *const keys[] = {"destinations", "route", "mode", "radius", "wander",
-                                           "exit", "forage", NULL};
+                                           "exit", "congestion", "crash_and_turn",
+                                           "wall_follow", "breadcrumbs", "waypoints", "forage",
+                                           NULL};
         if (!th_scene_expect(s, goal, TH_Y_MAPPING, path, err) ||
             !th_scene_known_keys(s, goal, path, keys, err))
             return false;
@@ -232,9 +301,15 @@ bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, 
             if (!t && !f) return FAIL(s, ex, sub, err, "expected true or false, found %s", th_scene_found(ex, buf, sizeof buf));
             cr->goal_exit = t;
         }
+        const th_ynode *cong = th_ynode_get(goal, "congestion");
+        if (cong && !dest) {
+            snprintf(sub, sizeof sub, "%s.congestion", path);
+            return FAIL(s, cong, sub, err, "'congestion' belongs to destinations");
+        }
         if (dest) {
             snprintf(sub, sizeof sub, "%s.destinations", path);
             if (!parse_destinations(s, cr, dest, sub, err)) return false;
+            if (cong && !parse_congestion(s, cr, cong, path, err)) return false;
         } else if (route) {
             if (!parse_route(s, cr, goal, route, path, err)) return false;
         } else if (forage) {

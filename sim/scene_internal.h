@@ -190,6 +190,10 @@ bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, 
                          th_error *err);
 bool th_scene_build_goal(th_world *w, const th_scene *s, const th_scene_crowd *cr,
                          th_crowd_def *def, const char *path, th_error *err);
+/* scene_movers.c: whether a goal mapping names a mover, and that mover's keys. */
+bool th_scene_mover_goal(const th_ynode *goal);
+bool th_scene_parse_mover(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, const char *path,
+                          th_error *err);
 /* scene_forage.c: `goal: {forage: ...}` (ant-colony foraging). */
 bool th_scene_parse_forage(th_scene *s, th_scene_crowd *cr, const th_ynode *n, const char *path,
                            th_error *err);

@@ -907,8 +907,9 @@ static bool parse_events(ctx *c, const th_ynode *n) {
     if (n->count > TH_MAX_PENDING_EVENTS) return FAIL(s, n, "events", c->err, "more than %d events", TH_MAX_PENDING_EVENTS);
     s->event = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->event);
     if (!s->event) return FAIL(s, n, "events", c->err, "out of memory");
-    static const char *const keys[] = {"at", "at_step", "destroy_bunker", "restore_bunker", "break_wall", "block", NULL};
-    static const char *const actions[] = {"destroy_bunker", "restore_bunker", "break_wall", "block"};
+    static const char *const keys[] = {"at", "at_step", "destroy_bunker", "restore_bunker", "break_wall", "block", "set_cost", NULL};
+    static const char *const actions[] = {"destroy_bunker", "restore_bunker", "break_wall", "block", "set_cost"};
+    static const char *const cost_keys[] = {"cells", "cost", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *e = n->items[i];
         char path[64], sub[96];
@@ -933,24 +934,38 @@ static bool parse_events(ctx *c, const th_ynode *n) {
         }
         int action = -1;
         const th_ynode *v = NULL;
-        for (int a = 0; a < 4; a++) {
+        for (int a = 0; a < 5; a++) {
             const th_ynode *x = th_ynode_get(e, actions[a]);
             if (!x) continue;
             if (v) return FAIL(s, x, path, c->err, "expected one action per event, found `%s` and `%s`", actions[action], actions[a]);
             v = x;
             action = a;
         }
-        if (!v) return FAIL(s, e, path, c->err, "missing action: expected one of destroy_bunker, restore_bunker, break_wall, block");
+        if (!v) return FAIL(s, e, path, c->err, "missing action: expected one of destroy_bunker, restore_bunker, break_wall, block, set_cost");
         snprintf(sub, sizeof sub, "%s.%s", path, actions[action]);
         if (action <= 1) {
             char buf[64];
             int b = v->kind == TH_Y_SCALAR ? find_bunker(s, v->text, v->len) : -1;
             if (b < 0) return FAIL(s, v, sub, c->err, "expected the name of a bunker, found %s", found(v, buf, sizeof buf));
             ev->def = (th_event_def){.type = action == 0 ? TH_EVENT_DESTROY_BUNKER : TH_EVENT_RESTORE_BUNKER, .bunker = (uint32_t)b};
-        } else {
+        } else if (action <= 3) {
             int32_t r[4];
             if (!cell_rect(c, v, sub, r)) return false;
-            ev->def = (th_event_def){action == 2 ? TH_EVENT_BREAK_WALLS : TH_EVENT_BLOCK_CELLS, 0, r[0], r[1], r[2], r[3]};
+            ev->def = (th_event_def){action == 2 ? TH_EVENT_BREAK_WALLS : TH_EVENT_BLOCK_CELLS, 0, r[0], r[1], r[2], r[3], 0};
+        } else {
+            /* set_cost: {cells: [x0, y0, x1, y1], cost: c} */
+            char key[112];
+            if (!expect(s, v, TH_Y_MAPPING, sub, c->err) || !known_keys(s, v, sub, cost_keys, c->err)) return false;
+            const th_ynode *cells = th_ynode_get(v, "cells"), *cost = th_ynode_get(v, "cost");
+            snprintf(key, sizeof key, "%s.cells", sub);
+            if (!cells) return FAIL(s, v, key, c->err, "missing: the cells to re-price, [x, y] or [x0, y0, x1, y1]");
+            int32_t r[4];
+            if (!cell_rect(c, cells, key, r)) return false;
+            snprintf(key, sizeof key, "%s.cost", sub);
+            if (!cost) return FAIL(s, v, key, c->err, "missing: the new terrain cost, a whole number in [1, %d]", TH_CELL_COST_MAX);
+            uint64_t u;
+            if (!th_scene_u64(s, cost, key, 1, TH_CELL_COST_MAX, &u, c->err)) return false;
+            ev->def = (th_event_def){TH_EVENT_SET_COST, 0, r[0], r[1], r[2], r[3], (uint32_t)u};
         }
         s->event_count++;
     }

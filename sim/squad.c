@@ -7,6 +7,7 @@
  * line of sight to its slot and plan a way back for those cut off. Steering reads the slots
  * (th_squad_steer), so a member's pull is computed from step-t state like every other term. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../engine/alloc.h"
@@ -252,7 +253,7 @@ bool th_world_get_squad(const th_world *w, uint32_t squad, th_squad_info *out) {
     if (squad >= w->squad_count) return false;
     const th_squad *q = w->squad[squad];
     *out = (th_squad_info){q->centre, q->heading, q->member_count, q->error, q->arrived,
-                           q->path_count};
+                           q->path_count, q->stuck};
     return true;
 }
 
@@ -331,6 +332,161 @@ static bool sees(const th_world *w, th_vec2 a, th_vec2 b) {
     return th_nav_line_of_sight(&w->nav.map, ax, ay, bx, by);
 }
 
+/* ---- re-planning after terrain events ------------------------------------------------------
+ *
+ * The centre's path was planned on the map as it was. A block or a dearer cost can put a wall
+ * or a swamp across what is left of it (the centre, a point that no wall stops, would walk
+ * through and leave the members pinned against the wall far from their slots); a broken wall
+ * or a cheaper cost can open a shorter way anywhere. So after the events of a step: when some
+ * cell got cheaper or opened, every squad still marching re-plans (whether a shorter way now
+ * exists is a search of its own: A* is that search); otherwise a squad re-plans when the rest
+ * of its path (centre, then the waypoints ahead) meets the rectangle of an event that blocked
+ * cells or made them dearer. A* runs from the centre's cell with the world's path memory: no
+ * allocation, serial, in squad order, so the result is the same for any thread count. */
+
+/* Whether segment a-b meets the closed box [x0, x1] x [y0, y1] (Liang-Barsky clipping). */
+static bool segment_meets_box(th_vec2 a, th_vec2 b, float x0, float y0, float x1, float y1) {
+    float t0 = 0.0f, t1 = 1.0f;
+    const float d[2] = {b.x - a.x, b.y - a.y}, lo[2] = {x0 - a.x, y0 - a.y},
+                hi[2] = {x1 - a.x, y1 - a.y};
+    for (int k = 0; k < 2; k++) {
+        if (d[k] == 0.0f) {
+            if (lo[k] > 0.0f || hi[k] < 0.0f) return false;
+            continue;
+        }
+        float ta = lo[k] / d[k], tb = hi[k] / d[k];
+        if (ta > tb) {
+            float t = ta;
+            ta = tb;
+            tb = t;
+        }
+        t0 = fmaxf(t0, ta);
+        t1 = fminf(t1, tb);
+        if (t0 > t1) return false;
+    }
+    return true;
+}
+
+/* Whether the polyline `from`, pts[0..n) meets a rectangle raised by this step's events. */
+static bool meets_raised(const th_world *w, th_vec2 from, const th_vec2 *pts, uint32_t n) {
+    const th_world_nav *nv = &w->nav;
+    if (nv->raised_overflow) return n > 0;
+    const float cs = nv->map.cell_size;
+    for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t r = 0; r < nv->raised_count; r++) {
+            const th_event_def *e = &nv->raised[r];
+            if (segment_meets_box(from, pts[i], (float)e->x0 * cs, (float)e->y0 * cs,
+                                  (float)(e->x1 + 1) * cs, (float)(e->y1 + 1) * cs)) {
+                return true;
+            }
+        }
+        from = pts[i];
+    }
+    return false;
+}
+
+/* Whether the segment a-b (metres) touches only open cells: a traversal of the cells it
+ * crosses, both side cells tested where it passes (within rounding) through a corner. */
+static bool clear_segment(const th_world *w, th_vec2 a, th_vec2 b) {
+    const th_navmap *m = &w->nav.map;
+    const double ax = (double)a.x * m->inv_cell_size, ay = (double)a.y * m->inv_cell_size;
+    const double bx = (double)b.x * m->inv_cell_size, by = (double)b.y * m->inv_cell_size;
+    int32_t x = (int32_t)floor(ax), y = (int32_t)floor(ay);
+    const int32_t xe = (int32_t)floor(bx), ye = (int32_t)floor(by);
+    const double dx = bx - ax, dy = by - ay;
+    const int32_t sx = dx > 0.0 ? 1 : -1, sy = dy > 0.0 ? 1 : -1;
+    const double tdx = dx != 0.0 ? fabs(1.0 / dx) : INFINITY, tdy = dy != 0.0 ? fabs(1.0 / dy) : INFINITY;
+    double tx = dx != 0.0 ? (sx > 0 ? (double)x + 1.0 - ax : ax - (double)x) * tdx : INFINITY;
+    double ty = dy != 0.0 ? (sy > 0 ? (double)y + 1.0 - ay : ay - (double)y) * tdy : INFINITY;
+    for (int64_t left = (int64_t)abs(xe - x) + abs(ye - y) + 2; left > 0; left--) {
+        if (th_navmap_is_blocked(m, x, y)) return false;
+        if (x == xe && y == ye) return true;
+        if (fabs(tx - ty) < 1e-9) {
+            if (th_navmap_is_blocked(m, x + sx, y) || th_navmap_is_blocked(m, x, y + sy)) return false;
+            x += sx;
+            y += sy;
+            tx += tdx;
+            ty += tdy;
+        } else if (tx < ty) {
+            x += sx;
+            tx += tdx;
+        } else {
+            y += sy;
+            ty += tdy;
+        }
+    }
+    return false;
+}
+
+/* The open cell nearest to (x, y) by square rings, each scanned row-major (deterministic);
+ * false when the map has none. */
+static bool nearest_open(const th_navmap *m, int32_t x, int32_t y, int32_t *ox, int32_t *oy) {
+    const int32_t rmax = m->w > m->h ? m->w : m->h;
+    for (int32_t r = 0; r <= rmax; r++) {
+        for (int32_t yy = y - r; yy <= y + r; yy++) {
+            const bool edge = yy == y - r || yy == y + r;
+            for (int32_t xx = x - r; xx <= x + r; xx += edge || r == 0 ? 1 : 2 * r) {
+                if (!th_navmap_is_blocked(m, xx, yy)) {
+                    *ox = xx;
+                    *oy = yy;
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
+static void replan(th_world *w, th_squad *q) {
+    const th_navmap *m = &w->nav.map;
+    int32_t cx, cy;
+    th_navmap_cell_of(m, q->centre, &cx, &cy);
+    if (th_navmap_is_blocked(m, cx, cy)) {
+        /* A block fell on the centre itself: it moves to the nearest open cell, as the
+         * members standing there were moved. */
+        int32_t ox, oy;
+        if (!nearest_open(m, cx, cy, &ox, &oy)) {
+            q->stuck = true;
+            return;
+        }
+        q->centre = th_navmap_cell_centre(m, ox, oy);
+    }
+    uint32_t k = plan(w, q->centre, q->def.goal, q->path, TH_SQUAD_PATH_POINTS);
+    if (k == 0) { /* no route left (or the goal is walled in): wait where it is */
+        q->stuck = true;
+        return;
+    }
+    q->stuck = false;
+    q->path_count = k;
+    /* The plan starts at the centre's cell centre and each leg after it is clear. The centre
+     * itself lies elsewhere in that cell: it heads straight for the next waypoint when that
+     * way is clear too, else it first steps to the cell centre. */
+    q->path_next = k > 1 && clear_segment(w, q->centre, q->path[1]) ? 1 : 0;
+}
+
+/* After this step's terrain events: re-plan the centre's path if the change can matter to it,
+ * and drop ways back that run into a raised rectangle (the member plans anew at once). */
+static void after_terrain_events(th_world *w, th_squad *q) {
+    const th_world_nav *nv = &w->nav;
+    const bool marching = q->path_next < q->path_count || q->stuck;
+    if (marching && (nv->terrain_lowered || q->stuck ||
+                     meets_raised(w, q->centre, q->path + q->path_next, q->path_count - q->path_next))) {
+        replan(w, q);
+    }
+    if (nv->raised_count == 0 && !nv->raised_overflow) return;
+    const th_agents *a = &w->buf[w->cur];
+    for (uint32_t m = 0; m < q->member_count; m++) {
+        if (q->back_count[m] == 0) continue;
+        uint32_t k = w->slot_of_id[q->member[m]];
+        const th_vec2 *back = q->back + (size_t)m * TH_SQUAD_BACK_POINTS;
+        if (meets_raised(w, th_v2(a->px[k], a->py[k]), back + q->back_next[m],
+                         q->back_count[m] - q->back_next[m])) {
+            q->back_count[m] = 0;
+            q->cutoff[m] = CUTOFF_SECONDS;
+        }
+    }
+}
+
 static void update_squad(th_world *w, th_squad *q) {
     const th_agents *a = &w->buf[w->cur];
     const float dt = w->def.timestep;
@@ -358,6 +514,11 @@ static void update_squad(th_world *w, th_squad *q) {
         place_slots(q);
         assign_slots(w, q);
     }
+    const th_world_nav *nv = &w->nav;
+    if (nv->present && !w->squads_keep_paths &&
+        (nv->terrain_lowered || nv->raised_count || nv->raised_overflow)) {
+        after_terrain_events(w, q);
+    }
     /* Formation error, and the centre's march. The centre waits for members that lag behind
      * slots they can stand on; a slot swung into a wall (rounding a corner) cannot be reached,
      * and waiting for it would stop the squad for good. */
@@ -376,9 +537,9 @@ static void update_squad(th_world *w, th_squad *q) {
     }
     q->error = err / (float)q->member_count;
     lag = reachable ? lag / (float)reachable : 0.0f;
-    bool at_goal = q->path_next >= q->path_count;
+    bool at_goal = q->path_next >= q->path_count && !q->stuck;
     q->velocity = th_v2(0.0f, 0.0f);
-    if (!at_goal && lag <= LAG_SPACINGS * q->def.spacing) {
+    if (!at_goal && !q->stuck && lag <= LAG_SPACINGS * q->def.spacing) {
         float left = q->def.speed * dt;
         th_vec2 start = q->centre;
         while (left > 0.0f && q->path_next < q->path_count) {

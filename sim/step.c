@@ -163,6 +163,7 @@ static void phase_bookkeeping(th_world *w) {
     w->stats.mean_candidates = (double)candidates / n;
     if (w->colonies) th_forage_update(w);
     if (w->measure) th_measure_update(w);
+    if (w->target_count) th_movers_update(w);
     if (sheltering > 0) th_world_drop_marked(w);
     if (w->squad_count) th_squads_update(w);
     th_report_update(w);

@@ -347,6 +347,7 @@ void th_world_destroy(th_world *w) {
     th_free(w->goal_state);
     for (uint32_t c = 0; c < w->crowd_count; c++) th_free(w->crowd_route[c]);
     for (uint32_t c = 0; c < w->crowd_count; c++) th_forage_free(w->crowd_rt[c].colony);
+    th_goal_free(w);
     th_free(w->contact);
     th_free(w->contact_count);
     th_free(w->chunk_stats);
@@ -522,6 +523,10 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         }
         w->goal_state_wanted = true;
     }
+    if (!th_goal_congestion_add(w, &d.goal, &goal_rt, err)) {
+        th_free(route);
+        return -1;
+    }
     uint32_t c = w->crowd_count;
     snprintf(w->crowd_name[c], sizeof w->crowd_name[c], "%s", d.name ? d.name : "crowd");
     d.name = w->crowd_name[c];
@@ -573,17 +578,21 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .route_r2 = goal_rt.route_r2,
         .wander_sigma = goal_rt.wander_sigma,
         .colony = colony,
+        .congestion = goal_rt.congestion,
+        .mover = goal_rt.mover,
     };
     w->crowd_route[c] = route;
     if (route) {
         w->crowd_def[c].goal.points = route;
     }
     if (colony) w->crowd_def[c].goal.forage = th_forage_def_of(colony);
+    if (th_mover_kind(goal_rt.goal)) th_mover_def_stored(&w->crowd_def[c].goal, &w->crowd_rt[c]);
     if (d.body_radius > 0.0f && !reserve_contacts_for(w, d.body_radius)) {
         th_free(route);
         w->crowd_route[c] = NULL;
         th_forage_free(colony);
         w->crowd_rt[c].colony = NULL;
+        th_goal_congestion_undo(w, &w->crowd_rt[c]);
         th_error_set(err, "out of memory");
         return -1;
     }
@@ -606,6 +615,7 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         w->crowd_route[c] = NULL;
         th_forage_free(colony);
         w->crowd_rt[c].colony = NULL;
+        th_goal_congestion_undo(w, &w->crowd_rt[c]);
         w->interaction_radius = old_near;
         w->pred_radius = old_pred_radius;
         w->pred_mask = old_pred_mask;
@@ -805,7 +815,8 @@ bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) 
         .neighbors = w->neighbors[k],
         .stranded = (w->flags[k] & TH_AGENT_STRANDED) != 0,
         .leader = (w->flags[k] & TH_AGENT_LEADER) != 0,
-        .waypoint = w->goal_state && w->crowd_rt[a->crowd[k]].goal == TH_GOAL_ROUTE
+        .waypoint = w->goal_state && (w->crowd_rt[a->crowd[k]].goal == TH_GOAL_ROUTE ||
+                                      w->crowd_rt[a->crowd[k]].goal == TH_GOAL_WAYPOINTS)
                         ? w->goal_state[id].index
                         : 0,
         .carrying = w->goal_state && w->crowd_rt[a->crowd[k]].goal == TH_GOAL_FORAGE &&

@@ -76,8 +76,22 @@ typedef struct th_crowd_rt {
     th_route_mode route_mode;
     float route_r2;           /* ROUTE: arrival radius squared */
     float wander_sigma;       /* WANDER, FORAGE: radians of heading drift per step, one sd */
+    uint32_t congestion;      /* DESTINATIONS: index + 1 into w->cong, 0 = the plain field */
+    struct th_mover *mover;   /* movers (sim/movers.c): their tables, in the world's goal memory */
     struct th_colony *colony; /* FORAGE: the crowd's nest, food and pheromone (sim/forage.c) */
 } th_crowd_rt;
+
+/* A crowd's congestion-aware copy of its destination field (sim/goal.c): the same goals, routed
+ * over cell costs raised by the agents standing in each cell, recomputed every `every` steps. */
+typedef struct th_congestion {
+    uint32_t source;   /* the destination field whose goals it keeps */
+    uint32_t every;    /* steps between refreshes */
+    uint32_t scale;    /* every cost and weight is multiplied by this (1..10, fixed when added)
+                          so that a fraction of a cell's cost survives rounding to integers */
+    float weight;      /* square metres per person */
+    uint16_t *cost;    /* per cell: the costs the field was last computed on (0 = blocked) */
+    th_nav_field field;
+} th_congestion;
 
 /* Per-agent goal progress, by id (sim/goal.c): written only while that agent is integrated, by
  * the worker that integrates it, and read by its own steering in the next step. */
@@ -85,6 +99,12 @@ typedef struct th_goal_state {
     uint32_t index; /* ROUTE: the waypoint walked to */
     int32_t dir;    /* ROUTE, patrol: +1 outward, -1 on the way back */
     float angle;    /* WANDER, FORAGE: heading, radians */
+    /* Movers (sim/movers.c); `index` is also a breadcrumb follower's crumb (sequence number)
+     * and a waypoint walker's node. */
+    uint32_t cell;  /* cell walkers: the cell whose centre it walks to */
+    uint8_t facing; /* cell walkers: 0..3 = E, N, W, S (th_nav_move_dx order); waypoints: 1
+                       after an entry search that found no node in sight */
+    uint8_t mode;   /* the mover's phase; 0 until its first integration */
     uint32_t mark;  /* FORAGE: pheromone cell last marked on the way home, or UINT32_MAX */
     bool carrying;  /* FORAGE: carries food home; set and cleared in bookkeeping only */
 } th_goal_state;
@@ -102,6 +122,10 @@ typedef struct th_chunk_stats {
 /* blocked_near values besides an open cell's index (cell indices stay below 2^24). */
 #define TH_NOT_NEWLY_BLOCKED UINT32_MAX
 #define TH_UNREACHED 0x80000000u
+
+/* Raising events (block, dearer set_cost) one step remembers by rectangle for squads; more in
+ * one step and every squad re-plans. */
+#define TH_NAV_RAISED_RECTS 32u
 
 /* A scheduled change: applied at the start of the step that leaves step `step`. */
 typedef struct th_event {
@@ -150,6 +174,14 @@ typedef struct th_world_nav {
                                 its agents move to */
 
     float *speed;        /* per cell: walking speed factor in (0, 1], or NULL while all are 1 */
+
+    /* What this step's events did to the routes, for squads to re-plan by (sim/squad.c); reset
+     * when the next step's events are applied. */
+    bool terrain_lowered; /* a cell opened or got cheaper: a shorter way may exist anywhere */
+    bool raised_overflow; /* more raising events than `raised` holds: treat every path as hit */
+    uint32_t raised_count;
+    th_event_def raised[TH_NAV_RAISED_RECTS]; /* rectangles of events that blocked cells or made
+                                                 them dearer (clipped to the map) */
 
     th_astar_ctx *astar; /* for th_world_find_path, created on first use */
     uint32_t *path;      /* its cell path buffer, ncells long */
@@ -204,6 +236,9 @@ struct th_world {
     bool goal_state_wanted;    /* such a crowd exists: goal_state grows with the agents */
     th_vec2 *crowd_route[TH_MAX_CROWDS]; /* each crowd's route waypoints (owned), or NULL */
     uint32_t colonies;    /* foraging crowds: bookkeeping runs th_forage_update while > 0 */
+    th_congestion cong[TH_MAX_CROWDS]; /* congestion-aware destination fields, cong_count used */
+    uint32_t cong_count;
+    uint32_t *cell_agents; /* per map cell: agents counted by the last refresh (with cong) */
     float max_radius;     /* largest body radius over crowds: 0 = no bodies, no contacts phase */
     bool pedestrians;     /* some crowd uses the pedestrian model */
     /* Bodies near each agent, found once per step by the first contacts round and walked by
@@ -223,6 +258,8 @@ struct th_world {
 
     th_squad *squad[TH_MAX_SQUADS];
     uint32_t squad_count;
+    bool squads_keep_paths; /* never re-plan after terrain events: off but in white-box tests,
+                               which measure what re-planning buys against it */
     uint8_t *squad_of_id;   /* squad index + 1 of each agent id, 0 = none */
     uint16_t *member_of_id; /* its index among the squad's members */
     th_agent_id *removals;  /* agents to remove at the next step */
@@ -339,6 +376,8 @@ struct th_squad {
     th_vec2 centre, heading, velocity;
     float error;                   /* mean distance from members to their slots, metres */
     bool arrived;
+    bool stuck;                    /* a terrain event left no route to the goal: the centre
+                                      waits (not arrived) until an event opens one */
 };
 
 void th_squad_free(th_squad *q);
@@ -364,6 +403,10 @@ bool th_world_reserve(th_world *w, uint32_t n);
 /* sim/behavior.c: targets evaluated at the start of a step (serial); pursuit steering. */
 void th_targets_update(th_world *w);
 th_vec2 th_pursuit_steer(const th_world *w, const th_crowd_rt *c, th_vec2 p, th_vec2 v);
+/* The unit direction a leader at p pursues (toward the target, or where it will be; the river
+ * map's flow for a shelter target), (0,0) when there is none: the target is absent, reached,
+ * or no bunker can be reached. */
+th_vec2 th_pursuit_dir(const th_world *w, const th_crowd_rt *c, th_vec2 p);
 
 /* sim/goal.c: crowd goals. */
 /* Check a def's goal and fill the runtime fields of `c` (route copied into *route_copy, owned
@@ -372,7 +415,8 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
                    th_error *err);
 /* Whether a goal kind keeps per-agent state (th_goal_state). */
 static inline bool th_goal_stateful(th_goal_kind k) {
-    return k == TH_GOAL_ROUTE || k == TH_GOAL_WANDER || k == TH_GOAL_FORAGE;
+    return k == TH_GOAL_ROUTE || k == TH_GOAL_WANDER ||
+           (k >= TH_GOAL_CRASH_AND_TURN && k <= TH_GOAL_WAYPOINTS) || k == TH_GOAL_FORAGE;
 }
 /* A new agent's goal state. */
 void th_goal_agent_added(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 v);
@@ -385,6 +429,37 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
 const uint32_t *th_goal_cost_field(const th_world *w, const th_crowd_rt *c);
 /* After agent `id` moved to p in integration: advance its route, drift its wander heading. */
 void th_goal_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v);
+/* Congestion: allocate crowd c's field when its goal asks for one (sets c->congestion), undo
+ * that for a crowd that could not be added, bring the due fields up to date in the nav phase
+ * (`map_changed`: the map's cells changed in this step's events), and free them all. */
+bool th_goal_congestion_add(th_world *w, const th_goal_def *g, th_crowd_rt *c, th_error *err);
+void th_goal_congestion_undo(th_world *w, th_crowd_rt *c);
+void th_goal_congestion_update(th_world *w, bool map_changed);
+void th_goal_free(th_world *w);
+/* Whether the straight leg from a to b (metres) touches a cell that `blocked` says is blocked;
+ * the first such cell along the leg in *bx, *by. The cells are those of a cols x rows grid of
+ * `cell` metres, taken modulo the grid when `wrap` (the leg then runs the short way). */
+bool th_goal_leg_blocked(th_vec2 a, th_vec2 b, float cell, int32_t cols, int32_t rows, bool wrap,
+                         bool (*blocked)(const void *ctx, int32_t x, int32_t y), const void *ctx,
+                         int32_t *bx, int32_t *by);
+
+/* sim/movers.c: the classic movers, called from the goal functions above for their kinds. */
+static inline bool th_mover_kind(th_goal_kind k) {
+    return k >= TH_GOAL_CRASH_AND_TURN && k <= TH_GOAL_WAYPOINTS;
+}
+/* Check the def and build the mover's tables into one block, *mem (owned by the world like a
+ * route copy, freed with th_free; NULL when the mover needs none). */
+bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_vec2 **mem,
+                    th_error *err);
+/* The stored def's arrays pointed at the world's copies (the caller's may not outlive it). */
+void th_mover_def_stored(th_goal_def *g, const th_crowd_rt *c);
+void th_mover_agent_added(const th_world *w, th_goal_state *s, const th_crowd_rt *c, th_vec2 v);
+bool th_mover_direction(const th_world *w, const th_goal_state *s, const th_crowd_rt *c,
+                        th_vec2 p, th_vec2 *dir);
+void th_mover_moved(const th_world *w, th_goal_state *s, const th_crowd_rt *c, th_vec2 p,
+                    th_vec2 v);
+/* Bookkeeping (serial): targets drop their breadcrumbs. */
+void th_movers_update(th_world *w);
 
 /* sim/forage.c: ant-colony foraging (TH_GOAL_FORAGE). */
 struct th_hasher;

@@ -346,6 +346,10 @@ bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_e
         return false;
     }
     th_event e = {.step = step, .def = *def};
+    if (def->type == TH_EVENT_SET_COST && (def->cost < 1 || def->cost > TH_CELL_COST_MAX)) {
+        th_error_set(err, "terrain cost must be in [1, %d], got %u", TH_CELL_COST_MAX, def->cost);
+        return false;
+    }
     switch (def->type) {
     case TH_EVENT_DESTROY_BUNKER:
     case TH_EVENT_RESTORE_BUNKER:
@@ -354,6 +358,7 @@ bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_e
             return false;
         }
         break;
+    case TH_EVENT_SET_COST:
     case TH_EVENT_BREAK_WALLS:
     case TH_EVENT_BLOCK_CELLS: {
         const th_event_def *d = def;
@@ -399,33 +404,62 @@ bool th_world_restore_bunker(th_world *w, uint32_t bunker, th_error *err) {
 
 bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err) {
-    return schedule_now(w, (th_event_def){TH_EVENT_BREAK_WALLS, 0, x0, y0, x1, y1}, err);
+    return schedule_now(w, (th_event_def){TH_EVENT_BREAK_WALLS, 0, x0, y0, x1, y1, 0}, err);
 }
 
 bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err) {
-    return schedule_now(w, (th_event_def){TH_EVENT_BLOCK_CELLS, 0, x0, y0, x1, y1}, err);
+    return schedule_now(w, (th_event_def){TH_EVENT_BLOCK_CELLS, 0, x0, y0, x1, y1, 0}, err);
+}
+
+bool th_world_set_cost(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                       uint32_t cost, th_error *err) {
+    return schedule_now(w, (th_event_def){TH_EVENT_SET_COST, 0, x0, y0, x1, y1, cost}, err);
+}
+
+/* A cell whose routes only got cheaper (opened, or a lower cost): the fields are repaired
+ * outward from it, exactly (th_nav_field_repair_opened). */
+static void list_opened(th_world_nav *n, uint32_t cell) {
+    if (n->opened_count < TH_NAV_REPAIR_MAX) n->opened[n->opened_count++] = cell;
+    else n->fields_stale = true; /* too many to repair one by one */
+    n->terrain_lowered = true;
 }
 
 static void apply_rect(th_world *w, const th_event_def *e) {
     th_world_nav *n = &w->nav;
+    bool raised = false;
     for (int32_t y = e->y0; y <= e->y1; y++) {
         for (int32_t x = e->x0; x <= e->x1; x++) {
             uint32_t cell = (uint32_t)y * (uint32_t)n->map.w + (uint32_t)x;
             if (e->type == TH_EVENT_BREAK_WALLS) {
                 if (th_navmap_break_wall(&n->map, x, y) != TH_NAV_OK) continue; /* not a wall */
                 unlist_blocked(n, cell);
-                if (n->opened_count < TH_NAV_REPAIR_MAX) n->opened[n->opened_count++] = cell;
-                else n->fields_stale = true; /* too many to repair one by one */
+                list_opened(n, cell);
                 n->walls_stale = true;
-            } else if (!th_navmap_is_blocked(&n->map, x, y) && n->bunker_at[cell] < 0) {
+            } else if (th_navmap_is_blocked(&n->map, x, y) || n->bunker_at[cell] >= 0) {
+                continue; /* walls and bunkers are neither blocked again nor re-priced */
+            } else if (e->type == TH_EVENT_SET_COST) {
+                uint32_t old = n->map.cost[cell];
+                if (old == e->cost) continue;
+                th_navmap_set_cost(&n->map, x, y, e->cost);
+                /* Cheaper: every old cost-to-goal is still the cost of a route that exists, so
+                 * the repair from the changed cells is exact. Dearer: old values may be too low
+                 * anywhere downstream, so the fields are recomputed in full, like a block. Wall
+                 * distances do not change: the cell stays open. */
+                if (e->cost < old) list_opened(n, cell);
+                else n->fields_stale = raised = true;
+            } else {
                 th_navmap_set_blocked(&n->map, x, y, false);
-                n->fields_stale = n->walls_stale = n->displace = true;
+                n->fields_stale = n->walls_stale = n->displace = raised = true;
                 /* Each cell turns from open to blocked at most once per step, so the list
                  * never holds more than every cell. */
                 list_blocked(n, cell);
             }
         }
+    }
+    if (raised) {
+        if (n->raised_count < TH_NAV_RAISED_RECTS) n->raised[n->raised_count++] = *e;
+        else n->raised_overflow = true;
     }
 }
 
@@ -523,6 +557,8 @@ static void displace_agents(th_world *w) {
 
 void th_nav_apply_events(th_world *w) {
     th_world_nav *n = &w->nav;
+    n->terrain_lowered = n->raised_overflow = false;
+    n->raised_count = 0;
     while (n->event_count > 0 && n->events[0].step <= w->step) {
         th_event ev;
         pop_event(n, &ev);
@@ -535,6 +571,7 @@ void th_nav_apply_events(th_world *w) {
             break;
         case TH_EVENT_BREAK_WALLS:
         case TH_EVENT_BLOCK_CELLS:
+        case TH_EVENT_SET_COST:
             apply_rect(w, e);
             break;
         }
@@ -563,7 +600,8 @@ static void refresh_fields(th_world *w, th_nav_field *fields, uint32_t count) {
 void th_nav_update(th_world *w) {
     th_world_nav *n = &w->nav;
     int rc = TH_NAV_OK;
-    if (n->fields_stale || n->opened_count > 0) {
+    const bool map_changed = n->fields_stale || n->opened_count > 0;
+    if (map_changed) {
         refresh_fields(w, n->field, n->bunker_count);
         refresh_fields(w, n->dest, n->dest_count);
         n->fields_stale = false;
@@ -583,6 +621,9 @@ void th_nav_update(th_world *w) {
         assert(rc == TH_NAV_OK);
         n->combined_stale = false;
     }
+    /* Congestion-aware destination fields: on their own schedule, and with the others when
+     * the map changed (their blocked cells must agree with the map's). */
+    th_goal_congestion_update(w, map_changed);
     (void)rc;
 }
 

@@ -102,13 +102,18 @@ check() {
 }
 
 # wait_window TITLE [PID]: print the id of the first X window whose title matches TITLE (a
-# regular expression), polling for up to 60 s, or until process PID has exited; nothing when
-# no window appeared. A loaded machine can take tens of seconds to map an SDL window.
+# regular expression) or that process PID owns, polling for up to 60 s, or until PID has
+# exited; nothing when no window appeared. A loaded machine can take tens of seconds to map an SDL window.
 wait_window() {
     local i wid=
     for i in $(seq 600); do
         wid=$(xdotool search --name "$1" 2>/dev/null | head -1)
         [[ -n $wid ]] && break
+        # Also by process: SDL marks its windows with _NET_WM_PID, set before the title.
+        if [[ -n ${2:-} ]]; then
+            wid=$(xdotool search --pid "$2" 2>/dev/null | head -1)
+            [[ -n $wid ]] && break
+        fi
         if [[ -n ${2:-} ]] && ! kill -0 "$2" 2>/dev/null; then break; fi
         sleep 0.1
     done

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "../engine/rng.h"
+#include "../sim/boids.h"
 #include "throng/throng.h"
 #include "test_util.h"
 
@@ -78,6 +79,94 @@ START_TEST(leader_election_matches_the_definition) {
     ck_assert_msg(s.leader == expect_leader, "%s: leader %d, definition says %d", l->what,
                   s.leader, expect_leader);
     th_world_destroy(w);
+}
+END_TEST
+
+/* A crowd spawned standing still, 400 agents on a jittered 20 x 20 grid, with a target to the
+ * east (a point, or with `shelter` the nearest bunker of a map, east too). After one step,
+ * leaders are exactly the agents with no same-type agent in the front view of the way they
+ * would pursue (toward the target, or along the river map's flow), checked over all pairs;
+ * there are some, and each stands in the crowd's front rank. Returns the leader count. */
+static uint32_t standing_leaders(bool shelter, uint32_t threads) {
+    th_world_def wd = th_default_world_def();
+    wd.width = wd.height = 100;
+    wd.threads = threads;
+    if (shelter) wd.cell_size = 1.0f;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_target_def td = {.kind = TH_TARGET_POINT, .position = th_v2(95, 51)};
+    if (shelter) {
+        td = (th_target_def){.kind = TH_TARGET_SHELTER};
+        th_bunker_def bd = {"east", 90, 44, 95, 56, 0};
+        ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), 0);
+    }
+    int target = th_world_add_target(w, &td, &err);
+    ck_assert_msg(target >= 0, "%s", err.message);
+    th_crowd_def cd = th_default_crowd_def();
+    cd.target = target; /* lead_radius = neighbor_radius = 4 m, front view 60 degrees */
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, NULL), 0);
+    enum { N = 400 };
+    static th_vec2 pos[N];
+    for (uint32_t i = 0; i < N; i++) {
+        pos[i] = th_v2(30.0f + 1.2f * (float)(i % 20) + th_rng_range(17, i, 0, -0.3f, 0.3f),
+                       38.0f + 1.2f * (float)(i / 20) + th_rng_range(17, i, 1, -0.3f, 0.3f));
+        ck_assert_uint_eq(th_world_add_agent(w, 0, pos[i], th_v2(0, 0), NULL), i);
+    }
+    th_world_step(w);
+    uint32_t leaders = 0, unsure = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        double fx, fy;
+        if (shelter) {
+            th_vec2 f;
+            ck_assert(th_world_flow(w, pos[i], &f));
+            fx = f.x;
+            fy = f.y;
+        } else {
+            fx = 95.0 - pos[i].x;
+            fy = 51.0 - pos[i].y;
+        }
+        double fl = hypot(fx, fy);
+        fx /= fl;
+        fy /= fl;
+        bool ahead = false, close_call = false;
+        for (uint32_t j = 0; j < N; j++) {
+            if (j == i) continue;
+            ahead |= in_front(pos[i].x, pos[i].y, fx, fy, pos[j].x, pos[j].y, 4, 60);
+            /* Pairs within rounding of the cone's edge or of the radius can go either way. */
+            double dx = pos[j].x - pos[i].x, dy = pos[j].y - pos[i].y, d = hypot(dx, dy);
+            double angle = acos(fmin(1.0, (fx * dx + fy * dy) / d)) * 180.0 / 3.14159265358979323846;
+            close_call |= (fabs(angle - 30.0) < 1e-3 && d < 4.0) || fabs(d - 4.0) < 1e-4;
+        }
+        th_agent_state st;
+        ck_assert(th_world_get_agent(w, i, &st));
+        if (close_call && st.leader != !ahead) {
+            unsure++;
+            continue;
+        }
+        ck_assert_msg(st.leader == !ahead, "agent %u at (%.2f, %.2f): leader %d, %s ahead", i,
+                      (double)pos[i].x, (double)pos[i].y, st.leader, ahead ? "someone" : "nobody");
+        leaders += st.leader;
+    }
+    ck_assert_uint_le(unsure, 2);
+    th_world_destroy(w);
+    return leaders;
+}
+
+START_TEST(standing_crowd_elects_its_front_rank) {
+    /* Every copy of the kernel, each thread count the same. */
+    const th_boids_isa isas[] = {TH_BOIDS_ISA_BASELINE, TH_BOIDS_ISA_AVX2, TH_BOIDS_ISA_AVX512};
+    for (size_t k = 0; k < sizeof isas / sizeof isas[0]; k++) {
+        if (!th_boids_force_isa(isas[k])) continue;
+        for (int shelter = 0; shelter < 2; shelter++) {
+            uint32_t n = standing_leaders(shelter, 1);
+            /* The east edge of a 20-wide block, at least: about one agent in twenty. */
+            ck_assert_msg(n >= 10 && n < 200, "%s: %u leaders", shelter ? "shelter" : "point", n);
+            ck_assert_uint_eq(standing_leaders(shelter, 2), n);
+            ck_assert_uint_eq(standing_leaders(shelter, 3), n);
+        }
+    }
+    ck_assert(th_boids_force_isa(TH_BOIDS_ISA_AUTO));
 }
 END_TEST
 
@@ -266,6 +355,7 @@ int main(void) {
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, leader_election_matches_the_definition, 0,
                         (int)(sizeof k_layouts / sizeof k_layouts[0]));
+    tcase_add_test(tc, standing_crowd_elects_its_front_rank);
     tcase_add_test(tc, chase_closes_and_intercept_is_faster);
     tcase_add_test(tc, path_and_agent_targets_move);
     tcase_add_test(tc, types_flock_apart);

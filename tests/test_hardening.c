@@ -82,7 +82,7 @@ START_TEST(events_apply_in_step_then_schedule_order) {
         uint32_t e = order[k], c = e / 2;
         rank[e] = k;
         int32_t x = (int32_t)(c % COLS), y = (int32_t)(c / COLS);
-        th_event_def d = {e & 1 ? TH_EVENT_BLOCK_CELLS : TH_EVENT_BREAK_WALLS, 0, x, y, x, y};
+        th_event_def d = {e & 1 ? TH_EVENT_BLOCK_CELLS : TH_EVENT_BREAK_WALLS, 0, x, y, x, y, 0};
         ck_assert_msg(th_world_schedule(w, step[e], &d, &err), "%s", err.message);
     }
     for (int s = 0; s < 9; s++)
@@ -115,7 +115,7 @@ START_TEST(events_scheduled_latest_first_are_fast) {
         th_error err;
         double t0 = now();
         for (uint32_t k = 0; k < TH_MAX_PENDING_EVENTS; k++) {
-            th_event_def e = {TH_EVENT_BLOCK_CELLS, 0, (int32_t)(k % 256), 1, (int32_t)(k % 256), 1};
+            th_event_def e = {TH_EVENT_BLOCK_CELLS, 0, (int32_t)(k % 256), 1, (int32_t)(k % 256), 1, 0};
             ck_assert_msg(th_world_schedule(w0, k + 1, &e, &err), "%s", err.message);
         }
         dt_first = now() - t0;
@@ -127,14 +127,14 @@ START_TEST(events_scheduled_latest_first_are_fast) {
     for (uint32_t k = 0; k < TH_MAX_PENDING_EVENTS; k++) {
         uint64_t step = TH_MAX_PENDING_EVENTS - k; /* latest first */
         /* the event due at step s blocks cell (s % 256, 1) */
-        th_event_def e = {TH_EVENT_BLOCK_CELLS, 0, (int32_t)(step % 256), 1, (int32_t)(step % 256), 1};
+        th_event_def e = {TH_EVENT_BLOCK_CELLS, 0, (int32_t)(step % 256), 1, (int32_t)(step % 256), 1, 0};
         ck_assert_msg(th_world_schedule(w, step, &e, &err), "%s", err.message);
     }
     double dt = now() - t0;
     ck_assert_msg(dt < 20.0 * dt_first + 0.05 * time_scale(),
                   "65,536 events took %.3f s to schedule latest-first, %.3f s earliest-first", dt, dt_first);
     ck_assert_uint_eq(th_world_pending_events(w), TH_MAX_PENDING_EVENTS);
-    th_event_def e = {TH_EVENT_BLOCK_CELLS, 0, 0, 0, 0, 0};
+    th_event_def e = {TH_EVENT_BLOCK_CELLS, 0, 0, 0, 0, 0, 0};
     ck_assert(!th_world_schedule(w, 1, &e, &err)); /* the bound holds */
     for (int s = 0; s < 300; s++)
         th_world_step(w);

@@ -764,6 +764,45 @@ static bool sampled_visible(const th_navmap *m, th_vec2 a, th_vec2 b) {
     return true;
 }
 
+/* Independent cost-weighted length of the segment a-b (metres) in cost units: every parameter
+ * at which it crosses a grid line, sorted; between two consecutive ones the segment lies in
+ * one cell, found at the midpoint. `dear_len` (cells of length) gets the part inside cells of
+ * cost >= dear. */
+static double weighted_length(const th_navmap *m, th_vec2 a, th_vec2 b, uint32_t dear,
+                              double *dear_len) {
+    static double ts[16384];
+    const double ax = a.x / m->cell_size, ay = a.y / m->cell_size;
+    const double bx = b.x / m->cell_size, by = b.y / m->cell_size;
+    int n = 0;
+    ts[n++] = 0.0;
+    ts[n++] = 1.0;
+    for (int axis = 0; axis < 2; axis++) {
+        double p0 = axis ? ay : ax, p1 = axis ? by : bx;
+        if (p0 == p1) continue;
+        for (double k = ceil(fmin(p0, p1)); k <= floor(fmax(p0, p1)); k += 1.0) {
+            ck_assert_int_lt(n, 16384);
+            ts[n++] = (k - p0) / (p1 - p0);
+        }
+    }
+    for (int i = 1; i < n; i++) { /* insertion sort: a few dozen entries */
+        double t = ts[i];
+        int j = i;
+        for (; j > 0 && ts[j - 1] > t; j--) ts[j] = ts[j - 1];
+        ts[j] = t;
+    }
+    const double len = hypot(bx - ax, by - ay);
+    double sum = 0.0;
+    if (dear_len) *dear_len = 0.0;
+    for (int i = 1; i < n; i++) {
+        if (!(ts[i] > ts[i - 1])) continue;
+        double t = 0.5 * (ts[i] + ts[i - 1]);
+        uint32_t c = th_navmap_cost(m, (int32_t)floor(ax + (bx - ax) * t), (int32_t)floor(ay + (by - ay) * t));
+        sum += (double)c * (ts[i] - ts[i - 1]) * len;
+        if (dear_len && c >= dear) *dear_len += (ts[i] - ts[i - 1]) * len;
+    }
+    return sum * TH_NAV_UNITS_PER_CELL;
+}
+
 /* String pulling does work linear in the path, up to a log factor, not quadratic: on a long
  * straight corridor and on a serpentine maze of long corridors (where testing every later
  * point from each anchor walks each corridor's length squared), the line-of-sight tests stay
@@ -813,7 +852,68 @@ START_TEST(test_string_pull_work_is_linear) {
         }
     }
     check_pull_work(&m, 0, 0, 999, 198);
+    /* The same on weighted ground, where every shortcut is also priced: every fifth cell of
+     * the corridors costs 2. */
+    for (int32_t y = 0; y < 200; y++) {
+        for (int32_t x = 0; x < 1000; x += 5) {
+            if (!th_navmap_is_blocked(&m, x, y)) th_navmap_set_cost(&m, x, y, 2);
+        }
+    }
+    check_pull_work(&m, 0, 0, 999, 198);
     th_navmap_free(&m);
+}
+END_TEST
+
+/* A swamp between start and goal with a cheap way round it: A* goes round, and string pulling
+ * must not cut back across. The pulled path costs no more than A*'s grid path (its shortcuts
+ * are priced) and at most grazes swamp cells; a straight line, which line of sight alone would
+ * allow, would cost several times as much. */
+START_TEST(test_string_pull_respects_cost) {
+    for (int variant = 0; variant < 4; variant++) {
+        th_navmap m;
+        ck_assert_int_eq(th_navmap_init(&m, 40, 30, 0.5f), TH_NAV_OK);
+        const uint32_t swamp = variant % 2 ? 1000 : 40;
+        /* A square swamp, or (variants 2, 3) a diamond whose sides run diagonally. */
+        for (int32_t y = 0; y < 30; y++) {
+            for (int32_t x = 0; x < 40; x++) {
+                bool in = variant < 2 ? x >= 14 && x <= 25 && y >= 9 && y <= 20
+                                      : abs(x - 20) + abs(y - 15) <= 7;
+                if (in) th_navmap_set_cost(&m, x, y, swamp);
+            }
+        }
+        /* Some grass (cost 3) on the way round, for a terrain of three costs. */
+        for (int32_t x = 0; x < 40; x += 3) th_navmap_set_cost(&m, x, 25, 3);
+        th_astar_ctx *a = th_astar_create(&m);
+        uint32_t path[1200], len = 0, cost = 0;
+        th_vec2 pts[1200];
+        ck_assert_int_eq(th_astar_find(a, &m, 3, 14, 36, 16, path, 1200, &len, &cost), TH_NAV_OK);
+        uint32_t np = th_nav_string_pull(&m, path, len, pts);
+        ck_assert_uint_ge(np, 3); /* it bends round the swamp */
+        double total = 0.0, in_swamp = 0.0, euclid = 0.0, grid = 0.0;
+        for (uint32_t i = 0; i + 1 < np; i++) {
+            double d = 0.0;
+            total += weighted_length(&m, pts[i], pts[i + 1], swamp, &d);
+            in_swamp += d;
+            euclid += hypot(pts[i + 1].x - pts[i].x, pts[i + 1].y - pts[i].y);
+        }
+        for (uint32_t i = 0; i + 1 < len; i++) {
+            int32_t dx = (int32_t)(path[i + 1] % 40) - (int32_t)(path[i] % 40);
+            int32_t dy = (int32_t)(path[i + 1] / 40) - (int32_t)(path[i] / 40);
+            grid += hypot(dx, dy) * m.cell_size;
+        }
+        ck_assert_msg(total <= (double)cost * (1.0 + 1e-6), "variant %d: pulled path costs %.1f, A* %u",
+                      variant, total, cost);
+        ck_assert_msg(in_swamp < 0.01, "variant %d: %.4f cells walked in the swamp", variant, in_swamp);
+        ck_assert(euclid <= grid + 1e-3); /* and still no longer than the grid path */
+        /* The control: the straight line is in sight and would cross the swamp. */
+        double straight_swamp = 0.0;
+        th_vec2 s0 = th_navmap_cell_centre(&m, 3, 14), g0 = th_navmap_cell_centre(&m, 36, 16);
+        ck_assert(th_nav_line_of_sight(&m, 3, 14, 36, 16));
+        ck_assert(weighted_length(&m, s0, g0, swamp, &straight_swamp) > 3.0 * (double)cost);
+        ck_assert(straight_swamp > 10.0);
+        th_astar_destroy(a);
+        th_navmap_free(&m);
+    }
 }
 END_TEST
 
@@ -906,6 +1006,12 @@ START_TEST(test_astar) {
                 pulled += hypot(pts[i + 1].x - pts[i].x, pts[i + 1].y - pts[i].y);
             }
             ck_assert(pulled <= grid_len + 1e-3);
+            /* Priced shortcuts: the pulled path never costs more than the grid path. */
+            double priced = 0.0;
+            for (uint32_t i = 0; i + 1 < np; i++)
+                priced += weighted_length(&m, pts[i], pts[i + 1], UINT32_MAX, NULL);
+            ck_assert_msg(priced <= (double)cost * (1.0 + 1e-6), "pulled path costs %.2f, A* %u",
+                          priced, cost);
             th_vec2 s0 = th_navmap_cell_centre(&m, sx, sy), g0 = th_navmap_cell_centre(&m, gx, gy);
             ck_assert_float_eq(pts[0].x, s0.x);
             ck_assert_float_eq(pts[np - 1].y, g0.y);
@@ -1065,6 +1171,7 @@ static Suite *nav_suite(void) {
     tcase_add_test(tc, test_field_path);
     tcase_add_test(tc, test_line_of_sight);
     tcase_add_test(tc, test_string_pull_work_is_linear);
+    tcase_add_test(tc, test_string_pull_respects_cost);
     tcase_add_test(tc, test_astar);
     tcase_add_test(tc, test_astar_unreachable);
     tcase_add_test(tc, test_bad_args);

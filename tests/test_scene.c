@@ -65,7 +65,7 @@ START_TEST(every_library_scene_loads_and_runs) {
         ck_assert_msg(th_world_validation_error(w) == NULL, "%s: %s", e->d_name,
                       th_world_validation_error(w));
         th_world_stats st = th_world_get_stats(w);
-        ck_assert_uint_eq(st.agents + st.sheltered, st.spawned);
+        ck_assert_uint_eq(st.agents + st.sheltered + st.removed + st.exited, st.spawned);
         ck_assert(th_world_hash(w) != h0);
         th_world_destroy(w);
         scenes++;
@@ -143,6 +143,13 @@ static const bad_case k_bad[] = {
     {"event with no action", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 2s}\n", 14, 5, "events[0]", "missing action"},
     {"event time in minutes", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 2 minutes, destroy_bunker: b}\n", 14, 10, "events[0].at", "'2 minutes'"},
     {"wall break off the map", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at_step: 9, break_wall: [7, 7]}\n", 14, 30, "events[0].break_wall", "off the 5 x 3 map"},
+    {"set_cost without a cost", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, set_cost: {cells: [1, 1]}}\n", 14, 24, "events[0].set_cost.cost", "missing"},
+    {"set_cost of zero", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, set_cost: {cells: [1, 1], cost: 0}}\n", 14, 46, "events[0].set_cost.cost", "[1, 1000]"},
+    {"set_cost too dear", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, set_cost: {cells: [1, 1], cost: 1001}}\n", 14, 46, "events[0].set_cost.cost", "'1001'"},
+    {"set_cost cells off the map", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, set_cost: {cells: [1, 1, 5, 1], cost: 3}}\n", 14, 32, "events[0].set_cost.cells", "off the 5 x 3 map"},
+    {"set_cost as a bare rectangle", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, set_cost: [1, 1]}\n", 14, 24, "events[0].set_cost", "expected a mapping"},
+    {"set_cost with a misspelt key", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, set_cost: {cells: [1, 1], csot: 3}}\n", 14, 40, "events[0].set_cost.csot", "did you mean 'cost'"},
+    {"set_cost beside block", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, block: [1, 1], set_cost: {cells: [1, 1], cost: 3}}\n", 14, 39, "events[0]", "one action per event"},
     {"events without a map", HEAD CROWD "events:\n  - {at: 1s, destroy_bunker: b}\n", 9, 5, "events[0]", "has none"},
     {"generated city too large", "name: t\nmap:\n  cell_size: 1\n  generate: {city: {size: [5000, 10]}}\n", 4, 28, "map.generate.city.size", "[1, 4096]"},
     {"missing image", "name: t\nmap:\n  cell_size: 1\n  legend: {'#000000': wall}\n  image: nowhere.png\n", 5, 10, "map.image", "cannot read"},
@@ -205,7 +212,9 @@ START_TEST(yaml_and_api_give_the_same_world) {
         "    agents: [[3, 3], [5, 7, 1, 0], [15, 9], [17, 3, 0, -1], [11, 5]]\n"
         "events:\n"
         "  - {at_step: 40, break_wall: [5, 3]}\n"
-        "  - {at: 1.2s, destroy_bunker: home}\n";
+        "  - {at: 1.2s, destroy_bunker: home}\n"
+        "  - {at_step: 20, set_cost: {cells: [0, 0, 9, 5], cost: 7}}\n"
+        "  - {at_step: 90, set_cost: {cells: [6, 2], cost: 2}}\n";
     th_error err;
     th_world *a = load_text(yaml, &err);
     ck_assert_msg(a != NULL, "%s", err.message);
@@ -240,8 +249,10 @@ START_TEST(yaml_and_api_give_the_same_world) {
     for (int i = 0; i < 5; i++) {
         ck_assert(th_world_add_agent(b, 0, th_v2(ag[i][0], ag[i][1]), th_v2(ag[i][2], ag[i][3]), &err) != TH_INVALID_AGENT);
     }
-    th_world_schedule(b, 40, &(th_event_def){TH_EVENT_BREAK_WALLS, 0, 5, 3, 5, 3}, NULL);
+    th_world_schedule(b, 40, &(th_event_def){TH_EVENT_BREAK_WALLS, 0, 5, 3, 5, 3, 0}, NULL);
     th_world_schedule(b, 60, &(th_event_def){.type = TH_EVENT_DESTROY_BUNKER, .bunker = 0}, NULL);
+    th_world_schedule(b, 20, &(th_event_def){.type = TH_EVENT_SET_COST, .x0 = 0, .y0 = 0, .x1 = 9, .y1 = 5, .cost = 7}, NULL);
+    th_world_schedule(b, 90, &(th_event_def){.type = TH_EVENT_SET_COST, .x0 = 6, .y0 = 2, .x1 = 6, .y1 = 2, .cost = 2}, NULL);
 
     ck_assert(th_world_hash(a) == th_world_hash(b));
     for (int s = 0; s < 150; s++) {
@@ -252,6 +263,14 @@ START_TEST(yaml_and_api_give_the_same_world) {
     th_bunker_info bi;
     th_world_get_bunker(a, 0, &bi);
     ck_assert(bi.destroyed); /* the timeline did run */
+    uint32_t cost = 0;
+    ck_assert_int_eq(th_world_cell(a, 2, 3, &cost), TH_CELL_OPEN);
+    ck_assert_uint_eq(cost, 7); /* re-priced at step 20 */
+    ck_assert_int_eq(th_world_cell(a, 6, 2, &cost), TH_CELL_OPEN);
+    ck_assert_uint_eq(cost, 2); /* and again at step 90 */
+    ck_assert_int_eq(th_world_cell(a, 1, 1, &cost), TH_CELL_OPEN);
+    ck_assert_uint_eq(cost, 1); /* a bunker cell keeps its cost */
+    ck_assert_int_eq(th_world_cell(a, 4, 3, NULL), TH_CELL_WALL); /* walls stay walls */
     th_world_destroy(a);
     th_world_destroy(b);
 }

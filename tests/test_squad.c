@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "throng/throng.h"
+#include "../sim/world_internal.h"
 #include "test_util.h"
 
 /* A walled map of w x h one-metre cells; `walls` lists cell rectangles x0, y0, x1, y1. */
@@ -235,6 +236,163 @@ START_TEST(joining_members_take_slots) {
 }
 END_TEST
 
+/* Whether the segment a-b passes through a cell of the rectangle [x0, x1] x [y0, y1]: dense
+ * sampling, every 1/100 m. */
+static bool segment_enters(th_vec2 a, th_vec2 b, int32_t x0, int32_t y0, int32_t x1, int32_t y1) {
+    int n = (int)(th_v2_len(th_v2_sub(b, a)) * 100.0f) + 2;
+    for (int i = 0; i <= n; i++) {
+        th_vec2 q = th_v2_lerp(a, b, (float)i / (float)n);
+        int32_t x = (int32_t)floorf(q.x), y = (int32_t)floorf(q.y);
+        if (x >= x0 && x <= x1 && y >= y0 && y <= y1) return true;
+    }
+    return false;
+}
+
+/* A box squad marching east along a corridor 18 m wide; 2 s in, a truck blocks the corridor
+ * ahead but for a gap at its north side. Returns the worst mean slot error after the block and
+ * the seconds it spent above 0.5 m; counts the steps the centre spent in a blocked cell. */
+typedef struct march_log {
+    double worst, seconds_off;
+    int centre_in_wall;
+    bool arrived, path_clear;
+} march_log;
+
+static march_log corridor_block(bool keep_paths) {
+    const int32_t walls[2][4] = {{0, 11, 79, 11}, {0, 30, 79, 30}};
+    th_world *w = map_world(80, 40, walls, 2);
+    w->squads_keep_paths = keep_paths;
+    th_squad_def sd = th_default_squad_def();
+    sd.count = 9;
+    sd.formation = TH_FORMATION_BOX;
+    sd.start = th_v2(12, 20.5f);
+    sd.goal = th_v2(70, 20.5f);
+    ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
+    march_log log = {0, 0, 0, false, true};
+    for (int s = 0; s < 60 * 90 && !log.arrived; s++) {
+        if (s == 120) ck_assert(th_world_block_cells(w, 40, 12, 41, 23, NULL));
+        th_world_step(w);
+        th_squad_info si;
+        th_world_get_squad(w, 0, &si);
+        log.arrived = si.arrived;
+        log.centre_in_wall +=
+            th_world_cell(w, (int32_t)floorf(si.centre.x), (int32_t)floorf(si.centre.y), NULL) != TH_CELL_OPEN;
+        if (s == 121) {
+            /* The path after the block, from the centre on, keeps out of it. */
+            th_vec2 a = si.centre, b;
+            for (uint32_t i = 0; th_world_squad_waypoint(w, 0, i, &b); i++) {
+                if (i > 0 && segment_enters(a, b, 40, 12, 41, 23)) log.path_clear = false;
+                a = b;
+            }
+        }
+        if (s > 120) {
+            double e = formation_error(w, 0);
+            log.worst = fmax(log.worst, e);
+            if (e > 0.5) log.seconds_off += 1.0 / 60.0;
+        }
+    }
+    th_world_destroy(w);
+    return log;
+}
+
+START_TEST(squad_replans_around_a_block) {
+    march_log now = corridor_block(false);
+    ck_assert_int_eq(now.centre_in_wall, 0);
+    ck_assert(now.path_clear);
+    ck_assert(now.arrived);
+    ck_assert_msg(now.worst < 2.0, "worst slot error %.2f m", now.worst);
+    ck_assert_msg(now.seconds_off < 6.0, "%.1f s more than 0.5 m off the slots", now.seconds_off);
+    /* The same march holding the old path: the centre walks through the truck and the members,
+     * stopped by it, fall metres behind for many seconds. The bounds above tell the two apart. */
+    march_log old = corridor_block(true);
+    ck_assert_int_gt(old.centre_in_wall, 0);
+    ck_assert(!old.path_clear);
+    ck_assert_msg(old.worst >= 2.0 && old.seconds_off >= 6.0, "holding the path: %.2f m, %.1f s",
+                  old.worst, old.seconds_off);
+}
+END_TEST
+
+/* Remaining path length from the centre, metres. */
+static double path_left(const th_world *w, uint32_t squad) {
+    th_squad_info si;
+    th_world_get_squad(w, squad, &si);
+    th_vec2 a = si.centre, b;
+    double len = 0.0;
+    bool first = true;
+    for (uint32_t i = 0; th_world_squad_waypoint(w, squad, i, &b); i++) {
+        if (first) { /* points behind the centre are passed already: start at the nearest ahead */
+            first = false;
+            continue;
+        }
+        len += th_v2_len(th_v2_sub(b, a));
+        a = b;
+    }
+    return len;
+}
+
+START_TEST(squad_replans_on_cost_events_and_waits_when_cut_off) {
+    /* A swamp laid across the way: the centre goes round it, not through. */
+    th_world *w = map_world(80, 40, NULL, 0);
+    th_squad_def sd = th_default_squad_def();
+    sd.count = 4;
+    sd.files = 2;
+    sd.start = th_v2(10, 20.5f);
+    sd.goal = th_v2(70, 20.5f);
+    ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
+    for (int s = 0; s < 60; s++) th_world_step(w);
+    ck_assert(th_world_set_cost(w, 35, 5, 45, 35, 200, NULL));
+    th_world_step(w);
+    th_squad_info si;
+    th_world_get_squad(w, 0, &si);
+    th_vec2 a = si.centre, b;
+    for (uint32_t i = 1; th_world_squad_waypoint(w, 0, i, &b); i++) {
+        ck_assert_msg(!segment_enters(a, b, 35, 5, 45, 35), "waypoint %u: the path crosses the swamp", i);
+        a = b;
+    }
+    double detour = path_left(w, 0);
+    ck_assert(detour > 60.0 - 12.0); /* longer than the straight way that is left */
+    /* Drained: a shorter way exists again, and the squad takes it. */
+    for (int s = 0; s < 60; s++) th_world_step(w);
+    double before = path_left(w, 0);
+    ck_assert(th_world_set_cost(w, 35, 5, 45, 35, 1, NULL));
+    th_world_step(w);
+    th_world_get_squad(w, 0, &si);
+    ck_assert_msg(path_left(w, 0) < before - 1.0, "left %.1f m before draining, %.1f m after", before,
+                  path_left(w, 0));
+    ck_assert_double_eq_tol(path_left(w, 0), th_v2_len(th_v2_sub(sd.goal, si.centre)), 1.0);
+    th_world_destroy(w);
+
+    /* Rubble (destructible) across the map but for a gap, which a truck then blocks: no route
+     * is left, so the squad waits, not arrived, its centre out of the walls; when the rubble
+     * is cleared it marches on and arrives. */
+    w = map_world(80, 40, NULL, 0);
+    for (int32_t y = 4; y < 40; y++) {
+        for (int32_t x = 50; x <= 51; x++) ck_assert(th_world_set_cell(w, x, y, TH_CELL_DESTRUCTIBLE, 1, NULL));
+    }
+    sd.start = th_v2(20, 20.5f);
+    ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
+    for (int s = 0; s < 60; s++) th_world_step(w);
+    th_world_get_squad(w, 0, &si);
+    ck_assert(!si.stuck);
+    ck_assert(th_world_block_cells(w, 50, 0, 51, 3, NULL));
+    for (int s = 0; s < 60 * 20; s++) {
+        th_world_step(w);
+        th_world_get_squad(w, 0, &si);
+        ck_assert(si.stuck);
+        ck_assert(!si.arrived);
+        ck_assert(th_world_cell(w, (int32_t)floorf(si.centre.x), (int32_t)floorf(si.centre.y), NULL) ==
+                  TH_CELL_OPEN);
+        assert_members_outside_walls(w, 0);
+    }
+    ck_assert(si.centre.x < 50.0f);
+    ck_assert(th_world_break_walls(w, 50, 0, 51, 39, NULL));
+    int steps = march(w, 0, 60 * 60, NULL);
+    ck_assert_msg(steps < 60 * 60, "never arrived after the rubble was cleared");
+    th_world_get_squad(w, 0, &si);
+    ck_assert(!si.stuck);
+    th_world_destroy(w);
+}
+END_TEST
+
 START_TEST(bad_squads_are_rejected) {
     const int32_t wall[1][4] = {{40, 0, 41, 59}}; /* no gap */
     th_world *w = map_world(80, 60, wall, 1);
@@ -272,6 +430,8 @@ int main(void) {
     tcase_add_test(tc, lost_members_close_up);
     tcase_add_test(tc, joining_members_take_slots);
     tcase_add_test(tc, bad_squads_are_rejected);
+    tcase_add_test(tc, squad_replans_around_a_block);
+    tcase_add_test(tc, squad_replans_on_cost_events_and_waits_when_cut_off);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -135,15 +135,42 @@ typedef enum th_goal_kind {
     TH_GOAL_SHELTER = 1,      /* the nearest open bunker down the river maps; an agent that
                                  steps into an open bunker is sheltered (TH_BEHAVIOR_FLEE) */
     TH_GOAL_DESTINATIONS = 2, /* the cheapest goal of destination field `field`
-                                 (th_world_add_destinations), goal weights included */
+                                 (th_world_add_destinations): least route cost plus goal
+                                 weight; optionally around crowds (congestion_weight) */
     TH_GOAL_ROUTE = 3,        /* waypoints in turn, in straight legs: each is reached within
-                                 `radius`, then the next is taken (see th_route_mode) */
+                                 `radius`, then the next is taken (see th_route_mode). On a
+                                 map no leg may cross a blocked cell (th_world_add_crowd
+                                 refuses the route, naming the leg and the cell) */
     TH_GOAL_WANDER = 4,       /* a heading that drifts at random (a random walk of the angle,
                                  `wander_rate` degrees per square-root second) */
-    TH_GOAL_FORAGE = 5,       /* ant-colony foraging (`forage`): wander, follow pheromone
-                                 trails, carry food home to the nest marking the way
-                                 (docs/ants.md) */
+    /* The classic movers (sim/movers.c, docs/movers.md). */
+    TH_GOAL_CRASH_AND_TURN = 5, /* walk `heading`; on meeting an obstacle within `lookahead`,
+                                   turn away from `hand` and follow its boundary cell by cell
+                                   until `heading` is free again (Bug-style); needs a map */
+    TH_GOAL_WALL_FOLLOW = 6,    /* walk straight until a wall, then keep it on `hand`, cell by
+                                   cell (the maze wall follower); needs a map */
+    TH_GOAL_BREADCRUMBS = 7,    /* walk the trail of crumbs that target `target` drops every
+                                   `spacing` metres, oldest unreached first */
+    TH_GOAL_WAYPOINTS = 8,      /* head to the nearest visible node of a waypoint graph, then
+                                   follow a precomputed next-hop table to node `destination` */
+    TH_GOAL_FORAGE = 9,         /* ant-colony foraging (`forage`): wander, follow pheromone
+                                   trails, carry food home to the nest marking the way
+                                   (docs/ants.md) */
 } th_goal_kind;
+
+/** Which hand a wall-following mover keeps on the wall. */
+typedef enum th_hand {
+    TH_HAND_RIGHT = 0,
+    TH_HAND_LEFT = 1,
+} th_hand;
+
+/** Most nodes of a waypoint graph (TH_GOAL_WAYPOINTS), and crumbs of a breadcrumb trail. */
+#define TH_MAX_WAYPOINT_NODES 256
+#define TH_MAX_BREADCRUMBS 65536
+/** Most node pairs (n² summed) of the distinct waypoint graphs of one world: their tables are
+ *  built when crowds are added, in O(n³) time. Crowds with the same nodes and edges share one
+ *  table, whatever their destinations. */
+#define TH_MAX_WAYPOINT_PAIRS 65536
 
 /** What a route does after its last waypoint. */
 typedef enum th_route_mode {
@@ -200,13 +227,42 @@ typedef struct th_forage_def {
 typedef struct th_goal_def {
     th_goal_kind kind;
     uint32_t field;        /* DESTINATIONS: destination field index */
-    const th_vec2 *points; /* ROUTE: waypoints, metres, inside the world; copied */
+    const th_vec2 *points; /* ROUTE: waypoints, metres, inside the world and on open ground,
+                              every leg (and a loop's closing leg) across open cells only;
+                              copied. Agents start at waypoint 0 */
     uint32_t point_count;  /* ROUTE: 1 .. TH_MAX_ROUTE_POINTS */
     th_route_mode mode;    /* ROUTE */
     float radius;          /* ROUTE: metres in (0, 1000]: a waypoint this close is reached;
                               0 = 1 m */
     float wander_rate;     /* WANDER, FORAGE (searching ants): degrees per square-root second
-                              in (0, 10000]; 0 = 90 */
+                              in (0, 10000]; 0 = 90: the sd of the heading change over T
+                              seconds is rate * sqrt(T) */
+    /* DESTINATIONS, congestion-aware exit choice (docs/goals.md): with a weight > 0 the crowd
+     * routes on a copy of field `field` whose cells cost terrain cost x (1 + weight x density),
+     * density = agents of every crowd in the cell / cell area, counted at the start of every
+     * `congestion_every`-th step (and of a step whose events changed the map). 0 = off. */
+    float congestion_weight;   /* square metres per person in [0, 100]; default 0 (off) */
+    uint32_t congestion_every; /* steps between refreshes, 1 .. 100000; 0 = 10 */
+
+    /* Movers (docs/movers.md). `radius` above is also theirs: metres in (0, 1000] within which
+       a cell centre, crumb or node counts as reached; 0 = 0.3 cell sides for the cell walkers
+       (CRASH_AND_TURN, WALL_FOLLOW), 0.5 m for BREADCRUMBS, 1 m for WAYPOINTS. */
+    th_vec2 heading;       /* CRASH_AND_TURN: direction to walk (need not be unit, not 0) */
+    th_hand hand;          /* CRASH_AND_TURN, WALL_FOLLOW: the hand kept on the wall */
+    float lookahead;       /* CRASH_AND_TURN: metres in (0, 1000] ahead that must be free;
+                              0 = one cell side */
+    uint32_t target;       /* BREADCRUMBS: a point, path or agent target (th_world_add_target) */
+    float spacing;         /* BREADCRUMBS: metres in (0, 1000] between crumbs; 0 = 1 m */
+    uint32_t trail;        /* BREADCRUMBS: crumbs kept, 1 .. TH_MAX_BREADCRUMBS (the oldest are
+                              overwritten); 0 = 256 */
+    const th_vec2 *nodes;  /* WAYPOINTS: node positions, metres, on open ground; copied */
+    uint32_t node_count;   /* WAYPOINTS: 1 .. TH_MAX_WAYPOINT_NODES */
+    const uint32_t *edges; /* WAYPOINTS: edge_count pairs of node indices (a, b), undirected,
+                              cost = straight distance; copied. NULL = automatic: every pair
+                              of nodes whose cells see each other (line of sight between cell
+                              centres; all pairs in a world without a map) */
+    uint32_t edge_count;
+    uint32_t destination;  /* WAYPOINTS: the node everyone walks to */
     const th_forage_def *forage; /* FORAGE: the colony's parameters; copied */
 } th_goal_def;
 
@@ -283,10 +339,13 @@ typedef struct th_agent_state {
     th_vec2 velocity;     /* metres/second */
     th_vec2 acceleration; /* steering acceleration applied in the last step, metres/second^2 */
     uint32_t neighbors;   /* same-type agents seen in the last step */
-    bool stranded;        /* a fleeing agent with no route to any open bunker in the last step */
+    bool stranded;        /* its goal (shelter, destinations) could not be reached from where it
+                             stood in the last step: no route to any open bunker or goal; a
+                             waypoint walker that sees no node, a cell walker boxed in */
     bool leader;          /* led in the last step: its crowd has a target and no same-type agent
                              was in its front view */
-    uint32_t waypoint;    /* TH_GOAL_ROUTE: index of the waypoint it walks to; else 0 */
+    uint32_t waypoint;    /* TH_GOAL_ROUTE: index of the waypoint it walks to; TH_GOAL_WAYPOINTS:
+                             the node it walks to (0 until its first step); else 0 */
     bool carrying;        /* TH_GOAL_FORAGE: carries a unit of food home */
 } th_agent_state;
 
@@ -350,6 +409,19 @@ TH_API uint32_t th_world_crowd_count(const th_world *w);
 
 /** The def a crowd was created with (name points into the world), or NULL for a bad index. */
 TH_API const th_crowd_def *th_world_crowd(const th_world *w, uint32_t crowd);
+
+/** The next-hop table of a crowd with goal TH_GOAL_WAYPOINTS, built when the crowd was added:
+ *  in `*next` the node after `from` on a cheapest route to `to` (`to` itself when from == to),
+ *  in `*cost` that route's length in metres (either pointer may be NULL). False for a crowd
+ *  without that goal, a node index out of range, or no route from `from` to `to`. */
+TH_API bool th_world_waypoint_hop(const th_world *w, uint32_t crowd, uint32_t from, uint32_t to,
+                                  uint32_t *next, float *cost);
+
+/** The trail of a crowd with goal TH_GOAL_BREADCRUMBS as of the last step: copies up to `max`
+ *  crumbs (metres), oldest held first, to `out` (may be NULL when max is 0) and returns how
+ *  many are held (0 for any other crowd). */
+TH_API uint32_t th_world_breadcrumbs(const th_world *w, uint32_t crowd, th_vec2 *out,
+                                     uint32_t max);
 
 /** Add an agent of `crowd` at `position` (inside the world) with `velocity` (finite; clamped
  *  to the crowd's max_speed, direction kept however long it is). Returns its id or
@@ -448,7 +520,14 @@ TH_API bool th_world_target_state(const th_world *w, uint32_t target, th_vec2 *p
  * from nearby agents (separation) and from walls. The squad centre walks an A* + string-pulled
  * path to its goal, waiting for stragglers; slots sit around the centre, turned to its heading.
  * A member cut off from its slot (slot inside a wall, or no line of sight for a second) walks
- * an A* path back. Slots go to the nearest members when members are lost. */
+ * an A* path back. Slots go to the nearest members when members are lost.
+ *
+ * Terrain events re-plan the centre's path from where the centre stands, in the step that
+ * applies them: a block or a dearer set_cost re-plans the squads whose remaining path meets
+ * the event's rectangle; a broken wall or a cheaper set_cost re-plans every squad still
+ * marching (a shorter way may have opened anywhere). The centre never walks into a blocked
+ * cell; a squad left with no route waits where it is (th_squad_info.stuck, not arrived) until
+ * an event opens one. */
 
 typedef enum th_formation {
     TH_FORMATION_LINE = 0,   /* side by side, across the heading */
@@ -482,7 +561,8 @@ typedef struct th_squad_info {
     uint32_t members;        /* members alive */
     float error;             /* mean distance from members to their slots, metres */
     bool arrived;
-    uint32_t waypoints;      /* points of the centre's path */
+    uint32_t waypoints;      /* points of the centre's path (re-planned after terrain events) */
+    bool stuck;              /* terrain events left no route to the goal: the squad waits */
 } th_squad_info;
 
 /** Add a squad and spawn its members on their slots (which must be open ground). Returns the
@@ -579,14 +659,17 @@ typedef enum th_event_type {
     TH_EVENT_RESTORE_BUNKER = 1,
     TH_EVENT_BREAK_WALLS = 2, /* destructible walls in the cell rectangle become open */
     TH_EVENT_BLOCK_CELLS = 3, /* open, non-bunker cells in the rectangle become walls */
+    TH_EVENT_SET_COST = 4,    /* open, non-bunker cells in the rectangle get terrain cost `cost` */
 } th_event_type;
 
 /** An event: a bunker index for the bunker events, an inclusive cell rectangle (clipped to the
- *  map) for the wall events. */
+ *  map) for the terrain events, and for TH_EVENT_SET_COST the new cost in
+ *  [1, TH_CELL_COST_MAX] (ignored by the other types). */
 typedef struct th_event_def {
     th_event_type type;
     uint32_t bunker;
     int32_t x0, y0, x1, y1;
+    uint32_t cost;
 } th_event_def;
 
 /** Schedule `e` for step `step` (>= th_world_step_count()). */
@@ -611,6 +694,17 @@ TH_API bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1
  *  (and .removed); `throng run` reports them. */
 TH_API bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err);
+/** Give every open, non-bunker cell in the rectangle (clipped) the terrain cost `cost` in
+ *  [1, TH_CELL_COST_MAX]: a street flooded (dearer) or a swamp drained (cheaper). Walls and
+ *  bunker cells are left as they are. Only routing changes (the walking speed is
+ *  th_world_set_cell_speed's). River maps, destination fields and the nearest-bunker field are
+ *  brought up to date in the nav phase of the step that applies it, exactly as if computed
+ *  afresh on the new map: a cheaper cell is repaired outward from the cells that changed, a
+ *  dearer one recomputes the fields in full (costs can only rise, and a partial repair could
+ *  leave a stale value). A*'s landmark bounds belong to the old costs and are not used until
+ *  th_world_find_path builds them again; squads re-plan their centre paths (see squads). */
+TH_API bool th_world_set_cost(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                       uint32_t cost, th_error *err);
 
 /* Every query below answers only for positions on the world ([0, width) x [0, height), finite):
  * for any other point (NaN, infinite, off the edge) the flows return false with (0,0), the
@@ -667,13 +761,18 @@ TH_API bool th_world_destination_flow(const th_world *w, uint32_t field, th_vec2
  *  unreachable or for a bad field index. */
 TH_API float th_world_destination_cost(const th_world *w, uint32_t field, th_vec2 p);
 
-/** Cell-centre path from `p` to the field's cheapest goal, like th_world_shelter_path. */
+/** Cell-centre path from `p` to the field's cheapest goal, like th_world_shelter_path. These
+ *  three queries answer for the field as built, without the congestion a crowd's goal may add
+ *  (th_goal_def.congestion_weight). */
 TH_API bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *out,
                                uint32_t max, uint32_t *count, th_error *err);
 
-/** Any-angle path from `from` to `to` (A* over the terrain costs, then string pulling):
- *  writes up to `max` waypoints (metres, cell centres, start first) to `out`, their count to
- *  `*count` and the route's cost in cost-weighted metres to `*cost` (may be NULL). False with
+/** Any-angle path from `from` to `to` (A* over the terrain costs, then string pulling, which
+ *  takes a shortcut only where the terrain cost along it is no more than along the cells it
+ *  skips, so the waypoints never cut across dear ground the route went round): writes up to
+ *  `max` waypoints (metres, cell centres, start first) to `out`, their count to `*count` and
+ *  the route's cost in cost-weighted metres to `*cost` (may be NULL; the pulled path costs no
+ *  more). False with
  *  `err` filled when an end is blocked, no route exists, or `max` is too small. The first call,
  *  and the first after the map changed, also builds A*'s landmark bounds (docs/architecture.md:
  *  about a quarter of a second on a 1024 x 1024 map); call it between steps. */

@@ -16,7 +16,7 @@ LIST=${1:-tests/mutation/mutants.txt}
 BUILD=build/mutation
 MIN=${MUTATION_MIN_SCORE:-95}
 # The suites that run in seconds (the pedestrian suite in about 30); the viewer under Xvfb and the benchmark check are left out.
-FAST='^(test_(boids|determinism|nav|evac|clock|jobs|grid|alloc|world|cli|scene|behavior|validate|squad|robustness|hardening|trace|scene_threads|pedestrian|measure|measure_cli))$'
+FAST='^(test_(boids|determinism|nav|evac|terrain_events|clock|jobs|grid|alloc|world|cli|scene|behavior|validate|squad|robustness|hardening|trace|scene_threads|pedestrian|measure|measure_cli))$'
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 2

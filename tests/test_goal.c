@@ -822,7 +822,7 @@ typedef struct bad_case {
 
 static const bad_case k_bad[] = {
     {"unknown goal word", SMAP "    goal: fly\n", 15, 11, "crowds[0].goal", "expected none, shelter, wander"},
-    {"two goal kinds", SMAP "    goal: {wander: {}, route: [[2, 2]]}\n", 15, 11, "crowds[0].goal", "exactly one of destinations, route or wander"},
+    {"two goal kinds", SMAP "    goal: {wander: {}, route: [[2, 2]]}\n", 15, 11, "crowds[0].goal", "exactly one of destinations, route, wander or forage"},
     {"empty destinations", SMAP "    goal: {destinations: []}\n", 15, 26, "crowds[0].goal.destinations", "at least one destination"},
     {"destination in a wall", SMAP "    goal: {destinations: [{cells: [0, 0, 1, 1]}]}\n", 15, 35, "crowds[0].goal.destinations[0].cells", "cell (0, 0) is a wall"},
     {"destination legend not on the map", SMAP "    goal: {destinations: [{legend: Q}]}\n", 15, 36, "crowds[0].goal.destinations[0].legend", "Q"},

@@ -212,12 +212,83 @@ START_TEST(host_callbacks_are_checked) {
 }
 END_TEST
 
+/* ---- calls from inside a step -------------------------------------------------------- */
+
+typedef struct meddler {
+    th_world *w;
+    int hooks;            /* times the assert hook was called */
+    int refused;          /* calls from inside the step that failed with an error */
+    char expected[128];   /* what the first hook call said was expected */
+} meddler;
+
+static meddler g_meddler;
+
+static void record_hook(const char *expected, const char *file, int line, void *user) {
+    (void)file;
+    (void)line;
+    meddler *m = user;
+    if (m->hooks++ == 0) snprintf(m->expected, sizeof m->expected, "%s", expected);
+}
+
+/* A host that, while running a task of the step, calls back into the world as a careless
+ * engine might: adds an agent, schedules an event, steps it again. */
+static void *meddling_enqueue(th_task_fn *task, uint32_t items, uint32_t min_range, void *ctx,
+                              void *user) {
+    (void)min_range;
+    meddler *m = user;
+    if (m->w) {
+        th_error err = {{0}};
+        if (th_world_add_agent(m->w, 0, th_v2(5, 5), th_v2(0, 0), &err) == TH_INVALID_AGENT &&
+            strstr(err.message, "during the world's own step"))
+            m->refused++;
+        if (!th_world_remove_agent(m->w, 0, &err)) m->refused++;
+        th_world_step(m->w); /* refused: nothing happens */
+    }
+    task(0, items, 0, ctx);
+    return NULL;
+}
+
+START_TEST(calls_from_inside_a_step_are_refused) {
+    memset(&g_meddler, 0, sizeof g_meddler);
+    th_set_assert_hook(record_hook, &g_meddler);
+    th_error err;
+    th_world_def wd = th_default_world_def();
+    wd.threads = 1;
+    wd.enqueue_task = meddling_enqueue;
+    wd.finish_task = serial_finish;
+    wd.task_user = &g_meddler;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_crowd_def cd = th_default_crowd_def();
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    for (int i = 0; i < 50; i++) {
+        ck_assert(th_world_add_agent(w, 0, th_v2(10.0f + (float)(i % 10), 10.0f + (float)(i / 10)),
+                                     th_v2(1, 0), &err) != TH_INVALID_AGENT);
+    }
+    /* Between steps every call works and no hook is heard. */
+    ck_assert_int_eq(g_meddler.hooks, 0);
+    g_meddler.w = w;
+    th_world_step(w);
+    g_meddler.w = NULL;
+    ck_assert_int_gt(g_meddler.hooks, 0);
+    ck_assert_int_gt(g_meddler.refused, 0);
+    ck_assert_msg(strstr(g_meddler.expected, "stepping") != NULL, "hook said: %s", g_meddler.expected);
+    /* The world is as if nobody had meddled: one step, the same agents. */
+    ck_assert_uint_eq(th_world_step_count(w), 1);
+    ck_assert_uint_eq(th_world_agent_count(w), 50);
+    ck_assert_uint_eq(th_world_get_stats(w).removed, 0);
+    th_world_destroy(w);
+    th_set_assert_hook(NULL, NULL);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("host_tasks");
     TCase *tc = tcase_create("host");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, every_scene_same_hash_on_a_host_scheduler);
     tcase_add_test(tc, host_callbacks_are_checked);
+    tcase_add_test(tc, calls_from_inside_a_step_are_refused);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -5,7 +5,6 @@
  * contract they are given: ranges covering every item once, worker indices below `threads`
  * and never shared by two calls at once. */
 #include <check.h>
-#include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -147,17 +146,8 @@ static void threaded_finish(void *handle, void *user) {
 
 static uint64_t run_scene(const char *path, th_enqueue_task_fn *enq, th_finish_task_fn *fin,
                           host *h) {
-    th_error err;
     th_scene_opts o = {.threads = WORKERS, .enqueue_task = enq, .finish_task = fin, .task_user = h};
-    th_scene_info info;
-    th_world *w = th_scene_load(path, &o, &info, &err);
-    ck_assert_msg(w != NULL, "%s: %s", path, err.message);
-    if (info.agents > 1200) { /* big scenes scaled down, as test_scene_threads does */
-        th_world_destroy(w);
-        o.agents = 1200;
-        w = th_scene_load(path, &o, NULL, &err);
-        ck_assert_msg(w != NULL, "%s: %s", path, err.message);
-    }
+    th_world *w = th_test_load(path, o, 1200, NULL); /* big scenes scaled down */
     ck_assert_uint_eq(th_world_get_def(w).threads, WORKERS);
     th_world_set_validation(w, true);
     for (int s = 0; s < 30; s++) th_world_step(w);
@@ -168,15 +158,10 @@ static uint64_t run_scene(const char *path, th_enqueue_task_fn *enq, th_finish_t
 }
 
 START_TEST(every_scene_same_hash_on_a_host_scheduler) {
-    DIR *d = opendir(THRONG_SCENES_DIR);
-    ck_assert_ptr_nonnull(d);
-    struct dirent *e;
-    int scenes = 0;
-    while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (n < 6 || strcmp(e->d_name + n - 5, ".yaml") != 0) continue;
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", THRONG_SCENES_DIR, e->d_name);
+    static th_test_path scenes[TH_TEST_MAX_SCENES];
+    const uint32_t n = th_test_scenes(THRONG_SCENES_DIR, scenes);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *path = scenes[i];
         host *serial = calloc(1, sizeof *serial), *threaded = calloc(1, sizeof *threaded);
         ck_assert(serial && threaded);
         serial->rng = 0x9e3779b97f4a7c15ull;
@@ -192,10 +177,8 @@ START_TEST(every_scene_same_hash_on_a_host_scheduler) {
                       (unsigned long long)a, (unsigned long long)b);
         free(serial);
         free(threaded);
-        scenes++;
     }
-    closedir(d);
-    ck_assert_int_ge(scenes, 5);
+    ck_assert_uint_ge(n, 5);
 }
 END_TEST
 

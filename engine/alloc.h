@@ -9,16 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/** Allocator hooks. `alloc` must return memory aligned to at least 64 bytes or NULL. */
-typedef struct th_allocator {
-    void *(*alloc)(size_t size, void *user);
-    void (*free)(void *ptr, void *user);
-    void *user;
-} th_allocator;
-
-/** Install hooks (NULL restores the default aligned malloc). Not thread-safe: call it while no
- *  world exists. */
-void th_set_allocator(const th_allocator *a);
+#include "throng/api.h" /* th_allocator, th_set_allocator: public */
 
 /** Allocate `size` bytes aligned to 64 bytes (cache line). Returns NULL on failure or size 0. */
 void *th_alloc(size_t size);

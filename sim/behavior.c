@@ -24,6 +24,7 @@ static bool valid_velocity(th_vec2 v) {
 }
 
 int th_world_add_target(th_world *w, const th_target_def *def, th_error *err) {
+    if (!th_between_steps(w, err)) return -1;
     if (w->target_count >= TH_MAX_TARGETS) {
         th_error_set(err, "at most %d targets", TH_MAX_TARGETS);
         return -1;

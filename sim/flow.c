@@ -156,6 +156,7 @@ static uint64_t to_steps(double seconds, double dt) {
 }
 
 int th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err) {
+    if (!th_between_steps(w, err)) return -1;
     if (!def) {
         th_error_set(err, "spawner: no def");
         return -1;
@@ -259,6 +260,7 @@ bool th_world_get_spawner(const th_world *w, uint32_t spawner, th_spawner_info *
 }
 
 int th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err) {
+    if (!th_between_steps(w, err)) return -1;
     if (!def) {
         th_error_set(err, "exit: no def");
         return -1;
@@ -467,7 +469,7 @@ void th_flow_spawn(th_world *w) {
                 placed = (s->cells || (p.x < s->x1 && p.y < s->y1)) && free_at(w, p, r);
             }
             /* No room (or no id left): the rest of the queue waits for the next step. */
-            if (!placed || th_world_add_agent(w, s->crowd, p, s->velocity, NULL) == TH_INVALID_AGENT) {
+            if (!placed || th_agent_add(w, s->crowd, p, s->velocity, NULL) == TH_INVALID_AGENT) {
                 s->attempts++;
                 break;
             }

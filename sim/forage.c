@@ -494,6 +494,7 @@ const float *th_world_pheromone(const th_world *w, uint32_t crowd, int32_t *cols
 }
 
 bool th_world_add_pheromone(th_world *w, uint32_t crowd, th_vec2 p, float amount, th_error *err) {
+    if (!th_between_steps(w, err)) return false;
     th_colony *col = crowd < w->crowd_count ? w->crowd_rt[crowd].colony : NULL;
     if (!col) {
         th_error_set(err, "crowd %u does not forage", crowd);

@@ -233,6 +233,7 @@ static bool check_name(const th_world *w, const char *name, th_error *err) {
 }
 
 int th_world_add_measure_area(th_world *w, const th_measure_area_def *def, th_error *err) {
+    if (!th_between_steps(w, err)) return -1;
     if (!def) {
         th_error_set(err, "no area def");
         return -1;
@@ -268,6 +269,7 @@ int th_world_add_measure_area(th_world *w, const th_measure_area_def *def, th_er
 }
 
 int th_world_add_measure_line(th_world *w, const th_measure_line_def *def, th_error *err) {
+    if (!th_between_steps(w, err)) return -1;
     if (!def) {
         th_error_set(err, "no line def");
         return -1;

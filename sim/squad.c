@@ -145,6 +145,7 @@ static void assign_slots(th_world *w, th_squad *q) {
 }
 
 int th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err) {
+    if (!th_between_steps(w, err)) return -1;
     th_squad_def d = *def;
     if (w->squad_count >= TH_MAX_SQUADS) {
         th_error_set(err, "at most %d squads", TH_MAX_SQUADS);
@@ -290,6 +291,7 @@ static bool grow_squad(th_squad *q, uint32_t cap) {
 }
 
 bool th_world_squad_join(th_world *w, uint32_t squad, th_agent_id id, th_error *err) {
+    if (!th_between_steps(w, err)) return false;
     if (squad >= w->squad_count) {
         th_error_set(err, "no squad %u", squad);
         return false;

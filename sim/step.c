@@ -225,6 +225,9 @@ static inline __attribute__((always_inline)) void step_body(th_world *w, bool tr
 }
 
 void th_world_step(th_world *w) {
+    if (!TH_ASSERT(!w->stepping)) return; /* stepped from inside its own step */
+    w->stepping = true;
     if (w->trace) step_body(w, true);
     else step_body(w, false);
+    w->stepping = false;
 }

@@ -84,6 +84,7 @@ void th_trace_leave(th_world *w, uint64_t now_ns) {
 }
 
 bool th_world_trace_start(th_world *w, uint32_t max_spans, th_error *err) {
+    if (!th_between_steps(w, err)) return false;
     if (max_spans == 0 || max_spans > TH_TRACE_MAX_SPANS) {
         th_error_set(err, "trace buffer must hold 1..%u spans, got %u", TH_TRACE_MAX_SPANS,
                      max_spans);

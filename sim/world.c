@@ -317,7 +317,7 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
 }
 
 void th_world_destroy(th_world *w) {
-    if (!w) return;
+    if (!w || !TH_ASSERT(!w->stepping)) return;
     th_world_trace_stop(w); /* before the pool: it removes the pool's tracer */
     th_pool_destroy(w->pool);
     th_nav_world_free(w);
@@ -361,6 +361,7 @@ static bool valid_radius(float r) { return isfinite(r) && r > 0.0f && r <= 1000.
 static bool valid_weight(float v) { return isfinite(v) && v >= 0.0f && v <= 1000.0f; }
 
 int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
+    if (!th_between_steps(w, err)) return -1;
     if (w->crowd_count >= TH_MAX_CROWDS) {
         th_error_set(err, "at most %d crowds", TH_MAX_CROWDS);
         return -1;
@@ -646,6 +647,12 @@ static float draw_desired_speed(const th_world *w, const th_crowd_def *d, th_age
 
 th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
                                th_error *err) {
+    if (!th_between_steps(w, err)) return TH_INVALID_AGENT;
+    return th_agent_add(w, crowd, position, velocity, err);
+}
+
+th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
+                         th_error *err) {
     if (crowd >= w->crowd_count) {
         th_error_set(err, "no crowd %u (the world has %u)", crowd, w->crowd_count);
         return TH_INVALID_AGENT;
@@ -754,6 +761,7 @@ void th_world_drop_marked(th_world *w) {
 }
 
 bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err) {
+    if (!th_between_steps(w, err)) return false;
     if (id >= w->next_id || w->slot_of_id[id] >= w->count) {
         th_error_set(err, "no agent %u", id);
         return false;

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "../engine/check.h"
 #include "../engine/grid.h"
 #include "../engine/jobs.h"
 #include "../engine/profile.h"
@@ -271,6 +272,7 @@ struct th_world {
     bool target_valid[TH_MAX_TARGETS];
     uint32_t target_count;
 
+    bool stepping;          /* inside th_world_step: calls that change the world are refused */
     bool validate;          /* check invariants inside every step (sim/validate.c) */
     bool validation_failed; /* a check failed; validation_error says which */
     char validation_error[320];
@@ -389,6 +391,11 @@ th_vec2 th_squad_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
  * (freed). False, *p unchanged, when memory is short. Never called inside a step. */
 bool th_grow_array(void **p, size_t elem, size_t keep, size_t n);
 
+/* sim/world.c: th_world_add_agent without the between-steps check, for the engine's own use
+ * inside a step (spawners, in the events phase). */
+th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
+                         th_error *err);
+
 /* sim/world.c: drop agents whose `shelter` mark is set (a bunker index + 1, or
  * TH_MARK_REMOVED), in storage order, counting them. */
 #define TH_MARK_REMOVED 0xFFu
@@ -492,6 +499,14 @@ bool th_validate_bodies(th_world *w); /* after the contacts phase */
 /* sim/world_nav.c */
 void th_error_set(th_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool th_nav_world_init(th_world *w);  /* map, scratch: at creation when cell_size > 0 */
+
+/* Calls that change the world are refused inside its own step (from a host task, say): the
+ * assert hook hears of it (by default it aborts), and if it returns the call fails with `err`. */
+static inline bool th_between_steps(const th_world *w, th_error *err) {
+    if (TH_ASSERT(!w->stepping)) return true;
+    th_error_set(err, "called during the world's own step");
+    return false;
+}
 void th_nav_world_free(th_world *w);
 void th_nav_apply_events(th_world *w); /* step phase "events" */
 void th_nav_update(th_world *w);       /* step phase "nav" */

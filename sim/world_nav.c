@@ -136,6 +136,7 @@ static bool settable_cell(const th_world *w, int32_t x, int32_t y, const char *a
 
 bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uint32_t cost,
                        th_error *err) {
+    if (!th_between_steps(w, err)) return false;
     if (!settable_cell(w, x, y, "cells are set before the first step; use the events afterwards", err))
         return false;
     uint32_t cell = (uint32_t)y * (uint32_t)w->nav.map.w + (uint32_t)x;
@@ -212,6 +213,7 @@ th_cell_kind th_world_cell(const th_world *w, int32_t x, int32_t y, uint32_t *co
 }
 
 int th_world_add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
+    if (!th_between_steps(w, err)) return -1;
     th_world_nav *n = &w->nav;
     if (!need_map(w, err)) return -1;
     if (w->step > 0) {
@@ -339,6 +341,7 @@ static void pop_event(th_world_nav *n, th_event *out) {
 }
 
 bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_error *err) {
+    if (!th_between_steps(w, err)) return false;
     if (!need_map(w, err)) return false;
     if (step < w->step) {
         th_error_set(err, "step %llu is already past (the world is at step %llu)",
@@ -914,6 +917,7 @@ bool th_world_shelter_path(const th_world *w, th_vec2 p, th_vec2 *out, uint32_t 
 
 int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
                               th_error *err) {
+    if (!th_between_steps(w, err)) return -1;
     th_world_nav *n = &w->nav;
     if (!need_map(w, err)) return -1;
     if (n->dest_count >= TH_MAX_DESTINATION_FIELDS) {
@@ -1008,6 +1012,7 @@ bool th_nav_path_ready(th_world *w, th_error *err) {
 
 bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uint32_t max,
                         uint32_t *count, float *cost, th_error *err) {
+    if (!th_between_steps(w, err)) return false;
     th_world_nav *n = &w->nav;
     if (!need_map(w, err)) return false;
     if (off_world(w, from, err) || off_world(w, to, err)) return false;

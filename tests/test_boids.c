@@ -2,7 +2,6 @@
  * reference (the benchmark's baseline) does too; the kernel's instruction-set copies agree bit
  * for bit. */
 #include <check.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -453,17 +452,7 @@ END_TEST
 
 /* Hash of a library scene (at most 3,000 agents) after 60 steps on 3 threads. */
 static uint64_t scene_hash(const char *path) {
-    th_error err;
-    th_scene_info info;
-    th_scene_opts o = {.threads = 3};
-    th_world *w = th_scene_load(path, &o, &info, &err);
-    ck_assert_msg(w != NULL, "%s", err.message);
-    if (info.agents > 3000) {
-        th_world_destroy(w);
-        o.agents = 3000;
-        w = th_scene_load(path, &o, &info, &err);
-        ck_assert_msg(w != NULL, "%s", err.message);
-    }
+    th_world *w = th_test_load(path, (th_scene_opts){.threads = 3}, 3000, NULL);
     for (int s = 0; s < 60; s++) th_world_step(w);
     uint64_t h = th_world_hash(w);
     th_world_destroy(w);
@@ -481,30 +470,25 @@ START_TEST(kernel_copies_bit_identical) {
         if (th_boids_force_isa(isa)) others[n_others++] = isa;
     }
     ck_assert(th_boids_force_isa(TH_BOIDS_ISA_AUTO));
-    if (n_others == 0) fprintf(stderr, "test_boids: only the baseline copy runs here\n");
-    DIR *d = opendir(THRONG_SCENES_DIR);
-    ck_assert_ptr_nonnull(d);
-    struct dirent *e;
-    int scenes = 0;
-    while ((e = readdir(d)) != NULL && n_others > 0) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0) continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", THRONG_SCENES_DIR, e->d_name);
+    if (n_others == 0) {
+        fprintf(stderr, "test_boids: only the baseline copy runs here\n");
+        return;
+    }
+    static th_test_path scenes[TH_TEST_MAX_SCENES];
+    const uint32_t n = th_test_scenes(THRONG_SCENES_DIR, scenes);
+    for (uint32_t i = 0; i < n; i++) {
         th_boids_force_isa(TH_BOIDS_ISA_BASELINE);
-        uint64_t base = scene_hash(path);
+        uint64_t base = scene_hash(scenes[i]);
         for (int k = 0; k < n_others; k++) {
             th_boids_force_isa(others[k]);
-            uint64_t h = scene_hash(path);
-            ck_assert_msg(base == h, "%s: baseline 0x%016llx, %s 0x%016llx", e->d_name,
+            uint64_t h = scene_hash(scenes[i]);
+            ck_assert_msg(base == h, "%s: baseline 0x%016llx, %s 0x%016llx", scenes[i],
                           (unsigned long long)base, th_boids_isa_name(others[k]),
                           (unsigned long long)h);
         }
         th_boids_force_isa(TH_BOIDS_ISA_AUTO);
-        scenes++;
     }
-    closedir(d);
-    if (n_others > 0) ck_assert_int_ge(scenes, 5);
+    ck_assert_uint_ge(n, 5);
 }
 END_TEST
 

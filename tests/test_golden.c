@@ -10,7 +10,6 @@
  *
  * A scene without a line fails the test, so new scenes are pinned as they are added. */
 #include <check.h>
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,17 +33,7 @@ typedef struct pin {
 static uint64_t scene_hash(const char *rel) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", THRONG_SOURCE_DIR, rel);
-    th_error err;
-    th_scene_info info;
-    th_scene_opts o = {.threads = 2};
-    th_world *w = th_scene_load(path, &o, &info, &err);
-    ck_assert_msg(w != NULL, "%s: %s", rel, err.message);
-    if (info.agents > MAX_AGENTS) {
-        th_world_destroy(w);
-        o.agents = MAX_AGENTS;
-        w = th_scene_load(path, &o, NULL, &err);
-        ck_assert_msg(w != NULL, "%s: %s", rel, err.message);
-    }
+    th_world *w = th_test_load(path, (th_scene_opts){.threads = 2}, MAX_AGENTS, NULL);
     for (int s = 0; s < STEPS; s++) th_world_step(w);
     uint64_t h = th_world_hash(w);
     th_world_destroy(w);
@@ -54,22 +43,18 @@ static uint64_t scene_hash(const char *rel) {
 /* The library's scenes, sorted, as paths relative to the source tree. */
 static uint32_t list_scenes(char out[][128]) {
     static const char *const dirs[] = {"scenes", "scenes/validation"};
+    static th_test_path found[TH_TEST_MAX_SCENES];
+    const size_t root = strlen(THRONG_SOURCE_DIR) + 1;
     uint32_t n = 0;
     for (int d = 0; d < 2; d++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", THRONG_SOURCE_DIR, dirs[d]);
-        DIR *dir = opendir(path);
-        ck_assert_ptr_nonnull(dir);
-        struct dirent *e;
-        while ((e = readdir(dir)) != NULL) {
-            size_t len = strlen(e->d_name);
-            if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0) continue;
+        char dir[512];
+        snprintf(dir, sizeof dir, "%s/%s", THRONG_SOURCE_DIR, dirs[d]);
+        const uint32_t k = th_test_scenes(dir, found);
+        for (uint32_t i = 0; i < k; i++) {
             ck_assert_uint_lt(n, MAX_SCENES);
-            snprintf(out[n++], 128, "%s/%.100s", dirs[d], e->d_name);
+            snprintf(out[n++], 128, "%.127s", found[i] + root);
         }
-        closedir(dir);
     }
-    qsort(out, n, 128, (int (*)(const void *, const void *))strcmp);
     return n;
 }
 

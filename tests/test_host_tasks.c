@@ -5,7 +5,6 @@
  * contract they are given: ranges covering every item once, worker indices below `threads`
  * and never shared by two calls at once. */
 #include <check.h>
-#include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -147,17 +146,8 @@ static void threaded_finish(void *handle, void *user) {
 
 static uint64_t run_scene(const char *path, th_enqueue_task_fn *enq, th_finish_task_fn *fin,
                           host *h) {
-    th_error err;
     th_scene_opts o = {.threads = WORKERS, .enqueue_task = enq, .finish_task = fin, .task_user = h};
-    th_scene_info info;
-    th_world *w = th_scene_load(path, &o, &info, &err);
-    ck_assert_msg(w != NULL, "%s: %s", path, err.message);
-    if (info.agents > 1200) { /* big scenes scaled down, as test_scene_threads does */
-        th_world_destroy(w);
-        o.agents = 1200;
-        w = th_scene_load(path, &o, NULL, &err);
-        ck_assert_msg(w != NULL, "%s: %s", path, err.message);
-    }
+    th_world *w = th_test_load(path, o, 1200, NULL); /* big scenes scaled down */
     ck_assert_uint_eq(th_world_get_def(w).threads, WORKERS);
     th_world_set_validation(w, true);
     for (int s = 0; s < 30; s++) th_world_step(w);
@@ -168,15 +158,10 @@ static uint64_t run_scene(const char *path, th_enqueue_task_fn *enq, th_finish_t
 }
 
 START_TEST(every_scene_same_hash_on_a_host_scheduler) {
-    DIR *d = opendir(THRONG_SCENES_DIR);
-    ck_assert_ptr_nonnull(d);
-    struct dirent *e;
-    int scenes = 0;
-    while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (n < 6 || strcmp(e->d_name + n - 5, ".yaml") != 0) continue;
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", THRONG_SCENES_DIR, e->d_name);
+    static th_test_path scenes[TH_TEST_MAX_SCENES];
+    const uint32_t n = th_test_scenes(THRONG_SCENES_DIR, scenes);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *path = scenes[i];
         host *serial = calloc(1, sizeof *serial), *threaded = calloc(1, sizeof *threaded);
         ck_assert(serial && threaded);
         serial->rng = 0x9e3779b97f4a7c15ull;
@@ -192,10 +177,8 @@ START_TEST(every_scene_same_hash_on_a_host_scheduler) {
                       (unsigned long long)a, (unsigned long long)b);
         free(serial);
         free(threaded);
-        scenes++;
     }
-    closedir(d);
-    ck_assert_int_ge(scenes, 5);
+    ck_assert_uint_ge(n, 5);
 }
 END_TEST
 
@@ -212,12 +195,83 @@ START_TEST(host_callbacks_are_checked) {
 }
 END_TEST
 
+/* ---- calls from inside a step -------------------------------------------------------- */
+
+typedef struct meddler {
+    th_world *w;
+    int hooks;            /* times the assert hook was called */
+    int refused;          /* calls from inside the step that failed with an error */
+    char expected[128];   /* what the first hook call said was expected */
+} meddler;
+
+static meddler g_meddler;
+
+static void record_hook(const char *expected, const char *file, int line, void *user) {
+    (void)file;
+    (void)line;
+    meddler *m = user;
+    if (m->hooks++ == 0) snprintf(m->expected, sizeof m->expected, "%s", expected);
+}
+
+/* A host that, while running a task of the step, calls back into the world as a careless
+ * engine might: adds an agent, schedules an event, steps it again. */
+static void *meddling_enqueue(th_task_fn *task, uint32_t items, uint32_t min_range, void *ctx,
+                              void *user) {
+    (void)min_range;
+    meddler *m = user;
+    if (m->w) {
+        th_error err = {{0}};
+        if (th_world_add_agent(m->w, 0, th_v2(5, 5), th_v2(0, 0), &err) == TH_INVALID_AGENT &&
+            strstr(err.message, "during the world's own step"))
+            m->refused++;
+        if (!th_world_remove_agent(m->w, 0, &err)) m->refused++;
+        th_world_step(m->w); /* refused: nothing happens */
+    }
+    task(0, items, 0, ctx);
+    return NULL;
+}
+
+START_TEST(calls_from_inside_a_step_are_refused) {
+    memset(&g_meddler, 0, sizeof g_meddler);
+    th_set_assert_hook(record_hook, &g_meddler);
+    th_error err;
+    th_world_def wd = th_default_world_def();
+    wd.threads = 1;
+    wd.enqueue_task = meddling_enqueue;
+    wd.finish_task = serial_finish;
+    wd.task_user = &g_meddler;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_crowd_def cd = th_default_crowd_def();
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    for (int i = 0; i < 50; i++) {
+        ck_assert(th_world_add_agent(w, 0, th_v2(10.0f + (float)(i % 10), 10.0f + (float)(i / 10)),
+                                     th_v2(1, 0), &err) != TH_INVALID_AGENT);
+    }
+    /* Between steps every call works and no hook is heard. */
+    ck_assert_int_eq(g_meddler.hooks, 0);
+    g_meddler.w = w;
+    th_world_step(w);
+    g_meddler.w = NULL;
+    ck_assert_int_gt(g_meddler.hooks, 0);
+    ck_assert_int_gt(g_meddler.refused, 0);
+    ck_assert_msg(strstr(g_meddler.expected, "stepping") != NULL, "hook said: %s", g_meddler.expected);
+    /* The world is as if nobody had meddled: one step, the same agents. */
+    ck_assert_uint_eq(th_world_step_count(w), 1);
+    ck_assert_uint_eq(th_world_agent_count(w), 50);
+    ck_assert_uint_eq(th_world_get_stats(w).removed, 0);
+    th_world_destroy(w);
+    th_set_assert_hook(NULL, NULL);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("host_tasks");
     TCase *tc = tcase_create("host");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, every_scene_same_hash_on_a_host_scheduler);
     tcase_add_test(tc, host_callbacks_are_checked);
+    tcase_add_test(tc, calls_from_inside_a_step_are_refused);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -1,7 +1,6 @@
 /* Scene files: the library loads and runs, broken scenes are reported at the exact line,
  * column and key, YAML and API builds agree, image and generated maps match their sources. */
 #include <check.h>
-#include <dirent.h>
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
@@ -36,42 +35,27 @@ static th_world *load_text(const char *yaml, th_error *err) {
 /* ---- the library ----------------------------------------------------------------------- */
 
 START_TEST(every_library_scene_loads_and_runs) {
-    DIR *d = opendir(THRONG_SCENES_DIR);
-    ck_assert_ptr_nonnull(d);
-    int scenes = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (n < 6 || strcmp(e->d_name + n - 5, ".yaml") != 0) continue;
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", THRONG_SCENES_DIR, e->d_name);
-        th_error err;
+    static th_test_path scenes[TH_TEST_MAX_SCENES];
+    const uint32_t n = th_test_scenes(THRONG_SCENES_DIR, scenes);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *name = strrchr(scenes[i], '/') + 1;
         th_scene_info info;
         /* Large scenes are scaled down to 3,000 agents so the suite stays quick under the
          * sanitizers; spawning, map, bunkers and events are the file's own. */
-        th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 2}, &info, &err);
-        ck_assert_msg(w != NULL, "%s: %s", e->d_name, err.message);
+        th_world *w = th_test_load(scenes[i], (th_scene_opts){.threads = 2}, 3000, &info);
         ck_assert_uint_eq(th_world_agent_count(w), info.agents);
-        if (info.agents > 3000) {
-            th_world_destroy(w);
-            w = th_scene_load(path, &(th_scene_opts){.threads = 2, .agents = 3000}, &info, &err);
-            ck_assert_msg(w != NULL, "%s: %s", e->d_name, err.message);
-            ck_assert_uint_eq(th_world_agent_count(w), 3000);
-        }
         ck_assert_str_ne(info.name, "");
         uint64_t h0 = th_world_hash(w);
         th_world_set_validation(w, true); /* every invariant, inside every step */
         for (int s = 0; s < 100; s++) th_world_step(w);
-        ck_assert_msg(th_world_validation_error(w) == NULL, "%s: %s", e->d_name,
+        ck_assert_msg(th_world_validation_error(w) == NULL, "%s: %s", name,
                       th_world_validation_error(w));
         th_world_stats st = th_world_get_stats(w);
         ck_assert_uint_eq(st.agents + st.sheltered + st.removed + st.exited, st.spawned);
         ck_assert(th_world_hash(w) != h0);
         th_world_destroy(w);
-        scenes++;
     }
-    closedir(d);
-    ck_assert_int_ge(scenes, 4);
+    ck_assert_uint_ge(n, 4);
 }
 END_TEST
 

@@ -2,7 +2,6 @@
  * held (the suite also runs under ThreadSanitizer), and worlds created and destroyed in a loop
  * leave no thread or memory behind. */
 #include <check.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +14,7 @@
 #endif
 
 static uint64_t run_scene(const char *path, uint32_t threads) {
-    th_error err;
-    th_scene_info info;
-    th_world *w = th_scene_load(path, &(th_scene_opts){.threads = threads}, &info, &err);
-    ck_assert_msg(w != NULL, "%s", err.message);
-    if (info.agents > 1500) {
-        th_world_destroy(w);
-        w = th_scene_load(path, &(th_scene_opts){.threads = threads, .agents = 1500}, &info, &err);
-        ck_assert_msg(w != NULL, "%s", err.message);
-    }
+    th_world *w = th_test_load(path, (th_scene_opts){.threads = threads}, 1500, NULL);
     ck_assert_uint_eq(th_world_get_def(w).threads, threads);
     th_world_set_validation(w, true);
     for (int s = 0; s < 40; s++) th_world_step(w);
@@ -34,22 +25,14 @@ static uint64_t run_scene(const char *path, uint32_t threads) {
 }
 
 START_TEST(every_scene_same_hash_on_2_4_8_threads) {
-    DIR *d = opendir(THRONG_SCENES_DIR);
-    ck_assert_ptr_nonnull(d);
-    struct dirent *e;
-    int scenes = 0;
-    while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (n < 6 || strcmp(e->d_name + n - 5, ".yaml") != 0) continue;
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", THRONG_SCENES_DIR, e->d_name);
-        uint64_t h2 = run_scene(path, 2);
-        ck_assert_msg(run_scene(path, 4) == h2, "%s: 4 threads differ from 2", e->d_name);
-        ck_assert_msg(run_scene(path, 8) == h2, "%s: 8 threads differ from 2", e->d_name);
-        scenes++;
+    static th_test_path scenes[TH_TEST_MAX_SCENES];
+    const uint32_t n = th_test_scenes(THRONG_SCENES_DIR, scenes);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t h2 = run_scene(scenes[i], 2);
+        ck_assert_msg(run_scene(scenes[i], 4) == h2, "%s: 4 threads differ from 2", scenes[i]);
+        ck_assert_msg(run_scene(scenes[i], 8) == h2, "%s: 8 threads differ from 2", scenes[i]);
     }
-    closedir(d);
-    ck_assert_int_ge(scenes, 6);
+    ck_assert_uint_ge(n, 6);
 }
 END_TEST
 

@@ -3,10 +3,14 @@
 #define TH_TEST_UTIL_H
 
 #include <check.h>
+#include <dirent.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../engine/rng.h"
+#include "throng/throng.h"
 
 /* Check's assertions log their location on every call, which costs a system call; inside loops
  * of many thousands of iterations only a failing condition goes through Check. */
@@ -21,6 +25,47 @@
 
 /* SplitMix64: advance the state, mix it (th_mix64 is SplitMix64's finaliser). */
 static inline uint64_t splitmix64(uint64_t *s) { return th_mix64(*s += 0x9e3779b97f4a7c15ull); }
+
+/* The scene files (*.yaml) in `dir`, sorted by name, as paths: up to TH_TEST_MAX_SCENES of
+ * them into `out`; returns how many. */
+#define TH_TEST_MAX_SCENES 128
+typedef char th_test_path[512];
+
+static inline int th_test_path_cmp(const void *a, const void *b) { return strcmp(a, b); }
+
+static inline uint32_t th_test_scenes(const char *dir, th_test_path *out) {
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot list %s", dir);
+    uint32_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0) continue;
+        ck_assert_uint_lt(n, TH_TEST_MAX_SCENES);
+        snprintf(out[n++], sizeof out[0], "%.300s/%.200s", dir, e->d_name);
+    }
+    closedir(d);
+    qsort(out, n, sizeof out[0], th_test_path_cmp);
+    return n;
+}
+
+/* Load a scene with `o`, scaled down to `max_agents` agents when it has more (its random
+ * spawns scaled; map, bunkers and events are the file's own). `info` may be NULL. */
+static inline th_world *th_test_load(const char *path, th_scene_opts o, uint32_t max_agents,
+                                     th_scene_info *info) {
+    th_error err;
+    th_scene_info own;
+    th_world *w = th_scene_load(path, &o, &own, &err);
+    ck_assert_msg(w != NULL, "%s: %s", path, err.message);
+    if (own.agents > max_agents) {
+        th_world_destroy(w);
+        o.agents = max_agents;
+        w = th_scene_load(path, &o, &own, &err);
+        ck_assert_msg(w != NULL, "%s: %s", path, err.message);
+    }
+    if (info) *info = own;
+    return w;
+}
 
 /* Run a suite with Check's defaults; the exit status says whether every test passed. */
 static inline int th_test_run(Suite *s) {

@@ -2,6 +2,7 @@
  * the combined nearest field, and the per-agent queries (flow, cost, path). */
 #include "nav.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,6 +493,7 @@ static bool matches(const th_nav_field *f, const th_navmap *m, const th_nav_scra
 }
 
 static void compute(th_nav_field *f, const th_navmap *m, th_nav_scratch *s) {
+    assert(!m->moves_stale); /* a deferred map must be brought up to date first */
     nav_run r = run_make(f, m);
     pnode *nd = s->node;
     for (uint32_t i = 0; i < f->ncells; i++)
@@ -565,6 +567,7 @@ static uint32_t tentative(const nav_run *r, uint32_t c) {
  * decrease-only Dijkstra yields exactly the fixed point a full compute reaches. */
 static void repair(th_nav_field *f, const th_navmap *m, const uint32_t *cells, uint32_t n,
                    th_nav_scratch *s) {
+    assert(!m->moves_stale);
     nav_run r = run_make(f, m);
     uint32_t ns = 0;
     for (uint32_t i = 0; i < n; i++)

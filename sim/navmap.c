@@ -42,13 +42,40 @@ static void refresh_moves_around(th_navmap *m, int32_t x, int32_t y) {
 }
 
 /* Move masks of whole rows at once, equal to moves_of cell by cell. The open flags of the rows
- * below, at and above the one being built sit in zero-padded byte rows (the map's outside
- * counts blocked), so each mask is a few loads and ands with no bounds test and no branch, and
- * the compiler vectorises the loop: about 1 ns per cell instead of 17 bounds-checked probes.
- * The three padded rows are rolled upwards, one new row per output row. */
+ * below, at and above the one being built sit in zero-padded byte rows (0xff = open; the map's
+ * outside counts blocked), so a mask is nine loads and a few ands with constants, with no
+ * bounds test and no branch, and 16 cells go at once in GNU C vector types (plain SSE2; -O2
+ * does not vectorise loops of unknown length by itself). The three padded rows are rolled
+ * upwards, one new row per output row. */
+typedef uint8_t u8x16 __attribute__((vector_size(16)));
+typedef uint16_t u16x16 __attribute__((vector_size(32)));
+typedef int8_t i8x16 __attribute__((vector_size(16)));
+typedef int16_t i16x16 __attribute__((vector_size(32)));
+
+/* The mask from the open flags of the 3x3 block: b*, o*, a* are the rows below, at and above,
+ * m / z / p the columns left, at and right. For one byte or for 16 at once. */
+#define MOVE_MASK(bm, bz, bp, om, op, am, az, ap)                                                  \
+    (((op) & 0x01) | ((az) & 0x02) | ((om) & 0x04) | ((bz) & 0x08) | ((ap) & (op) & (az) & 0x10) | \
+     ((am) & (om) & (az) & 0x20) | ((bm) & (om) & (bz) & 0x40) | ((bp) & (op) & (bz) & 0x80))
+
 typedef struct moves_job {
     th_navmap *m;
 } moves_job;
+
+static inline u8x16 load16(const uint8_t *p) {
+    u8x16 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* The 16 bytes at p - 1, p and p + 1: the left, own and right flags of 16 cells. */
+typedef struct row3 {
+    u8x16 m1, z, p1;
+} row3;
+
+static inline row3 load3(const uint8_t *p) {
+    return (row3){load16(p - 1), load16(p), load16(p + 1)};
+}
 
 static void open_row(const th_navmap *m, int32_t y, uint8_t *pad) {
     uint32_t w = (uint32_t)m->w;
@@ -58,8 +85,15 @@ static void open_row(const th_navmap *m, int32_t y, uint8_t *pad) {
         return;
     }
     const uint16_t *c = m->cost + (uint32_t)y * w;
-    for (uint32_t x = 0; x < w; x++)
-        pad[x + 1] = c[x] != 0;
+    uint32_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        u16x16 v;
+        memcpy(&v, c + x, sizeof v);
+        u8x16 open = (u8x16)__builtin_convertvector((i16x16)(v != 0), i8x16);
+        memcpy(pad + 1 + x, &open, sizeof open);
+    }
+    for (; x < w; x++)
+        pad[x + 1] = c[x] != 0 ? 0xff : 0;
 }
 
 static void moves_rows(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
@@ -73,12 +107,15 @@ static void moves_rows(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
     for (uint32_t y = begin; y < end; y++) {
         open_row(m, (int32_t)y + 1, above);
         uint8_t *out = m->moves + y * w;
-        for (uint32_t x = 0; x < w; x++) {
+        uint32_t x = 0;
+        for (; x + 16 <= w; x += 16) {
+            row3 B = load3(below + x + 1), O = load3(here + x + 1), A = load3(above + x + 1);
+            u8x16 mask = MOVE_MASK(B.m1, B.z, B.p1, O.m1, O.p1, A.m1, A.z, A.p1) & O.z;
+            memcpy(out + x, &mask, sizeof mask);
+        }
+        for (; x < w; x++) {
             const uint8_t *b = below + x + 1, *o = here + x + 1, *a = above + x + 1;
-            unsigned e = o[1], n = a[0], wst = o[-1], s = b[0];
-            unsigned mask = e | n << 1 | wst << 2 | s << 3 | (a[1] & e & n) << 4 |
-                            (a[-1] & wst & n) << 5 | (b[-1] & wst & s) << 6 | (b[1] & e & s) << 7;
-            out[x] = (uint8_t)(mask & (0u - (unsigned)o[0]));
+            out[x] = (uint8_t)(MOVE_MASK(b[-1], b[0], b[1], o[-1], o[1], a[-1], a[0], a[1]) & o[0]);
         }
         uint8_t *t = below;
         below = here;

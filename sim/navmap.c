@@ -167,15 +167,18 @@ int th_navmap_init(th_navmap *m, int32_t w, int32_t h, float cell_size) {
     th_navmap_update_moves(m, NULL);
     /* The transform of a map with no wall inside: the nearest blocked cell centre is the
      * border's, straight across, at min(x + 1, w - x, y + 1, h - y) cells. The transform
-     * itself finds that same integer m as sqrt(m^2), exactly, so the floats are identical. */
+     * itself finds that same integer m as sqrt(m^2), exactly, so the floats are identical.
+     * Rounding is monotonic, so the float of the smaller of two distances is the smaller of
+     * their floats: each row is a minimum of the column term and the row's. */
     double cs = (double)cell_size;
+    float across[TH_NAV_MAX_DIM];
+    for (int32_t x = 0; x < w; x++)
+        across[x] = (float)((double)(x + 1 < w - x ? x + 1 : w - x) * cs);
     for (int32_t y = 0; y < h; y++) {
-        int32_t dy = y + 1 < h - y ? y + 1 : h - y;
+        float dy = (float)((double)(y + 1 < h - y ? y + 1 : h - y) * cs);
         float *row = m->wall_dist + (uint32_t)y * (uint32_t)w;
-        for (int32_t x = 0; x < w; x++) {
-            int32_t d = x + 1 < w - x ? x + 1 : w - x;
-            row[x] = (float)((double)(d < dy ? d : dy) * cs);
-        }
+        for (int32_t x = 0; x < w; x++)
+            row[x] = across[x] < dy ? across[x] : dy;
     }
     m->walls_dirty = false;
     return TH_NAV_OK;

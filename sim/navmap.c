@@ -3,6 +3,9 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "../engine/alloc.h"
 
@@ -48,9 +51,6 @@ static void refresh_moves_around(th_navmap *m, int32_t x, int32_t y) {
  * does not vectorise loops of unknown length by itself). The three padded rows are rolled
  * upwards, one new row per output row. */
 typedef uint8_t u8x16 __attribute__((vector_size(16)));
-typedef uint16_t u16x16 __attribute__((vector_size(32)));
-typedef int8_t i8x16 __attribute__((vector_size(16)));
-typedef int16_t i16x16 __attribute__((vector_size(32)));
 
 /* The mask from the open flags of the 3x3 block: b*, o*, a* are the rows below, at and above,
  * m / z / p the columns left, at and right. For one byte or for 16 at once. */
@@ -86,12 +86,18 @@ static void open_row(const th_navmap *m, int32_t y, uint8_t *pad) {
     }
     const uint16_t *c = m->cost + (uint32_t)y * w;
     uint32_t x = 0;
+#ifdef __SSE2__
+    /* Generic vectors narrow 16-bit lanes one at a time on SSE2; a signed saturating pack
+     * turns the compare's 0 / -1 words into 0 / 0xff bytes in one instruction. */
+    const __m128i zero = _mm_setzero_si128(), ones = _mm_set1_epi16(-1);
     for (; x + 16 <= w; x += 16) {
-        u16x16 v;
-        memcpy(&v, c + x, sizeof v);
-        u8x16 open = (u8x16)__builtin_convertvector((i16x16)(v != 0), i8x16);
-        memcpy(pad + 1 + x, &open, sizeof open);
+        __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)(c + x));
+        __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(c + x + 8));
+        lo = _mm_xor_si128(_mm_cmpeq_epi16(lo, zero), ones);
+        hi = _mm_xor_si128(_mm_cmpeq_epi16(hi, zero), ones);
+        _mm_storeu_si128((__m128i *)(void *)(pad + 1 + x), _mm_packs_epi16(lo, hi));
     }
+#endif
     for (; x < w; x++)
         pad[x + 1] = c[x] != 0 ? 0xff : 0;
 }

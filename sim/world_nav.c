@@ -29,7 +29,8 @@ bool th_nav_world_init(th_world *w) {
     int32_t rows = (int32_t)ceil((double)w->def.height / cs);
     if (th_navmap_init(&n->map, cols, rows, cs) != TH_NAV_OK) return false;
     /* Cells are set one by one while the world is built: the move masks are redone in one
-     * pass when first needed (th_nav_update, path finding, destination fields) rather than nine per cell set. */
+     * pass when first needed (th_nav_update, path finding, destination fields) rather than
+     * nine at every cell set. */
     th_navmap_defer_moves(&n->map);
     n->present = true;
     n->scratch = th_calloc(w->workers, sizeof *n->scratch);

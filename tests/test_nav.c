@@ -252,7 +252,8 @@ END_TEST
 /* Move masks by their definition, cell by cell: a move is allowed when the target is an open
  * cell of the map, and a diagonal one also needs both orthogonal cells it passes between. */
 static bool ref_open(const th_navmap *m, int32_t x, int32_t y) {
-    return x >= 0 && y >= 0 && x < m->w && y < m->h && m->cost[(uint32_t)y * (uint32_t)m->w + (uint32_t)x];
+    return x >= 0 && y >= 0 && x < m->w && y < m->h &&
+           m->cost[(uint32_t)y * (uint32_t)m->w + (uint32_t)x] != 0;
 }
 
 static void check_moves(const th_navmap *m) {
@@ -292,12 +293,13 @@ static void check_walls(const th_navmap *m) {
             uint32_t c = (uint32_t)y * (uint32_t)m->w + (uint32_t)x;
             int64_t best = m->cost[c] == 0 ? 0 : INT64_MAX;
             for (uint32_t i = 0; i < nw && best; i++) {
-                int64_t d2 = (int64_t)(wx[i] - x) * (wx[i] - x) + (int64_t)(wy[i] - y) * (wy[i] - y);
+                int64_t dx = wx[i] - x, dy = wy[i] - y, d2 = dx * dx + dy * dy;
                 if (d2 < best) best = d2;
             }
             float want = (float)(sqrt((double)best) * (double)m->cell_size);
-            ck_assert_msg(m->wall_dist[c] == want, "wall distance of (%d, %d) on %d x %d: %g, want %g",
-                          x, y, m->w, m->h, (double)m->wall_dist[c], (double)want);
+            ck_assert_msg(m->wall_dist[c] == want,
+                          "wall distance of (%d, %d) on %d x %d: %g, want %g", x, y, m->w, m->h,
+                          (double)m->wall_dist[c], (double)want);
         }
     }
     free(wx);
@@ -329,7 +331,8 @@ START_TEST(test_bulk_map_build) {
         uint32_t block_pct = (uint32_t)(seed % 5) * 15;
         for (uint32_t i = 0; i < a.ncells + a.ncells / 4; i++) {
             /* Some cells are set more than once: blocked, then opened again, and so on. */
-            int32_t x = (int32_t)rnd(seed, 43, &ctr, (uint32_t)w), y = (int32_t)rnd(seed, 43, &ctr, (uint32_t)h);
+            int32_t x = (int32_t)rnd(seed, 43, &ctr, (uint32_t)w);
+            int32_t y = (int32_t)rnd(seed, 43, &ctr, (uint32_t)h);
             if (rnd(seed, 44, &ctr, 100) < block_pct) {
                 bool destructible = rnd(seed, 45, &ctr, 2) == 0;
                 th_navmap_set_blocked(&a, x, y, destructible);
@@ -383,7 +386,9 @@ START_TEST(test_world_map_deferred) {
             for (int i = 0; i < 400; i++) {
                 int32_t x = (int32_t)rnd(7, 50, &ctr, 37), y = (int32_t)rnd(7, 50, &ctr, 23);
                 uint32_t r = rnd(7, 51, &ctr, 3);
-                th_cell_kind kind = r == 0 ? TH_CELL_OPEN : r == 1 ? TH_CELL_WALL : TH_CELL_DESTRUCTIBLE;
+                th_cell_kind kind = r == 0   ? TH_CELL_OPEN
+                                    : r == 1 ? TH_CELL_WALL
+                                             : TH_CELL_DESTRUCTIBLE;
                 ck_assert(th_world_set_cell(w, x, y, kind, 1 + rnd(7, 52, &ctr, 3), &err));
             }
             th_world_step(w);

@@ -4,17 +4,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The default hooks take one line more than asked from malloc and keep the block malloc
+ * returned just below the aligned pointer, so that zeroed memory can come from calloc: for a
+ * large request glibc maps fresh pages, which the kernel hands out zeroed, and skips the
+ * memset. A big zeroed array (a map's worth of search state) then costs page faults only where
+ * it is used; aligned_alloc followed by memset faulted in and wrote every page up front. */
+#define SLACK (64u + sizeof(void *))
+
+static void *aligned_in(void *raw) {
+    if (!raw) return NULL;
+    uintptr_t at = ((uintptr_t)raw + sizeof(void *) + 63u) & ~(uintptr_t)63u;
+    ((void **)at)[-1] = raw;
+    return (void *)at;
+}
+
 static void *default_alloc(size_t size, void *user) {
     (void)user;
-    /* aligned_alloc wants a size that is a multiple of the alignment. */
-    size_t rounded = (size + 63u) & ~(size_t)63u;
-    if (rounded < size) return NULL;
-    return aligned_alloc(64, rounded);
+    if (size > SIZE_MAX - SLACK) return NULL;
+    return aligned_in(malloc(size + SLACK));
+}
+
+static void *default_zeroed(size_t size) {
+    if (size > SIZE_MAX - SLACK) return NULL;
+    return aligned_in(calloc(1, size + SLACK));
 }
 
 static void default_free(void *ptr, void *user) {
     (void)user;
-    free(ptr);
+    free(((void **)ptr)[-1]);
 }
 
 static th_allocator g_alloc = {default_alloc, default_free, NULL};
@@ -37,6 +54,12 @@ void *th_alloc(size_t size) {
 
 void *th_calloc(size_t count, size_t size) {
     if (size != 0 && count > SIZE_MAX / size) return NULL;
+    if (count * size == 0) return NULL;
+    if (g_alloc.alloc == default_alloc) {
+        void *p = default_zeroed(count * size);
+        if (p) atomic_fetch_add_explicit(&g_count, 1, memory_order_relaxed);
+        return p;
+    }
     void *p = th_alloc(count * size);
     if (p) memset(p, 0, count * size);
     return p;

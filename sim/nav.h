@@ -109,6 +109,8 @@ typedef struct th_navmap {
                             centre (border cells outside the map count); 0 on blocked cells.
                             Valid after th_navmap_update_walls. */
     bool walls_dirty;    /* a cell changed since the last th_navmap_update_walls */
+    bool moves_stale;    /* deferred (th_navmap_defer_moves): `moves` is out of date until
+                            th_navmap_update_moves; no search may run meanwhile */
     uint32_t cost_count[TH_NAV_COST_MAX + 1]; /* open cells per cost (index 0 = blocked) */
 } th_navmap;
 
@@ -153,8 +155,17 @@ uint32_t th_navmap_min_cost(const th_navmap *m);
  *  TH_NAV_UNREACHABLE. */
 float th_nav_units_to_metres(const th_navmap *m, uint32_t units);
 
+/** Defer move masks while loading a map: until th_navmap_update_moves, cell changes leave
+ *  `moves` alone (no 3x3 refresh around each changed cell) and the map must not be searched
+ *  (fields, A*, repairs). For building a map cell by cell. */
+void th_navmap_defer_moves(th_navmap *m);
+
+/** End a deferral: recompute every move mask in one pass over the rows, parallel over row
+ *  ranges when `pool` is given (NULL = serial). Nothing to do when not deferred. No allocation. */
+void th_navmap_update_moves(th_navmap *m, th_pool *pool);
+
 /** Recompute the wall-distance field (exact Euclidean distance transform, linear time),
- *  parallel over columns then rows when `pool` is given (NULL = serial). No allocation. */
+ *  parallel over column strips then rows when `pool` is given (NULL = serial). No allocation. */
 void th_navmap_update_walls(th_navmap *m, th_pool *pool);
 
 /** Wall distance at world position `p`, metres, bilinear over cell centres (cells outside the

@@ -33,9 +33,11 @@ enum {
  * another name. */
 #define TH_SCENE_MAX_WORLD_BYTES (4ull << 30)
 
-/* Cells of every legend entry, gathered in one pass over the map: entry e's cells, in index
- * order, are cells[first[e] .. first[e + 1]). One pass, however many crowds and regions ask
- * (256 crowds x 16 regions each scanning a 4096 x 4096 map would take minutes). */
+/* Cells of every legend entry a spawn region names, gathered in one pass over the map: entry
+ * e's cells, in index order, are cells[first[e] .. first[e + 1]) (empty for entries no region
+ * names). One pass, however many crowds and regions ask (256 crowds x 16 regions each scanning
+ * a 4096 x 4096 map would take minutes), and none when no region names an entry: a list of
+ * every cell of a 4096 x 4096 map would be 64 MiB written for nothing. */
 typedef struct legend_cells {
     uint32_t first[TH_SCENE_MAX_LEGEND + 1];
     uint32_t *cells;
@@ -44,10 +46,17 @@ typedef struct legend_cells {
 static bool gather_legend_cells(const th_scene *s, legend_cells *lc) {
     memset(lc, 0, sizeof *lc);
     if (!s->has_map) return true;
-    size_t n = (size_t)s->cols * (size_t)s->rows;
+    bool wanted[256] = {false}, any = false; /* by legend byte: TH_SCENE_NO_LEGEND stays false */
+    for (uint32_t c = 0; c < s->crowd_count; c++) {
+        for (uint32_t r = 0; r < s->crowd[c].region_count; r++) {
+            if (s->crowd[c].region[r].kind != TH_REGION_LEGEND) continue;
+            wanted[s->crowd[c].region[r].legend] = any = true;
+        }
+    }
+    size_t n = any ? (size_t)s->cols * (size_t)s->rows : 0;
     uint32_t count[TH_SCENE_MAX_LEGEND] = {0};
     for (size_t i = 0; i < n; i++) {
-        if (s->legend[i] != TH_SCENE_NO_LEGEND) count[s->legend[i]]++;
+        if (wanted[s->legend[i]]) count[s->legend[i]]++;
     }
     uint32_t total = 0;
     for (uint32_t e = 0; e < TH_SCENE_MAX_LEGEND; e++) {
@@ -60,7 +69,7 @@ static bool gather_legend_cells(const th_scene *s, legend_cells *lc) {
     uint32_t at[TH_SCENE_MAX_LEGEND];
     memcpy(at, lc->first, sizeof at);
     for (size_t i = 0; i < n; i++) {
-        if (s->legend[i] != TH_SCENE_NO_LEGEND) lc->cells[at[s->legend[i]]++] = (uint32_t)i;
+        if (wanted[s->legend[i]]) lc->cells[at[s->legend[i]]++] = (uint32_t)i;
     }
     return true;
 }

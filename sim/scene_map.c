@@ -491,12 +491,14 @@ static bool read_image(th_scene *s, const th_ynode *file, th_error *err) {
     qsort(colours, s->legend_count, sizeof colours[0], colour_cmp);
     int32_t cols = (int32_t)img.width, rows = (int32_t)img.height;
     ok = alloc_cells(s, file, "map.image", cols, rows, err);
+    /* Maps come in runs of one colour: the previous pixel's entry answers most lookups. */
+    const colour_entry *hit = NULL;
     for (int32_t y = 0; ok && y < rows; y++) {
         for (int32_t x = 0; ok && x < cols; x++) {
             const unsigned char *p = px + 3 * ((size_t)y * (size_t)cols + (size_t)x);
             colour_entry want = {(uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2], 0};
-            const colour_entry *hit =
-                bsearch(&want, colours, s->legend_count, sizeof colours[0], colour_cmp);
+            if (!hit || hit->rgb != want.rgb)
+                hit = bsearch(&want, colours, s->legend_count, sizeof colours[0], colour_cmp);
             if (!hit) {
                 /* The colour itself is not shown: with --allow-outside-paths a message
                  * would otherwise leak bytes of whatever file was named. */

@@ -28,6 +28,10 @@ bool th_nav_world_init(th_world *w) {
     int32_t cols = (int32_t)ceil((double)w->def.width / cs);
     int32_t rows = (int32_t)ceil((double)w->def.height / cs);
     if (th_navmap_init(&n->map, cols, rows, cs) != TH_NAV_OK) return false;
+    /* Cells are set one by one while the world is built: the move masks are redone in one
+     * pass when first needed (th_nav_update, path finding, destination fields) rather than
+     * nine at every cell set. */
+    th_navmap_defer_moves(&n->map);
     n->present = true;
     n->scratch = th_calloc(w->workers, sizeof *n->scratch);
     n->bunker_at = th_alloc(n->map.ncells);
@@ -603,6 +607,7 @@ static void refresh_fields(th_world *w, th_nav_field *fields, uint32_t count) {
 void th_nav_update(th_world *w) {
     th_world_nav *n = &w->nav;
     int rc = TH_NAV_OK;
+    th_navmap_update_moves(&n->map, w->pool);
     const bool map_changed = n->fields_stale || n->opened_count > 0;
     if (map_changed) {
         refresh_fields(w, n->field, n->bunker_count);
@@ -951,6 +956,7 @@ int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t
     th_nav_field *f = &n->dest[n->dest_count];
     int rc = th_nav_field_init(f, &n->map, count);
     if (rc == TH_NAV_OK) rc = th_nav_field_set_goals(f, g, count);
+    th_navmap_update_moves(&n->map, w->pool);
     if (rc == TH_NAV_OK) rc = th_nav_field_compute(f, &n->map, n->scratch[0]);
     th_free(g);
     if (rc != TH_NAV_OK) {
@@ -987,10 +993,13 @@ bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_
 
 bool th_nav_path_ready(th_world *w, th_error *err) {
     th_world_nav *n = &w->nav;
+    th_navmap_update_moves(&n->map, w->pool);
     if (!n->waypoints) { /* first use: A* working memory */
         n->astar = th_astar_create(&n->map);
-        n->path = th_calloc(n->map.ncells, sizeof *n->path);
-        n->waypoints = th_calloc(n->map.ncells, sizeof *n->waypoints);
+        /* Written before read, and only as far as a path reaches: left unzeroed, their pages
+         * are never touched beyond that (192 MiB on a 4096 x 4096 map). */
+        n->path = th_alloc(n->map.ncells * sizeof *n->path);
+        n->waypoints = th_alloc(n->map.ncells * sizeof *n->waypoints);
         if (!n->astar || !n->path || !n->waypoints) {
             th_astar_destroy(n->astar);
             th_free(n->path);

@@ -9,6 +9,7 @@
 #include "../engine/jobs.h"
 #include "../engine/rng.h"
 #include "../sim/nav.h"
+#include "../sim/world_internal.h"
 #include "../tests/ref_dijkstra.h"
 #include "test_util.h"
 
@@ -243,6 +244,171 @@ START_TEST(test_wall_distance) {
         th_navmap_free(&m);
     }
     th_pool_destroy(pool);
+}
+END_TEST
+
+/* ---- bulk map building --------------------------------------------------------------- */
+
+/* Move masks by their definition, cell by cell: a move is allowed when the target is an open
+ * cell of the map, and a diagonal one also needs both orthogonal cells it passes between. */
+static bool ref_open(const th_navmap *m, int32_t x, int32_t y) {
+    return x >= 0 && y >= 0 && x < m->w && y < m->h &&
+           m->cost[(uint32_t)y * (uint32_t)m->w + (uint32_t)x] != 0;
+}
+
+static void check_moves(const th_navmap *m) {
+    ck_assert(!m->moves_stale);
+    for (int32_t y = 0; y < m->h; y++) {
+        for (int32_t x = 0; x < m->w; x++) {
+            unsigned want = 0;
+            for (int k = 0; ref_open(m, x, y) && k < 8; k++) {
+                int32_t dx = th_nav_move_dx[k], dy = th_nav_move_dy[k];
+                bool ok = ref_open(m, x + dx, y + dy);
+                if (k >= 4) ok = ok && ref_open(m, x + dx, y) && ref_open(m, x, y + dy);
+                if (ok) want |= 1u << k;
+            }
+            ck_assert_msg(m->moves[(uint32_t)y * (uint32_t)m->w + (uint32_t)x] == want,
+                          "moves of (%d, %d) on %d x %d", x, y, m->w, m->h);
+        }
+    }
+}
+
+/* Wall distances by brute force, in the same arithmetic as the map's (float of the square root
+ * of the exact squared integer distance, times the cell size): equal bit for bit. */
+static void check_walls(const th_navmap *m) {
+    /* Every blocked cell, the ring around the map included, listed once. */
+    int32_t *wx = malloc(sizeof *wx * (size_t)(m->w + 2) * (size_t)(m->h + 2));
+    int32_t *wy = malloc(sizeof *wy * (size_t)(m->w + 2) * (size_t)(m->h + 2));
+    ck_assert(wx && wy);
+    uint32_t nw = 0;
+    for (int32_t by = -1; by <= m->h; by++) {
+        for (int32_t bx = -1; bx <= m->w; bx++) {
+            if (ref_open(m, bx, by)) continue;
+            wx[nw] = bx;
+            wy[nw++] = by;
+        }
+    }
+    for (int32_t y = 0; y < m->h; y++) {
+        for (int32_t x = 0; x < m->w; x++) {
+            uint32_t c = (uint32_t)y * (uint32_t)m->w + (uint32_t)x;
+            int64_t best = m->cost[c] == 0 ? 0 : INT64_MAX;
+            for (uint32_t i = 0; i < nw && best; i++) {
+                int64_t dx = wx[i] - x, dy = wy[i] - y, d2 = dx * dx + dy * dy;
+                if (d2 < best) best = d2;
+            }
+            float want = (float)(sqrt((double)best) * (double)m->cell_size);
+            ck_assert_msg(m->wall_dist[c] == want,
+                          "wall distance of (%d, %d) on %d x %d: %g, want %g", x, y, m->w, m->h,
+                          (double)m->wall_dist[c], (double)want);
+        }
+    }
+    free(wx);
+    free(wy);
+}
+
+/* A map loaded with its moves deferred and built in one pass (serial and on a pool) has the
+ * masks of the per-cell definition, as one whose masks were refreshed cell by cell; a new map
+ * (wall distances in closed form) and the transform after walls, serial and parallel, match
+ * brute force exactly. Shapes include single rows and columns and maps wider than one strip of
+ * the parallel column pass (256 columns). */
+START_TEST(test_bulk_map_build) {
+    th_pool *pool = th_pool_create(3);
+    ck_assert_ptr_nonnull(pool);
+    for (uint64_t seed = 0; seed < 40; seed++) {
+        uint64_t ctr = 0;
+        int32_t w = 1 + (int32_t)rnd(seed, 40, &ctr, 30), h = 1 + (int32_t)rnd(seed, 40, &ctr, 30);
+        if (seed % 8 == 7) { /* wide and flat: several column strips */
+            w = 257 + (int32_t)rnd(seed, 41, &ctr, 200);
+            h = 1 + (int32_t)rnd(seed, 41, &ctr, 4);
+        }
+        float cs = 0.25f + 0.5f * (float)rnd(seed, 42, &ctr, 5);
+        th_navmap a, b;
+        ck_assert_int_eq(th_navmap_init(&a, w, h, cs), TH_NAV_OK);
+        ck_assert_int_eq(th_navmap_init(&b, w, h, cs), TH_NAV_OK);
+        check_moves(&a);
+        check_walls(&a);
+        th_navmap_defer_moves(&b);
+        uint32_t block_pct = (uint32_t)(seed % 5) * 15;
+        for (uint32_t i = 0; i < a.ncells + a.ncells / 4; i++) {
+            /* Some cells are set more than once: blocked, then opened again, and so on. */
+            int32_t x = (int32_t)rnd(seed, 43, &ctr, (uint32_t)w);
+            int32_t y = (int32_t)rnd(seed, 43, &ctr, (uint32_t)h);
+            if (rnd(seed, 44, &ctr, 100) < block_pct) {
+                bool destructible = rnd(seed, 45, &ctr, 2) == 0;
+                th_navmap_set_blocked(&a, x, y, destructible);
+                th_navmap_set_blocked(&b, x, y, destructible);
+            } else {
+                uint32_t cost = 1 + rnd(seed, 46, &ctr, 4);
+                th_navmap_set_cost(&a, x, y, cost);
+                th_navmap_set_cost(&b, x, y, cost);
+            }
+        }
+        ck_assert(b.moves_stale);
+        th_navmap_update_moves(&b, seed % 2 ? pool : NULL);
+        check_moves(&a);
+        check_moves(&b);
+        ck_assert_mem_eq(a.cost, b.cost, sizeof *a.cost * a.ncells);
+        ck_assert_mem_eq(a.cost_count, b.cost_count, sizeof a.cost_count);
+        /* Ended: later edits refresh their 3x3 at once again. */
+        th_navmap_set_blocked(&b, w / 2, h / 2, false);
+        th_navmap_set_blocked(&a, w / 2, h / 2, false);
+        check_moves(&b);
+        th_navmap_update_walls(&a, NULL);
+        th_navmap_update_walls(&b, pool);
+        check_walls(&a);
+        ck_assert_mem_eq(a.wall_dist, b.wall_dist, sizeof *a.wall_dist * a.ncells);
+        th_navmap_free(&a);
+        th_navmap_free(&b);
+    }
+    th_pool_destroy(pool);
+}
+END_TEST
+
+/* A world's map, set cell by cell with its moves deferred, for walled and wrap-around worlds
+ * on 1, 2 and 3 threads: after the first step the masks and wall distances are the ones the
+ * definitions give, and the same for every thread count. */
+START_TEST(test_world_map_deferred) {
+    for (int wrap = 0; wrap < 2; wrap++) {
+        uint8_t *moves1 = NULL;
+        float *walls1 = NULL;
+        for (uint32_t threads = 1; threads <= 3; threads++) {
+            th_world_def d = th_default_world_def();
+            d.width = 37.0f;
+            d.height = 23.0f;
+            d.cell_size = 1.0f;
+            d.threads = threads;
+            d.bounds = wrap ? TH_BOUNDS_WRAP : TH_BOUNDS_WALLS;
+            th_error err;
+            th_world *w = th_world_create(&d, &err);
+            ck_assert_msg(w != NULL, "%s", err.message);
+            ck_assert(w->nav.map.moves_stale);
+            uint64_t ctr = 0;
+            for (int i = 0; i < 400; i++) {
+                int32_t x = (int32_t)rnd(7, 50, &ctr, 37), y = (int32_t)rnd(7, 50, &ctr, 23);
+                uint32_t r = rnd(7, 51, &ctr, 3);
+                th_cell_kind kind = r == 0   ? TH_CELL_OPEN
+                                    : r == 1 ? TH_CELL_WALL
+                                             : TH_CELL_DESTRUCTIBLE;
+                ck_assert(th_world_set_cell(w, x, y, kind, 1 + rnd(7, 52, &ctr, 3), &err));
+            }
+            th_world_step(w);
+            const th_navmap *m = &w->nav.map;
+            check_moves(m);
+            check_walls(m);
+            if (threads == 1) {
+                moves1 = malloc(m->ncells);
+                walls1 = malloc(sizeof *walls1 * m->ncells);
+                memcpy(moves1, m->moves, m->ncells);
+                memcpy(walls1, m->wall_dist, sizeof *walls1 * m->ncells);
+            } else {
+                ck_assert_mem_eq(moves1, m->moves, m->ncells);
+                ck_assert_mem_eq(walls1, m->wall_dist, sizeof *walls1 * m->ncells);
+            }
+            th_world_destroy(w);
+        }
+        free(moves1);
+        free(walls1);
+    }
 }
 END_TEST
 
@@ -1159,6 +1325,8 @@ static Suite *nav_suite(void) {
     tcase_add_test(tc, test_map_bounds);
     tcase_add_test(tc, test_moves_no_squeeze);
     tcase_add_test(tc, test_wall_distance);
+    tcase_add_test(tc, test_bulk_map_build);
+    tcase_add_test(tc, test_world_map_deferred);
     tcase_add_test(tc, test_wall_repulsion_direction);
     tcase_add_test(tc, test_field_vs_reference);
     tcase_add_test(tc, test_field_goal_rect_and_cap);

@@ -117,6 +117,7 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
     const bool terrain = w->nav.present;
     const bool slow = terrain && w->nav.speed; /* terrain that slows walking */
     const bool goal_state = w->goal_state != NULL; /* some crowd's goal keeps state */
+    const bool exits = w->flow != NULL;            /* spawners or exits exist */
     uint32_t sheltering = 0;
     for (uint32_t k = begin; k < end; k++) {
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
@@ -134,7 +135,7 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
             w->shelter[k] = th_nav_shelter_at(w, p);
             sheltering += w->shelter[k] != 0;
         }
-        if (w->flow && !w->shelter[k]) {
+        if (exits && !w->shelter[k]) {
             w->shelter[k] = th_flow_exit_mark(w, a->crowd[k], p);
             sheltering += w->shelter[k] != 0;
         }

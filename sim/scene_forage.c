@@ -26,23 +26,6 @@
 
 #define FAIL(s, n, path, err, ...) th_scene_fail((s), (n), (path), (err), __VA_ARGS__)
 
-/* A point inside the world and on open ground. */
-static bool parse_point(th_scene *s, const th_ynode *v, const char *path, th_vec2 *out,
-                        th_error *err) {
-    double xy[2];
-    if (th_scene_numbers(s, v, path, 2, 0.0, TH_MAX_WORLD_DIM, xy, err) < 0) return false;
-    const float x = (float)xy[0], y = (float)xy[1];
-    if (!(x < s->width && y < s->height)) {
-        return FAIL(s, v, path, err, "expected a point inside the %g x %g m world, found [%g, %g]",
-                    (double)s->width, (double)s->height, xy[0], xy[1]);
-    }
-    if (s->has_map && !th_scene_open_at(s, x, y, false)) {
-        return FAIL(s, v, path, err, "(%g, %g) is inside a wall", xy[0], xy[1]);
-    }
-    *out = th_v2(x, y);
-    return true;
-}
-
 /* {at: [x, y], radius: r} (and `amount` for food): a disc. */
 static bool parse_disc(th_scene *s, const th_ynode *n, const char *path, bool food, th_vec2 *at,
                        float *radius, uint32_t *amount, th_error *err) {
@@ -55,7 +38,7 @@ static bool parse_disc(th_scene *s, const th_ynode *n, const char *path, bool fo
     const th_ynode *v = th_ynode_get(n, "at");
     if (!v) return FAIL(s, n, path, err, "missing: at: [x, y], the centre in metres");
     snprintf(sub, sizeof sub, "%s.at", path);
-    if (!parse_point(s, v, sub, at, err)) return false;
+    if (!th_scene_open_point(s, v, sub, "point", at, err)) return false;
     if ((v = th_ynode_get(n, "radius"))) {
         double r;
         snprintf(sub, sizeof sub, "%s.radius", path);

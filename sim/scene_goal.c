@@ -183,6 +183,22 @@ static bool check_legs(const th_scene *s, const th_ynode *goal, const th_ynode *
     return true;
 }
 
+bool th_scene_open_point(th_scene *s, const th_ynode *v, const char *path, const char *what,
+                         th_vec2 *out, th_error *err) {
+    double xy[2];
+    if (th_scene_numbers(s, v, path, 2, 0.0, TH_MAX_WORLD_DIM, xy, err) < 0) return false;
+    const float x = (float)xy[0], y = (float)xy[1];
+    if (!(x < s->width && y < s->height)) {
+        return FAIL(s, v, path, err, "expected a point inside the %g x %g m world, found [%g, %g]",
+                    (double)s->width, (double)s->height, xy[0], xy[1]);
+    }
+    if (s->has_map && !th_scene_open_at(s, x, y, false)) {
+        return FAIL(s, v, path, err, "%s (%g, %g) is inside a wall", what, xy[0], xy[1]);
+    }
+    *out = th_v2(x, y);
+    return true;
+}
+
 static bool parse_route(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, const th_ynode *n,
                         const char *gpath, th_error *err) {
     char path[160], sub[192];
@@ -195,17 +211,7 @@ static bool parse_route(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, c
     if (!pts) return FAIL(s, n, path, err, "out of memory");
     for (uint32_t i = 0; i < n->count; i++) {
         snprintf(sub, sizeof sub, "%s[%u]", path, i);
-        double xy[2];
-        if (th_scene_numbers(s, n->items[i], sub, 2, 0.0, TH_MAX_WORLD_DIM, xy, err) < 0) return false;
-        const float x = (float)xy[0], y = (float)xy[1];
-        if (!(x < s->width && y < s->height)) {
-            return FAIL(s, n->items[i], sub, err, "expected a point inside the %g x %g m world, found [%g, %g]",
-                        (double)s->width, (double)s->height, xy[0], xy[1]);
-        }
-        if (s->has_map && !th_scene_open_at(s, x, y, false)) {
-            return FAIL(s, n->items[i], sub, err, "waypoint (%g, %g) is inside a wall", xy[0], xy[1]);
-        }
-        pts[i] = th_v2(x, y);
+        if (!th_scene_open_point(s, n->items[i], sub, "waypoint", &pts[i], err)) return false;
     }
     if (s->has_map && !check_legs(s, goal, n, path, pts, n->count, err)) return false;
     th_goal_def *g = &cr->def.goal;

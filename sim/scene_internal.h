@@ -184,6 +184,11 @@ void th_scene_free(th_scene *s);
 bool th_scene_legend(const th_scene *s, const th_ynode *v, const char *path, uint8_t *entry,
                      th_error *err);
 
+/* scene_goal.c: a point [x, y] in metres inside the world and, with a map, on open ground;
+ * `what` names it in the wall error ("waypoint", "node", ...). */
+bool th_scene_open_point(th_scene *s, const th_ynode *v, const char *path, const char *what,
+                         th_vec2 *out, th_error *err);
+
 /* scene_goal.c: a crowd's `goal` (and the `behavior` it agrees with), and at build time the
  * destination field it needs, made before the crowd is added. */
 bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, const char *path,

@@ -68,23 +68,6 @@ static bool opt_hand(th_scene *s, const th_ynode *m, const char *path, th_hand *
     return true;
 }
 
-/* A point inside the world on open ground. */
-static bool open_point(th_scene *s, const th_ynode *v, const char *path, th_vec2 *out,
-                       th_error *err) {
-    double xy[2];
-    if (th_scene_numbers(s, v, path, 2, 0.0, TH_MAX_WORLD_DIM, xy, err) < 0) return false;
-    const float x = (float)xy[0], y = (float)xy[1];
-    if (!(x < s->width && y < s->height)) {
-        return FAIL(s, v, path, err, "expected a point inside the %g x %g m world, found [%g, %g]",
-                    (double)s->width, (double)s->height, xy[0], xy[1]);
-    }
-    if (s->has_map && !th_scene_open_at(s, x, y, false)) {
-        return FAIL(s, v, path, err, "(%g, %g) is inside a wall", xy[0], xy[1]);
-    }
-    *out = th_v2(x, y);
-    return true;
-}
-
 static bool parse_crash(th_scene *s, th_goal_def *g, const th_ynode *m, const char *path,
                         th_error *err) {
     static const char *const keys[] = {"heading", "hand", "lookahead", "radius", NULL};
@@ -159,7 +142,7 @@ static bool parse_waypoints(th_scene *s, th_goal_def *g, const th_ynode *m, cons
     if (!nodes) return FAIL(s, v, sub, err, "out of memory");
     for (uint32_t i = 0; i < n; i++) {
         snprintf(item, sizeof item, "%s[%u]", sub, i);
-        if (!open_point(s, v->items[i], item, &nodes[i], err)) return false;
+        if (!th_scene_open_point(s, v->items[i], item, "node", &nodes[i], err)) return false;
     }
     g->kind = TH_GOAL_WAYPOINTS;
     g->nodes = nodes;

@@ -38,7 +38,7 @@ static bool parse_disc(th_scene *s, const th_ynode *n, const char *path, bool fo
     const th_ynode *v = th_ynode_get(n, "at");
     if (!v) return FAIL(s, n, path, err, "missing: at: [x, y], the centre in metres");
     snprintf(sub, sizeof sub, "%s.at", path);
-    if (!th_scene_open_point(s, v, sub, "point", at, err)) return false;
+    if (!th_scene_open_point(s, v, sub, "centre", at, err)) return false;
     if ((v = th_ynode_get(n, "radius"))) {
         double r;
         snprintf(sub, sizeof sub, "%s.radius", path);

@@ -9,7 +9,8 @@
 #include "world_internal.h"
 
 static const char *const k_phase_names[TH_PHASE_COUNT] = {
-    "events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping",
+    "events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping", "admit", "squads",
+    "history",
 };
 
 

@@ -4,8 +4,8 @@
  * spawner sees this step's walls. Each spawner owes an exact integer count at every step (the
  * formula in include/throng/throng.h) and places as many of them as its area has room for; the rest wait.
  * Exits are looked up per agent in integration and again after the contacts phase moved a body
- * (each agent writes only its own mark), and the marked agents leave in the admit phase through th_world_drop_marked, in storage order, like
- * sheltered ones. */
+ * (each agent writes only its own mark), and the marked agents leave in the admit phase
+ * through th_world_drop_marked, in storage order, like sheltered ones. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

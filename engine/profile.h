@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#define TH_PROF_MAX_PHASES 8
+#define TH_PROF_MAX_PHASES 16
 
 typedef struct th_profiler {
     uint32_t phase_count;

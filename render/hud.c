@@ -21,14 +21,19 @@ enum {
 
 /* One colour per phase, shared by the HUD legend and the profiler graph. */
 static const uint32_t phase_color[TH_PHASE_COUNT] = {
-    0xFF9EA8B8, /* events */
-    0xFFFFB74D, /* nav */
-    0xFF4FC3F7, /* grid */
-    0xFF81C784, /* steer */
-    0xFFBA68C8, /* integrate */
-    0xFF4DB6AC, /* contacts */
-    0xFFF06292, /* bookkeeping */
+    [TH_PHASE_EVENTS] = 0xFF9EA8B8,
+    [TH_PHASE_NAV] = 0xFFFFB74D,
+    [TH_PHASE_GRID] = 0xFF4FC3F7,
+    [TH_PHASE_STEER] = 0xFF81C784,
+    [TH_PHASE_INTEGRATE] = 0xFFBA68C8,
+    [TH_PHASE_CONTACTS] = 0xFF4DB6AC,
+    [TH_PHASE_BOOKKEEPING] = 0xFFF06292,
+    [TH_PHASE_ADMIT] = 0xFFFFF176,
+    [TH_PHASE_SQUADS] = 0xFFFF8A65,
+    [TH_PHASE_HISTORY] = 0xFF7986CB,
 };
+/* A phase added without a colour would be drawn transparent. */
+_Static_assert(TH_PHASE_HISTORY + 1 == TH_PHASE_COUNT, "give every phase a colour above");
 
 static void panel(tv_ctx *c, float x, float y, float w, float h) {
     tv_batch_rect(&c->geo, x, y, w, h, PANEL_BG);

@@ -4,8 +4,8 @@
  * spawner sees this step's walls. Each spawner owes an exact integer count at every step (the
  * formula in include/throng/throng.h) and places as many of them as its area has room for; the rest wait.
  * Exits are looked up per agent in integration and again after the contacts phase moved a body
- * (each agent writes only its own mark), and the marked agents leave in bookkeeping through th_world_drop_marked, in storage order, like
- * sheltered ones. */
+ * (each agent writes only its own mark), and the marked agents leave in the admit phase
+ * through th_world_drop_marked, in storage order, like sheltered ones. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -351,7 +351,7 @@ uint64_t th_world_exited_by(const th_world *w, uint32_t k) {
     return w->flow->exited_at[k - 1];
 }
 
-/* ---- exits, in integration and bookkeeping ------------------------------------------------ */
+/* ---- exits, in integration and admission -------------------------------------------------- */
 
 static bool in_exit(const th_world *w, const th_exit *e, th_vec2 p) {
     if (!e->by_cell) return p.x >= e->x0 && p.x < e->x1 && p.y >= e->y0 && p.y < e->y1;

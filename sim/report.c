@@ -1,10 +1,10 @@
 /* Run history: when bunkers were destroyed, restored and filled, when squads arrived, when
  * agents were buried, and after how many steps each sheltered agent got in.
  *
- * Everything is found by comparing the world's state at the end of each step's bookkeeping
+ * Everything is found by comparing the world's state at the end of each step (the history phase)
  * with what was seen at the end of the step before, serially, so no hook is needed in the
  * event, shelter or squad code and the record cannot disagree with the state it describes.
- * Sheltering is monotonic: agents are admitted in the bookkeeping of the step they arrive in,
+ * Sheltering is monotonic: agents are admitted in the admit phase of the step they arrive in,
  * so the k-th sheltered agent's step is known the moment the count passes k and the list is
  * sorted by construction. Its array is sized with the agent arrays (th_report_reserve, called
  * from the world's reserve), never inside a step. */

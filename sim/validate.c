@@ -50,7 +50,7 @@ bool th_validate_grid(th_world *w) {
     return true;
 }
 
-/* After the contacts phase (before bookkeeping compacts storage): no two bodies overlap by
+/* After the contacts phase (before the admit phase compacts storage): no two bodies overlap by
  * more than TH_MAX_OVERLAP of the smaller diameter, and no body overlaps a blocked cell or a
  * walled edge by more than 1% of its radius. Pairs are looked for in each agent's 3x3 block
  * of grid cells, which holds every body within reach (th_world_add_crowd sizes the cells). */

@@ -9,8 +9,12 @@
 #include "world_internal.h"
 
 static const char *const k_phase_names[TH_PHASE_COUNT] = {
-    "events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping",
+    "events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping", "admit", "squads",
+    "history",
 };
+/* The profiler would silently stop timing the phases past its capacity. */
+_Static_assert(TH_PHASE_COUNT <= TH_PROF_MAX_PHASES,
+               "raise TH_PROF_MAX_PHASES in engine/profile.h");
 
 
 th_world_def th_default_world_def(void) {

@@ -523,7 +523,7 @@ uint8_t th_nav_shelter_at(const th_world *w, th_vec2 p);
 void th_world_apply_removals(th_world *w);
 
 /* sim/report.c: the run history. th_report_reserve sizes it with the agent arrays (worlds with
- * a map only); th_report_update records what changed, at the end of bookkeeping. */
+ * a map only); th_report_update records what changed, in the history phase. */
 void th_report_free(th_world *w);
 bool th_report_reserve(th_world *w, uint32_t keep, uint32_t cap);
 void th_report_update(th_world *w);

@@ -56,7 +56,8 @@ import json, math, os, sys
 d = json.load(open(os.environ["TMP"] + "/b.json"))
 rows = d["rows"]
 assert len(rows) == 4, "want 4 rows, got %d" % len(rows)
-phases = ["events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping"]
+phases = ["events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping", "admit",
+          "squads", "history"]
 need = ["scene", "agents", "threads", "steps", "warmup", "reps", "agent_steps_per_s", "min",
         "max", "wall_s", "ns_per_agent_step", "speedup", "efficiency", "neighbors",
         "peak_bytes", "bytes_per_agent", "hash", "phase_ms", "alive"]
@@ -106,6 +107,13 @@ for c, j in zip(rows, js):
     assert int(c["agents"]) == j["agents"] and int(c["threads"]) == j["threads"]
     assert abs(float(c["agent_steps_per_s"]) - j["agent_steps_per_s"]) < 1
     assert abs(float(c["steer_ms"]) - j["phase_ms"]["steer"]) < 1e-3
+    # One column per phase, in step order, each matching the JSON.
+    names = ["events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping", "admit",
+             "squads", "history"]
+    cols = [k for k in c if k.endswith("_ms")]
+    assert cols == [n + "_ms" for n in names], "csv phase columns %r" % cols
+    for n in names:
+        assert float(c[n + "_ms"]) >= 0 and abs(float(c[n + "_ms"]) - j["phase_ms"][n]) < 1e-3, n
     assert c["hash"] == j["hash"]
 '
 
@@ -118,7 +126,8 @@ assert sorted(names) == [0, 1], "thread_name tids %r" % sorted(names)
 x = [e for e in ev if e["ph"] == "X"]
 tids = {e["tid"] for e in x}
 assert tids == {0, 1}, "span tids %r" % tids
-phases = {"events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping"}
+phases = {"events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping", "admit",
+          "squads", "history"}
 assert {e["name"] for e in x if e["tid"] == 0} == phases
 assert {e["name"] for e in x if e["tid"] == 1} == {"grid", "steer", "integrate"}
 steps = {e["args"]["step"] for e in x}

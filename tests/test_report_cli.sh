@@ -54,6 +54,13 @@ for path in ["scene.name", "scene.agents", "run.steps", "run.timestep_s", "run.t
         assert k in v, "missing " + path
         v = v[k]
 assert j["machine"]["cores"] >= 1 and j["machine"]["cpu"], j["machine"]
+# Every phase of a step, in step order, in the JSON and in the text report's phase line.
+phases = ["events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping", "admit",
+          "squads", "history"]
+pm = j["performance"]["phases_ms_per_step"]
+assert list(pm) == phases and all(v >= 0 for v in pm.values()), pm
+line = [l for l in open(sys.argv[3]) if l.startswith("phases")]
+assert len(line) == 1 and re.findall(r"([a-z]+) [0-9.]+", line[0]) == phases, line
 dt = j["run"]["timestep_s"]
 # When each agent left: the first sampled step at which its id is absent from the trajectories.
 seen, last = {}, 0

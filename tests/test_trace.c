@@ -7,11 +7,13 @@
  * buffer is full, and stop (or destroy) must hand its memory back. Allocations are counted
  * through the allocation hook. */
 #include <check.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine/alloc.h"
 #include "throng/throng.h"
@@ -222,6 +224,81 @@ START_TEST(stop_and_destroy_free_the_buffer) {
 }
 END_TEST
 
+/* ---- phases of a scene with bunkers and squads ------------------------------------------ */
+
+#ifndef THRONG_SCENES_DIR
+#define THRONG_SCENES_DIR "scenes"
+#endif
+
+static uint64_t wall_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The worker-0 span of `phase` in step `step`, or NULL. */
+static const th_trace_span *w0_span(const th_trace_span *s, uint32_t n, uint64_t step,
+                                    th_phase phase) {
+    for (uint32_t i = 0; i < n; i++)
+        if (s[i].worker == 0 && s[i].step == step && s[i].phase == phase) return &s[i];
+    return NULL;
+}
+
+/* The flood: townspeople walk into a hall (a bunker) while a squad of rescuers marches. Every
+ * step's phases are non-negative and, the profiler's clock reads being contiguous, add up to
+ * the span from the first phase's start to the last one's end in the trace, which lies inside
+ * the wall time measured around th_world_step. The serial phases after contacts follow each
+ * other with no gap, and the trace and the profiler agree on each one's length. Over the run,
+ * admission (agents did get in) and the squads' update take time of their own. */
+START_TEST(admit_and_squads_are_phases_of_their_own) {
+    th_error err;
+    th_world *w = th_scene_load(THRONG_SCENES_DIR "/flood.yaml", &(th_scene_opts){.threads = 2},
+                                NULL, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_squad_info squad;
+    ck_assert(th_world_get_squad(w, 0, &squad));
+    uint64_t admitting_steps = 0;
+    for (int i = 0; i < 3600 && admitting_steps < 3; i++) {
+        ck_assert(th_world_trace_start(w, 64, NULL)); /* one step's spans at a time */
+        uint64_t step = th_world_step_count(w);
+        uint32_t sheltered = th_world_get_stats(w).sheltered;
+        uint64_t t0 = wall_ns();
+        th_world_step(w);
+        uint64_t t1 = wall_ns();
+        if (th_world_get_stats(w).sheltered > sheltered) admitting_steps++;
+
+        uint32_t n = 0;
+        const th_trace_span *s = th_world_trace_spans(w, &n);
+        const th_trace_span *first = w0_span(s, n, step, TH_PHASE_EVENTS);
+        const th_trace_span *last = w0_span(s, n, step, TH_PHASE_HISTORY);
+        ck_assert(first && last);
+        double sum = 0;
+        for (int p = 0; p < TH_PHASE_COUNT; p++) {
+            double ms = th_world_phase_last_ms(w, (th_phase)p);
+            ck_assert(ms >= 0);
+            sum += ms;
+        }
+        double span_ms = (double)(last->end_ns - first->begin_ns) * 1e-6;
+        ck_assert_msg(fabs(sum - span_ms) < 1e-6, "phases %.6f ms, step %.6f ms", sum, span_ms);
+        ck_assert_uint_ge(first->begin_ns, t0);
+        ck_assert_uint_le(last->end_ns, t1);
+        const th_phase tail[] = {TH_PHASE_BOOKKEEPING, TH_PHASE_ADMIT, TH_PHASE_SQUADS,
+                                 TH_PHASE_HISTORY};
+        for (int k = 0; k < 4; k++) {
+            const th_trace_span *sp = w0_span(s, n, step, tail[k]);
+            ck_assert_ptr_nonnull(sp);
+            ck_assert(fabs((double)(sp->end_ns - sp->begin_ns) * 1e-6 -
+                           th_world_phase_last_ms(w, tail[k])) < 1e-9);
+            if (k > 0) ck_assert_uint_eq(sp->begin_ns, w0_span(s, n, step, tail[k - 1])->end_ns);
+        }
+    }
+    ck_assert_uint_eq(admitting_steps, 3);
+    ck_assert(th_world_phase_ms(w, TH_PHASE_ADMIT) > 0);
+    ck_assert(th_world_phase_ms(w, TH_PHASE_SQUADS) > 0);
+    th_world_destroy(w);
+}
+END_TEST
+
 START_TEST(bad_sizes_are_refused) {
     th_world *w = flock(100, 1);
     th_error err = {{0}};
@@ -247,6 +324,7 @@ int main(void) {
     tcase_add_test(tc, full_buffer_stops_recording);
     tcase_add_test(tc, no_allocation_while_tracing);
     tcase_add_test(tc, stop_and_destroy_free_the_buffer);
+    tcase_add_test(tc, admit_and_squads_are_phases_of_their_own);
     tcase_add_test(tc, bad_sizes_are_refused);
     suite_add_tcase(s, tc);
     return th_test_run(s);

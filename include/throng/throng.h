@@ -387,7 +387,12 @@ typedef enum th_phase {
     TH_PHASE_STEER,      /* each agent senses its neighbours and computes its acceleration */
     TH_PHASE_INTEGRATE,  /* velocities and positions advanced, edges handled */
     TH_PHASE_CONTACTS,   /* bodies pushed apart and out of walls (crowds with a body_radius) */
-    TH_PHASE_BOOKKEEPING,/* statistics */
+    TH_PHASE_BOOKKEEPING,/* statistics, measurement, foraging deposits, breadcrumbs, read over
+                            the agents just stepped (sheltered and exited ones included) */
+    TH_PHASE_ADMIT,      /* agents that reached a bunker (while it has room) or an exit leave,
+                            once, in storage order */
+    TH_PHASE_SQUADS,     /* squads planned (again after terrain events) and advanced */
+    TH_PHASE_HISTORY,    /* the run history records what this step changed */
     TH_PHASE_COUNT
 } th_phase;
 
@@ -969,7 +974,7 @@ TH_API bool th_world_measure_line(const th_world *w, uint32_t line, th_measure_l
  * An exit is an area (a rectangle in metres, a list of cells, or the goal cells of a
  * destination field) and the crowds it takes. An agent of those crowds whose position at the
  * end of the step's movement (integration, then the contacts phase for bodies) lies in the
- * exit leaves at the end of the step (bookkeeping, in storage order,
+ * exit leaves at the end of the step (the admit phase, in storage order,
  * like an agent reaching a bunker; it still counts in that step's measurements). A fleeing
  * agent entering an open bunker shelters there rather than exit; where exits overlap, the one
  * added first takes the agent. */
@@ -1062,7 +1067,7 @@ TH_API bool th_world_get_exit(const th_world *w, uint32_t exit, th_exit_info *ou
 TH_API uint64_t th_world_exited_by(const th_world *w, uint32_t k);
 
 /* ---- run history --------------------------------------------------------------------------
- * What happened over a run and when, kept by the engine in the bookkeeping phase of every step
+ * What happened over a run and when, kept by the engine in the history phase of every step
  * (serially, allocating nothing) so that a report can answer "when was everyone safe?" after
  * the fact, whoever stepped the world (the command line, the viewer, a user's loop). Recorded
  * in worlds with a terrain map, from the first agent added on. Steps are counts of completed

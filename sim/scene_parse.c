@@ -5,6 +5,7 @@
  * nearest known key suggested. Nothing is defaulted silently: defaults are the documented
  * ones (docs/scene-format.md), and a key that is present must be valid. */
 #include <ctype.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "../engine/alloc.h"
+#include "crowd_params.h"
 #include "scene_internal.h"
 #include "world_internal.h"
 
@@ -468,6 +470,24 @@ static bool crowd_float(ctx *c, const th_ynode *cn, const char *path, const char
     return true;
 }
 
+/* A crowd key of the parameter table: a number within its row's bounds, checked as the float
+ * the world will hold (the API checks the same float with the same row). */
+static bool crowd_param(const th_scene *s, const th_crowd_param *p, const th_ynode *n,
+                        const char *path, float *out, th_error *err) {
+    char buf[64], range[64];
+    th_crowd_param_range(p, range, sizeof range);
+    bool ok = n->kind == TH_Y_SCALAR && !n->quoted && th_scene_is_decimal(n->text, n->len, false);
+    const double dv = ok ? strtod(n->text, NULL) : 0.0;
+    /* Beyond the float range the conversion itself would be undefined. */
+    ok = ok && isfinite(dv) && fabs(dv) <= FLT_MAX && th_crowd_param_ok(p, (float)dv);
+    if (!ok) {
+        return FAIL(s, n, path, err, "expected a number in %s%s%s, found %s", range,
+                    p->unit[0] ? " " : "", p->unit, found(n, buf, sizeof buf));
+    }
+    *out = (float)dv;
+    return true;
+}
+
 static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t index) {
     th_scene *s = c->s;
     static const char *const keys[] = {
@@ -517,33 +537,19 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
         if (!th_scene_parse_goal(s, cr, v, sub, c->err)) return false;
     }
     th_crowd_def *d = &cr->def;
-    if (!crowd_float(c, n, path, "neighbor_radius", 0.01, 1000, &d->neighbor_radius) ||
-        !crowd_float(c, n, path, "separation_radius", 0.01, 1000, &d->separation_radius) ||
-        !crowd_float(c, n, path, "fov", 1, 360, &d->fov_deg) ||
-        !crowd_float(c, n, path, "separation_weight", 0, 1000, &d->separation_weight) ||
-        !crowd_float(c, n, path, "alignment_weight", 0, 1000, &d->alignment_weight) ||
-        !crowd_float(c, n, path, "cohesion_weight", 0, 1000, &d->cohesion_weight) ||
-        !crowd_float(c, n, path, "max_speed", 0.01, 1000, &d->max_speed) ||
-        !crowd_float(c, n, path, "max_force", 0.01, 1e5, &d->max_force) ||
-        !crowd_float(c, n, path, "flow_weight", 0, 1000, &d->flow_weight) ||
-        !crowd_float(c, n, path, "wall_radius", 0, 1000, &d->wall_radius) ||
-        !crowd_float(c, n, path, "wall_weight", 0, 1000, &d->wall_weight) ||
-        !crowd_float(c, n, path, "initial_speed", 0, 1000, &cr->initial_speed) ||
-        !crowd_float(c, n, path, "pursuit_weight", 0, 1000, &d->pursuit_weight) ||
-        !crowd_float(c, n, path, "lead_fov", 1, 180, &d->lead_fov_deg) ||
-        !crowd_float(c, n, path, "lead_radius", 0, 1000, &d->lead_radius) ||
-        !crowd_float(c, n, path, "flee_radius", 0.01, 1000, &d->flee_radius) ||
-        !crowd_float(c, n, path, "flee_weight", 0, 1000, &d->flee_weight) ||
-        !crowd_float(c, n, path, "body_radius", 0, TH_MAX_BODY_RADIUS, &d->body_radius) ||
-        !crowd_float(c, n, path, "desired_speed", 0.01, 1000, &d->desired_speed) ||
-        !crowd_float(c, n, path, "desired_speed_sd", 0, 1000, &d->desired_speed_sd) ||
-        !crowd_float(c, n, path, "time_gap", 0.05, 10, &d->time_gap) ||
-        !crowd_float(c, n, path, "relaxation", 0, 10, &d->relaxation) ||
-        !crowd_float(c, n, path, "repulsion", 0, 1000, &d->repulsion) ||
-        !crowd_float(c, n, path, "repulsion_range", 0.001, 10, &d->repulsion_range) ||
-        !crowd_float(c, n, path, "wall_repulsion", 0, 1000, &d->wall_repulsion) ||
-        !crowd_float(c, n, path, "wall_repulsion_range", 0.001, 10, &d->wall_repulsion_range))
-        return false;
+    if (!crowd_float(c, n, path, "initial_speed", 0, 1000, &cr->initial_speed)) return false;
+    /* The numeric keys, each read and bounded by its row of the table th_world_add_crowd
+     * checks with (crowd_params.h). Pedestrian-model rows are refused on a boids crowd. */
+    for (uint32_t i = 0; i < th_crowd_param_count; i++) {
+        const th_crowd_param *p = &th_crowd_params[i];
+        if (!(v = th_ynode_get(n, p->key))) continue;
+        snprintf(sub, sizeof sub, "%s.%s", path, p->key);
+        if (p->model == TH_PARAM_PED && d->model != TH_MODEL_PEDESTRIAN) {
+            return FAIL(s, v, sub, c->err, "'%s' is a pedestrian-model key; add `model: pedestrian`"
+                        " to this crowd", p->key);
+        }
+        if (!crowd_param(s, p, v, sub, th_crowd_param_field(p, d), c->err)) return false;
+    }
     if (d->model == TH_MODEL_PEDESTRIAN) {
         /* The cross-key bounds th_world_add_crowd checks, pointed at the key that breaks them. */
         if (d->desired_speed > d->max_speed) {
@@ -559,18 +565,10 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
             return FAIL(s, v ? v : n, sub, c->err, "desired_speed_sd %g m/s is above desired_speed %g m/s",
                         (double)d->desired_speed_sd, (double)d->desired_speed);
         }
-    } else {
-        static const char *const ped_only[] = {"desired_speed", "desired_speed_sd", "time_gap",
-                                               "relaxation", "repulsion", "repulsion_range",
-                                               "wall_repulsion", "wall_repulsion_range", "heading",
-                                               NULL};
-        for (uint32_t k = 0; ped_only[k]; k++) {
-            if ((v = th_ynode_get(n, ped_only[k]))) {
-                snprintf(sub, sizeof sub, "%s.%s", path, ped_only[k]);
-                return FAIL(s, v, sub, c->err, "'%s' is a pedestrian-model key; add `model: pedestrian`"
-                            " to this crowd", ped_only[k]);
-            }
-        }
+    } else if ((v = th_ynode_get(n, "heading"))) {
+        snprintf(sub, sizeof sub, "%s.heading", path);
+        return FAIL(s, v, sub, c->err, "'heading' is a pedestrian-model key; add `model: pedestrian`"
+                    " to this crowd");
     }
     if ((v = th_ynode_get(n, "heading"))) {
         double xy[2];

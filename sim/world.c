@@ -6,6 +6,7 @@
 #include "../engine/alloc.h"
 #include "../engine/hash.h"
 #include "../engine/rng.h"
+#include "crowd_params.h"
 #include "world_internal.h"
 
 static const char *const k_phase_names[TH_PHASE_COUNT] = {
@@ -361,9 +362,6 @@ void th_world_destroy(th_world *w) {
     th_free(w);
 }
 
-static bool valid_radius(float r) { return isfinite(r) && r > 0.0f && r <= 1000.0f; }
-static bool valid_weight(float v) { return isfinite(v) && v >= 0.0f && v <= 1000.0f; }
-
 int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     if (w->crowd_count >= TH_MAX_CROWDS) {
@@ -390,30 +388,12 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     } else if (d.goal.kind == TH_GOAL_SHELTER) {
         d.behavior = TH_BEHAVIOR_FLEE;
     }
-    if (!valid_weight(d.flow_weight) || !valid_weight(d.wall_weight) ||
-        !(isfinite(d.wall_radius) && d.wall_radius >= 0.0f && d.wall_radius <= 1000.0f)) {
-        th_error_set(err, "flow_weight and wall_weight must be in [0, 1000], wall_radius in [0, 1000] m");
+    if (d.model != TH_MODEL_BOIDS && d.model != TH_MODEL_PEDESTRIAN) {
+        th_error_set(err, "unknown model %d", (int)d.model);
         return -1;
     }
-    if (!valid_radius(d.neighbor_radius) || !valid_radius(d.separation_radius)) {
-        th_error_set(err, "radii must be in (0, 1000] metres, got neighbor %g, separation %g",
-                  (double)d.neighbor_radius, (double)d.separation_radius);
-        return -1;
-    }
-    if (!(isfinite(d.fov_deg) && d.fov_deg > 0.0f && d.fov_deg <= 360.0f)) {
-        th_error_set(err, "fov must be in (0, 360] degrees, got %g", (double)d.fov_deg);
-        return -1;
-    }
-    if (!valid_weight(d.separation_weight) || !valid_weight(d.alignment_weight) ||
-        !valid_weight(d.cohesion_weight)) {
-        th_error_set(err, "weights must be in [0, 1000]");
-        return -1;
-    }
-    if (!(isfinite(d.max_speed) && d.max_speed > 0.0f && d.max_speed <= 1000.0f) ||
-        !(isfinite(d.max_force) && d.max_force > 0.0f && d.max_force <= 1.0e5f)) {
-        th_error_set(err, "max_speed must be in (0, 1000] m/s and max_force in (0, 1e5] m/s^2");
-        return -1;
-    }
+    /* Every numeric parameter against its row of the one table (crowd_params.h). */
+    if (!th_crowd_params_check(&d, err)) return -1;
     if (d.type != TH_TYPE_OWN && d.type >= TH_MAX_TYPES) {
         th_error_set(err, "type must be below %d (or TH_TYPE_OWN), got %u", TH_MAX_TYPES, d.type);
         return -1;
@@ -426,44 +406,12 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         th_error_set(err, "unknown pursuit %d", (int)d.pursuit);
         return -1;
     }
-    if (!(isfinite(d.lead_fov_deg) && d.lead_fov_deg > 0.0f && d.lead_fov_deg <= 180.0f) ||
-        !(isfinite(d.lead_radius) && d.lead_radius >= 0.0f && d.lead_radius <= 1000.0f) ||
-        !valid_radius(d.flee_radius) || !valid_weight(d.flee_weight) ||
-        !valid_weight(d.pursuit_weight)) {
-        th_error_set(err, "lead_fov must be in (0, 180] degrees, lead_radius in [0, 1000] m, "
-                     "flee_radius in (0, 1000] m, flee and pursuit weights in [0, 1000]");
-        return -1;
-    }
-    if (d.model != TH_MODEL_BOIDS && d.model != TH_MODEL_PEDESTRIAN) {
-        th_error_set(err, "unknown model %d", (int)d.model);
-        return -1;
-    }
-    if (!(isfinite(d.body_radius) && d.body_radius >= 0.0f && d.body_radius <= TH_MAX_BODY_RADIUS)) {
-        th_error_set(err, "body_radius must be in [0, %g] metres, got %g", (double)TH_MAX_BODY_RADIUS,
-                     (double)d.body_radius);
-        return -1;
-    }
     if (d.model == TH_MODEL_PEDESTRIAN) {
-        if (!(isfinite(d.desired_speed) && d.desired_speed > 0.0f && d.desired_speed <= d.max_speed) ||
-            !(isfinite(d.desired_speed_sd) && d.desired_speed_sd >= 0.0f &&
-              d.desired_speed_sd <= d.desired_speed)) {
+        /* The rules between keys; each key's own range was checked above. */
+        if (d.desired_speed > d.max_speed || d.desired_speed_sd > d.desired_speed) {
             th_error_set(err, "desired_speed must be in (0, max_speed = %g] m/s and desired_speed_sd "
                          "in [0, desired_speed], got %g and %g", (double)d.max_speed,
                          (double)d.desired_speed, (double)d.desired_speed_sd);
-            return -1;
-        }
-        if (!(isfinite(d.time_gap) && d.time_gap >= 0.05f && d.time_gap <= 10.0f) ||
-            !(isfinite(d.relaxation) && d.relaxation >= 0.0f && d.relaxation <= 10.0f)) {
-            th_error_set(err, "time_gap must be in [0.05, 10] s and relaxation in [0, 10] s, got %g "
-                         "and %g", (double)d.time_gap, (double)d.relaxation);
-            return -1;
-        }
-        if (!valid_weight(d.repulsion) || !valid_weight(d.wall_repulsion) ||
-            !(isfinite(d.repulsion_range) && d.repulsion_range >= 0.001f && d.repulsion_range <= 10.0f) ||
-            !(isfinite(d.wall_repulsion_range) && d.wall_repulsion_range >= 0.001f &&
-              d.wall_repulsion_range <= 10.0f)) {
-            th_error_set(err, "repulsion strengths must be in [0, 1000] and their ranges in "
-                         "[0.001, 10] metres");
             return -1;
         }
         if (!(isfinite(d.heading.x) && isfinite(d.heading.y) && fabsf(d.heading.x) <= 1e6f &&

@@ -1,0 +1,122 @@
+/* The crowd's numeric parameters, described once. th_world_add_crowd validates them from this
+ * table, the scene parser reads and range-checks each crowd key from it, and the crowd key
+ * table of docs/scene-format.md is generated from it (tests/gen_crowd_params.c; a test fails
+ * when the document drifts). Rules that tie two keys together (desired_speed <= max_speed,
+ * desired_speed_sd <= desired_speed, the wrap-around radius check) are code of their own.
+ *
+ * X(key, field, lo, lo_open, hi, hi_open, boids, ped, note, unit, model, doc):
+ *   key      the scene key
+ *   field    the th_crowd_def member (every one a float)
+ *   lo, hi   the bounds, inclusive unless lo_open / hi_open (then exclusive)
+ *   boids    th_default_crowd_def()'s value; ped: th_default_pedestrian_def()'s
+ *   note     when not NULL, what the default means (a 0 that defers to another key)
+ *   unit     "m", "m/s", "m/s²", "deg", "s" or "" (a dimensionless weight)
+ *   model    the models it drives: TH_PARAM_BOTH, TH_PARAM_BOIDS (a pedestrian crowd accepts and
+ *            ignores it) or TH_PARAM_PED (ignored by the API for boids; refused by the parser
+ *            on a boids crowd)
+ *   doc      one line for the document
+ * The order is the order the parser reads them, and so which of two bad keys it reports. */
+#ifndef TH_CROWD_PARAMS_H
+#define TH_CROWD_PARAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "throng/throng.h"
+
+typedef enum th_param_model {
+    TH_PARAM_BOTH = 0,
+    TH_PARAM_BOIDS = 1,
+    TH_PARAM_PED = 2,
+} th_param_model;
+
+/* clang-format off */
+#define TH_CROWD_PARAMS(X)                                                                         \
+    X("neighbor_radius", neighbor_radius, 0, true, 1000, false, 4.0f, 2.0f, NULL, "m", TH_PARAM_BOTH,   \
+      "alignment and cohesion look this far; pedestrians count the neighbours this close")        \
+    X("separation_radius", separation_radius, 0, true, 1000, false, 1.5f, 0.5f, NULL, "m", TH_PARAM_BOIDS, \
+      "agents of any crowd closer than this push apart")                                          \
+    X("fov", fov_deg, 0, true, 360, false, 270.0f, 270.0f, NULL, "deg", TH_PARAM_BOIDS,            \
+      "full view angle; agents behind it are not seen")                                           \
+    X("separation_weight", separation_weight, 0, false, 1000, false, 1.5f, 1.5f, NULL, "", TH_PARAM_BOIDS, \
+      "weight of the separation term")                                                             \
+    X("alignment_weight", alignment_weight, 0, false, 1000, false, 1.0f, 1.0f, NULL, "", TH_PARAM_BOIDS, \
+      "weight of the alignment term")                                                              \
+    X("cohesion_weight", cohesion_weight, 0, false, 1000, false, 1.0f, 1.0f, NULL, "", TH_PARAM_BOIDS, \
+      "weight of the cohesion term")                                                               \
+    X("max_speed", max_speed, 0, true, TH_MAX_SPEED, false, 4.0f, 2.5f, NULL, "m/s", TH_PARAM_BOTH, \
+      "top speed")                                                                                 \
+    X("max_force", max_force, 0, true, 1.0e5, false, 8.0f, 8.0f, NULL, "m/s²", TH_PARAM_BOIDS,     \
+      "bound on the steering acceleration")                                                        \
+    X("flow_weight", flow_weight, 0, false, 1000, false, 2.0f, 2.0f, NULL, "", TH_PARAM_BOIDS,     \
+      "weight of the goal's direction (the river map when fleeing)")                              \
+    X("wall_radius", wall_radius, 0, false, 1000, false, 1.5f, 1.5f, NULL, "m", TH_PARAM_BOIDS,    \
+      "walls closer than this push agents away")                                                   \
+    X("wall_weight", wall_weight, 0, false, 1000, false, 1.0f, 1.0f, NULL, "", TH_PARAM_BOIDS,     \
+      "weight of the wall push")                                                                   \
+    X("pursuit_weight", pursuit_weight, 0, false, 1000, false, 2.0f, 2.0f, NULL, "", TH_PARAM_BOIDS, \
+      "weight of a leader's pursuit of the target")                                               \
+    X("lead_fov", lead_fov_deg, 0, true, 180, false, 60.0f, 60.0f, NULL, "deg", TH_PARAM_BOIDS,    \
+      "an agent with no same-type agent inside this front view leads")                            \
+    X("lead_radius", lead_radius, 0, false, 1000, false, 0.0f, 0.0f, "`neighbor_radius` (0 means that)", \
+      "m", TH_PARAM_BOIDS, "reach of the leader test")                                            \
+    X("flee_radius", flee_radius, 0, true, 1000, false, 12.0f, 12.0f, NULL, "m", TH_PARAM_BOIDS,   \
+      "predators (`flee_types`) closer than this are fled, seen all round")                       \
+    X("flee_weight", flee_weight, 0, false, 1000, false, 3.0f, 3.0f, NULL, "", TH_PARAM_BOIDS,     \
+      "weight of the flight from predators")                                                       \
+    X("body_radius", body_radius, 0, false, TH_MAX_BODY_RADIUS, false, 0.0f, 0.2f, NULL, "m", TH_PARAM_BOTH, \
+      "agents are discs of this radius that do not overlap each other or walls; 0 = points")      \
+    X("desired_speed", desired_speed, 0, true, TH_MAX_SPEED, false, 1.34f, 1.34f, NULL, "m/s", TH_PARAM_PED, \
+      "mean free walking speed (Weidmann 1993), at most `max_speed`")                             \
+    X("desired_speed_sd", desired_speed_sd, 0, false, TH_MAX_SPEED, false, 0.26f, 0.26f, NULL, "m/s", TH_PARAM_PED, \
+      "spread of the free speeds (normal, clipped to mean +- 2 sd), at most `desired_speed`")     \
+    X("time_gap", time_gap, 0.05, false, 10, false, 0.7f, 0.7f, NULL, "s", TH_PARAM_PED,           \
+      "speed = (spacing - contact distance) / time_gap, when below the free speed")               \
+    X("relaxation", relaxation, 0, false, 10, false, 0.5f, 0.5f, NULL, "s", TH_PARAM_PED,          \
+      "how fast a walker speeds up to its free speed (it slows down at once)")                    \
+    X("repulsion", repulsion, 0, false, 1000, false, 5.0f, 5.0f, NULL, "", TH_PARAM_PED,           \
+      "strength of the push away from neighbours")                                                 \
+    X("repulsion_range", repulsion_range, 0.001, false, 10, false, 0.1f, 0.1f, NULL, "m", TH_PARAM_PED, \
+      "the push decays as exp(-gap / range)")                                                      \
+    X("wall_repulsion", wall_repulsion, 0, false, 1000, false, 5.0f, 5.0f, NULL, "", TH_PARAM_PED, \
+      "strength of the push away from walls")                                                      \
+    X("wall_repulsion_range", wall_repulsion_range, 0.001, false, 10, false, 0.02f, 0.02f, NULL, "m", TH_PARAM_PED, \
+      "the wall push decays as exp(-gap / range)")
+/* clang-format on */
+
+typedef struct th_crowd_param {
+    const char *key;   /* scene key */
+    const char *field; /* th_crowd_def member */
+    size_t offset;     /* of that member */
+    double lo, hi;
+    bool lo_open, hi_open;
+    float def_boids, def_ped;
+    const char *note;
+    const char *unit;
+    th_param_model model;
+    const char *doc;
+} th_crowd_param;
+
+extern const th_crowd_param th_crowd_params[];
+extern const uint32_t th_crowd_param_count;
+
+/* The table's row for a scene key, or NULL. */
+const th_crowd_param *th_crowd_param_find(const char *key);
+
+/* Whether `v` is finite and within the row's bounds. */
+bool th_crowd_param_ok(const th_crowd_param *p, float v);
+
+/* The row's range as "(0, 1000]" into buf; returns buf. */
+const char *th_crowd_param_range(const th_crowd_param *p, char *buf, size_t size);
+
+/* The row's field in a def. */
+static inline float *th_crowd_param_field(const th_crowd_param *p, th_crowd_def *d) {
+    return (float *)(void *)((char *)d + p->offset);
+}
+
+/* Every row that applies to `model` within its bounds; otherwise false with err naming the
+ * field, its range and the value. Pedestrian rows are skipped for boids crowds. */
+bool th_crowd_params_check(const th_crowd_def *d, th_error *err);
+
+#endif

@@ -649,6 +649,53 @@ static void draw_bunkers(tv_ctx *c, const th_world *w) {
     }
 }
 
+/* Where agents come from and where they leave: each spawner's area in green and each exit's in
+ * red, a translucent fill with an outline (cell by cell for areas given as cells), under the
+ * agents. */
+static void draw_flow_areas(tv_ctx *c, const th_world *w) {
+    const uint32_t spawn_col = TV_SPAWNER_COLOR, exit_col = TV_EXIT_COLOR;
+    const float cs = c->cell_size;
+    for (int kind = 0; kind < 2; kind++) {
+        const uint32_t n = kind ? th_world_exit_count(w) : th_world_spawner_count(w);
+        const uint32_t col = kind ? exit_col : spawn_col;
+        for (uint32_t i = 0; i < n; i++) {
+            float x0, y0, x1, y1;
+            if (kind) {
+                th_exit_info e;
+                if (!th_world_get_exit(w, i, &e)) continue;
+                x0 = e.x0, y0 = e.y0, x1 = e.x1, y1 = e.y1;
+            } else {
+                th_spawner_info s;
+                if (!th_world_get_spawner(w, i, &s)) continue;
+                x0 = s.x0, y0 = s.y0, x1 = s.x1, y1 = s.y1;
+            }
+            const th_vec2 tl = tv_to_screen(&c->cam, x0, y1), br = tv_to_screen(&c->cam, x1, y0);
+            const SDL_FRect r = {tl.x, tl.y, br.x - tl.x, br.y - tl.y};
+            bool cells = false;
+            if (c->map_cols > 0 && cs > 0.0f) {
+                /* Areas given as cells: fill exactly those (the bounding box may hold others). */
+                const int32_t cx0 = (int32_t)floorf(x0 / cs), cy0 = (int32_t)floorf(y0 / cs);
+                const int32_t cx1 = (int32_t)ceilf(x1 / cs) - 1, cy1 = (int32_t)ceilf(y1 / cs) - 1;
+                for (int32_t y = cy0; y <= cy1; y++) {
+                    for (int32_t x = cx0; x <= cx1; x++) {
+                        if (!(kind ? th_world_exit_covers(w, i, x, y)
+                                   : th_world_spawner_covers(w, i, x, y)))
+                            continue;
+                        cells = true;
+                        const th_vec2 a = tv_to_screen(&c->cam, (float)x * cs, (float)(y + 1) * cs);
+                        const th_vec2 b = tv_to_screen(&c->cam, (float)(x + 1) * cs, (float)y * cs);
+                        tv_batch_rect(&c->geo, a.x, a.y, b.x - a.x, b.y - a.y, with_alpha(col, 0x70));
+                    }
+                }
+            }
+            if (!cells) {
+                tv_batch_rect(&c->geo, r.x, r.y, r.w, r.h, with_alpha(col, 0x50));
+                outline(&c->geo, r, 1.5f, with_alpha(col, 0xD0));
+            }
+        }
+    }
+}
+
 void tv_queued_mark(tv_batch *b, SDL_FRect m) {
     /* Dashed yellow corners a few pixels outside the marker: "clicked, applies at the next step". */
     const uint32_t col = 0xFFFFE040u;
@@ -982,6 +1029,7 @@ void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *r
         draw_routes(c, w);
     }
     draw_bunkers(c, w);
+    draw_flow_areas(c, w);
     tv_draw_colonies(c, w);
     if (c->overlays & TH_VIEW_OVERLAY_AGENTS) draw_agents(c, w, alpha);
     if (c->overlays & TH_VIEW_OVERLAY_SQUADS) draw_squads(c, w);

@@ -364,6 +364,9 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
         n = lg_add(it, n, LG_MARKER, tv_destroyed_color(), 2, "bunker destroyed");
         n = lg_add(it, n, LG_MARKER, 0xFFFFE040u, 3, "click queued");
     }
+    if (th_world_spawner_count(w) > 0)
+        n = lg_add(it, n, LG_SWATCH, TV_SPAWNER_COLOR, 0, "spawner: agents enter");
+    if (th_world_exit_count(w) > 0) n = lg_add(it, n, LG_SWATCH, TV_EXIT_COLOR, 0, "exit: agents leave");
     bool colonies = false;
     for (uint32_t k = 0; k < th_world_crowd_count(w) && !colonies; k++)
         colonies = th_world_pheromone(w, k, NULL, NULL, NULL) != NULL;

@@ -212,6 +212,9 @@ uint32_t tv_pheromone_color(float deposits);
 #define TV_PHEROMONE_MAX 64.0f
 /** Food sources' colour. */
 #define TV_FOOD_COLOR 0xFF8BD346u
+/* Spawner and exit areas: where agents enter (green) and leave (red). */
+#define TV_SPAWNER_COLOR 0xFF40C070u
+#define TV_EXIT_COLOR 0xFFE05050u
 
 /* ---- png.c ------------------------------------------------------------------------------- */
 

@@ -255,8 +255,35 @@ bool th_world_get_spawner(const th_world *w, uint32_t spawner, th_spawner_info *
         .waiting = s->due - s->emitted,
         .total = s->total,
         .done = s->total != UINT64_MAX && s->emitted >= s->total,
+        .x0 = s->x0,
+        .y0 = s->y0,
+        .x1 = s->x1,
+        .y1 = s->y1,
     };
+    if (s->cell_count > 0) {
+        int32_t cx0 = s->cells[0].x, cy0 = s->cells[0].y, cx1 = cx0, cy1 = cy0;
+        for (uint32_t k = 1; k < s->cell_count; k++) {
+            cx0 = s->cells[k].x < cx0 ? s->cells[k].x : cx0;
+            cx1 = s->cells[k].x > cx1 ? s->cells[k].x : cx1;
+            cy0 = s->cells[k].y < cy0 ? s->cells[k].y : cy0;
+            cy1 = s->cells[k].y > cy1 ? s->cells[k].y : cy1;
+        }
+        const float cs = w->nav.map.cell_size;
+        out->x0 = (float)cx0 * cs;
+        out->y0 = (float)cy0 * cs;
+        out->x1 = (float)(cx1 + 1) * cs;
+        out->y1 = (float)(cy1 + 1) * cs;
+    }
     return true;
+}
+
+bool th_world_spawner_covers(const th_world *w, uint32_t spawner, int32_t x, int32_t y) {
+    if (!w->flow || spawner >= w->flow->spawner_count) return false;
+    const th_spawner *s = &w->flow->sp[spawner];
+    for (uint32_t k = 0; k < s->cell_count; k++) {
+        if (s->cells[k].x == x && s->cells[k].y == y) return true;
+    }
+    return false;
 }
 
 int th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err) {
@@ -342,8 +369,23 @@ uint32_t th_world_exit_count(const th_world *w) {
 bool th_world_get_exit(const th_world *w, uint32_t exit, th_exit_info *out) {
     if (!w->flow || exit >= w->flow->exit_count) return false;
     const th_exit *e = &w->flow->ex[exit];
-    *out = (th_exit_info){e->name, e->exited, e->first, e->last};
+    *out = (th_exit_info){e->name, e->exited, e->first, e->last, e->x0, e->y0, e->x1, e->y1};
+    if (e->by_cell) {
+        const float cs = w->nav.map.cell_size;
+        out->x0 = (float)e->cx0 * cs;
+        out->y0 = (float)e->cy0 * cs;
+        out->x1 = (float)(e->cx1 + 1) * cs;
+        out->y1 = (float)(e->cy1 + 1) * cs;
+    }
     return true;
+}
+
+bool th_world_exit_covers(const th_world *w, uint32_t exit, int32_t x, int32_t y) {
+    if (!w->flow || exit >= w->flow->exit_count) return false;
+    const th_exit *e = &w->flow->ex[exit];
+    if (!e->by_cell || x < e->cx0 || x > e->cx1 || y < e->cy0 || y > e->cy1) return false;
+    const size_t b = (size_t)(y - e->cy0) * (size_t)(e->cx1 - e->cx0 + 1) + (size_t)(x - e->cx0);
+    return (e->bits[b >> 3] >> (b & 7)) & 1u;
 }
 
 uint64_t th_world_exited_by(const th_world *w, uint32_t k) {

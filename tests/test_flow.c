@@ -550,6 +550,52 @@ START_TEST(bounded_spawner_reserves_up_front) {
 END_TEST
 
 /* Validation holds through spawning and exits, and names a count that stops adding up. */
+/* Where spawners and exits are, as the viewer reads it: a rectangle's own bounds, a cell list's
+ * bounding box in metres, and exactly the listed cells covered. */
+START_TEST(areas_are_reported_for_drawing) {
+    th_world *w = walled_world(1);
+    th_error err;
+    const th_cell_ref cells[] = {{3, 4}, {12, 2}, {10, 7}}; /* open cells */
+    th_crowd_def cd = th_default_crowd_def();
+    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    th_spawner_def sd = th_default_spawner_def();
+    sd.cells = cells;
+    sd.cell_count = 3;
+    sd.rate = 1.0;
+    ck_assert_msg(th_world_add_spawner(w, &sd, &err) == 0, "%s", err.message);
+    th_exit_def ed = th_default_exit_def();
+    ed.x0 = 10.5f, ed.y0 = 1.25f, ed.x1 = 12.0f, ed.y1 = 3.0f;
+    ck_assert_int_eq(th_world_add_exit(w, &ed, &err), 0);
+    ed = th_default_exit_def();
+    ed.cells = cells;
+    ed.cell_count = 3;
+    ck_assert_int_eq(th_world_add_exit(w, &ed, &err), 1);
+    int32_t cols, rows;
+    float cs;
+    ck_assert(th_world_map_size(w, &cols, &rows, &cs));
+    th_spawner_info si;
+    ck_assert(th_world_get_spawner(w, 0, &si));
+    ck_assert(si.x0 == 3 * cs && si.y0 == 2 * cs && si.x1 == 13 * cs && si.y1 == 8 * cs);
+    th_exit_info ei;
+    ck_assert(th_world_get_exit(w, 0, &ei));
+    ck_assert(ei.x0 == 10.5f && ei.y0 == 1.25f && ei.x1 == 12.0f && ei.y1 == 3.0f);
+    ck_assert(th_world_get_exit(w, 1, &ei));
+    ck_assert(ei.x0 == 3 * cs && ei.y0 == 2 * cs && ei.x1 == 13 * cs && ei.y1 == 8 * cs);
+    /* Brute force over the map: covered exactly where listed. */
+    for (int32_t y = -1; y <= rows; y++) {
+        for (int32_t x = -1; x <= cols; x++) {
+            bool listed = false;
+            for (int k = 0; k < 3; k++) listed |= cells[k].x == x && cells[k].y == y;
+            ck_assert_int_eq(th_world_spawner_covers(w, 0, x, y), listed);
+            ck_assert_int_eq(th_world_exit_covers(w, 1, x, y), listed);
+            ck_assert(!th_world_exit_covers(w, 0, x, y)); /* a rectangle has no cells */
+        }
+    }
+    ck_assert(!th_world_exit_covers(w, 2, 3, 4) && !th_world_spawner_covers(w, 1, 3, 4));
+    th_world_destroy(w);
+}
+END_TEST
+
 START_TEST(validation_names_a_broken_exit_count) {
     th_world_def wd = th_default_world_def();
     wd.threads = 1;
@@ -735,6 +781,7 @@ static Suite *suite(void) {
     tcase_add_test(t, steady_state_allocates_nothing);
     tcase_add_test(t, endless_growth_is_amortised);
     tcase_add_test(t, bounded_spawner_reserves_up_front);
+    tcase_add_test(t, areas_are_reported_for_drawing);
     tcase_add_test(t, validation_names_a_broken_exit_count);
     tcase_add_test(t, api_refuses_bad_spawners_and_exits);
     tcase_add_loop_test(t, bad_scenes_point_at_the_value, 0, (int)(sizeof k_bad / sizeof k_bad[0]));

@@ -1021,6 +1021,8 @@ typedef struct th_spawner_info {
     uint64_t total;       /* agents it will add in all (limit, or the formula at the stop
                              time); UINT64_MAX for an endless spawner */
     bool done;            /* it has added all it ever will */
+    float x0, y0, x1, y1; /* where it adds agents: its rectangle, metres, or the bounding box
+                             of its cells (th_world_spawner_covers tells which cells) */
 } th_spawner_info;
 
 /** Add a spawner; returns its index (0, 1, ...) or -1 with `err` filled (bad crowd, area outside
@@ -1053,11 +1055,18 @@ typedef struct th_exit_info {
     uint32_t exited;      /* agents that left through it */
     uint64_t first_step;  /* steps after which its first agent had left; 0 while none has */
     uint64_t last_step;   /* ... its latest */
+    float x0, y0, x1, y1; /* its rectangle, metres, or the bounding box of its cells
+                             (th_world_exit_covers tells which cells) */
 } th_exit_info;
 
 /** Add an exit; returns its index or -1 with `err` filled. Call between steps. */
 TH_API int th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err);
 TH_API uint32_t th_world_exit_count(const th_world *w);
+/** Whether map cell (x, y) is one of the cells of a spawner or an exit given by cells (false
+ *  for one given by a rectangle, a bad index or a cell off the map): for drawing them. */
+TH_API bool th_world_spawner_covers(const th_world *w, uint32_t spawner, int32_t x, int32_t y);
+TH_API bool th_world_exit_covers(const th_world *w, uint32_t exit, int32_t x, int32_t y);
+
 /** An exit's counts; false for a bad index. */
 TH_API bool th_world_get_exit(const th_world *w, uint32_t exit, th_exit_info *out);
 

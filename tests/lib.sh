@@ -109,15 +109,28 @@ wait_window() {
     for i in $(seq 600); do
         wid=$(xdotool search --name "$1" 2>/dev/null | head -1)
         [[ -n $wid ]] && break
-        # Also by process: SDL marks its windows with _NET_WM_PID, set before the title.
+        # Also by process (SDL marks its windows with _NET_WM_PID, set before the title): PID
+        # itself or, when it is a wrapper such as timeout(1), its children.
         if [[ -n ${2:-} ]]; then
-            wid=$(xdotool search --pid "$2" 2>/dev/null | head -1)
-            [[ -n $wid ]] && break
+            local p
+            for p in "$2" $(pgrep -P "$2" 2>/dev/null); do
+                wid=$(xdotool search --pid "$p" 2>/dev/null | head -1)
+                [[ -n $wid ]] && break 2
+            done
         fi
         if [[ -n ${2:-} ]] && ! kill -0 "$2" 2>/dev/null; then break; fi
         sleep 0.1
     done
     echo "$wid"
+}
+
+# stop_process PID: end PID and its children (a wrapper's child goes with it), quietly.
+stop_process() {
+    local p
+    for p in $(pgrep -P "$1" 2>/dev/null); do kill "$p" 2>/dev/null; done
+    kill "$1" 2>/dev/null
+    wait "$1" 2>/dev/null
+    return 0
 }
 
 # finish: the summary line; the suite's exit status is whether nothing failed.

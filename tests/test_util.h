@@ -67,6 +67,21 @@ static inline th_world *th_test_load(const char *path, th_scene_opts o, uint32_t
     return w;
 }
 
+/* A scene that failed to load as it should: `err` says "FILE:LINE:COLUMN: PATH: ..." (just the
+ * place when `path` is empty) and holds `fragment`, what was expected or found. `what` names
+ * the case in a failure. */
+static inline void th_test_scene_error(const char *what, const th_error *err, const char *file,
+                                       unsigned line, unsigned column, const char *path,
+                                       const char *fragment) {
+    char want[256];
+    if (path[0]) snprintf(want, sizeof want, "%s:%u:%u: %s: ", file, line, column, path);
+    else snprintf(want, sizeof want, "%s:%u:%u: ", file, line, column);
+    ck_assert_msg(strstr(err->message, want) != NULL, "%s: expected '%s' in: %s", what, want,
+                  err->message);
+    ck_assert_msg(strstr(err->message, fragment) != NULL, "%s: expected '%s' in: %s", what,
+                  fragment, err->message);
+}
+
 /* Run a suite with Check's defaults; the exit status says whether every test passed. */
 static inline int th_test_run(Suite *s) {
     SRunner *r = srunner_create(s);

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../sim/ydoc.h"
+#include "sim/scene/ydoc.h"
 #include "app.h"
 #include "args.h"
 

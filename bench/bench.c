@@ -17,7 +17,7 @@
  * the whole run. */
 #include "bench.h"
 
-#include "../app/report.h"
+#include "app/report.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -28,13 +28,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../app/args.h"
-#include "../engine/alloc.h"
-#include "../engine/jobs.h"
-#include "../engine/profile.h"
-#include "../sim/boids.h"
-#include "../tests/ref_boids.h"
-#include "../tests/ref_grid_boids.h"
+#include "app/args.h"
+#include "engine/alloc.h"
+#include "engine/jobs.h"
+#include "engine/profile.h"
+#include "sim/behave/boids.h"
+#include "tests/ref_boids.h"
+#include "tests/ref_grid_boids.h"
 #include "trace.h"
 
 #define MAX_LIST 16

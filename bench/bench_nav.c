@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/alloc.h"
-#include "../engine/jobs.h"
-#include "../engine/profile.h"
-#include "../engine/rng.h"
-#include "../sim/nav.h"
+#include "engine/alloc.h"
+#include "engine/jobs.h"
+#include "engine/profile.h"
+#include "engine/rng.h"
+#include "sim/nav/nav.h"
 
 enum { BUNKERS = 8, MAX_RUNS = 50, BLOCK = 32, STREET = 6, MAX_THREADS = 64, MAX_LIST = 16 };
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/scene_internal.h"
+#include "sim/scene/scene_internal.h"
 
 /* The loader accepts up to 4096 x 4096 cells and 2^24 agents; building and stepping worlds
  * that size takes seconds and gigabytes, which would hide real findings behind timeouts. The

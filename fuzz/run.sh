@@ -28,18 +28,18 @@ FLAGS=(-std=c17 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address
        -fno-sanitize-recover=all -ffp-contract=off -fno-fast-math -fno-math-errno
        -D_POSIX_C_SOURCE=200809L -I. -Iinclude -Wall -Wextra -pedantic)
 LIBS=($(pkg-config --cflags --libs yaml-0.1 libpng zlib) -lpthread -lm)
-# sim/boids.c does not build with clang 14 as it stands: its 8-lane helpers pass vectors by
-# value, an error without AVX enabled, and clang's target_clones leaves the dispatcher
+# sim/behave/boids.c does not build with clang 14 as it stands: its 8-lane helpers pass vectors
+# by value, an error without AVX enabled, and clang's target_clones leaves the dispatcher
 # unresolved at link time. Here it is built for this CPU alone (-mavx2, clones off through
 # the macro that already turns them off under ThreadSanitizer), or by gcc without the
 # sanitizers on a CPU without AVX2; the kernel is not what these targets fuzz.
 boids_cc=("$CC" "${FLAGS[@]}" -mavx2 -D__SANITIZE_THREAD__=1)
 grep -qw avx2 /proc/cpuinfo || boids_cc=(gcc -std=c17 -O2 -g -ffp-contract=off -I. -Iinclude)
 objs=()
-for src in engine/*.c sim/*.c; do
+for src in engine/*.c sim/*/*.c; do
     obj="$OUT/obj/${src//\//_}.o"
     mkdir -p "$OUT/obj"
-    if [ "$src" = sim/boids.c ]; then
+    if [ "$src" = sim/behave/boids.c ]; then
         "${boids_cc[@]}" -D_POSIX_C_SOURCE=200809L -c "$src" -o "$obj"
         objs+=("$obj")
         continue
@@ -48,7 +48,7 @@ for src in engine/*.c sim/*.c; do
     # Only the loader's files and the harnesses are held to -Werror here: the rest is checked
     # by the main build, with the project's own compiler.
     case "$src" in
-        sim/ydoc.c | sim/scene_*.c) extra+=(-Werror) ;;
+        sim/scene/*.c) extra+=(-Werror) ;;
     esac
     "$CC" "${FLAGS[@]}" "${extra[@]}" $(pkg-config --cflags yaml-0.1 libpng) -c "$src" -o "$obj"
     objs+=("$obj")

@@ -1,5 +1,5 @@
 /* The crowd key table of docs/scene-format.md, generated from the parameter table
- * (sim/crowd_params.h), so the document cannot drift from what the API and the parser check.
+ * (sim/core/crowd_params.h), so the document cannot drift from what the API and the parser check.
  *
  *   gen_crowd_params                 print the section
  *   gen_crowd_params --check FILE    exit 1 (with a diff hint) when FILE's section differs
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/crowd_params.h"
+#include "sim/core/crowd_params.h"
 
 #define BEGIN_MARK "<!-- crowd-params:begin -->\n"
 #define END_MARK "<!-- crowd-params:end -->"
@@ -28,7 +28,7 @@ static const char *section(void) {
     static char out[16384];
     size_t n = 0;
 #define PUT(...) n += (size_t)snprintf(out + n, sizeof out - n, __VA_ARGS__)
-    PUT("<!-- Generated from sim/crowd_params.h by tests/gen_crowd_params.c; do not edit here.\n"
+    PUT("<!-- Generated from sim/core/crowd_params.h by tests/gen_crowd_params.c; do not edit here.\n"
         "     Regenerate: build/release/tests/gen_crowd_params --write docs/scene-format.md -->\n");
     PUT("| key | unit | range | default (boids) | default (pedestrian) | applies to | meaning |\n");
     PUT("|---|---|---|---|---|---|---|\n");
@@ -102,7 +102,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "--check") == 0) {
         const bool same = (size_t)(e - b) == strlen(gen) && memcmp(b, gen, strlen(gen)) == 0;
         if (!same) {
-            fprintf(stderr, "%s: the crowd parameter section differs from sim/crowd_params.h.\n"
+            fprintf(stderr, "%s: the crowd parameter section differs from sim/core/crowd_params.h.\n"
                     "Regenerate it with: build/release/tests/gen_crowd_params --write %s\n"
                     "Expected:\n%s", argv[2], argv[2], gen);
         }

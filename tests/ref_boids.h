@@ -1,6 +1,6 @@
 /* Naive O(N^2) boids: the reference the grid engine is checked and benchmarked against.
  *
- * Written from the definition in sim/boids.c's header comment, with no grid and no shared
+ * Written from the definition in sim/behave/boids.c's header comment, with no grid and no shared
  * code: every agent looks at every other agent, sums in double precision. Membership tests
  * (inside a radius, inside the view cone) use the same float expressions as the definition,
  * so an agent lying a rounding error from a boundary is classified the same way by both. */

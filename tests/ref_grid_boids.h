@@ -4,7 +4,7 @@
  * agents, a uniform grid of cells at least as wide as the largest radius rebuilt every step by
  * a counting sort (agents are kept in cell order, like the engine's), a scalar loop over the
  * 3x3 cells around each agent, float sums. No SIMD, no threads, no shared code with the engine.
- * The rules are the ones in sim/boids.c's header comment and tests/ref_boids.c (same
+ * The rules are the ones in sim/behave/boids.c's header comment and tests/ref_boids.c (same
  * membership expressions, same integration), so it does the same work as the engine: the tests
  * check it against the naive reference. */
 #ifndef TH_REF_GRID_BOIDS_H

@@ -4,11 +4,11 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "../engine/alloc.h"
-#include "../engine/jobs.h"
-#include "../engine/rng.h"
-#include "../sim/nav.h"
-#include "../tests/ref_dijkstra.h"
+#include "engine/alloc.h"
+#include "engine/jobs.h"
+#include "engine/rng.h"
+#include "sim/nav/nav.h"
+#include "tests/ref_dijkstra.h"
 #include "test_util.h"
 
 static uint32_t rnd(uint64_t seed, uint64_t key, uint64_t *ctr, uint32_t n) {

@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../engine/rng.h"
-#include "../sim/boids.h"
+#include "engine/rng.h"
+#include "sim/behave/boids.h"
 #include "throng/throng.h"
 #include "test_util.h"
 

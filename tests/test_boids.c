@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/rng.h"
+#include "engine/rng.h"
 #include "throng/throng.h"
-#include "../sim/boids.h"
+#include "sim/behave/boids.h"
 #include "ref_boids.h"
 #include "ref_grid_boids.h"
 #include "test_util.h"

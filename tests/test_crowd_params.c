@@ -1,4 +1,4 @@
-/* The crowd parameter table (sim/crowd_params.h) is the one description of a crowd's numeric
+/* The crowd parameter table (sim/core/crowd_params.h) is the one description of a crowd's numeric
  * keys: for every row, the scene parser and th_world_add_crowd accept a value just inside each
  * bound and refuse one just outside it (the float next to the bound), naming the key; the
  * th_default_*_def() functions give the table's defaults. */
@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/crowd_params.h"
-#include "sim/scene_internal.h"
+#include "sim/core/crowd_params.h"
+#include "sim/scene/scene_internal.h"
 #include "test_util.h"
 
 /* ---- defaults ---------------------------------------------------------------------------- */

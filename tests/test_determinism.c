@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "../engine/rng.h"
+#include "engine/rng.h"
 #include "throng/throng.h"
 #include "test_util.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/rng.h"
+#include "engine/rng.h"
 #include "throng/throng.h"
 #include "test_util.h"
 

@@ -11,9 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../engine/alloc.h"
+#include "engine/alloc.h"
 #include "throng/throng.h"
-#include "../sim/world_internal.h" /* capacity: which steps may grow the arrays */
+#include "sim/core/world.h"
+#include "sim/core/validate.h" /* capacity: which steps may grow the arrays */
 #include "test_util.h"
 
 #ifndef THRONG_SCENES_DIR

@@ -1,4 +1,4 @@
-/* Ant-colony foraging (sim/forage.c): evaporation against exp(-rate t), food conservation,
+/* Ant-colony foraging (sim/behave/forage.c): evaporation against exp(-rate t), food conservation,
  * a spent source's trail fading within the time the decay predicts, ants finding food and
  * forming a trail, trail following, contention for the last units, determinism at 1-3 threads,
  * no allocation in a step, and bad input in scene files and through the API. */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../engine/alloc.h"
+#include "engine/alloc.h"
 #include "throng/throng.h"
 #include "ref_dijkstra.h"
 #include "test_util.h"
@@ -43,7 +43,7 @@ static th_world *load_text(const char *yaml, uint32_t threads, th_error *err) {
 #define MH 15
 #define MAX_G 5
 
-/* Cost of the move between adjacent cells, restated from the definition (sim/nav.h). */
+/* Cost of the move between adjacent cells, restated from the definition (sim/nav/nav.h). */
 static uint64_t move_cost(const uint16_t *cost, int a, int b) {
     const int ax = a % MW, ay = a / MW, bx = b % MW, by = b / MW;
     const int diagonal = ax != bx && ay != by;

@@ -9,12 +9,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "../engine/alloc.h"
-#include "../engine/arena.h"
-#include "../engine/grid.h"
-#include "../engine/jobs.h"
+#include "engine/alloc.h"
+#include "engine/arena.h"
+#include "engine/grid.h"
+#include "engine/jobs.h"
 #include "throng/throng.h"
-#include "../sim/world_internal.h" /* validation: a state poked past the top speed */
+#include "sim/core/world.h"
+#include "sim/core/validate.h" /* validation: a state poked past the top speed */
 #include "test_util.h"
 
 static double now(void) {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../app/output.h"
+#include "app/output.h"
 #include "engine/alloc.h"
 #include "throng/throng.h"
 #include "test_util.h"

@@ -1,4 +1,4 @@
-/* The classic movers (sim/movers.c): wall following against a discrete wall follower written
+/* The classic movers (sim/behave/movers.c): wall following against a discrete wall follower written
  * here, crash and turn around a block, breadcrumbs around a corner, the waypoint next-hop table
  * against Floyd-Warshall; the same hash on 1, 2 and 3 threads for each mover and both crowd
  * models; no allocation in a step; bad defs and scene keys refused with their place. */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../engine/alloc.h"
+#include "engine/alloc.h"
 #include "throng/throng.h"
 #include "test_util.h"
 

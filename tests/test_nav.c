@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/alloc.h"
-#include "../engine/jobs.h"
-#include "../engine/rng.h"
-#include "../sim/nav.h"
-#include "../sim/world_internal.h"
-#include "../tests/ref_dijkstra.h"
+#include "engine/alloc.h"
+#include "engine/jobs.h"
+#include "engine/rng.h"
+#include "sim/nav/nav.h"
+#include "sim/core/world.h"
+#include "tests/ref_dijkstra.h"
 #include "test_util.h"
 
 /* ---------------------------------------------------------------------------------------- */

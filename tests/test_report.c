@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/alloc.h"
+#include "engine/alloc.h"
 #include "throng/throng.h"
 #include "test_util.h"
 

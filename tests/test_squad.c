@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "throng/throng.h"
-#include "../sim/world_internal.h"
+#include "sim/core/world.h"
 #include "test_util.h"
 
 /* A walled map of w x h one-metre cells; `walls` lists cell rectangles x0, y0, x1, y1. */

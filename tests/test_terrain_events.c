@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/alloc.h"
-#include "../engine/rng.h"
+#include "engine/alloc.h"
+#include "engine/rng.h"
 #include "throng/throng.h"
-#include "../sim/world_internal.h"
+#include "sim/core/world.h"
 #include "ref_dijkstra.h"
 #include "test_util.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/rng.h"
+#include "engine/rng.h"
 #include "throng/throng.h"
 
 /* Check's assertions log their location on every call, which costs a system call; inside loops

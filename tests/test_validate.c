@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/world_internal.h"
+#include "sim/core/world.h"
+#include "sim/core/validate.h"
 #include "test_util.h"
 
 static th_world *walled_maze(void) {

@@ -143,7 +143,7 @@ typedef enum th_goal_kind {
                                  refuses the route, naming the leg and the cell) */
     TH_GOAL_WANDER = 4,       /* a heading that drifts at random (a random walk of the angle,
                                  `wander_rate` degrees per square-root second) */
-    /* The classic movers (sim/movers.c, docs/movers.md). */
+    /* The classic movers (sim/behave/movers.c, docs/movers.md). */
     TH_GOAL_CRASH_AND_TURN = 5, /* walk `heading`; on meeting an obstacle within `lookahead`,
                                    turn away from `hand` and follow its boundary cell by cell
                                    until `heading` is free again (Bug-style); needs a map */

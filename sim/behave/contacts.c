@@ -1,0 +1,230 @@
+/* Bodies: after integration, overlaps between bodies and between bodies and walls are removed
+ * by a few Jacobi rounds of position projection (as in position-based dynamics: Mueller et al.
+ * 2007, "Position based dynamics", J. Vis. Commun. Image R. 18(2); and the contact handling of
+ * crowd simulators built on it, e.g. Weiss et al. 2017, "Position-based multi-agent dynamics
+ * for real-time crowd simulation", MIG '17).
+ *
+ * Round r reads every position of round r - 1 and writes only the agent's own slot:
+ *   each pair i, j of bodies closer than l = r_i + r_j moves apart by half the overlap each,
+ *   along the line between them; the pushes on i are summed and scaled by
+ *   TH_CONTACT_RELAX / ceil(contacts / 2), so a body squeezed from many sides is not thrown
+ *   across its neighbours; then i's disc is pushed out of the blocked cells it overlaps, cell
+ *   by cell.
+ * A walking crowd needs TH_CONTACT_ROUNDS rounds, one kept apart by its model (overlaps below
+ * TH_CONTACT_QUIET of the bound) two; while overlaps remain above half the bound
+ * that validation checks, more rounds follow, up to TH_CONTACT_MAX_ROUNDS, or up to
+ * TH_CONTACT_SETTLE_ROUNDS in the first step after agents were added (bodies placed on top of
+ * each other).
+ * The result does not depend on the order agents are visited in, or on the thread count. The
+ * last round moves each agent from its integrated position to its resolved one by sliding
+ * along blocked cells (so a centre never enters one, whatever the pushes), adds the correction
+ * to its velocity (what an observer would measure), and marks agents that stepped into an open
+ * bunker.
+ *
+ * Neighbours are looked for once per step, before the rounds, in the 3x3 block of grid cells
+ * the grid phase assigned at the start of the step: the grid's cells are at least three body
+ * radii plus two steps of travel wide (th_world_add_crowd), so every body that can touch
+ * another is in its block. Each agent keeps the bodies within 1.5 contact distances in a short
+ * list (a Verlet list) that the rounds walk instead of the block.
+ *
+ * Scratch positions live in the other agent buffer, which is dead between the grid phase's
+ * gather and the next step's: rounds alternate between its px/py and its vx/vy arrays, and the
+ * integrated positions in buf[cur] stay untouched until the last round. */
+#include <math.h>
+
+#include "sim/behave/contacts.h"
+#include "sim/core/flow.h"
+#include "sim/core/step.h"
+#include "sim/core/validate.h"
+#include "sim/core/world.h"
+
+/* Rounds between two listings of the bodies near each agent, in a long settling. */
+#define TH_CONTACT_RELIST 8u
+
+/* Overlap, as a share of the validated bound, below which two rounds are enough: one more
+ * halves what is left, and the bound is twenty times as much. */
+#define TH_CONTACT_QUIET 0.05f
+
+/* Share of the summed pushes applied per round: under-relaxed Jacobi converges where plain
+ * Jacobi overshoots in a crowd pressed from all sides. */
+#define TH_CONTACT_RELAX 0.8f
+
+typedef struct contact_ctx {
+    th_world *w;
+    const float *rx, *ry; /* positions of the last round */
+    float *wx, *wy;       /* positions of this round */
+} contact_ctx;
+
+/* The pushes on agent i from the bodies in its list and from walls, with positions (rx, ry);
+ * *worst receives the largest overlap seen, as a share of the smaller diameter. */
+static th_vec2 resolve_one(const th_world *w, const float *rx, const float *ry, uint32_t i,
+                           float *worst) {
+    const th_agents *a = &w->buf[w->cur];
+    th_vec2 p = th_v2(rx[i], ry[i]);
+    const float ri = w->crowd_rt[a->crowd[i]].radius;
+    if (ri <= 0.0f) return p;
+    const bool wrap = w->wrap;
+    const float W = w->def.width, H = w->def.height;
+    const uint32_t *list = w->contact + (size_t)i * TH_CONTACT_LIST;
+    const uint32_t n = w->contact_count[i];
+    th_vec2 push = th_v2(0.0f, 0.0f);
+    uint32_t contacts = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t j = list[k];
+        const float rj = w->crowd_radius[a->crowd[j]];
+        const th_vec2 d = th_min_image(th_v2(rx[j] - p.x, ry[j] - p.y), wrap, W, H);
+        const float l = ri + rj;
+        const float d2 = th_v2_len2(d);
+        if (d2 >= l * l) continue;
+        const float dist = sqrtf(d2);
+        const float share = (l - dist) / (2.0f * fminf(ri, rj));
+        if (share > *worst) *worst = share;
+        th_vec2 away = dist > 1e-6f ? th_v2_scale(d, -1.0f / dist)
+                                    : th_v2(a->id[i] < a->id[j] ? -1.0f : 1.0f, 0.0f);
+        push = th_v2_add(push, th_v2_scale(away, 0.5f * (l - dist)));
+        contacts++;
+    }
+    if (contacts > 0) {
+        const float k = TH_CONTACT_RELAX / (float)(contacts > 1 ? (contacts + 1) / 2 : 1);
+        p = th_v2_add(p, th_v2_scale(push, k));
+    }
+    return th_nav_push_out_of_walls(w, p, ri);
+}
+
+/* Agent i's list: the bodies within 1.5 contact distances in its 3x3 block of grid cells, at
+ * positions (rx, ry), nearest first (then by storage index) when more than TH_CONTACT_LIST are
+ * that close. */
+static void list_contacts(th_world *w, const float *rx, const float *ry, uint32_t i) {
+    const th_agents *a = &w->buf[w->cur];
+    const float ri = w->crowd_rt[a->crowd[i]].radius;
+    uint32_t *list = w->contact + (size_t)i * TH_CONTACT_LIST;
+    float key[TH_CONTACT_LIST];
+    uint32_t n = 0;
+    if (ri > 0.0f) {
+        const bool wrap = w->wrap;
+        const float W = w->def.width, H = w->def.height;
+        const float px = rx[i], py = ry[i];
+        th_grid_span spans[TH_GRID_MAX_SPANS];
+        const uint32_t nx = (uint32_t)w->grid.nx, cell = w->cell[i];
+        const uint32_t ns = th_grid_block(&w->grid, (int32_t)(cell % nx), (int32_t)(cell / nx), 1, wrap, spans);
+        for (uint32_t r = 0; r < ns; r++) {
+            for (uint32_t j = spans[r].begin; j < spans[r].end; j++) {
+                const float rj = w->crowd_radius[a->crowd[j]];
+                if (j == i || rj <= 0.0f) continue;
+                const th_vec2 d = th_min_image(th_v2(rx[j] - px, ry[j] - py), wrap, W, H);
+                const float reach = 1.5f * (ri + rj);
+                const float d2 = th_v2_len2(d);
+                if (d2 >= reach * reach) continue;
+                th_contact_insert(list, key, &n, j, d2);
+            }
+        }
+    }
+    w->contact_count[i] = (uint8_t)n;
+}
+
+/* Lists at the start of the phase: pedestrians' were made while they steered, from the same
+ * neighbours. */
+static void list_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
+    (void)worker;
+    const contact_ctx *cc = ctx;
+    th_world *w = cc->w;
+    const th_agents *a = &w->buf[w->cur];
+    for (uint32_t i = begin; i < end; i++) {
+        if (w->crowd_rt[a->crowd[i]].ped && w->contact_count[i] != TH_CONTACT_UNLISTED) continue;
+        list_contacts(w, cc->rx, cc->ry, i);
+    }
+}
+
+/* Lists again, for everyone, from the positions of the last round: bodies pressed apart over
+ * many rounds meet others that were not in reach at the start. */
+static void relist_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
+    (void)worker;
+    const contact_ctx *cc = ctx;
+    for (uint32_t i = begin; i < end; i++) list_contacts(cc->w, cc->rx, cc->ry, i);
+}
+
+static void contact_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
+    (void)worker;
+    const contact_ctx *cc = ctx;
+    th_world *w = cc->w;
+    float worst = 0.0f;
+    for (uint32_t i = begin; i < end; i++) {
+        th_vec2 p = resolve_one(w, cc->rx, cc->ry, i, &worst);
+        cc->wx[i] = p.x;
+        cc->wy[i] = p.y;
+    }
+    w->chunk_stats[begin / TH_CHUNK].overlap = worst;
+}
+
+/* The last round: resolve, then move each agent there from its integrated position. The
+ * velocity keeps the model's value, less any part of it that drove into the bodies or walls
+ * that pushed it back (as sliding along a wall does): speeds then say how fast agents really
+ * advance in a jam, with no speed made up by the pushes themselves. */
+static void contact_last_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
+    (void)worker;
+    const contact_ctx *cc = ctx;
+    th_world *w = cc->w;
+    th_agents *a = &w->buf[w->cur];
+    const bool terrain = w->nav.present, wrap = w->wrap;
+    const float W = w->def.width, H = w->def.height;
+    uint32_t sheltering = 0;
+    for (uint32_t i = begin; i < end; i++) {
+        const th_crowd_rt *c = &w->crowd_rt[a->crowd[i]];
+        if (c->radius > 0.0f) {
+            const th_vec2 p0 = th_v2(a->px[i], a->py[i]);
+            float worst = 0.0f;
+            const th_vec2 d = th_min_image(th_v2_sub(resolve_one(w, cc->rx, cc->ry, i, &worst), p0), wrap, W, H);
+            th_vec2 v = th_v2(a->vx[i], a->vy[i]);
+            const float d2 = th_v2_len2(d);
+            if (d2 > 0.0f) {
+                const float vd = th_v2_dot(v, d);
+                if (vd < 0.0f) v = th_v2_sub(v, th_v2_scale(d, vd / d2));
+                th_vec2 p = terrain ? th_nav_move(w, p0, d, &v) : th_v2_add(p0, d);
+                th_world_bound(w, &p, &v);
+                a->px[i] = p.x;
+                a->py[i] = p.y;
+                a->vx[i] = v.x;
+                a->vy[i] = v.y;
+                /* Bunker and exit arrival, as integration found them, at the resolved position. */
+                uint8_t mark = terrain && c->flee ? th_nav_shelter_at(w, p) : 0;
+                if (!mark && w->flow) mark = th_flow_exit_mark(w, a->crowd[i], p);
+                if ((terrain && c->flee) || w->flow) w->shelter[i] = mark;
+            }
+        }
+        sheltering += w->shelter[i] != 0;
+    }
+    w->chunk_stats[begin / TH_CHUNK].sheltering = sheltering;
+}
+
+void th_contacts_resolve(th_world *w) {
+    th_agents *a = &w->buf[w->cur];
+    th_agents *scratch = &w->buf[w->cur ^ 1];
+    float *bx[2] = {scratch->px, scratch->vx}, *by[2] = {scratch->py, scratch->vy};
+    contact_ctx cc = {w, a->px, a->py, bx[0], by[0]};
+    th_pool_parallel_for(w->pool, w->count, TH_CHUNK, list_job, &cc);
+    const uint32_t chunks = (w->count + TH_CHUNK - 1) / TH_CHUNK;
+    const bool settle = w->settle;
+    const uint32_t max_rounds = settle ? TH_CONTACT_SETTLE_ROUNDS : TH_CONTACT_MAX_ROUNDS;
+    w->settle = false;
+    for (uint32_t r = 0; r + 1 < max_rounds; r++) {
+        if (r > 0 && r % TH_CONTACT_RELIST == 0) th_pool_parallel_for(w->pool, w->count, TH_CHUNK, relist_job, &cc);
+        cc.wx = bx[r & 1];
+        cc.wy = by[r & 1];
+        th_pool_parallel_for(w->pool, w->count, TH_CHUNK, contact_job, &cc);
+        cc.rx = cc.wx;
+        cc.ry = cc.wy;
+        /* More rounds only while the positions this round started from still overlap by more
+         * than half the bound: a crush (or agents added on top of each other) gets up to
+         * TH_CONTACT_MAX_ROUNDS, a walking crowd TH_CONTACT_ROUNDS, and a crowd whose model
+         * kept it apart (no overlap above TH_CONTACT_QUIET of the bound) only this round and
+         * the last. Not when settling: bodies just placed may overlap others beyond their
+         * lists, which only relisting finds. The maximum over chunks does not depend on their
+         * order, so neither does the number of rounds. */
+        float worst = 0.0f;
+        for (uint32_t c = 0; c < chunks; c++) worst = fmaxf(worst, w->chunk_stats[c].overlap);
+        if (!settle && worst <= TH_CONTACT_QUIET * TH_MAX_OVERLAP) break;
+        if (r + 2 < TH_CONTACT_ROUNDS) continue;
+        if (worst <= 0.5f * TH_MAX_OVERLAP) break;
+    }
+    th_pool_parallel_for(w->pool, w->count, TH_CHUNK, contact_last_job, &cc);
+}

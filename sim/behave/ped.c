@@ -1,0 +1,366 @@
+/* The pedestrian model: the collision-free speed model of Tordeux, Chraibi and Seyfried (2016),
+ * "Collision-free speed model for pedestrian dynamics", in: Traffic and Granular Flow '15,
+ * Springer, pp. 225-232 (arXiv:1512.05597), with the speeding-up relaxation of a first-order
+ * model made second-order only where it cannot cause a collision.
+ *
+ * For pedestrian i at x_i with body radius r_i, free speed v0_i (drawn per agent) and goal
+ * direction e0_i (its crowd goal's direction, sim/behave/goal.c; the crowd's heading without one):
+ *
+ *   direction   e_i = unit(e0_i + sum_j a exp((l_ij - d_ij) / D) n_ji
+ *                               + a_w exp((r_i - d_iw) / D_w) n_wi)
+ *               over neighbours j at distance d_ij, l_ij = r_i + r_j, n_ji the unit vector
+ *               from j to i; and the nearest wall point w at distance d_iw, n_wi away from it;
+ *   spacing     s_i = min d_ij over the neighbours j ahead that the body would hit walking
+ *               along e_i: e_i . (x_j - x_i) > 0 and |e_i x (x_j - x_i)| < l_ij (and the
+ *               nearest wall point the same way, with l = r_i);
+ *   speed       u_i = min(v0_i, max(0, (s_i - l_ij) / T))    (T = time_gap);
+ *   velocity    v_i = u_i e_i.
+ *
+ * In the original model the velocity jumps to u_i e_i. Here a faster u_i is approached with
+ * the relaxation time tau (speed += (u_i - speed) dt / tau), as walkers accelerate in about
+ * half a second (Helbing & Molnar 1995; Weidmann 1993); a slower u_i is taken at once, so the
+ * model's guarantee that nobody walks into the one ahead is kept. With no goal the agent walks
+ * only as fast as the push asks, min(1, |sum|) v0_i, so a standing group spreads gently
+ * instead of scattering at full speed.
+ *
+ * The step's contacts phase (sim/behave/contacts.c) then removes whatever overlap remains (pushes from
+ * behind, from the side, from walls): the speed law keeps bodies apart in the walking
+ * direction, the contacts phase everywhere.
+ *
+ * The model reproduces the fundamental diagram with one set of defaults (the validation suite
+ * compares it with Weidmann's curve): its speed-density relation comes out of (s - l) / T.
+ * docs/pedestrians.md has the parameters, their sources and the measured curve. */
+#include <math.h>
+#include <string.h>
+#if defined(__SSE__)
+#include <immintrin.h>
+#endif
+
+#include "sim/behave/contacts.h"
+#include "sim/behave/goal.h"
+#include "sim/behave/ped.h"
+#include "sim/core/world.h"
+
+/* Weight of the sideways step around a slower walker ahead, against the unit goal direction. */
+#define TH_PED_OVERTAKE 0.5f
+
+/* Neighbours within reach of one agent, gathered from its block of grid cells (th_grid_block) by a cheap
+ * first pass so that the two passes of the model walk a short list. At the densest packing of
+ * 0.2 m bodies (7 per m2) a 1.7 m reach holds about 60 agents; past TH_PED_NEAR the nearest
+ * are not preferred, the first in storage order are kept (deterministic, and never reached
+ * in a crowd of bodies). */
+#define TH_PED_NEAR 128u
+
+/* The list, as arrays the passes read four at a time: 3 entries past the last are padded
+ * with a far neighbour of no size, so every block of four reads defined numbers. */
+#define TH_PED_NEAR_PADDED (TH_PED_NEAR + 3u)
+
+typedef struct ped_near {
+    float dx[TH_PED_NEAR_PADDED], dy[TH_PED_NEAR_PADDED], d2[TH_PED_NEAR_PADDED];
+    float d[TH_PED_NEAR_PADDED], l[TH_PED_NEAR_PADDED];
+    uint32_t j[TH_PED_NEAR_PADDED];
+    uint32_t n;
+} ped_near;
+
+/* The gather runs 4 candidates at a time on GCC/Clang vector extensions: 4-lane float
+ * arithmetic and comparisons are plain SSE2, so every x86-64 CPU runs them natively (8 lanes
+ * would fall back to scalar comparisons on CPUs without AVX). Each lane does the same IEEE
+ * operations as a scalar loop would, so the list, and everything after it, is the same. */
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+
+static inline v4f load4(const float *p) {
+    v4f v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static const v4i k_lane = {0, 1, 2, 3};
+
+static inline v4f v4(float s) { return (v4f){s, s, s, s}; }
+
+static inline v4f sel4(v4i m, v4f a, v4f b) { return (v4f)(((v4i)a & m) | ((v4i)b & ~m)); }
+
+static inline v4f abs4(v4f v) { return (v4f)((v4i)v & 0x7fffffff); }
+
+/* e^x, four at a time, for the repulsion: x = n ln 2 + r with |r| <= ln 2 / 2, e^r by the
+ * minimax polynomial of Cephes' expf (S. L. Moshier, Cephes Math Library, 1984-2000), 2^n put
+ * in the exponent bits. Within 1 ulp of e^x (checked against exp in double at every float in [-87, 20]); plain multiplies and adds, so every x86-64 CPU
+ * (and the scalar code a compiler makes elsewhere) gives the same bits. x is clamped to
+ * [-87, 20]: below, e^x is a denormal, which no push needs; above, a push of e^20 times the
+ * repulsion strength already throws anyone clear, and e^89 would overflow. */
+static inline v4f exp4(v4f x) {
+    x = sel4(x < -87.0f, v4(-87.0f), sel4(x > 20.0f, v4(20.0f), x));
+    const v4f round = v4(12582912.0f); /* 1.5 * 2^23: adding it rounds to an integer */
+    const v4f n = (x * 1.44269504088896341f + round) - round;
+    const v4f r = (x - n * 0.693359375f) - n * -2.12194440e-4f;
+    v4f p = v4(1.9875691500e-4f);
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    const v4f y = p * (r * r) + r + 1.0f;
+    const v4i bits = (__builtin_convertvector(n, v4i) + 127) << 23;
+    return y * (v4f)bits;
+}
+
+/* Square roots, correctly rounded as sqrtf's are (IEEE 754 requires it of both). */
+static inline v4f sqrt4(v4f v) {
+#if defined(__SSE__)
+    return (v4f)_mm_sqrt_ps((__m128)v);
+#else
+    return (v4f){sqrtf(v[0]), sqrtf(v[1]), sqrtf(v[2]), sqrtf(v[3])};
+#endif
+}
+
+/* Lanes set in a 4-bit mask. A table, not __builtin_popcount: without the POPCNT instruction
+ * (not in baseline x86-64) that is a library call, 4 % of the step. */
+static const uint8_t k_lanes_set[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
+/* The smaller of two numbers that are not NaN, inline (fminf is a library call here). */
+static inline float min_f(float a, float b) { return a < b ? a : b; }
+
+/* Bit k set when lane k of the mask is. */
+static inline uint32_t mask_bits(v4i m) {
+#if defined(__SSE__)
+    return (uint32_t)_mm_movemask_ps((__m128)m);
+#else
+    return (m[0] ? 1u : 0u) | (m[1] ? 2u : 0u) | (m[2] ? 4u : 0u) | (m[3] ? 8u : 0u);
+#endif
+}
+
+/* Append the candidates [begin, end) within reach2 of (x, y) to nb, in index order. The agent
+ * arrays are padded by TH_SIMD_PAD elements, so the last block may read past `end`. */
+static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t self, float x,
+                   float y, float reach2, float seen2, bool wrap, float W, float H, ped_near *nb,
+                   uint32_t *seen) {
+    /* wrap: the agent is within reach of a seam (elsewhere no offset needs its image). */
+    const v4f hw = {0.5f * W, 0.5f * W, 0.5f * W, 0.5f * W}, hh = {0.5f * H, 0.5f * H, 0.5f * H, 0.5f * H};
+    for (uint32_t j = begin; j < end; j += 4) {
+        v4f dx = load4(a->px + j) - x, dy = load4(a->py + j) - y;
+        if (wrap) {
+            dx = sel4(dx > hw, dx - W, sel4(dx < -hw, dx + W, dx));
+            dy = sel4(dy > hh, dy - H, sel4(dy < -hh, dy + H, dy));
+        }
+        const v4f d2 = dx * dx + dy * dy;
+        const v4i idx = (v4i){0, 1, 2, 3} + (int32_t)j;
+        const v4i live = (k_lane < (int32_t)(end - j)) & (idx != (int32_t)self);
+        const uint32_t in = mask_bits((d2 < reach2) & live);
+        if (!in) continue;
+        *seen += k_lanes_set[mask_bits((d2 < seen2) & live)];
+        /* Every lane is written at the list's end and kept only if it is in: no branch per
+         * candidate (which of them are in is a coin toss to the branch predictor). A full
+         * list keeps its first TH_PED_NEAR; the writes past it land in the padding. */
+        const v4f d = sqrt4(d2);
+        uint32_t n = nb->n;
+        for (uint32_t k = 0; k < 4; k++) {
+            nb->dx[n] = dx[k];
+            nb->dy[n] = dy[k];
+            nb->d2[n] = d2[k];
+            nb->d[n] = d[k];
+            nb->j[n] = j + k;
+            n += (in >> k & 1u) & (n < TH_PED_NEAR);
+        }
+        nb->n = n;
+    }
+}
+
+void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
+    const th_agents *a = &w->buf[w->cur];
+    const th_grid *g = &w->grid;
+    const bool wrap = w->wrap;
+    const float W = w->def.width, H = w->def.height;
+    const float dt = w->def.timestep, inv_dt = 1.0f / dt;
+    const bool terrain = w->nav.present;
+    uint64_t neighbors_total = 0, candidates_total = 0;
+    ped_near nb;
+
+    for (uint32_t i = begin; i < end; i++) {
+        const th_crowd_rt *c = &w->crowd_rt[a->crowd[i]];
+        if (!c->ped) continue;
+        const th_vec2 p = th_v2(a->px[i], a->py[i]);
+        const th_vec2 v = th_v2(a->vx[i], a->vy[i]);
+        const th_agent_id id = a->id[i];
+        const float ri = c->radius;
+        float v0 = w->desired_speed[id];
+        if (terrain && w->nav.speed) v0 *= th_nav_speed_at(w, p);
+
+        /* Goal direction. */
+        th_vec2 e0 = c->heading;
+        bool stranded = false;
+        if (c->goal != TH_GOAL_NONE) {
+            th_vec2 dir;
+            stranded = !th_goal_direction(w, id, c, p, &dir);
+            e0 = dir;
+        }
+
+        /* Gather the neighbours within reach. */
+        th_grid_span spans[TH_GRID_MAX_SPANS];
+        const uint32_t cell = w->cell[i], nx = (uint32_t)g->nx;
+        const uint32_t ns = th_grid_block(g, (int32_t)(cell % nx), (int32_t)(cell / nx), c->block,
+                                          wrap, spans);
+        const float reach2 = c->ped_reach * c->ped_reach;
+        const float seen2 = fminf(c->neighbor_r2, reach2); /* neighbours reported */
+        const bool near_seam = wrap && !(p.x >= c->ped_reach && p.x <= W - c->ped_reach &&
+                                         p.y >= c->ped_reach && p.y <= H - c->ped_reach);
+        uint32_t n_cand = 0, seen = 0;
+        nb.n = 0;
+        for (uint32_t k = 0; k < ns; k++) {
+            n_cand += spans[k].end - spans[k].begin;
+            gather(a, spans[k].begin, spans[k].end, i, p.x, p.y, reach2, seen2, near_seam, W, H,
+                   &nb, &seen);
+        }
+        for (uint32_t k = 0; k < nb.n; k++) nb.l[k] = ri + w->crowd_radius[a->crowd[nb.j[k]]];
+        for (uint32_t k = nb.n; k < nb.n + 3u; k++) {
+            nb.dx[k] = nb.dy[k] = 0.0f;
+            nb.d2[k] = nb.d[k] = 1.0f;
+            nb.l[k] = 0.0f;
+            nb.j[k] = i;
+        }
+
+        /* The contacts phase's list of bodies that may touch this one (sim/behave/contacts.c), from
+         * the same neighbours, when they reach far enough for the largest bodies about. */
+        if (w->contact) {
+            uint32_t n = TH_CONTACT_UNLISTED;
+            if (ri > 0.0f && 1.5f * (ri + w->max_radius) <= c->ped_reach) {
+                uint32_t *list = w->contact + (size_t)i * TH_CONTACT_LIST;
+                float key[TH_CONTACT_LIST];
+                n = 0;
+                for (uint32_t k = 0; k < nb.n; k++) {
+                    const float reach = 1.5f * nb.l[k];
+                    if (nb.l[k] > ri && nb.d2[k] < reach * reach) {
+                        th_contact_insert(list, key, &n, nb.j[k], nb.d2[k]);
+                    }
+                }
+            }
+            w->contact_count[i] = (uint8_t)n;
+        }
+
+        /* Pass 1, four neighbours at a time: repulsion from neighbours, and the one ahead on
+         * the goal direction that limits the speed most (for overtaking). The pushes are summed
+         * in four lane sums, then across them: lane q holds neighbours q, q + 4, ... of a list
+         * whose order the grid fixes, so the sum is the same for any thread count. */
+        v4f lane_u = v4(v0), lane_side = v4(0.0f);
+        v4i lane_at = k_lane + (int32_t)TH_PED_NEAR_PADDED;
+        v4f push_x = v4(0.0f), push_y = v4(0.0f);
+        const v4f ex = v4(e0.x), ey = v4(e0.y), inv_tg = v4(c->inv_time_gap);
+        const v4f inv_rr = v4(c->inv_rep_range), rep = v4(c->rep);
+        for (uint32_t k = 0; k < nb.n; k += 4) {
+            const v4i valid = k_lane < (int32_t)(nb.n - k);
+            const v4f dx = load4(nb.dx + k), dy = load4(nb.dy + k);
+            const v4f d = load4(nb.d + k), l = load4(nb.l + k);
+            const v4f side0 = ex * dy - ey * dx;
+            const v4i ahead = valid & (ex * dx + ey * dy > 0.0f) & (abs4(side0) < l);
+            /* The one in the way that slows us most, per lane: the first of the lane's least. */
+            const v4f uj = (d - l) * inv_tg;
+            const v4i take = ahead & (uj < lane_u);
+            lane_u = sel4(take, uj, lane_u);
+            lane_side = sel4(take, side0, lane_side);
+            lane_at = (take & (k_lane + (int32_t)k)) | (~take & lane_at);
+            /* Below 1/1000 of its strength the push is left out: past 7 ranges of gap. */
+            const v4f gap = d - l;
+            const v4i felt = valid & (gap * inv_rr <= 7.0f);
+            if (!mask_bits(felt)) continue;
+            /* Deep overlaps are left to the contacts phase: the push stops growing once the
+             * overlap reaches a whole contact distance. */
+            const v4f x = sel4(gap > -l, -gap * inv_rr, l * inv_rr);
+            v4f ax = -dx / d, ay = -dy / d;
+            for (uint32_t m = mask_bits(felt & (d <= 1e-6f)); m; m &= m - 1) {
+                /* Coincident agents part along a direction fixed by their ids. */
+                const uint32_t q = (uint32_t)__builtin_ctz(m);
+                ax[q] = id < a->id[nb.j[k + q]] ? -1.0f : 1.0f;
+                ay[q] = 0.0f;
+            }
+            const v4f f = rep * exp4(x);
+            push_x += sel4(felt, ax * f, v4(0.0f));
+            push_y += sel4(felt, ay * f, v4(0.0f));
+        }
+        /* Across the lanes, the least; of equals, the first in the list: as one scalar pass
+         * keeping the first strictly slower would have found. */
+        float block_u = lane_u[0], block_side = lane_side[0];
+        int32_t block_at = lane_at[0];
+        for (int q = 1; q < 4; q++) {
+            if (lane_u[q] < block_u || (lane_u[q] == block_u && lane_at[q] < block_at)) {
+                block_u = lane_u[q];
+                block_side = lane_side[q];
+                block_at = lane_at[q];
+            }
+        }
+        const th_vec2 push = th_v2((push_x[0] + push_x[1]) + (push_x[2] + push_x[3]),
+                                   (push_y[0] + push_y[1]) + (push_y[2] + push_y[3]));
+        th_vec2 dir = th_v2_add(e0, push);
+        /* Overtaking: held back by someone ahead, step aside, away from the side they are on
+         * (to the right of the goal direction when dead ahead), the more the slower it makes
+         * us walk. In a dense crowd every way is blocked and the pushes cancel out. */
+        if (block_u < v0 && v0 > 0.0f) {
+            const float k = TH_PED_OVERTAKE * (1.0f - fmaxf(block_u, 0.0f) / v0);
+            const th_vec2 right = th_v2(e0.y, -e0.x); /* cross(e0, right) < 0 */
+            dir = th_v2_add(dir, th_v2_scale(right, block_side >= 0.0f ? k : -k));
+        }
+
+        /* The nearest wall. */
+        float wall_d = INFINITY;
+        th_vec2 wall_away = th_v2(0.0f, 0.0f);
+        if (c->wall_rep > 0.0f || terrain) {
+            const float range = ri + 7.0f / c->inv_wall_rep_range;
+            if (th_nav_nearest_wall(w, p, range, &wall_d, &wall_away)) {
+                const float gap = wall_d - ri;
+                const float x = gap > -ri ? -gap * c->inv_wall_rep_range : ri * c->inv_wall_rep_range;
+                if (x > -7.0f) dir = th_v2_add(dir, th_v2_scale(wall_away, c->wall_rep * expf(fminf(x, 20.0f))));
+            }
+        }
+
+        float want = 1.0f;
+        if (e0.x == 0.0f && e0.y == 0.0f) want = th_clampf(th_v2_len(dir), 0.0f, 1.0f);
+        const th_vec2 e = th_v2_norm(dir);
+
+        /* Pass 2: the spacing ahead along e, four neighbours at a time (a minimum: the same in
+         * any order). Fleeing walkers yield only to those nearer the shelter than they are (by
+         * the river map's cost of their cells, then by id): where routes converge, at a door,
+         * two walkers each in the other's way would otherwise both stop for good, an arch that
+         * no push undoes. */
+        float u = v0 * want;
+        const uint32_t *cost = th_goal_cost_field(w, c);
+        const uint32_t my_cost = cost ? cost[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)] : 0;
+        if (e.x != 0.0f || e.y != 0.0f) {
+            const v4f fx = v4(e.x), fy = v4(e.y);
+            v4f umin = v4(u);
+            for (uint32_t k = 0; k < nb.n; k += 4) {
+                const v4f dx = load4(nb.dx + k), dy = load4(nb.dy + k);
+                const v4f d = load4(nb.d + k), l = load4(nb.l + k);
+                v4i ahead = (k_lane < (int32_t)(nb.n - k)) & (fx * dx + fy * dy > 0.0f) &
+                            (abs4(fx * dy - fy * dx) < l);
+                if (cost) {
+                    for (uint32_t m = mask_bits(ahead); m; m &= m - 1) {
+                        const uint32_t q = (uint32_t)__builtin_ctz(m), j = nb.j[k + q];
+                        const uint32_t cj =
+                            cost[th_navmap_cell_of(&w->nav.map, th_v2(a->px[j], a->py[j]), NULL, NULL)];
+                        if (cj > my_cost || (cj == my_cost && a->id[j] > id)) ahead[q] = 0;
+                    }
+                }
+                const v4f uj = (d - l) * inv_tg;
+                umin = sel4(ahead & (uj < umin), uj, umin);
+            }
+            u = min_f(min_f(umin[0], umin[1]), min_f(umin[2], umin[3]));
+        } else {
+            u = 0.0f;
+        }
+        if (u < 0.0f) u = 0.0f;
+        /* Speeding up follows the driving term of the social force model, an acceleration
+         * (v0 - speed) / tau toward the free speed, up to what the spacing allows; slowing down
+         * is immediate. */
+        const float speed = th_v2_len(v);
+        if (u > speed) u = min_f(u, speed + (v0 * want - speed) * c->relax);
+        const th_vec2 vn = th_v2_scale(e, u);
+        w->ax[i] = (vn.x - v.x) * inv_dt;
+        w->ay[i] = (vn.y - v.y) * inv_dt;
+        w->flags[i] = stranded ? TH_AGENT_STRANDED : 0u;
+        stats->stranded += stranded;
+        w->neighbors[i] = (uint16_t)(seen > UINT16_MAX ? UINT16_MAX : seen);
+        neighbors_total += seen;
+        candidates_total += n_cand - 1;
+    }
+    stats->neighbors += neighbors_total;
+    stats->candidates += candidates_total;
+}

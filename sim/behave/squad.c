@@ -1,0 +1,618 @@
+/* Squads: formations held by potential fields, a centre that walks an A* path, arrival with
+ * hysteresis, members that find their way back when cut off.
+ *
+ * Per step, after integration (serial, in squad order): drop lost members and give their slots
+ * to the nearest remaining ones; measure the formation error; move the centre along its path
+ * unless members lag; decide arrival; place the slots for the next step; watch each member's
+ * line of sight to its slot and plan a way back for those cut off. Steering reads the slots
+ * (th_squad_steer), so a member's pull is computed from step-t state like every other term. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/alloc.h"
+#include "sim/behave/squad.h"
+#include "sim/core/world.h"
+
+/* A member out of sight of its slot this long walks an A* path back. */
+#define CUTOFF_SECONDS 1.0f
+/* The centre waits while the formation error exceeds this many spacings. */
+#define LAG_SPACINGS 2.0f
+/* After arrival the squad counts as broken (members move again; the centre never does) only
+ * past this many tolerances: the gap between the two thresholds is the hysteresis. */
+#define REARRIVE_FACTOR 3.0f
+/* Gain of the pull to the slot, 1/s: the desired speed is the distance times this. */
+#define SLOT_GAIN 1.5f
+
+th_squad_def th_default_squad_def(void) {
+    return (th_squad_def){
+        .crowd = 0,
+        .count = 0,
+        .formation = TH_FORMATION_BOX,
+        .files = 0,
+        .spacing = 1.5f,
+        .speed = 1.5f,
+        .tolerance = 0.5f,
+        .slot_weight = 3.0f,
+    };
+}
+
+/* Slot i of n in the squad's own frame (x ahead, y to the left), centred on the slots'
+ * centroid so that the squad centre is the formation's middle. */
+static void template_slots(const th_squad_def *d, th_vec2 *out) {
+    uint32_t n = d->count;
+    float s = d->spacing;
+    uint32_t files = d->files ? d->files : (uint32_t)ceilf(sqrtf((float)n));
+    for (uint32_t i = 0; i < n; i++) {
+        float x = 0.0f, y = 0.0f;
+        switch (d->formation) {
+        case TH_FORMATION_LINE:
+            y = ((float)i - 0.5f * (float)(n - 1)) * s;
+            break;
+        case TH_FORMATION_COLUMN:
+            x = -(float)i * s;
+            break;
+        case TH_FORMATION_WEDGE: {
+            float row = (float)((i + 1) / 2);
+            x = -row * s;
+            y = (i % 2 ? 1.0f : -1.0f) * row * s;
+            if (i == 0) y = 0.0f;
+            break;
+        }
+        case TH_FORMATION_BOX:
+            x = -(float)(i / files) * s;
+            y = ((float)(i % files) - 0.5f * (float)(files - 1)) * s;
+            break;
+        case TH_FORMATION_CIRCLE: {
+            float r = fmaxf(s, (float)n * s / (2.0f * (float)TH_PI));
+            float a = 2.0f * (float)TH_PI * (float)i / (float)n;
+            x = r * cosf(a);
+            y = r * sinf(a);
+            break;
+        }
+        }
+        out[i] = th_v2(x, y);
+    }
+    th_vec2 c = th_v2(0.0f, 0.0f);
+    for (uint32_t i = 0; i < n; i++) c = th_v2_add(c, out[i]);
+    c = th_v2_scale(c, 1.0f / (float)n);
+    for (uint32_t i = 0; i < n; i++) out[i] = th_v2_sub(out[i], c);
+}
+
+static th_vec2 place(th_vec2 centre, th_vec2 heading, th_vec2 local) {
+    return th_v2(centre.x + local.x * heading.x - local.y * heading.y,
+                 centre.y + local.x * heading.y + local.y * heading.x);
+}
+
+static void place_slots(th_squad *q) {
+    for (uint32_t i = 0; i < q->def.count; i++) {
+        q->slot_pos[i] = place(q->centre, q->heading, q->slot_local[i]);
+    }
+}
+
+static bool blocked(const th_world *w, th_vec2 p) {
+    if (!(p.x >= 0.0f && p.y >= 0.0f && p.x < w->def.width && p.y < w->def.height)) return true;
+    return w->nav.present && th_navmap_blocked_at(&w->nav.map, p);
+}
+
+/* A* + string pulling from a to b into `out` (at most max points); 0 when there is no path.
+ * Uses the world's path-finding memory, created when the first squad was added. */
+static uint32_t plan(th_world *w, th_vec2 a, th_vec2 b, th_vec2 *out, uint32_t max) {
+    th_world_nav *n = &w->nav;
+    if (!n->present) {
+        if (max < 2) return 0;
+        out[0] = a;
+        out[1] = b;
+        return 2;
+    }
+    int32_t sx, sy, gx, gy;
+    th_navmap_cell_of(&n->map, a, &sx, &sy);
+    th_navmap_cell_of(&n->map, b, &gx, &gy);
+    uint32_t len = 0;
+    if (th_astar_find(n->astar, &n->map, sx, sy, gx, gy, n->path, n->map.ncells, &len, NULL) !=
+        TH_NAV_OK) {
+        return 0;
+    }
+    uint32_t pulled = th_nav_string_pull(&n->map, n->path, len, n->waypoints);
+    /* A way longer than `max` points is cut; walking it ends in sight of the rest, or a new
+     * plan is made from there. */
+    uint32_t k = pulled < max ? pulled : max;
+    memcpy(out, n->waypoints, k * sizeof *out);
+    if (k > 0 && k == pulled) out[k - 1] = b; /* the exact goal, not its cell's centre */
+    return k;
+}
+
+/* Give every slot the nearest member not yet placed, slot by slot in order (ties to the lower
+ * id), so losses and joins move as few members as far as little as a greedy pass can. */
+static void assign_slots(th_world *w, th_squad *q) {
+    const th_agents *a = &w->buf[w->cur];
+    uint32_t n = q->member_count;
+    for (uint32_t i = 0; i < n; i++) q->taken[i] = 0;
+    for (uint32_t s = 0; s < n; s++) {
+        uint32_t best = UINT32_MAX;
+        float best_d = INFINITY;
+        for (uint32_t m = 0; m < n; m++) {
+            if (q->taken[m]) continue;
+            uint32_t k = w->slot_of_id[q->member[m]];
+            float d = th_v2_len2(th_v2_sub(th_v2(a->px[k], a->py[k]), q->slot_pos[s]));
+            if (d < best_d) {
+                best_d = d;
+                best = m;
+            }
+        }
+        q->taken[best] = 1;
+        q->slot_of_member[best] = s;
+    }
+}
+
+int th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err) {
+    if (!th_between_steps(w, err)) return -1;
+    th_squad_def d = *def;
+    if (w->squad_count >= TH_MAX_SQUADS) {
+        th_error_set(err, "at most %d squads", TH_MAX_SQUADS);
+        return -1;
+    }
+    if (d.crowd >= w->crowd_count) {
+        th_error_set(err, "no crowd %u for the squad's members", d.crowd);
+        return -1;
+    }
+    if (d.count < 1 || d.count > TH_MAX_SQUAD_MEMBERS || d.formation > TH_FORMATION_CIRCLE ||
+        !(isfinite(d.spacing) && d.spacing > 0.0f && d.spacing <= 100.0f) ||
+        !(isfinite(d.speed) && d.speed > 0.0f && d.speed <= 1000.0f) ||
+        !(isfinite(d.tolerance) && d.tolerance > 0.0f && d.tolerance <= 100.0f) ||
+        !(isfinite(d.slot_weight) && d.slot_weight >= 0.0f && d.slot_weight <= 1000.0f) ||
+        d.files > TH_MAX_SQUAD_MEMBERS) {
+        th_error_set(err, "a squad takes 1 to %d members, a formation, spacing in (0, 100] m, "
+                     "speed in (0, 1000] m/s, tolerance in (0, 100] m, slot_weight in [0, 1000]",
+                     TH_MAX_SQUAD_MEMBERS);
+        return -1;
+    }
+    if (blocked(w, d.start) || blocked(w, d.goal)) {
+        th_error_set(err, "the squad's start (%g, %g) and goal (%g, %g) must be open ground",
+                     (double)d.start.x, (double)d.start.y, (double)d.goal.x, (double)d.goal.y);
+        return -1;
+    }
+    if (w->nav.present && !th_nav_path_ready(w, err)) return -1;
+    th_squad *q = th_calloc(1, sizeof *q);
+    uint32_t c = d.count;
+    if (q) {
+        q->slot_local = th_calloc(c, sizeof *q->slot_local);
+        q->slot_pos = th_calloc(c, sizeof *q->slot_pos);
+        q->member = th_calloc(c, sizeof *q->member);
+        q->slot_of_member = th_calloc(c, sizeof *q->slot_of_member);
+        q->taken = th_calloc(c, 1);
+        q->cutoff = th_calloc(c, sizeof *q->cutoff);
+        q->back = th_calloc((size_t)c * TH_SQUAD_BACK_POINTS, sizeof *q->back);
+        q->back_count = th_calloc(c, sizeof *q->back_count);
+        q->back_next = th_calloc(c, sizeof *q->back_next);
+        q->path = th_calloc(TH_SQUAD_PATH_POINTS, sizeof *q->path);
+    }
+    if (!q || !q->slot_local || !q->slot_pos || !q->member || !q->slot_of_member || !q->taken ||
+        !q->cutoff || !q->back || !q->back_count || !q->back_next || !q->path) {
+        th_squad_free(q);
+        th_error_set(err, "out of memory for a squad of %u", c);
+        return -1;
+    }
+    q->def = d;
+    q->centre = d.start;
+    q->path_count = plan(w, d.start, d.goal, q->path, TH_SQUAD_PATH_POINTS);
+    if (q->path_count == 0) {
+        th_squad_free(q);
+        th_error_set(err, "no path from the squad's start (%g, %g) to its goal (%g, %g)",
+                     (double)d.start.x, (double)d.start.y, (double)d.goal.x, (double)d.goal.y);
+        return -1;
+    }
+    q->path_next = 1;
+    th_vec2 toward = q->path_count > 1 ? th_v2_sub(q->path[1], q->path[0]) : th_v2(1.0f, 0.0f);
+    q->heading = th_v2_len2(toward) > 0.0f ? th_v2_norm(toward) : th_v2(1.0f, 0.0f);
+    template_slots(&d, q->slot_local);
+    place_slots(q);
+    for (uint32_t i = 0; i < c; i++) {
+        if (blocked(w, q->slot_pos[i])) {
+            th_error_set(err, "squad slot %u at (%g, %g) is not open ground: start the squad "
+                         "where its formation fits", i, (double)q->slot_pos[i].x,
+                         (double)q->slot_pos[i].y);
+            th_squad_free(q);
+            return -1;
+        }
+    }
+    uint32_t first = w->next_id;
+    for (uint32_t i = 0; i < c; i++) {
+        th_agent_id id = th_world_add_agent(w, d.crowd, q->slot_pos[i], th_v2(0.0f, 0.0f), err);
+        if (id == TH_INVALID_AGENT) {
+            th_squad_free(q);
+            return -1;
+        }
+        q->member[i] = id;
+        q->slot_of_member[i] = i;
+    }
+    q->member_count = c;
+    q->capacity = c;
+    for (th_agent_id id = first; id < w->next_id; id++) {
+        w->squad_of_id[id] = (uint8_t)(w->squad_count + 1);
+        w->member_of_id[id] = (uint16_t)(id - first);
+    }
+    w->squad[w->squad_count] = q;
+    return (int)w->squad_count++;
+}
+
+void th_squad_free(th_squad *q) {
+    if (!q) return;
+    th_free(q->slot_local);
+    th_free(q->slot_pos);
+    th_free(q->member);
+    th_free(q->slot_of_member);
+    th_free(q->taken);
+    th_free(q->cutoff);
+    th_free(q->back);
+    th_free(q->back_count);
+    th_free(q->back_next);
+    th_free(q->path);
+    th_free(q);
+}
+
+bool th_world_get_squad(const th_world *w, uint32_t squad, th_squad_info *out) {
+    if (squad >= w->squad_count) return false;
+    const th_squad *q = w->squad[squad];
+    *out = (th_squad_info){q->centre, q->heading, q->member_count, q->error, q->arrived,
+                           q->path_count, q->stuck};
+    return true;
+}
+
+bool th_world_squad_member(const th_world *w, uint32_t squad, uint32_t i, th_agent_id *id,
+                           th_vec2 *slot) {
+    if (squad >= w->squad_count || i >= w->squad[squad]->member_count) return false;
+    const th_squad *q = w->squad[squad];
+    if (id) *id = q->member[i];
+    if (slot) *slot = q->slot_pos[q->slot_of_member[i]];
+    return true;
+}
+
+bool th_world_squad_waypoint(const th_world *w, uint32_t squad, uint32_t i, th_vec2 *out) {
+    if (squad >= w->squad_count || i >= w->squad[squad]->path_count) return false;
+    *out = w->squad[squad]->path[i];
+    return true;
+}
+
+/* Grow a squad's per-member arrays to `cap` members (between steps). */
+static bool grow_squad(th_squad *q, uint32_t cap) {
+    if (cap <= q->capacity) return true;
+    size_t n = q->member_count, back = TH_SQUAD_BACK_POINTS;
+    bool ok = th_grow_array((void **)&q->slot_local, sizeof *q->slot_local, n, cap) &&
+              th_grow_array((void **)&q->slot_pos, sizeof *q->slot_pos, n, cap) &&
+              th_grow_array((void **)&q->member, sizeof *q->member, n, cap) &&
+              th_grow_array((void **)&q->slot_of_member, sizeof *q->slot_of_member, n, cap) &&
+              th_grow_array((void **)&q->taken, sizeof *q->taken, n, cap) &&
+              th_grow_array((void **)&q->cutoff, sizeof *q->cutoff, n, cap) &&
+              th_grow_array((void **)&q->back, sizeof *q->back, n * back, (size_t)cap * back) &&
+              th_grow_array((void **)&q->back_count, sizeof *q->back_count, n, cap) &&
+              th_grow_array((void **)&q->back_next, sizeof *q->back_next, n, cap);
+    if (ok) q->capacity = cap;
+    return ok;
+}
+
+bool th_world_squad_join(th_world *w, uint32_t squad, th_agent_id id, th_error *err) {
+    if (!th_between_steps(w, err)) return false;
+    if (squad >= w->squad_count) {
+        th_error_set(err, "no squad %u", squad);
+        return false;
+    }
+    if (id >= w->next_id || w->slot_of_id[id] >= w->count || w->squad_of_id[id]) {
+        th_error_set(err, "agent %u does not exist or already belongs to a squad", id);
+        return false;
+    }
+    th_squad *q = w->squad[squad];
+    if (q->member_count >= TH_MAX_SQUAD_MEMBERS) {
+        th_error_set(err, "a squad has at most %d members", TH_MAX_SQUAD_MEMBERS);
+        return false;
+    }
+    if (!grow_squad(q, q->member_count + 1)) {
+        th_error_set(err, "out of memory");
+        return false;
+    }
+    uint32_t m = q->member_count++;
+    q->member[m] = id;
+    q->cutoff[m] = 0.0f;
+    q->back_count[m] = 0;
+    q->back_next[m] = 0;
+    w->squad_of_id[id] = (uint8_t)(squad + 1);
+    w->member_of_id[id] = (uint16_t)m;
+    q->def.count = q->member_count;
+    template_slots(&q->def, q->slot_local);
+    place_slots(q);
+    assign_slots(w, q);
+    q->arrived = false;
+    return true;
+}
+
+/* ---- per step ---------------------------------------------------------------------------- */
+
+static bool sees(const th_world *w, th_vec2 a, th_vec2 b) {
+    if (!w->nav.present) return true;
+    int32_t ax, ay, bx, by;
+    th_navmap_cell_of(&w->nav.map, a, &ax, &ay);
+    th_navmap_cell_of(&w->nav.map, b, &bx, &by);
+    return th_nav_line_of_sight(&w->nav.map, ax, ay, bx, by);
+}
+
+/* ---- re-planning after terrain events ------------------------------------------------------
+ *
+ * The centre's path was planned on the map as it was. A block or a dearer cost can put a wall
+ * or a swamp across what is left of it (the centre, a point that no wall stops, would walk
+ * through and leave the members pinned against the wall far from their slots); a broken wall
+ * or a cheaper cost can open a shorter way anywhere. So after the events of a step: when some
+ * cell got cheaper or opened, every squad still marching re-plans (whether a shorter way now
+ * exists is a search of its own: A* is that search); otherwise a squad re-plans when the rest
+ * of its path (centre, then the waypoints ahead) meets the rectangle of an event that blocked
+ * cells or made them dearer. A* runs from the centre's cell with the world's path memory: no
+ * allocation, serial, in squad order, so the result is the same for any thread count. */
+
+/* Whether segment a-b meets the closed box [x0, x1] x [y0, y1] (Liang-Barsky clipping). */
+static bool segment_meets_box(th_vec2 a, th_vec2 b, float x0, float y0, float x1, float y1) {
+    float t0 = 0.0f, t1 = 1.0f;
+    const float d[2] = {b.x - a.x, b.y - a.y}, lo[2] = {x0 - a.x, y0 - a.y},
+                hi[2] = {x1 - a.x, y1 - a.y};
+    for (int k = 0; k < 2; k++) {
+        if (d[k] == 0.0f) {
+            if (lo[k] > 0.0f || hi[k] < 0.0f) return false;
+            continue;
+        }
+        float ta = lo[k] / d[k], tb = hi[k] / d[k];
+        if (ta > tb) {
+            float t = ta;
+            ta = tb;
+            tb = t;
+        }
+        t0 = fmaxf(t0, ta);
+        t1 = fminf(t1, tb);
+        if (t0 > t1) return false;
+    }
+    return true;
+}
+
+/* Whether the polyline `from`, pts[0..n) meets a rectangle raised by this step's events. */
+static bool meets_raised(const th_world *w, th_vec2 from, const th_vec2 *pts, uint32_t n) {
+    const th_world_nav *nv = &w->nav;
+    if (nv->raised_overflow) return n > 0;
+    const float cs = nv->map.cell_size;
+    for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t r = 0; r < nv->raised_count; r++) {
+            const th_event_def *e = &nv->raised[r];
+            if (segment_meets_box(from, pts[i], (float)e->x0 * cs, (float)e->y0 * cs,
+                                  (float)(e->x1 + 1) * cs, (float)(e->y1 + 1) * cs)) {
+                return true;
+            }
+        }
+        from = pts[i];
+    }
+    return false;
+}
+
+/* Whether the segment a-b (metres) touches only open cells: a traversal of the cells it
+ * crosses, both side cells tested where it passes (within rounding) through a corner. */
+static bool clear_segment(const th_world *w, th_vec2 a, th_vec2 b) {
+    const th_navmap *m = &w->nav.map;
+    const double ax = (double)a.x * m->inv_cell_size, ay = (double)a.y * m->inv_cell_size;
+    const double bx = (double)b.x * m->inv_cell_size, by = (double)b.y * m->inv_cell_size;
+    int32_t x = (int32_t)floor(ax), y = (int32_t)floor(ay);
+    const int32_t xe = (int32_t)floor(bx), ye = (int32_t)floor(by);
+    const double dx = bx - ax, dy = by - ay;
+    const int32_t sx = dx > 0.0 ? 1 : -1, sy = dy > 0.0 ? 1 : -1;
+    const double tdx = dx != 0.0 ? fabs(1.0 / dx) : INFINITY, tdy = dy != 0.0 ? fabs(1.0 / dy) : INFINITY;
+    double tx = dx != 0.0 ? (sx > 0 ? (double)x + 1.0 - ax : ax - (double)x) * tdx : INFINITY;
+    double ty = dy != 0.0 ? (sy > 0 ? (double)y + 1.0 - ay : ay - (double)y) * tdy : INFINITY;
+    for (int64_t left = (int64_t)abs(xe - x) + abs(ye - y) + 2; left > 0; left--) {
+        if (th_navmap_is_blocked(m, x, y)) return false;
+        if (x == xe && y == ye) return true;
+        if (fabs(tx - ty) < 1e-9) {
+            if (th_navmap_is_blocked(m, x + sx, y) || th_navmap_is_blocked(m, x, y + sy)) return false;
+            x += sx;
+            y += sy;
+            tx += tdx;
+            ty += tdy;
+        } else if (tx < ty) {
+            x += sx;
+            tx += tdx;
+        } else {
+            y += sy;
+            ty += tdy;
+        }
+    }
+    return false;
+}
+
+/* The open cell nearest to (x, y) by square rings, each scanned row-major (deterministic);
+ * false when the map has none. */
+static bool nearest_open(const th_navmap *m, int32_t x, int32_t y, int32_t *ox, int32_t *oy) {
+    const int32_t rmax = m->w > m->h ? m->w : m->h;
+    for (int32_t r = 0; r <= rmax; r++) {
+        for (int32_t yy = y - r; yy <= y + r; yy++) {
+            const bool edge = yy == y - r || yy == y + r;
+            for (int32_t xx = x - r; xx <= x + r; xx += edge || r == 0 ? 1 : 2 * r) {
+                if (!th_navmap_is_blocked(m, xx, yy)) {
+                    *ox = xx;
+                    *oy = yy;
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
+static void replan(th_world *w, th_squad *q) {
+    const th_navmap *m = &w->nav.map;
+    int32_t cx, cy;
+    th_navmap_cell_of(m, q->centre, &cx, &cy);
+    if (th_navmap_is_blocked(m, cx, cy)) {
+        /* A block fell on the centre itself: it moves to the nearest open cell, as the
+         * members standing there were moved. */
+        int32_t ox, oy;
+        if (!nearest_open(m, cx, cy, &ox, &oy)) {
+            q->stuck = true;
+            return;
+        }
+        q->centre = th_navmap_cell_centre(m, ox, oy);
+    }
+    uint32_t k = plan(w, q->centre, q->def.goal, q->path, TH_SQUAD_PATH_POINTS);
+    if (k == 0) { /* no route left (or the goal is walled in): wait where it is */
+        q->stuck = true;
+        return;
+    }
+    q->stuck = false;
+    q->path_count = k;
+    /* The plan starts at the centre's cell centre and each leg after it is clear. The centre
+     * itself lies elsewhere in that cell: it heads straight for the next waypoint when that
+     * way is clear too, else it first steps to the cell centre. */
+    q->path_next = k > 1 && clear_segment(w, q->centre, q->path[1]) ? 1 : 0;
+}
+
+/* After this step's terrain events: re-plan the centre's path if the change can matter to it,
+ * and drop ways back that run into a raised rectangle (the member plans anew at once). */
+static void after_terrain_events(th_world *w, th_squad *q) {
+    const th_world_nav *nv = &w->nav;
+    const bool marching = q->path_next < q->path_count || q->stuck;
+    if (marching && (nv->terrain_lowered || q->stuck ||
+                     meets_raised(w, q->centre, q->path + q->path_next, q->path_count - q->path_next))) {
+        replan(w, q);
+    }
+    if (nv->raised_count == 0 && !nv->raised_overflow) return;
+    const th_agents *a = &w->buf[w->cur];
+    for (uint32_t m = 0; m < q->member_count; m++) {
+        if (q->back_count[m] == 0) continue;
+        uint32_t k = w->slot_of_id[q->member[m]];
+        const th_vec2 *back = q->back + (size_t)m * TH_SQUAD_BACK_POINTS;
+        if (meets_raised(w, th_v2(a->px[k], a->py[k]), back + q->back_next[m],
+                         q->back_count[m] - q->back_next[m])) {
+            q->back_count[m] = 0;
+            q->cutoff[m] = CUTOFF_SECONDS;
+        }
+    }
+}
+
+static void update_squad(th_world *w, th_squad *q) {
+    const th_agents *a = &w->buf[w->cur];
+    const float dt = w->def.timestep;
+    /* Lost members leave; their slots close up around the rest. */
+    uint32_t kept = 0;
+    for (uint32_t m = 0; m < q->member_count; m++) {
+        if (w->slot_of_id[q->member[m]] >= w->count) continue;
+        q->member[kept] = q->member[m];
+        w->member_of_id[q->member[m]] = (uint16_t)kept;
+        q->cutoff[kept] = q->cutoff[m];
+        q->back_count[kept] = q->back_count[m];
+        q->back_next[kept] = q->back_next[m];
+        memmove(q->back + (size_t)kept * TH_SQUAD_BACK_POINTS,
+                q->back + (size_t)m * TH_SQUAD_BACK_POINTS, TH_SQUAD_BACK_POINTS * sizeof *q->back);
+        kept++;
+    }
+    if (kept == 0) {
+        q->member_count = 0;
+        return;
+    }
+    if (kept != q->member_count) {
+        q->member_count = kept;
+        q->def.count = kept;
+        template_slots(&q->def, q->slot_local);
+        place_slots(q);
+        assign_slots(w, q);
+    }
+    const th_world_nav *nv = &w->nav;
+    if (nv->present && !w->squads_keep_paths &&
+        (nv->terrain_lowered || nv->raised_count || nv->raised_overflow)) {
+        after_terrain_events(w, q);
+    }
+    /* Formation error, and the centre's march. The centre waits for members that lag behind
+     * slots they can stand on; a slot swung into a wall (rounding a corner) cannot be reached,
+     * and waiting for it would stop the squad for good. */
+    float err = 0.0f, worst = 0.0f, lag = 0.0f;
+    uint32_t reachable = 0;
+    for (uint32_t m = 0; m < q->member_count; m++) {
+        uint32_t k = w->slot_of_id[q->member[m]];
+        th_vec2 slot = q->slot_pos[q->slot_of_member[m]];
+        float d = th_v2_len(th_v2_sub(th_v2(a->px[k], a->py[k]), slot));
+        err += d;
+        worst = fmaxf(worst, d);
+        if (!blocked(w, slot)) {
+            lag += d;
+            reachable++;
+        }
+    }
+    q->error = err / (float)q->member_count;
+    lag = reachable ? lag / (float)reachable : 0.0f;
+    bool at_goal = q->path_next >= q->path_count && !q->stuck;
+    q->velocity = th_v2(0.0f, 0.0f);
+    if (!at_goal && !q->stuck && lag <= LAG_SPACINGS * q->def.spacing) {
+        float left = q->def.speed * dt;
+        th_vec2 start = q->centre;
+        while (left > 0.0f && q->path_next < q->path_count) {
+            th_vec2 to = th_v2_sub(q->path[q->path_next], q->centre);
+            float d = th_v2_len(to);
+            if (d > 1e-6f) q->heading = th_v2_scale(to, 1.0f / d);
+            if (d <= left) {
+                q->centre = q->path[q->path_next++];
+                left -= d;
+            } else {
+                q->centre = th_v2_add(q->centre, th_v2_scale(q->heading, left));
+                left = 0.0f;
+            }
+        }
+        q->velocity = th_v2_scale(th_v2_sub(q->centre, start), 1.0f / dt);
+        at_goal = q->path_next >= q->path_count;
+    }
+    /* Arrival with hysteresis: arrive once every member is within tolerance; only a breakup
+     * beyond REARRIVE_FACTOR tolerances counts as not arrived again. */
+    if (at_goal && !q->arrived && worst <= q->def.tolerance) q->arrived = true;
+    else if (q->arrived && worst > REARRIVE_FACTOR * q->def.tolerance) q->arrived = false;
+    place_slots(q);
+    /* Cut-off members: out of sight of their slot (or the slot is in a wall) for a second. */
+    for (uint32_t m = 0; m < q->member_count; m++) {
+        uint32_t k = w->slot_of_id[q->member[m]];
+        th_vec2 p = th_v2(a->px[k], a->py[k]), slot = q->slot_pos[q->slot_of_member[m]];
+        th_vec2 *back = q->back + (size_t)m * TH_SQUAD_BACK_POINTS;
+        bool cut = blocked(w, slot) || !sees(w, p, slot);
+        if (!cut) {
+            q->cutoff[m] = 0.0f;
+            q->back_count[m] = 0;
+            continue;
+        }
+        q->cutoff[m] += dt;
+        if (q->back_count[m] > 0) {
+            /* Walking back: next waypoint once close to this one. At the end of the way and
+             * still cut off (the slot moved on meanwhile), drop it: a new plan follows. */
+            if (th_v2_len(th_v2_sub(back[q->back_next[m]], p)) < 0.75f) {
+                if (q->back_next[m] + 1 < q->back_count[m]) q->back_next[m]++;
+                else q->back_count[m] = 0;
+            }
+            continue;
+        }
+        if (q->cutoff[m] >= CUTOFF_SECONDS) {
+            /* Back to the slot if it is open ground, else to the squad centre. */
+            th_vec2 goal = blocked(w, slot) ? q->centre : slot;
+            q->back_count[m] = plan(w, p, goal, back, TH_SQUAD_BACK_POINTS);
+            q->back_next[m] = q->back_count[m] > 1 ? 1 : 0;
+            q->cutoff[m] = 0.0f;
+        }
+    }
+}
+
+void th_squads_update(th_world *w) {
+    for (uint32_t s = 0; s < w->squad_count; s++) update_squad(w, w->squad[s]);
+}
+
+th_vec2 th_squad_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
+                       th_vec2 v) {
+    const th_squad *q = w->squad[w->squad_of_id[id] - 1];
+    uint32_t m = w->member_of_id[id];
+    th_vec2 goal;
+    bool walking_back = q->back_count[m] > 0;
+    if (walking_back) goal = q->back[(size_t)m * TH_SQUAD_BACK_POINTS + q->back_next[m]];
+    else goal = q->slot_pos[q->slot_of_member[m]];
+    th_vec2 to = th_v2_sub(goal, p);
+    float d = th_v2_len(to);
+    float speed = walking_back ? c->max_speed : fminf(c->max_speed, d * SLOT_GAIN);
+    th_vec2 desired = d > 1e-6f ? th_v2_scale(to, speed / d) : th_v2(0.0f, 0.0f);
+    if (!walking_back) desired = th_v2_clamp_len(th_v2_add(desired, q->velocity), c->max_speed);
+    th_vec2 f = th_v2_clamp_len(th_v2_sub(desired, v), c->max_force);
+    return th_v2_scale(f, q->def.slot_weight);
+}

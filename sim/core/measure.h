@@ -1,0 +1,17 @@
+/* Measurement areas and lines (sim/core/measure.c). */
+#ifndef TH_SIM_MEASURE_H
+#define TH_SIM_MEASURE_H
+
+#include "sim/core/world.h"
+
+/* sim/core/measure.c: measurement areas and lines. Everything is a no-op while w->measure is NULL. */
+void th_measure_free(th_world *w);
+/* Agent capacity grew to `cap` ids (the first `keep` ids hold positions): grow the per-id
+ * previous positions with it. False when memory is short. */
+bool th_measure_reserve(th_world *w, uint32_t keep, uint32_t cap);
+/* A new agent starts its path at `p`. */
+void th_measure_agent_added(th_world *w, th_agent_id id, th_vec2 p);
+/* Bookkeeping (serial): areas counted, crossings detected, previous positions advanced. */
+void th_measure_update(th_world *w);
+
+#endif

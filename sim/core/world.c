@@ -1,0 +1,834 @@
+/* World lifetime, crowds, agents and read access. The step itself lives in step.c. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/alloc.h"
+#include "engine/hash.h"
+#include "engine/rng.h"
+#include "sim/behave/contacts.h"
+#include "sim/behave/forage.h"
+#include "sim/behave/goal.h"
+#include "sim/behave/movers.h"
+#include "sim/behave/squad.h"
+#include "sim/core/crowd_params.h"
+#include "sim/core/flow.h"
+#include "sim/core/measure.h"
+#include "sim/core/report.h"
+#include "sim/core/world.h"
+
+static const char *const k_phase_names[TH_PHASE_COUNT] = {
+    "events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping", "admit", "squads",
+    "history",
+};
+/* The profiler would silently stop timing the phases past its capacity. */
+_Static_assert(TH_PHASE_COUNT <= TH_PROF_MAX_PHASES,
+               "raise TH_PROF_MAX_PHASES in engine/profile.h");
+
+
+th_world_def th_default_world_def(void) {
+    return (th_world_def){
+        .width = 100.0f,
+        .height = 100.0f,
+        .bounds = TH_BOUNDS_WALLS,
+        .timestep = 1.0f / 60.0f,
+        .seed = 1,
+        .threads = 0,
+        .agent_capacity = 0,
+        .cell_size = 0.0f,
+    };
+}
+
+th_crowd_def th_default_crowd_def(void) {
+    return (th_crowd_def){
+        .name = "crowd",
+        .behavior = TH_BEHAVIOR_FLOCK,
+        .neighbor_radius = 4.0f,
+        .separation_radius = 1.5f,
+        .fov_deg = 270.0f,
+        .separation_weight = 1.5f,
+        .alignment_weight = 1.0f,
+        .cohesion_weight = 1.0f,
+        .max_speed = 4.0f,
+        .max_force = 8.0f,
+        .flow_weight = 2.0f,
+        .wall_radius = 1.5f,
+        .wall_weight = 1.0f,
+        .type = TH_TYPE_OWN,
+        .target = -1,
+        .pursuit = TH_PURSUIT_CHASE,
+        .pursuit_weight = 2.0f,
+        .lead_fov_deg = 60.0f,
+        .lead_radius = 0.0f,
+        .flee_types = 0,
+        .flee_radius = 12.0f,
+        .flee_weight = 3.0f,
+        .desired_speed = 1.34f,
+        .desired_speed_sd = 0.26f,
+        .time_gap = 0.7f,
+        .relaxation = 0.5f,
+        .repulsion = 5.0f,
+        .repulsion_range = 0.1f,
+        .wall_repulsion = 5.0f,
+        .wall_repulsion_range = 0.02f,
+    };
+}
+
+th_crowd_def th_default_pedestrian_def(void) {
+    th_crowd_def d = th_default_crowd_def();
+    d.name = "pedestrians";
+    d.model = TH_MODEL_PEDESTRIAN;
+    d.body_radius = 0.2f;
+    d.max_speed = 2.5f;
+    d.neighbor_radius = 2.0f;
+    d.separation_radius = 0.5f;
+    return d;
+}
+
+const char *th_phase_name(th_phase phase) {
+    return (unsigned)phase < TH_PHASE_COUNT ? k_phase_names[phase] : "?";
+}
+
+/* ---- storage ---------------------------------------------------------------------------- */
+
+/* Replace *p with a fresh array of `n` elements holding the first `keep` old ones. */
+bool th_grow_array(void **p, size_t elem, size_t keep, size_t n) {
+    void *q = th_calloc(n, elem);
+    if (!q) return false;
+    if (*p && keep) memcpy(q, *p, keep * elem);
+    th_free(*p);
+    *p = q;
+    return true;
+}
+
+static bool grow_agents(th_agents *a, uint32_t keep, uint32_t n) {
+    n += TH_SIMD_PAD;
+    return th_grow_array((void **)&a->px, sizeof *a->px, keep, n) &&
+           th_grow_array((void **)&a->py, sizeof *a->py, keep, n) &&
+           th_grow_array((void **)&a->vx, sizeof *a->vx, keep, n) &&
+           th_grow_array((void **)&a->vy, sizeof *a->vy, keep, n) &&
+           th_grow_array((void **)&a->crowd, sizeof *a->crowd, keep, n) &&
+           th_grow_array((void **)&a->type, sizeof *a->type, keep, n) &&
+           th_grow_array((void **)&a->id, sizeof *a->id, keep, n);
+}
+
+static void free_agents(th_agents *a) {
+    th_free(a->px);
+    th_free(a->py);
+    th_free(a->vx);
+    th_free(a->vy);
+    th_free(a->crowd);
+    th_free(a->type);
+    th_free(a->id);
+    memset(a, 0, sizeof *a);
+}
+
+/* Cells of the main grid per smallest boids reach: a crowd whose block reach is r walks
+ * (2k+1)^2 cells of side c around its own, k = ceil(r / c). With c = r (k = 1) that block is
+ * 9 r^2 for a disc of pi r^2, 3.8x the area (3.2x the candidates measured on the flock scene,
+ * whose view cone is 270 degrees); with c = r / 2 (k = 2) it is 6.25 r^2, 2.0x-2.7x, and the
+ * five row spans per query cost less than the candidates they save (bench/RESULTS.md, "Large
+ * radii"). Finer cells (k = 3: 5.4 r^2) gain little more for seven spans per query. */
+#define TH_GRID_SPLIT 2.0f
+
+/* Cells tile the world exactly: nx = floor(width / size) columns of width / nx metres, so each
+ * cell is at least `size` wide and tall and on a torus the seam falls on a cell border. A
+ * hair of margin keeps float rounding in width / nx from making a cell narrower. */
+static bool init_tiling(th_world *w, th_grid *g, float size, uint32_t capacity) {
+    float W = w->def.width, H = w->def.height;
+    float r = size > 0.0f ? size : 1.0f;
+    /* A huge sparse world would need more cells than the bound allows: coarser cells are still
+     * correct (queries walk fewer of them), only slower to query. */
+    float min_r = sqrtf(W * H / (float)TH_GRID_MAX_CELLS) * 1.01f;
+    if (r < min_r) r = min_r;
+    r *= 1.0002f;
+    float fx = floorf(W / r), fy = floorf(H / r);
+    int32_t nx = fx < 1.0f ? 1 : (int32_t)fx;
+    int32_t ny = fy < 1.0f ? 1 : (int32_t)fy;
+    th_grid_free(g);
+    return th_grid_init(g, 0.0f, 0.0f, W / (float)nx, H / (float)ny, nx, ny, capacity,
+                        w->workers) == 0;
+}
+
+/* Cells each side a query must walk to cover `reach` metres on grid g: k = ceil(reach / cell)
+ * with a hair of margin for the rounding of positions into cells (cells carry twice that
+ * margin, so a reach of exactly k cells' target size stays k). */
+static int32_t block_cells(const th_grid *g, float reach) {
+    double c = g->cell_w < g->cell_h ? g->cell_w : g->cell_h;
+    double k = ceil((double)reach * 1.0001 / c);
+    return k < 1.0 ? 1 : (int32_t)k;
+}
+
+/* (Re)build the grids for the current capacity and crowds.
+ *
+ * Main grid: the contacts phase and the validator walk 3x3 blocks, so a cell is at least
+ * interaction_radius (their reach). Boids and pedestrians walk (2k+1)^2 blocks sized by each
+ * crowd's own reach: cells are the smallest such reach / TH_GRID_SPLIT, but at least the
+ * largest / TH_GRID_MAX_REACH so that no block exceeds TH_GRID_MAX_REACH cells each side. One
+ * crowd with a long reach thus costs its own agents a wider block, not everyone a coarser grid
+ * (a single grid sized by the largest radius made every agent of the hawks scene inspect 812
+ * candidates for 54 neighbours seen).
+ *
+ * Predator grid: flee radii are long (12 m by default) but only predator types matter to
+ * them, a few agents. Walking a block that wide in the main grid still inspects every prey in
+ * it (503 candidates per agent on the hawks scene, against 121 this way), so predators get
+ * their own grid with cells at least the largest flee radius, queried 3x3. */
+static bool setup_grid(th_world *w) {
+    float small = 0.0f, large = 0.0f;
+    for (uint32_t c = 0; c < w->crowd_count; c++) {
+        const th_crowd_rt *rt = &w->crowd_rt[c];
+        if (!(rt->block_reach > 0.0f)) continue;
+        if (small == 0.0f || rt->block_reach < small) small = rt->block_reach;
+        if (rt->block_reach > large) large = rt->block_reach;
+    }
+    float size = w->interaction_radius;
+    if (small / TH_GRID_SPLIT > size) size = small / TH_GRID_SPLIT;
+    if (large / (float)TH_GRID_MAX_REACH > size) size = large / (float)TH_GRID_MAX_REACH;
+    if (!init_tiling(w, &w->grid, size, w->capacity)) return false;
+    for (uint32_t c = 0; c < w->crowd_count; c++) {
+        th_crowd_rt *rt = &w->crowd_rt[c];
+        rt->block = block_cells(&w->grid, rt->block_reach);
+    }
+    if (!w->pred_mask) return true;
+    if (!init_tiling(w, &w->pred_grid, w->pred_radius, w->capacity)) return false;
+    if (w->capacity == 0) return true;
+    return th_grow_array((void **)&w->pred_px, sizeof *w->pred_px, 0, w->capacity) &&
+           th_grow_array((void **)&w->pred_py, sizeof *w->pred_py, 0, w->capacity) &&
+           th_grow_array((void **)&w->pred_ptype, sizeof *w->pred_ptype, 0, w->capacity) &&
+           th_grow_array((void **)&w->pred_sx, sizeof *w->pred_sx, 0, w->capacity) &&
+           th_grow_array((void **)&w->pred_sy, sizeof *w->pred_sy, 0, w->capacity) &&
+           th_grow_array((void **)&w->pred_stype, sizeof *w->pred_stype, 0, w->capacity);
+}
+
+/* The contacts phase's per-agent lists, sized with the agent arrays once a crowd has bodies
+ * (radius: the largest body radius, counting one about to be added). */
+static bool reserve_contacts_for(th_world *w, float radius) {
+    if (radius <= 0.0f || w->contact_capacity >= w->capacity) return true;
+    if (!th_grow_array((void **)&w->contact, sizeof *w->contact, 0, (size_t)w->capacity * TH_CONTACT_LIST) ||
+        !th_grow_array((void **)&w->contact_count, sizeof *w->contact_count, 0, w->capacity))
+        return false;
+    w->contact_capacity = w->capacity;
+    return true;
+}
+
+static bool reserve(th_world *w, uint32_t n) {
+    if (n <= w->capacity) return true;
+    uint32_t cap = w->capacity ? w->capacity : 1024;
+    while (cap < n) cap = cap > TH_MAX_AGENTS / 2 ? TH_MAX_AGENTS : cap * 2;
+    uint32_t keep = w->count;
+    uint32_t chunks_old = (w->capacity + TH_CHUNK - 1) / TH_CHUNK;
+    uint32_t chunks_new = (cap + TH_CHUNK - 1) / TH_CHUNK;
+    bool ok = grow_agents(&w->buf[w->cur], keep, cap) && grow_agents(&w->buf[w->cur ^ 1], 0, cap) &&
+              th_grow_array((void **)&w->flags, sizeof *w->flags, keep, cap) &&
+              th_grow_array((void **)&w->shelter, sizeof *w->shelter, keep, cap) &&
+              th_grow_array((void **)&w->ax, sizeof *w->ax, keep, cap) &&
+              th_grow_array((void **)&w->ay, sizeof *w->ay, keep, cap) &&
+              th_grow_array((void **)&w->cell, sizeof *w->cell, keep, cap) &&
+              th_grow_array((void **)&w->neighbors, sizeof *w->neighbors, keep, cap) &&
+              th_grow_array((void **)&w->slot_of_id, sizeof *w->slot_of_id, w->next_id, cap) &&
+              th_grow_array((void **)&w->squad_of_id, sizeof *w->squad_of_id, w->next_id, cap) &&
+              th_grow_array((void **)&w->member_of_id, sizeof *w->member_of_id, w->next_id, cap) &&
+              th_grow_array((void **)&w->desired_speed, sizeof *w->desired_speed, w->next_id, cap) &&
+              (!w->goal_state_wanted ||
+               th_grow_array((void **)&w->goal_state, sizeof *w->goal_state, w->next_id, cap)) &&
+              th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new) &&
+              th_measure_reserve(w, w->next_id, cap) && th_report_reserve(w, w->stats.sheltered, cap) &&
+              th_flow_reserve(w, cap);
+    if (!ok) return false;
+    w->capacity = cap;
+    return reserve_contacts_for(w, w->max_radius) && setup_grid(w);
+}
+
+bool th_world_reserve(th_world *w, uint32_t n) { return reserve(w, n); }
+
+/* ---- world ------------------------------------------------------------------------------ */
+
+static bool valid_dim(float v) { return isfinite(v) && v > 0.0f && v <= TH_MAX_WORLD_DIM; }
+
+th_world *th_world_create(const th_world_def *def, th_error *err) {
+    th_world_def d = def ? *def : th_default_world_def();
+    if (!valid_dim(d.width) || !valid_dim(d.height)) {
+        th_error_set(err, "world size must be in (0, %g] metres, got %g x %g", (double)TH_MAX_WORLD_DIM,
+                  (double)d.width, (double)d.height);
+        return NULL;
+    }
+    if (!(isfinite(d.timestep) && d.timestep > 0.0f && d.timestep <= 1.0f)) {
+        th_error_set(err, "timestep must be in (0, 1] seconds, got %g", (double)d.timestep);
+        return NULL;
+    }
+    if (d.bounds != TH_BOUNDS_WALLS && d.bounds != TH_BOUNDS_WRAP) {
+        th_error_set(err, "bounds must be walls or wrap");
+        return NULL;
+    }
+    if (d.threads > TH_MAX_THREADS) {
+        th_error_set(err, "threads must be at most %d, got %u", TH_MAX_THREADS, d.threads);
+        return NULL;
+    }
+    if ((d.enqueue_task != NULL) != (d.finish_task != NULL) ||
+        (d.enqueue_task && (d.threads < 1 || d.threads > TH_MAX_THREADS))) {
+        th_error_set(err, "a host task system needs both enqueue_task and finish_task, and "
+                     "threads in [1, %d] (the worker indices it uses), got threads %u",
+                     TH_MAX_THREADS, d.threads);
+        return NULL;
+    }
+    if (d.agent_capacity > TH_MAX_AGENTS) {
+        th_error_set(err, "agent_capacity must be at most %u, got %u", TH_MAX_AGENTS, d.agent_capacity);
+        return NULL;
+    }
+    if (!(isfinite(d.cell_size) && d.cell_size >= 0.0f &&
+          (d.cell_size == 0.0f || (d.cell_size >= TH_NAV_MIN_CELL_SIZE &&
+                                   d.cell_size <= TH_NAV_MAX_CELL_SIZE)))) {
+        th_error_set(err, "cell_size must be 0 (no map) or in [%g, %g] metres, got %g",
+                  (double)TH_NAV_MIN_CELL_SIZE, (double)TH_NAV_MAX_CELL_SIZE, (double)d.cell_size);
+        return NULL;
+    }
+    if (d.cell_size > 0.0f) {
+        double cols = ceil((double)d.width / d.cell_size), rows = ceil((double)d.height / d.cell_size);
+        /* On a torus the map's cells repeat across the seam: they must tile the world exactly. */
+        if (d.bounds == TH_BOUNDS_WRAP &&
+            (fabs(cols * d.cell_size - d.width) > 1e-4 * d.cell_size ||
+             fabs(rows * d.cell_size - d.height) > 1e-4 * d.cell_size)) {
+            th_error_set(err, "a wrap-around world with a terrain map must be a whole number of "
+                         "cells: %g x %g m is not a multiple of cell_size %g", (double)d.width,
+                         (double)d.height, (double)d.cell_size);
+            return NULL;
+        }
+        if (cols > TH_NAV_MAX_DIM || rows > TH_NAV_MAX_DIM) {
+            th_error_set(err, "the terrain map would be %.0f x %.0f cells, more than %d per side",
+                      cols, rows, TH_NAV_MAX_DIM);
+            return NULL;
+        }
+    }
+    th_world *w = th_calloc(1, sizeof *w);
+    if (!w) {
+        th_error_set(err, "out of memory");
+        return NULL;
+    }
+    w->def = d;
+    w->wrap = d.bounds == TH_BOUNDS_WRAP;
+    /* The host's callbacks have the engine's task types (same parameters), so they are passed
+     * as they are. */
+    w->pool = d.enqueue_task
+                  ? th_pool_create_hosted(d.threads, (th_host_enqueue_fn *)d.enqueue_task,
+                                          (th_host_finish_fn *)d.finish_task, d.task_user)
+                  : th_pool_create(d.threads);
+    if (!w->pool) {
+        th_error_set(err, "could not start %u worker threads", d.threads);
+        th_free(w);
+        return NULL;
+    }
+    w->workers = th_pool_workers(w->pool);
+    w->def.threads = w->workers;
+    th_prof_init(&w->prof, k_phase_names, TH_PHASE_COUNT);
+    if (!reserve(w, d.agent_capacity ? d.agent_capacity : 1024) ||
+        (d.cell_size > 0.0f && (!th_nav_world_init(w) || !th_report_reserve(w, 0, w->capacity)))) {
+        th_error_set(err, "out of memory");
+        th_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
+void th_world_destroy(th_world *w) {
+    if (!w || !TH_ASSERT(!w->stepping)) return;
+    th_world_trace_stop(w); /* before the pool: it removes the pool's tracer */
+    th_pool_destroy(w->pool);
+    th_nav_world_free(w);
+    th_grid_free(&w->grid);
+    th_grid_free(&w->pred_grid);
+    th_free(w->pred_px);
+    th_free(w->pred_py);
+    th_free(w->pred_ptype);
+    th_free(w->pred_sx);
+    th_free(w->pred_sy);
+    th_free(w->pred_stype);
+    free_agents(&w->buf[0]);
+    free_agents(&w->buf[1]);
+    th_free(w->ax);
+    th_free(w->ay);
+    th_free(w->cell);
+    th_free(w->neighbors);
+    th_free(w->flags);
+    for (uint32_t q = 0; q < w->squad_count; q++) th_squad_free(w->squad[q]);
+    th_free(w->squad_of_id);
+    th_free(w->member_of_id);
+    th_free(w->removals);
+    for (uint32_t t = 0; t < w->target_count; t++) th_free(w->target_points[t]);
+    th_free(w->shelter);
+    th_free(w->slot_of_id);
+    th_free(w->desired_speed);
+    th_free(w->goal_state);
+    for (uint32_t c = 0; c < w->crowd_count; c++) th_free(w->crowd_route[c]);
+    for (uint32_t c = 0; c < w->crowd_count; c++) th_forage_free(w->crowd_rt[c].colony);
+    th_goal_free(w);
+    th_free(w->contact);
+    th_free(w->contact_count);
+    th_free(w->chunk_stats);
+    th_measure_free(w);
+    th_report_free(w);
+    th_flow_free(w);
+    th_free(w);
+}
+
+int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
+    if (!th_between_steps(w, err)) return -1;
+    if (w->crowd_count >= TH_MAX_CROWDS) {
+        th_error_set(err, "at most %d crowds", TH_MAX_CROWDS);
+        return -1;
+    }
+    th_crowd_def d = def ? *def : th_default_crowd_def();
+    if (d.behavior != TH_BEHAVIOR_FLOCK && d.behavior != TH_BEHAVIOR_FLEE) {
+        th_error_set(err, "unknown behavior %d", (int)d.behavior);
+        return -1;
+    }
+    if (d.behavior == TH_BEHAVIOR_FLEE && !w->nav.present) {
+        th_error_set(err, "a fleeing crowd needs a terrain map with bunkers (set cell_size)");
+        return -1;
+    }
+    /* Fleeing is the shelter goal; the behavior field says so for older code. */
+    if (d.behavior == TH_BEHAVIOR_FLEE) {
+        if (d.goal.kind != TH_GOAL_NONE && d.goal.kind != TH_GOAL_SHELTER) {
+            th_error_set(err, "behavior FLEE is the shelter goal; goal kind %d contradicts it",
+                         (int)d.goal.kind);
+            return -1;
+        }
+        d.goal.kind = TH_GOAL_SHELTER;
+    } else if (d.goal.kind == TH_GOAL_SHELTER) {
+        d.behavior = TH_BEHAVIOR_FLEE;
+    }
+    if (d.model != TH_MODEL_BOIDS && d.model != TH_MODEL_PEDESTRIAN) {
+        th_error_set(err, "unknown model %d", (int)d.model);
+        return -1;
+    }
+    /* Every numeric parameter against its row of the one table (crowd_params.h). */
+    if (!th_crowd_params_check(&d, err)) return -1;
+    if (d.type != TH_TYPE_OWN && d.type >= TH_MAX_TYPES) {
+        th_error_set(err, "type must be below %d (or TH_TYPE_OWN), got %u", TH_MAX_TYPES, d.type);
+        return -1;
+    }
+    if (d.target != -1 && (d.target < 0 || (uint32_t)d.target >= w->target_count)) {
+        th_error_set(err, "no target %d (the world has %u)", d.target, w->target_count);
+        return -1;
+    }
+    if (d.pursuit != TH_PURSUIT_CHASE && d.pursuit != TH_PURSUIT_INTERCEPT) {
+        th_error_set(err, "unknown pursuit %d", (int)d.pursuit);
+        return -1;
+    }
+    if (d.model == TH_MODEL_PEDESTRIAN) {
+        /* The rules between keys; each key's own range was checked above. */
+        if (d.desired_speed > d.max_speed || d.desired_speed_sd > d.desired_speed) {
+            th_error_set(err, "desired_speed must be in (0, max_speed = %g] m/s and desired_speed_sd "
+                         "in [0, desired_speed], got %g and %g", (double)d.max_speed,
+                         (double)d.desired_speed, (double)d.desired_speed_sd);
+            return -1;
+        }
+        if (!(isfinite(d.heading.x) && isfinite(d.heading.y) && fabsf(d.heading.x) <= 1e6f &&
+              fabsf(d.heading.y) <= 1e6f)) {
+            th_error_set(err, "heading must be a finite direction");
+            return -1;
+        }
+    }
+    if (d.target >= 0 && w->target_def[d.target].kind == TH_TARGET_SHELTER && !w->nav.present) {
+        th_error_set(err, "a shelter target needs a terrain map with bunkers");
+        return -1;
+    }
+    /* How far a crowd looks. Boids: their neighbourhood, the leader test and the predators
+     * they flee. Pedestrians steer by their own model alone (below); their neighbor_radius
+     * only counts the neighbours reported, within the model's reach. */
+    const float lead_r = d.lead_radius > 0.0f ? d.lead_radius : d.neighbor_radius;
+    float reach = 0.0f;
+    if (d.model == TH_MODEL_BOIDS) {
+        reach = d.neighbor_radius > d.separation_radius ? d.neighbor_radius : d.separation_radius;
+        if (d.target >= 0 && lead_r > reach) reach = lead_r;
+    }
+    /* What the boids block query covers; the flee radius is looked up in the predator grid. */
+    const float block_reach = reach;
+    if (d.model == TH_MODEL_BOIDS && d.flee_types && d.flee_radius > reach) reach = d.flee_radius;
+    /* Pedestrians look as far as their fastest walker gets in one time gap (the spacing term)
+     * and as far as the repulsion is felt (below 1/1000 of its strength: 7 ranges). On a torus
+     * a neighbour is seen at its nearest image, so a periodic corridor needs walls at least as
+     * thick as its walkway is wide; that is the map's business, not a bound checked here. */
+    const float fastest = fminf(d.max_speed, d.desired_speed + 2.0f * d.desired_speed_sd);
+    const float ped_reach = d.model == TH_MODEL_PEDESTRIAN
+                                ? 2.0f * d.body_radius +
+                                      fmaxf(fastest * d.time_gap, 7.0f * d.repulsion_range)
+                                : 0.0f;
+    if (ped_reach > reach) reach = ped_reach;
+    /* Bodies: the contacts phase looks for overlaps in the 3x3 cells the grid phase assigned,
+     * after the agents moved: a cell must cover two bodies, a step's travel of both and the
+     * pushes of the rounds (at most a body's radius). */
+    const float contact_reach = 3.0f * d.body_radius + 2.0f * d.max_speed * w->def.timestep;
+    if (d.body_radius > 0.0f && contact_reach > reach) reach = contact_reach;
+    /* What a 3x3 block of main-grid cells must hold: the contacts. */
+    const float near = d.body_radius > 0.0f ? contact_reach : 0.0f;
+    if (w->wrap && (2.0f * reach > w->def.width || 2.0f * reach > w->def.height)) {
+        th_error_set(err, "a wrap-around world must be at least twice the largest radius (%g m) "
+                  "on each side", (double)reach);
+        return -1;
+    }
+    th_crowd_rt goal_rt;
+    th_vec2 *route = NULL;
+    if (!th_goal_setup(w, &d.goal, &goal_rt, &route, err)) return -1;
+    /* A foraging crowd's colony: its pheromone grid, food, and the nest's destination field. */
+    struct th_colony *colony = NULL;
+    if (d.goal.kind == TH_GOAL_FORAGE && !(colony = th_forage_create(w, &d.goal, err))) return -1;
+    /* Goal state per id, kept from the first crowd that needs it on (agents of other crowds
+     * added before hold zeros they never read). */
+    if (th_goal_stateful(d.goal.kind) && !w->goal_state_wanted) {
+        if (w->capacity > 0 &&
+            !th_grow_array((void **)&w->goal_state, sizeof *w->goal_state, 0, w->capacity)) {
+            th_free(route);
+            th_forage_free(colony);
+            th_error_set(err, "out of memory");
+            return -1;
+        }
+        w->goal_state_wanted = true;
+    }
+    if (!th_goal_congestion_add(w, &d.goal, &goal_rt, err)) {
+        th_free(route);
+        return -1;
+    }
+    uint32_t c = w->crowd_count;
+    snprintf(w->crowd_name[c], sizeof w->crowd_name[c], "%s", d.name ? d.name : "crowd");
+    d.name = w->crowd_name[c];
+    w->crowd_def[c] = d;
+    float half = d.fov_deg * 0.5f * (float)(TH_PI / 180.0);
+    w->crowd_rt[c] = (th_crowd_rt){
+        .neighbor_r2 = d.neighbor_radius * d.neighbor_radius,
+        .separation_r2 = d.separation_radius * d.separation_radius,
+        .sense_r2 = block_reach * block_reach,
+        .block_reach = d.model == TH_MODEL_PEDESTRIAN ? ped_reach : block_reach,
+        .block = 1,
+        .cos_half_fov = cosf(half),
+        .omni = d.fov_deg >= 360.0f,
+        .w_sep = d.separation_weight,
+        .w_ali = d.alignment_weight,
+        .w_coh = d.cohesion_weight,
+        .max_speed = d.max_speed,
+        .max_force = d.max_force,
+        .flee = d.behavior == TH_BEHAVIOR_FLEE,
+        .w_flow = d.flow_weight,
+        .wall_radius = d.wall_radius,
+        .w_wall = w->nav.present && d.wall_radius > 0.0f ? d.wall_weight : 0.0f,
+        .type = (uint16_t)(d.type == TH_TYPE_OWN ? TH_MAX_TYPES + c : d.type),
+        .lead = d.target >= 0,
+        .target = d.target,
+        .pursuit = d.pursuit,
+        .w_pursuit = d.pursuit_weight,
+        .lead_r2 = lead_r * lead_r,
+        .lead_cos2 = cosf(d.lead_fov_deg * 0.5f * (float)(TH_PI / 180.0)) *
+                     cosf(d.lead_fov_deg * 0.5f * (float)(TH_PI / 180.0)),
+        .flee_mask = d.flee_types,
+        .flee_r2 = d.flee_radius * d.flee_radius,
+        .w_flee = d.flee_weight,
+        .radius = d.body_radius,
+        .ped = d.model == TH_MODEL_PEDESTRIAN,
+        .inv_time_gap = 1.0f / d.time_gap,
+        .relax = d.relaxation > w->def.timestep ? w->def.timestep / d.relaxation : 1.0f,
+        .rep = d.repulsion,
+        .inv_rep_range = 1.0f / d.repulsion_range,
+        .wall_rep = d.wall_repulsion,
+        .inv_wall_rep_range = 1.0f / d.wall_repulsion_range,
+        .ped_reach = ped_reach,
+        .heading = th_v2_norm(d.heading),
+        .goal = goal_rt.goal,
+        .goal_field = goal_rt.goal_field,
+        .route = goal_rt.route,
+        .route_count = goal_rt.route_count,
+        .route_mode = goal_rt.route_mode,
+        .route_r2 = goal_rt.route_r2,
+        .wander_sigma = goal_rt.wander_sigma,
+        .colony = colony,
+        .congestion = goal_rt.congestion,
+        .mover = goal_rt.mover,
+    };
+    w->crowd_route[c] = route;
+    if (route) {
+        w->crowd_def[c].goal.points = route;
+    }
+    if (colony) w->crowd_def[c].goal.forage = th_forage_def_of(colony);
+    if (th_mover_kind(goal_rt.goal)) th_mover_def_stored(&w->crowd_def[c].goal, &w->crowd_rt[c]);
+    if (d.body_radius > 0.0f && !reserve_contacts_for(w, d.body_radius)) {
+        th_free(route);
+        w->crowd_route[c] = NULL;
+        th_forage_free(colony);
+        w->crowd_rt[c].colony = NULL;
+        th_goal_congestion_undo(w, &w->crowd_rt[c]);
+        th_error_set(err, "out of memory");
+        return -1;
+    }
+    w->crowd_radius[c] = d.body_radius;
+    if (d.body_radius > w->max_radius) w->max_radius = d.body_radius;
+    if (d.model == TH_MODEL_PEDESTRIAN) w->pedestrians = true;
+    /* Every crowd can change the cell size (a smaller or larger boids reach, a longer body
+     * reach) and so every crowd's block: set both up again. */
+    const float old_near = w->interaction_radius, old_pred_radius = w->pred_radius;
+    const uint32_t old_pred_mask = w->pred_mask;
+    if (near > w->interaction_radius) w->interaction_radius = near;
+    if (d.model == TH_MODEL_BOIDS && d.flee_types) {
+        w->pred_mask |= d.flee_types;
+        if (d.flee_radius > w->pred_radius) w->pred_radius = d.flee_radius;
+    }
+    w->crowd_count++;
+    if (!setup_grid(w)) {
+        w->crowd_count--;
+        th_free(route);
+        w->crowd_route[c] = NULL;
+        th_forage_free(colony);
+        w->crowd_rt[c].colony = NULL;
+        th_goal_congestion_undo(w, &w->crowd_rt[c]);
+        w->interaction_radius = old_near;
+        w->pred_radius = old_pred_radius;
+        w->pred_mask = old_pred_mask;
+        th_error_set(err, "out of memory");
+        return -1;
+    }
+    if (colony) w->colonies++;
+    return (int)c;
+}
+
+uint32_t th_world_crowd_count(const th_world *w) { return w->crowd_count; }
+
+const th_crowd_def *th_world_crowd(const th_world *w, uint32_t crowd) {
+    return crowd < w->crowd_count ? &w->crowd_def[crowd] : NULL;
+}
+
+/* A pedestrian's free walking speed: normal(mean, sd), clipped to mean +- 2 sd and to
+ * (0, max_speed]. The normal deviate is the Irwin-Hall sum of 12 uniforms minus 6 (variance 1,
+ * tails cut at 6 sd, which the clip cuts further): only additions, so the draw is bit-identical
+ * on every machine, unlike a Box-Muller transform through libm's log and cos. */
+static float draw_desired_speed(const th_world *w, const th_crowd_def *d, th_agent_id id) {
+    if (d->model != TH_MODEL_PEDESTRIAN) return 0.0f;
+    float z = -6.0f;
+    for (uint32_t k = 0; k < 12; k++) z += th_rng_f01(w->def.seed, 0x5e3d0000u + id, k);
+    float v = d->desired_speed + d->desired_speed_sd * th_clampf(z, -2.0f, 2.0f);
+    return th_clampf(v, 0.05f * d->desired_speed, d->max_speed);
+}
+
+th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
+                               th_error *err) {
+    if (!th_between_steps(w, err)) return TH_INVALID_AGENT;
+    return th_agent_add(w, crowd, position, velocity, err);
+}
+
+th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
+                         th_error *err) {
+    if (crowd >= w->crowd_count) {
+        th_error_set(err, "no crowd %u (the world has %u)", crowd, w->crowd_count);
+        return TH_INVALID_AGENT;
+    }
+    if (!(position.x >= 0.0f && position.x < w->def.width && position.y >= 0.0f &&
+          position.y < w->def.height)) {
+        th_error_set(err, "position (%g, %g) is outside the world [0, %g) x [0, %g)",
+                  (double)position.x, (double)position.y, (double)w->def.width,
+                  (double)w->def.height);
+        return TH_INVALID_AGENT;
+    }
+    if (w->nav.present && th_navmap_blocked_at(&w->nav.map, position)) {
+        th_error_set(err, "position (%g, %g) is inside a wall", (double)position.x, (double)position.y);
+        return TH_INVALID_AGENT;
+    }
+    if (!isfinite(velocity.x) || !isfinite(velocity.y)) {
+        th_error_set(err, "velocity must be finite");
+        return TH_INVALID_AGENT;
+    }
+    if (w->next_id >= TH_MAX_AGENTS) {
+        th_error_set(err, "at most %u agents", TH_MAX_AGENTS);
+        return TH_INVALID_AGENT;
+    }
+    if (!reserve(w, w->next_id + 1)) {
+        th_error_set(err, "out of memory for %u agents", w->next_id + 1);
+        return TH_INVALID_AGENT;
+    }
+    /* Clamped in double: the float length of a finite velocity such as (3e38, 3e38) overflows
+     * to infinity, and the float clamp then scaled it to (0, 0), losing its direction. */
+    th_vec2 v = velocity;
+    double len = hypot(velocity.x, velocity.y), top = w->crowd_def[crowd].max_speed;
+    if (len > top) v = th_v2((float)(velocity.x * (top / len)), (float)(velocity.y * (top / len)));
+    th_agents *a = &w->buf[w->cur];
+    uint32_t k = w->count++;
+    th_agent_id id = w->next_id++;
+    a->px[k] = position.x;
+    a->py[k] = position.y;
+    a->vx[k] = v.x;
+    a->vy[k] = v.y;
+    a->crowd[k] = (uint16_t)crowd;
+    a->id[k] = id;
+    w->ax[k] = w->ay[k] = 0.0f;
+    w->neighbors[k] = 0;
+    w->flags[k] = 0;
+    a->type[k] = w->crowd_rt[crowd].type;
+    w->shelter[k] = 0;
+    w->slot_of_id[id] = k;
+    w->desired_speed[id] = draw_desired_speed(w, &w->crowd_def[crowd], id);
+    th_goal_agent_added(w, id, &w->crowd_rt[crowd], v);
+    w->settle = true;
+    th_measure_agent_added(w, id, position);
+    w->stats.agents = w->count;
+    return id;
+}
+
+void th_world_drop_marked(th_world *w) {
+    th_world_nav *n = &w->nav;
+    th_agents *a = &w->buf[w->cur];
+    uint32_t out = 0;
+    for (uint32_t k = 0; k < w->count; k++) {
+        uint8_t s = w->shelter[k];
+        if (s == TH_MARK_REMOVED) {
+            w->stats.removed++;
+            w->slot_of_id[a->id[k]] = UINT32_MAX;
+            continue;
+        }
+        if (s >= TH_MARK_EXIT && s < TH_MARK_EXIT + TH_MAX_EXITS) {
+            th_flow_exited(w, s - TH_MARK_EXIT);
+            w->slot_of_id[a->id[k]] = UINT32_MAX;
+            continue;
+        }
+        if (s) {
+            th_bunker *b = &n->bunker[s - 1];
+            /* Admitted in storage order until the bunker is full; the rest stay outside. */
+            if (!b->full && !b->destroyed) {
+                b->sheltered++;
+                w->stats.sheltered++;
+                if (b->capacity && b->sheltered >= b->capacity) {
+                    b->full = true;
+                    n->combined_stale = true;
+                }
+                w->slot_of_id[a->id[k]] = UINT32_MAX;
+                continue;
+            }
+            w->shelter[k] = 0;
+        }
+        if (out != k) {
+            a->px[out] = a->px[k];
+            a->py[out] = a->py[k];
+            a->vx[out] = a->vx[k];
+            a->vy[out] = a->vy[k];
+            a->crowd[out] = a->crowd[k];
+            a->id[out] = a->id[k];
+            w->ax[out] = w->ax[k];
+            w->ay[out] = w->ay[k];
+            w->cell[out] = w->cell[k];
+            w->neighbors[out] = w->neighbors[k];
+            w->flags[out] = w->flags[k];
+            a->type[out] = a->type[k];
+            w->shelter[out] = 0;
+            w->slot_of_id[a->id[out]] = out;
+        }
+        out++;
+    }
+    w->count = out;
+}
+
+bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err) {
+    if (!th_between_steps(w, err)) return false;
+    if (id >= w->next_id || w->slot_of_id[id] >= w->count) {
+        th_error_set(err, "no agent %u", id);
+        return false;
+    }
+    if (w->removal_count == w->removal_capacity) {
+        uint32_t cap = w->removal_capacity ? w->removal_capacity * 2 : 16;
+        if (!th_grow_array((void **)&w->removals, sizeof *w->removals, w->removal_count, cap)) {
+            th_error_set(err, "out of memory");
+            return false;
+        }
+        w->removal_capacity = cap;
+    }
+    w->removals[w->removal_count++] = id;
+    return true;
+}
+
+/* Removals asked for since the last step, applied at the start of this one. */
+void th_world_apply_removals(th_world *w) {
+    if (w->removal_count == 0) return;
+    for (uint32_t i = 0; i < w->removal_count; i++) {
+        uint32_t k = w->slot_of_id[w->removals[i]];
+        if (k < w->count) w->shelter[k] = TH_MARK_REMOVED;
+    }
+    w->removal_count = 0;
+    th_world_drop_marked(w);
+}
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+uint32_t th_world_agent_count(const th_world *w) { return w->count; }
+uint64_t th_world_step_count(const th_world *w) { return w->step; }
+th_world_stats th_world_get_stats(const th_world *w) {
+    th_world_stats s = w->stats;
+    s.agents = w->count;
+    s.spawned = w->next_id;
+    return s;
+}
+th_world_def th_world_get_def(const th_world *w) { return w->def; }
+
+void th_world_grid_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_w,
+                        float *cell_h) {
+    if (cols) *cols = w->grid.nx;
+    if (rows) *rows = w->grid.ny;
+    if (cell_w) *cell_w = w->grid.cell_w;
+    if (cell_h) *cell_h = w->grid.cell_h;
+}
+
+bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) {
+    if (id >= w->next_id) return false;
+    uint32_t k = w->slot_of_id[id];
+    if (k >= w->count) return false;
+    const th_agents *a = &w->buf[w->cur];
+    *out = (th_agent_state){
+        .id = id,
+        .crowd = a->crowd[k],
+        .position = th_v2(a->px[k], a->py[k]),
+        .velocity = th_v2(a->vx[k], a->vy[k]),
+        .acceleration = th_v2(w->ax[k], w->ay[k]),
+        .neighbors = w->neighbors[k],
+        .stranded = (w->flags[k] & TH_AGENT_STRANDED) != 0,
+        .leader = (w->flags[k] & TH_AGENT_LEADER) != 0,
+        .waypoint = w->goal_state && (w->crowd_rt[a->crowd[k]].goal == TH_GOAL_ROUTE ||
+                                      w->crowd_rt[a->crowd[k]].goal == TH_GOAL_WAYPOINTS)
+                        ? w->goal_state[id].index
+                        : 0,
+        .carrying = w->goal_state && w->crowd_rt[a->crowd[k]].goal == TH_GOAL_FORAGE &&
+                    w->goal_state[id].carrying,
+    };
+    return true;
+}
+
+th_agent_view th_world_agents(const th_world *w) {
+    const th_agents *a = &w->buf[w->cur];
+    return (th_agent_view){w->count, a->px, a->py, a->vx, a->vy, a->crowd, a->id, w->flags};
+}
+
+uint64_t th_world_hash(const th_world *w) {
+    th_hasher h = th_hash_begin();
+    th_hash_u64(&h, w->step);
+    th_hash_u32(&h, w->count);
+    const th_agents *a = &w->buf[w->cur];
+    for (th_agent_id id = 0; id < w->next_id; id++) {
+        uint32_t k = w->slot_of_id[id];
+        if (k >= w->count) continue;
+        th_hash_u32(&h, id);
+        th_hash_u32(&h, a->crowd[k]);
+        th_hash_f32(&h, a->px[k]);
+        th_hash_f32(&h, a->py[k]);
+        th_hash_f32(&h, a->vx[k]);
+        th_hash_f32(&h, a->vy[k]);
+    }
+    for (uint32_t b = 0; b < w->nav.bunker_count; b++) {
+        const th_bunker *bk = &w->nav.bunker[b];
+        th_hash_u32(&h, bk->sheltered);
+        th_hash_u32(&h, (uint32_t)bk->destroyed | (uint32_t)bk->full << 1);
+    }
+    if (w->colonies) th_forage_hash(w, &h);
+    if (w->flow) th_flow_hash(w, &h);
+    return th_hash_end(&h);
+}
+
+double th_world_phase_ms(const th_world *w, th_phase phase) {
+    return th_prof_mean_ms(&w->prof, (uint32_t)phase);
+}
+
+double th_world_phase_last_ms(const th_world *w, th_phase phase) {
+    return (unsigned)phase < TH_PHASE_COUNT ? (double)w->prof.last_ns[phase] * 1e-6 : 0.0;
+}
+
+void th_world_reset_profile(th_world *w) { th_prof_reset(&w->prof); }

@@ -1,0 +1,267 @@
+/* The world's private layout: the agent arrays, per-crowd values derived from the defs, and
+ * struct th_world itself, shared by the sim/ sources and white-box tests. The functions of each
+ * module are declared in that module's own header beside its source. */
+#ifndef TH_SIM_WORLD_H
+#define TH_SIM_WORLD_H
+
+#include <stddef.h>
+
+#include "engine/check.h"
+#include "engine/grid.h"
+#include "engine/jobs.h"
+#include "engine/profile.h"
+#include "sim/core/error.h"
+#include "sim/nav/nav.h"
+#include "sim/nav/world_nav.h"
+#include "throng/throng.h"
+
+/* Agents per parallel chunk. It fixes how work is cut and so every per-chunk partial result;
+ * it must not depend on the thread count (determinism). 512 agents are ~50-100 us of steering:
+ * small enough to balance two to eight workers, large enough that claiming is free. */
+#define TH_CHUNK 512u
+
+/* Agent arrays carry this many spare elements past capacity, so the vectorised neighbour loop
+ * may load a whole block of 8 at the end of a cell range (the extra lanes are masked off). */
+#define TH_SIMD_PAD 8u
+
+typedef struct th_squad th_squad;
+
+/* One buffer of agent state, structure of arrays, in storage (cell-sorted) order. */
+typedef struct th_agents {
+    float *px, *py;
+    float *vx, *vy;
+    uint16_t *crowd;
+    uint16_t *type; /* flocking type: the crowd's explicit type, or TH_MAX_TYPES + crowd */
+    th_agent_id *id;
+} th_agents;
+
+/* Per-crowd values the steering loop needs, derived once from the def. */
+typedef struct th_crowd_rt {
+    float neighbor_r2;   /* neighbour radius squared */
+    float separation_r2; /* separation radius squared */
+    float sense_r2;      /* block_reach squared: nothing farther is looked at in the block */
+    float block_reach;   /* metres the block query must cover. Boids: neighbour, separation and
+                            leader radii (not the flee radius: predators have their own index);
+                            pedestrians: the model's reach, ped_reach */
+    int32_t block;       /* grid cells walked on each side of the agent's cell for block_reach */
+    float cos_half_fov;  /* cosine of half the view angle */
+    bool omni;           /* view angle of 360 degrees: the cone test is skipped */
+    float w_sep, w_ali, w_coh;
+    float max_speed, max_force;
+    bool flee;          /* follows the nearest-bunker flow and can be sheltered */
+    uint16_t type;      /* effective type (see th_agents.type) */
+    bool lead;          /* the crowd has a target: run the leader test */
+    int32_t target;
+    th_pursuit pursuit;
+    float w_pursuit;
+    float lead_r2;      /* leader test reach squared */
+    float lead_cos2;    /* cos^2 of half the front view (<= 90 degrees, so cos >= 0) */
+    uint32_t flee_mask; /* predator types */
+    float flee_r2;
+    float w_flee;
+    float w_flow;       /* flow term weight */
+    float wall_radius;  /* metres */
+    float w_wall;       /* wall push weight */
+
+    /* Bodies and the pedestrian model (sim/behave/ped.c, sim/behave/contacts.c). */
+    float radius;       /* body radius, metres; 0 = a point */
+    bool ped;           /* model == TH_MODEL_PEDESTRIAN */
+    float inv_time_gap; /* 1 / time_gap */
+    float relax;        /* dt / relaxation, clamped to 1 */
+    float rep, inv_rep_range;          /* neighbour repulsion strength, 1 / range */
+    float wall_rep, inv_wall_rep_range;/* wall repulsion strength, 1 / range */
+    float ped_reach;    /* metres: neighbours farther than this change nothing */
+    th_vec2 heading;    /* unit walking direction of a pedestrian crowd without a goal, or 0 */
+
+    /* The goal (sim/behave/goal.c). */
+    th_goal_kind goal;
+    uint32_t goal_field;      /* DESTINATIONS: index into nav.dest */
+    const th_vec2 *route;     /* ROUTE: the waypoints (the world's copy), route_count of them */
+    uint32_t route_count;
+    th_route_mode route_mode;
+    float route_r2;           /* ROUTE: arrival radius squared */
+    float wander_sigma;       /* WANDER, FORAGE: radians of heading drift per step, one sd */
+    uint32_t congestion;      /* DESTINATIONS: index + 1 into w->cong, 0 = the plain field */
+    struct th_mover *mover;   /* movers (sim/behave/movers.c): their tables, in the world's goal memory */
+    struct th_colony *colony; /* FORAGE: the crowd's nest, food and pheromone (sim/behave/forage.c) */
+} th_crowd_rt;
+
+/* A crowd's congestion-aware copy of its destination field (sim/behave/goal.c): the same goals, routed
+ * over cell costs raised by the agents standing in each cell, recomputed every `every` steps. */
+typedef struct th_congestion {
+    uint32_t source;   /* the destination field whose goals it keeps */
+    uint32_t every;    /* steps between refreshes */
+    uint32_t scale;    /* every cost and weight is multiplied by this (1..10, fixed when added)
+                          so that a fraction of a cell's cost survives rounding to integers */
+    float weight;      /* square metres per person */
+    uint16_t *cost;    /* per cell: the costs the field was last computed on (0 = blocked) */
+    th_nav_field field;
+} th_congestion;
+
+/* Per-agent goal progress, by id (sim/behave/goal.c): written only while that agent is integrated, by
+ * the worker that integrates it, and read by its own steering in the next step. */
+typedef struct th_goal_state {
+    uint32_t index; /* ROUTE: the waypoint walked to */
+    int32_t dir;    /* ROUTE, patrol: +1 outward, -1 on the way back */
+    float angle;    /* WANDER, FORAGE: heading, radians */
+    /* Movers (sim/behave/movers.c); `index` is also a breadcrumb follower's crumb (sequence number)
+     * and a waypoint walker's node. */
+    uint32_t cell;  /* cell walkers: the cell whose centre it walks to */
+    uint8_t facing; /* cell walkers: 0..3 = E, N, W, S (th_nav_move_dx order); waypoints: 1
+                       after an entry search that found no node in sight */
+    uint8_t mode;   /* the mover's phase; 0 until its first integration */
+    uint32_t mark;  /* FORAGE: pheromone cell last marked on the way home, or UINT32_MAX */
+    bool carrying;  /* FORAGE: carries food home; set and cleared in bookkeeping only */
+} th_goal_state;
+
+/* Per-chunk partial sums, combined in chunk order by the bookkeeping phase. */
+typedef struct th_chunk_stats {
+    uint64_t neighbors;
+    uint64_t candidates;
+    uint32_t stranded;
+    uint32_t sheltering; /* agents that stepped into an open bunker or an exit */
+    float overlap;       /* largest body overlap seen in the last contacts round, share of the
+                            smaller diameter */
+} th_chunk_stats;
+
+struct th_world {
+    th_world_def def;
+    th_pool *pool;
+    uint32_t workers;
+
+    th_crowd_def crowd_def[TH_MAX_CROWDS];
+    char crowd_name[TH_MAX_CROWDS][64];
+    th_crowd_rt crowd_rt[TH_MAX_CROWDS];
+    float crowd_radius[TH_MAX_CROWDS]; /* body radius per crowd, for the neighbour loops */
+    uint32_t crowd_count;
+    float interaction_radius; /* largest reach a 3x3 block of cells must hold (contacts,
+                                 validation): the grid cell size is at least this */
+
+    th_grid grid;
+    /* Predators: agents whose type some crowd flees, indexed apart in a grid of cells at least
+     * the largest flee radius wide, rebuilt each step by th_boids_prepare. Prey look them up
+     * there instead of walking a block of the main grid that wide (sim/behave/boids.c). */
+    uint32_t pred_mask;   /* union of the crowds' flee types; 0 = no predator index */
+    float pred_radius;    /* largest flee radius of a crowd with flee types */
+    th_grid pred_grid;
+    float *pred_px, *pred_py;   /* capacity: predators in storage order, then... */
+    float *pred_sx, *pred_sy;   /* ...in pred_grid's cell order (the query reads these) */
+    uint16_t *pred_stype;       /* their types, cell order */
+    uint16_t *pred_ptype;       /* their types, storage order */
+    uint32_t pred_count;        /* predators in the last build */
+    bool wrap;
+
+    /* Agent state: buf[cur] is the state after the last step. A step gathers it into
+     * buf[cur ^ 1] in cell order, flips cur, then updates that buffer in place: steering reads
+     * everyone's step-t values and writes only accel; integration then touches only each
+     * agent's own slot. */
+    th_agents buf[2];
+    uint32_t cur;
+    uint32_t count;    /* agents alive */
+    uint32_t capacity; /* agents the arrays hold */
+
+    float *ax, *ay;      /* steering acceleration of the last step, storage order */
+    uint32_t *cell;      /* grid cell of each agent, storage order */
+    uint16_t *neighbors; /* same-crowd agents seen in the last step, storage order */
+    uint8_t *flags;      /* TH_AGENT_LEADER | TH_AGENT_STRANDED of the last step, storage order */
+    uint8_t *shelter;    /* bunker index + 1 the agent stepped into this step, or 0 */
+
+    float *desired_speed; /* per id: free walking speed of pedestrians, m/s (0 for boids) */
+    th_goal_state *goal_state; /* per id; allocated once a crowd's goal keeps state (route,
+                                  wander), else NULL */
+    bool goal_state_wanted;    /* such a crowd exists: goal_state grows with the agents */
+    th_vec2 *crowd_route[TH_MAX_CROWDS]; /* each crowd's route waypoints (owned), or NULL */
+    uint32_t colonies;    /* foraging crowds: bookkeeping runs th_forage_update while > 0 */
+    th_congestion cong[TH_MAX_CROWDS]; /* congestion-aware destination fields, cong_count used */
+    uint32_t cong_count;
+    uint32_t *cell_agents; /* per map cell: agents counted by the last refresh (with cong) */
+    float max_radius;     /* largest body radius over crowds: 0 = no bodies, no contacts phase */
+    bool pedestrians;     /* some crowd uses the pedestrian model */
+    /* Bodies near each agent, found once per step by the first contacts round and walked by
+     * the later ones: TH_CONTACT_LIST storage indices per agent (storage order), their count. */
+    uint32_t *contact;
+    uint8_t *contact_count;
+    uint32_t contact_capacity; /* agents the lists hold; 0 while no crowd has bodies */
+    bool settle;               /* agents were added since the last step: the next contacts
+                                  phase may take TH_CONTACT_SETTLE_ROUNDS */
+
+    uint32_t next_id;     /* ids handed out so far */
+    uint32_t *slot_of_id; /* id -> storage index, capacity entries */
+
+    th_chunk_stats *chunk_stats; /* one per TH_CHUNK agents of capacity */
+
+    th_world_nav nav;
+
+    th_squad *squad[TH_MAX_SQUADS];
+    uint32_t squad_count;
+    bool squads_keep_paths; /* never re-plan after terrain events: off but in white-box tests,
+                               which measure what re-planning buys against it */
+    uint8_t *squad_of_id;   /* squad index + 1 of each agent id, 0 = none */
+    uint16_t *member_of_id; /* its index among the squad's members */
+    th_agent_id *removals;  /* agents to remove at the next step */
+    uint32_t removal_count, removal_capacity;
+
+    th_target_def target_def[TH_MAX_TARGETS]; /* points copied into target_points */
+    th_vec2 *target_points[TH_MAX_TARGETS];
+    th_vec2 target_pos[TH_MAX_TARGETS], target_vel[TH_MAX_TARGETS]; /* at the step's start */
+    bool target_valid[TH_MAX_TARGETS];
+    uint32_t target_count;
+
+    bool stepping;          /* inside th_world_step: calls that change the world are refused */
+    bool validate;          /* check invariants inside every step (sim/core/validate.c) */
+    bool validation_failed; /* a check failed; validation_error says which */
+    char validation_error[320];
+
+    uint64_t step;
+    th_world_stats stats;
+    th_profiler prof;
+
+    struct th_trace *trace; /* phase spans being recorded (sim/core/trace.c), or NULL */
+    struct th_measure *measure; /* areas and lines (sim/core/measure.c), or NULL */
+    struct th_report *report;   /* run history (sim/core/report.c), or NULL without a map */
+    struct th_flow *flow;       /* spawners and exits (sim/core/flow.c), or NULL while there are none */
+};
+
+/* The offset q - p on a torus of W x H: the nearest image. */
+static inline th_vec2 th_min_image(th_vec2 d, bool wrap, float W, float H) {
+    if (wrap) {
+        if (d.x > 0.5f * W) d.x -= W;
+        else if (d.x < -0.5f * W) d.x += W;
+        if (d.y > 0.5f * H) d.y -= H;
+        else if (d.y < -0.5f * H) d.y += H;
+    }
+    return d;
+}
+
+/* sim/core/world.c: replace *p with a zeroed array of n elements holding the first `keep` old ones
+ * (freed). False, *p unchanged, when memory is short. Never called inside a step. */
+bool th_grow_array(void **p, size_t elem, size_t keep, size_t n);
+
+/* sim/core/world.c: th_world_add_agent without the between-steps check, for the engine's own use
+ * inside a step (spawners, in the events phase). */
+th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
+                         th_error *err);
+
+/* sim/core/world.c: drop agents whose `shelter` mark is set (a bunker index + 1, or
+ * TH_MARK_REMOVED), in storage order, counting them. */
+#define TH_MARK_REMOVED 0xFFu
+/* TH_MARK_EXIT + e: the agent stepped into exit e (below TH_MAX_EXITS, so the marks of bunkers,
+ * exits and removals never meet). */
+#define TH_MARK_EXIT 0x80u
+void th_world_drop_marked(th_world *w);
+/* sim/core/world.c: make room for n agent ids (and as many agents) between steps, or in the events
+ * phase for an endless spawner; false when memory is short. */
+bool th_world_reserve(th_world *w, uint32_t n);
+
+/* Calls that change the world are refused inside its own step (from a host task, say): the
+ * assert hook hears of it (by default it aborts), and if it returns the call fails with `err`. */
+static inline bool th_between_steps(const th_world *w, th_error *err) {
+    if (TH_ASSERT(!w->stepping)) return true;
+    th_error_set(err, "called during the world's own step");
+    return false;
+}
+
+/* Remove agents that reached a bunker this step, counting them, in storage order. */
+void th_world_apply_removals(th_world *w);
+
+#endif

@@ -1,0 +1,107 @@
+/* The world's terrain (sim/nav/world_nav.c): bunkers, the event queue, river-map upkeep
+ * between steps, and the terrain terms of each agent's step. */
+#ifndef TH_SIM_WORLD_NAV_H
+#define TH_SIM_WORLD_NAV_H
+
+#include "sim/nav/nav.h"
+#include "throng/throng.h"
+
+typedef struct th_crowd_rt th_crowd_rt;
+
+/* blocked_near values besides an open cell's index (cell indices stay below 2^24). */
+#define TH_NOT_NEWLY_BLOCKED UINT32_MAX
+#define TH_UNREACHED 0x80000000u
+
+/* Raising events (block, dearer set_cost) one step remembers by rectangle for squads; more in
+ * one step and every squad re-plans. */
+#define TH_NAV_RAISED_RECTS 32u
+
+/* A scheduled change: applied at the start of the step that leaves step `step`. */
+typedef struct th_event {
+    uint64_t step;
+    uint64_t seq;     /* scheduling order: ties at one step go first-scheduled first */
+    th_event_def def; /* rectangle clipped to the map */
+} th_event;
+
+typedef struct th_bunker {
+    char name[64];
+    int32_t x0, y0, x1, y1;
+    uint32_t capacity, sheltered;
+    bool destroyed, full;
+} th_bunker;
+
+/* Terrain, river maps and bunkers (all unused when the world has no map). */
+typedef struct th_world_nav {
+    bool present;
+    th_navmap map;
+    th_nav_field field[TH_MAX_BUNKERS]; /* one river map per bunker */
+    th_nav_combined combined;           /* nearest open bunker, per cell */
+    th_nav_scratch **scratch;           /* one per worker */
+    int8_t *bunker_at;                  /* per cell: bunker index or -1 */
+    th_bunker bunker[TH_MAX_BUNKERS];
+    uint32_t bunker_count;
+    th_nav_field dest[TH_MAX_DESTINATION_FIELDS]; /* weighted destination fields */
+    uint32_t dest_count;
+
+    th_event *events; /* scheduled: a binary min-heap on (step, seq), so same-step events are
+                         applied in the order they were scheduled */
+    uint32_t event_count, event_capacity;
+    uint64_t event_seq; /* events scheduled so far */
+
+    uint32_t *opened; /* cells opened since the fields were last brought up to date */
+    uint32_t opened_count;
+    bool fields_stale;   /* recompute every river map in full */
+    bool combined_stale; /* rebuild the nearest-bunker field */
+    bool walls_stale;    /* recompute the wall-distance field */
+    bool displace;       /* cells were blocked: move agents out of them */
+    /* Cells blocked by this step's events, for moving agents out of them. Allocated when the
+     * first block event is scheduled (between steps), 8 bytes per cell. */
+    uint32_t *blocked_list;  /* the newly blocked cells, in the order they were blocked */
+    uint32_t blocked_count;
+    uint32_t *blocked_near;  /* per cell: TH_NOT_NEWLY_BLOCKED, TH_UNREACHED | index in the
+                                list (newly blocked, no open cell found yet), or the open cell
+                                its agents move to */
+
+    float *speed;        /* per cell: walking speed factor in (0, 1], or NULL while all are 1 */
+
+    /* What this step's events did to the routes, for squads to re-plan by (sim/behave/squad.c); reset
+     * when the next step's events are applied. */
+    bool terrain_lowered; /* a cell opened or got cheaper: a shorter way may exist anywhere */
+    bool raised_overflow; /* more raising events than `raised` holds: treat every path as hit */
+    uint32_t raised_count;
+    th_event_def raised[TH_NAV_RAISED_RECTS]; /* rectangles of events that blocked cells or made
+                                                 them dearer (clipped to the map) */
+
+    th_astar_ctx *astar; /* for th_world_find_path, created on first use */
+    uint32_t *path;      /* its cell path buffer, ncells long */
+    th_vec2 *waypoints;  /* string-pulled path, ncells long */
+} th_world_nav;
+
+/* sim/nav/world_nav.c: walking speed factor of the terrain at p (1 without a map or speeds). */
+float th_nav_speed_at(const th_world *w, th_vec2 p);
+/* Push the disc (p, r) out of the blocked cells it overlaps, cell by cell in a fixed order.
+ * Returns the moved centre. Also keeps it off the world's edges in a walled world. */
+th_vec2 th_nav_push_out_of_walls(const th_world *w, th_vec2 p, float r);
+/* Path-finding memory (A*, the path and its waypoints) created on first use, and landmark
+ * bounds built again if the map changed since they were: outside any step (it allocates and
+ * may take a quarter of a second). Squads plan with what it left; false when out of memory. */
+bool th_nav_path_ready(th_world *w, th_error *err);
+/* Nearest wall points: distance (metres) from p to the closest blocked cell (or walled world
+ * edge) within `range`, and the unit direction away from it; false when none is that close. */
+bool th_nav_nearest_wall(const th_world *w, th_vec2 p, float range, float *dist, th_vec2 *away);
+
+bool th_nav_world_init(th_world *w);  /* map, scratch: at creation when cell_size > 0 */
+void th_nav_world_free(th_world *w);
+void th_nav_apply_events(th_world *w); /* step phase "events" */
+void th_nav_update(th_world *w);       /* step phase "nav" */
+/* The goal and terrain terms of a boid's steering (the goal direction as a desired velocity,
+ * the wall push); *stranded when its goal cannot be reached from p. Also for worlds without a
+ * map (then only the goal term). */
+th_vec2 th_nav_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
+                     th_vec2 v, bool *stranded);
+/* Move from p by d, sliding along blocked cells; updates *v when blocked on an axis. */
+th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v);
+/* Bunker index + 1 when p is in an open bunker, else 0. */
+uint8_t th_nav_shelter_at(const th_world *w, th_vec2 p);
+
+#endif

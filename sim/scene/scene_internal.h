@@ -1,0 +1,239 @@
+/* A scene file parsed and validated into plain data, before any world exists.
+ *
+ * Loading runs in two passes: scene_parse.c turns the YAML tree into a th_scene (every check
+ * that can point at a line happens here, and the nodes are kept so that later checks can
+ * still point at one), then scene_build.c makes the world through the public API. */
+#ifndef TH_SCENE_INTERNAL_H
+#define TH_SCENE_INTERNAL_H
+
+#include "sim/scene/ydoc.h"
+#include "throng/throng.h"
+
+#define TH_SCENE_MAX_REGIONS 16
+#define TH_SCENE_MAX_LEGEND 64
+#define TH_SCENE_NO_LEGEND 255
+
+typedef enum th_region_kind { TH_REGION_RECT, TH_REGION_CIRCLE, TH_REGION_LEGEND } th_region_kind;
+
+/* Where a crowd's agents appear: metres for rect and circle, a legend entry's cells. */
+typedef struct th_scene_region {
+    th_region_kind kind;
+    float x, y, w, h, r;
+    uint8_t legend;
+    const th_ynode *node;
+} th_scene_region;
+
+typedef struct th_scene_crowd {
+    th_crowd_def def;
+    char name[64];
+    uint32_t count;
+    th_scene_region region[TH_SCENE_MAX_REGIONS];
+    uint32_t region_count;
+    float initial_speed; /* m/s, random heading */
+    const float *agents; /* explicit agents: x, y, vx, vy each; count of them = agent_count */
+    uint32_t agent_count;
+    const th_ynode *node, *spawn_node;
+    /* The goal (scene_goal.c): def.goal, plus what the world must be given first. */
+    th_destination *dest; /* DESTINATIONS: the goal cells of the crowd's own field */
+    uint32_t dest_count;
+    const th_ynode *goal_node;
+    bool goal_exit;       /* DESTINATIONS with `exit: true`: its goal cells are an exit for it */
+} th_scene_crowd;
+
+typedef struct th_scene_bunker {
+    char name[64];
+    int32_t x0, y0, x1, y1;
+    bool placed; /* cells known (from `cells` or the legend) */
+    uint32_t capacity;
+    const th_ynode *node;
+} th_scene_bunker;
+
+/* A target; an agent target names a crowd and an index among its agents, resolved to an id
+ * when the world is built. */
+typedef struct th_scene_target {
+    char name[64];
+    th_target_def def;
+    int32_t agent_crowd; /* -1 unless def.kind is TH_TARGET_AGENT */
+    uint32_t agent_index;
+    const th_ynode *node;
+} th_scene_target;
+
+typedef struct th_scene_squad {
+    th_squad_def def;
+    const th_ynode *node;
+} th_scene_squad;
+
+typedef struct th_scene_event {
+    uint64_t step;
+    th_event_def def;
+    const th_ynode *node;
+} th_scene_event;
+
+/* One legend entry: what a character (ASCII maps) or a colour (image maps) stands for. */
+typedef struct th_legend_entry {
+    uint32_t key;         /* the character, or 0xRRGGBB */
+    th_cell_kind kind;
+    uint16_t cost;        /* open cells */
+    float speed;          /* open cells: walking speed factor in (0, 1] */
+    int32_t bunker;       /* index into bunkers, or -1 */
+    const th_ynode *node;
+} th_legend_entry;
+
+/* A measurement area or line and the node it came from (scene_measure.c). */
+typedef struct th_scene_measure_area {
+    th_measure_area_def def; /* def.name points at name */
+    char name[64];
+    const th_ynode *node;
+} th_scene_measure_area;
+
+typedef struct th_scene_measure_line {
+    th_measure_line_def def; /* def.name points at name */
+    char name[64];
+    const th_ynode *node;
+} th_scene_measure_line;
+
+/* A spawner or an exit (scene_flow.c); def.name and def.cells point into the entry / arena. */
+typedef struct th_scene_spawner {
+    char name[64];
+    th_spawner_def def;
+    th_cell_ref *cells;
+    const th_ynode *node;
+} th_scene_spawner;
+
+typedef struct th_scene_exit {
+    char name[64];
+    th_exit_def def;
+    th_cell_ref *cells;
+    uint32_t crowds[TH_MAX_CROWDS];
+    const th_ynode *node;
+} th_scene_exit;
+
+typedef struct th_scene {
+    th_ydoc doc;
+    bool allow_outside_paths; /* files the scene names may lie outside its folder */
+    char name[64];
+    uint64_t seed;
+    float timestep;
+    uint32_t threads;
+    uint64_t steps;
+    float width, height;
+    th_bounds bounds;
+
+    bool has_map;
+    float cell_size;
+    int32_t cols, rows;
+    uint8_t *kind;   /* per cell, th_cell_kind; row 0 is the south edge */
+    uint16_t *cost;  /* per cell, open cells */
+    uint8_t *legend; /* per cell, legend entry index or TH_SCENE_NO_LEGEND */
+    th_legend_entry legend_entry[TH_SCENE_MAX_LEGEND];
+    uint32_t legend_count;
+
+    th_scene_bunker bunker[TH_MAX_BUNKERS];
+    uint32_t bunker_count;
+    th_scene_crowd *crowd;
+    uint32_t crowd_count;
+    th_scene_event *event;
+    uint32_t event_count;
+    th_scene_target target[TH_MAX_TARGETS];
+    uint32_t target_count;
+    th_scene_squad *squad;
+    uint32_t squad_count;
+    th_scene_measure_area *measure_area;
+    uint32_t measure_area_count;
+    th_scene_measure_line *measure_line;
+    uint32_t measure_line_count;
+    th_scene_spawner *spawner;
+    uint32_t spawner_count;
+    th_scene_exit *exit;
+    uint32_t exit_count;
+} th_scene;
+
+/* Shared by the scene sources: report a problem at a node as
+ * "file:line:column: path: message". Always returns false. */
+bool th_scene_fail(const th_scene *s, const th_ynode *at, const char *path, th_error *err,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* The world refused something the parser let through: report it at the node it came from, in
+ * the scene-error format, with the world's own words (already in err) as the reason. Returns
+ * false. */
+bool th_scene_refused(const th_scene *s, const th_ynode *at, const char *path, th_error *err);
+
+/* A decimal number: [+-]digits[.digits][e[+-]digits] (no fraction or exponent when
+ * `integer`), the whole of t[0, len). */
+bool th_scene_is_decimal(const char *t, size_t len, bool integer);
+
+/* A whole number in [lo, hi] at `n`, or false with "expected a whole number in [lo, hi]". */
+bool th_scene_u64(const th_scene *s, const th_ynode *n, const char *path, uint64_t lo, uint64_t hi,
+                  uint64_t *out, th_error *err);
+
+/* Whether the point (x, y) metres is on a walkable cell of the map (always true without one),
+ * found the way the world finds it; with `no_bunker`, bunker cells do not count. */
+bool th_scene_open_at(const th_scene *s, float x, float y, bool no_bunker);
+
+/* scene_parse.c */
+bool th_scene_parse(th_scene *s, const char *path, th_error *err);
+/* The same, with files the scene names (map.image) allowed outside the scene's folder. */
+bool th_scene_parse_ex(th_scene *s, const char *path, bool allow_outside_paths, th_error *err);
+/* The same from `len` bytes in memory, reported as file `name` (which must outlive `s`); image
+ * maps are still read from files, relative to `name`'s folder. */
+bool th_scene_parse_memory(th_scene *s, const char *name, const void *data, size_t len,
+                           th_error *err);
+void th_scene_free(th_scene *s);
+
+/* A legend key (a character, or #rrggbb in image maps) at `v`: its entry's index. */
+bool th_scene_legend(const th_scene *s, const th_ynode *v, const char *path, uint8_t *entry,
+                     th_error *err);
+
+/* scene_goal.c: a point [x, y] in metres inside the world and, with a map, on open ground;
+ * `what` names it in the wall error ("waypoint", "node", ...). */
+bool th_scene_open_point(th_scene *s, const th_ynode *v, const char *path, const char *what,
+                         th_vec2 *out, th_error *err);
+
+/* scene_goal.c: a crowd's `goal` (and the `behavior` it agrees with), and at build time the
+ * destination field it needs, made before the crowd is added. */
+bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, const char *path,
+                         th_error *err);
+bool th_scene_build_goal(th_world *w, const th_scene *s, const th_scene_crowd *cr,
+                         th_crowd_def *def, const char *path, th_error *err);
+/* scene_movers.c: whether a goal mapping names a mover, and that mover's keys. */
+bool th_scene_mover_goal(const th_ynode *goal);
+bool th_scene_parse_mover(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, const char *path,
+                          th_error *err);
+/* scene_forage.c: `goal: {forage: ...}` (ant-colony foraging). */
+bool th_scene_parse_forage(th_scene *s, th_scene_crowd *cr, const th_ynode *n, const char *path,
+                           th_error *err);
+
+/* scene_map.c: fill kind/cost/legend from the `map` node (ascii, image or generated city). */
+bool th_scene_read_map(th_scene *s, const th_ynode *map, th_error *err);
+
+/* scene_parse.c: the checks every section uses, for sections kept in files of their own. */
+bool th_scene_expect(const th_scene *s, const th_ynode *n, th_ynode_kind kind, const char *path,
+                     th_error *err);
+bool th_scene_known_keys(const th_scene *s, const th_ynode *map, const char *path,
+                         const char *const *allowed, th_error *err);
+bool th_scene_float(const th_scene *s, const th_ynode *n, const char *path, double lo, double hi,
+                    double *out, th_error *err);
+/* A list of exactly `count` numbers in [lo, hi]; returns count, or -1 with `err` filled. */
+int th_scene_numbers(const th_scene *s, const th_ynode *n, const char *path, int count, double lo,
+                     double hi, double *out, th_error *err);
+bool th_scene_name(const th_scene *s, const th_ynode *n, const char *path, char *out, size_t cap,
+                   th_error *err);
+/* How a node reads in a message: 'text' for a scalar, else "a list" or "a mapping". */
+const char *th_scene_found(const th_ynode *n, char *buf, size_t cap);
+
+/* scene_measure.c: the `measure` section, read after the world's size is known, and handed
+ * to the world once it is built. */
+bool th_scene_parse_measure(th_scene *s, const th_ynode *n, th_error *err);
+bool th_scene_build_measure(th_world *w, const th_scene *s, th_error *err);
+
+/* scene_flow.c: the `spawners` and `exits` sections, read after the crowds, and handed to the
+ * world after its crowds and agents (with the exits of `exit: true` goals). */
+bool th_scene_parse_flow(th_scene *s, const th_ynode *root, th_error *err);
+bool th_scene_build_flow(th_world *w, const th_scene *s, th_error *err);
+/* Agents the spawners with a stop or a limit reserve room for (the world's memory bound). */
+uint64_t th_scene_flow_agents(const th_scene *s);
+
+/* scene_build.c */
+th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error *err);
+
+#endif

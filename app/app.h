@@ -20,7 +20,7 @@ typedef struct th_scene_open_opts {
     uint32_t threads; /* 0 = the scene's */
     bool has_seed;
     uint64_t seed;
-    uint32_t agents; /* 0 = the scene's */
+    uint32_t agents;          /* 0 = the scene's */
     bool allow_outside_paths; /* --allow-outside-paths: files a scene names may lie elsewhere */
 } th_scene_open_opts;
 

@@ -31,8 +31,8 @@ const char *th_arg_value(int argc, char **argv, int *i) {
     return argv[++*i];
 }
 
-int th_arg_flag(const char *cmd, int argc, char **argv, int *i, const char *name,
-                bool takes_value, const char **value) {
+int th_arg_flag(const char *cmd, int argc, char **argv, int *i, const char *name, bool takes_value,
+                const char **value) {
     const char *a = argv[*i];
     size_t n = strlen(name);
     if (strncmp(a, name, n) != 0 || (a[n] != '\0' && a[n] != '=')) return 0;

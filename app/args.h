@@ -19,7 +19,7 @@ const char *th_arg_value(int argc, char **argv, int *i);
  *  `takes_value`. Returns 0 when it is another argument, 1 when it matched (the value in
  *  `*value`, *i advanced past a separate one), -1 after printing an error naming `cmd`
  *  (a missing value, or a value given to an option that takes none). */
-int th_arg_flag(const char *cmd, int argc, char **argv, int *i, const char *name,
-                bool takes_value, const char **value);
+int th_arg_flag(const char *cmd, int argc, char **argv, int *i, const char *name, bool takes_value,
+                const char **value);
 
 #endif

@@ -52,7 +52,8 @@ int th_cmd_check(int argc, char **argv) {
                 threads = n < 1 ? 1 : (n > TH_MAX_THREADS ? TH_MAX_THREADS : (uint64_t)n);
             }
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "throng check: unknown option '%s' (see 'throng check --help')\n", argv[i]);
+            fprintf(stderr, "throng check: unknown option '%s' (see 'throng check --help')\n",
+                    argv[i]);
             return TH_EXIT_USAGE;
         } else {
             names[scenes++] = argv[i];

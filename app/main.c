@@ -36,8 +36,8 @@ static th_world *open_for_bench(const char *scene, const th_demo_opts *d, th_err
     for (const char *const *n = th_demo_names; *n; n++) {
         if (strcmp(*n, scene) == 0) return th_demo_create(scene, d, err);
     }
-    th_scene_open_opts so = {.threads = d->threads, .has_seed = true, .seed = d->seed,
-                             .agents = d->agents};
+    th_scene_open_opts so = {
+        .threads = d->threads, .has_seed = true, .seed = d->seed, .agents = d->agents};
     return th_scene_open(scene, &so, NULL, err);
 }
 

@@ -115,8 +115,9 @@ static void traj_header(const th_output *o, const th_world *w, const char *scene
     if (resolve_format(o) == TH_TRAJ_PEDPY) {
         /* The frame rate first: PedPy takes the first number of the first line naming it. */
         fprintf(f, "# framerate: %.9g\n", 1.0 / ((double)d.timestep * (double)o->traj_every));
-        fprintf(f, "# throng trajectories of scene %s, seed %" PRIu64 ", one frame every %" PRIu64
-                   " step(s) of %.9g s\n",
+        fprintf(f,
+                "# throng trajectories of scene %s, seed %" PRIu64 ", one frame every %" PRIu64
+                " step(s) of %.9g s\n",
                 scene, d.seed, o->traj_every, (double)d.timestep);
         fputs("# unit: metres\n# id frame x/m y/m z/m\n", f);
     } else {
@@ -141,8 +142,10 @@ static FILE *open_out(const char *flag, const char *path, const char *scene_path
         int e = errno;
         set_err(err, "%s: cannot write '%s'", flag, path);
         if (e == ENXIO) {
-            if (err) snprintf(err->message + strlen(err->message), sizeof err->message - strlen(err->message),
-                              ": a FIFO or socket no process is reading");
+            if (err)
+                snprintf(err->message + strlen(err->message),
+                         sizeof err->message - strlen(err->message),
+                         ": a FIFO or socket no process is reading");
         } else {
             append_errno(err, e);
         }
@@ -159,12 +162,15 @@ static FILE *open_out(const char *flag, const char *path, const char *scene_path
              other.st_ino == st.st_ino && S_ISREG(st.st_mode))
         why = "--measure and --trajectories name the same file";
     if (!why && S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) why = "cannot truncate it";
-    if (!why && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) why = "cannot make it blocking";
+    if (!why && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
+        why = "cannot make it blocking";
     FILE *f = why ? NULL : fdopen(fd, "w");
     if (!f) {
         if (!why) why = strerror(errno);
         set_err(err, "%s: cannot write '%s': ", flag, path);
-        if (err) snprintf(err->message + strlen(err->message), sizeof err->message - strlen(err->message), "%s", why);
+        if (err)
+            snprintf(err->message + strlen(err->message),
+                     sizeof err->message - strlen(err->message), "%s", why);
         close(fd);
     }
     return f;
@@ -174,12 +180,17 @@ bool th_output_open(th_output *o, const th_world *w, const char *scene, th_error
     o->measure = o->traj = NULL;
     if (o->measure_path) {
         if (th_world_measure_area_count(w) + th_world_measure_line_count(w) == 0) {
-            set_err(err, "--measure: scene '%s' measures nothing: add a `measure:` section with areas or lines (docs/measurement.md)%s", scene, "");
+            set_err(
+                err,
+                "--measure: scene '%s' measures nothing: add a `measure:` section with areas or lines (docs/measurement.md)%s",
+                scene, "");
             return false;
         }
-        if (!(o->measure = open_out("--measure", o->measure_path, o->scene_path, NULL, err))) return false;
+        if (!(o->measure = open_out("--measure", o->measure_path, o->scene_path, NULL, err)))
+            return false;
     }
-    if (o->traj_path && !(o->traj = open_out("--trajectories", o->traj_path, o->scene_path, o->measure, err))) {
+    if (o->traj_path &&
+        !(o->traj = open_out("--trajectories", o->traj_path, o->scene_path, o->measure, err))) {
         if (o->measure) fclose(o->measure);
         o->measure = NULL;
         return false;
@@ -194,7 +205,8 @@ bool th_output_sample(th_output *o, const th_world *w, th_error *err) {
     if (o->measure && step % o->measure_every == 0) measure_row(o->measure, w);
     if (o->traj && step % o->traj_every == 0) traj_rows(o, w);
     if ((o->measure && ferror(o->measure)) || (o->traj && ferror(o->traj))) {
-        set_err(err, "writing %s failed%s", o->measure && ferror(o->measure) ? o->measure_path : o->traj_path, "");
+        set_err(err, "writing %s failed%s",
+                o->measure && ferror(o->measure) ? o->measure_path : o->traj_path, "");
         return false;
     }
     return true;

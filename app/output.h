@@ -20,9 +20,9 @@ typedef struct th_output {
     const char *traj_path;    /* NULL: no trajectories */
     uint64_t traj_every;
     th_traj_format traj_format;
-    const char *scene_path;   /* the scene file read, never to be written over (may be NULL);
-                                 read by th_output_open only */
-    FILE *measure, *traj; /* open between th_output_open and th_output_close */
+    const char *scene_path; /* the scene file read, never to be written over (may be NULL);
+                               read by th_output_open only */
+    FILE *measure, *traj;   /* open between th_output_open and th_output_close */
 } th_output;
 
 /** Parse a --trajectory-format value (csv or pedpy); false with a message on stderr. */

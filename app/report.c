@@ -110,8 +110,9 @@ static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
     double dt = th_world_get_def(w).timestep;
     uint32_t bunkers = th_world_bunker_count(w);
     uint32_t fleeing = o->sheltered + o->en_route + o->stranded;
-    fprintf(out, "outcome   %u sheltered, %u en route (walking to a bunker), %u stranded (no route"
-                 " to an open bunker)",
+    fprintf(out,
+            "outcome   %u sheltered, %u en route (walking to a bunker), %u stranded (no route"
+            " to an open bunker)",
             o->sheltered, o->en_route, o->stranded);
     if (o->removed) fprintf(out, ", %u removed", o->removed);
     if (o->buried) fprintf(out, ", %u buried (walled in by blocked cells)", o->buried);
@@ -197,9 +198,10 @@ static void print_colonies(FILE *out, const th_world *w) {
     th_forage_info fi;
     for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
         if (!th_world_forage_info(w, c, &fi)) continue;
-        fprintf(out, "colony    %s: %" PRIu64 " unit(s) of food delivered, %u carried, %" PRIu64
-                " taken; left at the sources:", th_world_crowd(w, c)->name, fi.delivered,
-                fi.carried, fi.taken);
+        fprintf(out,
+                "colony    %s: %" PRIu64 " unit(s) of food delivered, %u carried, %" PRIu64
+                " taken; left at the sources:",
+                th_world_crowd(w, c)->name, fi.delivered, fi.carried, fi.taken);
         th_food_info f;
         for (uint32_t i = 0; th_world_food_source(w, c, i, &f); i++)
             fprintf(out, "%s %u of %u", i ? "," : "", f.remaining, f.amount);
@@ -284,8 +286,8 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
     print_flow(out, w);
     double secs = measured_s(w, f);
     if (f->viewer) {
-        fprintf(out, "wall      %.3f s in the viewer, %.3f s of it stepping the world\n",
-                f->wall_s, secs);
+        fprintf(out, "wall      %.3f s in the viewer, %.3f s of it stepping the world\n", f->wall_s,
+                secs);
     } else {
         fprintf(out, "wall      %.3f s\n", secs);
     }
@@ -381,13 +383,15 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     json_str(j, f->scene);
     fprintf(j, ", \"argument\": ");
     json_str(j, f->argument);
-    fprintf(j, ", \"agents\": %u, \"crowds\": %u, \"width_m\": %.6g, \"height_m\": %.6g, "
-               "\"edges\": \"%s\"},\n",
+    fprintf(j,
+            ", \"agents\": %u, \"crowds\": %u, \"width_m\": %.6g, \"height_m\": %.6g, "
+            "\"edges\": \"%s\"},\n",
             f->agents_start, th_world_crowd_count(w), (double)def.width, (double)def.height,
             def.bounds == TH_BOUNDS_WRAP ? "wrap" : "walls");
-    fprintf(j, "  \"run\": {\"steps\": %" PRIu64 ", \"steps_asked\": %" PRIu64
-               ", \"timestep_s\": %.9g, \"simulated_s\": %.6f, \"threads\": %u, \"seed\": %" PRIu64
-               ", \"interrupted\": %s, \"viewer\": %s},\n",
+    fprintf(j,
+            "  \"run\": {\"steps\": %" PRIu64 ", \"steps_asked\": %" PRIu64
+            ", \"timestep_s\": %.9g, \"simulated_s\": %.6f, \"threads\": %u, \"seed\": %" PRIu64
+            ", \"interrupted\": %s, \"viewer\": %s},\n",
             f->steps_run, f->steps_asked, dt, (double)f->steps_run * dt, def.threads, def.seed,
             f->interrupted ? "true" : "false", f->viewer ? "true" : "false");
     static th_history_entry h[TH_MAX_HISTORY];
@@ -395,9 +399,10 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     uint32_t bunkers = th_world_bunker_count(w);
     th_outcome o;
     th_outcome_count(w, &o);
-    fprintf(j, "  \"outcome\": {\"spawned\": %u, \"sheltered\": %u, \"en_route\": %u, "
-               "\"stranded\": %u, \"removed\": %u, \"buried\": %u, \"not_fleeing\": %u, "
-               "\"reachable\": %u, \"sheltered_50_s\": ",
+    fprintf(j,
+            "  \"outcome\": {\"spawned\": %u, \"sheltered\": %u, \"en_route\": %u, "
+            "\"stranded\": %u, \"removed\": %u, \"buried\": %u, \"not_fleeing\": %u, "
+            "\"reachable\": %u, \"sheltered_50_s\": ",
             o.spawned, o.sheltered, o.en_route, o.stranded, o.removed, o.buried, o.other,
             o.reachable);
     json_time(j, o.time_at[0]);
@@ -413,8 +418,9 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
         th_world_get_bunker(w, b, &bi);
         fprintf(j, "%s\n    {\"name\": ", b ? "," : "");
         json_str(j, bi.name);
-        fprintf(j, ", \"sheltered\": %u, \"capacity\": %u, \"destroyed\": %s, \"full\": %s, "
-                   "\"stranded_could_reach\": %u, \"events\": [",
+        fprintf(j,
+                ", \"sheltered\": %u, \"capacity\": %u, \"destroyed\": %s, \"full\": %s, "
+                "\"stranded_could_reach\": %u, \"events\": [",
                 bi.sheltered, bi.capacity, bi.destroyed ? "true" : "false",
                 bi.full ? "true" : "false", o.cut_off_by[b]);
         const char *sep = "";
@@ -454,8 +460,10 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
         th_world_get_spawner(w, i, &si);
         fprintf(j, "%s\n    {\"name\": ", i ? "," : "");
         json_str(j, si.name);
-        fprintf(j, ", \"crowd\": %u, \"added\": %u, \"due\": %" PRIu64 ", \"waiting\": %" PRIu64
-                   ", \"total\": ", si.crowd, si.emitted, si.due, si.waiting);
+        fprintf(j,
+                ", \"crowd\": %u, \"added\": %u, \"due\": %" PRIu64 ", \"waiting\": %" PRIu64
+                ", \"total\": ",
+                si.crowd, si.emitted, si.due, si.waiting);
         if (si.total == UINT64_MAX) fprintf(j, "null}");
         else fprintf(j, "%" PRIu64 "}", si.total);
     }
@@ -482,9 +490,10 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     json_time(j, exit_at[2]);
     fprintf(j, "},\n  \"history_dropped\": %u,\n", dropped);
     double secs = measured_s(w, f);
-    fprintf(j, "  \"performance\": {\"wall_s\": %.6f, \"stepping_s\": %.6f, "
-               "\"agent_steps_per_s\": %.1f, \"mean_neighbors\": %.3f, \"mean_candidates\": %.3f, "
-               "\"phases_ms_per_step\": {",
+    fprintf(j,
+            "  \"performance\": {\"wall_s\": %.6f, \"stepping_s\": %.6f, "
+            "\"agent_steps_per_s\": %.1f, \"mean_neighbors\": %.3f, \"mean_candidates\": %.3f, "
+            "\"phases_ms_per_step\": {",
             f->wall_s, th_report_stepping_s(w, f->steps_run),
             secs > 0.0 ? agent_steps(w, f) / secs : 0.0, st.mean_neighbors, st.mean_candidates);
     for (int p = 0; p < TH_PHASE_COUNT; p++) {

@@ -11,24 +11,24 @@
 
 /** How a run went, as the command line saw it. */
 typedef struct th_run_facts {
-    const char *scene;      /* the scene's name */
-    const char *argument;   /* what the user named (file, library name or demo) */
-    uint64_t steps_asked;   /* steps requested (headless), or the scene's steps (viewer) */
-    uint64_t steps_run;     /* steps actually simulated in the world reported on */
-    bool interrupted;       /* stopped early by SIGINT */
-    bool viewer;            /* stepped by the interactive viewer */
-    double wall_s;          /* headless: the stepping loop; viewer: the session, pauses included */
-    uint32_t agents_start;  /* agents before the first step */
+    const char *scene;     /* the scene's name */
+    const char *argument;  /* what the user named (file, library name or demo) */
+    uint64_t steps_asked;  /* steps requested (headless), or the scene's steps (viewer) */
+    uint64_t steps_run;    /* steps actually simulated in the world reported on */
+    bool interrupted;      /* stopped early by SIGINT */
+    bool viewer;           /* stepped by the interactive viewer */
+    double wall_s;         /* headless: the stepping loop; viewer: the session, pauses included */
+    uint32_t agents_start; /* agents before the first step */
 } th_run_facts;
 
 /** Where a run's fleeing agents are, read from the world at the end. */
 typedef struct th_outcome {
     uint32_t spawned, en_route, sheltered, stranded, removed, buried, other;
-    uint32_t reachable;              /* sheltered + en route: those who had a way in at the end */
-    uint32_t walled_in, cut_off;     /* stranded: no bunker reachable at all / only closed ones */
+    uint32_t reachable;          /* sheltered + en route: those who had a way in at the end */
+    uint32_t walled_in, cut_off; /* stranded: no bunker reachable at all / only closed ones */
     uint32_t cut_off_by[TH_MAX_BUNKERS]; /* stranded agents that could walk to bunker b */
-    double time_at[3];               /* seconds when 50 %, 90 %, 100 % of `reachable` were
-                                        sheltered; < 0 when not within the run */
+    double time_at[3];                   /* seconds when 50 %, 90 %, 100 % of `reachable` were
+                                            sheltered; < 0 when not within the run */
 } th_outcome;
 
 /** Count the outcome (a pass over the agents and, for stranded ones, the bunkers' own maps). */

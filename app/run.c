@@ -95,7 +95,7 @@ static const char k_run_help_opts[] =
     "(exit code 130); a second Ctrl-C stops at once. Exit codes: 0 done, 1 runtime failure,\n"
     "2 usage error, 130 interrupted.\n";
 
-#define MAX_SCHEDULED 64
+#define MAX_SCHEDULED       64
 #define TH_EXIT_INTERRUPTED 130
 
 /* A bunker event the command line schedules: before a step, or at a simulated time. */
@@ -143,12 +143,13 @@ static bool parse_event(const char *flag, const char *text, bool destroy, run_op
             num[n - 1] = '\0';
             errno = 0;
             e->seconds = strtod(num, &end);
-            ok = errno == 0 && end && *end == '\0' && isfinite(e->seconds) &&
-                 e->seconds <= 1.0e9;
+            ok = errno == 0 && end && *end == '\0' && isfinite(e->seconds) && e->seconds <= 1.0e9;
         }
         if (!ok) {
-            fprintf(stderr, "throng run: %s: expected seconds from 0 to 1e9 before the 's' in "
-                            "NAME@SECONDSs, got '%s'\n", flag, text);
+            fprintf(stderr,
+                    "throng run: %s: expected seconds from 0 to 1e9 before the 's' in "
+                    "NAME@SECONDSs, got '%s'\n",
+                    flag, text);
             return false;
         }
     } else if (!th_arg_u64(flag, at + 1, 0, 1000000000ull, &e->step)) {
@@ -274,8 +275,7 @@ static int parse(int argc, char **argv, run_opts *o) {
                 return TH_EXIT_USAGE;
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--trajectory-every", true,
                                     &v))) {
-            if (m < 0 ||
-                !th_arg_u64("--trajectory-every", v, 1, 1000000000ull, &o->out.traj_every))
+            if (m < 0 || !th_arg_u64("--trajectory-every", v, 1, 1000000000ull, &o->out.traj_every))
                 return TH_EXIT_USAGE;
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--trajectory-format", true,
                                     &v))) {
@@ -359,8 +359,7 @@ static bool check_writable(const char *flag, const char *path) {
             return false;
         }
         if (access(path, W_OK) != 0) {
-            fprintf(stderr, "throng run: %s: cannot write '%s': %s\n", flag, path,
-                    strerror(errno));
+            fprintf(stderr, "throng run: %s: cannot write '%s': %s\n", flag, path, strerror(errno));
             return false;
         }
         return true;
@@ -408,7 +407,9 @@ int th_cmd_run(int argc, char **argv) {
 
     th_error err = {{0}};
     th_scene_info info;
-    th_scene_open_opts so = {.threads = threads, .has_seed = o.has_seed, .seed = o.seed,
+    th_scene_open_opts so = {.threads = threads,
+                             .has_seed = o.has_seed,
+                             .seed = o.seed,
                              .agents = (uint32_t)o.agents,
                              .allow_outside_paths = o.allow_outside_paths};
     th_world *w = th_scene_open(o.scene, &so, &info, &err);
@@ -429,8 +430,8 @@ int th_cmd_run(int argc, char **argv) {
         return TH_EXIT_USAGE;
     }
     printf("scene     %s: %u agents, %u crowd(s), %.0f x %.0f m, %s edges\n", info.name,
-           th_world_agent_count(w), th_world_crowd_count(w), (double)def.width,
-           (double)def.height, def.bounds == TH_BOUNDS_WRAP ? "wrap-around" : "walled");
+           th_world_agent_count(w), th_world_crowd_count(w), (double)def.width, (double)def.height,
+           def.bounds == TH_BOUNDS_WRAP ? "wrap-around" : "walled");
 
     if (th_output_wanted(&o.out)) {
         o.headless = true; /* the viewer steps on its own clock: samples would be lost */
@@ -452,7 +453,9 @@ int th_cmd_run(int argc, char **argv) {
         th_world_set_validation(w, true);
         printf("memory    peak RSS %.1f MiB after building the scene\n", peak_rss_mib());
     }
-    th_run_facts facts = {.scene = info.name, .argument = o.scene, .steps_asked = o.steps,
+    th_run_facts facts = {.scene = info.name,
+                          .argument = o.scene,
+                          .steps_asked = o.steps,
                           .agents_start = th_world_agent_count(w)};
     bool viewer = false;
     if (!o.headless && !o.screenshot && !o.validate) {
@@ -518,7 +521,8 @@ int th_cmd_run(int argc, char **argv) {
     }
     if (o.validate) {
         printf("memory    peak RSS %.1f MiB at the end; every invariant held for %" PRIu64
-               " steps\n", peak_rss_mib(), steps_run);
+               " steps\n",
+               peak_rss_mib(), steps_run);
     }
     th_report_print(stdout, w, &facts);
     if (th_world_get_stats(w).buried) { /* agents the scene's events removed: never silent */

@@ -104,14 +104,17 @@ th_world *th_scene_open(const char *name, const th_scene_open_opts *o, th_scene_
                         th_error *err) {
     char path[4096];
     if (th_scene_resolve(name, path, sizeof path)) {
-        th_scene_opts so = {.threads = o->threads, .override_seed = o->has_seed, .seed = o->seed,
-                            .agents = o->agents, .allow_outside_paths = o->allow_outside_paths};
+        th_scene_opts so = {.threads = o->threads,
+                            .override_seed = o->has_seed,
+                            .seed = o->seed,
+                            .agents = o->agents,
+                            .allow_outside_paths = o->allow_outside_paths};
         return th_scene_load(path, &so, info, err);
     }
     for (const char *const *d = th_demo_names; *d; d++) {
         if (strcmp(*d, name) != 0) continue;
-        th_demo_opts demo = {.agents = o->agents, .seed = o->has_seed ? o->seed : 1,
-                             .threads = o->threads};
+        th_demo_opts demo = {
+            .agents = o->agents, .seed = o->has_seed ? o->seed : 1, .threads = o->threads};
         th_world *w = th_demo_create(name, &demo, err);
         if (w && info) {
             memset(info, 0, sizeof *info);

@@ -17,17 +17,23 @@ static const struct {
     const char *name;
     uint32_t bits;
 } k_overlays[] = {
-    {"flow", TH_VIEW_OVERLAY_FLOW},         {"density", TH_VIEW_OVERLAY_DENSITY},
-    {"grid", TH_VIEW_OVERLAY_GRID},         {"walldist", TH_VIEW_OVERLAY_WALLDIST},
-    {"squads", TH_VIEW_OVERLAY_SQUADS},     {"profiler", TH_VIEW_OVERLAY_PROFILER},
-    {"hud", TH_VIEW_OVERLAY_HUD},           {"legend", TH_VIEW_OVERLAY_LEGEND},
-    {"help", TH_VIEW_OVERLAY_HELP},         {"agents", TH_VIEW_OVERLAY_AGENTS},
+    {"flow", TH_VIEW_OVERLAY_FLOW},
+    {"density", TH_VIEW_OVERLAY_DENSITY},
+    {"grid", TH_VIEW_OVERLAY_GRID},
+    {"walldist", TH_VIEW_OVERLAY_WALLDIST},
+    {"squads", TH_VIEW_OVERLAY_SQUADS},
+    {"profiler", TH_VIEW_OVERLAY_PROFILER},
+    {"hud", TH_VIEW_OVERLAY_HUD},
+    {"legend", TH_VIEW_OVERLAY_LEGEND},
+    {"help", TH_VIEW_OVERLAY_HELP},
+    {"agents", TH_VIEW_OVERLAY_AGENTS},
     {"pheromone", TH_VIEW_OVERLAY_PHEROMONE},
-    {"all", TH_VIEW_OVERLAY_ALL},           {"none", TH_VIEW_OVERLAY_ALL},
+    {"all", TH_VIEW_OVERLAY_ALL},
+    {"none", TH_VIEW_OVERLAY_ALL},
 };
 
-#define PANELS (TH_VIEW_OVERLAY_HUD | TH_VIEW_OVERLAY_LEGEND | TH_VIEW_OVERLAY_PROFILER | \
-                TH_VIEW_OVERLAY_HELP)
+#define PANELS \
+    (TH_VIEW_OVERLAY_HUD | TH_VIEW_OVERLAY_LEGEND | TH_VIEW_OVERLAY_PROFILER | TH_VIEW_OVERLAY_HELP)
 
 void th_shot_defaults(th_shot_opts *s) {
     th_view_opts vo = th_view_default_opts();
@@ -56,8 +62,10 @@ bool th_shot_parse_overlays(const char *flag, const char *list, th_shot_opts *s)
             else s->overlays |= k_overlays[i].bits;
         }
         if (!found) {
-            fprintf(stderr, "throng run: %s: unknown overlay '%.*s' in '%s' (expected a comma-"
-                            "separated list of: ", flag, (int)len, p, list);
+            fprintf(stderr,
+                    "throng run: %s: unknown overlay '%.*s' in '%s' (expected a comma-"
+                    "separated list of: ",
+                    flag, (int)len, p, list);
             for (size_t i = 0; i < sizeof k_overlays / sizeof k_overlays[0]; i++)
                 fprintf(stderr, "%s%s", i ? ", " : "", k_overlays[i].name);
             fprintf(stderr, "; '-NAME' takes one away)\n");
@@ -119,8 +127,8 @@ bool th_shot_check(const th_world *w, const th_shot_opts *s, int *frame_w, int *
                  "--view: a %.4g x %.4g m rectangle at %d x %d pixels is %.3g pixels/metre; this "
                  "%.0f x %.0f m world would need a %.0f x %.0f frame (at most %d a side): ask "
                  "for a larger rectangle or a smaller --size",
-                 vw, vh, s->width, s->height, scale, (double)def.width, (double)def.height, bw,
-                 bh, TH_VIEW_MAX_DIM);
+                 vw, vh, s->width, s->height, scale, (double)def.width, (double)def.height, bw, bh,
+                 TH_VIEW_MAX_DIM);
         return false;
     }
     if (frame_w) *frame_w = bw < TH_VIEW_MIN_DIM ? TH_VIEW_MIN_DIM : (int)bw;
@@ -172,8 +180,8 @@ bool th_shot_write(const th_world *w, const char *title, const th_shot_opts *s, 
     if (!px || !out) {
         free(px);
         free(out);
-        snprintf(err->message, sizeof err->message, "out of memory for a %d x %d frame",
-                 big.width, big.height);
+        snprintf(err->message, sizeof err->message, "out of memory for a %d x %d frame", big.width,
+                 big.height);
         return false;
     }
     bool ok = th_view_render_pixels(w, &big, overlays, px, err);

@@ -8,10 +8,10 @@
 #include "throng/throng.h"
 
 typedef struct th_shot_opts {
-    int width, height;  /* pixels */
-    uint32_t overlays;  /* TH_VIEW_OVERLAY_* bits */
-    bool no_hud;        /* drop every panel (HUD, legend, profiler, help) */
-    bool has_view;      /* frame [x0, x1] x [y0, y1] (metres) instead of the whole world */
+    int width, height; /* pixels */
+    uint32_t overlays; /* TH_VIEW_OVERLAY_* bits */
+    bool no_hud;       /* drop every panel (HUD, legend, profiler, help) */
+    bool has_view;     /* frame [x0, x1] x [y0, y1] (metres) instead of the whole world */
     double x0, y0, x1, y1;
     const char *flow_field; /* --flow-field: "nearest", a bunker's name or a crowd's (its
                                destination field); NULL = nearest */

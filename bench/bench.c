@@ -37,8 +37,8 @@
 #include "tests/ref_grid_boids.h"
 #include "trace.h"
 
-#define MAX_LIST 16
-#define MAX_REPS 99
+#define MAX_LIST        16
+#define MAX_REPS        99
 /* Spans a --trace recording may hold (32 bytes each): 4M spans, 128 MiB. */
 #define MAX_TRACE_SPANS (1u << 22)
 
@@ -60,12 +60,12 @@ typedef struct row {
     double phase[MAX_REPS][TH_PHASE_COUNT]; /* ms/step of each phase, each repetition */
     double rate_med, rate_min, rate_max, wall_med;
     double phase_med[TH_PHASE_COUNT];
-    double alive;        /* mean agents alive over the timed steps, last repetition */
-    double neighbors;    /* same-crowd neighbours per agent, last step of the last repetition */
-    uint64_t peak_bytes; /* most engine heap bytes live at once, largest over repetitions */
-    uint64_t hash;       /* state hash after warm-up and timed steps, last repetition */
-    double speedup;      /* against 1 thread, same agents; NAN when 1 thread was not measured */
-    double naive_rate;   /* naive reference agent-steps/s at these agents; NAN when not run */
+    double alive;         /* mean agents alive over the timed steps, last repetition */
+    double neighbors;     /* same-crowd neighbours per agent, last step of the last repetition */
+    uint64_t peak_bytes;  /* most engine heap bytes live at once, largest over repetitions */
+    uint64_t hash;        /* state hash after warm-up and timed steps, last repetition */
+    double speedup;       /* against 1 thread, same agents; NAN when 1 thread was not measured */
+    double naive_rate;    /* naive reference agent-steps/s at these agents; NAN when not run */
     double grid_ref_rate; /* scalar grid reference agent-steps/s; NAN when not run */
 } row;
 
@@ -122,8 +122,7 @@ static void *track_alloc(size_t size, void *user) {
     memcpy(p, &size, sizeof size);
     uint_fast64_t live = atomic_fetch_add(&g_mem_live, size) + size;
     uint_fast64_t peak = atomic_load(&g_mem_peak);
-    while (live > peak && !atomic_compare_exchange_weak(&g_mem_peak, &peak, live)) {
-    }
+    while (live > peak && !atomic_compare_exchange_weak(&g_mem_peak, &peak, live)) {}
     return p + MEM_HEADER;
 }
 
@@ -154,8 +153,8 @@ static uint64_t process_hwm(void) {
 
 /* ---- arguments ------------------------------------------------------------------------------ */
 
-static bool parse_list(const char *flag, const char *text, uint64_t lo, uint64_t hi,
-                       uint32_t *out, uint32_t *n) {
+static bool parse_list(const char *flag, const char *text, uint64_t lo, uint64_t hi, uint32_t *out,
+                       uint32_t *n) {
     char buf[256];
     if (strlen(text) >= sizeof buf) {
         fprintf(stderr, "throng bench: %s: list too long\n", flag);
@@ -181,10 +180,9 @@ static bool parse_list(const char *flag, const char *text, uint64_t lo, uint64_t
 }
 
 static int parse(int argc, char **argv, bench_opts *o) {
-    static const char *const k_flags[] = {"--scene", "--agents",    "--threads", "--steps",
-                                          "--warmup", "--reps",     "--naive-max", "--seed",
-                                          "--csv",   "--json",      "--trace",   "--grid-ref-max",
-                                          "--isa",   NULL};
+    static const char *const k_flags[] = {
+        "--scene", "--agents", "--threads", "--steps", "--warmup",       "--reps", "--naive-max",
+        "--seed",  "--csv",    "--json",    "--trace", "--grid-ref-max", "--isa",  NULL};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -225,8 +223,10 @@ static int parse(int argc, char **argv, bench_opts *o) {
                 }
             }
             if (!ok) {
-                fprintf(stderr, "throng bench: --isa: expected auto, baseline, x86-64-v3 or "
-                                "x86-64-v4, found '%s'\n", v);
+                fprintf(stderr,
+                        "throng bench: --isa: expected auto, baseline, x86-64-v3 or "
+                        "x86-64-v4, found '%s'\n",
+                        v);
             } else if (!th_boids_force_isa(isa)) {
                 fprintf(stderr, "throng bench: --isa: this CPU or build cannot run '%s'\n", v);
                 ok = false;
@@ -287,8 +287,8 @@ static th_world *build(const bench_opts *o, uint32_t agents, uint32_t threads) {
     return w;
 }
 
-static bool measure(const bench_opts *o, uint32_t agents, uint32_t threads, row *r,
-                    uint32_t config, uint32_t configs) {
+static bool measure(const bench_opts *o, uint32_t agents, uint32_t threads, row *r, uint32_t config,
+                    uint32_t configs) {
     memset(r, 0, sizeof *r);
     r->agents = agents;
     r->threads = threads;
@@ -312,7 +312,8 @@ static bool measure(const bench_opts *o, uint32_t agents, uint32_t threads, row 
         r->alive = 0.5 * ((double)before + (double)th_world_agent_count(w));
         r->wall[rep] = secs;
         r->rate[rep] = r->alive * (double)o->steps / secs;
-        for (int p = 0; p < TH_PHASE_COUNT; p++) r->phase[rep][p] = th_world_phase_ms(w, (th_phase)p);
+        for (int p = 0; p < TH_PHASE_COUNT; p++)
+            r->phase[rep][p] = th_world_phase_ms(w, (th_phase)p);
         r->neighbors = th_world_get_stats(w).mean_neighbors;
         r->hash = th_world_hash(w);
         uint64_t peak = atomic_load(&g_mem_peak);
@@ -358,9 +359,9 @@ static bool ref_state_take(const bench_opts *o, uint32_t agents, ref_state *st) 
     st->ncrowds = th_world_crowd_count(w);
     for (uint32_t c = 0; c < st->ncrowds; c++) {
         const th_crowd_def *d = th_world_crowd(w, c);
-        st->rc[c] = (ref_crowd){d->neighbor_radius, d->separation_radius, d->fov_deg,
-                                d->separation_weight, d->alignment_weight, d->cohesion_weight,
-                                d->max_speed, d->max_force};
+        st->rc[c] = (ref_crowd){d->neighbor_radius,   d->separation_radius, d->fov_deg,
+                                d->separation_weight, d->alignment_weight,  d->cohesion_weight,
+                                d->max_speed,         d->max_force};
     }
     memcpy(st->buf, v.px, n * sizeof(float));
     memcpy(st->buf + n, v.py, n * sizeof(float));
@@ -411,8 +412,8 @@ static double measure_grid_ref(const bench_opts *o, uint32_t agents) {
     bool ok = true;
     for (int rep = 0; rep < 3 && ok; rep++) {
         ref_grid_boids g;
-        if (ref_grid_init(&g, &st.rw, st.ncrowds, n, b, b + n, b + 2 * (size_t)n,
-                          b + 3 * (size_t)n, st.crowd) != 0) {
+        if (ref_grid_init(&g, &st.rw, st.ncrowds, n, b, b + n, b + 2 * (size_t)n, b + 3 * (size_t)n,
+                          st.crowd) != 0) {
             ok = false;
             break;
         }
@@ -464,8 +465,8 @@ static bool record_trace(const bench_opts *o, FILE *out, uint32_t agents, uint32
 /* ---- output --------------------------------------------------------------------------------- */
 
 static void print_header(void) {
-    printf("%9s %8s %9s %8s %8s %9s %8s %6s %6s %8s %8s |", "agents", "threads", "M a-s/s",
-           "min", "max", "ns/a-s", "speedup", "eff", "nbrs", "peak MiB", "B/agent");
+    printf("%9s %8s %9s %8s %8s %9s %8s %6s %6s %8s %8s |", "agents", "threads", "M a-s/s", "min",
+           "max", "ns/a-s", "speedup", "eff", "nbrs", "peak MiB", "B/agent");
     for (int p = 0; p < TH_PHASE_COUNT; p++) {
         const char *name = th_phase_name((th_phase)p);
         printf(" %*s", strlen(name) > 8 ? (int)strlen(name) : 8, name);
@@ -514,14 +515,15 @@ static void write_csv(FILE *f, const bench_opts *o, const row *rows, uint32_t n)
         } else {
             fputs(o->scene, f);
         }
-        fprintf(f, ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.1f,%.6f,%.3f,", r->agents,
-                r->threads, o->steps, o->warmup, o->reps, r->rate_med, r->rate_min, r->rate_max,
-                r->wall_med, 1e9 / r->rate_med);
+        fprintf(f, ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.1f,%.6f,%.3f,",
+                r->agents, r->threads, o->steps, o->warmup, o->reps, r->rate_med, r->rate_min,
+                r->rate_max, r->wall_med, 1e9 / r->rate_med);
         if (!isnan(r->speedup)) fprintf(f, "%.4f,%.4f", r->speedup, r->speedup / r->threads);
         else fputs(",", f);
         fprintf(f, ",%.2f,%" PRIu64 ",%.1f,0x%016" PRIx64 ",", r->neighbors, r->peak_bytes,
                 (double)r->peak_bytes / r->agents, r->hash);
-        if (!isnan(r->naive_rate)) fprintf(f, "%.1f,%.2f", r->naive_rate, r->rate_med / r->naive_rate);
+        if (!isnan(r->naive_rate))
+            fprintf(f, "%.1f,%.2f", r->naive_rate, r->rate_med / r->naive_rate);
         else fputs(",", f);
         for (int p = 0; p < TH_PHASE_COUNT; p++) fprintf(f, ",%.4f", r->phase_med[p]);
         if (!isnan(r->grid_ref_rate)) {
@@ -560,7 +562,8 @@ static void write_json(FILE *f, const bench_opts *o, const row *rows, uint32_t n
         fputs(", \"efficiency\": ", f);
         json_num(f, "%.4f", r->speedup / r->threads);
         fprintf(f,
-                ", \"alive\": %.1f, \"neighbors\": %.2f, \"peak_bytes\": %" PRIu64 ", \"bytes_per_agent\": %.1f, "
+                ", \"alive\": %.1f, \"neighbors\": %.2f, \"peak_bytes\": %" PRIu64
+                ", \"bytes_per_agent\": %.1f, "
                 "\"hash\": \"0x%016" PRIx64 "\",\n     \"naive_agent_steps_per_s\": ",
                 r->alive, r->neighbors, r->peak_bytes, (double)r->peak_bytes / r->agents, r->hash);
         json_num(f, "%.1f", r->naive_rate);
@@ -690,8 +693,9 @@ static int run(bench_opts *o) {
             }
         }
         if (any_grid_ref) {
-            printf("\nplain scalar grid reference (tests/ref_grid_boids.c: counting-sort grid, SoA, "
-                   "no SIMD), 1 thread, same warmed-up state:\n");
+            printf(
+                "\nplain scalar grid reference (tests/ref_grid_boids.c: counting-sort grid, SoA, "
+                "no SIMD), 1 thread, same warmed-up state:\n");
             printf("%9s %14s %12s %18s %9s\n", "agents", "agent-steps/s", "ns/a-s",
                    "engine 1-thread", "engine is");
             for (uint32_t i = 0; i < n; i++) {
@@ -701,8 +705,8 @@ static int run(bench_opts *o) {
                        1e9 / r->grid_ref_rate, r->rate_med, r->rate_med / r->grid_ref_rate);
             }
         }
-        if (trace && !record_trace(o, trace, o->agents[o->n_agents - 1],
-                                   o->threads[o->n_threads - 1])) {
+        if (trace &&
+            !record_trace(o, trace, o->agents[o->n_agents - 1], o->threads[o->n_threads - 1])) {
             status = 1;
         }
         uint64_t hwm = process_hwm();
@@ -742,4 +746,3 @@ int th_bench_run(int argc, char **argv, th_bench_build_fn *build) {
     th_boids_force_isa(TH_BOIDS_ISA_AUTO);
     return rc;
 }
-

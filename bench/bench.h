@@ -14,5 +14,4 @@ typedef th_world *th_bench_build_fn(const char *scene, const th_demo_opts *opts,
  *  `build`; returns the exit code (0, 1 on a runtime failure, 2 on a usage error). */
 int th_bench_run(int argc, char **argv, th_bench_build_fn *build);
 
-
 #endif

@@ -81,8 +81,10 @@ int main(int argc, char **argv) {
     uint32_t threads[MAX_LIST], nthreads = 0;
     if (argc > 3) {
         if (!parse_threads(argv[3], threads, &nthreads)) {
-            fprintf(stderr, "bench_nav: threads: expected a comma-separated list of 1..%d, "
-                            "found '%s'\n", MAX_THREADS, argv[3]);
+            fprintf(stderr,
+                    "bench_nav: threads: expected a comma-separated list of 1..%d, "
+                    "found '%s'\n",
+                    MAX_THREADS, argv[3]);
             return 2;
         }
     } else {
@@ -99,7 +101,8 @@ int main(int argc, char **argv) {
     if (th_navmap_init(&m, size, size, 1.0f) != TH_NAV_OK) return 1;
     build_city(&m);
     uint32_t max_threads = 1;
-    for (uint32_t t = 0; t < nthreads; t++) max_threads = threads[t] > max_threads ? threads[t] : max_threads;
+    for (uint32_t t = 0; t < nthreads; t++)
+        max_threads = threads[t] > max_threads ? threads[t] : max_threads;
     /* One scratch per worker of the largest pool; smaller pools use the first ones. */
     th_nav_scratch *scratch[MAX_THREADS] = {0};
     for (uint32_t i = 0; i < max_threads; i++) {
@@ -171,7 +174,8 @@ int main(int argc, char **argv) {
                                          (int32_t)(c / (uint32_t)size));
                 }
                 uint64_t t0 = th_now_ns();
-                th_nav_fields_repair_opened(pool, scratch, t, fields, BUNKERS, &m, walls + used, nb);
+                th_nav_fields_repair_opened(pool, scratch, t, fields, BUNKERS, &m, walls + used,
+                                            nb);
                 ns[r] = th_now_ns() - t0;
                 used += nb;
             }
@@ -240,8 +244,7 @@ int main(int argc, char **argv) {
     th_free(path);
     th_astar_destroy(a);
     th_nav_combined_free(&comb);
-    for (int k = 0; k < BUNKERS; k++)
-        th_nav_field_free(&fields[k]);
+    for (int k = 0; k < BUNKERS; k++) th_nav_field_free(&fields[k]);
     for (uint32_t i = 0; i < max_threads; i++) th_nav_scratch_destroy(scratch[i]);
     th_navmap_free(&m);
     return 0;

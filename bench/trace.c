@@ -45,7 +45,8 @@ bool th_bench_write_trace(FILE *out, const th_trace_span *spans, uint32_t count,
     }
     for (uint32_t i = 0; i < count; i++) {
         const th_trace_span *s = &spans[i];
-        fprintf(out, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"cat\":\"phase\",\"name\":\"%s\",\"ts\":",
+        fprintf(out,
+                ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"cat\":\"phase\",\"name\":\"%s\",\"ts\":",
                 s->worker, th_phase_name(s->phase));
         put_us(out, s->begin_ns - t0);
         fputs(",\"dur\":", out);

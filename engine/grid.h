@@ -8,13 +8,14 @@
  * zeroing and scanning work stays about one pass over the cells whatever the partition count,
  * where full histograms cost partitions x cells and made the sort stop scaling past 8 threads.
  * The result, `order`, lists item indices sorted by cell and, within a cell, by input index,
- * whatever the number of partitions or workers: the sort is stable, so the output is unique. Callers gather their arrays through `order` so that
- * items of one cell (and of one row of cells) sit next to each other in memory.
+ * whatever the number of partitions or workers: the sort is stable, so the output is unique.
+ * Callers gather their arrays through `order` so that items of one cell (and of one row of cells)
+ * sit next to each other in memory.
  *
  * Queries read `cell_start`: items of cell c are order positions [cell_start[c],
  * cell_start[c+1]). Cells of one row are consecutive, so the cells of a row in a block query
- * (th_grid_block: 3x3, 5x5, ... cells) form one contiguous range. After a build the grid is read-only and safe to query from many
- * threads. Nothing is allocated after th_grid_init. */
+ * (th_grid_block: 3x3, 5x5, ... cells) form one contiguous range. After a build the grid is
+ * read-only and safe to query from many threads. Nothing is allocated after th_grid_init. */
 #ifndef TH_GRID_H
 #define TH_GRID_H
 
@@ -32,20 +33,20 @@ typedef struct th_grid {
     float origin_x, origin_y; /* world position of cell (0,0)'s lower corner, metres */
     float cell_w, cell_h;     /* cell extent, metres */
     float inv_cell_w, inv_cell_h;
-    int32_t nx, ny;      /* cells per row, rows */
-    uint32_t ncells;     /* nx * ny */
-    uint32_t capacity;   /* max items per build */
-    uint32_t partitions; /* histograms built in parallel */
+    int32_t nx, ny;       /* cells per row, rows */
+    uint32_t ncells;      /* nx * ny */
+    uint32_t capacity;    /* max items per build */
+    uint32_t partitions;  /* histograms built in parallel */
     uint32_t *cell_start; /* ncells + 1 */
     uint32_t *order;      /* capacity: sorted position -> input index */
     uint32_t *key;        /* capacity: input index -> cell */
     uint32_t *hist;       /* partitions * ncells, partition-major; partition p's counts of
                              cells window[p].lo.. are at hist + p * ncells */
     struct th_grid_window {
-        uint32_t lo, hi;  /* cells with counts in the last build (lo > hi: none) */
-        uint32_t pad[14]; /* one cache line each: partitions write theirs in parallel */
-    } *window;           /* partitions */
-    uint32_t *block_sum; /* items per scan block of TH_GRID_SCAN_BLOCK cells, then offsets */
+        uint32_t lo, hi;     /* cells with counts in the last build (lo > hi: none) */
+        uint32_t pad[14];    /* one cache line each: partitions write theirs in parallel */
+    } * window;              /* partitions */
+    uint32_t *block_sum;     /* items per scan block of TH_GRID_SCAN_BLOCK cells, then offsets */
     uint32_t min_part_items; /* a build uses at most n / min_part_items partitions (at least
                                 1): tiny builds are not split (default 2048; tests lower it) */
     uint32_t parts_used;     /* partitions of the last build */
@@ -98,8 +99,9 @@ typedef struct th_grid_span {
  *  column range is taken). Rows in increasing order from cy - k, so a caller's sums run in a
  *  fixed order. Returns the number of spans (at most TH_GRID_MAX_SPANS). Forced inline: the
  *  boids kernel's instruction-set copies each get their own copy in their own instruction set. */
-static inline __attribute__((always_inline)) uint32_t
-th_grid_block(const th_grid *g, int32_t cx, int32_t cy, int32_t k, bool wrap, th_grid_span *out) {
+static inline __attribute__((always_inline)) uint32_t th_grid_block(const th_grid *g, int32_t cx,
+                                                                    int32_t cy, int32_t k,
+                                                                    bool wrap, th_grid_span *out) {
     const int32_t nx = g->nx, ny = g->ny;
     int32_t r0 = cy - k, r1 = cy + k, c0 = cx - k, c1 = cx + k;
     if (wrap) {

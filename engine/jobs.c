@@ -64,7 +64,6 @@ typedef struct worker_arg {
     uint32_t index;
 } worker_arg;
 
-
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();

@@ -4,8 +4,9 @@
  * parallel_for, so a pool of 1 worker runs everything inline with no thread at all.
  * th_pool_parallel_for splits [0, count) into fixed-size chunks that workers claim with atomic
  * counters (each first from its own contiguous slice, then from the others), and returns only
- * when every chunk has run: each call is a barrier between phases. The chunk size, never the worker count, decides how work is cut, so results that
- * depend on chunking (reductions) are identical for any number of workers. */
+ * when every chunk has run: each call is a barrier between phases. The chunk size, never the worker
+ * count, decides how work is cut, so results that depend on chunking (reductions) are identical for
+ * any number of workers. */
 #ifndef TH_JOBS_H
 #define TH_JOBS_H
 

@@ -33,7 +33,8 @@ static inline float th_rng_f01(uint64_t seed, uint64_t key, uint64_t counter) {
 }
 
 /** Uniform float in [lo, hi). */
-static inline float th_rng_range(uint64_t seed, uint64_t key, uint64_t counter, float lo, float hi) {
+static inline float th_rng_range(uint64_t seed, uint64_t key, uint64_t counter, float lo,
+                                 float hi) {
     return lo + (hi - lo) * th_rng_f01(seed, key, counter);
 }
 

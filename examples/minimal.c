@@ -55,7 +55,8 @@ int main(int argc, char **argv) {
     }
     const int steps = 60 * 60; /* one minute at the default 1/60 s */
     for (int s = 0; s < steps; s++) {
-        if (s == steps / 2 && th_world_bunker_count(w) > 0 && !th_world_destroy_bunker(w, 0, &err)) {
+        if (s == steps / 2 && th_world_bunker_count(w) > 0 &&
+            !th_world_destroy_bunker(w, 0, &err)) {
             fprintf(stderr, "minimal: %s\n", err.message);
         }
         th_world_step(w);
@@ -66,7 +67,8 @@ int main(int argc, char **argv) {
     for (uint32_t b = 0; b < th_world_bunker_count(w); b++) {
         th_bunker_info bi;
         th_world_get_bunker(w, b, &bi);
-        printf("bunker %-8s %u sheltered%s\n", bi.name, bi.sheltered, bi.destroyed ? ", destroyed" : "");
+        printf("bunker %-8s %u sheltered%s\n", bi.name, bi.sheltered,
+               bi.destroyed ? ", destroyed" : "");
     }
     printf("hash 0x%016llx\n", (unsigned long long)th_world_hash(w));
     th_world_destroy(w);

@@ -38,12 +38,10 @@ static inline void fuzz_check_message(const th_error *err, const char *name) {
     size_t n = strlen(name);
     bool ok = strncmp(m, name, n) == 0 && m[n] == ':' && isdigit((unsigned char)m[n + 1]);
     const char *p = m + n + 1;
-    while (ok && isdigit((unsigned char)*p))
-        p++;
+    while (ok && isdigit((unsigned char)*p)) p++;
     ok = ok && *p == ':' && isdigit((unsigned char)p[1]);
     p++;
-    while (ok && isdigit((unsigned char)*p))
-        p++;
+    while (ok && isdigit((unsigned char)*p)) p++;
     ok = ok && p[0] == ':' && p[1] == ' ' && p[2] != '\0';
     /* no C0 control, DEL, C1 control, bidi override or isolate, or invalid UTF-8 */
     ok = ok && th_text_safe(m, strlen(m));
@@ -71,7 +69,8 @@ static inline void fuzz_check_measure(const th_world *w, uint32_t most) {
         th_measure_line_info l;
         if (!th_world_measure_line(w, i, &l) || !isfinite(l.flow) ||
             l.crossed_total != (int64_t)l.forward_total - (int64_t)l.backward_total ||
-            l.forward_total > 4ull * most * FUZZ_STEPS || l.backward_total > 4ull * most * FUZZ_STEPS) {
+            l.forward_total > 4ull * most * FUZZ_STEPS ||
+            l.backward_total > 4ull * most * FUZZ_STEPS) {
             fprintf(stderr, "measurement line %u is inconsistent\n", i);
             abort();
         }
@@ -90,8 +89,7 @@ static inline void fuzz_scene_bytes(const char *name, const void *data, size_t s
         if (!w) {
             fuzz_check_message(&err, name);
         } else {
-            for (int i = 0; i < FUZZ_STEPS; i++)
-                th_world_step(w);
+            for (int i = 0; i < FUZZ_STEPS; i++) th_world_step(w);
             /* The engine's invariants: every agent counted, inside the world, finite, and not
              * in a wall. */
             th_world_stats st = th_world_get_stats(w);

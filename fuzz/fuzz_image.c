@@ -182,7 +182,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!f) abort();
     if (size && fwrite(data, 1, size, f) != size) abort();
     fclose(f);
-    for (int i = 0; i < 2; i++)
-        fuzz_scene_bytes(g_name, g_yaml[i], strlen(g_yaml[i]));
+    for (int i = 0; i < 2; i++) fuzz_scene_bytes(g_name, g_yaml[i], strlen(g_yaml[i]));
     return 0;
 }

@@ -34,18 +34,13 @@ static const uint32_t bunker_palette[8] = {
     0xFF4CD080, 0xFFFFA030, 0xFF4A9EFF, 0xFFFF5C9A, 0xFFC080FF, 0xFF30D8E8, 0xFFD8E850, 0xFFB08060,
 };
 
-uint32_t th_view_crowd_color(uint32_t crowd) {
-    return crowd_palette[crowd % 8];
-}
+uint32_t th_view_crowd_color(uint32_t crowd) { return crowd_palette[crowd % 8]; }
 
 uint32_t th_view_cell_color(th_cell_kind kind) {
     switch (kind) {
-    case TH_CELL_WALL:
-        return COL_WALL;
-    case TH_CELL_DESTRUCTIBLE:
-        return COL_RUBBLE;
-    default:
-        return COL_STREET;
+    case TH_CELL_WALL: return COL_WALL;
+    case TH_CELL_DESTRUCTIBLE: return COL_RUBBLE;
+    default: return COL_STREET;
     }
 }
 
@@ -251,7 +246,8 @@ void tv_layout_frame(tv_ctx *c, const th_world *w) {
                 float left = lw > 0 ? lw + GAP : 0, right = rw > 0 ? rw + 2 * GAP : 0;
                 l.free = (SDL_FRect){left, 0, W - left - right, H};
                 if (l.free.w < 2 * TH_VIEW_MARGIN + 16) continue;
-                double score = fit_scale(w, l.free) * (hs == 0 ? 1.3 : 1.0) * (ls == 0 ? 1.15 : 1.0);
+                double score =
+                    fit_scale(w, l.free) * (hs == 0 ? 1.3 : 1.0) * (ls == 0 ? 1.15 : 1.0);
                 if (score > best_score * (1 + 1e-9)) {
                     best_score = score;
                     best = l;
@@ -433,8 +429,7 @@ static void draw_density(tv_ctx *c, const th_world *w) {
     if (gc <= 0 || gr <= 0 || !(cw > 0) || !(ch > 0)) return;
     int32_t k = 1;
     double cell_px = (cw < ch ? cw : ch) * c->cam.scale;
-    while ((cell_px * k < 10 && k < 64) || (gc + k - 1) / k > 1024 || (gr + k - 1) / k > 1024)
-        k++;
+    while ((cell_px * k < 10 && k < 64) || (gc + k - 1) / k > 1024 || (gr + k - 1) / k > 1024) k++;
     int32_t dc = (gc + k - 1) / k, dr = (gr + k - 1) / k;
     size_t n = (size_t)dc * (size_t)dr;
     if (dc != c->dens_cols || dr != c->dens_rows || k != c->dens_k) {
@@ -494,8 +489,7 @@ int32_t tv_grid_stride(const tv_ctx *c, const th_world *w) {
     th_world_grid_size(w, &gc, &gr, &cw, &ch);
     double px = (cw < ch ? cw : ch) * c->cam.scale;
     int32_t k = 1;
-    while (px * k < 5 && k < (1 << 20))
-        k *= 2;
+    while (px * k < 5 && k < (1 << 20)) k *= 2;
     return k;
 }
 
@@ -684,7 +678,8 @@ static void draw_flow_areas(tv_ctx *c, const th_world *w) {
                         cells = true;
                         const th_vec2 a = tv_to_screen(&c->cam, (float)x * cs, (float)(y + 1) * cs);
                         const th_vec2 b = tv_to_screen(&c->cam, (float)(x + 1) * cs, (float)y * cs);
-                        tv_batch_rect(&c->geo, a.x, a.y, b.x - a.x, b.y - a.y, with_alpha(col, 0x70));
+                        tv_batch_rect(&c->geo, a.x, a.y, b.x - a.x, b.y - a.y,
+                                      with_alpha(col, 0x70));
                     }
                 }
             }
@@ -697,7 +692,8 @@ static void draw_flow_areas(tv_ctx *c, const th_world *w) {
 }
 
 void tv_queued_mark(tv_batch *b, SDL_FRect m) {
-    /* Dashed yellow corners a few pixels outside the marker: "clicked, applies at the next step". */
+    /* Dashed yellow corners a few pixels outside the marker: "clicked, applies at the next step".
+     */
     const uint32_t col = 0xFFFFE040u;
     float x0 = m.x - 6, y0 = m.y - 6, x1 = m.x + m.w + 6, y1 = m.y + m.h + 6, d = 7, t = 3;
     tv_batch_rect(b, x0, y0, d, t, col);
@@ -747,10 +743,8 @@ static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
         SDL_FRect m;
         if (!th_world_get_bunker(w, b, &bi) || !tv_bunker_marker(c, w, b, &m)) continue;
         char line1[96], line2[64];
-        if (b < 9)
-            snprintf(line1, sizeof line1, "[%u] %s", b + 1, bi.name);
-        else
-            snprintf(line1, sizeof line1, "%s", bi.name);
+        if (b < 9) snprintf(line1, sizeof line1, "[%u] %s", b + 1, bi.name);
+        else snprintf(line1, sizeof line1, "%s", bi.name);
         bool queued = b < 64 && ((c->queued_bunkers >> b) & 1);
         const char *state = bi.destroyed ? " DESTROYED" : bi.full ? " FULL" : "";
         if (bi.capacity)
@@ -764,11 +758,16 @@ static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
         /* Above (centred, then flush with either edge of the marker), below (the same), right,
          * left, then a row further out above and below. */
         SDL_FRect cand[10] = {
-            {mx - bw / 2, m.y - bh - 4, bw, bh},         {m.x, m.y - bh - 4, bw, bh},
-            {m.x + m.w - bw, m.y - bh - 4, bw, bh},      {mx - bw / 2, m.y + m.h + 4, bw, bh},
-            {m.x, m.y + m.h + 4, bw, bh},                {m.x + m.w - bw, m.y + m.h + 4, bw, bh},
-            {m.x + m.w + 4, my - bh / 2, bw, bh},        {m.x - bw - 4, my - bh / 2, bw, bh},
-            {mx - bw / 2, m.y - 2 * bh - 8, bw, bh},     {mx - bw / 2, m.y + m.h + bh + 8, bw, bh},
+            {mx - bw / 2, m.y - bh - 4, bw, bh},
+            {m.x, m.y - bh - 4, bw, bh},
+            {m.x + m.w - bw, m.y - bh - 4, bw, bh},
+            {mx - bw / 2, m.y + m.h + 4, bw, bh},
+            {m.x, m.y + m.h + 4, bw, bh},
+            {m.x + m.w - bw, m.y + m.h + 4, bw, bh},
+            {m.x + m.w + 4, my - bh / 2, bw, bh},
+            {m.x - bw - 4, my - bh / 2, bw, bh},
+            {mx - bw / 2, m.y - 2 * bh - 8, bw, bh},
+            {mx - bw / 2, m.y + m.h + bh + 8, bw, bh},
         };
         int best = 0, best_cost = 1 << 30;
         for (int i = 0; i < 10; i++) {
@@ -869,8 +868,10 @@ static void draw_squads(tv_ctx *c, const th_world *w) {
 
 /* A body's outline: a regular octagon (unit circle points, the first repeated at the end). */
 #define BODY_SIDES 8u
-static const float k_body_cos[BODY_SIDES + 1] = {1, 0.70710678f, 0, -0.70710678f, -1, -0.70710678f, 0, 0.70710678f, 1};
-static const float k_body_sin[BODY_SIDES + 1] = {0, 0.70710678f, 1, 0.70710678f, 0, -0.70710678f, -1, -0.70710678f, 0};
+static const float k_body_cos[BODY_SIDES + 1] = {1, 0.70710678f, 0, -0.70710678f, -1, -0.70710678f,
+                                                 0, 0.70710678f, 1};
+static const float k_body_sin[BODY_SIDES + 1] = {0,  0.70710678f,  1, 0.70710678f, 0, -0.70710678f,
+                                                 -1, -0.70710678f, 0};
 
 static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     th_agent_view v = th_world_agents(w);
@@ -942,10 +943,13 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
              * shows the crowd's colour). */
             for (uint32_t k = 0; k < BODY_SIDES; k++) {
                 t[3 * k] = (SDL_Vertex){{sx, sy}, col, {0, 0}};
-                t[3 * k + 1] = (SDL_Vertex){{sx + br * k_body_cos[k], sy + br * k_body_sin[k]}, col, {0, 0}};
-                t[3 * k + 2] = (SDL_Vertex){{sx + br * k_body_cos[k + 1], sy + br * k_body_sin[k + 1]}, col, {0, 0}};
+                t[3 * k + 1] =
+                    (SDL_Vertex){{sx + br * k_body_cos[k], sy + br * k_body_sin[k]}, col, {0, 0}};
+                t[3 * k + 2] = (SDL_Vertex){
+                    {sx + br * k_body_cos[k + 1], sy + br * k_body_sin[k + 1]}, col, {0, 0}};
             }
-            SDL_Color dark = {(uint8_t)(col.r / 2), (uint8_t)(col.g / 2), (uint8_t)(col.b / 2), col.a};
+            SDL_Color dark = {(uint8_t)(col.r / 2), (uint8_t)(col.g / 2), (uint8_t)(col.b / 2),
+                              col.a};
             t += 3 * BODY_SIDES;
             t[0] = (SDL_Vertex){{sx + fx * br, sy + fy * br}, dark, {0, 0}};
             const float cx = sx + fx * br * 0.25f, cy = sy + fy * br * 0.25f;
@@ -986,8 +990,8 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
 
 void tv_disc(tv_batch *b, float x, float y, float r, uint32_t argb) {
     for (uint32_t k = 0; k < BODY_SIDES; k++)
-        tv_batch_tri(b, x, y, x + r * k_body_cos[k], y + r * k_body_sin[k], x + r * k_body_cos[k + 1],
-                     y + r * k_body_sin[k + 1], argb);
+        tv_batch_tri(b, x, y, x + r * k_body_cos[k], y + r * k_body_sin[k],
+                     x + r * k_body_cos[k + 1], y + r * k_body_sin[k + 1], argb);
 }
 
 void tv_ring(tv_batch *b, float x, float y, float r, float t, uint32_t argb) {
@@ -1040,18 +1044,10 @@ void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *r
     tv_draw_hud(c, w, rates);
 }
 
-uint32_t tv_bunker_color(uint32_t b) {
-    return bunker_palette[b % 8];
-}
-uint32_t tv_full_color(void) {
-    return COL_FULL;
-}
-uint32_t tv_destroyed_color(void) {
-    return COL_DESTROYED;
-}
-uint32_t tv_slow_color(void) {
-    return COL_SLOW;
-}
+uint32_t tv_bunker_color(uint32_t b) { return bunker_palette[b % 8]; }
+uint32_t tv_full_color(void) { return COL_FULL; }
+uint32_t tv_destroyed_color(void) { return COL_DESTROYED; }
+uint32_t tv_slow_color(void) { return COL_SLOW; }
 uint32_t tv_scene_crowd_color(const th_world *w, uint32_t crowd) {
     return scene_crowd_color(w, crowd);
 }

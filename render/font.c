@@ -124,8 +124,7 @@ enum { CELL_W = 8, CELL_H = 16, ATLAS_COLS = 16, ATLAS_W = 128, ATLAS_H = 128 };
 
 SDL_Texture *tv_font_create(SDL_Renderer *r) {
     static uint32_t texels[ATLAS_W * ATLAS_H];
-    for (int i = 0; i < ATLAS_W * ATLAS_H; i++)
-        texels[i] = 0x00FFFFFFu;
+    for (int i = 0; i < ATLAS_W * ATLAS_H; i++) texels[i] = 0x00FFFFFFu;
     for (int g = 0; g < 95; g++) {
         int ox = (g % ATLAS_COLS) * CELL_W, oy = (g / ATLAS_COLS) * CELL_H;
         for (int y = 0; y < TV_FONT_H; y++) {
@@ -179,7 +178,8 @@ float tv_text(tv_ctx *c, float x, float y, int scale, uint32_t argb, const char 
         }
         /* Texture coordinates address the 5 x 9 glyph inside its 8 x 16 atlas cell. */
         float u0 = (float)((g % ATLAS_COLS) * CELL_W) / ATLAS_W, u1 = u0 + 5.0f / ATLAS_W;
-        float v0 = (float)((g / ATLAS_COLS) * CELL_H) / ATLAS_H, v1 = v0 + (float)TV_FONT_H / ATLAS_H;
+        float v0 = (float)((g / ATLAS_COLS) * CELL_H) / ATLAS_H,
+              v1 = v0 + (float)TV_FONT_H / ATLAS_H;
         SDL_Vertex *v = b->v + b->n;
         glyph_vertex(v + 0, x, y, u0, v0, col);
         glyph_vertex(v + 1, x + gw, y, u1, v0, col);

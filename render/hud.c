@@ -21,16 +21,11 @@ enum {
 
 /* One colour per phase, shared by the HUD legend and the profiler graph. */
 static const uint32_t phase_color[TH_PHASE_COUNT] = {
-    [TH_PHASE_EVENTS] = 0xFF9EA8B8,
-    [TH_PHASE_NAV] = 0xFFFFB74D,
-    [TH_PHASE_GRID] = 0xFF4FC3F7,
-    [TH_PHASE_STEER] = 0xFF81C784,
-    [TH_PHASE_INTEGRATE] = 0xFFBA68C8,
-    [TH_PHASE_CONTACTS] = 0xFF4DB6AC,
-    [TH_PHASE_BOOKKEEPING] = 0xFFF06292,
-    [TH_PHASE_ADMIT] = 0xFFFFF176,
-    [TH_PHASE_SQUADS] = 0xFFFF8A65,
-    [TH_PHASE_HISTORY] = 0xFF7986CB,
+    [TH_PHASE_EVENTS] = 0xFF9EA8B8,      [TH_PHASE_NAV] = 0xFFFFB74D,
+    [TH_PHASE_GRID] = 0xFF4FC3F7,        [TH_PHASE_STEER] = 0xFF81C784,
+    [TH_PHASE_INTEGRATE] = 0xFFBA68C8,   [TH_PHASE_CONTACTS] = 0xFF4DB6AC,
+    [TH_PHASE_BOOKKEEPING] = 0xFFF06292, [TH_PHASE_ADMIT] = 0xFFFFF176,
+    [TH_PHASE_SQUADS] = 0xFFFF8A65,      [TH_PHASE_HISTORY] = 0xFF7986CB,
 };
 /* A phase added without a colour would be drawn transparent. */
 _Static_assert(TH_PHASE_HISTORY + 1 == TH_PHASE_COUNT, "give every phase a colour above");
@@ -59,9 +54,9 @@ static void overlay_names(const tv_ctx *c, const th_world *w, char *ov, size_t c
     static const struct {
         uint32_t bit;
         const char *name;
-    } names[] = {{TH_VIEW_OVERLAY_FLOW, "flow"},  {TH_VIEW_OVERLAY_DENSITY, "dens"},
-                 {TH_VIEW_OVERLAY_GRID, "grid"},  {TH_VIEW_OVERLAY_WALLDIST, "wall"},
-                 {TH_VIEW_OVERLAY_SQUADS, "sqd"}, {TH_VIEW_OVERLAY_PROFILER, "prof"},
+    } names[] = {{TH_VIEW_OVERLAY_FLOW, "flow"},     {TH_VIEW_OVERLAY_DENSITY, "dens"},
+                 {TH_VIEW_OVERLAY_GRID, "grid"},     {TH_VIEW_OVERLAY_WALLDIST, "wall"},
+                 {TH_VIEW_OVERLAY_SQUADS, "sqd"},    {TH_VIEW_OVERLAY_PROFILER, "prof"},
                  {TH_VIEW_OVERLAY_PHEROMONE, "pher"}};
     ov[0] = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -76,9 +71,7 @@ static void overlay_names(const tv_ctx *c, const th_world *w, char *ov, size_t c
     if (!ov[0]) snprintf(ov, cap, "H: keys");
 }
 
-static const char *hud_title(const tv_ctx *c) {
-    return c->title ? c->title : "throng";
-}
+static const char *hud_title(const tv_ctx *c) { return c->title ? c->title : "throng"; }
 
 SDL_FPoint tv_hud_size(const tv_ctx *c, const th_world *w, int scale) {
     const int S = scale, LN = TV_FONT_H * S + 2, PD = 5 * S;
@@ -108,15 +101,13 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
     if (rt->live)
         snprintf(l[n], sizeof l[n], "fps %.0f  steps/s %.0f  speed %gx", rt->fps, rt->steps_per_s,
                  rt->speed);
-    else
-        snprintf(l[n], sizeof l[n], "speed %gx", rt->speed);
+    else snprintf(l[n], sizeof l[n], "speed %gx", rt->speed);
     lc[n++] = TEXT;
     /* Worlds with exits (and no bunkers) say how many left rather than a sheltered count that
      * stays at zero. */
     if (st.exited > 0 || (th_world_exit_count(w) > 0 && th_world_bunker_count(w) == 0))
         snprintf(l[n], sizeof l[n], "agents %u  exited %u", st.agents, st.exited);
-    else
-        snprintf(l[n], sizeof l[n], "agents %u  sheltered %u", st.agents, st.sheltered);
+    else snprintf(l[n], sizeof l[n], "agents %u  sheltered %u", st.agents, st.sheltered);
     lc[n++] = TEXT;
     snprintf(l[n], sizeof l[n], "stranded %u  threads %u", st.stranded, d.threads);
     lc[n++] = st.stranded ? TEXT_WARN : TEXT;
@@ -124,8 +115,7 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
     for (int i = 0; i < HUD_NOTE_LINES; i++) {
         if (i == HUD_NOTE_LINES - 1 && c->note_count > HUD_NOTE_LINES)
             snprintf(l[n], sizeof l[n], "... and %d more", c->note_count - i);
-        else
-            snprintf(l[n], sizeof l[n], "%s", i < c->note_count ? c->notes[i] : "");
+        else snprintf(l[n], sizeof l[n], "%s", i < c->note_count ? c->notes[i] : "");
         lc[n++] = TEXT_WARN;
     }
     snprintf(l[n], sizeof l[n], "phase ms, last step");
@@ -215,8 +205,7 @@ static void draw_profiler(tv_ctx *c) {
     double top = 0;
     for (int i = 0; i < c->prof_count; i++) {
         double s = 0;
-        for (int p = 0; p < TH_PHASE_COUNT; p++)
-            s += c->prof[i][p];
+        for (int p = 0; p < TH_PHASE_COUNT; p++) s += c->prof[i][p];
         if (s > top) top = s;
     }
     top = nice_ceiling(top);
@@ -366,7 +355,8 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
     }
     if (th_world_spawner_count(w) > 0)
         n = lg_add(it, n, LG_SWATCH, TV_SPAWNER_COLOR, 0, "spawner: agents enter");
-    if (th_world_exit_count(w) > 0) n = lg_add(it, n, LG_SWATCH, TV_EXIT_COLOR, 0, "exit: agents leave");
+    if (th_world_exit_count(w) > 0)
+        n = lg_add(it, n, LG_SWATCH, TV_EXIT_COLOR, 0, "exit: agents leave");
     bool colonies = false;
     for (uint32_t k = 0; k < th_world_crowd_count(w) && !colonies; k++)
         colonies = th_world_pheromone(w, k, NULL, NULL, NULL) != NULL;
@@ -388,7 +378,8 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
     }
     if (c->overlays & TH_VIEW_OVERLAY_FLOW) {
         const bool dest = tv_flow_bunker(c, w) >= (int)th_world_bunker_count(w);
-        n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, dest ? "flow: way to the goal" : "flow: way to shelter");
+        n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0,
+                   dest ? "flow: way to the goal" : "flow: way to shelter");
         if (!dest) n = lg_add(it, n, LG_TEXT, TEXT, 0, "arrow colour: its bunker");
         n = lg_add(it, n, LG_TEXT, TEXT, 0, "grey x: no route");
         for (uint32_t cr = 0; cr < th_world_crowd_count(w); cr++) {
@@ -403,7 +394,8 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
         float cw = 0, ch = 0;
         th_world_grid_size(w, &gc, &gr, &cw, &ch);
         int32_t k = tv_grid_stride(c, w);
-        n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, "grid: cells %.3g x %.3g m", (double)cw, (double)ch);
+        n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, "grid: cells %.3g x %.3g m", (double)cw,
+                   (double)ch);
         if (k > 1) n = lg_add(it, n, LG_TEXT, TEXT, 0, "a line every %d cells", k);
     }
     if (c->overlays & TH_VIEW_OVERLAY_SQUADS) {
@@ -425,9 +417,8 @@ static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
     float pad = (float)(5 * scale), wmax = (float)(BAR_CHARS * TV_FONT_W * scale);
     float h = 0;
     for (int i = 0; i < n; i++) {
-        float tw = tv_text_width(scale, it[i].text) + (it[i].kind == LG_HEAD || it[i].kind == LG_TEXT
-                                                          ? 0
-                                                          : sw + 3 * scale);
+        float tw = tv_text_width(scale, it[i].text) +
+                   (it[i].kind == LG_HEAD || it[i].kind == LG_TEXT ? 0 : sw + 3 * scale);
         if (tw > wmax) wmax = tw;
         h += it[i].kind == LG_DENSITY || it[i].kind == LG_WALLDIST || it[i].kind == LG_PHEROMONE
                  ? 2 * line
@@ -443,9 +434,7 @@ static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
         float tx = x + sw + 3 * (float)scale, cy = y + sw / 2;
         switch (t->kind) {
         case LG_HEAD:
-        case LG_TEXT:
-            tv_text(c, x, y, scale, t->col, t->text);
-            break;
+        case LG_TEXT: tv_text(c, x, y, scale, t->col, t->text); break;
         case LG_SWATCH:
             tv_batch_rect(&c->geo, x, y, sw, sw, t->col);
             tv_batch_rect(&c->geo, x, y, sw, 1, PANEL_EDGE);
@@ -474,7 +463,9 @@ static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
             float ax = x + sw / 2, rr = sw * 0.3f;
             const int ring = t->variant & ~LG_BODY;
             if (t->variant & LG_BODY) tv_disc(&c->geo, ax, cy, rr * 1.1f, t->col);
-            else tv_batch_tri(&c->geo, ax, cy - rr * 1.3f, ax + rr, cy + rr, ax - rr, cy + rr, t->col);
+            else
+                tv_batch_tri(&c->geo, ax, cy - rr * 1.3f, ax + rr, cy + rr, ax - rr, cy + rr,
+                             t->col);
             if (ring == 1) tv_ring(&c->geo, ax, cy, sw * 0.48f, 1.5f, 0xFFFFFFFFu);
             if (ring == 2) tv_ring(&c->geo, ax, cy, sw * 0.55f, 2.5f, 0xFFFFFFFFu);
             tv_text(c, tx, y, scale, TEXT, t->text);
@@ -485,11 +476,13 @@ static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
             /* The overlay's own colour function along the bar, over the panel's background,
              * with tick labels under it. */
             bool dens = t->kind == LG_DENSITY;
-            float bw = (float)(BAR_CHARS * TV_FONT_W * scale) - 2 * scale, top = dens ? TV_DENSITY_MAX : TV_WALLDIST_MAX;
+            float bw = (float)(BAR_CHARS * TV_FONT_W * scale) - 2 * scale,
+                  top = dens ? TV_DENSITY_MAX : TV_WALLDIST_MAX;
             for (int px = 0; px < (int)bw; px++) {
                 float v = top * ((float)px + 0.5f) / bw;
                 uint32_t col = dens ? tv_density_color(v) : tv_walldist_color(v);
-                tv_batch_rect(&c->geo, x + (float)px, y + 1, 1, sw - 2, th_view_cell_color(TH_CELL_OPEN));
+                tv_batch_rect(&c->geo, x + (float)px, y + 1, 1, sw - 2,
+                              th_view_cell_color(TH_CELL_OPEN));
                 if (col >> 24) tv_batch_rect(&c->geo, x + (float)px, y + 1, 1, sw - 2, col);
             }
             for (int k = 0; k <= 4; k++) {
@@ -498,7 +491,8 @@ static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
                 snprintf(tick, sizeof tick, "%g%s", (double)v, k == 4 ? "+" : "");
                 float tw = tv_text_width(scale, tick);
                 float px = x + bw * (float)k / 4 - (k == 0 ? 0 : k == 4 ? tw : tw / 2);
-                tv_batch_rect(&c->geo, x + bw * (float)k / 4 - (k == 4 ? 1 : 0), y + sw - 2, 1, 4, TEXT);
+                tv_batch_rect(&c->geo, x + bw * (float)k / 4 - (k == 4 ? 1 : 0), y + sw - 2, 1, 4,
+                              TEXT);
                 tv_text(c, px, y + line, scale, TEXT, tick);
             }
             y += line;
@@ -511,7 +505,8 @@ static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
             for (int px = 0; px < (int)bw; px++) {
                 float v = expm1f(top * ((float)px + 0.5f) / bw);
                 uint32_t col = tv_pheromone_color(v);
-                tv_batch_rect(&c->geo, x + (float)px, y + 1, 1, sw - 2, th_view_cell_color(TH_CELL_OPEN));
+                tv_batch_rect(&c->geo, x + (float)px, y + 1, 1, sw - 2,
+                              th_view_cell_color(TH_CELL_OPEN));
                 if (col >> 24) tv_batch_rect(&c->geo, x + (float)px, y + 1, 1, sw - 2, col);
             }
             static const float ticks[] = {0.0f, 1.0f, 4.0f, 16.0f, TV_PHEROMONE_MAX};
@@ -526,8 +521,7 @@ static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
             y += line;
             break;
         }
-        default:
-            break;
+        default: break;
         }
         y += line;
     }
@@ -542,10 +536,8 @@ SDL_FPoint tv_legend_size(const tv_ctx *c, const th_world *w, int scale) {
 }
 
 void tv_draw_hud(tv_ctx *c, const th_world *w, const tv_rates *rates) {
-    if (c->overlays & TH_VIEW_OVERLAY_HUD)
-        draw_stats(c, w, rates);
-    else
-        draw_notes(c);
+    if (c->overlays & TH_VIEW_OVERLAY_HUD) draw_stats(c, w, rates);
+    else draw_notes(c);
     if (c->overlays & TH_VIEW_OVERLAY_LEGEND) legend(c, w, c->lay.legend_scale, true);
     if (c->overlays & TH_VIEW_OVERLAY_PROFILER) draw_profiler(c);
     if (c->overlays & TH_VIEW_OVERLAY_HELP) draw_help(c);

@@ -39,8 +39,8 @@ static bool upload_grid(tv_ctx *c, int32_t cols, int32_t rows, const uint32_t *p
         c->pher_tex = NULL;
     }
     if (!c->pher_tex) {
-        c->pher_tex = SDL_CreateTexture(c->r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STATIC,
-                                        cols, rows);
+        c->pher_tex =
+            SDL_CreateTexture(c->r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STATIC, cols, rows);
         if (!c->pher_tex) return false;
         SDL_SetTextureScaleMode(c->pher_tex, SDL_ScaleModeNearest);
         SDL_SetTextureBlendMode(c->pher_tex, SDL_BLENDMODE_BLEND);

@@ -69,7 +69,9 @@ bool tv_write_png(const char *path, const uint32_t *pixels, int w, int h, int pi
     /* Opened without blocking, then made blocking: a plain fopen of a FIFO nobody reads waits
      * forever (open fails with ENXIO instead). */
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
-    FILE *f = fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 ? fdopen(fd, "wb") : NULL;
+    FILE *f = fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0
+                  ? fdopen(fd, "wb")
+                  : NULL;
     if (!f) {
         int e = errno;
         if (fd >= 0) close(fd);

@@ -46,7 +46,7 @@ typedef struct tv_rates {
  *  a few arrangements for the largest map), and over the map only when it has not. */
 typedef struct tv_layout {
     SDL_FRect hud, legend, prof;
-    SDL_FRect free; /* the map area: the initial fit frames the world in it */
+    SDL_FRect free;   /* the map area: the initial fit frames the world in it */
     int hud_scale;    /* font scale of the HUD and profiler: 2, or 1 to leave a larger map */
     int legend_scale; /* font scale of the legend, likewise */
 } tv_layout;
@@ -194,7 +194,7 @@ bool tv_is_predator(const th_world *w, uint32_t crowd);
 uint32_t tv_density_color(float per_m2);
 uint32_t tv_walldist_color(float metres);
 /** Density at the top of the colour scale, persons per square metre. */
-#define TV_DENSITY_MAX 2.0f
+#define TV_DENSITY_MAX  2.0f
 /** Wall distance beyond which the overlay is clear, metres. */
 #define TV_WALLDIST_MAX 8.0f
 
@@ -211,10 +211,10 @@ uint32_t tv_pheromone_color(float deposits);
 /** Deposits at the top of the colour scale. */
 #define TV_PHEROMONE_MAX 64.0f
 /** Food sources' colour. */
-#define TV_FOOD_COLOR 0xFF8BD346u
+#define TV_FOOD_COLOR    0xFF8BD346u
 /* Spawner and exit areas: where agents enter (green) and leave (red). */
 #define TV_SPAWNER_COLOR 0xFF40C070u
-#define TV_EXIT_COLOR 0xFFE05050u
+#define TV_EXIT_COLOR    0xFFE05050u
 
 /* ---- png.c ------------------------------------------------------------------------------- */
 

@@ -213,8 +213,7 @@ bool th_view_time_frames(th_world *w, const th_view_opts *opts, uint32_t overlay
         tv_rates rates = {.speed = opts->sim_speed, .live = true, .fps = 60, .steps_per_s = 60};
         tv_draw_frame(&c, w, 0.5, &rates); /* warm-up: textures built, batches sized */
         uint64_t t0 = SDL_GetPerformanceCounter();
-        for (int i = 0; i < frames; i++)
-            tv_draw_frame(&c, w, 0.5, &rates);
+        for (int i = 0; i < frames; i++) tv_draw_frame(&c, w, 0.5, &rates);
         uint64_t t1 = SDL_GetPerformanceCounter();
         *ms_per_frame = (double)(t1 - t0) * 1000.0 / (double)SDL_GetPerformanceFrequency() / frames;
     }
@@ -409,8 +408,9 @@ static void set_notes(viewer *v) {
     for (int i = 0; i < v->mark_count; i++) {
         c->marks[i] = v->marks[i];
         if (c->note_count < TV_MAX_NOTES)
-            snprintf(c->notes[c->note_count++], sizeof c->notes[0], "queued: break wall at %.0f,%.0f",
-                     (double)v->marks[i].x, (double)v->marks[i].y);
+            snprintf(c->notes[c->note_count++], sizeof c->notes[0],
+                     "queued: break wall at %.0f,%.0f", (double)v->marks[i].x,
+                     (double)v->marks[i].y);
     }
     c->mark_count = v->mark_count;
     if (v->saved[0] && SDL_GetPerformanceCounter() < v->saved_until && c->note_count < TV_MAX_NOTES)
@@ -500,44 +500,25 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k) {
         set_speed(v, v->speed / 2);
         say(v, "speed", "%g", v->speed);
         break;
-    case SDLK_f:
-        toggle_overlay(v, TH_VIEW_OVERLAY_FLOW, "flow");
-        break;
+    case SDLK_f: toggle_overlay(v, TH_VIEW_OVERLAY_FLOW, "flow"); break;
     case SDLK_b: {
         /* nearest -> bunker 0 -> ... -> last bunker -> destination field 0 -> ... -> nearest */
         int cur = tv_flow_bunker(&v->c, *v->world);
-        int fields = (int)(th_world_bunker_count(*v->world) + th_world_destination_count(*v->world));
+        int fields =
+            (int)(th_world_bunker_count(*v->world) + th_world_destination_count(*v->world));
         int next = cur + 1 < fields ? cur + 1 : -1;
         choose_flow(v, next);
         break;
     }
-    case SDLK_q:
-        toggle_overlay(v, TH_VIEW_OVERLAY_SQUADS, "squads");
-        break;
-    case SDLK_d:
-        toggle_overlay(v, TH_VIEW_OVERLAY_DENSITY, "density");
-        break;
-    case SDLK_g:
-        toggle_overlay(v, TH_VIEW_OVERLAY_GRID, "grid");
-        break;
-    case SDLK_a:
-        toggle_overlay(v, TH_VIEW_OVERLAY_PHEROMONE, "pheromone");
-        break;
-    case SDLK_w:
-        toggle_overlay(v, TH_VIEW_OVERLAY_WALLDIST, "wall_distance");
-        break;
-    case SDLK_p:
-        toggle_overlay(v, TH_VIEW_OVERLAY_PROFILER, "profiler");
-        break;
-    case SDLK_t:
-        toggle_overlay(v, TH_VIEW_OVERLAY_HUD, "hud");
-        break;
-    case SDLK_h:
-        toggle_overlay(v, TH_VIEW_OVERLAY_HELP, "help");
-        break;
-    case SDLK_l:
-        toggle_overlay(v, TH_VIEW_OVERLAY_LEGEND, "legend");
-        break;
+    case SDLK_q: toggle_overlay(v, TH_VIEW_OVERLAY_SQUADS, "squads"); break;
+    case SDLK_d: toggle_overlay(v, TH_VIEW_OVERLAY_DENSITY, "density"); break;
+    case SDLK_g: toggle_overlay(v, TH_VIEW_OVERLAY_GRID, "grid"); break;
+    case SDLK_a: toggle_overlay(v, TH_VIEW_OVERLAY_PHEROMONE, "pheromone"); break;
+    case SDLK_w: toggle_overlay(v, TH_VIEW_OVERLAY_WALLDIST, "wall_distance"); break;
+    case SDLK_p: toggle_overlay(v, TH_VIEW_OVERLAY_PROFILER, "profiler"); break;
+    case SDLK_t: toggle_overlay(v, TH_VIEW_OVERLAY_HUD, "hud"); break;
+    case SDLK_h: toggle_overlay(v, TH_VIEW_OVERLAY_HELP, "help"); break;
+    case SDLK_l: toggle_overlay(v, TH_VIEW_OVERLAY_LEGEND, "legend"); break;
     case SDLK_0:
     case SDLK_KP_0:
     case SDLK_HOME:
@@ -546,12 +527,8 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k) {
         v->c.at_fit = true;
         say(v, "reset_view", NULL);
         break;
-    case SDLK_r:
-        restart(v);
-        break;
-    case SDLK_s:
-        v->shot = true;
-        break;
+    case SDLK_r: restart(v); break;
+    case SDLK_s: v->shot = true; break;
     default:
         if (s >= SDLK_1 && s <= SDLK_9 && (k->keysym.mod & KMOD_SHIFT)) {
             /* Shift+k on the field already shown goes back to the nearest field. */
@@ -582,9 +559,7 @@ static void on_event(viewer *v, const SDL_Event *e) {
             }
         }
         break;
-    case SDL_KEYDOWN:
-        on_key(v, &e->key);
-        break;
+    case SDL_KEYDOWN: on_key(v, &e->key); break;
     case SDL_MOUSEBUTTONDOWN:
         if (e->button.button == SDL_BUTTON_LEFT) {
             v->pressing = true;
@@ -619,8 +594,7 @@ static void on_event(viewer *v, const SDL_Event *e) {
         if (dy != 0) zoom_at(v, mx, my, pow(1.15, dy));
         break;
     }
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -715,8 +689,7 @@ int th_view_run(th_world **world, const th_view_opts *opts) {
     double alpha = 1.0;
     while (!v.quit) {
         SDL_Event e;
-        while (SDL_PollEvent(&e))
-            on_event(&v, &e);
+        while (SDL_PollEvent(&e)) on_event(&v, &e);
         if (v.quit) break;
         uint64_t now = SDL_GetPerformanceCounter();
         double elapsed = (double)(now - last) / freq;

@@ -13,7 +13,7 @@
 #include "sim/core/crowd_params.h"
 
 #define BEGIN_MARK "<!-- crowd-params:begin -->\n"
-#define END_MARK "<!-- crowd-params:end -->"
+#define END_MARK   "<!-- crowd-params:end -->"
 
 static const char *const k_model[] = {"both", "boids", "pedestrian"};
 
@@ -102,16 +102,18 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "--check") == 0) {
         const bool same = (size_t)(e - b) == strlen(gen) && memcmp(b, gen, strlen(gen)) == 0;
         if (!same) {
-            fprintf(stderr, "%s: the crowd parameter section differs from sim/core/crowd_params.h.\n"
+            fprintf(stderr,
+                    "%s: the crowd parameter section differs from sim/core/crowd_params.h.\n"
                     "Regenerate it with: build/release/tests/gen_crowd_params --write %s\n"
-                    "Expected:\n%s", argv[2], argv[2], gen);
+                    "Expected:\n%s",
+                    argv[2], argv[2], gen);
         }
         free(doc);
         return same ? 0 : 1;
     }
     FILE *f = fopen(argv[2], "wb");
-    int rc = f && fwrite(doc, 1, (size_t)(b - doc), f) == (size_t)(b - doc) &&
-                     fputs(gen, f) >= 0 && fputs(e, f) >= 0
+    int rc = f && fwrite(doc, 1, (size_t)(b - doc), f) == (size_t)(b - doc) && fputs(gen, f) >= 0 &&
+                     fputs(e, f) >= 0
                  ? 0
                  : 2;
     if (f && fclose(f) != 0) rc = 2;

@@ -59,8 +59,7 @@ static int is_open(int w, int h, const uint16_t *cost, int x, int y) {
 
 int th_ref_dijkstra(int w, int h, const uint16_t *cost, const th_ref_goal *goals, int ngoals,
                     uint64_t *dist) {
-    for (int i = 0; i < w * h; i++)
-        dist[i] = TH_REF_INF;
+    for (int i = 0; i < w * h; i++) dist[i] = TH_REF_INF;
     heap hp = {0};
     for (int i = 0; i < ngoals; i++) {
         int c = goals[i].y * w + goals[i].x;
@@ -100,6 +99,4 @@ fail:
     return -1;
 }
 
-uint32_t th_ref_to_field(uint64_t d, uint32_t cap) {
-    return d > cap ? UINT32_MAX : (uint32_t)d;
-}
+uint32_t th_ref_to_field(uint64_t d, uint32_t cap) { return d > cap ? UINT32_MAX : (uint32_t)d; }

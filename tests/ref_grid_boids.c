@@ -23,7 +23,8 @@ int ref_grid_init(ref_grid_boids *g, const ref_world *w, uint32_t ncrowds, uint3
     g->inv_cw = (float)g->nx / w->width;
     g->inv_ch = (float)g->ny / w->height;
     size_t nn = n ? n : 1;
-    float **f[] = {&g->px, &g->py, &g->vx, &g->vy, &g->tpx, &g->tpy, &g->tvx, &g->tvy, &g->ax, &g->ay};
+    float **f[] = {&g->px,  &g->py,  &g->vx,  &g->vy, &g->tpx,
+                   &g->tpy, &g->tvx, &g->tvy, &g->ax, &g->ay};
     for (size_t i = 0; i < sizeof f / sizeof *f; i++) *f[i] = malloc(nn * sizeof(float));
     g->crowd = malloc(nn * sizeof(uint16_t));
     g->tcrowd = malloc(nn * sizeof(uint16_t));
@@ -48,8 +49,8 @@ fail:
 }
 
 void ref_grid_free(ref_grid_boids *g) {
-    void *p[] = {g->px, g->py, g->vx, g->vy, g->tpx, g->tpy, g->tvx, g->tvy, g->ax, g->ay,
-                 g->crowd, g->tcrowd, g->id, g->tid, g->key, g->cell_start};
+    void *p[] = {g->px, g->py, g->vx,    g->vy,     g->tpx, g->tpy, g->tvx, g->tvy,
+                 g->ax, g->ay, g->crowd, g->tcrowd, g->id,  g->tid, g->key, g->cell_start};
     for (size_t i = 0; i < sizeof p / sizeof *p; i++) free(p[i]);
     memset(g, 0, sizeof *g);
 }
@@ -61,11 +62,11 @@ static int32_t cell_of(float v, float inv, int32_t n) {
     return (int32_t)f;
 }
 
-#define SWAP(T, a, b)                                                                              \
-    do {                                                                                           \
-        T t_ = a;                                                                                  \
-        a = b;                                                                                     \
-        b = t_;                                                                                    \
+#define SWAP(T, a, b) \
+    do {              \
+        T t_ = a;     \
+        a = b;        \
+        b = t_;       \
     } while (0)
 
 /* Counting sort of the agents by cell into the scratch arrays, which then become the state. */

@@ -90,9 +90,7 @@ static uint32_t live_blocks(void) {
     return n;
 }
 
-static uint64_t hook_allocs(void) {
-    return atomic_load(&g_counting.allocs);
-}
+static uint64_t hook_allocs(void) { return atomic_load(&g_counting.allocs); }
 
 /* After the world is gone every block must have come back through the hook. */
 static void assert_balanced(void) {
@@ -270,8 +268,8 @@ START_TEST(test_predator_index) {
         for (uint32_t i = 0; i < 3000; i++) {
             float x = th_rng_range(11 + round, i, 0, 0.0f, 120.0f);
             float y = th_rng_range(11 + round, i, 1, 0.0f, 80.0f);
-            ck_assert(th_world_add_agent(w, i % 50 == 0 ? 3u : 2u, th_v2(x, y),
-                                         th_v2(1.0f, -0.5f), &err) != TH_INVALID_AGENT);
+            ck_assert(th_world_add_agent(w, i % 50 == 0 ? 3u : 2u, th_v2(x, y), th_v2(1.0f, -0.5f),
+                                         &err) != TH_INVALID_AGENT);
         }
         assert_steps_allocate_nothing(w, 20);
     }
@@ -309,8 +307,7 @@ START_TEST(test_hook_routes_calls) {
     ck_assert(a && b);
     ck_assert_uint_eq((uintptr_t)a % 64, 0);
     ck_assert_uint_eq((uintptr_t)b % 64, 0);
-    for (int i = 0; i < 37 * 3; i++)
-        ck_assert_uint_eq(b[i], 0);
+    for (int i = 0; i < 37 * 3; i++) ck_assert_uint_eq(b[i], 0);
     ck_assert_uint_eq(hook_allocs(), 2);
     ck_assert_uint_eq(th_alloc_count() - before, 2);
     ck_assert_ptr_null(th_alloc(0));
@@ -351,6 +348,4 @@ static Suite *alloc_suite(void) {
     return s;
 }
 
-int main(void) {
-    return th_test_run(alloc_suite());
-}
+int main(void) { return th_test_run(alloc_suite()); }

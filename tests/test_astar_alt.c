@@ -70,7 +70,8 @@ START_TEST(test_alt_matches_dijkstra) {
         random_map(&m, 7100 + seed, (uint32_t)(seed % 4) * 10, seed % 3 ? 9 : 1000);
         th_astar_ctx *a = th_astar_create(&m);
         ck_assert_ptr_nonnull(a);
-        int kept = th_astar_landmarks_build(a, &m, seed % 2 ? pool : NULL, TH_ASTAR_LANDMARK_BUDGET);
+        int kept =
+            th_astar_landmarks_build(a, &m, seed % 2 ? pool : NULL, TH_ASTAR_LANDMARK_BUDGET);
         ck_assert_int_ge(kept, 0);
         ck_assert_int_le(kept, TH_ASTAR_LANDMARKS);
         check_queries(a, &m, seed, 10);

@@ -76,8 +76,8 @@ START_TEST(leader_election_matches_the_definition) {
     th_world_step(w);
     th_agent_state s;
     ck_assert(th_world_get_agent(w, probe, &s));
-    ck_assert_msg(s.leader == expect_leader, "%s: leader %d, definition says %d", l->what,
-                  s.leader, expect_leader);
+    ck_assert_msg(s.leader == expect_leader, "%s: leader %d, definition says %d", l->what, s.leader,
+                  expect_leader);
     th_world_destroy(w);
 }
 END_TEST
@@ -135,7 +135,8 @@ static uint32_t standing_leaders(bool shelter, uint32_t threads) {
             ahead |= in_front(pos[i].x, pos[i].y, fx, fy, pos[j].x, pos[j].y, 4, 60);
             /* Pairs within rounding of the cone's edge or of the radius can go either way. */
             double dx = pos[j].x - pos[i].x, dy = pos[j].y - pos[i].y, d = hypot(dx, dy);
-            double angle = acos(fmin(1.0, (fx * dx + fy * dy) / d)) * 180.0 / 3.14159265358979323846;
+            double angle =
+                acos(fmin(1.0, (fx * dx + fy * dy) / d)) * 180.0 / 3.14159265358979323846;
             close_call |= (fabs(angle - 30.0) < 1e-3 && d < 4.0) || fabs(d - 4.0) < 1e-4;
         }
         th_agent_state st;
@@ -175,7 +176,8 @@ END_TEST
 /* Steps until a lone pursuer comes within 1 m of a target crossing its path, or `limit`. */
 static int steps_to_catch(th_pursuit how, int limit, float *closest_after_10s) {
     th_world *w = open_world(200, TH_BOUNDS_WALLS);
-    th_target_def td = {.kind = TH_TARGET_POINT, .position = th_v2(120, 20), .velocity = th_v2(0, 3)};
+    th_target_def td = {
+        .kind = TH_TARGET_POINT, .position = th_v2(120, 20), .velocity = th_v2(0, 3)};
     int target = th_world_add_target(w, &td, NULL);
     th_crowd_def cd = th_default_crowd_def();
     cd.target = target;

@@ -86,9 +86,9 @@ static void check_against_reference(const scenario *s, uint32_t threads) {
     for (uint32_t c = 0; c < s->crowds; c++) {
         ck_assert_int_eq(th_world_add_crowd(w, &s->defs[c], &err), (int)c);
         const th_crowd_def *d = &s->defs[c];
-        rc[c] = (ref_crowd){d->neighbor_radius, d->separation_radius, d->fov_deg,
-                            d->separation_weight, d->alignment_weight, d->cohesion_weight,
-                            d->max_speed, d->max_force};
+        rc[c] = (ref_crowd){d->neighbor_radius,   d->separation_radius, d->fov_deg,
+                            d->separation_weight, d->alignment_weight,  d->cohesion_weight,
+                            d->max_speed,         d->max_force};
     }
     for (uint32_t i = 0; i < s->n; i++) {
         th_agent_id id = th_world_add_agent(w, s->crowd[i], th_v2(s->px[i], s->py[i]),
@@ -116,11 +116,10 @@ static void check_against_reference(const scenario *s, uint32_t threads) {
         float tol = 1e-5f * fmaxf(1.0f, hypotf(ax[i], ay[i]));
         ck_assert_msg(a.neighbors == nb[i], "agent %u sees %u neighbours, reference %u", i,
                       a.neighbors, nb[i]);
-        ck_assert_msg(fabsf(a.acceleration.x - ax[i]) <= tol &&
-                          fabsf(a.acceleration.y - ay[i]) <= tol,
-                      "agent %u: engine (%.7g, %.7g) reference (%.7g, %.7g)", i,
-                      (double)a.acceleration.x, (double)a.acceleration.y, (double)ax[i],
-                      (double)ay[i]);
+        ck_assert_msg(
+            fabsf(a.acceleration.x - ax[i]) <= tol && fabsf(a.acceleration.y - ay[i]) <= tol,
+            "agent %u: engine (%.7g, %.7g) reference (%.7g, %.7g)", i, (double)a.acceleration.x,
+            (double)a.acceleration.y, (double)ax[i], (double)ay[i]);
         nonzero += ax[i] != 0.0f || ay[i] != 0.0f;
     }
     /* The scenario must exercise steering at all. */
@@ -224,9 +223,10 @@ START_TEST(one_step_integration_matches_reference) {
         float dx = fabsf(a.position.x - s.px[i]), dy = fabsf(a.position.y - s.py[i]);
         dx = fminf(dx, s.width - dx); /* either side of the seam */
         dy = fminf(dy, s.height - dy);
-        ck_assert_msg(dx < 1e-4f && dy < 1e-4f, "agent %u position off by (%g, %g)", i,
-                      (double)dx, (double)dy);
-        ck_assert_msg(fabsf(a.velocity.x - s.vx[i]) < 1e-4f && fabsf(a.velocity.y - s.vy[i]) < 1e-4f,
+        ck_assert_msg(dx < 1e-4f && dy < 1e-4f, "agent %u position off by (%g, %g)", i, (double)dx,
+                      (double)dy);
+        ck_assert_msg(fabsf(a.velocity.x - s.vx[i]) < 1e-4f &&
+                          fabsf(a.velocity.y - s.vy[i]) < 1e-4f,
                       "agent %u velocity differs", i);
     }
     free(ax);
@@ -246,9 +246,9 @@ static void grid_reference_case(bool wrap, uint64_t seed) {
     ref_crowd rc[3];
     for (uint32_t c = 0; c < s.crowds; c++) {
         const th_crowd_def *d = &s.defs[c];
-        rc[c] = (ref_crowd){d->neighbor_radius, d->separation_radius, d->fov_deg,
-                            d->separation_weight, d->alignment_weight, d->cohesion_weight,
-                            d->max_speed, d->max_force};
+        rc[c] = (ref_crowd){d->neighbor_radius,   d->separation_radius, d->fov_deg,
+                            d->separation_weight, d->alignment_weight,  d->cohesion_weight,
+                            d->max_speed,         d->max_force};
     }
     ref_world rw = {s.width, s.height, wrap, rc};
     ref_grid_boids g;

@@ -14,9 +14,7 @@
 
 /* Deterministic pseudo-random inputs: SplitMix64. */
 /* Uniform double in [0, 1). */
-static double rand01(uint64_t *s) {
-    return (double)(splitmix64(s) >> 11) * 0x1.0p-53;
-}
+static double rand01(uint64_t *s) { return (double)(splitmix64(s) >> 11) * 0x1.0p-53; }
 
 /* A frame length drawn from a mix that exercises every branch of advance: zero, tiny frames
  * that only feed the accumulator, ordinary frames of a few steps, and stalls far beyond the
@@ -29,7 +27,6 @@ static double random_frame(uint64_t *s, double dt) {
     if (kind == 14) return dt * (double)(1 + splitmix64(s) % 8); /* whole multiples of dt */
     return rand01(s) * 3.0;                                      /* stall of up to 3 s */
 }
-
 
 static int rel_close(double a, double b, double rel) {
     double scale = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
@@ -271,6 +268,4 @@ static Suite *clock_suite(void) {
     return s;
 }
 
-int main(void) {
-    return th_test_run(clock_suite());
-}
+int main(void) { return th_test_run(clock_suite()); }

@@ -19,17 +19,21 @@ START_TEST(defaults_agree_with_the_table) {
     ck_assert_int_eq(ped.model, TH_MODEL_PEDESTRIAN);
     for (uint32_t i = 0; i < th_crowd_param_count; i++) {
         const th_crowd_param *p = &th_crowd_params[i];
-        ck_assert_msg(*th_crowd_param_field(p, &boids) == p->def_boids, "%s: boids default %g, table %g",
-                      p->key, (double)*th_crowd_param_field(p, &boids), (double)p->def_boids);
-        ck_assert_msg(*th_crowd_param_field(p, &ped) == p->def_ped, "%s: pedestrian default %g, table %g",
-                      p->key, (double)*th_crowd_param_field(p, &ped), (double)p->def_ped);
+        ck_assert_msg(*th_crowd_param_field(p, &boids) == p->def_boids,
+                      "%s: boids default %g, table %g", p->key,
+                      (double)*th_crowd_param_field(p, &boids), (double)p->def_boids);
+        ck_assert_msg(*th_crowd_param_field(p, &ped) == p->def_ped,
+                      "%s: pedestrian default %g, table %g", p->key,
+                      (double)*th_crowd_param_field(p, &ped), (double)p->def_ped);
         /* a default lies inside its own range */
         ck_assert_msg(th_crowd_param_ok(p, p->def_boids) && th_crowd_param_ok(p, p->def_ped),
                       "%s: a default is outside its range", p->key);
     }
     /* both defaults are accepted by the API as they are */
-    th_world *w = th_world_create(&(th_world_def){.width = 100, .height = 100, .timestep = 1.0f / 60,
-                                                  .seed = 1, .threads = 1}, NULL);
+    th_world *w = th_world_create(
+        &(th_world_def){
+            .width = 100, .height = 100, .timestep = 1.0f / 60, .seed = 1, .threads = 1},
+        NULL);
     ck_assert_ptr_nonnull(w);
     th_error err;
     ck_assert_msg(th_world_add_crowd(w, &boids, &err) == 0, "%s", err.message);
@@ -89,11 +93,13 @@ static void check_scene(const th_crowd_param *p, bool ped, float v, bool want_ok
     char yaml[1024];
     fixup f[2];
     const uint32_t nf = fixups(p, ped, v, f);
-    int n = snprintf(yaml, sizeof yaml, "name: t\nworld:\n  size: [100, 100]\ncrowds:\n  - name: a\n%s",
-                     ped ? "    model: pedestrian\n" : "");
+    int n =
+        snprintf(yaml, sizeof yaml, "name: t\nworld:\n  size: [100, 100]\ncrowds:\n  - name: a\n%s",
+                 ped ? "    model: pedestrian\n" : "");
     unsigned line = ped ? 7 : 6;
     for (uint32_t k = 0; k < nf; k++, line++)
-        n += snprintf(yaml + n, sizeof yaml - (size_t)n, "    %s: %.9g\n", f[k].key, (double)f[k].v);
+        n +=
+            snprintf(yaml + n, sizeof yaml - (size_t)n, "    %s: %.9g\n", f[k].key, (double)f[k].v);
     n += snprintf(yaml + n, sizeof yaml - (size_t)n, "    %s: %.9g\n", p->key, (double)v);
     th_scene s;
     th_error err = {{0}};
@@ -106,23 +112,28 @@ static void check_scene(const th_crowd_param *p, bool ped, float v, bool want_ok
                       (double)*th_crowd_param_field(p, &d), (double)v);
     } else {
         char where[160];
-        snprintf(where, sizeof where, "t.yaml:%u:%zu: crowds[0].%s:", line, strlen(p->key) + 7, p->key);
+        snprintf(where, sizeof where, "t.yaml:%u:%zu: crowds[0].%s:", line, strlen(p->key) + 7,
+                 p->key);
         ck_assert_msg(!ok, "%s = %.9g (%s) accepted by the parser", p->key, (double)v,
                       ped ? "pedestrian" : "boids");
-        ck_assert_msg(strstr(err.message, where) != NULL, "expected '%s' in: %s", where, err.message);
+        ck_assert_msg(strstr(err.message, where) != NULL, "expected '%s' in: %s", where,
+                      err.message);
     }
     th_scene_free(&s);
 }
 
 /* The same through th_world_add_crowd: accepted, or refused naming the field and its range. */
 static void check_api(const th_crowd_param *p, bool ped, float v, bool want_ok) {
-    th_world *w = th_world_create(&(th_world_def){.width = 100, .height = 100, .timestep = 1.0f / 60,
-                                                  .seed = 1, .threads = 1}, NULL);
+    th_world *w = th_world_create(
+        &(th_world_def){
+            .width = 100, .height = 100, .timestep = 1.0f / 60, .seed = 1, .threads = 1},
+        NULL);
     ck_assert_ptr_nonnull(w);
     th_crowd_def d = ped ? th_default_pedestrian_def() : th_default_crowd_def();
     fixup f[2];
     const uint32_t nf = fixups(p, ped, v, f);
-    for (uint32_t k = 0; k < nf; k++) *th_crowd_param_field(th_crowd_param_find(f[k].key), &d) = f[k].v;
+    for (uint32_t k = 0; k < nf; k++)
+        *th_crowd_param_field(th_crowd_param_find(f[k].key), &d) = f[k].v;
     *th_crowd_param_field(p, &d) = v;
     th_error err = {{0}};
     const int got = th_world_add_crowd(w, &d, &err);
@@ -147,10 +158,12 @@ START_TEST(each_bound_holds_in_parser_and_api) {
      * (0.05 is not a float: [0.05, ...] starts at the float above it). */
     const float lo = (float)p->lo, hi = (float)p->hi;
     float lo_in = lo;
-    if (p->lo_open ? !((double)lo_in > p->lo) : !((double)lo_in >= p->lo)) lo_in = nextafterf(lo, INFINITY);
+    if (p->lo_open ? !((double)lo_in > p->lo) : !((double)lo_in >= p->lo))
+        lo_in = nextafterf(lo, INFINITY);
     const float lo_out = nextafterf(lo_in, -INFINITY);
     float hi_in = hi;
-    if (p->hi_open ? !((double)hi_in < p->hi) : !((double)hi_in <= p->hi)) hi_in = nextafterf(hi, -INFINITY);
+    if (p->hi_open ? !((double)hi_in < p->hi) : !((double)hi_in <= p->hi))
+        hi_in = nextafterf(hi, -INFINITY);
     const float hi_out = nextafterf(hi_in, INFINITY);
     const float in[] = {lo_in, hi_in}, out[] = {lo_out, hi_out, NAN, INFINITY};
     for (int ped = 0; ped < 2; ped++) {
@@ -160,7 +173,8 @@ START_TEST(each_bound_holds_in_parser_and_api) {
             check_api(p, ped, in[k], true);
         }
         for (size_t k = 0; k < sizeof out / sizeof out[0]; k++) {
-            if (isfinite(out[k])) check_scene(p, ped, out[k], false); /* YAML has no NaN syntax here */
+            if (isfinite(out[k]))
+                check_scene(p, ped, out[k], false); /* YAML has no NaN syntax here */
             check_api(p, ped, out[k], false);
         }
     }
@@ -176,14 +190,17 @@ START_TEST(pedestrian_rows_on_a_boids_crowd) {
         if (p->model != TH_PARAM_PED) continue;
         rows++;
         char yaml[256], where[160];
-        int n = snprintf(yaml, sizeof yaml, "name: t\nworld:\n  size: [100, 100]\ncrowds:\n"
-                         "  - name: a\n    %s: %.9g\n", p->key, (double)p->def_ped);
+        int n = snprintf(yaml, sizeof yaml,
+                         "name: t\nworld:\n  size: [100, 100]\ncrowds:\n"
+                         "  - name: a\n    %s: %.9g\n",
+                         p->key, (double)p->def_ped);
         th_scene s;
         th_error err = {{0}};
         ck_assert(!th_scene_parse_memory(&s, "t.yaml", yaml, (size_t)n, &err));
         snprintf(where, sizeof where, "t.yaml:6:%zu: crowds[0].%s: '%s' is a pedestrian-model key",
                  strlen(p->key) + 7, p->key, p->key);
-        ck_assert_msg(strstr(err.message, where) != NULL, "expected '%s' in: %s", where, err.message);
+        ck_assert_msg(strstr(err.message, where) != NULL, "expected '%s' in: %s", where,
+                      err.message);
         th_scene_free(&s);
         check_api(p, false, -1.0f, true);
     }

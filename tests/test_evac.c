@@ -82,7 +82,8 @@ static th_world *make_maze(uint32_t threads, uint32_t n, uint64_t seed, const ch
         for (int32_t x = 0; x < MW; x++) {
             char c = art(x, y);
             if (c == '#') ck_assert(th_world_set_cell(w, x, y, TH_CELL_WALL, 1, &err));
-            if (c == 'D' && !skip_d) ck_assert(th_world_set_cell(w, x, y, TH_CELL_DESTRUCTIBLE, 1, &err));
+            if (c == 'D' && !skip_d)
+                ck_assert(th_world_set_cell(w, x, y, TH_CELL_DESTRUCTIBLE, 1, &err));
         }
     }
     const char names[3] = {'A', 'B', 'C'};
@@ -398,7 +399,7 @@ START_TEST(bad_terrain_input_is_rejected) {
     ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), 0);
     ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), -1); /* name taken, overlap */
     bd = (th_bunker_def){"c", 98, 98, 101, 101, 0};
-    ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), -1); /* off the map */
+    ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), -1);         /* off the map */
     ck_assert(!th_world_set_cell(w, 11, 11, TH_CELL_WALL, 1, &err)); /* bunker cell */
     th_crowd_def cd = th_default_crowd_def();
     cd.behavior = TH_BEHAVIOR_FLEE;
@@ -436,7 +437,8 @@ START_TEST(weighted_destinations_answer_flow_cost_and_path) {
         for (int g = 0; g < 2; g++) {
             float c;
             th_vec2 to = th_v2(goals[g].x + 0.5f, goals[g].y + 0.5f);
-            if (th_world_find_path(w, p, to, pts, 512, &n, &c, NULL)) best = fminf(best, c + goals[g].weight);
+            if (th_world_find_path(w, p, to, pts, 512, &n, &c, NULL))
+                best = fminf(best, c + goals[g].weight);
         }
         float cost = th_world_destination_cost(w, (uint32_t)f, p);
         if (isinf(best)) {
@@ -453,7 +455,9 @@ START_TEST(weighted_destinations_answer_flow_cost_and_path) {
         ck_assert((end.x == 5.5f && end.y == 5.5f) || (end.x == 60.5f && end.y == 40.5f));
         for (uint32_t k = 0; k < n; k++) {
             ck_assert(th_world_cell(w, (int32_t)pts[k].x, (int32_t)pts[k].y, NULL) == TH_CELL_OPEN);
-            if (k) ck_assert(fabsf(pts[k].x - pts[k - 1].x) <= 1.0f && fabsf(pts[k].y - pts[k - 1].y) <= 1.0f);
+            if (k)
+                ck_assert(fabsf(pts[k].x - pts[k - 1].x) <= 1.0f &&
+                          fabsf(pts[k].y - pts[k - 1].y) <= 1.0f);
         }
     }
     /* Bad input. */
@@ -497,7 +501,8 @@ START_TEST(shelter_path_ends_in_an_open_bunker) {
     th_error err;
     ck_assert(!th_world_shelter_path(w, th_v2(3.5f, 3.5f), pts, 512, &n, &err)); /* no step yet */
     th_world_step(w);
-    ck_assert_msg(th_world_shelter_path(w, th_v2(3.5f, 3.5f), pts, 512, &n, &err), "%s", err.message);
+    ck_assert_msg(th_world_shelter_path(w, th_v2(3.5f, 3.5f), pts, 512, &n, &err), "%s",
+                  err.message);
     int b = th_world_nearest_bunker(w, pts[n - 1]);
     ck_assert_int_ge(b, 0);
     th_bunker_info bi;

@@ -59,7 +59,8 @@ static uint64_t floor_div(uint64_t num, uint64_t k, uint64_t den) { return num *
 /* What each spawner below owes at the start of the step that leaves step n, by hand: the
  * timestep is 1/64 s, so rate r for k steps is r * k / 64 persons. */
 static uint64_t expect_a(uint64_t n) { return floor_div(5, n, 128); } /* 2.5/s from 0 */
-static uint64_t expect_b(uint64_t n) { /* 10/s from 0.51 s (step 33) to 2 s (step 128), at most 12 */
+static uint64_t expect_b(
+    uint64_t n) { /* 10/s from 0.51 s (step 33) to 2 s (step 128), at most 12 */
     if (n <= 33) return 0;
     uint64_t k = (n < 128 ? n : 128) - 33, due = floor_div(10, k, 64);
     return due < 12 ? due : 12;
@@ -350,7 +351,8 @@ START_TEST(exits_remove_exactly_the_agents_inside) {
             if (alive) {
                 CHECK_MSG(a.position.x == p[k].x && a.position.y == p[k].y,
                           "agent %u at (%.9g, %.9g), predicted (%.9g, %.9g)", p[k].id,
-                          (double)a.position.x, (double)a.position.y, (double)p[k].x, (double)p[k].y);
+                          (double)a.position.x, (double)a.position.y, (double)p[k].x,
+                          (double)p[k].y);
             } else {
                 expect_count[p[k].exit]++;
                 gone++;
@@ -372,7 +374,8 @@ START_TEST(exits_remove_exactly_the_agents_inside) {
         CHECK(th_world_exited_by(w, left + 1) == 0);
     }
     /* Each exit took a fair share (the test means something). */
-    for (int e = 0; e < 3; e++) ck_assert_msg(expect_count[e] > 50, "exit %d: %u", e, expect_count[e]);
+    for (int e = 0; e < 3; e++)
+        ck_assert_msg(expect_count[e] > 50, "exit %d: %u", e, expect_count[e]);
     th_world_destroy(w);
 }
 END_TEST
@@ -389,7 +392,8 @@ static th_world *corridor(uint32_t threads) {
 
 /* After the first walkers reach the exit, over 60 s: the spawner adds rate * 60 s, the line in
  * the middle and the exit each see about as many (the corridor holds a steady number of
- * walkers, 2/s times the ~22 s walk and some for the crowding at the gate, varying by a few), and nobody waits at the gate. */
+ * walkers, 2/s times the ~22 s walk and some for the crowding at the gate, varying by a few), and
+ * nobody waits at the gate. */
 START_TEST(corridor_reaches_a_steady_flow) {
     th_world *w = corridor(2);
     th_world_set_validation(w, true);
@@ -422,7 +426,8 @@ START_TEST(corridor_reaches_a_steady_flow) {
     ck_assert_msg(across >= 105 && across <= 135, "%lld crossed the middle", (long long)across);
     ck_assert_msg(out >= 105 && out <= 135, "%u left", out);
     ck_assert_uint_eq(s1.waiting, 0);
-    ck_assert_msg(hi - lo <= 20 && lo >= 35 && hi <= 75, "walkers in the corridor between %u and %u", lo, hi);
+    ck_assert_msg(hi - lo <= 20 && lo >= 35 && hi <= 75,
+                  "walkers in the corridor between %u and %u", lo, hi);
     th_world_destroy(w);
 }
 END_TEST
@@ -625,7 +630,8 @@ START_TEST(validation_names_a_broken_exit_count) {
 }
 END_TEST
 
-/* ---- bad input -------------------------------------------------------------------------------- */
+/* ---- bad input --------------------------------------------------------------------------------
+ */
 
 START_TEST(api_refuses_bad_spawners_and_exits) {
     th_world_def wd = th_default_world_def();
@@ -674,7 +680,8 @@ START_TEST(api_refuses_bad_spawners_and_exits) {
     ck_assert_ptr_nonnull(strstr(err.message, "no crowd 3"));
     ck_assert_uint_eq(th_world_spawner_count(w), 0);
     ck_assert_uint_eq(th_world_exit_count(w), 0);
-    for (uint32_t i = 0; i < TH_MAX_SPAWNERS; i++) ck_assert_int_eq(th_world_add_spawner(w, &good, &err), (int)i);
+    for (uint32_t i = 0; i < TH_MAX_SPAWNERS; i++)
+        ck_assert_int_eq(th_world_add_spawner(w, &good, &err), (int)i);
     ck_assert_int_eq(th_world_add_spawner(w, &good, &err), -1);
     th_spawner_info si;
     ck_assert(!th_world_get_spawner(w, TH_MAX_SPAWNERS, &si));
@@ -685,8 +692,8 @@ START_TEST(api_refuses_bad_spawners_and_exits) {
 }
 END_TEST
 
-#define MAP_HEAD                                                                                   \
-    "name: t\nmap:\n  cell_size: 1\n  legend: {'#': wall, '.': open, S: open, E: open}\n"       \
+#define MAP_HEAD                                                                          \
+    "name: t\nmap:\n  cell_size: 1\n  legend: {'#': wall, '.': open, S: open, E: open}\n" \
     "  ascii: |\n    ######\n    #S..E#\n    ######\ncrowds:\n  - name: a\n    count: 0\n"
 
 typedef struct bad_scene {
@@ -697,28 +704,59 @@ typedef struct bad_scene {
 
 static const bad_scene k_bad[] = {
     {"spawners a mapping", MAP_HEAD "spawners: {name: s}\n", 12, 11, "spawners", "expected a list"},
-    {"unknown spawner key", MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S, rate: 1, rat: 2}\n", 13, 44, "spawners[0].rat", "did you mean 'rate'"},
-    {"spawner without a name", MAP_HEAD "spawners:\n  - {crowd: a, cells: S, rate: 1}\n", 13, 5, "spawners[0].name", "missing"},
-    {"spawner without a crowd", MAP_HEAD "spawners:\n  - {name: s, cells: S, rate: 1}\n", 13, 5, "spawners[0].crowd", "missing"},
-    {"spawner of an unknown crowd", MAP_HEAD "spawners:\n  - {name: s, crowd: b, cells: S, rate: 1}\n", 13, 22, "spawners[0].crowd", "name of a crowd, found 'b'"},
-    {"spawner without a rate", MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S}\n", 13, 5, "spawners[0].rate", "missing"},
-    {"spawner rate zero", MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S, rate: 0}\n", 13, 41, "spawners[0].rate", "above 0"},
-    {"spawner rate a word", MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S, rate: fast}\n", 13, 41, "spawners[0].rate", "'fast'"},
-    {"spawner with rect and cells", MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S, rect: [1, 1, 1, 1], rate: 1}\n", 13, 5, "spawners[0]", "exactly one of rect or cells"},
-    {"spawner with no area", MAP_HEAD "spawners:\n  - {name: s, crowd: a, rate: 1}\n", 13, 5, "spawners[0]", "exactly one of rect or cells"},
-    {"spawner rect off the world", MAP_HEAD "spawners:\n  - {name: s, crowd: a, rect: [1, 1, 9, 1], rate: 1}\n", 13, 31, "spawners[0].rect", "inside the 6 x 3 m world"},
-    {"spawner on a key with no cell", MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: '#', rate: 1}\n", 13, 32, "spawners[0].cells", "no open cell"},
-    {"spawner stop before start", MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S, rate: 1, start: 5, stop: 4}\n", 13, 60, "spawners[0].stop", "after the start"},
-    {"spawner limit zero", MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S, rate: 1, limit: 0}\n", 13, 51, "spawners[0].limit", "whole number"},
-    {"spawner velocity of one number", MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S, rate: 1, velocity: [1]}\n", 13, 54, "spawners[0].velocity", "list of 2 numbers"},
-    {"spawner name used twice", MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S, rate: 1}\n  - {name: s, crowd: a, cells: S, rate: 1}\n", 14, 12, "spawners[1].name", "used twice (first at line 13)"},
+    {"unknown spawner key",
+     MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S, rate: 1, rat: 2}\n", 13, 44,
+     "spawners[0].rat", "did you mean 'rate'"},
+    {"spawner without a name", MAP_HEAD "spawners:\n  - {crowd: a, cells: S, rate: 1}\n", 13, 5,
+     "spawners[0].name", "missing"},
+    {"spawner without a crowd", MAP_HEAD "spawners:\n  - {name: s, cells: S, rate: 1}\n", 13, 5,
+     "spawners[0].crowd", "missing"},
+    {"spawner of an unknown crowd",
+     MAP_HEAD "spawners:\n  - {name: s, crowd: b, cells: S, rate: 1}\n", 13, 22,
+     "spawners[0].crowd", "name of a crowd, found 'b'"},
+    {"spawner without a rate", MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S}\n", 13, 5,
+     "spawners[0].rate", "missing"},
+    {"spawner rate zero", MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S, rate: 0}\n", 13,
+     41, "spawners[0].rate", "above 0"},
+    {"spawner rate a word", MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S, rate: fast}\n",
+     13, 41, "spawners[0].rate", "'fast'"},
+    {"spawner with rect and cells",
+     MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S, rect: [1, 1, 1, 1], rate: 1}\n", 13, 5,
+     "spawners[0]", "exactly one of rect or cells"},
+    {"spawner with no area", MAP_HEAD "spawners:\n  - {name: s, crowd: a, rate: 1}\n", 13, 5,
+     "spawners[0]", "exactly one of rect or cells"},
+    {"spawner rect off the world",
+     MAP_HEAD "spawners:\n  - {name: s, crowd: a, rect: [1, 1, 9, 1], rate: 1}\n", 13, 31,
+     "spawners[0].rect", "inside the 6 x 3 m world"},
+    {"spawner on a key with no cell",
+     MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: '#', rate: 1}\n", 13, 32,
+     "spawners[0].cells", "no open cell"},
+    {"spawner stop before start",
+     MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S, rate: 1, start: 5, stop: 4}\n", 13, 60,
+     "spawners[0].stop", "after the start"},
+    {"spawner limit zero",
+     MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S, rate: 1, limit: 0}\n", 13, 51,
+     "spawners[0].limit", "whole number"},
+    {"spawner velocity of one number",
+     MAP_HEAD "spawners:\n  - {name: s, crowd: a, cells: S, rate: 1, velocity: [1]}\n", 13, 54,
+     "spawners[0].velocity", "list of 2 numbers"},
+    {"spawner name used twice",
+     MAP_HEAD
+     "spawners:\n  - {name: s, crowd: a, cells: S, rate: 1}\n  - {name: s, crowd: a, cells: S, rate: 1}\n",
+     14, 12, "spawners[1].name", "used twice (first at line 13)"},
     {"exits a word", MAP_HEAD "exits: door\n", 12, 8, "exits", "expected a list"},
-    {"unknown exit key", MAP_HEAD "exits:\n  - {name: e, cells: E, crowd: [a]}\n", 13, 25, "exits[0].crowd", "did you mean 'crowds'"},
-    {"exit of an unknown crowd", MAP_HEAD "exits:\n  - {name: e, cells: E, crowds: [a, b]}\n", 13, 37, "exits[0].crowds[1]", "name of a crowd, found 'b'"},
-    {"exit crowd listed twice", MAP_HEAD "exits:\n  - {name: e, cells: E, crowds: [a, a]}\n", 13, 37, "exits[0].crowds[1]", "listed twice"},
-    {"exit without an area", MAP_HEAD "exits:\n  - {name: e}\n", 13, 5, "exits[0]", "exactly one of rect or cells"},
-    {"goal exit not a boolean", MAP_HEAD "    goal: {destinations: [{legend: E}], exit: yes}\n", 12, 47, "crowds[0].goal.exit", "expected true or false"},
-    {"goal exit on a route", MAP_HEAD "    goal: {route: [[1, 1]], exit: true}\n", 12, 35, "crowds[0].goal.exit", "belongs to destinations"},
+    {"unknown exit key", MAP_HEAD "exits:\n  - {name: e, cells: E, crowd: [a]}\n", 13, 25,
+     "exits[0].crowd", "did you mean 'crowds'"},
+    {"exit of an unknown crowd", MAP_HEAD "exits:\n  - {name: e, cells: E, crowds: [a, b]}\n", 13,
+     37, "exits[0].crowds[1]", "name of a crowd, found 'b'"},
+    {"exit crowd listed twice", MAP_HEAD "exits:\n  - {name: e, cells: E, crowds: [a, a]}\n", 13,
+     37, "exits[0].crowds[1]", "listed twice"},
+    {"exit without an area", MAP_HEAD "exits:\n  - {name: e}\n", 13, 5, "exits[0]",
+     "exactly one of rect or cells"},
+    {"goal exit not a boolean", MAP_HEAD "    goal: {destinations: [{legend: E}], exit: yes}\n", 12,
+     47, "crowds[0].goal.exit", "expected true or false"},
+    {"goal exit on a route", MAP_HEAD "    goal: {route: [[1, 1]], exit: true}\n", 12, 35,
+     "crowds[0].goal.exit", "belongs to destinations"},
 };
 
 START_TEST(bad_scenes_point_at_the_value) {
@@ -733,7 +771,8 @@ END_TEST
 
 /* A scene's sections reach the world as written. */
 START_TEST(scene_flow_builds_as_written) {
-    const char *path = write_file("good.yaml", MAP_HEAD
+    const char *path = write_file(
+        "good.yaml", MAP_HEAD
         "    model: pedestrian\n    goal: {destinations: [{legend: E}], exit: true}\n"
         "spawners:\n  - {name: in, crowd: a, cells: S, rate: 0.5, start: 1, stop: 9, limit: 3}\n"
         "exits:\n  - {name: out, rect: [3, 1, 1, 1]}\n");

@@ -68,7 +68,8 @@ static th_world *make_colony(const colony_opts *o) {
     for (uint32_t i = 0; i < o->ants; i++) {
         const float a = 6.2831853f * (float)i / (float)o->ants;
         th_vec2 p = th_v2(o->nest.x + 1.2f * cosf(a), o->nest.y + 1.2f * sinf(a));
-        ck_assert_msg(th_world_add_agent(w, 0, p, th_v2(cosf(a), sinf(a)), &err) != TH_INVALID_AGENT,
+        ck_assert_msg(th_world_add_agent(w, 0, p, th_v2(cosf(a), sinf(a)), &err) !=
+                          TH_INVALID_AGENT,
                       "%s", err.message);
     }
     return w;
@@ -114,8 +115,12 @@ static uint32_t count_carrying(const th_world *w) {
 START_TEST(single_deposit_decays_exponentially) {
     const float rates[] = {0.05f, 0.5f, 2.0f};
     for (int r = 0; r < 3; r++) {
-        colony_opts o = {.width = 20, .height = 12, .nest = {3, 3}, .food = {{17, 9}, 1.0f, 5},
-                         .evaporation = rates[r], .threads = 2};
+        colony_opts o = {.width = 20,
+                         .height = 12,
+                         .nest = {3, 3},
+                         .food = {{17, 9}, 1.0f, 5},
+                         .evaporation = rates[r],
+                         .threads = 2};
         th_world *w = make_colony(&o);
         th_error err;
         ck_assert(th_world_add_pheromone(w, 0, th_v2(7.5f, 4.2f), 10.0f, &err));
@@ -143,8 +148,13 @@ END_TEST
 /* At every check, units taken from the sources = units delivered + ants carrying (counted one
  * by one), and the sources hold what they started with less what was taken. */
 START_TEST(food_is_conserved) {
-    colony_opts o = {.width = 40, .height = 20, .nest = {5, 10}, .food = {{28, 10}, 2.0f, 40},
-                     .ants = 60, .threads = 2, .map = true};
+    colony_opts o = {.width = 40,
+                     .height = 20,
+                     .nest = {5, 10},
+                     .food = {{28, 10}, 2.0f, 40},
+                     .ants = 60,
+                     .threads = 2,
+                     .map = true};
     th_world *w = make_colony(&o);
     uint64_t last_taken = 0;
     for (int s = 1; s <= 3600; s++) {
@@ -173,8 +183,8 @@ END_TEST
  * that get them are the first three of the crowd in storage order (read after the step:
  * bookkeeping kept the order the step sorted the agents into). */
 START_TEST(scarce_food_goes_first_in_storage_order) {
-    colony_opts o = {.width = 30, .height = 30, .nest = {4, 4}, .food = {{20, 20}, 2.0f, 3},
-                     .threads = 3};
+    colony_opts o = {
+        .width = 30, .height = 30, .nest = {4, 4}, .food = {{20, 20}, 2.0f, 3}, .threads = 3};
     th_world *w = make_colony(&o);
     for (int i = 0; i < 10; i++) {
         th_vec2 p = th_v2(19.1f + 0.2f * (float)(i % 5), 19.6f + 0.5f * (float)(i / 5));
@@ -217,8 +227,14 @@ START_TEST(following_trails_brings_more_food) {
     uint64_t taken[2];
     const float follow[2] = {0.9f, 1e-6f};
     for (int i = 0; i < 2; i++) {
-        colony_opts o = {.width = 60, .height = 40, .nest = {8, 20}, .food = {{50, 30}, 2.0f, 100000},
-                         .ants = 150, .threads = 1, .map = true, .follow = follow[i]};
+        colony_opts o = {.width = 60,
+                         .height = 40,
+                         .nest = {8, 20},
+                         .food = {{50, 30}, 2.0f, 100000},
+                         .ants = 150,
+                         .threads = 1,
+                         .map = true,
+                         .follow = follow[i]};
         th_world *w = make_colony(&o);
         for (int s = 0; s < 60 * 90; s++) th_world_step(w);
         th_forage_info fi;
@@ -226,8 +242,9 @@ START_TEST(following_trails_brings_more_food) {
         taken[i] = fi.taken;
         th_world_destroy(w);
     }
-    if (getenv("THRONG_TEST_VERBOSE")) printf("taken: following %llu, not %llu\n",
-                                              (unsigned long long)taken[0], (unsigned long long)taken[1]);
+    if (getenv("THRONG_TEST_VERBOSE"))
+        printf("taken: following %llu, not %llu\n", (unsigned long long)taken[0],
+               (unsigned long long)taken[1]);
     ck_assert_msg(taken[0] * 10 > taken[1] * 13, "following %llu, not %llu",
                   (unsigned long long)taken[0], (unsigned long long)taken[1]);
 }
@@ -239,8 +256,14 @@ END_TEST
  * decay formula the whole way. */
 START_TEST(spent_source_trail_fades_in_predicted_time) {
     const float rate = 0.5f, T = 0.01f;
-    colony_opts o = {.width = 36, .height = 16, .nest = {4, 8}, .food = {{26, 8}, 2.0f, 6},
-                     .ants = 40, .threads = 2, .map = true, .evaporation = rate};
+    colony_opts o = {.width = 36,
+                     .height = 16,
+                     .nest = {4, 8},
+                     .food = {{26, 8}, 2.0f, 6},
+                     .ants = 40,
+                     .threads = 2,
+                     .map = true,
+                     .evaporation = rate};
     th_world *w = make_colony(&o);
     th_forage_info fi;
     int s = 0;
@@ -262,7 +285,8 @@ START_TEST(spent_source_trail_fades_in_predicted_time) {
         th_world_step(w);
         const double decay = exp(-(double)rate * (double)k * (double)k_dt);
         ck_assert_double_eq_tol(grid_sum(w), S * decay, 1e-4 * S * decay);
-        if (k == before) ck_assert_msg(grid_max(w) > T, "below %g already at step %d of %g", (double)T, k, n);
+        if (k == before)
+            ck_assert_msg(grid_max(w) > T, "below %g already at step %d of %g", (double)T, k, n);
     }
     ck_assert_msg(grid_max(w) <= T, "still %g > %g after %d steps (predicted %g)",
                   (double)grid_max(w), (double)T, after, n);
@@ -276,8 +300,14 @@ END_TEST
  * food (a band 3 cells high along the line joining them) hold far more pheromone per cell than
  * cells away from that line. */
 START_TEST(ants_find_food_and_form_a_trail) {
-    colony_opts o = {.width = 40, .height = 24, .nest = {5, 12}, .food = {{33, 12}, 2.0f, 1000},
-                     .ants = 80, .threads = 2, .map = true, .evaporation = 0.05f};
+    colony_opts o = {.width = 40,
+                     .height = 24,
+                     .nest = {5, 12},
+                     .food = {{33, 12}, 2.0f, 1000},
+                     .ants = 80,
+                     .threads = 2,
+                     .map = true,
+                     .evaporation = 0.05f};
     th_world *w = make_colony(&o);
     for (int s = 0; s < 60 * 60; s++) th_world_step(w);
     th_forage_info fi;
@@ -316,13 +346,19 @@ static float radius_of(const th_world *w, th_agent_id id) {
  * same ant walks straight off the circle. */
 START_TEST(searching_ant_follows_a_trail) {
     for (int trail = 1; trail >= 0; trail--) {
-        colony_opts o = {.width = 60, .height = 60, .nest = {3, 3}, .food = {{57, 57}, 1.0f, 0},
-                         .threads = 1, .follow = 1.0f, .wander_rate = 0.01f};
+        colony_opts o = {.width = 60,
+                         .height = 60,
+                         .nest = {3, 3},
+                         .food = {{57, 57}, 1.0f, 0},
+                         .threads = 1,
+                         .follow = 1.0f,
+                         .wander_rate = 0.01f};
         th_world *w = make_colony(&o);
         /* A band of cells whose centres lie within 1.5 m of the circle, strongest on it. */
         for (int32_t y = 0; y < 60 && trail; y++) {
             for (int32_t x = 0; x < 60; x++) {
-                const float off = fabsf(hypotf((float)x + 0.5f - 30.0f, (float)y + 0.5f - 30.0f) - 12.0f);
+                const float off =
+                    fabsf(hypotf((float)x + 0.5f - 30.0f, (float)y + 0.5f - 30.0f) - 12.0f);
                 if (off <= 1.5f) {
                     th_vec2 p = th_v2((float)x + 0.5f, (float)y + 0.5f);
                     ck_assert(th_world_add_pheromone(w, 0, p, 50.0f * (1.6f - off), NULL));
@@ -338,7 +374,9 @@ START_TEST(searching_ant_follows_a_trail) {
             if (!trail && s == 60 * 6) break;
         }
         if (trail) ck_assert_msg(worst < 2.0f, "left the trail by %g m", (double)worst);
-        else ck_assert_msg(worst > 4.0f, "stayed within %g m of a trail that is not there", (double)worst);
+        else
+            ck_assert_msg(worst > 4.0f, "stayed within %g m of a trail that is not there",
+                          (double)worst);
         th_world_destroy(w);
     }
 }
@@ -352,8 +390,14 @@ START_TEST(same_result_at_one_two_three_threads) {
     th_forage_info info[3];
     int32_t cols = 0, rows = 0;
     for (uint32_t t = 1; t <= 3; t++) {
-        colony_opts o = {.width = 40, .height = 24, .nest = {5, 12}, .food = {{22, 12}, 2.0f, 12},
-                         .ants = 300, .threads = t, .map = true, .seed = 5};
+        colony_opts o = {.width = 40,
+                         .height = 24,
+                         .nest = {5, 12},
+                         .food = {{22, 12}, 2.0f, 12},
+                         .ants = 300,
+                         .threads = t,
+                         .map = true,
+                         .seed = 5};
         th_world *w = make_colony(&o);
         for (int s = 0; s < 1200; s++) th_world_step(w);
         hash[t - 1] = th_world_hash(w);
@@ -378,8 +422,13 @@ END_TEST
 
 START_TEST(steps_do_not_allocate) {
     for (int map = 0; map <= 1; map++) {
-        colony_opts o = {.width = 40, .height = 24, .nest = {5, 12}, .food = {{30, 12}, 2.0f, 500},
-                         .ants = 300, .threads = 2, .map = map};
+        colony_opts o = {.width = 40,
+                         .height = 24,
+                         .nest = {5, 12},
+                         .food = {{30, 12}, 2.0f, 500},
+                         .ants = 300,
+                         .threads = 2,
+                         .map = map};
         th_world *w = make_colony(&o);
         for (int s = 0; s < 3; s++) th_world_step(w);
         const uint64_t before = th_alloc_count();
@@ -399,8 +448,8 @@ END_TEST
  * compared by test_scene_threads). */
 START_TEST(ants_scene_forages) {
     th_error err;
-    th_world *w = th_scene_load(THRONG_SCENES_DIR "/ants.yaml", &(th_scene_opts){.threads = 1},
-                                NULL, &err);
+    th_world *w =
+        th_scene_load(THRONG_SCENES_DIR "/ants.yaml", &(th_scene_opts){.threads = 1}, NULL, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
     for (int s = 0; s < 60 * 45; s++) th_world_step(w);
     th_forage_info fi;
@@ -418,23 +467,22 @@ static char g_dir[256];
 
 /* Each case: a scene, the text whose first occurrence the error must point at (line:column),
  * and words the message must hold. */
-static const char *const k_head =
-    "name: t\n"
-    "map:\n"
-    "  cell_size: 1\n"
-    "  legend: {'#': wall, '.': open}\n"
-    "  ascii: |\n"
-    "    ##########\n"
-    "    #........#\n"
-    "    #........#\n"
-    "    #...##...#\n"
-    "    #........#\n"
-    "    ##########\n"
-    "crowds:\n"
-    "  - name: ants\n"
-    "    count: 5\n"
-    "    spawn: {rect: [1, 1, 3, 3]}\n"
-    "    goal:\n";
+static const char *const k_head = "name: t\n"
+                                  "map:\n"
+                                  "  cell_size: 1\n"
+                                  "  legend: {'#': wall, '.': open}\n"
+                                  "  ascii: |\n"
+                                  "    ##########\n"
+                                  "    #........#\n"
+                                  "    #........#\n"
+                                  "    #...##...#\n"
+                                  "    #........#\n"
+                                  "    ##########\n"
+                                  "crowds:\n"
+                                  "  - name: ants\n"
+                                  "    count: 5\n"
+                                  "    spawn: {rect: [1, 1, 3, 3]}\n"
+                                  "    goal:\n";
 
 START_TEST(scene_errors_point_at_the_value) {
     static const struct {
@@ -456,8 +504,8 @@ START_TEST(scene_errors_point_at_the_value) {
          "x}", "forage.evaporation"},
         {"      forage: {nest: {at: [2, 2]}, food: [{at: [7, 2], amount: 5}], cell_size: 2}\n",
          "2}", "the map's (1 m)"},
-        {"      forage: {nest: {at: [2, 2]}, food: [{at: [7, 2], amount: 5}], smell: 3}\n",
-         "smell", "smell"},
+        {"      forage: {nest: {at: [2, 2]}, food: [{at: [7, 2], amount: 5}], smell: 3}\n", "smell",
+         "smell"},
         {"      forage: {nest: {at: [2, 2], radius: 0}, food: [{at: [7, 2], amount: 5}]}\n", "0}",
          "nest.radius"},
         {"      forage: {nest: {at: [2, 2]}, food: [{at: [70, 2], amount: 5}]}\n", "[70, 2]",
@@ -535,7 +583,8 @@ START_TEST(scene_too_many_large_colonies_refused) {
     for (int c = 0; c < 80; c++) {
         n += snprintf(text + n, sizeof text - (size_t)n,
                       "  - {name: c%d, goal: {forage: {nest: {at: [10, 10]}, cell_size: 25,\n"
-                      "     food: [{at: [90, 90], amount: 5}]}}}\n", c);
+                      "     food: [{at: [90, 90], amount: 5}]}}}\n",
+                      c);
     }
     char path[300];
     snprintf(path, sizeof path, "%s/big.yaml", g_dir);

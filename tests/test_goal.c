@@ -39,8 +39,8 @@ static th_world *load_text(const char *yaml, uint32_t threads, th_error *err) {
 
 /* ---- destination choice against a plain Dijkstra per goal ------------------------------ */
 
-#define MW 20
-#define MH 15
+#define MW    20
+#define MH    15
 #define MAX_G 5
 
 /* Cost of the move between adjacent cells, restated from the definition (sim/nav/nav.h). */
@@ -159,10 +159,9 @@ START_TEST(destination_choice_matches_brute_force) {
             for (int g = 0; g < ng; g++) {
                 if (goal[g].y * MW + goal[g].x == fc) freached = g;
             }
-            CHECK_MSG(freached >= 0 &&
-                          ref[freached][c] + (uint64_t)goal[freached].weight * 140u == best,
-                      "map %d cell %d: the flow reaches goal %d, not a cheapest one", map, c,
-                      freached);
+            CHECK_MSG(
+                freached >= 0 && ref[freached][c] + (uint64_t)goal[freached].weight * 140u == best,
+                "map %d cell %d: the flow reaches goal %d, not a cheapest one", map, c, freached);
             checked++;
         }
         th_world_destroy(w);
@@ -243,8 +242,10 @@ static void corridor_split(float west_weight, uint32_t *went_west, uint32_t *exp
         if (!clear[i]) continue;
         (*decided)++;
         *expect_west += predicted[i];
-        ck_assert_msg(west_now == predicted[i], "weight %g: agent at x %.1f went %s, brute force "
-                      "says %s", (double)west_weight, (double)x0[i], west_now ? "west" : "east",
+        ck_assert_msg(west_now == predicted[i],
+                      "weight %g: agent at x %.1f went %s, brute force "
+                      "says %s",
+                      (double)west_weight, (double)x0[i], west_now ? "west" : "east",
                       predicted[i] ? "west" : "east");
     }
     *agents = n;
@@ -271,10 +272,8 @@ END_TEST
 /* The k-th waypoint a route visits, from its definition. */
 static uint32_t route_expected(th_route_mode mode, uint32_t n, uint32_t k) {
     switch (mode) {
-    case TH_ROUTE_ONCE:
-        return k < n ? k : n - 1;
-    case TH_ROUTE_LOOP:
-        return k % n;
+    case TH_ROUTE_ONCE: return k < n ? k : n - 1;
+    case TH_ROUTE_LOOP: return k % n;
     case TH_ROUTE_PATROL: {
         const uint32_t period = 2 * n - 2, r = k % period;
         return r < n ? r : period - r;
@@ -294,8 +293,8 @@ static void run_route(th_model model, th_route_mode mode) {
     const th_vec2 pts[4] = {{10, 10}, {18, 10}, {18, 18}, {10, 18}};
     th_crowd_def cd =
         model == TH_MODEL_PEDESTRIAN ? th_default_pedestrian_def() : th_default_crowd_def();
-    cd.goal = (th_goal_def){.kind = TH_GOAL_ROUTE, .points = pts, .point_count = 4, .mode = mode,
-                            .radius = 1.0f};
+    cd.goal = (th_goal_def){
+        .kind = TH_GOAL_ROUTE, .points = pts, .point_count = 4, .mode = mode, .radius = 1.0f};
     ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
     enum { N = 6 };
     for (uint32_t i = 0; i < N; i++) {
@@ -316,9 +315,10 @@ static void run_route(th_model model, th_route_mode mode) {
             if (a.waypoint == seen[i]) continue;
             /* A change of waypoint goes to the next one the mode defines, never skips one. */
             const uint32_t want = route_expected(mode, 4, visits[i] + 1);
-            ck_assert_msg(a.waypoint == want, "mode %d model %d agent %u: waypoint %u after %u "
-                          "changes, the route says %u", (int)mode, (int)model, i, a.waypoint,
-                          visits[i], want);
+            ck_assert_msg(a.waypoint == want,
+                          "mode %d model %d agent %u: waypoint %u after %u "
+                          "changes, the route says %u",
+                          (int)mode, (int)model, i, a.waypoint, visits[i], want);
             seen[i] = a.waypoint;
             visits[i]++;
         }
@@ -414,8 +414,10 @@ START_TEST(wander_heading_spreads_at_its_rate) {
     /* The sample variance of n normal-ish values has a relative standard error of sqrt(2 / n),
      * 3.5 % here; four of them allowed. The mean is 0 within four standard errors. */
     const double rel = sqrt(2.0 / samples);
-    ck_assert_msg(fabs(var / expect - 1.0) < 4.0 * rel, "heading variance %.4f rad^2 over %.1f s, "
-                  "expected %.4f", var, T, expect);
+    ck_assert_msg(fabs(var / expect - 1.0) < 4.0 * rel,
+                  "heading variance %.4f rad^2 over %.1f s, "
+                  "expected %.4f",
+                  var, T, expect);
     ck_assert_msg(fabs(mean) < 4.0 * sqrt(expect / samples), "mean heading change %.4f", mean);
     th_world_destroy(w);
 }
@@ -529,8 +531,10 @@ static th_world *packed_room(uint32_t threads, float congestion) {
     th_world *w = make_room(threads, 9);
     th_error err;
     th_crowd_def cd = th_default_pedestrian_def();
-    cd.goal = (th_goal_def){.kind = TH_GOAL_DESTINATIONS, .field = 0,
-                            .congestion_weight = congestion, .congestion_every = 10};
+    cd.goal = (th_goal_def){.kind = TH_GOAL_DESTINATIONS,
+                            .field = 0,
+                            .congestion_weight = congestion,
+                            .congestion_every = 10};
     ck_assert_msg(th_world_add_crowd(w, &cd, &err) == 0, "%s", err.message);
     uint32_t n = 0;
     for (int j = 0; j < 6; j++) {
@@ -553,8 +557,9 @@ START_TEST(congestion_spreads_the_crowd_over_both_exits) {
     th_world_destroy(w);
     const uint32_t total_off = off.by[0][0] + off.by[0][1], total_on = on.by[0][0] + on.by[0][1];
     printf("congestion off: door A %u, door B %u, room empty after %.2f s; on: door A %u, "
-           "door B %u, empty after %.2f s\n", off.by[0][0], off.by[0][1], 0.05 * off.emptied,
-           on.by[0][0], on.by[0][1], 0.05 * on.emptied);
+           "door B %u, empty after %.2f s\n",
+           off.by[0][0], off.by[0][1], 0.05 * off.emptied, on.by[0][0], on.by[0][1],
+           0.05 * on.emptied);
     /* Without congestion everyone queues for the nearer door. */
     ck_assert_uint_gt(total_off, 60);
     ck_assert_msg(off.by[0][1] * 20 <= total_off, "without congestion %u of %u took door B",
@@ -590,28 +595,27 @@ END_TEST
 
 /* ---- every goal kind in one scene: determinism and no allocation -------------------------- */
 
-#define GOAL_MAP                                                                                   \
-    "map:\n"                                                                                       \
-    "  cell_size: 1\n"                                                                             \
-    "  legend: {'#': wall, '.': open, 'B': {bunker: shelter}, 'E': open}\n"                        \
-    "  ascii: |\n"                                                                                 \
-    "    ##############################\n"                                                         \
-    "    #............................E\n"                                                         \
-    "    #............................E\n"                                                         \
-    "    #.......#######..............#\n"                                                         \
-    "    #.......#.....#..............#\n"                                                         \
-    "    #.......#.....#..............#\n"                                                         \
-    "    #..............##....##......#\n"                                                         \
-    "    #..............##....##......#\n"                                                         \
-    "    #............................#\n"                                                         \
-    "    #BB..........................#\n"                                                         \
-    "    #BB..........................#\n"                                                         \
+#define GOAL_MAP                                                            \
+    "map:\n"                                                                \
+    "  cell_size: 1\n"                                                      \
+    "  legend: {'#': wall, '.': open, 'B': {bunker: shelter}, 'E': open}\n" \
+    "  ascii: |\n"                                                          \
+    "    ##############################\n"                                  \
+    "    #............................E\n"                                  \
+    "    #............................E\n"                                  \
+    "    #.......#######..............#\n"                                  \
+    "    #.......#.....#..............#\n"                                  \
+    "    #.......#.....#..............#\n"                                  \
+    "    #..............##....##......#\n"                                  \
+    "    #..............##....##......#\n"                                  \
+    "    #............................#\n"                                  \
+    "    #BB..........................#\n"                                  \
+    "    #BB..........................#\n"                                  \
     "    ##############################\n"
 
 static const char k_all_goals[] =
     "name: goals\n"
-    "seed: 4\n" GOAL_MAP
-    "crowds:\n"
+    "seed: 4\n" GOAL_MAP "crowds:\n"
     "  - {name: shelter, count: 40, spawn: {rect: [2, 6, 6, 4]}, goal: shelter}\n"
     "  - name: exits\n"
     "    model: pedestrian\n"
@@ -685,7 +689,8 @@ START_TEST(route_legs_through_walls_are_refused_by_the_api) {
     cd.goal.point_count = 2;
     ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), -1);
     ck_assert_msg(strstr(err.message, "waypoint 0") && strstr(err.message, "waypoint 1") &&
-                      strstr(err.message, "blocked cell (10, 5)"), "%s", err.message);
+                      strstr(err.message, "blocked cell (10, 5)"),
+                  "%s", err.message);
     /* A loop's closing leg from the last waypoint to the first cuts the wall's corner. */
     const th_vec2 loop[3] = {{5, 5}, {10.5f, 9}, {15, 9}};
     cd.goal.points = loop;
@@ -775,10 +780,12 @@ START_TEST(route_leg_check_matches_segment_clipping) {
             th_crowd_def cd = th_default_crowd_def();
             cd.goal = (th_goal_def){.kind = TH_GOAL_ROUTE, .points = pt, .point_count = 2};
             const int crowd = th_world_add_crowd(w, &cd, &err);
-            CHECK_MSG((crowd < 0) == meets, "map %d%s: leg (%g, %g) -> (%g, %g) %s, clipping says "
-                      "it %s a wall", map, wrap ? " (wrap)" : "", (double)pt[0].x,
-                      (double)pt[0].y, (double)pt[1].x, (double)pt[1].y,
-                      crowd < 0 ? "refused" : "accepted", meets ? "meets" : "misses");
+            CHECK_MSG((crowd < 0) == meets,
+                      "map %d%s: leg (%g, %g) -> (%g, %g) %s, clipping says "
+                      "it %s a wall",
+                      map, wrap ? " (wrap)" : "", (double)pt[0].x, (double)pt[0].y, (double)pt[1].x,
+                      (double)pt[1].y, crowd < 0 ? "refused" : "accepted",
+                      meets ? "meets" : "misses");
             if (crowd < 0) {
                 CHECK_MSG(strstr(err.message, "crosses blocked cell") != NULL, "%s", err.message);
                 refused++;
@@ -803,46 +810,72 @@ typedef struct bad_case {
     const char *message;
 } bad_case;
 
-#define SMAP                                                                                       \
-    "name: t\n"                                                                                    \
-    "map:\n"                                                                                       \
-    "  cell_size: 1\n"                                                                             \
-    "  legend: {'#': wall, '.': open, 'E': open, 'x': destructible}\n"                              \
-    "  ascii: |\n"                                                                                 \
-    "    ##########\n"                                                                             \
-    "    #....#...E\n"                                                                             \
-    "    #....x...#\n"                                                                             \
-    "    #........#\n"                                                                             \
-    "    ##########\n"                                                                             \
-    "crowds:\n"                                                                                    \
-    "  - name: a\n"                                                                                \
-    "    count: 3\n"                                                                               \
+#define SMAP                                                           \
+    "name: t\n"                                                        \
+    "map:\n"                                                           \
+    "  cell_size: 1\n"                                                 \
+    "  legend: {'#': wall, '.': open, 'E': open, 'x': destructible}\n" \
+    "  ascii: |\n"                                                     \
+    "    ##########\n"                                                 \
+    "    #....#...E\n"                                                 \
+    "    #....x...#\n"                                                 \
+    "    #........#\n"                                                 \
+    "    ##########\n"                                                 \
+    "crowds:\n"                                                        \
+    "  - name: a\n"                                                    \
+    "    count: 3\n"                                                   \
     "    spawn: {rect: [1, 1, 2, 2]}\n"
 /* SMAP ends on line 14; a crowd's goal is on line 15. */
 
 static const bad_case k_bad[] = {
-    {"unknown goal word", SMAP "    goal: fly\n", 15, 11, "crowds[0].goal", "expected none, shelter, wander"},
-    {"two goal kinds", SMAP "    goal: {wander: {}, route: [[2, 2]]}\n", 15, 11, "crowds[0].goal", "exactly one of destinations, route, wander or forage"},
-    {"empty destinations", SMAP "    goal: {destinations: []}\n", 15, 26, "crowds[0].goal.destinations", "at least one destination"},
-    {"destination in a wall", SMAP "    goal: {destinations: [{cells: [0, 0, 1, 1]}]}\n", 15, 35, "crowds[0].goal.destinations[0].cells", "cell (0, 0) is a wall"},
-    {"destination legend not on the map", SMAP "    goal: {destinations: [{legend: Q}]}\n", 15, 36, "crowds[0].goal.destinations[0].legend", "Q"},
-    {"negative weight", SMAP "    goal: {destinations: [{legend: E, weight: -1}]}\n", 15, 47, "crowds[0].goal.destinations[0].weight", "'-1'"},
-    {"destinations without a map", "name: t\nworld: {size: [10, 10]}\ncrowds:\n  - {name: a, count: 1, spawn: {rect: [1, 1, 1, 1]}, goal: {destinations: [{at: [1, 1]}]}}\n", 4, 75, "crowds[0].goal.destinations", "need a map"},
-    {"route with no waypoint", SMAP "    goal: {route: []}\n", 15, 19, "crowds[0].goal.route", "1 to 256 waypoints"},
-    {"waypoint in a wall", SMAP "    goal: {route: [[2, 2], [0.5, 0.5]]}\n", 15, 28, "crowds[0].goal.route[1]", "inside a wall"},
-    {"leg through a wall", SMAP "    goal: {route: [[2, 3.5], [8, 3.5]]}\n", 15, 30, "crowds[0].goal.route[1]", "crosses wall cell (5, 3)"},
-    {"leg through a destructible wall", SMAP "    goal: {route: [[2, 2.5], [8, 2.5]]}\n", 15, 30, "crowds[0].goal.route[1]", "crosses destructible wall cell (5, 2)"},
-    {"loop's closing leg through a wall", SMAP "    goal: {route: [[7, 3.5], [7, 1.5], [2, 1.5]], mode: loop}\n", 15, 40, "crowds[0].goal.route[2]", "closing leg from waypoint 2"},
-    {"unknown route mode", SMAP "    goal: {route: [[2, 2]], mode: pingpong}\n", 15, 35, "crowds[0].goal.mode", "once, loop or patrol"},
-    {"zero radius", SMAP "    goal: {route: [[2, 2]], radius: 0}\n", 15, 37, "crowds[0].goal.radius", "'0'"},
-    {"mode without a route", SMAP "    goal: {wander: {}, mode: loop}\n", 15, 30, "crowds[0].goal.mode", "belongs to a route"},
-    {"wander rate zero", SMAP "    goal: {wander: {rate: 0}}\n", 15, 27, "crowds[0].goal.wander.rate", "'0'"},
-    {"unknown wander key", SMAP "    goal: {wander: {speed: 3}}\n", 15, 21, "crowds[0].goal.wander.speed", "expected one of"},
-    {"congestion on a route", SMAP "    goal: {route: [[2, 2]], congestion: {weight: 1}}\n", 15, 41, "crowds[0].goal.congestion", "belongs to destinations"},
-    {"congestion weight too large", SMAP "    goal: {destinations: [{legend: E}], congestion: {weight: 500}}\n", 15, 62, "crowds[0].goal.congestion.weight", "[0.001, 100]"},
-    {"congestion every zero", SMAP "    goal: {destinations: [{legend: E}], congestion: {every: 0}}\n", 15, 61, "crowds[0].goal.congestion.every", "[1, 100000]"},
-    {"congestion as a word", SMAP "    goal: {destinations: [{legend: E}], congestion: yes}\n", 15, 53, "crowds[0].goal.congestion", "expected a mapping"},
-    {"flee and a route", SMAP "    behavior: flee\n    goal: {route: [[2, 2]]}\n", 16, 11, "crowds[0].goal", "drop one of the two"},
+    {"unknown goal word", SMAP "    goal: fly\n", 15, 11, "crowds[0].goal",
+     "expected none, shelter, wander"},
+    {"two goal kinds", SMAP "    goal: {wander: {}, route: [[2, 2]]}\n", 15, 11, "crowds[0].goal",
+     "exactly one of destinations, route, wander or forage"},
+    {"empty destinations", SMAP "    goal: {destinations: []}\n", 15, 26,
+     "crowds[0].goal.destinations", "at least one destination"},
+    {"destination in a wall", SMAP "    goal: {destinations: [{cells: [0, 0, 1, 1]}]}\n", 15, 35,
+     "crowds[0].goal.destinations[0].cells", "cell (0, 0) is a wall"},
+    {"destination legend not on the map", SMAP "    goal: {destinations: [{legend: Q}]}\n", 15, 36,
+     "crowds[0].goal.destinations[0].legend", "Q"},
+    {"negative weight", SMAP "    goal: {destinations: [{legend: E, weight: -1}]}\n", 15, 47,
+     "crowds[0].goal.destinations[0].weight", "'-1'"},
+    {"destinations without a map",
+     "name: t\nworld: {size: [10, 10]}\ncrowds:\n  - {name: a, count: 1, spawn: {rect: [1, 1, 1, 1]}, goal: {destinations: [{at: [1, 1]}]}}\n",
+     4, 75, "crowds[0].goal.destinations", "need a map"},
+    {"route with no waypoint", SMAP "    goal: {route: []}\n", 15, 19, "crowds[0].goal.route",
+     "1 to 256 waypoints"},
+    {"waypoint in a wall", SMAP "    goal: {route: [[2, 2], [0.5, 0.5]]}\n", 15, 28,
+     "crowds[0].goal.route[1]", "inside a wall"},
+    {"leg through a wall", SMAP "    goal: {route: [[2, 3.5], [8, 3.5]]}\n", 15, 30,
+     "crowds[0].goal.route[1]", "crosses wall cell (5, 3)"},
+    {"leg through a destructible wall", SMAP "    goal: {route: [[2, 2.5], [8, 2.5]]}\n", 15, 30,
+     "crowds[0].goal.route[1]", "crosses destructible wall cell (5, 2)"},
+    {"loop's closing leg through a wall",
+     SMAP "    goal: {route: [[7, 3.5], [7, 1.5], [2, 1.5]], mode: loop}\n", 15, 40,
+     "crowds[0].goal.route[2]", "closing leg from waypoint 2"},
+    {"unknown route mode", SMAP "    goal: {route: [[2, 2]], mode: pingpong}\n", 15, 35,
+     "crowds[0].goal.mode", "once, loop or patrol"},
+    {"zero radius", SMAP "    goal: {route: [[2, 2]], radius: 0}\n", 15, 37,
+     "crowds[0].goal.radius", "'0'"},
+    {"mode without a route", SMAP "    goal: {wander: {}, mode: loop}\n", 15, 30,
+     "crowds[0].goal.mode", "belongs to a route"},
+    {"wander rate zero", SMAP "    goal: {wander: {rate: 0}}\n", 15, 27,
+     "crowds[0].goal.wander.rate", "'0'"},
+    {"unknown wander key", SMAP "    goal: {wander: {speed: 3}}\n", 15, 21,
+     "crowds[0].goal.wander.speed", "expected one of"},
+    {"congestion on a route", SMAP "    goal: {route: [[2, 2]], congestion: {weight: 1}}\n", 15, 41,
+     "crowds[0].goal.congestion", "belongs to destinations"},
+    {"congestion weight too large",
+     SMAP "    goal: {destinations: [{legend: E}], congestion: {weight: 500}}\n", 15, 62,
+     "crowds[0].goal.congestion.weight", "[0.001, 100]"},
+    {"congestion every zero",
+     SMAP "    goal: {destinations: [{legend: E}], congestion: {every: 0}}\n", 15, 61,
+     "crowds[0].goal.congestion.every", "[1, 100000]"},
+    {"congestion as a word", SMAP "    goal: {destinations: [{legend: E}], congestion: yes}\n", 15,
+     53, "crowds[0].goal.congestion", "expected a mapping"},
+    {"flee and a route", SMAP "    behavior: flee\n    goal: {route: [[2, 2]]}\n", 16, 11,
+     "crowds[0].goal", "drop one of the two"},
 };
 
 START_TEST(bad_goals_report_exact_place) {
@@ -883,8 +916,8 @@ START_TEST(rimea10_everyone_uses_the_assigned_exit) {
         group[main ? 0 : 1]++;
         /* In the yard beyond its own exit: x in [0, 4) m west of the main exit, [35, 39) m east
          * of the secondary one, both yards y in [3, 11) m. */
-        const bool in_yard = (main ? v.px[k] < 4.0f : v.px[k] >= 35.0f) && v.py[k] >= 3.0f &&
-                             v.py[k] < 11.0f;
+        const bool in_yard =
+            (main ? v.px[k] < 4.0f : v.px[k] >= 35.0f) && v.py[k] >= 3.0f && v.py[k] < 11.0f;
         ck_assert_msg(in_yard, "%s agent %u at (%.1f, %.1f)", cd->name, v.id[k], (double)v.px[k],
                       (double)v.py[k]);
     }

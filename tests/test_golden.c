@@ -65,9 +65,11 @@ START_TEST(every_scene_gives_its_pinned_hash) {
     if (getenv("THRONG_GOLDEN_UPDATE")) {
         FILE *f = fopen(GOLDEN, "w");
         ck_assert_msg(f != NULL, "cannot write %s", GOLDEN);
-        fprintf(f, "# scene, then its th_world_hash after %d steps at 2 threads (at most %d agents).\n"
-                   "# Written by THRONG_GOLDEN_UPDATE=1 tests/test_golden (see tests/test_golden.c).\n",
-                STEPS, MAX_AGENTS);
+        fprintf(
+            f,
+            "# scene, then its th_world_hash after %d steps at 2 threads (at most %d agents).\n"
+            "# Written by THRONG_GOLDEN_UPDATE=1 tests/test_golden (see tests/test_golden.c).\n",
+            STEPS, MAX_AGENTS);
         for (uint32_t i = 0; i < n; i++) {
             fprintf(f, "%s 0x%016" PRIx64 "\n", scenes[i], scene_hash(scenes[i]));
         }
@@ -95,7 +97,8 @@ START_TEST(every_scene_gives_its_pinned_hash) {
             if (strcmp(pins[k].scene, scenes[i]) == 0) p = &pins[k];
         }
         if (!p) {
-            fprintf(stderr, "test_golden: %s has no pinned hash (THRONG_GOLDEN_UPDATE=1 to add it)\n",
+            fprintf(stderr,
+                    "test_golden: %s has no pinned hash (THRONG_GOLDEN_UPDATE=1 to add it)\n",
                     scenes[i]);
             failed++;
             continue;

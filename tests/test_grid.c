@@ -17,7 +17,6 @@
 #include "engine/jobs.h"
 #include "test_util.h"
 
-
 static float randf(uint64_t *s, float lo, float hi) {
     float u = (float)(splitmix64(s) >> 40) * (1.0f / 16777216.0f);
     float v = lo + (hi - lo) * u;
@@ -54,12 +53,8 @@ static void free_points(points *p) {
     memset(p, 0, sizeof *p);
 }
 
-static float extent_x(const geometry *g) {
-    return g->ox + g->cw * (float)g->nx;
-}
-static float extent_y(const geometry *g) {
-    return g->oy + g->ch * (float)g->ny;
-}
+static float extent_x(const geometry *g) { return g->ox + g->cw * (float)g->nx; }
+static float extent_y(const geometry *g) { return g->oy + g->ch * (float)g->ny; }
 
 static void gen_uniform(points *p, const geometry *g, uint32_t n, uint64_t seed) {
     for (uint32_t i = 0; i < n; i++) {
@@ -138,8 +133,7 @@ static void gen_hostile(points *p, const geometry *g, uint64_t seed) {
                          -FLT_MAX, 1e10f, -1e10f,   FLT_MIN,   -FLT_MIN, 0.0f,   -0.0f};
     const size_t nb = sizeof bad / sizeof bad[0];
     for (size_t i = 0; i < nb; i++) {
-        for (size_t j = 0; j < nb; j++)
-            push(p, bad[i], bad[j]);
+        for (size_t j = 0; j < nb; j++) push(p, bad[i], bad[j]);
         push(p, bad[i], randf(&seed, g->oy, extent_y(g)));
         push(p, randf(&seed, g->ox, extent_x(g)), bad[i]);
     }
@@ -212,8 +206,7 @@ static void check_structure(const th_grid *g, const points *p, const uint32_t *k
             if (k > b) CHECK_MSG(g->order[k - 1] < i, "cell %u not in input order at %u", c, k);
         }
     }
-    for (uint32_t i = 0; i < n; i++)
-        CHECK_MSG(seen[i], "index %u missing from order", i);
+    for (uint32_t i = 0; i < n; i++) CHECK_MSG(seen[i], "index %u missing from order", i);
     free(count);
     free(seen);
 }
@@ -331,7 +324,7 @@ static uint64_t check_block(const th_grid *g, const points *p, int32_t k, double
 START_TEST(test_block_query_mixed_radii) {
     const geometry geos[] = {
         {0.0f, 0.0f, 1.0f, 1.0f, 24, 20},
-        {0.0f, 0.0f, 0.7f, 1.3f, 31, 9},   /* unequal cells; 9 rows: k = 4 takes all rows */
+        {0.0f, 0.0f, 0.7f, 1.3f, 31, 9}, /* unequal cells; 9 rows: k = 4 takes all rows */
         {0.0f, 0.0f, 1.0f / 3.0f, 1.0f / 3.0f, 7, 40},
         {3.0f, -2.0f, 2.5f, 2.5f, 12, 12}, /* non-zero origin */
     };
@@ -355,9 +348,8 @@ START_TEST(test_block_query_mixed_radii) {
         for (int wrap = 0; wrap < 2; wrap++) {
             const points *q = wrap ? &in : &p;
             th_grid g;
-            ck_assert_int_eq(th_grid_init(&g, geo->ox, geo->oy, geo->cw, geo->ch, geo->nx,
-                                          geo->ny, q->n, 2),
-                             0);
+            ck_assert_int_eq(
+                th_grid_init(&g, geo->ox, geo->oy, geo->cw, geo->ch, geo->nx, geo->ny, q->n, 2), 0);
             th_grid_build(&g, pool, q->x, q->y, q->n);
             const double c = geo->cw < geo->ch ? geo->cw : geo->ch;
             const double W = (double)geo->cw * geo->nx, H = (double)geo->ch * geo->ny;
@@ -427,14 +419,11 @@ static uint64_t run_scenario(const geometry *geo, const points *p, float r) {
     }
     free(key);
     th_grid_free(&ref);
-    for (int k = 0; k < 3; k++)
-        th_pool_destroy(pools[k]);
+    for (int k = 0; k < 3; k++) th_pool_destroy(pools[k]);
     return pairs;
 }
 
-static float min_cell(const geometry *g) {
-    return g->cw < g->ch ? g->cw : g->ch;
-}
+static float min_cell(const geometry *g) { return g->cw < g->ch ? g->cw : g->ch; }
 
 /* Geometries: unit cells, non-zero origins, cells that are not exact in binary, unequal
  * width and height, single rows and columns, a single cell. */
@@ -529,8 +518,7 @@ START_TEST(test_tiny_inputs) {
     ck_assert_int_eq(th_grid_init(&grid, g->ox, g->oy, g->cw, g->ch, g->nx, g->ny, 0, 4), 0);
     th_pool *pool = th_pool_create(2);
     th_grid_build(&grid, pool, NULL, NULL, 0);
-    for (uint32_t c = 0; c <= grid.ncells; c++)
-        CHECK(grid.cell_start[c] == 0);
+    for (uint32_t c = 0; c <= grid.ncells; c++) CHECK(grid.cell_start[c] == 0);
     th_pool_destroy(pool);
     th_grid_free(&grid);
 }
@@ -593,19 +581,21 @@ static void sorted_input_case(const geometry geo) {
     th_grid_build(&ref, pool, s.x, s.y, s.n);
     for (uint32_t parts = 2; parts <= 16; parts += 7) {
         th_grid g;
-        ck_assert_int_eq(th_grid_init(&g, geo.ox, geo.oy, geo.cw, geo.ch, geo.nx, geo.ny, s.n, parts),
-                         0);
+        ck_assert_int_eq(
+            th_grid_init(&g, geo.ox, geo.oy, geo.cw, geo.ch, geo.nx, geo.ny, s.n, parts), 0);
         g.min_part_items = 1;
         th_grid_build(&g, pool, s.x, s.y, s.n);
         ck_assert_uint_eq(g.parts_used, parts);
-        ck_assert(memcmp(g.cell_start, ref.cell_start, ((size_t)g.ncells + 1) * sizeof *g.cell_start) == 0);
+        ck_assert(memcmp(g.cell_start, ref.cell_start,
+                         ((size_t)g.ncells + 1) * sizeof *g.cell_start) == 0);
         ck_assert(memcmp(g.order, ref.order, s.n * sizeof *g.order) == 0);
         /* Only the partitions holding a jumper span the grid. */
         for (uint32_t q = 0; q < parts; q++) {
             uint32_t begin = (uint32_t)((uint64_t)s.n * q / parts);
             uint32_t end = (uint32_t)((uint64_t)s.n * (q + 1) / parts);
             bool jumper = false;
-            for (int j = 0; j < 3; j++) jumper = jumper || (jumpers[j] >= begin && jumpers[j] < end);
+            for (int j = 0; j < 3; j++)
+                jumper = jumper || (jumpers[j] >= begin && jumpers[j] < end);
             uint32_t width = g.window[q].hi - g.window[q].lo + 1;
             if (!jumper) {
                 ck_assert_msg(width <= g.ncells / parts + 2 * (uint32_t)geo.nx,
@@ -667,6 +657,4 @@ static Suite *grid_suite(void) {
     return s;
 }
 
-int main(void) {
-    return th_test_run(grid_suite());
-}
+int main(void) { return th_test_run(grid_suite()); }

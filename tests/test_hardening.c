@@ -71,8 +71,7 @@ START_TEST(events_apply_in_step_then_schedule_order) {
         step[2 * c] = splitmix64(&rng) % 8;
         step[2 * c + 1] = splitmix64(&rng) & 1 ? step[2 * c] : splitmix64(&rng) % 8;
     }
-    for (uint32_t k = 0; k < 2 * N; k++)
-        order[k] = k;
+    for (uint32_t k = 0; k < 2 * N; k++) order[k] = k;
     for (uint32_t k = 2 * N - 1; k > 0; k--) { /* Fisher-Yates */
         uint32_t j = (uint32_t)(splitmix64(&rng) % (k + 1));
         uint32_t t = order[k];
@@ -86,8 +85,7 @@ START_TEST(events_apply_in_step_then_schedule_order) {
         th_event_def d = {e & 1 ? TH_EVENT_BLOCK_CELLS : TH_EVENT_BREAK_WALLS, 0, x, y, x, y, 0};
         ck_assert_msg(th_world_schedule(w, step[e], &d, &err), "%s", err.message);
     }
-    for (int s = 0; s < 9; s++)
-        th_world_step(w);
+    for (int s = 0; s < 9; s++) th_world_step(w);
     ck_assert_uint_eq(th_world_pending_events(w), 0);
     uint32_t walls = 0;
     for (uint32_t c = 0; c < N; c++) {
@@ -116,7 +114,8 @@ START_TEST(events_scheduled_latest_first_are_fast) {
         th_error err;
         double t0 = now();
         for (uint32_t k = 0; k < TH_MAX_PENDING_EVENTS; k++) {
-            th_event_def e = {TH_EVENT_BLOCK_CELLS, 0, (int32_t)(k % 256), 1, (int32_t)(k % 256), 1, 0};
+            th_event_def e = {
+                TH_EVENT_BLOCK_CELLS, 0, (int32_t)(k % 256), 1, (int32_t)(k % 256), 1, 0};
             ck_assert_msg(th_world_schedule(w0, k + 1, &e, &err), "%s", err.message);
         }
         dt_first = now() - t0;
@@ -128,17 +127,18 @@ START_TEST(events_scheduled_latest_first_are_fast) {
     for (uint32_t k = 0; k < TH_MAX_PENDING_EVENTS; k++) {
         uint64_t step = TH_MAX_PENDING_EVENTS - k; /* latest first */
         /* the event due at step s blocks cell (s % 256, 1) */
-        th_event_def e = {TH_EVENT_BLOCK_CELLS, 0, (int32_t)(step % 256), 1, (int32_t)(step % 256), 1, 0};
+        th_event_def e = {
+            TH_EVENT_BLOCK_CELLS, 0, (int32_t)(step % 256), 1, (int32_t)(step % 256), 1, 0};
         ck_assert_msg(th_world_schedule(w, step, &e, &err), "%s", err.message);
     }
     double dt = now() - t0;
     ck_assert_msg(dt < 20.0 * dt_first + 0.05 * time_scale(),
-                  "65,536 events took %.3f s to schedule latest-first, %.3f s earliest-first", dt, dt_first);
+                  "65,536 events took %.3f s to schedule latest-first, %.3f s earliest-first", dt,
+                  dt_first);
     ck_assert_uint_eq(th_world_pending_events(w), TH_MAX_PENDING_EVENTS);
     th_event_def e = {TH_EVENT_BLOCK_CELLS, 0, 0, 0, 0, 0, 0};
     ck_assert(!th_world_schedule(w, 1, &e, &err)); /* the bound holds */
-    for (int s = 0; s < 300; s++)
-        th_world_step(w);
+    for (int s = 0; s < 300; s++) th_world_step(w);
     ck_assert_uint_eq(th_world_pending_events(w), TH_MAX_PENDING_EVENTS - 299);
     for (int32_t x = 0; x < 256; x++) /* steps 1..299 applied: cells 1..255 and 0 (256) */
         ck_assert_int_eq(th_world_cell(w, x, 1, NULL), TH_CELL_WALL);
@@ -152,8 +152,7 @@ END_TEST
  * cells (4-connected), the distance to the nearest open cell, or -1 when none is reachable. */
 static int ref_escape_distance(const uint8_t *newly, const uint8_t *open, int32_t cols,
                                int32_t rows, int32_t start, int32_t *dist, int32_t *queue) {
-    for (int32_t i = 0; i < cols * rows; i++)
-        dist[i] = -1;
+    for (int32_t i = 0; i < cols * rows; i++) dist[i] = -1;
     int32_t head = 0, tail = 0;
     dist[start] = 0;
     queue[tail++] = start;
@@ -204,8 +203,9 @@ START_TEST(blocks_leave_nobody_inside_walls) {
     for (int32_t c = 0; c < N; c++) {
         if (!open_before[c]) continue;
         for (int k = 0; k < 2; k++) { /* two agents a cell, at random points in it */
-            th_vec2 p = th_v2((float)(c % COLS) + 0.05f + 0.9f * (float)(splitmix64(&rng) % 1000) / 1000.0f,
-                              (float)(c / COLS) + 0.05f + 0.9f * (float)(splitmix64(&rng) % 1000) / 1000.0f);
+            th_vec2 p = th_v2(
+                (float)(c % COLS) + 0.05f + 0.9f * (float)(splitmix64(&rng) % 1000) / 1000.0f,
+                (float)(c / COLS) + 0.05f + 0.9f * (float)(splitmix64(&rng) % 1000) / 1000.0f);
             ck_assert(th_world_add_agent(w, 0, p, th_v2(0, 0), &err) != TH_INVALID_AGENT);
             placed++;
         }
@@ -213,8 +213,7 @@ START_TEST(blocks_leave_nobody_inside_walls) {
     th_world_step(w); /* settle: the first step builds the fields */
     th_agent_view v = th_world_agents(w);
     static th_vec2 before[2 * N];
-    for (uint32_t k = 0; k < v.count; k++)
-        before[v.id[k]] = th_v2(v.px[k], v.py[k]);
+    for (uint32_t k = 0; k < v.count; k++) before[v.id[k]] = th_v2(v.px[k], v.py[k]);
     ck_assert(th_world_block_cells(w, r[0], r[1], r[2], r[3], &err));
     memcpy(open_after, open_before, sizeof open_after);
     memset(newly, 0, sizeof newly);
@@ -241,7 +240,8 @@ START_TEST(blocks_leave_nobody_inside_walls) {
     v = th_world_agents(w);
     for (uint32_t k = 0; k < v.count; k++) {
         int32_t c = (int32_t)v.py[k] * COLS + (int32_t)v.px[k];
-        CHECK_MSG(open_after[c], "agent %u at (%g, %g) is inside a wall", v.id[k], (double)v.px[k], (double)v.py[k]);
+        CHECK_MSG(open_after[c], "agent %u at (%g, %g) is inside a wall", v.id[k], (double)v.px[k],
+                  (double)v.py[k]);
         th_vec2 p0 = before[v.id[k]];
         int32_t c0 = (int32_t)p0.y * COLS + (int32_t)p0.x;
         if (!newly[c0]) continue;
@@ -264,7 +264,8 @@ START_TEST(blocks_leave_nobody_inside_walls) {
             for (int d = 0; d < 4; d++) {
                 if (nx[d] < 0 || ny[d] < 0 || nx[d] >= COLS || ny[d] >= ROWS) continue;
                 int32_t e = ny[d] * COLS + nx[d];
-                if (newly[e] && dist[e] >= 0 && (best < 0 || dist[e] + 1 < best)) best = dist[e] + 1;
+                if (newly[e] && dist[e] >= 0 && (best < 0 || dist[e] + 1 < best))
+                    best = dist[e] + 1;
             }
         }
         CHECK_MSG(best == want, "agent %u from cell %d to cell %d: %d steps, nearest is %d",
@@ -298,8 +299,8 @@ START_TEST(blocks_keep_bodies_out_of_walls) {
     cd.body_radius = r;
     ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
     static const int32_t rects[][4] = {
-        {10, 10, 10, 10}, {10, 10, 10, 10}, {10, 6, 15, 11}, {0, 8, 38, 11}, {0, 0, 1, 1},
-        {10, 6, 15, 11},
+        {10, 10, 10, 10}, {10, 10, 10, 10}, {10, 6, 15, 11},
+        {0, 8, 38, 11},   {0, 0, 1, 1},     {10, 6, 15, 11},
     };
     /* Case 5, a crush: four bodies in every cell of the 6 x 6 block (16 per m2), more than the
      * open cells around it hold at once. Bodies may overlap each other for a few steps (the
@@ -307,27 +308,33 @@ START_TEST(blocks_keep_bodies_out_of_walls) {
     const bool crush = _i == 5;
     const int32_t *b = rects[_i];
     if (_i == 0) { /* centre 0.15 m left of the cell: the body reaches 0.05 m into it */
-        ck_assert(th_world_add_agent(w, 0, th_v2(10 * cs - 0.15f, 10.5f * cs), th_v2(0, 0), &err) != TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(w, 0, th_v2(10 * cs - 0.15f, 10.5f * cs), th_v2(0, 0), &err) !=
+                  TH_INVALID_AGENT);
     } else if (_i == 4) { /* in the corner cell and beside the block */
-        ck_assert(th_world_add_agent(w, 0, th_v2(0.3f, 0.3f), th_v2(0, 0), &err) != TH_INVALID_AGENT);
-        ck_assert(th_world_add_agent(w, 0, th_v2(2 * cs + 0.1f, 0.5f), th_v2(0, 0), &err) != TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(w, 0, th_v2(0.3f, 0.3f), th_v2(0, 0), &err) !=
+                  TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(w, 0, th_v2(2 * cs + 0.1f, 0.5f), th_v2(0, 0), &err) !=
+                  TH_INVALID_AGENT);
     } else {
         uint64_t rng = 41 + (uint64_t)_i;
         for (int32_t y = b[1]; y <= b[3]; y++) {
             for (int32_t x = b[0]; x <= b[2]; x++)
-            for (int q = 0; q < (crush ? 4 : 1); q++) {
-                if (_i == 3 && (x + y) % 3 != 0) continue; /* a third of the cells: room to go */
-                float fx = 0.3f + 0.4f * (float)(splitmix64(&rng) % 1000) / 1000.0f;
-                float fy = 0.3f + 0.4f * (float)(splitmix64(&rng) % 1000) / 1000.0f;
-                ck_assert(th_world_add_agent(w, 0, th_v2(((float)x + fx) * cs, ((float)y + fy) * cs),
-                                             th_v2(0, 0), &err) != TH_INVALID_AGENT);
-            }
+                for (int q = 0; q < (crush ? 4 : 1); q++) {
+                    if (_i == 3 && (x + y) % 3 != 0)
+                        continue; /* a third of the cells: room to go */
+                    float fx = 0.3f + 0.4f * (float)(splitmix64(&rng) % 1000) / 1000.0f;
+                    float fy = 0.3f + 0.4f * (float)(splitmix64(&rng) % 1000) / 1000.0f;
+                    ck_assert(th_world_add_agent(w, 0,
+                                                 th_v2(((float)x + fx) * cs, ((float)y + fy) * cs),
+                                                 th_v2(0, 0), &err) != TH_INVALID_AGENT);
+                }
         }
     }
     th_world_set_validation(w, !crush);
     if (_i == 4) {
         for (int32_t y = b[1]; y <= b[3]; y++)
-            for (int32_t x = b[0]; x <= b[2]; x++) ck_assert(th_world_set_cell(w, x, y, TH_CELL_WALL, 1, &err));
+            for (int32_t x = b[0]; x <= b[2]; x++)
+                ck_assert(th_world_set_cell(w, x, y, TH_CELL_WALL, 1, &err));
     } else {
         th_world_step(w);
         ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
@@ -335,7 +342,8 @@ START_TEST(blocks_keep_bodies_out_of_walls) {
     }
     for (int s = 0; s < 3; s++) {
         th_world_step(w);
-        ck_assert_msg(th_world_validation_error(w) == NULL, "step %d: %s", s, th_world_validation_error(w));
+        ck_assert_msg(th_world_validation_error(w) == NULL, "step %d: %s", s,
+                      th_world_validation_error(w));
         th_agent_view v = th_world_agents(w);
         th_world_stats st = th_world_get_stats(w);
         ck_assert_uint_eq(st.buried, 0);
@@ -347,14 +355,17 @@ START_TEST(blocks_keep_bodies_out_of_walls) {
                     float qx = fminf(fmaxf(v.px[k], (float)x * cs), (float)(x + 1) * cs);
                     float qy = fminf(fmaxf(v.py[k], (float)y * cs), (float)(y + 1) * cs);
                     float dist = hypotf(v.px[k] - qx, v.py[k] - qy);
-                    CHECK_MSG(dist >= 0.99f * r, "step %d: body of agent %u at (%g, %g) overlaps cell (%d, %d) by %.3f m",
-                              s, v.id[k], (double)v.px[k], (double)v.py[k], x, y, (double)(r - dist));
+                    CHECK_MSG(
+                        dist >= 0.99f * r,
+                        "step %d: body of agent %u at (%g, %g) overlaps cell (%d, %d) by %.3f m", s,
+                        v.id[k], (double)v.px[k], (double)v.py[k], x, y, (double)(r - dist));
                 }
             }
             for (uint32_t j = k + 1; j < v.count && !crush; j++) {
                 float overlap = 2.0f * r - hypotf(v.px[k] - v.px[j], v.py[k] - v.py[j]);
-                CHECK_MSG(overlap <= TH_MAX_OVERLAP * 2.0f * r, "step %d: agents %u and %u overlap by %.3f m",
-                          s, v.id[k], v.id[j], (double)overlap);
+                CHECK_MSG(overlap <= TH_MAX_OVERLAP * 2.0f * r,
+                          "step %d: agents %u and %u overlap by %.3f m", s, v.id[k], v.id[j],
+                          (double)overlap);
             }
         }
     }
@@ -396,7 +407,8 @@ START_TEST(block_of_a_whole_map_is_fast_and_deterministic) {
         ck_assert_uint_eq(v.count, 50000);
         for (uint32_t k = 0; k < v.count; k++) {
             int32_t x = (int32_t)v.px[k], y = (int32_t)v.py[k];
-            CHECK_MSG(th_world_cell(w, x, y, NULL) == TH_CELL_OPEN, "agent in a wall at (%d, %d)", x, y);
+            CHECK_MSG(th_world_cell(w, x, y, NULL) == TH_CELL_OPEN, "agent in a wall at (%d, %d)",
+                      x, y);
         }
         hash[t] = th_world_hash(w);
         th_world_destroy(w);
@@ -423,7 +435,8 @@ static th_vec2 walk_behind(float side) {
     cd.desired_speed_sd = 0.0f;
     ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
     th_agent_id a = th_world_add_agent(w, 0, th_v2(20, 20), th_v2(0, 0), &err);
-    ck_assert(th_world_add_agent(w, 0, th_v2(21.2f, 20 + side), th_v2(0, 0), &err) != TH_INVALID_AGENT);
+    ck_assert(th_world_add_agent(w, 0, th_v2(21.2f, 20 + side), th_v2(0, 0), &err) !=
+              TH_INVALID_AGENT);
     th_world_step(w);
     th_agent_state st;
     ck_assert(th_world_get_agent(w, a, &st));
@@ -436,11 +449,14 @@ static th_vec2 walk_behind(float side) {
  * the contact distance (0.4 m here), 0.3 m included; at 0.5 m the walker goes straight on. */
 START_TEST(pedestrian_steps_aside_for_anyone_on_its_line) {
     th_vec2 v = walk_behind(0.3f);
-    CHECK_MSG(v.y < -1e-3f, "held back by someone 0.3 m to its left, it went (%g, %g)", (double)v.x, (double)v.y);
+    CHECK_MSG(v.y < -1e-3f, "held back by someone 0.3 m to its left, it went (%g, %g)", (double)v.x,
+              (double)v.y);
     v = walk_behind(-0.3f);
-    CHECK_MSG(v.y > 1e-3f, "held back by someone 0.3 m to its right, it went (%g, %g)", (double)v.x, (double)v.y);
+    CHECK_MSG(v.y > 1e-3f, "held back by someone 0.3 m to its right, it went (%g, %g)", (double)v.x,
+              (double)v.y);
     v = walk_behind(0.5f);
-    CHECK_MSG(v.y == 0.0f && v.x > 0.0f, "nobody on its line, it went (%g, %g)", (double)v.x, (double)v.y);
+    CHECK_MSG(v.y == 0.0f && v.x > 0.0f, "nobody on its line, it went (%g, %g)", (double)v.x,
+              (double)v.y);
 }
 END_TEST
 
@@ -466,8 +482,10 @@ START_TEST(pedestrian_speeds_up_with_its_relaxation_time) {
         ck_assert(th_world_get_agent(w, a, &st));
         double want = (double)cd.desired_speed * (1.0 - keep);
         double got = hypot((double)st.velocity.x, (double)st.velocity.y);
-        CHECK_MSG(fabs(got - want) <= 1e-4 * cd.desired_speed, "step %d: speed %g, expected %g", n, got, want);
-        CHECK_MSG(st.velocity.x == 0.0f, "step %d: it turned (%g, %g)", n, (double)st.velocity.x, (double)st.velocity.y);
+        CHECK_MSG(fabs(got - want) <= 1e-4 * cd.desired_speed, "step %d: speed %g, expected %g", n,
+                  got, want);
+        CHECK_MSG(st.velocity.x == 0.0f, "step %d: it turned (%g, %g)", n, (double)st.velocity.x,
+                  (double)st.velocity.y);
     }
     th_world_destroy(w);
 }
@@ -525,9 +543,11 @@ START_TEST(contact_with_a_wall_keeps_the_sliding_velocity) {
     th_world_step(w);
     th_agent_state st;
     ck_assert(th_world_get_agent(w, a, &st));
-    CHECK_MSG(st.position.x <= 10.0f - 0.99f * cd.body_radius, "the body overlaps the wall at x = %g", (double)st.position.x);
+    CHECK_MSG(st.position.x <= 10.0f - 0.99f * cd.body_radius,
+              "the body overlaps the wall at x = %g", (double)st.position.x);
     CHECK_MSG(fabsf(st.velocity.x) <= 0.1f * s && st.velocity.y >= 0.9f * s,
-              "velocity (%g, %g), expected about (0, %g)", (double)st.velocity.x, (double)st.velocity.y, (double)s);
+              "velocity (%g, %g), expected about (0, %g)", (double)st.velocity.x,
+              (double)st.velocity.y, (double)s);
     th_world_destroy(w);
 }
 END_TEST
@@ -543,7 +563,9 @@ START_TEST(a_body_pushed_into_a_bunker_is_sheltered) {
     th_error err;
     th_world *w = th_world_create(&d, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
-    ck_assert(th_world_add_bunker(w, &(th_bunker_def){.name = "b", .x0 = 10, .y0 = 8, .x1 = 10, .y1 = 12}, &err) >= 0);
+    ck_assert(
+        th_world_add_bunker(w, &(th_bunker_def){.name = "b", .x0 = 10, .y0 = 8, .x1 = 10, .y1 = 12},
+                            &err) >= 0);
     th_crowd_def flee = th_default_pedestrian_def();
     flee.behavior = TH_BEHAVIOR_FLEE;
     flee.desired_speed_sd = 0.0f;
@@ -551,8 +573,10 @@ START_TEST(a_body_pushed_into_a_bunker_is_sheltered) {
     stand.name = "standing";
     ck_assert_int_eq(th_world_add_crowd(w, &flee, &err), 0);
     ck_assert_int_eq(th_world_add_crowd(w, &stand, &err), 1);
-    ck_assert(th_world_add_agent(w, 0, th_v2(9.999f, 10.5f), th_v2(0, 0), &err) != TH_INVALID_AGENT);
-    ck_assert(th_world_add_agent(w, 1, th_v2(9.999f - 0.3f, 10.5f), th_v2(0, 0), &err) != TH_INVALID_AGENT);
+    ck_assert(th_world_add_agent(w, 0, th_v2(9.999f, 10.5f), th_v2(0, 0), &err) !=
+              TH_INVALID_AGENT);
+    ck_assert(th_world_add_agent(w, 1, th_v2(9.999f - 0.3f, 10.5f), th_v2(0, 0), &err) !=
+              TH_INVALID_AGENT);
     th_world_step(w);
     th_world_stats st = th_world_get_stats(w);
     ck_assert_uint_eq(st.sheltered, 1);
@@ -572,7 +596,8 @@ START_TEST(target_magnitudes_are_bounded) {
     th_error err;
     th_world *w = th_world_create(&wd, &err);
     ck_assert_ptr_nonnull(w);
-    th_target_def t = {.kind = TH_TARGET_POINT, .position = th_v2(50, 50), .velocity = th_v2(3e38f, 0)};
+    th_target_def t = {
+        .kind = TH_TARGET_POINT, .position = th_v2(50, 50), .velocity = th_v2(3e38f, 0)};
     ck_assert_int_eq(th_world_add_target(w, &t, &err), -1);
     ck_assert_msg(strstr(err.message, "at most 1000 m/s") != NULL, "%s", err.message);
     t.velocity = th_v2(800, 601); /* 1000.4 m/s: each axis is fine, the length is not */
@@ -606,7 +631,8 @@ START_TEST(target_magnitudes_are_bounded) {
         th_world_step(w);
         th_agent_view v = th_world_agents(w);
         for (uint32_t k = 0; k < v.count; k++) {
-            CHECK_MSG(isfinite(v.vx[k]) && isfinite(v.vy[k]) && isfinite(v.px[k]) && isfinite(v.py[k]),
+            CHECK_MSG(isfinite(v.vx[k]) && isfinite(v.vy[k]) && isfinite(v.px[k]) &&
+                          isfinite(v.py[k]),
                       "step %d: agent %u not finite", s, k);
         }
     }
@@ -635,14 +661,14 @@ START_TEST(agent_velocity_is_bounded) {
         double len = hypot(vel[i].x, vel[i].y);
         ck_assert_msg(fabs(hypot(st.velocity.x, st.velocity.y) - cd.max_speed) < 1e-3, "%zu", i);
         ck_assert_msg(fabs(st.velocity.x - vel[i].x / len * cd.max_speed) < 1e-3 &&
-                      fabs(st.velocity.y - vel[i].y / len * cd.max_speed) < 1e-3, "%zu: (%g, %g)",
-                      i, (double)st.velocity.x, (double)st.velocity.y);
+                          fabs(st.velocity.y - vel[i].y / len * cd.max_speed) < 1e-3,
+                      "%zu: (%g, %g)", i, (double)st.velocity.x, (double)st.velocity.y);
     }
-    for (int s = 0; s < 100; s++)
-        th_world_step(w);
+    for (int s = 0; s < 100; s++) th_world_step(w);
     th_agent_view v = th_world_agents(w);
     for (uint32_t k = 0; k < v.count; k++)
-        ck_assert(isfinite(v.vx[k]) && isfinite(v.vy[k]) && hypotf(v.vx[k], v.vy[k]) <= cd.max_speed * 1.0001f);
+        ck_assert(isfinite(v.vx[k]) && isfinite(v.vy[k]) &&
+                  hypotf(v.vx[k], v.vy[k]) <= cd.max_speed * 1.0001f);
     th_world_destroy(w);
 }
 END_TEST
@@ -665,23 +691,27 @@ START_TEST(queries_refuse_points_off_the_world) {
     ck_assert(isfinite(th_world_cost_to_shelter(w, th_v2(5.5f, 5.5f))));
     ck_assert_int_eq(th_world_nearest_bunker(w, th_v2(5.5f, 5.5f)), 0);
     ck_assert(th_world_wall_distance(w, th_v2(5.5f, 5.5f), &away) > 0.0f);
-    const th_vec2 bad[] = {{NAN, 5}, {5, NAN}, {INFINITY, 5}, {-INFINITY, 5}, {-0.5f, 5},
-                           {20.0f, 5}, {5, 10.0f}, {5, -1e30f}, {3e38f, 3e38f}};
+    const th_vec2 bad[] = {{NAN, 5},   {5, NAN},   {INFINITY, 5}, {-INFINITY, 5}, {-0.5f, 5},
+                           {20.0f, 5}, {5, 10.0f}, {5, -1e30f},   {3e38f, 3e38f}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         th_vec2 p = bad[i];
         dir = th_v2(9, 9);
         ck_assert_msg(!th_world_flow(w, p, &dir) && dir.x == 0 && dir.y == 0, "flow %zu", i);
         dir = th_v2(9, 9);
-        ck_assert_msg(!th_world_bunker_flow(w, 0, p, &dir) && dir.x == 0 && dir.y == 0, "bunker flow %zu", i);
+        ck_assert_msg(!th_world_bunker_flow(w, 0, p, &dir) && dir.x == 0 && dir.y == 0,
+                      "bunker flow %zu", i);
         dir = th_v2(9, 9);
-        ck_assert_msg(!th_world_destination_flow(w, 0, p, &dir) && dir.x == 0 && dir.y == 0, "dest flow %zu", i);
+        ck_assert_msg(!th_world_destination_flow(w, 0, p, &dir) && dir.x == 0 && dir.y == 0,
+                      "dest flow %zu", i);
         ck_assert_msg(isinf(th_world_cost_to_shelter(w, p)), "cost %zu", i);
         ck_assert_msg(isinf(th_world_destination_cost(w, 0, p)), "dest cost %zu", i);
         ck_assert_int_eq(th_world_nearest_bunker(w, p), -1);
         away = th_v2(9, 9);
-        ck_assert_msg(th_world_wall_distance(w, p, &away) == 0.0f && away.x == 0 && away.y == 0, "wall %zu", i);
+        ck_assert_msg(th_world_wall_distance(w, p, &away) == 0.0f && away.x == 0 && away.y == 0,
+                      "wall %zu", i);
         ck_assert_msg(!th_world_shelter_path(w, p, out, 64, &count, &err), "shelter path %zu", i);
-        ck_assert_msg(strstr(err.message, "is not on the 20 x 10 m world") != NULL, "%s", err.message);
+        ck_assert_msg(strstr(err.message, "is not on the 20 x 10 m world") != NULL, "%s",
+                      err.message);
         ck_assert(!th_world_destination_path(w, 0, p, out, 64, &count, &err));
         ck_assert(!th_world_find_path(w, p, th_v2(5.5f, 5.5f), out, 64, &count, NULL, &err));
         ck_assert_msg(strstr(err.message, "is not on the") != NULL, "%s", err.message);
@@ -703,12 +733,16 @@ static th_world *hash_world(float sign_of_zero) {
     th_crowd_def cd = th_default_crowd_def();
     ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
     ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 1);
-    const float v[][4] = {{1.25f, 2.5f, -1.5f, 0.75f}, {3.0f, 4.0f, 2.0f, -3.0f},
-                          {9.5f, 6.25f, -0.125f, -0.5f}, {12.0f, 1.0f, 0.0f, 0.0f}};
+    const float v[][4] = {{1.25f, 2.5f, -1.5f, 0.75f},
+                          {3.0f, 4.0f, 2.0f, -3.0f},
+                          {9.5f, 6.25f, -0.125f, -0.5f},
+                          {12.0f, 1.0f, 0.0f, 0.0f}};
     for (uint32_t i = 0; i < 4; i++) {
-        ck_assert(th_world_add_agent(w, i % 2, th_v2(v[i][0], v[i][1]), th_v2(v[i][2], v[i][3]), &err) == i);
+        ck_assert(th_world_add_agent(w, i % 2, th_v2(v[i][0], v[i][1]), th_v2(v[i][2], v[i][3]),
+                                     &err) == i);
     }
-    ck_assert(th_world_add_agent(w, 0, th_v2(7.0f, 7.0f), th_v2(sign_of_zero * 0.0f, 1.0f), &err) == 4);
+    ck_assert(th_world_add_agent(w, 0, th_v2(7.0f, 7.0f), th_v2(sign_of_zero * 0.0f, 1.0f), &err) ==
+              4);
     return w;
 }
 
@@ -719,7 +753,8 @@ static th_world *hash_world(float sign_of_zero) {
 START_TEST(hash_is_pinned_and_sees_signs) {
     th_world *w = hash_world(1.0f);
     uint64_t h = th_world_hash(w);
-    ck_assert_msg(h == UINT64_C(0x680c76ab166f8440), "hash of the fixed world: 0x%016llx", (unsigned long long)h);
+    ck_assert_msg(h == UINT64_C(0x680c76ab166f8440), "hash of the fixed world: 0x%016llx",
+                  (unsigned long long)h);
     th_world *neg = hash_world(-1.0f);
     th_agent_state st;
     ck_assert(th_world_get_agent(neg, 4, &st) && signbit(st.velocity.x));
@@ -922,7 +957,8 @@ START_TEST(intercept_aims_at_the_horizon) {
     wd.threads = 1;
     th_error err;
     th_world *w = th_world_create(&wd, &err);
-    th_target_def t = {.kind = TH_TARGET_POINT, .position = th_v2(60, 50), .velocity = th_v2(0, 900)};
+    th_target_def t = {
+        .kind = TH_TARGET_POINT, .position = th_v2(60, 50), .velocity = th_v2(0, 900)};
     ck_assert_int_eq(th_world_add_target(w, &t, &err), 0);
     th_crowd_def cd = th_default_crowd_def();
     cd.target = 0;
@@ -977,7 +1013,8 @@ START_TEST(validation_counts_removed_and_catches_speed) {
     th_crowd_def cd = th_default_crowd_def();
     ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
     for (int i = 0; i < 5; i++)
-        ck_assert(th_world_add_agent(w, 0, th_v2(10.0f + 10.0f * (float)i, 50), th_v2(1, 0), &err) != TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(w, 0, th_v2(10.0f + 10.0f * (float)i, 50), th_v2(1, 0),
+                                     &err) != TH_INVALID_AGENT);
     th_world_set_validation(w, true);
     ck_assert(th_world_remove_agent(w, 2, &err));
     th_world_step(w);
@@ -989,7 +1026,8 @@ START_TEST(validation_counts_removed_and_catches_speed) {
     w->buf[w->cur].vy[0] = 0.0f;
     th_validate_state(w);
     const char *e = th_world_validation_error(w);
-    ck_assert_msg(e != NULL && strstr(e, "faster than its crowd") != NULL, "%s", e ? e : "no violation");
+    ck_assert_msg(e != NULL && strstr(e, "faster than its crowd") != NULL, "%s",
+                  e ? e : "no violation");
     th_world_destroy(w);
 }
 END_TEST
@@ -1004,8 +1042,7 @@ START_TEST(allocators_keep_their_bounds) {
     th_free(p);
     enum { BLOCK = 64 * 1024 };
     th_arena a = th_arena_make(4 * BLOCK);
-    for (int i = 0; i < 4; i++)
-        ck_assert_ptr_nonnull(th_arena_alloc(&a, BLOCK));
+    for (int i = 0; i < 4; i++) ck_assert_ptr_nonnull(th_arena_alloc(&a, BLOCK));
     ck_assert_ptr_null(th_arena_alloc(&a, BLOCK)); /* a fifth block would pass the budget */
     ck_assert_ptr_null(th_arena_alloc(&a, 1));
     th_arena_free(&a);
@@ -1036,7 +1073,8 @@ START_TEST(squad_arrives_within_tolerance) {
         if (q.arrived) break;
     }
     ck_assert_msg(q.arrived, "never arrived");
-    ck_assert_msg(worst_lag > 2.0f * sd.tolerance, "the member never lagged: the test shows nothing");
+    ck_assert_msg(worst_lag > 2.0f * sd.tolerance,
+                  "the member never lagged: the test shows nothing");
     ck_assert_msg(q.error <= sd.tolerance, "arrived at error %g, tolerance %g", (double)q.error,
                   (double)sd.tolerance);
     th_world_destroy(w);

@@ -21,12 +21,12 @@
 enum { WORKERS = 3, MAX_ITEMS = 1 << 16 };
 
 typedef struct host {
-    uint32_t calls;            /* enqueue calls */
-    uint64_t rng;              /* xorshift state for the serial host's splits */
-    bool bad;                  /* a contract check failed */
+    uint32_t calls; /* enqueue calls */
+    uint64_t rng;   /* xorshift state for the serial host's splits */
+    bool bad;       /* a contract check failed */
     char why[160];
-    atomic_int busy[WORKERS];  /* calls running under each worker index */
-    uint8_t seen[MAX_ITEMS];   /* times each item was run in the current task */
+    atomic_int busy[WORKERS]; /* calls running under each worker index */
+    uint8_t seen[MAX_ITEMS];  /* times each item was run in the current task */
 } host;
 
 static uint32_t next_rand(host *h) {
@@ -151,7 +151,8 @@ static uint64_t run_scene(const char *path, th_enqueue_task_fn *enq, th_finish_t
     ck_assert_uint_eq(th_world_get_def(w).threads, WORKERS);
     th_world_set_validation(w, true);
     for (int s = 0; s < 30; s++) th_world_step(w);
-    ck_assert_msg(th_world_validation_error(w) == NULL, "%s: %s", path, th_world_validation_error(w));
+    ck_assert_msg(th_world_validation_error(w) == NULL, "%s: %s", path,
+                  th_world_validation_error(w));
     uint64_t hash = th_world_hash(w);
     th_world_destroy(w);
     return hash;
@@ -170,11 +171,12 @@ START_TEST(every_scene_same_hash_on_a_host_scheduler) {
         uint64_t b = run_scene(path, threaded_enqueue, threaded_finish, threaded);
         ck_assert_msg(!serial->bad, "%s: serial host: %s", path, serial->why);
         ck_assert_msg(!threaded->bad, "%s: threaded host: %s", path, threaded->why);
-        ck_assert_msg(serial->calls > 30 && threaded->calls > 30, "%s: the hosts ran %u and %u tasks",
-                      path, serial->calls, threaded->calls);
-        ck_assert_msg(a == pool && b == pool, "%s: hash %016llx on the pool, %016llx serial host, "
-                      "%016llx threaded host", path, (unsigned long long)pool,
-                      (unsigned long long)a, (unsigned long long)b);
+        ck_assert_msg(serial->calls > 30 && threaded->calls > 30,
+                      "%s: the hosts ran %u and %u tasks", path, serial->calls, threaded->calls);
+        ck_assert_msg(a == pool && b == pool,
+                      "%s: hash %016llx on the pool, %016llx serial host, "
+                      "%016llx threaded host",
+                      path, (unsigned long long)pool, (unsigned long long)a, (unsigned long long)b);
         free(serial);
         free(threaded);
     }
@@ -199,9 +201,9 @@ END_TEST
 
 typedef struct meddler {
     th_world *w;
-    int hooks;            /* times the assert hook was called */
-    int refused;          /* calls from inside the step that failed with an error */
-    char expected[128];   /* what the first hook call said was expected */
+    int hooks;          /* times the assert hook was called */
+    int refused;        /* calls from inside the step that failed with an error */
+    char expected[128]; /* what the first hook call said was expected */
 } meddler;
 
 static meddler g_meddler;
@@ -255,7 +257,8 @@ START_TEST(calls_from_inside_a_step_are_refused) {
     g_meddler.w = NULL;
     ck_assert_int_gt(g_meddler.hooks, 0);
     ck_assert_int_gt(g_meddler.refused, 0);
-    ck_assert_msg(strstr(g_meddler.expected, "stepping") != NULL, "hook said: %s", g_meddler.expected);
+    ck_assert_msg(strstr(g_meddler.expected, "stepping") != NULL, "hook said: %s",
+                  g_meddler.expected);
     /* The world is as if nobody had meddled: one step, the same agents. */
     ck_assert_uint_eq(th_world_step_count(w), 1);
     ck_assert_uint_eq(th_world_agent_count(w), 50);

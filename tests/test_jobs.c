@@ -18,7 +18,6 @@
 #include "engine/jobs.h"
 #include "test_util.h"
 
-
 static void sleep_us(long us) {
     struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
     nanosleep(&ts, NULL);
@@ -90,8 +89,7 @@ static void run_once_case(th_pool *pool, uint32_t count, uint32_t chunk) {
     c.chunk_worker = calloc(chunks ? chunks : 1, sizeof *c.chunk_worker);
     c.chunk_thread = calloc(chunks ? chunks : 1, sizeof *c.chunk_thread);
     ck_assert(c.hits && c.chunk_worker && c.chunk_thread);
-    for (uint32_t i = 0; i < count; i++)
-        atomic_init(&c.hits[i], 0);
+    for (uint32_t i = 0; i < count; i++) atomic_init(&c.hits[i], 0);
     atomic_init(&c.calls, 0);
     atomic_init(&c.bad_ranges, 0);
     atomic_init(&c.bad_worker, 0);
@@ -213,9 +211,7 @@ START_TEST(test_worker_index_as_scratch) {
             th_pool_parallel_for(pool, n, 97, scratch_job, c);
             uint64_t sum = 0, items = 0;
             for (uint32_t w = 0; w < TH_POOL_MAX_WORKERS; w++) {
-                if (w >= th_pool_workers(pool)) {
-                    CHECK(c->slot[w].items == 0);
-                }
+                if (w >= th_pool_workers(pool)) { CHECK(c->slot[w].items == 0); }
                 sum += c->slot[w].sum;
                 items += c->slot[w].items;
             }
@@ -240,17 +236,14 @@ typedef struct barrier_ctx {
     pthread_t caller;
 } barrier_ctx;
 
-static uint64_t mix_index(uint64_t i, uint64_t n) {
-    return (i * 7919u + 13u) % n;
-}
+static uint64_t mix_index(uint64_t i, uint64_t n) { return (i * 7919u + 13u) % n; }
 
 static void phase1_job(void *p, uint32_t begin, uint32_t end, uint32_t worker) {
     (void)worker;
     barrier_ctx *c = p;
     /* A chunk run by a helper thread dawdles, so an early return of the owner would be seen. */
     if (begin == 0 && !pthread_equal(pthread_self(), c->caller)) sleep_us(2000);
-    for (uint32_t i = begin; i < end; i++)
-        c->a[i] = c->gen * 1000003u + i;
+    for (uint32_t i = begin; i < end; i++) c->a[i] = c->gen * 1000003u + i;
 }
 
 static void phase2_job(void *p, uint32_t begin, uint32_t end, uint32_t worker) {
@@ -329,8 +322,7 @@ static void sum_job(void *p, uint32_t begin, uint32_t end, uint32_t worker) {
     (void)worker;
     sum_ctx *c = p;
     uint64_t s = 0;
-    for (uint32_t i = begin; i < end; i++)
-        s += i;
+    for (uint32_t i = begin; i < end; i++) s += i;
     atomic_fetch_add_explicit(&c->sum, s, memory_order_relaxed);
 }
 
@@ -461,6 +453,4 @@ static Suite *jobs_suite(void) {
     return s;
 }
 
-int main(void) {
-    return th_test_run(jobs_suite());
-}
+int main(void) { return th_test_run(jobs_suite()); }

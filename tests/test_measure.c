@@ -36,7 +36,7 @@ static const char *write_file(const char *name, const char *text) {
 
 /* ---- worlds ----------------------------------------------------------------------------- */
 
-#define W_WIDTH 40.0f
+#define W_WIDTH  40.0f
 #define W_HEIGHT 30.0f
 
 /* Boids at random positions and headings; areas and lines at odd coordinates so that no float
@@ -58,7 +58,8 @@ static th_world *make_world(uint32_t threads, bool wrap, uint32_t agents, uint64
         float x = (float)((double)(splitmix64(&s) >> 11) * 0x1p-53 * W_WIDTH);
         float y = (float)((double)(splitmix64(&s) >> 11) * 0x1p-53 * W_HEIGHT);
         double h = (double)(splitmix64(&s) >> 11) * 0x1p-53 * 6.283185307179586;
-        ck_assert(th_world_add_agent(w, 0, th_v2(x, y), th_v2(3.5f * (float)cos(h), 3.5f * (float)sin(h)),
+        ck_assert(th_world_add_agent(w, 0, th_v2(x, y),
+                                     th_v2(3.5f * (float)cos(h), 3.5f * (float)sin(h)),
                                      &err) != TH_INVALID_AGENT);
     }
     const th_measure_area_def areas[] = {
@@ -105,8 +106,8 @@ static void check_areas(const th_world *w) {
             CHECK_MSG(isnan(a.mean_speed), "empty area %s: speed %g", a.name, a.mean_speed);
         } else {
             /* The engine sums in fixed point, 2^-24 m/s per agent: agree to that rounding. */
-            CHECK_MSG(fabs(a.mean_speed - sum / n) <= 0x1p-24, "area %s: %.17g vs %.17g",
-                      a.name, a.mean_speed, sum / n);
+            CHECK_MSG(fabs(a.mean_speed - sum / n) <= 0x1p-24, "area %s: %.17g vs %.17g", a.name,
+                      a.mean_speed, sum / n);
         }
     }
 }
@@ -445,10 +446,15 @@ START_TEST(api_refuses_bad_measures) {
     }
     ck_assert_uint_eq(th_world_measure_area_count(w), 0);
     ck_assert_uint_eq(th_world_measure_line_count(w), 0);
-    ck_assert_int_eq(th_world_add_measure_area(w, &(th_measure_area_def){"x", 0, 0, 10, 8}, &err), 0);
-    ck_assert_int_eq(th_world_add_measure_line(w, &(th_measure_line_def){"x", th_v2(0, 0), th_v2(10, 8), 0}, &err), -1);
+    ck_assert_int_eq(th_world_add_measure_area(w, &(th_measure_area_def){"x", 0, 0, 10, 8}, &err),
+                     0);
+    ck_assert_int_eq(th_world_add_measure_line(
+                         w, &(th_measure_line_def){"x", th_v2(0, 0), th_v2(10, 8), 0}, &err),
+                     -1);
     ck_assert_ptr_nonnull(strstr(err.message, "used twice"));
-    ck_assert_int_eq(th_world_add_measure_line(w, &(th_measure_line_def){"y", th_v2(0, 0), th_v2(10, 8), 0}, &err), 0);
+    ck_assert_int_eq(th_world_add_measure_line(
+                         w, &(th_measure_line_def){"y", th_v2(0, 0), th_v2(10, 8), 0}, &err),
+                     0);
     th_measure_area_info a;
     th_measure_line_info l;
     ck_assert(!th_world_measure_area(w, 1, &a));
@@ -465,8 +471,8 @@ END_TEST
 
 /* ---- scene files ---------------------------------------------------------------------------- */
 
-#define SCENE_HEAD                                                                                 \
-    "name: t\nworld:\n  size: [40, 30]\ncrowds:\n  - name: a\n    count: 20\n"                   \
+#define SCENE_HEAD                                                             \
+    "name: t\nworld:\n  size: [40, 30]\ncrowds:\n  - name: a\n    count: 20\n" \
     "    spawn: {rect: [0, 0, 40, 30]}\n"
 
 typedef struct bad_scene {
@@ -477,29 +483,67 @@ typedef struct bad_scene {
 
 static const bad_scene k_bad[] = {
     {"measure is a list", SCENE_HEAD "measure: [1, 2]\n", 8, 10, "measure", "expected a mapping"},
-    {"unknown key under measure", SCENE_HEAD "measure:\n  area: []\n", 9, 3, "measure.area", "did you mean 'areas'"},
-    {"areas is a mapping", SCENE_HEAD "measure:\n  areas: {name: a}\n", 9, 10, "measure.areas", "expected a list"},
-    {"area is a number", SCENE_HEAD "measure:\n  areas:\n    - 5\n", 10, 7, "measure.areas[0]", "expected a mapping"},
-    {"unknown key in an area", SCENE_HEAD "measure:\n  areas:\n    - name: a\n      rectangle: [0, 0, 1, 1]\n", 11, 7, "measure.areas[0].rectangle", "unknown key"},
-    {"area without a name", SCENE_HEAD "measure:\n  areas:\n    - rect: [0, 0, 1, 1]\n", 10, 7, "measure.areas[0].name", "missing"},
-    {"area without a rect", SCENE_HEAD "measure:\n  areas:\n    - name: a\n", 10, 7, "measure.areas[0].rect", "missing"},
-    {"area name with a comma", SCENE_HEAD "measure:\n  areas:\n    - {name: 'a,b', rect: [0, 0, 1, 1]}\n", 10, 14, "measure.areas[0].name", "letters, digits"},
-    {"rect of words", SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [0, x, 1, 1]}\n", 10, 27, "measure.areas[0].rect[1]", "'x'"},
-    {"rect of three numbers", SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [0, 0, 1]}\n", 10, 23, "measure.areas[0].rect", "list of 4 numbers"},
-    {"area outside the world", SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [30, 0, 11, 5]}\n", 10, 23, "measure.areas[0].rect", "inside the 40 x 30 m world"},
-    {"area of zero width", SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [3, 0, 0, 5]}\n", 10, 23, "measure.areas[0].rect", "positive size"},
-    {"area name used twice", SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [0, 0, 1, 1]}\n    - {name: a, rect: [0, 0, 2, 2]}\n", 11, 14, "measure.areas[1].name", "used twice (first at line 10)"},
-    {"lines is a word", SCENE_HEAD "measure:\n  lines: door\n", 9, 10, "measure.lines", "expected a list"},
-    {"line without to", SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1, 1]}\n", 10, 7, "measure.lines[0].to", "missing"},
-    {"unknown key in a line", SCENE_HEAD "measure:\n  lines:\n    - {name: l, form: [1, 1], to: [2, 2]}\n", 10, 17, "measure.lines[0].form", "did you mean 'from'"},
-    {"zero-length line", SCENE_HEAD "measure:\n  lines:\n    - name: l\n      from: [5, 5]\n      to: [5.0, 5]\n", 12, 11, "measure.lines[0].to", "positive length"},
-    {"line end outside the world", SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1, 1], to: [41, 2]}\n", 10, 35, "measure.lines[0].to", "inside the 40 x 30 m world"},
-    {"line end negative", SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [-1, 1], to: [4, 2]}\n", 10, 24, "measure.lines[0].from[0]", "'-1'"},
-    {"line point of one number", SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1], to: [4, 2]}\n", 10, 23, "measure.lines[0].from", "list of 2 numbers"},
-    {"zero window", SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1, 1], to: [4, 2], window: 0}\n", 10, 51, "measure.lines[0].window", "expected a number"},
-    {"window of too many steps", "name: t\ntimestep: 0.001\nworld:\n  size: [40, 30]\ncrowds:\n  - name: a\n    count: 2\n    spawn: {rect: [0, 0, 40, 30]}\nmeasure:\n  lines:\n    - {name: l, from: [1, 1], to: [4, 2], window: 70}\n", 11, 51, "measure.lines[0].window", "at most 65536 steps"},
-    {"window a word", SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1, 1], to: [4, 2], window: long}\n", 10, 51, "measure.lines[0].window", "'long'"},
-    {"line named like an area", SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [0, 0, 1, 1]}\n  lines:\n    - {name: a, from: [1, 1], to: [4, 2]}\n", 12, 14, "measure.lines[0].name", "used twice"},
+    {"unknown key under measure", SCENE_HEAD "measure:\n  area: []\n", 9, 3, "measure.area",
+     "did you mean 'areas'"},
+    {"areas is a mapping", SCENE_HEAD "measure:\n  areas: {name: a}\n", 9, 10, "measure.areas",
+     "expected a list"},
+    {"area is a number", SCENE_HEAD "measure:\n  areas:\n    - 5\n", 10, 7, "measure.areas[0]",
+     "expected a mapping"},
+    {"unknown key in an area",
+     SCENE_HEAD "measure:\n  areas:\n    - name: a\n      rectangle: [0, 0, 1, 1]\n", 11, 7,
+     "measure.areas[0].rectangle", "unknown key"},
+    {"area without a name", SCENE_HEAD "measure:\n  areas:\n    - rect: [0, 0, 1, 1]\n", 10, 7,
+     "measure.areas[0].name", "missing"},
+    {"area without a rect", SCENE_HEAD "measure:\n  areas:\n    - name: a\n", 10, 7,
+     "measure.areas[0].rect", "missing"},
+    {"area name with a comma",
+     SCENE_HEAD "measure:\n  areas:\n    - {name: 'a,b', rect: [0, 0, 1, 1]}\n", 10, 14,
+     "measure.areas[0].name", "letters, digits"},
+    {"rect of words", SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [0, x, 1, 1]}\n", 10,
+     27, "measure.areas[0].rect[1]", "'x'"},
+    {"rect of three numbers", SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [0, 0, 1]}\n",
+     10, 23, "measure.areas[0].rect", "list of 4 numbers"},
+    {"area outside the world",
+     SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [30, 0, 11, 5]}\n", 10, 23,
+     "measure.areas[0].rect", "inside the 40 x 30 m world"},
+    {"area of zero width", SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [3, 0, 0, 5]}\n",
+     10, 23, "measure.areas[0].rect", "positive size"},
+    {"area name used twice",
+     SCENE_HEAD
+     "measure:\n  areas:\n    - {name: a, rect: [0, 0, 1, 1]}\n    - {name: a, rect: [0, 0, 2, 2]}\n",
+     11, 14, "measure.areas[1].name", "used twice (first at line 10)"},
+    {"lines is a word", SCENE_HEAD "measure:\n  lines: door\n", 9, 10, "measure.lines",
+     "expected a list"},
+    {"line without to", SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1, 1]}\n", 10, 7,
+     "measure.lines[0].to", "missing"},
+    {"unknown key in a line",
+     SCENE_HEAD "measure:\n  lines:\n    - {name: l, form: [1, 1], to: [2, 2]}\n", 10, 17,
+     "measure.lines[0].form", "did you mean 'from'"},
+    {"zero-length line",
+     SCENE_HEAD "measure:\n  lines:\n    - name: l\n      from: [5, 5]\n      to: [5.0, 5]\n", 12,
+     11, "measure.lines[0].to", "positive length"},
+    {"line end outside the world",
+     SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1, 1], to: [41, 2]}\n", 10, 35,
+     "measure.lines[0].to", "inside the 40 x 30 m world"},
+    {"line end negative",
+     SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [-1, 1], to: [4, 2]}\n", 10, 24,
+     "measure.lines[0].from[0]", "'-1'"},
+    {"line point of one number",
+     SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1], to: [4, 2]}\n", 10, 23,
+     "measure.lines[0].from", "list of 2 numbers"},
+    {"zero window",
+     SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1, 1], to: [4, 2], window: 0}\n", 10,
+     51, "measure.lines[0].window", "expected a number"},
+    {"window of too many steps",
+     "name: t\ntimestep: 0.001\nworld:\n  size: [40, 30]\ncrowds:\n  - name: a\n    count: 2\n    spawn: {rect: [0, 0, 40, 30]}\nmeasure:\n  lines:\n    - {name: l, from: [1, 1], to: [4, 2], window: 70}\n",
+     11, 51, "measure.lines[0].window", "at most 65536 steps"},
+    {"window a word",
+     SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1, 1], to: [4, 2], window: long}\n", 10,
+     51, "measure.lines[0].window", "'long'"},
+    {"line named like an area",
+     SCENE_HEAD
+     "measure:\n  areas:\n    - {name: a, rect: [0, 0, 1, 1]}\n  lines:\n    - {name: a, from: [1, 1], to: [4, 2]}\n",
+     12, 14, "measure.lines[0].name", "used twice"},
 };
 
 START_TEST(bad_measure_sections_point_at_the_value) {
@@ -513,9 +557,10 @@ START_TEST(bad_measure_sections_point_at_the_value) {
 END_TEST
 
 START_TEST(scene_measure_builds_the_same_as_the_api) {
-    const char *path = write_file("good.yaml", SCENE_HEAD
-                                  "measure:\n  areas:\n    - {name: c, rect: [10, 5, 20, 10]}\n"
-                                  "  lines:\n    - {name: l, from: [20, 0], to: [20, 30], window: 0.5}\n");
+    const char *path =
+        write_file("good.yaml", SCENE_HEAD
+                   "measure:\n  areas:\n    - {name: c, rect: [10, 5, 20, 10]}\n"
+                   "  lines:\n    - {name: l, from: [20, 0], to: [20, 30], window: 0.5}\n");
     th_error err;
     th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
@@ -555,13 +600,13 @@ static bool float_exact(const char *text, float want) {
 
 START_TEST(trajectory_files_round_trip) {
     enum { EVERY = 3, STEPS = 31 };
-    const char *scene = write_file("traj.yaml",
-                                   "name: traj\nseed: 4\nworld:\n  size: [20, 20]\n  bounds: wrap\n"
-                                   "crowds:\n  - name: a\n    count: 30\n    spawn: {rect: [0, 0, 20, 20]}\n"
-                                   "    initial_speed: 2\n  - name: b\n    count: 12\n"
-                                   "    spawn: {rect: [5, 5, 3, 3]}\n    initial_speed: 1\n"
-                                   "measure:\n  areas:\n    - {name: box, rect: [5, 5, 10, 10]}\n"
-                                   "  lines:\n    - {name: cut, from: [10, 0], to: [10, 20]}\n");
+    const char *scene = write_file(
+        "traj.yaml", "name: traj\nseed: 4\nworld:\n  size: [20, 20]\n  bounds: wrap\n"
+                     "crowds:\n  - name: a\n    count: 30\n    spawn: {rect: [0, 0, 20, 20]}\n"
+                     "    initial_speed: 2\n  - name: b\n    count: 12\n"
+                     "    spawn: {rect: [5, 5, 3, 3]}\n    initial_speed: 1\n"
+                     "measure:\n  areas:\n    - {name: box, rect: [5, 5, 10, 10]}\n"
+                     "  lines:\n    - {name: cut, from: [10, 0], to: [10, 20]}\n");
     th_error err;
     th_scene_info info;
     th_world *w = th_scene_load(scene, &(th_scene_opts){.threads = 2}, &info, &err);
@@ -570,7 +615,8 @@ START_TEST(trajectory_files_round_trip) {
     snprintf(csv, sizeof csv, "%s", tmp_path("t.csv"));
     snprintf(txt, sizeof txt, "%s", tmp_path("t.txt"));
     snprintf(mcsv, sizeof mcsv, "%s", tmp_path("m.csv"));
-    th_output oc = {.measure_path = mcsv, .measure_every = EVERY, .traj_path = csv, .traj_every = EVERY};
+    th_output oc = {
+        .measure_path = mcsv, .measure_every = EVERY, .traj_path = csv, .traj_every = EVERY};
     th_output ot = {.measure_every = 1, .traj_path = txt, .traj_every = EVERY}; /* .txt: pedpy */
     ck_assert_msg(th_output_open(&oc, w, info.name, &err), "%s", err.message);
     ck_assert_msg(th_output_open(&ot, w, info.name, &err), "%s", err.message);
@@ -618,16 +664,18 @@ START_TEST(trajectory_files_round_trip) {
             ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
             char *fld[8], *save = NULL;
             int nf = 0;
-            for (char *t = strtok_r(line, ",\n", &save); t && nf < 8; t = strtok_r(NULL, ",\n", &save))
+            for (char *t = strtok_r(line, ",\n", &save); t && nf < 8;
+                 t = strtok_r(NULL, ",\n", &save))
                 fld[nf++] = t;
             ck_assert_int_eq(nf, 8);
             ck_assert_uint_eq(strtoull(fld[0], NULL, 10), samples[si].step);
             ck_assert_double_eq_tol(strtod(fld[1], NULL), samples[si].step * dt, 1e-9);
             ck_assert_uint_eq(strtoul(fld[2], NULL, 10), a->id);
             ck_assert_uint_eq(strtoul(fld[3], NULL, 10), a->crowd);
-            ck_assert_msg(float_exact(fld[4], a->position.x) && float_exact(fld[5], a->position.y) &&
-                              float_exact(fld[6], a->velocity.x) && float_exact(fld[7], a->velocity.y),
-                          "step %llu agent %u not bit-exact", (unsigned long long)samples[si].step, a->id);
+            ck_assert_msg(
+                float_exact(fld[4], a->position.x) && float_exact(fld[5], a->position.y) &&
+                    float_exact(fld[6], a->velocity.x) && float_exact(fld[7], a->velocity.y),
+                "step %llu agent %u not bit-exact", (unsigned long long)samples[si].step, a->id);
             rows++;
         }
     }
@@ -678,7 +726,8 @@ START_TEST(trajectory_files_round_trip) {
         unsigned count;
         long long crossed;
         ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-        ck_assert_int_eq(sscanf(line, "%llu,%*[^,],%u,%*[^,],%*[^,],%lld,", &step, &count, &crossed), 3);
+        ck_assert_int_eq(
+            sscanf(line, "%llu,%*[^,],%u,%*[^,],%*[^,],%lld,", &step, &count, &crossed), 3);
         ck_assert_uint_eq(step, samples[r].step);
         ck_assert_uint_eq(count, box[r]);
         ck_assert_int_eq(crossed, cut[r]);

@@ -74,7 +74,8 @@ static void make_maze(uint8_t *open, int W, int H, uint64_t seed) {
         int options[4], n = 0;
         for (int k = 0; k < 4; k++) {
             const int nx = x + dx[k], ny = y + dy[k];
-            if (nx > 0 && ny > 0 && nx < W - 1 && ny < H - 1 && !open[ny * W + nx]) options[n++] = k;
+            if (nx > 0 && ny > 0 && nx < W - 1 && ny < H - 1 && !open[ny * W + nx])
+                options[n++] = k;
         }
         if (n == 0) {
             top--;
@@ -99,7 +100,7 @@ static int ref_follow(const uint8_t *open, int W, int H, int x, int y, int dir, 
     bool seeking = true;
     while (n < max) {
         static const int ddx[4] = {1, 0, -1, 0}, ddy[4] = {0, 1, 0, -1};
-#define OPEN(a, b) ((a) >= 0 && (b) >= 0 && (a) < W && (b) < H && open[(b) * W + (a)])
+#define OPEN(a, b) ((a) >= 0 && (b) >= 0 && (a) < W && (b) < H && open[(b)*W + (a)])
         if (seeking) {
             if (OPEN(x + ddx[dir], y + ddy[dir])) {
                 x += ddx[dir];
@@ -159,7 +160,8 @@ static void wall_follow_matches_reference(bool ped, bool right, uint64_t seed) {
     th_error err;
     const int crowd = th_world_add_crowd(w, &d, &err);
     ck_assert_msg(crowd >= 0, "%s", err.message);
-    const th_agent_id id = th_world_add_agent(w, (uint32_t)crowd, th_v2(1.5f, 1.5f), th_v2(0, 0), &err);
+    const th_agent_id id =
+        th_world_add_agent(w, (uint32_t)crowd, th_v2(1.5f, 1.5f), th_v2(0, 0), &err);
     ck_assert_uint_ne(id, TH_INVALID_AGENT);
     /* A cell a second is slow for both models; 4x that is the budget. */
     const int n = walk_cells(w, id, W, got, want, want * 4 * 60);
@@ -213,8 +215,8 @@ static void crash_and_turn_goes_round(bool ped, bool right) {
     ck_assert_msg(crowd >= 0, "%s", err.message);
     th_agent_id ids[4];
     for (int i = 0; i < 4; i++) {
-        ids[i] = th_world_add_agent(w, (uint32_t)crowd, th_v2(3.5f + 2.0f * (float)i, 8.5f + (float)i),
-                                    th_v2(0, 0), &err);
+        ids[i] = th_world_add_agent(
+            w, (uint32_t)crowd, th_v2(3.5f + 2.0f * (float)i, 8.5f + (float)i), th_v2(0, 0), &err);
         ck_assert_uint_ne(ids[i], TH_INVALID_AGENT);
     }
     float min_y[4], max_y[4];
@@ -226,7 +228,8 @@ static void crash_and_turn_goes_round(bool ped, bool right) {
         th_world_step(w);
         for (int i = 0; i < 4; i++) {
             const th_vec2 p = agent(w, ids[i]).position;
-            ck_assert_msg(open[cell_at(p, W)], "agent %d in the wall at (%g, %g)", i, (double)p.x, (double)p.y);
+            ck_assert_msg(open[cell_at(p, W)], "agent %d in the wall at (%g, %g)", i, (double)p.x,
+                          (double)p.y);
             if (p.x >= 18.0f && p.x < 24.0f) { /* beside the block */
                 if (p.y < min_y[i]) min_y[i] = p.y;
                 if (p.y > max_y[i]) max_y[i] = p.y;
@@ -237,14 +240,19 @@ static void crash_and_turn_goes_round(bool ped, bool right) {
     for (int i = 0; i < 4; i++) {
         const th_agent_state a = agent(w, ids[i]);
         /* Past the block, back on the heading: going east. */
-        ck_assert_msg(a.position.x > 30.0f, "%s %s agent %d stuck at (%g, %g)", ped ? "pedestrian" : "boid",
-                      right ? "right" : "left", i, (double)a.position.x, (double)a.position.y);
+        ck_assert_msg(a.position.x > 30.0f, "%s %s agent %d stuck at (%g, %g)",
+                      ped ? "pedestrian" : "boid", right ? "right" : "left", i,
+                      (double)a.position.x, (double)a.position.y);
         const float speed = th_v2_len(a.velocity);
         ck_assert_msg(speed > 0.3f && a.velocity.x > 0.9f * speed, "agent %d velocity (%g, %g)", i,
                       (double)a.velocity.x, (double)a.velocity.y);
         /* Right hand on the wall: it turned left, north of the block; left hand: south. */
-        if (right) ck_assert_msg(min_y[i] > 15.5f, "agent %d went south of the block (y %g)", i, (double)min_y[i]);
-        else ck_assert_msg(max_y[i] < 6.5f, "agent %d went north of the block (y %g)", i, (double)max_y[i]);
+        if (right)
+            ck_assert_msg(min_y[i] > 15.5f, "agent %d went south of the block (y %g)", i,
+                          (double)min_y[i]);
+        else
+            ck_assert_msg(max_y[i] < 6.5f, "agent %d went north of the block (y %g)", i,
+                          (double)max_y[i]);
     }
     th_world_destroy(w);
 }
@@ -269,7 +277,8 @@ static int ref_crash_east(const uint8_t *open, int W, int x, int y, bool right, 
             following = false;
             continue;
         }
-        const int tries[4] = {(dir + (right ? 3 : 1)) % 4, dir, (dir + (right ? 1 : 3)) % 4, (dir + 2) % 4};
+        const int tries[4] = {(dir + (right ? 3 : 1)) % 4, dir, (dir + (right ? 1 : 3)) % 4,
+                              (dir + 2) % 4};
         int k = 0;
         while (k < 4 && !open[(y + ddy[tries[k]]) * W + x + ddx[tries[k]]]) k++;
         if (k == 4) break;
@@ -292,7 +301,8 @@ START_TEST(crash_and_turn_visits_the_reference_cells) {
             for (int x = 0; x < W; x++) open[y * W + x] = x > 0 && y > 0 && x < W - 1 && y < H - 1;
         }
         for (int b = 0; b < 8; b++) {
-            const int x0 = 4 + (int)(splitmix64(&rs) % (W - 14)), y0 = 2 + (int)(splitmix64(&rs) % (H - 8));
+            const int x0 = 4 + (int)(splitmix64(&rs) % (W - 14)),
+                      y0 = 2 + (int)(splitmix64(&rs) % (H - 8));
             const int w = 1 + (int)(splitmix64(&rs) % 6), h = 1 + (int)(splitmix64(&rs) % 8);
             for (int y = y0; y < y0 + h && y < H - 2; y++) {
                 for (int x = x0; x < x0 + w; x++) open[y * W + x] = 0;
@@ -319,12 +329,14 @@ START_TEST(crash_and_turn_visits_the_reference_cells) {
         th_error err;
         const int crowd = th_world_add_crowd(w, &d, &err);
         ck_assert_msg(crowd >= 0, "%s", err.message);
-        const th_agent_id id = th_world_add_agent(w, (uint32_t)crowd, th_v2(1.5f, (float)y + 0.5f), th_v2(0, 0), &err);
+        const th_agent_id id =
+            th_world_add_agent(w, (uint32_t)crowd, th_v2(1.5f, (float)y + 0.5f), th_v2(0, 0), &err);
         const int n = walk_cells(w, id, W, got, want, want * 4 * 60);
         ck_assert_msg(n == want, "trial %d: %d cells of %d", trial, n, want);
         for (int i = 0; i < want; i++) {
-            ck_assert_msg(got[i] == ref[i], "trial %d (%s, %s hand), cell %d: (%d, %d), reference (%d, %d)",
-                          trial, ped ? "pedestrian" : "boid", right ? "right" : "left", i, got[i] % W,
+            ck_assert_msg(got[i] == ref[i],
+                          "trial %d (%s, %s hand), cell %d: (%d, %d), reference (%d, %d)", trial,
+                          ped ? "pedestrian" : "boid", right ? "right" : "left", i, got[i] % W,
                           got[i] / W, ref[i] % W, ref[i] / W);
         }
         th_world_destroy(w);
@@ -380,7 +392,8 @@ static void breadcrumbs_keep_to_the_trail(bool ped) {
     enum { N = 5 };
     th_agent_id ids[N];
     for (int i = 0; i < N; i++) {
-        ids[i] = th_world_add_agent(w, (uint32_t)crowd, th_v2(3.5f, 36.6f + 0.4f * (float)i), th_v2(0, 0), &err);
+        ids[i] = th_world_add_agent(w, (uint32_t)crowd, th_v2(3.5f, 36.6f + 0.4f * (float)i),
+                                    th_v2(0, 0), &err);
         ck_assert_uint_ne(ids[i], TH_INVALID_AGENT);
     }
     float worst = 0.0f;
@@ -390,7 +403,8 @@ static void breadcrumbs_keep_to_the_trail(bool ped) {
         th_world_step(w);
         for (int i = 0; i < N; i++) {
             const th_vec2 p = agent(w, ids[i]).position;
-            ck_assert_msg(open[cell_at(p, W)], "follower %d in the wall at (%g, %g)", i, (double)p.x, (double)p.y);
+            ck_assert_msg(open[cell_at(p, W)], "follower %d in the wall at (%g, %g)", i,
+                          (double)p.x, (double)p.y);
             const float dist = fminf(seg_dist(p, top, L[1]), seg_dist(p, L[1], L[2]));
             if (dist > worst) worst = dist;
         }
@@ -404,13 +418,15 @@ static void breadcrumbs_keep_to_the_trail(bool ped) {
     ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
     /* Never farther from the trail than a body or two: no corner cut (cutting it would take a
      * follower 10 m and more off the L). */
-    ck_assert_msg(worst < 1.5f, "%s follower %g m off the trail", ped ? "pedestrian" : "boid", (double)worst);
+    ck_assert_msg(worst < 1.5f, "%s follower %g m off the trail", ped ? "pedestrian" : "boid",
+                  (double)worst);
     /* They got round: near the end of the L (the target, faster than they, stopped there at
      * 24 s; the followers lag ever farther behind it, so their newest crumb is round the corner
      * long before they are). */
     for (int i = 0; i < N; i++) {
         const th_vec2 p = agent(w, ids[i]).position;
-        ck_assert_msg(p.x > 28.0f && p.y < 6.0f, "follower %d at (%g, %g)", i, (double)p.x, (double)p.y);
+        ck_assert_msg(p.x > 28.0f && p.y < 6.0f, "follower %d at (%g, %g)", i, (double)p.x,
+                      (double)p.y);
     }
     th_world_destroy(w);
 }
@@ -421,11 +437,13 @@ START_TEST(breadcrumb_ring_keeps_the_newest_crumbs_a_spacing_apart) {
     th_world_def wd = th_default_world_def();
     wd.threads = 1;
     th_world *w = th_world_create(&wd, NULL);
-    th_target_def td = {.kind = TH_TARGET_POINT, .position = {1.0f, 50.0f}, .velocity = {2.0f, 0.0f}};
+    th_target_def td = {
+        .kind = TH_TARGET_POINT, .position = {1.0f, 50.0f}, .velocity = {2.0f, 0.0f}};
     th_error err;
     const int t = th_world_add_target(w, &td, &err);
     th_crowd_def d = th_default_crowd_def();
-    d.goal = (th_goal_def){.kind = TH_GOAL_BREADCRUMBS, .target = (uint32_t)t, .spacing = 1.0f, .trail = 8};
+    d.goal = (th_goal_def){
+        .kind = TH_GOAL_BREADCRUMBS, .target = (uint32_t)t, .spacing = 1.0f, .trail = 8};
     const int crowd = th_world_add_crowd(w, &d, &err);
     ck_assert_msg(crowd >= 0, "%s", err.message);
     ck_assert_uint_eq(th_world_breadcrumbs(w, (uint32_t)crowd, NULL, 0), 0);
@@ -444,7 +462,8 @@ START_TEST(breadcrumb_ring_keeps_the_newest_crumbs_a_spacing_apart) {
             CHECK(c[k].x == ref[nref - held + k].x && c[k].y == ref[nref - held + k].y);
             if (k > 0) {
                 const float gap = c[k].x - c[k - 1].x;
-                CHECK_MSG(gap >= 1.0f - 1e-4f && gap < 1.0f + 2.0f / 60.0f + 1e-4f, "gap %g", (double)gap);
+                CHECK_MSG(gap >= 1.0f - 1e-4f && gap < 1.0f + 2.0f / 60.0f + 1e-4f, "gap %g",
+                          (double)gap);
             }
         }
     }
@@ -505,7 +524,8 @@ START_TEST(next_hop_table_matches_floyd_warshall_on_random_graphs) {
                 edges[2 * ec] = (uint32_t)(swap ? b : a);
                 edges[2 * ec + 1] = (uint32_t)(swap ? a : b);
                 ec++;
-                len[a * n + b] = len[b * n + a] = hypot((double)nodes[a].x - nodes[b].x, (double)nodes[a].y - nodes[b].y);
+                len[a * n + b] = len[b * n + a] =
+                    hypot((double)nodes[a].x - nodes[b].x, (double)nodes[a].y - nodes[b].y);
             }
         }
         floyd_warshall(n, len, d, nxt);
@@ -531,18 +551,25 @@ START_TEST(next_hop_table_matches_floyd_warshall_on_random_graphs) {
             for (int j = 0; j < n; j++) {
                 uint32_t hop;
                 float cost;
-                const bool ok = th_world_waypoint_hop(w, (uint32_t)crowd, (uint32_t)i, (uint32_t)j, &hop, &cost);
-                CHECK_MSG(ok == isfinite(d[i * n + j]), "n %d: %d -> %d reachable %d, reference %g", n, i, j, ok, d[i * n + j]);
+                const bool ok = th_world_waypoint_hop(w, (uint32_t)crowd, (uint32_t)i, (uint32_t)j,
+                                                      &hop, &cost);
+                CHECK_MSG(ok == isfinite(d[i * n + j]), "n %d: %d -> %d reachable %d, reference %g",
+                          n, i, j, ok, d[i * n + j]);
                 if (!ok) continue;
                 reachable++;
-                CHECK_MSG(fabs(cost - d[i * n + j]) <= 1e-5 * (1.0 + d[i * n + j]), "n %d: %d -> %d costs %g, reference %g", n, i, j, (double)cost, d[i * n + j]);
+                CHECK_MSG(fabs(cost - d[i * n + j]) <= 1e-5 * (1.0 + d[i * n + j]),
+                          "n %d: %d -> %d costs %g, reference %g", n, i, j, (double)cost,
+                          d[i * n + j]);
                 /* The same path, hop by hop, and its length the cost. */
                 int a = i, hops = 0;
                 double walked = 0.0;
                 while (a != j && hops <= n) {
                     uint32_t h;
-                    ck_assert(th_world_waypoint_hop(w, (uint32_t)crowd, (uint32_t)a, (uint32_t)j, &h, NULL));
-                    CHECK_MSG((int)h == nxt[a * n + j], "n %d: %d -> %d hops %d at %d, reference %d", n, i, j, h, a, nxt[a * n + j]);
+                    ck_assert(th_world_waypoint_hop(w, (uint32_t)crowd, (uint32_t)a, (uint32_t)j,
+                                                    &h, NULL));
+                    CHECK_MSG((int)h == nxt[a * n + j],
+                              "n %d: %d -> %d hops %d at %d, reference %d", n, i, j, h, a,
+                              nxt[a * n + j]);
                     CHECK(isfinite(len[a * n + (int)h]));
                     walked += len[a * n + (int)h];
                     a = (int)h;
@@ -570,7 +597,8 @@ START_TEST(waypoint_tables_are_shared_and_budgeted) {
     wd.threads = 1;
     th_world *w = th_world_create(&wd, NULL);
     static th_vec2 nodes[256];
-    for (int i = 0; i < 256; i++) nodes[i] = th_v2((float)(i % 16) * 6.0f + 1.0f, (float)(i / 16) * 6.0f + 1.0f);
+    for (int i = 0; i < 256; i++)
+        nodes[i] = th_v2((float)(i % 16) * 6.0f + 1.0f, (float)(i / 16) * 6.0f + 1.0f);
     th_crowd_def d = th_default_crowd_def();
     d.goal = (th_goal_def){.kind = TH_GOAL_WAYPOINTS, .nodes = nodes, .node_count = 256};
     th_error err;
@@ -614,7 +642,7 @@ static void s_yard(uint8_t *open, int W, int H) {
 }
 
 static const th_vec2 k_s_nodes[] = {
-    {4.5f, 4.5f}, {20.5f, 5.5f}, {35.5f, 5.5f}, {35.5f, 15.5f},
+    {4.5f, 4.5f},   {20.5f, 5.5f}, {35.5f, 5.5f}, {35.5f, 15.5f},
     {20.5f, 15.5f}, {4.5f, 15.5f}, {4.5f, 25.5f}, {35.5f, 25.5f},
 };
 
@@ -640,7 +668,8 @@ static void waypoint_walkers_reach(bool ped) {
     uint32_t hop;
     ck_assert(th_world_waypoint_hop(w, (uint32_t)crowd, 0, 7, &hop, NULL));
     ck_assert(hop == 1 || hop == 2);
-    const th_vec2 starts[4] = {th_v2(2.5f, 2.5f), th_v2(12.5f, 8.5f), th_v2(30.5f, 12.5f), th_v2(8.5f, 17.5f)};
+    const th_vec2 starts[4] = {th_v2(2.5f, 2.5f), th_v2(12.5f, 8.5f), th_v2(30.5f, 12.5f),
+                               th_v2(8.5f, 17.5f)};
     th_agent_id ids[4];
     for (int i = 0; i < 4; i++) {
         ids[i] = th_world_add_agent(w, (uint32_t)crowd, starts[i], th_v2(0, 0), &err);
@@ -667,7 +696,8 @@ START_TEST(waypoint_walkers_enter_at_the_nearest_node_in_sight) {
     th_world *w = map_world(W, H, open, 1);
     static const th_vec2 nodes[4] = {{4.5f, 2.5f}, {12.5f, 2.5f}, {4.5f, 8.5f}, {6.5f, 8.5f}};
     th_crowd_def d = th_default_pedestrian_def();
-    d.goal = (th_goal_def){.kind = TH_GOAL_WAYPOINTS, .nodes = nodes, .node_count = 4, .destination = 0};
+    d.goal =
+        (th_goal_def){.kind = TH_GOAL_WAYPOINTS, .nodes = nodes, .node_count = 4, .destination = 0};
     th_error err;
     const int crowd = th_world_add_crowd(w, &d, &err);
     ck_assert_msg(crowd >= 0, "%s", err.message);
@@ -676,7 +706,8 @@ START_TEST(waypoint_walkers_enter_at_the_nearest_node_in_sight) {
     ck_assert(th_world_waypoint_hop(w, (uint32_t)crowd, 1, 0, &hop, NULL));
     ck_assert(hop == 2 || hop == 3);
     /* Moving west at the start, away from node 1: still node 1 from the first step on. */
-    const th_agent_id id = th_world_add_agent(w, (uint32_t)crowd, th_v2(6.5f, 2.5f), th_v2(-1, 0), &err);
+    const th_agent_id id =
+        th_world_add_agent(w, (uint32_t)crowd, th_v2(6.5f, 2.5f), th_v2(-1, 0), &err);
     th_world_step(w);
     ck_assert_uint_eq(agent(w, id).waypoint, 1);
     ck_assert(!agent(w, id).stranded);
@@ -719,12 +750,11 @@ static th_world *mover_world(int mover, bool ped, uint32_t threads) {
         d.goal.heading = th_v2(1.0f, 0.4f);
         d.goal.hand = TH_HAND_LEFT;
         break;
-    case MOVER_WALL:
-        d.goal.kind = TH_GOAL_WALL_FOLLOW;
-        break;
+    case MOVER_WALL: d.goal.kind = TH_GOAL_WALL_FOLLOW; break;
     case MOVER_CRUMBS: {
         static const th_vec2 path[4] = {{3, 3}, {36, 3}, {36, 17}, {3, 17}};
-        th_target_def td = {.kind = TH_TARGET_PATH, .points = path, .point_count = 4, .speed = 1.5f, .loop = true};
+        th_target_def td = {
+            .kind = TH_TARGET_PATH, .points = path, .point_count = 4, .speed = 1.5f, .loop = true};
         d.goal.kind = TH_GOAL_BREADCRUMBS;
         d.goal.target = (uint32_t)th_world_add_target(w, &td, &err);
         d.goal.trail = 32;
@@ -745,7 +775,8 @@ static th_world *mover_world(int mover, bool ped, uint32_t threads) {
                                 (float)(splitmix64(&rs) % 28000) / 1000.0f + 1.0f);
         if (!open[cell_at(p, W)]) continue;
         const float a = (float)(splitmix64(&rs) % 6283) / 1000.0f;
-        ck_assert_uint_ne(th_world_add_agent(w, (uint32_t)crowd, p, th_v2(cosf(a), sinf(a)), &err), TH_INVALID_AGENT);
+        ck_assert_uint_ne(th_world_add_agent(w, (uint32_t)crowd, p, th_v2(cosf(a), sinf(a)), &err),
+                          TH_INVALID_AGENT);
         i++;
     }
     return w;
@@ -759,12 +790,14 @@ START_TEST(every_mover_same_hash_on_1_2_3_threads) {
                 th_world *w = mover_world(mover, ped, t);
                 th_world_set_validation(w, true);
                 for (int s = 0; s < 90; s++) th_world_step(w);
-                ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
+                ck_assert_msg(th_world_validation_error(w) == NULL, "%s",
+                              th_world_validation_error(w));
                 h[t - 1] = th_world_hash(w);
                 th_world_destroy(w);
             }
-            ck_assert_msg(h[1] == h[0] && h[2] == h[0], "mover %d, %s: hashes differ across threads",
-                          mover, ped ? "pedestrians" : "boids");
+            ck_assert_msg(h[1] == h[0] && h[2] == h[0],
+                          "mover %d, %s: hashes differ across threads", mover,
+                          ped ? "pedestrians" : "boids");
         }
     }
 }
@@ -809,7 +842,8 @@ START_TEST(library_wall_followers_pass_the_exit) {
             if (cell_at(th_v2(v.px[k], v.py[k]), cols) == exit_cell) passed[v.id[k]] = true;
         }
     }
-    for (uint32_t id = 0; id < info.agents; id++) ck_assert_msg(passed[id], "agent %u never passed the exit", id);
+    for (uint32_t id = 0; id < info.agents; id++)
+        ck_assert_msg(passed[id], "agent %u never passed the exit", id);
     th_world_destroy(w);
 }
 END_TEST
@@ -825,7 +859,8 @@ START_TEST(library_waypoint_walkers_arrive) {
         const th_vec2 dest = d->goal.nodes[d->goal.destination];
         const float r = d->goal.radius > 0.0f ? d->goal.radius : 1.0f;
         const float off = th_v2_len(th_v2_sub(th_v2(v.px[k], v.py[k]), dest));
-        ck_assert_msg(off < r + 1.0f, "agent %u of %s %g m from the destination", v.id[k], d->name, (double)off);
+        ck_assert_msg(off < r + 1.0f, "agent %u of %s %g m from the destination", v.id[k], d->name,
+                      (double)off);
     }
     th_world_destroy(w);
 }
@@ -859,15 +894,24 @@ START_TEST(bad_defs_are_refused_with_a_reason) {
         {bare, {.kind = TH_GOAL_WALL_FOLLOW}, "needs a map"},
         {w, {.kind = TH_GOAL_BREADCRUMBS, .target = 3}, "target 3"},
         {w, {.kind = TH_GOAL_WAYPOINTS, .nodes = nodes, .node_count = 0}, "1 to 256 nodes"},
-        {w, {.kind = TH_GOAL_WAYPOINTS, .nodes = nodes, .node_count = 2, .destination = 2}, "destination 2"},
+        {w,
+         {.kind = TH_GOAL_WAYPOINTS, .nodes = nodes, .node_count = 2, .destination = 2},
+         "destination 2"},
         {w, {.kind = TH_GOAL_WAYPOINTS, .nodes = nodes, .node_count = 2}, "inside a wall"},
-        {w, {.kind = TH_GOAL_WAYPOINTS, .nodes = nodes, .node_count = 1, .edges = self_loop, .edge_count = 1}, "edge 0"},
+        {w,
+         {.kind = TH_GOAL_WAYPOINTS,
+          .nodes = nodes,
+          .node_count = 1,
+          .edges = self_loop,
+          .edge_count = 1},
+         "edge 0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         d.goal = cases[i].g;
         err.message[0] = 0;
         ck_assert_int_eq(th_world_add_crowd(cases[i].w, &d, &err), -1);
-        ck_assert_msg(strstr(err.message, cases[i].says), "case %zu: '%s' lacks '%s'", i, err.message, cases[i].says);
+        ck_assert_msg(strstr(err.message, cases[i].says), "case %zu: '%s' lacks '%s'", i,
+                      err.message, cases[i].says);
     }
     /* A shelter target drops no trail. */
     th_bunker_def bd = {.name = "b", .x0 = 0, .y0 = 0, .x1 = 0, .y1 = 0};
@@ -893,31 +937,32 @@ static th_world *load_text(const char *yaml, th_error *err) {
     return th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, err);
 }
 
-#define MAP_HEAD                                                                                   \
-    "name: t\n"                                                                                    \
-    "map:\n"                                                                                       \
-    "  cell_size: 1\n"                                                                             \
-    "  legend: {'#': wall, '.': open}\n"                                                           \
-    "  ascii: |\n"                                                                                 \
-    "    ######\n"                                                                                 \
-    "    #....#\n"                                                                                 \
-    "    #.##.#\n"                                                                                 \
-    "    #....#\n"                                                                                 \
+#define MAP_HEAD                         \
+    "name: t\n"                          \
+    "map:\n"                             \
+    "  cell_size: 1\n"                   \
+    "  legend: {'#': wall, '.': open}\n" \
+    "  ascii: |\n"                       \
+    "    ######\n"                       \
+    "    #....#\n"                       \
+    "    #.##.#\n"                       \
+    "    #....#\n"                       \
     "    ######\n"
 
 START_TEST(scene_keys_parse_and_errors_point_at_the_value) {
     th_error err;
-    th_world *w = load_text(MAP_HEAD
-                            "targets: [{name: lead, path: [[1.5, 1.5], [4.5, 1.5]]}]\n"
-                            "crowds:\n"
-                            "  - {name: a, count: 3, spawn: {rect: [1, 1, 4, 1]}, goal: {crash_and_turn: {heading: [1, 0], hand: left, lookahead: 1.5}}}\n"
-                            "  - {name: b, count: 3, spawn: {rect: [1, 1, 4, 1]}, goal: {wall_follow: {hand: right, radius: 0.2}}}\n"
-                            "  - {name: c, count: 3, spawn: {rect: [1, 1, 4, 1]}, goal: {breadcrumbs: {target: lead, spacing: 0.5, trail: 16}}}\n"
-                            "  - {name: d, count: 3, spawn: {rect: [1, 1, 4, 1]}, goal: {waypoints: {nodes: [[1.5, 1.5], [4.5, 3.5]], edges: [[0, 1]], destination: 1}}}\n",
-                            &err);
+    th_world *w = load_text(
+        MAP_HEAD
+        "targets: [{name: lead, path: [[1.5, 1.5], [4.5, 1.5]]}]\n"
+        "crowds:\n"
+        "  - {name: a, count: 3, spawn: {rect: [1, 1, 4, 1]}, goal: {crash_and_turn: {heading: [1, 0], hand: left, lookahead: 1.5}}}\n"
+        "  - {name: b, count: 3, spawn: {rect: [1, 1, 4, 1]}, goal: {wall_follow: {hand: right, radius: 0.2}}}\n"
+        "  - {name: c, count: 3, spawn: {rect: [1, 1, 4, 1]}, goal: {breadcrumbs: {target: lead, spacing: 0.5, trail: 16}}}\n"
+        "  - {name: d, count: 3, spawn: {rect: [1, 1, 4, 1]}, goal: {waypoints: {nodes: [[1.5, 1.5], [4.5, 3.5]], edges: [[0, 1]], destination: 1}}}\n",
+        &err);
     ck_assert_msg(w != NULL, "%s", err.message);
-    const th_crowd_def *a = th_world_crowd(w, 0), *b = th_world_crowd(w, 1), *c = th_world_crowd(w, 2),
-                       *dd = th_world_crowd(w, 3);
+    const th_crowd_def *a = th_world_crowd(w, 0), *b = th_world_crowd(w, 1),
+                       *c = th_world_crowd(w, 2), *dd = th_world_crowd(w, 3);
     ck_assert_int_eq(a->goal.kind, TH_GOAL_CRASH_AND_TURN);
     ck_assert_int_eq(a->goal.hand, TH_HAND_LEFT);
     ck_assert_float_eq(a->goal.lookahead, 1.5f);
@@ -940,20 +985,31 @@ START_TEST(scene_keys_parse_and_errors_point_at_the_value) {
         unsigned line, column;
         const char *says;
     } bad[] = {
-        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {crash_and_turn: {hand: right}}}\n", 13, 77, "missing"},
-        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {crash_and_turn: {heading: [0, 0]}}}\n", 13, 87, "non-zero"},
-        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {wall_follow: {hand: middle}}}\n", 13, 81, "expected right or left"},
-        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {wall_folow: {}}}\n", 13, 61, "did you mean 'wall_follow'"},
-        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {wall_follow: {}, route: [[1, 1]]}}\n", 13, 60, "exactly one of"},
-        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {breadcrumbs: {target: nobody}}}\n", 13, 83, "name of a target"},
-        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {waypoints: {nodes: [[1.5, 1.5], [2.5, 2.5]], destination: 0}}}\n", 13, 93, "inside a wall"},
-        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {waypoints: {nodes: [[1.5, 1.5]], destination: 1}}}\n", 13, 107, "whole number"},
-        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {waypoints: {nodes: [[1.5, 1.5], [4.5, 1.5]], edges: [[0, 0]], destination: 1}}}\n", 13, 114, "two different nodes"},
-        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {waypoints: {nodes: [[1.5, 1.5]], edges: some, destination: 0}}}\n", 13, 101, "expected auto"},
+        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {crash_and_turn: {hand: right}}}\n",
+         13, 77, "missing"},
+        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {crash_and_turn: {heading: [0, 0]}}}\n",
+         13, 87, "non-zero"},
+        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {wall_follow: {hand: middle}}}\n",
+         13, 81, "expected right or left"},
+        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {wall_folow: {}}}\n", 13, 61,
+         "did you mean 'wall_follow'"},
+        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {wall_follow: {}, route: [[1, 1]]}}\n",
+         13, 60, "exactly one of"},
+        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {breadcrumbs: {target: nobody}}}\n",
+         13, 83, "name of a target"},
+        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {waypoints: {nodes: [[1.5, 1.5], [2.5, 2.5]], destination: 0}}}\n",
+         13, 93, "inside a wall"},
+        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {waypoints: {nodes: [[1.5, 1.5]], destination: 1}}}\n",
+         13, 107, "whole number"},
+        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {waypoints: {nodes: [[1.5, 1.5], [4.5, 1.5]], edges: [[0, 0]], destination: 1}}}\n",
+         13, 114, "two different nodes"},
+        {"  - {name: a, count: 1, spawn: {rect: [1, 1, 4, 1]}, goal: {waypoints: {nodes: [[1.5, 1.5]], edges: some, destination: 0}}}\n",
+         13, 101, "expected auto"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char yaml[1024];
-        snprintf(yaml, sizeof yaml, MAP_HEAD "targets: [{name: lead, point: [1.5, 1.5]}]\ncrowds:\n%s", bad[i].crowd);
+        snprintf(yaml, sizeof yaml,
+                 MAP_HEAD "targets: [{name: lead, point: [1.5, 1.5]}]\ncrowds:\n%s", bad[i].crowd);
         ck_assert_ptr_null(load_text(yaml, &err));
         char where[64];
         snprintf(where, sizeof where, "scene.yaml:%u:%u: ", bad[i].line, bad[i].column);

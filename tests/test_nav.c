@@ -62,13 +62,11 @@ static uint32_t random_goals(const th_navmap *m, uint64_t seed, th_nav_goal *goa
 static void ref_field(const th_navmap *m, const th_nav_goal *goals, uint32_t n, uint32_t *out) {
     th_ref_goal rg[64];
     ck_assert_uint_le(n, 64);
-    for (uint32_t i = 0; i < n; i++)
-        rg[i] = (th_ref_goal){goals[i].x, goals[i].y, goals[i].weight};
+    for (uint32_t i = 0; i < n; i++) rg[i] = (th_ref_goal){goals[i].x, goals[i].y, goals[i].weight};
     uint64_t *d = malloc(sizeof *d * m->ncells);
     ck_assert_ptr_nonnull(d);
     ck_assert_int_eq(th_ref_dijkstra(m->w, m->h, m->cost, rg, (int)n, d), 0);
-    for (uint32_t i = 0; i < m->ncells; i++)
-        out[i] = th_ref_to_field(d[i], TH_NAV_DIST_MAX);
+    for (uint32_t i = 0; i < m->ncells; i++) out[i] = th_ref_to_field(d[i], TH_NAV_DIST_MAX);
     free(d);
 }
 
@@ -416,8 +414,7 @@ END_TEST
 START_TEST(test_wall_repulsion_direction) {
     th_navmap m;
     ck_assert_int_eq(th_navmap_init(&m, 21, 21, 1.0f), TH_NAV_OK);
-    for (int32_t y = 0; y < 21; y++)
-        th_navmap_set_blocked(&m, 9, y, false);
+    for (int32_t y = 0; y < 21; y++) th_navmap_set_blocked(&m, 9, y, false);
     th_navmap_update_walls(&m, NULL);
     th_vec2 away;
     float d = th_navmap_wall_sample(&m, th_v2(10.8f, 10.5f), &away);
@@ -533,8 +530,7 @@ END_TEST
 START_TEST(test_repair_goal_on_wall) {
     th_navmap m;
     ck_assert_int_eq(th_navmap_init(&m, 12, 8, 1.0f), TH_NAV_OK);
-    for (int32_t y = 0; y < 8; y++)
-        th_navmap_set_blocked(&m, 6, y, true);
+    for (int32_t y = 0; y < 8; y++) th_navmap_set_blocked(&m, 6, y, true);
     th_nav_scratch *s = th_nav_scratch_create(&m);
     th_nav_field f, fresh;
     th_nav_field_init(&f, &m, 4);
@@ -616,8 +612,7 @@ START_TEST(test_parallel_identical) {
     th_navmap m;
     random_map(&m, 77, 60, 20, 9);
     th_nav_scratch *s[3];
-    for (int i = 0; i < 3; i++)
-        s[i] = th_nav_scratch_create(&m);
+    for (int i = 0; i < 3; i++) s[i] = th_nav_scratch_create(&m);
     th_nav_field serial[NFIELDS];
     make_bunker_fields(&m, 5, serial, NFIELDS);
     ck_assert_int_eq(th_nav_fields_compute(NULL, s, 1, serial, NFIELDS, &m), TH_NAV_OK);
@@ -627,15 +622,13 @@ START_TEST(test_parallel_identical) {
         th_nav_field par[NFIELDS];
         make_bunker_fields(&m, 5, par, NFIELDS);
         ck_assert_int_eq(th_nav_fields_compute(pool, s, workers, par, NFIELDS, &m), TH_NAV_OK);
-        for (int k = 0; k < NFIELDS; k++)
-            assert_fields_equal(&par[k], &serial[k]);
+        for (int k = 0; k < NFIELDS; k++) assert_fields_equal(&par[k], &serial[k]);
         /* Too few scratches for the pool is an error, not a crash. */
         if (workers > 1) {
             ck_assert_int_eq(th_nav_fields_compute(pool, s, workers - 1, par, NFIELDS, &m),
                              TH_NAV_EINVAL);
         }
-        for (int k = 0; k < NFIELDS; k++)
-            th_nav_field_free(&par[k]);
+        for (int k = 0; k < NFIELDS; k++) th_nav_field_free(&par[k]);
         th_pool_destroy(pool);
     }
     /* Parallel repair after breaking walls equals serial full computes. */
@@ -659,8 +652,7 @@ START_TEST(test_parallel_identical) {
         th_nav_field_free(&serial[k]);
     }
     th_pool_destroy(pool);
-    for (int i = 0; i < 3; i++)
-        th_nav_scratch_destroy(s[i]);
+    for (int i = 0; i < 3; i++) th_nav_scratch_destroy(s[i]);
     th_navmap_free(&m);
 }
 END_TEST
@@ -709,8 +701,7 @@ START_TEST(test_combined) {
         ck_assert_int_eq(th_nav_combined_build(&c, NULL, fields, TH_NAV_MAX_FIELDS + 1, NULL),
                          TH_NAV_ERANGE);
         th_nav_combined_free(&c);
-        for (int k = 0; k < NFIELDS; k++)
-            th_nav_field_free(&fields[k]);
+        for (int k = 0; k < NFIELDS; k++) th_nav_field_free(&fields[k]);
         th_nav_scratch_destroy(s[0]);
         th_nav_scratch_destroy(s[1]);
         th_navmap_free(&m);
@@ -747,8 +738,7 @@ static void make_maze(th_navmap *m, uint64_t seed) {
     int32_t rw = 15, rh = 11;
     ck_assert_int_eq(th_navmap_init(m, 2 * rw + 1, 2 * rh + 1, 1.0f), TH_NAV_OK);
     for (int32_t y = 0; y < m->h; y++) {
-        for (int32_t x = 0; x < m->w; x++)
-            th_navmap_set_blocked(m, x, y, false);
+        for (int32_t x = 0; x < m->w; x++) th_navmap_set_blocked(m, x, y, false);
     }
     static int32_t stack[15 * 11];
     static uint8_t seen[15 * 11];
@@ -962,7 +952,8 @@ static double weighted_length(const th_navmap *m, th_vec2 a, th_vec2 b, uint32_t
     for (int i = 1; i < n; i++) {
         if (!(ts[i] > ts[i - 1])) continue;
         double t = 0.5 * (ts[i] + ts[i - 1]);
-        uint32_t c = th_navmap_cost(m, (int32_t)floor(ax + (bx - ax) * t), (int32_t)floor(ay + (by - ay) * t));
+        uint32_t c = th_navmap_cost(m, (int32_t)floor(ax + (bx - ax) * t),
+                                    (int32_t)floor(ay + (by - ay) * t));
         sum += (double)c * (ts[i] - ts[i - 1]) * len;
         if (dear_len && c >= dear) *dear_len += (ts[i] - ts[i - 1]) * len;
     }
@@ -989,10 +980,9 @@ static void check_pull_work(const th_navmap *m, int32_t sx, int32_t sy, int32_t 
     ck_assert_msg((double)walked <= 8.0 * n * log2(n), "%llu cells walked for a path of %u cells",
                   (unsigned long long)walked, len);
     for (uint32_t i = 0; i + 1 < np; i++) {
-        ck_assert(th_nav_line_of_sight(m, (int32_t)(pts[i].x / m->cell_size),
-                                       (int32_t)(pts[i].y / m->cell_size),
-                                       (int32_t)(pts[i + 1].x / m->cell_size),
-                                       (int32_t)(pts[i + 1].y / m->cell_size)));
+        ck_assert(th_nav_line_of_sight(
+            m, (int32_t)(pts[i].x / m->cell_size), (int32_t)(pts[i].y / m->cell_size),
+            (int32_t)(pts[i + 1].x / m->cell_size), (int32_t)(pts[i + 1].y / m->cell_size)));
     }
     free(path);
     free(pts);
@@ -1067,9 +1057,10 @@ START_TEST(test_string_pull_respects_cost) {
             int32_t dy = (int32_t)(path[i + 1] / 40) - (int32_t)(path[i] / 40);
             grid += hypot(dx, dy) * m.cell_size;
         }
-        ck_assert_msg(total <= (double)cost * (1.0 + 1e-6), "variant %d: pulled path costs %.1f, A* %u",
-                      variant, total, cost);
-        ck_assert_msg(in_swamp < 0.01, "variant %d: %.4f cells walked in the swamp", variant, in_swamp);
+        ck_assert_msg(total <= (double)cost * (1.0 + 1e-6),
+                      "variant %d: pulled path costs %.1f, A* %u", variant, total, cost);
+        ck_assert_msg(in_swamp < 0.01, "variant %d: %.4f cells walked in the swamp", variant,
+                      in_swamp);
         ck_assert(euclid <= grid + 1e-3); /* and still no longer than the grid path */
         /* The control: the straight line is in sight and would cross the swamp. */
         double straight_swamp = 0.0;
@@ -1199,8 +1190,7 @@ END_TEST
 START_TEST(test_astar_unreachable) {
     th_navmap m;
     th_navmap_init(&m, 10, 10, 1.0f);
-    for (int32_t y = 0; y < 10; y++)
-        th_navmap_set_blocked(&m, 5, y, false);
+    for (int32_t y = 0; y < 10; y++) th_navmap_set_blocked(&m, 5, y, false);
     th_astar_ctx *a = th_astar_create(&m);
     uint32_t path[100], len = 7;
     ck_assert_int_eq(th_astar_find(a, &m, 0, 0, 9, 9, path, 100, &len, NULL), TH_NAV_ENOPATH);
@@ -1348,6 +1338,4 @@ static Suite *nav_suite(void) {
     return s;
 }
 
-int main(void) {
-    return th_test_run(nav_suite());
-}
+int main(void) { return th_test_run(nav_suite()); }

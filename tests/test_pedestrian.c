@@ -60,7 +60,8 @@ static double wall_penetration(const th_world *w, th_vec2 p, float r) {
     ck_assert(th_world_map_size(w, &cols, &rows, &cs));
     double worst = 0.0;
     for (int32_t y = (int32_t)floorf((p.y - r) / cs); y <= (int32_t)floorf((p.y + r) / cs); y++) {
-        for (int32_t x = (int32_t)floorf((p.x - r) / cs); x <= (int32_t)floorf((p.x + r) / cs); x++) {
+        for (int32_t x = (int32_t)floorf((p.x - r) / cs); x <= (int32_t)floorf((p.x + r) / cs);
+             x++) {
             /* On a torus the cells past an edge are those at the other edge. */
             int32_t cx = x, cy = y;
             if (th_world_get_def(w).bounds == TH_BOUNDS_WRAP) {
@@ -101,8 +102,8 @@ END_TEST
 /* Mean speed in a 2 m x 2 m area in the middle of the periodic corridor, over 40 s after 20 s
  * of warm-up, for the density rho (the corridor's walkway is 20 m x 3 m). */
 static double corridor_speed(double rho, uint64_t seed) {
-    th_scene_opts o = {.threads = 2, .agents = (uint32_t)lround(rho * 60.0), .override_seed = true,
-                       .seed = seed};
+    th_scene_opts o = {
+        .threads = 2, .agents = (uint32_t)lround(rho * 60.0), .override_seed = true, .seed = seed};
     th_world *w = load("rimea4_corridor", o);
     double sum = 0.0;
     long n = 0;
@@ -196,8 +197,8 @@ static double door_flow(const char *name, uint64_t seed) {
 START_TEST(door_flow_matches_experiments) {
     /* Three seeds: the flow is a property of the model, not of one draw. */
     const double flow = door_flow("door_flow", 1 + (uint64_t)_i);
-    ck_assert_msg(flow >= 1.2 && flow <= 2.0, "seed %d: %.3f persons/s through a 1 m door",
-                  1 + _i, flow);
+    ck_assert_msg(flow >= 1.2 && flow <= 2.0, "seed %d: %.3f persons/s through a 1 m door", 1 + _i,
+                  flow);
 }
 END_TEST
 
@@ -220,14 +221,20 @@ START_TEST(bodies_never_overlap_after_settling) {
     th_world *w = th_world_create(&wd, NULL);
     th_crowd_def cd = th_default_pedestrian_def();
     for (int k = 0; k < 4; k++) {
-        cd.heading = th_v2(k == 0 ? 1.0f : k == 2 ? -1.0f : 0.0f, k == 1 ? 1.0f : k == 3 ? -1.0f : 0.0f);
+        cd.heading = th_v2(k == 0   ? 1.0f
+                           : k == 2 ? -1.0f
+                                    : 0.0f,
+                           k == 1   ? 1.0f
+                           : k == 3 ? -1.0f
+                                    : 0.0f);
         ck_assert_int_eq(th_world_add_crowd(w, &cd, NULL), k);
     }
     uint64_t rng = 7;
     for (int i = 0; i < 1200; i++) { /* 3 persons/m2 */
         float x = 0.2f + 19.6f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
         float y = 0.2f + 19.6f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
-        ck_assert(th_world_add_agent(w, (uint32_t)i % 4u, th_v2(x, y), th_v2(0, 0), NULL) != TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(w, (uint32_t)i % 4u, th_v2(x, y), th_v2(0, 0), NULL) !=
+                  TH_INVALID_AGENT);
     }
     double first = 0.0, worst = 0.0;
     for (int s = 0; s < 600; s++) {
@@ -285,11 +292,11 @@ END_TEST
  * overlap bound after every step) and passes an independent brute-force check. */
 static void check_scene_dir(const char *dir, int *count) {
     static const char *const names[][2] = {
-        {THRONG_SCENES_DIR, "air_raid"},          {THRONG_SCENES_DIR, "maze_evac"},
-        {THRONG_SCENES_DIR, "rubble"},            {VALIDATION_DIR, "rimea1_corridor"},
-        {VALIDATION_DIR, "rimea4_corridor"},      {VALIDATION_DIR, "rimea6_corner"},
-        {VALIDATION_DIR, "rimea12_bottleneck"},   {VALIDATION_DIR, "door_flow"},
-        {VALIDATION_DIR, "door_flow_2m"},         {THRONG_SCENES_DIR, "flood"},
+        {THRONG_SCENES_DIR, "air_raid"},        {THRONG_SCENES_DIR, "maze_evac"},
+        {THRONG_SCENES_DIR, "rubble"},          {VALIDATION_DIR, "rimea1_corridor"},
+        {VALIDATION_DIR, "rimea4_corridor"},    {VALIDATION_DIR, "rimea6_corner"},
+        {VALIDATION_DIR, "rimea12_bottleneck"}, {VALIDATION_DIR, "door_flow"},
+        {VALIDATION_DIR, "door_flow_2m"},       {THRONG_SCENES_DIR, "flood"},
     };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         if (strcmp(names[k][0], dir) != 0) continue;
@@ -311,7 +318,8 @@ static void check_scene_dir(const char *dir, int *count) {
             th_world_step(w);
             if (s % 100 == 99) worst = fmax(worst, worst_overlap(w, cd->body_radius, false));
         }
-        ck_assert_msg(th_world_validation_error(w) == NULL, "%s: %s", path, th_world_validation_error(w));
+        ck_assert_msg(th_world_validation_error(w) == NULL, "%s: %s", path,
+                      th_world_validation_error(w));
         ck_assert_msg(worst <= 0.1, "%s: overlap of %.3f diameters", path, worst);
         th_world_destroy(w);
         (*count)++;
@@ -330,8 +338,12 @@ START_TEST(same_hash_for_any_thread_count) {
     static const unsigned threads[] = {1, 2, 3, 8};
     uint64_t hash[4];
     for (int t = 0; t < 4; t++) {
-        th_world *w = _i == 0 ? load("door_flow", (th_scene_opts){.threads = threads[t]})
-                              : th_demo_create("pedestrians", &(th_demo_opts){.agents = 3000, .seed = 3, .threads = threads[t]}, NULL);
+        th_world *w =
+            _i == 0
+                ? load("door_flow", (th_scene_opts){.threads = threads[t]})
+                : th_demo_create("pedestrians",
+                                 &(th_demo_opts){.agents = 3000, .seed = 3, .threads = threads[t]},
+                                 NULL);
         ck_assert_ptr_nonnull(w);
         for (int s = 0; s < 400; s++) th_world_step(w);
         hash[t] = th_world_hash(w);
@@ -409,7 +421,8 @@ END_TEST
 /* ---- bad input --------------------------------------------------------------------------- */
 
 START_TEST(bad_pedestrian_parameters_are_refused) {
-    th_world *w = th_world_create(&(th_world_def){.width = 10, .height = 10, .timestep = 0.02f, .seed = 1}, NULL);
+    th_world *w = th_world_create(
+        &(th_world_def){.width = 10, .height = 10, .timestep = 0.02f, .seed = 1}, NULL);
     th_error err;
     th_crowd_def cd = th_default_pedestrian_def();
     cd.body_radius = -0.1f;
@@ -440,18 +453,28 @@ typedef struct bad_case {
     const char *message;
 } bad_case;
 
-#define PED_HEAD "name: t\nworld:\n  size: [20, 20]\ncrowds:\n  - name: a\n    count: 5\n    spawn: {rect: [1, 1, 5, 5]}\n"
+#define PED_HEAD \
+    "name: t\nworld:\n  size: [20, 20]\ncrowds:\n  - name: a\n    count: 5\n    spawn: {rect: [1, 1, 5, 5]}\n"
 static const bad_case k_bad[] = {
     {"unknown model", PED_HEAD "    model: robots\n", 8, 12, "boids, pedestrian"},
     {"pedestrian key on boids", PED_HEAD "    time_gap: 1\n", 8, 15, "add `model: pedestrian`"},
     {"body radius too large", PED_HEAD "    body_radius: 7\n", 8, 18, "[0, 5]"},
-    {"desired speed above max", PED_HEAD "    model: pedestrian\n    desired_speed: 3\n", 9, 20, "above max_speed"},
-    {"spread above the mean", PED_HEAD "    model: pedestrian\n    desired_speed_sd: 2\n", 9, 23, "above desired_speed"},
+    {"desired speed above max", PED_HEAD "    model: pedestrian\n    desired_speed: 3\n", 9, 20,
+     "above max_speed"},
+    {"spread above the mean", PED_HEAD "    model: pedestrian\n    desired_speed_sd: 2\n", 9, 23,
+     "above desired_speed"},
     {"zero heading", PED_HEAD "    model: pedestrian\n    heading: [0, 0]\n", 9, 14, "[0, 0]"},
-    {"heading of one number", PED_HEAD "    model: pedestrian\n    heading: [1]\n", 9, 14, "list of 2 numbers"},
-    {"legend speed above 1", "name: t\nmap:\n  cell_size: 1\n  legend: {'.': open, 's': {speed: 1.5}}\n  ascii: '.s'\n", 4, 36, "(0, 1]"},
-    {"legend speed and a bunker", "name: t\nmap:\n  cell_size: 1\n  legend: {'.': open, 's': {speed: 0.5, bunker: b}}\n  ascii: '.s'\n", 4, 28, "{terrain: cost, speed: factor}"},
-    {"map bounds unknown", "name: t\nmap:\n  cell_size: 1\n  bounds: torus\n  legend: {'.': open}\n  ascii: '..'\n", 4, 11, "walls or wrap"},
+    {"heading of one number", PED_HEAD "    model: pedestrian\n    heading: [1]\n", 9, 14,
+     "list of 2 numbers"},
+    {"legend speed above 1",
+     "name: t\nmap:\n  cell_size: 1\n  legend: {'.': open, 's': {speed: 1.5}}\n  ascii: '.s'\n", 4,
+     36, "(0, 1]"},
+    {"legend speed and a bunker",
+     "name: t\nmap:\n  cell_size: 1\n  legend: {'.': open, 's': {speed: 0.5, bunker: b}}\n  ascii: '.s'\n",
+     4, 28, "{terrain: cost, speed: factor}"},
+    {"map bounds unknown",
+     "name: t\nmap:\n  cell_size: 1\n  bounds: torus\n  legend: {'.': open}\n  ascii: '..'\n", 4,
+     11, "walls or wrap"},
 };
 
 START_TEST(bad_scene_keys_name_their_place) {
@@ -471,7 +494,8 @@ START_TEST(bad_scene_keys_name_their_place) {
     ck_assert_msg(w == NULL, "%s: loaded although broken", c->what);
     char where[64];
     snprintf(where, sizeof where, ".yaml:%u:%u: ", c->line, c->column);
-    ck_assert_msg(strstr(err.message, where) != NULL, "%s: expected '%s' in: %s", c->what, where, err.message);
+    ck_assert_msg(strstr(err.message, where) != NULL, "%s: expected '%s' in: %s", c->what, where,
+                  err.message);
     ck_assert_msg(strstr(err.message, c->message) != NULL, "%s: expected '%s' in: %s", c->what,
                   c->message, err.message);
 }
@@ -515,7 +539,8 @@ int main(void) {
     suite_add_tcase(s, t);
     t = tcase_create("input");
     tcase_add_test(t, bad_pedestrian_parameters_are_refused);
-    tcase_add_loop_test(t, bad_scene_keys_name_their_place, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
+    tcase_add_loop_test(t, bad_scene_keys_name_their_place, 0,
+                        (int)(sizeof k_bad / sizeof k_bad[0]));
     suite_add_tcase(s, t);
     return th_test_run(s);
 }

@@ -147,10 +147,12 @@ START_TEST(a_full_bunker_is_logged_when_it_fills) {
     th_error err;
     th_world *w = th_world_create(&wd, &err);
     ck_assert_msg(w, "%s", err.message);
-    ck_assert_int_eq(th_world_add_bunker(w, &(th_bunker_def){.name = "small", .x0 = 25, .y0 = 2,
-                                                               .x1 = 26, .y1 = 17, .capacity = 3},
-                                         &err),
-                     0);
+    ck_assert_int_eq(
+        th_world_add_bunker(
+            w,
+            &(th_bunker_def){.name = "small", .x0 = 25, .y0 = 2, .x1 = 26, .y1 = 17, .capacity = 3},
+            &err),
+        0);
     th_crowd_def cd = th_default_crowd_def();
     cd.behavior = TH_BEHAVIOR_FLEE;
     int c = th_world_add_crowd(w, &cd, &err);

@@ -33,12 +33,9 @@ static void put(buf *b, const char *s, size_t n) {
     b->len += n;
     b->data[b->len] = '\0';
 }
-static void puts_(buf *b, const char *s) {
-    put(b, s, strlen(s));
-}
+static void puts_(buf *b, const char *s) { put(b, s, strlen(s)); }
 static void repeat(buf *b, const char *s, size_t times) {
-    for (size_t i = 0; i < times; i++)
-        puts_(b, s);
+    for (size_t i = 0; i < times; i++) puts_(b, s);
 }
 
 static const char *tmp_path(const char *name) {
@@ -80,8 +77,8 @@ static void write_png(const char *name, unsigned w, unsigned h) {
 
 #define HEAD  "name: t\nworld:\n  size: [100, 100]\n"
 #define CROWD "crowds:\n  - name: a\n    count: 5\n    spawn: {rect: [0, 0, 10, 10]}\n"
-#define MAP3                                                                                       \
-    "name: t\nmap:\n  cell_size: 1\n  legend: {'#': wall, '.': open, 'B': {bunker: b}}\n"          \
+#define MAP3                                                                              \
+    "name: t\nmap:\n  cell_size: 1\n  legend: {'#': wall, '.': open, 'B': {bunker: b}}\n" \
     "  ascii: |\n    #####\n    #.B.#\n    #####\n"
 #define MCROWD "crowds:\n  - {name: a, agents: [[1.5, 1.5]]}\n"
 
@@ -201,8 +198,7 @@ static void gen_many_cell_regions(buf *b) {
     for (int c = 0; c < 256; c++) {
         snprintf(line, sizeof line, "  - name: c%d\n    count: 1\n    spawn: [", c);
         puts_(b, line);
-        for (int k = 0; k < 16; k++)
-            puts_(b, k ? ", {cells: s}" : "{cells: s}");
+        for (int k = 0; k < 16; k++) puts_(b, k ? ", {cells: s}" : "{cells: s}");
         puts_(b, "]\n");
     }
 }
@@ -236,8 +232,7 @@ static void gen_utf16(buf *b) {
     const char *text =
         "name: t\nworld: {size: [10, 10]}\ncrowds:\n  - {name: a, agents: [[1, 1]]}\n";
     put(b, "\xff\xfe", 2);
-    for (const char *p = text; *p; p++)
-        put(b, (const char[2]){*p, 0}, 2);
+    for (const char *p = text; *p; p++) put(b, (const char[2]){*p, 0}, 2);
 }
 
 /* ---- the table -------------------------------------------------------------------------- */
@@ -342,7 +337,8 @@ static const bad_case k_cases[] = {
     {"empty file", L(""), REFUSED, 1, 1, "(file)", "the file is empty", 1},
     {"only a comment", L("# nothing\n"), REFUSED, 1, 1, "(file)", "the file is empty", 1},
     {"control bytes in a key (regression: written raw to the terminal)",
-     L(HEAD CROWD "\"ke\\ty\\e\": 1\n"), REFUSED, 8, 1, "ke\\x09y\\x1b", "unknown key 'ke\\x09y\\x1b'", 1},
+     L(HEAD CROWD "\"ke\\ty\\e\": 1\n"), REFUSED, 8, 1, "ke\\x09y\\x1b",
+     "unknown key 'ke\\x09y\\x1b'", 1},
     /* Regression: C1 controls (CSI, U+009B) and bidi overrides (U+202E) passed into names and
      * keys and were printed raw: a terminal runs the CSI, and U+202E reverses what follows. */
     {"C1 control (CSI) in a key", L(HEAD CROWD "\"k\\u009b31m\": 1\n"), REFUSED, 8, 1,
@@ -351,9 +347,11 @@ static const bad_case k_cases[] = {
      "a\\u202eb\\u2066c", "unknown key 'a\\u202eb\\u2066c'", 1},
     {"bidi override in the scene name", L("name: \"evil\\u202etxt.yaml\"\n"), REFUSED, 1, 7, "name",
      "without control or bidirectional characters, found 'evil\\u202etxt.yaml'", 1},
-    {"C1 control in a crowd name", L(HEAD "crowds:\n  - {name: \"a\\u0085\", count: 1, spawn: {rect: [0, 0, 1, 1]}}\n"),
-     REFUSED, 5, 12, "crowds[0].name", "found 'a\\u0085'", 1},
-    {"bidi isolate in a legend bunker name", L("name: t\nmap: {cell_size: 1, legend: {'.': open, 'B': {bunker: \"b\\u2067\"}}, ascii: \".B\"}\n"),
+    {"C1 control in a crowd name",
+     L(HEAD "crowds:\n  - {name: \"a\\u0085\", count: 1, spawn: {rect: [0, 0, 1, 1]}}\n"), REFUSED,
+     5, 12, "crowds[0].name", "found 'a\\u0085'", 1},
+    {"bidi isolate in a legend bunker name",
+     L("name: t\nmap: {cell_size: 1, legend: {'.': open, 'B': {bunker: \"b\\u2067\"}}, ascii: \".B\"}\n"),
      REFUSED, 2, 55, "map.legend['B'].bunker", "control or bidirectional characters", 1},
     {"empty lists (regression: memcpy from NULL)",
      L(HEAD "crowds:\n  - {name: a, count: 1, spawn: []}\n"), REFUSED, 5, 32, "crowds[0].spawn",
@@ -423,15 +421,22 @@ static const bad_case k_cases[] = {
      REFUSED, 6, 5, "crowds[1]", "more than 16777216 agents in all", 1},
     /* Spawn circles and agents past the world's left edge: the documented messages (a
      * mutation run found that neither was tested). */
-    {"spawn circle past the left edge", L(HEAD "crowds:\n  - {name: a, count: 3, spawn: {circle: [1, 50, 2]}}\n"),
-     REFUSED, 5, 41, "crowds[0].spawn.circle", "expected [x, y, radius] with a positive radius inside the 100 x 100 m world, found [1, 50, 2]", 1},
-    {"spawn circle touching the left edge", L(HEAD "crowds:\n  - {name: a, count: 3, spawn: {circle: [2, 50, 2]}}\n"),
-     LOADS, 0, 0, NULL, NULL, 1},
-    {"spawn circle past the bottom edge", L(HEAD "crowds:\n  - {name: a, count: 3, spawn: {circle: [50, 1, 2]}}\n"),
-     REFUSED, 5, 41, "crowds[0].spawn.circle", "inside the 100 x 100 m world", 1},
-    {"spawn rect past the north edge", L(HEAD "crowds:\n  - {name: a, count: 3, spawn: {rect: [0, 95, 10, 10]}}\n"),
-     REFUSED, 5, 39, "crowds[0].spawn.rect", "with a positive size inside the 100 x 100 m world", 1},
-    {"DEL in a key", L(HEAD CROWD "\"k\\x7f\": 1\n"), REFUSED, 8, 1, "k\\x7f", "unknown key 'k\\x7f'", 1},
+    {"spawn circle past the left edge",
+     L(HEAD "crowds:\n  - {name: a, count: 3, spawn: {circle: [1, 50, 2]}}\n"), REFUSED, 5, 41,
+     "crowds[0].spawn.circle",
+     "expected [x, y, radius] with a positive radius inside the 100 x 100 m world, found [1, 50, 2]",
+     1},
+    {"spawn circle touching the left edge",
+     L(HEAD "crowds:\n  - {name: a, count: 3, spawn: {circle: [2, 50, 2]}}\n"), LOADS, 0, 0, NULL,
+     NULL, 1},
+    {"spawn circle past the bottom edge",
+     L(HEAD "crowds:\n  - {name: a, count: 3, spawn: {circle: [50, 1, 2]}}\n"), REFUSED, 5, 41,
+     "crowds[0].spawn.circle", "inside the 100 x 100 m world", 1},
+    {"spawn rect past the north edge",
+     L(HEAD "crowds:\n  - {name: a, count: 3, spawn: {rect: [0, 95, 10, 10]}}\n"), REFUSED, 5, 39,
+     "crowds[0].spawn.rect", "with a positive size inside the 100 x 100 m world", 1},
+    {"DEL in a key", L(HEAD CROWD "\"k\\x7f\": 1\n"), REFUSED, 8, 1, "k\\x7f",
+     "unknown key 'k\\x7f'", 1},
     {"agent at a negative coordinate", L(HEAD "crowds:\n  - {name: a, agents: [[-1, 5]]}\n"),
      REFUSED, 5, 24, "crowds[0].agents[0]", "position (-1, 5) is off the 100 x 100 m world", 1},
     {"agent at the float edge (regression: unlocated world error)",
@@ -502,10 +507,8 @@ static void check_case(const bad_case *c, const char *name) {
     }
     ck_assert_msg(w == NULL, "%s: loaded although it should be refused", c->what);
     char where[96];
-    if (c->column)
-        snprintf(where, sizeof where, "%s:%u:%u: ", name, c->line, c->column);
-    else
-        snprintf(where, sizeof where, "%s:%u:", name, c->line); /* the column is libyaml's */
+    if (c->column) snprintf(where, sizeof where, "%s:%u:%u: ", name, c->line, c->column);
+    else snprintf(where, sizeof where, "%s:%u:", name, c->line); /* the column is libyaml's */
     ck_assert_msg(strstr(err.message, where) != NULL, "%s: expected '%s' in: %s", c->what, where,
                   err.message);
     if (c->path[0]) {
@@ -530,10 +533,8 @@ static void check_case(const bad_case *c, const char *name) {
 START_TEST(hostile_scene_fails_cleanly) {
     const bad_case *c = &k_cases[_i];
     buf b = {0};
-    if (c->gen)
-        c->gen(&b);
-    else
-        put(&b, c->yaml, c->len);
+    if (c->gen) c->gen(&b);
+    else put(&b, c->yaml, c->len);
     write_bytes("scene.yaml", b.data, b.len);
     free(b.data);
     check_case(c, "scene.yaml");
@@ -555,25 +556,15 @@ typedef struct image_case {
     const char *message;
 } image_case;
 
-static void png_ok(void) {
-    write_png("map.png", 6, 5);
-}
-static void png_4096(void) {
-    write_png("map.png", 4096, 1);
-}
-static void png_4097(void) {
-    write_png("map.png", 4097, 1);
-}
+static void png_ok(void) { write_png("map.png", 6, 5); }
+static void png_4096(void) { write_png("map.png", 4096, 1); }
+static void png_4097(void) { write_png("map.png", 4097, 1); }
 static void png_truncated(void) {
     write_png("map.png", 6, 5);
     ck_assert_int_eq(truncate(tmp_path("map.png"), 40), 0);
 }
-static void png_empty(void) {
-    write_bytes("map.png", "", 0);
-}
-static void png_not_png(void) {
-    write_bytes("map.png", "GIF89a......", 12);
-}
+static void png_empty(void) { write_bytes("map.png", "", 0); }
+static void png_not_png(void) { write_bytes("map.png", "GIF89a......", 12); }
 /* A valid header claiming 0 x 0 pixels. */
 static void png_zero(void) {
     static const unsigned char hdr[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0,   0, 0, 13,
@@ -585,9 +576,7 @@ static void png_fifo(void) {
     unlink(tmp_path("fifo.png"));
     ck_assert_int_eq(mkfifo(tmp_path("fifo.png"), 0600), 0);
 }
-static void png_dir(void) {
-    mkdir(tmp_path("dir.png"), 0700);
-}
+static void png_dir(void) { mkdir(tmp_path("dir.png"), 0700); }
 static void nothing(void) {}
 
 // clang-format off
@@ -639,9 +628,9 @@ static const char *load_image_scene(const char *image, const char *legend, bool 
     write_bytes("in/scene.yaml", yaml, strlen(yaml));
     th_error err;
     memset(&err, 0, sizeof err);
-    th_world *w = th_scene_load(tmp_path("in/scene.yaml"),
-                                &(th_scene_opts){.threads = 1, .allow_outside_paths = allow}, NULL,
-                                &err);
+    th_world *w =
+        th_scene_load(tmp_path("in/scene.yaml"),
+                      &(th_scene_opts){.threads = 1, .allow_outside_paths = allow}, NULL, &err);
     if (w) th_world_destroy(w);
     snprintf(msg, sizeof msg, "%s", w ? "" : err.message);
     return msg;
@@ -672,7 +661,8 @@ START_TEST(image_paths_stay_inside) {
     char a[600], b[600];
     snprintf(a, sizeof a, "%s", load_image_scene("../secret.png", WB, false));
     snprintf(b, sizeof b, "%s", load_image_scene("../nothing.png", WB, false));
-    ck_assert_msg(strstr(a, "map.image: expected a file inside the scene's folder") != NULL, "%s", a);
+    ck_assert_msg(strstr(a, "map.image: expected a file inside the scene's folder") != NULL, "%s",
+                  a);
     ck_assert_str_eq(a, b);
     snprintf(a, sizeof a, "%s", load_image_scene(tmp_path("secret.png"), WB, false));
     snprintf(b, sizeof b, "%s", load_image_scene(tmp_path("nothing.png"), WB, false));
@@ -694,7 +684,8 @@ START_TEST(image_paths_stay_inside) {
     /* Regression: an unknown colour was quoted (#rrggbb), so with outside paths allowed a
      * message leaked bytes of any file that decoded as a PNG. */
     const char *m = load_image_scene("map.png", "'#ffffff': open", false);
-    ck_assert_msg(strstr(m, "pixel (0, 0) has a colour that is not in map.legend") != NULL, "%s", m);
+    ck_assert_msg(strstr(m, "pixel (0, 0) has a colour that is not in map.legend") != NULL, "%s",
+                  m);
     ck_assert_msg(strchr(m, '#') == NULL, "a colour in: %s", m);
 }
 END_TEST
@@ -716,8 +707,7 @@ START_TEST(extreme_scenes_step) {
             th_scene_load(tmp_path("scene.yaml"), &(th_scene_opts){.threads = 2}, NULL, &err);
         ck_assert_msg(w != NULL, "%zu: %s", i, err.message);
         double t0 = now();
-        for (int s = 0; s < 5; s++)
-            th_world_step(w);
+        for (int s = 0; s < 5; s++) th_world_step(w);
         ck_assert(now() - t0 < 5.0 * time_scale());
         th_world_stats st = th_world_get_stats(w);
         ck_assert_uint_eq(st.agents + st.sheltered, st.spawned);

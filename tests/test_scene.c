@@ -69,10 +69,11 @@ typedef struct bad_case {
     const char *message; /* a fragment of what was expected or found */
 } bad_case;
 
-#define HEAD "name: t\nworld:\n  size: [100, 100]\n"
-#define CROWD "crowds:\n  - name: a\n    count: 5\n    spawn: {rect: [0, 0, 10, 10]}\n"
+#define HEAD   "name: t\nworld:\n  size: [100, 100]\n"
+#define CROWD  "crowds:\n  - name: a\n    count: 5\n    spawn: {rect: [0, 0, 10, 10]}\n"
 #define MCROWD "crowds:\n  - name: a\n    count: 5\n    spawn: {rect: [1, 1, 1, 1]}\n"
-#define MAP(rows) "name: t\nmap:\n  cell_size: 1\n  legend: {'#': wall, '.': open, 'x': destructible, 'B': {bunker: b}}\n  ascii: |\n" rows
+#define MAP(rows) \
+    "name: t\nmap:\n  cell_size: 1\n  legend: {'#': wall, '.': open, 'x': destructible, 'B': {bunker: b}}\n  ascii: |\n" rows
 
 static const bad_case k_bad[] = {
     {"empty file", "", 1, 1, "(file)", "empty"},
@@ -86,60 +87,140 @@ static const bad_case k_bad[] = {
     {"too many threads", "name: t\nthreads: 65\n", 2, 10, "threads", "[0, 64]"},
     {"world and map", HEAD "map: {cell_size: 1}\n", 3, 3, "world", "not both"},
     {"neither world nor map", "name: t\n" CROWD, 1, 1, "world", "missing"},
-    {"world size of one number", "name: t\nworld:\n  size: [100]\n", 3, 9, "world.size", "list of 2 numbers"},
+    {"world size of one number", "name: t\nworld:\n  size: [100]\n", 3, 9, "world.size",
+     "list of 2 numbers"},
     {"world size negative", "name: t\nworld:\n  size: [100, -5]\n", 3, 15, "world.size[1]", "'-5'"},
-    {"unknown bounds", "name: t\nworld:\n  size: [10, 10]\n  bounds: torus\n", 4, 11, "world.bounds", "walls, wrap"},
+    {"unknown bounds", "name: t\nworld:\n  size: [10, 10]\n  bounds: torus\n", 4, 11,
+     "world.bounds", "walls, wrap"},
     {"no crowds", HEAD, 1, 1, "crowds", "at least one crowd"},
     {"empty crowd list", HEAD "crowds: []\n", 4, 9, "crowds", "empty list"},
-    {"count is a word", HEAD "crowds:\n  - name: a\n    count: lots\n", 6, 12, "crowds[0].count", "'lots'"},
-    {"count beyond the bound", HEAD "crowds:\n  - name: a\n    count: 99999999\n", 6, 12, "crowds[0].count", "16777216"},
-    {"count negative", HEAD "crowds:\n  - name: a\n    count: -5\n", 6, 12, "crowds[0].count", "'-5'"},
-    {"misspelt crowd key", HEAD "crowds:\n  - name: a\n    cout: 5\n", 6, 5, "crowds[0].cout", "did you mean 'count'"},
-    {"unknown behaviour", HEAD CROWD "    behavior: dance\n", 8, 15, "crowds[0].behavior", "flock, flee"},
-    {"fov over 360", HEAD CROWD "    fov: 400\n", 8, 10, "crowds[0].fov", "(0, 360] deg, found '400'"},
+    {"count is a word", HEAD "crowds:\n  - name: a\n    count: lots\n", 6, 12, "crowds[0].count",
+     "'lots'"},
+    {"count beyond the bound", HEAD "crowds:\n  - name: a\n    count: 99999999\n", 6, 12,
+     "crowds[0].count", "16777216"},
+    {"count negative", HEAD "crowds:\n  - name: a\n    count: -5\n", 6, 12, "crowds[0].count",
+     "'-5'"},
+    {"misspelt crowd key", HEAD "crowds:\n  - name: a\n    cout: 5\n", 6, 5, "crowds[0].cout",
+     "did you mean 'count'"},
+    {"unknown behaviour", HEAD CROWD "    behavior: dance\n", 8, 15, "crowds[0].behavior",
+     "flock, flee"},
+    {"fov over 360", HEAD CROWD "    fov: 400\n", 8, 10, "crowds[0].fov",
+     "(0, 360] deg, found '400'"},
     {"NaN speed", HEAD CROWD "    max_speed: .nan\n", 8, 16, "crowds[0].max_speed", "'.nan'"},
     {"infinite force", HEAD CROWD "    max_force: .inf\n", 8, 16, "crowds[0].max_force", "'.inf'"},
-    {"huge radius", HEAD CROWD "    neighbor_radius: 1e300\n", 8, 22, "crowds[0].neighbor_radius", "(0, 1000] m, found '1e300'"},
+    {"huge radius", HEAD CROWD "    neighbor_radius: 1e300\n", 8, 22, "crowds[0].neighbor_radius",
+     "(0, 1000] m, found '1e300'"},
     {"colour by name", HEAD CROWD "    color: red\n", 8, 12, "crowds[0].color", "#rrggbb"},
     {"duplicate crowd name", HEAD CROWD "  - name: a\n", 8, 11, "crowds[1].name", "used twice"},
-    {"agents but no spawn", HEAD "crowds:\n  - name: a\n    count: 5\n", 5, 5, "crowds[0].spawn", "missing"},
-    {"spawn rect off the world", HEAD "crowds:\n  - name: a\n    count: 5\n    spawn: {rect: [90, 90, 20, 5]}\n", 7, 19, "crowds[0].spawn.rect", "inside the 100 x 100"},
-    {"spawn circle with no radius", HEAD "crowds:\n  - name: a\n    count: 5\n    spawn: {circle: [50, 50, 0]}\n", 7, 21, "crowds[0].spawn.circle", "positive radius"},
-    {"spawn with two shapes", HEAD "crowds:\n  - name: a\n    count: 5\n    spawn: {rect: [0, 0, 1, 1], circle: [5, 5, 1]}\n", 7, 12, "crowds[0].spawn", "exactly one"},
-    {"fleeing without a map", HEAD CROWD "    behavior: flee\n", 8, 15, "crowds[0].behavior", "needs a map"},
-    {"explicit agent off the world", HEAD "crowds:\n  - name: a\n    agents: [[5, 5], [150, 5]]\n", 6, 22, "crowds[0].agents[1]", "off the 100 x 100"},
+    {"agents but no spawn", HEAD "crowds:\n  - name: a\n    count: 5\n", 5, 5, "crowds[0].spawn",
+     "missing"},
+    {"spawn rect off the world",
+     HEAD "crowds:\n  - name: a\n    count: 5\n    spawn: {rect: [90, 90, 20, 5]}\n", 7, 19,
+     "crowds[0].spawn.rect", "inside the 100 x 100"},
+    {"spawn circle with no radius",
+     HEAD "crowds:\n  - name: a\n    count: 5\n    spawn: {circle: [50, 50, 0]}\n", 7, 21,
+     "crowds[0].spawn.circle", "positive radius"},
+    {"spawn with two shapes",
+     HEAD
+     "crowds:\n  - name: a\n    count: 5\n    spawn: {rect: [0, 0, 1, 1], circle: [5, 5, 1]}\n",
+     7, 12, "crowds[0].spawn", "exactly one"},
+    {"fleeing without a map", HEAD CROWD "    behavior: flee\n", 8, 15, "crowds[0].behavior",
+     "needs a map"},
+    {"explicit agent off the world", HEAD "crowds:\n  - name: a\n    agents: [[5, 5], [150, 5]]\n",
+     6, 22, "crowds[0].agents[1]", "off the 100 x 100"},
     {"duplicate key", "name: t\nname: u\n", 2, 1, "", "duplicate key 'name' (first at line 1)"},
     {"alias", "name: &n t\nworld: *n\n", 1, 7, "", "anchors"},
     {"unclosed list", "name: [t\n", 2, 1, "", "invalid YAML"},
     {"map without cell size", "name: t\nmap:\n  ascii: '.'\n", 3, 3, "map.cell_size", "missing"},
-    {"map with two sources", "name: t\nmap:\n  cell_size: 1\n  ascii: '.'\n  generate: {city: {size: [8, 8]}}\n", 3, 3, "map", "exactly one of ascii, image or generate"},
-    {"ascii map without legend", "name: t\nmap:\n  cell_size: 1\n  ascii: '.'\n", 3, 3, "map.legend", "missing"},
-    {"ragged rows", MAP("    #####\n    #...#\n    #..#\n    #####\n") MCROWD, 8, 9, "map.ascii", "row 3 has 4 characters"},
-    {"character not in the legend", MAP("    #####\n    #.?.#\n    #####\n") MCROWD, 7, 7, "map.ascii", "'?'"},
-    {"unknown legend kind", "name: t\nmap:\n  cell_size: 1\n  legend: {'#': brick}\n  ascii: '#'\n", 4, 17, "map.legend['#']", "'brick'"},
-    {"two-character legend key", "name: t\nmap:\n  cell_size: 1\n  legend: {'##': wall}\n  ascii: '#'\n", 4, 12, "map.legend['##']", "single printable character"},
-    {"bunker drawn in two pieces", MAP("    #B#B#\n    #...#\n    #####\n") MCROWD, 4, 53, "map.legend['B']", "filled rectangle"},
-    {"bunker cells on a wall", MAP("    #####\n    #.B.#\n    #####\n") "bunkers:\n  - {name: c, cells: [0, 0]}\n" MCROWD, 10, 22, "bunkers[0].cells", "wall"},
-    {"bunker with no place", MAP("    #####\n    #.B.#\n    #####\n") "bunkers:\n  - {name: c}\n" MCROWD, 10, 5, "bunkers[0].cells", "missing"},
-    {"bunker cells off the map", MAP("    #####\n    #.B.#\n    #####\n") "bunkers:\n  - {name: c, cells: [1, 1, 9, 1]}\n" MCROWD, 10, 22, "bunkers[0].cells", "off the 5 x 3 map"},
-    {"event for an unknown bunker", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 2s, destroy_bunker: nope}\n", 14, 30, "events[0].destroy_bunker", "'nope'"},
-    {"event with two times", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 2s, at_step: 5, destroy_bunker: b}\n", 14, 5, "events[0]", "found both"},
-    {"event with no action", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 2s}\n", 14, 5, "events[0]", "missing action"},
-    {"event time in minutes", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 2 minutes, destroy_bunker: b}\n", 14, 10, "events[0].at", "'2 minutes'"},
-    {"wall break off the map", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at_step: 9, break_wall: [7, 7]}\n", 14, 30, "events[0].break_wall", "off the 5 x 3 map"},
-    {"set_cost without a cost", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, set_cost: {cells: [1, 1]}}\n", 14, 24, "events[0].set_cost.cost", "missing"},
-    {"set_cost of zero", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, set_cost: {cells: [1, 1], cost: 0}}\n", 14, 46, "events[0].set_cost.cost", "[1, 1000]"},
-    {"set_cost too dear", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, set_cost: {cells: [1, 1], cost: 1001}}\n", 14, 46, "events[0].set_cost.cost", "'1001'"},
-    {"set_cost cells off the map", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, set_cost: {cells: [1, 1, 5, 1], cost: 3}}\n", 14, 32, "events[0].set_cost.cells", "off the 5 x 3 map"},
-    {"set_cost as a bare rectangle", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, set_cost: [1, 1]}\n", 14, 24, "events[0].set_cost", "expected a mapping"},
-    {"set_cost with a misspelt key", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, set_cost: {cells: [1, 1], csot: 3}}\n", 14, 40, "events[0].set_cost.csot", "did you mean 'cost'"},
-    {"set_cost beside block", MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, block: [1, 1], set_cost: {cells: [1, 1], cost: 3}}\n", 14, 39, "events[0]", "one action per event"},
-    {"events without a map", HEAD CROWD "events:\n  - {at: 1s, destroy_bunker: b}\n", 9, 5, "events[0]", "has none"},
-    {"generated city too large", "name: t\nmap:\n  cell_size: 1\n  generate: {city: {size: [5000, 10]}}\n", 4, 28, "map.generate.city.size", "[1, 4096]"},
-    {"missing image", "name: t\nmap:\n  cell_size: 1\n  legend: {'#000000': wall}\n  image: nowhere.png\n", 5, 10, "map.image", "cannot read"},
-    {"spawn where only walls are", "name: t\nmap: {cell_size: 1, legend: {'#': wall, '.': open}, ascii: \"##.\"}\ncrowds:\n  - {name: a, count: 5, spawn: {rect: [0, 0, 2, 1]}}\n", 4, 32, "crowds[0].spawn", "could not place"},
-    {"bodies packed past random close packing", HEAD "crowds:\n  - name: a\n    model: pedestrian\n    count: 50\n    spawn: {rect: [0, 0, 2, 2]}\n", 8, 12, "crowds[0].spawn", "at most 6.53 fit"},
-    {"deep nesting", "name: t\nx: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n", 2, 67, "", "64 levels"},
+    {"map with two sources",
+     "name: t\nmap:\n  cell_size: 1\n  ascii: '.'\n  generate: {city: {size: [8, 8]}}\n", 3, 3,
+     "map", "exactly one of ascii, image or generate"},
+    {"ascii map without legend", "name: t\nmap:\n  cell_size: 1\n  ascii: '.'\n", 3, 3,
+     "map.legend", "missing"},
+    {"ragged rows", MAP("    #####\n    #...#\n    #..#\n    #####\n") MCROWD, 8, 9, "map.ascii",
+     "row 3 has 4 characters"},
+    {"character not in the legend", MAP("    #####\n    #.?.#\n    #####\n") MCROWD, 7, 7,
+     "map.ascii", "'?'"},
+    {"unknown legend kind", "name: t\nmap:\n  cell_size: 1\n  legend: {'#': brick}\n  ascii: '#'\n",
+     4, 17, "map.legend['#']", "'brick'"},
+    {"two-character legend key",
+     "name: t\nmap:\n  cell_size: 1\n  legend: {'##': wall}\n  ascii: '#'\n", 4, 12,
+     "map.legend['##']", "single printable character"},
+    {"bunker drawn in two pieces", MAP("    #B#B#\n    #...#\n    #####\n") MCROWD, 4, 53,
+     "map.legend['B']", "filled rectangle"},
+    {"bunker cells on a wall",
+     MAP("    #####\n    #.B.#\n    #####\n") "bunkers:\n  - {name: c, cells: [0, 0]}\n" MCROWD, 10,
+     22, "bunkers[0].cells", "wall"},
+    {"bunker with no place",
+     MAP("    #####\n    #.B.#\n    #####\n") "bunkers:\n  - {name: c}\n" MCROWD, 10, 5,
+     "bunkers[0].cells", "missing"},
+    {"bunker cells off the map",
+     MAP("    #####\n    #.B.#\n    #####\n") "bunkers:\n  - {name: c, cells: [1, 1, 9, 1]}\n" MCROWD,
+     10, 22, "bunkers[0].cells", "off the 5 x 3 map"},
+    {"event for an unknown bunker",
+     MAP("    #####\n    #.B.#\n    #####\n") MCROWD
+     "events:\n  - {at: 2s, destroy_bunker: nope}\n",
+     14, 30, "events[0].destroy_bunker", "'nope'"},
+    {"event with two times",
+     MAP("    #####\n    #.B.#\n    #####\n") MCROWD
+     "events:\n  - {at: 2s, at_step: 5, destroy_bunker: b}\n",
+     14, 5, "events[0]", "found both"},
+    {"event with no action",
+     MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 2s}\n", 14, 5, "events[0]",
+     "missing action"},
+    {"event time in minutes",
+     MAP("    #####\n    #.B.#\n    #####\n") MCROWD
+     "events:\n  - {at: 2 minutes, destroy_bunker: b}\n",
+     14, 10, "events[0].at", "'2 minutes'"},
+    {"wall break off the map",
+     MAP("    #####\n    #.B.#\n    #####\n") MCROWD
+     "events:\n  - {at_step: 9, break_wall: [7, 7]}\n",
+     14, 30, "events[0].break_wall", "off the 5 x 3 map"},
+    {"set_cost without a cost",
+     MAP("    #####\n    #.B.#\n    #####\n") MCROWD
+     "events:\n  - {at: 1s, set_cost: {cells: [1, 1]}}\n",
+     14, 24, "events[0].set_cost.cost", "missing"},
+    {"set_cost of zero",
+     MAP("    #####\n    #.B.#\n    #####\n") MCROWD
+     "events:\n  - {at: 1s, set_cost: {cells: [1, 1], cost: 0}}\n",
+     14, 46, "events[0].set_cost.cost", "[1, 1000]"},
+    {"set_cost too dear",
+     MAP("    #####\n    #.B.#\n    #####\n") MCROWD
+     "events:\n  - {at: 1s, set_cost: {cells: [1, 1], cost: 1001}}\n",
+     14, 46, "events[0].set_cost.cost", "'1001'"},
+    {"set_cost cells off the map",
+     MAP("    #####\n    #.B.#\n    #####\n") MCROWD
+     "events:\n  - {at: 1s, set_cost: {cells: [1, 1, 5, 1], cost: 3}}\n",
+     14, 32, "events[0].set_cost.cells", "off the 5 x 3 map"},
+    {"set_cost as a bare rectangle",
+     MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, set_cost: [1, 1]}\n",
+     14, 24, "events[0].set_cost", "expected a mapping"},
+    {"set_cost with a misspelt key",
+     MAP("    #####\n    #.B.#\n    #####\n") MCROWD
+     "events:\n  - {at: 1s, set_cost: {cells: [1, 1], csot: 3}}\n",
+     14, 40, "events[0].set_cost.csot", "did you mean 'cost'"},
+    {"set_cost beside block",
+     MAP("    #####\n    #.B.#\n    #####\n") MCROWD
+     "events:\n  - {at: 1s, block: [1, 1], set_cost: {cells: [1, 1], cost: 3}}\n",
+     14, 39, "events[0]", "one action per event"},
+    {"events without a map", HEAD CROWD "events:\n  - {at: 1s, destroy_bunker: b}\n", 9, 5,
+     "events[0]", "has none"},
+    {"generated city too large",
+     "name: t\nmap:\n  cell_size: 1\n  generate: {city: {size: [5000, 10]}}\n", 4, 28,
+     "map.generate.city.size", "[1, 4096]"},
+    {"missing image",
+     "name: t\nmap:\n  cell_size: 1\n  legend: {'#000000': wall}\n  image: nowhere.png\n", 5, 10,
+     "map.image", "cannot read"},
+    {"spawn where only walls are",
+     "name: t\nmap: {cell_size: 1, legend: {'#': wall, '.': open}, ascii: \"##.\"}\ncrowds:\n  - {name: a, count: 5, spawn: {rect: [0, 0, 2, 1]}}\n",
+     4, 32, "crowds[0].spawn", "could not place"},
+    {"bodies packed past random close packing",
+     HEAD
+     "crowds:\n  - name: a\n    model: pedestrian\n    count: 50\n    spawn: {rect: [0, 0, 2, 2]}\n",
+     8, 12, "crowds[0].spawn", "at most 6.53 fit"},
+    {"deep nesting",
+     "name: t\nx: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+     2, 67, "", "64 levels"},
 };
 
 START_TEST(broken_scene_reports_exact_place) {
@@ -201,7 +282,8 @@ START_TEST(yaml_and_api_give_the_same_world) {
     wd.timestep = 0.02f;
     wd.threads = 1;
     th_world *b = th_world_create(&wd, &err);
-    const char *rows[6] = {"##########", "#....,,..#", "#..##x#..#", "#........#", "#HH......#", "##########"};
+    const char *rows[6] = {"##########", "#....,,..#", "#..##x#..#",
+                           "#........#", "#HH......#", "##########"};
     for (int r = 0; r < 6; r++) {
         for (int x = 0; x < 10; x++) {
             int y = 5 - r;
@@ -218,14 +300,22 @@ START_TEST(yaml_and_api_give_the_same_world) {
     cd.max_speed = 2.5f;
     cd.fov_deg = 200;
     ck_assert_int_eq(th_world_add_crowd(b, &cd, &err), 0);
-    const float ag[5][4] = {{3, 3, 0, 0}, {5, 7, 1, 0}, {15, 9, 0, 0}, {17, 3, 0, -1}, {11, 5, 0, 0}};
+    const float ag[5][4] = {
+        {3, 3, 0, 0}, {5, 7, 1, 0}, {15, 9, 0, 0}, {17, 3, 0, -1}, {11, 5, 0, 0}};
     for (int i = 0; i < 5; i++) {
-        ck_assert(th_world_add_agent(b, 0, th_v2(ag[i][0], ag[i][1]), th_v2(ag[i][2], ag[i][3]), &err) != TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(b, 0, th_v2(ag[i][0], ag[i][1]), th_v2(ag[i][2], ag[i][3]),
+                                     &err) != TH_INVALID_AGENT);
     }
     th_world_schedule(b, 40, &(th_event_def){TH_EVENT_BREAK_WALLS, 0, 5, 3, 5, 3, 0}, NULL);
     th_world_schedule(b, 60, &(th_event_def){.type = TH_EVENT_DESTROY_BUNKER, .bunker = 0}, NULL);
-    th_world_schedule(b, 20, &(th_event_def){.type = TH_EVENT_SET_COST, .x0 = 0, .y0 = 0, .x1 = 9, .y1 = 5, .cost = 7}, NULL);
-    th_world_schedule(b, 90, &(th_event_def){.type = TH_EVENT_SET_COST, .x0 = 6, .y0 = 2, .x1 = 6, .y1 = 2, .cost = 2}, NULL);
+    th_world_schedule(
+        b, 20,
+        &(th_event_def){.type = TH_EVENT_SET_COST, .x0 = 0, .y0 = 0, .x1 = 9, .y1 = 5, .cost = 7},
+        NULL);
+    th_world_schedule(
+        b, 90,
+        &(th_event_def){.type = TH_EVENT_SET_COST, .x0 = 6, .y0 = 2, .x1 = 6, .y1 = 2, .cost = 2},
+        NULL);
 
     ck_assert(th_world_hash(a) == th_world_hash(b));
     for (int s = 0; s < 150; s++) {
@@ -242,7 +332,7 @@ START_TEST(yaml_and_api_give_the_same_world) {
     ck_assert_int_eq(th_world_cell(a, 6, 2, &cost), TH_CELL_OPEN);
     ck_assert_uint_eq(cost, 2); /* and again at step 90 */
     ck_assert_int_eq(th_world_cell(a, 1, 1, &cost), TH_CELL_OPEN);
-    ck_assert_uint_eq(cost, 1); /* a bunker cell keeps its cost */
+    ck_assert_uint_eq(cost, 1);                                   /* a bunker cell keeps its cost */
     ck_assert_int_eq(th_world_cell(a, 4, 3, NULL), TH_CELL_WALL); /* walls stay walls */
     th_world_destroy(a);
     th_world_destroy(b);
@@ -315,7 +405,7 @@ START_TEST(image_map_matches_its_pixels) {
     ck_assert_uint_eq(slow, expect_slow);
     /* Image row 0 is the north edge: pixel (3, 0) is map cell (3, H - 1). */
     ck_assert_int_eq(th_world_cell(w, 3, H - 1, NULL), TH_CELL_OPEN); /* border, white */
-    int k13 = (13 * 7 + 5 * 13) % 10; /* pixel (13, 5) */
+    int k13 = (13 * 7 + 5 * 13) % 10;                                 /* pixel (13, 5) */
     th_cell_kind want = k13 < 2 ? TH_CELL_WALL : k13 < 3 ? TH_CELL_DESTRUCTIBLE : TH_CELL_OPEN;
     ck_assert_int_eq(th_world_cell(w, 13, H - 1 - 5, NULL), want);
     th_world_destroy(w);
@@ -324,7 +414,8 @@ START_TEST(image_map_matches_its_pixels) {
     px[3 * (4 * W + 9)] = 0x12;
     ck_assert(png_image_write_to_file(&img, png_path, 0, px, 0, NULL));
     ck_assert_ptr_null(load_text(yaml, &err));
-    ck_assert_msg(strstr(err.message, "pixel (9, 4)") && strstr(err.message, "not in map.legend"), "%s", err.message);
+    ck_assert_msg(strstr(err.message, "pixel (9, 4)") && strstr(err.message, "not in map.legend"),
+                  "%s", err.message);
     FILE *f = fopen(png_path, "r+b");
     ck_assert_int_eq(ftruncate(fileno(f), 60), 0);
     fclose(f);
@@ -392,7 +483,9 @@ START_TEST(scaling_and_overrides) {
     uint64_t h1 = th_world_hash(w);
     ck_assert_uint_eq(th_world_get_def(w).seed, 3);
     th_world_destroy(w);
-    w = th_scene_load(path, &(th_scene_opts){.threads = 2, .override_seed = true, .seed = 4, .agents = 777}, &info, &err);
+    w = th_scene_load(
+        path, &(th_scene_opts){.threads = 2, .override_seed = true, .seed = 4, .agents = 777},
+        &info, &err);
     ck_assert_uint_eq(th_world_agent_count(w), 777);
     ck_assert_uint_eq(th_world_get_def(w).seed, 4);
     ck_assert_uint_eq(th_world_get_def(w).threads, 2);
@@ -411,7 +504,8 @@ int main(void) {
     TCase *tc = tcase_create("files");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, every_library_scene_loads_and_runs);
-    tcase_add_loop_test(tc, broken_scene_reports_exact_place, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
+    tcase_add_loop_test(tc, broken_scene_reports_exact_place, 0,
+                        (int)(sizeof k_bad / sizeof k_bad[0]));
     tcase_add_test(tc, bad_scene_table_is_large_enough);
     tcase_add_test(tc, yaml_and_api_give_the_same_world);
     tcase_add_test(tc, image_map_matches_its_pixels);

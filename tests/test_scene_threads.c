@@ -18,7 +18,8 @@ static uint64_t run_scene(const char *path, uint32_t threads) {
     ck_assert_uint_eq(th_world_get_def(w).threads, threads);
     th_world_set_validation(w, true);
     for (int s = 0; s < 40; s++) th_world_step(w);
-    ck_assert_msg(th_world_validation_error(w) == NULL, "%s: %s", path, th_world_validation_error(w));
+    ck_assert_msg(th_world_validation_error(w) == NULL, "%s: %s", path,
+                  th_world_validation_error(w));
     uint64_t h = th_world_hash(w);
     th_world_destroy(w);
     return h;

@@ -42,7 +42,8 @@ static void assert_members_outside_walls(const th_world *w, uint32_t squad) {
         th_agent_state a;
         ck_assert(th_world_squad_member(w, squad, i, &id, NULL));
         ck_assert(th_world_get_agent(w, id, &a));
-        ck_assert_msg(th_world_cell(w, (int32_t)a.position.x, (int32_t)a.position.y, NULL) == TH_CELL_OPEN,
+        ck_assert_msg(th_world_cell(w, (int32_t)a.position.x, (int32_t)a.position.y, NULL) ==
+                          TH_CELL_OPEN,
                       "member %u at (%g, %g) is inside a wall", id, (double)a.position.x,
                       (double)a.position.y);
     }
@@ -99,8 +100,8 @@ START_TEST(every_formation_holds_on_open_ground) {
         th_squad_info si;
         th_world_get_squad(w, 0, &si);
         ck_assert(hypot(si.centre.x - 60, si.centre.y - 35) < 1e-3);
-        ck_assert_msg(formation_error(w, 0) < sd.tolerance, "formation %d error %.2f", (int)shapes[f],
-                      formation_error(w, 0));
+        ck_assert_msg(formation_error(w, 0) < sd.tolerance, "formation %d error %.2f",
+                      (int)shapes[f], formation_error(w, 0));
         th_world_destroy(w);
     }
 }
@@ -178,7 +179,8 @@ START_TEST(lost_members_close_up) {
     ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
     for (int s = 0; s < 120; s++) th_world_step(w);
     th_agent_id lost[3];
-    for (int i = 0; i < 3; i++) ck_assert(th_world_squad_member(w, 0, (uint32_t)(4 * i), &lost[i], NULL));
+    for (int i = 0; i < 3; i++)
+        ck_assert(th_world_squad_member(w, 0, (uint32_t)(4 * i), &lost[i], NULL));
     for (int i = 0; i < 3; i++) ck_assert(th_world_remove_agent(w, lost[i], NULL));
     th_world_step(w);
     th_squad_info si;
@@ -218,7 +220,8 @@ START_TEST(joining_members_take_slots) {
     }
     for (int s = 0; s < 60; s++) th_world_step(w);
     th_error err;
-    for (int i = 0; i < 3; i++) ck_assert_msg(th_world_squad_join(w, 0, recruits[i], &err), "%s", err.message);
+    for (int i = 0; i < 3; i++)
+        ck_assert_msg(th_world_squad_join(w, 0, recruits[i], &err), "%s", err.message);
     ck_assert(!th_world_squad_join(w, 0, recruits[0], &err)); /* already in */
     th_squad_info si;
     th_world_get_squad(w, 0, &si);
@@ -274,8 +277,8 @@ static march_log corridor_block(bool keep_paths) {
         th_squad_info si;
         th_world_get_squad(w, 0, &si);
         log.arrived = si.arrived;
-        log.centre_in_wall +=
-            th_world_cell(w, (int32_t)floorf(si.centre.x), (int32_t)floorf(si.centre.y), NULL) != TH_CELL_OPEN;
+        log.centre_in_wall += th_world_cell(w, (int32_t)floorf(si.centre.x),
+                                            (int32_t)floorf(si.centre.y), NULL) != TH_CELL_OPEN;
         if (s == 121) {
             /* The path after the block, from the centre on, keeps out of it. */
             th_vec2 a = si.centre, b;
@@ -345,7 +348,8 @@ START_TEST(squad_replans_on_cost_events_and_waits_when_cut_off) {
     th_world_get_squad(w, 0, &si);
     th_vec2 a = si.centre, b;
     for (uint32_t i = 1; th_world_squad_waypoint(w, 0, i, &b); i++) {
-        ck_assert_msg(!segment_enters(a, b, 35, 5, 45, 35), "waypoint %u: the path crosses the swamp", i);
+        ck_assert_msg(!segment_enters(a, b, 35, 5, 45, 35),
+                      "waypoint %u: the path crosses the swamp", i);
         a = b;
     }
     double detour = path_left(w, 0);
@@ -356,8 +360,8 @@ START_TEST(squad_replans_on_cost_events_and_waits_when_cut_off) {
     ck_assert(th_world_set_cost(w, 35, 5, 45, 35, 1, NULL));
     th_world_step(w);
     th_world_get_squad(w, 0, &si);
-    ck_assert_msg(path_left(w, 0) < before - 1.0, "left %.1f m before draining, %.1f m after", before,
-                  path_left(w, 0));
+    ck_assert_msg(path_left(w, 0) < before - 1.0, "left %.1f m before draining, %.1f m after",
+                  before, path_left(w, 0));
     ck_assert_double_eq_tol(path_left(w, 0), th_v2_len(th_v2_sub(sd.goal, si.centre)), 1.0);
     th_world_destroy(w);
 
@@ -366,7 +370,8 @@ START_TEST(squad_replans_on_cost_events_and_waits_when_cut_off) {
      * is cleared it marches on and arrives. */
     w = map_world(80, 40, NULL, 0);
     for (int32_t y = 4; y < 40; y++) {
-        for (int32_t x = 50; x <= 51; x++) ck_assert(th_world_set_cell(w, x, y, TH_CELL_DESTRUCTIBLE, 1, NULL));
+        for (int32_t x = 50; x <= 51; x++)
+            ck_assert(th_world_set_cell(w, x, y, TH_CELL_DESTRUCTIBLE, 1, NULL));
     }
     sd.start = th_v2(20, 20.5f);
     ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
@@ -379,8 +384,8 @@ START_TEST(squad_replans_on_cost_events_and_waits_when_cut_off) {
         th_world_get_squad(w, 0, &si);
         ck_assert(si.stuck);
         ck_assert(!si.arrived);
-        ck_assert(th_world_cell(w, (int32_t)floorf(si.centre.x), (int32_t)floorf(si.centre.y), NULL) ==
-                  TH_CELL_OPEN);
+        ck_assert(th_world_cell(w, (int32_t)floorf(si.centre.x), (int32_t)floorf(si.centre.y),
+                                NULL) == TH_CELL_OPEN);
         assert_members_outside_walls(w, 0);
     }
     ck_assert(si.centre.x < 50.0f);

@@ -24,7 +24,8 @@ static bool wall_at(int32_t x, int32_t y) {
     return r % 5 == 0 && (r >> 8) % 3 != 0;
 }
 
-static const th_bunker_def k_bunkers[2] = {{"sw", 2, 2, 4, 4, 0}, {"ne", MW - 5, MH - 5, MW - 3, MH - 3, 0}};
+static const th_bunker_def k_bunkers[2] = {{"sw", 2, 2, 4, 4, 0},
+                                           {"ne", MW - 5, MH - 5, MW - 3, MH - 3, 0}};
 static const th_destination k_goals[2] = {{22, 16, 0.0f}, {25, 19, 2.5f}};
 
 /* A world over the walls above with open cells of cost `cost[y * MW + x]` (0: a wall too;
@@ -42,8 +43,10 @@ static th_world *build(uint32_t threads, const uint16_t *cost, uint32_t agents, 
     ck_assert_msg(w != NULL, "%s", err.message);
     for (int32_t y = 0; y < MH; y++) {
         for (int32_t x = 0; x < MW; x++) {
-            if (wall_at(x, y) || (cost && cost[y * MW + x] == 0)) ck_assert(th_world_set_cell(w, x, y, TH_CELL_WALL, 1, &err));
-            else if (cost) ck_assert(th_world_set_cell(w, x, y, TH_CELL_OPEN, cost[y * MW + x], &err));
+            if (wall_at(x, y) || (cost && cost[y * MW + x] == 0))
+                ck_assert(th_world_set_cell(w, x, y, TH_CELL_WALL, 1, &err));
+            else if (cost)
+                ck_assert(th_world_set_cell(w, x, y, TH_CELL_OPEN, cost[y * MW + x], &err));
         }
     }
     for (int b = 0; b < 2; b++) ck_assert_int_eq(th_world_add_bunker(w, &k_bunkers[b], &err), b);
@@ -91,26 +94,35 @@ static void check_fields(const th_world *live) {
     int ng = 0;
     for (int b = 0; b < 2; b++) {
         for (int32_t y = k_bunkers[b].y0; y <= k_bunkers[b].y1; y++) {
-            for (int32_t x = k_bunkers[b].x0; x <= k_bunkers[b].x1; x++) g[ng++] = (th_ref_goal){x, y, 0};
+            for (int32_t x = k_bunkers[b].x0; x <= k_bunkers[b].x1; x++)
+                g[ng++] = (th_ref_goal){x, y, 0};
         }
     }
     ck_assert_int_eq(th_ref_dijkstra(MW, MH, cost, g, ng, ref_shelter), 0);
-    th_ref_goal dg[2] = {{k_goals[0].x, k_goals[0].y, 0}, {k_goals[1].x, k_goals[1].y, 350}}; /* 2.5 m */
+    th_ref_goal dg[2] = {{k_goals[0].x, k_goals[0].y, 0},
+                         {k_goals[1].x, k_goals[1].y, 350}}; /* 2.5 m */
     ck_assert_int_eq(th_ref_dijkstra(MW, MH, cost, dg, 2, ref_dest), 0);
     for (int32_t y = 0; y < MH; y++) {
         for (int32_t x = 0; x < MW; x++) {
             const th_vec2 p = th_v2(x + 0.5f, y + 0.5f);
             const int i = y * MW + x;
             float a = th_world_cost_to_shelter(live, p), b = th_world_cost_to_shelter(fresh, p);
-            ck_assert_msg(a == b || (isinf(a) && isinf(b)), "shelter cost at (%d, %d): %g live, %g afresh", x, y, (double)a, (double)b);
-            ck_assert_msg(a == metres(ref_shelter[i]) || (isinf(a) && isinf(metres(ref_shelter[i]))),
-                          "shelter cost at (%d, %d): %g, Dijkstra %g", x, y, (double)a, (double)metres(ref_shelter[i]));
+            ck_assert_msg(a == b || (isinf(a) && isinf(b)),
+                          "shelter cost at (%d, %d): %g live, %g afresh", x, y, (double)a,
+                          (double)b);
+            ck_assert_msg(a == metres(ref_shelter[i]) ||
+                              (isinf(a) && isinf(metres(ref_shelter[i]))),
+                          "shelter cost at (%d, %d): %g, Dijkstra %g", x, y, (double)a,
+                          (double)metres(ref_shelter[i]));
             ck_assert_int_eq(th_world_nearest_bunker(live, p), th_world_nearest_bunker(fresh, p));
             a = th_world_destination_cost(live, 0, p);
             b = th_world_destination_cost(fresh, 0, p);
-            ck_assert_msg(a == b || (isinf(a) && isinf(b)), "destination cost at (%d, %d): %g live, %g afresh", x, y, (double)a, (double)b);
+            ck_assert_msg(a == b || (isinf(a) && isinf(b)),
+                          "destination cost at (%d, %d): %g live, %g afresh", x, y, (double)a,
+                          (double)b);
             ck_assert_msg(a == metres(ref_dest[i]) || (isinf(a) && isinf(metres(ref_dest[i]))),
-                          "destination cost at (%d, %d): %g, Dijkstra %g", x, y, (double)a, (double)metres(ref_dest[i]));
+                          "destination cost at (%d, %d): %g, Dijkstra %g", x, y, (double)a,
+                          (double)metres(ref_dest[i]));
             th_vec2 da, db;
             bool ra = th_world_flow(live, p, &da), rb = th_world_flow(fresh, p, &db);
             ck_assert_int_eq(ra, rb);
@@ -131,10 +143,12 @@ START_TEST(set_cost_fields_equal_fields_built_afresh) {
         int32_t wdt = 2 + (int32_t)((r >> 16) % 12), hgt = 2 + (int32_t)((r >> 24) % 10);
         switch (round % 4) {
         case 0: /* cheaper only: the repair path */
-            ck_assert(th_world_set_cost(w, x, y, x + wdt, y + hgt, 1 + (uint32_t)((r >> 32) % 2), NULL));
+            ck_assert(
+                th_world_set_cost(w, x, y, x + wdt, y + hgt, 1 + (uint32_t)((r >> 32) % 2), NULL));
             break;
         case 1: /* dearer only */
-            ck_assert(th_world_set_cost(w, x, y, x + wdt, y + hgt, 5 + (uint32_t)((r >> 32) % 200), NULL));
+            ck_assert(th_world_set_cost(w, x, y, x + wdt, y + hgt, 5 + (uint32_t)((r >> 32) % 200),
+                                        NULL));
             break;
         case 2: /* both in one step, overlapping, and a cell set back to what it was */
             ck_assert(th_world_set_cost(w, x, y, x + wdt, y + hgt, 40, NULL));
@@ -179,8 +193,8 @@ START_TEST(find_path_follows_cost_events) {
         read_costs(w, cost);
         th_ref_goal g = {36, 26, 0};
         ck_assert_int_eq(th_ref_dijkstra(MW, MH, cost, &g, 1, ref), 0);
-        ck_assert_msg(c == metres(ref[8 * MW + 8]), "round %d: A* %g, Dijkstra %g", round, (double)c,
-                      (double)metres(ref[8 * MW + 8]));
+        ck_assert_msg(c == metres(ref[8 * MW + 8]), "round %d: A* %g, Dijkstra %g", round,
+                      (double)c, (double)metres(ref[8 * MW + 8]));
         /* A swamp band across the middle, then drained in part, then made dearer again. */
         const uint32_t band[4] = {60, 2, 300, 1};
         ck_assert(th_world_set_cost(w, 10 + round, 5, 30 + round, 30, band[round], NULL));
@@ -217,7 +231,9 @@ static uint64_t run_events(uint32_t threads) {
         uint64_t r = th_rng_u64(55, (uint64_t)s, 0);
         int32_t x = (int32_t)((r >> 16) % MW), y = (int32_t)((r >> 24) % MH);
         switch (r % 11) {
-        case 0: th_world_set_cost(w, x - 3, y - 3, x + 3, y + 3, 1 + (uint32_t)(r >> 40) % 50, NULL); break;
+        case 0:
+            th_world_set_cost(w, x - 3, y - 3, x + 3, y + 3, 1 + (uint32_t)(r >> 40) % 50, NULL);
+            break;
         case 1: th_world_set_cost(w, x - 5, y - 2, x + 5, y + 2, 1, NULL); break;
         case 2: th_world_block_cells(w, x, y, x + 1, y, NULL); break;
         default: break;
@@ -251,7 +267,9 @@ START_TEST(bad_cost_events_are_rejected) {
     ck_assert_ptr_nonnull(strstr(err.message, "empty"));
     ck_assert(!th_world_set_cost(w, 100, 100, 200, 200, 3, &err));
     ck_assert_ptr_nonnull(strstr(err.message, "outside"));
-    ck_assert(!th_world_schedule(w, 0, &(th_event_def){.type = TH_EVENT_SET_COST, .x0 = 1, .y0 = 1, .x1 = 2, .y1 = 2}, &err));
+    ck_assert(!th_world_schedule(
+        w, 0, &(th_event_def){.type = TH_EVENT_SET_COST, .x0 = 1, .y0 = 1, .x1 = 2, .y1 = 2},
+        &err));
     ck_assert_uint_eq(th_world_pending_events(w), 0);
     /* Partly off the map: clipped, like the wall events. */
     ck_assert(th_world_set_cost(w, -10, -10, 3, 3, 4, &err));

@@ -92,14 +92,16 @@ static void check_spans(th_world *w, uint64_t first_step, uint32_t steps, uint32
         for (uint32_t k = 0; k < workers; k++) {
             for (int p = 0; p < TH_PHASE_COUNT; p++) {
                 uint32_t want = k == 0 || (serial_only_on_0 && parallel_phase((th_phase)p));
-                ck_assert_msg(seen[st][k][p] == want, "step %u worker %u phase %s: %u spans, want %u",
-                              st, k, th_phase_name((th_phase)p), seen[st][k][p], want);
+                ck_assert_msg(seen[st][k][p] == want,
+                              "step %u worker %u phase %s: %u spans, want %u", st, k,
+                              th_phase_name((th_phase)p), seen[st][k][p], want);
             }
         }
     }
 }
 
-/* ---- tests ------------------------------------------------------------------------------------ */
+/* ---- tests ------------------------------------------------------------------------------------
+ */
 
 START_TEST(spans_per_worker_and_phase) {
     /* 4,000 agents are 8 chunks: every parallel phase is a real parallel_for. */
@@ -252,8 +254,8 @@ static const th_trace_span *w0_span(const th_trace_span *s, uint32_t n, uint64_t
  * admission (agents did get in) and the squads' update take time of their own. */
 START_TEST(admit_and_squads_are_phases_of_their_own) {
     th_error err;
-    th_world *w = th_scene_load(THRONG_SCENES_DIR "/flood.yaml", &(th_scene_opts){.threads = 2},
-                                NULL, &err);
+    th_world *w =
+        th_scene_load(THRONG_SCENES_DIR "/flood.yaml", &(th_scene_opts){.threads = 2}, NULL, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
     th_squad_info squad;
     ck_assert(th_world_get_squad(w, 0, &squad));

@@ -14,13 +14,13 @@
 
 /* Check's assertions log their location on every call, which costs a system call; inside loops
  * of many thousands of iterations only a failing condition goes through Check. */
-#define CHECK(expr)                                                                                \
-    do {                                                                                           \
-        if (!(expr)) ck_assert(expr);                                                              \
+#define CHECK(expr)                   \
+    do {                              \
+        if (!(expr)) ck_assert(expr); \
     } while (0)
-#define CHECK_MSG(expr, ...)                                                                       \
-    do {                                                                                           \
-        if (!(expr)) ck_assert_msg(expr, __VA_ARGS__);                                             \
+#define CHECK_MSG(expr, ...)                           \
+    do {                                               \
+        if (!(expr)) ck_assert_msg(expr, __VA_ARGS__); \
     } while (0)
 
 /* SplitMix64: advance the state, mix it (th_mix64 is SplitMix64's finaliser). */

@@ -18,8 +18,7 @@ static th_world *evac(uint32_t agents, int steps) {
     th_world *w =
         th_demo_create("evac", &(th_demo_opts){.agents = agents, .seed = 1, .threads = 2}, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
-    for (int i = 0; i < steps; i++)
-        th_world_step(w);
+    for (int i = 0; i < steps; i++) th_world_step(w);
     return w;
 }
 
@@ -81,10 +80,8 @@ START_TEST(test_walls_where_walls_are) {
             ck_assert_msg(pixel_at(px, s) == th_view_cell_color(k),
                           "cell %d,%d kind %d: pixel %08x, expected %08x", x, y, k, pixel_at(px, s),
                           th_view_cell_color(k));
-            if (k == TH_CELL_WALL)
-                walls++;
-            else
-                rubble++;
+            if (k == TH_CELL_WALL) walls++;
+            else rubble++;
         }
     }
     ck_assert_int_gt(walls, 20);
@@ -284,8 +281,7 @@ START_TEST(test_flock_all_overlays) {
     th_world *w =
         th_demo_create("flock", &(th_demo_opts){.agents = 2000, .seed = 1, .threads = 1}, &err);
     ck_assert_ptr_nonnull(w);
-    for (int i = 0; i < 5; i++)
-        th_world_step(w);
+    for (int i = 0; i < 5; i++) th_world_step(w);
     /* Every overlay on a world without a map or squads: nothing to crash on. */
     free(render(w, TH_VIEW_OVERLAY_ALL));
     uint32_t *px = render(w, TH_VIEW_OVERLAY_AGENTS | TH_VIEW_OVERLAY_DENSITY |
@@ -344,11 +340,8 @@ START_TEST(test_bad_arguments) {
 }
 END_TEST
 
-START_TEST(test_no_display_under_dummy_driver) {
-    ck_assert(!th_view_display_available());
-}
+START_TEST(test_no_display_under_dummy_driver) { ck_assert(!th_view_display_available()); }
 END_TEST
-
 
 /* ---- layout, legend, marks and font ------------------------------------------------------ */
 
@@ -359,8 +352,7 @@ static th_world *scene(const char *name, uint32_t agents, int steps) {
     th_scene_opts so = {.threads = 2, .agents = agents};
     th_world *w = th_scene_load(path, &so, NULL, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
-    for (int i = 0; i < steps; i++)
-        th_world_step(w);
+    for (int i = 0; i < steps; i++) th_world_step(w);
     return w;
 }
 
@@ -437,7 +429,8 @@ START_TEST(test_panels_leave_the_map_clear) {
                 th_view_rect r = l.label[b];
                 ck_assert(r.w > 0 && r.x >= 0 && r.y >= 0 && r.x + r.w <= iw && r.y + r.h <= ih);
                 for (uint32_t o = b + 1; o < l.labels; o++)
-                    ck_assert_msg(!rects_overlap(r, l.label[o]), "%dx%d set %d: labels %u and %u overlap", iw, ih, oi, b, o);
+                    ck_assert_msg(!rects_overlap(r, l.label[o]),
+                                  "%dx%d set %d: labels %u and %u overlap", iw, ih, oi, b, o);
                 ck_assert_int_gt(count_color(px, iw, ih, r, 0xFFFFFFFFu), 40);
             }
             free(px);
@@ -469,8 +462,8 @@ START_TEST(test_legend_drawn) {
     uint32_t *with = render_at(w, iw, ih, ov);
     /* A swatch of each cell kind and the crowd's colour inside the legend's panel. */
     ck_assert_int_gt(count_color(with, iw, ih, l.legend, th_view_cell_color(TH_CELL_WALL)), 50);
-    ck_assert_int_gt(
-        count_color(with, iw, ih, l.legend, th_view_cell_color(TH_CELL_DESTRUCTIBLE)), 50);
+    ck_assert_int_gt(count_color(with, iw, ih, l.legend, th_view_cell_color(TH_CELL_DESTRUCTIBLE)),
+                     50);
     ck_assert_int_gt(count_color(with, iw, ih, l.legend, th_view_cell_color(TH_CELL_OPEN)), 50);
     const th_crowd_def *cd = th_world_crowd(w, 0);
     ck_assert_ptr_nonnull(cd);
@@ -502,7 +495,8 @@ START_TEST(test_leader_ring_keeps_crowd_colour) {
         const th_crowd_def *cd = th_world_crowd(w, v.crowd[i]);
         bool predator = false;
         for (uint32_t k = 0; th_world_crowd(w, k); k++)
-            if (cd->type < 32 && ((th_world_crowd(w, k)->flee_types >> cd->type) & 1)) predator = true;
+            if (cd->type < 32 && ((th_world_crowd(w, k)->flee_types >> cd->type) & 1))
+                predator = true;
         if (!leader && !predator) continue;
         th_vec2 s = th_view_layout_to_screen(&l, th_v2(v.px[i], v.py[i]));
         bool alone = true;

@@ -14,7 +14,6 @@
 #include "throng/throng.h"
 #include "test_util.h"
 
-
 /* Case-insensitive substring test for error messages. */
 static bool mentions(const char *text, const char *word) {
     size_t n = strlen(word);
@@ -162,11 +161,11 @@ typedef struct bad_crowd {
 START_TEST(test_bad_crowd_defs) {
     bad_crowd cases[32];
     size_t n = 0;
-#define BAD_CROWD(desc, key, field, value)                                                         \
-    do {                                                                                           \
-        th_crowd_def d = th_default_crowd_def();                                                   \
-        d.field = value;                                                                           \
-        cases[n++] = (bad_crowd){desc, key, d};                                                    \
+#define BAD_CROWD(desc, key, field, value)       \
+    do {                                         \
+        th_crowd_def d = th_default_crowd_def(); \
+        d.field = value;                         \
+        cases[n++] = (bad_crowd){desc, key, d};  \
     } while (0)
     BAD_CROWD("zero neighbour radius", "radi", neighbor_radius, 0.0f);
     BAD_CROWD("negative neighbour radius", "radi", neighbor_radius, -1.0f);
@@ -378,8 +377,7 @@ START_TEST(test_ids_and_view) {
         if (step % 20 != 0) continue;
         th_agent_view v = th_world_agents(w);
         ck_assert_uint_eq(v.count, n);
-        for (uint32_t i = 0; i < n; i++)
-            where[i] = UINT32_MAX;
+        for (uint32_t i = 0; i < n; i++) where[i] = UINT32_MAX;
         for (uint32_t k = 0; k < v.count; k++) {
             th_agent_id id = v.id[k];
             CHECK_MSG(id < n, "view slot %u holds id %u", k, id);
@@ -593,6 +591,4 @@ static Suite *world_suite(void) {
     return s;
 }
 
-int main(void) {
-    return th_test_run(world_suite());
-}
+int main(void) { return th_test_run(world_suite()); }

@@ -32,8 +32,7 @@ static int bench(const char *scene, uint32_t agents, int frames) {
         fprintf(stderr, "viewer_driver: %s\n", err.message);
         return 2;
     }
-    for (int i = 0; i < 60; i++)
-        th_world_step(w);
+    for (int i = 0; i < 60; i++) th_world_step(w);
     th_view_opts o = th_view_default_opts();
     const struct {
         const char *name;
@@ -68,8 +67,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "viewer_driver: %s\n", err.message);
         return 2;
     }
-    for (int i = 0; i < WARMUP; i++)
-        th_world_step(w);
+    for (int i = 0; i < WARMUP; i++) th_world_step(w);
     int32_t cols, rows;
     float cs;
     th_world_map_size(w, &cols, &rows, &cs);

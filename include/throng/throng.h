@@ -39,12 +39,12 @@ typedef uint32_t th_agent_id;
 #define TH_INVALID_AGENT UINT32_MAX
 
 /** Upper bounds that keep a hostile input from exhausting memory. */
-#define TH_MAX_AGENTS    (1u << 24) /* 16,777,216 agents */
-#define TH_MAX_CROWDS    256
-#define TH_MAX_WORLD_DIM 1.0e6f /* metres per side */
-#define TH_MAX_SPEED     1000.0f /* m/s: the largest speed or velocity any def or call may give */
-#define TH_MAX_COORD     1.0e7f  /* metres: the largest |x| or |y| of a target's point */
-#define TH_MAX_THREADS   64
+#define TH_MAX_AGENTS      (1u << 24) /* 16,777,216 agents */
+#define TH_MAX_CROWDS      256
+#define TH_MAX_WORLD_DIM   1.0e6f  /* metres per side */
+#define TH_MAX_SPEED       1000.0f /* m/s: the largest speed or velocity any def or call may give */
+#define TH_MAX_COORD       1.0e7f  /* metres: the largest |x| or |y| of a target's point */
+#define TH_MAX_THREADS     64
 #define TH_MAX_BODY_RADIUS 5.0f /* metres */
 
 /** Error detail filled by functions that can fail (pass NULL when not wanted). */
@@ -74,12 +74,12 @@ typedef void th_finish_task_fn(void *handle, void *user);
 
 /** World creation parameters. */
 typedef struct th_world_def {
-    float width, height;     /* world rectangle [0,width) x [0,height), metres; default 100 x 100 */
-    th_bounds bounds;        /* default TH_BOUNDS_WALLS */
-    float timestep;          /* seconds per step, default 1/60 */
-    uint64_t seed;           /* keys every random draw, default 1 */
-    uint32_t threads;        /* worker threads including the caller; 0 = number of cores (default) */
-    uint32_t agent_capacity; /* agents to reserve memory for up front (grows as needed); default 0 */
+    float width, height; /* world rectangle [0,width) x [0,height), metres; default 100 x 100 */
+    th_bounds bounds;    /* default TH_BOUNDS_WALLS */
+    float timestep;      /* seconds per step, default 1/60 */
+    uint64_t seed;       /* keys every random draw, default 1 */
+    uint32_t threads;    /* worker threads including the caller; 0 = number of cores (default) */
+    uint32_t agent_capacity; /* agents to make room for up front (grows as needed); default 0 */
     float cell_size;         /* terrain cell side, metres; 0 = no terrain map (no walls inside the
                                 world, no bunkers). The map has ceil(width / cell_size) x
                                 ceil(height / cell_size) cells, all open at first. Default 0 */
@@ -98,7 +98,7 @@ TH_API th_world_def th_default_world_def(void);
 /** Explicit types are 0 .. TH_MAX_TYPES - 1 (they fit a bit mask for predator relations). */
 #define TH_MAX_TYPES 32
 /** th_crowd_def.type: a type of the crowd's own, shared with no other crowd. */
-#define TH_TYPE_OWN UINT32_MAX
+#define TH_TYPE_OWN  UINT32_MAX
 
 /** How leaders close on their target. */
 typedef enum th_pursuit {
@@ -166,7 +166,7 @@ typedef enum th_hand {
 
 /** Most nodes of a waypoint graph (TH_GOAL_WAYPOINTS), and crumbs of a breadcrumb trail. */
 #define TH_MAX_WAYPOINT_NODES 256
-#define TH_MAX_BREADCRUMBS 65536
+#define TH_MAX_BREADCRUMBS    65536
 /** Most node pairs (n² summed) of the distinct waypoint graphs of one world: their tables are
  *  built when crowds are added, in O(n³) time. Crowds with the same nodes and edges share one
  *  table, whatever their destinations. */
@@ -202,25 +202,25 @@ typedef struct th_food_source {
  *  with probability `follow`, else wanders. Every cell loses pheromone as exp(-evaporation t).
  *  (Deneubourg et al. 1990; docs/ants.md.) */
 typedef struct th_forage_def {
-    th_vec2 nest;            /* nest centre, metres, inside the world and not in a wall */
-    float nest_radius;       /* metres in (0, 1000]; 0 = 2 m */
+    th_vec2 nest;               /* nest centre, metres, inside the world and not in a wall */
+    float nest_radius;          /* metres in (0, 1000]; 0 = 2 m */
     const th_food_source *food; /* 1 .. TH_MAX_FOOD_SOURCES sources; copied */
     uint32_t food_count;
-    float cell_size;         /* metres per pheromone cell without a map, in [0.1, 100]; 0 = 1 m.
-                                With a map it must be 0 or the map's cell size */
-    float deposit;           /* pheromone laid on each cell entered while carrying food, in
-                                (0, 1e6]; 0 = 1 */
-    float evaporation;       /* per second: a cell keeps exp(-evaporation dt) of its pheromone
-                                each step, in (0, 100]; 0 = 0.05 */
-    float follow;            /* probability per step that a searching ant sensing a trail
-                                follows it, in (0, 1]; 0 = 0.9 */
-    float sense_angle;       /* degrees in (0, 90] between the centre and the side sensors;
-                                0 = 45 */
-    float sense_distance;    /* metres in (0, 100] from the ant to its sensors; 0 = 2 */
-    float turn_rate;         /* degrees per second a following ant turns toward the stronger
-                                side, in (0, 100000]; 0 = 360 */
-    float sensitivity;       /* least pheromone that counts as a trail, in (0, 1e6]; 0 = 1 % of
-                                deposit */
+    float cell_size;      /* metres per pheromone cell without a map, in [0.1, 100]; 0 = 1 m.
+                             With a map it must be 0 or the map's cell size */
+    float deposit;        /* pheromone laid on each cell entered while carrying food, in
+                             (0, 1e6]; 0 = 1 */
+    float evaporation;    /* per second: a cell keeps exp(-evaporation dt) of its pheromone
+                             each step, in (0, 100]; 0 = 0.05 */
+    float follow;         /* probability per step that a searching ant sensing a trail
+                             follows it, in (0, 1]; 0 = 0.9 */
+    float sense_angle;    /* degrees in (0, 90] between the centre and the side sensors;
+                             0 = 45 */
+    float sense_distance; /* metres in (0, 100] from the ant to its sensors; 0 = 2 */
+    float turn_rate;      /* degrees per second a following ant turns toward the stronger
+                             side, in (0, 100000]; 0 = 360 */
+    float sensitivity;    /* least pheromone that counts as a trail, in (0, 1e6]; 0 = 1 % of
+                             deposit */
 } th_forage_def;
 
 /** A crowd's goal. Zero-initialised it is TH_GOAL_NONE. */
@@ -262,7 +262,7 @@ typedef struct th_goal_def {
                               of nodes whose cells see each other (line of sight between cell
                               centres; all pairs in a world without a map) */
     uint32_t edge_count;
-    uint32_t destination;  /* WAYPOINTS: the node everyone walks to */
+    uint32_t destination;        /* WAYPOINTS: the node everyone walks to */
     const th_forage_def *forage; /* FORAGE: the colony's parameters; copied */
 } th_goal_def;
 
@@ -276,7 +276,7 @@ typedef struct th_crowd_def {
     float body_radius;       /* metres in [0, 5]: agents are discs this wide that do not overlap
                                 each other or walls (resolved after every step); 0 = points.
                                 Default 0 (pedestrians 0.2) */
-    float neighbor_radius;   /* metres: alignment and cohesion consider agents this close; default 4 */
+    float neighbor_radius;   /* metres: alignment and cohesion heed agents this close; default 4 */
     float separation_radius; /* metres: agents of any crowd this close push apart; default 1.5 */
     float fov_deg;           /* full view angle, degrees in (0, 360]: agents outside it are not
                                 seen; default 270 */
@@ -291,36 +291,36 @@ typedef struct th_crowd_def {
     uint32_t color;          /* 0xRRGGBB for viewers; 0 = let the viewer choose. Default 0 */
 
     /* Types and leaders. */
-    uint32_t type;            /* faction in [0, TH_MAX_TYPES): agents align and cohere only with
-                                 agents of their own type (everyone separates from everyone).
-                                 TH_TYPE_OWN (default): a type of the crowd's own */
-    int32_t target;           /* a target (th_world_add_target) the crowd's leaders pursue, or -1
-                                 (default): no leaders, everyone flocks */
-    th_pursuit pursuit;       /* how leaders pursue, default TH_PURSUIT_CHASE */
-    float pursuit_weight;     /* default 2 */
-    float lead_fov_deg;       /* front view of the leader test, degrees in (0, 180], default 60 */
-    float lead_radius;        /* metres: reach of the leader test, default = neighbor_radius
-                                 (0 means that) */
-    uint32_t flee_types;      /* bit t set: agents of type t are predators to flee; default 0 */
-    float flee_radius;        /* metres: predators closer than this are fled, default 12 */
-    float flee_weight;        /* default 3 */
+    uint32_t type;        /* faction in [0, TH_MAX_TYPES): agents align and cohere only with
+                             agents of their own type (everyone separates from everyone).
+                             TH_TYPE_OWN (default): a type of the crowd's own */
+    int32_t target;       /* a target (th_world_add_target) the crowd's leaders pursue, or -1
+                             (default): no leaders, everyone flocks */
+    th_pursuit pursuit;   /* how leaders pursue, default TH_PURSUIT_CHASE */
+    float pursuit_weight; /* default 2 */
+    float lead_fov_deg;   /* front view of the leader test, degrees in (0, 180], default 60 */
+    float lead_radius;    /* metres: reach of the leader test, default = neighbor_radius
+                             (0 means that) */
+    uint32_t flee_types;  /* bit t set: agents of type t are predators to flee; default 0 */
+    float flee_radius;    /* metres: predators closer than this are fled, default 12 */
+    float flee_weight;    /* default 3 */
 
     /* The pedestrian model (model = TH_MODEL_PEDESTRIAN; ignored by boids). */
-    float desired_speed;      /* m/s: mean free walking speed, default 1.34 (Weidmann 1993) */
-    float desired_speed_sd;   /* m/s: spread of the free speeds, drawn per agent from a normal
-                                 distribution clipped to mean +- 2 sd and to (0, max_speed];
-                                 default 0.26 */
-    float time_gap;           /* seconds: the speed is (spacing - contact distance) / time_gap
-                                 when that is below the desired speed; default 0.7 (calibrated
-                                 on Weidmann's fundamental diagram: docs/pedestrians.md) */
-    float relaxation;         /* seconds: time constant of speeding up, default 0.5 */
-    float repulsion;          /* strength of the push away from neighbours (a dimensionless
-                                 weight against the unit goal direction), default 5 */
-    float repulsion_range;    /* metres: the push decays as exp(-gap / range), default 0.1 */
-    float wall_repulsion;     /* the same for walls, default 5 */
+    float desired_speed;        /* m/s: mean free walking speed, default 1.34 (Weidmann 1993) */
+    float desired_speed_sd;     /* m/s: spread of the free speeds, drawn per agent from a normal
+                                   distribution clipped to mean +- 2 sd and to (0, max_speed];
+                                   default 0.26 */
+    float time_gap;             /* seconds: the speed is (spacing - contact distance) / time_gap
+                                   when that is below the desired speed; default 0.7 (calibrated
+                                   on Weidmann's fundamental diagram: docs/pedestrians.md) */
+    float relaxation;           /* seconds: time constant of speeding up, default 0.5 */
+    float repulsion;            /* strength of the push away from neighbours (a dimensionless
+                                   weight against the unit goal direction), default 5 */
+    float repulsion_range;      /* metres: the push decays as exp(-gap / range), default 0.1 */
+    float wall_repulsion;       /* the same for walls, default 5 */
     float wall_repulsion_range; /* metres, default 0.02 */
-    th_vec2 heading;          /* a non-fleeing pedestrian crowd walks in this direction (need not
-                                 be unit; (0,0), the default, = stand unless pushed) */
+    th_vec2 heading;            /* a non-fleeing pedestrian crowd walks in this direction (need not
+                                   be unit; (0,0), the default, = stand unless pushed) */
 } th_crowd_def;
 
 /** A crowd def with every default filled in (boids). */
@@ -365,18 +365,18 @@ typedef struct th_agent_view {
 
 /** Aggregate figures of the last step, reduced in a fixed order. */
 typedef struct th_world_stats {
-    uint64_t step;            /* steps completed */
-    uint32_t agents;          /* agents in the world */
-    double mean_neighbors;    /* same-crowd agents seen per agent in the last step */
-    double mean_candidates;   /* agents inspected per agent (grid query cost) in the last step */
-    uint32_t spawned;         /* agents ever added */
-    uint32_t sheltered;       /* agents that reached a bunker, in total */
-    uint32_t stranded;        /* fleeing agents with no route to an open bunker, last step */
-    uint32_t removed;         /* agents removed by th_world_remove_agent, or buried: spawned =
-                                 agents + sheltered + removed + exited */
-    uint32_t buried;          /* of `removed`: agents a block event walled in with no open cell
-                                 reachable (see th_world_block_cells), in total */
-    uint32_t exited;          /* agents that left through an exit (th_world_add_exit), in total */
+    uint64_t step;          /* steps completed */
+    uint32_t agents;        /* agents in the world */
+    double mean_neighbors;  /* same-crowd agents seen per agent in the last step */
+    double mean_candidates; /* agents inspected per agent (grid query cost) in the last step */
+    uint32_t spawned;       /* agents ever added */
+    uint32_t sheltered;     /* agents that reached a bunker, in total */
+    uint32_t stranded;      /* fleeing agents with no route to an open bunker, last step */
+    uint32_t removed;       /* agents removed by th_world_remove_agent, or buried: spawned =
+                               agents + sheltered + removed + exited */
+    uint32_t buried;        /* of `removed`: agents a block event walled in with no open cell
+                               reachable (see th_world_block_cells), in total */
+    uint32_t exited;        /* agents that left through an exit (th_world_add_exit), in total */
 } th_world_stats;
 
 /** The phases of a step, in order. */
@@ -387,12 +387,12 @@ typedef enum th_phase {
     TH_PHASE_STEER,      /* each agent senses its neighbours and computes its acceleration */
     TH_PHASE_INTEGRATE,  /* velocities and positions advanced, edges handled */
     TH_PHASE_CONTACTS,   /* bodies pushed apart and out of walls (crowds with a body_radius) */
-    TH_PHASE_BOOKKEEPING,/* statistics, measurement, foraging deposits, breadcrumbs, read over
-                            the agents just stepped (sheltered and exited ones included) */
-    TH_PHASE_ADMIT,      /* agents that reached a bunker (while it has room) or an exit leave,
-                            once, in storage order */
-    TH_PHASE_SQUADS,     /* squads planned (again after terrain events) and advanced */
-    TH_PHASE_HISTORY,    /* the run history records what this step changed */
+    TH_PHASE_BOOKKEEPING, /* statistics, measurement, foraging deposits, breadcrumbs, read over
+                             the agents just stepped (sheltered and exited ones included) */
+    TH_PHASE_ADMIT,       /* agents that reached a bunker (while it has room) or an exit leave,
+                             once, in storage order */
+    TH_PHASE_SQUADS,      /* squads planned (again after terrain events) and advanced */
+    TH_PHASE_HISTORY,     /* the run history records what this step changed */
     TH_PHASE_COUNT
 } th_phase;
 
@@ -425,15 +425,15 @@ TH_API bool th_world_waypoint_hop(const th_world *w, uint32_t crowd, uint32_t fr
 /** The trail of a crowd with goal TH_GOAL_BREADCRUMBS as of the last step: copies up to `max`
  *  crumbs (metres), oldest held first, to `out` (may be NULL when max is 0) and returns how
  *  many are held (0 for any other crowd). */
-TH_API uint32_t th_world_breadcrumbs(const th_world *w, uint32_t crowd, th_vec2 *out,
-                                     uint32_t max);
+TH_API uint32_t th_world_breadcrumbs(const th_world *w, uint32_t crowd, th_vec2 *out, uint32_t max);
 
 /** Add an agent of `crowd` at `position` (inside the world) with `velocity` (finite; clamped
  *  to the crowd's max_speed, direction kept however long it is). Returns its id or
  *  TH_INVALID_AGENT with `err` filled (bad crowd, position outside the world or not finite,
- *  velocity not finite, TH_MAX_AGENTS reached, out of memory). May allocate; call it between steps. */
-TH_API th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
-                               th_error *err);
+ *  velocity not finite, TH_MAX_AGENTS reached, out of memory). May allocate; call it between steps.
+ */
+TH_API th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position,
+                                      th_vec2 velocity, th_error *err);
 
 /** Advance one fixed step. Allocates nothing once the first step has run. */
 TH_API void th_world_step(th_world *w);
@@ -489,16 +489,16 @@ TH_API void th_world_reset_profile(th_world *w);
  * step from its definition. */
 
 typedef enum th_target_kind {
-    TH_TARGET_POINT = 0, /* starts at `position`, moves at constant `velocity` */
-    TH_TARGET_PATH = 1,  /* moves along `points` at `speed`, looping back to the first or
-                            stopping at the last */
-    TH_TARGET_AGENT = 2, /* follows agent `agent` (where it is and how it moves); absent while
-                            that id names no agent */
+    TH_TARGET_POINT = 0,   /* starts at `position`, moves at constant `velocity` */
+    TH_TARGET_PATH = 1,    /* moves along `points` at `speed`, looping back to the first or
+                              stopping at the last */
+    TH_TARGET_AGENT = 2,   /* follows agent `agent` (where it is and how it moves); absent while
+                              that id names no agent */
     TH_TARGET_SHELTER = 3, /* the nearest open bunker: leaders follow the river map */
 } th_target_kind;
 
 /** Most targets per world, and points per path. */
-#define TH_MAX_TARGETS 64
+#define TH_MAX_TARGETS     64
 #define TH_MAX_PATH_POINTS 256
 
 typedef struct th_target_def {
@@ -518,7 +518,7 @@ TH_API int th_world_add_target(th_world *w, const th_target_def *def, th_error *
 /** A target's position and velocity as of the start of the last step; false for a bad index
  *  or a target that does not exist (a removed agent, a shelter target). */
 TH_API bool th_world_target_state(const th_world *w, uint32_t target, th_vec2 *position,
-                           th_vec2 *velocity);
+                                  th_vec2 *velocity);
 
 /* ---- squads ---------------------------------------------------------------------------------
  * A squad holds a formation by potential fields: each member is pulled to its own slot, pushed
@@ -542,20 +542,20 @@ typedef enum th_formation {
     TH_FORMATION_CIRCLE = 4, /* a ring */
 } th_formation;
 
-#define TH_MAX_SQUADS 64
+#define TH_MAX_SQUADS        64
 #define TH_MAX_SQUAD_MEMBERS 1024
 
 typedef struct th_squad_def {
-    uint32_t crowd;          /* the members' crowd: its radii, speeds and separation apply */
-    uint32_t count;          /* members, 1 .. TH_MAX_SQUAD_MEMBERS, spawned on their slots */
+    uint32_t crowd; /* the members' crowd: its radii, speeds and separation apply */
+    uint32_t count; /* members, 1 .. TH_MAX_SQUAD_MEMBERS, spawned on their slots */
     th_formation formation;
-    uint32_t files;          /* BOX: members per rank; 0 = ceil(sqrt(count)) */
-    float spacing;           /* metres between neighbouring slots, default 1.5 */
-    th_vec2 start, goal;     /* metres */
-    float speed;             /* centre speed, metres/second, default 1.5 */
-    float tolerance;         /* metres: the squad has arrived when its centre is at the goal and
-                                every member is this close to its slot; default 0.5 */
-    float slot_weight;       /* pull to the slot, default 3 */
+    uint32_t files;      /* BOX: members per rank; 0 = ceil(sqrt(count)) */
+    float spacing;       /* metres between neighbouring slots, default 1.5 */
+    th_vec2 start, goal; /* metres */
+    float speed;         /* centre speed, metres/second, default 1.5 */
+    float tolerance;     /* metres: the squad has arrived when its centre is at the goal and
+                            every member is this close to its slot; default 0.5 */
+    float slot_weight;   /* pull to the slot, default 3 */
 } th_squad_def;
 
 /** A squad def with the defaults above (formation BOX, crowd 0, no members). */
@@ -566,8 +566,8 @@ typedef struct th_squad_info {
     uint32_t members;        /* members alive */
     float error;             /* mean distance from members to their slots, metres */
     bool arrived;
-    uint32_t waypoints;      /* points of the centre's path (re-planned after terrain events) */
-    bool stuck;              /* terrain events left no route to the goal: the squad waits */
+    uint32_t waypoints; /* points of the centre's path (re-planned after terrain events) */
+    bool stuck;         /* terrain events left no route to the goal: the squad waits */
 } th_squad_info;
 
 /** Add a squad and spawn its members on their slots (which must be open ground). Returns the
@@ -579,7 +579,7 @@ TH_API bool th_world_get_squad(const th_world *w, uint32_t squad, th_squad_info 
 
 /** Member `i` of a squad: its agent id and its slot (metres); false past the last member. */
 TH_API bool th_world_squad_member(const th_world *w, uint32_t squad, uint32_t i, th_agent_id *id,
-                           th_vec2 *slot);
+                                  th_vec2 *slot);
 
 /** Point `i` of a squad's centre path (metres, start first); false past the last one. */
 TH_API bool th_world_squad_waypoint(const th_world *w, uint32_t squad, uint32_t i, th_vec2 *out);
@@ -604,9 +604,9 @@ typedef enum th_cell_kind {
 } th_cell_kind;
 
 /** Terrain cost bounds of an open cell. */
-#define TH_CELL_COST_MAX 1000
+#define TH_CELL_COST_MAX      1000
 /** Most bunkers in one world. */
-#define TH_MAX_BUNKERS 64
+#define TH_MAX_BUNKERS        64
 /** Most events queued between two steps. */
 #define TH_MAX_PENDING_EVENTS 65536
 
@@ -616,7 +616,7 @@ TH_API bool th_world_map_size(const th_world *w, int32_t *cols, int32_t *rows, f
 /** Set a cell while building the world, before the first step (after it, use the events).
  *  `cost` in [1, TH_CELL_COST_MAX] for open cells, ignored for walls. */
 TH_API bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uint32_t cost,
-                       th_error *err);
+                              th_error *err);
 
 /** Set how fast agents walk on an open cell, as a factor in (0, 1] of their speed (stairs about
  *  0.6), apart from its routing cost; before the first step. Default 1 everywhere. */
@@ -690,7 +690,7 @@ TH_API bool th_world_restore_bunker(th_world *w, uint32_t bunker, th_error *err)
 /** Break every destructible wall in the cell rectangle [x0, x1] x [y0, y1] (clipped to the map);
  *  they become open cells of cost 1. */
 TH_API bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
-                          th_error *err);
+                                 th_error *err);
 /** Block every open, non-bunker cell in the rectangle (clipped): a truck across a street.
  *  Agents caught inside move, at the start of the step that applies it, into the open cell
  *  nearest to their cell through the newly blocked cells (so they can walk there: those cells
@@ -698,7 +698,7 @@ TH_API bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1
  *  in whole, with no open cell bordering it, are removed and counted in th_world_stats.buried
  *  (and .removed); `throng run` reports them. */
 TH_API bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
-                          th_error *err);
+                                 th_error *err);
 /** Give every open, non-bunker cell in the rectangle (clipped) the terrain cost `cost` in
  *  [1, TH_CELL_COST_MAX]: a street flooded (dearer) or a swamp drained (cheaper). Walls and
  *  bunker cells are left as they are. Only routing changes (the walking speed is
@@ -709,7 +709,7 @@ TH_API bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1
  *  leave a stale value). A*'s landmark bounds belong to the old costs and are not used until
  *  th_world_find_path builds them again; squads re-plan their centre paths (see squads). */
 TH_API bool th_world_set_cost(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
-                       uint32_t cost, th_error *err);
+                              uint32_t cost, th_error *err);
 
 /* Every query below answers only for positions on the world ([0, width) x [0, height), finite):
  * for any other point (NaN, infinite, off the edge) the flows return false with (0,0), the
@@ -735,7 +735,7 @@ TH_API int th_world_nearest_bunker(const th_world *w, th_vec2 p);
  *  bunker cell last): up to `max` points to `out`, their count to `*count`. False with `err`
  *  filled when no open bunker is reachable or `max` is too small. Valid after the first step. */
 TH_API bool th_world_shelter_path(const th_world *w, th_vec2 p, th_vec2 *out, uint32_t max,
-                           uint32_t *count, th_error *err);
+                                  uint32_t *count, th_error *err);
 
 /* Weighted destinations: the general form of a river map. A destination field is built over a
  * set of goal cells, each with a weight (cost-weighted metres added to reaching it) that makes
@@ -754,7 +754,7 @@ typedef struct th_destination {
 /** Build a destination field over `count` goals (1..65,536 open cells) and compute it now;
  *  returns its index or -1 with `err` filled. Call between steps. */
 TH_API int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
-                              th_error *err);
+                                     th_error *err);
 
 /** Destination fields in the world (a scene makes one per crowd with a destinations goal). */
 TH_API uint32_t th_world_destination_count(const th_world *w);
@@ -770,7 +770,7 @@ TH_API float th_world_destination_cost(const th_world *w, uint32_t field, th_vec
  *  three queries answer for the field as built, without the congestion a crowd's goal may add
  *  (th_goal_def.congestion_weight). */
 TH_API bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *out,
-                               uint32_t max, uint32_t *count, th_error *err);
+                                      uint32_t max, uint32_t *count, th_error *err);
 
 /** Any-angle path from `from` to `to` (A* over the terrain costs, then string pulling, which
  *  takes a shortcut only where the terrain cost along it is no more than along the cells it
@@ -782,7 +782,7 @@ TH_API bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2
  *  and the first after the map changed, also builds A*'s landmark bounds (docs/architecture.md:
  *  about a quarter of a second on a 1024 x 1024 map); call it between steps. */
 TH_API bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uint32_t max,
-                        uint32_t *count, float *cost, th_error *err);
+                               uint32_t *count, float *cost, th_error *err);
 
 /** Distance in metres from `p` to the nearest wall (bilinear over cell centres) and in `*away`
  *  (may be NULL) the direction away from it; INFINITY and (0,0) in a world without a map. */
@@ -796,14 +796,14 @@ TH_API float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away)
 
 /** A colony's totals. taken = delivered + carried while no carrying ant was removed. */
 typedef struct th_forage_info {
-    th_vec2 nest;        /* centre, metres */
-    float nest_radius;   /* metres */
-    uint32_t sources;    /* food sources */
-    uint64_t taken;      /* units picked up from the sources so far */
-    uint64_t delivered;  /* units dropped at the nest so far */
-    uint32_t carried;    /* ants carrying food now (one unit each) */
-    uint64_t lost;       /* units carried by ants that were removed */
-    double pheromone;    /* sum of the pheromone grid */
+    th_vec2 nest;       /* centre, metres */
+    float nest_radius;  /* metres */
+    uint32_t sources;   /* food sources */
+    uint64_t taken;     /* units picked up from the sources so far */
+    uint64_t delivered; /* units dropped at the nest so far */
+    uint32_t carried;   /* ants carrying food now (one unit each) */
+    uint64_t lost;      /* units carried by ants that were removed */
+    double pheromone;   /* sum of the pheromone grid */
 } th_forage_info;
 
 /** A food source as it is now. */
@@ -832,7 +832,7 @@ TH_API bool th_world_add_pheromone(th_world *w, uint32_t crowd, th_vec2 p, float
 
 /** The spatial grid's columns, rows and cell extent in metres (for overlays and tools). */
 TH_API void th_world_grid_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_w,
-                        float *cell_h);
+                               float *cell_h);
 
 /* ---- tracing ----------------------------------------------------------------------------
  * A trace records, for every step, one span per phase per worker that took part in it (serial
@@ -848,7 +848,8 @@ typedef struct th_trace_span {
 } th_trace_span;
 
 /** Start recording into a buffer of `max_spans` spans (allocated now; recording stops when it is
- *  full). Any earlier recording is discarded. False with `err` filled on a bad size or no memory. */
+ *  full). Any earlier recording is discarded. False with `err` filled on a bad size or no memory.
+ */
 TH_API bool th_world_trace_start(th_world *w, uint32_t max_spans, th_error *err);
 
 /** The spans recorded so far, in recording order; valid until the next call that changes the
@@ -878,51 +879,51 @@ TH_API void th_world_trace_stop(th_world *w);
  * the line and goes on is counted once. */
 
 /** Most areas and lines per world. */
-#define TH_MAX_MEASURE_AREAS 64
-#define TH_MAX_MEASURE_LINES 64
+#define TH_MAX_MEASURE_AREAS        64
+#define TH_MAX_MEASURE_LINES        64
 /** Longest flow window: seconds, and steps (a ring of per-step counts is kept per line). */
-#define TH_MAX_MEASURE_WINDOW 3600.0f
+#define TH_MAX_MEASURE_WINDOW       3600.0f
 #define TH_MAX_MEASURE_WINDOW_STEPS 65536u
 
 /** An area. Names: 1 to 63 characters of letters, digits, '_', '-' and '.', unique among the
  *  world's areas and lines (they name output columns). */
 typedef struct th_measure_area_def {
-    const char *name;      /* copied */
-    float x0, y0, x1, y1;  /* metres, 0 <= x0 < x1 <= width, 0 <= y0 < y1 <= height */
+    const char *name;     /* copied */
+    float x0, y0, x1, y1; /* metres, 0 <= x0 < x1 <= width, 0 <= y0 < y1 <= height */
 } th_measure_area_def;
 
 /** A line (a segment; the same name rules as areas). */
 typedef struct th_measure_line_def {
-    const char *name;      /* copied */
-    th_vec2 a, b;          /* metres, inside the closed world rectangle, a != b */
-    float window;          /* seconds over which `flow` is averaged, rounded to whole steps (at
-                              least one, at most TH_MAX_MEASURE_WINDOW_STEPS); 0 = 1 second */
+    const char *name; /* copied */
+    th_vec2 a, b;     /* metres, inside the closed world rectangle, a != b */
+    float window;     /* seconds over which `flow` is averaged, rounded to whole steps (at
+                         least one, at most TH_MAX_MEASURE_WINDOW_STEPS); 0 = 1 second */
 } th_measure_line_def;
 
 /** An area's figures as of the last step (or, before a step has run since it was added, as of
  *  when it was added). */
 typedef struct th_measure_area_info {
-    const char *name;     /* points into the world */
+    const char *name; /* points into the world */
     float x0, y0, x1, y1;
-    uint32_t count;       /* agents inside */
-    double density;       /* count / area, persons per square metre */
-    double mean_speed;    /* mean of |velocity| over the agents inside, metres/second; NaN when
-                             the area is empty (no agent, no speed: 0 would read as a standstill) */
+    uint32_t count;    /* agents inside */
+    double density;    /* count / area, persons per square metre */
+    double mean_speed; /* mean of |velocity| over the agents inside, metres/second; NaN when
+                          the area is empty (no agent, no speed: 0 would read as a standstill) */
 } th_measure_area_info;
 
 /** A line's figures as of the last step. */
 typedef struct th_measure_line_info {
-    const char *name;     /* points into the world */
+    const char *name; /* points into the world */
     th_vec2 a, b;
-    float window;         /* seconds: window_steps * timestep */
+    float window; /* seconds: window_steps * timestep */
     uint32_t window_steps;
-    int32_t crossed;      /* net crossings in the last step: forward - backward */
+    int32_t crossed;            /* net crossings in the last step: forward - backward */
     uint32_t forward, backward; /* crossings left-to-right and right-to-left in the last step */
     int64_t crossed_total;      /* net crossings since the line was added */
     uint64_t forward_total, backward_total;
-    double flow;          /* net persons/second over the last window: the net crossings of the
-                             last min(steps measured, window_steps) steps divided by their
-                             duration; 0 before the first step */
+    double flow; /* net persons/second over the last window: the net crossings of the
+                    last min(steps measured, window_steps) steps divided by their
+                    duration; 0 before the first step */
 } th_measure_line_info;
 
 /** Add an area; returns its index (0, 1, ...) or -1 with `err` filled. Allocates; call it
@@ -980,9 +981,9 @@ TH_API bool th_world_measure_line(const th_world *w, uint32_t line, th_measure_l
  * added first takes the agent. */
 
 /** Most spawners and exits per world; draws per agent before a spawner waits a step. */
-#define TH_MAX_SPAWNERS 64
-#define TH_MAX_EXITS 64
-#define TH_SPAWN_TRIES 16
+#define TH_MAX_SPAWNERS   64
+#define TH_MAX_EXITS      64
+#define TH_SPAWN_TRIES    16
 /** Largest spawner rate, persons per second. */
 #define TH_MAX_SPAWN_RATE 10000.0
 
@@ -993,18 +994,18 @@ typedef struct th_cell_ref {
 
 /** A spawner. Start from th_default_spawner_def(). */
 typedef struct th_spawner_def {
-    const char *name;          /* copied (63 bytes kept); NULL = "spawner N" */
-    uint32_t crowd;            /* the crowd its agents join */
-    float x0, y0, x1, y1;      /* the area [x0, x1) x [y0, y1), metres, inside the world; used
-                                  when cell_count is 0 */
-    const th_cell_ref *cells;  /* or these map cells (copied; 1 .. 65,536, inside the map) */
+    const char *name;         /* copied (63 bytes kept); NULL = "spawner N" */
+    uint32_t crowd;           /* the crowd its agents join */
+    float x0, y0, x1, y1;     /* the area [x0, x1) x [y0, y1), metres, inside the world; used
+                                 when cell_count is 0 */
+    const th_cell_ref *cells; /* or these map cells (copied; 1 .. 65,536, inside the map) */
     uint32_t cell_count;
-    double rate;               /* persons per second, in (0, TH_MAX_SPAWN_RATE] */
-    double start;              /* seconds, >= 0; default 0 */
-    double stop;               /* seconds, > start, or INFINITY (default): it never stops */
-    uint32_t limit;            /* most agents it adds in total; 0 (default) = no limit */
-    th_vec2 velocity;          /* initial velocity of its agents (clamped to the crowd's
-                                  max_speed); default (0, 0) */
+    double rate;      /* persons per second, in (0, TH_MAX_SPAWN_RATE] */
+    double start;     /* seconds, >= 0; default 0 */
+    double stop;      /* seconds, > start, or INFINITY (default): it never stops */
+    uint32_t limit;   /* most agents it adds in total; 0 (default) = no limit */
+    th_vec2 velocity; /* initial velocity of its agents (clamped to the crowd's
+                         max_speed); default (0, 0) */
 } th_spawner_def;
 
 /** A spawner def with the defaults above (area and rate still to be set). */
@@ -1012,7 +1013,7 @@ TH_API th_spawner_def th_default_spawner_def(void);
 
 /** A spawner's counts, as of the last step. */
 typedef struct th_spawner_info {
-    const char *name;     /* points into the world */
+    const char *name; /* points into the world */
     uint32_t crowd;
     uint32_t emitted;     /* agents it has added */
     uint64_t due;         /* agents owed by the last spawning pass (the formula above, capped by
@@ -1035,14 +1036,14 @@ TH_API bool th_world_get_spawner(const th_world *w, uint32_t spawner, th_spawner
 
 /** An exit. Start from th_default_exit_def(). */
 typedef struct th_exit_def {
-    const char *name;          /* copied (63 bytes kept); NULL = "exit N" */
-    float x0, y0, x1, y1;      /* the area [x0, x1) x [y0, y1), metres; used when cell_count is
-                                  0 and field is -1 */
-    const th_cell_ref *cells;  /* or these map cells (copied; 1 .. 65,536, inside the map) */
+    const char *name;         /* copied (63 bytes kept); NULL = "exit N" */
+    float x0, y0, x1, y1;     /* the area [x0, x1) x [y0, y1), metres; used when cell_count is
+                                 0 and field is -1 */
+    const th_cell_ref *cells; /* or these map cells (copied; 1 .. 65,536, inside the map) */
     uint32_t cell_count;
-    int32_t field;             /* or, >= 0: the goal cells of this destination field. Default -1 */
-    const uint32_t *crowds;    /* the crowds it removes (copied); crowd_count 0 (default) = every
-                                  crowd, also those added later */
+    int32_t field;          /* or, >= 0: the goal cells of this destination field. Default -1 */
+    const uint32_t *crowds; /* the crowds it removes (copied); crowd_count 0 (default) = every
+                               crowd, also those added later */
     uint32_t crowd_count;
 } th_exit_def;
 
@@ -1109,8 +1110,8 @@ typedef struct th_history_entry {
 /** The history in the order it happened: copies up to `max` entries from the `first` on into
  *  `out` (may be NULL when max is 0) and returns how many it copied. `total` (may be NULL)
  *  receives the number kept, `dropped` (may be NULL) those past TH_MAX_HISTORY. */
-TH_API uint32_t th_world_history(const th_world *w, uint32_t first, th_history_entry *out, uint32_t max,
-                          uint32_t *total, uint32_t *dropped);
+TH_API uint32_t th_world_history(const th_world *w, uint32_t first, th_history_entry *out,
+                                 uint32_t max, uint32_t *total, uint32_t *dropped);
 
 /** Steps after which the k-th agent (k >= 1, in the order they arrived) was sheltered, or 0 when
  *  fewer than k agents have been sheltered (also in worlds without a map). Agents sheltered in
@@ -1129,8 +1130,8 @@ typedef struct th_scene_opts {
     uint32_t threads;   /* worker threads; 0 = the scene's `threads`, else the number of cores */
     bool override_seed; /* use `seed` instead of the file's */
     uint64_t seed;
-    uint32_t agents;    /* 0 = as written; else random-spawn crowd counts are scaled so that
-                           all agents together number this (explicit agent lists stay) */
+    uint32_t agents;          /* 0 = as written; else random-spawn crowd counts are scaled so that
+                                 all agents together number this (explicit agent lists stay) */
     bool allow_outside_paths; /* files the scene names (map.image) may lie outside the scene's
                                  folder (absolute, `..`, symbolic links); off by default */
     th_enqueue_task_fn *enqueue_task; /* the host's task system, as in th_world_def (then
@@ -1142,8 +1143,8 @@ typedef struct th_scene_opts {
 /** What a loaded scene holds. */
 typedef struct th_scene_info {
     char name[64];
-    uint64_t steps;     /* the scene's `steps` (for headless runs) */
-    float timestep;     /* seconds */
+    uint64_t steps; /* the scene's `steps` (for headless runs) */
+    float timestep; /* seconds */
     uint32_t agents, crowds, bunkers, events;
     int32_t map_cols, map_rows; /* 0 without a map */
 } th_scene_info;
@@ -1151,7 +1152,7 @@ typedef struct th_scene_info {
 /** Load the scene file at `path` and build its world, events scheduled. `info` (may be NULL)
  *  receives a summary. NULL with `err` filled on any problem. */
 TH_API th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_info *info,
-                        th_error *err);
+                               th_error *err);
 
 /* ---- built-in demos ------------------------------------------------------------------- */
 

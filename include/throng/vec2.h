@@ -39,6 +39,8 @@ static inline th_vec2 th_v2_clamp_len(th_vec2 a, float max_len) {
     return (th_vec2){a.x * s, a.y * s};
 }
 
-static inline float th_clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
+static inline float th_clampf(float v, float lo, float hi) {
+    return v < lo ? lo : (v > hi ? hi : v);
+}
 
 #endif

@@ -29,9 +29,9 @@
  * nearest-bunker field), B cycle the flow field through nearest, bunker 1, 2, ... and back,
  * Q squads, D density, G grid, W wall distance, A ant pheromone, P profiler, T HUD, L legend,
  * H help,
- * 0 or Home reset the view, R restart, S screenshot, Esc quit. Mouse: click a bunker to destroy / restore it, click a
- * destructible wall to break its whole connected piece, drag to pan, wheel to zoom about the
- * cursor. */
+ * 0 or Home reset the view, R restart, S screenshot, Esc quit. Mouse: click a bunker to destroy /
+ * restore it, click a destructible wall to break its whole connected piece, drag to pan, wheel to
+ * zoom about the cursor. */
 #ifndef TH_VIEWER_H
 #define TH_VIEWER_H
 
@@ -51,23 +51,23 @@
 
 /** Overlay bits (th_view_opts.overlays, th_view_screenshot). */
 enum {
-    TH_VIEW_OVERLAY_FLOW = 1u << 0,     /* flow arrows of the nearest-bunker field, coloured by
-                                           the bunker whose basin the cell lies in; or of one
-                                           bunker's own field (th_view_opts.flow_bunker) in
-                                           that bunker's colour */
-    TH_VIEW_OVERLAY_DENSITY = 1u << 1,  /* agents per spatial-grid cell as a heat map */
-    TH_VIEW_OVERLAY_GRID = 1u << 2,     /* the spatial grid's cell borders */
-    TH_VIEW_OVERLAY_WALLDIST = 1u << 3, /* distance to the nearest wall as a heat map */
-    TH_VIEW_OVERLAY_PROFILER = 1u << 4, /* stacked graph of the phase times of the last steps */
-    TH_VIEW_OVERLAY_HUD = 1u << 5,      /* text panel: fps, steps/s, agents, phase times */
-    TH_VIEW_OVERLAY_HELP = 1u << 6,     /* key help panel */
-    TH_VIEW_OVERLAY_AGENTS = 1u << 7,   /* the agents themselves (on unless cleared) */
-    TH_VIEW_OVERLAY_SQUADS = 1u << 8,   /* per squad: the centre's path, each member's slot as a
-                                           cross in its crowd's colour, and a line from each
-                                           member to its slot */
-    TH_VIEW_OVERLAY_LEGEND = 1u << 9,   /* what the colours mean: cell kinds, crowds, leaders and
-                                           predators, bunker states, and the colour scale (with
-                                           units) of each overlay on */
+    TH_VIEW_OVERLAY_FLOW = 1u << 0,       /* flow arrows of the nearest-bunker field, coloured by
+                                             the bunker whose basin the cell lies in; or of one
+                                             bunker's own field (th_view_opts.flow_bunker) in
+                                             that bunker's colour */
+    TH_VIEW_OVERLAY_DENSITY = 1u << 1,    /* agents per spatial-grid cell as a heat map */
+    TH_VIEW_OVERLAY_GRID = 1u << 2,       /* the spatial grid's cell borders */
+    TH_VIEW_OVERLAY_WALLDIST = 1u << 3,   /* distance to the nearest wall as a heat map */
+    TH_VIEW_OVERLAY_PROFILER = 1u << 4,   /* stacked graph of the phase times of the last steps */
+    TH_VIEW_OVERLAY_HUD = 1u << 5,        /* text panel: fps, steps/s, agents, phase times */
+    TH_VIEW_OVERLAY_HELP = 1u << 6,       /* key help panel */
+    TH_VIEW_OVERLAY_AGENTS = 1u << 7,     /* the agents themselves (on unless cleared) */
+    TH_VIEW_OVERLAY_SQUADS = 1u << 8,     /* per squad: the centre's path, each member's slot as a
+                                             cross in its crowd's colour, and a line from each
+                                             member to its slot */
+    TH_VIEW_OVERLAY_LEGEND = 1u << 9,     /* what the colours mean: cell kinds, crowds, leaders and
+                                             predators, bunker states, and the colour scale (with
+                                             units) of each overlay on */
     TH_VIEW_OVERLAY_PHEROMONE = 1u << 10, /* foraging crowds' pheromone grids as a heat map
                                              (logarithmic in deposits) */
 };
@@ -124,21 +124,21 @@ TH_API int th_view_run(th_world **world, const th_view_opts *opts);
  *  no display is needed. `opts` may be NULL (defaults). Returns false with `err` (may be NULL)
  *  filled on bad arguments, when SDL fails, or when the file cannot be written. */
 TH_API bool th_view_screenshot(const th_world *w, const th_view_opts *opts, const char *png_path,
-                        uint32_t overlays, th_error *err);
+                               uint32_t overlays, th_error *err);
 
 /** Like th_view_screenshot, but into memory: `pixels` receives opts->width x opts->height
  *  pixels, row-major from the top-left, each 0xAARRGGBB. For tests and tools that compare
  *  images without touching files. */
 TH_API bool th_view_render_pixels(const th_world *w, const th_view_opts *opts, uint32_t overlays,
-                           uint32_t *pixels, th_error *err);
+                                  uint32_t *pixels, th_error *err);
 
 /** Measure the headless renderer: draw `frames` frames of `w` (initial fit, agents interpolated
  *  half-way between the last two steps, overlays as given) with one software renderer, as the
  *  window loop does minus presenting, and store the mean milliseconds per frame in
  *  `*ms_per_frame`. Steps the world once first (to have two states to interpolate). False with
  *  `err` filled on bad arguments or SDL failure. */
-TH_API bool th_view_time_frames(th_world *w, const th_view_opts *opts, uint32_t overlays, int frames,
-                         double *ms_per_frame, th_error *err);
+TH_API bool th_view_time_frames(th_world *w, const th_view_opts *opts, uint32_t overlays,
+                                int frames, double *ms_per_frame, th_error *err);
 
 /** Where world point `p` (metres) lands on screen in the initial fit of a view of
  *  width x height pixels (the formula in this header's comment). A world without a positive
@@ -164,7 +164,7 @@ typedef struct th_view_layout {
 /** Lay out the first frame of `w` as th_view_screenshot draws it with `overlays`. False with
  *  `err` filled on bad arguments or SDL failure. */
 TH_API bool th_view_get_layout(const th_world *w, const th_view_opts *opts, uint32_t overlays,
-                        th_view_layout *out, th_error *err);
+                               th_view_layout *out, th_error *err);
 
 /** Where world point `p` lands on screen in `layout`. */
 TH_API th_vec2 th_view_layout_to_screen(const th_view_layout *layout, th_vec2 p);

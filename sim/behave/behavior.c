@@ -20,9 +20,7 @@ static bool finite2(th_vec2 v) { return isfinite(v.x) && isfinite(v.y); }
 static bool valid_point(th_vec2 p) {
     return finite2(p) && fabsf(p.x) <= TH_MAX_COORD && fabsf(p.y) <= TH_MAX_COORD;
 }
-static bool valid_velocity(th_vec2 v) {
-    return finite2(v) && hypot(v.x, v.y) <= TH_MAX_SPEED;
-}
+static bool valid_velocity(th_vec2 v) { return finite2(v) && hypot(v.x, v.y) <= TH_MAX_SPEED; }
 
 int th_world_add_target(th_world *w, const th_target_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
@@ -35,9 +33,10 @@ int th_world_add_target(th_world *w, const th_target_def *def, th_error *err) {
     switch (d.kind) {
     case TH_TARGET_POINT:
         if (!valid_point(d.position) || !valid_velocity(d.velocity)) {
-            th_error_set(err, "a point target needs a position within %g m of the origin on each "
-                         "axis and a velocity of at most %g m/s", (double)TH_MAX_COORD,
-                         (double)TH_MAX_SPEED);
+            th_error_set(err,
+                         "a point target needs a position within %g m of the origin on each "
+                         "axis and a velocity of at most %g m/s",
+                         (double)TH_MAX_COORD, (double)TH_MAX_SPEED);
             return -1;
         }
         break;
@@ -77,9 +76,7 @@ int th_world_add_target(th_world *w, const th_target_def *def, th_error *err) {
             return -1;
         }
         break;
-    default:
-        th_error_set(err, "unknown target kind %d", (int)d.kind);
-        return -1;
+    default: th_error_set(err, "unknown target kind %d", (int)d.kind); return -1;
     }
     uint32_t t = w->target_count++;
     w->target_def[t] = d;
@@ -143,9 +140,7 @@ void th_targets_update(th_world *w) {
             vel = d->velocity;
             pos = th_v2_add(d->position, th_v2_scale(vel, (float)time));
             break;
-        case TH_TARGET_PATH:
-            path_at(d, (double)d->speed * time, &pos, &vel);
-            break;
+        case TH_TARGET_PATH: path_at(d, (double)d->speed * time, &pos, &vel); break;
         case TH_TARGET_AGENT: {
             uint32_t k = d->agent < w->next_id ? w->slot_of_id[d->agent] : UINT32_MAX;
             valid = k < w->count;

@@ -39,16 +39,16 @@
 #include "sim/core/world.h"
 
 /* This file is compiled three times on x86-64: as itself, for the baseline (or any other
- * target), and through sim/behave/boids_avx2.c and sim/behave/boids_avx512.c with -march=x86-64-v3 and -v4
- * for the whole translation unit. Whole-file compilation, not per-function target clones, is
- * what keeps each copy in its instruction set all the way down: every static helper
+ * target), and through sim/behave/boids_avx2.c and sim/behave/boids_avx512.c with -march=x86-64-v3
+ * and -v4 for the whole translation unit. Whole-file compilation, not per-function target clones,
+ * is what keeps each copy in its instruction set all the way down: every static helper
  * (block_spans, visit, the steering maths) is compiled for it, so the per-agent loop never
  * calls SSE code with dirty upper vector halves (target_clones compiled the non-inlined
  * helpers for the baseline only, which made the AVX2 clone 2x slower on Intel server cores).
  * The -v4 copy keeps 8 lanes but compares into mask registers: 12% faster than -v3 where
  * AVX-512 exists. th_boids_steer picks a copy per chunk. */
 #ifndef TH_BOIDS_KERNEL
-#define TH_BOIDS_KERNEL th_boids_steer_base
+#define TH_BOIDS_KERNEL     th_boids_steer_base
 #define TH_BOIDS_DISPATCHER 1
 #endif
 
@@ -109,19 +109,19 @@ typedef struct probe {
     float x, y, vx, vy;
     int32_t type;
     float sense_r2, separation_r2, neighbor_r2;
-    bool lead;          /* count same-type agents in the front view (leader test) */
+    bool lead; /* count same-type agents in the front view (leader test) */
     float lead_r2;
     float lead_k;       /* cos(half front view)^2 * |v|^2 */
     uint32_t flee_mask; /* predator types; 0 = none */
     float flee_r2;
-    v8i all_round;  /* all lanes set: the view cone is skipped */
-    v8i narrow;     /* all lanes set: view angle <= 180 degrees (cos(half) >= 0) */
-    float cone_k;   /* cos(half)^2 * |v|^2 */
+    v8i all_round; /* all lanes set: the view cone is skipped */
+    v8i narrow;    /* all lanes set: view angle <= 180 degrees (cos(half) >= 0) */
+    float cone_k;  /* cos(half)^2 * |v|^2 */
 } probe;
 
 /* Offsets d = p_j - p_i of the 8 candidates from j on; on a torus the nearest image. */
-TH_INLINE void offsets(const th_agents *a, uint32_t j, const probe *p, bool wrap, float W,
-                       float H, v8f *dx, v8f *dy) {
+TH_INLINE void offsets(const th_agents *a, uint32_t j, const probe *p, bool wrap, float W, float H,
+                       v8f *dx, v8f *dy) {
     v8f x = load8(a->px + j) - p->x, y = load8(a->py + j) - p->y;
     if (wrap) {
         const float hw = 0.5f * W, hh = 0.5f * H;
@@ -134,8 +134,8 @@ TH_INLINE void offsets(const th_agents *a, uint32_t j, const probe *p, bool wrap
 
 /* Visit candidates [begin, end). Arrays are padded by TH_SIMD_PAD so a block may read past
  * `end`; lanes past it are masked off. */
-TH_INLINE void visit(const th_agents *a, uint32_t begin, uint32_t end, const probe *p,
-                         bool wrap, float W, float H, sums *s) {
+TH_INLINE void visit(const th_agents *a, uint32_t begin, uint32_t end, const probe *p, bool wrap,
+                     float W, float H, sums *s) {
     const v8i lane = {0, 1, 2, 3, 4, 5, 6, 7};
     for (uint32_t j = begin; j < end; j += 8) {
         const v8i live = lane < (int32_t)(end - j);
@@ -150,8 +150,8 @@ TH_INLINE void visit(const th_agents *a, uint32_t begin, uint32_t end, const pro
         const v8f dot = p->vx * dx + p->vy * dy;
         const v8f dd = dot * dot, kd2 = p->cone_k * d2;
         const v8i ahead = dot >= 0.0f;
-        const v8i seen = p->all_round | (p->narrow & ahead & (dd >= kd2)) |
-                         (~p->narrow & (ahead | (dd <= kd2)));
+        const v8i seen =
+            p->all_round | (p->narrow & ahead & (dd >= kd2)) | (~p->narrow & (ahead | (dd <= kd2)));
         in &= seen;
         v8u16 t16;
         memcpy(&t16, a->type + j, sizeof t16);
@@ -180,9 +180,9 @@ TH_INLINE void visit(const th_agents *a, uint32_t begin, uint32_t end, const pro
  * of line. Folding it into visit(), or even inlining this pass beside it, made GCC compile the
  * plain loop worse: 11% more instructions for plain flocking with the tests never run
  * (callgrind, 5,000 boids). */
-__attribute__((noinline)) static void
-visit_extras(const th_agents *a, uint32_t begin, uint32_t end, const probe *p, bool wrap, float W,
-             float H, extra_sums *x) {
+__attribute__((noinline)) static void visit_extras(const th_agents *a, uint32_t begin, uint32_t end,
+                                                   const probe *p, bool wrap, float W, float H,
+                                                   extra_sums *x) {
     const v8i lane = {0, 1, 2, 3, 4, 5, 6, 7};
     for (uint32_t j = begin; j < end; j += 8) {
         const v8i live = lane < (int32_t)(end - j);
@@ -197,8 +197,8 @@ visit_extras(const th_agents *a, uint32_t begin, uint32_t end, const probe *p, b
         const v8i type = __builtin_convertvector(t16, v8i);
         const v8i same = type == p->type;
         /* The narrow front view is at most 180 degrees wide: ahead, and inside the cone. */
-        const v8i front = live & same & (d2 > 0.0f) & (d2 < p->lead_r2) & ahead &
-                          (dd >= p->lead_k * d2);
+        const v8i front =
+            live & same & (d2 > 0.0f) & (d2 < p->lead_r2) & ahead & (dd >= p->lead_k * d2);
         x->n_front -= front;
     }
 }
@@ -317,8 +317,8 @@ void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *
         const th_vec2 v = th_v2(p.vx, p.vy);
         th_vec2 acc = th_v2(0.0f, 0.0f);
         if (n_sep > 0) {
-            th_vec2 f = steer_toward(th_v2(hsum(s.sep_x), hsum(s.sep_y)), v, c->max_speed,
-                                     c->max_force);
+            th_vec2 f =
+                steer_toward(th_v2(hsum(s.sep_x), hsum(s.sep_y)), v, c->max_speed, c->max_force);
             acc = th_v2_add(acc, th_v2_scale(f, c->w_sep));
         }
         /* A leader: its crowd has a target and nobody of its type is in its front view. It
@@ -348,7 +348,8 @@ void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *
             acc = th_v2_add(acc, th_nav_steer(w, id, c, th_v2(p.x, p.y), v, &stranded));
             stats->stranded += stranded;
         }
-        w->flags[i] = (uint8_t)((leader ? TH_AGENT_LEADER : 0u) | (stranded ? TH_AGENT_STRANDED : 0u));
+        w->flags[i] =
+            (uint8_t)((leader ? TH_AGENT_LEADER : 0u) | (stranded ? TH_AGENT_STRANDED : 0u));
         acc = th_v2_clamp_len(acc, c->max_force);
         w->ax[i] = acc.x;
         w->ay[i] = acc.y;

@@ -11,8 +11,8 @@
 typedef enum th_boids_isa {
     TH_BOIDS_ISA_AUTO = 0, /* AVX2 when available, else baseline */
     TH_BOIDS_ISA_BASELINE,
-    TH_BOIDS_ISA_AVX2,     /* x86-64-v3: AVX2, FMA (never contracted), BMI */
-    TH_BOIDS_ISA_AVX512,   /* x86-64-v4: AVX-512 F/VL/BW/DQ/CD, still 8-lane vectors */
+    TH_BOIDS_ISA_AVX2,   /* x86-64-v3: AVX2, FMA (never contracted), BMI */
+    TH_BOIDS_ISA_AVX512, /* x86-64-v4: AVX-512 F/VL/BW/DQ/CD, still 8-lane vectors */
 } th_boids_isa;
 
 /** Force a copy of the kernel for every later step of every world (AUTO undoes it). Returns
@@ -37,8 +37,7 @@ void th_boids_steer_avx512(struct th_world *w, uint32_t begin, uint32_t end,
 
 /* Compute accelerations for storage indices [begin, end) of buf[cur], with the copy above that
  * th_boids_active_isa names; agents of pedestrian crowds are skipped. */
-void th_boids_steer(struct th_world *w, uint32_t begin, uint32_t end,
-                    struct th_chunk_stats *stats);
+void th_boids_steer(struct th_world *w, uint32_t begin, uint32_t end, struct th_chunk_stats *stats);
 
 /* After the grid phase's gather: rebuild the predator index (w->pred_grid) from buf[cur].
  * Does nothing when no crowd flees anyone. */

@@ -106,7 +106,8 @@ static void list_contacts(th_world *w, const float *rx, const float *ry, uint32_
         const float px = rx[i], py = ry[i];
         th_grid_span spans[TH_GRID_MAX_SPANS];
         const uint32_t nx = (uint32_t)w->grid.nx, cell = w->cell[i];
-        const uint32_t ns = th_grid_block(&w->grid, (int32_t)(cell % nx), (int32_t)(cell / nx), 1, wrap, spans);
+        const uint32_t ns =
+            th_grid_block(&w->grid, (int32_t)(cell % nx), (int32_t)(cell / nx), 1, wrap, spans);
         for (uint32_t r = 0; r < ns; r++) {
             for (uint32_t j = spans[r].begin; j < spans[r].end; j++) {
                 const float rj = w->crowd_radius[a->crowd[j]];
@@ -173,7 +174,8 @@ static void contact_last_job(void *ctx, uint32_t begin, uint32_t end, uint32_t w
         if (c->radius > 0.0f) {
             const th_vec2 p0 = th_v2(a->px[i], a->py[i]);
             float worst = 0.0f;
-            const th_vec2 d = th_min_image(th_v2_sub(resolve_one(w, cc->rx, cc->ry, i, &worst), p0), wrap, W, H);
+            const th_vec2 d =
+                th_min_image(th_v2_sub(resolve_one(w, cc->rx, cc->ry, i, &worst), p0), wrap, W, H);
             th_vec2 v = th_v2(a->vx[i], a->vy[i]);
             const float d2 = th_v2_len2(d);
             if (d2 > 0.0f) {
@@ -207,7 +209,8 @@ void th_contacts_resolve(th_world *w) {
     const uint32_t max_rounds = settle ? TH_CONTACT_SETTLE_ROUNDS : TH_CONTACT_MAX_ROUNDS;
     w->settle = false;
     for (uint32_t r = 0; r + 1 < max_rounds; r++) {
-        if (r > 0 && r % TH_CONTACT_RELIST == 0) th_pool_parallel_for(w->pool, w->count, TH_CHUNK, relist_job, &cc);
+        if (r > 0 && r % TH_CONTACT_RELIST == 0)
+            th_pool_parallel_for(w->pool, w->count, TH_CHUNK, relist_job, &cc);
         cc.wx = bx[r & 1];
         cc.wy = by[r & 1];
         th_pool_parallel_for(w->pool, w->count, TH_CHUNK, contact_job, &cc);

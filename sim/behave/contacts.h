@@ -5,22 +5,23 @@
 #include "sim/core/world.h"
 
 /* Rounds of overlap removal per step. */
-#define TH_CONTACT_ROUNDS 4u
-#define TH_CONTACT_MAX_ROUNDS 32u
+#define TH_CONTACT_ROUNDS        4u
+#define TH_CONTACT_MAX_ROUNDS    32u
 /* The same after agents were added: bodies dropped at random near the densest packing (a
  * crowd spawned at 6 persons/m2) need a few hundred rounds to come apart. */
 #define TH_CONTACT_SETTLE_ROUNDS 512u
 /* Bodies listed per agent for the rounds: those within 1.5 contact distances at the start of
  * the step (the pedestrian model lists them while it steers, the contacts phase for everyone
  * else), nearest first when there are more. Six touch a body in the densest packing. */
-#define TH_CONTACT_LIST 12u
+#define TH_CONTACT_LIST          12u
 
 /* Bodies (sim/behave/contacts.c): the contacts phase, run after integration when max_radius > 0. It
  * uses buf[cur ^ 1] as scratch. */
 void th_contacts_resolve(th_world *w);
 /* Insert body j at squared distance d2 into a contact list sorted by (d2, j) holding *n of at
  * most TH_CONTACT_LIST entries; the farthest falls off a full list. */
-static inline void th_contact_insert(uint32_t *list, float *key, uint32_t *n, uint32_t j, float d2) {
+static inline void th_contact_insert(uint32_t *list, float *key, uint32_t *n, uint32_t j,
+                                     float d2) {
     uint32_t at = *n;
     while (at > 0 && (key[at - 1] > d2 || (key[at - 1] == d2 && list[at - 1] > j))) at--;
     if (at >= TH_CONTACT_LIST) return;

@@ -35,7 +35,7 @@ typedef struct th_colony th_colony;
 
 /* Most pheromone cells of a colony (64 MiB of floats) and most nest cells in its field. */
 #define MAX_PHEROMONE_CELLS (1u << 24)
-#define MAX_NEST_CELLS 65536u
+#define MAX_NEST_CELLS      65536u
 
 /* Cells per evaporation job: 64 KiB of floats, whole cache lines each side of every cut. */
 #define EVAPORATE_CHUNK 16384u
@@ -47,17 +47,17 @@ typedef struct th_colony th_colony;
 static const float k_pi = 3.14159265358979f;
 
 struct th_colony {
-    th_forage_def def;                       /* defaults filled in; food points at `food` */
+    th_forage_def def; /* defaults filled in; food points at `food` */
     th_food_source food[TH_MAX_FOOD_SOURCES];
     uint32_t remaining[TH_MAX_FOOD_SOURCES];
     int32_t cols, rows;
     float cell, inv_cell;
-    float *pher;          /* cols x rows, row-major from the south-west corner */
-    float keep;           /* exp(-evaporation dt): what a cell keeps of its pheromone per step */
+    float *pher; /* cols x rows, row-major from the south-west corner */
+    float keep;  /* exp(-evaporation dt): what a cell keeps of its pheromone per step */
     float nest_r2;
-    float sense_angle;    /* radians */
-    float turn;           /* radians a following ant turns per step, at most sense_angle */
-    int32_t field;        /* the nest's destination field, or -1 without a map */
+    float sense_angle; /* radians */
+    float turn;        /* radians a following ant turns per step, at most sense_angle */
+    int32_t field;     /* the nest's destination field, or -1 without a map */
     uint64_t taken, delivered;
 };
 
@@ -120,16 +120,20 @@ bool th_forage_check(const th_world *w, const th_goal_def *g, th_error *err) {
         if (!point_ok(w, d.food[i].at, what, err)) return false;
         const float r = d.food[i].radius;
         if (!(r == 0.0f || in_range(r, 0.0f, 1000.0f))) {
-            th_error_set(err, "goal forage: food source %u: radius must be in (0, 1000] metres, "
-                         "got %g", i, (double)r);
+            th_error_set(err,
+                         "goal forage: food source %u: radius must be in (0, 1000] metres, "
+                         "got %g",
+                         i, (double)r);
             return false;
         }
     }
     if (w->nav.present) {
         const float cs = w->nav.map.cell_size;
         if (d.cell_size != 0.0f && !(fabsf(d.cell_size - cs) <= 1e-6f * cs)) {
-            th_error_set(err, "goal forage: with a map the pheromone cells are the map's (%g m); "
-                         "cell_size %g differs", (double)cs, (double)d.cell_size);
+            th_error_set(err,
+                         "goal forage: with a map the pheromone cells are the map's (%g m); "
+                         "cell_size %g differs",
+                         (double)cs, (double)d.cell_size);
             return false;
         }
     } else {
@@ -141,9 +145,11 @@ bool th_forage_check(const th_world *w, const th_goal_def *g, th_error *err) {
         }
         const double cells = ceil((double)w->def.width / cs) * ceil((double)w->def.height / cs);
         if (cells > (double)MAX_PHEROMONE_CELLS) {
-            th_error_set(err, "goal forage: a pheromone grid of %g m cells over %g x %g m would "
-                         "have %.0f cells, more than %u", (double)cs, (double)w->def.width,
-                         (double)w->def.height, cells, MAX_PHEROMONE_CELLS);
+            th_error_set(err,
+                         "goal forage: a pheromone grid of %g m cells over %g x %g m would "
+                         "have %.0f cells, more than %u",
+                         (double)cs, (double)w->def.width, (double)w->def.height, cells,
+                         MAX_PHEROMONE_CELLS);
             return false;
         }
     }
@@ -191,8 +197,8 @@ static bool make_nest_field(th_world *w, th_colony *col, th_error *err) {
     th_navmap_cell_of(m, th_v2(col->def.nest.x - r, col->def.nest.y - r), &x0, &y0);
     th_navmap_cell_of(m, th_v2(col->def.nest.x + r, col->def.nest.y + r), &x1, &y1);
     const uint64_t span = (uint64_t)(x1 - x0 + 1) * (uint64_t)(y1 - y0 + 1);
-    th_destination *goals = th_alloc((size_t)(span < MAX_NEST_CELLS ? span : MAX_NEST_CELLS) *
-                                     sizeof *goals);
+    th_destination *goals =
+        th_alloc((size_t)(span < MAX_NEST_CELLS ? span : MAX_NEST_CELLS) * sizeof *goals);
     if (!goals) {
         th_error_set(err, "out of memory");
         return false;
@@ -300,8 +306,8 @@ static bool at_nest(const th_world *w, const th_colony *col, th_vec2 p) {
 static int source_at(const th_world *w, const th_colony *col, th_vec2 p) {
     for (uint32_t i = 0; i < col->def.food_count; i++) {
         if (!col->remaining[i]) continue;
-        th_vec2 d = th_min_image(th_v2_sub(col->food[i].at, p), w->wrap, w->def.width,
-                                 w->def.height);
+        th_vec2 d =
+            th_min_image(th_v2_sub(col->food[i].at, p), w->wrap, w->def.width, w->def.height);
         if (th_v2_len2(d) <= col->food[i].radius * col->food[i].radius) return (int)i;
     }
     return -1;
@@ -327,8 +333,8 @@ bool th_forage_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c
         return true;
     }
     if (col->field >= 0) return th_nav_flow_sample(&w->nav.dest[col->field], &w->nav.map, p, dir);
-    *dir = th_v2_norm(th_min_image(th_v2_sub(col->def.nest, p), w->wrap, w->def.width,
-                                   w->def.height));
+    *dir =
+        th_v2_norm(th_min_image(th_v2_sub(col->def.nest, p), w->wrap, w->def.width, w->def.height));
     return true;
 }
 
@@ -350,8 +356,8 @@ void th_forage_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 
     th_vec2 to_food = th_v2(0.0f, 0.0f);
     for (uint32_t i = 0; i < col->def.food_count; i++) {
         if (!col->remaining[i]) continue;
-        th_vec2 d = th_min_image(th_v2_sub(col->food[i].at, p), w->wrap, w->def.width,
-                                 w->def.height);
+        th_vec2 d =
+            th_min_image(th_v2_sub(col->food[i].at, p), w->wrap, w->def.width, w->def.height);
         const float reach = col->food[i].radius + col->def.sense_distance;
         const float d2 = th_v2_len2(d);
         if (d2 <= reach * reach && d2 < best) {
@@ -479,8 +485,8 @@ bool th_world_forage_info(const th_world *w, uint32_t crowd, th_forage_info *out
 bool th_world_food_source(const th_world *w, uint32_t crowd, uint32_t source, th_food_info *out) {
     const th_colony *col = colony_of(w, crowd);
     if (!col || source >= col->def.food_count) return false;
-    *out = (th_food_info){col->food[source].at, col->food[source].radius,
-                          col->food[source].amount, col->remaining[source]};
+    *out = (th_food_info){col->food[source].at, col->food[source].radius, col->food[source].amount,
+                          col->remaining[source]};
     return true;
 }
 

@@ -54,18 +54,18 @@ bool th_goal_leg_blocked(th_vec2 a, th_vec2 b, float cell, int32_t cols, int32_t
     double tdx = dx > 0.0 ? 1.0 / dx : INFINITY, tdy = dy > 0.0 ? 1.0 / dy : INFINITY;
     double tx = dx > 0.0 ? (sx > 0 ? floor(x0) + 1.0 - x0 : x0 - floor(x0)) * tdx : INFINITY;
     double ty = dy > 0.0 ? (sy > 0 ? floor(y0) + 1.0 - y0 : y0 - floor(y0)) * tdy : INFINITY;
-#define TOUCH(X, Y)                                                                               \
-    do {                                                                                          \
-        int32_t X_ = (X), Y_ = (Y);                                                               \
-        if (wrap) {                                                                               \
-            X_ = ((X_ % cols) + cols) % cols;                                                     \
-            Y_ = ((Y_ % rows) + rows) % rows;                                                     \
-        }                                                                                         \
-        if (blocked(ctx, X_, Y_)) {                                                               \
-            *bx = X_;                                                                             \
-            *by = Y_;                                                                             \
-            return true;                                                                          \
-        }                                                                                         \
+#define TOUCH(X, Y)                           \
+    do {                                      \
+        int32_t X_ = (X), Y_ = (Y);           \
+        if (wrap) {                           \
+            X_ = ((X_ % cols) + cols) % cols; \
+            Y_ = ((Y_ % rows) + rows) % rows; \
+        }                                     \
+        if (blocked(ctx, X_, Y_)) {           \
+            *bx = X_;                         \
+            *by = Y_;                         \
+            return true;                      \
+        }                                     \
     } while (0)
     TOUCH(cx, cy);
     /* Each move enters one new cell (two at a corner), so the end cell is at most this many
@@ -113,15 +113,15 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
         if (!(isfinite(g->congestion_weight) && g->congestion_weight >= 0.0f &&
               g->congestion_weight <= 100.0f) ||
             g->congestion_every > 100000u) {
-            th_error_set(err, "goal destinations: congestion weight must be in [0, 100] square "
+            th_error_set(err,
+                         "goal destinations: congestion weight must be in [0, 100] square "
                          "metres per person and every in [1, 100000] steps, got %g and %u",
                          (double)g->congestion_weight, g->congestion_every);
             return false;
         }
     }
     switch (g->kind) {
-    case TH_GOAL_NONE:
-        return true;
+    case TH_GOAL_NONE: return true;
     case TH_GOAL_SHELTER:
         if (!w->nav.present) {
             th_error_set(err, "goal shelter needs a terrain map with bunkers");
@@ -155,8 +155,10 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
         for (uint32_t i = 0; i < g->point_count; i++) {
             th_vec2 q = g->points[i];
             if (!(q.x >= 0.0f && q.x < w->def.width && q.y >= 0.0f && q.y < w->def.height)) {
-                th_error_set(err, "goal route: waypoint %u (%g, %g) is outside the world [0, %g) x "
-                             "[0, %g)", i, (double)q.x, (double)q.y, (double)w->def.width,
+                th_error_set(err,
+                             "goal route: waypoint %u (%g, %g) is outside the world [0, %g) x "
+                             "[0, %g)",
+                             i, (double)q.x, (double)q.y, (double)w->def.width,
                              (double)w->def.height);
                 return false;
             }
@@ -174,13 +176,13 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
         for (uint32_t i = 0; w->nav.present && i < legs; i++) {
             const uint32_t j = (i + 1u) % g->point_count;
             int32_t bx, by;
-            if (th_goal_leg_blocked(g->points[i], g->points[j], w->nav.map.cell_size,
-                                    w->nav.map.w, w->nav.map.h, w->wrap, map_blocked,
-                                    &w->nav.map, &bx, &by)) {
-                th_error_set(err, "goal route: the leg from waypoint %u (%g, %g) to waypoint %u "
-                             "(%g, %g) crosses blocked cell (%d, %d)", i, (double)g->points[i].x,
-                             (double)g->points[i].y, j, (double)g->points[j].x,
-                             (double)g->points[j].y, bx, by);
+            if (th_goal_leg_blocked(g->points[i], g->points[j], w->nav.map.cell_size, w->nav.map.w,
+                                    w->nav.map.h, w->wrap, map_blocked, &w->nav.map, &bx, &by)) {
+                th_error_set(err,
+                             "goal route: the leg from waypoint %u (%g, %g) to waypoint %u "
+                             "(%g, %g) crosses blocked cell (%d, %d)",
+                             i, (double)g->points[i].x, (double)g->points[i].y, j,
+                             (double)g->points[j].x, (double)g->points[j].y, bx, by);
                 return false;
             }
         }
@@ -200,8 +202,10 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
     case TH_GOAL_WANDER: {
         const float rate = g->wander_rate == 0.0f ? 90.0f : g->wander_rate;
         if (!(isfinite(rate) && rate > 0.0f && rate <= 10000.0f)) {
-            th_error_set(err, "goal wander: wander_rate must be in (0, 10000] degrees per "
-                         "square-root second, got %g", (double)g->wander_rate);
+            th_error_set(err,
+                         "goal wander: wander_rate must be in (0, 10000] degrees per "
+                         "square-root second, got %g",
+                         (double)g->wander_rate);
             return false;
         }
         /* A random walk of the angle: its spread grows as rate * sqrt(time), so one step of dt
@@ -212,14 +216,15 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
     case TH_GOAL_CRASH_AND_TURN:
     case TH_GOAL_WALL_FOLLOW:
     case TH_GOAL_BREADCRUMBS:
-    case TH_GOAL_WAYPOINTS:
-        return th_mover_setup(w, g, c, route_copy, err);
+    case TH_GOAL_WAYPOINTS: return th_mover_setup(w, g, c, route_copy, err);
     case TH_GOAL_FORAGE: {
         /* Searching ants drift as wanderers do (sim/behave/forage.c). */
         const float rate = g->wander_rate == 0.0f ? 90.0f : g->wander_rate;
         if (!(isfinite(rate) && rate > 0.0f && rate <= 10000.0f)) {
-            th_error_set(err, "goal forage: wander_rate must be in (0, 10000] degrees per "
-                         "square-root second, got %g", (double)g->wander_rate);
+            th_error_set(err,
+                         "goal forage: wander_rate must be in (0, 10000] degrees per "
+                         "square-root second, got %g",
+                         (double)g->wander_rate);
             return false;
         }
         c->wander_sigma = rate * (k_pi / 180.0f) * sqrtf(w->def.timestep);
@@ -248,18 +253,16 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
                        th_vec2 *dir) {
     *dir = th_v2(0.0f, 0.0f);
     switch (c->goal) {
-    case TH_GOAL_NONE:
-        return true;
-    case TH_GOAL_SHELTER:
-        return th_nav_flow_sample(&w->nav.combined.nearest, &w->nav.map, p, dir);
+    case TH_GOAL_NONE: return true;
+    case TH_GOAL_SHELTER: return th_nav_flow_sample(&w->nav.combined.nearest, &w->nav.map, p, dir);
     case TH_GOAL_DESTINATIONS:
         return th_nav_flow_sample(c->congestion ? &w->cong[c->congestion - 1].field
                                                 : &w->nav.dest[c->goal_field],
                                   &w->nav.map, p, dir);
     case TH_GOAL_ROUTE: {
         const th_goal_state *s = &w->goal_state[id];
-        th_vec2 d = th_min_image(th_v2_sub(c->route[s->index], p), w->wrap, w->def.width,
-                                 w->def.height);
+        th_vec2 d =
+            th_min_image(th_v2_sub(c->route[s->index], p), w->wrap, w->def.width, w->def.height);
         /* The last waypoint of a route walked once is held, not circled: inside its radius the
          * agent wants to go nowhere. */
         if (c->route_mode == TH_ROUTE_ONCE && s->index + 1 == c->route_count &&
@@ -276,10 +279,8 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
     case TH_GOAL_CRASH_AND_TURN:
     case TH_GOAL_WALL_FOLLOW:
     case TH_GOAL_BREADCRUMBS:
-    case TH_GOAL_WAYPOINTS:
-        return th_mover_direction(w, &w->goal_state[id], c, p, dir);
-    case TH_GOAL_FORAGE:
-        return th_forage_direction(w, id, c, p, dir);
+    case TH_GOAL_WAYPOINTS: return th_mover_direction(w, &w->goal_state[id], c, p, dir);
+    case TH_GOAL_FORAGE: return th_forage_direction(w, id, c, p, dir);
     }
     return true;
 }
@@ -301,9 +302,7 @@ static void route_advance(const th_crowd_rt *c, th_goal_state *s) {
     case TH_ROUTE_ONCE:
         if (s->index + 1 < n) s->index++;
         break;
-    case TH_ROUTE_LOOP:
-        s->index = s->index + 1 < n ? s->index + 1 : 0;
-        break;
+    case TH_ROUTE_LOOP: s->index = s->index + 1 < n ? s->index + 1 : 0; break;
     case TH_ROUTE_PATROL:
         if ((s->dir > 0 && s->index + 1 == n) || (s->dir < 0 && s->index == 0)) s->dir = -s->dir;
         s->index = (uint32_t)((int32_t)s->index + s->dir);
@@ -314,12 +313,13 @@ static void route_advance(const th_crowd_rt *c, th_goal_state *s) {
 void th_goal_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v) {
     th_goal_state *s = &w->goal_state[id];
     if (c->goal == TH_GOAL_ROUTE) {
-        th_vec2 d = th_min_image(th_v2_sub(c->route[s->index], p), w->wrap, w->def.width,
-                                 w->def.height);
+        th_vec2 d =
+            th_min_image(th_v2_sub(c->route[s->index], p), w->wrap, w->def.width, w->def.height);
         if (th_v2_len2(d) <= c->route_r2) route_advance(c, s);
     } else if (c->goal == TH_GOAL_WANDER) {
         /* Uniform on [-sqrt 3, sqrt 3]: variance 1, and one draw per step. */
-        const float z = th_rng_range(w->def.seed, WANDER_KEY | id, w->step, -1.7320508f, 1.7320508f);
+        const float z =
+            th_rng_range(w->def.seed, WANDER_KEY | id, w->step, -1.7320508f, 1.7320508f);
         float a = s->angle;
         /* Turned back by a wall or the world's edge: take the way it is actually going, or it
          * would keep pressing against the wall. */
@@ -439,7 +439,7 @@ static void cong_field_job(void *ctx, uint32_t begin, uint32_t end, uint32_t wor
             }
             const float raised = (float)base * (1.0f + per_agent * (float)w->cell_agents[i]);
             k->cost[i] = raised >= (float)TH_NAV_COST_MAX ? (uint16_t)TH_NAV_COST_MAX
-                                                           : (uint16_t)lrintf(raised);
+                                                          : (uint16_t)lrintf(raised);
         }
         th_navmap cm = *m;
         cm.cost = k->cost;

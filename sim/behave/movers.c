@@ -1,6 +1,6 @@
 /* The classic movers: crash and turn, wall following, breadcrumbs and waypoint navigation,
- * each a crowd goal (sim/behave/goal.c calls in here for their kinds; docs/movers.md has the rules and
- * their sources).
+ * each a crowd goal (sim/behave/goal.c calls in here for their kinds; docs/movers.md has the rules
+ * and their sources).
  *
  * They follow the goals' contract: an agent's direction at step t is a function of its state
  * as of step t and its position, and its state (th_goal_state, by id) is written only when that
@@ -132,9 +132,10 @@ static bool setup_waypoints(const th_world *w, const th_goal_def *g, struct th_m
     for (uint32_t i = 0; i < n; i++) {
         const th_vec2 q = g->nodes[i];
         if (!inside_world(w, q)) {
-            th_error_set(err, "goal waypoints: node %u (%g, %g) is outside the world [0, %g) x "
-                         "[0, %g)", i, (double)q.x, (double)q.y, (double)w->def.width,
-                         (double)w->def.height);
+            th_error_set(err,
+                         "goal waypoints: node %u (%g, %g) is outside the world [0, %g) x "
+                         "[0, %g)",
+                         i, (double)q.x, (double)q.y, (double)w->def.width, (double)w->def.height);
             return false;
         }
         if (w->nav.present && th_navmap_blocked_at(&w->nav.map, q)) {
@@ -147,8 +148,10 @@ static bool setup_waypoints(const th_world *w, const th_goal_def *g, struct th_m
     for (uint32_t e = 0; g->edges && e < g->edge_count; e++) {
         const uint32_t a = g->edges[2 * e], b = g->edges[2 * e + 1];
         if (a >= n || b >= n || a == b) {
-            th_error_set(err, "goal waypoints: edge %u (%u, %u) must join two different nodes "
-                         "of the %u", e, a, b, n);
+            th_error_set(err,
+                         "goal waypoints: edge %u (%u, %u) must join two different nodes "
+                         "of the %u",
+                         e, a, b, n);
             return false;
         }
         m->edge[2 * e] = a;
@@ -168,16 +171,16 @@ static bool setup_waypoints(const th_world *w, const th_goal_def *g, struct th_m
     if (g->edges) {
         for (uint32_t e = 0; e < g->edge_count; e++) {
             const uint32_t a = m->edge[2 * e], b = m->edge[2 * e + 1];
-            const double d = hypot((double)m->node[a].x - m->node[b].x,
-                                   (double)m->node[a].y - m->node[b].y);
+            const double d =
+                hypot((double)m->node[a].x - m->node[b].x, (double)m->node[a].y - m->node[b].y);
             len[(size_t)a * n + b] = len[(size_t)b * n + a] = d;
         }
     } else {
         for (uint32_t a = 0; a < n; a++) {
             for (uint32_t b = a + 1; b < n; b++) {
                 if (!sees(w, m->node[a], m->node[b])) continue;
-                const double d = hypot((double)m->node[a].x - m->node[b].x,
-                                       (double)m->node[a].y - m->node[b].y);
+                const double d =
+                    hypot((double)m->node[a].x - m->node[b].x, (double)m->node[a].y - m->node[b].y);
                 len[(size_t)a * n + b] = len[(size_t)b * n + a] = d;
             }
         }
@@ -211,7 +214,8 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
                                                          : "waypoints";
     const bool walker = g->kind == TH_GOAL_CRASH_AND_TURN || g->kind == TH_GOAL_WALL_FOLLOW;
     if (walker && !w->nav.present) {
-        th_error_set(err, "goal %s walks the terrain's cells: it needs a map (set cell_size)", name);
+        th_error_set(err, "goal %s walks the terrain's cells: it needs a map (set cell_size)",
+                     name);
         return false;
     }
     if (walker && g->hand != TH_HAND_RIGHT && g->hand != TH_HAND_LEFT) {
@@ -220,9 +224,7 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
     }
     const float cell = w->nav.present ? w->nav.map.cell_size : 1.0f;
     float r = g->radius;
-    if (r == 0.0f) {
-        r = walker ? 0.3f * cell : g->kind == TH_GOAL_BREADCRUMBS ? 0.5f : 1.0f;
-    }
+    if (r == 0.0f) { r = walker ? 0.3f * cell : g->kind == TH_GOAL_BREADCRUMBS ? 0.5f : 1.0f; }
     if (!(isfinite(r) && r > 0.0f && r <= 1000.0f)) {
         th_error_set(err, "goal %s: radius must be in (0, 1000] metres, got %g", name,
                      (double)g->radius);
@@ -256,8 +258,8 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
         }
         /* Duplicate pairs are allowed, but no graph needs more than every ordered pair. */
         if (g->edge_count > n * n) {
-            th_error_set(err, "goal waypoints: %u edges, more than the %u node pairs", g->edge_count,
-                         n * n);
+            th_error_set(err, "goal waypoints: %u edges, more than the %u node pairs",
+                         g->edge_count, n * n);
             return false;
         }
         edges = g->edges ? g->edge_count : 0;
@@ -266,12 +268,15 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
             uint64_t pairs = (uint64_t)n * n;
             for (uint32_t k = 0; k < w->crowd_count; k++) {
                 const struct th_mover *o = w->crowd_rt[k].mover;
-                if (o && o->kind == TH_GOAL_WAYPOINTS && o->own_table) pairs += (uint64_t)o->n * o->n;
+                if (o && o->kind == TH_GOAL_WAYPOINTS && o->own_table)
+                    pairs += (uint64_t)o->n * o->n;
             }
             if (pairs > TH_MAX_WAYPOINT_PAIRS) {
-                th_error_set(err, "goal waypoints: the world's waypoint graphs would hold %llu node "
+                th_error_set(err,
+                             "goal waypoints: the world's waypoint graphs would hold %llu node "
                              "pairs, more than %d (crowds with the same nodes and edges share one "
-                             "table)", (unsigned long long)pairs, TH_MAX_WAYPOINT_PAIRS);
+                             "table)",
+                             (unsigned long long)pairs, TH_MAX_WAYPOINT_PAIRS);
                 return false;
             }
         }
@@ -296,8 +301,10 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
     if (g->kind == TH_GOAL_CRASH_AND_TURN) {
         const float hl = hypotf(g->heading.x, g->heading.y);
         if (!(isfinite(hl) && hl > 0.0f)) {
-            th_error_set(err, "goal crash_and_turn: heading must be a finite, non-zero vector, got "
-                         "(%g, %g)", (double)g->heading.x, (double)g->heading.y);
+            th_error_set(err,
+                         "goal crash_and_turn: heading must be a finite, non-zero vector, got "
+                         "(%g, %g)",
+                         (double)g->heading.x, (double)g->heading.y);
             th_free(block);
             return false;
         }
@@ -311,8 +318,10 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
         }
     } else if (g->kind == TH_GOAL_BREADCRUMBS) {
         if (g->target >= w->target_count || w->target_def[g->target].kind == TH_TARGET_SHELTER) {
-            th_error_set(err, "goal breadcrumbs: target %u must be a point, path or agent target "
-                         "(the world has %u targets)", g->target, w->target_count);
+            th_error_set(err,
+                         "goal breadcrumbs: target %u must be a point, path or agent target "
+                         "(the world has %u targets)",
+                         g->target, w->target_count);
             th_free(block);
             return false;
         }
@@ -388,7 +397,8 @@ static uint8_t facing_of(th_vec2 v) {
  * straight on while it can; at the first blocked cell ahead it turns away from the hand (the
  * wall is then at the hand) and follows from there on. False when all four sides are blocked. */
 static bool walker_decide(const th_navmap *nm, th_hand hand, th_goal_state *s) {
-    const int32_t x = (int32_t)(s->cell % (uint32_t)nm->w), y = (int32_t)(s->cell / (uint32_t)nm->w);
+    const int32_t x = (int32_t)(s->cell % (uint32_t)nm->w),
+                  y = (int32_t)(s->cell / (uint32_t)nm->w);
     uint8_t f = s->facing;
     if (s->mode == MODE_SEEK) {
         if (open_cell(nm, x + k_dx[f], y + k_dy[f])) {
@@ -463,15 +473,17 @@ static bool walker_direction(const th_world *w, const struct th_mover *m, const 
     const th_navmap *nm = &w->nav.map;
     if (s->mode == MODE_NEW) {
         /* Before the first integration: the heading, or straight on. */
-        *dir = m->kind == TH_GOAL_CRASH_AND_TURN ? m->heading
-                                                 : th_v2((float)k_dx[s->facing], (float)k_dy[s->facing]);
+        *dir = m->kind == TH_GOAL_CRASH_AND_TURN
+                   ? m->heading
+                   : th_v2((float)k_dx[s->facing], (float)k_dy[s->facing]);
         return true;
     }
     if (s->mode == MODE_FREE) {
         *dir = m->heading;
         return true;
     }
-    const int32_t x = (int32_t)(s->cell % (uint32_t)nm->w), y = (int32_t)(s->cell / (uint32_t)nm->w);
+    const int32_t x = (int32_t)(s->cell % (uint32_t)nm->w),
+                  y = (int32_t)(s->cell / (uint32_t)nm->w);
     /* Boxed in on all four sides: nowhere to go. */
     bool boxed = true;
     for (int k = 0; k < 4 && boxed; k++) boxed = !open_cell(nm, x + k_dx[k], y + k_dy[k]);
@@ -494,8 +506,8 @@ static bool crumbs_direction(const th_world *w, const struct th_mover *m, const 
     uint32_t k = s->index < oldest_crumb(m) ? oldest_crumb(m) : s->index;
     const bool last = k >= m->dropped - 1;
     if (k >= m->dropped) k = m->dropped - 1;
-    const th_vec2 d = th_min_image(th_v2_sub(crumb_at(m, k), p), w->wrap, w->def.width,
-                                   w->def.height);
+    const th_vec2 d =
+        th_min_image(th_v2_sub(crumb_at(m, k), p), w->wrap, w->def.width, w->def.height);
     /* At the newest crumb the follower waits for the next, as at a route's end. */
     if (last && th_v2_len2(d) <= m->r2) return true;
     *dir = th_v2_norm(d);
@@ -505,8 +517,8 @@ static bool crumbs_direction(const th_world *w, const struct th_mover *m, const 
 static void crumbs_moved(const th_world *w, const struct th_mover *m, th_goal_state *s, th_vec2 p) {
     uint32_t k = s->index < oldest_crumb(m) ? oldest_crumb(m) : s->index;
     while (k < m->dropped) {
-        const th_vec2 d = th_min_image(th_v2_sub(crumb_at(m, k), p), w->wrap, w->def.width,
-                                       w->def.height);
+        const th_vec2 d =
+            th_min_image(th_v2_sub(crumb_at(m, k), p), w->wrap, w->def.width, w->def.height);
         if (th_v2_len2(d) > m->r2) break;
         k++;
     }
@@ -544,8 +556,8 @@ void th_movers_update(th_world *w) {
                 (m->prev.x != last.x || m->prev.y != last.y))
                 drop(m, m->prev);
             const th_vec2 newest = crumb_at(m, m->dropped - 1);
-            const th_vec2 d = th_min_image(th_v2_sub(q, newest), w->wrap, w->def.width,
-                                           w->def.height);
+            const th_vec2 d =
+                th_min_image(th_v2_sub(q, newest), w->wrap, w->def.width, w->def.height);
             if (th_v2_len2(d) >= m->spacing2 || !clear_between(w, newest, q)) drop(m, q);
         }
         m->prev = q;
@@ -571,8 +583,8 @@ static uint32_t entry_node(const th_world *w, const struct th_mover *m, th_vec2 
     float best_d2 = INFINITY;
     for (uint32_t i = 0; i < m->n; i++) {
         if (!isfinite(m->cost[(size_t)i * m->n + m->dest])) continue;
-        const th_vec2 d = th_min_image(th_v2_sub(m->node[i], p), w->wrap, w->def.width,
-                                       w->def.height);
+        const th_vec2 d =
+            th_min_image(th_v2_sub(m->node[i], p), w->wrap, w->def.width, w->def.height);
         const float d2 = th_v2_len2(d);
         if (d2 < best_d2 && sees(w, p, m->node[i])) {
             best = i;
@@ -586,14 +598,13 @@ static uint32_t entry_node(const th_world *w, const struct th_mover *m, th_vec2 
  * the search is n line-of-sight walks, too many to repeat every step for a stranded crowd. */
 #define ENTRY_RETRY_STEPS 64u
 
-static bool waypoints_direction(const th_world *w, const struct th_mover *m,
-                                const th_goal_state *s, th_vec2 p, th_vec2 *dir) {
+static bool waypoints_direction(const th_world *w, const struct th_mover *m, const th_goal_state *s,
+                                th_vec2 p, th_vec2 *dir) {
     const uint32_t i = s->index;
     /* Its entry node is chosen at its first integration; until then it stands. `facing` marks
      * a search that found no node in sight: stranded until one does. */
     if (s->mode == MODE_NEW) return s->facing == 0;
-    const th_vec2 d = th_min_image(th_v2_sub(m->node[i], p), w->wrap, w->def.width,
-                                   w->def.height);
+    const th_vec2 d = th_min_image(th_v2_sub(m->node[i], p), w->wrap, w->def.width, w->def.height);
     if (i == m->dest && th_v2_len2(d) <= m->r2) return true; /* arrived: hold */
     *dir = th_v2_norm(d);
     return true;
@@ -610,8 +621,8 @@ static void waypoints_moved(const th_world *w, const struct th_mover *m, th_goal
         s->index = i;
         s->mode = MODE_WALK;
     }
-    const th_vec2 d = th_min_image(th_v2_sub(m->node[s->index], p), w->wrap, w->def.width,
-                                   w->def.height);
+    const th_vec2 d =
+        th_min_image(th_v2_sub(m->node[s->index], p), w->wrap, w->def.width, w->def.height);
     if (s->index != m->dest && th_v2_len2(d) <= m->r2)
         s->index = m->next[(size_t)s->index * m->n + m->dest];
 }
@@ -638,24 +649,20 @@ void th_mover_agent_added(const th_world *w, th_goal_state *s, const th_crowd_rt
     s->cell = 0;
     /* A wall follower starts straight on along its initial velocity (east when standing). */
     s->facing = m->kind == TH_GOAL_CRASH_AND_TURN ? facing_of(m->heading)
-                : m->kind == TH_GOAL_WALL_FOLLOW      ? facing_of(v)
-                                                      : 0;
+                : m->kind == TH_GOAL_WALL_FOLLOW  ? facing_of(v)
+                                                  : 0;
 }
 
-bool th_mover_direction(const th_world *w, const th_goal_state *s, const th_crowd_rt *c,
-                        th_vec2 p, th_vec2 *dir) {
+bool th_mover_direction(const th_world *w, const th_goal_state *s, const th_crowd_rt *c, th_vec2 p,
+                        th_vec2 *dir) {
     const struct th_mover *m = c->mover;
     *dir = th_v2(0.0f, 0.0f);
     switch (m->kind) {
     case TH_GOAL_CRASH_AND_TURN:
-    case TH_GOAL_WALL_FOLLOW:
-        return walker_direction(w, m, s, p, dir);
-    case TH_GOAL_BREADCRUMBS:
-        return crumbs_direction(w, m, s, p, dir);
-    case TH_GOAL_WAYPOINTS:
-        return waypoints_direction(w, m, s, p, dir);
-    default:
-        return true;
+    case TH_GOAL_WALL_FOLLOW: return walker_direction(w, m, s, p, dir);
+    case TH_GOAL_BREADCRUMBS: return crumbs_direction(w, m, s, p, dir);
+    case TH_GOAL_WAYPOINTS: return waypoints_direction(w, m, s, p, dir);
+    default: return true;
     }
 }
 
@@ -665,16 +672,9 @@ void th_mover_moved(const th_world *w, th_goal_state *s, const th_crowd_rt *c, t
     const struct th_mover *m = c->mover;
     switch (m->kind) {
     case TH_GOAL_CRASH_AND_TURN:
-    case TH_GOAL_WALL_FOLLOW:
-        walker_moved(w, m, s, p);
-        break;
-    case TH_GOAL_BREADCRUMBS:
-        crumbs_moved(w, m, s, p);
-        break;
-    case TH_GOAL_WAYPOINTS:
-        waypoints_moved(w, m, s, p);
-        break;
-    default:
-        break;
+    case TH_GOAL_WALL_FOLLOW: walker_moved(w, m, s, p); break;
+    case TH_GOAL_BREADCRUMBS: crumbs_moved(w, m, s, p); break;
+    case TH_GOAL_WAYPOINTS: waypoints_moved(w, m, s, p); break;
+    default: break;
     }
 }

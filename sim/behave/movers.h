@@ -15,8 +15,8 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
 /* The stored def's arrays pointed at the world's copies (the caller's may not outlive it). */
 void th_mover_def_stored(th_goal_def *g, const th_crowd_rt *c);
 void th_mover_agent_added(const th_world *w, th_goal_state *s, const th_crowd_rt *c, th_vec2 v);
-bool th_mover_direction(const th_world *w, const th_goal_state *s, const th_crowd_rt *c,
-                        th_vec2 p, th_vec2 *dir);
+bool th_mover_direction(const th_world *w, const th_goal_state *s, const th_crowd_rt *c, th_vec2 p,
+                        th_vec2 *dir);
 void th_mover_moved(const th_world *w, th_goal_state *s, const th_crowd_rt *c, th_vec2 p,
                     th_vec2 v);
 /* Bookkeeping (serial): targets drop their breadcrumbs. */

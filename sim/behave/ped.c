@@ -23,8 +23,8 @@
  * only as fast as the push asks, min(1, |sum|) v0_i, so a standing group spreads gently
  * instead of scattering at full speed.
  *
- * The step's contacts phase (sim/behave/contacts.c) then removes whatever overlap remains (pushes from
- * behind, from the side, from walls): the speed law keeps bodies apart in the walking
+ * The step's contacts phase (sim/behave/contacts.c) then removes whatever overlap remains (pushes
+ * from behind, from the side, from walls): the speed law keeps bodies apart in the walking
  * direction, the contacts phase everywhere.
  *
  * The model reproduces the fundamental diagram with one set of defaults (the validation suite
@@ -44,8 +44,8 @@
 /* Weight of the sideways step around a slower walker ahead, against the unit goal direction. */
 #define TH_PED_OVERTAKE 0.5f
 
-/* Neighbours within reach of one agent, gathered from its block of grid cells (th_grid_block) by a cheap
- * first pass so that the two passes of the model walk a short list. At the densest packing of
+/* Neighbours within reach of one agent, gathered from its block of grid cells (th_grid_block) by a
+ * cheap first pass so that the two passes of the model walk a short list. At the densest packing of
  * 0.2 m bodies (7 per m2) a 1.7 m reach holds about 60 agents; past TH_PED_NEAR the nearest
  * are not preferred, the first in storage order are kept (deterministic, and never reached
  * in a crowd of bodies). */
@@ -85,8 +85,9 @@ static inline v4f abs4(v4f v) { return (v4f)((v4i)v & 0x7fffffff); }
 
 /* e^x, four at a time, for the repulsion: x = n ln 2 + r with |r| <= ln 2 / 2, e^r by the
  * minimax polynomial of Cephes' expf (S. L. Moshier, Cephes Math Library, 1984-2000), 2^n put
- * in the exponent bits. Within 1 ulp of e^x (checked against exp in double at every float in [-87, 20]); plain multiplies and adds, so every x86-64 CPU
- * (and the scalar code a compiler makes elsewhere) gives the same bits. x is clamped to
+ * in the exponent bits. Within 1 ulp of e^x (checked against exp in double at every float in [-87,
+ * 20]); plain multiplies and adds, so every x86-64 CPU (and the scalar code a compiler makes
+ * elsewhere) gives the same bits. x is clamped to
  * [-87, 20]: below, e^x is a denormal, which no push needs; above, a push of e^20 times the
  * repulsion strength already throws anyone clear, and e^89 would overflow. */
 static inline v4f exp4(v4f x) {
@@ -136,7 +137,8 @@ static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t se
                    float y, float reach2, float seen2, bool wrap, float W, float H, ped_near *nb,
                    uint32_t *seen) {
     /* wrap: the agent is within reach of a seam (elsewhere no offset needs its image). */
-    const v4f hw = {0.5f * W, 0.5f * W, 0.5f * W, 0.5f * W}, hh = {0.5f * H, 0.5f * H, 0.5f * H, 0.5f * H};
+    const v4f hw = {0.5f * W, 0.5f * W, 0.5f * W, 0.5f * W},
+              hh = {0.5f * H, 0.5f * H, 0.5f * H, 0.5f * H};
     for (uint32_t j = begin; j < end; j += 4) {
         v4f dx = load4(a->px + j) - x, dy = load4(a->py + j) - y;
         if (wrap) {
@@ -198,8 +200,8 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         /* Gather the neighbours within reach. */
         th_grid_span spans[TH_GRID_MAX_SPANS];
         const uint32_t cell = w->cell[i], nx = (uint32_t)g->nx;
-        const uint32_t ns = th_grid_block(g, (int32_t)(cell % nx), (int32_t)(cell / nx), c->block,
-                                          wrap, spans);
+        const uint32_t ns =
+            th_grid_block(g, (int32_t)(cell % nx), (int32_t)(cell / nx), c->block, wrap, spans);
         const float reach2 = c->ped_reach * c->ped_reach;
         const float seen2 = fminf(c->neighbor_r2, reach2); /* neighbours reported */
         const bool near_seam = wrap && !(p.x >= c->ped_reach && p.x <= W - c->ped_reach &&
@@ -306,8 +308,11 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             const float range = ri + 7.0f / c->inv_wall_rep_range;
             if (th_nav_nearest_wall(w, p, range, &wall_d, &wall_away)) {
                 const float gap = wall_d - ri;
-                const float x = gap > -ri ? -gap * c->inv_wall_rep_range : ri * c->inv_wall_rep_range;
-                if (x > -7.0f) dir = th_v2_add(dir, th_v2_scale(wall_away, c->wall_rep * expf(fminf(x, 20.0f))));
+                const float x =
+                    gap > -ri ? -gap * c->inv_wall_rep_range : ri * c->inv_wall_rep_range;
+                if (x > -7.0f)
+                    dir =
+                        th_v2_add(dir, th_v2_scale(wall_away, c->wall_rep * expf(fminf(x, 20.0f))));
             }
         }
 
@@ -334,8 +339,8 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                 if (cost) {
                     for (uint32_t m = mask_bits(ahead); m; m &= m - 1) {
                         const uint32_t q = (uint32_t)__builtin_ctz(m), j = nb.j[k + q];
-                        const uint32_t cj =
-                            cost[th_navmap_cell_of(&w->nav.map, th_v2(a->px[j], a->py[j]), NULL, NULL)];
+                        const uint32_t cj = cost[th_navmap_cell_of(
+                            &w->nav.map, th_v2(a->px[j], a->py[j]), NULL, NULL)];
                         if (cj > my_cost || (cj == my_cost && a->id[j] > id)) ahead[q] = 0;
                     }
                 }

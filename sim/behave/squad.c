@@ -15,14 +15,14 @@
 #include "sim/core/world.h"
 
 /* A member out of sight of its slot this long walks an A* path back. */
-#define CUTOFF_SECONDS 1.0f
+#define CUTOFF_SECONDS  1.0f
 /* The centre waits while the formation error exceeds this many spacings. */
-#define LAG_SPACINGS 2.0f
+#define LAG_SPACINGS    2.0f
 /* After arrival the squad counts as broken (members move again; the centre never does) only
  * past this many tolerances: the gap between the two thresholds is the hysteresis. */
 #define REARRIVE_FACTOR 3.0f
 /* Gain of the pull to the slot, 1/s: the desired speed is the distance times this. */
-#define SLOT_GAIN 1.5f
+#define SLOT_GAIN       1.5f
 
 th_squad_def th_default_squad_def(void) {
     return (th_squad_def){
@@ -46,12 +46,8 @@ static void template_slots(const th_squad_def *d, th_vec2 *out) {
     for (uint32_t i = 0; i < n; i++) {
         float x = 0.0f, y = 0.0f;
         switch (d->formation) {
-        case TH_FORMATION_LINE:
-            y = ((float)i - 0.5f * (float)(n - 1)) * s;
-            break;
-        case TH_FORMATION_COLUMN:
-            x = -(float)i * s;
-            break;
+        case TH_FORMATION_LINE: y = ((float)i - 0.5f * (float)(n - 1)) * s; break;
+        case TH_FORMATION_COLUMN: x = -(float)i * s; break;
         case TH_FORMATION_WEDGE: {
             float row = (float)((i + 1) / 2);
             x = -row * s;
@@ -162,7 +158,8 @@ int th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err) {
         !(isfinite(d.tolerance) && d.tolerance > 0.0f && d.tolerance <= 100.0f) ||
         !(isfinite(d.slot_weight) && d.slot_weight >= 0.0f && d.slot_weight <= 1000.0f) ||
         d.files > TH_MAX_SQUAD_MEMBERS) {
-        th_error_set(err, "a squad takes 1 to %d members, a formation, spacing in (0, 100] m, "
+        th_error_set(err,
+                     "a squad takes 1 to %d members, a formation, spacing in (0, 100] m, "
                      "speed in (0, 1000] m/s, tolerance in (0, 100] m, slot_weight in [0, 1000]",
                      TH_MAX_SQUAD_MEMBERS);
         return -1;
@@ -209,9 +206,10 @@ int th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err) {
     place_slots(q);
     for (uint32_t i = 0; i < c; i++) {
         if (blocked(w, q->slot_pos[i])) {
-            th_error_set(err, "squad slot %u at (%g, %g) is not open ground: start the squad "
-                         "where its formation fits", i, (double)q->slot_pos[i].x,
-                         (double)q->slot_pos[i].y);
+            th_error_set(err,
+                         "squad slot %u at (%g, %g) is not open ground: start the squad "
+                         "where its formation fits",
+                         i, (double)q->slot_pos[i].x, (double)q->slot_pos[i].y);
             th_squad_free(q);
             return -1;
         }
@@ -254,8 +252,8 @@ void th_squad_free(th_squad *q) {
 bool th_world_get_squad(const th_world *w, uint32_t squad, th_squad_info *out) {
     if (squad >= w->squad_count) return false;
     const th_squad *q = w->squad[squad];
-    *out = (th_squad_info){q->centre, q->heading, q->member_count, q->error, q->arrived,
-                           q->path_count, q->stuck};
+    *out = (th_squad_info){q->centre,  q->heading,    q->member_count, q->error,
+                           q->arrived, q->path_count, q->stuck};
     return true;
 }
 
@@ -398,14 +396,16 @@ static bool clear_segment(const th_world *w, th_vec2 a, th_vec2 b) {
     const int32_t xe = (int32_t)floor(bx), ye = (int32_t)floor(by);
     const double dx = bx - ax, dy = by - ay;
     const int32_t sx = dx > 0.0 ? 1 : -1, sy = dy > 0.0 ? 1 : -1;
-    const double tdx = dx != 0.0 ? fabs(1.0 / dx) : INFINITY, tdy = dy != 0.0 ? fabs(1.0 / dy) : INFINITY;
+    const double tdx = dx != 0.0 ? fabs(1.0 / dx) : INFINITY,
+                 tdy = dy != 0.0 ? fabs(1.0 / dy) : INFINITY;
     double tx = dx != 0.0 ? (sx > 0 ? (double)x + 1.0 - ax : ax - (double)x) * tdx : INFINITY;
     double ty = dy != 0.0 ? (sy > 0 ? (double)y + 1.0 - ay : ay - (double)y) * tdy : INFINITY;
     for (int64_t left = (int64_t)abs(xe - x) + abs(ye - y) + 2; left > 0; left--) {
         if (th_navmap_is_blocked(m, x, y)) return false;
         if (x == xe && y == ye) return true;
         if (fabs(tx - ty) < 1e-9) {
-            if (th_navmap_is_blocked(m, x + sx, y) || th_navmap_is_blocked(m, x, y + sy)) return false;
+            if (th_navmap_is_blocked(m, x + sx, y) || th_navmap_is_blocked(m, x, y + sy))
+                return false;
             x += sx;
             y += sy;
             tx += tdx;
@@ -472,8 +472,9 @@ static void replan(th_world *w, th_squad *q) {
 static void after_terrain_events(th_world *w, th_squad *q) {
     const th_world_nav *nv = &w->nav;
     const bool marching = q->path_next < q->path_count || q->stuck;
-    if (marching && (nv->terrain_lowered || q->stuck ||
-                     meets_raised(w, q->centre, q->path + q->path_next, q->path_count - q->path_next))) {
+    if (marching &&
+        (nv->terrain_lowered || q->stuck ||
+         meets_raised(w, q->centre, q->path + q->path_next, q->path_count - q->path_next))) {
         replan(w, q);
     }
     if (nv->raised_count == 0 && !nv->raised_overflow) return;

@@ -9,24 +9,24 @@
 #define TH_SQUAD_BACK_POINTS 32   /* a cut-off member's way back */
 
 struct th_squad {
-    th_squad_def def;              /* count = members alive */
-    th_vec2 *slot_local;           /* slots in the squad's frame, centred */
-    th_vec2 *slot_pos;             /* slots in the world, for the next step */
-    th_agent_id *member;           /* members alive */
+    th_squad_def def;    /* count = members alive */
+    th_vec2 *slot_local; /* slots in the squad's frame, centred */
+    th_vec2 *slot_pos;   /* slots in the world, for the next step */
+    th_agent_id *member; /* members alive */
     uint32_t member_count;
-    uint32_t capacity;             /* members the per-member arrays hold */
+    uint32_t capacity; /* members the per-member arrays hold */
     uint32_t *slot_of_member;
-    uint8_t *taken;                /* scratch of slot assignment */
-    float *cutoff;                 /* seconds each member has been out of sight of its slot */
-    th_vec2 *back;                 /* each member's way back, TH_SQUAD_BACK_POINTS apiece */
+    uint8_t *taken; /* scratch of slot assignment */
+    float *cutoff;  /* seconds each member has been out of sight of its slot */
+    th_vec2 *back;  /* each member's way back, TH_SQUAD_BACK_POINTS apiece */
     uint32_t *back_count, *back_next;
-    th_vec2 *path;                 /* the centre's path to the goal */
+    th_vec2 *path; /* the centre's path to the goal */
     uint32_t path_count, path_next;
     th_vec2 centre, heading, velocity;
-    float error;                   /* mean distance from members to their slots, metres */
+    float error; /* mean distance from members to their slots, metres */
     bool arrived;
-    bool stuck;                    /* a terrain event left no route to the goal: the centre
-                                      waits (not arrived) until an event opens one */
+    bool stuck; /* a terrain event left no route to the goal: the centre
+                   waits (not arrived) until an event opens one */
 };
 
 void th_squad_free(th_squad *q);

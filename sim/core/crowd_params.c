@@ -9,13 +9,18 @@
 #include "sim/core/error.h"
 
 /* Every row's field is a float: the table reads and writes it through a float pointer. */
-#define TH_PARAM_IS_FLOAT(key, field, ...)                                                         \
-    _Static_assert(_Generic(((th_crowd_def *)0)->field, float: 1, default: 0),                    \
+#define TH_PARAM_IS_FLOAT(key, field, ...)                                       \
+    _Static_assert(_Generic(((th_crowd_def *)0)->field, float : 1, default : 0), \
                    "crowd parameter " key " is not a float");
 TH_CROWD_PARAMS(TH_PARAM_IS_FLOAT)
 
-#define TH_PARAM_ROW(key, field, lo, lo_open, hi, hi_open, boids, ped, note, unit, model, doc)   \
-    {key, #field, offsetof(th_crowd_def, field), lo, hi, lo_open, hi_open, boids, ped, note, unit, model, doc},
+#define TH_PARAM_ROW(key, field, lo, lo_open, hi, hi_open, boids, ped, note, unit, model, doc) \
+    {                                                                                          \
+        key,     #field, offsetof(th_crowd_def, field),                                        \
+        lo,      hi,     lo_open,                                                              \
+        hi_open, boids,  ped,                                                                  \
+        note,    unit,   model,                                                                \
+        doc},
 const th_crowd_param th_crowd_params[] = {TH_CROWD_PARAMS(TH_PARAM_ROW)};
 const uint32_t th_crowd_param_count = sizeof th_crowd_params / sizeof th_crowd_params[0];
 

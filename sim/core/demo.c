@@ -73,7 +73,12 @@ static th_world *build_pedestrians(const th_demo_opts *o, th_error *err) {
     for (int k = 0; k < 4; k++) {
         cd.name = names[k];
         cd.color = colors[k];
-        cd.heading = th_v2(k == 0 ? 1.0f : k == 2 ? -1.0f : 0.0f, k == 1 ? 1.0f : k == 3 ? -1.0f : 0.0f);
+        cd.heading = th_v2(k == 0   ? 1.0f
+                           : k == 2 ? -1.0f
+                                    : 0.0f,
+                           k == 1   ? 1.0f
+                           : k == 3 ? -1.0f
+                                    : 0.0f);
         if (th_world_add_crowd(w, &cd, err) < 0) {
             th_world_destroy(w);
             return NULL;
@@ -85,9 +90,12 @@ static th_world *build_pedestrians(const th_demo_opts *o, th_error *err) {
     for (uint32_t i = 0; i < n; i++) {
         float jx = th_rng_range(wd.seed, i, STREAM_X, -0.2f, 0.2f) * pitch;
         float jy = th_rng_range(wd.seed, i, STREAM_Y, -0.2f, 0.2f) * pitch;
-        float x = ((float)(i % cols) + 0.5f) * pitch + jx, y = ((float)(i / cols) + 0.5f) * pitch + jy;
-        if (th_world_add_agent(w, i % 4u, th_v2(fminf(x, nextafterf(wd.width, 0.0f)), fminf(y, nextafterf(wd.height, 0.0f))),
-                               th_v2(0.0f, 0.0f), err) == TH_INVALID_AGENT) {
+        float x = ((float)(i % cols) + 0.5f) * pitch + jx,
+              y = ((float)(i / cols) + 0.5f) * pitch + jy;
+        if (th_world_add_agent(
+                w, i % 4u,
+                th_v2(fminf(x, nextafterf(wd.width, 0.0f)), fminf(y, nextafterf(wd.height, 0.0f))),
+                th_v2(0.0f, 0.0f), err) == TH_INVALID_AGENT) {
             th_world_destroy(w);
             return NULL;
         }
@@ -98,10 +106,10 @@ static th_world *build_pedestrians(const th_demo_opts *o, th_error *err) {
 /* ---- evac: a city maze with four bunkers ----------------------------------------------- */
 
 enum {
-    EVAC_SIDE = 256,  /* cells (and metres) per side */
-    EVAC_PITCH = 16,  /* a block plus its street */
-    EVAC_STREET = 4,  /* street width, cells */
-    EVAC_BUNKER = 3,  /* bunker side, cells */
+    EVAC_SIDE = 256, /* cells (and metres) per side */
+    EVAC_PITCH = 16, /* a block plus its street */
+    EVAC_STREET = 4, /* street width, cells */
+    EVAC_BUNKER = 3, /* bunker side, cells */
 };
 
 /* Street cells are those within EVAC_STREET of a multiple of EVAC_PITCH; the rest are
@@ -136,7 +144,8 @@ static bool evac_build_map(th_world *w, uint64_t seed, th_error *err) {
     /* Parks: slower ground in the middle of the streets of one district. */
     for (int32_t y = 96; y < 160; y++) {
         for (int32_t x = 96; x < 160; x++) {
-            if (th_world_cell(w, x, y, NULL) == TH_CELL_OPEN && !th_world_set_cell(w, x, y, TH_CELL_OPEN, 3, err))
+            if (th_world_cell(w, x, y, NULL) == TH_CELL_OPEN &&
+                !th_world_set_cell(w, x, y, TH_CELL_OPEN, 3, err))
                 return false;
         }
     }
@@ -152,8 +161,11 @@ static bool evac_build_map(th_world *w, uint64_t seed, th_error *err) {
         {"west", 0, EVAC_SIDE / 2, 1500},
     };
     for (size_t i = 0; i < sizeof bunkers / sizeof bunkers[0]; i++) {
-        th_bunker_def b = {bunkers[i].name, bunkers[i].x, bunkers[i].y,
-                           bunkers[i].x + EVAC_BUNKER - 1, bunkers[i].y + EVAC_BUNKER - 1,
+        th_bunker_def b = {bunkers[i].name,
+                           bunkers[i].x,
+                           bunkers[i].y,
+                           bunkers[i].x + EVAC_BUNKER - 1,
+                           bunkers[i].y + EVAC_BUNKER - 1,
                            bunkers[i].capacity};
         if (th_world_add_bunker(w, &b, err) < 0) return false;
     }
@@ -200,15 +212,16 @@ static th_world *build_evac(const th_demo_opts *o, th_error *err) {
 th_world *th_demo_create(const char *name, const th_demo_opts *opts, th_error *err) {
     th_demo_opts o = opts ? *opts : (th_demo_opts){.seed = 1};
     if (o.agents > TH_MAX_AGENTS) {
-        if (err) snprintf(err->message, sizeof err->message, "agents must be at most %u", TH_MAX_AGENTS);
+        if (err)
+            snprintf(err->message, sizeof err->message, "agents must be at most %u", TH_MAX_AGENTS);
         return NULL;
     }
     if (name && strcmp(name, "flock") == 0) return build_flock(&o, err);
     if (name && strcmp(name, "evac") == 0) return build_evac(&o, err);
     if (name && strcmp(name, "pedestrians") == 0) return build_pedestrians(&o, err);
     if (err) {
-        snprintf(err->message, sizeof err->message, "unknown demo '%s' (known: flock, evac, pedestrians)",
-                 name ? name : "(null)");
+        snprintf(err->message, sizeof err->message,
+                 "unknown demo '%s' (known: flock, evac, pedestrians)", name ? name : "(null)");
     }
     return NULL;
 }

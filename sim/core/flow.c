@@ -2,9 +2,9 @@
  *
  * Spawning runs serially at the start of a step (events phase), after the map events, so a
  * spawner sees this step's walls. Each spawner owes an exact integer count at every step (the
- * formula in include/throng/throng.h) and places as many of them as its area has room for; the rest wait.
- * Exits are looked up per agent in integration and again after the contacts phase moved a body
- * (each agent writes only its own mark), and the marked agents leave in the admit phase
+ * formula in include/throng/throng.h) and places as many of them as its area has room for; the rest
+ * wait. Exits are looked up per agent in integration and again after the contacts phase moved a
+ * body (each agent writes only its own mark), and the marked agents leave in the admit phase
  * through th_world_drop_marked, in storage order, like sheltered ones. */
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +20,7 @@
 #define TH_FLOW_MAX_CELLS 65536u
 /* The key space of spawn draws, apart from the scene's random spawns (crowd << 32 | index) and
  * the desired speeds (0x5e3d0000 + id). */
-#define TH_SPAWN_KEY 0x5f10000000000000ull
+#define TH_SPAWN_KEY      0x5f10000000000000ull
 
 typedef struct th_spawner {
     char name[64];
@@ -28,22 +28,22 @@ typedef struct th_spawner {
     float x0, y0, x1, y1;
     th_cell_ref *cells; /* owned, or NULL for the rectangle */
     uint32_t cell_count;
-    uint64_t q;         /* persons per step, fixed point of 2^-32 */
-    uint64_t s0, s1;    /* start and stop step; s1 = UINT64_MAX: never stops */
-    uint64_t limit;     /* UINT64_MAX: none */
-    uint64_t total;     /* agents it adds in all; UINT64_MAX: endless */
+    uint64_t q;      /* persons per step, fixed point of 2^-32 */
+    uint64_t s0, s1; /* start and stop step; s1 = UINT64_MAX: never stops */
+    uint64_t limit;  /* UINT64_MAX: none */
+    uint64_t total;  /* agents it adds in all; UINT64_MAX: endless */
     th_vec2 velocity;
     uint32_t emitted;
     uint64_t due;
-    uint32_t attempts;  /* steps the head of the queue has waited: fresh draws each time */
+    uint32_t attempts; /* steps the head of the queue has waited: fresh draws each time */
 } th_spawner;
 
 typedef struct th_exit {
     char name[64];
-    bool by_cell;          /* cells (a bitmap over their bounding box), else the rectangle */
+    bool by_cell; /* cells (a bitmap over their bounding box), else the rectangle */
     float x0, y0, x1, y1;
     int32_t cx0, cy0, cx1, cy1;
-    uint8_t *bits;         /* owned: bit (y - cy0) * width + (x - cx0) set for an exit cell */
+    uint8_t *bits; /* owned: bit (y - cy0) * width + (x - cx0) set for an exit cell */
     uint32_t exited;
     uint64_t first, last;
 } th_exit;
@@ -63,13 +63,9 @@ struct th_flow {
     uint32_t capacity; /* agents both arrays hold */
 };
 
-th_spawner_def th_default_spawner_def(void) {
-    return (th_spawner_def){.stop = INFINITY};
-}
+th_spawner_def th_default_spawner_def(void) { return (th_spawner_def){.stop = INFINITY}; }
 
-th_exit_def th_default_exit_def(void) {
-    return (th_exit_def){.field = -1};
-}
+th_exit_def th_default_exit_def(void) { return (th_exit_def){.field = -1}; }
 
 void th_flow_free(th_world *w) {
     th_flow *f = w->flow;
@@ -128,9 +124,11 @@ static bool check_area(const th_world *w, const char *what, float x0, float y0, 
     }
     if (!(isfinite(x0) && isfinite(y0) && isfinite(x1) && isfinite(y1) && x0 >= 0.0f &&
           y0 >= 0.0f && x0 < x1 && y0 < y1 && x1 <= w->def.width && y1 <= w->def.height)) {
-        th_error_set(err, "%s: expected an area 0 <= x0 < x1 <= %g, 0 <= y0 < y1 <= %g metres, "
-                     "got [%g, %g, %g, %g]", what, (double)w->def.width, (double)w->def.height,
-                     (double)x0, (double)y0, (double)x1, (double)y1);
+        th_error_set(err,
+                     "%s: expected an area 0 <= x0 < x1 <= %g, 0 <= y0 < y1 <= %g metres, "
+                     "got [%g, %g, %g, %g]",
+                     what, (double)w->def.width, (double)w->def.height, (double)x0, (double)y0,
+                     (double)x1, (double)y1);
         return false;
     }
     return true;
@@ -152,9 +150,7 @@ static uint64_t capped(const th_spawner *s, uint64_t due) {
 }
 
 /* Whole steps in `seconds`, to the nearest. */
-static uint64_t to_steps(double seconds, double dt) {
-    return (uint64_t)llround(seconds / dt);
-}
+static uint64_t to_steps(double seconds, double dt) { return (uint64_t)llround(seconds / dt); }
 
 int th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
@@ -183,8 +179,10 @@ int th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err) 
         return -1;
     }
     if (!(d.stop > d.start && (isinf(d.stop) || d.stop <= 1e9))) {
-        th_error_set(err, "spawner: stop must be after start (%g s) and at most 1e9 s, or "
-                     "infinite, got %g", d.start, d.stop);
+        th_error_set(err,
+                     "spawner: stop must be after start (%g s) and at most 1e9 s, or "
+                     "infinite, got %g",
+                     d.start, d.stop);
         return -1;
     }
     /* Whole steps stay far inside 64 bits (the count formula needs k < 2^44). */
@@ -202,7 +200,10 @@ int th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err) 
     const double dt = w->def.timestep;
     th_spawner s = {
         .crowd = d.crowd,
-        .x0 = d.x0, .y0 = d.y0, .x1 = d.x1, .y1 = d.y1,
+        .x0 = d.x0,
+        .y0 = d.y0,
+        .x1 = d.x1,
+        .y1 = d.y1,
         .cell_count = d.cell_count,
         .q = (uint64_t)ceil(d.rate * dt * 4294967296.0),
         .s0 = to_steps(d.start, dt),
@@ -241,9 +242,7 @@ int th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err) 
     return (int)i;
 }
 
-uint32_t th_world_spawner_count(const th_world *w) {
-    return w->flow ? w->flow->spawner_count : 0;
-}
+uint32_t th_world_spawner_count(const th_world *w) { return w->flow ? w->flow->spawner_count : 0; }
 
 bool th_world_get_spawner(const th_world *w, uint32_t spawner, th_spawner_info *out) {
     if (!w->flow || spawner >= w->flow->spawner_count) return false;
@@ -314,7 +313,8 @@ int th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err) {
             th_error_set(err, "out of memory");
             return -1;
         }
-        for (uint32_t k = 0; k < n; k++) goal_cells[k] = (th_cell_ref){fd->goals[k].x, fd->goals[k].y};
+        for (uint32_t k = 0; k < n; k++)
+            goal_cells[k] = (th_cell_ref){fd->goals[k].x, fd->goals[k].y};
         cells = goal_cells;
     }
     bool ok = check_area(w, "exit", d.x0, d.y0, d.x1, d.y1, cells, n, err);
@@ -363,9 +363,7 @@ int th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err) {
     return (int)i;
 }
 
-uint32_t th_world_exit_count(const th_world *w) {
-    return w->flow ? w->flow->exit_count : 0;
-}
+uint32_t th_world_exit_count(const th_world *w) { return w->flow ? w->flow->exit_count : 0; }
 
 bool th_world_get_exit(const th_world *w, uint32_t exit, th_exit_info *out) {
     if (!w->flow || exit >= w->flow->exit_count) return false;
@@ -464,8 +462,8 @@ static void collect_near(th_world *w, const th_spawner *s, float r) {
     f->near_count = 0;
     for (uint32_t k = 0; k < w->count; k++) {
         if (w->crowd_radius[a->crowd[k]] <= 0.0f) continue;
-        const th_vec2 d = th_min_image(th_v2(a->px[k] - c.x, a->py[k] - c.y), w->wrap,
-                                       w->def.width, w->def.height);
+        const th_vec2 d = th_min_image(th_v2(a->px[k] - c.x, a->py[k] - c.y), w->wrap, w->def.width,
+                                       w->def.height);
         if (fabsf(d.x) <= hx && fabsf(d.y) <= hy) f->near[f->near_count++] = k;
     }
 }
@@ -485,8 +483,8 @@ static bool free_at(const th_world *w, th_vec2 p, float r) {
     for (uint32_t n = 0; n < f->near_count; n++) {
         const uint32_t k = f->near[n];
         const float rk = w->crowd_radius[a->crowd[k]];
-        const th_vec2 d = th_min_image(th_v2(a->px[k] - p.x, a->py[k] - p.y), w->wrap,
-                                       w->def.width, w->def.height);
+        const th_vec2 d = th_min_image(th_v2(a->px[k] - p.x, a->py[k] - p.y), w->wrap, w->def.width,
+                                       w->def.height);
         if (th_v2_len2(d) < (r + rk) * (r + rk)) return false;
     }
     return true;

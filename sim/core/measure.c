@@ -25,7 +25,7 @@ typedef struct measure_area {
     int64_t speed_sum; /* units of SPEED_UNIT: 1000 m/s x 2^24 x 2^24 agents < 2^63 */
 } measure_area;
 
-#define SPEED_UNIT 0x1p-24
+#define SPEED_UNIT     0x1p-24
 #define PREFETCH_AHEAD 16u
 
 typedef struct measure_line {
@@ -110,8 +110,8 @@ static int line_crossing(const measure_line *L, double qx, double qy, double dx,
     int sum = 0;
     for (int i = 0; i < nx; i++) {
         for (int j = 0; j < ny; j++) {
-            sum += crossing((double)L->a.x + ox[i], (double)L->a.y + oy[j],
-                            (double)L->b.x + ox[i], (double)L->b.y + oy[j], qx, qy, px, py);
+            sum += crossing((double)L->a.x + ox[i], (double)L->a.y + oy[j], (double)L->b.x + ox[i],
+                            (double)L->b.y + oy[j], qx, qy, px, py);
         }
     }
     return sum;
@@ -154,7 +154,8 @@ void th_measure_update(th_world *w) {
         th_agent_id id = a->id[k];
         /* prev is read by id, scattered: without a prefetch the wait for it was half of this
          * pass (perf, 100k agents). PREFETCH_AHEAD agents cover the miss latency. */
-        if (k + PREFETCH_AHEAD < w->count) __builtin_prefetch(&m->prev[a->id[k + PREFETCH_AHEAD]], 1);
+        if (k + PREFETCH_AHEAD < w->count)
+            __builtin_prefetch(&m->prev[a->id[k + PREFETCH_AHEAD]], 1);
         double qx = m->prev[id].x, qy = m->prev[id].y;
         double dx = (double)a->px[k] - qx, dy = (double)a->py[k] - qy;
         if (wrap) {
@@ -212,8 +213,10 @@ static bool check_name(const th_world *w, const char *name, th_error *err) {
         bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                   c == '_' || c == '-' || c == '.';
         if (!ok) {
-            th_error_set(err, "measurement name '%s': only letters, digits, '_', '-' and '.' "
-                         "are allowed (it names output columns)", name);
+            th_error_set(err,
+                         "measurement name '%s': only letters, digits, '_', '-' and '.' "
+                         "are allowed (it names output columns)",
+                         name);
             return false;
         }
     }
@@ -247,9 +250,11 @@ int th_world_add_measure_area(th_world *w, const th_measure_area_def *def, th_er
     float W = w->def.width, H = w->def.height;
     if (!(def->x0 >= 0.0f && def->x0 < def->x1 && def->x1 <= W && def->y0 >= 0.0f &&
           def->y0 < def->y1 && def->y1 <= H)) {
-        th_error_set(err, "area '%s' [%g, %g] x [%g, %g] must have x0 < x1, y0 < y1 and lie "
-                     "inside the %g x %g m world", def->name, (double)def->x0, (double)def->x1,
-                     (double)def->y0, (double)def->y1, (double)W, (double)H);
+        th_error_set(err,
+                     "area '%s' [%g, %g] x [%g, %g] must have x0 < x1, y0 < y1 and lie "
+                     "inside the %g x %g m world",
+                     def->name, (double)def->x0, (double)def->x1, (double)def->y0, (double)def->y1,
+                     (double)W, (double)H);
         return -1;
     }
     if (!get_measure(w, err)) return -1;
@@ -282,8 +287,8 @@ int th_world_add_measure_line(th_world *w, const th_measure_line_def *def, th_er
     if (!check_name(w, def->name, err)) return -1;
     float W = w->def.width, H = w->def.height;
     th_vec2 a = def->a, b = def->b;
-    bool inside = a.x >= 0.0f && a.x <= W && a.y >= 0.0f && a.y <= H && b.x >= 0.0f &&
-                  b.x <= W && b.y >= 0.0f && b.y <= H;
+    bool inside = a.x >= 0.0f && a.x <= W && a.y >= 0.0f && a.y <= H && b.x >= 0.0f && b.x <= W &&
+                  b.y >= 0.0f && b.y <= H;
     if (!inside) {
         th_error_set(err, "line '%s' from (%g, %g) to (%g, %g) must lie inside the %g x %g m world",
                      def->name, (double)a.x, (double)a.y, (double)b.x, (double)b.y, (double)W,
@@ -359,7 +364,10 @@ bool th_world_measure_area(const th_world *w, uint32_t area, th_measure_area_inf
     double size = ((double)r->x1 - r->x0) * ((double)r->y1 - r->y0);
     *out = (th_measure_area_info){
         .name = r->name,
-        .x0 = r->x0, .y0 = r->y0, .x1 = r->x1, .y1 = r->y1,
+        .x0 = r->x0,
+        .y0 = r->y0,
+        .x1 = r->x1,
+        .y1 = r->y1,
         .count = r->count,
         .density = (double)r->count / size,
         .mean_speed = r->count ? (double)r->speed_sum * SPEED_UNIT / (double)r->count : NAN,

@@ -4,7 +4,8 @@
 
 #include "sim/core/world.h"
 
-/* sim/core/measure.c: measurement areas and lines. Everything is a no-op while w->measure is NULL. */
+/* sim/core/measure.c: measurement areas and lines. Everything is a no-op while w->measure is NULL.
+ */
 void th_measure_free(th_world *w);
 /* Agent capacity grew to `cap` ids (the first `keep` ids hold positions): grow the per-id
  * previous positions with it. False when memory is short. */

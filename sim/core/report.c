@@ -40,8 +40,8 @@ bool th_report_reserve(th_world *w, uint32_t keep, uint32_t cap) {
         if (!w->report) return false;
     }
     /* At most one entry per agent ever added: ids are never reused. */
-    return th_grow_array((void **)&w->report->sheltered_at, sizeof *w->report->sheltered_at,
-                         keep, cap);
+    return th_grow_array((void **)&w->report->sheltered_at, sizeof *w->report->sheltered_at, keep,
+                         cap);
 }
 
 static void log_entry(struct th_report *r, uint64_t step, th_history_kind kind, uint32_t index,
@@ -56,8 +56,8 @@ static void log_entry(struct th_report *r, uint64_t step, th_history_kind kind, 
 void th_report_update(th_world *w) {
     struct th_report *r = w->report;
     if (!r) return;
-    uint64_t done = w->step;                /* steps completed, this one included */
-    uint64_t began = done ? done - 1 : 0;   /* the step that applied this step's events */
+    uint64_t done = w->step;              /* steps completed, this one included */
+    uint64_t began = done ? done - 1 : 0; /* the step that applied this step's events */
     uint32_t at = done > UINT32_MAX ? UINT32_MAX : (uint32_t)done;
     while (r->recorded < w->stats.sheltered) r->sheltered_at[r->recorded++] = at;
     if (w->stats.buried != r->buried_seen) {
@@ -68,8 +68,9 @@ void th_report_update(th_world *w) {
     for (uint32_t b = 0; b < n->bunker_count; b++) {
         const th_bunker *bk = &n->bunker[b];
         if (bk->destroyed != r->destroyed[b]) {
-            log_entry(r, began, bk->destroyed ? TH_HISTORY_BUNKER_DESTROYED
-                                              : TH_HISTORY_BUNKER_RESTORED, b, 0);
+            log_entry(r, began,
+                      bk->destroyed ? TH_HISTORY_BUNKER_DESTROYED : TH_HISTORY_BUNKER_RESTORED, b,
+                      0);
             r->destroyed[b] = bk->destroyed;
         }
         if (bk->full != r->full[b]) {

@@ -50,9 +50,9 @@ typedef struct th_step_ctx {
     uint32_t *slot_of_id;
     float dt, width, height;
     bool wrap;
-    bool terrain, slow;   /* a map; one whose cells slow walking */
-    bool goal_state;      /* some crowd's goal keeps state */
-    bool exits;           /* spawners or exits exist */
+    bool terrain, slow; /* a map; one whose cells slow walking */
+    bool goal_state;    /* some crowd's goal keeps state */
+    bool exits;         /* spawners or exits exist */
 } th_step_ctx;
 
 static void step_ctx_init(th_step_ctx *x, th_world *w) {

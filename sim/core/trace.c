@@ -59,9 +59,11 @@ static void on_share(void *user, uint32_t worker, uint64_t begin_ns, uint64_t en
     i = claim(t);
     t->worker[worker].last = i;
     if (i == NO_SPAN) return;
-    t->spans[i] = (th_trace_span){
-        .step = t->step, .begin_ns = begin_ns, .end_ns = end_ns, .worker = worker,
-        .phase = t->phase};
+    t->spans[i] = (th_trace_span){.step = t->step,
+                                  .begin_ns = begin_ns,
+                                  .end_ns = end_ns,
+                                  .worker = worker,
+                                  .phase = t->phase};
 }
 
 void th_trace_enter(th_world *w, th_phase phase, uint64_t now_ns) {

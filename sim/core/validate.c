@@ -3,9 +3,9 @@
  * They are written from the contracts, not from the code that keeps them: no agent inside a
  * blocked cell and no body overlapping a wall or (beyond a tenth of a diameter) another body,
  * every position and velocity finite and inside the world, alive + sheltered + removed +
- * exited = spawned (and the exits' own counts adding up), bunker counts adding up, the id map a bijection, and the grid agreeing with the
- * positions it was built from. The first violation is kept (step, agent, values) and the
- * checks stop there. */
+ * exited = spawned (and the exits' own counts adding up), bunker counts adding up, the id map a
+ * bijection, and the grid agreeing with the positions it was built from. The first violation is
+ * kept (step, agent, values) and the checks stop there. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,8 +19,8 @@ static bool violated(th_world *w, const char *fmt, ...) __attribute__((format(pr
 static bool violated(th_world *w, const char *fmt, ...) {
     if (w->validation_failed) return false;
     w->validation_failed = true;
-    int n = snprintf(w->validation_error, sizeof w->validation_error, "step %llu: ",
-                     (unsigned long long)w->step);
+    int n = snprintf(w->validation_error, sizeof w->validation_error,
+                     "step %llu: ", (unsigned long long)w->step);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(w->validation_error + n, sizeof w->validation_error - (size_t)n, fmt, ap);
@@ -38,11 +38,12 @@ bool th_validate_grid(th_world *w) {
                         w->count);
     }
     for (uint32_t k = 0; k < w->count; k++) {
-        uint32_t cell = (uint32_t)th_grid_cy(g, a->py[k]) * (uint32_t)g->nx +
-                        (uint32_t)th_grid_cx(g, a->px[k]);
+        uint32_t cell =
+            (uint32_t)th_grid_cy(g, a->py[k]) * (uint32_t)g->nx + (uint32_t)th_grid_cx(g, a->px[k]);
         if (w->cell[k] != cell) {
-            return violated(w, "agent %u at (%g, %g) is filed in grid cell %u, its position is in cell %u",
-                            a->id[k], (double)a->px[k], (double)a->py[k], w->cell[k], cell);
+            return violated(
+                w, "agent %u at (%g, %g) is filed in grid cell %u, its position is in cell %u",
+                a->id[k], (double)a->px[k], (double)a->py[k], w->cell[k], cell);
         }
         if (k < g->cell_start[cell] || k >= g->cell_start[cell + 1]) {
             return violated(w, "agent %u (slot %u) lies outside its cell %u's range [%u, %u)",
@@ -65,17 +66,20 @@ bool th_validate_bodies(th_world *w) {
         const th_vec2 p = th_v2(a->px[i], a->py[i]);
         th_grid_span spans[TH_GRID_MAX_SPANS];
         const uint32_t nx = (uint32_t)w->grid.nx, cell = w->cell[i];
-        const uint32_t ns = th_grid_block(&w->grid, (int32_t)(cell % nx), (int32_t)(cell / nx), 1, w->wrap, spans);
+        const uint32_t ns =
+            th_grid_block(&w->grid, (int32_t)(cell % nx), (int32_t)(cell / nx), 1, w->wrap, spans);
         for (uint32_t k = 0; k < ns; k++) {
             for (uint32_t j = spans[k].begin; j < spans[k].end; j++) {
                 const float rj = w->crowd_radius[a->crowd[j]];
                 if (j <= i || rj <= 0.0f) continue;
-                const th_vec2 d = th_min_image(th_v2(a->px[j] - p.x, a->py[j] - p.y), w->wrap, W, H);
+                const th_vec2 d =
+                    th_min_image(th_v2(a->px[j] - p.x, a->py[j] - p.y), w->wrap, W, H);
                 const float overlap = ri + rj - th_v2_len(d);
                 if (overlap > TH_MAX_OVERLAP * 2.0f * fminf(ri, rj)) {
-                    return violated(w, "bodies of agents %u and %u overlap by %.3f m (at most %.3f allowed)",
-                                    a->id[i], a->id[j], (double)overlap,
-                                    (double)(TH_MAX_OVERLAP * 2.0f * fminf(ri, rj)));
+                    return violated(
+                        w, "bodies of agents %u and %u overlap by %.3f m (at most %.3f allowed)",
+                        a->id[i], a->id[j], (double)overlap,
+                        (double)(TH_MAX_OVERLAP * 2.0f * fminf(ri, rj)));
                 }
             }
         }
@@ -96,9 +100,10 @@ bool th_validate_state(th_world *w) {
     for (uint32_t k = 0; k < w->count; k++) {
         float x = a->px[k], y = a->py[k], vx = a->vx[k], vy = a->vy[k];
         th_agent_id id = a->id[k];
-        if (!isfinite(x) || !isfinite(y) || !isfinite(vx) || !isfinite(vy) ||
-            !isfinite(w->ax[k]) || !isfinite(w->ay[k])) {
-            return violated(w, "agent %u has a non-finite value: position (%g, %g), velocity (%g, %g)",
+        if (!isfinite(x) || !isfinite(y) || !isfinite(vx) || !isfinite(vy) || !isfinite(w->ax[k]) ||
+            !isfinite(w->ay[k])) {
+            return violated(w,
+                            "agent %u has a non-finite value: position (%g, %g), velocity (%g, %g)",
                             id, (double)x, (double)y, (double)vx, (double)vy);
         }
         if (!(x >= 0.0f && x < W && y >= 0.0f && y < H)) {
@@ -106,7 +111,8 @@ bool th_validate_state(th_world *w) {
                             (double)y, (double)W, (double)H);
         }
         if (a->crowd[k] >= w->crowd_count) {
-            return violated(w, "agent %u belongs to crowd %u of %u", id, a->crowd[k], w->crowd_count);
+            return violated(w, "agent %u belongs to crowd %u of %u", id, a->crowd[k],
+                            w->crowd_count);
         }
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
         if (vx * vx + vy * vy > c->max_speed * c->max_speed * 1.0001f) {
@@ -114,7 +120,8 @@ bool th_validate_state(th_world *w) {
                             (double)sqrtf(vx * vx + vy * vy), (double)c->max_speed);
         }
         if (w->nav.present && th_navmap_blocked_at(&w->nav.map, th_v2(x, y))) {
-            return violated(w, "agent %u at (%g, %g) is inside a blocked cell", id, (double)x, (double)y);
+            return violated(w, "agent %u at (%g, %g) is inside a blocked cell", id, (double)x,
+                            (double)y);
         }
         if (id >= w->next_id || w->slot_of_id[id] != k) {
             return violated(w, "agent %u in slot %u is not mapped back to it", id, k);
@@ -137,7 +144,8 @@ bool th_validate_state(th_world *w) {
         return violated(w, "bunkers hold %llu agents, the world counts %u sheltered",
                         (unsigned long long)sheltered, w->stats.sheltered);
     }
-    if ((uint64_t)w->count + w->stats.sheltered + w->stats.removed + w->stats.exited != w->next_id) {
+    if ((uint64_t)w->count + w->stats.sheltered + w->stats.removed + w->stats.exited !=
+        w->next_id) {
         return violated(w, "%u alive + %u sheltered + %u removed + %u exited != %u spawned",
                         w->count, w->stats.sheltered, w->stats.removed, w->stats.exited,
                         w->next_id);

@@ -18,13 +18,12 @@
 #include "sim/core/world.h"
 
 static const char *const k_phase_names[TH_PHASE_COUNT] = {
-    "events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping", "admit", "squads",
-    "history",
+    "events",   "nav",         "grid",  "steer",  "integrate",
+    "contacts", "bookkeeping", "admit", "squads", "history",
 };
 /* The profiler would silently stop timing the phases past its capacity. */
 _Static_assert(TH_PHASE_COUNT <= TH_PROF_MAX_PHASES,
                "raise TH_PROF_MAX_PHASES in engine/profile.h");
-
 
 th_world_def th_default_world_def(void) {
     return (th_world_def){
@@ -204,7 +203,8 @@ static bool setup_grid(th_world *w) {
  * (radius: the largest body radius, counting one about to be added). */
 static bool reserve_contacts_for(th_world *w, float radius) {
     if (radius <= 0.0f || w->contact_capacity >= w->capacity) return true;
-    if (!th_grow_array((void **)&w->contact, sizeof *w->contact, 0, (size_t)w->capacity * TH_CONTACT_LIST) ||
+    if (!th_grow_array((void **)&w->contact, sizeof *w->contact, 0,
+                       (size_t)w->capacity * TH_CONTACT_LIST) ||
         !th_grow_array((void **)&w->contact_count, sizeof *w->contact_count, 0, w->capacity))
         return false;
     w->contact_capacity = w->capacity;
@@ -218,22 +218,23 @@ static bool reserve(th_world *w, uint32_t n) {
     uint32_t keep = w->count;
     uint32_t chunks_old = (w->capacity + TH_CHUNK - 1) / TH_CHUNK;
     uint32_t chunks_new = (cap + TH_CHUNK - 1) / TH_CHUNK;
-    bool ok = grow_agents(&w->buf[w->cur], keep, cap) && grow_agents(&w->buf[w->cur ^ 1], 0, cap) &&
-              th_grow_array((void **)&w->flags, sizeof *w->flags, keep, cap) &&
-              th_grow_array((void **)&w->shelter, sizeof *w->shelter, keep, cap) &&
-              th_grow_array((void **)&w->ax, sizeof *w->ax, keep, cap) &&
-              th_grow_array((void **)&w->ay, sizeof *w->ay, keep, cap) &&
-              th_grow_array((void **)&w->cell, sizeof *w->cell, keep, cap) &&
-              th_grow_array((void **)&w->neighbors, sizeof *w->neighbors, keep, cap) &&
-              th_grow_array((void **)&w->slot_of_id, sizeof *w->slot_of_id, w->next_id, cap) &&
-              th_grow_array((void **)&w->squad_of_id, sizeof *w->squad_of_id, w->next_id, cap) &&
-              th_grow_array((void **)&w->member_of_id, sizeof *w->member_of_id, w->next_id, cap) &&
-              th_grow_array((void **)&w->desired_speed, sizeof *w->desired_speed, w->next_id, cap) &&
-              (!w->goal_state_wanted ||
-               th_grow_array((void **)&w->goal_state, sizeof *w->goal_state, w->next_id, cap)) &&
-              th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new) &&
-              th_measure_reserve(w, w->next_id, cap) && th_report_reserve(w, w->stats.sheltered, cap) &&
-              th_flow_reserve(w, cap);
+    bool ok =
+        grow_agents(&w->buf[w->cur], keep, cap) && grow_agents(&w->buf[w->cur ^ 1], 0, cap) &&
+        th_grow_array((void **)&w->flags, sizeof *w->flags, keep, cap) &&
+        th_grow_array((void **)&w->shelter, sizeof *w->shelter, keep, cap) &&
+        th_grow_array((void **)&w->ax, sizeof *w->ax, keep, cap) &&
+        th_grow_array((void **)&w->ay, sizeof *w->ay, keep, cap) &&
+        th_grow_array((void **)&w->cell, sizeof *w->cell, keep, cap) &&
+        th_grow_array((void **)&w->neighbors, sizeof *w->neighbors, keep, cap) &&
+        th_grow_array((void **)&w->slot_of_id, sizeof *w->slot_of_id, w->next_id, cap) &&
+        th_grow_array((void **)&w->squad_of_id, sizeof *w->squad_of_id, w->next_id, cap) &&
+        th_grow_array((void **)&w->member_of_id, sizeof *w->member_of_id, w->next_id, cap) &&
+        th_grow_array((void **)&w->desired_speed, sizeof *w->desired_speed, w->next_id, cap) &&
+        (!w->goal_state_wanted ||
+         th_grow_array((void **)&w->goal_state, sizeof *w->goal_state, w->next_id, cap)) &&
+        th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new) &&
+        th_measure_reserve(w, w->next_id, cap) && th_report_reserve(w, w->stats.sheltered, cap) &&
+        th_flow_reserve(w, cap);
     if (!ok) return false;
     w->capacity = cap;
     return reserve_contacts_for(w, w->max_radius) && setup_grid(w);
@@ -248,8 +249,8 @@ static bool valid_dim(float v) { return isfinite(v) && v > 0.0f && v <= TH_MAX_W
 th_world *th_world_create(const th_world_def *def, th_error *err) {
     th_world_def d = def ? *def : th_default_world_def();
     if (!valid_dim(d.width) || !valid_dim(d.height)) {
-        th_error_set(err, "world size must be in (0, %g] metres, got %g x %g", (double)TH_MAX_WORLD_DIM,
-                  (double)d.width, (double)d.height);
+        th_error_set(err, "world size must be in (0, %g] metres, got %g x %g",
+                     (double)TH_MAX_WORLD_DIM, (double)d.width, (double)d.height);
         return NULL;
     }
     if (!(isfinite(d.timestep) && d.timestep > 0.0f && d.timestep <= 1.0f)) {
@@ -266,36 +267,41 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
     }
     if ((d.enqueue_task != NULL) != (d.finish_task != NULL) ||
         (d.enqueue_task && (d.threads < 1 || d.threads > TH_MAX_THREADS))) {
-        th_error_set(err, "a host task system needs both enqueue_task and finish_task, and "
+        th_error_set(err,
+                     "a host task system needs both enqueue_task and finish_task, and "
                      "threads in [1, %d] (the worker indices it uses), got threads %u",
                      TH_MAX_THREADS, d.threads);
         return NULL;
     }
     if (d.agent_capacity > TH_MAX_AGENTS) {
-        th_error_set(err, "agent_capacity must be at most %u, got %u", TH_MAX_AGENTS, d.agent_capacity);
+        th_error_set(err, "agent_capacity must be at most %u, got %u", TH_MAX_AGENTS,
+                     d.agent_capacity);
         return NULL;
     }
     if (!(isfinite(d.cell_size) && d.cell_size >= 0.0f &&
-          (d.cell_size == 0.0f || (d.cell_size >= TH_NAV_MIN_CELL_SIZE &&
-                                   d.cell_size <= TH_NAV_MAX_CELL_SIZE)))) {
+          (d.cell_size == 0.0f ||
+           (d.cell_size >= TH_NAV_MIN_CELL_SIZE && d.cell_size <= TH_NAV_MAX_CELL_SIZE)))) {
         th_error_set(err, "cell_size must be 0 (no map) or in [%g, %g] metres, got %g",
-                  (double)TH_NAV_MIN_CELL_SIZE, (double)TH_NAV_MAX_CELL_SIZE, (double)d.cell_size);
+                     (double)TH_NAV_MIN_CELL_SIZE, (double)TH_NAV_MAX_CELL_SIZE,
+                     (double)d.cell_size);
         return NULL;
     }
     if (d.cell_size > 0.0f) {
-        double cols = ceil((double)d.width / d.cell_size), rows = ceil((double)d.height / d.cell_size);
+        double cols = ceil((double)d.width / d.cell_size),
+               rows = ceil((double)d.height / d.cell_size);
         /* On a torus the map's cells repeat across the seam: they must tile the world exactly. */
         if (d.bounds == TH_BOUNDS_WRAP &&
             (fabs(cols * d.cell_size - d.width) > 1e-4 * d.cell_size ||
              fabs(rows * d.cell_size - d.height) > 1e-4 * d.cell_size)) {
-            th_error_set(err, "a wrap-around world with a terrain map must be a whole number of "
-                         "cells: %g x %g m is not a multiple of cell_size %g", (double)d.width,
-                         (double)d.height, (double)d.cell_size);
+            th_error_set(err,
+                         "a wrap-around world with a terrain map must be a whole number of "
+                         "cells: %g x %g m is not a multiple of cell_size %g",
+                         (double)d.width, (double)d.height, (double)d.cell_size);
             return NULL;
         }
         if (cols > TH_NAV_MAX_DIM || rows > TH_NAV_MAX_DIM) {
             th_error_set(err, "the terrain map would be %.0f x %.0f cells, more than %d per side",
-                      cols, rows, TH_NAV_MAX_DIM);
+                         cols, rows, TH_NAV_MAX_DIM);
             return NULL;
         }
     }
@@ -417,9 +423,10 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     if (d.model == TH_MODEL_PEDESTRIAN) {
         /* The rules between keys; each key's own range was checked above. */
         if (d.desired_speed > d.max_speed || d.desired_speed_sd > d.desired_speed) {
-            th_error_set(err, "desired_speed must be in (0, max_speed = %g] m/s and desired_speed_sd "
-                         "in [0, desired_speed], got %g and %g", (double)d.max_speed,
-                         (double)d.desired_speed, (double)d.desired_speed_sd);
+            th_error_set(err,
+                         "desired_speed must be in (0, max_speed = %g] m/s and desired_speed_sd "
+                         "in [0, desired_speed], got %g and %g",
+                         (double)d.max_speed, (double)d.desired_speed, (double)d.desired_speed_sd);
             return -1;
         }
         if (!(isfinite(d.heading.x) && isfinite(d.heading.y) && fabsf(d.heading.x) <= 1e6f &&
@@ -449,10 +456,10 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
      * a neighbour is seen at its nearest image, so a periodic corridor needs walls at least as
      * thick as its walkway is wide; that is the map's business, not a bound checked here. */
     const float fastest = fminf(d.max_speed, d.desired_speed + 2.0f * d.desired_speed_sd);
-    const float ped_reach = d.model == TH_MODEL_PEDESTRIAN
-                                ? 2.0f * d.body_radius +
-                                      fmaxf(fastest * d.time_gap, 7.0f * d.repulsion_range)
-                                : 0.0f;
+    const float ped_reach =
+        d.model == TH_MODEL_PEDESTRIAN
+            ? 2.0f * d.body_radius + fmaxf(fastest * d.time_gap, 7.0f * d.repulsion_range)
+            : 0.0f;
     if (ped_reach > reach) reach = ped_reach;
     /* Bodies: the contacts phase looks for overlaps in the 3x3 cells the grid phase assigned,
      * after the agents moved: a cell must cover two bodies, a step's travel of both and the
@@ -462,8 +469,10 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     /* What a 3x3 block of main-grid cells must hold: the contacts. */
     const float near = d.body_radius > 0.0f ? contact_reach : 0.0f;
     if (w->wrap && (2.0f * reach > w->def.width || 2.0f * reach > w->def.height)) {
-        th_error_set(err, "a wrap-around world must be at least twice the largest radius (%g m) "
-                  "on each side", (double)reach);
+        th_error_set(err,
+                     "a wrap-around world must be at least twice the largest radius (%g m) "
+                     "on each side",
+                     (double)reach);
         return -1;
     }
     th_crowd_rt goal_rt;
@@ -543,9 +552,7 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .mover = goal_rt.mover,
     };
     w->crowd_route[c] = route;
-    if (route) {
-        w->crowd_def[c].goal.points = route;
-    }
+    if (route) { w->crowd_def[c].goal.points = route; }
     if (colony) w->crowd_def[c].goal.forage = th_forage_def_of(colony);
     if (th_mover_kind(goal_rt.goal)) th_mover_def_stored(&w->crowd_def[c].goal, &w->crowd_rt[c]);
     if (d.body_radius > 0.0f && !reserve_contacts_for(w, d.body_radius)) {
@@ -620,12 +627,13 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
     if (!(position.x >= 0.0f && position.x < w->def.width && position.y >= 0.0f &&
           position.y < w->def.height)) {
         th_error_set(err, "position (%g, %g) is outside the world [0, %g) x [0, %g)",
-                  (double)position.x, (double)position.y, (double)w->def.width,
-                  (double)w->def.height);
+                     (double)position.x, (double)position.y, (double)w->def.width,
+                     (double)w->def.height);
         return TH_INVALID_AGENT;
     }
     if (w->nav.present && th_navmap_blocked_at(&w->nav.map, position)) {
-        th_error_set(err, "position (%g, %g) is inside a wall", (double)position.x, (double)position.y);
+        th_error_set(err, "position (%g, %g) is inside a wall", (double)position.x,
+                     (double)position.y);
         return TH_INVALID_AGENT;
     }
     if (!isfinite(velocity.x) || !isfinite(velocity.y)) {

@@ -48,9 +48,9 @@ typedef struct th_crowd_rt {
     bool omni;           /* view angle of 360 degrees: the cone test is skipped */
     float w_sep, w_ali, w_coh;
     float max_speed, max_force;
-    bool flee;          /* follows the nearest-bunker flow and can be sheltered */
-    uint16_t type;      /* effective type (see th_agents.type) */
-    bool lead;          /* the crowd has a target: run the leader test */
+    bool flee;     /* follows the nearest-bunker flow and can be sheltered */
+    uint16_t type; /* effective type (see th_agents.type) */
+    bool lead;     /* the crowd has a target: run the leader test */
     int32_t target;
     th_pursuit pursuit;
     float w_pursuit;
@@ -59,47 +59,50 @@ typedef struct th_crowd_rt {
     uint32_t flee_mask; /* predator types */
     float flee_r2;
     float w_flee;
-    float w_flow;       /* flow term weight */
-    float wall_radius;  /* metres */
-    float w_wall;       /* wall push weight */
+    float w_flow;      /* flow term weight */
+    float wall_radius; /* metres */
+    float w_wall;      /* wall push weight */
 
     /* Bodies and the pedestrian model (sim/behave/ped.c, sim/behave/contacts.c). */
-    float radius;       /* body radius, metres; 0 = a point */
-    bool ped;           /* model == TH_MODEL_PEDESTRIAN */
-    float inv_time_gap; /* 1 / time_gap */
-    float relax;        /* dt / relaxation, clamped to 1 */
-    float rep, inv_rep_range;          /* neighbour repulsion strength, 1 / range */
-    float wall_rep, inv_wall_rep_range;/* wall repulsion strength, 1 / range */
-    float ped_reach;    /* metres: neighbours farther than this change nothing */
-    th_vec2 heading;    /* unit walking direction of a pedestrian crowd without a goal, or 0 */
+    float radius;                       /* body radius, metres; 0 = a point */
+    bool ped;                           /* model == TH_MODEL_PEDESTRIAN */
+    float inv_time_gap;                 /* 1 / time_gap */
+    float relax;                        /* dt / relaxation, clamped to 1 */
+    float rep, inv_rep_range;           /* neighbour repulsion strength, 1 / range */
+    float wall_rep, inv_wall_rep_range; /* wall repulsion strength, 1 / range */
+    float ped_reach;                    /* metres: neighbours farther than this change nothing */
+    th_vec2 heading; /* unit walking direction of a pedestrian crowd without a goal, or 0 */
 
     /* The goal (sim/behave/goal.c). */
     th_goal_kind goal;
-    uint32_t goal_field;      /* DESTINATIONS: index into nav.dest */
-    const th_vec2 *route;     /* ROUTE: the waypoints (the world's copy), route_count of them */
+    uint32_t goal_field;  /* DESTINATIONS: index into nav.dest */
+    const th_vec2 *route; /* ROUTE: the waypoints (the world's copy), route_count of them */
     uint32_t route_count;
     th_route_mode route_mode;
-    float route_r2;           /* ROUTE: arrival radius squared */
-    float wander_sigma;       /* WANDER, FORAGE: radians of heading drift per step, one sd */
-    uint32_t congestion;      /* DESTINATIONS: index + 1 into w->cong, 0 = the plain field */
-    struct th_mover *mover;   /* movers (sim/behave/movers.c): their tables, in the world's goal memory */
-    struct th_colony *colony; /* FORAGE: the crowd's nest, food and pheromone (sim/behave/forage.c) */
+    float route_r2;      /* ROUTE: arrival radius squared */
+    float wander_sigma;  /* WANDER, FORAGE: radians of heading drift per step, one sd */
+    uint32_t congestion; /* DESTINATIONS: index + 1 into w->cong, 0 = the plain field */
+    struct th_mover
+        *mover; /* movers (sim/behave/movers.c): their tables, in the world's goal memory */
+    struct th_colony
+        *colony; /* FORAGE: the crowd's nest, food and pheromone (sim/behave/forage.c) */
 } th_crowd_rt;
 
-/* A crowd's congestion-aware copy of its destination field (sim/behave/goal.c): the same goals, routed
- * over cell costs raised by the agents standing in each cell, recomputed every `every` steps. */
+/* A crowd's congestion-aware copy of its destination field (sim/behave/goal.c): the same goals,
+ * routed over cell costs raised by the agents standing in each cell, recomputed every `every`
+ * steps. */
 typedef struct th_congestion {
-    uint32_t source;   /* the destination field whose goals it keeps */
-    uint32_t every;    /* steps between refreshes */
-    uint32_t scale;    /* every cost and weight is multiplied by this (1..10, fixed when added)
-                          so that a fraction of a cell's cost survives rounding to integers */
-    float weight;      /* square metres per person */
-    uint16_t *cost;    /* per cell: the costs the field was last computed on (0 = blocked) */
+    uint32_t source; /* the destination field whose goals it keeps */
+    uint32_t every;  /* steps between refreshes */
+    uint32_t scale;  /* every cost and weight is multiplied by this (1..10, fixed when added)
+                        so that a fraction of a cell's cost survives rounding to integers */
+    float weight;    /* square metres per person */
+    uint16_t *cost;  /* per cell: the costs the field was last computed on (0 = blocked) */
     th_nav_field field;
 } th_congestion;
 
-/* Per-agent goal progress, by id (sim/behave/goal.c): written only while that agent is integrated, by
- * the worker that integrates it, and read by its own steering in the next step. */
+/* Per-agent goal progress, by id (sim/behave/goal.c): written only while that agent is integrated,
+ * by the worker that integrates it, and read by its own steering in the next step. */
 typedef struct th_goal_state {
     uint32_t index; /* ROUTE: the waypoint walked to */
     int32_t dir;    /* ROUTE, patrol: +1 outward, -1 on the way back */
@@ -141,14 +144,14 @@ struct th_world {
     /* Predators: agents whose type some crowd flees, indexed apart in a grid of cells at least
      * the largest flee radius wide, rebuilt each step by th_boids_prepare. Prey look them up
      * there instead of walking a block of the main grid that wide (sim/behave/boids.c). */
-    uint32_t pred_mask;   /* union of the crowds' flee types; 0 = no predator index */
-    float pred_radius;    /* largest flee radius of a crowd with flee types */
+    uint32_t pred_mask; /* union of the crowds' flee types; 0 = no predator index */
+    float pred_radius;  /* largest flee radius of a crowd with flee types */
     th_grid pred_grid;
-    float *pred_px, *pred_py;   /* capacity: predators in storage order, then... */
-    float *pred_sx, *pred_sy;   /* ...in pred_grid's cell order (the query reads these) */
-    uint16_t *pred_stype;       /* their types, cell order */
-    uint16_t *pred_ptype;       /* their types, storage order */
-    uint32_t pred_count;        /* predators in the last build */
+    float *pred_px, *pred_py; /* capacity: predators in storage order, then... */
+    float *pred_sx, *pred_sy; /* ...in pred_grid's cell order (the query reads these) */
+    uint16_t *pred_stype;     /* their types, cell order */
+    uint16_t *pred_ptype;     /* their types, storage order */
+    uint32_t pred_count;      /* predators in the last build */
     bool wrap;
 
     /* Agent state: buf[cur] is the state after the last step. A step gathers it into
@@ -166,17 +169,17 @@ struct th_world {
     uint8_t *flags;      /* TH_AGENT_LEADER | TH_AGENT_STRANDED of the last step, storage order */
     uint8_t *shelter;    /* bunker index + 1 the agent stepped into this step, or 0 */
 
-    float *desired_speed; /* per id: free walking speed of pedestrians, m/s (0 for boids) */
+    float *desired_speed;      /* per id: free walking speed of pedestrians, m/s (0 for boids) */
     th_goal_state *goal_state; /* per id; allocated once a crowd's goal keeps state (route,
                                   wander), else NULL */
     bool goal_state_wanted;    /* such a crowd exists: goal_state grows with the agents */
     th_vec2 *crowd_route[TH_MAX_CROWDS]; /* each crowd's route waypoints (owned), or NULL */
-    uint32_t colonies;    /* foraging crowds: bookkeeping runs th_forage_update while > 0 */
+    uint32_t colonies; /* foraging crowds: bookkeeping runs th_forage_update while > 0 */
     th_congestion cong[TH_MAX_CROWDS]; /* congestion-aware destination fields, cong_count used */
     uint32_t cong_count;
     uint32_t *cell_agents; /* per map cell: agents counted by the last refresh (with cong) */
-    float max_radius;     /* largest body radius over crowds: 0 = no bodies, no contacts phase */
-    bool pedestrians;     /* some crowd uses the pedestrian model */
+    float max_radius;      /* largest body radius over crowds: 0 = no bodies, no contacts phase */
+    bool pedestrians;      /* some crowd uses the pedestrian model */
     /* Bodies near each agent, found once per step by the first contacts round and walked by
      * the later ones: TH_CONTACT_LIST storage indices per agent (storage order), their count. */
     uint32_t *contact;
@@ -216,10 +219,10 @@ struct th_world {
     th_world_stats stats;
     th_profiler prof;
 
-    struct th_trace *trace; /* phase spans being recorded (sim/core/trace.c), or NULL */
+    struct th_trace *trace;     /* phase spans being recorded (sim/core/trace.c), or NULL */
     struct th_measure *measure; /* areas and lines (sim/core/measure.c), or NULL */
     struct th_report *report;   /* run history (sim/core/report.c), or NULL without a map */
-    struct th_flow *flow;       /* spawners and exits (sim/core/flow.c), or NULL while there are none */
+    struct th_flow *flow; /* spawners and exits (sim/core/flow.c), or NULL while there are none */
 };
 
 /* The offset q - p on a torus of W x H: the nearest image. */
@@ -247,7 +250,7 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
 #define TH_MARK_REMOVED 0xFFu
 /* TH_MARK_EXIT + e: the agent stepped into exit e (below TH_MAX_EXITS, so the marks of bunkers,
  * exits and removals never meet). */
-#define TH_MARK_EXIT 0x80u
+#define TH_MARK_EXIT    0x80u
 void th_world_drop_marked(th_world *w);
 /* sim/core/world.c: make room for n agent ids (and as many agents) between steps, or in the events
  * phase for an endless spawner; false when memory is short. */

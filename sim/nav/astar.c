@@ -23,9 +23,9 @@
  * f and g through two scattered arrays); here an expansion is a few loads from one 16-byte
  * record per neighbour. Per-cell state is valid only where stamp == gen, so a query touches
  * only the cells it reaches. */
-#define RING_BITS 19u
-#define RING      (1u << RING_BITS)
-#define RING_MASK (RING - 1u)
+#define RING_BITS  19u
+#define RING       (1u << RING_BITS)
+#define RING_MASK  (RING - 1u)
 #define NIL        UINT32_MAX
 #define NOT_QUEUED UINT32_MAX        /* prev: never queued in this query */
 #define CLOSED     (UINT32_MAX - 1u) /* prev: expanded */
@@ -46,9 +46,9 @@ struct th_astar_ctx {
     uint32_t ncells;
     uint32_t gen;
     acell *cell;
-    uint8_t *parent; /* move that reached the cell */
-    uint32_t *head;  /* RING bucket heads, NIL when empty (all NIL at rest) */
-    uint64_t bits[RING / 64];   /* non-empty buckets */
+    uint8_t *parent;               /* move that reached the cell */
+    uint32_t *head;                /* RING bucket heads, NIL when empty (all NIL at rest) */
+    uint64_t bits[RING / 64];      /* non-empty buckets */
     uint64_t summary[RING / 4096]; /* non-zero words of bits */
     /* Landmark (ALT) lower bounds: lm[c * TH_ASTAR_LANDMARKS + k] = exact cost between
      * landmark k and cell c. Cell-major, so one heuristic evaluation reads one 32-byte line
@@ -211,9 +211,7 @@ bool th_astar_landmarks_current(const th_astar_ctx *a, const th_navmap *m) {
     return a && m && m->cost && a->w == m->w && a->h == m->h && landmarks_current(a, m);
 }
 
-uint64_t th_astar_expanded(const th_astar_ctx *a) {
-    return a ? a->expanded : 0;
-}
+uint64_t th_astar_expanded(const th_astar_ctx *a) { return a ? a->expanded : 0; }
 
 static inline void mark_bucket(th_astar_ctx *a, uint32_t b) {
     a->bits[b >> 6] |= 1ull << (b & 63u);
@@ -295,8 +293,8 @@ static inline uint32_t lm_bound(const uint32_t *row, const uint32_t *gl, const u
     return best;
 }
 
-uint32_t th_astar_bound(const th_astar_ctx *a, const th_navmap *m, int32_t x, int32_t y,
-                        int32_t gx, int32_t gy) {
+uint32_t th_astar_bound(const th_astar_ctx *a, const th_navmap *m, int32_t x, int32_t y, int32_t gx,
+                        int32_t gy) {
     if (!a || !m || !m->cost || a->w != m->w || a->h != m->h || x < 0 || y < 0 || gx < 0 ||
         gy < 0 || x >= m->w || y >= m->h || gx >= m->w || gy >= m->h) {
         return 0;
@@ -325,8 +323,7 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
     uint32_t start = (uint32_t)sy * w + (uint32_t)sx, goal = (uint32_t)gy * w + (uint32_t)gx;
     uint32_t cmin = th_navmap_min_cost(m);
     int32_t off[8];
-    for (int k = 0; k < 8; k++)
-        off[k] = th_nav_move_dy[k] * m->w + th_nav_move_dx[k];
+    for (int k = 0; k < 8; k++) off[k] = th_nav_move_dy[k] * m->w + th_nav_move_dx[k];
 
     /* Landmarks usable for this query; none when they are stale or absent. */
     uint32_t gl[TH_ASTAR_LANDMARKS] = {0}, on[TH_ASTAR_LANDMARKS] = {0};
@@ -383,7 +380,8 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
             int k = __builtin_ctz(mask);
             mask &= mask - 1u;
             uint32_t n = (uint32_t)((int32_t)c + off[k]);
-            uint32_t nd = gc + (cc + m->cost[n]) * (k < 4 ? TH_NAV_STEP_STRAIGHT : TH_NAV_STEP_DIAG);
+            uint32_t nd =
+                gc + (cc + m->cost[n]) * (k < 4 ? TH_NAV_STEP_STRAIGHT : TH_NAV_STEP_DIAG);
             if (nd > TH_NAV_DIST_MAX) continue;
             acell *e = &cells[n];
             if (e->stamp == gen && (e->prev == CLOSED || nd >= e->g)) continue;
@@ -419,8 +417,7 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
     if (!found) return TH_NAV_ENOPATH;
 
     uint32_t count = 1;
-    for (uint32_t c = goal; c != start; count++)
-        c = (uint32_t)((int32_t)c - off[a->parent[c]]);
+    for (uint32_t c = goal; c != start; count++) c = (uint32_t)((int32_t)c - off[a->parent[c]]);
     if (cost) *cost = cells[goal].g;
     if (count > max) return TH_NAV_ETOOLONG;
     uint32_t c = goal;
@@ -497,7 +494,8 @@ static double segment_cost(const th_navmap *m, int32_t x0, int32_t y0, int32_t x
         (*walked)++;
         const int64_t next = tx < ty ? tx : ty;
         const int64_t until = next < tend ? next : tend;
-        sum += (uint64_t)m->cost[(uint32_t)y * (uint32_t)m->w + (uint32_t)x] * (uint64_t)(until - t);
+        sum +=
+            (uint64_t)m->cost[(uint32_t)y * (uint32_t)m->w + (uint32_t)x] * (uint64_t)(until - t);
         if (next >= tend) break;
         t = next;
         if (tx == next) {
@@ -521,7 +519,8 @@ static uint64_t path_cost(const th_navmap *m, const uint32_t *cells, uint32_t i,
     for (uint32_t k = i; k < j; k++) {
         const uint32_t a = cells[k], b = cells[k + 1];
         const bool diag = a % w != b % w && a / w != b / w;
-        sum += (uint64_t)(m->cost[a] + m->cost[b]) * (diag ? TH_NAV_STEP_DIAG : TH_NAV_STEP_STRAIGHT);
+        sum +=
+            (uint64_t)(m->cost[a] + m->cost[b]) * (diag ? TH_NAV_STEP_DIAG : TH_NAV_STEP_STRAIGHT);
     }
     *walked += j - i;
     return sum;
@@ -572,8 +571,8 @@ uint32_t th_nav_string_pull_counted(const th_navmap *m, const uint32_t *cells, u
      * straight line is the shortest), so only a map with several costs needs the cost test. */
     const uint32_t cmin = th_navmap_min_cost(m);
     const bool weighted = m->cost_count[cmin] != m->ncells - m->cost_count[0];
-#define SEES(a, b)                                                                                 \
-    (tests++, los_walk(m, CX(cells[a]), CY(cells[a]), CX(cells[b]), CY(cells[b]), &walked) &&      \
+#define SEES(a, b)                                                                            \
+    (tests++, los_walk(m, CX(cells[a]), CY(cells[a]), CX(cells[b]), CY(cells[b]), &walked) && \
                   (!weighted || cheap_enough(m, cells, a, b, &walked)))
     uint32_t count = 0;
     out[count++] = th_navmap_cell_centre(m, CX(cells[0]), CY(cells[0]));

@@ -41,34 +41,34 @@
 /* Bounds and constants                                                                       */
 
 /** Largest map side, cells. 4096 x 4096 keeps one field at 64 MiB and any index in uint32. */
-#define TH_NAV_MAX_DIM 4096
+#define TH_NAV_MAX_DIM        4096
 /** Smallest and largest cell size, metres. */
-#define TH_NAV_MIN_CELL_SIZE 0.01f
-#define TH_NAV_MAX_CELL_SIZE 1000.0f
+#define TH_NAV_MIN_CELL_SIZE  0.01f
+#define TH_NAV_MAX_CELL_SIZE  1000.0f
 /** Terrain cost bounds of an open cell (multiplier of the distance walked). */
-#define TH_NAV_COST_MIN 1
-#define TH_NAV_COST_MAX 1000
+#define TH_NAV_COST_MIN       1
+#define TH_NAV_COST_MAX       1000
 /** Move cost factors, cost units per unit of summed cell cost (see the file comment). */
-#define TH_NAV_STEP_STRAIGHT 70u
-#define TH_NAV_STEP_DIAG     99u
+#define TH_NAV_STEP_STRAIGHT  70u
+#define TH_NAV_STEP_DIAG      99u
 /** Cost units of one straight step between two cost-1 cells (= cell_size metres). */
 #define TH_NAV_UNITS_PER_CELL (2u * TH_NAV_STEP_STRAIGHT)
 /** Largest cost of one move, units. */
-#define TH_NAV_MAX_EDGE (2u * TH_NAV_COST_MAX * TH_NAV_STEP_DIAG)
+#define TH_NAV_MAX_EDGE       (2u * TH_NAV_COST_MAX * TH_NAV_STEP_DIAG)
 /** Largest finite cost-to-goal, units. A cell whose cheapest route costs more is reported
  *  unreachable. On a map of cost-1 cells no simple path comes near it (4096^2 cells * 198). */
-#define TH_NAV_DIST_MAX 4000000000u
+#define TH_NAV_DIST_MAX       4000000000u
 /** Marker of an unreachable (or blocked) cell in a field's `dist`. */
-#define TH_NAV_UNREACHABLE UINT32_MAX
+#define TH_NAV_UNREACHABLE    UINT32_MAX
 /** Largest goal weight, units. */
-#define TH_NAV_MAX_WEIGHT TH_NAV_DIST_MAX
+#define TH_NAV_MAX_WEIGHT     TH_NAV_DIST_MAX
 /** Most goals in one field. */
-#define TH_NAV_MAX_GOALS 65536u
+#define TH_NAV_MAX_GOALS      65536u
 /** Most fields a combined field chooses from. */
-#define TH_NAV_MAX_FIELDS 64u
+#define TH_NAV_MAX_FIELDS     64u
 /** Most opened cells one incremental repair call takes; beyond it the repair is a full
  *  recompute (same result, linear cost). */
-#define TH_NAV_REPAIR_MAX 4096u
+#define TH_NAV_REPAIR_MAX     4096u
 
 /** Descent codes 0..7 name a move (see th_nav_move_dx / dy); these two are special. */
 #define TH_NAV_DESCENT_GOAL        8u   /* a goal cell: arrived, no move */
@@ -249,9 +249,7 @@ int th_nav_fields_repair_opened(th_pool *pool, th_nav_scratch *const *scratch,
                                 const th_navmap *m, const uint32_t *cells, uint32_t n);
 
 /** True when a `dist` value is a finite cost. */
-static inline bool th_nav_reachable(uint32_t dist) {
-    return dist != TH_NAV_UNREACHABLE;
-}
+static inline bool th_nav_reachable(uint32_t dist) { return dist != TH_NAV_UNREACHABLE; }
 
 /* ---------------------------------------------------------------------------------------- */
 /* Combined nearest field                                                                     */
@@ -320,7 +318,7 @@ int th_astar_find(th_astar_ctx *ctx, const th_navmap *m, int32_t sx, int32_t sy,
                   int32_t gy, uint32_t *path, uint32_t max, uint32_t *len, uint32_t *cost);
 
 /** Landmarks per A* context: eight exact cost fields, stored cell-major (32 bytes per cell). */
-#define TH_ASTAR_LANDMARKS 8
+#define TH_ASTAR_LANDMARKS       8
 /** Default memory budget for landmarks: 34 bytes per cell (distances plus the cost map they
  *  belong to) fit up to about 1.97 M cells (1400 x 1400); larger maps keep the octile bound. */
 #define TH_ASTAR_LANDMARK_BUDGET ((size_t)64 << 20)

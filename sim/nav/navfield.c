@@ -255,8 +255,7 @@ static inline void q_push(th_nav_scratch *s, const pnode *nd, const uint32_t *di
  * per bucket. */
 static bool q_empty(const th_nav_scratch *s) {
     uint64_t any = 0;
-    for (uint32_t i = 0; i < RING / 64u; i++)
-        any |= s->bits[i];
+    for (uint32_t i = 0; i < RING / 64u; i++) any |= s->bits[i];
     return any == 0;
 }
 
@@ -291,8 +290,7 @@ static const uint32_t move_step[8] = {
 
 static nav_run run_make(th_nav_field *f, const th_navmap *m) {
     nav_run r = {m->w, f->dist, f->descent, m->cost, m->moves, {0}};
-    for (int k = 0; k < 8; k++)
-        r.off[k] = th_nav_move_dy[k] * m->w + th_nav_move_dx[k];
+    for (int k = 0; k < 8; k++) r.off[k] = th_nav_move_dy[k] * m->w + th_nav_move_dx[k];
     return r;
 }
 
@@ -305,9 +303,10 @@ static nav_run run_make(th_nav_field *f, const th_navmap *m) {
  * where finite keys start out final, so a cell counts as queued once it is marked changed, and
  * every lowered cell is recorded in s->changed. Forced inline so `packed` is a constant in
  * each instance and the choice of array folds away, rather than a test on every access. */
-static inline __attribute__((always_inline)) void
-propagate_body(const nav_run *r, th_nav_scratch *s, const seed *seeds, uint32_t nseeds,
-               const bool packed) {
+static inline __attribute__((always_inline)) void propagate_body(const nav_run *r,
+                                                                 th_nav_scratch *s,
+                                                                 const seed *seeds, uint32_t nseeds,
+                                                                 const bool packed) {
     pnode *nd = packed ? s->node : NULL;
     uint32_t *dist = r->dist;
     s->cur = 0;
@@ -317,18 +316,18 @@ propagate_body(const nav_run *r, th_nav_scratch *s, const seed *seeds, uint32_t 
 #define MOVES(c) (packed ? nd[c].moves : r->moves[c])
     /* Lower cell c's key to `key` (below its current one) and queue it unless it already sits
      * in that bucket. */
-#define LOWER(c, key)                                                                              \
-    do {                                                                                           \
-        uint32_t c_ = (c), key_ = (key), old_ = KEY(c_);                                           \
-        bool queued_ = packed ? old_ != TH_NAV_UNREACHABLE : (s->mark[c_] & MARK_CHANGED) != 0;     \
-        KEY(c_) = key_;                                                                            \
-        if (!queued_ || (old_ >> SHIFT) != (key_ >> SHIFT)) {                                      \
-            if (!packed && !queued_) {                                                             \
-                s->mark[c_] |= MARK_CHANGED;                                                       \
-                s->changed[s->changed_count++] = c_;                                               \
-            }                                                                                      \
-            q_push(s, nd, dist, c_, key_);                                                         \
-        }                                                                                          \
+#define LOWER(c, key)                                                                           \
+    do {                                                                                        \
+        uint32_t c_ = (c), key_ = (key), old_ = KEY(c_);                                        \
+        bool queued_ = packed ? old_ != TH_NAV_UNREACHABLE : (s->mark[c_] & MARK_CHANGED) != 0; \
+        KEY(c_) = key_;                                                                         \
+        if (!queued_ || (old_ >> SHIFT) != (key_ >> SHIFT)) {                                   \
+            if (!packed && !queued_) {                                                          \
+                s->mark[c_] |= MARK_CHANGED;                                                    \
+                s->changed[s->changed_count++] = c_;                                            \
+            }                                                                                   \
+            q_push(s, nd, dist, c_, key_);                                                      \
+        }                                                                                       \
     } while (0)
 
     for (;;) {
@@ -384,7 +383,8 @@ propagate_body(const nav_run *r, th_nav_scratch *s, const seed *seeds, uint32_t 
                 for (int k = 0; k < 8; k++) {
                     if (!(mask & (1u << k))) continue;
                     uint32_t nb = (uint32_t)((int32_t)c + r->off[k]);
-                    uint32_t w = (cc + COST(nb)) * (k < 4 ? TH_NAV_STEP_STRAIGHT : TH_NAV_STEP_DIAG);
+                    uint32_t w =
+                        (cc + COST(nb)) * (k < 4 ? TH_NAV_STEP_STRAIGHT : TH_NAV_STEP_DIAG);
                     uint32_t dn = KEY(nb);
                     uint64_t via = (uint64_t)dn + w;
                     bk = via < best ? (uint8_t)k : bk;
@@ -523,8 +523,7 @@ int th_nav_field_set_goal_rect(th_nav_field *f, int32_t x0, int32_t y0, int32_t 
     if (n > f->goal_capacity) return TH_NAV_ERANGE;
     uint32_t i = 0;
     for (int32_t y = y0; y <= y1; y++) {
-        for (int32_t x = x0; x <= x1; x++)
-            f->goals[i++] = (th_nav_goal){x, y, weight};
+        for (int32_t x = x0; x <= x1; x++) f->goals[i++] = (th_nav_goal){x, y, weight};
     }
     f->goal_count = i;
     return TH_NAV_OK; /* row-major order with one weight is already (weight, cell) order */
@@ -542,8 +541,7 @@ static void compute(th_nav_field *f, const th_navmap *m, th_nav_scratch *s) {
     /* Records in and out as one 64-bit word each: one store (or load) per cell instead of four
      * (two) narrow ones. The two loops stream the whole map and took about a seventh of a
      * field's time in the profile. */
-    for (uint32_t i = 0; i < f->ncells; i++)
-        node_put(&nd[i], m->cost[i], m->moves[i]);
+    for (uint32_t i = 0; i < f->ncells; i++) node_put(&nd[i], m->cost[i], m->moves[i]);
     uint32_t ns = 0;
     for (uint32_t i = 0; i < f->goal_count; i++) {
         uint32_t c = goal_cell(f, &f->goals[i]);
@@ -551,8 +549,7 @@ static void compute(th_nav_field *f, const th_navmap *m, th_nav_scratch *s) {
         s->seeds[ns++] = (seed){f->goals[i].weight, c};
     }
     propagate_packed(&r, s, s->seeds, ns);
-    for (uint32_t i = 0; i < f->ncells; i++)
-        node_get(&nd[i], &f->dist[i], &f->descent[i]);
+    for (uint32_t i = 0; i < f->ncells; i++) node_get(&nd[i], &f->dist[i], &f->descent[i]);
     mark_goals(f);
 }
 
@@ -590,17 +587,17 @@ static uint32_t tentative(const nav_run *r, uint32_t c) {
 }
 
 /* Runs the statement on every cell y3 of the 3x3 block around c that lies in the map. */
-#define FOR_3X3(w_, h_, c_, ...)                                                                   \
-    do {                                                                                           \
-        int32_t cx_ = (int32_t)((c_) % (uint32_t)(w_)), cy_ = (int32_t)((c_) / (uint32_t)(w_));    \
-        for (int32_t yy_ = cy_ - 1; yy_ <= cy_ + 1; yy_++) {                                       \
-            if (yy_ < 0 || yy_ >= (h_)) continue;                                                  \
-            for (int32_t xx_ = cx_ - 1; xx_ <= cx_ + 1; xx_++) {                                   \
-                if (xx_ < 0 || xx_ >= (w_)) continue;                                              \
-                uint32_t y3 = (uint32_t)yy_ * (uint32_t)(w_) + (uint32_t)xx_;                      \
-                __VA_ARGS__;                                                                       \
-            }                                                                                      \
-        }                                                                                          \
+#define FOR_3X3(w_, h_, c_, ...)                                                                \
+    do {                                                                                        \
+        int32_t cx_ = (int32_t)((c_) % (uint32_t)(w_)), cy_ = (int32_t)((c_) / (uint32_t)(w_)); \
+        for (int32_t yy_ = cy_ - 1; yy_ <= cy_ + 1; yy_++) {                                    \
+            if (yy_ < 0 || yy_ >= (h_)) continue;                                               \
+            for (int32_t xx_ = cx_ - 1; xx_ <= cx_ + 1; xx_++) {                                \
+                if (xx_ < 0 || xx_ >= (w_)) continue;                                           \
+                uint32_t y3 = (uint32_t)yy_ * (uint32_t)(w_) + (uint32_t)xx_;                   \
+                __VA_ARGS__;                                                                    \
+            }                                                                                   \
+        }                                                                                       \
     } while (0)
 
 /* Opening cells only adds edges (and lowering a cost only cheapens them), so every old value
@@ -614,8 +611,7 @@ static void repair(th_nav_field *f, const th_navmap *m, const uint32_t *cells, u
     assert(!m->moves_stale);
     nav_run r = run_make(f, m);
     uint32_t ns = 0;
-    for (uint32_t i = 0; i < n; i++)
-        s->mark[cells[i]] |= MARK_OPENED;
+    for (uint32_t i = 0; i < n; i++) s->mark[cells[i]] |= MARK_OPENED;
     for (uint32_t i = 0; i < f->goal_count; i++) {
         uint32_t c = goal_cell(f, &f->goals[i]);
         if ((s->mark[c] & MARK_OPENED) && m->cost[c] != 0 && f->goals[i].weight < f->dist[c]) {
@@ -646,8 +642,7 @@ static void repair(th_nav_field *f, const th_navmap *m, const uint32_t *cells, u
     for (uint32_t i = 0; i < n; i++) {
         FOR_3X3(f->w, f->h, cells[i], { f->descent[y3] = descent_of(&r, y3); });
     }
-    for (uint32_t i = 0; i < s->changed_count; i++)
-        s->mark[s->changed[i]] = 0;
+    for (uint32_t i = 0; i < s->changed_count; i++) s->mark[s->changed[i]] = 0;
     s->changed_count = 0;
     mark_goals(f);
 }

@@ -54,9 +54,9 @@ typedef uint8_t u8x16 __attribute__((vector_size(16)));
 
 /* The mask from the open flags of the 3x3 block: b*, o*, a* are the rows below, at and above,
  * m / z / p the columns left, at and right. For one byte or for 16 at once. */
-#define MOVE_MASK(bm, bz, bp, om, op, am, az, ap)                                                  \
-    (((op) & 0x01) | ((az) & 0x02) | ((om) & 0x04) | ((bz) & 0x08) | ((ap) & (op) & (az) & 0x10) | \
-     ((am) & (om) & (az) & 0x20) | ((bm) & (om) & (bz) & 0x40) | ((bp) & (op) & (bz) & 0x80))
+#define MOVE_MASK(bm, bz, bp, om, op, am, az, ap)                                        \
+    (((op)&0x01) | ((az)&0x02) | ((om)&0x04) | ((bz)&0x08) | ((ap) & (op) & (az)&0x10) | \
+     ((am) & (om) & (az)&0x20) | ((bm) & (om) & (bz)&0x40) | ((bp) & (op) & (bz)&0x80))
 
 typedef struct moves_job {
     th_navmap *m;
@@ -98,8 +98,7 @@ static void open_row(const th_navmap *m, int32_t y, uint8_t *pad) {
         _mm_storeu_si128((__m128i *)(void *)(pad + 1 + x), _mm_packs_epi16(lo, hi));
     }
 #endif
-    for (; x < w; x++)
-        pad[x + 1] = c[x] != 0 ? 0xff : 0;
+    for (; x < w; x++) pad[x + 1] = c[x] != 0 ? 0xff : 0;
 }
 
 static void moves_rows(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
@@ -166,8 +165,7 @@ int th_navmap_init(th_navmap *m, int32_t w, int32_t h, float cell_size) {
     m->ncells = n;
     m->cell_size = cell_size;
     m->inv_cell_size = 1.0f / cell_size;
-    for (uint32_t i = 0; i < n; i++)
-        m->cost[i] = 1;
+    for (uint32_t i = 0; i < n; i++) m->cost[i] = 1;
     m->cost_count[1] = n;
     m->moves_stale = true;
     th_navmap_update_moves(m, NULL);
@@ -183,8 +181,7 @@ int th_navmap_init(th_navmap *m, int32_t w, int32_t h, float cell_size) {
     for (int32_t y = 0; y < h; y++) {
         float dy = (float)((double)(y + 1 < h - y ? y + 1 : h - y) * cs);
         float *row = m->wall_dist + (uint32_t)y * (uint32_t)w;
-        for (int32_t x = 0; x < w; x++)
-            row[x] = across[x] < dy ? across[x] : dy;
+        for (int32_t x = 0; x < w; x++) row[x] = across[x] < dy ? across[x] : dy;
     }
     m->walls_dirty = false;
     return TH_NAV_OK;
@@ -327,13 +324,11 @@ static void edt_columns(void *ctx, uint32_t begin, uint32_t end, uint32_t worker
         const uint16_t *c = cost + y * w;
         float *r = d + y * w;
         const float *below = r - w;
-        for (uint32_t x = x0; x < x1; x++)
-            r[x] = c[x] == 0 ? 0.0f : below[x] + 1.0f;
+        for (uint32_t x = x0; x < x1; x++) r[x] = c[x] == 0 ? 0.0f : below[x] + 1.0f;
     }
     { /* the virtual wall at row h */
         float *r = d + (h - 1) * w;
-        for (uint32_t x = x0; x < x1; x++)
-            r[x] = r[x] < 1.0f ? r[x] : 1.0f;
+        for (uint32_t x = x0; x < x1; x++) r[x] = r[x] < 1.0f ? r[x] : 1.0f;
     }
     for (uint32_t y = h - 1; y-- > 0;) {
         const uint16_t *c = cost + y * w;

@@ -134,7 +134,8 @@ static bool settable_cell(const th_world *w, int32_t x, int32_t y, const char *a
 bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uint32_t cost,
                        th_error *err) {
     if (!th_between_steps(w, err)) return false;
-    if (!settable_cell(w, x, y, "cells are set before the first step; use the events afterwards", err))
+    if (!settable_cell(w, x, y, "cells are set before the first step; use the events afterwards",
+                       err))
         return false;
     uint32_t cell = (uint32_t)y * (uint32_t)w->nav.map.w + (uint32_t)x;
     if (kind != TH_CELL_OPEN && w->nav.bunker_at[cell] >= 0) {
@@ -163,9 +164,7 @@ bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uin
         }
         rc = th_navmap_set_blocked(&w->nav.map, x, y, kind == TH_CELL_DESTRUCTIBLE);
         break;
-    default:
-        th_error_set(err, "unknown cell kind %d", (int)kind);
-        return false;
+    default: th_error_set(err, "unknown cell kind %d", (int)kind); return false;
     }
     assert(rc == TH_NAV_OK);
     (void)rc;
@@ -228,8 +227,10 @@ int th_world_add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
     }
     if (def->x0 > def->x1 || def->y0 > def->y1 || !in_map(w, def->x0, def->y0) ||
         !in_map(w, def->x1, def->y1)) {
-        th_error_set(err, "bunker '%s' cells [%d..%d] x [%d..%d] are not a rectangle inside the "
-                     "%d x %d map", name, def->x0, def->x1, def->y0, def->y1, n->map.w, n->map.h);
+        th_error_set(err,
+                     "bunker '%s' cells [%d..%d] x [%d..%d] are not a rectangle inside the "
+                     "%d x %d map",
+                     name, def->x0, def->x1, def->y0, def->y1, n->map.w, n->map.h);
         return -1;
     }
     for (int32_t y = def->y0; y <= def->y1; y++) {
@@ -275,7 +276,7 @@ uint32_t th_world_bunker_count(const th_world *w) { return w->nav.bunker_count; 
 bool th_world_get_bunker(const th_world *w, uint32_t bunker, th_bunker_info *out) {
     if (bunker >= w->nav.bunker_count) return false;
     const th_bunker *b = &w->nav.bunker[bunker];
-    *out = (th_bunker_info){b->name, b->x0,        b->y0,        b->x1, b->y1,
+    *out = (th_bunker_info){b->name,     b->x0,        b->y0,        b->x1,  b->y1,
                             b->capacity, b->sheltered, b->destroyed, b->full};
     return true;
 }
@@ -378,9 +379,7 @@ bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_e
         }
         break;
     }
-    default:
-        th_error_set(err, "unknown event type %d", (int)def->type);
-        return false;
+    default: th_error_set(err, "unknown event type %d", (int)def->type); return false;
     }
     if (def->type == TH_EVENT_BLOCK_CELLS && !w->nav.blocked_near && !alloc_displacement(w, err)) {
         return false;
@@ -412,8 +411,8 @@ bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32
     return schedule_now(w, (th_event_def){TH_EVENT_BLOCK_CELLS, 0, x0, y0, x1, y1, 0}, err);
 }
 
-bool th_world_set_cost(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
-                       uint32_t cost, th_error *err) {
+bool th_world_set_cost(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1, uint32_t cost,
+                       th_error *err) {
     return schedule_now(w, (th_event_def){TH_EVENT_SET_COST, 0, x0, y0, x1, y1, cost}, err);
 }
 
@@ -535,7 +534,8 @@ static void displace_agents(th_world *w) {
         }
         /* The point of the open cell nearest to the agent, kept a quarter cell inside it so
          * float rounding cannot put it back on the blocked side of the edge. */
-        th_vec2 o = th_navmap_cell_centre(m, (int32_t)(to % (uint32_t)m->w), (int32_t)(to / (uint32_t)m->w));
+        th_vec2 o = th_navmap_cell_centre(m, (int32_t)(to % (uint32_t)m->w),
+                                          (int32_t)(to / (uint32_t)m->w));
         float half = 0.5f * cs - inset;
         float px = th_clampf(a->px[k], o.x - half, o.x + half);
         float py = th_clampf(a->py[k], o.y - half, o.y + half);
@@ -546,8 +546,7 @@ static void displace_agents(th_world *w) {
          * contacts phase of this step gets the settling rounds agents added together get. */
         w->settle = true;
     }
-    for (uint32_t i = 0; i < count; i++)
-        near[list[i]] = TH_NOT_NEWLY_BLOCKED;
+    for (uint32_t i = 0; i < count; i++) near[list[i]] = TH_NOT_NEWLY_BLOCKED;
     n->blocked_count = 0;
     if (buried) {
         w->stats.buried += buried;
@@ -571,9 +570,7 @@ void th_nav_apply_events(th_world *w) {
             break;
         case TH_EVENT_BREAK_WALLS:
         case TH_EVENT_BLOCK_CELLS:
-        case TH_EVENT_SET_COST:
-            apply_rect(w, e);
-            break;
+        case TH_EVENT_SET_COST: apply_rect(w, e); break;
         }
     }
     if (n->displace && n->blocked_near) {
@@ -630,8 +627,8 @@ void th_nav_update(th_world *w) {
 
 /* ---- per-agent terms -------------------------------------------------------------------- */
 
-th_vec2 th_nav_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
-                     th_vec2 v, bool *stranded) {
+th_vec2 th_nav_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v,
+                     bool *stranded) {
     th_vec2 acc = th_v2(0.0f, 0.0f);
     *stranded = false;
     const th_world_nav *n = &w->nav;
@@ -923,7 +920,8 @@ int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t
         return -1;
     }
     if (count < 1 || count > TH_NAV_MAX_GOALS) {
-        th_error_set(err, "a destination field takes 1 to %u goals, got %u", TH_NAV_MAX_GOALS, count);
+        th_error_set(err, "a destination field takes 1 to %u goals, got %u", TH_NAV_MAX_GOALS,
+                     count);
         return -1;
     }
     th_nav_goal *g = th_alloc(count * sizeof *g);
@@ -938,9 +936,11 @@ int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t
         float u = d->weight * units_per_metre;
         if (!in_map(w, d->x, d->y) || th_navmap_is_blocked(&n->map, d->x, d->y) ||
             !(u >= 0.0f && u <= (float)TH_NAV_MAX_WEIGHT)) {
-            th_error_set(err, "goal %u: cell (%d, %d) must be an open cell of the map and its "
-                         "weight in [0, %g] metres, got %g", i, d->x, d->y,
-                         (double)((float)TH_NAV_MAX_WEIGHT / units_per_metre), (double)d->weight);
+            th_error_set(err,
+                         "goal %u: cell (%d, %d) must be an open cell of the map and its "
+                         "weight in [0, %g] metres, got %g",
+                         i, d->x, d->y, (double)((float)TH_NAV_MAX_WEIGHT / units_per_metre),
+                         (double)d->weight);
             th_free(g);
             return -1;
         }
@@ -1030,7 +1030,8 @@ bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uin
     }
     uint32_t pulled = th_nav_string_pull(&n->map, n->path, len, n->waypoints);
     if (pulled > max) {
-        th_error_set(err, "the path has %u waypoints, more than the %u given room for", pulled, max);
+        th_error_set(err, "the path has %u waypoints, more than the %u given room for", pulled,
+                     max);
         return false;
     }
     memcpy(out, n->waypoints, pulled * sizeof *out);

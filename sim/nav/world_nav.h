@@ -10,7 +10,7 @@ typedef struct th_crowd_rt th_crowd_rt;
 
 /* blocked_near values besides an open cell's index (cell indices stay below 2^24). */
 #define TH_NOT_NEWLY_BLOCKED UINT32_MAX
-#define TH_UNREACHED 0x80000000u
+#define TH_UNREACHED         0x80000000u
 
 /* Raising events (block, dearer set_cost) one step remembers by rectangle for squads; more in
  * one step and every squad re-plans. */
@@ -56,16 +56,16 @@ typedef struct th_world_nav {
     bool displace;       /* cells were blocked: move agents out of them */
     /* Cells blocked by this step's events, for moving agents out of them. Allocated when the
      * first block event is scheduled (between steps), 8 bytes per cell. */
-    uint32_t *blocked_list;  /* the newly blocked cells, in the order they were blocked */
+    uint32_t *blocked_list; /* the newly blocked cells, in the order they were blocked */
     uint32_t blocked_count;
-    uint32_t *blocked_near;  /* per cell: TH_NOT_NEWLY_BLOCKED, TH_UNREACHED | index in the
-                                list (newly blocked, no open cell found yet), or the open cell
-                                its agents move to */
+    uint32_t *blocked_near; /* per cell: TH_NOT_NEWLY_BLOCKED, TH_UNREACHED | index in the
+                               list (newly blocked, no open cell found yet), or the open cell
+                               its agents move to */
 
-    float *speed;        /* per cell: walking speed factor in (0, 1], or NULL while all are 1 */
+    float *speed; /* per cell: walking speed factor in (0, 1], or NULL while all are 1 */
 
-    /* What this step's events did to the routes, for squads to re-plan by (sim/behave/squad.c); reset
-     * when the next step's events are applied. */
+    /* What this step's events did to the routes, for squads to re-plan by (sim/behave/squad.c);
+     * reset when the next step's events are applied. */
     bool terrain_lowered; /* a cell opened or got cheaper: a shorter way may exist anywhere */
     bool raised_overflow; /* more raising events than `raised` holds: treat every path as hit */
     uint32_t raised_count;
@@ -90,15 +90,15 @@ bool th_nav_path_ready(th_world *w, th_error *err);
  * edge) within `range`, and the unit direction away from it; false when none is that close. */
 bool th_nav_nearest_wall(const th_world *w, th_vec2 p, float range, float *dist, th_vec2 *away);
 
-bool th_nav_world_init(th_world *w);  /* map, scratch: at creation when cell_size > 0 */
+bool th_nav_world_init(th_world *w); /* map, scratch: at creation when cell_size > 0 */
 void th_nav_world_free(th_world *w);
 void th_nav_apply_events(th_world *w); /* step phase "events" */
 void th_nav_update(th_world *w);       /* step phase "nav" */
 /* The goal and terrain terms of a boid's steering (the goal direction as a desired velocity,
  * the wall push); *stranded when its goal cannot be reached from p. Also for worlds without a
  * map (then only the goal term). */
-th_vec2 th_nav_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
-                     th_vec2 v, bool *stranded);
+th_vec2 th_nav_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v,
+                     bool *stranded);
 /* Move from p by d, sliding along blocked cells; updates *v when blocked on an axis. */
 th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v);
 /* Bunker index + 1 when p is in an open bunker, else 0. */

@@ -25,7 +25,7 @@ enum {
     WORLD_BYTES_PER_CELL_BUNKER = 5,
     WORLD_BYTES_PER_CELL_WORKER = 16,
     WORLD_BYTES_PER_AGENT = 256,
-    WORLD_BYTES_PER_CELL_BLOCK = 8, /* with block events: the displacement list and table */
+    WORLD_BYTES_PER_CELL_BLOCK = 8,  /* with block events: the displacement list and table */
     WORLD_BYTES_PER_CELL_PATHS = 29, /* with squads: A*'s cell records, a path and its waypoints */
     WORLD_BYTES_PER_CELL_LANDMARKS = 34, /* and A*'s landmarks, up to TH_ASTAR_LANDMARK_BUDGET */
 };
@@ -131,7 +131,8 @@ static float bodies_overlap(const placed_bodies *b, float x, float y, float r) {
     for (int32_t yy = cy - 1; yy <= cy + 1; yy++) {
         for (int32_t xx = cx - 1; xx <= cx + 1; xx++) {
             if (xx < 0 || yy < 0 || xx >= b->nx || yy >= b->ny) continue;
-            for (uint32_t k = b->head[(size_t)yy * (size_t)b->nx + (size_t)xx]; k; k = b->next[k - 1]) {
+            for (uint32_t k = b->head[(size_t)yy * (size_t)b->nx + (size_t)xx]; k;
+                 k = b->next[k - 1]) {
                 float dx = b->x[k - 1] - x, dy = b->y[k - 1] - y, l = b->r[k - 1] + r;
                 if (dx * dx + dy * dy < l * l) worst = fmaxf(worst, l - sqrtf(dx * dx + dy * dy));
             }
@@ -142,7 +143,8 @@ static float bodies_overlap(const placed_bodies *b, float x, float y, float r) {
 
 static void bodies_add(placed_bodies *b, float x, float y, float r) {
     if (!b->head || r <= 0.0f || b->n == b->cap) return;
-    size_t cell = (size_t)bodies_coord(b, y, b->ny) * (size_t)b->nx + (size_t)bodies_coord(b, x, b->nx);
+    size_t cell =
+        (size_t)bodies_coord(b, y, b->ny) * (size_t)b->nx + (size_t)bodies_coord(b, x, b->nx);
     b->x[b->n] = x;
     b->y[b->n] = y;
     b->r[b->n] = r;
@@ -173,9 +175,10 @@ static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, 
     for (uint32_t r = 0; radius > 0.0f && r < cr->region_count && count > 0; r++) {
         const th_scene_region *g = &cr->region[r];
         const uint32_t here = count / cr->region_count + (r < count % cr->region_count);
-        const double area = g->kind == TH_REGION_RECT     ? (double)g->w * g->h
-                            : g->kind == TH_REGION_CIRCLE ? TH_PI * (double)g->r * g->r
-                                                          : (double)ncells[r] * s->cell_size * s->cell_size;
+        const double area = g->kind == TH_REGION_RECT ? (double)g->w * g->h
+                            : g->kind == TH_REGION_CIRCLE
+                                ? TH_PI * (double)g->r * g->r
+                                : (double)ncells[r] * s->cell_size * s->cell_size;
         const double densest = 0.82 / (TH_PI * (double)radius * radius);
         if ((double)here > area * densest) {
             char path[64];
@@ -183,7 +186,8 @@ static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, 
             return th_scene_fail(s, g->node, path, err,
                                  "%u agents of crowd '%s' with %g m bodies in %.1f m2 would be "
                                  "%.2f persons/m2; at most %.2f fit (random close packing)",
-                                 here, cr->name, (double)radius, area, (double)here / area, densest);
+                                 here, cr->name, (double)radius, area, (double)here / area,
+                                 densest);
         }
     }
     for (uint32_t i = 0; i < count && ok; i++) {
@@ -205,9 +209,12 @@ static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, 
                 if (ncells[r] == 0) break;
                 uint32_t cell = cells[r][th_rng_u64(seed, key, 4u * t) % ncells[r]];
                 x = ((float)(cell % (uint32_t)s->cols) + v) * s->cell_size;
-                y = ((float)(cell / (uint32_t)s->cols) + th_rng_f01(seed, key, 4u * t + 3)) * s->cell_size;
+                y = ((float)(cell / (uint32_t)s->cols) + th_rng_f01(seed, key, 4u * t + 3)) *
+                    s->cell_size;
             }
-            if (!(x >= 0 && y >= 0 && x < s->width && y < s->height && th_scene_open_at(s, x, y, true))) continue;
+            if (!(x >= 0 && y >= 0 && x < s->width && y < s->height &&
+                  th_scene_open_at(s, x, y, true)))
+                continue;
             open = true;
             const float depth = bodies_overlap(bodies, x, y, radius);
             if (depth < least) {
@@ -225,9 +232,10 @@ static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, 
         if (!placed) {
             char path[64];
             snprintf(path, sizeof path, "crowds[%u].spawn", c);
-            ok = th_scene_fail(s, g->node, path, err,
-                               "could not place agent %u of crowd '%s' on open ground in %d tries: the region is (almost) all walls or bunkers",
-                               i, cr->name, SPAWN_TRIES);
+            ok = th_scene_fail(
+                s, g->node, path, err,
+                "could not place agent %u of crowd '%s' on open ground in %d tries: the region is (almost) all walls or bunkers",
+                i, cr->name, SPAWN_TRIES);
             break;
         }
         float heading = 2.0f * (float)TH_PI * th_rng_f01(seed, key, 2);
@@ -256,8 +264,7 @@ static bool schedule_events(th_world *w, const th_scene *s, th_error *err) {
     if (s->event_count == 0) return true;
     const th_scene_event **order = th_alloc(s->event_count * sizeof *order);
     if (!order) return th_scene_fail(s, NULL, "events", err, "out of memory");
-    for (uint32_t e = 0; e < s->event_count; e++)
-        order[e] = &s->event[e];
+    for (uint32_t e = 0; e < s->event_count; e++) order[e] = &s->event[e];
     qsort(order, s->event_count, sizeof *order, event_order);
     bool ok = true;
     for (uint32_t e = 0; e < s->event_count && ok; e++) {
@@ -322,8 +329,11 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
     uint64_t target = random_total;
     if (o.agents) {
         if (o.agents < fixed_total || random_total == 0) {
-            th_error_set(err, "%s: cannot scale to %u agents: %llu are placed by hand and %llu spawn at random",
-                         s->doc.path, o.agents, (unsigned long long)fixed_total, (unsigned long long)random_total);
+            th_error_set(
+                err,
+                "%s: cannot scale to %u agents: %llu are placed by hand and %llu spawn at random",
+                s->doc.path, o.agents, (unsigned long long)fixed_total,
+                (unsigned long long)random_total);
             return NULL;
         }
         target = o.agents - fixed_total;
@@ -411,7 +421,8 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
             }
             td.agent = (th_agent_id)(first_id[c] + st->agent_index);
         }
-        if (th_world_add_target(w, &td, err) != (int)t) ok = th_scene_refused(s, st->node, path, err);
+        if (th_world_add_target(w, &td, err) != (int)t)
+            ok = th_scene_refused(s, st->node, path, err);
     }
     uint64_t with_bodies = 0;
     float max_r = 0.0f;
@@ -430,7 +441,8 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
         snprintf(path, sizeof path, "crowds[%u]", c);
         th_crowd_def def = cr->def;
         if (!th_scene_build_goal(w, s, cr, &def, path, err)) ok = false;
-        else if (th_world_add_crowd(w, &def, err) != (int)c) ok = th_scene_refused(s, cr->node, path, err);
+        else if (th_world_add_crowd(w, &def, err) != (int)c)
+            ok = th_scene_refused(s, cr->node, path, err);
         for (uint32_t i = 0; i < cr->agent_count && ok; i++) {
             const float *a = cr->agents + 4 * (size_t)i;
             if (th_world_add_agent(w, c, th_v2(a[0], a[1]), th_v2(a[2], a[3]), err) ==

@@ -34,7 +34,8 @@ static bool crowd_index(const th_scene *s, const th_ynode *n, const char *path, 
     char buf[64];
     if (n->kind == TH_Y_SCALAR) {
         for (uint32_t c = 0; c < s->crowd_count; c++) {
-            if (strlen(s->crowd[c].name) == n->len && memcmp(s->crowd[c].name, n->text, n->len) == 0) {
+            if (strlen(s->crowd[c].name) == n->len &&
+                memcmp(s->crowd[c].name, n->text, n->len) == 0) {
                 *out = c;
                 return true;
             }
@@ -78,9 +79,10 @@ static bool parse_area(th_scene *s, const th_ynode *e, const char *path, float a
         if (th_scene_numbers(s, r, sub, 4, 0.0, TH_MAX_WORLD_DIM, d, err) < 0) return false;
         if (!(d[2] > 0.0 && d[3] > 0.0) || (float)(d[0] + d[2]) > s->width ||
             (float)(d[1] + d[3]) > s->height) {
-            return FAIL(s, r, sub, err, "expected [x, y, width, height] with a positive size inside "
-                        "the %g x %g m world, found [%g, %g, %g, %g]", (double)s->width,
-                        (double)s->height, d[0], d[1], d[2], d[3]);
+            return FAIL(s, r, sub, err,
+                        "expected [x, y, width, height] with a positive size inside "
+                        "the %g x %g m world, found [%g, %g, %g, %g]",
+                        (double)s->width, (double)s->height, d[0], d[1], d[2], d[3]);
         }
         area[0] = (float)d[0];
         area[1] = (float)d[1];
@@ -123,8 +125,8 @@ static bool parse_spawners(th_scene *s, const th_ynode *n, th_error *err) {
     }
     s->spawner = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->spawner);
     if (!s->spawner) return FAIL(s, n, "spawners", err, "out of memory");
-    static const char *const keys[] = {"name", "crowd", "rect", "cells", "rate", "start",
-                                       "stop", "limit", "velocity", NULL};
+    static const char *const keys[] = {"name",  "crowd", "rect",  "cells",    "rate",
+                                       "start", "stop",  "limit", "velocity", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *e = n->items[i], *v;
         char path[64], sub[96];
@@ -137,22 +139,26 @@ static bool parse_spawners(th_scene *s, const th_ynode *n, th_error *err) {
         sp->node = e;
         const th_ynode *nodes[TH_MAX_SPAWNERS];
         for (uint32_t k = 0; k < i; k++) nodes[k] = s->spawner[k].node;
-        if (!entry_name(s, e, path, "spawner", sp->name, s->spawner[0].name, sizeof *sp, i, nodes, err))
+        if (!entry_name(s, e, path, "spawner", sp->name, s->spawner[0].name, sizeof *sp, i, nodes,
+                        err))
             return false;
         th_spawner_def *d = &sp->def;
         *d = th_default_spawner_def();
         d->name = sp->name;
         snprintf(sub, sizeof sub, "%s.crowd", path);
-        if (!(v = th_ynode_get(e, "crowd"))) return FAIL(s, e, sub, err, "missing: the crowd its agents join");
+        if (!(v = th_ynode_get(e, "crowd")))
+            return FAIL(s, e, sub, err, "missing: the crowd its agents join");
         if (!crowd_index(s, v, sub, &d->crowd, err)) return false;
         float a[4];
         if (!parse_area(s, e, path, a, &sp->cells, &d->cell_count, err)) return false;
         d->x0 = a[0], d->y0 = a[1], d->x1 = a[2], d->y1 = a[3];
         d->cells = sp->cells;
         snprintf(sub, sizeof sub, "%s.rate", path);
-        if (!(v = th_ynode_get(e, "rate"))) return FAIL(s, e, sub, err, "missing: persons per second");
+        if (!(v = th_ynode_get(e, "rate")))
+            return FAIL(s, e, sub, err, "missing: persons per second");
         if (!th_scene_float(s, v, sub, 0.0, TH_MAX_SPAWN_RATE, &d->rate, err)) return false;
-        if (!(d->rate > 0.0)) return FAIL(s, v, sub, err, "expected a rate above 0, found %g", d->rate);
+        if (!(d->rate > 0.0))
+            return FAIL(s, v, sub, err, "expected a rate above 0, found %g", d->rate);
         if ((v = th_ynode_get(e, "start"))) {
             snprintf(sub, sizeof sub, "%s.start", path);
             if (!th_scene_float(s, v, sub, 0.0, 1e9, &d->start, err)) return false;
@@ -174,7 +180,8 @@ static bool parse_spawners(th_scene *s, const th_ynode *n, th_error *err) {
         if ((v = th_ynode_get(e, "velocity"))) {
             double xy[2];
             snprintf(sub, sizeof sub, "%s.velocity", path);
-            if (th_scene_numbers(s, v, sub, 2, -TH_MAX_SPEED, TH_MAX_SPEED, xy, err) < 0) return false;
+            if (th_scene_numbers(s, v, sub, 2, -TH_MAX_SPEED, TH_MAX_SPEED, xy, err) < 0)
+                return false;
             d->velocity = th_v2((float)xy[0], (float)xy[1]);
         }
         s->spawner_count++;
@@ -219,8 +226,8 @@ static bool parse_exits(th_scene *s, const th_ynode *n, th_error *err) {
             snprintf(sub, sizeof sub, "%s.crowds", path);
             if (!th_scene_expect(s, v, TH_Y_SEQUENCE, sub, err)) return false;
             if (v->count == 0 || v->count > TH_MAX_CROWDS) {
-                return FAIL(s, v, sub, err, "expected 1 to %d crowd names, found %u",
-                            TH_MAX_CROWDS, v->count);
+                return FAIL(s, v, sub, err, "expected 1 to %d crowd names, found %u", TH_MAX_CROWDS,
+                            v->count);
             }
             for (uint32_t k = 0; k < v->count; k++) {
                 snprintf(item, sizeof item, "%s[%u]", sub, k);

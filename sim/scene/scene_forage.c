@@ -58,10 +58,11 @@ static bool parse_disc(th_scene *s, const th_ynode *n, const char *path, bool fo
 
 bool th_scene_parse_forage(th_scene *s, th_scene_crowd *cr, const th_ynode *n, const char *path,
                            th_error *err) {
-    static const char *const keys[] = {"nest", "food", "cell_size", "deposit", "evaporation",
-                                       "follow", "sense_angle", "sense_distance", "turn_rate",
-                                       "sensitivity", "wander_rate", NULL};
-    if (!th_scene_expect(s, n, TH_Y_MAPPING, path, err) || !th_scene_known_keys(s, n, path, keys, err))
+    static const char *const keys[] = {
+        "nest",        "food",           "cell_size", "deposit",     "evaporation", "follow",
+        "sense_angle", "sense_distance", "turn_rate", "sensitivity", "wander_rate", NULL};
+    if (!th_scene_expect(s, n, TH_Y_MAPPING, path, err) ||
+        !th_scene_known_keys(s, n, path, keys, err))
         return false;
     th_forage_def *f = th_arena_alloc(&s->doc.arena, sizeof *f);
     if (!f) return FAIL(s, n, path, err, "out of memory");
@@ -85,8 +86,8 @@ bool th_scene_parse_forage(th_scene *s, th_scene_crowd *cr, const th_ynode *n, c
     for (uint32_t i = 0; i < v->count; i++) {
         snprintf(item, sizeof item, "%s[%u]", sub, i);
         food[i] = (th_food_source){th_v2(0.0f, 0.0f), 0.0f, 0};
-        if (!parse_disc(s, v->items[i], item, true, &food[i].at, &food[i].radius,
-                        &food[i].amount, err))
+        if (!parse_disc(s, v->items[i], item, true, &food[i].at, &food[i].radius, &food[i].amount,
+                        err))
             return false;
     }
     f->food = food;
@@ -97,19 +98,25 @@ bool th_scene_parse_forage(th_scene *s, th_scene_crowd *cr, const th_ynode *n, c
         double cs;
         if (!th_scene_float(s, v, sub, 0.1, 100.0, &cs, err)) return false;
         if (s->has_map && fabs(cs - (double)s->cell_size) > 1e-6 * (double)s->cell_size) {
-            return FAIL(s, v, sub, err, "with a map the pheromone cells are the map's (%g m); "
-                        "drop cell_size or make it %g", (double)s->cell_size, (double)s->cell_size);
+            return FAIL(s, v, sub, err,
+                        "with a map the pheromone cells are the map's (%g m); "
+                        "drop cell_size or make it %g",
+                        (double)s->cell_size, (double)s->cell_size);
         }
         const double cells = ceil((double)s->width / cs) * ceil((double)s->height / cs);
         if (cells > (double)(1u << 24)) {
-            return FAIL(s, v, sub, err, "a pheromone grid of %g m cells over the %g x %g m world "
-                        "would have %.0f cells, more than %u", cs, (double)s->width,
-                        (double)s->height, cells, 1u << 24);
+            return FAIL(s, v, sub, err,
+                        "a pheromone grid of %g m cells over the %g x %g m world "
+                        "would have %.0f cells, more than %u",
+                        cs, (double)s->width, (double)s->height, cells, 1u << 24);
         }
         f->cell_size = (float)cs;
-    } else if (!s->has_map && ceil((double)s->width) * ceil((double)s->height) > (double)(1u << 24)) {
-        return FAIL(s, n, path, err, "the world is too large for 1 m pheromone cells (more than "
-                    "%u); give a larger cell_size", 1u << 24);
+    } else if (!s->has_map &&
+               ceil((double)s->width) * ceil((double)s->height) > (double)(1u << 24)) {
+        return FAIL(s, n, path, err,
+                    "the world is too large for 1 m pheromone cells (more than "
+                    "%u); give a larger cell_size",
+                    1u << 24);
     }
 
     /* The tunables: name, bounds (lo excluded), where the value goes. */

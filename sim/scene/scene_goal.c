@@ -11,7 +11,8 @@
  *       destinations: [...]
  *       congestion: {weight: 0.5, every: 10}  # route around crowds (docs/goals.md)
  *     goal: {route: [[x, y], ...], mode: patrol, radius: 1.5}
- *     goal: {destinations: [...], exit: true}  # agents on a goal cell leave (sim/scene/scene_flow.c)
+ *     goal: {destinations: [...], exit: true}  # agents on a goal cell leave
+ * (sim/scene/scene_flow.c)
  *
  * Everything the world would refuse is checked here, so that an error points at the value
  * (file:line:column); the world then gets the same values through the public API. */
@@ -39,8 +40,10 @@ static bool parse_word(th_scene *s, th_scene_crowd *cr, const th_ynode *v, const
             return true;
         }
     }
-    return FAIL(s, v, path, err, "expected none, shelter, wander, or a mapping with destinations, "
-                "route or wander, found %s", th_scene_found(v, buf, sizeof buf));
+    return FAIL(s, v, path, err,
+                "expected none, shelter, wander, or a mapping with destinations, "
+                "route or wander, found %s",
+                th_scene_found(v, buf, sizeof buf));
 }
 
 /* Append the open cells of rectangle r to cr->dest (blocked cells are an error: a goal in a wall
@@ -51,8 +54,10 @@ static bool add_cells(th_scene *s, th_scene_crowd *cr, const th_ynode *at, const
         for (int32_t x = r[0]; x <= r[2]; x++) {
             const size_t i = (size_t)y * (size_t)s->cols + (size_t)x;
             if (s->kind[i] != TH_CELL_OPEN) {
-                return FAIL(s, at, path, err, "cell (%d, %d) is a wall; destinations must be open "
-                            "cells", x, y);
+                return FAIL(s, at, path, err,
+                            "cell (%d, %d) is a wall; destinations must be open "
+                            "cells",
+                            x, y);
             }
             if (cr->dest_count == cap) {
                 return FAIL(s, at, path, err, "more than %u goal cells in one crowd's destinations",
@@ -64,12 +69,15 @@ static bool add_cells(th_scene *s, th_scene_crowd *cr, const th_ynode *at, const
     return true;
 }
 
-static bool parse_destinations(th_scene *s, th_scene_crowd *cr, const th_ynode *n,
-                               const char *path, th_error *err) {
-    if (!s->has_map) return FAIL(s, n, path, err, "destinations need a map (their fields are "
-                                 "computed over its cells)");
+static bool parse_destinations(th_scene *s, th_scene_crowd *cr, const th_ynode *n, const char *path,
+                               th_error *err) {
+    if (!s->has_map)
+        return FAIL(s, n, path, err,
+                    "destinations need a map (their fields are "
+                    "computed over its cells)");
     if (!th_scene_expect(s, n, TH_Y_SEQUENCE, path, err)) return false;
-    if (n->count == 0) return FAIL(s, n, path, err, "expected at least one destination, found an empty list");
+    if (n->count == 0)
+        return FAIL(s, n, path, err, "expected at least one destination, found an empty list");
     /* Room for every cell a destination may name: counted first, so the array is allocated once. */
     uint64_t cap = 0;
     static const char *const keys[] = {"cells", "at", "legend", "weight", NULL};
@@ -77,12 +85,14 @@ static bool parse_destinations(th_scene *s, th_scene_crowd *cr, const th_ynode *
         char item[192];
         snprintf(item, sizeof item, "%s[%u]", path, i);
         const th_ynode *e = n->items[i];
-        if (!th_scene_expect(s, e, TH_Y_MAPPING, item, err) || !th_scene_known_keys(s, e, item, keys, err))
+        if (!th_scene_expect(s, e, TH_Y_MAPPING, item, err) ||
+            !th_scene_known_keys(s, e, item, keys, err))
             return false;
         uint32_t where = (th_ynode_get(e, "cells") != NULL) + (th_ynode_get(e, "at") != NULL) +
                          (th_ynode_get(e, "legend") != NULL);
         if (where != 1) {
-            return FAIL(s, e, item, err, "expected exactly one of cells, at or legend, found %u", where);
+            return FAIL(s, e, item, err, "expected exactly one of cells, at or legend, found %u",
+                        where);
         }
     }
     cap = (uint64_t)s->cols * (uint64_t)s->rows;
@@ -107,12 +117,17 @@ static bool parse_destinations(th_scene *s, th_scene_crowd *cr, const th_ynode *
             if (th_scene_numbers(s, v, sub, 4, -1e9, 1e9, d, err) < 0) return false;
             int32_t r[4];
             for (int k = 0; k < 4; k++) {
-                if (d[k] != floor(d[k])) return FAIL(s, v->items[k], sub, err, "expected whole cell numbers, found %g", d[k]);
+                if (d[k] != floor(d[k]))
+                    return FAIL(s, v->items[k], sub, err, "expected whole cell numbers, found %g",
+                                d[k]);
                 r[k] = (int32_t)d[k];
             }
-            if (r[0] > r[2] || r[1] > r[3] || r[0] < 0 || r[1] < 0 || r[2] >= s->cols || r[3] >= s->rows) {
-                return FAIL(s, v, sub, err, "expected [x0, y0, x1, y1] with x0 <= x1, y0 <= y1 on the "
-                            "%d x %d map, found [%d, %d, %d, %d]", s->cols, s->rows, r[0], r[1], r[2], r[3]);
+            if (r[0] > r[2] || r[1] > r[3] || r[0] < 0 || r[1] < 0 || r[2] >= s->cols ||
+                r[3] >= s->rows) {
+                return FAIL(s, v, sub, err,
+                            "expected [x0, y0, x1, y1] with x0 <= x1, y0 <= y1 on the "
+                            "%d x %d map, found [%d, %d, %d, %d]",
+                            s->cols, s->rows, r[0], r[1], r[2], r[3]);
             }
             if (!add_cells(s, cr, v, sub, r, (float)weight, (uint32_t)cap, err)) return false;
         } else if ((v = th_ynode_get(e, "at"))) {
@@ -120,7 +135,8 @@ static bool parse_destinations(th_scene *s, th_scene_crowd *cr, const th_ynode *
             double xy[2];
             if (th_scene_numbers(s, v, sub, 2, 0.0, TH_MAX_WORLD_DIM, xy, err) < 0) return false;
             if (!((float)xy[0] < s->width && (float)xy[1] < s->height)) {
-                return FAIL(s, v, sub, err, "expected a point inside the %g x %g m world, found [%g, %g]",
+                return FAIL(s, v, sub, err,
+                            "expected a point inside the %g x %g m world, found [%g, %g]",
                             (double)s->width, (double)s->height, xy[0], xy[1]);
             }
             int32_t x = (int32_t)floorf((float)xy[0] / s->cell_size);
@@ -139,10 +155,12 @@ static bool parse_destinations(th_scene *s, th_scene_crowd *cr, const th_ynode *
                 for (int32_t x = 0; x < s->cols; x++) {
                     if (s->legend[(size_t)y * (size_t)s->cols + (size_t)x] != entry) continue;
                     const int32_t r[4] = {x, y, x, y};
-                    if (!add_cells(s, cr, v, sub, r, (float)weight, (uint32_t)cap, err)) return false;
+                    if (!add_cells(s, cr, v, sub, r, (float)weight, (uint32_t)cap, err))
+                        return false;
                 }
             }
-            if (cr->dest_count == before) return FAIL(s, v, sub, err, "no cell of the map has this legend key");
+            if (cr->dest_count == before)
+                return FAIL(s, v, sub, err, "no cell of the map has this legend key");
         }
     }
     cr->def.goal.kind = TH_GOAL_DESTINATIONS;
@@ -158,8 +176,8 @@ static bool scene_blocked(const void *ctx, int32_t x, int32_t y) {
 /* Agents walk a route's legs in straight lines: a leg through a wall (or a destructible wall
  * still standing) cannot be walked. Reported at the waypoint the leg leads to; a loop's closing
  * leg from the last waypoint back to the first at the last one. */
-static bool check_legs(const th_scene *s, const th_ynode *goal, const th_ynode *n,
-                       const char *path, const th_vec2 *pts, uint32_t count, th_error *err) {
+static bool check_legs(const th_scene *s, const th_ynode *goal, const th_ynode *n, const char *path,
+                       const th_vec2 *pts, uint32_t count, th_error *err) {
     bool loop = false;
     const th_ynode *v = th_ynode_get(goal, "mode");
     if (v && v->kind == TH_Y_SCALAR && v->len == 4 && memcmp(v->text, "loop", 4) == 0) loop = true;
@@ -175,11 +193,13 @@ static bool check_legs(const th_scene *s, const th_ynode *goal, const th_ynode *
         snprintf(sub, sizeof sub, "%s[%u]", path, at);
         const bool destructible =
             s->kind[(size_t)by * (size_t)s->cols + (size_t)bx] == TH_CELL_DESTRUCTIBLE;
-        return FAIL(s, n->items[at], sub, err, "the %sleg from waypoint %u (%g, %g) to waypoint %u "
+        return FAIL(s, n->items[at], sub, err,
+                    "the %sleg from waypoint %u (%g, %g) to waypoint %u "
                     "(%g, %g) crosses %s cell (%d, %d); routes walk straight legs, so add a "
-                    "waypoint that goes around it", j == 0 ? "closing " : "", i,
-                    (double)pts[i].x, (double)pts[i].y, j, (double)pts[j].x, (double)pts[j].y,
-                    destructible ? "destructible wall" : "wall", bx, by);
+                    "waypoint that goes around it",
+                    j == 0 ? "closing " : "", i, (double)pts[i].x, (double)pts[i].y, j,
+                    (double)pts[j].x, (double)pts[j].y, destructible ? "destructible wall" : "wall",
+                    bx, by);
     }
     return true;
 }
@@ -206,7 +226,8 @@ static bool parse_route(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, c
     snprintf(path, sizeof path, "%s.route", gpath);
     if (!th_scene_expect(s, n, TH_Y_SEQUENCE, path, err)) return false;
     if (n->count == 0 || n->count > TH_MAX_ROUTE_POINTS) {
-        return FAIL(s, n, path, err, "expected 1 to %d waypoints, found %u", TH_MAX_ROUTE_POINTS, n->count);
+        return FAIL(s, n, path, err, "expected 1 to %d waypoints, found %u", TH_MAX_ROUTE_POINTS,
+                    n->count);
     }
     th_vec2 *pts = th_arena_alloc(&s->doc.arena, n->count * sizeof *pts);
     if (!pts) return FAIL(s, n, path, err, "out of memory");
@@ -228,7 +249,9 @@ static bool parse_route(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, c
         for (int i = 0; words[i] && v->kind == TH_Y_SCALAR; i++) {
             if (strlen(words[i]) == v->len && memcmp(words[i], v->text, v->len) == 0) m = i;
         }
-        if (m < 0) return FAIL(s, v, sub, err, "expected once, loop or patrol, found %s", th_scene_found(v, buf, sizeof buf));
+        if (m < 0)
+            return FAIL(s, v, sub, err, "expected once, loop or patrol, found %s",
+                        th_scene_found(v, buf, sizeof buf));
         g->mode = m == 0 ? TH_ROUTE_ONCE : m == 1 ? TH_ROUTE_LOOP : TH_ROUTE_PATROL;
     }
     if ((v = th_ynode_get(goal, "radius"))) {
@@ -273,9 +296,18 @@ bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, 
     } else if (th_scene_mover_goal(goal)) {
         if (!th_scene_parse_mover(s, cr, goal, path, err)) return false;
     } else {
-        static const char *const keys[] = {"destinations", "route", "mode", "radius", "wander",
-                                           "exit", "congestion", "crash_and_turn",
-                                           "wall_follow", "breadcrumbs", "waypoints", "forage",
+        static const char *const keys[] = {"destinations",
+                                           "route",
+                                           "mode",
+                                           "radius",
+                                           "wander",
+                                           "exit",
+                                           "congestion",
+                                           "crash_and_turn",
+                                           "wall_follow",
+                                           "breadcrumbs",
+                                           "waypoints",
+                                           "forage",
                                            NULL};
         if (!th_scene_expect(s, goal, TH_Y_MAPPING, path, err) ||
             !th_scene_known_keys(s, goal, path, keys, err))
@@ -284,10 +316,13 @@ bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, 
         const th_ynode *route = th_ynode_get(goal, "route");
         const th_ynode *wander = th_ynode_get(goal, "wander");
         const th_ynode *forage = th_ynode_get(goal, "forage");
-        const uint32_t kinds = (dest != NULL) + (route != NULL) + (wander != NULL) + (forage != NULL);
+        const uint32_t kinds =
+            (dest != NULL) + (route != NULL) + (wander != NULL) + (forage != NULL);
         if (kinds != 1) {
-            return FAIL(s, goal, path, err, "expected exactly one of destinations, route, wander or "
-                        "forage, found %u", kinds);
+            return FAIL(s, goal, path, err,
+                        "expected exactly one of destinations, route, wander or "
+                        "forage, found %u",
+                        kinds);
         }
         char sub[160];
         static const char *const route_only[] = {"mode", "radius", NULL};
@@ -303,9 +338,13 @@ bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, 
             char buf[64];
             snprintf(sub, sizeof sub, "%s.exit", path);
             if (!dest) return FAIL(s, ex, sub, err, "'exit' belongs to destinations");
-            const bool t = ex->kind == TH_Y_SCALAR && ex->len == 4 && memcmp(ex->text, "true", 4) == 0;
-            const bool f = ex->kind == TH_Y_SCALAR && ex->len == 5 && memcmp(ex->text, "false", 5) == 0;
-            if (!t && !f) return FAIL(s, ex, sub, err, "expected true or false, found %s", th_scene_found(ex, buf, sizeof buf));
+            const bool t =
+                ex->kind == TH_Y_SCALAR && ex->len == 4 && memcmp(ex->text, "true", 4) == 0;
+            const bool f =
+                ex->kind == TH_Y_SCALAR && ex->len == 5 && memcmp(ex->text, "false", 5) == 0;
+            if (!t && !f)
+                return FAIL(s, ex, sub, err, "expected true or false, found %s",
+                            th_scene_found(ex, buf, sizeof buf));
             cr->goal_exit = t;
         }
         const th_ynode *cong = th_ynode_get(goal, "congestion");
@@ -342,11 +381,13 @@ bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, 
     const th_ynode *b = th_ynode_get(cr->node, "behavior");
     if (b && cr->def.behavior == TH_BEHAVIOR_FLEE && cr->def.goal.kind != TH_GOAL_SHELTER &&
         cr->def.goal.kind != TH_GOAL_NONE) {
-        return FAIL(s, goal, path, err, "`behavior: flee` already gives this crowd the shelter goal; "
+        return FAIL(s, goal, path, err,
+                    "`behavior: flee` already gives this crowd the shelter goal; "
                     "drop one of the two");
     }
     if (cr->def.goal.kind == TH_GOAL_SHELTER) {
-        if (!s->has_map) return FAIL(s, goal, path, err, "the shelter goal needs a map with bunkers");
+        if (!s->has_map)
+            return FAIL(s, goal, path, err, "the shelter goal needs a map with bunkers");
         cr->def.behavior = TH_BEHAVIOR_FLEE;
     }
     return true;

@@ -10,8 +10,8 @@
 #include "throng/throng.h"
 
 #define TH_SCENE_MAX_REGIONS 16
-#define TH_SCENE_MAX_LEGEND 64
-#define TH_SCENE_NO_LEGEND 255
+#define TH_SCENE_MAX_LEGEND  64
+#define TH_SCENE_NO_LEGEND   255
 
 typedef enum th_region_kind { TH_REGION_RECT, TH_REGION_CIRCLE, TH_REGION_LEGEND } th_region_kind;
 
@@ -37,7 +37,7 @@ typedef struct th_scene_crowd {
     th_destination *dest; /* DESTINATIONS: the goal cells of the crowd's own field */
     uint32_t dest_count;
     const th_ynode *goal_node;
-    bool goal_exit;       /* DESTINATIONS with `exit: true`: its goal cells are an exit for it */
+    bool goal_exit; /* DESTINATIONS with `exit: true`: its goal cells are an exit for it */
 } th_scene_crowd;
 
 typedef struct th_scene_bunker {
@@ -71,11 +71,11 @@ typedef struct th_scene_event {
 
 /* One legend entry: what a character (ASCII maps) or a colour (image maps) stands for. */
 typedef struct th_legend_entry {
-    uint32_t key;         /* the character, or 0xRRGGBB */
+    uint32_t key; /* the character, or 0xRRGGBB */
     th_cell_kind kind;
-    uint16_t cost;        /* open cells */
-    float speed;          /* open cells: walking speed factor in (0, 1] */
-    int32_t bunker;       /* index into bunkers, or -1 */
+    uint16_t cost;  /* open cells */
+    float speed;    /* open cells: walking speed factor in (0, 1] */
+    int32_t bunker; /* index into bunkers, or -1 */
     const th_ynode *node;
 } th_legend_entry;
 

@@ -52,7 +52,8 @@ static bool alloc_cells(th_scene *s, const th_ynode *at, const char *path, int32
     s->kind = th_calloc(n, 1);
     s->cost = th_calloc(n, sizeof *s->cost);
     s->legend = th_alloc(n);
-    if (!s->kind || !s->cost || !s->legend) return FAIL(s, at, path, err, "out of memory for %d x %d cells", cols, rows);
+    if (!s->kind || !s->cost || !s->legend)
+        return FAIL(s, at, path, err, "out of memory for %d x %d cells", cols, rows);
     memset(s->legend, TH_SCENE_NO_LEGEND, n);
     for (size_t i = 0; i < n; i++) s->cost[i] = 1;
     return true;
@@ -91,17 +92,16 @@ static int legend_bunker(th_scene *s, const th_ynode *name, const char *path, th
     if (!ok) {
         if (name->kind != TH_Y_SCALAR)
             snprintf(buf, sizeof buf, "a %s", name->kind == TH_Y_SEQUENCE ? "list" : "mapping");
-        else if (name->len == 0)
-            snprintf(buf, sizeof buf, "an empty value");
+        else if (name->len == 0) snprintf(buf, sizeof buf, "an empty value");
         else if (name->len >= sizeof s->bunker[0].name)
             snprintf(buf, sizeof buf, "a name of %zu characters", name->len);
-        else
-            snprintf(buf, sizeof buf, "a name with control or bidirectional characters");
+        else snprintf(buf, sizeof buf, "a name with control or bidirectional characters");
         FAIL(s, name, path, err, "expected a bunker name of 1 to 63 characters, found %s", buf);
         return -1;
     }
     for (uint32_t b = 0; b < s->bunker_count; b++) {
-        if (strlen(s->bunker[b].name) == name->len && memcmp(s->bunker[b].name, name->text, name->len) == 0) {
+        if (strlen(s->bunker[b].name) == name->len &&
+            memcmp(s->bunker[b].name, name->text, name->len) == 0) {
             FAIL(s, name, path, err, "two legend entries draw bunker '%s'", s->bunker[b].name);
             return -1;
         }
@@ -121,18 +121,22 @@ static int legend_bunker(th_scene *s, const th_ynode *name, const char *path, th
 static bool read_legend(th_scene *s, const th_ynode *legend, bool colours, th_error *err) {
     char buf[64];
     if (legend->kind != TH_Y_MAPPING) {
-        return FAIL(s, legend, "map.legend", err, "expected a mapping from %s to cell kinds, found %s",
-                    colours ? "colours (#rrggbb)" : "characters", legend->kind == TH_Y_SEQUENCE ? "a list" : "a value");
+        return FAIL(s, legend, "map.legend", err,
+                    "expected a mapping from %s to cell kinds, found %s",
+                    colours ? "colours (#rrggbb)" : "characters",
+                    legend->kind == TH_Y_SEQUENCE ? "a list" : "a value");
     }
     if (legend->count == 0 || legend->count > TH_SCENE_MAX_LEGEND) {
-        return FAIL(s, legend, "map.legend", err, "expected 1 to %d entries, found %u", TH_SCENE_MAX_LEGEND, legend->count);
+        return FAIL(s, legend, "map.legend", err, "expected 1 to %d entries, found %u",
+                    TH_SCENE_MAX_LEGEND, legend->count);
     }
     for (uint32_t i = 0; i < legend->count; i++) {
         const th_ynode *k = th_ynode_key(legend, i), *v = th_ynode_value(legend, i);
         char path[96];
         snprintf(path, sizeof path, "map.legend['%.*s']", k->len > 16 ? 16 : (int)k->len, k->text);
         th_legend_entry *e = &s->legend_entry[s->legend_count];
-        *e = (th_legend_entry){.kind = TH_CELL_OPEN, .cost = 1, .speed = 1.0f, .bunker = -1, .node = k};
+        *e = (th_legend_entry){
+            .kind = TH_CELL_OPEN, .cost = 1, .speed = 1.0f, .bunker = -1, .node = k};
         if (colours) {
             bool ok = k->len == 7 && k->text[0] == '#';
             for (size_t j = 1; ok && j < 7; j++) ok = isxdigit((unsigned char)k->text[j]) != 0;
@@ -145,7 +149,8 @@ static bool read_legend(th_scene *s, const th_ynode *legend, bool colours, th_er
             e->key = (unsigned char)k->text[0];
         }
         for (uint32_t j = 0; j < s->legend_count; j++) {
-            if (s->legend_entry[j].key == e->key) return FAIL(s, k, path, err, "this key appears twice in the legend");
+            if (s->legend_entry[j].key == e->key)
+                return FAIL(s, k, path, err, "this key appears twice in the legend");
         }
         if (v->kind == TH_Y_SCALAR) {
             static const char *const words[] = {"open", "wall", "destructible", "spawn"};
@@ -155,23 +160,32 @@ static bool read_legend(th_scene *s, const th_ynode *legend, bool colours, th_er
             }
             if (w < 0) {
                 snprintf(buf, sizeof buf, "'%.*s'", v->len > 30 ? 30 : (int)v->len, v->text);
-                return FAIL(s, v, path, err, "expected open, wall, destructible, spawn, {terrain: cost, speed: factor} or {bunker: name}, found %s", buf);
+                return FAIL(
+                    s, v, path, err,
+                    "expected open, wall, destructible, spawn, {terrain: cost, speed: factor} or {bunker: name}, found %s",
+                    buf);
             }
             e->kind = w == 1 ? TH_CELL_WALL : w == 2 ? TH_CELL_DESTRUCTIBLE : TH_CELL_OPEN;
-        } else if (v->kind == TH_Y_MAPPING && (th_ynode_get(v, "terrain") || th_ynode_get(v, "speed")) &&
-                   v->count == (uint32_t)(!!th_ynode_get(v, "terrain") + !!th_ynode_get(v, "speed"))) {
+        } else if (v->kind == TH_Y_MAPPING &&
+                   (th_ynode_get(v, "terrain") || th_ynode_get(v, "speed")) &&
+                   v->count ==
+                       (uint32_t)(!!th_ynode_get(v, "terrain") + !!th_ynode_get(v, "speed"))) {
             /* Open ground: a routing cost, a walking speed factor, or both. */
             const th_ynode *sp = th_ynode_get(v, "speed");
             if (sp) {
-                bool number = sp->kind == TH_Y_SCALAR && !sp->quoted && th_scene_is_decimal(sp->text, sp->len, false);
+                bool number = sp->kind == TH_Y_SCALAR && !sp->quoted &&
+                              th_scene_is_decimal(sp->text, sp->len, false);
                 double f = number ? strtod(sp->text, NULL) : NAN;
                 if (!(f > 0.0 && f <= 1.0)) {
                     snprintf(path + strlen(path), sizeof path - strlen(path), ".speed");
                     if (sp->kind == TH_Y_SCALAR)
-                        snprintf(buf, sizeof buf, "'%.*s'", sp->len > 20 ? 20 : (int)sp->len, sp->text);
+                        snprintf(buf, sizeof buf, "'%.*s'", sp->len > 20 ? 20 : (int)sp->len,
+                                 sp->text);
                     else
-                        snprintf(buf, sizeof buf, "a %s", sp->kind == TH_Y_SEQUENCE ? "list" : "mapping");
-                    return FAIL(s, sp, path, err, "expected a walking speed factor in (0, 1], found %s", buf);
+                        snprintf(buf, sizeof buf, "a %s",
+                                 sp->kind == TH_Y_SEQUENCE ? "list" : "mapping");
+                    return FAIL(s, sp, path, err,
+                                "expected a walking speed factor in (0, 1], found %s", buf);
                 }
                 e->speed = (float)f;
             }
@@ -198,7 +212,9 @@ static bool read_legend(th_scene *s, const th_ynode *legend, bool colours, th_er
             e->bunker = legend_bunker(s, th_ynode_get(v, "bunker"), path, err);
             if (e->bunker < 0) return false;
         } else {
-            return FAIL(s, v, path, err, "expected open, wall, destructible, spawn, {terrain: cost, speed: factor} or {bunker: name}");
+            return FAIL(
+                s, v, path, err,
+                "expected open, wall, destructible, spawn, {terrain: cost, speed: factor} or {bunker: name}");
         }
         s->legend_count++;
     }
@@ -223,16 +239,17 @@ static bool place_legend_bunkers(th_scene *s, th_error *err) {
         if (le->bunker < 0) continue;
         th_scene_bunker *b = &s->bunker[le->bunker];
         char path[64];
-        if (le->node->len == 1)
-            snprintf(path, sizeof path, "map.legend['%c']", (int)le->key);
-        else
-            snprintf(path, sizeof path, "map.legend['#%06x']", (unsigned)le->key);
-        if (b->x1 < 0) return FAIL(s, le->node, path, err, "bunker '%s' is not drawn on the map", b->name);
+        if (le->node->len == 1) snprintf(path, sizeof path, "map.legend['%c']", (int)le->key);
+        else snprintf(path, sizeof path, "map.legend['#%06x']", (unsigned)le->key);
+        if (b->x1 < 0)
+            return FAIL(s, le->node, path, err, "bunker '%s' is not drawn on the map", b->name);
         for (int32_t y = b->y0; y <= b->y1; y++) {
             for (int32_t x = b->x0; x <= b->x1; x++) {
                 if (s->legend[(size_t)y * (size_t)s->cols + (size_t)x] != e) {
-                    return FAIL(s, le->node, path, err, "bunker '%s' must be a filled rectangle; cell (%d, %d) inside its bounds [%d, %d, %d, %d] is not part of it",
-                                b->name, x, y, b->x0, b->y0, b->x1, b->y1);
+                    return FAIL(
+                        s, le->node, path, err,
+                        "bunker '%s' must be a filled rectangle; cell (%d, %d) inside its bounds [%d, %d, %d, %d] is not part of it",
+                        b->name, x, y, b->x0, b->y0, b->x1, b->y1);
                 }
             }
         }
@@ -246,8 +263,11 @@ static bool place_legend_bunkers(th_scene *s, th_error *err) {
 static bool read_ascii(th_scene *s, const th_ynode *art, th_error *err) {
     char buf[64];
     if (art->kind != TH_Y_SCALAR || art->len == 0) {
-        return FAIL(s, art, "map.ascii", err, "expected rows of characters in a block (ascii: |), found %s",
-                    art->kind == TH_Y_SCALAR ? "an empty value" : art->kind == TH_Y_MAPPING ? "a mapping" : "a list");
+        return FAIL(s, art, "map.ascii", err,
+                    "expected rows of characters in a block (ascii: |), found %s",
+                    art->kind == TH_Y_SCALAR    ? "an empty value"
+                    : art->kind == TH_Y_MAPPING ? "a mapping"
+                                                : "a list");
     }
     /* Rows: split on newlines; a block scalar ends with one. */
     const char *t = art->text;
@@ -283,12 +303,17 @@ static bool read_ascii(th_scene *s, const th_ynode *art, th_error *err) {
             cols = (int32_t)rl;
             if (cols == 0) return FAIL(s, &at, "map.ascii", err, "the first row is empty");
             if (cols > TH_NAV_MAX_DIM || rows > TH_NAV_MAX_DIM) {
-                return FAIL(s, art, "map.ascii", err, "expected at most %d rows of at most %d characters, found %d rows of %d", TH_NAV_MAX_DIM, TH_NAV_MAX_DIM, rows, cols);
+                return FAIL(
+                    s, art, "map.ascii", err,
+                    "expected at most %d rows of at most %d characters, found %d rows of %d",
+                    TH_NAV_MAX_DIM, TH_NAV_MAX_DIM, rows, cols);
             }
             if (!alloc_cells(s, art, "map.ascii", cols, rows, err)) return false;
         } else if ((int32_t)rl != cols) {
             at.column += (uint32_t)(rl < (size_t)cols ? rl : (size_t)cols);
-            return FAIL(s, &at, "map.ascii", err, "row %d has %zu characters, expected %d like the first row", r + 1, rl, cols);
+            return FAIL(s, &at, "map.ascii", err,
+                        "row %d has %zu characters, expected %d like the first row", r + 1, rl,
+                        cols);
         }
         for (size_t k = 0; k < rl; k++) {
             uint32_t e = entry_of[(unsigned char)row[k]];
@@ -296,7 +321,9 @@ static bool read_ascii(th_scene *s, const th_ynode *art, th_error *err) {
                 th_ynode cell = at;
                 cell.column += (uint32_t)k;
                 snprintf(buf, sizeof buf, "'%c'", isprint((unsigned char)row[k]) ? row[k] : '?');
-                return FAIL(s, &cell, "map.ascii", err, "character %s at row %d, column %zu is not in map.legend", buf, r + 1, k + 1);
+                return FAIL(s, &cell, "map.ascii", err,
+                            "character %s at row %d, column %zu is not in map.legend", buf, r + 1,
+                            k + 1);
             }
             set_cell(s, (int32_t)k, rows - 1 - r, e);
         }
@@ -365,8 +392,7 @@ static const char *outside_by_name(const char *name, size_t len) {
  * at a time without following symbolic links, so no link inside the folder can lead outside
  * it either: a link is reported as a link, and whatever it points at is never looked up.
  * Returns the descriptor, or -1 with `why` filled (and `*link` set for a link). */
-static int open_inside(const char *scene, const char *name, char *why, size_t why_cap,
-                       bool *link) {
+static int open_inside(const char *scene, const char *name, char *why, size_t why_cap, bool *link) {
     *link = false;
     const char *slash = strrchr(scene, '/');
     char dir[2048];
@@ -439,7 +465,8 @@ static bool read_image(th_scene *s, const th_ynode *file, th_error *err) {
     char path[2048];
     const char *slash = strrchr(s->doc.path, '/');
     if (file->text[0] == '/' || !slash) snprintf(path, sizeof path, "%s", file->text);
-    else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - s->doc.path), s->doc.path, file->text);
+    else
+        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - s->doc.path), s->doc.path, file->text);
     char why[1100];
     int fd;
     if (s->allow_outside_paths) {
@@ -448,12 +475,17 @@ static bool read_image(th_scene *s, const th_ynode *file, th_error *err) {
     } else {
         const char *outside = outside_by_name(file->text, file->len);
         if (outside) {
-            return FAIL(s, file, "map.image", err, "expected a file inside the scene's folder, found %s (the command-line flag --allow-outside-paths permits it)", outside);
+            return FAIL(
+                s, file, "map.image", err,
+                "expected a file inside the scene's folder, found %s (the command-line flag --allow-outside-paths permits it)",
+                outside);
         }
         bool link;
         fd = open_inside(s->doc.path, file->text, why, sizeof why, &link);
         if (fd < 0 && link) {
-            return FAIL(s, file, "map.image", err, "expected a file inside the scene's folder, found a symbolic link, which may lead outside it (the command-line flag --allow-outside-paths permits it)");
+            return FAIL(
+                s, file, "map.image", err,
+                "expected a file inside the scene's folder, found a symbolic link, which may lead outside it (the command-line flag --allow-outside-paths permits it)");
         }
     }
     size_t len = 0;
@@ -466,10 +498,13 @@ static bool read_image(th_scene *s, const th_ynode *file, th_error *err) {
         th_free(bytes);
         return FAIL(s, file, "map.image", err, "cannot read '%s': %s", path, img.message);
     }
-    if (img.width < 1 || img.height < 1 || img.width > TH_NAV_MAX_DIM || img.height > TH_NAV_MAX_DIM) {
+    if (img.width < 1 || img.height < 1 || img.width > TH_NAV_MAX_DIM ||
+        img.height > TH_NAV_MAX_DIM) {
         png_image_free(&img);
         th_free(bytes);
-        return FAIL(s, file, "map.image", err, "expected an image of 1 to %d pixels a side, found %u x %u", TH_NAV_MAX_DIM, img.width, img.height);
+        return FAIL(s, file, "map.image", err,
+                    "expected an image of 1 to %d pixels a side, found %u x %u", TH_NAV_MAX_DIM,
+                    img.width, img.height);
     }
     img.format = PNG_FORMAT_RGB;
     size_t size = PNG_IMAGE_SIZE(img);
@@ -477,7 +512,8 @@ static bool read_image(th_scene *s, const th_ynode *file, th_error *err) {
     if (!px) {
         png_image_free(&img);
         th_free(bytes);
-        return FAIL(s, file, "map.image", err, "out of memory for a %u x %u image", img.width, img.height);
+        return FAIL(s, file, "map.image", err, "out of memory for a %u x %u image", img.width,
+                    img.height);
     }
     bool ok = png_image_finish_read(&img, NULL, px, 0, NULL) != 0;
     th_free(bytes); /* libpng reads from it until finish_read returns */
@@ -503,7 +539,8 @@ static bool read_image(th_scene *s, const th_ynode *file, th_error *err) {
             if (!hit) {
                 /* The colour itself is not shown: with --allow-outside-paths a message
                  * would otherwise leak bytes of whatever file was named. */
-                ok = FAIL(s, file, "map.image", err, "pixel (%d, %d) has a colour that is not in map.legend", x, y);
+                ok = FAIL(s, file, "map.image", err,
+                          "pixel (%d, %d) has a colour that is not in map.legend", x, y);
                 break;
             }
             set_cell(s, x, rows - 1 - y, hit->entry); /* image row 0 is the north edge */
@@ -531,17 +568,23 @@ static bool generate_city(th_scene *s, const th_ynode *g, th_error *err) {
     static const char *const keys[] = {"size", "block", "street", "seed", "rubble", "parks", NULL};
     if (g->kind != TH_Y_MAPPING || g->count != 1 || !th_ynode_get(g, "city")) {
         return FAIL(s, g, "map.generate", err, "expected {city: {size: [w, h], ...}}, found %s",
-                    g->kind == TH_Y_MAPPING ? "another generator"
-                                            : g->kind == TH_Y_SEQUENCE ? "a list" : "a value");
+                    g->kind == TH_Y_MAPPING    ? "another generator"
+                    : g->kind == TH_Y_SEQUENCE ? "a list"
+                                               : "a value");
     }
     const th_ynode *c = th_ynode_get(g, "city");
-    if (c->kind != TH_Y_MAPPING) return FAIL(s, c, "map.generate.city", err, "expected a mapping of size, block, street, seed, rubble, parks");
+    if (c->kind != TH_Y_MAPPING)
+        return FAIL(s, c, "map.generate.city", err,
+                    "expected a mapping of size, block, street, seed, rubble, parks");
     for (uint32_t i = 0; i < c->count; i++) {
         const th_ynode *k = th_ynode_key(c, i);
         bool known = false;
-        for (const char *const *a = keys; *a; a++) known |= strlen(*a) == k->len && memcmp(*a, k->text, k->len) == 0;
+        for (const char *const *a = keys; *a; a++)
+            known |= strlen(*a) == k->len && memcmp(*a, k->text, k->len) == 0;
         if (!known) {
-            return FAIL(s, k, "map.generate.city", err, "unknown key '%.*s'; expected size, block, street, seed, rubble or parks", k->len > 30 ? 30 : (int)k->len, k->text);
+            return FAIL(s, k, "map.generate.city", err,
+                        "unknown key '%.*s'; expected size, block, street, seed, rubble or parks",
+                        k->len > 30 ? 30 : (int)k->len, k->text);
         }
     }
     const th_ynode *size = th_ynode_get(c, "size");
@@ -555,7 +598,8 @@ static bool generate_city(th_scene *s, const th_ynode *g, th_error *err) {
         const th_ynode *n = size->items[i];
         v[i] = whole(n);
         if (v[i] < 1 || v[i] > TH_NAV_MAX_DIM) {
-            return FAIL(s, n, "map.generate.city.size", err, "expected whole numbers of cells in [1, %d]", TH_NAV_MAX_DIM);
+            return FAIL(s, n, "map.generate.city.size", err,
+                        "expected whole numbers of cells in [1, %d]", TH_NAV_MAX_DIM);
         }
     }
     const struct {
@@ -570,7 +614,8 @@ static bool generate_city(th_scene *s, const th_ynode *g, th_error *err) {
         if (x < ints[i].lo || x > ints[i].hi) {
             char path[64];
             snprintf(path, sizeof path, "map.generate.city.%s", ints[i].key);
-            return FAIL(s, n, path, err, "expected a whole number in [%ld, %ld]", ints[i].lo, ints[i].hi);
+            return FAIL(s, n, path, err, "expected a whole number in [%ld, %ld]", ints[i].lo,
+                        ints[i].hi);
         }
         *ints[i].out = x;
     }
@@ -594,7 +639,8 @@ static bool generate_city(th_scene *s, const th_ynode *g, th_error *err) {
     const th_ynode *sn = th_ynode_get(c, "seed");
     if (sn && !th_scene_u64(s, sn, "map.generate.city.seed", 0, UINT64_MAX, &seed, err))
         return false;
-    if (!alloc_cells(s, size, "map.generate.city.size", (int32_t)v[0], (int32_t)v[1], err)) return false;
+    if (!alloc_cells(s, size, "map.generate.city.size", (int32_t)v[0], (int32_t)v[1], err))
+        return false;
     long pitch = block + street;
     long blocks_x = (v[0] + pitch - 1) / pitch;
     for (int32_t y = 0; y < s->rows; y++) {
@@ -612,28 +658,39 @@ static bool generate_city(th_scene *s, const th_ynode *g, th_error *err) {
 }
 
 bool th_scene_read_map(th_scene *s, const th_ynode *map, th_error *err) {
-    static const char *const keys[] = {"cell_size", "ascii", "image", "generate", "legend", "bounds", NULL};
+    static const char *const keys[] = {"cell_size", "ascii",  "image", "generate",
+                                       "legend",    "bounds", NULL};
     char buf[64];
-    if (map->kind != TH_Y_MAPPING) return FAIL(s, map, "map", err, "expected a mapping with cell_size and ascii, image or generate");
+    if (map->kind != TH_Y_MAPPING)
+        return FAIL(s, map, "map", err,
+                    "expected a mapping with cell_size and ascii, image or generate");
     for (uint32_t i = 0; i < map->count; i++) {
         const th_ynode *k = th_ynode_key(map, i);
         bool known = false;
-        for (const char *const *a = keys; *a; a++) known |= strlen(*a) == k->len && memcmp(*a, k->text, k->len) == 0;
+        for (const char *const *a = keys; *a; a++)
+            known |= strlen(*a) == k->len && memcmp(*a, k->text, k->len) == 0;
         if (!known) {
             snprintf(buf, sizeof buf, "'%.*s'", k->len > 30 ? 30 : (int)k->len, k->text);
-            return FAIL(s, k, "map", err, "unknown key %s; expected cell_size, ascii, image, generate, legend or bounds", buf);
+            return FAIL(
+                s, k, "map", err,
+                "unknown key %s; expected cell_size, ascii, image, generate, legend or bounds",
+                buf);
         }
     }
     /* A map's world is walled unless it wraps around: a periodic corridor between walls. */
     const th_ynode *bounds = th_ynode_get(map, "bounds");
     if (bounds) {
-        bool wrap = bounds->kind == TH_Y_SCALAR && bounds->len == 4 && memcmp(bounds->text, "wrap", 4) == 0;
-        bool walls = bounds->kind == TH_Y_SCALAR && bounds->len == 5 && memcmp(bounds->text, "walls", 5) == 0;
+        bool wrap =
+            bounds->kind == TH_Y_SCALAR && bounds->len == 4 && memcmp(bounds->text, "wrap", 4) == 0;
+        bool walls = bounds->kind == TH_Y_SCALAR && bounds->len == 5 &&
+                     memcmp(bounds->text, "walls", 5) == 0;
         if (!wrap && !walls) {
             if (bounds->kind == TH_Y_SCALAR)
-                snprintf(buf, sizeof buf, "'%.*s'", bounds->len > 30 ? 30 : (int)bounds->len, bounds->text);
+                snprintf(buf, sizeof buf, "'%.*s'", bounds->len > 30 ? 30 : (int)bounds->len,
+                         bounds->text);
             else
-                snprintf(buf, sizeof buf, "a %s", bounds->kind == TH_Y_SEQUENCE ? "list" : "mapping");
+                snprintf(buf, sizeof buf, "a %s",
+                         bounds->kind == TH_Y_SEQUENCE ? "list" : "mapping");
             return FAIL(s, bounds, "map.bounds", err, "expected walls or wrap, found %s", buf);
         }
         s->bounds = wrap ? TH_BOUNDS_WRAP : TH_BOUNDS_WALLS;
@@ -648,8 +705,7 @@ bool th_scene_read_map(th_scene *s, const th_ynode *map, th_error *err) {
     if (!(size >= TH_NAV_MIN_CELL_SIZE && size <= TH_NAV_MAX_CELL_SIZE)) {
         if (cs->kind == TH_Y_SCALAR)
             snprintf(buf, sizeof buf, "'%.*s'", cs->len > 30 ? 30 : (int)cs->len, cs->text);
-        else
-            snprintf(buf, sizeof buf, "a %s", cs->kind == TH_Y_SEQUENCE ? "list" : "mapping");
+        else snprintf(buf, sizeof buf, "a %s", cs->kind == TH_Y_SEQUENCE ? "list" : "mapping");
         return FAIL(s, cs, "map.cell_size", err, "expected metres in [%g, %g], found %s",
                     (double)TH_NAV_MIN_CELL_SIZE, (double)TH_NAV_MAX_CELL_SIZE, buf);
     }
@@ -659,13 +715,16 @@ bool th_scene_read_map(th_scene *s, const th_ynode *map, th_error *err) {
                    *gen = th_ynode_get(map, "generate"), *legend = th_ynode_get(map, "legend");
     int sources = !!ascii + !!image + !!gen;
     if (sources != 1) {
-        return FAIL(s, map, "map", err, "expected exactly one of ascii, image or generate, found %d", sources);
+        return FAIL(s, map, "map", err,
+                    "expected exactly one of ascii, image or generate, found %d", sources);
     }
     if (gen) {
         if (legend) return FAIL(s, legend, "map.legend", err, "a generated map has no legend");
         return generate_city(s, gen, err);
     }
-    if (!legend) return FAIL(s, map, "map.legend", err, "missing: what each %s stands for", ascii ? "character" : "colour");
+    if (!legend)
+        return FAIL(s, map, "map.legend", err, "missing: what each %s stands for",
+                    ascii ? "character" : "colour");
     if (!read_legend(s, legend, image != NULL, err)) return false;
     if (!(ascii ? read_ascii(s, ascii, err) : read_image(s, image, err))) return false;
     return place_legend_bunkers(s, err);

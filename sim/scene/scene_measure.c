@@ -30,8 +30,10 @@ static bool measure_name(th_scene *s, const th_ynode *entry, const char *path, c
         char c = *p;
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '_' || c == '-' || c == '.')) {
-            return FAIL(s, n, sub, err, "expected a name of letters, digits, '_', '-' and '.' "
-                        "(it names output columns), found %s", th_scene_found(n, buf, sizeof buf));
+            return FAIL(s, n, sub, err,
+                        "expected a name of letters, digits, '_', '-' and '.' "
+                        "(it names output columns), found %s",
+                        th_scene_found(n, buf, sizeof buf));
         }
     }
     for (uint32_t i = 0; i < s->measure_area_count; i++) {
@@ -55,7 +57,8 @@ static bool parse_areas(th_scene *s, const th_ynode *n, th_error *err) {
         return FAIL(s, n, "measure.areas", err, "expected at most %d areas, found %u",
                     TH_MAX_MEASURE_AREAS, n->count);
     }
-    s->measure_area = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->measure_area);
+    s->measure_area =
+        th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->measure_area);
     if (!s->measure_area) return FAIL(s, n, "measure.areas", err, "out of memory");
     static const char *const keys[] = {"name", "rect", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
@@ -75,16 +78,20 @@ static bool parse_areas(th_scene *s, const th_ynode *n, th_error *err) {
         double d[4];
         if (th_scene_numbers(s, r, sub, 4, 0.0, TH_MAX_WORLD_DIM, d, err) < 0) return false;
         if (!(d[2] > 0.0 && d[3] > 0.0) || d[0] + d[2] > s->width || d[1] + d[3] > s->height) {
-            return FAIL(s, r, sub, err, "expected [x, y, width, height] with a positive size inside the %g x %g m world, found [%g, %g, %g, %g]",
-                        (double)s->width, (double)s->height, d[0], d[1], d[2], d[3]);
+            return FAIL(
+                s, r, sub, err,
+                "expected [x, y, width, height] with a positive size inside the %g x %g m world, found [%g, %g, %g, %g]",
+                (double)s->width, (double)s->height, d[0], d[1], d[2], d[3]);
         }
         float x0 = (float)d[0], y0 = (float)d[1];
         float x1 = (float)(d[0] + d[2]), y1 = (float)(d[1] + d[3]);
         /* Rounding to float can push an edge a hair past the world or make a tiny area empty;
          * the world would refuse those, so they are refused here, where the line is known. */
         if (!(x0 < x1 && y0 < y1 && x1 <= s->width && y1 <= s->height)) {
-            return FAIL(s, r, sub, err, "the rectangle [%g, %g, %g, %g] is too small or too close to the world's edge to be kept in single precision",
-                        d[0], d[1], d[2], d[3]);
+            return FAIL(
+                s, r, sub, err,
+                "the rectangle [%g, %g, %g, %g] is too small or too close to the world's edge to be kept in single precision",
+                d[0], d[1], d[2], d[3]);
         }
         a->def = (th_measure_area_def){a->name, x0, y0, x1, y1};
         s->measure_area_count++;
@@ -98,7 +105,8 @@ static bool parse_lines(th_scene *s, const th_ynode *n, th_error *err) {
         return FAIL(s, n, "measure.lines", err, "expected at most %d lines, found %u",
                     TH_MAX_MEASURE_LINES, n->count);
     }
-    s->measure_line = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->measure_line);
+    s->measure_line =
+        th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->measure_line);
     if (!s->measure_line) return FAIL(s, n, "measure.lines", err, "out of memory");
     static const char *const keys[] = {"name", "from", "to", "window", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
@@ -116,28 +124,34 @@ static bool parse_lines(th_scene *s, const th_ynode *n, th_error *err) {
         th_vec2 p[2];
         for (int k = 0; k < 2; k++) {
             snprintf(sub, sizeof sub, "%s.%s", path, ends[k]);
-            if (!(v = th_ynode_get(e, ends[k]))) return FAIL(s, e, sub, err, "missing: expected [x, y] in metres");
+            if (!(v = th_ynode_get(e, ends[k])))
+                return FAIL(s, e, sub, err, "missing: expected [x, y] in metres");
             double xy[2];
             if (th_scene_numbers(s, v, sub, 2, 0.0, TH_MAX_WORLD_DIM, xy, err) < 0) return false;
             if (xy[0] > s->width || xy[1] > s->height) {
-                return FAIL(s, v, sub, err, "expected a point inside the %g x %g m world, found [%g, %g]",
+                return FAIL(s, v, sub, err,
+                            "expected a point inside the %g x %g m world, found [%g, %g]",
                             (double)s->width, (double)s->height, xy[0], xy[1]);
             }
             p[k] = th_v2((float)xy[0], (float)xy[1]);
         }
         if (p[0].x == p[1].x && p[0].y == p[1].y) {
             snprintf(sub, sizeof sub, "%s.to", path);
-            return FAIL(s, th_ynode_get(e, "to"), sub, err, "expected a line of positive length, found both ends at [%g, %g]",
+            return FAIL(s, th_ynode_get(e, "to"), sub, err,
+                        "expected a line of positive length, found both ends at [%g, %g]",
                         (double)p[0].x, (double)p[0].y);
         }
         double window = 1.0;
         if ((v = th_ynode_get(e, "window"))) {
             snprintf(sub, sizeof sub, "%s.window", path);
-            if (!th_scene_float(s, v, sub, 0.001, TH_MAX_MEASURE_WINDOW, &window, err)) return false;
+            if (!th_scene_float(s, v, sub, 0.001, TH_MAX_MEASURE_WINDOW, &window, err))
+                return false;
             double steps = floor((double)(float)window / (double)s->timestep + 0.5);
             if (steps > (double)TH_MAX_MEASURE_WINDOW_STEPS) {
-                return FAIL(s, v, sub, err, "expected a window of at most %u steps, found %g s = %.0f steps of %g s",
-                            TH_MAX_MEASURE_WINDOW_STEPS, window, steps, (double)s->timestep);
+                return FAIL(
+                    s, v, sub, err,
+                    "expected a window of at most %u steps, found %g s = %.0f steps of %g s",
+                    TH_MAX_MEASURE_WINDOW_STEPS, window, steps, (double)s->timestep);
             }
         }
         l->def = (th_measure_line_def){l->name, p[0], p[1], (float)window};
@@ -156,7 +170,6 @@ bool th_scene_parse_measure(th_scene *s, const th_ynode *n, th_error *err) {
     if ((v = th_ynode_get(n, "lines")) && !parse_lines(s, v, err)) return false;
     return true;
 }
-
 
 bool th_scene_build_measure(th_world *w, const th_scene *s, th_error *err) {
     char path[64];

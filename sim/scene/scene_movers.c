@@ -39,7 +39,8 @@ static bool word(th_scene *s, const th_ynode *v, const char *path, const char *c
             *out = i;
             return true;
         }
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? " or " : "", words[i]);
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? " or " : "",
+                 words[i]);
     }
     return FAIL(s, v, path, err, "expected %s, found %s", list, th_scene_found(v, buf, sizeof buf));
 }
@@ -56,7 +57,8 @@ static bool opt_float(th_scene *s, const th_ynode *m, const char *path, const ch
     return true;
 }
 
-static bool opt_hand(th_scene *s, const th_ynode *m, const char *path, th_hand *out, th_error *err) {
+static bool opt_hand(th_scene *s, const th_ynode *m, const char *path, th_hand *out,
+                     th_error *err) {
     static const char *const words[] = {"right", "left", NULL};
     const th_ynode *v = th_ynode_get(m, "hand");
     if (!v) return true;
@@ -78,7 +80,8 @@ static bool parse_crash(th_scene *s, th_goal_def *g, const th_ynode *m, const ch
     if (!v) return FAIL(s, m, sub, err, "missing: the direction to walk, [x, y]");
     double xy[2];
     if (th_scene_numbers(s, v, sub, 2, -1e6, 1e6, xy, err) < 0) return false;
-    if (xy[0] == 0.0 && xy[1] == 0.0) return FAIL(s, v, sub, err, "expected a non-zero direction, found [0, 0]");
+    if (xy[0] == 0.0 && xy[1] == 0.0)
+        return FAIL(s, v, sub, err, "expected a non-zero direction, found [0, 0]");
     g->kind = TH_GOAL_CRASH_AND_TURN;
     g->heading = th_v2((float)xy[0], (float)xy[1]);
     return opt_hand(s, m, path, &g->hand, err) &&
@@ -108,10 +111,14 @@ static bool parse_crumbs(th_scene *s, th_goal_def *g, const th_ynode *m, const c
         if (strlen(s->target[k].name) == v->len && memcmp(s->target[k].name, v->text, v->len) == 0)
             t = (int32_t)k;
     }
-    if (t < 0) return FAIL(s, v, sub, err, "expected the name of a target, found %s", th_scene_found(v, buf, sizeof buf));
+    if (t < 0)
+        return FAIL(s, v, sub, err, "expected the name of a target, found %s",
+                    th_scene_found(v, buf, sizeof buf));
     if (s->target[t].def.kind == TH_TARGET_SHELTER) {
-        return FAIL(s, v, sub, err, "target '%s' is the nearest shelter, which is no single point "
-                    "and drops no trail; expected a point, path or agent target", s->target[t].name);
+        return FAIL(s, v, sub, err,
+                    "target '%s' is the nearest shelter, which is no single point "
+                    "and drops no trail; expected a point, path or agent target",
+                    s->target[t].name);
     }
     g->kind = TH_GOAL_BREADCRUMBS;
     g->target = (uint32_t)t;
@@ -135,7 +142,8 @@ static bool parse_waypoints(th_scene *s, th_goal_def *g, const th_ynode *m, cons
     if (!v) return FAIL(s, m, sub, err, "missing: the graph's nodes, [[x, y], ...]");
     if (!th_scene_expect(s, v, TH_Y_SEQUENCE, sub, err)) return false;
     if (v->count == 0 || v->count > TH_MAX_WAYPOINT_NODES) {
-        return FAIL(s, v, sub, err, "expected 1 to %d nodes, found %u", TH_MAX_WAYPOINT_NODES, v->count);
+        return FAIL(s, v, sub, err, "expected 1 to %d nodes, found %u", TH_MAX_WAYPOINT_NODES,
+                    v->count);
     }
     const uint32_t n = v->count;
     th_vec2 *nodes = th_arena_alloc(&s->doc.arena, n * sizeof *nodes);
@@ -158,20 +166,26 @@ static bool parse_waypoints(th_scene *s, th_goal_def *g, const th_ynode *m, cons
         } else {
             if (!th_scene_expect(s, v, TH_Y_SEQUENCE, sub, err)) return false;
             if (v->count > n * n) {
-                return FAIL(s, v, sub, err, "expected at most %u edges for %u nodes, found %u", n * n, n, v->count);
+                return FAIL(s, v, sub, err, "expected at most %u edges for %u nodes, found %u",
+                            n * n, n, v->count);
             }
             /* An empty list is a graph without edges: only the destination's own node leads
              * there. */
-            uint32_t *edges = th_arena_alloc(&s->doc.arena, (v->count ? v->count : 1) * 2 * sizeof *edges);
+            uint32_t *edges =
+                th_arena_alloc(&s->doc.arena, (v->count ? v->count : 1) * 2 * sizeof *edges);
             if (!edges) return FAIL(s, v, sub, err, "out of memory");
             for (uint32_t e = 0; e < v->count; e++) {
                 snprintf(item, sizeof item, "%s[%u]", sub, e);
                 double ab[2];
-                if (th_scene_numbers(s, v->items[e], item, 2, 0.0, n - 1.0, ab, err) < 0) return false;
+                if (th_scene_numbers(s, v->items[e], item, 2, 0.0, n - 1.0, ab, err) < 0)
+                    return false;
                 if (ab[0] != (double)(uint32_t)ab[0] || ab[1] != (double)(uint32_t)ab[1]) {
-                    return FAIL(s, v->items[e], item, err, "expected two node indices, found [%g, %g]", ab[0], ab[1]);
+                    return FAIL(s, v->items[e], item, err,
+                                "expected two node indices, found [%g, %g]", ab[0], ab[1]);
                 }
-                if (ab[0] == ab[1]) return FAIL(s, v->items[e], item, err, "an edge joins two different nodes, found [%g, %g]", ab[0], ab[1]);
+                if (ab[0] == ab[1])
+                    return FAIL(s, v->items[e], item, err,
+                                "an edge joins two different nodes, found [%g, %g]", ab[0], ab[1]);
                 edges[2 * e] = (uint32_t)ab[0];
                 edges[2 * e + 1] = (uint32_t)ab[1];
             }
@@ -180,7 +194,8 @@ static bool parse_waypoints(th_scene *s, th_goal_def *g, const th_ynode *m, cons
         }
     }
     snprintf(sub, sizeof sub, "%s.destination", path);
-    if (!(v = th_ynode_get(m, "destination"))) return FAIL(s, m, sub, err, "missing: the index of the node to walk to");
+    if (!(v = th_ynode_get(m, "destination")))
+        return FAIL(s, m, sub, err, "missing: the index of the node to walk to");
     uint64_t d;
     if (!th_scene_u64(s, v, sub, 0, n - 1, &d, err)) return false;
     g->destination = (uint32_t)d;
@@ -189,13 +204,16 @@ static bool parse_waypoints(th_scene *s, th_goal_def *g, const th_ynode *m, cons
 
 bool th_scene_parse_mover(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, const char *path,
                           th_error *err) {
-    static const char *const kinds[] = {"destinations", "route", "wander", "crash_and_turn",
-                                        "wall_follow", "breadcrumbs", "waypoints", NULL};
+    static const char *const kinds[] = {"destinations",   "route",       "wander",
+                                        "crash_and_turn", "wall_follow", "breadcrumbs",
+                                        "waypoints",      NULL};
     uint32_t count = 0;
     for (int i = 0; kinds[i]; i++) count += th_ynode_get(goal, kinds[i]) != NULL;
     if (count != 1) {
-        return FAIL(s, goal, path, err, "expected exactly one of destinations, route, wander, "
-                    "crash_and_turn, wall_follow, breadcrumbs or waypoints, found %u", count);
+        return FAIL(s, goal, path, err,
+                    "expected exactly one of destinations, route, wander, "
+                    "crash_and_turn, wall_follow, breadcrumbs or waypoints, found %u",
+                    count);
     }
     if (!th_scene_known_keys(s, goal, path, k_movers, err)) return false;
     int which = 0;
@@ -204,7 +222,8 @@ bool th_scene_parse_mover(th_scene *s, th_scene_crowd *cr, const th_ynode *goal,
     char sub[160];
     snprintf(sub, sizeof sub, "%s.%s", path, k_movers[which]);
     if (which <= 1 && !s->has_map) {
-        return FAIL(s, m, sub, err, "%s walks the terrain's cells: it needs a map", k_movers[which]);
+        return FAIL(s, m, sub, err, "%s walks the terrain's cells: it needs a map",
+                    k_movers[which]);
     }
     if (!th_scene_expect(s, m, TH_Y_MAPPING, sub, err)) return false;
     th_goal_def *g = &cr->def.goal;

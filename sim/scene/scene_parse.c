@@ -56,7 +56,9 @@ static bool expect(const th_scene *s, const th_ynode *n, th_ynode_kind kind, con
                    th_error *err) {
     if (n->kind == kind) return true;
     char buf[64];
-    const char *want = kind == TH_Y_MAPPING ? "a mapping" : kind == TH_Y_SEQUENCE ? "a list" : "a value";
+    const char *want = kind == TH_Y_MAPPING    ? "a mapping"
+                       : kind == TH_Y_SEQUENCE ? "a list"
+                                               : "a value";
     return FAIL(s, n, path, err, "expected %s, found %s", want, found(n, buf, sizeof buf));
 }
 
@@ -102,14 +104,18 @@ static bool known_keys(const th_scene *s, const th_ynode *map, const char *path,
         }
         if (ok) continue;
         char full[160], buf[64];
-        snprintf(full, sizeof full, "%s%s%.*s", path, path[0] ? "." : "", k->len > 60 ? 60 : (int)k->len,
-                 k->text);
-        if (near) return FAIL(s, k, full, err, "unknown key %s (did you mean '%s'?)", found(k, buf, sizeof buf), near);
+        snprintf(full, sizeof full, "%s%s%.*s", path, path[0] ? "." : "",
+                 k->len > 60 ? 60 : (int)k->len, k->text);
+        if (near)
+            return FAIL(s, k, full, err, "unknown key %s (did you mean '%s'?)",
+                        found(k, buf, sizeof buf), near);
         char list[300] = "";
         for (const char *const *a = allowed; *a; a++) {
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a == allowed ? "" : ", ", *a);
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                     a == allowed ? "" : ", ", *a);
         }
-        return FAIL(s, k, full, err, "unknown key %s; expected one of: %s", found(k, buf, sizeof buf), list);
+        return FAIL(s, k, full, err, "unknown key %s; expected one of: %s",
+                    found(k, buf, sizeof buf), list);
     }
     return true;
 }
@@ -184,7 +190,8 @@ static bool scalar_name(const th_scene *s, const th_ynode *n, const char *path, 
                     found(n, buf, sizeof buf));
     }
     if (!th_text_safe(n->text, n->len)) {
-        return FAIL(s, n, path, err, "expected a name without control or bidirectional characters, found %s",
+        return FAIL(s, n, path, err,
+                    "expected a name without control or bidirectional characters, found %s",
                     found(n, buf, sizeof buf));
     }
     memcpy(out, n->text, n->len + 1);
@@ -227,7 +234,8 @@ static bool scalar_color(const th_scene *s, const th_ynode *n, const char *path,
 static int number_list(const th_scene *s, const th_ynode *n, const char *path, int count, int alt,
                        double lo, double hi, double *out, th_error *err) {
     char buf[64];
-    if (n->kind != TH_Y_SEQUENCE || !((int)n->count == count || (alt > 0 && (int)n->count == alt))) {
+    if (n->kind != TH_Y_SEQUENCE ||
+        !((int)n->count == count || (alt > 0 && (int)n->count == alt))) {
         if (alt > 0) {
             FAIL(s, n, path, err, "expected a list of %d or %d numbers, found %s", alt, count,
                  n->kind == TH_Y_SEQUENCE ? "a list of another length" : found(n, buf, sizeof buf));
@@ -254,12 +262,15 @@ typedef struct ctx {
 
 static bool parse_world(ctx *c, const th_ynode *n) {
     static const char *const keys[] = {"size", "bounds", NULL};
-    if (!expect(c->s, n, TH_Y_MAPPING, "world", c->err) || !known_keys(c->s, n, "world", keys, c->err))
+    if (!expect(c->s, n, TH_Y_MAPPING, "world", c->err) ||
+        !known_keys(c->s, n, "world", keys, c->err))
         return false;
     const th_ynode *size = th_ynode_get(n, "size");
-    if (!size) return FAIL(c->s, n, "world.size", c->err, "missing: expected [width, height] in metres");
+    if (!size)
+        return FAIL(c->s, n, "world.size", c->err, "missing: expected [width, height] in metres");
     double wh[2];
-    if (number_list(c->s, size, "world.size", 2, 0, 0.001, TH_MAX_WORLD_DIM, wh, c->err) < 0) return false;
+    if (number_list(c->s, size, "world.size", 2, 0, 0.001, TH_MAX_WORLD_DIM, wh, c->err) < 0)
+        return false;
     c->s->width = (float)wh[0];
     c->s->height = (float)wh[1];
     const th_ynode *b = th_ynode_get(n, "bounds");
@@ -279,7 +290,8 @@ static bool cell_rect(ctx *c, const th_ynode *n, const char *path, int32_t r[4])
     if (got < 0) return false;
     for (int i = 0; i < got; i++) {
         if (v[i] != floor(v[i])) {
-            return FAIL(c->s, n->items[i], path, c->err, "expected whole cell numbers, found %g", v[i]);
+            return FAIL(c->s, n->items[i], path, c->err, "expected whole cell numbers, found %g",
+                        v[i]);
         }
     }
     r[0] = (int32_t)v[0];
@@ -299,7 +311,8 @@ static bool cell_rect(ctx *c, const th_ynode *n, const char *path, int32_t r[4])
 
 static int find_bunker(const th_scene *s, const char *name, size_t len) {
     for (uint32_t b = 0; b < s->bunker_count; b++) {
-        if (strlen(s->bunker[b].name) == len && memcmp(s->bunker[b].name, name, len) == 0) return (int)b;
+        if (strlen(s->bunker[b].name) == len && memcmp(s->bunker[b].name, name, len) == 0)
+            return (int)b;
     }
     return -1;
 }
@@ -312,8 +325,10 @@ static bool parse_bunkers(ctx *c, const th_ynode *n) {
         const th_ynode *b = n->items[i];
         char path[64], sub[96];
         snprintf(path, sizeof path, "bunkers[%u]", i);
-        if (!expect(s, b, TH_Y_MAPPING, path, c->err) || !known_keys(s, b, path, keys, c->err)) return false;
-        if (!s->has_map) return FAIL(s, b, path, c->err, "bunkers need a map (add a `map` section)");
+        if (!expect(s, b, TH_Y_MAPPING, path, c->err) || !known_keys(s, b, path, keys, c->err))
+            return false;
+        if (!s->has_map)
+            return FAIL(s, b, path, c->err, "bunkers need a map (add a `map` section)");
         const th_ynode *name = th_ynode_get(b, "name");
         snprintf(sub, sizeof sub, "%s.name", path);
         if (!name) return FAIL(s, b, sub, c->err, "missing: every bunker has a name");
@@ -339,10 +354,14 @@ static bool parse_bunkers(ctx *c, const th_ynode *n) {
         const th_ynode *cells = th_ynode_get(b, "cells");
         snprintf(sub, sizeof sub, "%s.cells", path);
         if (cells && bk->placed) {
-            return FAIL(s, cells, sub, c->err, "bunker '%s' is drawn on the map already; remove `cells`", nm);
+            return FAIL(s, cells, sub, c->err,
+                        "bunker '%s' is drawn on the map already; remove `cells`", nm);
         }
         if (!cells && !bk->placed) {
-            return FAIL(s, b, sub, c->err, "missing: where is bunker '%s'? give cells [x0, y0, x1, y1] or draw it with a legend entry {bunker: %s}", nm, nm);
+            return FAIL(
+                s, b, sub, c->err,
+                "missing: where is bunker '%s'? give cells [x0, y0, x1, y1] or draw it with a legend entry {bunker: %s}",
+                nm, nm);
         }
         if (cells) {
             int32_t r[4];
@@ -365,7 +384,8 @@ static bool parse_bunkers(ctx *c, const th_ynode *n) {
             for (int32_t y = r[1]; y <= r[3]; y++) {
                 for (int32_t x = r[0]; x <= r[2]; x++) {
                     if (s->kind[(size_t)y * (size_t)s->cols + (size_t)x] != TH_CELL_OPEN) {
-                        return FAIL(s, cells, sub, c->err, "bunker '%s' covers cell (%d, %d), which is a wall", nm, x, y);
+                        return FAIL(s, cells, sub, c->err,
+                                    "bunker '%s' covers cell (%d, %d), which is a wall", nm, x, y);
                     }
                 }
             }
@@ -385,7 +405,8 @@ static bool parse_bunkers(ctx *c, const th_ynode *n) {
             if (p->x0 <= q->x1 && q->x0 <= p->x1 && p->y0 <= q->y1 && q->y0 <= p->y1) {
                 char path[64];
                 snprintf(path, sizeof path, "bunkers[%u]", b);
-                return FAIL(s, q->node, path, c->err, "bunker '%s' overlaps bunker '%s'", q->name, p->name);
+                return FAIL(s, q->node, path, c->err, "bunker '%s' overlaps bunker '%s'", q->name,
+                            p->name);
             }
         }
     }
@@ -401,12 +422,12 @@ bool th_scene_legend(const th_scene *s, const th_ynode *v, const char *path, uin
     }
     uint32_t key = 0;
     bool colour = v->text[0] == '#' && v->len == 7;
-    for (size_t i = 1; colour && i < 7; i++)
-        colour = isxdigit((unsigned char)v->text[i]) != 0;
-    if (colour)
-        key = (uint32_t)strtoul(v->text + 1, NULL, 16);
+    for (size_t i = 1; colour && i < 7; i++) colour = isxdigit((unsigned char)v->text[i]) != 0;
+    if (colour) key = (uint32_t)strtoul(v->text + 1, NULL, 16);
     else if (v->len == 1) key = (unsigned char)v->text[0];
-    else return FAIL(s, v, sub, err, "expected a legend character or #rrggbb colour, found %s", found(v, buf, sizeof buf));
+    else
+        return FAIL(s, v, sub, err, "expected a legend character or #rrggbb colour, found %s",
+                    found(v, buf, sizeof buf));
     uint32_t e = 0;
     while (e < s->legend_count && s->legend_entry[e].key != key) e++;
     if (e == s->legend_count) {
@@ -419,9 +440,11 @@ bool th_scene_legend(const th_scene *s, const th_ynode *v, const char *path, uin
 static bool parse_region(ctx *c, th_scene_crowd *cr, const th_ynode *n, const char *path) {
     th_scene *s = c->s;
     static const char *const keys[] = {"rect", "circle", "cells", NULL};
-    if (!expect(s, n, TH_Y_MAPPING, path, c->err) || !known_keys(s, n, path, keys, c->err)) return false;
+    if (!expect(s, n, TH_Y_MAPPING, path, c->err) || !known_keys(s, n, path, keys, c->err))
+        return false;
     if (n->count != 1) {
-        return FAIL(s, n, path, c->err, "expected exactly one of rect, circle or cells, found %u keys", n->count);
+        return FAIL(s, n, path, c->err,
+                    "expected exactly one of rect, circle or cells, found %u keys", n->count);
     }
     if (cr->region_count == TH_SCENE_MAX_REGIONS) {
         return FAIL(s, n, path, c->err, "more than %d spawn regions", TH_SCENE_MAX_REGIONS);
@@ -435,17 +458,22 @@ static bool parse_region(ctx *c, th_scene_crowd *cr, const th_ynode *n, const ch
         snprintf(sub, sizeof sub, "%s.rect", path);
         if (number_list(s, v, sub, 4, 0, 0.0, TH_MAX_WORLD_DIM, d, c->err) < 0) return false;
         if (!(d[2] > 0 && d[3] > 0) || d[0] + d[2] > s->width || d[1] + d[3] > s->height) {
-            return FAIL(s, v, sub, c->err, "expected [x, y, width, height] with a positive size inside the %g x %g m world, found [%g, %g, %g, %g]",
-                        (double)s->width, (double)s->height, d[0], d[1], d[2], d[3]);
+            return FAIL(
+                s, v, sub, c->err,
+                "expected [x, y, width, height] with a positive size inside the %g x %g m world, found [%g, %g, %g, %g]",
+                (double)s->width, (double)s->height, d[0], d[1], d[2], d[3]);
         }
-        *r = (th_scene_region){TH_REGION_RECT, (float)d[0], (float)d[1], (float)d[2], (float)d[3], 0, 0, n};
+        *r = (th_scene_region){TH_REGION_RECT, (float)d[0], (float)d[1], (float)d[2],
+                               (float)d[3],    0,           0,           n};
     } else if (th_ynode_get(n, "circle")) {
         snprintf(sub, sizeof sub, "%s.circle", path);
         if (number_list(s, v, sub, 3, 0, 0.0, TH_MAX_WORLD_DIM, d, c->err) < 0) return false;
         if (!(d[2] > 0) || d[0] - d[2] < 0 || d[1] - d[2] < 0 || d[0] + d[2] > s->width ||
             d[1] + d[2] > s->height) {
-            return FAIL(s, v, sub, c->err, "expected [x, y, radius] with a positive radius inside the %g x %g m world, found [%g, %g, %g]",
-                        (double)s->width, (double)s->height, d[0], d[1], d[2]);
+            return FAIL(
+                s, v, sub, c->err,
+                "expected [x, y, radius] with a positive radius inside the %g x %g m world, found [%g, %g, %g]",
+                (double)s->width, (double)s->height, d[0], d[1], d[2]);
         }
         *r = (th_scene_region){TH_REGION_CIRCLE, (float)d[0], (float)d[1], 0, 0, (float)d[2], 0, n};
     } else {
@@ -490,17 +518,50 @@ static bool crowd_param(const th_scene *s, const th_crowd_param *p, const th_yno
 
 static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t index) {
     th_scene *s = c->s;
-    static const char *const keys[] = {
-        "name", "count", "behavior", "spawn", "agents", "initial_speed", "neighbor_radius",
-        "separation_radius", "fov", "separation_weight", "alignment_weight", "cohesion_weight",
-        "max_speed", "max_force", "flow_weight", "wall_radius", "wall_weight", "color", "type",
-        "target", "pursuit", "pursuit_weight", "lead_fov", "lead_radius", "flee_types",
-        "flee_radius", "flee_weight", "model", "body_radius", "desired_speed", "desired_speed_sd",
-        "time_gap", "relaxation", "repulsion", "repulsion_range", "wall_repulsion",
-        "wall_repulsion_range", "heading", "goal", NULL};
+    static const char *const keys[] = {"name",
+                                       "count",
+                                       "behavior",
+                                       "spawn",
+                                       "agents",
+                                       "initial_speed",
+                                       "neighbor_radius",
+                                       "separation_radius",
+                                       "fov",
+                                       "separation_weight",
+                                       "alignment_weight",
+                                       "cohesion_weight",
+                                       "max_speed",
+                                       "max_force",
+                                       "flow_weight",
+                                       "wall_radius",
+                                       "wall_weight",
+                                       "color",
+                                       "type",
+                                       "target",
+                                       "pursuit",
+                                       "pursuit_weight",
+                                       "lead_fov",
+                                       "lead_radius",
+                                       "flee_types",
+                                       "flee_radius",
+                                       "flee_weight",
+                                       "model",
+                                       "body_radius",
+                                       "desired_speed",
+                                       "desired_speed_sd",
+                                       "time_gap",
+                                       "relaxation",
+                                       "repulsion",
+                                       "repulsion_range",
+                                       "wall_repulsion",
+                                       "wall_repulsion_range",
+                                       "heading",
+                                       "goal",
+                                       NULL};
     char path[64], sub[128];
     snprintf(path, sizeof path, "crowds[%u]", index);
-    if (!expect(s, n, TH_Y_MAPPING, path, c->err) || !known_keys(s, n, path, keys, c->err)) return false;
+    if (!expect(s, n, TH_Y_MAPPING, path, c->err) || !known_keys(s, n, path, keys, c->err))
+        return false;
     cr->node = n;
     cr->def = th_default_crowd_def();
     /* The model first: it decides the defaults of every other key. */
@@ -545,8 +606,10 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
         if (!(v = th_ynode_get(n, p->key))) continue;
         snprintf(sub, sizeof sub, "%s.%s", path, p->key);
         if (p->model == TH_PARAM_PED && d->model != TH_MODEL_PEDESTRIAN) {
-            return FAIL(s, v, sub, c->err, "'%s' is a pedestrian-model key; add `model: pedestrian`"
-                        " to this crowd", p->key);
+            return FAIL(s, v, sub, c->err,
+                        "'%s' is a pedestrian-model key; add `model: pedestrian`"
+                        " to this crowd",
+                        p->key);
         }
         if (!crowd_param(s, p, v, sub, th_crowd_param_field(p, d), c->err)) return false;
     }
@@ -562,19 +625,22 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
         if (d->desired_speed_sd > d->desired_speed) {
             v = th_ynode_get(n, "desired_speed_sd");
             snprintf(sub, sizeof sub, "%s.desired_speed_sd", path);
-            return FAIL(s, v ? v : n, sub, c->err, "desired_speed_sd %g m/s is above desired_speed %g m/s",
+            return FAIL(s, v ? v : n, sub, c->err,
+                        "desired_speed_sd %g m/s is above desired_speed %g m/s",
                         (double)d->desired_speed_sd, (double)d->desired_speed);
         }
     } else if ((v = th_ynode_get(n, "heading"))) {
         snprintf(sub, sizeof sub, "%s.heading", path);
-        return FAIL(s, v, sub, c->err, "'heading' is a pedestrian-model key; add `model: pedestrian`"
+        return FAIL(s, v, sub, c->err,
+                    "'heading' is a pedestrian-model key; add `model: pedestrian`"
                     " to this crowd");
     }
     if ((v = th_ynode_get(n, "heading"))) {
         double xy[2];
         snprintf(sub, sizeof sub, "%s.heading", path);
         if (number_list(s, v, sub, 2, 0, -1e6, 1e6, xy, c->err) < 0) return false;
-        if (xy[0] == 0.0 && xy[1] == 0.0) return FAIL(s, v, sub, c->err, "expected a direction [x, y], found [0, 0]");
+        if (xy[0] == 0.0 && xy[1] == 0.0)
+            return FAIL(s, v, sub, c->err, "expected a direction [x, y], found [0, 0]");
         d->heading = th_v2((float)xy[0], (float)xy[1]);
     }
     if ((v = th_ynode_get(n, "type"))) {
@@ -588,11 +654,17 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
         snprintf(sub, sizeof sub, "%s.target", path);
         d->target = -1;
         for (uint32_t t = 0; v->kind == TH_Y_SCALAR && t < s->target_count; t++) {
-            if (strlen(s->target[t].name) == v->len && memcmp(s->target[t].name, v->text, v->len) == 0) d->target = (int32_t)t;
+            if (strlen(s->target[t].name) == v->len &&
+                memcmp(s->target[t].name, v->text, v->len) == 0)
+                d->target = (int32_t)t;
         }
-        if (d->target < 0) return FAIL(s, v, sub, c->err, "expected the name of a target, found %s", found(v, buf, sizeof buf));
+        if (d->target < 0)
+            return FAIL(s, v, sub, c->err, "expected the name of a target, found %s",
+                        found(v, buf, sizeof buf));
         if (s->target[d->target].def.kind == TH_TARGET_SHELTER && s->bunker_count == 0) {
-            return FAIL(s, v, sub, c->err, "target '%s' is the nearest shelter, but the scene has no bunkers", s->target[d->target].name);
+            return FAIL(s, v, sub, c->err,
+                        "target '%s' is the nearest shelter, but the scene has no bunkers",
+                        s->target[d->target].name);
         }
     }
     if ((v = th_ynode_get(n, "pursuit"))) {
@@ -616,7 +688,8 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
     if (s->bounds == TH_BOUNDS_WRAP) {
         float reach = fmaxf(d->neighbor_radius, d->separation_radius);
         if (2.0f * reach > s->width || 2.0f * reach > s->height) {
-            return FAIL(s, n, path, c->err, "radius %g m is more than half the wrap-around world", (double)reach);
+            return FAIL(s, n, path, c->err, "radius %g m is more than half the wrap-around world",
+                        (double)reach);
         }
     }
     if ((v = th_ynode_get(n, "color"))) {
@@ -632,20 +705,24 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
     if ((v = th_ynode_get(n, "agents"))) {
         snprintf(sub, sizeof sub, "%s.agents", path);
         if (!expect(s, v, TH_Y_SEQUENCE, sub, c->err)) return false;
-        if (v->count > TH_MAX_AGENTS) return FAIL(s, v, sub, c->err, "more than %u agents", TH_MAX_AGENTS);
+        if (v->count > TH_MAX_AGENTS)
+            return FAIL(s, v, sub, c->err, "more than %u agents", TH_MAX_AGENTS);
         float *a = th_arena_alloc(&s->doc.arena, (size_t)v->count * 4 * sizeof *a);
         if (v->count && !a) return FAIL(s, v, sub, c->err, "out of memory");
         for (uint32_t i = 0; i < v->count; i++) {
             char item[160];
             double xy[4] = {0, 0, 0, 0};
             snprintf(item, sizeof item, "%s[%u]", sub, i);
-            int got = number_list(s, v->items[i], item, 4, 2, -TH_MAX_WORLD_DIM, TH_MAX_WORLD_DIM, xy, c->err);
+            int got = number_list(s, v->items[i], item, 4, 2, -TH_MAX_WORLD_DIM, TH_MAX_WORLD_DIM,
+                                  xy, c->err);
             if (got < 0) return false;
             /* Checked as the floats the world will hold: 99.99999999 is inside a 100 m world
              * as a double but rounds to 100, its edge, as a float. */
             float fx = (float)xy[0], fy = (float)xy[1];
             if (!(fx >= 0 && fx < s->width && fy >= 0 && fy < s->height)) {
-                return FAIL(s, v->items[i], item, c->err, "position (%g, %g) is off the %g x %g m world", xy[0], xy[1], (double)s->width, (double)s->height);
+                return FAIL(s, v->items[i], item, c->err,
+                            "position (%g, %g) is off the %g x %g m world", xy[0], xy[1],
+                            (double)s->width, (double)s->height);
             }
             if (s->has_map && !th_scene_open_at(s, fx, fy, false)) {
                 return FAIL(s, v->items[i], item, c->err, "position (%g, %g) is inside a wall",
@@ -659,12 +736,15 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
     const th_ynode *spawn = th_ynode_get(n, "spawn");
     snprintf(sub, sizeof sub, "%s.spawn", path);
     if (cr->count > 0 && !spawn) {
-        return FAIL(s, n, sub, c->err, "missing: %u agents need a spawn region (rect, circle or cells)", cr->count);
+        return FAIL(s, n, sub, c->err,
+                    "missing: %u agents need a spawn region (rect, circle or cells)", cr->count);
     }
     if (spawn) {
         cr->spawn_node = spawn;
         if (spawn->kind == TH_Y_SEQUENCE) {
-            if (spawn->count == 0) return FAIL(s, spawn, sub, c->err, "expected at least one region, found an empty list");
+            if (spawn->count == 0)
+                return FAIL(s, spawn, sub, c->err,
+                            "expected at least one region, found an empty list");
             for (uint32_t i = 0; i < spawn->count; i++) {
                 char item[160];
                 snprintf(item, sizeof item, "%s[%u]", sub, i);
@@ -680,8 +760,10 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
 static bool parse_crowds(ctx *c, const th_ynode *n) {
     th_scene *s = c->s;
     if (!expect(s, n, TH_Y_SEQUENCE, "crowds", c->err)) return false;
-    if (n->count == 0) return FAIL(s, n, "crowds", c->err, "expected at least one crowd, found an empty list");
-    if (n->count > TH_MAX_CROWDS) return FAIL(s, n, "crowds", c->err, "more than %d crowds", TH_MAX_CROWDS);
+    if (n->count == 0)
+        return FAIL(s, n, "crowds", c->err, "expected at least one crowd, found an empty list");
+    if (n->count > TH_MAX_CROWDS)
+        return FAIL(s, n, "crowds", c->err, "more than %d crowds", TH_MAX_CROWDS);
     s->crowd = th_arena_alloc(&s->doc.arena, n->count * sizeof *s->crowd);
     if (!s->crowd) return FAIL(s, n, "crowds", c->err, "out of memory");
     uint64_t total = 0;
@@ -692,7 +774,8 @@ static bool parse_crowds(ctx *c, const th_ynode *n) {
         if (total > TH_MAX_AGENTS) {
             char path[64];
             snprintf(path, sizeof path, "crowds[%u]", i);
-            return FAIL(s, n->items[i], path, c->err, "the crowds hold more than %u agents in all", TH_MAX_AGENTS);
+            return FAIL(s, n->items[i], path, c->err, "the crowds hold more than %u agents in all",
+                        TH_MAX_AGENTS);
         }
     }
     return true;
@@ -714,12 +797,15 @@ static bool parse_time(ctx *c, const th_ynode *n, const char *path, double *seco
             }
         }
     }
-    return FAIL(c->s, n, path, c->err, "expected a time such as 20s, 1500ms or 12.5 (seconds, 0 to 1e7), found %s", found(n, buf, sizeof buf));
+    return FAIL(c->s, n, path, c->err,
+                "expected a time such as 20s, 1500ms or 12.5 (seconds, 0 to 1e7), found %s",
+                found(n, buf, sizeof buf));
 }
 
 static bool point(ctx *c, const th_ynode *n, const char *path, th_vec2 *out) {
     double xy[2];
-    if (number_list(c->s, n, path, 2, 0, -TH_MAX_WORLD_DIM, TH_MAX_WORLD_DIM, xy, c->err) < 0) return false;
+    if (number_list(c->s, n, path, 2, 0, -TH_MAX_WORLD_DIM, TH_MAX_WORLD_DIM, xy, c->err) < 0)
+        return false;
     *out = th_v2((float)xy[0], (float)xy[1]);
     return true;
 }
@@ -727,27 +813,34 @@ static bool point(ctx *c, const th_ynode *n, const char *path, th_vec2 *out) {
 static bool parse_targets(ctx *c, const th_ynode *n) {
     th_scene *s = c->s;
     if (!expect(s, n, TH_Y_SEQUENCE, "targets", c->err)) return false;
-    if (n->count > TH_MAX_TARGETS) return FAIL(s, n, "targets", c->err, "more than %d targets", TH_MAX_TARGETS);
-    static const char *const keys[] = {"name", "point", "velocity", "path", "speed", "loop", "agent", "shelter", NULL};
+    if (n->count > TH_MAX_TARGETS)
+        return FAIL(s, n, "targets", c->err, "more than %d targets", TH_MAX_TARGETS);
+    static const char *const keys[] = {"name", "point", "velocity", "path", "speed",
+                                       "loop", "agent", "shelter",  NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *t = n->items[i], *v;
         char path[64], sub[128];
         snprintf(path, sizeof path, "targets[%u]", i);
-        if (!expect(s, t, TH_Y_MAPPING, path, c->err) || !known_keys(s, t, path, keys, c->err)) return false;
+        if (!expect(s, t, TH_Y_MAPPING, path, c->err) || !known_keys(s, t, path, keys, c->err))
+            return false;
         th_scene_target *st = &s->target[s->target_count];
         memset(st, 0, sizeof *st);
         st->node = t;
         st->agent_crowd = -1;
         snprintf(sub, sizeof sub, "%s.name", path);
-        if (!(v = th_ynode_get(t, "name"))) return FAIL(s, t, sub, c->err, "missing: every target has a name");
+        if (!(v = th_ynode_get(t, "name")))
+            return FAIL(s, t, sub, c->err, "missing: every target has a name");
         if (!scalar_name(s, v, sub, st->name, sizeof st->name, c->err)) return false;
         for (uint32_t k = 0; k < s->target_count; k++) {
-            if (strcmp(s->target[k].name, st->name) == 0) return FAIL(s, v, sub, c->err, "target name '%s' is used twice", st->name);
+            if (strcmp(s->target[k].name, st->name) == 0)
+                return FAIL(s, v, sub, c->err, "target name '%s' is used twice", st->name);
         }
         const th_ynode *pt = th_ynode_get(t, "point"), *pa = th_ynode_get(t, "path"),
                        *ag = th_ynode_get(t, "agent"), *sh = th_ynode_get(t, "shelter");
         int kinds = !!pt + !!pa + !!ag + !!sh;
-        if (kinds != 1) return FAIL(s, t, path, c->err, "expected exactly one of point, path, agent or shelter, found %d", kinds);
+        if (kinds != 1)
+            return FAIL(s, t, path, c->err,
+                        "expected exactly one of point, path, agent or shelter, found %d", kinds);
         if (pt) {
             st->def.kind = TH_TARGET_POINT;
             snprintf(sub, sizeof sub, "%s.point", path);
@@ -756,14 +849,17 @@ static bool parse_targets(ctx *c, const th_ynode *n) {
                 snprintf(sub, sizeof sub, "%s.velocity", path);
                 if (!point(c, v, sub, &st->def.velocity)) return false;
                 if (hypot(st->def.velocity.x, st->def.velocity.y) > TH_MAX_SPEED) {
-                    return FAIL(s, v, sub, c->err, "expected a velocity of at most %g m/s", (double)TH_MAX_SPEED);
+                    return FAIL(s, v, sub, c->err, "expected a velocity of at most %g m/s",
+                                (double)TH_MAX_SPEED);
                 }
             }
         } else if (pa) {
             st->def.kind = TH_TARGET_PATH;
             snprintf(sub, sizeof sub, "%s.path", path);
             if (!expect(s, pa, TH_Y_SEQUENCE, sub, c->err)) return false;
-            if (pa->count < 1 || pa->count > TH_MAX_PATH_POINTS) return FAIL(s, pa, sub, c->err, "expected 1 to %d points, found %u", TH_MAX_PATH_POINTS, pa->count);
+            if (pa->count < 1 || pa->count > TH_MAX_PATH_POINTS)
+                return FAIL(s, pa, sub, c->err, "expected 1 to %d points, found %u",
+                            TH_MAX_PATH_POINTS, pa->count);
             th_vec2 *pts = th_arena_alloc(&s->doc.arena, pa->count * sizeof *pts);
             if (!pts) return FAIL(s, pa, sub, c->err, "out of memory");
             for (uint32_t k = 0; k < pa->count; k++) {
@@ -791,9 +887,11 @@ static bool parse_targets(ctx *c, const th_ynode *n) {
             static const char *const akeys[] = {"crowd", "index", NULL};
             st->def.kind = TH_TARGET_AGENT;
             snprintf(sub, sizeof sub, "%s.agent", path);
-            if (!expect(s, ag, TH_Y_MAPPING, sub, c->err) || !known_keys(s, ag, sub, akeys, c->err)) return false;
+            if (!expect(s, ag, TH_Y_MAPPING, sub, c->err) || !known_keys(s, ag, sub, akeys, c->err))
+                return false;
             /* The crowd is looked up once the crowds are read (it may come later). */
-            if (!th_ynode_get(ag, "crowd")) return FAIL(s, ag, sub, c->err, "missing: {crowd: NAME, index: N}");
+            if (!th_ynode_get(ag, "crowd"))
+                return FAIL(s, ag, sub, c->err, "missing: {crowd: NAME, index: N}");
             uint64_t idx = 0;
             if ((v = th_ynode_get(ag, "index"))) {
                 char item[160];
@@ -806,7 +904,8 @@ static bool parse_targets(ctx *c, const th_ynode *n) {
             int b;
             snprintf(sub, sizeof sub, "%s.shelter", path);
             if (!scalar_word(s, sh, sub, words, &b, c->err)) return false;
-            if (!s->has_map) return FAIL(s, sh, sub, c->err, "a shelter target needs a map with bunkers");
+            if (!s->has_map)
+                return FAIL(s, sh, sub, c->err, "a shelter target needs a map with bunkers");
             st->def.kind = TH_TARGET_SHELTER;
         }
         s->target_count++;
@@ -816,7 +915,9 @@ static bool parse_targets(ctx *c, const th_ynode *n) {
 
 static int find_crowd(const th_scene *s, const th_ynode *name) {
     for (uint32_t k = 0; name->kind == TH_Y_SCALAR && k < s->crowd_count; k++) {
-        if (strlen(s->crowd[k].name) == name->len && memcmp(s->crowd[k].name, name->text, name->len) == 0) return (int)k;
+        if (strlen(s->crowd[k].name) == name->len &&
+            memcmp(s->crowd[k].name, name->text, name->len) == 0)
+            return (int)k;
     }
     return -1;
 }
@@ -831,7 +932,9 @@ static bool resolve_agent_targets(ctx *c) {
         char path[96], buf[64];
         snprintf(path, sizeof path, "targets[%u].agent.crowd", t);
         st->agent_crowd = find_crowd(s, name);
-        if (st->agent_crowd < 0) return FAIL(s, name, path, c->err, "expected the name of a crowd, found %s", found(name, buf, sizeof buf));
+        if (st->agent_crowd < 0)
+            return FAIL(s, name, path, c->err, "expected the name of a crowd, found %s",
+                        found(name, buf, sizeof buf));
     }
     return true;
 }
@@ -839,24 +942,32 @@ static bool resolve_agent_targets(ctx *c) {
 static bool parse_squads(ctx *c, const th_ynode *n) {
     th_scene *s = c->s;
     if (!expect(s, n, TH_Y_SEQUENCE, "squads", c->err)) return false;
-    if (n->count > TH_MAX_SQUADS) return FAIL(s, n, "squads", c->err, "more than %d squads", TH_MAX_SQUADS);
+    if (n->count > TH_MAX_SQUADS)
+        return FAIL(s, n, "squads", c->err, "more than %d squads", TH_MAX_SQUADS);
     s->squad = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->squad);
     if (!s->squad) return FAIL(s, n, "squads", c->err, "out of memory");
-    static const char *const keys[] = {"crowd", "count", "formation", "files", "spacing", "start", "goal", "speed", "tolerance", "slot_weight", NULL};
+    static const char *const keys[] = {"crowd",     "count",       "formation", "files",
+                                       "spacing",   "start",       "goal",      "speed",
+                                       "tolerance", "slot_weight", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *q = n->items[i], *v;
         char path[64], sub[128], buf[64];
         snprintf(path, sizeof path, "squads[%u]", i);
-        if (!expect(s, q, TH_Y_MAPPING, path, c->err) || !known_keys(s, q, path, keys, c->err)) return false;
+        if (!expect(s, q, TH_Y_MAPPING, path, c->err) || !known_keys(s, q, path, keys, c->err))
+            return false;
         th_squad_def d = th_default_squad_def();
         snprintf(sub, sizeof sub, "%s.crowd", path);
-        if (!(v = th_ynode_get(q, "crowd"))) return FAIL(s, q, sub, c->err, "missing: the crowd the members belong to");
+        if (!(v = th_ynode_get(q, "crowd")))
+            return FAIL(s, q, sub, c->err, "missing: the crowd the members belong to");
         int cr = find_crowd(s, v);
-        if (cr < 0) return FAIL(s, v, sub, c->err, "expected the name of a crowd, found %s", found(v, buf, sizeof buf));
+        if (cr < 0)
+            return FAIL(s, v, sub, c->err, "expected the name of a crowd, found %s",
+                        found(v, buf, sizeof buf));
         d.crowd = (uint32_t)cr;
         uint64_t u;
         snprintf(sub, sizeof sub, "%s.count", path);
-        if (!(v = th_ynode_get(q, "count"))) return FAIL(s, q, sub, c->err, "missing: how many members");
+        if (!(v = th_ynode_get(q, "count")))
+            return FAIL(s, q, sub, c->err, "missing: how many members");
         if (!th_scene_u64(s, v, sub, 1, TH_MAX_SQUAD_MEMBERS, &u, c->err)) return false;
         d.count = (uint32_t)u;
         if ((v = th_ynode_get(q, "formation"))) {
@@ -875,8 +986,10 @@ static bool parse_squads(ctx *c, const th_ynode *n) {
             const char *key;
             float *out;
             double lo, hi;
-        } floats[] = {{"spacing", &d.spacing, 0.01, 100}, {"speed", &d.speed, 0.01, 1000},
-                      {"tolerance", &d.tolerance, 0.01, 100}, {"slot_weight", &d.slot_weight, 0, 1000}};
+        } floats[] = {{"spacing", &d.spacing, 0.01, 100},
+                      {"speed", &d.speed, 0.01, 1000},
+                      {"tolerance", &d.tolerance, 0.01, 100},
+                      {"slot_weight", &d.slot_weight, 0, 1000}};
         for (size_t f = 0; f < sizeof floats / sizeof floats[0]; f++) {
             if (!(v = th_ynode_get(q, floats[f].key))) continue;
             double x;
@@ -888,10 +1001,12 @@ static bool parse_squads(ctx *c, const th_ynode *n) {
         th_vec2 *at[2] = {&d.start, &d.goal};
         for (int e = 0; e < 2; e++) {
             snprintf(sub, sizeof sub, "%s.%s", path, ends[e]);
-            if (!(v = th_ynode_get(q, ends[e]))) return FAIL(s, q, sub, c->err, "missing: [x, y] in metres");
+            if (!(v = th_ynode_get(q, ends[e])))
+                return FAIL(s, q, sub, c->err, "missing: [x, y] in metres");
             if (!point(c, v, sub, at[e])) return false;
             if (!th_scene_open_at(s, at[e]->x, at[e]->y, false)) {
-                return FAIL(s, v, sub, c->err, "(%g, %g) is not open ground inside the world", (double)at[e]->x, (double)at[e]->y);
+                return FAIL(s, v, sub, c->err, "(%g, %g) is not open ground inside the world",
+                            (double)at[e]->x, (double)at[e]->y);
             }
         }
         s->squad[s->squad_count++] = (th_scene_squad){d, q};
@@ -902,23 +1017,30 @@ static bool parse_squads(ctx *c, const th_ynode *n) {
 static bool parse_events(ctx *c, const th_ynode *n) {
     th_scene *s = c->s;
     if (!expect(s, n, TH_Y_SEQUENCE, "events", c->err)) return false;
-    if (n->count > TH_MAX_PENDING_EVENTS) return FAIL(s, n, "events", c->err, "more than %d events", TH_MAX_PENDING_EVENTS);
+    if (n->count > TH_MAX_PENDING_EVENTS)
+        return FAIL(s, n, "events", c->err, "more than %d events", TH_MAX_PENDING_EVENTS);
     s->event = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->event);
     if (!s->event) return FAIL(s, n, "events", c->err, "out of memory");
-    static const char *const keys[] = {"at", "at_step", "destroy_bunker", "restore_bunker", "break_wall", "block", "set_cost", NULL};
-    static const char *const actions[] = {"destroy_bunker", "restore_bunker", "break_wall", "block", "set_cost"};
+    static const char *const keys[] = {"at",         "at_step", "destroy_bunker", "restore_bunker",
+                                       "break_wall", "block",   "set_cost",       NULL};
+    static const char *const actions[] = {"destroy_bunker", "restore_bunker", "break_wall", "block",
+                                          "set_cost"};
     static const char *const cost_keys[] = {"cells", "cost", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *e = n->items[i];
         char path[64], sub[96];
         snprintf(path, sizeof path, "events[%u]", i);
-        if (!expect(s, e, TH_Y_MAPPING, path, c->err) || !known_keys(s, e, path, keys, c->err)) return false;
-        if (!s->has_map) return FAIL(s, e, path, c->err, "events change the map; this scene has none");
+        if (!expect(s, e, TH_Y_MAPPING, path, c->err) || !known_keys(s, e, path, keys, c->err))
+            return false;
+        if (!s->has_map)
+            return FAIL(s, e, path, c->err, "events change the map; this scene has none");
         th_scene_event *ev = &s->event[s->event_count];
         ev->node = e;
         const th_ynode *at = th_ynode_get(e, "at"), *at_step = th_ynode_get(e, "at_step");
         if (!!at == !!at_step) {
-            return FAIL(s, e, path, c->err, "expected exactly one of `at` (time) or `at_step`, found %s", at ? "both" : "neither");
+            return FAIL(s, e, path, c->err,
+                        "expected exactly one of `at` (time) or `at_step`, found %s",
+                        at ? "both" : "neither");
         }
         if (at) {
             double secs = 0.0;
@@ -935,32 +1057,55 @@ static bool parse_events(ctx *c, const th_ynode *n) {
         for (int a = 0; a < 5; a++) {
             const th_ynode *x = th_ynode_get(e, actions[a]);
             if (!x) continue;
-            if (v) return FAIL(s, x, path, c->err, "expected one action per event, found `%s` and `%s`", actions[action], actions[a]);
+            if (v)
+                return FAIL(s, x, path, c->err,
+                            "expected one action per event, found `%s` and `%s`", actions[action],
+                            actions[a]);
             v = x;
             action = a;
         }
-        if (!v) return FAIL(s, e, path, c->err, "missing action: expected one of destroy_bunker, restore_bunker, break_wall, block, set_cost");
+        if (!v)
+            return FAIL(
+                s, e, path, c->err,
+                "missing action: expected one of destroy_bunker, restore_bunker, break_wall, block, set_cost");
         snprintf(sub, sizeof sub, "%s.%s", path, actions[action]);
         if (action <= 1) {
             char buf[64];
             int b = v->kind == TH_Y_SCALAR ? find_bunker(s, v->text, v->len) : -1;
-            if (b < 0) return FAIL(s, v, sub, c->err, "expected the name of a bunker, found %s", found(v, buf, sizeof buf));
-            ev->def = (th_event_def){.type = action == 0 ? TH_EVENT_DESTROY_BUNKER : TH_EVENT_RESTORE_BUNKER, .bunker = (uint32_t)b};
+            if (b < 0)
+                return FAIL(s, v, sub, c->err, "expected the name of a bunker, found %s",
+                            found(v, buf, sizeof buf));
+            ev->def = (th_event_def){.type = action == 0 ? TH_EVENT_DESTROY_BUNKER
+                                                         : TH_EVENT_RESTORE_BUNKER,
+                                     .bunker = (uint32_t)b};
         } else if (action <= 3) {
             int32_t r[4];
             if (!cell_rect(c, v, sub, r)) return false;
-            ev->def = (th_event_def){action == 2 ? TH_EVENT_BREAK_WALLS : TH_EVENT_BLOCK_CELLS, 0, r[0], r[1], r[2], r[3], 0};
+            ev->def = (th_event_def){action == 2 ? TH_EVENT_BREAK_WALLS : TH_EVENT_BLOCK_CELLS,
+                                     0,
+                                     r[0],
+                                     r[1],
+                                     r[2],
+                                     r[3],
+                                     0};
         } else {
             /* set_cost: {cells: [x0, y0, x1, y1], cost: c} */
             char key[112];
-            if (!expect(s, v, TH_Y_MAPPING, sub, c->err) || !known_keys(s, v, sub, cost_keys, c->err)) return false;
+            if (!expect(s, v, TH_Y_MAPPING, sub, c->err) ||
+                !known_keys(s, v, sub, cost_keys, c->err))
+                return false;
             const th_ynode *cells = th_ynode_get(v, "cells"), *cost = th_ynode_get(v, "cost");
             snprintf(key, sizeof key, "%s.cells", sub);
-            if (!cells) return FAIL(s, v, key, c->err, "missing: the cells to re-price, [x, y] or [x0, y0, x1, y1]");
+            if (!cells)
+                return FAIL(s, v, key, c->err,
+                            "missing: the cells to re-price, [x, y] or [x0, y0, x1, y1]");
             int32_t r[4];
             if (!cell_rect(c, cells, key, r)) return false;
             snprintf(key, sizeof key, "%s.cost", sub);
-            if (!cost) return FAIL(s, v, key, c->err, "missing: the new terrain cost, a whole number in [1, %d]", TH_CELL_COST_MAX);
+            if (!cost)
+                return FAIL(s, v, key, c->err,
+                            "missing: the new terrain cost, a whole number in [1, %d]",
+                            TH_CELL_COST_MAX);
             uint64_t u;
             if (!th_scene_u64(s, cost, key, 1, TH_CELL_COST_MAX, &u, c->err)) return false;
             ev->def = (th_event_def){TH_EVENT_SET_COST, 0, r[0], r[1], r[2], r[3], (uint32_t)u};
@@ -1023,9 +1168,13 @@ bool th_scene_parse_memory(th_scene *s, const char *name, const void *data, size
 static bool parse_tree(th_scene *s, th_error *err) {
     ctx c = {s, err};
     const th_ynode *root = s->doc.root;
-    if (!root) return FAIL(s, NULL, "(file)", err, "the file is empty; expected a mapping with name, crowds, ...");
+    if (!root)
+        return FAIL(s, NULL, "(file)", err,
+                    "the file is empty; expected a mapping with name, crowds, ...");
     if (!expect(s, root, TH_Y_MAPPING, "(file)", err)) return false;
-    static const char *const keys[] = {"name", "seed", "timestep", "threads", "steps", "world", "map", "bunkers", "targets", "crowds", "squads", "events", "measure", "spawners", "exits", NULL};
+    static const char *const keys[] = {
+        "name",    "seed",   "timestep", "threads", "steps",   "world",    "map",   "bunkers",
+        "targets", "crowds", "squads",   "events",  "measure", "spawners", "exits", NULL};
     if (!known_keys(s, root, "", keys, err)) return false;
 
     const th_ynode *v = th_ynode_get(root, "name");
@@ -1052,8 +1201,12 @@ static bool parse_tree(th_scene *s, th_error *err) {
         return false;
 
     const th_ynode *world = th_ynode_get(root, "world"), *map = th_ynode_get(root, "map");
-    if (world && map) return FAIL(s, world, "world", err, "a scene has a `world` (open ground) or a `map`, not both: the map sets the world's size");
-    if (!world && !map) return FAIL(s, root, "world", err, "missing: expected `world: {size: [w, h]}` or a `map`");
+    if (world && map)
+        return FAIL(
+            s, world, "world", err,
+            "a scene has a `world` (open ground) or a `map`, not both: the map sets the world's size");
+    if (!world && !map)
+        return FAIL(s, root, "world", err, "missing: expected `world: {size: [w, h]}` or a `map`");
     if (world && !parse_world(&c, world)) return false;
     if (map) {
         s->bounds = TH_BOUNDS_WALLS;
@@ -1062,7 +1215,8 @@ static bool parse_tree(th_scene *s, th_error *err) {
     if ((v = th_ynode_get(root, "bunkers")) && !parse_bunkers(&c, v)) return false;
     for (uint32_t b = 0; b < s->bunker_count; b++) {
         if (!s->bunker[b].placed) {
-            return FAIL(s, s->bunker[b].node, "bunkers", err, "bunker '%s' has no cells", s->bunker[b].name);
+            return FAIL(s, s->bunker[b].node, "bunkers", err, "bunker '%s' has no cells",
+                        s->bunker[b].name);
         }
     }
     if ((v = th_ynode_get(root, "targets")) && !parse_targets(&c, v)) return false;
@@ -1076,7 +1230,8 @@ static bool parse_tree(th_scene *s, th_error *err) {
             char path2[64];
             const th_ynode *b = th_ynode_get(s->crowd[i].node, "behavior");
             snprintf(path2, sizeof path2, "crowds[%u].%s", i, b ? "behavior" : "goal");
-            return FAIL(s, b ? b : s->crowd[i].goal_node, path2, err, "crowd '%s' flees, but the scene has no bunkers", s->crowd[i].name);
+            return FAIL(s, b ? b : s->crowd[i].goal_node, path2, err,
+                        "crowd '%s' flees, but the scene has no bunkers", s->crowd[i].name);
         }
     }
     if ((v = th_ynode_get(root, "events")) && !parse_events(&c, v)) return false;

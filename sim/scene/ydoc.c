@@ -127,8 +127,8 @@ char *th_text_escape(char *out, size_t cap, const char *t, size_t len) {
             step = 1;
         } else if (bad) {
             uint32_t cp = bad == 2 ? ((uint32_t)(t[i] & 0x1f) << 6 | (t[i + 1] & 0x3f))
-                                   : ((uint32_t)(t[i] & 0x0f) << 12 | (uint32_t)(t[i + 1] & 0x3f) << 6 |
-                                      (t[i + 2] & 0x3f));
+                                   : ((uint32_t)(t[i] & 0x0f) << 12 |
+                                      (uint32_t)(t[i + 1] & 0x3f) << 6 | (t[i + 2] & 0x3f));
             w = (size_t)snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
             step = bad;
         } else {
@@ -167,8 +167,7 @@ static int64_t duplicate_key(builder *b, th_ynode **kids, uint32_t count, uint32
         *ok = fail_at(b, m, "out of memory");
         return -1;
     }
-    for (uint32_t i = 0; i < count; i++)
-        refs[i] = (key_ref){kids[2 * i], i};
+    for (uint32_t i = 0; i < count; i++) refs[i] = (key_ref){kids[2 * i], i};
     qsort(refs, count, sizeof *refs, key_ref_cmp);
     int64_t dup = -1;
     for (uint32_t i = 0; i + 1 < count; i++) {
@@ -329,9 +328,7 @@ static bool parse_source(th_ydoc *doc, th_error *err) {
         }
         yaml_mark_t m = ev.start_mark;
         switch (ev.type) {
-        case YAML_STREAM_END_EVENT:
-            done = true;
-            break;
+        case YAML_STREAM_END_EVENT: done = true; break;
         case YAML_ALIAS_EVENT:
             ok = fail_at(&b, m, "YAML aliases (*name) are not supported in scenes");
             break;
@@ -353,7 +350,8 @@ static bool parse_source(th_ydoc *doc, th_error *err) {
         case YAML_SEQUENCE_START_EVENT:
         case YAML_MAPPING_START_EVENT: {
             bool seq = ev.type == YAML_SEQUENCE_START_EVENT;
-            if (seq ? ev.data.sequence_start.anchor != NULL : ev.data.mapping_start.anchor != NULL) {
+            if (seq ? ev.data.sequence_start.anchor != NULL
+                    : ev.data.mapping_start.anchor != NULL) {
                 ok = fail_at(&b, m, "YAML anchors (&name) are not supported in scenes");
                 break;
             }
@@ -367,11 +365,8 @@ static bool parse_source(th_ydoc *doc, th_error *err) {
             break;
         }
         case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT:
-            ok = close_node(&b, m);
-            break;
-        default: /* stream/document start and end carry nothing we keep */
-            break;
+        case YAML_MAPPING_END_EVENT: ok = close_node(&b, m); break;
+        default: /* stream/document start and end carry nothing we keep */ break;
         }
         yaml_event_delete(&ev);
     }

@@ -34,9 +34,9 @@ struct th_ynode {
 
 typedef struct th_ydoc {
     th_arena arena;
-    th_ynode *root;     /* NULL for an empty file */
-    const char *path;   /* as given to th_ydoc_load */
-    char *source;       /* the file's bytes, NUL-terminated (for pointing into lines) */
+    th_ynode *root;   /* NULL for an empty file */
+    const char *path; /* as given to th_ydoc_load */
+    char *source;     /* the file's bytes, NUL-terminated (for pointing into lines) */
     size_t source_len;
 } th_ydoc;
 
@@ -56,7 +56,9 @@ void th_ydoc_free(th_ydoc *doc);
 const th_ynode *th_ynode_get(const th_ynode *map, const char *key);
 
 /** Key node i and value node i of a mapping. */
-static inline const th_ynode *th_ynode_key(const th_ynode *map, uint32_t i) { return map->items[i]; }
+static inline const th_ynode *th_ynode_key(const th_ynode *map, uint32_t i) {
+    return map->items[i];
+}
 static inline const th_ynode *th_ynode_value(const th_ynode *map, uint32_t i) {
     return map->items[map->count + i];
 }

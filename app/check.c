@@ -3,7 +3,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/scene/ydoc.h"
 #include "app.h"
 #include "args.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench.h"
+#include "../bench/bench.h"
 #include "app.h"
 #include "args.h"
 #include "report.h"

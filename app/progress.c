@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/profile.h"
+#include "throng/clock.h"
 #include "throng/viewer.h"
 
 void th_progress_start(th_progress *p, th_progress_mode mode, uint64_t total, uint64_t t0) {

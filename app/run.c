@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/profile.h"
+#include "throng/clock.h"
 #include "throng/viewer.h"
 #include "throng/throng.h"
 #include "app.h"

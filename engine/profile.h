@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "throng/clock.h" /* th_now_ns */
+
 #define TH_PROF_MAX_PHASES 16
 
 typedef struct th_profiler {
@@ -18,9 +20,6 @@ typedef struct th_profiler {
     uint64_t steps;
     uint64_t started_ns; /* time stamp of the open phase */
 } th_profiler;
-
-/** Monotonic clock in nanoseconds. */
-uint64_t th_now_ns(void);
 
 /** Set phase names (at most TH_PROF_MAX_PHASES; names must outlive the profiler) and reset. */
 void th_prof_init(th_profiler *p, const char *const *names, uint32_t count);

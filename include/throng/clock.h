@@ -29,4 +29,8 @@ TH_API int th_clock_advance(th_clock *c, double elapsed);
 /** Interpolation factor between the previous and the current step, in [0, 1). */
 TH_API double th_clock_alpha(const th_clock *c);
 
+/** A monotonic clock in nanoseconds (CLOCK_MONOTONIC), for measuring the real time a host
+ *  passes to th_clock_advance. */
+TH_API uint64_t th_now_ns(void);
+
 #endif

@@ -29,6 +29,7 @@
 #include "api.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vec2.h"
@@ -1153,6 +1154,12 @@ typedef struct th_scene_info {
  *  receives a summary. NULL with `err` filled on any problem. */
 TH_API th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_info *info,
                                th_error *err);
+
+/** Text from a scene file or a user (a name, a path) made safe to print: `len` bytes of `t`
+ *  written to `out` (`cap` bytes, NUL-terminated), control characters, C1 controls and bidi
+ *  characters escaped as \xHH or \uHHHH, cut at a character boundary when `out` is full. The
+ *  loader's own messages already quote file text this way. Returns `out`. */
+TH_API char *th_text_escape(char *out, size_t cap, const char *t, size_t len);
 
 /* ---- built-in demos ------------------------------------------------------------------- */
 

@@ -72,11 +72,8 @@ size_t th_text_unsafe(const char *t, size_t len);
 /** Whether all of t[0, len) may be printed raw (no character th_text_unsafe names). */
 bool th_text_safe(const char *t, size_t len);
 
-/** Text from a file (a name, a key, a value, a path) made safe to print: `len` bytes of `t`
- *  written to `out` (`cap` bytes, NUL-terminated), each character th_text_unsafe names escaped
- *  as \xHH (single bytes) or \uHHHH (C1 controls, bidi characters), cut at a character
- *  boundary when `out` is full. Every message quoting a file goes through it. Returns `out`. */
-char *th_text_escape(char *out, size_t cap, const char *t, size_t len);
+/* th_text_escape (include/throng/throng.h) escapes each character th_text_unsafe names; every
+ * message quoting a file goes through it. */
 
 /** Text of source line `line` (1-based) and its length, or NULL past the end. */
 const char *th_ydoc_line(const th_ydoc *doc, uint32_t line, size_t *len);

@@ -49,29 +49,42 @@
  * Jacobi overshoots in a crowd pressed from all sides. */
 #define TH_CONTACT_RELAX 0.8f
 
+/* What the jobs read and write, taken from the world once per phase, so that each job names
+ * what it touches; the terrain and exit helpers get the world, read-only. */
 typedef struct contact_ctx {
-    th_world *w;
+    const th_world *w;
+    th_agents *a; /* this step's integrated state (written by the last round only) */
+    const th_crowd_rt *crowd_rt;
+    const float *crowd_radius;
+    const th_grid *grid;
+    const uint32_t *cell; /* grid cell of each agent */
+    uint32_t *contact;    /* TH_CONTACT_LIST bodies per agent */
+    uint8_t *contact_count;
+    uint8_t *shelter;
+    th_chunk_stats *chunk_stats;
+    float W, H;
+    bool wrap, terrain, exits;
     const float *rx, *ry; /* positions of the last round */
     float *wx, *wy;       /* positions of this round */
 } contact_ctx;
 
 /* The pushes on agent i from the bodies in its list and from walls, with positions (rx, ry);
  * *worst receives the largest overlap seen, as a share of the smaller diameter. */
-static th_vec2 resolve_one(const th_world *w, const float *rx, const float *ry, uint32_t i,
+static th_vec2 resolve_one(const contact_ctx *cc, const float *rx, const float *ry, uint32_t i,
                            float *worst) {
-    const th_agents *a = &w->buf[w->cur];
+    const th_agents *a = cc->a;
     th_vec2 p = th_v2(rx[i], ry[i]);
-    const float ri = w->crowd_rt[a->crowd[i]].radius;
+    const float ri = cc->crowd_rt[a->crowd[i]].radius;
     if (ri <= 0.0f) return p;
-    const bool wrap = w->wrap;
-    const float W = w->def.width, H = w->def.height;
-    const uint32_t *list = w->contact + (size_t)i * TH_CONTACT_LIST;
-    const uint32_t n = w->contact_count[i];
+    const bool wrap = cc->wrap;
+    const float W = cc->W, H = cc->H;
+    const uint32_t *list = cc->contact + (size_t)i * TH_CONTACT_LIST;
+    const uint32_t n = cc->contact_count[i];
     th_vec2 push = th_v2(0.0f, 0.0f);
     uint32_t contacts = 0;
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t j = list[k];
-        const float rj = w->crowd_radius[a->crowd[j]];
+        const float rj = cc->crowd_radius[a->crowd[j]];
         const th_vec2 d = th_min_image(th_v2(rx[j] - p.x, ry[j] - p.y), wrap, W, H);
         const float l = ri + rj;
         const float d2 = th_v2_len2(d);
@@ -88,29 +101,29 @@ static th_vec2 resolve_one(const th_world *w, const float *rx, const float *ry, 
         const float k = TH_CONTACT_RELAX / (float)(contacts > 1 ? (contacts + 1) / 2 : 1);
         p = th_v2_add(p, th_v2_scale(push, k));
     }
-    return th_nav_push_out_of_walls(w, p, ri);
+    return th_nav_push_out_of_walls(cc->w, p, ri);
 }
 
 /* Agent i's list: the bodies within 1.5 contact distances in its 3x3 block of grid cells, at
  * positions (rx, ry), nearest first (then by storage index) when more than TH_CONTACT_LIST are
  * that close. */
-static void list_contacts(th_world *w, const float *rx, const float *ry, uint32_t i) {
-    const th_agents *a = &w->buf[w->cur];
-    const float ri = w->crowd_rt[a->crowd[i]].radius;
-    uint32_t *list = w->contact + (size_t)i * TH_CONTACT_LIST;
+static void list_contacts(const contact_ctx *cc, const float *rx, const float *ry, uint32_t i) {
+    const th_agents *a = cc->a;
+    const float ri = cc->crowd_rt[a->crowd[i]].radius;
+    uint32_t *list = cc->contact + (size_t)i * TH_CONTACT_LIST;
     float key[TH_CONTACT_LIST];
     uint32_t n = 0;
     if (ri > 0.0f) {
-        const bool wrap = w->wrap;
-        const float W = w->def.width, H = w->def.height;
+        const bool wrap = cc->wrap;
+        const float W = cc->W, H = cc->H;
         const float px = rx[i], py = ry[i];
         th_grid_span spans[TH_GRID_MAX_SPANS];
-        const uint32_t nx = (uint32_t)w->grid.nx, cell = w->cell[i];
+        const uint32_t nx = (uint32_t)cc->grid->nx, cell = cc->cell[i];
         const uint32_t ns =
-            th_grid_block(&w->grid, (int32_t)(cell % nx), (int32_t)(cell / nx), 1, wrap, spans);
+            th_grid_block(cc->grid, (int32_t)(cell % nx), (int32_t)(cell / nx), 1, wrap, spans);
         for (uint32_t r = 0; r < ns; r++) {
             for (uint32_t j = spans[r].begin; j < spans[r].end; j++) {
-                const float rj = w->crowd_radius[a->crowd[j]];
+                const float rj = cc->crowd_radius[a->crowd[j]];
                 if (j == i || rj <= 0.0f) continue;
                 const th_vec2 d = th_min_image(th_v2(rx[j] - px, ry[j] - py), wrap, W, H);
                 const float reach = 1.5f * (ri + rj);
@@ -120,7 +133,7 @@ static void list_contacts(th_world *w, const float *rx, const float *ry, uint32_
             }
         }
     }
-    w->contact_count[i] = (uint8_t)n;
+    cc->contact_count[i] = (uint8_t)n;
 }
 
 /* Lists at the start of the phase: pedestrians' were made while they steered, from the same
@@ -128,11 +141,10 @@ static void list_contacts(th_world *w, const float *rx, const float *ry, uint32_
 static void list_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
     (void)worker;
     const contact_ctx *cc = ctx;
-    th_world *w = cc->w;
-    const th_agents *a = &w->buf[w->cur];
+    const th_agents *a = cc->a;
     for (uint32_t i = begin; i < end; i++) {
-        if (w->crowd_rt[a->crowd[i]].ped && w->contact_count[i] != TH_CONTACT_UNLISTED) continue;
-        list_contacts(w, cc->rx, cc->ry, i);
+        if (cc->crowd_rt[a->crowd[i]].ped && cc->contact_count[i] != TH_CONTACT_UNLISTED) continue;
+        list_contacts(cc, cc->rx, cc->ry, i);
     }
 }
 
@@ -141,20 +153,19 @@ static void list_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
 static void relist_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
     (void)worker;
     const contact_ctx *cc = ctx;
-    for (uint32_t i = begin; i < end; i++) list_contacts(cc->w, cc->rx, cc->ry, i);
+    for (uint32_t i = begin; i < end; i++) list_contacts(cc, cc->rx, cc->ry, i);
 }
 
 static void contact_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
     (void)worker;
     const contact_ctx *cc = ctx;
-    th_world *w = cc->w;
     float worst = 0.0f;
     for (uint32_t i = begin; i < end; i++) {
-        th_vec2 p = resolve_one(w, cc->rx, cc->ry, i, &worst);
+        th_vec2 p = resolve_one(cc, cc->rx, cc->ry, i, &worst);
         cc->wx[i] = p.x;
         cc->wy[i] = p.y;
     }
-    w->chunk_stats[begin / TH_CHUNK].overlap = worst;
+    cc->chunk_stats[begin / TH_CHUNK].overlap = worst;
 }
 
 /* The last round: resolve, then move each agent there from its integrated position. The
@@ -164,18 +175,19 @@ static void contact_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker
 static void contact_last_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
     (void)worker;
     const contact_ctx *cc = ctx;
-    th_world *w = cc->w;
-    th_agents *a = &w->buf[w->cur];
-    const bool terrain = w->nav.present, wrap = w->wrap;
-    const float W = w->def.width, H = w->def.height;
+    const th_world *w = cc->w; /* for the terrain and exit helpers */
+    th_agents *a = cc->a;
+    const bool terrain = cc->terrain, exits = cc->exits, wrap = cc->wrap;
+    const float W = cc->W, H = cc->H;
+    uint8_t *shelter = cc->shelter;
     uint32_t sheltering = 0;
     for (uint32_t i = begin; i < end; i++) {
-        const th_crowd_rt *c = &w->crowd_rt[a->crowd[i]];
+        const th_crowd_rt *c = &cc->crowd_rt[a->crowd[i]];
         if (c->radius > 0.0f) {
             const th_vec2 p0 = th_v2(a->px[i], a->py[i]);
             float worst = 0.0f;
             const th_vec2 d =
-                th_min_image(th_v2_sub(resolve_one(w, cc->rx, cc->ry, i, &worst), p0), wrap, W, H);
+                th_min_image(th_v2_sub(resolve_one(cc, cc->rx, cc->ry, i, &worst), p0), wrap, W, H);
             th_vec2 v = th_v2(a->vx[i], a->vy[i]);
             const float d2 = th_v2_len2(d);
             if (d2 > 0.0f) {
@@ -189,20 +201,40 @@ static void contact_last_job(void *ctx, uint32_t begin, uint32_t end, uint32_t w
                 a->vy[i] = v.y;
                 /* Bunker and exit arrival, as integration found them, at the resolved position. */
                 uint8_t mark = terrain && c->flee ? th_nav_shelter_at(w, p) : 0;
-                if (!mark && w->flow) mark = th_flow_exit_mark(w, a->crowd[i], p);
-                if ((terrain && c->flee) || w->flow) w->shelter[i] = mark;
+                if (!mark && exits) mark = th_flow_exit_mark(w, a->crowd[i], p);
+                if ((terrain && c->flee) || exits) shelter[i] = mark;
             }
         }
-        sheltering += w->shelter[i] != 0;
+        sheltering += shelter[i] != 0;
     }
-    w->chunk_stats[begin / TH_CHUNK].sheltering = sheltering;
+    cc->chunk_stats[begin / TH_CHUNK].sheltering = sheltering;
 }
 
 void th_contacts_resolve(th_world *w) {
     th_agents *a = &w->buf[w->cur];
     th_agents *scratch = &w->buf[w->cur ^ 1];
     float *bx[2] = {scratch->px, scratch->vx}, *by[2] = {scratch->py, scratch->vy};
-    contact_ctx cc = {w, a->px, a->py, bx[0], by[0]};
+    contact_ctx cc = {
+        .w = w,
+        .a = a,
+        .crowd_rt = w->crowd_rt,
+        .crowd_radius = w->crowd_radius,
+        .grid = &w->grid,
+        .cell = w->cell,
+        .contact = w->contact,
+        .contact_count = w->contact_count,
+        .shelter = w->shelter,
+        .chunk_stats = w->chunk_stats,
+        .W = w->def.width,
+        .H = w->def.height,
+        .wrap = w->wrap,
+        .terrain = w->nav.present,
+        .exits = w->flow != NULL,
+        .rx = a->px,
+        .ry = a->py,
+        .wx = bx[0],
+        .wy = by[0],
+    };
     th_pool_parallel_for(w->pool, w->count, TH_CHUNK, list_job, &cc);
     const uint32_t chunks = (w->count + TH_CHUNK - 1) / TH_CHUNK;
     const bool settle = w->settle;

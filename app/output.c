@@ -98,9 +98,9 @@ static void traj_rows(const th_output *o, const th_world *w) {
             fprintf(f, "%u %" PRIu64 " %.9g %.9g 0\n", id, frame, (double)a.position.x,
                     (double)a.position.y);
         } else {
-            fprintf(f, "%" PRIu64 ",%.9g,%u,%u,%.9g,%.9g,%.9g,%.9g\n", step, t, id, a.crowd,
-                    (double)a.position.x, (double)a.position.y, (double)a.velocity.x,
-                    (double)a.velocity.y);
+            fprintf(f, "%" PRIu64 ",%.9g,%u,%u,%.9g,%.9g,%.9g,%.9g\n", step, t, id,
+                    a.crowd.index1 - 1, (double)a.position.x, (double)a.position.y,
+                    (double)a.velocity.x, (double)a.velocity.y);
         }
     }
 }

@@ -81,14 +81,14 @@ START_TEST(counts_are_floor_rate_t) {
     for (int c = 0; c < 4; c++) {
         static const char *const names[4] = {"a", "b", "c", "d"};
         th_crowd_def cd = inert_crowd(names[c]);
-        ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), c);
+        ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), c);
     }
     const double rate[4] = {2.5, 10.0, 0.7, 3.0}, start[4] = {0, 0.51, 0, 1.0};
     const double stop[4] = {INFINITY, 2.0, INFINITY, 3.0};
     const uint32_t limit[4] = {0, 12, 0, 0};
     for (uint32_t i = 0; i < 4; i++) {
         th_spawner_def sd = th_default_spawner_def();
-        sd.crowd = i;
+        sd.crowd = CROWD_ID(i);
         sd.x0 = 10.0f + 20.0f * (float)i, sd.x1 = sd.x0 + 10.0f;
         sd.y0 = 10.0f, sd.y1 = 90.0f;
         sd.rate = rate[i], sd.start = start[i], sd.stop = stop[i], sd.limit = limit[i];
@@ -145,6 +145,7 @@ START_TEST(counts_exact_at_sixtieths) {
     th_crowd_def cd = inert_crowd("c");
     th_world_add_crowd(w, &cd, &err);
     th_spawner_def sd = th_default_spawner_def();
+    sd.crowd = CROWD_ID(0);
     sd.x0 = 40, sd.x1 = 60, sd.y0 = 40, sd.y1 = 60;
     sd.rate = 1.5;
     ck_assert_int_eq(th_world_add_spawner(w, &sd, &err), 0);
@@ -179,11 +180,11 @@ START_TEST(positions_inside_the_area_on_open_ground) {
     th_world *w = walled_world(1);
     th_error err;
     th_crowd_def cd = inert_crowd("still");
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 1);
     /* A rectangle over the wall block, and a list of cells some of which are walls. */
     th_spawner_def sd = th_default_spawner_def();
-    sd.crowd = 0;
+    sd.crowd = CROWD_ID(0);
     sd.x0 = 3.5f, sd.x1 = 10.25f, sd.y0 = 4.0f, sd.y1 = 13.0f;
     sd.rate = 300.0;
     sd.limit = 600;
@@ -191,7 +192,7 @@ START_TEST(positions_inside_the_area_on_open_ground) {
     th_cell_ref cells[] = {{24, 3}, {25, 3}, {26, 3}, {30, 15}, {25, 16}, {0, 0}};
     const uint32_t ncells = sizeof cells / sizeof cells[0];
     th_spawner_def sc = th_default_spawner_def();
-    sc.crowd = 1;
+    sc.crowd = CROWD_ID(1);
     sc.cells = cells;
     sc.cell_count = ncells;
     sc.rate = 300.0;
@@ -249,8 +250,9 @@ START_TEST(a_full_area_makes_a_queue) {
     th_world *w = walled_world(2);
     th_error err;
     th_crowd_def pd = th_default_pedestrian_def(); /* no goal, no heading: they stand */
-    ck_assert_int_eq(th_world_add_crowd(w, &pd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &pd, &err)), 0);
     th_spawner_def sd = th_default_spawner_def();
+    sd.crowd = CROWD_ID(0);
     sd.x0 = 24.0f, sd.x1 = 26.0f, sd.y0 = 8.0f, sd.y1 = 10.0f; /* half of it is the wall column */
     sd.rate = 50.0;
     ck_assert_int_eq(th_world_add_spawner(w, &sd, &err), 0);
@@ -299,7 +301,7 @@ START_TEST(exits_remove_exactly_the_agents_inside) {
     cd.name = "c1";
     th_world_add_crowd(w, &cd, &err);
     const float ex[3][4] = {{20, 20, 30, 30}, {25, 10, 40, 40}, {5, 40, 15, 55}};
-    const uint32_t c0 = 0, c1 = 1;
+    const th_crowd_id c0 = CROWD_ID(0), c1 = CROWD_ID(1);
     th_exit_def ed = th_default_exit_def();
     ed.x0 = ex[0][0], ed.y0 = ex[0][1], ed.x1 = ex[0][2], ed.y1 = ex[0][3];
     ed.crowds = &c0, ed.crowd_count = 1;
@@ -317,7 +319,8 @@ START_TEST(exits_remove_exactly_the_agents_inside) {
         const float x = 2.0f + 56.0f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
         const float y = 2.0f + 56.0f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
         const float a = 6.2831853f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
-        th_world_add_agent(w, i % 2, th_v2(x, y), th_v2(3.0f * cosf(a), 3.0f * sinf(a)), &err);
+        th_world_add_agent(w, CROWD_ID(i % 2), th_v2(x, y), th_v2(3.0f * cosf(a), 3.0f * sinf(a)),
+                           &err);
     }
     static pred p[3000];
     const float dt = wd.timestep;
@@ -334,7 +337,7 @@ START_TEST(exits_remove_exactly_the_agents_inside) {
             near_edge |= p[k].x < 0.1f || p[k].y < 0.1f || p[k].x > 59.9f || p[k].y > 59.9f;
             p[k].exit = -1;
             for (int e = 0; e < 3 && p[k].exit < 0; e++) {
-                const bool takes = e == 1 || (uint32_t)(e == 0 ? c0 : c1) == v.crowd[k];
+                const bool takes = e == 1 || (e == 0 ? c0 : c1).index1 == v.crowd[k] + 1u;
                 if (takes && p[k].x >= ex[e][0] && p[k].x < ex[e][2] && p[k].y >= ex[e][1] &&
                     p[k].y < ex[e][3])
                     p[k].exit = e;
@@ -456,6 +459,7 @@ START_TEST(same_flow_for_any_thread_count) {
         cd.body_radius = 0.3f;
         th_world_add_crowd(w, &cd, &err);
         th_spawner_def sd = th_default_spawner_def();
+        sd.crowd = CROWD_ID(0);
         sd.x0 = 1, sd.x1 = 5, sd.y0 = 1, sd.y1 = 19;
         sd.rate = 40.0;
         sd.velocity = th_v2(3.0f, 0.0f);
@@ -506,6 +510,7 @@ START_TEST(endless_growth_is_amortised) {
     th_crowd_def cd = inert_crowd("through");
     th_world_add_crowd(w, &cd, &err);
     th_spawner_def sd = th_default_spawner_def();
+    sd.crowd = CROWD_ID(0);
     sd.x0 = 1.0f, sd.x1 = 1.5f, sd.y0 = 5.0f, sd.y1 = 35.0f;
     sd.rate = 1000.0;
     sd.velocity = th_v2(8.0f, 0.0f);
@@ -543,6 +548,7 @@ START_TEST(bounded_spawner_reserves_up_front) {
     pd.heading = th_v2(1.0f, 0.0f);
     th_world_add_crowd(w, &pd, &err);
     th_spawner_def sd = th_default_spawner_def();
+    sd.crowd = CROWD_ID(0);
     sd.x0 = 10, sd.x1 = 20, sd.y0 = 1, sd.y1 = 19;
     sd.rate = 100.0;
     sd.stop = 30.0; /* 3,000 agents: past the 1,024 reserved at creation */
@@ -563,8 +569,9 @@ START_TEST(areas_are_reported_for_drawing) {
     th_error err;
     const th_cell_ref cells[] = {{3, 4}, {12, 2}, {10, 7}}; /* open cells */
     th_crowd_def cd = th_default_crowd_def();
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     th_spawner_def sd = th_default_spawner_def();
+    sd.crowd = CROWD_ID(0);
     sd.cells = cells;
     sd.cell_count = 3;
     sd.rate = 1.0;
@@ -610,6 +617,7 @@ START_TEST(validation_names_a_broken_exit_count) {
     th_crowd_def cd = inert_crowd("c");
     th_world_add_crowd(w, &cd, &err);
     th_spawner_def sd = th_default_spawner_def();
+    sd.crowd = CROWD_ID(0);
     sd.x0 = 10, sd.x1 = 11, sd.y0 = 10, sd.y1 = 90;
     sd.rate = 30.0;
     sd.velocity = th_v2(4.0f, 0.0f);
@@ -641,10 +649,11 @@ START_TEST(api_refuses_bad_spawners_and_exits) {
     th_crowd_def cd = inert_crowd("c");
     th_world_add_crowd(w, &cd, &err);
     th_spawner_def good = th_default_spawner_def();
+    good.crowd = CROWD_ID(0);
     good.x0 = 1, good.x1 = 2, good.y0 = 1, good.y1 = 2;
     good.rate = 1.0;
     th_spawner_def d = good;
-    d.crowd = 1;
+    d.crowd = CROWD_ID(1);
     ck_assert_int_eq(th_world_add_spawner(w, &d, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "no crowd 1"));
     d = good, d.rate = 0.0;
@@ -670,11 +679,11 @@ START_TEST(api_refuses_bad_spawners_and_exits) {
     ck_assert_int_eq(th_world_add_spawner(w, &d, &err), -1);
     th_exit_def e = th_default_exit_def();
     e.x0 = 1, e.x1 = 2, e.y0 = 1, e.y1 = 2;
-    e.field = 0;
+    e.field = FIELD_ID(0);
     ck_assert_int_eq(th_world_add_exit(w, &e, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "no destination field 0"));
-    e.field = -1;
-    uint32_t bad = 3;
+    e.field = FIELD_ID(-1);
+    th_crowd_id bad = CROWD_ID(3);
     e.crowds = &bad, e.crowd_count = 1;
     ck_assert_int_eq(th_world_add_exit(w, &e, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "no crowd 3"));

@@ -52,13 +52,13 @@ static th_world *make_world(uint32_t threads, bool wrap, uint32_t agents, uint64
     th_world *w = th_world_create(&wd, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
     th_crowd_def cd = th_default_crowd_def();
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     uint64_t s = seed;
     for (uint32_t i = 0; i < agents; i++) {
         float x = (float)((double)(splitmix64(&s) >> 11) * 0x1p-53 * W_WIDTH);
         float y = (float)((double)(splitmix64(&s) >> 11) * 0x1p-53 * W_HEIGHT);
         double h = (double)(splitmix64(&s) >> 11) * 0x1p-53 * 6.283185307179586;
-        ck_assert(th_world_add_agent(w, 0, th_v2(x, y),
+        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(x, y),
                                      th_v2(3.5f * (float)cos(h), 3.5f * (float)sin(h)),
                                      &err) != TH_INVALID_AGENT);
     }
@@ -249,8 +249,9 @@ START_TEST(lone_agent_laps_count_once_per_lap) {
         th_world *w = th_world_create(&wd, NULL);
         ck_assert_ptr_nonnull(w);
         th_crowd_def cd = th_default_crowd_def();
-        ck_assert_int_eq(th_world_add_crowd(w, &cd, NULL), 0);
-        ck_assert(th_world_add_agent(w, 0, th_v2(1.0f, 5.0f), th_v2(2.0f * dir, 0.0f), NULL) == 0);
+        ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, NULL)), 0);
+        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(1.0f, 5.0f), th_v2(2.0f * dir, 0.0f),
+                                     NULL) == 0);
         th_measure_line_def north = {"north", th_v2(10.5f, 0.0f), th_v2(10.5f, 10.0f), 1.0f};
         th_measure_line_def south = {"south", th_v2(15.5f, 10.0f), th_v2(15.5f, 0.0f), 1.0f};
         th_measure_line_def seam = {"seam", th_v2(0.0f, 0.0f), th_v2(0.0f, 10.0f), 1.0f};
@@ -289,7 +290,7 @@ START_TEST(new_agent_crossing_counts) {
     ck_assert_int_eq(th_world_add_measure_line(w, &l, NULL), 0);
     th_world_step(w);
     /* 3 m/s east for 1/60 s from 0.02 m west of the line. */
-    ck_assert(th_world_add_agent(w, 0, th_v2(9.98f, 5.0f), th_v2(3.0f, 0.0f), NULL) == 0);
+    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(9.98f, 5.0f), th_v2(3.0f, 0.0f), NULL) == 0);
     th_world_step(w);
     th_measure_line_info li;
     th_world_measure_line(w, 0, &li);
@@ -365,7 +366,7 @@ START_TEST(measuring_changes_nothing) {
     for (th_agent_id id = 0; id < v.count; id++) {
         th_agent_state a;
         th_world_get_agent(m, id, &a);
-        ck_assert(th_world_add_agent(p, 0, a.position, a.velocity, NULL) == id);
+        ck_assert(th_world_add_agent(p, CROWD_ID(0), a.position, a.velocity, NULL) == id);
     }
     for (int s = 0; s < 50; s++) {
         th_world_step(m);
@@ -671,7 +672,7 @@ START_TEST(trajectory_files_round_trip) {
             ck_assert_uint_eq(strtoull(fld[0], NULL, 10), samples[si].step);
             ck_assert_double_eq_tol(strtod(fld[1], NULL), samples[si].step * dt, 1e-9);
             ck_assert_uint_eq(strtoul(fld[2], NULL, 10), a->id);
-            ck_assert_uint_eq(strtoul(fld[3], NULL, 10), a->crowd);
+            ck_assert_int_eq((int)strtol(fld[3], NULL, 10), IDX(a->crowd));
             ck_assert_msg(
                 float_exact(fld[4], a->position.x) && float_exact(fld[5], a->position.y) &&
                     float_exact(fld[6], a->velocity.x) && float_exact(fld[7], a->velocity.y),

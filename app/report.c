@@ -234,7 +234,7 @@ static void print_flow(FILE *out, const th_world *w) {
     th_world_stats st = th_world_get_stats(w);
     for (uint32_t i = 0; i < spawners; i++) {
         th_spawner_info si;
-        th_world_get_spawner(w, i, &si);
+        th_world_get_spawner(w, (th_spawner_id){i + 1}, &si);
         fprintf(out, "spawner   %-12s %6u added", si.name, si.emitted);
         if (si.total != UINT64_MAX) fprintf(out, " of %" PRIu64, si.total);
         if (si.waiting) fprintf(out, ", %" PRIu64 " waiting (no room in its area)", si.waiting);
@@ -242,7 +242,7 @@ static void print_flow(FILE *out, const th_world *w) {
     }
     for (uint32_t e = 0; e < exits; e++) {
         th_exit_info ei;
-        th_world_get_exit(w, e, &ei);
+        th_world_get_exit(w, (th_exit_id){e + 1}, &ei);
         fprintf(out, "exit      %-12s %6u left", ei.name, ei.exited);
         if (ei.exited) {
             fprintf(out, ", the first by %.1f s, the last by %.1f s", (double)ei.first_step * dt,
@@ -458,7 +458,7 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     fprintf(j, "],\n  \"spawners\": [");
     for (uint32_t i = 0; i < th_world_spawner_count(w); i++) {
         th_spawner_info si;
-        th_world_get_spawner(w, i, &si);
+        th_world_get_spawner(w, (th_spawner_id){i + 1}, &si);
         fprintf(j, "%s\n    {\"name\": ", i ? "," : "");
         json_str(j, si.name);
         fprintf(j,
@@ -471,7 +471,7 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     fprintf(j, "%s],\n  \"exits\": [", th_world_spawner_count(w) ? "\n  " : "");
     for (uint32_t e = 0; e < th_world_exit_count(w); e++) {
         th_exit_info ei;
-        th_world_get_exit(w, e, &ei);
+        th_world_get_exit(w, (th_exit_id){e + 1}, &ei);
         fprintf(j, "%s\n    {\"name\": ", e ? "," : "");
         json_str(j, ei.name);
         fprintf(j, ", \"exited\": %u, \"first_s\": ", ei.exited);

@@ -657,11 +657,11 @@ static void draw_flow_areas(tv_ctx *c, const th_world *w) {
             float x0, y0, x1, y1;
             if (kind) {
                 th_exit_info e;
-                if (!th_world_get_exit(w, i, &e)) continue;
+                if (!th_world_get_exit(w, (th_exit_id){i + 1}, &e)) continue;
                 x0 = e.x0, y0 = e.y0, x1 = e.x1, y1 = e.y1;
             } else {
                 th_spawner_info s;
-                if (!th_world_get_spawner(w, i, &s)) continue;
+                if (!th_world_get_spawner(w, (th_spawner_id){i + 1}, &s)) continue;
                 x0 = s.x0, y0 = s.y0, x1 = s.x1, y1 = s.y1;
             }
             const th_vec2 tl = tv_to_screen(&c->cam, x0, y1), br = tv_to_screen(&c->cam, x1, y0);
@@ -673,8 +673,8 @@ static void draw_flow_areas(tv_ctx *c, const th_world *w) {
                 const int32_t cx1 = (int32_t)ceilf(x1 / cs) - 1, cy1 = (int32_t)ceilf(y1 / cs) - 1;
                 for (int32_t y = cy0; y <= cy1; y++) {
                     for (int32_t x = cx0; x <= cx1; x++) {
-                        if (!(kind ? th_world_exit_covers(w, i, x, y)
-                                   : th_world_spawner_covers(w, i, x, y)))
+                        if (!(kind ? th_world_exit_covers(w, (th_exit_id){i + 1}, x, y)
+                                   : th_world_spawner_covers(w, (th_spawner_id){i + 1}, x, y)))
                             continue;
                         cells = true;
                         const th_vec2 a = tv_to_screen(&c->cam, (float)x * cs, (float)(y + 1) * cs);

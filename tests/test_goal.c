@@ -904,7 +904,7 @@ START_TEST(rimea10_everyone_uses_the_assigned_exit) {
     uint32_t through[2] = {0, 0};
     for (uint32_t l = 0; l < th_world_measure_line_count(w); l++) {
         th_measure_line_info li;
-        ck_assert(th_world_measure_line(w, l, &li));
+        ck_assert(th_world_measure_line(w, LINE_ID(l), &li));
         if (strcmp(li.name, "main_exit") == 0) through[0] = (uint32_t)li.forward_total;
         if (strcmp(li.name, "secondary_exit") == 0) through[1] = (uint32_t)li.forward_total;
     }

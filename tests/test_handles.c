@@ -1,8 +1,8 @@
 /* Typed handles at the API boundary: adders hand out {1}, {2}, ... in order (null on failure),
- * and every call taking a crowd, bunker, target, squad or destination field handle refuses the
- * null handle and one the world never issued, with an error naming the kind, or the false,
- * NULL, 0 or INFINITY its documentation gives. (That one kind cannot be passed for another is
- * checked at compile time: compile_fail_handles.c.) */
+ * and every call taking a crowd, bunker, target, squad, destination field, measurement area or
+ * line, spawner or exit handle refuses the null handle and one the world never issued, with
+ * an error naming the kind, or the false, NULL, 0 or INFINITY its documentation gives. (That
+ * one kind cannot be passed for another is checked at compile time: compile_fail_handles.c.) */
 #include <math.h>
 
 #include "test_util.h"
@@ -94,7 +94,8 @@ START_TEST(handles_count_from_one_in_order_and_iterate) {
     /* A failed add gives the null handle. */
     cd.max_speed = -1.0f;
     ck_assert(!th_crowd_id_valid(th_world_add_crowd(f.w, &cd, &err)));
-    ck_assert(!th_bunker_id_valid(th_world_add_bunker(f.w, &(th_bunker_def){.name = "west"}, &err)));
+    ck_assert(
+        !th_bunker_id_valid(th_world_add_bunker(f.w, &(th_bunker_def){.name = "west"}, &err)));
     ck_assert(!th_target_id_valid(
         th_world_add_target(f.w, &(th_target_def){.kind = (th_target_kind)9}, &err)));
     ck_assert(!th_field_id_valid(th_world_add_destinations(f.w, NULL, 0, &err)));
@@ -147,14 +148,14 @@ START_TEST(crowd_handles_refused) {
         sp.crowd = c;
         sp.x0 = sp.y0 = 5, sp.x1 = sp.y1 = 10, sp.rate = 1.0;
         err.message[0] = '\0';
-        ck_assert_int_eq(th_world_add_spawner(f.w, &sp, &err), -1);
+        ck_assert(!th_spawner_id_valid(th_world_add_spawner(f.w, &sp, &err)));
         says(&err, c.index1 ? "spawner: no crowd" : "spawner: no crowd given");
         th_exit_def ed = th_default_exit_def();
         ed.x0 = ed.y0 = 5, ed.x1 = ed.y1 = 10;
         const th_crowd_id list[2] = {f.crowd, c};
         ed.crowds = list, ed.crowd_count = 2;
         err.message[0] = '\0';
-        ck_assert_int_eq(th_world_add_exit(f.w, &ed, &err), -1);
+        ck_assert(!th_exit_id_valid(th_world_add_exit(f.w, &ed, &err)));
         says(&err, c.index1 ? "exit: no crowd" : "crowds[1] is the null handle");
     }
     /* A good handle works in the same calls. */
@@ -291,12 +292,12 @@ START_TEST(field_handles_refused) {
     th_exit_def ed = th_default_exit_def();
     ed.x0 = ed.y0 = 5, ed.x1 = ed.y1 = 10;
     ed.field = (th_field_id){2};
-    ck_assert_int_eq(th_world_add_exit(f.w, &ed, &err), -1);
+    ck_assert(!th_exit_id_valid(th_world_add_exit(f.w, &ed, &err)));
     says(&err, "exit: no destination field 1");
     ed.field = (th_field_id){0};
-    ck_assert_int_eq(th_world_add_exit(f.w, &ed, &err), 0);
+    ck_assert_uint_eq(th_world_add_exit(f.w, &ed, &err).index1, 1);
     ed.field = f.field;
-    ck_assert_int_eq(th_world_add_exit(f.w, &ed, &err), 1);
+    ck_assert_uint_eq(th_world_add_exit(f.w, &ed, &err).index1, 2);
     /* The good handle: the path from (20.5, 20.5) runs straight north to goal cell (20, 38). */
     ck_assert_msg(th_world_destination_path(f.w, f.field, th_v2(20.5f, 20.5f), path, 128, &n, &err),
                   "%s", err.message);
@@ -304,6 +305,50 @@ START_TEST(field_handles_refused) {
     ck_assert(path[n - 1].x == 20.5f && path[n - 1].y == 38.5f);
     ck_assert_float_eq_tol(th_world_destination_cost(f.w, f.field, th_v2(20.5f, 20.5f)), 18.0f,
                            1e-3f);
+    th_world_destroy(f.w);
+}
+END_TEST
+
+START_TEST(measure_spawner_exit_handles_refused) {
+    fixture f = make();
+    th_error err;
+    const th_measure_area_def ad = {.name = "hall", .x0 = 0, .y0 = 0, .x1 = 20, .y1 = 20};
+    const th_measure_line_def ld = {.name = "door", .a = {20, 0}, .b = {20, 40}};
+    const th_measure_area_id area = th_world_add_measure_area(f.w, &ad, &err);
+    ck_assert_msg(area.index1 == 1, "%s", err.message);
+    const th_measure_line_id line = th_world_add_measure_line(f.w, &ld, &err);
+    ck_assert_msg(line.index1 == 1, "%s", err.message);
+    /* A taken name fails: the null handle. */
+    ck_assert(!th_measure_area_id_valid(th_world_add_measure_area(f.w, &ad, &err)));
+    ck_assert(!th_measure_line_id_valid(th_world_add_measure_line(f.w, &ld, &err)));
+    th_spawner_def sp = th_default_spawner_def();
+    sp.crowd = f.crowd;
+    sp.cells = &(th_cell_ref){5, 5}, sp.cell_count = 1, sp.rate = 1.0;
+    const th_spawner_id spawner = th_world_add_spawner(f.w, &sp, &err);
+    ck_assert_msg(spawner.index1 == 1, "%s", err.message);
+    th_exit_def ed = th_default_exit_def();
+    ed.cells = &(th_cell_ref){30, 5}, ed.cell_count = 1;
+    const th_exit_id exit = th_world_add_exit(f.w, &ed, &err);
+    ck_assert_msg(exit.index1 == 1, "%s", err.message);
+    th_measure_area_info ai;
+    th_measure_line_info li;
+    th_spawner_info si;
+    th_exit_info ei;
+    ck_assert(th_world_measure_area(f.w, area, &ai) && strcmp(ai.name, "hall") == 0);
+    ck_assert(th_world_measure_line(f.w, line, &li) && strcmp(li.name, "door") == 0);
+    ck_assert(th_world_get_spawner(f.w, spawner, &si) && si.crowd.index1 == f.crowd.index1);
+    ck_assert(th_world_get_exit(f.w, exit, &ei));
+    ck_assert(th_world_spawner_covers(f.w, spawner, 5, 5));
+    ck_assert(th_world_exit_covers(f.w, exit, 30, 5));
+    const uint32_t bad[] = {0, 2, UINT32_MAX};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert(!th_world_measure_area(f.w, (th_measure_area_id){bad[i]}, &ai));
+        ck_assert(!th_world_measure_line(f.w, (th_measure_line_id){bad[i]}, &li));
+        ck_assert(!th_world_get_spawner(f.w, (th_spawner_id){bad[i]}, &si));
+        ck_assert(!th_world_get_exit(f.w, (th_exit_id){bad[i]}, &ei));
+        ck_assert(!th_world_spawner_covers(f.w, (th_spawner_id){bad[i]}, 5, 5));
+        ck_assert(!th_world_exit_covers(f.w, (th_exit_id){bad[i]}, 30, 5));
+    }
     th_world_destroy(f.w);
 }
 END_TEST
@@ -317,6 +362,7 @@ int main(void) {
     tcase_add_test(tc, target_handles_refused);
     tcase_add_test(tc, squad_handles_refused);
     tcase_add_test(tc, field_handles_refused);
+    tcase_add_test(tc, measure_spawner_exit_handles_refused);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -69,6 +69,19 @@ typedef struct th_squad_id {
 typedef struct th_field_id {
     uint32_t index1;
 } th_field_id;
+/** Measurement areas and lines, spawners and exits. */
+typedef struct th_measure_area_id {
+    uint32_t index1;
+} th_measure_area_id;
+typedef struct th_measure_line_id {
+    uint32_t index1;
+} th_measure_line_id;
+typedef struct th_spawner_id {
+    uint32_t index1;
+} th_spawner_id;
+typedef struct th_exit_id {
+    uint32_t index1;
+} th_exit_id;
 
 /** Whether a handle is non-null (it may still name nothing in a given world). */
 static inline bool th_crowd_id_valid(th_crowd_id id) { return id.index1 != 0; }
@@ -76,6 +89,10 @@ static inline bool th_bunker_id_valid(th_bunker_id id) { return id.index1 != 0; 
 static inline bool th_target_id_valid(th_target_id id) { return id.index1 != 0; }
 static inline bool th_squad_id_valid(th_squad_id id) { return id.index1 != 0; }
 static inline bool th_field_id_valid(th_field_id id) { return id.index1 != 0; }
+static inline bool th_measure_area_id_valid(th_measure_area_id id) { return id.index1 != 0; }
+static inline bool th_measure_line_id_valid(th_measure_line_id id) { return id.index1 != 0; }
+static inline bool th_spawner_id_valid(th_spawner_id id) { return id.index1 != 0; }
+static inline bool th_exit_id_valid(th_exit_id id) { return id.index1 != 0; }
 
 /** Error detail filled by functions that can fail (pass NULL when not wanted). */
 typedef struct th_error {
@@ -963,20 +980,24 @@ typedef struct th_measure_line_info {
                     duration; 0 before the first step */
 } th_measure_line_info;
 
-/** Add an area; returns its index (0, 1, ...) or -1 with `err` filled. Allocates; call it
+/** Add an area; returns its handle, or the null handle with `err` filled. Allocates; call it
  *  between steps. */
-TH_API int th_world_add_measure_area(th_world *w, const th_measure_area_def *def, th_error *err);
+TH_API th_measure_area_id th_world_add_measure_area(th_world *w, const th_measure_area_def *def,
+                                                    th_error *err);
 
-/** Add a line; returns its index or -1 with `err` filled. Allocates (the first line also
- *  reserves a previous position per agent id); call it between steps. */
-TH_API int th_world_add_measure_line(th_world *w, const th_measure_line_def *def, th_error *err);
+/** Add a line; returns its handle, or the null handle with `err` filled. Allocates (the first
+ *  line also reserves a previous position per agent id); call it between steps. */
+TH_API th_measure_line_id th_world_add_measure_line(th_world *w, const th_measure_line_def *def,
+                                                    th_error *err);
 
 TH_API uint32_t th_world_measure_area_count(const th_world *w);
 TH_API uint32_t th_world_measure_line_count(const th_world *w);
 
-/** An area's or line's figures; false for a bad index. */
-TH_API bool th_world_measure_area(const th_world *w, uint32_t area, th_measure_area_info *out);
-TH_API bool th_world_measure_line(const th_world *w, uint32_t line, th_measure_line_info *out);
+/** An area's or line's figures; false for a null or unknown handle. */
+TH_API bool th_world_measure_area(const th_world *w, th_measure_area_id area,
+                                  th_measure_area_info *out);
+TH_API bool th_world_measure_line(const th_world *w, th_measure_line_id line,
+                                  th_measure_line_info *out);
 
 /* ---- sources and sinks ---------------------------------------------------------------------
  * A spawner adds agents to a crowd at a steady rate, an exit removes the agents that reach it,
@@ -1063,13 +1084,13 @@ typedef struct th_spawner_info {
                              of its cells (th_world_spawner_covers tells which cells) */
 } th_spawner_info;
 
-/** Add a spawner; returns its index (0, 1, ...) or -1 with `err` filled (bad crowd, area outside
- *  the world or map, rate or times out of range, out of memory). A spawner with a stop time or
- *  a limit reserves memory for its agents now. Call between steps. */
-TH_API int th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err);
+/** Add a spawner; returns its handle, or the null handle with `err` filled (bad crowd, area
+ *  outside the world or map, rate or times out of range, out of memory). A spawner with a stop
+ *  time or a limit reserves memory for its agents now. Call between steps. */
+TH_API th_spawner_id th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err);
 TH_API uint32_t th_world_spawner_count(const th_world *w);
-/** A spawner's counts; false for a bad index. */
-TH_API bool th_world_get_spawner(const th_world *w, uint32_t spawner, th_spawner_info *out);
+/** A spawner's counts; false for a null or unknown handle. */
+TH_API bool th_world_get_spawner(const th_world *w, th_spawner_id spawner, th_spawner_info *out);
 
 /** An exit. Start from th_default_exit_def(). */
 typedef struct th_exit_def {
@@ -1098,16 +1119,17 @@ typedef struct th_exit_info {
                              (th_world_exit_covers tells which cells) */
 } th_exit_info;
 
-/** Add an exit; returns its index or -1 with `err` filled. Call between steps. */
-TH_API int th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err);
+/** Add an exit; returns its handle, or the null handle with `err` filled. Call between steps. */
+TH_API th_exit_id th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err);
 TH_API uint32_t th_world_exit_count(const th_world *w);
 /** Whether map cell (x, y) is one of the cells of a spawner or an exit given by cells (false
- *  for one given by a rectangle, a bad index or a cell off the map): for drawing them. */
-TH_API bool th_world_spawner_covers(const th_world *w, uint32_t spawner, int32_t x, int32_t y);
-TH_API bool th_world_exit_covers(const th_world *w, uint32_t exit, int32_t x, int32_t y);
+ *  for one given by a rectangle, a null or unknown handle or a cell off the map): for drawing
+ *  them. */
+TH_API bool th_world_spawner_covers(const th_world *w, th_spawner_id spawner, int32_t x, int32_t y);
+TH_API bool th_world_exit_covers(const th_world *w, th_exit_id exit, int32_t x, int32_t y);
 
-/** An exit's counts; false for a bad index. */
-TH_API bool th_world_get_exit(const th_world *w, uint32_t exit, th_exit_info *out);
+/** An exit's counts; false for a null or unknown handle. */
+TH_API bool th_world_get_exit(const th_world *w, th_exit_id exit, th_exit_info *out);
 
 /** Steps after which the k-th agent (k >= 1, in the order they left) had left through any exit,
  *  or 0 when fewer than k have: the time by which any number of a crowd was out. Saturates at

@@ -152,7 +152,7 @@ static uint64_t capped(const th_spawner *s, uint64_t due) {
 /* Whole steps in `seconds`, to the nearest. */
 static uint64_t to_steps(double seconds, double dt) { return (uint64_t)llround(seconds / dt); }
 
-int th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err) {
+static int add_spawner(th_world *w, const th_spawner_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     if (!def) {
         th_error_set(err, "spawner: no def");
@@ -247,9 +247,14 @@ int th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err) 
     return (int)i;
 }
 
+th_spawner_id th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err) {
+    return th_spawner_handle(add_spawner(w, def, err));
+}
+
 uint32_t th_world_spawner_count(const th_world *w) { return w->flow ? w->flow->spawner_count : 0; }
 
-bool th_world_get_spawner(const th_world *w, uint32_t spawner, th_spawner_info *out) {
+bool th_world_get_spawner(const th_world *w, th_spawner_id handle, th_spawner_info *out) {
+    const uint32_t spawner = TH_INDEX(handle);
     if (!w->flow || spawner >= w->flow->spawner_count) return false;
     const th_spawner *s = &w->flow->sp[spawner];
     *out = (th_spawner_info){
@@ -282,7 +287,8 @@ bool th_world_get_spawner(const th_world *w, uint32_t spawner, th_spawner_info *
     return true;
 }
 
-bool th_world_spawner_covers(const th_world *w, uint32_t spawner, int32_t x, int32_t y) {
+bool th_world_spawner_covers(const th_world *w, th_spawner_id handle, int32_t x, int32_t y) {
+    const uint32_t spawner = TH_INDEX(handle);
     if (!w->flow || spawner >= w->flow->spawner_count) return false;
     const th_spawner *s = &w->flow->sp[spawner];
     for (uint32_t k = 0; k < s->cell_count; k++) {
@@ -291,7 +297,7 @@ bool th_world_spawner_covers(const th_world *w, uint32_t spawner, int32_t x, int
     return false;
 }
 
-int th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err) {
+static int add_exit(th_world *w, const th_exit_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     if (!def) {
         th_error_set(err, "exit: no def");
@@ -371,9 +377,14 @@ int th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err) {
     return (int)i;
 }
 
+th_exit_id th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err) {
+    return th_exit_handle(add_exit(w, def, err));
+}
+
 uint32_t th_world_exit_count(const th_world *w) { return w->flow ? w->flow->exit_count : 0; }
 
-bool th_world_get_exit(const th_world *w, uint32_t exit, th_exit_info *out) {
+bool th_world_get_exit(const th_world *w, th_exit_id handle, th_exit_info *out) {
+    const uint32_t exit = TH_INDEX(handle);
     if (!w->flow || exit >= w->flow->exit_count) return false;
     const th_exit *e = &w->flow->ex[exit];
     *out = (th_exit_info){e->name, e->exited, e->first, e->last, e->x0, e->y0, e->x1, e->y1};
@@ -387,7 +398,8 @@ bool th_world_get_exit(const th_world *w, uint32_t exit, th_exit_info *out) {
     return true;
 }
 
-bool th_world_exit_covers(const th_world *w, uint32_t exit, int32_t x, int32_t y) {
+bool th_world_exit_covers(const th_world *w, th_exit_id handle, int32_t x, int32_t y) {
+    const uint32_t exit = TH_INDEX(handle);
     if (!w->flow || exit >= w->flow->exit_count) return false;
     const th_exit *e = &w->flow->ex[exit];
     if (!e->by_cell || x < e->cx0 || x > e->cx1 || y < e->cy0 || y > e->cy1) return false;

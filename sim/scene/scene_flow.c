@@ -283,19 +283,19 @@ bool th_scene_build_flow(th_world *w, const th_scene *s, th_error *err) {
         d.field = th_world_crowd(w, crowd)->goal.field;
         d.crowds = &crowd;
         d.crowd_count = 1;
-        if (th_world_add_exit(w, &d, err) < 0) {
+        if (!th_exit_id_valid(th_world_add_exit(w, &d, err))) {
             snprintf(path, sizeof path, "crowds[%u].goal.exit", c);
             return th_scene_refused(s, s->crowd[c].goal_node, path, err);
         }
     }
     for (uint32_t i = 0; i < s->exit_count; i++) {
-        if (th_world_add_exit(w, &s->exit[i].def, err) < 0) {
+        if (!th_exit_id_valid(th_world_add_exit(w, &s->exit[i].def, err))) {
             snprintf(path, sizeof path, "exits[%u]", i);
             return th_scene_refused(s, s->exit[i].node, path, err);
         }
     }
     for (uint32_t i = 0; i < s->spawner_count; i++) {
-        if (th_world_add_spawner(w, &s->spawner[i].def, err) < 0) {
+        if (!th_spawner_id_valid(th_world_add_spawner(w, &s->spawner[i].def, err))) {
             snprintf(path, sizeof path, "spawners[%u]", i);
             return th_scene_refused(s, s->spawner[i].node, path, err);
         }

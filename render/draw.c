@@ -34,7 +34,9 @@ static const uint32_t bunker_palette[8] = {
     0xFF4CD080, 0xFFFFA030, 0xFF4A9EFF, 0xFFFF5C9A, 0xFFC080FF, 0xFF30D8E8, 0xFFD8E850, 0xFFB08060,
 };
 
-uint32_t th_view_crowd_color(uint32_t crowd) { return crowd_palette[crowd % 8]; }
+uint32_t th_view_crowd_color(th_crowd_id crowd) {
+    return crowd.index1 ? crowd_palette[(crowd.index1 - 1) % 8] : 0xFF808080u;
+}
 
 uint32_t th_view_cell_color(th_cell_kind kind) {
     switch (kind) {

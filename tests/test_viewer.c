@@ -113,7 +113,8 @@ START_TEST(test_agents_where_agents_are) {
         bool hit = false;
         for (int dy = -1; dy <= 1 && !hit; dy++)
             for (int dx = -1; dx <= 1 && !hit; dx++)
-                hit = pixel_at(px, th_v2(s.x + dx, s.y + dy)) == th_view_crowd_color(v.crowd[i]);
+                hit = pixel_at(px, th_v2(s.x + dx, s.y + dy)) ==
+                      th_view_crowd_color(CROWD_ID(v.crowd[i]));
         if (hit) matched++;
     }
     ck_assert_int_ge(sampled, 15);
@@ -203,7 +204,7 @@ START_TEST(test_squad_overlay_marks_slots) {
         ck_assert(th_view_screenshot(w, &o, getenv("THRONG_TEST_PNG"),
                                      TH_VIEW_OVERLAY_SQUADS | TH_VIEW_OVERLAY_AGENTS, NULL));
     }
-    float want = hue_of(th_view_crowd_color(0));
+    float want = hue_of(th_view_crowd_color(CROWD_ID(0)));
     th_agent_id id;
     th_vec2 slot;
     uint32_t members = 0;
@@ -218,7 +219,7 @@ START_TEST(test_squad_overlay_marks_slots) {
         ck_assert_int_gt(changed, 8);
         uint32_t p = pixel_at(on, s);
         ck_assert_msg(fabsf(hue_of(p) - want) < 10, "slot %u pixel %08x, crowd colour %08x", i, p,
-                      th_view_crowd_color(0));
+                      th_view_crowd_color(CROWD_ID(0)));
     }
     ck_assert_uint_eq(members, 9);
     free(off);
@@ -294,7 +295,7 @@ START_TEST(test_flock_all_overlays) {
     int found = 0;
     for (uint32_t i = 0; i < v.count; i++) {
         th_vec2 s = th_view_world_to_screen(w, W, H, th_v2(v.px[i], v.py[i]));
-        if (pixel_at(px, s) == th_view_crowd_color(0)) found++;
+        if (pixel_at(px, s) == th_view_crowd_color(CROWD_ID(0))) found++;
     }
     ck_assert_int_gt(found, (int)v.count * 9 / 10);
     free(px);
@@ -469,7 +470,7 @@ START_TEST(test_legend_drawn) {
     ck_assert_int_gt(count_color(with, iw, ih, l.legend, th_view_cell_color(TH_CELL_OPEN)), 50);
     const th_crowd_def *cd = th_world_crowd(w, CROWD_ID(0));
     ck_assert_ptr_nonnull(cd);
-    uint32_t crowd = cd->color ? 0xFF000000u | cd->color : th_view_crowd_color(0);
+    uint32_t crowd = cd->color ? 0xFF000000u | cd->color : th_view_crowd_color(CROWD_ID(0));
     ck_assert_int_gt(count_color(with, iw, ih, l.legend, crowd), 5);
     /* Turned off, it has no place. */
     th_view_layout l0 = layout_at(w, iw, ih, TH_VIEW_OVERLAY_AGENTS);
@@ -510,7 +511,8 @@ START_TEST(test_leader_ring_keeps_crowd_colour) {
             if (fabsf(o.x - s.x) < 8 && fabsf(o.y - s.y) < 8) alone = false;
         }
         if (!alone || s.x < 20 || s.y < 20 || s.x > iw - 20 || s.y > ih - 20) continue;
-        uint32_t want = cd->color ? 0xFF000000u | cd->color : th_view_crowd_color(v.crowd[i]);
+        uint32_t want =
+            cd->color ? 0xFF000000u | cd->color : th_view_crowd_color(CROWD_ID(v.crowd[i]));
         ck_assert_uint_ne(want, 0xFFFFFFFFu);
         bool centre = false;
         for (int dy = -1; dy <= 1 && !centre; dy++)

@@ -49,12 +49,12 @@ static void measure_header(FILE *f, const th_world *w) {
     fputs("step,time", f);
     for (uint32_t i = 0; i < th_world_measure_area_count(w); i++) {
         th_measure_area_info a;
-        th_world_measure_area(w, i, &a);
+        th_world_measure_area(w, (th_measure_area_id){i + 1}, &a);
         fprintf(f, ",%s_count,%s_density,%s_speed", a.name, a.name, a.name);
     }
     for (uint32_t i = 0; i < th_world_measure_line_count(w); i++) {
         th_measure_line_info l;
-        th_world_measure_line(w, i, &l);
+        th_world_measure_line(w, (th_measure_line_id){i + 1}, &l);
         fprintf(f, ",%s_crossed,%s_flow", l.name, l.name);
     }
     fputc('\n', f);
@@ -69,14 +69,14 @@ static void measure_row(FILE *f, const th_world *w) {
     fprintf(f, "%" PRIu64 ",%.9g", step, time_of(w, step));
     for (uint32_t i = 0; i < th_world_measure_area_count(w); i++) {
         th_measure_area_info a;
-        th_world_measure_area(w, i, &a);
+        th_world_measure_area(w, (th_measure_area_id){i + 1}, &a);
         fprintf(f, ",%u", a.count);
         put_num(f, a.density);
         put_num(f, a.mean_speed);
     }
     for (uint32_t i = 0; i < th_world_measure_line_count(w); i++) {
         th_measure_line_info l;
-        th_world_measure_line(w, i, &l);
+        th_world_measure_line(w, (th_measure_line_id){i + 1}, &l);
         fprintf(f, ",%" PRId64, l.crossed_total);
         put_num(f, l.flow);
     }
@@ -98,9 +98,9 @@ static void traj_rows(const th_output *o, const th_world *w) {
             fprintf(f, "%u %" PRIu64 " %.9g %.9g 0\n", id, frame, (double)a.position.x,
                     (double)a.position.y);
         } else {
-            fprintf(f, "%" PRIu64 ",%.9g,%u,%u,%.9g,%.9g,%.9g,%.9g\n", step, t, id, a.crowd,
-                    (double)a.position.x, (double)a.position.y, (double)a.velocity.x,
-                    (double)a.velocity.y);
+            fprintf(f, "%" PRIu64 ",%.9g,%u,%u,%.9g,%.9g,%.9g,%.9g\n", step, t, id,
+                    a.crowd.index1 - 1, (double)a.position.x, (double)a.position.y,
+                    (double)a.velocity.x, (double)a.velocity.y);
         }
     }
 }

@@ -31,7 +31,7 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
     uint32_t bunkers = th_world_bunker_count(w);
     th_agent_view v = th_world_agents(w);
     for (uint32_t k = 0; k < v.count; k++) {
-        const th_crowd_def *c = th_world_crowd(w, v.crowd[k]);
+        const th_crowd_def *c = th_world_crowd(w, (th_crowd_id){v.crowd[k] + 1u});
         if (!c || c->behavior != TH_BEHAVIOR_FLEE || bunkers == 0) {
             o->other++;
             continue;
@@ -45,7 +45,7 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
         bool any = false;
         th_vec2 p = th_v2(v.px[k], v.py[k]), dir;
         for (uint32_t b = 0; b < bunkers; b++) {
-            if (th_world_bunker_flow(w, b, p, &dir)) {
+            if (th_world_bunker_flow(w, (th_bunker_id){b + 1}, p, &dir)) {
                 o->cut_off_by[b]++;
                 any = true;
             }
@@ -139,11 +139,11 @@ static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
     }
     for (uint32_t b = 0; b < bunkers; b++) {
         th_bunker_info bi;
-        th_world_get_bunker(w, b, &bi);
+        th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi);
         fprintf(out, "bunker    %-12s %6u sheltered", bi.name, bi.sheltered);
         if (bi.capacity) fprintf(out, " of %u", bi.capacity);
         for (uint32_t i = 0; i < nh; i++) {
-            if (bunker_kind(h[i].kind) && h[i].index == b) {
+            if (bunker_kind(h[i].kind) && h[i].bunker.index1 == b + 1) {
                 fprintf(out, ", %s at %.1f s", kind_word(h[i].kind), (double)h[i].step * dt);
             }
         }
@@ -158,7 +158,7 @@ static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
             for (uint32_t b = 0; b < bunkers; b++) {
                 if (!o->cut_off_by[b]) continue;
                 th_bunker_info bi;
-                th_world_get_bunker(w, b, &bi);
+                th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi);
                 fprintf(out, "%s%s %s: %u", s2, bi.name,
                         bi.destroyed ? "destroyed" : (bi.full ? "full" : "open"), o->cut_off_by[b]);
                 s2 = ", ";
@@ -179,11 +179,11 @@ static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
 static void print_squads(FILE *out, const th_world *w, const th_history_entry *h, uint32_t nh) {
     double dt = th_world_get_def(w).timestep;
     th_squad_info q;
-    for (uint32_t s = 0; th_world_get_squad(w, s, &q); s++) {
+    for (uint32_t s = 0; th_world_get_squad(w, (th_squad_id){s + 1}, &q); s++) {
         fprintf(out, "squad     %u: %u member(s), ", s + 1, q.members);
         bool first = true;
         for (uint32_t i = 0; i < nh; i++) {
-            if (h[i].kind != TH_HISTORY_SQUAD_ARRIVED || h[i].index != s) continue;
+            if (h[i].kind != TH_HISTORY_SQUAD_ARRIVED || h[i].squad.index1 != s + 1) continue;
             fprintf(out, "%s at %.1f s", first ? "arrived" : ", again", (double)h[i].step * dt);
             first = false;
         }
@@ -197,13 +197,14 @@ static void print_squads(FILE *out, const th_world *w, const th_history_entry *h
 static void print_colonies(FILE *out, const th_world *w) {
     th_forage_info fi;
     for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
-        if (!th_world_forage_info(w, c, &fi)) continue;
+        const th_crowd_id crowd = {c + 1};
+        if (!th_world_forage_info(w, crowd, &fi)) continue;
         fprintf(out,
                 "colony    %s: %" PRIu64 " unit(s) of food delivered, %u carried, %" PRIu64
                 " taken; left at the sources:",
-                th_world_crowd(w, c)->name, fi.delivered, fi.carried, fi.taken);
+                th_world_crowd(w, crowd)->name, fi.delivered, fi.carried, fi.taken);
         th_food_info f;
-        for (uint32_t i = 0; th_world_food_source(w, c, i, &f); i++)
+        for (uint32_t i = 0; th_world_food_source(w, crowd, i, &f); i++)
             fprintf(out, "%s %u of %u", i ? "," : "", f.remaining, f.amount);
         fprintf(out, "\n");
     }
@@ -233,7 +234,7 @@ static void print_flow(FILE *out, const th_world *w) {
     th_world_stats st = th_world_get_stats(w);
     for (uint32_t i = 0; i < spawners; i++) {
         th_spawner_info si;
-        th_world_get_spawner(w, i, &si);
+        th_world_get_spawner(w, (th_spawner_id){i + 1}, &si);
         fprintf(out, "spawner   %-12s %6u added", si.name, si.emitted);
         if (si.total != UINT64_MAX) fprintf(out, " of %" PRIu64, si.total);
         if (si.waiting) fprintf(out, ", %" PRIu64 " waiting (no room in its area)", si.waiting);
@@ -241,7 +242,7 @@ static void print_flow(FILE *out, const th_world *w) {
     }
     for (uint32_t e = 0; e < exits; e++) {
         th_exit_info ei;
-        th_world_get_exit(w, e, &ei);
+        th_world_get_exit(w, (th_exit_id){e + 1}, &ei);
         fprintf(out, "exit      %-12s %6u left", ei.name, ei.exited);
         if (ei.exited) {
             fprintf(out, ", the first by %.1f s, the last by %.1f s", (double)ei.first_step * dt,
@@ -415,7 +416,7 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     fprintf(j, "  \"bunkers\": [");
     for (uint32_t b = 0; b < bunkers; b++) {
         th_bunker_info bi;
-        th_world_get_bunker(w, b, &bi);
+        th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi);
         fprintf(j, "%s\n    {\"name\": ", b ? "," : "");
         json_str(j, bi.name);
         fprintf(j,
@@ -425,7 +426,7 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
                 bi.full ? "true" : "false", o.cut_off_by[b]);
         const char *sep = "";
         for (uint32_t i = 0; i < nh; i++) {
-            if (!bunker_kind(h[i].kind) || h[i].index != b) continue;
+            if (!bunker_kind(h[i].kind) || h[i].bunker.index1 != b + 1) continue;
             fprintf(j, "%s{\"event\": \"%s\", \"step\": %" PRIu64 ", \"time_s\": %.4f}", sep,
                     kind_word(h[i].kind), h[i].step, (double)h[i].step * dt);
             sep = ", ";
@@ -435,10 +436,10 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     fprintf(j, "%s],\n  \"squads\": [", bunkers ? "\n  " : "");
     th_squad_info q;
     uint32_t s = 0;
-    for (; th_world_get_squad(w, s, &q); s++) {
+    for (; th_world_get_squad(w, (th_squad_id){s + 1}, &q); s++) {
         double first = -1.0;
         for (uint32_t i = 0; i < nh && first < 0.0; i++) {
-            if (h[i].kind == TH_HISTORY_SQUAD_ARRIVED && h[i].index == s)
+            if (h[i].kind == TH_HISTORY_SQUAD_ARRIVED && h[i].squad.index1 == s + 1)
                 first = (double)h[i].step * dt;
         }
         fprintf(j, "%s\n    {\"squad\": %u, \"members\": %u, \"arrived\": %s, \"arrived_s\": ",
@@ -457,20 +458,20 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     fprintf(j, "],\n  \"spawners\": [");
     for (uint32_t i = 0; i < th_world_spawner_count(w); i++) {
         th_spawner_info si;
-        th_world_get_spawner(w, i, &si);
+        th_world_get_spawner(w, (th_spawner_id){i + 1}, &si);
         fprintf(j, "%s\n    {\"name\": ", i ? "," : "");
         json_str(j, si.name);
         fprintf(j,
                 ", \"crowd\": %u, \"added\": %u, \"due\": %" PRIu64 ", \"waiting\": %" PRIu64
                 ", \"total\": ",
-                si.crowd, si.emitted, si.due, si.waiting);
+                si.crowd.index1 - 1, si.emitted, si.due, si.waiting);
         if (si.total == UINT64_MAX) fprintf(j, "null}");
         else fprintf(j, "%" PRIu64 "}", si.total);
     }
     fprintf(j, "%s],\n  \"exits\": [", th_world_spawner_count(w) ? "\n  " : "");
     for (uint32_t e = 0; e < th_world_exit_count(w); e++) {
         th_exit_info ei;
-        th_world_get_exit(w, e, &ei);
+        th_world_get_exit(w, (th_exit_id){e + 1}, &ei);
         fprintf(j, "%s\n    {\"name\": ", e ? "," : "");
         json_str(j, ei.name);
         fprintf(j, ", \"exited\": %u, \"first_s\": ", ei.exited);

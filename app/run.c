@@ -323,14 +323,14 @@ static bool schedule_events(th_world *w, const run_opts *o, double dt) {
     th_error err;
     for (uint32_t e = 0; e < o->event_count; e++) {
         const scheduled *s = &o->events[e];
-        int b = th_world_find_bunker(w, s->bunker);
-        if (b < 0) {
+        th_bunker_id b = th_world_find_bunker(w, s->bunker);
+        if (!th_bunker_id_valid(b)) {
             fprintf(stderr, "throng run: --%s-bunker %s: scene '%s' has no bunker '%s'",
                     s->destroy ? "destroy" : "restore", s->bunker, o->scene, s->bunker);
             const char *sep = " (it has: ";
             for (uint32_t k = 0; k < th_world_bunker_count(w); k++) {
                 th_bunker_info bi;
-                th_world_get_bunker(w, k, &bi);
+                th_world_get_bunker(w, (th_bunker_id){k + 1}, &bi);
                 fprintf(stderr, "%s%s", sep, bi.name);
                 sep = ", ";
             }
@@ -340,7 +340,7 @@ static bool schedule_events(th_world *w, const run_opts *o, double dt) {
         uint64_t step = s->step;
         if (s->seconds >= 0.0) step = (uint64_t)ceil(s->seconds / dt - 1e-9);
         th_event_def ev = {.type = s->destroy ? TH_EVENT_DESTROY_BUNKER : TH_EVENT_RESTORE_BUNKER,
-                           .bunker = (uint32_t)b};
+                           .bunker = b};
         if (!th_world_schedule(w, step, &ev, &err)) {
             fprintf(stderr, "throng run: %s\n", err.message);
             return false;

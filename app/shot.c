@@ -139,16 +139,16 @@ bool th_shot_check(const th_world *w, const th_shot_opts *s, int *frame_w, int *
 bool th_shot_resolve_flow(const th_world *w, th_shot_opts *s, th_error *err) {
     s->flow_index = -1;
     if (!s->flow_field || strcmp(s->flow_field, "nearest") == 0) return true;
-    int b = th_world_find_bunker(w, s->flow_field);
-    if (b >= 0) {
-        s->flow_index = b;
+    th_bunker_id b = th_world_find_bunker(w, s->flow_field);
+    if (th_bunker_id_valid(b)) {
+        s->flow_index = (int)b.index1 - 1;
         return true;
     }
     /* Destination fields come after the bunkers in the viewer's numbering. */
     for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
-        const th_crowd_def *d = th_world_crowd(w, c);
+        const th_crowd_def *d = th_world_crowd(w, (th_crowd_id){c + 1});
         if (strcmp(d->name, s->flow_field) == 0 && d->goal.kind == TH_GOAL_DESTINATIONS) {
-            s->flow_index = (int)(th_world_bunker_count(w) + d->goal.field);
+            s->flow_index = (int)(th_world_bunker_count(w) + d->goal.field.index1 - 1);
             return true;
         }
     }

@@ -28,16 +28,18 @@ static th_world *build(void) {
     th_crowd_def cd = th_default_pedestrian_def();
     cd.name = "residents";
     cd.goal.kind = TH_GOAL_SHELTER;
-    int crowd;
-    if (th_world_add_bunker(w, &west, &err) < 0 || th_world_add_bunker(w, &east, &err) < 0 ||
-        (crowd = th_world_add_crowd(w, &cd, &err)) < 0) {
+    /* Every adder returns a typed handle; a null one (th_*_id_valid false) means it failed. */
+    th_crowd_id crowd = {0};
+    if (!th_bunker_id_valid(th_world_add_bunker(w, &west, &err)) ||
+        !th_bunker_id_valid(th_world_add_bunker(w, &east, &err)) ||
+        !th_crowd_id_valid(crowd = th_world_add_crowd(w, &cd, &err))) {
         fprintf(stderr, "minimal: %s\n", err.message);
         th_world_destroy(w);
         return NULL;
     }
     for (int i = 0; i < 200; i++) {
         th_vec2 p = th_v2(5.5f + (float)(i % 24), 2.5f + 0.8f * (float)(i / 24));
-        if (th_world_add_agent(w, (uint32_t)crowd, p, th_v2(0, 0), &err) == TH_INVALID_AGENT) {
+        if (th_world_add_agent(w, crowd, p, th_v2(0, 0), &err) == TH_INVALID_AGENT) {
             fprintf(stderr, "minimal: %s\n", err.message);
             th_world_destroy(w);
             return NULL;
@@ -56,7 +58,7 @@ int main(int argc, char **argv) {
     const int steps = 60 * 60; /* one minute at the default 1/60 s */
     for (int s = 0; s < steps; s++) {
         if (s == steps / 2 && th_world_bunker_count(w) > 0 &&
-            !th_world_destroy_bunker(w, 0, &err)) {
+            !th_world_destroy_bunker(w, th_world_find_bunker(w, "west"), &err)) {
             fprintf(stderr, "minimal: %s\n", err.message);
         }
         th_world_step(w);
@@ -64,9 +66,10 @@ int main(int argc, char **argv) {
     th_world_stats st = th_world_get_stats(w);
     printf("after %llu steps: %u agents walking, %u sheltered, %u stranded\n",
            (unsigned long long)st.step, st.agents, st.sheltered, st.stranded);
+    /* Handles are issued in order: the b-th bunker (from 0) is {b + 1}. */
     for (uint32_t b = 0; b < th_world_bunker_count(w); b++) {
         th_bunker_info bi;
-        th_world_get_bunker(w, b, &bi);
+        th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi);
         printf("bunker %-8s %u sheltered%s\n", bi.name, bi.sheltered,
                bi.destroyed ? ", destroyed" : "");
     }

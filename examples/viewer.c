@@ -21,20 +21,21 @@ int main(void) {
     }
     /* Three exits on the plaza's edge, one made less attractive by a weight of 10 m. */
     th_destination exits[] = {{0, 20, 0.0f}, {39, 20, 0.0f}, {20, 39, 10.0f}};
-    int field = th_world_add_destinations(w, exits, 3, &err);
+    th_field_id field = th_world_add_destinations(w, exits, 3, &err);
     th_crowd_def cd = th_default_pedestrian_def();
     cd.name = "visitors";
     cd.goal.kind = TH_GOAL_DESTINATIONS;
-    cd.goal.field = (uint32_t)(field < 0 ? 0 : field);
-    int crowd = field < 0 ? -1 : th_world_add_crowd(w, &cd, &err);
-    if (crowd < 0) {
+    cd.goal.field = field;
+    th_crowd_id crowd =
+        th_field_id_valid(field) ? th_world_add_crowd(w, &cd, &err) : (th_crowd_id){0};
+    if (!th_crowd_id_valid(crowd)) {
         fprintf(stderr, "viewer: %s\n", err.message);
         th_world_destroy(w);
         return 1;
     }
     for (int i = 0; i < 300; i++) {
         th_vec2 p = th_v2(12.0f + 0.8f * (float)(i % 20), 8.0f + 0.8f * (float)(i / 20));
-        th_world_add_agent(w, (uint32_t)crowd, p, th_v2(0, 0), NULL);
+        th_world_add_agent(w, crowd, p, th_v2(0, 0), NULL);
     }
 
     /* The host's own loop: 2 s of frames of 1/30 s, each running the steps the clock grants. */
@@ -47,7 +48,8 @@ int main(void) {
     th_view_opts vo = th_view_default_opts();
     vo.title = "plaza with three exits";
     vo.overlays |= TH_VIEW_OVERLAY_FLOW;
-    vo.flow_bunker = (int)th_world_bunker_count(w) + field; /* show the exits' field */
+    /* Show the exits' field: the viewer numbers fields after the bunkers, from 0. */
+    vo.flow_bunker = (int)(th_world_bunker_count(w) + field.index1 - 1);
     int rc = 0;
     if (th_view_display_available()) {
         rc = th_view_run(&w, &vo);

@@ -34,7 +34,9 @@ static const uint32_t bunker_palette[8] = {
     0xFF4CD080, 0xFFFFA030, 0xFF4A9EFF, 0xFFFF5C9A, 0xFFC080FF, 0xFF30D8E8, 0xFFD8E850, 0xFFB08060,
 };
 
-uint32_t th_view_crowd_color(uint32_t crowd) { return crowd_palette[crowd % 8]; }
+uint32_t th_view_crowd_color(th_crowd_id crowd) {
+    return crowd.index1 ? crowd_palette[(crowd.index1 - 1) % 8] : 0xFF808080u;
+}
 
 uint32_t th_view_cell_color(th_cell_kind kind) {
     switch (kind) {
@@ -537,11 +539,11 @@ const char *tv_flow_name(const tv_ctx *c, const th_world *w, char *buf, size_t c
     const int f = tv_flow_bunker(c, w), nb = (int)th_world_bunker_count(w);
     th_bunker_info bi;
     if (f < 0) return "nearest";
-    if (f < nb) return th_world_get_bunker(w, (uint32_t)f, &bi) ? bi.name : "?";
+    if (f < nb) return th_world_get_bunker(w, (th_bunker_id){(uint32_t)f + 1}, &bi) ? bi.name : "?";
     /* A destination field: named by the crowd that walks to it. */
     for (uint32_t cr = 0; cr < th_world_crowd_count(w); cr++) {
-        const th_crowd_def *d = th_world_crowd(w, cr);
-        if (d->goal.kind == TH_GOAL_DESTINATIONS && (int)d->goal.field == f - nb) {
+        const th_crowd_def *d = th_world_crowd(w, (th_crowd_id){cr + 1});
+        if (d->goal.kind == TH_GOAL_DESTINATIONS && (int)d->goal.field.index1 - 1 == f - nb) {
             snprintf(buf, cap, "goal of %s", d->name);
             return buf;
         }
@@ -555,8 +557,8 @@ const char *tv_flow_name(const tv_ctx *c, const th_world *w, char *buf, size_t c
 static bool flow_at(const th_world *w, int only, th_vec2 p, th_vec2 *d) {
     const int nb = (int)th_world_bunker_count(w);
     if (only < 0) return th_world_flow(w, p, d);
-    if (only < nb) return th_world_bunker_flow(w, (uint32_t)only, p, d);
-    return th_world_destination_flow(w, (uint32_t)(only - nb), p, d);
+    if (only < nb) return th_world_bunker_flow(w, (th_bunker_id){(uint32_t)only + 1}, p, d);
+    return th_world_destination_flow(w, (th_field_id){(uint32_t)(only - nb) + 1}, p, d);
 }
 
 static void draw_flow(tv_ctx *c, const th_world *w) {
@@ -589,7 +591,7 @@ static void draw_flow(tv_ctx *c, const th_world *w) {
                 continue;
             }
             if (th_v2_len2(d) < 0.25f) continue; /* inside a bunker or on a goal cell */
-            int b = only >= 0 ? only : th_world_nearest_bunker(w, p);
+            int b = only >= 0 ? only : (int)th_world_nearest_bunker(w, p).index1 - 1;
             uint32_t col = b >= 0 ? bunker_palette[b % 8] : 0xFFC0C0C0;
             arrow(&c->geo, s, d, len, with_alpha(col, 0xD0));
         }
@@ -598,7 +600,7 @@ static void draw_flow(tv_ctx *c, const th_world *w) {
 
 bool tv_bunker_marker(const tv_ctx *c, const th_world *w, uint32_t b, SDL_FRect *out) {
     th_bunker_info bi;
-    if (c->map_cols <= 0 || !th_world_get_bunker(w, b, &bi)) return false;
+    if (c->map_cols <= 0 || !th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi)) return false;
     float cs = c->cell_size;
     th_vec2 tl = tv_to_screen(&c->cam, bi.x0 * cs, (bi.y1 + 1) * cs);
     th_vec2 br = tv_to_screen(&c->cam, (bi.x1 + 1) * cs, bi.y0 * cs);
@@ -622,7 +624,8 @@ static void draw_bunkers(tv_ctx *c, const th_world *w) {
     for (uint32_t b = 0; b < n; b++) {
         th_bunker_info bi;
         SDL_FRect m;
-        if (!th_world_get_bunker(w, b, &bi) || !tv_bunker_marker(c, w, b, &m)) continue;
+        if (!th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi) || !tv_bunker_marker(c, w, b, &m))
+            continue;
         uint32_t col = bi.destroyed ? COL_DESTROYED : bi.full ? COL_FULL : bunker_palette[b % 8];
         tv_batch_rect(&c->geo, m.x, m.y, m.w, m.h, with_alpha(col, bi.destroyed ? 0x50 : 0x60));
         outline(&c->geo, m, 2.0f, col);
@@ -656,11 +659,11 @@ static void draw_flow_areas(tv_ctx *c, const th_world *w) {
             float x0, y0, x1, y1;
             if (kind) {
                 th_exit_info e;
-                if (!th_world_get_exit(w, i, &e)) continue;
+                if (!th_world_get_exit(w, (th_exit_id){i + 1}, &e)) continue;
                 x0 = e.x0, y0 = e.y0, x1 = e.x1, y1 = e.y1;
             } else {
                 th_spawner_info s;
-                if (!th_world_get_spawner(w, i, &s)) continue;
+                if (!th_world_get_spawner(w, (th_spawner_id){i + 1}, &s)) continue;
                 x0 = s.x0, y0 = s.y0, x1 = s.x1, y1 = s.y1;
             }
             const th_vec2 tl = tv_to_screen(&c->cam, x0, y1), br = tv_to_screen(&c->cam, x1, y0);
@@ -672,8 +675,8 @@ static void draw_flow_areas(tv_ctx *c, const th_world *w) {
                 const int32_t cx1 = (int32_t)ceilf(x1 / cs) - 1, cy1 = (int32_t)ceilf(y1 / cs) - 1;
                 for (int32_t y = cy0; y <= cy1; y++) {
                     for (int32_t x = cx0; x <= cx1; x++) {
-                        if (!(kind ? th_world_exit_covers(w, i, x, y)
-                                   : th_world_spawner_covers(w, i, x, y)))
+                        if (!(kind ? th_world_exit_covers(w, (th_exit_id){i + 1}, x, y)
+                                   : th_world_spawner_covers(w, (th_spawner_id){i + 1}, x, y)))
                             continue;
                         cells = true;
                         const th_vec2 a = tv_to_screen(&c->cam, (float)x * cs, (float)(y + 1) * cs);
@@ -741,7 +744,8 @@ static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
         c->label_count = b + 1;
         th_bunker_info bi;
         SDL_FRect m;
-        if (!th_world_get_bunker(w, b, &bi) || !tv_bunker_marker(c, w, b, &m)) continue;
+        if (!th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi) || !tv_bunker_marker(c, w, b, &m))
+            continue;
         char line1[96], line2[64];
         if (b < 9) snprintf(line1, sizeof line1, "[%u] %s", b + 1, bi.name);
         else snprintf(line1, sizeof line1, "%s", bi.name);
@@ -800,7 +804,7 @@ static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
 
 /* The scene's colour for a crowd when it gives one, else the palette. */
 static uint32_t scene_crowd_color(const th_world *w, uint32_t crowd) {
-    const th_crowd_def *def = th_world_crowd(w, crowd);
+    const th_crowd_def *def = th_world_crowd(w, (th_crowd_id){crowd + 1});
     return def && def->color ? 0xFF000000u | def->color : crowd_palette[crowd % 8];
 }
 
@@ -808,7 +812,7 @@ static uint32_t scene_crowd_color(const th_world *w, uint32_t crowd) {
  * for a loop), each ringed by its arrival radius: where the crowd is meant to walk. */
 static void draw_routes(tv_ctx *c, const th_world *w) {
     for (uint32_t cr = 0; cr < th_world_crowd_count(w); cr++) {
-        const th_crowd_def *d = th_world_crowd(w, cr);
+        const th_crowd_def *d = th_world_crowd(w, (th_crowd_id){cr + 1});
         if (d->goal.kind != TH_GOAL_ROUTE || !d->goal.points) continue;
         const uint32_t col = with_alpha(scene_crowd_color(w, cr), 0xC0);
         const uint32_t n = d->goal.point_count;
@@ -838,7 +842,8 @@ static void draw_squads(tv_ctx *c, const th_world *w) {
     if (arm < 3) arm = 3;
     if (arm > 10) arm = 10;
     th_squad_info si;
-    for (uint32_t s = 0; s < TH_MAX_SQUADS && th_world_get_squad(w, s, &si); s++) {
+    for (th_squad_id s = {1}; s.index1 <= TH_MAX_SQUADS && th_world_get_squad(w, s, &si);
+         s.index1++) {
         th_vec2 a = {0}, b;
         for (uint32_t i = 0; th_world_squad_waypoint(w, s, i, &b); i++, a = b) {
             th_vec2 sb = tv_to_screen(&c->cam, b.x, b.y);
@@ -854,7 +859,7 @@ static void draw_squads(tv_ctx *c, const th_world *w) {
         for (uint32_t i = 0; th_world_squad_member(w, s, i, &id, &slot); i++) {
             th_agent_state st;
             bool alive = th_world_get_agent(w, id, &st);
-            uint32_t col = alive ? scene_crowd_color(w, st.crowd) : 0xFF808080u;
+            uint32_t col = alive ? scene_crowd_color(w, st.crowd.index1 - 1) : 0xFF808080u;
             th_vec2 ss = tv_to_screen(&c->cam, slot.x, slot.y);
             if (alive) {
                 th_vec2 sm = tv_to_screen(&c->cam, st.position.x, st.position.y);
@@ -883,7 +888,7 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     bool bodies = false;
     for (uint32_t cr = 0; cr < TH_MAX_CROWDS; cr++) {
         crowd_color[cr] = scene_crowd_color(w, cr);
-        const th_crowd_def *cd = th_world_crowd(w, cr);
+        const th_crowd_def *cd = th_world_crowd(w, (th_crowd_id){cr + 1});
         body_px[cr] = cd ? (float)(cd->body_radius * c->cam.scale) : 0.0f;
         /* A body a few pixels wide reads as a disc; smaller, the arrow says more. */
         if (body_px[cr] < 3.0f) body_px[cr] = 0.0f;
@@ -1053,10 +1058,10 @@ uint32_t tv_scene_crowd_color(const th_world *w, uint32_t crowd) {
 }
 
 bool tv_is_predator(const th_world *w, uint32_t crowd) {
-    const th_crowd_def *me = th_world_crowd(w, crowd);
+    const th_crowd_def *me = th_world_crowd(w, (th_crowd_id){crowd + 1});
     if (!me || me->type >= TH_MAX_TYPES) return false;
     for (uint32_t k = 0; k < TH_MAX_CROWDS; k++) {
-        const th_crowd_def *o = th_world_crowd(w, k);
+        const th_crowd_def *o = th_world_crowd(w, (th_crowd_id){k + 1});
         if (!o) break;
         if ((o->flee_types >> me->type) & 1u) return true;
     }

@@ -331,10 +331,10 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
     bool leaders = false, predators = false;
     uint32_t crowds = 0;
     for (uint32_t k = 0; k < TH_MAX_CROWDS; k++) {
-        const th_crowd_def *cd = th_world_crowd(w, k);
+        const th_crowd_def *cd = th_world_crowd(w, (th_crowd_id){k + 1});
         if (!cd) break;
         crowds++;
-        leaders |= cd->target >= 0;
+        leaders |= th_target_id_valid(cd->target);
         bool pred = tv_is_predator(w, k);
         predators |= pred;
         /* Drawn as the map draws them: a disc where bodies are a few pixels wide. */
@@ -359,7 +359,7 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
         n = lg_add(it, n, LG_SWATCH, TV_EXIT_COLOR, 0, "exit: agents leave");
     bool colonies = false;
     for (uint32_t k = 0; k < th_world_crowd_count(w) && !colonies; k++)
-        colonies = th_world_pheromone(w, k, NULL, NULL, NULL) != NULL;
+        colonies = th_world_pheromone(w, (th_crowd_id){k + 1}, NULL, NULL, NULL) != NULL;
     if (colonies) {
         n = lg_add(it, n, LG_TEXT, TEXT, 0, "ant nest: double ring");
         n = lg_add(it, n, LG_SWATCH, TV_FOOD_COLOR, 0, "food (disc: share left)");
@@ -383,7 +383,7 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
         if (!dest) n = lg_add(it, n, LG_TEXT, TEXT, 0, "arrow colour: its bunker");
         n = lg_add(it, n, LG_TEXT, TEXT, 0, "grey x: no route");
         for (uint32_t cr = 0; cr < th_world_crowd_count(w); cr++) {
-            if (th_world_crowd(w, cr)->goal.kind == TH_GOAL_ROUTE) {
+            if (th_world_crowd(w, (th_crowd_id){cr + 1})->goal.kind == TH_GOAL_ROUTE) {
                 n = lg_add(it, n, LG_TEXT, TEXT, 0, "circles: route waypoints");
                 break;
             }

@@ -275,17 +275,19 @@ static void sync_bunkers(viewer *v) {
     uint32_t n = th_world_bunker_count(*v->world);
     for (uint32_t b = 0; b < n && b < TH_MAX_BUNKERS; b++) {
         th_bunker_info bi;
-        if (th_world_get_bunker(*v->world, b, &bi)) v->wanted_destroyed[b] = bi.destroyed;
+        if (th_world_get_bunker(*v->world, (th_bunker_id){b + 1}, &bi))
+            v->wanted_destroyed[b] = bi.destroyed;
     }
 }
 
 static void toggle_bunker(viewer *v, uint32_t b) {
     th_bunker_info bi;
-    if (b >= TH_MAX_BUNKERS || !th_world_get_bunker(*v->world, b, &bi)) return;
+    const th_bunker_id id = {b + 1};
+    if (b >= TH_MAX_BUNKERS || !th_world_get_bunker(*v->world, id, &bi)) return;
     th_error err = {{0}};
     bool destroy = !v->wanted_destroyed[b];
-    bool ok = destroy ? th_world_destroy_bunker(*v->world, b, &err)
-                      : th_world_restore_bunker(*v->world, b, &err);
+    bool ok = destroy ? th_world_destroy_bunker(*v->world, id, &err)
+                      : th_world_restore_bunker(*v->world, id, &err);
     if (!ok) {
         fprintf(stderr, "viewer: %s\n", err.message);
         return;
@@ -399,7 +401,9 @@ static void set_notes(viewer *v) {
     uint32_t n = th_world_bunker_count(w);
     for (uint32_t b = 0; b < n && b < TH_MAX_BUNKERS; b++) {
         th_bunker_info bi;
-        if (!th_world_get_bunker(w, b, &bi) || bi.destroyed == v->wanted_destroyed[b]) continue;
+        if (!th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi) ||
+            bi.destroyed == v->wanted_destroyed[b])
+            continue;
         if (b < 64) c->queued_bunkers |= 1ull << b;
         if (c->note_count < TV_MAX_NOTES)
             snprintf(c->notes[c->note_count++], sizeof c->notes[0], "queued: %s bunker %s",

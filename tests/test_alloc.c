@@ -147,10 +147,10 @@ START_TEST(test_evac_with_events) {
     ck_assert_msg(w != NULL, "%s", err.message);
     th_world_step(w);
     for (int round = 0; round < 4; round++) {
-        ck_assert(th_world_destroy_bunker(w, (uint32_t)round, &err));
+        ck_assert(th_world_destroy_bunker(w, BUNKER_ID(round), &err));
         ck_assert(th_world_break_walls(w, 0, 0, 40 + 30 * round, 255, &err));
         ck_assert(th_world_block_cells(w, 100, 100 + round, 103, 100 + round, &err));
-        ck_assert(th_world_restore_bunker(w, (uint32_t)round, &err));
+        ck_assert(th_world_restore_bunker(w, BUNKER_ID(round), &err));
         /* Every step counts, the first above all: it is the one that applies the events. */
         uint64_t engine = th_alloc_count(), hook = hook_allocs();
         for (int s = 0; s < 30; s++) {
@@ -185,14 +185,14 @@ static th_world *walled_two_crowds(uint32_t threads, uint32_t agents) {
     b.separation_radius = 2.0f;
     b.fov_deg = 360.0f;
     b.max_speed = 7.0f;
-    ck_assert_int_eq(th_world_add_crowd(w, &a, &err), 0);
-    ck_assert_int_eq(th_world_add_crowd(w, &b, &err), 1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &a, &err)), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &b, &err)), 1);
     for (uint32_t i = 0; i < agents; i++) {
         float x = th_rng_range(5, i, 0, 0.0f, wd.width);
         float y = th_rng_range(5, i, 1, 0.0f, wd.height);
         float vx = th_rng_range(5, i, 2, -3.0f, 3.0f);
         float vy = th_rng_range(5, i, 3, -3.0f, 3.0f);
-        th_agent_id id = th_world_add_agent(w, i % 2, th_v2(x, y), th_v2(vx, vy), &err);
+        th_agent_id id = th_world_add_agent(w, CROWD_ID(i % 2), th_v2(x, y), th_v2(vx, vy), &err);
         ck_assert_msg(id == i, "agent %u: %s", i, err.message);
     }
     return w;
@@ -232,15 +232,15 @@ START_TEST(test_growth_between_steps) {
     for (uint32_t i = 0; i < 4000; i++) {
         float x = th_rng_range(9, i, 0, 0.0f, 120.0f);
         float y = th_rng_range(9, i, 1, 0.0f, 80.0f);
-        ck_assert(th_world_add_agent(w, i % 2, th_v2(x, y), th_v2(1.0f, 0.5f), &err) !=
+        ck_assert(th_world_add_agent(w, CROWD_ID(i % 2), th_v2(x, y), th_v2(1.0f, 0.5f), &err) !=
                   TH_INVALID_AGENT);
     }
     th_crowd_def big = th_default_crowd_def();
     big.neighbor_radius = 9.0f;
-    int c = th_world_add_crowd(w, &big, &err);
+    int c = IDX(th_world_add_crowd(w, &big, &err));
     ck_assert_msg(c == 2, "%s", err.message);
     for (uint32_t i = 0; i < 200; i++) {
-        ck_assert(th_world_add_agent(w, (uint32_t)c, th_v2(60.0f, 40.0f + (float)i * 0.1f),
+        ck_assert(th_world_add_agent(w, CROWD_ID(c), th_v2(60.0f, 40.0f + (float)i * 0.1f),
                                      th_v2(0.0f, 1.0f), &err) != TH_INVALID_AGENT);
     }
     assert_steps_allocate_nothing(w, 20);
@@ -262,14 +262,14 @@ START_TEST(test_predator_index) {
     prey.flee_radius = 15.0f;
     th_crowd_def hawk = th_default_crowd_def();
     hawk.type = 2;
-    ck_assert_int_eq(th_world_add_crowd(w, &prey, &err), 2);
-    ck_assert_int_eq(th_world_add_crowd(w, &hawk, &err), 3);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &prey, &err)), 2);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &hawk, &err)), 3);
     for (uint32_t round = 0; round < 2; round++) {
         for (uint32_t i = 0; i < 3000; i++) {
             float x = th_rng_range(11 + round, i, 0, 0.0f, 120.0f);
             float y = th_rng_range(11 + round, i, 1, 0.0f, 80.0f);
-            ck_assert(th_world_add_agent(w, i % 50 == 0 ? 3u : 2u, th_v2(x, y), th_v2(1.0f, -0.5f),
-                                         &err) != TH_INVALID_AGENT);
+            ck_assert(th_world_add_agent(w, CROWD_ID(i % 50 == 0 ? 3u : 2u), th_v2(x, y),
+                                         th_v2(1.0f, -0.5f), &err) != TH_INVALID_AGENT);
         }
         assert_steps_allocate_nothing(w, 20);
     }

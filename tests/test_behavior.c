@@ -52,25 +52,26 @@ START_TEST(leader_election_matches_the_definition) {
     const layout *l = &k_layouts[_i];
     th_world *w = open_world(100, TH_BOUNDS_WALLS);
     th_target_def td = {.kind = TH_TARGET_POINT, .position = th_v2(90, 90)};
-    int target = th_world_add_target(w, &td, NULL);
+    int target = IDX(th_world_add_target(w, &td, NULL));
     th_crowd_def cd = th_default_crowd_def();
-    cd.target = target;
+    cd.target = TARGET_ID(target);
     cd.lead_fov_deg = 60;
     cd.lead_radius = 5;
     cd.neighbor_radius = 6;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, NULL), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, NULL)), 0);
     th_crowd_def other = th_default_crowd_def(); /* a type of its own */
-    ck_assert_int_eq(th_world_add_crowd(w, &other, NULL), 1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &other, NULL)), 1);
     /* The probe heads along a direction that is not an axis, so rounding is exercised. */
     double heading = 0.4;
     double hx = cos(heading), hy = sin(heading);
     th_vec2 p = th_v2(40, 40);
-    th_agent_id probe = th_world_add_agent(w, 0, p, th_v2((float)(2 * hx), (float)(2 * hy)), NULL);
+    th_agent_id probe =
+        th_world_add_agent(w, CROWD_ID(0), p, th_v2((float)(2 * hx), (float)(2 * hy)), NULL);
     bool expect_leader = true;
     if (l->dist > 0) {
         double a = heading + l->angle_deg * 3.14159265358979323846 / 180.0;
         th_vec2 q = th_v2((float)(p.x + l->dist * cos(a)), (float)(p.y + l->dist * sin(a)));
-        th_world_add_agent(w, l->same_type ? 0 : 1, q, th_v2(0, 0), NULL);
+        th_world_add_agent(w, CROWD_ID(l->same_type ? 0 : 1), q, th_v2(0, 0), NULL);
         expect_leader = !(l->same_type && in_front(p.x, p.y, hx, hy, q.x, q.y, 5, 60));
     }
     th_world_step(w);
@@ -99,19 +100,19 @@ static uint32_t standing_leaders(bool shelter, uint32_t threads) {
     if (shelter) {
         td = (th_target_def){.kind = TH_TARGET_SHELTER};
         th_bunker_def bd = {"east", 90, 44, 95, 56, 0};
-        ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), 0);
+        ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), 0);
     }
-    int target = th_world_add_target(w, &td, &err);
+    int target = IDX(th_world_add_target(w, &td, &err));
     ck_assert_msg(target >= 0, "%s", err.message);
     th_crowd_def cd = th_default_crowd_def();
-    cd.target = target; /* lead_radius = neighbor_radius = 4 m, front view 60 degrees */
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, NULL), 0);
+    cd.target = TARGET_ID(target); /* lead_radius = neighbor_radius = 4 m, front view 60 degrees */
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, NULL)), 0);
     enum { N = 400 };
     static th_vec2 pos[N];
     for (uint32_t i = 0; i < N; i++) {
         pos[i] = th_v2(30.0f + 1.2f * (float)(i % 20) + th_rng_range(17, i, 0, -0.3f, 0.3f),
                        38.0f + 1.2f * (float)(i / 20) + th_rng_range(17, i, 1, -0.3f, 0.3f));
-        ck_assert_uint_eq(th_world_add_agent(w, 0, pos[i], th_v2(0, 0), NULL), i);
+        ck_assert_uint_eq(th_world_add_agent(w, CROWD_ID(0), pos[i], th_v2(0, 0), NULL), i);
     }
     th_world_step(w);
     uint32_t leaders = 0, unsure = 0;
@@ -178,14 +179,14 @@ static int steps_to_catch(th_pursuit how, int limit, float *closest_after_10s) {
     th_world *w = open_world(200, TH_BOUNDS_WALLS);
     th_target_def td = {
         .kind = TH_TARGET_POINT, .position = th_v2(120, 20), .velocity = th_v2(0, 3)};
-    int target = th_world_add_target(w, &td, NULL);
+    int target = IDX(th_world_add_target(w, &td, NULL));
     th_crowd_def cd = th_default_crowd_def();
-    cd.target = target;
+    cd.target = TARGET_ID(target);
     cd.pursuit = how;
     cd.max_speed = 4;
     cd.max_force = 20;
     th_world_add_crowd(w, &cd, NULL);
-    th_agent_id a = th_world_add_agent(w, 0, th_v2(40, 100), th_v2(0, 0), NULL);
+    th_agent_id a = th_world_add_agent(w, CROWD_ID(0), th_v2(40, 100), th_v2(0, 0), NULL);
     int s = 0;
     for (; s < limit; s++) {
         th_world_step(w);
@@ -193,7 +194,7 @@ static int steps_to_catch(th_pursuit how, int limit, float *closest_after_10s) {
         th_vec2 tp;
         th_world_get_agent(w, a, &st);
         ck_assert(st.leader); /* alone: always leads */
-        ck_assert(th_world_target_state(w, (uint32_t)target, &tp, NULL));
+        ck_assert(th_world_target_state(w, TARGET_ID(target), &tp, NULL));
         float d = th_v2_len(th_v2_sub(tp, st.position));
         if (s == 600 && closest_after_10s) *closest_after_10s = d;
         if (d < 1.0f) break;
@@ -216,35 +217,35 @@ START_TEST(path_and_agent_targets_move) {
     th_world *w = open_world(100, TH_BOUNDS_WALLS);
     const th_vec2 pts[3] = {{10, 10}, {90, 10}, {90, 90}};
     th_target_def path = {.kind = TH_TARGET_PATH, .points = pts, .point_count = 3, .speed = 10};
-    int tp = th_world_add_target(w, &path, NULL);
+    int tp = IDX(th_world_add_target(w, &path, NULL));
     th_crowd_def cd = th_default_crowd_def();
     th_world_add_crowd(w, &cd, NULL);
-    th_agent_id runner = th_world_add_agent(w, 0, th_v2(50, 50), th_v2(3, 0), NULL);
+    th_agent_id runner = th_world_add_agent(w, CROWD_ID(0), th_v2(50, 50), th_v2(3, 0), NULL);
     th_target_def follow = {.kind = TH_TARGET_AGENT, .agent = runner};
-    int ta = th_world_add_target(w, &follow, NULL);
+    int ta = IDX(th_world_add_target(w, &follow, NULL));
     for (int s = 0; s < 60 * 3; s++) th_world_step(w); /* 3 s: 30 m along the path */
     th_vec2 pos, vel;
-    ck_assert(th_world_target_state(w, (uint32_t)tp, &pos, &vel));
+    ck_assert(th_world_target_state(w, TARGET_ID(tp), &pos, &vel));
     /* Evaluated at the start of the last step, t = 179 / 60 s. */
     float t = 179.0f / 60.0f;
     ck_assert(fabsf(pos.x - (10 + 10 * t)) < 1e-3f && fabsf(pos.y - 10) < 1e-3f);
     ck_assert(fabsf(vel.x - 10) < 1e-4f && fabsf(vel.y) < 1e-4f);
-    ck_assert(th_world_target_state(w, (uint32_t)ta, &pos, &vel));
+    ck_assert(th_world_target_state(w, TARGET_ID(ta), &pos, &vel));
     ck_assert(pos.x > 50); /* the runner moved east */
     th_target_def bad = {.kind = TH_TARGET_PATH, .points = pts, .point_count = 0, .speed = 1};
     th_error err;
-    ck_assert_int_eq(th_world_add_target(w, &bad, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_target(w, &bad, &err)), -1);
     bad = (th_target_def){.kind = TH_TARGET_AGENT, .agent = TH_MAX_AGENTS};
-    ck_assert_int_eq(th_world_add_target(w, &bad, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_target(w, &bad, &err)), -1);
     /* An agent not yet in the world: the target is absent until it is. */
     th_target_def later = {.kind = TH_TARGET_AGENT, .agent = 1};
-    int tl = th_world_add_target(w, &later, &err);
+    int tl = IDX(th_world_add_target(w, &later, &err));
     ck_assert_int_ge(tl, 0);
     th_world_step(w);
-    ck_assert(!th_world_target_state(w, (uint32_t)tl, &pos, &vel));
-    th_world_add_agent(w, 0, th_v2(20, 20), th_v2(1, 0), NULL);
+    ck_assert(!th_world_target_state(w, TARGET_ID(tl), &pos, &vel));
+    th_world_add_agent(w, CROWD_ID(0), th_v2(20, 20), th_v2(1, 0), NULL);
     th_world_step(w);
-    ck_assert(th_world_target_state(w, (uint32_t)tl, &pos, &vel));
+    ck_assert(th_world_target_state(w, TARGET_ID(tl), &pos, &vel));
     th_world_destroy(w);
 }
 END_TEST
@@ -278,7 +279,7 @@ static double heading_gap_after(uint32_t type_a, uint32_t type_b) {
     }
     for (uint32_t i = 0; i < 1200; i++) {
         th_vec2 p = th_v2(th_rng_range(3, i, 0, 0, 60), th_rng_range(3, i, 1, 0, 60));
-        th_world_add_agent(w, i % 2, p, i % 2 ? th_v2(0, 3) : th_v2(3, 0), NULL);
+        th_world_add_agent(w, CROWD_ID(i % 2), p, i % 2 ? th_v2(0, 3) : th_v2(3, 0), NULL);
     }
     for (int s = 0; s < 300; s++) th_world_step(w);
     double gap = fabs(mean_heading(w, 0) - mean_heading(w, 1));
@@ -307,10 +308,10 @@ static double prey_distance(uint32_t flee_types) {
     pigeon.flee_types = flee_types;
     pigeon.flee_radius = 15;
     th_world_add_crowd(w, &pigeon, NULL);
-    th_world_add_agent(w, 0, th_v2(50, 50), th_v2(0, 0), NULL);
+    th_world_add_agent(w, CROWD_ID(0), th_v2(50, 50), th_v2(0, 0), NULL);
     for (uint32_t i = 0; i < 200; i++) {
         th_vec2 p = th_v2(th_rng_range(5, i, 0, 44, 56), th_rng_range(5, i, 1, 44, 56));
-        th_world_add_agent(w, 1, p, th_v2(0, 0), NULL);
+        th_world_add_agent(w, CROWD_ID(1), p, th_v2(0, 0), NULL);
     }
     for (int s = 0; s < 240; s++) th_world_step(w);
     th_agent_view v = th_world_agents(w);
@@ -338,15 +339,15 @@ START_TEST(bad_behaviour_parameters_are_rejected) {
     th_error err;
     th_crowd_def cd = th_default_crowd_def();
     cd.type = 40;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
     cd = th_default_crowd_def();
-    cd.target = 3; /* no such target */
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), -1);
+    cd.target = TARGET_ID(3); /* no such target */
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
     cd = th_default_crowd_def();
     cd.lead_fov_deg = 200;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
     th_target_def shelter = {.kind = TH_TARGET_SHELTER};
-    ck_assert_int_eq(th_world_add_target(w, &shelter, &err), -1); /* no map */
+    ck_assert_int_eq(IDX(th_world_add_target(w, &shelter, &err)), -1); /* no map */
     th_world_destroy(w);
 }
 END_TEST

@@ -84,14 +84,14 @@ static void check_against_reference(const scenario *s, uint32_t threads) {
     ck_assert_msg(w != NULL, "%s", err.message);
     ref_crowd rc[4];
     for (uint32_t c = 0; c < s->crowds; c++) {
-        ck_assert_int_eq(th_world_add_crowd(w, &s->defs[c], &err), (int)c);
+        ck_assert_int_eq(IDX(th_world_add_crowd(w, &s->defs[c], &err)), (int)c);
         const th_crowd_def *d = &s->defs[c];
         rc[c] = (ref_crowd){d->neighbor_radius,   d->separation_radius, d->fov_deg,
                             d->separation_weight, d->alignment_weight,  d->cohesion_weight,
                             d->max_speed,         d->max_force};
     }
     for (uint32_t i = 0; i < s->n; i++) {
-        th_agent_id id = th_world_add_agent(w, s->crowd[i], th_v2(s->px[i], s->py[i]),
+        th_agent_id id = th_world_add_agent(w, CROWD_ID(s->crowd[i]), th_v2(s->px[i], s->py[i]),
                                             th_v2(s->vx[i], s->vy[i]), &err);
         ck_assert_msg(id == i, "agent %u: %s", i, err.message);
     }
@@ -210,7 +210,7 @@ START_TEST(one_step_integration_matches_reference) {
     th_world *w = th_world_create(&wd, NULL);
     th_world_add_crowd(w, &s.defs[0], NULL);
     for (uint32_t i = 0; i < s.n; i++) {
-        th_world_add_agent(w, 0, th_v2(s.px[i], s.py[i]), th_v2(s.vx[i], s.vy[i]), NULL);
+        th_world_add_agent(w, CROWD_ID(0), th_v2(s.px[i], s.py[i]), th_v2(s.vx[i], s.vy[i]), NULL);
     }
     th_world_step(w);
     ref_crowd rc = {4.0f, 1.5f, 270.0f, 1.7f, 0.9f, 1.1f, 3.0f, 6.0f};
@@ -356,7 +356,7 @@ static void flee_case(bool wrap, uint64_t seed) {
         d.max_speed = 3.0f + (float)c;
         d.max_force = 5.0f + (float)c;
         defs[c] = d;
-        ck_assert_int_eq(th_world_add_crowd(w, &d, &err), c);
+        ck_assert_int_eq(IDX(th_world_add_crowd(w, &d, &err)), c);
     }
     uint32_t n = 0;
     for (int c = 0; c < 3; c++) {
@@ -364,7 +364,7 @@ static void flee_case(bool wrap, uint64_t seed) {
             th_vec2 p = th_v2(rnd(seed, n, 0, 0.0f, W), rnd(seed, n, 1, 0.0f, H));
             if (k % 5 == 0) p.x = rnd(seed, n, 2, 0.0f, 1.5f); /* near the seam */
             th_vec2 v = th_v2(rnd(seed, n, 3, -2.0f, 2.0f), rnd(seed, n, 4, -2.0f, 2.0f));
-            ck_assert(th_world_add_agent(w, (uint32_t)c, p, v, &err) == n);
+            ck_assert(th_world_add_agent(w, CROWD_ID(c), p, v, &err) == n);
         }
     }
     th_agent_state *st = malloc(n * sizeof *st);
@@ -373,12 +373,12 @@ static void flee_case(bool wrap, uint64_t seed) {
     th_world_step(w);
     uint32_t fleeing = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const uint32_t c = st[i].crowd;
+        const uint32_t c = (uint32_t)IDX(st[i].crowd);
         const th_crowd_def *d = &defs[c];
         double sx = 0.0, sy = 0.0;
         uint32_t preds = 0;
         for (uint32_t j = 0; j < n; j++) {
-            if (!((d->flee_types >> types[st[j].crowd]) & 1u)) continue;
+            if (!((d->flee_types >> types[IDX(st[j].crowd)]) & 1u)) continue;
             float dx = st[j].position.x - st[i].position.x;
             float dy = st[j].position.y - st[i].position.y;
             if (wrap) {

@@ -36,8 +36,8 @@ START_TEST(defaults_agree_with_the_table) {
         NULL);
     ck_assert_ptr_nonnull(w);
     th_error err;
-    ck_assert_msg(th_world_add_crowd(w, &boids, &err) == 0, "%s", err.message);
-    ck_assert_msg(th_world_add_crowd(w, &ped, &err) == 1, "%s", err.message);
+    ck_assert_msg(IDX(th_world_add_crowd(w, &boids, &err)) == 0, "%s", err.message);
+    ck_assert_msg(IDX(th_world_add_crowd(w, &ped, &err)) == 1, "%s", err.message);
     th_world_destroy(w);
 }
 END_TEST
@@ -136,7 +136,7 @@ static void check_api(const th_crowd_param *p, bool ped, float v, bool want_ok) 
         *th_crowd_param_field(th_crowd_param_find(f[k].key), &d) = f[k].v;
     *th_crowd_param_field(p, &d) = v;
     th_error err = {{0}};
-    const int got = th_world_add_crowd(w, &d, &err);
+    const int got = IDX(th_world_add_crowd(w, &d, &err));
     if (want_ok) {
         ck_assert_msg(got == 0, "%s = %.9g (%s) refused by the API: %s", p->field, (double)v,
                       ped ? "pedestrian" : "boids", err.message);

@@ -100,7 +100,7 @@ static th_world *make_maze(uint32_t threads, uint32_t n, uint64_t seed, const ch
             }
         }
         th_bunker_def bd = {labels[b], x0, y0, x1, y1, 0};
-        ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), b);
+        ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), b);
     }
     th_crowd_def cd = th_default_crowd_def();
     cd.name = "civilians";
@@ -109,11 +109,12 @@ static th_world *make_maze(uint32_t threads, uint32_t n, uint64_t seed, const ch
     cd.separation_radius = 0.7f;
     cd.max_speed = 3.0f;
     cd.max_force = 10.0f;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     for (uint32_t i = 0, draw = 0; i < n; draw++) {
         float x = th_rng_range(seed, draw, 0, 0.0f, MW), y = th_rng_range(seed, draw, 1, 0.0f, MH);
         if (th_world_cell(w, (int32_t)x, (int32_t)y, NULL) != TH_CELL_OPEN) continue;
-        ck_assert(th_world_add_agent(w, 0, th_v2(x, y), th_v2(0, 0), &err) != TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(x, y), th_v2(0, 0), &err) !=
+                  TH_INVALID_AGENT);
         i++;
     }
     return w;
@@ -167,7 +168,7 @@ START_TEST(everyone_who_can_reach_a_bunker_is_sheltered) {
     uint32_t total = 0;
     for (uint32_t b = 0; b < th_world_bunker_count(w); b++) {
         th_bunker_info bi;
-        ck_assert(th_world_get_bunker(w, b, &bi));
+        ck_assert(th_world_get_bunker(w, BUNKER_ID(b), &bi));
         ck_assert_uint_gt(bi.sheltered, 0);
         total += bi.sheltered;
     }
@@ -184,36 +185,37 @@ START_TEST(destroyed_bunker_shelters_nobody_and_basin_returns) {
     uint32_t basin = 0;
     for (int32_t y = 0; y < MH; y++) {
         for (int32_t x = 0; x < MW; x++) {
-            before[y][x] = (int8_t)th_world_nearest_bunker(w, th_v2(x + 0.5f, y + 0.5f));
+            before[y][x] = (int8_t)IDX(th_world_nearest_bunker(w, th_v2(x + 0.5f, y + 0.5f)));
             basin += before[y][x] == 1;
         }
     }
     ck_assert_uint_gt(basin, 50);
     for (int i = 0; i < 60; i++) th_world_step(w);
     th_bunker_info bi;
-    th_world_get_bunker(w, 1, &bi);
+    th_world_get_bunker(w, BUNKER_ID(1), &bi);
     uint32_t sheltered_before = bi.sheltered;
-    ck_assert(th_world_destroy_bunker(w, 1, NULL));
+    ck_assert(th_world_destroy_bunker(w, BUNKER_ID(1), NULL));
     for (int i = 0; i < 300; i++) {
         th_world_step(w);
-        th_world_get_bunker(w, 1, &bi);
+        th_world_get_bunker(w, BUNKER_ID(1), &bi);
         ck_assert(bi.destroyed);
         ck_assert_uint_eq(bi.sheltered, sheltered_before);
         /* Every agent with a route is routed to a standing bunker. */
         th_agent_view v = th_world_agents(w);
         for (uint32_t k = 0; k < v.count; k += 7) {
-            int nb = th_world_nearest_bunker(w, th_v2(v.px[k], v.py[k]));
+            int nb = IDX(th_world_nearest_bunker(w, th_v2(v.px[k], v.py[k])));
             ck_assert_int_ne(nb, 1);
             th_vec2 dir;
             bool route = th_world_flow(w, th_v2(v.px[k], v.py[k]), &dir);
             ck_assert(route == (nb >= 0));
         }
     }
-    ck_assert(th_world_restore_bunker(w, 1, NULL));
+    ck_assert(th_world_restore_bunker(w, BUNKER_ID(1), NULL));
     th_world_step(w);
     for (int32_t y = 0; y < MH; y++) {
         for (int32_t x = 0; x < MW; x++) {
-            ck_assert_int_eq(th_world_nearest_bunker(w, th_v2(x + 0.5f, y + 0.5f)), before[y][x]);
+            ck_assert_int_eq(IDX(th_world_nearest_bunker(w, th_v2(x + 0.5f, y + 0.5f))),
+                             before[y][x]);
         }
     }
     th_world_destroy(w);
@@ -287,8 +289,8 @@ static uint64_t run_with_events(uint32_t threads) {
     th_world *w = make_maze(threads, 1500, 8, NULL);
     for (int s = 0; s < 400; s++) {
         uint64_t r = th_rng_u64(99, (uint64_t)s, 0);
-        if (r % 17 == 0) th_world_destroy_bunker(w, (uint32_t)(r >> 8) % 3, NULL);
-        if (r % 19 == 0) th_world_restore_bunker(w, (uint32_t)(r >> 8) % 3, NULL);
+        if (r % 17 == 0) th_world_destroy_bunker(w, BUNKER_ID((r >> 8) % 3), NULL);
+        if (r % 19 == 0) th_world_restore_bunker(w, BUNKER_ID((r >> 8) % 3), NULL);
         if (r % 23 == 0) {
             int32_t x = (int32_t)((r >> 16) % MW), y = (int32_t)((r >> 24) % MH);
             th_world_break_walls(w, x - 3, y - 3, x + 3, y + 3, NULL);
@@ -314,8 +316,8 @@ static uint64_t soak_with_events(uint32_t threads) {
         uint64_t r = th_rng_u64(77, (uint64_t)s, 0);
         int32_t x = (int32_t)((r >> 16) % MW), y = (int32_t)((r >> 24) % MH);
         switch (r % 4) {
-        case 0: th_world_destroy_bunker(w, (uint32_t)(r >> 8) % 3, NULL); break;
-        case 1: th_world_restore_bunker(w, (uint32_t)(r >> 8) % 3, NULL); break;
+        case 0: th_world_destroy_bunker(w, BUNKER_ID((r >> 8) % 3), NULL); break;
+        case 1: th_world_restore_bunker(w, BUNKER_ID((r >> 8) % 3), NULL); break;
         case 2: th_world_break_walls(w, x - 2, y - 2, x + 2, y + 2, NULL); break;
         default: th_world_block_cells(w, x, y, x, y, NULL); break;
         }
@@ -394,27 +396,27 @@ START_TEST(bad_terrain_input_is_rejected) {
     ck_assert(!th_world_set_cell(w, 0, 0, TH_CELL_OPEN, 1001, &err));
     ck_assert(th_world_set_cell(w, 5, 5, TH_CELL_WALL, 1, &err));
     th_bunker_def bd = {"b", 4, 4, 6, 6, 0};
-    ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), -1); /* covers a wall */
+    ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), -1); /* covers a wall */
     bd = (th_bunker_def){"b", 10, 10, 12, 12, 0};
-    ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), 0);
-    ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), -1); /* name taken, overlap */
+    ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), 0);
+    ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), -1); /* name taken, overlap */
     bd = (th_bunker_def){"c", 98, 98, 101, 101, 0};
-    ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), -1);         /* off the map */
+    ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), -1);    /* off the map */
     ck_assert(!th_world_set_cell(w, 11, 11, TH_CELL_WALL, 1, &err)); /* bunker cell */
     th_crowd_def cd = th_default_crowd_def();
     cd.behavior = TH_BEHAVIOR_FLEE;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
-    ck_assert_uint_eq(th_world_add_agent(w, 0, th_v2(5.5f, 5.5f), th_v2(0, 0), &err),
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    ck_assert_uint_eq(th_world_add_agent(w, CROWD_ID(0), th_v2(5.5f, 5.5f), th_v2(0, 0), &err),
                       TH_INVALID_AGENT); /* inside a wall */
-    ck_assert(!th_world_destroy_bunker(w, 7, &err));
+    ck_assert(!th_world_destroy_bunker(w, BUNKER_ID(7), &err));
     ck_assert(!th_world_break_walls(w, 200, 200, 300, 300, &err));
     ck_assert(!th_world_block_cells(w, 5, 5, 4, 4, &err));
     th_world_destroy(w);
     /* No map: a fleeing crowd has nowhere to go. */
     wd.cell_size = 0.0f;
     w = th_world_create(&wd, &err);
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), -1);
-    ck_assert(!th_world_destroy_bunker(w, 0, &err));
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
+    ck_assert(!th_world_destroy_bunker(w, BUNKER_ID(0), &err));
     th_world_destroy(w);
 }
 END_TEST
@@ -425,7 +427,7 @@ START_TEST(weighted_destinations_answer_flow_cost_and_path) {
     th_world *w = make_maze(1, 0, 10, NULL);
     th_error err;
     const th_destination goals[2] = {{5, 5, 0.0f}, {60, 40, 25.0f}};
-    int f = th_world_add_destinations(w, goals, 2, &err);
+    int f = IDX(th_world_add_destinations(w, goals, 2, &err));
     ck_assert_msg(f == 0, "%s", err.message);
     th_vec2 pts[512];
     uint32_t n;
@@ -440,17 +442,17 @@ START_TEST(weighted_destinations_answer_flow_cost_and_path) {
             if (th_world_find_path(w, p, to, pts, 512, &n, &c, NULL))
                 best = fminf(best, c + goals[g].weight);
         }
-        float cost = th_world_destination_cost(w, (uint32_t)f, p);
+        float cost = th_world_destination_cost(w, FIELD_ID(f), p);
         if (isinf(best)) {
             ck_assert(isinf(cost));
-            ck_assert(!th_world_destination_path(w, (uint32_t)f, p, pts, 512, &n, &err));
+            ck_assert(!th_world_destination_path(w, FIELD_ID(f), p, pts, 512, &n, &err));
             continue;
         }
         ck_assert_msg(fabsf(cost - best) <= 1e-3f * best + 1e-3f, "at (%g, %g): field %g, A* %g",
                       (double)p.x, (double)p.y, (double)cost, (double)best);
         th_vec2 dir;
-        ck_assert(th_world_destination_flow(w, (uint32_t)f, p, &dir));
-        ck_assert(th_world_destination_path(w, (uint32_t)f, p, pts, 512, &n, &err));
+        ck_assert(th_world_destination_flow(w, FIELD_ID(f), p, &dir));
+        ck_assert(th_world_destination_path(w, FIELD_ID(f), p, pts, 512, &n, &err));
         th_vec2 end = pts[n - 1];
         ck_assert((end.x == 5.5f && end.y == 5.5f) || (end.x == 60.5f && end.y == 40.5f));
         for (uint32_t k = 0; k < n; k++) {
@@ -461,11 +463,11 @@ START_TEST(weighted_destinations_answer_flow_cost_and_path) {
         }
     }
     /* Bad input. */
-    ck_assert_int_eq(th_world_add_destinations(w, goals, 0, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_destinations(w, goals, 0, &err)), -1);
     const th_destination in_wall = {0, 0, 0.0f}, negative = {5, 5, -1.0f};
-    ck_assert_int_eq(th_world_add_destinations(w, &in_wall, 1, &err), -1);
-    ck_assert_int_eq(th_world_add_destinations(w, &negative, 1, &err), -1);
-    ck_assert(isinf(th_world_destination_cost(w, 7, th_v2(5, 5))));
+    ck_assert_int_eq(IDX(th_world_add_destinations(w, &in_wall, 1, &err)), -1);
+    ck_assert_int_eq(IDX(th_world_add_destinations(w, &negative, 1, &err)), -1);
+    ck_assert(isinf(th_world_destination_cost(w, FIELD_ID(7), th_v2(5, 5))));
     th_world_destroy(w);
 }
 END_TEST
@@ -475,20 +477,20 @@ START_TEST(destination_fields_follow_wall_events) {
      * field on a map built without them. */
     th_world *live = make_maze(2, 0, 11, NULL), *open = make_maze(2, 0, 11, "no D walls");
     const th_destination goal = {20, 18, 0.0f};
-    ck_assert_int_eq(th_world_add_destinations(live, &goal, 1, NULL), 0);
-    ck_assert_int_eq(th_world_add_destinations(open, &goal, 1, NULL), 0);
+    ck_assert_int_eq(IDX(th_world_add_destinations(live, &goal, 1, NULL)), 0);
+    ck_assert_int_eq(IDX(th_world_add_destinations(open, &goal, 1, NULL)), 0);
     th_vec2 far = th_v2(60.5f, 45.5f);
-    ck_assert(isinf(th_world_destination_cost(live, 0, far)));
+    ck_assert(isinf(th_world_destination_cost(live, FIELD_ID(0), far)));
     ck_assert(th_world_break_walls(live, 0, 0, MW - 1, MH - 1, NULL));
     th_world_step(live);
     for (int32_t y = 0; y < MH; y++) {
         for (int32_t x = 0; x < MW; x++) {
-            float a = th_world_destination_cost(live, 0, th_v2(x + 0.5f, y + 0.5f));
-            float b = th_world_destination_cost(open, 0, th_v2(x + 0.5f, y + 0.5f));
+            float a = th_world_destination_cost(live, FIELD_ID(0), th_v2(x + 0.5f, y + 0.5f));
+            float b = th_world_destination_cost(open, FIELD_ID(0), th_v2(x + 0.5f, y + 0.5f));
             ck_assert(a == b || (isinf(a) && isinf(b)));
         }
     }
-    ck_assert(isfinite(th_world_destination_cost(live, 0, far)));
+    ck_assert(isfinite(th_world_destination_cost(live, FIELD_ID(0), far)));
     th_world_destroy(live);
     th_world_destroy(open);
 }
@@ -503,10 +505,10 @@ START_TEST(shelter_path_ends_in_an_open_bunker) {
     th_world_step(w);
     ck_assert_msg(th_world_shelter_path(w, th_v2(3.5f, 3.5f), pts, 512, &n, &err), "%s",
                   err.message);
-    int b = th_world_nearest_bunker(w, pts[n - 1]);
+    int b = IDX(th_world_nearest_bunker(w, pts[n - 1]));
     ck_assert_int_ge(b, 0);
     th_bunker_info bi;
-    th_world_get_bunker(w, (uint32_t)b, &bi);
+    th_world_get_bunker(w, BUNKER_ID(b), &bi);
     ck_assert(pts[n - 1].x >= bi.x0 && pts[n - 1].x < bi.x1 + 1 && pts[n - 1].y >= bi.y0 &&
               pts[n - 1].y < bi.y1 + 1);
     ck_assert(!th_world_shelter_path(w, th_v2(25.5f, MH - 1 - 18.5f), pts, 512, &n, &err));

@@ -81,36 +81,36 @@ START_TEST(counts_are_floor_rate_t) {
     for (int c = 0; c < 4; c++) {
         static const char *const names[4] = {"a", "b", "c", "d"};
         th_crowd_def cd = inert_crowd(names[c]);
-        ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), c);
+        ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), c);
     }
     const double rate[4] = {2.5, 10.0, 0.7, 3.0}, start[4] = {0, 0.51, 0, 1.0};
     const double stop[4] = {INFINITY, 2.0, INFINITY, 3.0};
     const uint32_t limit[4] = {0, 12, 0, 0};
     for (uint32_t i = 0; i < 4; i++) {
         th_spawner_def sd = th_default_spawner_def();
-        sd.crowd = i;
+        sd.crowd = CROWD_ID(i);
         sd.x0 = 10.0f + 20.0f * (float)i, sd.x1 = sd.x0 + 10.0f;
         sd.y0 = 10.0f, sd.y1 = 90.0f;
         sd.rate = rate[i], sd.start = start[i], sd.stop = stop[i], sd.limit = limit[i];
-        ck_assert_msg(th_world_add_spawner(w, &sd, &err) == (int)i, "%s", err.message);
+        ck_assert_msg(IDX(th_world_add_spawner(w, &sd, &err)) == (int)i, "%s", err.message);
     }
     uint64_t (*const expect[4])(uint64_t) = {expect_a, expect_b, expect_c, expect_d};
     th_spawner_info si;
     for (uint32_t i = 0; i < 4; i++) {
-        ck_assert(th_world_get_spawner(w, i, &si));
+        ck_assert(th_world_get_spawner(w, SPAWNER_ID(i), &si));
         ck_assert_uint_eq(si.emitted, 0);
     }
-    ck_assert(th_world_get_spawner(w, 1, &si));
+    ck_assert(th_world_get_spawner(w, SPAWNER_ID(1), &si));
     ck_assert_uint_eq(si.total, 12);
-    ck_assert(th_world_get_spawner(w, 3, &si));
+    ck_assert(th_world_get_spawner(w, SPAWNER_ID(3), &si));
     ck_assert_uint_eq(si.total, 6);
-    ck_assert(th_world_get_spawner(w, 0, &si));
+    ck_assert(th_world_get_spawner(w, SPAWNER_ID(0), &si));
     ck_assert_uint_eq(si.total, UINT64_MAX);
     for (uint64_t m = 1; m <= 1300; m++) {
         th_world_step(w);
         /* The pass at the start of this step (it left step m - 1) added what was due then. */
         for (uint32_t i = 0; i < 4; i++) {
-            ck_assert(th_world_get_spawner(w, i, &si));
+            ck_assert(th_world_get_spawner(w, SPAWNER_ID(i), &si));
             CHECK_MSG(si.emitted == expect[i](m - 1) && si.waiting == 0,
                       "spawner %u after %llu steps: %u added, %llu expected", i,
                       (unsigned long long)m, si.emitted, (unsigned long long)expect[i](m - 1));
@@ -123,9 +123,9 @@ START_TEST(counts_are_floor_rate_t) {
     ck_assert_uint_eq(expect_a(26), 1);
     ck_assert_uint_eq(expect_b(39), 0);
     ck_assert_uint_eq(expect_b(40), 1);
-    ck_assert(th_world_get_spawner(w, 1, &si));
+    ck_assert(th_world_get_spawner(w, SPAWNER_ID(1), &si));
     ck_assert(si.done);
-    ck_assert(th_world_get_spawner(w, 3, &si));
+    ck_assert(th_world_get_spawner(w, SPAWNER_ID(3), &si));
     ck_assert_uint_eq(si.emitted, 6);
     ck_assert(si.done);
     th_world_stats st = th_world_get_stats(w);
@@ -145,13 +145,14 @@ START_TEST(counts_exact_at_sixtieths) {
     th_crowd_def cd = inert_crowd("c");
     th_world_add_crowd(w, &cd, &err);
     th_spawner_def sd = th_default_spawner_def();
+    sd.crowd = CROWD_ID(0);
     sd.x0 = 40, sd.x1 = 60, sd.y0 = 40, sd.y1 = 60;
     sd.rate = 1.5;
-    ck_assert_int_eq(th_world_add_spawner(w, &sd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &sd, &err)), 0);
     th_spawner_info si;
     for (uint64_t m = 1; m <= 12000; m++) {
         th_world_step(w);
-        th_world_get_spawner(w, 0, &si);
+        th_world_get_spawner(w, SPAWNER_ID(0), &si);
         CHECK_MSG(si.emitted == (m - 1) / 40, "after %llu steps: %u", (unsigned long long)m,
                   si.emitted);
     }
@@ -179,24 +180,24 @@ START_TEST(positions_inside_the_area_on_open_ground) {
     th_world *w = walled_world(1);
     th_error err;
     th_crowd_def cd = inert_crowd("still");
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 1);
     /* A rectangle over the wall block, and a list of cells some of which are walls. */
     th_spawner_def sd = th_default_spawner_def();
-    sd.crowd = 0;
+    sd.crowd = CROWD_ID(0);
     sd.x0 = 3.5f, sd.x1 = 10.25f, sd.y0 = 4.0f, sd.y1 = 13.0f;
     sd.rate = 300.0;
     sd.limit = 600;
-    ck_assert_int_eq(th_world_add_spawner(w, &sd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &sd, &err)), 0);
     th_cell_ref cells[] = {{24, 3}, {25, 3}, {26, 3}, {30, 15}, {25, 16}, {0, 0}};
     const uint32_t ncells = sizeof cells / sizeof cells[0];
     th_spawner_def sc = th_default_spawner_def();
-    sc.crowd = 1;
+    sc.crowd = CROWD_ID(1);
     sc.cells = cells;
     sc.cell_count = ncells;
     sc.rate = 300.0;
     sc.limit = 600;
-    ck_assert_int_eq(th_world_add_spawner(w, &sc, &err), 1);
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &sc, &err)), 1);
     /* Inert agents with no velocity stay where they appeared. */
     for (int s = 0; s < 200; s++) th_world_step(w);
     th_agent_view v = th_world_agents(w);
@@ -249,11 +250,12 @@ START_TEST(a_full_area_makes_a_queue) {
     th_world *w = walled_world(2);
     th_error err;
     th_crowd_def pd = th_default_pedestrian_def(); /* no goal, no heading: they stand */
-    ck_assert_int_eq(th_world_add_crowd(w, &pd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &pd, &err)), 0);
     th_spawner_def sd = th_default_spawner_def();
+    sd.crowd = CROWD_ID(0);
     sd.x0 = 24.0f, sd.x1 = 26.0f, sd.y0 = 8.0f, sd.y1 = 10.0f; /* half of it is the wall column */
     sd.rate = 50.0;
-    ck_assert_int_eq(th_world_add_spawner(w, &sd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &sd, &err)), 0);
     th_world_set_validation(w, true);
     th_spawner_info si;
     bool queued = false;
@@ -261,7 +263,7 @@ START_TEST(a_full_area_makes_a_queue) {
         th_world_step(w);
         ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
         check_bodies(w, pd.body_radius);
-        th_world_get_spawner(w, 0, &si);
+        th_world_get_spawner(w, SPAWNER_ID(0), &si);
         CHECK(si.due == (uint64_t)(s - 1) * 50 / 60);
         CHECK(si.emitted + si.waiting == si.due);
         queued |= si.waiting > 0;
@@ -299,25 +301,26 @@ START_TEST(exits_remove_exactly_the_agents_inside) {
     cd.name = "c1";
     th_world_add_crowd(w, &cd, &err);
     const float ex[3][4] = {{20, 20, 30, 30}, {25, 10, 40, 40}, {5, 40, 15, 55}};
-    const uint32_t c0 = 0, c1 = 1;
+    const th_crowd_id c0 = CROWD_ID(0), c1 = CROWD_ID(1);
     th_exit_def ed = th_default_exit_def();
     ed.x0 = ex[0][0], ed.y0 = ex[0][1], ed.x1 = ex[0][2], ed.y1 = ex[0][3];
     ed.crowds = &c0, ed.crowd_count = 1;
-    ck_assert_int_eq(th_world_add_exit(w, &ed, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_exit(w, &ed, &err)), 0);
     ed = th_default_exit_def();
     ed.x0 = ex[1][0], ed.y0 = ex[1][1], ed.x1 = ex[1][2], ed.y1 = ex[1][3];
-    ck_assert_int_eq(th_world_add_exit(w, &ed, &err), 1);
+    ck_assert_int_eq(IDX(th_world_add_exit(w, &ed, &err)), 1);
     ed = th_default_exit_def();
     ed.x0 = ex[2][0], ed.y0 = ex[2][1], ed.x1 = ex[2][2], ed.y1 = ex[2][3];
     ed.crowds = &c1, ed.crowd_count = 1;
-    ck_assert_int_eq(th_world_add_exit(w, &ed, &err), 2);
+    ck_assert_int_eq(IDX(th_world_add_exit(w, &ed, &err)), 2);
     uint64_t rng = 99;
     const uint32_t n = 3000;
     for (uint32_t i = 0; i < n; i++) {
         const float x = 2.0f + 56.0f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
         const float y = 2.0f + 56.0f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
         const float a = 6.2831853f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
-        th_world_add_agent(w, i % 2, th_v2(x, y), th_v2(3.0f * cosf(a), 3.0f * sinf(a)), &err);
+        th_world_add_agent(w, CROWD_ID(i % 2), th_v2(x, y), th_v2(3.0f * cosf(a), 3.0f * sinf(a)),
+                           &err);
     }
     static pred p[3000];
     const float dt = wd.timestep;
@@ -334,7 +337,7 @@ START_TEST(exits_remove_exactly_the_agents_inside) {
             near_edge |= p[k].x < 0.1f || p[k].y < 0.1f || p[k].x > 59.9f || p[k].y > 59.9f;
             p[k].exit = -1;
             for (int e = 0; e < 3 && p[k].exit < 0; e++) {
-                const bool takes = e == 1 || (uint32_t)(e == 0 ? c0 : c1) == v.crowd[k];
+                const bool takes = e == 1 || (e == 0 ? c0 : c1).index1 == v.crowd[k] + 1u;
                 if (takes && p[k].x >= ex[e][0] && p[k].x < ex[e][2] && p[k].y >= ex[e][1] &&
                     p[k].y < ex[e][3])
                     p[k].exit = e;
@@ -361,7 +364,7 @@ START_TEST(exits_remove_exactly_the_agents_inside) {
         left += gone;
         for (uint32_t e = 0; e < 3; e++) {
             th_exit_info ei;
-            ck_assert(th_world_get_exit(w, e, &ei));
+            ck_assert(th_world_get_exit(w, EXIT_ID(e), &ei));
             CHECK(ei.exited == expect_count[e]);
         }
         th_world_stats st = th_world_get_stats(w);
@@ -400,8 +403,8 @@ START_TEST(corridor_reaches_a_steady_flow) {
     for (int s = 0; s < 1800; s++) th_world_step(w); /* 30 s: the first are out at ~22 s */
     th_spawner_info s0, s1;
     th_measure_line_info l0, l1;
-    th_world_get_spawner(w, 0, &s0);
-    th_world_measure_line(w, 0, &l0);
+    th_world_get_spawner(w, SPAWNER_ID(0), &s0);
+    th_world_measure_line(w, LINE_ID(0), &l0);
     th_world_stats a = th_world_get_stats(w);
     ck_assert_uint_gt(a.exited, 0);
     uint32_t lo = UINT32_MAX, hi = 0;
@@ -413,8 +416,8 @@ START_TEST(corridor_reaches_a_steady_flow) {
         hi = n > hi ? n : hi;
     }
     ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
-    th_world_get_spawner(w, 0, &s1);
-    th_world_measure_line(w, 0, &l1);
+    th_world_get_spawner(w, SPAWNER_ID(0), &s1);
+    th_world_measure_line(w, LINE_ID(0), &l1);
     th_world_stats b = th_world_get_stats(w);
     const uint32_t in = s1.emitted - s0.emitted;
     const int64_t across = l1.crossed_total - l0.crossed_total;
@@ -456,10 +459,11 @@ START_TEST(same_flow_for_any_thread_count) {
         cd.body_radius = 0.3f;
         th_world_add_crowd(w, &cd, &err);
         th_spawner_def sd = th_default_spawner_def();
+        sd.crowd = CROWD_ID(0);
         sd.x0 = 1, sd.x1 = 5, sd.y0 = 1, sd.y1 = 19;
         sd.rate = 40.0;
         sd.velocity = th_v2(3.0f, 0.0f);
-        ck_assert_int_eq(th_world_add_spawner(w, &sd, &err), 0);
+        ck_assert_int_eq(IDX(th_world_add_spawner(w, &sd, &err)), 0);
         th_exit_def ed = th_default_exit_def();
         ed.x0 = 10, ed.x1 = 14, ed.y0 = 0, ed.y1 = 20;
         th_world_add_exit(w, &ed, &err);
@@ -506,6 +510,7 @@ START_TEST(endless_growth_is_amortised) {
     th_crowd_def cd = inert_crowd("through");
     th_world_add_crowd(w, &cd, &err);
     th_spawner_def sd = th_default_spawner_def();
+    sd.crowd = CROWD_ID(0);
     sd.x0 = 1.0f, sd.x1 = 1.5f, sd.y0 = 5.0f, sd.y1 = 35.0f;
     sd.rate = 1000.0;
     sd.velocity = th_v2(8.0f, 0.0f);
@@ -543,10 +548,11 @@ START_TEST(bounded_spawner_reserves_up_front) {
     pd.heading = th_v2(1.0f, 0.0f);
     th_world_add_crowd(w, &pd, &err);
     th_spawner_def sd = th_default_spawner_def();
+    sd.crowd = CROWD_ID(0);
     sd.x0 = 10, sd.x1 = 20, sd.y0 = 1, sd.y1 = 19;
     sd.rate = 100.0;
     sd.stop = 30.0; /* 3,000 agents: past the 1,024 reserved at creation */
-    ck_assert_int_eq(th_world_add_spawner(w, &sd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &sd, &err)), 0);
     const uint64_t before = th_alloc_count();
     for (int s = 0; s < 600; s++) th_world_step(w);
     ck_assert_uint_eq(th_alloc_count(), before);
@@ -563,41 +569,43 @@ START_TEST(areas_are_reported_for_drawing) {
     th_error err;
     const th_cell_ref cells[] = {{3, 4}, {12, 2}, {10, 7}}; /* open cells */
     th_crowd_def cd = th_default_crowd_def();
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     th_spawner_def sd = th_default_spawner_def();
+    sd.crowd = CROWD_ID(0);
     sd.cells = cells;
     sd.cell_count = 3;
     sd.rate = 1.0;
-    ck_assert_msg(th_world_add_spawner(w, &sd, &err) == 0, "%s", err.message);
+    ck_assert_msg(IDX(th_world_add_spawner(w, &sd, &err)) == 0, "%s", err.message);
     th_exit_def ed = th_default_exit_def();
     ed.x0 = 10.5f, ed.y0 = 1.25f, ed.x1 = 12.0f, ed.y1 = 3.0f;
-    ck_assert_int_eq(th_world_add_exit(w, &ed, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_exit(w, &ed, &err)), 0);
     ed = th_default_exit_def();
     ed.cells = cells;
     ed.cell_count = 3;
-    ck_assert_int_eq(th_world_add_exit(w, &ed, &err), 1);
+    ck_assert_int_eq(IDX(th_world_add_exit(w, &ed, &err)), 1);
     int32_t cols, rows;
     float cs;
     ck_assert(th_world_map_size(w, &cols, &rows, &cs));
     th_spawner_info si;
-    ck_assert(th_world_get_spawner(w, 0, &si));
+    ck_assert(th_world_get_spawner(w, SPAWNER_ID(0), &si));
     ck_assert(si.x0 == 3 * cs && si.y0 == 2 * cs && si.x1 == 13 * cs && si.y1 == 8 * cs);
     th_exit_info ei;
-    ck_assert(th_world_get_exit(w, 0, &ei));
+    ck_assert(th_world_get_exit(w, EXIT_ID(0), &ei));
     ck_assert(ei.x0 == 10.5f && ei.y0 == 1.25f && ei.x1 == 12.0f && ei.y1 == 3.0f);
-    ck_assert(th_world_get_exit(w, 1, &ei));
+    ck_assert(th_world_get_exit(w, EXIT_ID(1), &ei));
     ck_assert(ei.x0 == 3 * cs && ei.y0 == 2 * cs && ei.x1 == 13 * cs && ei.y1 == 8 * cs);
     /* Brute force over the map: covered exactly where listed. */
     for (int32_t y = -1; y <= rows; y++) {
         for (int32_t x = -1; x <= cols; x++) {
             bool listed = false;
             for (int k = 0; k < 3; k++) listed |= cells[k].x == x && cells[k].y == y;
-            ck_assert_int_eq(th_world_spawner_covers(w, 0, x, y), listed);
-            ck_assert_int_eq(th_world_exit_covers(w, 1, x, y), listed);
-            ck_assert(!th_world_exit_covers(w, 0, x, y)); /* a rectangle has no cells */
+            ck_assert_int_eq(th_world_spawner_covers(w, SPAWNER_ID(0), x, y), listed);
+            ck_assert_int_eq(th_world_exit_covers(w, EXIT_ID(1), x, y), listed);
+            ck_assert(!th_world_exit_covers(w, EXIT_ID(0), x, y)); /* a rectangle has no cells */
         }
     }
-    ck_assert(!th_world_exit_covers(w, 2, 3, 4) && !th_world_spawner_covers(w, 1, 3, 4));
+    ck_assert(!th_world_exit_covers(w, EXIT_ID(2), 3, 4) &&
+              !th_world_spawner_covers(w, SPAWNER_ID(1), 3, 4));
     th_world_destroy(w);
 }
 END_TEST
@@ -610,6 +618,7 @@ START_TEST(validation_names_a_broken_exit_count) {
     th_crowd_def cd = inert_crowd("c");
     th_world_add_crowd(w, &cd, &err);
     th_spawner_def sd = th_default_spawner_def();
+    sd.crowd = CROWD_ID(0);
     sd.x0 = 10, sd.x1 = 11, sd.y0 = 10, sd.y1 = 90;
     sd.rate = 30.0;
     sd.velocity = th_v2(4.0f, 0.0f);
@@ -641,52 +650,53 @@ START_TEST(api_refuses_bad_spawners_and_exits) {
     th_crowd_def cd = inert_crowd("c");
     th_world_add_crowd(w, &cd, &err);
     th_spawner_def good = th_default_spawner_def();
+    good.crowd = CROWD_ID(0);
     good.x0 = 1, good.x1 = 2, good.y0 = 1, good.y1 = 2;
     good.rate = 1.0;
     th_spawner_def d = good;
-    d.crowd = 1;
-    ck_assert_int_eq(th_world_add_spawner(w, &d, &err), -1);
+    d.crowd = CROWD_ID(1);
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &d, &err)), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "no crowd 1"));
     d = good, d.rate = 0.0;
-    ck_assert_int_eq(th_world_add_spawner(w, &d, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &d, &err)), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "rate"));
     d = good, d.rate = NAN;
-    ck_assert_int_eq(th_world_add_spawner(w, &d, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &d, &err)), -1);
     d = good, d.x1 = 101.0f;
-    ck_assert_int_eq(th_world_add_spawner(w, &d, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &d, &err)), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "area"));
     d = good, d.x1 = d.x0;
-    ck_assert_int_eq(th_world_add_spawner(w, &d, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &d, &err)), -1);
     d = good, d.start = 5.0, d.stop = 5.0;
-    ck_assert_int_eq(th_world_add_spawner(w, &d, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &d, &err)), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "stop"));
     d = good, d.start = -1.0;
-    ck_assert_int_eq(th_world_add_spawner(w, &d, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &d, &err)), -1);
     th_cell_ref cell = {0, 0};
     d = good, d.cells = &cell, d.cell_count = 1;
-    ck_assert_int_eq(th_world_add_spawner(w, &d, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &d, &err)), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "terrain map"));
     d = good, d.velocity = th_v2(INFINITY, 0);
-    ck_assert_int_eq(th_world_add_spawner(w, &d, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &d, &err)), -1);
     th_exit_def e = th_default_exit_def();
     e.x0 = 1, e.x1 = 2, e.y0 = 1, e.y1 = 2;
-    e.field = 0;
-    ck_assert_int_eq(th_world_add_exit(w, &e, &err), -1);
+    e.field = FIELD_ID(0);
+    ck_assert_int_eq(IDX(th_world_add_exit(w, &e, &err)), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "no destination field 0"));
-    e.field = -1;
-    uint32_t bad = 3;
+    e.field = FIELD_ID(-1);
+    th_crowd_id bad = CROWD_ID(3);
     e.crowds = &bad, e.crowd_count = 1;
-    ck_assert_int_eq(th_world_add_exit(w, &e, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_exit(w, &e, &err)), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "no crowd 3"));
     ck_assert_uint_eq(th_world_spawner_count(w), 0);
     ck_assert_uint_eq(th_world_exit_count(w), 0);
     for (uint32_t i = 0; i < TH_MAX_SPAWNERS; i++)
-        ck_assert_int_eq(th_world_add_spawner(w, &good, &err), (int)i);
-    ck_assert_int_eq(th_world_add_spawner(w, &good, &err), -1);
+        ck_assert_int_eq(IDX(th_world_add_spawner(w, &good, &err)), (int)i);
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &good, &err)), -1);
     th_spawner_info si;
-    ck_assert(!th_world_get_spawner(w, TH_MAX_SPAWNERS, &si));
+    ck_assert(!th_world_get_spawner(w, SPAWNER_ID(TH_MAX_SPAWNERS), &si));
     th_exit_info ei;
-    ck_assert(!th_world_get_exit(w, 0, &ei));
+    ck_assert(!th_world_get_exit(w, EXIT_ID(0), &ei));
     ck_assert_uint_eq(th_world_exited_by(w, 1), 0);
     th_world_destroy(w);
 }
@@ -782,21 +792,21 @@ START_TEST(scene_flow_builds_as_written) {
     ck_assert_uint_eq(th_world_spawner_count(w), 1);
     ck_assert_uint_eq(th_world_exit_count(w), 2);
     th_spawner_info si;
-    th_world_get_spawner(w, 0, &si);
+    th_world_get_spawner(w, SPAWNER_ID(0), &si);
     ck_assert_str_eq(si.name, "in");
     ck_assert_uint_eq(si.total, 3); /* min(3, floor(0.5 * 8)) */
     th_exit_info ei;
-    th_world_get_exit(w, 0, &ei);
+    th_world_get_exit(w, EXIT_ID(0), &ei);
     ck_assert_str_eq(ei.name, "a"); /* the goal's exit, named after its crowd */
-    th_world_get_exit(w, 1, &ei);
+    th_world_get_exit(w, EXIT_ID(1), &ei);
     ck_assert_str_eq(ei.name, "out");
     for (int s = 0; s < 1200; s++) th_world_step(w);
-    th_world_get_spawner(w, 0, &si);
+    th_world_get_spawner(w, SPAWNER_ID(0), &si);
     ck_assert_uint_eq(si.emitted, 3);
     th_world_stats st = th_world_get_stats(w);
     /* The 3 m corridor: walkers meet the rect exit (x in [3, 4)) before the goal cells. */
     ck_assert_uint_eq(st.exited, 3);
-    th_world_get_exit(w, 1, &ei);
+    th_world_get_exit(w, EXIT_ID(1), &ei);
     ck_assert_uint_eq(ei.exited, 3);
     th_world_destroy(w);
 }

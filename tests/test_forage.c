@@ -64,11 +64,11 @@ static th_world *make_colony(const colony_opts *o) {
     cd.goal.kind = TH_GOAL_FORAGE;
     cd.goal.forage = &f;
     cd.goal.wander_rate = o->wander_rate ? o->wander_rate : 30.0f;
-    ck_assert_msg(th_world_add_crowd(w, &cd, &err) == 0, "%s", err.message);
+    ck_assert_msg(IDX(th_world_add_crowd(w, &cd, &err)) == 0, "%s", err.message);
     for (uint32_t i = 0; i < o->ants; i++) {
         const float a = 6.2831853f * (float)i / (float)o->ants;
         th_vec2 p = th_v2(o->nest.x + 1.2f * cosf(a), o->nest.y + 1.2f * sinf(a));
-        ck_assert_msg(th_world_add_agent(w, 0, p, th_v2(cosf(a), sinf(a)), &err) !=
+        ck_assert_msg(th_world_add_agent(w, CROWD_ID(0), p, th_v2(cosf(a), sinf(a)), &err) !=
                           TH_INVALID_AGENT,
                       "%s", err.message);
     }
@@ -77,13 +77,13 @@ static th_world *make_colony(const colony_opts *o) {
 
 static float cell_value(const th_world *w, int32_t x, int32_t y) {
     int32_t cols, rows;
-    const float *ph = th_world_pheromone(w, 0, &cols, &rows, NULL);
+    const float *ph = th_world_pheromone(w, CROWD_ID(0), &cols, &rows, NULL);
     return ph[(size_t)y * (size_t)cols + (size_t)x];
 }
 
 static float grid_max(const th_world *w) {
     int32_t cols, rows;
-    const float *ph = th_world_pheromone(w, 0, &cols, &rows, NULL);
+    const float *ph = th_world_pheromone(w, CROWD_ID(0), &cols, &rows, NULL);
     float m = 0.0f;
     for (int32_t i = 0; i < cols * rows; i++) m = fmaxf(m, ph[i]);
     return m;
@@ -91,7 +91,7 @@ static float grid_max(const th_world *w) {
 
 static double grid_sum(const th_world *w) {
     int32_t cols, rows;
-    const float *ph = th_world_pheromone(w, 0, &cols, &rows, NULL);
+    const float *ph = th_world_pheromone(w, CROWD_ID(0), &cols, &rows, NULL);
     double s = 0.0;
     for (int32_t i = 0; i < cols * rows; i++) s += ph[i];
     return s;
@@ -123,7 +123,7 @@ START_TEST(single_deposit_decays_exponentially) {
                          .threads = 2};
         th_world *w = make_colony(&o);
         th_error err;
-        ck_assert(th_world_add_pheromone(w, 0, th_v2(7.5f, 4.2f), 10.0f, &err));
+        ck_assert(th_world_add_pheromone(w, CROWD_ID(0), th_v2(7.5f, 4.2f), 10.0f, &err));
         ck_assert_float_eq(cell_value(w, 7, 4), 10.0f);
         const int checks[] = {1, 30, 60, 300, 1200};
         int done = 0;
@@ -161,9 +161,9 @@ START_TEST(food_is_conserved) {
         th_world_step(w);
         if (s % 60) continue;
         th_forage_info fi;
-        ck_assert(th_world_forage_info(w, 0, &fi));
+        ck_assert(th_world_forage_info(w, CROWD_ID(0), &fi));
         th_food_info f;
-        ck_assert(th_world_food_source(w, 0, 0, &f));
+        ck_assert(th_world_food_source(w, CROWD_ID(0), 0, &f));
         const uint32_t carrying = count_carrying(w);
         ck_assert_uint_eq(fi.taken, fi.delivered + carrying);
         ck_assert_uint_eq(fi.carried, carrying);
@@ -173,7 +173,7 @@ START_TEST(food_is_conserved) {
         last_taken = fi.taken;
     }
     th_forage_info fi;
-    th_world_forage_info(w, 0, &fi);
+    th_world_forage_info(w, CROWD_ID(0), &fi);
     ck_assert_uint_gt(fi.delivered, 0);
     th_world_destroy(w);
 }
@@ -188,11 +188,11 @@ START_TEST(scarce_food_goes_first_in_storage_order) {
     th_world *w = make_colony(&o);
     for (int i = 0; i < 10; i++) {
         th_vec2 p = th_v2(19.1f + 0.2f * (float)(i % 5), 19.6f + 0.5f * (float)(i / 5));
-        ck_assert(th_world_add_agent(w, 0, p, th_v2(0, 0), NULL) != TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), NULL) != TH_INVALID_AGENT);
     }
     th_world_step(w);
     th_forage_info fi;
-    th_world_forage_info(w, 0, &fi);
+    th_world_forage_info(w, CROWD_ID(0), &fi);
     ck_assert_uint_eq(fi.taken, 3);
     th_agent_view v = th_world_agents(w);
     ck_assert_uint_eq(v.count, 10);
@@ -212,7 +212,7 @@ START_TEST(scarce_food_goes_first_in_storage_order) {
         }
     }
     th_world_step(w);
-    th_world_forage_info(w, 0, &fi);
+    th_world_forage_info(w, CROWD_ID(0), &fi);
     ck_assert_uint_eq(fi.lost, 1);
     ck_assert_uint_eq(fi.carried, count_carrying(w));
     ck_assert_uint_eq(fi.taken, fi.delivered + fi.carried + fi.lost);
@@ -238,7 +238,7 @@ START_TEST(following_trails_brings_more_food) {
         th_world *w = make_colony(&o);
         for (int s = 0; s < 60 * 90; s++) th_world_step(w);
         th_forage_info fi;
-        th_world_forage_info(w, 0, &fi);
+        th_world_forage_info(w, CROWD_ID(0), &fi);
         taken[i] = fi.taken;
         th_world_destroy(w);
     }
@@ -269,7 +269,7 @@ START_TEST(spent_source_trail_fades_in_predicted_time) {
     int s = 0;
     do {
         th_world_step(w);
-        th_world_forage_info(w, 0, &fi);
+        th_world_forage_info(w, CROWD_ID(0), &fi);
         s++;
     } while ((fi.delivered < 6) && s < 60 * 300);
     ck_assert_msg(fi.delivered == 6, "only %llu of 6 units home after %d steps",
@@ -311,7 +311,7 @@ START_TEST(ants_find_food_and_form_a_trail) {
     th_world *w = make_colony(&o);
     for (int s = 0; s < 60 * 60; s++) th_world_step(w);
     th_forage_info fi;
-    th_world_forage_info(w, 0, &fi);
+    th_world_forage_info(w, CROWD_ID(0), &fi);
     ck_assert_uint_gt(fi.delivered, 10);
     double band = 0.0, away = 0.0;
     int nb = 0, na = 0;
@@ -361,11 +361,13 @@ START_TEST(searching_ant_follows_a_trail) {
                     fabsf(hypotf((float)x + 0.5f - 30.0f, (float)y + 0.5f - 30.0f) - 12.0f);
                 if (off <= 1.5f) {
                     th_vec2 p = th_v2((float)x + 0.5f, (float)y + 0.5f);
-                    ck_assert(th_world_add_pheromone(w, 0, p, 50.0f * (1.6f - off), NULL));
+                    ck_assert(
+                        th_world_add_pheromone(w, CROWD_ID(0), p, 50.0f * (1.6f - off), NULL));
                 }
             }
         }
-        th_agent_id id = th_world_add_agent(w, 0, th_v2(42.0f, 30.0f), th_v2(0.0f, 2.0f), NULL);
+        th_agent_id id =
+            th_world_add_agent(w, CROWD_ID(0), th_v2(42.0f, 30.0f), th_v2(0.0f, 2.0f), NULL);
         ck_assert(id != TH_INVALID_AGENT);
         float worst = 0.0f;
         for (int s = 1; s <= 60 * 20; s++) {
@@ -401,8 +403,8 @@ START_TEST(same_result_at_one_two_three_threads) {
         th_world *w = make_colony(&o);
         for (int s = 0; s < 1200; s++) th_world_step(w);
         hash[t - 1] = th_world_hash(w);
-        th_world_forage_info(w, 0, &info[t - 1]);
-        const float *ph = th_world_pheromone(w, 0, &cols, &rows, NULL);
+        th_world_forage_info(w, CROWD_ID(0), &info[t - 1]);
+        const float *ph = th_world_pheromone(w, CROWD_ID(0), &cols, &rows, NULL);
         grid[t - 1] = malloc((size_t)cols * (size_t)rows * sizeof(float));
         memcpy(grid[t - 1], ph, (size_t)cols * (size_t)rows * sizeof(float));
         th_world_destroy(w);
@@ -435,7 +437,7 @@ START_TEST(steps_do_not_allocate) {
         for (int s = 0; s < 1200; s++) th_world_step(w);
         ck_assert_uint_eq(th_alloc_count(), before);
         th_forage_info fi;
-        th_world_forage_info(w, 0, &fi);
+        th_world_forage_info(w, CROWD_ID(0), &fi);
         ck_assert_uint_gt(fi.taken, 0); /* pickups and deposits happened in the steps counted */
         th_world_destroy(w);
     }
@@ -453,7 +455,7 @@ START_TEST(ants_scene_forages) {
     ck_assert_msg(w != NULL, "%s", err.message);
     for (int s = 0; s < 60 * 45; s++) th_world_step(w);
     th_forage_info fi;
-    ck_assert(th_world_forage_info(w, 0, &fi));
+    ck_assert(th_world_forage_info(w, CROWD_ID(0), &fi));
     ck_assert_uint_gt(fi.delivered, 0);
     ck_assert_uint_eq(fi.taken, fi.delivered + fi.carried);
     ck_assert_uint_eq(fi.carried, count_carrying(w));
@@ -559,7 +561,7 @@ START_TEST(scene_errors_point_at_the_value) {
     th_error err = {0};
     th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
-    const th_crowd_def *cd = th_world_crowd(w, 0);
+    const th_crowd_def *cd = th_world_crowd(w, CROWD_ID(0));
     ck_assert_int_eq(cd->goal.kind, TH_GOAL_FORAGE);
     ck_assert_float_eq(cd->goal.forage->deposit, 3.0f);
     ck_assert_float_eq(cd->goal.forage->sense_angle, 30.0f);
@@ -567,7 +569,7 @@ START_TEST(scene_errors_point_at_the_value) {
     ck_assert_float_eq(cd->goal.forage->food[0].radius, 1.5f); /* the default */
     ck_assert_float_eq(cd->goal.forage->cell_size, 1.0f);      /* the map's */
     int32_t cols, rows;
-    ck_assert_ptr_nonnull(th_world_pheromone(w, 0, &cols, &rows, NULL));
+    ck_assert_ptr_nonnull(th_world_pheromone(w, CROWD_ID(0), &cols, &rows, NULL));
     ck_assert_int_eq(cols, 10);
     ck_assert_int_eq(rows, 6);
     th_world_destroy(w);
@@ -614,7 +616,7 @@ START_TEST(api_refuses_bad_values) {
     th_crowd_def cd = th_default_crowd_def();
     cd.goal.kind = TH_GOAL_FORAGE;
     cd.goal.forage = NULL;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "forage"));
     const struct {
         th_forage_def f;
@@ -632,27 +634,27 @@ START_TEST(api_refuses_bad_values) {
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cd.goal.forage = &bad[i].f;
         err.message[0] = 0;
-        ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), -1);
+        ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
         ck_assert_msg(strstr(err.message, bad[i].words) != NULL, "case %zu: '%s'", i, err.message);
     }
     ck_assert_uint_eq(th_world_crowd_count(w), 0);
     /* A crowd that does not forage has no grid and takes no pheromone. */
     cd.goal.kind = TH_GOAL_NONE;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
-    ck_assert_ptr_null(th_world_pheromone(w, 0, NULL, NULL, NULL));
-    ck_assert(!th_world_add_pheromone(w, 0, th_v2(1, 1), 1.0f, &err));
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    ck_assert_ptr_null(th_world_pheromone(w, CROWD_ID(0), NULL, NULL, NULL));
+    ck_assert(!th_world_add_pheromone(w, CROWD_ID(0), th_v2(1, 1), 1.0f, &err));
     th_forage_info fi;
-    ck_assert(!th_world_forage_info(w, 0, &fi));
+    ck_assert(!th_world_forage_info(w, CROWD_ID(0), &fi));
     cd.goal.kind = TH_GOAL_FORAGE;
     cd.goal.forage = &good;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 1);
-    ck_assert(!th_world_add_pheromone(w, 1, th_v2(31, 1), 1.0f, &err));
-    ck_assert(!th_world_add_pheromone(w, 1, th_v2(1, 1), INFINITY, &err));
-    ck_assert(th_world_add_pheromone(w, 1, th_v2(1, 1), -5.0f, &err)); /* floored at 0 */
-    ck_assert_float_eq(th_world_pheromone(w, 1, NULL, NULL, NULL)[1 * 30 + 1], 0.0f);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 1);
+    ck_assert(!th_world_add_pheromone(w, CROWD_ID(1), th_v2(31, 1), 1.0f, &err));
+    ck_assert(!th_world_add_pheromone(w, CROWD_ID(1), th_v2(1, 1), INFINITY, &err));
+    ck_assert(th_world_add_pheromone(w, CROWD_ID(1), th_v2(1, 1), -5.0f, &err)); /* floored at 0 */
+    ck_assert_float_eq(th_world_pheromone(w, CROWD_ID(1), NULL, NULL, NULL)[1 * 30 + 1], 0.0f);
     th_food_info f;
-    ck_assert(th_world_food_source(w, 1, 0, &f));
-    ck_assert(!th_world_food_source(w, 1, 1, &f));
+    ck_assert(th_world_food_source(w, CROWD_ID(1), 0, &f));
+    ck_assert(!th_world_food_source(w, CROWD_ID(1), 1, &f));
     ck_assert_uint_eq(f.remaining, 5);
     th_world_destroy(w);
 }

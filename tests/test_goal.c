@@ -89,7 +89,7 @@ START_TEST(destination_choice_matches_brute_force) {
             } while (again);
             goal[g] = (th_destination){c % MW, c / MW, (float)(splitmix64(&rs) % 12)};
         }
-        const int field = th_world_add_destinations(w, goal, (uint32_t)ng, &err);
+        const int field = IDX(th_world_add_destinations(w, goal, (uint32_t)ng, &err));
         ck_assert_msg(field == 0, "%s", err.message);
 
         /* One reference field per goal, weight left out: the total is added here. */
@@ -111,7 +111,7 @@ START_TEST(destination_choice_matches_brute_force) {
             const th_vec2 p = th_v2((float)(c % MW) + 0.5f, (float)(c / MW) + 0.5f);
             th_vec2 path[MW * MH];
             uint32_t len = 0;
-            const bool ok = th_world_destination_path(w, 0, p, path, MW * MH, &len, &err);
+            const bool ok = th_world_destination_path(w, FIELD_ID(0), p, path, MW * MH, &len, &err);
             if (best == TH_REF_INF) {
                 CHECK_MSG(!ok, "map %d cell %d: a path although no goal is reachable", map, c);
                 unreachable++;
@@ -147,7 +147,7 @@ START_TEST(destination_choice_matches_brute_force) {
             for (int k = 0; k < MW * MH; k++) {
                 th_vec2 d;
                 const th_vec2 q = th_v2((float)(fc % MW) + 0.5f, (float)(fc / MW) + 0.5f);
-                CHECK(th_world_destination_flow(w, 0, q, &d));
+                CHECK(th_world_destination_flow(w, FIELD_ID(0), q, &d));
                 if (d.x == 0.0f && d.y == 0.0f) break;
                 const int dx = d.x > 0.38f ? 1 : d.x < -0.38f ? -1 : 0;
                 const int dy = d.y > 0.38f ? 1 : d.y < -0.38f ? -1 : 0;
@@ -202,12 +202,12 @@ static void corridor_split(float west_weight, uint32_t *went_west, uint32_t *exp
         goal[k] = (th_destination){1, 1 + k, west_weight};
         goal[3 + k] = (th_destination){CW - 2, 1 + k, 0.0f};
     }
-    ck_assert_int_eq(th_world_add_destinations(w, goal, 6, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_destinations(w, goal, 6, &err)), 0);
     th_crowd_def cd = th_default_pedestrian_def();
     cd.name = "walkers";
     cd.goal.kind = TH_GOAL_DESTINATIONS;
-    cd.goal.field = 0;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    cd.goal.field = FIELD_ID(0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     /* Brute force: a plain Dijkstra from each exit, the weight added to the west one. */
     th_ref_goal west[3], east[3];
     for (int k = 0; k < 3; k++) {
@@ -229,7 +229,7 @@ static void corridor_split(float west_weight, uint32_t *went_west, uint32_t *exp
          * long, so only choices clear by two cells are compared. */
         clear[n] = (cw > ce ? cw - ce : ce - cw) >= 2u * 140u;
         x0[n] = (float)x + 0.5f;
-        ck_assert(th_world_add_agent(w, 0, th_v2(x0[n], 2.5f), th_v2(0, 0), &err) == n);
+        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(x0[n], 2.5f), th_v2(0, 0), &err) == n);
         n++;
     }
     for (int s = 0; s < 60; s++) th_world_step(w);
@@ -295,11 +295,11 @@ static void run_route(th_model model, th_route_mode mode) {
         model == TH_MODEL_PEDESTRIAN ? th_default_pedestrian_def() : th_default_crowd_def();
     cd.goal = (th_goal_def){
         .kind = TH_GOAL_ROUTE, .points = pts, .point_count = 4, .mode = mode, .radius = 1.0f};
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     enum { N = 6 };
     for (uint32_t i = 0; i < N; i++) {
         const th_vec2 p = th_v2(4.0f + 2.0f * (float)i, 4.0f);
-        ck_assert(th_world_add_agent(w, 0, p, th_v2(0, 0), &err) == i);
+        ck_assert(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err) == i);
     }
     uint32_t seen[N], visits[N];
     for (uint32_t i = 0; i < N; i++) {
@@ -369,12 +369,12 @@ START_TEST(wander_heading_spreads_at_its_rate) {
     th_crowd_def cd = th_default_pedestrian_def();
     cd.goal.kind = TH_GOAL_WANDER;
     cd.goal.wander_rate = (float)rate;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     enum { SIDE = 20, N = SIDE * SIDE };
     for (uint32_t i = 0; i < N; i++) {
         const th_vec2 p =
             th_v2(10.0f + 20.0f * (float)(i % SIDE), 10.0f + 20.0f * (float)(i / SIDE));
-        ck_assert(th_world_add_agent(w, 0, p, th_v2(0, 0), &err) == i);
+        ck_assert(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err) == i);
     }
     for (int s = 0; s < 30; s++) th_world_step(w); /* up to speed */
     const int per = (int)lround(T / (double)wd.timestep), windows = 4;
@@ -458,9 +458,9 @@ static th_world *make_room(uint32_t threads, uint64_t seed) {
     th_destination both[16];
     memcpy(both, a, sizeof a);
     memcpy(both + 8, b, sizeof b);
-    ck_assert_int_eq(th_world_add_destinations(w, both, 16, &err), 0);
-    ck_assert_int_eq(th_world_add_destinations(w, a, 8, &err), 1);
-    ck_assert_int_eq(th_world_add_destinations(w, b, 8, &err), 2);
+    ck_assert_int_eq(IDX(th_world_add_destinations(w, both, 16, &err)), 0);
+    ck_assert_int_eq(IDX(th_world_add_destinations(w, a, 8, &err)), 1);
+    ck_assert_int_eq(IDX(th_world_add_destinations(w, b, 8, &err)), 2);
     return w;
 }
 
@@ -501,15 +501,15 @@ START_TEST(groups_use_their_own_exits) {
     for (uint32_t g = 0; g < 2; g++) {
         th_crowd_def cd = th_default_pedestrian_def();
         cd.name = g ? "to_b" : "to_a";
-        cd.goal = (th_goal_def){.kind = TH_GOAL_DESTINATIONS, .field = 1 + g};
-        ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), (int)g);
+        cd.goal = (th_goal_def){.kind = TH_GOAL_DESTINATIONS, .field = FIELD_ID(1 + g)};
+        ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), (int)g);
     }
     /* Mixed over the whole room: half of each group starts nearer the other group's door. */
     uint32_t n = 0;
     for (int j = 0; j < 5; j++) {
         for (int i = 0; i < 20; i++) {
             const th_vec2 p = th_v2(2.0f + (float)i, 5.0f + 2.0f * (float)j);
-            ck_assert(th_world_add_agent(w, (uint32_t)(i + j) & 1u, p, th_v2(0, 0), &err) == n);
+            ck_assert(th_world_add_agent(w, CROWD_ID((i + j) & 1u), p, th_v2(0, 0), &err) == n);
             n++;
         }
     }
@@ -532,15 +532,15 @@ static th_world *packed_room(uint32_t threads, float congestion) {
     th_error err;
     th_crowd_def cd = th_default_pedestrian_def();
     cd.goal = (th_goal_def){.kind = TH_GOAL_DESTINATIONS,
-                            .field = 0,
+                            .field = FIELD_ID(0),
                             .congestion_weight = congestion,
                             .congestion_every = 10};
-    ck_assert_msg(th_world_add_crowd(w, &cd, &err) == 0, "%s", err.message);
+    ck_assert_msg(IDX(th_world_add_crowd(w, &cd, &err)) == 0, "%s", err.message);
     uint32_t n = 0;
     for (int j = 0; j < 6; j++) {
         for (int i = 0; i < 13; i++) {
             const th_vec2 p = th_v2(3.4f + 0.6f * (float)i, 3.4f + 0.6f * (float)j);
-            ck_assert(th_world_add_agent(w, 0, p, th_v2(0, 0), &err) == n);
+            ck_assert(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err) == n);
             n++;
         }
     }
@@ -682,12 +682,12 @@ START_TEST(route_legs_through_walls_are_refused_by_the_api) {
     const th_vec2 ok[3] = {{5, 5}, {10.5f, 9}, {15, 5}};
     cd.goal = (th_goal_def){
         .kind = TH_GOAL_ROUTE, .points = ok, .point_count = 3, .mode = TH_ROUTE_PATROL};
-    ck_assert_msg(th_world_add_crowd(w, &cd, &err) == 0, "%s", err.message);
+    ck_assert_msg(IDX(th_world_add_crowd(w, &cd, &err)) == 0, "%s", err.message);
     /* Straight through it. */
     const th_vec2 bad[2] = {{5, 5}, {15, 5}};
     cd.goal.points = bad;
     cd.goal.point_count = 2;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
     ck_assert_msg(strstr(err.message, "waypoint 0") && strstr(err.message, "waypoint 1") &&
                       strstr(err.message, "blocked cell (10, 5)"),
                   "%s", err.message);
@@ -696,14 +696,14 @@ START_TEST(route_legs_through_walls_are_refused_by_the_api) {
     cd.goal.points = loop;
     cd.goal.point_count = 3;
     cd.goal.mode = TH_ROUTE_LOOP;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
     ck_assert_msg(strstr(err.message, "waypoint 2") && strstr(err.message, "waypoint 0"), "%s",
                   err.message);
     cd.goal.mode = TH_ROUTE_ONCE; /* walked once, the same points are fine */
-    ck_assert_msg(th_world_add_crowd(w, &cd, &err) == 1, "%s", err.message);
+    ck_assert_msg(IDX(th_world_add_crowd(w, &cd, &err)) == 1, "%s", err.message);
     /* Congestion belongs to destinations only. */
     cd.goal = (th_goal_def){.kind = TH_GOAL_WANDER, .congestion_weight = 1.0f};
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
     ck_assert(strstr(err.message, "congestion") != NULL);
     th_world_destroy(w);
 }
@@ -779,7 +779,7 @@ START_TEST(route_leg_check_matches_segment_clipping) {
             }
             th_crowd_def cd = th_default_crowd_def();
             cd.goal = (th_goal_def){.kind = TH_GOAL_ROUTE, .points = pt, .point_count = 2};
-            const int crowd = th_world_add_crowd(w, &cd, &err);
+            const int crowd = IDX(th_world_add_crowd(w, &cd, &err));
             CHECK_MSG((crowd < 0) == meets,
                       "map %d%s: leg (%g, %g) -> (%g, %g) %s, clipping says "
                       "it %s a wall",
@@ -904,14 +904,14 @@ START_TEST(rimea10_everyone_uses_the_assigned_exit) {
     uint32_t through[2] = {0, 0};
     for (uint32_t l = 0; l < th_world_measure_line_count(w); l++) {
         th_measure_line_info li;
-        ck_assert(th_world_measure_line(w, l, &li));
+        ck_assert(th_world_measure_line(w, LINE_ID(l), &li));
         if (strcmp(li.name, "main_exit") == 0) through[0] = (uint32_t)li.forward_total;
         if (strcmp(li.name, "secondary_exit") == 0) through[1] = (uint32_t)li.forward_total;
     }
     uint32_t group[2] = {0, 0};
     const th_agent_view v = th_world_agents(w);
     for (uint32_t k = 0; k < v.count; k++) {
-        const th_crowd_def *cd = th_world_crowd(w, v.crowd[k]);
+        const th_crowd_def *cd = th_world_crowd(w, CROWD_ID(v.crowd[k]));
         const bool main = strcmp(cd->name, "to_main") == 0;
         group[main ? 0 : 1]++;
         /* In the yard beyond its own exit: x in [0, 4) m west of the main exit, [35, 39) m east

@@ -82,7 +82,7 @@ START_TEST(events_apply_in_step_then_schedule_order) {
         uint32_t e = order[k], c = e / 2;
         rank[e] = k;
         int32_t x = (int32_t)(c % COLS), y = (int32_t)(c / COLS);
-        th_event_def d = {e & 1 ? TH_EVENT_BLOCK_CELLS : TH_EVENT_BREAK_WALLS, 0, x, y, x, y, 0};
+        th_event_def d = {e & 1 ? TH_EVENT_BLOCK_CELLS : TH_EVENT_BREAK_WALLS, {0}, x, y, x, y, 0};
         ck_assert_msg(th_world_schedule(w, step[e], &d, &err), "%s", err.message);
     }
     for (int s = 0; s < 9; s++) th_world_step(w);
@@ -115,7 +115,7 @@ START_TEST(events_scheduled_latest_first_are_fast) {
         double t0 = now();
         for (uint32_t k = 0; k < TH_MAX_PENDING_EVENTS; k++) {
             th_event_def e = {
-                TH_EVENT_BLOCK_CELLS, 0, (int32_t)(k % 256), 1, (int32_t)(k % 256), 1, 0};
+                TH_EVENT_BLOCK_CELLS, {0}, (int32_t)(k % 256), 1, (int32_t)(k % 256), 1, 0};
             ck_assert_msg(th_world_schedule(w0, k + 1, &e, &err), "%s", err.message);
         }
         dt_first = now() - t0;
@@ -128,7 +128,7 @@ START_TEST(events_scheduled_latest_first_are_fast) {
         uint64_t step = TH_MAX_PENDING_EVENTS - k; /* latest first */
         /* the event due at step s blocks cell (s % 256, 1) */
         th_event_def e = {
-            TH_EVENT_BLOCK_CELLS, 0, (int32_t)(step % 256), 1, (int32_t)(step % 256), 1, 0};
+            TH_EVENT_BLOCK_CELLS, {0}, (int32_t)(step % 256), 1, (int32_t)(step % 256), 1, 0};
         ck_assert_msg(th_world_schedule(w, step, &e, &err), "%s", err.message);
     }
     double dt = now() - t0;
@@ -136,7 +136,7 @@ START_TEST(events_scheduled_latest_first_are_fast) {
                   "65,536 events took %.3f s to schedule latest-first, %.3f s earliest-first", dt,
                   dt_first);
     ck_assert_uint_eq(th_world_pending_events(w), TH_MAX_PENDING_EVENTS);
-    th_event_def e = {TH_EVENT_BLOCK_CELLS, 0, 0, 0, 0, 0, 0};
+    th_event_def e = {TH_EVENT_BLOCK_CELLS, {0}, 0, 0, 0, 0, 0};
     ck_assert(!th_world_schedule(w, 1, &e, &err)); /* the bound holds */
     for (int s = 0; s < 300; s++) th_world_step(w);
     ck_assert_uint_eq(th_world_pending_events(w), TH_MAX_PENDING_EVENTS - 299);
@@ -198,7 +198,7 @@ START_TEST(blocks_leave_nobody_inside_walls) {
         open_before[c] = !wall;
     }
     th_crowd_def cd = th_default_crowd_def();
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     uint32_t placed = 0;
     for (int32_t c = 0; c < N; c++) {
         if (!open_before[c]) continue;
@@ -206,7 +206,7 @@ START_TEST(blocks_leave_nobody_inside_walls) {
             th_vec2 p = th_v2(
                 (float)(c % COLS) + 0.05f + 0.9f * (float)(splitmix64(&rng) % 1000) / 1000.0f,
                 (float)(c / COLS) + 0.05f + 0.9f * (float)(splitmix64(&rng) % 1000) / 1000.0f);
-            ck_assert(th_world_add_agent(w, 0, p, th_v2(0, 0), &err) != TH_INVALID_AGENT);
+            ck_assert(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err) != TH_INVALID_AGENT);
             placed++;
         }
     }
@@ -297,7 +297,7 @@ START_TEST(blocks_keep_bodies_out_of_walls) {
     ck_assert_msg(w != NULL, "%s", err.message);
     th_crowd_def cd = th_default_pedestrian_def();
     cd.body_radius = r;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     static const int32_t rects[][4] = {
         {10, 10, 10, 10}, {10, 10, 10, 10}, {10, 6, 15, 11},
         {0, 8, 38, 11},   {0, 0, 1, 1},     {10, 6, 15, 11},
@@ -308,13 +308,13 @@ START_TEST(blocks_keep_bodies_out_of_walls) {
     const bool crush = _i == 5;
     const int32_t *b = rects[_i];
     if (_i == 0) { /* centre 0.15 m left of the cell: the body reaches 0.05 m into it */
-        ck_assert(th_world_add_agent(w, 0, th_v2(10 * cs - 0.15f, 10.5f * cs), th_v2(0, 0), &err) !=
-                  TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(10 * cs - 0.15f, 10.5f * cs),
+                                     th_v2(0, 0), &err) != TH_INVALID_AGENT);
     } else if (_i == 4) { /* in the corner cell and beside the block */
-        ck_assert(th_world_add_agent(w, 0, th_v2(0.3f, 0.3f), th_v2(0, 0), &err) !=
+        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(0.3f, 0.3f), th_v2(0, 0), &err) !=
                   TH_INVALID_AGENT);
-        ck_assert(th_world_add_agent(w, 0, th_v2(2 * cs + 0.1f, 0.5f), th_v2(0, 0), &err) !=
-                  TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(2 * cs + 0.1f, 0.5f), th_v2(0, 0),
+                                     &err) != TH_INVALID_AGENT);
     } else {
         uint64_t rng = 41 + (uint64_t)_i;
         for (int32_t y = b[1]; y <= b[3]; y++) {
@@ -324,7 +324,7 @@ START_TEST(blocks_keep_bodies_out_of_walls) {
                         continue; /* a third of the cells: room to go */
                     float fx = 0.3f + 0.4f * (float)(splitmix64(&rng) % 1000) / 1000.0f;
                     float fy = 0.3f + 0.4f * (float)(splitmix64(&rng) % 1000) / 1000.0f;
-                    ck_assert(th_world_add_agent(w, 0,
+                    ck_assert(th_world_add_agent(w, CROWD_ID(0),
                                                  th_v2(((float)x + fx) * cs, ((float)y + fy) * cs),
                                                  th_v2(0, 0), &err) != TH_INVALID_AGENT);
                 }
@@ -384,12 +384,12 @@ START_TEST(block_of_a_whole_map_is_fast_and_deterministic) {
         th_world *w = map_world(1024, 1024, threads[t]);
         th_error err;
         th_crowd_def cd = th_default_crowd_def();
-        ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+        ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
         uint64_t rng = 5;
         for (int i = 0; i < 50000; i++) {
             th_vec2 p = th_v2((float)(splitmix64(&rng) % 1024000) / 1000.0f,
                               (float)(splitmix64(&rng) % 1024000) / 1000.0f);
-            ck_assert(th_world_add_agent(w, 0, p, th_v2(1, 0), &err) != TH_INVALID_AGENT);
+            ck_assert(th_world_add_agent(w, CROWD_ID(0), p, th_v2(1, 0), &err) != TH_INVALID_AGENT);
         }
         /* The bound is relative to the first step (which builds the same per-cell fields), so
          * a loaded machine or a sanitizer slows both: the old search took 0.8 ms per trapped
@@ -433,9 +433,9 @@ static th_vec2 walk_behind(float side) {
     th_crowd_def cd = th_default_pedestrian_def();
     cd.heading = th_v2(1, 0);
     cd.desired_speed_sd = 0.0f;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
-    th_agent_id a = th_world_add_agent(w, 0, th_v2(20, 20), th_v2(0, 0), &err);
-    ck_assert(th_world_add_agent(w, 0, th_v2(21.2f, 20 + side), th_v2(0, 0), &err) !=
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    th_agent_id a = th_world_add_agent(w, CROWD_ID(0), th_v2(20, 20), th_v2(0, 0), &err);
+    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(21.2f, 20 + side), th_v2(0, 0), &err) !=
               TH_INVALID_AGENT);
     th_world_step(w);
     th_agent_state st;
@@ -472,8 +472,8 @@ START_TEST(pedestrian_speeds_up_with_its_relaxation_time) {
     th_crowd_def cd = th_default_pedestrian_def();
     cd.heading = th_v2(0, 1);
     cd.desired_speed_sd = 0.0f;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
-    th_agent_id a = th_world_add_agent(w, 0, th_v2(20, 10), th_v2(0, 0), &err);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    th_agent_id a = th_world_add_agent(w, CROWD_ID(0), th_v2(20, 10), th_v2(0, 0), &err);
     double keep = 1.0, ratio = 1.0 - (double)d.timestep / (double)cd.relaxation;
     for (int n = 1; n <= 30; n++) {
         th_world_step(w);
@@ -506,9 +506,10 @@ START_TEST(pedestrian_never_walks_backwards) {
     cd.heading = th_v2(1, 0);
     cd.desired_speed_sd = 0.0f;
     cd.repulsion = 0.0f;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
-    th_agent_id a = th_world_add_agent(w, 0, th_v2(20, 20), th_v2(0, 0), &err);
-    ck_assert(th_world_add_agent(w, 0, th_v2(20.25f, 20), th_v2(0, 0), &err) != TH_INVALID_AGENT);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    th_agent_id a = th_world_add_agent(w, CROWD_ID(0), th_v2(20, 20), th_v2(0, 0), &err);
+    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(20.25f, 20), th_v2(0, 0), &err) !=
+              TH_INVALID_AGENT);
     th_world_step(w);
     th_agent_state st;
     ck_assert(th_world_get_agent(w, a, &st));
@@ -537,9 +538,10 @@ START_TEST(contact_with_a_wall_keeps_the_sliding_velocity) {
     cd.heading = th_v2(1, 1);
     cd.desired_speed_sd = 0.0f;
     cd.wall_repulsion = 0.0f;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     const float v0 = cd.desired_speed, s = v0 / sqrtf(2.0f);
-    th_agent_id a = th_world_add_agent(w, 0, th_v2(10.0f - 0.205f, 10), th_v2(s, s), &err);
+    th_agent_id a =
+        th_world_add_agent(w, CROWD_ID(0), th_v2(10.0f - 0.205f, 10), th_v2(s, s), &err);
     th_world_step(w);
     th_agent_state st;
     ck_assert(th_world_get_agent(w, a, &st));
@@ -563,19 +565,19 @@ START_TEST(a_body_pushed_into_a_bunker_is_sheltered) {
     th_error err;
     th_world *w = th_world_create(&d, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
-    ck_assert(
-        th_world_add_bunker(w, &(th_bunker_def){.name = "b", .x0 = 10, .y0 = 8, .x1 = 10, .y1 = 12},
-                            &err) >= 0);
+    ck_assert(IDX(th_world_add_bunker(
+                  w, &(th_bunker_def){.name = "b", .x0 = 10, .y0 = 8, .x1 = 10, .y1 = 12}, &err)) >=
+              0);
     th_crowd_def flee = th_default_pedestrian_def();
     flee.behavior = TH_BEHAVIOR_FLEE;
     flee.desired_speed_sd = 0.0f;
     th_crowd_def stand = th_default_pedestrian_def();
     stand.name = "standing";
-    ck_assert_int_eq(th_world_add_crowd(w, &flee, &err), 0);
-    ck_assert_int_eq(th_world_add_crowd(w, &stand, &err), 1);
-    ck_assert(th_world_add_agent(w, 0, th_v2(9.999f, 10.5f), th_v2(0, 0), &err) !=
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &flee, &err)), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &stand, &err)), 1);
+    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(9.999f, 10.5f), th_v2(0, 0), &err) !=
               TH_INVALID_AGENT);
-    ck_assert(th_world_add_agent(w, 1, th_v2(9.999f - 0.3f, 10.5f), th_v2(0, 0), &err) !=
+    ck_assert(th_world_add_agent(w, CROWD_ID(1), th_v2(9.999f - 0.3f, 10.5f), th_v2(0, 0), &err) !=
               TH_INVALID_AGENT);
     th_world_step(w);
     th_world_stats st = th_world_get_stats(w);
@@ -598,34 +600,34 @@ START_TEST(target_magnitudes_are_bounded) {
     ck_assert_ptr_nonnull(w);
     th_target_def t = {
         .kind = TH_TARGET_POINT, .position = th_v2(50, 50), .velocity = th_v2(3e38f, 0)};
-    ck_assert_int_eq(th_world_add_target(w, &t, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_target(w, &t, &err)), -1);
     ck_assert_msg(strstr(err.message, "at most 1000 m/s") != NULL, "%s", err.message);
     t.velocity = th_v2(800, 601); /* 1000.4 m/s: each axis is fine, the length is not */
-    ck_assert_int_eq(th_world_add_target(w, &t, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_target(w, &t, &err)), -1);
     t.velocity = th_v2(0, 0);
     t.position = th_v2(2e7f, 0);
-    ck_assert_int_eq(th_world_add_target(w, &t, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_target(w, &t, &err)), -1);
     t.position = th_v2(NAN, 0);
-    ck_assert_int_eq(th_world_add_target(w, &t, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_target(w, &t, &err)), -1);
     th_vec2 pts[2] = {{0, 0}, {-3e38f, 0}};
     th_target_def path = {.kind = TH_TARGET_PATH, .points = pts, .point_count = 2, .speed = 1};
-    ck_assert_int_eq(th_world_add_target(w, &path, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_target(w, &path, &err)), -1);
     /* the largest allowed: 1000 m/s from the far corner of the allowed square */
     t.position = th_v2(-TH_MAX_COORD, TH_MAX_COORD);
     t.velocity = th_v2(TH_MAX_SPEED * 0.6f, -TH_MAX_SPEED * 0.8f);
-    int target = th_world_add_target(w, &t, &err);
+    int target = IDX(th_world_add_target(w, &t, &err));
     ck_assert_msg(target >= 0, "%s", err.message);
     th_crowd_def cd = th_default_crowd_def();
-    cd.target = target;
+    cd.target = TARGET_ID(target);
     cd.pursuit = TH_PURSUIT_INTERCEPT;
     cd.max_speed = TH_MAX_SPEED;
     cd.max_force = 1e5f;
-    int crowd = th_world_add_crowd(w, &cd, &err);
+    int crowd = IDX(th_world_add_crowd(w, &cd, &err));
     ck_assert_int_ge(crowd, 0);
     uint64_t rng = 7;
     for (int i = 0; i < 200; i++) {
         th_vec2 p = th_v2((float)(splitmix64(&rng) % 100), (float)(splitmix64(&rng) % 100));
-        ck_assert(th_world_add_agent(w, (uint32_t)crowd, p, th_v2(0, 0), &err) != TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(w, CROWD_ID(crowd), p, th_v2(0, 0), &err) != TH_INVALID_AGENT);
     }
     for (int s = 0; s < 200; s++) {
         th_world_step(w);
@@ -646,15 +648,18 @@ START_TEST(agent_velocity_is_bounded) {
     th_error err;
     th_world *w = th_world_create(&wd, &err);
     th_crowd_def cd = th_default_crowd_def();
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
-    ck_assert(th_world_add_agent(w, 0, th_v2(5, 5), th_v2(NAN, 0), &err) == TH_INVALID_AGENT);
-    ck_assert(th_world_add_agent(w, 0, th_v2(5, 5), th_v2(0, INFINITY), &err) == TH_INVALID_AGENT);
-    ck_assert(th_world_add_agent(w, 0, th_v2(NAN, 5), th_v2(0, 0), &err) == TH_INVALID_AGENT);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(5, 5), th_v2(NAN, 0), &err) ==
+              TH_INVALID_AGENT);
+    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(5, 5), th_v2(0, INFINITY), &err) ==
+              TH_INVALID_AGENT);
+    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(NAN, 5), th_v2(0, 0), &err) ==
+              TH_INVALID_AGENT);
     /* Regression: (3e38, -3e38) has a float length of infinity, and the float clamp made it
      * (0, 0); clamped in double it keeps its direction at the crowd's top speed. */
     const th_vec2 vel[] = {{3e38f, -3e38f}, {600, 800}, {-FLT_MAX, 0}, {1e-30f, 3e38f}};
     for (size_t i = 0; i < sizeof vel / sizeof vel[0]; i++) {
-        th_agent_id id = th_world_add_agent(w, 0, th_v2(5, 5), vel[i], &err);
+        th_agent_id id = th_world_add_agent(w, CROWD_ID(0), th_v2(5, 5), vel[i], &err);
         ck_assert_msg(id != TH_INVALID_AGENT, "%s", err.message);
         th_agent_state st;
         ck_assert(th_world_get_agent(w, id, &st));
@@ -680,16 +685,16 @@ START_TEST(queries_refuse_points_off_the_world) {
     th_world *w = map_world(20, 10, 1);
     th_error err;
     th_bunker_def bd = {"b", 17, 4, 18, 5, 0};
-    ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), 0);
     th_destination goal = {2, 2, 0};
-    ck_assert_int_eq(th_world_add_destinations(w, &goal, 1, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_destinations(w, &goal, 1, &err)), 0);
     th_world_step(w);
     th_vec2 dir, away, out[64];
     uint32_t count;
     /* on the world: real answers */
     ck_assert(th_world_flow(w, th_v2(5.5f, 5.5f), &dir));
     ck_assert(isfinite(th_world_cost_to_shelter(w, th_v2(5.5f, 5.5f))));
-    ck_assert_int_eq(th_world_nearest_bunker(w, th_v2(5.5f, 5.5f)), 0);
+    ck_assert_int_eq(IDX(th_world_nearest_bunker(w, th_v2(5.5f, 5.5f))), 0);
     ck_assert(th_world_wall_distance(w, th_v2(5.5f, 5.5f), &away) > 0.0f);
     const th_vec2 bad[] = {{NAN, 5},   {5, NAN},   {INFINITY, 5}, {-INFINITY, 5}, {-0.5f, 5},
                            {20.0f, 5}, {5, 10.0f}, {5, -1e30f},   {3e38f, 3e38f}};
@@ -698,21 +703,22 @@ START_TEST(queries_refuse_points_off_the_world) {
         dir = th_v2(9, 9);
         ck_assert_msg(!th_world_flow(w, p, &dir) && dir.x == 0 && dir.y == 0, "flow %zu", i);
         dir = th_v2(9, 9);
-        ck_assert_msg(!th_world_bunker_flow(w, 0, p, &dir) && dir.x == 0 && dir.y == 0,
+        ck_assert_msg(!th_world_bunker_flow(w, BUNKER_ID(0), p, &dir) && dir.x == 0 && dir.y == 0,
                       "bunker flow %zu", i);
         dir = th_v2(9, 9);
-        ck_assert_msg(!th_world_destination_flow(w, 0, p, &dir) && dir.x == 0 && dir.y == 0,
+        ck_assert_msg(!th_world_destination_flow(w, FIELD_ID(0), p, &dir) && dir.x == 0 &&
+                          dir.y == 0,
                       "dest flow %zu", i);
         ck_assert_msg(isinf(th_world_cost_to_shelter(w, p)), "cost %zu", i);
-        ck_assert_msg(isinf(th_world_destination_cost(w, 0, p)), "dest cost %zu", i);
-        ck_assert_int_eq(th_world_nearest_bunker(w, p), -1);
+        ck_assert_msg(isinf(th_world_destination_cost(w, FIELD_ID(0), p)), "dest cost %zu", i);
+        ck_assert_int_eq(IDX(th_world_nearest_bunker(w, p)), -1);
         away = th_v2(9, 9);
         ck_assert_msg(th_world_wall_distance(w, p, &away) == 0.0f && away.x == 0 && away.y == 0,
                       "wall %zu", i);
         ck_assert_msg(!th_world_shelter_path(w, p, out, 64, &count, &err), "shelter path %zu", i);
         ck_assert_msg(strstr(err.message, "is not on the 20 x 10 m world") != NULL, "%s",
                       err.message);
-        ck_assert(!th_world_destination_path(w, 0, p, out, 64, &count, &err));
+        ck_assert(!th_world_destination_path(w, FIELD_ID(0), p, out, 64, &count, &err));
         ck_assert(!th_world_find_path(w, p, th_v2(5.5f, 5.5f), out, 64, &count, NULL, &err));
         ck_assert_msg(strstr(err.message, "is not on the") != NULL, "%s", err.message);
         ck_assert(!th_world_find_path(w, th_v2(5.5f, 5.5f), p, out, 64, &count, NULL, &err));
@@ -729,20 +735,20 @@ static th_world *hash_world(float sign_of_zero) {
     th_world *w = map_world(16, 8, 1);
     th_error err;
     th_bunker_def bd = {"b", 14, 1, 15, 2, 0};
-    ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), 0);
     th_crowd_def cd = th_default_crowd_def();
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 1);
     const float v[][4] = {{1.25f, 2.5f, -1.5f, 0.75f},
                           {3.0f, 4.0f, 2.0f, -3.0f},
                           {9.5f, 6.25f, -0.125f, -0.5f},
                           {12.0f, 1.0f, 0.0f, 0.0f}};
     for (uint32_t i = 0; i < 4; i++) {
-        ck_assert(th_world_add_agent(w, i % 2, th_v2(v[i][0], v[i][1]), th_v2(v[i][2], v[i][3]),
-                                     &err) == i);
+        ck_assert(th_world_add_agent(w, CROWD_ID(i % 2), th_v2(v[i][0], v[i][1]),
+                                     th_v2(v[i][2], v[i][3]), &err) == i);
     }
-    ck_assert(th_world_add_agent(w, 0, th_v2(7.0f, 7.0f), th_v2(sign_of_zero * 0.0f, 1.0f), &err) ==
-              4);
+    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(7.0f, 7.0f),
+                                 th_v2(sign_of_zero * 0.0f, 1.0f), &err) == 4);
     return w;
 }
 
@@ -765,10 +771,10 @@ START_TEST(hash_is_pinned_and_sees_signs) {
     th_world *orig = map_world(16, 8, 1);
     th_error err;
     th_crowd_def cd = th_default_crowd_def();
-    ck_assert_int_eq(th_world_add_crowd(flip, &cd, &err), 0);
-    ck_assert_int_eq(th_world_add_crowd(orig, &cd, &err), 0);
-    ck_assert(th_world_add_agent(flip, 0, th_v2(3, 3), th_v2(-1.5f, 0.5f), &err) == 0);
-    ck_assert(th_world_add_agent(orig, 0, th_v2(3, 3), th_v2(1.5f, 0.5f), &err) == 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(flip, &cd, &err)), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(orig, &cd, &err)), 0);
+    ck_assert(th_world_add_agent(flip, CROWD_ID(0), th_v2(3, 3), th_v2(-1.5f, 0.5f), &err) == 0);
+    ck_assert(th_world_add_agent(orig, CROWD_ID(0), th_v2(3, 3), th_v2(1.5f, 0.5f), &err) == 0);
     ck_assert_uint_ne(th_world_hash(flip), th_world_hash(orig));
     th_world_destroy(flip);
     th_world_destroy(orig);
@@ -786,14 +792,14 @@ START_TEST(leader_cone_edge_is_in_front) {
     th_error err;
     th_world *w = th_world_create(&wd, &err);
     th_target_def t = {.kind = TH_TARGET_POINT, .position = th_v2(90, 10)};
-    ck_assert_int_eq(th_world_add_target(w, &t, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_target(w, &t, &err)), 0);
     th_crowd_def cd = th_default_crowd_def();
-    cd.target = 0;
+    cd.target = TARGET_ID(0);
     cd.lead_fov_deg = 0.001f;
     cd.lead_radius = 5.0f;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
-    th_agent_id back = th_world_add_agent(w, 0, th_v2(10, 10), th_v2(1, 0), &err);
-    th_agent_id front = th_world_add_agent(w, 0, th_v2(12, 10), th_v2(1, 0), &err);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    th_agent_id back = th_world_add_agent(w, CROWD_ID(0), th_v2(10, 10), th_v2(1, 0), &err);
+    th_agent_id front = th_world_add_agent(w, CROWD_ID(0), th_v2(12, 10), th_v2(1, 0), &err);
     th_world_step(w);
     th_agent_state a, b;
     ck_assert(th_world_get_agent(w, back, &a) && th_world_get_agent(w, front, &b));
@@ -811,18 +817,19 @@ START_TEST(squad_arrival_has_hysteresis) {
     th_world *w = map_world(20, 12, 1);
     th_error err;
     th_crowd_def cd = th_default_crowd_def();
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     th_squad_def sd = th_default_squad_def();
+    sd.crowd = CROWD_ID(0);
     sd.count = 1;
     sd.start = th_v2(5.5f, 5.5f);
     sd.goal = th_v2(10.5f, 5.5f);
     sd.tolerance = 0.4f;
-    ck_assert_int_eq(th_world_add_squad(w, &sd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_squad(w, &sd, &err)), 0);
     th_squad_info q;
     int s = 0;
     for (; s < 3000; s++) {
         th_world_step(w);
-        ck_assert(th_world_get_squad(w, 0, &q));
+        ck_assert(th_world_get_squad(w, SQUAD_ID(0), &q));
         if (q.arrived) break;
     }
     ck_assert_msg(q.arrived, "the squad never arrived");
@@ -833,7 +840,7 @@ START_TEST(squad_arrival_has_hysteresis) {
     bool between = false;
     for (int k = 0; k < 120; k++) {
         th_world_step(w);
-        ck_assert(th_world_get_squad(w, 0, &q));
+        ck_assert(th_world_get_squad(w, SQUAD_ID(0), &q));
         /* one member: the mean error is the worst member's distance */
         ck_assert_msg(q.error <= 3.0f * sd.tolerance, "step %d: error %g beyond 3 tolerances", k,
                       (double)q.error);
@@ -887,12 +894,12 @@ START_TEST(candidates_exclude_the_agent_itself) {
     th_error err;
     th_world *w = th_world_create(&wd, &err);
     th_crowd_def cd = th_default_crowd_def();
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
-    ck_assert(th_world_add_agent(w, 0, th_v2(50.0f, 50.0f), th_v2(0, 0), &err) == 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(50.0f, 50.0f), th_v2(0, 0), &err) == 0);
     th_world_step(w);
     ck_assert(th_world_get_stats(w).mean_candidates == 0.0);
-    ck_assert(th_world_add_agent(w, 0, th_v2(50.01f, 50.0f), th_v2(0, 0), &err) == 1);
-    ck_assert(th_world_add_agent(w, 0, th_v2(50.0f, 50.01f), th_v2(0, 0), &err) == 2);
+    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(50.01f, 50.0f), th_v2(0, 0), &err) == 1);
+    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(50.0f, 50.01f), th_v2(0, 0), &err) == 2);
     th_world_step(w);
     th_world_stats st = th_world_get_stats(w);
     ck_assert_msg(st.mean_candidates == 2.0, "%g candidates per agent", st.mean_candidates);
@@ -910,9 +917,11 @@ START_TEST(wall_bounce_reflects_velocity) {
     th_world *w = th_world_create(&wd, &err);
     th_crowd_def cd = th_default_crowd_def();
     cd.separation_weight = cd.alignment_weight = cd.cohesion_weight = 0.0f;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
-    th_agent_id west = th_world_add_agent(w, 0, th_v2(0.01f, 50.0f), th_v2(-4.0f, 0.0f), &err);
-    th_agent_id south = th_world_add_agent(w, 0, th_v2(50.0f, 0.01f), th_v2(0.0f, -4.0f), &err);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    th_agent_id west =
+        th_world_add_agent(w, CROWD_ID(0), th_v2(0.01f, 50.0f), th_v2(-4.0f, 0.0f), &err);
+    th_agent_id south =
+        th_world_add_agent(w, CROWD_ID(0), th_v2(50.0f, 0.01f), th_v2(0.0f, -4.0f), &err);
     th_world_step(w);
     th_agent_state a, b;
     ck_assert(th_world_get_agent(w, west, &a) && th_world_get_agent(w, south, &b));
@@ -932,16 +941,16 @@ START_TEST(stranded_counts_every_chunk) {
     for (int32_t y = 0; y < 20; y++) /* a wall down column 20 splits the map */
         ck_assert(th_world_set_cell(w, 20, y, TH_CELL_WALL, 1, &err));
     th_bunker_def bd = {"b", 35, 5, 36, 6, 0};
-    ck_assert_int_eq(th_world_add_bunker(w, &bd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), 0);
     th_crowd_def cd = th_default_crowd_def();
     cd.behavior = TH_BEHAVIOR_FLEE;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     uint64_t rng = 3;
     const uint32_t n = 3 * 512 + 17;
     for (uint32_t i = 0; i < n; i++) {
         th_vec2 p = th_v2(1.0f + (float)(splitmix64(&rng) % 18000) / 1000.0f,
                           1.0f + (float)(splitmix64(&rng) % 18000) / 1000.0f);
-        ck_assert(th_world_add_agent(w, 0, p, th_v2(0, 0), &err) != TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err) != TH_INVALID_AGENT);
     }
     th_world_step(w);
     ck_assert_uint_eq(th_world_get_stats(w).stranded, n);
@@ -959,12 +968,12 @@ START_TEST(intercept_aims_at_the_horizon) {
     th_world *w = th_world_create(&wd, &err);
     th_target_def t = {
         .kind = TH_TARGET_POINT, .position = th_v2(60, 50), .velocity = th_v2(0, 900)};
-    ck_assert_int_eq(th_world_add_target(w, &t, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_target(w, &t, &err)), 0);
     th_crowd_def cd = th_default_crowd_def();
-    cd.target = 0;
+    cd.target = TARGET_ID(0);
     cd.pursuit = TH_PURSUIT_INTERCEPT;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
-    th_agent_id id = th_world_add_agent(w, 0, th_v2(10, 50), th_v2(0, 0), &err);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    th_agent_id id = th_world_add_agent(w, CROWD_ID(0), th_v2(10, 50), th_v2(0, 0), &err);
     th_world_step(w);
     th_agent_state a;
     ck_assert(th_world_get_agent(w, id, &a) && a.leader);
@@ -984,14 +993,14 @@ START_TEST(path_target_stops_at_its_end) {
     th_world *w = th_world_create(&wd, &err);
     th_vec2 pts[2] = {{10, 10}, {12, 10}};
     th_target_def t = {.kind = TH_TARGET_PATH, .points = pts, .point_count = 2, .speed = 1.0f};
-    ck_assert_int_eq(th_world_add_target(w, &t, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_target(w, &t, &err)), 0);
     th_crowd_def cd = th_default_crowd_def();
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
-    ck_assert(th_world_add_agent(w, 0, th_v2(50, 50), th_v2(0, 0), &err) == 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(50, 50), th_v2(0, 0), &err) == 0);
     th_vec2 pos, vel;
     for (int s = 0; s < 14; s++) { /* 3.5 s: the 2 m path ends at 2 s */
         th_world_step(w);
-        ck_assert(th_world_target_state(w, 0, &pos, &vel));
+        ck_assert(th_world_target_state(w, TARGET_ID(0), &pos, &vel));
         double travelled = 0.25 * s; /* as of the start of the step */
         if (travelled >= 2.0) {
             ck_assert_msg(pos.x == 12.0f && pos.y == 10.0f && vel.x == 0.0f && vel.y == 0.0f,
@@ -1011,10 +1020,10 @@ START_TEST(validation_counts_removed_and_catches_speed) {
     th_error err;
     th_world *w = th_world_create(&wd, &err);
     th_crowd_def cd = th_default_crowd_def();
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     for (int i = 0; i < 5; i++)
-        ck_assert(th_world_add_agent(w, 0, th_v2(10.0f + 10.0f * (float)i, 50), th_v2(1, 0),
-                                     &err) != TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(10.0f + 10.0f * (float)i, 50),
+                                     th_v2(1, 0), &err) != TH_INVALID_AGENT);
     th_world_set_validation(w, true);
     ck_assert(th_world_remove_agent(w, 2, &err));
     th_world_step(w);
@@ -1056,19 +1065,20 @@ START_TEST(squad_arrives_within_tolerance) {
     th_world *w = map_world(40, 12, 1);
     th_error err;
     th_crowd_def cd = th_default_crowd_def();
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     th_squad_def sd = th_default_squad_def();
+    sd.crowd = CROWD_ID(0);
     sd.count = 1;
     sd.start = th_v2(3.5f, 5.5f);
     sd.goal = th_v2(35.5f, 5.5f);
     sd.speed = 3.0f;
     sd.tolerance = 0.02f;
-    ck_assert_int_eq(th_world_add_squad(w, &sd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_squad(w, &sd, &err)), 0);
     th_squad_info q;
     float worst_lag = 0.0f;
     for (int s = 0; s < 6000; s++) {
         th_world_step(w);
-        ck_assert(th_world_get_squad(w, 0, &q));
+        ck_assert(th_world_get_squad(w, SQUAD_ID(0), &q));
         worst_lag = fmaxf(worst_lag, q.error);
         if (q.arrived) break;
     }

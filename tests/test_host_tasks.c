@@ -223,7 +223,8 @@ static void *meddling_enqueue(th_task_fn *task, uint32_t items, uint32_t min_ran
     meddler *m = user;
     if (m->w) {
         th_error err = {{0}};
-        if (th_world_add_agent(m->w, 0, th_v2(5, 5), th_v2(0, 0), &err) == TH_INVALID_AGENT &&
+        if (th_world_add_agent(m->w, CROWD_ID(0), th_v2(5, 5), th_v2(0, 0), &err) ==
+                TH_INVALID_AGENT &&
             strstr(err.message, "during the world's own step"))
             m->refused++;
         if (!th_world_remove_agent(m->w, 0, &err)) m->refused++;
@@ -245,9 +246,10 @@ START_TEST(calls_from_inside_a_step_are_refused) {
     th_world *w = th_world_create(&wd, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
     th_crowd_def cd = th_default_crowd_def();
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     for (int i = 0; i < 50; i++) {
-        ck_assert(th_world_add_agent(w, 0, th_v2(10.0f + (float)(i % 10), 10.0f + (float)(i / 10)),
+        ck_assert(th_world_add_agent(w, CROWD_ID(0),
+                                     th_v2(10.0f + (float)(i % 10), 10.0f + (float)(i / 10)),
                                      th_v2(1, 0), &err) != TH_INVALID_AGENT);
     }
     /* Between steps every call works and no hook is heard. */

@@ -52,13 +52,13 @@ static th_world *make_world(uint32_t threads, bool wrap, uint32_t agents, uint64
     th_world *w = th_world_create(&wd, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
     th_crowd_def cd = th_default_crowd_def();
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     uint64_t s = seed;
     for (uint32_t i = 0; i < agents; i++) {
         float x = (float)((double)(splitmix64(&s) >> 11) * 0x1p-53 * W_WIDTH);
         float y = (float)((double)(splitmix64(&s) >> 11) * 0x1p-53 * W_HEIGHT);
         double h = (double)(splitmix64(&s) >> 11) * 0x1p-53 * 6.283185307179586;
-        ck_assert(th_world_add_agent(w, 0, th_v2(x, y),
+        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(x, y),
                                      th_v2(3.5f * (float)cos(h), 3.5f * (float)sin(h)),
                                      &err) != TH_INVALID_AGENT);
     }
@@ -69,7 +69,7 @@ static th_world *make_world(uint32_t threads, bool wrap, uint32_t agents, uint64
         {"sliver", 33.01f, 2.0f, 33.02f, 2.01f}, /* almost always empty */
     };
     for (uint32_t i = 0; i < sizeof areas / sizeof areas[0]; i++) {
-        ck_assert_int_eq(th_world_add_measure_area(w, &areas[i], &err), (int)i);
+        ck_assert_int_eq(IDX(th_world_add_measure_area(w, &areas[i], &err)), (int)i);
     }
     const th_measure_line_def lines[] = {
         {"mid", th_v2(20.123f, 0.0f), th_v2(20.123f, W_HEIGHT), 0.0f},
@@ -79,7 +79,7 @@ static th_world *make_world(uint32_t threads, bool wrap, uint32_t agents, uint64
         {"short", th_v2(11.1f, 13.7f), th_v2(14.3f, 15.9f), 0.0f},
     };
     for (uint32_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-        ck_assert_int_eq(th_world_add_measure_line(w, &lines[i], &err), (int)i);
+        ck_assert_int_eq(IDX(th_world_add_measure_line(w, &lines[i], &err)), (int)i);
     }
     return w;
 }
@@ -90,7 +90,7 @@ static void check_areas(const th_world *w) {
     th_agent_view v = th_world_agents(w);
     for (uint32_t i = 0; i < th_world_measure_area_count(w); i++) {
         th_measure_area_info a;
-        ck_assert(th_world_measure_area(w, i, &a));
+        ck_assert(th_world_measure_area(w, AREA_ID(i), &a));
         uint32_t n = 0;
         double sum = 0.0;
         for (uint32_t k = 0; k < v.count; k++) {
@@ -121,7 +121,7 @@ START_TEST(areas_match_brute_force) {
             check_areas(w);
         }
         th_measure_area_info whole;
-        ck_assert(th_world_measure_area(w, 2, &whole));
+        ck_assert(th_world_measure_area(w, AREA_ID(2), &whole));
         ck_assert_uint_eq(whole.count, 600);
         th_world_destroy(w);
     }
@@ -154,7 +154,7 @@ static void check_lines_against_reference(bool wrap, uint64_t seed) {
     th_world *w = make_world(2, wrap, AGENTS, seed);
     uint32_t nl = th_world_measure_line_count(w);
     th_measure_line_info li[8];
-    for (uint32_t l = 0; l < nl; l++) ck_assert(th_world_measure_line(w, l, &li[l]));
+    for (uint32_t l = 0; l < nl; l++) ck_assert(th_world_measure_line(w, LINE_ID(l), &li[l]));
     static float qx[AGENTS], qy[AGENTS];
     for (th_agent_id id = 0; id < AGENTS; id++) {
         th_agent_state a;
@@ -195,7 +195,7 @@ static void check_lines_against_reference(bool wrap, uint64_t seed) {
         }
         for (uint32_t l = 0; l < nl; l++) {
             th_measure_line_info got;
-            ck_assert(th_world_measure_line(w, l, &got));
+            ck_assert(th_world_measure_line(w, LINE_ID(l), &got));
             line_ref *r = &ref[l];
             int32_t net = (int32_t)r->forward - (int32_t)r->backward;
             r->total += net;
@@ -218,12 +218,12 @@ static void check_lines_against_reference(bool wrap, uint64_t seed) {
     /* The test means something only if agents did cross, both ways. */
     ck_assert_uint_gt(crossings, 100);
     th_measure_line_info mid;
-    ck_assert(th_world_measure_line(w, 0, &mid));
+    ck_assert(th_world_measure_line(w, LINE_ID(0), &mid));
     ck_assert_uint_gt(mid.forward_total, 0);
     ck_assert_uint_gt(mid.backward_total, 0);
     if (wrap) {
         th_measure_line_info seam;
-        ck_assert(th_world_measure_line(w, 1, &seam));
+        ck_assert(th_world_measure_line(w, LINE_ID(1), &seam));
         ck_assert_uint_gt(seam.forward_total + seam.backward_total, 0);
     }
     th_world_destroy(w);
@@ -249,23 +249,24 @@ START_TEST(lone_agent_laps_count_once_per_lap) {
         th_world *w = th_world_create(&wd, NULL);
         ck_assert_ptr_nonnull(w);
         th_crowd_def cd = th_default_crowd_def();
-        ck_assert_int_eq(th_world_add_crowd(w, &cd, NULL), 0);
-        ck_assert(th_world_add_agent(w, 0, th_v2(1.0f, 5.0f), th_v2(2.0f * dir, 0.0f), NULL) == 0);
+        ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, NULL)), 0);
+        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(1.0f, 5.0f), th_v2(2.0f * dir, 0.0f),
+                                     NULL) == 0);
         th_measure_line_def north = {"north", th_v2(10.5f, 0.0f), th_v2(10.5f, 10.0f), 1.0f};
         th_measure_line_def south = {"south", th_v2(15.5f, 10.0f), th_v2(15.5f, 0.0f), 1.0f};
         th_measure_line_def seam = {"seam", th_v2(0.0f, 0.0f), th_v2(0.0f, 10.0f), 1.0f};
-        ck_assert_int_eq(th_world_add_measure_line(w, &north, NULL), 0);
-        ck_assert_int_eq(th_world_add_measure_line(w, &south, NULL), 1);
-        ck_assert_int_eq(th_world_add_measure_line(w, &seam, NULL), 2);
+        ck_assert_int_eq(IDX(th_world_add_measure_line(w, &north, NULL)), 0);
+        ck_assert_int_eq(IDX(th_world_add_measure_line(w, &south, NULL)), 1);
+        ck_assert_int_eq(IDX(th_world_add_measure_line(w, &seam, NULL)), 2);
         /* 2 m/s over 20 m: a lap is 200 steps; 5 laps. */
         for (int s = 0; s < 1000; s++) th_world_step(w);
         th_agent_state a;
         ck_assert(th_world_get_agent(w, 0, &a));
         ck_assert_float_eq_tol(fabsf(a.velocity.x), 2.0f, 1e-4f);
         th_measure_line_info n, so, se;
-        th_world_measure_line(w, 0, &n);
-        th_world_measure_line(w, 1, &so);
-        th_world_measure_line(w, 2, &se);
+        th_world_measure_line(w, LINE_ID(0), &n);
+        th_world_measure_line(w, LINE_ID(1), &so);
+        th_world_measure_line(w, LINE_ID(2), &se);
         ck_assert_int_eq(n.crossed_total, 5 * dir);
         ck_assert_int_eq(so.crossed_total, -5 * dir); /* drawn southward: east is negative */
         ck_assert_int_eq(se.crossed_total, 5 * dir);
@@ -286,13 +287,13 @@ START_TEST(new_agent_crossing_counts) {
     th_crowd_def cd = th_default_crowd_def();
     th_world_add_crowd(w, &cd, NULL);
     th_measure_line_def l = {"l", th_v2(10.0f, 0.0f), th_v2(10.0f, 10.0f), 0.0f};
-    ck_assert_int_eq(th_world_add_measure_line(w, &l, NULL), 0);
+    ck_assert_int_eq(IDX(th_world_add_measure_line(w, &l, NULL)), 0);
     th_world_step(w);
     /* 3 m/s east for 1/60 s from 0.02 m west of the line. */
-    ck_assert(th_world_add_agent(w, 0, th_v2(9.98f, 5.0f), th_v2(3.0f, 0.0f), NULL) == 0);
+    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(9.98f, 5.0f), th_v2(3.0f, 0.0f), NULL) == 0);
     th_world_step(w);
     th_measure_line_info li;
-    th_world_measure_line(w, 0, &li);
+    th_world_measure_line(w, LINE_ID(0), &li);
     ck_assert_int_eq(li.crossed, 1);
     ck_assert_uint_eq(li.forward, 1);
     /* Flow over the 2 steps seen so far (window 1 s = 60 steps). */
@@ -314,14 +315,14 @@ static void take(const th_world *w, snapshot *s) {
     memset(s, 0, sizeof *s);
     for (uint32_t i = 0; i < th_world_measure_area_count(w); i++) {
         th_measure_area_info a;
-        th_world_measure_area(w, i, &a);
+        th_world_measure_area(w, AREA_ID(i), &a);
         s->count[i] = a.count;
         s->density[i] = a.density;
         s->speed[i] = a.mean_speed;
     }
     for (uint32_t i = 0; i < th_world_measure_line_count(w); i++) {
         th_measure_line_info l;
-        th_world_measure_line(w, i, &l);
+        th_world_measure_line(w, LINE_ID(i), &l);
         s->total[i] = l.crossed_total;
         s->fwd[i] = l.forward;
         s->bwd[i] = l.backward;
@@ -365,7 +366,7 @@ START_TEST(measuring_changes_nothing) {
     for (th_agent_id id = 0; id < v.count; id++) {
         th_agent_state a;
         th_world_get_agent(m, id, &a);
-        ck_assert(th_world_add_agent(p, 0, a.position, a.velocity, NULL) == id);
+        ck_assert(th_world_add_agent(p, CROWD_ID(0), a.position, a.velocity, NULL) == id);
     }
     for (int s = 0; s < 50; s++) {
         th_world_step(m);
@@ -425,7 +426,7 @@ START_TEST(api_refuses_bad_measures) {
         {{"a,b", 0.0f, 0.0f, 1.0f, 1.0f}, "only letters"},
     };
     for (size_t i = 0; i < sizeof bad_areas / sizeof bad_areas[0]; i++) {
-        ck_assert_int_eq(th_world_add_measure_area(w, &bad_areas[i].d, &err), -1);
+        ck_assert_int_eq(IDX(th_world_add_measure_area(w, &bad_areas[i].d, &err)), -1);
         ck_assert_msg(strstr(err.message, bad_areas[i].msg), "case %zu: %s", i, err.message);
     }
     const struct {
@@ -441,28 +442,28 @@ START_TEST(api_refuses_bad_measures) {
         {{"l", th_v2(1, 1), th_v2(2, 1), 1200}, "more than 65536"}, /* 72,000 steps of 1/60 s */
     };
     for (size_t i = 0; i < sizeof bad_lines / sizeof bad_lines[0]; i++) {
-        ck_assert_int_eq(th_world_add_measure_line(w, &bad_lines[i].d, &err), -1);
+        ck_assert_int_eq(IDX(th_world_add_measure_line(w, &bad_lines[i].d, &err)), -1);
         ck_assert_msg(strstr(err.message, bad_lines[i].msg), "case %zu: %s", i, err.message);
     }
     ck_assert_uint_eq(th_world_measure_area_count(w), 0);
     ck_assert_uint_eq(th_world_measure_line_count(w), 0);
-    ck_assert_int_eq(th_world_add_measure_area(w, &(th_measure_area_def){"x", 0, 0, 10, 8}, &err),
-                     0);
-    ck_assert_int_eq(th_world_add_measure_line(
-                         w, &(th_measure_line_def){"x", th_v2(0, 0), th_v2(10, 8), 0}, &err),
+    ck_assert_int_eq(
+        IDX(th_world_add_measure_area(w, &(th_measure_area_def){"x", 0, 0, 10, 8}, &err)), 0);
+    ck_assert_int_eq(IDX(th_world_add_measure_line(
+                         w, &(th_measure_line_def){"x", th_v2(0, 0), th_v2(10, 8), 0}, &err)),
                      -1);
     ck_assert_ptr_nonnull(strstr(err.message, "used twice"));
-    ck_assert_int_eq(th_world_add_measure_line(
-                         w, &(th_measure_line_def){"y", th_v2(0, 0), th_v2(10, 8), 0}, &err),
+    ck_assert_int_eq(IDX(th_world_add_measure_line(
+                         w, &(th_measure_line_def){"y", th_v2(0, 0), th_v2(10, 8), 0}, &err)),
                      0);
     th_measure_area_info a;
     th_measure_line_info l;
-    ck_assert(!th_world_measure_area(w, 1, &a));
-    ck_assert(!th_world_measure_line(w, 1, &l));
-    ck_assert(th_world_measure_area(w, 0, &a));
+    ck_assert(!th_world_measure_area(w, AREA_ID(1), &a));
+    ck_assert(!th_world_measure_line(w, LINE_ID(1), &l));
+    ck_assert(th_world_measure_area(w, AREA_ID(0), &a));
     ck_assert_uint_eq(a.count, 0);
     ck_assert(isnan(a.mean_speed));
-    ck_assert(th_world_measure_line(w, 0, &l));
+    ck_assert(th_world_measure_line(w, LINE_ID(0), &l));
     ck_assert_uint_eq(l.window_steps, 60); /* 1 s default at 1/60 s */
     ck_assert_double_eq(l.flow, 0.0);
     th_world_destroy(w);
@@ -568,8 +569,8 @@ START_TEST(scene_measure_builds_the_same_as_the_api) {
     ck_assert_uint_eq(th_world_measure_line_count(w), 1);
     th_measure_area_info a;
     th_measure_line_info l;
-    th_world_measure_area(w, 0, &a);
-    th_world_measure_line(w, 0, &l);
+    th_world_measure_area(w, AREA_ID(0), &a);
+    th_world_measure_line(w, LINE_ID(0), &l);
     ck_assert_str_eq(a.name, "c");
     ck_assert(a.x0 == 10.0f && a.y0 == 5.0f && a.x1 == 30.0f && a.y1 == 15.0f);
     ck_assert_str_eq(l.name, "l");
@@ -640,8 +641,8 @@ START_TEST(trajectory_files_round_trip) {
         }
         th_measure_area_info a;
         th_measure_line_info l;
-        th_world_measure_area(w, 0, &a);
-        th_world_measure_line(w, 0, &l);
+        th_world_measure_area(w, AREA_ID(0), &a);
+        th_world_measure_line(w, LINE_ID(0), &l);
         box[ns] = a.count;
         cut[ns] = l.crossed_total;
         ns++;
@@ -671,7 +672,7 @@ START_TEST(trajectory_files_round_trip) {
             ck_assert_uint_eq(strtoull(fld[0], NULL, 10), samples[si].step);
             ck_assert_double_eq_tol(strtod(fld[1], NULL), samples[si].step * dt, 1e-9);
             ck_assert_uint_eq(strtoul(fld[2], NULL, 10), a->id);
-            ck_assert_uint_eq(strtoul(fld[3], NULL, 10), a->crowd);
+            ck_assert_int_eq((int)strtol(fld[3], NULL, 10), IDX(a->crowd));
             ck_assert_msg(
                 float_exact(fld[4], a->position.x) && float_exact(fld[5], a->position.y) &&
                     float_exact(fld[6], a->velocity.x) && float_exact(fld[7], a->velocity.y),

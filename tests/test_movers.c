@@ -158,10 +158,10 @@ static void wall_follow_matches_reference(bool ped, bool right, uint64_t seed) {
     d.goal.kind = TH_GOAL_WALL_FOLLOW;
     d.goal.hand = right ? TH_HAND_RIGHT : TH_HAND_LEFT;
     th_error err;
-    const int crowd = th_world_add_crowd(w, &d, &err);
+    const int crowd = IDX(th_world_add_crowd(w, &d, &err));
     ck_assert_msg(crowd >= 0, "%s", err.message);
     const th_agent_id id =
-        th_world_add_agent(w, (uint32_t)crowd, th_v2(1.5f, 1.5f), th_v2(0, 0), &err);
+        th_world_add_agent(w, CROWD_ID(crowd), th_v2(1.5f, 1.5f), th_v2(0, 0), &err);
     ck_assert_uint_ne(id, TH_INVALID_AGENT);
     /* A cell a second is slow for both models; 4x that is the budget. */
     const int n = walk_cells(w, id, W, got, want, want * 4 * 60);
@@ -211,12 +211,12 @@ static void crash_and_turn_goes_round(bool ped, bool right) {
     d.goal.heading = th_v2(2.0f, 0.0f);
     d.goal.hand = right ? TH_HAND_RIGHT : TH_HAND_LEFT;
     th_error err;
-    const int crowd = th_world_add_crowd(w, &d, &err);
+    const int crowd = IDX(th_world_add_crowd(w, &d, &err));
     ck_assert_msg(crowd >= 0, "%s", err.message);
     th_agent_id ids[4];
     for (int i = 0; i < 4; i++) {
         ids[i] = th_world_add_agent(
-            w, (uint32_t)crowd, th_v2(3.5f + 2.0f * (float)i, 8.5f + (float)i), th_v2(0, 0), &err);
+            w, CROWD_ID(crowd), th_v2(3.5f + 2.0f * (float)i, 8.5f + (float)i), th_v2(0, 0), &err);
         ck_assert_uint_ne(ids[i], TH_INVALID_AGENT);
     }
     float min_y[4], max_y[4];
@@ -327,10 +327,10 @@ START_TEST(crash_and_turn_visits_the_reference_cells) {
         d.goal.heading = th_v2(1.0f, 0.0f);
         d.goal.hand = right ? TH_HAND_RIGHT : TH_HAND_LEFT;
         th_error err;
-        const int crowd = th_world_add_crowd(w, &d, &err);
+        const int crowd = IDX(th_world_add_crowd(w, &d, &err));
         ck_assert_msg(crowd >= 0, "%s", err.message);
         const th_agent_id id =
-            th_world_add_agent(w, (uint32_t)crowd, th_v2(1.5f, (float)y + 0.5f), th_v2(0, 0), &err);
+            th_world_add_agent(w, CROWD_ID(crowd), th_v2(1.5f, (float)y + 0.5f), th_v2(0, 0), &err);
         const int n = walk_cells(w, id, W, got, want, want * 4 * 60);
         ck_assert_msg(n == want, "trial %d: %d cells of %d", trial, n, want);
         for (int i = 0; i < want; i++) {
@@ -380,19 +380,19 @@ static void breadcrumbs_keep_to_the_trail(bool ped) {
     const th_vec2 L[3] = {th_v2(3.5f, 36.0f), th_v2(3.5f, 3.5f), th_v2(36.0f, 3.5f)};
     th_target_def td = {.kind = TH_TARGET_PATH, .points = L, .point_count = 3, .speed = 2.5f};
     th_error err;
-    const int t = th_world_add_target(w, &td, &err);
+    const int t = IDX(th_world_add_target(w, &td, &err));
     ck_assert_msg(t >= 0, "%s", err.message);
     th_crowd_def d = model_def(ped);
     d.goal.kind = TH_GOAL_BREADCRUMBS;
-    d.goal.target = (uint32_t)t;
+    d.goal.target = TARGET_ID(t);
     d.goal.spacing = 2.0f;
     d.goal.trail = 64;
-    const int crowd = th_world_add_crowd(w, &d, &err);
+    const int crowd = IDX(th_world_add_crowd(w, &d, &err));
     ck_assert_msg(crowd >= 0, "%s", err.message);
     enum { N = 5 };
     th_agent_id ids[N];
     for (int i = 0; i < N; i++) {
-        ids[i] = th_world_add_agent(w, (uint32_t)crowd, th_v2(3.5f, 36.6f + 0.4f * (float)i),
+        ids[i] = th_world_add_agent(w, CROWD_ID(crowd), th_v2(3.5f, 36.6f + 0.4f * (float)i),
                                     th_v2(0, 0), &err);
         ck_assert_uint_ne(ids[i], TH_INVALID_AGENT);
     }
@@ -409,7 +409,7 @@ static void breadcrumbs_keep_to_the_trail(bool ped) {
             if (dist > worst) worst = dist;
         }
         /* The ring holds at most `trail` crumbs, every one on the L. */
-        const uint32_t held = th_world_breadcrumbs(w, (uint32_t)crowd, crumbs, 64);
+        const uint32_t held = th_world_breadcrumbs(w, CROWD_ID(crowd), crumbs, 64);
         ck_assert_uint_le(held, 64);
         for (uint32_t k = 0; k < held; k++) {
             CHECK(fminf(seg_dist(crumbs[k], L[0], L[1]), seg_dist(crumbs[k], L[1], L[2])) < 1e-3f);
@@ -440,13 +440,13 @@ START_TEST(breadcrumb_ring_keeps_the_newest_crumbs_a_spacing_apart) {
     th_target_def td = {
         .kind = TH_TARGET_POINT, .position = {1.0f, 50.0f}, .velocity = {2.0f, 0.0f}};
     th_error err;
-    const int t = th_world_add_target(w, &td, &err);
+    const int t = IDX(th_world_add_target(w, &td, &err));
     th_crowd_def d = th_default_crowd_def();
     d.goal = (th_goal_def){
-        .kind = TH_GOAL_BREADCRUMBS, .target = (uint32_t)t, .spacing = 1.0f, .trail = 8};
-    const int crowd = th_world_add_crowd(w, &d, &err);
+        .kind = TH_GOAL_BREADCRUMBS, .target = TARGET_ID(t), .spacing = 1.0f, .trail = 8};
+    const int crowd = IDX(th_world_add_crowd(w, &d, &err));
     ck_assert_msg(crowd >= 0, "%s", err.message);
-    ck_assert_uint_eq(th_world_breadcrumbs(w, (uint32_t)crowd, NULL, 0), 0);
+    ck_assert_uint_eq(th_world_breadcrumbs(w, CROWD_ID(crowd), NULL, 0), 0);
     th_vec2 c[8], ref[700];
     uint32_t nref = 0;
     for (int s = 1; s <= 600; s++) {
@@ -454,9 +454,9 @@ START_TEST(breadcrumb_ring_keeps_the_newest_crumbs_a_spacing_apart) {
         /* The rule, replayed on the target's positions: a crumb where it was at the step's
          * start, once a metre or more from the last. */
         th_vec2 pos;
-        ck_assert(th_world_target_state(w, (uint32_t)t, &pos, NULL));
+        ck_assert(th_world_target_state(w, TARGET_ID(t), &pos, NULL));
         if (nref == 0 || th_v2_len(th_v2_sub(pos, ref[nref - 1])) >= 1.0f) ref[nref++] = pos;
-        const uint32_t held = th_world_breadcrumbs(w, (uint32_t)crowd, c, 8);
+        const uint32_t held = th_world_breadcrumbs(w, CROWD_ID(crowd), c, 8);
         ck_assert_uint_eq(held, nref < 8 ? nref : 8);
         for (uint32_t k = 0; k < held; k++) {
             CHECK(c[k].x == ref[nref - held + k].x && c[k].y == ref[nref - held + k].y);
@@ -467,7 +467,7 @@ START_TEST(breadcrumb_ring_keeps_the_newest_crumbs_a_spacing_apart) {
             }
         }
     }
-    ck_assert_uint_eq(th_world_breadcrumbs(w, (uint32_t)crowd, c, 8), 8);
+    ck_assert_uint_eq(th_world_breadcrumbs(w, CROWD_ID(crowd), c, 8), 8);
     ck_assert_float_gt(c[0].x, 10.0f); /* the oldest were overwritten */
     th_world_destroy(w);
 }
@@ -541,7 +541,7 @@ START_TEST(next_hop_table_matches_floyd_warshall_on_random_graphs) {
         cd.goal.edge_count = ec;
         cd.goal.destination = (uint32_t)(splitmix64(&rs) % (uint64_t)n);
         th_error err;
-        const int crowd = th_world_add_crowd(w, &cd, &err);
+        const int crowd = IDX(th_world_add_crowd(w, &cd, &err));
         ck_assert_msg(crowd >= 0, "%s", err.message);
         /* The world keeps its own copies. */
         memset(nodes, 0xff, sizeof *nodes * (size_t)n);
@@ -551,7 +551,7 @@ START_TEST(next_hop_table_matches_floyd_warshall_on_random_graphs) {
             for (int j = 0; j < n; j++) {
                 uint32_t hop;
                 float cost;
-                const bool ok = th_world_waypoint_hop(w, (uint32_t)crowd, (uint32_t)i, (uint32_t)j,
+                const bool ok = th_world_waypoint_hop(w, CROWD_ID(crowd), (uint32_t)i, (uint32_t)j,
                                                       &hop, &cost);
                 CHECK_MSG(ok == isfinite(d[i * n + j]), "n %d: %d -> %d reachable %d, reference %g",
                           n, i, j, ok, d[i * n + j]);
@@ -565,7 +565,7 @@ START_TEST(next_hop_table_matches_floyd_warshall_on_random_graphs) {
                 double walked = 0.0;
                 while (a != j && hops <= n) {
                     uint32_t h;
-                    ck_assert(th_world_waypoint_hop(w, (uint32_t)crowd, (uint32_t)a, (uint32_t)j,
+                    ck_assert(th_world_waypoint_hop(w, CROWD_ID(crowd), (uint32_t)a, (uint32_t)j,
                                                     &h, NULL));
                     CHECK_MSG((int)h == nxt[a * n + j],
                               "n %d: %d -> %d hops %d at %d, reference %d", n, i, j, h, a,
@@ -580,7 +580,7 @@ START_TEST(next_hop_table_matches_floyd_warshall_on_random_graphs) {
             }
         }
         ck_assert_int_ge(reachable, n);
-        ck_assert(!th_world_waypoint_hop(w, (uint32_t)crowd, (uint32_t)n, 0, NULL, NULL));
+        ck_assert(!th_world_waypoint_hop(w, CROWD_ID(crowd), (uint32_t)n, 0, NULL, NULL));
         th_world_destroy(w);
         free(nodes);
         free(edges);
@@ -605,14 +605,14 @@ START_TEST(waypoint_tables_are_shared_and_budgeted) {
     /* Four crowds, four destinations, one table: 65,536 pairs in all. */
     for (uint32_t k = 0; k < 4; k++) {
         d.goal.destination = 85 * k;
-        ck_assert_msg(th_world_add_crowd(w, &d, &err) == (int)k, "%s", err.message);
+        ck_assert_msg(IDX(th_world_add_crowd(w, &d, &err)) == (int)k, "%s", err.message);
     }
     for (uint32_t i = 0; i < 256; i += 17) {
         for (uint32_t j = 0; j < 256; j += 13) {
             uint32_t h0, h3;
             float c0, c3;
-            ck_assert(th_world_waypoint_hop(w, 0, i, j, &h0, &c0));
-            ck_assert(th_world_waypoint_hop(w, 3, i, j, &h3, &c3));
+            ck_assert(th_world_waypoint_hop(w, CROWD_ID(0), i, j, &h0, &c0));
+            ck_assert(th_world_waypoint_hop(w, CROWD_ID(3), i, j, &h3, &c3));
             ck_assert_uint_eq(h0, h3);
             ck_assert_float_eq(c0, c3);
         }
@@ -620,10 +620,10 @@ START_TEST(waypoint_tables_are_shared_and_budgeted) {
     /* Another graph (one node moved) would need a second table. */
     nodes[5].x += 0.5f;
     d.goal.destination = 0;
-    ck_assert_int_eq(th_world_add_crowd(w, &d, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &d, &err)), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "node pairs"));
     d.goal.node_count = 1;
-    ck_assert_int_eq(th_world_add_crowd(w, &d, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &d, &err)), -1);
     th_world_destroy(w);
 }
 END_TEST
@@ -659,20 +659,20 @@ static void waypoint_walkers_reach(bool ped) {
     d.goal.destination = 7;
     d.goal.radius = 1.0f;
     th_error err;
-    const int crowd = th_world_add_crowd(w, &d, &err);
+    const int crowd = IDX(th_world_add_crowd(w, &d, &err));
     ck_assert_msg(crowd >= 0, "%s", err.message);
     /* Automatic edges: the route from node 0 goes through the two gaps, the long way. */
     float cost;
-    ck_assert(th_world_waypoint_hop(w, (uint32_t)crowd, 0, 7, NULL, &cost));
+    ck_assert(th_world_waypoint_hop(w, CROWD_ID(crowd), 0, 7, NULL, &cost));
     ck_assert_float_gt(cost, 60.0f);
     uint32_t hop;
-    ck_assert(th_world_waypoint_hop(w, (uint32_t)crowd, 0, 7, &hop, NULL));
+    ck_assert(th_world_waypoint_hop(w, CROWD_ID(crowd), 0, 7, &hop, NULL));
     ck_assert(hop == 1 || hop == 2);
     const th_vec2 starts[4] = {th_v2(2.5f, 2.5f), th_v2(12.5f, 8.5f), th_v2(30.5f, 12.5f),
                                th_v2(8.5f, 17.5f)};
     th_agent_id ids[4];
     for (int i = 0; i < 4; i++) {
-        ids[i] = th_world_add_agent(w, (uint32_t)crowd, starts[i], th_v2(0, 0), &err);
+        ids[i] = th_world_add_agent(w, CROWD_ID(crowd), starts[i], th_v2(0, 0), &err);
         ck_assert_uint_ne(ids[i], TH_INVALID_AGENT);
     }
     for (int s = 0; s < 130 * 60; s++) th_world_step(w);
@@ -699,15 +699,15 @@ START_TEST(waypoint_walkers_enter_at_the_nearest_node_in_sight) {
     d.goal =
         (th_goal_def){.kind = TH_GOAL_WAYPOINTS, .nodes = nodes, .node_count = 4, .destination = 0};
     th_error err;
-    const int crowd = th_world_add_crowd(w, &d, &err);
+    const int crowd = IDX(th_world_add_crowd(w, &d, &err));
     ck_assert_msg(crowd >= 0, "%s", err.message);
     /* 0 -> 2 -> 3 (both see 1 too) -> ... : the hidden node is reached through the gap. */
     uint32_t hop;
-    ck_assert(th_world_waypoint_hop(w, (uint32_t)crowd, 1, 0, &hop, NULL));
+    ck_assert(th_world_waypoint_hop(w, CROWD_ID(crowd), 1, 0, &hop, NULL));
     ck_assert(hop == 2 || hop == 3);
     /* Moving west at the start, away from node 1: still node 1 from the first step on. */
     const th_agent_id id =
-        th_world_add_agent(w, (uint32_t)crowd, th_v2(6.5f, 2.5f), th_v2(-1, 0), &err);
+        th_world_add_agent(w, CROWD_ID(crowd), th_v2(6.5f, 2.5f), th_v2(-1, 0), &err);
     th_world_step(w);
     ck_assert_uint_eq(agent(w, id).waypoint, 1);
     ck_assert(!agent(w, id).stranded);
@@ -756,7 +756,7 @@ static th_world *mover_world(int mover, bool ped, uint32_t threads) {
         th_target_def td = {
             .kind = TH_TARGET_PATH, .points = path, .point_count = 4, .speed = 1.5f, .loop = true};
         d.goal.kind = TH_GOAL_BREADCRUMBS;
-        d.goal.target = (uint32_t)th_world_add_target(w, &td, &err);
+        d.goal.target = th_world_add_target(w, &td, &err);
         d.goal.trail = 32;
         break;
     }
@@ -767,7 +767,7 @@ static th_world *mover_world(int mover, bool ped, uint32_t threads) {
         d.goal.destination = 7;
         break;
     }
-    const int crowd = th_world_add_crowd(w, &d, &err);
+    const int crowd = IDX(th_world_add_crowd(w, &d, &err));
     ck_assert_msg(crowd >= 0, "%s", err.message);
     uint64_t rs = 5;
     for (int i = 0; i < 1100;) {
@@ -775,7 +775,7 @@ static th_world *mover_world(int mover, bool ped, uint32_t threads) {
                                 (float)(splitmix64(&rs) % 28000) / 1000.0f + 1.0f);
         if (!open[cell_at(p, W)]) continue;
         const float a = (float)(splitmix64(&rs) % 6283) / 1000.0f;
-        ck_assert_uint_ne(th_world_add_agent(w, (uint32_t)crowd, p, th_v2(cosf(a), sinf(a)), &err),
+        ck_assert_uint_ne(th_world_add_agent(w, CROWD_ID(crowd), p, th_v2(cosf(a), sinf(a)), &err),
                           TH_INVALID_AGENT);
         i++;
     }
@@ -855,7 +855,7 @@ START_TEST(library_waypoint_walkers_arrive) {
     ck_assert_uint_eq(th_world_get_stats(w).stranded, 0);
     const th_agent_view v = th_world_agents(w);
     for (uint32_t k = 0; k < v.count; k++) {
-        const th_crowd_def *d = th_world_crowd(w, v.crowd[k]);
+        const th_crowd_def *d = th_world_crowd(w, CROWD_ID(v.crowd[k]));
         const th_vec2 dest = d->goal.nodes[d->goal.destination];
         const float r = d->goal.radius > 0.0f ? d->goal.radius : 1.0f;
         const float off = th_v2_len(th_v2_sub(th_v2(v.px[k], v.py[k]), dest));
@@ -892,7 +892,7 @@ START_TEST(bad_defs_are_refused_with_a_reason) {
         {w, {.kind = TH_GOAL_WALL_FOLLOW, .hand = (th_hand)7}, "hand"},
         {w, {.kind = TH_GOAL_WALL_FOLLOW, .radius = 2000}, "radius"},
         {bare, {.kind = TH_GOAL_WALL_FOLLOW}, "needs a map"},
-        {w, {.kind = TH_GOAL_BREADCRUMBS, .target = 3}, "target 3"},
+        {w, {.kind = TH_GOAL_BREADCRUMBS, .target = TARGET_ID(3)}, "target 3"},
         {w, {.kind = TH_GOAL_WAYPOINTS, .nodes = nodes, .node_count = 0}, "1 to 256 nodes"},
         {w,
          {.kind = TH_GOAL_WAYPOINTS, .nodes = nodes, .node_count = 2, .destination = 2},
@@ -909,17 +909,17 @@ START_TEST(bad_defs_are_refused_with_a_reason) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         d.goal = cases[i].g;
         err.message[0] = 0;
-        ck_assert_int_eq(th_world_add_crowd(cases[i].w, &d, &err), -1);
+        ck_assert_int_eq(IDX(th_world_add_crowd(cases[i].w, &d, &err)), -1);
         ck_assert_msg(strstr(err.message, cases[i].says), "case %zu: '%s' lacks '%s'", i,
                       err.message, cases[i].says);
     }
     /* A shelter target drops no trail. */
     th_bunker_def bd = {.name = "b", .x0 = 0, .y0 = 0, .x1 = 0, .y1 = 0};
-    ck_assert_int_ge(th_world_add_bunker(w, &bd, &err), 0);
+    ck_assert_int_ge(IDX(th_world_add_bunker(w, &bd, &err)), 0);
     th_target_def sh = {.kind = TH_TARGET_SHELTER};
-    const int t = th_world_add_target(w, &sh, &err);
-    d.goal = (th_goal_def){.kind = TH_GOAL_BREADCRUMBS, .target = (uint32_t)t};
-    ck_assert_int_eq(th_world_add_crowd(w, &d, &err), -1);
+    const int t = IDX(th_world_add_target(w, &sh, &err));
+    d.goal = (th_goal_def){.kind = TH_GOAL_BREADCRUMBS, .target = TARGET_ID(t)};
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &d, &err)), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "point, path or agent"));
     ck_assert_uint_eq(th_world_crowd_count(w), 0);
     th_world_destroy(w);
@@ -961,8 +961,8 @@ START_TEST(scene_keys_parse_and_errors_point_at_the_value) {
         "  - {name: d, count: 3, spawn: {rect: [1, 1, 4, 1]}, goal: {waypoints: {nodes: [[1.5, 1.5], [4.5, 3.5]], edges: [[0, 1]], destination: 1}}}\n",
         &err);
     ck_assert_msg(w != NULL, "%s", err.message);
-    const th_crowd_def *a = th_world_crowd(w, 0), *b = th_world_crowd(w, 1),
-                       *c = th_world_crowd(w, 2), *dd = th_world_crowd(w, 3);
+    const th_crowd_def *a = th_world_crowd(w, CROWD_ID(0)), *b = th_world_crowd(w, CROWD_ID(1)),
+                       *c = th_world_crowd(w, CROWD_ID(2)), *dd = th_world_crowd(w, CROWD_ID(3));
     ck_assert_int_eq(a->goal.kind, TH_GOAL_CRASH_AND_TURN);
     ck_assert_int_eq(a->goal.hand, TH_HAND_LEFT);
     ck_assert_float_eq(a->goal.lookahead, 1.5f);
@@ -975,7 +975,7 @@ START_TEST(scene_keys_parse_and_errors_point_at_the_value) {
     ck_assert_float_eq(dd->goal.nodes[1].x, 4.5f);
     ck_assert_uint_eq(dd->goal.edges[1], 1);
     float cost;
-    ck_assert(th_world_waypoint_hop(w, 3, 0, 1, NULL, &cost));
+    ck_assert(th_world_waypoint_hop(w, CROWD_ID(3), 0, 1, NULL, &cost));
     ck_assert_float_eq_tol(cost, sqrtf(13.0f), 1e-5f);
     for (int s = 0; s < 30; s++) th_world_step(w);
     th_world_destroy(w);

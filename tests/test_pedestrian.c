@@ -135,7 +135,7 @@ END_TEST
 
 START_TEST(rimea6_no_body_overlaps_the_walls) {
     th_world *w = load("rimea6_corner", (th_scene_opts){.threads = 2});
-    const float r = th_world_crowd(w, 0)->body_radius;
+    const float r = th_world_crowd(w, CROWD_ID(0))->body_radius;
     double worst = 0.0;
     for (int s = 0; s < 3600 && th_world_agent_count(w) > 0; s++) {
         th_world_step(w);
@@ -227,13 +227,13 @@ START_TEST(bodies_never_overlap_after_settling) {
                            k == 1   ? 1.0f
                            : k == 3 ? -1.0f
                                     : 0.0f);
-        ck_assert_int_eq(th_world_add_crowd(w, &cd, NULL), k);
+        ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, NULL)), k);
     }
     uint64_t rng = 7;
     for (int i = 0; i < 1200; i++) { /* 3 persons/m2 */
         float x = 0.2f + 19.6f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
         float y = 0.2f + 19.6f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
-        ck_assert(th_world_add_agent(w, (uint32_t)i % 4u, th_v2(x, y), th_v2(0, 0), NULL) !=
+        ck_assert(th_world_add_agent(w, CROWD_ID(i % 4u), th_v2(x, y), th_v2(0, 0), NULL) !=
                   TH_INVALID_AGENT);
     }
     double first = 0.0, worst = 0.0;
@@ -265,13 +265,14 @@ START_TEST(boids_with_bodies_keep_apart) {
         th_world *w = th_world_create(&wd, NULL);
         th_crowd_def cd = th_default_crowd_def();
         cd.body_radius = 0.5f;
-        ck_assert_int_eq(th_world_add_crowd(w, &cd, NULL), 0);
+        ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, NULL)), 0);
         uint64_t rng = 11;
         for (int i = 0; i < 1000; i++) {
             float x = 40.0f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
             float y = 40.0f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
             float a = 6.2831853f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
-            th_world_add_agent(w, 0, th_v2(x, y), th_v2(2.0f * cosf(a), 2.0f * sinf(a)), NULL);
+            th_world_add_agent(w, CROWD_ID(0), th_v2(x, y), th_v2(2.0f * cosf(a), 2.0f * sinf(a)),
+                               NULL);
         }
         th_world_set_validation(w, true);
         double worst = 0.0;
@@ -310,7 +311,7 @@ static void check_scene_dir(const char *dir, int *count) {
             th_world_destroy(w);
             w = th_scene_load(path, &(th_scene_opts){.threads = 2, .agents = 2000}, &info, &err);
         }
-        const th_crowd_def *cd = th_world_crowd(w, 0);
+        const th_crowd_def *cd = th_world_crowd(w, CROWD_ID(0));
         ck_assert_msg(cd->body_radius > 0.0f, "%s has no bodies", path);
         th_world_set_validation(w, true);
         double worst = 0.0;
@@ -378,8 +379,8 @@ START_TEST(stairs_slow_walking_but_not_routing) {
     cd.desired_speed = 1.2f;
     cd.desired_speed_sd = 0.0f;
     cd.heading = th_v2(1, 0);
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
-    th_agent_id id = th_world_add_agent(w, 0, th_v2(2, 2), th_v2(0, 0), &err);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    th_agent_id id = th_world_add_agent(w, CROWD_ID(0), th_v2(2, 2), th_v2(0, 0), &err);
     double on_stairs = 0, on_street = 0;
     for (int s = 0; s < 60 * 30; s++) {
         th_world_step(w);
@@ -397,7 +398,7 @@ END_TEST
 
 START_TEST(periodic_corridor_keeps_walkers_between_its_walls) {
     th_world *w = load("rimea4_corridor", (th_scene_opts){.threads = 2, .agents = 60});
-    const float r = th_world_crowd(w, 0)->body_radius;
+    const float r = th_world_crowd(w, CROWD_ID(0))->body_radius;
     uint32_t wraps = 0;
     static float last_x[60];
     th_agent_view v = th_world_agents(w);
@@ -426,23 +427,23 @@ START_TEST(bad_pedestrian_parameters_are_refused) {
     th_error err;
     th_crowd_def cd = th_default_pedestrian_def();
     cd.body_radius = -0.1f;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "body_radius"));
     cd = th_default_pedestrian_def();
     cd.desired_speed = 3.0f; /* above max_speed 2.5 */
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
     ck_assert_ptr_nonnull(strstr(err.message, "desired_speed"));
     cd = th_default_pedestrian_def();
     cd.time_gap = 0.0f;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
     cd = th_default_pedestrian_def();
     cd.heading = th_v2(NAN, 0);
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
     cd = th_default_pedestrian_def();
     cd.model = (th_model)7;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), -1);
-    ck_assert_int_eq(th_world_add_crowd(w, &(th_crowd_def){0}, &err), -1);
-    ck_assert_int_eq(th_world_add_crowd(w, NULL, &err), 0); /* the default def */
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &(th_crowd_def){0}, &err)), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, NULL, &err)), 0); /* the default def */
     th_world_destroy(w);
 }
 END_TEST

@@ -37,14 +37,14 @@ typedef struct polled {
 static void step_and_poll(th_world *w, uint32_t steps, polled *p) {
     memset(p, 0, sizeof *p);
     th_bunker_info b;
-    th_world_get_bunker(w, 0, &b);
+    th_world_get_bunker(w, BUNKER_ID(0), &b);
     bool destroyed = b.destroyed;
     for (uint32_t s = 0; s < steps; s++) {
         uint64_t before = th_world_step_count(w);
         th_world_step(w);
         th_world_stats st = th_world_get_stats(w);
         while (p->arrivals < st.sheltered) p->arrival[p->arrivals++] = (uint32_t)st.step;
-        th_world_get_bunker(w, 0, &b);
+        th_world_get_bunker(w, BUNKER_ID(0), &b);
         if (b.destroyed != destroyed && p->changes < 8) {
             p->changed_at[p->changes] = before;
             p->changed_to[p->changes++] = b.destroyed;
@@ -78,8 +78,8 @@ END_TEST
 START_TEST(bunker_events_are_logged_at_the_step_that_applied_them) {
     th_world *w = load_lanes(2);
     th_error err;
-    th_event_def destroy = {.type = TH_EVENT_DESTROY_BUNKER, .bunker = 0};
-    th_event_def restore = {.type = TH_EVENT_RESTORE_BUNKER, .bunker = 0};
+    th_event_def destroy = {.type = TH_EVENT_DESTROY_BUNKER, .bunker = BUNKER_ID(0)};
+    th_event_def restore = {.type = TH_EVENT_RESTORE_BUNKER, .bunker = BUNKER_ID(0)};
     ck_assert(th_world_schedule(w, 120, &destroy, &err));
     ck_assert(th_world_schedule(w, 900, &restore, &err));
     polled p;
@@ -94,7 +94,8 @@ START_TEST(bunker_events_are_logged_at_the_step_that_applied_them) {
     for (uint32_t i = 0; i < 2; i++) {
         ck_assert_int_eq(h[i].kind, p.changed_to[i] ? TH_HISTORY_BUNKER_DESTROYED
                                                     : TH_HISTORY_BUNKER_RESTORED);
-        ck_assert_uint_eq(h[i].index, 0);
+        ck_assert_uint_eq(h[i].bunker.index1, 1);
+        ck_assert_uint_eq(h[i].squad.index1, 0);
         ck_assert_uint_eq(h[i].step, p.changed_at[i]);
     }
     ck_assert_uint_eq(h[0].step, 120);
@@ -122,7 +123,7 @@ START_TEST(history_is_the_same_for_any_thread_count) {
     for (int run = 0; run < 2; run++) {
         th_world *w = load_lanes(run ? 3 : 1);
         th_error err;
-        th_event_def ev = {.type = TH_EVENT_DESTROY_BUNKER, .bunker = 1};
+        th_event_def ev = {.type = TH_EVENT_DESTROY_BUNKER, .bunker = BUNKER_ID(1)};
         ck_assert(th_world_schedule(w, 200, &ev, &err));
         for (uint32_t s = 0; s < LANES_STEPS; s++) th_world_step(w);
         uint32_t *n = run ? &n3 : &n1;
@@ -148,23 +149,23 @@ START_TEST(a_full_bunker_is_logged_when_it_fills) {
     th_world *w = th_world_create(&wd, &err);
     ck_assert_msg(w, "%s", err.message);
     ck_assert_int_eq(
-        th_world_add_bunker(
+        IDX(th_world_add_bunker(
             w,
             &(th_bunker_def){.name = "small", .x0 = 25, .y0 = 2, .x1 = 26, .y1 = 17, .capacity = 3},
-            &err),
+            &err)),
         0);
     th_crowd_def cd = th_default_crowd_def();
     cd.behavior = TH_BEHAVIOR_FLEE;
-    int c = th_world_add_crowd(w, &cd, &err);
+    int c = IDX(th_world_add_crowd(w, &cd, &err));
     for (int i = 0; i < 6; i++)
-        ck_assert_uint_ne(th_world_add_agent(w, (uint32_t)c, th_v2(5.0f + 2.0f * (float)i, 10.0f),
+        ck_assert_uint_ne(th_world_add_agent(w, CROWD_ID(c), th_v2(5.0f + 2.0f * (float)i, 10.0f),
                                              th_v2(0, 0), &err),
                           TH_INVALID_AGENT);
     uint64_t full_at = 0;
     for (int s = 0; s < 1200; s++) {
         th_world_step(w);
         th_bunker_info b;
-        th_world_get_bunker(w, 0, &b);
+        th_world_get_bunker(w, BUNKER_ID(0), &b);
         if (b.full && !full_at) full_at = th_world_step_count(w);
     }
     ck_assert_uint_gt(full_at, 0);
@@ -187,18 +188,18 @@ START_TEST(squad_arrival_and_burial_are_logged) {
     th_world *w = th_world_create(&wd, &err);
     ck_assert_msg(w, "%s", err.message);
     th_crowd_def cd = th_default_crowd_def();
-    int c = th_world_add_crowd(w, &cd, &err);
+    int c = IDX(th_world_add_crowd(w, &cd, &err));
     th_squad_def sq = th_default_squad_def();
-    sq.crowd = (uint32_t)c;
+    sq.crowd = CROWD_ID(c);
     sq.count = 4;
     sq.start = th_v2(8, 10);
     sq.goal = th_v2(40, 10);
-    ck_assert_int_eq(th_world_add_squad(w, &sq, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_squad(w, &sq, &err)), 0);
     uint64_t arrived_at = 0;
     for (int s = 0; s < 3000 && !arrived_at; s++) {
         th_world_step(w);
         th_squad_info q;
-        th_world_get_squad(w, 0, &q);
+        th_world_get_squad(w, SQUAD_ID(0), &q);
         if (q.arrived) arrived_at = th_world_step_count(w);
     }
     ck_assert_uint_gt(arrived_at, 0);
@@ -224,7 +225,7 @@ START_TEST(no_map_no_history_and_no_allocation_in_steps) {
     th_world *w = th_world_create(&wd, NULL);
     th_crowd_def cd = th_default_crowd_def();
     th_world_add_crowd(w, &cd, NULL);
-    th_world_add_agent(w, 0, th_v2(10, 10), th_v2(1, 0), NULL);
+    th_world_add_agent(w, CROWD_ID(0), th_v2(10, 10), th_v2(1, 0), NULL);
     th_world_step(w);
     uint32_t total = 9;
     ck_assert_uint_eq(th_world_history(w, 0, NULL, 0, &total, NULL), 0);

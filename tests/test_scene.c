@@ -293,21 +293,22 @@ START_TEST(yaml_and_api_give_the_same_world) {
             if (ch == ',') th_world_set_cell(b, x, y, TH_CELL_OPEN, 4, NULL);
         }
     }
-    ck_assert_int_eq(th_world_add_bunker(b, &(th_bunker_def){"home", 1, 1, 2, 1, 3}, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_bunker(b, &(th_bunker_def){"home", 1, 1, 2, 1, 3}, &err)), 0);
     th_crowd_def cd = th_default_crowd_def();
     cd.name = "walkers";
     cd.behavior = TH_BEHAVIOR_FLEE;
     cd.max_speed = 2.5f;
     cd.fov_deg = 200;
-    ck_assert_int_eq(th_world_add_crowd(b, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(b, &cd, &err)), 0);
     const float ag[5][4] = {
         {3, 3, 0, 0}, {5, 7, 1, 0}, {15, 9, 0, 0}, {17, 3, 0, -1}, {11, 5, 0, 0}};
     for (int i = 0; i < 5; i++) {
-        ck_assert(th_world_add_agent(b, 0, th_v2(ag[i][0], ag[i][1]), th_v2(ag[i][2], ag[i][3]),
-                                     &err) != TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(b, CROWD_ID(0), th_v2(ag[i][0], ag[i][1]),
+                                     th_v2(ag[i][2], ag[i][3]), &err) != TH_INVALID_AGENT);
     }
-    th_world_schedule(b, 40, &(th_event_def){TH_EVENT_BREAK_WALLS, 0, 5, 3, 5, 3, 0}, NULL);
-    th_world_schedule(b, 60, &(th_event_def){.type = TH_EVENT_DESTROY_BUNKER, .bunker = 0}, NULL);
+    th_world_schedule(b, 40, &(th_event_def){TH_EVENT_BREAK_WALLS, {0}, 5, 3, 5, 3, 0}, NULL);
+    th_world_schedule(
+        b, 60, &(th_event_def){.type = TH_EVENT_DESTROY_BUNKER, .bunker = BUNKER_ID(0)}, NULL);
     th_world_schedule(
         b, 20,
         &(th_event_def){.type = TH_EVENT_SET_COST, .x0 = 0, .y0 = 0, .x1 = 9, .y1 = 5, .cost = 7},
@@ -324,7 +325,7 @@ START_TEST(yaml_and_api_give_the_same_world) {
         ck_assert_msg(th_world_hash(a) == th_world_hash(b), "worlds part at step %d", s + 1);
     }
     th_bunker_info bi;
-    th_world_get_bunker(a, 0, &bi);
+    th_world_get_bunker(a, BUNKER_ID(0), &bi);
     ck_assert(bi.destroyed); /* the timeline did run */
     uint32_t cost = 0;
     ck_assert_int_eq(th_world_cell(a, 2, 3, &cost), TH_CELL_OPEN);

@@ -30,17 +30,17 @@ static th_world *map_world(int32_t w, int32_t h, const int32_t (*walls)[4], int 
     cd.separation_radius = 0.8f;
     cd.max_speed = 3;
     cd.max_force = 12;
-    ck_assert_int_eq(th_world_add_crowd(world, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(world, &cd, &err)), 0);
     return world;
 }
 
 static void assert_members_outside_walls(const th_world *w, uint32_t squad) {
     th_squad_info si;
-    th_world_get_squad(w, squad, &si);
+    th_world_get_squad(w, SQUAD_ID(squad), &si);
     for (uint32_t i = 0; i < si.members; i++) {
         th_agent_id id;
         th_agent_state a;
-        ck_assert(th_world_squad_member(w, squad, i, &id, NULL));
+        ck_assert(th_world_squad_member(w, SQUAD_ID(squad), i, &id, NULL));
         ck_assert(th_world_get_agent(w, id, &a));
         ck_assert_msg(th_world_cell(w, (int32_t)a.position.x, (int32_t)a.position.y, NULL) ==
                           TH_CELL_OPEN,
@@ -52,13 +52,13 @@ static void assert_members_outside_walls(const th_world *w, uint32_t squad) {
 /* Independent measure of the formation error: mean member-to-slot distance. */
 static double formation_error(const th_world *w, uint32_t squad) {
     th_squad_info si;
-    th_world_get_squad(w, squad, &si);
+    th_world_get_squad(w, SQUAD_ID(squad), &si);
     double sum = 0;
     for (uint32_t i = 0; i < si.members; i++) {
         th_agent_id id;
         th_vec2 slot;
         th_agent_state a;
-        th_world_squad_member(w, squad, i, &id, &slot);
+        th_world_squad_member(w, SQUAD_ID(squad), i, &id, &slot);
         th_world_get_agent(w, id, &a);
         sum += hypot(a.position.x - slot.x, a.position.y - slot.y);
     }
@@ -74,7 +74,7 @@ static int march(th_world *w, uint32_t squad, int limit, double *worst_error) {
         assert_members_outside_walls(w, squad);
         double e = formation_error(w, squad);
         if (worst_error && e > *worst_error) *worst_error = e;
-        th_world_get_squad(w, squad, &si);
+        th_world_get_squad(w, SQUAD_ID(squad), &si);
         if (si.arrived) break;
     }
     return s;
@@ -86,19 +86,20 @@ START_TEST(every_formation_holds_on_open_ground) {
     for (size_t f = 0; f < sizeof shapes / sizeof shapes[0]; f++) {
         th_world *w = map_world(80, 60, NULL, 0);
         th_squad_def sd = th_default_squad_def();
+        sd.crowd = CROWD_ID(0);
         sd.count = 12;
         sd.formation = shapes[f];
         sd.start = th_v2(25, 30);
         sd.goal = th_v2(60, 35);
         th_error err;
-        int q = th_world_add_squad(w, &sd, &err);
+        int q = IDX(th_world_add_squad(w, &sd, &err));
         ck_assert_msg(q == 0, "%s", err.message);
         /* Spawned on their slots: no error at the start. */
         ck_assert(formation_error(w, 0) < 1e-4);
         int steps = march(w, 0, 60 * 60, NULL);
         ck_assert_msg(steps < 60 * 60, "formation %d never arrived", (int)shapes[f]);
         th_squad_info si;
-        th_world_get_squad(w, 0, &si);
+        th_world_get_squad(w, SQUAD_ID(0), &si);
         ck_assert(hypot(si.centre.x - 60, si.centre.y - 35) < 1e-3);
         ck_assert_msg(formation_error(w, 0) < sd.tolerance, "formation %d error %.2f",
                       (int)shapes[f], formation_error(w, 0));
@@ -113,14 +114,15 @@ START_TEST(column_breaks_at_a_pillar_and_reforms) {
     const int32_t pillar[1][4] = {{38, 27, 41, 31}};
     th_world *w = map_world(90, 60, pillar, 1);
     th_squad_def sd = th_default_squad_def();
+    sd.crowd = CROWD_ID(0);
     sd.count = 10;
     sd.formation = TH_FORMATION_COLUMN;
     sd.spacing = 1.5f;
     sd.start = th_v2(20, 30.5f);
     sd.goal = th_v2(75, 30.5f);
-    ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
+    ck_assert_int_eq(IDX(th_world_add_squad(w, &sd, NULL)), 0);
     th_squad_info si;
-    th_world_get_squad(w, 0, &si);
+    th_world_get_squad(w, SQUAD_ID(0), &si);
     ck_assert_uint_gt(si.waypoints, 2); /* the path bends around the pillar */
     double worst = 0;
     int steps = march(w, 0, 60 * 90, &worst);
@@ -137,20 +139,21 @@ START_TEST(goal_behind_a_wall_reached_without_oscillation) {
     const int32_t wall[1][4] = {{40, 0, 41, 49}};
     th_world *w = map_world(80, 60, wall, 1);
     th_squad_def sd = th_default_squad_def();
+    sd.crowd = CROWD_ID(0);
     sd.count = 9;
     sd.formation = TH_FORMATION_BOX;
     sd.start = th_v2(20, 20);
     sd.goal = th_v2(60, 20);
-    ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
+    ck_assert_int_eq(IDX(th_world_add_squad(w, &sd, NULL)), 0);
     int steps = march(w, 0, 60 * 120, NULL);
     ck_assert_msg(steps < 60 * 120, "never arrived");
     th_squad_info first;
-    th_world_get_squad(w, 0, &first);
+    th_world_get_squad(w, SQUAD_ID(0), &first);
     /* Held: still arrived every step, the centre fixed, members settled. */
     for (int s = 0; s < 300; s++) {
         th_world_step(w);
         th_squad_info si;
-        th_world_get_squad(w, 0, &si);
+        th_world_get_squad(w, SQUAD_ID(0), &si);
         ck_assert_msg(si.arrived, "arrival lost at step %d after arriving", s);
         ck_assert(si.centre.x == first.centre.x && si.centre.y == first.centre.y);
         ck_assert(formation_error(w, 0) < sd.tolerance);
@@ -160,7 +163,7 @@ START_TEST(goal_behind_a_wall_reached_without_oscillation) {
     for (uint32_t i = 0; i < first.members; i++) {
         th_agent_id id;
         th_agent_state a;
-        th_world_squad_member(w, 0, i, &id, NULL);
+        th_world_squad_member(w, SQUAD_ID(0), i, &id, NULL);
         th_world_get_agent(w, id, &a);
         speed = fmax(speed, th_v2_len(a.velocity));
     }
@@ -172,19 +175,20 @@ END_TEST
 START_TEST(lost_members_close_up) {
     th_world *w = map_world(80, 60, NULL, 0);
     th_squad_def sd = th_default_squad_def();
+    sd.crowd = CROWD_ID(0);
     sd.count = 16;
     sd.formation = TH_FORMATION_BOX;
     sd.start = th_v2(20, 30);
     sd.goal = th_v2(60, 30);
-    ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
+    ck_assert_int_eq(IDX(th_world_add_squad(w, &sd, NULL)), 0);
     for (int s = 0; s < 120; s++) th_world_step(w);
     th_agent_id lost[3];
     for (int i = 0; i < 3; i++)
-        ck_assert(th_world_squad_member(w, 0, (uint32_t)(4 * i), &lost[i], NULL));
+        ck_assert(th_world_squad_member(w, SQUAD_ID(0), (uint32_t)(4 * i), &lost[i], NULL));
     for (int i = 0; i < 3; i++) ck_assert(th_world_remove_agent(w, lost[i], NULL));
     th_world_step(w);
     th_squad_info si;
-    th_world_get_squad(w, 0, &si);
+    th_world_get_squad(w, SQUAD_ID(0), &si);
     ck_assert_uint_eq(si.members, 13);
     ck_assert_uint_eq(th_world_get_stats(w).removed, 3);
     for (int i = 0; i < 3; i++) {
@@ -193,7 +197,7 @@ START_TEST(lost_members_close_up) {
     }
     /* Every slot has exactly one member. */
     th_vec2 slots[13];
-    for (uint32_t i = 0; i < 13; i++) th_world_squad_member(w, 0, i, NULL, &slots[i]);
+    for (uint32_t i = 0; i < 13; i++) th_world_squad_member(w, SQUAD_ID(0), i, NULL, &slots[i]);
     for (uint32_t i = 0; i < 13; i++) {
         for (uint32_t j = i + 1; j < 13; j++) {
             ck_assert(th_v2_len(th_v2_sub(slots[i], slots[j])) > 0.5f);
@@ -209,22 +213,24 @@ END_TEST
 START_TEST(joining_members_take_slots) {
     th_world *w = map_world(80, 60, NULL, 0);
     th_squad_def sd = th_default_squad_def();
+    sd.crowd = CROWD_ID(0);
     sd.count = 6;
     sd.formation = TH_FORMATION_LINE;
     sd.start = th_v2(20, 30);
     sd.goal = th_v2(60, 30);
-    ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
+    ck_assert_int_eq(IDX(th_world_add_squad(w, &sd, NULL)), 0);
     th_agent_id recruits[3];
     for (int i = 0; i < 3; i++) {
-        recruits[i] = th_world_add_agent(w, 0, th_v2(10.0f + (float)i, 10), th_v2(0, 0), NULL);
+        recruits[i] =
+            th_world_add_agent(w, CROWD_ID(0), th_v2(10.0f + (float)i, 10), th_v2(0, 0), NULL);
     }
     for (int s = 0; s < 60; s++) th_world_step(w);
     th_error err;
     for (int i = 0; i < 3; i++)
-        ck_assert_msg(th_world_squad_join(w, 0, recruits[i], &err), "%s", err.message);
-    ck_assert(!th_world_squad_join(w, 0, recruits[0], &err)); /* already in */
+        ck_assert_msg(th_world_squad_join(w, SQUAD_ID(0), recruits[i], &err), "%s", err.message);
+    ck_assert(!th_world_squad_join(w, SQUAD_ID(0), recruits[0], &err)); /* already in */
     th_squad_info si;
-    th_world_get_squad(w, 0, &si);
+    th_world_get_squad(w, SQUAD_ID(0), &si);
     ck_assert_uint_eq(si.members, 9);
     int steps = march(w, 0, 60 * 60, NULL);
     ck_assert(steps < 60 * 60);
@@ -265,24 +271,25 @@ static march_log corridor_block(bool keep_paths) {
     th_world *w = map_world(80, 40, walls, 2);
     w->squads_keep_paths = keep_paths;
     th_squad_def sd = th_default_squad_def();
+    sd.crowd = CROWD_ID(0);
     sd.count = 9;
     sd.formation = TH_FORMATION_BOX;
     sd.start = th_v2(12, 20.5f);
     sd.goal = th_v2(70, 20.5f);
-    ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
+    ck_assert_int_eq(IDX(th_world_add_squad(w, &sd, NULL)), 0);
     march_log log = {0, 0, 0, false, true};
     for (int s = 0; s < 60 * 90 && !log.arrived; s++) {
         if (s == 120) ck_assert(th_world_block_cells(w, 40, 12, 41, 23, NULL));
         th_world_step(w);
         th_squad_info si;
-        th_world_get_squad(w, 0, &si);
+        th_world_get_squad(w, SQUAD_ID(0), &si);
         log.arrived = si.arrived;
         log.centre_in_wall += th_world_cell(w, (int32_t)floorf(si.centre.x),
                                             (int32_t)floorf(si.centre.y), NULL) != TH_CELL_OPEN;
         if (s == 121) {
             /* The path after the block, from the centre on, keeps out of it. */
             th_vec2 a = si.centre, b;
-            for (uint32_t i = 0; th_world_squad_waypoint(w, 0, i, &b); i++) {
+            for (uint32_t i = 0; th_world_squad_waypoint(w, SQUAD_ID(0), i, &b); i++) {
                 if (i > 0 && segment_enters(a, b, 40, 12, 41, 23)) log.path_clear = false;
                 a = b;
             }
@@ -317,11 +324,11 @@ END_TEST
 /* Remaining path length from the centre, metres. */
 static double path_left(const th_world *w, uint32_t squad) {
     th_squad_info si;
-    th_world_get_squad(w, squad, &si);
+    th_world_get_squad(w, SQUAD_ID(squad), &si);
     th_vec2 a = si.centre, b;
     double len = 0.0;
     bool first = true;
-    for (uint32_t i = 0; th_world_squad_waypoint(w, squad, i, &b); i++) {
+    for (uint32_t i = 0; th_world_squad_waypoint(w, SQUAD_ID(squad), i, &b); i++) {
         if (first) { /* points behind the centre are passed already: start at the nearest ahead */
             first = false;
             continue;
@@ -336,18 +343,19 @@ START_TEST(squad_replans_on_cost_events_and_waits_when_cut_off) {
     /* A swamp laid across the way: the centre goes round it, not through. */
     th_world *w = map_world(80, 40, NULL, 0);
     th_squad_def sd = th_default_squad_def();
+    sd.crowd = CROWD_ID(0);
     sd.count = 4;
     sd.files = 2;
     sd.start = th_v2(10, 20.5f);
     sd.goal = th_v2(70, 20.5f);
-    ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
+    ck_assert_int_eq(IDX(th_world_add_squad(w, &sd, NULL)), 0);
     for (int s = 0; s < 60; s++) th_world_step(w);
     ck_assert(th_world_set_cost(w, 35, 5, 45, 35, 200, NULL));
     th_world_step(w);
     th_squad_info si;
-    th_world_get_squad(w, 0, &si);
+    th_world_get_squad(w, SQUAD_ID(0), &si);
     th_vec2 a = si.centre, b;
-    for (uint32_t i = 1; th_world_squad_waypoint(w, 0, i, &b); i++) {
+    for (uint32_t i = 1; th_world_squad_waypoint(w, SQUAD_ID(0), i, &b); i++) {
         ck_assert_msg(!segment_enters(a, b, 35, 5, 45, 35),
                       "waypoint %u: the path crosses the swamp", i);
         a = b;
@@ -359,7 +367,7 @@ START_TEST(squad_replans_on_cost_events_and_waits_when_cut_off) {
     double before = path_left(w, 0);
     ck_assert(th_world_set_cost(w, 35, 5, 45, 35, 1, NULL));
     th_world_step(w);
-    th_world_get_squad(w, 0, &si);
+    th_world_get_squad(w, SQUAD_ID(0), &si);
     ck_assert_msg(path_left(w, 0) < before - 1.0, "left %.1f m before draining, %.1f m after",
                   before, path_left(w, 0));
     ck_assert_double_eq_tol(path_left(w, 0), th_v2_len(th_v2_sub(sd.goal, si.centre)), 1.0);
@@ -374,14 +382,14 @@ START_TEST(squad_replans_on_cost_events_and_waits_when_cut_off) {
             ck_assert(th_world_set_cell(w, x, y, TH_CELL_DESTRUCTIBLE, 1, NULL));
     }
     sd.start = th_v2(20, 20.5f);
-    ck_assert_int_eq(th_world_add_squad(w, &sd, NULL), 0);
+    ck_assert_int_eq(IDX(th_world_add_squad(w, &sd, NULL)), 0);
     for (int s = 0; s < 60; s++) th_world_step(w);
-    th_world_get_squad(w, 0, &si);
+    th_world_get_squad(w, SQUAD_ID(0), &si);
     ck_assert(!si.stuck);
     ck_assert(th_world_block_cells(w, 50, 0, 51, 3, NULL));
     for (int s = 0; s < 60 * 20; s++) {
         th_world_step(w);
-        th_world_get_squad(w, 0, &si);
+        th_world_get_squad(w, SQUAD_ID(0), &si);
         ck_assert(si.stuck);
         ck_assert(!si.arrived);
         ck_assert(th_world_cell(w, (int32_t)floorf(si.centre.x), (int32_t)floorf(si.centre.y),
@@ -392,7 +400,7 @@ START_TEST(squad_replans_on_cost_events_and_waits_when_cut_off) {
     ck_assert(th_world_break_walls(w, 50, 0, 51, 39, NULL));
     int steps = march(w, 0, 60 * 60, NULL);
     ck_assert_msg(steps < 60 * 60, "never arrived after the rubble was cleared");
-    th_world_get_squad(w, 0, &si);
+    th_world_get_squad(w, SQUAD_ID(0), &si);
     ck_assert(!si.stuck);
     th_world_destroy(w);
 }
@@ -403,23 +411,24 @@ START_TEST(bad_squads_are_rejected) {
     th_world *w = map_world(80, 60, wall, 1);
     th_error err;
     th_squad_def sd = th_default_squad_def();
+    sd.crowd = CROWD_ID(0);
     sd.count = 0;
     sd.start = th_v2(20, 20);
     sd.goal = th_v2(30, 20);
-    ck_assert_int_eq(th_world_add_squad(w, &sd, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_squad(w, &sd, &err)), -1);
     sd.count = 4;
     sd.goal = th_v2(60, 20); /* behind an unbroken wall */
-    ck_assert_int_eq(th_world_add_squad(w, &sd, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_squad(w, &sd, &err)), -1);
     ck_assert(strstr(err.message, "no path") != NULL);
     sd.goal = th_v2(30, 20);
     sd.start = th_v2(36.5f, 20); /* heading west, the column's tail would stand in the wall */
     sd.formation = TH_FORMATION_COLUMN;
     sd.spacing = 4; /* tail slot at x = 36.5 + 4 = 40.5, in the wall */
     sd.count = 3;
-    ck_assert_int_eq(th_world_add_squad(w, &sd, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_squad(w, &sd, &err)), -1);
     sd.start = th_v2(20, 20);
-    sd.crowd = 5;
-    ck_assert_int_eq(th_world_add_squad(w, &sd, &err), -1);
+    sd.crowd = CROWD_ID(5);
+    ck_assert_int_eq(IDX(th_world_add_squad(w, &sd, &err)), -1);
     ck_assert(!th_world_remove_agent(w, 12345, &err));
     th_world_destroy(w);
 }

@@ -49,16 +49,18 @@ static th_world *build(uint32_t threads, const uint16_t *cost, uint32_t agents, 
                 ck_assert(th_world_set_cell(w, x, y, TH_CELL_OPEN, cost[y * MW + x], &err));
         }
     }
-    for (int b = 0; b < 2; b++) ck_assert_int_eq(th_world_add_bunker(w, &k_bunkers[b], &err), b);
-    ck_assert_int_eq(th_world_add_destinations(w, k_goals, 2, &err), 0);
+    for (int b = 0; b < 2; b++)
+        ck_assert_int_eq(IDX(th_world_add_bunker(w, &k_bunkers[b], &err)), b);
+    ck_assert_int_eq(IDX(th_world_add_destinations(w, k_goals, 2, &err)), 0);
     th_crowd_def cd = th_default_crowd_def();
     cd.behavior = TH_BEHAVIOR_FLEE;
     cd.max_speed = 3.0f;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     for (uint32_t i = 0, draw = 0; i < agents; draw++) {
         float x = th_rng_range(seed, draw, 0, 0.0f, MW), y = th_rng_range(seed, draw, 1, 0.0f, MH);
         if (th_world_cell(w, (int32_t)x, (int32_t)y, NULL) != TH_CELL_OPEN) continue;
-        ck_assert(th_world_add_agent(w, 0, th_v2(x, y), th_v2(0, 0), &err) != TH_INVALID_AGENT);
+        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(x, y), th_v2(0, 0), &err) !=
+                  TH_INVALID_AGENT);
         i++;
     }
     return w;
@@ -114,9 +116,10 @@ static void check_fields(const th_world *live) {
                               (isinf(a) && isinf(metres(ref_shelter[i]))),
                           "shelter cost at (%d, %d): %g, Dijkstra %g", x, y, (double)a,
                           (double)metres(ref_shelter[i]));
-            ck_assert_int_eq(th_world_nearest_bunker(live, p), th_world_nearest_bunker(fresh, p));
-            a = th_world_destination_cost(live, 0, p);
-            b = th_world_destination_cost(fresh, 0, p);
+            ck_assert_int_eq(IDX(th_world_nearest_bunker(live, p)),
+                             IDX(th_world_nearest_bunker(fresh, p)));
+            a = th_world_destination_cost(live, FIELD_ID(0), p);
+            b = th_world_destination_cost(fresh, FIELD_ID(0), p);
             ck_assert_msg(a == b || (isinf(a) && isinf(b)),
                           "destination cost at (%d, %d): %g live, %g afresh", x, y, (double)a,
                           (double)b);
@@ -215,16 +218,16 @@ static uint64_t run_events(uint32_t threads) {
     cd.separation_radius = 0.8f;
     cd.max_speed = 3.0f;
     cd.max_force = 12.0f;
-    ck_assert_int_eq(th_world_add_crowd(w, &cd, NULL), 1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, NULL)), 1);
     th_squad_def sd = th_default_squad_def();
-    sd.crowd = 1;
+    sd.crowd = CROWD_ID(1);
     sd.count = 6;
     sd.files = 3;
     sd.spacing = 1.0f;
     sd.start = th_v2(23.5f, 17.5f);
     sd.goal = th_v2(7.5f, 32.5f);
     th_error err;
-    ck_assert_msg(th_world_add_squad(w, &sd, &err) == 0, "%s", err.message);
+    ck_assert_msg(IDX(th_world_add_squad(w, &sd, &err)) == 0, "%s", err.message);
     th_world_set_validation(w, true);
     uint64_t step_allocs = 0;
     for (int s = 0; s < 300; s++) {

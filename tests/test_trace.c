@@ -258,7 +258,7 @@ START_TEST(admit_and_squads_are_phases_of_their_own) {
         th_scene_load(THRONG_SCENES_DIR "/flood.yaml", &(th_scene_opts){.threads = 2}, NULL, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
     th_squad_info squad;
-    ck_assert(th_world_get_squad(w, 0, &squad));
+    ck_assert(th_world_get_squad(w, SQUAD_ID(0), &squad));
     uint64_t admitting_steps = 0;
     for (int i = 0; i < 3600 && admitting_steps < 3; i++) {
         ck_assert(th_world_trace_start(w, 64, NULL)); /* one step's spans at a time */

@@ -23,6 +23,19 @@
         if (!(expr)) ck_assert_msg(expr, __VA_ARGS__); \
     } while (0)
 
+/* Handles by index, for tests that number what they add: the index a handle stands for (-1 for
+ * the null handle), and the handle of the i-th thing of a kind (i = -1 gives the null handle). */
+#define IDX(h)        ((int)(h).index1 - 1)
+#define CROWD_ID(i)   ((th_crowd_id){(uint32_t)(i) + 1u})
+#define BUNKER_ID(i)  ((th_bunker_id){(uint32_t)(i) + 1u})
+#define TARGET_ID(i)  ((th_target_id){(uint32_t)(i) + 1u})
+#define SQUAD_ID(i)   ((th_squad_id){(uint32_t)(i) + 1u})
+#define FIELD_ID(i)   ((th_field_id){(uint32_t)(i) + 1u})
+#define AREA_ID(i)    ((th_measure_area_id){(uint32_t)(i) + 1u})
+#define LINE_ID(i)    ((th_measure_line_id){(uint32_t)(i) + 1u})
+#define SPAWNER_ID(i) ((th_spawner_id){(uint32_t)(i) + 1u})
+#define EXIT_ID(i)    ((th_exit_id){(uint32_t)(i) + 1u})
+
 /* SplitMix64: advance the state, mix it (th_mix64 is SplitMix64's finaliser). */
 static inline uint64_t splitmix64(uint64_t *s) { return th_mix64(*s += 0x9e3779b97f4a7c15ull); }
 

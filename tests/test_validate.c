@@ -21,8 +21,8 @@ static th_world *walled_maze(void) {
     cd.behavior = TH_BEHAVIOR_FLEE;
     th_world_add_crowd(w, &cd, NULL);
     for (int i = 0; i < 50; i++) {
-        th_world_add_agent(w, 0, th_v2(2.5f + (float)(i % 10), 2.5f + (float)(i / 10)), th_v2(0, 0),
-                           NULL);
+        th_world_add_agent(w, CROWD_ID(0), th_v2(2.5f + (float)(i % 10), 2.5f + (float)(i / 10)),
+                           th_v2(0, 0), NULL);
     }
     th_world_set_validation(w, true);
     for (int s = 0; s < 30; s++) th_world_step(w);

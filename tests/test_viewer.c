@@ -56,7 +56,7 @@ static bool block_of(const th_world *w, int32_t x, int32_t y, int32_t r, th_cell
 static bool near_bunker_label(const th_world *w, th_vec2 s) {
     for (uint32_t b = 0; b < th_world_bunker_count(w); b++) {
         th_bunker_info bi;
-        th_world_get_bunker(w, b, &bi);
+        th_world_get_bunker(w, BUNKER_ID(b), &bi);
         th_vec2 o = th_view_world_to_screen(w, W, H, th_v2((float)bi.x0, (float)bi.y0));
         if (fabsf(o.x - s.x) < 90 && fabsf(o.y - s.y) < 60) return true;
     }
@@ -113,7 +113,8 @@ START_TEST(test_agents_where_agents_are) {
         bool hit = false;
         for (int dy = -1; dy <= 1 && !hit; dy++)
             for (int dx = -1; dx <= 1 && !hit; dx++)
-                hit = pixel_at(px, th_v2(s.x + dx, s.y + dy)) == th_view_crowd_color(v.crowd[i]);
+                hit = pixel_at(px, th_v2(s.x + dx, s.y + dy)) ==
+                      th_view_crowd_color(CROWD_ID(v.crowd[i]));
         if (hit) matched++;
     }
     ck_assert_int_ge(sampled, 15);
@@ -139,12 +140,12 @@ static int diff_in(const th_world *w, const uint32_t *a, const uint32_t *b, floa
 START_TEST(test_flow_overlay_follows_bunker_destruction) {
     th_world *w = evac(200, 1);
     uint32_t *before = render(w, TH_VIEW_OVERLAY_FLOW);
-    int north = th_world_find_bunker(w, "north");
+    int north = IDX(th_world_find_bunker(w, "north"));
     ck_assert_int_ge(north, 0);
     th_bunker_info bi;
-    ck_assert(th_world_get_bunker(w, (uint32_t)north, &bi));
+    ck_assert(th_world_get_bunker(w, BUNKER_ID(north), &bi));
     th_error err;
-    ck_assert_msg(th_world_destroy_bunker(w, (uint32_t)north, &err), "%s", err.message);
+    ck_assert_msg(th_world_destroy_bunker(w, BUNKER_ID(north), &err), "%s", err.message);
     th_world_step(w);
     uint32_t *after = render(w, TH_VIEW_OVERLAY_FLOW);
     /* North's basin, below its marker and label: the arrows there turn to other bunkers. */
@@ -153,7 +154,7 @@ START_TEST(test_flow_overlay_follows_bunker_destruction) {
     ck_assert_int_gt(basin, 500);
     /* Around the south bunker nothing changed. */
     th_bunker_info south;
-    ck_assert(th_world_get_bunker(w, (uint32_t)th_world_find_bunker(w, "south"), &south));
+    ck_assert(th_world_get_bunker(w, th_world_find_bunker(w, "south"), &south));
     float sx = (south.x0 + south.x1 + 1) * 0.5f;
     ck_assert_int_eq(diff_in(w, before, after, sx - 24, 6, sx + 24, 40), 0);
     free(before);
@@ -172,12 +173,13 @@ static th_world *squad_world(void) {
     th_world *w = th_world_create(&wd, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
     th_crowd_def cd = th_default_crowd_def();
-    ck_assert_msg(th_world_add_crowd(w, &cd, &err) >= 0, "%s", err.message);
+    ck_assert_msg(IDX(th_world_add_crowd(w, &cd, &err)) >= 0, "%s", err.message);
     th_squad_def sd = th_default_squad_def();
+    sd.crowd = CROWD_ID(0);
     sd.count = 9;
     sd.start = th_v2(15, 20);
     sd.goal = th_v2(45, 20);
-    ck_assert_msg(th_world_add_squad(w, &sd, &err) >= 0, "%s", err.message);
+    ck_assert_msg(IDX(th_world_add_squad(w, &sd, &err)) >= 0, "%s", err.message);
     th_world_step(w);
     return w;
 }
@@ -202,11 +204,11 @@ START_TEST(test_squad_overlay_marks_slots) {
         ck_assert(th_view_screenshot(w, &o, getenv("THRONG_TEST_PNG"),
                                      TH_VIEW_OVERLAY_SQUADS | TH_VIEW_OVERLAY_AGENTS, NULL));
     }
-    float want = hue_of(th_view_crowd_color(0));
+    float want = hue_of(th_view_crowd_color(CROWD_ID(0)));
     th_agent_id id;
     th_vec2 slot;
     uint32_t members = 0;
-    for (uint32_t i = 0; th_world_squad_member(w, 0, i, &id, &slot); i++, members++) {
+    for (uint32_t i = 0; th_world_squad_member(w, SQUAD_ID(0), i, &id, &slot); i++, members++) {
         th_vec2 s = th_view_world_to_screen(w, W, H, slot);
         int changed = 0;
         for (int dy = -4; dy <= 4; dy++)
@@ -217,7 +219,7 @@ START_TEST(test_squad_overlay_marks_slots) {
         ck_assert_int_gt(changed, 8);
         uint32_t p = pixel_at(on, s);
         ck_assert_msg(fabsf(hue_of(p) - want) < 10, "slot %u pixel %08x, crowd colour %08x", i, p,
-                      th_view_crowd_color(0));
+                      th_view_crowd_color(CROWD_ID(0)));
     }
     ck_assert_uint_eq(members, 9);
     free(off);
@@ -228,7 +230,8 @@ END_TEST
 
 START_TEST(test_flow_overlay_of_one_bunker) {
     th_world *w = evac(200, 1);
-    int north = th_world_find_bunker(w, "north"), south = th_world_find_bunker(w, "south");
+    int north = IDX(th_world_find_bunker(w, "north")),
+        south = IDX(th_world_find_bunker(w, "south"));
     ck_assert_int_ge(north, 0);
     ck_assert_int_ge(south, 0);
     uint32_t *nearest = render(w, TH_VIEW_OVERLAY_FLOW);
@@ -242,7 +245,7 @@ START_TEST(test_flow_overlay_of_one_bunker) {
     /* Around the south bunker, far from north: the nearest field points into south, north's
      * own field away toward north, in another colour. */
     th_bunker_info sb;
-    ck_assert(th_world_get_bunker(w, (uint32_t)south, &sb));
+    ck_assert(th_world_get_bunker(w, BUNKER_ID(south), &sb));
     float sx = (sb.x0 + sb.x1 + 1) * 0.5f;
     ck_assert_int_gt(diff_in(w, nearest, chosen, sx - 24, 6, sx + 24, 40), 300);
     /* A bunker index past the last one shows the nearest field. */
@@ -292,7 +295,7 @@ START_TEST(test_flock_all_overlays) {
     int found = 0;
     for (uint32_t i = 0; i < v.count; i++) {
         th_vec2 s = th_view_world_to_screen(w, W, H, th_v2(v.px[i], v.py[i]));
-        if (pixel_at(px, s) == th_view_crowd_color(0)) found++;
+        if (pixel_at(px, s) == th_view_crowd_color(CROWD_ID(0))) found++;
     }
     ck_assert_int_gt(found, (int)v.count * 9 / 10);
     free(px);
@@ -465,9 +468,9 @@ START_TEST(test_legend_drawn) {
     ck_assert_int_gt(count_color(with, iw, ih, l.legend, th_view_cell_color(TH_CELL_DESTRUCTIBLE)),
                      50);
     ck_assert_int_gt(count_color(with, iw, ih, l.legend, th_view_cell_color(TH_CELL_OPEN)), 50);
-    const th_crowd_def *cd = th_world_crowd(w, 0);
+    const th_crowd_def *cd = th_world_crowd(w, CROWD_ID(0));
     ck_assert_ptr_nonnull(cd);
-    uint32_t crowd = cd->color ? 0xFF000000u | cd->color : th_view_crowd_color(0);
+    uint32_t crowd = cd->color ? 0xFF000000u | cd->color : th_view_crowd_color(CROWD_ID(0));
     ck_assert_int_gt(count_color(with, iw, ih, l.legend, crowd), 5);
     /* Turned off, it has no place. */
     th_view_layout l0 = layout_at(w, iw, ih, TH_VIEW_OVERLAY_AGENTS);
@@ -492,10 +495,10 @@ START_TEST(test_leader_ring_keeps_crowd_colour) {
     int checked = 0;
     for (uint32_t i = 0; i < v.count; i++) {
         bool leader = v.flags && (v.flags[i] & TH_AGENT_LEADER);
-        const th_crowd_def *cd = th_world_crowd(w, v.crowd[i]);
+        const th_crowd_def *cd = th_world_crowd(w, CROWD_ID(v.crowd[i]));
         bool predator = false;
-        for (uint32_t k = 0; th_world_crowd(w, k); k++)
-            if (cd->type < 32 && ((th_world_crowd(w, k)->flee_types >> cd->type) & 1))
+        for (uint32_t k = 0; th_world_crowd(w, CROWD_ID(k)); k++)
+            if (cd->type < 32 && ((th_world_crowd(w, CROWD_ID(k))->flee_types >> cd->type) & 1))
                 predator = true;
         if (!leader && !predator) continue;
         th_vec2 s = th_view_layout_to_screen(&l, th_v2(v.px[i], v.py[i]));
@@ -508,7 +511,8 @@ START_TEST(test_leader_ring_keeps_crowd_colour) {
             if (fabsf(o.x - s.x) < 8 && fabsf(o.y - s.y) < 8) alone = false;
         }
         if (!alone || s.x < 20 || s.y < 20 || s.x > iw - 20 || s.y > ih - 20) continue;
-        uint32_t want = cd->color ? 0xFF000000u | cd->color : th_view_crowd_color(v.crowd[i]);
+        uint32_t want =
+            cd->color ? 0xFF000000u | cd->color : th_view_crowd_color(CROWD_ID(v.crowd[i]));
         ck_assert_uint_ne(want, 0xFFFFFFFFu);
         bool centre = false;
         for (int dy = -1; dy <= 1 && !centre; dy++)
@@ -618,11 +622,11 @@ START_TEST(test_pheromone_overlay_marks_trail_cells) {
     th_world *w = scene("ants", 0, 60 * 50);
     int32_t cols, rows;
     float cs;
-    const float *ph = th_world_pheromone(w, 0, &cols, &rows, &cs);
+    const float *ph = th_world_pheromone(w, CROWD_ID(0), &cols, &rows, &cs);
     ck_assert_ptr_nonnull(ph);
-    const float deposit = th_world_crowd(w, 0)->goal.forage->deposit;
+    const float deposit = th_world_crowd(w, CROWD_ID(0))->goal.forage->deposit;
     th_forage_info fi;
-    ck_assert(th_world_forage_info(w, 0, &fi));
+    ck_assert(th_world_forage_info(w, CROWD_ID(0), &fi));
     uint32_t *off = render(w, 0), *on = render(w, TH_VIEW_OVERLAY_PHEROMONE);
     int trail = 0, bare = 0;
     for (int32_t y = 0; y < rows; y++) {
@@ -630,7 +634,7 @@ START_TEST(test_pheromone_overlay_marks_trail_cells) {
             th_vec2 c = th_v2(((float)x + 0.5f) * cs, ((float)y + 0.5f) * cs);
             bool near_marker = hypotf(c.x - fi.nest.x, c.y - fi.nest.y) < fi.nest_radius + 2.0f;
             th_food_info f;
-            for (uint32_t i = 0; th_world_food_source(w, 0, i, &f); i++)
+            for (uint32_t i = 0; th_world_food_source(w, CROWD_ID(0), i, &f); i++)
                 near_marker |= hypotf(c.x - f.at.x, c.y - f.at.y) < f.radius + 2.0f;
             if (near_marker) continue;
             th_vec2 sp = th_view_world_to_screen(w, W, H, c);

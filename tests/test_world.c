@@ -40,7 +40,7 @@ static th_world *make_world(float w, float h, th_bounds b, uint32_t threads) {
 
 static int add_crowd(th_world *w, th_crowd_def cd) {
     th_error err = {{0}};
-    int c = th_world_add_crowd(w, &cd, &err);
+    int c = IDX(th_world_add_crowd(w, &cd, &err));
     ck_assert_msg(c >= 0, "%s", err.message);
     return c;
 }
@@ -55,7 +55,7 @@ static void add_random_agents(th_world *w, uint32_t crowd, uint32_t n, float x0,
         float y = th_rng_range(seed, i, 1, y0, y1);
         float vx = th_rng_range(seed, i, 2, -vmax, vmax);
         float vy = th_rng_range(seed, i, 3, -vmax, vmax);
-        th_agent_id id = th_world_add_agent(w, crowd, th_v2(x, y), th_v2(vx, vy), &err);
+        th_agent_id id = th_world_add_agent(w, CROWD_ID(crowd), th_v2(x, y), th_v2(vx, vy), &err);
         CHECK_MSG(id == first + i, "agent %u got id %u: %s", first + i, id, err.message);
     }
 }
@@ -191,11 +191,11 @@ START_TEST(test_bad_crowd_defs) {
     th_world *w = make_world(50.0f, 50.0f, TH_BOUNDS_WALLS, 1);
     for (size_t i = 0; i < n; i++) {
         th_error err = {{0}};
-        ck_assert_msg(th_world_add_crowd(w, &cases[i].def, &err) == -1, "%s accepted",
+        ck_assert_msg(IDX(th_world_add_crowd(w, &cases[i].def, &err)) == -1, "%s accepted",
                       cases[i].what);
         ck_assert_msg(mentions(err.message, cases[i].keyword), "%s: message '%s' lacks '%s'",
                       cases[i].what, err.message, cases[i].keyword);
-        ck_assert_int_eq(th_world_add_crowd(w, &cases[i].def, NULL), -1);
+        ck_assert_int_eq(IDX(th_world_add_crowd(w, &cases[i].def, NULL)), -1);
     }
     ck_assert_uint_eq(th_world_crowd_count(w), 0);
     /* Nothing rejected left a trace: the first good crowd is still index 0. */
@@ -209,20 +209,20 @@ START_TEST(test_wrap_world_needs_twice_the_radius) {
     th_crowd_def d = th_default_crowd_def();
     d.neighbor_radius = 5.5f; /* 11 m > 10 m wide */
     th_error err = {{0}};
-    ck_assert_int_eq(th_world_add_crowd(w, &d, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &d, &err)), -1);
     ck_assert(mentions(err.message, "wrap"));
     d.neighbor_radius = 1.0f;
     d.separation_radius = 5.01f; /* the separation radius counts too */
-    ck_assert_int_eq(th_world_add_crowd(w, &d, &err), -1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &d, &err)), -1);
     d.separation_radius = 1.0f;
     d.neighbor_radius = 5.0f; /* exactly twice fits */
-    ck_assert_int_eq(th_world_add_crowd(w, &d, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &d, &err)), 0);
     th_world_destroy(w);
 
     /* The same radius is fine in a walled world of the same size. */
     w = make_world(10.0f, 30.0f, TH_BOUNDS_WALLS, 1);
     d.neighbor_radius = 5.5f;
-    ck_assert_int_eq(th_world_add_crowd(w, &d, &err), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &d, &err)), 0);
     th_world_destroy(w);
 }
 END_TEST
@@ -237,13 +237,13 @@ START_TEST(test_crowd_def_is_copied) {
     d.max_speed = 3.25f;
     ck_assert_int_eq(add_crowd(w, d), 0);
     name[0] = 'Z';
-    const th_crowd_def *got = th_world_crowd(w, 0);
+    const th_crowd_def *got = th_world_crowd(w, CROWD_ID(0));
     ck_assert_ptr_nonnull(got);
     ck_assert_uint_eq(strlen(got->name), 63);
     ck_assert_int_eq(got->name[0], 'q');
     ck_assert(got->max_speed == 3.25f);
-    ck_assert_ptr_null(th_world_crowd(w, 1));
-    ck_assert_ptr_null(th_world_crowd(w, UINT32_MAX));
+    ck_assert_ptr_null(th_world_crowd(w, CROWD_ID(1)));
+    ck_assert_ptr_null(th_world_crowd(w, CROWD_ID(UINT32_MAX)));
     th_world_destroy(w);
 }
 END_TEST
@@ -255,38 +255,39 @@ START_TEST(test_add_agent_rejects) {
     th_world *w = make_world(W, H, TH_BOUNDS_WALLS, 1);
     int c = add_crowd(w, th_default_crowd_def());
     th_error err = {{0}};
-    ck_assert_uint_eq(th_world_add_agent(w, (uint32_t)c, th_v2(1, 1), th_v2(0, 0), &err), 0);
+    ck_assert_uint_eq(th_world_add_agent(w, CROWD_ID(c), th_v2(1, 1), th_v2(0, 0), &err), 0);
     const th_vec2 bad_pos[] = {
         {-0.001f, 5.0f}, {5.0f, -0.001f}, {W, 5.0f},        {5.0f, H},         {W + 100, H + 100},
         {NAN, 5.0f},     {5.0f, NAN},     {INFINITY, 5.0f}, {5.0f, -INFINITY}, {-1e30f, 1e30f},
     };
     for (size_t i = 0; i < sizeof bad_pos / sizeof bad_pos[0]; i++) {
         err.message[0] = '\0';
-        th_agent_id id = th_world_add_agent(w, (uint32_t)c, bad_pos[i], th_v2(0, 0), &err);
+        th_agent_id id = th_world_add_agent(w, CROWD_ID(c), bad_pos[i], th_v2(0, 0), &err);
         ck_assert_msg(id == TH_INVALID_AGENT, "position (%g, %g) accepted", (double)bad_pos[i].x,
                       (double)bad_pos[i].y);
         ck_assert_msg(err.message[0] != '\0', "position %zu rejected without a message", i);
-        ck_assert_uint_eq(th_world_add_agent(w, (uint32_t)c, bad_pos[i], th_v2(0, 0), NULL),
+        ck_assert_uint_eq(th_world_add_agent(w, CROWD_ID(c), bad_pos[i], th_v2(0, 0), NULL),
                           TH_INVALID_AGENT);
     }
     const th_vec2 bad_vel[] = {{NAN, 0.0f}, {0.0f, INFINITY}, {-INFINITY, NAN}};
     for (size_t i = 0; i < sizeof bad_vel / sizeof bad_vel[0]; i++) {
         err.message[0] = '\0';
-        ck_assert_uint_eq(th_world_add_agent(w, (uint32_t)c, th_v2(2, 2), bad_vel[i], &err),
+        ck_assert_uint_eq(th_world_add_agent(w, CROWD_ID(c), th_v2(2, 2), bad_vel[i], &err),
                           TH_INVALID_AGENT);
         ck_assert(err.message[0] != '\0');
     }
     const uint32_t bad_crowd[] = {1, 2, 255, 256, UINT32_MAX};
     for (size_t i = 0; i < sizeof bad_crowd / sizeof bad_crowd[0]; i++) {
         err.message[0] = '\0';
-        ck_assert_uint_eq(th_world_add_agent(w, bad_crowd[i], th_v2(2, 2), th_v2(0, 0), &err),
-                          TH_INVALID_AGENT);
+        ck_assert_uint_eq(
+            th_world_add_agent(w, CROWD_ID(bad_crowd[i]), th_v2(2, 2), th_v2(0, 0), &err),
+            TH_INVALID_AGENT);
         ck_assert(mentions(err.message, "crowd"));
     }
     /* Rejections consume no ids and add no agents; positions on the closed edges are fine. */
     ck_assert_uint_eq(th_world_agent_count(w), 1);
-    ck_assert_uint_eq(th_world_add_agent(w, (uint32_t)c, th_v2(0, 0), th_v2(0, 0), &err), 1);
-    ck_assert_uint_eq(th_world_add_agent(w, (uint32_t)c, th_v2(nextafterf(W, 0), nextafterf(H, 0)),
+    ck_assert_uint_eq(th_world_add_agent(w, CROWD_ID(c), th_v2(0, 0), th_v2(0, 0), &err), 1);
+    ck_assert_uint_eq(th_world_add_agent(w, CROWD_ID(c), th_v2(nextafterf(W, 0), nextafterf(H, 0)),
                                          th_v2(0, 0), &err),
                       2);
     ck_assert_uint_eq(th_world_agent_count(w), 3);
@@ -303,7 +304,7 @@ START_TEST(test_add_agent_clamps_speed) {
     th_crowd_def d = th_default_crowd_def();
     d.max_speed = 2.0f;
     int c = add_crowd(w, d);
-    th_agent_id id = th_world_add_agent(w, (uint32_t)c, th_v2(20, 20), th_v2(30, 40), NULL);
+    th_agent_id id = th_world_add_agent(w, CROWD_ID(c), th_v2(20, 20), th_v2(30, 40), NULL);
     th_agent_state s;
     ck_assert(th_world_get_agent(w, id, &s));
     ck_assert_float_eq_tol(hypotf(s.velocity.x, s.velocity.y), 2.0f, 1e-5f);
@@ -327,7 +328,7 @@ START_TEST(test_lone_agent_moves_as_integrated) {
         const th_vec2 v0[] = {{1.5f, -0.75f}, {-0.3f, 0.1f}, {-2.0f, 3.0f}};
         th_agent_id ids[3];
         for (int k = 0; k < 3; k++) {
-            ids[k] = th_world_add_agent(w, (uint32_t)c, p0[k], v0[k], NULL);
+            ids[k] = th_world_add_agent(w, CROWD_ID(c), p0[k], v0[k], NULL);
             ck_assert_uint_eq(ids[k], 400u + (uint32_t)k);
         }
         const float dt = th_world_get_def(w).timestep;
@@ -391,8 +392,8 @@ START_TEST(test_ids_and_view) {
             th_agent_state s;
             CHECK(th_world_get_agent(w, id, &s));
             CHECK(s.id == id);
-            CHECK_MSG(s.crowd == v.crowd[k] && s.crowd == (id < 1500 ? 0u : 1u), "id %u: crowd %u",
-                      id, s.crowd);
+            CHECK_MSG(IDX(s.crowd) == v.crowd[k] && IDX(s.crowd) == (id < 1500 ? 0 : 1),
+                      "id %u: crowd %d", id, IDX(s.crowd));
             CHECK(s.position.x == v.px[k] && s.position.y == v.py[k]);
             CHECK(s.velocity.x == v.vx[k] && s.velocity.y == v.vy[k]);
         }
@@ -420,10 +421,10 @@ static void check_inside(th_bounds bounds, float dt) {
     int c = add_crowd(w, d);
     add_random_agents(w, (uint32_t)c, 1000, 0.0f, W, 0.0f, H, 1000.0f, 23);
     /* Some agents start exactly on the edges, moving outwards at full speed. */
-    th_world_add_agent(w, (uint32_t)c, th_v2(0.0f, 0.0f), th_v2(-1000.0f, -1.0f), NULL);
-    th_world_add_agent(w, (uint32_t)c, th_v2(nextafterf(W, 0), nextafterf(H, 0)),
+    th_world_add_agent(w, CROWD_ID(c), th_v2(0.0f, 0.0f), th_v2(-1000.0f, -1.0f), NULL);
+    th_world_add_agent(w, CROWD_ID(c), th_v2(nextafterf(W, 0), nextafterf(H, 0)),
                        th_v2(700.0f, 700.0f), NULL);
-    th_world_add_agent(w, (uint32_t)c, th_v2(0.0f, nextafterf(H, 0)), th_v2(-1e-30f, 5e-39f), NULL);
+    th_world_add_agent(w, CROWD_ID(c), th_v2(0.0f, nextafterf(H, 0)), th_v2(-1e-30f, 5e-39f), NULL);
     const uint32_t n = th_world_agent_count(w);
     for (int step = 1; step <= 500; step++) {
         th_world_step(w);
@@ -465,7 +466,7 @@ static th_world *hash_world(uint32_t threads, float nudge_vx_of_17) {
         float vx = th_rng_range(77, i, 2, -3.0f, 3.0f);
         float vy = th_rng_range(77, i, 3, -3.0f, 3.0f);
         if (i == 17 && nudge_vx_of_17 != 0.0f) vx = nextafterf(vx, nudge_vx_of_17);
-        th_world_add_agent(w, (uint32_t)c, th_v2(x, y), th_v2(vx, vy), NULL);
+        th_world_add_agent(w, CROWD_ID(c), th_v2(x, y), th_v2(vx, vy), NULL);
     }
     return w;
 }

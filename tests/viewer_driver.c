@@ -87,7 +87,7 @@ int main(int argc, char **argv) {
     printf("window %d %d\n", WIDTH, HEIGHT);
     for (uint32_t b = 0; b < th_world_bunker_count(w); b++) {
         th_bunker_info bi;
-        th_world_get_bunker(w, b, &bi);
+        th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi);
         th_vec2 c =
             th_v2((float)(bi.x0 + bi.x1 + 1) * 0.5f * cs, (float)(bi.y0 + bi.y1 + 1) * 0.5f * cs);
         th_vec2 s = th_view_layout_to_screen(&lay, c);
@@ -101,7 +101,7 @@ int main(int argc, char **argv) {
     printf("final step %llu\n", (unsigned long long)th_world_step_count(w));
     for (uint32_t b = 0; b < th_world_bunker_count(w); b++) {
         th_bunker_info bi;
-        th_world_get_bunker(w, b, &bi);
+        th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi);
         printf("final bunker %s destroyed %d sheltered %u\n", bi.name, bi.destroyed, bi.sheltered);
     }
     th_world_destroy(w);

@@ -13,8 +13,8 @@
  *     th_world *w = th_world_create(&wd, NULL);
  *     th_crowd_def cd = th_default_crowd_def();
  *     cd.name = "starlings";
- *     int crowd = th_world_add_crowd(w, &cd, NULL);
- *     th_world_add_agent(w, (uint32_t)crowd, th_v2(10, 10), th_v2(1, 0), NULL);
+ *     th_crowd_id crowd = th_world_add_crowd(w, &cd, NULL);
+ *     th_world_add_agent(w, crowd, th_v2(10, 10), th_v2(1, 0), NULL);
  *     for (int i = 0; i < 600; i++) th_world_step(w);
  *     th_world_destroy(w);
  *
@@ -47,6 +47,53 @@ typedef uint32_t th_agent_id;
 #define TH_MAX_COORD       1.0e7f  /* metres: the largest |x| or |y| of a target's point */
 #define TH_MAX_THREADS     64
 #define TH_MAX_BODY_RADIUS 5.0f /* metres */
+
+/** Handles of the things a world holds, one struct type per kind so that passing one kind where
+ *  another is expected does not compile. A zero-initialised handle is the null handle (none);
+ *  every call that takes one refuses a null handle and one the world never issued. Handles are
+ *  issued in order of addition and never change: the i-th crowd added (i from 0) is
+ *  (th_crowd_id){i + 1}, for i below th_world_crowd_count(), and so on for each kind, which is
+ *  how to visit them all. */
+typedef struct th_crowd_id {
+    uint32_t index1; /* index + 1; 0 = null */
+} th_crowd_id;
+typedef struct th_bunker_id {
+    uint32_t index1;
+} th_bunker_id;
+typedef struct th_target_id {
+    uint32_t index1;
+} th_target_id;
+typedef struct th_squad_id {
+    uint32_t index1;
+} th_squad_id;
+/** A destination field (th_world_add_destinations). */
+typedef struct th_field_id {
+    uint32_t index1;
+} th_field_id;
+/** Measurement areas and lines, spawners and exits. */
+typedef struct th_measure_area_id {
+    uint32_t index1;
+} th_measure_area_id;
+typedef struct th_measure_line_id {
+    uint32_t index1;
+} th_measure_line_id;
+typedef struct th_spawner_id {
+    uint32_t index1;
+} th_spawner_id;
+typedef struct th_exit_id {
+    uint32_t index1;
+} th_exit_id;
+
+/** Whether a handle is non-null (it may still name nothing in a given world). */
+static inline bool th_crowd_id_valid(th_crowd_id id) { return id.index1 != 0; }
+static inline bool th_bunker_id_valid(th_bunker_id id) { return id.index1 != 0; }
+static inline bool th_target_id_valid(th_target_id id) { return id.index1 != 0; }
+static inline bool th_squad_id_valid(th_squad_id id) { return id.index1 != 0; }
+static inline bool th_field_id_valid(th_field_id id) { return id.index1 != 0; }
+static inline bool th_measure_area_id_valid(th_measure_area_id id) { return id.index1 != 0; }
+static inline bool th_measure_line_id_valid(th_measure_line_id id) { return id.index1 != 0; }
+static inline bool th_spawner_id_valid(th_spawner_id id) { return id.index1 != 0; }
+static inline bool th_exit_id_valid(th_exit_id id) { return id.index1 != 0; }
 
 /** Error detail filled by functions that can fail (pass NULL when not wanted). */
 typedef struct th_error {
@@ -227,7 +274,7 @@ typedef struct th_forage_def {
 /** A crowd's goal. Zero-initialised it is TH_GOAL_NONE. */
 typedef struct th_goal_def {
     th_goal_kind kind;
-    uint32_t field;        /* DESTINATIONS: destination field index */
+    th_field_id field;     /* DESTINATIONS: the destination field (th_world_add_destinations) */
     const th_vec2 *points; /* ROUTE: waypoints, metres, inside the world and on open ground,
                               every leg (and a loop's closing leg) across open cells only;
                               copied. Agents start at waypoint 0 */
@@ -252,7 +299,7 @@ typedef struct th_goal_def {
     th_hand hand;          /* CRASH_AND_TURN, WALL_FOLLOW: the hand kept on the wall */
     float lookahead;       /* CRASH_AND_TURN: metres in (0, 1000] ahead that must be free;
                               0 = one cell side */
-    uint32_t target;       /* BREADCRUMBS: a point, path or agent target (th_world_add_target) */
+    th_target_id target;   /* BREADCRUMBS: a point, path or agent target (th_world_add_target) */
     float spacing;         /* BREADCRUMBS: metres in (0, 1000] between crumbs; 0 = 1 m */
     uint32_t trail;        /* BREADCRUMBS: crumbs kept, 1 .. TH_MAX_BREADCRUMBS (the oldest are
                               overwritten); 0 = 256 */
@@ -295,7 +342,7 @@ typedef struct th_crowd_def {
     uint32_t type;        /* faction in [0, TH_MAX_TYPES): agents align and cohere only with
                              agents of their own type (everyone separates from everyone).
                              TH_TYPE_OWN (default): a type of the crowd's own */
-    int32_t target;       /* a target (th_world_add_target) the crowd's leaders pursue, or -1
+    th_target_id target;  /* a target (th_world_add_target) the crowd's leaders pursue, or null
                              (default): no leaders, everyone flocks */
     th_pursuit pursuit;   /* how leaders pursue, default TH_PURSUIT_CHASE */
     float pursuit_weight; /* default 2 */
@@ -335,7 +382,7 @@ TH_API th_crowd_def th_default_pedestrian_def(void);
 /** An agent's state as of the last completed step. */
 typedef struct th_agent_state {
     th_agent_id id;
-    uint32_t crowd;
+    th_crowd_id crowd;
     th_vec2 position;     /* metres */
     th_vec2 velocity;     /* metres/second */
     th_vec2 acceleration; /* steering acceleration applied in the last step, metres/second^2 */
@@ -354,9 +401,9 @@ typedef struct th_agent_state {
  *  sorted by grid cell). Pointers stay valid until the next call that changes the world. */
 typedef struct th_agent_view {
     uint32_t count;
-    const float *px, *py; /* positions, metres */
-    const float *vx, *vy; /* velocities, metres/second */
-    const uint16_t *crowd;
+    const float *px, *py;  /* positions, metres */
+    const float *vx, *vy;  /* velocities, metres/second */
+    const uint16_t *crowd; /* crowd index: agent i's crowd is (th_crowd_id){crowd[i] + 1} */
     const th_agent_id *id;
     const uint8_t *flags; /* TH_AGENT_LEADER | TH_AGENT_STRANDED, as of the last step */
 } th_agent_view;
@@ -406,34 +453,36 @@ TH_API th_world *th_world_create(const th_world_def *def, th_error *err);
 /** Destroy a world and join its threads. NULL is ignored. */
 TH_API void th_world_destroy(th_world *w);
 
-/** Add a crowd; returns its index (0, 1, ...) or -1 with `err` filled. Crowds are added before
- *  stepping starts or between steps. */
-TH_API int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err);
+/** Add a crowd; returns its handle, or the null handle with `err` filled. Crowds are added
+ *  before stepping starts or between steps. */
+TH_API th_crowd_id th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err);
 
 /** Number of crowds. */
 TH_API uint32_t th_world_crowd_count(const th_world *w);
 
-/** The def a crowd was created with (name points into the world), or NULL for a bad index. */
-TH_API const th_crowd_def *th_world_crowd(const th_world *w, uint32_t crowd);
+/** The def a crowd was created with (name points into the world), or NULL for a null handle
+ *  or one of no crowd. */
+TH_API const th_crowd_def *th_world_crowd(const th_world *w, th_crowd_id crowd);
 
 /** The next-hop table of a crowd with goal TH_GOAL_WAYPOINTS, built when the crowd was added:
  *  in `*next` the node after `from` on a cheapest route to `to` (`to` itself when from == to),
  *  in `*cost` that route's length in metres (either pointer may be NULL). False for a crowd
  *  without that goal, a node index out of range, or no route from `from` to `to`. */
-TH_API bool th_world_waypoint_hop(const th_world *w, uint32_t crowd, uint32_t from, uint32_t to,
+TH_API bool th_world_waypoint_hop(const th_world *w, th_crowd_id crowd, uint32_t from, uint32_t to,
                                   uint32_t *next, float *cost);
 
 /** The trail of a crowd with goal TH_GOAL_BREADCRUMBS as of the last step: copies up to `max`
  *  crumbs (metres), oldest held first, to `out` (may be NULL when max is 0) and returns how
  *  many are held (0 for any other crowd). */
-TH_API uint32_t th_world_breadcrumbs(const th_world *w, uint32_t crowd, th_vec2 *out, uint32_t max);
+TH_API uint32_t th_world_breadcrumbs(const th_world *w, th_crowd_id crowd, th_vec2 *out,
+                                     uint32_t max);
 
 /** Add an agent of `crowd` at `position` (inside the world) with `velocity` (finite; clamped
  *  to the crowd's max_speed, direction kept however long it is). Returns its id or
  *  TH_INVALID_AGENT with `err` filled (bad crowd, position outside the world or not finite,
  *  velocity not finite, TH_MAX_AGENTS reached, out of memory). May allocate; call it between steps.
  */
-TH_API th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position,
+TH_API th_agent_id th_world_add_agent(th_world *w, th_crowd_id crowd, th_vec2 position,
                                       th_vec2 velocity, th_error *err);
 
 /** Advance one fixed step. Allocates nothing once the first step has run. */
@@ -513,12 +562,12 @@ typedef struct th_target_def {
     th_agent_id agent;          /* AGENT */
 } th_target_def;
 
-/** Add a target; returns its index or -1 with `err` filled. */
-TH_API int th_world_add_target(th_world *w, const th_target_def *def, th_error *err);
+/** Add a target; returns its handle, or the null handle with `err` filled. */
+TH_API th_target_id th_world_add_target(th_world *w, const th_target_def *def, th_error *err);
 
-/** A target's position and velocity as of the start of the last step; false for a bad index
- *  or a target that does not exist (a removed agent, a shelter target). */
-TH_API bool th_world_target_state(const th_world *w, uint32_t target, th_vec2 *position,
+/** A target's position and velocity as of the start of the last step; false for a null or
+ *  unknown handle or a target that does not exist (a removed agent, a shelter target). */
+TH_API bool th_world_target_state(const th_world *w, th_target_id target, th_vec2 *position,
                                   th_vec2 *velocity);
 
 /* ---- squads ---------------------------------------------------------------------------------
@@ -547,8 +596,8 @@ typedef enum th_formation {
 #define TH_MAX_SQUAD_MEMBERS 1024
 
 typedef struct th_squad_def {
-    uint32_t crowd; /* the members' crowd: its radii, speeds and separation apply */
-    uint32_t count; /* members, 1 .. TH_MAX_SQUAD_MEMBERS, spawned on their slots */
+    th_crowd_id crowd; /* the members' crowd: its radii, speeds and separation apply */
+    uint32_t count;    /* members, 1 .. TH_MAX_SQUAD_MEMBERS, spawned on their slots */
     th_formation formation;
     uint32_t files;      /* BOX: members per rank; 0 = ceil(sqrt(count)) */
     float spacing;       /* metres between neighbouring slots, default 1.5 */
@@ -559,7 +608,7 @@ typedef struct th_squad_def {
     float slot_weight;   /* pull to the slot, default 3 */
 } th_squad_def;
 
-/** A squad def with the defaults above (formation BOX, crowd 0, no members). */
+/** A squad def with the defaults above (formation BOX, crowd null: to be set, no members). */
 TH_API th_squad_def th_default_squad_def(void);
 
 typedef struct th_squad_info {
@@ -572,22 +621,22 @@ typedef struct th_squad_info {
 } th_squad_info;
 
 /** Add a squad and spawn its members on their slots (which must be open ground). Returns the
- *  squad's index, or -1 with `err` filled. Call between steps. */
-TH_API int th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err);
+ *  squad's handle, or the null handle with `err` filled. Call between steps. */
+TH_API th_squad_id th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err);
 
-/** A squad's state as of the last step; false for a bad index. */
-TH_API bool th_world_get_squad(const th_world *w, uint32_t squad, th_squad_info *out);
+/** A squad's state as of the last step; false for a null or unknown handle. */
+TH_API bool th_world_get_squad(const th_world *w, th_squad_id squad, th_squad_info *out);
 
 /** Member `i` of a squad: its agent id and its slot (metres); false past the last member. */
-TH_API bool th_world_squad_member(const th_world *w, uint32_t squad, uint32_t i, th_agent_id *id,
+TH_API bool th_world_squad_member(const th_world *w, th_squad_id squad, uint32_t i, th_agent_id *id,
                                   th_vec2 *slot);
 
 /** Point `i` of a squad's centre path (metres, start first); false past the last one. */
-TH_API bool th_world_squad_waypoint(const th_world *w, uint32_t squad, uint32_t i, th_vec2 *out);
+TH_API bool th_world_squad_waypoint(const th_world *w, th_squad_id squad, uint32_t i, th_vec2 *out);
 
 /** Add agent `id` (of any crowd, not in another squad) to a squad between steps: the slots are
  *  laid out again for the new count and go to the nearest members. */
-TH_API bool th_world_squad_join(th_world *w, uint32_t squad, th_agent_id id, th_error *err);
+TH_API bool th_world_squad_join(th_world *w, th_squad_id squad, th_agent_id id, th_error *err);
 
 /** Remove an agent at the start of the next step (a unit lost in battle). False for an unknown
  *  id. */
@@ -646,12 +695,14 @@ typedef struct th_bunker_info {
     bool full;          /* capacity reached: closed like a destroyed one */
 } th_bunker_info;
 
-/** Add a bunker before the first step; returns its index or -1 with `err` filled. */
-TH_API int th_world_add_bunker(th_world *w, const th_bunker_def *def, th_error *err);
+/** Add a bunker before the first step; returns its handle, or the null handle with `err`
+ *  filled. */
+TH_API th_bunker_id th_world_add_bunker(th_world *w, const th_bunker_def *def, th_error *err);
 TH_API uint32_t th_world_bunker_count(const th_world *w);
-TH_API bool th_world_get_bunker(const th_world *w, uint32_t bunker, th_bunker_info *out);
-/** Index of the bunker called `name`, or -1. */
-TH_API int th_world_find_bunker(const th_world *w, const char *name);
+/** A bunker's state; false for a null or unknown handle. */
+TH_API bool th_world_get_bunker(const th_world *w, th_bunker_id bunker, th_bunker_info *out);
+/** The bunker called `name`, or the null handle. */
+TH_API th_bunker_id th_world_find_bunker(const th_world *w, const char *name);
 
 /* Events change the terrain and bunkers between steps. An event scheduled for step N is
  * applied at the start of the step that advances the world from N to N + 1, so every agent
@@ -668,12 +719,12 @@ typedef enum th_event_type {
     TH_EVENT_SET_COST = 4,    /* open, non-bunker cells in the rectangle get terrain cost `cost` */
 } th_event_type;
 
-/** An event: a bunker index for the bunker events, an inclusive cell rectangle (clipped to the
+/** An event: a bunker for the bunker events, an inclusive cell rectangle (clipped to the
  *  map) for the terrain events, and for TH_EVENT_SET_COST the new cost in
  *  [1, TH_CELL_COST_MAX] (ignored by the other types). */
 typedef struct th_event_def {
     th_event_type type;
-    uint32_t bunker;
+    th_bunker_id bunker;
     int32_t x0, y0, x1, y1;
     uint32_t cost;
 } th_event_def;
@@ -685,9 +736,9 @@ TH_API bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *e,
 TH_API uint32_t th_world_pending_events(const th_world *w);
 
 /** Destroy a bunker: nobody else shelters there; its basin re-routes to the next bunker. */
-TH_API bool th_world_destroy_bunker(th_world *w, uint32_t bunker, th_error *err);
+TH_API bool th_world_destroy_bunker(th_world *w, th_bunker_id bunker, th_error *err);
 /** Restore a destroyed bunker (it opens again unless full). */
-TH_API bool th_world_restore_bunker(th_world *w, uint32_t bunker, th_error *err);
+TH_API bool th_world_restore_bunker(th_world *w, th_bunker_id bunker, th_error *err);
 /** Break every destructible wall in the cell rectangle [x0, x1] x [y0, y1] (clipped to the map);
  *  they become open cells of cost 1. */
 TH_API bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
@@ -714,8 +765,8 @@ TH_API bool th_world_set_cost(th_world *w, int32_t x0, int32_t y0, int32_t x1, i
 
 /* Every query below answers only for positions on the world ([0, width) x [0, height), finite):
  * for any other point (NaN, infinite, off the edge) the flows return false with (0,0), the
- * costs INFINITY, th_world_nearest_bunker -1, th_world_wall_distance 0 (outside the walled
- * world is as inside a wall) with (0,0), and the path queries false with `err` naming the
+ * costs INFINITY, th_world_nearest_bunker the null handle, th_world_wall_distance 0 (outside the
+ * walled world is as inside a wall) with (0,0), and the path queries false with `err` naming the
  * position. */
 
 /** Flow direction at `p` toward the nearest open bunker (unit vector, (0,0) inside one);
@@ -723,14 +774,15 @@ TH_API bool th_world_set_cost(th_world *w, int32_t x0, int32_t y0, int32_t x1, i
 TH_API bool th_world_flow(const th_world *w, th_vec2 p, th_vec2 *dir);
 
 /** Flow toward bunker `bunker` alone (its own river map, standing or not) at `p`; false when
- *  it cannot be reached from there or for a bad index. Valid after the first step. */
-TH_API bool th_world_bunker_flow(const th_world *w, uint32_t bunker, th_vec2 p, th_vec2 *dir);
+ *  it cannot be reached from there or for a null or unknown handle. Valid after the first
+ *  step. */
+TH_API bool th_world_bunker_flow(const th_world *w, th_bunker_id bunker, th_vec2 p, th_vec2 *dir);
 
 /** Cost-weighted metres from `p` to the nearest open bunker; INFINITY when unreachable. */
 TH_API float th_world_cost_to_shelter(const th_world *w, th_vec2 p);
 
-/** Index of the open bunker whose river map wins at `p`, or -1. */
-TH_API int th_world_nearest_bunker(const th_world *w, th_vec2 p);
+/** The open bunker whose river map wins at `p`, or the null handle. */
+TH_API th_bunker_id th_world_nearest_bunker(const th_world *w, th_vec2 p);
 
 /** Cell-centre path from `p` down the river map to the nearest open bunker (start cell first,
  *  bunker cell last): up to `max` points to `out`, their count to `*count`. False with `err`
@@ -753,24 +805,26 @@ typedef struct th_destination {
 #define TH_MAX_DESTINATION_FIELDS 16
 
 /** Build a destination field over `count` goals (1..65,536 open cells) and compute it now;
- *  returns its index or -1 with `err` filled. Call between steps. */
-TH_API int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
-                                     th_error *err);
+ *  returns its handle, or the null handle with `err` filled. Call between steps. */
+TH_API th_field_id th_world_add_destinations(th_world *w, const th_destination *goals,
+                                             uint32_t count, th_error *err);
 
 /** Destination fields in the world (a scene makes one per crowd with a destinations goal). */
 TH_API uint32_t th_world_destination_count(const th_world *w);
 
-/** Flow toward the cheapest goal of field `field` at `p`; false when no goal is reachable. */
-TH_API bool th_world_destination_flow(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *dir);
+/** Flow toward the cheapest goal of field `field` at `p`; false when no goal is reachable or
+ *  for a null or unknown handle. */
+TH_API bool th_world_destination_flow(const th_world *w, th_field_id field, th_vec2 p,
+                                      th_vec2 *dir);
 
 /** Cost-weighted metres from `p` to the field's cheapest goal, weight included; INFINITY when
- *  unreachable or for a bad field index. */
-TH_API float th_world_destination_cost(const th_world *w, uint32_t field, th_vec2 p);
+ *  unreachable or for a null or unknown handle. */
+TH_API float th_world_destination_cost(const th_world *w, th_field_id field, th_vec2 p);
 
 /** Cell-centre path from `p` to the field's cheapest goal, like th_world_shelter_path. These
  *  three queries answer for the field as built, without the congestion a crowd's goal may add
  *  (th_goal_def.congestion_weight). */
-TH_API bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *out,
+TH_API bool th_world_destination_path(const th_world *w, th_field_id field, th_vec2 p, th_vec2 *out,
                                       uint32_t max, uint32_t *count, th_error *err);
 
 /** Any-angle path from `from` to `to` (A* over the terrain costs, then string pulling, which
@@ -816,19 +870,19 @@ typedef struct th_food_info {
 } th_food_info;
 
 /** Colony totals of crowd `crowd`; false when it does not forage. */
-TH_API bool th_world_forage_info(const th_world *w, uint32_t crowd, th_forage_info *out);
+TH_API bool th_world_forage_info(const th_world *w, th_crowd_id crowd, th_forage_info *out);
 /** Food source `source` of crowd `crowd`; false when there is none. */
-TH_API bool th_world_food_source(const th_world *w, uint32_t crowd, uint32_t source,
+TH_API bool th_world_food_source(const th_world *w, th_crowd_id crowd, uint32_t source,
                                  th_food_info *out);
 /** Read-only view of crowd `crowd`'s pheromone grid: cols x rows cells of `*cell_size` metres,
  *  row-major from the world's origin (row 0 is the south edge), cell (x, y) covering
  *  [x c, (x + 1) c) x [y c, (y + 1) c). NULL when the crowd does not forage. Valid until the
  *  next step. */
-TH_API const float *th_world_pheromone(const th_world *w, uint32_t crowd, int32_t *cols,
+TH_API const float *th_world_pheromone(const th_world *w, th_crowd_id crowd, int32_t *cols,
                                        int32_t *rows, float *cell_size);
 /** Add `amount` (finite, may be negative; a cell never goes below 0) of pheromone to the cell
  *  of crowd `crowd`'s grid holding `p`: a trail laid by hand. Call between steps. */
-TH_API bool th_world_add_pheromone(th_world *w, uint32_t crowd, th_vec2 p, float amount,
+TH_API bool th_world_add_pheromone(th_world *w, th_crowd_id crowd, th_vec2 p, float amount,
                                    th_error *err);
 
 /** The spatial grid's columns, rows and cell extent in metres (for overlays and tools). */
@@ -927,20 +981,24 @@ typedef struct th_measure_line_info {
                     duration; 0 before the first step */
 } th_measure_line_info;
 
-/** Add an area; returns its index (0, 1, ...) or -1 with `err` filled. Allocates; call it
+/** Add an area; returns its handle, or the null handle with `err` filled. Allocates; call it
  *  between steps. */
-TH_API int th_world_add_measure_area(th_world *w, const th_measure_area_def *def, th_error *err);
+TH_API th_measure_area_id th_world_add_measure_area(th_world *w, const th_measure_area_def *def,
+                                                    th_error *err);
 
-/** Add a line; returns its index or -1 with `err` filled. Allocates (the first line also
- *  reserves a previous position per agent id); call it between steps. */
-TH_API int th_world_add_measure_line(th_world *w, const th_measure_line_def *def, th_error *err);
+/** Add a line; returns its handle, or the null handle with `err` filled. Allocates (the first
+ *  line also reserves a previous position per agent id); call it between steps. */
+TH_API th_measure_line_id th_world_add_measure_line(th_world *w, const th_measure_line_def *def,
+                                                    th_error *err);
 
 TH_API uint32_t th_world_measure_area_count(const th_world *w);
 TH_API uint32_t th_world_measure_line_count(const th_world *w);
 
-/** An area's or line's figures; false for a bad index. */
-TH_API bool th_world_measure_area(const th_world *w, uint32_t area, th_measure_area_info *out);
-TH_API bool th_world_measure_line(const th_world *w, uint32_t line, th_measure_line_info *out);
+/** An area's or line's figures; false for a null or unknown handle. */
+TH_API bool th_world_measure_area(const th_world *w, th_measure_area_id area,
+                                  th_measure_area_info *out);
+TH_API bool th_world_measure_line(const th_world *w, th_measure_line_id line,
+                                  th_measure_line_info *out);
 
 /* ---- sources and sinks ---------------------------------------------------------------------
  * A spawner adds agents to a crowd at a steady rate, an exit removes the agents that reach it,
@@ -996,7 +1054,7 @@ typedef struct th_cell_ref {
 /** A spawner. Start from th_default_spawner_def(). */
 typedef struct th_spawner_def {
     const char *name;         /* copied (63 bytes kept); NULL = "spawner N" */
-    uint32_t crowd;           /* the crowd its agents join */
+    th_crowd_id crowd;        /* the crowd its agents join (required: null is refused) */
     float x0, y0, x1, y1;     /* the area [x0, x1) x [y0, y1), metres, inside the world; used
                                  when cell_count is 0 */
     const th_cell_ref *cells; /* or these map cells (copied; 1 .. 65,536, inside the map) */
@@ -1009,13 +1067,13 @@ typedef struct th_spawner_def {
                          max_speed); default (0, 0) */
 } th_spawner_def;
 
-/** A spawner def with the defaults above (area and rate still to be set). */
+/** A spawner def with the defaults above (crowd, area and rate still to be set). */
 TH_API th_spawner_def th_default_spawner_def(void);
 
 /** A spawner's counts, as of the last step. */
 typedef struct th_spawner_info {
     const char *name; /* points into the world */
-    uint32_t crowd;
+    th_crowd_id crowd;
     uint32_t emitted;     /* agents it has added */
     uint64_t due;         /* agents owed by the last spawning pass (the formula above, capped by
                              the limit): emitted + waiting */
@@ -1027,24 +1085,25 @@ typedef struct th_spawner_info {
                              of its cells (th_world_spawner_covers tells which cells) */
 } th_spawner_info;
 
-/** Add a spawner; returns its index (0, 1, ...) or -1 with `err` filled (bad crowd, area outside
- *  the world or map, rate or times out of range, out of memory). A spawner with a stop time or
- *  a limit reserves memory for its agents now. Call between steps. */
-TH_API int th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err);
+/** Add a spawner; returns its handle, or the null handle with `err` filled (bad crowd, area
+ *  outside the world or map, rate or times out of range, out of memory). A spawner with a stop
+ *  time or a limit reserves memory for its agents now. Call between steps. */
+TH_API th_spawner_id th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err);
 TH_API uint32_t th_world_spawner_count(const th_world *w);
-/** A spawner's counts; false for a bad index. */
-TH_API bool th_world_get_spawner(const th_world *w, uint32_t spawner, th_spawner_info *out);
+/** A spawner's counts; false for a null or unknown handle. */
+TH_API bool th_world_get_spawner(const th_world *w, th_spawner_id spawner, th_spawner_info *out);
 
 /** An exit. Start from th_default_exit_def(). */
 typedef struct th_exit_def {
     const char *name;         /* copied (63 bytes kept); NULL = "exit N" */
     float x0, y0, x1, y1;     /* the area [x0, x1) x [y0, y1), metres; used when cell_count is
-                                 0 and field is -1 */
+                                 0 and field is null */
     const th_cell_ref *cells; /* or these map cells (copied; 1 .. 65,536, inside the map) */
     uint32_t cell_count;
-    int32_t field;          /* or, >= 0: the goal cells of this destination field. Default -1 */
-    const uint32_t *crowds; /* the crowds it removes (copied); crowd_count 0 (default) = every
-                               crowd, also those added later */
+    th_field_id field;         /* or, not null: the goal cells of this destination field.
+                                  Default null */
+    const th_crowd_id *crowds; /* the crowds it removes (copied); crowd_count 0 (default) = every
+                                  crowd, also those added later */
     uint32_t crowd_count;
 } th_exit_def;
 
@@ -1061,16 +1120,17 @@ typedef struct th_exit_info {
                              (th_world_exit_covers tells which cells) */
 } th_exit_info;
 
-/** Add an exit; returns its index or -1 with `err` filled. Call between steps. */
-TH_API int th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err);
+/** Add an exit; returns its handle, or the null handle with `err` filled. Call between steps. */
+TH_API th_exit_id th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err);
 TH_API uint32_t th_world_exit_count(const th_world *w);
 /** Whether map cell (x, y) is one of the cells of a spawner or an exit given by cells (false
- *  for one given by a rectangle, a bad index or a cell off the map): for drawing them. */
-TH_API bool th_world_spawner_covers(const th_world *w, uint32_t spawner, int32_t x, int32_t y);
-TH_API bool th_world_exit_covers(const th_world *w, uint32_t exit, int32_t x, int32_t y);
+ *  for one given by a rectangle, a null or unknown handle or a cell off the map): for drawing
+ *  them. */
+TH_API bool th_world_spawner_covers(const th_world *w, th_spawner_id spawner, int32_t x, int32_t y);
+TH_API bool th_world_exit_covers(const th_world *w, th_exit_id exit, int32_t x, int32_t y);
 
-/** An exit's counts; false for a bad index. */
-TH_API bool th_world_get_exit(const th_world *w, uint32_t exit, th_exit_info *out);
+/** An exit's counts; false for a null or unknown handle. */
+TH_API bool th_world_get_exit(const th_world *w, th_exit_id exit, th_exit_info *out);
 
 /** Steps after which the k-th agent (k >= 1, in the order they left) had left through any exit,
  *  or 0 when fewer than k have: the time by which any number of a crowd was out. Saturates at
@@ -1087,11 +1147,11 @@ TH_API uint64_t th_world_exited_by(const th_world *w, uint32_t k);
 
 /** What a history entry records. */
 typedef enum th_history_kind {
-    TH_HISTORY_BUNKER_DESTROYED = 0, /* `index`: the bunker; `step`: the step that applied it
+    TH_HISTORY_BUNKER_DESTROYED = 0, /* `bunker`: the bunker; `step`: the step that applied it
                                         ran from `step` to `step` + 1 */
     TH_HISTORY_BUNKER_RESTORED = 1,  /* the same for a restore */
     TH_HISTORY_BUNKER_FULL = 2,      /* the bunker reached its capacity after `step` steps */
-    TH_HISTORY_SQUAD_ARRIVED = 3,    /* squad `index` counted as arrived after `step` steps
+    TH_HISTORY_SQUAD_ARRIVED = 3,    /* squad `squad` counted as arrived after `step` steps
                                         (again after a breakup: one entry each time) */
     TH_HISTORY_BURIED = 4,           /* `count` agents walled in and removed by the step that ran
                                         from `step` to `step` + 1 */
@@ -1101,8 +1161,9 @@ typedef enum th_history_kind {
 typedef struct th_history_entry {
     uint64_t step;
     th_history_kind kind;
-    uint32_t index; /* bunker or squad index */
-    uint32_t count; /* TH_HISTORY_BURIED: agents; else 0 */
+    th_bunker_id bunker; /* the bunker entries' bunker; else null */
+    th_squad_id squad;   /* TH_HISTORY_SQUAD_ARRIVED: the squad; else null */
+    uint32_t count;      /* TH_HISTORY_BURIED: agents; else 0 */
 } th_history_entry;
 
 /** Entries kept per world; later ones are counted in th_world_history's `dropped`, not kept. */

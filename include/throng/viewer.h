@@ -170,8 +170,8 @@ TH_API bool th_view_get_layout(const th_world *w, const th_view_opts *opts, uint
 TH_API th_vec2 th_view_layout_to_screen(const th_view_layout *layout, th_vec2 p);
 
 /** Colour (0xAARRGGBB) in which agents of crowd `crowd` are drawn, at the centre of their
- *  triangle. */
-TH_API uint32_t th_view_crowd_color(uint32_t crowd);
+ *  triangle, when its def gives no colour of its own; grey for the null handle. */
+TH_API uint32_t th_view_crowd_color(th_crowd_id crowd);
 
 /** Colour (0xAARRGGBB) of a map cell of kind `kind` and terrain cost 1 (walls, destructible
  *  walls, open street) as drawn with no overlay covering it. */

@@ -22,7 +22,7 @@ static bool valid_point(th_vec2 p) {
 }
 static bool valid_velocity(th_vec2 v) { return finite2(v) && hypot(v.x, v.y) <= TH_MAX_SPEED; }
 
-int th_world_add_target(th_world *w, const th_target_def *def, th_error *err) {
+static int add_target(th_world *w, const th_target_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     if (w->target_count >= TH_MAX_TARGETS) {
         th_error_set(err, "at most %d targets", TH_MAX_TARGETS);
@@ -85,8 +85,13 @@ int th_world_add_target(th_world *w, const th_target_def *def, th_error *err) {
     return (int)t;
 }
 
-bool th_world_target_state(const th_world *w, uint32_t target, th_vec2 *position,
+th_target_id th_world_add_target(th_world *w, const th_target_def *def, th_error *err) {
+    return th_target_handle(add_target(w, def, err));
+}
+
+bool th_world_target_state(const th_world *w, th_target_id handle, th_vec2 *position,
                            th_vec2 *velocity) {
+    const uint32_t target = TH_INDEX(handle);
     if (target >= w->target_count || !w->target_valid[target]) return false;
     if (position) *position = w->target_pos[target];
     if (velocity) *velocity = w->target_vel[target];

@@ -216,7 +216,7 @@ static bool make_nest_field(th_world *w, th_colony *col, th_error *err) {
             goals[n++] = (th_destination){x, y, 0.0f};
         }
     }
-    int field = th_world_add_destinations(w, goals, n, err);
+    int field = th_nav_add_destinations(w, goals, n, err);
     th_free(goals);
     if (field < 0) return false;
     col->field = field;
@@ -459,7 +459,8 @@ static const th_colony *colony_of(const th_world *w, uint32_t crowd) {
     return crowd < w->crowd_count ? w->crowd_rt[crowd].colony : NULL;
 }
 
-bool th_world_forage_info(const th_world *w, uint32_t crowd, th_forage_info *out) {
+bool th_world_forage_info(const th_world *w, th_crowd_id handle, th_forage_info *out) {
+    const uint32_t crowd = TH_INDEX(handle);
     const th_colony *col = colony_of(w, crowd);
     if (!col) return false;
     const th_agents *a = &w->buf[w->cur];
@@ -482,17 +483,18 @@ bool th_world_forage_info(const th_world *w, uint32_t crowd, th_forage_info *out
     return true;
 }
 
-bool th_world_food_source(const th_world *w, uint32_t crowd, uint32_t source, th_food_info *out) {
-    const th_colony *col = colony_of(w, crowd);
+bool th_world_food_source(const th_world *w, th_crowd_id crowd, uint32_t source,
+                          th_food_info *out) {
+    const th_colony *col = colony_of(w, TH_INDEX(crowd));
     if (!col || source >= col->def.food_count) return false;
     *out = (th_food_info){col->food[source].at, col->food[source].radius, col->food[source].amount,
                           col->remaining[source]};
     return true;
 }
 
-const float *th_world_pheromone(const th_world *w, uint32_t crowd, int32_t *cols, int32_t *rows,
+const float *th_world_pheromone(const th_world *w, th_crowd_id crowd, int32_t *cols, int32_t *rows,
                                 float *cell_size) {
-    const th_colony *col = colony_of(w, crowd);
+    const th_colony *col = colony_of(w, TH_INDEX(crowd));
     if (!col) return NULL;
     if (cols) *cols = col->cols;
     if (rows) *rows = col->rows;
@@ -500,8 +502,11 @@ const float *th_world_pheromone(const th_world *w, uint32_t crowd, int32_t *cols
     return col->pher;
 }
 
-bool th_world_add_pheromone(th_world *w, uint32_t crowd, th_vec2 p, float amount, th_error *err) {
+bool th_world_add_pheromone(th_world *w, th_crowd_id handle, th_vec2 p, float amount,
+                            th_error *err) {
     if (!th_between_steps(w, err)) return false;
+    if (!th_handle_given(handle.index1, "crowd", err)) return false;
+    const uint32_t crowd = TH_INDEX(handle);
     th_colony *col = crowd < w->crowd_count ? w->crowd_rt[crowd].colony : NULL;
     if (!col) {
         th_error_set(err, "crowd %u does not forage", crowd);

@@ -129,12 +129,16 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
         }
         return true;
     case TH_GOAL_DESTINATIONS:
-        if (g->field >= w->nav.dest_count) {
-            th_error_set(err, "goal destinations: no destination field %u (the world has %u)",
-                         g->field, w->nav.dest_count);
+        if (!g->field.index1) {
+            th_error_set(err, "goal destinations: no destination field given (null handle)");
             return false;
         }
-        c->goal_field = g->field;
+        if (TH_INDEX(g->field) >= w->nav.dest_count) {
+            th_error_set(err, "goal destinations: no destination field %u (the world has %u)",
+                         TH_INDEX(g->field), w->nav.dest_count);
+            return false;
+        }
+        c->goal_field = TH_INDEX(g->field);
         return true;
     case TH_GOAL_ROUTE: {
         if (!g->points || g->point_count < 1 || g->point_count > TH_MAX_ROUTE_POINTS) {
@@ -358,7 +362,7 @@ bool th_goal_congestion_add(th_world *w, const th_goal_def *g, th_crowd_rt *c, t
         return false;
     }
     th_congestion *k = &w->cong[w->cong_count];
-    *k = (th_congestion){.source = g->field,
+    *k = (th_congestion){.source = TH_INDEX(g->field),
                          .every = g->congestion_every ? g->congestion_every : 10u,
                          .weight = g->congestion_weight};
     /* Costs are integers in [1, TH_NAV_COST_MAX]: scaled by up to 10, a raise of a tenth of a
@@ -367,7 +371,7 @@ bool th_goal_congestion_add(th_world *w, const th_goal_def *g, th_crowd_rt *c, t
     uint32_t top = TH_NAV_COST_MAX;
     while (top > 1 && m->cost_count[top] == 0) top--;
     k->scale = TH_NAV_COST_MAX / top < 10u ? TH_NAV_COST_MAX / top : 10u;
-    const th_nav_field *src = &w->nav.dest[g->field];
+    const th_nav_field *src = &w->nav.dest[TH_INDEX(g->field)];
     k->cost = th_alloc(m->ncells * sizeof *k->cost);
     if (!k->cost || th_nav_field_init(&k->field, m, src->goal_count) != TH_NAV_OK) {
         th_free(k->cost);

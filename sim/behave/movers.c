@@ -317,11 +317,17 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
             return false;
         }
     } else if (g->kind == TH_GOAL_BREADCRUMBS) {
-        if (g->target >= w->target_count || w->target_def[g->target].kind == TH_TARGET_SHELTER) {
+        if (!g->target.index1) {
+            th_error_set(err, "goal breadcrumbs: no target given (null handle)");
+            th_free(block);
+            return false;
+        }
+        if (TH_INDEX(g->target) >= w->target_count ||
+            w->target_def[TH_INDEX(g->target)].kind == TH_TARGET_SHELTER) {
             th_error_set(err,
                          "goal breadcrumbs: target %u must be a point, path or agent target "
                          "(the world has %u targets)",
-                         g->target, w->target_count);
+                         TH_INDEX(g->target), w->target_count);
             th_free(block);
             return false;
         }
@@ -332,7 +338,7 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
             th_free(block);
             return false;
         }
-        m->target = g->target;
+        m->target = TH_INDEX(g->target);
         m->spacing2 = sp * sp;
         m->trail = trail;
         m->crumb = (th_vec2 *)(block + off_crumb);
@@ -565,9 +571,9 @@ void th_movers_update(th_world *w) {
     }
 }
 
-uint32_t th_world_breadcrumbs(const th_world *w, uint32_t crowd, th_vec2 *out, uint32_t max) {
-    if (crowd >= w->crowd_count) return 0;
-    const struct th_mover *m = w->crowd_rt[crowd].mover;
+uint32_t th_world_breadcrumbs(const th_world *w, th_crowd_id crowd, th_vec2 *out, uint32_t max) {
+    if (TH_INDEX(crowd) >= w->crowd_count) return 0;
+    const struct th_mover *m = w->crowd_rt[TH_INDEX(crowd)].mover;
     if (!m || m->kind != TH_GOAL_BREADCRUMBS) return 0;
     const uint32_t first = oldest_crumb(m), held = m->dropped - first;
     for (uint32_t i = 0; i < held && i < max; i++) out[i] = crumb_at(m, first + i);
@@ -627,10 +633,10 @@ static void waypoints_moved(const th_world *w, const struct th_mover *m, th_goal
         s->index = m->next[(size_t)s->index * m->n + m->dest];
 }
 
-bool th_world_waypoint_hop(const th_world *w, uint32_t crowd, uint32_t from, uint32_t to,
+bool th_world_waypoint_hop(const th_world *w, th_crowd_id crowd, uint32_t from, uint32_t to,
                            uint32_t *next, float *cost) {
-    if (crowd >= w->crowd_count) return false;
-    const struct th_mover *m = w->crowd_rt[crowd].mover;
+    if (TH_INDEX(crowd) >= w->crowd_count) return false;
+    const struct th_mover *m = w->crowd_rt[TH_INDEX(crowd)].mover;
     if (!m || m->kind != TH_GOAL_WAYPOINTS || from >= m->n || to >= m->n) return false;
     const size_t k = (size_t)from * m->n + to;
     if (m->next[k] == NO_HOP) return false;

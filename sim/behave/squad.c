@@ -26,7 +26,7 @@
 
 th_squad_def th_default_squad_def(void) {
     return (th_squad_def){
-        .crowd = 0,
+        .crowd = {0},
         .count = 0,
         .formation = TH_FORMATION_BOX,
         .files = 0,
@@ -141,15 +141,16 @@ static void assign_slots(th_world *w, th_squad *q) {
     }
 }
 
-int th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err) {
+static int add_squad(th_world *w, const th_squad_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     th_squad_def d = *def;
     if (w->squad_count >= TH_MAX_SQUADS) {
         th_error_set(err, "at most %d squads", TH_MAX_SQUADS);
         return -1;
     }
-    if (d.crowd >= w->crowd_count) {
-        th_error_set(err, "no crowd %u for the squad's members", d.crowd);
+    if (!th_handle_given(d.crowd.index1, "crowd", err)) return -1;
+    if (TH_INDEX(d.crowd) >= w->crowd_count) {
+        th_error_set(err, "no crowd %u for the squad's members", TH_INDEX(d.crowd));
         return -1;
     }
     if (d.count < 1 || d.count > TH_MAX_SQUAD_MEMBERS || d.formation > TH_FORMATION_CIRCLE ||
@@ -234,6 +235,10 @@ int th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err) {
     return (int)w->squad_count++;
 }
 
+th_squad_id th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err) {
+    return th_squad_handle(add_squad(w, def, err));
+}
+
 void th_squad_free(th_squad *q) {
     if (!q) return;
     th_free(q->slot_local);
@@ -249,7 +254,8 @@ void th_squad_free(th_squad *q) {
     th_free(q);
 }
 
-bool th_world_get_squad(const th_world *w, uint32_t squad, th_squad_info *out) {
+bool th_world_get_squad(const th_world *w, th_squad_id handle, th_squad_info *out) {
+    const uint32_t squad = TH_INDEX(handle);
     if (squad >= w->squad_count) return false;
     const th_squad *q = w->squad[squad];
     *out = (th_squad_info){q->centre,  q->heading,    q->member_count, q->error,
@@ -257,8 +263,9 @@ bool th_world_get_squad(const th_world *w, uint32_t squad, th_squad_info *out) {
     return true;
 }
 
-bool th_world_squad_member(const th_world *w, uint32_t squad, uint32_t i, th_agent_id *id,
+bool th_world_squad_member(const th_world *w, th_squad_id handle, uint32_t i, th_agent_id *id,
                            th_vec2 *slot) {
+    const uint32_t squad = TH_INDEX(handle);
     if (squad >= w->squad_count || i >= w->squad[squad]->member_count) return false;
     const th_squad *q = w->squad[squad];
     if (id) *id = q->member[i];
@@ -266,7 +273,8 @@ bool th_world_squad_member(const th_world *w, uint32_t squad, uint32_t i, th_age
     return true;
 }
 
-bool th_world_squad_waypoint(const th_world *w, uint32_t squad, uint32_t i, th_vec2 *out) {
+bool th_world_squad_waypoint(const th_world *w, th_squad_id handle, uint32_t i, th_vec2 *out) {
+    const uint32_t squad = TH_INDEX(handle);
     if (squad >= w->squad_count || i >= w->squad[squad]->path_count) return false;
     *out = w->squad[squad]->path[i];
     return true;
@@ -289,8 +297,10 @@ static bool grow_squad(th_squad *q, uint32_t cap) {
     return ok;
 }
 
-bool th_world_squad_join(th_world *w, uint32_t squad, th_agent_id id, th_error *err) {
+bool th_world_squad_join(th_world *w, th_squad_id handle, th_agent_id id, th_error *err) {
     if (!th_between_steps(w, err)) return false;
+    if (!th_handle_given(handle.index1, "squad", err)) return false;
+    const uint32_t squad = TH_INDEX(handle);
     if (squad >= w->squad_count) {
         th_error_set(err, "no squad %u", squad);
         return false;

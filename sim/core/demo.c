@@ -37,8 +37,8 @@ static th_world *build_flock(const th_demo_opts *o, th_error *err) {
     th_world_def wd;
     th_world *w = torus(o, n, fmax(side, 4.0 * r), &wd, err);
     if (!w) return NULL;
-    int crowd = th_world_add_crowd(w, &cd, err);
-    if (crowd < 0) {
+    th_crowd_id crowd = th_world_add_crowd(w, &cd, err);
+    if (!th_crowd_id_valid(crowd)) {
         th_world_destroy(w);
         return NULL;
     }
@@ -47,8 +47,8 @@ static th_world *build_flock(const th_demo_opts *o, th_error *err) {
         float y = th_rng_range(wd.seed, i, STREAM_Y, 0.0f, wd.height);
         float a = th_rng_range(wd.seed, i, STREAM_HEADING, 0.0f, 2.0f * (float)TH_PI);
         float s = th_rng_range(wd.seed, i, STREAM_SPEED, 0.5f, 1.0f) * cd.max_speed;
-        if (th_world_add_agent(w, (uint32_t)crowd, th_v2(x, y), th_v2(cosf(a) * s, sinf(a) * s),
-                               err) == TH_INVALID_AGENT) {
+        if (th_world_add_agent(w, crowd, th_v2(x, y), th_v2(cosf(a) * s, sinf(a) * s), err) ==
+            TH_INVALID_AGENT) {
             th_world_destroy(w);
             return NULL;
         }
@@ -79,7 +79,7 @@ static th_world *build_pedestrians(const th_demo_opts *o, th_error *err) {
                            k == 1   ? 1.0f
                            : k == 3 ? -1.0f
                                     : 0.0f);
-        if (th_world_add_crowd(w, &cd, err) < 0) {
+        if (!th_crowd_id_valid(th_world_add_crowd(w, &cd, err))) {
             th_world_destroy(w);
             return NULL;
         }
@@ -93,7 +93,7 @@ static th_world *build_pedestrians(const th_demo_opts *o, th_error *err) {
         float x = ((float)(i % cols) + 0.5f) * pitch + jx,
               y = ((float)(i / cols) + 0.5f) * pitch + jy;
         if (th_world_add_agent(
-                w, i % 4u,
+                w, (th_crowd_id){i % 4u + 1u},
                 th_v2(fminf(x, nextafterf(wd.width, 0.0f)), fminf(y, nextafterf(wd.height, 0.0f))),
                 th_v2(0.0f, 0.0f), err) == TH_INVALID_AGENT) {
             th_world_destroy(w);
@@ -167,7 +167,7 @@ static bool evac_build_map(th_world *w, uint64_t seed, th_error *err) {
                            bunkers[i].x + EVAC_BUNKER - 1,
                            bunkers[i].y + EVAC_BUNKER - 1,
                            bunkers[i].capacity};
-        if (th_world_add_bunker(w, &b, err) < 0) return false;
+        if (!th_bunker_id_valid(th_world_add_bunker(w, &b, err))) return false;
     }
     return true;
 }
@@ -185,8 +185,9 @@ static th_world *build_evac(const th_demo_opts *o, th_error *err) {
     th_crowd_def cd = th_default_pedestrian_def();
     cd.name = "civilians";
     cd.behavior = TH_BEHAVIOR_FLEE;
-    int crowd;
-    if (!evac_build_map(w, wd.seed, err) || (crowd = th_world_add_crowd(w, &cd, err)) < 0) {
+    th_crowd_id crowd = {0};
+    if (!evac_build_map(w, wd.seed, err) ||
+        !th_crowd_id_valid(crowd = th_world_add_crowd(w, &cd, err))) {
         th_world_destroy(w);
         return NULL;
     }
@@ -198,7 +199,7 @@ static th_world *build_evac(const th_demo_opts *o, th_error *err) {
             float y = th_rng_range(wd.seed, i, STREAM_Y + 4 * draw, 0.0f, wd.height);
             draw++;
             if (th_world_cell(w, (int32_t)x, (int32_t)y, NULL) != TH_CELL_OPEN) continue;
-            if (th_world_add_agent(w, (uint32_t)crowd, th_v2(x, y), th_v2(0.0f, 0.0f), err) ==
+            if (th_world_add_agent(w, crowd, th_v2(x, y), th_v2(0.0f, 0.0f), err) ==
                 TH_INVALID_AGENT) {
                 th_world_destroy(w);
                 return NULL;

@@ -65,7 +65,7 @@ struct th_flow {
 
 th_spawner_def th_default_spawner_def(void) { return (th_spawner_def){.stop = INFINITY}; }
 
-th_exit_def th_default_exit_def(void) { return (th_exit_def){.field = -1}; }
+th_exit_def th_default_exit_def(void) { return (th_exit_def){.field = {0}}; }
 
 void th_flow_free(th_world *w) {
     th_flow *f = w->flow;
@@ -152,7 +152,7 @@ static uint64_t capped(const th_spawner *s, uint64_t due) {
 /* Whole steps in `seconds`, to the nearest. */
 static uint64_t to_steps(double seconds, double dt) { return (uint64_t)llround(seconds / dt); }
 
-int th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err) {
+static int add_spawner(th_world *w, const th_spawner_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     if (!def) {
         th_error_set(err, "spawner: no def");
@@ -163,8 +163,13 @@ int th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err) 
         th_error_set(err, "at most %d spawners", TH_MAX_SPAWNERS);
         return -1;
     }
-    if (d.crowd >= w->crowd_count) {
-        th_error_set(err, "spawner: no crowd %u (the world has %u)", d.crowd, w->crowd_count);
+    if (!d.crowd.index1) {
+        th_error_set(err, "spawner: no crowd given (null handle)");
+        return -1;
+    }
+    if (TH_INDEX(d.crowd) >= w->crowd_count) {
+        th_error_set(err, "spawner: no crowd %u (the world has %u)", TH_INDEX(d.crowd),
+                     w->crowd_count);
         return -1;
     }
     if (!check_area(w, "spawner", d.x0, d.y0, d.x1, d.y1, d.cells, d.cell_count, err)) return -1;
@@ -199,7 +204,7 @@ int th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err) 
     if (!f) return -1;
     const double dt = w->def.timestep;
     th_spawner s = {
-        .crowd = d.crowd,
+        .crowd = TH_INDEX(d.crowd),
         .x0 = d.x0,
         .y0 = d.y0,
         .x1 = d.x1,
@@ -242,14 +247,19 @@ int th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err) 
     return (int)i;
 }
 
+th_spawner_id th_world_add_spawner(th_world *w, const th_spawner_def *def, th_error *err) {
+    return th_spawner_handle(add_spawner(w, def, err));
+}
+
 uint32_t th_world_spawner_count(const th_world *w) { return w->flow ? w->flow->spawner_count : 0; }
 
-bool th_world_get_spawner(const th_world *w, uint32_t spawner, th_spawner_info *out) {
+bool th_world_get_spawner(const th_world *w, th_spawner_id handle, th_spawner_info *out) {
+    const uint32_t spawner = TH_INDEX(handle);
     if (!w->flow || spawner >= w->flow->spawner_count) return false;
     const th_spawner *s = &w->flow->sp[spawner];
     *out = (th_spawner_info){
         .name = s->name,
-        .crowd = s->crowd,
+        .crowd = th_crowd_handle((int)s->crowd),
         .emitted = s->emitted,
         .due = s->due,
         .waiting = s->due - s->emitted,
@@ -277,7 +287,8 @@ bool th_world_get_spawner(const th_world *w, uint32_t spawner, th_spawner_info *
     return true;
 }
 
-bool th_world_spawner_covers(const th_world *w, uint32_t spawner, int32_t x, int32_t y) {
+bool th_world_spawner_covers(const th_world *w, th_spawner_id handle, int32_t x, int32_t y) {
+    const uint32_t spawner = TH_INDEX(handle);
     if (!w->flow || spawner >= w->flow->spawner_count) return false;
     const th_spawner *s = &w->flow->sp[spawner];
     for (uint32_t k = 0; k < s->cell_count; k++) {
@@ -286,7 +297,7 @@ bool th_world_spawner_covers(const th_world *w, uint32_t spawner, int32_t x, int
     return false;
 }
 
-int th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err) {
+static int add_exit(th_world *w, const th_exit_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     if (!def) {
         th_error_set(err, "exit: no def");
@@ -300,13 +311,13 @@ int th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err) {
     const th_cell_ref *cells = d.cells;
     uint32_t n = d.cell_count;
     th_cell_ref *goal_cells = NULL;
-    if (d.field >= 0) {
-        if ((uint32_t)d.field >= w->nav.dest_count) {
-            th_error_set(err, "exit: no destination field %d (the world has %u)", d.field,
+    if (d.field.index1) {
+        if (TH_INDEX(d.field) >= w->nav.dest_count) {
+            th_error_set(err, "exit: no destination field %u (the world has %u)", TH_INDEX(d.field),
                          w->nav.dest_count);
             return -1;
         }
-        const th_nav_field *fd = &w->nav.dest[d.field];
+        const th_nav_field *fd = &w->nav.dest[TH_INDEX(d.field)];
         n = fd->goal_count;
         goal_cells = th_alloc((n ? n : 1) * sizeof *goal_cells);
         if (!goal_cells) {
@@ -319,9 +330,12 @@ int th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err) {
     }
     bool ok = check_area(w, "exit", d.x0, d.y0, d.x1, d.y1, cells, n, err);
     for (uint32_t k = 0; ok && k < d.crowd_count; k++) {
-        if (!d.crowds || d.crowds[k] >= w->crowd_count) {
-            th_error_set(err, "exit: no crowd %u (the world has %u)", d.crowds ? d.crowds[k] : 0,
-                         w->crowd_count);
+        if (d.crowds && !d.crowds[k].index1) {
+            th_error_set(err, "exit: crowds[%u] is the null handle", k);
+            ok = false;
+        } else if (!d.crowds || TH_INDEX(d.crowds[k]) >= w->crowd_count) {
+            th_error_set(err, "exit: no crowd %u (the world has %u)",
+                         d.crowds ? TH_INDEX(d.crowds[k]) : 0, w->crowd_count);
             ok = false;
         }
     }
@@ -358,14 +372,19 @@ int th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err) {
     else snprintf(e.name, sizeof e.name, "exit %u", i);
     f->ex[i] = e;
     if (d.crowd_count == 0) f->all_exits |= 1ull << i;
-    for (uint32_t k = 0; k < d.crowd_count; k++) f->crowd_exits[d.crowds[k]] |= 1ull << i;
+    for (uint32_t k = 0; k < d.crowd_count; k++) f->crowd_exits[TH_INDEX(d.crowds[k])] |= 1ull << i;
     f->exit_count++;
     return (int)i;
 }
 
+th_exit_id th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err) {
+    return th_exit_handle(add_exit(w, def, err));
+}
+
 uint32_t th_world_exit_count(const th_world *w) { return w->flow ? w->flow->exit_count : 0; }
 
-bool th_world_get_exit(const th_world *w, uint32_t exit, th_exit_info *out) {
+bool th_world_get_exit(const th_world *w, th_exit_id handle, th_exit_info *out) {
+    const uint32_t exit = TH_INDEX(handle);
     if (!w->flow || exit >= w->flow->exit_count) return false;
     const th_exit *e = &w->flow->ex[exit];
     *out = (th_exit_info){e->name, e->exited, e->first, e->last, e->x0, e->y0, e->x1, e->y1};
@@ -379,7 +398,8 @@ bool th_world_get_exit(const th_world *w, uint32_t exit, th_exit_info *out) {
     return true;
 }
 
-bool th_world_exit_covers(const th_world *w, uint32_t exit, int32_t x, int32_t y) {
+bool th_world_exit_covers(const th_world *w, th_exit_id handle, int32_t x, int32_t y) {
+    const uint32_t exit = TH_INDEX(handle);
     if (!w->flow || exit >= w->flow->exit_count) return false;
     const th_exit *e = &w->flow->ex[exit];
     if (!e->by_cell || x < e->cx0 || x > e->cx1 || y < e->cy0 || y > e->cy1) return false;

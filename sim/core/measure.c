@@ -236,7 +236,7 @@ static bool check_name(const th_world *w, const char *name, th_error *err) {
     return true;
 }
 
-int th_world_add_measure_area(th_world *w, const th_measure_area_def *def, th_error *err) {
+static int add_measure_area(th_world *w, const th_measure_area_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     if (!def) {
         th_error_set(err, "no area def");
@@ -274,7 +274,12 @@ int th_world_add_measure_area(th_world *w, const th_measure_area_def *def, th_er
     return (int)(m->area_count - 1);
 }
 
-int th_world_add_measure_line(th_world *w, const th_measure_line_def *def, th_error *err) {
+th_measure_area_id th_world_add_measure_area(th_world *w, const th_measure_area_def *def,
+                                             th_error *err) {
+    return th_measure_area_handle(add_measure_area(w, def, err));
+}
+
+static int add_measure_line(th_world *w, const th_measure_line_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     if (!def) {
         th_error_set(err, "no line def");
@@ -347,6 +352,11 @@ int th_world_add_measure_line(th_world *w, const th_measure_line_def *def, th_er
     return (int)(m->line_count - 1);
 }
 
+th_measure_line_id th_world_add_measure_line(th_world *w, const th_measure_line_def *def,
+                                             th_error *err) {
+    return th_measure_line_handle(add_measure_line(w, def, err));
+}
+
 /* ---- reading ----------------------------------------------------------------------------- */
 
 uint32_t th_world_measure_area_count(const th_world *w) {
@@ -357,7 +367,9 @@ uint32_t th_world_measure_line_count(const th_world *w) {
     return w->measure ? w->measure->line_count : 0;
 }
 
-bool th_world_measure_area(const th_world *w, uint32_t area, th_measure_area_info *out) {
+bool th_world_measure_area(const th_world *w, th_measure_area_id handle,
+                           th_measure_area_info *out) {
+    const uint32_t area = TH_INDEX(handle);
     const struct th_measure *m = w->measure;
     if (!m || area >= m->area_count) return false;
     const measure_area *r = &m->area[area];
@@ -375,7 +387,9 @@ bool th_world_measure_area(const th_world *w, uint32_t area, th_measure_area_inf
     return true;
 }
 
-bool th_world_measure_line(const th_world *w, uint32_t line, th_measure_line_info *out) {
+bool th_world_measure_line(const th_world *w, th_measure_line_id handle,
+                           th_measure_line_info *out) {
+    const uint32_t line = TH_INDEX(handle);
     const struct th_measure *m = w->measure;
     if (!m || line >= m->line_count) return false;
     const measure_line *L = &m->line[line];

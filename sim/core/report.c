@@ -50,7 +50,15 @@ static void log_entry(struct th_report *r, uint64_t step, th_history_kind kind, 
         r->dropped++;
         return;
     }
-    r->log[r->log_count++] = (th_history_entry){step, kind, index, count};
+    const bool squad = kind == TH_HISTORY_SQUAD_ARRIVED,
+               bunker = kind != TH_HISTORY_BURIED && !squad;
+    r->log[r->log_count++] = (th_history_entry){
+        .step = step,
+        .kind = kind,
+        .bunker = th_bunker_handle(bunker ? (int)index : -1),
+        .squad = th_squad_handle(squad ? (int)index : -1),
+        .count = count,
+    };
 }
 
 void th_report_update(th_world *w) {

@@ -54,7 +54,7 @@ th_crowd_def th_default_crowd_def(void) {
         .wall_radius = 1.5f,
         .wall_weight = 1.0f,
         .type = TH_TYPE_OWN,
-        .target = -1,
+        .target = {0},
         .pursuit = TH_PURSUIT_CHASE,
         .pursuit_weight = 2.0f,
         .lead_fov_deg = 60.0f,
@@ -376,7 +376,7 @@ void th_world_destroy(th_world *w) {
     th_free(w);
 }
 
-int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
+static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     if (w->crowd_count >= TH_MAX_CROWDS) {
         th_error_set(err, "at most %d crowds", TH_MAX_CROWDS);
@@ -412,8 +412,10 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         th_error_set(err, "type must be below %d (or TH_TYPE_OWN), got %u", TH_MAX_TYPES, d.type);
         return -1;
     }
-    if (d.target != -1 && (d.target < 0 || (uint32_t)d.target >= w->target_count)) {
-        th_error_set(err, "no target %d (the world has %u)", d.target, w->target_count);
+    /* A null target is none (no leaders). */
+    const int32_t target = (int32_t)TH_INDEX(d.target);
+    if (d.target.index1 > w->target_count) {
+        th_error_set(err, "no target %u (the world has %u)", TH_INDEX(d.target), w->target_count);
         return -1;
     }
     if (d.pursuit != TH_PURSUIT_CHASE && d.pursuit != TH_PURSUIT_INTERCEPT) {
@@ -435,7 +437,7 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
             return -1;
         }
     }
-    if (d.target >= 0 && w->target_def[d.target].kind == TH_TARGET_SHELTER && !w->nav.present) {
+    if (target >= 0 && w->target_def[target].kind == TH_TARGET_SHELTER && !w->nav.present) {
         th_error_set(err, "a shelter target needs a terrain map with bunkers");
         return -1;
     }
@@ -446,7 +448,7 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     float reach = 0.0f;
     if (d.model == TH_MODEL_BOIDS) {
         reach = d.neighbor_radius > d.separation_radius ? d.neighbor_radius : d.separation_radius;
-        if (d.target >= 0 && lead_r > reach) reach = lead_r;
+        if (target >= 0 && lead_r > reach) reach = lead_r;
     }
     /* What the boids block query covers; the flee radius is looked up in the predator grid. */
     const float block_reach = reach;
@@ -520,8 +522,8 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .wall_radius = d.wall_radius,
         .w_wall = w->nav.present && d.wall_radius > 0.0f ? d.wall_weight : 0.0f,
         .type = (uint16_t)(d.type == TH_TYPE_OWN ? TH_MAX_TYPES + c : d.type),
-        .lead = d.target >= 0,
-        .target = d.target,
+        .lead = target >= 0,
+        .target = target,
         .pursuit = d.pursuit,
         .w_pursuit = d.pursuit_weight,
         .lead_r2 = lead_r * lead_r,
@@ -594,10 +596,14 @@ int th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     return (int)c;
 }
 
+th_crowd_id th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
+    return th_crowd_handle(add_crowd(w, def, err));
+}
+
 uint32_t th_world_crowd_count(const th_world *w) { return w->crowd_count; }
 
-const th_crowd_def *th_world_crowd(const th_world *w, uint32_t crowd) {
-    return crowd < w->crowd_count ? &w->crowd_def[crowd] : NULL;
+const th_crowd_def *th_world_crowd(const th_world *w, th_crowd_id crowd) {
+    return TH_INDEX(crowd) < w->crowd_count ? &w->crowd_def[TH_INDEX(crowd)] : NULL;
 }
 
 /* A pedestrian's free walking speed: normal(mean, sd), clipped to mean +- 2 sd and to
@@ -612,10 +618,11 @@ static float draw_desired_speed(const th_world *w, const th_crowd_def *d, th_age
     return th_clampf(v, 0.05f * d->desired_speed, d->max_speed);
 }
 
-th_agent_id th_world_add_agent(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
+th_agent_id th_world_add_agent(th_world *w, th_crowd_id crowd, th_vec2 position, th_vec2 velocity,
                                th_error *err) {
     if (!th_between_steps(w, err)) return TH_INVALID_AGENT;
-    return th_agent_add(w, crowd, position, velocity, err);
+    if (!th_handle_given(crowd.index1, "crowd", err)) return TH_INVALID_AGENT;
+    return th_agent_add(w, TH_INDEX(crowd), position, velocity, err);
 }
 
 th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
@@ -784,7 +791,7 @@ bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) 
     const th_agents *a = &w->buf[w->cur];
     *out = (th_agent_state){
         .id = id,
-        .crowd = a->crowd[k],
+        .crowd = th_crowd_handle(a->crowd[k]),
         .position = th_v2(a->px[k], a->py[k]),
         .velocity = th_v2(a->vx[k], a->vy[k]),
         .acceleration = th_v2(w->ax[k], w->ay[k]),

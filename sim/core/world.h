@@ -267,4 +267,39 @@ static inline bool th_between_steps(const th_world *w, th_error *err) {
 /* Remove agents that reached a bunker this step, counting them, in storage order. */
 void th_world_apply_removals(th_world *w);
 
+/* Handles at the API boundary. Inside, crowds, bunkers, targets, squads, destination fields,
+ * measurement areas and lines, spawners and exits are plain indices; a handle is index + 1 so
+ * that a zeroed one is null. TH_INDEX of a null handle is UINT32_MAX, which fails every range
+ * check below a count. The makers take the int the internal adders return: a negative index
+ * (a failure) gives the null handle. */
+#define TH_INDEX(id) ((id).index1 - 1u)
+static inline uint32_t th_index1_of(int index) { return index < 0 ? 0u : (uint32_t)index + 1u; }
+static inline th_crowd_id th_crowd_handle(int index) { return (th_crowd_id){th_index1_of(index)}; }
+static inline th_bunker_id th_bunker_handle(int index) {
+    return (th_bunker_id){th_index1_of(index)};
+}
+static inline th_target_id th_target_handle(int index) {
+    return (th_target_id){th_index1_of(index)};
+}
+static inline th_squad_id th_squad_handle(int index) { return (th_squad_id){th_index1_of(index)}; }
+static inline th_field_id th_field_handle(int index) { return (th_field_id){th_index1_of(index)}; }
+static inline th_measure_area_id th_measure_area_handle(int index) {
+    return (th_measure_area_id){th_index1_of(index)};
+}
+static inline th_measure_line_id th_measure_line_handle(int index) {
+    return (th_measure_line_id){th_index1_of(index)};
+}
+static inline th_spawner_id th_spawner_handle(int index) {
+    return (th_spawner_id){th_index1_of(index)};
+}
+static inline th_exit_id th_exit_handle(int index) { return (th_exit_id){th_index1_of(index)}; }
+
+/* A call that takes a handle refuses the null one with this error: `kind` names the handle's
+ * kind ("crowd", "bunker", ...). */
+static inline bool th_handle_given(uint32_t index1, const char *kind, th_error *err) {
+    if (index1) return true;
+    th_error_set(err, "null %s handle: no %s given", kind, kind);
+    return false;
+}
+
 #endif

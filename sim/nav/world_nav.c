@@ -208,7 +208,7 @@ th_cell_kind th_world_cell(const th_world *w, int32_t x, int32_t y, uint32_t *co
     return TH_CELL_WALL;
 }
 
-int th_world_add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
+static int add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     th_world_nav *n = &w->nav;
     if (!need_map(w, err)) return -1;
@@ -221,7 +221,7 @@ int th_world_add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
         return -1;
     }
     const char *name = def->name ? def->name : "";
-    if (name[0] == '\0' || th_world_find_bunker(w, name) >= 0) {
+    if (name[0] == '\0' || th_world_find_bunker(w, name).index1) {
         th_error_set(err, "bunker name '%s' is empty or already used", name);
         return -1;
     }
@@ -271,9 +271,14 @@ int th_world_add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
     return (int)b;
 }
 
+th_bunker_id th_world_add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
+    return th_bunker_handle(add_bunker(w, def, err));
+}
+
 uint32_t th_world_bunker_count(const th_world *w) { return w->nav.bunker_count; }
 
-bool th_world_get_bunker(const th_world *w, uint32_t bunker, th_bunker_info *out) {
+bool th_world_get_bunker(const th_world *w, th_bunker_id handle, th_bunker_info *out) {
+    const uint32_t bunker = TH_INDEX(handle);
     if (bunker >= w->nav.bunker_count) return false;
     const th_bunker *b = &w->nav.bunker[bunker];
     *out = (th_bunker_info){b->name,     b->x0,        b->y0,        b->x1,  b->y1,
@@ -281,11 +286,11 @@ bool th_world_get_bunker(const th_world *w, uint32_t bunker, th_bunker_info *out
     return true;
 }
 
-int th_world_find_bunker(const th_world *w, const char *name) {
+th_bunker_id th_world_find_bunker(const th_world *w, const char *name) {
     for (uint32_t b = 0; b < w->nav.bunker_count; b++) {
-        if (strcmp(w->nav.bunker[b].name, name) == 0) return (int)b;
+        if (strcmp(w->nav.bunker[b].name, name) == 0) return th_bunker_handle((int)b);
     }
-    return -1;
+    return (th_bunker_id){0};
 }
 
 /* ---- events ----------------------------------------------------------------------------- */
@@ -354,8 +359,10 @@ bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_e
     switch (def->type) {
     case TH_EVENT_DESTROY_BUNKER:
     case TH_EVENT_RESTORE_BUNKER:
-        if (def->bunker >= w->nav.bunker_count) {
-            th_error_set(err, "no bunker %u (the world has %u)", def->bunker, w->nav.bunker_count);
+        if (!th_handle_given(def->bunker.index1, "bunker", err)) return false;
+        if (TH_INDEX(def->bunker) >= w->nav.bunker_count) {
+            th_error_set(err, "no bunker %u (the world has %u)", TH_INDEX(def->bunker),
+                         w->nav.bunker_count);
             return false;
         }
         break;
@@ -393,27 +400,27 @@ static bool schedule_now(th_world *w, th_event_def e, th_error *err) {
     return th_world_schedule(w, w->step, &e, err);
 }
 
-bool th_world_destroy_bunker(th_world *w, uint32_t bunker, th_error *err) {
+bool th_world_destroy_bunker(th_world *w, th_bunker_id bunker, th_error *err) {
     return schedule_now(w, (th_event_def){.type = TH_EVENT_DESTROY_BUNKER, .bunker = bunker}, err);
 }
 
-bool th_world_restore_bunker(th_world *w, uint32_t bunker, th_error *err) {
+bool th_world_restore_bunker(th_world *w, th_bunker_id bunker, th_error *err) {
     return schedule_now(w, (th_event_def){.type = TH_EVENT_RESTORE_BUNKER, .bunker = bunker}, err);
 }
 
 bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err) {
-    return schedule_now(w, (th_event_def){TH_EVENT_BREAK_WALLS, 0, x0, y0, x1, y1, 0}, err);
+    return schedule_now(w, (th_event_def){TH_EVENT_BREAK_WALLS, {0}, x0, y0, x1, y1, 0}, err);
 }
 
 bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                           th_error *err) {
-    return schedule_now(w, (th_event_def){TH_EVENT_BLOCK_CELLS, 0, x0, y0, x1, y1, 0}, err);
+    return schedule_now(w, (th_event_def){TH_EVENT_BLOCK_CELLS, {0}, x0, y0, x1, y1, 0}, err);
 }
 
 bool th_world_set_cost(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1, uint32_t cost,
                        th_error *err) {
-    return schedule_now(w, (th_event_def){TH_EVENT_SET_COST, 0, x0, y0, x1, y1, cost}, err);
+    return schedule_now(w, (th_event_def){TH_EVENT_SET_COST, {0}, x0, y0, x1, y1, cost}, err);
 }
 
 /* A cell whose routes only got cheaper (opened, or a lower cost): the fields are repaired
@@ -565,7 +572,7 @@ void th_nav_apply_events(th_world *w) {
         switch (e->type) {
         case TH_EVENT_DESTROY_BUNKER:
         case TH_EVENT_RESTORE_BUNKER:
-            n->bunker[e->bunker].destroyed = e->type == TH_EVENT_DESTROY_BUNKER;
+            n->bunker[TH_INDEX(e->bunker)].destroyed = e->type == TH_EVENT_DESTROY_BUNKER;
             n->combined_stale = true;
             break;
         case TH_EVENT_BREAK_WALLS:
@@ -856,7 +863,8 @@ bool th_world_flow(const th_world *w, th_vec2 p, th_vec2 *dir) {
     return th_nav_flow_sample(&w->nav.combined.nearest, &w->nav.map, p, dir);
 }
 
-bool th_world_bunker_flow(const th_world *w, uint32_t bunker, th_vec2 p, th_vec2 *dir) {
+bool th_world_bunker_flow(const th_world *w, th_bunker_id handle, th_vec2 p, th_vec2 *dir) {
+    const uint32_t bunker = TH_INDEX(handle);
     *dir = th_v2(0.0f, 0.0f);
     if (!w->nav.present || w->step == 0 || bunker >= w->nav.bunker_count || !on_world(w, p)) {
         return false;
@@ -869,9 +877,9 @@ float th_world_cost_to_shelter(const th_world *w, th_vec2 p) {
     return th_nav_cost_at(&w->nav.combined.nearest, &w->nav.map, p);
 }
 
-int th_world_nearest_bunker(const th_world *w, th_vec2 p) {
-    if (!w->nav.present || w->step == 0 || !on_world(w, p)) return -1;
-    return w->nav.combined.winner[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)];
+th_bunker_id th_world_nearest_bunker(const th_world *w, th_vec2 p) {
+    if (!w->nav.present || w->step == 0 || !on_world(w, p)) return (th_bunker_id){0};
+    return th_bunker_handle(w->nav.combined.winner[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)]);
 }
 
 /* Cell path down field `f` from p's cell, as cell centres: the "full path" query. */
@@ -910,8 +918,8 @@ bool th_world_shelter_path(const th_world *w, th_vec2 p, th_vec2 *out, uint32_t 
     return walk_descent(&w->nav.map, &w->nav.combined.nearest, p, out, max, count, err);
 }
 
-int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
-                              th_error *err) {
+int th_nav_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
+                            th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     th_world_nav *n = &w->nav;
     if (!need_map(w, err)) return -1;
@@ -960,21 +968,30 @@ int th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t
     return (int)n->dest_count++;
 }
 
+th_field_id th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
+                                      th_error *err) {
+    return th_field_handle(th_nav_add_destinations(w, goals, count, err));
+}
+
 uint32_t th_world_destination_count(const th_world *w) { return w->nav.dest_count; }
 
-bool th_world_destination_flow(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *dir) {
+bool th_world_destination_flow(const th_world *w, th_field_id handle, th_vec2 p, th_vec2 *dir) {
+    const uint32_t field = TH_INDEX(handle);
     *dir = th_v2(0.0f, 0.0f);
     if (field >= w->nav.dest_count || !on_world(w, p)) return false;
     return th_nav_flow_sample(&w->nav.dest[field], &w->nav.map, p, dir);
 }
 
-float th_world_destination_cost(const th_world *w, uint32_t field, th_vec2 p) {
+float th_world_destination_cost(const th_world *w, th_field_id handle, th_vec2 p) {
+    const uint32_t field = TH_INDEX(handle);
     if (field >= w->nav.dest_count || !on_world(w, p)) return INFINITY;
     return th_nav_cost_at(&w->nav.dest[field], &w->nav.map, p);
 }
 
-bool th_world_destination_path(const th_world *w, uint32_t field, th_vec2 p, th_vec2 *out,
+bool th_world_destination_path(const th_world *w, th_field_id handle, th_vec2 p, th_vec2 *out,
                                uint32_t max, uint32_t *count, th_error *err) {
+    if (!th_handle_given(handle.index1, "destination field", err)) return false;
+    const uint32_t field = TH_INDEX(handle);
     if (field >= w->nav.dest_count) {
         th_error_set(err, "no destination field %u (the world has %u)", field, w->nav.dest_count);
         return false;

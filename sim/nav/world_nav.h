@@ -101,6 +101,9 @@ th_vec2 th_nav_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th
                      bool *stranded);
 /* Move from p by d, sliding along blocked cells; updates *v when blocked on an axis. */
 th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v);
+/* th_world_add_destinations returning the field's index, or -1 with `err` filled. */
+int th_nav_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
+                            th_error *err);
 /* Bunker index + 1 when p is in an open bunker, else 0. */
 uint8_t th_nav_shelter_at(const th_world *w, th_vec2 p);
 

@@ -240,7 +240,8 @@ static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, 
         }
         float heading = 2.0f * (float)TH_PI * th_rng_f01(seed, key, 2);
         th_vec2 vel = th_v2(cr->initial_speed * cosf(heading), cr->initial_speed * sinf(heading));
-        if (th_world_add_agent(w, c, th_v2(x, y), vel, err) == TH_INVALID_AGENT) {
+        if (th_world_add_agent(w, (th_crowd_id){c + 1}, th_v2(x, y), vel, err) ==
+            TH_INVALID_AGENT) {
             char path[64];
             snprintf(path, sizeof path, "crowds[%u].spawn", c);
             ok = th_scene_refused(s, g->node, path, err);
@@ -389,7 +390,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
         for (uint32_t b = 0; b < s->bunker_count && ok; b++) {
             const th_scene_bunker *sb = &s->bunker[b];
             th_bunker_def bd = {sb->name, sb->x0, sb->y0, sb->x1, sb->y1, sb->capacity};
-            if (th_world_add_bunker(w, &bd, err) != (int)b) {
+            if (th_world_add_bunker(w, &bd, err).index1 != b + 1) {
                 char path[64];
                 snprintf(path, sizeof path, "bunkers[%u]", b);
                 ok = th_scene_refused(s, sb->node ? sb->node : map, path, err);
@@ -421,7 +422,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
             }
             td.agent = (th_agent_id)(first_id[c] + st->agent_index);
         }
-        if (th_world_add_target(w, &td, err) != (int)t)
+        if (th_world_add_target(w, &td, err).index1 != t + 1)
             ok = th_scene_refused(s, st->node, path, err);
     }
     uint64_t with_bodies = 0;
@@ -441,12 +442,12 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
         snprintf(path, sizeof path, "crowds[%u]", c);
         th_crowd_def def = cr->def;
         if (!th_scene_build_goal(w, s, cr, &def, path, err)) ok = false;
-        else if (th_world_add_crowd(w, &def, err) != (int)c)
+        else if (th_world_add_crowd(w, &def, err).index1 != c + 1)
             ok = th_scene_refused(s, cr->node, path, err);
         for (uint32_t i = 0; i < cr->agent_count && ok; i++) {
             const float *a = cr->agents + 4 * (size_t)i;
-            if (th_world_add_agent(w, c, th_v2(a[0], a[1]), th_v2(a[2], a[3]), err) ==
-                TH_INVALID_AGENT) {
+            if (th_world_add_agent(w, (th_crowd_id){c + 1}, th_v2(a[0], a[1]), th_v2(a[2], a[3]),
+                                   err) == TH_INVALID_AGENT) {
                 snprintf(path, sizeof path, "crowds[%u].agents[%u]", c, i);
                 ok = th_scene_refused(s, th_ynode_get(cr->node, "agents")->items[i], path, err);
             }
@@ -458,7 +459,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
     for (uint32_t q = 0; q < s->squad_count && ok; q++) {
         char path[64];
         snprintf(path, sizeof path, "squads[%u]", q);
-        if (th_world_add_squad(w, &s->squad[q].def, err) != (int)q) {
+        if (th_world_add_squad(w, &s->squad[q].def, err).index1 != q + 1) {
             ok = th_scene_refused(s, s->squad[q].node, path, err);
         }
     }

@@ -29,14 +29,14 @@
 /* Most cells of one spawner's or exit's legend key (th_world_add_spawner's bound). */
 #define MAX_FLOW_CELLS 65536u
 
-static bool crowd_index(const th_scene *s, const th_ynode *n, const char *path, uint32_t *out,
+static bool crowd_index(const th_scene *s, const th_ynode *n, const char *path, th_crowd_id *out,
                         th_error *err) {
     char buf[64];
     if (n->kind == TH_Y_SCALAR) {
         for (uint32_t c = 0; c < s->crowd_count; c++) {
             if (strlen(s->crowd[c].name) == n->len &&
                 memcmp(s->crowd[c].name, n->text, n->len) == 0) {
-                *out = c;
+                *out = (th_crowd_id){c + 1};
                 return true;
             }
         }
@@ -233,9 +233,9 @@ static bool parse_exits(th_scene *s, const th_ynode *n, th_error *err) {
                 snprintf(item, sizeof item, "%s[%u]", sub, k);
                 if (!crowd_index(s, v->items[k], item, &ex->crowds[k], err)) return false;
                 for (uint32_t j = 0; j < k; j++) {
-                    if (ex->crowds[j] == ex->crowds[k]) {
+                    if (ex->crowds[j].index1 == ex->crowds[k].index1) {
                         return FAIL(s, v->items[k], item, err, "crowd '%s' is listed twice",
-                                    s->crowd[ex->crowds[k]].name);
+                                    s->crowd[ex->crowds[k].index1 - 1].name);
                     }
                 }
             }
@@ -279,22 +279,23 @@ bool th_scene_build_flow(th_world *w, const th_scene *s, th_error *err) {
         if (!s->crowd[c].goal_exit) continue;
         th_exit_def d = th_default_exit_def();
         d.name = s->crowd[c].name;
-        d.field = (int32_t)th_world_crowd(w, c)->goal.field;
-        d.crowds = &c;
+        const th_crowd_id crowd = {c + 1};
+        d.field = th_world_crowd(w, crowd)->goal.field;
+        d.crowds = &crowd;
         d.crowd_count = 1;
-        if (th_world_add_exit(w, &d, err) < 0) {
+        if (!th_exit_id_valid(th_world_add_exit(w, &d, err))) {
             snprintf(path, sizeof path, "crowds[%u].goal.exit", c);
             return th_scene_refused(s, s->crowd[c].goal_node, path, err);
         }
     }
     for (uint32_t i = 0; i < s->exit_count; i++) {
-        if (th_world_add_exit(w, &s->exit[i].def, err) < 0) {
+        if (!th_exit_id_valid(th_world_add_exit(w, &s->exit[i].def, err))) {
             snprintf(path, sizeof path, "exits[%u]", i);
             return th_scene_refused(s, s->exit[i].node, path, err);
         }
     }
     for (uint32_t i = 0; i < s->spawner_count; i++) {
-        if (th_world_add_spawner(w, &s->spawner[i].def, err) < 0) {
+        if (!th_spawner_id_valid(th_world_add_spawner(w, &s->spawner[i].def, err))) {
             snprintf(path, sizeof path, "spawners[%u]", i);
             return th_scene_refused(s, s->spawner[i].node, path, err);
         }

@@ -396,12 +396,12 @@ bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, 
 bool th_scene_build_goal(th_world *w, const th_scene *s, const th_scene_crowd *cr,
                          th_crowd_def *def, const char *path, th_error *err) {
     if (def->goal.kind != TH_GOAL_DESTINATIONS) return true;
-    int field = th_world_add_destinations(w, cr->dest, cr->dest_count, err);
-    if (field < 0) {
+    th_field_id field = th_world_add_destinations(w, cr->dest, cr->dest_count, err);
+    if (!th_field_id_valid(field)) {
         char sub[96];
         snprintf(sub, sizeof sub, "%s.goal", path);
         return th_scene_refused(s, cr->goal_node, sub, err);
     }
-    def->goal.field = (uint32_t)field;
+    def->goal.field = field;
     return true;
 }

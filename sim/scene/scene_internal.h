@@ -104,7 +104,7 @@ typedef struct th_scene_exit {
     char name[64];
     th_exit_def def;
     th_cell_ref *cells;
-    uint32_t crowds[TH_MAX_CROWDS];
+    th_crowd_id crowds[TH_MAX_CROWDS];
     const th_ynode *node;
 } th_scene_exit;
 

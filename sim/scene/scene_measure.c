@@ -174,13 +174,13 @@ bool th_scene_parse_measure(th_scene *s, const th_ynode *n, th_error *err) {
 bool th_scene_build_measure(th_world *w, const th_scene *s, th_error *err) {
     char path[64];
     for (uint32_t i = 0; i < s->measure_area_count; i++) {
-        if (th_world_add_measure_area(w, &s->measure_area[i].def, err) != (int)i) {
+        if (th_world_add_measure_area(w, &s->measure_area[i].def, err).index1 != i + 1) {
             snprintf(path, sizeof path, "measure.areas[%u]", i);
             return th_scene_refused(s, s->measure_area[i].node, path, err);
         }
     }
     for (uint32_t i = 0; i < s->measure_line_count; i++) {
-        if (th_world_add_measure_line(w, &s->measure_line[i].def, err) != (int)i) {
+        if (th_world_add_measure_line(w, &s->measure_line[i].def, err).index1 != i + 1) {
             snprintf(path, sizeof path, "measure.lines[%u]", i);
             return th_scene_refused(s, s->measure_line[i].node, path, err);
         }

@@ -121,7 +121,7 @@ static bool parse_crumbs(th_scene *s, th_goal_def *g, const th_ynode *m, const c
                     s->target[t].name);
     }
     g->kind = TH_GOAL_BREADCRUMBS;
-    g->target = (uint32_t)t;
+    g->target = (th_target_id){(uint32_t)t + 1};
     if ((v = th_ynode_get(m, "trail"))) {
         uint64_t u;
         snprintf(sub, sizeof sub, "%s.trail", path);

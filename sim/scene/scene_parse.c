@@ -652,19 +652,21 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
     if ((v = th_ynode_get(n, "target"))) {
         char buf[64];
         snprintf(sub, sizeof sub, "%s.target", path);
-        d->target = -1;
+        int32_t target = -1;
         for (uint32_t t = 0; v->kind == TH_Y_SCALAR && t < s->target_count; t++) {
             if (strlen(s->target[t].name) == v->len &&
                 memcmp(s->target[t].name, v->text, v->len) == 0)
-                d->target = (int32_t)t;
+                target = (int32_t)t;
         }
-        if (d->target < 0)
+        if (target < 0)
             return FAIL(s, v, sub, c->err, "expected the name of a target, found %s",
                         found(v, buf, sizeof buf));
-        if (s->target[d->target].def.kind == TH_TARGET_SHELTER && s->bunker_count == 0) {
+        /* Scene targets are added to the world in order: the t-th is (th_target_id){t + 1}. */
+        d->target = (th_target_id){(uint32_t)target + 1};
+        if (s->target[target].def.kind == TH_TARGET_SHELTER && s->bunker_count == 0) {
             return FAIL(s, v, sub, c->err,
                         "target '%s' is the nearest shelter, but the scene has no bunkers",
-                        s->target[d->target].name);
+                        s->target[target].name);
         }
     }
     if ((v = th_ynode_get(n, "pursuit"))) {
@@ -963,7 +965,7 @@ static bool parse_squads(ctx *c, const th_ynode *n) {
         if (cr < 0)
             return FAIL(s, v, sub, c->err, "expected the name of a crowd, found %s",
                         found(v, buf, sizeof buf));
-        d.crowd = (uint32_t)cr;
+        d.crowd = (th_crowd_id){(uint32_t)cr + 1};
         uint64_t u;
         snprintf(sub, sizeof sub, "%s.count", path);
         if (!(v = th_ynode_get(q, "count")))
@@ -1077,12 +1079,12 @@ static bool parse_events(ctx *c, const th_ynode *n) {
                             found(v, buf, sizeof buf));
             ev->def = (th_event_def){.type = action == 0 ? TH_EVENT_DESTROY_BUNKER
                                                          : TH_EVENT_RESTORE_BUNKER,
-                                     .bunker = (uint32_t)b};
+                                     .bunker = {(uint32_t)b + 1}};
         } else if (action <= 3) {
             int32_t r[4];
             if (!cell_rect(c, v, sub, r)) return false;
             ev->def = (th_event_def){action == 2 ? TH_EVENT_BREAK_WALLS : TH_EVENT_BLOCK_CELLS,
-                                     0,
+                                     {0},
                                      r[0],
                                      r[1],
                                      r[2],
@@ -1108,7 +1110,7 @@ static bool parse_events(ctx *c, const th_ynode *n) {
                             TH_CELL_COST_MAX);
             uint64_t u;
             if (!th_scene_u64(s, cost, key, 1, TH_CELL_COST_MAX, &u, c->err)) return false;
-            ev->def = (th_event_def){TH_EVENT_SET_COST, 0, r[0], r[1], r[2], r[3], (uint32_t)u};
+            ev->def = (th_event_def){TH_EVENT_SET_COST, {0}, r[0], r[1], r[2], r[3], (uint32_t)u};
         }
         s->event_count++;
     }

@@ -282,7 +282,7 @@ static void sync_bunkers(viewer *v) {
 static void toggle_bunker(viewer *v, uint32_t b) {
     th_bunker_info bi;
     if (b >= TH_MAX_BUNKERS || !th_world_get_bunker(*v->world, b, &bi)) return;
-    th_error err = {{0}};
+    th_error err = {0};
     bool destroy = !v->wanted_destroyed[b];
     bool ok = destroy ? th_world_destroy_bunker(*v->world, b, &err)
                       : th_world_restore_bunker(*v->world, b, &err);
@@ -318,7 +318,7 @@ static void break_piece(viewer *v, int32_t x, int32_t y) {
     stack[n++] = x;
     stack[n++] = y;
     seen[(size_t)y * cols + x] = 1;
-    th_error err = {{0}};
+    th_error err = {0};
     bool ok = true;
     while (n > 0 && ok) {
         int32_t cy = stack[--n], cx = stack[--n];
@@ -605,7 +605,7 @@ static void save_shot(viewer *v) {
     char path[512];
     snprintf(path, sizeof path, "%s-%06llu.png", v->o->screenshot_prefix,
              (unsigned long long)th_world_step_count(*v->world));
-    th_error err = {{0}};
+    th_error err = {0};
     if (!px) {
         fprintf(stderr, "viewer: out of memory for a screenshot\n");
         return;
@@ -640,7 +640,7 @@ static int run_steps(viewer *v, int n) {
 int th_view_run(th_world **world, const th_view_opts *opts) {
     th_view_opts def = th_view_default_opts();
     const th_view_opts *o = opts ? opts : &def;
-    th_error err = {{0}};
+    th_error err = {0};
     if (!world || !*world) {
         fprintf(stderr, "viewer: no world to show\n");
         return 2;

@@ -102,7 +102,7 @@ static void check_scene(const th_crowd_param *p, bool ped, float v, bool want_ok
             snprintf(yaml + n, sizeof yaml - (size_t)n, "    %s: %.9g\n", f[k].key, (double)f[k].v);
     n += snprintf(yaml + n, sizeof yaml - (size_t)n, "    %s: %.9g\n", p->key, (double)v);
     th_scene s;
-    th_error err = {{0}};
+    th_error err = {0};
     const bool ok = th_scene_parse_memory(&s, "t.yaml", yaml, (size_t)n, &err);
     if (want_ok) {
         ck_assert_msg(ok, "%s = %.9g (%s) refused by the parser: %s", p->key, (double)v,
@@ -135,7 +135,7 @@ static void check_api(const th_crowd_param *p, bool ped, float v, bool want_ok) 
     for (uint32_t k = 0; k < nf; k++)
         *th_crowd_param_field(th_crowd_param_find(f[k].key), &d) = f[k].v;
     *th_crowd_param_field(p, &d) = v;
-    th_error err = {{0}};
+    th_error err = {0};
     const int got = th_world_add_crowd(w, &d, &err);
     if (want_ok) {
         ck_assert_msg(got == 0, "%s = %.9g (%s) refused by the API: %s", p->field, (double)v,
@@ -195,7 +195,7 @@ START_TEST(pedestrian_rows_on_a_boids_crowd) {
                          "  - name: a\n    %s: %.9g\n",
                          p->key, (double)p->def_ped);
         th_scene s;
-        th_error err = {{0}};
+        th_error err = {0};
         ck_assert(!th_scene_parse_memory(&s, "t.yaml", yaml, (size_t)n, &err));
         snprintf(where, sizeof where, "t.yaml:6:%zu: crowds[0].%s: '%s' is a pedestrian-model key",
                  strlen(p->key) + 7, p->key, p->key);

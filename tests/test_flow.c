@@ -761,7 +761,7 @@ static const bad_scene k_bad[] = {
 
 START_TEST(bad_scenes_point_at_the_value) {
     const bad_scene *c = &k_bad[_i];
-    th_error err = {{0}};
+    th_error err = {0};
     const char *path = write_file("scene.yaml", c->yaml);
     th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, &err);
     ck_assert_msg(w == NULL, "%s: loaded although broken", c->what);

@@ -222,7 +222,7 @@ static void *meddling_enqueue(th_task_fn *task, uint32_t items, uint32_t min_ran
     (void)min_range;
     meddler *m = user;
     if (m->w) {
-        th_error err = {{0}};
+        th_error err = {0};
         if (th_world_add_agent(m->w, 0, th_v2(5, 5), th_v2(0, 0), &err) == TH_INVALID_AGENT &&
             strstr(err.message, "during the world's own step"))
             m->refused++;

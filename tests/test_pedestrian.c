@@ -486,7 +486,7 @@ START_TEST(bad_scene_keys_name_their_place) {
     ck_assert_ptr_nonnull(f);
     ck_assert_uint_eq(fwrite(c->yaml, 1, strlen(c->yaml), f), strlen(c->yaml));
     fclose(f);
-    th_error err = {{0}};
+    th_error err = {0};
     th_world *w = th_scene_load(path, NULL, NULL, &err);
     unlink(path);
     rmdir(dir);

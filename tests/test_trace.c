@@ -303,7 +303,7 @@ END_TEST
 
 START_TEST(bad_sizes_are_refused) {
     th_world *w = flock(100, 1);
-    th_error err = {{0}};
+    th_error err = {0};
     ck_assert(!th_world_trace_start(w, 0, &err));
     ck_assert_ptr_nonnull(strstr(err.message, "spans"));
     ck_assert(!th_world_trace_start(w, UINT32_MAX, &err));

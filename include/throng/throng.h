@@ -27,6 +27,7 @@
 #define THRONG_H
 
 #include "api.h"
+#include "error.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,11 +47,6 @@ typedef uint32_t th_agent_id;
 #define TH_MAX_COORD       1.0e7f  /* metres: the largest |x| or |y| of a target's point */
 #define TH_MAX_THREADS     64
 #define TH_MAX_BODY_RADIUS 5.0f /* metres */
-
-/** Error detail filled by functions that can fail (pass NULL when not wanted). */
-typedef struct th_error {
-    char message[512];
-} th_error;
 
 /** What happens at the edge of the world rectangle. */
 typedef enum th_bounds {

@@ -260,7 +260,7 @@ bool th_world_reserve(th_world *w, uint32_t n);
  * assert hook hears of it (by default it aborts), and if it returns the call fails with `err`. */
 static inline bool th_between_steps(const th_world *w, th_error *err) {
     if (TH_ASSERT(!w->stepping)) return true;
-    th_error_set(err, "called during the world's own step");
+    th_error_set(err, TH_ERR_STATE, "called during the world's own step");
     return false;
 }
 

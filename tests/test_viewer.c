@@ -320,16 +320,17 @@ START_TEST(test_bad_arguments) {
     th_view_opts o = small_opts();
     o.width = 0;
     ck_assert(!th_view_screenshot(w, &o, "/tmp/x.png", 0, &err));
-    ck_assert_ptr_nonnull(strstr(err.message, "view size"));
+    TH_TEST_ERR(err, TH_ERR_INVALID);
     o = small_opts();
     o.sim_speed = NAN;
     ck_assert(!th_view_screenshot(w, &o, "/tmp/x.png", 0, &err));
-    ck_assert_ptr_nonnull(strstr(err.message, "sim speed"));
+    TH_TEST_ERR(err, TH_ERR_INVALID);
     ck_assert(!th_view_screenshot(NULL, NULL, "/tmp/x.png", 0, &err));
     ck_assert(!th_view_screenshot(w, NULL, NULL, 0, &err));
     ck_assert(!th_view_render_pixels(w, NULL, 0, NULL, &err));
     o = small_opts();
     ck_assert(!th_view_screenshot(w, &o, "/nonexistent-dir/shot.png", 0, &err));
+    TH_TEST_ERR(err, TH_ERR_IO);
     ck_assert_ptr_nonnull(strstr(err.message, "/nonexistent-dir/shot.png"));
     /* A NULL world or options never reach SDL. */
     th_world *none = NULL;

@@ -17,7 +17,7 @@
 /** X(NAME, value, meaning): every code, in order. Values are stable once published. */
 #define TH_ERROR_CODES(X)                                                                          \
     X(TH_OK, 0, "no error")                                                                        \
-    X(TH_ERR_NOMEM, 1, "out of memory, or of threads the system could start")                      \
+    X(TH_ERR_NOMEM, 1, "out of memory")                                                            \
     X(TH_ERR_INVALID, 2,                                                                           \
       "an argument is out of range, not finite, unknown or contradicts another")                   \
     X(TH_ERR_HANDLE, 3, "no such crowd, agent, target, squad, bunker, field or other handle")      \
@@ -27,13 +27,14 @@
     X(TH_ERR_LIMIT, 5, "a fixed bound is reached (a TH_MAX_* limit, or the room the caller gave)") \
     X(TH_ERR_BLOCKED, 6, "a position or cell is in a wall or a bunker, or outside the world")      \
     X(TH_ERR_UNREACHABLE, 7, "no route joins the places")                                          \
-    X(TH_ERR_IO, 8, "a file could not be opened or read")                                          \
-    X(TH_ERR_SCENE_SYNTAX, 9,                                                                      \
+    X(TH_ERR_IO, 8, "a file could not be opened, read or written")                                 \
+    X(TH_ERR_SYSTEM, 9, "the system refused a resource other than memory: threads, a renderer")    \
+    X(TH_ERR_SCENE_SYNTAX, 10,                                                                     \
       "the scene file is not YAML a scene can be (invalid YAML, anchors, too large or deep)")      \
-    X(TH_ERR_SCENE_KEY, 10, "a scene key is not one the format knows")                             \
-    X(TH_ERR_SCENE_MISSING, 11, "a scene key that is required is missing")                         \
-    X(TH_ERR_SCENE_VALUE, 12, "a scene value has the wrong type, is out of range or conflicts")    \
-    X(TH_ERR_SCENE_IMAGE, 13, "a map image cannot be decoded or has a colour the legend lacks")
+    X(TH_ERR_SCENE_KEY, 11, "a scene key is not one the format knows")                             \
+    X(TH_ERR_SCENE_MISSING, 12, "a scene key that is required is missing")                         \
+    X(TH_ERR_SCENE_VALUE, 13, "a scene value has the wrong type, is out of range or conflicts")    \
+    X(TH_ERR_SCENE_IMAGE, 14, "a map image cannot be decoded or has a colour the legend lacks")
 
 typedef enum th_error_code {
 #define TH_ERROR_ENUM_(name, value, meaning) name = value,

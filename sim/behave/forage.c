@@ -85,7 +85,7 @@ static th_forage_def with_defaults(const th_forage_def *f) {
 
 static bool point_ok(const th_world *w, th_vec2 q, const char *what, th_error *err) {
     if (!(q.x >= 0.0f && q.x < w->def.width && q.y >= 0.0f && q.y < w->def.height)) {
-        th_error_set(err, TH_ERR_BLOCKED,
+        th_error_set(err, th_error_point_code(q),
                      "goal forage: %s (%g, %g) is outside the world [0, %g) x [0, %g)", what,
                      (double)q.x, (double)q.y, (double)w->def.width, (double)w->def.height);
         return false;
@@ -513,8 +513,9 @@ bool th_world_add_pheromone(th_world *w, uint32_t crowd, th_vec2 p, float amount
         return false;
     }
     if (!(p.x >= 0.0f && p.x < w->def.width && p.y >= 0.0f && p.y < w->def.height)) {
-        th_error_set(err, TH_ERR_BLOCKED, "point (%g, %g) is outside the world [0, %g) x [0, %g)",
-                     (double)p.x, (double)p.y, (double)w->def.width, (double)w->def.height);
+        th_error_set(err, th_error_point_code(p),
+                     "point (%g, %g) is outside the world [0, %g) x [0, %g)", (double)p.x,
+                     (double)p.y, (double)w->def.width, (double)w->def.height);
         return false;
     }
     if (!isfinite(amount)) {

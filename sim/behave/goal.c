@@ -157,7 +157,7 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
         for (uint32_t i = 0; i < g->point_count; i++) {
             th_vec2 q = g->points[i];
             if (!(q.x >= 0.0f && q.x < w->def.width && q.y >= 0.0f && q.y < w->def.height)) {
-                th_error_set(err, TH_ERR_BLOCKED,
+                th_error_set(err, th_error_point_code(q),
                              "goal route: waypoint %u (%g, %g) is outside the world [0, %g) x "
                              "[0, %g)",
                              i, (double)q.x, (double)q.y, (double)w->def.width,

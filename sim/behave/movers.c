@@ -132,7 +132,7 @@ static bool setup_waypoints(const th_world *w, const th_goal_def *g, struct th_m
     for (uint32_t i = 0; i < n; i++) {
         const th_vec2 q = g->nodes[i];
         if (!inside_world(w, q)) {
-            th_error_set(err, TH_ERR_BLOCKED,
+            th_error_set(err, th_error_point_code(q),
                          "goal waypoints: node %u (%g, %g) is outside the world [0, %g) x "
                          "[0, %g)",
                          i, (double)q.x, (double)q.y, (double)w->def.width, (double)w->def.height);

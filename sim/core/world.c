@@ -322,7 +322,7 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
                                           (th_host_finish_fn *)d.finish_task, d.task_user)
                   : th_pool_create(d.threads);
     if (!w->pool) {
-        th_error_set(err, TH_ERR_NOMEM, "could not start %u worker threads", d.threads);
+        th_error_set(err, TH_ERR_SYSTEM, "could not start %u worker threads", d.threads);
         th_free(w);
         return NULL;
     }
@@ -633,7 +633,7 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
     }
     if (!(position.x >= 0.0f && position.x < w->def.width && position.y >= 0.0f &&
           position.y < w->def.height)) {
-        th_error_set(err, TH_ERR_BLOCKED,
+        th_error_set(err, th_error_point_code(position),
                      "position (%g, %g) is outside the world [0, %g) x [0, %g)", (double)position.x,
                      (double)position.y, (double)w->def.width, (double)w->def.height);
         return TH_INVALID_AGENT;

@@ -856,7 +856,7 @@ static bool on_world(const th_world *w, th_vec2 p) {
 
 static bool off_world(const th_world *w, th_vec2 p, th_error *err) {
     if (on_world(w, p)) return false;
-    th_error_set(err, TH_ERR_BLOCKED, "position (%g, %g) is not on the %g x %g m world",
+    th_error_set(err, th_error_point_code(p), "position (%g, %g) is not on the %g x %g m world",
                  (double)p.x, (double)p.y, (double)w->def.width, (double)w->def.height);
     return true;
 }

@@ -16,7 +16,7 @@ int main(void) {
     wd.cell_size = 1.0f;
     th_world *w = th_world_create(&wd, &err);
     if (!w) {
-        fprintf(stderr, "viewer: %s\n", err.message);
+        fprintf(stderr, "viewer: %s: %s\n", th_error_code_name(err.code), err.message);
         return 1;
     }
     /* Three exits on the plaza's edge, one made less attractive by a weight of 10 m. */
@@ -28,7 +28,7 @@ int main(void) {
     cd.goal.field = (uint32_t)(field < 0 ? 0 : field);
     int crowd = field < 0 ? -1 : th_world_add_crowd(w, &cd, &err);
     if (crowd < 0) {
-        fprintf(stderr, "viewer: %s\n", err.message);
+        fprintf(stderr, "viewer: %s: %s\n", th_error_code_name(err.code), err.message);
         th_world_destroy(w);
         return 1;
     }
@@ -52,7 +52,7 @@ int main(void) {
     if (th_view_display_available()) {
         rc = th_view_run(&w, &vo);
     } else if (!th_view_screenshot(w, &vo, "plaza.png", vo.overlays, &err)) {
-        fprintf(stderr, "viewer: %s\n", err.message);
+        fprintf(stderr, "viewer: %s: %s\n", th_error_code_name(err.code), err.message);
         rc = 1;
     } else {
         printf("no display: wrote plaza.png\n");

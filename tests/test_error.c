@@ -109,6 +109,41 @@ START_TEST(api_errors_have_no_place) {
 }
 END_TEST
 
+/* A value the parser let through but the world refused is placed at its node and keeps the
+ * world's code: a squad whose goal lies behind an unbroken wall has no route. */
+START_TEST(world_refusal_keeps_its_code) {
+    char dir[] = "/tmp/throng_error_XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/scene.yaml", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("name: t\n"
+          "map:\n"
+          "  cell_size: 1\n"
+          "  legend: {'#': wall, '.': open}\n"
+          "  ascii: |\n"
+          "    ..........#.........\n"
+          "    ..........#.........\n"
+          "    ..........#.........\n"
+          "    ..........#.........\n"
+          "    ..........#.........\n"
+          "crowds:\n"
+          "  - {name: a, count: 0}\n"
+          "squads:\n"
+          "  - {crowd: a, count: 1, formation: column, start: [2.5, 2.5], goal: [17.5, 2.5]}\n",
+          f);
+    fclose(f);
+    th_error err = {0};
+    th_world *w = th_scene_load(path, NULL, NULL, &err);
+    unlink(path);
+    rmdir(dir);
+    if (w) th_world_destroy(w);
+    ck_assert_ptr_null(w);
+    th_test_scene_error("squad behind a wall", &err, "scene.yaml", 14, 5, "squads[0]",
+                        TH_ERR_UNREACHABLE);
+}
+END_TEST
+
 /* The message still says what failed: the code is the kind, the text the detail. */
 START_TEST(code_and_message_agree) {
     th_world_def wd = th_default_world_def();
@@ -127,6 +162,7 @@ int main(void) {
     tcase_add_test(tc, unknown_values_get_safe_strings);
     tcase_add_test(tc, nav_results_map_into_the_table);
     tcase_add_test(tc, api_errors_have_no_place);
+    tcase_add_test(tc, world_refusal_keeps_its_code);
     tcase_add_test(tc, code_and_message_agree);
     suite_add_tcase(s, tc);
     return th_test_run(s);

@@ -64,7 +64,7 @@ int th_cmd_check(int argc, char **argv) {
     }
     for (int i = 0; i < scenes; i++) {
         char path[4096];
-        th_error err = {{0}};
+        th_error err = {0};
         th_scene_info info;
         if (!th_scene_resolve(names[i], path, sizeof path)) {
             fprintf(stderr, "%s: no such scene file or scene name; ", names[i]);

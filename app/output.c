@@ -16,8 +16,11 @@
 
 #include "throng/throng.h"
 
+/* Every failure here is an output file that cannot be written. */
 static void set_err(th_error *err, const char *fmt, const char *a, const char *b) {
-    if (err) snprintf(err->message, sizeof err->message, fmt, a, b);
+    if (!err) return;
+    *err = (th_error){.code = TH_ERR_IO};
+    snprintf(err->message, sizeof err->message, fmt, a, b);
 }
 
 bool th_output_parse_format(const char *text, th_traj_format *out) {

@@ -374,6 +374,7 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
                           th_error *err) {
     FILE *j = fopen(path, "w");
     if (!j) {
+        *err = (th_error){.code = TH_ERR_IO};
         snprintf(err->message, sizeof err->message, "--json: cannot write '%s'", path);
         return false;
     }
@@ -506,6 +507,9 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     fprintf(j, "\n}\n");
     bool ok = !ferror(j);
     if (fclose(j) != 0) ok = false;
-    if (!ok) snprintf(err->message, sizeof err->message, "--json: writing '%s' failed", path);
+    if (!ok) {
+        *err = (th_error){.code = TH_ERR_IO};
+        snprintf(err->message, sizeof err->message, "--json: writing '%s' failed", path);
+    }
     return ok;
 }

@@ -405,7 +405,7 @@ int th_cmd_run(int argc, char **argv) {
     uint32_t threads = (uint32_t)o.threads;
     if (o.has_threads && threads == 0) threads = (uint32_t)cores();
 
-    th_error err = {{0}};
+    th_error err = {0};
     th_scene_info info;
     th_scene_open_opts so = {.threads = threads,
                              .has_seed = o.has_seed,

@@ -133,6 +133,7 @@ th_world *th_scene_open(const char *name, const th_scene_open_opts *o, th_scene_
     names[0] = '\0';
     if (dir) list_folder(dir, names, sizeof names);
     list_demos(demos, sizeof demos);
+    *err = (th_error){.code = TH_ERR_IO};
     snprintf(err->message, sizeof err->message,
              "no scene '%s': not a readable file, not in %s/ (%s), not a built-in demo (%s)", name,
              dir ? dir : "scenes", names[0] ? names : "none found", demos);

@@ -83,6 +83,7 @@ uint32_t th_shot_overlays(const th_shot_opts *s) {
 static bool write_png(const char *path, const uint32_t *px, int w, int h, th_error *err) {
     FILE *f = fopen(path, "wb");
     if (!f) {
+        *err = (th_error){.code = TH_ERR_IO};
         snprintf(err->message, sizeof err->message, "cannot write '%s'", path);
         return false;
     }
@@ -110,7 +111,10 @@ static bool write_png(const char *path, const uint32_t *px, int w, int h, th_err
     png_destroy_write_struct(&png, &info);
     free(row);
     if (fclose(f) != 0) ok = false;
-    if (!ok) snprintf(err->message, sizeof err->message, "writing '%s' failed", path);
+    if (!ok) {
+        *err = (th_error){.code = TH_ERR_IO};
+        snprintf(err->message, sizeof err->message, "writing '%s' failed", path);
+    }
     return ok;
 }
 
@@ -123,6 +127,7 @@ bool th_shot_check(const th_world *w, const th_shot_opts *s, int *frame_w, int *
     double bw = ceil((double)def.width * scale) + 2 * TH_VIEW_MARGIN;
     double bh = ceil((double)def.height * scale) + 2 * TH_VIEW_MARGIN;
     if (bw > TH_VIEW_MAX_DIM || bh > TH_VIEW_MAX_DIM) {
+        *err = (th_error){.code = TH_ERR_INVALID};
         snprintf(err->message, sizeof err->message,
                  "--view: a %.4g x %.4g m rectangle at %d x %d pixels is %.3g pixels/metre; this "
                  "%.0f x %.0f m world would need a %.0f x %.0f frame (at most %d a side): ask "
@@ -152,6 +157,7 @@ bool th_shot_resolve_flow(const th_world *w, th_shot_opts *s, th_error *err) {
             return true;
         }
     }
+    *err = (th_error){.code = TH_ERR_INVALID};
     snprintf(err->message, sizeof err->message,
              "--flow-field: '%s' is not 'nearest', a bunker, or a crowd with a destinations goal",
              s->flow_field);
@@ -180,6 +186,7 @@ bool th_shot_write(const th_world *w, const char *title, const th_shot_opts *s, 
     if (!px || !out) {
         free(px);
         free(out);
+        *err = (th_error){.code = TH_ERR_NOMEM};
         snprintf(err->message, sizeof err->message, "out of memory for a %d x %d frame", big.width,
                  big.height);
         return false;

@@ -278,7 +278,7 @@ static double median(const double *v, uint64_t n, double *lo, double *hi) {
 
 static th_world *build(const bench_opts *o, uint32_t agents, uint32_t threads) {
     th_demo_opts d = {.agents = agents, .seed = o->seed, .threads = threads};
-    th_error err = {{0}};
+    th_error err = {0};
     th_world *w = o->build(o->scene, &d, &err);
     if (!w) {
         progress_clear();
@@ -439,7 +439,7 @@ static bool record_trace(const bench_opts *o, FILE *out, uint32_t agents, uint32
      * hundreds of thousands of steps, whose trace no viewer would open anyway. */
     uint64_t want = o->steps * TH_PHASE_COUNT * workers;
     uint32_t max = want < MAX_TRACE_SPANS ? (uint32_t)want : MAX_TRACE_SPANS;
-    th_error err = {{0}};
+    th_error err = {0};
     if (!th_world_trace_start(w, max, &err)) {
         progress_clear();
         fprintf(stderr, "throng bench: trace: %s\n", err.message);
@@ -609,7 +609,7 @@ static int run(bench_opts *o) {
     /* The scene is checked before anything is printed or measured: an unknown name is a usage
      * error, not a failure discovered after minutes of sweep. */
     th_demo_opts probe_opts = {.agents = o->agents[0], .seed = o->seed, .threads = 1};
-    th_error err = {{0}};
+    th_error err = {0};
     th_world *probe = o->build(o->scene, &probe_opts, &err);
     if (!probe) {
         fprintf(stderr, "throng bench: --scene: %s\n", err.message);

@@ -16,7 +16,7 @@ int main(void) {
     wd.cell_size = 1.0f;
     th_world *w = th_world_create(&wd, &err);
     if (!w) {
-        fprintf(stderr, "viewer: %s\n", err.message);
+        fprintf(stderr, "viewer: %s: %s\n", th_error_code_name(err.code), err.message);
         return 1;
     }
     /* Three exits on the plaza's edge, one made less attractive by a weight of 10 m. */
@@ -29,7 +29,7 @@ int main(void) {
     th_crowd_id crowd =
         th_field_id_valid(field) ? th_world_add_crowd(w, &cd, &err) : (th_crowd_id){0};
     if (!th_crowd_id_valid(crowd)) {
-        fprintf(stderr, "viewer: %s\n", err.message);
+        fprintf(stderr, "viewer: %s: %s\n", th_error_code_name(err.code), err.message);
         th_world_destroy(w);
         return 1;
     }
@@ -54,7 +54,7 @@ int main(void) {
     if (th_view_display_available()) {
         rc = th_view_run(&w, &vo);
     } else if (!th_view_screenshot(w, &vo, "plaza.png", vo.overlays, &err)) {
-        fprintf(stderr, "viewer: %s\n", err.message);
+        fprintf(stderr, "viewer: %s: %s\n", th_error_code_name(err.code), err.message);
         rc = 1;
     } else {
         printf("no display: wrote plaza.png\n");

@@ -136,7 +136,7 @@ bool tv_ctx_init(tv_ctx *c, SDL_Renderer *r, int w, int h, th_error *err) {
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
     c->font = tv_font_create(r);
     if (!c->font) {
-        tv_error(err, "cannot create the font texture: %s", SDL_GetError());
+        tv_error(err, TH_ERR_SYSTEM, "cannot create the font texture: %s", SDL_GetError());
         return false;
     }
     return true;

@@ -15,8 +15,10 @@
 
 #include "view_internal.h"
 
-void tv_error(th_error *err, const char *fmt, ...) {
+void tv_error(th_error *err, th_error_code code, const char *fmt, ...) {
     if (!err) return;
+    err->code = code;
+    err->line = err->column = 0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err->message, sizeof err->message, fmt, ap);
@@ -32,7 +34,7 @@ typedef struct png_sink {
 
 static void png_fail(png_structp png, png_const_charp msg) {
     png_sink *s = png_get_error_ptr(png);
-    tv_error(s->err, "cannot write '%s': %s", s->path, msg);
+    tv_error(s->err, TH_ERR_IO, "cannot write '%s': %s", s->path, msg);
     png_longjmp(png, 1);
 }
 
@@ -44,7 +46,7 @@ static void png_warn(png_structp png, png_const_charp msg) {
 bool tv_write_png(const char *path, const uint32_t *pixels, int w, int h, int pitch,
                   th_error *err) {
     if (!path || !pixels || w <= 0 || h <= 0 || pitch < w * 4) {
-        tv_error(err, "bad PNG arguments");
+        tv_error(err, TH_ERR_INVALID, "bad PNG arguments");
         return false;
     }
     /* Converted to RGB rows up front so nothing is allocated between setjmp and longjmp. */
@@ -53,7 +55,7 @@ bool tv_write_png(const char *path, const uint32_t *pixels, int w, int h, int pi
     if (!rgb || !rows) {
         free(rgb);
         free(rows);
-        tv_error(err, "out of memory writing '%s'", path);
+        tv_error(err, TH_ERR_NOMEM, "out of memory writing '%s'", path);
         return false;
     }
     for (int y = 0; y < h; y++) {
@@ -75,7 +77,7 @@ bool tv_write_png(const char *path, const uint32_t *pixels, int w, int h, int pi
     if (!f) {
         int e = errno;
         if (fd >= 0) close(fd);
-        tv_error(err, "cannot write '%s': %s", path,
+        tv_error(err, TH_ERR_IO, "cannot write '%s': %s", path,
                  e == ENXIO ? "a FIFO or socket no process is reading" : strerror(e));
         free(rgb);
         free(rows);
@@ -96,11 +98,11 @@ bool tv_write_png(const char *path, const uint32_t *pixels, int w, int h, int pi
         png_write_png(png, info, PNG_TRANSFORM_IDENTITY, NULL);
         ok = true;
     } else if (!png || !info) {
-        tv_error(err, "cannot write '%s': out of memory", path);
+        tv_error(err, TH_ERR_NOMEM, "cannot write '%s': out of memory", path);
     }
     png_destroy_write_struct(png ? &png : NULL, info ? &info : NULL);
     if (fclose(f) != 0 && ok) {
-        tv_error(err, "cannot write '%s': %s", path, strerror(errno));
+        tv_error(err, TH_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
         ok = false;
     }
     if (!ok) remove(path);

@@ -222,10 +222,10 @@ uint32_t tv_pheromone_color(float deposits);
  *  `err` filled when the file cannot be written. */
 bool tv_write_png(const char *path, const uint32_t *pixels, int w, int h, int pitch, th_error *err);
 
-/** Fill `err` (may be NULL) printf-style. */
-void tv_error(th_error *err, const char *fmt, ...)
+/** Fill `err` (may be NULL) with `code` and a printf-style message. */
+void tv_error(th_error *err, th_error_code code, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 3, 4)))
 #endif
     ;
 

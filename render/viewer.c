@@ -32,16 +32,17 @@ th_view_opts th_view_default_opts(void) {
 static bool check_opts(const th_view_opts *o, th_error *err) {
     if (o->width < TH_VIEW_MIN_DIM || o->width > TH_VIEW_MAX_DIM || o->height < TH_VIEW_MIN_DIM ||
         o->height > TH_VIEW_MAX_DIM) {
-        tv_error(err, "view size: expected %d..%d pixels a side, found %d x %d", TH_VIEW_MIN_DIM,
-                 TH_VIEW_MAX_DIM, o->width, o->height);
+        tv_error(err, TH_ERR_INVALID, "view size: expected %d..%d pixels a side, found %d x %d",
+                 TH_VIEW_MIN_DIM, TH_VIEW_MAX_DIM, o->width, o->height);
         return false;
     }
     if (!(o->sim_speed >= SPEED_MIN && o->sim_speed <= SPEED_MAX)) {
-        tv_error(err, "sim speed: expected %g..%g, found %g", SPEED_MIN, SPEED_MAX, o->sim_speed);
+        tv_error(err, TH_ERR_INVALID, "sim speed: expected %g..%g, found %g", SPEED_MIN, SPEED_MAX,
+                 o->sim_speed);
         return false;
     }
     if (o->max_frames < 0) {
-        tv_error(err, "max frames: expected >= 0, found %d", o->max_frames);
+        tv_error(err, TH_ERR_INVALID, "max frames: expected >= 0, found %d", o->max_frames);
         return false;
     }
     return true;
@@ -65,12 +66,13 @@ static SDL_Surface *render_surface(const th_world *w, const th_view_opts *o, uin
     SDL_Surface *s =
         SDL_CreateRGBSurfaceWithFormat(0, o->width, o->height, 32, SDL_PIXELFORMAT_ARGB8888);
     if (!s) {
-        tv_error(err, "cannot create a %d x %d surface: %s", o->width, o->height, SDL_GetError());
+        tv_error(err, TH_ERR_SYSTEM, "cannot create a %d x %d surface: %s", o->width, o->height,
+                 SDL_GetError());
         return NULL;
     }
     SDL_Renderer *r = SDL_CreateSoftwareRenderer(s);
     if (!r) {
-        tv_error(err, "cannot create the software renderer: %s", SDL_GetError());
+        tv_error(err, TH_ERR_SYSTEM, "cannot create the software renderer: %s", SDL_GetError());
         SDL_FreeSurface(s);
         return NULL;
     }
@@ -102,7 +104,7 @@ static bool headless_args(const th_world *w, const th_view_opts **o, th_view_opt
         *o = def;
     }
     if (!w) {
-        tv_error(err, "no world to render");
+        tv_error(err, TH_ERR_INVALID, "no world to render");
         return false;
     }
     return check_opts(*o, err);
@@ -113,7 +115,7 @@ bool th_view_render_pixels(const th_world *w, const th_view_opts *opts, uint32_t
     th_view_opts def;
     if (!headless_args(w, &opts, &def, err)) return false;
     if (!pixels) {
-        tv_error(err, "no pixel buffer");
+        tv_error(err, TH_ERR_INVALID, "no pixel buffer");
         return false;
     }
     SDL_Surface *s = render_surface(w, opts, overlays, err);
@@ -130,7 +132,7 @@ bool th_view_screenshot(const th_world *w, const th_view_opts *opts, const char 
     th_view_opts def;
     if (!headless_args(w, &opts, &def, err)) return false;
     if (!png_path || !png_path[0]) {
-        tv_error(err, "no PNG path");
+        tv_error(err, TH_ERR_INVALID, "no PNG path");
         return false;
     }
     SDL_Surface *s = render_surface(w, opts, overlays, err);
@@ -145,13 +147,13 @@ bool th_view_get_layout(const th_world *w, const th_view_opts *opts, uint32_t ov
     th_view_opts def;
     if (!headless_args(w, &opts, &def, err)) return false;
     if (!out) {
-        tv_error(err, "nowhere to store the layout");
+        tv_error(err, TH_ERR_INVALID, "nowhere to store the layout");
         return false;
     }
     SDL_Surface *s =
         SDL_CreateRGBSurfaceWithFormat(0, opts->width, opts->height, 32, SDL_PIXELFORMAT_ARGB8888);
     SDL_Renderer *r = s ? SDL_CreateSoftwareRenderer(s) : NULL;
-    if (!r) tv_error(err, "cannot create the software renderer: %s", SDL_GetError());
+    if (!r) tv_error(err, TH_ERR_SYSTEM, "cannot create the software renderer: %s", SDL_GetError());
     tv_ctx c;
     bool ok = r && tv_ctx_init(&c, r, opts->width, opts->height, err);
     if (ok) {
@@ -193,7 +195,8 @@ bool th_view_time_frames(th_world *w, const th_view_opts *opts, uint32_t overlay
     th_view_opts def;
     if (!headless_args(w, &opts, &def, err)) return false;
     if (frames < 1 || !ms_per_frame) {
-        tv_error(err, "frames: expected >= 1 and somewhere to store the time, found %d", frames);
+        tv_error(err, TH_ERR_INVALID,
+                 "frames: expected >= 1 and somewhere to store the time, found %d", frames);
         return false;
     }
     SDL_Surface *s =
@@ -201,7 +204,7 @@ bool th_view_time_frames(th_world *w, const th_view_opts *opts, uint32_t overlay
     SDL_Renderer *r = s ? SDL_CreateSoftwareRenderer(s) : NULL;
     tv_ctx c;
     bool ok = r && tv_ctx_init(&c, r, opts->width, opts->height, err);
-    if (!r) tv_error(err, "cannot create the software renderer: %s", SDL_GetError());
+    if (!r) tv_error(err, TH_ERR_SYSTEM, "cannot create the software renderer: %s", SDL_GetError());
     if (ok) {
         c.overlays = overlays;
         c.flow_bunker = opts->flow_bunker;
@@ -284,7 +287,7 @@ static void toggle_bunker(viewer *v, uint32_t b) {
     th_bunker_info bi;
     const th_bunker_id id = {b + 1};
     if (b >= TH_MAX_BUNKERS || !th_world_get_bunker(*v->world, id, &bi)) return;
-    th_error err = {{0}};
+    th_error err = {0};
     bool destroy = !v->wanted_destroyed[b];
     bool ok = destroy ? th_world_destroy_bunker(*v->world, id, &err)
                       : th_world_restore_bunker(*v->world, id, &err);
@@ -320,7 +323,7 @@ static void break_piece(viewer *v, int32_t x, int32_t y) {
     stack[n++] = x;
     stack[n++] = y;
     seen[(size_t)y * cols + x] = 1;
-    th_error err = {{0}};
+    th_error err = {0};
     bool ok = true;
     while (n > 0 && ok) {
         int32_t cy = stack[--n], cx = stack[--n];
@@ -609,7 +612,7 @@ static void save_shot(viewer *v) {
     char path[512];
     snprintf(path, sizeof path, "%s-%06llu.png", v->o->screenshot_prefix,
              (unsigned long long)th_world_step_count(*v->world));
-    th_error err = {{0}};
+    th_error err = {0};
     if (!px) {
         fprintf(stderr, "viewer: out of memory for a screenshot\n");
         return;
@@ -644,7 +647,7 @@ static int run_steps(viewer *v, int n) {
 int th_view_run(th_world **world, const th_view_opts *opts) {
     th_view_opts def = th_view_default_opts();
     const th_view_opts *o = opts ? opts : &def;
-    th_error err = {{0}};
+    th_error err = {0};
     if (!world || !*world) {
         fprintf(stderr, "viewer: no world to show\n");
         return 2;

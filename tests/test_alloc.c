@@ -118,7 +118,7 @@ static void assert_steps_allocate_nothing(th_world *w, int steps) {
 START_TEST(test_flock_demo) {
     install_counting();
     uint64_t engine0 = th_alloc_count();
-    th_error err = {{0}};
+    th_error err = {0};
     th_world *w =
         th_demo_create("flock", &(th_demo_opts){.agents = 5000, .seed = 3, .threads = 2}, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
@@ -141,7 +141,7 @@ END_TEST
  * may allocate, applying it must not. */
 START_TEST(test_evac_with_events) {
     install_counting();
-    th_error err = {{0}};
+    th_error err = {0};
     th_world *w =
         th_demo_create("evac", &(th_demo_opts){.agents = 3000, .seed = 5, .threads = 2}, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
@@ -174,7 +174,7 @@ static th_world *walled_two_crowds(uint32_t threads, uint32_t agents) {
     wd.bounds = TH_BOUNDS_WALLS;
     wd.threads = threads;
     wd.seed = 11;
-    th_error err = {{0}};
+    th_error err = {0};
     th_world *w = th_world_create(&wd, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
     th_crowd_def a = th_default_crowd_def();
@@ -228,7 +228,7 @@ START_TEST(test_growth_between_steps) {
     install_counting();
     th_world *w = walled_two_crowds(2, 1000);
     assert_steps_allocate_nothing(w, 10);
-    th_error err = {{0}};
+    th_error err = {0};
     for (uint32_t i = 0; i < 4000; i++) {
         float x = th_rng_range(9, i, 0, 0.0f, 120.0f);
         float y = th_rng_range(9, i, 1, 0.0f, 80.0f);
@@ -255,7 +255,7 @@ END_TEST
 START_TEST(test_predator_index) {
     install_counting();
     th_world *w = walled_two_crowds(2, 1000);
-    th_error err = {{0}};
+    th_error err = {0};
     th_crowd_def prey = th_default_crowd_def();
     prey.type = 1;
     prey.flee_types = 1u << 2;
@@ -288,7 +288,7 @@ START_TEST(test_no_leak_without_steps) {
 
     th_world_def bad = th_default_world_def();
     bad.width = -1.0f;
-    th_error err = {{0}};
+    th_error err = {0};
     ck_assert_ptr_null(th_world_create(&bad, &err));
     th_world *d = th_demo_create("no-such-demo", &(th_demo_opts){.seed = 1, .threads = 2}, &err);
     ck_assert_ptr_null(d);

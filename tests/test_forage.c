@@ -617,24 +617,36 @@ START_TEST(api_refuses_bad_values) {
     cd.goal.kind = TH_GOAL_FORAGE;
     cd.goal.forage = NULL;
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
-    ck_assert_ptr_nonnull(strstr(err.message, "forage"));
+    TH_TEST_ERR(err, TH_ERR_INVALID);
     const struct {
         th_forage_def f;
-        const char *words;
+        const char *words; /* the message names the field */
+        th_error_code code;
     } bad[] = {
-        {{.nest = {35, 5}, .food = &food, .food_count = 1}, "nest"},
-        {{.nest = {5, 5}, .food = &food, .food_count = 0}, "food sources"},
-        {{.nest = {5, 5}, .food = &food, .food_count = 1, .evaporation = -1}, "evaporation"},
-        {{.nest = {5, 5}, .food = &food, .food_count = 1, .follow = 2}, "follow"},
-        {{.nest = {5, 5}, .food = &food, .food_count = 1, .sense_angle = 120}, "sense_angle"},
-        {{.nest = {5, 5}, .food = &food, .food_count = 1, .deposit = NAN}, "deposit"},
-        {{.nest = {5, 5}, .food = &food, .food_count = 1, .cell_size = 0.01f}, "cell_size"},
-        {{.nest = {5, 5}, .food = &food, .food_count = 1, .nest_radius = -2}, "nest_radius"},
+        {{.nest = {35, 5}, .food = &food, .food_count = 1}, "nest", TH_ERR_BLOCKED},
+        {{.nest = {5, 5}, .food = &food, .food_count = 0}, "food sources", TH_ERR_INVALID},
+        {{.nest = {5, 5}, .food = &food, .food_count = 1, .evaporation = -1},
+         "evaporation",
+         TH_ERR_INVALID},
+        {{.nest = {5, 5}, .food = &food, .food_count = 1, .follow = 2}, "follow", TH_ERR_INVALID},
+        {{.nest = {5, 5}, .food = &food, .food_count = 1, .sense_angle = 120},
+         "sense_angle",
+         TH_ERR_INVALID},
+        {{.nest = {5, 5}, .food = &food, .food_count = 1, .deposit = NAN},
+         "deposit",
+         TH_ERR_INVALID},
+        {{.nest = {5, 5}, .food = &food, .food_count = 1, .cell_size = 0.01f},
+         "cell_size",
+         TH_ERR_INVALID},
+        {{.nest = {5, 5}, .food = &food, .food_count = 1, .nest_radius = -2},
+         "nest_radius",
+         TH_ERR_INVALID},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cd.goal.forage = &bad[i].f;
         err.message[0] = 0;
         ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
+        TH_TEST_ERR(err, bad[i].code);
         ck_assert_msg(strstr(err.message, bad[i].words) != NULL, "case %zu: '%s'", i, err.message);
     }
     ck_assert_uint_eq(th_world_crowd_count(w), 0);
@@ -643,13 +655,16 @@ START_TEST(api_refuses_bad_values) {
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     ck_assert_ptr_null(th_world_pheromone(w, CROWD_ID(0), NULL, NULL, NULL));
     ck_assert(!th_world_add_pheromone(w, CROWD_ID(0), th_v2(1, 1), 1.0f, &err));
+    TH_TEST_ERR(err, TH_ERR_STATE);
     th_forage_info fi;
     ck_assert(!th_world_forage_info(w, CROWD_ID(0), &fi));
     cd.goal.kind = TH_GOAL_FORAGE;
     cd.goal.forage = &good;
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 1);
     ck_assert(!th_world_add_pheromone(w, CROWD_ID(1), th_v2(31, 1), 1.0f, &err));
+    TH_TEST_ERR(err, TH_ERR_BLOCKED);
     ck_assert(!th_world_add_pheromone(w, CROWD_ID(1), th_v2(1, 1), INFINITY, &err));
+    TH_TEST_ERR(err, TH_ERR_INVALID);
     ck_assert(th_world_add_pheromone(w, CROWD_ID(1), th_v2(1, 1), -5.0f, &err)); /* floored at 0 */
     ck_assert_float_eq(th_world_pheromone(w, CROWD_ID(1), NULL, NULL, NULL)[1 * 30 + 1], 0.0f);
     th_food_info f;

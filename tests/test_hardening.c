@@ -601,7 +601,7 @@ START_TEST(target_magnitudes_are_bounded) {
     th_target_def t = {
         .kind = TH_TARGET_POINT, .position = th_v2(50, 50), .velocity = th_v2(3e38f, 0)};
     ck_assert_int_eq(IDX(th_world_add_target(w, &t, &err)), -1);
-    ck_assert_msg(strstr(err.message, "at most 1000 m/s") != NULL, "%s", err.message);
+    TH_TEST_ERR(err, TH_ERR_INVALID);
     t.velocity = th_v2(800, 601); /* 1000.4 m/s: each axis is fine, the length is not */
     ck_assert_int_eq(IDX(th_world_add_target(w, &t, &err)), -1);
     t.velocity = th_v2(0, 0);
@@ -718,9 +718,10 @@ START_TEST(queries_refuse_points_off_the_world) {
         ck_assert_msg(!th_world_shelter_path(w, p, out, 64, &count, &err), "shelter path %zu", i);
         ck_assert_msg(strstr(err.message, "is not on the 20 x 10 m world") != NULL, "%s",
                       err.message);
+        TH_TEST_ERR(err, isfinite(p.x) && isfinite(p.y) ? TH_ERR_BLOCKED : TH_ERR_INVALID);
         ck_assert(!th_world_destination_path(w, FIELD_ID(0), p, out, 64, &count, &err));
         ck_assert(!th_world_find_path(w, p, th_v2(5.5f, 5.5f), out, 64, &count, NULL, &err));
-        ck_assert_msg(strstr(err.message, "is not on the") != NULL, "%s", err.message);
+        TH_TEST_ERR(err, isfinite(p.x) && isfinite(p.y) ? TH_ERR_BLOCKED : TH_ERR_INVALID);
         ck_assert(!th_world_find_path(w, th_v2(5.5f, 5.5f), p, out, 64, &count, NULL, &err));
     }
     th_world_destroy(w);

@@ -19,8 +19,8 @@ prefix=$tmp/prefix
 bin=cmake
 run --install "$build" --prefix "$prefix"
 if [[ $rc -eq 0 ]]; then pass "cmake --install"; else fail "cmake --install" "exit $rc"; fi
-for f in include/throng/throng.h include/throng/vec2.h include/throng/api.h include/throng/clock.h \
-    include/throng/viewer.h; do
+for f in include/throng/throng.h include/throng/error.h include/throng/vec2.h include/throng/api.h \
+    include/throng/clock.h include/throng/viewer.h; do
     if [[ -f $prefix/$f ]]; then pass "installed $f"; else fail "installed $f" "missing"; fi
 done
 pc=$(find "$prefix" -name throng.pc -path '*pkgconfig*' | head -1)

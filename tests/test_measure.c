@@ -427,6 +427,7 @@ START_TEST(api_refuses_bad_measures) {
     };
     for (size_t i = 0; i < sizeof bad_areas / sizeof bad_areas[0]; i++) {
         ck_assert_int_eq(IDX(th_world_add_measure_area(w, &bad_areas[i].d, &err)), -1);
+        TH_TEST_ERR(err, TH_ERR_INVALID);
         ck_assert_msg(strstr(err.message, bad_areas[i].msg), "case %zu: %s", i, err.message);
     }
     const struct {
@@ -443,6 +444,7 @@ START_TEST(api_refuses_bad_measures) {
     };
     for (size_t i = 0; i < sizeof bad_lines / sizeof bad_lines[0]; i++) {
         ck_assert_int_eq(IDX(th_world_add_measure_line(w, &bad_lines[i].d, &err)), -1);
+        TH_TEST_ERR(err, TH_ERR_INVALID);
         ck_assert_msg(strstr(err.message, bad_lines[i].msg), "case %zu: %s", i, err.message);
     }
     ck_assert_uint_eq(th_world_measure_area_count(w), 0);
@@ -452,6 +454,7 @@ START_TEST(api_refuses_bad_measures) {
     ck_assert_int_eq(IDX(th_world_add_measure_line(
                          w, &(th_measure_line_def){"x", th_v2(0, 0), th_v2(10, 8), 0}, &err)),
                      -1);
+    TH_TEST_ERR(err, TH_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(err.message, "used twice"));
     ck_assert_int_eq(IDX(th_world_add_measure_line(
                          w, &(th_measure_line_def){"y", th_v2(0, 0), th_v2(10, 8), 0}, &err)),
@@ -479,81 +482,82 @@ END_TEST
 typedef struct bad_scene {
     const char *what, *yaml;
     unsigned line, column;
-    const char *path, *message;
+    const char *path;
+    th_error_code code;
 } bad_scene;
 
 static const bad_scene k_bad[] = {
-    {"measure is a list", SCENE_HEAD "measure: [1, 2]\n", 8, 10, "measure", "expected a mapping"},
+    {"measure is a list", SCENE_HEAD "measure: [1, 2]\n", 8, 10, "measure", TH_ERR_SCENE_VALUE},
     {"unknown key under measure", SCENE_HEAD "measure:\n  area: []\n", 9, 3, "measure.area",
-     "did you mean 'areas'"},
+     TH_ERR_SCENE_KEY},
     {"areas is a mapping", SCENE_HEAD "measure:\n  areas: {name: a}\n", 9, 10, "measure.areas",
-     "expected a list"},
+     TH_ERR_SCENE_VALUE},
     {"area is a number", SCENE_HEAD "measure:\n  areas:\n    - 5\n", 10, 7, "measure.areas[0]",
-     "expected a mapping"},
+     TH_ERR_SCENE_VALUE},
     {"unknown key in an area",
      SCENE_HEAD "measure:\n  areas:\n    - name: a\n      rectangle: [0, 0, 1, 1]\n", 11, 7,
-     "measure.areas[0].rectangle", "unknown key"},
+     "measure.areas[0].rectangle", TH_ERR_SCENE_KEY},
     {"area without a name", SCENE_HEAD "measure:\n  areas:\n    - rect: [0, 0, 1, 1]\n", 10, 7,
-     "measure.areas[0].name", "missing"},
+     "measure.areas[0].name", TH_ERR_SCENE_MISSING},
     {"area without a rect", SCENE_HEAD "measure:\n  areas:\n    - name: a\n", 10, 7,
-     "measure.areas[0].rect", "missing"},
+     "measure.areas[0].rect", TH_ERR_SCENE_MISSING},
     {"area name with a comma",
      SCENE_HEAD "measure:\n  areas:\n    - {name: 'a,b', rect: [0, 0, 1, 1]}\n", 10, 14,
-     "measure.areas[0].name", "letters, digits"},
+     "measure.areas[0].name", TH_ERR_SCENE_VALUE},
     {"rect of words", SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [0, x, 1, 1]}\n", 10,
-     27, "measure.areas[0].rect[1]", "'x'"},
+     27, "measure.areas[0].rect[1]", TH_ERR_SCENE_VALUE},
     {"rect of three numbers", SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [0, 0, 1]}\n",
-     10, 23, "measure.areas[0].rect", "list of 4 numbers"},
+     10, 23, "measure.areas[0].rect", TH_ERR_SCENE_VALUE},
     {"area outside the world",
      SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [30, 0, 11, 5]}\n", 10, 23,
-     "measure.areas[0].rect", "inside the 40 x 30 m world"},
+     "measure.areas[0].rect", TH_ERR_SCENE_VALUE},
     {"area of zero width", SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [3, 0, 0, 5]}\n",
-     10, 23, "measure.areas[0].rect", "positive size"},
+     10, 23, "measure.areas[0].rect", TH_ERR_SCENE_VALUE},
     {"area name used twice",
      SCENE_HEAD
      "measure:\n  areas:\n    - {name: a, rect: [0, 0, 1, 1]}\n    - {name: a, rect: [0, 0, 2, 2]}\n",
-     11, 14, "measure.areas[1].name", "used twice (first at line 10)"},
+     11, 14, "measure.areas[1].name", TH_ERR_SCENE_VALUE},
     {"lines is a word", SCENE_HEAD "measure:\n  lines: door\n", 9, 10, "measure.lines",
-     "expected a list"},
+     TH_ERR_SCENE_VALUE},
     {"line without to", SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1, 1]}\n", 10, 7,
-     "measure.lines[0].to", "missing"},
+     "measure.lines[0].to", TH_ERR_SCENE_MISSING},
     {"unknown key in a line",
      SCENE_HEAD "measure:\n  lines:\n    - {name: l, form: [1, 1], to: [2, 2]}\n", 10, 17,
-     "measure.lines[0].form", "did you mean 'from'"},
+     "measure.lines[0].form", TH_ERR_SCENE_KEY},
     {"zero-length line",
      SCENE_HEAD "measure:\n  lines:\n    - name: l\n      from: [5, 5]\n      to: [5.0, 5]\n", 12,
-     11, "measure.lines[0].to", "positive length"},
+     11, "measure.lines[0].to", TH_ERR_SCENE_VALUE},
     {"line end outside the world",
      SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1, 1], to: [41, 2]}\n", 10, 35,
-     "measure.lines[0].to", "inside the 40 x 30 m world"},
+     "measure.lines[0].to", TH_ERR_SCENE_VALUE},
     {"line end negative",
      SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [-1, 1], to: [4, 2]}\n", 10, 24,
-     "measure.lines[0].from[0]", "'-1'"},
+     "measure.lines[0].from[0]", TH_ERR_SCENE_VALUE},
     {"line point of one number",
      SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1], to: [4, 2]}\n", 10, 23,
-     "measure.lines[0].from", "list of 2 numbers"},
+     "measure.lines[0].from", TH_ERR_SCENE_VALUE},
     {"zero window",
      SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1, 1], to: [4, 2], window: 0}\n", 10,
-     51, "measure.lines[0].window", "expected a number"},
+     51, "measure.lines[0].window", TH_ERR_SCENE_VALUE},
     {"window of too many steps",
      "name: t\ntimestep: 0.001\nworld:\n  size: [40, 30]\ncrowds:\n  - name: a\n    count: 2\n    spawn: {rect: [0, 0, 40, 30]}\nmeasure:\n  lines:\n    - {name: l, from: [1, 1], to: [4, 2], window: 70}\n",
-     11, 51, "measure.lines[0].window", "at most 65536 steps"},
+     11, 51, "measure.lines[0].window", TH_ERR_SCENE_VALUE},
     {"window a word",
      SCENE_HEAD "measure:\n  lines:\n    - {name: l, from: [1, 1], to: [4, 2], window: long}\n", 10,
-     51, "measure.lines[0].window", "'long'"},
+     51, "measure.lines[0].window", TH_ERR_SCENE_VALUE},
     {"line named like an area",
      SCENE_HEAD
      "measure:\n  areas:\n    - {name: a, rect: [0, 0, 1, 1]}\n  lines:\n    - {name: a, from: [1, 1], to: [4, 2]}\n",
-     12, 14, "measure.lines[0].name", "used twice"},
+     12, 14, "measure.lines[0].name", TH_ERR_SCENE_VALUE},
 };
 
 START_TEST(bad_measure_sections_point_at_the_value) {
     const bad_scene *c = &k_bad[_i];
-    th_error err = {{0}};
+    th_error err = {0};
     const char *path = write_file("scene.yaml", c->yaml);
     th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, &err);
     ck_assert_msg(w == NULL, "%s: loaded although broken", c->what);
-    th_test_scene_error(c->what, &err, "scene.yaml", c->line, c->column, c->path, c->message);
+    th_test_scene_error(c->what, &err, "scene.yaml", c->line, c->column, c->path, c->code);
 }
 END_TEST
 
@@ -748,6 +752,7 @@ START_TEST(output_refuses_unwritable_and_empty) {
     ck_assert_ptr_nonnull(strstr(err.message, "measures nothing"));
     th_output o2 = {.measure_every = 1, .traj_path = "/nonexistent-dir/t.csv", .traj_every = 1};
     ck_assert(!th_output_open(&o2, w, "plain", &err));
+    TH_TEST_ERR(err, TH_ERR_IO);
     ck_assert_ptr_nonnull(strstr(err.message, "cannot write '/nonexistent-dir/t.csv'"));
     ck_assert(th_output_close(&o2, &err)); /* nothing open: nothing to do */
     th_world_destroy(w);

@@ -506,6 +506,15 @@ static void check_case(const bad_case *c, const char *name) {
         return;
     }
     ck_assert_msg(w == NULL, "%s: loaded although it should be refused", c->what);
+    /* The place is in the error as numbers too, and the code is a known one: the YAML layer's
+     * own for a file that is not YAML a scene can be (no key path), another otherwise. */
+    ck_assert_msg(err.line == c->line && (c->column == 0 || err.column == c->column),
+                  "%s: expected line %u column %u, found %u, %u", c->what, c->line, c->column,
+                  (unsigned)err.line, (unsigned)err.column);
+    ck_assert_msg(strcmp(th_error_code_name(err.code), "TH_ERR_UNKNOWN") != 0 && err.code != TH_OK,
+                  "%s: code %d", c->what, (int)err.code);
+    if (!c->path[0]) TH_TEST_ERR(err, TH_ERR_SCENE_SYNTAX);
+    else ck_assert_msg(err.code != TH_ERR_SCENE_SYNTAX, "%s: a YAML error with a key", c->what);
     char where[96];
     if (c->column) snprintf(where, sizeof where, "%s:%u:%u: ", name, c->line, c->column);
     else snprintf(where, sizeof where, "%s:%u:", name, c->line); /* the column is libyaml's */

@@ -65,8 +65,8 @@ typedef struct bad_case {
     const char *what;
     const char *yaml;
     unsigned line, column;
-    const char *path;    /* the key path named in the message */
-    const char *message; /* a fragment of what was expected or found */
+    const char *path;   /* the key path named in the message */
+    th_error_code code; /* what kind of problem */
 } bad_case;
 
 #define HEAD   "name: t\nworld:\n  size: [100, 100]\n"
@@ -76,151 +76,155 @@ typedef struct bad_case {
     "name: t\nmap:\n  cell_size: 1\n  legend: {'#': wall, '.': open, 'x': destructible, 'B': {bunker: b}}\n  ascii: |\n" rows
 
 static const bad_case k_bad[] = {
-    {"empty file", "", 1, 1, "(file)", "empty"},
-    {"a list at the top", "- a\n- b\n", 1, 1, "(file)", "expected a mapping"},
-    {"misspelt top-level key", "nmae: t\n", 1, 1, "nmae", "did you mean 'name'"},
-    {"unknown top-level key", HEAD CROWD "gravity: 9.81\n", 8, 1, "gravity", "expected one of"},
-    {"missing name", "world:\n  size: [10, 10]\n" CROWD, 1, 1, "name", "missing"},
-    {"name is a list", "name: [a, b]\n", 1, 7, "name", "found a list"},
-    {"negative seed", "name: t\nseed: -1\n", 2, 7, "seed", "'-1'"},
-    {"zero timestep", "name: t\ntimestep: 0\n", 2, 11, "timestep", "expected a number"},
-    {"too many threads", "name: t\nthreads: 65\n", 2, 10, "threads", "[0, 64]"},
-    {"world and map", HEAD "map: {cell_size: 1}\n", 3, 3, "world", "not both"},
-    {"neither world nor map", "name: t\n" CROWD, 1, 1, "world", "missing"},
+    {"empty file", "", 1, 1, "(file)", TH_ERR_SCENE_VALUE},
+    {"a list at the top", "- a\n- b\n", 1, 1, "(file)", TH_ERR_SCENE_VALUE},
+    {"misspelt top-level key", "nmae: t\n", 1, 1, "nmae", TH_ERR_SCENE_KEY},
+    {"unknown top-level key", HEAD CROWD "gravity: 9.81\n", 8, 1, "gravity", TH_ERR_SCENE_KEY},
+    {"missing name", "world:\n  size: [10, 10]\n" CROWD, 1, 1, "name", TH_ERR_SCENE_MISSING},
+    {"name is a list", "name: [a, b]\n", 1, 7, "name", TH_ERR_SCENE_VALUE},
+    {"negative seed", "name: t\nseed: -1\n", 2, 7, "seed", TH_ERR_SCENE_VALUE},
+    {"zero timestep", "name: t\ntimestep: 0\n", 2, 11, "timestep", TH_ERR_SCENE_VALUE},
+    {"too many threads", "name: t\nthreads: 65\n", 2, 10, "threads", TH_ERR_SCENE_VALUE},
+    {"world and map", HEAD "map: {cell_size: 1}\n", 3, 3, "world", TH_ERR_SCENE_VALUE},
+    {"neither world nor map", "name: t\n" CROWD, 1, 1, "world", TH_ERR_SCENE_MISSING},
     {"world size of one number", "name: t\nworld:\n  size: [100]\n", 3, 9, "world.size",
-     "list of 2 numbers"},
-    {"world size negative", "name: t\nworld:\n  size: [100, -5]\n", 3, 15, "world.size[1]", "'-5'"},
+     TH_ERR_SCENE_VALUE},
+    {"world size negative", "name: t\nworld:\n  size: [100, -5]\n", 3, 15, "world.size[1]",
+     TH_ERR_SCENE_VALUE},
     {"unknown bounds", "name: t\nworld:\n  size: [10, 10]\n  bounds: torus\n", 4, 11,
-     "world.bounds", "walls, wrap"},
-    {"no crowds", HEAD, 1, 1, "crowds", "at least one crowd"},
-    {"empty crowd list", HEAD "crowds: []\n", 4, 9, "crowds", "empty list"},
+     "world.bounds", TH_ERR_SCENE_VALUE},
+    {"no crowds", HEAD, 1, 1, "crowds", TH_ERR_SCENE_MISSING},
+    {"empty crowd list", HEAD "crowds: []\n", 4, 9, "crowds", TH_ERR_SCENE_VALUE},
     {"count is a word", HEAD "crowds:\n  - name: a\n    count: lots\n", 6, 12, "crowds[0].count",
-     "'lots'"},
+     TH_ERR_SCENE_VALUE},
     {"count beyond the bound", HEAD "crowds:\n  - name: a\n    count: 99999999\n", 6, 12,
-     "crowds[0].count", "16777216"},
+     "crowds[0].count", TH_ERR_SCENE_VALUE},
     {"count negative", HEAD "crowds:\n  - name: a\n    count: -5\n", 6, 12, "crowds[0].count",
-     "'-5'"},
+     TH_ERR_SCENE_VALUE},
     {"misspelt crowd key", HEAD "crowds:\n  - name: a\n    cout: 5\n", 6, 5, "crowds[0].cout",
-     "did you mean 'count'"},
+     TH_ERR_SCENE_KEY},
     {"unknown behaviour", HEAD CROWD "    behavior: dance\n", 8, 15, "crowds[0].behavior",
-     "flock, flee"},
-    {"fov over 360", HEAD CROWD "    fov: 400\n", 8, 10, "crowds[0].fov",
-     "(0, 360] deg, found '400'"},
-    {"NaN speed", HEAD CROWD "    max_speed: .nan\n", 8, 16, "crowds[0].max_speed", "'.nan'"},
-    {"infinite force", HEAD CROWD "    max_force: .inf\n", 8, 16, "crowds[0].max_force", "'.inf'"},
+     TH_ERR_SCENE_VALUE},
+    {"fov over 360", HEAD CROWD "    fov: 400\n", 8, 10, "crowds[0].fov", TH_ERR_SCENE_VALUE},
+    {"NaN speed", HEAD CROWD "    max_speed: .nan\n", 8, 16, "crowds[0].max_speed",
+     TH_ERR_SCENE_VALUE},
+    {"infinite force", HEAD CROWD "    max_force: .inf\n", 8, 16, "crowds[0].max_force",
+     TH_ERR_SCENE_VALUE},
     {"huge radius", HEAD CROWD "    neighbor_radius: 1e300\n", 8, 22, "crowds[0].neighbor_radius",
-     "(0, 1000] m, found '1e300'"},
-    {"colour by name", HEAD CROWD "    color: red\n", 8, 12, "crowds[0].color", "#rrggbb"},
-    {"duplicate crowd name", HEAD CROWD "  - name: a\n", 8, 11, "crowds[1].name", "used twice"},
+     TH_ERR_SCENE_VALUE},
+    {"colour by name", HEAD CROWD "    color: red\n", 8, 12, "crowds[0].color", TH_ERR_SCENE_VALUE},
+    {"duplicate crowd name", HEAD CROWD "  - name: a\n", 8, 11, "crowds[1].name",
+     TH_ERR_SCENE_VALUE},
     {"agents but no spawn", HEAD "crowds:\n  - name: a\n    count: 5\n", 5, 5, "crowds[0].spawn",
-     "missing"},
+     TH_ERR_SCENE_MISSING},
     {"spawn rect off the world",
      HEAD "crowds:\n  - name: a\n    count: 5\n    spawn: {rect: [90, 90, 20, 5]}\n", 7, 19,
-     "crowds[0].spawn.rect", "inside the 100 x 100"},
+     "crowds[0].spawn.rect", TH_ERR_SCENE_VALUE},
     {"spawn circle with no radius",
      HEAD "crowds:\n  - name: a\n    count: 5\n    spawn: {circle: [50, 50, 0]}\n", 7, 21,
-     "crowds[0].spawn.circle", "positive radius"},
+     "crowds[0].spawn.circle", TH_ERR_SCENE_VALUE},
     {"spawn with two shapes",
      HEAD
      "crowds:\n  - name: a\n    count: 5\n    spawn: {rect: [0, 0, 1, 1], circle: [5, 5, 1]}\n",
-     7, 12, "crowds[0].spawn", "exactly one"},
+     7, 12, "crowds[0].spawn", TH_ERR_SCENE_VALUE},
     {"fleeing without a map", HEAD CROWD "    behavior: flee\n", 8, 15, "crowds[0].behavior",
-     "needs a map"},
+     TH_ERR_SCENE_VALUE},
     {"explicit agent off the world", HEAD "crowds:\n  - name: a\n    agents: [[5, 5], [150, 5]]\n",
-     6, 22, "crowds[0].agents[1]", "off the 100 x 100"},
-    {"duplicate key", "name: t\nname: u\n", 2, 1, "", "duplicate key 'name' (first at line 1)"},
-    {"alias", "name: &n t\nworld: *n\n", 1, 7, "", "anchors"},
-    {"unclosed list", "name: [t\n", 2, 1, "", "invalid YAML"},
-    {"map without cell size", "name: t\nmap:\n  ascii: '.'\n", 3, 3, "map.cell_size", "missing"},
+     6, 22, "crowds[0].agents[1]", TH_ERR_SCENE_VALUE},
+    {"duplicate key", "name: t\nname: u\n", 2, 1, "", TH_ERR_SCENE_SYNTAX},
+    {"alias", "name: &n t\nworld: *n\n", 1, 7, "", TH_ERR_SCENE_SYNTAX},
+    {"unclosed list", "name: [t\n", 2, 1, "", TH_ERR_SCENE_SYNTAX},
+    {"map without cell size", "name: t\nmap:\n  ascii: '.'\n", 3, 3, "map.cell_size",
+     TH_ERR_SCENE_MISSING},
     {"map with two sources",
      "name: t\nmap:\n  cell_size: 1\n  ascii: '.'\n  generate: {city: {size: [8, 8]}}\n", 3, 3,
-     "map", "exactly one of ascii, image or generate"},
+     "map", TH_ERR_SCENE_VALUE},
     {"ascii map without legend", "name: t\nmap:\n  cell_size: 1\n  ascii: '.'\n", 3, 3,
-     "map.legend", "missing"},
+     "map.legend", TH_ERR_SCENE_MISSING},
     {"ragged rows", MAP("    #####\n    #...#\n    #..#\n    #####\n") MCROWD, 8, 9, "map.ascii",
-     "row 3 has 4 characters"},
+     TH_ERR_SCENE_VALUE},
     {"character not in the legend", MAP("    #####\n    #.?.#\n    #####\n") MCROWD, 7, 7,
-     "map.ascii", "'?'"},
+     "map.ascii", TH_ERR_SCENE_VALUE},
     {"unknown legend kind", "name: t\nmap:\n  cell_size: 1\n  legend: {'#': brick}\n  ascii: '#'\n",
-     4, 17, "map.legend['#']", "'brick'"},
+     4, 17, "map.legend['#']", TH_ERR_SCENE_VALUE},
     {"two-character legend key",
      "name: t\nmap:\n  cell_size: 1\n  legend: {'##': wall}\n  ascii: '#'\n", 4, 12,
-     "map.legend['##']", "single printable character"},
+     "map.legend['##']", TH_ERR_SCENE_VALUE},
     {"bunker drawn in two pieces", MAP("    #B#B#\n    #...#\n    #####\n") MCROWD, 4, 53,
-     "map.legend['B']", "filled rectangle"},
+     "map.legend['B']", TH_ERR_SCENE_VALUE},
     {"bunker cells on a wall",
      MAP("    #####\n    #.B.#\n    #####\n") "bunkers:\n  - {name: c, cells: [0, 0]}\n" MCROWD, 10,
-     22, "bunkers[0].cells", "wall"},
+     22, "bunkers[0].cells", TH_ERR_SCENE_VALUE},
     {"bunker with no place",
      MAP("    #####\n    #.B.#\n    #####\n") "bunkers:\n  - {name: c}\n" MCROWD, 10, 5,
-     "bunkers[0].cells", "missing"},
+     "bunkers[0].cells", TH_ERR_SCENE_MISSING},
     {"bunker cells off the map",
      MAP("    #####\n    #.B.#\n    #####\n") "bunkers:\n  - {name: c, cells: [1, 1, 9, 1]}\n" MCROWD,
-     10, 22, "bunkers[0].cells", "off the 5 x 3 map"},
+     10, 22, "bunkers[0].cells", TH_ERR_SCENE_VALUE},
     {"event for an unknown bunker",
      MAP("    #####\n    #.B.#\n    #####\n") MCROWD
      "events:\n  - {at: 2s, destroy_bunker: nope}\n",
-     14, 30, "events[0].destroy_bunker", "'nope'"},
+     14, 30, "events[0].destroy_bunker", TH_ERR_SCENE_VALUE},
     {"event with two times",
      MAP("    #####\n    #.B.#\n    #####\n") MCROWD
      "events:\n  - {at: 2s, at_step: 5, destroy_bunker: b}\n",
-     14, 5, "events[0]", "found both"},
+     14, 5, "events[0]", TH_ERR_SCENE_VALUE},
     {"event with no action",
      MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 2s}\n", 14, 5, "events[0]",
-     "missing action"},
+     TH_ERR_SCENE_MISSING},
     {"event time in minutes",
      MAP("    #####\n    #.B.#\n    #####\n") MCROWD
      "events:\n  - {at: 2 minutes, destroy_bunker: b}\n",
-     14, 10, "events[0].at", "'2 minutes'"},
+     14, 10, "events[0].at", TH_ERR_SCENE_VALUE},
     {"wall break off the map",
      MAP("    #####\n    #.B.#\n    #####\n") MCROWD
      "events:\n  - {at_step: 9, break_wall: [7, 7]}\n",
-     14, 30, "events[0].break_wall", "off the 5 x 3 map"},
+     14, 30, "events[0].break_wall", TH_ERR_SCENE_VALUE},
     {"set_cost without a cost",
      MAP("    #####\n    #.B.#\n    #####\n") MCROWD
      "events:\n  - {at: 1s, set_cost: {cells: [1, 1]}}\n",
-     14, 24, "events[0].set_cost.cost", "missing"},
+     14, 24, "events[0].set_cost.cost", TH_ERR_SCENE_MISSING},
     {"set_cost of zero",
      MAP("    #####\n    #.B.#\n    #####\n") MCROWD
      "events:\n  - {at: 1s, set_cost: {cells: [1, 1], cost: 0}}\n",
-     14, 46, "events[0].set_cost.cost", "[1, 1000]"},
+     14, 46, "events[0].set_cost.cost", TH_ERR_SCENE_VALUE},
     {"set_cost too dear",
      MAP("    #####\n    #.B.#\n    #####\n") MCROWD
      "events:\n  - {at: 1s, set_cost: {cells: [1, 1], cost: 1001}}\n",
-     14, 46, "events[0].set_cost.cost", "'1001'"},
+     14, 46, "events[0].set_cost.cost", TH_ERR_SCENE_VALUE},
     {"set_cost cells off the map",
      MAP("    #####\n    #.B.#\n    #####\n") MCROWD
      "events:\n  - {at: 1s, set_cost: {cells: [1, 1, 5, 1], cost: 3}}\n",
-     14, 32, "events[0].set_cost.cells", "off the 5 x 3 map"},
+     14, 32, "events[0].set_cost.cells", TH_ERR_SCENE_VALUE},
     {"set_cost as a bare rectangle",
      MAP("    #####\n    #.B.#\n    #####\n") MCROWD "events:\n  - {at: 1s, set_cost: [1, 1]}\n",
-     14, 24, "events[0].set_cost", "expected a mapping"},
+     14, 24, "events[0].set_cost", TH_ERR_SCENE_VALUE},
     {"set_cost with a misspelt key",
      MAP("    #####\n    #.B.#\n    #####\n") MCROWD
      "events:\n  - {at: 1s, set_cost: {cells: [1, 1], csot: 3}}\n",
-     14, 40, "events[0].set_cost.csot", "did you mean 'cost'"},
+     14, 40, "events[0].set_cost.csot", TH_ERR_SCENE_KEY},
     {"set_cost beside block",
      MAP("    #####\n    #.B.#\n    #####\n") MCROWD
      "events:\n  - {at: 1s, block: [1, 1], set_cost: {cells: [1, 1], cost: 3}}\n",
-     14, 39, "events[0]", "one action per event"},
+     14, 39, "events[0]", TH_ERR_SCENE_VALUE},
     {"events without a map", HEAD CROWD "events:\n  - {at: 1s, destroy_bunker: b}\n", 9, 5,
-     "events[0]", "has none"},
+     "events[0]", TH_ERR_SCENE_VALUE},
     {"generated city too large",
      "name: t\nmap:\n  cell_size: 1\n  generate: {city: {size: [5000, 10]}}\n", 4, 28,
-     "map.generate.city.size", "[1, 4096]"},
+     "map.generate.city.size", TH_ERR_SCENE_VALUE},
     {"missing image",
      "name: t\nmap:\n  cell_size: 1\n  legend: {'#000000': wall}\n  image: nowhere.png\n", 5, 10,
-     "map.image", "cannot read"},
+     "map.image", TH_ERR_IO},
     {"spawn where only walls are",
      "name: t\nmap: {cell_size: 1, legend: {'#': wall, '.': open}, ascii: \"##.\"}\ncrowds:\n  - {name: a, count: 5, spawn: {rect: [0, 0, 2, 1]}}\n",
-     4, 32, "crowds[0].spawn", "could not place"},
+     4, 32, "crowds[0].spawn", TH_ERR_SCENE_VALUE},
     {"bodies packed past random close packing",
      HEAD
      "crowds:\n  - name: a\n    model: pedestrian\n    count: 50\n    spawn: {rect: [0, 0, 2, 2]}\n",
-     8, 12, "crowds[0].spawn", "at most 6.53 fit"},
+     8, 12, "crowds[0].spawn", TH_ERR_SCENE_VALUE},
     {"deep nesting",
      "name: t\nx: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
-     2, 67, "", "64 levels"},
+     2, 67, "", TH_ERR_SCENE_SYNTAX},
 };
 
 START_TEST(broken_scene_reports_exact_place) {
@@ -230,7 +234,31 @@ START_TEST(broken_scene_reports_exact_place) {
     th_world *w = load_text(c->yaml, &err);
     if (w) th_world_destroy(w);
     ck_assert_msg(w == NULL, "%s: loaded although broken", c->what);
-    th_test_scene_error(c->what, &err, "scene.yaml", c->line, c->column, c->path, c->message);
+    th_test_scene_error(c->what, &err, "scene.yaml", c->line, c->column, c->path, c->code);
+}
+END_TEST
+
+/* The wording, where it is the point: a scene error names the key, says what was expected and
+ * quotes what was found, and suggests the nearest key for a misspelt one. */
+static const struct {
+    const char *what, *yaml, *says;
+} k_wording[] = {
+    {"range and found value", HEAD CROWD "    fov: 400\n",
+     "crowds[0].fov: expected a number in (0, 360] deg, found '400'"},
+    {"nearest key", "nmae: t\n", "nmae: unknown key 'nmae' (did you mean 'name'?)"},
+    {"allowed keys", HEAD CROWD "gravity: 9.81\n", "expected one of: "},
+    {"missing key", "world:\n  size: [10, 10]\n" CROWD, "name: missing: "},
+    {"duplicate key", "name: t\nname: u\n", "duplicate key 'name' (first at line 1)"},
+    {"YAML error", "name: [t\n", "invalid YAML"},
+};
+
+START_TEST(scene_error_wording) {
+    th_error err = {0};
+    th_world *w = load_text(k_wording[_i].yaml, &err);
+    if (w) th_world_destroy(w);
+    ck_assert_msg(w == NULL, "%s: loaded although broken", k_wording[_i].what);
+    ck_assert_msg(strstr(err.message, k_wording[_i].says) != NULL, "%s: expected '%s' in: %s",
+                  k_wording[_i].what, k_wording[_i].says, err.message);
 }
 END_TEST
 
@@ -415,12 +443,14 @@ START_TEST(image_map_matches_its_pixels) {
     px[3 * (4 * W + 9)] = 0x12;
     ck_assert(png_image_write_to_file(&img, png_path, 0, px, 0, NULL));
     ck_assert_ptr_null(load_text(yaml, &err));
+    TH_TEST_ERR(err, TH_ERR_SCENE_IMAGE);
     ck_assert_msg(strstr(err.message, "pixel (9, 4)") && strstr(err.message, "not in map.legend"),
                   "%s", err.message);
     FILE *f = fopen(png_path, "r+b");
     ck_assert_int_eq(ftruncate(fileno(f), 60), 0);
     fclose(f);
     ck_assert_ptr_null(load_text(yaml, &err));
+    TH_TEST_ERR(err, TH_ERR_SCENE_IMAGE);
     ck_assert_msg(strstr(err.message, "map.image: cannot read"), "%s", err.message);
 }
 END_TEST
@@ -507,6 +537,7 @@ int main(void) {
     tcase_add_test(tc, every_library_scene_loads_and_runs);
     tcase_add_loop_test(tc, broken_scene_reports_exact_place, 0,
                         (int)(sizeof k_bad / sizeof k_bad[0]));
+    tcase_add_loop_test(tc, scene_error_wording, 0, (int)(sizeof k_wording / sizeof k_wording[0]));
     tcase_add_test(tc, bad_scene_table_is_large_enough);
     tcase_add_test(tc, yaml_and_api_give_the_same_world);
     tcase_add_test(tc, image_map_matches_its_pixels);

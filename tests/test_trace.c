@@ -303,9 +303,9 @@ END_TEST
 
 START_TEST(bad_sizes_are_refused) {
     th_world *w = flock(100, 1);
-    th_error err = {{0}};
+    th_error err = {0};
     ck_assert(!th_world_trace_start(w, 0, &err));
-    ck_assert_ptr_nonnull(strstr(err.message, "spans"));
+    TH_TEST_ERR(err, TH_ERR_INVALID);
     ck_assert(!th_world_trace_start(w, UINT32_MAX, &err));
     uint32_t n = 1;
     ck_assert_ptr_null(th_world_trace_spans(w, &n));

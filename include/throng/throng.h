@@ -27,6 +27,7 @@
 #define THRONG_H
 
 #include "api.h"
+#include "error.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -94,11 +95,6 @@ static inline bool th_measure_area_id_valid(th_measure_area_id id) { return id.i
 static inline bool th_measure_line_id_valid(th_measure_line_id id) { return id.index1 != 0; }
 static inline bool th_spawner_id_valid(th_spawner_id id) { return id.index1 != 0; }
 static inline bool th_exit_id_valid(th_exit_id id) { return id.index1 != 0; }
-
-/** Error detail filled by functions that can fail (pass NULL when not wanted). */
-typedef struct th_error {
-    char message[512];
-} th_error;
 
 /** What happens at the edge of the world rectangle. */
 typedef enum th_bounds {

@@ -25,7 +25,7 @@ static bool valid_velocity(th_vec2 v) { return finite2(v) && hypot(v.x, v.y) <= 
 static int add_target(th_world *w, const th_target_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     if (w->target_count >= TH_MAX_TARGETS) {
-        th_error_set(err, "at most %d targets", TH_MAX_TARGETS);
+        th_error_set(err, TH_ERR_LIMIT, "at most %d targets", TH_MAX_TARGETS);
         return -1;
     }
     th_target_def d = *def;
@@ -33,7 +33,7 @@ static int add_target(th_world *w, const th_target_def *def, th_error *err) {
     switch (d.kind) {
     case TH_TARGET_POINT:
         if (!valid_point(d.position) || !valid_velocity(d.velocity)) {
-            th_error_set(err,
+            th_error_set(err, TH_ERR_INVALID,
                          "a point target needs a position within %g m of the origin on each "
                          "axis and a velocity of at most %g m/s",
                          (double)TH_MAX_COORD, (double)TH_MAX_SPEED);
@@ -43,20 +43,22 @@ static int add_target(th_world *w, const th_target_def *def, th_error *err) {
     case TH_TARGET_PATH:
         if (!d.points || d.point_count < 1 || d.point_count > TH_MAX_PATH_POINTS ||
             !(isfinite(d.speed) && d.speed >= 0.0f && d.speed <= 1000.0f)) {
-            th_error_set(err, "a path target needs 1 to %d points and a speed in [0, 1000] m/s",
+            th_error_set(err, TH_ERR_INVALID,
+                         "a path target needs 1 to %d points and a speed in [0, 1000] m/s",
                          TH_MAX_PATH_POINTS);
             return -1;
         }
         for (uint32_t i = 0; i < d.point_count; i++) {
             if (!valid_point(d.points[i])) {
-                th_error_set(err, "path point %u is not finite or beyond %g m on an axis", i,
+                th_error_set(err, TH_ERR_INVALID,
+                             "path point %u is not finite or beyond %g m on an axis", i,
                              (double)TH_MAX_COORD);
                 return -1;
             }
         }
         points = th_alloc(d.point_count * sizeof *points);
         if (!points) {
-            th_error_set(err, "out of memory");
+            th_error_set(err, TH_ERR_NOMEM, "out of memory");
             return -1;
         }
         memcpy(points, d.points, d.point_count * sizeof *points);
@@ -66,17 +68,18 @@ static int add_target(th_world *w, const th_target_def *def, th_error *err) {
         /* The agent may be added later (a scene builds targets before crowds); until it exists,
          * and after it is gone, the target is absent and leaders hold their course. */
         if (d.agent >= TH_MAX_AGENTS) {
-            th_error_set(err, "agent id %u is beyond the %u agent bound", d.agent, TH_MAX_AGENTS);
+            th_error_set(err, TH_ERR_HANDLE, "agent id %u is beyond the %u agent bound", d.agent,
+                         TH_MAX_AGENTS);
             return -1;
         }
         break;
     case TH_TARGET_SHELTER:
         if (!w->nav.present) {
-            th_error_set(err, "a shelter target needs a terrain map with bunkers");
+            th_error_set(err, TH_ERR_STATE, "a shelter target needs a terrain map with bunkers");
             return -1;
         }
         break;
-    default: th_error_set(err, "unknown target kind %d", (int)d.kind); return -1;
+    default: th_error_set(err, TH_ERR_INVALID, "unknown target kind %d", (int)d.kind); return -1;
     }
     uint32_t t = w->target_count++;
     w->target_def[t] = d;

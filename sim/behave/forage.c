@@ -85,13 +85,14 @@ static th_forage_def with_defaults(const th_forage_def *f) {
 
 static bool point_ok(const th_world *w, th_vec2 q, const char *what, th_error *err) {
     if (!(q.x >= 0.0f && q.x < w->def.width && q.y >= 0.0f && q.y < w->def.height)) {
-        th_error_set(err, "goal forage: %s (%g, %g) is outside the world [0, %g) x [0, %g)", what,
+        th_error_set(err, th_error_point_code(q),
+                     "goal forage: %s (%g, %g) is outside the world [0, %g) x [0, %g)", what,
                      (double)q.x, (double)q.y, (double)w->def.width, (double)w->def.height);
         return false;
     }
     if (w->nav.present && th_navmap_blocked_at(&w->nav.map, q)) {
-        th_error_set(err, "goal forage: %s (%g, %g) is inside a wall", what, (double)q.x,
-                     (double)q.y);
+        th_error_set(err, TH_ERR_BLOCKED, "goal forage: %s (%g, %g) is inside a wall", what,
+                     (double)q.x, (double)q.y);
         return false;
     }
     return true;
@@ -99,19 +100,20 @@ static bool point_ok(const th_world *w, th_vec2 q, const char *what, th_error *e
 
 bool th_forage_check(const th_world *w, const th_goal_def *g, th_error *err) {
     if (!g->forage) {
-        th_error_set(err, "goal forage needs its parameters (goal.forage is NULL)");
+        th_error_set(err, TH_ERR_INVALID, "goal forage needs its parameters (goal.forage is NULL)");
         return false;
     }
     const th_forage_def d = with_defaults(g->forage);
     if (!point_ok(w, d.nest, "nest", err)) return false;
     if (!in_range(d.nest_radius, 0.0f, 1000.0f)) {
-        th_error_set(err, "goal forage: nest_radius must be in (0, 1000] metres, got %g",
+        th_error_set(err, TH_ERR_INVALID,
+                     "goal forage: nest_radius must be in (0, 1000] metres, got %g",
                      (double)d.nest_radius);
         return false;
     }
     if (!d.food || d.food_count < 1 || d.food_count > TH_MAX_FOOD_SOURCES) {
-        th_error_set(err, "goal forage needs 1 to %d food sources, got %u", TH_MAX_FOOD_SOURCES,
-                     d.food ? d.food_count : 0u);
+        th_error_set(err, TH_ERR_INVALID, "goal forage needs 1 to %d food sources, got %u",
+                     TH_MAX_FOOD_SOURCES, d.food ? d.food_count : 0u);
         return false;
     }
     for (uint32_t i = 0; i < d.food_count; i++) {
@@ -120,7 +122,7 @@ bool th_forage_check(const th_world *w, const th_goal_def *g, th_error *err) {
         if (!point_ok(w, d.food[i].at, what, err)) return false;
         const float r = d.food[i].radius;
         if (!(r == 0.0f || in_range(r, 0.0f, 1000.0f))) {
-            th_error_set(err,
+            th_error_set(err, TH_ERR_INVALID,
                          "goal forage: food source %u: radius must be in (0, 1000] metres, "
                          "got %g",
                          i, (double)r);
@@ -130,7 +132,7 @@ bool th_forage_check(const th_world *w, const th_goal_def *g, th_error *err) {
     if (w->nav.present) {
         const float cs = w->nav.map.cell_size;
         if (d.cell_size != 0.0f && !(fabsf(d.cell_size - cs) <= 1e-6f * cs)) {
-            th_error_set(err,
+            th_error_set(err, TH_ERR_INVALID,
                          "goal forage: with a map the pheromone cells are the map's (%g m); "
                          "cell_size %g differs",
                          (double)cs, (double)d.cell_size);
@@ -139,13 +141,14 @@ bool th_forage_check(const th_world *w, const th_goal_def *g, th_error *err) {
     } else {
         const float cs = d.cell_size == 0.0f ? 1.0f : d.cell_size;
         if (!(isfinite(cs) && cs >= 0.1f && cs <= 100.0f)) {
-            th_error_set(err, "goal forage: cell_size must be in [0.1, 100] metres, got %g",
+            th_error_set(err, TH_ERR_INVALID,
+                         "goal forage: cell_size must be in [0.1, 100] metres, got %g",
                          (double)d.cell_size);
             return false;
         }
         const double cells = ceil((double)w->def.width / cs) * ceil((double)w->def.height / cs);
         if (cells > (double)MAX_PHEROMONE_CELLS) {
-            th_error_set(err,
+            th_error_set(err, TH_ERR_LIMIT,
                          "goal forage: a pheromone grid of %g m cells over %g x %g m would "
                          "have %.0f cells, more than %u",
                          (double)cs, (double)w->def.width, (double)w->def.height, cells,
@@ -170,8 +173,9 @@ bool th_forage_check(const th_world *w, const th_goal_def *g, th_error *err) {
         float v;
         memcpy(&v, (const char *)&d + ranges[i].off, sizeof v);
         if (!in_range(v, ranges[i].lo, ranges[i].hi)) {
-            th_error_set(err, "goal forage: %s must be in (%g, %g]%s, got %g", ranges[i].name,
-                         (double)ranges[i].lo, (double)ranges[i].hi, ranges[i].unit, (double)v);
+            th_error_set(err, TH_ERR_INVALID, "goal forage: %s must be in (%g, %g]%s, got %g",
+                         ranges[i].name, (double)ranges[i].lo, (double)ranges[i].hi, ranges[i].unit,
+                         (double)v);
             return false;
         }
     }
@@ -200,7 +204,7 @@ static bool make_nest_field(th_world *w, th_colony *col, th_error *err) {
     th_destination *goals =
         th_alloc((size_t)(span < MAX_NEST_CELLS ? span : MAX_NEST_CELLS) * sizeof *goals);
     if (!goals) {
-        th_error_set(err, "out of memory");
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return false;
     }
     uint32_t n = 0;
@@ -209,7 +213,8 @@ static bool make_nest_field(th_world *w, th_colony *col, th_error *err) {
             if (th_navmap_is_blocked(m, x, y) || !nest_cell(m, col, x, y)) continue;
             if (n == MAX_NEST_CELLS) {
                 th_free(goals);
-                th_error_set(err, "goal forage: the nest covers more than %u open cells",
+                th_error_set(err, TH_ERR_LIMIT,
+                             "goal forage: the nest covers more than %u open cells",
                              MAX_NEST_CELLS);
                 return false;
             }
@@ -226,7 +231,7 @@ static bool make_nest_field(th_world *w, th_colony *col, th_error *err) {
 th_colony *th_forage_create(th_world *w, const th_goal_def *g, th_error *err) {
     th_colony *col = th_calloc(1, sizeof *col);
     if (!col) {
-        th_error_set(err, "out of memory");
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return NULL;
     }
     col->def = with_defaults(g->forage);
@@ -254,7 +259,7 @@ th_colony *th_forage_create(th_world *w, const th_goal_def *g, th_error *err) {
     col->field = -1;
     col->pher = th_calloc((size_t)col->cols * (size_t)col->rows, sizeof *col->pher);
     if (!col->pher || (w->nav.present && !make_nest_field(w, col, err))) {
-        if (!col->pher) th_error_set(err, "out of memory for the pheromone grid");
+        if (!col->pher) th_error_set(err, TH_ERR_NOMEM, "out of memory for the pheromone grid");
         th_forage_free(col);
         return NULL;
     }
@@ -509,16 +514,18 @@ bool th_world_add_pheromone(th_world *w, th_crowd_id handle, th_vec2 p, float am
     const uint32_t crowd = TH_INDEX(handle);
     th_colony *col = crowd < w->crowd_count ? w->crowd_rt[crowd].colony : NULL;
     if (!col) {
-        th_error_set(err, "crowd %u does not forage", crowd);
+        th_error_set(err, TH_ERR_STATE, "crowd %u does not forage", crowd);
         return false;
     }
     if (!(p.x >= 0.0f && p.x < w->def.width && p.y >= 0.0f && p.y < w->def.height)) {
-        th_error_set(err, "point (%g, %g) is outside the world [0, %g) x [0, %g)", (double)p.x,
+        th_error_set(err, th_error_point_code(p),
+                     "point (%g, %g) is outside the world [0, %g) x [0, %g)", (double)p.x,
                      (double)p.y, (double)w->def.width, (double)w->def.height);
         return false;
     }
     if (!isfinite(amount)) {
-        th_error_set(err, "pheromone amount must be finite, got %g", (double)amount);
+        th_error_set(err, TH_ERR_INVALID, "pheromone amount must be finite, got %g",
+                     (double)amount);
         return false;
     }
     float *v = &col->pher[cell_of(col, p)];

@@ -107,13 +107,13 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
     c->congestion = 0;
     if (g->congestion_weight != 0.0f || g->congestion_every != 0) {
         if (g->kind != TH_GOAL_DESTINATIONS) {
-            th_error_set(err, "congestion applies to the destinations goal only");
+            th_error_set(err, TH_ERR_INVALID, "congestion applies to the destinations goal only");
             return false;
         }
         if (!(isfinite(g->congestion_weight) && g->congestion_weight >= 0.0f &&
               g->congestion_weight <= 100.0f) ||
             g->congestion_every > 100000u) {
-            th_error_set(err,
+            th_error_set(err, TH_ERR_INVALID,
                          "goal destinations: congestion weight must be in [0, 100] square "
                          "metres per person and every in [1, 100000] steps, got %g and %u",
                          (double)g->congestion_weight, g->congestion_every);
@@ -124,17 +124,19 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
     case TH_GOAL_NONE: return true;
     case TH_GOAL_SHELTER:
         if (!w->nav.present) {
-            th_error_set(err, "goal shelter needs a terrain map with bunkers");
+            th_error_set(err, TH_ERR_STATE, "goal shelter needs a terrain map with bunkers");
             return false;
         }
         return true;
     case TH_GOAL_DESTINATIONS:
         if (!g->field.index1) {
-            th_error_set(err, "goal destinations: no destination field given (null handle)");
+            th_error_set(err, TH_ERR_HANDLE,
+                         "goal destinations: no destination field given (null handle)");
             return false;
         }
         if (TH_INDEX(g->field) >= w->nav.dest_count) {
-            th_error_set(err, "goal destinations: no destination field %u (the world has %u)",
+            th_error_set(err, TH_ERR_HANDLE,
+                         "goal destinations: no destination field %u (the world has %u)",
                          TH_INDEX(g->field), w->nav.dest_count);
             return false;
         }
@@ -142,24 +144,25 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
         return true;
     case TH_GOAL_ROUTE: {
         if (!g->points || g->point_count < 1 || g->point_count > TH_MAX_ROUTE_POINTS) {
-            th_error_set(err, "goal route needs 1 to %d waypoints, got %u", TH_MAX_ROUTE_POINTS,
-                         g->points ? g->point_count : 0u);
+            th_error_set(err, TH_ERR_INVALID, "goal route needs 1 to %d waypoints, got %u",
+                         TH_MAX_ROUTE_POINTS, g->points ? g->point_count : 0u);
             return false;
         }
         if (g->mode != TH_ROUTE_ONCE && g->mode != TH_ROUTE_LOOP && g->mode != TH_ROUTE_PATROL) {
-            th_error_set(err, "goal route: unknown mode %d", (int)g->mode);
+            th_error_set(err, TH_ERR_INVALID, "goal route: unknown mode %d", (int)g->mode);
             return false;
         }
         const float r = g->radius == 0.0f ? 1.0f : g->radius;
         if (!(isfinite(r) && r > 0.0f && r <= 1000.0f)) {
-            th_error_set(err, "goal route: radius must be in (0, 1000] metres, got %g",
+            th_error_set(err, TH_ERR_INVALID,
+                         "goal route: radius must be in (0, 1000] metres, got %g",
                          (double)g->radius);
             return false;
         }
         for (uint32_t i = 0; i < g->point_count; i++) {
             th_vec2 q = g->points[i];
             if (!(q.x >= 0.0f && q.x < w->def.width && q.y >= 0.0f && q.y < w->def.height)) {
-                th_error_set(err,
+                th_error_set(err, th_error_point_code(q),
                              "goal route: waypoint %u (%g, %g) is outside the world [0, %g) x "
                              "[0, %g)",
                              i, (double)q.x, (double)q.y, (double)w->def.width,
@@ -167,8 +170,9 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
                 return false;
             }
             if (w->nav.present && th_navmap_blocked_at(&w->nav.map, q)) {
-                th_error_set(err, "goal route: waypoint %u (%g, %g) is inside a wall", i,
-                             (double)q.x, (double)q.y);
+                th_error_set(err, TH_ERR_BLOCKED,
+                             "goal route: waypoint %u (%g, %g) is inside a wall", i, (double)q.x,
+                             (double)q.y);
                 return false;
             }
         }
@@ -182,7 +186,7 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
             int32_t bx, by;
             if (th_goal_leg_blocked(g->points[i], g->points[j], w->nav.map.cell_size, w->nav.map.w,
                                     w->nav.map.h, w->wrap, map_blocked, &w->nav.map, &bx, &by)) {
-                th_error_set(err,
+                th_error_set(err, TH_ERR_BLOCKED,
                              "goal route: the leg from waypoint %u (%g, %g) to waypoint %u "
                              "(%g, %g) crosses blocked cell (%d, %d)",
                              i, (double)g->points[i].x, (double)g->points[i].y, j,
@@ -192,7 +196,7 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
         }
         th_vec2 *copy = th_alloc(g->point_count * sizeof *copy);
         if (!copy) {
-            th_error_set(err, "out of memory");
+            th_error_set(err, TH_ERR_NOMEM, "out of memory");
             return false;
         }
         memcpy(copy, g->points, g->point_count * sizeof *copy);
@@ -206,7 +210,7 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
     case TH_GOAL_WANDER: {
         const float rate = g->wander_rate == 0.0f ? 90.0f : g->wander_rate;
         if (!(isfinite(rate) && rate > 0.0f && rate <= 10000.0f)) {
-            th_error_set(err,
+            th_error_set(err, TH_ERR_INVALID,
                          "goal wander: wander_rate must be in (0, 10000] degrees per "
                          "square-root second, got %g",
                          (double)g->wander_rate);
@@ -225,7 +229,7 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
         /* Searching ants drift as wanderers do (sim/behave/forage.c). */
         const float rate = g->wander_rate == 0.0f ? 90.0f : g->wander_rate;
         if (!(isfinite(rate) && rate > 0.0f && rate <= 10000.0f)) {
-            th_error_set(err,
+            th_error_set(err, TH_ERR_INVALID,
                          "goal forage: wander_rate must be in (0, 10000] degrees per "
                          "square-root second, got %g",
                          (double)g->wander_rate);
@@ -235,7 +239,7 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
         return th_forage_check(w, g, err);
     }
     }
-    th_error_set(err, "unknown goal kind %d", (int)g->kind);
+    th_error_set(err, TH_ERR_INVALID, "unknown goal kind %d", (int)g->kind);
     return false;
 }
 
@@ -358,7 +362,7 @@ bool th_goal_congestion_add(th_world *w, const th_goal_def *g, th_crowd_rt *c, t
     if (g->kind != TH_GOAL_DESTINATIONS || g->congestion_weight == 0.0f) return true;
     const th_navmap *m = &w->nav.map;
     if (!w->cell_agents && !(w->cell_agents = th_calloc(m->ncells, sizeof *w->cell_agents))) {
-        th_error_set(err, "out of memory");
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return false;
     }
     th_congestion *k = &w->cong[w->cong_count];
@@ -376,7 +380,7 @@ bool th_goal_congestion_add(th_world *w, const th_goal_def *g, th_crowd_rt *c, t
     if (!k->cost || th_nav_field_init(&k->field, m, src->goal_count) != TH_NAV_OK) {
         th_free(k->cost);
         th_nav_field_free(&k->field);
-        th_error_set(err, "out of memory for a congestion field");
+        th_error_set(err, TH_ERR_NOMEM, "out of memory for a congestion field");
         return false;
     }
     /* The source's goals, weights scaled like the costs (their order is kept: scaling is
@@ -392,10 +396,11 @@ bool th_goal_congestion_add(th_world *w, const th_goal_def *g, th_crowd_rt *c, t
     for (uint32_t i = 0; i < m->ncells; i++) k->cost[i] = (uint16_t)(m->cost[i] * k->scale);
     th_navmap cm = *m;
     cm.cost = k->cost;
-    if (th_nav_field_compute(&k->field, &cm, w->nav.scratch[0]) != TH_NAV_OK) {
+    const int rc = th_nav_field_compute(&k->field, &cm, w->nav.scratch[0]);
+    if (rc != TH_NAV_OK) {
         th_free(k->cost);
         th_nav_field_free(&k->field);
-        th_error_set(err, "could not compute the congestion field");
+        th_error_set(err, th_nav_error_code(rc), "could not compute the congestion field");
         return false;
     }
     c->congestion = ++w->cong_count;

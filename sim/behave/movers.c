@@ -132,15 +132,15 @@ static bool setup_waypoints(const th_world *w, const th_goal_def *g, struct th_m
     for (uint32_t i = 0; i < n; i++) {
         const th_vec2 q = g->nodes[i];
         if (!inside_world(w, q)) {
-            th_error_set(err,
+            th_error_set(err, th_error_point_code(q),
                          "goal waypoints: node %u (%g, %g) is outside the world [0, %g) x "
                          "[0, %g)",
                          i, (double)q.x, (double)q.y, (double)w->def.width, (double)w->def.height);
             return false;
         }
         if (w->nav.present && th_navmap_blocked_at(&w->nav.map, q)) {
-            th_error_set(err, "goal waypoints: node %u (%g, %g) is inside a wall", i, (double)q.x,
-                         (double)q.y);
+            th_error_set(err, TH_ERR_BLOCKED, "goal waypoints: node %u (%g, %g) is inside a wall",
+                         i, (double)q.x, (double)q.y);
             return false;
         }
         m->node[i] = q;
@@ -148,7 +148,7 @@ static bool setup_waypoints(const th_world *w, const th_goal_def *g, struct th_m
     for (uint32_t e = 0; g->edges && e < g->edge_count; e++) {
         const uint32_t a = g->edges[2 * e], b = g->edges[2 * e + 1];
         if (a >= n || b >= n || a == b) {
-            th_error_set(err,
+            th_error_set(err, TH_ERR_INVALID,
                          "goal waypoints: edge %u (%u, %u) must join two different nodes "
                          "of the %u",
                          e, a, b, n);
@@ -161,7 +161,7 @@ static bool setup_waypoints(const th_world *w, const th_goal_def *g, struct th_m
     /* Scratch for the build only (this is crowd setup, not a step). */
     double *len = th_alloc((size_t)n * n * sizeof *len + (size_t)n * (sizeof(double) + 3));
     if (!len) {
-        th_error_set(err, "out of memory");
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return false;
     }
     double *dist = len + (size_t)n * n;
@@ -214,20 +214,20 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
                                                          : "waypoints";
     const bool walker = g->kind == TH_GOAL_CRASH_AND_TURN || g->kind == TH_GOAL_WALL_FOLLOW;
     if (walker && !w->nav.present) {
-        th_error_set(err, "goal %s walks the terrain's cells: it needs a map (set cell_size)",
-                     name);
+        th_error_set(err, TH_ERR_STATE,
+                     "goal %s walks the terrain's cells: it needs a map (set cell_size)", name);
         return false;
     }
     if (walker && g->hand != TH_HAND_RIGHT && g->hand != TH_HAND_LEFT) {
-        th_error_set(err, "goal %s: unknown hand %d", name, (int)g->hand);
+        th_error_set(err, TH_ERR_INVALID, "goal %s: unknown hand %d", name, (int)g->hand);
         return false;
     }
     const float cell = w->nav.present ? w->nav.map.cell_size : 1.0f;
     float r = g->radius;
     if (r == 0.0f) { r = walker ? 0.3f * cell : g->kind == TH_GOAL_BREADCRUMBS ? 0.5f : 1.0f; }
     if (!(isfinite(r) && r > 0.0f && r <= 1000.0f)) {
-        th_error_set(err, "goal %s: radius must be in (0, 1000] metres, got %g", name,
-                     (double)g->radius);
+        th_error_set(err, TH_ERR_INVALID, "goal %s: radius must be in (0, 1000] metres, got %g",
+                     name, (double)g->radius);
         return false;
     }
     /* Sizes of the block's parts. */
@@ -236,30 +236,34 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
     if (g->kind == TH_GOAL_BREADCRUMBS) {
         trail = g->trail == 0 ? 256u : g->trail;
         if (trail > TH_MAX_BREADCRUMBS) {
-            th_error_set(err, "goal breadcrumbs: trail must be 1 to %d crumbs, got %u",
+            th_error_set(err, TH_ERR_INVALID,
+                         "goal breadcrumbs: trail must be 1 to %d crumbs, got %u",
                          TH_MAX_BREADCRUMBS, g->trail);
             return false;
         }
     } else if (g->kind == TH_GOAL_WAYPOINTS) {
         if (!g->nodes || g->node_count < 1 || g->node_count > TH_MAX_WAYPOINT_NODES) {
-            th_error_set(err, "goal waypoints needs 1 to %d nodes, got %u", TH_MAX_WAYPOINT_NODES,
-                         g->nodes ? g->node_count : 0u);
+            th_error_set(err, TH_ERR_INVALID, "goal waypoints needs 1 to %d nodes, got %u",
+                         TH_MAX_WAYPOINT_NODES, g->nodes ? g->node_count : 0u);
             return false;
         }
         n = g->node_count;
         if (g->destination >= n) {
-            th_error_set(err, "goal waypoints: destination %u is not a node (there are %u)",
+            th_error_set(err, TH_ERR_INVALID,
+                         "goal waypoints: destination %u is not a node (there are %u)",
                          g->destination, n);
             return false;
         }
         if (!g->edges && g->edge_count > 0) {
-            th_error_set(err, "goal waypoints: %u edges but no edge array", g->edge_count);
+            th_error_set(err, TH_ERR_INVALID, "goal waypoints: %u edges but no edge array",
+                         g->edge_count);
             return false;
         }
         /* Duplicate pairs are allowed, but no graph needs more than every ordered pair. */
         if (g->edge_count > n * n) {
-            th_error_set(err, "goal waypoints: %u edges, more than the %u node pairs",
-                         g->edge_count, n * n);
+            th_error_set(err, TH_ERR_INVALID,
+                         "goal waypoints: %u edges, more than the %u node pairs", g->edge_count,
+                         n * n);
             return false;
         }
         edges = g->edges ? g->edge_count : 0;
@@ -272,7 +276,7 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
                     pairs += (uint64_t)o->n * o->n;
             }
             if (pairs > TH_MAX_WAYPOINT_PAIRS) {
-                th_error_set(err,
+                th_error_set(err, TH_ERR_LIMIT,
                              "goal waypoints: the world's waypoint graphs would hold %llu node "
                              "pairs, more than %d (crowds with the same nodes and edges share one "
                              "table)",
@@ -290,7 +294,7 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
     const size_t size = off_cost + (size_t)tables * tables * sizeof(float);
     unsigned char *block = th_alloc(size);
     if (!block) {
-        th_error_set(err, "out of memory");
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return false;
     }
     memset(block, 0, size);
@@ -301,7 +305,7 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
     if (g->kind == TH_GOAL_CRASH_AND_TURN) {
         const float hl = hypotf(g->heading.x, g->heading.y);
         if (!(isfinite(hl) && hl > 0.0f)) {
-            th_error_set(err,
+            th_error_set(err, TH_ERR_INVALID,
                          "goal crash_and_turn: heading must be a finite, non-zero vector, got "
                          "(%g, %g)",
                          (double)g->heading.x, (double)g->heading.y);
@@ -311,20 +315,22 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
         m->heading = th_v2(g->heading.x / hl, g->heading.y / hl);
         m->lookahead = g->lookahead == 0.0f ? cell : g->lookahead;
         if (!(isfinite(m->lookahead) && m->lookahead > 0.0f && m->lookahead <= 1000.0f)) {
-            th_error_set(err, "goal crash_and_turn: lookahead must be in (0, 1000] metres, got %g",
+            th_error_set(err, TH_ERR_INVALID,
+                         "goal crash_and_turn: lookahead must be in (0, 1000] metres, got %g",
                          (double)g->lookahead);
             th_free(block);
             return false;
         }
     } else if (g->kind == TH_GOAL_BREADCRUMBS) {
         if (!g->target.index1) {
-            th_error_set(err, "goal breadcrumbs: no target given (null handle)");
+            th_error_set(err, TH_ERR_HANDLE, "goal breadcrumbs: no target given (null handle)");
             th_free(block);
             return false;
         }
         if (TH_INDEX(g->target) >= w->target_count ||
             w->target_def[TH_INDEX(g->target)].kind == TH_TARGET_SHELTER) {
             th_error_set(err,
+                         TH_INDEX(g->target) >= w->target_count ? TH_ERR_HANDLE : TH_ERR_INVALID,
                          "goal breadcrumbs: target %u must be a point, path or agent target "
                          "(the world has %u targets)",
                          TH_INDEX(g->target), w->target_count);
@@ -333,7 +339,8 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
         }
         const float sp = g->spacing == 0.0f ? 1.0f : g->spacing;
         if (!(isfinite(sp) && sp > 0.0f && sp <= 1000.0f)) {
-            th_error_set(err, "goal breadcrumbs: spacing must be in (0, 1000] metres, got %g",
+            th_error_set(err, TH_ERR_INVALID,
+                         "goal breadcrumbs: spacing must be in (0, 1000] metres, got %g",
                          (double)g->spacing);
             th_free(block);
             return false;

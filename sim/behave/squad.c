@@ -145,12 +145,12 @@ static int add_squad(th_world *w, const th_squad_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     th_squad_def d = *def;
     if (w->squad_count >= TH_MAX_SQUADS) {
-        th_error_set(err, "at most %d squads", TH_MAX_SQUADS);
+        th_error_set(err, TH_ERR_LIMIT, "at most %d squads", TH_MAX_SQUADS);
         return -1;
     }
     if (!th_handle_given(d.crowd.index1, "crowd", err)) return -1;
     if (TH_INDEX(d.crowd) >= w->crowd_count) {
-        th_error_set(err, "no crowd %u for the squad's members", TH_INDEX(d.crowd));
+        th_error_set(err, TH_ERR_HANDLE, "no crowd %u for the squad's members", TH_INDEX(d.crowd));
         return -1;
     }
     if (d.count < 1 || d.count > TH_MAX_SQUAD_MEMBERS || d.formation > TH_FORMATION_CIRCLE ||
@@ -159,14 +159,15 @@ static int add_squad(th_world *w, const th_squad_def *def, th_error *err) {
         !(isfinite(d.tolerance) && d.tolerance > 0.0f && d.tolerance <= 100.0f) ||
         !(isfinite(d.slot_weight) && d.slot_weight >= 0.0f && d.slot_weight <= 1000.0f) ||
         d.files > TH_MAX_SQUAD_MEMBERS) {
-        th_error_set(err,
+        th_error_set(err, TH_ERR_INVALID,
                      "a squad takes 1 to %d members, a formation, spacing in (0, 100] m, "
                      "speed in (0, 1000] m/s, tolerance in (0, 100] m, slot_weight in [0, 1000]",
                      TH_MAX_SQUAD_MEMBERS);
         return -1;
     }
     if (blocked(w, d.start) || blocked(w, d.goal)) {
-        th_error_set(err, "the squad's start (%g, %g) and goal (%g, %g) must be open ground",
+        th_error_set(err, TH_ERR_BLOCKED,
+                     "the squad's start (%g, %g) and goal (%g, %g) must be open ground",
                      (double)d.start.x, (double)d.start.y, (double)d.goal.x, (double)d.goal.y);
         return -1;
     }
@@ -188,7 +189,7 @@ static int add_squad(th_world *w, const th_squad_def *def, th_error *err) {
     if (!q || !q->slot_local || !q->slot_pos || !q->member || !q->slot_of_member || !q->taken ||
         !q->cutoff || !q->back || !q->back_count || !q->back_next || !q->path) {
         th_squad_free(q);
-        th_error_set(err, "out of memory for a squad of %u", c);
+        th_error_set(err, TH_ERR_NOMEM, "out of memory for a squad of %u", c);
         return -1;
     }
     q->def = d;
@@ -196,7 +197,8 @@ static int add_squad(th_world *w, const th_squad_def *def, th_error *err) {
     q->path_count = plan(w, d.start, d.goal, q->path, TH_SQUAD_PATH_POINTS);
     if (q->path_count == 0) {
         th_squad_free(q);
-        th_error_set(err, "no path from the squad's start (%g, %g) to its goal (%g, %g)",
+        th_error_set(err, TH_ERR_UNREACHABLE,
+                     "no path from the squad's start (%g, %g) to its goal (%g, %g)",
                      (double)d.start.x, (double)d.start.y, (double)d.goal.x, (double)d.goal.y);
         return -1;
     }
@@ -207,7 +209,7 @@ static int add_squad(th_world *w, const th_squad_def *def, th_error *err) {
     place_slots(q);
     for (uint32_t i = 0; i < c; i++) {
         if (blocked(w, q->slot_pos[i])) {
-            th_error_set(err,
+            th_error_set(err, TH_ERR_BLOCKED,
                          "squad slot %u at (%g, %g) is not open ground: start the squad "
                          "where its formation fits",
                          i, (double)q->slot_pos[i].x, (double)q->slot_pos[i].y);
@@ -302,20 +304,21 @@ bool th_world_squad_join(th_world *w, th_squad_id handle, th_agent_id id, th_err
     if (!th_handle_given(handle.index1, "squad", err)) return false;
     const uint32_t squad = TH_INDEX(handle);
     if (squad >= w->squad_count) {
-        th_error_set(err, "no squad %u", squad);
+        th_error_set(err, TH_ERR_HANDLE, "no squad %u", squad);
         return false;
     }
     if (id >= w->next_id || w->slot_of_id[id] >= w->count || w->squad_of_id[id]) {
-        th_error_set(err, "agent %u does not exist or already belongs to a squad", id);
+        th_error_set(err, TH_ERR_HANDLE, "agent %u does not exist or already belongs to a squad",
+                     id);
         return false;
     }
     th_squad *q = w->squad[squad];
     if (q->member_count >= TH_MAX_SQUAD_MEMBERS) {
-        th_error_set(err, "a squad has at most %d members", TH_MAX_SQUAD_MEMBERS);
+        th_error_set(err, TH_ERR_LIMIT, "a squad has at most %d members", TH_MAX_SQUAD_MEMBERS);
         return false;
     }
     if (!grow_squad(q, q->member_count + 1)) {
-        th_error_set(err, "out of memory");
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return false;
     }
     uint32_t m = q->member_count++;

@@ -52,7 +52,7 @@ bool th_crowd_params_check(const th_crowd_def *d, th_error *err) {
         memcpy(&v, (const char *)d + p->offset, sizeof v);
         if (!th_crowd_param_ok(p, v)) {
             char range[64];
-            th_error_set(err, "%s must be in %s%s%s, got %g", p->field,
+            th_error_set(err, TH_ERR_INVALID, "%s must be in %s%s%s, got %g", p->field,
                          th_crowd_param_range(p, range, sizeof range), p->unit[0] ? " " : "",
                          p->unit, (double)v);
             return false;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engine/rng.h"
+#include "sim/core/error.h"
 #include "throng/throng.h"
 
 const char *const th_demo_names[] = {"flock", "evac", "pedestrians", NULL};
@@ -213,16 +214,13 @@ static th_world *build_evac(const th_demo_opts *o, th_error *err) {
 th_world *th_demo_create(const char *name, const th_demo_opts *opts, th_error *err) {
     th_demo_opts o = opts ? *opts : (th_demo_opts){.seed = 1};
     if (o.agents > TH_MAX_AGENTS) {
-        if (err)
-            snprintf(err->message, sizeof err->message, "agents must be at most %u", TH_MAX_AGENTS);
+        th_error_set(err, TH_ERR_INVALID, "agents must be at most %u", TH_MAX_AGENTS);
         return NULL;
     }
     if (name && strcmp(name, "flock") == 0) return build_flock(&o, err);
     if (name && strcmp(name, "evac") == 0) return build_evac(&o, err);
     if (name && strcmp(name, "pedestrians") == 0) return build_pedestrians(&o, err);
-    if (err) {
-        snprintf(err->message, sizeof err->message,
-                 "unknown demo '%s' (known: flock, evac, pedestrians)", name ? name : "(null)");
-    }
+    th_error_set(err, TH_ERR_INVALID, "unknown demo '%s' (known: flock, evac, pedestrians)",
+                 name ? name : "(null)");
     return NULL;
 }

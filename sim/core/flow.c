@@ -93,7 +93,7 @@ static th_flow *flow_get(th_world *w, th_error *err) {
     w->flow = th_calloc(1, sizeof *w->flow);
     if (!w->flow || !th_flow_reserve(w, w->capacity)) {
         th_flow_free(w);
-        th_error_set(err, "out of memory");
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return NULL;
     }
     return w->flow;
@@ -106,17 +106,18 @@ static bool check_area(const th_world *w, const char *what, float x0, float y0, 
         int32_t cols, rows;
         float cs;
         if (!th_world_map_size(w, &cols, &rows, &cs)) {
-            th_error_set(err, "%s: cells need a world with a terrain map", what);
+            th_error_set(err, TH_ERR_STATE, "%s: cells need a world with a terrain map", what);
             return false;
         }
         if (!cells || n > TH_FLOW_MAX_CELLS) {
-            th_error_set(err, "%s: expected 1 to %u cells, got %u", what, TH_FLOW_MAX_CELLS, n);
+            th_error_set(err, TH_ERR_INVALID, "%s: expected 1 to %u cells, got %u", what,
+                         TH_FLOW_MAX_CELLS, n);
             return false;
         }
         for (uint32_t i = 0; i < n; i++) {
             if (cells[i].x < 0 || cells[i].y < 0 || cells[i].x >= cols || cells[i].y >= rows) {
-                th_error_set(err, "%s: cell (%d, %d) is off the %d x %d map", what, cells[i].x,
-                             cells[i].y, cols, rows);
+                th_error_set(err, TH_ERR_BLOCKED, "%s: cell (%d, %d) is off the %d x %d map", what,
+                             cells[i].x, cells[i].y, cols, rows);
                 return false;
             }
         }
@@ -124,7 +125,7 @@ static bool check_area(const th_world *w, const char *what, float x0, float y0, 
     }
     if (!(isfinite(x0) && isfinite(y0) && isfinite(x1) && isfinite(y1) && x0 >= 0.0f &&
           y0 >= 0.0f && x0 < x1 && y0 < y1 && x1 <= w->def.width && y1 <= w->def.height)) {
-        th_error_set(err,
+        th_error_set(err, TH_ERR_INVALID,
                      "%s: expected an area 0 <= x0 < x1 <= %g, 0 <= y0 < y1 <= %g metres, "
                      "got [%g, %g, %g, %g]",
                      what, (double)w->def.width, (double)w->def.height, (double)x0, (double)y0,
@@ -155,36 +156,38 @@ static uint64_t to_steps(double seconds, double dt) { return (uint64_t)llround(s
 static int add_spawner(th_world *w, const th_spawner_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     if (!def) {
-        th_error_set(err, "spawner: no def");
+        th_error_set(err, TH_ERR_INVALID, "spawner: no def");
         return -1;
     }
     const th_spawner_def d = *def;
     if (w->flow && w->flow->spawner_count == TH_MAX_SPAWNERS) {
-        th_error_set(err, "at most %d spawners", TH_MAX_SPAWNERS);
+        th_error_set(err, TH_ERR_LIMIT, "at most %d spawners", TH_MAX_SPAWNERS);
         return -1;
     }
     if (!d.crowd.index1) {
-        th_error_set(err, "spawner: no crowd given (null handle)");
+        th_error_set(err, TH_ERR_HANDLE, "spawner: no crowd given (null handle)");
         return -1;
     }
     if (TH_INDEX(d.crowd) >= w->crowd_count) {
-        th_error_set(err, "spawner: no crowd %u (the world has %u)", TH_INDEX(d.crowd),
-                     w->crowd_count);
+        th_error_set(err, TH_ERR_HANDLE, "spawner: no crowd %u (the world has %u)",
+                     TH_INDEX(d.crowd), w->crowd_count);
         return -1;
     }
     if (!check_area(w, "spawner", d.x0, d.y0, d.x1, d.y1, d.cells, d.cell_count, err)) return -1;
     if (!(isfinite(d.rate) && d.rate > 0.0 && d.rate <= TH_MAX_SPAWN_RATE)) {
-        th_error_set(err, "spawner: rate must be in (0, %g] persons per second, got %g",
+        th_error_set(err, TH_ERR_INVALID,
+                     "spawner: rate must be in (0, %g] persons per second, got %g",
                      TH_MAX_SPAWN_RATE, d.rate);
         return -1;
     }
     /* 1e9 s is 30 years: far past any run, far inside the step counter. */
     if (!(isfinite(d.start) && d.start >= 0.0 && d.start <= 1e9)) {
-        th_error_set(err, "spawner: start must be in [0, 1e9] seconds, got %g", d.start);
+        th_error_set(err, TH_ERR_INVALID, "spawner: start must be in [0, 1e9] seconds, got %g",
+                     d.start);
         return -1;
     }
     if (!(d.stop > d.start && (isinf(d.stop) || d.stop <= 1e9))) {
-        th_error_set(err,
+        th_error_set(err, TH_ERR_INVALID,
                      "spawner: stop must be after start (%g s) and at most 1e9 s, or "
                      "infinite, got %g",
                      d.start, d.stop);
@@ -192,12 +195,13 @@ static int add_spawner(th_world *w, const th_spawner_def *def, th_error *err) {
     }
     /* Whole steps stay far inside 64 bits (the count formula needs k < 2^44). */
     if (d.start / w->def.timestep > 1e13 || (isfinite(d.stop) && d.stop / w->def.timestep > 1e13)) {
-        th_error_set(err, "spawner: start and stop must be at most 1e13 steps of %g s",
+        th_error_set(err, TH_ERR_INVALID,
+                     "spawner: start and stop must be at most 1e13 steps of %g s",
                      (double)w->def.timestep);
         return -1;
     }
     if (!isfinite(d.velocity.x) || !isfinite(d.velocity.y)) {
-        th_error_set(err, "spawner: velocity must be finite");
+        th_error_set(err, TH_ERR_INVALID, "spawner: velocity must be finite");
         return -1;
     }
     th_flow *f = flow_get(w, err);
@@ -227,14 +231,15 @@ static int add_spawner(th_world *w, const th_spawner_def *def, th_error *err) {
         }
         if (need > TH_MAX_AGENTS) need = TH_MAX_AGENTS;
         if (!th_world_reserve(w, (uint32_t)need)) {
-            th_error_set(err, "spawner: out of memory for %llu agents", (unsigned long long)need);
+            th_error_set(err, TH_ERR_NOMEM, "spawner: out of memory for %llu agents",
+                         (unsigned long long)need);
             return -1;
         }
     }
     if (d.cell_count) {
         s.cells = th_alloc(d.cell_count * sizeof *s.cells);
         if (!s.cells) {
-            th_error_set(err, "out of memory");
+            th_error_set(err, TH_ERR_NOMEM, "out of memory");
             return -1;
         }
         memcpy(s.cells, d.cells, d.cell_count * sizeof *s.cells);
@@ -300,12 +305,12 @@ bool th_world_spawner_covers(const th_world *w, th_spawner_id handle, int32_t x,
 static int add_exit(th_world *w, const th_exit_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     if (!def) {
-        th_error_set(err, "exit: no def");
+        th_error_set(err, TH_ERR_INVALID, "exit: no def");
         return -1;
     }
     const th_exit_def d = *def;
     if (w->flow && w->flow->exit_count == TH_MAX_EXITS) {
-        th_error_set(err, "at most %d exits", TH_MAX_EXITS);
+        th_error_set(err, TH_ERR_LIMIT, "at most %d exits", TH_MAX_EXITS);
         return -1;
     }
     const th_cell_ref *cells = d.cells;
@@ -313,15 +318,15 @@ static int add_exit(th_world *w, const th_exit_def *def, th_error *err) {
     th_cell_ref *goal_cells = NULL;
     if (d.field.index1) {
         if (TH_INDEX(d.field) >= w->nav.dest_count) {
-            th_error_set(err, "exit: no destination field %u (the world has %u)", TH_INDEX(d.field),
-                         w->nav.dest_count);
+            th_error_set(err, TH_ERR_HANDLE, "exit: no destination field %u (the world has %u)",
+                         TH_INDEX(d.field), w->nav.dest_count);
             return -1;
         }
         const th_nav_field *fd = &w->nav.dest[TH_INDEX(d.field)];
         n = fd->goal_count;
         goal_cells = th_alloc((n ? n : 1) * sizeof *goal_cells);
         if (!goal_cells) {
-            th_error_set(err, "out of memory");
+            th_error_set(err, TH_ERR_NOMEM, "out of memory");
             return -1;
         }
         for (uint32_t k = 0; k < n; k++)
@@ -331,10 +336,10 @@ static int add_exit(th_world *w, const th_exit_def *def, th_error *err) {
     bool ok = check_area(w, "exit", d.x0, d.y0, d.x1, d.y1, cells, n, err);
     for (uint32_t k = 0; ok && k < d.crowd_count; k++) {
         if (d.crowds && !d.crowds[k].index1) {
-            th_error_set(err, "exit: crowds[%u] is the null handle", k);
+            th_error_set(err, TH_ERR_HANDLE, "exit: crowds[%u] is the null handle", k);
             ok = false;
         } else if (!d.crowds || TH_INDEX(d.crowds[k]) >= w->crowd_count) {
-            th_error_set(err, "exit: no crowd %u (the world has %u)",
+            th_error_set(err, TH_ERR_HANDLE, "exit: no crowd %u (the world has %u)",
                          d.crowds ? TH_INDEX(d.crowds[k]) : 0, w->crowd_count);
             ok = false;
         }
@@ -359,7 +364,7 @@ static int add_exit(th_world *w, const th_exit_def *def, th_error *err) {
         e.bits = th_calloc((bw * bh + 7) / 8, 1);
         if (!e.bits) {
             th_free(goal_cells);
-            th_error_set(err, "out of memory");
+            th_error_set(err, TH_ERR_NOMEM, "out of memory");
             return -1;
         }
         for (uint32_t k = 0; k < n; k++) {

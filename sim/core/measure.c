@@ -197,7 +197,7 @@ void th_measure_update(th_world *w) {
 static bool get_measure(th_world *w, th_error *err) {
     if (w->measure) return true;
     w->measure = th_calloc(1, sizeof *w->measure);
-    if (!w->measure) th_error_set(err, "out of memory");
+    if (!w->measure) th_error_set(err, TH_ERR_NOMEM, "out of memory");
     return w->measure != NULL;
 }
 
@@ -205,7 +205,7 @@ static bool get_measure(th_world *w, th_error *err) {
 static bool check_name(const th_world *w, const char *name, th_error *err) {
     size_t n = name ? strlen(name) : 0;
     if (n == 0 || n > 63) {
-        th_error_set(err, "a measurement name has 1 to 63 characters, got %zu", n);
+        th_error_set(err, TH_ERR_INVALID, "a measurement name has 1 to 63 characters, got %zu", n);
         return false;
     }
     for (size_t i = 0; i < n; i++) {
@@ -213,7 +213,7 @@ static bool check_name(const th_world *w, const char *name, th_error *err) {
         bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                   c == '_' || c == '-' || c == '.';
         if (!ok) {
-            th_error_set(err,
+            th_error_set(err, TH_ERR_INVALID,
                          "measurement name '%s': only letters, digits, '_', '-' and '.' "
                          "are allowed (it names output columns)",
                          name);
@@ -223,13 +223,15 @@ static bool check_name(const th_world *w, const char *name, th_error *err) {
     const struct th_measure *m = w->measure;
     for (uint32_t i = 0; m && i < m->area_count; i++) {
         if (strcmp(m->area[i].name, name) == 0) {
-            th_error_set(err, "measurement name '%s' is used twice (area %u)", name, i);
+            th_error_set(err, TH_ERR_INVALID, "measurement name '%s' is used twice (area %u)", name,
+                         i);
             return false;
         }
     }
     for (uint32_t i = 0; m && i < m->line_count; i++) {
         if (strcmp(m->line[i].name, name) == 0) {
-            th_error_set(err, "measurement name '%s' is used twice (line %u)", name, i);
+            th_error_set(err, TH_ERR_INVALID, "measurement name '%s' is used twice (line %u)", name,
+                         i);
             return false;
         }
     }
@@ -239,18 +241,18 @@ static bool check_name(const th_world *w, const char *name, th_error *err) {
 static int add_measure_area(th_world *w, const th_measure_area_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     if (!def) {
-        th_error_set(err, "no area def");
+        th_error_set(err, TH_ERR_INVALID, "no area def");
         return -1;
     }
     if (w->measure && w->measure->area_count == TH_MAX_MEASURE_AREAS) {
-        th_error_set(err, "at most %d measurement areas", TH_MAX_MEASURE_AREAS);
+        th_error_set(err, TH_ERR_LIMIT, "at most %d measurement areas", TH_MAX_MEASURE_AREAS);
         return -1;
     }
     if (!check_name(w, def->name, err)) return -1;
     float W = w->def.width, H = w->def.height;
     if (!(def->x0 >= 0.0f && def->x0 < def->x1 && def->x1 <= W && def->y0 >= 0.0f &&
           def->y0 < def->y1 && def->y1 <= H)) {
-        th_error_set(err,
+        th_error_set(err, TH_ERR_INVALID,
                      "area '%s' [%g, %g] x [%g, %g] must have x0 < x1, y0 < y1 and lie "
                      "inside the %g x %g m world",
                      def->name, (double)def->x0, (double)def->x1, (double)def->y0, (double)def->y1,
@@ -282,11 +284,11 @@ th_measure_area_id th_world_add_measure_area(th_world *w, const th_measure_area_
 static int add_measure_line(th_world *w, const th_measure_line_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     if (!def) {
-        th_error_set(err, "no line def");
+        th_error_set(err, TH_ERR_INVALID, "no line def");
         return -1;
     }
     if (w->measure && w->measure->line_count == TH_MAX_MEASURE_LINES) {
-        th_error_set(err, "at most %d measurement lines", TH_MAX_MEASURE_LINES);
+        th_error_set(err, TH_ERR_LIMIT, "at most %d measurement lines", TH_MAX_MEASURE_LINES);
         return -1;
     }
     if (!check_name(w, def->name, err)) return -1;
@@ -295,20 +297,22 @@ static int add_measure_line(th_world *w, const th_measure_line_def *def, th_erro
     bool inside = a.x >= 0.0f && a.x <= W && a.y >= 0.0f && a.y <= H && b.x >= 0.0f && b.x <= W &&
                   b.y >= 0.0f && b.y <= H;
     if (!inside) {
-        th_error_set(err, "line '%s' from (%g, %g) to (%g, %g) must lie inside the %g x %g m world",
+        th_error_set(err, TH_ERR_INVALID,
+                     "line '%s' from (%g, %g) to (%g, %g) must lie inside the %g x %g m world",
                      def->name, (double)a.x, (double)a.y, (double)b.x, (double)b.y, (double)W,
                      (double)H);
         return -1;
     }
     if (a.x == b.x && a.y == b.y) {
-        th_error_set(err, "line '%s' has zero length: both ends at (%g, %g)", def->name,
-                     (double)a.x, (double)a.y);
+        th_error_set(err, TH_ERR_INVALID, "line '%s' has zero length: both ends at (%g, %g)",
+                     def->name, (double)a.x, (double)a.y);
         return -1;
     }
     float window = def->window;
     if (!(isfinite(window) && window >= 0.0f && window <= TH_MAX_MEASURE_WINDOW)) {
-        th_error_set(err, "line '%s': window must be in [0, %g] seconds (0 = 1 s), got %g",
-                     def->name, (double)TH_MAX_MEASURE_WINDOW, (double)window);
+        th_error_set(err, TH_ERR_INVALID,
+                     "line '%s': window must be in [0, %g] seconds (0 = 1 s), got %g", def->name,
+                     (double)TH_MAX_MEASURE_WINDOW, (double)window);
         return -1;
     }
     if (window == 0.0f) window = 1.0f;
@@ -316,9 +320,9 @@ static int add_measure_line(th_world *w, const th_measure_line_def *def, th_erro
     if (steps > (double)TH_MAX_MEASURE_WINDOW_STEPS) {
         /* The ring holds one count per step: a long window at a tiny timestep would take
          * memory without bound (3600 s at 0.1 ms is 36 million steps per line). */
-        th_error_set(err, "line '%s': a window of %g s is %.0f steps of %g s, more than %u",
-                     def->name, (double)window, steps, (double)w->def.timestep,
-                     TH_MAX_MEASURE_WINDOW_STEPS);
+        th_error_set(err, TH_ERR_INVALID,
+                     "line '%s': a window of %g s is %.0f steps of %g s, more than %u", def->name,
+                     (double)window, steps, (double)w->def.timestep, TH_MAX_MEASURE_WINDOW_STEPS);
         return -1;
     }
     uint32_t window_steps = steps < 1.0 ? 1u : (uint32_t)steps;
@@ -326,14 +330,14 @@ static int add_measure_line(th_world *w, const th_measure_line_def *def, th_erro
     struct th_measure *m = w->measure;
     int32_t *ring = th_calloc(window_steps, sizeof *ring);
     if (!ring) {
-        th_error_set(err, "out of memory");
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return -1;
     }
     if (!m->prev) {
         /* The first line: every agent's path starts where it is now. */
         if (!th_grow_array((void **)&m->prev, sizeof *m->prev, 0, w->capacity)) {
             th_free(ring);
-            th_error_set(err, "out of memory");
+            th_error_set(err, TH_ERR_NOMEM, "out of memory");
             return -1;
         }
         const th_agents *ag = &w->buf[w->cur];

@@ -88,8 +88,8 @@ void th_trace_leave(th_world *w, uint64_t now_ns) {
 bool th_world_trace_start(th_world *w, uint32_t max_spans, th_error *err) {
     if (!th_between_steps(w, err)) return false;
     if (max_spans == 0 || max_spans > TH_TRACE_MAX_SPANS) {
-        th_error_set(err, "trace buffer must hold 1..%u spans, got %u", TH_TRACE_MAX_SPANS,
-                     max_spans);
+        th_error_set(err, TH_ERR_INVALID, "trace buffer must hold 1..%u spans, got %u",
+                     TH_TRACE_MAX_SPANS, max_spans);
         return false;
     }
     th_world_trace_stop(w);
@@ -98,7 +98,7 @@ bool th_world_trace_start(th_world *w, uint32_t max_spans, th_error *err) {
     if (!t || !spans) {
         th_free(t);
         th_free(spans);
-        th_error_set(err, "out of memory for %u trace spans", max_spans);
+        th_error_set(err, TH_ERR_NOMEM, "out of memory for %u trace spans", max_spans);
         return false;
     }
     t->spans = spans;

@@ -249,41 +249,43 @@ static bool valid_dim(float v) { return isfinite(v) && v > 0.0f && v <= TH_MAX_W
 th_world *th_world_create(const th_world_def *def, th_error *err) {
     th_world_def d = def ? *def : th_default_world_def();
     if (!valid_dim(d.width) || !valid_dim(d.height)) {
-        th_error_set(err, "world size must be in (0, %g] metres, got %g x %g",
+        th_error_set(err, TH_ERR_INVALID, "world size must be in (0, %g] metres, got %g x %g",
                      (double)TH_MAX_WORLD_DIM, (double)d.width, (double)d.height);
         return NULL;
     }
     if (!(isfinite(d.timestep) && d.timestep > 0.0f && d.timestep <= 1.0f)) {
-        th_error_set(err, "timestep must be in (0, 1] seconds, got %g", (double)d.timestep);
+        th_error_set(err, TH_ERR_INVALID, "timestep must be in (0, 1] seconds, got %g",
+                     (double)d.timestep);
         return NULL;
     }
     if (d.bounds != TH_BOUNDS_WALLS && d.bounds != TH_BOUNDS_WRAP) {
-        th_error_set(err, "bounds must be walls or wrap");
+        th_error_set(err, TH_ERR_INVALID, "bounds must be walls or wrap");
         return NULL;
     }
     if (d.threads > TH_MAX_THREADS) {
-        th_error_set(err, "threads must be at most %d, got %u", TH_MAX_THREADS, d.threads);
+        th_error_set(err, TH_ERR_INVALID, "threads must be at most %d, got %u", TH_MAX_THREADS,
+                     d.threads);
         return NULL;
     }
     if ((d.enqueue_task != NULL) != (d.finish_task != NULL) ||
         (d.enqueue_task && (d.threads < 1 || d.threads > TH_MAX_THREADS))) {
-        th_error_set(err,
+        th_error_set(err, TH_ERR_INVALID,
                      "a host task system needs both enqueue_task and finish_task, and "
                      "threads in [1, %d] (the worker indices it uses), got threads %u",
                      TH_MAX_THREADS, d.threads);
         return NULL;
     }
     if (d.agent_capacity > TH_MAX_AGENTS) {
-        th_error_set(err, "agent_capacity must be at most %u, got %u", TH_MAX_AGENTS,
-                     d.agent_capacity);
+        th_error_set(err, TH_ERR_INVALID, "agent_capacity must be at most %u, got %u",
+                     TH_MAX_AGENTS, d.agent_capacity);
         return NULL;
     }
     if (!(isfinite(d.cell_size) && d.cell_size >= 0.0f &&
           (d.cell_size == 0.0f ||
            (d.cell_size >= TH_NAV_MIN_CELL_SIZE && d.cell_size <= TH_NAV_MAX_CELL_SIZE)))) {
-        th_error_set(err, "cell_size must be 0 (no map) or in [%g, %g] metres, got %g",
-                     (double)TH_NAV_MIN_CELL_SIZE, (double)TH_NAV_MAX_CELL_SIZE,
-                     (double)d.cell_size);
+        th_error_set(
+            err, TH_ERR_INVALID, "cell_size must be 0 (no map) or in [%g, %g] metres, got %g",
+            (double)TH_NAV_MIN_CELL_SIZE, (double)TH_NAV_MAX_CELL_SIZE, (double)d.cell_size);
         return NULL;
     }
     if (d.cell_size > 0.0f) {
@@ -293,21 +295,22 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
         if (d.bounds == TH_BOUNDS_WRAP &&
             (fabs(cols * d.cell_size - d.width) > 1e-4 * d.cell_size ||
              fabs(rows * d.cell_size - d.height) > 1e-4 * d.cell_size)) {
-            th_error_set(err,
+            th_error_set(err, TH_ERR_INVALID,
                          "a wrap-around world with a terrain map must be a whole number of "
                          "cells: %g x %g m is not a multiple of cell_size %g",
                          (double)d.width, (double)d.height, (double)d.cell_size);
             return NULL;
         }
         if (cols > TH_NAV_MAX_DIM || rows > TH_NAV_MAX_DIM) {
-            th_error_set(err, "the terrain map would be %.0f x %.0f cells, more than %d per side",
-                         cols, rows, TH_NAV_MAX_DIM);
+            th_error_set(err, TH_ERR_LIMIT,
+                         "the terrain map would be %.0f x %.0f cells, more than %d per side", cols,
+                         rows, TH_NAV_MAX_DIM);
             return NULL;
         }
     }
     th_world *w = th_calloc(1, sizeof *w);
     if (!w) {
-        th_error_set(err, "out of memory");
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return NULL;
     }
     w->def = d;
@@ -319,7 +322,7 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
                                           (th_host_finish_fn *)d.finish_task, d.task_user)
                   : th_pool_create(d.threads);
     if (!w->pool) {
-        th_error_set(err, "could not start %u worker threads", d.threads);
+        th_error_set(err, TH_ERR_SYSTEM, "could not start %u worker threads", d.threads);
         th_free(w);
         return NULL;
     }
@@ -328,7 +331,7 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
     th_prof_init(&w->prof, k_phase_names, TH_PHASE_COUNT);
     if (!reserve(w, d.agent_capacity ? d.agent_capacity : 1024) ||
         (d.cell_size > 0.0f && (!th_nav_world_init(w) || !th_report_reserve(w, 0, w->capacity)))) {
-        th_error_set(err, "out of memory");
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
         th_world_destroy(w);
         return NULL;
     }
@@ -379,22 +382,24 @@ void th_world_destroy(th_world *w) {
 static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;
     if (w->crowd_count >= TH_MAX_CROWDS) {
-        th_error_set(err, "at most %d crowds", TH_MAX_CROWDS);
+        th_error_set(err, TH_ERR_LIMIT, "at most %d crowds", TH_MAX_CROWDS);
         return -1;
     }
     th_crowd_def d = def ? *def : th_default_crowd_def();
     if (d.behavior != TH_BEHAVIOR_FLOCK && d.behavior != TH_BEHAVIOR_FLEE) {
-        th_error_set(err, "unknown behavior %d", (int)d.behavior);
+        th_error_set(err, TH_ERR_INVALID, "unknown behavior %d", (int)d.behavior);
         return -1;
     }
     if (d.behavior == TH_BEHAVIOR_FLEE && !w->nav.present) {
-        th_error_set(err, "a fleeing crowd needs a terrain map with bunkers (set cell_size)");
+        th_error_set(err, TH_ERR_STATE,
+                     "a fleeing crowd needs a terrain map with bunkers (set cell_size)");
         return -1;
     }
     /* Fleeing is the shelter goal; the behavior field says so for older code. */
     if (d.behavior == TH_BEHAVIOR_FLEE) {
         if (d.goal.kind != TH_GOAL_NONE && d.goal.kind != TH_GOAL_SHELTER) {
-            th_error_set(err, "behavior FLEE is the shelter goal; goal kind %d contradicts it",
+            th_error_set(err, TH_ERR_INVALID,
+                         "behavior FLEE is the shelter goal; goal kind %d contradicts it",
                          (int)d.goal.kind);
             return -1;
         }
@@ -403,29 +408,31 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         d.behavior = TH_BEHAVIOR_FLEE;
     }
     if (d.model != TH_MODEL_BOIDS && d.model != TH_MODEL_PEDESTRIAN) {
-        th_error_set(err, "unknown model %d", (int)d.model);
+        th_error_set(err, TH_ERR_INVALID, "unknown model %d", (int)d.model);
         return -1;
     }
     /* Every numeric parameter against its row of the one table (crowd_params.h). */
     if (!th_crowd_params_check(&d, err)) return -1;
     if (d.type != TH_TYPE_OWN && d.type >= TH_MAX_TYPES) {
-        th_error_set(err, "type must be below %d (or TH_TYPE_OWN), got %u", TH_MAX_TYPES, d.type);
+        th_error_set(err, TH_ERR_INVALID, "type must be below %d (or TH_TYPE_OWN), got %u",
+                     TH_MAX_TYPES, d.type);
         return -1;
     }
     /* A null target is none (no leaders). */
     const int32_t target = (int32_t)TH_INDEX(d.target);
     if (d.target.index1 > w->target_count) {
-        th_error_set(err, "no target %u (the world has %u)", TH_INDEX(d.target), w->target_count);
+        th_error_set(err, TH_ERR_HANDLE, "no target %u (the world has %u)", TH_INDEX(d.target),
+                     w->target_count);
         return -1;
     }
     if (d.pursuit != TH_PURSUIT_CHASE && d.pursuit != TH_PURSUIT_INTERCEPT) {
-        th_error_set(err, "unknown pursuit %d", (int)d.pursuit);
+        th_error_set(err, TH_ERR_INVALID, "unknown pursuit %d", (int)d.pursuit);
         return -1;
     }
     if (d.model == TH_MODEL_PEDESTRIAN) {
         /* The rules between keys; each key's own range was checked above. */
         if (d.desired_speed > d.max_speed || d.desired_speed_sd > d.desired_speed) {
-            th_error_set(err,
+            th_error_set(err, TH_ERR_INVALID,
                          "desired_speed must be in (0, max_speed = %g] m/s and desired_speed_sd "
                          "in [0, desired_speed], got %g and %g",
                          (double)d.max_speed, (double)d.desired_speed, (double)d.desired_speed_sd);
@@ -433,12 +440,12 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         }
         if (!(isfinite(d.heading.x) && isfinite(d.heading.y) && fabsf(d.heading.x) <= 1e6f &&
               fabsf(d.heading.y) <= 1e6f)) {
-            th_error_set(err, "heading must be a finite direction");
+            th_error_set(err, TH_ERR_INVALID, "heading must be a finite direction");
             return -1;
         }
     }
     if (target >= 0 && w->target_def[target].kind == TH_TARGET_SHELTER && !w->nav.present) {
-        th_error_set(err, "a shelter target needs a terrain map with bunkers");
+        th_error_set(err, TH_ERR_STATE, "a shelter target needs a terrain map with bunkers");
         return -1;
     }
     /* How far a crowd looks. Boids: their neighbourhood, the leader test and the predators
@@ -471,7 +478,7 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     /* What a 3x3 block of main-grid cells must hold: the contacts. */
     const float near = d.body_radius > 0.0f ? contact_reach : 0.0f;
     if (w->wrap && (2.0f * reach > w->def.width || 2.0f * reach > w->def.height)) {
-        th_error_set(err,
+        th_error_set(err, TH_ERR_INVALID,
                      "a wrap-around world must be at least twice the largest radius (%g m) "
                      "on each side",
                      (double)reach);
@@ -490,7 +497,7 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
             !th_grow_array((void **)&w->goal_state, sizeof *w->goal_state, 0, w->capacity)) {
             th_free(route);
             th_forage_free(colony);
-            th_error_set(err, "out of memory");
+            th_error_set(err, TH_ERR_NOMEM, "out of memory");
             return -1;
         }
         w->goal_state_wanted = true;
@@ -563,7 +570,7 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         th_forage_free(colony);
         w->crowd_rt[c].colony = NULL;
         th_goal_congestion_undo(w, &w->crowd_rt[c]);
-        th_error_set(err, "out of memory");
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return -1;
     }
     w->crowd_radius[c] = d.body_radius;
@@ -589,7 +596,7 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         w->interaction_radius = old_near;
         w->pred_radius = old_pred_radius;
         w->pred_mask = old_pred_mask;
-        th_error_set(err, "out of memory");
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return -1;
     }
     if (colony) w->colonies++;
@@ -628,31 +635,31 @@ th_agent_id th_world_add_agent(th_world *w, th_crowd_id crowd, th_vec2 position,
 th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
                          th_error *err) {
     if (crowd >= w->crowd_count) {
-        th_error_set(err, "no crowd %u (the world has %u)", crowd, w->crowd_count);
+        th_error_set(err, TH_ERR_HANDLE, "no crowd %u (the world has %u)", crowd, w->crowd_count);
         return TH_INVALID_AGENT;
     }
     if (!(position.x >= 0.0f && position.x < w->def.width && position.y >= 0.0f &&
           position.y < w->def.height)) {
-        th_error_set(err, "position (%g, %g) is outside the world [0, %g) x [0, %g)",
-                     (double)position.x, (double)position.y, (double)w->def.width,
-                     (double)w->def.height);
+        th_error_set(err, th_error_point_code(position),
+                     "position (%g, %g) is outside the world [0, %g) x [0, %g)", (double)position.x,
+                     (double)position.y, (double)w->def.width, (double)w->def.height);
         return TH_INVALID_AGENT;
     }
     if (w->nav.present && th_navmap_blocked_at(&w->nav.map, position)) {
-        th_error_set(err, "position (%g, %g) is inside a wall", (double)position.x,
+        th_error_set(err, TH_ERR_BLOCKED, "position (%g, %g) is inside a wall", (double)position.x,
                      (double)position.y);
         return TH_INVALID_AGENT;
     }
     if (!isfinite(velocity.x) || !isfinite(velocity.y)) {
-        th_error_set(err, "velocity must be finite");
+        th_error_set(err, TH_ERR_INVALID, "velocity must be finite");
         return TH_INVALID_AGENT;
     }
     if (w->next_id >= TH_MAX_AGENTS) {
-        th_error_set(err, "at most %u agents", TH_MAX_AGENTS);
+        th_error_set(err, TH_ERR_LIMIT, "at most %u agents", TH_MAX_AGENTS);
         return TH_INVALID_AGENT;
     }
     if (!reserve(w, w->next_id + 1)) {
-        th_error_set(err, "out of memory for %u agents", w->next_id + 1);
+        th_error_set(err, TH_ERR_NOMEM, "out of memory for %u agents", w->next_id + 1);
         return TH_INVALID_AGENT;
     }
     /* Clamped in double: the float length of a finite velocity such as (3e38, 3e38) overflows
@@ -738,13 +745,13 @@ void th_world_drop_marked(th_world *w) {
 bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err) {
     if (!th_between_steps(w, err)) return false;
     if (id >= w->next_id || w->slot_of_id[id] >= w->count) {
-        th_error_set(err, "no agent %u", id);
+        th_error_set(err, TH_ERR_HANDLE, "no agent %u", id);
         return false;
     }
     if (w->removal_count == w->removal_capacity) {
         uint32_t cap = w->removal_capacity ? w->removal_capacity * 2 : 16;
         if (!th_grow_array((void **)&w->removals, sizeof *w->removals, w->removal_count, cap)) {
-            th_error_set(err, "out of memory");
+            th_error_set(err, TH_ERR_NOMEM, "out of memory");
             return false;
         }
         w->removal_capacity = cap;

@@ -260,7 +260,7 @@ bool th_world_reserve(th_world *w, uint32_t n);
  * assert hook hears of it (by default it aborts), and if it returns the call fails with `err`. */
 static inline bool th_between_steps(const th_world *w, th_error *err) {
     if (TH_ASSERT(!w->stepping)) return true;
-    th_error_set(err, "called during the world's own step");
+    th_error_set(err, TH_ERR_STATE, "called during the world's own step");
     return false;
 }
 
@@ -298,7 +298,7 @@ static inline th_exit_id th_exit_handle(int index) { return (th_exit_id){th_inde
  * kind ("crowd", "bunker", ...). */
 static inline bool th_handle_given(uint32_t index1, const char *kind, th_error *err) {
     if (index1) return true;
-    th_error_set(err, "null %s handle: no %s given", kind, kind);
+    th_error_set(err, TH_ERR_HANDLE, "null %s handle: no %s given", kind, kind);
     return false;
 }
 

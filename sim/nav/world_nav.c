@@ -63,9 +63,23 @@ void th_nav_world_free(th_world *w) {
 
 /* ---- building --------------------------------------------------------------------------- */
 
+th_error_code th_nav_error_code(th_nav_status rc) {
+    switch (rc) {
+    case TH_NAV_OK: return TH_OK;
+    case TH_NAV_EINVAL:
+    case TH_NAV_ERANGE: return TH_ERR_INVALID;
+    case TH_NAV_ENOMEM: return TH_ERR_NOMEM;
+    case TH_NAV_ENOPATH: return TH_ERR_UNREACHABLE;
+    case TH_NAV_ETOOLONG: return TH_ERR_LIMIT;  /* the caller's buffer */
+    case TH_NAV_EDENIED: return TH_ERR_BLOCKED; /* not a wall that can be opened */
+    }
+    return TH_ERR_INVALID;
+}
+
 static bool need_map(const th_world *w, th_error *err) {
     if (w->nav.present) return true;
-    th_error_set(err, "the world has no terrain map (set cell_size in the world def)");
+    th_error_set(err, TH_ERR_STATE,
+                 "the world has no terrain map (set cell_size in the world def)");
     return false;
 }
 
@@ -91,7 +105,8 @@ static bool alloc_displacement(th_world *w, th_error *err) {
         th_free(n->blocked_list);
         th_free(n->blocked_near);
         n->blocked_list = n->blocked_near = NULL;
-        th_error_set(err, "out of memory for a block event on a %d x %d map", n->map.w, n->map.h);
+        th_error_set(err, TH_ERR_NOMEM, "out of memory for a block event on a %d x %d map",
+                     n->map.w, n->map.h);
         return false;
     }
     memset(n->blocked_near, 0xff, n->map.ncells * sizeof *n->blocked_near); /* none blocked */
@@ -120,12 +135,12 @@ static bool settable_cell(const th_world *w, int32_t x, int32_t y, const char *a
                           th_error *err) {
     if (!need_map(w, err)) return false;
     if (w->step > 0) {
-        th_error_set(err, "%s", after_start);
+        th_error_set(err, TH_ERR_STATE, "%s", after_start);
         return false;
     }
     if (!in_map(w, x, y)) {
-        th_error_set(err, "cell (%d, %d) is outside the %d x %d map", x, y, w->nav.map.w,
-                     w->nav.map.h);
+        th_error_set(err, TH_ERR_BLOCKED, "cell (%d, %d) is outside the %d x %d map", x, y,
+                     w->nav.map.w, w->nav.map.h);
         return false;
     }
     return true;
@@ -139,15 +154,16 @@ bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uin
         return false;
     uint32_t cell = (uint32_t)y * (uint32_t)w->nav.map.w + (uint32_t)x;
     if (kind != TH_CELL_OPEN && w->nav.bunker_at[cell] >= 0) {
-        th_error_set(err, "cell (%d, %d) belongs to bunker '%s' and must stay open", x, y,
-                     w->nav.bunker[w->nav.bunker_at[cell]].name);
+        th_error_set(err, TH_ERR_BLOCKED, "cell (%d, %d) belongs to bunker '%s' and must stay open",
+                     x, y, w->nav.bunker[w->nav.bunker_at[cell]].name);
         return false;
     }
     int rc;
     switch (kind) {
     case TH_CELL_OPEN:
         if (cost < 1 || cost > TH_CELL_COST_MAX) {
-            th_error_set(err, "cell cost must be in [1, %d], got %u", TH_CELL_COST_MAX, cost);
+            th_error_set(err, TH_ERR_INVALID, "cell cost must be in [1, %d], got %u",
+                         TH_CELL_COST_MAX, cost);
             return false;
         }
         rc = th_navmap_set_cost(&w->nav.map, x, y, cost);
@@ -164,7 +180,7 @@ bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uin
         }
         rc = th_navmap_set_blocked(&w->nav.map, x, y, kind == TH_CELL_DESTRUCTIBLE);
         break;
-    default: th_error_set(err, "unknown cell kind %d", (int)kind); return false;
+    default: th_error_set(err, TH_ERR_INVALID, "unknown cell kind %d", (int)kind); return false;
     }
     assert(rc == TH_NAV_OK);
     (void)rc;
@@ -175,7 +191,8 @@ bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uin
 bool th_world_set_cell_speed(th_world *w, int32_t x, int32_t y, float factor, th_error *err) {
     if (!settable_cell(w, x, y, "cell speeds are set before the first step", err)) return false;
     if (!(factor > 0.0f && factor <= 1.0f)) {
-        th_error_set(err, "a walking speed factor must be in (0, 1], got %g", (double)factor);
+        th_error_set(err, TH_ERR_INVALID, "a walking speed factor must be in (0, 1], got %g",
+                     (double)factor);
         return false;
     }
     th_world_nav *n = &w->nav;
@@ -183,7 +200,7 @@ bool th_world_set_cell_speed(th_world *w, int32_t x, int32_t y, float factor, th
         if (factor == 1.0f) return true;
         n->speed = th_calloc(n->map.ncells, sizeof *n->speed);
         if (!n->speed) {
-            th_error_set(err, "out of memory");
+            th_error_set(err, TH_ERR_NOMEM, "out of memory");
             return false;
         }
         for (uint32_t i = 0; i < n->map.ncells; i++) n->speed[i] = 1.0f;
@@ -213,21 +230,21 @@ static int add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
     th_world_nav *n = &w->nav;
     if (!need_map(w, err)) return -1;
     if (w->step > 0) {
-        th_error_set(err, "bunkers are added before the first step");
+        th_error_set(err, TH_ERR_STATE, "bunkers are added before the first step");
         return -1;
     }
     if (n->bunker_count >= TH_MAX_BUNKERS) {
-        th_error_set(err, "at most %d bunkers", TH_MAX_BUNKERS);
+        th_error_set(err, TH_ERR_LIMIT, "at most %d bunkers", TH_MAX_BUNKERS);
         return -1;
     }
     const char *name = def->name ? def->name : "";
     if (name[0] == '\0' || th_world_find_bunker(w, name).index1) {
-        th_error_set(err, "bunker name '%s' is empty or already used", name);
+        th_error_set(err, TH_ERR_INVALID, "bunker name '%s' is empty or already used", name);
         return -1;
     }
     if (def->x0 > def->x1 || def->y0 > def->y1 || !in_map(w, def->x0, def->y0) ||
         !in_map(w, def->x1, def->y1)) {
-        th_error_set(err,
+        th_error_set(err, TH_ERR_INVALID,
                      "bunker '%s' cells [%d..%d] x [%d..%d] are not a rectangle inside the "
                      "%d x %d map",
                      name, def->x0, def->x1, def->y0, def->y1, n->map.w, n->map.h);
@@ -237,8 +254,8 @@ static int add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
         for (int32_t x = def->x0; x <= def->x1; x++) {
             uint32_t cell = (uint32_t)y * (uint32_t)n->map.w + (uint32_t)x;
             if (th_navmap_is_blocked(&n->map, x, y) || n->bunker_at[cell] >= 0) {
-                th_error_set(err, "bunker '%s' covers cell (%d, %d), which is %s", name, x, y,
-                             n->bunker_at[cell] >= 0 ? "another bunker's" : "a wall");
+                th_error_set(err, TH_ERR_BLOCKED, "bunker '%s' covers cell (%d, %d), which is %s",
+                             name, x, y, n->bunker_at[cell] >= 0 ? "another bunker's" : "a wall");
                 return -1;
             }
         }
@@ -249,7 +266,8 @@ static int add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
         th_nav_field_set_goal_rect(&n->field[b], def->x0, def->y0, def->x1, def->y1, 0) !=
             TH_NAV_OK) {
         th_nav_field_free(&n->field[b]);
-        th_error_set(err, "bunker '%s' covers %u cells, more than %u or out of memory", name, area,
+        th_error_set(err, area > TH_NAV_MAX_GOALS ? TH_ERR_LIMIT : TH_ERR_NOMEM,
+                     "bunker '%s' covers %u cells, more than %u or out of memory", name, area,
                      TH_NAV_MAX_GOALS);
         return -1;
     }
@@ -304,13 +322,13 @@ static bool event_before(const th_event *a, const th_event *b) {
 static bool push_event(th_world *w, th_event e, th_error *err) {
     th_world_nav *n = &w->nav;
     if (n->event_count >= TH_MAX_PENDING_EVENTS) {
-        th_error_set(err, "more than %d events pending", TH_MAX_PENDING_EVENTS);
+        th_error_set(err, TH_ERR_LIMIT, "more than %d events pending", TH_MAX_PENDING_EVENTS);
         return false;
     }
     if (n->event_count == n->event_capacity) {
         uint32_t cap = n->event_capacity ? n->event_capacity * 2 : 64;
         if (!th_grow_array((void **)&n->events, sizeof *n->events, n->event_count, cap)) {
-            th_error_set(err, "out of memory");
+            th_error_set(err, TH_ERR_NOMEM, "out of memory");
             return false;
         }
         n->event_capacity = cap;
@@ -347,13 +365,14 @@ bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_e
     if (!th_between_steps(w, err)) return false;
     if (!need_map(w, err)) return false;
     if (step < w->step) {
-        th_error_set(err, "step %llu is already past (the world is at step %llu)",
+        th_error_set(err, TH_ERR_INVALID, "step %llu is already past (the world is at step %llu)",
                      (unsigned long long)step, (unsigned long long)w->step);
         return false;
     }
     th_event e = {.step = step, .def = *def};
     if (def->type == TH_EVENT_SET_COST && (def->cost < 1 || def->cost > TH_CELL_COST_MAX)) {
-        th_error_set(err, "terrain cost must be in [1, %d], got %u", TH_CELL_COST_MAX, def->cost);
+        th_error_set(err, TH_ERR_INVALID, "terrain cost must be in [1, %d], got %u",
+                     TH_CELL_COST_MAX, def->cost);
         return false;
     }
     switch (def->type) {
@@ -361,8 +380,8 @@ bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_e
     case TH_EVENT_RESTORE_BUNKER:
         if (!th_handle_given(def->bunker.index1, "bunker", err)) return false;
         if (TH_INDEX(def->bunker) >= w->nav.bunker_count) {
-            th_error_set(err, "no bunker %u (the world has %u)", TH_INDEX(def->bunker),
-                         w->nav.bunker_count);
+            th_error_set(err, TH_ERR_HANDLE, "no bunker %u (the world has %u)",
+                         TH_INDEX(def->bunker), w->nav.bunker_count);
             return false;
         }
         break;
@@ -371,8 +390,8 @@ bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_e
     case TH_EVENT_BLOCK_CELLS: {
         const th_event_def *d = def;
         if (d->x0 > d->x1 || d->y0 > d->y1) {
-            th_error_set(err, "empty cell rectangle [%d..%d] x [%d..%d]", d->x0, d->x1, d->y0,
-                         d->y1);
+            th_error_set(err, TH_ERR_INVALID, "empty cell rectangle [%d..%d] x [%d..%d]", d->x0,
+                         d->x1, d->y0, d->y1);
             return false;
         }
         e.def.x0 = d->x0 < 0 ? 0 : d->x0;
@@ -380,13 +399,16 @@ bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_e
         e.def.x1 = d->x1 >= w->nav.map.w ? w->nav.map.w - 1 : d->x1;
         e.def.y1 = d->y1 >= w->nav.map.h ? w->nav.map.h - 1 : d->y1;
         if (e.def.x0 > e.def.x1 || e.def.y0 > e.def.y1) {
-            th_error_set(err, "cell rectangle [%d..%d] x [%d..%d] lies outside the %d x %d map",
-                         d->x0, d->x1, d->y0, d->y1, w->nav.map.w, w->nav.map.h);
+            th_error_set(err, TH_ERR_BLOCKED,
+                         "cell rectangle [%d..%d] x [%d..%d] lies outside the %d x %d map", d->x0,
+                         d->x1, d->y0, d->y1, w->nav.map.w, w->nav.map.h);
             return false;
         }
         break;
     }
-    default: th_error_set(err, "unknown event type %d", (int)def->type); return false;
+    default:
+        th_error_set(err, TH_ERR_INVALID, "unknown event type %d", (int)def->type);
+        return false;
     }
     if (def->type == TH_EVENT_BLOCK_CELLS && !w->nav.blocked_near && !alloc_displacement(w, err)) {
         return false;
@@ -840,8 +862,8 @@ static bool on_world(const th_world *w, th_vec2 p) {
 
 static bool off_world(const th_world *w, th_vec2 p, th_error *err) {
     if (on_world(w, p)) return false;
-    th_error_set(err, "position (%g, %g) is not on the %g x %g m world", (double)p.x, (double)p.y,
-                 (double)w->def.width, (double)w->def.height);
+    th_error_set(err, th_error_point_code(p), "position (%g, %g) is not on the %g x %g m world",
+                 (double)p.x, (double)p.y, (double)w->def.width, (double)w->def.height);
     return true;
 }
 
@@ -891,11 +913,13 @@ static bool walk_descent(const th_navmap *m, const th_nav_field *f, th_vec2 p, t
     for (;;) {
         uint8_t d = f->descent[(uint32_t)y * (uint32_t)m->w + (uint32_t)x];
         if (d == TH_NAV_DESCENT_UNREACHABLE) {
-            th_error_set(err, "no goal can be reached from cell (%d, %d)", x, y);
+            th_error_set(err, TH_ERR_UNREACHABLE, "no goal can be reached from cell (%d, %d)", x,
+                         y);
             return false;
         }
         if (len == max) {
-            th_error_set(err, "the path is longer than the %u points given room for", max);
+            th_error_set(err, TH_ERR_LIMIT, "the path is longer than the %u points given room for",
+                         max);
             return false;
         }
         out[len++] = th_navmap_cell_centre(m, x, y);
@@ -911,7 +935,7 @@ bool th_world_shelter_path(const th_world *w, th_vec2 p, th_vec2 *out, uint32_t 
                            uint32_t *count, th_error *err) {
     if (!need_map(w, err)) return false;
     if (w->step == 0) {
-        th_error_set(err, "river maps are built by the first step");
+        th_error_set(err, TH_ERR_STATE, "river maps are built by the first step");
         return false;
     }
     if (off_world(w, p, err)) return false;
@@ -924,17 +948,17 @@ int th_nav_add_destinations(th_world *w, const th_destination *goals, uint32_t c
     th_world_nav *n = &w->nav;
     if (!need_map(w, err)) return -1;
     if (n->dest_count >= TH_MAX_DESTINATION_FIELDS) {
-        th_error_set(err, "at most %d destination fields", TH_MAX_DESTINATION_FIELDS);
+        th_error_set(err, TH_ERR_LIMIT, "at most %d destination fields", TH_MAX_DESTINATION_FIELDS);
         return -1;
     }
     if (count < 1 || count > TH_NAV_MAX_GOALS) {
-        th_error_set(err, "a destination field takes 1 to %u goals, got %u", TH_NAV_MAX_GOALS,
-                     count);
+        th_error_set(err, TH_ERR_INVALID, "a destination field takes 1 to %u goals, got %u",
+                     TH_NAV_MAX_GOALS, count);
         return -1;
     }
     th_nav_goal *g = th_alloc(count * sizeof *g);
     if (!g) {
-        th_error_set(err, "out of memory");
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return -1;
     }
     /* Weights in cost units: TH_NAV_UNITS_PER_CELL units are one cell of cost-1 ground. */
@@ -944,7 +968,7 @@ int th_nav_add_destinations(th_world *w, const th_destination *goals, uint32_t c
         float u = d->weight * units_per_metre;
         if (!in_map(w, d->x, d->y) || th_navmap_is_blocked(&n->map, d->x, d->y) ||
             !(u >= 0.0f && u <= (float)TH_NAV_MAX_WEIGHT)) {
-            th_error_set(err,
+            th_error_set(err, TH_ERR_INVALID,
                          "goal %u: cell (%d, %d) must be an open cell of the map and its "
                          "weight in [0, %g] metres, got %g",
                          i, d->x, d->y, (double)((float)TH_NAV_MAX_WEIGHT / units_per_metre),
@@ -962,7 +986,7 @@ int th_nav_add_destinations(th_world *w, const th_destination *goals, uint32_t c
     th_free(g);
     if (rc != TH_NAV_OK) {
         th_nav_field_free(f);
-        th_error_set(err, "out of memory for a destination field");
+        th_error_set(err, th_nav_error_code(rc), "out of memory for a destination field");
         return -1;
     }
     return (int)n->dest_count++;
@@ -993,7 +1017,8 @@ bool th_world_destination_path(const th_world *w, th_field_id handle, th_vec2 p,
     if (!th_handle_given(handle.index1, "destination field", err)) return false;
     const uint32_t field = TH_INDEX(handle);
     if (field >= w->nav.dest_count) {
-        th_error_set(err, "no destination field %u (the world has %u)", field, w->nav.dest_count);
+        th_error_set(err, TH_ERR_HANDLE, "no destination field %u (the world has %u)", field,
+                     w->nav.dest_count);
         return false;
     }
     if (off_world(w, p, err)) return false;
@@ -1017,7 +1042,7 @@ bool th_nav_path_ready(th_world *w, th_error *err) {
             n->astar = NULL;
             n->path = NULL;
             n->waypoints = NULL;
-            th_error_set(err, "out of memory for path finding");
+            th_error_set(err, TH_ERR_NOMEM, "out of memory for path finding");
             return false;
         }
     }
@@ -1042,13 +1067,14 @@ bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uin
     uint32_t len = 0, units = 0;
     int rc = th_astar_find(n->astar, &n->map, sx, sy, gx, gy, n->path, n->map.ncells, &len, &units);
     if (rc != TH_NAV_OK) {
-        th_error_set(err, "no path from cell (%d, %d) to cell (%d, %d)", sx, sy, gx, gy);
+        th_error_set(err, th_nav_error_code(rc), "no path from cell (%d, %d) to cell (%d, %d)", sx,
+                     sy, gx, gy);
         return false;
     }
     uint32_t pulled = th_nav_string_pull(&n->map, n->path, len, n->waypoints);
     if (pulled > max) {
-        th_error_set(err, "the path has %u waypoints, more than the %u given room for", pulled,
-                     max);
+        th_error_set(err, TH_ERR_LIMIT,
+                     "the path has %u waypoints, more than the %u given room for", pulled, max);
         return false;
     }
     memcpy(out, n->waypoints, pulled * sizeof *out);

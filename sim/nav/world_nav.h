@@ -86,6 +86,10 @@ th_vec2 th_nav_push_out_of_walls(const th_world *w, th_vec2 p, float r);
  * bounds built again if the map changed since they were: outside any step (it allocates and
  * may take a quarter of a second). Squads plan with what it left; false when out of memory. */
 bool th_nav_path_ready(th_world *w, th_error *err);
+
+/* The th_error code for a navigation layer's result (th_nav_status): the one place where nav
+ * results become th_errors, so a status means the same wherever it surfaces. */
+th_error_code th_nav_error_code(th_nav_status rc);
 /* Nearest wall points: distance (metres) from p to the closest blocked cell (or walled world
  * edge) within `range`, and the unit direction away from it; false when none is that close. */
 bool th_nav_nearest_wall(const th_world *w, th_vec2 p, float range, float *dist, th_vec2 *away);

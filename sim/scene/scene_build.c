@@ -79,7 +79,7 @@ bool th_scene_refused(const th_scene *s, const th_ynode *at, const char *path, t
     if (!err) return false;
     char why[sizeof err->message];
     memcpy(why, err->message, sizeof why);
-    return th_scene_fail(s, at, path, err, "the world refused it: %s", why);
+    return th_scene_fail_code(s, at, path, err, err->code, "the world refused it: %s", why);
 }
 
 /* Bodies placed so far, hashed on a grid of cells at least one body diameter wide, so that a
@@ -264,7 +264,7 @@ static int event_order(const void *pa, const void *pb) {
 static bool schedule_events(th_world *w, const th_scene *s, th_error *err) {
     if (s->event_count == 0) return true;
     const th_scene_event **order = th_alloc(s->event_count * sizeof *order);
-    if (!order) return th_scene_fail(s, NULL, "events", err, "out of memory");
+    if (!order) return TH_SCENE_NOMEM(s, NULL, "events", err, "out of memory");
     for (uint32_t e = 0; e < s->event_count; e++) order[e] = &s->event[e];
     qsort(order, s->event_count, sizeof *order, event_order);
     bool ok = true;
@@ -331,7 +331,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
     if (o.agents) {
         if (o.agents < fixed_total || random_total == 0) {
             th_error_set(
-                err,
+                err, TH_ERR_INVALID,
                 "%s: cannot scale to %u agents: %llu are placed by hand and %llu spawn at random",
                 s->doc.path, o.agents, (unsigned long long)fixed_total,
                 (unsigned long long)random_total);
@@ -364,7 +364,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
         return NULL;
     legend_cells lc;
     if (!gather_legend_cells(s, &lc)) {
-        th_scene_fail(s, NULL, "map", err, "out of memory");
+        TH_SCENE_NOMEM(s, NULL, "map", err, "out of memory");
         return NULL;
     }
     th_world *w = th_world_create(&wd, err);
@@ -434,7 +434,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
     }
     placed_bodies bodies = {0};
     if (ok && !bodies_init(&bodies, s, (uint32_t)with_bodies, max_r)) {
-        ok = th_scene_fail(s, NULL, "crowds", err, "out of memory");
+        ok = TH_SCENE_NOMEM(s, NULL, "crowds", err, "out of memory");
     }
     for (uint32_t c = 0; c < s->crowd_count && ok; c++) {
         const th_scene_crowd *cr = &s->crowd[c];

@@ -52,7 +52,9 @@ static bool entry_name(const th_scene *s, const th_ynode *e, const char *path, c
     char sub[128];
     snprintf(sub, sizeof sub, "%s.name", path);
     const th_ynode *n = th_ynode_get(e, "name");
-    if (!n) return FAIL(s, e, sub, err, "missing: every %s has a name (the report uses it)", what);
+    if (!n)
+        return TH_SCENE_MISSING(s, e, sub, err, "missing: every %s has a name (the report uses it)",
+                                what);
     if (!th_scene_name(s, n, sub, out, 64, err)) return false;
     for (uint32_t i = 0; i < count; i++) {
         if (strcmp(names + i * stride, out) == 0) {
@@ -104,7 +106,7 @@ static bool parse_area(th_scene *s, const th_ynode *e, const char *path, float a
         return FAIL(s, k, sub, err, "expected at most %u cells, the key has %u", MAX_FLOW_CELLS, n);
     }
     th_cell_ref *c = th_arena_alloc(&s->doc.arena, n * sizeof *c);
-    if (!c) return FAIL(s, k, sub, err, "out of memory");
+    if (!c) return TH_SCENE_NOMEM(s, k, sub, err, "out of memory");
     n = 0;
     for (int32_t y = 0; y < s->rows; y++) {
         for (int32_t x = 0; x < s->cols; x++) {
@@ -124,7 +126,7 @@ static bool parse_spawners(th_scene *s, const th_ynode *n, th_error *err) {
                     TH_MAX_SPAWNERS, n->count);
     }
     s->spawner = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->spawner);
-    if (!s->spawner) return FAIL(s, n, "spawners", err, "out of memory");
+    if (!s->spawner) return TH_SCENE_NOMEM(s, n, "spawners", err, "out of memory");
     static const char *const keys[] = {"name",  "crowd", "rect",  "cells",    "rate",
                                        "start", "stop",  "limit", "velocity", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
@@ -147,7 +149,7 @@ static bool parse_spawners(th_scene *s, const th_ynode *n, th_error *err) {
         d->name = sp->name;
         snprintf(sub, sizeof sub, "%s.crowd", path);
         if (!(v = th_ynode_get(e, "crowd")))
-            return FAIL(s, e, sub, err, "missing: the crowd its agents join");
+            return TH_SCENE_MISSING(s, e, sub, err, "missing: the crowd its agents join");
         if (!crowd_index(s, v, sub, &d->crowd, err)) return false;
         float a[4];
         if (!parse_area(s, e, path, a, &sp->cells, &d->cell_count, err)) return false;
@@ -155,7 +157,7 @@ static bool parse_spawners(th_scene *s, const th_ynode *n, th_error *err) {
         d->cells = sp->cells;
         snprintf(sub, sizeof sub, "%s.rate", path);
         if (!(v = th_ynode_get(e, "rate")))
-            return FAIL(s, e, sub, err, "missing: persons per second");
+            return TH_SCENE_MISSING(s, e, sub, err, "missing: persons per second");
         if (!th_scene_float(s, v, sub, 0.0, TH_MAX_SPAWN_RATE, &d->rate, err)) return false;
         if (!(d->rate > 0.0))
             return FAIL(s, v, sub, err, "expected a rate above 0, found %g", d->rate);
@@ -199,7 +201,7 @@ static bool parse_exits(th_scene *s, const th_ynode *n, th_error *err) {
                     TH_MAX_EXITS, n->count + goal_exits);
     }
     s->exit = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->exit);
-    if (!s->exit) return FAIL(s, n, "exits", err, "out of memory");
+    if (!s->exit) return TH_SCENE_NOMEM(s, n, "exits", err, "out of memory");
     static const char *const keys[] = {"name", "rect", "cells", "crowds", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *e = n->items[i], *v;

@@ -36,7 +36,7 @@ static bool parse_disc(th_scene *s, const th_ynode *n, const char *path, bool fo
         !th_scene_known_keys(s, n, path, food ? food_keys : nest_keys, err))
         return false;
     const th_ynode *v = th_ynode_get(n, "at");
-    if (!v) return FAIL(s, n, path, err, "missing: at: [x, y], the centre in metres");
+    if (!v) return TH_SCENE_MISSING(s, n, path, err, "missing: at: [x, y], the centre in metres");
     snprintf(sub, sizeof sub, "%s.at", path);
     if (!th_scene_open_point(s, v, sub, "centre", at, err)) return false;
     if ((v = th_ynode_get(n, "radius"))) {
@@ -47,7 +47,9 @@ static bool parse_disc(th_scene *s, const th_ynode *n, const char *path, bool fo
     }
     if (food) {
         v = th_ynode_get(n, "amount");
-        if (!v) return FAIL(s, n, path, err, "missing: amount, the units of food the source holds");
+        if (!v)
+            return TH_SCENE_MISSING(s, n, path, err,
+                                    "missing: amount, the units of food the source holds");
         uint64_t a;
         snprintf(sub, sizeof sub, "%s.amount", path);
         if (!th_scene_u64(s, v, sub, 0, 1000000000u, &a, err)) return false;
@@ -65,16 +67,18 @@ bool th_scene_parse_forage(th_scene *s, th_scene_crowd *cr, const th_ynode *n, c
         !th_scene_known_keys(s, n, path, keys, err))
         return false;
     th_forage_def *f = th_arena_alloc(&s->doc.arena, sizeof *f);
-    if (!f) return FAIL(s, n, path, err, "out of memory");
+    if (!f) return TH_SCENE_NOMEM(s, n, path, err, "out of memory");
     memset(f, 0, sizeof *f);
     char sub[192], item[208];
     const th_ynode *v = th_ynode_get(n, "nest");
-    if (!v) return FAIL(s, n, path, err, "missing: nest: {at: [x, y], radius: r}");
+    if (!v) return TH_SCENE_MISSING(s, n, path, err, "missing: nest: {at: [x, y], radius: r}");
     snprintf(sub, sizeof sub, "%s.nest", path);
     if (!parse_disc(s, v, sub, false, &f->nest, &f->nest_radius, NULL, err)) return false;
 
     v = th_ynode_get(n, "food");
-    if (!v) return FAIL(s, n, path, err, "missing: food: a list of {at: [x, y], amount: n}");
+    if (!v)
+        return TH_SCENE_MISSING(s, n, path, err,
+                                "missing: food: a list of {at: [x, y], amount: n}");
     snprintf(sub, sizeof sub, "%s.food", path);
     if (!th_scene_expect(s, v, TH_Y_SEQUENCE, sub, err)) return false;
     if (v->count < 1 || v->count > TH_MAX_FOOD_SOURCES) {
@@ -82,7 +86,7 @@ bool th_scene_parse_forage(th_scene *s, th_scene_crowd *cr, const th_ynode *n, c
                     v->count);
     }
     th_food_source *food = th_arena_alloc(&s->doc.arena, v->count * sizeof *food);
-    if (!food) return FAIL(s, v, sub, err, "out of memory");
+    if (!food) return TH_SCENE_NOMEM(s, v, sub, err, "out of memory");
     for (uint32_t i = 0; i < v->count; i++) {
         snprintf(item, sizeof item, "%s[%u]", sub, i);
         food[i] = (th_food_source){th_v2(0.0f, 0.0f), 0.0f, 0};

@@ -98,7 +98,7 @@ static bool parse_destinations(th_scene *s, th_scene_crowd *cr, const th_ynode *
     cap = (uint64_t)s->cols * (uint64_t)s->rows;
     if (cap > MAX_GOAL_CELLS) cap = MAX_GOAL_CELLS;
     cr->dest = th_arena_alloc(&s->doc.arena, (size_t)cap * sizeof *cr->dest);
-    if (!cr->dest) return FAIL(s, n, path, err, "out of memory");
+    if (!cr->dest) return TH_SCENE_NOMEM(s, n, path, err, "out of memory");
     cr->dest_count = 0;
     for (uint32_t i = 0; i < n->count; i++) {
         char item[192], sub[224];
@@ -230,7 +230,7 @@ static bool parse_route(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, c
                     n->count);
     }
     th_vec2 *pts = th_arena_alloc(&s->doc.arena, n->count * sizeof *pts);
-    if (!pts) return FAIL(s, n, path, err, "out of memory");
+    if (!pts) return TH_SCENE_NOMEM(s, n, path, err, "out of memory");
     for (uint32_t i = 0; i < n->count; i++) {
         snprintf(sub, sizeof sub, "%s[%u]", path, i);
         if (!th_scene_open_point(s, n->items[i], sub, "waypoint", &pts[i], err)) return false;

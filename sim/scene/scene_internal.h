@@ -149,13 +149,25 @@ typedef struct th_scene {
 } th_scene;
 
 /* Shared by the scene sources: report a problem at a node as
- * "file:line:column: path: message". Always returns false. */
+ * "file:line:column: path: message", with the node's line and column in `err` (1:1 when `at` is
+ * NULL: the file as a whole) and code TH_ERR_SCENE_VALUE, a value of the wrong type or out of
+ * range. Always returns false. */
 bool th_scene_fail(const th_scene *s, const th_ynode *at, const char *path, th_error *err,
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The same with another code: TH_ERR_SCENE_MISSING, TH_ERR_SCENE_KEY, TH_ERR_SCENE_IMAGE,
+ * TH_ERR_IO, TH_ERR_NOMEM. */
+bool th_scene_fail_code(const th_scene *s, const th_ynode *at, const char *path, th_error *err,
+                        th_error_code code, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+/* A required key that is absent, reported at the mapping that lacks it. */
+#define TH_SCENE_MISSING(s, n, path, err, ...) \
+    th_scene_fail_code((s), (n), (path), (err), TH_ERR_SCENE_MISSING, __VA_ARGS__)
+#define TH_SCENE_NOMEM(s, n, path, err, ...) \
+    th_scene_fail_code((s), (n), (path), (err), TH_ERR_NOMEM, __VA_ARGS__)
 
 /* The world refused something the parser let through: report it at the node it came from, in
- * the scene-error format, with the world's own words (already in err) as the reason. Returns
- * false. */
+ * the scene-error format, with the world's own words (already in err) as the reason and its
+ * code kept (TH_ERR_BLOCKED, TH_ERR_LIMIT, ...). Returns false. */
 bool th_scene_refused(const th_scene *s, const th_ynode *at, const char *path, th_error *err);
 
 /* A decimal number: [+-]digits[.digits][e[+-]digits] (no fraction or exponent when

@@ -18,6 +18,9 @@
 #include "sim/scene/scene_internal.h"
 
 #define FAIL(s, n, path, err, ...) th_scene_fail((s), (n), (path), (err), __VA_ARGS__)
+/* A PNG that cannot be decoded, or whose size or colours do not make a map. */
+#define IMAGE_FAIL(s, n, path, err, ...) \
+    th_scene_fail_code((s), (n), (path), (err), TH_ERR_SCENE_IMAGE, __VA_ARGS__)
 
 /* The world's size in metres for `cells` cells: cells x cell_size rounded to a float, then
  * nudged down by an ulp at a time until the world, which divides it by the cell size again
@@ -53,7 +56,7 @@ static bool alloc_cells(th_scene *s, const th_ynode *at, const char *path, int32
     s->cost = th_calloc(n, sizeof *s->cost);
     s->legend = th_alloc(n);
     if (!s->kind || !s->cost || !s->legend)
-        return FAIL(s, at, path, err, "out of memory for %d x %d cells", cols, rows);
+        return TH_SCENE_NOMEM(s, at, path, err, "out of memory for %d x %d cells", cols, rows);
     memset(s->legend, TH_SCENE_NO_LEGEND, n);
     for (size_t i = 0; i < n; i++) s->cost[i] = 1;
     return true;
@@ -490,21 +493,23 @@ static bool read_image(th_scene *s, const th_ynode *file, th_error *err) {
     }
     size_t len = 0;
     unsigned char *bytes = fd < 0 ? NULL : read_png_fd(fd, &len, why, sizeof why);
-    if (!bytes) return FAIL(s, file, "map.image", err, "cannot read '%s': %s", path, why);
+    if (!bytes)
+        return th_scene_fail_code(s, file, "map.image", err, TH_ERR_IO, "cannot read '%s': %s",
+                                  path, why);
     png_image img;
     memset(&img, 0, sizeof img);
     img.version = PNG_IMAGE_VERSION;
     if (!png_image_begin_read_from_memory(&img, bytes, len)) {
         th_free(bytes);
-        return FAIL(s, file, "map.image", err, "cannot read '%s': %s", path, img.message);
+        return IMAGE_FAIL(s, file, "map.image", err, "cannot read '%s': %s", path, img.message);
     }
     if (img.width < 1 || img.height < 1 || img.width > TH_NAV_MAX_DIM ||
         img.height > TH_NAV_MAX_DIM) {
         png_image_free(&img);
         th_free(bytes);
-        return FAIL(s, file, "map.image", err,
-                    "expected an image of 1 to %d pixels a side, found %u x %u", TH_NAV_MAX_DIM,
-                    img.width, img.height);
+        return IMAGE_FAIL(s, file, "map.image", err,
+                          "expected an image of 1 to %d pixels a side, found %u x %u",
+                          TH_NAV_MAX_DIM, img.width, img.height);
     }
     img.format = PNG_FORMAT_RGB;
     size_t size = PNG_IMAGE_SIZE(img);
@@ -512,14 +517,14 @@ static bool read_image(th_scene *s, const th_ynode *file, th_error *err) {
     if (!px) {
         png_image_free(&img);
         th_free(bytes);
-        return FAIL(s, file, "map.image", err, "out of memory for a %u x %u image", img.width,
-                    img.height);
+        return TH_SCENE_NOMEM(s, file, "map.image", err, "out of memory for a %u x %u image",
+                              img.width, img.height);
     }
     bool ok = png_image_finish_read(&img, NULL, px, 0, NULL) != 0;
     th_free(bytes); /* libpng reads from it until finish_read returns */
     if (!ok) {
         th_free(px);
-        return FAIL(s, file, "map.image", err, "cannot read '%s': %s", path, img.message);
+        return IMAGE_FAIL(s, file, "map.image", err, "cannot read '%s': %s", path, img.message);
     }
     /* Colours sorted for a binary search per pixel, instead of a scan of up to 64 entries. */
     colour_entry colours[TH_SCENE_MAX_LEGEND];
@@ -539,8 +544,8 @@ static bool read_image(th_scene *s, const th_ynode *file, th_error *err) {
             if (!hit) {
                 /* The colour itself is not shown: with --allow-outside-paths a message
                  * would otherwise leak bytes of whatever file was named. */
-                ok = FAIL(s, file, "map.image", err,
-                          "pixel (%d, %d) has a colour that is not in map.legend", x, y);
+                ok = IMAGE_FAIL(s, file, "map.image", err,
+                                "pixel (%d, %d) has a colour that is not in map.legend", x, y);
                 break;
             }
             set_cell(s, x, rows - 1 - y, hit->entry); /* image row 0 is the north edge */
@@ -582,9 +587,10 @@ static bool generate_city(th_scene *s, const th_ynode *g, th_error *err) {
         for (const char *const *a = keys; *a; a++)
             known |= strlen(*a) == k->len && memcmp(*a, k->text, k->len) == 0;
         if (!known) {
-            return FAIL(s, k, "map.generate.city", err,
-                        "unknown key '%.*s'; expected size, block, street, seed, rubble or parks",
-                        k->len > 30 ? 30 : (int)k->len, k->text);
+            return th_scene_fail_code(
+                s, k, "map.generate.city", err, TH_ERR_SCENE_KEY,
+                "unknown key '%.*s'; expected size, block, street, seed, rubble or parks",
+                k->len > 30 ? 30 : (int)k->len, k->text);
         }
     }
     const th_ynode *size = th_ynode_get(c, "size");
@@ -671,8 +677,8 @@ bool th_scene_read_map(th_scene *s, const th_ynode *map, th_error *err) {
             known |= strlen(*a) == k->len && memcmp(*a, k->text, k->len) == 0;
         if (!known) {
             snprintf(buf, sizeof buf, "'%.*s'", k->len > 30 ? 30 : (int)k->len, k->text);
-            return FAIL(
-                s, k, "map", err,
+            return th_scene_fail_code(
+                s, k, "map", err, TH_ERR_SCENE_KEY,
                 "unknown key %s; expected cell_size, ascii, image, generate, legend or bounds",
                 buf);
         }
@@ -696,7 +702,9 @@ bool th_scene_read_map(th_scene *s, const th_ynode *map, th_error *err) {
         s->bounds = wrap ? TH_BOUNDS_WRAP : TH_BOUNDS_WALLS;
     }
     const th_ynode *cs = th_ynode_get(map, "cell_size");
-    if (!cs) return FAIL(s, map, "map.cell_size", err, "missing: the side of a cell in metres");
+    if (!cs)
+        return TH_SCENE_MISSING(s, map, "map.cell_size", err,
+                                "missing: the side of a cell in metres");
     /* The same number syntax as every other key: strtod alone would also take "nan", "inf"
      * and hex floats. */
     bool number =
@@ -723,8 +731,8 @@ bool th_scene_read_map(th_scene *s, const th_ynode *map, th_error *err) {
         return generate_city(s, gen, err);
     }
     if (!legend)
-        return FAIL(s, map, "map.legend", err, "missing: what each %s stands for",
-                    ascii ? "character" : "colour");
+        return TH_SCENE_MISSING(s, map, "map.legend", err, "missing: what each %s stands for",
+                                ascii ? "character" : "colour");
     if (!read_legend(s, legend, image != NULL, err)) return false;
     if (!(ascii ? read_ascii(s, ascii, err) : read_image(s, image, err))) return false;
     return place_legend_bunkers(s, err);

@@ -24,7 +24,7 @@ static bool measure_name(th_scene *s, const th_ynode *entry, const char *path, c
     char sub[160], buf[64];
     snprintf(sub, sizeof sub, "%s.name", path);
     const th_ynode *n = th_ynode_get(entry, "name");
-    if (!n) return FAIL(s, entry, sub, err, "missing: every area and line has a name");
+    if (!n) return TH_SCENE_MISSING(s, entry, sub, err, "missing: every area and line has a name");
     if (!th_scene_name(s, n, sub, out, 64, err)) return false;
     for (const char *p = out; *p; p++) {
         char c = *p;
@@ -59,7 +59,7 @@ static bool parse_areas(th_scene *s, const th_ynode *n, th_error *err) {
     }
     s->measure_area =
         th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->measure_area);
-    if (!s->measure_area) return FAIL(s, n, "measure.areas", err, "out of memory");
+    if (!s->measure_area) return TH_SCENE_NOMEM(s, n, "measure.areas", err, "out of memory");
     static const char *const keys[] = {"name", "rect", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *e = n->items[i];
@@ -74,7 +74,9 @@ static bool parse_areas(th_scene *s, const th_ynode *n, th_error *err) {
         if (!measure_name(s, e, path, a->name, err)) return false;
         snprintf(sub, sizeof sub, "%s.rect", path);
         const th_ynode *r = th_ynode_get(e, "rect");
-        if (!r) return FAIL(s, e, sub, err, "missing: expected [x, y, width, height] in metres");
+        if (!r)
+            return TH_SCENE_MISSING(s, e, sub, err,
+                                    "missing: expected [x, y, width, height] in metres");
         double d[4];
         if (th_scene_numbers(s, r, sub, 4, 0.0, TH_MAX_WORLD_DIM, d, err) < 0) return false;
         if (!(d[2] > 0.0 && d[3] > 0.0) || d[0] + d[2] > s->width || d[1] + d[3] > s->height) {
@@ -107,7 +109,7 @@ static bool parse_lines(th_scene *s, const th_ynode *n, th_error *err) {
     }
     s->measure_line =
         th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->measure_line);
-    if (!s->measure_line) return FAIL(s, n, "measure.lines", err, "out of memory");
+    if (!s->measure_line) return TH_SCENE_NOMEM(s, n, "measure.lines", err, "out of memory");
     static const char *const keys[] = {"name", "from", "to", "window", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *e = n->items[i], *v;
@@ -125,7 +127,7 @@ static bool parse_lines(th_scene *s, const th_ynode *n, th_error *err) {
         for (int k = 0; k < 2; k++) {
             snprintf(sub, sizeof sub, "%s.%s", path, ends[k]);
             if (!(v = th_ynode_get(e, ends[k])))
-                return FAIL(s, e, sub, err, "missing: expected [x, y] in metres");
+                return TH_SCENE_MISSING(s, e, sub, err, "missing: expected [x, y] in metres");
             double xy[2];
             if (th_scene_numbers(s, v, sub, 2, 0.0, TH_MAX_WORLD_DIM, xy, err) < 0) return false;
             if (xy[0] > s->width || xy[1] > s->height) {

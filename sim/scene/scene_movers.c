@@ -77,7 +77,7 @@ static bool parse_crash(th_scene *s, th_goal_def *g, const th_ynode *m, const ch
     char sub[192];
     snprintf(sub, sizeof sub, "%s.heading", path);
     const th_ynode *v = th_ynode_get(m, "heading");
-    if (!v) return FAIL(s, m, sub, err, "missing: the direction to walk, [x, y]");
+    if (!v) return TH_SCENE_MISSING(s, m, sub, err, "missing: the direction to walk, [x, y]");
     double xy[2];
     if (th_scene_numbers(s, v, sub, 2, -1e6, 1e6, xy, err) < 0) return false;
     if (xy[0] == 0.0 && xy[1] == 0.0)
@@ -105,7 +105,9 @@ static bool parse_crumbs(th_scene *s, th_goal_def *g, const th_ynode *m, const c
     char sub[192], buf[64];
     snprintf(sub, sizeof sub, "%s.target", path);
     const th_ynode *v = th_ynode_get(m, "target");
-    if (!v) return FAIL(s, m, sub, err, "missing: the name of the target whose trail is walked");
+    if (!v)
+        return TH_SCENE_MISSING(s, m, sub, err,
+                                "missing: the name of the target whose trail is walked");
     int32_t t = -1;
     for (uint32_t k = 0; v->kind == TH_Y_SCALAR && k < s->target_count; k++) {
         if (strlen(s->target[k].name) == v->len && memcmp(s->target[k].name, v->text, v->len) == 0)
@@ -139,7 +141,7 @@ static bool parse_waypoints(th_scene *s, th_goal_def *g, const th_ynode *m, cons
     char sub[192], item[224];
     snprintf(sub, sizeof sub, "%s.nodes", path);
     const th_ynode *v = th_ynode_get(m, "nodes");
-    if (!v) return FAIL(s, m, sub, err, "missing: the graph's nodes, [[x, y], ...]");
+    if (!v) return TH_SCENE_MISSING(s, m, sub, err, "missing: the graph's nodes, [[x, y], ...]");
     if (!th_scene_expect(s, v, TH_Y_SEQUENCE, sub, err)) return false;
     if (v->count == 0 || v->count > TH_MAX_WAYPOINT_NODES) {
         return FAIL(s, v, sub, err, "expected 1 to %d nodes, found %u", TH_MAX_WAYPOINT_NODES,
@@ -147,7 +149,7 @@ static bool parse_waypoints(th_scene *s, th_goal_def *g, const th_ynode *m, cons
     }
     const uint32_t n = v->count;
     th_vec2 *nodes = th_arena_alloc(&s->doc.arena, n * sizeof *nodes);
-    if (!nodes) return FAIL(s, v, sub, err, "out of memory");
+    if (!nodes) return TH_SCENE_NOMEM(s, v, sub, err, "out of memory");
     for (uint32_t i = 0; i < n; i++) {
         snprintf(item, sizeof item, "%s[%u]", sub, i);
         if (!th_scene_open_point(s, v->items[i], item, "node", &nodes[i], err)) return false;
@@ -173,7 +175,7 @@ static bool parse_waypoints(th_scene *s, th_goal_def *g, const th_ynode *m, cons
              * there. */
             uint32_t *edges =
                 th_arena_alloc(&s->doc.arena, (v->count ? v->count : 1) * 2 * sizeof *edges);
-            if (!edges) return FAIL(s, v, sub, err, "out of memory");
+            if (!edges) return TH_SCENE_NOMEM(s, v, sub, err, "out of memory");
             for (uint32_t e = 0; e < v->count; e++) {
                 snprintf(item, sizeof item, "%s[%u]", sub, e);
                 double ab[2];
@@ -195,7 +197,7 @@ static bool parse_waypoints(th_scene *s, th_goal_def *g, const th_ynode *m, cons
     }
     snprintf(sub, sizeof sub, "%s.destination", path);
     if (!(v = th_ynode_get(m, "destination")))
-        return FAIL(s, m, sub, err, "missing: the index of the node to walk to");
+        return TH_SCENE_MISSING(s, m, sub, err, "missing: the index of the node to walk to");
     uint64_t d;
     if (!th_scene_u64(s, v, sub, 0, n - 1, &d, err)) return false;
     g->destination = (uint32_t)d;

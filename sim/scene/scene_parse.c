@@ -19,19 +19,38 @@
 
 /* ---- reporting ------------------------------------------------------------------------- */
 
-bool th_scene_fail(const th_scene *s, const th_ynode *at, const char *path, th_error *err,
-                   const char *fmt, ...) {
+static bool scene_fail(const th_scene *s, const th_ynode *at, const char *path, th_error *err,
+                       th_error_code code, const char *fmt, va_list ap) {
     if (!err) return false;
     char what[400], whole[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    snprintf(whole, sizeof whole, "%s:%u:%u: %s: %s", s->doc.path, at ? at->line : 1,
-             at ? at->column : 1, path, what);
+    /* A problem with no node of its own (the file as a whole) is placed at its start. */
+    const uint32_t line = at ? at->line : 1, column = at ? at->column : 1;
+    snprintf(whole, sizeof whole, "%s:%u:%u: %s: %s", s->doc.path, line, column, path, what);
+    err->code = code;
+    err->line = line;
+    err->column = column;
     /* Keys and values quoted from the file may hold escapes, C1 controls or bidi overrides; a
      * message must not be able to drive (or reorder) the terminal it is printed on. */
     th_text_escape(err->message, sizeof err->message, whole, strlen(whole));
+    return false;
+}
+
+bool th_scene_fail(const th_scene *s, const th_ynode *at, const char *path, th_error *err,
+                   const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    scene_fail(s, at, path, err, TH_ERR_SCENE_VALUE, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+bool th_scene_fail_code(const th_scene *s, const th_ynode *at, const char *path, th_error *err,
+                        th_error_code code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    scene_fail(s, at, path, err, code, fmt, ap);
+    va_end(ap);
     return false;
 }
 
@@ -107,15 +126,17 @@ static bool known_keys(const th_scene *s, const th_ynode *map, const char *path,
         snprintf(full, sizeof full, "%s%s%.*s", path, path[0] ? "." : "",
                  k->len > 60 ? 60 : (int)k->len, k->text);
         if (near)
-            return FAIL(s, k, full, err, "unknown key %s (did you mean '%s'?)",
-                        found(k, buf, sizeof buf), near);
+            return th_scene_fail_code(s, k, full, err, TH_ERR_SCENE_KEY,
+                                      "unknown key %s (did you mean '%s'?)",
+                                      found(k, buf, sizeof buf), near);
         char list[300] = "";
         for (const char *const *a = allowed; *a; a++) {
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
                      a == allowed ? "" : ", ", *a);
         }
-        return FAIL(s, k, full, err, "unknown key %s; expected one of: %s",
-                    found(k, buf, sizeof buf), list);
+        return th_scene_fail_code(s, k, full, err, TH_ERR_SCENE_KEY,
+                                  "unknown key %s; expected one of: %s", found(k, buf, sizeof buf),
+                                  list);
     }
     return true;
 }
@@ -267,7 +288,8 @@ static bool parse_world(ctx *c, const th_ynode *n) {
         return false;
     const th_ynode *size = th_ynode_get(n, "size");
     if (!size)
-        return FAIL(c->s, n, "world.size", c->err, "missing: expected [width, height] in metres");
+        return TH_SCENE_MISSING(c->s, n, "world.size", c->err,
+                                "missing: expected [width, height] in metres");
     double wh[2];
     if (number_list(c->s, size, "world.size", 2, 0, 0.001, TH_MAX_WORLD_DIM, wh, c->err) < 0)
         return false;
@@ -331,7 +353,7 @@ static bool parse_bunkers(ctx *c, const th_ynode *n) {
             return FAIL(s, b, path, c->err, "bunkers need a map (add a `map` section)");
         const th_ynode *name = th_ynode_get(b, "name");
         snprintf(sub, sizeof sub, "%s.name", path);
-        if (!name) return FAIL(s, b, sub, c->err, "missing: every bunker has a name");
+        if (!name) return TH_SCENE_MISSING(s, b, sub, c->err, "missing: every bunker has a name");
         char nm[64];
         if (!scalar_name(s, name, sub, nm, sizeof nm, c->err)) return false;
         /* A bunker drawn in the legend is already known: this entry adds its capacity. */
@@ -358,7 +380,7 @@ static bool parse_bunkers(ctx *c, const th_ynode *n) {
                         "bunker '%s' is drawn on the map already; remove `cells`", nm);
         }
         if (!cells && !bk->placed) {
-            return FAIL(
+            return TH_SCENE_MISSING(
                 s, b, sub, c->err,
                 "missing: where is bunker '%s'? give cells [x0, y0, x1, y1] or draw it with a legend entry {bunker: %s}",
                 nm, nm);
@@ -575,7 +597,7 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
     }
     v = th_ynode_get(n, "name");
     snprintf(sub, sizeof sub, "%s.name", path);
-    if (!v) return FAIL(s, n, sub, c->err, "missing: every crowd has a name");
+    if (!v) return TH_SCENE_MISSING(s, n, sub, c->err, "missing: every crowd has a name");
     if (!scalar_name(s, v, sub, cr->name, sizeof cr->name, c->err)) return false;
     for (uint32_t k = 0; k < index; k++) {
         if (strcmp(s->crowd[k].name, cr->name) == 0) {
@@ -710,7 +732,7 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
         if (v->count > TH_MAX_AGENTS)
             return FAIL(s, v, sub, c->err, "more than %u agents", TH_MAX_AGENTS);
         float *a = th_arena_alloc(&s->doc.arena, (size_t)v->count * 4 * sizeof *a);
-        if (v->count && !a) return FAIL(s, v, sub, c->err, "out of memory");
+        if (v->count && !a) return TH_SCENE_NOMEM(s, v, sub, c->err, "out of memory");
         for (uint32_t i = 0; i < v->count; i++) {
             char item[160];
             double xy[4] = {0, 0, 0, 0};
@@ -738,8 +760,9 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
     const th_ynode *spawn = th_ynode_get(n, "spawn");
     snprintf(sub, sizeof sub, "%s.spawn", path);
     if (cr->count > 0 && !spawn) {
-        return FAIL(s, n, sub, c->err,
-                    "missing: %u agents need a spawn region (rect, circle or cells)", cr->count);
+        return TH_SCENE_MISSING(s, n, sub, c->err,
+                                "missing: %u agents need a spawn region (rect, circle or cells)",
+                                cr->count);
     }
     if (spawn) {
         cr->spawn_node = spawn;
@@ -767,7 +790,7 @@ static bool parse_crowds(ctx *c, const th_ynode *n) {
     if (n->count > TH_MAX_CROWDS)
         return FAIL(s, n, "crowds", c->err, "more than %d crowds", TH_MAX_CROWDS);
     s->crowd = th_arena_alloc(&s->doc.arena, n->count * sizeof *s->crowd);
-    if (!s->crowd) return FAIL(s, n, "crowds", c->err, "out of memory");
+    if (!s->crowd) return TH_SCENE_NOMEM(s, n, "crowds", c->err, "out of memory");
     uint64_t total = 0;
     for (uint32_t i = 0; i < n->count; i++) {
         if (!parse_crowd(c, &s->crowd[i], n->items[i], i)) return false;
@@ -831,7 +854,7 @@ static bool parse_targets(ctx *c, const th_ynode *n) {
         st->agent_crowd = -1;
         snprintf(sub, sizeof sub, "%s.name", path);
         if (!(v = th_ynode_get(t, "name")))
-            return FAIL(s, t, sub, c->err, "missing: every target has a name");
+            return TH_SCENE_MISSING(s, t, sub, c->err, "missing: every target has a name");
         if (!scalar_name(s, v, sub, st->name, sizeof st->name, c->err)) return false;
         for (uint32_t k = 0; k < s->target_count; k++) {
             if (strcmp(s->target[k].name, st->name) == 0)
@@ -863,7 +886,7 @@ static bool parse_targets(ctx *c, const th_ynode *n) {
                 return FAIL(s, pa, sub, c->err, "expected 1 to %d points, found %u",
                             TH_MAX_PATH_POINTS, pa->count);
             th_vec2 *pts = th_arena_alloc(&s->doc.arena, pa->count * sizeof *pts);
-            if (!pts) return FAIL(s, pa, sub, c->err, "out of memory");
+            if (!pts) return TH_SCENE_NOMEM(s, pa, sub, c->err, "out of memory");
             for (uint32_t k = 0; k < pa->count; k++) {
                 char item[160];
                 snprintf(item, sizeof item, "%s[%u]", sub, k);
@@ -893,7 +916,7 @@ static bool parse_targets(ctx *c, const th_ynode *n) {
                 return false;
             /* The crowd is looked up once the crowds are read (it may come later). */
             if (!th_ynode_get(ag, "crowd"))
-                return FAIL(s, ag, sub, c->err, "missing: {crowd: NAME, index: N}");
+                return TH_SCENE_MISSING(s, ag, sub, c->err, "missing: {crowd: NAME, index: N}");
             uint64_t idx = 0;
             if ((v = th_ynode_get(ag, "index"))) {
                 char item[160];
@@ -947,7 +970,7 @@ static bool parse_squads(ctx *c, const th_ynode *n) {
     if (n->count > TH_MAX_SQUADS)
         return FAIL(s, n, "squads", c->err, "more than %d squads", TH_MAX_SQUADS);
     s->squad = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->squad);
-    if (!s->squad) return FAIL(s, n, "squads", c->err, "out of memory");
+    if (!s->squad) return TH_SCENE_NOMEM(s, n, "squads", c->err, "out of memory");
     static const char *const keys[] = {"crowd",     "count",       "formation", "files",
                                        "spacing",   "start",       "goal",      "speed",
                                        "tolerance", "slot_weight", NULL};
@@ -960,7 +983,7 @@ static bool parse_squads(ctx *c, const th_ynode *n) {
         th_squad_def d = th_default_squad_def();
         snprintf(sub, sizeof sub, "%s.crowd", path);
         if (!(v = th_ynode_get(q, "crowd")))
-            return FAIL(s, q, sub, c->err, "missing: the crowd the members belong to");
+            return TH_SCENE_MISSING(s, q, sub, c->err, "missing: the crowd the members belong to");
         int cr = find_crowd(s, v);
         if (cr < 0)
             return FAIL(s, v, sub, c->err, "expected the name of a crowd, found %s",
@@ -969,7 +992,7 @@ static bool parse_squads(ctx *c, const th_ynode *n) {
         uint64_t u;
         snprintf(sub, sizeof sub, "%s.count", path);
         if (!(v = th_ynode_get(q, "count")))
-            return FAIL(s, q, sub, c->err, "missing: how many members");
+            return TH_SCENE_MISSING(s, q, sub, c->err, "missing: how many members");
         if (!th_scene_u64(s, v, sub, 1, TH_MAX_SQUAD_MEMBERS, &u, c->err)) return false;
         d.count = (uint32_t)u;
         if ((v = th_ynode_get(q, "formation"))) {
@@ -1004,7 +1027,7 @@ static bool parse_squads(ctx *c, const th_ynode *n) {
         for (int e = 0; e < 2; e++) {
             snprintf(sub, sizeof sub, "%s.%s", path, ends[e]);
             if (!(v = th_ynode_get(q, ends[e])))
-                return FAIL(s, q, sub, c->err, "missing: [x, y] in metres");
+                return TH_SCENE_MISSING(s, q, sub, c->err, "missing: [x, y] in metres");
             if (!point(c, v, sub, at[e])) return false;
             if (!th_scene_open_at(s, at[e]->x, at[e]->y, false)) {
                 return FAIL(s, v, sub, c->err, "(%g, %g) is not open ground inside the world",
@@ -1022,7 +1045,7 @@ static bool parse_events(ctx *c, const th_ynode *n) {
     if (n->count > TH_MAX_PENDING_EVENTS)
         return FAIL(s, n, "events", c->err, "more than %d events", TH_MAX_PENDING_EVENTS);
     s->event = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->event);
-    if (!s->event) return FAIL(s, n, "events", c->err, "out of memory");
+    if (!s->event) return TH_SCENE_NOMEM(s, n, "events", c->err, "out of memory");
     static const char *const keys[] = {"at",         "at_step", "destroy_bunker", "restore_bunker",
                                        "break_wall", "block",   "set_cost",       NULL};
     static const char *const actions[] = {"destroy_bunker", "restore_bunker", "break_wall", "block",
@@ -1067,7 +1090,7 @@ static bool parse_events(ctx *c, const th_ynode *n) {
             action = a;
         }
         if (!v)
-            return FAIL(
+            return TH_SCENE_MISSING(
                 s, e, path, c->err,
                 "missing action: expected one of destroy_bunker, restore_bunker, break_wall, block, set_cost");
         snprintf(sub, sizeof sub, "%s.%s", path, actions[action]);
@@ -1099,15 +1122,16 @@ static bool parse_events(ctx *c, const th_ynode *n) {
             const th_ynode *cells = th_ynode_get(v, "cells"), *cost = th_ynode_get(v, "cost");
             snprintf(key, sizeof key, "%s.cells", sub);
             if (!cells)
-                return FAIL(s, v, key, c->err,
-                            "missing: the cells to re-price, [x, y] or [x0, y0, x1, y1]");
+                return TH_SCENE_MISSING(
+                    s, v, key, c->err,
+                    "missing: the cells to re-price, [x, y] or [x0, y0, x1, y1]");
             int32_t r[4];
             if (!cell_rect(c, cells, key, r)) return false;
             snprintf(key, sizeof key, "%s.cost", sub);
             if (!cost)
-                return FAIL(s, v, key, c->err,
-                            "missing: the new terrain cost, a whole number in [1, %d]",
-                            TH_CELL_COST_MAX);
+                return TH_SCENE_MISSING(s, v, key, c->err,
+                                        "missing: the new terrain cost, a whole number in [1, %d]",
+                                        TH_CELL_COST_MAX);
             uint64_t u;
             if (!th_scene_u64(s, cost, key, 1, TH_CELL_COST_MAX, &u, c->err)) return false;
             ev->def = (th_event_def){TH_EVENT_SET_COST, {0}, r[0], r[1], r[2], r[3], (uint32_t)u};
@@ -1180,7 +1204,7 @@ static bool parse_tree(th_scene *s, th_error *err) {
     if (!known_keys(s, root, "", keys, err)) return false;
 
     const th_ynode *v = th_ynode_get(root, "name");
-    if (!v) return FAIL(s, root, "name", err, "missing: every scene has a name");
+    if (!v) return TH_SCENE_MISSING(s, root, "name", err, "missing: every scene has a name");
     if (!scalar_name(s, v, "name", s->name, sizeof s->name, err)) return false;
     s->seed = 1;
     s->timestep = 1.0f / 60.0f;
@@ -1208,7 +1232,8 @@ static bool parse_tree(th_scene *s, th_error *err) {
             s, world, "world", err,
             "a scene has a `world` (open ground) or a `map`, not both: the map sets the world's size");
     if (!world && !map)
-        return FAIL(s, root, "world", err, "missing: expected `world: {size: [w, h]}` or a `map`");
+        return TH_SCENE_MISSING(s, root, "world", err,
+                                "missing: expected `world: {size: [w, h]}` or a `map`");
     if (world && !parse_world(&c, world)) return false;
     if (map) {
         s->bounds = TH_BOUNDS_WALLS;
@@ -1223,7 +1248,8 @@ static bool parse_tree(th_scene *s, th_error *err) {
     }
     if ((v = th_ynode_get(root, "targets")) && !parse_targets(&c, v)) return false;
     v = th_ynode_get(root, "crowds");
-    if (!v) return FAIL(s, root, "crowds", err, "missing: a scene has at least one crowd");
+    if (!v)
+        return TH_SCENE_MISSING(s, root, "crowds", err, "missing: a scene has at least one crowd");
     if (!parse_crowds(&c, v)) return false;
     if (!resolve_agent_targets(&c)) return false;
     if ((v = th_ynode_get(root, "squads")) && !parse_squads(&c, v)) return false;

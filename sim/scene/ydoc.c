@@ -28,9 +28,19 @@ typedef struct builder {
     uint32_t nodes;
 } builder;
 
-static bool fail_at(builder *b, yaml_mark_t m, const char *what) {
-    th_error_set(b->err, "%s:%zu:%zu: %s", b->doc->path, m.line + 1, m.column + 1, what);
+static bool fail_code(builder *b, yaml_mark_t m, th_error_code code, const char *what) {
+    th_error_set(b->err, code, "%s:%zu:%zu: %s", b->doc->path, m.line + 1, m.column + 1, what);
+    th_error_place(b->err, (uint32_t)m.line + 1, (uint32_t)m.column + 1);
     return false;
+}
+
+/* Text that is not YAML a scene can be: invalid YAML, anchors, past a bound. */
+static bool fail_at(builder *b, yaml_mark_t m, const char *what) {
+    return fail_code(b, m, TH_ERR_SCENE_SYNTAX, what);
+}
+
+static bool fail_nomem(builder *b, yaml_mark_t m, const char *what) {
+    return fail_code(b, m, TH_ERR_NOMEM, what);
 }
 
 static bool add_child(builder *b, th_ynode *n, yaml_mark_t m) {
@@ -44,7 +54,7 @@ static bool add_child(builder *b, th_ynode *n, yaml_mark_t m) {
     if (o->count == o->capacity) {
         uint32_t cap = o->capacity ? o->capacity * 2 : 8;
         th_ynode **k = th_alloc(cap * sizeof *k);
-        if (!k) return fail_at(b, m, "out of memory");
+        if (!k) return fail_nomem(b, m, "out of memory");
         if (o->count) memcpy(k, o->kids, o->count * sizeof *k);
         th_free(o->kids);
         o->kids = k;
@@ -57,7 +67,7 @@ static bool add_child(builder *b, th_ynode *n, yaml_mark_t m) {
 static th_ynode *new_node(builder *b, th_ynode_kind kind, yaml_mark_t m) {
     th_ynode *n = th_arena_alloc(&b->doc->arena, sizeof *n);
     if (!n) {
-        fail_at(b, m, "out of memory (the scene is too large)");
+        fail_nomem(b, m, "out of memory (the scene is too large)");
         return NULL;
     }
     n->kind = kind;
@@ -164,7 +174,7 @@ static int64_t duplicate_key(builder *b, th_ynode **kids, uint32_t count, uint32
     if (count < 2) return -1;
     key_ref *refs = th_alloc(count * sizeof *refs);
     if (!refs) {
-        *ok = fail_at(b, m, "out of memory");
+        *ok = fail_nomem(b, m, "out of memory");
         return -1;
     }
     for (uint32_t i = 0; i < count; i++) refs[i] = (key_ref){kids[2 * i], i};
@@ -193,7 +203,7 @@ static bool close_node(builder *b, yaml_mark_t m) {
     else n->count = o->count;
     if (o->count) {
         n->items = th_arena_alloc(&b->doc->arena, o->count * sizeof *n->items);
-        if (!n->items) ok = fail_at(b, m, "out of memory (the scene is too large)");
+        if (!n->items) ok = fail_nomem(b, m, "out of memory (the scene is too large)");
     }
     if (ok && n->kind == TH_Y_MAPPING) {
         for (uint32_t i = 0; i < n->count && ok; i++) {
@@ -226,8 +236,10 @@ static bool close_node(builder *b, yaml_mark_t m) {
 }
 
 static bool too_large(const char *path, th_error *err) {
-    th_error_set(err, "%s:1:1: expected a scene of at most %u bytes (64 MiB), found a larger file",
-                 path, TH_YDOC_MAX_BYTES);
+    th_error_set(err, TH_ERR_SCENE_SYNTAX,
+                 "%s:1:1: expected a scene of at most %u bytes (64 MiB), found a larger file", path,
+                 TH_YDOC_MAX_BYTES);
+    th_error_place(err, 1, 1);
     return false;
 }
 
@@ -238,27 +250,28 @@ static bool too_large(const char *path, th_error *err) {
 static bool read_file(th_ydoc *doc, th_error *err) {
     int fd = open(doc->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        th_error_set(err, "%s: cannot open: %s", doc->path, strerror(errno));
+        th_error_set(err, TH_ERR_IO, "%s: cannot open: %s", doc->path, strerror(errno));
         return false;
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        th_error_set(err, "%s: cannot open: %s", doc->path, strerror(errno));
+        th_error_set(err, TH_ERR_IO, "%s: cannot open: %s", doc->path, strerror(errno));
         close(fd);
         return false;
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        th_error_set(err, "%s:1:1: expected a regular file, found %s", doc->path,
+        th_error_set(err, TH_ERR_IO, "%s:1:1: expected a regular file, found %s", doc->path,
                      S_ISDIR(st.st_mode)                          ? "a directory"
                      : S_ISFIFO(st.st_mode)                       ? "a FIFO"
                      : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
                                                                   : "a socket or special file");
+        th_error_place(err, 1, 1);
         return false;
     }
     FILE *f = fdopen(fd, "rb");
     if (!f) {
-        th_error_set(err, "%s: cannot open: %s", doc->path, strerror(errno));
+        th_error_set(err, TH_ERR_IO, "%s: cannot open: %s", doc->path, strerror(errno));
         close(fd);
         return false;
     }
@@ -287,7 +300,7 @@ static bool read_file(th_ydoc *doc, th_error *err) {
         len += got;
         if (got == 0) {
             if (ferror(f)) {
-                th_error_set(err, "%s: read error: %s", doc->path, strerror(errno));
+                th_error_set(err, TH_ERR_IO, "%s: read error: %s", doc->path, strerror(errno));
                 ok = false;
             }
             break;
@@ -296,7 +309,8 @@ static bool read_file(th_ydoc *doc, th_error *err) {
     fclose(f);
     if (ok && (big || len > TH_YDOC_MAX_BYTES)) ok = too_large(doc->path, err);
     if (!ok) {
-        if (err && !err->message[0]) th_error_set(err, "%s: out of memory", doc->path);
+        if (err && !err->message[0])
+            th_error_set(err, TH_ERR_NOMEM, "%s: out of memory", doc->path);
         th_free(buf);
         return false;
     }
@@ -311,7 +325,7 @@ static bool parse_source(th_ydoc *doc, th_error *err) {
     const char *path = doc->path;
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
-        th_error_set(err, "%s: out of memory", path);
+        th_error_set(err, TH_ERR_NOMEM, "%s: out of memory", path);
         return false;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)doc->source, doc->source_len);
@@ -344,7 +358,7 @@ static bool parse_source(th_ydoc *doc, th_error *err) {
             n->text = th_arena_strndup(&doc->arena, (const char *)ev.data.scalar.value, n->len);
             n->quoted = ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
             ok = n->text ? add_child(&b, n, m)
-                         : fail_at(&b, m, "out of memory (the scene is too large)");
+                         : fail_nomem(&b, m, "out of memory (the scene is too large)");
             break;
         }
         case YAML_SEQUENCE_START_EVENT:
@@ -386,7 +400,7 @@ static void start(th_ydoc *doc, const char *path, th_error *err) {
      * least 16 more and a slot in its parent's item array 8; the text itself is at most the
      * file's size. */
     doc->arena = th_arena_make((size_t)TH_YDOC_MAX_BYTES * 2 + (size_t)TH_YDOC_MAX_NODES * 80);
-    if (err) err->message[0] = '\0';
+    if (err) *err = (th_error){TH_OK, 0, 0, ""};
 }
 
 bool th_ydoc_load(th_ydoc *doc, const char *path, th_error *err) {
@@ -400,7 +414,7 @@ bool th_ydoc_load_memory(th_ydoc *doc, const char *name, const void *data, size_
     if (len > TH_YDOC_MAX_BYTES) return too_large(name, err);
     doc->source = th_alloc(len + 1);
     if (!doc->source) {
-        th_error_set(err, "%s: out of memory", name);
+        th_error_set(err, TH_ERR_NOMEM, "%s: out of memory", name);
         return false;
     }
     if (len) memcpy(doc->source, data, len);

@@ -81,7 +81,7 @@ static inline void fuzz_check_measure(const th_world *w, uint32_t most) {
  * on one thread and run a few steps. */
 static inline void fuzz_scene_bytes(const char *name, const void *data, size_t size) {
     th_scene s;
-    th_error err = {{0}};
+    th_error err = {0};
     if (!th_scene_parse_memory(&s, name, data, size, &err)) {
         fuzz_check_message(&err, name);
     } else if (fuzz_within_caps(&s)) {

@@ -1,8 +1,9 @@
 /* Typed handles at the API boundary: adders hand out {1}, {2}, ... in order (null on failure),
  * and every call taking a crowd, bunker, target, squad, destination field, measurement area or
  * line, spawner or exit handle refuses the null handle and one the world never issued, with
- * an error naming the kind, or the false, NULL, 0 or INFINITY its documentation gives. (That
- * one kind cannot be passed for another is checked at compile time: compile_fail_handles.c.) */
+ * TH_ERR_HANDLE and a message naming the kind, or the false, NULL, 0 or INFINITY its
+ * documentation gives. (That one kind cannot be passed for another is checked at compile
+ * time: compile_fail_handles.c.) */
 #include <math.h>
 
 #include "test_util.h"
@@ -58,8 +59,9 @@ static fixture make(void) {
     return f;
 }
 
-/* `err` was filled and holds `fragment`. */
-static void says(const th_error *err, const char *fragment) {
+/* `err` was filled by a refused handle: TH_ERR_HANDLE, with `fragment` naming the kind. */
+static void refused(const th_error *err, const char *fragment) {
+    TH_TEST_ERR(*err, TH_ERR_HANDLE);
     ck_assert_msg(strstr(err->message, fragment) != NULL, "expected '%s' in: '%s'", fragment,
                   err->message);
 }
@@ -123,10 +125,10 @@ START_TEST(crowd_handles_refused) {
     ck_assert_uint_eq(agents, 5);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const th_crowd_id c = bad[i];
-        err.message[0] = '\0';
+        err = (th_error){0};
         th_world_add_agent(f.w, c, th_v2(5, 5), th_v2(0, 0), &err);
         ck_assert_uint_eq(th_world_agent_count(f.w), agents);
-        says(&err, c.index1 ? "no crowd" : "null crowd handle");
+        refused(&err, c.index1 ? "no crowd" : "null crowd handle");
         ck_assert_ptr_null(th_world_crowd(f.w, c));
         ck_assert(!th_world_waypoint_hop(f.w, c, 0, 0, NULL, NULL));
         ck_assert_uint_eq(th_world_breadcrumbs(f.w, c, NULL, 0), 0);
@@ -135,31 +137,31 @@ START_TEST(crowd_handles_refused) {
         ck_assert(!th_world_forage_info(f.w, c, &fi));
         ck_assert(!th_world_food_source(f.w, c, 0, &food));
         ck_assert_ptr_null(th_world_pheromone(f.w, c, NULL, NULL, NULL));
-        err.message[0] = '\0';
+        err = (th_error){0};
         ck_assert(!th_world_add_pheromone(f.w, c, th_v2(5, 5), 1.0f, &err));
-        says(&err, c.index1 ? "does not forage" : "null crowd handle");
+        refused(&err, c.index1 ? "no crowd" : "null crowd handle");
         /* Defs that name a crowd. */
         th_squad_def sd = th_default_squad_def();
         sd.crowd = c;
         sd.count = 2;
         sd.start = th_v2(10, 30);
         sd.goal = th_v2(30, 30);
-        err.message[0] = '\0';
+        err = (th_error){0};
         ck_assert(!th_squad_id_valid(th_world_add_squad(f.w, &sd, &err)));
-        says(&err, c.index1 ? "no crowd" : "null crowd handle");
+        refused(&err, c.index1 ? "no crowd" : "null crowd handle");
         th_spawner_def sp = th_default_spawner_def();
         sp.crowd = c;
         sp.x0 = sp.y0 = 5, sp.x1 = sp.y1 = 10, sp.rate = 1.0;
-        err.message[0] = '\0';
+        err = (th_error){0};
         ck_assert(!th_spawner_id_valid(th_world_add_spawner(f.w, &sp, &err)));
-        says(&err, c.index1 ? "spawner: no crowd" : "spawner: no crowd given");
+        refused(&err, c.index1 ? "spawner: no crowd" : "spawner: no crowd given");
         th_exit_def ed = th_default_exit_def();
         ed.x0 = ed.y0 = 5, ed.x1 = ed.y1 = 10;
         const th_crowd_id list[2] = {f.crowd, c};
         ed.crowds = list, ed.crowd_count = 2;
-        err.message[0] = '\0';
+        err = (th_error){0};
         ck_assert(!th_exit_id_valid(th_world_add_exit(f.w, &ed, &err)));
-        says(&err, c.index1 ? "exit: no crowd" : "crowds[1] is the null handle");
+        refused(&err, c.index1 ? "exit: no crowd" : "crowds[1] is the null handle");
     }
     /* A good handle works in the same calls. */
     th_world_add_agent(f.w, f.crowd, th_v2(5, 5), th_v2(0, 0), &err);
@@ -184,16 +186,16 @@ START_TEST(bunker_handles_refused) {
         th_vec2 dir = th_v2(9, 9);
         ck_assert(!th_world_bunker_flow(f.w, b, th_v2(20.5f, 20.5f), &dir));
         ck_assert(dir.x == 0.0f && dir.y == 0.0f);
-        err.message[0] = '\0';
+        err = (th_error){0};
         ck_assert(!th_world_destroy_bunker(f.w, b, &err));
-        says(&err, why);
-        err.message[0] = '\0';
+        refused(&err, why);
+        err = (th_error){0};
         ck_assert(!th_world_restore_bunker(f.w, b, &err));
-        says(&err, why);
+        refused(&err, why);
         const th_event_def ev = {.type = TH_EVENT_DESTROY_BUNKER, .bunker = b};
-        err.message[0] = '\0';
+        err = (th_error){0};
         ck_assert(!th_world_schedule(f.w, 5, &ev, &err));
-        says(&err, why);
+        refused(&err, why);
     }
     ck_assert_uint_eq(th_world_pending_events(f.w), 0);
     th_bunker_info bi;
@@ -219,20 +221,24 @@ START_TEST(target_handles_refused) {
     /* A crowd's target: null is "no leaders", an unknown one is refused. */
     th_crowd_def cd = th_default_crowd_def();
     cd.target = (th_target_id){2};
+    err = (th_error){0};
     ck_assert(!th_crowd_id_valid(th_world_add_crowd(f.w, &cd, &err)));
-    says(&err, "no target 1");
+    refused(&err, "no target 1");
     cd.target = (th_target_id){UINT32_MAX};
+    err = (th_error){0};
     ck_assert(!th_crowd_id_valid(th_world_add_crowd(f.w, &cd, &err)));
-    says(&err, "no target");
+    refused(&err, "no target");
     cd.target = (th_target_id){0};
     ck_assert(th_crowd_id_valid(th_world_add_crowd(f.w, &cd, &err)));
     /* A breadcrumb goal needs a target: null and unknown are refused. */
     cd.goal = (th_goal_def){.kind = TH_GOAL_BREADCRUMBS};
+    err = (th_error){0};
     ck_assert(!th_crowd_id_valid(th_world_add_crowd(f.w, &cd, &err)));
-    says(&err, "goal breadcrumbs: no target given");
+    refused(&err, "goal breadcrumbs: no target given");
     cd.goal.target = (th_target_id){2};
+    err = (th_error){0};
     ck_assert(!th_crowd_id_valid(th_world_add_crowd(f.w, &cd, &err)));
-    says(&err, "goal breadcrumbs: target 1");
+    refused(&err, "goal breadcrumbs: target 1");
     cd.goal.target = f.target;
     ck_assert_msg(th_crowd_id_valid(th_world_add_crowd(f.w, &cd, &err)), "%s", err.message);
     th_world_destroy(f.w);
@@ -256,9 +262,9 @@ START_TEST(squad_handles_refused) {
         ck_assert(!th_world_get_squad(f.w, q, &si));
         ck_assert(!th_world_squad_member(f.w, q, 0, &id, &at));
         ck_assert(!th_world_squad_waypoint(f.w, q, 0, &at));
-        err.message[0] = '\0';
+        err = (th_error){0};
         ck_assert(!th_world_squad_join(f.w, q, a, &err));
-        says(&err, q.index1 ? "no squad" : "null squad handle");
+        refused(&err, q.index1 ? "no squad" : "null squad handle");
     }
     th_squad_info si;
     ck_assert(th_world_get_squad(f.w, f.squad, &si));
@@ -282,22 +288,23 @@ START_TEST(field_handles_refused) {
         ck_assert(!th_world_destination_flow(f.w, fl, th_v2(20.5f, 20.5f), &dir));
         ck_assert(dir.x == 0.0f && dir.y == 0.0f);
         ck_assert(isinf(th_world_destination_cost(f.w, fl, th_v2(20.5f, 20.5f))));
-        err.message[0] = '\0';
+        err = (th_error){0};
         ck_assert(!th_world_destination_path(f.w, fl, th_v2(20.5f, 20.5f), path, 128, &n, &err));
-        says(&err, fl.index1 ? "no destination field" : "null destination field handle");
+        refused(&err, fl.index1 ? "no destination field" : "null destination field handle");
         th_crowd_def cd = th_default_crowd_def();
         cd.goal = (th_goal_def){.kind = TH_GOAL_DESTINATIONS, .field = fl};
-        err.message[0] = '\0';
+        err = (th_error){0};
         ck_assert(!th_crowd_id_valid(th_world_add_crowd(f.w, &cd, &err)));
-        says(&err, fl.index1 ? "goal destinations: no destination field"
-                             : "goal destinations: no destination field given");
+        refused(&err, fl.index1 ? "goal destinations: no destination field"
+                                : "goal destinations: no destination field given");
     }
     /* An exit over an unknown field is refused; a null field means "not from a field". */
     th_exit_def ed = th_default_exit_def();
     ed.x0 = ed.y0 = 5, ed.x1 = ed.y1 = 10;
     ed.field = (th_field_id){2};
+    err = (th_error){0};
     ck_assert(!th_exit_id_valid(th_world_add_exit(f.w, &ed, &err)));
-    says(&err, "exit: no destination field 1");
+    refused(&err, "exit: no destination field 1");
     ed.field = (th_field_id){0};
     ck_assert_uint_eq(th_world_add_exit(f.w, &ed, &err).index1, 1);
     ed.field = f.field;

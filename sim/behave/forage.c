@@ -512,7 +512,11 @@ bool th_world_add_pheromone(th_world *w, th_crowd_id handle, th_vec2 p, float am
     if (!th_between_steps(w, err)) return false;
     if (!th_handle_given(handle.index1, "crowd", err)) return false;
     const uint32_t crowd = TH_INDEX(handle);
-    th_colony *col = crowd < w->crowd_count ? w->crowd_rt[crowd].colony : NULL;
+    if (crowd >= w->crowd_count) {
+        th_error_set(err, TH_ERR_HANDLE, "no crowd %u (the world has %u)", crowd, w->crowd_count);
+        return false;
+    }
+    th_colony *col = w->crowd_rt[crowd].colony;
     if (!col) {
         th_error_set(err, TH_ERR_STATE, "crowd %u does not forage", crowd);
         return false;

@@ -228,7 +228,17 @@ START_TEST(joining_members_take_slots) {
     th_error err;
     for (int i = 0; i < 3; i++)
         ck_assert_msg(th_world_squad_join(w, SQUAD_ID(0), recruits[i], &err), "%s", err.message);
-    ck_assert(!th_world_squad_join(w, SQUAD_ID(0), recruits[0], &err)); /* already in */
+    /* One already in a squad is refused for the world's state; one that is not there, for its
+     * id. */
+    err = (th_error){0};
+    ck_assert(!th_world_squad_join(w, SQUAD_ID(0), recruits[0], &err));
+    TH_TEST_ERR(err, TH_ERR_STATE);
+    err = (th_error){0};
+    ck_assert(!th_world_squad_join(w, SQUAD_ID(0), recruits[2] + 1, &err));
+    TH_TEST_ERR(err, TH_ERR_HANDLE);
+    err = (th_error){0};
+    ck_assert(!th_world_squad_join(w, SQUAD_ID(0), TH_INVALID_AGENT, &err));
+    TH_TEST_ERR(err, TH_ERR_HANDLE);
     th_squad_info si;
     th_world_get_squad(w, SQUAD_ID(0), &si);
     ck_assert_uint_eq(si.members, 9);

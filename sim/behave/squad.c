@@ -307,9 +307,13 @@ bool th_world_squad_join(th_world *w, th_squad_id handle, th_agent_id id, th_err
         th_error_set(err, TH_ERR_HANDLE, "no squad %u", squad);
         return false;
     }
-    if (id >= w->next_id || w->slot_of_id[id] >= w->count || w->squad_of_id[id]) {
-        th_error_set(err, TH_ERR_HANDLE, "agent %u does not exist or already belongs to a squad",
-                     id);
+    if (id >= w->next_id || w->slot_of_id[id] >= w->count) {
+        th_error_set(err, TH_ERR_HANDLE, "agent %u does not exist", id);
+        return false;
+    }
+    /* The agent is there but taken: a state of the world, not a bad handle. */
+    if (w->squad_of_id[id]) {
+        th_error_set(err, TH_ERR_STATE, "agent %u already belongs to a squad", id);
         return false;
     }
     th_squad *q = w->squad[squad];

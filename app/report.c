@@ -481,10 +481,28 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
         json_time(j, ei.exited ? (double)ei.last_step * dt : -1.0);
         fprintf(j, "}");
     }
+    fprintf(j, "%s],\n  \"colonies\": [", th_world_exit_count(w) ? "\n  " : "");
+    uint32_t colonies = 0;
+    for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
+        const th_crowd_id crowd = {c + 1};
+        th_forage_info fi;
+        if (!th_world_forage_info(w, crowd, &fi)) continue;
+        fprintf(j, "%s\n    {\"crowd\": ", colonies++ ? "," : "");
+        json_str(j, th_world_crowd(w, crowd)->name);
+        fprintf(j,
+                ", \"delivered\": %" PRIu64 ", \"carried\": %u, \"taken\": %" PRIu64
+                ", \"lost\": %" PRIu64 ", \"sources\": [",
+                fi.delivered, fi.carried, fi.taken, fi.lost);
+        th_food_info f;
+        for (uint32_t i = 0; th_world_food_source(w, crowd, i, &f); i++)
+            fprintf(j, "%s{\"amount\": %u, \"remaining\": %u}", i ? ", " : "", f.amount,
+                    f.remaining);
+        fprintf(j, "]}");
+    }
     double exit_at[3];
     exit_times(w, exit_at);
-    fprintf(j, "%s],\n  \"exited\": {\"agents\": %u, \"exited_50_s\": ",
-            th_world_exit_count(w) ? "\n  " : "", st.exited);
+    fprintf(j, "%s],\n  \"exited\": {\"agents\": %u, \"exited_50_s\": ", colonies ? "\n  " : "",
+            st.exited);
     json_time(j, exit_at[0]);
     fprintf(j, ", \"exited_90_s\": ");
     json_time(j, exit_at[1]);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `throng run`'s report and command line: the report's figures against the trajectories (an
 # independent record of when each agent left) and against a scene with a known answer
-# (tests/data/report_lanes.yaml); --json parses and has its fields; Ctrl-C gives a partial
-# report and exit code 130; progress lines; the density warning; "no display"; --opt=value,
-# --threads 0, --version, event times in seconds, scene lists; screenshot options.
+# (tests/data/report_lanes.yaml); --json parses and has its fields (squads and colonies too);
+# Ctrl-C gives a partial report and exit code 130; progress lines; the density warning; "no
+# display"; --opt=value, --threads 0, --version, event times in seconds, scene lists;
+# screenshot options.
 #
 # usage: test_report_cli.sh path/to/throng path/to/tests/data
 set -u
@@ -124,6 +125,25 @@ assert any(q["arrived_s"] is not None for q in j["squads"]), "no squad arrived i
 EOF
 then pass "squad arrivals in text and JSON"
 else fail "squad arrivals" "exit code $rc"
+fi
+# A foraging scene reports its colony: the same figures in text and JSON, food conserved.
+run run ants --headless --steps 3000 --json "$tmp/a.json"
+if [[ $rc -eq 0 ]] && python3 - "$tmp/a.json" "$tmp/out" <<'EOF'
+import json, re, sys
+j = json.load(open(sys.argv[1])); text = open(sys.argv[2]).read()
+assert len(j["colonies"]) == 1, j["colonies"]
+c = j["colonies"][0]
+line = re.search(r"^colony    %s: .*$" % c["crowd"], text, re.M).group(0)
+assert ("%d unit(s) of food delivered, %d carried, %d taken"
+        % (c["delivered"], c["carried"], c["taken"])) in line, (line, c)
+left = ", ".join("%d of %d" % (s["remaining"], s["amount"]) for s in c["sources"])
+assert line.endswith("left at the sources: " + left), (line, left)
+assert c["taken"] == sum(s["amount"] - s["remaining"] for s in c["sources"]), c
+assert c["taken"] == c["delivered"] + c["carried"] + c["lost"], c
+assert c["delivered"] > 0, "no food home in 50 s"
+EOF
+then pass "colony in text and JSON"
+else fail "colony in text and JSON" "exit code $rc"
 fi
 
 # ---- Ctrl-C, progress, line-buffered output ----------------------------------------------

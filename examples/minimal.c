@@ -37,7 +37,7 @@ static th_world *build(void) {
     }
     for (int i = 0; i < 200; i++) {
         th_vec2 p = th_v2(5.5f + (float)(i % 24), 2.5f + 0.8f * (float)(i / 24));
-        if (th_world_add_agent(w, (uint32_t)crowd, p, th_v2(0, 0), &err) == TH_INVALID_AGENT) {
+        if (!th_agent_id_valid(th_world_add_agent(w, (uint32_t)crowd, p, th_v2(0, 0), &err))) {
             fprintf(stderr, "minimal: %s\n", err.message);
             th_world_destroy(w);
             return NULL;

@@ -44,8 +44,8 @@ static void assert_members_outside_walls(const th_world *w, uint32_t squad) {
         ck_assert(th_world_get_agent(w, id, &a));
         ck_assert_msg(th_world_cell(w, (int32_t)a.position.x, (int32_t)a.position.y, NULL) ==
                           TH_CELL_OPEN,
-                      "member %u at (%g, %g) is inside a wall", id, (double)a.position.x,
-                      (double)a.position.y);
+                      "member %u at (%g, %g) is inside a wall", th_test_slot(id),
+                      (double)a.position.x, (double)a.position.y);
     }
 }
 
@@ -420,7 +420,7 @@ START_TEST(bad_squads_are_rejected) {
     sd.start = th_v2(20, 20);
     sd.crowd = 5;
     ck_assert_int_eq(th_world_add_squad(w, &sd, &err), -1);
-    ck_assert(!th_world_remove_agent(w, 12345, &err));
+    ck_assert(!th_world_remove_agent(w, th_test_id(12345), &err));
     th_world_destroy(w);
 }
 END_TEST

@@ -127,7 +127,8 @@ bool th_validate_state(th_world *w) {
             return violated(w, "agent %u.%u at (%g, %g) is inside a blocked cell", id.index1,
                             id.generation, (double)x, (double)y);
         }
-        if (th_id_slot(id) >= w->id_top || w->slot_of_id[th_id_slot(id)] != k) {
+        if (th_id_slot(id) >= w->id_top || w->slot_of_id[th_id_slot(id)] != k ||
+            w->id_gen[th_id_slot(id)] != id.generation) {
             return violated(w, "agent %u.%u in slot %u is not mapped back to it", id.index1,
                             id.generation, k);
         }

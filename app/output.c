@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -86,26 +87,45 @@ static void measure_row(FILE *f, const th_world *w) {
     fputc('\n', f);
 }
 
-/* Agents in id order: the file is the same whatever order the engine keeps them in. */
-static void traj_rows(const th_output *o, const th_world *w) {
+/* An agent's number in the files: index1 - 1 + 2^24 (generation - 1). Slots are below
+ * TH_MAX_AGENTS = 2^24, so every agent of a run has its own number (a slot's later agents get
+ * new ones, as PedPy wants one person per id), and an agent in a slot used for the first time,
+ * every agent of a run where none leaves, is numbered by its slot: 0, 1, ... in order of
+ * creation. */
+static uint64_t traj_number(th_agent_id id) {
+    return (uint64_t)(id.index1 - 1) + (uint64_t)(id.generation - 1) * TH_MAX_AGENTS;
+}
+
+/* Agents in id slot order: the file is the same whatever order the engine keeps them in. */
+static bool traj_rows(th_output *o, const th_world *w) {
     FILE *f = o->traj;
     uint64_t step = th_world_step_count(w);
     double t = time_of(w, step);
-    uint32_t spawned = th_world_get_stats(w).spawned;
     bool pedpy = resolve_format(o) == TH_TRAJ_PEDPY;
     uint64_t frame = step / o->traj_every;
-    for (th_agent_id id = 0; id < spawned; id++) {
-        th_agent_state a;
-        if (!th_world_get_agent(w, id, &a)) continue;
+    th_agent_view v = th_world_agents(w);
+    uint32_t slots = th_world_id_slots(w);
+    if (slots > o->by_slot_cap) {
+        uint32_t *p = realloc(o->by_slot, (size_t)slots * sizeof *p);
+        if (!p) return false;
+        o->by_slot = p;
+        o->by_slot_cap = slots;
+    }
+    for (uint32_t s = 0; s < slots; s++) o->by_slot[s] = UINT32_MAX;
+    for (uint32_t k = 0; k < v.count; k++) o->by_slot[v.id[k].index1 - 1] = k;
+    for (uint32_t s = 0; s < slots; s++) {
+        const uint32_t k = o->by_slot[s];
+        if (k == UINT32_MAX) continue;
+        const uint64_t id = traj_number(v.id[k]);
         if (pedpy) {
-            fprintf(f, "%u %" PRIu64 " %.9g %.9g 0\n", id, frame, (double)a.position.x,
-                    (double)a.position.y);
+            fprintf(f, "%" PRIu64 " %" PRIu64 " %.9g %.9g 0\n", id, frame, (double)v.px[k],
+                    (double)v.py[k]);
         } else {
-            fprintf(f, "%" PRIu64 ",%.9g,%u,%u,%.9g,%.9g,%.9g,%.9g\n", step, t, id,
-                    a.crowd.index1 - 1, (double)a.position.x, (double)a.position.y,
-                    (double)a.velocity.x, (double)a.velocity.y);
+            fprintf(f, "%" PRIu64 ",%.9g,%" PRIu64 ",%u,%.9g,%.9g,%.9g,%.9g\n", step, t, id,
+                    v.crowd[k], (double)v.px[k], (double)v.py[k], (double)v.vx[k], (double)v.vy[k]);
         }
     }
+    return true;
 }
 
 /* PedPy's load_trajectory_from_txt reads the leading '#' lines for the frame rate (the first
@@ -206,7 +226,10 @@ bool th_output_open(th_output *o, const th_world *w, const char *scene, th_error
 bool th_output_sample(th_output *o, const th_world *w, th_error *err) {
     uint64_t step = th_world_step_count(w);
     if (o->measure && step % o->measure_every == 0) measure_row(o->measure, w);
-    if (o->traj && step % o->traj_every == 0) traj_rows(o, w);
+    if (o->traj && step % o->traj_every == 0 && !traj_rows(o, w)) {
+        set_err(err, "writing %s failed: out of memory%s", o->traj_path, "");
+        return false;
+    }
     if ((o->measure && ferror(o->measure)) || (o->traj && ferror(o->traj))) {
         set_err(err, "writing %s failed%s",
                 o->measure && ferror(o->measure) ? o->measure_path : o->traj_path, "");
@@ -226,5 +249,8 @@ static bool close_one(FILE **f, const char *path, th_error *err, bool ok) {
 
 bool th_output_close(th_output *o, th_error *err) {
     bool ok = close_one(&o->measure, o->measure_path, err, true);
+    free(o->by_slot);
+    o->by_slot = NULL;
+    o->by_slot_cap = 0;
     return close_one(&o->traj, o->traj_path, err, ok);
 }

@@ -23,6 +23,8 @@ typedef struct th_output {
     const char *scene_path; /* the scene file read, never to be written over (may be NULL);
                                read by th_output_open only */
     FILE *measure, *traj;   /* open between th_output_open and th_output_close */
+    uint32_t *by_slot;      /* trajectories: storage index of the agent in each id slot */
+    uint32_t by_slot_cap;
 } th_output;
 
 /** Parse a --trajectory-format value (csv or pedpy); false with a message on stderr. */

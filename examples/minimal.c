@@ -39,7 +39,7 @@ static th_world *build(void) {
     }
     for (int i = 0; i < 200; i++) {
         th_vec2 p = th_v2(5.5f + (float)(i % 24), 2.5f + 0.8f * (float)(i / 24));
-        if (th_world_add_agent(w, crowd, p, th_v2(0, 0), &err) == TH_INVALID_AGENT) {
+        if (!th_agent_id_valid(th_world_add_agent(w, crowd, p, th_v2(0, 0), &err))) {
             /* The code says what kind of failure: a spot in a wall is skipped, the rest stops. */
             if (err.code == TH_ERR_BLOCKED) continue;
             fprintf(stderr, "minimal: %s: %s\n", th_error_code_name(err.code), err.message);

@@ -164,6 +164,7 @@ void tv_ctx_free(tv_ctx *c) {
     free(c->pixels);
     free(c->prev_x);
     free(c->prev_y);
+    free(c->prev_gen);
     memset(c, 0, sizeof *c);
 }
 
@@ -289,24 +290,29 @@ th_vec2 th_view_world_to_screen(const th_world *w, int width, int height, th_vec
 
 void tv_snapshot_prev(tv_ctx *c, const th_world *w) {
     th_agent_view v = th_world_agents(w);
-    uint32_t need = th_world_get_stats(w).spawned;
-    for (uint32_t i = 0; i < v.count; i++)
-        if (v.id[i] >= need) need = v.id[i] + 1;
+    /* By id slot, so the arrays follow the id table (agents alive), not agents ever added. */
+    uint32_t need = th_world_id_slots(w);
     if (need > c->prev_cap) {
         uint32_t cap = need + need / 4 + 64;
         float *nx = realloc(c->prev_x, (size_t)cap * sizeof *nx);
         if (nx) c->prev_x = nx;
         float *ny = nx ? realloc(c->prev_y, (size_t)cap * sizeof *ny) : NULL;
         if (ny) c->prev_y = ny;
-        if (!nx || !ny) {
+        uint32_t *ng = ny ? realloc(c->prev_gen, (size_t)cap * sizeof *ng) : NULL;
+        if (ng) c->prev_gen = ng;
+        if (!nx || !ny || !ng) {
             c->prev_valid = false;
             return;
         }
+        /* Generation 0 is no agent's: a slot first seen now has nothing to interpolate from. */
+        memset(c->prev_gen + c->prev_cap, 0, (size_t)(cap - c->prev_cap) * sizeof *ng);
         c->prev_cap = cap;
     }
     for (uint32_t i = 0; i < v.count; i++) {
-        c->prev_x[v.id[i]] = v.px[i];
-        c->prev_y[v.id[i]] = v.py[i];
+        const uint32_t s = v.id[i].index1 - 1;
+        c->prev_x[s] = v.px[i];
+        c->prev_y[s] = v.py[i];
+        c->prev_gen[s] = v.id[i].generation;
     }
     c->prev_step = th_world_step_count(w);
     c->prev_valid = true;
@@ -915,8 +921,8 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
            oy = c->cam.h / 2.0 + c->cam.cy * scale;
     for (uint32_t i = 0; i < v.count; i++) {
         float x = v.px[i], y = v.py[i];
-        th_agent_id id = v.id[i];
-        if (interp && id < c->prev_cap) {
+        const uint32_t id = v.id[i].index1 - 1;
+        if (interp && id < c->prev_cap && c->prev_gen[id] == v.id[i].generation) {
             float dx = x - c->prev_x[id], dy = y - c->prev_y[id];
             /* A jump of half the world is a wrap-around: draw it where it is. */
             if (fabsf(dx) < half_w && fabsf(dy) < half_h) {
@@ -976,8 +982,8 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
         bool lead = v.flags && (v.flags[i] & TH_AGENT_LEADER), pred = predator[v.crowd[i]];
         if (!lead && !pred) continue;
         float x = v.px[i], y = v.py[i];
-        th_agent_id id = v.id[i];
-        if (interp && id < c->prev_cap) {
+        const uint32_t id = v.id[i].index1 - 1;
+        if (interp && id < c->prev_cap && c->prev_gen[id] == v.id[i].generation) {
             float dx = x - c->prev_x[id], dy = y - c->prev_y[id];
             if (fabsf(dx) < half_w && fabsf(dy) < half_h) {
                 x = c->prev_x[id] + dx * a;

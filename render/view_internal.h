@@ -82,10 +82,12 @@ typedef struct tv_ctx {
     uint32_t *pixels; /* scratch texels for texture uploads */
     size_t pixels_cap;
 
-    /* Interpolation: positions by agent id as of step `prev_step` (the step before the
-     * newest). Agents with id >= prev_cap, or when prev_step + 1 is not the world's step, are
-     * drawn where they are. */
+    /* Interpolation: positions by agent id slot as of step `prev_step` (the step before the
+     * newest). Agents whose slot is >= prev_cap or held another agent then, or when
+     * prev_step + 1 is not the world's step, are drawn where they are. */
     float *prev_x, *prev_y;
+    uint32_t *prev_gen; /* generation of the agent each prev_x, prev_y belong to (by id slot: a
+                           slot reused by a new agent holds nothing to interpolate from) */
     uint32_t prev_cap;
     uint64_t prev_step;
     bool prev_valid;

@@ -193,7 +193,7 @@ static th_world *walled_two_crowds(uint32_t threads, uint32_t agents) {
         float vx = th_rng_range(5, i, 2, -3.0f, 3.0f);
         float vy = th_rng_range(5, i, 3, -3.0f, 3.0f);
         th_agent_id id = th_world_add_agent(w, CROWD_ID(i % 2), th_v2(x, y), th_v2(vx, vy), &err);
-        ck_assert_msg(id == i, "agent %u: %s", i, err.message);
+        ck_assert_msg(th_agent_id_eq(id, th_test_id(i)), "agent %u: %s", i, err.message);
     }
     return w;
 }
@@ -232,16 +232,16 @@ START_TEST(test_growth_between_steps) {
     for (uint32_t i = 0; i < 4000; i++) {
         float x = th_rng_range(9, i, 0, 0.0f, 120.0f);
         float y = th_rng_range(9, i, 1, 0.0f, 80.0f);
-        ck_assert(th_world_add_agent(w, CROWD_ID(i % 2), th_v2(x, y), th_v2(1.0f, 0.5f), &err) !=
-                  TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(
+            th_world_add_agent(w, CROWD_ID(i % 2), th_v2(x, y), th_v2(1.0f, 0.5f), &err)));
     }
     th_crowd_def big = th_default_crowd_def();
     big.neighbor_radius = 9.0f;
     int c = IDX(th_world_add_crowd(w, &big, &err));
     ck_assert_msg(c == 2, "%s", err.message);
     for (uint32_t i = 0; i < 200; i++) {
-        ck_assert(th_world_add_agent(w, CROWD_ID(c), th_v2(60.0f, 40.0f + (float)i * 0.1f),
-                                     th_v2(0.0f, 1.0f), &err) != TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(th_world_add_agent(
+            w, CROWD_ID(c), th_v2(60.0f, 40.0f + (float)i * 0.1f), th_v2(0.0f, 1.0f), &err)));
     }
     assert_steps_allocate_nothing(w, 20);
     th_world_destroy(w);
@@ -268,8 +268,8 @@ START_TEST(test_predator_index) {
         for (uint32_t i = 0; i < 3000; i++) {
             float x = th_rng_range(11 + round, i, 0, 0.0f, 120.0f);
             float y = th_rng_range(11 + round, i, 1, 0.0f, 80.0f);
-            ck_assert(th_world_add_agent(w, CROWD_ID(i % 50 == 0 ? 3u : 2u), th_v2(x, y),
-                                         th_v2(1.0f, -0.5f), &err) != TH_INVALID_AGENT);
+            ck_assert(th_agent_id_valid(th_world_add_agent(w, CROWD_ID(i % 50 == 0 ? 3u : 2u),
+                                                           th_v2(x, y), th_v2(1.0f, -0.5f), &err)));
         }
         assert_steps_allocate_nothing(w, 20);
     }

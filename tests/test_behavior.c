@@ -112,7 +112,8 @@ static uint32_t standing_leaders(bool shelter, uint32_t threads) {
     for (uint32_t i = 0; i < N; i++) {
         pos[i] = th_v2(30.0f + 1.2f * (float)(i % 20) + th_rng_range(17, i, 0, -0.3f, 0.3f),
                        38.0f + 1.2f * (float)(i / 20) + th_rng_range(17, i, 1, -0.3f, 0.3f));
-        ck_assert_uint_eq(th_world_add_agent(w, CROWD_ID(0), pos[i], th_v2(0, 0), NULL), i);
+        ck_assert(th_agent_id_eq(th_world_add_agent(w, CROWD_ID(0), pos[i], th_v2(0, 0), NULL),
+                                 th_test_id(i)));
     }
     th_world_step(w);
     uint32_t leaders = 0, unsure = 0;
@@ -141,7 +142,7 @@ static uint32_t standing_leaders(bool shelter, uint32_t threads) {
             close_call |= (fabs(angle - 30.0) < 1e-3 && d < 4.0) || fabs(d - 4.0) < 1e-4;
         }
         th_agent_state st;
-        ck_assert(th_world_get_agent(w, i, &st));
+        ck_assert(th_world_get_agent(w, th_test_id(i), &st));
         if (close_call && st.leader != !ahead) {
             unsure++;
             continue;
@@ -235,10 +236,11 @@ START_TEST(path_and_agent_targets_move) {
     th_target_def bad = {.kind = TH_TARGET_PATH, .points = pts, .point_count = 0, .speed = 1};
     th_error err;
     ck_assert_int_eq(IDX(th_world_add_target(w, &bad, &err)), -1);
-    bad = (th_target_def){.kind = TH_TARGET_AGENT, .agent = TH_MAX_AGENTS};
+    bad = (th_target_def){.kind = TH_TARGET_AGENT, .agent = {TH_MAX_AGENTS + 1u, 1u}};
     ck_assert_int_eq(IDX(th_world_add_target(w, &bad, &err)), -1);
+    TH_TEST_ERR(err, TH_ERR_HANDLE);
     /* An agent not yet in the world: the target is absent until it is. */
-    th_target_def later = {.kind = TH_TARGET_AGENT, .agent = 1};
+    th_target_def later = {.kind = TH_TARGET_AGENT, .agent = {2, 1}};
     int tl = IDX(th_world_add_target(w, &later, &err));
     ck_assert_int_ge(tl, 0);
     th_world_step(w);

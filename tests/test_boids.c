@@ -93,13 +93,13 @@ static void check_against_reference(const scenario *s, uint32_t threads) {
     for (uint32_t i = 0; i < s->n; i++) {
         th_agent_id id = th_world_add_agent(w, CROWD_ID(s->crowd[i]), th_v2(s->px[i], s->py[i]),
                                             th_v2(s->vx[i], s->vy[i]), &err);
-        ck_assert_msg(id == i, "agent %u: %s", i, err.message);
+        ck_assert_msg(th_agent_id_eq(id, th_test_id(i)), "agent %u: %s", i, err.message);
     }
     /* The engine clamps initial velocities to max_speed; give the reference the same input. */
     float *vx = malloc(s->n * sizeof(float)), *vy = malloc(s->n * sizeof(float));
     for (uint32_t i = 0; i < s->n; i++) {
         th_agent_state a;
-        ck_assert(th_world_get_agent(w, i, &a));
+        ck_assert(th_world_get_agent(w, th_test_id(i), &a));
         vx[i] = a.velocity.x;
         vy[i] = a.velocity.y;
     }
@@ -112,7 +112,7 @@ static void check_against_reference(const scenario *s, uint32_t threads) {
     uint32_t nonzero = 0;
     for (uint32_t i = 0; i < s->n; i++) {
         th_agent_state a;
-        ck_assert(th_world_get_agent(w, i, &a));
+        ck_assert(th_world_get_agent(w, th_test_id(i), &a));
         float tol = 1e-5f * fmaxf(1.0f, hypotf(ax[i], ay[i]));
         ck_assert_msg(a.neighbors == nb[i], "agent %u sees %u neighbours, reference %u", i,
                       a.neighbors, nb[i]);
@@ -219,7 +219,7 @@ START_TEST(one_step_integration_matches_reference) {
     ref_boids_step(&rw, wd.timestep, s.n, s.px, s.py, s.vx, s.vy, s.crowd, ax, ay);
     for (uint32_t i = 0; i < s.n; i++) {
         th_agent_state a;
-        ck_assert(th_world_get_agent(w, i, &a));
+        ck_assert(th_world_get_agent(w, th_test_id(i), &a));
         float dx = fabsf(a.position.x - s.px[i]), dy = fabsf(a.position.y - s.py[i]);
         dx = fminf(dx, s.width - dx); /* either side of the seam */
         dy = fminf(dy, s.height - dy);
@@ -364,12 +364,13 @@ static void flee_case(bool wrap, uint64_t seed) {
             th_vec2 p = th_v2(rnd(seed, n, 0, 0.0f, W), rnd(seed, n, 1, 0.0f, H));
             if (k % 5 == 0) p.x = rnd(seed, n, 2, 0.0f, 1.5f); /* near the seam */
             th_vec2 v = th_v2(rnd(seed, n, 3, -2.0f, 2.0f), rnd(seed, n, 4, -2.0f, 2.0f));
-            ck_assert(th_world_add_agent(w, CROWD_ID(c), p, v, &err) == n);
+            ck_assert(
+                th_agent_id_eq(th_world_add_agent(w, CROWD_ID(c), p, v, &err), th_test_id(n)));
         }
     }
     th_agent_state *st = malloc(n * sizeof *st);
     ck_assert_ptr_nonnull(st);
-    for (uint32_t i = 0; i < n; i++) ck_assert(th_world_get_agent(w, i, &st[i]));
+    for (uint32_t i = 0; i < n; i++) ck_assert(th_world_get_agent(w, th_test_id(i), &st[i]));
     th_world_step(w);
     uint32_t fleeing = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -405,7 +406,7 @@ static void flee_case(bool wrap, uint64_t seed) {
             fleeing++;
         }
         th_agent_state a;
-        ck_assert(th_world_get_agent(w, i, &a));
+        ck_assert(th_world_get_agent(w, th_test_id(i), &a));
         const double tol = 1e-4 * fmax(1.0, hypot(ax, ay));
         ck_assert_msg(fabs(a.acceleration.x - ax) <= tol && fabs(a.acceleration.y - ay) <= tol,
                       "agent %u (crowd %u, %u predators): engine (%.7g, %.7g) brute force "

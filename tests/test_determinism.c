@@ -43,8 +43,9 @@ static uint64_t mixed_hash(uint32_t threads) {
         float x = th_rng_range(7, i, 0, 0.0f, i % 2 ? 140.0f : 30.0f);
         float y = th_rng_range(7, i, 1, 0.0f, i % 2 ? 90.0f : 20.0f);
         float vx = th_rng_range(7, i, 2, -3.0f, 3.0f), vy = th_rng_range(7, i, 3, -3.0f, 3.0f);
-        ck_assert_uint_eq(th_world_add_agent(w, CROWD_ID(i % 3), th_v2(x, y), th_v2(vx, vy), NULL),
-                          i);
+        ck_assert(
+            th_agent_id_eq(th_world_add_agent(w, CROWD_ID(i % 3), th_v2(x, y), th_v2(vx, vy), NULL),
+                           th_test_id(i)));
     }
     for (int i = 0; i < STEPS; i++) th_world_step(w);
     uint64_t h = th_world_hash(w);

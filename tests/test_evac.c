@@ -113,8 +113,8 @@ static th_world *make_maze(uint32_t threads, uint32_t n, uint64_t seed, const ch
     for (uint32_t i = 0, draw = 0; i < n; draw++) {
         float x = th_rng_range(seed, draw, 0, 0.0f, MW), y = th_rng_range(seed, draw, 1, 0.0f, MH);
         if (th_world_cell(w, (int32_t)x, (int32_t)y, NULL) != TH_CELL_OPEN) continue;
-        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(x, y), th_v2(0, 0), &err) !=
-                  TH_INVALID_AGENT);
+        ck_assert(
+            th_agent_id_valid(th_world_add_agent(w, CROWD_ID(0), th_v2(x, y), th_v2(0, 0), &err)));
         i++;
     }
     return w;
@@ -134,8 +134,9 @@ static void assert_no_agent_in_wall(const th_world *w) {
     for (uint32_t k = 0; k < v.count; k++) {
         int32_t x = (int32_t)v.px[k], y = (int32_t)v.py[k];
         ck_assert_msg(th_world_cell(w, x, y, NULL) == TH_CELL_OPEN,
-                      "agent %u at (%g, %g) is inside a wall at step %" PRIu64, v.id[k],
-                      (double)v.px[k], (double)v.py[k], th_world_step_count(w));
+                      "agent %u at (%g, %g) is inside a wall at step %" PRIu64,
+                      th_test_slot(v.id[k]), (double)v.px[k], (double)v.py[k],
+                      th_world_step_count(w));
     }
 }
 
@@ -407,8 +408,8 @@ START_TEST(bad_terrain_input_is_rejected) {
     th_crowd_def cd = th_default_crowd_def();
     cd.behavior = TH_BEHAVIOR_FLEE;
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
-    ck_assert_uint_eq(th_world_add_agent(w, CROWD_ID(0), th_v2(5.5f, 5.5f), th_v2(0, 0), &err),
-                      TH_INVALID_AGENT); /* inside a wall */
+    ck_assert(!th_agent_id_valid(th_world_add_agent(w, CROWD_ID(0), th_v2(5.5f, 5.5f), th_v2(0, 0),
+                                                    &err))); /* inside a wall */
     ck_assert(!th_world_destroy_bunker(w, BUNKER_ID(7), &err));
     ck_assert(!th_world_break_walls(w, 200, 200, 300, 300, &err));
     ck_assert(!th_world_block_cells(w, 5, 5, 4, 4, &err));

@@ -68,9 +68,9 @@ static th_world *make_colony(const colony_opts *o) {
     for (uint32_t i = 0; i < o->ants; i++) {
         const float a = 6.2831853f * (float)i / (float)o->ants;
         th_vec2 p = th_v2(o->nest.x + 1.2f * cosf(a), o->nest.y + 1.2f * sinf(a));
-        ck_assert_msg(th_world_add_agent(w, CROWD_ID(0), p, th_v2(cosf(a), sinf(a)), &err) !=
-                          TH_INVALID_AGENT,
-                      "%s", err.message);
+        ck_assert_msg(
+            th_agent_id_valid(th_world_add_agent(w, CROWD_ID(0), p, th_v2(cosf(a), sinf(a)), &err)),
+            "%s", err.message);
     }
     return w;
 }
@@ -101,9 +101,9 @@ static double grid_sum(const th_world *w) {
 static uint32_t count_carrying(const th_world *w) {
     th_world_stats st = th_world_get_stats(w);
     uint32_t n = 0;
-    for (th_agent_id id = 0; id < st.spawned; id++) {
+    for (uint32_t id = 0; id < st.spawned; id++) {
         th_agent_state a;
-        if (th_world_get_agent(w, id, &a)) n += a.carrying;
+        if (th_world_get_agent(w, th_test_id(id), &a)) n += a.carrying;
     }
     return n;
 }
@@ -188,7 +188,7 @@ START_TEST(scarce_food_goes_first_in_storage_order) {
     th_world *w = make_colony(&o);
     for (int i = 0; i < 10; i++) {
         th_vec2 p = th_v2(19.1f + 0.2f * (float)(i % 5), 19.6f + 0.5f * (float)(i / 5));
-        ck_assert(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), NULL) != TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), NULL)));
     }
     th_world_step(w);
     th_forage_info fi;
@@ -199,8 +199,8 @@ START_TEST(scarce_food_goes_first_in_storage_order) {
     for (uint32_t k = 0; k < v.count; k++) {
         th_agent_state a;
         ck_assert(th_world_get_agent(w, v.id[k], &a));
-        ck_assert_msg(a.carrying == (k < 3), "slot %u (agent %u): carrying %d", k, v.id[k],
-                      (int)a.carrying);
+        ck_assert_msg(a.carrying == (k < 3), "slot %u (agent %u): carrying %d", k,
+                      th_test_slot(v.id[k]), (int)a.carrying);
     }
     /* A carrier removed takes its unit with it: counted as lost, not as carried. */
     for (uint32_t k = 0; k < v.count; k++) {
@@ -368,7 +368,7 @@ START_TEST(searching_ant_follows_a_trail) {
         }
         th_agent_id id =
             th_world_add_agent(w, CROWD_ID(0), th_v2(42.0f, 30.0f), th_v2(0.0f, 2.0f), NULL);
-        ck_assert(id != TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(id));
         float worst = 0.0f;
         for (int s = 1; s <= 60 * 20; s++) {
             th_world_step(w);

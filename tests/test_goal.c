@@ -229,14 +229,16 @@ static void corridor_split(float west_weight, uint32_t *went_west, uint32_t *exp
          * long, so only choices clear by two cells are compared. */
         clear[n] = (cw > ce ? cw - ce : ce - cw) >= 2u * 140u;
         x0[n] = (float)x + 0.5f;
-        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(x0[n], 2.5f), th_v2(0, 0), &err) == n);
+        ck_assert(th_agent_id_eq(
+            th_world_add_agent(w, CROWD_ID(0), th_v2(x0[n], 2.5f), th_v2(0, 0), &err),
+            th_test_id(n)));
         n++;
     }
     for (int s = 0; s < 60; s++) th_world_step(w);
     *went_west = 0;
     for (uint32_t i = 0; i < n; i++) {
         th_agent_state a;
-        ck_assert(th_world_get_agent(w, i, &a));
+        ck_assert(th_world_get_agent(w, th_test_id(i), &a));
         const bool west_now = a.position.x < x0[i];
         *went_west += west_now;
         if (!clear[i]) continue;
@@ -299,7 +301,8 @@ static void run_route(th_model model, th_route_mode mode) {
     enum { N = 6 };
     for (uint32_t i = 0; i < N; i++) {
         const th_vec2 p = th_v2(4.0f + 2.0f * (float)i, 4.0f);
-        ck_assert(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err) == i);
+        ck_assert(th_agent_id_eq(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err),
+                                 th_test_id(i)));
     }
     uint32_t seen[N], visits[N];
     for (uint32_t i = 0; i < N; i++) {
@@ -311,7 +314,7 @@ static void run_route(th_model model, th_route_mode mode) {
         th_world_step(w);
         for (uint32_t i = 0; i < N; i++) {
             th_agent_state a;
-            ck_assert(th_world_get_agent(w, i, &a));
+            ck_assert(th_world_get_agent(w, th_test_id(i), &a));
             if (a.waypoint == seen[i]) continue;
             /* A change of waypoint goes to the next one the mode defines, never skips one. */
             const uint32_t want = route_expected(mode, 4, visits[i] + 1);
@@ -325,7 +328,7 @@ static void run_route(th_model model, th_route_mode mode) {
     }
     for (uint32_t i = 0; i < N; i++) {
         th_agent_state a;
-        ck_assert(th_world_get_agent(w, i, &a));
+        ck_assert(th_world_get_agent(w, th_test_id(i), &a));
         if (mode == TH_ROUTE_ONCE) {
             /* Walked to the end and holds it: the last waypoint, within its radius. */
             ck_assert_uint_eq(visits[i], 3);
@@ -374,14 +377,15 @@ START_TEST(wander_heading_spreads_at_its_rate) {
     for (uint32_t i = 0; i < N; i++) {
         const th_vec2 p =
             th_v2(10.0f + 20.0f * (float)(i % SIDE), 10.0f + 20.0f * (float)(i / SIDE));
-        ck_assert(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err) == i);
+        ck_assert(th_agent_id_eq(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err),
+                                 th_test_id(i)));
     }
     for (int s = 0; s < 30; s++) th_world_step(w); /* up to speed */
     const int per = (int)lround(T / (double)wd.timestep), windows = 4;
     static double heading[N], unwrapped[N], start[N];
     for (uint32_t i = 0; i < N; i++) {
         th_agent_state a;
-        ck_assert(th_world_get_agent(w, i, &a));
+        ck_assert(th_world_get_agent(w, th_test_id(i), &a));
         heading[i] = atan2((double)a.velocity.y, (double)a.velocity.x);
         unwrapped[i] = start[i] = 0.0;
     }
@@ -392,7 +396,7 @@ START_TEST(wander_heading_spreads_at_its_rate) {
             th_world_step(w);
             for (uint32_t i = 0; i < N; i++) {
                 th_agent_state a;
-                ck_assert(th_world_get_agent(w, i, &a));
+                ck_assert(th_world_get_agent(w, th_test_id(i), &a));
                 const double h = atan2((double)a.velocity.y, (double)a.velocity.x);
                 double d = h - heading[i];
                 while (d > k_pi) d -= 2.0 * k_pi;
@@ -481,14 +485,14 @@ static uint32_t run_with_sink(th_world *w, int steps, departures *out) {
         th_world_step(w);
         const th_agent_view v = th_world_agents(w);
         for (uint32_t k = 0; k < v.count; k++) {
-            if (v.py[k] >= 2.0f || gone[v.id[k]]) continue;
-            gone[v.id[k]] = true;
+            if (v.py[k] >= 2.0f || gone[th_test_slot(v.id[k])]) continue;
+            gone[th_test_slot(v.id[k])] = true;
             out->by[v.crowd[k] & 1u][v.px[k] < 12.0f ? 0 : 1]++;
             ck_assert(th_world_remove_agent(w, v.id[k], &err));
         }
         if (!out->emptied && v.count > 0) {
             bool all = true;
-            for (uint32_t k = 0; k < v.count && all; k++) all = gone[v.id[k]];
+            for (uint32_t k = 0; k < v.count && all; k++) all = gone[th_test_slot(v.id[k])];
             if (all) out->emptied = (uint32_t)s + 1;
         }
     }
@@ -509,7 +513,9 @@ START_TEST(groups_use_their_own_exits) {
     for (int j = 0; j < 5; j++) {
         for (int i = 0; i < 20; i++) {
             const th_vec2 p = th_v2(2.0f + (float)i, 5.0f + 2.0f * (float)j);
-            ck_assert(th_world_add_agent(w, CROWD_ID((i + j) & 1u), p, th_v2(0, 0), &err) == n);
+            ck_assert(
+                th_agent_id_eq(th_world_add_agent(w, CROWD_ID((i + j) & 1u), p, th_v2(0, 0), &err),
+                               th_test_id(n)));
             n++;
         }
     }
@@ -540,7 +546,8 @@ static th_world *packed_room(uint32_t threads, float congestion) {
     for (int j = 0; j < 6; j++) {
         for (int i = 0; i < 13; i++) {
             const th_vec2 p = th_v2(3.4f + 0.6f * (float)i, 3.4f + 0.6f * (float)j);
-            ck_assert(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err) == n);
+            ck_assert(th_agent_id_eq(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err),
+                                     th_test_id(n)));
             n++;
         }
     }
@@ -919,8 +926,8 @@ START_TEST(rimea10_everyone_uses_the_assigned_exit) {
          * of the secondary one, both yards y in [3, 11) m. */
         const bool in_yard =
             (main ? v.px[k] < 4.0f : v.px[k] >= 35.0f) && v.py[k] >= 3.0f && v.py[k] < 11.0f;
-        ck_assert_msg(in_yard, "%s agent %u at (%.1f, %.1f)", cd->name, v.id[k], (double)v.px[k],
-                      (double)v.py[k]);
+        ck_assert_msg(in_yard, "%s agent %u at (%.1f, %.1f)", cd->name, th_test_slot(v.id[k]),
+                      (double)v.px[k], (double)v.py[k]);
     }
     ck_assert_uint_eq(group[0] + group[1], 23);
     ck_assert_uint_eq(through[0], group[0]);

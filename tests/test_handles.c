@@ -47,8 +47,9 @@ static fixture make(void) {
     f.crowd = th_world_add_crowd(f.w, &cd, &err);
     ck_assert_msg(f.crowd.index1 == 1, "%s", err.message);
     f.agent = th_world_add_agent(f.w, f.crowd, th_v2(10, 10), th_v2(0, 0), &err);
-    /* Agents are checked by count, not by comparing ids (th_agent_id has its own helpers). */
-    ck_assert_msg(th_world_agent_count(f.w) == 1, "%s", err.message);
+    /* Agent ids are {slot + 1, generation}: compared with th_agent_id_eq, not as numbers. */
+    ck_assert_msg(th_agent_id_eq(f.agent, th_test_id(0)), "%s", err.message);
+    ck_assert_uint_eq(th_world_agent_count(f.w), 1);
     th_squad_def sd = th_default_squad_def();
     sd.crowd = f.crowd;
     sd.count = 4;
@@ -253,7 +254,8 @@ START_TEST(squad_handles_refused) {
     cd.name = "loose";
     const th_crowd_id loose = th_world_add_crowd(f.w, &cd, &err);
     const th_agent_id a = th_world_add_agent(f.w, loose, th_v2(30, 5), th_v2(0, 0), &err);
-    ck_assert_uint_eq(th_world_agent_count(f.w), 6); /* the fixture's agent, 4 members, this */
+    ck_assert(th_agent_id_eq(a, th_test_id(5))); /* after the fixture's agent and 4 members */
+    ck_assert_uint_eq(th_world_agent_count(f.w), 6);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const th_squad_id q = bad[i];
         th_squad_info si;

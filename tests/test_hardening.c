@@ -206,14 +206,14 @@ START_TEST(blocks_leave_nobody_inside_walls) {
             th_vec2 p = th_v2(
                 (float)(c % COLS) + 0.05f + 0.9f * (float)(splitmix64(&rng) % 1000) / 1000.0f,
                 (float)(c / COLS) + 0.05f + 0.9f * (float)(splitmix64(&rng) % 1000) / 1000.0f);
-            ck_assert(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err) != TH_INVALID_AGENT);
+            ck_assert(th_agent_id_valid(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err)));
             placed++;
         }
     }
     th_world_step(w); /* settle: the first step builds the fields */
     th_agent_view v = th_world_agents(w);
     static th_vec2 before[2 * N];
-    for (uint32_t k = 0; k < v.count; k++) before[v.id[k]] = th_v2(v.px[k], v.py[k]);
+    for (uint32_t k = 0; k < v.count; k++) before[th_test_slot(v.id[k])] = th_v2(v.px[k], v.py[k]);
     ck_assert(th_world_block_cells(w, r[0], r[1], r[2], r[3], &err));
     memcpy(open_after, open_before, sizeof open_after);
     memset(newly, 0, sizeof newly);
@@ -240,15 +240,15 @@ START_TEST(blocks_leave_nobody_inside_walls) {
     v = th_world_agents(w);
     for (uint32_t k = 0; k < v.count; k++) {
         int32_t c = (int32_t)v.py[k] * COLS + (int32_t)v.px[k];
-        CHECK_MSG(open_after[c], "agent %u at (%g, %g) is inside a wall", v.id[k], (double)v.px[k],
-                  (double)v.py[k]);
-        th_vec2 p0 = before[v.id[k]];
+        CHECK_MSG(open_after[c], "agent %u at (%g, %g) is inside a wall", th_test_slot(v.id[k]),
+                  (double)v.px[k], (double)v.py[k]);
+        th_vec2 p0 = before[th_test_slot(v.id[k])];
         int32_t c0 = (int32_t)p0.y * COLS + (int32_t)p0.x;
         if (!newly[c0]) continue;
         /* moved: to an open cell at the reference's distance (the step may then move it a
          * little, never past the cell it was put in: speeds are 4 m/s, the step 1/60 s) */
         int want = ref_escape_distance(newly, open_after, COLS, ROWS, c0, dist, queue);
-        CHECK_MSG(want > 0, "agent %u should have been buried", v.id[k]);
+        CHECK_MSG(want > 0, "agent %u should have been buried", th_test_slot(v.id[k]));
         /* distance from c0 to c through newly blocked cells: c is adjacent to one of them */
         int best = -1;
         const int32_t x = c % COLS, y = c / COLS;
@@ -269,7 +269,7 @@ START_TEST(blocks_leave_nobody_inside_walls) {
             }
         }
         CHECK_MSG(best == want, "agent %u from cell %d to cell %d: %d steps, nearest is %d",
-                  v.id[k], c0, c, best, want);
+                  th_test_slot(v.id[k]), c0, c, best, want);
     }
     th_world_destroy(w);
 }
@@ -308,13 +308,13 @@ START_TEST(blocks_keep_bodies_out_of_walls) {
     const bool crush = _i == 5;
     const int32_t *b = rects[_i];
     if (_i == 0) { /* centre 0.15 m left of the cell: the body reaches 0.05 m into it */
-        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(10 * cs - 0.15f, 10.5f * cs),
-                                     th_v2(0, 0), &err) != TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(th_world_add_agent(
+            w, CROWD_ID(0), th_v2(10 * cs - 0.15f, 10.5f * cs), th_v2(0, 0), &err)));
     } else if (_i == 4) { /* in the corner cell and beside the block */
-        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(0.3f, 0.3f), th_v2(0, 0), &err) !=
-                  TH_INVALID_AGENT);
-        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(2 * cs + 0.1f, 0.5f), th_v2(0, 0),
-                                     &err) != TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(
+            th_world_add_agent(w, CROWD_ID(0), th_v2(0.3f, 0.3f), th_v2(0, 0), &err)));
+        ck_assert(th_agent_id_valid(
+            th_world_add_agent(w, CROWD_ID(0), th_v2(2 * cs + 0.1f, 0.5f), th_v2(0, 0), &err)));
     } else {
         uint64_t rng = 41 + (uint64_t)_i;
         for (int32_t y = b[1]; y <= b[3]; y++) {
@@ -324,9 +324,9 @@ START_TEST(blocks_keep_bodies_out_of_walls) {
                         continue; /* a third of the cells: room to go */
                     float fx = 0.3f + 0.4f * (float)(splitmix64(&rng) % 1000) / 1000.0f;
                     float fy = 0.3f + 0.4f * (float)(splitmix64(&rng) % 1000) / 1000.0f;
-                    ck_assert(th_world_add_agent(w, CROWD_ID(0),
-                                                 th_v2(((float)x + fx) * cs, ((float)y + fy) * cs),
-                                                 th_v2(0, 0), &err) != TH_INVALID_AGENT);
+                    ck_assert(th_agent_id_valid(th_world_add_agent(
+                        w, CROWD_ID(0), th_v2(((float)x + fx) * cs, ((float)y + fy) * cs),
+                        th_v2(0, 0), &err)));
                 }
         }
     }
@@ -358,14 +358,15 @@ START_TEST(blocks_keep_bodies_out_of_walls) {
                     CHECK_MSG(
                         dist >= 0.99f * r,
                         "step %d: body of agent %u at (%g, %g) overlaps cell (%d, %d) by %.3f m", s,
-                        v.id[k], (double)v.px[k], (double)v.py[k], x, y, (double)(r - dist));
+                        th_test_slot(v.id[k]), (double)v.px[k], (double)v.py[k], x, y,
+                        (double)(r - dist));
                 }
             }
             for (uint32_t j = k + 1; j < v.count && !crush; j++) {
                 float overlap = 2.0f * r - hypotf(v.px[k] - v.px[j], v.py[k] - v.py[j]);
                 CHECK_MSG(overlap <= TH_MAX_OVERLAP * 2.0f * r,
-                          "step %d: agents %u and %u overlap by %.3f m", s, v.id[k], v.id[j],
-                          (double)overlap);
+                          "step %d: agents %u and %u overlap by %.3f m", s, th_test_slot(v.id[k]),
+                          th_test_slot(v.id[j]), (double)overlap);
             }
         }
     }
@@ -389,7 +390,7 @@ START_TEST(block_of_a_whole_map_is_fast_and_deterministic) {
         for (int i = 0; i < 50000; i++) {
             th_vec2 p = th_v2((float)(splitmix64(&rng) % 1024000) / 1000.0f,
                               (float)(splitmix64(&rng) % 1024000) / 1000.0f);
-            ck_assert(th_world_add_agent(w, CROWD_ID(0), p, th_v2(1, 0), &err) != TH_INVALID_AGENT);
+            ck_assert(th_agent_id_valid(th_world_add_agent(w, CROWD_ID(0), p, th_v2(1, 0), &err)));
         }
         /* The bound is relative to the first step (which builds the same per-cell fields), so
          * a loaded machine or a sanitizer slows both: the old search took 0.8 ms per trapped
@@ -435,8 +436,8 @@ static th_vec2 walk_behind(float side) {
     cd.desired_speed_sd = 0.0f;
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     th_agent_id a = th_world_add_agent(w, CROWD_ID(0), th_v2(20, 20), th_v2(0, 0), &err);
-    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(21.2f, 20 + side), th_v2(0, 0), &err) !=
-              TH_INVALID_AGENT);
+    ck_assert(th_agent_id_valid(
+        th_world_add_agent(w, CROWD_ID(0), th_v2(21.2f, 20 + side), th_v2(0, 0), &err)));
     th_world_step(w);
     th_agent_state st;
     ck_assert(th_world_get_agent(w, a, &st));
@@ -508,8 +509,8 @@ START_TEST(pedestrian_never_walks_backwards) {
     cd.repulsion = 0.0f;
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     th_agent_id a = th_world_add_agent(w, CROWD_ID(0), th_v2(20, 20), th_v2(0, 0), &err);
-    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(20.25f, 20), th_v2(0, 0), &err) !=
-              TH_INVALID_AGENT);
+    ck_assert(th_agent_id_valid(
+        th_world_add_agent(w, CROWD_ID(0), th_v2(20.25f, 20), th_v2(0, 0), &err)));
     th_world_step(w);
     th_agent_state st;
     ck_assert(th_world_get_agent(w, a, &st));
@@ -575,10 +576,10 @@ START_TEST(a_body_pushed_into_a_bunker_is_sheltered) {
     stand.name = "standing";
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &flee, &err)), 0);
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &stand, &err)), 1);
-    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(9.999f, 10.5f), th_v2(0, 0), &err) !=
-              TH_INVALID_AGENT);
-    ck_assert(th_world_add_agent(w, CROWD_ID(1), th_v2(9.999f - 0.3f, 10.5f), th_v2(0, 0), &err) !=
-              TH_INVALID_AGENT);
+    ck_assert(th_agent_id_valid(
+        th_world_add_agent(w, CROWD_ID(0), th_v2(9.999f, 10.5f), th_v2(0, 0), &err)));
+    ck_assert(th_agent_id_valid(
+        th_world_add_agent(w, CROWD_ID(1), th_v2(9.999f - 0.3f, 10.5f), th_v2(0, 0), &err)));
     th_world_step(w);
     th_world_stats st = th_world_get_stats(w);
     ck_assert_uint_eq(st.sheltered, 1);
@@ -627,7 +628,7 @@ START_TEST(target_magnitudes_are_bounded) {
     uint64_t rng = 7;
     for (int i = 0; i < 200; i++) {
         th_vec2 p = th_v2((float)(splitmix64(&rng) % 100), (float)(splitmix64(&rng) % 100));
-        ck_assert(th_world_add_agent(w, CROWD_ID(crowd), p, th_v2(0, 0), &err) != TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(th_world_add_agent(w, CROWD_ID(crowd), p, th_v2(0, 0), &err)));
     }
     for (int s = 0; s < 200; s++) {
         th_world_step(w);
@@ -649,18 +650,18 @@ START_TEST(agent_velocity_is_bounded) {
     th_world *w = th_world_create(&wd, &err);
     th_crowd_def cd = th_default_crowd_def();
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
-    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(5, 5), th_v2(NAN, 0), &err) ==
-              TH_INVALID_AGENT);
-    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(5, 5), th_v2(0, INFINITY), &err) ==
-              TH_INVALID_AGENT);
-    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(NAN, 5), th_v2(0, 0), &err) ==
-              TH_INVALID_AGENT);
+    ck_assert(
+        !th_agent_id_valid(th_world_add_agent(w, CROWD_ID(0), th_v2(5, 5), th_v2(NAN, 0), &err)));
+    ck_assert(!th_agent_id_valid(
+        th_world_add_agent(w, CROWD_ID(0), th_v2(5, 5), th_v2(0, INFINITY), &err)));
+    ck_assert(
+        !th_agent_id_valid(th_world_add_agent(w, CROWD_ID(0), th_v2(NAN, 5), th_v2(0, 0), &err)));
     /* Regression: (3e38, -3e38) has a float length of infinity, and the float clamp made it
      * (0, 0); clamped in double it keeps its direction at the crowd's top speed. */
     const th_vec2 vel[] = {{3e38f, -3e38f}, {600, 800}, {-FLT_MAX, 0}, {1e-30f, 3e38f}};
     for (size_t i = 0; i < sizeof vel / sizeof vel[0]; i++) {
         th_agent_id id = th_world_add_agent(w, CROWD_ID(0), th_v2(5, 5), vel[i], &err);
-        ck_assert_msg(id != TH_INVALID_AGENT, "%s", err.message);
+        ck_assert_msg(th_agent_id_valid(id), "%s", err.message);
         th_agent_state st;
         ck_assert(th_world_get_agent(w, id, &st));
         double len = hypot(vel[i].x, vel[i].y);
@@ -745,11 +746,13 @@ static th_world *hash_world(float sign_of_zero) {
                           {9.5f, 6.25f, -0.125f, -0.5f},
                           {12.0f, 1.0f, 0.0f, 0.0f}};
     for (uint32_t i = 0; i < 4; i++) {
-        ck_assert(th_world_add_agent(w, CROWD_ID(i % 2), th_v2(v[i][0], v[i][1]),
-                                     th_v2(v[i][2], v[i][3]), &err) == i);
+        ck_assert(th_agent_id_eq(th_world_add_agent(w, CROWD_ID(i % 2), th_v2(v[i][0], v[i][1]),
+                                                    th_v2(v[i][2], v[i][3]), &err),
+                                 th_test_id(i)));
     }
-    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(7.0f, 7.0f),
-                                 th_v2(sign_of_zero * 0.0f, 1.0f), &err) == 4);
+    ck_assert(th_agent_id_eq(th_world_add_agent(w, CROWD_ID(0), th_v2(7.0f, 7.0f),
+                                                th_v2(sign_of_zero * 0.0f, 1.0f), &err),
+                             th_test_id(4)));
     return w;
 }
 
@@ -764,7 +767,7 @@ START_TEST(hash_is_pinned_and_sees_signs) {
                   (unsigned long long)h);
     th_world *neg = hash_world(-1.0f);
     th_agent_state st;
-    ck_assert(th_world_get_agent(neg, 4, &st) && signbit(st.velocity.x));
+    ck_assert(th_world_get_agent(neg, th_test_id(4), &st) && signbit(st.velocity.x));
     ck_assert_uint_ne(th_world_hash(neg), h);
     th_world_destroy(neg);
     /* the same world with one velocity's sign flipped */
@@ -774,8 +777,12 @@ START_TEST(hash_is_pinned_and_sees_signs) {
     th_crowd_def cd = th_default_crowd_def();
     ck_assert_int_eq(IDX(th_world_add_crowd(flip, &cd, &err)), 0);
     ck_assert_int_eq(IDX(th_world_add_crowd(orig, &cd, &err)), 0);
-    ck_assert(th_world_add_agent(flip, CROWD_ID(0), th_v2(3, 3), th_v2(-1.5f, 0.5f), &err) == 0);
-    ck_assert(th_world_add_agent(orig, CROWD_ID(0), th_v2(3, 3), th_v2(1.5f, 0.5f), &err) == 0);
+    ck_assert(
+        th_agent_id_eq(th_world_add_agent(flip, CROWD_ID(0), th_v2(3, 3), th_v2(-1.5f, 0.5f), &err),
+                       th_test_id(0)));
+    ck_assert(
+        th_agent_id_eq(th_world_add_agent(orig, CROWD_ID(0), th_v2(3, 3), th_v2(1.5f, 0.5f), &err),
+                       th_test_id(0)));
     ck_assert_uint_ne(th_world_hash(flip), th_world_hash(orig));
     th_world_destroy(flip);
     th_world_destroy(orig);
@@ -896,11 +903,16 @@ START_TEST(candidates_exclude_the_agent_itself) {
     th_world *w = th_world_create(&wd, &err);
     th_crowd_def cd = th_default_crowd_def();
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
-    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(50.0f, 50.0f), th_v2(0, 0), &err) == 0);
+    ck_assert(th_agent_id_eq(
+        th_world_add_agent(w, CROWD_ID(0), th_v2(50.0f, 50.0f), th_v2(0, 0), &err), th_test_id(0)));
     th_world_step(w);
     ck_assert(th_world_get_stats(w).mean_candidates == 0.0);
-    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(50.01f, 50.0f), th_v2(0, 0), &err) == 1);
-    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(50.0f, 50.01f), th_v2(0, 0), &err) == 2);
+    ck_assert(
+        th_agent_id_eq(th_world_add_agent(w, CROWD_ID(0), th_v2(50.01f, 50.0f), th_v2(0, 0), &err),
+                       th_test_id(1)));
+    ck_assert(
+        th_agent_id_eq(th_world_add_agent(w, CROWD_ID(0), th_v2(50.0f, 50.01f), th_v2(0, 0), &err),
+                       th_test_id(2)));
     th_world_step(w);
     th_world_stats st = th_world_get_stats(w);
     ck_assert_msg(st.mean_candidates == 2.0, "%g candidates per agent", st.mean_candidates);
@@ -951,7 +963,7 @@ START_TEST(stranded_counts_every_chunk) {
     for (uint32_t i = 0; i < n; i++) {
         th_vec2 p = th_v2(1.0f + (float)(splitmix64(&rng) % 18000) / 1000.0f,
                           1.0f + (float)(splitmix64(&rng) % 18000) / 1000.0f);
-        ck_assert(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err) != TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err)));
     }
     th_world_step(w);
     ck_assert_uint_eq(th_world_get_stats(w).stranded, n);
@@ -997,7 +1009,8 @@ START_TEST(path_target_stops_at_its_end) {
     ck_assert_int_eq(IDX(th_world_add_target(w, &t, &err)), 0);
     th_crowd_def cd = th_default_crowd_def();
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
-    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(50, 50), th_v2(0, 0), &err) == 0);
+    ck_assert(th_agent_id_eq(th_world_add_agent(w, CROWD_ID(0), th_v2(50, 50), th_v2(0, 0), &err),
+                             th_test_id(0)));
     th_vec2 pos, vel;
     for (int s = 0; s < 14; s++) { /* 3.5 s: the 2 m path ends at 2 s */
         th_world_step(w);
@@ -1023,10 +1036,10 @@ START_TEST(validation_counts_removed_and_catches_speed) {
     th_crowd_def cd = th_default_crowd_def();
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     for (int i = 0; i < 5; i++)
-        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(10.0f + 10.0f * (float)i, 50),
-                                     th_v2(1, 0), &err) != TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(th_world_add_agent(
+            w, CROWD_ID(0), th_v2(10.0f + 10.0f * (float)i, 50), th_v2(1, 0), &err)));
     th_world_set_validation(w, true);
-    ck_assert(th_world_remove_agent(w, 2, &err));
+    ck_assert(th_world_remove_agent(w, th_test_id(2), &err));
     th_world_step(w);
     th_world_step(w);
     ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));

@@ -224,11 +224,11 @@ static void *meddling_enqueue(th_task_fn *task, uint32_t items, uint32_t min_ran
     meddler *m = user;
     if (m->w) {
         th_error err = {0};
-        if (th_world_add_agent(m->w, CROWD_ID(0), th_v2(5, 5), th_v2(0, 0), &err) ==
-                TH_INVALID_AGENT &&
+        if (!th_agent_id_valid(
+                th_world_add_agent(m->w, CROWD_ID(0), th_v2(5, 5), th_v2(0, 0), &err)) &&
             err.code == TH_ERR_STATE)
             m->refused++;
-        if (!th_world_remove_agent(m->w, 0, &err)) m->refused++;
+        if (!th_world_remove_agent(m->w, th_test_id(0), &err)) m->refused++;
         th_world_step(m->w); /* refused: nothing happens */
     }
     task(0, items, 0, ctx);
@@ -249,9 +249,9 @@ START_TEST(calls_from_inside_a_step_are_refused) {
     th_crowd_def cd = th_default_crowd_def();
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     for (int i = 0; i < 50; i++) {
-        ck_assert(th_world_add_agent(w, CROWD_ID(0),
-                                     th_v2(10.0f + (float)(i % 10), 10.0f + (float)(i / 10)),
-                                     th_v2(1, 0), &err) != TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(th_world_add_agent(
+            w, CROWD_ID(0), th_v2(10.0f + (float)(i % 10), 10.0f + (float)(i / 10)), th_v2(1, 0),
+            &err)));
     }
     /* Between steps every call works and no hook is heard. */
     ck_assert_int_eq(g_meddler.hooks, 0);

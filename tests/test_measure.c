@@ -58,9 +58,8 @@ static th_world *make_world(uint32_t threads, bool wrap, uint32_t agents, uint64
         float x = (float)((double)(splitmix64(&s) >> 11) * 0x1p-53 * W_WIDTH);
         float y = (float)((double)(splitmix64(&s) >> 11) * 0x1p-53 * W_HEIGHT);
         double h = (double)(splitmix64(&s) >> 11) * 0x1p-53 * 6.283185307179586;
-        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(x, y),
-                                     th_v2(3.5f * (float)cos(h), 3.5f * (float)sin(h)),
-                                     &err) != TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(th_world_add_agent(
+            w, CROWD_ID(0), th_v2(x, y), th_v2(3.5f * (float)cos(h), 3.5f * (float)sin(h)), &err)));
     }
     const th_measure_area_def areas[] = {
         {"centre", 10.3f, 8.7f, 29.9f, 21.1f},
@@ -156,9 +155,9 @@ static void check_lines_against_reference(bool wrap, uint64_t seed) {
     th_measure_line_info li[8];
     for (uint32_t l = 0; l < nl; l++) ck_assert(th_world_measure_line(w, LINE_ID(l), &li[l]));
     static float qx[AGENTS], qy[AGENTS];
-    for (th_agent_id id = 0; id < AGENTS; id++) {
+    for (uint32_t id = 0; id < AGENTS; id++) {
         th_agent_state a;
-        ck_assert(th_world_get_agent(w, id, &a));
+        ck_assert(th_world_get_agent(w, th_test_id(id), &a));
         qx[id] = a.position.x;
         qy[id] = a.position.y;
     }
@@ -169,9 +168,9 @@ static void check_lines_against_reference(bool wrap, uint64_t seed) {
     for (int s = 0; s < STEPS; s++) {
         th_world_step(w);
         for (uint32_t l = 0; l < nl; l++) ref[l].forward = ref[l].backward = 0;
-        for (th_agent_id id = 0; id < AGENTS; id++) {
+        for (uint32_t id = 0; id < AGENTS; id++) {
             th_agent_state a;
-            ck_assert(th_world_get_agent(w, id, &a));
+            ck_assert(th_world_get_agent(w, th_test_id(id), &a));
             double dx = (double)a.position.x - qx[id], dy = (double)a.position.y - qy[id];
             if (wrap) { /* the short way round */
                 dx -= W_WIDTH * round(dx / W_WIDTH);
@@ -250,8 +249,9 @@ START_TEST(lone_agent_laps_count_once_per_lap) {
         ck_assert_ptr_nonnull(w);
         th_crowd_def cd = th_default_crowd_def();
         ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, NULL)), 0);
-        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(1.0f, 5.0f), th_v2(2.0f * dir, 0.0f),
-                                     NULL) == 0);
+        ck_assert(th_agent_id_eq(
+            th_world_add_agent(w, CROWD_ID(0), th_v2(1.0f, 5.0f), th_v2(2.0f * dir, 0.0f), NULL),
+            th_test_id(0)));
         th_measure_line_def north = {"north", th_v2(10.5f, 0.0f), th_v2(10.5f, 10.0f), 1.0f};
         th_measure_line_def south = {"south", th_v2(15.5f, 10.0f), th_v2(15.5f, 0.0f), 1.0f};
         th_measure_line_def seam = {"seam", th_v2(0.0f, 0.0f), th_v2(0.0f, 10.0f), 1.0f};
@@ -261,7 +261,7 @@ START_TEST(lone_agent_laps_count_once_per_lap) {
         /* 2 m/s over 20 m: a lap is 200 steps; 5 laps. */
         for (int s = 0; s < 1000; s++) th_world_step(w);
         th_agent_state a;
-        ck_assert(th_world_get_agent(w, 0, &a));
+        ck_assert(th_world_get_agent(w, th_test_id(0), &a));
         ck_assert_float_eq_tol(fabsf(a.velocity.x), 2.0f, 1e-4f);
         th_measure_line_info n, so, se;
         th_world_measure_line(w, LINE_ID(0), &n);
@@ -290,7 +290,9 @@ START_TEST(new_agent_crossing_counts) {
     ck_assert_int_eq(IDX(th_world_add_measure_line(w, &l, NULL)), 0);
     th_world_step(w);
     /* 3 m/s east for 1/60 s from 0.02 m west of the line. */
-    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(9.98f, 5.0f), th_v2(3.0f, 0.0f), NULL) == 0);
+    ck_assert(th_agent_id_eq(
+        th_world_add_agent(w, CROWD_ID(0), th_v2(9.98f, 5.0f), th_v2(3.0f, 0.0f), NULL),
+        th_test_id(0)));
     th_world_step(w);
     th_measure_line_info li;
     th_world_measure_line(w, LINE_ID(0), &li);
@@ -363,10 +365,11 @@ START_TEST(measuring_changes_nothing) {
     th_crowd_def cd = th_default_crowd_def();
     th_world_add_crowd(p, &cd, NULL);
     th_agent_view v = th_world_agents(m);
-    for (th_agent_id id = 0; id < v.count; id++) {
+    for (uint32_t id = 0; id < v.count; id++) {
         th_agent_state a;
-        th_world_get_agent(m, id, &a);
-        ck_assert(th_world_add_agent(p, CROWD_ID(0), a.position, a.velocity, NULL) == id);
+        th_world_get_agent(m, th_test_id(id), &a);
+        ck_assert(th_agent_id_eq(th_world_add_agent(p, CROWD_ID(0), a.position, a.velocity, NULL),
+                                 th_test_id(id)));
     }
     for (int s = 0; s < 50; s++) {
         th_world_step(m);
@@ -640,8 +643,8 @@ START_TEST(trajectory_files_round_trip) {
         sample *s = &samples[ns];
         s->step = step;
         s->n = 0;
-        for (th_agent_id id = 0; id < 42; id++) {
-            if (th_world_get_agent(w, id, &s->a[s->n])) s->n++;
+        for (uint32_t id = 0; id < 42; id++) {
+            if (th_world_get_agent(w, th_test_id(id), &s->a[s->n])) s->n++;
         }
         th_measure_area_info a;
         th_measure_line_info l;
@@ -675,12 +678,13 @@ START_TEST(trajectory_files_round_trip) {
             ck_assert_int_eq(nf, 8);
             ck_assert_uint_eq(strtoull(fld[0], NULL, 10), samples[si].step);
             ck_assert_double_eq_tol(strtod(fld[1], NULL), samples[si].step * dt, 1e-9);
-            ck_assert_uint_eq(strtoul(fld[2], NULL, 10), a->id);
+            ck_assert_uint_eq(strtoul(fld[2], NULL, 10), th_test_slot(a->id));
             ck_assert_int_eq((int)strtol(fld[3], NULL, 10), IDX(a->crowd));
             ck_assert_msg(
                 float_exact(fld[4], a->position.x) && float_exact(fld[5], a->position.y) &&
                     float_exact(fld[6], a->velocity.x) && float_exact(fld[7], a->velocity.y),
-                "step %llu agent %u not bit-exact", (unsigned long long)samples[si].step, a->id);
+                "step %llu agent %u not bit-exact", (unsigned long long)samples[si].step,
+                th_test_slot(a->id));
             rows++;
         }
     }
@@ -711,7 +715,7 @@ START_TEST(trajectory_files_round_trip) {
         unsigned long long frame;
         char xs[64], ys[64], zs[64];
         ck_assert_int_eq(sscanf(line, "%u %llu %63s %63s %63s", &id, &frame, xs, ys, zs), 5);
-        ck_assert_uint_eq(id, a->id);
+        ck_assert_uint_eq(id, th_test_slot(a->id));
         ck_assert_uint_eq(frame, samples[si].step / EVERY);
         ck_assert(float_exact(xs, a->position.x) && float_exact(ys, a->position.y));
         ck_assert_str_eq(zs, "0");

@@ -162,7 +162,7 @@ static void wall_follow_matches_reference(bool ped, bool right, uint64_t seed) {
     ck_assert_msg(crowd >= 0, "%s", err.message);
     const th_agent_id id =
         th_world_add_agent(w, CROWD_ID(crowd), th_v2(1.5f, 1.5f), th_v2(0, 0), &err);
-    ck_assert_uint_ne(id, TH_INVALID_AGENT);
+    ck_assert(th_agent_id_valid(id));
     /* A cell a second is slow for both models; 4x that is the budget. */
     const int n = walk_cells(w, id, W, got, want, want * 4 * 60);
     ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
@@ -217,7 +217,7 @@ static void crash_and_turn_goes_round(bool ped, bool right) {
     for (int i = 0; i < 4; i++) {
         ids[i] = th_world_add_agent(
             w, CROWD_ID(crowd), th_v2(3.5f + 2.0f * (float)i, 8.5f + (float)i), th_v2(0, 0), &err);
-        ck_assert_uint_ne(ids[i], TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(ids[i]));
     }
     float min_y[4], max_y[4];
     for (int i = 0; i < 4; i++) {
@@ -394,7 +394,7 @@ static void breadcrumbs_keep_to_the_trail(bool ped) {
     for (int i = 0; i < N; i++) {
         ids[i] = th_world_add_agent(w, CROWD_ID(crowd), th_v2(3.5f, 36.6f + 0.4f * (float)i),
                                     th_v2(0, 0), &err);
-        ck_assert_uint_ne(ids[i], TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(ids[i]));
     }
     float worst = 0.0f;
     th_vec2 crumbs[64];
@@ -673,7 +673,7 @@ static void waypoint_walkers_reach(bool ped) {
     th_agent_id ids[4];
     for (int i = 0; i < 4; i++) {
         ids[i] = th_world_add_agent(w, CROWD_ID(crowd), starts[i], th_v2(0, 0), &err);
-        ck_assert_uint_ne(ids[i], TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(ids[i]));
     }
     for (int s = 0; s < 130 * 60; s++) th_world_step(w);
     ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
@@ -775,8 +775,8 @@ static th_world *mover_world(int mover, bool ped, uint32_t threads) {
                                 (float)(splitmix64(&rs) % 28000) / 1000.0f + 1.0f);
         if (!open[cell_at(p, W)]) continue;
         const float a = (float)(splitmix64(&rs) % 6283) / 1000.0f;
-        ck_assert_uint_ne(th_world_add_agent(w, CROWD_ID(crowd), p, th_v2(cosf(a), sinf(a)), &err),
-                          TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(
+            th_world_add_agent(w, CROWD_ID(crowd), p, th_v2(cosf(a), sinf(a)), &err)));
         i++;
     }
     return w;
@@ -839,7 +839,8 @@ START_TEST(library_wall_followers_pass_the_exit) {
         th_world_step(w);
         const th_agent_view v = th_world_agents(w);
         for (uint32_t k = 0; k < v.count; k++) {
-            if (cell_at(th_v2(v.px[k], v.py[k]), cols) == exit_cell) passed[v.id[k]] = true;
+            if (cell_at(th_v2(v.px[k], v.py[k]), cols) == exit_cell)
+                passed[th_test_slot(v.id[k])] = true;
         }
     }
     for (uint32_t id = 0; id < info.agents; id++)
@@ -859,8 +860,8 @@ START_TEST(library_waypoint_walkers_arrive) {
         const th_vec2 dest = d->goal.nodes[d->goal.destination];
         const float r = d->goal.radius > 0.0f ? d->goal.radius : 1.0f;
         const float off = th_v2_len(th_v2_sub(th_v2(v.px[k], v.py[k]), dest));
-        ck_assert_msg(off < r + 1.0f, "agent %u of %s %g m from the destination", v.id[k], d->name,
-                      (double)off);
+        ck_assert_msg(off < r + 1.0f, "agent %u of %s %g m from the destination",
+                      th_test_slot(v.id[k]), d->name, (double)off);
     }
     th_world_destroy(w);
 }

@@ -162,13 +162,13 @@ START_TEST(rimea12_congestion_only_before_the_corridor) {
     static float last_x[N];
     uint32_t crossed = 0, left = 0;
     th_agent_view v = th_world_agents(w);
-    for (uint32_t k = 0; k < v.count; k++) last_x[v.id[k]] = v.px[k];
+    for (uint32_t k = 0; k < v.count; k++) last_x[th_test_slot(v.id[k])] = v.px[k];
     for (int s = 0; s < 20000 && left < N; s++) {
         th_world_step(w);
         double t = (double)th_world_step_count(w) * dt;
         v = th_world_agents(w);
         for (uint32_t k = 0; k < v.count; k++) {
-            th_agent_id id = v.id[k];
+            const uint32_t id = th_test_slot(v.id[k]);
             if (last_x[id] < end_x && v.px[k] >= end_x && crossed < N) cross[crossed++] = t;
             last_x[id] = v.px[k];
         }
@@ -233,8 +233,8 @@ START_TEST(bodies_never_overlap_after_settling) {
     for (int i = 0; i < 1200; i++) { /* 3 persons/m2 */
         float x = 0.2f + 19.6f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
         float y = 0.2f + 19.6f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
-        ck_assert(th_world_add_agent(w, CROWD_ID(i % 4u), th_v2(x, y), th_v2(0, 0), NULL) !=
-                  TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(
+            th_world_add_agent(w, CROWD_ID(i % 4u), th_v2(x, y), th_v2(0, 0), NULL)));
     }
     double first = 0.0, worst = 0.0;
     for (int s = 0; s < 600; s++) {
@@ -402,13 +402,14 @@ START_TEST(periodic_corridor_keeps_walkers_between_its_walls) {
     uint32_t wraps = 0;
     static float last_x[60];
     th_agent_view v = th_world_agents(w);
-    for (uint32_t k = 0; k < v.count; k++) last_x[v.id[k]] = v.px[k];
+    for (uint32_t k = 0; k < v.count; k++) last_x[th_test_slot(v.id[k])] = v.px[k];
     for (int s = 0; s < 1800; s++) {
         th_world_step(w);
         v = th_world_agents(w);
         for (uint32_t k = 0; k < v.count; k++) {
-            if (v.px[k] < last_x[v.id[k]] - 10.0f) wraps++; /* came back in at the west end */
-            last_x[v.id[k]] = v.px[k];
+            if (v.px[k] < last_x[th_test_slot(v.id[k])] - 10.0f)
+                wraps++; /* came back in at the west end */
+            last_x[th_test_slot(v.id[k])] = v.px[k];
             CHECK(v.py[k] >= 1.5f + 0.99f * r && v.py[k] <= 4.5f - 0.99f * r);
             CHECK(wall_penetration(w, th_v2(v.px[k], v.py[k]), r) <= 0.01 * r);
         }

@@ -158,9 +158,8 @@ START_TEST(a_full_bunker_is_logged_when_it_fills) {
     cd.behavior = TH_BEHAVIOR_FLEE;
     int c = IDX(th_world_add_crowd(w, &cd, &err));
     for (int i = 0; i < 6; i++)
-        ck_assert_uint_ne(th_world_add_agent(w, CROWD_ID(c), th_v2(5.0f + 2.0f * (float)i, 10.0f),
-                                             th_v2(0, 0), &err),
-                          TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(th_world_add_agent(
+            w, CROWD_ID(c), th_v2(5.0f + 2.0f * (float)i, 10.0f), th_v2(0, 0), &err)));
     uint64_t full_at = 0;
     for (int s = 0; s < 1200; s++) {
         th_world_step(w);

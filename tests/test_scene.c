@@ -331,8 +331,8 @@ START_TEST(yaml_and_api_give_the_same_world) {
     const float ag[5][4] = {
         {3, 3, 0, 0}, {5, 7, 1, 0}, {15, 9, 0, 0}, {17, 3, 0, -1}, {11, 5, 0, 0}};
     for (int i = 0; i < 5; i++) {
-        ck_assert(th_world_add_agent(b, CROWD_ID(0), th_v2(ag[i][0], ag[i][1]),
-                                     th_v2(ag[i][2], ag[i][3]), &err) != TH_INVALID_AGENT);
+        ck_assert(th_agent_id_valid(th_world_add_agent(b, CROWD_ID(0), th_v2(ag[i][0], ag[i][1]),
+                                                       th_v2(ag[i][2], ag[i][3]), &err)));
     }
     th_world_schedule(b, 40, &(th_event_def){TH_EVENT_BREAK_WALLS, {0}, 5, 3, 5, 3, 0}, NULL);
     th_world_schedule(

@@ -44,8 +44,8 @@ static void assert_members_outside_walls(const th_world *w, uint32_t squad) {
         ck_assert(th_world_get_agent(w, id, &a));
         ck_assert_msg(th_world_cell(w, (int32_t)a.position.x, (int32_t)a.position.y, NULL) ==
                           TH_CELL_OPEN,
-                      "member %u at (%g, %g) is inside a wall", id, (double)a.position.x,
-                      (double)a.position.y);
+                      "member %u at (%g, %g) is inside a wall", th_test_slot(id),
+                      (double)a.position.x, (double)a.position.y);
     }
 }
 
@@ -234,7 +234,8 @@ START_TEST(joining_members_take_slots) {
     ck_assert(!th_world_squad_join(w, SQUAD_ID(0), recruits[0], &err));
     TH_TEST_ERR(err, TH_ERR_STATE);
     err = (th_error){0};
-    ck_assert(!th_world_squad_join(w, SQUAD_ID(0), recruits[2] + 1, &err));
+    ck_assert(
+        !th_world_squad_join(w, SQUAD_ID(0), th_test_id(th_test_slot(recruits[2]) + 1u), &err));
     TH_TEST_ERR(err, TH_ERR_HANDLE);
     err = (th_error){0};
     ck_assert(!th_world_squad_join(w, SQUAD_ID(0), TH_INVALID_AGENT, &err));
@@ -439,7 +440,8 @@ START_TEST(bad_squads_are_rejected) {
     sd.start = th_v2(20, 20);
     sd.crowd = CROWD_ID(5);
     ck_assert_int_eq(IDX(th_world_add_squad(w, &sd, &err)), -1);
-    ck_assert(!th_world_remove_agent(w, 12345, &err));
+    ck_assert(!th_world_remove_agent(w, th_test_id(12345), &err));
+    TH_TEST_ERR(err, TH_ERR_HANDLE);
     th_world_destroy(w);
 }
 END_TEST

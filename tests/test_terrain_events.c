@@ -59,8 +59,8 @@ static th_world *build(uint32_t threads, const uint16_t *cost, uint32_t agents, 
     for (uint32_t i = 0, draw = 0; i < agents; draw++) {
         float x = th_rng_range(seed, draw, 0, 0.0f, MW), y = th_rng_range(seed, draw, 1, 0.0f, MH);
         if (th_world_cell(w, (int32_t)x, (int32_t)y, NULL) != TH_CELL_OPEN) continue;
-        ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(x, y), th_v2(0, 0), &err) !=
-                  TH_INVALID_AGENT);
+        ck_assert(
+            th_agent_id_valid(th_world_add_agent(w, CROWD_ID(0), th_v2(x, y), th_v2(0, 0), &err)));
         i++;
     }
     return w;

@@ -36,6 +36,13 @@
 #define SPAWNER_ID(i) ((th_spawner_id){(uint32_t)(i) + 1u})
 #define EXIT_ID(i)    ((th_exit_id){(uint32_t)(i) + 1u})
 
+/* The id of agent n (from 0) of a world none of whose agents has left yet: slots are handed
+ * out in order of creation, each in its first generation. */
+static inline th_agent_id th_test_id(uint32_t n) { return (th_agent_id){n + 1u, 1u}; }
+
+/* An id's slot (index1 - 1), for the tests' own arrays by id. */
+static inline uint32_t th_test_slot(th_agent_id id) { return id.index1 - 1u; }
+
 /* SplitMix64: advance the state, mix it (th_mix64 is SplitMix64's finaliser). */
 static inline uint64_t splitmix64(uint64_t *s) { return th_mix64(*s += 0x9e3779b97f4a7c15ull); }
 

@@ -46,7 +46,7 @@ static void off_world(th_world *w) { w->buf[w->cur].px[1] = 40.0f; }
 static void too_fast(th_world *w) { w->buf[w->cur].vx[2] = 100.0f; }
 static void lost_agent(th_world *w) { w->stats.sheltered += 1; }
 static void over_capacity(th_world *w) { w->nav.bunker[0].sheltered = 3, w->stats.sheltered += 3; }
-static void bad_id_map(th_world *w) { w->slot_of_id[w->buf[w->cur].id[4]] = 5; }
+static void bad_id_map(th_world *w) { w->slot_of_id[th_id_slot(w->buf[w->cur].id[4])] = 5; }
 
 START_TEST(state_faults_are_named) {
     expect_fault(into_wall, "inside a blocked cell");

@@ -56,7 +56,8 @@ static void add_random_agents(th_world *w, uint32_t crowd, uint32_t n, float x0,
         float vx = th_rng_range(seed, i, 2, -vmax, vmax);
         float vy = th_rng_range(seed, i, 3, -vmax, vmax);
         th_agent_id id = th_world_add_agent(w, CROWD_ID(crowd), th_v2(x, y), th_v2(vx, vy), &err);
-        CHECK_MSG(id == first + i, "agent %u got id %u: %s", first + i, id, err.message);
+        CHECK_MSG(th_agent_id_eq(id, th_test_id(first + i)), "agent %u got id %u.%u: %s", first + i,
+                  id.index1, id.generation, err.message);
     }
 }
 
@@ -257,7 +258,8 @@ START_TEST(test_add_agent_rejects) {
     th_world *w = make_world(W, H, TH_BOUNDS_WALLS, 1);
     int c = add_crowd(w, th_default_crowd_def());
     th_error err = {0};
-    ck_assert_uint_eq(th_world_add_agent(w, CROWD_ID(c), th_v2(1, 1), th_v2(0, 0), &err), 0);
+    ck_assert(th_agent_id_eq(th_world_add_agent(w, CROWD_ID(c), th_v2(1, 1), th_v2(0, 0), &err),
+                             th_test_id(0)));
     const th_vec2 bad_pos[] = {
         {-0.001f, 5.0f}, {5.0f, -0.001f}, {W, 5.0f},        {5.0f, H},         {W + 100, H + 100},
         {NAN, 5.0f},     {5.0f, NAN},     {INFINITY, 5.0f}, {5.0f, -INFINITY}, {-1e30f, 1e30f},
@@ -265,38 +267,39 @@ START_TEST(test_add_agent_rejects) {
     for (size_t i = 0; i < sizeof bad_pos / sizeof bad_pos[0]; i++) {
         err = (th_error){0};
         th_agent_id id = th_world_add_agent(w, CROWD_ID(c), bad_pos[i], th_v2(0, 0), &err);
-        ck_assert_msg(id == TH_INVALID_AGENT, "position (%g, %g) accepted", (double)bad_pos[i].x,
+        ck_assert_msg(!th_agent_id_valid(id), "position (%g, %g) accepted", (double)bad_pos[i].x,
                       (double)bad_pos[i].y);
         /* Off the world is a blocked position; NaN or infinite is no position at all. */
         const bool finite = isfinite(bad_pos[i].x) && isfinite(bad_pos[i].y);
         TH_TEST_ERR(err, finite ? TH_ERR_BLOCKED : TH_ERR_INVALID);
-        ck_assert_uint_eq(th_world_add_agent(w, CROWD_ID(c), bad_pos[i], th_v2(0, 0), NULL),
-                          TH_INVALID_AGENT);
+        ck_assert(
+            !th_agent_id_valid(th_world_add_agent(w, CROWD_ID(c), bad_pos[i], th_v2(0, 0), NULL)));
     }
     const th_vec2 bad_vel[] = {{NAN, 0.0f}, {0.0f, INFINITY}, {-INFINITY, NAN}};
     for (size_t i = 0; i < sizeof bad_vel / sizeof bad_vel[0]; i++) {
         err = (th_error){0};
-        ck_assert_uint_eq(th_world_add_agent(w, CROWD_ID(c), th_v2(2, 2), bad_vel[i], &err),
-                          TH_INVALID_AGENT);
+        ck_assert(
+            !th_agent_id_valid(th_world_add_agent(w, CROWD_ID(c), th_v2(2, 2), bad_vel[i], &err)));
         TH_TEST_ERR(err, TH_ERR_INVALID);
     }
     const uint32_t bad_crowd[] = {1, 2, 255, 256, UINT32_MAX};
     for (size_t i = 0; i < sizeof bad_crowd / sizeof bad_crowd[0]; i++) {
         err = (th_error){0};
-        ck_assert_uint_eq(
-            th_world_add_agent(w, CROWD_ID(bad_crowd[i]), th_v2(2, 2), th_v2(0, 0), &err),
-            TH_INVALID_AGENT);
+        ck_assert(!th_agent_id_valid(
+            th_world_add_agent(w, CROWD_ID(bad_crowd[i]), th_v2(2, 2), th_v2(0, 0), &err)));
         TH_TEST_ERR(err, TH_ERR_HANDLE);
     }
     /* Rejections consume no ids and add no agents; positions on the closed edges are fine. */
     ck_assert_uint_eq(th_world_agent_count(w), 1);
-    ck_assert_uint_eq(th_world_add_agent(w, CROWD_ID(c), th_v2(0, 0), th_v2(0, 0), &err), 1);
-    ck_assert_uint_eq(th_world_add_agent(w, CROWD_ID(c), th_v2(nextafterf(W, 0), nextafterf(H, 0)),
-                                         th_v2(0, 0), &err),
-                      2);
+    ck_assert(th_agent_id_eq(th_world_add_agent(w, CROWD_ID(c), th_v2(0, 0), th_v2(0, 0), &err),
+                             th_test_id(1)));
+    ck_assert(
+        th_agent_id_eq(th_world_add_agent(w, CROWD_ID(c), th_v2(nextafterf(W, 0), nextafterf(H, 0)),
+                                          th_v2(0, 0), &err),
+                       th_test_id(2)));
     ck_assert_uint_eq(th_world_agent_count(w), 3);
     th_agent_state s;
-    ck_assert(!th_world_get_agent(w, 3, &s));
+    ck_assert(!th_world_get_agent(w, th_test_id(3), &s));
     ck_assert(!th_world_get_agent(w, TH_INVALID_AGENT, &s));
     th_world_destroy(w);
 }
@@ -333,7 +336,7 @@ START_TEST(test_lone_agent_moves_as_integrated) {
         th_agent_id ids[3];
         for (int k = 0; k < 3; k++) {
             ids[k] = th_world_add_agent(w, CROWD_ID(c), p0[k], v0[k], NULL);
-            ck_assert_uint_eq(ids[k], 400u + (uint32_t)k);
+            ck_assert(th_agent_id_eq(ids[k], th_test_id(400u + (uint32_t)k)));
         }
         const float dt = th_world_get_def(w).timestep;
         float px[3], py[3];
@@ -348,10 +351,11 @@ START_TEST(test_lone_agent_moves_as_integrated) {
                 py[k] = py[k] + v0[k].y * dt;
                 th_agent_state s;
                 CHECK(th_world_get_agent(w, ids[k], &s));
-                CHECK(s.id == ids[k]);
+                CHECK(th_agent_id_eq(s.id, ids[k]));
                 CHECK_MSG(s.position.x == px[k] && s.position.y == py[k],
-                          "step %d agent %u at (%.9g, %.9g), expected (%.9g, %.9g)", step, ids[k],
-                          (double)s.position.x, (double)s.position.y, (double)px[k], (double)py[k]);
+                          "step %d agent %u at (%.9g, %.9g), expected (%.9g, %.9g)", step,
+                          th_test_slot(ids[k]), (double)s.position.x, (double)s.position.y,
+                          (double)px[k], (double)py[k]);
                 CHECK(s.velocity.x == v0[k].x && s.velocity.y == v0[k].y);
                 CHECK(s.acceleration.x == 0.0f && s.acceleration.y == 0.0f);
                 CHECK(s.neighbors == 0);
@@ -384,18 +388,20 @@ START_TEST(test_ids_and_view) {
         ck_assert_uint_eq(v.count, n);
         for (uint32_t i = 0; i < n; i++) where[i] = UINT32_MAX;
         for (uint32_t k = 0; k < v.count; k++) {
-            th_agent_id id = v.id[k];
+            CHECK_MSG(v.id[k].generation == 1, "view slot %u holds generation %u", k,
+                      v.id[k].generation);
+            uint32_t id = th_test_slot(v.id[k]);
             CHECK_MSG(id < n, "view slot %u holds id %u", k, id);
             CHECK_MSG(where[id] == UINT32_MAX, "id %u twice in the view", id);
             where[id] = k;
             if (id != k) reordered = true;
         }
-        for (th_agent_id id = 0; id < n; id++) {
+        for (uint32_t id = 0; id < n; id++) {
             uint32_t k = where[id];
             CHECK_MSG(k != UINT32_MAX, "id %u missing from the view", id);
             th_agent_state s;
-            CHECK(th_world_get_agent(w, id, &s));
-            CHECK(s.id == id);
+            CHECK(th_world_get_agent(w, th_test_id(id), &s));
+            CHECK(th_agent_id_eq(s.id, th_test_id(id)));
             CHECK_MSG(IDX(s.crowd) == v.crowd[k] && IDX(s.crowd) == (id < 1500 ? 0 : 1),
                       "id %u: crowd %d", id, IDX(s.crowd));
             CHECK(s.position.x == v.px[k] && s.position.y == v.py[k]);
@@ -437,10 +443,10 @@ static void check_inside(th_bounds bounds, float dt) {
         for (uint32_t k = 0; k < v.count; k++) {
             CHECK_MSG(v.px[k] >= 0.0f && v.px[k] < W && v.py[k] >= 0.0f && v.py[k] < H,
                       "%s dt %g step %d: agent %u at (%.9g, %.9g)",
-                      bounds == TH_BOUNDS_WRAP ? "wrap" : "walls", (double)dt, step, v.id[k],
-                      (double)v.px[k], (double)v.py[k]);
+                      bounds == TH_BOUNDS_WRAP ? "wrap" : "walls", (double)dt, step,
+                      th_test_slot(v.id[k]), (double)v.px[k], (double)v.py[k]);
             CHECK_MSG(isfinite(v.vx[k]) && isfinite(v.vy[k]), "agent %u velocity not finite",
-                      v.id[k]);
+                      th_test_slot(v.id[k]));
             CHECK(hypotf(v.vx[k], v.vy[k]) <= 1000.0f * 1.0001f);
         }
     }
@@ -481,7 +487,8 @@ START_TEST(test_hash_sees_one_ulp) {
     th_world *up = hash_world(1, INFINITY);
     th_world *down = hash_world(2, -INFINITY);
     th_agent_state s0, s1;
-    ck_assert(th_world_get_agent(base, 17, &s0) && th_world_get_agent(up, 17, &s1));
+    ck_assert(th_world_get_agent(base, th_test_id(17), &s0) &&
+              th_world_get_agent(up, th_test_id(17), &s1));
     ck_assert(s0.velocity.x != s1.velocity.x); /* the nudge really happened */
 
     ck_assert_uint_eq(th_world_hash(base), th_world_hash(same));
@@ -530,9 +537,9 @@ START_TEST(test_flock_stats) {
         ck_assert(st.mean_candidates >= st.mean_neighbors);
         /* The mean agrees with the per-agent counts. */
         uint64_t sum = 0;
-        for (th_agent_id id = 0; id < n; id++) {
+        for (uint32_t id = 0; id < n; id++) {
             th_agent_state s;
-            CHECK(th_world_get_agent(w, id, &s));
+            CHECK(th_world_get_agent(w, th_test_id(id), &s));
             sum += s.neighbors;
         }
         ck_assert_double_eq_tol(st.mean_neighbors, (double)sum / n, 1e-9);

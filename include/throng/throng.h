@@ -35,10 +35,26 @@
 
 #include "vec2.h"
 
-/** Stable agent handle: assigned in order of creation from 0, never reused, unchanged when
- *  the engine reorders its arrays. */
-typedef uint32_t th_agent_id;
-#define TH_INVALID_AGENT UINT32_MAX
+/** Agent handle, unchanged when the engine reorders its arrays. index1 is the agent's slot in
+ *  the world's id table + 1 (0 = the null handle); generation counts the uses of that slot,
+ *  from 1. A slot freed when its agent leaves the world (sheltered, exited, removed) is reused
+ *  by a later agent with the next generation, so the table follows the agents alive, not all
+ *  agents ever added, and a handle of an agent that has left is stale: every call taking an id
+ *  refuses it and never touches the slot's new agent. A zeroed th_agent_id is null. Slots are
+ *  handed out identically for any thread count: the first agents of a world get index1 1, 2,
+ *  ... in order of creation; freed slots are reused last freed first. */
+typedef struct th_agent_id {
+    uint32_t index1;
+    uint32_t generation;
+} th_agent_id;
+#define TH_INVALID_AGENT ((th_agent_id){0, 0})
+
+/** Same handle (same slot and generation). */
+static inline bool th_agent_id_eq(th_agent_id a, th_agent_id b) {
+    return a.index1 == b.index1 && a.generation == b.generation;
+}
+/** Not the null handle (says nothing about whether the agent is still in a world). */
+static inline bool th_agent_id_valid(th_agent_id id) { return id.index1 != 0; }
 
 /** Upper bounds that keep a hostile input from exhausting memory. */
 #define TH_MAX_AGENTS      (1u << 24) /* 16,777,216 agents */
@@ -487,10 +503,17 @@ TH_API void th_world_step(th_world *w);
 /** Number of agents in the world. */
 TH_API uint32_t th_world_agent_count(const th_world *w);
 
+/** Slots of the id table used so far, free or holding an agent: every id handed out has
+ *  index1 <= this. Freed slots are reused before a new one is taken, so it never exceeds the
+ *  most agents the world has held at once, however many were ever added; the engine's per-id
+ *  storage is sized by it. */
+TH_API uint32_t th_world_id_slots(const th_world *w);
+
 /** Steps completed since creation. */
 TH_API uint64_t th_world_step_count(const th_world *w);
 
-/** Copy one agent's state; false when `id` names no agent. */
+/** Copy one agent's state; false when `id` names no agent: null, or stale (its agent has left,
+ *  even if a later agent now holds its slot). */
 TH_API bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out);
 
 /** All agents, in storage order. */
@@ -503,7 +526,7 @@ TH_API th_world_stats th_world_get_stats(const th_world *w);
 TH_API th_world_def th_world_get_def(const th_world *w);
 
 /** 64-bit fingerprint of the whole simulation state (every agent's id, crowd, position and
- *  velocity by bit pattern, in id order, the step count, bunker states, and the counts of
+ *  velocity by bit pattern, in id slot order, the step count, bunker states, and the counts of
  *  spawners and exits where there are any). */
 TH_API uint64_t th_world_hash(const th_world *w);
 
@@ -539,7 +562,8 @@ typedef enum th_target_kind {
     TH_TARGET_PATH = 1,    /* moves along `points` at `speed`, looping back to the first or
                               stopping at the last */
     TH_TARGET_AGENT = 2,   /* follows agent `agent` (where it is and how it moves); absent while
-                              that id names no agent */
+                              that id names no agent (not yet added, or gone: a later agent in
+                              its slot has another generation and is not followed) */
     TH_TARGET_SHELTER = 3, /* the nearest open bunker: leaders follow the river map */
 } th_target_kind;
 
@@ -631,11 +655,12 @@ TH_API bool th_world_squad_member(const th_world *w, th_squad_id squad, uint32_t
 TH_API bool th_world_squad_waypoint(const th_world *w, th_squad_id squad, uint32_t i, th_vec2 *out);
 
 /** Add agent `id` (of any crowd, not in another squad) to a squad between steps: the slots are
- *  laid out again for the new count and go to the nearest members. */
+ *  laid out again for the new count and go to the nearest members. False for a stale or
+ *  unknown id. */
 TH_API bool th_world_squad_join(th_world *w, th_squad_id squad, th_agent_id id, th_error *err);
 
 /** Remove an agent at the start of the next step (a unit lost in battle). False for an unknown
- *  id. */
+ *  or stale id. Its id slot is reused by a later agent once it is gone. */
 TH_API bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err);
 
 /* ---- terrain, bunkers, events ------------------------------------------------------------

@@ -66,10 +66,17 @@ static int add_target(th_world *w, const th_target_def *def, th_error *err) {
         break;
     case TH_TARGET_AGENT:
         /* The agent may be added later (a scene builds targets before crowds); until it exists,
-         * and after it is gone, the target is absent and leaders hold their course. */
-        if (d.agent >= TH_MAX_AGENTS) {
-            th_error_set(err, TH_ERR_HANDLE, "agent id %u is beyond the %u agent bound", d.agent,
-                         TH_MAX_AGENTS);
+         * and after it is gone, the target is absent and leaders hold their course. A later
+         * agent in the same slot has another generation: the target never follows it. */
+        if (d.agent.index1 == 0 || d.agent.generation == 0) {
+            th_error_set(err, TH_ERR_HANDLE,
+                         "agent id %u.%u names no agent: index1 and generation start at 1",
+                         d.agent.index1, d.agent.generation);
+            return -1;
+        }
+        if (d.agent.index1 > TH_MAX_AGENTS) {
+            th_error_set(err, TH_ERR_HANDLE, "agent id %u.%u is beyond the %u agent bound",
+                         d.agent.index1, d.agent.generation, TH_MAX_AGENTS);
             return -1;
         }
         break;
@@ -150,8 +157,8 @@ void th_targets_update(th_world *w) {
             break;
         case TH_TARGET_PATH: path_at(d, (double)d->speed * time, &pos, &vel); break;
         case TH_TARGET_AGENT: {
-            uint32_t k = d->agent < w->next_id ? w->slot_of_id[d->agent] : UINT32_MAX;
-            valid = k < w->count;
+            uint32_t k = th_agent_index(w, d->agent);
+            valid = k != UINT32_MAX;
             if (valid) {
                 pos = th_v2(a->px[k], a->py[k]);
                 vel = th_v2(a->vx[k], a->vy[k]);

@@ -325,7 +325,7 @@ void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *
          * pursues the target instead of aligning and cohering; the others follow the flock. */
         const bool leader = c->lead && hsum_i(x.n_front) == 0;
         const th_agent_id id = a->id[i];
-        if (w->squad_count && w->squad_of_id[id]) {
+        if (w->squad_count && w->squad_of_id[th_id_slot(id)]) {
             /* A squad member: pulled to its slot (or along its way back) instead of flocking. */
             acc = th_v2_add(acc, th_squad_steer(w, id, c, th_v2(p.x, p.y), v));
         } else if (leader) {

@@ -93,7 +93,7 @@ static th_vec2 resolve_one(const contact_ctx *cc, const float *rx, const float *
         const float share = (l - dist) / (2.0f * fminf(ri, rj));
         if (share > *worst) *worst = share;
         th_vec2 away = dist > 1e-6f ? th_v2_scale(d, -1.0f / dist)
-                                    : th_v2(a->id[i] < a->id[j] ? -1.0f : 1.0f, 0.0f);
+                                    : th_v2(a->id[i].index1 < a->id[j].index1 ? -1.0f : 1.0f, 0.0f);
         push = th_v2_add(push, th_v2_scale(away, 0.5f * (l - dist)));
         contacts++;
     }

@@ -321,10 +321,10 @@ static int source_at(const th_world *w, const th_colony *col, th_vec2 p) {
 /* ---- agents ------------------------------------------------------------------------------ */
 
 void th_forage_agent_added(th_world *w, th_agent_id id, th_vec2 v) {
-    th_goal_state *s = &w->goal_state[id];
-    s->angle = v.x != 0.0f || v.y != 0.0f
-                   ? atan2f(v.y, v.x)
-                   : th_rng_range(w->def.seed, FORAGE_KEY | id, UINT64_MAX, -k_pi, k_pi);
+    th_goal_state *s = &w->goal_state[th_id_slot(id)];
+    s->angle = v.x != 0.0f || v.y != 0.0f ? atan2f(v.y, v.x)
+                                          : th_rng_range(w->def.seed, FORAGE_KEY ^ th_agent_key(id),
+                                                         UINT64_MAX, -k_pi, k_pi);
     s->mark = UINT32_MAX;
     s->carrying = false;
 }
@@ -332,7 +332,7 @@ void th_forage_agent_added(th_world *w, th_agent_id id, th_vec2 v) {
 bool th_forage_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
                          th_vec2 *dir) {
     const th_colony *col = c->colony;
-    const th_goal_state *s = &w->goal_state[id];
+    const th_goal_state *s = &w->goal_state[th_id_slot(id)];
     if (!s->carrying) {
         *dir = th_v2(cosf(s->angle), sinf(s->angle));
         return true;
@@ -345,7 +345,7 @@ bool th_forage_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c
 
 void th_forage_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v) {
     const th_colony *col = c->colony;
-    th_goal_state *s = &w->goal_state[id];
+    th_goal_state *s = &w->goal_state[th_id_slot(id)];
     if (s->carrying) {
         /* Carried home by the field; the heading follows the way walked, so that the ant turns
          * back along it when it drops the food. */
@@ -381,7 +381,7 @@ void th_forage_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 
     const float left = sense(w, col, th_v2(p.x + r * cosf(a + t), p.y + r * sinf(a + t)));
     const float right = sense(w, col, th_v2(p.x + r * cosf(a - t), p.y + r * sinf(a - t)));
     const float top = fmaxf(mid, fmaxf(left, right));
-    const uint64_t seed = w->def.seed, key = FORAGE_KEY | id;
+    const uint64_t seed = w->def.seed, key = FORAGE_KEY ^ th_agent_key(id);
     if (top >= col->def.sensitivity && th_rng_f01(seed, key, 2 * w->step) < col->def.follow) {
         /* Follow: keep going while ahead is strongest, else turn toward the stronger side
          * (ties go left, a fixed rule). */
@@ -418,7 +418,7 @@ void th_forage_update(th_world *w) {
         th_colony *col = w->crowd_rt[a->crowd[k]].colony;
         if (!col) continue;
         const th_vec2 p = th_v2(a->px[k], a->py[k]);
-        th_goal_state *s = &w->goal_state[a->id[k]];
+        th_goal_state *s = &w->goal_state[th_id_slot(a->id[k])];
         const uint32_t cell = cell_of(col, p);
         if (s->carrying) {
             if (at_nest(w, col, p)) {
@@ -471,7 +471,7 @@ bool th_world_forage_info(const th_world *w, th_crowd_id handle, th_forage_info 
     const th_agents *a = &w->buf[w->cur];
     uint32_t carried = 0;
     for (uint32_t k = 0; k < w->count; k++)
-        carried += a->crowd[k] == crowd && w->goal_state[a->id[k]].carrying;
+        carried += a->crowd[k] == crowd && w->goal_state[th_id_slot(a->id[k])].carrying;
     double sum = 0.0;
     const uint32_t n = (uint32_t)col->cols * (uint32_t)col->rows;
     for (uint32_t i = 0; i < n; i++) sum += col->pher[i];

@@ -245,13 +245,14 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
 
 void th_goal_agent_added(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 v) {
     if (!w->goal_state) return;
-    th_goal_state *s = &w->goal_state[id];
+    th_goal_state *s = &w->goal_state[th_id_slot(id)];
     *s = (th_goal_state){.index = 0, .dir = 1};
     if (c->goal == TH_GOAL_WANDER) {
         /* Start along the initial velocity, or in a random direction when standing. */
-        s->angle = v.x != 0.0f || v.y != 0.0f
-                       ? atan2f(v.y, v.x)
-                       : th_rng_range(w->def.seed, WANDER_KEY | id, UINT64_MAX, -k_pi, k_pi);
+        s->angle =
+            v.x != 0.0f || v.y != 0.0f
+                ? atan2f(v.y, v.x)
+                : th_rng_range(w->def.seed, WANDER_KEY ^ th_agent_key(id), UINT64_MAX, -k_pi, k_pi);
     }
     if (th_mover_kind(c->goal)) th_mover_agent_added(w, s, c, v);
     if (c->goal == TH_GOAL_FORAGE) th_forage_agent_added(w, id, v);
@@ -268,7 +269,7 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
                                                 : &w->nav.dest[c->goal_field],
                                   &w->nav.map, p, dir);
     case TH_GOAL_ROUTE: {
-        const th_goal_state *s = &w->goal_state[id];
+        const th_goal_state *s = &w->goal_state[th_id_slot(id)];
         th_vec2 d =
             th_min_image(th_v2_sub(c->route[s->index], p), w->wrap, w->def.width, w->def.height);
         /* The last waypoint of a route walked once is held, not circled: inside its radius the
@@ -280,14 +281,14 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
         return true;
     }
     case TH_GOAL_WANDER: {
-        const float a = w->goal_state[id].angle;
+        const float a = w->goal_state[th_id_slot(id)].angle;
         *dir = th_v2(cosf(a), sinf(a));
         return true;
     }
     case TH_GOAL_CRASH_AND_TURN:
     case TH_GOAL_WALL_FOLLOW:
     case TH_GOAL_BREADCRUMBS:
-    case TH_GOAL_WAYPOINTS: return th_mover_direction(w, &w->goal_state[id], c, p, dir);
+    case TH_GOAL_WAYPOINTS: return th_mover_direction(w, &w->goal_state[th_id_slot(id)], c, p, dir);
     case TH_GOAL_FORAGE: return th_forage_direction(w, id, c, p, dir);
     }
     return true;
@@ -319,15 +320,15 @@ static void route_advance(const th_crowd_rt *c, th_goal_state *s) {
 }
 
 void th_goal_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v) {
-    th_goal_state *s = &w->goal_state[id];
+    th_goal_state *s = &w->goal_state[th_id_slot(id)];
     if (c->goal == TH_GOAL_ROUTE) {
         th_vec2 d =
             th_min_image(th_v2_sub(c->route[s->index], p), w->wrap, w->def.width, w->def.height);
         if (th_v2_len2(d) <= c->route_r2) route_advance(c, s);
     } else if (c->goal == TH_GOAL_WANDER) {
         /* Uniform on [-sqrt 3, sqrt 3]: variance 1, and one draw per step. */
-        const float z =
-            th_rng_range(w->def.seed, WANDER_KEY | id, w->step, -1.7320508f, 1.7320508f);
+        const float z = th_rng_range(w->def.seed, WANDER_KEY ^ th_agent_key(id), w->step,
+                                     -1.7320508f, 1.7320508f);
         float a = s->angle;
         /* Turned back by a wall or the world's edge: take the way it is actually going, or it
          * would keep pressing against the wall. */

@@ -185,7 +185,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         const th_vec2 v = th_v2(a->vx[i], a->vy[i]);
         const th_agent_id id = a->id[i];
         const float ri = c->radius;
-        float v0 = w->desired_speed[id];
+        float v0 = w->desired_speed[th_id_slot(id)];
         if (terrain && w->nav.speed) v0 *= th_nav_speed_at(w, p);
 
         /* Goal direction. */
@@ -271,7 +271,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             for (uint32_t m = mask_bits(felt & (d <= 1e-6f)); m; m &= m - 1) {
                 /* Coincident agents part along a direction fixed by their ids. */
                 const uint32_t q = (uint32_t)__builtin_ctz(m);
-                ax[q] = id < a->id[nb.j[k + q]] ? -1.0f : 1.0f;
+                ax[q] = id.index1 < a->id[nb.j[k + q]].index1 ? -1.0f : 1.0f;
                 ay[q] = 0.0f;
             }
             const v4f f = rep * exp4(x);
@@ -341,7 +341,8 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                         const uint32_t q = (uint32_t)__builtin_ctz(m), j = nb.j[k + q];
                         const uint32_t cj = cost[th_navmap_cell_of(
                             &w->nav.map, th_v2(a->px[j], a->py[j]), NULL, NULL)];
-                        if (cj > my_cost || (cj == my_cost && a->id[j] > id)) ahead[q] = 0;
+                        if (cj > my_cost || (cj == my_cost && a->id[j].index1 > id.index1))
+                            ahead[q] = 0;
                     }
                 }
                 const v4f uj = (d - l) * inv_tg;

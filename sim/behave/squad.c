@@ -129,7 +129,7 @@ static void assign_slots(th_world *w, th_squad *q) {
         float best_d = INFINITY;
         for (uint32_t m = 0; m < n; m++) {
             if (q->taken[m]) continue;
-            uint32_t k = w->slot_of_id[q->member[m]];
+            uint32_t k = w->slot_of_id[th_id_slot(q->member[m])];
             float d = th_v2_len2(th_v2_sub(th_v2(a->px[k], a->py[k]), q->slot_pos[s]));
             if (d < best_d) {
                 best_d = d;
@@ -217,10 +217,9 @@ static int add_squad(th_world *w, const th_squad_def *def, th_error *err) {
             return -1;
         }
     }
-    uint32_t first = w->next_id;
     for (uint32_t i = 0; i < c; i++) {
         th_agent_id id = th_world_add_agent(w, d.crowd, q->slot_pos[i], th_v2(0.0f, 0.0f), err);
-        if (id == TH_INVALID_AGENT) {
+        if (!th_agent_id_valid(id)) {
             th_squad_free(q);
             return -1;
         }
@@ -229,9 +228,9 @@ static int add_squad(th_world *w, const th_squad_def *def, th_error *err) {
     }
     q->member_count = c;
     q->capacity = c;
-    for (th_agent_id id = first; id < w->next_id; id++) {
-        w->squad_of_id[id] = (uint8_t)(w->squad_count + 1);
-        w->member_of_id[id] = (uint16_t)(id - first);
+    for (uint32_t i = 0; i < c; i++) {
+        w->squad_of_id[th_id_slot(q->member[i])] = (uint8_t)(w->squad_count + 1);
+        w->member_of_id[th_id_slot(q->member[i])] = (uint16_t)i;
     }
     w->squad[w->squad_count] = q;
     return (int)w->squad_count++;
@@ -307,13 +306,14 @@ bool th_world_squad_join(th_world *w, th_squad_id handle, th_agent_id id, th_err
         th_error_set(err, TH_ERR_HANDLE, "no squad %u", squad);
         return false;
     }
-    if (id >= w->next_id || w->slot_of_id[id] >= w->count) {
-        th_error_set(err, TH_ERR_HANDLE, "agent %u does not exist", id);
+    if (th_agent_index(w, id) == UINT32_MAX) {
+        th_error_set(err, TH_ERR_HANDLE, "agent %u.%u does not exist", id.index1, id.generation);
         return false;
     }
     /* The agent is there but taken: a state of the world, not a bad handle. */
-    if (w->squad_of_id[id]) {
-        th_error_set(err, TH_ERR_STATE, "agent %u already belongs to a squad", id);
+    if (w->squad_of_id[th_id_slot(id)]) {
+        th_error_set(err, TH_ERR_STATE, "agent %u.%u already belongs to a squad", id.index1,
+                     id.generation);
         return false;
     }
     th_squad *q = w->squad[squad];
@@ -330,8 +330,8 @@ bool th_world_squad_join(th_world *w, th_squad_id handle, th_agent_id id, th_err
     q->cutoff[m] = 0.0f;
     q->back_count[m] = 0;
     q->back_next[m] = 0;
-    w->squad_of_id[id] = (uint8_t)(squad + 1);
-    w->member_of_id[id] = (uint16_t)m;
+    w->squad_of_id[th_id_slot(id)] = (uint8_t)(squad + 1);
+    w->member_of_id[th_id_slot(id)] = (uint16_t)m;
     q->def.count = q->member_count;
     template_slots(&q->def, q->slot_local);
     place_slots(q);
@@ -498,7 +498,7 @@ static void after_terrain_events(th_world *w, th_squad *q) {
     const th_agents *a = &w->buf[w->cur];
     for (uint32_t m = 0; m < q->member_count; m++) {
         if (q->back_count[m] == 0) continue;
-        uint32_t k = w->slot_of_id[q->member[m]];
+        uint32_t k = w->slot_of_id[th_id_slot(q->member[m])];
         const th_vec2 *back = q->back + (size_t)m * TH_SQUAD_BACK_POINTS;
         if (meets_raised(w, th_v2(a->px[k], a->py[k]), back + q->back_next[m],
                          q->back_count[m] - q->back_next[m])) {
@@ -511,12 +511,13 @@ static void after_terrain_events(th_world *w, th_squad *q) {
 static void update_squad(th_world *w, th_squad *q) {
     const th_agents *a = &w->buf[w->cur];
     const float dt = w->def.timestep;
-    /* Lost members leave; their slots close up around the rest. */
+    /* Lost members leave; their slots close up around the rest. A lost member's id slot may
+     * already hold an agent spawned this step: the generation tells them apart. */
     uint32_t kept = 0;
     for (uint32_t m = 0; m < q->member_count; m++) {
-        if (w->slot_of_id[q->member[m]] >= w->count) continue;
+        if (th_agent_index(w, q->member[m]) == UINT32_MAX) continue;
         q->member[kept] = q->member[m];
-        w->member_of_id[q->member[m]] = (uint16_t)kept;
+        w->member_of_id[th_id_slot(q->member[m])] = (uint16_t)kept;
         q->cutoff[kept] = q->cutoff[m];
         q->back_count[kept] = q->back_count[m];
         q->back_next[kept] = q->back_next[m];
@@ -546,7 +547,7 @@ static void update_squad(th_world *w, th_squad *q) {
     float err = 0.0f, worst = 0.0f, lag = 0.0f;
     uint32_t reachable = 0;
     for (uint32_t m = 0; m < q->member_count; m++) {
-        uint32_t k = w->slot_of_id[q->member[m]];
+        uint32_t k = w->slot_of_id[th_id_slot(q->member[m])];
         th_vec2 slot = q->slot_pos[q->slot_of_member[m]];
         float d = th_v2_len(th_v2_sub(th_v2(a->px[k], a->py[k]), slot));
         err += d;
@@ -585,7 +586,7 @@ static void update_squad(th_world *w, th_squad *q) {
     place_slots(q);
     /* Cut-off members: out of sight of their slot (or the slot is in a wall) for a second. */
     for (uint32_t m = 0; m < q->member_count; m++) {
-        uint32_t k = w->slot_of_id[q->member[m]];
+        uint32_t k = w->slot_of_id[th_id_slot(q->member[m])];
         th_vec2 p = th_v2(a->px[k], a->py[k]), slot = q->slot_pos[q->slot_of_member[m]];
         th_vec2 *back = q->back + (size_t)m * TH_SQUAD_BACK_POINTS;
         bool cut = blocked(w, slot) || !sees(w, p, slot);
@@ -620,8 +621,8 @@ void th_squads_update(th_world *w) {
 
 th_vec2 th_squad_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
                        th_vec2 v) {
-    const th_squad *q = w->squad[w->squad_of_id[id] - 1];
-    uint32_t m = w->member_of_id[id];
+    const th_squad *q = w->squad[w->squad_of_id[th_id_slot(id)] - 1];
+    uint32_t m = w->member_of_id[th_id_slot(id)];
     th_vec2 goal;
     bool walking_back = q->back_count[m] > 0;
     if (walking_back) goal = q->back[(size_t)m * TH_SQUAD_BACK_POINTS + q->back_next[m]];

@@ -48,8 +48,8 @@ static th_world *build_flock(const th_demo_opts *o, th_error *err) {
         float y = th_rng_range(wd.seed, i, STREAM_Y, 0.0f, wd.height);
         float a = th_rng_range(wd.seed, i, STREAM_HEADING, 0.0f, 2.0f * (float)TH_PI);
         float s = th_rng_range(wd.seed, i, STREAM_SPEED, 0.5f, 1.0f) * cd.max_speed;
-        if (th_world_add_agent(w, crowd, th_v2(x, y), th_v2(cosf(a) * s, sinf(a) * s), err) ==
-            TH_INVALID_AGENT) {
+        if (!th_agent_id_valid(
+                th_world_add_agent(w, crowd, th_v2(x, y), th_v2(cosf(a) * s, sinf(a) * s), err))) {
             th_world_destroy(w);
             return NULL;
         }
@@ -93,10 +93,10 @@ static th_world *build_pedestrians(const th_demo_opts *o, th_error *err) {
         float jy = th_rng_range(wd.seed, i, STREAM_Y, -0.2f, 0.2f) * pitch;
         float x = ((float)(i % cols) + 0.5f) * pitch + jx,
               y = ((float)(i / cols) + 0.5f) * pitch + jy;
-        if (th_world_add_agent(
+        if (!th_agent_id_valid(th_world_add_agent(
                 w, (th_crowd_id){i % 4u + 1u},
                 th_v2(fminf(x, nextafterf(wd.width, 0.0f)), fminf(y, nextafterf(wd.height, 0.0f))),
-                th_v2(0.0f, 0.0f), err) == TH_INVALID_AGENT) {
+                th_v2(0.0f, 0.0f), err))) {
             th_world_destroy(w);
             return NULL;
         }
@@ -200,8 +200,8 @@ static th_world *build_evac(const th_demo_opts *o, th_error *err) {
             float y = th_rng_range(wd.seed, i, STREAM_Y + 4 * draw, 0.0f, wd.height);
             draw++;
             if (th_world_cell(w, (int32_t)x, (int32_t)y, NULL) != TH_CELL_OPEN) continue;
-            if (th_world_add_agent(w, crowd, th_v2(x, y), th_v2(0.0f, 0.0f), err) ==
-                TH_INVALID_AGENT) {
+            if (!th_agent_id_valid(
+                    th_world_add_agent(w, crowd, th_v2(x, y), th_v2(0.0f, 0.0f), err))) {
                 th_world_destroy(w);
                 return NULL;
             }

@@ -60,7 +60,8 @@ struct th_flow {
     uint32_t near_count;
     /* [k]: steps after which the (k+1)-th agent left; one entry per id at most. */
     uint32_t *exited_at;
-    uint32_t capacity; /* agents both arrays hold */
+    uint32_t capacity; /* agents `near` holds */
+    uint32_t history;  /* entries exited_at holds: one per agent ever added */
 };
 
 th_spawner_def th_default_spawner_def(void) { return (th_spawner_def){.stop = INFINITY}; }
@@ -78,20 +79,25 @@ void th_flow_free(th_world *w) {
     w->flow = NULL;
 }
 
-bool th_flow_reserve(th_world *w, uint32_t cap) {
+bool th_flow_reserve(th_world *w, uint32_t cap, uint32_t history) {
     th_flow *f = w->flow;
-    if (!f || cap <= f->capacity) return true;
-    if (!th_grow_array((void **)&f->near, sizeof *f->near, f->near_count, cap) ||
-        !th_grow_array((void **)&f->exited_at, sizeof *f->exited_at, w->stats.exited, cap))
-        return false;
-    f->capacity = cap;
+    if (!f) return true;
+    if (cap > f->capacity) {
+        if (!th_grow_array((void **)&f->near, sizeof *f->near, f->near_count, cap)) return false;
+        f->capacity = cap;
+    }
+    if (history > f->history) {
+        if (!th_grow_array((void **)&f->exited_at, sizeof *f->exited_at, w->stats.exited, history))
+            return false;
+        f->history = history;
+    }
     return true;
 }
 
 static th_flow *flow_get(th_world *w, th_error *err) {
     if (w->flow) return w->flow;
     w->flow = th_calloc(1, sizeof *w->flow);
-    if (!w->flow || !th_flow_reserve(w, w->capacity)) {
+    if (!w->flow || !th_flow_reserve(w, w->capacity, w->history_capacity)) {
         th_flow_free(w);
         th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return NULL;
@@ -224,7 +230,7 @@ static int add_spawner(th_world *w, const th_spawner_def *def, th_error *err) {
     /* Room for everything a bounded spawner will add, so that no step allocates for it. Other
      * bounded spawners' agents still to come count too: reserve rounds up to a power of two. */
     if (s.total != UINT64_MAX) {
-        uint64_t need = (uint64_t)w->next_id + s.total;
+        uint64_t need = (uint64_t)w->count + s.total;
         for (uint32_t i = 0; i < f->spawner_count; i++) {
             const th_spawner *o = &f->sp[i];
             if (o->total != UINT64_MAX) need += o->total - o->emitted;
@@ -445,8 +451,8 @@ void th_flow_exited(th_world *w, uint32_t exit) {
     const uint32_t at = w->step > UINT32_MAX ? UINT32_MAX : (uint32_t)w->step;
     if (e->exited++ == 0) e->first = w->step;
     e->last = w->step;
-    /* Never past the end: at most one entry per id, and the arrays hold every id. */
-    if (w->stats.exited < f->capacity) f->exited_at[w->stats.exited] = at;
+    /* Never past the end: at most one entry per agent added, and the history holds them all. */
+    if (w->stats.exited < f->history) f->exited_at[w->stats.exited] = at;
     w->stats.exited++;
 }
 
@@ -535,7 +541,7 @@ void th_flow_spawn(th_world *w) {
                 placed = (s->cells || (p.x < s->x1 && p.y < s->y1)) && free_at(w, p, r);
             }
             /* No room (or no id left): the rest of the queue waits for the next step. */
-            if (!placed || th_agent_add(w, s->crowd, p, s->velocity, NULL) == TH_INVALID_AGENT) {
+            if (!placed || !th_agent_id_valid(th_agent_add(w, s->crowd, p, s->velocity, NULL))) {
                 s->attempts++;
                 break;
             }
@@ -572,9 +578,9 @@ bool th_flow_validate(const th_world *w, char *msg, size_t cap) {
             return false;
         }
     }
-    if (emitted > w->next_id) {
-        snprintf(msg, cap, "spawners added %llu agents, the world handed out %u ids",
-                 (unsigned long long)emitted, w->next_id);
+    if (emitted > w->spawned) {
+        snprintf(msg, cap, "spawners added %llu agents, the world added %u in all",
+                 (unsigned long long)emitted, w->spawned);
         return false;
     }
     return true;

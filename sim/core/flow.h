@@ -8,8 +8,9 @@
  * w->flow. */
 typedef struct th_flow th_flow;
 void th_flow_free(th_world *w);
-/* The agent arrays grew to `cap`: grow the spawning scratch and the exit times with them. */
-bool th_flow_reserve(th_world *w, uint32_t cap);
+/* The agent arrays grew to `cap`, the departure history to `history` entries: grow the
+ * spawning scratch and the exit times with them. */
+bool th_flow_reserve(th_world *w, uint32_t cap, uint32_t history);
 /* Events phase (serial): add the agents the spawners owe, as far as there is room. */
 void th_flow_spawn(th_world *w);
 /* Integration and contacts: TH_MARK_EXIT + the first exit of the agent's crowd holding p, or 0. */

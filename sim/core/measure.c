@@ -7,7 +7,7 @@
  * 4.5 ms per step at 100k agents against 25 ms of steering. Nothing runs in worlds that
  * measure nothing.
  *
- * Crossings need each agent's position after the previous step. It is kept by id in arrays
+ * Crossings need each agent's position after the previous step. It is kept by id slot in arrays
  * sized with the agent capacity (grown by th_world_add_agent's reserve, never in a step), and
  * set when an agent is added, so a crossing in an agent's first step counts too. */
 #include <math.h>
@@ -70,7 +70,7 @@ bool th_measure_reserve(th_world *w, uint32_t keep, uint32_t cap) {
 void th_measure_agent_added(th_world *w, th_agent_id id, th_vec2 p) {
     struct th_measure *m = w->measure;
     if (!m || !m->prev) return;
-    m->prev[id] = p;
+    m->prev[th_id_slot(id)] = p;
 }
 
 /* ---- geometry ---------------------------------------------------------------------------- */
@@ -151,11 +151,11 @@ void th_measure_update(th_world *w) {
     const double W = w->def.width, H = w->def.height;
     const bool wrap = w->wrap;
     for (uint32_t k = 0; k < w->count; k++) {
-        th_agent_id id = a->id[k];
+        const uint32_t id = th_id_slot(a->id[k]);
         /* prev is read by id, scattered: without a prefetch the wait for it was half of this
          * pass (perf, 100k agents). PREFETCH_AHEAD agents cover the miss latency. */
         if (k + PREFETCH_AHEAD < w->count)
-            __builtin_prefetch(&m->prev[a->id[k + PREFETCH_AHEAD]], 1);
+            __builtin_prefetch(&m->prev[th_id_slot(a->id[k + PREFETCH_AHEAD])], 1);
         double qx = m->prev[id].x, qy = m->prev[id].y;
         double dx = (double)a->px[k] - qx, dy = (double)a->py[k] - qy;
         if (wrap) {
@@ -342,7 +342,7 @@ static int add_measure_line(th_world *w, const th_measure_line_def *def, th_erro
         }
         const th_agents *ag = &w->buf[w->cur];
         for (uint32_t k = 0; k < w->count; k++) {
-            m->prev[ag->id[k]] = th_v2(ag->px[k], ag->py[k]);
+            m->prev[th_id_slot(ag->id[k])] = th_v2(ag->px[k], ag->py[k]);
         }
     }
     measure_line *L = &m->line[m->line_count];

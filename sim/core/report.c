@@ -39,7 +39,7 @@ bool th_report_reserve(th_world *w, uint32_t keep, uint32_t cap) {
         w->report = th_calloc(1, sizeof *w->report);
         if (!w->report) return false;
     }
-    /* At most one entry per agent ever added: ids are never reused. */
+    /* At most one entry per agent ever added: `cap` is the world's history capacity. */
     return th_grow_array((void **)&w->report->sheltered_at, sizeof *w->report->sheltered_at, keep,
                          cap);
 }

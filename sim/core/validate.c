@@ -42,12 +42,14 @@ bool th_validate_grid(th_world *w) {
             (uint32_t)th_grid_cy(g, a->py[k]) * (uint32_t)g->nx + (uint32_t)th_grid_cx(g, a->px[k]);
         if (w->cell[k] != cell) {
             return violated(
-                w, "agent %u at (%g, %g) is filed in grid cell %u, its position is in cell %u",
-                a->id[k], (double)a->px[k], (double)a->py[k], w->cell[k], cell);
+                w, "agent %u.%u at (%g, %g) is filed in grid cell %u, its position is in cell %u",
+                a->id[k].index1, a->id[k].generation, (double)a->px[k], (double)a->py[k],
+                w->cell[k], cell);
         }
         if (k < g->cell_start[cell] || k >= g->cell_start[cell + 1]) {
-            return violated(w, "agent %u (slot %u) lies outside its cell %u's range [%u, %u)",
-                            a->id[k], k, cell, g->cell_start[cell], g->cell_start[cell + 1]);
+            return violated(w, "agent %u.%u (slot %u) lies outside its cell %u's range [%u, %u)",
+                            a->id[k].index1, a->id[k].generation, k, cell, g->cell_start[cell],
+                            g->cell_start[cell + 1]);
         }
     }
     return true;
@@ -77,17 +79,19 @@ bool th_validate_bodies(th_world *w) {
                 const float overlap = ri + rj - th_v2_len(d);
                 if (overlap > TH_MAX_OVERLAP * 2.0f * fminf(ri, rj)) {
                     return violated(
-                        w, "bodies of agents %u and %u overlap by %.3f m (at most %.3f allowed)",
-                        a->id[i], a->id[j], (double)overlap,
-                        (double)(TH_MAX_OVERLAP * 2.0f * fminf(ri, rj)));
+                        w,
+                        "bodies of agents %u.%u and %u.%u overlap by %.3f m (at most %.3f allowed)",
+                        a->id[i].index1, a->id[i].generation, a->id[j].index1, a->id[j].generation,
+                        (double)overlap, (double)(TH_MAX_OVERLAP * 2.0f * fminf(ri, rj)));
                 }
             }
         }
         float dist;
         th_vec2 away;
         if (th_nav_nearest_wall(w, p, ri, &dist, &away) && dist < 0.99f * ri) {
-            return violated(w, "body of agent %u at (%g, %g) overlaps a wall by %.3f m", a->id[i],
-                            (double)p.x, (double)p.y, (double)(ri - dist));
+            return violated(w, "body of agent %u.%u at (%g, %g) overlaps a wall by %.3f m",
+                            a->id[i].index1, a->id[i].generation, (double)p.x, (double)p.y,
+                            (double)(ri - dist));
         }
     }
     return true;
@@ -102,29 +106,31 @@ bool th_validate_state(th_world *w) {
         th_agent_id id = a->id[k];
         if (!isfinite(x) || !isfinite(y) || !isfinite(vx) || !isfinite(vy) || !isfinite(w->ax[k]) ||
             !isfinite(w->ay[k])) {
-            return violated(w,
-                            "agent %u has a non-finite value: position (%g, %g), velocity (%g, %g)",
-                            id, (double)x, (double)y, (double)vx, (double)vy);
+            return violated(
+                w, "agent %u.%u has a non-finite value: position (%g, %g), velocity (%g, %g)",
+                id.index1, id.generation, (double)x, (double)y, (double)vx, (double)vy);
         }
         if (!(x >= 0.0f && x < W && y >= 0.0f && y < H)) {
-            return violated(w, "agent %u at (%g, %g) is outside the %g x %g world", id, (double)x,
-                            (double)y, (double)W, (double)H);
+            return violated(w, "agent %u.%u at (%g, %g) is outside the %g x %g world", id.index1,
+                            id.generation, (double)x, (double)y, (double)W, (double)H);
         }
         if (a->crowd[k] >= w->crowd_count) {
-            return violated(w, "agent %u belongs to crowd %u of %u", id, a->crowd[k],
-                            w->crowd_count);
+            return violated(w, "agent %u.%u belongs to crowd %u of %u", id.index1, id.generation,
+                            a->crowd[k], w->crowd_count);
         }
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
         if (vx * vx + vy * vy > c->max_speed * c->max_speed * 1.0001f) {
-            return violated(w, "agent %u moves at %g m/s, faster than its crowd's %g", id,
-                            (double)sqrtf(vx * vx + vy * vy), (double)c->max_speed);
+            return violated(w, "agent %u.%u moves at %g m/s, faster than its crowd's %g", id.index1,
+                            id.generation, (double)sqrtf(vx * vx + vy * vy), (double)c->max_speed);
         }
         if (w->nav.present && th_navmap_blocked_at(&w->nav.map, th_v2(x, y))) {
-            return violated(w, "agent %u at (%g, %g) is inside a blocked cell", id, (double)x,
-                            (double)y);
+            return violated(w, "agent %u.%u at (%g, %g) is inside a blocked cell", id.index1,
+                            id.generation, (double)x, (double)y);
         }
-        if (id >= w->next_id || w->slot_of_id[id] != k) {
-            return violated(w, "agent %u in slot %u is not mapped back to it", id, k);
+        if (th_id_slot(id) >= w->id_top || w->slot_of_id[th_id_slot(id)] != k ||
+            w->id_gen[th_id_slot(id)] != id.generation) {
+            return violated(w, "agent %u.%u in slot %u is not mapped back to it", id.index1,
+                            id.generation, k);
         }
     }
     uint64_t sheltered = 0;
@@ -145,19 +151,30 @@ bool th_validate_state(th_world *w) {
                         (unsigned long long)sheltered, w->stats.sheltered);
     }
     if ((uint64_t)w->count + w->stats.sheltered + w->stats.removed + w->stats.exited !=
-        w->next_id) {
+        w->spawned) {
         return violated(w, "%u alive + %u sheltered + %u removed + %u exited != %u spawned",
                         w->count, w->stats.sheltered, w->stats.removed, w->stats.exited,
-                        w->next_id);
+                        w->spawned);
     }
     if (w->flow) {
         char msg[256];
         if (!th_flow_validate(w, msg, sizeof msg)) return violated(w, "%s", msg);
     }
     uint32_t mapped = 0;
-    for (th_agent_id id = 0; id < w->next_id; id++) mapped += w->slot_of_id[id] < w->count;
+    for (uint32_t s = 0; s < w->id_top; s++) mapped += w->slot_of_id[s] < w->count;
     if (mapped != w->count) {
         return violated(w, "%u ids map to a slot, %u agents are alive", mapped, w->count);
+    }
+    /* Every slot is held by an agent or free, never both: the free stack and the agents
+     * alive together are the slots used. */
+    if ((uint64_t)w->count + w->id_free_count != w->id_top) {
+        return violated(w, "%u agents alive + %u free id slots != %u id slots used", w->count,
+                        w->id_free_count, w->id_top);
+    }
+    for (uint32_t i = 0; i < w->id_free_count; i++) {
+        if (w->id_free[i] >= w->id_top || w->slot_of_id[w->id_free[i]] != UINT32_MAX) {
+            return violated(w, "free id slot %u is out of range or holds an agent", w->id_free[i]);
+        }
     }
     return true;
 }

@@ -100,26 +100,60 @@ bool th_grow_array(void **p, size_t elem, size_t keep, size_t n) {
     return true;
 }
 
-static bool grow_agents(th_agents *a, uint32_t keep, uint32_t n) {
-    n += TH_SIMD_PAD;
-    return th_grow_array((void **)&a->px, sizeof *a->px, keep, n) &&
-           th_grow_array((void **)&a->py, sizeof *a->py, keep, n) &&
-           th_grow_array((void **)&a->vx, sizeof *a->vx, keep, n) &&
-           th_grow_array((void **)&a->vy, sizeof *a->vy, keep, n) &&
-           th_grow_array((void **)&a->crowd, sizeof *a->crowd, keep, n) &&
-           th_grow_array((void **)&a->type, sizeof *a->type, keep, n) &&
-           th_grow_array((void **)&a->id, sizeof *a->id, keep, n);
+/* Grow the buffered agent arrays of `a` (each by TH_SIMD_PAD more) and, with `w` non-NULL, the
+ * world's own: every array of TH_AGENT_ARRAYS of those kinds. */
+static bool grow_agents(th_world *w, th_agents *a, uint32_t keep, uint32_t n) {
+#define GROW_BUF(name, T, kind) \
+    TH_AGENT_KIND(              \
+        BUF, kind,              \
+        if (!th_grow_array((void **)&a->name, sizeof(T), keep, n + TH_SIMD_PAD)) return false;)
+#define GROW_ONE(name, T, kind) \
+    TH_AGENT_KIND(ONE, kind,    \
+                  if (w && !th_grow_array((void **)&w->name, sizeof(T), keep, n)) return false;)
+    TH_AGENT_ARRAYS(GROW_BUF)
+    TH_AGENT_ARRAYS(GROW_ONE)
+#undef GROW_BUF
+#undef GROW_ONE
+    return true;
 }
 
-static void free_agents(th_agents *a) {
-    th_free(a->px);
-    th_free(a->py);
-    th_free(a->vx);
-    th_free(a->vy);
-    th_free(a->crowd);
-    th_free(a->type);
-    th_free(a->id);
-    memset(a, 0, sizeof *a);
+static void free_agents(th_world *w) {
+#define FREE_BUF(name, T, kind) \
+    TH_AGENT_KIND(BUF, kind, th_free(w->buf[0].name); th_free(w->buf[1].name);)
+#define FREE_ONE(name, T, kind) TH_AGENT_KIND(ONE, kind, th_free(w->name);)
+    TH_AGENT_ARRAYS(FREE_BUF)
+    TH_AGENT_ARRAYS(FREE_ONE)
+#undef FREE_BUF
+#undef FREE_ONE
+#define FREE_ID(name, T, wanted) th_free(w->name);
+    TH_ID_TABLE(FREE_ID)
+    TH_ID_ARRAYS(FREE_ID)
+#undef FREE_ID
+}
+
+/* Grow the id table and the per-id arrays that exist to `cap` slots, keeping the slots used. */
+static bool grow_ids(th_world *w, uint32_t cap) {
+#define GROW_ID(name, T, wanted) \
+    if ((wanted) && !th_grow_array((void **)&w->name, sizeof(T), w->id_top, cap)) return false;
+    TH_ID_TABLE(GROW_ID)
+    TH_ID_ARRAYS(GROW_ID)
+#undef GROW_ID
+    return true;
+}
+
+/* The report's and flow's departure times, one entry per agent that ever left (sheltered,
+ * exited): the one record that grows with the agents ever added rather than those alive, four
+ * bytes apiece, so that th_world_sheltered_by and th_world_exited_by can answer for any k. Sized
+ * for every agent added so far, doubling, grown where agents are added (between steps, or an
+ * endless spawner in the events phase). */
+static bool reserve_history(th_world *w, uint32_t n) {
+    if (n <= w->history_capacity) return true;
+    uint32_t cap = w->history_capacity ? w->history_capacity : 1024;
+    while (cap < n) cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
+    if (!th_report_reserve(w, w->stats.sheltered, cap) || !th_flow_reserve(w, w->capacity, cap))
+        return false;
+    w->history_capacity = cap;
+    return true;
 }
 
 /* Cells of the main grid per smallest boids reach: a crowd whose block reach is r walks
@@ -218,23 +252,13 @@ static bool reserve(th_world *w, uint32_t n) {
     uint32_t keep = w->count;
     uint32_t chunks_old = (w->capacity + TH_CHUNK - 1) / TH_CHUNK;
     uint32_t chunks_new = (cap + TH_CHUNK - 1) / TH_CHUNK;
+    /* Ids: every slot in use holds an agent alive, so the per-id arrays need no more slots
+     * than the agent arrays hold agents. */
     bool ok =
-        grow_agents(&w->buf[w->cur], keep, cap) && grow_agents(&w->buf[w->cur ^ 1], 0, cap) &&
-        th_grow_array((void **)&w->flags, sizeof *w->flags, keep, cap) &&
-        th_grow_array((void **)&w->shelter, sizeof *w->shelter, keep, cap) &&
-        th_grow_array((void **)&w->ax, sizeof *w->ax, keep, cap) &&
-        th_grow_array((void **)&w->ay, sizeof *w->ay, keep, cap) &&
-        th_grow_array((void **)&w->cell, sizeof *w->cell, keep, cap) &&
-        th_grow_array((void **)&w->neighbors, sizeof *w->neighbors, keep, cap) &&
-        th_grow_array((void **)&w->slot_of_id, sizeof *w->slot_of_id, w->next_id, cap) &&
-        th_grow_array((void **)&w->squad_of_id, sizeof *w->squad_of_id, w->next_id, cap) &&
-        th_grow_array((void **)&w->member_of_id, sizeof *w->member_of_id, w->next_id, cap) &&
-        th_grow_array((void **)&w->desired_speed, sizeof *w->desired_speed, w->next_id, cap) &&
-        (!w->goal_state_wanted ||
-         th_grow_array((void **)&w->goal_state, sizeof *w->goal_state, w->next_id, cap)) &&
+        grow_agents(w, &w->buf[w->cur], keep, cap) &&
+        grow_agents(NULL, &w->buf[w->cur ^ 1], 0, cap) && grow_ids(w, cap) &&
         th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new) &&
-        th_measure_reserve(w, w->next_id, cap) && th_report_reserve(w, w->stats.sheltered, cap) &&
-        th_flow_reserve(w, cap);
+        th_measure_reserve(w, w->id_top, cap) && th_flow_reserve(w, cap, w->history_capacity);
     if (!ok) return false;
     w->capacity = cap;
     return reserve_contacts_for(w, w->max_radius) && setup_grid(w);
@@ -330,7 +354,7 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
     w->def.threads = w->workers;
     th_prof_init(&w->prof, k_phase_names, TH_PHASE_COUNT);
     if (!reserve(w, d.agent_capacity ? d.agent_capacity : 1024) ||
-        (d.cell_size > 0.0f && (!th_nav_world_init(w) || !th_report_reserve(w, 0, w->capacity)))) {
+        (d.cell_size > 0.0f && !th_nav_world_init(w)) || !reserve_history(w, w->capacity)) {
         th_error_set(err, TH_ERR_NOMEM, "out of memory");
         th_world_destroy(w);
         return NULL;
@@ -351,22 +375,10 @@ void th_world_destroy(th_world *w) {
     th_free(w->pred_sx);
     th_free(w->pred_sy);
     th_free(w->pred_stype);
-    free_agents(&w->buf[0]);
-    free_agents(&w->buf[1]);
-    th_free(w->ax);
-    th_free(w->ay);
-    th_free(w->cell);
-    th_free(w->neighbors);
-    th_free(w->flags);
+    free_agents(w);
     for (uint32_t q = 0; q < w->squad_count; q++) th_squad_free(w->squad[q]);
-    th_free(w->squad_of_id);
-    th_free(w->member_of_id);
     th_free(w->removals);
     for (uint32_t t = 0; t < w->target_count; t++) th_free(w->target_points[t]);
-    th_free(w->shelter);
-    th_free(w->slot_of_id);
-    th_free(w->desired_speed);
-    th_free(w->goal_state);
     for (uint32_t c = 0; c < w->crowd_count; c++) th_free(w->crowd_route[c]);
     for (uint32_t c = 0; c < w->crowd_count; c++) th_forage_free(w->crowd_rt[c].colony);
     th_goal_free(w);
@@ -620,7 +632,8 @@ const th_crowd_def *th_world_crowd(const th_world *w, th_crowd_id crowd) {
 static float draw_desired_speed(const th_world *w, const th_crowd_def *d, th_agent_id id) {
     if (d->model != TH_MODEL_PEDESTRIAN) return 0.0f;
     float z = -6.0f;
-    for (uint32_t k = 0; k < 12; k++) z += th_rng_f01(w->def.seed, 0x5e3d0000u + id, k);
+    for (uint32_t k = 0; k < 12; k++)
+        z += th_rng_f01(w->def.seed, 0x5e3d0000u + th_agent_key(id), k);
     float v = d->desired_speed + d->desired_speed_sd * th_clampf(z, -2.0f, 2.0f);
     return th_clampf(v, 0.05f * d->desired_speed, d->max_speed);
 }
@@ -654,12 +667,12 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
         th_error_set(err, TH_ERR_INVALID, "velocity must be finite");
         return TH_INVALID_AGENT;
     }
-    if (w->next_id >= TH_MAX_AGENTS) {
+    if (w->count >= TH_MAX_AGENTS) {
         th_error_set(err, TH_ERR_LIMIT, "at most %u agents", TH_MAX_AGENTS);
         return TH_INVALID_AGENT;
     }
-    if (!reserve(w, w->next_id + 1)) {
-        th_error_set(err, TH_ERR_NOMEM, "out of memory for %u agents", w->next_id + 1);
+    if (!reserve(w, w->count + 1) || !reserve_history(w, w->spawned + 1)) {
+        th_error_set(err, TH_ERR_NOMEM, "out of memory for %u agents", w->count + 1);
         return TH_INVALID_AGENT;
     }
     /* Clamped in double: the float length of a finite velocity such as (3e38, 3e38) overflows
@@ -669,25 +682,44 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
     if (len > top) v = th_v2((float)(velocity.x * (top / len)), (float)(velocity.y * (top / len)));
     th_agents *a = &w->buf[w->cur];
     uint32_t k = w->count++;
-    th_agent_id id = w->next_id++;
+    /* A free slot if there is one (reserve made room for a fresh one otherwise), with the
+     * next generation; 0 is skipped when the count wraps, so the id is never null. */
+    uint32_t slot = w->id_free_count ? w->id_free[--w->id_free_count] : w->id_top++;
+    uint32_t gen = w->id_gen[slot] + 1u;
+    w->id_gen[slot] = gen ? gen : 1u;
+    th_agent_id id = {slot + 1u, w->id_gen[slot]};
+    w->spawned++;
+#define ZERO_AGENT(name, T, kind)                                \
+    TH_AGENT_KIND(BUF, kind, memset(&a->name[k], 0, sizeof(T));) \
+    TH_AGENT_KIND(ONE, kind, memset(&w->name[k], 0, sizeof(T));)
+    TH_AGENT_ARRAYS(ZERO_AGENT)
+#undef ZERO_AGENT
+#define ZERO_ID(name, T, wanted) \
+    if (wanted) memset(&w->name[slot], 0, sizeof(T));
+    TH_ID_ARRAYS(ZERO_ID)
+#undef ZERO_ID
     a->px[k] = position.x;
     a->py[k] = position.y;
     a->vx[k] = v.x;
     a->vy[k] = v.y;
     a->crowd[k] = (uint16_t)crowd;
     a->id[k] = id;
-    w->ax[k] = w->ay[k] = 0.0f;
-    w->neighbors[k] = 0;
-    w->flags[k] = 0;
     a->type[k] = w->crowd_rt[crowd].type;
-    w->shelter[k] = 0;
-    w->slot_of_id[id] = k;
-    w->desired_speed[id] = draw_desired_speed(w, &w->crowd_def[crowd], id);
+    w->slot_of_id[slot] = k;
+    w->desired_speed[slot] = draw_desired_speed(w, &w->crowd_def[crowd], id);
     th_goal_agent_added(w, id, &w->crowd_rt[crowd], v);
     w->settle = true;
     th_measure_agent_added(w, id, position);
     w->stats.agents = w->count;
     return id;
+}
+
+/* Free the slot of an agent leaving the world: stale from now on, reused by the next agent
+ * added (id_free holds a place for every slot, so the push needs no room). */
+static void free_id(th_world *w, th_agent_id id) {
+    const uint32_t s = th_id_slot(id);
+    w->slot_of_id[s] = UINT32_MAX;
+    w->id_free[w->id_free_count++] = s;
 }
 
 void th_world_drop_marked(th_world *w) {
@@ -698,12 +730,12 @@ void th_world_drop_marked(th_world *w) {
         uint8_t s = w->shelter[k];
         if (s == TH_MARK_REMOVED) {
             w->stats.removed++;
-            w->slot_of_id[a->id[k]] = UINT32_MAX;
+            free_id(w, a->id[k]);
             continue;
         }
         if (s >= TH_MARK_EXIT && s < TH_MARK_EXIT + TH_MAX_EXITS) {
             th_flow_exited(w, s - TH_MARK_EXIT);
-            w->slot_of_id[a->id[k]] = UINT32_MAX;
+            free_id(w, a->id[k]);
             continue;
         }
         if (s) {
@@ -716,26 +748,19 @@ void th_world_drop_marked(th_world *w) {
                     b->full = true;
                     n->combined_stale = true;
                 }
-                w->slot_of_id[a->id[k]] = UINT32_MAX;
+                free_id(w, a->id[k]);
                 continue;
             }
             w->shelter[k] = 0;
         }
+        /* Every array moves down with its agent (shelter is 0 for every agent kept). */
         if (out != k) {
-            a->px[out] = a->px[k];
-            a->py[out] = a->py[k];
-            a->vx[out] = a->vx[k];
-            a->vy[out] = a->vy[k];
-            a->crowd[out] = a->crowd[k];
-            a->id[out] = a->id[k];
-            w->ax[out] = w->ax[k];
-            w->ay[out] = w->ay[k];
-            w->cell[out] = w->cell[k];
-            w->neighbors[out] = w->neighbors[k];
-            w->flags[out] = w->flags[k];
-            a->type[out] = a->type[k];
-            w->shelter[out] = 0;
-            w->slot_of_id[a->id[out]] = out;
+#define MOVE_DOWN(name, T, kind)                         \
+    TH_AGENT_KIND(BUF, kind, a->name[out] = a->name[k];) \
+    TH_AGENT_KIND(ONE, kind, w->name[out] = w->name[k];)
+            TH_AGENT_ARRAYS(MOVE_DOWN)
+#undef MOVE_DOWN
+            w->slot_of_id[th_id_slot(a->id[out])] = out;
         }
         out++;
     }
@@ -744,8 +769,8 @@ void th_world_drop_marked(th_world *w) {
 
 bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err) {
     if (!th_between_steps(w, err)) return false;
-    if (id >= w->next_id || w->slot_of_id[id] >= w->count) {
-        th_error_set(err, TH_ERR_HANDLE, "no agent %u", id);
+    if (th_agent_index(w, id) == UINT32_MAX) {
+        th_error_set(err, TH_ERR_HANDLE, "no agent %u.%u", id.index1, id.generation);
         return false;
     }
     if (w->removal_count == w->removal_capacity) {
@@ -764,8 +789,10 @@ bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err) {
 void th_world_apply_removals(th_world *w) {
     if (w->removal_count == 0) return;
     for (uint32_t i = 0; i < w->removal_count; i++) {
-        uint32_t k = w->slot_of_id[w->removals[i]];
-        if (k < w->count) w->shelter[k] = TH_MARK_REMOVED;
+        /* Each id was checked when asked for and no agent leaves between steps, so it still
+         * names its agent; one asked for twice is marked twice, harmlessly. */
+        uint32_t k = th_agent_index(w, w->removals[i]);
+        if (k != UINT32_MAX) w->shelter[k] = TH_MARK_REMOVED;
     }
     w->removal_count = 0;
     th_world_drop_marked(w);
@@ -774,11 +801,12 @@ void th_world_apply_removals(th_world *w) {
 /* ---- reading ---------------------------------------------------------------------------- */
 
 uint32_t th_world_agent_count(const th_world *w) { return w->count; }
+uint32_t th_world_id_slots(const th_world *w) { return w->id_top; }
 uint64_t th_world_step_count(const th_world *w) { return w->step; }
 th_world_stats th_world_get_stats(const th_world *w) {
     th_world_stats s = w->stats;
     s.agents = w->count;
-    s.spawned = w->next_id;
+    s.spawned = w->spawned;
     return s;
 }
 th_world_def th_world_get_def(const th_world *w) { return w->def; }
@@ -792,9 +820,8 @@ void th_world_grid_size(const th_world *w, int32_t *cols, int32_t *rows, float *
 }
 
 bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) {
-    if (id >= w->next_id) return false;
-    uint32_t k = w->slot_of_id[id];
-    if (k >= w->count) return false;
+    uint32_t k = th_agent_index(w, id);
+    if (k == UINT32_MAX) return false;
     const th_agents *a = &w->buf[w->cur];
     *out = (th_agent_state){
         .id = id,
@@ -807,10 +834,10 @@ bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) 
         .leader = (w->flags[k] & TH_AGENT_LEADER) != 0,
         .waypoint = w->goal_state && (w->crowd_rt[a->crowd[k]].goal == TH_GOAL_ROUTE ||
                                       w->crowd_rt[a->crowd[k]].goal == TH_GOAL_WAYPOINTS)
-                        ? w->goal_state[id].index
+                        ? w->goal_state[th_id_slot(id)].index
                         : 0,
         .carrying = w->goal_state && w->crowd_rt[a->crowd[k]].goal == TH_GOAL_FORAGE &&
-                    w->goal_state[id].carrying,
+                    w->goal_state[th_id_slot(id)].carrying,
     };
     return true;
 }
@@ -825,10 +852,11 @@ uint64_t th_world_hash(const th_world *w) {
     th_hash_u64(&h, w->step);
     th_hash_u32(&h, w->count);
     const th_agents *a = &w->buf[w->cur];
-    for (th_agent_id id = 0; id < w->next_id; id++) {
-        uint32_t k = w->slot_of_id[id];
+    /* By slot: the same order for any thread count, as storage order is not. */
+    for (uint32_t slot = 0; slot < w->id_top; slot++) {
+        uint32_t k = w->slot_of_id[slot];
         if (k >= w->count) continue;
-        th_hash_u32(&h, id);
+        th_hash_u64(&h, th_agent_key(a->id[k]));
         th_hash_u32(&h, a->crowd[k]);
         th_hash_f32(&h, a->px[k]);
         th_hash_f32(&h, a->py[k]);

@@ -26,14 +26,50 @@
 
 typedef struct th_squad th_squad;
 
-/* One buffer of agent state, structure of arrays, in storage (cell-sorted) order. */
+/* Every per-agent array in storage (cell-sorted) order, declared once: X(name, type, kind).
+ * Growth, adding an agent, the step's gather and the compaction after removals are all driven
+ * by this table (sim/core/world.c, sim/core/step.c), so an array added here is carried
+ * everywhere it must be. kind BUF: agent state, one array in each of the two th_agents buffers,
+ * gathered into cell order at the start of each step; kind ONE: one array in the world, written
+ * afresh by each step for the agents in their new order (so not gathered) and kept in step
+ * with the state when agents are removed. A new agent starts with zeros in every array but
+ * the state it is given. */
+#define TH_AGENT_ARRAYS(X)                                                               \
+    X(px, float, BUF)                                                                    \
+    X(py, float, BUF)                                                                    \
+    X(vx, float, BUF)                                                                    \
+    X(vy, float, BUF)                                                                    \
+    X(crowd, uint16_t, BUF)                                                              \
+    /* flocking type: the crowd's explicit type, or TH_MAX_TYPES + crowd */              \
+    X(type, uint16_t, BUF)                                                               \
+    X(id, th_agent_id, BUF)                                                              \
+    /* steering acceleration of the last step */                                         \
+    X(ax, float, ONE)                                                                    \
+    X(ay, float, ONE)                                                                    \
+    /* grid cell of each agent */                                                        \
+    X(cell, uint32_t, ONE)                                                               \
+    /* same-crowd agents seen in the last step */                                        \
+    X(neighbors, uint16_t, ONE)                                                          \
+    /* TH_AGENT_LEADER | TH_AGENT_STRANDED of the last step */                           \
+    X(flags, uint8_t, ONE)                                                               \
+    /* bunker index + 1 the agent stepped into this step, or 0 (or a TH_MARK_* below) */ \
+    X(shelter, uint8_t, ONE)
+
+/* TH_AGENT_KIND(want, kind, x), inside an X of the table, expands to x only when the row's kind
+ * is `want` (BUF or ONE), so a use of the table can pick the buffered arrays or the world's. */
+#define TH_AGENT_KIND_BUF_BUF(x) x
+#define TH_AGENT_KIND_BUF_ONE(x)
+#define TH_AGENT_KIND_ONE_BUF(x)
+#define TH_AGENT_KIND_ONE_ONE(x)     x
+#define TH_AGENT_KIND(want, kind, x) TH_AGENT_KIND_##want##_##kind(x)
+
+/* One buffer of agent state, structure of arrays, in storage (cell-sorted) order: the BUF
+ * arrays of TH_AGENT_ARRAYS. */
+#define TH_AGENT_DECLARE_BUF(name, T, kind) TH_AGENT_KIND(BUF, kind, T *name;)
 typedef struct th_agents {
-    float *px, *py;
-    float *vx, *vy;
-    uint16_t *crowd;
-    uint16_t *type; /* flocking type: the crowd's explicit type, or TH_MAX_TYPES + crowd */
-    th_agent_id *id;
+    TH_AGENT_ARRAYS(TH_AGENT_DECLARE_BUF)
 } th_agents;
+#undef TH_AGENT_DECLARE_BUF
 
 /* Per-crowd values the steering loop needs, derived once from the def. */
 typedef struct th_crowd_rt {
@@ -127,6 +163,29 @@ typedef struct th_chunk_stats {
                             smaller diameter */
 } th_chunk_stats;
 
+/* The id table, per slot of th_agent_id (index1 - 1), X(name, type, wanted): slot_of_id is the
+ * storage index of the agent holding the slot (UINT32_MAX while it is free), id_gen the slot's
+ * generation (of the agent holding it, or of its last one while free), id_free the stack of
+ * free slots: pushed in th_world_drop_marked's serial storage-order pass, popped by the next
+ * agent added (the last freed first), so which slot an agent gets never depends on the thread
+ * count. */
+#define TH_ID_TABLE(X)            \
+    X(slot_of_id, uint32_t, true) \
+    X(id_gen, uint32_t, true)     \
+    X(id_free, uint32_t, true)
+
+/* Per-id state, by slot, X(name, type, wanted): `wanted` (an expression in w) says whether the
+ * array exists. Zeroed for each agent added, so a reused slot holds nothing of its last agent. */
+#define TH_ID_ARRAYS(X)                                                        \
+    /* free walking speed of pedestrians, m/s (0 for boids) */                 \
+    X(desired_speed, float, true)                                              \
+    /* allocated once a crowd's goal keeps state (route, wander), else NULL */ \
+    X(goal_state, th_goal_state, w->goal_state_wanted)                         \
+    /* squad index + 1 of each agent, 0 = none */                              \
+    X(squad_of_id, uint8_t, true)                                              \
+    /* its index among the squad's members */                                  \
+    X(member_of_id, uint16_t, true)
+
 struct th_world {
     th_world_def def;
     th_pool *pool;
@@ -163,16 +222,17 @@ struct th_world {
     uint32_t count;    /* agents alive */
     uint32_t capacity; /* agents the arrays hold */
 
-    float *ax, *ay;      /* steering acceleration of the last step, storage order */
-    uint32_t *cell;      /* grid cell of each agent, storage order */
-    uint16_t *neighbors; /* same-crowd agents seen in the last step, storage order */
-    uint8_t *flags;      /* TH_AGENT_LEADER | TH_AGENT_STRANDED of the last step, storage order */
-    uint8_t *shelter;    /* bunker index + 1 the agent stepped into this step, or 0 */
+    /* The ONE arrays of TH_AGENT_ARRAYS (ax, ay, cell, ...), storage order. */
+#define TH_AGENT_DECLARE_ONE(name, T, kind) TH_AGENT_KIND(ONE, kind, T *name;)
+    TH_AGENT_ARRAYS(TH_AGENT_DECLARE_ONE)
+#undef TH_AGENT_DECLARE_ONE
 
-    float *desired_speed;      /* per id: free walking speed of pedestrians, m/s (0 for boids) */
-    th_goal_state *goal_state; /* per id; allocated once a crowd's goal keeps state (route,
-                                  wander), else NULL */
-    bool goal_state_wanted;    /* such a crowd exists: goal_state grows with the agents */
+    /* The per-id arrays, by slot (TH_ID_TABLE, TH_ID_ARRAYS): `capacity` entries each. */
+#define TH_ID_DECLARE(name, T, wanted) T *name;
+    TH_ID_TABLE(TH_ID_DECLARE)
+    TH_ID_ARRAYS(TH_ID_DECLARE)
+#undef TH_ID_DECLARE
+    bool goal_state_wanted;              /* such a crowd exists: goal_state grows with the agents */
     th_vec2 *crowd_route[TH_MAX_CROWDS]; /* each crowd's route waypoints (owned), or NULL */
     uint32_t colonies; /* foraging crowds: bookkeeping runs th_forage_update while > 0 */
     th_congestion cong[TH_MAX_CROWDS]; /* congestion-aware destination fields, cong_count used */
@@ -188,8 +248,15 @@ struct th_world {
     bool settle;               /* agents were added since the last step: the next contacts
                                   phase may take TH_CONTACT_SETTLE_ROUNDS */
 
-    uint32_t next_id;     /* ids handed out so far */
-    uint32_t *slot_of_id; /* id -> storage index, capacity entries */
+    /* The id table (TH_ID_TABLE): slots [0, id_top) have been used, the free ones among them
+     * stacked in id_free[0, id_free_count). Every slot in use holds an agent alive, so
+     * id_top = count + id_free_count never exceeds the most agents alive at once, and the
+     * per-id arrays (capacity entries, grown with the agent arrays) follow the agents alive,
+     * not all agents ever added. */
+    uint32_t id_top;
+    uint32_t id_free_count;
+    uint32_t spawned;          /* agents ever added */
+    uint32_t history_capacity; /* departures the report and flow histories hold (world.c) */
 
     th_chunk_stats *chunk_stats; /* one per TH_CHUNK agents of capacity */
 
@@ -199,8 +266,6 @@ struct th_world {
     uint32_t squad_count;
     bool squads_keep_paths; /* never re-plan after terrain events: off but in white-box tests,
                                which measure what re-planning buys against it */
-    uint8_t *squad_of_id;   /* squad index + 1 of each agent id, 0 = none */
-    uint16_t *member_of_id; /* its index among the squad's members */
     th_agent_id *removals;  /* agents to remove at the next step */
     uint32_t removal_count, removal_capacity;
 
@@ -252,9 +317,32 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
  * exits and removals never meet). */
 #define TH_MARK_EXIT    0x80u
 void th_world_drop_marked(th_world *w);
-/* sim/core/world.c: make room for n agent ids (and as many agents) between steps, or in the events
- * phase for an endless spawner; false when memory is short. */
+/* sim/core/world.c: make room for n agents alive (and their id slots: never more than the agents
+ * alive) between steps, or in the events phase for an endless spawner; false when memory is
+ * short. */
 bool th_world_reserve(th_world *w, uint32_t n);
+
+/* The slot of an id in the id table (UINT32_MAX for the null id). */
+static inline uint32_t th_id_slot(th_agent_id id) { return id.index1 - 1u; }
+
+/* The storage index of the agent `id` names, or UINT32_MAX when it is null, stale (its slot
+ * was freed, and perhaps reused by a later agent) or names no slot. */
+static inline uint32_t th_agent_index(const th_world *w, th_agent_id id) {
+    const uint32_t s = id.index1 - 1u;
+    if (s >= w->id_top || w->id_gen[s] != id.generation) return UINT32_MAX;
+    const uint32_t k = w->slot_of_id[s];
+    return k < w->count ? k : UINT32_MAX;
+}
+
+/* An id as a random-number key and in the state hash: the slot in the low 32 bits, the
+ * generation - 1 above. The generation is part of the key because some draws are made once
+ * per agent with no step counter (a pedestrian's desired speed, a wanderer's first heading):
+ * keyed by the slot alone, every later agent in a reused slot would repeat its predecessor's
+ * draws. Generation 1 adds nothing, so a world that never reuses a slot draws and hashes as
+ * when ids were plain creation numbers. */
+static inline uint64_t th_agent_key(th_agent_id id) {
+    return (uint64_t)(id.index1 - 1u) | (uint64_t)(id.generation - 1u) << 32;
+}
 
 /* Calls that change the world are refused inside its own step (from a host task, say): the
  * assert hook hears of it (by default it aborts), and if it returns the call fails with `err`. */

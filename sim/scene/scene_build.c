@@ -240,8 +240,8 @@ static bool spawn_crowd(th_world *w, const th_scene *s, const legend_cells *lc, 
         }
         float heading = 2.0f * (float)TH_PI * th_rng_f01(seed, key, 2);
         th_vec2 vel = th_v2(cr->initial_speed * cosf(heading), cr->initial_speed * sinf(heading));
-        if (th_world_add_agent(w, (th_crowd_id){c + 1}, th_v2(x, y), vel, err) ==
-            TH_INVALID_AGENT) {
+        if (!th_agent_id_valid(
+                th_world_add_agent(w, (th_crowd_id){c + 1}, th_v2(x, y), vel, err))) {
             char path[64];
             snprintf(path, sizeof path, "crowds[%u].spawn", c);
             ok = th_scene_refused(s, g->node, path, err);
@@ -420,7 +420,8 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
                                    s->crowd[c].name, (unsigned long long)n, st->agent_index);
                 break;
             }
-            td.agent = (th_agent_id)(first_id[c] + st->agent_index);
+            /* The world is new: no slot has been freed, so slots follow creation order. */
+            td.agent = (th_agent_id){(uint32_t)(first_id[c] + st->agent_index) + 1u, 1u};
         }
         if (th_world_add_target(w, &td, err).index1 != t + 1)
             ok = th_scene_refused(s, st->node, path, err);
@@ -446,8 +447,8 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
             ok = th_scene_refused(s, cr->node, path, err);
         for (uint32_t i = 0; i < cr->agent_count && ok; i++) {
             const float *a = cr->agents + 4 * (size_t)i;
-            if (th_world_add_agent(w, (th_crowd_id){c + 1}, th_v2(a[0], a[1]), th_v2(a[2], a[3]),
-                                   err) == TH_INVALID_AGENT) {
+            if (!th_agent_id_valid(th_world_add_agent(w, (th_crowd_id){c + 1}, th_v2(a[0], a[1]),
+                                                      th_v2(a[2], a[3]), err))) {
                 snprintf(path, sizeof path, "crowds[%u].agents[%u]", c, i);
                 ok = th_scene_refused(s, th_ynode_get(cr->node, "agents")->items[i], path, err);
             }

@@ -1045,12 +1045,13 @@ TH_API bool th_world_measure_line(const th_world *w, th_measure_line_id line,
  * the agents still owed wait (in order, the next step tries again with fresh draws): a queue at
  * the gate, never a body dropped onto another.
  *
- * Memory: ids are never reused and the engine sizes its arrays by the ids handed out. A spawner
- * with a stop time or a limit reserves room for all it will add when it is added, so its steps
- * allocate nothing. An endless spawner grows the arrays as it goes, doubling them each time
- * they fill: over a run that adds N agents that is about log2(N / 1024) allocating steps,
- * amortised O(1) per agent, and none between two doublings (also in a steady state where
- * exits remove as many as spawn).
+ * Memory: the agent arrays follow the agents alive (the id of an agent that left is reused,
+ * see th_agent_id). A spawner with a stop time or a limit reserves room for all it will add
+ * when it is added, so its steps allocate nothing. An endless spawner grows the arrays as it
+ * goes, doubling them when the agents alive fill them, and stops growing them once exits take
+ * out as many as it adds. The departure times behind th_world_exited_by grow by 4 bytes per
+ * agent that has left, doubling likewise: about log2(N / 1024) allocating steps over a run in
+ * which N agents leave, none between two doublings.
  *
  * An exit is an area (a rectangle in metres, a list of cells, or the goal cells of a
  * destination field) and the crowds it takes. An agent of those crowds whose position at the

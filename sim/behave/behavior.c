@@ -8,6 +8,7 @@
 #include "engine/alloc.h"
 #include "sim/behave/behavior.h"
 #include "sim/core/world.h"
+#include "sim/dist/dist_serial.h"
 
 /* Intercept looks at most this far ahead: a target that outruns its pursuer would otherwise
  * push the aim point out without bound. */
@@ -173,6 +174,8 @@ void th_targets_update(th_world *w) {
         w->target_vel[t] = vel;
         w->target_valid[t] = valid;
     }
+    /* Split agents: only the followed agent's owner found it; it tells the others. */
+    th_dist_targets(w);
 }
 
 th_vec2 th_pursuit_dir(const th_world *w, const th_crowd_rt *c, th_vec2 p) {

@@ -37,6 +37,7 @@
 #include "sim/core/step.h"
 #include "sim/core/validate.h"
 #include "sim/core/world.h"
+#include "sim/dist/dist_serial.h"
 
 /* Rounds between two listings of the bodies near each agent, in a long settling. */
 #define TH_CONTACT_RELIST 8u
@@ -235,9 +236,14 @@ void th_contacts_resolve(th_world *w) {
         .wx = bx[0],
         .wy = by[0],
     };
+    /* Split agents: ghost bodies (stored after the owned ones, in lists but never resolved
+     * here) take their owners' integrated positions, and after each round their owners' round
+     * positions, so every body near a border sees what one process would. */
+    const bool dist = th_dist_serial_active(w);
+    if (dist) th_dist_ghost_floats(w, a->px, a->py);
     th_pool_parallel_for(w->pool, w->count, TH_CHUNK, list_job, &cc);
     const uint32_t chunks = (w->count + TH_CHUNK - 1) / TH_CHUNK;
-    const bool settle = w->settle;
+    const bool settle = dist ? th_dist_any(w, w->settle) : w->settle;
     const uint32_t max_rounds = settle ? TH_CONTACT_SETTLE_ROUNDS : TH_CONTACT_MAX_ROUNDS;
     w->settle = false;
     for (uint32_t r = 0; r + 1 < max_rounds; r++) {
@@ -246,6 +252,7 @@ void th_contacts_resolve(th_world *w) {
         cc.wx = bx[r & 1];
         cc.wy = by[r & 1];
         th_pool_parallel_for(w->pool, w->count, TH_CHUNK, contact_job, &cc);
+        if (dist) th_dist_ghost_floats(w, cc.wx, cc.wy);
         cc.rx = cc.wx;
         cc.ry = cc.wy;
         /* More rounds only while the positions this round started from still overlap by more
@@ -257,9 +264,13 @@ void th_contacts_resolve(th_world *w) {
          * order, so neither does the number of rounds. */
         float worst = 0.0f;
         for (uint32_t c = 0; c < chunks; c++) worst = fmaxf(worst, w->chunk_stats[c].overlap);
+        /* Every rank runs as many rounds as the worst overlap anywhere asks for. */
+        if (dist) worst = th_dist_max_f32(w, worst);
         if (!settle && worst <= TH_CONTACT_QUIET * TH_MAX_OVERLAP) break;
         if (r + 2 < TH_CONTACT_ROUNDS) continue;
         if (worst <= 0.5f * TH_MAX_OVERLAP) break;
     }
     th_pool_parallel_for(w->pool, w->count, TH_CHUNK, contact_last_job, &cc);
+    /* The validator checks overlaps with ghosts too: give it their resolved positions. */
+    if (dist && w->validate) th_dist_ghost_floats(w, a->px, a->py);
 }

@@ -15,6 +15,7 @@
 #include "engine/rng.h"
 #include "sim/core/flow.h"
 #include "sim/core/world.h"
+#include "sim/dist/dist_serial.h"
 
 /* Most cells in a spawner's or exit's list. */
 #define TH_FLOW_MAX_CELLS 65536u
@@ -55,12 +56,14 @@ struct th_flow {
     uint32_t exit_count;
     uint64_t all_exits;                  /* exits that take every crowd */
     uint64_t crowd_exits[TH_MAX_CROWDS]; /* exits that name this crowd */
-    /* Spawning scratch: storage indices of the bodies near the area being filled. */
-    uint32_t *near;
+    /* Spawning scratch: the bodies near the area being filled, as (x, y, radius) copies (under
+     * split agents they come from every rank, and the agents just spawned are stored only by
+     * their owners). */
+    float *near;
     uint32_t near_count;
     /* [k]: steps after which the (k+1)-th agent left; one entry per id at most. */
     uint32_t *exited_at;
-    uint32_t capacity; /* agents `near` holds */
+    uint32_t capacity; /* bodies `near` holds */
     uint32_t history;  /* entries exited_at holds: one per agent ever added */
 };
 
@@ -83,7 +86,8 @@ bool th_flow_reserve(th_world *w, uint32_t cap, uint32_t history) {
     th_flow *f = w->flow;
     if (!f) return true;
     if (cap > f->capacity) {
-        if (!th_grow_array((void **)&f->near, sizeof *f->near, f->near_count, cap)) return false;
+        if (!th_grow_array((void **)&f->near, 3 * sizeof *f->near, f->near_count, cap))
+            return false;
         f->capacity = cap;
     }
     if (history > f->history) {
@@ -458,6 +462,24 @@ void th_flow_exited(th_world *w, uint32_t exit) {
 
 /* ---- spawning, at the start of a step ---------------------------------------------------- */
 
+/* Append a body to the spawning scratch. In one process there is room (the scratch grows with
+ * the agents in th_flow_reserve); bodies gathered from other ranks may need more, grown here
+ * (doubling, so only until the largest need is seen). */
+static void near_add(th_flow *f, float x, float y, float r) {
+    if (f->near_count >= f->capacity) {
+        const uint32_t cap = f->capacity ? 2 * f->capacity : 256;
+        if (!th_grow_array((void **)&f->near, 3 * sizeof *f->near, f->near_count, cap)) {
+            (void)TH_ASSERT(!"out of memory for the bodies near a spawner");
+            return;
+        }
+        f->capacity = cap;
+    }
+    float *b = &f->near[3 * (size_t)f->near_count++];
+    b[0] = x;
+    b[1] = y;
+    b[2] = r;
+}
+
 /* Draw try `t` of the agent at the head of spawner i's queue. */
 static th_vec2 draw(const th_world *w, const th_spawner *s, uint32_t i, uint32_t t) {
     const uint64_t key = TH_SPAWN_KEY | (uint64_t)i << 32 | s->emitted;
@@ -470,8 +492,8 @@ static th_vec2 draw(const th_world *w, const th_spawner *s, uint32_t i, uint32_t
     return th_v2(((float)cell.x + u) * cs, ((float)cell.y + v) * cs);
 }
 
-/* Storage indices of the bodies that could touch a body of radius r placed in the area: their
- * nearest image lies within the area's half extent plus r and the largest radius. */
+/* The bodies that could touch a body of radius r placed in the area: their nearest image lies
+ * within the area's half extent plus r and the largest radius. */
 static void collect_near(th_world *w, const th_spawner *s, float r) {
     th_flow *f = w->flow;
     const th_agents *a = &w->buf[w->cur];
@@ -492,11 +514,14 @@ static void collect_near(th_world *w, const th_spawner *s, float r) {
     const float hx = 0.5f * (x1 - x0) + reach, hy = 0.5f * (y1 - y0) + reach;
     f->near_count = 0;
     for (uint32_t k = 0; k < w->count; k++) {
-        if (w->crowd_radius[a->crowd[k]] <= 0.0f) continue;
+        const float r_k = w->crowd_radius[a->crowd[k]];
+        if (r_k <= 0.0f) continue;
         const th_vec2 d = th_min_image(th_v2(a->px[k] - c.x, a->py[k] - c.y), w->wrap, w->def.width,
                                        w->def.height);
-        if (fabsf(d.x) <= hx && fabsf(d.y) <= hy) f->near[f->near_count++] = k;
+        if (fabsf(d.x) <= hx && fabsf(d.y) <= hy) near_add(f, a->px[k], a->py[k], r_k);
     }
+    if (th_dist_serial_active(w))
+        f->near_count = th_dist_gather_near(w, &f->near, f->near_count, &f->capacity);
 }
 
 /* Whether an agent of radius r may appear at p. */
@@ -510,12 +535,11 @@ static bool free_at(const th_world *w, th_vec2 p, float r) {
     if (!w->wrap && (p.x < r || p.y < r || p.x > w->def.width - r || p.y > w->def.height - r))
         return false;
     const th_flow *f = w->flow;
-    const th_agents *a = &w->buf[w->cur];
     for (uint32_t n = 0; n < f->near_count; n++) {
-        const uint32_t k = f->near[n];
-        const float rk = w->crowd_radius[a->crowd[k]];
-        const th_vec2 d = th_min_image(th_v2(a->px[k] - p.x, a->py[k] - p.y), w->wrap, w->def.width,
-                                       w->def.height);
+        const float *b = &f->near[3 * (size_t)n];
+        const float rk = b[2];
+        const th_vec2 d =
+            th_min_image(th_v2(b[0] - p.x, b[1] - p.y), w->wrap, w->def.width, w->def.height);
         if (th_v2_len2(d) < (r + rk) * (r + rk)) return false;
     }
     return true;
@@ -545,7 +569,8 @@ void th_flow_spawn(th_world *w) {
                 s->attempts++;
                 break;
             }
-            if (r > 0.0f) f->near[f->near_count++] = w->count - 1;
+            /* On every rank: the new body is stored only by its owner. */
+            if (r > 0.0f) near_add(f, p.x, p.y, r);
             s->emitted++;
             s->attempts = 0;
         }

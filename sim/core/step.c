@@ -30,6 +30,7 @@
 #include "sim/core/trace.h"
 #include "sim/core/validate.h"
 #include "sim/core/world.h"
+#include "sim/dist/dist_serial.h"
 
 /* ---- step context ----------------------------------------------------------------------- */
 
@@ -219,7 +220,7 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
 /* Statistics, foraging, measurement and breadcrumbs read the agents just stepped, sheltered and
  * exited ones included: they leave afterwards, in the admit phase. Returns how many agents
  * stepped into a bunker or an exit. */
-static uint32_t phase_bookkeeping(th_world *w) {
+static uint32_t phase_bookkeeping(th_world *w, uint32_t *agents) {
     uint64_t neighbors = 0, candidates = 0;
     uint32_t stranded = 0, sheltering = 0;
     uint32_t chunks = (w->count + TH_CHUNK - 1) / TH_CHUNK;
@@ -229,9 +230,20 @@ static uint32_t phase_bookkeeping(th_world *w) {
         stranded += w->chunk_stats[c].stranded;
         sheltering += w->chunk_stats[c].sheltering;
     }
+    *agents = w->count;
+    if (th_dist_serial_active(w)) {
+        /* Integer sums over ranks: the same totals as one process, on every rank. */
+        int64_t v[5] = {(int64_t)neighbors, (int64_t)candidates, stranded, sheltering, w->count};
+        th_dist_sum_i64(w, v, 5);
+        neighbors = (uint64_t)v[0];
+        candidates = (uint64_t)v[1];
+        stranded = (uint32_t)v[2];
+        sheltering = (uint32_t)v[3];
+        *agents = (uint32_t)v[4];
+    }
     w->stats.stranded = stranded;
     /* Averages over the agents that were stepped, before sheltered ones leave. */
-    double n = w->count ? (double)w->count : 1.0;
+    double n = *agents ? (double)*agents : 1.0;
     w->stats.step = w->step;
     w->stats.mean_neighbors = (double)neighbors / n;
     w->stats.mean_candidates = (double)candidates / n;
@@ -242,8 +254,14 @@ static uint32_t phase_bookkeeping(th_world *w) {
 }
 
 /* Admission to bunkers (capacity enforced in storage order) and leaving by exits: one
- * storage-order pass, only in steps where some agent stepped into one. */
-static void phase_admit(th_world *w, uint32_t sheltering) {
+ * storage-order pass, only in steps where some agent stepped into one. `sheltering` and
+ * `agents` are totals over all ranks, so every rank takes the same branch. */
+static void phase_admit(th_world *w, uint32_t sheltering, uint32_t agents) {
+    if (th_dist_serial_active(w)) {
+        if (sheltering > 0) agents -= th_dist_drop_marked(w);
+        w->stats.agents = agents;
+        return;
+    }
     if (sheltering > 0) th_world_drop_marked(w);
     w->stats.agents = w->count;
 }
@@ -297,10 +315,11 @@ static inline __attribute__((always_inline)) void step_body(th_world *w, bool tr
     leave(w, traced, TH_PHASE_CONTACTS);
     enter(w, traced, TH_PHASE_BOOKKEEPING);
     w->step++;
-    uint32_t sheltering = phase_bookkeeping(w);
+    uint32_t agents;
+    uint32_t sheltering = phase_bookkeeping(w, &agents);
     leave(w, traced, TH_PHASE_BOOKKEEPING);
     enter(w, traced, TH_PHASE_ADMIT);
-    phase_admit(w, sheltering);
+    phase_admit(w, sheltering, agents);
     leave(w, traced, TH_PHASE_ADMIT);
     enter(w, traced, TH_PHASE_SQUADS);
     if (w->squad_count) th_squads_update(w);

@@ -16,6 +16,7 @@
 #include "sim/core/measure.h"
 #include "sim/core/report.h"
 #include "sim/core/world.h"
+#include "sim/dist/dist_serial.h"
 
 static const char *const k_phase_names[TH_PHASE_COUNT] = {
     "events",   "nav",         "grid",  "steer",  "integrate",
@@ -388,6 +389,7 @@ void th_world_destroy(th_world *w) {
     th_measure_free(w);
     th_report_free(w);
     th_flow_free(w);
+    th_dist_serial_free(w);
     th_free(w);
 }
 
@@ -706,6 +708,9 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
     a->id[k] = id;
     a->type[k] = w->crowd_rt[crowd].type;
     w->slot_of_id[slot] = k;
+    /* Until its first grid phase a new agent sorts after every gathered one, in the order
+     * agents were added: where one process stores it (sim/dist/dist_serial.h). */
+    w->cell[k] = th_cell_added(w->spawned);
     w->desired_speed[slot] = draw_desired_speed(w, &w->crowd_def[crowd], id);
     th_goal_agent_added(w, id, &w->crowd_rt[crowd], v);
     w->settle = true;
@@ -723,6 +728,10 @@ static void free_id(th_world *w, th_agent_id id) {
 }
 
 void th_world_drop_marked(th_world *w) {
+    if (th_dist_serial_active(w) || th_dist_serial_forced(w)) {
+        th_dist_drop_marked(w);
+        return;
+    }
     th_world_nav *n = &w->nav;
     th_agents *a = &w->buf[w->cur];
     uint32_t out = 0;

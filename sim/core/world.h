@@ -288,6 +288,8 @@ struct th_world {
     struct th_measure *measure; /* areas and lines (sim/core/measure.c), or NULL */
     struct th_report *report;   /* run history (sim/core/report.c), or NULL without a map */
     struct th_flow *flow; /* spawners and exits (sim/core/flow.c), or NULL while there are none */
+    struct th_dist_serial *dist_serial; /* replay buffers of the serial phases over split agents
+                                           (sim/dist/dist_serial.c), or NULL */
 };
 
 /* The offset q - p on a torus of W x H: the nearest image. */

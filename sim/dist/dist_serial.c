@@ -1,0 +1,365 @@
+/* The serial phases over split agents (sim/dist/dist_serial.h).
+ *
+ * Everything a serial phase decides from the agents is either an integer sum (counts, the
+ * fixed-point speed sums of measurement), a maximum (the contacts' worst overlap), an or (the
+ * settle flag), or a walk in storage order with a rule that depends on the order (bunkers
+ * admitting until full, the id free list pushed as agents leave). Sums, maxima and ors are
+ * exact in any order, so ranks combine them with one collective. Order-dependent walks are
+ * replayed: every rank gathers the candidates of all ranks, sorts them by global storage
+ * order (grid cell, id slot: the order one process stores them in, docs/architecture.md) and
+ * runs the same serial rule on the same list, so every rank ends with the same bunkers, counts
+ * and free list, and each applies the outcome to the agents it owns.
+ *
+ * MPI calls are made only in the MPI build (THRONG_MPI), on the stepping thread, between the
+ * parallel phases. In one process every collective is an identity. */
+#include <math.h>
+#include <string.h>
+
+#include "engine/alloc.h"
+#include "sim/core/flow.h"
+#include "sim/dist/dist_serial.h"
+
+#ifdef THRONG_MPI
+#include <mpi.h>
+
+#include "sim/dist/dist.h"
+#endif
+
+/* Buffers of the replay, kept between steps and grown to the largest need seen (doubling):
+ * after warm-up no step allocates. */
+struct th_dist_serial {
+    bool forced;
+    th_drop *mine, *all;
+    uint32_t mine_cap, all_cap;
+    float *near;
+    uint32_t near_cap;
+    int *counts, *displs; /* per rank, for the gathers */
+    uint32_t ranks;
+};
+
+static struct th_dist_serial *serial_of(th_world *w) {
+    if (!w->dist_serial) w->dist_serial = th_calloc(1, sizeof *w->dist_serial);
+    return w->dist_serial;
+}
+
+void th_dist_serial_free(th_world *w) {
+    struct th_dist_serial *s = w->dist_serial;
+    if (!s) return;
+    th_free(s->mine);
+    th_free(s->all);
+    th_free(s->near);
+    th_free(s->counts);
+    th_free(s->displs);
+    th_free(s);
+    w->dist_serial = NULL;
+}
+
+void th_dist_serial_force(th_world *w, bool on) {
+    struct th_dist_serial *s = serial_of(w);
+    if (s) s->forced = on;
+}
+
+bool th_dist_serial_forced(const th_world *w) { return w->dist_serial && w->dist_serial->forced; }
+
+/* Grow *p (elements of `elem` bytes, *cap of them) to hold n, doubling. False when memory is
+ * short: the step cannot go on identically on every rank, so callers treat it as fatal. */
+static bool room(void **p, uint32_t *cap, size_t elem, uint32_t n) {
+    if (n <= *cap) return true;
+    uint32_t c = *cap ? *cap : 256;
+    while (c < n) c = c > UINT32_MAX / 2 ? UINT32_MAX : c * 2;
+    if (!th_grow_array(p, elem, 0, c)) return false;
+    *cap = c;
+    return true;
+}
+
+/* ---- the replay (plain C) -------------------------------------------------------------------- */
+
+static void sift(th_drop *d, uint32_t at, uint32_t n) {
+    for (;;) {
+        uint32_t c = 2 * at + 1;
+        if (c >= n) return;
+        if (c + 1 < n && d[c + 1].key > d[c].key) c++;
+        if (d[at].key >= d[c].key) return;
+        th_drop t = d[at];
+        d[at] = d[c];
+        d[c] = t;
+        at = c;
+    }
+}
+
+void th_drop_sort(th_drop *d, uint32_t n) {
+    for (uint32_t i = n / 2; i-- > 0;) sift(d, i, n);
+    for (uint32_t end = n; end > 1; end--) {
+        th_drop t = d[0];
+        d[0] = d[end - 1];
+        d[end - 1] = t;
+        sift(d, 0, end - 1);
+    }
+}
+
+uint32_t th_drop_replay(th_drop *d, uint32_t n, th_drop_bunker *b, uint32_t bunkers) {
+    uint32_t turned_full = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t m = d[i].mark;
+        d[i].left = 1;
+        if (m == TH_MARK_REMOVED || (m >= TH_MARK_EXIT && m < TH_MARK_EXIT + TH_MAX_EXITS))
+            continue;
+        if (m == 0 || (uint32_t)(m - 1) >= bunkers) { /* not marked: nothing to do */
+            d[i].left = 0;
+            continue;
+        }
+        th_drop_bunker *bk = &b[m - 1];
+        if (bk->full || bk->destroyed) {
+            d[i].left = 0;
+            continue;
+        }
+        bk->sheltered++;
+        if (bk->capacity && bk->sheltered >= bk->capacity) {
+            bk->full = true;
+            turned_full++;
+        }
+    }
+    return turned_full;
+}
+
+/* ---- collectives ----------------------------------------------------------------------------- */
+
+#ifdef THRONG_MPI
+static int ranks_of(const th_world *w) { return th_dist_ranks(w); }
+static int rank_of(const th_world *w) { return th_dist_rank(w); }
+#else
+static int ranks_of(const th_world *w) {
+    (void)w;
+    return 1;
+}
+static int rank_of(const th_world *w) {
+    (void)w;
+    return 0;
+}
+#endif
+
+bool th_dist_serial_active(const th_world *w) { return ranks_of(w) > 1; }
+
+void th_dist_sum_i64(th_world *w, int64_t *v, uint32_t n) {
+#ifdef THRONG_MPI
+    if (ranks_of(w) > 1 && n > 0)
+        MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_INT64_T, MPI_SUM, th_dist_comm(w));
+#else
+    (void)w;
+    (void)v;
+    (void)n;
+#endif
+}
+
+float th_dist_max_f32(th_world *w, float v) {
+#ifdef THRONG_MPI
+    if (ranks_of(w) > 1) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_FLOAT, MPI_MAX, th_dist_comm(w));
+#else
+    (void)w;
+#endif
+    return v;
+}
+
+bool th_dist_any(th_world *w, bool v) {
+#ifdef THRONG_MPI
+    if (ranks_of(w) > 1) {
+        int x = v;
+        MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_LOR, th_dist_comm(w));
+        return x != 0;
+    }
+#else
+    (void)w;
+#endif
+    return v;
+}
+
+void th_dist_or_u32(th_world *w, uint32_t *v, uint32_t n) {
+#ifdef THRONG_MPI
+    if (ranks_of(w) > 1 && n > 0)
+        MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT32_T, MPI_BOR, th_dist_comm(w));
+#else
+    (void)w;
+    (void)v;
+    (void)n;
+#endif
+}
+
+/* Every rank's `n` items of `elem` bytes, concatenated in rank order into a buffer of the
+ * serial state (grown as needed, `extra` more items of room at its end); *total gets the count.
+ * One process: a copy. */
+static void *gather_all(th_world *w, const void *mine, uint32_t n, size_t elem, void **buf,
+                        uint32_t *cap, uint32_t extra, uint32_t *total) {
+    uint32_t all = n;
+#ifdef THRONG_MPI
+    struct th_dist_serial *s = w->dist_serial;
+    const int R = ranks_of(w);
+    if (R > 1) {
+        if ((uint32_t)R > s->ranks) {
+            th_free(s->counts);
+            th_free(s->displs);
+            s->counts = th_calloc((size_t)R, sizeof *s->counts);
+            s->displs = th_calloc((size_t)R, sizeof *s->displs);
+            if (!s->counts || !s->displs) MPI_Abort(th_dist_comm(w), 1);
+            s->ranks = (uint32_t)R;
+        }
+        int bytes = (int)(n * elem);
+        MPI_Allgather(&bytes, 1, MPI_INT, s->counts, 1, MPI_INT, th_dist_comm(w));
+        size_t sum = 0;
+        for (int r = 0; r < R; r++) {
+            s->displs[r] = (int)sum;
+            sum += (size_t)s->counts[r];
+        }
+        all = (uint32_t)(sum / elem);
+        if (!room(buf, cap, elem, all + extra)) MPI_Abort(th_dist_comm(w), 1);
+        MPI_Allgatherv(mine, bytes, MPI_BYTE, *buf, s->counts, s->displs, MPI_BYTE,
+                       th_dist_comm(w));
+        *total = all;
+        return *buf;
+    }
+#else
+    (void)w;
+#endif
+    if (!room(buf, cap, elem, all + extra)) return NULL;
+    if (n) memcpy(*buf, mine, n * elem);
+    *total = all;
+    return *buf;
+}
+
+/* ---- leaving: removals, exits, bunkers ----------------------------------------------------- */
+
+uint32_t th_dist_drop_marked(th_world *w) {
+    struct th_dist_serial *s = serial_of(w);
+    th_agents *a = &w->buf[w->cur];
+    const uint16_t me = (uint16_t)rank_of(w);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < w->count; k++) n += w->shelter[k] != 0;
+    if (!s || !room((void **)&s->mine, &s->mine_cap, sizeof *s->mine, n)) {
+        (void)TH_ASSERT(!"out of memory in the replay of departures");
+        return 0;
+    }
+    n = 0;
+    for (uint32_t k = 0; k < w->count; k++) {
+        if (!w->shelter[k]) continue;
+        s->mine[n++] = (th_drop){
+            .key = th_drop_key(w->cell[k], th_id_slot(a->id[k])),
+            .local = k,
+            .rank = me,
+            .mark = w->shelter[k],
+        };
+    }
+    uint32_t total = 0;
+    th_drop *all =
+        gather_all(w, s->mine, n, sizeof *s->mine, (void **)&s->all, &s->all_cap, 0, &total);
+    if (!all) {
+        (void)TH_ASSERT(!"out of memory in the replay of departures");
+        return 0;
+    }
+    th_drop_sort(all, total);
+
+    /* The serial rule on every rank, on the same list: bunkers, counts, free list. */
+    th_world_nav *nav = &w->nav;
+    th_drop_bunker bk[TH_MAX_BUNKERS];
+    for (uint32_t b = 0; b < nav->bunker_count; b++)
+        bk[b] = (th_drop_bunker){nav->bunker[b].capacity, nav->bunker[b].sheltered,
+                                 nav->bunker[b].full, nav->bunker[b].destroyed};
+    if (th_drop_replay(all, total, bk, nav->bunker_count)) nav->combined_stale = true;
+    for (uint32_t b = 0; b < nav->bunker_count; b++) {
+        nav->bunker[b].sheltered = bk[b].sheltered;
+        nav->bunker[b].full = bk[b].full;
+    }
+    uint32_t left = 0;
+    for (uint32_t i = 0; i < total; i++) {
+        const th_drop *d = &all[i];
+        const uint8_t m = d->mark;
+        if (d->rank == me) w->shelter[d->local] = d->left ? m : 0;
+        if (!d->left) continue;
+        left++;
+        if (m == TH_MARK_REMOVED) w->stats.removed++;
+        else if (m >= TH_MARK_EXIT && m < TH_MARK_EXIT + TH_MAX_EXITS)
+            th_flow_exited(w, m - TH_MARK_EXIT);
+        else w->stats.sheltered++;
+        /* The slot is freed on every rank, in global storage order, so the next agent added
+         * gets the same id everywhere. */
+        const uint32_t slot = (uint32_t)(d->key & 0xFFFFFFFFu);
+        w->slot_of_id[slot] = UINT32_MAX;
+        w->id_free[w->id_free_count++] = slot;
+    }
+
+    /* This rank's own agents: the ones left go, the others move down. */
+    uint32_t out = 0;
+    for (uint32_t k = 0; k < w->count; k++) {
+        if (w->shelter[k]) continue;
+        if (out != k) {
+#define MOVE_DOWN(name, T, kind)                         \
+    TH_AGENT_KIND(BUF, kind, a->name[out] = a->name[k];) \
+    TH_AGENT_KIND(ONE, kind, w->name[out] = w->name[k];)
+            TH_AGENT_ARRAYS(MOVE_DOWN)
+#undef MOVE_DOWN
+            w->slot_of_id[th_id_slot(a->id[out])] = out;
+        }
+        out++;
+    }
+    w->count = out;
+    return left;
+}
+
+/* ---- targets that follow an agent ------------------------------------------------------------ */
+
+void th_dist_targets(th_world *w) {
+    if (!th_dist_serial_active(w)) return;
+    /* Per target: valid, px, py, vx, vy as bits. Only the owner of the followed agent found it
+     * valid; the others contribute zeros, so the or is the owner's values, bit for bit. */
+    uint32_t v[TH_MAX_TARGETS * 5];
+    const uint32_t n = w->target_count;
+    for (uint32_t t = 0; t < n; t++) {
+        uint32_t *e = &v[t * 5];
+        memset(e, 0, 5 * sizeof *e);
+        if (w->target_def[t].kind != TH_TARGET_AGENT || !w->target_valid[t]) continue;
+        e[0] = 1;
+        memcpy(&e[1], &w->target_pos[t].x, 4);
+        memcpy(&e[2], &w->target_pos[t].y, 4);
+        memcpy(&e[3], &w->target_vel[t].x, 4);
+        memcpy(&e[4], &w->target_vel[t].y, 4);
+    }
+    th_dist_or_u32(w, v, n * 5);
+    for (uint32_t t = 0; t < n; t++) {
+        if (w->target_def[t].kind != TH_TARGET_AGENT) continue;
+        const uint32_t *e = &v[t * 5];
+        w->target_valid[t] = e[0] != 0;
+        memcpy(&w->target_pos[t].x, &e[1], 4);
+        memcpy(&w->target_pos[t].y, &e[2], 4);
+        memcpy(&w->target_vel[t].x, &e[3], 4);
+        memcpy(&w->target_vel[t].y, &e[4], 4);
+    }
+}
+
+/* ---- spawners ---------------------------------------------------------------------------------
+ */
+
+uint32_t th_dist_gather_near(th_world *w, float **near, uint32_t n, uint32_t *cap) {
+    struct th_dist_serial *s = serial_of(w);
+    uint32_t total = 0;
+    float *all =
+        s ? gather_all(w, *near, n, 3 * sizeof **near, (void **)&s->near, &s->near_cap, 0, &total)
+          : NULL;
+    if (!all || (total > *cap && !th_grow_array((void **)near, 3 * sizeof **near, 0, total))) {
+        (void)TH_ASSERT(!"out of memory gathering the bodies near a spawner");
+        return n;
+    }
+    if (total > *cap) *cap = total;
+    memcpy(*near, all, (size_t)total * 3 * sizeof **near);
+    return total;
+}
+
+/* ---- contacts ---------------------------------------------------------------------------------
+ */
+
+void th_dist_ghost_floats(th_world *w, float *x, float *y) {
+#ifdef THRONG_MPI
+    if (ranks_of(w) > 1) th_dist_ghost_exchange_floats(w, x, y);
+#else
+    (void)w;
+    (void)x;
+    (void)y;
+#endif
+}

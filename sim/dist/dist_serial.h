@@ -1,0 +1,96 @@
+/* The serial phases of a step when the agents are split over several processes (MPI ranks):
+ * what every rank must hold identically (counts, bunkers, exits, spawners, targets, the id free
+ * list) and how each rank's part of the agents feeds it (sim/dist/dist_serial.c).
+ *
+ * One process keeps today's code paths; every function here is then a no-op or an identity.
+ * The replay of contested resources (th_drop_sort, th_drop_replay) is plain C with a meaning
+ * of its own: candidates gathered from every rank, put in global storage order (grid cell, id
+ * slot), admitted by the serial rule. It is tested against a serial reference in any build. */
+#ifndef TH_SIM_DIST_SERIAL_H
+#define TH_SIM_DIST_SERIAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/core/world.h"
+
+/* An agent marked to leave (th_world_drop_marked), as every rank sees it in the replay. */
+typedef struct th_drop {
+    uint64_t key;   /* global storage order: th_drop_key */
+    uint32_t local; /* storage index on its owner */
+    uint16_t rank;  /* its owner */
+    uint8_t mark;   /* w->shelter: bunker index + 1, TH_MARK_EXIT + exit, TH_MARK_REMOVED */
+    uint8_t left;   /* replay outcome: 1 = leaves the world, 0 = stays (a full bunker) */
+} th_drop;
+
+/* A bunker's admission state, as th_drop_replay reads and advances it. */
+typedef struct th_drop_bunker {
+    uint32_t capacity; /* 0 = no limit */
+    uint32_t sheltered;
+    bool full, destroyed;
+} th_drop_bunker;
+
+/* The cell an agent added since the last grid phase carries until its first gather: above
+ * every grid cell (TH_GRID_MAX_CELLS is 2^24), in the order agents were added. Storage order
+ * is then (cell, slot) for every agent alive between two grid phases: the gathered agents in
+ * the grid's (cell, id) order, followed by the added ones in the order they came. */
+#define TH_CELL_ADDED 0x80000000u
+static inline uint32_t th_cell_added(uint32_t spawned) {
+    return TH_CELL_ADDED | (spawned & 0x7FFFFFFFu);
+}
+
+/* Global storage order of an agent: its cell (or TH_CELL_ADDED | order added), then its id
+ * slot (unique among agents alive). */
+static inline uint64_t th_drop_key(uint32_t cell, uint32_t slot) {
+    return (uint64_t)cell << 32 | slot;
+}
+
+/* Sort n drops by key, in place, without allocating (heap sort: keys are unique). */
+void th_drop_sort(th_drop *d, uint32_t n);
+
+/* The serial rule of th_world_drop_marked over drops in key order: removed agents and exits
+ * always leave; an agent in bunker b leaves while b is neither full nor destroyed, b counting
+ * it and turning full when it reaches its capacity; the others stay. Sets each drop's `left`,
+ * advances the bunkers; returns how many bunkers turned full. */
+uint32_t th_drop_replay(th_drop *d, uint32_t n, th_drop_bunker *b, uint32_t bunkers);
+
+/* ---- collectives: identities in one process ------------------------------------------------ */
+
+/* More than one rank: the serial phases reduce and replay. */
+bool th_dist_serial_active(const th_world *w);
+/* Element-wise sum over ranks, in place. */
+void th_dist_sum_i64(th_world *w, int64_t *v, uint32_t n);
+/* Maximum over ranks. */
+float th_dist_max_f32(th_world *w, float v);
+/* Logical or over ranks. */
+bool th_dist_any(th_world *w, bool v);
+/* Element-wise bitwise or over ranks, in place (exact transfer of floats one rank owns). */
+void th_dist_or_u32(th_world *w, uint32_t *v, uint32_t n);
+
+/* ---- the hooks ------------------------------------------------------------------------------ */
+
+/* th_world_drop_marked when the agents are split, or when th_dist_serial_force asked for it:
+ * gathers every rank's marked agents, replays the serial rule in global storage order on every
+ * rank (counts, bunkers, exits, the id free list pushed in that order), then compacts this
+ * rank's own agents. Returns the agents that left, over all ranks. */
+uint32_t th_dist_drop_marked(th_world *w);
+
+/* In one process, run th_world_drop_marked through the replay path (gather of one rank): a
+ * white-box check that the replay reproduces the serial pass (tests only). */
+void th_dist_serial_force(th_world *w, bool on);
+bool th_dist_serial_forced(const th_world *w);
+
+/* Targets that follow an agent: its owner's position and velocity, on every rank. */
+void th_dist_targets(th_world *w);
+
+/* Bodies near a spawner's area: *near holds this rank's n of them (x, y, radius; room for
+ * *cap); replaced by those of every rank in rank order (grown when they do not fit). Returns
+ * their count. The spawner's test is whether any of them overlaps a place: order-free. */
+uint32_t th_dist_gather_near(th_world *w, float **near, uint32_t n, uint32_t *cap);
+
+/* Contacts: refresh ghost agents' entries of x and y from their owners (no ghosts: nothing). */
+void th_dist_ghost_floats(th_world *w, float *x, float *y);
+
+void th_dist_serial_free(th_world *w);
+
+#endif

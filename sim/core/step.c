@@ -30,6 +30,7 @@
 #include "sim/core/trace.h"
 #include "sim/core/validate.h"
 #include "sim/core/world.h"
+#include "sim/dist/dist.h"
 
 /* ---- step context ----------------------------------------------------------------------- */
 
@@ -48,6 +49,8 @@ typedef struct th_step_ctx {
     const uint32_t *order; /* grid: sorted position -> storage index of last step */
     uint32_t *key;         /* grid: storage index -> cell, then -> new slot (gather_job) */
     uint32_t *slot_of_id;
+    uint32_t
+        key_base; /* grid: global cell of local key 0 (a strip's first row; 0 in one process) */
     float dt, width, height;
     bool wrap;
     bool terrain, slow; /* a map; one whose cells slow walking */
@@ -68,6 +71,7 @@ static void step_ctx_init(th_step_ctx *x, th_world *w) {
         .order = w->grid.order,
         .key = w->grid.key,
         .slot_of_id = w->slot_of_id,
+        .key_base = w->grid.key_base,
         .dt = w->def.timestep,
         .width = w->def.width,
         .height = w->def.height,
@@ -93,13 +97,14 @@ static void gather_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
     const uint32_t *order = x->order;
     uint32_t *key = x->key;
     uint32_t *cell = x->cell;
+    const uint32_t key_base = x->key_base;
     /* Every buffered array of TH_AGENT_ARRAYS; the others are written afresh by the step. */
     for (uint32_t k = begin; k < end; k++) {
         uint32_t s = order[k];
 #define GATHER(name, T, kind) TH_AGENT_KIND(BUF, kind, dst->name[k] = src->name[s];)
         TH_AGENT_ARRAYS(GATHER)
 #undef GATHER
-        cell[k] = key[s];
+        cell[k] = key[s] + key_base; /* the global cell */
         key[s] = k;
     }
 }
@@ -124,13 +129,15 @@ static void slot_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
 #define TH_ID_CHUNK 2048u
 
 static void phase_grid(th_world *w, th_step_ctx *x) {
+    if (w->dist) th_dist_migrate(w); /* agents that left the strip go to their owners */
     const th_agents *a = &w->buf[w->cur];
     th_grid_build(&w->grid, w->pool, a->px, a->py, w->count);
     w->cur ^= 1;
     step_ctx_init(x, w);
     th_pool_parallel_for(w->pool, w->count, TH_CHUNK, gather_job, x);
     th_pool_parallel_for(w->pool, w->id_top, TH_ID_CHUNK, slot_job, x);
-    th_boids_prepare(w); /* the predator index, from the gathered positions */
+    if (w->dist) th_dist_ghosts(w); /* neighbours' boundary rows, after the owned agents */
+    th_boids_prepare(w);            /* the predator index, from the gathered positions */
 }
 
 /* ---- steer ------------------------------------------------------------------------------ */
@@ -229,9 +236,17 @@ static uint32_t phase_bookkeeping(th_world *w) {
         stranded += w->chunk_stats[c].stranded;
         sheltering += w->chunk_stats[c].sheltering;
     }
+    /* Under several ranks: the whole world's sums (integers: the order of the sum is free). */
+    uint64_t agents = w->count;
+    if (w->dist) {
+        uint64_t v[5] = {neighbors, candidates, stranded, sheltering, agents};
+        th_dist_sum_u64(w, v, 5);
+        neighbors = v[0], candidates = v[1], stranded = (uint32_t)v[2];
+        sheltering = (uint32_t)v[3], agents = v[4];
+    }
     w->stats.stranded = stranded;
     /* Averages over the agents that were stepped, before sheltered ones leave. */
-    double n = w->count ? (double)w->count : 1.0;
+    double n = agents ? (double)agents : 1.0;
     w->stats.step = w->step;
     w->stats.mean_neighbors = (double)neighbors / n;
     w->stats.mean_candidates = (double)candidates / n;
@@ -245,7 +260,14 @@ static uint32_t phase_bookkeeping(th_world *w) {
  * storage-order pass, only in steps where some agent stepped into one. */
 static void phase_admit(th_world *w, uint32_t sheltering) {
     if (sheltering > 0) th_world_drop_marked(w);
-    w->stats.agents = w->count;
+    if (w->dist) {
+        uint32_t total = w->count;
+        th_dist_sum_u32(w, &total, 1);
+        w->total = total;
+    } else {
+        w->total = w->count;
+    }
+    w->stats.agents = w->total;
 }
 
 /* ---- the step ---------------------------------------------------------------------------- */

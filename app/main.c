@@ -6,6 +6,7 @@
 #include "../bench/bench.h"
 #include "app.h"
 #include "args.h"
+#include "ranks.h"
 #include "report.h"
 
 static const char k_help[] =
@@ -62,9 +63,8 @@ static char **split_assignments(int argc, char **argv, int *out_argc) {
     return v;
 }
 
-int main(int argc, char **argv) {
-    /* Lines reach a pipe as they are printed (`throng run | tee log`), not at exit. */
-    setvbuf(stdout, NULL, _IOLBF, 0);
+/* The command, started once per rank under mpirun. */
+static int command(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         char line[512];
         th_build_describe(line, sizeof line);
@@ -87,4 +87,11 @@ int main(int argc, char **argv) {
     }
     fprintf(stderr, "throng: unknown command '%s' (see 'throng --help')\n", argv[1]);
     return TH_EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+    /* Lines reach a pipe as they are printed (`throng run | tee log`), not at exit. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (!th_app_ranks_init(&argc, &argv)) return 1;
+    return th_app_ranks_end(command(argc, argv));
 }

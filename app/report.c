@@ -2,6 +2,7 @@
  * crowd got in, what happened to each bunker and squad, and then the cost of the run. Every
  * figure comes from the world's own counts and history (throng/throng.h), once. */
 #include "report.h"
+#include "ranks.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -53,6 +54,14 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
         if (any) o->cut_off++;
         else o->walled_in++;
     }
+    /* Under mpirun each rank counted its own agents. */
+    uint32_t sums[5 + TH_MAX_BUNKERS] = {o->en_route, o->stranded, o->other, o->cut_off,
+                                         o->walled_in};
+    memcpy(sums + 5, o->cut_off_by, sizeof o->cut_off_by);
+    th_app_sum_u32(sums, 5 + TH_MAX_BUNKERS);
+    o->en_route = sums[0], o->stranded = sums[1], o->other = sums[2], o->cut_off = sums[3];
+    o->walled_in = sums[4];
+    memcpy(o->cut_off_by, sums + 5, sizeof o->cut_off_by);
     o->reachable = o->sheltered + o->en_route;
     double dt = th_world_get_def(w).timestep;
     for (int i = 0; i < 3; i++) {
@@ -285,7 +294,7 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
     print_squads(out, w, h, nh);
     print_colonies(out, w);
     print_flow(out, w);
-    double secs = measured_s(w, f);
+    double secs = th_app_max(measured_s(w, f)); /* the slowest rank under mpirun */
     if (f->viewer) {
         fprintf(out, "wall      %.3f s in the viewer, %.3f s of it stepping the world\n", f->wall_s,
                 secs);
@@ -297,9 +306,12 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
             st.mean_candidates);
     fprintf(out, "phases    ms/step:");
     for (int p = 0; p < TH_PHASE_COUNT; p++) {
-        fprintf(out, " %s %.3f", th_phase_name((th_phase)p), th_world_phase_ms(w, (th_phase)p));
+        fprintf(out, " %s %.3f", th_phase_name((th_phase)p),
+                th_app_max(th_world_phase_ms(w, (th_phase)p)));
     }
-    fprintf(out, "\nhash 0x%016" PRIx64 "\n", th_world_hash(w));
+    fprintf(out, "\n");
+    th_app_dist_print(out, w, secs);
+    fprintf(out, "hash 0x%016" PRIx64 "\n", th_world_hash(w));
 }
 
 /* ---- JSON --------------------------------------------------------------------------------- */

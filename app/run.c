@@ -13,6 +13,7 @@
 #include "throng/viewer.h"
 #include "throng/throng.h"
 #include "app.h"
+#include "ranks.h"
 #include "args.h"
 #include "output.h"
 #include "progress.h"
@@ -50,6 +51,8 @@ static const char k_run_help_opts[] =
     "  --allow-outside-paths\n"
     "                let the scene read files outside its own folder (map.image: absolute\n"
     "                paths, '..', symbolic links); refused by default\n"
+    "  --rebalance N under mpirun: re-cut the ranks' strips of grid rows by agent count every\n"
+    "                N steps (default 50; results do not depend on it)\n"
     "  --validate    check the invariants inside every step; stop at the first violation\n"
     "                (exit 1) and report peak memory at the start and the end\n"
     "  --destroy-bunker NAME@WHEN, --restore-bunker NAME@WHEN\n"
@@ -108,7 +111,7 @@ typedef struct scheduled {
 
 typedef struct run_opts {
     const char *scene;
-    uint64_t steps, threads, seed, agents;
+    uint64_t steps, threads, seed, agents, rebalance;
     bool has_steps, has_seed, has_threads, headless, validate, allow_outside_paths;
     const char *screenshot, *json;
     th_progress_mode progress;
@@ -264,6 +267,9 @@ static int parse(int argc, char **argv, run_opts *o) {
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--agents", true, &v))) {
             if (m < 0 || !th_arg_u64("--agents", v, 1, TH_MAX_AGENTS, &o->agents))
                 return TH_EXIT_USAGE;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--rebalance", true, &v))) {
+            if (m < 0 || !th_arg_u64("--rebalance", v, 1, 1000000000ull, &o->rebalance))
+                return TH_EXIT_USAGE;
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--measure", true, &v))) {
             if (m < 0) return TH_EXIT_USAGE;
             o->out.measure_path = v;
@@ -405,19 +411,45 @@ int th_cmd_run(int argc, char **argv) {
     uint32_t threads = (uint32_t)o.threads;
     if (o.has_threads && threads == 0) threads = (uint32_t)cores();
 
+    if (th_app_ranks() > 1) {
+        /* What reads or draws one process's agents does not run on several ranks yet. */
+        const char *flag = o.screenshot         ? "--screenshot"
+                           : o.out.traj_path    ? "--trajectories"
+                           : o.out.measure_path ? "--measure"
+                           : o.validate         ? "--validate"
+                                                : NULL;
+        if (flag) {
+            fprintf(stderr,
+                    "throng run: %s does not run on more than one MPI rank yet (run with "
+                    "-np 1)\n",
+                    flag);
+            return TH_EXIT_USAGE;
+        }
+        if (!o.headless) {
+            fprintf(stderr, "throng run: under mpirun, throng run needs --headless: the viewer "
+                            "shows one process's world\n");
+            return TH_EXIT_USAGE;
+        }
+    }
     th_error err = {0};
     th_scene_info info;
     th_scene_open_opts so = {.threads = threads,
                              .has_seed = o.has_seed,
                              .seed = o.seed,
                              .agents = (uint32_t)o.agents,
-                             .allow_outside_paths = o.allow_outside_paths};
+                             .allow_outside_paths = o.allow_outside_paths,
+                             .dist = th_app_dist((uint32_t)o.rebalance)};
     th_world *w = th_scene_open(o.scene, &so, &info, &err);
     if (!w) {
         fprintf(stderr, "throng run: %s\n", err.message);
         return TH_EXIT_USAGE;
     }
     if (!o.has_steps) o.steps = info.steps;
+    if (!th_app_dist_check(w, &err)) {
+        fprintf(stderr, "throng run: %s: %s\n", o.scene, err.message);
+        th_world_destroy(w);
+        return TH_EXIT_USAGE;
+    }
     th_world_def def = th_world_get_def(w);
     if (!th_shot_resolve_flow(w, &o.shot, &err) ||
         (o.screenshot && !th_shot_check(w, &o.shot, NULL, NULL, &err))) {
@@ -487,7 +519,7 @@ int th_cmd_run(int argc, char **argv) {
         th_progress_start(&pr, o.progress, o.steps, t0);
         th_interrupt_install();
         for (; steps_run < o.steps; steps_run++) {
-            if (th_interrupted()) break;
+            if (th_app_stop(th_interrupted(), steps_run)) break;
             th_world_step(w);
             if (steps_run == 0) th_warn_density(w);
             const char *broken = o.validate ? th_world_validation_error(w) : NULL;
@@ -502,7 +534,7 @@ int th_cmd_run(int argc, char **argv) {
             th_progress_step(&pr, w, steps_run + 1);
         }
         th_progress_end(&pr);
-        facts.interrupted = th_interrupted();
+        facts.interrupted = th_interrupted() || (th_app_ranks() > 1 && steps_run < o.steps);
     }
     facts.steps_run = steps_run;
     facts.wall_s = (double)(th_now_ns() - t0) * 1e-9;
@@ -532,7 +564,8 @@ int th_cmd_run(int argc, char **argv) {
                 th_world_get_stats(w).buried);
     }
     if (o.json) {
-        if (!th_report_write_json(o.json, w, &facts, &err)) {
+        /* Every rank takes part in the collective calls; rank 0 writes the file. */
+        if (!th_report_write_json(th_app_rank() == 0 ? o.json : "/dev/null", w, &facts, &err)) {
             fprintf(stderr, "throng run: %s\n", err.message);
             th_world_destroy(w);
             return 1;

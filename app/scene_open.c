@@ -108,13 +108,16 @@ th_world *th_scene_open(const char *name, const th_scene_open_opts *o, th_scene_
                             .override_seed = o->has_seed,
                             .seed = o->seed,
                             .agents = o->agents,
-                            .allow_outside_paths = o->allow_outside_paths};
+                            .allow_outside_paths = o->allow_outside_paths,
+                            .dist = o->dist};
         return th_scene_load(path, &so, info, err);
     }
     for (const char *const *d = th_demo_names; *d; d++) {
         if (strcmp(*d, name) != 0) continue;
-        th_demo_opts demo = {
-            .agents = o->agents, .seed = o->has_seed ? o->seed : 1, .threads = o->threads};
+        th_demo_opts demo = {.agents = o->agents,
+                             .seed = o->has_seed ? o->seed : 1,
+                             .threads = o->threads,
+                             .dist = o->dist};
         th_world *w = th_demo_create(name, &demo, err);
         if (w && info) {
             memset(info, 0, sizeof *info);

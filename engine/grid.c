@@ -84,7 +84,9 @@ static void count_job(void *ctx, uint32_t pbegin, uint32_t pend, uint32_t worker
         for (uint32_t i = begin; i < end; i++) {
             uint32_t cx = (uint32_t)th_grid_cx(g, b->xs[i]);
             uint32_t cy = (uint32_t)th_grid_cy(g, b->ys[i]);
-            uint32_t k = cy * (uint32_t)g->nx + cx;
+            /* With a row map the build covers the owned rows, local rows 0..: their global
+             * rows minus the first one's. */
+            uint32_t k = cy * (uint32_t)g->nx + cx - g->key_base;
             g->key[i] = k;
             lo = k < lo ? k : lo;
             hi = k > hi ? k : hi;
@@ -197,4 +199,15 @@ void th_grid_build(th_grid *g, th_pool *pool, const float *xs, const float *ys, 
     else th_pool_parallel_for(pool, b.blocks, 1, scan_job, &b);
     g->cell_start[g->ncells] = sum;
     th_pool_parallel_for(pool, parts, 1, scatter_job, &b);
+}
+
+void th_grid_set_ghosts(th_grid *g, uint32_t first, const uint32_t *cell, uint32_t n) {
+    const uint32_t nx = (uint32_t)g->nx;
+    const uint32_t c0 = (uint32_t)g->rows_owned * nx, c1 = (uint32_t)g->rows_local * nx;
+    uint32_t i = 0;
+    for (uint32_t c = c0; c < c1; c++) {
+        g->cell_start[c] = first + i;
+        while (i < n && th_grid_local_cell(g, cell[i]) == c) i++;
+    }
+    g->cell_start[c1] = first + n;
 }

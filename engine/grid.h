@@ -50,6 +50,16 @@ typedef struct th_grid {
     uint32_t min_part_items; /* a build uses at most n / min_part_items partitions (at least
                                 1): tiny builds are not split (default 2048; tests lower it) */
     uint32_t parts_used;     /* partitions of the last build */
+    /* A local grid (a strip of rows held by one of several processes): NULL = every row, the
+     * usual grid. Otherwise row_local[r] is global row r's local row or -1: local rows
+     * [0, rows_owned) are the rows th_grid_build indexes (consecutive global rows, the first
+     * being key_base / nx), [rows_owned, rows_local) rows entered by th_grid_set_ghosts. Cell
+     * coordinates, nx, ny and block queries stay global: a query reads each row through the map,
+     * so it returns the same items in the same order as the full grid holding the same rows.
+     * The owner keeps the map; th_grid_init clears the pointer. */
+    const int32_t *row_local;
+    uint32_t key_base; /* global cell of local cell 0 */
+    int32_t rows_owned, rows_local;
 } th_grid;
 
 /** Cells per block of the parallel scan. */
@@ -115,7 +125,9 @@ static inline __attribute__((always_inline)) uint32_t th_grid_block(const th_gri
     }
     uint32_t n = 0;
     for (int32_t r = r0; r <= r1; r++) {
-        const int32_t row = r < 0 ? r + ny : (r >= ny ? r - ny : r);
+        int32_t row = r < 0 ? r + ny : (r >= ny ? r - ny : r);
+        /* A strip's queries never reach an unmapped row: the halo covers every block. */
+        if (g->row_local) row = g->row_local[row];
         const uint32_t *start = g->cell_start + (uint32_t)row * (uint32_t)nx;
         if (c0 < 0) { /* only on a torus: the left part sits at the row's far end */
             out[n++] = (th_grid_span){start[c0 + nx], start[nx]};
@@ -133,5 +145,18 @@ static inline __attribute__((always_inline)) uint32_t th_grid_block(const th_gri
 /** Rebuild from `n` points (n <= capacity). Points outside the grid are clamped to edge cells;
  *  NaN coordinates land in cell 0. */
 void th_grid_build(th_grid *g, th_pool *pool, const float *xs, const float *ys, uint32_t n);
+
+/** With a row map: enter `n` items stored at positions [first, first + n) that lie in local
+ *  rows [rows_owned, rows_local) (ghost rows), `cell` their global cells, sorted by local cell.
+ *  Sets cell_start of those rows and of the end of the last one; one pass, no allocation.
+ *  Every item of the owned rows must be below `first` (th_grid_build put them there). */
+void th_grid_set_ghosts(th_grid *g, uint32_t first, const uint32_t *cell, uint32_t n);
+
+/** Local cell of a global cell under the row map (the cell itself without one). */
+static inline uint32_t th_grid_local_cell(const th_grid *g, uint32_t cell) {
+    if (!g->row_local) return cell;
+    const uint32_t nx = (uint32_t)g->nx;
+    return (uint32_t)g->row_local[cell / nx] * nx + cell % nx;
+}
 
 #endif

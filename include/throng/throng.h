@@ -133,6 +133,8 @@ typedef void *th_enqueue_task_fn(th_task_fn *task, uint32_t item_count, uint32_t
 typedef void th_finish_task_fn(void *handle, void *user);
 
 /** World creation parameters. */
+struct th_dist_def; /* throng/dist.h */
+
 typedef struct th_world_def {
     float width, height; /* world rectangle [0,width) x [0,height), metres; default 100 x 100 */
     th_bounds bounds;    /* default TH_BOUNDS_WALLS */
@@ -150,6 +152,9 @@ typedef struct th_world_def {
     th_enqueue_task_fn *enqueue_task;
     th_finish_task_fn *finish_task;
     void *task_user; /* passed to both */
+    /* Several MPI processes share this world (throng/dist.h, builds with THRONG_MPI=ON);
+     * NULL = one process (default). */
+    const struct th_dist_def *dist;
 } th_world_def;
 
 /** A world def with every default filled in. */
@@ -1222,6 +1227,7 @@ typedef struct th_scene_opts {
                                          `threads` or the scene's must be set) */
     th_finish_task_fn *finish_task;
     void *task_user;
+    const struct th_dist_def *dist; /* as in th_world_def: NULL = one process */
 } th_scene_opts;
 
 /** What a loaded scene holds. */
@@ -1248,9 +1254,10 @@ TH_API char *th_text_escape(char *out, size_t cap, const char *t, size_t len);
 
 /** Options for th_demo_create. */
 typedef struct th_demo_opts {
-    uint32_t agents;  /* agent count; 0 = the demo's default */
-    uint64_t seed;    /* random seed, used as given */
-    uint32_t threads; /* 0 = number of cores */
+    uint32_t agents;                /* agent count; 0 = the demo's default */
+    uint64_t seed;                  /* random seed, used as given */
+    uint32_t threads;               /* 0 = number of cores */
+    const struct th_dist_def *dist; /* as in th_world_def: NULL = one process */
 } th_demo_opts;
 
 /** Names of the built-in demos, NULL-terminated. */

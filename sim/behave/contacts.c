@@ -37,6 +37,7 @@
 #include "sim/core/step.h"
 #include "sim/core/validate.h"
 #include "sim/core/world.h"
+#include "sim/dist/dist.h"
 #include "sim/dist/dist_serial.h"
 
 /* Rounds between two listings of the bodies near each agent, in a long settling. */
@@ -265,7 +266,7 @@ void th_contacts_resolve(th_world *w) {
         float worst = 0.0f;
         for (uint32_t c = 0; c < chunks; c++) worst = fmaxf(worst, w->chunk_stats[c].overlap);
         /* Every rank runs as many rounds as the worst overlap anywhere asks for. */
-        if (dist) worst = th_dist_max_f32(w, worst);
+        if (dist) th_dist_max_f32(w, &worst, 1);
         if (!settle && worst <= TH_CONTACT_QUIET * TH_MAX_OVERLAP) break;
         if (r + 2 < TH_CONTACT_ROUNDS) continue;
         if (worst <= 0.5f * TH_MAX_OVERLAP) break;

@@ -24,6 +24,7 @@ static th_world *torus(const th_demo_opts *o, uint32_t n, double side, th_world_
     wd->seed = o->seed;
     wd->threads = o->threads;
     wd->agent_capacity = n;
+    wd->dist = o->dist;
     return th_world_create(wd, err);
 }
 

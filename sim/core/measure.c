@@ -17,6 +17,7 @@
 #include "engine/alloc.h"
 #include "sim/core/measure.h"
 #include "sim/core/world.h"
+#include "sim/dist/dist.h"
 #include "sim/dist/dist_serial.h"
 
 typedef struct measure_area {
@@ -139,15 +140,15 @@ static void count_areas(th_world *w, struct th_measure *m) {
     }
     /* Split agents: integer sums over ranks, exact in any order. */
     if (th_dist_serial_active(w)) {
-        int64_t v[2 * TH_MAX_MEASURE_AREAS];
+        uint64_t v[2 * TH_MAX_MEASURE_AREAS];
         for (uint32_t i = 0; i < m->area_count; i++) {
             v[2 * i] = m->area[i].count;
-            v[2 * i + 1] = m->area[i].speed_sum;
+            v[2 * i + 1] = (uint64_t)m->area[i].speed_sum; /* >= 0 */
         }
-        th_dist_sum_i64(w, v, 2 * m->area_count);
+        th_dist_sum_u64(w, v, 2 * m->area_count);
         for (uint32_t i = 0; i < m->area_count; i++) {
             m->area[i].count = (uint32_t)v[2 * i];
-            m->area[i].speed_sum = v[2 * i + 1];
+            m->area[i].speed_sum = (int64_t)v[2 * i + 1];
         }
     }
 }
@@ -196,15 +197,15 @@ void th_measure_update(th_world *w) {
     /* Split agents: each rank counted the crossings of its own agents (prev travels with an
      * agent that changes rank); the counts are summed. */
     if (th_dist_serial_active(w)) {
-        int64_t v[2 * TH_MAX_MEASURE_LINES];
+        uint32_t v[2 * TH_MAX_MEASURE_LINES];
         for (uint32_t l = 0; l < m->line_count; l++) {
             v[2 * l] = m->line[l].forward;
             v[2 * l + 1] = m->line[l].backward;
         }
-        th_dist_sum_i64(w, v, 2 * m->line_count);
+        th_dist_sum_u32(w, v, 2 * m->line_count);
         for (uint32_t l = 0; l < m->line_count; l++) {
-            m->line[l].forward = (uint32_t)v[2 * l];
-            m->line[l].backward = (uint32_t)v[2 * l + 1];
+            m->line[l].forward = v[2 * l];
+            m->line[l].backward = v[2 * l + 1];
         }
     }
     for (uint32_t l = 0; l < m->line_count; l++) {

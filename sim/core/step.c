@@ -30,7 +30,7 @@
 #include "sim/core/trace.h"
 #include "sim/core/validate.h"
 #include "sim/core/world.h"
-#include "sim/dist/dist_serial.h"
+#include "sim/dist/dist.h"
 
 /* ---- step context ----------------------------------------------------------------------- */
 
@@ -49,6 +49,8 @@ typedef struct th_step_ctx {
     const uint32_t *order; /* grid: sorted position -> storage index of last step */
     uint32_t *key;         /* grid: storage index -> cell, then -> new slot (gather_job) */
     uint32_t *slot_of_id;
+    uint32_t
+        key_base; /* grid: global cell of local key 0 (a strip's first row; 0 in one process) */
     float dt, width, height;
     bool wrap;
     bool terrain, slow; /* a map; one whose cells slow walking */
@@ -69,6 +71,7 @@ static void step_ctx_init(th_step_ctx *x, th_world *w) {
         .order = w->grid.order,
         .key = w->grid.key,
         .slot_of_id = w->slot_of_id,
+        .key_base = w->grid.key_base,
         .dt = w->def.timestep,
         .width = w->def.width,
         .height = w->def.height,
@@ -94,13 +97,14 @@ static void gather_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
     const uint32_t *order = x->order;
     uint32_t *key = x->key;
     uint32_t *cell = x->cell;
+    const uint32_t key_base = x->key_base;
     /* Every buffered array of TH_AGENT_ARRAYS; the others are written afresh by the step. */
     for (uint32_t k = begin; k < end; k++) {
         uint32_t s = order[k];
 #define GATHER(name, T, kind) TH_AGENT_KIND(BUF, kind, dst->name[k] = src->name[s];)
         TH_AGENT_ARRAYS(GATHER)
 #undef GATHER
-        cell[k] = key[s];
+        cell[k] = key[s] + key_base; /* the global cell */
         key[s] = k;
     }
 }
@@ -125,13 +129,15 @@ static void slot_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
 #define TH_ID_CHUNK 2048u
 
 static void phase_grid(th_world *w, th_step_ctx *x) {
+    if (w->dist) th_dist_migrate(w); /* agents that left the strip go to their owners */
     const th_agents *a = &w->buf[w->cur];
     th_grid_build(&w->grid, w->pool, a->px, a->py, w->count);
     w->cur ^= 1;
     step_ctx_init(x, w);
     th_pool_parallel_for(w->pool, w->count, TH_CHUNK, gather_job, x);
     th_pool_parallel_for(w->pool, w->id_top, TH_ID_CHUNK, slot_job, x);
-    th_boids_prepare(w); /* the predator index, from the gathered positions */
+    if (w->dist) th_dist_ghosts(w); /* neighbours' boundary rows, after the owned agents */
+    th_boids_prepare(w);            /* the predator index, from the gathered positions */
 }
 
 /* ---- steer ------------------------------------------------------------------------------ */
@@ -220,7 +226,7 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
 /* Statistics, foraging, measurement and breadcrumbs read the agents just stepped, sheltered and
  * exited ones included: they leave afterwards, in the admit phase. Returns how many agents
  * stepped into a bunker or an exit. */
-static uint32_t phase_bookkeeping(th_world *w, uint32_t *agents) {
+static uint32_t phase_bookkeeping(th_world *w) {
     uint64_t neighbors = 0, candidates = 0;
     uint32_t stranded = 0, sheltering = 0;
     uint32_t chunks = (w->count + TH_CHUNK - 1) / TH_CHUNK;
@@ -230,20 +236,17 @@ static uint32_t phase_bookkeeping(th_world *w, uint32_t *agents) {
         stranded += w->chunk_stats[c].stranded;
         sheltering += w->chunk_stats[c].sheltering;
     }
-    *agents = w->count;
-    if (th_dist_serial_active(w)) {
-        /* Integer sums over ranks: the same totals as one process, on every rank. */
-        int64_t v[5] = {(int64_t)neighbors, (int64_t)candidates, stranded, sheltering, w->count};
-        th_dist_sum_i64(w, v, 5);
-        neighbors = (uint64_t)v[0];
-        candidates = (uint64_t)v[1];
-        stranded = (uint32_t)v[2];
-        sheltering = (uint32_t)v[3];
-        *agents = (uint32_t)v[4];
+    /* Under several ranks: the whole world's sums (integers: the order of the sum is free). */
+    uint64_t agents = w->count;
+    if (w->dist) {
+        uint64_t v[5] = {neighbors, candidates, stranded, sheltering, agents};
+        th_dist_sum_u64(w, v, 5);
+        neighbors = v[0], candidates = v[1], stranded = (uint32_t)v[2];
+        sheltering = (uint32_t)v[3], agents = v[4];
     }
     w->stats.stranded = stranded;
     /* Averages over the agents that were stepped, before sheltered ones leave. */
-    double n = *agents ? (double)*agents : 1.0;
+    double n = agents ? (double)agents : 1.0;
     w->stats.step = w->step;
     w->stats.mean_neighbors = (double)neighbors / n;
     w->stats.mean_candidates = (double)candidates / n;
@@ -254,16 +257,19 @@ static uint32_t phase_bookkeeping(th_world *w, uint32_t *agents) {
 }
 
 /* Admission to bunkers (capacity enforced in storage order) and leaving by exits: one
- * storage-order pass, only in steps where some agent stepped into one. `sheltering` and
- * `agents` are totals over all ranks, so every rank takes the same branch. */
-static void phase_admit(th_world *w, uint32_t sheltering, uint32_t agents) {
-    if (th_dist_serial_active(w)) {
-        if (sheltering > 0) agents -= th_dist_drop_marked(w);
-        w->stats.agents = agents;
-        return;
-    }
+ * storage-order pass, only in steps where some agent stepped into one. Under several ranks
+ * `sheltering` is the whole world's, so every rank takes the same branch, and the pass is a
+ * replay over every rank's candidates (sim/dist/dist_serial.c). */
+static void phase_admit(th_world *w, uint32_t sheltering) {
     if (sheltering > 0) th_world_drop_marked(w);
-    w->stats.agents = w->count;
+    if (w->dist) {
+        uint32_t total = w->count;
+        th_dist_sum_u32(w, &total, 1);
+        w->total = total;
+    } else {
+        w->total = w->count;
+    }
+    w->stats.agents = w->total;
 }
 
 /* ---- the step ---------------------------------------------------------------------------- */
@@ -315,11 +321,10 @@ static inline __attribute__((always_inline)) void step_body(th_world *w, bool tr
     leave(w, traced, TH_PHASE_CONTACTS);
     enter(w, traced, TH_PHASE_BOOKKEEPING);
     w->step++;
-    uint32_t agents;
-    uint32_t sheltering = phase_bookkeeping(w, &agents);
+    uint32_t sheltering = phase_bookkeeping(w);
     leave(w, traced, TH_PHASE_BOOKKEEPING);
     enter(w, traced, TH_PHASE_ADMIT);
-    phase_admit(w, sheltering, agents);
+    phase_admit(w, sheltering);
     leave(w, traced, TH_PHASE_ADMIT);
     enter(w, traced, TH_PHASE_SQUADS);
     if (w->squad_count) th_squads_update(w);

@@ -17,6 +17,7 @@
 #include "sim/core/report.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist_serial.h"
+#include "sim/dist/dist.h"
 
 static const char *const k_phase_names[TH_PHASE_COUNT] = {
     "events",   "nav",         "grid",  "steer",  "integrate",
@@ -354,6 +355,10 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
     w->workers = th_pool_workers(w->pool);
     w->def.threads = w->workers;
     th_prof_init(&w->prof, k_phase_names, TH_PHASE_COUNT);
+    if (d.dist && !th_dist_create(w, d.dist, err)) {
+        th_world_destroy(w);
+        return NULL;
+    }
     if (!reserve(w, d.agent_capacity ? d.agent_capacity : 1024) ||
         (d.cell_size > 0.0f && !th_nav_world_init(w)) || !reserve_history(w, w->capacity)) {
         th_error_set(err, TH_ERR_NOMEM, "out of memory");
@@ -367,6 +372,7 @@ void th_world_destroy(th_world *w) {
     if (!w || !TH_ASSERT(!w->stepping)) return;
     th_world_trace_stop(w); /* before the pool: it removes the pool's tracer */
     th_pool_destroy(w->pool);
+    th_dist_destroy(w);
     th_nav_world_free(w);
     th_grid_free(&w->grid);
     th_grid_free(&w->pred_grid);
@@ -673,7 +679,12 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
         th_error_set(err, TH_ERR_LIMIT, "at most %u agents", TH_MAX_AGENTS);
         return TH_INVALID_AGENT;
     }
-    if (!reserve(w, w->count + 1) || !reserve_history(w, w->spawned + 1)) {
+    /* Under several ranks every rank takes the id (the id table is replicated), and only the
+     * owner stores the agent: the id table grows with the slots used anywhere. */
+    const bool own = th_dist_owns(w, position);
+    uint32_t need = w->count + 1;
+    if (w->dist && w->id_top + 1 > need) need = w->id_top + 1;
+    if (!reserve(w, need) || !reserve_history(w, w->spawned + 1)) {
         th_error_set(err, TH_ERR_NOMEM, "out of memory for %u agents", w->count + 1);
         return TH_INVALID_AGENT;
     }
@@ -683,7 +694,6 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
     double len = hypot(velocity.x, velocity.y), top = w->crowd_def[crowd].max_speed;
     if (len > top) v = th_v2((float)(velocity.x * (top / len)), (float)(velocity.y * (top / len)));
     th_agents *a = &w->buf[w->cur];
-    uint32_t k = w->count++;
     /* A free slot if there is one (reserve made room for a fresh one otherwise), with the
      * next generation; 0 is skipped when the count wraps, so the id is never null. */
     uint32_t slot = w->id_free_count ? w->id_free[--w->id_free_count] : w->id_top++;
@@ -691,15 +701,25 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
     w->id_gen[slot] = gen ? gen : 1u;
     th_agent_id id = {slot + 1u, w->id_gen[slot]};
     w->spawned++;
+    w->total++;
+    th_dist_agent_added(w, slot);
+#define ZERO_ID(name, T, wanted) \
+    if (wanted) memset(&w->name[slot], 0, sizeof(T));
+    TH_ID_ARRAYS(ZERO_ID)
+#undef ZERO_ID
+    w->desired_speed[slot] = draw_desired_speed(w, &w->crowd_def[crowd], id);
+    th_goal_agent_added(w, id, &w->crowd_rt[crowd], v);
+    w->settle = true;
+    if (!own) {
+        w->slot_of_id[slot] = UINT32_MAX;
+        return id;
+    }
+    uint32_t k = w->count++;
 #define ZERO_AGENT(name, T, kind)                                \
     TH_AGENT_KIND(BUF, kind, memset(&a->name[k], 0, sizeof(T));) \
     TH_AGENT_KIND(ONE, kind, memset(&w->name[k], 0, sizeof(T));)
     TH_AGENT_ARRAYS(ZERO_AGENT)
 #undef ZERO_AGENT
-#define ZERO_ID(name, T, wanted) \
-    if (wanted) memset(&w->name[slot], 0, sizeof(T));
-    TH_ID_ARRAYS(ZERO_ID)
-#undef ZERO_ID
     a->px[k] = position.x;
     a->py[k] = position.y;
     a->vx[k] = v.x;
@@ -711,11 +731,8 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
     /* Until its first grid phase a new agent sorts after every gathered one, in the order
      * agents were added: where one process stores it (sim/dist/dist_serial.h). */
     w->cell[k] = th_cell_added(w->spawned);
-    w->desired_speed[slot] = draw_desired_speed(w, &w->crowd_def[crowd], id);
-    th_goal_agent_added(w, id, &w->crowd_rt[crowd], v);
-    w->settle = true;
     th_measure_agent_added(w, id, position);
-    w->stats.agents = w->count;
+    w->stats.agents = w->dist ? w->total : w->count;
     return id;
 }
 
@@ -778,7 +795,13 @@ void th_world_drop_marked(th_world *w) {
 
 bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err) {
     if (!th_between_steps(w, err)) return false;
-    if (th_agent_index(w, id) == UINT32_MAX) {
+    /* Under several ranks every rank queues the removal (the call is collective); only the
+     * owner stores the agent, so the others check the id against the replicated id table. */
+    const uint32_t s = th_id_slot(id);
+    const bool known = w->dist ? s < w->id_top && w->id_gen[s] == id.generation &&
+                                     (w->slot_of_id[s] != UINT32_MAX || th_dist_ranks(w) > 1)
+                               : th_agent_index(w, id) != UINT32_MAX;
+    if (!known) {
         th_error_set(err, TH_ERR_HANDLE, "no agent %u.%u", id.index1, id.generation);
         return false;
     }
@@ -809,12 +832,12 @@ void th_world_apply_removals(th_world *w) {
 
 /* ---- reading ---------------------------------------------------------------------------- */
 
-uint32_t th_world_agent_count(const th_world *w) { return w->count; }
+uint32_t th_world_agent_count(const th_world *w) { return w->dist ? w->total : w->count; }
 uint32_t th_world_id_slots(const th_world *w) { return w->id_top; }
 uint64_t th_world_step_count(const th_world *w) { return w->step; }
 th_world_stats th_world_get_stats(const th_world *w) {
     th_world_stats s = w->stats;
-    s.agents = w->count;
+    s.agents = w->dist ? w->total : w->count;
     s.spawned = w->spawned;
     return s;
 }
@@ -856,10 +879,26 @@ th_agent_view th_world_agents(const th_world *w) {
     return (th_agent_view){w->count, a->px, a->py, a->vx, a->vy, a->crowd, a->id, w->flags};
 }
 
+/* What the hash reads besides the agents: one process and the ranks' hash share these. */
+static void hash_head(const th_world *w, th_hasher *h) {
+    th_hash_u64(h, w->step);
+    th_hash_u32(h, w->dist ? w->total : w->count);
+}
+
+static void hash_tail(const th_world *w, th_hasher *h) {
+    for (uint32_t b = 0; b < w->nav.bunker_count; b++) {
+        const th_bunker *bk = &w->nav.bunker[b];
+        th_hash_u32(h, bk->sheltered);
+        th_hash_u32(h, (uint32_t)bk->destroyed | (uint32_t)bk->full << 1);
+    }
+    if (w->colonies) th_forage_hash(w, h);
+    if (w->flow) th_flow_hash(w, h);
+}
+
 uint64_t th_world_hash(const th_world *w) {
+    if (w->dist) return th_dist_hash(w, hash_head, hash_tail);
     th_hasher h = th_hash_begin();
-    th_hash_u64(&h, w->step);
-    th_hash_u32(&h, w->count);
+    hash_head(w, &h);
     const th_agents *a = &w->buf[w->cur];
     /* By slot: the same order for any thread count, as storage order is not. */
     for (uint32_t slot = 0; slot < w->id_top; slot++) {
@@ -872,13 +911,7 @@ uint64_t th_world_hash(const th_world *w) {
         th_hash_f32(&h, a->vx[k]);
         th_hash_f32(&h, a->vy[k]);
     }
-    for (uint32_t b = 0; b < w->nav.bunker_count; b++) {
-        const th_bunker *bk = &w->nav.bunker[b];
-        th_hash_u32(&h, bk->sheltered);
-        th_hash_u32(&h, (uint32_t)bk->destroyed | (uint32_t)bk->full << 1);
-    }
-    if (w->colonies) th_forage_hash(w, &h);
-    if (w->flow) th_flow_hash(w, &h);
+    hash_tail(w, &h);
     return th_hash_end(&h);
 }
 

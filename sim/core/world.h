@@ -219,8 +219,14 @@ struct th_world {
      * agent's own slot. */
     th_agents buf[2];
     uint32_t cur;
-    uint32_t count;    /* agents alive */
+    uint32_t count;    /* agents alive (on this rank: the agents it owns) */
     uint32_t capacity; /* agents the arrays hold */
+    /* Under several ranks (sim/dist/dist.h): copies of neighbours' agents stored after the
+     * owned ones, [count, count + ghosts), read as neighbours only; the agents alive in the
+     * whole world (replicated); the ranks' shared state. One process: 0, count, NULL. */
+    uint32_t ghosts;
+    uint32_t total;
+    struct th_dist *dist;
 
     /* The ONE arrays of TH_AGENT_ARRAYS (ax, ay, cell, ...), storage order. */
 #define TH_AGENT_DECLARE_ONE(name, T, kind) TH_AGENT_KIND(ONE, kind, T *name;)

@@ -19,10 +19,9 @@
 #include "sim/core/flow.h"
 #include "sim/dist/dist_serial.h"
 
-#ifdef THRONG_MPI
-#include <mpi.h>
-
 #include "sim/dist/dist.h"
+#ifdef THRONG_MPI
+#include "sim/dist/dist_mpi.h"
 #endif
 
 /* Buffers of the replay, kept between steps and grown to the largest need seen (doubling):
@@ -124,56 +123,14 @@ uint32_t th_drop_replay(th_drop *d, uint32_t n, th_drop_bunker *b, uint32_t bunk
 
 /* ---- collectives ----------------------------------------------------------------------------- */
 
-#ifdef THRONG_MPI
 static int ranks_of(const th_world *w) { return th_dist_ranks(w); }
 static int rank_of(const th_world *w) { return th_dist_rank(w); }
-#else
-static int ranks_of(const th_world *w) {
-    (void)w;
-    return 1;
-}
-static int rank_of(const th_world *w) {
-    (void)w;
-    return 0;
-}
-#endif
 
 bool th_dist_serial_active(const th_world *w) { return ranks_of(w) > 1; }
 
-void th_dist_sum_i64(th_world *w, int64_t *v, uint32_t n) {
-#ifdef THRONG_MPI
-    if (ranks_of(w) > 1 && n > 0)
-        MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_INT64_T, MPI_SUM, th_dist_comm(w));
-#else
-    (void)w;
-    (void)v;
-    (void)n;
-#endif
-}
-
-float th_dist_max_f32(th_world *w, float v) {
-#ifdef THRONG_MPI
-    if (ranks_of(w) > 1) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_FLOAT, MPI_MAX, th_dist_comm(w));
-#else
-    (void)w;
-#endif
-    return v;
-}
-
-bool th_dist_any(th_world *w, bool v) {
-#ifdef THRONG_MPI
-    if (ranks_of(w) > 1) {
-        int x = v;
-        MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_LOR, th_dist_comm(w));
-        return x != 0;
-    }
-#else
-    (void)w;
-#endif
-    return v;
-}
-
-void th_dist_or_u32(th_world *w, uint32_t *v, uint32_t n) {
+/* Element-wise bitwise or over ranks, in place: the exact transfer of values one rank holds
+ * (the others give zeros). */
+static void or_u32(th_world *w, uint32_t *v, uint32_t n) {
 #ifdef THRONG_MPI
     if (ranks_of(w) > 1 && n > 0)
         MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT32_T, MPI_BOR, th_dist_comm(w));
@@ -300,6 +257,7 @@ uint32_t th_dist_drop_marked(th_world *w) {
         out++;
     }
     w->count = out;
+    if (w->dist) w->total -= left;
     return left;
 }
 
@@ -321,7 +279,7 @@ void th_dist_targets(th_world *w) {
         memcpy(&e[3], &w->target_vel[t].x, 4);
         memcpy(&e[4], &w->target_vel[t].y, 4);
     }
-    th_dist_or_u32(w, v, n * 5);
+    or_u32(w, v, n * 5);
     for (uint32_t t = 0; t < n; t++) {
         if (w->target_def[t].kind != TH_TARGET_AGENT) continue;
         const uint32_t *e = &v[t * 5];
@@ -349,17 +307,4 @@ uint32_t th_dist_gather_near(th_world *w, float **near, uint32_t n, uint32_t *ca
     if (total > *cap) *cap = total;
     memcpy(*near, all, (size_t)total * 3 * sizeof **near);
     return total;
-}
-
-/* ---- contacts ---------------------------------------------------------------------------------
- */
-
-void th_dist_ghost_floats(th_world *w, float *x, float *y) {
-#ifdef THRONG_MPI
-    if (ranks_of(w) > 1) th_dist_ghost_exchange_floats(w, x, y);
-#else
-    (void)w;
-    (void)x;
-    (void)y;
-#endif
 }

@@ -54,18 +54,8 @@ void th_drop_sort(th_drop *d, uint32_t n);
  * advances the bunkers; returns how many bunkers turned full. */
 uint32_t th_drop_replay(th_drop *d, uint32_t n, th_drop_bunker *b, uint32_t bunkers);
 
-/* ---- collectives: identities in one process ------------------------------------------------ */
-
-/* More than one rank: the serial phases reduce and replay. */
+/* More than one rank: the serial phases reduce (sim/dist/dist.h) and replay. */
 bool th_dist_serial_active(const th_world *w);
-/* Element-wise sum over ranks, in place. */
-void th_dist_sum_i64(th_world *w, int64_t *v, uint32_t n);
-/* Maximum over ranks. */
-float th_dist_max_f32(th_world *w, float v);
-/* Logical or over ranks. */
-bool th_dist_any(th_world *w, bool v);
-/* Element-wise bitwise or over ranks, in place (exact transfer of floats one rank owns). */
-void th_dist_or_u32(th_world *w, uint32_t *v, uint32_t n);
 
 /* ---- the hooks ------------------------------------------------------------------------------ */
 
@@ -87,9 +77,6 @@ void th_dist_targets(th_world *w);
  * *cap); replaced by those of every rank in rank order (grown when they do not fit). Returns
  * their count. The spawner's test is whether any of them overlaps a place: order-free. */
 uint32_t th_dist_gather_near(th_world *w, float **near, uint32_t n, uint32_t *cap);
-
-/* Contacts: refresh ghost agents' entries of x and y from their owners (no ghosts: nothing). */
-void th_dist_ghost_floats(th_world *w, float *x, float *y);
 
 void th_dist_serial_free(th_world *w);
 

@@ -10,6 +10,7 @@
 #include "engine/alloc.h"
 #include "sim/behave/goal.h"
 #include "sim/core/world.h"
+#include "sim/dist/dist.h"
 #include "sim/dist/dist_serial.h"
 
 /* ---- lifetime --------------------------------------------------------------------------- */
@@ -580,11 +581,7 @@ static void displace_agents(th_world *w) {
     n->blocked_count = 0;
     /* Split agents: each rank buried its own; the count is summed and the drop (a replay over
      * every rank) runs on all of them, whether or not this rank buried any. */
-    if (th_dist_serial_active(w)) {
-        int64_t all = buried;
-        th_dist_sum_i64(w, &all, 1);
-        buried = (uint32_t)all;
-    }
+    if (th_dist_serial_active(w)) { th_dist_sum_u32(w, &buried, 1); }
     if (buried) {
         w->stats.buried += buried;
         th_world_drop_marked(w); /* counts them in stats.removed */

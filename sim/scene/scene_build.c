@@ -358,6 +358,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
     wd.enqueue_task = o.enqueue_task;
     wd.finish_task = o.finish_task;
     wd.task_user = o.task_user;
+    wd.dist = o.dist;
     wd.agent_capacity = (uint32_t)(target + fixed_total);
     wd.cell_size = s->has_map ? s->cell_size : 0.0f;
     if (!fits_in_memory(s, wd.threads, target + fixed_total + th_scene_flow_agents(s), err))

@@ -1,0 +1,158 @@
+#include "ranks.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#ifdef THRONG_MPI
+#include <mpi.h>
+
+#include "throng/dist.h"
+
+static bool g_mpi;
+static int g_rank, g_ranks = 1;
+static int g_err_fd = 2; /* this rank's own stderr, kept for th_app_abort */
+static struct th_dist_def g_def;
+
+/* Launched by mpirun (Open MPI, MPICH or a PMI launcher): a singleton run stays one process. */
+static bool launched(void) {
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+}
+
+bool th_app_ranks_init(int *argc, char ***argv) {
+    if (!launched()) return true;
+    int provided = 0;
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "throng: MPI_Init_thread failed\n");
+        return false;
+    }
+    if (provided < MPI_THREAD_FUNNELED) {
+        fprintf(stderr, "throng: the MPI library gives thread level %d, FUNNELED (%d) is needed\n",
+                provided, MPI_THREAD_FUNNELED);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    g_mpi = true;
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_ranks);
+    if (g_rank != 0) {
+        /* Every rank runs the same command; one report is printed. */
+        g_err_fd = dup(2);
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) {
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    return true;
+}
+
+int th_app_ranks_end(int rc) {
+    if (!g_mpi) return rc;
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Finalize();
+    return rc;
+}
+
+void th_app_abort(const char *what) {
+    if (!g_mpi) return;
+    dprintf(g_err_fd, "throng: rank %d of %d: %s\n", g_rank, g_ranks, what);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+int th_app_rank(void) { return g_rank; }
+int th_app_ranks(void) { return g_ranks; }
+
+const struct th_dist_def *th_app_dist(uint32_t rebalance_every) {
+    if (!g_mpi) return NULL;
+    g_def = (struct th_dist_def){.comm = MPI_COMM_WORLD, .rebalance_every = rebalance_every};
+    return &g_def;
+}
+
+bool th_app_stop(bool stop, uint64_t step) {
+    if (!g_mpi || g_ranks == 1) return stop;
+    if (step % 16 != 0) return false;
+    int s = stop;
+    MPI_Bcast(&s, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return s != 0;
+}
+
+void th_app_sum_u32(uint32_t *v, uint32_t n) {
+    if (!g_mpi || g_ranks == 1) return;
+    MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT32_T, MPI_SUM, MPI_COMM_WORLD);
+}
+
+double th_app_max(double v) {
+    if (!g_mpi || g_ranks == 1) return v;
+    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return v;
+}
+
+bool th_app_dist_check(const th_world *w, th_error *err) { return th_world_dist_check(w, err); }
+
+void th_app_dist_print(FILE *out, const th_world *w, double secs) {
+    if (!g_mpi || g_ranks == 1) return;
+    th_dist_stats s = th_world_dist_stats(w);
+    const double steps = s.steps ? (double)s.steps : 1.0;
+    /* Per rank: owned, ghosts; summed: bytes; largest: time in exchanges. */
+    double mine[4] = {(double)s.owned, (double)s.ghosts, s.halo_ms, s.migrate_ms};
+    double lo[4], hi[4], sum[4];
+    MPI_Reduce(mine, lo, 4, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine, hi, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine, sum, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    uint64_t bytes[5] = {s.ghost_bytes, s.migrate_bytes, s.reduce_bytes, s.migrants, s.grows};
+    uint64_t tot[5];
+    MPI_Reduce(bytes, tot, 5, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (g_rank != 0) return;
+    const double mean = sum[0] / g_ranks;
+    fprintf(out,
+            "ranks     %d: owned agents %.0f..%.0f (max/mean %.3f), ghosts %.0f..%.0f; rebalanced "
+            "%" PRIu64 " time(s)\n",
+            g_ranks, lo[0], hi[0], mean > 0 ? hi[0] / mean : 0.0, lo[1], hi[1], s.rebalances);
+    /* Bytes are counted by sender and receiver both: halve for what crossed. */
+    fprintf(out,
+            "exchange  per step, all ranks: ghosts %.1f KB, migrants %.1f KB (%.1f agents), "
+            "reductions %.2f KB; halo %.3f ms + migration %.3f ms on the slowest rank (%.1f%% "
+            "of step time)\n",
+            (double)tot[0] / 2e3 / steps, (double)tot[1] / 2e3 / steps, (double)tot[3] / steps,
+            (double)tot[2] / 1e3 / steps, hi[2] / steps, hi[3] / steps,
+            secs > 0 ? 100.0 * (hi[2] + hi[3]) * 1e-3 / secs : 0.0);
+    if (tot[4])
+        fprintf(out, "exchange  %" PRIu64 " buffer growth(s) after the first step\n", tot[4]);
+}
+
+#else
+
+bool th_app_ranks_init(int *argc, char ***argv) {
+    (void)argc;
+    (void)argv;
+    return true;
+}
+int th_app_ranks_end(int rc) { return rc; }
+void th_app_abort(const char *what) { (void)what; }
+int th_app_rank(void) { return 0; }
+int th_app_ranks(void) { return 1; }
+const struct th_dist_def *th_app_dist(uint32_t rebalance_every) {
+    (void)rebalance_every;
+    return NULL;
+}
+bool th_app_stop(bool stop, uint64_t step) {
+    (void)step;
+    return stop;
+}
+void th_app_sum_u32(uint32_t *v, uint32_t n) {
+    (void)v;
+    (void)n;
+}
+double th_app_max(double v) { return v; }
+bool th_app_dist_check(const th_world *w, th_error *err) {
+    (void)w;
+    (void)err;
+    return true;
+}
+void th_app_dist_print(FILE *out, const th_world *w, double secs) {
+    (void)out;
+    (void)w;
+    (void)secs;
+}
+
+#endif

@@ -1,0 +1,39 @@
+/* The command under mpirun (builds with THRONG_MPI=ON): every rank runs the same command on
+ * its share of one world; rank 0 alone prints, writes files and reads Ctrl-C. Without MPI, or
+ * when not launched by mpirun, these are the one-process answers. */
+#ifndef TH_APP_RANKS_H
+#define TH_APP_RANKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "throng/throng.h"
+
+/** Start MPI when launched by mpirun (MPI_THREAD_FUNNELED: only the stepping thread calls it).
+ *  Ranks other than 0 get their stdout and stderr sent to /dev/null. Returns false (after
+ *  printing why) when MPI cannot start. */
+bool th_app_ranks_init(int *argc, char ***argv);
+/** MPI_Finalize when MPI was started; returns rc. */
+int th_app_ranks_end(int rc);
+/** A failure on one rank: its message on its own stderr, then every rank stops. */
+void th_app_abort(const char *what);
+
+int th_app_rank(void);
+int th_app_ranks(void);
+/** The def that shares a world between the ranks, or NULL for one process. */
+const struct th_dist_def *th_app_dist(uint32_t rebalance_every);
+/** Whether every rank stops before step `step` (0-based): rank 0's `stop` is broadcast every 16
+ *  steps, so all ranks stop at the same step. */
+bool th_app_stop(bool stop, uint64_t step);
+/** Sum counters over ranks, in place. */
+void th_app_sum_u32(uint32_t *v, uint32_t n);
+/** The largest value over ranks. */
+double th_app_max(double v);
+/** Under several ranks, the "ranks" lines of the report: strips, ghosts, bytes exchanged per
+ *  step, time in the exchanges (collective; rank 0 prints). `secs`: the run's stepping time. */
+void th_app_dist_print(FILE *out, const th_world *w, double secs);
+/** Features the world uses that do not run on several ranks yet: false with err set. */
+bool th_app_dist_check(const th_world *w, th_error *err);
+
+#endif

@@ -1,0 +1,59 @@
+/* Running one world over several MPI processes (ranks). Installed only by builds configured
+ * with THRONG_MPI=ON; including it includes <mpi.h>.
+ *
+ * Every rank creates the world with the same def (or loads the same scene with the same opts)
+ * and a th_dist_def naming the communicator; each then stores only the agents of its strip of
+ * grid rows, plus copies of its neighbours' boundary rows. Results are those of one process
+ * bit for bit: th_world_hash is the same for any number of ranks and threads per rank.
+ *
+ * Under more than one rank, calls that add or remove agents, schedule events or step are
+ * collective: every rank makes the same calls with the same arguments in the same order.
+ * th_world_hash, th_world_get_stats and th_world_agent_count are collective too and answer
+ * for the whole world on every rank. th_world_get_agent answers only on the agent's owner. */
+#ifndef THRONG_DIST_H
+#define THRONG_DIST_H
+
+#include <mpi.h>
+
+#include "throng/throng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct th_dist_def {
+    MPI_Comm comm;            /* the ranks that share the world (duplicated by the world) */
+    uint32_t rebalance_every; /* steps between re-cuts of the strips by agent count; 0 = 50 */
+};
+
+/** Bytes and time of the exchanges, summed over this rank's steps. */
+typedef struct th_dist_stats {
+    int rank, ranks;
+    uint32_t owned, ghosts;     /* agents stored by this rank after the last grid phase */
+    uint32_t rows_lo, rows_hi;  /* its strip of main-grid rows [rows_lo, rows_hi) */
+    uint64_t steps;             /* steps counted */
+    uint64_t ghost_bytes;       /* sent and received: boundary rows */
+    uint64_t migrate_bytes;     /* sent and received: agents changing owner */
+    uint64_t reduce_bytes;      /* sent: reductions and gathers of the step */
+    uint64_t migrants;          /* agents sent to another rank */
+    uint64_t rebalances;        /* re-cuts of the strips */
+    double halo_ms, migrate_ms; /* wall time inside the exchanges */
+    uint32_t grows;             /* buffers grown inside a step (0 after warm-up) */
+} th_dist_stats;
+
+/** This process's rank among the world's ranks (0 without a th_dist_def). */
+TH_API int th_world_rank(const th_world *w);
+/** Number of ranks sharing the world (1 without a th_dist_def). */
+TH_API int th_world_ranks(const th_world *w);
+/** Features the world uses that do not run on more than one rank yet (predators, congestion
+ *  fields, squads, foraging, bodies, measurement, spawners and exits, a host task system), and
+ *  a world too thin for its ranks: false with `err` naming the first. True for one rank. */
+TH_API bool th_world_dist_check(const th_world *w, th_error *err);
+/** This rank's exchange figures. */
+TH_API th_dist_stats th_world_dist_stats(const th_world *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

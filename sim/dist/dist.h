@@ -1,0 +1,80 @@
+/* The engine's side of running one world over several MPI ranks (docs/architecture.md,
+ * "Distribution"). sim/dist/dist_mpi.c implements it with MPI (THRONG_MPI=ON);
+ * sim/dist/dist_none.c is the single-process build, where every call is a no-op for one rank,
+ * so that the step has no #ifdef and the default build links no MPI.
+ *
+ * Layout under R > 1 ranks: rank r owns the main-grid rows [row_lo, row_hi) (a strip; strips
+ * follow rank order bottom to top and are cut by agent count) and stores its agents in
+ * [0, count), then copies of the agents in the `halo` rows on each side of the strip (ghosts) in
+ * [count, count + ghosts): low side first, then high side, each in the owner's storage order.
+ * Ghosts are read as neighbours only: never stepped, integrated, hashed or counted. The grid
+ * maps global rows to local rows (th_grid.row_local), owned rows first.
+ *
+ * Order contract: each rank's storage is always the global storage order of one process
+ * restricted to its agents. The grid's counting sort is stable, so every cell then holds the
+ * same agents in the same order on its owner (and in ghost copies) as in one process, and the
+ * kernels, which read whole cells, give the same bits. Migration keeps the contract: arrivals
+ * are placed by the rank that held them at the last grid phase (lower ranks first), and agents
+ * added since then follow in the order they were added (add_seq).
+ *
+ * Replicated on every rank: ids and the free list (every call that adds or removes an agent
+ * runs on every rank; the agent is stored only by its owner), the map and its fields, bunkers,
+ * targets, spawners, measurement totals, the step counter. Collective calls (every rank, same
+ * order): th_dist_step_begin, th_dist_grid, th_dist_ghosts, th_dist_sum_*, th_dist_max_f32,
+ * th_world_hash. */
+#ifndef TH_SIM_DIST_H
+#define TH_SIM_DIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/core/error.h"
+#include "throng/throng.h"
+
+typedef struct th_dist th_dist;
+
+/** Attach the ranks of `def` to the world being created (w->dist). False with `err` set when
+ *  the build has no MPI or MPI fails. With def NULL nothing happens. */
+bool th_dist_create(th_world *w, const struct th_dist_def *def, th_error *err);
+void th_dist_destroy(th_world *w);
+
+/** Rank and rank count (0 and 1 without ranks). */
+int th_dist_rank(const th_world *w);
+int th_dist_ranks(const th_world *w);
+
+/** Whether this rank stores an agent added at `p` now (always true for one rank). */
+bool th_dist_owns(th_world *w, th_vec2 p);
+/** An agent was added (on every rank, owned or not): records its add order by id slot. */
+void th_dist_agent_added(th_world *w, uint32_t slot);
+
+/** Grid phase, before the grid build: re-cut the strips when due, send agents that left the
+ *  strip to their owners and take in those that arrived, keeping the order contract. Sets the
+ *  grid's row map. */
+void th_dist_migrate(th_world *w);
+/** Grid phase, after the gather: exchange boundary rows; ghosts are stored after the owned
+ *  agents and entered in the grid. */
+void th_dist_ghosts(th_world *w);
+
+/** Refresh ghosts' x[count..count + ghosts), y[..] from their owners' values of the same
+ *  agents (same slices and order as this step's ghost rows). */
+void th_dist_ghost_floats(th_world *w, float *x, float *y);
+
+/** Element-wise sums and maximum over ranks, in place (no-ops for one rank). */
+void th_dist_sum_u64(th_world *w, uint64_t *v, uint32_t n);
+void th_dist_sum_u32(th_world *w, uint32_t *v, uint32_t n);
+void th_dist_max_f32(th_world *w, float *v, uint32_t n);
+/** Logical or over ranks. */
+bool th_dist_any(th_world *w, bool v);
+
+/** th_world_hash over ranks: every owned agent's (id, crowd, position, velocity) gathered on
+ *  rank 0, hashed there in id slot order exactly as one process does, the result broadcast.
+ *  `head` and `tail` hash what is replicated before and after the agents. */
+struct th_hasher;
+uint64_t th_dist_hash(const th_world *w, void (*head)(const th_world *, struct th_hasher *),
+                      void (*tail)(const th_world *, struct th_hasher *));
+
+/** Features not distributed yet: an error naming the first one the world uses when it runs on
+ *  more than one rank. */
+bool th_dist_check(const th_world *w, th_error *err);
+
+#endif

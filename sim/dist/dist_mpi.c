@@ -1,0 +1,766 @@
+/* Strips of grid rows over MPI ranks (sim/dist/dist.h has the layout and the order contract).
+ *
+ * MPI is called only from the stepping thread, between parallel phases (MPI_THREAD_FUNNELED is
+ * enough), and every collective is reached by every rank in the same order: each guard in front
+ * of one reads replicated values only (the step, the cut, the rank count). */
+#include <mpi.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/alloc.h"
+#include "engine/hash.h"
+#include "sim/core/world.h"
+#include "sim/dist/dist.h"
+#include "sim/dist/dist_mpi.h"
+#include "throng/dist.h"
+
+#define TAG_COUNT_UP   11
+#define TAG_COUNT_DOWN 12
+#define TAG_ROWS_UP    13
+#define TAG_ROWS_DOWN  14
+#define TAG_FLOATS_UP  15
+#define TAG_FLOATS_DN  16
+
+/* Steps between re-cuts when the def says 0. */
+#define DEFAULT_REBALANCE 50u
+
+struct th_dist {
+    MPI_Comm comm;
+    int rank, ranks;
+    uint32_t rebalance_every;
+    int32_t nx, ny;              /* the grid the cut is for */
+    int32_t halo;                /* ghost rows on each side: the widest block a crowd walks, >= 1 */
+    bool cut;                    /* row_lo/row_hi hold a cut for (nx, ny, halo) */
+    bool balanced;               /* the cut was balanced by agent count at least once */
+    int32_t *row_lo;             /* per rank: first row of its strip */
+    int32_t *row_hi;             /* per rank: one past its last row */
+    int32_t *row_owner;          /* per global row */
+    int32_t *row_local;          /* per global row: local row or -1 (the grid's map) */
+    int32_t row_cap;             /* rows the three row arrays hold */
+    uint32_t *hist;              /* per row: owned agents, then summed over ranks */
+    uint32_t *add_seq;           /* per id slot: w->spawned when the agent was added (replicated) */
+    uint32_t add_seq_cap;        /* slots add_seq holds */
+    uint32_t gather_seq;         /* w->spawned at the last grid phase: agents with add_seq >= it are
+                                    "fresh", stored after the others in add order */
+    uint32_t ghost_lo, ghost_hi; /* ghosts below and above after the last exchange */
+    int down, up;                /* neighbour ranks (MPI_PROC_NULL at a wall) */
+    int *scount, *rcount, *sdispl, *rdispl; /* per rank, bytes */
+    int *sagents, *ragents;                 /* per rank, agents */
+    unsigned char *sbuf, *rbuf;
+    size_t scap, rcap;
+    uint32_t *fresh; /* scratch: records of fresh agents to order by add_seq */
+    uint32_t fresh_cap;
+    th_dist_stats stats;
+};
+
+/* ---- buffers ------------------------------------------------------------------------------ */
+
+/* Grow a byte buffer to at least n, doubling; counted when it happens inside a step. */
+static void ensure_bytes(th_world *w, unsigned char **buf, size_t *cap, size_t n) {
+    if (n <= *cap) return;
+    size_t c = *cap ? *cap : 4096;
+    while (c < n) c *= 2;
+    unsigned char *p = th_alloc(c);
+    if (!p) {
+        fprintf(stderr, "throng: rank %d: out of memory for %zu bytes of exchange buffer\n",
+                w->dist->rank, c);
+        MPI_Abort(w->dist->comm, 1);
+    }
+    if (*cap) memcpy(p, *buf, *cap);
+    th_free(*buf);
+    *buf = p;
+    *cap = c;
+    if (w->stepping && w->step > 0) w->dist->stats.grows++;
+}
+
+static void ensure_rows(th_world *w, int32_t ny) {
+    th_dist *d = w->dist;
+    if (ny <= d->row_cap) return;
+    size_t n = (size_t)ny;
+    th_free(d->row_owner);
+    th_free(d->row_local);
+    th_free(d->hist);
+    d->row_owner = th_calloc(n, sizeof *d->row_owner);
+    d->row_local = th_calloc(n, sizeof *d->row_local);
+    d->hist = th_calloc(n, sizeof *d->hist);
+    if (!d->row_owner || !d->row_local || !d->hist) {
+        fprintf(stderr, "throng: rank %d: out of memory for %d grid rows\n", d->rank, ny);
+        MPI_Abort(d->comm, 1);
+    }
+    d->row_cap = ny;
+}
+
+static void world_reserve(th_world *w, uint32_t n) {
+    if (n <= w->capacity) return;
+    /* Room for the strip's agents to come and go without growing every step. */
+    uint64_t want = (uint64_t)n + n / 4;
+    if (want > TH_MAX_AGENTS) want = TH_MAX_AGENTS;
+    if (!th_world_reserve(w, (uint32_t)want)) {
+        fprintf(stderr, "throng: rank %d: out of memory for %u agents\n", w->dist->rank, n);
+        MPI_Abort(w->dist->comm, 1);
+    }
+    if (w->stepping && w->step > 0) w->dist->stats.grows++;
+}
+
+/* ---- create ------------------------------------------------------------------------------- */
+
+bool th_dist_create(th_world *w, const struct th_dist_def *def, th_error *err) {
+    if (!def) return true;
+    int init = 0;
+    MPI_Initialized(&init);
+    if (!init) {
+        th_error_set(err, TH_ERR_STATE, "a distributed world needs MPI_Init first");
+        return false;
+    }
+    th_dist *d = th_calloc(1, sizeof *d);
+    if (!d) {
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
+        return false;
+    }
+    w->dist = d;
+    if (MPI_Comm_dup(def->comm, &d->comm) != MPI_SUCCESS) {
+        th_error_set(err, TH_ERR_SYSTEM, "MPI_Comm_dup failed");
+        d->comm = MPI_COMM_NULL;
+        return false;
+    }
+    MPI_Comm_rank(d->comm, &d->rank);
+    MPI_Comm_size(d->comm, &d->ranks);
+    d->rebalance_every = def->rebalance_every ? def->rebalance_every : DEFAULT_REBALANCE;
+    size_t r = (size_t)d->ranks;
+    d->row_lo = th_calloc(r, sizeof *d->row_lo);
+    d->row_hi = th_calloc(r, sizeof *d->row_hi);
+    d->scount = th_calloc(r, sizeof *d->scount);
+    d->rcount = th_calloc(r, sizeof *d->rcount);
+    d->sdispl = th_calloc(r, sizeof *d->sdispl);
+    d->rdispl = th_calloc(r, sizeof *d->rdispl);
+    d->sagents = th_calloc(r, sizeof *d->sagents);
+    d->ragents = th_calloc(r, sizeof *d->ragents);
+    if (!d->row_lo || !d->row_hi || !d->scount || !d->rcount || !d->sdispl || !d->rdispl ||
+        !d->sagents || !d->ragents) {
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
+        return false;
+    }
+    d->stats.rank = d->rank;
+    d->stats.ranks = d->ranks;
+    return true;
+}
+
+void th_dist_destroy(th_world *w) {
+    th_dist *d = w->dist;
+    if (!d) return;
+    if (d->comm != MPI_COMM_NULL) {
+        int fin = 0;
+        MPI_Finalized(&fin);
+        if (!fin) MPI_Comm_free(&d->comm);
+    }
+    th_free(d->row_lo);
+    th_free(d->row_hi);
+    th_free(d->row_owner);
+    th_free(d->row_local);
+    th_free(d->hist);
+    th_free(d->add_seq);
+    th_free(d->scount);
+    th_free(d->rcount);
+    th_free(d->sdispl);
+    th_free(d->rdispl);
+    th_free(d->sagents);
+    th_free(d->ragents);
+    th_free(d->sbuf);
+    th_free(d->rbuf);
+    th_free(d->fresh);
+    th_free(d);
+    w->dist = NULL;
+    w->grid.row_local = NULL;
+}
+
+int th_dist_rank(const th_world *w) { return w->dist ? w->dist->rank : 0; }
+int th_dist_ranks(const th_world *w) { return w->dist ? w->dist->ranks : 1; }
+MPI_Comm th_dist_comm(const th_world *w) { return w->dist ? w->dist->comm : MPI_COMM_SELF; }
+
+int th_world_rank(const th_world *w) { return th_dist_rank(w); }
+int th_world_ranks(const th_world *w) { return th_dist_ranks(w); }
+th_dist_stats th_world_dist_stats(const th_world *w) {
+    if (!w->dist) return (th_dist_stats){.ranks = 1, .owned = w->count};
+    th_dist_stats s = w->dist->stats;
+    s.owned = w->count;
+    s.ghosts = w->ghosts;
+    return s;
+}
+
+/* ---- the cut ------------------------------------------------------------------------------ */
+
+/* Ghost rows each side: every block a crowd walks, and the 3x3 of contacts and validation. */
+static int32_t halo_rows(const th_world *w) {
+    int32_t k = 1;
+    for (uint32_t c = 0; c < w->crowd_count; c++)
+        if (w->crowd_rt[c].block > k) k = w->crowd_rt[c].block;
+    return k;
+}
+
+/* Fewest rows a strip may have: its neighbours' ghost rows come from it alone, and on a torus
+ * of two ranks the rows above and below a strip are the other strip, which must not be counted
+ * twice. */
+static int32_t min_rows(const th_world *w, int32_t halo) {
+    return w->dist->ranks == 2 && w->wrap ? 2 * halo : halo;
+}
+
+/* Derived tables of a cut: owner per row, this rank's row map and neighbours. */
+static void apply_cut(th_world *w) {
+    th_dist *d = w->dist;
+    const int32_t ny = d->ny, K = d->halo, R = d->ranks;
+    for (int r = 0; r < R; r++)
+        for (int32_t y = d->row_lo[r]; y < d->row_hi[r]; y++) d->row_owner[y] = r;
+    for (int32_t y = 0; y < ny; y++) d->row_local[y] = -1;
+    const int32_t lo = d->row_lo[d->rank], hi = d->row_hi[d->rank], own = hi - lo;
+    for (int32_t y = lo; y < hi; y++) d->row_local[y] = y - lo;
+    /* Low ghost rows lo-K..lo-1, then high ones hi..hi+K-1, each ascending (mod ny on a torus):
+     * the order the neighbours' boundary slices arrive in. */
+    for (int32_t i = 0; i < K; i++) {
+        int32_t y = lo - K + i;
+        if (w->wrap) y = (y + ny) % ny;
+        if (y >= 0 && y < ny) d->row_local[y] = own + i;
+        y = hi + i;
+        if (w->wrap) y %= ny;
+        if (y >= 0 && y < ny) d->row_local[y] = own + K + i;
+    }
+    d->down = d->rank > 0 ? d->rank - 1 : (w->wrap ? R - 1 : MPI_PROC_NULL);
+    d->up = d->rank < R - 1 ? d->rank + 1 : (w->wrap ? 0 : MPI_PROC_NULL);
+    d->cut = true;
+}
+
+/* Strips of equal row counts: the cut while the world is being built. */
+static void cut_even(th_world *w) {
+    th_dist *d = w->dist;
+    d->nx = w->grid.nx;
+    d->ny = w->grid.ny;
+    d->halo = halo_rows(w);
+    ensure_rows(w, d->ny);
+    for (int r = 0; r < d->ranks; r++) {
+        d->row_lo[r] = (int32_t)((int64_t)d->ny * r / d->ranks);
+        d->row_hi[r] = (int32_t)((int64_t)d->ny * (r + 1) / d->ranks);
+    }
+    apply_cut(w);
+}
+
+/* Strips balanced by agent count: rank r starts at the first row where the prefix count reaches
+ * r * N / R, then every strip is pushed to at least `min_rows` rows. Every rank computes it
+ * from the same summed histogram, so every rank gets the same cut. */
+static void cut_balanced(th_world *w) {
+    th_dist *d = w->dist;
+    const th_agents *a = &w->buf[w->cur];
+    const int32_t ny = d->ny, R = d->ranks, m = min_rows(w, d->halo);
+    memset(d->hist, 0, (size_t)ny * sizeof *d->hist);
+    for (uint32_t k = 0; k < w->count; k++) d->hist[th_grid_cy(&w->grid, a->py[k])]++;
+    MPI_Allreduce(MPI_IN_PLACE, d->hist, ny, MPI_UINT32_T, MPI_SUM, d->comm);
+    d->stats.reduce_bytes += (uint64_t)ny * 4u;
+    uint64_t total = 0;
+    for (int32_t y = 0; y < ny; y++) total += d->hist[y];
+    uint64_t prefix = 0;
+    int32_t y = 0;
+    d->row_lo[0] = 0;
+    for (int r = 1; r < R; r++) {
+        const uint64_t want = total * (uint64_t)r / (uint64_t)R;
+        while (y < ny && prefix + d->hist[y] <= want) prefix += d->hist[y++];
+        int32_t lo = y;
+        /* At least m rows below (this strip's predecessor) and room for m rows in each strip
+         * still to come. */
+        if (lo < d->row_lo[r - 1] + m) lo = d->row_lo[r - 1] + m;
+        if (lo > ny - (R - r) * m) lo = ny - (R - r) * m;
+        d->row_lo[r] = lo;
+        d->row_hi[r - 1] = lo;
+    }
+    d->row_hi[R - 1] = ny;
+    apply_cut(w);
+    d->stats.rebalances++;
+}
+
+bool th_dist_owns(th_world *w, th_vec2 p) {
+    th_dist *d = w->dist;
+    if (!d || d->ranks == 1) return true;
+    if (!d->cut || d->nx != w->grid.nx || d->ny != w->grid.ny || d->halo != halo_rows(w))
+        cut_even(w);
+    return d->row_owner[th_grid_cy(&w->grid, p.y)] == d->rank;
+}
+
+void th_dist_agent_added(th_world *w, uint32_t slot) {
+    th_dist *d = w->dist;
+    if (!d || d->ranks == 1) return;
+    if (slot >= d->add_seq_cap) {
+        uint32_t cap = d->add_seq_cap ? d->add_seq_cap : 1024;
+        while (cap <= slot) cap *= 2;
+        if (!th_grow_array((void **)&d->add_seq, sizeof *d->add_seq, d->add_seq_cap, cap)) {
+            fprintf(stderr, "throng: rank %d: out of memory for %u ids\n", d->rank, cap);
+            MPI_Abort(d->comm, 1);
+        }
+        d->add_seq_cap = cap;
+    }
+    d->add_seq[slot] = w->spawned - 1u; /* spawned was just counted */
+}
+
+/* ---- migration ---------------------------------------------------------------------------- */
+
+/* What travels with an agent that changes owner: its state, and its per-id state (the
+ * receiver keeps per-id arrays for every id, valid for the ids it owns). */
+typedef struct migrant {
+    float px, py, vx, vy;
+    uint16_t crowd, type;
+    th_agent_id id;
+    float desired_speed;
+} migrant;
+
+static size_t migrant_size(const th_world *w) {
+    return sizeof(migrant) + (w->goal_state ? sizeof(th_goal_state) : 0);
+}
+
+static void pack_migrant(const th_world *w, const th_agents *a, uint32_t k, unsigned char *p) {
+    const uint32_t slot = th_id_slot(a->id[k]);
+    migrant m = {a->px[k],    a->py[k],   a->vx[k], a->vy[k],
+                 a->crowd[k], a->type[k], a->id[k], w->desired_speed[slot]};
+    memcpy(p, &m, sizeof m);
+    if (w->goal_state) memcpy(p + sizeof m, &w->goal_state[slot], sizeof(th_goal_state));
+}
+
+/* Store a migrant at slot k of buffer `a`. */
+static void unpack_migrant(th_world *w, th_agents *a, uint32_t k, const unsigned char *p) {
+    migrant m;
+    memcpy(&m, p, sizeof m);
+    a->px[k] = m.px;
+    a->py[k] = m.py;
+    a->vx[k] = m.vx;
+    a->vy[k] = m.vy;
+    a->crowd[k] = m.crowd;
+    a->type[k] = m.type;
+    a->id[k] = m.id;
+    const uint32_t slot = th_id_slot(m.id);
+    w->desired_speed[slot] = m.desired_speed;
+    if (w->goal_state) memcpy(&w->goal_state[slot], p + sizeof m, sizeof(th_goal_state));
+}
+
+static void copy_agent(th_agents *dst, uint32_t j, const th_agents *src, uint32_t k) {
+#define COPY(name, T, kind) TH_AGENT_KIND(BUF, kind, dst->name[j] = src->name[k];)
+    TH_AGENT_ARRAYS(COPY)
+#undef COPY
+}
+
+static inline bool is_fresh(const th_dist *d, th_agent_id id) {
+    return d->add_seq[th_id_slot(id)] >= d->gather_seq;
+}
+
+/* Fresh agents to place: where each one is (-1 - k for a kept local agent k, else a byte
+ * offset into rbuf), sorted by add order. */
+typedef struct fresh_ref {
+    uint32_t seq;
+    int64_t where;
+} fresh_ref;
+
+static int fresh_cmp(const void *x, const void *y) {
+    const fresh_ref *a = x, *b = y;
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static void ensure_fresh(th_world *w, uint32_t n) {
+    th_dist *d = w->dist;
+    size_t need = (size_t)n * sizeof(fresh_ref);
+    size_t have = (size_t)d->fresh_cap * sizeof(uint32_t);
+    if (need <= have) return;
+    unsigned char *buf = (unsigned char *)d->fresh;
+    size_t cap = have;
+    ensure_bytes(w, &buf, &cap, need);
+    d->fresh = (uint32_t *)buf;
+    d->fresh_cap = (uint32_t)(cap / sizeof(uint32_t));
+}
+
+static void migrate(th_world *w) {
+    th_dist *d = w->dist;
+    const int R = d->ranks, me = d->rank;
+    th_agents *a = &w->buf[w->cur];
+    const size_t rec = migrant_size(w);
+    for (int r = 0; r < R; r++) d->sagents[r] = 0;
+    uint32_t leaving = 0;
+    for (uint32_t k = 0; k < w->count; k++) {
+        const int o = d->row_owner[th_grid_cy(&w->grid, a->py[k])];
+        if (o != me) {
+            d->sagents[o]++;
+            leaving++;
+        }
+    }
+    MPI_Alltoall(d->sagents, 1, MPI_INT, d->ragents, 1, MPI_INT, d->comm);
+    d->stats.reduce_bytes += (uint64_t)R * 4u;
+    uint32_t arriving = 0;
+    for (int r = 0; r < R; r++) arriving += (uint32_t)d->ragents[r];
+    /* Every rank takes part in the Alltoallv, even with nothing to send or receive. */
+    size_t soff = 0, roff = 0;
+    for (int r = 0; r < R; r++) {
+        d->scount[r] = (int)((size_t)d->sagents[r] * rec);
+        d->rcount[r] = (int)((size_t)d->ragents[r] * rec);
+        d->sdispl[r] = (int)soff;
+        d->rdispl[r] = (int)roff;
+        soff += (size_t)d->scount[r];
+        roff += (size_t)d->rcount[r];
+    }
+    ensure_bytes(w, &d->sbuf, &d->scap, soff);
+    ensure_bytes(w, &d->rbuf, &d->rcap, roff);
+    if (leaving) {
+        for (int r = 0; r < R; r++) d->sagents[r] = d->sdispl[r]; /* reused as write offsets */
+        for (uint32_t k = 0; k < w->count; k++) {
+            const int o = d->row_owner[th_grid_cy(&w->grid, a->py[k])];
+            if (o == me) continue;
+            pack_migrant(w, a, k, d->sbuf + d->sagents[o]);
+            d->sagents[o] += (int)rec;
+            w->slot_of_id[th_id_slot(a->id[k])] = UINT32_MAX;
+        }
+    }
+    MPI_Alltoallv(d->sbuf, d->scount, d->sdispl, MPI_BYTE, d->rbuf, d->rcount, d->rdispl, MPI_BYTE,
+                  d->comm);
+    d->stats.migrate_bytes += soff + roff;
+    d->stats.migrants += leaving;
+    if (!leaving && !arriving) return;
+
+    /* The new storage, in buf[cur ^ 1]: for each rank in order, the agents it held at the last
+     * grid phase (kept here or arriving from it), then every fresh agent in add order. */
+    const uint32_t n = w->count - leaving + arriving;
+    world_reserve(w, n);
+    a = &w->buf[w->cur];
+    th_agents *b = &w->buf[w->cur ^ 1];
+    uint32_t j = 0, nfresh = 0;
+    for (int r = 0; r < R; r++) {
+        if (r == me) {
+            for (uint32_t k = 0; k < w->count; k++) {
+                if (d->row_owner[th_grid_cy(&w->grid, a->py[k])] != me) continue;
+                if (is_fresh(d, a->id[k])) {
+                    nfresh++;
+                    continue;
+                }
+                copy_agent(b, j++, a, k);
+            }
+        } else {
+            const unsigned char *p = d->rbuf + d->rdispl[r];
+            for (int i = 0; i < d->ragents[r]; i++, p += rec) {
+                th_agent_id id;
+                memcpy(&id, p + offsetof(migrant, id), sizeof id);
+                if (is_fresh(d, id)) {
+                    nfresh++;
+                    continue;
+                }
+                unpack_migrant(w, b, j++, p);
+            }
+        }
+    }
+    if (nfresh) {
+        ensure_fresh(w, nfresh);
+        fresh_ref *f = (fresh_ref *)d->fresh;
+        uint32_t m = 0;
+        for (uint32_t k = 0; k < w->count; k++) {
+            if (d->row_owner[th_grid_cy(&w->grid, a->py[k])] != me || !is_fresh(d, a->id[k]))
+                continue;
+            f[m++] = (fresh_ref){d->add_seq[th_id_slot(a->id[k])], -1 - (int64_t)k};
+        }
+        for (int r = 0; r < R; r++) {
+            if (r == me) continue;
+            for (int i = 0; i < d->ragents[r]; i++) {
+                const size_t off = (size_t)d->rdispl[r] + (size_t)i * rec;
+                th_agent_id id;
+                memcpy(&id, d->rbuf + off + offsetof(migrant, id), sizeof id);
+                if (is_fresh(d, id)) f[m++] = (fresh_ref){d->add_seq[th_id_slot(id)], (int64_t)off};
+            }
+        }
+        qsort(f, m, sizeof *f, fresh_cmp);
+        for (uint32_t i = 0; i < m; i++) {
+            if (f[i].where < 0) copy_agent(b, j++, a, (uint32_t)(-1 - f[i].where));
+            else unpack_migrant(w, b, j++, d->rbuf + f[i].where);
+        }
+    }
+    for (uint32_t k = 0; k < n; k++) w->slot_of_id[th_id_slot(b->id[k])] = k;
+    w->cur ^= 1;
+    w->count = n;
+}
+
+/* Agents in this strip's lowest and highest `halo` rows: what the neighbours receive. */
+static void boundary_counts(const th_world *w, uint32_t *low, uint32_t *high) {
+    const th_dist *d = w->dist;
+    const th_agents *a = &w->buf[w->cur];
+    const int32_t lo = d->row_lo[d->rank], hi = d->row_hi[d->rank], K = d->halo;
+    uint32_t l = 0, h = 0;
+    for (uint32_t k = 0; k < w->count; k++) {
+        const int32_t y = th_grid_cy(&w->grid, a->py[k]);
+        l += y < lo + K;
+        h += y >= hi - K;
+    }
+    *low = l;
+    *high = h;
+}
+
+void th_dist_migrate(th_world *w) {
+    th_dist *d = w->dist;
+    if (!d || d->ranks == 1) return;
+    const uint64_t t0 = th_now_ns();
+    const int32_t K = halo_rows(w);
+    const bool regrid = !d->cut || d->nx != w->grid.nx || d->ny != w->grid.ny || d->halo != K;
+    if (regrid) cut_even(w);
+    if (regrid || !d->balanced || w->step % d->rebalance_every == 0) {
+        cut_balanced(w);
+        d->balanced = true;
+    }
+    migrate(w);
+    d->gather_seq = w->spawned;
+    /* Ghost counts, so that the arrays hold owned + ghosts before the build. */
+    uint32_t low, high;
+    boundary_counts(w, &low, &high);
+    MPI_Sendrecv(&high, 1, MPI_UINT32_T, d->up, TAG_COUNT_UP, &d->ghost_lo, 1, MPI_UINT32_T,
+                 d->down, TAG_COUNT_UP, d->comm, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&low, 1, MPI_UINT32_T, d->down, TAG_COUNT_DOWN, &d->ghost_hi, 1, MPI_UINT32_T,
+                 d->up, TAG_COUNT_DOWN, d->comm, MPI_STATUS_IGNORE);
+    if (d->down == MPI_PROC_NULL) d->ghost_lo = 0;
+    if (d->up == MPI_PROC_NULL) d->ghost_hi = 0;
+    w->ghosts = 0;
+    world_reserve(w, w->count + d->ghost_lo + d->ghost_hi);
+    th_grid *g = &w->grid;
+    g->row_local = d->row_local;
+    g->key_base = (uint32_t)d->row_lo[d->rank] * (uint32_t)g->nx;
+    g->rows_owned = d->row_hi[d->rank] - d->row_lo[d->rank];
+    g->rows_local = g->rows_owned + 2 * d->halo;
+    d->stats.migrate_ms += (double)(th_now_ns() - t0) * 1e-6;
+}
+
+/* ---- ghosts ------------------------------------------------------------------------------- */
+
+typedef struct ghost {
+    float px, py, vx, vy;
+    uint16_t crowd, type;
+    th_agent_id id;
+    uint32_t cell;
+} ghost;
+
+static void pack_ghosts(const th_world *w, uint32_t from, uint32_t to, unsigned char *p) {
+    const th_agents *a = &w->buf[w->cur];
+    for (uint32_t k = from; k < to; k++, p += sizeof(ghost)) {
+        ghost g = {a->px[k],    a->py[k],   a->vx[k], a->vy[k],
+                   a->crowd[k], a->type[k], a->id[k], w->cell[k]};
+        memcpy(p, &g, sizeof g);
+    }
+}
+
+static void unpack_ghosts(th_world *w, uint32_t at, uint32_t n, const unsigned char *p) {
+    th_agents *a = &w->buf[w->cur];
+    for (uint32_t i = 0; i < n; i++, p += sizeof(ghost)) {
+        ghost g;
+        memcpy(&g, p, sizeof g);
+        const uint32_t k = at + i;
+        a->px[k] = g.px;
+        a->py[k] = g.py;
+        a->vx[k] = g.vx;
+        a->vy[k] = g.vy;
+        a->crowd[k] = g.crowd;
+        a->type[k] = g.type;
+        a->id[k] = g.id;
+        w->cell[k] = g.cell;
+    }
+}
+
+void th_dist_ghosts(th_world *w) {
+    th_dist *d = w->dist;
+    if (!d || d->ranks == 1) return;
+    const uint64_t t0 = th_now_ns();
+    const th_grid *g = &w->grid;
+    const uint32_t nx = (uint32_t)g->nx, K = (uint32_t)d->halo, own = (uint32_t)g->rows_owned;
+    /* The lowest K rows go down (they are the high ghosts of the rank below), the highest K
+     * rows up; both are contiguous slices of the sorted storage. */
+    const uint32_t low_end = g->cell_start[K * nx];
+    const uint32_t high_begin = g->cell_start[(own - K) * nx];
+    const uint32_t n_low = low_end, n_high = w->count - high_begin;
+    const size_t gs = sizeof(ghost);
+    const size_t out = ((size_t)n_low + n_high) * gs;
+    const size_t in = ((size_t)d->ghost_lo + d->ghost_hi) * gs;
+    ensure_bytes(w, &d->sbuf, &d->scap, out);
+    ensure_bytes(w, &d->rbuf, &d->rcap, in);
+    pack_ghosts(w, high_begin, w->count, d->sbuf);
+    pack_ghosts(w, 0, low_end, d->sbuf + (size_t)n_high * gs);
+    MPI_Sendrecv(d->sbuf, (int)((size_t)n_high * gs), MPI_BYTE, d->up, TAG_ROWS_UP, d->rbuf,
+                 (int)((size_t)d->ghost_lo * gs), MPI_BYTE, d->down, TAG_ROWS_UP, d->comm,
+                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(d->sbuf + (size_t)n_high * gs, (int)((size_t)n_low * gs), MPI_BYTE, d->down,
+                 TAG_ROWS_DOWN, d->rbuf + (size_t)d->ghost_lo * gs, (int)((size_t)d->ghost_hi * gs),
+                 MPI_BYTE, d->up, TAG_ROWS_DOWN, d->comm, MPI_STATUS_IGNORE);
+    w->ghosts = d->ghost_lo + d->ghost_hi;
+    unpack_ghosts(w, w->count, w->ghosts, d->rbuf);
+    th_grid_set_ghosts(&w->grid, w->count, w->cell + w->count, w->ghosts);
+    d->stats.ghost_bytes += (d->up != MPI_PROC_NULL ? (uint64_t)n_high * gs : 0) +
+                            (d->down != MPI_PROC_NULL ? (uint64_t)n_low * gs : 0) + in;
+    d->stats.owned = w->count;
+    d->stats.ghosts = w->ghosts;
+    d->stats.rows_lo = (uint32_t)d->row_lo[d->rank];
+    d->stats.rows_hi = (uint32_t)d->row_hi[d->rank];
+    d->stats.steps++;
+    d->stats.halo_ms += (double)(th_now_ns() - t0) * 1e-6;
+}
+
+void th_dist_ghost_floats(th_world *w, float *x, float *y) {
+    th_dist *d = w->dist;
+    if (!d || d->ranks == 1) return;
+    const th_grid *g = &w->grid;
+    const uint32_t nx = (uint32_t)g->nx, K = (uint32_t)d->halo, own = (uint32_t)g->rows_owned;
+    const uint32_t low_end = g->cell_start[K * nx];
+    const uint32_t high_begin = g->cell_start[(own - K) * nx];
+    const uint32_t n_low = low_end, n_high = w->count - high_begin;
+    const size_t out = ((size_t)n_low + n_high) * 8u, in = (size_t)w->ghosts * 8u;
+    ensure_bytes(w, &d->sbuf, &d->scap, out);
+    ensure_bytes(w, &d->rbuf, &d->rcap, in);
+    float *s = (float *)(void *)d->sbuf, *r = (float *)(void *)d->rbuf;
+    uint32_t m = 0;
+    for (uint32_t k = high_begin; k < w->count; k++, m++) s[2 * m] = x[k], s[2 * m + 1] = y[k];
+    for (uint32_t k = 0; k < low_end; k++, m++) s[2 * m] = x[k], s[2 * m + 1] = y[k];
+    MPI_Sendrecv(s, (int)(2 * n_high), MPI_FLOAT, d->up, TAG_FLOATS_UP, r, (int)(2 * d->ghost_lo),
+                 MPI_FLOAT, d->down, TAG_FLOATS_UP, d->comm, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(s + 2 * n_high, (int)(2 * n_low), MPI_FLOAT, d->down, TAG_FLOATS_DN,
+                 r + 2 * d->ghost_lo, (int)(2 * d->ghost_hi), MPI_FLOAT, d->up, TAG_FLOATS_DN,
+                 d->comm, MPI_STATUS_IGNORE);
+    for (uint32_t i = 0; i < w->ghosts; i++) {
+        x[w->count + i] = r[2 * i];
+        y[w->count + i] = r[2 * i + 1];
+    }
+    d->stats.ghost_bytes += out + in;
+}
+
+/* ---- reductions --------------------------------------------------------------------------- */
+
+void th_dist_sum_u64(th_world *w, uint64_t *v, uint32_t n) {
+    if (!w->dist || w->dist->ranks == 1 || n == 0) return;
+    MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_SUM, w->dist->comm);
+    w->dist->stats.reduce_bytes += (uint64_t)n * 8u;
+}
+
+void th_dist_sum_u32(th_world *w, uint32_t *v, uint32_t n) {
+    if (!w->dist || w->dist->ranks == 1 || n == 0) return;
+    MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT32_T, MPI_SUM, w->dist->comm);
+    w->dist->stats.reduce_bytes += (uint64_t)n * 4u;
+}
+
+void th_dist_max_f32(th_world *w, float *v, uint32_t n) {
+    if (!w->dist || w->dist->ranks == 1 || n == 0) return;
+    MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_FLOAT, MPI_MAX, w->dist->comm);
+    w->dist->stats.reduce_bytes += (uint64_t)n * 4u;
+}
+
+bool th_dist_any(th_world *w, bool v) {
+    if (!w->dist || w->dist->ranks == 1) return v;
+    int x = v;
+    MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_LOR, w->dist->comm);
+    w->dist->stats.reduce_bytes += 4u;
+    return x != 0;
+}
+
+/* ---- the hash ----------------------------------------------------------------------------- */
+
+typedef struct hashed {
+    uint32_t slot, gen, crowd;
+    float px, py, vx, vy;
+} hashed;
+
+uint64_t th_dist_hash(const th_world *w, void (*head)(const th_world *, struct th_hasher *),
+                      void (*tail)(const th_world *, struct th_hasher *)) {
+    const th_dist *d = w->dist;
+    const th_agents *a = &w->buf[w->cur];
+    const int R = d->ranks;
+    /* Called between steps: allocating here is allowed. */
+    hashed *mine = th_calloc(w->count + 1u, sizeof *mine);
+    int *counts = th_calloc((size_t)R, sizeof *counts),
+        *displ = th_calloc((size_t)R, sizeof *displ);
+    if (!mine || !counts || !displ) {
+        fprintf(stderr, "throng: rank %d: out of memory for the state hash\n", d->rank);
+        MPI_Abort(d->comm, 1);
+    }
+    for (uint32_t k = 0; k < w->count; k++) {
+        mine[k] = (hashed){th_id_slot(a->id[k]),
+                           a->id[k].generation,
+                           a->crowd[k],
+                           a->px[k],
+                           a->py[k],
+                           a->vx[k],
+                           a->vy[k]};
+    }
+    int nbytes = (int)(w->count * sizeof(hashed));
+    MPI_Gather(&nbytes, 1, MPI_INT, counts, 1, MPI_INT, 0, d->comm);
+    size_t total = 0;
+    if (d->rank == 0)
+        for (int r = 0; r < R; r++) displ[r] = (int)total, total += (size_t)counts[r];
+    hashed *all = d->rank == 0 ? th_calloc(total / sizeof(hashed) + 1, sizeof *all) : NULL;
+    uint32_t *at = d->rank == 0 ? th_calloc((size_t)w->id_top + 1, sizeof *at) : NULL;
+    if (d->rank == 0 && (!all || !at)) {
+        fprintf(stderr, "throng: rank 0: out of memory for the state hash\n");
+        MPI_Abort(d->comm, 1);
+    }
+    MPI_Gatherv(mine, nbytes, MPI_BYTE, all, counts, displ, MPI_BYTE, 0, d->comm);
+    uint64_t h64 = 0;
+    if (d->rank == 0) {
+        const uint32_t n = (uint32_t)(total / sizeof(hashed));
+        for (uint32_t s = 0; s < w->id_top; s++) at[s] = UINT32_MAX;
+        for (uint32_t i = 0; i < n; i++)
+            if (all[i].slot < w->id_top) at[all[i].slot] = i;
+        th_hasher h = th_hash_begin();
+        head(w, &h);
+        for (uint32_t s = 0; s < w->id_top; s++) {
+            if (at[s] == UINT32_MAX) continue;
+            const hashed *e = &all[at[s]];
+            th_hash_u64(&h, th_agent_key((th_agent_id){e->slot + 1u, e->gen}));
+            th_hash_u32(&h, e->crowd);
+            th_hash_f32(&h, e->px);
+            th_hash_f32(&h, e->py);
+            th_hash_f32(&h, e->vx);
+            th_hash_f32(&h, e->vy);
+        }
+        tail(w, &h);
+        h64 = th_hash_end(&h);
+    }
+    MPI_Bcast(&h64, 1, MPI_UINT64_T, 0, d->comm);
+    th_free(mine);
+    th_free(counts);
+    th_free(displ);
+    th_free(all);
+    th_free(at);
+    return h64;
+}
+
+/* ---- what is not distributed yet ---------------------------------------------------------- */
+
+bool th_world_dist_check(const th_world *w, th_error *err) { return th_dist_check(w, err); }
+
+bool th_dist_check(const th_world *w, th_error *err) {
+    const th_dist *d = w->dist;
+    if (!d || d->ranks == 1) return true;
+    for (uint32_t c = 0; c < w->crowd_count; c++) {
+        const char *name = w->crowd_name[c];
+        const th_crowd_rt *rt = &w->crowd_rt[c];
+        const char *what = NULL;
+        if (rt->flee_mask) what = "flees predator types (predators are not shared across ranks)";
+        else if (rt->congestion) what = "routes by a congestion-aware field";
+        else if (rt->goal == TH_GOAL_FORAGE) what = "forages";
+        if (what) {
+            th_error_set(err, TH_ERR_STATE,
+                         "crowd '%s' %s; this does not run on more than one MPI rank yet (run "
+                         "with -np 1)",
+                         name, what);
+            return false;
+        }
+    }
+    const char *what = NULL;
+    if (w->squad_count) what = "squads";
+    else if (w->def.enqueue_task) what = "a host task system";
+    if (what) {
+        th_error_set(err, TH_ERR_STATE,
+                     "the scene uses %s; this does not run on more than one MPI rank yet (run "
+                     "with -np 1)",
+                     what);
+        return false;
+    }
+    const int32_t K = halo_rows(w), m = min_rows(w, K);
+    if (w->grid.ny < d->ranks * m) {
+        th_error_set(err, TH_ERR_LIMIT,
+                     "the world has %d rows of grid cells of %.2f m; %d ranks need at least %d "
+                     "(%d per strip)",
+                     w->grid.ny, (double)w->grid.cell_h, d->ranks, d->ranks * m, m);
+        return false;
+    }
+    return true;
+}

@@ -413,11 +413,10 @@ int th_cmd_run(int argc, char **argv) {
 
     if (th_app_ranks() > 1) {
         /* What reads or draws one process's agents does not run on several ranks yet. */
-        const char *flag = o.screenshot         ? "--screenshot"
-                           : o.out.traj_path    ? "--trajectories"
-                           : o.out.measure_path ? "--measure"
-                           : o.validate         ? "--validate"
-                                                : NULL;
+        const char *flag = o.screenshot      ? "--screenshot"
+                           : o.out.traj_path ? "--trajectories"
+                           : o.validate      ? "--validate"
+                                             : NULL;
         if (flag) {
             fprintf(stderr,
                     "throng run: %s does not run on more than one MPI rank yet (run with "
@@ -430,6 +429,9 @@ int th_cmd_run(int argc, char **argv) {
                             "shows one process's world\n");
             return TH_EXIT_USAGE;
         }
+        /* The measurement table reads totals every rank holds (summed over ranks in the
+         * step): rank 0 writes it. */
+        if (th_app_rank() != 0 && o.out.measure_path) o.out.measure_path = "/dev/null";
     }
     th_error err = {0};
     th_scene_info info;

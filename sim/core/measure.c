@@ -69,6 +69,8 @@ bool th_measure_reserve(th_world *w, uint32_t keep, uint32_t cap) {
     return th_grow_array((void **)&m->prev, sizeof *m->prev, keep, cap);
 }
 
+th_vec2 *th_measure_prev(th_world *w) { return w->measure ? w->measure->prev : NULL; }
+
 void th_measure_agent_added(th_world *w, th_agent_id id, th_vec2 p) {
     struct th_measure *m = w->measure;
     if (!m || !m->prev) return;

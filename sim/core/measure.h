@@ -12,6 +12,9 @@ void th_measure_free(th_world *w);
 bool th_measure_reserve(th_world *w, uint32_t keep, uint32_t cap);
 /* A new agent starts its path at `p`. */
 void th_measure_agent_added(th_world *w, th_agent_id id, th_vec2 p);
+/* Each agent's position after the previous step, by id slot, or NULL while no line is
+ * measured: it travels with an agent that changes rank (sim/dist/dist_mpi.c). */
+th_vec2 *th_measure_prev(th_world *w);
 /* Bookkeeping (serial): areas counted, crossings detected, previous positions advanced. */
 void th_measure_update(th_world *w);
 

@@ -11,6 +11,7 @@
 
 #include "engine/alloc.h"
 #include "engine/hash.h"
+#include "sim/core/measure.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 #include "sim/dist/dist_mpi.h"
@@ -311,7 +312,8 @@ typedef struct migrant {
 } migrant;
 
 static size_t migrant_size(const th_world *w) {
-    return sizeof(migrant) + (w->goal_state ? sizeof(th_goal_state) : 0);
+    return sizeof(migrant) + (w->goal_state ? sizeof(th_goal_state) : 0) +
+           (th_measure_prev((th_world *)w) ? sizeof(th_vec2) : 0);
 }
 
 static void pack_migrant(const th_world *w, const th_agents *a, uint32_t k, unsigned char *p) {
@@ -319,7 +321,14 @@ static void pack_migrant(const th_world *w, const th_agents *a, uint32_t k, unsi
     migrant m = {a->px[k],    a->py[k],   a->vx[k], a->vy[k],
                  a->crowd[k], a->type[k], a->id[k], w->desired_speed[slot]};
     memcpy(p, &m, sizeof m);
-    if (w->goal_state) memcpy(p + sizeof m, &w->goal_state[slot], sizeof(th_goal_state));
+    size_t at = sizeof m;
+    if (w->goal_state) {
+        memcpy(p + at, &w->goal_state[slot], sizeof(th_goal_state));
+        at += sizeof(th_goal_state);
+    }
+    /* Measurement lines: where the agent was after the last step, for its next crossing. */
+    const th_vec2 *prev = th_measure_prev((th_world *)w);
+    if (prev) memcpy(p + at, &prev[slot], sizeof *prev);
 }
 
 /* Store a migrant at slot k of buffer `a`. */
@@ -335,7 +344,13 @@ static void unpack_migrant(th_world *w, th_agents *a, uint32_t k, const unsigned
     a->id[k] = m.id;
     const uint32_t slot = th_id_slot(m.id);
     w->desired_speed[slot] = m.desired_speed;
-    if (w->goal_state) memcpy(&w->goal_state[slot], p + sizeof m, sizeof(th_goal_state));
+    size_t at = sizeof m;
+    if (w->goal_state) {
+        memcpy(&w->goal_state[slot], p + at, sizeof(th_goal_state));
+        at += sizeof(th_goal_state);
+    }
+    th_vec2 *prev = th_measure_prev(w);
+    if (prev) memcpy(&prev[slot], p + at, sizeof *prev);
 }
 
 static void copy_agent(th_agents *dst, uint32_t j, const th_agents *src, uint32_t k) {

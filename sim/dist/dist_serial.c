@@ -167,7 +167,7 @@ static void *gather_all(th_world *w, const void *mine, uint32_t n, size_t elem, 
             sum += (size_t)s->counts[r];
         }
         all = (uint32_t)(sum / elem);
-        if (!room(buf, cap, elem, all + extra)) MPI_Abort(th_dist_comm(w), 1);
+        if (!room(buf, cap, elem, all + extra + 1)) MPI_Abort(th_dist_comm(w), 1);
         MPI_Allgatherv(mine, bytes, MPI_BYTE, *buf, s->counts, s->displs, MPI_BYTE,
                        th_dist_comm(w));
         *total = all;
@@ -176,7 +176,7 @@ static void *gather_all(th_world *w, const void *mine, uint32_t n, size_t elem, 
 #else
     (void)w;
 #endif
-    if (!room(buf, cap, elem, all + extra)) return NULL;
+    if (!room(buf, cap, elem, all + extra + 1)) return NULL;
     if (n) memcpy(*buf, mine, n * elem);
     *total = all;
     return *buf;

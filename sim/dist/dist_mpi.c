@@ -696,8 +696,20 @@ uint64_t th_dist_hash(const th_world *w, void (*head)(const th_world *, struct t
     if (d->rank == 0) {
         const uint32_t n = (uint32_t)(total / sizeof(hashed));
         for (uint32_t s = 0; s < w->id_top; s++) at[s] = UINT32_MAX;
-        for (uint32_t i = 0; i < n; i++)
-            if (all[i].slot < w->id_top) at[all[i].slot] = i;
+        /* Every agent alive is owned by exactly one rank: anything else is a broken layout,
+         * which a hash must not paper over. */
+        bool ok = n == w->total;
+        for (uint32_t i = 0; ok && i < n; i++) {
+            ok = all[i].slot < w->id_top && at[all[i].slot] == UINT32_MAX;
+            if (ok) at[all[i].slot] = i;
+        }
+        if (!ok) {
+            fprintf(stderr,
+                    "throng: ranks hold %u agents for %u alive (an agent owned twice or by "
+                    "none)\n",
+                    n, w->total);
+            MPI_Abort(d->comm, 1);
+        }
         th_hasher h = th_hash_begin();
         head(w, &h);
         for (uint32_t s = 0; s < w->id_top; s++) {
@@ -736,6 +748,8 @@ bool th_dist_check(const th_world *w, th_error *err) {
         if (rt->flee_mask) what = "flees predator types (predators are not shared across ranks)";
         else if (rt->congestion) what = "routes by a congestion-aware field";
         else if (rt->goal == TH_GOAL_FORAGE) what = "forages";
+        else if (rt->flee)
+            what = "shelters in bunkers (admission is not replayed across ranks yet)";
         else if (rt->radius > 0.0f) what = "has bodies (contacts are not exchanged across ranks)";
         if (what) {
             th_error_set(err, TH_ERR_STATE,
@@ -750,6 +764,10 @@ bool th_dist_check(const th_world *w, th_error *err) {
     else if (w->measure) what = "measurement areas and lines";
     else if (w->flow) what = "spawners and exits";
     else if (w->def.enqueue_task) what = "a host task system";
+    for (uint32_t e = 0; !what && e < w->nav.event_count; e++) {
+        if (w->nav.events[e].def.type == TH_EVENT_BLOCK_CELLS)
+            what = "block events (agents they wall in are not removed across ranks yet)";
+    }
     if (what) {
         th_error_set(err, TH_ERR_STATE,
                      "the scene uses %s; this does not run on more than one MPI rank yet (run "

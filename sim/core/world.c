@@ -228,6 +228,7 @@ static bool setup_grid(th_world *w) {
     return th_grow_array((void **)&w->pred_px, sizeof *w->pred_px, 0, w->capacity) &&
            th_grow_array((void **)&w->pred_py, sizeof *w->pred_py, 0, w->capacity) &&
            th_grow_array((void **)&w->pred_ptype, sizeof *w->pred_ptype, 0, w->capacity) &&
+           th_grow_array((void **)&w->pred_pid, sizeof *w->pred_pid, 0, w->capacity) &&
            th_grow_array((void **)&w->pred_sx, sizeof *w->pred_sx, 0, w->capacity) &&
            th_grow_array((void **)&w->pred_sy, sizeof *w->pred_sy, 0, w->capacity) &&
            th_grow_array((void **)&w->pred_stype, sizeof *w->pred_stype, 0, w->capacity);
@@ -372,6 +373,7 @@ void th_world_destroy(th_world *w) {
     th_free(w->pred_px);
     th_free(w->pred_py);
     th_free(w->pred_ptype);
+    th_free(w->pred_pid);
     th_free(w->pred_sx);
     th_free(w->pred_sy);
     th_free(w->pred_stype);

@@ -61,6 +61,8 @@ void th_grid_free(th_grid *g) {
 typedef struct build_ctx {
     th_grid *g;
     const float *xs, *ys;
+    const uint32_t *tie; /* NULL: cells keep input order */
+    size_t tie_stride;
     uint32_t n, parts, blocks;
 } build_ctx;
 
@@ -177,11 +179,41 @@ static void scatter_job(void *ctx, uint32_t pbegin, uint32_t pend, uint32_t work
     }
 }
 
-void th_grid_build(th_grid *g, th_pool *pool, const float *xs, const float *ys, uint32_t n) {
+/* Within each cell of the blocks, items ordered by tie key instead of input index: an insertion
+ * sort, since the stable scatter leaves a cell in input order, which for a caller that stores
+ * its items in last build's order is already sorted but for the few items that changed cell.
+ * Cells never straddle two blocks, so blocks sort independently. */
+static void tie_job(void *ctx, uint32_t bbegin, uint32_t bend, uint32_t worker) {
+    (void)worker;
+    const build_ctx *b = ctx;
+    const uint32_t *tie = b->tie, *start = b->g->cell_start;
+    const size_t st = b->tie_stride;
+    uint32_t *order = b->g->order;
+    uint32_t c0, c1, e;
+    block_range(b, bbegin, &c0, &e);
+    block_range(b, bend - 1, &e, &c1);
+    for (uint32_t c = c0; c < c1; c++) {
+        const uint32_t lo = start[c], hi = start[c + 1];
+        for (uint32_t k = lo + 1; k < hi; k++) {
+            const uint32_t item = order[k], t = tie[(size_t)item * st];
+            uint32_t j = k;
+            while (j > lo && tie[(size_t)order[j - 1] * st] > t) {
+                order[j] = order[j - 1];
+                j--;
+            }
+            order[j] = item;
+        }
+    }
+}
+
+static void build(th_grid *g, th_pool *pool, const float *xs, const float *ys, const uint32_t *tie,
+                  size_t tie_stride, uint32_t n) {
     if (n > g->capacity) n = g->capacity;
     uint32_t parts = n / (g->min_part_items ? g->min_part_items : 1);
     parts = parts < 1 ? 1 : (parts > g->partitions ? g->partitions : parts);
-    build_ctx b = {g, xs, ys, n, parts, (g->ncells + TH_GRID_SCAN_BLOCK - 1) / TH_GRID_SCAN_BLOCK};
+    build_ctx b = {
+        g,          xs, ys,    tie,
+        tie_stride, n,  parts, (g->ncells + TH_GRID_SCAN_BLOCK - 1) / TH_GRID_SCAN_BLOCK};
     g->parts_used = parts;
     th_pool_parallel_for(pool, parts, 1, count_job, &b);
     /* A scan of a few blocks runs on the calling thread: two barriers cost more than it. */
@@ -199,6 +231,19 @@ void th_grid_build(th_grid *g, th_pool *pool, const float *xs, const float *ys, 
     else th_pool_parallel_for(pool, b.blocks, 1, scan_job, &b);
     g->cell_start[g->ncells] = sum;
     th_pool_parallel_for(pool, parts, 1, scatter_job, &b);
+    if (tie) {
+        if (small) tie_job(&b, 0, b.blocks, 0);
+        else th_pool_parallel_for(pool, b.blocks, 1, tie_job, &b);
+    }
+}
+
+void th_grid_build(th_grid *g, th_pool *pool, const float *xs, const float *ys, uint32_t n) {
+    build(g, pool, xs, ys, NULL, 0, n);
+}
+
+void th_grid_build_tied(th_grid *g, th_pool *pool, const float *xs, const float *ys,
+                        const uint32_t *tie, size_t tie_stride, uint32_t n) {
+    build(g, pool, xs, ys, tie, tie_stride, n);
 }
 
 void th_grid_set_ghosts(th_grid *g, uint32_t first, const uint32_t *cell, uint32_t n) {

@@ -20,6 +20,7 @@
 #define TH_GRID_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "jobs.h"
@@ -145,6 +146,13 @@ static inline __attribute__((always_inline)) uint32_t th_grid_block(const th_gri
 /** Rebuild from `n` points (n <= capacity). Points outside the grid are clamped to edge cells;
  *  NaN coordinates land in cell 0. */
 void th_grid_build(th_grid *g, th_pool *pool, const float *xs, const float *ys, uint32_t n);
+
+/** th_grid_build, then the items of each cell ordered by tie key instead of input index: item
+ *  i's key is tie[i * tie_stride] (a stride lets the key be one field of an array of structs),
+ *  and keys must be distinct among the items. `order` is then a function of the items alone,
+ *  (cell, key), not of the order they were given in. */
+void th_grid_build_tied(th_grid *g, th_pool *pool, const float *xs, const float *ys,
+                        const uint32_t *tie, size_t tie_stride, uint32_t n);
 
 /** With a row map: enter `n` items stored at positions [first, first + n) that lie in local
  *  rows [rows_owned, rows_local) (ghost rows), `cell` their global cells, sorted by local cell.

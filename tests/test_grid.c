@@ -638,6 +638,82 @@ START_TEST(test_init_rejects_bad_sizes) {
 }
 END_TEST
 
+/* th_grid_build_tied: each cell's items ordered by a distinct tie key, against a brute-force
+ * sort of every item by (reference cell, key), for random points with many per cell (so ties
+ * within cells are the rule), keys a random permutation read with a stride, given in several
+ * input orders, with 1-4 workers and partitions. The order must be the items', not the input's:
+ * a shuffled input gives the same (cell, key) sequence. */
+typedef struct tied_item {
+    uint32_t cell, key;
+} tied_item;
+
+static int tied_cmp(const void *pa, const void *pb) {
+    const tied_item *a = pa, *b = pb;
+    if (a->cell != b->cell) return a->cell < b->cell ? -1 : 1;
+    return a->key < b->key ? -1 : a->key > b->key;
+}
+
+START_TEST(test_tied_order_is_cell_then_key) {
+    const geometry geo = {-3.0f, 2.0f, 1.5f, 1.0f, 70, 40};
+    const uint32_t n = 9000;
+    uint64_t seed = 91;
+    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    uint32_t *tie = malloc(2 * n * sizeof *tie), *perm = malloc(n * sizeof *perm);
+    tied_item *want = malloc(n * sizeof *want);
+    ck_assert(x && y && tie && perm && want);
+    for (uint32_t i = 0; i < n; i++) perm[i] = i;
+    for (uint32_t i = n; i > 1; i--) { /* keys: a random permutation of 0..n-1 */
+        uint32_t j = (uint32_t)(splitmix64(&seed) % i), t = perm[i - 1];
+        perm[i - 1] = perm[j];
+        perm[j] = t;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        /* Half the points in a corner of 4x4 cells: ~280 per cell there. */
+        const bool dense = i % 2 == 0;
+        x[i] = randf(&seed, geo.ox, dense ? geo.ox + 4.0f * geo.cw : extent_x(&geo));
+        y[i] = randf(&seed, geo.oy, dense ? geo.oy + 4.0f * geo.ch : extent_y(&geo));
+        tie[2 * i] = perm[i] * 3u + 7u; /* distinct, not dense, stride 2 */
+        tie[2 * i + 1] = UINT32_MAX;    /* the other word of each pair is never read as a key */
+    }
+    for (uint32_t pool_n = 1; pool_n <= 4; pool_n++) {
+        th_pool *pool = th_pool_create(pool_n);
+        ck_assert_ptr_nonnull(pool);
+        for (uint32_t parts = 1; parts <= 4; parts++) {
+            th_grid g;
+            ck_assert_int_eq(
+                th_grid_init(&g, geo.ox, geo.oy, geo.cw, geo.ch, geo.nx, geo.ny, n, parts), 0);
+            g.min_part_items = 1;
+            th_grid_build_tied(&g, pool, x, y, tie, 2, n);
+            for (uint32_t i = 0; i < n; i++) {
+                bool bx, by;
+                const int32_t cx = ref_coord(x[i], geo.ox, geo.cw, geo.nx, &bx);
+                const int32_t cy = ref_coord(y[i], geo.oy, geo.ch, geo.ny, &by);
+                /* A point on a cell border may go either way: take the build's cell there. */
+                want[i].cell = bx || by ? g.key[i] : (uint32_t)cy * (uint32_t)geo.nx + (uint32_t)cx;
+                want[i].key = tie[2 * i];
+            }
+            qsort(want, n, sizeof *want, tied_cmp);
+            for (uint32_t k = 0; k < n; k++) {
+                const uint32_t i = g.order[k];
+                ck_assert_uint_lt(i, n);
+                CHECK_MSG(g.key[i] == want[k].cell && tie[2 * i] == want[k].key,
+                          "%u workers, %u parts: order[%u] is (cell %u, key %u), expected (%u, %u)",
+                          pool_n, parts, k, g.key[i], tie[2 * i], want[k].cell, want[k].key);
+                CHECK_MSG(k >= g.cell_start[want[k].cell] && k < g.cell_start[want[k].cell + 1],
+                          "order[%u] outside its cell's range", k);
+            }
+            th_grid_free(&g);
+        }
+        th_pool_destroy(pool);
+    }
+    free(x);
+    free(y);
+    free(tie);
+    free(perm);
+    free(want);
+}
+END_TEST
+
 static Suite *grid_suite(void) {
     Suite *s = suite_create("grid");
     TCase *tc = tcase_create("build");
@@ -653,6 +729,7 @@ static Suite *grid_suite(void) {
     tcase_add_test(tc, test_init_rejects_bad_sizes);
     tcase_add_test(tc, test_sorted_input_narrow_windows);
     tcase_add_test(tc, test_block_query_mixed_radii);
+    tcase_add_test(tc, test_tied_order_is_cell_then_key);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -414,7 +414,8 @@ const char *th_boids_isa_name(th_boids_isa isa) {
 
 /* The predator index: every agent whose type some crowd flees, in storage order (a serial
  * pass: one 2-byte load per agent, and predators are few), then sorted into the predator
- * grid's cells and packed in that order, so the prey's lookups read contiguous floats. Nothing
+ * grid's cells, by id slot within a cell (as the main grid: the order is the agents', not their
+ * storage's), and packed in that order, so the prey's lookups read contiguous floats. Nothing
  * is allocated: the arrays have the world's capacity (world.c, setup_grid). */
 void th_boids_prepare(th_world *w) {
     const uint32_t mask = w->pred_mask;
@@ -427,9 +428,10 @@ void th_boids_prepare(th_world *w) {
         w->pred_px[n] = a->px[i];
         w->pred_py[n] = a->py[i];
         w->pred_ptype[n] = (uint16_t)t;
+        w->pred_pid[n] = a->id[i].index1;
         n++;
     }
-    th_grid_build(&w->pred_grid, w->pool, w->pred_px, w->pred_py, n);
+    th_grid_build_tied(&w->pred_grid, w->pool, w->pred_px, w->pred_py, w->pred_pid, 1, n);
     const uint32_t *order = w->pred_grid.order;
     for (uint32_t k = 0; k < n; k++) {
         w->pred_sx[k] = w->pred_px[order[k]];

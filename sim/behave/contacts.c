@@ -107,7 +107,7 @@ static th_vec2 resolve_one(const contact_ctx *cc, const float *rx, const float *
 }
 
 /* Agent i's list: the bodies within 1.5 contact distances in its 3x3 block of grid cells, at
- * positions (rx, ry), nearest first (then by storage index) when more than TH_CONTACT_LIST are
+ * positions (rx, ry), nearest first (then by id slot) when more than TH_CONTACT_LIST are
  * that close. */
 static void list_contacts(const contact_ctx *cc, const float *rx, const float *ry, uint32_t i) {
     const th_agents *a = cc->a;
@@ -131,7 +131,7 @@ static void list_contacts(const contact_ctx *cc, const float *rx, const float *r
                 const float reach = 1.5f * (ri + rj);
                 const float d2 = th_v2_len2(d);
                 if (d2 >= reach * reach) continue;
-                th_contact_insert(list, key, &n, j, d2);
+                th_contact_insert(list, key, &n, a->id, j, d2);
             }
         }
     }

@@ -18,12 +18,17 @@
 /* Bodies (sim/behave/contacts.c): the contacts phase, run after integration when max_radius > 0. It
  * uses buf[cur ^ 1] as scratch. */
 void th_contacts_resolve(th_world *w);
-/* Insert body j at squared distance d2 into a contact list sorted by (d2, j) holding *n of at
- * most TH_CONTACT_LIST entries; the farthest falls off a full list. */
-static inline void th_contact_insert(uint32_t *list, float *key, uint32_t *n, uint32_t j,
-                                     float d2) {
+/* Insert body j at squared distance d2 into a contact list sorted by (d2, id slot) holding *n of
+ * at most TH_CONTACT_LIST entries; the farthest falls off a full list. Equal distances (common
+ * where a scene places agents on a lattice) are broken by the agents' id slots, not by storage
+ * index: the list, and the order its pushes are summed in, are then the agents' own, whatever
+ * order they are stored in. `id` is the agent array's ids, read only on a tie. */
+static inline void th_contact_insert(uint32_t *list, float *key, uint32_t *n, const th_agent_id *id,
+                                     uint32_t j, float d2) {
     uint32_t at = *n;
-    while (at > 0 && (key[at - 1] > d2 || (key[at - 1] == d2 && list[at - 1] > j))) at--;
+    while (at > 0 &&
+           (key[at - 1] > d2 || (key[at - 1] == d2 && id[list[at - 1]].index1 > id[j].index1)))
+        at--;
     if (at >= TH_CONTACT_LIST) return;
     for (uint32_t k = *n < TH_CONTACT_LIST ? *n : TH_CONTACT_LIST - 1; k > at; k--) {
         key[k] = key[k - 1];

@@ -47,8 +47,8 @@
 /* Neighbours within reach of one agent, gathered from its block of grid cells (th_grid_block) by a
  * cheap first pass so that the two passes of the model walk a short list. At the densest packing of
  * 0.2 m bodies (7 per m2) a 1.7 m reach holds about 60 agents; past TH_PED_NEAR the nearest
- * are not preferred, the first in storage order are kept (deterministic, and never reached
- * in a crowd of bodies). */
+ * are not preferred, the first in storage order are kept: (cell, id slot) order, a function of
+ * the agents, not of where they are stored (and never reached in a crowd of bodies). */
 #define TH_PED_NEAR 128u
 
 /* The list, as arrays the passes read four at a time: 3 entries past the last are padded
@@ -232,7 +232,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                 for (uint32_t k = 0; k < nb.n; k++) {
                     const float reach = 1.5f * nb.l[k];
                     if (nb.l[k] > ri && nb.d2[k] < reach * reach) {
-                        th_contact_insert(list, key, &n, nb.j[k], nb.d2[k]);
+                        th_contact_insert(list, key, &n, a->id, nb.j[k], nb.d2[k]);
                     }
                 }
             }

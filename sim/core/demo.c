@@ -182,6 +182,7 @@ static th_world *build_evac(const th_demo_opts *o, th_error *err) {
     wd.seed = o->seed;
     wd.threads = o->threads;
     wd.agent_capacity = n;
+    wd.dist = o->dist;
     th_world *w = th_world_create(&wd, err);
     if (!w) return NULL;
     th_crowd_def cd = th_default_pedestrian_def();

@@ -49,8 +49,7 @@ typedef struct th_step_ctx {
     const uint32_t *order; /* grid: sorted position -> storage index of last step */
     uint32_t *key;         /* grid: storage index -> cell, then -> new slot (gather_job) */
     uint32_t *slot_of_id;
-    uint32_t
-        key_base; /* grid: global cell of local key 0 (a strip's first row; 0 in one process) */
+    uint32_t key_base; /* grid: global cell of local key 0 (0 but in a strip of rows) */
     float dt, width, height;
     bool wrap;
     bool terrain, slow; /* a map; one whose cells slow walking */
@@ -128,10 +127,21 @@ static void slot_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
 /* Ids per slot_job chunk: 8 KiB of slot_of_id, whole cache lines on both sides of every cut. */
 #define TH_ID_CHUNK 2048u
 
+/* The tie key of the neighbour order, read in place from the ids. */
+#define TH_ID_STRIDE (sizeof(th_agent_id) / sizeof(uint32_t))
+_Static_assert(sizeof(th_agent_id) % sizeof(uint32_t) == 0, "ids are whole uint32 words");
+
+/* Storage order after the gather is (grid cell, id slot): within a cell, agents in the order of
+ * their id slots (index1, unique among agents alive). With the stable scatter alone a cell would
+ * keep last step's storage order, i.e. the agents' history (the cells they came from, the order
+ * they were added in): two worlds with equal agents stored differently would step differently.
+ * Keyed by id, everything that reads neighbours in storage order (lane sums, capped lists,
+ * ties) is a function of the agents alone, which is also what lets several processes, each
+ * holding part of the world, reproduce one process's order. */
 static void phase_grid(th_world *w, th_step_ctx *x) {
     if (w->dist) th_dist_migrate(w); /* agents that left the strip go to their owners */
     const th_agents *a = &w->buf[w->cur];
-    th_grid_build(&w->grid, w->pool, a->px, a->py, w->count);
+    th_grid_build_tied(&w->grid, w->pool, a->px, a->py, &a->id[0].index1, TH_ID_STRIDE, w->count);
     w->cur ^= 1;
     step_ctx_init(x, w);
     th_pool_parallel_for(w->pool, w->count, TH_CHUNK, gather_job, x);

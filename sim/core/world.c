@@ -230,6 +230,7 @@ static bool setup_grid(th_world *w) {
     return th_grow_array((void **)&w->pred_px, sizeof *w->pred_px, 0, w->capacity) &&
            th_grow_array((void **)&w->pred_py, sizeof *w->pred_py, 0, w->capacity) &&
            th_grow_array((void **)&w->pred_ptype, sizeof *w->pred_ptype, 0, w->capacity) &&
+           th_grow_array((void **)&w->pred_pid, sizeof *w->pred_pid, 0, w->capacity) &&
            th_grow_array((void **)&w->pred_sx, sizeof *w->pred_sx, 0, w->capacity) &&
            th_grow_array((void **)&w->pred_sy, sizeof *w->pred_sy, 0, w->capacity) &&
            th_grow_array((void **)&w->pred_stype, sizeof *w->pred_stype, 0, w->capacity);
@@ -379,6 +380,7 @@ void th_world_destroy(th_world *w) {
     th_free(w->pred_px);
     th_free(w->pred_py);
     th_free(w->pred_ptype);
+    th_free(w->pred_pid);
     th_free(w->pred_sx);
     th_free(w->pred_sy);
     th_free(w->pred_stype);
@@ -702,7 +704,6 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
     th_agent_id id = {slot + 1u, w->id_gen[slot]};
     w->spawned++;
     w->total++;
-    th_dist_agent_added(w, slot);
 #define ZERO_ID(name, T, wanted) \
     if (wanted) memset(&w->name[slot], 0, sizeof(T));
     TH_ID_ARRAYS(ZERO_ID)

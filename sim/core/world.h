@@ -210,6 +210,7 @@ struct th_world {
     float *pred_sx, *pred_sy; /* ...in pred_grid's cell order (the query reads these) */
     uint16_t *pred_stype;     /* their types, cell order */
     uint16_t *pred_ptype;     /* their types, storage order */
+    uint32_t *pred_pid;       /* their id slots, storage order (pred_grid's tie key) */
     uint32_t pred_count;      /* predators in the last build */
     bool wrap;
 

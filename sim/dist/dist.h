@@ -10,18 +10,19 @@
  * Ghosts are read as neighbours only: never stepped, integrated, hashed or counted. The grid
  * maps global rows to local rows (th_grid.row_local), owned rows first.
  *
- * Order contract: each rank's storage is always the global storage order of one process
- * restricted to its agents. The grid's counting sort is stable, so every cell then holds the
- * same agents in the same order on its owner (and in ghost copies) as in one process, and the
- * kernels, which read whole cells, give the same bits. Migration keeps the contract: arrivals
- * are placed by the rank that held them at the last grid phase (lower ranks first), and agents
- * added since then follow in the order they were added (add_seq).
+ * Order contract: after the grid phase every rank's owned agents are in (global cell, id slot)
+ * order, the order of one process (sim/core/step.c phase_grid), whatever order they were
+ * stored in before it: migrants may arrive in any order. Ghost rows are contiguous slices of
+ * their owner's sorted storage, so every cell, owned or ghost, holds the same agents in the
+ * same order as in one process, and the kernels, which read whole cells (lane sums, capped
+ * lists), give the same bits. Across ranks, the global storage order is rank 0's agents, then
+ * rank 1's, ...: strips ascend with the rank.
  *
  * Replicated on every rank: ids and the free list (every call that adds or removes an agent
  * runs on every rank; the agent is stored only by its owner), the map and its fields, bunkers,
  * targets, spawners, measurement totals, the step counter. Collective calls (every rank, same
- * order): th_dist_step_begin, th_dist_grid, th_dist_ghosts, th_dist_sum_*, th_dist_max_f32,
- * th_world_hash. */
+ * order): th_dist_migrate, th_dist_ghosts, th_dist_ghost_floats, th_dist_sum_*,
+ * th_dist_max_f32, th_dist_any, th_dist_hash. */
 #ifndef TH_SIM_DIST_H
 #define TH_SIM_DIST_H
 
@@ -44,8 +45,6 @@ int th_dist_ranks(const th_world *w);
 
 /** Whether this rank stores an agent added at `p` now (always true for one rank). */
 bool th_dist_owns(th_world *w, th_vec2 p);
-/** An agent was added (on every rank, owned or not): records its add order by id slot. */
-void th_dist_agent_added(th_world *w, uint32_t slot);
 
 /** Grid phase, before the grid build: re-cut the strips when due, send agents that left the
  *  strip to their owners and take in those that arrived, keeping the order contract. Sets the

@@ -41,18 +41,12 @@ struct th_dist {
     int32_t *row_local;          /* per global row: local row or -1 (the grid's map) */
     int32_t row_cap;             /* rows the three row arrays hold */
     uint32_t *hist;              /* per row: owned agents, then summed over ranks */
-    uint32_t *add_seq;           /* per id slot: w->spawned when the agent was added (replicated) */
-    uint32_t add_seq_cap;        /* slots add_seq holds */
-    uint32_t gather_seq;         /* w->spawned at the last grid phase: agents with add_seq >= it are
-                                    "fresh", stored after the others in add order */
     uint32_t ghost_lo, ghost_hi; /* ghosts below and above after the last exchange */
     int down, up;                /* neighbour ranks (MPI_PROC_NULL at a wall) */
     int *scount, *rcount, *sdispl, *rdispl; /* per rank, bytes */
     int *sagents, *ragents;                 /* per rank, agents */
     unsigned char *sbuf, *rbuf;
     size_t scap, rcap;
-    uint32_t *fresh; /* scratch: records of fresh agents to order by add_seq */
-    uint32_t fresh_cap;
     th_dist_stats stats;
 };
 
@@ -161,7 +155,6 @@ void th_dist_destroy(th_world *w) {
     th_free(d->row_owner);
     th_free(d->row_local);
     th_free(d->hist);
-    th_free(d->add_seq);
     th_free(d->scount);
     th_free(d->rcount);
     th_free(d->sdispl);
@@ -170,7 +163,6 @@ void th_dist_destroy(th_world *w) {
     th_free(d->ragents);
     th_free(d->sbuf);
     th_free(d->rbuf);
-    th_free(d->fresh);
     th_free(d);
     w->dist = NULL;
     w->grid.row_local = NULL;
@@ -285,21 +277,6 @@ bool th_dist_owns(th_world *w, th_vec2 p) {
     return d->row_owner[th_grid_cy(&w->grid, p.y)] == d->rank;
 }
 
-void th_dist_agent_added(th_world *w, uint32_t slot) {
-    th_dist *d = w->dist;
-    if (!d || d->ranks == 1) return;
-    if (slot >= d->add_seq_cap) {
-        uint32_t cap = d->add_seq_cap ? d->add_seq_cap : 1024;
-        while (cap <= slot) cap *= 2;
-        if (!th_grow_array((void **)&d->add_seq, sizeof *d->add_seq, d->add_seq_cap, cap)) {
-            fprintf(stderr, "throng: rank %d: out of memory for %u ids\n", d->rank, cap);
-            MPI_Abort(d->comm, 1);
-        }
-        d->add_seq_cap = cap;
-    }
-    d->add_seq[slot] = w->spawned - 1u; /* spawned was just counted */
-}
-
 /* ---- migration ---------------------------------------------------------------------------- */
 
 /* What travels with an agent that changes owner: its state, and its per-id state (the
@@ -359,34 +336,6 @@ static void copy_agent(th_agents *dst, uint32_t j, const th_agents *src, uint32_
 #undef COPY
 }
 
-static inline bool is_fresh(const th_dist *d, th_agent_id id) {
-    return d->add_seq[th_id_slot(id)] >= d->gather_seq;
-}
-
-/* Fresh agents to place: where each one is (-1 - k for a kept local agent k, else a byte
- * offset into rbuf), sorted by add order. */
-typedef struct fresh_ref {
-    uint32_t seq;
-    int64_t where;
-} fresh_ref;
-
-static int fresh_cmp(const void *x, const void *y) {
-    const fresh_ref *a = x, *b = y;
-    return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-static void ensure_fresh(th_world *w, uint32_t n) {
-    th_dist *d = w->dist;
-    size_t need = (size_t)n * sizeof(fresh_ref);
-    size_t have = (size_t)d->fresh_cap * sizeof(uint32_t);
-    if (need <= have) return;
-    unsigned char *buf = (unsigned char *)d->fresh;
-    size_t cap = have;
-    ensure_bytes(w, &buf, &cap, need);
-    d->fresh = (uint32_t *)buf;
-    d->fresh_cap = (uint32_t)(cap / sizeof(uint32_t));
-}
-
 static void migrate(th_world *w) {
     th_dist *d = w->dist;
     const int R = d->ranks, me = d->rank;
@@ -433,59 +382,21 @@ static void migrate(th_world *w) {
     d->stats.migrants += leaving;
     if (!leaving && !arriving) return;
 
-    /* The new storage, in buf[cur ^ 1]: for each rank in order, the agents it held at the last
-     * grid phase (kept here or arriving from it), then every fresh agent in add order. */
+    /* The new storage, in buf[cur ^ 1]: the agents kept and the arrivals, by rank. Any order
+     * does: the grid build orders each cell by id. */
     const uint32_t n = w->count - leaving + arriving;
     world_reserve(w, n);
     a = &w->buf[w->cur];
     th_agents *b = &w->buf[w->cur ^ 1];
-    uint32_t j = 0, nfresh = 0;
+    uint32_t j = 0;
     for (int r = 0; r < R; r++) {
         if (r == me) {
-            for (uint32_t k = 0; k < w->count; k++) {
-                if (d->row_owner[th_grid_cy(&w->grid, a->py[k])] != me) continue;
-                if (is_fresh(d, a->id[k])) {
-                    nfresh++;
-                    continue;
-                }
-                copy_agent(b, j++, a, k);
-            }
-        } else {
-            const unsigned char *p = d->rbuf + d->rdispl[r];
-            for (int i = 0; i < d->ragents[r]; i++, p += rec) {
-                th_agent_id id;
-                memcpy(&id, p + offsetof(migrant, id), sizeof id);
-                if (is_fresh(d, id)) {
-                    nfresh++;
-                    continue;
-                }
-                unpack_migrant(w, b, j++, p);
-            }
+            for (uint32_t k = 0; k < w->count; k++)
+                if (d->row_owner[th_grid_cy(&w->grid, a->py[k])] == me) copy_agent(b, j++, a, k);
+            continue;
         }
-    }
-    if (nfresh) {
-        ensure_fresh(w, nfresh);
-        fresh_ref *f = (fresh_ref *)d->fresh;
-        uint32_t m = 0;
-        for (uint32_t k = 0; k < w->count; k++) {
-            if (d->row_owner[th_grid_cy(&w->grid, a->py[k])] != me || !is_fresh(d, a->id[k]))
-                continue;
-            f[m++] = (fresh_ref){d->add_seq[th_id_slot(a->id[k])], -1 - (int64_t)k};
-        }
-        for (int r = 0; r < R; r++) {
-            if (r == me) continue;
-            for (int i = 0; i < d->ragents[r]; i++) {
-                const size_t off = (size_t)d->rdispl[r] + (size_t)i * rec;
-                th_agent_id id;
-                memcpy(&id, d->rbuf + off + offsetof(migrant, id), sizeof id);
-                if (is_fresh(d, id)) f[m++] = (fresh_ref){d->add_seq[th_id_slot(id)], (int64_t)off};
-            }
-        }
-        qsort(f, m, sizeof *f, fresh_cmp);
-        for (uint32_t i = 0; i < m; i++) {
-            if (f[i].where < 0) copy_agent(b, j++, a, (uint32_t)(-1 - f[i].where));
-            else unpack_migrant(w, b, j++, d->rbuf + f[i].where);
-        }
+        const unsigned char *p = d->rbuf + d->rdispl[r];
+        for (int i = 0; i < d->ragents[r]; i++, p += rec) unpack_migrant(w, b, j++, p);
     }
     for (uint32_t k = 0; k < n; k++) w->slot_of_id[th_id_slot(b->id[k])] = k;
     w->cur ^= 1;
@@ -519,7 +430,6 @@ void th_dist_migrate(th_world *w) {
         d->balanced = true;
     }
     migrate(w);
-    d->gather_seq = w->spawned;
     /* Ghost counts, so that the arrays hold owned + ghosts before the build. */
     uint32_t low, high;
     boundary_counts(w, &low, &high);
@@ -711,8 +621,20 @@ uint64_t th_dist_hash(const th_world *w, void (*head)(const th_world *, struct t
     if (d->rank == 0) {
         const uint32_t n = (uint32_t)(total / sizeof(hashed));
         for (uint32_t s = 0; s < w->id_top; s++) at[s] = UINT32_MAX;
-        for (uint32_t i = 0; i < n; i++)
-            if (all[i].slot < w->id_top) at[all[i].slot] = i;
+        /* Every agent alive is owned by exactly one rank: anything else is a broken layout,
+         * which a hash must not paper over. */
+        bool ok = n == w->total;
+        for (uint32_t i = 0; ok && i < n; i++) {
+            ok = all[i].slot < w->id_top && at[all[i].slot] == UINT32_MAX;
+            if (ok) at[all[i].slot] = i;
+        }
+        if (!ok) {
+            fprintf(stderr,
+                    "throng: ranks hold %u agents for %u alive (an agent owned twice or by "
+                    "none)\n",
+                    n, w->total);
+            MPI_Abort(d->comm, 1);
+        }
         th_hasher h = th_hash_begin();
         head(w, &h);
         for (uint32_t s = 0; s < w->id_top; s++) {

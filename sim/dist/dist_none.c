@@ -26,10 +26,6 @@ bool th_dist_owns(th_world *w, th_vec2 p) {
     (void)p;
     return true;
 }
-void th_dist_agent_added(th_world *w, uint32_t slot) {
-    (void)w;
-    (void)slot;
-}
 void th_dist_migrate(th_world *w) { (void)w; }
 void th_dist_ghosts(th_world *w) { (void)w; }
 void th_dist_ghost_floats(th_world *w, float *x, float *y) {

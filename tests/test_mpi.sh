@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# One world over several MPI ranks gives the state hash of one process: each scene's reference
+# hash comes from a run of the same command without mpirun (no MPI, one process: the plain
+# engine), then `mpirun -np R throng run` must print the same hash for R = 1..4 ranks and 1 and
+# 2 threads per rank. Features not distributed yet must be refused under R > 1 with an error
+# that names them, and a non-zero exit.
+#
+#   test_mpi.sh THRONG_BINARY DATA_DIR SCENES_DIR
+set -euo pipefail
+bin=$1
+data=$2
+scenes=$3
+
+# Two cores shared by up to 8 processes: ranks yield while they wait, and are not pinned.
+export OMPI_MCA_mpi_yield_when_idle=1
+if [ "$(id -u)" -eq 0 ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+mpi() { mpirun --oversubscribe --bind-to none -np "$@"; }
+
+fail=0
+hash_of() { sed -n 's/^hash \(0x[0-9a-f]*\)$/\1/p'; }
+
+check_scene() {
+    local scene=$1 steps=$2
+    local ref
+    ref=$("$bin" run "$scene" --headless --steps "$steps" --threads 1 | hash_of)
+    if [ -z "$ref" ]; then
+        echo "FAIL: $scene: no reference hash"
+        fail=1
+        return
+    fi
+    for T in 1 2; do
+        for R in 1 2 3 4; do
+            local out got
+            out=$(timeout 120 mpirun --oversubscribe --bind-to none -np "$R" "$bin" run "$scene" \
+                --headless --steps "$steps" --threads "$T" --rebalance 16 2>&1) || {
+                echo "FAIL: $scene -np $R --threads $T exited non-zero:"
+                echo "$out" | tail -5
+                fail=1
+                continue
+            }
+            got=$(echo "$out" | hash_of)
+            # One report, from rank 0.
+            if [ "$(echo "$out" | grep -c '^hash ')" != 1 ]; then
+                echo "FAIL: $scene -np $R: expected one report, got $(echo "$out" | grep -c '^hash ')"
+                fail=1
+            fi
+            if [ "$got" != "$ref" ]; then
+                echo "FAIL: $scene -np $R --threads $T: hash $got, one process $ref"
+                fail=1
+            else
+                echo "ok   $scene -np $R --threads $T $got"
+            fi
+        done
+    done
+}
+
+# refused SCENE WORD [options...]: -np 2 must fail, naming WORD.
+refused() {
+    local scene=$1 word=$2
+    shift 2
+    local out rc=0
+    out=$(timeout 60 mpirun --oversubscribe --bind-to none -np 2 "$bin" run "$scene" --steps 2 "$@" 2>&1) || rc=$?
+    if [ "$rc" -eq 0 ]; then
+        echo "FAIL: $scene $*: ran under 2 ranks, expected a refusal naming '$word'"
+        fail=1
+    elif ! echo "$out" | grep -q -- "$word"; then
+        echo "FAIL: $scene $*: the refusal does not name '$word':"
+        echo "$out" | tail -3
+        fail=1
+    elif [ "$(echo "$out" | grep -c -- "$word")" != 1 ]; then
+        echo "FAIL: $scene $*: the refusal is printed more than once"
+        fail=1
+    else
+        echo "ok   refused: $scene $* ($word)"
+    fi
+}
+
+check_scene "$data/mpi/flock_small.yaml" 120
+check_scene "$data/mpi/city_boids.yaml" 240
+
+refused "$scenes/hawks.yaml" "flees predator types" --headless
+refused "$scenes/ants.yaml" "forages" --headless
+refused "$scenes/squads.yaml" "squads" --headless
+refused "$scenes/exits.yaml" "congestion-aware" --headless
+refused "$data/mpi/flock_small.yaml" "needs --headless"
+refused "$data/mpi/flock_small.yaml" "--trajectories" --headless --trajectories /dev/null
+refused "$data/mpi/flock_small.yaml" "--screenshot" --headless --screenshot /tmp/x.png
+
+# Several ranks, one process each, still one report: -np 1 prints exactly what no mpirun does.
+one=$("$bin" run "$data/mpi/flock_small.yaml" --headless --steps 10 --threads 1 | grep -v '^wall\|^speed\|^phases')
+under=$(mpi 1 "$bin" run "$data/mpi/flock_small.yaml" --headless --steps 10 --threads 1 | grep -v '^wall\|^speed\|^phases')
+if [ "$one" != "$under" ]; then
+    echo "FAIL: mpirun -np 1 prints a different report:"
+    diff <(echo "$one") <(echo "$under") || true
+    fail=1
+else
+    echo "ok   mpirun -np 1 prints the report of one process"
+fi
+
+exit $fail

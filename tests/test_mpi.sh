@@ -21,10 +21,12 @@ mpi() { mpirun --oversubscribe --bind-to none -np "$@"; }
 fail=0
 hash_of() { sed -n 's/^hash \(0x[0-9a-f]*\)$/\1/p'; }
 
+# check_scene SCENE STEPS [options...]: the options go to every run (--agents N, say).
 check_scene() {
     local scene=$1 steps=$2
+    shift 2
     local ref
-    ref=$("$bin" run "$scene" --headless --steps "$steps" --threads 1 | hash_of)
+    ref=$("$bin" run "$scene" --headless --steps "$steps" --threads 1 "$@" | hash_of)
     if [ -z "$ref" ]; then
         echo "FAIL: $scene: no reference hash"
         fail=1
@@ -34,7 +36,7 @@ check_scene() {
         for R in 1 2 3 4; do
             local out got
             out=$(timeout 120 mpirun --oversubscribe --bind-to none -np "$R" "$bin" run "$scene" \
-                --headless --steps "$steps" --threads "$T" --rebalance 16 2>&1) || {
+                --headless --steps "$steps" --threads "$T" --rebalance 16 "$@" 2>&1) || {
                 echo "FAIL: $scene -np $R --threads $T exited non-zero:"
                 echo "$out" | tail -5
                 fail=1
@@ -79,6 +81,40 @@ refused() {
 
 check_scene "$data/mpi/flock_small.yaml" 120
 check_scene "$data/mpi/city_boids.yaml" 240
+# Bodies (contacts rounds across ranks), shelters: the built-in demos.
+check_scene pedestrians 60 --agents 1000
+check_scene evac 90 --agents 1500
+# Bunkers filling up (admission replayed in global storage order), agents buried by block
+# events, a spawner reusing the ids of those who left (the free list).
+check_scene "$data/mpi/shelter_full.yaml" 400
+
+# same_report SCENE STEPS R [options...]: under R ranks the report (counts, bunkers, history,
+# spawners; not times nor the ranks' own lines) and any --measure table equal one process's.
+same_report() {
+    local scene=$1 steps=$2 R=$3
+    shift 3
+    local dir
+    dir=$(mktemp -d)
+    local strip='^(wall|speed|phases|run|ranks|exchange|throng run: warning)'
+    "$bin" run "$scene" --headless --steps "$steps" --threads 1 --no-progress "$@" \
+        ${measure:+--measure "$dir/one.csv"} 2>&1 | grep -vE "$strip" >"$dir/one.txt"
+    timeout 120 mpirun --oversubscribe --bind-to none -np "$R" "$bin" run "$scene" --headless \
+        --steps "$steps" --threads 2 --no-progress --rebalance 16 "$@" \
+        ${measure:+--measure "$dir/ranks.csv"} 2>&1 | grep -vE "$strip" >"$dir/ranks.txt" || true
+    if ! cmp -s "$dir/one.txt" "$dir/ranks.txt"; then
+        echo "FAIL: $scene -np $R: the report differs from one process's:"
+        diff "$dir/one.txt" "$dir/ranks.txt" | head -10
+        fail=1
+    elif [ -n "${measure:-}" ] && ! cmp -s "$dir/one.csv" "$dir/ranks.csv"; then
+        echo "FAIL: $scene -np $R: the --measure table differs from one process's"
+        fail=1
+    else
+        echo "ok   $scene -np $R: the same report${measure:+ and measurement table}"
+    fi
+    rm -rf "$dir"
+}
+same_report "$data/mpi/shelter_full.yaml" 400 3
+measure=1 same_report "$scenes/validation/rimea10_routes.yaml" 600 4
 
 refused "$scenes/hawks.yaml" "flees predator types" --headless
 refused "$scenes/ants.yaml" "forages" --headless

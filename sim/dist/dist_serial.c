@@ -13,6 +13,7 @@
  * MPI calls are made only in the MPI build (THRONG_MPI), on the stepping thread, between the
  * parallel phases. In one process every collective is an identity. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "engine/alloc.h"
@@ -141,6 +142,22 @@ static void or_u32(th_world *w, uint32_t *v, uint32_t n) {
 #endif
 }
 
+/* Out of memory inside a collective phase: one process cannot go on (the assert hook hears
+ * of it); under several ranks the others would wait for this one forever, so every rank
+ * stops (design: a failure on one rank inside a step is fatal). */
+static void out_of_memory(th_world *w, const char *what) {
+#ifdef THRONG_MPI
+    if (ranks_of(w) > 1) {
+        fprintf(stderr, "throng: rank %d: out of memory %s\n", rank_of(w), what);
+        MPI_Abort(th_dist_comm(w), 1);
+    }
+#else
+    (void)w;
+#endif
+    (void)TH_ASSERT(!"out of memory in a serial phase over ranks");
+    (void)what;
+}
+
 /* Every rank's `n` items of `elem` bytes, concatenated in rank order into a buffer of the
  * serial state (grown as needed, `extra` more items of room at its end); *total gets the count.
  * One process: a copy. */
@@ -156,7 +173,7 @@ static void *gather_all(th_world *w, const void *mine, uint32_t n, size_t elem, 
             th_free(s->displs);
             s->counts = th_calloc((size_t)R, sizeof *s->counts);
             s->displs = th_calloc((size_t)R, sizeof *s->displs);
-            if (!s->counts || !s->displs) MPI_Abort(th_dist_comm(w), 1);
+            if (!s->counts || !s->displs) out_of_memory(w, "for the gathers");
             s->ranks = (uint32_t)R;
         }
         int bytes = (int)(n * elem);
@@ -167,7 +184,7 @@ static void *gather_all(th_world *w, const void *mine, uint32_t n, size_t elem, 
             sum += (size_t)s->counts[r];
         }
         all = (uint32_t)(sum / elem);
-        if (!room(buf, cap, elem, all + extra + 1)) MPI_Abort(th_dist_comm(w), 1);
+        if (!room(buf, cap, elem, all + extra + 1)) out_of_memory(w, "for a gather");
         MPI_Allgatherv(mine, bytes, MPI_BYTE, *buf, s->counts, s->displs, MPI_BYTE,
                        th_dist_comm(w));
         *total = all;
@@ -191,7 +208,7 @@ uint32_t th_dist_drop_marked(th_world *w) {
     uint32_t n = 0;
     for (uint32_t k = 0; k < w->count; k++) n += w->shelter[k] != 0;
     if (!s || !room((void **)&s->mine, &s->mine_cap, sizeof *s->mine, n)) {
-        (void)TH_ASSERT(!"out of memory in the replay of departures");
+        out_of_memory(w, "in the replay of departures");
         return 0;
     }
     n = 0;
@@ -208,7 +225,7 @@ uint32_t th_dist_drop_marked(th_world *w) {
     th_drop *all =
         gather_all(w, s->mine, n, sizeof *s->mine, (void **)&s->all, &s->all_cap, 0, &total);
     if (!all) {
-        (void)TH_ASSERT(!"out of memory in the replay of departures");
+        out_of_memory(w, "in the replay of departures");
         return 0;
     }
     th_drop_sort(all, total);
@@ -301,7 +318,7 @@ uint32_t th_dist_gather_near(th_world *w, float **near, uint32_t n, uint32_t *ca
         s ? gather_all(w, *near, n, 3 * sizeof **near, (void **)&s->near, &s->near_cap, 0, &total)
           : NULL;
     if (!all || (total > *cap && !th_grow_array((void **)near, 3 * sizeof **near, 0, total))) {
-        (void)TH_ASSERT(!"out of memory gathering the bodies near a spawner");
+        out_of_memory(w, "gathering the bodies near a spawner");
         return n;
     }
     if (total > *cap) *cap = total;

@@ -41,6 +41,11 @@ check_scene() {
                 continue
             }
             got=$(echo "$out" | hash_of)
+            # Exchange buffers sized at their high-water marks: none grows after the first step.
+            if echo "$out" | grep -q 'buffer growth'; then
+                echo "FAIL: $scene -np $R: $(echo "$out" | grep 'buffer growth')"
+                fail=1
+            fi
             # One report, from rank 0.
             if [ "$(echo "$out" | grep -c '^hash ')" != 1 ]; then
                 echo "FAIL: $scene -np $R: expected one report, got $(echo "$out" | grep -c '^hash ')"

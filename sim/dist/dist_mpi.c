@@ -675,6 +675,10 @@ bool th_dist_check(const th_world *w, th_error *err) {
     else if (w->measure) what = "measurement areas and lines";
     else if (w->flow) what = "spawners and exits";
     else if (w->def.enqueue_task) what = "a host task system";
+    for (uint32_t t = 0; !what && t < w->target_count; t++) {
+        if (w->target_def[t].kind == TH_TARGET_AGENT)
+            what = "a target that follows an agent (its owner alone knows where it is)";
+    }
     for (uint32_t e = 0; !what && e < w->nav.event_count; e++) {
         if (w->nav.events[e].def.type == TH_EVENT_BLOCK_CELLS)
             what = "block events (agents they wall in are not removed across ranks yet)";

@@ -374,12 +374,21 @@ void th_build_write_json(FILE *j) {
     json_str(j, THRONG_BUILD_TYPE);
     fprintf(j, ", \"compiler\": ");
     json_str(j, compiler());
+#ifdef THRONG_MPI
+    /* Built with THRONG_MPI: how many ranks shared the world. */
+    fprintf(j, ", \"mpi\": true, \"ranks\": %d", th_app_ranks());
+#endif
     fprintf(j, "}");
 }
 
 void th_build_describe(char *buf, size_t cap) {
-    snprintf(buf, cap, "throng %s (commit %s, %s build, %s)", THRONG_VERSION, THRONG_COMMIT,
-             THRONG_BUILD_TYPE, compiler());
+#ifdef THRONG_MPI
+    const char *mpi = ", MPI";
+#else
+    const char *mpi = "";
+#endif
+    snprintf(buf, cap, "throng %s (commit %s, %s build, %s%s)", THRONG_VERSION, THRONG_COMMIT,
+             THRONG_BUILD_TYPE, compiler(), mpi);
 }
 
 bool th_report_write_json(const char *path, const th_world *w, const th_run_facts *f,

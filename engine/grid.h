@@ -57,6 +57,7 @@ typedef struct th_grid {
      * being key_base / nx), [rows_owned, rows_local) rows entered by th_grid_set_ghosts. Cell
      * coordinates, nx, ny and block queries stay global: a query reads each row through the map,
      * so it returns the same items in the same order as the full grid holding the same rows.
+     * rows_local <= ny: ghost rows are distinct global rows outside the owned ones.
      * The owner keeps the map; th_grid_init clears the pointer. */
     const int32_t *row_local;
     uint32_t key_base; /* global cell of local cell 0 */

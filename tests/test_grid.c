@@ -714,6 +714,149 @@ START_TEST(test_tied_order_is_cell_then_key) {
 }
 END_TEST
 
+/* A strip's local grid (row_local, th_grid_set_ghosts), as one of several processes holds it:
+ * rows [lo, hi) built from the strip's items alone, given in a shuffled order, then copies of
+ * the items of the K rows on each side appended in the full grid's order. Every block query
+ * (k = 1..K) around every cell of the strip must return the same items in the same order and
+ * in the same spans as the full grid built from all items: random worlds, torus and walled,
+ * random cuts of 2-4 strips of at least K rows (2K for two strips on a torus, whose rows above
+ * and below are the same strip). */
+static void row_map_case(bool wrap, int32_t K, uint64_t seed) {
+    const geometry geo = {0.0f, 0.0f, 1.0f, 1.25f, 23, 37};
+    const uint32_t n = 3000;
+    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    float *lx = malloc(n * sizeof *lx), *ly = malloc(n * sizeof *ly);
+    uint32_t *tie = malloc(n * sizeof *tie), *ltie = malloc(n * sizeof *ltie);
+    uint32_t *item = malloc(n * sizeof *item);   /* local input index -> item */
+    uint32_t *store = malloc(n * sizeof *store); /* local storage position -> item */
+    uint32_t *cell = malloc(n * sizeof *cell);   /* ghosts' global cells */
+    int32_t *row_local = malloc((size_t)geo.ny * sizeof *row_local);
+    ck_assert(x && y && lx && ly && tie && ltie && item && store && cell && row_local);
+    for (uint32_t i = 0; i < n; i++) {
+        x[i] = randf(&seed, 0.0f, extent_x(&geo));
+        y[i] = randf(&seed, 0.0f, extent_y(&geo));
+        tie[i] = (uint32_t)(splitmix64(&seed) >> 40) * 4096u + i; /* distinct */
+    }
+    th_pool *pool = th_pool_create(2);
+    ck_assert_ptr_nonnull(pool);
+    th_grid full;
+    ck_assert_int_eq(th_grid_init(&full, geo.ox, geo.oy, geo.cw, geo.ch, geo.nx, geo.ny, n, 2), 0);
+    th_grid_build_tied(&full, pool, x, y, tie, 1, n);
+    const uint32_t nx = (uint32_t)geo.nx;
+    for (int R = 2; R <= 4; R++) {
+        const int32_t m = R == 2 && wrap ? 2 * K : K;
+        if (geo.ny < R * m) continue;
+        /* A random cut: each strip at least m rows. */
+        int32_t lo_of[5], spare = geo.ny - R * m, at = 0;
+        for (int r = 0; r < R; r++) {
+            int32_t extra =
+                r == R - 1 ? spare : (int32_t)(splitmix64(&seed) % (uint64_t)(spare + 1));
+            lo_of[r] = at;
+            at += m + extra;
+            spare -= extra;
+        }
+        lo_of[R] = geo.ny;
+        for (int r = 0; r < R; r++) {
+            const int32_t lo = lo_of[r], hi = lo_of[r + 1], own = hi - lo;
+            for (int32_t row = 0; row < geo.ny; row++) row_local[row] = -1;
+            for (int32_t row = lo; row < hi; row++) row_local[row] = row - lo;
+            /* Rows past a wall do not exist: they get no local row. */
+            int32_t ghost_row[8], rows_local = own;
+            for (int32_t i = 0; i < 2 * K; i++) {
+                int32_t row = i < K ? lo - K + i : hi + (i - K);
+                if (wrap) row = (row + geo.ny) % geo.ny;
+                ghost_row[i] = row >= 0 && row < geo.ny ? row : -1;
+                if (ghost_row[i] >= 0) row_local[ghost_row[i]] = rows_local++;
+            }
+            /* The strip's items, shuffled. */
+            uint32_t nl = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                const int32_t row = (int32_t)(full.key[i] / nx);
+                if (row >= lo && row < hi) item[nl++] = i;
+            }
+            for (uint32_t i = nl; i > 1; i--) {
+                uint32_t j = (uint32_t)(splitmix64(&seed) % i), t = item[i - 1];
+                item[i - 1] = item[j];
+                item[j] = t;
+            }
+            for (uint32_t i = 0; i < nl; i++) {
+                lx[i] = x[item[i]];
+                ly[i] = y[item[i]];
+                ltie[i] = tie[item[i]];
+            }
+            th_grid g;
+            ck_assert_int_eq(
+                th_grid_init(&g, geo.ox, geo.oy, geo.cw, geo.ch, geo.nx, geo.ny, nl ? nl : 1, 2),
+                0);
+            g.min_part_items = 64;
+            g.row_local = row_local;
+            g.key_base = (uint32_t)lo * nx;
+            g.rows_owned = own;
+            g.rows_local = rows_local;
+            th_grid_build_tied(&g, pool, lx, ly, ltie, 1, nl);
+            for (uint32_t k = 0; k < nl; k++) store[k] = item[g.order[k]];
+            /* Ghost rows: whole rows of the full grid, low side then high side. */
+            uint32_t ng = 0;
+            for (int32_t i = 0; i < 2 * K; i++) {
+                if (ghost_row[i] < 0) continue;
+                const uint32_t a0 = full.cell_start[(uint32_t)ghost_row[i] * nx];
+                const uint32_t a1 = full.cell_start[((uint32_t)ghost_row[i] + 1) * nx];
+                for (uint32_t p = a0; p < a1; p++) {
+                    store[nl + ng] = full.order[p];
+                    cell[ng++] = full.key[full.order[p]];
+                }
+            }
+            th_grid_set_ghosts(&g, nl, cell, ng);
+            for (int32_t cy = lo; cy < hi; cy++) {
+                for (int32_t cx = 0; cx < geo.nx; cx++) {
+                    for (int32_t k = 1; k <= K; k++) {
+                        th_grid_span a[TH_GRID_MAX_SPANS], b[TH_GRID_MAX_SPANS];
+                        const uint32_t na = th_grid_block(&full, cx, cy, k, wrap, a);
+                        const uint32_t nb = th_grid_block(&g, cx, cy, k, wrap, b);
+                        CHECK_MSG(na == nb, "R %d strip %d cell (%d, %d) k %d: %u spans, full %u",
+                                  R, r, cx, cy, k, nb, na);
+                        for (uint32_t s2 = 0; s2 < na; s2++) {
+                            CHECK_MSG(a[s2].end - a[s2].begin == b[s2].end - b[s2].begin,
+                                      "R %d strip %d cell (%d, %d) k %d span %u: %u items, full %u",
+                                      R, r, cx, cy, k, s2, b[s2].end - b[s2].begin,
+                                      a[s2].end - a[s2].begin);
+                            for (uint32_t q = 0; q < a[s2].end - a[s2].begin; q++) {
+                                const uint32_t want = full.order[a[s2].begin + q];
+                                const uint32_t got = store[b[s2].begin + q];
+                                CHECK_MSG(want == got,
+                                          "R %d strip %d cell (%d, %d) k %d span %u item %u: %u, "
+                                          "full %u",
+                                          R, r, cx, cy, k, s2, q, got, want);
+                            }
+                        }
+                    }
+                }
+            }
+            th_grid_free(&g);
+        }
+    }
+    th_grid_free(&full);
+    th_pool_destroy(pool);
+    free(x);
+    free(y);
+    free(lx);
+    free(ly);
+    free(tie);
+    free(ltie);
+    free(item);
+    free(store);
+    free(cell);
+    free(row_local);
+}
+
+START_TEST(test_row_map_queries_match_full_grid) {
+    for (int32_t K = 1; K <= TH_GRID_MAX_REACH; K++) {
+        row_map_case(true, K, 1000u + (uint64_t)K);
+        row_map_case(false, K, 2000u + (uint64_t)K);
+    }
+}
+END_TEST
+
 static Suite *grid_suite(void) {
     Suite *s = suite_create("grid");
     TCase *tc = tcase_create("build");
@@ -730,6 +873,7 @@ static Suite *grid_suite(void) {
     tcase_add_test(tc, test_sorted_input_narrow_windows);
     tcase_add_test(tc, test_block_query_mixed_radii);
     tcase_add_test(tc, test_tied_order_is_cell_then_key);
+    tcase_add_test(tc, test_row_map_queries_match_full_grid);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -9,7 +9,8 @@
  * Under more than one rank, calls that add or remove agents, schedule events or step are
  * collective: every rank makes the same calls with the same arguments in the same order.
  * th_world_hash, th_world_get_stats and th_world_agent_count are collective too and answer
- * for the whole world on every rank. th_world_get_agent answers only on the agent's owner. */
+ * for the whole world on every rank. th_world_get_agent answers only on the agent's owner, and
+ * th_world_agents views this rank's own agents (ghost copies are not in it). */
 #ifndef THRONG_DIST_H
 #define THRONG_DIST_H
 

@@ -40,6 +40,7 @@ struct th_dist {
     int32_t *row_owner;          /* per global row */
     int32_t *row_local;          /* per global row: local row or -1 (the grid's map) */
     int32_t row_cap;             /* rows the three row arrays hold */
+    int32_t rows_local;          /* owned rows + ghost rows that exist */
     uint32_t *hist;              /* per row: owned agents, then summed over ranks */
     uint32_t ghost_lo, ghost_hi; /* ghosts below and above after the last exchange */
     int down, up;                /* neighbour ranks (MPI_PROC_NULL at a wall) */
@@ -209,15 +210,15 @@ static void apply_cut(th_world *w) {
     const int32_t lo = d->row_lo[d->rank], hi = d->row_hi[d->rank], own = hi - lo;
     for (int32_t y = lo; y < hi; y++) d->row_local[y] = y - lo;
     /* Low ghost rows lo-K..lo-1, then high ones hi..hi+K-1, each ascending (mod ny on a torus):
-     * the order the neighbours' boundary slices arrive in. */
-    for (int32_t i = 0; i < K; i++) {
-        int32_t y = lo - K + i;
+     * the order the neighbours' boundary slices arrive in. Rows past a wall do not exist and
+     * get no local row, so the local rows never outnumber the global ones. */
+    int32_t next = own;
+    for (int32_t i = 0; i < 2 * K; i++) {
+        int32_t y = i < K ? lo - K + i : hi + (i - K);
         if (w->wrap) y = (y + ny) % ny;
-        if (y >= 0 && y < ny) d->row_local[y] = own + i;
-        y = hi + i;
-        if (w->wrap) y %= ny;
-        if (y >= 0 && y < ny) d->row_local[y] = own + K + i;
+        if (y >= 0 && y < ny) d->row_local[y] = next++;
     }
+    d->rows_local = next;
     d->down = d->rank > 0 ? d->rank - 1 : (w->wrap ? R - 1 : MPI_PROC_NULL);
     d->up = d->rank < R - 1 ? d->rank + 1 : (w->wrap ? 0 : MPI_PROC_NULL);
     d->cut = true;
@@ -445,7 +446,7 @@ void th_dist_migrate(th_world *w) {
     g->row_local = d->row_local;
     g->key_base = (uint32_t)d->row_lo[d->rank] * (uint32_t)g->nx;
     g->rows_owned = d->row_hi[d->rank] - d->row_lo[d->rank];
-    g->rows_local = g->rows_owned + 2 * d->halo;
+    g->rows_local = d->rows_local;
     d->stats.migrate_ms += (double)(th_now_ns() - t0) * 1e-6;
 }
 

@@ -43,8 +43,10 @@ check_scene() {
                 continue
             }
             got=$(echo "$out" | hash_of)
-            # Exchange buffers sized at their high-water marks: none grows after the first step.
-            if echo "$out" | grep -q 'buffer growth'; then
+            # Exchange buffers sized at their high-water marks: none grows after the first step
+            # (growth_ok=1: a scene whose agents gather or multiply may fill boundary rows
+            # beyond the first step's mark; its buffers then grow, doubling).
+            if [ -z "${growth_ok:-}" ] && echo "$out" | grep -q 'buffer growth'; then
                 echo "FAIL: $scene -np $R: $(echo "$out" | grep 'buffer growth')"
                 fail=1
             fi
@@ -91,10 +93,10 @@ check_scene pedestrians 60 --agents 1000
 check_scene evac 90 --agents 1500
 # Bunkers filling up (admission replayed in global storage order), agents buried by block
 # events, a spawner reusing the ids of those who left (the free list).
-check_scene "$data/mpi/shelter_full.yaml" 400
+growth_ok=1 check_scene "$data/mpi/shelter_full.yaml" 400
 # Targets that follow an agent (the owner tells the others where it is), breadcrumbs dropped
 # behind it.
-check_scene "$scenes/breadcrumbs.yaml" 300
+growth_ok=1 check_scene "$scenes/breadcrumbs.yaml" 300
 
 # same_report SCENE STEPS R [options...]: under R ranks the report (counts, bunkers, history,
 # spawners; not times nor the ranks' own lines) and any --measure table equal one process's.

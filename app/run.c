@@ -414,7 +414,6 @@ int th_cmd_run(int argc, char **argv) {
     if (th_app_ranks() > 1) {
         /* What reads or draws one process's agents does not run on several ranks yet. */
         const char *flag = o.screenshot         ? "--screenshot"
-                           : o.out.traj_path    ? "--trajectories"
                            : o.out.measure_path ? "--measure"
                            : o.validate         ? "--validate"
                                                 : NULL;
@@ -430,6 +429,8 @@ int th_cmd_run(int argc, char **argv) {
                             "shows one process's world\n");
             return TH_EXIT_USAGE;
         }
+        /* Trajectories: every rank's agents are gathered on rank 0, which writes them. */
+        if (th_app_rank() != 0 && o.out.traj_path) o.out.traj_path = "/dev/null";
     }
     th_error err = {0};
     th_scene_info info;

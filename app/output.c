@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ranks.h"
 #include "throng/throng.h"
 
 /* Every failure here is an output file that cannot be written. */
@@ -103,7 +104,9 @@ static bool traj_rows(th_output *o, const th_world *w) {
     double t = time_of(w, step);
     bool pedpy = resolve_format(o) == TH_TRAJ_PEDPY;
     uint64_t frame = step / o->traj_every;
+    /* Under mpirun: every rank's agents, on rank 0 (the others write to /dev/null). */
     th_agent_view v = th_world_agents(w);
+    if (!th_app_gather_agents(&v)) return false;
     uint32_t slots = th_world_id_slots(w);
     if (slots > o->by_slot_cap) {
         uint32_t *p = realloc(o->by_slot, (size_t)slots * sizeof *p);

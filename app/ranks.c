@@ -89,6 +89,77 @@ double th_app_max(double v) {
 
 bool th_app_dist_check(const th_world *w, th_error *err) { return th_world_dist_check(w, err); }
 
+/* Gathered agents, grown as needed (between steps): one array per field. */
+static struct {
+    uint32_t cap;
+    float *px, *py, *vx, *vy;
+    uint16_t *crowd;
+    th_agent_id *id;
+    int *counts, *displ;
+} g_all;
+
+static bool grow_all(uint32_t n) {
+    if (n <= g_all.cap) return true;
+    uint32_t cap = g_all.cap ? g_all.cap : 1024;
+    while (cap < n) cap *= 2;
+#define GROW(f)                                                    \
+    do {                                                           \
+        void *p = realloc(g_all.f, (size_t)cap * sizeof *g_all.f); \
+        if (!p) return false;                                      \
+        g_all.f = p;                                               \
+    } while (0)
+    GROW(px);
+    GROW(py);
+    GROW(vx);
+    GROW(vy);
+    GROW(crowd);
+    GROW(id);
+#undef GROW
+    g_all.cap = cap;
+    return true;
+}
+
+/* Gatherv of one field of `elem` bytes per agent; counts[] hold agents. */
+static void gather_field(const void *mine, uint32_t n, void *all, size_t elem) {
+    int *bytes = g_all.counts + g_ranks, *at = g_all.displ + g_ranks;
+    for (int r = 0; r < g_ranks; r++) {
+        bytes[r] = (int)((size_t)g_all.counts[r] * elem);
+        at[r] = (int)((size_t)g_all.displ[r] * elem);
+    }
+    MPI_Gatherv(mine, (int)((size_t)n * elem), MPI_BYTE, all, bytes, at, MPI_BYTE, 0,
+                MPI_COMM_WORLD);
+}
+
+bool th_app_gather_agents(th_agent_view *v) {
+    if (!g_mpi || g_ranks == 1) return true;
+    if (!g_all.counts) {
+        g_all.counts = calloc(2 * (size_t)g_ranks, sizeof *g_all.counts);
+        g_all.displ = calloc(2 * (size_t)g_ranks, sizeof *g_all.displ);
+        if (!g_all.counts || !g_all.displ) th_app_abort("out of memory gathering agents");
+    }
+    int n = (int)v->count;
+    MPI_Gather(&n, 1, MPI_INT, g_all.counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    uint32_t total = 0;
+    if (g_rank == 0) {
+        for (int r = 0; r < g_ranks; r++) {
+            g_all.displ[r] = (int)total;
+            total += (uint32_t)g_all.counts[r];
+        }
+        if (!grow_all(total + 1)) th_app_abort("out of memory gathering agents");
+    }
+    gather_field(v->px, v->count, g_all.px, sizeof(float));
+    gather_field(v->py, v->count, g_all.py, sizeof(float));
+    gather_field(v->vx, v->count, g_all.vx, sizeof(float));
+    gather_field(v->vy, v->count, g_all.vy, sizeof(float));
+    gather_field(v->crowd, v->count, g_all.crowd, sizeof(uint16_t));
+    gather_field(v->id, v->count, g_all.id, sizeof(th_agent_id));
+    if (g_rank == 0) {
+        *v = (th_agent_view){total,    g_all.px,    g_all.py, g_all.vx,
+                             g_all.vy, g_all.crowd, g_all.id, NULL};
+    }
+    return true;
+}
+
 void th_app_dist_print(FILE *out, const th_world *w, double secs) {
     if (!g_mpi || g_ranks == 1) return;
     th_dist_stats s = th_world_dist_stats(w);
@@ -147,6 +218,10 @@ double th_app_max(double v) { return v; }
 bool th_app_dist_check(const th_world *w, th_error *err) {
     (void)w;
     (void)err;
+    return true;
+}
+bool th_app_gather_agents(th_agent_view *v) {
+    (void)v;
     return true;
 }
 void th_app_dist_print(FILE *out, const th_world *w, double secs) {

@@ -30,6 +30,9 @@ bool th_app_stop(bool stop, uint64_t step);
 void th_app_sum_u32(uint32_t *v, uint32_t n);
 /** The largest value over ranks. */
 double th_app_max(double v);
+/** Replace *v (this rank's agents) with every rank's, on rank 0, in rank order (one process's
+ *  storage order); other ranks keep their own view. Collective. False when memory is short. */
+bool th_app_gather_agents(th_agent_view *v);
 /** Under several ranks, the "ranks" lines of the report: strips, ghosts, bytes exchanged per
  *  step, time in the exchanges (collective; rank 0 prints). `secs`: the run's stepping time. */
 void th_app_dist_print(FILE *out, const th_world *w, double secs);

@@ -413,10 +413,7 @@ int th_cmd_run(int argc, char **argv) {
 
     if (th_app_ranks() > 1) {
         /* What reads or draws one process's agents does not run on several ranks yet. */
-        const char *flag = o.screenshot      ? "--screenshot"
-                           : o.out.traj_path ? "--trajectories"
-                           : o.validate      ? "--validate"
-                                             : NULL;
+        const char *flag = o.screenshot ? "--screenshot" : o.validate ? "--validate" : NULL;
         if (flag) {
             fprintf(stderr,
                     "throng run: %s does not run on more than one MPI rank yet (run with "
@@ -432,6 +429,8 @@ int th_cmd_run(int argc, char **argv) {
         /* The measurement table reads totals every rank holds (summed over ranks in the
          * step): rank 0 writes it. */
         if (th_app_rank() != 0 && o.out.measure_path) o.out.measure_path = "/dev/null";
+        /* Trajectories: every rank's agents are gathered on rank 0, which writes them. */
+        if (th_app_rank() != 0 && o.out.traj_path) o.out.traj_path = "/dev/null";
     }
     th_error err = {0};
     th_scene_info info;

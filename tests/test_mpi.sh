@@ -131,7 +131,6 @@ refused "$scenes/ants.yaml" "forages" --headless
 refused "$scenes/squads.yaml" "squads" --headless
 refused "$scenes/exits.yaml" "congestion-aware" --headless
 refused "$data/mpi/flock_small.yaml" "needs --headless"
-refused "$data/mpi/flock_small.yaml" "--trajectories" --headless --trajectories /dev/null
 refused "$data/mpi/flock_small.yaml" "--screenshot" --headless --screenshot /tmp/x.png
 
 # One report, from rank 0, in the form of one process: every line but the timings and the two
@@ -148,5 +147,19 @@ for R in 1 3; do
         echo "ok   mpirun -np $R prints the report of one process"
     fi
 done
+
+# Trajectories: rank 0 writes every rank's agents; the file is byte for byte one process's.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$bin" run "$data/mpi/city_boids.yaml" --headless --steps 40 --threads 1 \
+    --trajectories "$tmp/one.csv" --trajectory-every 10 >/dev/null
+mpi 3 "$bin" run "$data/mpi/city_boids.yaml" --headless --steps 40 --threads 1 \
+    --trajectories "$tmp/three.csv" --trajectory-every 10 >/dev/null
+if ! cmp -s "$tmp/one.csv" "$tmp/three.csv" || [ "$(wc -l <"$tmp/one.csv")" -lt 2000 ]; then
+    echo "FAIL: --trajectories under 3 ranks differs from one process's file"
+    fail=1
+else
+    echo "ok   --trajectories under 3 ranks: the file of one process"
+fi
 
 exit $fail

@@ -48,8 +48,14 @@ struct th_dist {
     int *sagents, *ragents;                 /* per rank, agents */
     unsigned char *sbuf, *rbuf;
     size_t scap, rcap;
+    /* Grid row of each stored agent, computed once per step before the build: read by the
+     * re-cut, the migration and the boundary counts; [1] is the migration's output. */
+    unsigned char *row_buf[2]; /* int32_t each, as bytes for ensure_bytes */
+    size_t row_of_cap;         /* bytes each holds */
     th_dist_stats stats;
 };
+
+static inline int32_t *row_of(const th_dist *d, int i) { return (int32_t *)(void *)d->row_buf[i]; }
 
 /* ---- buffers ------------------------------------------------------------------------------ */
 
@@ -164,6 +170,8 @@ void th_dist_destroy(th_world *w) {
     th_free(d->ragents);
     th_free(d->sbuf);
     th_free(d->rbuf);
+    th_free(d->row_buf[0]);
+    th_free(d->row_buf[1]);
     th_free(d);
     w->dist = NULL;
     w->grid.row_local = NULL;
@@ -246,7 +254,8 @@ static void cut_balanced(th_world *w) {
     const th_agents *a = &w->buf[w->cur];
     const int32_t ny = d->ny, R = d->ranks, m = min_rows(w, d->halo);
     memset(d->hist, 0, (size_t)ny * sizeof *d->hist);
-    for (uint32_t k = 0; k < w->count; k++) d->hist[th_grid_cy(&w->grid, a->py[k])]++;
+    (void)a;
+    for (uint32_t k = 0; k < w->count; k++) d->hist[row_of(d, 0)[k]]++;
     MPI_Allreduce(MPI_IN_PLACE, d->hist, ny, MPI_UINT32_T, MPI_SUM, d->comm);
     d->stats.reduce_bytes += (uint64_t)ny * 4u;
     uint64_t total = 0;
@@ -337,6 +346,17 @@ static void copy_agent(th_agents *dst, uint32_t j, const th_agents *src, uint32_
 #undef COPY
 }
 
+/* Both row arrays grow together (contents kept): migrate() swaps them. */
+static void ensure_row_of(th_world *w, uint32_t n) {
+    th_dist *d = w->dist;
+    const size_t need = (size_t)n * sizeof(int32_t);
+    if (need <= d->row_of_cap) return;
+    size_t c0 = d->row_of_cap, c1 = d->row_of_cap;
+    ensure_bytes(w, &d->row_buf[0], &c0, need);
+    ensure_bytes(w, &d->row_buf[1], &c1, need);
+    d->row_of_cap = c0;
+}
+
 static void migrate(th_world *w) {
     th_dist *d = w->dist;
     const int R = d->ranks, me = d->rank;
@@ -344,8 +364,9 @@ static void migrate(th_world *w) {
     const size_t rec = migrant_size(w);
     for (int r = 0; r < R; r++) d->sagents[r] = 0;
     uint32_t leaving = 0;
+    const int32_t *row = row_of(d, 0);
     for (uint32_t k = 0; k < w->count; k++) {
-        const int o = d->row_owner[th_grid_cy(&w->grid, a->py[k])];
+        const int o = d->row_owner[row[k]];
         if (o != me) {
             d->sagents[o]++;
             leaving++;
@@ -370,7 +391,7 @@ static void migrate(th_world *w) {
     if (leaving) {
         for (int r = 0; r < R; r++) d->sagents[r] = d->sdispl[r]; /* reused as write offsets */
         for (uint32_t k = 0; k < w->count; k++) {
-            const int o = d->row_owner[th_grid_cy(&w->grid, a->py[k])];
+            const int o = d->row_owner[row[k]];
             if (o == me) continue;
             pack_migrant(w, a, k, d->sbuf + d->sagents[o]);
             d->sagents[o] += (int)rec;
@@ -387,31 +408,43 @@ static void migrate(th_world *w) {
      * does: the grid build orders each cell by id. */
     const uint32_t n = w->count - leaving + arriving;
     world_reserve(w, n);
+    ensure_row_of(w, n);
     a = &w->buf[w->cur];
+    row = row_of(d, 0);
     th_agents *b = &w->buf[w->cur ^ 1];
+    int32_t *brow = row_of(d, 1);
     uint32_t j = 0;
     for (int r = 0; r < R; r++) {
         if (r == me) {
-            for (uint32_t k = 0; k < w->count; k++)
-                if (d->row_owner[th_grid_cy(&w->grid, a->py[k])] == me) copy_agent(b, j++, a, k);
+            for (uint32_t k = 0; k < w->count; k++) {
+                if (d->row_owner[row[k]] != me) continue;
+                brow[j] = row[k];
+                copy_agent(b, j++, a, k);
+            }
             continue;
         }
         const unsigned char *p = d->rbuf + d->rdispl[r];
-        for (int i = 0; i < d->ragents[r]; i++, p += rec) unpack_migrant(w, b, j++, p);
+        for (int i = 0; i < d->ragents[r]; i++, p += rec) {
+            unpack_migrant(w, b, j, p);
+            brow[j] = th_grid_cy(&w->grid, b->py[j]);
+            j++;
+        }
     }
     for (uint32_t k = 0; k < n; k++) w->slot_of_id[th_id_slot(b->id[k])] = k;
     w->cur ^= 1;
     w->count = n;
+    unsigned char *t = d->row_buf[0];
+    d->row_buf[0] = d->row_buf[1];
+    d->row_buf[1] = t;
 }
 
 /* Agents in this strip's lowest and highest `halo` rows: what the neighbours receive. */
 static void boundary_counts(const th_world *w, uint32_t *low, uint32_t *high) {
     const th_dist *d = w->dist;
-    const th_agents *a = &w->buf[w->cur];
     const int32_t lo = d->row_lo[d->rank], hi = d->row_hi[d->rank], K = d->halo;
     uint32_t l = 0, h = 0;
     for (uint32_t k = 0; k < w->count; k++) {
-        const int32_t y = th_grid_cy(&w->grid, a->py[k]);
+        const int32_t y = row_of(d, 0)[k];
         l += y < lo + K;
         h += y >= hi - K;
     }
@@ -426,6 +459,9 @@ void th_dist_migrate(th_world *w) {
     const int32_t K = halo_rows(w);
     const bool regrid = !d->cut || d->nx != w->grid.nx || d->ny != w->grid.ny || d->halo != K;
     if (regrid) cut_even(w);
+    ensure_row_of(w, w->count);
+    const th_agents *a = &w->buf[w->cur];
+    for (uint32_t k = 0; k < w->count; k++) row_of(d, 0)[k] = th_grid_cy(&w->grid, a->py[k]);
     if (regrid || !d->balanced || w->step % d->rebalance_every == 0) {
         cut_balanced(w);
         d->balanced = true;

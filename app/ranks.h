@@ -16,7 +16,9 @@
 bool th_app_ranks_init(int *argc, char ***argv);
 /** MPI_Finalize when MPI was started; returns rc. */
 int th_app_ranks_end(int rc);
-/** A failure on one rank: its message on its own stderr, then every rank stops. */
+/** A failure on one rank (under several ranks the others would wait for it at the next
+ *  collective call): its message on its own stderr, then MPI_Abort stops every rank. Returns
+ *  only without MPI. */
 void th_app_abort(const char *what);
 
 int th_app_rank(void);

@@ -531,7 +531,11 @@ int th_cmd_run(int argc, char **argv) {
                 th_world_destroy(w);
                 return 1;
             }
-            if (!th_output_sample(&o.out, w, &err)) break;
+            if (!th_output_sample(&o.out, w, &err)) {
+                /* Under mpirun the other ranks would wait for this one forever. */
+                if (th_app_ranks() > 1) th_app_abort(err.message);
+                break;
+            }
             th_progress_step(&pr, w, steps_run + 1);
         }
         th_progress_end(&pr);
@@ -540,6 +544,7 @@ int th_cmd_run(int argc, char **argv) {
     facts.steps_run = steps_run;
     facts.wall_s = (double)(th_now_ns() - t0) * 1e-9;
     if (!th_output_close(&o.out, &err)) {
+        if (th_app_ranks() > 1) th_app_abort(err.message);
         fprintf(stderr, "throng run: %s\n", err.message);
         th_world_destroy(w);
         return 1;
@@ -567,6 +572,7 @@ int th_cmd_run(int argc, char **argv) {
     if (o.json) {
         /* Every rank takes part in the collective calls; rank 0 writes the file. */
         if (!th_report_write_json(th_app_rank() == 0 ? o.json : "/dev/null", w, &facts, &err)) {
+            if (th_app_ranks() > 1) th_app_abort(err.message);
             fprintf(stderr, "throng run: %s\n", err.message);
             th_world_destroy(w);
             return 1;

@@ -443,6 +443,14 @@ void th_dist_migrate(th_world *w) {
     const uint64_t t0 = th_now_ns();
     const int32_t K = halo_rows(w);
     const bool regrid = !d->cut || d->nx != w->grid.nx || d->ny != w->grid.ny || d->halo != K;
+    if (regrid && w->grid.ny < d->ranks * min_rows(w, K)) {
+        /* th_world_dist_check refuses such a world up front; a host that did not ask gets the
+         * same answer here, on every rank at once (the grid is replicated). */
+        th_error err = {0};
+        th_dist_check(w, &err);
+        fprintf(stderr, "throng: %s\n", err.message);
+        MPI_Abort(d->comm, 1);
+    }
     if (regrid) cut_even(w);
     ensure_row_of(w, w->count);
     const th_agents *a = &w->buf[w->cur];

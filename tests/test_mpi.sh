@@ -65,12 +65,17 @@ check_scene() {
     done
 }
 
-# refused SCENE WORD [options...]: -np 2 must fail, naming WORD.
+# refused SCENE WORD [options...] [-np-4]: -np 2 (or 4) must fail, naming WORD.
 refused() {
     local scene=$1 word=$2
     shift 2
     local out rc=0
-    out=$(timeout 60 mpirun --oversubscribe --bind-to none -np 2 "$bin" run "$scene" --steps 2 "$@" 2>&1) || rc=$?
+    local np=2
+    if [ "${!#}" = "-np-4" ]; then # a last argument -np-4: four ranks
+        np=4
+        set -- "${@:1:$#-1}"
+    fi
+    out=$(timeout 60 mpirun --oversubscribe --bind-to none -np "$np" "$bin" run "$scene" --steps 2 "$@" 2>&1) || rc=$?
     if [ "$rc" -eq 0 ]; then
         echo "FAIL: $scene $*: ran under 2 ranks, expected a refusal naming '$word'"
         fail=1
@@ -131,6 +136,7 @@ refused "$scenes/ants.yaml" "forages" --headless
 refused "$scenes/squads.yaml" "squads" --headless
 refused "$scenes/exits.yaml" "congestion-aware" --headless
 refused "$data/mpi/flock_small.yaml" "needs --headless"
+refused "$data/mpi/thin.yaml" "4 ranks need at least 8" --headless -np-4
 refused "$data/mpi/flock_small.yaml" "--screenshot" --headless --screenshot /tmp/x.png
 
 # One report, from rank 0, in the form of one process: every line but the timings and the two

@@ -72,6 +72,13 @@ struct th_hasher;
 uint64_t th_dist_hash(const th_world *w, void (*head)(const th_world *, struct th_hasher *),
                       void (*tail)(const th_world *, struct th_hasher *));
 
+/** The strips of `ranks` ranks over `ny` grid rows holding hist[y] agents each: rank r gets rows
+ *  [row_lo[r], row_lo[r + 1]) (row_lo has ranks + 1 entries; row_lo[ranks] = ny). Rank r starts
+ *  at the first row where the count below reaches r / ranks of all agents, then every strip is
+ *  pushed to at least min_rows rows (ny >= ranks * min_rows). Pure: every rank computes the
+ *  same cut from the same summed histogram. */
+void th_dist_cut(const uint32_t *hist, int32_t ny, int ranks, int32_t min_rows, int32_t *row_lo);
+
 /** Features not distributed yet: an error naming the first one the world uses when it runs on
  *  more than one rank. */
 bool th_dist_check(const th_world *w, th_error *err);

@@ -35,7 +35,7 @@ struct th_dist {
     int32_t halo;                /* ghost rows on each side: the widest block a crowd walks, >= 1 */
     bool cut;                    /* row_lo/row_hi hold a cut for (nx, ny, halo) */
     bool balanced;               /* the cut was balanced by agent count at least once */
-    int32_t *row_lo;             /* per rank: first row of its strip */
+    int32_t *row_lo;             /* per rank: first row of its strip (ranks + 1 entries) */
     int32_t *row_hi;             /* per rank: one past its last row */
     int32_t *row_owner;          /* per global row */
     int32_t *row_local;          /* per global row: local row or -1 (the grid's map) */
@@ -131,7 +131,7 @@ bool th_dist_create(th_world *w, const struct th_dist_def *def, th_error *err) {
     MPI_Comm_size(d->comm, &d->ranks);
     d->rebalance_every = def->rebalance_every ? def->rebalance_every : DEFAULT_REBALANCE;
     size_t r = (size_t)d->ranks;
-    d->row_lo = th_calloc(r, sizeof *d->row_lo);
+    d->row_lo = th_calloc(r + 1, sizeof *d->row_lo); /* + 1: th_dist_cut's end */
     d->row_hi = th_calloc(r, sizeof *d->row_hi);
     d->scount = th_calloc(r, sizeof *d->scount);
     d->rcount = th_calloc(r, sizeof *d->rcount);
@@ -251,30 +251,13 @@ static void cut_even(th_world *w) {
  * from the same summed histogram, so every rank gets the same cut. */
 static void cut_balanced(th_world *w) {
     th_dist *d = w->dist;
-    const th_agents *a = &w->buf[w->cur];
     const int32_t ny = d->ny, R = d->ranks, m = min_rows(w, d->halo);
     memset(d->hist, 0, (size_t)ny * sizeof *d->hist);
-    (void)a;
     for (uint32_t k = 0; k < w->count; k++) d->hist[row_of(d, 0)[k]]++;
     MPI_Allreduce(MPI_IN_PLACE, d->hist, ny, MPI_UINT32_T, MPI_SUM, d->comm);
     d->stats.reduce_bytes += (uint64_t)ny * 4u;
-    uint64_t total = 0;
-    for (int32_t y = 0; y < ny; y++) total += d->hist[y];
-    uint64_t prefix = 0;
-    int32_t y = 0;
-    d->row_lo[0] = 0;
-    for (int r = 1; r < R; r++) {
-        const uint64_t want = total * (uint64_t)r / (uint64_t)R;
-        while (y < ny && prefix + d->hist[y] <= want) prefix += d->hist[y++];
-        int32_t lo = y;
-        /* At least m rows below (this strip's predecessor) and room for m rows in each strip
-         * still to come. */
-        if (lo < d->row_lo[r - 1] + m) lo = d->row_lo[r - 1] + m;
-        if (lo > ny - (R - r) * m) lo = ny - (R - r) * m;
-        d->row_lo[r] = lo;
-        d->row_hi[r - 1] = lo;
-    }
-    d->row_hi[R - 1] = ny;
+    th_dist_cut(d->hist, ny, R, m, d->row_lo);
+    for (int r = 0; r < R; r++) d->row_hi[r] = r + 1 < R ? d->row_lo[r + 1] : ny;
     apply_cut(w);
     d->stats.rebalances++;
 }
@@ -458,6 +441,14 @@ void th_dist_migrate(th_world *w) {
     const uint64_t t0 = th_now_ns();
     const int32_t K = halo_rows(w);
     const bool regrid = !d->cut || d->nx != w->grid.nx || d->ny != w->grid.ny || d->halo != K;
+    if (regrid && w->grid.ny < d->ranks * min_rows(w, K)) {
+        /* th_world_dist_check refuses such a world up front; a host that did not ask gets the
+         * same answer here, on every rank at once (the grid is replicated). */
+        th_error err = {0};
+        th_dist_check(w, &err);
+        fprintf(stderr, "throng: %s\n", err.message);
+        MPI_Abort(d->comm, 1);
+    }
     if (regrid) cut_even(w);
     ensure_row_of(w, w->count);
     const th_agents *a = &w->buf[w->cur];

@@ -781,14 +781,7 @@ void th_world_drop_marked(th_world *w) {
             w->shelter[k] = 0;
         }
         /* Every array moves down with its agent (shelter is 0 for every agent kept). */
-        if (out != k) {
-#define MOVE_DOWN(name, T, kind)                         \
-    TH_AGENT_KIND(BUF, kind, a->name[out] = a->name[k];) \
-    TH_AGENT_KIND(ONE, kind, w->name[out] = w->name[k];)
-            TH_AGENT_ARRAYS(MOVE_DOWN)
-#undef MOVE_DOWN
-            w->slot_of_id[th_id_slot(a->id[out])] = out;
-        }
+        if (out != k) th_agent_move_down(w, out, k);
         out++;
     }
     w->count = out;

@@ -334,6 +334,18 @@ bool th_world_reserve(th_world *w, uint32_t n);
 /* The slot of an id in the id table (UINT32_MAX for the null id). */
 static inline uint32_t th_id_slot(th_agent_id id) { return id.index1 - 1u; }
 
+/* Compaction after removals: agent k's every array moves down to storage index `to` (< k),
+ * and its id follows it. */
+static inline void th_agent_move_down(th_world *w, uint32_t to, uint32_t k) {
+    th_agents *a = &w->buf[w->cur];
+#define TH_MOVE_DOWN_(name, T, kind)                    \
+    TH_AGENT_KIND(BUF, kind, a->name[to] = a->name[k];) \
+    TH_AGENT_KIND(ONE, kind, w->name[to] = w->name[k];)
+    TH_AGENT_ARRAYS(TH_MOVE_DOWN_)
+#undef TH_MOVE_DOWN_
+    w->slot_of_id[th_id_slot(a->id[to])] = to;
+}
+
 /* The storage index of the agent `id` names, or UINT32_MAX when it is null, stale (its slot
  * was freed, and perhaps reused by a later agent) or names no slot. */
 static inline uint32_t th_agent_index(const th_world *w, th_agent_id id) {

@@ -263,14 +263,7 @@ uint32_t th_dist_drop_marked(th_world *w) {
     uint32_t out = 0;
     for (uint32_t k = 0; k < w->count; k++) {
         if (w->shelter[k]) continue;
-        if (out != k) {
-#define MOVE_DOWN(name, T, kind)                         \
-    TH_AGENT_KIND(BUF, kind, a->name[out] = a->name[k];) \
-    TH_AGENT_KIND(ONE, kind, w->name[out] = w->name[k];)
-            TH_AGENT_ARRAYS(MOVE_DOWN)
-#undef MOVE_DOWN
-            w->slot_of_id[th_id_slot(a->id[out])] = out;
-        }
+        if (out != k) th_agent_move_down(w, out, k);
         out++;
     }
     w->count = out;

@@ -39,6 +39,9 @@ objs=()
 for src in engine/*.c sim/*/*.c; do
     obj="$OUT/obj/${src//\//_}.o"
     mkdir -p "$OUT/obj"
+    # The single-process build of the library: the MPI side of sim/dist/ is left out, as
+    # CMake leaves it out without THRONG_MPI.
+    [ "$src" = sim/dist/dist_mpi.c ] && continue
     if [ "$src" = sim/behave/boids.c ]; then
         "${boids_cc[@]}" -D_POSIX_C_SOURCE=200809L -c "$src" -o "$obj"
         objs+=("$obj")

@@ -272,12 +272,32 @@ bool th_dist_owns(th_world *w, th_vec2 p) {
 
 /* ---- migration ---------------------------------------------------------------------------- */
 
+/* One agent's double-buffered state (the BUF arrays of TH_AGENT_ARRAYS) as it travels between
+ * ranks: generated from the table, so an array added there travels too. */
+typedef struct wire_agent {
+#define WIRE_FIELD(name, T, kind) TH_AGENT_KIND(BUF, kind, T name;)
+    TH_AGENT_ARRAYS(WIRE_FIELD)
+#undef WIRE_FIELD
+} wire_agent;
+
+static wire_agent wire_get(const th_agents *a, uint32_t k) {
+    wire_agent x;
+#define WIRE_GET(name, T, kind) TH_AGENT_KIND(BUF, kind, x.name = a->name[k];)
+    TH_AGENT_ARRAYS(WIRE_GET)
+#undef WIRE_GET
+    return x;
+}
+
+static void wire_put(th_agents *a, uint32_t k, const wire_agent *x) {
+#define WIRE_PUT(name, T, kind) TH_AGENT_KIND(BUF, kind, a->name[k] = x->name;)
+    TH_AGENT_ARRAYS(WIRE_PUT)
+#undef WIRE_PUT
+}
+
 /* What travels with an agent that changes owner: its state, and its per-id state (the
  * receiver keeps per-id arrays for every id, valid for the ids it owns). */
 typedef struct migrant {
-    float px, py, vx, vy;
-    uint16_t crowd, type;
-    th_agent_id id;
+    wire_agent agent;
     float desired_speed;
 } migrant;
 
@@ -288,8 +308,7 @@ static size_t migrant_size(const th_world *w) {
 
 static void pack_migrant(const th_world *w, const th_agents *a, uint32_t k, unsigned char *p) {
     const uint32_t slot = th_id_slot(a->id[k]);
-    migrant m = {a->px[k],    a->py[k],   a->vx[k], a->vy[k],
-                 a->crowd[k], a->type[k], a->id[k], w->desired_speed[slot]};
+    migrant m = {wire_get(a, k), w->desired_speed[slot]};
     memcpy(p, &m, sizeof m);
     size_t at = sizeof m;
     if (w->goal_state) {
@@ -305,14 +324,8 @@ static void pack_migrant(const th_world *w, const th_agents *a, uint32_t k, unsi
 static void unpack_migrant(th_world *w, th_agents *a, uint32_t k, const unsigned char *p) {
     migrant m;
     memcpy(&m, p, sizeof m);
-    a->px[k] = m.px;
-    a->py[k] = m.py;
-    a->vx[k] = m.vx;
-    a->vy[k] = m.vy;
-    a->crowd[k] = m.crowd;
-    a->type[k] = m.type;
-    a->id[k] = m.id;
-    const uint32_t slot = th_id_slot(m.id);
+    wire_put(a, k, &m.agent);
+    const uint32_t slot = th_id_slot(m.agent.id);
     w->desired_speed[slot] = m.desired_speed;
     size_t at = sizeof m;
     if (w->goal_state) {
@@ -480,17 +493,14 @@ void th_dist_migrate(th_world *w) {
 /* ---- ghosts ------------------------------------------------------------------------------- */
 
 typedef struct ghost {
-    float px, py, vx, vy;
-    uint16_t crowd, type;
-    th_agent_id id;
+    wire_agent agent;
     uint32_t cell;
 } ghost;
 
 static void pack_ghosts(const th_world *w, uint32_t from, uint32_t to, unsigned char *p) {
     const th_agents *a = &w->buf[w->cur];
     for (uint32_t k = from; k < to; k++, p += sizeof(ghost)) {
-        ghost g = {a->px[k],    a->py[k],   a->vx[k], a->vy[k],
-                   a->crowd[k], a->type[k], a->id[k], w->cell[k]};
+        ghost g = {wire_get(a, k), w->cell[k]};
         memcpy(p, &g, sizeof g);
     }
 }
@@ -501,13 +511,7 @@ static void unpack_ghosts(th_world *w, uint32_t at, uint32_t n, const unsigned c
         ghost g;
         memcpy(&g, p, sizeof g);
         const uint32_t k = at + i;
-        a->px[k] = g.px;
-        a->py[k] = g.py;
-        a->vx[k] = g.vx;
-        a->vy[k] = g.vy;
-        a->crowd[k] = g.crowd;
-        a->type[k] = g.type;
-        a->id[k] = g.id;
+        wire_put(a, k, &g.agent);
         w->cell[k] = g.cell;
     }
 }

@@ -12,6 +12,7 @@
  *
  * MPI calls are made only in the MPI build (THRONG_MPI), on the stepping thread, between the
  * parallel phases. In one process every collective is an identity. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,9 +62,7 @@ void th_dist_serial_force(th_world *w, bool on) {
 
 bool th_dist_serial_forced(const th_world *w) { return w->dist_serial && w->dist_serial->forced; }
 
-/* Grow *p (elements of `elem` bytes, *cap of them) to hold n, doubling. False when memory is
- * short: the step cannot go on identically on every rank, so callers treat it as fatal. */
-static bool room(void **p, uint32_t *cap, size_t elem, uint32_t n) {
+bool th_dist_room(void **p, uint32_t *cap, size_t elem, uint32_t n) {
     if (n <= *cap) return true;
     uint32_t c = *cap ? *cap : 256;
     while (c < n) c = c > UINT32_MAX / 2 ? UINT32_MAX : c * 2;
@@ -142,10 +141,7 @@ static void or_u32(th_world *w, uint32_t *v, uint32_t n) {
 #endif
 }
 
-/* Out of memory inside a collective phase: one process cannot go on (the assert hook hears
- * of it); under several ranks the others would wait for this one forever, so every rank
- * stops (design: a failure on one rank inside a step is fatal). */
-static void out_of_memory(th_world *w, const char *what) {
+void th_dist_out_of_memory(th_world *w, const char *what) {
 #ifdef THRONG_MPI
     if (ranks_of(w) > 1) {
         fprintf(stderr, "throng: rank %d: out of memory %s\n", rank_of(w), what);
@@ -158,24 +154,23 @@ static void out_of_memory(th_world *w, const char *what) {
     (void)what;
 }
 
-/* Every rank's `n` items of `elem` bytes, concatenated in rank order into a buffer of the
- * serial state (grown as needed, `extra` more items of room at its end); *total gets the count.
- * One process: a copy. */
-static void *gather_all(th_world *w, const void *mine, uint32_t n, size_t elem, void **buf,
-                        uint32_t *cap, uint32_t extra, uint32_t *total) {
+void *th_dist_gather_all(th_world *w, const void *mine, uint32_t n, size_t elem, void **buf,
+                         uint32_t *cap, uint32_t extra, uint32_t *total) {
     uint32_t all = n;
 #ifdef THRONG_MPI
-    struct th_dist_serial *s = w->dist_serial;
     const int R = ranks_of(w);
     if (R > 1) {
+        struct th_dist_serial *s = serial_of(w);
+        if (!s) th_dist_out_of_memory(w, "for the gathers");
         if ((uint32_t)R > s->ranks) {
             th_free(s->counts);
             th_free(s->displs);
             s->counts = th_calloc((size_t)R, sizeof *s->counts);
             s->displs = th_calloc((size_t)R, sizeof *s->displs);
-            if (!s->counts || !s->displs) out_of_memory(w, "for the gathers");
+            if (!s->counts || !s->displs) th_dist_out_of_memory(w, "for the gathers");
             s->ranks = (uint32_t)R;
         }
+        if ((size_t)n * elem > INT_MAX) th_dist_out_of_memory(w, "for a gather over 2 GiB");
         int bytes = (int)(n * elem);
         MPI_Allgather(&bytes, 1, MPI_INT, s->counts, 1, MPI_INT, th_dist_comm(w));
         size_t sum = 0;
@@ -184,7 +179,8 @@ static void *gather_all(th_world *w, const void *mine, uint32_t n, size_t elem, 
             sum += (size_t)s->counts[r];
         }
         all = (uint32_t)(sum / elem);
-        if (!room(buf, cap, elem, all + extra + 1)) out_of_memory(w, "for a gather");
+        if (!th_dist_room(buf, cap, elem, all + extra + 1))
+            th_dist_out_of_memory(w, "for a gather");
         MPI_Allgatherv(mine, bytes, MPI_BYTE, *buf, s->counts, s->displs, MPI_BYTE,
                        th_dist_comm(w));
         *total = all;
@@ -193,7 +189,7 @@ static void *gather_all(th_world *w, const void *mine, uint32_t n, size_t elem, 
 #else
     (void)w;
 #endif
-    if (!room(buf, cap, elem, all + extra + 1)) return NULL;
+    if (!th_dist_room(buf, cap, elem, all + extra + 1)) return NULL;
     if (n) memcpy(*buf, mine, n * elem);
     *total = all;
     return *buf;
@@ -207,8 +203,8 @@ uint32_t th_dist_drop_marked(th_world *w) {
     const uint16_t me = (uint16_t)rank_of(w);
     uint32_t n = 0;
     for (uint32_t k = 0; k < w->count; k++) n += w->shelter[k] != 0;
-    if (!s || !room((void **)&s->mine, &s->mine_cap, sizeof *s->mine, n)) {
-        out_of_memory(w, "in the replay of departures");
+    if (!s || !th_dist_room((void **)&s->mine, &s->mine_cap, sizeof *s->mine, n)) {
+        th_dist_out_of_memory(w, "in the replay of departures");
         return 0;
     }
     n = 0;
@@ -222,10 +218,10 @@ uint32_t th_dist_drop_marked(th_world *w) {
         };
     }
     uint32_t total = 0;
-    th_drop *all =
-        gather_all(w, s->mine, n, sizeof *s->mine, (void **)&s->all, &s->all_cap, 0, &total);
+    th_drop *all = th_dist_gather_all(w, s->mine, n, sizeof *s->mine, (void **)&s->all, &s->all_cap,
+                                      0, &total);
     if (!all) {
-        out_of_memory(w, "in the replay of departures");
+        th_dist_out_of_memory(w, "in the replay of departures");
         return 0;
     }
     th_drop_sort(all, total);
@@ -307,11 +303,11 @@ void th_dist_targets(th_world *w) {
 uint32_t th_dist_gather_near(th_world *w, float **near, uint32_t n, uint32_t *cap) {
     struct th_dist_serial *s = serial_of(w);
     uint32_t total = 0;
-    float *all =
-        s ? gather_all(w, *near, n, 3 * sizeof **near, (void **)&s->near, &s->near_cap, 0, &total)
-          : NULL;
+    float *all = s ? th_dist_gather_all(w, *near, n, 3 * sizeof **near, (void **)&s->near,
+                                        &s->near_cap, 0, &total)
+                   : NULL;
     if (!all || (total > *cap && !th_grow_array((void **)near, 3 * sizeof **near, 0, total))) {
-        out_of_memory(w, "gathering the bodies near a spawner");
+        th_dist_out_of_memory(w, "gathering the bodies near a spawner");
         return n;
     }
     if (total > *cap) *cap = total;

@@ -78,6 +78,24 @@ void th_dist_targets(th_world *w);
  * their count. The spawner's test is whether any of them overlaps a place: order-free. */
 uint32_t th_dist_gather_near(th_world *w, float **near, uint32_t n, uint32_t *cap);
 
+/* ---- building blocks for other serial phases ------------------------------------------------ */
+
+/* Every rank's `n` items of `elem` bytes, concatenated in rank order into *buf (grown as
+ * needed, doubling, with room for `extra` more items at its end; *cap counts items); *total
+ * gets the count. One process: a copy. Collective: every rank calls it at the same point.
+ * Memory running out is fatal (th_dist_out_of_memory). */
+void *th_dist_gather_all(th_world *w, const void *mine, uint32_t n, size_t elem, void **buf,
+                         uint32_t *cap, uint32_t extra, uint32_t *total);
+
+/* Grow *p (elements of `elem` bytes, *cap of them) to hold n, doubling. False when memory is
+ * short: the step cannot go on identically on every rank, so callers treat it as fatal. */
+bool th_dist_room(void **p, uint32_t *cap, size_t elem, uint32_t n);
+
+/* Out of memory inside a collective phase: one process cannot go on (the assert hook hears
+ * of it); under several ranks the others would wait for this one forever, so every rank
+ * stops (a failure on one rank inside a step is fatal). */
+void th_dist_out_of_memory(th_world *w, const char *what);
+
 void th_dist_serial_free(th_world *w);
 
 #endif

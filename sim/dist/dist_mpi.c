@@ -427,6 +427,11 @@ static void migrate(th_world *w) {
         }
     }
     for (uint32_t k = 0; k < n; k++) w->slot_of_id[th_id_slot(b->id[k])] = k;
+    /* Every agent starts the step unmarked (w->shelter is 0 in [0, count)), but the slots past
+     * the count keep the marks of agents that left (compaction moves only those who stay): an
+     * arrival stored there would leave at the next admit as if it had reached a bunker or an
+     * exit. */
+    if (n > w->count) memset(w->shelter + w->count, 0, n - w->count);
     w->cur ^= 1;
     w->count = n;
     unsigned char *t = d->row_buf[0];

@@ -46,9 +46,9 @@ typedef struct th_dist_stats {
 TH_API int th_world_rank(const th_world *w);
 /** Number of ranks sharing the world (1 without a th_dist_def). */
 TH_API int th_world_ranks(const th_world *w);
-/** Features the world uses that do not run on more than one rank yet (predators, congestion
- *  fields, squads, foraging, a host task system), and a world too thin for its ranks: false
- *  with `err` naming the first. True for one rank. */
+/** Features the world uses that do not run on more than one rank yet (squads, foraging, a
+ *  host task system), and a world too thin for its ranks: false with `err` naming the first.
+ *  True for one rank. */
 TH_API bool th_world_dist_check(const th_world *w, th_error *err);
 /** This rank's exchange figures. */
 TH_API th_dist_stats th_world_dist_stats(const th_world *w);

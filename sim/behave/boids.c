@@ -37,6 +37,7 @@
 #include "sim/behave/boids.h"
 #include "sim/behave/squad.h"
 #include "sim/core/world.h"
+#include "sim/dist/dist_pred.h"
 
 /* This file is compiled three times on x86-64: as itself, for the baseline (or any other
  * target), and through sim/behave/boids_avx2.c and sim/behave/boids_avx512.c with -march=x86-64-v3
@@ -415,8 +416,11 @@ const char *th_boids_isa_name(th_boids_isa isa) {
 /* The predator index: every agent whose type some crowd flees, in storage order (a serial
  * pass: one 2-byte load per agent, and predators are few), then sorted into the predator
  * grid's cells, by id slot within a cell (as the main grid: the order is the agents', not their
- * storage's), and packed in that order, so the prey's lookups read contiguous floats. Nothing
- * is allocated: the arrays have the world's capacity (world.c, setup_grid). */
+ * storage's), and packed in that order, so the prey's lookups read contiguous floats. Under
+ * several ranks each rank's own predators are gathered to all (sim/dist/dist_pred.c): the
+ * tie by id slot makes the index the same as one process's whatever order they arrive in.
+ * Nothing is allocated in one process: the arrays have at least the world's capacity (world.c,
+ * setup_grid); under ranks they grow, doubling, to the most predators seen. */
 void th_boids_prepare(th_world *w) {
     const uint32_t mask = w->pred_mask;
     if (!mask) return;
@@ -431,6 +435,7 @@ void th_boids_prepare(th_world *w) {
         w->pred_pid[n] = a->id[i].index1;
         n++;
     }
+    n = th_dist_predators(w, n);
     th_grid_build_tied(&w->pred_grid, w->pool, w->pred_px, w->pred_py, w->pred_pid, 1, n);
     const uint32_t *order = w->pred_grid.order;
     for (uint32_t k = 0; k < n; k++) {

@@ -20,6 +20,7 @@
 #include "sim/behave/goal.h"
 #include "sim/behave/movers.h"
 #include "sim/core/world.h"
+#include "sim/dist/dist.h"
 
 /* Key of the wander heading's random draws (engine/rng.h: keyed by seed, this | id, step). */
 #define WANDER_KEY 0x57a4de0000000000ull
@@ -474,5 +475,10 @@ void th_goal_congestion_update(th_world *w, bool map_changed) {
     for (uint32_t k = 0; k < w->count; k++) {
         w->cell_agents[th_navmap_cell_of(m, th_v2(a->px[k], a->py[k]), NULL, NULL)]++;
     }
+    /* Under several ranks each counted its own agents: the sum over ranks is the count of one
+     * process (integers, exact in any order), and every rank then computes the same fields.
+     * Every rank reaches this at the same steps: `due` reads only the replicated step, schedule
+     * and map state. 4 B per map cell, every `every` steps. */
+    th_dist_sum_u32(w, w->cell_agents, m->ncells);
     th_pool_parallel_for(w->pool, n, 1, cong_field_job, &j);
 }

@@ -194,6 +194,24 @@ static int32_t block_cells(const th_grid *g, float reach) {
     return k < 1.0 ? 1 : (int32_t)k;
 }
 
+/* The predator grid and arrays for `cap` predators; their contents are lost (th_boids_prepare
+ * fills them afresh each step). */
+static bool setup_predators(th_world *w, uint32_t cap) {
+    w->pred_capacity = 0;
+    if (!init_tiling(w, &w->pred_grid, w->pred_radius, cap)) return false;
+    if (cap == 0) return true;
+    if (!(th_grow_array((void **)&w->pred_px, sizeof *w->pred_px, 0, cap) &&
+          th_grow_array((void **)&w->pred_py, sizeof *w->pred_py, 0, cap) &&
+          th_grow_array((void **)&w->pred_ptype, sizeof *w->pred_ptype, 0, cap) &&
+          th_grow_array((void **)&w->pred_pid, sizeof *w->pred_pid, 0, cap) &&
+          th_grow_array((void **)&w->pred_sx, sizeof *w->pred_sx, 0, cap) &&
+          th_grow_array((void **)&w->pred_sy, sizeof *w->pred_sy, 0, cap) &&
+          th_grow_array((void **)&w->pred_stype, sizeof *w->pred_stype, 0, cap)))
+        return false;
+    w->pred_capacity = cap;
+    return true;
+}
+
 /* (Re)build the grids for the current capacity and crowds.
  *
  * Main grid: the contacts phase and the validator walk 3x3 blocks, so a cell is at least
@@ -225,15 +243,14 @@ static bool setup_grid(th_world *w) {
         rt->block = block_cells(&w->grid, rt->block_reach);
     }
     if (!w->pred_mask) return true;
-    if (!init_tiling(w, &w->pred_grid, w->pred_radius, w->capacity)) return false;
-    if (w->capacity == 0) return true;
-    return th_grow_array((void **)&w->pred_px, sizeof *w->pred_px, 0, w->capacity) &&
-           th_grow_array((void **)&w->pred_py, sizeof *w->pred_py, 0, w->capacity) &&
-           th_grow_array((void **)&w->pred_ptype, sizeof *w->pred_ptype, 0, w->capacity) &&
-           th_grow_array((void **)&w->pred_pid, sizeof *w->pred_pid, 0, w->capacity) &&
-           th_grow_array((void **)&w->pred_sx, sizeof *w->pred_sx, 0, w->capacity) &&
-           th_grow_array((void **)&w->pred_sy, sizeof *w->pred_sy, 0, w->capacity) &&
-           th_grow_array((void **)&w->pred_stype, sizeof *w->pred_stype, 0, w->capacity);
+    return setup_predators(w, w->capacity > w->pred_capacity ? w->capacity : w->pred_capacity);
+}
+
+bool th_world_reserve_predators(th_world *w, uint32_t n) {
+    if (n <= w->pred_capacity) return true;
+    uint32_t cap = w->pred_capacity ? w->pred_capacity : 1024;
+    while (cap < n) cap = cap > TH_MAX_AGENTS / 2 ? TH_MAX_AGENTS : cap * 2;
+    return setup_predators(w, cap);
 }
 
 /* The contacts phase's per-agent lists, sized with the agent arrays once a crowd has bodies
@@ -384,6 +401,8 @@ void th_world_destroy(th_world *w) {
     th_free(w->pred_sx);
     th_free(w->pred_sy);
     th_free(w->pred_stype);
+    th_free(w->pred_mine);
+    th_free(w->pred_all);
     free_agents(w);
     for (uint32_t q = 0; q < w->squad_count; q++) th_squad_free(w->squad[q]);
     th_free(w->removals);

@@ -206,12 +206,19 @@ struct th_world {
     uint32_t pred_mask; /* union of the crowds' flee types; 0 = no predator index */
     float pred_radius;  /* largest flee radius of a crowd with flee types */
     th_grid pred_grid;
-    float *pred_px, *pred_py; /* capacity: predators in storage order, then... */
+    float *pred_px, *pred_py; /* pred_capacity: predators in storage order, then... */
     float *pred_sx, *pred_sy; /* ...in pred_grid's cell order (the query reads these) */
     uint16_t *pred_stype;     /* their types, cell order */
     uint16_t *pred_ptype;     /* their types, storage order */
     uint32_t *pred_pid;       /* their id slots, storage order (pred_grid's tie key) */
     uint32_t pred_count;      /* predators in the last build */
+
+    /* Predators the arrays and pred_grid hold: at least capacity (one process's own agents),
+     * more once the predators of every rank are gathered (sim/dist/dist_pred.c), which keeps
+     * its records in pred_mine (this rank's) and pred_all (every rank's), grown doubling. */
+    uint32_t pred_capacity;
+    void *pred_mine, *pred_all;
+    uint32_t pred_mine_cap, pred_all_cap;
     bool wrap;
 
     /* Agent state: buf[cur] is the state after the last step. A step gathers it into
@@ -330,6 +337,10 @@ void th_world_drop_marked(th_world *w);
  * alive) between steps, or in the events phase for an endless spawner; false when memory is
  * short. */
 bool th_world_reserve(th_world *w, uint32_t n);
+/* sim/core/world.c: make the predator index hold n predators (doubling past pred_capacity; the
+ * arrays' contents are lost): under several ranks every rank indexes the predators of all, more
+ * than its own capacity may hold. False when memory is short. */
+bool th_world_reserve_predators(th_world *w, uint32_t n);
 
 /* The slot of an id in the id table (UINT32_MAX for the null id). */
 static inline uint32_t th_id_slot(th_agent_id id) { return id.index1 - 1u; }

@@ -19,8 +19,10 @@
  * rank 1's, ...: strips ascend with the rank.
  *
  * Replicated on every rank: ids and the free list (every call that adds or removes an agent
- * runs on every rank; the agent is stored only by its owner), the map and its fields, bunkers,
- * targets, spawners, measurement totals, the step counter. Collective calls (every rank, same
+ * runs on every rank; the agent is stored only by its owner), the map and its fields (the
+ * congestion-aware ones from agent counts summed over ranks), the predator index (every
+ * rank's predators gathered to all: sim/dist/dist_pred.h), bunkers, targets, spawners,
+ * measurement totals, the step counter. Collective calls (every rank, same
  * order): th_dist_migrate, th_dist_ghosts, th_dist_ghost_floats, th_dist_sum_*,
  * th_dist_max_f32, th_dist_any, th_dist_hash. */
 #ifndef TH_SIM_DIST_H

@@ -427,6 +427,10 @@ static void migrate(th_world *w) {
         }
     }
     for (uint32_t k = 0; k < n; k++) w->slot_of_id[th_id_slot(b->id[k])] = k;
+    /* No agent carries a shelter mark between steps (the admit phase clears or drops every
+     * one), and integration rewrites it only for crowds that flee or have exits: an arrival
+     * must not inherit the mark of an agent that left from the index it lands on. */
+    memset(w->shelter, 0, n);
     w->cur ^= 1;
     w->count = n;
     unsigned char *t = d->row_buf[0];

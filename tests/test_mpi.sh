@@ -102,6 +102,13 @@ growth_ok=1 check_scene "$data/mpi/shelter_full.yaml" 400
 # Targets that follow an agent (the owner tells the others where it is), breadcrumbs dropped
 # behind it.
 growth_ok=1 check_scene "$scenes/breadcrumbs.yaml" 300
+# Squads (members gathered from every rank, the same update on every rank): two squads march
+# across every strip, re-plan after a block and a broken wall and squeeze past each other
+# through a gap; a third loses its members one by one at an exit. The flood: a squad re-plans
+# as the cost of its road rises and falls, among fleeing pedestrians and a bunker.
+check_scene "$data/mpi/squads_cross.yaml" 2400
+growth_ok=1 check_scene "$scenes/squads.yaml" 900
+growth_ok=1 check_scene "$scenes/flood.yaml" 3000
 
 # same_report SCENE STEPS R [options...]: under R ranks the report (counts, bunkers, history,
 # spawners; not times nor the ranks' own lines) and any --measure table equal one process's.
@@ -133,7 +140,6 @@ measure=1 same_report "$scenes/validation/rimea10_routes.yaml" 600 4
 
 refused "$scenes/hawks.yaml" "flees predator types" --headless
 refused "$scenes/ants.yaml" "forages" --headless
-refused "$scenes/squads.yaml" "squads" --headless
 refused "$scenes/exits.yaml" "congestion-aware" --headless
 refused "$data/mpi/flock_small.yaml" "needs --headless"
 refused "$data/mpi/thin.yaml" "4 ranks need at least 8" --headless -np-4

@@ -718,8 +718,7 @@ bool th_dist_check(const th_world *w, th_error *err) {
         }
     }
     const char *what = NULL;
-    if (w->squad_count) what = "squads";
-    else if (w->def.enqueue_task) what = "a host task system";
+    if (w->def.enqueue_task) what = "a host task system";
     if (what) {
         th_error_set(err, TH_ERR_STATE,
                      "the scene uses %s; this does not run on more than one MPI rank yet (run "

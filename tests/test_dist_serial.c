@@ -301,7 +301,7 @@ static void squads_same_as_serial(const char *name, uint32_t steps, uint32_t thr
 static const char *const k_squad_scenes[] = {"squads.yaml", "flood.yaml"};
 
 START_TEST(squads_gather_steps_like_serial) {
-    squads_same_as_serial(k_squad_scenes[_i / 3], 600, 1 + (uint32_t)_i % 3);
+    squads_same_as_serial(k_squad_scenes[_i / 3], 400, 1 + (uint32_t)_i % 3);
 }
 END_TEST
 

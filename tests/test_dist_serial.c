@@ -1,12 +1,14 @@
 /* The serial phases over split agents (sim/dist/dist_serial.c) without MPI: the replay of
  * departures (bunker admission with capacity, exits, removals, the id free list) against a
  * serial reference written here, for candidates spread over 1 to 4 simulated ranks in any
- * order; and, in one process, a world whose departures go through the replay path stepping
- * exactly like one that takes the serial pass. */
+ * order; and, in one process, a world whose departures go through the replay path (and whose
+ * squads read their members through the gather) stepping exactly like one that takes the
+ * serial pass. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/behave/squad.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist_serial.h"
 #include "test_util.h"
@@ -248,6 +250,61 @@ START_TEST(replay_path_steps_like_serial) {
 }
 END_TEST
 
+/* Squads reading their members through the gather (sim/behave/squad.c, members_at) step like
+ * squads reading storage: the same hash and the same squads (centre, members, error, arrival,
+ * path) at every check point, through members lost to removals and agents joining. */
+static void squads_same_as_serial(const char *name, uint32_t steps, uint32_t threads) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", THRONG_SCENES_DIR, name);
+    th_scene_opts o = {.threads = threads};
+    th_world *w[2] = {th_test_load(path, o, 100000, NULL), th_test_load(path, o, 100000, NULL)};
+    th_dist_serial_force(w[1], true);
+    ck_assert_uint_gt(w[0]->squad_count, 0);
+    for (uint32_t s = 1; s <= steps; s++) {
+        for (int i = 0; i < 2; i++) th_world_step(w[i]);
+        if (s == steps / 3) {
+            /* A member of each squad leaves; a new agent joins the first squad. */
+            for (uint32_t q = 0; q < w[0]->squad_count; q++) {
+                th_agent_id id;
+                th_error err;
+                ck_assert(th_world_squad_member(w[0], SQUAD_ID(q), 1, &id, NULL));
+                for (int i = 0; i < 2; i++) ck_assert(th_world_remove_agent(w[i], id, &err));
+            }
+            th_squad_info info;
+            ck_assert(th_world_get_squad(w[0], SQUAD_ID(0), &info));
+            for (int i = 0; i < 2; i++) {
+                th_error err;
+                const th_agent_id id = th_world_add_agent(w[i], w[i]->squad[0]->def.crowd,
+                                                          info.centre, th_v2(0, 0), &err);
+                ck_assert_msg(th_agent_id_valid(id), "%s", err.message);
+                ck_assert_msg(th_world_squad_join(w[i], SQUAD_ID(0), id, &err), "%s", err.message);
+            }
+        }
+        if (s % 25 && s != steps) continue;
+        ck_assert_msg(th_world_hash(w[0]) == th_world_hash(w[1]), "%s: hash differs at step %u",
+                      name, s);
+        for (uint32_t q = 0; q < w[0]->squad_count; q++) {
+            th_squad_info x, y;
+            ck_assert(th_world_get_squad(w[0], SQUAD_ID(q), &x));
+            ck_assert(th_world_get_squad(w[1], SQUAD_ID(q), &y));
+            ck_assert_msg(memcmp(&x.centre, &y.centre, sizeof x.centre) == 0 &&
+                              x.members == y.members && x.error == y.error &&
+                              x.arrived == y.arrived && x.waypoints == y.waypoints &&
+                              x.stuck == y.stuck,
+                          "%s: squad %u differs at step %u", name, q, s);
+        }
+    }
+    th_world_destroy(w[0]);
+    th_world_destroy(w[1]);
+}
+
+static const char *const k_squad_scenes[] = {"squads.yaml", "flood.yaml"};
+
+START_TEST(squads_gather_steps_like_serial) {
+    squads_same_as_serial(k_squad_scenes[_i / 3], 400, 1 + (uint32_t)_i % 3);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("dist_serial");
     TCase *t = tcase_create("replay");
@@ -257,6 +314,8 @@ int main(void) {
     tcase_add_test(t, sort_matches_qsort);
     tcase_add_loop_test(t, replay_path_steps_like_serial, 0,
                         (int)(sizeof k_scenes / sizeof k_scenes[0]));
+    tcase_add_loop_test(t, squads_gather_steps_like_serial, 0,
+                        3 * (int)(sizeof k_squad_scenes / sizeof k_squad_scenes[0]));
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

@@ -111,6 +111,13 @@ growth_ok=1 check_scene "$scenes/hawks.yaml" 300
 # Congestion-aware destination fields from the agents per map cell summed over ranks; exits
 # (agents arriving by migration where others left).
 growth_ok=1 check_scene "$scenes/exits.yaml" 600
+# Squads (members gathered from every rank, the same update on every rank): two squads march
+# across every strip, re-plan after a block and a broken wall and squeeze past each other
+# through a gap; a third loses its members one by one at an exit. The flood: a squad re-plans
+# as the cost of its road rises and falls, among fleeing pedestrians and a bunker.
+check_scene "$data/mpi/squads_cross.yaml" 2400
+growth_ok=1 check_scene "$scenes/squads.yaml" 900
+growth_ok=1 check_scene "$scenes/flood.yaml" 3000
 
 # same_report SCENE STEPS R [options...]: under R ranks the report (counts, bunkers, history,
 # spawners; not times nor the ranks' own lines) and any --measure table equal one process's.
@@ -141,7 +148,6 @@ same_report "$data/mpi/shelter_full.yaml" 400 3
 measure=1 same_report "$scenes/validation/rimea10_routes.yaml" 600 4
 
 refused "$scenes/ants.yaml" "forages" --headless
-refused "$scenes/squads.yaml" "squads" --headless
 refused "$data/mpi/flock_small.yaml" "needs --headless"
 refused "$data/mpi/thin.yaml" "4 ranks need at least 8" --headless -np-4
 refused "$data/mpi/flock_small.yaml" "--screenshot" --headless --screenshot /tmp/x.png

@@ -6,8 +6,10 @@
  * grid rows, plus copies of its neighbours' boundary rows. Results are those of one process
  * bit for bit: th_world_hash is the same for any number of ranks and threads per rank.
  *
- * Under more than one rank, calls that add or remove agents, schedule events or step are
- * collective: every rank makes the same calls with the same arguments in the same order.
+ * Under more than one rank, calls that add or remove agents, add squads or join agents to
+ * them, schedule events or step are collective: every rank makes the same calls with the same
+ * arguments in the same order. Squads are held by every rank (th_world_get_squad answers
+ * everywhere).
  * th_world_hash, th_world_get_stats and th_world_agent_count are collective too and answer
  * for the whole world on every rank. th_world_get_agent answers only on the agent's owner, and
  * th_world_agents views this rank's own agents (ghost copies are not in it). */
@@ -46,9 +48,9 @@ typedef struct th_dist_stats {
 TH_API int th_world_rank(const th_world *w);
 /** Number of ranks sharing the world (1 without a th_dist_def). */
 TH_API int th_world_ranks(const th_world *w);
-/** Features the world uses that do not run on more than one rank yet (squads, foraging, a
- *  host task system), and a world too thin for its ranks: false with `err` naming the first.
- *  True for one rank. */
+/** Features the world uses that do not run on more than one rank yet (foraging, a host task
+ *  system), and a world too thin for its ranks: false with `err` naming the first. True for
+ *  one rank. */
 TH_API bool th_world_dist_check(const th_world *w, th_error *err);
 /** This rank's exchange figures. */
 TH_API th_dist_stats th_world_dist_stats(const th_world *w);

@@ -13,6 +13,8 @@
 #include "engine/alloc.h"
 #include "sim/behave/squad.h"
 #include "sim/core/world.h"
+#include "sim/dist/dist.h"
+#include "sim/dist/dist_serial.h"
 
 /* A member out of sight of its slot this long walks an A* path back. */
 #define CUTOFF_SECONDS  1.0f
@@ -118,10 +120,90 @@ static uint32_t plan(th_world *w, th_vec2 a, th_vec2 b, th_vec2 *out, uint32_t m
     return k;
 }
 
+/* ---- where the members are -----------------------------------------------------------------
+ *
+ * The squads phase and a join read each member's position and whether it is still alive.
+ * One process reads them from storage. Under several MPI ranks a rank stores only the agents
+ * of its strip, but every rank holds every squad (built from the same scene, changed by the
+ * same calls, sim/dist/dist.h) and must update it to the same bits: each rank sends the
+ * members it stores, (squad, member, position), to every rank, and every rank files them by
+ * squad and member, so the order they arrive in does not matter. A member no rank sent has
+ * left the world (its owner found its id stale) and is dropped on every rank alike. The rest
+ * of the update then reads only replicated state: the map, the squads, these positions. */
+
+/* One member as its owner sends it: 12 bytes. */
+typedef struct member_at {
+    uint32_t who; /* squad << 16 | member index (TH_MAX_SQUAD_MEMBERS <= 65536) */
+    float x, y;
+} member_at;
+
+/* Kept between steps, grown to the most members seen (doubling): no step allocates once the
+ * squads have had their first. */
+struct th_squad_gather {
+    member_at *mine, *all;
+    uint32_t mine_cap, all_cap;
+};
+
+void th_squad_gather_free(th_world *w) {
+    struct th_squad_gather *g = w->squad_gather;
+    if (!g) return;
+    th_free(g->mine);
+    th_free(g->all);
+    th_free(g);
+    w->squad_gather = NULL;
+}
+
+/* Fill at[] and seen[] of squads [first, end) with their members as they are now. Under
+ * several ranks a collective: every rank calls it at the same point with the same range. One
+ * process takes the gather path too when th_dist_serial_force asked for it (tests). */
+static void members_at(th_world *w, uint32_t first, uint32_t end) {
+    const th_agents *a = &w->buf[w->cur];
+    if (!th_dist_serial_active(w) && !th_dist_serial_forced(w)) {
+        for (uint32_t s = first; s < end; s++) {
+            th_squad *q = w->squad[s];
+            for (uint32_t m = 0; m < q->member_count; m++) {
+                const uint32_t k = th_agent_index(w, q->member[m]);
+                q->seen[m] = k != UINT32_MAX;
+                if (k != UINT32_MAX) q->at[m] = th_v2(a->px[k], a->py[k]);
+            }
+        }
+        return;
+    }
+    uint32_t members = 0;
+    for (uint32_t s = first; s < end; s++) members += w->squad[s]->member_count;
+    if (!w->squad_gather) w->squad_gather = th_calloc(1, sizeof *w->squad_gather);
+    struct th_squad_gather *g = w->squad_gather;
+    if (!g || !th_dist_room((void **)&g->mine, &g->mine_cap, sizeof *g->mine, members)) {
+        th_dist_out_of_memory(w, "gathering the squads' members");
+        return;
+    }
+    uint32_t n = 0;
+    for (uint32_t s = first; s < end; s++) {
+        const th_squad *q = w->squad[s];
+        for (uint32_t m = 0; m < q->member_count; m++) {
+            const uint32_t k = th_agent_index(w, q->member[m]);
+            if (k != UINT32_MAX) g->mine[n++] = (member_at){s << 16 | m, a->px[k], a->py[k]};
+        }
+    }
+    uint32_t total = 0;
+    const member_at *all = th_dist_gather_all(w, g->mine, n, sizeof *g->mine, (void **)&g->all,
+                                              &g->all_cap, 0, &total);
+    if (!all) {
+        th_dist_out_of_memory(w, "gathering the squads' members");
+        return;
+    }
+    for (uint32_t s = first; s < end; s++) memset(w->squad[s]->seen, 0, w->squad[s]->member_count);
+    for (uint32_t i = 0; i < total; i++) {
+        th_squad *q = w->squad[all[i].who >> 16];
+        const uint32_t m = all[i].who & 0xFFFFu;
+        q->seen[m] = 1;
+        q->at[m] = th_v2(all[i].x, all[i].y);
+    }
+}
+
 /* Give every slot the nearest member not yet placed, slot by slot in order (ties to the lower
  * id), so losses and joins move as few members as far as little as a greedy pass can. */
-static void assign_slots(th_world *w, th_squad *q) {
-    const th_agents *a = &w->buf[w->cur];
+static void assign_slots(th_squad *q) {
     uint32_t n = q->member_count;
     for (uint32_t i = 0; i < n; i++) q->taken[i] = 0;
     for (uint32_t s = 0; s < n; s++) {
@@ -129,8 +211,7 @@ static void assign_slots(th_world *w, th_squad *q) {
         float best_d = INFINITY;
         for (uint32_t m = 0; m < n; m++) {
             if (q->taken[m]) continue;
-            uint32_t k = w->slot_of_id[th_id_slot(q->member[m])];
-            float d = th_v2_len2(th_v2_sub(th_v2(a->px[k], a->py[k]), q->slot_pos[s]));
+            float d = th_v2_len2(th_v2_sub(q->at[m], q->slot_pos[s]));
             if (d < best_d) {
                 best_d = d;
                 best = m;
@@ -184,10 +265,13 @@ static int add_squad(th_world *w, const th_squad_def *def, th_error *err) {
         q->back = th_calloc((size_t)c * TH_SQUAD_BACK_POINTS, sizeof *q->back);
         q->back_count = th_calloc(c, sizeof *q->back_count);
         q->back_next = th_calloc(c, sizeof *q->back_next);
+        q->at = th_calloc(c, sizeof *q->at);
+        q->seen = th_calloc(c, 1);
         q->path = th_calloc(TH_SQUAD_PATH_POINTS, sizeof *q->path);
     }
     if (!q || !q->slot_local || !q->slot_pos || !q->member || !q->slot_of_member || !q->taken ||
-        !q->cutoff || !q->back || !q->back_count || !q->back_next || !q->path) {
+        !q->cutoff || !q->back || !q->back_count || !q->back_next || !q->at || !q->seen ||
+        !q->path) {
         th_squad_free(q);
         th_error_set(err, TH_ERR_NOMEM, "out of memory for a squad of %u", c);
         return -1;
@@ -251,6 +335,8 @@ void th_squad_free(th_squad *q) {
     th_free(q->back);
     th_free(q->back_count);
     th_free(q->back_next);
+    th_free(q->at);
+    th_free(q->seen);
     th_free(q->path);
     th_free(q);
 }
@@ -293,7 +379,9 @@ static bool grow_squad(th_squad *q, uint32_t cap) {
               th_grow_array((void **)&q->cutoff, sizeof *q->cutoff, n, cap) &&
               th_grow_array((void **)&q->back, sizeof *q->back, n * back, (size_t)cap * back) &&
               th_grow_array((void **)&q->back_count, sizeof *q->back_count, n, cap) &&
-              th_grow_array((void **)&q->back_next, sizeof *q->back_next, n, cap);
+              th_grow_array((void **)&q->back_next, sizeof *q->back_next, n, cap) &&
+              th_grow_array((void **)&q->at, sizeof *q->at, n, cap) &&
+              th_grow_array((void **)&q->seen, sizeof *q->seen, n, cap);
     if (ok) q->capacity = cap;
     return ok;
 }
@@ -306,7 +394,9 @@ bool th_world_squad_join(th_world *w, th_squad_id handle, th_agent_id id, th_err
         th_error_set(err, TH_ERR_HANDLE, "no squad %u", squad);
         return false;
     }
-    if (th_agent_index(w, id) == UINT32_MAX) {
+    /* Under several ranks only the agent's owner stores it: the ranks agree on what it found
+     * (a collective, as the call is made on every rank). */
+    if (!th_dist_any(w, th_agent_index(w, id) != UINT32_MAX)) {
         th_error_set(err, TH_ERR_HANDLE, "agent %u.%u does not exist", id.index1, id.generation);
         return false;
     }
@@ -321,7 +411,8 @@ bool th_world_squad_join(th_world *w, th_squad_id handle, th_agent_id id, th_err
         th_error_set(err, TH_ERR_LIMIT, "a squad has at most %d members", TH_MAX_SQUAD_MEMBERS);
         return false;
     }
-    if (!grow_squad(q, q->member_count + 1)) {
+    /* Any rank short of memory fails the call on every rank (a grown array is harmless). */
+    if (th_dist_any(w, !grow_squad(q, q->member_count + 1))) {
         th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return false;
     }
@@ -335,7 +426,8 @@ bool th_world_squad_join(th_world *w, th_squad_id handle, th_agent_id id, th_err
     q->def.count = q->member_count;
     template_slots(&q->def, q->slot_local);
     place_slots(q);
-    assign_slots(w, q);
+    members_at(w, squad, squad + 1);
+    assign_slots(q);
     q->arrived = false;
     return true;
 }
@@ -495,28 +587,26 @@ static void after_terrain_events(th_world *w, th_squad *q) {
         replan(w, q);
     }
     if (nv->raised_count == 0 && !nv->raised_overflow) return;
-    const th_agents *a = &w->buf[w->cur];
     for (uint32_t m = 0; m < q->member_count; m++) {
         if (q->back_count[m] == 0) continue;
-        uint32_t k = w->slot_of_id[th_id_slot(q->member[m])];
         const th_vec2 *back = q->back + (size_t)m * TH_SQUAD_BACK_POINTS;
-        if (meets_raised(w, th_v2(a->px[k], a->py[k]), back + q->back_next[m],
-                         q->back_count[m] - q->back_next[m])) {
+        if (meets_raised(w, q->at[m], back + q->back_next[m], q->back_count[m] - q->back_next[m])) {
             q->back_count[m] = 0;
             q->cutoff[m] = CUTOFF_SECONDS;
         }
     }
 }
 
+/* Reads the members through at[] and seen[] (members_at), never the agent arrays. */
 static void update_squad(th_world *w, th_squad *q) {
-    const th_agents *a = &w->buf[w->cur];
     const float dt = w->def.timestep;
     /* Lost members leave; their slots close up around the rest. A lost member's id slot may
      * already hold an agent spawned this step: the generation tells them apart. */
     uint32_t kept = 0;
     for (uint32_t m = 0; m < q->member_count; m++) {
-        if (th_agent_index(w, q->member[m]) == UINT32_MAX) continue;
+        if (!q->seen[m]) continue;
         q->member[kept] = q->member[m];
+        q->at[kept] = q->at[m];
         w->member_of_id[th_id_slot(q->member[m])] = (uint16_t)kept;
         q->cutoff[kept] = q->cutoff[m];
         q->back_count[kept] = q->back_count[m];
@@ -534,7 +624,7 @@ static void update_squad(th_world *w, th_squad *q) {
         q->def.count = kept;
         template_slots(&q->def, q->slot_local);
         place_slots(q);
-        assign_slots(w, q);
+        assign_slots(q);
     }
     const th_world_nav *nv = &w->nav;
     if (nv->present && !w->squads_keep_paths &&
@@ -547,9 +637,8 @@ static void update_squad(th_world *w, th_squad *q) {
     float err = 0.0f, worst = 0.0f, lag = 0.0f;
     uint32_t reachable = 0;
     for (uint32_t m = 0; m < q->member_count; m++) {
-        uint32_t k = w->slot_of_id[th_id_slot(q->member[m])];
         th_vec2 slot = q->slot_pos[q->slot_of_member[m]];
-        float d = th_v2_len(th_v2_sub(th_v2(a->px[k], a->py[k]), slot));
+        float d = th_v2_len(th_v2_sub(q->at[m], slot));
         err += d;
         worst = fmaxf(worst, d);
         if (!blocked(w, slot)) {
@@ -586,8 +675,7 @@ static void update_squad(th_world *w, th_squad *q) {
     place_slots(q);
     /* Cut-off members: out of sight of their slot (or the slot is in a wall) for a second. */
     for (uint32_t m = 0; m < q->member_count; m++) {
-        uint32_t k = w->slot_of_id[th_id_slot(q->member[m])];
-        th_vec2 p = th_v2(a->px[k], a->py[k]), slot = q->slot_pos[q->slot_of_member[m]];
+        th_vec2 p = q->at[m], slot = q->slot_pos[q->slot_of_member[m]];
         th_vec2 *back = q->back + (size_t)m * TH_SQUAD_BACK_POINTS;
         bool cut = blocked(w, slot) || !sees(w, p, slot);
         if (!cut) {
@@ -616,6 +704,7 @@ static void update_squad(th_world *w, th_squad *q) {
 }
 
 void th_squads_update(th_world *w) {
+    members_at(w, 0, w->squad_count);
     for (uint32_t s = 0; s < w->squad_count; s++) update_squad(w, w->squad[s]);
 }
 

@@ -20,6 +20,8 @@ struct th_squad {
     float *cutoff;  /* seconds each member has been out of sight of its slot */
     th_vec2 *back;  /* each member's way back, TH_SQUAD_BACK_POINTS apiece */
     uint32_t *back_count, *back_next;
+    th_vec2 *at;   /* each member's position when the squads last read them */
+    uint8_t *seen; /* ...and whether it was found alive (sim/behave/squad.c, members_at) */
     th_vec2 *path; /* the centre's path to the goal */
     uint32_t path_count, path_next;
     th_vec2 centre, heading, velocity;
@@ -30,7 +32,8 @@ struct th_squad {
 };
 
 void th_squad_free(th_squad *q);
-void th_squads_update(th_world *w); /* serial, after integration */
+void th_squad_gather_free(th_world *w); /* the buffers of the gather over ranks */
+void th_squads_update(th_world *w);     /* serial, after integration */
 th_vec2 th_squad_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
                        th_vec2 v);
 

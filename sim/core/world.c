@@ -405,6 +405,7 @@ void th_world_destroy(th_world *w) {
     th_free(w->pred_all);
     free_agents(w);
     for (uint32_t q = 0; q < w->squad_count; q++) th_squad_free(w->squad[q]);
+    th_squad_gather_free(w);
     th_free(w->removals);
     for (uint32_t t = 0; t < w->target_count; t++) th_free(w->target_points[t]);
     for (uint32_t c = 0; c < w->crowd_count; c++) th_free(w->crowd_route[c]);

@@ -278,6 +278,8 @@ struct th_world {
 
     th_squad *squad[TH_MAX_SQUADS];
     uint32_t squad_count;
+    /* Members' positions from every rank (sim/behave/squad.c), or NULL. */
+    struct th_squad_gather *squad_gather;
     bool squads_keep_paths; /* never re-plan after terrain events: off but in white-box tests,
                                which measure what re-planning buys against it */
     th_agent_id *removals;  /* agents to remove at the next step */

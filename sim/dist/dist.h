@@ -22,9 +22,10 @@
  * runs on every rank; the agent is stored only by its owner), the map and its fields (the
  * congestion-aware ones from agent counts summed over ranks), the predator index (every
  * rank's predators gathered to all: sim/dist/dist_pred.h), bunkers, targets, spawners,
- * measurement totals, the step counter. Collective calls (every rank, same
- * order): th_dist_migrate, th_dist_ghosts, th_dist_ghost_floats, th_dist_sum_*,
- * th_dist_max_f32, th_dist_any, th_dist_hash. */
+ * measurement totals, squads (updated from their members gathered from every rank,
+ * sim/behave/squad.c), the step counter. Collective calls (every rank, same order):
+ * th_dist_migrate, th_dist_ghosts, th_dist_ghost_floats, th_dist_sum_*, th_dist_max_f32,
+ * th_dist_any, th_dist_hash. */
 #ifndef TH_SIM_DIST_H
 #define TH_SIM_DIST_H
 

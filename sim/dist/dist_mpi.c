@@ -427,11 +427,10 @@ static void migrate(th_world *w) {
         }
     }
     for (uint32_t k = 0; k < n; k++) w->slot_of_id[th_id_slot(b->id[k])] = k;
-    /* Every agent starts the step unmarked (w->shelter is 0 in [0, count)), but the slots past
-     * the count keep the marks of agents that left (compaction moves only those who stay): an
-     * arrival stored there would leave at the next admit as if it had reached a bunker or an
-     * exit. */
-    if (n > w->count) memset(w->shelter + w->count, 0, n - w->count);
+    /* No agent carries a shelter mark between steps (the admit phase clears or drops every
+     * one), and integration rewrites it only for crowds that flee or have exits: an arrival
+     * must not inherit the mark of an agent that left from the index it lands on. */
+    memset(w->shelter, 0, n);
     w->cur ^= 1;
     w->count = n;
     unsigned char *t = d->row_buf[0];
@@ -717,8 +716,7 @@ bool th_dist_check(const th_world *w, th_error *err) {
         }
     }
     const char *what = NULL;
-    if (w->squad_count) what = "squads";
-    else if (w->def.enqueue_task) what = "a host task system";
+    if (w->def.enqueue_task) what = "a host task system";
     if (what) {
         th_error_set(err, TH_ERR_STATE,
                      "the scene uses %s; this does not run on more than one MPI rank yet (run "

@@ -65,8 +65,9 @@ bool th_dist_serial_active(const th_world *w);
  * rank's own agents. Returns the agents that left, over all ranks. */
 uint32_t th_dist_drop_marked(th_world *w);
 
-/* In one process, run th_world_drop_marked through the replay path (gather of one rank): a
- * white-box check that the replay reproduces the serial pass (tests only). */
+/* In one process, run th_world_drop_marked through the replay path and the squads phase
+ * through the gather of members (a gather of one rank): a white-box check that these paths
+ * reproduce the serial ones (tests only). */
 void th_dist_serial_force(th_world *w, bool on);
 bool th_dist_serial_forced(const th_world *w);
 

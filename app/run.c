@@ -412,13 +412,11 @@ int th_cmd_run(int argc, char **argv) {
     if (o.has_threads && threads == 0) threads = (uint32_t)cores();
 
     if (th_app_ranks() > 1) {
-        /* What reads or draws one process's agents does not run on several ranks yet. */
-        const char *flag = o.screenshot ? "--screenshot" : o.validate ? "--validate" : NULL;
-        if (flag) {
-            fprintf(stderr,
-                    "throng run: %s does not run on more than one MPI rank yet (run with "
-                    "-np 1)\n",
-                    flag);
+        /* A screenshot draws one process's agents: not on several ranks yet. (--validate runs:
+         * the ranks agree on the first violation, so every rank stops at the same step.) */
+        if (o.screenshot) {
+            fprintf(stderr, "throng run: --screenshot does not run on more than one MPI rank yet "
+                            "(run with -np 1)\n");
             return TH_EXIT_USAGE;
         }
         if (!o.headless) {

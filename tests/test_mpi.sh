@@ -3,7 +3,9 @@
 # hash comes from a run of the same command without mpirun (no MPI, one process: the plain
 # engine), then `mpirun -np R throng run` must print the same hash for R = 1..4 ranks and 1 and
 # 2 threads per rank. Features not distributed yet must be refused under R > 1 with an error
-# that names them, and a non-zero exit.
+# that names them, and a non-zero exit. Under --validate the ranks check the invariants inside
+# every step, and a violation stops every rank at the step one process stops at, reported once
+# with one process's text and exit status.
 #
 #   test_mpi.sh THRONG_BINARY DATA_DIR SCENES_DIR
 set -euo pipefail
@@ -118,6 +120,49 @@ growth_ok=1 check_scene "$scenes/exits.yaml" 600
 check_scene "$data/mpi/squads_cross.yaml" 2400
 growth_ok=1 check_scene "$scenes/squads.yaml" 900
 growth_ok=1 check_scene "$scenes/flood.yaml" 3000
+
+# Validation inside every step over ranks: bodies, walls, shelters (evac); bunkers filling,
+# buried agents and a spawner reusing freed ids (every id alive held by exactly one rank).
+check_scene evac 90 --agents 1500 --validate
+growth_ok=1 check_scene "$data/mpi/shelter_full.yaml" 400 --validate
+
+# broken SCENE STEPS: a violation --validate finds: one process names it on stderr and exits 1;
+# under R = 1..4 ranks (1 and 2 threads) the run stops (no rank left waiting), the violation is
+# printed once, by rank 0, with one process's text, and the exit status is 1.
+broken() {
+    local scene=$1 steps=$2 ref rc=0
+    ref=$("$bin" run "$scene" --headless --steps "$steps" --threads 1 --validate 2>&1 >/dev/null) ||
+        rc=$?
+    if [ "$rc" != 1 ] || [ "$(echo "$ref" | grep -c 'invariant broken')" != 1 ]; then
+        echo "FAIL: $scene: one process should report one broken invariant and exit 1 (rc $rc)"
+        fail=1
+        return
+    fi
+    for T in 1 2; do
+        for R in 1 2 3 4; do
+            local out
+            rc=0
+            out=$(timeout 60 mpirun --oversubscribe --bind-to none -np "$R" "$bin" run "$scene" \
+                --headless --steps "$steps" --threads "$T" --rebalance 16 --validate 2>&1) || rc=$?
+            if [ "$rc" != 1 ]; then
+                echo "FAIL: $scene -np $R --threads $T: exit $rc, one process 1"
+                echo "$out" | tail -3
+                fail=1
+            elif [ "$(echo "$out" | grep -c 'invariant broken')" != 1 ]; then
+                echo "FAIL: $scene -np $R --threads $T: the violation is not printed once"
+                fail=1
+            elif [ "$(echo "$out" | grep 'invariant broken')" != "$ref" ]; then
+                echo "FAIL: $scene -np $R --threads $T: '$(echo "$out" | grep 'invariant broken')'," \
+                    "one process '$ref'"
+                fail=1
+            else
+                echo "ok   $scene -np $R --threads $T: $ref"
+            fi
+        done
+    done
+}
+broken "$data/mpi/squeeze.yaml" 20
+broken "$data/mpi/squeeze_top.yaml" 20
 
 # same_report SCENE STEPS R [options...]: under R ranks the report (counts, bunkers, history,
 # spawners; not times nor the ranks' own lines) and any --measure table equal one process's.

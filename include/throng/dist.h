@@ -7,9 +7,12 @@
  * bit for bit: th_world_hash is the same for any number of ranks and threads per rank.
  *
  * Under more than one rank, calls that add or remove agents, add squads or join agents to
- * them, schedule events or step are collective: every rank makes the same calls with the same
- * arguments in the same order. Squads are held by every rank (th_world_get_squad answers
- * everywhere).
+ * them, schedule events, turn validation on or off or step are collective: every rank makes the
+ * same calls with the same arguments in the same order (with validation on, the ranks compare a
+ * running hash of the arguments of th_world_add_agent, th_world_remove_agent and
+ * th_world_schedule after every step, and a difference is a violation). Squads are held by
+ * every rank (th_world_get_squad answers everywhere).
+ *
  * th_world_hash, th_world_get_stats and th_world_agent_count are collective too and answer
  * for the whole world on every rank. th_world_get_agent answers only on the agent's owner, and
  * th_world_agents views this rank's own agents (ghost copies are not in it). */

@@ -539,11 +539,16 @@ TH_API uint64_t th_world_hash(const th_world *w);
  *  agent in a blocked cell, positions and velocities finite and inside the world, speeds within
  *  the crowd's bound, alive + sheltered + removed + exited = spawned, bunker counts and
  *  capacities, exit counts, the id map a bijection, the grid agreeing with the positions it was
- *  built from. Turning it on clears any earlier violation. */
+ *  built from. Turning it on clears any earlier violation. Under several MPI ranks (throng/dist.h)
+ *  the call is collective; each rank checks the agents it holds and the ranks check together
+ *  that every agent alive is held by exactly one rank, that the totals add up over ranks, that
+ *  the values every rank holds agree and that the ranks made the same collective calls. */
 TH_API void th_world_set_validation(th_world *w, bool on);
 
 /** NULL while every check has held since validation was turned on; else the first violation
- *  (step, agent, values). */
+ *  (step, agent, values). Under several ranks every rank answers the same after each step: the
+ *  violation found first in the step, on the lowest rank that found one (the first in one
+ *  process's storage order). */
 TH_API const char *th_world_validation_error(const th_world *w);
 
 /** Name of a phase ("events", "grid", ...). */

@@ -15,6 +15,7 @@
 #include "sim/core/flow.h"
 #include "sim/core/measure.h"
 #include "sim/core/report.h"
+#include "sim/core/validate.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist_serial.h"
 #include "sim/dist/dist.h"
@@ -418,6 +419,7 @@ void th_world_destroy(th_world *w) {
     th_report_free(w);
     th_flow_free(w);
     th_dist_serial_free(w);
+    th_free(w->validation_bits);
     th_free(w);
 }
 
@@ -668,9 +670,18 @@ static float draw_desired_speed(const th_world *w, const th_crowd_def *d, th_age
     return th_clampf(v, 0.05f * d->desired_speed, d->max_speed);
 }
 
+/* A vector's two floats by their bits, for the call hash. */
+static uint64_t vec_bits(th_vec2 v) {
+    uint32_t x, y;
+    memcpy(&x, &v.x, sizeof x);
+    memcpy(&y, &v.y, sizeof y);
+    return (uint64_t)y << 32 | x;
+}
+
 th_agent_id th_world_add_agent(th_world *w, th_crowd_id crowd, th_vec2 position, th_vec2 velocity,
                                th_error *err) {
     if (!th_between_steps(w, err)) return TH_INVALID_AGENT;
+    th_validate_call(w, 1u | crowd.index1 << 4, vec_bits(position), vec_bits(velocity));
     if (!th_handle_given(crowd.index1, "crowd", err)) return TH_INVALID_AGENT;
     return th_agent_add(w, TH_INDEX(crowd), position, velocity, err);
 }
@@ -809,6 +820,7 @@ void th_world_drop_marked(th_world *w) {
 
 bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err) {
     if (!th_between_steps(w, err)) return false;
+    th_validate_call(w, 2u, th_agent_key(id), 0);
     /* Under several ranks every rank queues the removal (the call is collective); only the
      * owner stores the agent, so the others check the id against the replicated id table. */
     const uint32_t s = th_id_slot(id);

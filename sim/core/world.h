@@ -295,6 +295,10 @@ struct th_world {
     bool validate;          /* check invariants inside every step (sim/core/validate.c) */
     bool validation_failed; /* a check failed; validation_error says which */
     char validation_error[320];
+    uint8_t validation_phase;  /* where it was found: TH_VALIDATE_GRID.. (sim/core/validate.h) */
+    uint32_t *validation_bits; /* several ranks: id slots held here, then agreement words */
+    uint32_t validation_bits_cap;
+    uint64_t call_hash; /* several ranks: running hash of the collective calls' arguments */
 
     uint64_t step;
     th_world_stats stats;

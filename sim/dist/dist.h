@@ -25,7 +25,7 @@
  * measurement totals, squads (updated from their members gathered from every rank,
  * sim/behave/squad.c), the step counter. Collective calls (every rank, same order):
  * th_dist_migrate, th_dist_ghosts, th_dist_ghost_floats, th_dist_sum_*, th_dist_max_f32,
- * th_dist_any, th_dist_hash. */
+ * th_dist_any, th_dist_or_u32, th_dist_hash. */
 #ifndef TH_SIM_DIST_H
 #define TH_SIM_DIST_H
 
@@ -67,6 +67,8 @@ void th_dist_sum_u32(th_world *w, uint32_t *v, uint32_t n);
 void th_dist_max_f32(th_world *w, float *v, uint32_t n);
 /** Logical or over ranks. */
 bool th_dist_any(th_world *w, bool v);
+/** Element-wise bitwise or over ranks, in place (validation: the id slots each rank holds). */
+void th_dist_or_u32(th_world *w, uint32_t *v, uint32_t n);
 
 /** th_world_hash over ranks: every owned agent's (id, crowd, position, velocity) gathered on
  *  rank 0, hashed there in id slot order exactly as one process does, the result broadcast.

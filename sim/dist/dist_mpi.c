@@ -612,6 +612,12 @@ bool th_dist_any(th_world *w, bool v) {
     return x != 0;
 }
 
+void th_dist_or_u32(th_world *w, uint32_t *v, uint32_t n) {
+    if (!w->dist || w->dist->ranks == 1 || n == 0) return;
+    MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT32_T, MPI_BOR, w->dist->comm);
+    w->dist->stats.reduce_bytes += (uint64_t)n * 4u;
+}
+
 /* ---- the hash ----------------------------------------------------------------------------- */
 
 typedef struct hashed {

@@ -52,6 +52,11 @@ bool th_dist_any(th_world *w, bool v) {
     (void)w;
     return v;
 }
+void th_dist_or_u32(th_world *w, uint32_t *v, uint32_t n) {
+    (void)w;
+    (void)v;
+    (void)n;
+}
 uint64_t th_dist_hash(const th_world *w, void (*head)(const th_world *, struct th_hasher *),
                       void (*tail)(const th_world *, struct th_hasher *)) {
     (void)w;

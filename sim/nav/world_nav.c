@@ -9,6 +9,7 @@
 
 #include "engine/alloc.h"
 #include "sim/behave/goal.h"
+#include "sim/core/validate.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 #include "sim/dist/dist_serial.h"
@@ -366,6 +367,9 @@ static void pop_event(th_world_nav *n, th_event *out) {
 bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return false;
     if (!need_map(w, err)) return false;
+    th_validate_call(w, 3u | (uint32_t)def->type << 4, step, def->bunker.index1);
+    th_validate_call(w, 4u | def->cost << 4, (uint64_t)(uint32_t)def->x0 << 32 | (uint32_t)def->y0,
+                     (uint64_t)(uint32_t)def->x1 << 32 | (uint32_t)def->y1);
     if (step < w->step) {
         th_error_set(err, TH_ERR_INVALID, "step %llu is already past (the world is at step %llu)",
                      (unsigned long long)step, (unsigned long long)w->step);

@@ -102,6 +102,12 @@ growth_ok=1 check_scene "$data/mpi/shelter_full.yaml" 400
 # Targets that follow an agent (the owner tells the others where it is), breadcrumbs dropped
 # behind it.
 growth_ok=1 check_scene "$scenes/breadcrumbs.yaml" 300
+# Foraging: pheromone marks from every rank on replicated grids, pickups from sources that a
+# strip border cuts through replayed in global storage order, food running out under
+# contention (the narrow scene at once, the library colony's southern source by 40 s), drops
+# at the nest.
+check_scene "$data/mpi/forage_border.yaml" 600
+check_scene "$scenes/ants.yaml" 2400
 
 # same_report SCENE STEPS R [options...]: under R ranks the report (counts, bunkers, history,
 # spawners; not times nor the ranks' own lines) and any --measure table equal one process's.
@@ -130,9 +136,28 @@ same_report() {
 }
 same_report "$data/mpi/shelter_full.yaml" 400 3
 measure=1 same_report "$scenes/validation/rimea10_routes.yaml" 600 4
+same_report "$scenes/ants.yaml" 2400 3
+
+# The colonies of --json (food delivered, carried, taken, lost, left at each source) under
+# several ranks: those of one process.
+tmpj=$(mktemp -d)
+"$bin" run "$data/mpi/forage_border.yaml" --headless --steps 600 --threads 1 \
+    --json "$tmpj/one.json" >/dev/null
+for R in 2 4; do
+    mpi "$R" "$bin" run "$data/mpi/forage_border.yaml" --headless --steps 600 --threads 2 \
+        --json "$tmpj/ranks.json" >/dev/null
+    one=$(grep '"delivered"' "$tmpj/one.json")
+    if [ -z "$one" ] || [ "$one" != "$(grep '"delivered"' "$tmpj/ranks.json")" ]; then
+        echo "FAIL: --json colonies under $R ranks differ from one process's:"
+        diff <(echo "$one") <(grep '"delivered"' "$tmpj/ranks.json") || true
+        fail=1
+    else
+        echo "ok   --json colonies under $R ranks: one process's"
+    fi
+done
+rm -rf "$tmpj"
 
 refused "$scenes/hawks.yaml" "flees predator types" --headless
-refused "$scenes/ants.yaml" "forages" --headless
 refused "$scenes/squads.yaml" "squads" --headless
 refused "$scenes/exits.yaml" "congestion-aware" --headless
 refused "$data/mpi/flock_small.yaml" "needs --headless"

@@ -20,7 +20,8 @@
  *
  * Replicated on every rank: ids and the free list (every call that adds or removes an agent
  * runs on every rank; the agent is stored only by its owner), the map and its fields, bunkers,
- * targets, spawners, measurement totals, the step counter. Collective calls (every rank, same
+ * targets, spawners, measurement totals, foraging colonies (pheromone grids, food left,
+ * counts), the step counter. Collective calls (every rank, same
  * order): th_dist_migrate, th_dist_ghosts, th_dist_ghost_floats, th_dist_sum_*,
  * th_dist_max_f32, th_dist_any, th_dist_hash. */
 #ifndef TH_SIM_DIST_H

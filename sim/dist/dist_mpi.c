@@ -704,7 +704,6 @@ bool th_dist_check(const th_world *w, th_error *err) {
         const char *what = NULL;
         if (rt->flee_mask) what = "flees predator types (predators are not shared across ranks)";
         else if (rt->congestion) what = "routes by a congestion-aware field";
-        else if (rt->goal == TH_GOAL_FORAGE) what = "forages";
         if (what) {
             th_error_set(err, TH_ERR_STATE,
                          "crowd '%s' %s; this does not run on more than one MPI rank yet (run "

@@ -208,6 +208,7 @@ static void print_colonies(FILE *out, const th_world *w) {
     for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
         const th_crowd_id crowd = {c + 1};
         if (!th_world_forage_info(w, crowd, &fi)) continue;
+        th_app_sum_u32(&fi.carried, 1); /* under mpirun each rank counted its own ants */
         fprintf(out,
                 "colony    %s: %" PRIu64 " unit(s) of food delivered, %u carried, %" PRIu64
                 " taken; left at the sources:",
@@ -508,6 +509,9 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
         const th_crowd_id crowd = {c + 1};
         th_forage_info fi;
         if (!th_world_forage_info(w, crowd, &fi)) continue;
+        /* Under mpirun each rank counted its own ants: carried, and lost from it. */
+        th_app_sum_u32(&fi.carried, 1);
+        fi.lost = fi.taken - fi.delivered - fi.carried;
         fprintf(j, "%s\n    {\"crowd\": ", colonies++ ? "," : "");
         json_str(j, th_world_crowd(w, crowd)->name);
         fprintf(j,

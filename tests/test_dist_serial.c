@@ -3,7 +3,8 @@
  * serial reference written here, for candidates spread over 1 to 4 simulated ranks in any
  * order; and, in one process, a world whose departures go through the replay path (and whose
  * squads read their members through the gather) stepping exactly like one that takes the
- * serial pass. */
+ * serial pass, and foraging colonies whose marks, drops and pickups go through the exchange of
+ * several ranks stepping like the serial walk. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,6 +306,77 @@ START_TEST(squads_gather_steps_like_serial) {
 }
 END_TEST
 
+/* ---- one process: foraging through the exchange path ---------------------------------------- */
+
+/* Ants inside disc (c, r) of crowd 0 now. */
+static uint32_t ants_in(const th_world *w, th_vec2 c, float r) {
+    const th_agent_view v = th_world_agents(w);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < v.count; k++) {
+        const float dx = v.px[k] - c.x, dy = v.py[k] - c.y;
+        n += dx * dx + dy * dy <= r * r;
+    }
+    return n;
+}
+
+/* Two copies of a foraging scene, one whose bookkeeping goes through the path of several ranks
+ * (marks, drops and pickup candidates listed, gathered from one rank, candidates sorted by
+ * global storage order and the pickup rule replayed): the same hash at every check point (the
+ * pheromone grids and food left are hashed with the world) and the same colony totals. In the
+ * narrow scene more ants stand in the first source than it holds from the first step, so the
+ * order of the replay decides who gets food. */
+static void forage_same_as_serial(const char *path, uint32_t steps, uint32_t threads,
+                                  bool contested) {
+    th_scene_opts o = {.threads = threads};
+    th_world *a = th_test_load(path, o, 100000, NULL);
+    th_world *b = th_test_load(path, o, 100000, NULL);
+    th_dist_serial_force(b, true);
+    th_food_info f0;
+    ck_assert(th_world_food_source(a, CROWD_ID(0), 0, &f0));
+    for (uint32_t s = 1; s <= steps; s++) {
+        th_world_step(a);
+        th_world_step(b);
+        if (s == 1 && contested) {
+            /* Every ant in the source after the first step stood in it for the pickups (an ant
+             * moves 5 cm a step): more of them than units, and no unit left. */
+            th_food_info f;
+            ck_assert(th_world_food_source(a, CROWD_ID(0), 0, &f));
+            ck_assert_uint_gt(ants_in(a, f0.at, f0.radius - 0.1f), f0.amount);
+            ck_assert_uint_eq(f.remaining, 0);
+        }
+        if (s % 20 == 0 || s == steps)
+            ck_assert_msg(th_world_hash(a) == th_world_hash(b), "%s: hash differs at step %u", path,
+                          s);
+    }
+    th_forage_info ia, ib;
+    ck_assert(th_world_forage_info(a, CROWD_ID(0), &ia));
+    ck_assert(th_world_forage_info(b, CROWD_ID(0), &ib));
+    ck_assert_uint_eq(ia.taken, ib.taken);
+    ck_assert_uint_eq(ia.delivered, ib.delivered);
+    ck_assert_uint_eq(ia.carried, ib.carried);
+    ck_assert(ia.pheromone == ib.pheromone);
+    ck_assert_uint_gt(ia.delivered, 0); /* ants came home: drops and marks were exercised */
+    for (uint32_t i = 0; i < ia.sources; i++) {
+        th_food_info fa, fb;
+        ck_assert(th_world_food_source(a, CROWD_ID(0), i, &fa));
+        ck_assert(th_world_food_source(b, CROWD_ID(0), i, &fb));
+        ck_assert_uint_eq(fa.remaining, fb.remaining);
+    }
+    th_world_destroy(a);
+    th_world_destroy(b);
+}
+
+START_TEST(forage_exchange_path_steps_like_serial) {
+    forage_same_as_serial(THRONG_TEST_DATA "/mpi/forage_border.yaml", 600, 1 + (uint32_t)_i, true);
+}
+END_TEST
+
+/* The library colony until ants have come home from its southern source. */
+START_TEST(forage_exchange_path_ants_scene) {
+    forage_same_as_serial(THRONG_SCENES_DIR "/ants.yaml", 1800, 1, false);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("dist_serial");
     TCase *t = tcase_create("replay");
@@ -317,6 +389,11 @@ int main(void) {
     tcase_add_loop_test(t, squads_gather_steps_like_serial, 0,
                         3 * (int)(sizeof k_squad_scenes / sizeof k_squad_scenes[0]));
     suite_add_tcase(s, t);
+    TCase *f = tcase_create("forage");
+    tcase_set_timeout(f, 60);
+    tcase_add_loop_test(f, forage_exchange_path_steps_like_serial, 0, 3);
+    tcase_add_test(f, forage_exchange_path_ants_scene);
+    suite_add_tcase(s, f);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
     int failed = srunner_ntests_failed(r);

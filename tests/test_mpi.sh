@@ -163,6 +163,12 @@ broken() {
 }
 broken "$data/mpi/squeeze.yaml" 20
 broken "$data/mpi/squeeze_top.yaml" 20
+# Foraging: pheromone marks from every rank on replicated grids, pickups from sources that a
+# strip border cuts through replayed in global storage order, food running out under
+# contention (the narrow scene at once, the library colony's southern source by 40 s), drops
+# at the nest.
+check_scene "$data/mpi/forage_border.yaml" 600
+check_scene "$scenes/ants.yaml" 2400
 
 # same_report SCENE STEPS R [options...]: under R ranks the report (counts, bunkers, history,
 # spawners; not times nor the ranks' own lines) and any --measure table equal one process's.
@@ -191,8 +197,27 @@ same_report() {
 }
 same_report "$data/mpi/shelter_full.yaml" 400 3
 measure=1 same_report "$scenes/validation/rimea10_routes.yaml" 600 4
+same_report "$scenes/ants.yaml" 2400 3
 
-refused "$scenes/ants.yaml" "forages" --headless
+# The colonies of --json (food delivered, carried, taken, lost, left at each source) under
+# several ranks: those of one process.
+tmpj=$(mktemp -d)
+"$bin" run "$data/mpi/forage_border.yaml" --headless --steps 600 --threads 1 \
+    --json "$tmpj/one.json" >/dev/null
+for R in 2 4; do
+    mpi "$R" "$bin" run "$data/mpi/forage_border.yaml" --headless --steps 600 --threads 2 \
+        --json "$tmpj/ranks.json" >/dev/null
+    one=$(grep '"delivered"' "$tmpj/one.json")
+    if [ -z "$one" ] || [ "$one" != "$(grep '"delivered"' "$tmpj/ranks.json")" ]; then
+        echo "FAIL: --json colonies under $R ranks differ from one process's:"
+        diff <(echo "$one") <(grep '"delivered"' "$tmpj/ranks.json") || true
+        fail=1
+    else
+        echo "ok   --json colonies under $R ranks: one process's"
+    fi
+done
+rm -rf "$tmpj"
+
 refused "$data/mpi/flock_small.yaml" "needs --headless"
 refused "$data/mpi/thin.yaml" "4 ranks need at least 8" --headless -np-4
 refused "$data/mpi/flock_small.yaml" "--screenshot" --headless --screenshot /tmp/x.png

@@ -15,7 +15,9 @@
  *
  * th_world_hash, th_world_get_stats and th_world_agent_count are collective too and answer
  * for the whole world on every rank. th_world_get_agent answers only on the agent's owner, and
- * th_world_agents views this rank's own agents (ghost copies are not in it). */
+ * th_world_agents views this rank's own agents (ghost copies are not in it); so does
+ * th_world_forage_info's `carried` (and `lost`, which it implies): sum `carried` over ranks.
+ * Pheromone grids, food and the other colony totals are the whole world's on every rank. */
 #ifndef THRONG_DIST_H
 #define THRONG_DIST_H
 
@@ -51,9 +53,8 @@ typedef struct th_dist_stats {
 TH_API int th_world_rank(const th_world *w);
 /** Number of ranks sharing the world (1 without a th_dist_def). */
 TH_API int th_world_ranks(const th_world *w);
-/** Features the world uses that do not run on more than one rank yet (foraging, a host task
- *  system), and a world too thin for its ranks: false with `err` naming the first. True for
- *  one rank. */
+/** Features the world uses that do not run on more than one rank (a host task system), and a
+ *  world too thin for its ranks: false with `err` naming the first. True for one rank. */
 TH_API bool th_world_dist_check(const th_world *w, th_error *err);
 /** This rank's exchange figures. */
 TH_API th_dist_stats th_world_dist_stats(const th_world *w);

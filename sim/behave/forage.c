@@ -16,7 +16,8 @@
  *     product, so the split does not matter), then walks the agents in storage order for
  *     pickups, drops and deposits. Storage order is the grid's cell order, the same for any
  *     thread count, so the first ants in it get the last units of a source.
- * Nothing here allocates after th_forage_create. */
+ * Nothing here allocates after th_forage_create, except the exchange buffers of a world split
+ * over ranks, which grow to their high-water mark and are then reused (update_split). */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -27,6 +28,8 @@
 #include "engine/rng.h"
 #include "sim/behave/forage.h"
 #include "sim/core/world.h"
+#include "sim/dist/dist.h"
+#include "sim/dist/dist_serial.h"
 
 typedef struct th_colony th_colony;
 
@@ -406,12 +409,175 @@ static void evaporate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
     }
 }
 
+/* ---- bookkeeping over split agents ------------------------------------------------------- */
+
+/* Under several ranks each rank walks only its own ants, but the grids, the food left and the
+ * colony counts are replicated and must end as one process leaves them. Of the walk's effects,
+ * only pickups depend on the order: a source with less food than the ants stepping into it
+ * feeds the first in storage order. Deposits do not: every deposit on a colony's grid adds the
+ * same `deposit`, so a cell ends at its evaporated value plus `deposit` added once per mark,
+ * the same floats in whatever order the marks come. Drops are counts. So every rank lists its
+ * marks, drops and pickup candidates, the lists of all ranks are gathered, the candidates are
+ * sorted by global storage order (grid cell, id slot: th_drop_key) and the serial pickup rule
+ * runs over them on every rank, which then also applies every mark and drop of every rank. Each
+ * rank turns its own candidates that got food into carriers. */
+
+enum { ITEM_PICKUP, ITEM_MARK, ITEM_DROP };
+
+typedef struct forage_item {
+    uint64_t key;     /* ITEM_PICKUP: global storage order (th_drop_key) */
+    uint64_t sources; /* ITEM_PICKUP: bit i = the ant stands in source i, which had food */
+    uint32_t cell;    /* ITEM_PICKUP, ITEM_MARK: the pheromone cell it marks */
+    uint32_t local;   /* ITEM_PICKUP: storage index on its owner */
+    uint16_t rank;    /* ITEM_PICKUP: its owner */
+    uint8_t crowd;
+    uint8_t kind;
+    uint32_t zero; /* named, so that no padding byte goes out uninitialised */
+} forage_item;
+
+_Static_assert(TH_MAX_CROWDS <= 256, "a crowd index fits forage_item.crowd");
+_Static_assert(TH_MAX_FOOD_SOURCES <= 64, "a colony's sources fit forage_item.sources");
+_Static_assert(sizeof(forage_item) == 32, "forage_item has no padding");
+
+/* Buffers of the exchange, kept with the world and grown doubling (no allocation once warm). */
+struct th_forage_replay {
+    forage_item *mine, *all;
+    uint32_t mine_cap, all_cap;
+};
+
+void th_forage_replay_free(th_world *w) {
+    if (!w->forage_replay) return;
+    th_free(w->forage_replay->mine);
+    th_free(w->forage_replay->all);
+    th_free(w->forage_replay);
+    w->forage_replay = NULL;
+}
+
+static void sift_items(forage_item *d, uint32_t at, uint32_t n) {
+    for (;;) {
+        uint32_t c = 2 * at + 1;
+        if (c >= n) return;
+        if (c + 1 < n && d[c + 1].key > d[c].key) c++;
+        if (d[at].key >= d[c].key) return;
+        forage_item t = d[at];
+        d[at] = d[c];
+        d[c] = t;
+        at = c;
+    }
+}
+
+/* Heap sort by key (unique among candidates): in place, no allocation. */
+static void sort_items(forage_item *d, uint32_t n) {
+    for (uint32_t i = n / 2; i-- > 0;) sift_items(d, i, n);
+    for (uint32_t end = n; end > 1; end--) {
+        forage_item t = d[0];
+        d[0] = d[end - 1];
+        d[end - 1] = t;
+        sift_items(d, 0, end - 1);
+    }
+}
+
+/* The food sources holding p that have food left, as bits. */
+static uint64_t sources_at(const th_world *w, const th_colony *col, th_vec2 p) {
+    uint64_t m = 0;
+    for (uint32_t i = 0; i < col->def.food_count; i++) {
+        if (!col->remaining[i]) continue;
+        th_vec2 d =
+            th_min_image(th_v2_sub(col->food[i].at, p), w->wrap, w->def.width, w->def.height);
+        if (th_v2_len2(d) <= col->food[i].radius * col->food[i].radius) m |= 1ull << i;
+    }
+    return m;
+}
+
+static void update_split(th_world *w) {
+    if (!w->forage_replay) w->forage_replay = th_calloc(1, sizeof *w->forage_replay);
+    struct th_forage_replay *r = w->forage_replay;
+    if (!r || !th_dist_room((void **)&r->mine, &r->mine_cap, sizeof *r->mine, w->count)) {
+        th_dist_out_of_memory(w, "in the exchange of foraging");
+        return;
+    }
+    const th_agents *a = &w->buf[w->cur];
+    const uint16_t me = (uint16_t)th_dist_rank(w);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < w->count; k++) {
+        th_colony *col = w->crowd_rt[a->crowd[k]].colony;
+        if (!col) continue;
+        const th_vec2 p = th_v2(a->px[k], a->py[k]);
+        th_goal_state *s = &w->goal_state[th_id_slot(a->id[k])];
+        const uint32_t cell = cell_of(col, p);
+        const uint8_t crowd = (uint8_t)a->crowd[k];
+        if (s->carrying) {
+            if (at_nest(w, col, p)) { /* the drop touches only this ant: done here */
+                s->carrying = false;
+                s->angle = wrap_angle(s->angle + k_pi);
+                s->mark = UINT32_MAX;
+                r->mine[n++] = (forage_item){.crowd = crowd, .kind = ITEM_DROP};
+            } else if (cell != s->mark) {
+                s->mark = cell;
+                r->mine[n++] = (forage_item){.cell = cell, .crowd = crowd, .kind = ITEM_MARK};
+            }
+            continue;
+        }
+        const uint64_t m = sources_at(w, col, p);
+        if (!m) continue;
+        r->mine[n++] = (forage_item){
+            .key = th_drop_key(w->cell[k], th_id_slot(a->id[k])),
+            .sources = m,
+            .cell = cell,
+            .local = k,
+            .rank = me,
+            .crowd = crowd,
+            .kind = ITEM_PICKUP,
+        };
+    }
+    uint32_t total = 0;
+    forage_item *all = th_dist_gather_all(w, r->mine, n, sizeof *r->mine, (void **)&r->all,
+                                          &r->all_cap, 0, &total);
+    if (!all) {
+        th_dist_out_of_memory(w, "in the exchange of foraging");
+        return;
+    }
+    /* Marks and drops in any order; the candidates to the front, in global storage order. */
+    uint32_t picks = 0;
+    for (uint32_t i = 0; i < total; i++) {
+        th_colony *col = w->crowd_rt[all[i].crowd].colony;
+        if (all[i].kind == ITEM_DROP) col->delivered++;
+        else if (all[i].kind == ITEM_MARK) col->pher[all[i].cell] += col->def.deposit;
+        else {
+            const forage_item t = all[picks];
+            all[picks++] = all[i];
+            all[i] = t;
+        }
+    }
+    sort_items(all, picks);
+    for (uint32_t i = 0; i < picks; i++) {
+        const forage_item *e = &all[i];
+        th_colony *col = w->crowd_rt[e->crowd].colony;
+        /* source_at's rule: the lowest source holding the ant that still has food. */
+        uint64_t m = e->sources;
+        while (m && !col->remaining[__builtin_ctzll(m)]) m &= m - 1;
+        if (!m) continue;
+        col->remaining[__builtin_ctzll(m)]--;
+        col->taken++;
+        col->pher[e->cell] += col->def.deposit; /* it marks the food's cell as it turns */
+        if (e->rank != me) continue;
+        th_goal_state *s = &w->goal_state[th_id_slot(a->id[e->local])];
+        s->carrying = true;
+        s->angle = wrap_angle(s->angle + k_pi);
+        s->mark = e->cell;
+    }
+}
+
 void th_forage_update(th_world *w) {
     for (uint32_t c = 0; c < w->crowd_count; c++) {
         th_colony *col = w->crowd_rt[c].colony;
         if (col)
             th_pool_parallel_for(w->pool, (uint32_t)col->cols * (uint32_t)col->rows,
                                  EVAPORATE_CHUNK, evaporate_job, col);
+    }
+    if (th_dist_serial_active(w) || th_dist_serial_forced(w)) {
+        update_split(w);
+        return;
     }
     const th_agents *a = &w->buf[w->cur];
     for (uint32_t k = 0; k < w->count; k++) {

@@ -20,8 +20,11 @@ bool th_forage_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c
                          th_vec2 *dir);
 /* Integration: a searching ant senses ahead and turns (trail, food or random drift). */
 void th_forage_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v);
-/* Bookkeeping (serial): evaporation, then pickups, drops and deposits in storage order. */
+/* Bookkeeping (serial): evaporation, then pickups, drops and deposits in storage order (over
+ * several ranks: every rank's, exchanged, with the pickups replayed in global storage order). */
 void th_forage_update(th_world *w);
+/* The exchange buffers of th_forage_update over several ranks (world destruction). */
+void th_forage_replay_free(th_world *w);
 /* Colony state into the world hash. */
 void th_forage_hash(const th_world *w, struct th_hasher *h);
 

@@ -411,6 +411,7 @@ void th_world_destroy(th_world *w) {
     for (uint32_t t = 0; t < w->target_count; t++) th_free(w->target_points[t]);
     for (uint32_t c = 0; c < w->crowd_count; c++) th_free(w->crowd_route[c]);
     for (uint32_t c = 0; c < w->crowd_count; c++) th_forage_free(w->crowd_rt[c].colony);
+    th_forage_replay_free(w);
     th_goal_free(w);
     th_free(w->contact);
     th_free(w->contact_count);

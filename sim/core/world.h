@@ -249,6 +249,7 @@ struct th_world {
     bool goal_state_wanted;              /* such a crowd exists: goal_state grows with the agents */
     th_vec2 *crowd_route[TH_MAX_CROWDS]; /* each crowd's route waypoints (owned), or NULL */
     uint32_t colonies; /* foraging crowds: bookkeeping runs th_forage_update while > 0 */
+    struct th_forage_replay *forage_replay; /* its exchange buffers over ranks, or NULL */
     th_congestion cong[TH_MAX_CROWDS]; /* congestion-aware destination fields, cong_count used */
     uint32_t cong_count;
     uint32_t *cell_agents; /* per map cell: agents counted by the last refresh (with cong) */

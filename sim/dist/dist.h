@@ -23,9 +23,9 @@
  * congestion-aware ones from agent counts summed over ranks), the predator index (every
  * rank's predators gathered to all: sim/dist/dist_pred.h), bunkers, targets, spawners,
  * measurement totals, squads (updated from their members gathered from every rank,
- * sim/behave/squad.c), the step counter. Collective calls (every rank, same order):
- * th_dist_migrate, th_dist_ghosts, th_dist_ghost_floats, th_dist_sum_*, th_dist_max_f32,
- * th_dist_any, th_dist_or_u32, th_dist_hash. */
+ * sim/behave/squad.c), foraging colonies (pheromone grids, food left, counts), the step counter.
+ * Collective calls (every rank, same order): th_dist_migrate, th_dist_ghosts, th_dist_ghost_floats,
+ * th_dist_sum_*, th_dist_max_f32, th_dist_any, th_dist_or_u32, th_dist_hash. */
 #ifndef TH_SIM_DIST_H
 #define TH_SIM_DIST_H
 

@@ -708,19 +708,6 @@ bool th_world_dist_check(const th_world *w, th_error *err) { return th_dist_chec
 bool th_dist_check(const th_world *w, th_error *err) {
     const th_dist *d = w->dist;
     if (!d || d->ranks == 1) return true;
-    for (uint32_t c = 0; c < w->crowd_count; c++) {
-        const char *name = w->crowd_name[c];
-        const th_crowd_rt *rt = &w->crowd_rt[c];
-        const char *what = NULL;
-        if (rt->goal == TH_GOAL_FORAGE) what = "forages";
-        if (what) {
-            th_error_set(err, TH_ERR_STATE,
-                         "crowd '%s' %s; this does not run on more than one MPI rank yet (run "
-                         "with -np 1)",
-                         name, what);
-            return false;
-        }
-    }
     const char *what = NULL;
     if (w->def.enqueue_task) what = "a host task system";
     if (what) {

@@ -12,7 +12,10 @@
 # skipped when MemAvailable is below twice its estimate (ids on every rank, agents shared).
 #
 #   bench/mpi_scaling.sh --large [THRONG_BINARY] [STEPS] [AGENTS] [SCENES] [R_x_T ...]
-#   e.g. bench/mpi_scaling.sh --large build/mpi/throng 20 10000000 "flock pedestrians" 1x1 1x2 2x1 4x1
+#   e.g. bench/mpi_scaling.sh --large build/mpi/throng 20 10000000 "bench/flock_10m.yaml pedestrians" 1x1 1x2 2x1 4x1
+# A name resolves as `throng run` resolves it: in a checkout, flock is scenes/flock.yaml, whose
+# --agents scales the crowd and not its 501 m field (10 M boids there would see 1,500
+# neighbours each); bench/flock_1m.yaml and bench/flock_10m.yaml keep its density.
 #
 # On a machine with fewer cores than R x T the extra ranks are oversubscribed: their figures
 # show the cost of sharing cores, not scaling.

@@ -416,7 +416,7 @@ const char *th_boids_isa_name(th_boids_isa isa) {
  * pass: one 2-byte load per agent, and predators are few), then sorted into the predator
  * grid's cells, by id slot within a cell (as the main grid: the order is the agents', not their
  * storage's), and packed in that order, so the prey's lookups read contiguous floats. Nothing
- * is allocated: the arrays have the world's capacity (world.c, setup_grid). */
+ * is allocated: the arrays have the world's agent capacity (world.c, setup_grid). */
 void th_boids_prepare(th_world *w) {
     const uint32_t mask = w->pred_mask;
     if (!mask) return;

@@ -318,6 +318,63 @@ START_TEST(ids_identical_across_threads) {
 }
 END_TEST
 
+/* n agents on a lattice of 1 m, 39 to a row, starting at (x0, x0). */
+static void fill_lattice(th_world *w, uint32_t n, float x0) {
+    for (uint32_t i = 0; i < n; i++) add_at(w, x0 + (float)(i % 39), x0 + (float)(i / 39));
+}
+
+/* The agent arrays (what a rank stores) and the id table (what every rank holds) have a
+ * capacity each. In one process a fresh slot is taken only when none is free, so both grow at
+ * the same adds, doubling from 1,024; grown apart (as a rank grows its arrays for the agents it
+ * takes in), each keeps what it held and no result changes. */
+START_TEST(agent_and_id_capacities_grow_apart) {
+    th_world *w = plain_world(2, false), *twin = plain_world(2, false);
+    ck_assert_uint_eq(w->capacity, 1024);
+    ck_assert_uint_eq(w->id_capacity, 1024);
+    fill_lattice(w, 1500, 0.5f);
+    fill_lattice(twin, 1500, 0.5f);
+    ck_assert_uint_eq(w->capacity, 2048);
+    ck_assert_uint_eq(w->id_capacity, 2048);
+    /* Leave 500 slots free and take them again: neither capacity moves. */
+    th_error err;
+    for (uint32_t i = 0; i < 1500; i += 3) {
+        ck_assert(th_world_remove_agent(w, th_test_id(i), &err));
+        ck_assert(th_world_remove_agent(twin, th_test_id(i), &err));
+    }
+    th_world_step(w);
+    th_world_step(twin);
+    ck_assert_uint_eq(th_world_agent_count(w), 1000);
+    fill_lattice(w, 500, 0.25f);
+    fill_lattice(twin, 500, 0.25f);
+    ck_assert_uint_eq(th_world_id_slots(w), 1500);
+    ck_assert_uint_eq(w->capacity, 2048);
+    ck_assert_uint_eq(w->id_capacity, 2048);
+    /* Ids alone, then agents alone. */
+    ck_assert(th_world_reserve(w, 0, 5000));
+    ck_assert_uint_eq(w->capacity, 2048);
+    ck_assert_uint_eq(w->id_capacity, 8192);
+    ck_assert(th_world_reserve(w, 3000, 0));
+    ck_assert_uint_eq(w->capacity, 4096);
+    ck_assert_uint_eq(w->id_capacity, 8192);
+    /* Every agent is still found by its id, where the twin has it. */
+    const th_agent_view tv = th_world_agents(twin);
+    ck_assert_uint_eq(tv.count, 1500);
+    for (uint32_t k = 0; k < tv.count; k++) {
+        th_agent_state a;
+        ck_assert(th_world_get_agent(w, tv.id[k], &a));
+        ck_assert(a.position.x == tv.px[k] && a.position.y == tv.py[k]);
+    }
+    for (int s = 0; s < 20; s++) {
+        th_world_step(w);
+        th_world_step(twin);
+        ck_assert_msg(th_world_hash(w) == th_world_hash(twin), "step %d", s + 1);
+    }
+    ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
+    th_world_destroy(w);
+    th_world_destroy(twin);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("ids");
     TCase *t = tcase_create("ids");
@@ -328,6 +385,7 @@ int main(void) {
     tcase_add_test(t, lost_member_slot_reused_by_spawner);
     tcase_add_test(t, reused_slot_starts_fresh);
     tcase_add_test(t, ids_identical_across_threads);
+    tcase_add_test(t, agent_and_id_capacities_grow_apart);
     suite_add_tcase(s, t);
     return th_test_run(s);
 }

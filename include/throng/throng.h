@@ -141,7 +141,9 @@ typedef struct th_world_def {
     float timestep;      /* seconds per step, default 1/60 */
     uint64_t seed;       /* keys every random draw, default 1 */
     uint32_t threads;    /* worker threads including the caller; 0 = number of cores (default) */
-    uint32_t agent_capacity; /* agents to make room for up front (grows as needed); default 0 */
+    uint32_t agent_capacity; /* agents to make room for up front (grows as needed); default 0.
+                                Under several ranks: agents of the whole world, whose ids every
+                                rank holds; each stores its share */
     float cell_size;         /* terrain cell side, metres; 0 = no terrain map (no walls inside the
                                 world, no bunkers). The map has ceil(width / cell_size) x
                                 ceil(height / cell_size) cells, all open at first. Default 0 */

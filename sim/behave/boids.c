@@ -419,8 +419,8 @@ const char *th_boids_isa_name(th_boids_isa isa) {
  * storage's), and packed in that order, so the prey's lookups read contiguous floats. Under
  * several ranks each rank's own predators are gathered to all (sim/dist/dist_pred.c): the
  * tie by id slot makes the index the same as one process's whatever order they arrive in.
- * Nothing is allocated in one process: the arrays have at least the world's capacity (world.c,
- * setup_grid); under ranks they grow, doubling, to the most predators seen. */
+ * Nothing is allocated in one process: the arrays have at least the world's agent capacity
+ * (world.c, setup_grid); under ranks they grow, doubling, to the most predators seen. */
 void th_boids_prepare(th_world *w) {
     const uint32_t mask = w->pred_mask;
     if (!mask) return;

@@ -232,17 +232,22 @@ static int add_spawner(th_world *w, const th_spawner_def *def, th_error *err) {
     };
     s.total = s.s1 == UINT64_MAX ? s.limit : capped(&s, owed_by(&s, s.s1));
     /* Room for everything a bounded spawner will add, so that no step allocates for it. Other
-     * bounded spawners' agents still to come count too: reserve rounds up to a power of two. */
+     * bounded spawners' agents still to come count too: reserve rounds up to a power of two.
+     * Under several ranks each agent to come takes an id slot on every rank and may be stored
+     * on any: the id table needs room beside the agents of the whole world, and each rank's
+     * arrays beside its own. */
     if (s.total != UINT64_MAX) {
-        uint64_t need = (uint64_t)w->count + s.total;
+        uint64_t coming = s.total;
         for (uint32_t i = 0; i < f->spawner_count; i++) {
             const th_spawner *o = &f->sp[i];
-            if (o->total != UINT64_MAX) need += o->total - o->emitted;
+            if (o->total != UINT64_MAX) coming += o->total - o->emitted;
         }
-        if (need > TH_MAX_AGENTS) need = TH_MAX_AGENTS;
-        if (!th_world_reserve(w, (uint32_t)need)) {
+        uint64_t stored = (uint64_t)w->count + coming, ids = th_world_agent_count(w) + coming;
+        if (stored > TH_MAX_AGENTS) stored = TH_MAX_AGENTS;
+        if (ids > TH_MAX_AGENTS) ids = TH_MAX_AGENTS;
+        if (!th_world_reserve(w, (uint32_t)stored, (uint32_t)ids)) {
             th_error_set(err, TH_ERR_NOMEM, "spawner: out of memory for %llu agents",
-                         (unsigned long long)need);
+                         (unsigned long long)ids);
             return -1;
         }
     }

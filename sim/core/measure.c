@@ -8,7 +8,7 @@
  * measure nothing.
  *
  * Crossings need each agent's position after the previous step. It is kept by id slot in arrays
- * sized with the agent capacity (grown by th_world_add_agent's reserve, never in a step), and
+ * sized with the id capacity (grown by th_world_add_agent's reserve, never in a step), and
  * set when an agent is added, so a crossing in an agent's first step counts too. */
 #include <math.h>
 #include <stdio.h>
@@ -49,7 +49,7 @@ struct th_measure {
     uint32_t area_count;
     measure_line line[TH_MAX_MEASURE_LINES];
     uint32_t line_count;
-    th_vec2 *prev; /* by id, w->capacity entries; NULL until the first line. One array of
+    th_vec2 *prev; /* by id, w->id_capacity entries; NULL until the first line. One array of
                       pairs, not two: the step reads it scattered, and x and y then share
                       a cache line (two arrays cost a second miss per agent) */
 };
@@ -366,7 +366,7 @@ static int add_measure_line(th_world *w, const th_measure_line_def *def, th_erro
     }
     if (!m->prev) {
         /* The first line: every agent's path starts where it is now. */
-        if (!th_grow_array((void **)&m->prev, sizeof *m->prev, 0, w->capacity)) {
+        if (!th_grow_array((void **)&m->prev, sizeof *m->prev, 0, w->id_capacity)) {
             th_free(ring);
             th_error_set(err, TH_ERR_NOMEM, "out of memory");
             return -1;

@@ -7,7 +7,7 @@
 /* sim/core/measure.c: measurement areas and lines. Everything is a no-op while w->measure is NULL.
  */
 void th_measure_free(th_world *w);
-/* Agent capacity grew to `cap` ids (the first `keep` ids hold positions): grow the per-id
+/* The id capacity grew to `cap` slots (the first `keep` hold positions): grow the per-id
  * previous positions with it. False when memory is short. */
 bool th_measure_reserve(th_world *w, uint32_t keep, uint32_t cap);
 /* A new agent starts its path at `p`. */

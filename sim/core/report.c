@@ -6,8 +6,8 @@
  * event, shelter or squad code and the record cannot disagree with the state it describes.
  * Sheltering is monotonic: agents are admitted in the admit phase of the step they arrive in,
  * so the k-th sheltered agent's step is known the moment the count passes k and the list is
- * sorted by construction. Its array is sized with the agent arrays (th_report_reserve, called
- * from the world's reserve), never inside a step. */
+ * sorted by construction. Its array is sized with the departure history (th_report_reserve,
+ * called from the world's reserve_history), never inside a step. */
 #include <string.h>
 
 #include "engine/alloc.h"
@@ -17,7 +17,7 @@
 
 struct th_report {
     uint32_t *sheltered_at; /* [k]: steps after which the (k+1)-th agent was sheltered; sized
-                               with the agent capacity in worlds with a map, else NULL */
+                               with the history capacity in worlds with a map, else NULL */
     uint32_t recorded;      /* entries of sheltered_at filled (== stats.sheltered) */
     uint32_t buried_seen;   /* stats.buried at the last look */
     bool destroyed[TH_MAX_BUNKERS], full[TH_MAX_BUNKERS];

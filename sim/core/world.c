@@ -266,26 +266,44 @@ static bool reserve_contacts_for(th_world *w, float radius) {
     return true;
 }
 
-static bool reserve(th_world *w, uint32_t n) {
-    if (n <= w->capacity) return true;
-    uint32_t cap = w->capacity ? w->capacity : 1024;
+/* Capacities grow from 1,024 by doubling, up to TH_MAX_AGENTS. */
+static uint32_t grown_capacity(uint32_t cap, uint32_t n) {
+    cap = cap ? cap : 1024;
     while (cap < n) cap = cap > TH_MAX_AGENTS / 2 ? TH_MAX_AGENTS : cap * 2;
+    return cap;
+}
+
+/* Room for n agents stored: the agent arrays and what is sized with them (chunk statistics,
+ * the spawning scratch, contact lists, the grids' index arrays, the predator index). */
+static bool reserve_agents(th_world *w, uint32_t n) {
+    if (n <= w->capacity) return true;
+    const uint32_t cap = grown_capacity(w->capacity, n);
     uint32_t keep = w->count;
     uint32_t chunks_old = (w->capacity + TH_CHUNK - 1) / TH_CHUNK;
     uint32_t chunks_new = (cap + TH_CHUNK - 1) / TH_CHUNK;
-    /* Ids: every slot in use holds an agent alive, so the per-id arrays need no more slots
-     * than the agent arrays hold agents. */
     bool ok =
         grow_agents(w, &w->buf[w->cur], keep, cap) &&
-        grow_agents(NULL, &w->buf[w->cur ^ 1], 0, cap) && grow_ids(w, cap) &&
+        grow_agents(NULL, &w->buf[w->cur ^ 1], 0, cap) &&
         th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new) &&
-        th_measure_reserve(w, w->id_top, cap) && th_flow_reserve(w, cap, w->history_capacity);
+        th_flow_reserve(w, cap, w->history_capacity);
     if (!ok) return false;
     w->capacity = cap;
     return reserve_contacts_for(w, w->max_radius) && setup_grid(w);
 }
 
-bool th_world_reserve(th_world *w, uint32_t n) { return reserve(w, n); }
+/* Room for n id slots: the id table, the per-id arrays and the measured positions, keeping the
+ * slots used. */
+static bool reserve_ids(th_world *w, uint32_t n) {
+    if (n <= w->id_capacity) return true;
+    const uint32_t cap = grown_capacity(w->id_capacity, n);
+    if (!grow_ids(w, cap) || !th_measure_reserve(w, w->id_top, cap)) return false;
+    w->id_capacity = cap;
+    return true;
+}
+
+bool th_world_reserve(th_world *w, uint32_t stored, uint32_t ids) {
+    return reserve_agents(w, stored) && reserve_ids(w, ids);
+}
 
 /* ---- world ------------------------------------------------------------------------------ */
 
@@ -378,8 +396,15 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
         th_world_destroy(w);
         return NULL;
     }
-    if (!reserve(w, d.agent_capacity ? d.agent_capacity : 1024) ||
-        (d.cell_size > 0.0f && !th_nav_world_init(w)) || !reserve_history(w, w->capacity)) {
+    /* agent_capacity counts the agents of the whole world: every rank holds their ids, and
+     * stores its share of an even cut, with the room for strips to come and go that the
+     * exchanges keep (sim/dist/dist_mpi.c); a rank given more grows as agents are added. */
+    const uint32_t agents = d.agent_capacity ? d.agent_capacity : 1024;
+    const uint32_t ranks = (uint32_t)th_dist_ranks(w);
+    uint64_t share = ((uint64_t)agents + ranks - 1) / ranks;
+    if (ranks > 1) share += share / 4;
+    if (!reserve_agents(w, (uint32_t)share) || !reserve_ids(w, agents) ||
+        (d.cell_size > 0.0f && !th_nav_world_init(w)) || !reserve_history(w, w->id_capacity)) {
         th_error_set(err, TH_ERR_NOMEM, "out of memory");
         th_world_destroy(w);
         return NULL;
@@ -538,8 +563,8 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     /* Goal state per id, kept from the first crowd that needs it on (agents of other crowds
      * added before hold zeros they never read). */
     if (th_goal_stateful(d.goal.kind) && !w->goal_state_wanted) {
-        if (w->capacity > 0 &&
-            !th_grow_array((void **)&w->goal_state, sizeof *w->goal_state, 0, w->capacity)) {
+        if (w->id_capacity > 0 &&
+            !th_grow_array((void **)&w->goal_state, sizeof *w->goal_state, 0, w->id_capacity)) {
             th_free(route);
             th_forage_free(colony);
             th_error_set(err, TH_ERR_NOMEM, "out of memory");
@@ -714,11 +739,12 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
         return TH_INVALID_AGENT;
     }
     /* Under several ranks every rank takes the id (the id table is replicated), and only the
-     * owner stores the agent: the id table grows with the slots used anywhere. */
+     * owner stores the agent: the id table grows with the slots used anywhere, the agent
+     * arrays with the agents stored here. A fresh slot is taken only when none is free. */
     const bool own = th_dist_owns(w, position);
-    uint32_t need = w->count + 1;
-    if (w->dist && w->id_top + 1 > need) need = w->id_top + 1;
-    if (!reserve(w, need) || !reserve_history(w, w->spawned + 1)) {
+    const uint32_t slots = w->id_free_count ? w->id_top : w->id_top + 1;
+    if ((own && !reserve_agents(w, w->count + 1)) || !reserve_ids(w, slots) ||
+        !reserve_history(w, w->spawned + 1)) {
         th_error_set(err, TH_ERR_NOMEM, "out of memory for %u agents", w->count + 1);
         return TH_INVALID_AGENT;
     }

@@ -228,7 +228,7 @@ struct th_world {
     th_agents buf[2];
     uint32_t cur;
     uint32_t count;    /* agents alive (on this rank: the agents it owns) */
-    uint32_t capacity; /* agents the arrays hold */
+    uint32_t capacity; /* agents the per-agent arrays hold (on this rank: owned + ghosts) */
     /* Under several ranks (sim/dist/dist.h): copies of neighbours' agents stored after the
      * owned ones, [count, count + ghosts), read as neighbours only; the agents alive in the
      * whole world (replicated); the ranks' shared state. One process: 0, count, NULL. */
@@ -241,7 +241,7 @@ struct th_world {
     TH_AGENT_ARRAYS(TH_AGENT_DECLARE_ONE)
 #undef TH_AGENT_DECLARE_ONE
 
-    /* The per-id arrays, by slot (TH_ID_TABLE, TH_ID_ARRAYS): `capacity` entries each. */
+    /* The per-id arrays, by slot (TH_ID_TABLE, TH_ID_ARRAYS): `id_capacity` entries each. */
 #define TH_ID_DECLARE(name, T, wanted) T *name;
     TH_ID_TABLE(TH_ID_DECLARE)
     TH_ID_ARRAYS(TH_ID_DECLARE)
@@ -266,10 +266,18 @@ struct th_world {
     /* The id table (TH_ID_TABLE): slots [0, id_top) have been used, the free ones among them
      * stacked in id_free[0, id_free_count). Every slot in use holds an agent alive, so
      * id_top = count + id_free_count never exceeds the most agents alive at once, and the
-     * per-id arrays (capacity entries, grown with the agent arrays) follow the agents alive,
-     * not all agents ever added. */
+     * per-id arrays follow the agents alive, not all agents ever added.
+     *
+     * Two capacities, grown each on its own (doubling, world.c): `capacity` sizes what is
+     * stored per agent, `id_capacity` what is kept per id slot (the id table, the per-id
+     * arrays, the measured positions). In one process both grow at the same adds to the same
+     * sizes: a slot is taken only when none is free, when id_top = count. Under several ranks
+     * the id table is replicated (every rank holds every slot in use anywhere) while each rank
+     * stores only its owned agents and ghosts, so a rank's agent arrays follow its strip and
+     * not the whole world. */
     uint32_t id_top;
     uint32_t id_free_count;
+    uint32_t id_capacity;      /* id slots the per-id arrays hold */
     uint32_t spawned;          /* agents ever added */
     uint32_t history_capacity; /* departures the report and flow histories hold (world.c) */
 
@@ -340,10 +348,12 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
  * exits and removals never meet). */
 #define TH_MARK_EXIT    0x80u
 void th_world_drop_marked(th_world *w);
-/* sim/core/world.c: make room for n agents alive (and their id slots: never more than the agents
- * alive) between steps, or in the events phase for an endless spawner; false when memory is
+/* sim/core/world.c: make room for `stored` agents stored on this rank (one process: the agents
+ * alive) and `ids` id slots (the agents alive in the whole world: an id slot in use holds an agent
+ * alive), each grown on its own; 0 asks nothing of one. Between steps, in the events phase for
+ * an endless spawner, or in the grid phase for the agents a rank takes in; false when memory is
  * short. */
-bool th_world_reserve(th_world *w, uint32_t n);
+bool th_world_reserve(th_world *w, uint32_t stored, uint32_t ids);
 /* sim/core/world.c: make the predator index hold n predators (doubling past pred_capacity; the
  * arrays' contents are lost): under several ranks every rank indexes the predators of all, more
  * than its own capacity may hold. False when memory is short. */

@@ -99,7 +99,7 @@ static void world_reserve(th_world *w, uint32_t n) {
     /* Room for the strip's agents to come and go without growing every step. */
     uint64_t want = (uint64_t)n + n / 4;
     if (want > TH_MAX_AGENTS) want = TH_MAX_AGENTS;
-    if (!th_world_reserve(w, (uint32_t)want)) {
+    if (!th_world_reserve(w, (uint32_t)want, 0)) {
         fprintf(stderr, "throng: rank %d: out of memory for %u agents\n", w->dist->rank, n);
         MPI_Abort(w->dist->comm, 1);
     }

@@ -13,6 +13,11 @@
  * th_world_schedule after every step, and a difference is a violation). Squads are held by
  * every rank (th_world_get_squad answers everywhere).
  *
+ * Threads: the engine makes its MPI calls on the thread that steps the world (between the
+ * parallel phases, never inside them), so MPI_THREAD_FUNNELED suffices when that thread is the
+ * one that initialised MPI. A host's own task system (th_world_def.enqueue_task) runs only the
+ * parallel phases and works under ranks as in one process.
+ *
  * th_world_hash, th_world_get_stats and th_world_agent_count are collective too and answer
  * for the whole world on every rank. th_world_get_agent answers only on the agent's owner, and
  * th_world_agents views this rank's own agents (ghost copies are not in it); so does
@@ -53,8 +58,9 @@ typedef struct th_dist_stats {
 TH_API int th_world_rank(const th_world *w);
 /** Number of ranks sharing the world (1 without a th_dist_def). */
 TH_API int th_world_ranks(const th_world *w);
-/** Features the world uses that do not run on more than one rank (a host task system), and a
- *  world too thin for its ranks: false with `err` naming the first. True for one rank. */
+/** Whether the world can be split over its ranks: false with `err` when it has too few grid
+ *  rows for them (each rank's strip needs as many rows as the widest neighbour search, on both
+ *  sides). True for one rank. Every feature of the engine runs on several ranks. */
 TH_API bool th_world_dist_check(const th_world *w, th_error *err);
 /** This rank's exchange figures. */
 TH_API th_dist_stats th_world_dist_stats(const th_world *w);

@@ -84,8 +84,8 @@ uint64_t th_dist_hash(const th_world *w, void (*head)(const th_world *, struct t
  *  same cut from the same summed histogram. */
 void th_dist_cut(const uint32_t *hist, int32_t ny, int ranks, int32_t min_rows, int32_t *row_lo);
 
-/** Features not distributed yet: an error naming the first one the world uses when it runs on
- *  more than one rank. */
+/** Whether the world can be split over its ranks: false with `err` when it has too few grid
+ *  rows for them (every strip needs its ghost rows on both sides). True for one rank. */
 bool th_dist_check(const th_world *w, th_error *err);
 
 #endif

@@ -701,22 +701,13 @@ uint64_t th_dist_hash(const th_world *w, void (*head)(const th_world *, struct t
     return h64;
 }
 
-/* ---- what is not distributed yet ---------------------------------------------------------- */
+/* ---- whether the world can be split ---------------------------------------------------------- */
 
 bool th_world_dist_check(const th_world *w, th_error *err) { return th_dist_check(w, err); }
 
 bool th_dist_check(const th_world *w, th_error *err) {
     const th_dist *d = w->dist;
     if (!d || d->ranks == 1) return true;
-    const char *what = NULL;
-    if (w->def.enqueue_task) what = "a host task system";
-    if (what) {
-        th_error_set(err, TH_ERR_STATE,
-                     "the scene uses %s; this does not run on more than one MPI rank yet (run "
-                     "with -np 1)",
-                     what);
-        return false;
-    }
     const int32_t K = halo_rows(w), m = min_rows(w, K);
     if (w->grid.ny < d->ranks * m) {
         th_error_set(err, TH_ERR_LIMIT,

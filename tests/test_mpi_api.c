@@ -1,0 +1,200 @@
+/* The embedding API over several MPI ranks (builds with THRONG_MPI=ON; run under mpirun: tests/
+ * CMakeLists.txt): what a host program does that the command does not.
+ *
+ * - A host's own task system (th_scene_opts.enqueue_task) in place of the built-in pool, on
+ *   every rank: the parallel phases run on the host's threads, the exchanges stay on the
+ *   thread that steps (MPI_THREAD_FUNNELED). The state hash must be that of one process on the
+ *   built-in pool with one thread.
+ * - Collective calls between steps, made by every rank with the same arguments: adding agents
+ *   (stored by one rank only), removing agents (stored on another), joining them to a squad.
+ *   The hash after each step must follow one process making the same calls.
+ *
+ * The references are computed on every rank, by a world of its own without ranks. Plain main,
+ * not the check framework: check forks each test, and a forked child cannot call MPI. A failed
+ * assertion aborts every rank. */
+#include <mpi.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "throng/dist.h"
+
+#ifndef THRONG_SCENES_DIR
+#error "THRONG_SCENES_DIR must name the scene library"
+#endif
+#ifndef THRONG_TEST_DATA
+#error "THRONG_TEST_DATA must name the test data folder"
+#endif
+
+static int rank, ranks;
+
+static void fail(int line, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "rank %d: test_mpi_api.c:%d: ", rank, line);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+#define CHECK(c, ...)                          \
+    do {                                       \
+        if (!(c)) fail(__LINE__, __VA_ARGS__); \
+    } while (0)
+
+/* ---- a host's task system: WORKERS threads per task, one contiguous share each ------------- */
+
+enum { WORKERS = 3 };
+
+typedef struct job {
+    th_task_fn *task;
+    void *ctx;
+    uint32_t begin[WORKERS], end[WORKERS], worker[WORKERS];
+    pthread_t thread[WORKERS];
+    bool started[WORKERS];
+} job;
+
+typedef struct share {
+    job *j;
+    uint32_t k;
+} share;
+
+static void *share_main(void *arg) {
+    share *s = arg;
+    s->j->task(s->j->begin[s->k], s->j->end[s->k], s->k, s->j->ctx);
+    free(s);
+    return NULL;
+}
+
+/* Shares of whole `min_range` ranges; the last worker takes the rest. Threads that cannot start
+ * leave their share to the stepping thread, in finish. */
+static void *host_enqueue(th_task_fn *task, uint32_t items, uint32_t min_range, void *ctx,
+                          void *user) {
+    (void)user;
+    job *j = calloc(1, sizeof *j);
+    CHECK(j, "out of memory");
+    j->task = task;
+    j->ctx = ctx;
+    const uint32_t ranges = (items + min_range - 1) / min_range;
+    for (uint32_t k = 0; k < WORKERS; k++) {
+        uint32_t b = (uint32_t)((uint64_t)ranges * k / WORKERS) * min_range;
+        uint32_t e = (uint32_t)((uint64_t)ranges * (k + 1) / WORKERS) * min_range;
+        j->begin[k] = b < items ? b : items;
+        j->end[k] = e < items ? e : items;
+        share *s = malloc(sizeof *s);
+        CHECK(s, "out of memory");
+        *s = (share){j, k};
+        j->started[k] = pthread_create(&j->thread[k], NULL, share_main, s) == 0;
+        if (!j->started[k]) free(s);
+    }
+    return j;
+}
+
+static void host_finish(void *handle, void *user) {
+    (void)user;
+    job *j = handle;
+    for (uint32_t k = 0; k < WORKERS; k++) {
+        if (j->started[k]) pthread_join(j->thread[k], NULL);
+        else j->task(j->begin[k], j->end[k], k, j->ctx);
+    }
+    free(j);
+}
+
+/* ---- worlds ------------------------------------------------------------------------------- */
+
+static th_world *load(const char *path, bool dist, bool host) {
+    struct th_dist_def d = {.comm = MPI_COMM_WORLD, .rebalance_every = 16};
+    th_scene_opts o = {.threads = host ? WORKERS : 1, .dist = dist ? &d : NULL};
+    if (host) {
+        o.enqueue_task = host_enqueue;
+        o.finish_task = host_finish;
+    }
+    th_error err = {0};
+    th_world *w = th_scene_load(path, &o, NULL, &err);
+    CHECK(w, "%s: %s", path, err.message);
+    if (dist) CHECK(th_world_dist_check(w, &err), "%s: %s", path, err.message);
+    return w;
+}
+
+/* A scene stepped over the ranks on the host's threads against one process on the pool. */
+static void host_tasks(const char *path, int steps) {
+    th_world *one = load(path, false, false), *all = load(path, true, true);
+    for (int s = 1; s <= steps; s++) {
+        th_world_step(one);
+        th_world_step(all);
+        if (s % 50 && s != steps) continue;
+        const uint64_t a = th_world_hash(one), b = th_world_hash(all);
+        CHECK(a == b, "%s, host tasks: step %d: hash %016llx over %d ranks, one process %016llx",
+              path, s, (unsigned long long)b, ranks, (unsigned long long)a);
+    }
+    th_world_destroy(one);
+    th_world_destroy(all);
+}
+
+/* Squad member `i` of squad 0, or a null id. */
+static th_agent_id member(const th_world *w, uint32_t i) {
+    th_agent_id id = {0};
+    th_world_squad_member(w, (th_squad_id){1}, i, &id, NULL);
+    return id;
+}
+
+/* Between steps, on both worlds alike: at step 40 a member of squad 0 leaves and two new
+ * agents join it, one at the squad's centre and one at the far end of the map (stored by
+ * another rank than the centre's); at step 120 the first joiner is
+ * removed. An agent already in the squad is refused on every rank. */
+static void squad_calls(const char *path, int steps) {
+    th_world *w[2] = {load(path, false, false), load(path, true, false)};
+    th_agent_id joined[2] = {{0}, {0}};
+    for (int s = 1; s <= steps; s++) {
+        for (int i = 0; i < 2; i++) {
+            th_error err = {0};
+            if (s == 40) {
+                const th_agent_id gone = member(w[i], 1);
+                CHECK(th_agent_id_valid(gone), "squad 0 has no member 1");
+                CHECK(th_world_remove_agent(w[i], gone, &err), "%s", err.message);
+                th_squad_info q;
+                CHECK(th_world_get_squad(w[i], (th_squad_id){1}, &q), "no squad 0");
+                const th_vec2 far = {q.centre.x, q.centre.y < 30.0f ? 57.0f : 3.0f};
+                const th_vec2 at[2] = {q.centre, far};
+                for (int k = 0; k < 2; k++) {
+                    const th_agent_id id =
+                        th_world_add_agent(w[i], (th_crowd_id){1}, at[k], th_v2(0, 0), &err);
+                    CHECK(th_agent_id_valid(id), "%s", err.message);
+                    CHECK(th_world_squad_join(w[i], (th_squad_id){1}, id, &err), "%s", err.message);
+                    if (k == 0) joined[i] = id;
+                }
+                CHECK(!th_world_squad_join(w[i], (th_squad_id){1}, joined[i], &err),
+                      "a member joined its squad twice");
+            }
+            if (s == 120) CHECK(th_world_remove_agent(w[i], joined[i], &err), "%s", err.message);
+            th_world_step(w[i]);
+        }
+        const uint64_t a = th_world_hash(w[0]), b = th_world_hash(w[1]);
+        CHECK(a == b, "%s, squad calls: step %d: hash %016llx over %d ranks, one process %016llx",
+              path, s, (unsigned long long)b, ranks, (unsigned long long)a);
+        th_squad_info x, y;
+        CHECK(th_world_get_squad(w[0], (th_squad_id){1}, &x) &&
+                  th_world_get_squad(w[1], (th_squad_id){1}, &y),
+              "no squad 0");
+        CHECK(x.members == y.members, "step %d: squad 0 has %u members over ranks, %u in one", s,
+              y.members, x.members);
+    }
+    th_world_destroy(w[0]);
+    th_world_destroy(w[1]);
+}
+
+int main(int argc, char **argv) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    CHECK(provided >= MPI_THREAD_FUNNELED, "MPI gives no MPI_THREAD_FUNNELED");
+    host_tasks(THRONG_TEST_DATA "/mpi/city_boids.yaml", 200);
+    host_tasks(THRONG_TEST_DATA "/mpi/shelter_full.yaml", 300);
+    host_tasks(THRONG_SCENES_DIR "/squads.yaml", 300);
+    squad_calls(THRONG_TEST_DATA "/mpi/squads_cross.yaml", 300);
+    if (rank == 0) printf("test_mpi_api: every case passed on %d ranks\n", ranks);
+    MPI_Finalize();
+    return 0;
+}

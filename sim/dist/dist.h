@@ -67,8 +67,12 @@ void th_dist_sum_u32(th_world *w, uint32_t *v, uint32_t n);
 void th_dist_max_f32(th_world *w, float *v, uint32_t n);
 /** Logical or over ranks. */
 bool th_dist_any(th_world *w, bool v);
-/** Element-wise bitwise or over ranks, in place (validation: the id slots each rank holds). */
+/** Element-wise bitwise or over ranks, in place: the id slots each rank holds (validation), or
+ *  the exact transfer of values one rank holds (the others give zeros). */
 void th_dist_or_u32(th_world *w, uint32_t *v, uint32_t n);
+/** Count `bytes` sent by a collective made outside this file's calls (th_dist_gather_all) in
+ *  the step's reductions and gathers (th_dist_stats.reduce_bytes). */
+void th_dist_count_sent(th_world *w, uint64_t bytes);
 
 /** th_world_hash over ranks: every owned agent's (id, crowd, position, velocity) gathered on
  *  rank 0, hashed there in id slot order exactly as one process does, the result broadcast.

@@ -618,6 +618,10 @@ void th_dist_or_u32(th_world *w, uint32_t *v, uint32_t n) {
     w->dist->stats.reduce_bytes += (uint64_t)n * 4u;
 }
 
+void th_dist_count_sent(th_world *w, uint64_t bytes) {
+    if (w->dist) w->dist->stats.reduce_bytes += bytes;
+}
+
 /* ---- the hash ----------------------------------------------------------------------------- */
 
 typedef struct hashed {

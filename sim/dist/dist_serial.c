@@ -128,19 +128,6 @@ static int rank_of(const th_world *w) { return th_dist_rank(w); }
 
 bool th_dist_serial_active(const th_world *w) { return ranks_of(w) > 1; }
 
-/* Element-wise bitwise or over ranks, in place: the exact transfer of values one rank holds
- * (the others give zeros). */
-static void or_u32(th_world *w, uint32_t *v, uint32_t n) {
-#ifdef THRONG_MPI
-    if (ranks_of(w) > 1 && n > 0)
-        MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT32_T, MPI_BOR, th_dist_comm(w));
-#else
-    (void)w;
-    (void)v;
-    (void)n;
-#endif
-}
-
 void th_dist_out_of_memory(th_world *w, const char *what) {
 #ifdef THRONG_MPI
     if (ranks_of(w) > 1) {
@@ -183,6 +170,7 @@ void *th_dist_gather_all(th_world *w, const void *mine, uint32_t n, size_t elem,
             th_dist_out_of_memory(w, "for a gather");
         MPI_Allgatherv(mine, bytes, MPI_BYTE, *buf, s->counts, s->displs, MPI_BYTE,
                        th_dist_comm(w));
+        th_dist_count_sent(w, 4u + (uint64_t)bytes);
         *total = all;
         return *buf;
     }
@@ -285,7 +273,7 @@ void th_dist_targets(th_world *w) {
         memcpy(&e[3], &w->target_vel[t].x, 4);
         memcpy(&e[4], &w->target_vel[t].y, 4);
     }
-    or_u32(w, v, n * 5);
+    th_dist_or_u32(w, v, n * 5); /* the exact transfer of values one rank holds */
     for (uint32_t t = 0; t < n; t++) {
         if (w->target_def[t].kind != TH_TARGET_AGENT) continue;
         const uint32_t *e = &v[t * 5];

@@ -8,6 +8,9 @@
  * - Collective calls between steps, made by every rank with the same arguments: adding agents
  *   (stored by one rank only), removing agents (stored on another), joining them to a squad.
  *   The hash after each step must follow one process making the same calls.
+ * - The state hash gathered in rounds of a few id slots (as a world of millions is: rank 0
+ *   never holds more than one round) is the hash of one process, on a world whose free list
+ *   reuses slots.
  *
  * The references are computed on every rank, by a world of its own without ranks. Plain main,
  * not the check framework: check forks each test, and a forked child cannot call MPI. A failed
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "sim/dist/dist.h"
 #include "throng/dist.h"
 
 #ifndef THRONG_SCENES_DIR
@@ -184,6 +188,27 @@ static void squad_calls(const char *path, int steps) {
     th_world_destroy(w[1]);
 }
 
+/* The hash's gather in rounds of `slots` id slots, against one process, every 50 steps. */
+static void hash_rounds(const char *path, int steps) {
+    th_world *one = load(path, false, false), *all = load(path, true, false);
+    const uint32_t rounds[] = {0, 1, 7, 64};
+    for (int s = 1; s <= steps; s++) {
+        th_world_step(one);
+        th_world_step(all);
+        if (s % 50) continue;
+        const uint64_t ref = th_world_hash(one);
+        for (size_t r = 0; r < sizeof rounds / sizeof rounds[0]; r++) {
+            th_dist_set_hash_round(all, rounds[r]);
+            const uint64_t got = th_world_hash(all);
+            CHECK(got == ref,
+                  "%s: step %d: hash %016llx in rounds of %u slots, one process %016llx", path, s,
+                  (unsigned long long)got, rounds[r], (unsigned long long)ref);
+        }
+    }
+    th_world_destroy(one);
+    th_world_destroy(all);
+}
+
 int main(int argc, char **argv) {
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
@@ -194,6 +219,7 @@ int main(int argc, char **argv) {
     host_tasks(THRONG_TEST_DATA "/mpi/shelter_full.yaml", 300);
     host_tasks(THRONG_SCENES_DIR "/squads.yaml", 300);
     squad_calls(THRONG_TEST_DATA "/mpi/squads_cross.yaml", 300);
+    hash_rounds(THRONG_TEST_DATA "/mpi/shelter_full.yaml", 400);
     if (rank == 0) printf("test_mpi_api: every case passed on %d ranks\n", ranks);
     MPI_Finalize();
     return 0;

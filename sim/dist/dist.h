@@ -81,6 +81,10 @@ struct th_hasher;
 uint64_t th_dist_hash(const th_world *w, void (*head)(const th_world *, struct th_hasher *),
                       void (*tail)(const th_world *, struct th_hasher *));
 
+/** Tests: gather the hash's records in rounds of `slots` id slots (0 = the default, 2^20), to
+ *  check the rounds on small worlds. */
+void th_dist_set_hash_round(th_world *w, uint32_t slots);
+
 /** The strips of `ranks` ranks over `ny` grid rows holding hist[y] agents each: rank r gets rows
  *  [row_lo[r], row_lo[r + 1]) (row_lo has ranks + 1 entries; row_lo[ranks] = ny). Rank r starts
  *  at the first row where the count below reaches r / ranks of all agents, then every strip is

@@ -31,6 +31,7 @@ struct th_dist {
     MPI_Comm comm;
     int rank, ranks;
     uint32_t rebalance_every;
+    uint32_t hash_round;         /* id slots per round of the hash's gather */
     int32_t nx, ny;              /* the grid the cut is for */
     int32_t halo;                /* ghost rows on each side: the widest block a crowd walks, >= 1 */
     bool cut;                    /* row_lo/row_hi hold a cut for (nx, ny, halo) */
@@ -629,61 +630,68 @@ typedef struct hashed {
     float px, py, vx, vy;
 } hashed;
 
+/* Id slots per round of the hash's gather: rank 0 holds at most this many records (28 MiB)
+ * whatever the size of the world, and no rank sends more than 2 GiB (MPI's int counts). */
+#define TH_HASH_ROUND (1u << 20)
+
+static void hash_abort(const th_dist *d, const char *what) {
+    fprintf(stderr, "throng: rank %d: %s\n", d->rank, what);
+    MPI_Abort(d->comm, 1);
+}
+
+/* One process hashes its agents in id slot order. Over ranks, rank 0 hashes them the same way
+ * from the owners' records, gathered in rounds of TH_HASH_ROUND id slots: each rank lists the
+ * agents it owns in the round's slot range in slot order (slot_of_id names them; O(slots) per
+ * rank over the whole hash), rank 0 files them by slot and hashes the round. */
 uint64_t th_dist_hash(const th_world *w, void (*head)(const th_world *, struct th_hasher *),
                       void (*tail)(const th_world *, struct th_hasher *)) {
     const th_dist *d = w->dist;
     const th_agents *a = &w->buf[w->cur];
     const int R = d->ranks;
+    const bool root = d->rank == 0;
+    const uint32_t most = d->hash_round ? d->hash_round : TH_HASH_ROUND;
+    const uint32_t round = w->id_top < most ? w->id_top + 1u : most;
     /* Called between steps: allocating here is allowed. */
-    hashed *mine = th_calloc(w->count + 1u, sizeof *mine);
+    hashed *mine = th_calloc(round, sizeof *mine);
     int *counts = th_calloc((size_t)R, sizeof *counts),
         *displ = th_calloc((size_t)R, sizeof *displ);
-    if (!mine || !counts || !displ) {
-        fprintf(stderr, "throng: rank %d: out of memory for the state hash\n", d->rank);
-        MPI_Abort(d->comm, 1);
-    }
-    for (uint32_t k = 0; k < w->count; k++) {
-        mine[k] = (hashed){th_id_slot(a->id[k]),
-                           a->id[k].generation,
-                           a->crowd[k],
-                           a->px[k],
-                           a->py[k],
-                           a->vx[k],
-                           a->vy[k]};
-    }
-    int nbytes = (int)(w->count * sizeof(hashed));
-    MPI_Gather(&nbytes, 1, MPI_INT, counts, 1, MPI_INT, 0, d->comm);
-    size_t total = 0;
-    if (d->rank == 0)
-        for (int r = 0; r < R; r++) displ[r] = (int)total, total += (size_t)counts[r];
-    hashed *all = d->rank == 0 ? th_calloc(total / sizeof(hashed) + 1, sizeof *all) : NULL;
-    uint32_t *at = d->rank == 0 ? th_calloc((size_t)w->id_top + 1, sizeof *at) : NULL;
-    if (d->rank == 0 && (!all || !at)) {
-        fprintf(stderr, "throng: rank 0: out of memory for the state hash\n");
-        MPI_Abort(d->comm, 1);
-    }
-    MPI_Gatherv(mine, nbytes, MPI_BYTE, all, counts, displ, MPI_BYTE, 0, d->comm);
-    uint64_t h64 = 0;
-    if (d->rank == 0) {
-        const uint32_t n = (uint32_t)(total / sizeof(hashed));
-        for (uint32_t s = 0; s < w->id_top; s++) at[s] = UINT32_MAX;
-        /* Every agent alive is owned by exactly one rank: anything else is a broken layout,
-         * which a hash must not paper over. */
-        bool ok = n == w->total;
-        for (uint32_t i = 0; ok && i < n; i++) {
-            ok = all[i].slot < w->id_top && at[all[i].slot] == UINT32_MAX;
-            if (ok) at[all[i].slot] = i;
+    hashed *all = root ? th_calloc(round, sizeof *all) : NULL;
+    uint32_t *at = root ? th_calloc(round, sizeof *at) : NULL;
+    if (!mine || !counts || !displ || (root && (!all || !at)))
+        hash_abort(d, "out of memory for the state hash");
+    th_hasher h = th_hash_begin();
+    if (root) head(w, &h);
+    uint64_t held = 0; /* agents gathered, over all rounds (rank 0) */
+    bool ok = true;
+    for (uint32_t lo = 0; lo < w->id_top; lo += round) {
+        const uint32_t hi = w->id_top - lo < round ? w->id_top : lo + round;
+        uint32_t n = 0;
+        for (uint32_t s = lo; s < hi; s++) {
+            const uint32_t k = w->slot_of_id[s];
+            if (k >= w->count) continue; /* free, or stored on another rank */
+            mine[n++] = (hashed){
+                s, a->id[k].generation, a->crowd[k], a->px[k], a->py[k], a->vx[k], a->vy[k]};
         }
-        if (!ok) {
-            fprintf(stderr,
-                    "throng: ranks hold %u agents for %u alive (an agent owned twice or by "
-                    "none)\n",
-                    n, w->total);
-            MPI_Abort(d->comm, 1);
+        int nbytes = (int)(n * sizeof(hashed));
+        MPI_Gather(&nbytes, 1, MPI_INT, counts, 1, MPI_INT, 0, d->comm);
+        size_t total = 0;
+        if (root)
+            for (int r = 0; r < R; r++) displ[r] = (int)total, total += (size_t)counts[r];
+        /* Every agent alive is owned by exactly one rank, so a round holds at most `round`
+         * records; more is a broken layout, which a hash must not paper over. */
+        if (root && total > (size_t)round * sizeof(hashed))
+            hash_abort(d, "ranks hold more agents than id slots (an agent owned twice)");
+        MPI_Gatherv(mine, nbytes, MPI_BYTE, all, counts, displ, MPI_BYTE, 0, d->comm);
+        if (!root || !ok) continue;
+        const uint32_t got = (uint32_t)(total / sizeof(hashed));
+        held += got;
+        for (uint32_t s = 0; s < hi - lo; s++) at[s] = UINT32_MAX;
+        for (uint32_t i = 0; ok && i < got; i++) {
+            const uint32_t s = all[i].slot - lo;
+            ok = all[i].slot >= lo && s < hi - lo && at[s] == UINT32_MAX;
+            if (ok) at[s] = i;
         }
-        th_hasher h = th_hash_begin();
-        head(w, &h);
-        for (uint32_t s = 0; s < w->id_top; s++) {
+        for (uint32_t s = 0; ok && s < hi - lo; s++) {
             if (at[s] == UINT32_MAX) continue;
             const hashed *e = &all[at[s]];
             th_hash_u64(&h, th_agent_key((th_agent_id){e->slot + 1u, e->gen}));
@@ -692,6 +700,16 @@ uint64_t th_dist_hash(const th_world *w, void (*head)(const th_world *, struct t
             th_hash_f32(&h, e->py);
             th_hash_f32(&h, e->vx);
             th_hash_f32(&h, e->vy);
+        }
+    }
+    uint64_t h64 = 0;
+    if (root) {
+        if (!ok || held != w->total) {
+            fprintf(stderr,
+                    "throng: ranks hold %llu agents for %u alive (an agent owned twice or by "
+                    "none)\n",
+                    (unsigned long long)held, w->total);
+            MPI_Abort(d->comm, 1);
         }
         tail(w, &h);
         h64 = th_hash_end(&h);
@@ -703,6 +721,10 @@ uint64_t th_dist_hash(const th_world *w, void (*head)(const th_world *, struct t
     th_free(all);
     th_free(at);
     return h64;
+}
+
+void th_dist_set_hash_round(th_world *w, uint32_t slots) {
+    if (w->dist) w->dist->hash_round = slots;
 }
 
 /* ---- whether the world can be split ---------------------------------------------------------- */

@@ -75,7 +75,8 @@ void th_dist_or_u32(th_world *w, uint32_t *v, uint32_t n);
 void th_dist_count_sent(th_world *w, uint64_t bytes);
 
 /** th_world_hash over ranks: every owned agent's (id, crowd, position, velocity) gathered on
- *  rank 0, hashed there in id slot order exactly as one process does, the result broadcast.
+ *  rank 0 in rounds of id slots, hashed there in id slot order exactly as one process does,
+ *  the result broadcast.
  *  `head` and `tail` hash what is replicated before and after the agents. */
 struct th_hasher;
 uint64_t th_dist_hash(const th_world *w, void (*head)(const th_world *, struct th_hasher *),

@@ -11,6 +11,7 @@
 
 #include "engine/alloc.h"
 #include "engine/hash.h"
+#include "engine/jobs.h"
 #include "sim/core/measure.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
@@ -51,12 +52,14 @@ struct th_dist {
     size_t scap, rcap;
     /* Grid row of each stored agent, computed once per step before the build: read by the
      * re-cut, the migration and the boundary counts; [1] is the migration's output. */
-    unsigned char *row_buf[2]; /* int32_t each, as bytes for ensure_bytes */
-    size_t row_of_cap;         /* bytes each holds */
+    unsigned char *row_buf;   /* each stored agent's grid row, int32_t, as bytes for ensure_bytes */
+    unsigned char *leave_buf; /* storage indices of the agents leaving the strip (uint32_t) */
+    size_t leave_cap;
+    size_t row_of_cap; /* bytes it holds */
     th_dist_stats stats;
 };
 
-static inline int32_t *row_of(const th_dist *d, int i) { return (int32_t *)(void *)d->row_buf[i]; }
+static inline int32_t *row_of(const th_dist *d) { return (int32_t *)(void *)d->row_buf; }
 
 /* ---- buffers ------------------------------------------------------------------------------ */
 
@@ -171,8 +174,8 @@ void th_dist_destroy(th_world *w) {
     th_free(d->ragents);
     th_free(d->sbuf);
     th_free(d->rbuf);
-    th_free(d->row_buf[0]);
-    th_free(d->row_buf[1]);
+    th_free(d->row_buf);
+    th_free(d->leave_buf);
     th_free(d);
     w->dist = NULL;
     w->grid.row_local = NULL;
@@ -254,7 +257,7 @@ static void cut_balanced(th_world *w) {
     th_dist *d = w->dist;
     const int32_t ny = d->ny, R = d->ranks, m = min_rows(w, d->halo);
     memset(d->hist, 0, (size_t)ny * sizeof *d->hist);
-    for (uint32_t k = 0; k < w->count; k++) d->hist[row_of(d, 0)[k]]++;
+    for (uint32_t k = 0; k < w->count; k++) d->hist[row_of(d)[k]]++;
     MPI_Allreduce(MPI_IN_PLACE, d->hist, ny, MPI_UINT32_T, MPI_SUM, d->comm);
     d->stats.reduce_bytes += (uint64_t)ny * 4u;
     th_dist_cut(d->hist, ny, R, m, d->row_lo);
@@ -337,21 +340,18 @@ static void unpack_migrant(th_world *w, th_agents *a, uint32_t k, const unsigned
     if (prev) memcpy(&prev[slot], p + at, sizeof *prev);
 }
 
-static void copy_agent(th_agents *dst, uint32_t j, const th_agents *src, uint32_t k) {
-#define COPY(name, T, kind) TH_AGENT_KIND(BUF, kind, dst->name[j] = src->name[k];)
-    TH_AGENT_ARRAYS(COPY)
-#undef COPY
+/* Agent k of `a` takes the place of agent j (the buffered arrays; the others are written afresh
+ * by the step). */
+static void move_agent(th_agents *a, uint32_t j, uint32_t k) {
+#define MOVE(name, T, kind) TH_AGENT_KIND(BUF, kind, a->name[j] = a->name[k];)
+    TH_AGENT_ARRAYS(MOVE)
+#undef MOVE
 }
 
 /* Both row arrays grow together (contents kept): migrate() swaps them. */
 static void ensure_row_of(th_world *w, uint32_t n) {
     th_dist *d = w->dist;
-    const size_t need = (size_t)n * sizeof(int32_t);
-    if (need <= d->row_of_cap) return;
-    size_t c0 = d->row_of_cap, c1 = d->row_of_cap;
-    ensure_bytes(w, &d->row_buf[0], &c0, need);
-    ensure_bytes(w, &d->row_buf[1], &c1, need);
-    d->row_of_cap = c0;
+    ensure_bytes(w, &d->row_buf, &d->row_of_cap, (size_t)n * sizeof(int32_t));
 }
 
 static void migrate(th_world *w) {
@@ -359,15 +359,24 @@ static void migrate(th_world *w) {
     const int R = d->ranks, me = d->rank;
     th_agents *a = &w->buf[w->cur];
     const size_t rec = migrant_size(w);
+    const int32_t *own = d->row_owner;
+    int32_t *row = row_of(d);
     for (int r = 0; r < R; r++) d->sagents[r] = 0;
+    /* Storage is in cell order, so leavers are the few agents at both ends of it (and among
+     * those added since the last step): listed once, they are packed and their places filled
+     * without another pass over every agent. */
+    ensure_bytes(w, &d->leave_buf, &d->leave_cap, 4096);
+    uint32_t *out = (uint32_t *)(void *)d->leave_buf;
     uint32_t leaving = 0;
-    const int32_t *row = row_of(d, 0);
     for (uint32_t k = 0; k < w->count; k++) {
-        const int o = d->row_owner[row[k]];
-        if (o != me) {
-            d->sagents[o]++;
-            leaving++;
+        const int o = own[row[k]];
+        if (o == me) continue;
+        if ((size_t)(leaving + 1) * sizeof *out > d->leave_cap) {
+            ensure_bytes(w, &d->leave_buf, &d->leave_cap, (size_t)(leaving + 1) * sizeof *out);
+            out = (uint32_t *)(void *)d->leave_buf;
         }
+        out[leaving++] = k;
+        d->sagents[o]++;
     }
     MPI_Alltoall(d->sagents, 1, MPI_INT, d->ragents, 1, MPI_INT, d->comm);
     d->stats.reduce_bytes += (uint64_t)R * 4u;
@@ -385,15 +394,13 @@ static void migrate(th_world *w) {
     }
     ensure_bytes(w, &d->sbuf, &d->scap, soff);
     ensure_bytes(w, &d->rbuf, &d->rcap, roff);
-    if (leaving) {
-        for (int r = 0; r < R; r++) d->sagents[r] = d->sdispl[r]; /* reused as write offsets */
-        for (uint32_t k = 0; k < w->count; k++) {
-            const int o = d->row_owner[row[k]];
-            if (o == me) continue;
-            pack_migrant(w, a, k, d->sbuf + d->sagents[o]);
-            d->sagents[o] += (int)rec;
-            w->slot_of_id[th_id_slot(a->id[k])] = UINT32_MAX;
-        }
+    for (int r = 0; r < R; r++) d->sagents[r] = d->sdispl[r]; /* reused as write offsets */
+    for (uint32_t i = 0; i < leaving; i++) {
+        const uint32_t k = out[i];
+        const int o = own[row[k]];
+        pack_migrant(w, a, k, d->sbuf + d->sagents[o]);
+        d->sagents[o] += (int)rec;
+        w->slot_of_id[th_id_slot(a->id[k])] = UINT32_MAX;
     }
     MPI_Alltoallv(d->sbuf, d->scount, d->sdispl, MPI_BYTE, d->rbuf, d->rcount, d->rdispl, MPI_BYTE,
                   d->comm);
@@ -401,42 +408,37 @@ static void migrate(th_world *w) {
     d->stats.migrants += leaving;
     if (!leaving && !arriving) return;
 
-    /* The new storage, in buf[cur ^ 1]: the agents kept and the arrivals, by rank. Any order
-     * does: the grid build orders each cell by id. */
-    const uint32_t n = w->count - leaving + arriving;
+    /* Each leaver's place is taken by the last agent stored, leavers from the highest index
+     * down (so the last agent is never one that leaves), and the arrivals follow the agents
+     * kept. Any order does: the grid build orders each cell by id. */
+    uint32_t kept = w->count;
+    for (uint32_t i = leaving; i-- > 0;) {
+        const uint32_t k = out[i];
+        kept--;
+        if (k == kept) continue;
+        move_agent(a, k, kept);
+        row[k] = row[kept];
+        w->slot_of_id[th_id_slot(a->id[k])] = k;
+    }
+    const uint32_t n = kept + arriving;
     world_reserve(w, n);
     ensure_row_of(w, n);
     a = &w->buf[w->cur];
-    row = row_of(d, 0);
-    th_agents *b = &w->buf[w->cur ^ 1];
-    int32_t *brow = row_of(d, 1);
-    uint32_t j = 0;
+    row = row_of(d);
+    uint32_t j = kept;
     for (int r = 0; r < R; r++) {
-        if (r == me) {
-            for (uint32_t k = 0; k < w->count; k++) {
-                if (d->row_owner[row[k]] != me) continue;
-                brow[j] = row[k];
-                copy_agent(b, j++, a, k);
-            }
-            continue;
-        }
         const unsigned char *p = d->rbuf + d->rdispl[r];
-        for (int i = 0; i < d->ragents[r]; i++, p += rec) {
-            unpack_migrant(w, b, j, p);
-            brow[j] = th_grid_cy(&w->grid, b->py[j]);
-            j++;
+        for (int i = 0; i < d->ragents[r]; i++, p += rec, j++) {
+            unpack_migrant(w, a, j, p);
+            row[j] = th_grid_cy(&w->grid, a->py[j]);
+            w->slot_of_id[th_id_slot(a->id[j])] = j;
         }
     }
-    for (uint32_t k = 0; k < n; k++) w->slot_of_id[th_id_slot(b->id[k])] = k;
     /* No agent carries a shelter mark between steps (the admit phase clears or drops every
      * one), and integration rewrites it only for crowds that flee or have exits: an arrival
      * must not inherit the mark of an agent that left from the index it lands on. */
-    memset(w->shelter, 0, n);
-    w->cur ^= 1;
+    memset(w->shelter + kept, 0, arriving);
     w->count = n;
-    unsigned char *t = d->row_buf[0];
-    d->row_buf[0] = d->row_buf[1];
-    d->row_buf[1] = t;
 }
 
 /* Agents in this strip's lowest and highest `halo` rows: what the neighbours receive. */
@@ -445,12 +447,21 @@ static void boundary_counts(const th_world *w, uint32_t *low, uint32_t *high) {
     const int32_t lo = d->row_lo[d->rank], hi = d->row_hi[d->rank], K = d->halo;
     uint32_t l = 0, h = 0;
     for (uint32_t k = 0; k < w->count; k++) {
-        const int32_t y = row_of(d, 0)[k];
+        const int32_t y = row_of(d)[k];
         l += y < lo + K;
         h += y >= hi - K;
     }
     *low = l;
     *high = h;
+}
+
+/* Each stored agent's grid row, from its position (the workers, by chunk). */
+static void rows_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
+    (void)worker;
+    const th_world *w = ctx;
+    const float *py = w->buf[w->cur].py;
+    int32_t *row = row_of(w->dist);
+    for (uint32_t k = begin; k < end; k++) row[k] = th_grid_cy(&w->grid, py[k]);
 }
 
 void th_dist_migrate(th_world *w) {
@@ -469,8 +480,7 @@ void th_dist_migrate(th_world *w) {
     }
     if (regrid) cut_even(w);
     ensure_row_of(w, w->count);
-    const th_agents *a = &w->buf[w->cur];
-    for (uint32_t k = 0; k < w->count; k++) row_of(d, 0)[k] = th_grid_cy(&w->grid, a->py[k]);
+    th_pool_parallel_for(w->pool, w->count, TH_CHUNK, rows_job, w);
     if (regrid || !d->balanced || w->step % d->rebalance_every == 0) {
         cut_balanced(w);
         d->balanced = true;

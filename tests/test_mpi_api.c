@@ -12,17 +12,16 @@
  *   never holds more than one round) is the hash of one process, on a world whose free list
  *   reuses slots.
  *
- * The references are computed on every rank, by a world of its own without ranks. Plain main,
- * not the check framework: check forks each test, and a forked child cannot call MPI. A failed
- * assertion aborts every rank. */
+ * The references are computed on every rank, by a world of its own without ranks. */
 #include <mpi.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "sim/dist/dist.h"
 #include "throng/dist.h"
+
+#include "mpi_check.h"
 
 #ifndef THRONG_SCENES_DIR
 #error "THRONG_SCENES_DIR must name the scene library"
@@ -30,22 +29,6 @@
 #ifndef THRONG_TEST_DATA
 #error "THRONG_TEST_DATA must name the test data folder"
 #endif
-
-static int rank, ranks;
-
-static void fail(int line, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "rank %d: test_mpi_api.c:%d: ", rank, line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-#define CHECK(c, ...)                          \
-    do {                                       \
-        if (!(c)) fail(__LINE__, __VA_ARGS__); \
-    } while (0)
 
 /* ---- a host's task system: WORKERS threads per task, one contiguous share each ------------- */
 

@@ -4,13 +4,9 @@
  * with the same violation: the one one process names for the same fault (a reference world
  * without ranks, broken the same way by agent id, on every rank), or, for what only ranks can
  * break (an agent held by two ranks or by none, ranks making different calls, replicated
- * values going astray), the fault named.
- *
- * Plain main, not the check framework: check forks each test, and a forked child cannot call
- * MPI. A failed assertion aborts every rank. */
+ * values going astray), the fault named. */
 #include <math.h>
 #include <mpi.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,21 +15,7 @@
 #include "sim/core/world.h"
 #include "throng/dist.h"
 
-static int rank, ranks;
-
-static void fail(int line, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "rank %d: test_mpi_validate.c:%d: ", rank, line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-#define CHECK(c, ...)                          \
-    do {                                       \
-        if (!(c)) fail(__LINE__, __VA_ARGS__); \
-    } while (0)
+#include "mpi_check.h"
 
 static const struct th_dist_def def_ranks = {.rebalance_every = 16};
 

@@ -425,7 +425,7 @@ static void evaporate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
 enum { ITEM_PICKUP, ITEM_MARK, ITEM_DROP };
 
 typedef struct forage_item {
-    uint64_t key;     /* ITEM_PICKUP: global storage order (th_drop_key) */
+    uint64_t key;     /* ITEM_PICKUP: global storage order (th_drop_key); first: th_sort_keyed */
     uint64_t sources; /* ITEM_PICKUP: bit i = the ant stands in source i, which had food */
     uint32_t cell;    /* ITEM_PICKUP, ITEM_MARK: the pheromone cell it marks */
     uint32_t local;   /* ITEM_PICKUP: storage index on its owner */
@@ -438,6 +438,8 @@ typedef struct forage_item {
 _Static_assert(TH_MAX_CROWDS <= 256, "a crowd index fits forage_item.crowd");
 _Static_assert(TH_MAX_FOOD_SOURCES <= 64, "a colony's sources fit forage_item.sources");
 _Static_assert(sizeof(forage_item) == 32, "forage_item has no padding");
+_Static_assert(offsetof(forage_item, key) == 0 && sizeof(forage_item) <= TH_KEYED_MAX,
+               "th_sort_keyed sorts forage_item by its key");
 
 /* Buffers of the exchange, kept with the world and grown doubling (no allocation once warm). */
 struct th_forage_replay {
@@ -451,30 +453,6 @@ void th_forage_replay_free(th_world *w) {
     th_free(w->forage_replay->all);
     th_free(w->forage_replay);
     w->forage_replay = NULL;
-}
-
-static void sift_items(forage_item *d, uint32_t at, uint32_t n) {
-    for (;;) {
-        uint32_t c = 2 * at + 1;
-        if (c >= n) return;
-        if (c + 1 < n && d[c + 1].key > d[c].key) c++;
-        if (d[at].key >= d[c].key) return;
-        forage_item t = d[at];
-        d[at] = d[c];
-        d[c] = t;
-        at = c;
-    }
-}
-
-/* Heap sort by key (unique among candidates): in place, no allocation. */
-static void sort_items(forage_item *d, uint32_t n) {
-    for (uint32_t i = n / 2; i-- > 0;) sift_items(d, i, n);
-    for (uint32_t end = n; end > 1; end--) {
-        forage_item t = d[0];
-        d[0] = d[end - 1];
-        d[end - 1] = t;
-        sift_items(d, 0, end - 1);
-    }
 }
 
 /* The food sources holding p that have food left, as bits. */
@@ -549,7 +527,7 @@ static void update_split(th_world *w) {
             all[i] = t;
         }
     }
-    sort_items(all, picks);
+    th_sort_keyed(all, picks, sizeof *all);
     for (uint32_t i = 0; i < picks; i++) {
         const forage_item *e = &all[i];
         th_colony *col = w->crowd_rt[e->crowd].colony;

@@ -73,28 +73,45 @@ bool th_dist_room(void **p, uint32_t *cap, size_t elem, uint32_t n) {
 
 /* ---- the replay (plain C) -------------------------------------------------------------------- */
 
-static void sift(th_drop *d, uint32_t at, uint32_t n) {
+/* Record i of the array at p, `size` bytes each. */
+static inline unsigned char *rec_at(void *p, size_t size, uint32_t i) {
+    return (unsigned char *)p + (size_t)i * size;
+}
+
+static inline uint64_t key_at(void *p, size_t size, uint32_t i) {
+    uint64_t k;
+    memcpy(&k, rec_at(p, size, i), sizeof k);
+    return k;
+}
+
+static void swap_recs(void *p, size_t size, uint32_t i, uint32_t j) {
+    unsigned char t[TH_KEYED_MAX];
+    memcpy(t, rec_at(p, size, i), size);
+    memcpy(rec_at(p, size, i), rec_at(p, size, j), size);
+    memcpy(rec_at(p, size, j), t, size);
+}
+
+static void sift(void *p, size_t size, uint32_t at, uint32_t n) {
     for (;;) {
         uint32_t c = 2 * at + 1;
         if (c >= n) return;
-        if (c + 1 < n && d[c + 1].key > d[c].key) c++;
-        if (d[at].key >= d[c].key) return;
-        th_drop t = d[at];
-        d[at] = d[c];
-        d[c] = t;
+        if (c + 1 < n && key_at(p, size, c + 1) > key_at(p, size, c)) c++;
+        if (key_at(p, size, at) >= key_at(p, size, c)) return;
+        swap_recs(p, size, at, c);
         at = c;
     }
 }
 
-void th_drop_sort(th_drop *d, uint32_t n) {
-    for (uint32_t i = n / 2; i-- > 0;) sift(d, i, n);
+void th_sort_keyed(void *items, uint32_t n, size_t size) {
+    if (!TH_ASSERT(size >= sizeof(uint64_t) && size <= TH_KEYED_MAX)) return;
+    for (uint32_t i = n / 2; i-- > 0;) sift(items, size, i, n);
     for (uint32_t end = n; end > 1; end--) {
-        th_drop t = d[0];
-        d[0] = d[end - 1];
-        d[end - 1] = t;
-        sift(d, 0, end - 1);
+        swap_recs(items, size, 0, end - 1);
+        sift(items, size, 0, end - 1);
     }
 }
+
+void th_drop_sort(th_drop *d, uint32_t n) { th_sort_keyed(d, n, sizeof *d); }
 
 uint32_t th_drop_replay(th_drop *d, uint32_t n, th_drop_bunker *b, uint32_t bunkers) {
     uint32_t turned_full = 0;

@@ -16,11 +16,11 @@
 
 /* An agent marked to leave (th_world_drop_marked), as every rank sees it in the replay. */
 typedef struct th_drop {
-    uint64_t key;   /* global storage order: th_drop_key */
-    uint32_t local; /* storage index on its owner */
-    uint16_t rank;  /* its owner */
-    uint8_t mark;   /* w->shelter: bunker index + 1, TH_MARK_EXIT + exit, TH_MARK_REMOVED */
-    uint8_t left;   /* replay outcome: 1 = leaves the world, 0 = stays (a full bunker) */
+    uint64_t key; /* first: th_sort_keyed */ /* global storage order: th_drop_key */
+    uint32_t local;                          /* storage index on its owner */
+    uint16_t rank;                           /* its owner */
+    uint8_t mark; /* w->shelter: bunker index + 1, TH_MARK_EXIT + exit, TH_MARK_REMOVED */
+    uint8_t left; /* replay outcome: 1 = leaves the world, 0 = stays (a full bunker) */
 } th_drop;
 
 /* A bunker's admission state, as th_drop_replay reads and advances it. */
@@ -45,7 +45,12 @@ static inline uint64_t th_drop_key(uint32_t cell, uint32_t slot) {
     return (uint64_t)cell << 32 | slot;
 }
 
-/* Sort n drops by key, in place, without allocating (heap sort: keys are unique). */
+/* Sort n records of `size` bytes (at most TH_KEYED_MAX) by the uint64_t key each starts with,
+ * in place, without allocating (heap sort: keys are unique, so the order is the keys'). */
+#define TH_KEYED_MAX 64
+void th_sort_keyed(void *items, uint32_t n, size_t size);
+
+/* Sort n drops by key (th_sort_keyed). */
 void th_drop_sort(th_drop *d, uint32_t n);
 
 /* The serial rule of th_world_drop_marked over drops in key order: removed agents and exits

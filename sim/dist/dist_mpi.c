@@ -51,11 +51,12 @@ struct th_dist {
     unsigned char *sbuf, *rbuf;
     size_t scap, rcap;
     /* Grid row of each stored agent, computed once per step before the build: read by the
-     * re-cut, the migration and the boundary counts; [1] is the migration's output. */
-    unsigned char *row_buf;   /* each stored agent's grid row, int32_t, as bytes for ensure_bytes */
+     * re-cut, the migration (which keeps it in step with the agents it moves) and the
+     * boundary counts. int32_t, as bytes for ensure_bytes. */
+    unsigned char *row_buf;
+    size_t row_of_cap;        /* bytes it holds */
     unsigned char *leave_buf; /* storage indices of the agents leaving the strip (uint32_t) */
     size_t leave_cap;
-    size_t row_of_cap; /* bytes it holds */
     th_dist_stats stats;
 };
 
@@ -348,7 +349,7 @@ static void move_agent(th_agents *a, uint32_t j, uint32_t k) {
 #undef MOVE
 }
 
-/* Both row arrays grow together (contents kept): migrate() swaps them. */
+/* The row array holds n agents (contents kept). */
 static void ensure_row_of(th_world *w, uint32_t n) {
     th_dist *d = w->dist;
     ensure_bytes(w, &d->row_buf, &d->row_of_cap, (size_t)n * sizeof(int32_t));

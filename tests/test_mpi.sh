@@ -2,8 +2,8 @@
 # One world over several MPI ranks gives the state hash of one process: each scene's reference
 # hash comes from a run of the same command without mpirun (no MPI, one process: the plain
 # engine), then `mpirun -np R throng run` must print the same hash for R = 1..4 ranks and 1 and
-# 2 threads per rank. Features not distributed yet must be refused under R > 1 with an error
-# that names them, and a non-zero exit. Under --validate the ranks check the invariants inside
+# 2 threads per rank. What needs one process (the viewer, screenshots) and a world too thin for
+# its ranks must be refused under R > 1 with an error that names them, and a non-zero exit. Under --validate the ranks check the invariants inside
 # every step, and a violation stops every rank at the step one process stops at, reported once
 # with one process's text and exit status.
 #

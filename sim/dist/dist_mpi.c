@@ -213,6 +213,13 @@ static int32_t min_rows(const th_world *w, int32_t halo) {
     return w->dist->ranks == 2 && w->wrap ? 2 * halo : halo;
 }
 
+/* Whether the cut must be made afresh: none yet, or the grid was re-tiled, or the widest block
+ * (the halo, `K` rows) changed. */
+static bool cut_stale(const th_world *w, int32_t K) {
+    const th_dist *d = w->dist;
+    return !d->cut || d->nx != w->grid.nx || d->ny != w->grid.ny || d->halo != K;
+}
+
 /* Derived tables of a cut: owner per row, this rank's row map and neighbours. */
 static void apply_cut(th_world *w) {
     th_dist *d = w->dist;
@@ -270,8 +277,7 @@ static void cut_balanced(th_world *w) {
 bool th_dist_owns(th_world *w, th_vec2 p) {
     th_dist *d = w->dist;
     if (!d || d->ranks == 1) return true;
-    if (!d->cut || d->nx != w->grid.nx || d->ny != w->grid.ny || d->halo != halo_rows(w))
-        cut_even(w);
+    if (cut_stale(w, halo_rows(w))) cut_even(w);
     return d->row_owner[th_grid_cy(&w->grid, p.y)] == d->rank;
 }
 
@@ -339,14 +345,6 @@ static void unpack_migrant(th_world *w, th_agents *a, uint32_t k, const unsigned
     }
     th_vec2 *prev = th_measure_prev(w);
     if (prev) memcpy(&prev[slot], p + at, sizeof *prev);
-}
-
-/* Agent k of `a` takes the place of agent j (the buffered arrays; the others are written afresh
- * by the step). */
-static void move_agent(th_agents *a, uint32_t j, uint32_t k) {
-#define MOVE(name, T, kind) TH_AGENT_KIND(BUF, kind, a->name[j] = a->name[k];)
-    TH_AGENT_ARRAYS(MOVE)
-#undef MOVE
 }
 
 /* The row array holds n agents (contents kept). */
@@ -417,9 +415,8 @@ static void migrate(th_world *w) {
         const uint32_t k = out[i];
         kept--;
         if (k == kept) continue;
-        move_agent(a, k, kept);
+        th_agent_move_down(w, k, kept); /* its arrays and its id map entry */
         row[k] = row[kept];
-        w->slot_of_id[th_id_slot(a->id[k])] = k;
     }
     const uint32_t n = kept + arriving;
     world_reserve(w, n);
@@ -470,7 +467,7 @@ void th_dist_migrate(th_world *w) {
     if (!d || d->ranks == 1) return;
     const uint64_t t0 = th_now_ns();
     const int32_t K = halo_rows(w);
-    const bool regrid = !d->cut || d->nx != w->grid.nx || d->ny != w->grid.ny || d->halo != K;
+    const bool regrid = cut_stale(w, K);
     if (regrid && w->grid.ny < d->ranks * min_rows(w, K)) {
         /* th_world_dist_check refuses such a world up front; a host that did not ask gets the
          * same answer here, on every rank at once (the grid is replicated). */

@@ -205,7 +205,7 @@ START_TEST(pedestrian_rows_on_a_boids_crowd) {
         th_scene_free(&s);
         check_api(p, false, -1.0f, true);
     }
-    ck_assert_uint_eq(rows, 8);
+    ck_assert_uint_eq(rows, 10);
 }
 END_TEST
 

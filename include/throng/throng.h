@@ -386,6 +386,12 @@ typedef struct th_crowd_def {
     float repulsion_range;      /* metres: the push decays as exp(-gap / range), default 0.1 */
     float wall_repulsion;       /* the same for walls, default 5 */
     float wall_repulsion_range; /* metres, default 0.02 */
+    float anticipation;         /* seconds: how far ahead a walker predicts where walkers coming
+                                   the other way will pass it, and steps aside; 0 turns the
+                                   counterflow behaviour (lanes) off. Default 1 */
+    float keep_right;           /* in counterflow, weight of keeping to the right of the goal
+                                   direction (a negative weight keeps to the left), against the
+                                   unit goal direction; default 2 */
     th_vec2 heading;            /* a non-fleeing pedestrian crowd walks in this direction (need not
                                    be unit; (0,0), the default, = stand unless pushed) */
 } th_crowd_def;

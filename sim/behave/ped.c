@@ -44,6 +44,25 @@
 /* Weight of the sideways step around a slower walker ahead, against the unit goal direction. */
 #define TH_PED_OVERTAKE 0.5f
 
+/* Anticipation: the step aside from a walker coming the other way weighs
+ * exp((l - miss) / TH_PED_MISS_RANGE) (1 - t / anticipation), against the unit goal direction,
+ * for a predicted closest approach `miss` at t seconds; closer than TH_PED_TIE to dead ahead,
+ * the step goes to the right. */
+#define TH_PED_MISS_RANGE 0.2f
+#define TH_PED_TIE        0.05f
+
+/* Counterflow: a walker whose goal direction is more than 120 degrees off ours (cosine below
+ * TH_PED_OPPOSED) comes the other way; awareness passes back to the walker behind at
+ * TH_PED_RELAY of its strength; a walker ahead going our way faster than
+ * TH_PED_FOLLOW_SPEED (m/s along our goal direction) can be followed. */
+#define TH_PED_OPPOSED      -0.5f
+#define TH_PED_RELAY        0.9f
+#define TH_PED_FOLLOW_SPEED 0.2f
+
+/* A walker closer than (1 + TH_PED_WALL_CLEAR) radii to a wall its goal leads into looks for a
+ * spot its body fits in (clear_direction). */
+#define TH_PED_WALL_CLEAR 0.25f
+
 /* Neighbours within reach of one agent, gathered from its block of grid cells (th_grid_block) by a
  * cheap first pass so that the two passes of the model walk a short list. At the densest packing of
  * 0.2 m bodies (7 per m2) a 1.7 m reach holds about 60 agents; past TH_PED_NEAR the nearest
@@ -58,6 +77,8 @@
 typedef struct ped_near {
     float dx[TH_PED_NEAR_PADDED], dy[TH_PED_NEAR_PADDED], d2[TH_PED_NEAR_PADDED];
     float d[TH_PED_NEAR_PADDED], l[TH_PED_NEAR_PADDED];
+    float vx[TH_PED_NEAR_PADDED], vy[TH_PED_NEAR_PADDED], aw[TH_PED_NEAR_PADDED];
+    float hx[TH_PED_NEAR_PADDED], hy[TH_PED_NEAR_PADDED];
     uint32_t j[TH_PED_NEAR_PADDED];
     uint32_t n;
 } ped_near;
@@ -155,17 +176,80 @@ static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t se
          * candidate (which of them are in is a coin toss to the branch predictor). A full
          * list keeps its first TH_PED_NEAR; the writes past it land in the padding. */
         const v4f d = sqrt4(d2);
+        const v4f vx = load4(a->vx + j), vy = load4(a->vy + j), aw = load4(a->aware + j);
+        const v4f hx = load4(a->hx + j), hy = load4(a->hy + j);
         uint32_t n = nb->n;
         for (uint32_t k = 0; k < 4; k++) {
             nb->dx[n] = dx[k];
             nb->dy[n] = dy[k];
             nb->d2[n] = d2[k];
             nb->d[n] = d[k];
+            nb->vx[n] = vx[k];
+            nb->vy[n] = vy[k];
+            nb->aw[n] = aw[k];
+            nb->hx[n] = hx[k];
+            nb->hy[n] = hy[k];
             nb->j[n] = j + k;
             n += (in >> k & 1u) & (n < TH_PED_NEAR);
         }
         nb->n = n;
     }
+}
+
+/* Sixteen unit vectors, every 22.5 degrees: the spots a walker pressed against a wall looks at
+ * (written out: sinf and cosf may differ in the last bit between C libraries). */
+#define TH_PED_CLEAR_DIRS 16
+static const float k_clear_dir[TH_PED_CLEAR_DIRS][2] = {{1.0f, 0.0f},
+                                                        {0.92387953f, 0.38268343f},
+                                                        {0.70710678f, 0.70710678f},
+                                                        {0.38268343f, 0.92387953f},
+                                                        {0.0f, 1.0f},
+                                                        {-0.38268343f, 0.92387953f},
+                                                        {-0.70710678f, 0.70710678f},
+                                                        {-0.92387953f, 0.38268343f},
+                                                        {-1.0f, 0.0f},
+                                                        {-0.92387953f, -0.38268343f},
+                                                        {-0.70710678f, -0.70710678f},
+                                                        {-0.38268343f, -0.92387953f},
+                                                        {0.0f, -1.0f},
+                                                        {0.38268343f, -0.92387953f},
+                                                        {0.70710678f, -0.70710678f},
+                                                        {0.92387953f, -0.38268343f}};
+
+/* The direction to the cheapest spot (by the goal's cost field) a body of radius r fits in, of
+ * those one cell (at least a radius) away from p in TH_PED_CLEAR_DIRS directions; of equally
+ * cheap spots the one nearest to e0. e0 itself when no spot fits. */
+static th_vec2 clear_direction(const th_world *w, const uint32_t *cost, th_vec2 p, float r,
+                               th_vec2 e0) {
+    const th_navmap *m = &w->nav.map;
+    const float rho = fmaxf(m->cell_size, r);
+    uint32_t best = UINT32_MAX;
+    float best_dot = -2.0f;
+    th_vec2 out = e0;
+    for (int k = 0; k < TH_PED_CLEAR_DIRS; k++) {
+        const th_vec2 d = th_v2(k_clear_dir[k][0], k_clear_dir[k][1]);
+        const th_vec2 q = th_v2_add(p, th_v2_scale(d, rho));
+        if (!(q.x >= 0.0f && q.y >= 0.0f && q.x < w->def.width && q.y < w->def.height)) continue;
+        float wd;
+        th_vec2 away;
+        if (th_nav_nearest_wall(w, q, r, &wd, &away)) continue;
+        const uint32_t cq = cost[th_navmap_cell_of(m, q, NULL, NULL)];
+        const float dot = th_v2_dot(d, e0);
+        if (cq < best || (cq == best && dot > best_dot)) {
+            best = cq;
+            best_dot = dot;
+            out = d;
+        }
+    }
+    return best == UINT32_MAX ? e0 : out;
+}
+
+/* Whether walker i (cost my_cost in its goal's field, id slot mine) goes before agent j: j's
+ * cell is farther from i's goal, or as far and j's id slot is higher. */
+static inline bool goes_before(const th_world *w, const th_agents *a, const uint32_t *cost,
+                               uint32_t my_cost, uint32_t mine, uint32_t j) {
+    const uint32_t cj = cost[th_navmap_cell_of(&w->nav.map, th_v2(a->px[j], a->py[j]), NULL, NULL)];
+    return cj > my_cost || (cj == my_cost && a->id[j].index1 > mine);
 }
 
 void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
@@ -197,6 +281,24 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             e0 = dir;
         }
 
+        /* The goal's cost field (river map or destination field), NULL for other goals. */
+        const uint32_t *cost = th_goal_cost_field(w, c);
+        const uint32_t my_cost = cost ? cost[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)] : 0;
+
+        /* The nearest wall. A river map is made for points: beside a door's jamb it may lead a
+         * body into the wall, where the wall stops it for good. Pressed against a wall while
+         * its goal leads into it, a walker heads for the cheapest nearby spot its body fits in. */
+        float wall_d = INFINITY;
+        th_vec2 wall_away = th_v2(0.0f, 0.0f);
+        bool have_wall = false;
+        if (c->wall_rep > 0.0f || terrain) {
+            const float range = ri + fmaxf(7.0f / c->inv_wall_rep_range, TH_PED_WALL_CLEAR * ri);
+            have_wall = th_nav_nearest_wall(w, p, range, &wall_d, &wall_away);
+            if (have_wall && cost && wall_d < ri * (1.0f + TH_PED_WALL_CLEAR) &&
+                th_v2_dot(e0, wall_away) < 0.0f)
+                e0 = clear_direction(w, cost, p, ri, e0);
+        }
+
         /* Gather the neighbours within reach. */
         th_grid_span spans[TH_GRID_MAX_SPANS];
         const uint32_t cell = w->cell[i], nx = (uint32_t)g->nx;
@@ -218,6 +320,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             nb.dx[k] = nb.dy[k] = 0.0f;
             nb.d2[k] = nb.d[k] = 1.0f;
             nb.l[k] = 0.0f;
+            nb.vx[k] = nb.vy[k] = nb.aw[k] = nb.hx[k] = nb.hy[k] = 0.0f;
             nb.j[k] = i;
         }
 
@@ -239,13 +342,20 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             w->contact_count[i] = (uint8_t)n;
         }
 
-        /* Pass 1, four neighbours at a time: repulsion from neighbours, and the one ahead on
-         * the goal direction that limits the speed most (for overtaking). The pushes are summed
-         * in four lane sums, then across them: lane q holds neighbours q, q + 4, ... of a list
-         * whose order the grid fixes, so the sum is the same for any thread count. */
+        /* Pass 1, four neighbours at a time: repulsion from neighbours, the one ahead on the
+         * goal direction that limits the speed most (for overtaking), anticipation of walkers
+         * coming the other way, the awareness of those ahead, and the nearest walker ahead
+         * going this way. Sums run in four lane sums, then across them: lane q holds
+         * neighbours q, q + 4, ... of a list whose order the grid fixes, so the sum is the
+         * same for any thread count. */
         v4f lane_u = v4(v0), lane_side = v4(0.0f);
         v4i lane_at = k_lane + (int32_t)TH_PED_NEAR_PADDED;
         v4f push_x = v4(0.0f), push_y = v4(0.0f);
+        v4f lat = v4(0.0f), threat = v4(0.0f), relay = v4(0.0f);
+        v4f fol_d = v4(INFINITY), fol_side = v4(0.0f);
+        const float ta = c->anticipation;
+        const v4f mvx = v4(e0.x * v0), mvy = v4(e0.y * v0);
+        const bool counterflow = a->aware[i] > 0.0f;
         const v4f ex = v4(e0.x), ey = v4(e0.y), inv_tg = v4(c->inv_time_gap);
         const v4f inv_rr = v4(c->inv_rep_range), rep = v4(c->rep);
         for (uint32_t k = 0; k < nb.n; k += 4) {
@@ -260,6 +370,52 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             lane_u = sel4(take, uj, lane_u);
             lane_side = sel4(take, side0, lane_side);
             lane_at = (take & (k_lane + (int32_t)k)) | (~take & lane_at);
+            const v4i front = valid & (ex * dx + ey * dy > 0.0f);
+            /* Awareness passed back from those ahead. */
+            const v4f awj = sel4(front, load4(nb.aw + k), v4(0.0f));
+            relay = sel4(awj > relay, awj, relay);
+            /* The nearest walker ahead going this way, within two contact distances of the
+             * line ahead: followed in counterflow. */
+            const v4f vjx = load4(nb.vx + k), vjy = load4(nb.vy + k);
+            const v4i same = front & (vjx * ex + vjy * ey > TH_PED_FOLLOW_SPEED) &
+                             (abs4(side0) < l + l) & (d < fol_d);
+            fol_d = sel4(same, d, fol_d);
+            fol_side = sel4(same, side0, fol_side);
+            /* Anticipation, of walkers ahead whose goal direction turns away from ours by more
+             * than 90 degrees and who come nearer: their closest approach within `ta` seconds
+             * if i walks on toward its goal at its free speed and j keeps its velocity. */
+            const v4f hjx = load4(nb.hx + k), hjy = load4(nb.hy + k);
+            const v4f hdot = hjx * ex + hjy * ey;
+            const v4f rvx = vjx - mvx, rvy = vjy - mvy;
+            const v4f rdot = dx * rvx + dy * rvy;
+            const v4i approach =
+                front & (rdot < 0.0f) & (hdot < 0.0f) & (hjx * hjx + hjy * hjy > 0.25f);
+            if (ta > 0.0f && mask_bits(approach)) {
+                const v4f rv2 = rvx * rvx + rvy * rvy;
+                v4f tau = -rdot / sel4(approach, rv2, v4(1.0f));
+                tau = sel4(tau > v4(ta), v4(ta), tau);
+                const v4f qx = dx + rvx * tau, qy = dy + rvy * tau;
+                const v4f s = sqrt4(qx * qx + qy * qy);
+                const v4f side = ex * qy - ey * qx; /* > 0: j passes on i's left */
+                const v4f mag =
+                    sel4(approach,
+                         exp4((l - s) * (1.0f / TH_PED_MISS_RANGE)) * (1.0f - tau * (1.0f / ta)),
+                         v4(0.0f));
+                /* Step away from the side j will pass on; nearly dead ahead, to the right. */
+                lat += sel4(side < -TH_PED_TIE, mag, -mag);
+                /* Counterflow: j heads back where i comes from (more than 120 degrees off),
+                 * bound elsewhere than i (walkers bound for the same place merge, at a door,
+                 * they do not meet head-on). */
+                v4f opp = sel4(hdot < TH_PED_OPPOSED, mag, v4(0.0f));
+                for (uint32_t m = mask_bits((v4i)(opp > 0.0f)); m; m &= m - 1) {
+                    const uint32_t q = (uint32_t)__builtin_ctz(m);
+                    const uint16_t cj = a->crowd[nb.j[k + q]];
+                    if (cj == a->crowd[i] ||
+                        (cost && th_goal_cost_field(w, &w->crowd_rt[cj]) == cost))
+                        opp[q] = 0.0f;
+                }
+                threat += opp;
+            }
             /* Below 1/1000 of its strength the push is left out: past 7 ranges of gap. */
             const v4f gap = d - l;
             const v4i felt = valid & (gap * inv_rr <= 7.0f);
@@ -275,6 +431,20 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                 ay[q] = 0.0f;
             }
             const v4f f = rep * exp4(x);
+            if (cost) {
+                /* The push of a walker that i goes before (by the same rule as the spacing in
+                 * pass 2) keeps only its forward part: at a narrow door, two walkers at the
+                 * jambs otherwise push each other into the walls for good. */
+                v4i before = (v4i){0, 0, 0, 0};
+                for (uint32_t m = mask_bits(felt); m; m &= m - 1) {
+                    const uint32_t q = (uint32_t)__builtin_ctz(m);
+                    if (goes_before(w, a, cost, my_cost, id.index1, nb.j[k + q])) before[q] = -1;
+                }
+                const v4f fwd = ax * ex + ay * ey;
+                const v4f fpos = sel4(fwd > 0.0f, fwd, v4(0.0f));
+                ax = sel4(before, fpos * ex, ax);
+                ay = sel4(before, fpos * ey, ay);
+            }
             push_x += sel4(felt, ax * f, v4(0.0f));
             push_y += sel4(felt, ay * f, v4(0.0f));
         }
@@ -292,28 +462,60 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         const th_vec2 push = th_v2((push_x[0] + push_x[1]) + (push_x[2] + push_x[3]),
                                    (push_y[0] + push_y[1]) + (push_y[2] + push_y[3]));
         th_vec2 dir = th_v2_add(e0, push);
+
+        /* Counterflow awareness, 0 to 1: from the walkers coming the other way, passed back by
+         * those ahead (each hand-on weaker), and remembered for a while. An aware walker keeps
+         * to its side of the walkway and follows the one ahead going its way, as people do in
+         * counterflow, so that lanes form. */
+        const float own = min_f(1.0f, (threat[0] + threat[1]) + (threat[2] + threat[3]));
+        const float passed =
+            TH_PED_RELAY * fmaxf(fmaxf(relay[0], relay[1]), fmaxf(relay[2], relay[3]));
+        const float aware =
+            ta > 0.0f ? fmaxf(fmaxf(own, passed), a->aware[i] * c->aware_decay) : 0.0f;
+        w->aware_next[i] = aware;
+        {
+            float side = (lat[0] + lat[1]) + (lat[2] + lat[3]); /* toward the left of e0 */
+            /* Keep right (left when keep_right < 0), but only along the walkway: never
+             * into cells farther from the goal. */
+            float keep = c->keep_right * aware;
+            if (keep != 0.0f && cost) {
+                const th_navmap *m = &w->nav.map;
+                const float sgn = keep > 0.0f ? 1.0f : -1.0f;
+                const th_vec2 q = th_v2_add(
+                    p, th_v2_scale(th_v2(sgn * e0.y, -sgn * e0.x), fmaxf(m->cell_size, ri)));
+                if (!(q.x >= 0.0f && q.y >= 0.0f && q.x < W && q.y < H) ||
+                    cost[th_navmap_cell_of(m, q, NULL, NULL)] > my_cost)
+                    keep = 0.0f;
+            }
+            side -= keep;
+            if (aware > 0.0f) {
+                float bd = fol_d[0], bs = fol_side[0];
+                for (int q = 1; q < 4; q++) {
+                    if (fol_d[q] < bd) {
+                        bd = fol_d[q];
+                        bs = fol_side[q];
+                    }
+                }
+                if (bd < INFINITY) side += aware * th_clampf(bs / (2.0f * ri), -1.0f, 1.0f);
+            }
+            dir = th_v2_add(dir, th_v2_scale(th_v2(-e0.y, e0.x), side));
+        }
         /* Overtaking: held back by someone ahead, step aside, away from the side they are on
          * (to the right of the goal direction when dead ahead), the more the slower it makes
-         * us walk. In a dense crowd every way is blocked and the pushes cancel out. */
-        if (block_u < v0 && v0 > 0.0f) {
+         * us walk. In a dense crowd every way is blocked and the pushes cancel out. Not in
+         * counterflow, where the side is the other stream's. */
+        if (block_u < v0 && v0 > 0.0f && !counterflow) {
             const float k = TH_PED_OVERTAKE * (1.0f - fmaxf(block_u, 0.0f) / v0);
             const th_vec2 right = th_v2(e0.y, -e0.x); /* cross(e0, right) < 0 */
             dir = th_v2_add(dir, th_v2_scale(right, block_side >= 0.0f ? k : -k));
         }
 
-        /* The nearest wall. */
-        float wall_d = INFINITY;
-        th_vec2 wall_away = th_v2(0.0f, 0.0f);
-        if (c->wall_rep > 0.0f || terrain) {
-            const float range = ri + 7.0f / c->inv_wall_rep_range;
-            if (th_nav_nearest_wall(w, p, range, &wall_d, &wall_away)) {
-                const float gap = wall_d - ri;
-                const float x =
-                    gap > -ri ? -gap * c->inv_wall_rep_range : ri * c->inv_wall_rep_range;
-                if (x > -7.0f)
-                    dir =
-                        th_v2_add(dir, th_v2_scale(wall_away, c->wall_rep * expf(fminf(x, 20.0f))));
-            }
+        /* The push from the nearest wall. */
+        if (have_wall) {
+            const float gap = wall_d - ri;
+            const float x = gap > -ri ? -gap * c->inv_wall_rep_range : ri * c->inv_wall_rep_range;
+            if (x > -7.0f)
+                dir = th_v2_add(dir, th_v2_scale(wall_away, c->wall_rep * expf(fminf(x, 20.0f))));
         }
 
         float want = 1.0f;
@@ -326,8 +528,6 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
          * two walkers each in the other's way would otherwise both stop for good, an arch that
          * no push undoes. */
         float u = v0 * want;
-        const uint32_t *cost = th_goal_cost_field(w, c);
-        const uint32_t my_cost = cost ? cost[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)] : 0;
         if (e.x != 0.0f || e.y != 0.0f) {
             const v4f fx = v4(e.x), fy = v4(e.y);
             v4f umin = v4(u);
@@ -338,11 +538,8 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                             (abs4(fx * dy - fy * dx) < l);
                 if (cost) {
                     for (uint32_t m = mask_bits(ahead); m; m &= m - 1) {
-                        const uint32_t q = (uint32_t)__builtin_ctz(m), j = nb.j[k + q];
-                        const uint32_t cj = cost[th_navmap_cell_of(
-                            &w->nav.map, th_v2(a->px[j], a->py[j]), NULL, NULL)];
-                        if (cj > my_cost || (cj == my_cost && a->id[j].index1 > id.index1))
-                            ahead[q] = 0;
+                        const uint32_t q = (uint32_t)__builtin_ctz(m);
+                        if (goes_before(w, a, cost, my_cost, id.index1, nb.j[k + q])) ahead[q] = 0;
                     }
                 }
                 const v4f uj = (d - l) * inv_tg;
@@ -358,6 +555,8 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
          * is immediate. */
         const float speed = th_v2_len(v);
         if (u > speed) u = min_f(u, speed + (v0 * want - speed) * c->relax);
+        w->hx_next[i] = e0.x; /* the goal direction, as neighbours will read it */
+        w->hy_next[i] = e0.y;
         const th_vec2 vn = th_v2_scale(e, u);
         w->ax[i] = (vn.x - v.x) * inv_dt;
         w->ay[i] = (vn.y - v.y) * inv_dt;

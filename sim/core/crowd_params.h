@@ -82,7 +82,11 @@ typedef enum th_param_model {
     X("wall_repulsion", wall_repulsion, 0, false, 1000, false, 5.0f, 5.0f, NULL, "", TH_PARAM_PED, \
       "strength of the push away from walls")                                                      \
     X("wall_repulsion_range", wall_repulsion_range, 0.001, false, 10, false, 0.02f, 0.02f, NULL, "m", TH_PARAM_PED, \
-      "the wall push decays as exp(-gap / range)")
+      "the wall push decays as exp(-gap / range)")                                                \
+    X("anticipation", anticipation, 0, false, 10, false, 1.0f, 1.0f, NULL, "s", TH_PARAM_PED,      \
+      "how far ahead walkers coming the other way are anticipated; 0 turns counterflow lanes off") \
+    X("keep_right", keep_right, -10, false, 10, false, 2.0f, 2.0f, NULL, "", TH_PARAM_PED,         \
+      "in counterflow, weight of keeping right of the goal direction (negative: left)")
 /* clang-format on */
 
 typedef struct th_crowd_param {

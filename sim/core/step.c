@@ -227,6 +227,11 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
             sheltering += shelter[k] != 0;
         }
         if (goal_state && th_goal_stateful(c->goal)) th_goal_moved(w, a->id[k], c, p, v);
+        if (c->ped) {
+            a->aware[k] = w->aware_next[k];
+            a->hx[k] = w->hx_next[k];
+            a->hy[k] = w->hy_next[k];
+        }
     }
     x->chunk_stats[begin / TH_CHUNK].sheltering = sheltering;
 }

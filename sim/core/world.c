@@ -73,6 +73,8 @@ th_crowd_def th_default_crowd_def(void) {
         .repulsion_range = 0.1f,
         .wall_repulsion = 5.0f,
         .wall_repulsion_range = 0.02f,
+        .anticipation = 1.0f,
+        .keep_right = 2.0f,
     };
 }
 
@@ -618,6 +620,15 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .wall_rep = d.wall_repulsion,
         .inv_wall_rep_range = 1.0f / d.wall_repulsion_range,
         .ped_reach = ped_reach,
+        /* Movers and ants follow rules of their own, which lanes would break. */
+        .anticipation =
+            (goal_rt.goal >= TH_GOAL_CRASH_AND_TURN && goal_rt.goal <= TH_GOAL_WAYPOINTS) ||
+                    goal_rt.goal == TH_GOAL_FORAGE
+                ? 0.0f
+                : d.anticipation,
+        .keep_right = d.keep_right,
+        .aware_decay =
+            w->def.timestep < TH_PED_MEMORY ? 1.0f - w->def.timestep / TH_PED_MEMORY : 0.0f,
         .heading = th_v2_norm(d.heading),
         .goal = goal_rt.goal,
         .goal_field = goal_rt.goal_field,

@@ -24,6 +24,9 @@
  * may load a whole block of 8 at the end of a cell range (the extra lanes are masked off). */
 #define TH_SIMD_PAD 8u
 
+/* Seconds over which a pedestrian's counterflow awareness fades once nothing feeds it. */
+#define TH_PED_MEMORY 3.0f
+
 typedef struct th_squad th_squad;
 
 /* Every per-agent array in storage (cell-sorted) order, declared once: X(name, type, kind).
@@ -34,26 +37,35 @@ typedef struct th_squad th_squad;
  * afresh by each step for the agents in their new order (so not gathered) and kept in step
  * with the state when agents are removed. A new agent starts with zeros in every array but
  * the state it is given. */
-#define TH_AGENT_ARRAYS(X)                                                               \
-    X(px, float, BUF)                                                                    \
-    X(py, float, BUF)                                                                    \
-    X(vx, float, BUF)                                                                    \
-    X(vy, float, BUF)                                                                    \
-    X(crowd, uint16_t, BUF)                                                              \
-    /* flocking type: the crowd's explicit type, or TH_MAX_TYPES + crowd */              \
-    X(type, uint16_t, BUF)                                                               \
-    X(id, th_agent_id, BUF)                                                              \
-    /* steering acceleration of the last step */                                         \
-    X(ax, float, ONE)                                                                    \
-    X(ay, float, ONE)                                                                    \
-    /* grid cell of each agent */                                                        \
-    X(cell, uint32_t, ONE)                                                               \
-    /* same-crowd agents seen in the last step */                                        \
-    X(neighbors, uint16_t, ONE)                                                          \
-    /* TH_AGENT_LEADER | TH_AGENT_STRANDED of the last step */                           \
-    X(flags, uint8_t, ONE)                                                               \
-    /* bunker index + 1 the agent stepped into this step, or 0 (or a TH_MARK_* below) */ \
-    X(shelter, uint8_t, ONE)
+#define TH_AGENT_ARRAYS(X)                                                                \
+    X(px, float, BUF)                                                                     \
+    X(py, float, BUF)                                                                     \
+    X(vx, float, BUF)                                                                     \
+    X(vy, float, BUF)                                                                     \
+    X(crowd, uint16_t, BUF)                                                               \
+    /* flocking type: the crowd's explicit type, or TH_MAX_TYPES + crowd */               \
+    X(type, uint16_t, BUF)                                                                \
+    X(id, th_agent_id, BUF)                                                               \
+    /* pedestrians: how aware the agent is of oncoming traffic, 0 to 1 */                 \
+    X(aware, float, BUF)                                                                  \
+    /* pedestrians: the unit direction walked in the last step (0, 0 before the first) */ \
+    X(hx, float, BUF)                                                                     \
+    X(hy, float, BUF)                                                                     \
+    /* steering acceleration of the last step */                                          \
+    X(ax, float, ONE)                                                                     \
+    X(ay, float, ONE)                                                                     \
+    /* grid cell of each agent */                                                         \
+    X(cell, uint32_t, ONE)                                                                \
+    /* same-crowd agents seen in the last step */                                         \
+    X(neighbors, uint16_t, ONE)                                                           \
+    /* TH_AGENT_LEADER | TH_AGENT_STRANDED of the last step */                            \
+    X(flags, uint8_t, ONE)                                                                \
+    /* bunker index + 1 the agent stepped into this step, or 0 (or a TH_MARK_* below) */  \
+    X(shelter, uint8_t, ONE)                                                              \
+    /* pedestrians: the awareness the step computed, stored by integration */             \
+    X(aware_next, float, ONE)                                                             \
+    X(hx_next, float, ONE)                                                                \
+    X(hy_next, float, ONE)
 
 /* TH_AGENT_KIND(want, kind, x), inside an X of the table, expands to x only when the row's kind
  * is `want` (BUF or ONE), so a use of the table can pick the buffered arrays or the world's. */
@@ -107,6 +119,9 @@ typedef struct th_crowd_rt {
     float rep, inv_rep_range;           /* neighbour repulsion strength, 1 / range */
     float wall_rep, inv_wall_rep_range; /* wall repulsion strength, 1 / range */
     float ped_reach;                    /* metres: neighbours farther than this change nothing */
+    float anticipation;                 /* seconds (pedestrians, counterflow); 0 for movers, ants */
+    float keep_right;                   /* weight (pedestrians, counterflow) */
+    float aware_decay;                  /* counterflow awareness kept per step: 1 - dt / memory */
     th_vec2 heading; /* unit walking direction of a pedestrian crowd without a goal, or 0 */
 
     /* The goal (sim/behave/goal.c). */

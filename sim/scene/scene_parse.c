@@ -577,6 +577,8 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
                                        "repulsion_range",
                                        "wall_repulsion",
                                        "wall_repulsion_range",
+                                       "anticipation",
+                                       "keep_right",
                                        "heading",
                                        "goal",
                                        NULL};

@@ -59,6 +59,9 @@
 #define TH_PED_RELAY        0.9f
 #define TH_PED_FOLLOW_SPEED 0.2f
 
+/* Awareness below this is none: it fades out, instead of lingering for minutes. */
+#define TH_PED_AWARE_MIN 0.01f
+
 /* A walker closer than (1 + TH_PED_WALL_CLEAR) radii to a wall its goal leads into looks for a
  * spot its body fits in (clear_direction). */
 #define TH_PED_WALL_CLEAR 0.25f
@@ -77,8 +80,6 @@
 typedef struct ped_near {
     float dx[TH_PED_NEAR_PADDED], dy[TH_PED_NEAR_PADDED], d2[TH_PED_NEAR_PADDED];
     float d[TH_PED_NEAR_PADDED], l[TH_PED_NEAR_PADDED];
-    float vx[TH_PED_NEAR_PADDED], vy[TH_PED_NEAR_PADDED], aw[TH_PED_NEAR_PADDED];
-    float hx[TH_PED_NEAR_PADDED], hy[TH_PED_NEAR_PADDED];
     uint32_t j[TH_PED_NEAR_PADDED];
     uint32_t n;
 } ped_near;
@@ -136,6 +137,11 @@ static inline v4f sqrt4(v4f v) {
 #endif
 }
 
+/* The four values of `v` at the indices idx[0..3]. */
+static inline v4f pick4(const float *v, const uint32_t *idx) {
+    return (v4f){v[idx[0]], v[idx[1]], v[idx[2]], v[idx[3]]};
+}
+
 /* Lanes set in a 4-bit mask. A table, not __builtin_popcount: without the POPCNT instruction
  * (not in baseline x86-64) that is a library call, 4 % of the step. */
 static const uint8_t k_lanes_set[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
@@ -155,8 +161,8 @@ static inline uint32_t mask_bits(v4i m) {
 /* Append the candidates [begin, end) within reach2 of (x, y) to nb, in index order. The agent
  * arrays are padded by TH_SIMD_PAD elements, so the last block may read past `end`. */
 static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t self, float x,
-                   float y, float reach2, float seen2, bool wrap, float W, float H, ped_near *nb,
-                   uint32_t *seen) {
+                   float y, float reach2, float seen2, bool wrap, float W, float H, th_vec2 e0,
+                   ped_near *nb, uint32_t *seen, uint32_t *counter) {
     /* wrap: the agent is within reach of a seam (elsewhere no offset needs its image). */
     const v4f hw = {0.5f * W, 0.5f * W, 0.5f * W, 0.5f * W},
               hh = {0.5f * H, 0.5f * H, 0.5f * H, 0.5f * H};
@@ -176,19 +182,16 @@ static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t se
          * candidate (which of them are in is a coin toss to the branch predictor). A full
          * list keeps its first TH_PED_NEAR; the writes past it land in the padding. */
         const v4f d = sqrt4(d2);
-        const v4f vx = load4(a->vx + j), vy = load4(a->vy + j), aw = load4(a->aware + j);
-        const v4f hx = load4(a->hx + j), hy = load4(a->hy + j);
+        /* Any neighbour aware of counterflow, or whose goal direction turns away from ours by
+         * more than 90 degrees: only then is the counterflow part of pass 1 needed. */
+        const v4f hdot = load4(a->hx + j) * e0.x + load4(a->hy + j) * e0.y;
+        *counter |= in & mask_bits((hdot < 0.0f) | (load4(a->aware + j) > 0.0f));
         uint32_t n = nb->n;
         for (uint32_t k = 0; k < 4; k++) {
             nb->dx[n] = dx[k];
             nb->dy[n] = dy[k];
             nb->d2[n] = d2[k];
             nb->d[n] = d[k];
-            nb->vx[n] = vx[k];
-            nb->vy[n] = vy[k];
-            nb->aw[n] = aw[k];
-            nb->hx[n] = hx[k];
-            nb->hy[n] = hy[k];
             nb->j[n] = j + k;
             n += (in >> k & 1u) & (n < TH_PED_NEAR);
         }
@@ -308,19 +311,18 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         const float seen2 = fminf(c->neighbor_r2, reach2); /* neighbours reported */
         const bool near_seam = wrap && !(p.x >= c->ped_reach && p.x <= W - c->ped_reach &&
                                          p.y >= c->ped_reach && p.y <= H - c->ped_reach);
-        uint32_t n_cand = 0, seen = 0;
+        uint32_t n_cand = 0, seen = 0, counter = 0;
         nb.n = 0;
         for (uint32_t k = 0; k < ns; k++) {
             n_cand += spans[k].end - spans[k].begin;
-            gather(a, spans[k].begin, spans[k].end, i, p.x, p.y, reach2, seen2, near_seam, W, H,
-                   &nb, &seen);
+            gather(a, spans[k].begin, spans[k].end, i, p.x, p.y, reach2, seen2, near_seam, W, H, e0,
+                   &nb, &seen, &counter);
         }
         for (uint32_t k = 0; k < nb.n; k++) nb.l[k] = ri + w->crowd_radius[a->crowd[nb.j[k]]];
         for (uint32_t k = nb.n; k < nb.n + 3u; k++) {
             nb.dx[k] = nb.dy[k] = 0.0f;
             nb.d2[k] = nb.d[k] = 1.0f;
             nb.l[k] = 0.0f;
-            nb.vx[k] = nb.vy[k] = nb.aw[k] = nb.hx[k] = nb.hy[k] = 0.0f;
             nb.j[k] = i;
         }
 
@@ -356,6 +358,8 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         const float ta = c->anticipation;
         const v4f mvx = v4(e0.x * v0), mvy = v4(e0.y * v0);
         const bool counterflow = a->aware[i] > 0.0f;
+        /* The counterflow part of pass 1 only where some neighbour calls for it. */
+        const bool slow = counter != 0 || counterflow;
         const v4f ex = v4(e0.x), ey = v4(e0.y), inv_tg = v4(c->inv_time_gap);
         const v4f inv_rr = v4(c->inv_rep_range), rep = v4(c->rep);
         for (uint32_t k = 0; k < nb.n; k += 4) {
@@ -370,51 +374,57 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             lane_u = sel4(take, uj, lane_u);
             lane_side = sel4(take, side0, lane_side);
             lane_at = (take & (k_lane + (int32_t)k)) | (~take & lane_at);
-            const v4i front = valid & (ex * dx + ey * dy > 0.0f);
-            /* Awareness passed back from those ahead. */
-            const v4f awj = sel4(front, load4(nb.aw + k), v4(0.0f));
-            relay = sel4(awj > relay, awj, relay);
-            /* The nearest walker ahead going this way, within two contact distances of the
-             * line ahead: followed in counterflow. */
-            const v4f vjx = load4(nb.vx + k), vjy = load4(nb.vy + k);
-            const v4i same = front & (vjx * ex + vjy * ey > TH_PED_FOLLOW_SPEED) &
-                             (abs4(side0) < l + l) & (d < fol_d);
-            fol_d = sel4(same, d, fol_d);
-            fol_side = sel4(same, side0, fol_side);
-            /* Anticipation, of walkers ahead whose goal direction turns away from ours by more
-             * than 90 degrees and who come nearer: their closest approach within `ta` seconds
-             * if i walks on toward its goal at its free speed and j keeps its velocity. */
-            const v4f hjx = load4(nb.hx + k), hjy = load4(nb.hy + k);
-            const v4f hdot = hjx * ex + hjy * ey;
-            const v4f rvx = vjx - mvx, rvy = vjy - mvy;
-            const v4f rdot = dx * rvx + dy * rvy;
-            const v4i approach =
-                front & (rdot < 0.0f) & (hdot < 0.0f) & (hjx * hjx + hjy * hjy > 0.25f);
-            if (ta > 0.0f && mask_bits(approach)) {
-                const v4f rv2 = rvx * rvx + rvy * rvy;
-                v4f tau = -rdot / sel4(approach, rv2, v4(1.0f));
-                tau = sel4(tau > v4(ta), v4(ta), tau);
-                const v4f qx = dx + rvx * tau, qy = dy + rvy * tau;
-                const v4f s = sqrt4(qx * qx + qy * qy);
-                const v4f side = ex * qy - ey * qx; /* > 0: j passes on i's left */
-                const v4f mag =
-                    sel4(approach,
-                         exp4((l - s) * (1.0f / TH_PED_MISS_RANGE)) * (1.0f - tau * (1.0f / ta)),
-                         v4(0.0f));
-                /* Step away from the side j will pass on; nearly dead ahead, to the right. */
-                lat += sel4(side < -TH_PED_TIE, mag, -mag);
-                /* Counterflow: j heads back where i comes from (more than 120 degrees off),
-                 * bound elsewhere than i (walkers bound for the same place merge, at a door,
-                 * they do not meet head-on). */
-                v4f opp = sel4(hdot < TH_PED_OPPOSED, mag, v4(0.0f));
-                for (uint32_t m = mask_bits((v4i)(opp > 0.0f)); m; m &= m - 1) {
-                    const uint32_t q = (uint32_t)__builtin_ctz(m);
-                    const uint16_t cj = a->crowd[nb.j[k + q]];
-                    if (cj == a->crowd[i] ||
-                        (cost && th_goal_cost_field(w, &w->crowd_rt[cj]) == cost))
-                        opp[q] = 0.0f;
+            if (slow) {
+                const v4i front = valid & (ex * dx + ey * dy > 0.0f);
+                /* Awareness passed back from those ahead. */
+                const v4f awj = sel4(front, pick4(a->aware, nb.j + k), v4(0.0f));
+                relay = sel4(awj > relay, awj, relay);
+                /* The nearest walker ahead going this way, within two contact distances of the
+                 * line ahead: followed in counterflow. */
+                const v4f vjx = pick4(a->vx, nb.j + k), vjy = pick4(a->vy, nb.j + k);
+                const v4i same = front & (vjx * ex + vjy * ey > TH_PED_FOLLOW_SPEED) &
+                                 (abs4(side0) < l + l) & (d < fol_d);
+                fol_d = sel4(same, d, fol_d);
+                fol_side = sel4(same, side0, fol_side);
+                /* Anticipation, of walkers ahead whose goal direction turns away from ours by more
+                 * than 90 degrees and who come nearer: their closest approach within `ta` seconds
+                 * if i walks on toward its goal at its free speed and j keeps its velocity. */
+                const v4f hjx = pick4(a->hx, nb.j + k), hjy = pick4(a->hy, nb.j + k);
+                const v4f hdot = hjx * ex + hjy * ey;
+                const v4f rvx = vjx - mvx, rvy = vjy - mvy;
+                const v4f rdot = dx * rvx + dy * rvy;
+                const v4i approach =
+                    front & (rdot < 0.0f) & (hdot < 0.0f) & (hjx * hjx + hjy * hjy > 0.25f);
+                if (ta > 0.0f && mask_bits(approach)) {
+                    const v4f rv2 = rvx * rvx + rvy * rvy;
+                    v4f tau = -rdot / sel4(approach, rv2, v4(1.0f));
+                    tau = sel4(tau > v4(ta), v4(ta), tau);
+                    const v4f qx = dx + rvx * tau, qy = dy + rvy * tau;
+                    const v4f s = sqrt4(qx * qx + qy * qy);
+                    /* Passing wider than 7 ranges apart weighs below 1/1000: left out. */
+                    const v4i near = approach & (s - l < 7.0f * TH_PED_MISS_RANGE);
+                    if (mask_bits(near)) {
+                        const v4f side = ex * qy - ey * qx; /* > 0: j passes on i's left */
+                        const v4f mag = sel4(near,
+                                             exp4((l - s) * (1.0f / TH_PED_MISS_RANGE)) *
+                                                 (1.0f - tau * (1.0f / ta)),
+                                             v4(0.0f));
+                        /* Step away from the side j will pass on; dead ahead, to the right. */
+                        lat += sel4(side < -TH_PED_TIE, mag, -mag);
+                        /* Counterflow: j heads back where i comes from (more than 120 degrees
+                         * off), bound elsewhere than i (walkers bound for the same place merge,
+                         * at a door; they do not meet head-on). */
+                        v4f opp = sel4(hdot < TH_PED_OPPOSED, mag, v4(0.0f));
+                        for (uint32_t m = mask_bits((v4i)(opp > 0.0f)); m; m &= m - 1) {
+                            const uint32_t q = (uint32_t)__builtin_ctz(m);
+                            const uint16_t cj = a->crowd[nb.j[k + q]];
+                            if (cj == a->crowd[i] ||
+                                (cost && th_goal_cost_field(w, &w->crowd_rt[cj]) == cost))
+                                opp[q] = 0.0f;
+                        }
+                        threat += opp;
+                    }
                 }
-                threat += opp;
             }
             /* Below 1/1000 of its strength the push is left out: past 7 ranges of gap. */
             const v4f gap = d - l;
@@ -470,8 +480,8 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         const float own = min_f(1.0f, (threat[0] + threat[1]) + (threat[2] + threat[3]));
         const float passed =
             TH_PED_RELAY * fmaxf(fmaxf(relay[0], relay[1]), fmaxf(relay[2], relay[3]));
-        const float aware =
-            ta > 0.0f ? fmaxf(fmaxf(own, passed), a->aware[i] * c->aware_decay) : 0.0f;
+        float aware = ta > 0.0f ? fmaxf(fmaxf(own, passed), a->aware[i] * c->aware_decay) : 0.0f;
+        if (aware < TH_PED_AWARE_MIN) aware = 0.0f;
         w->aware_next[i] = aware;
         {
             float side = (lat[0] + lat[1]) + (lat[2] + lat[3]); /* toward the left of e0 */

@@ -23,6 +23,19 @@
  * only as fast as the push asks, min(1, |sum|) v0_i, so a standing group spreads gently
  * instead of scattering at full speed.
  *
+ * Two further terms keep crowds moving where the plain model gridlocks (docs/pedestrians.md has
+ * the measurements):
+ *   counterflow   walkers anticipate those coming the other way (their closest approach within
+ *                 the crowd's `anticipation` time: Xu, Chraibi & Seyfried 2021, "Anticipation
+ *                 in a velocity-based model for pedestrian dynamics", Transp. Res. C 133) and
+ *                 step aside from the side they will pass on; meeting the other stream makes
+ *                 them aware of it, awareness passes back to those behind and fades over a few
+ *                 seconds, and an aware walker keeps to its right (`keep_right`) along the
+ *                 walkway, follows the walker ahead going its way and stops overtaking: lanes;
+ *   narrow doors  the push of a walker that another goes before keeps only its forward part,
+ *                 and a walker pressed against a wall its river map leads into heads for the
+ *                 cheapest nearby spot its body fits in.
+ *
  * The step's contacts phase (sim/behave/contacts.c) then removes whatever overlap remains (pushes
  * from behind, from the side, from walls): the speed law keeps bodies apart in the walking
  * direction, the contacts phase everywhere.

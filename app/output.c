@@ -56,6 +56,8 @@ static void measure_header(FILE *f, const th_world *w) {
         th_measure_area_info a;
         th_world_measure_area(w, (th_measure_area_id){i + 1}, &a);
         fprintf(f, ",%s_count,%s_density,%s_speed", a.name, a.name, a.name);
+        if (a.lanes.axis != TH_LANE_OFF)
+            fprintf(f, ",%s_lanes,%s_lanes_forward,%s_lanes_backward", a.name, a.name, a.name);
     }
     for (uint32_t i = 0; i < th_world_measure_line_count(w); i++) {
         th_measure_line_info l;
@@ -78,6 +80,10 @@ static void measure_row(FILE *f, const th_world *w) {
         fprintf(f, ",%u", a.count);
         put_num(f, a.density);
         put_num(f, a.mean_speed);
+        if (a.lanes.axis != TH_LANE_OFF) {
+            put_num(f, a.lane_order);
+            fprintf(f, ",%u,%u", a.lane_forward, a.lane_backward);
+        }
     }
     for (uint32_t i = 0; i < th_world_measure_line_count(w); i++) {
         th_measure_line_info l;

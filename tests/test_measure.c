@@ -127,6 +127,227 @@ START_TEST(areas_match_brute_force) {
 }
 END_TEST
 
+/* ---- the lane order parameter against brute force ----------------------------------------- */
+
+/* Rex & Löwen's order parameter straight from its definition, over ordered pairs of the agents
+ * the view reports (the engine compares each unordered pair once, on its own gathered copy). */
+static double ref_lanes(const th_world *w, const th_measure_area_info *a, uint32_t *fwd,
+                        uint32_t *bwd) {
+    th_agent_view v = th_world_agents(w);
+    th_world_def d = th_world_get_def(w);
+    bool ax = a->lanes.axis == TH_LANE_X, wrap = d.bounds == TH_BOUNDS_WRAP;
+    double La = ax ? d.width : d.height, Lc = ax ? d.height : d.width;
+    double sum = 0.0;
+    uint32_t n = 0;
+    *fwd = *bwd = 0;
+#define IN_LANES(k)                                                                \
+    (v.px[k] >= a->x0 && v.px[k] < a->x1 && v.py[k] >= a->y0 && v.py[k] < a->y1 && \
+     fabs(ax ? v.vx[k] : v.vy[k]) >= a->lanes.min_speed)
+    for (uint32_t j = 0; j < v.count; j++) {
+        if (!IN_LANES(j)) continue;
+        int dj = (ax ? v.vx[j] : v.vy[j]) > 0.0f ? 1 : -1;
+        *fwd += dj > 0;
+        *bwd += dj < 0;
+        int same = 0, opp = 0;
+        for (uint32_t k = 0; k < v.count; k++) {
+            if (k == j || !IN_LANES(k)) continue;
+            double along = fabs((double)(ax ? v.px[k] : v.py[k]) - (ax ? v.px[j] : v.py[j]));
+            double across = fabs((double)(ax ? v.py[k] : v.px[k]) - (ax ? v.py[j] : v.px[j]));
+            if (wrap) {
+                along = fmin(along, La - along);
+                across = fmin(across, Lc - across);
+            }
+            if (!(2.0 * across < a->lanes.width && 2.0 * along < a->lanes.length)) continue;
+            int dk = (ax ? v.vx[k] : v.vy[k]) > 0.0f ? 1 : -1;
+            if (dk == dj) same++;
+            else opp++;
+        }
+        if (same + opp == 0) continue;
+        double phi = (double)(same - opp) / (same + opp);
+        sum += phi * phi;
+        n++;
+    }
+#undef IN_LANES
+    return n ? sum / n : NAN;
+}
+
+static void check_lanes(const th_world *w, th_measure_area_id id) {
+    th_measure_area_info a;
+    ck_assert(th_world_measure_area(w, id, &a));
+    uint32_t fwd, bwd;
+    double ref = ref_lanes(w, &a, &fwd, &bwd);
+    CHECK_MSG(a.lane_forward == fwd && a.lane_backward == bwd, "area %s: %u/%u agents, ref %u/%u",
+              a.name, a.lane_forward, a.lane_backward, fwd, bwd);
+    if (isnan(ref)) CHECK_MSG(isnan(a.lane_order), "area %s: %g, ref NaN", a.name, a.lane_order);
+    else /* phi_j rounded to 2^-32 each */
+        CHECK_MSG(fabs(a.lane_order - ref) <= 0x1p-31, "area %s: %.12g, ref %.12g", a.name,
+                  a.lane_order, ref);
+}
+
+/* A walled 20 x 10 m world holding the agents given, one area [2, 18) x [1, 9) with lanes. */
+static th_world *lane_world(const float (*xyv)[3], uint32_t n, th_lane_axis axis) {
+    th_world_def wd = th_default_world_def();
+    wd.width = 20.0f;
+    wd.height = 10.0f;
+    wd.threads = 1;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_crowd_def cd = th_default_crowd_def();
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    for (uint32_t i = 0; i < n; i++) {
+        th_vec2 v = axis == TH_LANE_Y ? th_v2(0.0f, xyv[i][2]) : th_v2(xyv[i][2], 0.0f);
+        ck_assert(th_agent_id_valid(
+            th_world_add_agent(w, CROWD_ID(0), th_v2(xyv[i][0], xyv[i][1]), v, &err)));
+    }
+    th_measure_area_id id =
+        th_world_add_measure_area(w, &(th_measure_area_def){"band", 2.0f, 1.0f, 18.0f, 9.0f}, &err);
+    ck_assert_int_eq(IDX(id), 0);
+    ck_assert_msg(th_world_set_measure_lanes(w, id, &(th_lane_def){axis, 0, 0, 0}, &err), "%s",
+                  err.message);
+    return w;
+}
+
+static double lanes_of(const th_world *w) {
+    th_measure_area_info a;
+    ck_assert(th_world_measure_area(w, AREA_ID(0), &a));
+    return a.lane_order;
+}
+
+/* Hand-built arrangements with known answers: rows 0.7 m apart, 0.5 m spacing along them. */
+START_TEST(lanes_of_known_arrangements) {
+    enum { ROWS = 8, COLS = 24 };
+    float(*p)[3] = malloc(sizeof *p * ROWS * COLS);
+    ck_assert_ptr_nonnull(p);
+    for (int kind = 0; kind < 4; kind++) {
+        uint32_t n = 0;
+        for (int r = 0; r < ROWS; r++) {
+            for (int c = 0; c < COLS; c++) {
+                float dir;
+                switch (kind) {
+                case 0: dir = r % 2 ? 1.3f : -1.3f; break;        /* lanes, one per row */
+                case 1: dir = (r + c) % 2 ? 1.3f : -1.3f; break;  /* checkerboard */
+                case 2: dir = 1.3f; break;                        /* one direction only */
+                default: dir = (r + c) % 2 ? 1.3f : 0.05f; break; /* slow agents left out */
+                }
+                p[n][0] = 3.0f + 0.5f * (float)c;
+                p[n][1] = 1.5f + 0.7f * (float)r;
+                p[n][2] = dir;
+                n++;
+            }
+        }
+        th_world *w = lane_world((const float(*)[3])p, n, TH_LANE_X);
+        double phi = lanes_of(w);
+        check_lanes(w, AREA_ID(0));
+        th_measure_area_info a;
+        th_world_measure_area(w, AREA_ID(0), &a);
+        switch (kind) {
+        case 0:
+        case 2:
+        case 3: ck_assert_double_eq(phi, 1.0); break;
+        default:
+            /* Inside a row the neighbours within 2 m alternate: 4 opposite, 2 (or fewer at the
+             * row's ends) alike: phi_j = 1/9 for most, never above 1/3. */
+            CHECK_MSG(phi > 0.05 && phi < 0.2, "checkerboard: %g", phi);
+        }
+        if (kind == 3) ck_assert_uint_eq(a.lane_backward, 0);
+        else if (kind != 2) ck_assert_uint_eq(a.lane_forward, a.lane_backward);
+        th_world_destroy(w);
+    }
+    /* The same lanes turned a quarter: measured along y they are lanes, along x a crowd moving
+     * sideways (nobody moves along x: NaN). */
+    uint32_t n = 0;
+    for (int r = 0; r < ROWS; r++) {
+        for (int c = 0; c < COLS / 2; c++) {
+            p[n][0] = 3.0f + 0.7f * (float)r;
+            p[n][1] = 2.0f + 0.5f * (float)c;
+            p[n][2] = r % 2 ? 1.3f : -1.3f;
+            n++;
+        }
+    }
+    th_world *w = lane_world((const float(*)[3])p, n, TH_LANE_Y);
+    ck_assert_double_eq(lanes_of(w), 1.0);
+    check_lanes(w, AREA_ID(0));
+    ck_assert(th_world_set_measure_lanes(w, AREA_ID(0), &(th_lane_def){TH_LANE_X, 0, 0, 0}, NULL));
+    ck_assert(isnan(lanes_of(w)));
+    /* Off: NaN, and the axis reads back as off. */
+    ck_assert(th_world_set_measure_lanes(w, AREA_ID(0), &(th_lane_def){0}, NULL));
+    th_measure_area_info a;
+    th_world_measure_area(w, AREA_ID(0), &a);
+    ck_assert_int_eq(a.lanes.axis, TH_LANE_OFF);
+    ck_assert(isnan(a.lane_order));
+    th_world_destroy(w);
+    /* Empty area and a lone walker: NaN (nobody has a neighbour in the band). */
+    w = lane_world(NULL, 0, TH_LANE_X);
+    ck_assert(isnan(lanes_of(w)));
+    th_world_destroy(w);
+    const float lone[1][3] = {{5.0f, 5.0f, 1.0f}};
+    w = lane_world(lone, 1, TH_LANE_X);
+    ck_assert(isnan(lanes_of(w)));
+    th_world_destroy(w);
+    free(p);
+}
+END_TEST
+
+/* Moving boids (walled and wrap-around worlds), both axes, several bands, every step against
+ * the reference; the same figures at 1 and 3 threads. */
+START_TEST(lanes_match_brute_force) {
+    const th_lane_def defs[] = {
+        {TH_LANE_X, 0, 0, 0},
+        {TH_LANE_Y, 1.5f, 6.0f, 0.5f},
+        {TH_LANE_X, 40.0f, 40.0f, 0.01f}, /* the band covers everything: no wrap confusion */
+    };
+    for (int wrap = 0; wrap < 2; wrap++) {
+        double last[2][4];
+        for (uint32_t threads = 1; threads <= 3; threads += 2) {
+            th_world *w = make_world(threads, wrap, 600, 21 + (uint64_t)wrap);
+            for (uint32_t i = 0; i < 3; i++) {
+                th_error err;
+                ck_assert_msg(th_world_set_measure_lanes(w, AREA_ID(i), &defs[i], &err), "%s",
+                              err.message);
+            }
+            for (int s = 0; s < 40; s++) {
+                th_world_step(w);
+                for (uint32_t i = 0; i < 3; i++) check_lanes(w, AREA_ID(i));
+            }
+            for (uint32_t i = 0; i < 4; i++) {
+                th_measure_area_info a;
+                th_world_measure_area(w, AREA_ID(i), &a);
+                last[threads / 3][i] = a.lane_order;
+                if (i == 3) ck_assert(isnan(a.lane_order)); /* no lanes asked for */
+                else ck_assert(isfinite(a.lane_order) || i == 1);
+            }
+            th_world_destroy(w);
+        }
+        ck_assert_mem_eq(last[0], last[1], 3 * sizeof(double));
+    }
+}
+END_TEST
+
+START_TEST(lanes_refuse_bad_defs) {
+    const float one[1][3] = {{5.0f, 5.0f, 1.0f}};
+    th_world *w = lane_world(one, 1, TH_LANE_X);
+    const th_lane_def bad[] = {
+        {(th_lane_axis)7, 0, 0, 0}, {TH_LANE_X, -1.0f, 0, 0},    {TH_LANE_X, 0, NAN, 0},
+        {TH_LANE_Y, 0, 0, -0.1f},   {TH_LANE_X, INFINITY, 0, 0},
+    };
+    th_error err;
+    for (uint32_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert(!th_world_set_measure_lanes(w, AREA_ID(0), &bad[i], &err));
+        ck_assert_int_eq(err.code, TH_ERR_INVALID);
+    }
+    ck_assert(!th_world_set_measure_lanes(w, AREA_ID(1), &bad[0], &err));
+    ck_assert(!th_world_set_measure_lanes(w, AREA_ID(0), NULL, &err));
+    th_measure_area_info a;
+    th_world_measure_area(w, AREA_ID(0), &a);
+    ck_assert_int_eq(a.lanes.axis, TH_LANE_X); /* the earlier setting stands */
+    ck_assert_float_eq(a.lanes.width, TH_LANE_DEFAULT_WIDTH);
+    ck_assert_float_eq(a.lanes.length, TH_LANE_DEFAULT_LENGTH);
+    ck_assert_float_eq(a.lanes.min_speed, TH_LANE_DEFAULT_MIN_SPEED);
+    th_world_destroy(w);
+}
+END_TEST
+
 /* ---- lines against an independent computation ------------------------------------------- */
 
 /* Parametric intersection of q + t r with a + u s, t and u in [0, 1]; +1 when the move goes to
@@ -395,6 +616,7 @@ static void count_free(void *p, void *user) {
 START_TEST(no_allocation_in_a_measured_step) {
     th_set_allocator(&(th_allocator){count_alloc, count_free, NULL});
     th_world *w = make_world(2, true, 2000, 9);
+    ck_assert(th_world_set_measure_lanes(w, AREA_ID(0), &(th_lane_def){TH_LANE_X, 0, 0, 0}, NULL));
     th_world_step(w);
     uint64_t before = __atomic_load_n(&g_allocs, __ATOMIC_RELAXED);
     for (int s = 0; s < 100; s++) th_world_step(w);
@@ -502,6 +724,15 @@ static const bad_scene k_bad[] = {
      "measure.areas[0].rectangle", TH_ERR_SCENE_KEY},
     {"area without a name", SCENE_HEAD "measure:\n  areas:\n    - rect: [0, 0, 1, 1]\n", 10, 7,
      "measure.areas[0].name", TH_ERR_SCENE_MISSING},
+    {"lanes along z",
+     SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [0, 0, 1, 1], lanes: {axis: z}}\n", 10,
+     51, "measure.areas[0].lanes.axis", TH_ERR_SCENE_VALUE},
+    {"lanes of width 0",
+     SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [0, 0, 1, 1], lanes: {width: 0}}\n", 10,
+     52, "measure.areas[0].lanes.width", TH_ERR_SCENE_VALUE},
+    {"unknown lanes key",
+     SCENE_HEAD "measure:\n  areas:\n    - {name: a, rect: [0, 0, 1, 1], lanes: {wide: 1}}\n", 10,
+     45, "measure.areas[0].lanes.wide", TH_ERR_SCENE_KEY},
     {"area without a rect", SCENE_HEAD "measure:\n  areas:\n    - name: a\n", 10, 7,
      "measure.areas[0].rect", TH_ERR_SCENE_MISSING},
     {"area name with a comma",
@@ -768,6 +999,9 @@ static Suite *suite(void) {
     TCase *t = tcase_create("measure");
     tcase_set_timeout(t, 300);
     tcase_add_test(t, areas_match_brute_force);
+    tcase_add_test(t, lanes_of_known_arrangements);
+    tcase_add_test(t, lanes_match_brute_force);
+    tcase_add_test(t, lanes_refuse_bad_defs);
     tcase_add_test(t, lines_match_reference_walls);
     tcase_add_test(t, lines_match_reference_wrap);
     tcase_add_test(t, lone_agent_laps_count_once_per_lap);

@@ -979,6 +979,29 @@ TH_API void th_world_trace_stop(th_world *w);
 #define TH_MAX_MEASURE_WINDOW       3600.0f
 #define TH_MAX_MEASURE_WINDOW_STEPS 65536u
 
+/** The lane order parameter of an area (Rex & Löwen 2007; docs/measurement.md): agents inside
+ *  the area moving along `axis` at `min_speed` or more are sorted by the sign of their velocity
+ *  along it; for each, n_same and n_opp count the others of its own and of the opposite
+ *  direction whose lateral offset is below width / 2 and whose offset along the axis is below
+ *  length / 2; phi_j = ((n_same - n_opp) / (n_same + n_opp))^2, averaged over the agents with
+ *  at least one such neighbour. 1 for lanes, near 0 for a mix. Zero fields take the defaults. */
+typedef enum th_lane_axis {
+    TH_LANE_OFF = 0, /* not measured */
+    TH_LANE_X,       /* motion along x (east or west) */
+    TH_LANE_Y,       /* motion along y (north or south) */
+} th_lane_axis;
+
+#define TH_LANE_DEFAULT_WIDTH     0.6f /* metres: a band one person wide */
+#define TH_LANE_DEFAULT_LENGTH    4.0f /* metres: 2 m ahead and behind */
+#define TH_LANE_DEFAULT_MIN_SPEED 0.1f /* m/s along the axis */
+
+typedef struct th_lane_def {
+    th_lane_axis axis;
+    float width;     /* metres, full width of the band (|lateral offset| < width / 2); 0 = 0.6 */
+    float length;    /* metres, full length (|offset along the axis| < length / 2); 0 = 4 */
+    float min_speed; /* m/s: slower agents (along the axis) take no part; 0 = 0.1 */
+} th_lane_def;
+
 /** An area. Names: 1 to 63 characters of letters, digits, '_', '-' and '.', unique among the
  *  world's areas and lines (they name output columns). */
 typedef struct th_measure_area_def {
@@ -1003,6 +1026,11 @@ typedef struct th_measure_area_info {
     double density;    /* count / area, persons per square metre */
     double mean_speed; /* mean of |velocity| over the agents inside, metres/second; NaN when
                           the area is empty (no agent, no speed: 0 would read as a standstill) */
+    th_lane_def lanes; /* as added, defaults filled in (axis TH_LANE_OFF: not measured) */
+    double lane_order; /* the lane order parameter in [0, 1]; NaN when not measured, when no
+                          agent moving along the axis has a neighbour in its band, or under
+                          several MPI ranks */
+    uint32_t lane_forward, lane_backward; /* agents counted moving toward +axis and -axis */
 } th_measure_area_info;
 
 /** A line's figures as of the last step. */
@@ -1024,6 +1052,14 @@ typedef struct th_measure_line_info {
  *  between steps. */
 TH_API th_measure_area_id th_world_add_measure_area(th_world *w, const th_measure_area_def *def,
                                                     th_error *err);
+
+/** Measure the lane order parameter in an area (th_lane_def; TH_LANE_OFF stops it). Allocates
+ *  the first time (a scratch array of one entry per agent id); call it between steps. The area
+ *  is measured at once, like a new area. Cost per step: O(n^2) in the n agents inside the area
+ *  moving along the axis (1.4 ms per step for 1000 agents, about 0.1 ms for 300, on one
+ *  core of the 2-core test machine), nothing for areas without it. */
+TH_API bool th_world_set_measure_lanes(th_world *w, th_measure_area_id area,
+                                       const th_lane_def *lanes, th_error *err);
 
 /** Add a line; returns its handle, or the null handle with `err` filled. Allocates (the first
  *  line also reserves a previous position per agent id); call it between steps. */

@@ -25,7 +25,21 @@ typedef struct measure_area {
     float x0, y0, x1, y1;
     uint32_t count;
     int64_t speed_sum; /* units of SPEED_UNIT: 1000 m/s x 2^24 x 2^24 agents < 2^63 */
+    th_lane_def lanes; /* axis TH_LANE_OFF: none; otherwise defaults filled in */
+    uint64_t lane_sum; /* sum of phi_j in units of LANE_UNIT: 2^32 x 2^24 agents < 2^64 */
+    uint32_t lane_n;   /* agents with a neighbour in their band (phi_j defined) */
+    uint32_t lane_fwd, lane_bwd;
 } measure_area;
+
+#define LANE_UNIT 0x1p-32
+
+/* One agent of a lane-measured area: its coordinates along and across the axis, the sign of
+ * its velocity along it, and the neighbours counted in its band. */
+typedef struct lane_pt {
+    float along, across;
+    int32_t dir;
+    uint32_t same, opp;
+} lane_pt;
 
 #define SPEED_UNIT     0x1p-24
 #define PREFETCH_AHEAD 16u
@@ -52,6 +66,10 @@ struct th_measure {
     th_vec2 *prev; /* by id, w->id_capacity entries; NULL until the first line. One array of
                       pairs, not two: the step reads it scattered, and x and y then share
                       a cache line (two arrays cost a second miss per agent) */
+    lane_pt *lane; /* scratch for the lane order parameter, w->id_capacity entries (no
+                      more agents than id slots are alive); NULL until the first area with
+                      lanes */
+    uint32_t lane_cap;
 };
 
 void th_measure_free(th_world *w) {
@@ -59,13 +77,19 @@ void th_measure_free(th_world *w) {
     if (!m) return;
     for (uint32_t l = 0; l < m->line_count; l++) th_free(m->line[l].ring);
     th_free(m->prev);
+    th_free(m->lane);
     th_free(m);
     w->measure = NULL;
 }
 
 bool th_measure_reserve(th_world *w, uint32_t keep, uint32_t cap) {
     struct th_measure *m = w->measure;
-    if (!m || !m->prev) return true;
+    if (!m) return true;
+    if (m->lane) {
+        if (!th_grow_array((void **)&m->lane, sizeof *m->lane, 0, cap)) return false;
+        m->lane_cap = cap;
+    }
+    if (!m->prev) return true;
     return th_grow_array((void **)&m->prev, sizeof *m->prev, keep, cap);
 }
 
@@ -123,6 +147,54 @@ static int line_crossing(const measure_line *L, double qx, double qy, double dx,
 
 /* ---- the step's pass --------------------------------------------------------------------- */
 
+/* The lane order parameter of area r (Rex & Löwen 2007): the agents inside moving along the
+ * axis are gathered (storage order), then every pair is compared once: O(n^2) in the n agents
+ * inside, no allocation. Each phi_j comes from two integer counts and is rounded to LANE_UNIT,
+ * so the sum is exact and the result the same in any storage order. */
+static void lane_order(const th_world *w, struct th_measure *m, measure_area *r) {
+    r->lane_sum = 0;
+    r->lane_n = r->lane_fwd = r->lane_bwd = 0;
+    if (th_dist_serial_active(w)) return; /* the area's agents may be on several ranks */
+    const th_agents *a = &w->buf[w->cur];
+    const bool ax = r->lanes.axis == TH_LANE_X;
+    const float vmin = r->lanes.min_speed;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < w->count; k++) {
+        float x = a->px[k], y = a->py[k];
+        if (!(x >= r->x0 && x < r->x1 && y >= r->y0 && y < r->y1)) continue;
+        float v = ax ? a->vx[k] : a->vy[k];
+        if (!(fabsf(v) >= vmin)) continue;
+        if (n == m->lane_cap) return; /* cannot happen: fewer agents than id slots */
+        m->lane[n++] = (lane_pt){ax ? x : y, ax ? y : x, v > 0.0f ? 1 : -1, 0, 0};
+    }
+    const double half_w = 0.5 * (double)r->lanes.width, half_l = 0.5 * (double)r->lanes.length;
+    const double La = ax ? w->def.width : w->def.height, Lc = ax ? w->def.height : w->def.width;
+    for (uint32_t i = 0; i < n; i++) {
+        lane_pt *p = &m->lane[i];
+        if (p->dir > 0) r->lane_fwd++;
+        else r->lane_bwd++;
+        for (uint32_t j = i + 1; j < n; j++) {
+            lane_pt *q = &m->lane[j];
+            double dc = fabs((double)q->across - p->across), da = fabs((double)q->along - p->along);
+            if (w->wrap) { /* the nearest image, as the model sees neighbours */
+                if (dc > 0.5 * Lc) dc = Lc - dc;
+                if (da > 0.5 * La) da = La - da;
+            }
+            if (!(dc < half_w && da < half_l)) continue;
+            if (p->dir == q->dir) p->same++, q->same++;
+            else p->opp++, q->opp++;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const lane_pt *p = &m->lane[i];
+        uint32_t t = p->same + p->opp;
+        if (!t) continue;
+        double d = ((double)p->same - (double)p->opp) / (double)t;
+        r->lane_sum += (uint64_t)llround(d * d / LANE_UNIT);
+        r->lane_n++;
+    }
+}
+
 static void count_areas(th_world *w, struct th_measure *m) {
     for (uint32_t i = 0; i < m->area_count; i++) {
         m->area[i].count = 0;
@@ -152,6 +224,9 @@ static void count_areas(th_world *w, struct th_measure *m) {
             m->area[i].count = (uint32_t)v[2 * i];
             m->area[i].speed_sum = (int64_t)v[2 * i + 1];
         }
+    }
+    for (uint32_t i = 0; i < m->area_count; i++) {
+        if (m->area[i].lanes.axis != TH_LANE_OFF) lane_order(w, m, &m->area[i]);
     }
 }
 
@@ -307,6 +382,56 @@ static int add_measure_area(th_world *w, const th_measure_area_def *def, th_erro
     return (int)(m->area_count - 1);
 }
 
+bool th_world_set_measure_lanes(th_world *w, th_measure_area_id handle, const th_lane_def *def,
+                                th_error *err) {
+    if (!th_between_steps(w, err)) return false;
+    struct th_measure *m = w->measure;
+    const uint32_t area = TH_INDEX(handle);
+    if (!m || area >= m->area_count) {
+        th_error_set(err, TH_ERR_HANDLE, "no such measurement area");
+        return false;
+    }
+    if (!def) {
+        th_error_set(err, TH_ERR_INVALID, "no lane def");
+        return false;
+    }
+    measure_area *r = &m->area[area];
+    th_lane_def lanes = *def;
+    if (lanes.axis == TH_LANE_OFF) {
+        r->lanes = (th_lane_def){0};
+        return true;
+    }
+    if (lanes.axis != TH_LANE_X && lanes.axis != TH_LANE_Y) {
+        th_error_set(err, TH_ERR_INVALID, "area '%s': lane axis %d is not x or y", r->name,
+                     (int)lanes.axis);
+        return false;
+    }
+    if (lanes.width == 0.0f) lanes.width = TH_LANE_DEFAULT_WIDTH;
+    if (lanes.length == 0.0f) lanes.length = TH_LANE_DEFAULT_LENGTH;
+    if (lanes.min_speed == 0.0f) lanes.min_speed = TH_LANE_DEFAULT_MIN_SPEED;
+    if (!(isfinite(lanes.width) && lanes.width > 0.0f && lanes.width <= TH_MAX_WORLD_DIM &&
+          isfinite(lanes.length) && lanes.length > 0.0f && lanes.length <= TH_MAX_WORLD_DIM &&
+          isfinite(lanes.min_speed) && lanes.min_speed > 0.0f && lanes.min_speed <= 1000.0f)) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "area '%s': lanes need a width and a length in (0, %g] m and a min_speed "
+                     "in (0, 1000] m/s, got %g, %g, %g",
+                     r->name, (double)TH_MAX_WORLD_DIM, (double)lanes.width, (double)lanes.length,
+                     (double)lanes.min_speed);
+        return false;
+    }
+    if (!m->lane) {
+        uint32_t cap = w->id_capacity ? w->id_capacity : 1;
+        if (!th_grow_array((void **)&m->lane, sizeof *m->lane, 0, cap)) {
+            th_error_set(err, TH_ERR_NOMEM, "out of memory");
+            return false;
+        }
+        m->lane_cap = cap;
+    }
+    r->lanes = lanes;
+    count_areas(w, m);
+    return true;
+}
+
 th_measure_area_id th_world_add_measure_area(th_world *w, const th_measure_area_def *def,
                                              th_error *err) {
     return th_measure_area_handle(add_measure_area(w, def, err));
@@ -418,6 +543,10 @@ bool th_world_measure_area(const th_world *w, th_measure_area_id handle,
         .count = r->count,
         .density = (double)r->count / size,
         .mean_speed = r->count ? (double)r->speed_sum * SPEED_UNIT / (double)r->count : NAN,
+        .lanes = r->lanes,
+        .lane_order = r->lane_n ? (double)r->lane_sum * LANE_UNIT / (double)r->lane_n : NAN,
+        .lane_forward = r->lane_fwd,
+        .lane_backward = r->lane_bwd,
     };
     return true;
 }

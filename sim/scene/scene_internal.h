@@ -82,6 +82,7 @@ typedef struct th_legend_entry {
 /* A measurement area or line and the node it came from (scene_measure.c). */
 typedef struct th_scene_measure_area {
     th_measure_area_def def; /* def.name points at name */
+    th_lane_def lanes;       /* axis TH_LANE_OFF without a `lanes` key */
     char name[64];
     const th_ynode *node;
 } th_scene_measure_area;

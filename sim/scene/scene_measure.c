@@ -3,6 +3,7 @@
  *     measure:
  *       areas:
  *         - {name: centre, rect: [x, y, width, height]}
+ *         - {name: middle, rect: [...], lanes: {axis: x, width: 0.6, length: 4, min_speed: 0.1}}
  *       lines:
  *         - {name: exit, from: [x, y], to: [x, y], window: 1}
  *
@@ -51,6 +52,41 @@ static bool measure_name(th_scene *s, const th_ynode *entry, const char *path, c
     return true;
 }
 
+/* `lanes: {axis: x|y, width: m, length: m, min_speed: m/s}` (every key optional: an empty
+ * mapping measures along x with the defaults). */
+static bool parse_lanes(th_scene *s, const th_ynode *n, const char *path, th_lane_def *out,
+                        th_error *err) {
+    static const char *const keys[] = {"axis", "width", "length", "min_speed", NULL};
+    if (!th_scene_expect(s, n, TH_Y_MAPPING, path, err) ||
+        !th_scene_known_keys(s, n, path, keys, err))
+        return false;
+    char sub[160], buf[64];
+    *out = (th_lane_def){TH_LANE_X, TH_LANE_DEFAULT_WIDTH, TH_LANE_DEFAULT_LENGTH,
+                         TH_LANE_DEFAULT_MIN_SPEED};
+    const th_ynode *v;
+    if ((v = th_ynode_get(n, "axis"))) {
+        snprintf(sub, sizeof sub, "%s.axis", path);
+        bool x = v->kind == TH_Y_SCALAR && strcmp(v->text, "x") == 0;
+        bool y = v->kind == TH_Y_SCALAR && strcmp(v->text, "y") == 0;
+        if (!x && !y)
+            return FAIL(s, v, sub, err, "expected x or y, found %s",
+                        th_scene_found(v, buf, sizeof buf));
+        out->axis = x ? TH_LANE_X : TH_LANE_Y;
+    }
+    const char *names[3] = {"width", "length", "min_speed"};
+    float *dst[3] = {&out->width, &out->length, &out->min_speed};
+    const double lo[3] = {0.001, 0.001, 0.001},
+                 hi[3] = {TH_MAX_WORLD_DIM, TH_MAX_WORLD_DIM, 1000.0};
+    for (int k = 0; k < 3; k++) {
+        if (!(v = th_ynode_get(n, names[k]))) continue;
+        snprintf(sub, sizeof sub, "%s.%s", path, names[k]);
+        double d;
+        if (!th_scene_float(s, v, sub, lo[k], hi[k], &d, err)) return false;
+        *dst[k] = (float)d;
+    }
+    return true;
+}
+
 static bool parse_areas(th_scene *s, const th_ynode *n, th_error *err) {
     if (!th_scene_expect(s, n, TH_Y_SEQUENCE, "measure.areas", err)) return false;
     if (n->count > TH_MAX_MEASURE_AREAS) {
@@ -60,7 +96,7 @@ static bool parse_areas(th_scene *s, const th_ynode *n, th_error *err) {
     s->measure_area =
         th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->measure_area);
     if (!s->measure_area) return TH_SCENE_NOMEM(s, n, "measure.areas", err, "out of memory");
-    static const char *const keys[] = {"name", "rect", NULL};
+    static const char *const keys[] = {"name", "rect", "lanes", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *e = n->items[i];
         char path[64], sub[96];
@@ -96,6 +132,9 @@ static bool parse_areas(th_scene *s, const th_ynode *n, th_error *err) {
                 d[0], d[1], d[2], d[3]);
         }
         a->def = (th_measure_area_def){a->name, x0, y0, x1, y1};
+        const th_ynode *l = th_ynode_get(e, "lanes");
+        snprintf(sub, sizeof sub, "%s.lanes", path);
+        if (l && !parse_lanes(s, l, sub, &a->lanes, err)) return false;
         s->measure_area_count++;
     }
     return true;
@@ -176,7 +215,10 @@ bool th_scene_parse_measure(th_scene *s, const th_ynode *n, th_error *err) {
 bool th_scene_build_measure(th_world *w, const th_scene *s, th_error *err) {
     char path[64];
     for (uint32_t i = 0; i < s->measure_area_count; i++) {
-        if (th_world_add_measure_area(w, &s->measure_area[i].def, err).index1 != i + 1) {
+        const th_scene_measure_area *a = &s->measure_area[i];
+        th_measure_area_id id = th_world_add_measure_area(w, &a->def, err);
+        if (id.index1 != i + 1 ||
+            (a->lanes.axis != TH_LANE_OFF && !th_world_set_measure_lanes(w, id, &a->lanes, err))) {
             snprintf(path, sizeof path, "measure.areas[%u]", i);
             return th_scene_refused(s, s->measure_area[i].node, path, err);
         }

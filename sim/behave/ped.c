@@ -233,18 +233,31 @@ static const float k_clear_dir[TH_PED_CLEAR_DIRS][2] = {{1.0f, 0.0f},
                                                         {0.92387953f, -0.38268343f}};
 
 /* The direction to the cheapest spot (by the goal's cost field) a body of radius r fits in, of
- * those one cell (at least a radius) away from p in TH_PED_CLEAR_DIRS directions; of equally
- * cheap spots the one nearest to e0. e0 itself when no spot fits. */
+ * those one cell (at least a radius) away from p in TH_PED_CLEAR_DIRS directions and, on cells
+ * larger than the body, the centres of the 3 x 3 cells around p's; of equally cheap spots the
+ * one nearest to e0. e0 itself when no spot fits. */
 static th_vec2 clear_direction(const th_world *w, const uint32_t *cost, th_vec2 p, float r,
                                th_vec2 e0) {
     const th_navmap *m = &w->nav.map;
-    const float rho = fmaxf(m->cell_size, r);
+    const float cs = m->cell_size, rho = fmaxf(cs, r);
     uint32_t best = UINT32_MAX;
     float best_dot = -2.0f;
     th_vec2 out = e0;
-    for (int k = 0; k < TH_PED_CLEAR_DIRS; k++) {
-        const th_vec2 d = th_v2(k_clear_dir[k][0], k_clear_dir[k][1]);
-        const th_vec2 q = th_v2_add(p, th_v2_scale(d, rho));
+    /* The ring of spots, then the centres of the cells around p's (on a map coarser than a
+     * body, a door one cell wide has its centre off the ring). */
+    const int32_t cx = (int32_t)floorf(p.x / cs), cy = (int32_t)floorf(p.y / cs);
+    for (int k = 0; k < TH_PED_CLEAR_DIRS + (cs > r ? 9 : 0); k++) {
+        th_vec2 d, q;
+        if (k < TH_PED_CLEAR_DIRS) {
+            d = th_v2(k_clear_dir[k][0], k_clear_dir[k][1]);
+            q = th_v2_add(p, th_v2_scale(d, rho));
+        } else {
+            const int32_t n = k - TH_PED_CLEAR_DIRS;
+            q = th_v2(((float)(cx + n % 3 - 1) + 0.5f) * cs, ((float)(cy + n / 3 - 1) + 0.5f) * cs);
+            const th_vec2 to = th_v2_sub(q, p);
+            if (th_v2_len2(to) < 1e-6f) continue;
+            d = th_v2_norm(to);
+        }
         if (!(q.x >= 0.0f && q.y >= 0.0f && q.x < w->def.width && q.y < w->def.height)) continue;
         float wd;
         th_vec2 away;

@@ -104,7 +104,11 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t limit) {
         }
     }
     if (how == JUDGE_NEVER || !s->init) {
-        *s = (th_stall){.best = metric, .ax = p.x, .ay = p.y, .since = now, .index = index,
+        *s = (th_stall){.best = metric,
+                        .ax = p.x,
+                        .ay = p.y,
+                        .since = now,
+                        .index = index,
                         .init = how != JUDGE_NEVER};
         return false;
     }
@@ -115,8 +119,8 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t limit) {
             s->since = now;
         }
     } else {
-        const th_vec2 d = th_min_image(th_v2_sub(p, th_v2(s->ax, s->ay)), w->wrap, w->def.width,
-                                       w->def.height);
+        const th_vec2 d =
+            th_min_image(th_v2_sub(p, th_v2(s->ax, s->ay)), w->wrap, w->def.width, w->def.height);
         if (d.x * d.x + d.y * d.y >= MOVE_M * MOVE_M) {
             s->ax = p.x;
             s->ay = p.y;

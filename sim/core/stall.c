@@ -19,7 +19,8 @@
  * state in the per-id array `stall` (grown with the others), so nothing is allocated and the
  * result does not depend on the thread count. It reads positions only and never enters the
  * state hash. Agents are counted in storage order; under several ranks each rank judges its
- * own agents and the counts, box and longest time are combined over ranks. */
+ * own agents and their count is summed over ranks (the longest time and the box are the
+ * rank's own); an agent that comes from another rank starts afresh, as its state stays behind. */
 #include <math.h>
 
 #include "sim/behave/goal.h"
@@ -103,7 +104,9 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t limit) {
         default: how = JUDGE_MOVE; break;
         }
     }
-    if (how == JUDGE_NEVER || !s->init) {
+    const bool fresh = !s->init || s->seen + 1u != now;
+    s->seen = now;
+    if (how == JUDGE_NEVER || fresh) {
         *s = (th_stall){.best = metric,
                         .ax = p.x,
                         .ay = p.y,

@@ -162,6 +162,8 @@ typedef struct th_stall {
     float best;
     float ax, ay;
     uint64_t since;
+    uint64_t seen;  /* the step it was last judged here: a gap (the agent was held by another
+                       rank meanwhile) starts it afresh */
     uint32_t index; /* ROUTE: the waypoint `best` belongs to */
     uint8_t init;   /* 0 until the agent's first bookkeeping */
 } th_stall;

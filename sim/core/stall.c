@@ -111,6 +111,7 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t limit) {
                         .ax = p.x,
                         .ay = p.y,
                         .since = now,
+                        .seen = now,
                         .index = index,
                         .init = how != JUDGE_NEVER};
         return false;

@@ -135,6 +135,13 @@ for s in "$scenes/validation/door_flow.yaml" "$scenes/corridor_flow.yaml" \
     fi
 done
 
+# Walkers that reach a destination without an exit stand there (and those behind wait for room):
+# arrived, not stalled.
+sed 's/      exit: true/      exit: false/' "$data/scene_over.yaml" >"$tmp/arrive.yaml"
+run run "$tmp/arrive.yaml" --headless --steps 3000 --fail-on-stall
+[[ $rc -eq 0 ]] && grep -q '^stalled   none' "$tmp/out" && pass "arrived walkers are not stalled" ||
+    fail "arrived walkers" "exit code $rc or stalls reported"
+
 # ---- the scene is over ---------------------------------------------------------------------
 
 run run "$data/scene_over.yaml" --headless --json "$tmp/o.json" --trajectories "$tmp/o.csv"

@@ -539,7 +539,8 @@ TH_API th_world_stats th_world_get_stats(const th_world *w);
  *  to the next route waypoint has not dropped by 0.2 m, or, for wanderers, movers, foragers and
  *  squad members of a squad still marching, it has not moved 0.5 m from where it last did.
  *  Never stalled: agents without a goal (flocks), stranded agents (no route: reported as such),
- *  members of a squad that arrived or has no route. Judged in the bookkeeping phase; not part
+ *  agents at their goal or within 1.5 m of it (waiting for room there), members of a squad that
+ *  arrived or has no route. Judged in the bookkeeping phase; not part
  *  of the state hash. */
 typedef struct th_stall_info {
     uint32_t stalled;     /* agents stalled as of the last step */

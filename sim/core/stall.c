@@ -13,7 +13,9 @@
  *  - wanderers, movers, foragers and squad members of a marching squad: moving MOVE_M from
  *    where the agent last did (a wanderer has no goal to approach, but a stuck one stays put).
  * Never stalled: agents without a goal (flocks, walkers with a heading), stranded agents
- * (reported as stranded), members of a squad that arrived or has no route.
+ * (reported as stranded), agents at their goal or within 1.5 m of it (a destination without an
+ * exit, filled by those who came first; the last waypoint of a one-way route), members of a squad
+ * that arrived or has no route.
  *
  * A serial pass over the agents in the bookkeeping phase: a few loads and compares per agent,
  * state in the per-id array `stall` (grown with the others), so nothing is allocated and the
@@ -32,6 +34,9 @@
 #define PROGRESS_M 0.2f
 #define RESET_M    1.0f
 #define MOVE_M     0.5f
+/* Remaining cost below which an agent is at its goal, or waiting for room at it (a goal without
+ * an exit filled by those who came first): not a stall. */
+#define AT_GOAL_M  1.5f
 
 /* Remaining cost in metres at p, interpolated between the centres of the four nearest cells
  * (unreachable ones left out); false when none of them is reachable. */
@@ -85,8 +90,14 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t limit) {
         case TH_GOAL_NONE: how = JUDGE_NEVER; break;
         case TH_GOAL_SHELTER:
         case TH_GOAL_DESTINATIONS: {
+            /* Standing at its goal (no direction left to walk: a goal cell of a field without
+             * an exit, say) or within AT_GOAL_M of it is arrival, not a stall. */
             const uint32_t *f = th_goal_cost_field(w, c);
-            how = f && field_metres(&w->nav.map, f, p, &metric) ? JUDGE_COST : JUDGE_NEVER;
+            th_vec2 dir;
+            how = f && th_goal_direction(w, id, c, p, &dir) && th_v2_len2(dir) > 0.25f &&
+                          field_metres(&w->nav.map, f, p, &metric) && metric > AT_GOAL_M
+                      ? JUDGE_COST
+                      : JUDGE_NEVER;
             break;
         }
         case TH_GOAL_ROUTE: {

@@ -39,6 +39,7 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
         }
         if (!(v.flags[k] & TH_AGENT_STRANDED)) {
             o->en_route++;
+            o->en_route_stalled += (v.flags[k] & TH_AGENT_STALLED) != 0;
             continue;
         }
         o->stranded++;
@@ -55,13 +56,13 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
         else o->walled_in++;
     }
     /* Under mpirun each rank counted its own agents. */
-    uint32_t sums[5 + TH_MAX_BUNKERS] = {o->en_route, o->stranded, o->other, o->cut_off,
-                                         o->walled_in};
-    memcpy(sums + 5, o->cut_off_by, sizeof o->cut_off_by);
-    th_app_sum_u32(sums, 5 + TH_MAX_BUNKERS);
+    uint32_t sums[6 + TH_MAX_BUNKERS] = {o->en_route, o->stranded,  o->other,
+                                         o->cut_off,  o->walled_in, o->en_route_stalled};
+    memcpy(sums + 6, o->cut_off_by, sizeof o->cut_off_by);
+    th_app_sum_u32(sums, 6 + TH_MAX_BUNKERS);
     o->en_route = sums[0], o->stranded = sums[1], o->other = sums[2], o->cut_off = sums[3];
-    o->walled_in = sums[4];
-    memcpy(o->cut_off_by, sums + 5, sizeof o->cut_off_by);
+    o->walled_in = sums[4], o->en_route_stalled = sums[5];
+    memcpy(o->cut_off_by, sums + 6, sizeof o->cut_off_by);
     o->reachable = o->sheltered + o->en_route;
     double dt = th_world_get_def(w).timestep;
     for (int i = 0; i < 3; i++) {
@@ -119,10 +120,10 @@ static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
     double dt = th_world_get_def(w).timestep;
     uint32_t bunkers = th_world_bunker_count(w);
     uint32_t fleeing = o->sheltered + o->en_route + o->stranded;
-    fprintf(out,
-            "outcome   %u sheltered, %u en route (walking to a bunker), %u stranded (no route"
-            " to an open bunker)",
-            o->sheltered, o->en_route, o->stranded);
+    fprintf(out, "outcome   %u sheltered, %u en route (walking to a bunker", o->sheltered,
+            o->en_route);
+    if (o->en_route_stalled) fprintf(out, "; %u of them stalled", o->en_route_stalled);
+    fprintf(out, "), %u stranded (no route to an open bunker)", o->stranded);
     if (o->removed) fprintf(out, ", %u removed", o->removed);
     if (o->buried) fprintf(out, ", %u buried (walled in by blocked cells)", o->buried);
     if (o->other) fprintf(out, "; %u not fleeing", o->other);
@@ -265,6 +266,7 @@ static void print_flow(FILE *out, const th_world *w) {
     exit_times(w, at);
     fprintf(out, "exited    %u of %u spawned, %u still in the world", st.exited, st.spawned,
             st.agents);
+    if (st.stalled) fprintf(out, " (%u stalled)", st.stalled);
     int reached = 0;
     for (int i = 0; i < 3 && at[i] >= 0.0; i++, reached++) {
         fprintf(out, "%s%s by %.1f s", i ? ", " : ": ", i == 2 ? "all" : (i == 0 ? "50%" : "90%"),
@@ -277,12 +279,31 @@ static void print_flow(FILE *out, const th_world *w) {
     fprintf(out, "\n");
 }
 
+/* Stalled agents: always a line, so that a gridlock is never silent and a clean run says so. */
+static void print_stalls(FILE *out, const th_world *w) {
+    th_stall_info si;
+    th_world_stall_info(w, &si);
+    if (si.stalled == 0) {
+        fprintf(out, "stalled   none (no agent without progress toward its goal for %.0f s)\n",
+                (double)si.stall_time);
+        return;
+    }
+    fprintf(out,
+            "stalled   %u agent(s) without progress toward their goal for %.0f s or more "
+            "(longest %.1f s), within [%.2f, %.2f] x [%.2f, %.2f] m\n",
+            si.stalled, (double)si.stall_time, (double)si.longest, (double)si.x0, (double)si.x1,
+            (double)si.y0, (double)si.y1);
+}
+
 void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
     th_world_def def = th_world_get_def(w);
     th_world_stats st = th_world_get_stats(w);
     fprintf(out, "run       %" PRIu64 " steps of %.4f s = %.1f s simulated", f->steps_run,
             (double)def.timestep, (double)f->steps_run * def.timestep);
     if (f->interrupted) fprintf(out, " (interrupted: %" PRIu64 " asked)", f->steps_asked);
+    else if (f->scene_over)
+        fprintf(out, " (scene over at t = %.2f s, step %" PRIu64 ", of %" PRIu64 " allowed)",
+                (double)f->steps_run * def.timestep, f->steps_run, f->steps_asked);
     else if (f->viewer) fprintf(out, " in the viewer");
     fprintf(out, ", %u thread(s), seed %" PRIu64 "\n", def.threads, def.seed);
     static th_history_entry h[TH_MAX_HISTORY];
@@ -295,6 +316,7 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
     print_squads(out, w, h, nh);
     print_colonies(out, w);
     print_flow(out, w);
+    print_stalls(out, w);
     double secs = th_app_max(measured_s(w, f)); /* the slowest rank under mpirun */
     if (f->viewer) {
         fprintf(out, "wall      %.3f s in the viewer, %.3f s of it stepping the world\n", f->wall_s,
@@ -415,9 +437,22 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     fprintf(j,
             "  \"run\": {\"steps\": %" PRIu64 ", \"steps_asked\": %" PRIu64
             ", \"timestep_s\": %.9g, \"simulated_s\": %.6f, \"threads\": %u, \"seed\": %" PRIu64
-            ", \"interrupted\": %s, \"viewer\": %s},\n",
+            ", \"interrupted\": %s, \"viewer\": %s, \"scene_over\": %s, \"scene_over_s\": ",
             f->steps_run, f->steps_asked, dt, (double)f->steps_run * dt, def.threads, def.seed,
-            f->interrupted ? "true" : "false", f->viewer ? "true" : "false");
+            f->interrupted ? "true" : "false", f->viewer ? "true" : "false",
+            f->scene_over ? "true" : "false");
+    json_time(j, f->scene_over ? (double)f->steps_run * dt : -1.0);
+    fprintf(j, "},\n");
+    th_stall_info si;
+    th_world_stall_info(w, &si);
+    fprintf(j,
+            "  \"stalls\": {\"stalled\": %u, \"stall_time_s\": %.6g, \"longest_s\": %.4f, "
+            "\"box_m\": ",
+            si.stalled, (double)si.stall_time, (double)si.longest);
+    if (si.stalled)
+        fprintf(j, "[%.4f, %.4f, %.4f, %.4f]},\n", (double)si.x0, (double)si.y0, (double)si.x1,
+                (double)si.y1);
+    else fprintf(j, "null},\n");
     static th_history_entry h[TH_MAX_HISTORY];
     uint32_t dropped = 0, nh = th_world_history(w, 0, h, TH_MAX_HISTORY, NULL, &dropped);
     uint32_t bunkers = th_world_bunker_count(w);
@@ -426,9 +461,9 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     fprintf(j,
             "  \"outcome\": {\"spawned\": %u, \"sheltered\": %u, \"en_route\": %u, "
             "\"stranded\": %u, \"removed\": %u, \"buried\": %u, \"not_fleeing\": %u, "
-            "\"reachable\": %u, \"sheltered_50_s\": ",
+            "\"reachable\": %u, \"en_route_stalled\": %u, \"sheltered_50_s\": ",
             o.spawned, o.sheltered, o.en_route, o.stranded, o.removed, o.buried, o.other,
-            o.reachable);
+            o.reachable, o.en_route_stalled);
     json_time(j, o.time_at[0]);
     fprintf(j, ", \"sheltered_90_s\": ");
     json_time(j, o.time_at[1]);

@@ -19,11 +19,14 @@ typedef struct th_run_facts {
     bool viewer;           /* stepped by the interactive viewer */
     double wall_s;         /* headless: the stepping loop; viewer: the session, pauses included */
     uint32_t agents_start; /* agents before the first step */
+    bool scene_over;       /* the run stopped because the scene was over (th_world_scene_over),
+                              after steps_run steps */
 } th_run_facts;
 
 /** Where a run's fleeing agents are, read from the world at the end. */
 typedef struct th_outcome {
     uint32_t spawned, en_route, sheltered, stranded, removed, buried, other;
+    uint32_t en_route_stalled;   /* of en_route: stalled (th_world_stall_info) */
     uint32_t reachable;          /* sheltered + en route: those who had a way in at the end */
     uint32_t walled_in, cut_off; /* stranded: no bunker reachable at all / only closed ones */
     uint32_t cut_off_by[TH_MAX_BUNKERS]; /* stranded agents that could walk to bunker b */

@@ -35,7 +35,13 @@ static const char k_run_help_opts[] =
     "Every option also takes the form --option=VALUE.\n"
     "\n"
     "options:\n"
-    "  --steps N     steps to simulate (default: the scene's `steps`; 0 only builds it)\n"
+    "  --steps N     most steps to simulate (default: the scene's `steps`; 0 only builds\n"
+    "                it); the run ends earlier once the scene is over: no agent left that\n"
+    "                could move, no spawner or event still to come\n"
+    "  --fixed-steps run exactly N steps even when the scene is over (benchmarks)\n"
+    "  --fail-on-stall\n"
+    "                exit 1 when agents are stalled at the end (no progress toward their\n"
+    "                goal for the scene's stall_time); --validate does the same\n"
     "  --threads T   worker threads, 1..64, or 0 for every core (default: the scene's,\n"
     "                else every core)\n"
     "  --seed S      random seed keying every random draw (default: the scene's)\n"
@@ -113,6 +119,7 @@ typedef struct run_opts {
     const char *scene;
     uint64_t steps, threads, seed, agents, rebalance;
     bool has_steps, has_seed, has_threads, headless, validate, allow_outside_paths;
+    bool fail_on_stall, fixed_steps;
     const char *screenshot, *json;
     th_progress_mode progress;
     th_shot_opts shot;
@@ -224,6 +231,12 @@ static int parse(int argc, char **argv, run_opts *o) {
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--validate", false, &v))) {
             if (m < 0) return TH_EXIT_USAGE;
             o->validate = true;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--fail-on-stall", false, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
+            o->fail_on_stall = true;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--fixed-steps", false, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
+            o->fixed_steps = true;
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--allow-outside-paths", false,
                                     &v))) {
             if (m < 0) return TH_EXIT_USAGE;
@@ -535,6 +548,11 @@ int th_cmd_run(int argc, char **argv) {
                 break;
             }
             th_progress_step(&pr, w, steps_run + 1);
+            if (!o.fixed_steps && th_world_scene_over(w)) { /* the steps are a limit */
+                steps_run++;
+                facts.scene_over = true;
+                break;
+            }
         }
         th_progress_end(&pr);
         facts.interrupted = th_interrupted() || (th_app_ranks() > 1 && steps_run < o.steps);
@@ -577,6 +595,19 @@ int th_cmd_run(int argc, char **argv) {
         }
         printf("json      %s\n", o.json);
     }
+    th_stall_info stall;
+    th_world_stall_info(w, &stall);
     th_world_destroy(w);
-    return facts.interrupted ? TH_EXIT_INTERRUPTED : 0;
+    if (facts.interrupted) return TH_EXIT_INTERRUPTED;
+    if ((o.fail_on_stall || o.validate) && stall.stalled > 0) {
+        fprintf(stderr,
+                "throng run: %u agent(s) stalled at the end of the run: no progress toward "
+                "their goal for %.0f s or more (longest %.1f s), within [%.2f, %.2f] x "
+                "[%.2f, %.2f] m (%s)\n",
+                stall.stalled, (double)stall.stall_time, (double)stall.longest, (double)stall.x0,
+                (double)stall.x1, (double)stall.y0, (double)stall.y1,
+                o.validate ? "--validate" : "--fail-on-stall");
+        return 1;
+    }
+    return 0;
 }

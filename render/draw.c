@@ -22,6 +22,7 @@
 #define COL_RUBBLE     0xFF8A5A32u /* destructible wall */
 #define COL_DESTROYED  0xFFE04848u
 #define COL_FULL       0xFFF0B030u
+#define COL_STALLED    0xFFFF3030u /* ring around an agent without progress */
 #define COL_LABEL_BG   0xC0080A10u
 
 /* Agents by crowd: bright hues that stand out on the dark map; crowd i takes i mod 8. */
@@ -977,10 +978,12 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     c->geo.n -= (int)(v.count * per) - used;
     if (!rings) return;
     /* Leaders: a white ring around the agent; predators: a thicker, wider one. The agent inside
-     * keeps its crowd's colour (a white fill made a lone red hawk a white speck). */
+     * keeps its crowd's colour (a white fill made a lone red hawk a white speck). Stalled agents
+     * (no progress toward their goal): a red ring, wider than a leader's, so a gridlock shows. */
     for (uint32_t i = 0; i < v.count; i++) {
         bool lead = v.flags && (v.flags[i] & TH_AGENT_LEADER), pred = predator[v.crowd[i]];
-        if (!lead && !pred) continue;
+        bool stalled = v.flags && (v.flags[i] & TH_AGENT_STALLED);
+        if (!lead && !pred && !stalled) continue;
         float x = v.px[i], y = v.py[i];
         const uint32_t id = v.id[i].index1 - 1;
         if (interp && id < c->prev_cap && c->prev_gen[id] == v.id[i].generation) {
@@ -995,7 +998,8 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
         float br = body_px[v.crowd[i]], r = br > 0 ? br + 2.0f : len * 0.75f;
         float t = pred ? 2.5f : 1.5f;
         if (pred) r += 3.0f;
-        tv_ring(&c->geo, sx, sy, r, t, 0xFFFFFFFFu);
+        if (lead || pred) tv_ring(&c->geo, sx, sy, r, t, 0xFFFFFFFFu);
+        if (stalled) tv_ring(&c->geo, sx, sy, r + 3.0f, 2.5f, COL_STALLED);
     }
 }
 

@@ -81,7 +81,7 @@ SDL_FPoint tv_hud_size(const tv_ctx *c, const th_world *w, int scale) {
     if (t > wmax) wmax = t;
     t = tv_text_width(S, hud_title(c));
     if (t > wmax) wmax = t;
-    int lines = 6 + HUD_NOTE_LINES + TH_PHASE_COUNT + 1;
+    int lines = 7 + HUD_NOTE_LINES + TH_PHASE_COUNT + 1;
     return (SDL_FPoint){wmax + 2 * PD, (float)(lines * LN + 2 * PD)};
 }
 
@@ -90,14 +90,16 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
     const int S = c->lay.hud_scale, LN = TV_FONT_H * S + 2, PD = 5 * S;
     th_world_stats st = th_world_get_stats(w);
     th_world_def d = th_world_get_def(w);
-    char l[8 + HUD_NOTE_LINES][96];
-    uint32_t lc[8 + HUD_NOTE_LINES];
+    char l[9 + HUD_NOTE_LINES][96];
+    uint32_t lc[9 + HUD_NOTE_LINES];
     int n = 0;
     snprintf(l[n], sizeof l[n], "%s", hud_title(c));
     lc[n++] = TEXT_HEAD;
-    snprintf(l[n], sizeof l[n], "step %llu%s", (unsigned long long)st.step,
-             rt->paused ? "   PAUSED" : "");
-    lc[n++] = rt->paused ? TEXT_WARN : TEXT;
+    /* The viewer keeps running once the scene is over (nothing more will move); it says so. */
+    const bool over = th_world_scene_over(w);
+    snprintf(l[n], sizeof l[n], "step %llu%s%s", (unsigned long long)st.step,
+             rt->paused ? "   PAUSED" : "", over ? "   SCENE OVER" : "");
+    lc[n++] = rt->paused || over ? TEXT_WARN : TEXT;
     if (rt->live)
         snprintf(l[n], sizeof l[n], "fps %.0f  steps/s %.0f  speed %gx", rt->fps, rt->steps_per_s,
                  rt->speed);
@@ -111,6 +113,9 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
     lc[n++] = TEXT;
     snprintf(l[n], sizeof l[n], "stranded %u  threads %u", st.stranded, d.threads);
     lc[n++] = st.stranded ? TEXT_WARN : TEXT;
+    /* Stalled: no progress toward their goal (ringed red on the map). */
+    snprintf(l[n], sizeof l[n], "stalled %u", st.stalled);
+    lc[n++] = st.stalled ? TEXT_WARN : TEXT;
     /* Notices: queued clicks, saved screenshots (the last line says how many more). */
     for (int i = 0; i < HUD_NOTE_LINES; i++) {
         if (i == HUD_NOTE_LINES - 1 && c->note_count > HUD_NOTE_LINES)

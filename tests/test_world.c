@@ -84,6 +84,10 @@ START_TEST(test_bad_world_defs) {
     bad_bounds.bounds = (th_bounds)7;
     th_world_def bad_cap = th_default_world_def();
     bad_cap.agent_capacity = TH_MAX_AGENTS + 1;
+    th_world_def stall_neg = th_default_world_def(), stall_nan = stall_neg, stall_huge = stall_neg;
+    stall_neg.stall_time = -1.0f;
+    stall_nan.stall_time = NAN;
+    stall_huge.stall_time = 2e6f;
     const bad_world cases[] = {
         {"zero width", "size", wdef(0.0f, 10.0f, dt, 1)},
         {"zero height", "size", wdef(10.0f, 0.0f, dt, 1)},
@@ -103,6 +107,9 @@ START_TEST(test_bad_world_defs) {
         {"999 threads", "threads", wdef(10.0f, 10.0f, dt, 999)},
         {"bad bounds", "bounds", bad_bounds},
         {"huge capacity", "capacity", bad_cap},
+        {"negative stall time", "stall_time", stall_neg},
+        {"NaN stall time", "stall_time", stall_nan},
+        {"huge stall time", "stall_time", stall_huge},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         th_error err = {0};
@@ -114,6 +121,40 @@ START_TEST(test_bad_world_defs) {
         /* No error struct: still rejected, no crash. */
         ck_assert_ptr_null(th_world_create(&cases[i].def, NULL));
     }
+}
+END_TEST
+
+/* Stall counts and the end of a scene through the public API: arguments checked, the default
+ * threshold and a set one reported, a flock never stalled and never over, an empty world over. */
+START_TEST(test_stall_api) {
+    th_stall_info si = {.stalled = 77};
+    ck_assert(!th_world_stall_info(NULL, &si));
+    ck_assert_uint_eq(si.stalled, 77);
+    ck_assert(!th_world_scene_over(NULL));
+    th_world *w = make_world(40.0f, 40.0f, TH_BOUNDS_WALLS, 2);
+    ck_assert(!th_world_stall_info(w, NULL));
+    ck_assert(th_world_stall_info(w, &si));
+    ck_assert_float_eq(si.stall_time, 10.0f);
+    ck_assert(th_world_scene_over(w)); /* nobody, nothing to come */
+    th_crowd_def cd = th_default_crowd_def();
+    th_crowd_id crowd = th_world_add_crowd(w, &cd, NULL);
+    for (uint64_t i = 0; i < 50; i++) {
+        th_vec2 p = th_v2(th_rng_range(9, i, 0, 5.0f, 35.0f), th_rng_range(9, i, 1, 5.0f, 35.0f));
+        ck_assert(th_world_add_agent(w, crowd, p, th_v2(0, 0), NULL).index1 != 0);
+    }
+    for (int s = 0; s < 900; s++) th_world_step(w); /* 15 s: past the threshold */
+    ck_assert(th_world_stall_info(w, &si));
+    ck_assert_uint_eq(si.stalled, 0);
+    ck_assert_uint_eq(th_world_get_stats(w).stalled, 0);
+    ck_assert(!th_world_scene_over(w)); /* a flock keeps moving */
+    th_world_destroy(w);
+    th_world_def wd = th_default_world_def();
+    wd.stall_time = 3.0f;
+    w = th_world_create(&wd, NULL);
+    ck_assert_ptr_nonnull(w);
+    ck_assert(th_world_stall_info(w, &si));
+    ck_assert_float_eq(si.stall_time, 3.0f);
+    th_world_destroy(w);
 }
 END_TEST
 
@@ -600,6 +641,7 @@ static Suite *world_suite(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_hash_sees_one_ulp);
     tcase_add_test(tc, test_flock_stats);
+    tcase_add_test(tc, test_stall_api);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -157,6 +157,9 @@ typedef struct th_world_def {
     /* Several MPI processes share this world (throng/dist.h, builds with THRONG_MPI=ON);
      * NULL = one process (default). */
     const struct th_dist_def *dist;
+    /* Seconds an agent may make no progress toward its goal before it counts as stalled (see
+     * th_world_stall_info); 0 = the default, 10 s; at most 1e6. */
+    float stall_time;
 } th_world_def;
 
 /** A world def with every default filled in. */
@@ -435,6 +438,7 @@ typedef struct th_agent_view {
 
 #define TH_AGENT_LEADER   1u
 #define TH_AGENT_STRANDED 2u
+#define TH_AGENT_STALLED  4u /* no progress toward its goal for stall_time (th_world_stall_info) */
 
 /** Aggregate figures of the last step, reduced in a fixed order. */
 typedef struct th_world_stats {
@@ -450,6 +454,7 @@ typedef struct th_world_stats {
     uint32_t buried;        /* of `removed`: agents a block event walled in with no open cell
                                reachable (see th_world_block_cells), in total */
     uint32_t exited;        /* agents that left through an exit (th_world_add_exit), in total */
+    uint32_t stalled;       /* agents stalled as of the last step (th_world_stall_info) */
 } th_world_stats;
 
 /** The phases of a step, in order. */
@@ -534,6 +539,30 @@ TH_API th_agent_view th_world_agents(const th_world *w);
 
 /** Statistics of the last step. */
 TH_API th_world_stats th_world_get_stats(const th_world *w);
+
+/** Stalled agents. An agent is stalled when it has made no progress toward its goal for the
+ *  world's stall_time: its remaining route cost (shelter and destination fields) or its distance
+ *  to the next route waypoint has not dropped by 0.2 m, or, for wanderers, movers, foragers and
+ *  squad members of a squad still marching, it has not moved 0.5 m from where it last did.
+ *  Never stalled: agents without a goal (flocks), stranded agents (no route: reported as such),
+ *  agents at their goal or within 1.5 m of it (waiting for room there), members of a squad that
+ *  arrived or has no route. Judged in the bookkeeping phase; not part
+ *  of the state hash. */
+typedef struct th_stall_info {
+    uint32_t stalled;     /* agents stalled as of the last step */
+    float longest;        /* seconds without progress of the longest-stalled one; 0 when none */
+    float x0, y0, x1, y1; /* bounding box of the stalled agents' positions, metres; 0 when none */
+    float stall_time;     /* the threshold, seconds */
+} th_stall_info;
+
+/** The stalled agents as of the last step; false (out untouched) for a NULL world or out. */
+TH_API bool th_world_stall_info(const th_world *w, th_stall_info *out);
+
+/** Whether the scene is over: no spawner will add an agent, no event is pending, and no agent
+ *  is left that could still move toward a goal (every one sheltered, exited or removed, or
+ *  stranded). A world with any agent moving (a flock, a wanderer, a walker) is not over. False
+ *  for NULL. */
+TH_API bool th_world_scene_over(const th_world *w);
 
 /** The world's creation parameters (threads resolved to the actual worker count). */
 TH_API th_world_def th_world_get_def(const th_world *w);

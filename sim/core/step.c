@@ -29,6 +29,7 @@
 #include "sim/core/step.h"
 #include "sim/core/trace.h"
 #include "sim/core/validate.h"
+#include "sim/core/stall.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 
@@ -268,6 +269,7 @@ static uint32_t phase_bookkeeping(th_world *w) {
     if (w->colonies) th_forage_update(w);
     if (w->measure) th_measure_update(w);
     if (w->target_count) th_movers_update(w);
+    th_stall_update(w);
     return sheltering;
 }
 

@@ -16,6 +16,7 @@
 #include "sim/core/measure.h"
 #include "sim/core/report.h"
 #include "sim/core/validate.h"
+#include "sim/core/stall.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist_serial.h"
 #include "sim/dist/dist.h"
@@ -323,6 +324,11 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
                      (double)d.timestep);
         return NULL;
     }
+    if (!(isfinite(d.stall_time) && d.stall_time >= 0.0f && d.stall_time <= TH_STALL_TIME_MAX)) {
+        th_error_set(err, TH_ERR_INVALID, "stall_time must be in [0, %g] seconds, got %g",
+                     (double)TH_STALL_TIME_MAX, (double)d.stall_time);
+        return NULL;
+    }
     if (d.bounds != TH_BOUNDS_WALLS && d.bounds != TH_BOUNDS_WRAP) {
         th_error_set(err, TH_ERR_INVALID, "bounds must be walls or wrap");
         return NULL;
@@ -379,6 +385,7 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
         return NULL;
     }
     w->def = d;
+    w->stall_time = d.stall_time > 0.0f ? d.stall_time : TH_STALL_TIME_DEFAULT;
     w->wrap = d.bounds == TH_BOUNDS_WRAP;
     /* The host's callbacks have the engine's task types (same parameters), so they are passed
      * as they are. */

@@ -168,6 +168,21 @@ typedef struct th_goal_state {
     bool carrying;  /* FORAGE: carries food home; set and cleared in bookkeeping only */
 } th_goal_state;
 
+/* Per-agent progress toward its goal, by id (sim/core/stall.c): written only by the serial
+ * bookkeeping phase, never part of the state hash. `best` is the lowest remaining distance
+ * (metres of field cost or of the leg to a route waypoint) reached so far, or for agents judged
+ * by displacement, (ax, ay) is where the agent stood when it last moved far enough; `since` is
+ * the step of its last progress. */
+typedef struct th_stall {
+    float best;
+    float ax, ay;
+    uint64_t since;
+    uint64_t seen;  /* the step it was last judged here: a gap (the agent was held by another
+                       rank meanwhile) starts it afresh */
+    uint32_t index; /* ROUTE: the waypoint `best` belongs to */
+    uint8_t init;   /* 0 until the agent's first bookkeeping */
+} th_stall;
+
 /* Per-chunk partial sums, combined in chunk order by the bookkeeping phase. */
 typedef struct th_chunk_stats {
     uint64_t neighbors;
@@ -199,7 +214,9 @@ typedef struct th_chunk_stats {
     /* squad index + 1 of each agent, 0 = none */                              \
     X(squad_of_id, uint8_t, true)                                              \
     /* its index among the squad's members */                                  \
-    X(member_of_id, uint16_t, true)
+    X(member_of_id, uint16_t, true)                                            \
+    /* progress toward the goal (sim/core/stall.c) */                          \
+    X(stall, th_stall, true)
 
 struct th_world {
     th_world_def def;
@@ -326,6 +343,9 @@ struct th_world {
 
     uint64_t step;
     th_world_stats stats;
+    float stall_time;    /* seconds (the def's, default filled in) */
+    float stall_longest; /* seconds without progress of the longest-stalled agent, last step */
+    float stall_box[4];  /* x0, y0, x1, y1 of the stalled agents, last step */
     th_profiler prof;
 
     struct th_trace *trace;     /* phase spans being recorded (sim/core/trace.c), or NULL */

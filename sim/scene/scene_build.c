@@ -353,6 +353,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
     wd.height = s->height;
     wd.bounds = s->bounds;
     wd.timestep = s->timestep;
+    wd.stall_time = s->stall_time;
     wd.seed = o.override_seed ? o.seed : s->seed;
     wd.threads = o.threads ? o.threads : s->threads;
     wd.enqueue_task = o.enqueue_task;

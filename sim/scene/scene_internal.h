@@ -115,6 +115,7 @@ typedef struct th_scene {
     char name[64];
     uint64_t seed;
     float timestep;
+    float stall_time; /* seconds without progress before an agent is stalled; 0 = default */
     uint32_t threads;
     uint64_t steps;
     float width, height;

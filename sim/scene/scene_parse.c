@@ -1200,9 +1200,10 @@ static bool parse_tree(th_scene *s, th_error *err) {
         return FAIL(s, NULL, "(file)", err,
                     "the file is empty; expected a mapping with name, crowds, ...");
     if (!expect(s, root, TH_Y_MAPPING, "(file)", err)) return false;
-    static const char *const keys[] = {
-        "name",    "seed",   "timestep", "threads", "steps",   "world",    "map",   "bunkers",
-        "targets", "crowds", "squads",   "events",  "measure", "spawners", "exits", NULL};
+    static const char *const keys[] = {"name",       "seed",   "timestep", "threads",  "steps",
+                                       "world",      "map",    "bunkers",  "targets",  "crowds",
+                                       "squads",     "events", "measure",  "spawners", "exits",
+                                       "stall_time", NULL};
     if (!known_keys(s, root, "", keys, err)) return false;
 
     const th_ynode *v = th_ynode_get(root, "name");
@@ -1219,6 +1220,10 @@ static bool parse_tree(th_scene *s, th_error *err) {
     if ((v = th_ynode_get(root, "timestep"))) {
         if (!scalar_float(s, v, "timestep", 1e-4, 1.0, &d, err)) return false;
         s->timestep = (float)d;
+    }
+    if ((v = th_ynode_get(root, "stall_time"))) {
+        if (!scalar_float(s, v, "stall_time", 0.01, 1e6, &d, err)) return false;
+        s->stall_time = (float)d;
     }
     if ((v = th_ynode_get(root, "threads"))) {
         if (!th_scene_u64(s, v, "threads", 0, TH_MAX_THREADS, &u, err)) return false;

@@ -1,0 +1,203 @@
+/* Stalled agents: who has made no progress toward its goal for the world's stall_time.
+ *
+ * Gridlocked walkers do not stand still: in a jam the contact and repulsion terms flip their
+ * velocity every step while their position stays put, so speed says nothing. Progress is
+ * judged on where the agent is, by its own goal:
+ *  - shelter and destinations: the remaining route cost, in metres, read from the goal's field
+ *    between the centres of the four nearest cells (so it falls smoothly while the agent
+ *    walks, not once per cell). Progress is a drop of PROGRESS_M below the best reached so far;
+ *    a slow queue at a bottleneck crosses 0.2 m in seconds, an oscillating walker never does.
+ *    A rise of RESET_M (a destroyed bunker, a wall: the field changed under the agent) starts
+ *    the agent afresh from there;
+ *  - routes: the distance to the waypoint walked to, likewise; reaching a waypoint is progress;
+ *  - wanderers, movers, foragers and squad members of a marching squad: moving MOVE_M from
+ *    where the agent last did (a wanderer has no goal to approach, but a stuck one stays put).
+ * Never stalled: agents without a goal (flocks, walkers with a heading), stranded agents
+ * (reported as stranded), agents at their goal or within 1.5 m of it (a destination without an
+ * exit, filled by those who came first; the last waypoint of a one-way route), members of a squad
+ * that arrived or has no route.
+ *
+ * A serial pass over the agents in the bookkeeping phase: a few loads and compares per agent,
+ * state in the per-id array `stall` (grown with the others), so nothing is allocated and the
+ * result does not depend on the thread count. It reads positions only and never enters the
+ * state hash. Agents are counted in storage order; under several ranks each rank judges its
+ * own agents and their count is summed over ranks (the longest time and the box are the
+ * rank's own); an agent that comes from another rank starts afresh, as its state stays behind. */
+#include <math.h>
+
+#include "sim/behave/goal.h"
+#include "sim/behave/squad.h"
+#include "sim/core/stall.h"
+#include "sim/core/world.h"
+#include "sim/dist/dist.h"
+
+#define PROGRESS_M 0.2f
+#define RESET_M    1.0f
+#define MOVE_M     0.5f
+/* Remaining cost below which an agent is at its goal, or waiting for room at it (a goal without
+ * an exit filled by those who came first): not a stall. */
+#define AT_GOAL_M  1.5f
+
+/* Remaining cost in metres at p, interpolated between the centres of the four nearest cells
+ * (unreachable ones left out); false when none of them is reachable. */
+static bool field_metres(const th_navmap *m, const uint32_t *dist, th_vec2 p, float *out) {
+    const float fx = p.x * m->inv_cell_size - 0.5f, fy = p.y * m->inv_cell_size - 0.5f;
+    const int32_t x0 = (int32_t)floorf(fx), y0 = (int32_t)floorf(fy);
+    const float tx = fx - (float)x0, ty = fy - (float)y0;
+    float sum = 0.0f, wsum = 0.0f;
+    for (int32_t j = 0; j < 2; j++) {
+        for (int32_t i = 0; i < 2; i++) {
+            const int32_t x = x0 + i, y = y0 + j;
+            if (x < 0 || y < 0 || x >= m->w || y >= m->h) continue;
+            const uint32_t d = dist[(size_t)y * (size_t)m->w + (size_t)x];
+            if (!th_nav_reachable(d)) continue;
+            const float wt = (i ? tx : 1.0f - tx) * (j ? ty : 1.0f - ty);
+            sum += wt * (float)d;
+            wsum += wt;
+        }
+    }
+    if (wsum <= 1e-6f) {
+        int32_t cx, cy;
+        const uint32_t d = dist[th_navmap_cell_of(m, p, &cx, &cy)];
+        if (!th_nav_reachable(d)) return false;
+        sum = (float)d;
+        wsum = 1.0f;
+    }
+    *out = sum / wsum * (m->cell_size / (float)TH_NAV_UNITS_PER_CELL);
+    return true;
+}
+
+typedef enum { JUDGE_NEVER, JUDGE_COST, JUDGE_MOVE } judge;
+
+/* Judge one agent; true when it is stalled after this step. */
+static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t limit) {
+    const th_agents *a = &w->buf[w->cur];
+    const th_agent_id id = a->id[k];
+    const uint32_t slot = th_id_slot(id);
+    th_stall *s = &w->stall[slot];
+    const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
+    const th_vec2 p = th_v2(a->px[k], a->py[k]);
+    judge how = JUDGE_NEVER;
+    float metric = 0.0f;
+    uint32_t index = 0;
+    if (w->flags[k] & TH_AGENT_STRANDED) {
+        how = JUDGE_NEVER;
+    } else if (w->squad_of_id[slot]) {
+        const th_squad *q = w->squad[w->squad_of_id[slot] - 1u];
+        how = q->arrived || q->stuck ? JUDGE_NEVER : JUDGE_MOVE;
+    } else {
+        switch (c->goal) {
+        case TH_GOAL_NONE: how = JUDGE_NEVER; break;
+        case TH_GOAL_SHELTER:
+        case TH_GOAL_DESTINATIONS: {
+            /* Standing at its goal (no direction left to walk: a goal cell of a field without
+             * an exit, say) or within AT_GOAL_M of it is arrival, not a stall. */
+            const uint32_t *f = th_goal_cost_field(w, c);
+            th_vec2 dir;
+            how = f && th_goal_direction(w, id, c, p, &dir) && th_v2_len2(dir) > 0.25f &&
+                          field_metres(&w->nav.map, f, p, &metric) && metric > AT_GOAL_M
+                      ? JUDGE_COST
+                      : JUDGE_NEVER;
+            break;
+        }
+        case TH_GOAL_ROUTE: {
+            index = w->goal_state[slot].index;
+            const th_vec2 d =
+                th_min_image(th_v2_sub(c->route[index], p), w->wrap, w->def.width, w->def.height);
+            metric = sqrtf(d.x * d.x + d.y * d.y);
+            /* A one-way route's walker standing at its last waypoint has arrived. */
+            how = c->route_mode == TH_ROUTE_ONCE && index + 1u == c->route_count &&
+                          metric * metric <= c->route_r2
+                      ? JUDGE_NEVER
+                      : JUDGE_COST;
+            break;
+        }
+        default: how = JUDGE_MOVE; break;
+        }
+    }
+    const bool fresh = !s->init || s->seen + 1u != now;
+    s->seen = now;
+    if (how == JUDGE_NEVER || fresh) {
+        *s = (th_stall){.best = metric,
+                        .ax = p.x,
+                        .ay = p.y,
+                        .since = now,
+                        .seen = now,
+                        .index = index,
+                        .init = how != JUDGE_NEVER};
+        return false;
+    }
+    if (how == JUDGE_COST) {
+        if (index != s->index || metric <= s->best - PROGRESS_M || metric >= s->best + RESET_M) {
+            s->best = metric;
+            s->index = index;
+            s->since = now;
+        }
+    } else {
+        const th_vec2 d =
+            th_min_image(th_v2_sub(p, th_v2(s->ax, s->ay)), w->wrap, w->def.width, w->def.height);
+        if (d.x * d.x + d.y * d.y >= MOVE_M * MOVE_M) {
+            s->ax = p.x;
+            s->ay = p.y;
+            s->since = now;
+        }
+    }
+    return now - s->since >= limit;
+}
+
+void th_stall_update(th_world *w) {
+    const th_agents *a = &w->buf[w->cur];
+    const double dt = (double)w->def.timestep;
+    const uint64_t limit = (uint64_t)ceil((double)w->stall_time / dt);
+    const uint64_t now = w->step;
+    uint32_t stalled = 0;
+    uint64_t longest = 0;
+    float x0 = 0.0f, y0 = 0.0f, x1 = 0.0f, y1 = 0.0f;
+    for (uint32_t k = 0; k < w->count; k++) {
+        if (!judge_agent(w, k, now, limit)) continue;
+        w->flags[k] |= TH_AGENT_STALLED;
+        const float px = a->px[k], py = a->py[k];
+        if (stalled == 0) {
+            x0 = x1 = px;
+            y0 = y1 = py;
+        } else {
+            x0 = fminf(x0, px), x1 = fmaxf(x1, px);
+            y0 = fminf(y0, py), y1 = fmaxf(y1, py);
+        }
+        stalled++;
+        const uint64_t for_steps = now - w->stall[th_id_slot(a->id[k])].since;
+        if (for_steps > longest) longest = for_steps;
+    }
+    if (w->dist) { /* the whole world's count; the longest time and the box stay this rank's */
+        uint64_t v = stalled;
+        th_dist_sum_u64(w, &v, 1);
+        stalled = (uint32_t)v;
+    }
+    w->stats.stalled = stalled;
+    w->stall_longest = (float)((double)longest * dt);
+    w->stall_box[0] = x0, w->stall_box[1] = y0, w->stall_box[2] = x1, w->stall_box[3] = y1;
+}
+
+bool th_world_stall_info(const th_world *w, th_stall_info *out) {
+    if (!w || !out) return false;
+    *out = (th_stall_info){.stalled = w->stats.stalled,
+                           .longest = w->stats.stalled ? w->stall_longest : 0.0f,
+                           .stall_time = w->stall_time};
+    if (w->stats.stalled) {
+        out->x0 = w->stall_box[0], out->y0 = w->stall_box[1];
+        out->x1 = w->stall_box[2], out->y1 = w->stall_box[3];
+    }
+    return true;
+}
+
+bool th_world_scene_over(const th_world *w) {
+    if (!w) return false;
+    if (w->nav.present && w->nav.event_count > 0) return false;
+    const uint32_t spawners = th_world_spawner_count(w);
+    for (uint32_t s = 0; s < spawners; s++) {
+        th_spawner_info info;
+        if (th_world_get_spawner(w, th_spawner_handle((int)s), &info) && !info.done) return false;
+    }
+    const th_world_stats st = th_world_get_stats(w);
+    return st.agents <= st.stranded;
+}

@@ -1,0 +1,15 @@
+/* Stalled agents (sim/core/stall.c): who has made no progress toward its goal for a time. */
+#ifndef TH_SIM_STALL_H
+#define TH_SIM_STALL_H
+
+#include "sim/core/world.h"
+
+/* Seconds without progress before an agent is stalled, when the world def leaves it 0. */
+#define TH_STALL_TIME_DEFAULT 10.0f
+#define TH_STALL_TIME_MAX     1e6f
+
+/* Bookkeeping phase, serial: judge every agent's progress, mark the stalled ones in `flags`
+ * (TH_AGENT_STALLED) and fill the world's stall counts. */
+void th_stall_update(th_world *w);
+
+#endif

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Stalled agents and the end of a scene, through scene keys and `throng run`'s report and JSON:
+# a head-on gridlock in a corridor narrower than two bodies is reported stalled and fails
+# --fail-on-stall and --validate; stall_time moves the threshold and is checked; scenes that
+# progress (a bottleneck queue, a corridor flow, wanderers, squads, a flock) report none; a run
+# stops when the scene is over unless --fixed-steps, and a flock runs to the limit. Screenshots
+# ring stalled agents red.
+#
+# usage: test_stall_cli.sh path/to/throng path/to/tests/data
+set -u
+. "$(dirname "$0")/lib.sh"
+
+bin=${1:?usage: test_stall_cli.sh path/to/throng path/to/tests/data}
+data=${2:?usage: test_stall_cli.sh path/to/throng path/to/tests/data}
+scenes=$data/../../scenes
+need python3 "to read the JSON back"
+
+# json FILE EXPR: print a Python expression over the parsed file (bound to j).
+json() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# ---- gridlock ------------------------------------------------------------------------------
+
+run run "$data/gridlock.yaml" --headless --json "$tmp/g.json"
+if [[ $rc -ne 0 ]]; then fail "gridlock runs" "exit code $rc without --fail-on-stall"
+elif ! grep -qE '^stalled   2 agent\(s\) without progress' "$tmp/out"; then
+    fail "gridlock: report" "no 'stalled   2 agent(s)' line"
+elif [[ $(json "$tmp/g.json" "j['stalls']['stalled']") != 2 ]]; then
+    fail "gridlock: json" "stalls.stalled is not 2"
+elif ! python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['stalls']
+b=s['box_m']; assert 10 <= s['longest_s'] <= 30 and 3 < b[0] <= b[2] < 8, s" "$tmp/g.json"; then
+    fail "gridlock: json" "longest or box out of range"
+else pass "gridlock: both walkers stalled, in the corridor's middle"
+fi
+
+run run "$data/gridlock.yaml" --headless --fail-on-stall
+if [[ $rc -ne 1 ]]; then fail "gridlock --fail-on-stall" "exit code $rc, expected 1"
+elif ! grep -q "2 agent(s) stalled at the end of the run" "$tmp/err"; then
+    fail "gridlock --fail-on-stall" "no clear message on stderr"
+else pass "gridlock --fail-on-stall exits 1 with a message"
+fi
+
+run run "$data/gridlock.yaml" --headless --validate
+[[ $rc -eq 1 ]] && grep -q "stalled" "$tmp/err" && pass "gridlock --validate exits 1" ||
+    fail "gridlock --validate" "exit code $rc, expected 1"
+
+# Same stalls for any thread count.
+run run "$data/gridlock.yaml" --headless --threads 1 --json "$tmp/g1.json"
+run run "$data/gridlock.yaml" --headless --threads 3 --json "$tmp/g3.json"
+if [[ $(json "$tmp/g1.json" "j['stalls']") == "$(json "$tmp/g3.json" "j['stalls']")" ]]; then
+    pass "gridlock: the same stalls with 1 and 3 threads"
+else fail "gridlock: threads" "stalls differ between 1 and 3 threads"
+fi
+
+# stall_time: a 30 s run never reaches a 40 s threshold.
+sed 's/^steps: 1800.*/steps: 1800\nstall_time: 40/' "$data/gridlock.yaml" >"$tmp/g40.yaml"
+run run "$tmp/g40.yaml" --headless --fail-on-stall --json "$tmp/g40.json"
+[[ $rc -eq 0 && $(json "$tmp/g40.json" "j['stalls']['stalled'], j['stalls']['stall_time_s']") == "0 40" ]] &&
+    pass "stall_time: 40 s is not reached in 30 s" || fail "stall_time: 40" "exit code $rc"
+# After 10 s of the run (about 6 s into the jam), stalled under a 5 s threshold, not under 10 s.
+sed 's/^steps: 1800.*/steps: 600\nstall_time: 5/' "$data/gridlock.yaml" >"$tmp/g5.yaml"
+run run "$tmp/g5.yaml" --headless --json "$tmp/g5.json"
+run run "$data/gridlock.yaml" --headless --steps 600 --json "$tmp/g10.json"
+[[ $(json "$tmp/g5.json" "j['stalls']['stalled']") == 2 && $(json "$tmp/g10.json" "j['stalls']['stalled']") == 0 ]] &&
+    pass "stall_time: 5 s stalls them earlier than the default" ||
+    fail "stall_time: 5" "expected 2 stalled at 5 s and 0 at the default after 10 s"
+for bad in -1 0 abc; do
+    sed "s/^steps: 1800.*/steps: 1800\nstall_time: $bad/" "$data/gridlock.yaml" >"$tmp/bad.yaml"
+    run run "$tmp/bad.yaml" --headless
+    if [[ $rc -ne 2 ]]; then fail "stall_time: $bad" "exit code $rc, expected 2"
+    elif ! grep -qE "bad.yaml:6:[0-9]+: stall_time" "$tmp/err"; then
+        fail "stall_time: $bad" "no file:line:column naming stall_time"
+    else pass "stall_time: $bad refused at its line"
+    fi
+done
+
+# png_count PNG X Y R RGBHEX: pixels of colour RGBHEX within R pixels of (X, Y) in an 8-bit RGB
+# PNG (as the viewer writes them).
+png_count() {
+    python3 - "$@" <<'EOF'
+import struct, sys, zlib
+path, cx, cy, r, rgb = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+want = bytes.fromhex(rgb)
+d = open(path, "rb").read()
+i, idat = 8, b""
+while i < len(d):
+    n, t = struct.unpack(">I4s", d[i:i + 8])
+    c = d[i + 8:i + 8 + n]
+    i += 12 + n
+    if t == b"IHDR":
+        w, h = struct.unpack(">II", c[:8])
+    elif t == b"IDAT":
+        idat += c
+raw, st, prev, rows, p = zlib.decompress(idat), w * 3, bytearray(w * 3), [], 0
+for y in range(h):
+    f, line = raw[p], bytearray(raw[p + 1:p + 1 + st])
+    p += 1 + st
+    for x in range(st):
+        a = line[x - 3] if x >= 3 else 0
+        b = prev[x]
+        cc = prev[x - 3] if x >= 3 else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            q = a + b - cc
+            pa, pb, pc = abs(q - a), abs(q - b), abs(q - cc)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else cc)) & 255
+    rows.append(line)
+    prev = line
+print(sum(1 for y in range(max(0, cy - r), min(h, cy + r)) for x in range(max(0, cx - r), min(w, cx + r))
+          if bytes(rows[y][3 * x:3 * x + 3]) == want))
+EOF
+}
+
+# The viewer rings stalled agents red (0xFF3030) in screenshots: none before the jam, both after.
+run run "$data/gridlock.yaml" --steps 120 --screenshot "$tmp/early.png" --view 4,0,8,1.5 --size 800x300
+run run "$data/gridlock.yaml" --screenshot "$tmp/late.png" --view 4,0,8,1.5 --size 800x300
+early=$(png_count "$tmp/early.png" 400 150 400 ff3030)
+late=$(png_count "$tmp/late.png" 400 150 400 ff3030)
+[[ $early -eq 0 && $late -gt 100 ]] && pass "screenshot: stalled walkers ringed red" ||
+    fail "screenshot: red rings" "red pixels $early before the jam, $late after"
+
+# ---- scenes that progress report none ------------------------------------------------------
+
+for s in "$scenes/validation/door_flow.yaml" "$scenes/corridor_flow.yaml" \
+    "$data/stall_wander.yaml" "$scenes/squads.yaml" "$scenes/flock.yaml"; do
+    name=$(basename "$s" .yaml)
+    extra=(); [[ $name == flock ]] && extra=(--agents 3000)
+    run run "$s" --headless --threads 2 --fail-on-stall "${extra[@]}" --json "$tmp/n.json"
+    if [[ $rc -ne 0 ]]; then fail "$name: no stalls" "exit code $rc"
+    elif ! grep -q '^stalled   none' "$tmp/out"; then fail "$name: no stalls" "report says otherwise"
+    elif [[ $(json "$tmp/n.json" "j['stalls']['stalled'], j['stalls']['box_m']") != "0 None" ]]; then
+        fail "$name: no stalls" "json says otherwise"
+    else pass "$name: nobody stalled"
+    fi
+done
+
+# Walkers that reach a destination without an exit stand there (and those behind wait for room):
+# arrived, not stalled.
+sed 's/      exit: true/      exit: false/' "$data/scene_over.yaml" >"$tmp/arrive.yaml"
+run run "$tmp/arrive.yaml" --headless --steps 3000 --fail-on-stall
+[[ $rc -eq 0 ]] && grep -q '^stalled   none' "$tmp/out" && pass "arrived walkers are not stalled" ||
+    fail "arrived walkers" "exit code $rc or stalls reported"
+
+# ---- the scene is over ---------------------------------------------------------------------
+
+run run "$data/scene_over.yaml" --headless --json "$tmp/o.json" --trajectories "$tmp/o.csv"
+if [[ $rc -ne 0 ]]; then fail "scene over" "exit code $rc"
+elif ! grep -qE '^run +[0-9]+ steps .*\(scene over at t = [0-9.]+ s, step [0-9]+, of 6000 allowed\)' "$tmp/out"; then
+    fail "scene over: report" "no 'scene over at' on the run line"
+elif ! python3 -c "import json,sys,csv; r=json.load(open(sys.argv[1]))['run']
+assert r['scene_over'] and 0 < r['steps'] < 6000 and r['steps_asked'] == 6000, r
+assert abs(r['scene_over_s'] - r['steps'] * r['timestep_s']) < 1e-3, r
+last = max(int(row['step']) for row in csv.DictReader(open(sys.argv[2])))
+assert r['steps'] - 1 <= last <= r['steps'], (last, r)" "$tmp/o.json" "$tmp/o.csv"; then
+    fail "scene over: json" "run.scene_over, steps or the trajectories' last step wrong"
+else pass "scene over: the run stops when the last walker has left"
+fi
+steps_over=$(json "$tmp/o.json" "j['run']['steps']")
+run run "$data/scene_over.yaml" --headless --steps $((steps_over + 50)) --json "$tmp/o2.json"
+[[ $(json "$tmp/o2.json" "j['run']['steps']") == "$steps_over" ]] &&
+    pass "scene over: the same step under another limit" || fail "scene over: limit" "steps differ"
+run run "$data/scene_over.yaml" --headless --fixed-steps --json "$tmp/f.json"
+[[ $rc -eq 0 && $(json "$tmp/f.json" "j['run']['steps'], j['run']['scene_over']") == "6000 False" ]] &&
+    pass "--fixed-steps runs every step" || fail "--fixed-steps" "did not run 6000 steps"
+run run "$scenes/flock.yaml" --headless --agents 3000 --steps 300 --json "$tmp/fl.json"
+[[ $(json "$tmp/fl.json" "j['run']['steps'], j['run']['scene_over']") == "300 False" ]] &&
+    pass "a flock is never over" || fail "flock" "stopped before its limit"
+run run "$data/gridlock.yaml" --headless --json "$tmp/g.json"
+[[ $(json "$tmp/g.json" "j['run']['steps']") == 1800 ]] &&
+    pass "stalled walkers keep the scene going" || fail "gridlock: steps" "stopped early"
+
+finish

@@ -14,8 +14,8 @@
  *    where the agent last did (a wanderer has no goal to approach, but a stuck one stays put).
  * Never stalled: agents without a goal (flocks, walkers with a heading), stranded agents
  * (reported as stranded), agents at their goal or within 1.5 m of it (a destination without an
- * exit, filled by those who came first; the last waypoint of a one-way route), members of a squad
- * that arrived or has no route.
+ * exit, filled by those who came first; the last waypoint of a one-way route) and those queued
+ * behind them, body against body, members of a squad that arrived or has no route.
  *
  * A serial pass over the agents in the bookkeeping phase: a few loads and compares per agent,
  * state in the per-id array `stall` (grown with the others), so nothing is allocated and the
@@ -69,6 +69,34 @@ static bool field_metres(const th_navmap *m, const uint32_t *dist, th_vec2 p, fl
 
 typedef enum { JUDGE_NEVER, JUDGE_COST, JUDGE_MOVE } judge;
 
+/* Whether agent k (at p, `metric` metres from its goal by field f) touches, within 0.1 m, a body
+ * nearer the goal that is at rest there or queued behind one: it waits for room, a queue
+ * that grows back from a goal without an exit, not a gridlock. Reads the grid of this step
+ * (its cell ranges are storage positions) and the neighbours' last judgement. */
+static bool queued(const th_world *w, uint32_t k, th_vec2 p, float metric, const uint32_t *f) {
+    const th_agents *a = &w->buf[w->cur];
+    const th_grid *g = &w->grid;
+    const float ri = w->crowd_radius[a->crowd[k]];
+    if (ri <= 0.0f) return false;
+    const uint32_t cell = w->cell[k], nx = (uint32_t)g->nx;
+    th_grid_span spans[TH_GRID_MAX_SPANS];
+    const uint32_t ns =
+        th_grid_block(g, (int32_t)(cell % nx), (int32_t)(cell / nx), 1, w->wrap, spans);
+    for (uint32_t n = 0; n < ns; n++) {
+        for (uint32_t j = spans[n].begin; j < spans[n].end; j++) {
+            if (j == k || !w->stall[th_id_slot(a->id[j])].rest) continue;
+            const th_vec2 d = th_min_image(th_v2_sub(th_v2(a->px[j], a->py[j]), p), w->wrap,
+                                           w->def.width, w->def.height);
+            const float reach = ri + w->crowd_radius[a->crowd[j]] + 0.1f;
+            float mj;
+            if (th_v2_len2(d) < reach * reach &&
+                field_metres(&w->nav.map, f, th_v2(a->px[j], a->py[j]), &mj) && mj < metric)
+                return true;
+        }
+    }
+    return false;
+}
+
 /* Judge one agent; true when it is stalled after this step. */
 static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t limit) {
     const th_agents *a = &w->buf[w->cur];
@@ -78,6 +106,8 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t limit) {
     const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
     const th_vec2 p = th_v2(a->px[k], a->py[k]);
     judge how = JUDGE_NEVER;
+    const uint32_t *f = NULL; /* the goal's field (shelter, destinations) */
+    bool at_goal = false;
     float metric = 0.0f;
     uint32_t index = 0;
     if (w->flags[k] & TH_AGENT_STRANDED) {
@@ -92,12 +122,13 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t limit) {
         case TH_GOAL_DESTINATIONS: {
             /* Standing at its goal (no direction left to walk: a goal cell of a field without
              * an exit, say) or within AT_GOAL_M of it is arrival, not a stall. */
-            const uint32_t *f = th_goal_cost_field(w, c);
+            f = th_goal_cost_field(w, c);
             th_vec2 dir;
             how = f && th_goal_direction(w, id, c, p, &dir) && th_v2_len2(dir) > 0.25f &&
                           field_metres(&w->nav.map, f, p, &metric) && metric > AT_GOAL_M
                       ? JUDGE_COST
                       : JUDGE_NEVER;
+            at_goal = how == JUDGE_NEVER && f;
             break;
         }
         case TH_GOAL_ROUTE: {
@@ -124,13 +155,18 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t limit) {
                         .since = now,
                         .seen = now,
                         .index = index,
-                        .init = how != JUDGE_NEVER};
+                        .init = how != JUDGE_NEVER,
+                        .rest = at_goal};
         return false;
     }
+    s->rest = 0;
     if (how == JUDGE_COST) {
         if (index != s->index || metric <= s->best - PROGRESS_M || metric >= s->best + RESET_M) {
             s->best = metric;
             s->index = index;
+            s->since = now;
+        } else if (f && now - s->since >= limit && queued(w, k, p, metric, f)) {
+            s->rest = 1;
             s->since = now;
         }
     } else {

@@ -181,6 +181,7 @@ typedef struct th_stall {
                        rank meanwhile) starts it afresh */
     uint32_t index; /* ROUTE: the waypoint `best` belongs to */
     uint8_t init;   /* 0 until the agent's first bookkeeping */
+    uint8_t rest;   /* at its goal, or queued behind a body that is (judged last) */
 } th_stall;
 
 /* Per-chunk partial sums, combined in chunk order by the bookkeeping phase. */

@@ -38,6 +38,14 @@ xdotool windowfocus --sync "$wid" 2>/dev/null
 xdotool key space
 sleep 2
 xdotool key Escape
+# On a loaded machine a key can be lost before the window has the focus: press Escape again
+# until the viewer quits (it is paused, so it would never end by itself).
+for _ in $(seq 20); do
+    kill -0 "$run_pid" 2>/dev/null || break
+    sleep 1
+    xdotool windowfocus --sync "$wid" 2>/dev/null
+    xdotool key Escape
+done
 wait "$run_pid"
 rc=$?
 run_pid=

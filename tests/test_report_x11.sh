@@ -34,16 +34,17 @@ if [ -z "$wid" ]; then
     exit 1
 fi
 sleep 1.5
-xdotool windowfocus --sync "$wid" 2>/dev/null
+timeout 5 xdotool windowfocus --sync "$wid" 2>/dev/null
 xdotool key space
 sleep 2
 xdotool key Escape
-# On a loaded machine a key can be lost before the window has the focus: press Escape again
-# until the viewer quits (it is paused, so it would never end by itself).
+# On a loaded machine a key can be lost before the window has the focus, and waiting for the
+# focus can wait for ever: each wait is bounded, and Escape is pressed again until the viewer
+# quits (it is paused, so it would never end by itself).
 for _ in $(seq 20); do
     kill -0 "$run_pid" 2>/dev/null || break
     sleep 1
-    xdotool windowfocus --sync "$wid" 2>/dev/null
+    timeout 5 xdotool windowfocus --sync "$wid" 2>/dev/null
     xdotool key Escape
 done
 wait "$run_pid"

@@ -64,11 +64,13 @@ static inline int32_t *row_of(const th_dist *d) { return (int32_t *)(void *)d->r
 
 /* ---- buffers ------------------------------------------------------------------------------ */
 
-/* Grow a byte buffer to at least n, doubling; counted when it happens inside a step. */
+/* Grow a byte buffer to at least twice n, doubling: the boundary rows' counts wander from
+ * step to step, and a buffer sized at the first step's need alone grows again later. Counted
+ * when it happens inside a step. */
 static void ensure_bytes(th_world *w, unsigned char **buf, size_t *cap, size_t n) {
     if (n <= *cap) return;
     size_t c = *cap ? *cap : 4096;
-    while (c < n) c *= 2;
+    while (c < 2 * n) c *= 2;
     unsigned char *p = th_alloc(c);
     if (!p) {
         fprintf(stderr, "throng: rank %d: out of memory for %zu bytes of exchange buffer\n",

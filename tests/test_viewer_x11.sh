@@ -150,45 +150,6 @@ else
     cat "$out.err"
 fi
 
-# png_count PNG X Y R RGBHEX: pixels of colour RGBHEX within R pixels of (X, Y) in an 8-bit RGB
-# PNG (as the viewer writes them).
-png_count() {
-    python3 - "$@" <<'EOF'
-import struct, sys, zlib
-path, cx, cy, r, rgb = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-want = bytes.fromhex(rgb)
-d = open(path, "rb").read()
-i, idat = 8, b""
-while i < len(d):
-    n, t = struct.unpack(">I4s", d[i:i + 8])
-    c = d[i + 8:i + 8 + n]
-    i += 12 + n
-    if t == b"IHDR":
-        w, h = struct.unpack(">II", c[:8])
-    elif t == b"IDAT":
-        idat += c
-raw, st, prev, rows, p = zlib.decompress(idat), w * 3, bytearray(w * 3), [], 0
-for y in range(h):
-    f, line = raw[p], bytearray(raw[p + 1:p + 1 + st])
-    p += 1 + st
-    for x in range(st):
-        a = line[x - 3] if x >= 3 else 0
-        b = prev[x]
-        cc = prev[x - 3] if x >= 3 else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-        elif f == 4:
-            q = a + b - cc
-            pa, pb, pc = abs(q - a), abs(q - b), abs(q - cc)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else cc)) & 255
-    rows.append(line)
-    prev = line
-print(sum(1 for y in range(max(0, cy - r), min(h, cy + r)) for x in range(max(0, cx - r), min(w, cx + r))
-          if bytes(rows[y][3 * x:3 * x + 3]) == want))
-EOF
-}
-
 # ---- 3: a click queued while paused, a screenshot, reset view ------------------------------
 out=$work/run3.txt
 cd "$work" || exit 1

@@ -79,6 +79,12 @@
  * spot its body fits in (clear_direction). */
 #define TH_PED_WALL_CLEAR 0.25f
 
+/* The pushes from walkers one goes before keep only their forward part where the map's cells
+ * are at most TH_PED_ORDER_CELL radii wide, and elsewhere within TH_PED_JAMB radii of a wall
+ * (see the push in pass 1). */
+#define TH_PED_ORDER_CELL 3.0f
+#define TH_PED_JAMB       0.75f
+
 /* Neighbours within reach of one agent, gathered from its block of grid cells (th_grid_block) by a
  * cheap first pass so that the two passes of the model walk a short list. At the densest packing of
  * 0.2 m bodies (7 per m2) a 1.7 m reach holds about 60 agents; past TH_PED_NEAR the nearest
@@ -321,12 +327,17 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         th_vec2 wall_away = th_v2(0.0f, 0.0f);
         bool have_wall = false;
         if (c->wall_rep > 0.0f || terrain) {
-            const float range = ri + fmaxf(7.0f / c->inv_wall_rep_range, TH_PED_WALL_CLEAR * ri);
+            const float range = ri + fmaxf(7.0f / c->inv_wall_rep_range,
+                                           fmaxf(TH_PED_WALL_CLEAR, TH_PED_JAMB) * ri);
             have_wall = th_nav_nearest_wall(w, p, range, &wall_d, &wall_away);
             if (have_wall && cost && wall_d < ri * (1.0f + TH_PED_WALL_CLEAR) &&
                 th_v2_dot(e0, wall_away) < 0.0f)
                 e0 = clear_direction(w, cost, p, ri, e0);
         }
+
+        /* Whether the pushes of those i goes before keep only their forward part (pass 1). */
+        const bool ordered = cost && (w->nav.map.cell_size <= TH_PED_ORDER_CELL * ri ||
+                                      (have_wall && wall_d < ri * (1.0f + TH_PED_JAMB)));
 
         /* Gather the neighbours within reach. */
         th_grid_span spans[TH_GRID_MAX_SPANS];
@@ -467,10 +478,15 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                 ay[q] = 0.0f;
             }
             const v4f f = rep * exp4(x);
-            if (cost) {
+            if (ordered) {
                 /* The push of a walker that i goes before (by the same rule as the spacing in
                  * pass 2) keeps only its forward part: at a narrow door, two walkers at the
-                 * jambs otherwise push each other into the walls for good. */
+                 * jambs otherwise push each other into the walls for good, and the crowd behind
+                 * presses those in front across the door's mouth. The order comes from the
+                 * cost of the walkers' cells: on cells wider than a body and a half, walkers
+                 * abreast share a cell and their order falls to their ids, and one-sided pushes
+                 * among them jam streams where streets merge; there the rule holds only at a
+                 * jamb. */
                 v4i before = (v4i){0, 0, 0, 0};
                 for (uint32_t m = mask_bits(felt); m; m &= m - 1) {
                     const uint32_t q = (uint32_t)__builtin_ctz(m);

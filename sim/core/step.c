@@ -56,6 +56,7 @@ typedef struct th_step_ctx {
     bool terrain, slow; /* a map; one whose cells slow walking */
     bool goal_state;    /* some crowd's goal keeps state */
     bool exits;         /* spawners or exits exist */
+    bool pedestrians;   /* some crowd uses the pedestrian model: its arrays are gathered */
 } th_step_ctx;
 
 static void step_ctx_init(th_step_ctx *x, th_world *w) {
@@ -98,10 +99,19 @@ static void gather_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
     uint32_t *key = x->key;
     uint32_t *cell = x->cell;
     const uint32_t key_base = x->key_base;
-    /* Every buffered array of TH_AGENT_ARRAYS; the others are written afresh by the step. */
+    /* Every buffered array of TH_AGENT_ARRAYS (the pedestrians' only where there are any); the
+     * others are written afresh by the step. */
+    if (x->pedestrians) {
+        for (uint32_t k = begin; k < end; k++) {
+            const uint32_t s = order[k];
+#define GATHER(name, T, kind) TH_AGENT_KIND(PED, kind, dst->name[k] = src->name[s];)
+            TH_AGENT_ARRAYS(GATHER)
+#undef GATHER
+        }
+    }
     for (uint32_t k = begin; k < end; k++) {
-        uint32_t s = order[k];
-#define GATHER(name, T, kind) TH_AGENT_KIND(BUF, kind, dst->name[k] = src->name[s];)
+        const uint32_t s = order[k];
+#define GATHER(name, T, kind) TH_AGENT_KIND(GATHER, kind, dst->name[k] = src->name[s];)
         TH_AGENT_ARRAYS(GATHER)
 #undef GATHER
         cell[k] = key[s] + key_base; /* the global cell */

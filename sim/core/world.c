@@ -663,7 +663,15 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     }
     w->crowd_radius[c] = d.body_radius;
     if (d.body_radius > w->max_radius) w->max_radius = d.body_radius;
-    if (d.model == TH_MODEL_PEDESTRIAN) w->pedestrians = true;
+    if (d.model == TH_MODEL_PEDESTRIAN && !w->pedestrians) {
+        /* The pedestrians' arrays were not gathered so far: zero them for the agents there. */
+#define ZERO_PED(name, T, kind)                                                       \
+    TH_AGENT_KIND(PED, kind, memset(w->buf[0].name, 0, (size_t)w->count * sizeof(T)); \
+                  memset(w->buf[1].name, 0, (size_t)w->count * sizeof(T));)
+        if (w->count) { TH_AGENT_ARRAYS(ZERO_PED) }
+#undef ZERO_PED
+        w->pedestrians = true;
+    }
     /* Every crowd can change the cell size (a smaller or larger boids reach, a longer body
      * reach) and so every crowd's block: set both up again. */
     const float old_near = w->interaction_radius, old_pred_radius = w->pred_radius;

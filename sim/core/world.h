@@ -33,46 +33,57 @@ typedef struct th_squad th_squad;
  * Growth, adding an agent, the step's gather and the compaction after removals are all driven
  * by this table (sim/core/world.c, sim/core/step.c), so an array added here is carried
  * everywhere it must be. kind BUF: agent state, one array in each of the two th_agents buffers,
- * gathered into cell order at the start of each step; kind ONE: one array in the world, written
- * afresh by each step for the agents in their new order (so not gathered) and kept in step
- * with the state when agents are removed. A new agent starts with zeros in every array but
+ * gathered into cell order at the start of each step; kind PED: the same, but gathered only in
+ * worlds with a pedestrian crowd (only pedestrians read or write them); kind ONE: one array in the
+ * world, written afresh by each step for the agents in their new order (so not gathered) and kept
+ * in step with the state when agents are removed. A new agent starts with zeros in every array but
  * the state it is given. */
-#define TH_AGENT_ARRAYS(X)                                                                \
-    X(px, float, BUF)                                                                     \
-    X(py, float, BUF)                                                                     \
-    X(vx, float, BUF)                                                                     \
-    X(vy, float, BUF)                                                                     \
-    X(crowd, uint16_t, BUF)                                                               \
-    /* flocking type: the crowd's explicit type, or TH_MAX_TYPES + crowd */               \
-    X(type, uint16_t, BUF)                                                                \
-    X(id, th_agent_id, BUF)                                                               \
-    /* pedestrians: how aware the agent is of oncoming traffic, 0 to 1 */                 \
-    X(aware, float, BUF)                                                                  \
-    /* pedestrians: the unit direction walked in the last step (0, 0 before the first) */ \
-    X(hx, float, BUF)                                                                     \
-    X(hy, float, BUF)                                                                     \
-    /* steering acceleration of the last step */                                          \
-    X(ax, float, ONE)                                                                     \
-    X(ay, float, ONE)                                                                     \
-    /* grid cell of each agent */                                                         \
-    X(cell, uint32_t, ONE)                                                                \
-    /* same-crowd agents seen in the last step */                                         \
-    X(neighbors, uint16_t, ONE)                                                           \
-    /* TH_AGENT_LEADER | TH_AGENT_STRANDED of the last step */                            \
-    X(flags, uint8_t, ONE)                                                                \
-    /* bunker index + 1 the agent stepped into this step, or 0 (or a TH_MARK_* below) */  \
-    X(shelter, uint8_t, ONE)                                                              \
-    /* pedestrians: the awareness the step computed, stored by integration */             \
-    X(aware_next, float, ONE)                                                             \
-    X(hx_next, float, ONE)                                                                \
+#define TH_AGENT_ARRAYS(X)                                                               \
+    X(px, float, BUF)                                                                    \
+    X(py, float, BUF)                                                                    \
+    X(vx, float, BUF)                                                                    \
+    X(vy, float, BUF)                                                                    \
+    X(crowd, uint16_t, BUF)                                                              \
+    /* flocking type: the crowd's explicit type, or TH_MAX_TYPES + crowd */              \
+    X(type, uint16_t, BUF)                                                               \
+    X(id, th_agent_id, BUF)                                                              \
+    /* pedestrians: how aware the agent is of oncoming traffic, 0 to 1 */                \
+    X(aware, float, PED)                                                                 \
+    /* pedestrians: the unit goal direction of the last step (0, 0 before the first) */  \
+    X(hx, float, PED)                                                                    \
+    X(hy, float, PED)                                                                    \
+    /* steering acceleration of the last step */                                         \
+    X(ax, float, ONE)                                                                    \
+    X(ay, float, ONE)                                                                    \
+    /* grid cell of each agent */                                                        \
+    X(cell, uint32_t, ONE)                                                               \
+    /* same-crowd agents seen in the last step */                                        \
+    X(neighbors, uint16_t, ONE)                                                          \
+    /* TH_AGENT_LEADER | TH_AGENT_STRANDED of the last step */                           \
+    X(flags, uint8_t, ONE)                                                               \
+    /* bunker index + 1 the agent stepped into this step, or 0 (or a TH_MARK_* below) */ \
+    X(shelter, uint8_t, ONE)                                                             \
+    /* pedestrians: the awareness the step computed, stored by integration */            \
+    X(aware_next, float, ONE)                                                            \
+    X(hx_next, float, ONE)                                                               \
     X(hy_next, float, ONE)
 
 /* TH_AGENT_KIND(want, kind, x), inside an X of the table, expands to x only when the row's kind
- * is `want` (BUF or ONE), so a use of the table can pick the buffered arrays or the world's. */
+ * is what `want` picks, so a use of the table can pick the buffered arrays or the world's:
+ * BUF picks the buffered arrays (BUF and PED), ONE the world's, GATHER those every world
+ * gathers (BUF), PED those only worlds with pedestrians gather. */
 #define TH_AGENT_KIND_BUF_BUF(x) x
+#define TH_AGENT_KIND_BUF_PED(x) x
 #define TH_AGENT_KIND_BUF_ONE(x)
 #define TH_AGENT_KIND_ONE_BUF(x)
-#define TH_AGENT_KIND_ONE_ONE(x)     x
+#define TH_AGENT_KIND_ONE_PED(x)
+#define TH_AGENT_KIND_ONE_ONE(x)    x
+#define TH_AGENT_KIND_GATHER_BUF(x) x
+#define TH_AGENT_KIND_GATHER_PED(x)
+#define TH_AGENT_KIND_GATHER_ONE(x)
+#define TH_AGENT_KIND_PED_BUF(x)
+#define TH_AGENT_KIND_PED_PED(x) x
+#define TH_AGENT_KIND_PED_ONE(x)
 #define TH_AGENT_KIND(want, kind, x) TH_AGENT_KIND_##want##_##kind(x)
 
 /* One buffer of agent state, structure of arrays, in storage (cell-sorted) order: the BUF

@@ -354,6 +354,58 @@ START_TEST(same_hash_for_any_thread_count) {
 }
 END_TEST
 
+/* A pedestrian crowd added to a world that has stepped without one: the pedestrians' own agent
+ * arrays (gathered only in worlds with pedestrians) start at zero for every agent there, so the
+ * walkers cross the flock the same way on any thread count, at about their free speed. */
+START_TEST(walkers_join_a_running_flock) {
+    static const unsigned threads[] = {1, 3};
+    uint64_t hash[2];
+    for (int t = 0; t < 2; t++) {
+        th_world_def wd = th_default_world_def();
+        wd.width = wd.height = 40.0f;
+        wd.threads = threads[t];
+        wd.seed = 11;
+        th_world *w = th_world_create(&wd, NULL);
+        ck_assert_ptr_nonnull(w);
+        th_crowd_def boids = th_default_crowd_def();
+        ck_assert_int_eq(IDX(th_world_add_crowd(w, &boids, NULL)), 0);
+        uint64_t rng = 5;
+        for (int i = 0; i < 800; i++) {
+            const float x = 40.0f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
+            const float y = 40.0f * (float)(splitmix64(&rng) >> 40) / 16777216.0f;
+            ck_assert(th_agent_id_valid(
+                th_world_add_agent(w, CROWD_ID(0u), th_v2(x, y), th_v2(1.0f, 0.5f), NULL)));
+        }
+        for (int s = 0; s < 50; s++) th_world_step(w);
+        th_crowd_def cd = th_default_pedestrian_def();
+        cd.heading = th_v2(1.0f, 0.0f);
+        cd.desired_speed_sd = 0.0f;
+        ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, NULL)), 1);
+        th_agent_id walker[50];
+        for (int i = 0; i < 50; i++) {
+            walker[i] = th_world_add_agent(w, CROWD_ID(1u),
+                                           th_v2(2.0f + (float)(i % 5), 5.0f + 0.6f * (float)i),
+                                           th_v2(0.0f, 0.0f), NULL);
+            ck_assert(th_agent_id_valid(walker[i]));
+        }
+        for (int s = 0; s < 120; s++) th_world_step(w); /* 2 s */
+        double moved = 0.0;
+        for (int i = 0; i < 50; i++) {
+            th_agent_state st;
+            ck_assert(th_world_get_agent(w, walker[i], &st));
+            moved += st.velocity.x;
+        }
+        moved /= 50.0;
+        ck_assert_msg(moved > 0.5 * cd.desired_speed && moved < 1.2 * cd.desired_speed,
+                      "mean speed along the heading %.3f m/s, free speed %.3f", moved,
+                      (double)cd.desired_speed);
+        hash[t] = th_world_hash(w);
+        th_world_destroy(w);
+    }
+    ck_assert_uint_eq(hash[1], hash[0]);
+}
+END_TEST
+
 /* ---- terrain and corridors --------------------------------------------------------------- */
 
 START_TEST(stairs_slow_walking_but_not_routing) {
@@ -535,6 +587,7 @@ int main(void) {
     tcase_add_loop_test(t, same_hash_for_any_thread_count, 0, 2);
     tcase_add_test(t, stairs_slow_walking_but_not_routing);
     tcase_add_test(t, periodic_corridor_keeps_walkers_between_its_walls);
+    tcase_add_test(t, walkers_join_a_running_flock);
     suite_add_tcase(s, t);
     t = tcase_create("input");
     tcase_add_test(t, bad_pedestrian_parameters_are_refused);

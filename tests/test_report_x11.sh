@@ -35,9 +35,9 @@ if [ -z "$wid" ]; then
 fi
 sleep 1.5
 timeout 5 xdotool windowfocus --sync "$wid" 2>/dev/null
-xdotool key space
+timeout 5 xdotool key space
 sleep 2
-xdotool key Escape
+timeout 5 xdotool key Escape
 # On a loaded machine a key can be lost before the window has the focus, and waiting for the
 # focus can wait for ever: each wait is bounded, and Escape is pressed again until the viewer
 # quits (it is paused, so it would never end by itself).
@@ -45,8 +45,13 @@ for _ in $(seq 20); do
     kill -0 "$run_pid" 2>/dev/null || break
     sleep 1
     timeout 5 xdotool windowfocus --sync "$wid" 2>/dev/null
-    xdotool key Escape
+    timeout 5 xdotool key Escape
 done
+if kill -0 "$run_pid" 2>/dev/null; then
+    echo "FAIL: the viewer did not quit on Escape"
+    stop_process "$run_pid"
+    exit 1
+fi
 wait "$run_pid"
 rc=$?
 run_pid=

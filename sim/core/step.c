@@ -81,6 +81,7 @@ static void step_ctx_init(th_step_ctx *x, th_world *w) {
         .slow = w->nav.present && w->nav.speed,
         .goal_state = w->goal_state != NULL,
         .exits = w->flow != NULL,
+        .pedestrians = w->pedestrians,
     };
 }
 

@@ -189,8 +189,15 @@ void th_stall_update(th_world *w) {
     uint32_t stalled = 0;
     uint64_t longest = 0;
     float x0 = 0.0f, y0 = 0.0f, x1 = 0.0f, y1 = 0.0f;
+    /* Agents of crowds without a goal are never judged (nor is their state read) unless they
+     * may be squad members: skip them without touching their state, which would be a scattered
+     * write per agent. Their state is left as it was; should one be judged again, its last
+     * judgement is not from the step before and it starts afresh. A crowd's goal is fixed. */
+    bool skip[TH_MAX_CROWDS];
+    for (uint32_t c = 0; c < w->crowd_count; c++)
+        skip[c] = w->squad_count == 0 && w->crowd_rt[c].goal == TH_GOAL_NONE;
     for (uint32_t k = 0; k < w->count; k++) {
-        if (!judge_agent(w, k, now, limit)) continue;
+        if (skip[a->crowd[k]] || !judge_agent(w, k, now, limit)) continue;
         w->flags[k] |= TH_AGENT_STALLED;
         const float px = a->px[k], py = a->py[k];
         if (stalled == 0) {

@@ -17,12 +17,17 @@
  * exit, filled by those who came first; the last waypoint of a one-way route) and those queued
  * behind them, body against body, members of a squad that arrived or has no route.
  *
- * A serial pass over the agents in the bookkeeping phase: a few loads and compares per agent,
- * state in the per-id array `stall` (grown with the others), so nothing is allocated and the
- * result does not depend on the thread count. It reads positions only and never enters the
- * state hash. Agents are counted in storage order; under several ranks each rank judges its
- * own agents and their count is summed over ranks (the longest time and the box are the
- * rank's own); an agent that comes from another rank starts afresh, as its state stays behind. */
+ * A serial pass over the agents in the bookkeeping phase, every JUDGE_EVERY_S of simulated time
+ * (every step at timesteps of that or more): a few loads and compares per agent, state in the
+ * per-id array `stall` (grown with the others), so nothing is allocated and the result does not
+ * depend on the thread count. Progress over a quarter second is as telling as over a step, and
+ * judged every step the pass cost a seventh of a walker's step. The ids found stalled are kept
+ * in a list, so that the steps between judgements mark the same agents (those still here) for
+ * the viewer and the report; the counts, the longest time and the box are the last judgement's.
+ * It reads positions only and never enters the state hash. Agents are counted in storage
+ * order; under several ranks each rank judges its own agents and their count is summed over
+ * ranks (the longest time and the box are the rank's own); an agent that comes from another
+ * rank starts afresh, as its state stays behind, and is marked again at the next judgement. */
 #include <math.h>
 
 #include "sim/behave/goal.h"
@@ -31,12 +36,14 @@
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 
-#define PROGRESS_M 0.2f
-#define RESET_M    1.0f
-#define MOVE_M     0.5f
+#define PROGRESS_M    0.2f
+#define RESET_M       1.0f
+#define MOVE_M        0.5f
 /* Remaining cost below which an agent is at its goal, or waiting for room at it (a goal without
  * an exit filled by those who came first): not a stall. */
-#define AT_GOAL_M  1.5f
+#define AT_GOAL_M     1.5f
+/* Simulated seconds between judgements. */
+#define JUDGE_EVERY_S 0.25
 
 /* Remaining cost in metres at p, interpolated between the centres of the four nearest cells
  * (unreachable ones left out); false when none of them is reachable. */
@@ -98,7 +105,7 @@ static bool queued(const th_world *w, uint32_t k, th_vec2 p, float metric, const
 }
 
 /* Judge one agent; true when it is stalled after this step. */
-static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t limit) {
+static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev, uint64_t limit) {
     const th_agents *a = &w->buf[w->cur];
     const th_agent_id id = a->id[k];
     const uint32_t slot = th_id_slot(id);
@@ -146,7 +153,7 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t limit) {
         default: how = JUDGE_MOVE; break;
         }
     }
-    const bool fresh = !s->init || s->seen + 1u != now;
+    const bool fresh = !s->init || s->seen != prev;
     s->seen = now;
     if (how == JUDGE_NEVER || fresh) {
         *s = (th_stall){.best = metric,
@@ -186,19 +193,30 @@ void th_stall_update(th_world *w) {
     const double dt = (double)w->def.timestep;
     const uint64_t limit = (uint64_t)ceil((double)w->stall_time / dt);
     const uint64_t now = w->step;
+    const uint64_t every = dt < JUDGE_EVERY_S ? (uint64_t)llround(JUDGE_EVERY_S / dt) : 1u;
+    if (now % every != 0) {
+        /* Between judgements: mark the agents the last one found stalled, those still here. */
+        for (uint32_t n = 0; n < w->stall_listed; n++) {
+            const uint32_t k = th_agent_index(w, w->stall_list[n]);
+            if (k != UINT32_MAX) w->flags[k] |= TH_AGENT_STALLED;
+        }
+        return;
+    }
+    const uint64_t prev = now >= every ? now - every : UINT64_MAX;
     uint32_t stalled = 0;
     uint64_t longest = 0;
     float x0 = 0.0f, y0 = 0.0f, x1 = 0.0f, y1 = 0.0f;
     /* Agents of crowds without a goal are never judged (nor is their state read) unless they
      * may be squad members: skip them without touching their state, which would be a scattered
      * write per agent. Their state is left as it was; should one be judged again, its last
-     * judgement is not from the step before and it starts afresh. A crowd's goal is fixed. */
+     * judgement is not the previous one and it starts afresh. A crowd's goal is fixed. */
     bool skip[TH_MAX_CROWDS];
     for (uint32_t c = 0; c < w->crowd_count; c++)
         skip[c] = w->squad_count == 0 && w->crowd_rt[c].goal == TH_GOAL_NONE;
     for (uint32_t k = 0; k < w->count; k++) {
-        if (skip[a->crowd[k]] || !judge_agent(w, k, now, limit)) continue;
+        if (skip[a->crowd[k]] || !judge_agent(w, k, now, prev, limit)) continue;
         w->flags[k] |= TH_AGENT_STALLED;
+        w->stall_list[stalled] = a->id[k];
         const float px = a->px[k], py = a->py[k];
         if (stalled == 0) {
             x0 = x1 = px;
@@ -211,6 +229,7 @@ void th_stall_update(th_world *w) {
         const uint64_t for_steps = now - w->stall[th_id_slot(a->id[k])].since;
         if (for_steps > longest) longest = for_steps;
     }
+    w->stall_listed = stalled;
     if (w->dist) { /* the whole world's count; the longest time and the box stay this rank's */
         uint64_t v = stalled;
         th_dist_sum_u64(w, &v, 1);

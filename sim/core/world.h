@@ -210,11 +210,13 @@ typedef struct th_chunk_stats {
  * generation (of the agent holding it, or of its last one while free), id_free the stack of
  * free slots: pushed in th_world_drop_marked's serial storage-order pass, popped by the next
  * agent added (the last freed first), so which slot an agent gets never depends on the thread
- * count. */
+ * count; stall_list the ids the last stall judgement found stalled, the first stall_listed
+ * of them (sim/core/stall.c), at most one per slot. */
 #define TH_ID_TABLE(X)            \
     X(slot_of_id, uint32_t, true) \
     X(id_gen, uint32_t, true)     \
-    X(id_free, uint32_t, true)
+    X(id_free, uint32_t, true)    \
+    X(stall_list, th_agent_id, true)
 
 /* Per-id state, by slot, X(name, type, wanted): `wanted` (an expression in w) says whether the
  * array exists. Zeroed for each agent added, so a reused slot holds nothing of its last agent. */
@@ -356,8 +358,9 @@ struct th_world {
     uint64_t step;
     th_world_stats stats;
     float stall_time;    /* seconds (the def's, default filled in) */
-    float stall_longest; /* seconds without progress of the longest-stalled agent, last step */
-    float stall_box[4];  /* x0, y0, x1, y1 of the stalled agents, last step */
+    float stall_longest; /* seconds without progress of the longest-stalled agent, last judgement */
+    float stall_box[4];  /* x0, y0, x1, y1 of the stalled agents, last judgement */
+    uint32_t stall_listed; /* this rank's agents in stall_list */
     th_profiler prof;
 
     struct th_trace *trace;     /* phase spans being recorded (sim/core/trace.c), or NULL */

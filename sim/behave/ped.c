@@ -99,7 +99,10 @@
 typedef struct ped_near {
     float dx[TH_PED_NEAR_PADDED], dy[TH_PED_NEAR_PADDED], d2[TH_PED_NEAR_PADDED];
     float d[TH_PED_NEAR_PADDED], l[TH_PED_NEAR_PADDED];
+    float x[TH_PED_NEAR_PADDED], y[TH_PED_NEAR_PADDED]; /* the neighbours' positions */
     uint32_t j[TH_PED_NEAR_PADDED];
+    int32_t before[TH_PED_NEAR_PADDED]; /* -1 where the agent goes before the neighbour (the
+                                           walker's goal has a cost field), else 0 */
     uint32_t n;
 } ped_near;
 
@@ -109,6 +112,7 @@ typedef struct ped_near {
  * operations as a scalar loop would, so the list, and everything after it, is the same. */
 typedef float v4f __attribute__((vector_size(16)));
 typedef int32_t v4i __attribute__((vector_size(16)));
+typedef uint32_t v4u __attribute__((vector_size(16)));
 
 static inline v4f load4(const float *p) {
     v4f v;
@@ -165,8 +169,10 @@ static inline v4f pick4(const float *v, const uint32_t *idx) {
  * (not in baseline x86-64) that is a library call, 4 % of the step. */
 static const uint8_t k_lanes_set[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
 
-/* The smaller of two numbers that are not NaN, inline (fminf is a library call here). */
+/* The smaller and the larger of two numbers that are not NaN, inline (fminf and fmaxf are
+ * library calls here, a few percent of the step). */
 static inline float min_f(float a, float b) { return a < b ? a : b; }
+static inline float max_f(float a, float b) { return a > b ? a : b; }
 
 /* Bit k set when lane k of the mask is. */
 static inline uint32_t mask_bits(v4i m) {
@@ -186,7 +192,8 @@ static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t se
     const v4f hw = {0.5f * W, 0.5f * W, 0.5f * W, 0.5f * W},
               hh = {0.5f * H, 0.5f * H, 0.5f * H, 0.5f * H};
     for (uint32_t j = begin; j < end; j += 4) {
-        v4f dx = load4(a->px + j) - x, dy = load4(a->py + j) - y;
+        const v4f px = load4(a->px + j), py = load4(a->py + j);
+        v4f dx = px - x, dy = py - y;
         if (wrap) {
             dx = sel4(dx > hw, dx - W, sel4(dx < -hw, dx + W, dx));
             dy = sel4(dy > hh, dy - H, sel4(dy < -hh, dy + H, dy));
@@ -211,6 +218,8 @@ static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t se
             nb->dy[n] = dy[k];
             nb->d2[n] = d2[k];
             nb->d[n] = d[k];
+            nb->x[n] = px[k];
+            nb->y[n] = py[k];
             nb->j[n] = j + k;
             n += (in >> k & 1u) & (n < TH_PED_NEAR);
         }
@@ -279,12 +288,37 @@ static th_vec2 clear_direction(const th_world *w, const uint32_t *cost, th_vec2 
     return best == UINT32_MAX ? e0 : out;
 }
 
-/* Whether walker i (cost my_cost in its goal's field, id slot mine) goes before agent j: j's
- * cell is farther from i's goal, or as far and j's id slot is higher. */
-static inline bool goes_before(const th_world *w, const th_agents *a, const uint32_t *cost,
-                               uint32_t my_cost, uint32_t mine, uint32_t j) {
-    const uint32_t cj = cost[th_navmap_cell_of(&w->nav.map, th_v2(a->px[j], a->py[j]), NULL, NULL)];
-    return cj > my_cost || (cj == my_cost && a->id[j].index1 > mine);
+/* The map cell of each of four positions, as th_navmap_cell_of finds it: a coordinate below
+ * one cell (or NaN) is cell 0, one past the map the last cell. */
+static inline v4i cell4(const th_navmap *m, v4f x, v4f y) {
+    const v4f fx = x * m->inv_cell_size, fy = y * m->inv_cell_size;
+    const v4f nx = v4((float)m->w), ny = v4((float)m->h);
+    v4f cx = sel4(fx >= 1.0f, fx, v4(0.0f)), cy = sel4(fy >= 1.0f, fy, v4(0.0f));
+    cx = sel4(cx >= nx, nx - 1.0f, cx);
+    cy = sel4(cy >= ny, ny - 1.0f, cy);
+    return __builtin_convertvector(cy, v4i) * m->w + __builtin_convertvector(cx, v4i);
+}
+
+static inline v4i load4i(const int32_t *p) {
+    v4i v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void store4i(int32_t *p, v4i v) { memcpy(p, &v, sizeof v); }
+
+/* For listed neighbours k to k + 3, whether walker i (cost my_cost in its goal's field, id
+ * slot mine) goes before each: its cell is farther from i's goal, or as far and its id slot is
+ * higher (the padding is i itself: never). */
+static inline v4i goes_before(const th_world *w, const th_agents *a, const uint32_t *cost,
+                              uint32_t my_cost, uint32_t mine, const ped_near *nb, uint32_t k) {
+    const v4i cell = cell4(&w->nav.map, load4(nb->x + k), load4(nb->y + k));
+    const uint32_t *j = nb->j + k;
+    const v4u cj = {cost[(uint32_t)cell[0]], cost[(uint32_t)cell[1]], cost[(uint32_t)cell[2]],
+                    cost[(uint32_t)cell[3]]};
+    const v4u idj = {a->id[j[0]].index1, a->id[j[1]].index1, a->id[j[2]].index1,
+                     a->id[j[3]].index1};
+    return (cj > my_cost) | ((cj == my_cost) & (idj > mine));
 }
 
 void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
@@ -327,8 +361,8 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         th_vec2 wall_away = th_v2(0.0f, 0.0f);
         bool have_wall = false;
         if (c->wall_rep > 0.0f || terrain) {
-            const float range = ri + fmaxf(7.0f / c->inv_wall_rep_range,
-                                           fmaxf(TH_PED_WALL_CLEAR, TH_PED_JAMB) * ri);
+            const float range = ri + max_f(7.0f / c->inv_wall_rep_range,
+                                           max_f(TH_PED_WALL_CLEAR, TH_PED_JAMB) * ri);
             have_wall = th_nav_nearest_wall(w, p, range, &wall_d, &wall_away);
             if (have_wall && cost && wall_d < ri * (1.0f + TH_PED_WALL_CLEAR) &&
                 th_v2_dot(e0, wall_away) < 0.0f)
@@ -345,7 +379,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         const uint32_t ns =
             th_grid_block(g, (int32_t)(cell % nx), (int32_t)(cell / nx), c->block, wrap, spans);
         const float reach2 = c->ped_reach * c->ped_reach;
-        const float seen2 = fminf(c->neighbor_r2, reach2); /* neighbours reported */
+        const float seen2 = min_f(c->neighbor_r2, reach2); /* neighbours reported */
         const bool near_seam = wrap && !(p.x >= c->ped_reach && p.x <= W - c->ped_reach &&
                                          p.y >= c->ped_reach && p.y <= H - c->ped_reach);
         uint32_t n_cand = 0, seen = 0, counter = 0;
@@ -360,8 +394,13 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             nb.dx[k] = nb.dy[k] = 0.0f;
             nb.d2[k] = nb.d[k] = 1.0f;
             nb.l[k] = 0.0f;
+            nb.x[k] = p.x;
+            nb.y[k] = p.y;
             nb.j[k] = i;
         }
+        /* goes_before of each block of four, worked out when first asked for: bit k / 4 of
+         * `known` says that block k / 4's is in nb.before. */
+        uint64_t known = 0;
 
         /* The contacts phase's list of bodies that may touch this one (sim/behave/contacts.c), from
          * the same neighbours, when they reach far enough for the largest bodies about. */
@@ -381,37 +420,26 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             w->contact_count[i] = (uint8_t)n;
         }
 
-        /* Pass 1, four neighbours at a time: repulsion from neighbours, the one ahead on the
-         * goal direction that limits the speed most (for overtaking), anticipation of walkers
-         * coming the other way, the awareness of those ahead, and the nearest walker ahead
-         * going this way. Sums run in four lane sums, then across them: lane q holds
-         * neighbours q, q + 4, ... of a list whose order the grid fixes, so the sum is the
-         * same for any thread count. */
-        v4f lane_u = v4(v0), lane_side = v4(0.0f);
-        v4i lane_at = k_lane + (int32_t)TH_PED_NEAR_PADDED;
-        v4f push_x = v4(0.0f), push_y = v4(0.0f);
+        /* Pass 1, four neighbours at a time. First, when some neighbour comes the other way
+         * or this walker is aware of counterflow: anticipation of walkers coming the other
+         * way, the awareness of those ahead, and the nearest walker ahead going this way (a
+         * loop of its own, so that the common case keeps its registers). Then repulsion from
+         * neighbours and the one ahead on the goal direction that limits the speed most (for
+         * overtaking). Sums run in four lane sums, then across them: lane q holds neighbours
+         * q, q + 4, ... of a list whose order the grid fixes, so the sum is the same for any
+         * thread count. */
         v4f lat = v4(0.0f), threat = v4(0.0f), relay = v4(0.0f);
         v4f fol_d = v4(INFINITY), fol_side = v4(0.0f);
         const float ta = c->anticipation;
-        const v4f mvx = v4(e0.x * v0), mvy = v4(e0.y * v0);
         const bool counterflow = a->aware[i] > 0.0f;
-        /* The counterflow part of pass 1 only where some neighbour calls for it. */
-        const bool slow = counter != 0 || counterflow;
         const v4f ex = v4(e0.x), ey = v4(e0.y), inv_tg = v4(c->inv_time_gap);
-        const v4f inv_rr = v4(c->inv_rep_range), rep = v4(c->rep);
-        for (uint32_t k = 0; k < nb.n; k += 4) {
-            const v4i valid = k_lane < (int32_t)(nb.n - k);
-            const v4f dx = load4(nb.dx + k), dy = load4(nb.dy + k);
-            const v4f d = load4(nb.d + k), l = load4(nb.l + k);
-            const v4f side0 = ex * dy - ey * dx;
-            const v4i ahead = valid & (ex * dx + ey * dy > 0.0f) & (abs4(side0) < l);
-            /* The one in the way that slows us most, per lane: the first of the lane's least. */
-            const v4f uj = (d - l) * inv_tg;
-            const v4i take = ahead & (uj < lane_u);
-            lane_u = sel4(take, uj, lane_u);
-            lane_side = sel4(take, side0, lane_side);
-            lane_at = (take & (k_lane + (int32_t)k)) | (~take & lane_at);
-            if (slow) {
+        if (counter != 0 || counterflow) {
+            const v4f mvx = v4(e0.x * v0), mvy = v4(e0.y * v0);
+            for (uint32_t k = 0; k < nb.n; k += 4) {
+                const v4i valid = k_lane < (int32_t)(nb.n - k);
+                const v4f dx = load4(nb.dx + k), dy = load4(nb.dy + k);
+                const v4f d = load4(nb.d + k), l = load4(nb.l + k);
+                const v4f side0 = ex * dy - ey * dx;
                 const v4i front = valid & (ex * dx + ey * dy > 0.0f);
                 /* Awareness passed back from those ahead. */
                 const v4f awj = sel4(front, pick4(a->aware, nb.j + k), v4(0.0f));
@@ -463,6 +491,23 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                     }
                 }
             }
+        }
+        v4f lane_u = v4(v0), lane_side = v4(0.0f);
+        v4i lane_at = k_lane + (int32_t)TH_PED_NEAR_PADDED;
+        v4f push_x = v4(0.0f), push_y = v4(0.0f);
+        const v4f inv_rr = v4(c->inv_rep_range), rep = v4(c->rep);
+        for (uint32_t k = 0; k < nb.n; k += 4) {
+            const v4i valid = k_lane < (int32_t)(nb.n - k);
+            const v4f dx = load4(nb.dx + k), dy = load4(nb.dy + k);
+            const v4f d = load4(nb.d + k), l = load4(nb.l + k);
+            const v4f side0 = ex * dy - ey * dx;
+            const v4i ahead = valid & (ex * dx + ey * dy > 0.0f) & (abs4(side0) < l);
+            /* The one in the way that slows us most, per lane: the first of the lane's least. */
+            const v4f uj = (d - l) * inv_tg;
+            const v4i take = ahead & (uj < lane_u);
+            lane_u = sel4(take, uj, lane_u);
+            lane_side = sel4(take, side0, lane_side);
+            lane_at = (take & (k_lane + (int32_t)k)) | (~take & lane_at);
             /* Below 1/1000 of its strength the push is left out: past 7 ranges of gap. */
             const v4f gap = d - l;
             const v4i felt = valid & (gap * inv_rr <= 7.0f);
@@ -487,11 +532,11 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                  * abreast share a cell and their order falls to their ids, and one-sided pushes
                  * among them jam streams where streets merge; there the rule holds only at a
                  * jamb. */
-                v4i before = (v4i){0, 0, 0, 0};
-                for (uint32_t m = mask_bits(felt); m; m &= m - 1) {
-                    const uint32_t q = (uint32_t)__builtin_ctz(m);
-                    if (goes_before(w, a, cost, my_cost, id.index1, nb.j[k + q])) before[q] = -1;
+                if (!(known >> (k / 4) & 1u)) {
+                    store4i(nb.before + k, goes_before(w, a, cost, my_cost, id.index1, &nb, k));
+                    known |= UINT64_C(1) << (k / 4);
                 }
+                const v4i before = load4i(nb.before + k);
                 const v4f fwd = ax * ex + ay * ey;
                 const v4f fpos = sel4(fwd > 0.0f, fwd, v4(0.0f));
                 ax = sel4(before, fpos * ex, ax);
@@ -521,8 +566,8 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
          * counterflow, so that lanes form. */
         const float own = min_f(1.0f, (threat[0] + threat[1]) + (threat[2] + threat[3]));
         const float passed =
-            TH_PED_RELAY * fmaxf(fmaxf(relay[0], relay[1]), fmaxf(relay[2], relay[3]));
-        float aware = ta > 0.0f ? fmaxf(fmaxf(own, passed), a->aware[i] * c->aware_decay) : 0.0f;
+            TH_PED_RELAY * max_f(max_f(relay[0], relay[1]), max_f(relay[2], relay[3]));
+        float aware = ta > 0.0f ? max_f(max_f(own, passed), a->aware[i] * c->aware_decay) : 0.0f;
         if (aware < TH_PED_AWARE_MIN) aware = 0.0f;
         w->aware_next[i] = aware;
         {
@@ -534,7 +579,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                 const th_navmap *m = &w->nav.map;
                 const float sgn = keep > 0.0f ? 1.0f : -1.0f;
                 const th_vec2 q = th_v2_add(
-                    p, th_v2_scale(th_v2(sgn * e0.y, -sgn * e0.x), fmaxf(m->cell_size, ri)));
+                    p, th_v2_scale(th_v2(sgn * e0.y, -sgn * e0.x), max_f(m->cell_size, ri)));
                 if (!(q.x >= 0.0f && q.y >= 0.0f && q.x < W && q.y < H) ||
                     cost[th_navmap_cell_of(m, q, NULL, NULL)] > my_cost)
                     keep = 0.0f;
@@ -557,7 +602,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
          * us walk. In a dense crowd every way is blocked and the pushes cancel out. Not in
          * counterflow, where the side is the other stream's. */
         if (block_u < v0 && v0 > 0.0f && !counterflow) {
-            const float k = TH_PED_OVERTAKE * (1.0f - fmaxf(block_u, 0.0f) / v0);
+            const float k = TH_PED_OVERTAKE * (1.0f - max_f(block_u, 0.0f) / v0);
             const th_vec2 right = th_v2(e0.y, -e0.x); /* cross(e0, right) < 0 */
             dir = th_v2_add(dir, th_v2_scale(right, block_side >= 0.0f ? k : -k));
         }
@@ -567,7 +612,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             const float gap = wall_d - ri;
             const float x = gap > -ri ? -gap * c->inv_wall_rep_range : ri * c->inv_wall_rep_range;
             if (x > -7.0f)
-                dir = th_v2_add(dir, th_v2_scale(wall_away, c->wall_rep * expf(fminf(x, 20.0f))));
+                dir = th_v2_add(dir, th_v2_scale(wall_away, c->wall_rep * expf(min_f(x, 20.0f))));
         }
 
         float want = 1.0f;
@@ -588,11 +633,12 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                 const v4f d = load4(nb.d + k), l = load4(nb.l + k);
                 v4i ahead = (k_lane < (int32_t)(nb.n - k)) & (fx * dx + fy * dy > 0.0f) &
                             (abs4(fx * dy - fy * dx) < l);
-                if (cost) {
-                    for (uint32_t m = mask_bits(ahead); m; m &= m - 1) {
-                        const uint32_t q = (uint32_t)__builtin_ctz(m);
-                        if (goes_before(w, a, cost, my_cost, id.index1, nb.j[k + q])) ahead[q] = 0;
+                if (cost && mask_bits(ahead)) {
+                    if (!(known >> (k / 4) & 1u)) {
+                        store4i(nb.before + k, goes_before(w, a, cost, my_cost, id.index1, &nb, k));
+                        known |= UINT64_C(1) << (k / 4);
                     }
+                    ahead &= ~load4i(nb.before + k);
                 }
                 const v4f uj = (d - l) * inv_tg;
                 umin = sel4(ahead & (uj < umin), uj, umin);

@@ -138,9 +138,27 @@ uint32_t th_navmap_cost(const th_navmap *m, int32_t x, int32_t y);
 /** True when (x, y) is outside the map or blocked. */
 bool th_navmap_is_blocked(const th_navmap *m, int32_t x, int32_t y);
 
+/** Float cell coordinate to an integer clamped into [0, n). The comparisons come first:
+ *  converting NaN or a value beyond int32 to an integer is undefined behaviour. */
+static inline int32_t th_navmap_clamp_coord(float f, int32_t n) {
+    if (!(f >= 1.0f)) return 0;
+    if (f >= (float)n) return n - 1;
+    return (int32_t)f;
+}
+
 /** Cell holding world position `p` (metres), clamped into the map. NaN lands in cell 0 of its
- *  axis (compared before any cast: a cast of NaN is undefined). Returns the cell index. */
-uint32_t th_navmap_cell_of(const th_navmap *m, th_vec2 p, int32_t *x, int32_t *y);
+ *  axis (compared before any cast: a cast of NaN is undefined). Returns the cell index. Inline:
+ *  every walker asks it several times a step. */
+static inline uint32_t th_navmap_cell_of(const th_navmap *m, th_vec2 p, int32_t *x, int32_t *y) {
+    int32_t cx = 0, cy = 0;
+    if (m && m->cost) {
+        cx = th_navmap_clamp_coord(p.x * m->inv_cell_size, m->w);
+        cy = th_navmap_clamp_coord(p.y * m->inv_cell_size, m->h);
+    }
+    if (x) *x = cx;
+    if (y) *y = cy;
+    return m && m->cost ? (uint32_t)cy * (uint32_t)m->w + (uint32_t)cx : 0;
+}
 
 /** True when `p` lies in a blocked cell or outside the map (NaN counts as outside). */
 bool th_navmap_blocked_at(const th_navmap *m, th_vec2 p);

@@ -244,30 +244,11 @@ bool th_navmap_is_blocked(const th_navmap *m, int32_t x, int32_t y) {
     return th_navmap_cost(m, x, y) == 0;
 }
 
-/* Float cell coordinate to a clamped integer. The comparisons come first: converting NaN or a
- * value beyond int32 to an integer is undefined behaviour. */
-static int32_t clamp_coord(float f, int32_t n) {
-    if (!(f >= 1.0f)) return 0;
-    if (f >= (float)n) return n - 1;
-    return (int32_t)f;
-}
-
-uint32_t th_navmap_cell_of(const th_navmap *m, th_vec2 p, int32_t *x, int32_t *y) {
-    int32_t cx = 0, cy = 0;
-    if (m && m->cost) {
-        cx = clamp_coord(p.x * m->inv_cell_size, m->w);
-        cy = clamp_coord(p.y * m->inv_cell_size, m->h);
-    }
-    if (x) *x = cx;
-    if (y) *y = cy;
-    return m && m->cost ? (uint32_t)cy * (uint32_t)m->w + (uint32_t)cx : 0;
-}
-
 bool th_navmap_blocked_at(const th_navmap *m, th_vec2 p) {
     if (!m || !m->cost) return true;
     float fx = p.x * m->inv_cell_size, fy = p.y * m->inv_cell_size;
     if (!(fx >= 0.0f && fy >= 0.0f && fx < (float)m->w && fy < (float)m->h)) return true;
-    int32_t x = clamp_coord(fx, m->w), y = clamp_coord(fy, m->h);
+    int32_t x = th_navmap_clamp_coord(fx, m->w), y = th_navmap_clamp_coord(fy, m->h);
     return m->cost[(uint32_t)y * (uint32_t)m->w + (uint32_t)x] == 0;
 }
 

@@ -725,6 +725,20 @@ float th_nav_speed_at(const th_world *w, th_vec2 p) {
 }
 
 /* Push-out of a disc from one axis-aligned box [x0, x1] x [y0, y1]. */
+/* Whether no blocked cell, nor the ring of virtual ones around the map, comes within r of p, by
+ * the wall distance of p's cell: no blocked cell centre is nearer to that cell's centre, and p
+ * lies within half a cell diagonal of it, so no blocked cell is nearer to p than that distance
+ * less a whole diagonal. A cheap test that most agents pass, away from walls. Only for p on the
+ * map and without wrap-around (the wall distance does not look across the seams). */
+static bool clear_of_walls(const th_world *w, th_vec2 p, float r) {
+    const th_navmap *m = &w->nav.map;
+    const float cs = m->cell_size;
+    if (w->wrap ||
+        !(p.x >= 0.0f && p.y >= 0.0f && p.x < (float)m->w * cs && p.y < (float)m->h * cs))
+        return false;
+    return m->wall_dist[th_navmap_cell_of(m, p, NULL, NULL)] - 1.4143f * cs >= r;
+}
+
 static th_vec2 push_out_of_box(th_vec2 p, float r, float x0, float y0, float x1, float y1) {
     const th_vec2 q = th_v2(th_clampf(p.x, x0, x1), th_clampf(p.y, y0, y1));
     const th_vec2 d = th_v2_sub(p, q);
@@ -744,7 +758,7 @@ static th_vec2 push_out_of_box(th_vec2 p, float r, float x0, float y0, float x1,
 }
 
 th_vec2 th_nav_push_out_of_walls(const th_world *w, th_vec2 p, float r) {
-    if (w->nav.present) {
+    if (w->nav.present && !clear_of_walls(w, p, r)) {
         const th_navmap *m = &w->nav.map;
         const float cs = m->cell_size, inv = m->inv_cell_size;
         const int32_t x0 = cell_coord(p.x - r, inv), x1 = cell_coord(p.x + r, inv);

@@ -29,6 +29,7 @@ import re
 import sys
 
 DT = 1.0 / 60.0
+DOOR_CASE = re.compile(r"door_b(\d+)_c(\d+)(?:_s\d+)?")  # door width and cell size, cm
 V_SLOW = 1.34 - 2 * 0.26  # slowest free speed drawn (mean - 2 sd), m/s
 FACTOR = 1.25             # start-up, overtaking and sidesteps on top of free walking
 J_COUNTER = 1.0           # persons/(m s) through a counter-flow: a floor below Weidmann's 1.22
@@ -170,7 +171,7 @@ def build(case):
         head, grid, crowds, bound, meas = counterflow(int(m[1]), int(m[2]), int(m[3]))
     elif re.fullmatch(r"cross(90|4)(?:_s\d+)?", case):
         head, grid, crowds, bound, meas = crossing(case.startswith("cross4"))
-    elif (m := re.fullmatch(r"door_b(\d+)_c(\d+)(?:_s\d+)?", case)):
+    elif (m := DOOR_CASE.fullmatch(case)):
         b, c = int(m[1]), int(m[2])
         if b % c or c not in CELLS or b not in WIDTHS:
             sys.exit(f"{case}: the door is not a whole number of cells")
@@ -258,7 +259,7 @@ def sweep(path):
     for c in CELLS:
         runs = {}
         for r in res:
-            m = re.fullmatch(r"door_b(\d+)_c(\d+)(?:_s\d+)?", r["case"])
+            m = DOOR_CASE.fullmatch(r["case"])
             if m and int(m[2]) == c: runs.setdefault(int(m[1]), []).append(r["flow"])
         pts = sorted((b, None if None in fs else round(sum(fs) / len(fs), 3))
                      for b, fs in runs.items())

@@ -55,24 +55,26 @@ void th_progress_end(th_progress *p) {
     p->width = 0;
 }
 
-static volatile sig_atomic_t g_interrupted;
+static volatile sig_atomic_t g_interrupted; /* the signal number, 0 until one came */
 
-static void on_sigint(int sig) {
-    (void)sig;
-    g_interrupted = 1;
-    /* A second Ctrl-C is not waited on: a step can take minutes in a scene gone wrong. */
-    signal(SIGINT, SIG_DFL);
+static void on_interrupt(int sig) {
+    if (!g_interrupted) g_interrupted = sig;
+    /* A second signal is not waited on: a step can take minutes in a scene gone wrong. */
+    signal(sig, SIG_DFL);
 }
 
 void th_interrupt_install(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
+    sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 bool th_interrupted(void) { return g_interrupted != 0; }
+
+int th_interrupt_signal(void) { return (int)g_interrupted; }
 
 bool th_warn_density(const th_world *w) {
     th_world_stats st = th_world_get_stats(w);

@@ -41,10 +41,13 @@ void th_progress_step(th_progress *p, const th_world *w, uint64_t done);
 /** Clear the line on a terminal so the report starts on a clean one. */
 void th_progress_end(th_progress *p);
 
-/** Catch SIGINT: the first asks the loop to stop after the current step, a second one kills. */
+/** Catch SIGINT and SIGTERM: the first asks the loop to stop after the current step, so that
+ *  the report, the JSON and the output files are completed; a second one kills. */
 void th_interrupt_install(void);
-/** Whether SIGINT was received since th_interrupt_install. */
+/** Whether SIGINT or SIGTERM was received since th_interrupt_install. */
 bool th_interrupted(void);
+/** The signal that interrupted the run (SIGINT or SIGTERM), 0 when none did. */
+int th_interrupt_signal(void);
 
 /** Warn on stderr (once) when the last step saw more than TH_NEIGHBOR_WARN neighbours per
  *  agent; returns whether it warned. */

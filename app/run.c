@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,9 +101,9 @@ static const char k_run_help_opts[] =
     "                choose the trajectory format whatever FILE's extension\n"
     "  -h, --help    show this help\n"
     "\n"
-    "Ctrl-C stops a headless run at the end of the current step and prints the report so far\n"
-    "(exit code 130); a second Ctrl-C stops at once. Exit codes: 0 done, 1 runtime failure,\n"
-    "2 usage error, 130 interrupted.\n";
+    "Ctrl-C or SIGTERM stops a headless run after the current step, with its files and\n"
+    "the report so far (a second one: at once). Exit codes: 0 done, 1 runtime failure,\n"
+    "2 usage error, 130 interrupted (143 by SIGTERM).\n";
 
 #define MAX_SCHEDULED       64
 #define TH_EXIT_INTERRUPTED 130
@@ -414,6 +415,8 @@ int th_cmd_run(int argc, char **argv) {
     int rc = parse(argc, argv, &o);
     if (rc >= 0) return rc;
     if (!o.scene) o.scene = th_default_scene;
+    /* A reader of stdout that goes away makes writes to it fail, not the run end unfinished. */
+    signal(SIGPIPE, SIG_IGN);
     if (o.screenshot && !check_writable("--screenshot", o.screenshot)) return TH_EXIT_USAGE;
     if (o.json && !check_writable("--json", o.json)) return TH_EXIT_USAGE;
     if (o.shot.has_view && !o.screenshot) {
@@ -598,7 +601,9 @@ int th_cmd_run(int argc, char **argv) {
     th_stall_info stall;
     th_world_stall_info(w, &stall);
     th_world_destroy(w);
-    if (facts.interrupted) return TH_EXIT_INTERRUPTED;
+    /* 128 + the signal, as a shell reports a process the signal ended. */
+    if (facts.interrupted)
+        return th_interrupt_signal() == SIGTERM ? 128 + SIGTERM : TH_EXIT_INTERRUPTED;
     if ((o.fail_on_stall || o.validate) && stall.stalled > 0) {
         fprintf(stderr,
                 "throng run: %u agent(s) stalled at the end of the run: no progress toward "

@@ -184,6 +184,42 @@ if [[ $rc -eq 130 ]] && ! grep -q '^throng run: step' "$tmp/err"; then
 else fail "no progress by default" "exit code $rc or progress printed"
 fi
 
+# SIGTERM (what service managers and `timeout` send) ends a run the way Ctrl-C does: the
+# trajectory file ends on a whole row, the JSON is written, exit 128 + 15.
+"$bin" run flock --agents 20000 --steps 100000000 --headless --json "$tmp/t.json" \
+    --trajectories "$tmp/t.csv" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for ((i = 0; i < 100; i++)); do
+    sleep 0.1
+    [[ -s $tmp/t.csv ]] && break
+done
+sleep 0.5
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+if [[ $rc -ne 143 ]]; then fail "SIGTERM" "exit code $rc, expected 143"
+elif ! grep -Eq '^run +[0-9]+ steps of .* \(interrupted: 100000000 asked\)' "$tmp/out"; then
+    fail "SIGTERM" "no partial report"
+elif ! python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["run"]["interrupted"]' "$tmp/t.json"; then
+    fail "SIGTERM" "JSON missing or not interrupted"
+elif ! python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert len(rows) > 1 and all(len(r) == len(rows[0]) for r in rows), "a cut row"
+assert rows[-1][-1] != "", "an empty last field"' "$tmp/t.csv"; then
+    fail "SIGTERM" "trajectory file cut mid-row"
+else pass "SIGTERM: partial report, whole trajectory rows, JSON, exit 143"
+fi
+
+# A reader of stdout that goes away (head) does not end the run before its JSON is written.
+rm -f "$tmp/p.json"
+"$bin" run flock --agents 2000 --steps 40 --headless --json "$tmp/p.json" 2>"$tmp/err" | head -1 >/dev/null
+rc=${PIPESTATUS[0]}
+if [[ $rc -eq 0 ]] && python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["run"]["steps"] == 40' "$tmp/p.json"; then
+    pass "stdout closed early: the run ends and writes its JSON"
+else fail "stdout closed early" "exit code $rc or no JSON"
+fi
+
 # ---- warnings and display ------------------------------------------------------------------
 
 # 3,000 boids in a 20 m square: ~350 within each one's 4 m radius.

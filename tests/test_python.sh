@@ -49,6 +49,28 @@ else
     tail -40 "$tmp/out"
 fi
 
+# ---- the examples (with matplotlib) ------------------------------------------------------
+if "$py" -c 'import matplotlib' 2>/dev/null; then
+    bin=$build/throng
+    run run "$src/scenes/rubble.yaml" --steps 1500 --headless
+    want=$(grep -o '^hash 0x[0-9a-f]*' "$tmp/out" | cut -d' ' -f2)
+    if PYTHONPATH=$tmp/lib timeout 300 "$py" "$src/examples/python/evacuation.py" \
+        "$src/scenes/rubble.yaml" --agents 0 --steps 1500 -o "$tmp/evac.png" >"$tmp/out" 2>"$tmp/err" \
+        && [[ -s $tmp/evac.png ]] && grep -q "hash $want" "$tmp/out"; then
+        pass "examples/python/evacuation.py draws the curve of the command line's run ($want)"
+    else fail "examples/python/evacuation.py" "exit $?, command line hash '$want'"; fi
+    # Speeds within 15 % of Weidmann's at 1 and 3 persons/m2 (the scene's own tests hold them
+    # closer over longer runs).
+    if PYTHONPATH=$tmp/lib timeout 300 "$py" "$src/examples/python/fundamental_diagram.py" \
+        --densities 1,3 --duration 10 -o "$tmp/fd.png" >"$tmp/out" 2>"$tmp/err" && [[ -s $tmp/fd.png ]] \
+        && awk 'NR > 1 && NF == 4 { n++; if ($3 < 0.85 * $4 || $3 > 1.15 * $4) bad++ }
+                END { exit !(n == 2 && !bad) }' "$tmp/out"; then
+        pass "examples/python/fundamental_diagram.py: speeds near Weidmann's"
+    else fail "examples/python/fundamental_diagram.py" "exit $?"; fi
+else
+    echo "SKIP: matplotlib (python3-matplotlib) for the examples"
+fi
+
 # ---- pip on the installed library ---------------------------------------------------------
 if ! "$py" -m pip --version >/dev/null 2>&1; then
     echo "SKIP: pip (python3-pip) for the install check"

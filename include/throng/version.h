@@ -16,14 +16,14 @@
 extern "C" {
 #endif
 
-#define TH_VERSION_MAJOR 0
-#define TH_VERSION_MINOR 1
-#define TH_VERSION_PATCH 0
+#define TH_VERSION_MAJOR                     0
+#define TH_VERSION_MINOR                     1
+#define TH_VERSION_PATCH                     0
 /** "MAJOR.MINOR.PATCH". */
-#define TH_VERSION_STRING "0.1.0"
+#define TH_VERSION_STRING                    "0.1.0"
 /** One number that orders versions: MAJOR * 10000 + MINOR * 100 + PATCH. */
-#define TH_MAKE_VERSION(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
-#define TH_VERSION_NUMBER TH_MAKE_VERSION(TH_VERSION_MAJOR, TH_VERSION_MINOR, TH_VERSION_PATCH)
+#define TH_MAKE_VERSION(major, minor, patch) ((major)*10000 + (minor)*100 + (patch))
+#define TH_VERSION_NUMBER                    TH_MAKE_VERSION(TH_VERSION_MAJOR, TH_VERSION_MINOR, TH_VERSION_PATCH)
 
 /** The library's version, "MAJOR.MINOR.PATCH" (TH_VERSION_STRING as the library was built).
  *  Never NULL. */

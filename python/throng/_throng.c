@@ -28,12 +28,12 @@ static PyObject *g_error_class; /* throng.Error */
 
 typedef struct {
     PyObject_HEAD th_world *w;
-    int busy;         /* stepping with the GIL released */
-    int scene_over;   /* the last run() stopped because the scene was over */
-    uint64_t asked;   /* steps asked for by step() and run() */
-    double wall_s;    /* seconds spent stepping */
+    int busy;       /* stepping with the GIL released */
+    int scene_over; /* the last run() stopped because the scene was over */
+    uint64_t asked; /* steps asked for by step() and run() */
+    double wall_s;  /* seconds spent stepping */
     uint32_t agents_start;
-    int started;      /* agents_start recorded */
+    int started;          /* agents_start recorded */
     uint64_t scene_steps; /* the scene's `steps` (loaded worlds), else 0 */
     char name[64];
     char *argument;
@@ -103,8 +103,8 @@ static void World_dealloc(WorldObject *self) {
 
 static PyObject *mod_create(PyObject *mod, PyObject *args, PyObject *kw) {
     (void)mod;
-    static char *kws[] = {"width",     "height",         "cell_size",  "seed", "threads",
-                          "timestep",  "wrap",           "stall_time", "agent_capacity", NULL};
+    static char *kws[] = {"width",    "height", "cell_size",  "seed",           "threads",
+                          "timestep", "wrap",   "stall_time", "agent_capacity", NULL};
     th_world_def d = th_default_world_def();
     double width = d.width, height = d.height, cell = d.cell_size, timestep = d.timestep,
            stall = d.stall_time;
@@ -285,8 +285,8 @@ static PyObject *World_agents(WorldObject *self, PyObject *unused) {
         memcpy(PyArray_DATA((PyArrayObject *)crowd), v.crowd, (size_t)n * sizeof *v.crowd);
         memcpy(PyArray_DATA((PyArrayObject *)flags), v.flags, (size_t)n * sizeof *v.flags);
     }
-    out = Py_BuildValue("{sOsOsOsOsO}", "position", pos, "velocity", vel, "id", ids, "crowd",
-                        crowd, "state", flags);
+    out = Py_BuildValue("{sOsOsOsOsO}", "position", pos, "velocity", vel, "id", ids, "crowd", crowd,
+                        "state", flags);
 done:
     Py_XDECREF(pos);
     Py_XDECREF(vel);
@@ -374,8 +374,8 @@ static PyObject *World_stats(WorldObject *self, PyObject *unused) {
     return Py_BuildValue("{sKsIsdsdsIsIsIsIsIsIsI}", "step", (unsigned long long)s.step, "agents",
                          s.agents, "mean_neighbors", s.mean_neighbors, "mean_candidates",
                          s.mean_candidates, "spawned", s.spawned, "sheltered", s.sheltered,
-                         "stranded", s.stranded, "removed", s.removed, "buried", s.buried,
-                         "exited", s.exited, "stalled", s.stalled);
+                         "stranded", s.stranded, "removed", s.removed, "buried", s.buried, "exited",
+                         s.exited, "stalled", s.stalled);
 }
 
 static PyObject *World_hash(WorldObject *self, PyObject *unused) {
@@ -429,9 +429,9 @@ static PyObject *World_measure_area(WorldObject *self, PyObject *args) {
     if (!w) return NULL;
     th_measure_area_info a;
     if (!th_world_measure_area(w, (th_measure_area_id){i + 1}, &a)) Py_RETURN_NONE;
-    return Py_BuildValue("{sss(dddd)sIsdsdsd}", "name", a.name, "area", (double)a.x0,
-                         (double)a.y0, (double)a.x1, (double)a.y1, "count", a.count, "density",
-                         a.density, "mean_speed", a.mean_speed, "lane_order", a.lane_order);
+    return Py_BuildValue("{sss(dddd)sIsdsdsd}", "name", a.name, "area", (double)a.x0, (double)a.y0,
+                         (double)a.x1, (double)a.y1, "count", a.count, "density", a.density,
+                         "mean_speed", a.mean_speed, "lane_order", a.lane_order);
 }
 
 static PyObject *World_measure_line(WorldObject *self, PyObject *args) {
@@ -443,9 +443,9 @@ static PyObject *World_measure_line(WorldObject *self, PyObject *args) {
     if (!th_world_measure_line(w, (th_measure_line_id){i + 1}, &l)) Py_RETURN_NONE;
     return Py_BuildValue("{sss(dd)s(dd)sdsisIsIsLsKsKsd}", "name", l.name, "a", (double)l.a.x,
                          (double)l.a.y, "b", (double)l.b.x, (double)l.b.y, "window",
-                         (double)l.window, "crossed", l.crossed, "forward", l.forward,
-                         "backward", l.backward, "crossed_total", (long long)l.crossed_total,
-                         "forward_total", (unsigned long long)l.forward_total, "backward_total",
+                         (double)l.window, "crossed", l.crossed, "forward", l.forward, "backward",
+                         l.backward, "crossed_total", (long long)l.crossed_total, "forward_total",
+                         (unsigned long long)l.forward_total, "backward_total",
                          (unsigned long long)l.backward_total, "flow", l.flow);
 }
 
@@ -462,7 +462,8 @@ static PyObject *World_times(WorldObject *self, PyObject *args) {
     if (!a) return NULL;
     uint64_t *t = PyArray_DATA((PyArrayObject *)a);
     for (npy_intp k = 0; k < n; k++)
-        t[k] = kind ? th_world_exited_by(w, (uint32_t)k + 1) : th_world_sheltered_by(w, (uint32_t)k + 1);
+        t[k] = kind ? th_world_exited_by(w, (uint32_t)k + 1)
+                    : th_world_sheltered_by(w, (uint32_t)k + 1);
     return a;
 }
 
@@ -529,7 +530,8 @@ static const struct {
     const char *name;
     size_t offset;
 } k_crowd_floats[] = {
-#define F(field) {#field, offsetof(th_crowd_def, field)}
+#define F(field) \
+    { #field, offsetof(th_crowd_def, field) }
     F(body_radius),       F(neighbor_radius),  F(separation_radius), F(fov_deg),
     F(separation_weight), F(alignment_weight), F(cohesion_weight),   F(max_speed),
     F(max_force),         F(flow_weight),      F(wall_radius),       F(wall_weight),
@@ -592,8 +594,8 @@ static PyObject *World_add_crowd(WorldObject *self, PyObject *args) {
     }
     th_vec2 *points = NULL;
     if (route != Py_None) {
-        PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(route, NPY_FLOAT32, 2, 2,
-                                                            NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+        PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(
+            route, NPY_FLOAT32, 2, 2, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
         if (!a) return NULL;
         if (PyArray_DIM(a, 1) != 2 || PyArray_DIM(a, 0) > TH_MAX_ROUTE_POINTS) {
             Py_DECREF(a);
@@ -636,7 +638,8 @@ static PyObject *World_add_agents(WorldObject *self, PyObject *args) {
         return raise_invalid("add_agents: positions must have shape (N, 2)");
     }
     if (vel_obj != Py_None) {
-        v = (PyArrayObject *)PyArray_FROMANY(vel_obj, NPY_FLOAT32, 2, 2, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+        v = (PyArrayObject *)PyArray_FROMANY(vel_obj, NPY_FLOAT32, 2, 2,
+                                             NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
         if (!v || PyArray_DIM(v, 0) != n || PyArray_DIM(v, 1) != 2) {
             Py_DECREF(p);
             if (!v) return NULL;
@@ -650,9 +653,9 @@ static PyObject *World_add_agents(WorldObject *self, PyObject *args) {
     uint64_t *out = PyArray_DATA((PyArrayObject *)ids);
     for (npy_intp i = 0; i < n; i++) {
         th_error err = {0};
-        th_agent_id a = th_world_add_agent(w, (th_crowd_id){crowd + 1},
-                                           th_v2(pp[2 * i], pp[2 * i + 1]),
-                                           vv ? th_v2(vv[2 * i], vv[2 * i + 1]) : th_v2(0, 0), &err);
+        th_agent_id a =
+            th_world_add_agent(w, (th_crowd_id){crowd + 1}, th_v2(pp[2 * i], pp[2 * i + 1]),
+                               vv ? th_v2(vv[2 * i], vv[2 * i + 1]) : th_v2(0, 0), &err);
         if (!th_agent_id_valid(a)) {
             char msg[sizeof err.message];
             snprintf(msg, sizeof msg, "agent %ld: %.400s", (long)i, err.message);
@@ -827,7 +830,8 @@ static PyObject *World_schedule(WorldObject *self, PyObject *args) {
 
 /* ---- the type and the module ------------------------------------------------------- */
 
-#define M(name, flags) {#name, (PyCFunction)World_##name, flags, NULL}
+#define M(name, flags) \
+    { #name, (PyCFunction)World_##name, flags, NULL }
 static PyMethodDef World_methods[] = {
     M(step, METH_VARARGS),
     M(run, METH_VARARGS),
@@ -890,15 +894,15 @@ static PyObject *mod_error_codes(PyObject *mod, PyObject *unused) {
     (void)mod, (void)unused;
     PyObject *d = PyDict_New();
     if (!d) return NULL;
-#define X(name, value, meaning)                                                                    \
-    do {                                                                                           \
-        PyObject *v = Py_BuildValue("(is)", value, meaning);                                       \
-        if (!v || PyDict_SetItemString(d, #name, v) < 0) {                                         \
-            Py_XDECREF(v);                                                                         \
-            Py_DECREF(d);                                                                          \
-            return NULL;                                                                           \
-        }                                                                                          \
-        Py_DECREF(v);                                                                              \
+#define X(name, value, meaning)                              \
+    do {                                                     \
+        PyObject *v = Py_BuildValue("(is)", value, meaning); \
+        if (!v || PyDict_SetItemString(d, #name, v) < 0) {   \
+            Py_XDECREF(v);                                   \
+            Py_DECREF(d);                                    \
+            return NULL;                                     \
+        }                                                    \
+        Py_DECREF(v);                                        \
     } while (0);
     TH_ERROR_CODES(X)
 #undef X
@@ -920,10 +924,15 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "throng._throng", "The C side of throng (use the throng package).", -1,
-    module_methods,        NULL,             NULL,
-    NULL,                  NULL};
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT,
+                                        "throng._throng",
+                                        "The C side of throng (use the throng package).",
+                                        -1,
+                                        module_methods,
+                                        NULL,
+                                        NULL,
+                                        NULL,
+                                        NULL};
 
 PyMODINIT_FUNC PyInit__throng(void) {
     import_array();

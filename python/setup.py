@@ -78,7 +78,7 @@ ext = Extension(
              os.path.relpath(os.path.join(APP, "ranks.c"), HERE)],
     define_macros=[("THRONG_VERSION", f'"{version()}"'), ("THRONG_BUILD_TYPE", '"python"'),
                    ("_POSIX_C_SOURCE", "200809L")],
-    extra_compile_args=["-std=c17", "-Wall", "-Wextra", "-Werror", "-Wno-missing-field-initializers",
+    extra_compile_args=["-std=c17", "-Wall", "-Wextra", "-Werror",
                         "-ffp-contract=off"],
     **lib,
 )

@@ -305,6 +305,64 @@ def test_api_errors_map_to_exceptions():
         w.agents
 
 
+def test_hostile_input_raises_never_crashes():
+    w = throng.World(20, 20, cell_size=1, threads=1)
+    c = w.add_crowd("c")
+    for bad in [(math.nan, 1.0), (math.inf, 1.0), (1e30, 1.0), (-1.0, 1.0)]:
+        with pytest.raises(throng.Error):
+            w.add_agent(c, bad)
+    with pytest.raises(throng.Error):
+        w.add_agent(c, (1, 1), velocity=(math.nan, 0))
+    with pytest.raises(throng.Error):
+        w.add_agents(c, np.zeros((3, 3)))
+    with pytest.raises(throng.Error):
+        w.add_crowd("r", goal="route", route=np.zeros((0, 2)))
+    with pytest.raises(throng.Error):
+        w.add_crowd("r", goal="route", route=np.ones((300, 2)))
+    with pytest.raises(throng.Error):
+        w.add_crowd("x", max_speed=math.nan)
+    with pytest.raises(throng.Error):
+        w.set_cell(1, 1, "open", cost=0)
+    with pytest.raises(throng.Error):
+        w.set_cell(100, 1, "wall")
+    with pytest.raises(throng.Error):
+        w.add_bunker("b", (5, 5, 2, 2))
+    with pytest.raises(throng.Error):
+        w.add_spawner(c, (1, 1, 2, 2), rate=-1)
+    with pytest.raises(throng.Error):
+        w.add_measure_line("l", (1, 1), (1, 1))
+    with pytest.raises(throng.Error):
+        w.add_measure_area("bad name!", (1, 1, 2, 2))
+    with pytest.raises(throng.Error):
+        w.add_destinations([])
+    with pytest.raises(OverflowError):
+        throng.load(scene("rubble"), seed=-1)
+    with pytest.raises(ValueError):
+        throng.load("a\0b")
+    w.step(5)
+    with pytest.raises(throng.Error):
+        w.set_cost((0, 0, 3, 3), 5, at=2)  # in the past
+    assert w.agent(0) is None and w.agent(2**64 - 1) is None
+    with pytest.raises(throng.Error):
+        w.remove_agent(12345)
+
+
+def test_every_fuzz_corpus_scene_loads_or_raises():
+    import glob
+    files = sorted(glob.glob(os.path.join(ROOT, "fuzz", "corpus", "*", "*.yaml")))
+    assert len(files) > 20
+    outcomes = {}
+    for f in files:
+        try:
+            w = throng.load(f, threads=1)
+            w.step(2)
+            outcomes["loaded"] = outcomes.get("loaded", 0) + 1
+        except throng.Error as e:
+            assert e.message and e.name == e.code.name
+            outcomes[e.name] = outcomes.get(e.name, 0) + 1
+    assert outcomes.get("loaded", 0) > 0 and len(outcomes) > 3
+
+
 # ---- memory and threads --------------------------------------------------------------------
 
 def rss_kib():

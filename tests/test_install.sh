@@ -171,4 +171,28 @@ if ! grep -q '^SDL2_FOUND\|^CHECK_FOUND' "$tmp/host/build/CMakeCache.txt" && [[ 
     pass "add_subdirectory looks for neither SDL2 nor Check and builds no command line"
 else fail "add_subdirectory pulls in the viewer or tests" "SDL2 or Check in the cache"; fi
 
+# THRONG_SCENES=OFF: the core alone, built without looking for libyaml or libpng (a host that
+# builds its worlds in code, on a machine without them); the C++ host's world, the same hash.
+mkdir -p "$tmp/bare"
+cat >"$tmp/bare/CMakeLists.txt" <<BARE
+cmake_minimum_required(VERSION 3.21)
+project(bare LANGUAGES C CXX)
+set(THRONG_SCENES OFF CACHE BOOL "" FORCE)
+add_subdirectory("$src" throng)
+add_executable(host_core "$src/examples/host.cpp")
+target_compile_features(host_core PRIVATE cxx_std_17)
+target_compile_definitions(host_core PRIVATE HOST_CODE_ONLY)
+target_link_libraries(host_core PRIVATE throng::core)
+BARE
+bin=cmake
+run -S "$tmp/bare" -B "$tmp/bare/build" -DCMAKE_BUILD_TYPE=Release
+[[ $rc -eq 0 ]] && run --build "$tmp/bare/build" -j 2 --target host_core
+if [[ $rc -eq 0 ]] && ! grep -Eq '^(YAML|PNG)_FOUND' "$tmp/bare/build/CMakeCache.txt"; then
+    bin=$tmp/bare/build/host_core
+    run
+    if [[ $rc -eq 0 && $(grep -o '^hash 0x[0-9a-f]*' "$tmp/out") == "$hash_code" ]]; then
+        pass "THRONG_SCENES=OFF builds the core without libyaml and libpng: the same world and hash"
+    else fail "THRONG_SCENES=OFF host" "exit $rc"; fi
+else fail "THRONG_SCENES=OFF" "exit $rc, or libyaml / libpng looked up"; fi
+
 finish

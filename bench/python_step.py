@@ -4,7 +4,8 @@
 The same scene (default scenes/flock.yaml: 100,000 boids), seed, threads and steps run
 alternately in `throng run --fixed-steps --json` (its `performance.stepping_s`: the seconds
 inside th_world_step) and in Python (World.step(n), timed around the call, so the Python
-side's overhead counts against it). Both must end with the same state hash. Then the time to
+side's overhead counts against it). Both must end with the same state hash. Then what a
+World.step call costs beyond the steps it runs (step(0), 100,000 times), and the time to
 read all positions into numpy, with World.positions(out) (refilling an array) and
 World.positions() (a new one), and all agent arrays (World.agents), best of 50.
 
@@ -53,6 +54,15 @@ def main():
     print(f"command line  {1e3 * c / args.steps:8.3f} ms/step (median; runs {', '.join(f'{x:.3f}' for x in cli_s)} s)")
     print(f"python        {1e3 * p / args.steps:8.3f} ms/step (median; runs {', '.join(f'{x:.3f}' for x in py_s)} s)")
     print(f"python / command line: {p / c:.4f}")
+
+    # What a call costs apart from the stepping: step(0) runs no step.
+    calls = 100_000
+    t = time.perf_counter()
+    for _ in range(calls):
+        w.step(0)
+    per_call = (time.perf_counter() - t) / calls
+    print(f"World.step call overhead {1e6 * per_call:.3f} us: {100 * per_call / (c / args.steps):.4f} % "
+          f"of one command-line step; step(1) in a Python loop costs that per step")
 
     out = np.empty((agents, 2), np.float32)
     for name, fn in (("positions(out)", lambda: w.positions(out)), ("positions()", w.positions),

@@ -21,7 +21,8 @@ Load a scene file (docs/scene-format.md), or build a world in code::
     w.step(60)
     w.destroy_bunker(west)              # applied at the start of the next step
 
-Units are metres, seconds and degrees; map cells are (column, row) from the bottom left.
+Units are metres, seconds and degrees; map cell (x, y) is the square of side cell_size whose
+lower corner is (x * cell_size, y * cell_size).
 Handles (crowds, bunkers, spawners, exits, areas, lines, destination fields) are indices from
 0 in the order of addition. Agent ids are integers, ``slot | generation << 32``, that stay
 the same while the engine reorders its arrays and become stale when the agent leaves.
@@ -41,8 +42,6 @@ stepping raises RuntimeError); different worlds step in parallel from different 
 The same scene, seed and number of steps give the same :meth:`World.hash` as the C library
 and the ``throng`` command line, for any number of threads.
 """
-from __future__ import annotations
-
 import enum
 import json
 import math

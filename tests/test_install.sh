@@ -3,7 +3,9 @@
 # CMake package under a prefix; the examples build against that installed copy through
 # find_package(throng) and through pkg-config and run; and a host project that pulls the source
 # tree in with add_subdirectory() builds the library alone, without the viewer's SDL2 or the
-# tests' Check.
+# tests' Check. A C++ host (examples/host.cpp) builds both ways too, steps worlds on its own
+# threads with the state hash of the command line, and links the core alone (throng::core,
+# throng-core.pc) without libyaml and libpng.
 #
 # usage: test_install.sh BUILD_DIR SOURCE_DIR
 set -u
@@ -20,12 +22,14 @@ bin=cmake
 run --install "$build" --prefix "$prefix"
 if [[ $rc -eq 0 ]]; then pass "cmake --install"; else fail "cmake --install" "exit $rc"; fi
 for f in include/throng/throng.h include/throng/error.h include/throng/vec2.h include/throng/api.h \
-    include/throng/clock.h include/throng/viewer.h; do
+    include/throng/clock.h include/throng/viewer.h include/throng/version.h; do
     if [[ -f $prefix/$f ]]; then pass "installed $f"; else fail "installed $f" "missing"; fi
 done
 pc=$(find "$prefix" -name throng.pc -path '*pkgconfig*' | head -1)
 cfg=$(find "$prefix" -name throngConfig.cmake | head -1)
 if [[ -n $pc ]]; then pass "installed throng.pc"; else fail "installed throng.pc" "missing"; fi
+if [[ -f $(dirname "$pc")/throng-core.pc ]]; then pass "installed throng-core.pc"
+else fail "installed throng-core.pc" "missing"; fi
 if [[ -n $cfg ]]; then pass "installed throngConfig.cmake"; else fail "installed throngConfig.cmake" "missing"; fi
 # Nothing private is installed: only the public headers.
 extra=$(find "$prefix/include" -type f ! -path '*/throng/*' | head -3)
@@ -46,6 +50,47 @@ else fail "minimal example runs" "exit $rc"; fi
 run "$src/scenes/rubble.yaml"
 if [[ $rc -eq 0 ]] && grep -q '^hash ' "$tmp/out"; then pass "minimal example loads a scene"
 else fail "minimal example loads a scene" "exit $rc"; fi
+# The C++ host: its own thread pool gives the built-in pool's hash, and the command line's for
+# the same scene, steps and threads.
+scene=$src/scenes/rubble.yaml
+bin=$build/throng
+run run "$scene" --steps 120 --threads 2 --headless
+hash_cli=$(grep -o '^hash 0x[0-9a-f]*' "$tmp/out")
+bin=$tmp/ex/host
+run "$scene" 120 2
+hash_host=$(grep -o '^hash 0x[0-9a-f]*' "$tmp/out")
+if [[ $rc -eq 0 && -n $hash_cli && $hash_host == "$hash_cli" ]] && grep -q 'built-in pool hash .*: same' "$tmp/out"; then
+    pass "C++ host (find_package) steps a scene on its own threads: $hash_host, as the command line"
+else fail "C++ host (find_package)" "exit $rc, host '$hash_host', command line '$hash_cli'"; fi
+run
+hash_code=$(grep -o '^hash 0x[0-9a-f]*' "$tmp/out")
+if [[ $rc -eq 0 && -n $hash_code ]]; then pass "C++ host builds a world in code"; else fail "C++ host, world in code" "exit $rc"; fi
+bin=$tmp/ex/host_core
+run
+if [[ $rc -eq 0 && $(grep -o '^hash 0x[0-9a-f]*' "$tmp/out") == "$hash_code" ]]; then
+    pass "C++ host on throng::core: the same world and hash"
+else fail "C++ host on throng::core" "exit $rc"; fi
+if command -v readelf >/dev/null && ! readelf -d "$bin" | grep -Eq 'libyaml|libpng' \
+    && ! nm "$bin" 2>/dev/null | grep -q 'th_scene_load'; then
+    pass "throng::core links neither libyaml nor libpng nor the scene loader"
+else fail "throng::core" "libyaml, libpng or th_scene_load in $bin"; fi
+# find_package(throng COMPONENTS core) looks for neither libyaml nor libpng.
+mkdir -p "$tmp/core"
+cat >"$tmp/core/CMakeLists.txt" <<CORE
+cmake_minimum_required(VERSION 3.21)
+project(core_host LANGUAGES CXX)
+find_package(throng 0.1 REQUIRED COMPONENTS core)
+add_executable(host_core "$src/examples/host.cpp")
+target_compile_features(host_core PRIVATE cxx_std_17)
+target_compile_definitions(host_core PRIVATE HOST_CODE_ONLY)
+target_link_libraries(host_core PRIVATE throng::core)
+CORE
+bin=cmake
+run -S "$tmp/core" -B "$tmp/core/build" -DCMAKE_PREFIX_PATH="$prefix"
+[[ $rc -eq 0 ]] && run --build "$tmp/core/build"
+if [[ $rc -eq 0 && -x $tmp/core/build/host_core ]] && ! grep -Eq '^(YAML|PNG)_FOUND' "$tmp/core/build/CMakeCache.txt"; then
+    pass "find_package(throng COMPONENTS core) needs neither libyaml nor libpng"
+else fail "find_package(throng COMPONENTS core)" "exit $rc, or libyaml / libpng looked up"; fi
 bin=$tmp/ex/viewer
 (cd "$tmp" && SDL_VIDEODRIVER=dummy timeout 120 "$bin" >"$tmp/out" 2>"$tmp/err")
 rc=$?
@@ -63,6 +108,47 @@ if $cc -std=c17 "$src/examples/minimal.c" $(pkg-config --cflags --libs throng) -
         pass "same hash from the pkg-config build"
     else fail "same hash from the pkg-config build" "exit $rc"; fi
 else fail "minimal example builds with pkg-config" "$(head -3 "$tmp/err")"; fi
+cxx=${CXX:-c++}
+if $cxx -std=c++17 -Wall -Wextra -Wpedantic -Werror "$src/examples/host.cpp" $(pkg-config --cflags --libs throng) \
+    -o "$tmp/h2" 2>"$tmp/err"; then
+    bin=$tmp/h2
+    run "$scene" 120 2
+    if [[ $rc -eq 0 && $(grep -o '^hash 0x[0-9a-f]*' "$tmp/out") == "$hash_cli" ]]; then
+        pass "C++ host builds with pkg-config (-Wall -Wextra -Wpedantic -Werror) and gives the same hash"
+    else fail "C++ host with pkg-config" "exit $rc"; fi
+else fail "C++ host builds with pkg-config" "$(head -3 "$tmp/err")"; fi
+if $cxx -std=c++17 -Wall -Wextra -Wpedantic -Werror -DHOST_CODE_ONLY "$src/examples/host.cpp" \
+    $(pkg-config --cflags --libs throng-core) -o "$tmp/h3" 2>"$tmp/err"; then
+    bin=$tmp/h3
+    run
+    if [[ $rc -eq 0 && $(grep -o '^hash 0x[0-9a-f]*' "$tmp/out") == "$hash_code" ]]; then
+        pass "C++ host builds with pkg-config throng-core and gives the same hash"
+    else fail "C++ host with throng-core" "exit $rc"; fi
+else fail "C++ host builds with pkg-config throng-core" "$(head -3 "$tmp/err")"; fi
+# Every public header compiles as C++ (strict) and its functions link with C linkage.
+cat >"$tmp/all.cpp" <<'ALL'
+#include <throng/api.h>
+#include <throng/clock.h>
+#include <throng/error.h>
+#include <throng/throng.h>
+#include <throng/vec2.h>
+#include <throng/version.h>
+#include <throng/viewer.h>
+#include <cstring>
+int main() {
+    th_agent_id none = TH_INVALID_AGENT;
+    th_vec2 v = th_v2_norm(th_v2(3, 4));
+    th_clock c = th_clock_make(1.0 / 60.0, 4);
+    return (std::strcmp(th_error_code_name(TH_ERR_NOMEM), "TH_ERR_NOMEM") == 0 &&
+            std::strcmp(th_version(), TH_VERSION_STRING) == 0 && !th_agent_id_valid(none) &&
+            v.x > 0.59f && v.x < 0.61f && c.max_steps == 4 && th_view_cell_color(TH_CELL_WALL) != 0)
+               ? 0 : 1;
+}
+ALL
+if $cxx -std=c++11 -Wall -Wextra -Wpedantic -Werror "$tmp/all.cpp" $(pkg-config --cflags --libs throng-viewer) \
+    -o "$tmp/all" 2>"$tmp/err" && "$tmp/all"; then
+    pass "every public header compiles as C++11 and links"
+else fail "public headers from C++" "$(head -3 "$tmp/err")"; fi
 if $cc -std=c17 "$src/examples/viewer.c" $(pkg-config --cflags --libs throng-viewer) -o "$tmp/v2" 2>"$tmp/err"; then
     pass "viewer example builds with pkg-config"
 else fail "viewer example builds with pkg-config" "$(head -3 "$tmp/err")"; fi
@@ -84,5 +170,29 @@ else fail "add_subdirectory" "exit $rc"; fi
 if ! grep -q '^SDL2_FOUND\|^CHECK_FOUND' "$tmp/host/build/CMakeCache.txt" && [[ ! -e $tmp/host/build/throng/throng ]]; then
     pass "add_subdirectory looks for neither SDL2 nor Check and builds no command line"
 else fail "add_subdirectory pulls in the viewer or tests" "SDL2 or Check in the cache"; fi
+
+# THRONG_SCENES=OFF: the core alone, built without looking for libyaml or libpng (a host that
+# builds its worlds in code, on a machine without them); the C++ host's world, the same hash.
+mkdir -p "$tmp/bare"
+cat >"$tmp/bare/CMakeLists.txt" <<BARE
+cmake_minimum_required(VERSION 3.21)
+project(bare LANGUAGES C CXX)
+set(THRONG_SCENES OFF CACHE BOOL "" FORCE)
+add_subdirectory("$src" throng)
+add_executable(host_core "$src/examples/host.cpp")
+target_compile_features(host_core PRIVATE cxx_std_17)
+target_compile_definitions(host_core PRIVATE HOST_CODE_ONLY)
+target_link_libraries(host_core PRIVATE throng::core)
+BARE
+bin=cmake
+run -S "$tmp/bare" -B "$tmp/bare/build" -DCMAKE_BUILD_TYPE=Release
+[[ $rc -eq 0 ]] && run --build "$tmp/bare/build" -j 2 --target host_core
+if [[ $rc -eq 0 ]] && ! grep -Eq '^(YAML|PNG)_FOUND' "$tmp/bare/build/CMakeCache.txt"; then
+    bin=$tmp/bare/build/host_core
+    run
+    if [[ $rc -eq 0 && $(grep -o '^hash 0x[0-9a-f]*' "$tmp/out") == "$hash_code" ]]; then
+        pass "THRONG_SCENES=OFF builds the core without libyaml and libpng: the same world and hash"
+    else fail "THRONG_SCENES=OFF host" "exit $rc"; fi
+else fail "THRONG_SCENES=OFF" "exit $rc, or libyaml / libpng looked up"; fi
 
 finish

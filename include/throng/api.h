@@ -9,6 +9,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define TH_API __attribute__((visibility("default")))
 #else
@@ -37,5 +41,9 @@ typedef void th_assert_fn(const char *expected, const char *file, int line, void
 /** Install the hook (NULL restores the default). Not thread-safe: call it while no world
  *  exists. */
 TH_API void th_set_assert_hook(th_assert_fn *fn, void *user);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

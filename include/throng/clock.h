@@ -4,12 +4,16 @@
  * `max_steps` are granted per frame; time beyond that is dropped (and counted), so a slow frame
  * never snowballs into ever more catch-up work. `alpha` in [0, 1) says how far real time is
  * between the last two steps, for rendering interpolation. */
-#ifndef TH_CLOCK_H
-#define TH_CLOCK_H
+#ifndef THRONG_CLOCK_H
+#define THRONG_CLOCK_H
 
 #include "api.h"
 
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct th_clock {
     double dt;          /* step length, seconds (> 0) */
@@ -32,5 +36,9 @@ TH_API double th_clock_alpha(const th_clock *c);
 /** A monotonic clock in nanoseconds (CLOCK_MONOTONIC), for measuring the real time a host
  *  passes to th_clock_advance. */
 TH_API uint64_t th_now_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,10 @@
 
 #include "api.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** X(NAME, value, meaning): every code, in order. Values are stable once published. */
 #define TH_ERROR_CODES(X)                                                                          \
     X(TH_OK, 0, "no error")                                                                        \
@@ -57,5 +61,9 @@ TH_API const char *th_error_code_name(th_error_code code);
 /** The code's one-line meaning ("out of memory, ..."); "unknown error code" for a value not in
  *  the table. Never NULL. */
 TH_API const char *th_error_code_message(th_error_code code);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

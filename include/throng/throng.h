@@ -28,12 +28,17 @@
 
 #include "api.h"
 #include "error.h"
+#include "version.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "vec2.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /** Agent handle, unchanged when the engine reorders its arrays. index1 is the agent's slot in
  *  the world's id table + 1 (0 = the null handle); generation counts the uses of that slot,
@@ -47,7 +52,11 @@ typedef struct th_agent_id {
     uint32_t index1;
     uint32_t generation;
 } th_agent_id;
+#ifdef __cplusplus
+#define TH_INVALID_AGENT (th_agent_id{0, 0})
+#else
 #define TH_INVALID_AGENT ((th_agent_id){0, 0})
+#endif
 
 /** Same handle (same slot and generation). */
 static inline bool th_agent_id_eq(th_agent_id a, th_agent_id b) {
@@ -1350,5 +1359,9 @@ TH_API extern const char *const th_demo_names[];
  *    one person per square metre; 10,000 agents by default.
  *  Returns NULL with `err` filled for an unknown name or bad options. */
 TH_API th_world *th_demo_create(const char *name, const th_demo_opts *opts, th_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

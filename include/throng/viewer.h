@@ -32,8 +32,8 @@
  * 0 or Home reset the view, R restart, S screenshot, Esc quit. Mouse: click a bunker to destroy /
  * restore it, click a destructible wall to break its whole connected piece, drag to pan, wheel to
  * zoom about the cursor. */
-#ifndef TH_VIEWER_H
-#define TH_VIEWER_H
+#ifndef THRONG_VIEWER_H
+#define THRONG_VIEWER_H
 
 #include "api.h"
 
@@ -41,6 +41,10 @@
 #include <stdint.h>
 
 #include "throng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /** Pixels left free around the world rectangle in the initial fit. */
 #define TH_VIEW_MARGIN 16
@@ -176,5 +180,9 @@ TH_API uint32_t th_view_crowd_color(th_crowd_id crowd);
 /** Colour (0xAARRGGBB) of a map cell of kind `kind` and terrain cost 1 (walls, destructible
  *  walls, open street) as drawn with no overlay covering it. */
 TH_API uint32_t th_view_cell_color(th_cell_kind kind);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

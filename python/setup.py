@@ -1,0 +1,95 @@
+"""Build the throng Python package: one C extension, throng._throng, on the throng library.
+
+Where the library comes from, first found wins:
+
+1. THRONG_BUILD_DIR=DIR: a throng build tree (DIR/libthrong.a, built by CMake from this
+   source tree); headers from ../include.
+2. pkg-config throng: an installed throng (`cmake --install`), with PKG_CONFIG_PATH pointing
+   at its lib/pkgconfig when the prefix is not a standard one.
+3. ../build/release/libthrong.a: the default build of this source tree (./dev build).
+
+The run report (World.report) is the command line's own code, app/report.c, compiled into the
+extension, so that it gives the same figures as `throng run --json`.
+
+    pip install --no-build-isolation ./python
+"""
+import os
+import shlex
+import subprocess
+
+import numpy
+from setuptools import Extension, setup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+APP = os.path.join(ROOT, "app")
+
+
+def from_build_dir(build):
+    lib = os.path.join(build, "libthrong.a")
+    if not os.path.exists(lib):
+        raise SystemExit(f"throng: {lib} does not exist (build throng first: ./dev build)")
+    return dict(include_dirs=[os.path.join(ROOT, "include")], extra_objects=[lib],
+                libraries=["yaml", "png", "m"], extra_link_args=["-pthread"])
+
+
+def from_pkg_config():
+    try:
+        cflags = subprocess.run(["pkg-config", "--cflags", "throng"], check=True,
+                                capture_output=True, text=True).stdout
+        libs = subprocess.run(["pkg-config", "--libs", "throng"], check=True,
+                              capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    inc = [f[2:] for f in shlex.split(cflags) if f.startswith("-I")]
+    libdirs = [f[2:] for f in shlex.split(libs) if f.startswith("-L")]
+    names = [f[2:] for f in shlex.split(libs) if f.startswith("-l")]
+    other = [f for f in shlex.split(libs) if not f.startswith(("-L", "-l"))]
+    return dict(include_dirs=inc, library_dirs=libdirs, libraries=names,
+                runtime_library_dirs=libdirs, extra_link_args=other)
+
+
+def library():
+    if os.environ.get("THRONG_BUILD_DIR"):
+        return from_build_dir(os.path.abspath(os.environ["THRONG_BUILD_DIR"]))
+    found = from_pkg_config()
+    if found:
+        return found
+    default = os.path.join(ROOT, "build", "release")
+    if os.path.exists(os.path.join(default, "libthrong.a")):
+        return from_build_dir(default)
+    raise SystemExit("throng: no throng library found: set THRONG_BUILD_DIR to a build tree, "
+                     "install throng where pkg-config finds it, or build ../build/release")
+
+
+def version():
+    with open(os.path.join(ROOT, "include", "throng", "version.h")) as f:
+        for line in f:
+            if line.startswith("#define TH_VERSION_STRING"):
+                return line.split('"')[1]
+    return "0.0.0"
+
+
+lib = library()
+lib["include_dirs"] = lib.get("include_dirs", []) + [APP, numpy.get_include()]
+ext = Extension(
+    "throng._throng",
+    sources=["throng/_throng.c", os.path.relpath(os.path.join(APP, "report.c"), HERE),
+             os.path.relpath(os.path.join(APP, "ranks.c"), HERE)],
+    define_macros=[("THRONG_VERSION", f'"{version()}"'), ("THRONG_BUILD_TYPE", '"python"'),
+                   ("_POSIX_C_SOURCE", "200809L")],
+    extra_compile_args=["-std=c17", "-Wall", "-Wextra", "-Werror",
+                        "-ffp-contract=off"],
+    **lib,
+)
+
+setup(
+    name="throng",
+    version=version(),
+    description="Deterministic multithreaded crowd simulation (Python interface to libthrong)",
+    packages=["throng"],
+    package_data={"throng": ["*.pyi", "py.typed"]},
+    ext_modules=[ext],
+    python_requires=">=3.9",
+    install_requires=["numpy"],
+)

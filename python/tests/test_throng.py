@@ -1,0 +1,467 @@
+"""Tests of the throng Python package.
+
+The references are independent of the package: the ``throng`` command line (THRONG_CLI, the
+build's build/release/throng by default) runs the same scene with the same seed and threads,
+and its --json report and state hash must be what Python reads.
+"""
+import gc
+import json
+import math
+import os
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import throng
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCENES = os.path.join(ROOT, "scenes")
+CLI = os.environ.get("THRONG_CLI", os.path.join(ROOT, "build", "release", "throng"))
+
+
+def scene(name):
+    return os.path.join(SCENES, name + ".yaml")
+
+
+def cli_json(tmp_path, path, steps, seed, threads):
+    """`throng run` with --json: the document it writes."""
+    if not os.access(CLI, os.X_OK):
+        pytest.skip(f"no command line at {CLI} (set THRONG_CLI)")
+    out = tmp_path / "cli.json"
+    r = subprocess.run([CLI, "run", path, "--steps", str(steps), "--seed", str(seed), "--threads",
+                        str(threads), "--headless", "--no-progress", "--json", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    printed = [line.split()[1] for line in r.stdout.splitlines() if line.startswith("hash ")]
+    doc = json.loads(out.read_text())
+    assert printed == [doc["hash"]]
+    return doc
+
+
+def street(threads=2, seed=1):
+    """The C examples' world (examples/minimal.c, examples/host.cpp) built from Python."""
+    w = throng.World(60, 20, cell_size=1, seed=seed, threads=threads)
+    for y in range(20):
+        if y < 9 or y > 10:
+            w.set_cell(30, y, "wall")
+    w.add_bunker("west", (1, 8, 2, 11))
+    w.add_bunker("east", (57, 8, 58, 11))
+    c = w.add_crowd("residents", model="pedestrian", goal="shelter")
+    for i in range(200):
+        w.add_agent(c, (5.5 + i % 24, 2.5 + 0.8 * (i // 24)))
+    return w
+
+
+# ---- the same state and figures as the C library ---------------------------------------
+
+@pytest.mark.parametrize("name,steps,seed,threads", [
+    ("rubble", 300, 5, 2),
+    ("exits", 300, 3, 1),
+    ("corridor_flow", 200, 9, 2),
+])
+def test_report_and_hash_equal_the_command_line(tmp_path, name, steps, seed, threads):
+    ref = cli_json(tmp_path, scene(name), steps, seed, threads)
+    w = throng.load(scene(name), seed=seed, threads=threads)
+    assert w.run(steps) == ref["run"]["steps"]
+    rep = w.report()
+    assert f"0x{w.hash():016x}" == ref["hash"]
+    # Everything but what measures the machine's speed or names the build.
+    for key in ("performance", "build"):
+        ref.pop(key)
+        rep.pop(key)
+    assert rep == ref
+
+
+def test_hash_independent_of_threads():
+    hashes = set()
+    for threads in (1, 2, 3):
+        w = throng.load(scene("rubble"), seed=11, threads=threads)
+        w.step(150)
+        hashes.add(w.hash())
+    assert len(hashes) == 1
+
+
+def test_world_in_code_equals_the_c_example():
+    # examples/host.cpp prints this hash for the same world after 600 steps (tests/test_install.sh
+    # checks host.cpp against the command line); a different build of the world would differ.
+    w = street()
+    w.step(600)
+    a, b = street(threads=1), street(threads=3)
+    a.step(600)
+    b.step(600)
+    assert w.hash() == a.hash() == b.hash()
+    assert w.stats()["sheltered"] + w.agent_count == 200
+
+
+def test_seed_changes_the_run():
+    a = throng.load(scene("rubble"), seed=1, threads=1)
+    b = throng.load(scene("rubble"), seed=2, threads=1)
+    a.step(60)
+    b.step(60)
+    assert a.hash() != b.hash()
+
+
+# ---- building and reading -----------------------------------------------------------------
+
+def test_round_trips():
+    w = throng.World(40, 20, cell_size=1, seed=4, threads=1)
+    assert w.info["cols"] == 40 and w.info["rows"] == 20
+    w.set_cell(10, 5, "destructible")
+    w.set_cell(11, 5, "open", cost=7)
+    assert w.cell(10, 5)[0] == "destructible"
+    assert w.cell(11, 5) == ("open", 7)
+    assert w.cell(-1, 0)[0] == "wall"
+    b = w.add_bunker("depot", (35, 8, 37, 11), capacity=3)
+    assert w.bunker("depot")["cells"] == (35, 8, 37, 11) and w.bunker(b)["capacity"] == 3
+    c = w.add_crowd("walkers", model="pedestrian", goal="shelter", desired_speed=1.1,
+                    body_radius=0.25)
+    r = w.add_crowd("patrol", model="pedestrian", goal="route", route=[(5, 15), (30, 15)],
+                    route_mode="patrol")
+    assert w.crowds == ["walkers", "patrol"]
+    ids = w.add_agents(c, np.array([[2.5, 2.5], [4.5, 3.5], [6.5, 2.5]]))
+    rid = w.add_agent(r, (5, 15), velocity=(0.5, 0))
+    assert ids.dtype == np.uint64 and len(set(ids.tolist()) | {rid}) == 4
+    st = w.agent(int(ids[1]))
+    assert st["crowd"] == c and st["position"] == pytest.approx((4.5, 3.5))
+    assert w.agent(rid)["velocity"] == pytest.approx((0.5, 0.0))
+    area = w.add_measure_area("middle", (15, 0, 25, 20), lanes="x")
+    line = w.add_measure_line("gate", (20, 0), (20, 20), window=2)
+    f = w.add_destinations([(38, 1), (38, 18, 5.0)])
+    sp = w.add_spawner(c, (1, 1, 5, 5), rate=2.0, stop=5.0, name="door")
+    ex = w.add_exit(field=f, name="far", crowds=[r])
+    assert (area, line, f, sp, ex) == (0, 0, 0, 0, 0)
+    info = w.info
+    assert (info["areas"], info["lines"], info["spawners"], info["exits"]) == (1, 1, 1, 1)
+    w.step(120)
+    a = w.agents
+    assert len(a) == w.agent_count == w.stats()["agents"]
+    assert a.position.shape == (len(a), 2) and a.position.dtype == np.float32
+    assert a.velocity.shape == (len(a), 2) and a.crowd.dtype == np.uint16
+    assert a.state.dtype == np.uint8 and a.id.dtype == np.uint64
+    # The arrays agree with the per-agent reads.
+    for k in range(len(a)):
+        one = w.agent(int(a.id[k]))
+        assert one["position"] == pytest.approx(tuple(a.position[k]), abs=1e-6)
+        assert one["crowd"] == a.crowd[k]
+    # 2 per second: floor(2 * 119 / 60) owed by the start of the 120th step.
+    assert w.stats()["spawned"] == 4 + 3 == 4 + w.report()["spawners"][0]["added"]
+    m = w.measure_area("middle")
+    assert m["name"] == "middle" and m["count"] >= 0
+    assert w.measure_line(0)["name"] == "gate"
+    assert np.array_equal(w.positions(), a.position)
+
+
+def test_events_change_the_world():
+    w = throng.World(30, 10, cell_size=1, seed=1, threads=1)
+    for y in range(10):
+        w.set_cell(15, y, "destructible")
+    w.add_bunker("b", (27, 4, 28, 5))
+    c = w.add_crowd("c", model="pedestrian", goal="shelter")
+    w.add_agents(c, [(3.5, 4.5), (4.5, 5.5)])
+    w.step(1)
+    assert np.all(w.agents.state & throng.AGENT_STRANDED)  # walled off
+    w.break_walls((15, 0, 15, 9))
+    w.step(1)
+    assert w.cell(15, 3)[0] == "open"
+    assert not np.any(w.agents.state & throng.AGENT_STRANDED)
+    w.set_cost((20, 0, 22, 9), 50)
+    w.step(1)
+    assert w.cell(21, 4) == ("open", 50)
+    w.destroy_bunker("b")
+    w.step(1)
+    assert w.bunker("b")["destroyed"]
+    w.restore_bunker(0, at=w.step_count + 2)
+    w.step(2)
+    assert w.bunker(0)["destroyed"]
+    w.step(1)
+    assert not w.bunker(0)["destroyed"]
+    w.block_cells((5, 0, 5, 9))
+    w.step(1)
+    assert w.cell(5, 0)[0] == "wall"
+    events = [e["event"] for e in w.report()["bunkers"][0]["events"]]
+    assert events[:2] == ["destroyed", "restored"]
+
+
+def test_evacuation_curve_and_trajectories():
+    w = street()
+    t = w.trajectories(300, every=30)
+    assert len(set(t.frame.tolist())) == 11 and t.frame[0] == 0 and t.frame[-1] == 300
+    first = t.frame == 0
+    assert first.sum() == 200 and np.all(np.diff(t.id[first].astype(np.int64)) > 0)
+    # The last frame is the world now.
+    last = t.frame == 300
+    a = w.agents
+    order = np.argsort(a.id)
+    assert np.array_equal(t.id[last], a.id[order])
+    assert np.array_equal(t.x[last], a.position[order, 0])
+    times = w.sheltered_times()
+    assert len(times) == w.stats()["sheltered"] > 0
+    assert np.all(np.diff(times) >= 0) and times[-1] <= w.time + 1e-9
+    rep = w.report()["outcome"]
+    if rep["sheltered_50_s"] is not None:
+        k = math.ceil(0.5 * rep["reachable"])
+        assert times[k - 1] == pytest.approx(rep["sheltered_50_s"], abs=1e-3)
+
+
+# ---- arrays are copies, valid as documented -------------------------------------------------
+
+def test_agent_arrays_are_copies_that_stay_valid():
+    w = street()
+    w.step(10)
+    a = w.agents
+    snap = [x.copy() for x in a]
+    w.step(50)
+    for x, y in zip(a, snap):
+        assert np.array_equal(x, y)  # unchanged by stepping
+    assert not np.array_equal(w.agents.position, a.position)
+    a.position[0, 0] = -1.0  # a copy: writing to it leaves the world alone
+    assert w.agents.position.min() >= 0
+    w.close()
+    del w
+    gc.collect()
+    assert np.array_equal(a.velocity, snap[1])  # still valid after the world is gone
+    with pytest.raises(ValueError):
+        street().positions(np.zeros((3, 2), np.float32))
+
+
+def test_positions_read_fast():
+    w = throng.demo("flock", agents=100_000, seed=1, threads=2)
+    w.step(1)
+    out = np.empty((100_000, 2), np.float32)
+    best = math.inf
+    for _ in range(20):
+        t = time.perf_counter()
+        w.positions(out)
+        best = min(best, time.perf_counter() - t)
+    # 0.1 ms on the project's machine; the bound leaves room for a loaded one.
+    assert best < 0.005
+    assert np.array_equal(out, w.agents.position)
+
+
+# ---- errors --------------------------------------------------------------------------------
+
+def test_scene_errors_carry_code_line_and_column(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\nworld:\n  size: [10, 10]\n  colour: red\n")
+    with pytest.raises(throng.Error) as e:
+        throng.load(bad)
+    assert e.value.code == throng.ErrorCode.TH_ERR_SCENE_KEY
+    assert e.value.name == "TH_ERR_SCENE_KEY"
+    assert (e.value.line, e.value.column) == (4, 3)
+    assert "colour" in e.value.message and str(bad) in e.value.message
+    bad.write_text("name: [unclosed\n")
+    with pytest.raises(throng.Error) as e:
+        throng.load(bad)
+    assert e.value.code == throng.ErrorCode.TH_ERR_SCENE_SYNTAX and e.value.line >= 1
+    with pytest.raises(throng.Error) as e:
+        throng.load(tmp_path / "missing.yaml")
+    assert e.value.code == throng.ErrorCode.TH_ERR_IO and e.value.line == 0
+
+
+def test_api_errors_map_to_exceptions():
+    w = throng.World(20, 20, cell_size=1, threads=1)
+    w.set_cell(5, 5, "wall")
+    c = w.add_crowd("c")
+    with pytest.raises(throng.Error) as e:
+        w.add_agent(c, (5.5, 5.5))
+    assert e.value.code == throng.ErrorCode.TH_ERR_BLOCKED
+    with pytest.raises(throng.Error) as e:
+        w.add_agents(c, [(1, 1), (2, 2), (50, 50)])
+    assert e.value.code == throng.ErrorCode.TH_ERR_BLOCKED and "agent 2" in e.value.message
+    assert w.agent_count == 2  # the agents before the refused one stay
+    with pytest.raises(throng.Error) as e:
+        w.add_agent(7, (1, 1))
+    assert e.value.code == throng.ErrorCode.TH_ERR_HANDLE
+    with pytest.raises(throng.Error) as e:
+        w.add_crowd("x", max_speed=-1)
+    assert e.value.code == throng.ErrorCode.TH_ERR_INVALID
+    with pytest.raises(throng.Error) as e:
+        w.add_crowd("x", no_such_parameter=1)
+    assert "no_such_parameter" in e.value.message
+    with pytest.raises(throng.Error):
+        w.set_cell(1, 1, "lava")
+    with pytest.raises(throng.Error) as e:
+        w.destroy_bunker("nowhere")
+    assert e.value.code == throng.ErrorCode.TH_ERR_HANDLE
+    with pytest.raises(throng.Error):
+        w.step(-1)
+    with pytest.raises(throng.Error):
+        throng.World(-5, 10)
+    with pytest.raises(throng.Error):
+        throng.World(10, 10, threads=1000)
+    with pytest.raises((TypeError, ValueError)):
+        w.add_agent(c, "here")
+    with pytest.raises(throng.Error) as e:
+        throng.demo("atlantis")
+    assert e.value.code == throng.ErrorCode.TH_ERR_INVALID
+    assert e.value.meaning.startswith("an argument")
+    w.close()
+    with pytest.raises(RuntimeError):
+        w.step()
+    with pytest.raises(RuntimeError):
+        w.agents
+
+
+def test_hostile_input_raises_never_crashes():
+    w = throng.World(20, 20, cell_size=1, threads=1)
+    c = w.add_crowd("c")
+    for bad in [(math.nan, 1.0), (math.inf, 1.0), (1e30, 1.0), (-1.0, 1.0)]:
+        with pytest.raises(throng.Error):
+            w.add_agent(c, bad)
+    with pytest.raises(throng.Error):
+        w.add_agent(c, (1, 1), velocity=(math.nan, 0))
+    with pytest.raises(throng.Error):
+        w.add_agents(c, np.zeros((3, 3)))
+    with pytest.raises(throng.Error):
+        w.add_crowd("r", goal="route", route=np.zeros((0, 2)))
+    with pytest.raises(throng.Error):
+        w.add_crowd("r", goal="route", route=np.ones((300, 2)))
+    with pytest.raises(throng.Error):
+        w.add_crowd("x", max_speed=math.nan)
+    with pytest.raises(throng.Error):
+        w.set_cell(1, 1, "open", cost=0)
+    with pytest.raises(throng.Error):
+        w.set_cell(100, 1, "wall")
+    with pytest.raises(throng.Error):
+        w.add_bunker("b", (5, 5, 2, 2))
+    with pytest.raises(throng.Error):
+        w.add_spawner(c, (1, 1, 2, 2), rate=-1)
+    with pytest.raises(throng.Error):
+        w.add_measure_line("l", (1, 1), (1, 1))
+    with pytest.raises(throng.Error):
+        w.add_measure_area("bad name!", (1, 1, 2, 2))
+    with pytest.raises(throng.Error):
+        w.add_destinations([])
+    with pytest.raises(OverflowError):
+        throng.load(scene("rubble"), seed=-1)
+    with pytest.raises(ValueError):
+        throng.load("a\0b")
+    w.step(5)
+    with pytest.raises(throng.Error):
+        w.set_cost((0, 0, 3, 3), 5, at=2)  # in the past
+    assert w.agent(0) is None and w.agent(2**64 - 1) is None
+    with pytest.raises(throng.Error):
+        w.remove_agent(12345)
+
+
+def test_every_fuzz_corpus_scene_loads_or_raises():
+    import glob
+    files = sorted(glob.glob(os.path.join(ROOT, "fuzz", "corpus", "*", "*.yaml")))
+    assert len(files) > 20
+    outcomes = {}
+    for f in files:
+        try:
+            w = throng.load(f, threads=1)
+            w.step(2)
+            outcomes["loaded"] = outcomes.get("loaded", 0) + 1
+        except throng.Error as e:
+            assert e.message and e.name == e.code.name
+            outcomes[e.name] = outcomes.get(e.name, 0) + 1
+    assert outcomes.get("loaded", 0) > 0 and len(outcomes) > 3
+
+
+# ---- memory and threads --------------------------------------------------------------------
+
+def rss_kib():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def test_no_leak_over_10000_cycles():
+    def cycle(n):
+        for _ in range(n):
+            w = throng.World(20, 20, cell_size=1, threads=1)
+            c = w.add_crowd("c", model="pedestrian", goal="shelter")
+            w.add_bunker("b", (18, 18, 19, 19))
+            w.add_agents(c, [(1.5, 1.5), (2.5, 2.5), (3.5, 1.5)])
+            w.step(3)
+            w.agents
+            w.report()
+            del w  # destroyed by the garbage collector, not close()
+    cycle(500)  # warm up allocator pools
+    before = rss_kib()
+    cycle(10_000)
+    gc.collect()
+    grown = rss_kib() - before
+    # One world is ~100 KiB: a leak of any world would grow by about 1 GiB.
+    assert grown < 8 * 1024, f"resident memory grew by {grown} KiB"
+
+
+def test_worlds_step_in_parallel_threads():
+    def run(seed, out):
+        w = throng.load(scene("rubble"), seed=seed, threads=1)
+        w.step(400)
+        out[seed] = w.hash()
+
+    serial = {}
+    for seed in range(4):
+        run(seed, serial)
+    parallel = {}
+    ts = [threading.Thread(target=run, args=(seed, parallel)) for seed in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert parallel == serial and len(set(serial.values())) == 4
+
+
+def test_step_releases_the_gil_and_guards_the_world():
+    w = throng.demo("flock", agents=20_000, seed=1, threads=1)
+    ticks = 0
+    refused = 0
+    t = threading.Thread(target=w.step, args=(40,))
+    t.start()
+    while t.is_alive():
+        ticks += 1
+        try:
+            w.agent_count
+        except RuntimeError:
+            refused += 1
+        time.sleep(0.001)
+    t.join()
+    assert w.step_count == 40
+    assert ticks > 5  # this thread ran while the other stepped
+    assert refused > 0  # and was kept off the stepping world
+
+
+# ---- documentation -------------------------------------------------------------------------
+
+def test_help_and_stub():
+    import pydoc
+    text = pydoc.render_doc(throng, renderer=pydoc.plaintext)
+    for word in ("load(", "World", "step(", "agents", "report(", "Error", "copies"):
+        assert word in text
+    for name in throng.__all__:
+        assert getattr(throng, name).__doc__ or name.startswith(("AGENT_", "__"))
+    assert throng.version() == throng.__version__
+
+
+def test_stub_matches_the_package():
+    import ast
+    import inspect
+    stub = os.path.join(os.path.dirname(throng.__file__), "__init__.pyi")
+    tree = ast.parse(open(stub).read())
+
+    def params(fn):
+        a = fn.args
+        return ([x.arg for x in a.posonlyargs + a.args] + ([a.vararg.arg] if a.vararg else [])
+                + [x.arg for x in a.kwonlyargs] + ([a.kwarg.arg] if a.kwarg else []))
+
+    funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    for name in ("load", "demo", "version"):
+        sig = inspect.signature(getattr(throng, name))
+        assert params(funcs[name]) == list(sig.parameters), name
+    methods = {n.name: n for n in classes["World"].body if isinstance(n, ast.FunctionDef)}
+    public = [m for m in vars(throng.World)
+              if not m.startswith("_") or m in ("__init__", "__enter__", "__exit__")]
+    assert set(public) == set(methods)
+    for m in public:
+        obj = vars(throng.World)[m]
+        if callable(obj):
+            assert params(methods[m]) == list(inspect.signature(obj).parameters), m
+    codes = [n.targets[0].id for n in classes["ErrorCode"].body]
+    assert codes == [c.name for c in throng.ErrorCode]

@@ -8,7 +8,7 @@
  * in the next step, so the result is the same for any thread count.
  *
  * The direction is model-independent: boids turn it into a steering term (desired velocity
- * dir * max_speed, weighted by flow_weight; sim/nav/world_nav.c th_nav_steer), pedestrians take it
+ * dir * max_speed, weighted by flow_weight; th_goal_steer), pedestrians take it
  * as their desired walking direction e0 (sim/behave/ped.c). */
 #include <math.h>
 #include <stdlib.h>
@@ -293,6 +293,34 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
     case TH_GOAL_FORAGE: return th_forage_direction(w, id, c, p, dir);
     }
     return true;
+}
+
+th_vec2 th_goal_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v,
+                      bool *stranded) {
+    th_vec2 acc = th_v2(0.0f, 0.0f);
+    *stranded = false;
+    const th_world_nav *n = &w->nav;
+    if (c->goal != TH_GOAL_NONE) {
+        th_vec2 dir;
+        bool route = th_goal_direction(w, id, c, p, &dir);
+        /* No route: stay put (brake) rather than wander into a dead end. */
+        th_vec2 desired = route ? th_v2_scale(dir, c->max_speed) : th_v2(0.0f, 0.0f);
+        th_vec2 f = th_v2_clamp_len(th_v2_sub(desired, v), c->max_force);
+        acc = th_v2_scale(f, c->w_flow);
+        *stranded = !route;
+    }
+    if (n->present && c->w_wall > 0.0f) {
+        th_vec2 away;
+        /* The distance field sees walls past the map's edges; a wrap-around world has none. */
+        float d = c->wall_radius;
+        if (!w->wrap) d = th_navmap_wall_sample(&n->map, p, &away);
+        else if (!th_nav_nearest_wall(w, p, c->wall_radius, &d, &away)) d = c->wall_radius;
+        if (d < c->wall_radius) {
+            float push = c->max_force * (1.0f - d / c->wall_radius) * c->w_wall;
+            acc = th_v2_add(acc, th_v2_scale(away, push));
+        }
+    }
+    return acc;
 }
 
 const uint32_t *th_goal_cost_field(const th_world *w, const th_crowd_rt *c) {

@@ -32,6 +32,7 @@
 #include "sim/core/stall.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
+#include "sim/dist/dist_serial.h"
 
 /* ---- step context ----------------------------------------------------------------------- */
 
@@ -300,6 +301,17 @@ static void phase_admit(th_world *w, uint32_t sheltering) {
     w->stats.agents = w->total;
 }
 
+/* Agents that this step's block events walled in (marked by th_nav_apply_events) leave
+ * storage. Split agents: each process marked its own; the count is summed and the drop (a
+ * replay over every process) runs on all of them, whether or not this one buried any. */
+static void bury(th_world *w, uint32_t walled_in) {
+    if (th_dist_serial_active(w)) th_dist_sum_u32(w, &walled_in, 1);
+    if (walled_in) {
+        w->stats.buried += walled_in;
+        th_world_drop_marked(w); /* counts them in stats.removed */
+    }
+}
+
 /* ---- the step ---------------------------------------------------------------------------- */
 
 /* Phase boundaries: the profiler's clock read closes one phase and opens the next, and a traced
@@ -324,12 +336,18 @@ static inline __attribute__((always_inline)) void step_body(th_world *w, bool tr
     th_prof_begin(p);
     enter(w, traced, TH_PHASE_EVENTS);
     th_world_apply_removals(w);
-    if (w->nav.present) th_nav_apply_events(w);
+    uint32_t walled_in = 0;
+    if (w->nav.present && th_nav_apply_events(w, &walled_in)) bury(w, walled_in);
     if (w->target_count) th_targets_update(w);
     if (w->flow) th_flow_spawn(w);
     leave(w, traced, TH_PHASE_EVENTS);
     enter(w, traced, TH_PHASE_NAV);
-    if (w->nav.present) th_nav_update(w);
+    if (w->nav.present) {
+        /* Congestion-aware destination fields: on their own schedule, and with the others
+         * when the map changed (their blocked cells must agree with the map's). */
+        const bool map_changed = th_nav_update(w);
+        th_goal_congestion_update(w, map_changed);
+    }
     leave(w, traced, TH_PHASE_NAV);
     enter(w, traced, TH_PHASE_GRID);
     phase_grid(w, &x);

@@ -22,7 +22,7 @@
  * clamped to max_force again. Terms with nobody to act on contribute nothing.
  *
  * Agent i walks the (2k+1) x (2k+1) block of grid cells around its own, k = its crowd's
- * `block` (the cells its neighbour, separation and leader radii span; world.c sizes cells by
+ * `block` (the cells its neighbour, separation and leader radii span; grid_setup.c sizes cells by
  * the smallest boids reach / 2, so k is 2 for the crowd with the smallest reach unless
  * pedestrians' or bodies' 3x3 blocks need larger cells). Cells of one
  * row are consecutive in storage, so each row of the block is one contiguous index range (two
@@ -421,7 +421,8 @@ const char *th_boids_isa_name(th_boids_isa isa) {
  * several ranks each rank's own predators are gathered to all (sim/dist/dist_pred.c): the
  * tie by id slot makes the index the same as one process's whatever order they arrive in.
  * Nothing is allocated in one process: the arrays have at least the world's agent capacity
- * (world.c, setup_grid); under ranks they grow, doubling, to the most predators seen. */
+ * (grid_setup.c, th_world_setup_grid); under ranks they grow, doubling, to the most predators seen.
+ */
 void th_boids_prepare(th_world *w) {
     const uint32_t mask = w->pred_mask;
     if (!mask) return;

@@ -1,6 +1,6 @@
 /* Bunkers: rectangles of open cells, each with its own river map, added before the first step
  * and found by handle or name. Destroying and restoring them are events (events.c); admission
- * into them is the step's admit phase (sim/core/admit.c). */
+ * into them (th_nav_admit) happens where marked agents leave storage (sim/core/agents.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -91,4 +91,15 @@ th_bunker_id th_world_find_bunker(const th_world *w, const char *name) {
         if (strcmp(w->nav.bunker[b].name, name) == 0) return th_bunker_handle((int)b);
     }
     return (th_bunker_id){0};
+}
+
+bool th_nav_admit(th_world_nav *n, uint32_t bunker) {
+    th_bunker *b = &n->bunker[bunker];
+    if (b->full || b->destroyed) return false;
+    b->sheltered++;
+    if (b->capacity && b->sheltered >= b->capacity) {
+        b->full = true;
+        n->combined_stale = true; /* the nearest-open-bunker field no longer leads here */
+    }
+    return true;
 }

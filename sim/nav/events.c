@@ -108,7 +108,8 @@ bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_e
         th_error_set(err, TH_ERR_INVALID, "unknown event type %d", (int)def->type);
         return false;
     }
-    if (def->type == TH_EVENT_BLOCK_CELLS && !w->nav.blocked_near && !th_nav_alloc_displacement(w, err)) {
+    if (def->type == TH_EVENT_BLOCK_CELLS && !w->nav.blocked_near &&
+        !th_nav_alloc_displacement(w, err)) {
         return false;
     }
     return push_event(w, e, err);

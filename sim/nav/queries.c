@@ -26,7 +26,8 @@ bool th_world_flow(const th_world *w, th_vec2 p, th_vec2 *dir) {
 bool th_world_bunker_flow(const th_world *w, th_bunker_id handle, th_vec2 p, th_vec2 *dir) {
     const uint32_t bunker = TH_INDEX(handle);
     *dir = th_v2(0.0f, 0.0f);
-    if (!w->nav.present || w->step == 0 || bunker >= w->nav.bunker_count || !th_nav_on_world(w, p)) {
+    if (!w->nav.present || w->step == 0 || bunker >= w->nav.bunker_count ||
+        !th_nav_on_world(w, p)) {
         return false;
     }
     return th_nav_flow_sample(&w->nav.field[bunker], &w->nav.map, p, dir);

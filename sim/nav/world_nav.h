@@ -111,6 +111,9 @@ th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v);
 /* th_world_add_destinations returning the field's index, or -1 with `err` filled. */
 int th_nav_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
                             th_error *err);
+/* sim/nav/bunkers.c: admit one agent into bunker `bunker` (an index): false when it is full or
+ * destroyed; the bunker turns full at its capacity, and the nearest-bunker field follows. */
+bool th_nav_admit(th_world_nav *n, uint32_t bunker);
 /* Bunker index + 1 when p is in an open bunker, else 0. */
 uint8_t th_nav_shelter_at(const th_world *w, th_vec2 p);
 

@@ -181,13 +181,10 @@ bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err) {
         th_error_set(err, TH_ERR_HANDLE, "no agent %u.%u", id.index1, id.generation);
         return false;
     }
-    if (w->removal_count == w->removal_capacity) {
-        uint32_t cap = w->removal_capacity ? w->removal_capacity * 2 : 16;
-        if (!th_grow_array((void **)&w->removals, sizeof *w->removals, w->removal_count, cap)) {
-            th_error_set(err, TH_ERR_NOMEM, "out of memory");
-            return false;
-        }
-        w->removal_capacity = cap;
+    if (!th_array_reserve((void **)&w->removals, sizeof *w->removals, w->removal_count,
+                          &w->removal_capacity, w->removal_count + 1, 16, UINT32_MAX)) {
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
+        return false;
     }
     w->removals[w->removal_count++] = id;
     return true;

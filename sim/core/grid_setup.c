@@ -95,7 +95,5 @@ bool th_world_setup_grid(th_world *w) {
 
 bool th_world_reserve_predators(th_world *w, uint32_t n) {
     if (n <= w->pred_capacity) return true;
-    uint32_t cap = w->pred_capacity ? w->pred_capacity : 1024;
-    while (cap < n) cap = cap > TH_MAX_AGENTS / 2 ? TH_MAX_AGENTS : cap * 2;
-    return setup_predators(w, cap);
+    return setup_predators(w, th_grown_capacity(w->pred_capacity, n, 1024, TH_MAX_AGENTS));
 }

@@ -498,6 +498,12 @@ static inline __attribute__((always_inline)) void step_body(th_world *w, bool tr
     th_prof_step_done(p);
 }
 
+void th_step_fail(th_world *w, th_error_code code, const char *msg) {
+    if (w->step_failed) return;
+    w->step_failed = true;
+    th_error_set(&w->step_error, code, "step %llu: %s", (unsigned long long)w->step, msg);
+}
+
 void th_world_step(th_world *w) {
     if (!TH_ASSERT(!w->stepping)) return; /* stepped from inside its own step */
     w->stepping = true;

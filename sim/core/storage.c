@@ -11,16 +11,6 @@
 #include "sim/core/storage.h"
 #include "sim/core/world.h"
 
-/* Replace *p with a fresh array of `n` elements holding the first `keep` old ones. */
-bool th_grow_array(void **p, size_t elem, size_t keep, size_t n) {
-    void *q = th_calloc(n, elem);
-    if (!q) return false;
-    if (*p && keep) memcpy(q, *p, keep * elem);
-    th_free(*p);
-    *p = q;
-    return true;
-}
-
 /* Grow the buffered agent arrays of `a` (each by TH_SIMD_PAD more) and, with `w` non-NULL, the
  * world's own: every array of TH_AGENT_ARRAYS of those kinds. */
 static bool grow_agents(th_world *w, th_agents *a, uint32_t keep, uint32_t n) {
@@ -69,8 +59,7 @@ static bool grow_ids(th_world *w, uint32_t cap) {
  * endless spawner in the events phase). */
 bool th_world_reserve_history(th_world *w, uint32_t n) {
     if (n <= w->history_capacity) return true;
-    uint32_t cap = w->history_capacity ? w->history_capacity : 1024;
-    while (cap < n) cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
+    const uint32_t cap = th_grown_capacity(w->history_capacity, n, 1024, UINT32_MAX);
     if (!th_report_reserve(w, w->stats.sheltered, cap) || !th_flow_reserve(w, w->capacity, cap))
         return false;
     w->history_capacity = cap;
@@ -91,9 +80,7 @@ bool th_world_reserve_contacts(th_world *w, float radius) {
 
 /* Capacities grow from 1,024 by doubling, up to TH_MAX_AGENTS. */
 static uint32_t grown_capacity(uint32_t cap, uint32_t n) {
-    cap = cap ? cap : 1024;
-    while (cap < n) cap = cap > TH_MAX_AGENTS / 2 ? TH_MAX_AGENTS : cap * 2;
-    return cap;
+    return th_grown_capacity(cap, n, 1024, TH_MAX_AGENTS);
 }
 
 /* Room for n agents stored: the agent arrays and what is sized with them (chunk statistics,

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "engine/alloc.h"
 #include "engine/check.h"
 #include "engine/grid.h"
 #include "engine/jobs.h"
@@ -348,6 +349,9 @@ struct th_world {
     bool validate;          /* check invariants inside every step (sim/core/validate.c) */
     bool validation_failed; /* a check failed; validation_error says which */
     char validation_error[320];
+    /* The first error met inside a step that the step cannot return (th_step_fail). */
+    bool step_failed;
+    th_error step_error;
     uint8_t validation_phase;  /* where it was found: TH_VALIDATE_GRID.. (sim/core/validate.h) */
     uint32_t *validation_bits; /* several ranks: id slots held here, then agreement words */
     uint32_t validation_bits_cap;
@@ -379,9 +383,11 @@ static inline th_vec2 th_min_image(th_vec2 d, bool wrap, float W, float H) {
     return d;
 }
 
-/* sim/core/storage.c: replace *p with a zeroed array of n elements holding the first `keep` old
- * ones (freed). False, *p unchanged, when memory is short. Never called inside a step. */
-bool th_grow_array(void **p, size_t elem, size_t keep, size_t n);
+/* sim/core/step.c: an error inside a step, such as memory short for a scratch array that grows
+ * (an endless spawner's): the step cannot return it, and it is no programmer error, so it is
+ * not TH_ASSERT's. The first one is kept (step_failed, step_error); the caller goes on without
+ * the work it could not do (a spawner waits for the next step). */
+void th_step_fail(th_world *w, th_error_code code, const char *msg);
 
 /* sim/core/agents.c: th_world_add_agent without the between-steps check, for the engine's own use
  * inside a step (spawners, in the events phase). */

@@ -20,13 +20,10 @@ static bool push_event(th_world *w, th_event e, th_error *err) {
         th_error_set(err, TH_ERR_LIMIT, "more than %d events pending", TH_MAX_PENDING_EVENTS);
         return false;
     }
-    if (n->event_count == n->event_capacity) {
-        uint32_t cap = n->event_capacity ? n->event_capacity * 2 : 64;
-        if (!th_grow_array((void **)&n->events, sizeof *n->events, n->event_count, cap)) {
-            th_error_set(err, TH_ERR_NOMEM, "out of memory");
-            return false;
-        }
-        n->event_capacity = cap;
+    if (!th_array_reserve((void **)&n->events, sizeof *n->events, n->event_count,
+                          &n->event_capacity, n->event_count + 1, 64, UINT32_MAX)) {
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
+        return false;
     }
     /* A heap insert, O(log n): a sorted insert moved up to every pending event, so events
      * scheduled latest-first cost a quadratic number of moves (65,536 of them: 2.8 s). */

@@ -94,6 +94,23 @@ bool th_goal_leg_blocked(th_vec2 a, th_vec2 b, float cell, int32_t cols, int32_t
     return false;
 }
 
+/* The wander rate of a wandering (or foraging) goal, checked, as the spread of one step's turn:
+ * a random walk of the angle spreads as rate * sqrt(time), so one step of dt draws a deviate of
+ * rate * sqrt(dt). */
+static bool wander_setup(const th_world *w, const th_goal_def *g, const char *kind, th_crowd_rt *c,
+                         th_error *err) {
+    const float rate = g->wander_rate == 0.0f ? 90.0f : g->wander_rate;
+    if (!(isfinite(rate) && rate > 0.0f && rate <= 10000.0f)) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "goal %s: wander_rate must be in (0, 10000] degrees per square-root second, "
+                     "got %g",
+                     kind, (double)g->wander_rate);
+        return false;
+    }
+    c->wander_sigma = rate * (k_pi / 180.0f) * sqrtf(w->def.timestep);
+    return true;
+}
+
 bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_vec2 **route_copy,
                    th_error *err) {
     *route_copy = NULL;
@@ -208,36 +225,14 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
         c->route_r2 = r * r;
         return true;
     }
-    case TH_GOAL_WANDER: {
-        const float rate = g->wander_rate == 0.0f ? 90.0f : g->wander_rate;
-        if (!(isfinite(rate) && rate > 0.0f && rate <= 10000.0f)) {
-            th_error_set(err, TH_ERR_INVALID,
-                         "goal wander: wander_rate must be in (0, 10000] degrees per "
-                         "square-root second, got %g",
-                         (double)g->wander_rate);
-            return false;
-        }
-        /* A random walk of the angle: its spread grows as rate * sqrt(time), so one step of dt
-         * draws a deviate of rate * sqrt(dt). */
-        c->wander_sigma = rate * (k_pi / 180.0f) * sqrtf(w->def.timestep);
-        return true;
-    }
+    case TH_GOAL_WANDER: return wander_setup(w, g, "wander", c, err);
     case TH_GOAL_CRASH_AND_TURN:
     case TH_GOAL_WALL_FOLLOW:
     case TH_GOAL_BREADCRUMBS:
     case TH_GOAL_WAYPOINTS: return th_mover_setup(w, g, c, route_copy, err);
     case TH_GOAL_FORAGE: {
         /* Searching ants drift as wanderers do (sim/behave/forage.c). */
-        const float rate = g->wander_rate == 0.0f ? 90.0f : g->wander_rate;
-        if (!(isfinite(rate) && rate > 0.0f && rate <= 10000.0f)) {
-            th_error_set(err, TH_ERR_INVALID,
-                         "goal forage: wander_rate must be in (0, 10000] degrees per "
-                         "square-root second, got %g",
-                         (double)g->wander_rate);
-            return false;
-        }
-        c->wander_sigma = rate * (k_pi / 180.0f) * sqrtf(w->def.timestep);
-        return th_forage_check(w, g, err);
+        return wander_setup(w, g, "forage", c, err) && th_forage_check(w, g, err);
     }
     }
     th_error_set(err, TH_ERR_INVALID, "unknown goal kind %d", (int)g->kind);

@@ -62,15 +62,10 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         th_error_set(err, TH_ERR_INVALID, "unknown pursuit %d", (int)d.pursuit);
         return -1;
     }
+    /* The rules between keys; each key's own range was checked above. */
+    const char *broken;
+    if (!th_crowd_params_rules(&d, &broken, err)) return -1;
     if (d.model == TH_MODEL_PEDESTRIAN) {
-        /* The rules between keys; each key's own range was checked above. */
-        if (d.desired_speed > d.max_speed || d.desired_speed_sd > d.desired_speed) {
-            th_error_set(err, TH_ERR_INVALID,
-                         "desired_speed must be in (0, max_speed = %g] m/s and desired_speed_sd "
-                         "in [0, desired_speed], got %g and %g",
-                         (double)d.max_speed, (double)d.desired_speed, (double)d.desired_speed_sd);
-            return -1;
-        }
         if (!(isfinite(d.heading.x) && isfinite(d.heading.y) && fabsf(d.heading.x) <= 1e6f &&
               fabsf(d.heading.y) <= 1e6f)) {
             th_error_set(err, TH_ERR_INVALID, "heading must be a finite direction");
@@ -81,42 +76,12 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         th_error_set(err, TH_ERR_STATE, "a shelter target needs a terrain map with bunkers");
         return -1;
     }
-    /* How far a crowd looks. Boids: their neighbourhood, the leader test and the predators
-     * they flee. Pedestrians steer by their own model alone (below); their neighbor_radius
-     * only counts the neighbours reported, within the model's reach. */
+    /* How far a crowd looks (crowd_params.c), and what a wrap-around world must hold. */
     const float lead_r = d.lead_radius > 0.0f ? d.lead_radius : d.neighbor_radius;
-    float reach = 0.0f;
-    if (d.model == TH_MODEL_BOIDS) {
-        reach = d.neighbor_radius > d.separation_radius ? d.neighbor_radius : d.separation_radius;
-        if (target >= 0 && lead_r > reach) reach = lead_r;
-    }
-    /* What the boids block query covers; the flee radius is looked up in the predator grid. */
-    const float block_reach = reach;
-    if (d.model == TH_MODEL_BOIDS && d.flee_types && d.flee_radius > reach) reach = d.flee_radius;
-    /* Pedestrians look as far as their fastest walker gets in one time gap (the spacing term)
-     * and as far as the repulsion is felt (below 1/1000 of its strength: 7 ranges). On a torus
-     * a neighbour is seen at its nearest image, so a periodic corridor needs walls at least as
-     * thick as its walkway is wide; that is the map's business, not a bound checked here. */
-    const float fastest = fminf(d.max_speed, d.desired_speed + 2.0f * d.desired_speed_sd);
-    const float ped_reach =
-        d.model == TH_MODEL_PEDESTRIAN
-            ? 2.0f * d.body_radius + fmaxf(fastest * d.time_gap, 7.0f * d.repulsion_range)
-            : 0.0f;
-    if (ped_reach > reach) reach = ped_reach;
-    /* Bodies: the contacts phase looks for overlaps in the 3x3 cells the grid phase assigned,
-     * after the agents moved: a cell must cover two bodies, a step's travel of both and the
-     * pushes of the rounds (at most a body's radius). */
-    const float contact_reach = 3.0f * d.body_radius + 2.0f * d.max_speed * w->def.timestep;
-    if (d.body_radius > 0.0f && contact_reach > reach) reach = contact_reach;
-    /* What a 3x3 block of main-grid cells must hold: the contacts. */
-    const float near = d.body_radius > 0.0f ? contact_reach : 0.0f;
-    if (w->wrap && (2.0f * reach > w->def.width || 2.0f * reach > w->def.height)) {
-        th_error_set(err, TH_ERR_INVALID,
-                     "a wrap-around world must be at least twice the largest radius (%g m) "
-                     "on each side",
-                     (double)reach);
+    const th_crowd_reach reach = th_crowd_params_reach(&d, target >= 0, w->def.timestep);
+    const float block_reach = reach.block, ped_reach = reach.ped, near = reach.near;
+    if (w->wrap && !th_crowd_params_wrap_ok(reach.largest, w->def.width, w->def.height, err))
         return -1;
-    }
     /* What the crowd takes from here on, all undone at `fail` (the one way out after this). */
     th_crowd_rt goal_rt = {0};
     th_vec2 *route = NULL;

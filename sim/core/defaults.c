@@ -1,4 +1,7 @@
-/* The defaults of the public def structs: a world, a crowd of boids, a crowd of pedestrians. */
+/* The defaults of the public def structs: a world, a crowd of boids, a crowd of pedestrians.
+ * A crowd's numeric defaults are the columns of the crowd parameter table (crowd_params.h), so
+ * the API, the parser and the scene format's document cannot disagree on them. */
+#include "sim/core/crowd_params.h"
 #include "sim/core/world.h"
 
 th_world_def th_default_world_def(void) {
@@ -15,49 +18,28 @@ th_world_def th_default_world_def(void) {
 }
 
 th_crowd_def th_default_crowd_def(void) {
-    return (th_crowd_def){
+    th_crowd_def d = {
         .name = "crowd",
         .behavior = TH_BEHAVIOR_FLOCK,
-        .neighbor_radius = 4.0f,
-        .separation_radius = 1.5f,
-        .fov_deg = 270.0f,
-        .separation_weight = 1.5f,
-        .alignment_weight = 1.0f,
-        .cohesion_weight = 1.0f,
-        .max_speed = 4.0f,
-        .max_force = 8.0f,
-        .flow_weight = 2.0f,
-        .wall_radius = 1.5f,
-        .wall_weight = 1.0f,
         .type = TH_TYPE_OWN,
         .target = {0},
         .pursuit = TH_PURSUIT_CHASE,
-        .pursuit_weight = 2.0f,
-        .lead_fov_deg = 60.0f,
-        .lead_radius = 0.0f,
         .flee_types = 0,
-        .flee_radius = 12.0f,
-        .flee_weight = 3.0f,
-        .desired_speed = 1.34f,
-        .desired_speed_sd = 0.26f,
-        .time_gap = 0.7f,
-        .relaxation = 0.5f,
-        .repulsion = 5.0f,
-        .repulsion_range = 0.1f,
-        .wall_repulsion = 5.0f,
-        .wall_repulsion_range = 0.02f,
-        .anticipation = 1.0f,
-        .keep_right = 2.0f,
     };
+#define TH_DEFAULT_BOIDS(key, field, lo, lo_open, hi, hi_open, boids, ped, note, unit, model, doc) \
+    d.field = boids;
+    TH_CROWD_PARAMS(TH_DEFAULT_BOIDS)
+#undef TH_DEFAULT_BOIDS
+    return d;
 }
 
 th_crowd_def th_default_pedestrian_def(void) {
     th_crowd_def d = th_default_crowd_def();
     d.name = "pedestrians";
     d.model = TH_MODEL_PEDESTRIAN;
-    d.body_radius = 0.2f;
-    d.max_speed = 2.5f;
-    d.neighbor_radius = 2.0f;
-    d.separation_radius = 0.5f;
+#define TH_DEFAULT_PED(key, field, lo, lo_open, hi, hi_open, boids, ped, note, unit, model, doc) \
+    d.field = ped;
+    TH_CROWD_PARAMS(TH_DEFAULT_PED)
+#undef TH_DEFAULT_PED
     return d;
 }

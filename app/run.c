@@ -596,7 +596,7 @@ int th_cmd_run(int argc, char **argv) {
         printf("json      %s\n", o.json);
     }
     th_stall_info stall;
-    th_world_stall_info(w, &stall);
+    th_world_get_stall_info(w, &stall);
     th_world_destroy(w);
     if (facts.interrupted) return TH_EXIT_INTERRUPTED;
     if ((o.fail_on_stall || o.validate) && stall.stalled > 0) {

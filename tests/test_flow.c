@@ -404,7 +404,7 @@ START_TEST(corridor_reaches_a_steady_flow) {
     th_spawner_info s0, s1;
     th_measure_line_info l0, l1;
     th_world_get_spawner(w, SPAWNER_ID(0), &s0);
-    th_world_measure_line(w, LINE_ID(0), &l0);
+    th_world_get_measure_line(w, LINE_ID(0), &l0);
     th_world_stats a = th_world_get_stats(w);
     ck_assert_uint_gt(a.exited, 0);
     uint32_t lo = UINT32_MAX, hi = 0;
@@ -417,7 +417,7 @@ START_TEST(corridor_reaches_a_steady_flow) {
     }
     ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
     th_world_get_spawner(w, SPAWNER_ID(0), &s1);
-    th_world_measure_line(w, LINE_ID(0), &l1);
+    th_world_get_measure_line(w, LINE_ID(0), &l1);
     th_world_stats b = th_world_get_stats(w);
     const uint32_t in = s1.emitted - s0.emitted;
     const int64_t across = l1.crossed_total - l0.crossed_total;

@@ -15,25 +15,6 @@
 #include "throng/throng.h"
 #include "test_util.h"
 
-static char g_dir[256];
-
-static const char *tmp_path(const char *name) {
-    static char path[2][512];
-    static int which;
-    which ^= 1;
-    snprintf(path[which], sizeof path[which], "%s/%s", g_dir, name);
-    return path[which];
-}
-
-static const char *write_file(const char *name, const char *text) {
-    const char *path = tmp_path(name);
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(text, 1, strlen(text), f), strlen(text));
-    fclose(f);
-    return path;
-}
-
 /* ---- worlds ----------------------------------------------------------------------------- */
 
 #define W_WIDTH  40.0f
@@ -788,7 +769,7 @@ static const bad_scene k_bad[] = {
 START_TEST(bad_measure_sections_point_at_the_value) {
     const bad_scene *c = &k_bad[_i];
     th_error err = {0};
-    const char *path = write_file("scene.yaml", c->yaml);
+    const char *path = th_test_write_text("scene.yaml", c->yaml);
     th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, &err);
     ck_assert_msg(w == NULL, "%s: loaded although broken", c->what);
     th_test_scene_error(c->what, &err, "scene.yaml", c->line, c->column, c->path, c->code);
@@ -797,9 +778,9 @@ END_TEST
 
 START_TEST(scene_measure_builds_the_same_as_the_api) {
     const char *path =
-        write_file("good.yaml", SCENE_HEAD
-                   "measure:\n  areas:\n    - {name: c, rect: [10, 5, 20, 10]}\n"
-                   "  lines:\n    - {name: l, from: [20, 0], to: [20, 30], window: 0.5}\n");
+        th_test_write_text("good.yaml", SCENE_HEAD
+                           "measure:\n  areas:\n    - {name: c, rect: [10, 5, 20, 10]}\n"
+                           "  lines:\n    - {name: l, from: [20, 0], to: [20, 30], window: 0.5}\n");
     th_error err;
     th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
@@ -839,7 +820,7 @@ static bool float_exact(const char *text, float want) {
 
 START_TEST(trajectory_files_round_trip) {
     enum { EVERY = 3, STEPS = 31 };
-    const char *scene = write_file(
+    const char *scene = th_test_write_text(
         "traj.yaml", "name: traj\nseed: 4\nworld:\n  size: [20, 20]\n  bounds: wrap\n"
                      "crowds:\n  - name: a\n    count: 30\n    spawn: {rect: [0, 0, 20, 20]}\n"
                      "    initial_speed: 2\n  - name: b\n    count: 12\n"
@@ -851,9 +832,9 @@ START_TEST(trajectory_files_round_trip) {
     th_world *w = th_scene_load(scene, &(th_scene_opts){.threads = 2}, &info, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
     char csv[512], txt[512], mcsv[512];
-    snprintf(csv, sizeof csv, "%s", tmp_path("t.csv"));
-    snprintf(txt, sizeof txt, "%s", tmp_path("t.txt"));
-    snprintf(mcsv, sizeof mcsv, "%s", tmp_path("m.csv"));
+    snprintf(csv, sizeof csv, "%s", th_test_file("t.csv"));
+    snprintf(txt, sizeof txt, "%s", th_test_file("t.txt"));
+    snprintf(mcsv, sizeof mcsv, "%s", th_test_file("m.csv"));
     th_output oc = {
         .measure_path = mcsv, .measure_every = EVERY, .traj_path = csv, .traj_every = EVERY};
     th_output ot = {.measure_every = 1, .traj_path = txt, .traj_every = EVERY}; /* .txt: pedpy */
@@ -978,11 +959,11 @@ START_TEST(trajectory_files_round_trip) {
 END_TEST
 
 START_TEST(output_refuses_unwritable_and_empty) {
-    const char *scene = write_file("plain.yaml", SCENE_HEAD);
+    const char *scene = th_test_write_text("plain.yaml", SCENE_HEAD);
     th_error err;
     th_world *w = th_scene_load(scene, &(th_scene_opts){.threads = 1}, NULL, &err);
     ck_assert_ptr_nonnull(w);
-    th_output o = {.measure_path = tmp_path("m.csv"), .measure_every = 1, .traj_every = 1};
+    th_output o = {.measure_path = th_test_file("m.csv"), .measure_every = 1, .traj_every = 1};
     ck_assert(!th_output_open(&o, w, "plain", &err));
     ck_assert_ptr_nonnull(strstr(err.message, "measures nothing"));
     th_output o2 = {.measure_every = 1, .traj_path = "/nonexistent-dir/t.csv", .traj_every = 1};
@@ -1020,11 +1001,8 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-    snprintf(g_dir, sizeof g_dir, "/tmp/throng_measure_XXXXXX");
-    if (!mkdtemp(g_dir)) return EXIT_FAILURE;
+    if (!th_test_dir_make("measure")) return EXIT_FAILURE;
     int rc = th_test_run(suite());
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    if (system(cmd) != 0) rc = EXIT_FAILURE;
+    if (!th_test_dir_remove()) rc = EXIT_FAILURE;
     return rc;
 }

@@ -38,40 +38,7 @@
 
 /* ---- step context ----------------------------------------------------------------------- */
 
-/* The step context: built once before the first part of a step and passed to every part (and
- * through the pool to every parallel job). It holds what stays fixed for the step (timestep,
- * world size, edge rule, which optional features are present), what one part hands to a later
- * one (agents walled in, whether the map changed, agents stepping into bunkers and exits), and
- * the views of the agent arrays the jobs read and write. Those views are bound by the grid part
- * (step_ctx_bind), after the buffers flip: the events phase before it may still grow the arrays
- * (an endless spawner), and nothing reallocates after it. The jobs read these fields instead of
- * chasing the world's, so each job names what it touches; helpers that need more (terrain,
- * goals, exits) get `w`. */
-typedef struct th_step_ctx {
-    th_world *w;
-    /* Handed from part to part. */
-    uint32_t walled_in;  /* events -> burial: this process's agents walled in (marked) */
-    bool displaced;      /* events -> burial: agents were moved out of blocked cells */
-    bool map_changed;    /* nav -> congestion: the map's cells changed this step */
-    uint32_t sheltering; /* statistics -> admit: agents that stepped into a bunker or exit */
-    /* Array views, bound by the grid part. */
-    const th_agents *src; /* gather: last step's state, last step's storage order */
-    th_agents *a;         /* this step's state, cell order: gathered, then stepped in place */
-    float *ax, *ay;
-    uint32_t *cell;
-    uint8_t *shelter;
-    th_chunk_stats *chunk_stats;
-    const uint32_t *order; /* grid: sorted position -> storage index of last step */
-    uint32_t *key;         /* grid: storage index -> cell, then -> new slot (gather_job) */
-    uint32_t *slot_of_id;
-    uint32_t key_base; /* grid: global cell of local key 0 (0 but in a strip of rows) */
-    float dt, width, height;
-    bool wrap;
-    bool terrain, slow; /* a map; one whose cells slow walking */
-    bool goal_state;    /* some crowd's goal keeps state */
-    bool exits;         /* spawners or exits exist */
-    bool pedestrians;   /* some crowd uses the pedestrian model: its arrays are gathered */
-} th_step_ctx;
+/* The step context (th_step_ctx) is declared in step.h, for the kernels that take it. */
 
 /* Before the first part: what is fixed for the whole step. */
 static void step_ctx_init(th_step_ctx *x, th_world *w) {
@@ -382,7 +349,7 @@ static void part_integrate(th_step_ctx *x) {
 }
 
 static void part_contacts(th_step_ctx *x) {
-    if (x->w->max_radius > 0.0f) th_contacts_resolve(x->w);
+    if (x->w->max_radius > 0.0f) th_contacts_resolve(x);
 }
 
 static void part_step_counter(th_step_ctx *x) { x->w->step++; }

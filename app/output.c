@@ -54,14 +54,14 @@ static void measure_header(FILE *f, const th_world *w) {
     fputs("step,time", f);
     for (uint32_t i = 0; i < th_world_measure_area_count(w); i++) {
         th_measure_area_info a;
-        th_world_measure_area(w, (th_measure_area_id){i + 1}, &a);
+        th_world_get_measure_area(w, (th_measure_area_id){i + 1}, &a);
         fprintf(f, ",%s_count,%s_density,%s_speed", a.name, a.name, a.name);
         if (a.lanes.axis != TH_LANE_OFF)
             fprintf(f, ",%s_lanes,%s_lanes_forward,%s_lanes_backward", a.name, a.name, a.name);
     }
     for (uint32_t i = 0; i < th_world_measure_line_count(w); i++) {
         th_measure_line_info l;
-        th_world_measure_line(w, (th_measure_line_id){i + 1}, &l);
+        th_world_get_measure_line(w, (th_measure_line_id){i + 1}, &l);
         fprintf(f, ",%s_crossed,%s_flow", l.name, l.name);
     }
     fputc('\n', f);
@@ -76,7 +76,7 @@ static void measure_row(FILE *f, const th_world *w) {
     fprintf(f, "%" PRIu64 ",%.9g", step, time_of(w, step));
     for (uint32_t i = 0; i < th_world_measure_area_count(w); i++) {
         th_measure_area_info a;
-        th_world_measure_area(w, (th_measure_area_id){i + 1}, &a);
+        th_world_get_measure_area(w, (th_measure_area_id){i + 1}, &a);
         fprintf(f, ",%u", a.count);
         put_num(f, a.density);
         put_num(f, a.mean_speed);
@@ -87,7 +87,7 @@ static void measure_row(FILE *f, const th_world *w) {
     }
     for (uint32_t i = 0; i < th_world_measure_line_count(w); i++) {
         th_measure_line_info l;
-        th_world_measure_line(w, (th_measure_line_id){i + 1}, &l);
+        th_world_get_measure_line(w, (th_measure_line_id){i + 1}, &l);
         fprintf(f, ",%" PRId64, l.crossed_total);
         put_num(f, l.flow);
     }

@@ -32,7 +32,7 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
     uint32_t bunkers = th_world_bunker_count(w);
     th_agent_view v = th_world_agents(w);
     for (uint32_t k = 0; k < v.count; k++) {
-        const th_crowd_def *c = th_world_crowd(w, (th_crowd_id){v.crowd[k] + 1u});
+        const th_crowd_def *c = th_world_get_crowd(w, (th_crowd_id){v.crowd[k] + 1u});
         if (!c || c->behavior != TH_BEHAVIOR_FLEE || bunkers == 0) {
             o->other++;
             continue;
@@ -208,14 +208,14 @@ static void print_colonies(FILE *out, const th_world *w) {
     th_forage_info fi;
     for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
         const th_crowd_id crowd = {c + 1};
-        if (!th_world_forage_info(w, crowd, &fi)) continue;
+        if (!th_world_get_forage(w, crowd, &fi)) continue;
         th_app_sum_u32(&fi.carried, 1); /* under mpirun each rank counted its own ants */
         fprintf(out,
                 "colony    %s: %" PRIu64 " unit(s) of food delivered, %u carried, %" PRIu64
                 " taken; left at the sources:",
-                th_world_crowd(w, crowd)->name, fi.delivered, fi.carried, fi.taken);
+                th_world_get_crowd(w, crowd)->name, fi.delivered, fi.carried, fi.taken);
         th_food_info f;
-        for (uint32_t i = 0; th_world_food_source(w, crowd, i, &f); i++)
+        for (uint32_t i = 0; th_world_get_food_source(w, crowd, i, &f); i++)
             fprintf(out, "%s %u of %u", i ? "," : "", f.remaining, f.amount);
         fprintf(out, "\n");
     }
@@ -282,7 +282,7 @@ static void print_flow(FILE *out, const th_world *w) {
 /* Stalled agents: always a line, so that a gridlock is never silent and a clean run says so. */
 static void print_stalls(FILE *out, const th_world *w) {
     th_stall_info si;
-    th_world_stall_info(w, &si);
+    th_world_get_stall_info(w, &si);
     if (si.stalled == 0) {
         fprintf(out, "stalled   none (no agent without progress toward its goal for %.0f s)\n",
                 (double)si.stall_time);
@@ -444,7 +444,7 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     json_time(j, f->scene_over ? (double)f->steps_run * dt : -1.0);
     fprintf(j, "},\n");
     th_stall_info si;
-    th_world_stall_info(w, &si);
+    th_world_get_stall_info(w, &si);
     fprintf(j,
             "  \"stalls\": {\"stalled\": %u, \"stall_time_s\": %.6g, \"longest_s\": %.4f, "
             "\"box_m\": ",
@@ -543,18 +543,18 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
         const th_crowd_id crowd = {c + 1};
         th_forage_info fi;
-        if (!th_world_forage_info(w, crowd, &fi)) continue;
+        if (!th_world_get_forage(w, crowd, &fi)) continue;
         /* Under mpirun each rank counted its own ants: carried, and lost from it. */
         th_app_sum_u32(&fi.carried, 1);
         fi.lost = fi.taken - fi.delivered - fi.carried;
         fprintf(j, "%s\n    {\"crowd\": ", colonies++ ? "," : "");
-        json_str(j, th_world_crowd(w, crowd)->name);
+        json_str(j, th_world_get_crowd(w, crowd)->name);
         fprintf(j,
                 ", \"delivered\": %" PRIu64 ", \"carried\": %u, \"taken\": %" PRIu64
                 ", \"lost\": %" PRIu64 ", \"sources\": [",
                 fi.delivered, fi.carried, fi.taken, fi.lost);
         th_food_info f;
-        for (uint32_t i = 0; th_world_food_source(w, crowd, i, &f); i++)
+        for (uint32_t i = 0; th_world_get_food_source(w, crowd, i, &f); i++)
             fprintf(j, "%s{\"amount\": %u, \"remaining\": %u}", i ? ", " : "", f.amount,
                     f.remaining);
         fprintf(j, "]}");

@@ -26,7 +26,7 @@ typedef struct th_run_facts {
 /** Where a run's fleeing agents are, read from the world at the end. */
 typedef struct th_outcome {
     uint32_t spawned, en_route, sheltered, stranded, removed, buried, other;
-    uint32_t en_route_stalled;   /* of en_route: stalled (th_world_stall_info) */
+    uint32_t en_route_stalled;   /* of en_route: stalled (th_world_get_stall_info) */
     uint32_t reachable;          /* sheltered + en route: those who had a way in at the end */
     uint32_t walled_in, cut_off; /* stranded: no bunker reachable at all / only closed ones */
     uint32_t cut_off_by[TH_MAX_BUNKERS]; /* stranded agents that could walk to bunker b */

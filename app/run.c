@@ -599,7 +599,7 @@ int th_cmd_run(int argc, char **argv) {
         printf("json      %s\n", o.json);
     }
     th_stall_info stall;
-    th_world_stall_info(w, &stall);
+    th_world_get_stall_info(w, &stall);
     th_world_destroy(w);
     /* 128 + the signal, as a shell reports a process the signal ended. */
     if (facts.interrupted)

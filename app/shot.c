@@ -151,7 +151,7 @@ bool th_shot_resolve_flow(const th_world *w, th_shot_opts *s, th_error *err) {
     }
     /* Destination fields come after the bunkers in the viewer's numbering. */
     for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
-        const th_crowd_def *d = th_world_crowd(w, (th_crowd_id){c + 1});
+        const th_crowd_def *d = th_world_get_crowd(w, (th_crowd_id){c + 1});
         if (strcmp(d->name, s->flow_field) == 0 && d->goal.kind == TH_GOAL_DESTINATIONS) {
             s->flow_index = (int)(th_world_bunker_count(w) + d->goal.field.index1 - 1);
             return true;

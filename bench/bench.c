@@ -358,7 +358,7 @@ static bool ref_state_take(const bench_opts *o, uint32_t agents, ref_state *st) 
     }
     st->ncrowds = th_world_crowd_count(w);
     for (uint32_t c = 0; c < st->ncrowds; c++) {
-        const th_crowd_def *d = th_world_crowd(w, (th_crowd_id){c + 1});
+        const th_crowd_def *d = th_world_get_crowd(w, (th_crowd_id){c + 1});
         st->rc[c] = (ref_crowd){d->neighbor_radius,   d->separation_radius, d->fov_deg,
                                 d->separation_weight, d->alignment_weight,  d->cohesion_weight,
                                 d->max_speed,         d->max_force};

@@ -72,3 +72,21 @@ void th_free(void *ptr) {
 uint64_t th_alloc_count(void) {
     return (uint64_t)atomic_load_explicit(&g_count, memory_order_relaxed);
 }
+
+bool th_grow_array(void **p, size_t elem, size_t keep, size_t n) {
+    void *q = th_calloc(n, elem);
+    if (!q) return false;
+    if (*p && keep) memcpy(q, *p, keep * elem);
+    th_free(*p);
+    *p = q;
+    return true;
+}
+
+bool th_array_reserve(void **p, size_t elem, uint32_t keep, uint32_t *cap, uint32_t n,
+                      uint32_t first, uint32_t max) {
+    if (n <= *cap) return true;
+    const uint32_t c = th_grown_capacity(*cap, n, first, max);
+    if (!th_grow_array(p, elem, keep, c)) return false;
+    *cap = c;
+    return true;
+}

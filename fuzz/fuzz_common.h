@@ -58,7 +58,7 @@ static inline void fuzz_check_message(const th_error *err, const char *name) {
 static inline void fuzz_check_measure(const th_world *w, uint32_t most) {
     for (uint32_t i = 0; i < th_world_measure_area_count(w); i++) {
         th_measure_area_info a;
-        if (!th_world_measure_area(w, (th_measure_area_id){i + 1}, &a) || a.count > most ||
+        if (!th_world_get_measure_area(w, (th_measure_area_id){i + 1}, &a) || a.count > most ||
             !isfinite(a.density) || a.density < 0 || (a.count > 0) != !isnan(a.mean_speed) ||
             (a.count > 0 && !(a.mean_speed >= 0 && isfinite(a.mean_speed)))) {
             fprintf(stderr, "measurement area %u is inconsistent\n", i);
@@ -67,7 +67,7 @@ static inline void fuzz_check_measure(const th_world *w, uint32_t most) {
     }
     for (uint32_t i = 0; i < th_world_measure_line_count(w); i++) {
         th_measure_line_info l;
-        if (!th_world_measure_line(w, (th_measure_line_id){i + 1}, &l) || !isfinite(l.flow) ||
+        if (!th_world_get_measure_line(w, (th_measure_line_id){i + 1}, &l) || !isfinite(l.flow) ||
             l.crossed_total != (int64_t)l.forward_total - (int64_t)l.backward_total ||
             l.forward_total > 4ull * most * FUZZ_STEPS ||
             l.backward_total > 4ull * most * FUZZ_STEPS) {

@@ -549,7 +549,7 @@ const char *tv_flow_name(const tv_ctx *c, const th_world *w, char *buf, size_t c
     if (f < nb) return th_world_get_bunker(w, (th_bunker_id){(uint32_t)f + 1}, &bi) ? bi.name : "?";
     /* A destination field: named by the crowd that walks to it. */
     for (uint32_t cr = 0; cr < th_world_crowd_count(w); cr++) {
-        const th_crowd_def *d = th_world_crowd(w, (th_crowd_id){cr + 1});
+        const th_crowd_def *d = th_world_get_crowd(w, (th_crowd_id){cr + 1});
         if (d->goal.kind == TH_GOAL_DESTINATIONS && (int)d->goal.field.index1 - 1 == f - nb) {
             snprintf(buf, cap, "goal of %s", d->name);
             return buf;
@@ -811,7 +811,7 @@ static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
 
 /* The scene's colour for a crowd when it gives one, else the palette. */
 static uint32_t scene_crowd_color(const th_world *w, uint32_t crowd) {
-    const th_crowd_def *def = th_world_crowd(w, (th_crowd_id){crowd + 1});
+    const th_crowd_def *def = th_world_get_crowd(w, (th_crowd_id){crowd + 1});
     return def && def->color ? 0xFF000000u | def->color : crowd_palette[crowd % 8];
 }
 
@@ -819,7 +819,7 @@ static uint32_t scene_crowd_color(const th_world *w, uint32_t crowd) {
  * for a loop), each ringed by its arrival radius: where the crowd is meant to walk. */
 static void draw_routes(tv_ctx *c, const th_world *w) {
     for (uint32_t cr = 0; cr < th_world_crowd_count(w); cr++) {
-        const th_crowd_def *d = th_world_crowd(w, (th_crowd_id){cr + 1});
+        const th_crowd_def *d = th_world_get_crowd(w, (th_crowd_id){cr + 1});
         if (d->goal.kind != TH_GOAL_ROUTE || !d->goal.points) continue;
         const uint32_t col = with_alpha(scene_crowd_color(w, cr), 0xC0);
         const uint32_t n = d->goal.point_count;
@@ -863,7 +863,7 @@ static void draw_squads(tv_ctx *c, const th_world *w) {
         tv_batch_rect(&c->geo, ctr.x - 3, ctr.y - 3, 6, 6, 0xFFFFFFFF);
         th_agent_id id;
         th_vec2 slot;
-        for (uint32_t i = 0; th_world_squad_member(w, s, i, &id, &slot); i++) {
+        for (uint32_t i = 0; th_world_get_squad_member(w, s, i, &id, &slot); i++) {
             th_agent_state st;
             bool alive = th_world_get_agent(w, id, &st);
             uint32_t col = alive ? scene_crowd_color(w, st.crowd.index1 - 1) : 0xFF808080u;
@@ -895,7 +895,7 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     bool bodies = false;
     for (uint32_t cr = 0; cr < TH_MAX_CROWDS; cr++) {
         crowd_color[cr] = scene_crowd_color(w, cr);
-        const th_crowd_def *cd = th_world_crowd(w, (th_crowd_id){cr + 1});
+        const th_crowd_def *cd = th_world_get_crowd(w, (th_crowd_id){cr + 1});
         body_px[cr] = cd ? (float)(cd->body_radius * c->cam.scale) : 0.0f;
         /* A body a few pixels wide reads as a disc; smaller, the arrow says more. */
         if (body_px[cr] < 3.0f) body_px[cr] = 0.0f;
@@ -1068,10 +1068,10 @@ uint32_t tv_scene_crowd_color(const th_world *w, uint32_t crowd) {
 }
 
 bool tv_is_predator(const th_world *w, uint32_t crowd) {
-    const th_crowd_def *me = th_world_crowd(w, (th_crowd_id){crowd + 1});
+    const th_crowd_def *me = th_world_get_crowd(w, (th_crowd_id){crowd + 1});
     if (!me || me->type >= TH_MAX_TYPES) return false;
     for (uint32_t k = 0; k < TH_MAX_CROWDS; k++) {
-        const th_crowd_def *o = th_world_crowd(w, (th_crowd_id){k + 1});
+        const th_crowd_def *o = th_world_get_crowd(w, (th_crowd_id){k + 1});
         if (!o) break;
         if ((o->flee_types >> me->type) & 1u) return true;
     }

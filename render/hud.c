@@ -336,7 +336,7 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
     bool leaders = false, predators = false;
     uint32_t crowds = 0;
     for (uint32_t k = 0; k < TH_MAX_CROWDS; k++) {
-        const th_crowd_def *cd = th_world_crowd(w, (th_crowd_id){k + 1});
+        const th_crowd_def *cd = th_world_get_crowd(w, (th_crowd_id){k + 1});
         if (!cd) break;
         crowds++;
         leaders |= th_target_id_valid(cd->target);
@@ -388,7 +388,7 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
         if (!dest) n = lg_add(it, n, LG_TEXT, TEXT, 0, "arrow colour: its bunker");
         n = lg_add(it, n, LG_TEXT, TEXT, 0, "grey x: no route");
         for (uint32_t cr = 0; cr < th_world_crowd_count(w); cr++) {
-            if (th_world_crowd(w, (th_crowd_id){cr + 1})->goal.kind == TH_GOAL_ROUTE) {
+            if (th_world_get_crowd(w, (th_crowd_id){cr + 1})->goal.kind == TH_GOAL_ROUTE) {
                 n = lg_add(it, n, LG_TEXT, TEXT, 0, "circles: route waypoints");
                 break;
             }

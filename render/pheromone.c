@@ -55,7 +55,7 @@ void tv_draw_pheromone(tv_ctx *c, const th_world *w) {
         float cs = 0.0f;
         const th_crowd_id crowd = {k + 1};
         const float *ph = th_world_pheromone(w, crowd, &cols, &rows, &cs);
-        const th_crowd_def *cd = th_world_crowd(w, crowd);
+        const th_crowd_def *cd = th_world_get_crowd(w, crowd);
         if (!ph || !cd || !cd->goal.forage || cols <= 0 || rows <= 0) continue;
         const float inv = 1.0f / cd->goal.forage->deposit;
         size_t n = (size_t)cols * (size_t)rows;
@@ -85,11 +85,11 @@ void tv_draw_colonies(tv_ctx *c, const th_world *w) {
     const float px = (float)c->cam.scale;
     for (uint32_t k = 0; k < crowds; k++) {
         th_forage_info fi;
-        if (!th_world_forage_info(w, (th_crowd_id){k + 1}, &fi)) continue;
+        if (!th_world_get_forage(w, (th_crowd_id){k + 1}, &fi)) continue;
         /* Food: a disc filled as far as it holds food, in a ring that stays when it is empty. */
         for (uint32_t s = 0; s < fi.sources; s++) {
             th_food_info f;
-            if (!th_world_food_source(w, (th_crowd_id){k + 1}, s, &f)) continue;
+            if (!th_world_get_food_source(w, (th_crowd_id){k + 1}, s, &f)) continue;
             th_vec2 q = tv_to_screen(&c->cam, f.at.x, f.at.y);
             float r = f.radius * px;
             if (r < 3.0f) r = 3.0f;

@@ -36,6 +36,25 @@ run() {
     rc=$?
 }
 
+# expect_usage NAME WORD ARGS...: `run ARGS` is a usage error: exit code 2, WORD on stderr,
+# and, when the suite sets $usage_ran, no stdout line matching it (what going ahead prints).
+expect_usage() {
+    local name=$1 word=$2
+    shift 2
+    run "$@"
+    if [[ $rc -ne 2 ]]; then
+        fail "$name" "exit code $rc, expected 2"
+    elif [[ ! -s $tmp/err ]]; then
+        fail "$name" "nothing on stderr"
+    elif ! grep -qF -- "$word" "$tmp/err"; then
+        fail "$name" "stderr does not mention '$word'"
+    elif [[ -n ${usage_ran:-} ]] && grep -q -- "$usage_ran" "$tmp/out"; then
+        fail "$name" "went ahead despite the usage error"
+    else
+        pass "$name"
+    fi
+}
+
 # need TOOL WHY: exit 2 (a broken set-up, not a skip) when TOOL is missing.
 need() {
     if ! command -v "$1" >/dev/null; then

@@ -195,7 +195,7 @@ static int steps_to_catch(th_pursuit how, int limit, float *closest_after_10s) {
         th_vec2 tp;
         th_world_get_agent(w, a, &st);
         ck_assert(st.leader); /* alone: always leads */
-        ck_assert(th_world_target_state(w, TARGET_ID(target), &tp, NULL));
+        ck_assert(th_world_get_target(w, TARGET_ID(target), &tp, NULL));
         float d = th_v2_len(th_v2_sub(tp, st.position));
         if (s == 600 && closest_after_10s) *closest_after_10s = d;
         if (d < 1.0f) break;
@@ -226,12 +226,12 @@ START_TEST(path_and_agent_targets_move) {
     int ta = IDX(th_world_add_target(w, &follow, NULL));
     for (int s = 0; s < 60 * 3; s++) th_world_step(w); /* 3 s: 30 m along the path */
     th_vec2 pos, vel;
-    ck_assert(th_world_target_state(w, TARGET_ID(tp), &pos, &vel));
+    ck_assert(th_world_get_target(w, TARGET_ID(tp), &pos, &vel));
     /* Evaluated at the start of the last step, t = 179 / 60 s. */
     float t = 179.0f / 60.0f;
     ck_assert(fabsf(pos.x - (10 + 10 * t)) < 1e-3f && fabsf(pos.y - 10) < 1e-3f);
     ck_assert(fabsf(vel.x - 10) < 1e-4f && fabsf(vel.y) < 1e-4f);
-    ck_assert(th_world_target_state(w, TARGET_ID(ta), &pos, &vel));
+    ck_assert(th_world_get_target(w, TARGET_ID(ta), &pos, &vel));
     ck_assert(pos.x > 50); /* the runner moved east */
     th_target_def bad = {.kind = TH_TARGET_PATH, .points = pts, .point_count = 0, .speed = 1};
     th_error err;
@@ -244,10 +244,10 @@ START_TEST(path_and_agent_targets_move) {
     int tl = IDX(th_world_add_target(w, &later, &err));
     ck_assert_int_ge(tl, 0);
     th_world_step(w);
-    ck_assert(!th_world_target_state(w, TARGET_ID(tl), &pos, &vel));
+    ck_assert(!th_world_get_target(w, TARGET_ID(tl), &pos, &vel));
     th_world_add_agent(w, CROWD_ID(0), th_v2(20, 20), th_v2(1, 0), NULL);
     th_world_step(w);
-    ck_assert(th_world_target_state(w, TARGET_ID(tl), &pos, &vel));
+    ck_assert(th_world_get_target(w, TARGET_ID(tl), &pos, &vel));
     th_world_destroy(w);
 }
 END_TEST

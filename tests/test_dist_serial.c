@@ -268,7 +268,7 @@ static void squads_same_as_serial(const char *name, uint32_t steps, uint32_t thr
             for (uint32_t q = 0; q < w[0]->squad_count; q++) {
                 th_agent_id id;
                 th_error err;
-                ck_assert(th_world_squad_member(w[0], SQUAD_ID(q), 1, &id, NULL));
+                ck_assert(th_world_get_squad_member(w[0], SQUAD_ID(q), 1, &id, NULL));
                 for (int i = 0; i < 2; i++) ck_assert(th_world_remove_agent(w[i], id, &err));
             }
             th_squad_info info;
@@ -332,7 +332,7 @@ static void forage_same_as_serial(const char *path, uint32_t steps, uint32_t thr
     th_world *b = th_test_load(path, o, 100000, NULL);
     th_dist_serial_force(b, true);
     th_food_info f0;
-    ck_assert(th_world_food_source(a, CROWD_ID(0), 0, &f0));
+    ck_assert(th_world_get_food_source(a, CROWD_ID(0), 0, &f0));
     for (uint32_t s = 1; s <= steps; s++) {
         th_world_step(a);
         th_world_step(b);
@@ -340,7 +340,7 @@ static void forage_same_as_serial(const char *path, uint32_t steps, uint32_t thr
             /* Every ant in the source after the first step stood in it for the pickups (an ant
              * moves 5 cm a step): more of them than units, and no unit left. */
             th_food_info f;
-            ck_assert(th_world_food_source(a, CROWD_ID(0), 0, &f));
+            ck_assert(th_world_get_food_source(a, CROWD_ID(0), 0, &f));
             ck_assert_uint_gt(ants_in(a, f0.at, f0.radius - 0.1f), f0.amount);
             ck_assert_uint_eq(f.remaining, 0);
         }
@@ -349,8 +349,8 @@ static void forage_same_as_serial(const char *path, uint32_t steps, uint32_t thr
                           s);
     }
     th_forage_info ia, ib;
-    ck_assert(th_world_forage_info(a, CROWD_ID(0), &ia));
-    ck_assert(th_world_forage_info(b, CROWD_ID(0), &ib));
+    ck_assert(th_world_get_forage(a, CROWD_ID(0), &ia));
+    ck_assert(th_world_get_forage(b, CROWD_ID(0), &ib));
     ck_assert_uint_eq(ia.taken, ib.taken);
     ck_assert_uint_eq(ia.delivered, ib.delivered);
     ck_assert_uint_eq(ia.carried, ib.carried);
@@ -358,8 +358,8 @@ static void forage_same_as_serial(const char *path, uint32_t steps, uint32_t thr
     ck_assert_uint_gt(ia.delivered, 0); /* ants came home: drops and marks were exercised */
     for (uint32_t i = 0; i < ia.sources; i++) {
         th_food_info fa, fb;
-        ck_assert(th_world_food_source(a, CROWD_ID(0), i, &fa));
-        ck_assert(th_world_food_source(b, CROWD_ID(0), i, &fb));
+        ck_assert(th_world_get_food_source(a, CROWD_ID(0), i, &fa));
+        ck_assert(th_world_get_food_source(b, CROWD_ID(0), i, &fb));
         ck_assert_uint_eq(fa.remaining, fb.remaining);
     }
     th_world_destroy(a);

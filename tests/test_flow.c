@@ -21,18 +21,6 @@
 #define THRONG_SCENES_DIR "scenes"
 #endif
 
-static char g_dir[64];
-
-static const char *write_file(const char *name, const char *text) {
-    static char path[160];
-    snprintf(path, sizeof path, "%s/%s", g_dir, name);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
 /* Boids that never steer: every weight zero, so an agent keeps its velocity and moves by
  * exactly v * dt each step (checked where it matters). */
 static th_crowd_def inert_crowd(const char *name) {
@@ -404,7 +392,7 @@ START_TEST(corridor_reaches_a_steady_flow) {
     th_spawner_info s0, s1;
     th_measure_line_info l0, l1;
     th_world_get_spawner(w, SPAWNER_ID(0), &s0);
-    th_world_measure_line(w, LINE_ID(0), &l0);
+    th_world_get_measure_line(w, LINE_ID(0), &l0);
     th_world_stats a = th_world_get_stats(w);
     ck_assert_uint_gt(a.exited, 0);
     uint32_t lo = UINT32_MAX, hi = 0;
@@ -417,7 +405,7 @@ START_TEST(corridor_reaches_a_steady_flow) {
     }
     ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
     th_world_get_spawner(w, SPAWNER_ID(0), &s1);
-    th_world_measure_line(w, LINE_ID(0), &l1);
+    th_world_get_measure_line(w, LINE_ID(0), &l1);
     th_world_stats b = th_world_get_stats(w);
     const uint32_t in = s1.emitted - s0.emitted;
     const int64_t across = l1.crossed_total - l0.crossed_total;
@@ -795,7 +783,7 @@ static const bad_scene k_bad[] = {
 START_TEST(bad_scenes_point_at_the_value) {
     const bad_scene *c = &k_bad[_i];
     th_error err = {0};
-    const char *path = write_file("scene.yaml", c->yaml);
+    const char *path = th_test_write_text("scene.yaml", c->yaml);
     th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, &err);
     ck_assert_msg(w == NULL, "%s: loaded although broken", c->what);
     th_test_scene_error(c->what, &err, "scene.yaml", c->line, c->column, c->path, c->code);
@@ -804,7 +792,7 @@ END_TEST
 
 /* A scene's sections reach the world as written. */
 START_TEST(scene_flow_builds_as_written) {
-    const char *path = write_file(
+    const char *path = th_test_write_text(
         "good.yaml", MAP_HEAD
         "    model: pedestrian\n    goal: {destinations: [{legend: E}], exit: true}\n"
         "spawners:\n  - {name: in, crowd: a, cells: S, rate: 0.5, start: 1, stop: 9, limit: 3}\n"
@@ -859,11 +847,8 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-    snprintf(g_dir, sizeof g_dir, "/tmp/throng_flow_XXXXXX");
-    if (!mkdtemp(g_dir)) return EXIT_FAILURE;
+    if (!th_test_dir_make("flow")) return EXIT_FAILURE;
     int rc = th_test_run(suite());
-    char cmd[100];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    if (system(cmd) != 0) rc = EXIT_FAILURE;
+    if (!th_test_dir_remove()) rc = EXIT_FAILURE;
     return rc;
 }

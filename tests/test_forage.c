@@ -161,9 +161,9 @@ START_TEST(food_is_conserved) {
         th_world_step(w);
         if (s % 60) continue;
         th_forage_info fi;
-        ck_assert(th_world_forage_info(w, CROWD_ID(0), &fi));
+        ck_assert(th_world_get_forage(w, CROWD_ID(0), &fi));
         th_food_info f;
-        ck_assert(th_world_food_source(w, CROWD_ID(0), 0, &f));
+        ck_assert(th_world_get_food_source(w, CROWD_ID(0), 0, &f));
         const uint32_t carrying = count_carrying(w);
         ck_assert_uint_eq(fi.taken, fi.delivered + carrying);
         ck_assert_uint_eq(fi.carried, carrying);
@@ -173,7 +173,7 @@ START_TEST(food_is_conserved) {
         last_taken = fi.taken;
     }
     th_forage_info fi;
-    th_world_forage_info(w, CROWD_ID(0), &fi);
+    th_world_get_forage(w, CROWD_ID(0), &fi);
     ck_assert_uint_gt(fi.delivered, 0);
     th_world_destroy(w);
 }
@@ -192,7 +192,7 @@ START_TEST(scarce_food_goes_first_in_storage_order) {
     }
     th_world_step(w);
     th_forage_info fi;
-    th_world_forage_info(w, CROWD_ID(0), &fi);
+    th_world_get_forage(w, CROWD_ID(0), &fi);
     ck_assert_uint_eq(fi.taken, 3);
     th_agent_view v = th_world_agents(w);
     ck_assert_uint_eq(v.count, 10);
@@ -212,7 +212,7 @@ START_TEST(scarce_food_goes_first_in_storage_order) {
         }
     }
     th_world_step(w);
-    th_world_forage_info(w, CROWD_ID(0), &fi);
+    th_world_get_forage(w, CROWD_ID(0), &fi);
     ck_assert_uint_eq(fi.lost, 1);
     ck_assert_uint_eq(fi.carried, count_carrying(w));
     ck_assert_uint_eq(fi.taken, fi.delivered + fi.carried + fi.lost);
@@ -238,7 +238,7 @@ START_TEST(following_trails_brings_more_food) {
         th_world *w = make_colony(&o);
         for (int s = 0; s < 60 * 90; s++) th_world_step(w);
         th_forage_info fi;
-        th_world_forage_info(w, CROWD_ID(0), &fi);
+        th_world_get_forage(w, CROWD_ID(0), &fi);
         taken[i] = fi.taken;
         th_world_destroy(w);
     }
@@ -269,7 +269,7 @@ START_TEST(spent_source_trail_fades_in_predicted_time) {
     int s = 0;
     do {
         th_world_step(w);
-        th_world_forage_info(w, CROWD_ID(0), &fi);
+        th_world_get_forage(w, CROWD_ID(0), &fi);
         s++;
     } while ((fi.delivered < 6) && s < 60 * 300);
     ck_assert_msg(fi.delivered == 6, "only %llu of 6 units home after %d steps",
@@ -311,7 +311,7 @@ START_TEST(ants_find_food_and_form_a_trail) {
     th_world *w = make_colony(&o);
     for (int s = 0; s < 60 * 60; s++) th_world_step(w);
     th_forage_info fi;
-    th_world_forage_info(w, CROWD_ID(0), &fi);
+    th_world_get_forage(w, CROWD_ID(0), &fi);
     ck_assert_uint_gt(fi.delivered, 10);
     double band = 0.0, away = 0.0;
     int nb = 0, na = 0;
@@ -403,7 +403,7 @@ START_TEST(same_result_at_one_two_three_threads) {
         th_world *w = make_colony(&o);
         for (int s = 0; s < 1200; s++) th_world_step(w);
         hash[t - 1] = th_world_hash(w);
-        th_world_forage_info(w, CROWD_ID(0), &info[t - 1]);
+        th_world_get_forage(w, CROWD_ID(0), &info[t - 1]);
         const float *ph = th_world_pheromone(w, CROWD_ID(0), &cols, &rows, NULL);
         grid[t - 1] = malloc((size_t)cols * (size_t)rows * sizeof(float));
         memcpy(grid[t - 1], ph, (size_t)cols * (size_t)rows * sizeof(float));
@@ -437,7 +437,7 @@ START_TEST(steps_do_not_allocate) {
         for (int s = 0; s < 1200; s++) th_world_step(w);
         ck_assert_uint_eq(th_alloc_count(), before);
         th_forage_info fi;
-        th_world_forage_info(w, CROWD_ID(0), &fi);
+        th_world_get_forage(w, CROWD_ID(0), &fi);
         ck_assert_uint_gt(fi.taken, 0); /* pickups and deposits happened in the steps counted */
         th_world_destroy(w);
     }
@@ -455,7 +455,7 @@ START_TEST(ants_scene_forages) {
     ck_assert_msg(w != NULL, "%s", err.message);
     for (int s = 0; s < 60 * 45; s++) th_world_step(w);
     th_forage_info fi;
-    ck_assert(th_world_forage_info(w, CROWD_ID(0), &fi));
+    ck_assert(th_world_get_forage(w, CROWD_ID(0), &fi));
     ck_assert_uint_gt(fi.delivered, 0);
     ck_assert_uint_eq(fi.taken, fi.delivered + fi.carried);
     ck_assert_uint_eq(fi.carried, count_carrying(w));
@@ -561,7 +561,7 @@ START_TEST(scene_errors_point_at_the_value) {
     th_error err = {0};
     th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
-    const th_crowd_def *cd = th_world_crowd(w, CROWD_ID(0));
+    const th_crowd_def *cd = th_world_get_crowd(w, CROWD_ID(0));
     ck_assert_int_eq(cd->goal.kind, TH_GOAL_FORAGE);
     ck_assert_float_eq(cd->goal.forage->deposit, 3.0f);
     ck_assert_float_eq(cd->goal.forage->sense_angle, 30.0f);
@@ -657,7 +657,7 @@ START_TEST(api_refuses_bad_values) {
     ck_assert(!th_world_add_pheromone(w, CROWD_ID(0), th_v2(1, 1), 1.0f, &err));
     TH_TEST_ERR(err, TH_ERR_STATE);
     th_forage_info fi;
-    ck_assert(!th_world_forage_info(w, CROWD_ID(0), &fi));
+    ck_assert(!th_world_get_forage(w, CROWD_ID(0), &fi));
     cd.goal.kind = TH_GOAL_FORAGE;
     cd.goal.forage = &good;
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 1);
@@ -668,8 +668,8 @@ START_TEST(api_refuses_bad_values) {
     ck_assert(th_world_add_pheromone(w, CROWD_ID(1), th_v2(1, 1), -5.0f, &err)); /* floored at 0 */
     ck_assert_float_eq(th_world_pheromone(w, CROWD_ID(1), NULL, NULL, NULL)[1 * 30 + 1], 0.0f);
     th_food_info f;
-    ck_assert(th_world_food_source(w, CROWD_ID(1), 0, &f));
-    ck_assert(!th_world_food_source(w, CROWD_ID(1), 1, &f));
+    ck_assert(th_world_get_food_source(w, CROWD_ID(1), 0, &f));
+    ck_assert(!th_world_get_food_source(w, CROWD_ID(1), 1, &f));
     ck_assert_uint_eq(f.remaining, 5);
     th_world_destroy(w);
 }

@@ -915,14 +915,14 @@ START_TEST(rimea10_everyone_uses_the_assigned_exit) {
     uint32_t through[2] = {0, 0};
     for (uint32_t l = 0; l < th_world_measure_line_count(w); l++) {
         th_measure_line_info li;
-        ck_assert(th_world_measure_line(w, LINE_ID(l), &li));
+        ck_assert(th_world_get_measure_line(w, LINE_ID(l), &li));
         if (strcmp(li.name, "main_exit") == 0) through[0] = (uint32_t)li.forward_total;
         if (strcmp(li.name, "secondary_exit") == 0) through[1] = (uint32_t)li.forward_total;
     }
     uint32_t group[2] = {0, 0};
     const th_agent_view v = th_world_agents(w);
     for (uint32_t k = 0; k < v.count; k++) {
-        const th_crowd_def *cd = th_world_crowd(w, CROWD_ID(v.crowd[k]));
+        const th_crowd_def *cd = th_world_get_crowd(w, CROWD_ID(v.crowd[k]));
         const bool main = strcmp(cd->name, "to_main") == 0;
         group[main ? 0 : 1]++;
         /* In the yard beyond its own exit: x in [0, 4) m west of the main exit, [35, 39) m east

@@ -79,12 +79,12 @@ START_TEST(handles_count_from_one_in_order_and_iterate) {
     ck_assert_uint_eq(th_world_crowd_count(f.w), 2);
     const char *names[] = {"crowd", "second"};
     for (uint32_t i = 0; i < th_world_crowd_count(f.w); i++) {
-        const th_crowd_def *d = th_world_crowd(f.w, (th_crowd_id){i + 1});
+        const th_crowd_def *d = th_world_get_crowd(f.w, (th_crowd_id){i + 1});
         ck_assert_ptr_nonnull(d);
         ck_assert_str_eq(d->name, names[i]);
     }
     /* The stored def keeps the target handle it was given. */
-    ck_assert_uint_eq(th_world_crowd(f.w, f.crowd)->target.index1, f.target.index1);
+    ck_assert_uint_eq(th_world_get_crowd(f.w, f.crowd)->target.index1, f.target.index1);
     /* Lookups return handles. */
     ck_assert_uint_eq(th_world_find_bunker(f.w, "east").index1, 2);
     ck_assert(!th_bunker_id_valid(th_world_find_bunker(f.w, "north")));
@@ -130,13 +130,13 @@ START_TEST(crowd_handles_refused) {
         th_world_add_agent(f.w, c, th_v2(5, 5), th_v2(0, 0), &err);
         ck_assert_uint_eq(th_world_agent_count(f.w), agents);
         refused(&err, c.index1 ? "no crowd" : "null crowd handle");
-        ck_assert_ptr_null(th_world_crowd(f.w, c));
+        ck_assert_ptr_null(th_world_get_crowd(f.w, c));
         ck_assert(!th_world_waypoint_hop(f.w, c, 0, 0, NULL, NULL));
         ck_assert_uint_eq(th_world_breadcrumbs(f.w, c, NULL, 0), 0);
         th_forage_info fi;
         th_food_info food;
-        ck_assert(!th_world_forage_info(f.w, c, &fi));
-        ck_assert(!th_world_food_source(f.w, c, 0, &food));
+        ck_assert(!th_world_get_forage(f.w, c, &fi));
+        ck_assert(!th_world_get_food_source(f.w, c, 0, &food));
         ck_assert_ptr_null(th_world_pheromone(f.w, c, NULL, NULL, NULL));
         err = (th_error){0};
         ck_assert(!th_world_add_pheromone(f.w, c, th_v2(5, 5), 1.0f, &err));
@@ -167,7 +167,7 @@ START_TEST(crowd_handles_refused) {
     /* A good handle works in the same calls. */
     th_world_add_agent(f.w, f.crowd, th_v2(5, 5), th_v2(0, 0), &err);
     ck_assert_uint_eq(th_world_agent_count(f.w), agents + 1);
-    ck_assert_ptr_nonnull(th_world_crowd(f.w, f.crowd));
+    ck_assert_ptr_nonnull(th_world_get_crowd(f.w, f.crowd));
     ck_assert_uint_eq(th_world_spawner_count(f.w), 0);
     ck_assert_uint_eq(th_world_exit_count(f.w), 0);
     th_world_destroy(f.w);
@@ -214,11 +214,11 @@ START_TEST(target_handles_refused) {
     th_error err;
     th_world_step(f.w);
     th_vec2 p, v;
-    ck_assert(th_world_target_state(f.w, f.target, &p, &v));
+    ck_assert(th_world_get_target(f.w, f.target, &p, &v));
     ck_assert(p.x == 20.0f && p.y == 20.0f);
-    ck_assert(!th_world_target_state(f.w, (th_target_id){0}, &p, &v));
-    ck_assert(!th_world_target_state(f.w, (th_target_id){2}, &p, &v));
-    ck_assert(!th_world_target_state(f.w, (th_target_id){UINT32_MAX}, &p, &v));
+    ck_assert(!th_world_get_target(f.w, (th_target_id){0}, &p, &v));
+    ck_assert(!th_world_get_target(f.w, (th_target_id){2}, &p, &v));
+    ck_assert(!th_world_get_target(f.w, (th_target_id){UINT32_MAX}, &p, &v));
     /* A crowd's target: null is "no leaders", an unknown one is refused. */
     th_crowd_def cd = th_default_crowd_def();
     cd.target = (th_target_id){2};
@@ -262,7 +262,7 @@ START_TEST(squad_handles_refused) {
         th_agent_id id;
         th_vec2 at;
         ck_assert(!th_world_get_squad(f.w, q, &si));
-        ck_assert(!th_world_squad_member(f.w, q, 0, &id, &at));
+        ck_assert(!th_world_get_squad_member(f.w, q, 0, &id, &at));
         ck_assert(!th_world_squad_waypoint(f.w, q, 0, &at));
         err = (th_error){0};
         ck_assert(!th_world_squad_join(f.w, q, a, &err));
@@ -347,16 +347,16 @@ START_TEST(measure_spawner_exit_handles_refused) {
     th_measure_line_info li;
     th_spawner_info si;
     th_exit_info ei;
-    ck_assert(th_world_measure_area(f.w, area, &ai) && strcmp(ai.name, "hall") == 0);
-    ck_assert(th_world_measure_line(f.w, line, &li) && strcmp(li.name, "door") == 0);
+    ck_assert(th_world_get_measure_area(f.w, area, &ai) && strcmp(ai.name, "hall") == 0);
+    ck_assert(th_world_get_measure_line(f.w, line, &li) && strcmp(li.name, "door") == 0);
     ck_assert(th_world_get_spawner(f.w, spawner, &si) && si.crowd.index1 == f.crowd.index1);
     ck_assert(th_world_get_exit(f.w, exit, &ei));
     ck_assert(th_world_spawner_covers(f.w, spawner, 5, 5));
     ck_assert(th_world_exit_covers(f.w, exit, 30, 5));
     const uint32_t bad[] = {0, 2, UINT32_MAX};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        ck_assert(!th_world_measure_area(f.w, (th_measure_area_id){bad[i]}, &ai));
-        ck_assert(!th_world_measure_line(f.w, (th_measure_line_id){bad[i]}, &li));
+        ck_assert(!th_world_get_measure_area(f.w, (th_measure_area_id){bad[i]}, &ai));
+        ck_assert(!th_world_get_measure_line(f.w, (th_measure_line_id){bad[i]}, &li));
         ck_assert(!th_world_get_spawner(f.w, (th_spawner_id){bad[i]}, &si));
         ck_assert(!th_world_get_exit(f.w, (th_exit_id){bad[i]}, &ei));
         ck_assert(!th_world_spawner_covers(f.w, (th_spawner_id){bad[i]}, 5, 5));

@@ -1014,7 +1014,7 @@ START_TEST(path_target_stops_at_its_end) {
     th_vec2 pos, vel;
     for (int s = 0; s < 14; s++) { /* 3.5 s: the 2 m path ends at 2 s */
         th_world_step(w);
-        ck_assert(th_world_target_state(w, TARGET_ID(0), &pos, &vel));
+        ck_assert(th_world_get_target(w, TARGET_ID(0), &pos, &vel));
         double travelled = 0.25 * s; /* as of the start of the step */
         if (travelled >= 2.0) {
             ck_assert_msg(pos.x == 12.0f && pos.y == 10.0f && vel.x == 0.0f && vel.y == 0.0f,

@@ -112,7 +112,7 @@ START_TEST(stale_id_is_refused) {
     th_world_step(w);
     th_vec2 tp, tv;
     ck_assert(
-        th_world_target_state(w, TARGET_ID(0), &tp, &tv)); /* follows its agent while it lives */
+        th_world_get_target(w, TARGET_ID(0), &tp, &tv)); /* follows its agent while it lives */
     ck_assert(th_world_remove_agent(w, old, &err));
     th_world_step(w);
     th_agent_id now = add_at(w, 5.0f, 30.0f);
@@ -149,7 +149,7 @@ START_TEST(stale_id_is_refused) {
     }
     th_world_step(w);
     /* The target named the old agent: absent, not following the slot's new one. */
-    ck_assert(!th_world_target_state(w, TARGET_ID(0), &tp, &tv));
+    ck_assert(!th_world_get_target(w, TARGET_ID(0), &tp, &tv));
     ck_assert(th_world_get_agent(w, now, &s)); /* none of the refusals removed it */
     ck_assert(th_world_get_agent(w, other, &s));
     ck_assert_uint_eq(th_world_agent_count(w), 4 + 2);
@@ -179,7 +179,7 @@ START_TEST(lost_member_slot_reused_by_spawner) {
     ck_assert_int_eq(IDX(th_world_add_squad(w, &sd, &err)), 0);
     th_world_step(w);
     th_agent_id lost;
-    ck_assert(th_world_squad_member(w, SQUAD_ID(0), 1, &lost, NULL));
+    ck_assert(th_world_get_squad_member(w, SQUAD_ID(0), 1, &lost, NULL));
     ck_assert(th_world_remove_agent(w, lost, &err));
     th_spawner_def sp = th_default_spawner_def();
     sp.crowd = CROWD_ID(0);
@@ -203,7 +203,7 @@ START_TEST(lost_member_slot_reused_by_spawner) {
     ck_assert_uint_eq(si.members, 3);
     for (uint32_t i = 0; i < 3; i++) {
         th_agent_id m;
-        ck_assert(th_world_squad_member(w, SQUAD_ID(0), i, &m, NULL));
+        ck_assert(th_world_get_squad_member(w, SQUAD_ID(0), i, &m, NULL));
         ck_assert(!th_agent_id_eq(m, lost));
         ck_assert_uint_ne(m.index1, lost.index1);
     }

@@ -15,25 +15,6 @@
 #include "throng/throng.h"
 #include "test_util.h"
 
-static char g_dir[256];
-
-static const char *tmp_path(const char *name) {
-    static char path[2][512];
-    static int which;
-    which ^= 1;
-    snprintf(path[which], sizeof path[which], "%s/%s", g_dir, name);
-    return path[which];
-}
-
-static const char *write_file(const char *name, const char *text) {
-    const char *path = tmp_path(name);
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(text, 1, strlen(text), f), strlen(text));
-    fclose(f);
-    return path;
-}
-
 /* ---- worlds ----------------------------------------------------------------------------- */
 
 #define W_WIDTH  40.0f
@@ -89,7 +70,7 @@ static void check_areas(const th_world *w) {
     th_agent_view v = th_world_agents(w);
     for (uint32_t i = 0; i < th_world_measure_area_count(w); i++) {
         th_measure_area_info a;
-        ck_assert(th_world_measure_area(w, AREA_ID(i), &a));
+        ck_assert(th_world_get_measure_area(w, AREA_ID(i), &a));
         uint32_t n = 0;
         double sum = 0.0;
         for (uint32_t k = 0; k < v.count; k++) {
@@ -120,7 +101,7 @@ START_TEST(areas_match_brute_force) {
             check_areas(w);
         }
         th_measure_area_info whole;
-        ck_assert(th_world_measure_area(w, AREA_ID(2), &whole));
+        ck_assert(th_world_get_measure_area(w, AREA_ID(2), &whole));
         ck_assert_uint_eq(whole.count, 600);
         th_world_destroy(w);
     }
@@ -173,7 +154,7 @@ static double ref_lanes(const th_world *w, const th_measure_area_info *a, uint32
 
 static void check_lanes(const th_world *w, th_measure_area_id id) {
     th_measure_area_info a;
-    ck_assert(th_world_measure_area(w, id, &a));
+    ck_assert(th_world_get_measure_area(w, id, &a));
     uint32_t fwd, bwd;
     double ref = ref_lanes(w, &a, &fwd, &bwd);
     CHECK_MSG(a.lane_forward == fwd && a.lane_backward == bwd, "area %s: %u/%u agents, ref %u/%u",
@@ -210,7 +191,7 @@ static th_world *lane_world(const float (*xyv)[3], uint32_t n, th_lane_axis axis
 
 static double lanes_of(const th_world *w) {
     th_measure_area_info a;
-    ck_assert(th_world_measure_area(w, AREA_ID(0), &a));
+    ck_assert(th_world_get_measure_area(w, AREA_ID(0), &a));
     return a.lane_order;
 }
 
@@ -240,7 +221,7 @@ START_TEST(lanes_of_known_arrangements) {
         double phi = lanes_of(w);
         check_lanes(w, AREA_ID(0));
         th_measure_area_info a;
-        th_world_measure_area(w, AREA_ID(0), &a);
+        th_world_get_measure_area(w, AREA_ID(0), &a);
         switch (kind) {
         case 0:
         case 2:
@@ -273,7 +254,7 @@ START_TEST(lanes_of_known_arrangements) {
     /* Off: NaN, and the axis reads back as off. */
     ck_assert(th_world_set_measure_lanes(w, AREA_ID(0), &(th_lane_def){0}, NULL));
     th_measure_area_info a;
-    th_world_measure_area(w, AREA_ID(0), &a);
+    th_world_get_measure_area(w, AREA_ID(0), &a);
     ck_assert_int_eq(a.lanes.axis, TH_LANE_OFF);
     ck_assert(isnan(a.lane_order));
     th_world_destroy(w);
@@ -312,7 +293,7 @@ START_TEST(lanes_match_brute_force) {
             }
             for (uint32_t i = 0; i < 4; i++) {
                 th_measure_area_info a;
-                th_world_measure_area(w, AREA_ID(i), &a);
+                th_world_get_measure_area(w, AREA_ID(i), &a);
                 last[threads / 3][i] = a.lane_order;
                 if (i == 3) ck_assert(isnan(a.lane_order)); /* no lanes asked for */
                 else ck_assert(isfinite(a.lane_order) || i == 1);
@@ -339,7 +320,7 @@ START_TEST(lanes_refuse_bad_defs) {
     ck_assert(!th_world_set_measure_lanes(w, AREA_ID(1), &bad[0], &err));
     ck_assert(!th_world_set_measure_lanes(w, AREA_ID(0), NULL, &err));
     th_measure_area_info a;
-    th_world_measure_area(w, AREA_ID(0), &a);
+    th_world_get_measure_area(w, AREA_ID(0), &a);
     ck_assert_int_eq(a.lanes.axis, TH_LANE_X); /* the earlier setting stands */
     ck_assert_float_eq(a.lanes.width, TH_LANE_DEFAULT_WIDTH);
     ck_assert_float_eq(a.lanes.length, TH_LANE_DEFAULT_LENGTH);
@@ -374,7 +355,7 @@ static void check_lines_against_reference(bool wrap, uint64_t seed) {
     th_world *w = make_world(2, wrap, AGENTS, seed);
     uint32_t nl = th_world_measure_line_count(w);
     th_measure_line_info li[8];
-    for (uint32_t l = 0; l < nl; l++) ck_assert(th_world_measure_line(w, LINE_ID(l), &li[l]));
+    for (uint32_t l = 0; l < nl; l++) ck_assert(th_world_get_measure_line(w, LINE_ID(l), &li[l]));
     static float qx[AGENTS], qy[AGENTS];
     for (uint32_t id = 0; id < AGENTS; id++) {
         th_agent_state a;
@@ -415,7 +396,7 @@ static void check_lines_against_reference(bool wrap, uint64_t seed) {
         }
         for (uint32_t l = 0; l < nl; l++) {
             th_measure_line_info got;
-            ck_assert(th_world_measure_line(w, LINE_ID(l), &got));
+            ck_assert(th_world_get_measure_line(w, LINE_ID(l), &got));
             line_ref *r = &ref[l];
             int32_t net = (int32_t)r->forward - (int32_t)r->backward;
             r->total += net;
@@ -438,12 +419,12 @@ static void check_lines_against_reference(bool wrap, uint64_t seed) {
     /* The test means something only if agents did cross, both ways. */
     ck_assert_uint_gt(crossings, 100);
     th_measure_line_info mid;
-    ck_assert(th_world_measure_line(w, LINE_ID(0), &mid));
+    ck_assert(th_world_get_measure_line(w, LINE_ID(0), &mid));
     ck_assert_uint_gt(mid.forward_total, 0);
     ck_assert_uint_gt(mid.backward_total, 0);
     if (wrap) {
         th_measure_line_info seam;
-        ck_assert(th_world_measure_line(w, LINE_ID(1), &seam));
+        ck_assert(th_world_get_measure_line(w, LINE_ID(1), &seam));
         ck_assert_uint_gt(seam.forward_total + seam.backward_total, 0);
     }
     th_world_destroy(w);
@@ -485,9 +466,9 @@ START_TEST(lone_agent_laps_count_once_per_lap) {
         ck_assert(th_world_get_agent(w, th_test_id(0), &a));
         ck_assert_float_eq_tol(fabsf(a.velocity.x), 2.0f, 1e-4f);
         th_measure_line_info n, so, se;
-        th_world_measure_line(w, LINE_ID(0), &n);
-        th_world_measure_line(w, LINE_ID(1), &so);
-        th_world_measure_line(w, LINE_ID(2), &se);
+        th_world_get_measure_line(w, LINE_ID(0), &n);
+        th_world_get_measure_line(w, LINE_ID(1), &so);
+        th_world_get_measure_line(w, LINE_ID(2), &se);
         ck_assert_int_eq(n.crossed_total, 5 * dir);
         ck_assert_int_eq(so.crossed_total, -5 * dir); /* drawn southward: east is negative */
         ck_assert_int_eq(se.crossed_total, 5 * dir);
@@ -516,7 +497,7 @@ START_TEST(new_agent_crossing_counts) {
         th_test_id(0)));
     th_world_step(w);
     th_measure_line_info li;
-    th_world_measure_line(w, LINE_ID(0), &li);
+    th_world_get_measure_line(w, LINE_ID(0), &li);
     ck_assert_int_eq(li.crossed, 1);
     ck_assert_uint_eq(li.forward, 1);
     /* Flow over the 2 steps seen so far (window 1 s = 60 steps). */
@@ -538,14 +519,14 @@ static void take(const th_world *w, snapshot *s) {
     memset(s, 0, sizeof *s);
     for (uint32_t i = 0; i < th_world_measure_area_count(w); i++) {
         th_measure_area_info a;
-        th_world_measure_area(w, AREA_ID(i), &a);
+        th_world_get_measure_area(w, AREA_ID(i), &a);
         s->count[i] = a.count;
         s->density[i] = a.density;
         s->speed[i] = a.mean_speed;
     }
     for (uint32_t i = 0; i < th_world_measure_line_count(w); i++) {
         th_measure_line_info l;
-        th_world_measure_line(w, LINE_ID(i), &l);
+        th_world_get_measure_line(w, LINE_ID(i), &l);
         s->total[i] = l.crossed_total;
         s->fwd[i] = l.forward;
         s->bwd[i] = l.backward;
@@ -686,12 +667,12 @@ START_TEST(api_refuses_bad_measures) {
                      0);
     th_measure_area_info a;
     th_measure_line_info l;
-    ck_assert(!th_world_measure_area(w, AREA_ID(1), &a));
-    ck_assert(!th_world_measure_line(w, LINE_ID(1), &l));
-    ck_assert(th_world_measure_area(w, AREA_ID(0), &a));
+    ck_assert(!th_world_get_measure_area(w, AREA_ID(1), &a));
+    ck_assert(!th_world_get_measure_line(w, LINE_ID(1), &l));
+    ck_assert(th_world_get_measure_area(w, AREA_ID(0), &a));
     ck_assert_uint_eq(a.count, 0);
     ck_assert(isnan(a.mean_speed));
-    ck_assert(th_world_measure_line(w, LINE_ID(0), &l));
+    ck_assert(th_world_get_measure_line(w, LINE_ID(0), &l));
     ck_assert_uint_eq(l.window_steps, 60); /* 1 s default at 1/60 s */
     ck_assert_double_eq(l.flow, 0.0);
     th_world_destroy(w);
@@ -788,7 +769,7 @@ static const bad_scene k_bad[] = {
 START_TEST(bad_measure_sections_point_at_the_value) {
     const bad_scene *c = &k_bad[_i];
     th_error err = {0};
-    const char *path = write_file("scene.yaml", c->yaml);
+    const char *path = th_test_write_text("scene.yaml", c->yaml);
     th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, &err);
     ck_assert_msg(w == NULL, "%s: loaded although broken", c->what);
     th_test_scene_error(c->what, &err, "scene.yaml", c->line, c->column, c->path, c->code);
@@ -797,9 +778,9 @@ END_TEST
 
 START_TEST(scene_measure_builds_the_same_as_the_api) {
     const char *path =
-        write_file("good.yaml", SCENE_HEAD
-                   "measure:\n  areas:\n    - {name: c, rect: [10, 5, 20, 10]}\n"
-                   "  lines:\n    - {name: l, from: [20, 0], to: [20, 30], window: 0.5}\n");
+        th_test_write_text("good.yaml", SCENE_HEAD
+                           "measure:\n  areas:\n    - {name: c, rect: [10, 5, 20, 10]}\n"
+                           "  lines:\n    - {name: l, from: [20, 0], to: [20, 30], window: 0.5}\n");
     th_error err;
     th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
@@ -807,8 +788,8 @@ START_TEST(scene_measure_builds_the_same_as_the_api) {
     ck_assert_uint_eq(th_world_measure_line_count(w), 1);
     th_measure_area_info a;
     th_measure_line_info l;
-    th_world_measure_area(w, AREA_ID(0), &a);
-    th_world_measure_line(w, LINE_ID(0), &l);
+    th_world_get_measure_area(w, AREA_ID(0), &a);
+    th_world_get_measure_line(w, LINE_ID(0), &l);
     ck_assert_str_eq(a.name, "c");
     ck_assert(a.x0 == 10.0f && a.y0 == 5.0f && a.x1 == 30.0f && a.y1 == 15.0f);
     ck_assert_str_eq(l.name, "l");
@@ -839,7 +820,7 @@ static bool float_exact(const char *text, float want) {
 
 START_TEST(trajectory_files_round_trip) {
     enum { EVERY = 3, STEPS = 31 };
-    const char *scene = write_file(
+    const char *scene = th_test_write_text(
         "traj.yaml", "name: traj\nseed: 4\nworld:\n  size: [20, 20]\n  bounds: wrap\n"
                      "crowds:\n  - name: a\n    count: 30\n    spawn: {rect: [0, 0, 20, 20]}\n"
                      "    initial_speed: 2\n  - name: b\n    count: 12\n"
@@ -851,9 +832,9 @@ START_TEST(trajectory_files_round_trip) {
     th_world *w = th_scene_load(scene, &(th_scene_opts){.threads = 2}, &info, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
     char csv[512], txt[512], mcsv[512];
-    snprintf(csv, sizeof csv, "%s", tmp_path("t.csv"));
-    snprintf(txt, sizeof txt, "%s", tmp_path("t.txt"));
-    snprintf(mcsv, sizeof mcsv, "%s", tmp_path("m.csv"));
+    snprintf(csv, sizeof csv, "%s", th_test_file("t.csv"));
+    snprintf(txt, sizeof txt, "%s", th_test_file("t.txt"));
+    snprintf(mcsv, sizeof mcsv, "%s", th_test_file("m.csv"));
     th_output oc = {
         .measure_path = mcsv, .measure_every = EVERY, .traj_path = csv, .traj_every = EVERY};
     th_output ot = {.measure_every = 1, .traj_path = txt, .traj_every = EVERY}; /* .txt: pedpy */
@@ -879,8 +860,8 @@ START_TEST(trajectory_files_round_trip) {
         }
         th_measure_area_info a;
         th_measure_line_info l;
-        th_world_measure_area(w, AREA_ID(0), &a);
-        th_world_measure_line(w, LINE_ID(0), &l);
+        th_world_get_measure_area(w, AREA_ID(0), &a);
+        th_world_get_measure_line(w, LINE_ID(0), &l);
         box[ns] = a.count;
         cut[ns] = l.crossed_total;
         ns++;
@@ -978,11 +959,11 @@ START_TEST(trajectory_files_round_trip) {
 END_TEST
 
 START_TEST(output_refuses_unwritable_and_empty) {
-    const char *scene = write_file("plain.yaml", SCENE_HEAD);
+    const char *scene = th_test_write_text("plain.yaml", SCENE_HEAD);
     th_error err;
     th_world *w = th_scene_load(scene, &(th_scene_opts){.threads = 1}, NULL, &err);
     ck_assert_ptr_nonnull(w);
-    th_output o = {.measure_path = tmp_path("m.csv"), .measure_every = 1, .traj_every = 1};
+    th_output o = {.measure_path = th_test_file("m.csv"), .measure_every = 1, .traj_every = 1};
     ck_assert(!th_output_open(&o, w, "plain", &err));
     ck_assert_ptr_nonnull(strstr(err.message, "measures nothing"));
     th_output o2 = {.measure_every = 1, .traj_path = "/nonexistent-dir/t.csv", .traj_every = 1};
@@ -1020,11 +1001,8 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-    snprintf(g_dir, sizeof g_dir, "/tmp/throng_measure_XXXXXX");
-    if (!mkdtemp(g_dir)) return EXIT_FAILURE;
+    if (!th_test_dir_make("measure")) return EXIT_FAILURE;
     int rc = th_test_run(suite());
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    if (system(cmd) != 0) rc = EXIT_FAILURE;
+    if (!th_test_dir_remove()) rc = EXIT_FAILURE;
     return rc;
 }

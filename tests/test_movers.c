@@ -454,7 +454,7 @@ START_TEST(breadcrumb_ring_keeps_the_newest_crumbs_a_spacing_apart) {
         /* The rule, replayed on the target's positions: a crumb where it was at the step's
          * start, once a metre or more from the last. */
         th_vec2 pos;
-        ck_assert(th_world_target_state(w, TARGET_ID(t), &pos, NULL));
+        ck_assert(th_world_get_target(w, TARGET_ID(t), &pos, NULL));
         if (nref == 0 || th_v2_len(th_v2_sub(pos, ref[nref - 1])) >= 1.0f) ref[nref++] = pos;
         const uint32_t held = th_world_breadcrumbs(w, CROWD_ID(crowd), c, 8);
         ck_assert_uint_eq(held, nref < 8 ? nref : 8);
@@ -856,7 +856,7 @@ START_TEST(library_waypoint_walkers_arrive) {
     ck_assert_uint_eq(th_world_get_stats(w).stranded, 0);
     const th_agent_view v = th_world_agents(w);
     for (uint32_t k = 0; k < v.count; k++) {
-        const th_crowd_def *d = th_world_crowd(w, CROWD_ID(v.crowd[k]));
+        const th_crowd_def *d = th_world_get_crowd(w, CROWD_ID(v.crowd[k]));
         const th_vec2 dest = d->goal.nodes[d->goal.destination];
         const float r = d->goal.radius > 0.0f ? d->goal.radius : 1.0f;
         const float off = th_v2_len(th_v2_sub(th_v2(v.px[k], v.py[k]), dest));
@@ -975,8 +975,10 @@ START_TEST(scene_keys_parse_and_errors_point_at_the_value) {
         "  - {name: d, count: 3, spawn: {rect: [1, 1, 4, 1]}, goal: {waypoints: {nodes: [[1.5, 1.5], [4.5, 3.5]], edges: [[0, 1]], destination: 1}}}\n",
         &err);
     ck_assert_msg(w != NULL, "%s", err.message);
-    const th_crowd_def *a = th_world_crowd(w, CROWD_ID(0)), *b = th_world_crowd(w, CROWD_ID(1)),
-                       *c = th_world_crowd(w, CROWD_ID(2)), *dd = th_world_crowd(w, CROWD_ID(3));
+    const th_crowd_def *a = th_world_get_crowd(w, CROWD_ID(0)),
+                       *b = th_world_get_crowd(w, CROWD_ID(1)),
+                       *c = th_world_get_crowd(w, CROWD_ID(2)),
+                       *dd = th_world_get_crowd(w, CROWD_ID(3));
     ck_assert_int_eq(a->goal.kind, TH_GOAL_CRASH_AND_TURN);
     ck_assert_int_eq(a->goal.hand, TH_HAND_LEFT);
     ck_assert_float_eq(a->goal.lookahead, 1.5f);

@@ -122,7 +122,7 @@ static void host_tasks(const char *path, int steps) {
 /* Squad member `i` of squad 0, or a null id. */
 static th_agent_id member(const th_world *w, uint32_t i) {
     th_agent_id id = {0};
-    th_world_squad_member(w, (th_squad_id){1}, i, &id, NULL);
+    th_world_get_squad_member(w, (th_squad_id){1}, i, &id, NULL);
     return id;
 }
 

@@ -135,7 +135,7 @@ END_TEST
 
 START_TEST(rimea6_no_body_overlaps_the_walls) {
     th_world *w = load("rimea6_corner", (th_scene_opts){.threads = 2});
-    const float r = th_world_crowd(w, CROWD_ID(0))->body_radius;
+    const float r = th_world_get_crowd(w, CROWD_ID(0))->body_radius;
     double worst = 0.0;
     for (int s = 0; s < 3600 && th_world_agent_count(w) > 0; s++) {
         th_world_step(w);
@@ -311,7 +311,7 @@ static void check_scene_dir(const char *dir, int *count) {
             th_world_destroy(w);
             w = th_scene_load(path, &(th_scene_opts){.threads = 2, .agents = 2000}, &info, &err);
         }
-        const th_crowd_def *cd = th_world_crowd(w, CROWD_ID(0));
+        const th_crowd_def *cd = th_world_get_crowd(w, CROWD_ID(0));
         ck_assert_msg(cd->body_radius > 0.0f, "%s has no bodies", path);
         th_world_set_validation(w, true);
         double worst = 0.0;
@@ -450,7 +450,7 @@ END_TEST
 
 START_TEST(periodic_corridor_keeps_walkers_between_its_walls) {
     th_world *w = load("rimea4_corridor", (th_scene_opts){.threads = 2, .agents = 60});
-    const float r = th_world_crowd(w, CROWD_ID(0))->body_radius;
+    const float r = th_world_get_crowd(w, CROWD_ID(0))->body_radius;
     uint32_t wraps = 0;
     static float last_x[60];
     th_agent_view v = th_world_agents(w);

@@ -15,8 +15,6 @@
 #include "throng/throng.h"
 #include "test_util.h"
 
-static char g_dir[256];
-
 /* A scene or image, built by a generator when it is too large to write out. */
 typedef struct buf {
     char *data;
@@ -38,21 +36,6 @@ static void repeat(buf *b, const char *s, size_t times) {
     for (size_t i = 0; i < times; i++) puts_(b, s);
 }
 
-static const char *tmp_path(const char *name) {
-    static char path[2][512];
-    static int k;
-    k ^= 1;
-    snprintf(path[k], sizeof path[k], "%s/%s", g_dir, name);
-    return path[k];
-}
-
-static void write_bytes(const char *name, const void *data, size_t len) {
-    FILE *f = fopen(tmp_path(name), "wb");
-    ck_assert_ptr_nonnull(f);
-    if (len) ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-    fclose(f);
-}
-
 /* A PNG of w x h pixels: white, with black walls on the border when both sides exceed 2. */
 static void write_png(const char *name, unsigned w, unsigned h) {
     unsigned char *px = malloc((size_t)w * h * 3);
@@ -69,7 +52,7 @@ static void write_png(const char *name, unsigned w, unsigned h) {
     img.width = w;
     img.height = h;
     img.format = PNG_FORMAT_RGB;
-    ck_assert(png_image_write_to_file(&img, tmp_path(name), 0, px, 0, NULL));
+    ck_assert(png_image_write_to_file(&img, th_test_file(name), 0, px, 0, NULL));
     free(px);
 }
 
@@ -495,7 +478,7 @@ static void check_case(const bad_case *c, const char *name) {
     memset(&err, 0, sizeof err);
     th_scene_info info;
     double t0 = now();
-    th_world *w = th_scene_load(tmp_path(name), &(th_scene_opts){.threads = 1}, &info, &err);
+    th_world *w = th_scene_load(th_test_file(name), &(th_scene_opts){.threads = 1}, &info, &err);
     double dt = now() - t0;
     if (getenv("THRONG_ROBUSTNESS_PRINT")) {
         const char *m = strstr(err.message, name);
@@ -547,7 +530,7 @@ START_TEST(hostile_scene_fails_cleanly) {
     buf b = {0};
     if (c->gen) c->gen(&b);
     else put(&b, c->yaml, c->len);
-    write_bytes("scene.yaml", b.data, b.len);
+    (void)th_test_write("scene.yaml", b.data, b.len);
     free(b.data);
     check_case(c, "scene.yaml");
 }
@@ -573,22 +556,22 @@ static void png_4096(void) { write_png("map.png", 4096, 1); }
 static void png_4097(void) { write_png("map.png", 4097, 1); }
 static void png_truncated(void) {
     write_png("map.png", 6, 5);
-    ck_assert_int_eq(truncate(tmp_path("map.png"), 40), 0);
+    ck_assert_int_eq(truncate(th_test_file("map.png"), 40), 0);
 }
-static void png_empty(void) { write_bytes("map.png", "", 0); }
-static void png_not_png(void) { write_bytes("map.png", "GIF89a......", 12); }
+static void png_empty(void) { (void)th_test_write("map.png", "", 0); }
+static void png_not_png(void) { (void)th_test_write("map.png", "GIF89a......", 12); }
 /* A valid header claiming 0 x 0 pixels. */
 static void png_zero(void) {
     static const unsigned char hdr[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0,   0, 0, 13,
                                         'I',  'H', 'D', 'R', 0,    0,    0,    0,    0,   0, 0, 0,
                                         8,    2,   0,   0,   0,    0x00, 0x00, 0x00, 0x00};
-    write_bytes("map.png", hdr, sizeof hdr);
+    (void)th_test_write("map.png", hdr, sizeof hdr);
 }
 static void png_fifo(void) {
-    unlink(tmp_path("fifo.png"));
-    ck_assert_int_eq(mkfifo(tmp_path("fifo.png"), 0600), 0);
+    unlink(th_test_file("fifo.png"));
+    ck_assert_int_eq(mkfifo(th_test_file("fifo.png"), 0600), 0);
 }
-static void png_dir(void) { mkdir(tmp_path("dir.png"), 0700); }
+static void png_dir(void) { mkdir(th_test_file("dir.png"), 0700); }
 static void nothing(void) {}
 
 // clang-format off
@@ -622,7 +605,7 @@ START_TEST(hostile_image_fails_cleanly) {
              "  legend: {'#000000': wall, '#ffffff': open}\n"
              "crowds:\n  - {name: a, count: 3, spawn: {cells: '#ffffff'}}\n",
              c->image);
-    write_bytes("image.yaml", yaml, strlen(yaml));
+    (void)th_test_write("image.yaml", yaml, strlen(yaml));
     bad_case bc = {c->what, NULL, 0, NULL, c->expect, 4, 10, "map.image", c->message, 2};
     check_case(&bc, "image.yaml");
 }
@@ -637,11 +620,11 @@ static const char *load_image_scene(const char *image, const char *legend, bool 
              "name: t\nmap:\n  cell_size: 1\n  image: %s\n  legend: {%s}\n"
              "crowds:\n  - {name: a, count: 3, spawn: {cells: '#ffffff'}}\n",
              image, legend);
-    write_bytes("in/scene.yaml", yaml, strlen(yaml));
+    (void)th_test_write("in/scene.yaml", yaml, strlen(yaml));
     th_error err;
     memset(&err, 0, sizeof err);
     th_world *w =
-        th_scene_load(tmp_path("in/scene.yaml"),
+        th_scene_load(th_test_file("in/scene.yaml"),
                       &(th_scene_opts){.threads = 1, .allow_outside_paths = allow}, NULL, &err);
     if (w) th_world_destroy(w);
     snprintf(msg, sizeof msg, "%s", w ? "" : err.message);
@@ -654,17 +637,17 @@ static const char *load_image_scene(const char *image, const char *legend, bool 
  * refused unless allowed, with the same answer whether or not the file outside exists, and
  * no message shows a pixel's colour. */
 START_TEST(image_paths_stay_inside) {
-    mkdir(tmp_path("in"), 0700);
-    mkdir(tmp_path("in/maps"), 0700);
+    mkdir(th_test_file("in"), 0700);
+    mkdir(th_test_file("in/maps"), 0700);
     write_png("secret.png", 6, 5); /* outside in/ */
     write_png("in/map.png", 6, 5);
     write_png("in/maps/m.png", 6, 5);
-    unlink(tmp_path("in/link.png"));
-    unlink(tmp_path("in/dangling.png"));
-    unlink(tmp_path("in/up"));
-    ck_assert_int_eq(symlink("../secret.png", tmp_path("in/link.png")), 0);
-    ck_assert_int_eq(symlink("../nothing.png", tmp_path("in/dangling.png")), 0);
-    ck_assert_int_eq(symlink("..", tmp_path("in/up")), 0);
+    unlink(th_test_file("in/link.png"));
+    unlink(th_test_file("in/dangling.png"));
+    unlink(th_test_file("in/up"));
+    ck_assert_int_eq(symlink("../secret.png", th_test_file("in/link.png")), 0);
+    ck_assert_int_eq(symlink("../nothing.png", th_test_file("in/dangling.png")), 0);
+    ck_assert_int_eq(symlink("..", th_test_file("in/up")), 0);
     /* inside: plain names and sub-folders load */
     ck_assert_str_eq(load_image_scene("map.png", WB, false), "");
     ck_assert_str_eq(load_image_scene("./maps/m.png", WB, false), "");
@@ -676,8 +659,8 @@ START_TEST(image_paths_stay_inside) {
     ck_assert_msg(strstr(a, "map.image: expected a file inside the scene's folder") != NULL, "%s",
                   a);
     ck_assert_str_eq(a, b);
-    snprintf(a, sizeof a, "%s", load_image_scene(tmp_path("secret.png"), WB, false));
-    snprintf(b, sizeof b, "%s", load_image_scene(tmp_path("nothing.png"), WB, false));
+    snprintf(a, sizeof a, "%s", load_image_scene(th_test_file("secret.png"), WB, false));
+    snprintf(b, sizeof b, "%s", load_image_scene(th_test_file("nothing.png"), WB, false));
     ck_assert_msg(strstr(a, "found an absolute path") != NULL, "%s", a);
     ck_assert_str_eq(a, b);
     snprintf(a, sizeof a, "%s", load_image_scene("link.png", WB, false));
@@ -690,7 +673,7 @@ START_TEST(image_paths_stay_inside) {
     ck_assert_str_eq(a, b);
     /* the explicit flag lets each of them through */
     ck_assert_str_eq(load_image_scene("../secret.png", WB, true), "");
-    ck_assert_str_eq(load_image_scene(tmp_path("secret.png"), WB, true), "");
+    ck_assert_str_eq(load_image_scene(th_test_file("secret.png"), WB, true), "");
     ck_assert_str_eq(load_image_scene("link.png", WB, true), "");
     ck_assert_str_eq(load_image_scene("up/secret.png", WB, true), "");
     /* Regression: an unknown colour was quoted (#rrggbb), so with outside paths allowed a
@@ -713,10 +696,10 @@ START_TEST(extreme_scenes_step) {
                     "[0, 0, 4, 2]}\n",
     };
     for (size_t i = 0; i < sizeof yaml / sizeof yaml[0]; i++) {
-        write_bytes("scene.yaml", yaml[i], strlen(yaml[i]));
+        (void)th_test_write("scene.yaml", yaml[i], strlen(yaml[i]));
         th_error err;
         th_world *w =
-            th_scene_load(tmp_path("scene.yaml"), &(th_scene_opts){.threads = 2}, NULL, &err);
+            th_scene_load(th_test_file("scene.yaml"), &(th_scene_opts){.threads = 2}, NULL, &err);
         ck_assert_msg(w != NULL, "%zu: %s", i, err.message);
         double t0 = now();
         for (int s = 0; s < 5; s++) th_world_step(w);
@@ -734,8 +717,7 @@ START_TEST(extreme_scenes_step) {
 END_TEST
 
 int main(void) {
-    snprintf(g_dir, sizeof g_dir, "/tmp/throng_robustness_%d", (int)getpid());
-    if (mkdir(g_dir, 0700) != 0 && errno != EEXIST) return EXIT_FAILURE;
+    if (!th_test_dir_make("robustness")) return EXIT_FAILURE;
     Suite *s = suite_create("robustness");
     TCase *tc = tcase_create("hostile");
     tcase_set_timeout(tc, 600);
@@ -748,8 +730,6 @@ int main(void) {
     tcase_add_test(tc, image_paths_stay_inside);
     suite_add_tcase(s, tc);
     int rc = th_test_run(s);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    if (system(cmd) != 0) return EXIT_FAILURE;
+    if (!th_test_dir_remove()) return EXIT_FAILURE;
     return rc;
 }

@@ -15,20 +15,8 @@
 #error "THRONG_SCENES_DIR must name the scene library"
 #endif
 
-static char g_dir[256];
-
-static const char *write_file(const char *name, const void *data, size_t len) {
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", g_dir, name);
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-    fclose(f);
-    return path;
-}
-
 static th_world *load_text(const char *yaml, th_error *err) {
-    const char *path = write_file("scene.yaml", yaml, strlen(yaml));
+    const char *path = th_test_write("scene.yaml", yaml, strlen(yaml));
     return th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, err);
 }
 
@@ -403,7 +391,7 @@ START_TEST(image_map_matches_its_pixels) {
         }
     }
     char png_path[512];
-    snprintf(png_path, sizeof png_path, "%s/map.png", g_dir);
+    snprintf(png_path, sizeof png_path, "%s", th_test_file("map.png"));
     png_image img;
     memset(&img, 0, sizeof img);
     img.version = PNG_IMAGE_VERSION;
@@ -527,10 +515,7 @@ START_TEST(scaling_and_overrides) {
 END_TEST
 
 int main(void) {
-    snprintf(g_dir, sizeof g_dir, "/tmp/throng_scene_test_%d", (int)getpid());
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "mkdir -p %s", g_dir);
-    if (system(cmd) != 0) return EXIT_FAILURE;
+    if (!th_test_dir_make("scene")) return EXIT_FAILURE;
     Suite *s = suite_create("scene");
     TCase *tc = tcase_create("files");
     tcase_set_timeout(tc, 600);
@@ -545,7 +530,6 @@ int main(void) {
     tcase_add_test(tc, scaling_and_overrides);
     suite_add_tcase(s, tc);
     int rc = th_test_run(s);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    if (system(cmd) != 0) return EXIT_FAILURE;
+    if (!th_test_dir_remove()) return EXIT_FAILURE;
     return rc;
 }

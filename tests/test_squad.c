@@ -40,7 +40,7 @@ static void assert_members_outside_walls(const th_world *w, uint32_t squad) {
     for (uint32_t i = 0; i < si.members; i++) {
         th_agent_id id;
         th_agent_state a;
-        ck_assert(th_world_squad_member(w, SQUAD_ID(squad), i, &id, NULL));
+        ck_assert(th_world_get_squad_member(w, SQUAD_ID(squad), i, &id, NULL));
         ck_assert(th_world_get_agent(w, id, &a));
         ck_assert_msg(th_world_cell(w, (int32_t)a.position.x, (int32_t)a.position.y, NULL) ==
                           TH_CELL_OPEN,
@@ -58,7 +58,7 @@ static double formation_error(const th_world *w, uint32_t squad) {
         th_agent_id id;
         th_vec2 slot;
         th_agent_state a;
-        th_world_squad_member(w, SQUAD_ID(squad), i, &id, &slot);
+        th_world_get_squad_member(w, SQUAD_ID(squad), i, &id, &slot);
         th_world_get_agent(w, id, &a);
         sum += hypot(a.position.x - slot.x, a.position.y - slot.y);
     }
@@ -163,7 +163,7 @@ START_TEST(goal_behind_a_wall_reached_without_oscillation) {
     for (uint32_t i = 0; i < first.members; i++) {
         th_agent_id id;
         th_agent_state a;
-        th_world_squad_member(w, SQUAD_ID(0), i, &id, NULL);
+        th_world_get_squad_member(w, SQUAD_ID(0), i, &id, NULL);
         th_world_get_agent(w, id, &a);
         speed = fmax(speed, th_v2_len(a.velocity));
     }
@@ -184,7 +184,7 @@ START_TEST(lost_members_close_up) {
     for (int s = 0; s < 120; s++) th_world_step(w);
     th_agent_id lost[3];
     for (int i = 0; i < 3; i++)
-        ck_assert(th_world_squad_member(w, SQUAD_ID(0), (uint32_t)(4 * i), &lost[i], NULL));
+        ck_assert(th_world_get_squad_member(w, SQUAD_ID(0), (uint32_t)(4 * i), &lost[i], NULL));
     for (int i = 0; i < 3; i++) ck_assert(th_world_remove_agent(w, lost[i], NULL));
     th_world_step(w);
     th_squad_info si;
@@ -197,7 +197,7 @@ START_TEST(lost_members_close_up) {
     }
     /* Every slot has exactly one member. */
     th_vec2 slots[13];
-    for (uint32_t i = 0; i < 13; i++) th_world_squad_member(w, SQUAD_ID(0), i, NULL, &slots[i]);
+    for (uint32_t i = 0; i < 13; i++) th_world_get_squad_member(w, SQUAD_ID(0), i, NULL, &slots[i]);
     for (uint32_t i = 0; i < 13; i++) {
         for (uint32_t j = i + 1; j < 13; j++) {
             ck_assert(th_v2_len(th_v2_sub(slots[i], slots[j])) > 0.5f);

@@ -4,6 +4,7 @@
 
 #include <check.h>
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,52 @@ static inline void th_test_scene_error(const char *what, const th_error *err, co
 #define TH_TEST_ERR(err, want)                                                                 \
     ck_assert_msg((err).code == (want), "expected %s, found %s: %s", th_error_code_name(want), \
                   th_error_code_name((err).code), (err).message)
+
+/* ---- the suite's temporary folder ------------------------------------------------------ */
+
+/* The folder (th_test_dir_make), empty until made. */
+static inline char *th_test_dir(void) {
+    static char dir[256];
+    return dir;
+}
+
+/* Make the suite's own temporary folder, /tmp/throng_NAME_XXXXXX, before its tests run (they
+ * run in forked children that inherit it); false when it cannot be made. */
+static inline bool th_test_dir_make(const char *name) {
+    snprintf(th_test_dir(), 256, "/tmp/throng_%.40s_XXXXXX", name);
+    return mkdtemp(th_test_dir()) != NULL;
+}
+
+/* Remove the folder and what the tests left in it; false when that failed. */
+static inline bool th_test_dir_remove(void) {
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", th_test_dir());
+    return system(cmd) == 0;
+}
+
+/* The path of `name` in the folder. Two buffers taken in turn, so two paths can be held. */
+static inline const char *th_test_file(const char *name) {
+    static char path[2][512];
+    static int which;
+    which ^= 1;
+    snprintf(path[which], sizeof path[which], "%s/%s", th_test_dir(), name);
+    return path[which];
+}
+
+/* Write `len` bytes to `name` in the folder; returns its path (as th_test_file). */
+static inline const char *th_test_write(const char *name, const void *data, size_t len) {
+    const char *path = th_test_file(name);
+    FILE *f = fopen(path, "wb");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    if (len) ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+    fclose(f);
+    return path;
+}
+
+/* Write a text to `name` in the folder; returns its path. */
+static inline const char *th_test_write_text(const char *name, const char *text) {
+    return th_test_write(name, text, strlen(text));
+}
 
 /* Run a suite with Check's defaults; the exit status says whether every test passed. */
 static inline int th_test_run(Suite *s) {

@@ -208,7 +208,7 @@ START_TEST(test_squad_overlay_marks_slots) {
     th_agent_id id;
     th_vec2 slot;
     uint32_t members = 0;
-    for (uint32_t i = 0; th_world_squad_member(w, SQUAD_ID(0), i, &id, &slot); i++, members++) {
+    for (uint32_t i = 0; th_world_get_squad_member(w, SQUAD_ID(0), i, &id, &slot); i++, members++) {
         th_vec2 s = th_view_world_to_screen(w, W, H, slot);
         int changed = 0;
         for (int dy = -4; dy <= 4; dy++)
@@ -469,7 +469,7 @@ START_TEST(test_legend_drawn) {
     ck_assert_int_gt(count_color(with, iw, ih, l.legend, th_view_cell_color(TH_CELL_DESTRUCTIBLE)),
                      50);
     ck_assert_int_gt(count_color(with, iw, ih, l.legend, th_view_cell_color(TH_CELL_OPEN)), 50);
-    const th_crowd_def *cd = th_world_crowd(w, CROWD_ID(0));
+    const th_crowd_def *cd = th_world_get_crowd(w, CROWD_ID(0));
     ck_assert_ptr_nonnull(cd);
     uint32_t crowd = cd->color ? 0xFF000000u | cd->color : th_view_crowd_color(CROWD_ID(0));
     ck_assert_int_gt(count_color(with, iw, ih, l.legend, crowd), 5);
@@ -496,10 +496,10 @@ START_TEST(test_leader_ring_keeps_crowd_colour) {
     int checked = 0;
     for (uint32_t i = 0; i < v.count; i++) {
         bool leader = v.flags && (v.flags[i] & TH_AGENT_LEADER);
-        const th_crowd_def *cd = th_world_crowd(w, CROWD_ID(v.crowd[i]));
+        const th_crowd_def *cd = th_world_get_crowd(w, CROWD_ID(v.crowd[i]));
         bool predator = false;
-        for (uint32_t k = 0; th_world_crowd(w, CROWD_ID(k)); k++)
-            if (cd->type < 32 && ((th_world_crowd(w, CROWD_ID(k))->flee_types >> cd->type) & 1))
+        for (uint32_t k = 0; th_world_get_crowd(w, CROWD_ID(k)); k++)
+            if (cd->type < 32 && ((th_world_get_crowd(w, CROWD_ID(k))->flee_types >> cd->type) & 1))
                 predator = true;
         if (!leader && !predator) continue;
         th_vec2 s = th_view_layout_to_screen(&l, th_v2(v.px[i], v.py[i]));
@@ -625,9 +625,9 @@ START_TEST(test_pheromone_overlay_marks_trail_cells) {
     float cs;
     const float *ph = th_world_pheromone(w, CROWD_ID(0), &cols, &rows, &cs);
     ck_assert_ptr_nonnull(ph);
-    const float deposit = th_world_crowd(w, CROWD_ID(0))->goal.forage->deposit;
+    const float deposit = th_world_get_crowd(w, CROWD_ID(0))->goal.forage->deposit;
     th_forage_info fi;
-    ck_assert(th_world_forage_info(w, CROWD_ID(0), &fi));
+    ck_assert(th_world_get_forage(w, CROWD_ID(0), &fi));
     uint32_t *off = render(w, 0), *on = render(w, TH_VIEW_OVERLAY_PHEROMONE);
     int trail = 0, bare = 0;
     for (int32_t y = 0; y < rows; y++) {
@@ -635,7 +635,7 @@ START_TEST(test_pheromone_overlay_marks_trail_cells) {
             th_vec2 c = th_v2(((float)x + 0.5f) * cs, ((float)y + 0.5f) * cs);
             bool near_marker = hypotf(c.x - fi.nest.x, c.y - fi.nest.y) < fi.nest_radius + 2.0f;
             th_food_info f;
-            for (uint32_t i = 0; th_world_food_source(w, CROWD_ID(0), i, &f); i++)
+            for (uint32_t i = 0; th_world_get_food_source(w, CROWD_ID(0), i, &f); i++)
                 near_marker |= hypotf(c.x - f.at.x, c.y - f.at.y) < f.radius + 2.0f;
             if (near_marker) continue;
             th_vec2 sp = th_view_world_to_screen(w, W, H, c);

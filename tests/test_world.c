@@ -128,12 +128,12 @@ END_TEST
  * threshold and a set one reported, a flock never stalled and never over, an empty world over. */
 START_TEST(test_stall_api) {
     th_stall_info si = {.stalled = 77};
-    ck_assert(!th_world_stall_info(NULL, &si));
+    ck_assert(!th_world_get_stall_info(NULL, &si));
     ck_assert_uint_eq(si.stalled, 77);
     ck_assert(!th_world_scene_over(NULL));
     th_world *w = make_world(40.0f, 40.0f, TH_BOUNDS_WALLS, 2);
-    ck_assert(!th_world_stall_info(w, NULL));
-    ck_assert(th_world_stall_info(w, &si));
+    ck_assert(!th_world_get_stall_info(w, NULL));
+    ck_assert(th_world_get_stall_info(w, &si));
     ck_assert_float_eq(si.stall_time, 10.0f);
     ck_assert(th_world_scene_over(w)); /* nobody, nothing to come */
     th_crowd_def cd = th_default_crowd_def();
@@ -143,7 +143,7 @@ START_TEST(test_stall_api) {
         ck_assert(th_world_add_agent(w, crowd, p, th_v2(0, 0), NULL).index1 != 0);
     }
     for (int s = 0; s < 900; s++) th_world_step(w); /* 15 s: past the threshold */
-    ck_assert(th_world_stall_info(w, &si));
+    ck_assert(th_world_get_stall_info(w, &si));
     ck_assert_uint_eq(si.stalled, 0);
     ck_assert_uint_eq(th_world_get_stats(w).stalled, 0);
     ck_assert(!th_world_scene_over(w)); /* a flock keeps moving */
@@ -152,7 +152,7 @@ START_TEST(test_stall_api) {
     wd.stall_time = 3.0f;
     w = th_world_create(&wd, NULL);
     ck_assert_ptr_nonnull(w);
-    ck_assert(th_world_stall_info(w, &si));
+    ck_assert(th_world_get_stall_info(w, &si));
     ck_assert_float_eq(si.stall_time, 3.0f);
     th_world_destroy(w);
 }
@@ -281,13 +281,13 @@ START_TEST(test_crowd_def_is_copied) {
     d.max_speed = 3.25f;
     ck_assert_int_eq(add_crowd(w, d), 0);
     name[0] = 'Z';
-    const th_crowd_def *got = th_world_crowd(w, CROWD_ID(0));
+    const th_crowd_def *got = th_world_get_crowd(w, CROWD_ID(0));
     ck_assert_ptr_nonnull(got);
     ck_assert_uint_eq(strlen(got->name), 63);
     ck_assert_int_eq(got->name[0], 'q');
     ck_assert(got->max_speed == 3.25f);
-    ck_assert_ptr_null(th_world_crowd(w, CROWD_ID(1)));
-    ck_assert_ptr_null(th_world_crowd(w, CROWD_ID(UINT32_MAX)));
+    ck_assert_ptr_null(th_world_get_crowd(w, CROWD_ID(1)));
+    ck_assert_ptr_null(th_world_get_crowd(w, CROWD_ID(UINT32_MAX)));
     th_world_destroy(w);
 }
 END_TEST

@@ -167,7 +167,7 @@ typedef struct th_world_def {
      * NULL = one process (default). */
     const struct th_dist_def *dist;
     /* Seconds an agent may make no progress toward its goal before it counts as stalled (see
-     * th_world_stall_info); 0 = the default, 10 s; at most 1e6. */
+     * th_world_get_stall_info); 0 = the default, 10 s; at most 1e6. */
     float stall_time;
 } th_world_def;
 
@@ -447,7 +447,8 @@ typedef struct th_agent_view {
 
 #define TH_AGENT_LEADER   1u
 #define TH_AGENT_STRANDED 2u
-#define TH_AGENT_STALLED  4u /* no progress toward its goal for stall_time (th_world_stall_info) */
+#define TH_AGENT_STALLED \
+    4u /* no progress toward its goal for stall_time (th_world_get_stall_info) */
 
 /** Aggregate figures of the last step, reduced in a fixed order. */
 typedef struct th_world_stats {
@@ -463,7 +464,7 @@ typedef struct th_world_stats {
     uint32_t buried;        /* of `removed`: agents a block event walled in with no open cell
                                reachable (see th_world_block_cells), in total */
     uint32_t exited;        /* agents that left through an exit (th_world_add_exit), in total */
-    uint32_t stalled;       /* agents stalled as of the last step (th_world_stall_info) */
+    uint32_t stalled;       /* agents stalled as of the last step (th_world_get_stall_info) */
 } th_world_stats;
 
 /** The phases of a step, in order. */
@@ -501,7 +502,7 @@ TH_API uint32_t th_world_crowd_count(const th_world *w);
 
 /** The def a crowd was created with (name points into the world), or NULL for a null handle
  *  or one of no crowd. */
-TH_API const th_crowd_def *th_world_crowd(const th_world *w, th_crowd_id crowd);
+TH_API const th_crowd_def *th_world_get_crowd(const th_world *w, th_crowd_id crowd);
 
 /** The next-hop table of a crowd with goal TH_GOAL_WAYPOINTS, built when the crowd was added:
  *  in `*next` the node after `from` on a cheapest route to `to` (`to` itself when from == to),
@@ -565,7 +566,7 @@ typedef struct th_stall_info {
 } th_stall_info;
 
 /** The stalled agents as of the last step; false (out untouched) for a NULL world or out. */
-TH_API bool th_world_stall_info(const th_world *w, th_stall_info *out);
+TH_API bool th_world_get_stall_info(const th_world *w, th_stall_info *out);
 
 /** Whether the scene is over: no spawner will add an agent, no event is pending, and no agent
  *  is left that could still move toward a goal (every one sheltered, exited or removed, or
@@ -643,8 +644,8 @@ TH_API th_target_id th_world_add_target(th_world *w, const th_target_def *def, t
 
 /** A target's position and velocity as of the start of the last step; false for a null or
  *  unknown handle or a target that does not exist (a removed agent, a shelter target). */
-TH_API bool th_world_target_state(const th_world *w, th_target_id target, th_vec2 *position,
-                                  th_vec2 *velocity);
+TH_API bool th_world_get_target(const th_world *w, th_target_id target, th_vec2 *position,
+                                th_vec2 *velocity);
 
 /* ---- squads ---------------------------------------------------------------------------------
  * A squad holds a formation by potential fields: each member is pulled to its own slot, pushed
@@ -704,8 +705,8 @@ TH_API th_squad_id th_world_add_squad(th_world *w, const th_squad_def *def, th_e
 TH_API bool th_world_get_squad(const th_world *w, th_squad_id squad, th_squad_info *out);
 
 /** Member `i` of a squad: its agent id and its slot (metres); false past the last member. */
-TH_API bool th_world_squad_member(const th_world *w, th_squad_id squad, uint32_t i, th_agent_id *id,
-                                  th_vec2 *slot);
+TH_API bool th_world_get_squad_member(const th_world *w, th_squad_id squad, uint32_t i,
+                                      th_agent_id *id, th_vec2 *slot);
 
 /** Point `i` of a squad's centre path (metres, start first); false past the last one. */
 TH_API bool th_world_squad_waypoint(const th_world *w, th_squad_id squad, uint32_t i, th_vec2 *out);
@@ -947,10 +948,10 @@ typedef struct th_food_info {
 } th_food_info;
 
 /** Colony totals of crowd `crowd`; false when it does not forage. */
-TH_API bool th_world_forage_info(const th_world *w, th_crowd_id crowd, th_forage_info *out);
+TH_API bool th_world_get_forage(const th_world *w, th_crowd_id crowd, th_forage_info *out);
 /** Food source `source` of crowd `crowd`; false when there is none. */
-TH_API bool th_world_food_source(const th_world *w, th_crowd_id crowd, uint32_t source,
-                                 th_food_info *out);
+TH_API bool th_world_get_food_source(const th_world *w, th_crowd_id crowd, uint32_t source,
+                                     th_food_info *out);
 /** Read-only view of crowd `crowd`'s pheromone grid: cols x rows cells of `*cell_size` metres,
  *  row-major from the world's origin (row 0 is the south edge), cell (x, y) covering
  *  [x c, (x + 1) c) x [y c, (y + 1) c). NULL when the crowd does not forage. Valid until the
@@ -1108,10 +1109,10 @@ TH_API uint32_t th_world_measure_area_count(const th_world *w);
 TH_API uint32_t th_world_measure_line_count(const th_world *w);
 
 /** An area's or line's figures; false for a null or unknown handle. */
-TH_API bool th_world_measure_area(const th_world *w, th_measure_area_id area,
-                                  th_measure_area_info *out);
-TH_API bool th_world_measure_line(const th_world *w, th_measure_line_id line,
-                                  th_measure_line_info *out);
+TH_API bool th_world_get_measure_area(const th_world *w, th_measure_area_id area,
+                                      th_measure_area_info *out);
+TH_API bool th_world_get_measure_line(const th_world *w, th_measure_line_id line,
+                                      th_measure_line_info *out);
 
 /* ---- sources and sinks ---------------------------------------------------------------------
  * A spawner adds agents to a crowd at a steady rate, an exit removes the agents that reach it,
@@ -1336,6 +1337,25 @@ TH_API th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_s
  *  characters escaped as \xHH or \uHHHH, cut at a character boundary when `out` is full. The
  *  loader's own messages already quote file text this way. Returns `out`. */
 TH_API char *th_text_escape(char *out, size_t cap, const char *t, size_t len);
+
+/* ---- older names ---------------------------------------------------------------------- */
+
+/* A function that reads one record of the world (by handle, or the world's own) is called
+ * th_world_get_<record>. These older names of such readers call the new ones and are kept for
+ * one release; new code uses the new names. */
+TH_API const th_crowd_def *th_world_crowd(const th_world *w, th_crowd_id crowd);
+TH_API bool th_world_measure_area(const th_world *w, th_measure_area_id area,
+                                  th_measure_area_info *out);
+TH_API bool th_world_measure_line(const th_world *w, th_measure_line_id line,
+                                  th_measure_line_info *out);
+TH_API bool th_world_forage_info(const th_world *w, th_crowd_id crowd, th_forage_info *out);
+TH_API bool th_world_food_source(const th_world *w, th_crowd_id crowd, uint32_t source,
+                                 th_food_info *out);
+TH_API bool th_world_stall_info(const th_world *w, th_stall_info *out);
+TH_API bool th_world_target_state(const th_world *w, th_target_id target, th_vec2 *position,
+                                  th_vec2 *velocity);
+TH_API bool th_world_squad_member(const th_world *w, th_squad_id squad, uint32_t i, th_agent_id *id,
+                                  th_vec2 *slot);
 
 /* ---- built-in demos ------------------------------------------------------------------- */
 

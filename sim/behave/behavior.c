@@ -100,8 +100,8 @@ th_target_id th_world_add_target(th_world *w, const th_target_def *def, th_error
     return th_target_handle(add_target(w, def, err));
 }
 
-bool th_world_target_state(const th_world *w, th_target_id handle, th_vec2 *position,
-                           th_vec2 *velocity) {
+bool th_world_get_target(const th_world *w, th_target_id handle, th_vec2 *position,
+                         th_vec2 *velocity) {
     const uint32_t target = TH_INDEX(handle);
     if (target >= w->target_count || !w->target_valid[target]) return false;
     if (position) *position = w->target_pos[target];

@@ -18,11 +18,11 @@
  * steer = desired - v_i, clamped to max_force; the acceleration is the weighted sum of the
  * three (a leader pursues its target instead of aligning and cohering; see below), a flight
  * term away from predators (sum of -d / |d|^2 over predator types within flee_radius, seen all
- * around), plus the terrain terms (flow to shelter, wall push; see world_nav.c), clamped to
- * max_force again. Terms with nobody to act on contribute nothing.
+ * around), plus the terrain terms (flow to shelter, wall push; see th_goal_steer in goal.c),
+ * clamped to max_force again. Terms with nobody to act on contribute nothing.
  *
  * Agent i walks the (2k+1) x (2k+1) block of grid cells around its own, k = its crowd's
- * `block` (the cells its neighbour, separation and leader radii span; world.c sizes cells by
+ * `block` (the cells its neighbour, separation and leader radii span; grid_setup.c sizes cells by
  * the smallest boids reach / 2, so k is 2 for the crowd with the smallest reach unless
  * pedestrians' or bodies' 3x3 blocks need larger cells). Cells of one
  * row are consecutive in storage, so each row of the block is one contiguous index range (two
@@ -35,6 +35,7 @@
 
 #include "sim/behave/behavior.h"
 #include "sim/behave/boids.h"
+#include "sim/behave/goal.h"
 #include "sim/behave/squad.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist_pred.h"
@@ -346,7 +347,7 @@ void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *
         }
         bool stranded = false;
         if (terrain || c->goal != TH_GOAL_NONE) {
-            acc = th_v2_add(acc, th_nav_steer(w, id, c, th_v2(p.x, p.y), v, &stranded));
+            acc = th_v2_add(acc, th_goal_steer(w, id, c, th_v2(p.x, p.y), v, &stranded));
             stats->stranded += stranded;
         }
         w->flags[i] =
@@ -420,7 +421,8 @@ const char *th_boids_isa_name(th_boids_isa isa) {
  * several ranks each rank's own predators are gathered to all (sim/dist/dist_pred.c): the
  * tie by id slot makes the index the same as one process's whatever order they arrive in.
  * Nothing is allocated in one process: the arrays have at least the world's agent capacity
- * (world.c, setup_grid); under ranks they grow, doubling, to the most predators seen. */
+ * (grid_setup.c, th_world_setup_grid); under ranks they grow, doubling, to the most predators seen.
+ */
 void th_boids_prepare(th_world *w) {
     const uint32_t mask = w->pred_mask;
     if (!mask) return;

@@ -212,9 +212,10 @@ static void contact_last_job(void *ctx, uint32_t begin, uint32_t end, uint32_t w
     cc->chunk_stats[begin / TH_CHUNK].sheltering = sheltering;
 }
 
-void th_contacts_resolve(th_world *w) {
-    th_agents *a = &w->buf[w->cur];
-    th_agents *scratch = &w->buf[w->cur ^ 1];
+void th_contacts_resolve(const th_step_ctx *x) {
+    th_world *w = x->w;
+    th_agents *a = x->a;
+    th_agents *scratch = &w->buf[w->cur ^ 1]; /* the other buffer: last step's, now free */
     float *bx[2] = {scratch->px, scratch->vx}, *by[2] = {scratch->py, scratch->vy};
     contact_ctx cc = {
         .w = w,
@@ -222,16 +223,16 @@ void th_contacts_resolve(th_world *w) {
         .crowd_rt = w->crowd_rt,
         .crowd_radius = w->crowd_radius,
         .grid = &w->grid,
-        .cell = w->cell,
+        .cell = x->cell,
         .contact = w->contact,
         .contact_count = w->contact_count,
-        .shelter = w->shelter,
-        .chunk_stats = w->chunk_stats,
-        .W = w->def.width,
-        .H = w->def.height,
-        .wrap = w->wrap,
-        .terrain = w->nav.present,
-        .exits = w->flow != NULL,
+        .shelter = x->shelter,
+        .chunk_stats = x->chunk_stats,
+        .W = x->width,
+        .H = x->height,
+        .wrap = x->wrap,
+        .terrain = x->terrain,
+        .exits = x->exits,
         .rx = a->px,
         .ry = a->py,
         .wx = bx[0],

@@ -2,6 +2,7 @@
 #ifndef TH_SIM_CONTACTS_H
 #define TH_SIM_CONTACTS_H
 
+#include "sim/core/step.h"
 #include "sim/core/world.h"
 
 /* Rounds of overlap removal per step. */
@@ -15,9 +16,9 @@
  * else), nearest first when there are more. Six touch a body in the densest packing. */
 #define TH_CONTACT_LIST          12u
 
-/* Bodies (sim/behave/contacts.c): the contacts phase, run after integration when max_radius > 0. It
- * uses buf[cur ^ 1] as scratch. */
-void th_contacts_resolve(th_world *w);
+/* Bodies (sim/behave/contacts.c): the contacts phase, run after integration when max_radius > 0,
+ * over the arrays of the step context. It uses buf[cur ^ 1] as scratch. */
+void th_contacts_resolve(const th_step_ctx *x);
 /* Insert body j at squared distance d2 into a contact list sorted by (d2, id slot) holding *n of
  * at most TH_CONTACT_LIST entries; the farthest falls off a full list. Equal distances (common
  * where a scene places agents on a lattice) are broken by the agents' id slots, not by storage

@@ -608,7 +608,7 @@ static const th_colony *colony_of(const th_world *w, uint32_t crowd) {
     return crowd < w->crowd_count ? w->crowd_rt[crowd].colony : NULL;
 }
 
-bool th_world_forage_info(const th_world *w, th_crowd_id handle, th_forage_info *out) {
+bool th_world_get_forage(const th_world *w, th_crowd_id handle, th_forage_info *out) {
     const uint32_t crowd = TH_INDEX(handle);
     const th_colony *col = colony_of(w, crowd);
     if (!col) return false;
@@ -632,8 +632,8 @@ bool th_world_forage_info(const th_world *w, th_crowd_id handle, th_forage_info 
     return true;
 }
 
-bool th_world_food_source(const th_world *w, th_crowd_id crowd, uint32_t source,
-                          th_food_info *out) {
+bool th_world_get_food_source(const th_world *w, th_crowd_id crowd, uint32_t source,
+                              th_food_info *out) {
     const th_colony *col = colony_of(w, TH_INDEX(crowd));
     if (!col || source >= col->def.food_count) return false;
     *out = (th_food_info){col->food[source].at, col->food[source].radius, col->food[source].amount,

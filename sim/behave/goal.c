@@ -8,7 +8,7 @@
  * in the next step, so the result is the same for any thread count.
  *
  * The direction is model-independent: boids turn it into a steering term (desired velocity
- * dir * max_speed, weighted by flow_weight; sim/nav/world_nav.c th_nav_steer), pedestrians take it
+ * dir * max_speed, weighted by flow_weight; th_goal_steer), pedestrians take it
  * as their desired walking direction e0 (sim/behave/ped.c). */
 #include <math.h>
 #include <stdlib.h>
@@ -92,6 +92,23 @@ bool th_goal_leg_blocked(th_vec2 a, th_vec2 b, float cell, int32_t cols, int32_t
     }
 #undef TOUCH
     return false;
+}
+
+/* The wander rate of a wandering (or foraging) goal, checked, as the spread of one step's turn:
+ * a random walk of the angle spreads as rate * sqrt(time), so one step of dt draws a deviate of
+ * rate * sqrt(dt). */
+static bool wander_setup(const th_world *w, const th_goal_def *g, const char *kind, th_crowd_rt *c,
+                         th_error *err) {
+    const float rate = g->wander_rate == 0.0f ? 90.0f : g->wander_rate;
+    if (!(isfinite(rate) && rate > 0.0f && rate <= 10000.0f)) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "goal %s: wander_rate must be in (0, 10000] degrees per square-root second, "
+                     "got %g",
+                     kind, (double)g->wander_rate);
+        return false;
+    }
+    c->wander_sigma = rate * (k_pi / 180.0f) * sqrtf(w->def.timestep);
+    return true;
 }
 
 bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_vec2 **route_copy,
@@ -208,36 +225,14 @@ bool th_goal_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_v
         c->route_r2 = r * r;
         return true;
     }
-    case TH_GOAL_WANDER: {
-        const float rate = g->wander_rate == 0.0f ? 90.0f : g->wander_rate;
-        if (!(isfinite(rate) && rate > 0.0f && rate <= 10000.0f)) {
-            th_error_set(err, TH_ERR_INVALID,
-                         "goal wander: wander_rate must be in (0, 10000] degrees per "
-                         "square-root second, got %g",
-                         (double)g->wander_rate);
-            return false;
-        }
-        /* A random walk of the angle: its spread grows as rate * sqrt(time), so one step of dt
-         * draws a deviate of rate * sqrt(dt). */
-        c->wander_sigma = rate * (k_pi / 180.0f) * sqrtf(w->def.timestep);
-        return true;
-    }
+    case TH_GOAL_WANDER: return wander_setup(w, g, "wander", c, err);
     case TH_GOAL_CRASH_AND_TURN:
     case TH_GOAL_WALL_FOLLOW:
     case TH_GOAL_BREADCRUMBS:
     case TH_GOAL_WAYPOINTS: return th_mover_setup(w, g, c, route_copy, err);
     case TH_GOAL_FORAGE: {
         /* Searching ants drift as wanderers do (sim/behave/forage.c). */
-        const float rate = g->wander_rate == 0.0f ? 90.0f : g->wander_rate;
-        if (!(isfinite(rate) && rate > 0.0f && rate <= 10000.0f)) {
-            th_error_set(err, TH_ERR_INVALID,
-                         "goal forage: wander_rate must be in (0, 10000] degrees per "
-                         "square-root second, got %g",
-                         (double)g->wander_rate);
-            return false;
-        }
-        c->wander_sigma = rate * (k_pi / 180.0f) * sqrtf(w->def.timestep);
-        return th_forage_check(w, g, err);
+        return wander_setup(w, g, "forage", c, err) && th_forage_check(w, g, err);
     }
     }
     th_error_set(err, TH_ERR_INVALID, "unknown goal kind %d", (int)g->kind);
@@ -293,6 +288,34 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
     case TH_GOAL_FORAGE: return th_forage_direction(w, id, c, p, dir);
     }
     return true;
+}
+
+th_vec2 th_goal_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v,
+                      bool *stranded) {
+    th_vec2 acc = th_v2(0.0f, 0.0f);
+    *stranded = false;
+    const th_world_nav *n = &w->nav;
+    if (c->goal != TH_GOAL_NONE) {
+        th_vec2 dir;
+        bool route = th_goal_direction(w, id, c, p, &dir);
+        /* No route: stay put (brake) rather than wander into a dead end. */
+        th_vec2 desired = route ? th_v2_scale(dir, c->max_speed) : th_v2(0.0f, 0.0f);
+        th_vec2 f = th_v2_clamp_len(th_v2_sub(desired, v), c->max_force);
+        acc = th_v2_scale(f, c->w_flow);
+        *stranded = !route;
+    }
+    if (n->present && c->w_wall > 0.0f) {
+        th_vec2 away;
+        /* The distance field sees walls past the map's edges; a wrap-around world has none. */
+        float d = c->wall_radius;
+        if (!w->wrap) d = th_navmap_wall_sample(&n->map, p, &away);
+        else if (!th_nav_nearest_wall(w, p, c->wall_radius, &d, &away)) d = c->wall_radius;
+        if (d < c->wall_radius) {
+            float push = c->max_force * (1.0f - d / c->wall_radius) * c->w_wall;
+            acc = th_v2_add(acc, th_v2_scale(away, push));
+        }
+    }
+    return acc;
 }
 
 const uint32_t *th_goal_cost_field(const th_world *w, const th_crowd_rt *c) {

@@ -20,6 +20,11 @@ void th_goal_agent_added(th_world *w, th_agent_id id, const th_crowd_rt *c, th_v
  * has no goal). False when its goal cannot be reached from p (stranded). */
 bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
                        th_vec2 *dir);
+/* The goal and terrain terms of a boid's steering (the goal direction as a desired velocity,
+ * the wall push); *stranded when its goal cannot be reached from p. Also for worlds without a
+ * map (then only the goal term). */
+th_vec2 th_goal_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v,
+                      bool *stranded);
 /* The goal's route cost field (nav units per cell) where one exists (shelter, destinations),
  * else NULL: pedestrians yield to those nearer the goal by it. */
 const uint32_t *th_goal_cost_field(const th_world *w, const th_crowd_rt *c);

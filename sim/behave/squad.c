@@ -350,8 +350,8 @@ bool th_world_get_squad(const th_world *w, th_squad_id handle, th_squad_info *ou
     return true;
 }
 
-bool th_world_squad_member(const th_world *w, th_squad_id handle, uint32_t i, th_agent_id *id,
-                           th_vec2 *slot) {
+bool th_world_get_squad_member(const th_world *w, th_squad_id handle, uint32_t i, th_agent_id *id,
+                               th_vec2 *slot) {
     const uint32_t squad = TH_INDEX(handle);
     if (squad >= w->squad_count || i >= w->squad[squad]->member_count) return false;
     const th_squad *q = w->squad[squad];

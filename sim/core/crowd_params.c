@@ -60,3 +60,63 @@ bool th_crowd_params_check(const th_crowd_def *d, th_error *err) {
     }
     return true;
 }
+
+bool th_crowd_params_rules(const th_crowd_def *d, const char **key, th_error *err) {
+    if (d->model != TH_MODEL_PEDESTRIAN) return true;
+    if (d->desired_speed > d->max_speed) {
+        *key = "desired_speed";
+        th_error_set(err, TH_ERR_INVALID, "desired_speed %g m/s is above max_speed %g m/s",
+                     (double)d->desired_speed, (double)d->max_speed);
+        return false;
+    }
+    if (d->desired_speed_sd > d->desired_speed) {
+        *key = "desired_speed_sd";
+        th_error_set(err, TH_ERR_INVALID, "desired_speed_sd %g m/s is above desired_speed %g m/s",
+                     (double)d->desired_speed_sd, (double)d->desired_speed);
+        return false;
+    }
+    return true;
+}
+
+th_crowd_reach th_crowd_params_reach(const th_crowd_def *d, bool leads, float timestep) {
+    /* Boids: their neighbourhood, the leader test and the predators they flee. Pedestrians
+     * steer by their own model alone (below); their neighbor_radius only counts the neighbours
+     * reported, within the model's reach. */
+    const float lead_r = d->lead_radius > 0.0f ? d->lead_radius : d->neighbor_radius;
+    float reach = 0.0f;
+    if (d->model == TH_MODEL_BOIDS) {
+        reach =
+            d->neighbor_radius > d->separation_radius ? d->neighbor_radius : d->separation_radius;
+        if (leads && lead_r > reach) reach = lead_r;
+    }
+    th_crowd_reach r = {.block = reach};
+    /* The flee radius is looked up in the predator grid, not the block. */
+    if (d->model == TH_MODEL_BOIDS && d->flee_types && d->flee_radius > reach)
+        reach = d->flee_radius;
+    /* Pedestrians look as far as their fastest walker gets in one time gap (the spacing term)
+     * and as far as the repulsion is felt (below 1/1000 of its strength: 7 ranges). On a torus
+     * a neighbour is seen at its nearest image, so a periodic corridor needs walls at least as
+     * thick as its walkway is wide; that is the map's business, not a bound checked here. */
+    const float fastest = fminf(d->max_speed, d->desired_speed + 2.0f * d->desired_speed_sd);
+    r.ped = d->model == TH_MODEL_PEDESTRIAN
+                ? 2.0f * d->body_radius + fmaxf(fastest * d->time_gap, 7.0f * d->repulsion_range)
+                : 0.0f;
+    if (r.ped > reach) reach = r.ped;
+    /* Bodies: the contacts phase looks for overlaps in the 3x3 cells the grid phase assigned,
+     * after the agents moved: a cell must cover two bodies, a step's travel of both and the
+     * pushes of the rounds (at most a body's radius). */
+    const float contact_reach = 3.0f * d->body_radius + 2.0f * d->max_speed * timestep;
+    if (d->body_radius > 0.0f && contact_reach > reach) reach = contact_reach;
+    r.near = d->body_radius > 0.0f ? contact_reach : 0.0f;
+    r.largest = reach;
+    return r;
+}
+
+bool th_crowd_params_wrap_ok(float largest, float width, float height, th_error *err) {
+    if (!(2.0f * largest > width || 2.0f * largest > height)) return true;
+    th_error_set(err, TH_ERR_INVALID,
+                 "a wrap-around world must be at least twice the largest radius (%g m) on each "
+                 "side",
+                 (double)largest);
+    return false;
+}

@@ -1,8 +1,10 @@
 /* The crowd's numeric parameters, described once. th_world_add_crowd validates them from this
  * table, the scene parser reads and range-checks each crowd key from it, and the crowd key
  * table of docs/scene-format.md is generated from it (tests/gen_crowd_params.c; a test fails
- * when the document drifts). Rules that tie two keys together (desired_speed <= max_speed,
- * desired_speed_sd <= desired_speed, the wrap-around radius check) are code of their own.
+ * when the document drifts). th_default_crowd_def and th_default_pedestrian_def take their
+ * values from it. The rules that tie keys together (desired_speed <= max_speed,
+ * desired_speed_sd <= desired_speed, the crowd's reach against a wrap-around world) are here too,
+ * once, for the API and the parser alike.
  *
  * X(key, field, lo, lo_open, hi, hi_open, boids, ped, note, unit, model, doc):
  *   key      the scene key
@@ -122,5 +124,25 @@ static inline float *th_crowd_param_field(const th_crowd_param *p, th_crowd_def 
 /* Every row that applies to `model` within its bounds; otherwise false with err naming the
  * field, its range and the value. Pedestrian rows are skipped for boids crowds. */
 bool th_crowd_params_check(const th_crowd_def *d, th_error *err);
+
+/* The rules between keys, for a def whose every key is in its own range: a pedestrian's
+ * desired_speed at most its max_speed, desired_speed_sd at most desired_speed. False with err
+ * filled and *key the scene key that breaks the rule. */
+bool th_crowd_params_rules(const th_crowd_def *d, const char **key, th_error *err);
+
+/* How far a crowd's agents look (metres), from its radii, speeds and the timestep.
+ *   block    what the boids' block query covers (neighbours, separation, the leader test);
+ *   ped      the pedestrian model's reach (0 for boids);
+ *   near     what a 3x3 block of main-grid cells must hold: the contacts (0 without bodies);
+ *   largest  the largest of these and the flee radius: what a wrap-around world must hold
+ *            twice on each side. */
+typedef struct th_crowd_reach {
+    float block, ped, near, largest;
+} th_crowd_reach;
+/* `leads`: the crowd has a target (its leader test reaches lead_radius). */
+th_crowd_reach th_crowd_params_reach(const th_crowd_def *d, bool leads, float timestep);
+/* Whether a wrap-around world of width x height holds a crowd of that largest reach; false with
+ * err filled. */
+bool th_crowd_params_wrap_ok(float largest, float width, float height, th_error *err);
 
 #endif

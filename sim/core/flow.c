@@ -469,20 +469,19 @@ void th_flow_exited(th_world *w, uint32_t exit) {
 
 /* Append a body to the spawning scratch. In one process there is room (the scratch grows with
  * the agents in th_flow_reserve); bodies gathered from other ranks may need more, grown here
- * (doubling, so only until the largest need is seen). */
-static void near_add(th_flow *f, float x, float y, float r) {
-    if (f->near_count >= f->capacity) {
-        const uint32_t cap = f->capacity ? 2 * f->capacity : 256;
-        if (!th_grow_array((void **)&f->near, 3 * sizeof *f->near, f->near_count, cap)) {
-            (void)TH_ASSERT(!"out of memory for the bodies near a spawner");
-            return;
-        }
-        f->capacity = cap;
+ * (doubling, so only until the largest need is seen). False when memory is short: an error of
+ * the step (th_step_fail), not a programmer's, and the spawner waits for the next step. */
+static bool near_add(th_world *w, th_flow *f, float x, float y, float r) {
+    if (!th_array_reserve((void **)&f->near, 3 * sizeof *f->near, f->near_count, &f->capacity,
+                          f->near_count + 1, 256, UINT32_MAX)) {
+        th_step_fail(w, TH_ERR_NOMEM, "out of memory for the bodies near a spawner");
+        return false;
     }
     float *b = &f->near[3 * (size_t)f->near_count++];
     b[0] = x;
     b[1] = y;
     b[2] = r;
+    return true;
 }
 
 /* Draw try `t` of the agent at the head of spawner i's queue. */
@@ -499,7 +498,7 @@ static th_vec2 draw(const th_world *w, const th_spawner *s, uint32_t i, uint32_t
 
 /* The bodies that could touch a body of radius r placed in the area: their nearest image lies
  * within the area's half extent plus r and the largest radius. */
-static void collect_near(th_world *w, const th_spawner *s, float r) {
+static bool collect_near(th_world *w, const th_spawner *s, float r) {
     th_flow *f = w->flow;
     const th_agents *a = &w->buf[w->cur];
     float x0 = s->x0, y0 = s->y0, x1 = s->x1, y1 = s->y1;
@@ -523,10 +522,12 @@ static void collect_near(th_world *w, const th_spawner *s, float r) {
         if (r_k <= 0.0f) continue;
         const th_vec2 d = th_min_image(th_v2(a->px[k] - c.x, a->py[k] - c.y), w->wrap, w->def.width,
                                        w->def.height);
-        if (fabsf(d.x) <= hx && fabsf(d.y) <= hy) near_add(f, a->px[k], a->py[k], r_k);
+        if (fabsf(d.x) <= hx && fabsf(d.y) <= hy && !near_add(w, f, a->px[k], a->py[k], r_k))
+            return false;
     }
     if (th_dist_serial_active(w))
         f->near_count = th_dist_gather_near(w, &f->near, f->near_count, &f->capacity);
+    return true;
 }
 
 /* Whether an agent of radius r may appear at p. */
@@ -555,12 +556,15 @@ void th_flow_spawn(th_world *w) {
     /* New bodies never touch anything, so the contacts phase needs no settling rounds for them
      * (th_world_add_agent asks for those, for bodies dropped at random). */
     const bool settle = w->settle;
+    th_error e; /* written by th_agent_add only when it fails */
+    e.code = TH_OK;
     for (uint32_t i = 0; i < f->spawner_count; i++) {
         th_spawner *s = &f->sp[i];
         s->due = capped(s, owed_by(s, w->step));
         if (s->emitted >= s->due) continue;
         const float r = w->crowd_radius[s->crowd];
-        if (r > 0.0f) collect_near(w, s, r);
+        /* Without every body near the gate known, none is placed: the spawner waits. */
+        if (r > 0.0f && !collect_near(w, s, r)) continue;
         while (s->emitted < s->due) {
             bool placed = false;
             th_vec2 p = th_v2(0.0f, 0.0f);
@@ -570,14 +574,17 @@ void th_flow_spawn(th_world *w) {
                 placed = (s->cells || (p.x < s->x1 && p.y < s->y1)) && free_at(w, p, r);
             }
             /* No room (or no id left): the rest of the queue waits for the next step. */
-            if (!placed || !th_agent_id_valid(th_agent_add(w, s->crowd, p, s->velocity, NULL))) {
+            if (!placed || !th_agent_id_valid(th_agent_add(w, s->crowd, p, s->velocity, &e))) {
+                if (placed && e.code == TH_ERR_NOMEM) th_step_fail(w, e.code, e.message);
                 s->attempts++;
                 break;
             }
             /* On every rank: the new body is stored only by its owner. */
-            if (r > 0.0f) near_add(f, p.x, p.y, r);
             s->emitted++;
             s->attempts = 0;
+            /* Without room to remember the body, the next could be placed on it: the rest of
+             * the queue waits for the next step, which collects the bodies afresh. */
+            if (r > 0.0f && !near_add(w, f, p.x, p.y, r)) break;
         }
     }
     w->settle = settle;

@@ -527,8 +527,8 @@ uint32_t th_world_measure_line_count(const th_world *w) {
     return w->measure ? w->measure->line_count : 0;
 }
 
-bool th_world_measure_area(const th_world *w, th_measure_area_id handle,
-                           th_measure_area_info *out) {
+bool th_world_get_measure_area(const th_world *w, th_measure_area_id handle,
+                               th_measure_area_info *out) {
     const uint32_t area = TH_INDEX(handle);
     const struct th_measure *m = w->measure;
     if (!m || area >= m->area_count) return false;
@@ -551,8 +551,8 @@ bool th_world_measure_area(const th_world *w, th_measure_area_id handle,
     return true;
 }
 
-bool th_world_measure_line(const th_world *w, th_measure_line_id handle,
-                           th_measure_line_info *out) {
+bool th_world_get_measure_line(const th_world *w, th_measure_line_id handle,
+                               th_measure_line_info *out) {
     const uint32_t line = TH_INDEX(handle);
     const struct th_measure *m = w->measure;
     if (!m || line >= m->line_count) return false;

@@ -11,7 +11,9 @@
  * removals asked for, one more there only when a block event buries agents, and one in admit.
  *
  * Every parallel phase is a th_pool_parallel_for over TH_CHUNK-sized chunks of the agent
- * arrays; its return is the barrier before the next phase. No phase allocates. */
+ * arrays; its return is the barrier before the next phase. Each phase is a run of named parts
+ * in the table k_parts, which the step loops over with one step context (th_step_ctx). No part
+ * allocates, but the spawn part of an endless spawner, which grows storage by doubling. */
 #include <math.h>
 #include <string.h>
 
@@ -32,47 +34,16 @@
 #include "sim/core/stall.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
+#include "sim/dist/dist_serial.h"
 
 /* ---- step context ----------------------------------------------------------------------- */
 
-/* What the parallel jobs of one step read and write, taken from the world once per step at the
- * start of the grid phase: the events phase may still grow the arrays (an endless spawner), and
- * nothing reallocates after it. The jobs read these fields instead of chasing the world's, so
- * each job names what it touches; helpers that need more (terrain, goals, exits) get `w`. */
-typedef struct th_step_ctx {
-    th_world *w;
-    const th_agents *src; /* gather: last step's state, last step's storage order */
-    th_agents *a;         /* this step's state, cell order: gathered, then stepped in place */
-    float *ax, *ay;
-    uint32_t *cell;
-    uint8_t *shelter;
-    th_chunk_stats *chunk_stats;
-    const uint32_t *order; /* grid: sorted position -> storage index of last step */
-    uint32_t *key;         /* grid: storage index -> cell, then -> new slot (gather_job) */
-    uint32_t *slot_of_id;
-    uint32_t key_base; /* grid: global cell of local key 0 (0 but in a strip of rows) */
-    float dt, width, height;
-    bool wrap;
-    bool terrain, slow; /* a map; one whose cells slow walking */
-    bool goal_state;    /* some crowd's goal keeps state */
-    bool exits;         /* spawners or exits exist */
-    bool pedestrians;   /* some crowd uses the pedestrian model: its arrays are gathered */
-} th_step_ctx;
+/* The step context (th_step_ctx) is declared in step.h, for the kernels that take it. */
 
+/* Before the first part: what is fixed for the whole step. */
 static void step_ctx_init(th_step_ctx *x, th_world *w) {
     *x = (th_step_ctx){
         .w = w,
-        .src = &w->buf[w->cur ^ 1], /* cur was flipped before the gather */
-        .a = &w->buf[w->cur],
-        .ax = w->ax,
-        .ay = w->ay,
-        .cell = w->cell,
-        .shelter = w->shelter,
-        .chunk_stats = w->chunk_stats,
-        .order = w->grid.order,
-        .key = w->grid.key,
-        .slot_of_id = w->slot_of_id,
-        .key_base = w->grid.key_base,
         .dt = w->def.timestep,
         .width = w->def.width,
         .height = w->def.height,
@@ -83,6 +54,22 @@ static void step_ctx_init(th_step_ctx *x, th_world *w) {
         .exits = w->flow != NULL,
         .pedestrians = w->pedestrians,
     };
+}
+
+/* In the grid part, after the flip: the agent arrays as they are for the rest of the step. */
+static void step_ctx_bind(th_step_ctx *x) {
+    th_world *w = x->w;
+    x->src = &w->buf[w->cur ^ 1]; /* cur was flipped before the gather */
+    x->a = &w->buf[w->cur];
+    x->ax = w->ax;
+    x->ay = w->ay;
+    x->cell = w->cell;
+    x->shelter = w->shelter;
+    x->chunk_stats = w->chunk_stats;
+    x->order = w->grid.order;
+    x->key = w->grid.key;
+    x->slot_of_id = w->slot_of_id;
+    x->key_base = w->grid.key_base;
 }
 
 /* ---- grid: index, then gather agent arrays into cell order ------------------------------ */
@@ -150,16 +137,14 @@ _Static_assert(sizeof(th_agent_id) % sizeof(uint32_t) == 0, "ids are whole uint3
  * Keyed by id, everything that reads neighbours in storage order (lane sums, capped lists,
  * ties) is a function of the agents alone, which is also what lets several processes, each
  * holding part of the world, reproduce one process's order. */
-static void phase_grid(th_world *w, th_step_ctx *x) {
-    if (w->dist) th_dist_migrate(w); /* agents that left the strip go to their owners */
+static void part_grid(th_step_ctx *x) {
+    th_world *w = x->w;
     const th_agents *a = &w->buf[w->cur];
     th_grid_build_tied(&w->grid, w->pool, a->px, a->py, &a->id[0].index1, TH_ID_STRIDE, w->count);
     w->cur ^= 1;
-    step_ctx_init(x, w);
+    step_ctx_bind(x);
     th_pool_parallel_for(w->pool, w->count, TH_CHUNK, gather_job, x);
     th_pool_parallel_for(w->pool, w->id_top, TH_ID_CHUNK, slot_job, x);
-    if (w->dist) th_dist_ghosts(w); /* neighbours' boundary rows, after the owned agents */
-    th_boids_prepare(w);            /* the predator index, from the gathered positions */
 }
 
 /* ---- steer ------------------------------------------------------------------------------ */
@@ -253,7 +238,8 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
 /* Statistics, foraging, measurement and breadcrumbs read the agents just stepped, sheltered and
  * exited ones included: they leave afterwards, in the admit phase. Returns how many agents
  * stepped into a bunker or an exit. */
-static uint32_t phase_bookkeeping(th_world *w) {
+static void part_statistics(th_step_ctx *x) {
+    th_world *w = x->w;
     uint64_t neighbors = 0, candidates = 0;
     uint32_t stranded = 0, sheltering = 0;
     uint32_t chunks = (w->count + TH_CHUNK - 1) / TH_CHUNK;
@@ -277,19 +263,16 @@ static uint32_t phase_bookkeeping(th_world *w) {
     w->stats.step = w->step;
     w->stats.mean_neighbors = (double)neighbors / n;
     w->stats.mean_candidates = (double)candidates / n;
-    if (w->colonies) th_forage_update(w);
-    if (w->measure) th_measure_update(w);
-    if (w->target_count) th_movers_update(w);
-    th_stall_update(w);
-    return sheltering;
+    x->sheltering = sheltering;
 }
 
 /* Admission to bunkers (capacity enforced in storage order) and leaving by exits: one
  * storage-order pass, only in steps where some agent stepped into one. Under several ranks
  * `sheltering` is the whole world's, so every rank takes the same branch, and the pass is a
  * replay over every rank's candidates (sim/dist/dist_serial.c). */
-static void phase_admit(th_world *w, uint32_t sheltering) {
-    if (sheltering > 0) th_world_drop_marked(w);
+static void part_admit(th_step_ctx *x) {
+    th_world *w = x->w;
+    if (x->sheltering > 0) th_world_drop_marked(w);
     if (w->dist) {
         uint32_t total = w->count;
         th_dist_sum_u32(w, &total, 1);
@@ -299,6 +282,147 @@ static void phase_admit(th_world *w, uint32_t sheltering) {
     }
     w->stats.agents = w->total;
 }
+
+/* Agents that this step's block events walled in (marked by th_nav_apply_events) leave
+ * storage. Split agents: each process marked its own; the count is summed and the drop (a
+ * replay over every process) runs on all of them, whether or not this one buried any. */
+static void part_burial(th_step_ctx *x) {
+    th_world *w = x->w;
+    if (!x->displaced) return;
+    uint32_t walled_in = x->walled_in;
+    if (th_dist_serial_active(w)) th_dist_sum_u32(w, &walled_in, 1);
+    if (walled_in) {
+        w->stats.buried += walled_in;
+        th_world_drop_marked(w); /* counts them in stats.removed */
+    }
+}
+
+/* ---- the parts of a step ----------------------------------------------------------------- */
+
+/* Each part is one named piece of work, run in the order of k_parts below. Parts that have
+ * nothing to do in a world (no map, no squads, one process) return at once. */
+
+static void part_removals(th_step_ctx *x) { th_world_apply_removals(x->w); }
+
+static void part_terrain_events(th_step_ctx *x) {
+    th_world *w = x->w;
+    if (w->nav.present) x->displaced = th_nav_apply_events(w, &x->walled_in);
+}
+
+static void part_targets(th_step_ctx *x) {
+    if (x->w->target_count) th_targets_update(x->w);
+}
+
+static void part_spawn(th_step_ctx *x) {
+    if (x->w->flow) th_flow_spawn(x->w);
+}
+
+static void part_nav_fields(th_step_ctx *x) {
+    if (x->w->nav.present) x->map_changed = th_nav_update(x->w);
+}
+
+/* Congestion-aware destination fields (behaviour's): on their own schedule, and with the others
+ * when the map changed (their blocked cells must agree with the map's). */
+static void part_congestion(th_step_ctx *x) {
+    if (x->w->nav.present) th_goal_congestion_update(x->w, x->map_changed);
+}
+
+/* Several processes: agents that left this process's strip go to their owners. */
+static void part_migration(th_step_ctx *x) {
+    if (x->w->dist) th_dist_migrate(x->w);
+}
+
+/* Several processes: the neighbours' boundary rows, after the owned agents. */
+static void part_ghosts(th_step_ctx *x) {
+    if (x->w->dist) th_dist_ghosts(x->w);
+}
+
+/* The predator index, from the gathered positions. */
+static void part_predators(th_step_ctx *x) { th_boids_prepare(x->w); }
+
+static void part_steer(th_step_ctx *x) {
+    th_pool_parallel_for(x->w->pool, x->w->count, TH_CHUNK, steer_job, x);
+}
+
+static void part_integrate(th_step_ctx *x) {
+    th_pool_parallel_for(x->w->pool, x->w->count, TH_CHUNK, integrate_job, x);
+}
+
+static void part_contacts(th_step_ctx *x) {
+    if (x->w->max_radius > 0.0f) th_contacts_resolve(x);
+}
+
+static void part_step_counter(th_step_ctx *x) { x->w->step++; }
+
+static void part_foraging(th_step_ctx *x) {
+    if (x->w->colonies) th_forage_update(x->w);
+}
+
+static void part_measurement(th_step_ctx *x) {
+    if (x->w->measure) th_measure_update(x->w);
+}
+
+/* Targets drop breadcrumbs for the movers that follow them. */
+static void part_breadcrumbs(th_step_ctx *x) {
+    if (x->w->target_count) th_movers_update(x->w);
+}
+
+static void part_stalls(th_step_ctx *x) { th_stall_update(x->w); }
+
+static void part_squads(th_step_ctx *x) {
+    if (x->w->squad_count) th_squads_update(x->w);
+}
+
+static void part_history(th_step_ctx *x) { th_report_update(x->w); }
+
+static void part_validate_grid(th_step_ctx *x) { th_validate_grid(x->w); }
+
+static void part_validate_bodies(th_step_ctx *x) {
+    if (x->w->max_radius > 0.0f) th_validate_bodies(x->w);
+}
+
+static void part_validate_state(th_step_ctx *x) { th_validate_state(x->w); }
+
+/* Parts outside the timed phases: the invariant checks, run only with validation on. */
+#define TH_STEP_VALIDATION TH_PHASE_COUNT
+
+typedef struct step_part {
+    const char *name;
+    th_phase phase; /* the phase it is timed and traced under, or TH_STEP_VALIDATION */
+    void (*run)(th_step_ctx *x);
+} step_part;
+
+/* The step, in order. A phase (th_phase: what the profiler, the report and the trace show) is a
+ * run of consecutive parts; every phase has at least one. */
+static const step_part k_parts[] = {
+    {"removals", TH_PHASE_EVENTS, part_removals},
+    {"terrain events", TH_PHASE_EVENTS, part_terrain_events},
+    {"burial", TH_PHASE_EVENTS, part_burial},
+    {"targets", TH_PHASE_EVENTS, part_targets},
+    {"spawn", TH_PHASE_EVENTS, part_spawn},
+    {"nav fields", TH_PHASE_NAV, part_nav_fields},
+    {"congestion", TH_PHASE_NAV, part_congestion},
+    {"migration", TH_PHASE_GRID, part_migration},
+    {"grid", TH_PHASE_GRID, part_grid},
+    {"ghosts", TH_PHASE_GRID, part_ghosts},
+    {"predators", TH_PHASE_GRID, part_predators},
+    {"validate grid", TH_STEP_VALIDATION, part_validate_grid},
+    {"steer", TH_PHASE_STEER, part_steer},
+    {"integrate", TH_PHASE_INTEGRATE, part_integrate},
+    {"contacts", TH_PHASE_CONTACTS, part_contacts},
+    {"validate bodies", TH_STEP_VALIDATION, part_validate_bodies},
+    {"step counter", TH_PHASE_BOOKKEEPING, part_step_counter},
+    {"statistics", TH_PHASE_BOOKKEEPING, part_statistics},
+    {"foraging", TH_PHASE_BOOKKEEPING, part_foraging},
+    {"measurement", TH_PHASE_BOOKKEEPING, part_measurement},
+    {"breadcrumbs", TH_PHASE_BOOKKEEPING, part_breadcrumbs},
+    {"stalls", TH_PHASE_BOOKKEEPING, part_stalls},
+    {"admit", TH_PHASE_ADMIT, part_admit},
+    {"squads", TH_PHASE_SQUADS, part_squads},
+    {"history", TH_PHASE_HISTORY, part_history},
+    {"validate state", TH_STEP_VALIDATION, part_validate_state},
+};
+#define TH_STEP_PARTS (sizeof k_parts / sizeof k_parts[0])
 
 /* ---- the step ---------------------------------------------------------------------------- */
 
@@ -317,51 +441,34 @@ static inline __attribute__((always_inline)) void leave(th_world *w, bool traced
 /* The body is inlined twice with `traced` a constant, so the untraced copy carries no trace
  * code and the choice costs one branch per step (in th_world_step). A test at each of the
  * phase boundaries was the alternative; it is as cheap in practice but puts trace code
- * in the hot path's instruction stream. */
+ * in the hot path's instruction stream. Timing is written here once: a phase is entered at
+ * its first part and left when the next part belongs to another; validation parts run between
+ * phases, and the clock restarts after them, so checking never counts as a phase's time. */
 static inline __attribute__((always_inline)) void step_body(th_world *w, bool traced) {
     th_profiler *p = &w->prof;
     th_step_ctx x;
+    step_ctx_init(&x, w);
+    uint32_t open = TH_STEP_VALIDATION; /* the phase being timed, or none */
     th_prof_begin(p);
-    enter(w, traced, TH_PHASE_EVENTS);
-    th_world_apply_removals(w);
-    if (w->nav.present) th_nav_apply_events(w);
-    if (w->target_count) th_targets_update(w);
-    if (w->flow) th_flow_spawn(w);
-    leave(w, traced, TH_PHASE_EVENTS);
-    enter(w, traced, TH_PHASE_NAV);
-    if (w->nav.present) th_nav_update(w);
-    leave(w, traced, TH_PHASE_NAV);
-    enter(w, traced, TH_PHASE_GRID);
-    phase_grid(w, &x);
-    if (w->validate) th_validate_grid(w);
-    leave(w, traced, TH_PHASE_GRID);
-    enter(w, traced, TH_PHASE_STEER);
-    th_pool_parallel_for(w->pool, w->count, TH_CHUNK, steer_job, &x);
-    leave(w, traced, TH_PHASE_STEER);
-    enter(w, traced, TH_PHASE_INTEGRATE);
-    th_pool_parallel_for(w->pool, w->count, TH_CHUNK, integrate_job, &x);
-    leave(w, traced, TH_PHASE_INTEGRATE);
-    enter(w, traced, TH_PHASE_CONTACTS);
-    if (w->max_radius > 0.0f) {
-        th_contacts_resolve(w);
-        if (w->validate) th_validate_bodies(w);
+    for (uint32_t i = 0; i < TH_STEP_PARTS; i++) {
+        const step_part *part = &k_parts[i];
+        if ((uint32_t)part->phase == TH_STEP_VALIDATION && !w->validate) continue;
+        if ((uint32_t)part->phase != open) {
+            if (open != TH_STEP_VALIDATION) leave(w, traced, (th_phase)open);
+            else if (i > 0) th_prof_begin(p); /* after validation: restart the clock */
+            open = (uint32_t)part->phase;
+            if (open != TH_STEP_VALIDATION) enter(w, traced, part->phase);
+        }
+        part->run(&x);
     }
-    leave(w, traced, TH_PHASE_CONTACTS);
-    enter(w, traced, TH_PHASE_BOOKKEEPING);
-    w->step++;
-    uint32_t sheltering = phase_bookkeeping(w);
-    leave(w, traced, TH_PHASE_BOOKKEEPING);
-    enter(w, traced, TH_PHASE_ADMIT);
-    phase_admit(w, sheltering);
-    leave(w, traced, TH_PHASE_ADMIT);
-    enter(w, traced, TH_PHASE_SQUADS);
-    if (w->squad_count) th_squads_update(w);
-    leave(w, traced, TH_PHASE_SQUADS);
-    enter(w, traced, TH_PHASE_HISTORY);
-    th_report_update(w);
-    if (w->validate) th_validate_state(w);
-    leave(w, traced, TH_PHASE_HISTORY);
+    if (open != TH_STEP_VALIDATION) leave(w, traced, (th_phase)open);
     th_prof_step_done(p);
+}
+
+void th_step_fail(th_world *w, th_error_code code, const char *msg) {
+    if (w->step_failed) return;
+    w->step_failed = true;
+    th_error_set(&w->step_error, code, "step %llu: %s", (unsigned long long)w->step, msg);
 }
 
 void th_world_step(th_world *w) {

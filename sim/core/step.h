@@ -1,8 +1,43 @@
-/* The step (sim/core/step.c): what other modules use of it. */
+/* The step (sim/core/step.c): its context, which kernels take, and what other modules use. */
 #ifndef TH_SIM_STEP_H
 #define TH_SIM_STEP_H
 
 #include "sim/core/world.h"
+
+/* The step context: built once before the first part of a step and passed to every part (and
+ * through the pool to every parallel job). It holds what stays fixed for the step (timestep,
+ * world size, edge rule, which optional features are present), what one part hands to a later
+ * one (agents walled in, whether the map changed, agents stepping into bunkers and exits), and
+ * the views of the agent arrays the jobs read and write. Those views are bound by the grid part
+ * (step_ctx_bind), after the buffers flip: the events phase before it may still grow the arrays
+ * (an endless spawner), and nothing reallocates after it. The jobs read these fields instead of
+ * chasing the world's, so each job names what it touches; helpers that need more (terrain,
+ * goals, exits) get `w`. */
+typedef struct th_step_ctx {
+    th_world *w;
+    /* Handed from part to part. */
+    uint32_t walled_in;  /* events -> burial: this process's agents walled in (marked) */
+    bool displaced;      /* events -> burial: agents were moved out of blocked cells */
+    bool map_changed;    /* nav -> congestion: the map's cells changed this step */
+    uint32_t sheltering; /* statistics -> admit: agents that stepped into a bunker or exit */
+    /* Array views, bound by the grid part. */
+    const th_agents *src; /* gather: last step's state, last step's storage order */
+    th_agents *a;         /* this step's state, cell order: gathered, then stepped in place */
+    float *ax, *ay;
+    uint32_t *cell;
+    uint8_t *shelter;
+    th_chunk_stats *chunk_stats;
+    const uint32_t *order; /* grid: sorted position -> storage index of last step */
+    uint32_t *key;         /* grid: storage index -> cell, then -> new slot (gather_job) */
+    uint32_t *slot_of_id;
+    uint32_t key_base; /* grid: global cell of local key 0 (0 but in a strip of rows) */
+    float dt, width, height;
+    bool wrap;
+    bool terrain, slow; /* a map; one whose cells slow walking */
+    bool goal_state;    /* some crowd's goal keeps state */
+    bool exits;         /* spawners or exits exist */
+    bool pedestrians;   /* some crowd uses the pedestrian model: its arrays are gathered */
+} th_step_ctx;
 
 /* sim/core/step.c: keep a position inside the world (bounce off walled edges, wrap on a torus). */
 void th_world_bound(const th_world *w, th_vec2 *p, th_vec2 *v);

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "engine/alloc.h"
 #include "engine/check.h"
 #include "engine/grid.h"
 #include "engine/jobs.h"
@@ -31,13 +32,13 @@ typedef struct th_squad th_squad;
 
 /* Every per-agent array in storage (cell-sorted) order, declared once: X(name, type, kind).
  * Growth, adding an agent, the step's gather and the compaction after removals are all driven
- * by this table (sim/core/world.c, sim/core/step.c), so an array added here is carried
- * everywhere it must be. kind BUF: agent state, one array in each of the two th_agents buffers,
- * gathered into cell order at the start of each step; kind PED: the same, but gathered only in
- * worlds with a pedestrian crowd (only pedestrians read or write them); kind ONE: one array in the
- * world, written afresh by each step for the agents in their new order (so not gathered) and kept
- * in step with the state when agents are removed. A new agent starts with zeros in every array but
- * the state it is given. */
+ * by this table (sim/core/storage.c, sim/core/agents.c, sim/core/step.c), so an array added here is
+ * carried everywhere it must be. kind BUF: agent state, one array in each of the two th_agents
+ * buffers, gathered into cell order at the start of each step; kind PED: the same, but gathered
+ * only in worlds with a pedestrian crowd (only pedestrians read or write them); kind ONE: one array
+ * in the world, written afresh by each step for the agents in their new order (so not gathered) and
+ * kept in step with the state when agents are removed. A new agent starts with zeros in every array
+ * but the state it is given. */
 #define TH_AGENT_ARRAYS(X)                                                               \
     X(px, float, BUF)                                                                    \
     X(py, float, BUF)                                                                    \
@@ -314,7 +315,7 @@ struct th_world {
      * id_top = count + id_free_count never exceeds the most agents alive at once, and the
      * per-id arrays follow the agents alive, not all agents ever added.
      *
-     * Two capacities, grown each on its own (doubling, world.c): `capacity` sizes what is
+     * Two capacities, grown each on its own (doubling, storage.c): `capacity` sizes what is
      * stored per agent, `id_capacity` what is kept per id slot (the id table, the per-id
      * arrays, the measured positions). In one process both grow at the same adds to the same
      * sizes: a slot is taken only when none is free, when id_top = count. Under several ranks
@@ -325,7 +326,7 @@ struct th_world {
     uint32_t id_free_count;
     uint32_t id_capacity;      /* id slots the per-id arrays hold */
     uint32_t spawned;          /* agents ever added */
-    uint32_t history_capacity; /* departures the report and flow histories hold (world.c) */
+    uint32_t history_capacity; /* departures the report and flow histories hold (storage.c) */
 
     th_chunk_stats *chunk_stats; /* one per TH_CHUNK agents of capacity */
 
@@ -350,6 +351,9 @@ struct th_world {
     bool validate;          /* check invariants inside every step (sim/core/validate.c) */
     bool validation_failed; /* a check failed; validation_error says which */
     char validation_error[320];
+    /* The first error met inside a step that the step cannot return (th_step_fail). */
+    bool step_failed;
+    th_error step_error;
     uint8_t validation_phase;  /* where it was found: TH_VALIDATE_GRID.. (sim/core/validate.h) */
     uint32_t *validation_bits; /* several ranks: id slots held here, then agreement words */
     uint32_t validation_bits_cap;
@@ -382,29 +386,31 @@ static inline th_vec2 th_min_image(th_vec2 d, bool wrap, float W, float H) {
     return d;
 }
 
-/* sim/core/world.c: replace *p with a zeroed array of n elements holding the first `keep` old ones
- * (freed). False, *p unchanged, when memory is short. Never called inside a step. */
-bool th_grow_array(void **p, size_t elem, size_t keep, size_t n);
+/* sim/core/step.c: an error inside a step, such as memory short for a scratch array that grows
+ * (an endless spawner's): the step cannot return it, and it is no programmer error, so it is
+ * not TH_ASSERT's. The first one is kept (step_failed, step_error); the caller goes on without
+ * the work it could not do (a spawner waits for the next step). */
+void th_step_fail(th_world *w, th_error_code code, const char *msg);
 
-/* sim/core/world.c: th_world_add_agent without the between-steps check, for the engine's own use
+/* sim/core/agents.c: th_world_add_agent without the between-steps check, for the engine's own use
  * inside a step (spawners, in the events phase). */
 th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
                          th_error *err);
 
-/* sim/core/world.c: drop agents whose `shelter` mark is set (a bunker index + 1, or
+/* sim/core/agents.c: drop agents whose `shelter` mark is set (a bunker index + 1, or
  * TH_MARK_REMOVED), in storage order, counting them. */
 #define TH_MARK_REMOVED 0xFFu
 /* TH_MARK_EXIT + e: the agent stepped into exit e (below TH_MAX_EXITS, so the marks of bunkers,
  * exits and removals never meet). */
 #define TH_MARK_EXIT    0x80u
 void th_world_drop_marked(th_world *w);
-/* sim/core/world.c: make room for `stored` agents stored on this rank (one process: the agents
+/* sim/core/storage.c: make room for `stored` agents stored on this rank (one process: the agents
  * alive) and `ids` id slots (the agents alive in the whole world: an id slot in use holds an agent
  * alive), each grown on its own; 0 asks nothing of one. Between steps, in the events phase for
  * an endless spawner, or in the grid phase for the agents a rank takes in; false when memory is
  * short. */
 bool th_world_reserve(th_world *w, uint32_t stored, uint32_t ids);
-/* sim/core/world.c: make the predator index hold n predators (doubling past pred_capacity; the
+/* sim/core/grid_setup.c: make the predator index hold n predators (doubling past pred_capacity; the
  * arrays' contents are lost): under several ranks every rank indexes the predators of all, more
  * than its own capacity may hold. False when memory is short. */
 bool th_world_reserve_predators(th_world *w, uint32_t n);

@@ -63,12 +63,7 @@ void th_dist_serial_force(th_world *w, bool on) {
 bool th_dist_serial_forced(const th_world *w) { return w->dist_serial && w->dist_serial->forced; }
 
 bool th_dist_room(void **p, uint32_t *cap, size_t elem, uint32_t n) {
-    if (n <= *cap) return true;
-    uint32_t c = *cap ? *cap : 256;
-    while (c < n) c = c > UINT32_MAX / 2 ? UINT32_MAX : c * 2;
-    if (!th_grow_array(p, elem, 0, c)) return false;
-    *cap = c;
-    return true;
+    return th_array_reserve(p, elem, 0, cap, n, 256, UINT32_MAX);
 }
 
 /* ---- the replay (plain C) -------------------------------------------------------------------- */

@@ -1,12 +1,12 @@
 /* A* on the navigation grid, line of sight, string pulling. */
 #include "sim/nav/nav.h"
 
-#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/alloc.h"
+#include "engine/check.h"
 #include "engine/jobs.h"
 
 /* A* on an exact bucket queue. Keys are f = g + h in integer cost units; with a consistent
@@ -317,7 +317,8 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
     if (!a || !m || !m->cost || !path || !len || a->w != m->w || a->h != m->h) {
         return TH_NAV_EINVAL;
     }
-    assert(!m->moves_stale); /* a deferred map must be brought up to date first */
+    /* A deferred map must be brought up to date first. */
+    if (!TH_ASSERT(!m->moves_stale)) return TH_NAV_EINVAL;
     if (th_navmap_is_blocked(m, sx, sy) || th_navmap_is_blocked(m, gx, gy)) return TH_NAV_ENOPATH;
     uint32_t w = (uint32_t)m->w;
     uint32_t start = (uint32_t)sy * w + (uint32_t)sx, goal = (uint32_t)gy * w + (uint32_t)gx;

@@ -2,13 +2,13 @@
  * the combined nearest field, and the per-agent queries (flow, cost, path). */
 #include "sim/nav/nav.h"
 
-#include <assert.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/alloc.h"
+#include "engine/check.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Bucket queue
@@ -535,7 +535,7 @@ static bool matches(const th_nav_field *f, const th_navmap *m, const th_nav_scra
 }
 
 static void compute(th_nav_field *f, const th_navmap *m, th_nav_scratch *s) {
-    assert(!m->moves_stale); /* a deferred map must be brought up to date first */
+    (void)TH_ASSERT(!m->moves_stale); /* a deferred map must be brought up to date first */
     nav_run r = run_make(f, m);
     pnode *nd = s->node;
     /* Records in and out as one 64-bit word each: one store (or load) per cell instead of four
@@ -608,7 +608,7 @@ static uint32_t tentative(const nav_run *r, uint32_t c) {
  * decrease-only Dijkstra yields exactly the fixed point a full compute reaches. */
 static void repair(th_nav_field *f, const th_navmap *m, const uint32_t *cells, uint32_t n,
                    th_nav_scratch *s) {
-    assert(!m->moves_stale);
+    (void)TH_ASSERT(!m->moves_stale);
     nav_run r = run_make(f, m);
     uint32_t ns = 0;
     for (uint32_t i = 0; i < n; i++) s->mark[cells[i]] |= MARK_OPENED;

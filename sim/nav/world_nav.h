@@ -1,5 +1,7 @@
-/* The world's terrain (sim/nav/world_nav.c): bunkers, the event queue, river-map upkeep
- * between steps, and the terrain terms of each agent's step. */
+/* The world's navigation state (struct th_world_nav) and what the rest of sim/ calls in it:
+ * terrain, bunkers, the event queue, river-map upkeep between steps, and the terrain terms of
+ * each agent's step. One file per concept implements it (sim/nav/world_nav.c lists them);
+ * navigation knows nothing of behaviour: the step asks behaviour for what follows from it. */
 #ifndef TH_SIM_WORLD_NAV_H
 #define TH_SIM_WORLD_NAV_H
 
@@ -77,7 +79,7 @@ typedef struct th_world_nav {
     th_vec2 *waypoints;  /* string-pulled path, ncells long */
 } th_world_nav;
 
-/* sim/nav/world_nav.c: walking speed factor of the terrain at p (1 without a map or speeds). */
+/* sim/nav/agent_terms.c: walking speed factor of the terrain at p (1 without a map or speeds). */
 float th_nav_speed_at(const th_world *w, th_vec2 p);
 /* Push the disc (p, r) out of the blocked cells it overlaps, cell by cell in a fixed order.
  * Returns the moved centre. Also keeps it off the world's edges in a walled world. */
@@ -96,18 +98,22 @@ bool th_nav_nearest_wall(const th_world *w, th_vec2 p, float range, float *dist,
 
 bool th_nav_world_init(th_world *w); /* map, scratch: at creation when cell_size > 0 */
 void th_nav_world_free(th_world *w);
-void th_nav_apply_events(th_world *w); /* step phase "events" */
-void th_nav_update(th_world *w);       /* step phase "nav" */
-/* The goal and terrain terms of a boid's steering (the goal direction as a desired velocity,
- * the wall push); *stranded when its goal cannot be reached from p. Also for worlds without a
- * map (then only the goal term). */
-th_vec2 th_nav_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v,
-                     bool *stranded);
+/* Step phase "events" (sim/nav/events.c): the events due applied, agents moved out of cells
+ * they blocked. True when agents were moved (on every process alike), with *walled_in the
+ * number of this process's agents left no open ground, marked TH_MARK_REMOVED: the step buries
+ * them. */
+bool th_nav_apply_events(th_world *w, uint32_t *walled_in);
+/* Step phase "nav" (sim/nav/fields.c): the fields brought up to date with the map. True when
+ * the map changed since the last call (so fields that depend on it must follow). */
+bool th_nav_update(th_world *w);
 /* Move from p by d, sliding along blocked cells; updates *v when blocked on an axis. */
 th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v);
 /* th_world_add_destinations returning the field's index, or -1 with `err` filled. */
 int th_nav_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
                             th_error *err);
+/* sim/nav/bunkers.c: admit one agent into bunker `bunker` (an index): false when it is full or
+ * destroyed; the bunker turns full at its capacity, and the nearest-bunker field follows. */
+bool th_nav_admit(th_world_nav *n, uint32_t bunker);
 /* Bunker index + 1 when p is in an open bunker, else 0. */
 uint8_t th_nav_shelter_at(const th_world *w, th_vec2 p);
 

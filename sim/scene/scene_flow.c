@@ -282,7 +282,7 @@ bool th_scene_build_flow(th_world *w, const th_scene *s, th_error *err) {
         th_exit_def d = th_default_exit_def();
         d.name = s->crowd[c].name;
         const th_crowd_id crowd = {c + 1};
-        d.field = th_world_crowd(w, crowd)->goal.field;
+        d.field = th_world_get_crowd(w, crowd)->goal.field;
         d.crowds = &crowd;
         d.crowd_count = 1;
         if (!th_exit_id_valid(th_world_add_exit(w, &d, err))) {

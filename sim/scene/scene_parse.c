@@ -540,48 +540,13 @@ static bool crowd_param(const th_scene *s, const th_crowd_param *p, const th_yno
 
 static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t index) {
     th_scene *s = c->s;
-    static const char *const keys[] = {"name",
-                                       "count",
-                                       "behavior",
-                                       "spawn",
-                                       "agents",
-                                       "initial_speed",
-                                       "neighbor_radius",
-                                       "separation_radius",
-                                       "fov",
-                                       "separation_weight",
-                                       "alignment_weight",
-                                       "cohesion_weight",
-                                       "max_speed",
-                                       "max_force",
-                                       "flow_weight",
-                                       "wall_radius",
-                                       "wall_weight",
-                                       "color",
-                                       "type",
-                                       "target",
-                                       "pursuit",
-                                       "pursuit_weight",
-                                       "lead_fov",
-                                       "lead_radius",
-                                       "flee_types",
-                                       "flee_radius",
-                                       "flee_weight",
-                                       "model",
-                                       "body_radius",
-                                       "desired_speed",
-                                       "desired_speed_sd",
-                                       "time_gap",
-                                       "relaxation",
-                                       "repulsion",
-                                       "repulsion_range",
-                                       "wall_repulsion",
-                                       "wall_repulsion_range",
-                                       "anticipation",
-                                       "keep_right",
-                                       "heading",
-                                       "goal",
-                                       NULL};
+    /* The crowd's keys: its own, then every numeric one of the parameter table. */
+#define TH_PARAM_KEY(key, field, lo, lo_open, hi, hi_open, boids, ped, note, unit, model, doc) key,
+    static const char *const keys[] = {
+        "name",          "count", "behavior", "spawn",  "agents",
+        "initial_speed", "color", "type",     "target", "pursuit",
+        "flee_types",    "model", "heading",  "goal",   TH_CROWD_PARAMS(TH_PARAM_KEY) NULL};
+#undef TH_PARAM_KEY
     char path[64], sub[128];
     snprintf(path, sizeof path, "crowds[%u]", index);
     if (!expect(s, n, TH_Y_MAPPING, path, c->err) || !known_keys(s, n, path, keys, c->err))
@@ -637,23 +602,18 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
         }
         if (!crowd_param(s, p, v, sub, th_crowd_param_field(p, d), c->err)) return false;
     }
-    if (d->model == TH_MODEL_PEDESTRIAN) {
-        /* The cross-key bounds th_world_add_crowd checks, pointed at the key that breaks them. */
-        if (d->desired_speed > d->max_speed) {
-            v = th_ynode_get(n, "desired_speed");
-            snprintf(sub, sizeof sub, "%s.%s", path, v ? "desired_speed" : "max_speed");
-            return FAIL(s, v ? v : th_ynode_get(n, "max_speed"), sub, c->err,
-                        "desired_speed %g m/s is above max_speed %g m/s", (double)d->desired_speed,
-                        (double)d->max_speed);
-        }
-        if (d->desired_speed_sd > d->desired_speed) {
-            v = th_ynode_get(n, "desired_speed_sd");
-            snprintf(sub, sizeof sub, "%s.desired_speed_sd", path);
-            return FAIL(s, v ? v : n, sub, c->err,
-                        "desired_speed_sd %g m/s is above desired_speed %g m/s",
-                        (double)d->desired_speed_sd, (double)d->desired_speed);
-        }
-    } else if ((v = th_ynode_get(n, "heading"))) {
+    /* The rules between keys th_world_add_crowd checks (crowd_params.c), pointed at the key
+     * that breaks them: the one named, else the one it is measured against. */
+    const char *broken = NULL;
+    th_error rule;
+    if (!th_crowd_params_rules(d, &broken, &rule)) {
+        v = th_ynode_get(n, broken);
+        const char *other = strcmp(broken, "desired_speed") == 0 ? "max_speed" : NULL;
+        if (!v && other && (v = th_ynode_get(n, other))) broken = other;
+        snprintf(sub, sizeof sub, "%s.%s", path, broken);
+        return FAIL(s, v ? v : n, sub, c->err, "%s", rule.message);
+    }
+    if (d->model != TH_MODEL_PEDESTRIAN && (v = th_ynode_get(n, "heading"))) {
         snprintf(sub, sizeof sub, "%s.heading", path);
         return FAIL(s, v, sub, c->err,
                     "'heading' is a pedestrian-model key; add `model: pedestrian`"
@@ -712,11 +672,10 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
         }
     }
     if (s->bounds == TH_BOUNDS_WRAP) {
-        float reach = fmaxf(d->neighbor_radius, d->separation_radius);
-        if (2.0f * reach > s->width || 2.0f * reach > s->height) {
-            return FAIL(s, n, path, c->err, "radius %g m is more than half the wrap-around world",
-                        (double)reach);
-        }
+        th_error rule;
+        const th_crowd_reach r = th_crowd_params_reach(d, d->target.index1 != 0, s->timestep);
+        if (!th_crowd_params_wrap_ok(r.largest, s->width, s->height, &rule))
+            return FAIL(s, n, path, c->err, "%s", rule.message);
     }
     if ((v = th_ynode_get(n, "color"))) {
         snprintf(sub, sizeof sub, "%s.color", path);

@@ -51,15 +51,9 @@ static bool add_child(builder *b, th_ynode *n, yaml_mark_t m) {
         return true;
     }
     open_node *o = &b->stack[b->depth - 1];
-    if (o->count == o->capacity) {
-        uint32_t cap = o->capacity ? o->capacity * 2 : 8;
-        th_ynode **k = th_alloc(cap * sizeof *k);
-        if (!k) return fail_nomem(b, m, "out of memory");
-        if (o->count) memcpy(k, o->kids, o->count * sizeof *k);
-        th_free(o->kids);
-        o->kids = k;
-        o->capacity = cap;
-    }
+    if (!th_array_reserve((void **)&o->kids, sizeof *o->kids, o->count, &o->capacity, o->count + 1,
+                          8, UINT32_MAX))
+        return fail_nomem(b, m, "out of memory");
     o->kids[o->count++] = n;
     return true;
 }

@@ -1,0 +1,204 @@
+/* Agents and their ids: adding an agent (a free id slot or a fresh one, every array zeroed at its
+ * index), removals asked for, and the storage-order pass that drops marked agents. */
+#include <math.h>
+#include <string.h>
+
+#include "engine/rng.h"
+#include "sim/behave/goal.h"
+#include "sim/core/flow.h"
+#include "sim/core/measure.h"
+#include "sim/core/storage.h"
+#include "sim/core/validate.h"
+#include "sim/core/world.h"
+#include "sim/dist/dist.h"
+#include "sim/dist/dist_serial.h"
+
+/* A pedestrian's free walking speed: normal(mean, sd), clipped to mean +- 2 sd and to
+ * (0, max_speed]. The normal deviate is the Irwin-Hall sum of 12 uniforms minus 6 (variance 1,
+ * tails cut at 6 sd, which the clip cuts further): only additions, so the draw is bit-identical
+ * on every machine, unlike a Box-Muller transform through libm's log and cos. */
+static float draw_desired_speed(const th_world *w, const th_crowd_def *d, th_agent_id id) {
+    if (d->model != TH_MODEL_PEDESTRIAN) return 0.0f;
+    float z = -6.0f;
+    for (uint32_t k = 0; k < 12; k++)
+        z += th_rng_f01(w->def.seed, 0x5e3d0000u + th_agent_key(id), k);
+    float v = d->desired_speed + d->desired_speed_sd * th_clampf(z, -2.0f, 2.0f);
+    return th_clampf(v, 0.05f * d->desired_speed, d->max_speed);
+}
+
+/* A vector's two floats by their bits, for the call hash. */
+static uint64_t vec_bits(th_vec2 v) {
+    uint32_t x, y;
+    memcpy(&x, &v.x, sizeof x);
+    memcpy(&y, &v.y, sizeof y);
+    return (uint64_t)y << 32 | x;
+}
+
+th_agent_id th_world_add_agent(th_world *w, th_crowd_id crowd, th_vec2 position, th_vec2 velocity,
+                               th_error *err) {
+    if (!th_between_steps(w, err)) return TH_INVALID_AGENT;
+    th_validate_call(w, 1u | crowd.index1 << 4, vec_bits(position), vec_bits(velocity));
+    if (!th_handle_given(crowd.index1, "crowd", err)) return TH_INVALID_AGENT;
+    return th_agent_add(w, TH_INDEX(crowd), position, velocity, err);
+}
+
+th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
+                         th_error *err) {
+    if (crowd >= w->crowd_count) {
+        th_error_set(err, TH_ERR_HANDLE, "no crowd %u (the world has %u)", crowd, w->crowd_count);
+        return TH_INVALID_AGENT;
+    }
+    if (!(position.x >= 0.0f && position.x < w->def.width && position.y >= 0.0f &&
+          position.y < w->def.height)) {
+        th_error_set(err, th_error_point_code(position),
+                     "position (%g, %g) is outside the world [0, %g) x [0, %g)", (double)position.x,
+                     (double)position.y, (double)w->def.width, (double)w->def.height);
+        return TH_INVALID_AGENT;
+    }
+    if (w->nav.present && th_navmap_blocked_at(&w->nav.map, position)) {
+        th_error_set(err, TH_ERR_BLOCKED, "position (%g, %g) is inside a wall", (double)position.x,
+                     (double)position.y);
+        return TH_INVALID_AGENT;
+    }
+    if (!isfinite(velocity.x) || !isfinite(velocity.y)) {
+        th_error_set(err, TH_ERR_INVALID, "velocity must be finite");
+        return TH_INVALID_AGENT;
+    }
+    if (w->count >= TH_MAX_AGENTS) {
+        th_error_set(err, TH_ERR_LIMIT, "at most %u agents", TH_MAX_AGENTS);
+        return TH_INVALID_AGENT;
+    }
+    /* Under several ranks every rank takes the id (the id table is replicated), and only the
+     * owner stores the agent: the id table grows with the slots used anywhere, the agent
+     * arrays with the agents stored here. A fresh slot is taken only when none is free. */
+    const bool own = th_dist_owns(w, position);
+    const uint32_t slots = w->id_free_count ? w->id_top : w->id_top + 1;
+    if ((own && !th_world_reserve_agents(w, w->count + 1)) || !th_world_reserve_ids(w, slots) ||
+        !th_world_reserve_history(w, w->spawned + 1)) {
+        th_error_set(err, TH_ERR_NOMEM, "out of memory for %u agents", w->count + 1);
+        return TH_INVALID_AGENT;
+    }
+    /* Clamped in double: the float length of a finite velocity such as (3e38, 3e38) overflows
+     * to infinity, and the float clamp then scaled it to (0, 0), losing its direction. */
+    th_vec2 v = velocity;
+    double len = hypot(velocity.x, velocity.y), top = w->crowd_def[crowd].max_speed;
+    if (len > top) v = th_v2((float)(velocity.x * (top / len)), (float)(velocity.y * (top / len)));
+    th_agents *a = &w->buf[w->cur];
+    /* A free slot if there is one (reserve made room for a fresh one otherwise), with the
+     * next generation; 0 is skipped when the count wraps, so the id is never null. */
+    uint32_t slot = w->id_free_count ? w->id_free[--w->id_free_count] : w->id_top++;
+    uint32_t gen = w->id_gen[slot] + 1u;
+    w->id_gen[slot] = gen ? gen : 1u;
+    th_agent_id id = {slot + 1u, w->id_gen[slot]};
+    w->spawned++;
+    w->total++;
+#define ZERO_ID(name, T, wanted) \
+    if (wanted) memset(&w->name[slot], 0, sizeof(T));
+    TH_ID_ARRAYS(ZERO_ID)
+#undef ZERO_ID
+    w->desired_speed[slot] = draw_desired_speed(w, &w->crowd_def[crowd], id);
+    th_goal_agent_added(w, id, &w->crowd_rt[crowd], v);
+    w->settle = true;
+    if (!own) {
+        w->slot_of_id[slot] = UINT32_MAX;
+        return id;
+    }
+    uint32_t k = w->count++;
+#define ZERO_AGENT(name, T, kind)                                \
+    TH_AGENT_KIND(BUF, kind, memset(&a->name[k], 0, sizeof(T));) \
+    TH_AGENT_KIND(ONE, kind, memset(&w->name[k], 0, sizeof(T));)
+    TH_AGENT_ARRAYS(ZERO_AGENT)
+#undef ZERO_AGENT
+    a->px[k] = position.x;
+    a->py[k] = position.y;
+    a->vx[k] = v.x;
+    a->vy[k] = v.y;
+    a->crowd[k] = (uint16_t)crowd;
+    a->id[k] = id;
+    a->type[k] = w->crowd_rt[crowd].type;
+    w->slot_of_id[slot] = k;
+    /* Until its first grid phase a new agent sorts after every gathered one, in the order
+     * agents were added: where one process stores it (sim/dist/dist_serial.h). */
+    w->cell[k] = th_cell_added(w->spawned);
+    th_measure_agent_added(w, id, position);
+    w->stats.agents = w->dist ? w->total : w->count;
+    return id;
+}
+
+/* Free the slot of an agent leaving the world: stale from now on, reused by the next agent
+ * added (id_free holds a place for every slot, so the push needs no room). */
+static void free_id(th_world *w, th_agent_id id) {
+    const uint32_t s = th_id_slot(id);
+    w->slot_of_id[s] = UINT32_MAX;
+    w->id_free[w->id_free_count++] = s;
+}
+
+void th_world_drop_marked(th_world *w) {
+    if (th_dist_serial_active(w) || th_dist_serial_forced(w)) {
+        th_dist_drop_marked(w);
+        return;
+    }
+    th_agents *a = &w->buf[w->cur];
+    uint32_t out = 0;
+    for (uint32_t k = 0; k < w->count; k++) {
+        uint8_t s = w->shelter[k];
+        if (s == TH_MARK_REMOVED) {
+            w->stats.removed++;
+            free_id(w, a->id[k]);
+            continue;
+        }
+        if (s >= TH_MARK_EXIT && s < TH_MARK_EXIT + TH_MAX_EXITS) {
+            th_flow_exited(w, s - TH_MARK_EXIT);
+            free_id(w, a->id[k]);
+            continue;
+        }
+        if (s) {
+            /* Admitted in storage order until the bunker is full; the rest stay outside. */
+            if (th_nav_admit(&w->nav, s - 1u)) {
+                w->stats.sheltered++;
+                free_id(w, a->id[k]);
+                continue;
+            }
+            w->shelter[k] = 0;
+        }
+        /* Every array moves down with its agent (shelter is 0 for every agent kept). */
+        if (out != k) th_agent_move_down(w, out, k);
+        out++;
+    }
+    w->count = out;
+}
+
+bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err) {
+    if (!th_between_steps(w, err)) return false;
+    th_validate_call(w, 2u, th_agent_key(id), 0);
+    /* Under several ranks every rank queues the removal (the call is collective); only the
+     * owner stores the agent, so the others check the id against the replicated id table. */
+    const uint32_t s = th_id_slot(id);
+    const bool known = w->dist ? s < w->id_top && w->id_gen[s] == id.generation &&
+                                     (w->slot_of_id[s] != UINT32_MAX || th_dist_ranks(w) > 1)
+                               : th_agent_index(w, id) != UINT32_MAX;
+    if (!known) {
+        th_error_set(err, TH_ERR_HANDLE, "no agent %u.%u", id.index1, id.generation);
+        return false;
+    }
+    if (!th_array_reserve((void **)&w->removals, sizeof *w->removals, w->removal_count,
+                          &w->removal_capacity, w->removal_count + 1, 16, UINT32_MAX)) {
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
+        return false;
+    }
+    w->removals[w->removal_count++] = id;
+    return true;
+}
+
+/* Removals asked for since the last step, applied at the start of this one. */
+void th_world_apply_removals(th_world *w) {
+    if (w->removal_count == 0) return;
+    for (uint32_t i = 0; i < w->removal_count; i++) {
+        /* Each id was checked when asked for and no agent leaves between steps, so it still
+         * names its agent; one asked for twice is marked twice, harmlessly. */
+        uint32_t k = th_agent_index(w, w->removals[i]);
+        if (k != UINT32_MAX) w->shelter[k] = TH_MARK_REMOVED;
+    }
+    w->removal_count = 0;
+    th_world_drop_marked(w);
+}

@@ -1,0 +1,100 @@
+/* Reading a world between steps: counts, stats, one agent, the agent arrays, the state hash and
+ * the phase times. */
+#include "engine/hash.h"
+#include "sim/behave/forage.h"
+#include "sim/core/flow.h"
+#include "sim/core/world.h"
+#include "sim/dist/dist.h"
+
+uint32_t th_world_agent_count(const th_world *w) { return w->dist ? w->total : w->count; }
+uint32_t th_world_id_slots(const th_world *w) { return w->id_top; }
+uint64_t th_world_step_count(const th_world *w) { return w->step; }
+th_world_stats th_world_get_stats(const th_world *w) {
+    th_world_stats s = w->stats;
+    s.agents = w->dist ? w->total : w->count;
+    s.spawned = w->spawned;
+    return s;
+}
+th_world_def th_world_get_def(const th_world *w) { return w->def; }
+
+void th_world_grid_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_w,
+                        float *cell_h) {
+    if (cols) *cols = w->grid.nx;
+    if (rows) *rows = w->grid.ny;
+    if (cell_w) *cell_w = w->grid.cell_w;
+    if (cell_h) *cell_h = w->grid.cell_h;
+}
+
+bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) {
+    uint32_t k = th_agent_index(w, id);
+    if (k == UINT32_MAX) return false;
+    const th_agents *a = &w->buf[w->cur];
+    *out = (th_agent_state){
+        .id = id,
+        .crowd = th_crowd_handle(a->crowd[k]),
+        .position = th_v2(a->px[k], a->py[k]),
+        .velocity = th_v2(a->vx[k], a->vy[k]),
+        .acceleration = th_v2(w->ax[k], w->ay[k]),
+        .neighbors = w->neighbors[k],
+        .stranded = (w->flags[k] & TH_AGENT_STRANDED) != 0,
+        .leader = (w->flags[k] & TH_AGENT_LEADER) != 0,
+        .waypoint = w->goal_state && (w->crowd_rt[a->crowd[k]].goal == TH_GOAL_ROUTE ||
+                                      w->crowd_rt[a->crowd[k]].goal == TH_GOAL_WAYPOINTS)
+                        ? w->goal_state[th_id_slot(id)].index
+                        : 0,
+        .carrying = w->goal_state && w->crowd_rt[a->crowd[k]].goal == TH_GOAL_FORAGE &&
+                    w->goal_state[th_id_slot(id)].carrying,
+    };
+    return true;
+}
+
+th_agent_view th_world_agents(const th_world *w) {
+    const th_agents *a = &w->buf[w->cur];
+    return (th_agent_view){w->count, a->px, a->py, a->vx, a->vy, a->crowd, a->id, w->flags};
+}
+
+/* What the hash reads besides the agents: one process and the ranks' hash share these. */
+static void hash_head(const th_world *w, th_hasher *h) {
+    th_hash_u64(h, w->step);
+    th_hash_u32(h, w->dist ? w->total : w->count);
+}
+
+static void hash_tail(const th_world *w, th_hasher *h) {
+    for (uint32_t b = 0; b < w->nav.bunker_count; b++) {
+        const th_bunker *bk = &w->nav.bunker[b];
+        th_hash_u32(h, bk->sheltered);
+        th_hash_u32(h, (uint32_t)bk->destroyed | (uint32_t)bk->full << 1);
+    }
+    if (w->colonies) th_forage_hash(w, h);
+    if (w->flow) th_flow_hash(w, h);
+}
+
+uint64_t th_world_hash(const th_world *w) {
+    if (w->dist) return th_dist_hash(w, hash_head, hash_tail);
+    th_hasher h = th_hash_begin();
+    hash_head(w, &h);
+    const th_agents *a = &w->buf[w->cur];
+    /* By slot: the same order for any thread count, as storage order is not. */
+    for (uint32_t slot = 0; slot < w->id_top; slot++) {
+        uint32_t k = w->slot_of_id[slot];
+        if (k >= w->count) continue;
+        th_hash_u64(&h, th_agent_key(a->id[k]));
+        th_hash_u32(&h, a->crowd[k]);
+        th_hash_f32(&h, a->px[k]);
+        th_hash_f32(&h, a->py[k]);
+        th_hash_f32(&h, a->vx[k]);
+        th_hash_f32(&h, a->vy[k]);
+    }
+    hash_tail(w, &h);
+    return th_hash_end(&h);
+}
+
+double th_world_phase_ms(const th_world *w, th_phase phase) {
+    return th_prof_mean_ms(&w->prof, (uint32_t)phase);
+}
+
+double th_world_phase_last_ms(const th_world *w, th_phase phase) {
+    return (unsigned)phase < TH_PHASE_COUNT ? (double)w->prof.last_ns[phase] * 1e-6 : 0.0;
+}
+
+void th_world_reset_profile(th_world *w) { th_prof_reset(&w->prof); }

@@ -1,0 +1,65 @@
+/* Path finding on the world's map: A* working memory created on first use, landmark bounds
+ * kept current, and th_world_find_path with its string-pulled waypoints. */
+#include <string.h>
+
+#include "engine/alloc.h"
+
+#include "sim/core/world.h"
+#include "sim/nav/world_nav_private.h"
+
+bool th_nav_path_ready(th_world *w, th_error *err) {
+    th_world_nav *n = &w->nav;
+    th_navmap_update_moves(&n->map, w->pool);
+    if (!n->waypoints) { /* first use: A* working memory */
+        n->astar = th_astar_create(&n->map);
+        /* Written before read, and only as far as a path reaches: left unzeroed, their pages
+         * are never touched beyond that (192 MiB on a 4096 x 4096 map). */
+        n->path = th_alloc(n->map.ncells * sizeof *n->path);
+        n->waypoints = th_alloc(n->map.ncells * sizeof *n->waypoints);
+        if (!n->astar || !n->path || !n->waypoints) {
+            th_astar_destroy(n->astar);
+            th_free(n->path);
+            th_free(n->waypoints);
+            n->astar = NULL;
+            n->path = NULL;
+            n->waypoints = NULL;
+            th_error_set(err, TH_ERR_NOMEM, "out of memory for path finding");
+            return false;
+        }
+    }
+    /* Landmark bounds for the map as it is now: built on first use and again after the map
+     * changed (a quarter of a second on a 1024 x 1024 map, on the world's threads). They are
+     * optional: over their memory budget, or out of memory, queries keep the octile bound. */
+    if (!th_astar_landmarks_current(n->astar, &n->map))
+        (void)th_astar_landmarks_build(n->astar, &n->map, w->pool, TH_ASTAR_LANDMARK_BUDGET);
+    return true;
+}
+
+bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uint32_t max,
+                        uint32_t *count, float *cost, th_error *err) {
+    if (!th_between_steps(w, err)) return false;
+    th_world_nav *n = &w->nav;
+    if (!th_nav_need_map(w, err)) return false;
+    if (th_nav_off_world(w, from, err) || th_nav_off_world(w, to, err)) return false;
+    if (!th_nav_path_ready(w, err)) return false;
+    int32_t sx, sy, gx, gy;
+    th_navmap_cell_of(&n->map, from, &sx, &sy);
+    th_navmap_cell_of(&n->map, to, &gx, &gy);
+    uint32_t len = 0, units = 0;
+    int rc = th_astar_find(n->astar, &n->map, sx, sy, gx, gy, n->path, n->map.ncells, &len, &units);
+    if (rc != TH_NAV_OK) {
+        th_error_set(err, th_nav_error_code(rc), "no path from cell (%d, %d) to cell (%d, %d)", sx,
+                     sy, gx, gy);
+        return false;
+    }
+    uint32_t pulled = th_nav_string_pull(&n->map, n->path, len, n->waypoints);
+    if (pulled > max) {
+        th_error_set(err, TH_ERR_LIMIT,
+                     "the path has %u waypoints, more than the %u given room for", pulled, max);
+        return false;
+    }
+    memcpy(out, n->waypoints, pulled * sizeof *out);
+    *count = pulled;
+    if (cost) *cost = th_nav_units_to_metres(&n->map, units);
+    return true;
+}

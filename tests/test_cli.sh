@@ -165,6 +165,20 @@ for args in "$tmp/threads64.yaml" "--threads 64 $tmp/threads0.yaml"; do
         pass "check refuses what run refuses: ${args##*/}"
     fi
 done
+# A pedestrian crowd in a world stepped longer than its bodies hold (0.05 s): refused where the
+# crowd is written, by check and run alike; at 0.05 s it loads.
+printf 'name: t\ntimestep: 0.25\nworld: {size: [20, 20]}\ncrowds:\n  - name: walkers\n    model: pedestrian\n    count: 10\n    spawn: {rect: [2, 2, 18, 18]}\n' >"$tmp/ped_dt.yaml"
+run check "$tmp/ped_dt.yaml"
+if [[ $rc -eq 2 ]] && grep -q "ped_dt.yaml:5:5: crowds\[0\]: .*a pedestrian crowd needs a timestep of at most 0.05 s, the world's is 0.25 s" "$tmp/err"; then
+    run run "$tmp/ped_dt.yaml" --headless --steps 1
+    if [[ $rc -eq 2 ]]; then pass "pedestrians at a 0.25 s timestep refused, with where and why"
+    else fail "pedestrians at a 0.25 s timestep" "run exit $rc, expected 2"
+    fi
+else fail "pedestrians at a 0.25 s timestep" "check exit $rc, or no line:column and reason"
+fi
+sed -i 's/^timestep: 0.25/timestep: 0.05/' "$tmp/ped_dt.yaml"
+run run "$tmp/ped_dt.yaml" --headless --steps 10 --validate
+[[ $rc -eq 0 ]] && pass "pedestrians at a 0.05 s timestep run" || fail "pedestrians at 0.05 s" "exit $rc"
 expect_usage "check --threads 65" "--threads" check --threads 65 flock
 expect_usage "check unknown flag" "--bogus" check --bogus flock
 

@@ -255,6 +255,33 @@ END_TEST
 
 /* Bodies are not only for pedestrians: a flock of boids with bodies on a torus keeps apart, and
  * its hash does not depend on the thread count. */
+/* A world stepped longer than pedestrian bodies hold (TH_PED_MAX_TIMESTEP) refuses a pedestrian
+ * crowd, saying why; at the bound it takes one; boids take any timestep. */
+START_TEST(pedestrians_refuse_long_timesteps) {
+    const float steps[3] = {TH_PED_MAX_TIMESTEP, 0.06f, 1.0f};
+    for (int k = 0; k < 3; k++) {
+        th_world_def wd = th_default_world_def();
+        wd.timestep = steps[k];
+        th_world *w = th_world_create(&wd, NULL);
+        ck_assert_ptr_nonnull(w);
+        th_crowd_def cd = th_default_crowd_def();
+        cd.model = TH_MODEL_PEDESTRIAN;
+        th_error err;
+        const th_crowd_id c = th_world_add_crowd(w, &cd, &err);
+        if (k == 0) {
+            ck_assert_int_eq(IDX(c), 0);
+        } else {
+            ck_assert_int_eq(c.index1, 0);
+            ck_assert_int_eq(err.code, TH_ERR_INVALID);
+            ck_assert_ptr_nonnull(strstr(err.message, "timestep of at most 0.05 s"));
+            cd.model = TH_MODEL_BOIDS;
+            ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, NULL)), 0);
+        }
+        th_world_destroy(w);
+    }
+}
+END_TEST
+
 START_TEST(boids_with_bodies_keep_apart) {
     uint64_t hash[2];
     for (int t = 0; t < 2; t++) {
@@ -583,6 +610,7 @@ int main(void) {
     tcase_set_timeout(t, 600);
     tcase_add_test(t, bodies_never_overlap_after_settling);
     tcase_add_test(t, every_scene_with_bodies_keeps_the_overlap_bound);
+    tcase_add_test(t, pedestrians_refuse_long_timesteps);
     tcase_add_test(t, boids_with_bodies_keep_apart);
     tcase_add_loop_test(t, same_hash_for_any_thread_count, 0, 2);
     tcase_add_test(t, stairs_slow_walking_but_not_routing);

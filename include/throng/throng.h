@@ -193,6 +193,12 @@ typedef enum th_behavior {
                               agent that reaches an open bunker is sheltered (leaves the world) */
 } th_behavior;
 
+/** The longest timestep, in seconds, of a world with a pedestrian crowd. Over longer steps the
+ *  speed law and the contacts phase no longer keep bodies apart in dense crowds (walkers close
+ *  in faster than the projection rounds separate them): adding a pedestrian crowd to such a
+ *  world is refused (docs/pedestrians.md). */
+#define TH_PED_MAX_TIMESTEP 0.05f
+
 /** How a crowd's agents move (docs/pedestrians.md has the equations and their sources). */
 typedef enum th_model {
     TH_MODEL_BOIDS = 0,      /* Reynolds steering forces with inertia: flocks, herds, swarms */

@@ -65,6 +65,13 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     /* The rules between keys; each key's own range was checked above. */
     const char *broken;
     if (!th_crowd_params_rules(&d, &broken, err)) return -1;
+    if (d.model == TH_MODEL_PEDESTRIAN && w->def.timestep > TH_PED_MAX_TIMESTEP) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "a pedestrian crowd needs a timestep of at most %g s, the world's is %g s: "
+                     "over longer steps bodies overlap in dense crowds (docs/pedestrians.md)",
+                     (double)TH_PED_MAX_TIMESTEP, (double)w->def.timestep);
+        return -1;
+    }
     if (d.model == TH_MODEL_PEDESTRIAN) {
         if (!(isfinite(d.heading.x) && isfinite(d.heading.y) && fabsf(d.heading.x) <= 1e6f &&
               fabsf(d.heading.y) <= 1e6f)) {

@@ -10,6 +10,7 @@ th_clock th_clock_make(double dt, int max_steps) {
 }
 
 int th_clock_advance(th_clock *c, double elapsed) {
+    if (!c) return 0;
     if (!(elapsed > 0.0) || !isfinite(elapsed)) elapsed = 0.0;
     c->accumulator += elapsed;
     int n = 0;
@@ -28,6 +29,7 @@ int th_clock_advance(th_clock *c, double elapsed) {
 }
 
 double th_clock_alpha(const th_clock *c) {
+    if (!c) return 0.0;
     double a = c->accumulator / c->dt;
     return a < 0.0 ? 0.0 : (a >= 1.0 ? 0.0 : a);
 }

@@ -187,6 +187,7 @@ bool th_view_get_layout(const th_world *w, const th_view_opts *opts, uint32_t ov
 }
 
 th_vec2 th_view_layout_to_screen(const th_view_layout *l, th_vec2 p) {
+    if (!l) return th_v2(0.0f, 0.0f);
     return th_v2((float)(l->ox + p.x * l->scale), (float)(l->oy - p.y * l->scale));
 }
 

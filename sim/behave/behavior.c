@@ -97,11 +97,16 @@ static int add_target(th_world *w, const th_target_def *def, th_error *err) {
 }
 
 th_target_id th_world_add_target(th_world *w, const th_target_def *def, th_error *err) {
+    if (!w || !def) {
+        th_error_set(err, TH_ERR_INVALID, "target: no world or no def");
+        return (th_target_id){0};
+    }
     return th_target_handle(add_target(w, def, err));
 }
 
 bool th_world_get_target(const th_world *w, th_target_id handle, th_vec2 *position,
                          th_vec2 *velocity) {
+    if (!w) return false;
     const uint32_t target = TH_INDEX(handle);
     if (target >= w->target_count || !w->target_valid[target]) return false;
     if (position) *position = w->target_pos[target];

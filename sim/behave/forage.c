@@ -609,6 +609,7 @@ static const th_colony *colony_of(const th_world *w, uint32_t crowd) {
 }
 
 bool th_world_get_forage(const th_world *w, th_crowd_id handle, th_forage_info *out) {
+    if (!w || !out) return false;
     const uint32_t crowd = TH_INDEX(handle);
     const th_colony *col = colony_of(w, crowd);
     if (!col) return false;
@@ -634,6 +635,7 @@ bool th_world_get_forage(const th_world *w, th_crowd_id handle, th_forage_info *
 
 bool th_world_get_food_source(const th_world *w, th_crowd_id crowd, uint32_t source,
                               th_food_info *out) {
+    if (!w || !out) return false;
     const th_colony *col = colony_of(w, TH_INDEX(crowd));
     if (!col || source >= col->def.food_count) return false;
     *out = (th_food_info){col->food[source].at, col->food[source].radius, col->food[source].amount,
@@ -643,6 +645,7 @@ bool th_world_get_food_source(const th_world *w, th_crowd_id crowd, uint32_t sou
 
 const float *th_world_pheromone(const th_world *w, th_crowd_id crowd, int32_t *cols, int32_t *rows,
                                 float *cell_size) {
+    if (!w) return NULL;
     const th_colony *col = colony_of(w, TH_INDEX(crowd));
     if (!col) return NULL;
     if (cols) *cols = col->cols;

@@ -579,6 +579,7 @@ void th_movers_update(th_world *w) {
 }
 
 uint32_t th_world_breadcrumbs(const th_world *w, th_crowd_id crowd, th_vec2 *out, uint32_t max) {
+    if (!w) return 0;
     if (TH_INDEX(crowd) >= w->crowd_count) return 0;
     const struct th_mover *m = w->crowd_rt[TH_INDEX(crowd)].mover;
     if (!m || m->kind != TH_GOAL_BREADCRUMBS) return 0;
@@ -642,6 +643,7 @@ static void waypoints_moved(const th_world *w, const struct th_mover *m, th_goal
 
 bool th_world_waypoint_hop(const th_world *w, th_crowd_id crowd, uint32_t from, uint32_t to,
                            uint32_t *next, float *cost) {
+    if (!w) return false;
     if (TH_INDEX(crowd) >= w->crowd_count) return false;
     const struct th_mover *m = w->crowd_rt[TH_INDEX(crowd)].mover;
     if (!m || m->kind != TH_GOAL_WAYPOINTS || from >= m->n || to >= m->n) return false;

@@ -321,6 +321,10 @@ static int add_squad(th_world *w, const th_squad_def *def, th_error *err) {
 }
 
 th_squad_id th_world_add_squad(th_world *w, const th_squad_def *def, th_error *err) {
+    if (!w || !def) {
+        th_error_set(err, TH_ERR_INVALID, "squad: no world or no def");
+        return (th_squad_id){0};
+    }
     return th_squad_handle(add_squad(w, def, err));
 }
 
@@ -342,6 +346,7 @@ void th_squad_free(th_squad *q) {
 }
 
 bool th_world_get_squad(const th_world *w, th_squad_id handle, th_squad_info *out) {
+    if (!w || !out) return false;
     const uint32_t squad = TH_INDEX(handle);
     if (squad >= w->squad_count) return false;
     const th_squad *q = w->squad[squad];
@@ -352,6 +357,7 @@ bool th_world_get_squad(const th_world *w, th_squad_id handle, th_squad_info *ou
 
 bool th_world_get_squad_member(const th_world *w, th_squad_id handle, uint32_t i, th_agent_id *id,
                                th_vec2 *slot) {
+    if (!w) return false;
     const uint32_t squad = TH_INDEX(handle);
     if (squad >= w->squad_count || i >= w->squad[squad]->member_count) return false;
     const th_squad *q = w->squad[squad];
@@ -361,6 +367,7 @@ bool th_world_get_squad_member(const th_world *w, th_squad_id handle, uint32_t i
 }
 
 bool th_world_squad_waypoint(const th_world *w, th_squad_id handle, uint32_t i, th_vec2 *out) {
+    if (!w) return false;
     const uint32_t squad = TH_INDEX(handle);
     if (squad >= w->squad_count || i >= w->squad[squad]->path_count) return false;
     *out = w->squad[squad]->path[i];

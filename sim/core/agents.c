@@ -36,6 +36,10 @@ static uint64_t vec_bits(th_vec2 v) {
 
 th_agent_id th_world_add_agent(th_world *w, th_crowd_id crowd, th_vec2 position, th_vec2 velocity,
                                th_error *err) {
+    if (!w) {
+        th_error_set(err, TH_ERR_INVALID, "no world");
+        return TH_INVALID_AGENT;
+    }
     if (!th_between_steps(w, err)) return TH_INVALID_AGENT;
     th_validate_call(w, 1u | crowd.index1 << 4, vec_bits(position), vec_bits(velocity));
     if (!th_handle_given(crowd.index1, "crowd", err)) return TH_INVALID_AGENT;

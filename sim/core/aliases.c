@@ -7,6 +7,7 @@ bool th_world_get_stall_info(const th_world *w, th_stall_info *out) {
 }
 
 const th_crowd_def *th_world_crowd(const th_world *w, th_crowd_id crowd) {
+    if (!w) return NULL;
     return th_world_get_crowd(w, crowd);
 }
 

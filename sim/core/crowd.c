@@ -226,8 +226,12 @@ th_crowd_id th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *e
     return th_crowd_handle(add_crowd(w, def, err));
 }
 
-uint32_t th_world_crowd_count(const th_world *w) { return w->crowd_count; }
+uint32_t th_world_crowd_count(const th_world *w) {
+    if (!w) return 0;
+    return w->crowd_count;
+}
 
 const th_crowd_def *th_world_get_crowd(const th_world *w, th_crowd_id crowd) {
+    if (!w) return NULL;
     return TH_INDEX(crowd) < w->crowd_count ? &w->crowd_def[TH_INDEX(crowd)] : NULL;
 }

@@ -271,9 +271,13 @@ th_spawner_id th_world_add_spawner(th_world *w, const th_spawner_def *def, th_er
     return th_spawner_handle(add_spawner(w, def, err));
 }
 
-uint32_t th_world_spawner_count(const th_world *w) { return w->flow ? w->flow->spawner_count : 0; }
+uint32_t th_world_spawner_count(const th_world *w) {
+    if (!w) return 0;
+    return w->flow ? w->flow->spawner_count : 0;
+}
 
 bool th_world_get_spawner(const th_world *w, th_spawner_id handle, th_spawner_info *out) {
+    if (!w || !out) return false;
     const uint32_t spawner = TH_INDEX(handle);
     if (!w->flow || spawner >= w->flow->spawner_count) return false;
     const th_spawner *s = &w->flow->sp[spawner];
@@ -308,6 +312,7 @@ bool th_world_get_spawner(const th_world *w, th_spawner_id handle, th_spawner_in
 }
 
 bool th_world_spawner_covers(const th_world *w, th_spawner_id handle, int32_t x, int32_t y) {
+    if (!w) return false;
     const uint32_t spawner = TH_INDEX(handle);
     if (!w->flow || spawner >= w->flow->spawner_count) return false;
     const th_spawner *s = &w->flow->sp[spawner];
@@ -401,9 +406,13 @@ th_exit_id th_world_add_exit(th_world *w, const th_exit_def *def, th_error *err)
     return th_exit_handle(add_exit(w, def, err));
 }
 
-uint32_t th_world_exit_count(const th_world *w) { return w->flow ? w->flow->exit_count : 0; }
+uint32_t th_world_exit_count(const th_world *w) {
+    if (!w) return 0;
+    return w->flow ? w->flow->exit_count : 0;
+}
 
 bool th_world_get_exit(const th_world *w, th_exit_id handle, th_exit_info *out) {
+    if (!w || !out) return false;
     const uint32_t exit = TH_INDEX(handle);
     if (!w->flow || exit >= w->flow->exit_count) return false;
     const th_exit *e = &w->flow->ex[exit];
@@ -419,6 +428,7 @@ bool th_world_get_exit(const th_world *w, th_exit_id handle, th_exit_info *out) 
 }
 
 bool th_world_exit_covers(const th_world *w, th_exit_id handle, int32_t x, int32_t y) {
+    if (!w) return false;
     const uint32_t exit = TH_INDEX(handle);
     if (!w->flow || exit >= w->flow->exit_count) return false;
     const th_exit *e = &w->flow->ex[exit];
@@ -428,6 +438,7 @@ bool th_world_exit_covers(const th_world *w, th_exit_id handle, int32_t x, int32
 }
 
 uint64_t th_world_exited_by(const th_world *w, uint32_t k) {
+    if (!w) return 0;
     if (!w->flow || k == 0 || k > w->stats.exited) return 0;
     return w->flow->exited_at[k - 1];
 }

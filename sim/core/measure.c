@@ -520,15 +520,18 @@ th_measure_line_id th_world_add_measure_line(th_world *w, const th_measure_line_
 /* ---- reading ----------------------------------------------------------------------------- */
 
 uint32_t th_world_measure_area_count(const th_world *w) {
+    if (!w) return 0;
     return w->measure ? w->measure->area_count : 0;
 }
 
 uint32_t th_world_measure_line_count(const th_world *w) {
+    if (!w) return 0;
     return w->measure ? w->measure->line_count : 0;
 }
 
 bool th_world_get_measure_area(const th_world *w, th_measure_area_id handle,
                                th_measure_area_info *out) {
+    if (!w || !out) return false;
     const uint32_t area = TH_INDEX(handle);
     const struct th_measure *m = w->measure;
     if (!m || area >= m->area_count) return false;
@@ -553,6 +556,7 @@ bool th_world_get_measure_area(const th_world *w, th_measure_area_id handle,
 
 bool th_world_get_measure_line(const th_world *w, th_measure_line_id handle,
                                th_measure_line_info *out) {
+    if (!w || !out) return false;
     const uint32_t line = TH_INDEX(handle);
     const struct th_measure *m = w->measure;
     if (!m || line >= m->line_count) return false;

@@ -95,6 +95,7 @@ void th_report_update(th_world *w) {
 
 uint32_t th_world_history(const th_world *w, uint32_t first, th_history_entry *out, uint32_t max,
                           uint32_t *total, uint32_t *dropped) {
+    if (!w) return 0;
     const struct th_report *r = w->report;
     uint32_t kept = r ? r->log_count : 0;
     if (total) *total = kept;
@@ -106,6 +107,7 @@ uint32_t th_world_history(const th_world *w, uint32_t first, th_history_entry *o
 }
 
 uint64_t th_world_sheltered_by(const th_world *w, uint32_t k) {
+    if (!w) return 0;
     const struct th_report *r = w->report;
     if (!r || k == 0 || k > r->recorded) return 0;
     return r->sheltered_at[k - 1];

@@ -472,6 +472,7 @@ void th_step_fail(th_world *w, th_error_code code, const char *msg) {
 }
 
 void th_world_step(th_world *w) {
+    if (!w) return;
     if (!TH_ASSERT(!w->stepping)) return; /* stepped from inside its own step */
     w->stepping = true;
     if (w->trace) step_body(w, true);

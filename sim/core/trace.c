@@ -111,6 +111,7 @@ bool th_world_trace_start(th_world *w, uint32_t max_spans, th_error *err) {
 }
 
 const th_trace_span *th_world_trace_spans(const th_world *w, uint32_t *count) {
+    if (!w) return NULL;
     const th_trace *t = w->trace;
     if (!t) {
         if (count) *count = 0;
@@ -122,6 +123,7 @@ const th_trace_span *th_world_trace_spans(const th_world *w, uint32_t *count) {
 }
 
 void th_world_trace_stop(th_world *w) {
+    if (!w) return;
     th_trace *t = w->trace;
     if (!t) return;
     th_pool_set_tracer(w->pool, NULL, NULL);

@@ -420,6 +420,7 @@ void th_validate_call(th_world *w, uint32_t call, uint64_t a, uint64_t b) {
 }
 
 void th_world_set_validation(th_world *w, bool on) {
+    if (!w) return;
     w->validate = on;
     w->validation_failed = false;
     w->validation_phase = 0;
@@ -427,5 +428,6 @@ void th_world_set_validation(th_world *w, bool on) {
 }
 
 const char *th_world_validation_error(const th_world *w) {
+    if (!w) return NULL;
     return w->validation_failed ? w->validation_error : NULL;
 }

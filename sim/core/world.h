@@ -452,6 +452,10 @@ static inline uint64_t th_agent_key(th_agent_id id) {
 /* Calls that change the world are refused inside its own step (from a host task, say): the
  * assert hook hears of it (by default it aborts), and if it returns the call fails with `err`. */
 static inline bool th_between_steps(const th_world *w, th_error *err) {
+    if (!w) {
+        th_error_set(err, TH_ERR_INVALID, "no world");
+        return false;
+    }
     if (TH_ASSERT(!w->stepping)) return true;
     th_error_set(err, TH_ERR_STATE, "called during the world's own step");
     return false;

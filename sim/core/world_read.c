@@ -6,19 +6,33 @@
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 
-uint32_t th_world_agent_count(const th_world *w) { return w->dist ? w->total : w->count; }
-uint32_t th_world_id_slots(const th_world *w) { return w->id_top; }
-uint64_t th_world_step_count(const th_world *w) { return w->step; }
+uint32_t th_world_agent_count(const th_world *w) {
+    if (!w) return 0;
+    return w->dist ? w->total : w->count;
+}
+uint32_t th_world_id_slots(const th_world *w) {
+    if (!w) return 0;
+    return w->id_top;
+}
+uint64_t th_world_step_count(const th_world *w) {
+    if (!w) return 0;
+    return w->step;
+}
 th_world_stats th_world_get_stats(const th_world *w) {
+    if (!w) return (th_world_stats){0};
     th_world_stats s = w->stats;
     s.agents = w->dist ? w->total : w->count;
     s.spawned = w->spawned;
     return s;
 }
-th_world_def th_world_get_def(const th_world *w) { return w->def; }
+th_world_def th_world_get_def(const th_world *w) {
+    if (!w) return (th_world_def){0};
+    return w->def;
+}
 
 void th_world_grid_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_w,
                         float *cell_h) {
+    if (!w) return;
     if (cols) *cols = w->grid.nx;
     if (rows) *rows = w->grid.ny;
     if (cell_w) *cell_w = w->grid.cell_w;
@@ -26,6 +40,7 @@ void th_world_grid_size(const th_world *w, int32_t *cols, int32_t *rows, float *
 }
 
 bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) {
+    if (!w || !out) return false;
     uint32_t k = th_agent_index(w, id);
     if (k == UINT32_MAX) return false;
     const th_agents *a = &w->buf[w->cur];
@@ -49,6 +64,7 @@ bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) 
 }
 
 th_agent_view th_world_agents(const th_world *w) {
+    if (!w) return (th_agent_view){0};
     const th_agents *a = &w->buf[w->cur];
     return (th_agent_view){w->count, a->px, a->py, a->vx, a->vy, a->crowd, a->id, w->flags};
 }
@@ -70,6 +86,7 @@ static void hash_tail(const th_world *w, th_hasher *h) {
 }
 
 uint64_t th_world_hash(const th_world *w) {
+    if (!w) return 0;
     if (w->dist) return th_dist_hash(w, hash_head, hash_tail);
     th_hasher h = th_hash_begin();
     hash_head(w, &h);
@@ -90,11 +107,16 @@ uint64_t th_world_hash(const th_world *w) {
 }
 
 double th_world_phase_ms(const th_world *w, th_phase phase) {
+    if (!w) return 0.0;
     return th_prof_mean_ms(&w->prof, (uint32_t)phase);
 }
 
 double th_world_phase_last_ms(const th_world *w, th_phase phase) {
+    if (!w) return 0.0;
     return (unsigned)phase < TH_PHASE_COUNT ? (double)w->prof.last_ns[phase] * 1e-6 : 0.0;
 }
 
-void th_world_reset_profile(th_world *w) { th_prof_reset(&w->prof); }
+void th_world_reset_profile(th_world *w) {
+    if (!w) return;
+    th_prof_reset(&w->prof);
+}

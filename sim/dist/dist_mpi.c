@@ -188,9 +188,10 @@ int th_dist_rank(const th_world *w) { return w->dist ? w->dist->rank : 0; }
 int th_dist_ranks(const th_world *w) { return w->dist ? w->dist->ranks : 1; }
 MPI_Comm th_dist_comm(const th_world *w) { return w->dist ? w->dist->comm : MPI_COMM_SELF; }
 
-int th_world_rank(const th_world *w) { return th_dist_rank(w); }
-int th_world_ranks(const th_world *w) { return th_dist_ranks(w); }
+int th_world_rank(const th_world *w) { return w ? th_dist_rank(w) : 0; }
+int th_world_ranks(const th_world *w) { return w ? th_dist_ranks(w) : 0; }
 th_dist_stats th_world_dist_stats(const th_world *w) {
+    if (!w) return (th_dist_stats){0};
     if (!w->dist) return (th_dist_stats){.ranks = 1, .owned = w->count};
     th_dist_stats s = w->dist->stats;
     s.owned = w->count;
@@ -739,7 +740,13 @@ void th_dist_set_hash_round(th_world *w, uint32_t slots) {
 
 /* ---- whether the world can be split ---------------------------------------------------------- */
 
-bool th_world_dist_check(const th_world *w, th_error *err) { return th_dist_check(w, err); }
+bool th_world_dist_check(const th_world *w, th_error *err) {
+    if (!w) {
+        th_error_set(err, TH_ERR_INVALID, "no world");
+        return false;
+    }
+    return th_dist_check(w, err);
+}
 
 bool th_dist_check(const th_world *w, th_error *err) {
     const th_dist *d = w->dist;

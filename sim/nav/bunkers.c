@@ -72,12 +72,20 @@ static int add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
 }
 
 th_bunker_id th_world_add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
+    if (!w || !def) {
+        th_error_set(err, TH_ERR_INVALID, "bunker: no world or no def");
+        return (th_bunker_id){0};
+    }
     return th_bunker_handle(add_bunker(w, def, err));
 }
 
-uint32_t th_world_bunker_count(const th_world *w) { return w->nav.bunker_count; }
+uint32_t th_world_bunker_count(const th_world *w) {
+    if (!w) return 0;
+    return w->nav.bunker_count;
+}
 
 bool th_world_get_bunker(const th_world *w, th_bunker_id handle, th_bunker_info *out) {
+    if (!w || !out) return false;
     const uint32_t bunker = TH_INDEX(handle);
     if (bunker >= w->nav.bunker_count) return false;
     const th_bunker *b = &w->nav.bunker[bunker];
@@ -87,6 +95,7 @@ bool th_world_get_bunker(const th_world *w, th_bunker_id handle, th_bunker_info 
 }
 
 th_bunker_id th_world_find_bunker(const th_world *w, const char *name) {
+    if (!w || !name) return (th_bunker_id){0};
     for (uint32_t b = 0; b < w->nav.bunker_count; b++) {
         if (strcmp(w->nav.bunker[b].name, name) == 0) return th_bunker_handle((int)b);
     }

@@ -59,12 +59,20 @@ int th_nav_add_destinations(th_world *w, const th_destination *goals, uint32_t c
 
 th_field_id th_world_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
                                       th_error *err) {
+    if (!w || (!goals && count > 0)) {
+        th_error_set(err, TH_ERR_INVALID, "destinations: no world or no goals");
+        return (th_field_id){0};
+    }
     return th_field_handle(th_nav_add_destinations(w, goals, count, err));
 }
 
-uint32_t th_world_destination_count(const th_world *w) { return w->nav.dest_count; }
+uint32_t th_world_destination_count(const th_world *w) {
+    if (!w) return 0;
+    return w->nav.dest_count;
+}
 
 bool th_world_destination_flow(const th_world *w, th_field_id handle, th_vec2 p, th_vec2 *dir) {
+    if (!w || !dir) return false;
     const uint32_t field = TH_INDEX(handle);
     *dir = th_v2(0.0f, 0.0f);
     if (field >= w->nav.dest_count || !th_nav_on_world(w, p)) return false;
@@ -72,6 +80,7 @@ bool th_world_destination_flow(const th_world *w, th_field_id handle, th_vec2 p,
 }
 
 float th_world_destination_cost(const th_world *w, th_field_id handle, th_vec2 p) {
+    if (!w) return INFINITY;
     const uint32_t field = TH_INDEX(handle);
     if (field >= w->nav.dest_count || !th_nav_on_world(w, p)) return INFINITY;
     return th_nav_cost_at(&w->nav.dest[field], &w->nav.map, p);
@@ -79,6 +88,10 @@ float th_world_destination_cost(const th_world *w, th_field_id handle, th_vec2 p
 
 bool th_world_destination_path(const th_world *w, th_field_id handle, th_vec2 p, th_vec2 *out,
                                uint32_t max, uint32_t *count, th_error *err) {
+    if (!w || !out || !count) {
+        th_error_set(err, TH_ERR_INVALID, "destination path: no world, no output or no count");
+        return false;
+    }
     if (!th_handle_given(handle.index1, "destination field", err)) return false;
     const uint32_t field = TH_INDEX(handle);
     if (field >= w->nav.dest_count) {

@@ -54,6 +54,10 @@ static void pop_event(th_world_nav *n, th_event *out) {
 }
 
 bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_error *err) {
+    if (!w || !def) {
+        th_error_set(err, TH_ERR_INVALID, "event: no world or no def");
+        return false;
+    }
     if (!th_between_steps(w, err)) return false;
     if (!th_nav_need_map(w, err)) return false;
     th_validate_call(w, 3u | (uint32_t)def->type << 4, step, def->bunker.index1);
@@ -112,10 +116,13 @@ bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_e
     return push_event(w, e, err);
 }
 
-uint32_t th_world_pending_events(const th_world *w) { return w->nav.event_count; }
+uint32_t th_world_pending_events(const th_world *w) {
+    if (!w) return 0;
+    return w->nav.event_count;
+}
 
 static bool schedule_now(th_world *w, th_event_def e, th_error *err) {
-    return th_world_schedule(w, w->step, &e, err);
+    return th_world_schedule(w, w ? w->step : 0, &e, err);
 }
 
 bool th_world_destroy_bunker(th_world *w, th_bunker_id bunker, th_error *err) {

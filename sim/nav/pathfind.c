@@ -37,6 +37,10 @@ bool th_nav_path_ready(th_world *w, th_error *err) {
 
 bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uint32_t max,
                         uint32_t *count, float *cost, th_error *err) {
+    if (!w || !out || !count) {
+        th_error_set(err, TH_ERR_INVALID, "path: no world, no output or no count");
+        return false;
+    }
     if (!th_between_steps(w, err)) return false;
     th_world_nav *n = &w->nav;
     if (!th_nav_need_map(w, err)) return false;

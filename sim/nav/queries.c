@@ -6,6 +6,7 @@
 #include "sim/nav/world_nav_private.h"
 
 float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away) {
+    if (!w) return 0.0f;
     if (!w->nav.present) {
         if (away) *away = th_v2(0.0f, 0.0f);
         return INFINITY;
@@ -18,12 +19,14 @@ float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away) {
 }
 
 bool th_world_flow(const th_world *w, th_vec2 p, th_vec2 *dir) {
+    if (!w || !dir) return false;
     *dir = th_v2(0.0f, 0.0f);
     if (!w->nav.present || w->step == 0 || !th_nav_on_world(w, p)) return false;
     return th_nav_flow_sample(&w->nav.combined.nearest, &w->nav.map, p, dir);
 }
 
 bool th_world_bunker_flow(const th_world *w, th_bunker_id handle, th_vec2 p, th_vec2 *dir) {
+    if (!w || !dir) return false;
     const uint32_t bunker = TH_INDEX(handle);
     *dir = th_v2(0.0f, 0.0f);
     if (!w->nav.present || w->step == 0 || bunker >= w->nav.bunker_count ||
@@ -34,11 +37,13 @@ bool th_world_bunker_flow(const th_world *w, th_bunker_id handle, th_vec2 p, th_
 }
 
 float th_world_cost_to_shelter(const th_world *w, th_vec2 p) {
+    if (!w) return INFINITY;
     if (!w->nav.present || w->step == 0 || !th_nav_on_world(w, p)) return INFINITY;
     return th_nav_cost_at(&w->nav.combined.nearest, &w->nav.map, p);
 }
 
 th_bunker_id th_world_nearest_bunker(const th_world *w, th_vec2 p) {
+    if (!w) return (th_bunker_id){0};
     if (!w->nav.present || w->step == 0 || !th_nav_on_world(w, p)) return (th_bunker_id){0};
     return th_bunker_handle(w->nav.combined.winner[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)]);
 }
@@ -72,6 +77,10 @@ bool th_nav_walk_descent(const th_navmap *m, const th_nav_field *f, th_vec2 p, t
 
 bool th_world_shelter_path(const th_world *w, th_vec2 p, th_vec2 *out, uint32_t max,
                            uint32_t *count, th_error *err) {
+    if (!w || !out || !count) {
+        th_error_set(err, TH_ERR_INVALID, "shelter path: no world, no output or no count");
+        return false;
+    }
     if (!th_nav_need_map(w, err)) return false;
     if (w->step == 0) {
         th_error_set(err, TH_ERR_STATE, "river maps are built by the first step");

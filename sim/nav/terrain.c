@@ -9,6 +9,7 @@
 #include "sim/nav/world_nav_private.h"
 
 bool th_world_map_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_size) {
+    if (!w) return false;
     if (!w->nav.present) return false;
     if (cols) *cols = w->nav.map.w;
     if (rows) *rows = w->nav.map.h;
@@ -20,6 +21,10 @@ bool th_world_map_size(const th_world *w, int32_t *cols, int32_t *rows, float *c
  * (x, y) is on the map. `after_start` says what to do instead once stepping has begun. */
 static bool settable_cell(const th_world *w, int32_t x, int32_t y, const char *after_start,
                           th_error *err) {
+    if (!w) {
+        th_error_set(err, TH_ERR_INVALID, "no world");
+        return false;
+    }
     if (!th_nav_need_map(w, err)) return false;
     if (w->step > 0) {
         th_error_set(err, TH_ERR_STATE, "%s", after_start);
@@ -96,11 +101,13 @@ bool th_world_set_cell_speed(th_world *w, int32_t x, int32_t y, float factor, th
 }
 
 float th_world_cell_speed(const th_world *w, int32_t x, int32_t y) {
+    if (!w) return 0.0f;
     if (!w->nav.present || !th_nav_in_map(w, x, y)) return 0.0f;
     return w->nav.speed ? w->nav.speed[(uint32_t)y * (uint32_t)w->nav.map.w + (uint32_t)x] : 1.0f;
 }
 
 th_cell_kind th_world_cell(const th_world *w, int32_t x, int32_t y, uint32_t *cost) {
+    if (!w) return TH_CELL_WALL;
     uint32_t c = w->nav.present ? th_navmap_cost(&w->nav.map, x, y) : 0;
     if (cost) *cost = c;
     if (c > 0) return TH_CELL_OPEN;

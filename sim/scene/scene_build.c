@@ -479,6 +479,10 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
 
 th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_info *info,
                         th_error *err) {
+    if (!path) {
+        th_error_set(err, TH_ERR_INVALID, "scene: no path");
+        return NULL;
+    }
     th_scene s;
     if (!th_scene_parse_ex(&s, path, opts && opts->allow_outside_paths, err)) {
         th_scene_free(&s);

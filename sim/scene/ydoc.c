@@ -121,6 +121,8 @@ bool th_text_safe(const char *t, size_t len) {
 }
 
 char *th_text_escape(char *out, size_t cap, const char *t, size_t len) {
+    if (!out) return NULL;
+    if (!t) len = 0;
     size_t o = 0;
     for (size_t i = 0; i < len;) {
         size_t bad = th_text_unsafe(t + i, len - i);

@@ -667,6 +667,23 @@ START_TEST(api_refuses_bad_values) {
     TH_TEST_ERR(err, TH_ERR_INVALID);
     ck_assert(th_world_add_pheromone(w, CROWD_ID(1), th_v2(1, 1), -5.0f, &err)); /* floored at 0 */
     ck_assert_float_eq(th_world_pheromone(w, CROWD_ID(1), NULL, NULL, NULL)[1 * 30 + 1], 0.0f);
+    /* Bounded magnitudes: an amount over TH_MAX_PHEROMONE is refused, and a cell stops at it
+     * (before, 3e38 twice made the cell and the colony total +inf). */
+    ck_assert(!th_world_add_pheromone(w, CROWD_ID(1), th_v2(1, 1), 3e38f, &err));
+    TH_TEST_ERR(err, TH_ERR_INVALID);
+    ck_assert(!th_world_add_pheromone(w, CROWD_ID(1), th_v2(1, 1), -3e38f, &err));
+    TH_TEST_ERR(err, TH_ERR_INVALID);
+    for (int k = 0; k < 3; k++)
+        ck_assert(th_world_add_pheromone(w, CROWD_ID(1), th_v2(1, 1), TH_MAX_PHEROMONE, &err));
+    ck_assert(th_world_add_pheromone(w, CROWD_ID(1), th_v2(2, 1), TH_MAX_PHEROMONE, &err));
+    const float *ph = th_world_pheromone(w, CROWD_ID(1), NULL, NULL, NULL);
+    ck_assert_float_eq(ph[1 * 30 + 1], TH_MAX_PHEROMONE);
+    th_forage_info big;
+    ck_assert(th_world_get_forage(w, CROWD_ID(1), &big));
+    ck_assert(isfinite(big.pheromone) && big.pheromone == 2.0 * (double)TH_MAX_PHEROMONE);
+    ck_assert(th_world_add_pheromone(w, CROWD_ID(1), th_v2(1, 1), -TH_MAX_PHEROMONE, &err));
+    ck_assert(th_world_add_pheromone(w, CROWD_ID(1), th_v2(2, 1), -TH_MAX_PHEROMONE, &err));
+    ck_assert_float_eq(ph[1 * 30 + 1], 0.0f);
     th_food_info f;
     ck_assert(th_world_get_food_source(w, CROWD_ID(1), 0, &f));
     ck_assert(!th_world_get_food_source(w, CROWD_ID(1), 1, &f));

@@ -71,6 +71,8 @@ static inline bool th_agent_id_valid(th_agent_id id) { return id.index1 != 0; }
 #define TH_MAX_WORLD_DIM   1.0e6f  /* metres per side */
 #define TH_MAX_SPEED       1000.0f /* m/s: the largest speed or velocity any def or call may give */
 #define TH_MAX_COORD       1.0e7f  /* metres: the largest |x| or |y| of a target's point */
+/* The largest |amount| of th_world_add_pheromone, and the most adding leaves on a cell. */
+#define TH_MAX_PHEROMONE   1.0e9f
 #define TH_MAX_THREADS     64
 #define TH_MAX_BODY_RADIUS 5.0f /* metres */
 
@@ -964,8 +966,9 @@ TH_API bool th_world_get_food_source(const th_world *w, th_crowd_id crowd, uint3
  *  next step. */
 TH_API const float *th_world_pheromone(const th_world *w, th_crowd_id crowd, int32_t *cols,
                                        int32_t *rows, float *cell_size);
-/** Add `amount` (finite, may be negative; a cell never goes below 0) of pheromone to the cell
- *  of crowd `crowd`'s grid holding `p`: a trail laid by hand. Call between steps. */
+/** Add `amount` (|amount| <= TH_MAX_PHEROMONE, may be negative; a cell never goes below 0, and
+ *  adding never takes it above TH_MAX_PHEROMONE) of pheromone to the cell of crowd `crowd`'s
+ *  grid holding `p`: a trail laid by hand. Call between steps. */
 TH_API bool th_world_add_pheromone(th_world *w, th_crowd_id crowd, th_vec2 p, float amount,
                                    th_error *err);
 

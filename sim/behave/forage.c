@@ -674,12 +674,15 @@ bool th_world_add_pheromone(th_world *w, th_crowd_id handle, th_vec2 p, float am
                      (double)p.y, (double)w->def.width, (double)w->def.height);
         return false;
     }
-    if (!isfinite(amount)) {
-        th_error_set(err, TH_ERR_INVALID, "pheromone amount must be finite, got %g",
-                     (double)amount);
+    if (!(fabsf(amount) <= TH_MAX_PHEROMONE)) {
+        th_error_set(err, TH_ERR_INVALID, "pheromone amount must be in [-%g, %g], got %g",
+                     (double)TH_MAX_PHEROMONE, (double)TH_MAX_PHEROMONE, (double)amount);
         return false;
     }
+    /* Adding stops at TH_MAX_PHEROMONE, but never lowers a cell that deposits took above it;
+     * taking away stops at 0. Both terms are bounded, so the sum is finite. */
     float *v = &col->pher[cell_of(col, p)];
-    *v = fmaxf(*v + amount, 0.0f);
+    const float sum = *v + amount;
+    *v = sum <= 0.0f ? 0.0f : amount > 0.0f ? fmaxf(*v, fminf(sum, TH_MAX_PHEROMONE)) : sum;
     return true;
 }

@@ -321,6 +321,18 @@ static inline v4i goes_before(const th_world *w, const th_agents *a, const uint3
     return (cj > my_cost) | ((cj == my_cost) & (idj > mine));
 }
 
+/* goes_before of neighbours k to k + 3, worked out the first time a pass asks for it and kept
+ * in nb->before: bit k / 4 of *known says that block's is there. */
+static inline v4i goes_before_once(const th_world *w, const th_agents *a, const uint32_t *cost,
+                                   uint32_t my_cost, uint32_t mine, ped_near *nb, uint64_t *known,
+                                   uint32_t k) {
+    if (!(*known >> (k / 4) & 1u)) {
+        store4i(nb->before + k, goes_before(w, a, cost, my_cost, mine, nb, k));
+        *known |= UINT64_C(1) << (k / 4);
+    }
+    return load4i(nb->before + k);
+}
+
 void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
     const th_agents *a = &w->buf[w->cur];
     const th_grid *g = &w->grid;
@@ -398,9 +410,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             nb.y[k] = p.y;
             nb.j[k] = i;
         }
-        /* goes_before of each block of four, worked out when first asked for: bit k / 4 of
-         * `known` says that block k / 4's is in nb.before. */
-        uint64_t known = 0;
+        uint64_t known = 0; /* the blocks of nb.before worked out (goes_before_once) */
 
         /* The contacts phase's list of bodies that may touch this one (sim/behave/contacts.c), from
          * the same neighbours, when they reach far enough for the largest bodies about. */
@@ -532,11 +542,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                  * abreast share a cell and their order falls to their ids, and one-sided pushes
                  * among them jam streams where streets merge; there the rule holds only at a
                  * jamb. */
-                if (!(known >> (k / 4) & 1u)) {
-                    store4i(nb.before + k, goes_before(w, a, cost, my_cost, id.index1, &nb, k));
-                    known |= UINT64_C(1) << (k / 4);
-                }
-                const v4i before = load4i(nb.before + k);
+                const v4i before = goes_before_once(w, a, cost, my_cost, id.index1, &nb, &known, k);
                 const v4f fwd = ax * ex + ay * ey;
                 const v4f fpos = sel4(fwd > 0.0f, fwd, v4(0.0f));
                 ax = sel4(before, fpos * ex, ax);
@@ -634,11 +640,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                 v4i ahead = (k_lane < (int32_t)(nb.n - k)) & (fx * dx + fy * dy > 0.0f) &
                             (abs4(fx * dy - fy * dx) < l);
                 if (cost && mask_bits(ahead)) {
-                    if (!(known >> (k / 4) & 1u)) {
-                        store4i(nb.before + k, goes_before(w, a, cost, my_cost, id.index1, &nb, k));
-                        known |= UINT64_C(1) << (k / 4);
-                    }
-                    ahead &= ~load4i(nb.before + k);
+                    ahead &= ~goes_before_once(w, a, cost, my_cost, id.index1, &nb, &known, k);
                 }
                 const v4f uj = (d - l) * inv_tg;
                 umin = sel4(ahead & (uj < umin), uj, umin);

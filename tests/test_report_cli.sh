@@ -180,11 +180,12 @@ fi
 "$bin" run flock --agents 20000 --steps 100000000 --headless --json "$tmp/t.json" \
     --trajectories "$tmp/t.csv" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-for ((i = 0; i < 100; i++)); do
+# Wait for rows past the header (a condition, not a duration: a sanitizer build on a loaded
+# machine may take long to write its first), at most 2 minutes.
+for ((i = 0; i < 1200; i++)); do
     sleep 0.1
-    [[ -s $tmp/t.csv ]] && break
+    [[ -f $tmp/t.csv && $(wc -l <"$tmp/t.csv") -ge 3 ]] && break
 done
-sleep 0.5
 kill -TERM "$pid"
 wait "$pid"
 rc=$?

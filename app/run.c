@@ -480,8 +480,17 @@ int th_cmd_run(int argc, char **argv) {
            th_world_agent_count(w), th_world_crowd_count(w), (double)def.width, (double)def.height,
            def.bounds == TH_BOUNDS_WRAP ? "wrap-around" : "walled");
 
+    /* The viewer steps on its own clock: with output files, samples would be lost. */
+    if (th_output_wanted(&o.out)) o.headless = true;
+    bool viewer = false;
+    if (!o.headless && !o.screenshot && !o.validate) {
+        viewer = th_display_available_quiet();
+        if (!viewer) fprintf(stderr, "throng run: no display: running headless\n");
+    }
+    /* From here a signal ends the run after the current step, with its files whole: the
+     * first samples below may already be in the files. */
+    if (!viewer) th_interrupt_install();
     if (th_output_wanted(&o.out)) {
-        o.headless = true; /* the viewer steps on its own clock: samples would be lost */
         char scene_path[4096];
         if (th_scene_resolve(o.scene, scene_path, sizeof scene_path)) o.out.scene_path = scene_path;
         if (!th_output_open(&o.out, w, info.name, &err)) {
@@ -504,11 +513,6 @@ int th_cmd_run(int argc, char **argv) {
                           .argument = o.scene,
                           .steps_asked = o.steps,
                           .agents_start = th_world_agent_count(w)};
-    bool viewer = false;
-    if (!o.headless && !o.screenshot && !o.validate) {
-        viewer = th_display_available_quiet();
-        if (!viewer) fprintf(stderr, "throng run: no display: running headless\n");
-    }
     uint64_t t0 = th_now_ns(), steps_run = 0;
     if (viewer) {
         th_view_opts vo = th_view_default_opts();
@@ -532,7 +536,6 @@ int th_cmd_run(int argc, char **argv) {
     } else {
         th_progress pr;
         th_progress_start(&pr, o.progress, o.steps, t0);
-        th_interrupt_install();
         for (; steps_run < o.steps; steps_run++) {
             if (th_app_stop(th_interrupted(), steps_run)) break;
             th_world_step(w);

@@ -124,16 +124,17 @@ check() {
 # regular expression) or that process PID owns, polling for up to 60 s, or until PID has
 # exited; nothing when no window appeared. A loaded machine can take tens of seconds to map an SDL window.
 wait_window() {
-    local i wid=
-    for i in $(seq 600); do
-        wid=$(xdotool search --name "$1" 2>/dev/null | head -1)
+    local wid= deadline=$((SECONDS + 60))
+    # A deadline, not a count of polls: on a loaded machine each xdotool call takes a while.
+    while ((SECONDS < deadline)); do
+        wid=$(timeout 10 xdotool search --name "$1" 2>/dev/null | head -1)
         [[ -n $wid ]] && break
         # Also by process (SDL marks its windows with _NET_WM_PID, set before the title): PID
         # itself or, when it is a wrapper such as timeout(1), its children.
         if [[ -n ${2:-} ]]; then
             local p
             for p in "$2" $(pgrep -P "$2" 2>/dev/null); do
-                wid=$(xdotool search --pid "$p" 2>/dev/null | head -1)
+                wid=$(timeout 10 xdotool search --pid "$p" 2>/dev/null | head -1)
                 [[ -n $wid ]] && break 2
             done
         fi

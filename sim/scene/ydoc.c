@@ -317,6 +317,23 @@ static bool read_file(th_ydoc *doc, th_error *err) {
 }
 
 /* Build the tree from doc->source. */
+/* Line and column (from 0, the column in characters, as libyaml counts them) of byte
+ * `offset` of the source: libyaml's reader reports a byte that is not text by its offset. */
+static yaml_mark_t mark_of(const th_ydoc *doc, size_t offset) {
+    yaml_mark_t m = {.index = offset};
+    if (offset > doc->source_len) offset = doc->source_len;
+    for (size_t i = 0; i < offset; i++) {
+        const unsigned char c = (unsigned char)doc->source[i];
+        if (c == '\n') {
+            m.line++;
+            m.column = 0;
+        } else if ((c & 0xC0) != 0x80) { /* not a continuation byte: a new character */
+            m.column++;
+        }
+    }
+    return m;
+}
+
 static bool parse_source(th_ydoc *doc, th_error *err) {
     const char *path = doc->path;
     yaml_parser_t parser;
@@ -331,6 +348,15 @@ static bool parse_source(th_ydoc *doc, th_error *err) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&parser, &ev)) {
             char msg[300];
+            if (parser.error == YAML_READER_ERROR) { /* a byte that is not text: no mark */
+                snprintf(msg, sizeof msg, "invalid YAML: %s (byte 0x%02X)",
+                         parser.problem ? parser.problem : "?",
+                         parser.problem_offset < doc->source_len
+                             ? (unsigned char)doc->source[parser.problem_offset]
+                             : 0u);
+                ok = fail_at(&b, mark_of(doc, parser.problem_offset), msg);
+                break;
+            }
             snprintf(msg, sizeof msg, "invalid YAML: %s%s%s", parser.problem ? parser.problem : "?",
                      parser.context ? " " : "", parser.context ? parser.context : "");
             ok = fail_at(&b, parser.problem_mark, msg);

@@ -765,6 +765,15 @@ static const bad_scene k_bad[] = {
      MAP_HEAD
      "spawners:\n  - {name: s, crowd: a, cells: S, rate: 1}\n  - {name: s, crowd: a, cells: S, rate: 1}\n",
      14, 12, "spawners[1].name", TH_ERR_SCENE_VALUE},
+    {"spawner rect all wall",
+     MAP_HEAD "spawners:\n  - {name: s, crowd: a, rect: [0, 0, 6, 1], rate: 1}\n", 13, 31,
+     "spawners[0].rect", TH_ERR_SCENE_VALUE},
+    {"exit rect all wall", MAP_HEAD "exits:\n  - {name: e, rect: [0, 2, 6, 1]}\n", 13, 21,
+     "exits[0].rect", TH_ERR_SCENE_VALUE},
+    {"exit named like a goal exit",
+     MAP_HEAD
+     "    goal: {destinations: [{legend: E}], exit: true}\nexits:\n  - {name: a, cells: E}\n",
+     14, 12, "exits[0].name", TH_ERR_SCENE_VALUE},
     {"exits a word", MAP_HEAD "exits: door\n", 12, 8, "exits", TH_ERR_SCENE_VALUE},
     {"unknown exit key", MAP_HEAD "exits:\n  - {name: e, cells: E, crowd: [a]}\n", 13, 25,
      "exits[0].crowd", TH_ERR_SCENE_KEY},

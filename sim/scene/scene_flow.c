@@ -65,8 +65,60 @@ static bool entry_name(const th_scene *s, const th_ynode *e, const char *path, c
     return true;
 }
 
+/* The open cells of legend entry `entry`, in row-major order: NULL with *n = 0 when it has
+ * none, NULL with *n > 0 when memory is short. Scenes with many such areas on a large map
+ * would otherwise scan the map twice per area. */
+static th_cell_ref *key_cells(th_scene *s, uint8_t entry, uint32_t *n) {
+    struct th_scene_key_cells *k = &s->key_cells;
+    if (!k->counted) {
+        for (uint32_t e = 0; e < TH_SCENE_MAX_LEGEND; e++) k->row0[e] = s->rows, k->row1[e] = -1;
+        for (int32_t y = 0; y < s->rows; y++) {
+            const size_t row = (size_t)y * (size_t)s->cols;
+            for (int32_t x = 0; x < s->cols; x++) {
+                const uint8_t l = s->legend[row + (size_t)x];
+                if (l >= TH_SCENE_MAX_LEGEND || s->kind[row + (size_t)x] != TH_CELL_OPEN) continue;
+                k->open[l]++;
+                if (y < k->row0[l]) k->row0[l] = y;
+                k->row1[l] = y;
+            }
+        }
+        k->counted = true;
+    }
+    *n = entry < TH_SCENE_MAX_LEGEND ? k->open[entry] : 0;
+    if (*n == 0 || *n > MAX_FLOW_CELLS || k->list[entry]) return k->list[entry];
+    th_cell_ref *c = th_arena_alloc(&s->doc.arena, *n * sizeof *c);
+    if (!c) return NULL;
+    uint32_t i = 0;
+    for (int32_t y = k->row0[entry]; y <= k->row1[entry]; y++) {
+        const size_t row = (size_t)y * (size_t)s->cols;
+        for (int32_t x = 0; x < s->cols; x++) {
+            if (s->legend[row + (size_t)x] == entry && s->kind[row + (size_t)x] == TH_CELL_OPEN)
+                c[i++] = (th_cell_ref){x, y};
+        }
+    }
+    return k->list[entry] = c;
+}
+
+/* Whether the rectangle [x0, x1) x [y0, y1) in metres holds a cell an agent can stand on: with
+ * a map, one that is neither wall nor bunker. */
+static bool rect_has_ground(const th_scene *s, const float a[4]) {
+    if (!s->has_map) return true;
+    const float inv = 1.0f / s->cell_size;
+    int32_t cx0 = (int32_t)floorf(a[0] * inv), cy0 = (int32_t)floorf(a[1] * inv);
+    int32_t cx1 = (int32_t)ceilf(a[2] * inv) - 1, cy1 = (int32_t)ceilf(a[3] * inv) - 1;
+    cx0 = cx0 < 0 ? 0 : cx0, cy0 = cy0 < 0 ? 0 : cy0;
+    cx1 = cx1 >= s->cols ? s->cols - 1 : cx1, cy1 = cy1 >= s->rows ? s->rows - 1 : cy1;
+    for (int32_t y = cy0; y <= cy1; y++) {
+        for (int32_t x = cx0; x <= cx1; x++) {
+            if (s->kind[(size_t)y * (size_t)s->cols + (size_t)x] == TH_CELL_OPEN) return true;
+        }
+    }
+    return false;
+}
+
 /* `rect: [x, y, width, height]` or `cells: KEY` (one of them): the area in metres, or the open
- * cells of a legend key. */
+ * cells of a legend key. A rectangle must hold open ground: a spawner there would never place
+ * anyone, and no one could reach an exit there. */
 static bool parse_area(th_scene *s, const th_ynode *e, const char *path, float area[4],
                        th_cell_ref **cells, uint32_t *count, th_error *err) {
     const th_ynode *r = th_ynode_get(e, "rect"), *k = th_ynode_get(e, "cells");
@@ -90,6 +142,12 @@ static bool parse_area(th_scene *s, const th_ynode *e, const char *path, float a
         area[1] = (float)d[1];
         area[2] = (float)(d[0] + d[2]);
         area[3] = (float)(d[1] + d[3]);
+        if (!rect_has_ground(s, area)) {
+            return FAIL(s, r, sub, err,
+                        "every map cell in [%g, %g, %g, %g] is wall or bunker: expected an area "
+                        "with open ground",
+                        d[0], d[1], d[2], d[3]);
+        }
         *cells = NULL;
         *count = 0;
         return true;
@@ -98,22 +156,13 @@ static bool parse_area(th_scene *s, const th_ynode *e, const char *path, float a
     if (!s->has_map) return FAIL(s, k, sub, err, "cells (a legend key) need a map");
     uint8_t entry;
     if (!th_scene_legend(s, k, sub, &entry, err)) return false;
-    uint32_t n = 0;
-    const size_t ncells = (size_t)s->cols * (size_t)s->rows;
-    for (size_t i = 0; i < ncells; i++) n += s->legend[i] == entry && s->kind[i] == TH_CELL_OPEN;
+    uint32_t n;
+    th_cell_ref *c = key_cells(s, entry, &n);
     if (n == 0) return FAIL(s, k, sub, err, "no open cell of the map has this legend key");
     if (n > MAX_FLOW_CELLS) {
         return FAIL(s, k, sub, err, "expected at most %u cells, the key has %u", MAX_FLOW_CELLS, n);
     }
-    th_cell_ref *c = th_arena_alloc(&s->doc.arena, n * sizeof *c);
     if (!c) return TH_SCENE_NOMEM(s, k, sub, err, "out of memory");
-    n = 0;
-    for (int32_t y = 0; y < s->rows; y++) {
-        for (int32_t x = 0; x < s->cols; x++) {
-            const size_t i = (size_t)y * (size_t)s->cols + (size_t)x;
-            if (s->legend[i] == entry && s->kind[i] == TH_CELL_OPEN) c[n++] = (th_cell_ref){x, y};
-        }
-    }
     *cells = c;
     *count = n;
     return true;
@@ -217,6 +266,17 @@ static bool parse_exits(th_scene *s, const th_ynode *n, th_error *err) {
         for (uint32_t k = 0; k < i; k++) nodes[k] = s->exit[k].node;
         if (!entry_name(s, e, path, "exit", ex->name, s->exit[0].name, sizeof *ex, i, nodes, err))
             return false;
+        /* A crowd whose goal is `exit: true` has an exit of its own name: the report and the
+         * JSON name exits, so two of one name would be told apart by nobody. */
+        for (uint32_t c = 0; c < s->crowd_count; c++) {
+            if (s->crowd[c].goal_exit && strcmp(s->crowd[c].name, ex->name) == 0) {
+                snprintf(sub, sizeof sub, "%s.name", path);
+                return FAIL(s, th_ynode_get(e, "name"), sub, err,
+                            "the name '%s' is the exit of crowd '%s' (its goal has `exit: true`, "
+                            "line %u): expected another name",
+                            ex->name, s->crowd[c].name, s->crowd[c].goal_node->line);
+            }
+        }
         th_exit_def *d = &ex->def;
         *d = th_default_exit_def();
         d->name = ex->name;

@@ -129,6 +129,15 @@ typedef struct th_scene {
     uint8_t *legend; /* per cell, legend entry index or TH_SCENE_NO_LEGEND */
     th_legend_entry legend_entry[TH_SCENE_MAX_LEGEND];
     uint32_t legend_count;
+    /* The open cells of each legend key, for spawners and exits given as `cells: KEY`: counted
+     * with each key's rows for all keys in one pass over the map, at the first such area, and
+     * listed once per key (sim/scene/scene_flow.c). */
+    struct th_scene_key_cells {
+        bool counted;
+        uint32_t open[TH_SCENE_MAX_LEGEND];
+        int32_t row0[TH_SCENE_MAX_LEGEND], row1[TH_SCENE_MAX_LEGEND];
+        th_cell_ref *list[TH_SCENE_MAX_LEGEND];
+    } key_cells;
 
     th_scene_bunker bunker[TH_MAX_BUNKERS];
     uint32_t bunker_count;

@@ -265,6 +265,58 @@ START_TEST(a_full_area_makes_a_queue) {
 }
 END_TEST
 
+/* A wrap-around world filled by spawners, hundreds of bodies a step: `limit` 0 is endless,
+ * so the world's arrays grow while a queue is placed; a limit reserves them all first. */
+static th_world *spawn_fill(uint32_t limit, int steps) {
+    th_world_def wd = th_default_world_def();
+    wd.width = wd.height = 40.0f;
+    wd.bounds = TH_BOUNDS_WRAP;
+    wd.threads = 2;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_ptr_nonnull(w);
+    th_crowd_def pd = th_default_pedestrian_def(); /* no goal, no heading: they stand */
+    pd.body_radius = 0.25f;
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &pd, &err)), 0);
+    th_spawner_def sd = th_default_spawner_def();
+    sd.crowd = CROWD_ID(0);
+    sd.x1 = sd.y1 = 40.0f;
+    sd.rate = 10000.0;
+    sd.limit = limit;
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &sd, &err)), 0);
+    sd.x0 = sd.y0 = 39.0f; /* across the corner where the edges meet */
+    sd.rate = 60.0;
+    ck_assert_int_eq(IDX(th_world_add_spawner(w, &sd, &err)), 1);
+    for (int step = 0; step < steps; step++) th_world_step(w);
+    return w;
+}
+
+/* Where a spawned body lands depends on the bodies already there, not on how the world stores
+ * them: filled with its arrays growing on the way (past 1,024 and 2,048 agents) or reserved
+ * first, the same bodies land in the same places. And no two overlap, across the edges
+ * included (brute force over all pairs). */
+START_TEST(spawned_bodies_land_the_same_however_stored) {
+    th_world *grown = spawn_fill(0, 24), *reserved = spawn_fill(100000, 24);
+    th_agent_view v = th_world_agents(grown);
+    ck_assert_msg(v.count > 2048, "only %u agents", v.count);
+    ck_assert_uint_eq(v.count, th_world_agents(reserved).count);
+    ck_assert_msg(th_world_hash(grown) == th_world_hash(reserved),
+                  "the spawned bodies differ with the storage");
+    const float r = 0.25f;
+    for (uint32_t i = 0; i < v.count; i++) {
+        for (uint32_t j = i + 1; j < v.count; j++) {
+            float dx = fabsf(v.px[i] - v.px[j]), dy = fabsf(v.py[i] - v.py[j]);
+            dx = fminf(dx, 40.0f - dx), dy = fminf(dy, 40.0f - dy);
+            const float overlap = 2.0f * r - sqrtf(dx * dx + dy * dy);
+            CHECK_MSG(overlap <= TH_MAX_OVERLAP * 2.0f * r, "agents %u and %u overlap by %g m",
+                      th_test_slot(v.id[i]), th_test_slot(v.id[j]), (double)overlap);
+        }
+    }
+    th_world_destroy(grown);
+    th_world_destroy(reserved);
+}
+END_TEST
+
 /* ---- exits ---------------------------------------------------------------------------------- */
 
 typedef struct pred {
@@ -840,6 +892,7 @@ static Suite *suite(void) {
     tcase_add_test(t, counts_exact_at_sixtieths);
     tcase_add_test(t, positions_inside_the_area_on_open_ground);
     tcase_add_test(t, a_full_area_makes_a_queue);
+    tcase_add_test(t, spawned_bodies_land_the_same_however_stored);
     tcase_add_test(t, exits_remove_exactly_the_agents_inside);
     tcase_add_test(t, corridor_reaches_a_steady_flow);
     tcase_add_test(t, same_flow_for_any_thread_count);

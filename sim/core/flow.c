@@ -61,6 +61,14 @@ struct th_flow {
      * their owners). */
     float *near;
     uint32_t near_count;
+    /* ... hashed on cells at least one reach wide (a body's radius plus the largest), so that
+     * a try looks at the bodies in the 3 x 3 cells around it, not at every one near the area:
+     * head[hash of a cell] is its first body + 1 (0: none), link[b] the next + 1. The cells
+     * tile the world exactly (nx x ny of them), so that wrap-around neighbours are cells too. */
+    uint32_t *head, *link;
+    uint32_t head_cap, link_cap, head_mask;
+    float cell_w, cell_h;
+    int32_t nx, ny;
     /* [k]: steps after which the (k+1)-th agent left; one entry per id at most. */
     uint32_t *exited_at;
     uint32_t capacity; /* bodies `near` holds */
@@ -77,9 +85,30 @@ void th_flow_free(th_world *w) {
     for (uint32_t i = 0; i < f->spawner_count; i++) th_free(f->sp[i].cells);
     for (uint32_t i = 0; i < f->exit_count; i++) th_free(f->ex[i].bits);
     th_free(f->near);
+    th_free(f->head);
+    th_free(f->link);
     th_free(f->exited_at);
     th_free(f);
     w->flow = NULL;
+}
+
+/* Room in the body index for every body `near` can hold: a link each, and a head table of a
+ * power of two at least twice that. */
+static bool near_links_fit(th_flow *f) {
+    if (f->link_cap < f->capacity) {
+        if (!th_grow_array((void **)&f->link, sizeof *f->link, f->link_cap, f->capacity))
+            return false;
+        f->link_cap = f->capacity;
+    }
+    uint32_t want = 64;
+    while (want < 2u * (uint64_t)f->capacity && want < (1u << 31)) want *= 2;
+    if (f->head_cap < want) {
+        /* Kept: an agent added while a spawner fills its queue can grow this, and the
+         * index in use (its mask unchanged) stays valid. */
+        if (!th_grow_array((void **)&f->head, sizeof *f->head, f->head_cap, want)) return false;
+        f->head_cap = want;
+    }
+    return true;
 }
 
 bool th_flow_reserve(th_world *w, uint32_t cap, uint32_t history) {
@@ -90,6 +119,7 @@ bool th_flow_reserve(th_world *w, uint32_t cap, uint32_t history) {
             return false;
         f->capacity = cap;
     }
+    if (!near_links_fit(f)) return false;
     if (history > f->history) {
         if (!th_grow_array((void **)&f->exited_at, sizeof *f->exited_at, w->stats.exited, history))
             return false;
@@ -495,6 +525,60 @@ static bool near_add(th_world *w, th_flow *f, float x, float y, float r) {
     return true;
 }
 
+/* The index cell of a coordinate along an axis of n cells of width cw. */
+static int32_t near_cell(float x, float cw, int32_t n) {
+    const int32_t c = (int32_t)floorf(x / cw);
+    return c < 0 ? 0 : c >= n ? n - 1 : c;
+}
+
+static uint32_t near_slot(const th_flow *f, int32_t cx, int32_t cy) {
+    const uint64_t key = (uint64_t)(uint32_t)cy * (uint64_t)(uint32_t)f->nx + (uint32_t)cx;
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & f->head_mask;
+}
+
+static void near_link(th_flow *f, uint32_t b) {
+    const float *p = &f->near[3 * (size_t)b];
+    const uint32_t h =
+        near_slot(f, near_cell(p[0], f->cell_w, f->nx), near_cell(p[1], f->cell_h, f->ny));
+    f->link[b] = f->head[h];
+    f->head[h] = b + 1;
+}
+
+/* Index the bodies in `near` on cells at least `reach` wide (with a margin for rounding). A
+ * table of a power of two at least twice the bodies, cleared here: the cost is the bodies'. */
+static bool near_index(th_world *w, th_flow *f, float reach) {
+    if (!near_links_fit(f)) {
+        th_step_fail(w, TH_ERR_NOMEM, "out of memory for the bodies near a spawner");
+        return false;
+    }
+    const float cell = reach * 1.001f + 1e-6f;
+    const double nx = floor((double)w->def.width / cell), ny = floor((double)w->def.height / cell);
+    f->nx = nx < 1.0 ? 1 : nx > 1e9 ? 1000000000 : (int32_t)nx;
+    f->ny = ny < 1.0 ? 1 : ny > 1e9 ? 1000000000 : (int32_t)ny;
+    f->cell_w = w->def.width / (float)f->nx;
+    f->cell_h = w->def.height / (float)f->ny;
+    uint32_t size = 64;
+    while (size < 2u * (uint64_t)f->near_count && 2u * (uint64_t)size <= f->head_cap) size *= 2;
+    f->head_mask = size - 1;
+    memset(f->head, 0, size * sizeof *f->head);
+    for (uint32_t b = 0; b < f->near_count; b++) near_link(f, b);
+    return true;
+}
+
+/* Add a body just placed to `near` and its index (indexed afresh when the table grew). */
+static bool near_place(th_world *w, th_flow *f, float x, float y, float r, float reach) {
+    if (!near_add(w, f, x, y, r)) return false;
+    const uint32_t table = f->head_cap;
+    if (!near_links_fit(f)) {
+        f->near_count--;
+        th_step_fail(w, TH_ERR_NOMEM, "out of memory for the bodies near a spawner");
+        return false;
+    }
+    if (f->head_cap != table) return near_index(w, f, reach);
+    near_link(f, f->near_count - 1);
+    return true;
+}
+
 /* Draw try `t` of the agent at the head of spawner i's queue. */
 static th_vec2 draw(const th_world *w, const th_spawner *s, uint32_t i, uint32_t t) {
     const uint64_t key = TH_SPAWN_KEY | (uint64_t)i << 32 | s->emitted;
@@ -538,7 +622,7 @@ static bool collect_near(th_world *w, const th_spawner *s, float r) {
     }
     if (th_dist_serial_active(w))
         f->near_count = th_dist_gather_near(w, &f->near, f->near_count, &f->capacity);
-    return true;
+    return near_index(w, f, reach);
 }
 
 /* Whether an agent of radius r may appear at p. */
@@ -551,13 +635,31 @@ static bool free_at(const th_world *w, th_vec2 p, float r) {
     if (th_nav_nearest_wall(w, p, r, &dist, &away)) return false;
     if (!w->wrap && (p.x < r || p.y < r || p.x > w->def.width - r || p.y > w->def.height - r))
         return false;
+    /* The bodies in the 3 x 3 cells around p (across the edges of a wrap-around world): any
+     * that touches a body of radius r at p is within a reach, so in one of them. A cell seen
+     * twice in a narrow world, or a slot two cells share, costs a repeated test, not an error. */
     const th_flow *f = w->flow;
-    for (uint32_t n = 0; n < f->near_count; n++) {
-        const float *b = &f->near[3 * (size_t)n];
-        const float rk = b[2];
-        const th_vec2 d =
-            th_min_image(th_v2(b[0] - p.x, b[1] - p.y), w->wrap, w->def.width, w->def.height);
-        if (th_v2_len2(d) < (r + rk) * (r + rk)) return false;
+    const int32_t cx = near_cell(p.x, f->cell_w, f->nx), cy = near_cell(p.y, f->cell_h, f->ny);
+    for (int32_t dy = -1; dy <= 1; dy++) {
+        int32_t y = cy + dy;
+        if (y < 0 || y >= f->ny) {
+            if (!w->wrap) continue;
+            y = (y + f->ny) % f->ny;
+        }
+        for (int32_t dx = -1; dx <= 1; dx++) {
+            int32_t x = cx + dx;
+            if (x < 0 || x >= f->nx) {
+                if (!w->wrap) continue;
+                x = (x + f->nx) % f->nx;
+            }
+            for (uint32_t n = f->head[near_slot(f, x, y)]; n; n = f->link[n - 1]) {
+                const float *b = &f->near[3 * (size_t)(n - 1)];
+                const float rk = b[2];
+                const th_vec2 d = th_min_image(th_v2(b[0] - p.x, b[1] - p.y), w->wrap, w->def.width,
+                                               w->def.height);
+                if (th_v2_len2(d) < (r + rk) * (r + rk)) return false;
+            }
+        }
     }
     return true;
 }
@@ -595,7 +697,7 @@ void th_flow_spawn(th_world *w) {
             s->attempts = 0;
             /* Without room to remember the body, the next could be placed on it: the rest of
              * the queue waits for the next step, which collects the bodies afresh. */
-            if (r > 0.0f && !near_add(w, f, p.x, p.y, r)) break;
+            if (r > 0.0f && !near_place(w, f, p.x, p.y, r, r + w->max_radius)) break;
         }
     }
     w->settle = settle;

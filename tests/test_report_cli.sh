@@ -176,7 +176,9 @@ else fail "no progress by default" "exit code $rc or progress printed"
 fi
 
 # SIGTERM (what service managers and `timeout` send) ends a run the way Ctrl-C does: the
-# trajectory file ends on a whole row, the JSON is written, exit 128 + 15.
+# trajectory file ends on a whole row, the JSON is written, exit 128 + 15. (The files of the
+# first case are removed: the wait below must see this run's rows.)
+rm -f "$tmp/t.csv" "$tmp/t.json"
 "$bin" run flock --agents 20000 --steps 100000000 --headless --json "$tmp/t.json" \
     --trajectories "$tmp/t.csv" >"$tmp/out" 2>"$tmp/err" &
 pid=$!

@@ -540,6 +540,15 @@ int th_cmd_run(int argc, char **argv) {
             if (th_app_stop(th_interrupted(), steps_run)) break;
             th_world_step(w);
             if (steps_run == 0) th_warn_density(w);
+            th_error step_err;
+            if (th_world_step_error(w, &step_err)) { /* work a step could not do: no silent loss */
+                th_progress_end(&pr);
+                fprintf(stderr, "throng run: %s\n", step_err.message);
+                if (th_app_ranks() > 1) th_app_abort(step_err.message);
+                th_output_close(&o.out, NULL);
+                th_world_destroy(w);
+                return 1;
+            }
             const char *broken = o.validate ? th_world_validation_error(w) : NULL;
             if (broken) {
                 th_progress_end(&pr);

@@ -242,6 +242,11 @@ PROBE(th_world_validation_error) {
     (void)w;
     ck_assert_ptr_null(th_world_validation_error(NULL));
 }
+PROBE(th_world_step_error) {
+    th_error e = {0};
+    ck_assert(!th_world_step_error(NULL, &e));
+    ck_assert(!th_world_step_error(w, NULL));
+}
 PROBE(th_phase_name) {
     (void)w;
     (void)th_phase_name(TH_PHASE_COUNT);
@@ -785,6 +790,7 @@ static const struct {
     E(th_world_hash),
     E(th_world_set_validation),
     E(th_world_validation_error),
+    E(th_world_step_error),
     E(th_phase_name),
     E(th_world_phase_ms),
     E(th_world_phase_last_ms),

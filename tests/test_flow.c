@@ -6,6 +6,8 @@
  * the steady state allocates nothing. */
 #include <check.h>
 #include <math.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,6 +316,46 @@ START_TEST(spawned_bodies_land_the_same_however_stored) {
     }
     th_world_destroy(grown);
     th_world_destroy(reserved);
+}
+END_TEST
+
+/* An allocator that refuses every request once `refuse` is set. */
+static _Atomic bool g_refuse;
+static void *refusing_alloc(size_t size, void *user) {
+    (void)user;
+    if (g_refuse) return NULL;
+    return aligned_alloc(64, (size + 63) / 64 * 64);
+}
+static void refusing_free(void *p, void *user) {
+    (void)user;
+    free(p);
+}
+
+/* An endless spawner whose world cannot grow any more: the step says so through
+ * th_world_step_error (out of memory, with its step), the queue waits, nothing breaks. */
+START_TEST(a_step_out_of_memory_says_so) {
+    th_set_allocator(&(th_allocator){refusing_alloc, refusing_free, NULL});
+    g_refuse = false;
+    th_world *w = spawn_fill(0, 0);
+    th_error e;
+    ck_assert(!th_world_step_error(w, &e));
+    uint32_t before = 0;
+    for (int step = 0; step < 40 && !th_world_step_error(w, NULL); step++) {
+        before = th_world_agent_count(w);
+        if (before > 1000) g_refuse = true; /* the next growth, past 1,024, fails */
+        th_world_step(w);
+    }
+    ck_assert_msg(th_world_step_error(w, &e), "no step failed");
+    ck_assert_int_eq(e.code, TH_ERR_NOMEM);
+    ck_assert_msg(strstr(e.message, "out of memory") && strstr(e.message, "step "), "%s",
+                  e.message);
+    ck_assert_uint_le(th_world_agent_count(w), 1024);
+    th_spawner_info si;
+    th_world_get_spawner(w, SPAWNER_ID(0), &si);
+    ck_assert(si.waiting > 0);
+    th_world_destroy(w);
+    g_refuse = false;
+    th_set_allocator(NULL);
 }
 END_TEST
 
@@ -826,6 +868,9 @@ static const bad_scene k_bad[] = {
      MAP_HEAD
      "    goal: {destinations: [{legend: E}], exit: true}\nexits:\n  - {name: a, cells: E}\n",
      14, 12, "exits[0].name", TH_ERR_SCENE_VALUE},
+    {"endless spawner past the memory bound over the scene's steps",
+     MAP_HEAD "steps: 100000000\nspawners:\n  - {name: s, crowd: a, cells: S, rate: 1000}\n", 14, 3,
+     "spawners", TH_ERR_SCENE_VALUE},
     {"exits a word", MAP_HEAD "exits: door\n", 12, 8, "exits", TH_ERR_SCENE_VALUE},
     {"unknown exit key", MAP_HEAD "exits:\n  - {name: e, cells: E, crowd: [a]}\n", 13, 25,
      "exits[0].crowd", TH_ERR_SCENE_KEY},
@@ -893,6 +938,7 @@ static Suite *suite(void) {
     tcase_add_test(t, positions_inside_the_area_on_open_ground);
     tcase_add_test(t, a_full_area_makes_a_queue);
     tcase_add_test(t, spawned_bodies_land_the_same_however_stored);
+    tcase_add_test(t, a_step_out_of_memory_says_so);
     tcase_add_test(t, exits_remove_exactly_the_agents_inside);
     tcase_add_test(t, corridor_reaches_a_steady_flow);
     tcase_add_test(t, same_flow_for_any_thread_count);

@@ -214,6 +214,24 @@ if [[ $rc -eq 0 ]] && python3 -c 'import json,sys; assert json.load(open(sys.arg
 else fail "stdout closed early" "exit code $rc or no JSON"
 fi
 
+# A step that runs out of memory (an endless spawner past what the process may allocate) ends
+# the run with the reason and exit 1, not a report of agents "waiting". Not under sanitizers:
+# their runtimes reserve far more address space than the limit leaves.
+if [[ -n ${ASAN_OPTIONS:-}${TSAN_OPTIONS:-} ]] || grep -aq -e __asan_init -e __tsan_init "$bin"; then
+    pass "out of memory in a step: skipped under a sanitizer"
+else
+    printf 'name: t\nsteps: 100000\ntimestep: 0.05\nworld: {size: [2000, 2000], bounds: wrap}\ncrowds:\n  - {name: a, count: 0}\nspawners:\n  - {name: door, crowd: a, rect: [0, 0, 2000, 2000], rate: 10000}\n' >"$tmp/oom.yaml"
+    (
+        ulimit -v 80000 # 80 MB: some 130,000 agents, a few seconds
+        exec "$bin" run "$tmp/oom.yaml" --headless --threads 1 >"$tmp/out" 2>"$tmp/err"
+    )
+    rc=$?
+    if [[ $rc -eq 1 ]] && grep -Eq "^throng run: step [0-9]+: spawner 'door' could not add its agent [0-9]+: out of memory" "$tmp/err"; then
+        pass "out of memory in a step: the reason, exit 1"
+    else fail "out of memory in a step" "exit code $rc, stderr: $(head -c 300 "$tmp/err")"
+    fi
+fi
+
 # ---- warnings and display ------------------------------------------------------------------
 
 # 3,000 boids in a 20 m square: ~350 within each one's 4 m radius.

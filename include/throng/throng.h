@@ -606,6 +606,13 @@ TH_API void th_world_set_validation(th_world *w, bool on);
  *  process's storage order). */
 TH_API const char *th_world_validation_error(const th_world *w);
 
+/** False while every step has done all its work. True once a step could not: memory ran
+ *  short for something that grows inside a step (an endless spawner's agents, the bodies near
+ *  a spawner). The step went on without that work (a spawner's queue waits) and `err` (may be
+ *  NULL) receives the first such error, with its step. A host that needs every agent stops
+ *  here. */
+TH_API bool th_world_step_error(const th_world *w, th_error *err);
+
 /** Name of a phase ("events", "grid", ...). */
 TH_API const char *th_phase_name(th_phase phase);
 

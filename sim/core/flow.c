@@ -688,7 +688,12 @@ void th_flow_spawn(th_world *w) {
             }
             /* No room (or no id left): the rest of the queue waits for the next step. */
             if (!placed || !th_agent_id_valid(th_agent_add(w, s->crowd, p, s->velocity, &e))) {
-                if (placed && e.code == TH_ERR_NOMEM) th_step_fail(w, e.code, e.message);
+                if (placed && e.code == TH_ERR_NOMEM) {
+                    char why[sizeof e.message + 96];
+                    snprintf(why, sizeof why, "spawner '%s' could not add its agent %u: %s",
+                             s->name, s->emitted + 1, e.message);
+                    th_step_fail(w, e.code, why);
+                }
                 s->attempts++;
                 break;
             }

@@ -471,6 +471,12 @@ void th_step_fail(th_world *w, th_error_code code, const char *msg) {
     th_error_set(&w->step_error, code, "step %llu: %s", (unsigned long long)w->step, msg);
 }
 
+bool th_world_step_error(const th_world *w, th_error *err) {
+    if (!w || !w->step_failed) return false;
+    if (err) *err = w->step_error;
+    return true;
+}
+
 void th_world_step(th_world *w) {
     if (!w) return;
     if (!TH_ASSERT(!w->stepping)) return; /* stepped from inside its own step */

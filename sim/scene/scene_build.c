@@ -279,8 +279,20 @@ static bool schedule_events(th_world *w, const th_scene *s, th_error *err) {
     return ok;
 }
 
-/* Refuse a world that would not fit in TH_SCENE_MAX_WORLD_BYTES (see the byte counts above). */
-static bool fits_in_memory(const th_scene *s, uint32_t threads, uint64_t agents, th_error *err) {
+/* The agents a world is built for, by where they come from: its memory bound names them. */
+typedef struct agent_sources {
+    uint64_t crowds;   /* crowd counts (after --agents) and agents placed by hand */
+    uint64_t spawners; /* spawners with a stop or a limit, and ... */
+    uint64_t endless;  /* ... those with neither, over the scene's `steps` */
+    uint32_t scaled;   /* --agents, 0 when not given */
+} agent_sources;
+
+static double mib(uint64_t bytes) { return (double)bytes / (1024.0 * 1024.0); }
+
+/* Refuse a world that would not fit in TH_SCENE_MAX_WORLD_BYTES (see the byte counts above),
+ * naming what takes the room. */
+static bool fits_in_memory(const th_scene *s, uint32_t threads, const agent_sources *a,
+                           th_error *err) {
     uint64_t workers = threads ? threads : th_cpu_count();
     uint64_t cells = s->has_map ? (uint64_t)s->cols * (uint64_t)s->rows : 0;
     uint64_t per_cell = WORLD_BYTES_PER_CELL + WORLD_BYTES_PER_CELL_BUNKER * s->bunker_count +
@@ -291,11 +303,14 @@ static bool fits_in_memory(const th_scene *s, uint32_t threads, uint64_t agents,
             break;
         }
     }
-    uint64_t bytes = cells * per_cell + agents * WORLD_BYTES_PER_AGENT;
+    const uint64_t map_bytes = cells * per_cell;
+    const uint64_t agents = a->crowds + a->spawners + a->endless;
+    const uint64_t agent_bytes = agents * WORLD_BYTES_PER_AGENT;
+    uint64_t squad_bytes = 0, forage_bytes = 0;
     if (s->squad_count > 0) {
         uint64_t landmarks = cells * WORLD_BYTES_PER_CELL_LANDMARKS;
-        bytes += cells * WORLD_BYTES_PER_CELL_PATHS +
-                 (landmarks <= TH_ASTAR_LANDMARK_BUDGET ? landmarks : 0);
+        squad_bytes = cells * WORLD_BYTES_PER_CELL_PATHS +
+                      (landmarks <= TH_ASTAR_LANDMARK_BUDGET ? landmarks : 0);
     }
     /* Foraging crowds: a pheromone grid each (4 bytes per cell: the map's cells, or its own
      * without a map) and with a map the nest's field, costed as a bunker's river map. */
@@ -303,19 +318,55 @@ static bool fits_in_memory(const th_scene *s, uint32_t threads, uint64_t agents,
         const th_goal_def *g = &s->crowd[c].def.goal;
         if (g->kind != TH_GOAL_FORAGE || !g->forage) continue;
         const double cs = g->forage->cell_size > 0.0f ? g->forage->cell_size : 1.0;
-        bytes += s->has_map ? cells * (4 + WORLD_BYTES_PER_CELL_BUNKER)
-                            : 4 * (uint64_t)(ceil(s->width / cs) * ceil(s->height / cs));
+        forage_bytes += s->has_map ? cells * (4 + WORLD_BYTES_PER_CELL_BUNKER)
+                                   : 4 * (uint64_t)(ceil(s->width / cs) * ceil(s->height / cs));
     }
+    const uint64_t bytes = map_bytes + agent_bytes + squad_bytes + forage_bytes;
     if (bytes <= TH_SCENE_MAX_WORLD_BYTES) return true;
-    const th_ynode *at = th_ynode_get(s->doc.root, s->has_map ? "map" : "crowds");
-    return th_scene_fail(
-        s, at, s->has_map ? "map" : "crowds", err,
-        "expected a world of at most %llu MiB, found one of %llu MiB: %d x %d cells with %u "
-        "bunker(s) on %llu thread(s), %llu agents (fewer bunkers, threads or cells, or a "
-        "coarser cell_size, make it smaller)",
-        (unsigned long long)(TH_SCENE_MAX_WORLD_BYTES >> 20), (unsigned long long)(bytes >> 20),
-        s->has_map ? s->cols : 0, s->has_map ? s->rows : 0, s->bunker_count,
-        (unsigned long long)workers, (unsigned long long)agents);
+    /* Reported where the largest part comes from. */
+    const bool map_first = map_bytes + squad_bytes >= agent_bytes + forage_bytes;
+    const char *key = s->has_map && map_first ? "map" : "crowds";
+    if (!map_first && a->endless + a->spawners > a->crowds && s->spawner_count) key = "spawners";
+    char parts[512];
+    int n = snprintf(parts, sizeof parts, "%llu agents %.1f MiB (%llu from crowds",
+                     (unsigned long long)agents, mib(agent_bytes), (unsigned long long)a->crowds);
+    if (a->scaled) n += snprintf(parts + n, sizeof parts - (size_t)n, ", --agents %u", a->scaled);
+    if (a->spawners)
+        n += snprintf(parts + n, sizeof parts - (size_t)n,
+                      ", %llu from spawners with a stop or limit", (unsigned long long)a->spawners);
+    if (a->endless) {
+        n += snprintf(parts + n, sizeof parts - (size_t)n,
+                      ", %llu from endless spawners over the scene's %llu steps",
+                      (unsigned long long)a->endless, (unsigned long long)s->steps);
+    }
+    n += snprintf(parts + n, sizeof parts - (size_t)n, ")");
+    if (s->has_map) {
+        n +=
+            snprintf(parts + n, sizeof parts - (size_t)n,
+                     ", map of %d x %d cells with %u bunker(s) on %llu thread(s) %.1f MiB", s->cols,
+                     s->rows, s->bunker_count, (unsigned long long)workers, mib(map_bytes));
+    }
+    if (squad_bytes)
+        n += snprintf(parts + n, sizeof parts - (size_t)n, ", squads' paths %.1f MiB",
+                      mib(squad_bytes));
+    if (forage_bytes)
+        snprintf(parts + n, sizeof parts - (size_t)n, ", foraging %.1f MiB", mib(forage_bytes));
+    const char *hint = map_first    ? "fewer bunkers, threads or cells, or a coarser cell_size"
+                       : a->endless ? "fewer agents, or a stop or limit on the endless spawners"
+                                    : "fewer agents";
+    /* Just over the bound, the excess in bytes: "4096.0 MiB" alone would read as within. */
+    char found[64];
+    if (mib(bytes - TH_SCENE_MAX_WORLD_BYTES) < 0.05) {
+        snprintf(found, sizeof found, "%llu MiB and %llu bytes",
+                 (unsigned long long)(TH_SCENE_MAX_WORLD_BYTES >> 20),
+                 (unsigned long long)(bytes - TH_SCENE_MAX_WORLD_BYTES));
+    } else {
+        snprintf(found, sizeof found, "%.1f MiB", mib(bytes));
+    }
+    return th_scene_fail(s, th_ynode_get(s->doc.root, key), key, err,
+                         "expected a world of at most %llu MiB, found one of %s: %s (%s, make it "
+                         "smaller)",
+                         (unsigned long long)(TH_SCENE_MAX_WORLD_BYTES >> 20), found, parts, hint);
 }
 
 th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error *err) {
@@ -362,8 +413,10 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
     wd.dist = o.dist;
     wd.agent_capacity = (uint32_t)(target + fixed_total);
     wd.cell_size = s->has_map ? s->cell_size : 0.0f;
-    if (!fits_in_memory(s, wd.threads, target + fixed_total + th_scene_flow_agents(s), err))
-        return NULL;
+    agent_sources src = {.crowds = target + fixed_total, .scaled = o.agents};
+    src.spawners = th_scene_flow_agents(s, &src.endless);
+    src.spawners -= src.endless;
+    if (!fits_in_memory(s, wd.threads, &src, err)) return NULL;
     legend_cells lc;
     if (!gather_legend_cells(s, &lc)) {
         TH_SCENE_NOMEM(s, NULL, "map", err, "out of memory");

@@ -322,14 +322,21 @@ bool th_scene_parse_flow(th_scene *s, const th_ynode *root, th_error *err) {
     return true;
 }
 
-uint64_t th_scene_flow_agents(const th_scene *s) {
+uint64_t th_scene_flow_agents(const th_scene *s, uint64_t *endless) {
     uint64_t total = 0;
+    *endless = 0;
     for (uint32_t i = 0; i < s->spawner_count; i++) {
         const th_spawner_def *d = &s->spawner[i].def;
-        /* A bound on the world's count (th_world_add_spawner has the exact one). */
-        double n = isinf(d->stop) ? INFINITY : ceil(d->rate * (d->stop - d->start)) + 1.0;
+        /* A bound on the world's count (th_world_add_spawner has the exact one). A spawner
+         * with neither stop nor limit adds agents for as long as the run lasts: counted for
+         * the scene's `steps`. */
+        const bool open = isinf(d->stop) && !d->limit;
+        const double until = isinf(d->stop) ? (double)s->steps * s->timestep : d->stop;
+        double n = until > d->start ? ceil(d->rate * (until - d->start)) + 1.0 : 0.0;
         if (d->limit && (double)d->limit < n) n = d->limit;
-        if (isfinite(n)) total += n < (double)TH_MAX_AGENTS ? (uint64_t)n : TH_MAX_AGENTS;
+        const uint64_t k = n < (double)TH_MAX_AGENTS ? (uint64_t)n : TH_MAX_AGENTS;
+        total += k;
+        if (open) *endless += k;
     }
     return total;
 }

@@ -253,8 +253,9 @@ bool th_scene_build_measure(th_world *w, const th_scene *s, th_error *err);
  * world after its crowds and agents (with the exits of `exit: true` goals). */
 bool th_scene_parse_flow(th_scene *s, const th_ynode *root, th_error *err);
 bool th_scene_build_flow(th_world *w, const th_scene *s, th_error *err);
-/* Agents the spawners with a stop or a limit reserve room for (the world's memory bound). */
-uint64_t th_scene_flow_agents(const th_scene *s);
+/* Agents the spawners add (the world's memory bound): those with a stop or a limit at most
+ * that, those with neither (also put in *endless) what they add in the scene's `steps`. */
+uint64_t th_scene_flow_agents(const th_scene *s, uint64_t *endless);
 
 /* scene_build.c */
 th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error *err);

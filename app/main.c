@@ -6,6 +6,7 @@
 #include "../bench/bench.h"
 #include "app.h"
 #include "args.h"
+#include "output.h"
 #include "ranks.h"
 #include "report.h"
 
@@ -30,6 +31,9 @@ static const char k_help[] =
     "2 usage error (unknown command, flag or value), 130 interrupted (Ctrl-C).\n"
     "Every option takes the form --option VALUE or --option=VALUE.\n";
 
+/* The map image of the scene open_for_bench opened last ("" for none), for check_bench_files. */
+static char bench_map_image[2048];
+
 /* `throng bench` worlds: a built-in demo by name first (the flock demo sizes its field to keep
  * ~20 neighbours per boid at any agent count, which a scaling sweep needs), else a scene as
  * `throng run` opens it (its crowds scaled to the agent count in the scene's own world). */
@@ -39,7 +43,44 @@ static th_world *open_for_bench(const char *scene, const th_demo_opts *d, th_err
     }
     th_scene_open_opts so = {
         .threads = d->threads, .has_seed = true, .seed = d->seed, .agents = d->agents};
-    return th_scene_open(scene, &so, NULL, err);
+    th_scene_info info;
+    th_world *w = th_scene_open(scene, &so, &info, err);
+    if (w) snprintf(bench_map_image, sizeof bench_map_image, "%s", info.map_image);
+    return w;
+}
+
+/* `throng bench`'s files, checked after the first world was built (so the scene's map image
+ * is known) and before any is opened: each output writable, and none the scene file, its map
+ * image or another output. */
+static bool check_bench_files(const char *scene, const char *csv, const char *json,
+                              const char *trace) {
+    char scene_file[4096];
+    bool demo = false;
+    for (const char *const *n = th_demo_names; *n; n++) demo |= strcmp(*n, scene) == 0;
+    th_file_use files[] = {
+        {.name = "--scene", .note = "the scene file being measured"},
+        {.name = "map.image", .note = "the scene's map image"},
+        {.name = "--csv", .path = csv, .output = true},
+        {.name = "--json", .path = json, .output = true},
+        {.name = "--trace", .path = trace, .output = true},
+    };
+    if (!demo && th_scene_resolve(scene, scene_file, sizeof scene_file)) {
+        files[0].path = scene_file;
+        if (bench_map_image[0]) files[1].path = bench_map_image;
+    }
+    const size_t n = sizeof files / sizeof files[0];
+    th_error err;
+    for (size_t i = 0; i < n; i++) {
+        if (files[i].output && files[i].path && !th_file_check_writable(&files[i], &err)) {
+            fprintf(stderr, "throng bench: %s\n", err.message);
+            return false;
+        }
+    }
+    if (!th_file_check_distinct(files, n, &err)) {
+        fprintf(stderr, "throng bench: %s\n", err.message);
+        return false;
+    }
+    return true;
 }
 
 /* `throng bench` reads every option as `--name VALUE`; `--name=VALUE` is split into that form
@@ -81,7 +122,7 @@ static int command(int argc, char **argv) {
         int n = 0;
         char **v = split_assignments(argc - 2, argv + 2, &n);
         if (!v) return 1;
-        int rc = th_bench_run(n, v, open_for_bench);
+        int rc = th_bench_run(n, v, open_for_bench, check_bench_files);
         free(v);
         return rc;
     }

@@ -163,13 +163,166 @@ static void append_errno(th_error *err, int e) {
     snprintf(err->message + n, sizeof err->message - n, ": %s", strerror(e));
 }
 
+/* The reason a write failed, as strerror says it; errno 0 (a stream's error flag set by a call
+ * whose errno is gone) says so plainly. */
+static const char *write_reason(int e) { return e ? strerror(e) : "an earlier write failed"; }
+
+/* The folder part of `path` into dir ("." without a slash, "/" for a file at the root) and
+ * a pointer to the name after it. */
+static const char *split_path(const char *path, char *dir, size_t cap) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, cap, ".");
+    else if (slash == path) snprintf(dir, cap, "/");
+    else snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+    return slash ? slash + 1 : path;
+}
+
+bool th_file_check_writable(const th_file_use *f, th_error *err) {
+    struct stat st;
+    const char *why = NULL;
+    char dir[4096];
+    int e = 0;
+    if (stat(f->path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) why = "it is a folder, not a regular file";
+        else if (f->regular && !S_ISREG(st.st_mode)) why = "it exists and is not a regular file";
+        else if (S_ISSOCK(st.st_mode)) why = "it is a socket, not a file";
+        else if (!S_ISREG(st.st_mode)) {
+            /* A FIFO or a device: opening a FIFO and closing it would end its reader. */
+            if (access(f->path, W_OK) != 0) e = errno;
+        } else {
+            /* No O_TRUNC: the check changes nothing in the file. */
+            int fd = open(f->path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+            if (fd >= 0) close(fd);
+            else if (errno != ENOENT) e = errno; /* ENOENT: removed meanwhile, created later */
+        }
+    } else if (errno != ENOENT) {
+        e = errno; /* a name too long, a path through a regular file, a loop, no permission */
+    } else {
+        /* A new file: create it and remove it again, so a name the file system refuses (too
+         * long, a read-only place, no permission) fails now and no empty file stays behind. */
+        int fd =
+            open(f->path, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            close(fd);
+            unlink(f->path);
+        } else if (errno != EEXIST) { /* EEXIST: a dangling symbolic link, or a race */
+            e = errno;
+            split_path(f->path, dir, sizeof dir);
+            if (e == ENOENT && stat(dir, &st) != 0) {
+                set_err(err, "%s: cannot write '%s': no folder '", f->name, f->path);
+                if (err)
+                    snprintf(err->message + strlen(err->message),
+                             sizeof err->message - strlen(err->message), "%s'", dir);
+                return false;
+            }
+        }
+    }
+    if (!why && !e) return true;
+    set_err(err, "%s: cannot write '%s'", f->name, f->path);
+    if (why && err)
+        snprintf(err->message + strlen(err->message), sizeof err->message - strlen(err->message),
+                 ": %s", why);
+    else append_errno(err, e);
+    return false;
+}
+
+/* What a path names: the file (device and inode) when it exists, and its folder's (device and
+ * inode) with the name in it when the folder exists, so a name not yet created is known by
+ * where it will be whatever the path that leads there. */
+typedef struct file_id {
+    bool exists, has_dir;
+    dev_t dev, dir_dev;
+    ino_t ino, dir_ino;
+    mode_t mode;
+    const char *name;
+} file_id;
+
+static void identify(const char *path, file_id *id) {
+    struct stat st;
+    memset(id, 0, sizeof *id);
+    if (stat(path, &st) == 0) {
+        id->exists = true;
+        id->dev = st.st_dev;
+        id->ino = st.st_ino;
+        id->mode = st.st_mode;
+    }
+    char dir[4096];
+    id->name = split_path(path, dir, sizeof dir);
+    if (id->name[0] && strcmp(id->name, ".") != 0 && strcmp(id->name, "..") != 0 &&
+        stat(dir, &st) == 0) {
+        id->has_dir = true;
+        id->dir_dev = st.st_dev;
+        id->dir_ino = st.st_ino;
+    }
+}
+
+/* Whether two uses would clash: the same file, and a file (or a name not yet created) rather
+ * than a device, FIFO or socket, which several outputs may share as before. */
+static bool clash(const file_id *a, const file_id *b) {
+    bool same = (a->has_dir && b->has_dir && a->dir_dev == b->dir_dev && a->dir_ino == b->dir_ino &&
+                 strcmp(a->name, b->name) == 0) ||
+                (a->exists && b->exists && a->dev == b->dev && a->ino == b->ino);
+    if (!same) return false;
+    const file_id *x = a->exists ? a : b;
+    return !x->exists || S_ISREG(x->mode) || S_ISDIR(x->mode);
+}
+
+bool th_file_check_distinct(const th_file_use *use, size_t n, th_error *err) {
+    file_id *ids = calloc(n ? n : 1, sizeof *ids);
+    if (!ids) {
+        if (err) *err = (th_error){.code = TH_ERR_NOMEM};
+        if (err) snprintf(err->message, sizeof err->message, "out of memory");
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (use[i].path) identify(use[i].path, &ids[i]);
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        if (!use[i].path || !use[i].output) continue;
+        for (size_t j = 0; j < n && ok; j++) {
+            /* Each output against every input, and against the outputs before it. */
+            if (j == i || !use[j].path || (use[j].output && j > i)) continue;
+            if (!clash(&ids[i], &ids[j])) continue;
+            ok = false;
+            if (!err) break;
+            *err = (th_error){.code = TH_ERR_INVALID};
+            const th_file_use *a = use[j].output ? &use[j] : &use[i];
+            const th_file_use *b = use[j].output ? &use[i] : &use[j];
+            int w = strcmp(a->path, b->path) == 0
+                        ? snprintf(err->message, sizeof err->message,
+                                   "%s and %s name the same file '%s'", a->name, b->name, a->path)
+                        : snprintf(err->message, sizeof err->message,
+                                   "%s '%s' and %s '%s' name the same file", a->name, a->path,
+                                   b->name, b->path);
+            size_t at = w > 0 && (size_t)w < sizeof err->message ? (size_t)w : 0;
+            if (!use[j].output)
+                snprintf(err->message + at, sizeof err->message - at,
+                         " (%s): an output never replaces an input",
+                         use[j].note ? use[j].note : "an input");
+            else
+                snprintf(err->message + at, sizeof err->message - at,
+                         ": each output needs a file of its own");
+        }
+    }
+    free(ids);
+    return ok;
+}
+
 /* An output file: created or replaced, a device (/dev/null, a terminal), or a FIFO a process
  * already reads. The open does not block (a FIFO nobody reads made a plain fopen wait
- * forever) and truncates only after the checks, so it never empties the scene file it was run
- * on nor the file the other output writes (`same`, already open, or NULL). */
-static FILE *open_out(const char *flag, const char *path, const char *scene_path, FILE *same,
-                      th_error *err) {
-    int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+ * forever) and does not truncate: th_output_open truncates only once every file opened, so a
+ * refusal never empties one file for the other's sake. It never opens the scene file it was
+ * run on nor the file the other output writes (`same`, an open descriptor, or -1): run checks
+ * that before, and this stays as a guard. `*created`: the open made a new file. */
+static int open_out(const char *flag, const char *path, const char *scene_path, int same,
+                    bool *created, th_error *err) {
+    *created = false;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+    if (fd >= 0) *created = true;
+    else if (errno == EEXIST) fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    /* A dangling symbolic link: "exists" for O_EXCL, created through as fopen would. */
+    if (fd < 0 && errno == ENOENT)
+        fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
     if (fd < 0) {
         int e = errno;
         set_err(err, "%s: cannot write '%s'", flag, path);
@@ -181,7 +334,7 @@ static FILE *open_out(const char *flag, const char *path, const char *scene_path
         } else {
             append_errno(err, e);
         }
-        return NULL;
+        return -1;
     }
     struct stat st, other;
     const char *why = NULL;
@@ -190,39 +343,66 @@ static FILE *open_out(const char *flag, const char *path, const char *scene_path
     else if (scene_path && stat(scene_path, &other) == 0 && other.st_dev == st.st_dev &&
              other.st_ino == st.st_ino)
         why = "it is the scene file being run";
-    else if (same && fstat(fileno(same), &other) == 0 && other.st_dev == st.st_dev &&
+    else if (same >= 0 && fstat(same, &other) == 0 && other.st_dev == st.st_dev &&
              other.st_ino == st.st_ino && S_ISREG(st.st_mode))
         why = "--measure and --trajectories name the same file";
-    if (!why && S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) why = "cannot truncate it";
     if (!why && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
         why = "cannot make it blocking";
-    FILE *f = why ? NULL : fdopen(fd, "w");
-    if (!f) {
-        if (!why) why = strerror(errno);
+    if (why) {
         set_err(err, "%s: cannot write '%s': ", flag, path);
         if (err)
             snprintf(err->message + strlen(err->message),
                      sizeof err->message - strlen(err->message), "%s", why);
         close(fd);
+        if (*created) unlink(path);
+        *created = false;
+        return -1;
     }
-    return f;
+    return fd;
+}
+
+/* Empty an opened output (a regular file) and make it a stream; NULL with errno set. */
+static FILE *start_out(int fd) {
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0)) return NULL;
+    return fdopen(fd, "w");
 }
 
 bool th_output_open(th_output *o, const th_world *w, const char *scene, th_error *err) {
     o->measure = o->traj = NULL;
-    if (o->measure_path) {
-        if (th_world_measure_area_count(w) + th_world_measure_line_count(w) == 0) {
-            set_err(
-                err,
-                "--measure: scene '%s' measures nothing: add a `measure:` section with areas or lines (docs/measurement.md)%s",
-                scene, "");
-            return false;
-        }
-        if (!(o->measure = open_out("--measure", o->measure_path, o->scene_path, NULL, err)))
-            return false;
+    o->measure_errno = o->traj_errno = 0;
+    if (o->measure_path && th_world_measure_area_count(w) + th_world_measure_line_count(w) == 0) {
+        set_err(
+            err,
+            "--measure: scene '%s' measures nothing: add a `measure:` section with areas or lines (docs/measurement.md)%s",
+            scene, "");
+        return false;
     }
+    int mfd = -1, tfd = -1;
+    bool mnew = false, tnew = false;
+    if (o->measure_path &&
+        (mfd = open_out("--measure", o->measure_path, o->scene_path, -1, &mnew, err)) < 0)
+        return false;
     if (o->traj_path &&
-        !(o->traj = open_out("--trajectories", o->traj_path, o->scene_path, o->measure, err))) {
+        (tfd = open_out("--trajectories", o->traj_path, o->scene_path, mfd, &tnew, err)) < 0) {
+        if (mfd >= 0) close(mfd);
+        if (mnew) unlink(o->measure_path);
+        return false;
+    }
+    /* Every file is open: only now is any emptied. */
+    if (mfd >= 0 && !(o->measure = start_out(mfd))) {
+        set_err(err, "--measure: cannot write '%s'%s", o->measure_path, "");
+        append_errno(err, errno);
+        close(mfd);
+        if (tfd >= 0) close(tfd);
+        if (tnew) unlink(o->traj_path);
+        return false;
+    }
+    if (tfd >= 0 && !(o->traj = start_out(tfd))) {
+        set_err(err, "--trajectories: cannot write '%s'%s", o->traj_path, "");
+        append_errno(err, errno);
+        close(tfd);
+        if (tnew) unlink(o->traj_path);
         if (o->measure) fclose(o->measure);
         o->measure = NULL;
         return false;
@@ -234,32 +414,43 @@ bool th_output_open(th_output *o, const th_world *w, const char *scene, th_error
 
 bool th_output_sample(th_output *o, const th_world *w, th_error *err) {
     uint64_t step = th_world_step_count(w);
+    /* errno after a stream's first failed write is that write's reason (what a later failing
+     * write of the same stream would say too): kept for the message, here or at the close. */
+    errno = 0;
     if (o->measure && step % o->measure_every == 0) measure_row(o->measure, w);
+    if (o->measure && ferror(o->measure) && !o->measure_errno) o->measure_errno = errno;
+    errno = 0;
     if (o->traj && step % o->traj_every == 0 && !traj_rows(o, w)) {
         set_err(err, "writing %s failed: out of memory%s", o->traj_path, "");
         return false;
     }
+    if (o->traj && ferror(o->traj) && !o->traj_errno) o->traj_errno = errno;
     if ((o->measure && ferror(o->measure)) || (o->traj && ferror(o->traj))) {
-        set_err(err, "writing %s failed%s",
-                o->measure && ferror(o->measure) ? o->measure_path : o->traj_path, "");
+        bool m = o->measure && ferror(o->measure);
+        set_err(err, "writing %s failed: %s", m ? o->measure_path : o->traj_path,
+                write_reason(m ? o->measure_errno : o->traj_errno));
         return false;
     }
     return true;
 }
 
-static bool close_one(FILE **f, const char *path, th_error *err, bool ok) {
+static bool close_one(FILE **f, const char *path, int seen, th_error *err, bool ok) {
     if (!*f) return ok;
     bool bad = ferror(*f) != 0;
-    bad |= fclose(*f) != 0;
+    errno = 0;
+    if (fclose(*f) != 0) {
+        bad = true;
+        if (!seen) seen = errno;
+    }
     *f = NULL;
-    if (bad && ok) set_err(err, "writing %s failed%s", path, "");
+    if (bad && ok) set_err(err, "writing %s failed: %s", path, write_reason(seen));
     return ok && !bad;
 }
 
 bool th_output_close(th_output *o, th_error *err) {
-    bool ok = close_one(&o->measure, o->measure_path, err, true);
+    bool ok = close_one(&o->measure, o->measure_path, o->measure_errno, err, true);
     free(o->by_slot);
     o->by_slot = NULL;
     o->by_slot_cap = 0;
-    return close_one(&o->traj, o->traj_path, err, ok);
+    return close_one(&o->traj, o->traj_path, o->traj_errno, err, ok);
 }

@@ -3,6 +3,7 @@
 #define TH_APP_OUTPUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -25,7 +26,31 @@ typedef struct th_output {
     FILE *measure, *traj;   /* open between th_output_open and th_output_close */
     uint32_t *by_slot;      /* trajectories: storage index of the agent in each id slot */
     uint32_t by_slot_cap;
+    int measure_errno, traj_errno; /* why the first failed write failed (0: unknown) */
 } th_output;
+
+/** A file a command reads or writes. A command lists its inputs (the scene file, its map
+ *  image) and its outputs (every file option) and checks them together before any work. */
+typedef struct th_file_use {
+    const char *name; /* how messages call it: "--json", "SCENE", "map.image" */
+    const char *path; /* NULL: not used this time (skipped) */
+    const char *note; /* for an input: what it is ("the scene file being run"); may be NULL */
+    bool output;
+    bool regular; /* an output that must be a regular file (--json, --screenshot) */
+} th_file_use;
+
+/** Whether output `f` can be written, found out without changing anything: an existing file is
+ *  opened for writing without truncating it (a FIFO or a device is only checked for
+ *  permission, since opening a FIFO and closing it again would end its reader), a new one is
+ *  created and removed again. False with `err` naming the flag, the path and the reason. */
+bool th_file_check_writable(const th_file_use *f, th_error *err);
+
+/** Whether every output is a file of its own: not any input nor any other output. Files are
+ *  compared by identity (device and inode when the file exists, else its folder's device and
+ *  inode and its name), so `x`, `./x`, `dir/../x`, a symbolic link and a hard link to it are
+ *  one file. Devices, FIFOs and sockets may be shared by outputs. False with `err` naming both
+ *  uses and the path. */
+bool th_file_check_distinct(const th_file_use *use, size_t n, th_error *err);
 
 /** Parse a --trajectory-format value (csv or pedpy); false with a message on stderr. */
 bool th_output_parse_format(const char *text, th_traj_format *out);

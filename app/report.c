@@ -4,6 +4,7 @@
 #include "report.h"
 #include "ranks.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -418,8 +419,10 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
                           th_error *err) {
     FILE *j = fopen(path, "w");
     if (!j) {
+        int e = errno;
         *err = (th_error){.code = TH_ERR_IO};
-        snprintf(err->message, sizeof err->message, "--json: cannot write '%s'", path);
+        snprintf(err->message, sizeof err->message, "--json: cannot write '%s': %s", path,
+                 strerror(e));
         return false;
     }
     th_world_def def = th_world_get_def(w);
@@ -583,11 +586,20 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     fprintf(j, "}},\n  \"hash\": \"0x%016" PRIx64 "\",\n", th_world_hash(w));
     th_build_write_json(j);
     fprintf(j, "\n}\n");
+    /* Say why a write failed: the flush of what is left (a full disk fails it again), else
+     * errno as the failed write left it. */
+    errno = 0;
+    int e = fflush(j) != 0 || ferror(j) ? errno : 0;
     bool ok = !ferror(j);
-    if (fclose(j) != 0) ok = false;
+    errno = 0;
+    if (fclose(j) != 0) {
+        if (!e) e = errno;
+        ok = false;
+    }
     if (!ok) {
         *err = (th_error){.code = TH_ERR_IO};
-        snprintf(err->message, sizeof err->message, "--json: writing '%s' failed", path);
+        snprintf(err->message, sizeof err->message, "--json: writing '%s' failed: %s", path,
+                 e ? strerror(e) : "an earlier write failed");
     }
     return ok;
 }

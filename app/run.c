@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "throng/clock.h"
@@ -67,7 +66,7 @@ static const char k_run_help_opts[] =
     "                simulated time with an 's' (north@600, north@10s, north@2.5s);\n"
     "                repeatable\n"
     "\n"
-    "screenshots (no display needed; the file's folder is checked before the run):\n"
+    "screenshots (no display needed; the file is checked before the run):\n"
     "  --screenshot FILE\n"
     "                after the steps, render one frame to FILE (PNG)\n"
     "  --overlays LIST\n"
@@ -369,39 +368,6 @@ static bool schedule_events(th_world *w, const run_opts *o, double dt) {
     return true;
 }
 
-/* The screenshot file must be writable before any work is done: a folder that exists and can
- * be written, and no directory or unwritable file in the way. */
-static bool check_writable(const char *flag, const char *path) {
-    struct stat sb;
-    if (stat(path, &sb) == 0) {
-        if (!S_ISREG(sb.st_mode)) {
-            fprintf(stderr, "throng run: %s: '%s' exists and is not a regular file\n", flag, path);
-            return false;
-        }
-        if (access(path, W_OK) != 0) {
-            fprintf(stderr, "throng run: %s: cannot write '%s': %s\n", flag, path, strerror(errno));
-            return false;
-        }
-        return true;
-    }
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash) snprintf(dir, sizeof dir, ".");
-    else if (slash == dir) dir[1] = '\0';
-    else *slash = '\0';
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "throng run: %s: cannot write '%s': no folder '%s'\n", flag, path, dir);
-        return false;
-    }
-    if (access(dir, W_OK) != 0) {
-        fprintf(stderr, "throng run: %s: cannot write '%s': folder '%s' is not writable\n", flag,
-                path, dir);
-        return false;
-    }
-    return true;
-}
-
 static long cores(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 1) n = 1;
@@ -417,8 +383,26 @@ int th_cmd_run(int argc, char **argv) {
     if (!o.scene) o.scene = th_default_scene;
     /* A reader of stdout that goes away makes writes to it fail, not the run end unfinished. */
     signal(SIGPIPE, SIG_IGN);
-    if (o.screenshot && !check_writable("--screenshot", o.screenshot)) return TH_EXIT_USAGE;
-    if (o.json && !check_writable("--json", o.json)) return TH_EXIT_USAGE;
+    /* Every file the run reads or writes. Each output is checked now, before any work, and,
+     * once the scene says which files it reads, against the inputs and the other outputs:
+     * an output never replaces an input or another output. The paths as given: under mpirun
+     * the other ranks write to /dev/null, yet refuse what rank 0 refuses. */
+    th_file_use files[] = {
+        {.name = "SCENE", .note = "the scene file being run"},
+        {.name = "map.image", .note = "the scene's map image"},
+        {.name = "--measure", .path = o.out.measure_path, .output = true},
+        {.name = "--trajectories", .path = o.out.traj_path, .output = true},
+        {.name = "--json", .path = o.json, .output = true, .regular = true},
+        {.name = "--screenshot", .path = o.screenshot, .output = true, .regular = true},
+    };
+    const size_t nfiles = sizeof files / sizeof files[0];
+    for (size_t i = 0; i < nfiles; i++) {
+        th_error ferr;
+        if (files[i].output && files[i].path && !th_file_check_writable(&files[i], &ferr)) {
+            fprintf(stderr, "throng run: %s\n", ferr.message);
+            return TH_EXIT_USAGE;
+        }
+    }
     if (o.shot.has_view && !o.screenshot) {
         fprintf(stderr, "throng run: --view frames a screenshot: add --screenshot FILE\n");
         return TH_EXIT_USAGE;
@@ -476,6 +460,14 @@ int th_cmd_run(int argc, char **argv) {
         th_world_destroy(w);
         return TH_EXIT_USAGE;
     }
+    char scene_file[4096];
+    if (th_scene_resolve(o.scene, scene_file, sizeof scene_file)) files[0].path = scene_file;
+    if (info.map_image[0]) files[1].path = info.map_image;
+    if (!th_file_check_distinct(files, nfiles, &err)) {
+        fprintf(stderr, "throng run: %s\n", err.message);
+        th_world_destroy(w);
+        return TH_EXIT_USAGE;
+    }
     printf("scene     %s: %u agents, %u crowd(s), %.0f x %.0f m, %s edges\n", info.name,
            th_world_agent_count(w), th_world_crowd_count(w), (double)def.width, (double)def.height,
            def.bounds == TH_BOUNDS_WRAP ? "wrap-around" : "walled");
@@ -491,8 +483,7 @@ int th_cmd_run(int argc, char **argv) {
      * first samples below may already be in the files. */
     if (!viewer) th_interrupt_install();
     if (th_output_wanted(&o.out)) {
-        char scene_path[4096];
-        if (th_scene_resolve(o.scene, scene_path, sizeof scene_path)) o.out.scene_path = scene_path;
+        o.out.scene_path = files[0].path;
         if (!th_output_open(&o.out, w, info.name, &err)) {
             fprintf(stderr, "throng run: %s\n", err.message);
             th_world_destroy(w);

@@ -5,6 +5,7 @@
  * Panels are left out there, since they belong to the larger frame's corners. */
 #include "shot.h"
 
+#include <errno.h>
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
@@ -83,16 +84,21 @@ uint32_t th_shot_overlays(const th_shot_opts *s) {
 static bool write_png(const char *path, const uint32_t *px, int w, int h, th_error *err) {
     FILE *f = fopen(path, "wb");
     if (!f) {
+        int e = errno;
         *err = (th_error){.code = TH_ERR_IO};
-        snprintf(err->message, sizeof err->message, "cannot write '%s'", path);
+        snprintf(err->message, sizeof err->message, "cannot write '%s': %s", path, strerror(e));
         return false;
     }
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     unsigned char *row = malloc((size_t)w * 3);
-    bool ok = png && info && row;
-    if (ok && setjmp(png_jmpbuf(png))) ok = false;
-    else if (ok) {
+    /* volatile: read after a longjmp out of libpng (a failed fwrite: errno says why). */
+    volatile bool ok = png && info && row;
+    volatile int e = ok ? 0 : ENOMEM;
+    if (ok && setjmp(png_jmpbuf(png))) {
+        ok = false;
+        e = errno;
+    } else if (ok) {
         png_init_io(png, f);
         png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB,
                      PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -110,10 +116,15 @@ static bool write_png(const char *path, const uint32_t *px, int w, int h, th_err
     }
     png_destroy_write_struct(&png, &info);
     free(row);
-    if (fclose(f) != 0) ok = false;
+    errno = 0;
+    if (fclose(f) != 0) {
+        if (ok || !e) e = errno;
+        ok = false;
+    }
     if (!ok) {
         *err = (th_error){.code = TH_ERR_IO};
-        snprintf(err->message, sizeof err->message, "writing '%s' failed", path);
+        snprintf(err->message, sizeof err->message, "writing '%s' failed: %s", path,
+                 e ? strerror(e) : "libpng refused the image");
     }
     return ok;
 }

@@ -19,6 +19,7 @@
 
 #include "app/report.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -50,6 +51,7 @@ typedef struct bench_opts {
     const char *isa;
     const char *csv, *json, *trace;
     th_bench_build_fn *build;
+    th_bench_files_fn *files;
 } bench_opts;
 
 /* One configuration: per-repetition samples and their summary. */
@@ -585,7 +587,7 @@ static void write_json(FILE *f, const bench_opts *o, const row *rows, uint32_t n
 
 static FILE *open_out(const char *path) {
     FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "throng bench: cannot write '%s'\n", path);
+    if (!f) fprintf(stderr, "throng bench: cannot write '%s': %s\n", path, strerror(errno));
     return f;
 }
 
@@ -593,9 +595,19 @@ static FILE *open_out(const char *path) {
  * written. */
 static bool close_out(FILE *f, const char *path, const char *what) {
     if (!f) return true;
+    /* Why a write failed: the flush of what is left (a full disk fails it again), else errno
+     * as the failed write left it, else the close's. */
+    errno = 0;
+    int e = fflush(f) != 0 || ferror(f) ? errno : 0;
     bool ok = !ferror(f);
-    ok = fclose(f) == 0 && ok;
-    if (!ok) fprintf(stderr, "throng bench: writing '%s' failed\n", path);
+    errno = 0;
+    if (fclose(f) != 0) {
+        if (!e) e = errno;
+        ok = false;
+    }
+    if (!ok)
+        fprintf(stderr, "throng bench: writing '%s' failed: %s\n", path,
+                e ? strerror(e) : "an earlier write failed");
     else printf("%-6s %s\n", what, path);
     return ok;
 }
@@ -616,6 +628,8 @@ static int run(bench_opts *o) {
         return TH_EXIT_USAGE;
     }
     th_world_destroy(probe);
+    /* Before any file is opened: none may be the scene, its map or another output. */
+    if (o->files && !o->files(o->scene, o->csv, o->json, o->trace)) return TH_EXIT_USAGE;
 
     FILE *csv = NULL, *json = NULL, *trace = NULL;
     if ((o->csv && !(csv = open_out(o->csv))) || (o->json && !(json = open_out(o->json))) ||
@@ -723,7 +737,7 @@ static int run(bench_opts *o) {
     return status;
 }
 
-int th_bench_run(int argc, char **argv, th_bench_build_fn *build) {
+int th_bench_run(int argc, char **argv, th_bench_build_fn *build, th_bench_files_fn *files) {
     bench_opts o = {.scene = "flock",
                     .agents = {10000, 100000},
                     .n_agents = 2,
@@ -735,7 +749,8 @@ int th_bench_run(int argc, char **argv, th_bench_build_fn *build) {
                     .naive_max = 10000,
                     .grid_ref_max = 1000000,
                     .seed = 1,
-                    .build = build};
+                    .build = build,
+                    .files = files};
     int rc = parse(argc, argv, &o);
     if (rc >= 0) return rc;
     g_progress = isatty(STDERR_FILENO);

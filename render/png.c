@@ -34,7 +34,11 @@ typedef struct png_sink {
 
 static void png_fail(png_structp png, png_const_charp msg) {
     png_sink *s = png_get_error_ptr(png);
-    tv_error(s->err, TH_ERR_IO, "cannot write '%s': %s", s->path, msg);
+    /* libpng's own writer says only "Write Error"; the failed fwrite's errno says why. */
+    int e = errno;
+    if (e && strcmp(msg, "Write Error") == 0)
+        tv_error(s->err, TH_ERR_IO, "cannot write '%s': %s", s->path, strerror(e));
+    else tv_error(s->err, TH_ERR_IO, "cannot write '%s': %s", s->path, msg);
     png_longjmp(png, 1);
 }
 
@@ -95,12 +99,14 @@ bool tv_write_png(const char *path, const uint32_t *pixels, int w, int h, int pi
         /* Level 3: screenshots compress ~5x faster than at the default 6, a few % larger. */
         png_set_compression_level(png, 3);
         png_set_rows(png, info, rows);
+        errno = 0;
         png_write_png(png, info, PNG_TRANSFORM_IDENTITY, NULL);
         ok = true;
     } else if (!png || !info) {
         tv_error(err, TH_ERR_NOMEM, "cannot write '%s': out of memory", path);
     }
     png_destroy_write_struct(png ? &png : NULL, info ? &info : NULL);
+    errno = 0;
     if (fclose(f) != 0 && ok) {
         tv_error(err, TH_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
         ok = false;

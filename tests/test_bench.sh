@@ -166,11 +166,13 @@ else
     fail "--help" "exit code $rc or flags missing"
 fi
 
+# An output the file system refuses is a usage error found before the sweep, as with run.
 run --agents 1000 --threads 1 --steps 2 --warmup 0 --reps 1 --json /nonexistent/dir/x.json
-if [[ $rc -eq 1 ]] && grep -q 'x.json' "$tmp/err"; then
-    pass "unwritable output exits 1"
+if [[ $rc -eq 2 ]] && grep -qF "cannot write '/nonexistent/dir/x.json': no folder" "$tmp/err" &&
+    ! grep -q 'agents' "$tmp/out"; then
+    pass "unwritable output exits 2 before the sweep"
 else
-    fail "unwritable output exits 1" "exit code $rc"
+    fail "unwritable output exits 2 before the sweep" "exit code $rc"
 fi
 
 finish

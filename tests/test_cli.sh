@@ -182,4 +182,145 @@ run run "$tmp/ped_dt.yaml" --headless --steps 10 --validate
 expect_usage "check --threads 65" "--threads" check --threads 65 flock
 expect_usage "check unknown flag" "--bogus" check --bogus flock
 
+
+# ---- outputs never replace inputs or each other --------------------------------------------
+
+# Every output file of run and bench is checked before any work against the scene file, the
+# map image the scene reads and every other output, as files (`./x`, `dir/../x`, a symbolic
+# or hard link are the same file), and refused with exit 2 naming both and the path; nothing
+# is written, created or emptied then. Before, --screenshot and --json replaced the scene,
+# --measure the map image, and two outputs on one path the first one's table.
+o=$tmp/outputs
+mkdir -p "$o/sub"
+# A 4 x 4 white PNG: an image map.
+base64 -d >"$o/map.png" <<<'iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAD0lEQVR4nGP4jwQYiOMAANuQL9FuRbCyAAAAAElFTkSuQmCC'
+printf 'name: img\nmap:\n  cell_size: 1\n  image: map.png\n  legend: {"#ffffff": open}\ncrowds:\n  - {name: a, count: 3, spawn: {rect: [0, 0, 4, 4]}}\nmeasure:\n  areas:\n    - {name: all, rect: [0, 0, 4, 4]}\n' \
+    >"$o/scene.yaml"
+printf 'step,time\n0,0\n' >"$o/table.csv"
+ln -s scene.yaml "$o/link.yaml"
+ln "$o/scene.yaml" "$o/hard.yaml"
+cp "$o/scene.yaml" "$tmp/scene.orig"
+cp "$o/map.png" "$tmp/map.orig"
+cp "$o/table.csv" "$tmp/table.orig"
+run run "$o/scene.yaml" --headless --steps 2
+[[ $rc -eq 0 ]] && pass "the image-map scene runs" || fail "the image-map scene runs" "exit $rc"
+
+# expect_kept NAME WORD ARGS...: a usage error naming WORD (expect_usage), with the scene, its
+# map and an existing table byte for byte as they were, and no file added to their folder.
+expect_kept() {
+    local name=$1 before
+    before=$(ls -A "$o" "$o/sub")
+    expect_usage "$@"
+    if ! cmp -s "$o/scene.yaml" "$tmp/scene.orig" || ! cmp -s "$o/map.png" "$tmp/map.orig" ||
+        ! cmp -s "$o/table.csv" "$tmp/table.orig"; then
+        fail "$name: files kept" "an input or the table changed"
+    elif [[ $(ls -A "$o" "$o/sub") != "$before" ]]; then
+        fail "$name: files kept" "files appeared: $(ls -A "$o" "$o/sub" | tr '\n' ' ')"
+    else
+        pass "$name: files kept"
+        return
+    fi
+    # Each case on the files as they were: put them back, and take away what appeared.
+    cp "$tmp/scene.orig" "$o/scene.yaml"
+    cp "$tmp/map.orig" "$o/map.png"
+    cp "$tmp/table.orig" "$o/table.csv"
+    local f
+    for f in "$o"/* "$o"/sub/*; do
+        [[ -e $f && $before != *"${f##*/}"* ]] && rm -f "$f"
+    done
+}
+steps=(--headless --steps 2)
+expect_kept "--screenshot over the scene" "--screenshot and SCENE name the same file '$o/scene.yaml' (the scene file being run)" \
+    run "$o/scene.yaml" "${steps[@]}" --screenshot "$o/scene.yaml"
+expect_kept "--json over the scene by another path" "--json '$o/sub/../scene.yaml' and SCENE '$o/scene.yaml' name the same file" \
+    run "$o/scene.yaml" "${steps[@]}" --json "$o/sub/../scene.yaml"
+expect_kept "--json over the scene through a symbolic link" "--json '$o/link.yaml' and SCENE" \
+    run "$o/scene.yaml" "${steps[@]}" --json "$o/link.yaml"
+expect_kept "--screenshot over the scene through a hard link" "--screenshot '$o/hard.yaml' and SCENE" \
+    run "$o/scene.yaml" "${steps[@]}" --screenshot "$o/hard.yaml"
+expect_kept "--measure over the map image" "--measure and map.image name the same file '$o/map.png' (the scene's map image)" \
+    run "$o/scene.yaml" "${steps[@]}" --measure "$o/map.png"
+expect_kept "--trajectories over the map image" "--trajectories '$o/./map.png' and map.image '$o/map.png' name the same file" \
+    run "$o/scene.yaml" "${steps[@]}" --trajectories "$o/./map.png"
+expect_kept "--json over the map image" "--json and map.image name the same file" \
+    run "$o/scene.yaml" "${steps[@]}" --json "$o/map.png"
+expect_kept "--json over the --measure table" "--measure and --json name the same file '$o/table.csv'" \
+    run "$o/scene.yaml" "${steps[@]}" --measure "$o/table.csv" --json "$o/table.csv"
+expect_kept "--screenshot over the --trajectories file" "--trajectories '$o/table.csv' and --screenshot '$o/sub/../table.csv' name the same file" \
+    run "$o/scene.yaml" "${steps[@]}" --trajectories "$o/table.csv" --screenshot "$o/sub/../table.csv"
+expect_kept "--json and --screenshot on one new file" "--json '$o/new.png' and --screenshot '$o/./new.png' name the same file" \
+    run "$o/scene.yaml" "${steps[@]}" --json "$o/new.png" --screenshot "$o/./new.png"
+# The same from the scene's folder, by relative names.
+bin_given=$bin
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+cd "$o" || exit 2
+expect_kept "relative names: --json over the scene" "--json './scene.yaml' and SCENE 'scene.yaml' name the same file" \
+    run scene.yaml "${steps[@]}" --json ./scene.yaml
+expect_kept "relative names: --screenshot over the map" "--screenshot 'sub/../map.png' and map.image 'map.png' name the same file" \
+    run scene.yaml "${steps[@]}" --screenshot sub/../map.png
+cd - >/dev/null || exit 2
+bin=$bin_given
+# bench: --csv, --json and --trace against --scene, its map and each other.
+bench=(bench --agents 10 --threads 1 --steps 2 --warmup 1 --reps 1)
+expect_kept "bench --csv over the map image" "--csv and map.image name the same file '$o/map.png'" \
+    "${bench[@]}" --scene "$o/scene.yaml" --csv "$o/map.png"
+expect_kept "bench --json over the scene" "--json '$o/sub/../scene.yaml' and --scene '$o/scene.yaml' name the same file" \
+    "${bench[@]}" --scene "$o/scene.yaml" --json "$o/sub/../scene.yaml"
+expect_kept "bench --trace over the --csv table" "--csv '$o/table.csv' and --trace '$o/./table.csv' name the same file" \
+    "${bench[@]}" --csv "$o/table.csv" --trace "$o/./table.csv"
+
+# ---- outputs the file system refuses fail before the run -----------------------------------
+
+# Every output goes through one check before the run: a name too long, a missing folder, a
+# path through a regular file, a read-only place. Before, --json and --screenshot checked the
+# folder only (a name too long passed, and failed after the whole run), and --measure opened
+# and emptied its table before --trajectories was refused.
+long=$o/$(printf 'n%.0s' {1..300}).csv
+for flag in --json --screenshot --measure --trajectories; do
+    expect_kept "$flag: a name too long" "$flag: cannot write '$long': File name too long" \
+        run "$o/scene.yaml" "${steps[@]}" "$flag" "$long"
+    expect_kept "$flag: no such folder" "$flag: cannot write '$o/none/x': no folder '$o/none'" \
+        run "$o/scene.yaml" "${steps[@]}" "$flag" "$o/none/x"
+    expect_kept "$flag: a path through a regular file" "$flag: cannot write '$o/scene.yaml/x': Not a directory" \
+        run "$o/scene.yaml" "${steps[@]}" "$flag" "$o/scene.yaml/x"
+done
+expect_kept "bench --csv: a name too long" "--csv: cannot write '$long': File name too long" \
+    "${bench[@]}" --csv "$long"
+if [[ $(id -u) -ne 0 ]]; then
+    mkdir "$o/ro"
+    chmod 555 "$o/ro"
+    for flag in --json --screenshot --measure --trajectories; do
+        expect_kept "$flag: a read-only folder" "$flag: cannot write '$o/ro/x': Permission denied" \
+            run "$o/scene.yaml" "${steps[@]}" "$flag" "$o/ro/x"
+    done
+    chmod 755 "$o/ro"
+    rmdir "$o/ro"
+fi
+# A refusal after one output was opened empties nothing and leaves no new file behind.
+mkfifo "$o/fifo"
+expect_kept "--measure kept when --trajectories is refused" "no process is reading" \
+    run "$o/scene.yaml" "${steps[@]}" --measure "$o/table.csv" --trajectories "$o/fifo"
+expect_kept "no new --measure file when --trajectories is refused" "no process is reading" \
+    run "$o/scene.yaml" "${steps[@]}" --measure "$o/fresh.csv" --trajectories "$o/fifo"
+rm "$o/fifo"
+
+# ---- write errors say why ----------------------------------------------------------------
+
+if [[ -w /dev/full ]]; then
+    for flag in --measure --trajectories; do
+        run run "$o/scene.yaml" "${steps[@]}" "$flag" /dev/full
+        if [[ $rc -eq 1 ]] && grep -qF "writing /dev/full failed: No space left on device" "$tmp/err"; then
+            pass "$flag to a full disk says why"
+        else
+            fail "$flag to a full disk says why" "exit $rc"
+        fi
+    done
+    run "${bench[@]}" --csv /dev/full
+    if [[ $rc -eq 1 ]] && grep -qF "writing '/dev/full' failed: No space left on device" "$tmp/err"; then
+        pass "bench --csv to a full disk says why"
+    else
+        fail "bench --csv to a full disk says why" "exit $rc"
+    fi
+fi
+
 finish

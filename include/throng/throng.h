@@ -1341,6 +1341,8 @@ typedef struct th_scene_info {
     float timestep; /* seconds */
     uint32_t agents, crowds, bunkers, events;
     int32_t map_cols, map_rows; /* 0 without a map */
+    char map_image[2048]; /* the PNG a `map: image:` names, as the loader opened it (relative to
+                             the working directory, or absolute); "" without one */
 } th_scene_info;
 
 /** Load the scene file at `path` and build its world, events scheduled. `info` (may be NULL)

@@ -553,6 +553,13 @@ th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_in
         info->events = s.event_count;
         info->map_cols = s.has_map ? s.cols : 0;
         info->map_rows = s.has_map ? s.rows : 0;
+        /* The image's path as read_image builds it: next to the scene file unless absolute. */
+        const th_ynode *image = th_ynode_get(th_ynode_get(s.doc.root, "map"), "image");
+        const char *dir = s.doc.path, *slash = strrchr(dir, '/');
+        if (image && image->kind == TH_Y_SCALAR && image->len > 0)
+            snprintf(info->map_image, sizeof info->map_image, "%.*s%s%.*s",
+                     image->text[0] == '/' || !slash ? 0 : (int)(slash - dir), dir,
+                     image->text[0] == '/' || !slash ? "" : "/", (int)image->len, image->text);
     }
     th_scene_free(&s);
     return w;

@@ -14,6 +14,8 @@ static bool g_mpi;
 static int g_rank, g_ranks = 1;
 static int g_err_fd = 2; /* this rank's own stderr, kept for th_app_abort */
 static struct th_dist_def g_def;
+static bool g_compared; /* the ranks reached th_app_dist_check together */
+static bool g_refused;  /* ...and it refused the run on every rank */
 
 /* Launched by mpirun (Open MPI, MPICH or a PMI launcher): a singleton run stays one process. */
 static bool launched(void) {
@@ -49,6 +51,22 @@ int th_app_ranks_end(int rc) {
     if (!g_mpi) return rc;
     fflush(stdout);
     fflush(stderr);
+    /* A rank that failed before the ranks compared their worlds (a scene that does not load,
+     * a refused option), or with a usage error after it that th_app_dist_check did not give
+     * every rank (a file only rank 0 opens), may have failed alone: the others then wait for
+     * it in a collective call, and MPI_Finalize would wait for them. Stop them all instead.
+     * The failures every rank reaches together (the ranks' refusal, a broken invariant, an
+     * interruption) end as one process does. */
+    if (rc != 0 && g_ranks > 1 && (!g_compared || (rc == 2 && !g_refused))) {
+        if (g_rank != 0) {
+            dprintf(g_err_fd,
+                    "throng: rank %d of %d: stopped with exit code %d, which stops every rank "
+                    "(this rank's messages go to /dev/null: run its command without mpirun to "
+                    "see them)\n",
+                    g_rank, g_ranks, rc);
+        }
+        MPI_Abort(MPI_COMM_WORLD, rc);
+    }
     MPI_Finalize();
     return rc;
 }
@@ -150,10 +168,12 @@ static bool same_terms(const th_app_terms *t, th_error *err) {
 
 bool th_app_dist_check(const th_world *w, const th_app_terms *terms, th_error *err) {
     if (!g_mpi || g_ranks == 1) return th_world_dist_check(w, err);
+    g_compared = true; /* from here every rank meets the same collective calls */
     /* The worlds first (a world too thin for the ranks is refused there, alike on every rank
      * once the worlds agree), then the options: each verdict is the same on every rank, so
      * every rank reaches the same collective calls and stops at the same one. */
     if (th_world_dist_check(w, err) && same_terms(terms, err)) return true;
+    g_refused = true;
     /* Ranks that built or were given something else: every rank says so on its own stderr
      * (rank 0's caller prints it). */
     if (g_rank != 0 && err->code != TH_ERR_LIMIT)

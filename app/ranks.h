@@ -14,7 +14,10 @@
  *  Ranks other than 0 get their stdout and stderr sent to /dev/null. Returns false (after
  *  printing why) when MPI cannot start. */
 bool th_app_ranks_init(int *argc, char ***argv);
-/** MPI_Finalize when MPI was started; returns rc. */
+/** MPI_Finalize when MPI was started; returns rc. A failure (rc != 0) under several ranks
+ *  before th_app_dist_check was reached, or a usage error (2) after it other than its own
+ *  refusal, may be this rank's alone, with the others waiting for it in a collective call:
+ *  MPI_Abort then stops every rank (with rc), so nothing hangs. */
 int th_app_ranks_end(int rc);
 /** A failure on one rank (under several ranks the others would wait for it at the next
  *  collective call): its message on its own stderr, then MPI_Abort stops every rank. Returns

@@ -306,6 +306,30 @@ differ "$tmpd/a.yaml --steps 30" "$tmpd/a.yaml --fixed-steps" \
     "in --steps (or the scene's steps) and --fixed-steps"
 differ "$tmpd/a.yaml --destroy-bunker west@10" "$tmpd/a.yaml --destroy-bunker west@11" \
     "in --destroy-bunker and --restore-bunker"
+# A rank whose scene does not load stops before the others have compared anything (they wait
+# in the world's creation): it stops every rank, with its exit code, and says which rank.
+rc=0
+out=$(two_ranks "$tmpd/a.yaml" "$tmpd/missing.yaml") || rc=$?
+if [ "$rc" != 2 ] || ! echo "$out" | grep -q 'rank 1 of 2: stopped with exit code 2'; then
+    echo "FAIL: a scene that does not load on rank 1: exit $rc, expected 2 (124: a hang)"
+    echo "$out" | grep -v '^-\|^ *$' | head -3
+    fail=1
+else
+    echo "ok   a scene that does not load on rank 1: every rank stops, exit 2"
+fi
+# A file only rank 0 opens (the others write to /dev/null) that it cannot: rank 0 stops after
+# the ranks compared their worlds, and stops the others, which would step on without it.
+rc=0
+out=$(timeout 60 mpirun --oversubscribe --bind-to none -np 2 "$bin" run \
+    "$scenes/validation/rimea10_routes.yaml" --headless --steps 40 --threads 1 \
+    --measure "$tmpd/nowhere/m.csv" 2>&1) || rc=$?
+if [ "$rc" != 2 ] || ! echo "$out" | grep -q -- "--measure: cannot write"; then
+    echo "FAIL: --measure that rank 0 cannot write: exit $rc, expected 2 (124: a hang)"
+    echo "$out" | grep -v '^-\|^ *$' | head -3
+    fail=1
+else
+    echo "ok   --measure that rank 0 cannot write: every rank stops, exit 2"
+fi
 # The same scene copied to another path: accepted, with one process's hash.
 ref=$("$bin" run "$tmpd/a.yaml" --headless --steps 40 --threads 1 | hash_of)
 rc=0

@@ -14,6 +14,8 @@ static bool g_mpi;
 static int g_rank, g_ranks = 1;
 static int g_err_fd = 2; /* this rank's own stderr, kept for th_app_abort */
 static struct th_dist_def g_def;
+static bool g_compared; /* the ranks reached th_app_dist_check together */
+static bool g_refused;  /* ...and it refused the run on every rank */
 
 /* Launched by mpirun (Open MPI, MPICH or a PMI launcher): a singleton run stays one process. */
 static bool launched(void) {
@@ -49,6 +51,22 @@ int th_app_ranks_end(int rc) {
     if (!g_mpi) return rc;
     fflush(stdout);
     fflush(stderr);
+    /* A rank that failed before the ranks compared their worlds (a scene that does not load,
+     * a refused option), or with a usage error after it that th_app_dist_check did not give
+     * every rank (a file only rank 0 opens), may have failed alone: the others then wait for
+     * it in a collective call, and MPI_Finalize would wait for them. Stop them all instead.
+     * The failures every rank reaches together (the ranks' refusal, a broken invariant, an
+     * interruption) end as one process does. */
+    if (rc != 0 && g_ranks > 1 && (!g_compared || (rc == 2 && !g_refused))) {
+        if (g_rank != 0) {
+            dprintf(g_err_fd,
+                    "throng: rank %d of %d: stopped with exit code %d, which stops every rank "
+                    "(this rank's messages go to /dev/null: run its command without mpirun to "
+                    "see them)\n",
+                    g_rank, g_ranks, rc);
+        }
+        MPI_Abort(MPI_COMM_WORLD, rc);
+    }
     MPI_Finalize();
     return rc;
 }
@@ -87,7 +105,81 @@ double th_app_max(double v) {
     return v;
 }
 
-bool th_app_dist_check(const th_world *w, th_error *err) { return th_world_dist_check(w, err); }
+/* FNV-1a over bytes. */
+static uint64_t bytes_digest(const void *p, size_t n) {
+    const unsigned char *b = p;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The terms as words, and what each is called in a message. */
+enum { TERM_WORDS = 9 };
+static const char *const k_term_names[TERM_WORDS] = {"--steps (or the scene's steps)",
+                                                     "--rebalance",
+                                                     "--fixed-steps",
+                                                     "--validate",
+                                                     "--fail-on-stall",
+                                                     "--json",
+                                                     "--trajectories",
+                                                     "--trajectory-every",
+                                                     "--destroy-bunker and --restore-bunker"};
+
+/* The first rank whose terms differ from rank 0's, and in what (collective; every rank finds
+ * the same): false with err set. */
+static bool same_terms(const th_app_terms *t, th_error *err) {
+    const uint64_t mine[TERM_WORDS] = {t->steps,
+                                       t->rebalance,
+                                       t->fixed_steps,
+                                       t->validate,
+                                       t->fail_on_stall,
+                                       t->json,
+                                       t->trajectories,
+                                       t->trajectories ? t->trajectory_every : 0,
+                                       bytes_digest(t->events, t->event_bytes)};
+    uint64_t *all = calloc((size_t)g_ranks * TERM_WORDS, sizeof *all);
+    if (!all) th_app_abort("out of memory comparing the ranks' options");
+    MPI_Allgather(mine, TERM_WORDS, MPI_UINT64_T, all, TERM_WORDS, MPI_UINT64_T, MPI_COMM_WORLD);
+    bool same = true;
+    for (int r = 1; same && r < g_ranks; r++) {
+        const uint64_t *other = all + (size_t)r * TERM_WORDS;
+        char names[384] = "";
+        size_t at = 0;
+        int listed = 0, differ = 0;
+        for (int k = 0; k < TERM_WORDS; k++) differ += other[k] != all[k];
+        for (int k = 0; k < TERM_WORDS && at < sizeof names; k++) {
+            if (other[k] == all[k]) continue;
+            const char *sep = listed == 0 ? "" : listed + 1 == differ ? " and " : ", ";
+            int n = snprintf(names + at, sizeof names - at, "%s%s", sep, k_term_names[k]);
+            if (n > 0) at += (size_t)n;
+            listed++;
+        }
+        if (differ == 0) continue;
+        same = false;
+        err->code = TH_ERR_INVALID;
+        snprintf(err->message, sizeof err->message,
+                 "the MPI ranks were given different options: rank %d's differ from rank 0's "
+                 "in %s (every rank must run the same command)",
+                 r, names);
+    }
+    free(all);
+    return same;
+}
+
+bool th_app_dist_check(const th_world *w, const th_app_terms *terms, th_error *err) {
+    if (!g_mpi || g_ranks == 1) return th_world_dist_check(w, err);
+    g_compared = true; /* from here every rank meets the same collective calls */
+    /* The worlds first (a world too thin for the ranks is refused there, alike on every rank
+     * once the worlds agree), then the options: each verdict is the same on every rank, so
+     * every rank reaches the same collective calls and stops at the same one. */
+    if (th_world_dist_check(w, err) && same_terms(terms, err)) return true;
+    g_refused = true;
+    /* Ranks that built or were given something else: every rank says so on its own stderr
+     * (rank 0's caller prints it). */
+    if (g_rank != 0 && err->code != TH_ERR_LIMIT)
+        dprintf(g_err_fd, "throng run: rank %d of %d: %s\n", g_rank, g_ranks, err->message);
+    return false;
+}
 
 /* Gathered agents, grown as needed (between steps): one array per field. */
 static struct {
@@ -215,8 +307,9 @@ void th_app_sum_u32(uint32_t *v, uint32_t n) {
     (void)n;
 }
 double th_app_max(double v) { return v; }
-bool th_app_dist_check(const th_world *w, th_error *err) {
+bool th_app_dist_check(const th_world *w, const th_app_terms *terms, th_error *err) {
     (void)w;
+    (void)terms;
     (void)err;
     return true;
 }

@@ -444,7 +444,18 @@ int th_cmd_run(int argc, char **argv) {
         return TH_EXIT_USAGE;
     }
     if (!o.has_steps) o.steps = info.steps;
-    if (!th_app_dist_check(w, &err)) {
+    if (!th_app_dist_check(w,
+                           &(th_app_terms){.steps = o.steps,
+                                           .rebalance = o.rebalance,
+                                           .fixed_steps = o.fixed_steps,
+                                           .validate = o.validate,
+                                           .fail_on_stall = o.fail_on_stall,
+                                           .json = o.json != NULL,
+                                           .trajectories = o.out.traj_path != NULL,
+                                           .trajectory_every = o.out.traj_every,
+                                           .events = o.events,
+                                           .event_bytes = o.event_count * sizeof o.events[0]},
+                           &err)) {
         fprintf(stderr, "throng run: %s: %s\n", o.scene, err.message);
         th_world_destroy(w);
         return TH_EXIT_USAGE;

@@ -251,4 +251,97 @@ else
     echo "ok   --trajectories under 3 ranks: the file of one process"
 fi
 
+# Ranks that loaded different scenes (or one scene under different options) are refused
+# before the first step, where they would make different collective calls and wait for each
+# other for ever (a spawner's rate), or run to inconsistent counts (the seed): every rank says
+# how its world differs from rank 0's, and the exit status is 2, a usage error, as for the
+# other refusals. The same scene at another path is the same world. Rank 0 runs the first
+# command line, rank 1 the second (mpirun's MPMD form); each is `throng run` plus its words.
+two_ranks() {
+    local first=$1 second=$2
+    # shellcheck disable=SC2086 # each line is split into its words on purpose
+    timeout 60 mpirun --oversubscribe --bind-to none -np 1 "$bin" run --headless --steps 40 \
+        --threads 1 $first : -np 1 "$bin" run --headless --steps 40 --threads 1 $second 2>&1
+}
+# differ FIRST SECOND TEXT: refused with exit 2, TEXT on both ranks' stderr, no report.
+differ() {
+    local out rc=0
+    out=$(two_ranks "$1" "$2") || rc=$?
+    if [ "$rc" != 2 ]; then
+        echo "FAIL: '$1' and '$2' on two ranks: exit $rc, expected 2 (124: a hang)"
+        echo "$out" | tail -3
+        fail=1
+    elif [ "$(echo "$out" | grep -cF -- "$3")" != 2 ] ||
+        ! echo "$out" | grep -qF 'throng run: rank 1 of 2: '; then
+        echo "FAIL: '$1' and '$2' on two ranks: expected '$3' from each rank:"
+        echo "$out" | grep -v '^-\|^ *$' | head -4
+        fail=1
+    elif echo "$out" | grep -q '^hash '; then
+        echo "FAIL: '$1' and '$2' on two ranks: refused, yet a report was printed"
+        fail=1
+    else
+        echo "ok   refused on two ranks: '$1' and '$2': $3"
+    fi
+}
+tmpd=$(mktemp -d)
+cp "$data/mpi/shelter_full.yaml" "$tmpd/a.yaml"
+sed 's/rate: 30$/rate: 31/' "$tmpd/a.yaml" >"$tmpd/rate.yaml"
+if cmp -s "$tmpd/a.yaml" "$tmpd/rate.yaml"; then
+    echo "FAIL: shelter_full.yaml has no spawner rate of 30 to change"
+    fail=1
+fi
+mkdir "$tmpd/copy"
+cp "$tmpd/a.yaml" "$tmpd/copy/a.yaml"
+differ "$tmpd/a.yaml" "$tmpd/rate.yaml" \
+    "the MPI ranks built different worlds: rank 1's differs from rank 0's in its spawners"
+differ "$tmpd/a.yaml --validate" "$tmpd/rate.yaml --validate" \
+    "rank 1's differs from rank 0's in its spawners"
+differ "$tmpd/a.yaml" "$tmpd/a.yaml --seed 6" \
+    "rank 1's differs from rank 0's in its seed and its agents"
+differ "$tmpd/a.yaml --seed 7" "$tmpd/copy/a.yaml --seed 8" "in its seed and its agents"
+differ "$tmpd/a.yaml" "$tmpd/a.yaml --agents 300" "in its agents"
+differ "$tmpd/a.yaml" "$tmpd/a.yaml --validate" \
+    "the MPI ranks were given different options: rank 1's differ from rank 0's in --validate"
+differ "$tmpd/a.yaml --steps 30" "$tmpd/a.yaml --fixed-steps" \
+    "in --steps (or the scene's steps) and --fixed-steps"
+differ "$tmpd/a.yaml --destroy-bunker west@10" "$tmpd/a.yaml --destroy-bunker west@11" \
+    "in --destroy-bunker and --restore-bunker"
+# A rank whose scene does not load stops before the others have compared anything (they wait
+# in the world's creation): it stops every rank, with its exit code, and says which rank.
+rc=0
+out=$(two_ranks "$tmpd/a.yaml" "$tmpd/missing.yaml") || rc=$?
+if [ "$rc" != 2 ] || ! echo "$out" | grep -q 'rank 1 of 2: stopped with exit code 2'; then
+    echo "FAIL: a scene that does not load on rank 1: exit $rc, expected 2 (124: a hang)"
+    echo "$out" | grep -v '^-\|^ *$' | head -3
+    fail=1
+else
+    echo "ok   a scene that does not load on rank 1: every rank stops, exit 2"
+fi
+# A file only rank 0 opens (the others write to /dev/null) that it cannot: rank 0 stops after
+# the ranks compared their worlds, and stops the others, which would step on without it.
+rc=0
+out=$(timeout 60 mpirun --oversubscribe --bind-to none -np 2 "$bin" run \
+    "$scenes/validation/rimea10_routes.yaml" --headless --steps 40 --threads 1 \
+    --measure "$tmpd/nowhere/m.csv" 2>&1) || rc=$?
+if [ "$rc" != 2 ] || ! echo "$out" | grep -q -- "--measure: cannot write"; then
+    echo "FAIL: --measure that rank 0 cannot write: exit $rc, expected 2 (124: a hang)"
+    echo "$out" | grep -v '^-\|^ *$' | head -3
+    fail=1
+else
+    echo "ok   --measure that rank 0 cannot write: every rank stops, exit 2"
+fi
+# The same scene copied to another path: accepted, with one process's hash.
+ref=$("$bin" run "$tmpd/a.yaml" --headless --steps 40 --threads 1 | hash_of)
+rc=0
+out=$(two_ranks "$tmpd/a.yaml" "$tmpd/copy/a.yaml") || rc=$?
+got=$(echo "$out" | hash_of)
+if [ "$rc" != 0 ] || [ -z "$ref" ] || [ "$got" != "$ref" ]; then
+    echo "FAIL: one scene at two paths on two ranks: exit $rc, hash '$got', one process '$ref'"
+    echo "$out" | tail -3
+    fail=1
+else
+    echo "ok   one scene at two paths on two ranks: one process's hash $got"
+fi
+rm -rf "$tmpd"
+
 exit $fail

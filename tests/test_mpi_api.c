@@ -11,12 +11,16 @@
  * - The state hash gathered in rounds of a few id slots (as a world of millions is: rank 0
  *   never holds more than one round) is the hash of one process, on a world whose free list
  *   reuses slots.
+ * - th_world_dist_check refuses worlds the ranks built differently (a spawner's rate, one
+ *   agent's position, an event's step, a crowd's speed on the last rank), on every rank, naming
+ *   the last rank and the part, and accepts worlds built alike.
  *
  * The references are computed on every rank, by a world of its own without ranks. */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/dist/dist.h"
 #include "throng/dist.h"
@@ -192,6 +196,75 @@ static void hash_rounds(const char *path, int steps) {
     th_world_destroy(all);
 }
 
+/* A 200 x 200 m world on a map, over the ranks: a crowd of `speed` (top speed), 40 agents, the
+ * first at x = `x`, a spawner of `rate`, a block event at `step`. */
+static th_world *built(float speed, float x, double rate, uint64_t step) {
+    struct th_dist_def d = {.comm = MPI_COMM_WORLD};
+    th_world_def wd = th_default_world_def();
+    wd.width = wd.height = 200.0f;
+    wd.cell_size = 1.0f;
+    wd.threads = 1;
+    wd.dist = &d;
+    th_error err = {0};
+    th_world *w = th_world_create(&wd, &err);
+    CHECK(w, "world: %s", err.message);
+    th_crowd_def cd = th_default_crowd_def();
+    cd.max_speed = speed;
+    const th_crowd_id c = th_world_add_crowd(w, &cd, &err);
+    CHECK(th_crowd_id_valid(c), "crowd: %s", err.message);
+    for (int i = 0; i < 40; i++) {
+        const th_vec2 p = th_v2(i == 0 ? x : 5.0f + 4.5f * (float)i, 10.0f + 4.0f * (float)i);
+        CHECK(th_agent_id_valid(th_world_add_agent(w, c, p, th_v2(0.5f, 0.0f), &err)), "agent: %s",
+              err.message);
+    }
+    th_spawner_def sd = th_default_spawner_def();
+    sd.crowd = c;
+    sd.x0 = sd.y0 = 90.0f;
+    sd.x1 = sd.y1 = 110.0f;
+    sd.rate = rate;
+    CHECK(th_spawner_id_valid(th_world_add_spawner(w, &sd, &err)), "spawner: %s", err.message);
+    const th_event_def ev = {
+        .type = TH_EVENT_BLOCK_CELLS, .x0 = 150, .y0 = 150, .x1 = 152, .y1 = 152};
+    CHECK(th_world_schedule(w, step, &ev, &err), "event: %s", err.message);
+    return w;
+}
+
+/* Worlds built alike pass the check on every rank; a world that differs on the last rank fails
+ * it on every rank, which all name the last rank and what differs. */
+static void different_worlds(void) {
+    const bool last = rank == ranks - 1;
+    const struct {
+        float speed, x;
+        double rate;
+        uint64_t step;
+        const char *part; /* NULL: built alike */
+    } cases[] = {
+        {4.0f, 1.5f, 2.0, 10, NULL},
+        {4.0f, 1.5f, last ? 2.5 : 2.0, 10, "its spawners"},
+        {4.0f, last ? 1.75f : 1.5f, 2.0, 10, "its agents"},
+        {4.0f, 1.5f, 2.0, last ? 11 : 10, "its events"},
+        {last ? 4.5f : 4.0f, 1.5f, last ? 3.0 : 2.0, 10, "its crowds and its spawners"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        th_world *w = built(cases[i].speed, cases[i].x, cases[i].rate, cases[i].step);
+        th_error err = {0};
+        const bool ok = th_world_dist_check(w, &err);
+        if (!cases[i].part || ranks == 1) {
+            CHECK(ok, "case %zu: the same world refused: %s", i, err.message);
+            th_world_step(w);
+        } else {
+            char want[160];
+            snprintf(want, sizeof want,
+                     "the MPI ranks built different worlds: rank %d's differs from rank 0's in %s",
+                     ranks - 1, cases[i].part);
+            CHECK(!ok && err.code == TH_ERR_STATE && strcmp(err.message, want) == 0,
+                  "case %zu: expected '%s', got %s '%s'", i, want, ok ? "success" : "error",
+                  err.message);
+        }
+        th_world_destroy(w);
+    }
+}
+
 int main(int argc, char **argv) {
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
@@ -203,6 +276,7 @@ int main(int argc, char **argv) {
     host_tasks(THRONG_SCENES_DIR "/squads.yaml", 300);
     squad_calls(THRONG_TEST_DATA "/mpi/squads_cross.yaml", 300);
     hash_rounds(THRONG_TEST_DATA "/mpi/shelter_full.yaml", 400);
+    different_worlds();
     if (rank == 0) printf("test_mpi_api: every case passed on %d ranks\n", ranks);
     MPI_Finalize();
     return 0;

@@ -60,7 +60,13 @@ TH_API int th_world_rank(const th_world *w);
 TH_API int th_world_ranks(const th_world *w);
 /** Whether the world can be split over its ranks: false with `err` when it has too few grid
  *  rows for them (each rank's strip needs as many rows as the widest neighbour search, on both
- *  sides). True for one rank. Every feature of the engine runs on several ranks. */
+ *  sides), or (TH_ERR_STATE) when the ranks built different worlds, which would make them wait
+ *  for each other for ever: every rank's digest of its world (def, seed, map, crowds, targets,
+ *  bunkers, destination fields, pending events, spawners, exits, measurement, squads, the
+ *  calls that added agents) is compared, and `err` names the first rank that differs from
+ *  rank 0 and in what. Collective under several ranks: call it on every rank, before the
+ *  first step; every rank gets the same answer. True for one rank. Every feature of the engine
+ *  runs on several ranks. */
 TH_API bool th_world_dist_check(const th_world *w, th_error *err);
 /** This rank's exchange figures. */
 TH_API th_dist_stats th_world_dist_stats(const th_world *w);

@@ -714,6 +714,67 @@ void th_flow_hash(const th_world *w, th_hasher *h) {
     for (uint32_t i = 0; i < f->exit_count; i++) th_hash_u32(h, f->ex[i].exited);
 }
 
+static void hash_name(th_hasher *h, const char *s) {
+    const size_t n = strlen(s);
+    th_hash_u64(h, n);
+    for (size_t i = 0; i < n; i++) th_hash_u32(h, (unsigned char)s[i]);
+}
+
+void th_flow_digest(const th_world *w, th_hasher *spawners, th_hasher *exits) {
+    const th_flow *f = w->flow;
+    th_hash_u32(spawners, f->spawner_count);
+    for (uint32_t i = 0; i < f->spawner_count; i++) {
+        const th_spawner *s = &f->sp[i];
+        hash_name(spawners, s->name);
+        th_hash_u32(spawners, s->crowd);
+        /* The rectangle, or the cells: a cell spawner's rectangle is whatever the def held, and
+         * is never read. */
+        th_hash_u32(spawners, s->cell_count);
+        if (!s->cells) {
+            th_hash_f32(spawners, s->x0);
+            th_hash_f32(spawners, s->y0);
+            th_hash_f32(spawners, s->x1);
+            th_hash_f32(spawners, s->y1);
+        }
+        for (uint32_t k = 0; s->cells && k < s->cell_count; k++) {
+            th_hash_u32(spawners, (uint32_t)s->cells[k].x);
+            th_hash_u32(spawners, (uint32_t)s->cells[k].y);
+        }
+        th_hash_u64(spawners, s->q);
+        th_hash_u64(spawners, s->s0);
+        th_hash_u64(spawners, s->s1);
+        th_hash_u64(spawners, s->limit);
+        th_hash_u64(spawners, s->total);
+        th_hash_f32(spawners, s->velocity.x);
+        th_hash_f32(spawners, s->velocity.y);
+        th_hash_u32(spawners, s->emitted);
+        th_hash_u64(spawners, s->due);
+        th_hash_u32(spawners, s->attempts);
+    }
+    th_hash_u32(exits, f->exit_count);
+    th_hash_u64(exits, f->all_exits);
+    for (uint32_t c = 0; c < w->crowd_count; c++) th_hash_u64(exits, f->crowd_exits[c]);
+    for (uint32_t i = 0; i < f->exit_count; i++) {
+        const th_exit *e = &f->ex[i];
+        hash_name(exits, e->name);
+        th_hash_u32(exits, e->by_cell);
+        th_hash_u32(exits, e->exited);
+        if (!e->by_cell) { /* the rectangle, or the cells (as for spawners) */
+            th_hash_f32(exits, e->x0);
+            th_hash_f32(exits, e->y0);
+            th_hash_f32(exits, e->x1);
+            th_hash_f32(exits, e->y1);
+            continue;
+        }
+        th_hash_u32(exits, (uint32_t)e->cx0);
+        th_hash_u32(exits, (uint32_t)e->cy0);
+        th_hash_u32(exits, (uint32_t)e->cx1);
+        th_hash_u32(exits, (uint32_t)e->cy1);
+        const size_t bw = (size_t)(e->cx1 - e->cx0 + 1), bh = (size_t)(e->cy1 - e->cy0 + 1);
+        for (size_t b = 0; b < (bw * bh + 7) / 8; b++) th_hash_u32(exits, e->bits[b]);
+    }
+}
+
 bool th_flow_validate(const th_world *w, char *msg, size_t cap) {
     const th_flow *f = w->flow;
     uint64_t exited = 0;

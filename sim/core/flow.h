@@ -20,6 +20,9 @@ void th_flow_exited(th_world *w, uint32_t exit);
 /* Spawner and exit counts into the world hash. */
 struct th_hasher;
 void th_flow_hash(const th_world *w, struct th_hasher *h);
+/* How the spawners and the exits were defined, and their counts, into two digests
+ * (sim/core/digest.c). */
+void th_flow_digest(const th_world *w, struct th_hasher *spawners, struct th_hasher *exits);
 /* Validation: exit counts add up, no spawner ahead of its formula; false with msg filled. */
 bool th_flow_validate(const th_world *w, char *msg, size_t cap);
 

@@ -417,6 +417,13 @@ void th_validate_call(th_world *w, uint32_t call, uint64_t a, uint64_t b) {
     th_hash_u64(&h, a);
     th_hash_u64(&h, b);
     w->call_hash = h.h;
+    if ((call & 15u) == 1u || (call & 15u) == 2u) { /* th_world_add_agent, th_world_remove_agent */
+        th_hasher g = {w->agent_call_hash};
+        th_hash_u32(&g, call);
+        th_hash_u64(&g, a);
+        th_hash_u64(&g, b);
+        w->agent_call_hash = g.h;
+    }
 }
 
 void th_world_set_validation(th_world *w, bool on) {

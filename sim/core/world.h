@@ -357,7 +357,8 @@ struct th_world {
     uint8_t validation_phase;  /* where it was found: TH_VALIDATE_GRID.. (sim/core/validate.h) */
     uint32_t *validation_bits; /* several ranks: id slots held here, then agreement words */
     uint32_t validation_bits_cap;
-    uint64_t call_hash; /* several ranks: running hash of the collective calls' arguments */
+    uint64_t call_hash;       /* several ranks: running hash of the collective calls' arguments */
+    uint64_t agent_call_hash; /* ...of those that add or remove agents alone (sim/core/digest.c) */
 
     uint64_t step;
     th_world_stats stats;

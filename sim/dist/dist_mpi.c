@@ -12,6 +12,7 @@
 #include "engine/alloc.h"
 #include "engine/hash.h"
 #include "engine/jobs.h"
+#include "sim/core/digest.h"
 #include "sim/core/measure.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
@@ -740,11 +741,52 @@ void th_dist_set_hash_round(th_world *w, uint32_t slots) {
 
 /* ---- whether the world can be split ---------------------------------------------------------- */
 
+/* Every rank's digest of its world (sim/core/digest.h), gathered on every rank: ranks that built
+ * different worlds would make different collective calls (or the same ones with other
+ * counts) and wait for each other for ever, or run to inconsistent totals. Every rank finds
+ * the same first rank that differs from rank 0 and the parts it differs in. */
+static bool same_worlds(const th_world *w, th_error *err) {
+    const th_dist *d = w->dist;
+    uint64_t mine[TH_DIGEST_PARTS];
+    th_world_digest(w, mine);
+    uint64_t *all = th_calloc((size_t)d->ranks * TH_DIGEST_PARTS, sizeof *all);
+    if (!all) hash_abort(d, "out of memory comparing the ranks' worlds");
+    MPI_Allgather(mine, TH_DIGEST_PARTS, MPI_UINT64_T, all, TH_DIGEST_PARTS, MPI_UINT64_T, d->comm);
+    bool same = true;
+    for (int r = 1; same && r < d->ranks; r++) {
+        const uint64_t *other = all + (size_t)r * TH_DIGEST_PARTS;
+        if (memcmp(other, all, TH_DIGEST_PARTS * sizeof *all) == 0) continue;
+        same = false;
+        /* "its seed", "its seed and its agents", "its map, its crowds and its agents" */
+        char parts[384] = "";
+        size_t at = 0;
+        uint32_t listed = 0, differ = 0;
+        for (uint32_t p = 0; p < TH_DIGEST_PARTS; p++) differ += other[p] != all[p];
+        for (uint32_t p = 0; p < TH_DIGEST_PARTS && at < sizeof parts; p++) {
+            if (other[p] == all[p]) continue;
+            const char *sep = listed == 0 ? "" : listed + 1 == differ ? " and " : ", ";
+            int n =
+                snprintf(parts + at, sizeof parts - at, "%sits %s", sep, th_digest_part_name(p));
+            if (n > 0) at += (size_t)n;
+            listed++;
+        }
+        th_error_set(err, TH_ERR_STATE,
+                     "the MPI ranks built different worlds: rank %d's differs from rank 0's in "
+                     "%s",
+                     r, parts);
+    }
+    th_free(all);
+    return same;
+}
+
 bool th_world_dist_check(const th_world *w, th_error *err) {
     if (!w) {
         th_error_set(err, TH_ERR_INVALID, "no world");
         return false;
     }
+    /* First, on every rank: a rank whose world is too thin for the ranks returns below, and
+     * only the same world on every rank fails there on every rank alike. */
+    if (w->dist && w->dist->ranks > 1 && !same_worlds(w, err)) return false;
     return th_dist_check(w, err);
 }
 

@@ -177,6 +177,7 @@ fi
 
 # SIGTERM (what service managers and `timeout` send) ends a run the way Ctrl-C does: the
 # trajectory file ends on a whole row, the JSON is written, exit 128 + 15.
+rm -f "$tmp/t.csv" "$tmp/t.json" # the lanes run's: rows there would send the signal too soon
 "$bin" run flock --agents 20000 --steps 100000000 --headless --json "$tmp/t.json" \
     --trajectories "$tmp/t.csv" >"$tmp/out" 2>"$tmp/err" &
 pid=$!

@@ -303,7 +303,9 @@ assert counts == [3, 4], counts
 b = j["buried"]
 assert [x["agents"] for x in b] == [3, 4], b
 assert [round(x["time_s"], 3) for x in b] == [1.0, 2.5], b
-assert j["outcome"]["buried"] == 7, j["outcome"]
+o = j["outcome"]
+assert o["buried"] == 7 and o["removed"] == 0 and o["spawned"] == 9, o
+assert o["spawned"] == o["sheltered"] + o["en_route"] + o["stranded"] + o["removed"] + o["buried"] + o["not_fleeing"], o
 text = [l.rstrip("\n") for l in open(sys.argv[3]) if l.startswith("buried")]
 assert text == ["buried    3 at 1.0 s", "buried    4 at 2.5 s"], text
 EOF

@@ -7,10 +7,14 @@
 #     and a route walked once holds its last waypoint from 3 m away;
 #   - route modes from the scene file: the order in which `once`, `loop` and `patrol` visit
 #     three waypoints;
-#   - a destination `at: [x, y]` with x != y: agents leave through the cell holding (x, y);
+#   - a destination `at: [x, y]` with x != y: agents leave through the cell holding (x, y),
+#     and only they: a crowd's goal exit is its own;
+#   - destination weights from the scene: a nearer goal weighed down loses to a farther one;
+#     and congestion: a queue that builds up at the near door sends a share to the far one;
 #   - an exit's `crowds:` list: an exit for two crowds takes both and not a third, an exit for
-#     one crowd takes only that one; and the exited line's 50/90/100 % times, which count
-#     everyone spawned, against the departures in the trajectories;
+#     one crowd takes only that one; each exit's first and last departure; and the exited
+#     line's 50/90/100 % times, which count everyone spawned, against the departures in the
+#     trajectories;
 #   - the burial history: two `block` events wall agents in at two times, and the report lists
 #     each time's burials, not a running total.
 #
@@ -131,7 +135,8 @@ fi
 # ---- a destination at a point -------------------------------------------------------------
 # A 40 x 20 m open map of 1 m cells; the walkers' only destination is `at: [34.5, 2.5]`, cell
 # (34, 2), made an exit: each leaves when it steps onto that cell, so the last place it is
-# seen is next to it, never in another corner of the map.
+# seen is next to it, never in another corner of the map. The exit is the walkers' own: two
+# passers-by of another crowd walk east across that cell and on to the east wall.
 {
     cat <<'EOF'
 name: destination at a point
@@ -150,26 +155,37 @@ crowds:
     desired_speed: 1.2
     agents: [[3, 17], [5, 12], [8, 4], [20, 18], [38, 18]]
     goal: {destinations: [{at: [34.5, 2.5]}], exit: true}
+  - name: passers
+    model: pedestrian
+    desired_speed: 1.2
+    desired_speed_sd: 0
+    heading: [1, 0]
+    agents: [[16, 2.5], [24, 2.5]]
 EOF
 } >"$tmp/at.yaml"
 run run "$tmp/at.yaml" --headless --json "$tmp/at.json" --trajectories "$tmp/at.csv"
 if [[ $rc -ne 0 ]]; then
     fail "destination at a point" "exit code $rc"
 else
-    judge "destination at [34.5, 2.5]: every walker leaves through cell (34, 2)" \
+    judge "destination at [34.5, 2.5]: every walker leaves through cell (34, 2), no passer-by"  \
         "$tmp/at.json" "$tmp/at.csv" <<'EOF'
 import csv, json, sys
 j = json.load(open(sys.argv[1]))
 assert j["exited"]["agents"] == 5, j["exited"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+end = max(int(r["step"]) for r in rows)
 last = {}
-for r in csv.DictReader(open(sys.argv[2])):
-    last[r["id"]] = (float(r["x"]), float(r["y"]))
-assert len(last) == 5, last
-# Last seen one step before stepping onto [34, 35] x [2, 3]: within a step's walk of it.
-for i, (x, y) in last.items():
+for r in rows:
+    last[r["id"]] = (int(r["crowd"]), int(r["step"]), float(r["x"]), float(r["y"]))
+assert len(last) == 7, last
+for i, (crowd, step, x, y) in last.items():
+    if crowd == 1:  # a passer-by: still in the world, at the east wall
+        assert step == end and x > 38 and 1 < y < 4, (i, step, x, y)
+        continue
+    # Last seen one step before stepping onto [34, 35] x [2, 3]: within a step's walk of it.
     dx = max(34 - x, 0, x - 35)
     dy = max(2 - y, 0, y - 3)
-    assert dx < 0.1 and dy < 0.1, (i, x, y)
+    assert step < end and dx < 0.1 and dy < 0.1, (i, x, y)
 EOF
 fi
 
@@ -202,7 +218,7 @@ if [[ $rc -ne 0 ]]; then
     fail "exit crowds" "exit code $rc"
 else
     judge "exit crowds: two listed crowds leave by the gate, one by the door, grey by neither" \
-        "$tmp/exits.json" "$tmp/exits.csv" <<'EOF'
+        "$tmp/exits.json" "$tmp/exits.csv" "$tmp/exits.txt" <<'EOF'
 import csv, json, sys
 j = json.load(open(sys.argv[1]))
 ex = {e["name"]: e for e in j["exits"]}
@@ -219,6 +235,21 @@ for i, (step, crowd, x) in last.items():
         assert step < end and 19.9 < x < 20.1, (i, crowd, step, x)
     else:                  # grey: still in the world, at the east wall
         assert step == end and x > 38, (i, crowd, step, x)
+# Each exit's first and last departure, in the JSON and the text, against the trajectories (an
+# agent last sampled at step s left in step s + 1).
+dt = j["run"]["timestep_s"]
+left = {"gate": [], "door": []}
+for step, crowd, x in last.values():
+    if step < end:
+        left["gate" if crowd in (0, 1) else "door"].append(step + 1)
+text = open(sys.argv[3]).read()
+for name, steps in left.items():
+    first, last_s = min(steps) * dt, max(steps) * dt
+    assert abs(ex[name]["first_s"] - first) < 1e-3, (name, ex[name], first)
+    assert abs(ex[name]["last_s"] - last_s) < 1e-3, (name, ex[name], last_s)
+    want = "exit      %-12s %6u left, the first by %.1f s, the last by %.1f s" % (
+        name, len(steps), first, last_s)
+    assert want in text.split("\n"), want
 EOF
     judge "exited: 50/90/100 % of those spawned, against the trajectories" \
         "$tmp/exits.json" "$tmp/exits.csv" "$tmp/exits.txt" <<'EOF'
@@ -308,6 +339,110 @@ assert o["buried"] == 7 and o["removed"] == 0 and o["spawned"] == 9, o
 assert o["spawned"] == o["sheltered"] + o["en_route"] + o["stranded"] + o["removed"] + o["buried"] + o["not_fleeing"], o
 text = [l.rstrip("\n") for l in open(sys.argv[3]) if l.startswith("buried")]
 assert text == ["buried    3 at 1.0 s", "buried    4 at 2.5 s"], text
+EOF
+fi
+
+# ---- destination weights from the scene file ----------------------------------------------
+# Walkers at x = 10 m of a 40 m corridor; destination A at x = 2.5 m (7.5 m away) weighs 30 m,
+# B at x = 37.5 m (27.5 m away) nothing: A costs 37.5 m, B 27.5 m, so every walker leaves by B.
+{
+    cat <<'EOF'
+name: destination weights
+seed: 1
+steps: 3000
+map:
+  cell_size: 1
+  legend: {'.': open}
+  ascii: |
+EOF
+    for _ in $(seq 6); do echo "    ........................................"; done
+    cat <<'EOF'
+crowds:
+  - name: walkers
+    model: pedestrian
+    desired_speed: 1.2
+    agents: [[10, 1.5], [10, 3], [10, 4.5]]
+    goal: {destinations: [{at: [2.5, 3.5], weight: 30}, {at: [37.5, 3.5]}], exit: true}
+EOF
+} >"$tmp/weights.yaml"
+run run "$tmp/weights.yaml" --headless --json "$tmp/weights.json" --trajectories "$tmp/weights.csv"
+if [[ $rc -ne 0 ]]; then
+    fail "destination weights" "exit code $rc"
+else
+    judge "destination weights: the nearer goal's 30 m weight sends everyone to the farther one" \
+        "$tmp/weights.json" "$tmp/weights.csv" <<'EOF'
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+assert j["exited"]["agents"] == 3, j["exited"]
+last = {}
+for r in csv.DictReader(open(sys.argv[2])):
+    last[r["id"]] = float(r["x"])
+assert len(last) == 3 and all(x > 36 for x in last.values()), last
+EOF
+fi
+
+# ---- congestion that builds up --------------------------------------------------------------
+# 80 walkers start in the south-west corner of a walled 32 x 14 m room with two 2 m doors in its
+# east wall: A (y in [2, 4]) in front of them, B (y in [10, 12]) 8 m further. Without congestion
+# nearly all take A. With `congestion`, each door's route costs more as people queue in front
+# of it (the field is recomputed from the crowd every 10 steps), so once the queue at A has
+# built up, B takes a real share: at least a quarter of them (about half do). The queue forms
+# only after the first walkers arrive: a field computed once, from the start, does not see it.
+{
+    cat <<'EOF'
+name: congestion builds up
+seed: 1
+steps: 4800
+map:
+  cell_size: 1
+  legend: {'#': wall, '.': open, 'A': open, 'B': open}
+  ascii: |
+    ################################
+    #..............................#
+    #..............................B
+    #..............................B
+    #..............................#
+    #..............................#
+    #..............................#
+    #..............................#
+    #..............................#
+    #..............................#
+    #..............................A
+    #..............................A
+    #..............................#
+    ################################
+crowds:
+  - name: walkers
+    model: pedestrian
+    count: 80
+    spawn: {rect: [1, 1, 6, 4]}
+EOF
+} >"$tmp/nocong.yaml"
+cp "$tmp/nocong.yaml" "$tmp/cong.yaml"
+echo "    goal: {destinations: [{legend: A}, {legend: B}], exit: true}" >>"$tmp/nocong.yaml"
+echo "    goal: {destinations: [{legend: A}, {legend: B}], exit: true, congestion: {weight: 1, every: 10}}" >>"$tmp/cong.yaml"
+run run "$tmp/nocong.yaml" --headless --trajectories "$tmp/nocong.csv"
+rc_off=$rc
+grep -q "^exited    80 of 80 spawned" "$tmp/out" || rc_off=1
+run run "$tmp/cong.yaml" --headless --trajectories "$tmp/cong.csv"
+grep -q "^exited    80 of 80 spawned" "$tmp/out" || rc=1
+if [[ $rc_off -ne 0 || $rc -ne 0 ]]; then
+    fail "congestion" "a run failed or did not empty the room"
+else
+    judge "congestion: the far door takes a real share once a queue builds at the near one" \
+        "$tmp/nocong.csv" "$tmp/cong.csv" <<'EOF'
+import csv, sys
+def doors(path):
+    last = {}
+    for r in csv.DictReader(open(path)):
+        last[r["id"]] = float(r["y"])  # where each was last seen: at the door it left by
+    assert len(last) == 80, len(last)
+    b = sum(1 for y in last.values() if y > 7)
+    return 80 - b, b
+a_off, b_off = doors(sys.argv[1])
+a_on, b_on = doors(sys.argv[2])
+assert b_off * 10 <= 80, ("without congestion", a_off, b_off)
+assert b_on * 4 >= 80 and a_on > 0, ("with congestion", a_on, b_on)
 EOF
 fi
 

@@ -198,7 +198,9 @@ static void print_squads(FILE *out, const th_world *w, const th_history_entry *h
             fprintf(out, "%s at %.1f s", first ? "arrived" : ", again", (double)h[i].step * dt);
             first = false;
         }
-        if (first) fprintf(out, "not arrived (%.1f m from its slots on average)", (double)q.error);
+        if (first && q.members == 0) fprintf(out, "no member left: nothing to arrive");
+        else if (first)
+            fprintf(out, "not arrived (%.1f m from its slots on average)", (double)q.error);
         else if (!q.arrived) fprintf(out, ", out of formation at the end");
         fprintf(out, "\n");
     }

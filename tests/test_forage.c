@@ -577,6 +577,45 @@ START_TEST(scene_errors_point_at_the_value) {
 }
 END_TEST
 
+/* A colony's nest on a map takes one of the world's 16 destination fields: a 17th colony is
+ * refused at its goal, in words that say why, while the scene is read (before its map is built:
+ * 16 colonies load). */
+START_TEST(scene_seventeenth_colony_on_a_map_refused) {
+    for (int colonies = 16; colonies <= 17; colonies++) {
+        static char text[17 * 200 + 512];
+        int n = snprintf(text, sizeof text, "%s", k_head);
+        n -= (int)strlen(
+            "  - name: ants\n    count: 5\n    spawn: {rect: [1, 1, 3, 3]}\n    goal:\n");
+        for (int c = 0; c < colonies; c++) {
+            n += snprintf(
+                text + n, sizeof text - (size_t)n,
+                "  - {name: c%d, count: 1, spawn: {rect: [1, 1, 3, 3]},\n"
+                "     goal: {forage: {nest: {at: [2, 2]}, food: [{at: [7, 2], amount: 5}]}}}\n",
+                c);
+        }
+        char path[300];
+        snprintf(path, sizeof path, "%s/colonies.yaml", g_dir);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(text, f);
+        fclose(f);
+        th_error err = {0};
+        th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, &err);
+        if (colonies == 16) {
+            ck_assert_msg(w != NULL, "%s", err.message);
+            th_world_destroy(w);
+        } else {
+            ck_assert_ptr_null(w);
+            ck_assert_msg(strstr(err.message, "crowds[16].goal: expected at most 16 crowds with a "
+                                              "destinations goal or, on a map, a foraging goal"),
+                          "%s", err.message);
+            ck_assert_uint_eq(err.line, 12 + 2 * 16 + 2); /* the 17th colony's goal line */
+        }
+        unlink(path);
+    }
+}
+END_TEST
+
 /* Eighty colonies of 2^24 pheromone cells each (64 MiB apiece, 5 GiB in all) are refused
  * before anything is allocated, as every world too large for memory is. */
 START_TEST(scene_too_many_large_colonies_refused) {
@@ -714,6 +753,7 @@ int main(void) {
         {"ants_scene_forages", ants_scene_forages},
         {"scene_errors_point_at_the_value", scene_errors_point_at_the_value},
         {"scene_too_many_large_colonies_refused", scene_too_many_large_colonies_refused},
+        {"scene_seventeenth_colony_on_a_map_refused", scene_seventeenth_colony_on_a_map_refused},
         {"api_refuses_bad_values", api_refuses_bad_values},
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {

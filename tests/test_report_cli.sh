@@ -117,6 +117,15 @@ EOF
 then pass "squad arrivals in text and JSON"
 else fail "squad arrivals" "exit code $rc"
 fi
+# A squad whose members all left (by an exit on its start) has no distance to its slots: it
+# says so rather than print the mean of nothing.
+printf 'name: t\nworld: {size: [40, 40]}\ncrowds:\n  - {name: inf, count: 0}\nsquads:\n  - {crowd: inf, count: 4, formation: box, files: 2, start: [10, 10], goal: [30, 30], speed: 1.5}\nexits:\n  - {name: out, rect: [5, 5, 10, 10]}\nsteps: 5\n' >"$tmp/squad0.yaml"
+run run "$tmp/squad0.yaml" --headless --json "$tmp/q0.json"
+if [[ $rc -eq 0 ]] && grep -q '^squad     1: 0 member(s), no member left: nothing to arrive$' "$tmp/out" &&
+    python3 -c 'import json,sys; q = json.load(open(sys.argv[1]))["squads"][0]; assert q["members"] == 0 and not q["arrived"], q' "$tmp/q0.json"; then
+    pass "a squad with no member left"
+else fail "a squad with no member left" "exit code $rc, $(grep '^squad' "$tmp/out")"
+fi
 # A foraging scene reports its colony: the same figures in text and JSON, food conserved.
 run run ants --headless --steps 3000 --json "$tmp/a.json"
 if [[ $rc -eq 0 ]] && python3 - "$tmp/a.json" "$tmp/out" <<'EOF'

@@ -753,9 +753,25 @@ static bool parse_crowds(ctx *c, const th_ynode *n) {
     s->crowd = th_arena_alloc(&s->doc.arena, n->count * sizeof *s->crowd);
     if (!s->crowd) return TH_SCENE_NOMEM(s, n, "crowds", c->err, "out of memory");
     uint64_t total = 0;
+    uint32_t fields = 0;
     for (uint32_t i = 0; i < n->count; i++) {
         if (!parse_crowd(c, &s->crowd[i], n->items[i], i)) return false;
         s->crowd_count = i + 1;
+        /* A destinations goal takes a destination field, and so does a colony's nest on a
+         * map: refused here, before the world (and its map) is built. */
+        const th_goal_kind g = s->crowd[i].def.goal.kind;
+        if (g == TH_GOAL_DESTINATIONS || (g == TH_GOAL_FORAGE && s->has_map)) {
+            if (++fields > TH_MAX_DESTINATION_FIELDS) {
+                char path[64];
+                snprintf(path, sizeof path, "crowds[%u].goal", i);
+                return FAIL(s, s->crowd[i].goal_node ? s->crowd[i].goal_node : n->items[i], path,
+                            c->err,
+                            "expected at most %d crowds with a destinations goal or, on a map, a "
+                            "foraging goal (each takes one of the world's %d destination fields), "
+                            "found a %uth",
+                            TH_MAX_DESTINATION_FIELDS, TH_MAX_DESTINATION_FIELDS, fields);
+            }
+        }
         total += (uint64_t)s->crowd[i].count + s->crowd[i].agent_count;
         if (total > TH_MAX_AGENTS) {
             char path[64];

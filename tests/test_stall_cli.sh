@@ -2,7 +2,8 @@
 # Stalled agents and the end of a scene, through scene keys and `throng run`'s report and JSON:
 # a head-on gridlock in a corridor narrower than two bodies is reported stalled and fails
 # --fail-on-stall and --validate; stall_time moves the threshold and is checked; scenes that
-# progress (a bottleneck queue, a corridor flow, wanderers, squads, a flock) report none; a run
+# progress (a bottleneck queue, a corridor flow, wanderers, squads, a flock, waypoint walkers)
+# report none; a run
 # stops when the scene is over unless --fixed-steps, and a flock runs to the limit. Screenshots
 # ring stalled agents red.
 #
@@ -83,8 +84,11 @@ late=$(png_count "$tmp/late.png" 400 150 400 ff3030)
 
 # ---- scenes that progress report none ------------------------------------------------------
 
+# (waypoints: walkers crowd round the destination node, inside its radius or queued behind
+# those who are.)
 for s in "$scenes/validation/door_flow.yaml" "$scenes/corridor_flow.yaml" \
-    "$data/stall_wander.yaml" "$scenes/squads.yaml" "$scenes/flock.yaml"; do
+    "$data/stall_wander.yaml" "$scenes/squads.yaml" "$scenes/flock.yaml" \
+    "$scenes/waypoints.yaml"; do
     name=$(basename "$s" .yaml)
     extra=(); [[ $name == flock ]] && extra=(--agents 3000)
     run run "$s" --headless --threads 2 --fail-on-stall "${extra[@]}" --json "$tmp/n.json"

@@ -560,11 +560,13 @@ TH_API th_world_stats th_world_get_stats(const th_world *w);
 
 /** Stalled agents. An agent is stalled when it has made no progress toward its goal for the
  *  world's stall_time: its remaining route cost (shelter and destination fields) or its distance
- *  to the next route waypoint has not dropped by 0.2 m, or, for wanderers, movers, foragers and
- *  squad members of a squad still marching, it has not moved 0.5 m from where it last did.
- *  Never stalled: agents without a goal (flocks), stranded agents (no route: reported as such),
- *  agents at their goal or within 1.5 m of it (waiting for room there), members of a squad that
- *  arrived or has no route. Judged in the bookkeeping phase; not part
+ *  to the next route waypoint (or a waypoint graph's destination node, once it heads there) has
+ *  not dropped by 0.2 m, or, for wanderers, other movers, foragers and squad members of a squad
+ *  still marching, it has not moved 0.5 m from where it last did. Never stalled: agents without
+ *  a goal (flocks), stranded agents (no route: reported as such), agents at their goal (within
+ *  1.5 m of a field's goal, within the radius of a one-way route's last waypoint or of a
+ *  waypoint graph's destination) and bodies queued behind them, members of a squad that arrived
+ *  or has no route. Judged in the bookkeeping phase; not part
  *  of the state hash. */
 typedef struct th_stall_info {
     uint32_t stalled;     /* agents stalled as of the last step */

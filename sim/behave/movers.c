@@ -624,6 +624,15 @@ static bool waypoints_direction(const th_world *w, const struct th_mover *m, con
     return true;
 }
 
+bool th_mover_destination(const th_crowd_rt *c, const th_goal_state *s, th_vec2 *at, float *r2) {
+    const struct th_mover *m = c->mover;
+    if (!m || m->kind != TH_GOAL_WAYPOINTS || s->mode == MODE_NEW || s->index != m->dest)
+        return false;
+    *at = m->node[m->dest];
+    *r2 = m->r2;
+    return true;
+}
+
 static void waypoints_moved(const th_world *w, const struct th_mover *m, th_goal_state *s,
                             th_vec2 p) {
     if (s->mode == MODE_NEW) {

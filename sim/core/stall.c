@@ -31,6 +31,7 @@
 #include <math.h>
 
 #include "sim/behave/goal.h"
+#include "sim/behave/movers.h"
 #include "sim/behave/squad.h"
 #include "sim/core/stall.h"
 #include "sim/core/world.h"
@@ -76,11 +77,13 @@ static bool field_metres(const th_navmap *m, const uint32_t *dist, th_vec2 p, fl
 
 typedef enum { JUDGE_NEVER, JUDGE_COST, JUDGE_MOVE } judge;
 
-/* Whether agent k (at p, `metric` metres from its goal by field f) touches, within 0.1 m, a body
- * nearer the goal that is at rest there or queued behind one: it waits for room, a queue
+/* Whether agent k (at p, `metric` metres from its goal by field f, or without a field in a
+ * straight line from the point `goal`) touches, within 0.1 m, a body nearer the goal that is
+ * at rest there or queued behind one: it waits for room, a queue
  * that grows back from a goal without an exit, not a gridlock. Reads the grid of this step
  * (its cell ranges are storage positions) and the neighbours' last judgement. */
-static bool queued(const th_world *w, uint32_t k, th_vec2 p, float metric, const uint32_t *f) {
+static bool queued(const th_world *w, uint32_t k, th_vec2 p, float metric, const uint32_t *f,
+                   th_vec2 goal) {
     const th_agents *a = &w->buf[w->cur];
     const th_grid *g = &w->grid;
     const float ri = w->crowd_radius[a->crowd[k]];
@@ -95,9 +98,12 @@ static bool queued(const th_world *w, uint32_t k, th_vec2 p, float metric, const
             const th_vec2 d = th_min_image(th_v2_sub(th_v2(a->px[j], a->py[j]), p), w->wrap,
                                            w->def.width, w->def.height);
             const float reach = ri + w->crowd_radius[a->crowd[j]] + 0.1f;
+            if (th_v2_len2(d) >= reach * reach) continue;
             float mj;
-            if (th_v2_len2(d) < reach * reach &&
-                field_metres(&w->nav.map, f, th_v2(a->px[j], a->py[j]), &mj) && mj < metric)
+            const th_vec2 pj = th_v2(a->px[j], a->py[j]);
+            if (f ? field_metres(&w->nav.map, f, pj, &mj) && mj < metric
+                  : th_v2_len2(th_min_image(th_v2_sub(goal, pj), w->wrap, w->def.width,
+                                            w->def.height)) < metric * metric)
                 return true;
         }
     }
@@ -113,8 +119,9 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev, ui
     const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
     const th_vec2 p = th_v2(a->px[k], a->py[k]);
     judge how = JUDGE_NEVER;
-    const uint32_t *f = NULL; /* the goal's field (shelter, destinations) */
-    bool at_goal = false;
+    const uint32_t *f = NULL;           /* the goal's field (shelter, destinations) */
+    bool at_goal = false, ends = false; /* at rest at its goal; a goal a queue can form at */
+    th_vec2 goal = th_v2(0.0f, 0.0f);   /* without a field: the goal point */
     float metric = 0.0f;
     uint32_t index = 0;
     if (w->flags[k] & TH_AGENT_STRANDED) {
@@ -143,11 +150,28 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev, ui
             const th_vec2 d =
                 th_min_image(th_v2_sub(c->route[index], p), w->wrap, w->def.width, w->def.height);
             metric = sqrtf(d.x * d.x + d.y * d.y);
-            /* A one-way route's walker standing at its last waypoint has arrived. */
-            how = c->route_mode == TH_ROUTE_ONCE && index + 1u == c->route_count &&
-                          metric * metric <= c->route_r2
-                      ? JUDGE_NEVER
-                      : JUDGE_COST;
+            /* A one-way route's walker standing at its last waypoint has arrived; those that
+             * press on it from behind queue there. */
+            ends = c->route_mode == TH_ROUTE_ONCE && index + 1u == c->route_count;
+            goal = c->route[index];
+            at_goal = ends && metric * metric <= c->route_r2;
+            how = at_goal ? JUDGE_NEVER : JUDGE_COST;
+            break;
+        }
+        case TH_GOAL_WAYPOINTS: {
+            /* The same at a waypoint walker's destination node; on the way, it must move. */
+            float r2;
+            if (!th_mover_destination(c, &w->goal_state[slot], &goal, &r2)) {
+                how = JUDGE_MOVE;
+                break;
+            }
+            const th_vec2 d =
+                th_min_image(th_v2_sub(goal, p), w->wrap, w->def.width, w->def.height);
+            metric = sqrtf(d.x * d.x + d.y * d.y);
+            index = UINT32_MAX;
+            ends = true;
+            at_goal = metric * metric <= r2;
+            how = at_goal ? JUDGE_NEVER : JUDGE_COST;
             break;
         }
         default: how = JUDGE_MOVE; break;
@@ -172,7 +196,7 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev, ui
             s->best = metric;
             s->index = index;
             s->since = now;
-        } else if (f && now - s->since >= limit && queued(w, k, p, metric, f)) {
+        } else if ((f || ends) && now - s->since >= limit && queued(w, k, p, metric, f, goal)) {
             s->rest = 1;
             s->since = now;
         }

@@ -206,6 +206,80 @@ static void print_squads(FILE *out, const th_world *w, const th_history_entry *h
     }
 }
 
+/* A mover crowd's outcome (docs/movers.md): its agents; for a waypoint graph those within
+ * `radius` of the destination node, for breadcrumbs the farthest from the newest crumb, for
+ * the cell walkers the mean speed; and those stranded (no node in sight, boxed in). Summed over
+ * ranks under mpirun. False for a crowd whose goal is not a mover's. */
+typedef struct mover_outcome {
+    const char *goal;
+    uint32_t agents, arrived, stranded;
+    double speed_sum, farthest; /* farthest < 0: no crumb dropped yet */
+} mover_outcome;
+
+static bool mover_outcome_of(const th_world *w, uint32_t c, mover_outcome *m) {
+    const th_crowd_def *cd = th_world_get_crowd(w, (th_crowd_id){c + 1});
+    const th_goal_def *g = &cd->goal;
+    static const char *const names[] = {
+        [TH_GOAL_CRASH_AND_TURN] = "crash and turn",
+        [TH_GOAL_WALL_FOLLOW] = "wall follow",
+        [TH_GOAL_BREADCRUMBS] = "breadcrumbs",
+        [TH_GOAL_WAYPOINTS] = "waypoints",
+    };
+    if (g->kind < TH_GOAL_CRASH_AND_TURN || g->kind > TH_GOAL_WAYPOINTS) return false;
+    *m = (mover_outcome){.goal = names[g->kind], .farthest = -1.0};
+    th_vec2 crumb = {0.0f, 0.0f};
+    const bool crumbs = g->kind == TH_GOAL_BREADCRUMBS &&
+                        th_world_breadcrumbs(w, (th_crowd_id){c + 1}, &crumb, 1) > 0;
+    const float r = g->radius > 0.0f ? g->radius : 1.0f; /* WAYPOINTS' default */
+    const th_agent_view v = th_world_agents(w);
+    for (uint32_t k = 0; k < v.count; k++) {
+        if (v.crowd[k] != c) continue;
+        m->agents++;
+        m->stranded += (v.flags[k] & TH_AGENT_STRANDED) != 0;
+        m->speed_sum += sqrt((double)v.vx[k] * v.vx[k] + (double)v.vy[k] * v.vy[k]);
+        if (g->kind == TH_GOAL_WAYPOINTS) {
+            th_agent_state a;
+            const th_vec2 d = {v.px[k] - g->nodes[g->destination].x,
+                               v.py[k] - g->nodes[g->destination].y};
+            m->arrived += th_world_get_agent(w, v.id[k], &a) && a.waypoint == g->destination &&
+                          d.x * d.x + d.y * d.y <= r * r;
+        } else if (crumbs) {
+            const double dx = v.px[k] - crumb.x, dy = v.py[k] - crumb.y;
+            const double d = sqrt(dx * dx + dy * dy);
+            if (d > m->farthest) m->farthest = d;
+        }
+    }
+    th_app_sum_u32(&m->agents, 1);
+    th_app_sum_u32(&m->arrived, 1);
+    th_app_sum_u32(&m->stranded, 1);
+    m->farthest = th_app_max(m->farthest);
+    return true;
+}
+
+static void print_movers(FILE *out, const th_world *w) {
+    mover_outcome m;
+    for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
+        if (!mover_outcome_of(w, c, &m)) continue;
+        const th_goal_def *g = &th_world_get_crowd(w, (th_crowd_id){c + 1})->goal;
+        fprintf(out, "movers    %s (%s): %u agent(s)",
+                th_world_get_crowd(w, (th_crowd_id){c + 1})->name, m.goal, m.agents);
+        if (g->kind == TH_GOAL_WAYPOINTS) {
+            fprintf(out, ", %u at the destination (node %u, within %.1f m), %u on the way",
+                    m.arrived, g->destination, (double)(g->radius > 0.0f ? g->radius : 1.0f),
+                    m.agents - m.arrived - m.stranded);
+        } else if (g->kind == TH_GOAL_BREADCRUMBS) {
+            if (m.farthest >= 0.0)
+                fprintf(out, ", the farthest %.1f m from the newest crumb", m.farthest);
+            else fprintf(out, ", no crumb dropped yet");
+        }
+        fprintf(out, ", %u stranded", m.stranded);
+        /* Speeds summed on this rank only: the mean is one process's under mpirun. */
+        if (th_app_ranks() == 1 && m.agents)
+            fprintf(out, ", mean speed %.2f m/s", m.speed_sum / m.agents);
+        fprintf(out, "\n");
+    }
+}
+
 /* Foraging crowds: food home, on the way and left at each source. */
 static void print_colonies(FILE *out, const th_world *w) {
     th_forage_info fi;
@@ -318,6 +392,7 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
     }
     print_squads(out, w, h, nh);
     print_colonies(out, w);
+    print_movers(out, w);
     print_flow(out, w);
     print_stalls(out, w);
     double secs = th_app_max(measured_s(w, f)); /* the slowest rank under mpirun */
@@ -564,9 +639,24 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
                     f.remaining);
         fprintf(j, "]}");
     }
+    fprintf(j, "%s],\n  \"movers\": [", colonies ? "\n  " : "");
+    uint32_t movers = 0;
+    mover_outcome m;
+    for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
+        if (!mover_outcome_of(w, c, &m)) continue;
+        fprintf(j, "%s\n    {\"crowd\": ", movers++ ? "," : "");
+        json_str(j, th_world_get_crowd(w, (th_crowd_id){c + 1})->name);
+        fprintf(j, ", \"goal\": ");
+        json_str(j, m.goal);
+        fprintf(j,
+                ", \"agents\": %u, \"arrived\": %u, \"stranded\": %u, \"farthest_m\": ", m.agents,
+                m.arrived, m.stranded);
+        json_time(j, m.farthest);
+        fprintf(j, "}");
+    }
     double exit_at[3];
     exit_times(w, exit_at);
-    fprintf(j, "%s],\n  \"exited\": {\"agents\": %u, \"exited_50_s\": ", colonies ? "\n  " : "",
+    fprintf(j, "%s],\n  \"exited\": {\"agents\": %u, \"exited_50_s\": ", movers ? "\n  " : "",
             st.exited);
     json_time(j, exit_at[0]);
     fprintf(j, ", \"exited_90_s\": ");

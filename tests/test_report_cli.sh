@@ -117,6 +117,37 @@ EOF
 then pass "squad arrivals in text and JSON"
 else fail "squad arrivals" "exit code $rc"
 fi
+# Mover crowds have an outcome: the waypoint walkers at their destination node, counted again
+# here from the trajectories' last rows (within 2.0 m of node 9 at [54.5, 34.5]), text = JSON;
+# and every mover scene prints a line per mover crowd.
+run run waypoints --headless --json "$tmp/wp.json" --trajectories "$tmp/wp.csv" \
+    --trajectory-every 12000
+if [[ $rc -eq 0 ]] && python3 - "$tmp/wp.json" "$tmp/wp.csv" "$tmp/out" <<'EOF'
+import csv, json, math, re, sys
+j = json.load(open(sys.argv[1])); text = open(sys.argv[3]).read()
+rows = [r for r in csv.DictReader(open(sys.argv[2])) if int(r["step"]) == j["run"]["steps"]]
+assert [m["crowd"] for m in j["movers"]] == ["walkers", "drones"], j["movers"]
+m = j["movers"][0]
+walkers = [r for r in rows if r["crowd"] == "0"]
+near = sum(math.hypot(float(r["x"]) - 54.5, float(r["y"]) - 34.5) <= 2.0 for r in walkers)
+assert m["goal"] == "waypoints" and m["agents"] == len(walkers) == 30, (m, len(walkers))
+assert m["arrived"] == near and 0 < near, (m, near)
+line = re.search(r"^movers    walkers \(waypoints\): 30 agent\(s\), (\d+) at the destination "
+                 r"\(node 9, within 2\.0 m\), (\d+) on the way, (\d+) stranded", text, re.M)
+assert line and int(line.group(1)) == near, line
+EOF
+then pass "mover outcome: waypoint walkers at the destination, text = JSON = trajectories"
+else fail "mover outcome: waypoints" "exit code $rc"
+fi
+for s in breadcrumbs crash_and_turn wall_follow waypoints; do
+    run run "$s" --headless --steps 600 --json "$tmp/mv.json"
+    n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["movers"]))' "$tmp/mv.json" 2>/dev/null)
+    if [[ $rc -eq 0 && ${n:-0} -ge 1 && $(grep -c '^movers    ' "$tmp/out") -eq $n ]]; then
+        pass "$s: a movers line per mover crowd ($n)"
+    else fail "$s: movers lines" "exit code $rc, $n in the JSON, $(grep -c '^movers    ' "$tmp/out") in the text"
+    fi
+done
+
 # A squad whose members all left (by an exit on its start) has no distance to its slots: it
 # says so rather than print the mean of nothing.
 printf 'name: t\nworld: {size: [40, 40]}\ncrowds:\n  - {name: inf, count: 0}\nsquads:\n  - {crowd: inf, count: 4, formation: box, files: 2, start: [10, 10], goal: [30, 30], speed: 1.5}\nexits:\n  - {name: out, rect: [5, 5, 10, 10]}\nsteps: 5\n' >"$tmp/squad0.yaml"

@@ -533,7 +533,10 @@ TH_API uint32_t th_world_breadcrumbs(const th_world *w, th_crowd_id crowd, th_ve
 TH_API th_agent_id th_world_add_agent(th_world *w, th_crowd_id crowd, th_vec2 position,
                                       th_vec2 velocity, th_error *err);
 
-/** Advance one fixed step. Allocates nothing once the first step has run. */
+/** Advance one fixed step. Allocates nothing once the first step has run, except where the
+ *  world grows inside a step: an endless spawner's agents (a spawner with a stop or a limit has
+ *  its room reserved when added), and agents gathered from other MPI ranks. Memory short there
+ *  is reported by th_world_step_error, never by an abort. */
 TH_API void th_world_step(th_world *w);
 
 /** Number of agents in the world. */

@@ -120,21 +120,23 @@ check() {
     if "$@"; then pass "$what"; else fail "$what" "the check failed"; fi
 }
 
-# wait_window TITLE [PID]: print the id of the first X window whose title matches TITLE (a
-# regular expression) or that process PID owns, polling for up to 60 s, or until PID has
+# wait_window TITLE [PID [SECONDS]]: print the id of the first X window whose title matches TITLE
+# (a regular expression) or that process PID owns, polling for up to SECONDS (60), or until PID has
 # exited; nothing when no window appeared. A loaded machine can take tens of seconds to map an SDL window.
 wait_window() {
-    local wid= deadline=$((SECONDS + 60))
-    # A deadline, not a count of polls: on a loaded machine each xdotool call takes a while.
+    local wid= deadline=$((SECONDS + ${3:-60}))
+    # A deadline, not a count of polls: on a loaded machine each xdotool call takes a while,
+    # and with a viewer drawing flat out (under a sanitizer, say) an X round trip can take
+    # seconds: a call is given 30 s before it counts as lost.
     while ((SECONDS < deadline)); do
-        wid=$(timeout 10 xdotool search --name "$1" 2>/dev/null | head -1)
+        wid=$(timeout 30 xdotool search --name "$1" 2>/dev/null | head -1)
         [[ -n $wid ]] && break
         # Also by process (SDL marks its windows with _NET_WM_PID, set before the title): PID
         # itself or, when it is a wrapper such as timeout(1), its children.
         if [[ -n ${2:-} ]]; then
             local p
             for p in "$2" $(pgrep -P "$2" 2>/dev/null); do
-                wid=$(timeout 10 xdotool search --pid "$p" 2>/dev/null | head -1)
+                wid=$(timeout 30 xdotool search --pid "$p" 2>/dev/null | head -1)
                 [[ -n $wid ]] && break 2
             done
         fi

@@ -14,13 +14,13 @@ work=$tmp
 start_xvfb
 
 # The scene asks for 2,100 steps (35 s); the session runs ~1.5 s, pauses 2 s, then quits.
-# A viewer whose window does not show within a minute is stopped and started again, up to
-# three times (see test_viewer_x11.sh).
+# A viewer whose window does not show within 90 s is stopped and started again, up to three
+# times (see test_viewer_x11.sh).
 for attempt in 1 2 3; do
     "$bin" run "$data/report_lanes.yaml" --size 640x400 >"$work/out" 2>"$work/err" &
     run_pid=$!
     cleanup_pids+=("$run_pid")
-    wid=$(wait_window '^report lanes$' "$run_pid")
+    wid=$(wait_window '^report lanes$' "$run_pid" 90)
     [ -n "$wid" ] && break
     echo "note: no viewer window on attempt $attempt"
     stop_process "$run_pid"

@@ -216,6 +216,13 @@ typedef struct mover_outcome {
     double speed_sum, farthest; /* farthest < 0: no crumb dropped yet */
 } mover_outcome;
 
+/* Within this many metres a waypoint walker is at its destination and a crash-and-turn walker
+ * at its point: the goal's radius, or its default (docs/movers.md). */
+static float mover_reach(const th_goal_def *g) {
+    const float r = g->kind == TH_GOAL_WAYPOINTS ? g->radius : g->arrive_radius;
+    return r > 0.0f ? r : 1.0f;
+}
+
 static bool mover_outcome_of(const th_world *w, uint32_t c, mover_outcome *m) {
     const th_crowd_def *cd = th_world_get_crowd(w, (th_crowd_id){c + 1});
     const th_goal_def *g = &cd->goal;
@@ -230,7 +237,8 @@ static bool mover_outcome_of(const th_world *w, uint32_t c, mover_outcome *m) {
     th_vec2 crumb = {0.0f, 0.0f};
     const bool crumbs = g->kind == TH_GOAL_BREADCRUMBS &&
                         th_world_breadcrumbs(w, (th_crowd_id){c + 1}, &crumb, 1) > 0;
-    const float r = g->radius > 0.0f ? g->radius : 1.0f; /* WAYPOINTS' default */
+    const float r = mover_reach(g);
+    const bool to_point = g->kind == TH_GOAL_CRASH_AND_TURN && g->use_point;
     const th_agent_view v = th_world_agents(w);
     for (uint32_t k = 0; k < v.count; k++) {
         if (v.crowd[k] != c) continue;
@@ -243,6 +251,9 @@ static bool mover_outcome_of(const th_world *w, uint32_t c, mover_outcome *m) {
                                v.py[k] - g->nodes[g->destination].y};
             m->arrived += th_world_get_agent(w, v.id[k], &a) && a.waypoint == g->destination &&
                           d.x * d.x + d.y * d.y <= r * r;
+        } else if (to_point) {
+            const th_vec2 d = {v.px[k] - g->point.x, v.py[k] - g->point.y};
+            m->arrived += d.x * d.x + d.y * d.y <= r * r;
         } else if (crumbs) {
             const double dx = v.px[k] - crumb.x, dy = v.py[k] - crumb.y;
             const double d = sqrt(dx * dx + dy * dy);
@@ -265,7 +276,11 @@ static void print_movers(FILE *out, const th_world *w) {
                 th_world_get_crowd(w, (th_crowd_id){c + 1})->name, m.goal, m.agents);
         if (g->kind == TH_GOAL_WAYPOINTS) {
             fprintf(out, ", %u at the destination (node %u, within %.1f m), %u on the way",
-                    m.arrived, g->destination, (double)(g->radius > 0.0f ? g->radius : 1.0f),
+                    m.arrived, g->destination, (double)mover_reach(g),
+                    m.agents - m.arrived - m.stranded);
+        } else if (g->kind == TH_GOAL_CRASH_AND_TURN && g->use_point) {
+            fprintf(out, ", %u at the point (%.1f, %.1f; within %.1f m), %u on the way", m.arrived,
+                    (double)g->point.x, (double)g->point.y, (double)mover_reach(g),
                     m.agents - m.arrived - m.stranded);
         } else if (g->kind == TH_GOAL_BREADCRUMBS) {
             if (m.farthest >= 0.0)

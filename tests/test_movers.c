@@ -355,6 +355,79 @@ END_TEST
 /* ---- breadcrumbs --------------------------------------------------------------------------- */
 
 /* Distance from p to segment ab. */
+/* A hall with a block across the straight line from west to east, reaching `up` cells above
+ * row 14 and `down` below it: the way round is shorter on the side it reaches less far. */
+static void hall_with_block(uint8_t *open, int W, int H, int up, int down) {
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) {
+            const bool edge = x == 0 || y == 0 || x == W - 1 || y == H - 1;
+            const bool block = x >= 28 && x <= 31 && y >= 14 - down && y <= 14 + up;
+            open[y * W + x] = !edge && !block;
+        }
+    }
+}
+
+/* Crash and turn to a point: every walker goes round on the side `side` (+1 north, -1 south)
+ * and ends within the point's reach (or pressed close behind those that are). */
+static void crash_to_point(bool ped, int up, int down, th_hand hand, int side) {
+    enum { W = 60, H = 30, N = 4 };
+    uint8_t open[W * H];
+    hall_with_block(open, W, H, up, down);
+    th_world *w = map_world(W, H, open, 2);
+    th_world_set_validation(w, true);
+    th_crowd_def d = model_def(ped);
+    d.goal.kind = TH_GOAL_CRASH_AND_TURN;
+    d.goal.use_point = true;
+    d.goal.point = th_v2(54.5f, 14.5f);
+    d.goal.hand = hand;
+    th_error err;
+    const int crowd = IDX(th_world_add_crowd(w, &d, &err));
+    ck_assert_msg(crowd >= 0, "%s", err.message);
+    th_agent_id ids[N];
+    for (int i = 0; i < N; i++) {
+        ids[i] = th_world_add_agent(w, CROWD_ID(crowd), th_v2(3.5f + 2.0f * (float)i, 14.2f),
+                                    th_v2(0, 0), &err);
+        ck_assert(th_agent_id_valid(ids[i]));
+    }
+    bool north[N] = {false}, south[N] = {false};
+    for (int s = 0; s < 80 * 60; s++) {
+        th_world_step(w);
+        for (int i = 0; i < N; i++) {
+            const th_vec2 p = agent(w, ids[i]).position;
+            ck_assert_msg(open[cell_at(p, W)], "agent %d in the wall at (%g, %g)", i, (double)p.x,
+                          (double)p.y);
+            if (p.x >= 28.0f && p.x < 32.0f) {
+                north[i] |= p.y > 14.5f;
+                south[i] |= p.y < 14.5f;
+            }
+        }
+    }
+    ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
+    for (int i = 0; i < N; i++) {
+        const th_agent_state a = agent(w, ids[i]);
+        const float dist = th_v2_len(th_v2_sub(a.position, d.goal.point));
+        ck_assert_msg(dist < 1.0f + 0.1f * N, "%s agent %d ended %g m from the point",
+                      ped ? "pedestrian" : "boid", i, (double)dist);
+        ck_assert_msg(side > 0 ? north[i] && !south[i] : south[i] && !north[i],
+                      "%s agent %d, block %d up %d down, hand %d: passed %s%s",
+                      ped ? "pedestrian" : "boid", i, up, down, (int)hand, north[i] ? "north " : "",
+                      south[i] ? "south" : "");
+    }
+    th_world_destroy(w);
+}
+
+START_TEST(crash_and_turn_to_a_point_takes_the_nearer_side) {
+    for (int ped = 0; ped < 2; ped++) {
+        /* The block reaches 3 cells up and 8 down: north is nearer; then mirrored. */
+        crash_to_point(ped, 3, 8, TH_HAND_NEAREST, +1);
+        crash_to_point(ped, 8, 3, TH_HAND_NEAREST, -1);
+        /* A fixed hand still goes its own way, the longer one here. */
+        crash_to_point(ped, 3, 8, TH_HAND_LEFT, -1);
+        crash_to_point(ped, 8, 3, TH_HAND_RIGHT, +1);
+    }
+}
+END_TEST
+
 static float seg_dist(th_vec2 p, th_vec2 a, th_vec2 b) {
     const th_vec2 ab = th_v2_sub(b, a), ap = th_v2_sub(p, a);
     float t = th_v2_dot(ap, ab) / th_v2_dot(ab, ab);
@@ -734,7 +807,7 @@ END_TEST
 
 /* ---- determinism and allocation --------------------------------------------------------- */
 
-enum { MOVER_CRASH, MOVER_WALL, MOVER_CRUMBS, MOVER_WAYPOINTS, MOVERS };
+enum { MOVER_CRASH, MOVER_WALL, MOVER_CRUMBS, MOVER_WAYPOINTS, MOVER_CRASH_POINT, MOVERS };
 
 /* 1,100 agents (three chunks) of one mover in the S yard. */
 static th_world *mover_world(int mover, bool ped, uint32_t threads) {
@@ -749,6 +822,12 @@ static th_world *mover_world(int mover, bool ped, uint32_t threads) {
         d.goal.kind = TH_GOAL_CRASH_AND_TURN;
         d.goal.heading = th_v2(1.0f, 0.4f);
         d.goal.hand = TH_HAND_LEFT;
+        break;
+    case MOVER_CRASH_POINT:
+        d.goal.kind = TH_GOAL_CRASH_AND_TURN;
+        d.goal.use_point = true;
+        d.goal.point = th_v2(20.5f, 15.5f);
+        d.goal.hand = TH_HAND_NEAREST;
         break;
     case MOVER_WALL: d.goal.kind = TH_GOAL_WALL_FOLLOW; break;
     case MOVER_CRUMBS: {
@@ -895,6 +974,26 @@ START_TEST(bad_defs_are_refused_with_a_reason) {
          "lookahead",
          TH_ERR_INVALID},
         {w, {.kind = TH_GOAL_WALL_FOLLOW, .hand = (th_hand)7}, "hand", TH_ERR_INVALID},
+        {w,
+         {.kind = TH_GOAL_WALL_FOLLOW, .hand = TH_HAND_NEAREST},
+         "crash and turn's",
+         TH_ERR_INVALID},
+        {w,
+         {.kind = TH_GOAL_CRASH_AND_TURN, .use_point = true, .point = {5.5f, 5.5f}},
+         "blocked cell",
+         TH_ERR_INVALID},
+        {w,
+         {.kind = TH_GOAL_CRASH_AND_TURN, .use_point = true, .point = {12, 5}},
+         "outside the world",
+         TH_ERR_INVALID},
+        {w,
+         {.kind = TH_GOAL_CRASH_AND_TURN, .use_point = true, .point = {2, 2}, .heading = {1, 0}},
+         "not both",
+         TH_ERR_INVALID},
+        {w,
+         {.kind = TH_GOAL_CRASH_AND_TURN, .use_point = true, .point = {2, 2}, .arrive_radius = -1},
+         "arrive_radius",
+         TH_ERR_INVALID},
         {w, {.kind = TH_GOAL_WALL_FOLLOW, .radius = 2000}, "radius", TH_ERR_INVALID},
         {bare, {.kind = TH_GOAL_WALL_FOLLOW}, "needs a map", TH_ERR_STATE},
         {w, {.kind = TH_GOAL_BREADCRUMBS, .target = TARGET_ID(3)}, "target 3", TH_ERR_HANDLE},
@@ -1044,6 +1143,7 @@ int main(void) {
     tcase_add_test(tc, wall_follower_visits_the_reference_cells_to_the_exit);
     tcase_add_test(tc, crash_and_turn_visits_the_reference_cells);
     tcase_add_test(tc, crash_and_turn_goes_round_the_block_on_its_hand_side);
+    tcase_add_test(tc, crash_and_turn_to_a_point_takes_the_nearer_side);
     tcase_add_test(tc, breadcrumb_ring_keeps_the_newest_crumbs_a_spacing_apart);
     tcase_add_test(tc, breadcrumb_followers_keep_to_the_trail_round_the_corner);
     tcase_add_test(tc, next_hop_table_matches_floyd_warshall_on_random_graphs);

@@ -249,6 +249,9 @@ typedef enum th_goal_kind {
 typedef enum th_hand {
     TH_HAND_RIGHT = 0,
     TH_HAND_LEFT = 1,
+    TH_HAND_NEAREST = 2, /* CRASH_AND_TURN only: at each crash, the hand of the side whose way
+                            round the obstacle leaves it sooner (the side that deviates less
+                            from the straight line; right on a tie), chosen per agent */
 } th_hand;
 
 /** Most nodes of a waypoint graph (TH_GOAL_WAYPOINTS), and crumbs of a breadcrumb trail. */
@@ -334,8 +337,17 @@ typedef struct th_goal_def {
     /* Movers (docs/movers.md). `radius` above is also theirs: metres in (0, 1000] within which
        a cell centre, crumb or node counts as reached; 0 = 0.3 cell sides for the cell walkers
        (CRASH_AND_TURN, WALL_FOLLOW), 0.5 m for BREADCRUMBS, 1 m for WAYPOINTS. */
-    th_vec2 heading;       /* CRASH_AND_TURN: direction to walk (need not be unit, not 0) */
-    th_hand hand;          /* CRASH_AND_TURN, WALL_FOLLOW: the hand kept on the wall */
+    th_vec2 heading;       /* CRASH_AND_TURN: direction to walk (need not be unit, not 0),
+                              unless `use_point` */
+    bool use_point;        /* CRASH_AND_TURN: walk toward `point` instead of along `heading`
+                              (which must then be 0): the way is straight to the point, and a
+                              detour ends where it is free again closer to the point than the
+                              crash was; the agent arrives within `arrive_radius` and stays */
+    th_vec2 point;         /* CRASH_AND_TURN with use_point: metres, inside the world, open */
+    float arrive_radius;   /* CRASH_AND_TURN with use_point: metres in (0, 1000] within which
+                              the point is reached; 0 = 1 m */
+    th_hand hand;          /* CRASH_AND_TURN, WALL_FOLLOW: the hand kept on the wall
+                              (TH_HAND_NEAREST: crash and turn only) */
     float lookahead;       /* CRASH_AND_TURN: metres in (0, 1000] ahead that must be free;
                               0 = one cell side */
     th_target_id target;   /* BREADCRUMBS: a point, path or agent target (th_world_add_target) */

@@ -35,8 +35,11 @@ struct th_mover {
     float r2; /* reached within this distance, squared (metres^2) */
     /* Cell walkers. */
     th_hand hand;
-    th_vec2 heading; /* crash and turn: unit */
+    th_vec2 heading; /* crash and turn: unit, unless to_point */
     float lookahead; /* metres */
+    bool to_point;   /* crash and turn: toward `point`, reached within sqrt(point_r2) */
+    th_vec2 point;
+    float point_r2;
     /* Breadcrumbs: crumb k (a sequence number) is crumb[k % trail] while k + trail > dropped. */
     uint32_t target;
     float spacing2;
@@ -218,8 +221,10 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
                      "goal %s walks the terrain's cells: it needs a map (set cell_size)", name);
         return false;
     }
-    if (walker && g->hand != TH_HAND_RIGHT && g->hand != TH_HAND_LEFT) {
-        th_error_set(err, TH_ERR_INVALID, "goal %s: unknown hand %d", name, (int)g->hand);
+    if (walker && g->hand != TH_HAND_RIGHT && g->hand != TH_HAND_LEFT &&
+        !(g->hand == TH_HAND_NEAREST && g->kind == TH_GOAL_CRASH_AND_TURN)) {
+        th_error_set(err, TH_ERR_INVALID, "goal %s: unknown hand %d%s", name, (int)g->hand,
+                     g->hand == TH_HAND_NEAREST ? " (the nearest side is crash and turn's)" : "");
         return false;
     }
     const float cell = w->nav.present ? w->nav.map.cell_size : 1.0f;
@@ -302,7 +307,33 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
     m->kind = g->kind;
     m->r2 = r * r;
     m->hand = g->hand;
-    if (g->kind == TH_GOAL_CRASH_AND_TURN) {
+    if (g->kind == TH_GOAL_CRASH_AND_TURN && g->use_point) {
+        const th_vec2 q = g->point;
+        const char *bad = !(isfinite(q.x) && isfinite(q.y))      ? "is not finite"
+                          : !inside_world(w, q)                  ? "is outside the world"
+                          : th_navmap_blocked_at(&w->nav.map, q) ? "is on a blocked cell"
+                          : (g->heading.x != 0.0f || g->heading.y != 0.0f)
+                              ? "is given with a heading (walk to a point or along a "
+                                "heading, not both)"
+                              : NULL;
+        if (bad) {
+            th_error_set(err, TH_ERR_INVALID, "goal crash_and_turn: point (%g, %g) %s", (double)q.x,
+                         (double)q.y, bad);
+            th_free(block);
+            return false;
+        }
+        const float pr = g->arrive_radius == 0.0f ? 1.0f : g->arrive_radius;
+        if (!(isfinite(pr) && pr > 0.0f && pr <= 1000.0f)) {
+            th_error_set(err, TH_ERR_INVALID,
+                         "goal crash_and_turn: arrive_radius must be in (0, 1000] metres, got %g",
+                         (double)g->arrive_radius);
+            th_free(block);
+            return false;
+        }
+        m->to_point = true;
+        m->point = q;
+        m->point_r2 = pr * pr;
+    } else if (g->kind == TH_GOAL_CRASH_AND_TURN) {
         const float hl = hypotf(g->heading.x, g->heading.y);
         if (!(isfinite(hl) && hl > 0.0f)) {
             th_error_set(err, TH_ERR_INVALID,
@@ -313,6 +344,8 @@ bool th_mover_setup(const th_world *w, const th_goal_def *g, th_crowd_rt *c, th_
             return false;
         }
         m->heading = th_v2(g->heading.x / hl, g->heading.y / hl);
+    }
+    if (g->kind == TH_GOAL_CRASH_AND_TURN) {
         m->lookahead = g->lookahead == 0.0f ? cell : g->lookahead;
         if (!(isfinite(m->lookahead) && m->lookahead > 0.0f && m->lookahead <= 1000.0f)) {
             th_error_set(err, TH_ERR_INVALID,
@@ -438,13 +471,71 @@ static th_vec2 cell_centre(const th_navmap *nm, uint32_t cell) {
                                  (int32_t)(cell / (uint32_t)nm->w));
 }
 
-/* Crash and turn: whether the way from p along the heading is free for `lookahead` metres (the
- * segment between the cells of p and of the look-ahead point meets no blocked cell). */
-static bool heading_free(const th_world *w, const struct th_mover *m, th_vec2 p) {
+/* Crash and turn's way from p: along the heading, or straight to the point, with the metres that
+ * must be free ahead (the look-ahead, no farther than the point). False at the point: arrived. */
+static bool crash_way(const th_world *w, const struct th_mover *m, th_vec2 p, th_vec2 *dir,
+                      float *ahead) {
+    *ahead = m->lookahead;
+    if (!m->to_point) {
+        *dir = m->heading;
+        return true;
+    }
+    const th_vec2 d = th_min_image(th_v2_sub(m->point, p), w->wrap, w->def.width, w->def.height);
+    const float len2 = th_v2_len2(d);
+    if (len2 <= m->point_r2) return false;
+    const float len = sqrtf(len2);
+    *dir = th_v2_scale(d, 1.0f / len);
+    if (len < *ahead) *ahead = len;
+    return true;
+}
+
+/* Crash and turn: whether the way from p is free for its look-ahead (the segment between the
+ * cells of p and of the look-ahead point meets no blocked cell). True at the point. */
+static bool way_free(const th_world *w, const struct th_mover *m, th_vec2 p) {
     const th_navmap *nm = &w->nav.map;
-    const th_vec2 q = th_v2_add(p, th_v2_scale(m->heading, m->lookahead));
+    th_vec2 dir;
+    float ahead;
+    if (!crash_way(w, m, p, &dir, &ahead)) return true;
+    const th_vec2 q = th_v2_add(p, th_v2_scale(dir, ahead));
     if (th_navmap_blocked_at(nm, q)) return false;
     return th_nav_line_of_sight(nm, cell_x(nm, p), cell_y(nm, p), cell_x(nm, q), cell_y(nm, q));
+}
+
+static float point_distance(const th_world *w, const struct th_mover *m, th_vec2 p) {
+    return th_v2_len(th_min_image(th_v2_sub(m->point, p), w->wrap, w->def.width, w->def.height));
+}
+
+/* Bug-style leaving: once the walker has walked a cell along the boundary, the first cell
+ * centre from which its way is free again ends the detour; toward a point, only a centre
+ * closer to it than the crash was (so a detour never ends where it began). Not in the crash
+ * cell itself: its centre may lie behind the point that crashed, where the way looks free. */
+static bool leaves(const th_world *w, const struct th_mover *m, const th_goal_state *s) {
+    if (s->index == 0) return false;
+    const th_vec2 c = cell_centre(&w->nav.map, s->cell);
+    if (m->to_point && !(point_distance(w, m, c) < s->angle)) return false;
+    return way_free(w, m, c);
+}
+
+/* TH_HAND_NEAREST: walk the boundary from the crash state with each hand, cell by cell, and
+ * take the hand that leaves in fewer cells; the right hand on a tie, or when neither leaves
+ * within the map's perimeter. A function of the crash state alone, so deterministic. */
+static uint8_t nearest_side(const th_world *w, const struct th_mover *m, const th_goal_state *s) {
+    const th_navmap *nm = &w->nav.map;
+    const uint32_t cap = 2u * ((uint32_t)nm->w + (uint32_t)nm->h);
+    uint32_t cells[2];
+    for (int h = 0; h < 2; h++) {
+        th_goal_state t = *s;
+        cells[h] = UINT32_MAX;
+        while (t.index < cap) {
+            if (leaves(w, m, &t)) {
+                cells[h] = t.index;
+                break;
+            }
+            if (!walker_decide(nm, (th_hand)h, &t)) break;
+            t.index++;
+        }
+    }
+    return cells[TH_HAND_LEFT] < cells[TH_HAND_RIGHT] ? TH_HAND_LEFT : TH_HAND_RIGHT;
 }
 
 /* The walker's state after arriving near its cell's centre (or on its first integration). */
@@ -456,13 +547,18 @@ static void walker_moved(const th_world *w, const struct th_mover *m, th_goal_st
         s->index = 0;
     }
     if (s->mode == MODE_FREE) {
-        if (heading_free(w, m, p)) return;
-        /* Crashed: from this cell, straight on along the heading's axis to the obstacle, then
+        if (way_free(w, m, p)) return;
+        /* Crashed: from this cell, straight on along the way's axis to the obstacle, then
          * hand on it. */
+        th_vec2 dir;
+        float ahead;
+        crash_way(w, m, p, &dir, &ahead);
         s->mode = MODE_SEEK;
-        s->facing = facing_of(m->heading);
+        s->facing = facing_of(dir);
         s->cell = th_navmap_cell_of(nm, p, NULL, NULL);
         s->index = 0;
+        if (m->to_point) s->angle = point_distance(w, m, p);
+        if (m->hand == TH_HAND_NEAREST) s->side = nearest_side(w, m, s);
     }
     /* A wall event may have closed the target cell: decide again from where the agent is. */
     if (th_navmap_cost(nm, (int32_t)(s->cell % (uint32_t)nm->w),
@@ -470,29 +566,24 @@ static void walker_moved(const th_world *w, const struct th_mover *m, th_goal_st
         s->cell = th_navmap_cell_of(nm, p, NULL, NULL);
     const th_vec2 d = th_v2_sub(cell_centre(nm, s->cell), p);
     if (th_v2_len2(d) > m->r2) return;
-    /* Bug-style leaving: once it has walked a cell along the boundary, the first cell centre
-     * from which the heading is free again ends the detour. Not in the crash cell itself: its
-     * centre may lie behind the point that crashed, where the way looks free. */
-    if (m->kind == TH_GOAL_CRASH_AND_TURN && s->index > 0 &&
-        heading_free(w, m, cell_centre(nm, s->cell))) {
+    if (m->kind == TH_GOAL_CRASH_AND_TURN && leaves(w, m, s)) {
         s->mode = MODE_FREE;
         return;
     }
-    if (walker_decide(nm, m->hand, s) && s->index < UINT32_MAX) s->index++;
+    if (walker_decide(nm, (th_hand)s->side, s) && s->index < UINT32_MAX) s->index++;
 }
 
 static bool walker_direction(const th_world *w, const struct th_mover *m, const th_goal_state *s,
                              th_vec2 p, th_vec2 *dir) {
     const th_navmap *nm = &w->nav.map;
-    if (s->mode == MODE_NEW) {
-        /* Before the first integration: the heading, or straight on. */
-        *dir = m->kind == TH_GOAL_CRASH_AND_TURN
-                   ? m->heading
-                   : th_v2((float)k_dx[s->facing], (float)k_dy[s->facing]);
+    if (m->kind == TH_GOAL_CRASH_AND_TURN && (s->mode == MODE_NEW || s->mode == MODE_FREE)) {
+        /* Walking its way (before the first integration too); at the point it stays. */
+        float ahead;
+        if (!crash_way(w, m, p, dir, &ahead)) *dir = th_v2(0.0f, 0.0f);
         return true;
     }
-    if (s->mode == MODE_FREE) {
-        *dir = m->heading;
+    if (s->mode == MODE_NEW) {
+        *dir = th_v2((float)k_dx[s->facing], (float)k_dy[s->facing]); /* straight on */
         return true;
     }
     const int32_t x = (int32_t)(s->cell % (uint32_t)nm->w),
@@ -626,6 +717,11 @@ static bool waypoints_direction(const th_world *w, const struct th_mover *m, con
 
 bool th_mover_destination(const th_crowd_rt *c, const th_goal_state *s, th_vec2 *at, float *r2) {
     const struct th_mover *m = c->mover;
+    if (m && m->kind == TH_GOAL_CRASH_AND_TURN && m->to_point && s->mode == MODE_FREE) {
+        *at = m->point;
+        *r2 = m->point_r2;
+        return true;
+    }
     if (!m || m->kind != TH_GOAL_WAYPOINTS || s->mode == MODE_NEW || s->index != m->dest)
         return false;
     *at = m->node[m->dest];
@@ -671,6 +767,7 @@ void th_mover_agent_added(const th_world *w, th_goal_state *s, const th_crowd_rt
     s->mode = MODE_NEW;
     s->index = 0;
     s->cell = 0;
+    s->side = (uint8_t)(m->hand == TH_HAND_LEFT ? TH_HAND_LEFT : TH_HAND_RIGHT);
     /* A wall follower starts straight on along its initial velocity (east when standing). */
     s->facing = m->kind == TH_GOAL_CRASH_AND_TURN ? facing_of(m->heading)
                 : m->kind == TH_GOAL_WALL_FOLLOW  ? facing_of(v)

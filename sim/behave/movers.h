@@ -20,7 +20,9 @@ bool th_mover_direction(const th_world *w, const th_goal_state *s, const th_crow
 void th_mover_moved(const th_world *w, th_goal_state *s, const th_crowd_rt *c, th_vec2 p,
                     th_vec2 v);
 /* A waypoint walker's destination: the node's position and the squared radius within which it
- * has arrived. False for other movers, and for a walker not yet heading there (state s). */
+ * has arrived; a crash-and-turn walker's point while it walks straight to it. False for other
+ * movers, for a waypoint walker not yet heading there and a crash-and-turn walker on a detour
+ * (state s). */
 bool th_mover_destination(const th_crowd_rt *c, const th_goal_state *s, th_vec2 *at, float *r2);
 /* Bookkeeping (serial): targets drop their breadcrumbs. */
 void th_movers_update(th_world *w);

@@ -158,8 +158,10 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev, ui
             how = at_goal ? JUDGE_NEVER : JUDGE_COST;
             break;
         }
+        case TH_GOAL_CRASH_AND_TURN:
         case TH_GOAL_WAYPOINTS: {
-            /* The same at a waypoint walker's destination node; on the way, it must move. */
+            /* The same at a waypoint walker's destination node or a crash-and-turn walker's
+             * point; on the way (or walking a heading), it must move. */
             float r2;
             if (!th_mover_destination(c, &w->goal_state[slot], &goal, &r2)) {
                 how = JUDGE_MOVE;
@@ -190,17 +192,21 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev, ui
                         .rest = at_goal};
         return false;
     }
-    s->rest = 0;
     if (how == JUDGE_COST) {
+        /* Queued stays queued until it makes progress, or its queue is found gone when it is
+         * judged again a stall time later: a queue several bodies long is recognised from its
+         * head back, one judgement at a time. */
         if (index != s->index || metric <= s->best - PROGRESS_M || metric >= s->best + RESET_M) {
             s->best = metric;
             s->index = index;
             s->since = now;
-        } else if ((f || ends) && now - s->since >= limit && queued(w, k, p, metric, f, goal)) {
-            s->rest = 1;
-            s->since = now;
+            s->rest = 0;
+        } else if ((f || ends) && now - s->since >= limit) {
+            s->rest = queued(w, k, p, metric, f, goal);
+            if (s->rest) s->since = now;
         }
     } else {
+        s->rest = 0;
         const th_vec2 d =
             th_min_image(th_v2_sub(p, th_v2(s->ax, s->ay)), w->wrap, w->def.width, w->def.height);
         if (d.x * d.x + d.y * d.y >= MOVE_M * MOVE_M) {

@@ -169,13 +169,16 @@ typedef struct th_congestion {
 typedef struct th_goal_state {
     uint32_t index; /* ROUTE: the waypoint walked to */
     int32_t dir;    /* ROUTE, patrol: +1 outward, -1 on the way back */
-    float angle;    /* WANDER, FORAGE: heading, radians */
+    float angle;    /* WANDER, FORAGE: heading, radians; CRASH_AND_TURN to a point: the
+                       distance to it at the last crash, metres */
     /* Movers (sim/behave/movers.c); `index` is also a breadcrumb follower's crumb (sequence number)
      * and a waypoint walker's node. */
     uint32_t cell;  /* cell walkers: the cell whose centre it walks to */
     uint8_t facing; /* cell walkers: 0..3 = E, N, W, S (th_nav_move_dx order); waypoints: 1
                        after an entry search that found no node in sight */
     uint8_t mode;   /* the mover's phase; 0 until its first integration */
+    uint8_t side;   /* crash and turn: the hand (th_hand) kept on the obstacle since the last
+                       crash */
     uint32_t mark;  /* FORAGE: pheromone cell last marked on the way home, or UINT32_MAX */
     bool carrying;  /* FORAGE: carries food home; set and cleared in bookkeeping only */
 } th_goal_state;

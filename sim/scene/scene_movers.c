@@ -1,6 +1,7 @@
 /* The movers' goals in a scene file (sim/behave/movers.c, docs/movers.md).
  *
  *     goal: {crash_and_turn: {heading: [1, 0], hand: right, lookahead: 1.0, radius: 0.3}}
+ *     goal: {crash_and_turn: {to: [40, 12], arrive_radius: 1.0, hand: nearest}}  # a point
  *     goal: {wall_follow: {hand: left, radius: 0.3}}
  *     goal: {breadcrumbs: {target: NAME, spacing: 1.0, trail: 256, radius: 0.5}}
  *     goal:
@@ -57,34 +58,56 @@ static bool opt_float(th_scene *s, const th_ynode *m, const char *path, const ch
     return true;
 }
 
-static bool opt_hand(th_scene *s, const th_ynode *m, const char *path, th_hand *out,
+static bool opt_hand(th_scene *s, const th_ynode *m, const char *path, bool nearest, th_hand *out,
                      th_error *err) {
-    static const char *const words[] = {"right", "left", NULL};
+    static const char *const words[] = {"right", "left", "nearest", NULL};
+    static const char *const two[] = {"right", "left", NULL};
     const th_ynode *v = th_ynode_get(m, "hand");
     if (!v) return true;
     char sub[192];
     snprintf(sub, sizeof sub, "%s.hand", path);
     int h;
-    if (!word(s, v, sub, words, &h, err)) return false;
-    *out = h == 0 ? TH_HAND_RIGHT : TH_HAND_LEFT;
+    if (!word(s, v, sub, nearest ? words : two, &h, err)) return false;
+    *out = h == 0 ? TH_HAND_RIGHT : h == 1 ? TH_HAND_LEFT : TH_HAND_NEAREST;
     return true;
 }
 
 static bool parse_crash(th_scene *s, th_goal_def *g, const th_ynode *m, const char *path,
                         th_error *err) {
-    static const char *const keys[] = {"heading", "hand", "lookahead", "radius", NULL};
+    static const char *const keys[] = {"heading", "to", "arrive_radius", "hand", "lookahead",
+                                       "radius",  NULL};
     if (!th_scene_known_keys(s, m, path, keys, err)) return false;
     char sub[192];
-    snprintf(sub, sizeof sub, "%s.heading", path);
-    const th_ynode *v = th_ynode_get(m, "heading");
-    if (!v) return TH_SCENE_MISSING(s, m, sub, err, "missing: the direction to walk, [x, y]");
-    double xy[2];
-    if (th_scene_numbers(s, v, sub, 2, -1e6, 1e6, xy, err) < 0) return false;
-    if (xy[0] == 0.0 && xy[1] == 0.0)
-        return FAIL(s, v, sub, err, "expected a non-zero direction, found [0, 0]");
+    const th_ynode *v = th_ynode_get(m, "heading"), *to = th_ynode_get(m, "to");
     g->kind = TH_GOAL_CRASH_AND_TURN;
-    g->heading = th_v2((float)xy[0], (float)xy[1]);
-    return opt_hand(s, m, path, &g->hand, err) &&
+    if (v && to) {
+        snprintf(sub, sizeof sub, "%s.to", path);
+        return FAIL(s, to, sub, err,
+                    "expected `heading` or `to`, not both: walk along a heading or to a point");
+    }
+    if (to) {
+        snprintf(sub, sizeof sub, "%s.to", path);
+        if (!th_scene_open_point(s, to, sub, "crash and turn's point", &g->point, err))
+            return false;
+        g->use_point = true;
+    } else {
+        snprintf(sub, sizeof sub, "%s.heading", path);
+        if (!v)
+            return TH_SCENE_MISSING(s, m, sub, err,
+                                    "missing: the direction to walk, [x, y] (or `to`, a point)");
+        double xy[2];
+        if (th_scene_numbers(s, v, sub, 2, -1e6, 1e6, xy, err) < 0) return false;
+        if (xy[0] == 0.0 && xy[1] == 0.0)
+            return FAIL(s, v, sub, err, "expected a non-zero direction, found [0, 0]");
+        g->heading = th_v2((float)xy[0], (float)xy[1]);
+    }
+    if (!to && th_ynode_get(m, "arrive_radius")) {
+        snprintf(sub, sizeof sub, "%s.arrive_radius", path);
+        return FAIL(s, th_ynode_get(m, "arrive_radius"), sub, err,
+                    "expected `arrive_radius` only with `to`: a heading has no point to reach");
+    }
+    return opt_hand(s, m, path, true, &g->hand, err) &&
+           opt_float(s, m, path, "arrive_radius", 0.01, 1000.0, &g->arrive_radius, err) &&
            opt_float(s, m, path, "lookahead", 0.01, 1000.0, &g->lookahead, err) &&
            opt_float(s, m, path, "radius", 0.01, 1000.0, &g->radius, err);
 }
@@ -94,7 +117,7 @@ static bool parse_wall(th_scene *s, th_goal_def *g, const th_ynode *m, const cha
     static const char *const keys[] = {"hand", "radius", NULL};
     if (!th_scene_known_keys(s, m, path, keys, err)) return false;
     g->kind = TH_GOAL_WALL_FOLLOW;
-    return opt_hand(s, m, path, &g->hand, err) &&
+    return opt_hand(s, m, path, false, &g->hand, err) &&
            opt_float(s, m, path, "radius", 0.01, 1000.0, &g->radius, err);
 }
 

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Crash and turn to a point, as a user reaches it through `throng run` and `throng check`:
+#
+#   - walkers in a hall walk straight east to a point behind a block that reaches 3 m north of
+#     their line and 9 m south of it; with `hand: nearest` each goes round on the north side,
+#     and with `hand: left` on the south side (the trajectories say which);
+#   - the report's movers line counts the walkers within `arrive_radius` of the point, and the
+#     JSON's `arrived` agrees with the final positions in the trajectories; those pressed
+#     behind them are queued, not stalled;
+#   - the same state hash on 1 and 3 threads;
+#   - the scene errors: `heading` and `to` together, a point in a wall, `nearest` on a wall
+#     follower and `arrive_radius` without a point, each at its line and column.
+#
+# usage: test_movers_cli.sh path/to/throng
+set -u
+. "$(dirname "$0")/lib.sh"
+
+bin=${1:?usage: test_movers_cli.sh path/to/throng}
+need_executable "$bin"
+need python3 "to read the files back"
+
+# hall HAND: a 60 x 30 m hall with a block at x 28..32 m, y 5..18 m; six walkers at y 14.2 m
+# head for (54.5, 14.5) with hand HAND.
+hall() {
+    python3 - "$1" <<'EOF'
+import sys
+W, H = 60, 30
+rows = []
+for y in range(H - 1, -1, -1):  # the first text row is the north edge
+    rows.append("".join(
+        "#" if x in (0, W - 1) or y in (0, H - 1) or (28 <= x <= 31 and 5 <= y <= 17) else "."
+        for x in range(W)))
+print(f"""name: crash to a point
+seed: 4
+steps: 4800
+map:
+  cell_size: 1.0
+  legend: {{'#': wall, '.': open}}
+  ascii: |""")
+for r in rows:
+    print("    " + r)
+print(f"""crowds:
+  - name: walkers
+    model: pedestrian
+    agents: [[3.5, 14.2], [5.5, 14.2], [7.5, 14.2], [9.5, 14.2], [11.5, 14.2], [13.5, 14.2]]
+    goal: {{crash_and_turn: {{to: [54.5, 14.5], hand: {sys.argv[1]}, arrive_radius: 1.0}}}}""")
+EOF
+}
+
+for hand in nearest left; do
+    hall $hand >"$tmp/$hand.yaml"
+    run run "$tmp/$hand.yaml" --headless --threads 1 --trajectories "$tmp/$hand.csv" \
+        --trajectory-every 30 --json "$tmp/$hand.json"
+    if [[ $rc -ne 0 ]]; then
+        fail "hand $hand: run" "exit code $rc"
+        continue
+    fi
+    cp "$tmp/out" "$tmp/$hand.out"
+    if python3 - "$tmp/$hand.csv" "$hand" >"$tmp/err" 2>&1 <<'EOF'; then
+import csv, sys
+north, south = {}, {}
+for r in csv.DictReader(open(sys.argv[1])):
+    x, y = float(r["x"]), float(r["y"])
+    if 28 <= x < 32:
+        (north if y > 14.5 else south)[r["id"]] = True
+want = "north" if sys.argv[2] == "nearest" else "south"
+got = {i: ("north" if i in north else "") + ("south" if i in south else "")
+       for i in set(north) | set(south)}
+assert len(got) == 6, f"{len(got)} walkers passed the block, expected 6"
+bad = {i: g for i, g in got.items() if g != want}
+assert not bad, f"expected every walker {want} of the block, found {bad}"
+EOF
+        pass "hand $hand: every walker goes round on the $([[ $hand == nearest ]] && echo north || echo south) side"
+    else
+        fail "hand $hand: the side" "check failed"
+    fi
+    if python3 - "$tmp/$hand.csv" "$tmp/$hand.json" "$tmp/$hand.out" >"$tmp/err" 2>&1 <<'EOF'; then
+import csv, json, math, re, sys
+last = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    last[r["id"]] = (float(r["x"]), float(r["y"]))
+within = sum(math.hypot(x - 54.5, y - 14.5) <= 1.0 for x, y in last.values())
+assert within >= 3, f"only {within} walkers within 1 m of the point"
+near = sum(math.hypot(x - 54.5, y - 14.5) <= 2.0 for x, y in last.values())
+assert near == 6, f"{6 - near} walkers ended more than 2 m from the point"
+movers = json.load(open(sys.argv[2]))["movers"]
+assert len(movers) == 1 and movers[0]["goal"] == "crash and turn", movers
+assert movers[0]["arrived"] == within, f"JSON arrived {movers[0]['arrived']}, trajectories {within}"
+text = open(sys.argv[3]).read()
+m = re.search(r"movers +walkers \(crash and turn\): 6 agent\(s\), (\d+) at the point "
+              r"\(54\.5, 14\.5; within 1\.0 m\), (\d+) on the way", text)
+assert m, "no movers line in the report"
+assert int(m.group(1)) == within and int(m.group(2)) == 6 - within, m.group(0)
+assert re.search(r"^stalled +none", text, re.M), "walkers queued at the point judged stalled"
+EOF
+        pass "hand $hand: report and JSON count the walkers at the point"
+    else
+        fail "hand $hand: arrivals" "check failed"
+    fi
+done
+
+run run "$tmp/nearest.yaml" --headless --threads 3 --steps 1500
+h3=$(grep '^hash' "$tmp/out")
+run run "$tmp/nearest.yaml" --headless --threads 1 --steps 1500
+h1=$(grep '^hash' "$tmp/out")
+if [[ -n $h1 && $h1 == "$h3" ]]; then pass "same hash on 1 and 3 threads"; else
+    fail "same hash on 1 and 3 threads" "1: '$h1', 3: '$h3'"
+fi
+
+# bad KEYS WHERE SAYS: the goal `crash_and_turn: {KEYS}` (or a whole goal when KEYS starts
+# with `goal:`) is refused at line:column WHERE with SAYS.
+bad() {
+    local goal=$2
+    [[ $goal == goal:* ]] || goal="goal: {crash_and_turn: {$goal}}"
+    cat >"$tmp/bad.yaml" <<EOF
+name: bad
+map:
+  cell_size: 1.0
+  legend: {'#': wall, '.': open}
+  ascii: |
+    ######
+    #....#
+    #.##.#
+    ######
+crowds:
+  - name: c
+    count: 1
+    spawn: {rect: [1, 2, 1, 1]}
+    $goal
+EOF
+    run check "$tmp/bad.yaml"
+    if [[ $rc -ne 2 ]]; then
+        fail "$1" "exit code $rc, expected 2"
+    elif ! grep -qF -- "bad.yaml:$3" "$tmp/err" || ! grep -qF -- "$4" "$tmp/err"; then
+        fail "$1" "expected bad.yaml:$3 and '$4'"
+    else
+        pass "$1"
+    fi
+}
+bad "heading and to together" "heading: [1, 0], to: [1.5, 2.5]" "14:50:" "not both"
+bad "a point in a wall" "to: [2.5, 1.5]" "14:33:" "inside a wall"
+bad "nearest on a wall follower" "goal: {wall_follow: {hand: nearest}}" "14:32:" "right or left"
+bad "arrive_radius without a point" "heading: [1, 0], arrive_radius: 2" "14:61:" "only with"
+finish

@@ -336,6 +336,42 @@ START_TEST(prey_flee_predators) {
 }
 END_TEST
 
+/* A hawk 8 m west of a standing pigeon flies north at 4 m/s. Fleeing, the pigeon turns away
+ * from where the hawk is: east. Evading over a 2 s horizon, it turns away from where the hawk
+ * will be once it has flown the 8 m, (42, 58): south-east, at 45 degrees. */
+static th_vec2 pigeon_turns(float evade) {
+    th_world *w = open_world(100, TH_BOUNDS_WALLS);
+    th_crowd_def hawk = th_default_crowd_def();
+    hawk.type = 1;
+    hawk.max_speed = 4.0f;
+    th_crowd_def pigeon = th_default_crowd_def();
+    pigeon.type = 2;
+    pigeon.flee_types = 1u << 1;
+    pigeon.flee_radius = 15;
+    pigeon.evade_horizon = evade;
+    th_error err;
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &hawk, &err)), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &pigeon, &err)), 1);
+    th_world_add_agent(w, CROWD_ID(0), th_v2(42, 50), th_v2(0, 4), &err);
+    const th_agent_id p = th_world_add_agent(w, CROWD_ID(1), th_v2(50, 50), th_v2(0, 0), &err);
+    th_world_step(w);
+    th_agent_state a;
+    ck_assert(th_world_get_agent(w, p, &a));
+    th_world_destroy(w);
+    return a.acceleration;
+}
+
+START_TEST(evaders_flee_where_the_predator_will_be) {
+    const th_vec2 flee = pigeon_turns(0.0f), evade = pigeon_turns(2.0f);
+    const float fl = th_v2_len(flee), el = th_v2_len(evade);
+    ck_assert_msg(fl > 0.1f && flee.x > 0.99f * fl, "fleeing: (%g, %g), expected east",
+                  (double)flee.x, (double)flee.y);
+    ck_assert_msg(el > 0.1f && fabsf(evade.x / el - 0.7071f) < 0.01f &&
+                      fabsf(evade.y / el + 0.7071f) < 0.01f,
+                  "evading: (%g, %g), expected south-east", (double)evade.x, (double)evade.y);
+}
+END_TEST
+
 START_TEST(bad_behaviour_parameters_are_rejected) {
     th_world *w = open_world(100, TH_BOUNDS_WALLS);
     th_error err;
@@ -365,6 +401,7 @@ int main(void) {
     tcase_add_test(tc, path_and_agent_targets_move);
     tcase_add_test(tc, types_flock_apart);
     tcase_add_test(tc, prey_flee_predators);
+    tcase_add_test(tc, evaders_flee_where_the_predator_will_be);
     tcase_add_test(tc, bad_behaviour_parameters_are_rejected);
     suite_add_tcase(s, tc);
     return th_test_run(s);

@@ -331,8 +331,10 @@ END_TEST
  * terrain), so each agent's acceleration is its flee steering, computed here from the
  * definition (sum of -d / |d|^2 over agents of its flee types within flee_radius, nearest image
  * on a torus, seen all around). Crowd 0 flees types 2 and 3 over 7 m; crowd 1 (type 2) flees
- * its own type over 4 m, so it is in the index it queries and must not flee itself. */
-static void flee_case(bool wrap, uint64_t seed) {
+ * its own type over 4 m, so it is in the index it queries and must not flee itself. With
+ * `evade` > 0 crowd 0 evades instead, over that horizon: each predator's offset d becomes
+ * d + v min(|d| / |v|, horizon), v its velocity (left as d when that is within 1 mm). */
+static void flee_case(bool wrap, uint64_t seed, float evade) {
     const float W = 70.0f, H = 55.0f;
     th_world_def wd = th_default_world_def();
     wd.width = W;
@@ -352,6 +354,7 @@ static void flee_case(bool wrap, uint64_t seed) {
         d.flee_types = flee[c];
         d.flee_radius = radius[c];
         d.flee_weight = 1.5f + (float)c;
+        if (c == 0) d.evade_horizon = evade;
         d.separation_weight = d.alignment_weight = d.cohesion_weight = 0.0f;
         d.max_speed = 3.0f + (float)c;
         d.max_force = 5.0f + (float)c;
@@ -386,8 +389,18 @@ static void flee_case(bool wrap, uint64_t seed) {
                 dx = dx > 0.5f * W ? dx - W : (dx < -0.5f * W ? dx + W : dx);
                 dy = dy > 0.5f * H ? dy - H : (dy < -0.5f * H ? dy + H : dy);
             }
-            const float d2 = dx * dx + dy * dy;
+            float d2 = dx * dx + dy * dy;
             if (!(d2 > 0.0f && d2 < d->flee_radius * d->flee_radius)) continue;
+            const float vx = st[j].velocity.x, vy = st[j].velocity.y;
+            if (d->evade_horizon > 0.0f && vx * vx + vy * vy > 1e-12f) {
+                const float t = fminf(sqrtf(d2 / (vx * vx + vy * vy)), d->evade_horizon);
+                const float ex = dx + vx * t, ey = dy + vy * t;
+                if (ex * ex + ey * ey > 1e-6f) {
+                    dx = ex;
+                    dy = ey;
+                    d2 = ex * ex + ey * ey;
+                }
+            }
             sx -= dx / (double)d2;
             sy -= dy / (double)d2;
             preds++;
@@ -420,10 +433,16 @@ static void flee_case(bool wrap, uint64_t seed) {
     th_world_destroy(w);
 }
 
-START_TEST(flee_matches_brute_force_walled) { flee_case(false, 41); }
+START_TEST(flee_matches_brute_force_walled) { flee_case(false, 41, 0.0f); }
 END_TEST
 
-START_TEST(flee_matches_brute_force_torus) { flee_case(true, 42); }
+START_TEST(flee_matches_brute_force_torus) { flee_case(true, 42, 0.0f); }
+END_TEST
+
+START_TEST(evade_matches_brute_force) {
+    flee_case(false, 43, 1.5f);
+    flee_case(true, 44, 3.0f);
+}
 END_TEST
 
 /* The hawks scene (3,000 pigeons with a 12 m flee radius, two hawks): agents inspect at most
@@ -511,6 +530,7 @@ int main(void) {
     tcase_add_test(tc, mixed_radii_narrow_torus);
     tcase_add_test(tc, flee_matches_brute_force_walled);
     tcase_add_test(tc, flee_matches_brute_force_torus);
+    tcase_add_test(tc, evade_matches_brute_force);
     tcase_add_test(tc, hawks_candidates_bounded);
     suite_add_tcase(s, tc);
     return th_test_run(s);

@@ -403,6 +403,10 @@ typedef struct th_crowd_def {
     uint32_t flee_types;  /* bit t set: agents of type t are predators to flee; default 0 */
     float flee_radius;    /* metres: predators closer than this are fled, default 12 */
     float flee_weight;    /* default 3 */
+    float evade_horizon;  /* seconds in [0, 60]: evade, fleeing where each predator will be (its
+                             position plus its velocity times its distance over its speed,
+                             looking at most this far ahead) instead of where it is (Reynolds
+                             1999); default 0 (flee where it is) */
 
     /* The pedestrian model (model = TH_MODEL_PEDESTRIAN; ignored by boids). */
     float desired_speed;        /* m/s: mean free walking speed, default 1.34 (Weidmann 1993) */

@@ -116,6 +116,7 @@ typedef struct probe {
     float lead_k;       /* cos(half front view)^2 * |v|^2 */
     uint32_t flee_mask; /* predator types; 0 = none */
     float flee_r2;
+    float evade;   /* horizon, seconds; 0 = flee where predators are */
     v8i all_round; /* all lanes set: the view cone is skipped */
     v8i narrow;    /* all lanes set: view angle <= 180 degrees (cos(half) >= 0) */
     float cone_k;  /* cos(half)^2 * |v|^2 */
@@ -227,8 +228,25 @@ static uint32_t visit_predators(const th_world *w, const probe *p, bool wrap, fl
                 dx = dx > 0.5f * W ? dx - W : (dx < -0.5f * W ? dx + W : dx);
                 dy = dy > 0.5f * H ? dy - H : (dy < -0.5f * H ? dy + H : dy);
             }
-            const float d2 = dx * dx + dy * dy;
+            float d2 = dx * dx + dy * dy;
             if (!(d2 > 0.0f && d2 < p->flee_r2)) continue;
+            if (p->evade > 0.0f) {
+                /* Evade: where the predator will be once it has covered the distance at its
+                 * speed, looking no farther ahead than the horizon; where it is when standing,
+                 * or when that point is the prey's own. */
+                const float vx = w->pred_svx[j], vy = w->pred_svy[j];
+                const float s2 = vx * vx + vy * vy;
+                if (s2 > 1e-12f) {
+                    const float t = fminf(sqrtf(d2 / s2), p->evade);
+                    const float ex = dx + vx * t, ey = dy + vy * t;
+                    const float e2 = ex * ex + ey * ey;
+                    if (e2 > 1e-6f) {
+                        dx = ex;
+                        dy = ey;
+                        d2 = e2;
+                    }
+                }
+            }
             sx -= dx * (1.0f / d2);
             sy -= dy * (1.0f / d2);
             n++;
@@ -267,6 +285,7 @@ void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *
             .lead_k = c->lead_cos2 * speed2,
             .flee_mask = c->flee_mask,
             .flee_r2 = c->flee_r2,
+            .evade = c->evade,
             .all_round = (v8i){0} - (int32_t)(c->omni || speed2 <= 1e-12f),
             .narrow = (v8i){0} - (int32_t)(c->cos_half_fov >= 0.0f),
             .cone_k = c->cos_half_fov * c->cos_half_fov * speed2,
@@ -433,6 +452,8 @@ void th_boids_prepare(th_world *w) {
         if (t >= TH_MAX_TYPES || !((mask >> t) & 1u)) continue;
         w->pred_px[n] = a->px[i];
         w->pred_py[n] = a->py[i];
+        w->pred_pvx[n] = a->vx[i];
+        w->pred_pvy[n] = a->vy[i];
         w->pred_ptype[n] = (uint16_t)t;
         w->pred_pid[n] = a->id[i].index1;
         n++;
@@ -443,6 +464,8 @@ void th_boids_prepare(th_world *w) {
     for (uint32_t k = 0; k < n; k++) {
         w->pred_sx[k] = w->pred_px[order[k]];
         w->pred_sy[k] = w->pred_py[order[k]];
+        w->pred_svx[k] = w->pred_pvx[order[k]];
+        w->pred_svy[k] = w->pred_pvy[order[k]];
         w->pred_stype[k] = w->pred_ptype[order[k]];
     }
     w->pred_count = n;

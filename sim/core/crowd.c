@@ -143,6 +143,7 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .flee_mask = d.flee_types,
         .flee_r2 = d.flee_radius * d.flee_radius,
         .w_flee = d.flee_weight,
+        .evade = d.evade_horizon,
         .radius = d.body_radius,
         .ped = d.model == TH_MODEL_PEDESTRIAN,
         .inv_time_gap = 1.0f / d.time_gap,

@@ -67,6 +67,8 @@ typedef enum th_param_model {
       "predators (`flee_types`) closer than this are fled, seen all round")                       \
     X("flee_weight", flee_weight, 0, false, 1000, false, 3.0f, 3.0f, NULL, "", TH_PARAM_BOIDS,     \
       "weight of the flight from predators")                                                       \
+    X("evade_horizon", evade_horizon, 0, false, 60, false, 0.0f, 0.0f, "0 (flee where they are)", "s", TH_PARAM_BOIDS, \
+      "evade: flee where each predator will be, its velocity times distance / its speed ahead, at most this far") \
     X("body_radius", body_radius, 0, false, TH_MAX_BODY_RADIUS, false, 0.0f, 0.2f, NULL, "m", TH_PARAM_BOTH, \
       "agents are discs of this radius that do not overlap each other or walls; 0 = points")      \
     X("desired_speed", desired_speed, 0, true, TH_MAX_SPEED, false, 1.34f, 1.34f, NULL, "m/s", TH_PARAM_PED, \

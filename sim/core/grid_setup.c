@@ -53,6 +53,10 @@ static bool setup_predators(th_world *w, uint32_t cap) {
           th_grow_array((void **)&w->pred_pid, sizeof *w->pred_pid, 0, cap) &&
           th_grow_array((void **)&w->pred_sx, sizeof *w->pred_sx, 0, cap) &&
           th_grow_array((void **)&w->pred_sy, sizeof *w->pred_sy, 0, cap) &&
+          th_grow_array((void **)&w->pred_pvx, sizeof *w->pred_pvx, 0, cap) &&
+          th_grow_array((void **)&w->pred_pvy, sizeof *w->pred_pvy, 0, cap) &&
+          th_grow_array((void **)&w->pred_svx, sizeof *w->pred_svx, 0, cap) &&
+          th_grow_array((void **)&w->pred_svy, sizeof *w->pred_svy, 0, cap) &&
           th_grow_array((void **)&w->pred_stype, sizeof *w->pred_stype, 0, cap)))
         return false;
     w->pred_capacity = cap;

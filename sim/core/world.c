@@ -159,6 +159,10 @@ void th_world_destroy(th_world *w) {
     th_free(w->pred_pid);
     th_free(w->pred_sx);
     th_free(w->pred_sy);
+    th_free(w->pred_pvx);
+    th_free(w->pred_pvy);
+    th_free(w->pred_svx);
+    th_free(w->pred_svy);
     th_free(w->pred_stype);
     th_free(w->pred_mine);
     th_free(w->pred_all);

@@ -119,6 +119,7 @@ typedef struct th_crowd_rt {
     uint32_t flee_mask; /* predator types */
     float flee_r2;
     float w_flee;
+    float evade;        /* evade horizon, seconds; 0 = flee where predators are */
     float w_flow;      /* flow term weight */
     float wall_radius; /* metres */
     float w_wall;      /* wall push weight */
@@ -256,12 +257,14 @@ struct th_world {
     uint32_t pred_mask; /* union of the crowds' flee types; 0 = no predator index */
     float pred_radius;  /* largest flee radius of a crowd with flee types */
     th_grid pred_grid;
-    float *pred_px, *pred_py; /* pred_capacity: predators in storage order, then... */
-    float *pred_sx, *pred_sy; /* ...in pred_grid's cell order (the query reads these) */
-    uint16_t *pred_stype;     /* their types, cell order */
-    uint16_t *pred_ptype;     /* their types, storage order */
-    uint32_t *pred_pid;       /* their id slots, storage order (pred_grid's tie key) */
-    uint32_t pred_count;      /* predators in the last build */
+    float *pred_px, *pred_py;   /* pred_capacity: predators in storage order, then... */
+    float *pred_sx, *pred_sy;   /* ...in pred_grid's cell order (the query reads these) */
+    float *pred_pvx, *pred_pvy; /* their velocities, storage order (for evading prey)... */
+    float *pred_svx, *pred_svy; /* ...and in cell order */
+    uint16_t *pred_stype;       /* their types, cell order */
+    uint16_t *pred_ptype;       /* their types, storage order */
+    uint32_t *pred_pid;         /* their id slots, storage order (pred_grid's tie key) */
+    uint32_t pred_count;        /* predators in the last build */
 
     /* Predators the arrays and pred_grid hold: at least capacity (one process's own agents),
      * more once the predators of every rank are gathered (sim/dist/dist_pred.c), which keeps

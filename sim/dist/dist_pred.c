@@ -3,8 +3,9 @@
  * A prey's flight term sums over every predator of its flee types within its flee radius
  * (sim/behave/boids.c, visit_predators), and a flee radius (12 m by default) reaches past a
  * strip's ghost rows, which are as wide as the flocking reach only. So every rank indexes every
- * predator: each rank's own predators (px, py, type, id slot: 16 B) are gathered to all ranks
- * each step. Predators are few: two hawks cost 32 B per rank per step, a thousand 16 KB.
+ * predator: each rank's own predators (position, velocity for evading prey, type, id slot:
+ * 24 B) are gathered to all ranks each step. Predators are few: two hawks cost 48 B per rank per
+ * step, a thousand 24 KB.
  *
  * Order: the records arrive in rank order, each rank's in its storage order, not in the order
  * one process lists them; the predator grid is built tied by id slot within a cell
@@ -19,10 +20,11 @@
 /* One predator on the wire. */
 typedef struct pred_rec {
     float px, py;
+    float vx, vy;
     uint32_t type; /* < TH_MAX_TYPES */
     uint32_t slot; /* id slot + 1 (th_agent_id.index1): the predator grid's tie key */
 } pred_rec;
-_Static_assert(sizeof(pred_rec) == 16, "a predator record is 16 bytes, no padding");
+_Static_assert(sizeof(pred_rec) == 24, "a predator record is 24 bytes, no padding");
 
 uint32_t th_dist_predators(th_world *w, uint32_t n) {
     if (!th_dist_serial_active(w) && !th_dist_serial_forced(w)) return n;
@@ -32,7 +34,8 @@ uint32_t th_dist_predators(th_world *w, uint32_t n) {
     }
     pred_rec *mine = w->pred_mine;
     for (uint32_t k = 0; k < n; k++) {
-        mine[k] = (pred_rec){w->pred_px[k], w->pred_py[k], w->pred_ptype[k], w->pred_pid[k]};
+        mine[k] = (pred_rec){w->pred_px[k],  w->pred_py[k],    w->pred_pvx[k],
+                             w->pred_pvy[k], w->pred_ptype[k], w->pred_pid[k]};
     }
     uint32_t total = 0;
     const pred_rec *all =
@@ -49,6 +52,8 @@ uint32_t th_dist_predators(th_world *w, uint32_t n) {
     for (uint32_t k = 0; k < total; k++) {
         w->pred_px[k] = all[k].px;
         w->pred_py[k] = all[k].py;
+        w->pred_pvx[k] = all[k].vx;
+        w->pred_pvy[k] = all[k].vy;
         w->pred_ptype[k] = (uint16_t)all[k].type;
         w->pred_pid[k] = all[k].slot;
     }

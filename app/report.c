@@ -295,6 +295,26 @@ static void print_movers(FILE *out, const th_world *w) {
     }
 }
 
+/* Crowds with pre-movement times: what was drawn, and who still stands waiting. */
+static bool pre_movement_of(const th_world *w, uint32_t c, th_pre_movement_info *p) {
+    if (!th_world_get_pre_movement(w, (th_crowd_id){c + 1}, p)) return false;
+    th_app_sum_u32(&p->waiting, 1); /* under mpirun each rank counted its own agents */
+    return true;
+}
+
+static void print_pre_movement(FILE *out, const th_world *w) {
+    th_pre_movement_info p;
+    for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
+        if (!pre_movement_of(w, c, &p)) continue;
+        fprintf(out, "pre-move  %s: %u time(s) drawn",
+                th_world_get_crowd(w, (th_crowd_id){c + 1})->name, p.drawn);
+        if (p.drawn)
+            fprintf(out, ", mean %.1f s (least %.1f s, greatest %.1f s)", p.mean_s, p.min_s,
+                    p.max_s);
+        fprintf(out, ", %u still waiting\n", p.waiting);
+    }
+}
+
 /* Foraging crowds: food home, on the way and left at each source. */
 static void print_colonies(FILE *out, const th_world *w) {
     th_forage_info fi;
@@ -408,6 +428,7 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
     print_squads(out, w, h, nh);
     print_colonies(out, w);
     print_movers(out, w);
+    print_pre_movement(out, w);
     print_flow(out, w);
     print_stalls(out, w);
     double secs = th_app_max(measured_s(w, f)); /* the slowest rank under mpirun */
@@ -669,9 +690,21 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
         json_time(j, m.farthest);
         fprintf(j, "}");
     }
+    fprintf(j, "%s],\n  \"pre_movement\": [", movers ? "\n  " : "");
+    uint32_t pres = 0;
+    th_pre_movement_info pm;
+    for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
+        if (!pre_movement_of(w, c, &pm)) continue;
+        fprintf(j, "%s\n    {\"crowd\": ", pres++ ? "," : "");
+        json_str(j, th_world_get_crowd(w, (th_crowd_id){c + 1})->name);
+        fprintf(j,
+                ", \"drawn\": %u, \"mean_s\": %.6g, \"min_s\": %.6g, \"max_s\": %.6g, "
+                "\"waiting\": %u}",
+                pm.drawn, pm.mean_s, pm.min_s, pm.max_s, pm.waiting);
+    }
     double exit_at[3];
     exit_times(w, exit_at);
-    fprintf(j, "%s],\n  \"exited\": {\"agents\": %u, \"exited_50_s\": ", movers ? "\n  " : "",
+    fprintf(j, "%s],\n  \"exited\": {\"agents\": %u, \"exited_50_s\": ", pres ? "\n  " : "",
             st.exited);
     json_time(j, exit_at[0]);
     fprintf(j, ", \"exited_90_s\": ");

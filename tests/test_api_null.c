@@ -291,6 +291,13 @@ PROBE(th_world_add_squad) {
     ck_assert_uint_eq(th_world_add_squad(w, NULL, &err).index1, 0);
     REFUSED();
 }
+PROBE(th_world_get_pre_movement) {
+    th_pre_movement_info p;
+    ck_assert(!th_world_get_pre_movement(NULL, C1, &p));
+    ck_assert(!th_world_get_pre_movement(w, C1, NULL));
+    ck_assert(!th_world_get_pre_movement(w, (th_crowd_id){0}, &p));
+}
+
 PROBE(th_world_get_squad) {
     th_squad_info s;
     ck_assert(!th_world_get_squad(NULL, (th_squad_id){1}, &s));
@@ -799,6 +806,7 @@ static const struct {
     E(th_world_get_target),
     E(th_world_target_state),
     E(th_world_add_squad),
+    E(th_world_get_pre_movement),
     E(th_world_get_squad),
     E(th_world_get_squad_member),
     E(th_world_squad_member),

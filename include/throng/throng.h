@@ -366,6 +366,25 @@ typedef struct th_goal_def {
 } th_goal_def;
 
 /** Crowd parameters: one set per crowd, shared by its agents. */
+/** A distribution of a per-agent quantity, drawn once per agent from the world's seed and the
+ *  agent's id and truncated to [min, max] (the truncated distribution, not a clip: no pile-up
+ *  at the bounds). Used for pre-movement times, in seconds (docs/pedestrians.md). */
+typedef enum th_distrib_kind {
+    TH_DISTRIB_NONE = 0,      /* always 0 */
+    TH_DISTRIB_CONSTANT = 1,  /* a */
+    TH_DISTRIB_UNIFORM = 2,   /* uniform on [a, b] */
+    TH_DISTRIB_NORMAL = 3,    /* mean a, standard deviation b */
+    TH_DISTRIB_LOGNORMAL = 4, /* ln t normal with mean a and standard deviation b */
+    TH_DISTRIB_GAMMA = 5,     /* shape a, scale b (mean a b) */
+    TH_DISTRIB_WEIBULL = 6,   /* shape a, scale b: P(t > x) = exp(-(x / b)^a) */
+} th_distrib_kind;
+
+typedef struct th_distribution {
+    th_distrib_kind kind;
+    float a, b;
+    float min, max; /* truncation, 0 <= min <= max; max 0 = no upper bound */
+} th_distribution;
+
 typedef struct th_crowd_def {
     const char *name;        /* copied; at most 63 bytes are kept. Default "crowd" */
     th_behavior behavior;    /* default TH_BEHAVIOR_FLOCK; TH_BEHAVIOR_FLEE is goal
@@ -430,6 +449,11 @@ typedef struct th_crowd_def {
                                    unit goal direction; default 2 */
     th_vec2 heading;            /* a non-fleeing pedestrian crowd walks in this direction (need not
                                    be unit; (0,0), the default, = stand unless pushed) */
+
+    /* Pre-movement (response) time, seconds, drawn per agent (either model): from when it is
+     * added, the agent stands (velocity 0; bodies still push it) until this time has passed,
+     * then moves as its crowd does. Default TH_DISTRIB_NONE: it moves at once. */
+    th_distribution pre_movement;
 } th_crowd_def;
 
 /** A crowd def with every default filled in (boids). */
@@ -456,6 +480,8 @@ typedef struct th_agent_state {
     uint32_t waypoint;    /* TH_GOAL_ROUTE: index of the waypoint it walks to; TH_GOAL_WAYPOINTS:
                              the node it walks to (0 until its first step); else 0 */
     bool carrying;        /* TH_GOAL_FORAGE: carries a unit of food home */
+    float start_time;     /* seconds of world time from which it moves (its pre-movement time
+                             after it was added; 0 without one) */
 } th_agent_state;
 
 /** Read-only view of all agents in storage order (which changes every step: agents are kept
@@ -527,6 +553,19 @@ TH_API uint32_t th_world_crowd_count(const th_world *w);
 /** The def a crowd was created with (name points into the world), or NULL for a null handle
  *  or one of no crowd. */
 TH_API const th_crowd_def *th_world_get_crowd(const th_world *w, th_crowd_id crowd);
+
+/** A crowd's pre-movement times: those drawn for every agent added so far (on every rank), and
+ *  its agents held in this process that still stand waiting for theirs. */
+typedef struct th_pre_movement_info {
+    uint32_t drawn;      /* agents given a time */
+    double mean_s;       /* their mean, seconds (0 when none) */
+    double min_s, max_s; /* the least and greatest drawn */
+    uint32_t waiting;    /* agents stored here whose time has not yet come */
+} th_pre_movement_info;
+
+/** False for a null or unknown handle, or a crowd without pre-movement times. */
+TH_API bool th_world_get_pre_movement(const th_world *w, th_crowd_id crowd,
+                                      th_pre_movement_info *out);
 
 /** The next-hop table of a crowd with goal TH_GOAL_WAYPOINTS, built when the crowd was added:
  *  in `*next` the node after `from` on a cheapest route to `to` (`to` itself when from == to),

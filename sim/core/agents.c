@@ -5,6 +5,7 @@
 
 #include "engine/rng.h"
 #include "sim/behave/goal.h"
+#include "sim/core/distrib.h"
 #include "sim/core/flow.h"
 #include "sim/core/measure.h"
 #include "sim/core/storage.h"
@@ -24,6 +25,21 @@ static float draw_desired_speed(const th_world *w, const th_crowd_def *d, th_age
         z += th_rng_f01(w->def.seed, 0x5e3d0000u + th_agent_key(id), k);
     float v = d->desired_speed + d->desired_speed_sd * th_clampf(z, -2.0f, 2.0f);
     return th_clampf(v, 0.05f * d->desired_speed, d->max_speed);
+}
+
+/* An agent's pre-movement time, from one uniform keyed by its id: it may move from the step
+ * that many seconds (rounded up to whole steps) after the one it is added before. Every rank
+ * draws it (the id table is replicated), so the crowd's tally is the same on all. */
+static void draw_pre_movement(th_world *w, uint32_t crowd, th_agent_id id) {
+    const uint64_t r = th_rng_u64(w->def.seed, 0x9a7e0000u + th_agent_key(id), 0);
+    const double u = ((double)(r >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+    const double t = th_distrib_draw(&w->crowd_def[crowd].pre_movement, u);
+    w->start_step[th_id_slot(id)] = w->step + (uint64_t)ceil(t / w->def.timestep - 1e-9);
+    th_crowd_rt *c = &w->crowd_rt[crowd];
+    c->pre_min = c->pre_drawn ? fmin(c->pre_min, t) : t;
+    c->pre_max = c->pre_drawn ? fmax(c->pre_max, t) : t;
+    c->pre_sum += t;
+    c->pre_drawn++;
 }
 
 /* A vector's two floats by their bits, for the call hash. */
@@ -101,6 +117,7 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
     TH_ID_ARRAYS(ZERO_ID)
 #undef ZERO_ID
     w->desired_speed[slot] = draw_desired_speed(w, &w->crowd_def[crowd], id);
+    if (w->crowd_rt[crowd].premove) draw_pre_movement(w, crowd, id);
     th_goal_agent_added(w, id, &w->crowd_rt[crowd], v);
     w->settle = true;
     if (!own) {

@@ -9,6 +9,7 @@
 #include "sim/behave/goal.h"
 #include "sim/behave/movers.h"
 #include "sim/core/crowd_params.h"
+#include "sim/core/distrib.h"
 #include "sim/core/storage.h"
 #include "sim/core/world.h"
 
@@ -46,6 +47,7 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     }
     /* Every numeric parameter against its row of the one table (crowd_params.h). */
     if (!th_crowd_params_check(&d, err)) return -1;
+    if (!th_distrib_check(&d.pre_movement, "pre_movement", err)) return -1;
     if (d.type != TH_TYPE_OWN && d.type >= TH_MAX_TYPES) {
         th_error_set(err, TH_ERR_INVALID, "type must be below %d (or TH_TYPE_OWN), got %u",
                      TH_MAX_TYPES, d.type);
@@ -144,6 +146,7 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         .flee_r2 = d.flee_radius * d.flee_radius,
         .w_flee = d.flee_weight,
         .evade = d.evade_horizon,
+        .premove = d.pre_movement.kind != TH_DISTRIB_NONE,
         .radius = d.body_radius,
         .ped = d.model == TH_MODEL_PEDESTRIAN,
         .inv_time_gap = 1.0f / d.time_gap,
@@ -235,4 +238,22 @@ uint32_t th_world_crowd_count(const th_world *w) {
 const th_crowd_def *th_world_get_crowd(const th_world *w, th_crowd_id crowd) {
     if (!w) return NULL;
     return TH_INDEX(crowd) < w->crowd_count ? &w->crowd_def[TH_INDEX(crowd)] : NULL;
+}
+
+bool th_world_get_pre_movement(const th_world *w, th_crowd_id crowd, th_pre_movement_info *out) {
+    if (!w || !out || TH_INDEX(crowd) >= w->crowd_count) return false;
+    const uint32_t ci = TH_INDEX(crowd);
+    const th_crowd_rt *c = &w->crowd_rt[ci];
+    if (!c->premove) return false;
+    *out = (th_pre_movement_info){
+        .drawn = c->pre_drawn,
+        .mean_s = c->pre_drawn ? c->pre_sum / c->pre_drawn : 0.0,
+        .min_s = c->pre_drawn ? c->pre_min : 0.0,
+        .max_s = c->pre_drawn ? c->pre_max : 0.0,
+    };
+    const th_agents *a = &w->buf[w->cur];
+    for (uint32_t k = 0; k < w->count; k++) {
+        out->waiting += a->crowd[k] == ci && w->step < w->start_step[th_id_slot(a->id[k])];
+    }
+    return true;
 }

@@ -201,9 +201,16 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
     const float dt = x->dt, width = x->width, height = x->height;
     const bool wrap = x->wrap, terrain = x->terrain, slow = x->slow;
     const bool goal_state = x->goal_state, exits = x->exits;
+    const uint64_t step = w->step;
     uint32_t sheltering = 0;
     for (uint32_t k = begin; k < end; k++) {
         const th_crowd_rt *c = &crowd_rt[a->crowd[k]];
+        if (c->premove && step < w->start_step[th_id_slot(a->id[k])]) {
+            /* Before its pre-movement time: it stands (the contacts may still push it). */
+            a->vx[k] = 0.0f;
+            a->vy[k] = 0.0f;
+            continue;
+        }
         th_vec2 v = th_v2(a->vx[k] + ax[k] * dt, a->vy[k] + ay[k] * dt);
         th_vec2 p = th_v2(a->px[k], a->py[k]);
         v = th_v2_clamp_len(v, slow ? c->max_speed * th_nav_speed_at(w, p) : c->max_speed);

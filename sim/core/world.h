@@ -120,6 +120,9 @@ typedef struct th_crowd_rt {
     float flee_r2;
     float w_flee;
     float evade;        /* evade horizon, seconds; 0 = flee where predators are */
+    bool premove;       /* its agents have pre-movement times (start_step) */
+    uint32_t pre_drawn; /* pre-movement times drawn so far; their sum, least, greatest (s) */
+    double pre_sum, pre_min, pre_max;
     float w_flow;      /* flow term weight */
     float wall_radius; /* metres */
     float w_wall;      /* wall push weight */
@@ -235,7 +238,9 @@ typedef struct th_chunk_stats {
     /* its index among the squad's members */                                  \
     X(member_of_id, uint16_t, true)                                            \
     /* progress toward the goal (sim/core/stall.c) */                          \
-    X(stall, th_stall, true)
+    X(stall, th_stall, true)                                                   \
+    /* the first step in which it may move (pre-movement time); 0 = any */     \
+    X(start_step, uint64_t, true)
 
 struct th_world {
     th_world_def def;

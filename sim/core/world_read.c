@@ -59,6 +59,7 @@ bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) 
                         : 0,
         .carrying = w->goal_state && w->crowd_rt[a->crowd[k]].goal == TH_GOAL_FORAGE &&
                     w->goal_state[th_id_slot(id)].carrying,
+        .start_time = (float)((double)w->start_step[th_id_slot(id)] * w->def.timestep),
     };
     return true;
 }

@@ -14,6 +14,7 @@
 
 #include "engine/alloc.h"
 #include "sim/core/crowd_params.h"
+#include "sim/core/distrib.h"
 #include "sim/core/error.h"
 #include "sim/scene/scene_internal.h"
 
@@ -538,14 +539,89 @@ static bool crowd_param(const th_scene *s, const th_crowd_param *p, const th_yno
     return true;
 }
 
+/* A crowd's pre-movement times: seconds, as a number (every agent the same) or a mapping of one
+ * distribution and optional bounds:
+ *     pre_movement: 30
+ *     pre_movement: {uniform: [10, 60]}
+ *     pre_movement: {normal: [60, 15], min: 20, max: 120}     # mean, standard deviation
+ *     pre_movement: {lognormal: [3.5, 0.5]}                   # mean and sd of ln t
+ *     pre_movement: {gamma: [2, 30]}  {weibull: [1.5, 60]}    # shape, scale */
+static bool parse_pre_movement(const th_scene *s, const th_ynode *v, const char *path,
+                               th_distribution *out, th_error *err) {
+    static const char *const kinds[] = {"constant", "uniform", "normal", "lognormal",
+                                        "gamma",    "weibull", NULL};
+    static const th_distrib_kind kind_of[] = {TH_DISTRIB_CONSTANT, TH_DISTRIB_UNIFORM,
+                                              TH_DISTRIB_NORMAL,   TH_DISTRIB_LOGNORMAL,
+                                              TH_DISTRIB_GAMMA,    TH_DISTRIB_WEIBULL};
+    static const char *const keys[] = {"constant", "uniform", "normal", "lognormal", "gamma",
+                                       "weibull",  "min",     "max",    NULL};
+    char sub[192];
+    th_distribution d = {0};
+    if (v->kind == TH_Y_SCALAR) {
+        double t;
+        if (!th_scene_float(s, v, path, 0.0, 1e7, &t, err)) return false;
+        d = (th_distribution){.kind = TH_DISTRIB_CONSTANT, .a = (float)t};
+    } else {
+        if (!expect(s, v, TH_Y_MAPPING, path, err) || !known_keys(s, v, path, keys, err))
+            return false;
+        const th_ynode *kind = NULL;
+        int which = -1;
+        for (int i = 0; kinds[i]; i++) {
+            const th_ynode *k = th_ynode_get(v, kinds[i]);
+            if (!k) continue;
+            if (kind) {
+                snprintf(sub, sizeof sub, "%s.%s", path, kinds[i]);
+                return FAIL(s, k, sub, err, "expected one distribution, found `%s` and `%s`",
+                            kinds[which], kinds[i]);
+            }
+            kind = k;
+            which = i;
+        }
+        if (!kind)
+            return TH_SCENE_MISSING(s, v, path, err,
+                                    "missing: a distribution (constant, uniform, normal, "
+                                    "lognormal, gamma or weibull)");
+        snprintf(sub, sizeof sub, "%s.%s", path, kinds[which]);
+        d.kind = kind_of[which];
+        if (d.kind == TH_DISTRIB_CONSTANT) {
+            double t;
+            if (!th_scene_float(s, kind, sub, 0.0, 1e7, &t, err)) return false;
+            d.a = (float)t;
+        } else {
+            double ab[2];
+            if (th_scene_numbers(s, kind, sub, 2, -1e7, 1e7, ab, err) < 0) return false;
+            d.a = (float)ab[0];
+            d.b = (float)ab[1];
+        }
+        const th_ynode *b;
+        double t;
+        if ((b = th_ynode_get(v, "min"))) {
+            snprintf(sub, sizeof sub, "%s.min", path);
+            if (!th_scene_float(s, b, sub, 0.0, 1e7, &t, err)) return false;
+            d.min = (float)t;
+        }
+        if ((b = th_ynode_get(v, "max"))) {
+            snprintf(sub, sizeof sub, "%s.max", path);
+            if (!th_scene_float(s, b, sub, 0.0, 1e7, &t, err)) return false;
+            if (!(t > 0.0)) return FAIL(s, b, sub, err, "expected a bound above 0, found 0");
+            d.max = (float)t;
+        }
+    }
+    th_error rule;
+    if (!th_distrib_check(&d, NULL, &rule)) return FAIL(s, v, path, err, "%s", rule.message);
+    *out = d;
+    return true;
+}
+
 static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t index) {
     th_scene *s = c->s;
     /* The crowd's keys: its own, then every numeric one of the parameter table. */
 #define TH_PARAM_KEY(key, field, lo, lo_open, hi, hi_open, boids, ped, note, unit, model, doc) key,
     static const char *const keys[] = {
-        "name",          "count", "behavior", "spawn",  "agents",
-        "initial_speed", "color", "type",     "target", "pursuit",
-        "flee_types",    "model", "heading",  "goal",   TH_CROWD_PARAMS(TH_PARAM_KEY) NULL};
+        "name",    "count",         "behavior",     "spawn",
+        "agents",  "initial_speed", "color",        "type",
+        "target",  "pursuit",       "flee_types",   "model",
+        "heading", "goal",          "pre_movement", TH_CROWD_PARAMS(TH_PARAM_KEY) NULL};
 #undef TH_PARAM_KEY
     char path[64], sub[128];
     snprintf(path, sizeof path, "crowds[%u]", index);
@@ -670,6 +746,10 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
             if (!th_scene_u64(s, v->items[i], item, 0, TH_MAX_TYPES - 1, &t, c->err)) return false;
             d->flee_types |= 1u << t;
         }
+    }
+    if ((v = th_ynode_get(n, "pre_movement"))) {
+        snprintf(sub, sizeof sub, "%s.pre_movement", path);
+        if (!parse_pre_movement(s, v, sub, &d->pre_movement, c->err)) return false;
     }
     if (s->bounds == TH_BOUNDS_WRAP) {
         th_error rule;

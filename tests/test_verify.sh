@@ -130,6 +130,7 @@ expect_usage "--threads not a number" "expected an integer in [0, 64], got 'two'
 expect_usage "--threads too many" "expected an integer in [0, 64], got '65'" verify --threads 65
 expect_usage "--json without a value" "--json needs a value" verify --only rimea-5 --json
 expect_usage "--json into a missing folder" "--json" verify --only rimea-5 --json "$tmp/no/such/dir/v.json"
+expect_usage "--json onto a folder" "it is a folder" verify --only rimea-5 --json "$tmp"
 expect_usage "--list takes no value" "--list takes no value" verify --list=yes
 
 run verify --help

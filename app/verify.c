@@ -1134,10 +1134,13 @@ static void json_str(FILE *f, const char *s) {
     fputc('"', f);
 }
 
+/* Widths of the table's text columns: the longest `checked` and `criterion` of all tests. */
+static int g_checked_w = 7, g_criterion_w = 9;
+
 static void print_row(FILE *f, const char *suite, const char *id, const char *status,
                       const char *checked, const char *criterion, const char *measured) {
-    fprintf(f, "%-6s %-10s %-14s %-34s %-44s %s\n", suite, id, status, checked, criterion,
-            measured);
+    fprintf(f, "%-6s %-9s  %-13s  %-*s  %-*s  %s\n", suite, id, status, g_checked_w, checked,
+            g_criterion_w, criterion, measured);
 }
 
 int th_cmd_verify(int argc, char **argv) {
@@ -1244,6 +1247,11 @@ int th_cmd_verify(int argc, char **argv) {
     }
 
     size_t count[4] = {0, 0, 0, 0};
+    for (size_t k = 0; k < N_TESTS; k++) {
+        int a = (int)strlen(k_tests[k].checked), b = (int)strlen(k_tests[k].criterion);
+        if (a > g_checked_w) g_checked_w = a;
+        if (b > g_criterion_w) g_criterion_w = b;
+    }
     print_row(stdout, "suite", "test", "result", "checked", "criterion", "measured");
     for (size_t k = 0; k < N_TESTS; k++) {
         if (!selected(only, k_tests[k].id)) continue;

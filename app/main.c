@@ -9,6 +9,7 @@
 #include "output.h"
 #include "ranks.h"
 #include "report.h"
+#include "verify.h"
 
 static const char k_help[] =
     "usage: throng <command> [options]\n"
@@ -22,6 +23,8 @@ static const char k_help[] =
     "  check SCENE.. validate scene files without running them\n"
     "  bench         measure agent throughput over agent and thread counts, against the\n"
     "                naive O(N^2) reference (see 'throng bench --help')\n"
+    "  verify        run the verification tests of evacuation models (RiMEA, ISO 20414,\n"
+    "                NIST TN 1822, IMO) and print the table (see 'throng verify --help')\n"
     "\n"
     "options:\n"
     "  -h, --help    show this help\n"
@@ -118,6 +121,7 @@ static int command(int argc, char **argv) {
     }
     if (strcmp(argv[1], "run") == 0) return th_cmd_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "check") == 0) return th_cmd_check(argc - 2, argv + 2);
+    if (strcmp(argv[1], "verify") == 0) return th_cmd_verify(argc - 2, argv + 2);
     if (strcmp(argv[1], "bench") == 0) {
         int n = 0;
         char **v = split_assignments(argc - 2, argv + 2, &n);

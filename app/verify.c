@@ -1,0 +1,1326 @@
+/* `throng verify`: the published verification tests of evacuation models (RiMEA 4.1.1, ISO
+ * 20414:2020, NIST TN 1822, IMO MSC.1/Circ.1533), run from the scenes in scenes/verification/
+ * with the engine's default parameters, each criterion computed here, one table printed.
+ * docs/verification.md gives each test's source, set-up and criterion. */
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "args.h"
+#include "output.h"
+#include "verify.h"
+#include "verify_stats.h"
+
+#ifndef THRONG_SCENES_DIR
+#define THRONG_SCENES_DIR "scenes"
+#endif
+
+static const char k_verify_help[] =
+    "usage: throng verify [options]\n"
+    "\n"
+    "Run the verification tests of evacuation models (RiMEA 4.1.1 tests 1-16, ISO 20414:2020\n"
+    "tests 1-17, NIST TN 1822, IMO MSC.1/Circ.1533 tests 1-11) from the scenes in\n"
+    "scenes/verification/, with the engine's default parameters, and print one table: suite,\n"
+    "test, what is checked, the criterion, the measured value and the result (pass, fail, or\n"
+    "needs-feature with the feature the test needs). docs/verification.md has the sources.\n"
+    "\n"
+    "options:\n"
+    "  --only PATTERN  run only the tests whose id matches PATTERN (a shell pattern such as\n"
+    "                  'rimea-4' or 'iso-*'; several separated by commas)\n"
+    "  --json FILE     also write the table as JSON\n"
+    "  --threads N     worker threads, 0 to 64 (0 = every core; the results are the same)\n"
+    "  --list          list the tests and exit\n"
+    "  -h, --help      show this help\n"
+    "\n"
+    "Progress goes to stderr. Exit codes: 0 when no test fails (needs-feature is not a\n"
+    "failure), 1 when a test fails or a scene cannot be run, 2 usage error.\n";
+
+/* ---- options and results ----------------------------------------------------------------- */
+
+typedef struct vopts {
+    uint32_t threads;
+} vopts;
+
+typedef enum vstatus { V_PASS = 0, V_FAIL, V_NEEDS, V_ERROR } vstatus;
+
+static const char *const k_status_name[] = {"pass", "fail", "needs-feature", "error"};
+
+#define MEASURED_CAP 400
+
+/* A test's judge: runs (or reuses) its simulations and writes what it measured. */
+typedef vstatus (*vjudge)(const vopts *o, char *measured, size_t cap);
+
+typedef struct vtest {
+    const char *suite;
+    const char *id;
+    const char *checked;   /* what is checked, short */
+    const char *criterion; /* the criterion, short (docs/verification.md has the source) */
+    vjudge judge;          /* NULL: needs a feature */
+    const char *needs;     /* the missing feature when judge is NULL */
+} vtest;
+
+/* Copy text `src` into dst (cap bytes), cut when it is longer. */
+static void copy_text(char *dst, size_t cap, const char *src) {
+    size_t n = strlen(src);
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* ---- running a scene --------------------------------------------------------------------- */
+
+#define MAX_GATES 4
+
+/* A world opened from a scene in scenes/verification/ and every agent present at the start,
+ * followed by id from step to step: where it is, when it left, when it first crossed each gate,
+ * and how far any body reached into a wall. */
+typedef struct sim {
+    th_world *w;
+    double dt, t;
+    uint32_t n;
+    th_agent_id *id;
+    uint16_t *crowd;
+    float *radius;
+    double *x, *y, *t_out;
+    uint32_t left;
+    int gates;
+    int gate_axis[MAX_GATES]; /* 0: x, 1: y */
+    double gate_at[MAX_GATES];
+    int gate_dir[MAX_GATES]; /* +1: crossing toward larger values, -1: smaller */
+    double *t_gate[MAX_GATES];
+    bool wall_check;
+    bool zone_on;
+    double zone[4];    /* x0, y0, x1, y1: an area whose visitors are marked */
+    bool *visited;     /* per agent: it was inside the zone after some step */
+    double worst_wall; /* metres a body reached into a wall, the most over the run */
+    char error[300];
+} sim;
+
+/* Path of scene `name` (no folder, no .yaml) in scenes/verification/ of the working directory,
+ * else of the source tree. */
+static bool scene_path(const char *name, char *path, size_t cap) {
+    const char *dirs[] = {"scenes", THRONG_SCENES_DIR};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(path, cap, "%s/verification/%s.yaml", dirs[i], name);
+        if (access(path, R_OK) == 0) return true;
+    }
+    return false;
+}
+
+static void sim_close(sim *s) {
+    if (s->w) th_world_destroy(s->w);
+    free(s->id);
+    free(s->crowd);
+    free(s->radius);
+    free(s->x);
+    free(s->y);
+    free(s->t_out);
+    for (int g = 0; g < MAX_GATES; g++) free(s->t_gate[g]);
+    free(s->visited);
+    memset(s, 0, sizeof *s);
+}
+
+/* Open scene `name`; seed 0 keeps the scene's, agents 0 its counts. False with s->error. */
+static bool sim_open(sim *s, const char *name, const vopts *o, uint64_t seed, uint32_t agents) {
+    memset(s, 0, sizeof *s);
+    char path[4096];
+    if (!scene_path(name, path, sizeof path)) {
+        snprintf(s->error, sizeof s->error, "scene verification/%s.yaml not found", name);
+        return false;
+    }
+    th_scene_open_opts so = {
+        .threads = o->threads, .has_seed = seed != 0, .seed = seed, .agents = agents};
+    th_scene_info info;
+    th_error err;
+    s->w = th_scene_open(path, &so, &info, &err);
+    if (!s->w) {
+        copy_text(s->error, sizeof s->error, err.message);
+        return false;
+    }
+    s->dt = info.timestep;
+    th_agent_view v = th_world_agents(s->w);
+    s->n = v.count;
+    size_t n = s->n ? s->n : 1;
+    s->id = malloc(n * sizeof *s->id);
+    s->crowd = malloc(n * sizeof *s->crowd);
+    s->radius = malloc(n * sizeof *s->radius);
+    s->x = malloc(n * sizeof *s->x);
+    s->y = malloc(n * sizeof *s->y);
+    s->t_out = malloc(n * sizeof *s->t_out);
+    if (!s->id || !s->crowd || !s->radius || !s->x || !s->y || !s->t_out) {
+        snprintf(s->error, sizeof s->error, "out of memory");
+        sim_close(s);
+        return false;
+    }
+    for (uint32_t i = 0; i < s->n; i++) {
+        s->id[i] = v.id[i];
+        s->crowd[i] = v.crowd[i];
+        s->radius[i] = th_world_get_crowd(s->w, (th_crowd_id){v.crowd[i] + 1u})->body_radius;
+        s->x[i] = v.px[i];
+        s->y[i] = v.py[i];
+        s->t_out[i] = NAN;
+    }
+    return true;
+}
+
+/* Record the first time each agent crosses `at` on `axis` in direction `dir`. */
+static bool sim_gate(sim *s, int axis, double at, int dir) {
+    if (s->gates >= MAX_GATES) return false;
+    int g = s->gates++;
+    s->gate_axis[g] = axis;
+    s->gate_at[g] = at;
+    s->gate_dir[g] = dir;
+    s->t_gate[g] = malloc((s->n ? s->n : 1) * sizeof(double));
+    if (!s->t_gate[g]) return false;
+    for (uint32_t i = 0; i < s->n; i++) s->t_gate[g][i] = NAN;
+    return true;
+}
+
+/* Mark the agents that are ever inside [x0, x1) x [y0, y1). */
+static bool sim_zone(sim *s, double x0, double y0, double x1, double y1) {
+    s->visited = calloc(s->n ? s->n : 1, sizeof *s->visited);
+    if (!s->visited) return false;
+    s->zone_on = true;
+    s->zone[0] = x0;
+    s->zone[1] = y0;
+    s->zone[2] = x1;
+    s->zone[3] = y1;
+    return true;
+}
+
+/* How deep disc (x, y, r) reaches into the nearest blocked map cell (0 when it touches none). */
+static double wall_penetration(const th_world *w, double px, double py, double r) {
+    int32_t cols, rows;
+    float cs;
+    if (r <= 0.0 || !th_world_map_size(w, &cols, &rows, &cs)) return 0.0;
+    double worst = 0.0;
+    for (int32_t y = (int32_t)floor((py - r) / cs); y <= (int32_t)floor((py + r) / cs); y++) {
+        for (int32_t x = (int32_t)floor((px - r) / cs); x <= (int32_t)floor((px + r) / cs); x++) {
+            if (x < 0 || y < 0 || x >= cols || y >= rows) continue;
+            if (th_world_cell(w, x, y, NULL) == TH_CELL_OPEN) continue;
+            double qx = fmax(x * cs, fmin(px, (x + 1) * cs));
+            double qy = fmax(y * cs, fmin(py, (y + 1) * cs));
+            double d = hypot(px - qx, py - qy);
+            if (r - d > worst) worst = r - d;
+        }
+    }
+    return worst;
+}
+
+static void sim_step(sim *s) {
+    th_world_step(s->w);
+    double t0 = s->t;
+    s->t += s->dt;
+    for (uint32_t i = 0; i < s->n; i++) {
+        if (!isnan(s->t_out[i])) continue;
+        th_agent_state a;
+        if (!th_world_get_agent(s->w, s->id[i], &a)) {
+            s->t_out[i] = s->t;
+            s->left++;
+            continue;
+        }
+        double nx = a.position.x, ny = a.position.y;
+        for (int g = 0; g < s->gates; g++) {
+            if (!isnan(s->t_gate[g][i])) continue;
+            double p = s->gate_axis[g] ? s->y[i] : s->x[i], q = s->gate_axis[g] ? ny : nx;
+            double at = s->gate_at[g];
+            bool crossed = s->gate_dir[g] > 0 ? (p < at && q >= at) : (p > at && q <= at);
+            if (crossed) s->t_gate[g][i] = t0 + s->dt * (at - p) / (q - p);
+        }
+        s->x[i] = nx;
+        s->y[i] = ny;
+        if (s->zone_on && nx >= s->zone[0] && nx < s->zone[2] && ny >= s->zone[1] &&
+            ny < s->zone[3])
+            s->visited[i] = true;
+        if (s->wall_check) {
+            double pen = wall_penetration(s->w, nx, ny, s->radius[i]);
+            if (pen > s->worst_wall) s->worst_wall = pen;
+        }
+    }
+}
+
+/* Step until every agent followed has left, the scene is over, or `max_s` seconds. */
+static void sim_run(sim *s, double max_s) {
+    uint64_t steps = (uint64_t)llround(max_s / s->dt);
+    for (uint64_t k = 0; k < steps; k++) {
+        sim_step(s);
+        if (s->left == s->n || th_world_scene_over(s->w)) break;
+    }
+}
+
+/* The latest time an agent of crowd `crowd` (-1: any) left; NaN when one has not. */
+static double last_out(const sim *s, int crowd) {
+    double t = 0.0;
+    for (uint32_t i = 0; i < s->n; i++) {
+        if (crowd >= 0 && s->crowd[i] != crowd) continue;
+        if (isnan(s->t_out[i])) return NAN;
+        if (s->t_out[i] > t) t = s->t_out[i];
+    }
+    return t;
+}
+
+/* Flow over sorted passage times t[0..n): persons after the first per second until the last. */
+static double flow_of(const double *t, size_t n) {
+    return n < 2 || t[n - 1] <= t[0] ? NAN : (double)(n - 1) / (t[n - 1] - t[0]);
+}
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorted passage times of gate g (those that crossed) into out; returns how many. */
+static size_t gate_times(const sim *s, int g, double *out) {
+    size_t k = 0;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (!isnan(s->t_gate[g][i])) out[k++] = s->t_gate[g][i];
+    qsort(out, k, sizeof *out, by_value);
+    return k;
+}
+
+/* A cached figure: each simulation runs once per `throng verify`, however many tests read it. */
+typedef struct vcache {
+    bool done, ok;
+    char error[300];
+} vcache;
+
+static vstatus error_out(const vcache *c, char *m, size_t cap) {
+    copy_text(m, cap, c->error);
+    return V_ERROR;
+}
+
+/* ---- single walkers: speed in a corridor and on stairs ---------------------------------- */
+
+/* Time over [gate 0, gate 1] of the one walker of `scene`: the speed it held over `len`. */
+static bool segment_time(const vopts *o, const char *scene, int axis, double a, double b,
+                         double *time, char *error, size_t cap) {
+    sim s;
+    if (!sim_open(&s, scene, o, 0, 0)) {
+        copy_text(error, cap, s.error);
+        return false;
+    }
+    int dir = b > a ? 1 : -1;
+    sim_gate(&s, axis, a, dir);
+    sim_gate(&s, axis, b, dir);
+    sim_run(&s, 300.0);
+    bool ok = s.n == 1 && !isnan(s.t_gate[0][0]) && !isnan(s.t_gate[1][0]);
+    *time = ok ? s.t_gate[1][0] - s.t_gate[0][0] : NAN;
+    if (!ok) snprintf(error, cap, "the walker did not cross both ends of the segment");
+    sim_close(&s);
+    return ok;
+}
+
+/* RiMEA 1: 1.33 m/s over the 40 m corridor, the whole walk from its start to the exit. */
+static vstatus judge_rimea1(const vopts *o, char *m, size_t cap) {
+    sim s;
+    if (!sim_open(&s, "rimea1_corridor", o, 0, 0)) {
+        copy_text(m, cap, s.error);
+        return V_ERROR;
+    }
+    sim_run(&s, 120.0);
+    double t = last_out(&s, -1);
+    sim_close(&s);
+    if (isnan(t)) {
+        snprintf(m, cap, "the walker did not arrive within 120 s");
+        return V_FAIL;
+    }
+    snprintf(m, cap, "travel time %.2f s", t);
+    return t >= 26.0 && t <= 34.0 ? V_PASS : V_FAIL;
+}
+
+static struct {
+    vcache c;
+    double t;
+} corridor_1ms;
+
+/* ISO 2, NIST 2.1, IMO 1: 1.0 m/s over the 40 m measured between x = 10.5 and 50.5 m. */
+static bool run_corridor_1ms(const vopts *o) {
+    if (!corridor_1ms.c.done) {
+        corridor_1ms.c.done = true;
+        corridor_1ms.c.ok = segment_time(o, "corridor_1ms", 0, 10.5, 50.5, &corridor_1ms.t,
+                                         corridor_1ms.c.error, sizeof corridor_1ms.c.error);
+    }
+    return corridor_1ms.c.ok;
+}
+
+static vstatus judge_corridor_speed(const vopts *o, char *m, size_t cap) {
+    if (!run_corridor_1ms(o)) return error_out(&corridor_1ms.c, m, cap);
+    double v = 40.0 / corridor_1ms.t;
+    snprintf(m, cap, "%.3f m/s over 40 m (%.2f s)", v, corridor_1ms.t);
+    return fabs(v - 1.0) <= 0.05 ? V_PASS : V_FAIL;
+}
+
+static vstatus judge_imo1(const vopts *o, char *m, size_t cap) {
+    if (!run_corridor_1ms(o)) return error_out(&corridor_1ms.c, m, cap);
+    snprintf(m, cap, "%.2f s over 40 m", corridor_1ms.t);
+    return fabs(corridor_1ms.t - 40.0) <= 2.0 ? V_PASS : V_FAIL;
+}
+
+/* Stairs: a 10 m flight (length along the slope) drawn as cells of speed factor 0.5 (up) or
+ * 0.75 (down) between x = 10.5 and 20.5 m, walked at 1.0 m/s: 20 s up, 13.33 s down. */
+static struct {
+    vcache c;
+    double up, down;
+} stairs;
+
+static bool run_stairs(const vopts *o) {
+    if (!stairs.c.done) {
+        stairs.c.done = true;
+        stairs.c.ok = segment_time(o, "stairs_up", 0, 10.5, 20.5, &stairs.up, stairs.c.error,
+                                   sizeof stairs.c.error) &&
+                      segment_time(o, "stairs_down", 0, 10.5, 20.5, &stairs.down, stairs.c.error,
+                                   sizeof stairs.c.error);
+    }
+    return stairs.c.ok;
+}
+
+static vstatus stairs_judge(const vopts *o, char *m, size_t cap, bool up, bool down) {
+    if (!run_stairs(o)) return error_out(&stairs.c, m, cap);
+    bool ok = true;
+    char a[80] = "", b[80] = "";
+    if (up) {
+        snprintf(a, sizeof a, "up %.2f s (expected 20.00)", stairs.up);
+        ok &= fabs(stairs.up - 20.0) <= 0.05 * 20.0;
+    }
+    if (down) {
+        snprintf(b, sizeof b, "%sdown %.2f s (expected 13.33)", up ? ", " : "", stairs.down);
+        ok &= fabs(stairs.down - 10.0 / 0.75) <= 0.05 * 10.0 / 0.75;
+    }
+    snprintf(m, cap, "%s%s", a, b);
+    return ok ? V_PASS : V_FAIL;
+}
+
+static vstatus judge_stairs_up(const vopts *o, char *m, size_t cap) {
+    return stairs_judge(o, m, cap, true, false);
+}
+static vstatus judge_stairs_down(const vopts *o, char *m, size_t cap) {
+    return stairs_judge(o, m, cap, false, true);
+}
+static vstatus judge_stairs_both(const vopts *o, char *m, size_t cap) {
+    return stairs_judge(o, m, cap, true, true);
+}
+
+/* ---- the fundamental diagram ------------------------------------------------------------- */
+
+#define FD_POINTS 5
+static const double k_fd_density[FD_POINTS] = {0.5, 1.0, 2.0, 3.0, 4.0};
+
+/* RiMEA 4's periodic corridor at each density: density and mean speed in its 2 m x 2 m area,
+ * averaged over 40 s after 20 s of warm-up (one seed). */
+static struct {
+    vcache c;
+    double rho[FD_POINTS], v[FD_POINTS];
+} fd;
+
+static bool run_fd(const vopts *o) {
+    if (fd.c.done) return fd.c.ok;
+    fd.c.done = true;
+    for (int p = 0; p < FD_POINTS; p++) {
+        sim s;
+        uint32_t agents = (uint32_t)lround(k_fd_density[p] * 60.0); /* walkway 60 m2 */
+        if (!sim_open(&s, "rimea4_corridor", o, 0, agents)) {
+            copy_text(fd.c.error, sizeof fd.c.error, s.error);
+            return false;
+        }
+        th_measure_area_id area = {1};
+        double sr = 0.0, sv = 0.0;
+        uint32_t nr = 0, nv = 0;
+        uint64_t warm = (uint64_t)llround(20.0 / s.dt), total = (uint64_t)llround(60.0 / s.dt);
+        for (uint64_t k = 0; k < total; k++) {
+            th_world_step(s.w);
+            if (k + 1 < warm) continue;
+            th_measure_area_info a;
+            if (!th_world_get_measure_area(s.w, area, &a)) break;
+            sr += a.density;
+            nr++;
+            if (!isnan(a.mean_speed)) {
+                sv += a.mean_speed;
+                nv++;
+            }
+        }
+        sim_close(&s);
+        if (nr == 0 || nv == 0) {
+            snprintf(fd.c.error, sizeof fd.c.error, "the corridor's measurement area is missing");
+            return false;
+        }
+        fd.rho[p] = sr / nr;
+        fd.v[p] = sv / nv;
+    }
+    fd.c.ok = true;
+    return true;
+}
+
+static vstatus judge_rimea4(const vopts *o, char *m, size_t cap) {
+    if (!run_fd(o)) return error_out(&fd.c, m, cap);
+    bool ok = true;
+    size_t used = 0;
+    for (int p = 0; p < FD_POINTS; p++) {
+        double w = th_vs_weidmann_speed(fd.rho[p]);
+        bool in = fabs(fd.v[p] - w) <= fmax(0.25 * w, 0.1);
+        ok &= in;
+        int k = snprintf(m + used, cap - used, "%s%.2f/m2 %.2f m/s (W %.2f)%s", p ? ", " : "",
+                         fd.rho[p], fd.v[p], w, in ? "" : " out");
+        if (k > 0 && (size_t)k < cap - used) used += (size_t)k;
+    }
+    return ok ? V_PASS : V_FAIL;
+}
+
+/* ISO 13: the corridor's speed-density relation consistent with the inputs: speed falls as the
+ * density rises and never exceeds the mean free speed (1.34 m/s). */
+static vstatus judge_iso13(const vopts *o, char *m, size_t cap) {
+    if (!run_fd(o)) return error_out(&fd.c, m, cap);
+    bool ok = true;
+    for (int p = 0; p < FD_POINTS; p++) {
+        ok &= fd.v[p] <= 1.34 + 1e-9;
+        if (p) ok &= fd.v[p] < fd.v[p - 1] && fd.rho[p] > fd.rho[p - 1];
+    }
+    snprintf(m, cap, "speeds %.2f %.2f %.2f %.2f %.2f m/s at %.2f..%.2f /m2", fd.v[0], fd.v[1],
+             fd.v[2], fd.v[3], fd.v[4], fd.rho[0], fd.rho[4]);
+    return ok ? V_PASS : V_FAIL;
+}
+
+/* ---- corners ----------------------------------------------------------------------------- */
+
+static struct {
+    vcache c;
+    uint32_t n, arrived;
+    double worst, radius, t;
+} corner;
+
+static bool run_corner(const vopts *o) {
+    if (corner.c.done) return corner.c.ok;
+    corner.c.done = true;
+    sim s;
+    if (!sim_open(&s, "corner", o, 0, 0)) {
+        copy_text(corner.c.error, sizeof corner.c.error, s.error);
+        return false;
+    }
+    s.wall_check = true;
+    sim_run(&s, 120.0);
+    corner.n = s.n;
+    corner.arrived = s.left;
+    corner.worst = s.worst_wall;
+    corner.radius = s.n ? s.radius[0] : 0.0;
+    corner.t = last_out(&s, -1);
+    sim_close(&s);
+    corner.c.ok = true;
+    return true;
+}
+
+static vstatus judge_corner(const vopts *o, char *m, size_t cap) {
+    if (!run_corner(o)) return error_out(&corner.c, m, cap);
+    snprintf(m, cap, "%u of %u round the corner, deepest reach into a wall %.4f m", corner.arrived,
+             corner.n, corner.worst);
+    return corner.n > 0 && corner.arrived == corner.n && corner.worst <= 0.01 * corner.radius
+               ? V_PASS
+               : V_FAIL;
+}
+
+/* ---- demographics: the free speeds drawn against the assigned distribution -------------- */
+
+#define DEMO_SEEDS 3
+static struct {
+    vcache c;
+    double mean, sd, p[DEMO_SEEDS], median_p;
+    size_t n;
+} demo;
+
+static bool run_demo(const vopts *o) {
+    if (demo.c.done) return demo.c.ok;
+    demo.c.done = true;
+    double *all = NULL;
+    size_t n_all = 0;
+    for (int k = 0; k < DEMO_SEEDS; k++) {
+        sim s;
+        if (!sim_open(&s, "demographics", o, (uint64_t)k + 1, 0)) {
+            copy_text(demo.c.error, sizeof demo.c.error, s.error);
+            free(all);
+            return false;
+        }
+        /* Each walker's speed over the 50 m from x = 40 to 90 m, far past its first second. */
+        sim_gate(&s, 0, 40.0, 1);
+        sim_gate(&s, 0, 90.0, 1);
+        sim_run(&s, 400.0);
+        double *v = malloc((s.n ? s.n : 1) * sizeof *v);
+        double *grown = realloc(all, (n_all + s.n + 1) * sizeof *all);
+        if (!v || !grown) {
+            free(v);
+            free(grown ? grown : all);
+            sim_close(&s);
+            snprintf(demo.c.error, sizeof demo.c.error, "out of memory");
+            return false;
+        }
+        all = grown;
+        size_t nv = 0;
+        for (uint32_t i = 0; i < s.n; i++) {
+            double a = s.t_gate[0][i], b = s.t_gate[1][i];
+            if (!isnan(a) && !isnan(b) && b > a) v[nv++] = 50.0 / (b - a);
+        }
+        memcpy(all + n_all, v, nv * sizeof *v);
+        n_all += nv;
+        demo.p[k] = nv == s.n
+                        ? th_vs_ks_pvalue(th_vs_ks_statistic(v, nv, th_vs_normal_cdf, 1.2, 0.2), nv)
+                        : 0.0;
+        free(v);
+        sim_close(&s);
+    }
+    demo.n = n_all;
+    demo.mean = th_vs_mean(all, n_all);
+    demo.sd = th_vs_sd(all, n_all);
+    free(all);
+    double p[DEMO_SEEDS];
+    memcpy(p, demo.p, sizeof p);
+    qsort(p, DEMO_SEEDS, sizeof *p, by_value);
+    demo.median_p = p[DEMO_SEEDS / 2];
+    demo.c.ok = true;
+    return true;
+}
+
+static vstatus judge_demo(const vopts *o, char *m, size_t cap) {
+    if (!run_demo(o)) return error_out(&demo.c, m, cap);
+    snprintf(m, cap, "%zu walkers over %d seeds: mean %.3f, sd %.3f m/s; KS p %.2f %.2f %.2f",
+             demo.n, DEMO_SEEDS, demo.mean, demo.sd, demo.p[0], demo.p[1], demo.p[2]);
+    bool ok = demo.n == 100 * DEMO_SEEDS && fabs(demo.mean - 1.2) < 0.05 &&
+              fabs(demo.sd - 0.2) < 0.05 && demo.median_p > 0.05;
+    return ok ? V_PASS : V_FAIL;
+}
+
+/* RiMEA 7: the walkers of each age group (crowd g) hold a speed within its range +- 0.03 m/s
+ * over x = 20-60 m, and the groups' mean speeds fall with age. */
+static vstatus judge_rimea7(const vopts *o, char *m, size_t cap) {
+    static const double lo[6] = {1.60, 1.52, 1.46, 1.39, 1.27, 1.07};
+    static const double hi[6] = {1.64, 1.56, 1.50, 1.43, 1.27, 1.07};
+    sim s;
+    if (!sim_open(&s, "rimea7_demographics", o, 0, 0)) {
+        copy_text(m, cap, s.error);
+        return V_ERROR;
+    }
+    sim_gate(&s, 0, 20.0, 1);
+    sim_gate(&s, 0, 60.0, 1);
+    sim_run(&s, 150.0);
+    double sum[6] = {0}, mean[6];
+    uint32_t cnt[6] = {0}, outside = 0, measured = 0;
+    for (uint32_t i = 0; i < s.n; i++) {
+        double a = s.t_gate[0][i], b = s.t_gate[1][i];
+        unsigned g = s.crowd[i];
+        if (g >= 6 || isnan(a) || isnan(b) || b <= a) continue;
+        double v = 40.0 / (b - a);
+        measured++;
+        sum[g] += v;
+        cnt[g]++;
+        if (v < lo[g] - 0.03 || v > hi[g] + 0.03) outside++;
+    }
+    bool falling = true;
+    for (int g = 0; g < 6; g++) {
+        mean[g] = cnt[g] ? sum[g] / cnt[g] : NAN;
+        if (g) falling &= mean[g] < mean[g - 1];
+    }
+    snprintf(m, cap,
+             "means by age 20-70: %.3f %.3f %.3f %.3f %.3f %.3f m/s; %u of %u outside their "
+             "range +- 0.03",
+             mean[0], mean[1], mean[2], mean[3], mean[4], mean[5], outside, measured);
+    vstatus st = s.n == 50 && measured == s.n && outside == 0 && falling ? V_PASS : V_FAIL;
+    sim_close(&s);
+    return st;
+}
+
+/* ---- flows through doors ----------------------------------------------------------------- */
+
+/* IMO 4, ISO 11, NIST 5.2: 100 persons leave an 8 m x 5 m room by a 1 m exit. */
+static struct {
+    vcache c;
+    double flow;
+    uint32_t n, out;
+} door;
+
+static bool run_door(const vopts *o) {
+    if (door.c.done) return door.c.ok;
+    door.c.done = true;
+    sim s;
+    if (!sim_open(&s, "door_1m", o, 0, 0)) {
+        copy_text(door.c.error, sizeof door.c.error, s.error);
+        return false;
+    }
+    sim_run(&s, 400.0);
+    double *t = malloc((s.n ? s.n : 1) * sizeof *t);
+    size_t k = 0;
+    for (uint32_t i = 0; t && i < s.n; i++)
+        if (!isnan(s.t_out[i])) t[k++] = s.t_out[i];
+    if (t) qsort(t, k, sizeof *t, by_value);
+    door.flow = t ? flow_of(t, k) : NAN;
+    door.n = s.n;
+    door.out = (uint32_t)k;
+    free(t);
+    sim_close(&s);
+    door.c.ok = true;
+    return true;
+}
+
+static vstatus judge_door(const vopts *o, char *m, size_t cap) {
+    if (!run_door(o)) return error_out(&door.c, m, cap);
+    snprintf(m, cap, "%.2f persons/s through the 1 m exit (%u of %u out)", door.flow, door.out,
+             door.n);
+    return door.out == door.n && door.flow <= 1.33 ? V_PASS : V_FAIL;
+}
+
+/* RiMEA 9, IMO 9: 1000 persons leave a 30 m x 20 m room by four 1 m exits, then by two. */
+static struct {
+    vcache c;
+    double t4, t2;
+} hall;
+
+static bool run_hall(const vopts *o) {
+    if (hall.c.done) return hall.c.ok;
+    hall.c.done = true;
+    for (int closed = 0; closed < 2; closed++) {
+        sim s;
+        if (!sim_open(&s, "public_room", o, 0, 0)) {
+            copy_text(hall.c.error, sizeof hall.c.error, s.error);
+            return false;
+        }
+        if (closed) {
+            const char *names[] = {"exit1", "exit2"};
+            for (int k = 0; k < 2; k++) {
+                th_error err;
+                th_bunker_id b = th_world_find_bunker(s.w, names[k]);
+                if (!th_world_destroy_bunker(s.w, b, &err)) {
+                    copy_text(hall.c.error, sizeof hall.c.error, err.message);
+                    sim_close(&s);
+                    return false;
+                }
+            }
+        }
+        sim_run(&s, 1200.0);
+        double t = last_out(&s, -1);
+        sim_close(&s);
+        if (closed) hall.t2 = t;
+        else hall.t4 = t;
+    }
+    hall.c.ok = true;
+    return true;
+}
+
+static vstatus judge_hall(const vopts *o, char *m, size_t cap) {
+    if (!run_hall(o)) return error_out(&hall.c, m, cap);
+    double r = hall.t2 / hall.t4;
+    snprintf(m, cap, "4 exits %.1f s, 2 exits %.1f s: ratio %.2f", hall.t4, hall.t2, r);
+    return !isnan(r) && r >= 1.8 && r <= 2.2 ? V_PASS : V_FAIL;
+}
+
+/* RiMEA 12: flow at the end of the 1 m x 5 m corridor against the flow out of room B. */
+static vstatus judge_rimea12(const vopts *o, char *m, size_t cap) {
+    sim s;
+    if (!sim_open(&s, "rimea12_bottleneck", o, 0, 0)) {
+        copy_text(m, cap, s.error);
+        return V_ERROR;
+    }
+    sim_gate(&s, 0, 15.5, 1);
+    sim_run(&s, 400.0);
+    double *a = malloc((s.n ? s.n : 1) * sizeof *a), *b = malloc((s.n ? s.n : 1) * sizeof *b);
+    vstatus st = V_ERROR;
+    if (a && b) {
+        size_t na = gate_times(&s, 0, a), nb = 0;
+        for (uint32_t i = 0; i < s.n; i++)
+            if (!isnan(s.t_out[i])) b[nb++] = s.t_out[i];
+        qsort(b, nb, sizeof *b, by_value);
+        double fa = flow_of(a, na), fb = flow_of(b, nb);
+        snprintf(m, cap, "corridor end %.3f, exit %.3f persons/s (%zu of %u out)", fa, fb, nb, s.n);
+        st = nb == s.n && na == s.n && fa >= fb - 0.05 ? V_PASS : V_FAIL;
+    } else {
+        snprintf(m, cap, "out of memory");
+    }
+    free(a);
+    free(b);
+    sim_close(&s);
+    return st;
+}
+
+/* ---- route choice ------------------------------------------------------------------------ */
+
+/* RiMEA 10, ISO 8, NIST 3.1, IMO 10: every person leaves by the exit assigned to its crowd
+ * (crowd 0: the main exit, west of x = 4.5 m; crowd 1: the secondary exit, east of 34.5 m). */
+static struct {
+    vcache c;
+    uint32_t n, right, out;
+} alloc_r;
+
+static bool run_alloc(const vopts *o) {
+    if (alloc_r.c.done) return alloc_r.c.ok;
+    alloc_r.c.done = true;
+    sim s;
+    if (!sim_open(&s, "route_allocation", o, 0, 0)) {
+        copy_text(alloc_r.c.error, sizeof alloc_r.c.error, s.error);
+        return false;
+    }
+    sim_run(&s, 300.0);
+    alloc_r.n = s.n;
+    for (uint32_t i = 0; i < s.n; i++) {
+        if (isnan(s.t_out[i])) continue;
+        alloc_r.out++;
+        bool west = s.x[i]<4.5, east = s.x[i]> 34.5;
+        if ((s.crowd[i] == 0 && west) || (s.crowd[i] == 1 && east)) alloc_r.right++;
+    }
+    sim_close(&s);
+    alloc_r.c.ok = true;
+    return true;
+}
+
+static vstatus judge_alloc(const vopts *o, char *m, size_t cap) {
+    if (!run_alloc(o)) return error_out(&alloc_r.c, m, cap);
+    snprintf(m, cap, "%u of %u left by their assigned exit (%u out)", alloc_r.right, alloc_r.n,
+             alloc_r.out);
+    return alloc_r.n > 0 && alloc_r.right == alloc_r.n ? V_PASS : V_FAIL;
+}
+
+/* RiMEA 11: most leave by the nearer exit, and some by the other. */
+static vstatus judge_rimea11(const vopts *o, char *m, size_t cap) {
+    sim s;
+    if (!sim_open(&s, "rimea11_exit_choice", o, 0, 0)) {
+        copy_text(m, cap, s.error);
+        return V_ERROR;
+    }
+    sim_run(&s, 1200.0);
+    uint32_t near = 0, far = 0;
+    for (uint32_t i = 0; i < s.n; i++) {
+        if (isnan(s.t_out[i])) continue;
+        if (s.x[i] < 15.0) near++;
+        else far++;
+    }
+    snprintf(m, cap, "%u by exit 1 (near), %u by exit 2 (far), %u left of %u", near, far,
+             near + far, s.n);
+    bool ok = near + far == s.n && near > far && far > 0;
+    sim_close(&s);
+    return ok ? V_PASS : V_FAIL;
+}
+
+/* ISO 9, NIST 4.1: exit 1 closes at 1 s; the occupant leaves by exit 2. */
+static vstatus judge_dynamic_exit(const vopts *o, char *m, size_t cap) {
+    sim s;
+    if (!sim_open(&s, "dynamic_exit", o, 0, 0)) {
+        copy_text(m, cap, s.error);
+        return V_ERROR;
+    }
+    sim_run(&s, 120.0);
+    th_bunker_info b1, b2;
+    bool ok = th_world_get_bunker(s.w, th_world_find_bunker(s.w, "exit1"), &b1) &&
+              th_world_get_bunker(s.w, th_world_find_bunker(s.w, "exit2"), &b2);
+    if (!ok) {
+        snprintf(m, cap, "the scene lacks bunkers exit1 and exit2");
+        sim_close(&s);
+        return V_ERROR;
+    }
+    snprintf(m, cap, "exit 1: %u, exit 2: %u of %u", b1.sheltered, b2.sheltered, s.n);
+    vstatus st = s.n == 1 && b2.sheltered == 1 && b1.sheltered == 0 ? V_PASS : V_FAIL;
+    sim_close(&s);
+    return st;
+}
+
+/* ---- counterflow ------------------------------------------------------------------------- */
+
+#define CF_CASES 4
+static const int k_cf_counter[CF_CASES] = {0, 10, 50, 100};
+static struct {
+    vcache c;
+    double t[CF_CASES];
+} cf;
+
+static bool run_cf(const vopts *o) {
+    if (cf.c.done) return cf.c.ok;
+    cf.c.done = true;
+    for (int k = 0; k < CF_CASES; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "counterflow_%d", k_cf_counter[k]);
+        sim s;
+        if (!sim_open(&s, name, o, 0, 0)) {
+            copy_text(cf.c.error, sizeof cf.c.error, s.error);
+            return false;
+        }
+        sim_gate(&s, 0, 20.5, 1); /* the corridor's end at room 2 */
+        sim_run(&s, 600.0);
+        double t = 0.0;
+        for (uint32_t i = 0; i < s.n; i++) {
+            if (s.crowd[i] != 0) continue;
+            double g = s.t_gate[0][i];
+            t = isnan(g) || isnan(t) ? NAN : fmax(t, g);
+        }
+        cf.t[k] = t;
+        sim_close(&s);
+    }
+    cf.c.ok = true;
+    return true;
+}
+
+static vstatus judge_cf(const vopts *o, char *m, size_t cap) {
+    if (!run_cf(o)) return error_out(&cf.c, m, cap);
+    bool ok = !isnan(cf.t[0]);
+    for (int k = 1; k < CF_CASES; k++) ok &= !isnan(cf.t[k]) && cf.t[k] > cf.t[k - 1];
+    snprintf(m, cap, "100 across against 0/10/50/100: %.1f, %.1f, %.1f, %.1f s", cf.t[0], cf.t[1],
+             cf.t[2], cf.t[3]);
+    return ok ? V_PASS : V_FAIL;
+}
+
+/* ---- people with movement disabilities --------------------------------------------------- */
+
+static vstatus judge_disability(const vopts *o, char *m, size_t cap) {
+    double t[2];
+    const char *names[2] = {"disability", "disability_control"};
+    for (int k = 0; k < 2; k++) {
+        sim s;
+        if (!sim_open(&s, names[k], o, 0, 0)) {
+            copy_text(m, cap, s.error);
+            return V_ERROR;
+        }
+        sim_run(&s, 300.0);
+        t[k] = last_out(&s, -1);
+        sim_close(&s);
+    }
+    snprintf(m, cap, "with the impaired occupant %.1f s, without %.1f s", t[0], t[1]);
+    return !isnan(t[0]) && !isnan(t[1]) && t[0] > t[1] ? V_PASS : V_FAIL;
+}
+
+/* ---- congestion before a stair ----------------------------------------------------------- */
+
+/* ISO 10, NIST 5.1, IMO 11: the highest density at the room's exit into the corridor and at
+ * the foot of the stair against the highest in the middle of the corridor (areas 0, 2, 1). */
+static vstatus judge_congestion(const vopts *o, char *m, size_t cap) {
+    sim s;
+    if (!sim_open(&s, "congestion", o, 0, 0)) {
+        copy_text(m, cap, s.error);
+        return V_ERROR;
+    }
+    double peak[3] = {0, 0, 0};
+    uint64_t steps = (uint64_t)llround(600.0 / s.dt);
+    for (uint64_t k = 0; k < steps && !th_world_scene_over(s.w); k++) {
+        sim_step(&s);
+        for (uint32_t a = 0; a < 3; a++) {
+            th_measure_area_info info;
+            if (th_world_get_measure_area(s.w, (th_measure_area_id){a + 1}, &info) &&
+                info.density > peak[a])
+                peak[a] = info.density;
+        }
+    }
+    uint32_t left = s.left, n = s.n;
+    sim_close(&s);
+    snprintf(m, cap,
+             "peak density: room exit %.2f, stair foot %.2f, mid-corridor %.2f /m2 (%u of %u out)",
+             peak[0], peak[2], peak[1], left, n);
+    return left == n && peak[0] > peak[1] && peak[2] > peak[1] ? V_PASS : V_FAIL;
+}
+
+/* ---- a large crowd round a corner -------------------------------------------------------- */
+
+static vstatus judge_rimea15(const vopts *o, char *m, size_t cap) {
+    double t[2];
+    const char *names[2] = {"rimea15_straight", "rimea15_corner"};
+    for (int k = 0; k < 2; k++) {
+        sim s;
+        if (!sim_open(&s, names[k], o, 0, 0)) {
+            copy_text(m, cap, s.error);
+            return V_ERROR;
+        }
+        sim_run(&s, 600.0);
+        t[k] = last_out(&s, -1);
+        sim_close(&s);
+    }
+    snprintf(m, cap, "straight %.1f s, round the corner %.1f s", t[0], t[1]);
+    return !isnan(t[0]) && !isnan(t[1]) && t[1] > t[0] ? V_PASS : V_FAIL;
+}
+
+/* ---- stairs: flow against width, and a shortcut -------------------------------------------- */
+
+/* ISO 12: flow out at the top of a stair 1.0, 1.5 and 2.0 m wide. */
+static vstatus judge_stair_flow(const vopts *o, char *m, size_t cap) {
+    static const char *const names[3] = {"stair_flow_10", "stair_flow_15", "stair_flow_20"};
+    double f[3];
+    uint32_t out = 0, n = 0;
+    for (int k = 0; k < 3; k++) {
+        sim s;
+        if (!sim_open(&s, names[k], o, 0, 0)) {
+            copy_text(m, cap, s.error);
+            return V_ERROR;
+        }
+        sim_run(&s, 600.0);
+        double *t = malloc((s.n ? s.n : 1) * sizeof *t);
+        size_t q = 0;
+        for (uint32_t i = 0; t && i < s.n; i++)
+            if (!isnan(s.t_out[i])) t[q++] = s.t_out[i];
+        if (t) qsort(t, q, sizeof *t, by_value);
+        f[k] = t ? flow_of(t, q) : NAN;
+        out += (uint32_t)q;
+        n += s.n;
+        free(t);
+        sim_close(&s);
+    }
+    snprintf(m, cap, "1.0 m %.2f, 1.5 m %.2f, 2.0 m %.2f persons/s (%u of %u out)", f[0], f[1],
+             f[2], out, n);
+    return out == n && f[1] > f[0] && f[2] > f[1] ? V_PASS : V_FAIL;
+}
+
+/* ISO 17: the share that takes the shortcut through the block (its stair cells). */
+static vstatus judge_route_choice(const vopts *o, char *m, size_t cap) {
+    sim s;
+    if (!sim_open(&s, "route_choice", o, 0, 0)) {
+        copy_text(m, cap, s.error);
+        return V_ERROR;
+    }
+    if (!sim_zone(&s, 4.5, 9.5, 20.5, 11.5)) {
+        sim_close(&s);
+        snprintf(m, cap, "out of memory");
+        return V_ERROR;
+    }
+    sim_run(&s, 300.0);
+    uint32_t via = 0;
+    for (uint32_t i = 0; i < s.n; i++) via += s.visited[i];
+    snprintf(m, cap, "%u of %u by the shortcut, %u arrived", via, s.n, s.left);
+    vstatus st = s.left == s.n && 2 * via > s.n ? V_PASS : V_FAIL;
+    sim_close(&s);
+    return st;
+}
+
+/* ---- the tests --------------------------------------------------------------------------- */
+
+#define RIMEA "RiMEA"
+#define ISO   "ISO"
+#define NIST  "NIST"
+#define IMO   "IMO"
+
+static const char k_premove[] = "pre-movement (response) times";
+static const char k_levels[] = "levels (floors linked by stairs)";
+static const char k_groups[] = "groups that keep together";
+static const char k_social[] = "social influence on exit choice";
+static const char k_affil[] = "affiliation (familiarity with exits)";
+static const char k_uniform[] = "uniform walking-speed distributions";
+
+static const vtest k_tests[] = {
+    {RIMEA, "rimea-1", "speed in a corridor", "travel time in [26, 34] s", judge_rimea1, NULL},
+    {RIMEA, "rimea-2", "speed up stairs", "10 m at 0.5 x 1 m/s: 20 s +-5 %", judge_stairs_up, NULL},
+    {RIMEA, "rimea-3", "speed down stairs", "10 m at 0.75 x 1 m/s: 13.33 s +-5 %",
+     judge_stairs_down, NULL},
+    {RIMEA, "rimea-4", "fundamental diagram", "Weidmann +-25 % or 0.1 m/s, 0.5-4 /m2", judge_rimea4,
+     NULL},
+    {RIMEA, "rimea-5", "pre-movement time", "start times as assigned", NULL, k_premove},
+    {RIMEA, "rimea-6", "rounding a corner", "all arrive, no body >1 % r into a wall", judge_corner,
+     NULL},
+    {RIMEA, "rimea-7", "demographics", "speeds in age-table ranges +-0.03, falling", judge_rimea7,
+     NULL},
+    {RIMEA, "rimea-8", "parameter study", "3-storey building", NULL, k_levels},
+    {RIMEA, "rimea-9", "leaving a public room", "2 of 4 exits closed: time x[1.8, 2.2]", judge_hall,
+     NULL},
+    {RIMEA, "rimea-10", "exit allocation", "everyone by the assigned exit", judge_alloc, NULL},
+    {RIMEA, "rimea-11", "choice of exit", "nearer exit most used, other used", judge_rimea11, NULL},
+    {RIMEA, "rimea-12", "effect of bottlenecks", "flow at corridor end >= exit flow - 0.05",
+     judge_rimea12, NULL},
+    {RIMEA, "rimea-13", "fundamental diagram on stairs", "up and down speeds vs density", NULL,
+     "stairs with direction-dependent speeds"},
+    {RIMEA, "rimea-14", "route choice over floors", "short or long route documented", NULL,
+     k_levels},
+    {RIMEA, "rimea-15", "large crowd round a corner", "corner slower than straight", judge_rimea15,
+     NULL},
+    {RIMEA, "rimea-16", "1D fundamental diagram", "in the 10-90 % band of experiments", NULL,
+     "single-file reference data (10-90 % band)"},
+
+    {ISO, "iso-1", "pre-evacuation times", "KS test against the assigned distribution", NULL,
+     k_premove},
+    {ISO, "iso-2", "speed in a corridor", "1.0 +- 0.05 m/s over 40 m", judge_corridor_speed, NULL},
+    {ISO, "iso-3", "speed on stairs", "10 m at 0.5 x 1 m/s: 20 s +-5 %", judge_stairs_up, NULL},
+    {ISO, "iso-4", "movement round a corner", "all arrive, no body >1 % r into a wall",
+     judge_corner, NULL},
+    {ISO, "iso-5", "assigned demographics", "N(1.2, 0.2): mean, sd +-0.05, KS p > 0.05", judge_demo,
+     NULL},
+    {ISO, "iso-6", "counter-flow", "crossing time rises with counter-flow", judge_cf, NULL},
+    {ISO, "iso-7", "movement disabilities", "impaired occupant lengthens evacuation",
+     judge_disability, NULL},
+    {ISO, "iso-8", "exit route allocation", "everyone by the assigned exit", judge_alloc, NULL},
+    {ISO, "iso-9", "dynamic exit availability", "leaves by exit 2 after exit 1 closes",
+     judge_dynamic_exit, NULL},
+    {ISO, "iso-10", "congestion", "peak density at neck and stair > mid-corridor", judge_congestion,
+     NULL},
+    {ISO, "iso-11", "maximum flow, 1 m exit", "flow <= 1.33 persons/s", judge_door, NULL},
+    {ISO, "iso-12", "stair flow rates", "flow rises with stair width", judge_stair_flow, NULL},
+    {ISO, "iso-13", "corridor fundamental diagram", "speed falls with density, <= 1.34 m/s",
+     judge_iso13, NULL},
+    {ISO, "iso-14", "group behaviour", "group members arrive together", NULL, k_groups},
+    {ISO, "iso-15", "social influence", "others' choice shifts exit use", NULL, k_social},
+    {ISO, "iso-16", "affiliation", "familiar exit preferred", NULL, k_affil},
+    {ISO, "iso-17", "route choice by layout", "shortcut via stairs taken by most",
+     judge_route_choice, NULL},
+
+    {NIST, "nist-1.1", "pre-evacuation distributions", "KS test, alpha 0.05", NULL, k_premove},
+    {NIST, "nist-2.1", "speed in a corridor", "1.0 +- 0.05 m/s over 40 m", judge_corridor_speed,
+     NULL},
+    {NIST, "nist-2.2", "speed on stairs", "up 20 s, down 13.33 s, +-5 %", judge_stairs_both, NULL},
+    {NIST, "nist-2.3", "movement round a corner", "all arrive, no body >1 % r into a wall",
+     judge_corner, NULL},
+    {NIST, "nist-2.4", "assigned demographics", "N(1.2, 0.2): mean, sd +-0.05, KS p > 0.05",
+     judge_demo, NULL},
+    {NIST, "nist-2.5", "reduced visibility", "speed falls with smoke extinction", NULL,
+     "smoke and visibility"},
+    {NIST, "nist-2.6", "occupant incapacitation", "incapacitated by FED", NULL,
+     "toxic gases and fractional effective dose"},
+    {NIST, "nist-2.7", "elevator usage", "elevator travel times", NULL, "elevators"},
+    {NIST, "nist-2.8", "horizontal counter-flows", "crossing time rises with counter-flow",
+     judge_cf, NULL},
+    {NIST, "nist-2.9", "group behaviours", "group members move together", NULL, k_groups},
+    {NIST, "nist-2.10", "people with movement disabilities",
+     "impaired occupant lengthens evacuation", judge_disability, NULL},
+    {NIST, "nist-3.1", "exit route allocation", "everyone by the assigned exit", judge_alloc, NULL},
+    {NIST, "nist-3.2", "social influence", "others' choice shifts exit use", NULL, k_social},
+    {NIST, "nist-3.3", "affiliation", "familiar exit preferred", NULL, k_affil},
+    {NIST, "nist-4.1", "dynamic exit availability", "leaves by exit 2 after exit 1 closes",
+     judge_dynamic_exit, NULL},
+    {NIST, "nist-5.1", "congestion", "peak density at neck and stair > mid-corridor",
+     judge_congestion, NULL},
+    {NIST, "nist-5.2", "maximum flow rates", "flow <= 1.33 persons/s through 1 m", judge_door,
+     NULL},
+
+    {IMO, "imo-1", "speed in a corridor", "40 m at 1 m/s: 40 +- 2 s", judge_imo1, NULL},
+    {IMO, "imo-2", "speed up a staircase", "10 m at 0.5 x 1 m/s: 20 s +-5 %", judge_stairs_up,
+     NULL},
+    {IMO, "imo-3", "speed down a staircase", "10 m at 0.75 x 1 m/s: 13.33 s +-5 %",
+     judge_stairs_down, NULL},
+    {IMO, "imo-4", "exit flow rate", "flow <= 1.33 persons/s through 1 m", judge_door, NULL},
+    {IMO, "imo-5", "response time", "start times uniform in [10, 100] s", NULL, k_premove},
+    {IMO, "imo-6", "rounding corners", "all arrive, no body >1 % r into a wall", judge_corner,
+     NULL},
+    {IMO, "imo-7", "population demographics", "speeds within the IMO table's ranges", NULL,
+     k_uniform},
+    {IMO, "imo-8", "counterflow", "crossing time rises with counterflow", judge_cf, NULL},
+    {IMO, "imo-9", "exit flow: public room", "2 of 4 exits closed: time x[1.8, 2.2]", judge_hall,
+     NULL},
+    {IMO, "imo-10", "exit route allocation", "everyone by the assigned exit", judge_alloc, NULL},
+    {IMO, "imo-11", "staircase congestion", "peak density at neck and stair > mid-corridor",
+     judge_congestion, NULL},
+};
+
+#define N_TESTS (sizeof k_tests / sizeof k_tests[0])
+
+static const char *const k_suites[] = {RIMEA, ISO, NIST, IMO};
+static const char *const k_suite_long[] = {"RiMEA 4.1.1", "ISO 20414:2020", "NIST TN 1822",
+                                           "IMO MSC.1/Circ.1533"};
+
+/* ---- options, output --------------------------------------------------------------------- */
+
+/* Whether `id` matches one of the comma-separated shell patterns in `only` (NULL: all). */
+static bool selected(const char *only, const char *id) {
+    if (!only) return true;
+    const char *p = only;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char pat[128];
+        if (len > 0 && len < sizeof pat) {
+            memcpy(pat, p, len);
+            pat[len] = '\0';
+            if (fnmatch(pat, id, 0) == 0) return true;
+        }
+        if (!e) break;
+        p = e + 1;
+    }
+    return false;
+}
+
+/* A JSON string, escaped. */
+static void json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+        else fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* Widths of the table's text columns: the longest `checked` and `criterion` of all tests. */
+static int g_checked_w = 7, g_criterion_w = 9;
+
+static void print_row(FILE *f, const char *suite, const char *id, const char *status,
+                      const char *checked, const char *criterion, const char *measured) {
+    fprintf(f, "%-6s %-9s  %-13s  %-*s  %-*s  %s\n", suite, id, status, g_checked_w, checked,
+            g_criterion_w, criterion, measured);
+}
+
+int th_cmd_verify(int argc, char **argv) {
+    const char *only = NULL, *json = NULL;
+    uint64_t threads = 0;
+    bool list = false;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(k_verify_help, stdout);
+            return 0;
+        }
+    }
+    for (int i = 0; i < argc; i++) {
+        const char *v = NULL;
+        int m;
+        if ((m = th_arg_flag("throng verify", argc, argv, &i, "--only", true, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
+            if (!v[0]) {
+                fprintf(stderr, "throng verify: --only needs a pattern, got ''\n");
+                return TH_EXIT_USAGE;
+            }
+            only = v;
+        } else if ((m = th_arg_flag("throng verify", argc, argv, &i, "--json", true, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
+            if (!v[0]) {
+                fprintf(stderr, "throng verify: --json needs a file name, got ''\n");
+                return TH_EXIT_USAGE;
+            }
+            json = v;
+        } else if ((m = th_arg_flag("throng verify", argc, argv, &i, "--threads", true, &v))) {
+            if (m < 0 || !th_arg_u64("--threads", v, 0, TH_MAX_THREADS, &threads))
+                return TH_EXIT_USAGE;
+        } else if ((m = th_arg_flag("throng verify", argc, argv, &i, "--list", false, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
+            list = true;
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "throng verify: unknown option '%s' (see 'throng verify --help')\n",
+                    argv[i]);
+            return TH_EXIT_USAGE;
+        } else {
+            fprintf(stderr,
+                    "throng verify: unexpected argument '%s': verify takes no scene (see "
+                    "'throng verify --help')\n",
+                    argv[i]);
+            return TH_EXIT_USAGE;
+        }
+    }
+    size_t chosen = 0;
+    for (size_t k = 0; k < N_TESTS; k++) chosen += selected(only, k_tests[k].id);
+    if (chosen == 0) {
+        fprintf(stderr,
+                "throng verify: --only '%s' matches no test (ids such as rimea-4, iso-11, "
+                "nist-2.1, imo-8; see 'throng verify --list')\n",
+                only);
+        return TH_EXIT_USAGE;
+    }
+    if (list) {
+        for (size_t k = 0; k < N_TESTS; k++)
+            if (selected(only, k_tests[k].id))
+                printf("%-10s %-6s %s\n", k_tests[k].id, k_tests[k].suite, k_tests[k].checked);
+        return 0;
+    }
+    FILE *jf = NULL;
+    if (json) {
+        th_file_use use = {.name = "--json", .path = json, .output = true, .regular = true};
+        th_error err;
+        if (!th_file_check_writable(&use, &err)) {
+            fprintf(stderr, "throng verify: %s\n", err.message);
+            return TH_EXIT_USAGE;
+        }
+        jf = fopen(json, "w");
+        if (!jf) {
+            fprintf(stderr, "throng verify: --json: cannot write '%s'\n", json);
+            return TH_EXIT_USAGE;
+        }
+    }
+    if (threads == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n < 1 ? 1 : (n > TH_MAX_THREADS ? TH_MAX_THREADS : (uint64_t)n);
+    }
+    vopts o = {.threads = (uint32_t)threads};
+
+    vstatus *st = calloc(N_TESTS, sizeof *st);
+    char(*measured)[MEASURED_CAP] = calloc(N_TESTS, MEASURED_CAP);
+    if (!st || !measured) {
+        free(st);
+        free(measured);
+        if (jf) fclose(jf);
+        fprintf(stderr, "throng verify: out of memory\n");
+        return 1;
+    }
+    size_t done = 0;
+    for (size_t k = 0; k < N_TESTS; k++) {
+        const vtest *t = &k_tests[k];
+        if (!selected(only, t->id)) continue;
+        done++;
+        if (!t->judge) {
+            st[k] = V_NEEDS;
+            snprintf(measured[k], MEASURED_CAP, "needs %s", t->needs);
+            continue;
+        }
+        fprintf(stderr, "throng verify: [%zu/%zu] %s: %s\n", done, chosen, t->id, t->checked);
+        st[k] = t->judge(&o, measured[k], MEASURED_CAP);
+    }
+
+    size_t count[4] = {0, 0, 0, 0};
+    for (size_t k = 0; k < N_TESTS; k++) {
+        int a = (int)strlen(k_tests[k].checked), b = (int)strlen(k_tests[k].criterion);
+        if (a > g_checked_w) g_checked_w = a;
+        if (b > g_criterion_w) g_criterion_w = b;
+    }
+    print_row(stdout, "suite", "test", "result", "checked", "criterion", "measured");
+    for (size_t k = 0; k < N_TESTS; k++) {
+        if (!selected(only, k_tests[k].id)) continue;
+        count[st[k]]++;
+        print_row(stdout, k_tests[k].suite, k_tests[k].id, k_status_name[st[k]], k_tests[k].checked,
+                  k_tests[k].criterion, measured[k]);
+    }
+    printf("verify    %zu pass, %zu fail, %zu needs-feature, %zu error, of %zu test(s)\n",
+           count[V_PASS], count[V_FAIL], count[V_NEEDS], count[V_ERROR], chosen);
+
+    int rc = count[V_FAIL] || count[V_ERROR] ? 1 : 0;
+    if (jf) {
+        fprintf(jf, "{\n  \"suites\": [");
+        for (size_t s = 0; s < sizeof k_suites / sizeof k_suites[0]; s++) {
+            fprintf(jf, "%s{\"name\": ", s ? ", " : "");
+            json_str(jf, k_suites[s]);
+            fprintf(jf, ", \"standard\": ");
+            json_str(jf, k_suite_long[s]);
+            size_t c[4] = {0, 0, 0, 0};
+            for (size_t k = 0; k < N_TESTS; k++)
+                if (selected(only, k_tests[k].id) && strcmp(k_tests[k].suite, k_suites[s]) == 0)
+                    c[st[k]]++;
+            fprintf(jf, ", \"pass\": %zu, \"fail\": %zu, \"needs_feature\": %zu, \"error\": %zu}",
+                    c[V_PASS], c[V_FAIL], c[V_NEEDS], c[V_ERROR]);
+        }
+        fprintf(jf, "],\n  \"threads\": %u,\n  \"tests\": [\n", o.threads);
+        bool first = true;
+        for (size_t k = 0; k < N_TESTS; k++) {
+            const vtest *t = &k_tests[k];
+            if (!selected(only, t->id)) continue;
+            fprintf(jf, "%s    {\"suite\": ", first ? "" : ",\n");
+            first = false;
+            json_str(jf, t->suite);
+            fprintf(jf, ", \"id\": ");
+            json_str(jf, t->id);
+            fprintf(jf, ", \"checked\": ");
+            json_str(jf, t->checked);
+            fprintf(jf, ", \"criterion\": ");
+            json_str(jf, t->criterion);
+            fprintf(jf, ", \"measured\": ");
+            json_str(jf, measured[k]);
+            fprintf(jf, ", \"status\": ");
+            json_str(jf, k_status_name[st[k]]);
+            fprintf(jf, ", \"needs\": ");
+            if (t->needs) json_str(jf, t->needs);
+            else fputs("null", jf);
+            fputc('}', jf);
+        }
+        fprintf(jf,
+                "\n  ],\n  \"counts\": {\"pass\": %zu, \"fail\": %zu, \"needs_feature\": %zu, "
+                "\"error\": %zu, \"total\": %zu},\n",
+                count[V_PASS], count[V_FAIL], count[V_NEEDS], count[V_ERROR], chosen);
+        /* The fundamental diagram's points, when it ran (for plots). */
+        fprintf(jf, "  \"fundamental_diagram\": [");
+        if (fd.c.ok) {
+            for (int p = 0; p < FD_POINTS; p++)
+                fprintf(jf,
+                        "%s{\"nominal\": %.2f, \"density\": %.4f, \"speed\": %.4f, "
+                        "\"weidmann\": %.4f}",
+                        p ? ", " : "", k_fd_density[p], fd.rho[p], fd.v[p],
+                        th_vs_weidmann_speed(fd.rho[p]));
+        }
+        fprintf(jf, "],\n  \"exit_code\": %d\n}\n", rc);
+        if (fclose(jf) != 0) {
+            fprintf(stderr, "throng verify: writing %s failed\n", json);
+            rc = 1;
+        }
+    }
+    free(st);
+    free(measured);
+    return rc;
+}

@@ -50,12 +50,12 @@ END_TEST
 
 /* Every kind, untruncated and truncated. */
 static const th_distribution k_dists[] = {
-    {TH_DISTRIB_UNIFORM, 10, 60, 0, 0},     {TH_DISTRIB_UNIFORM, 10, 60, 20, 30},
-    {TH_DISTRIB_NORMAL, 60, 15, 0, 0},      {TH_DISTRIB_NORMAL, 60, 15, 50, 65},
-    {TH_DISTRIB_NORMAL, 5, 10, 0, 0},       {TH_DISTRIB_LOGNORMAL, 3.5f, 0.5f, 0, 0},
+    {TH_DISTRIB_UNIFORM, 10, 60, 0, 0},         {TH_DISTRIB_UNIFORM, 10, 60, 20, 30},
+    {TH_DISTRIB_NORMAL, 60, 15, 0, 0},          {TH_DISTRIB_NORMAL, 60, 15, 50, 65},
+    {TH_DISTRIB_NORMAL, 5, 10, 0, 0},           {TH_DISTRIB_LOGNORMAL, 3.5f, 0.5f, 0, 0},
     {TH_DISTRIB_LOGNORMAL, 3.5f, 0.5f, 10, 40}, {TH_DISTRIB_GAMMA, 2, 30, 0, 0},
-    {TH_DISTRIB_GAMMA, 0.7f, 10, 1, 100},   {TH_DISTRIB_GAMMA, 40, 2, 0, 0},
-    {TH_DISTRIB_WEIBULL, 1.5f, 60, 0, 0},   {TH_DISTRIB_WEIBULL, 0.8f, 20, 5, 50},
+    {TH_DISTRIB_GAMMA, 0.7f, 10, 1, 100},       {TH_DISTRIB_GAMMA, 40, 2, 0, 0},
+    {TH_DISTRIB_WEIBULL, 1.5f, 60, 0, 0},       {TH_DISTRIB_WEIBULL, 0.8f, 20, 5, 50},
 };
 enum { N_DISTS = sizeof k_dists / sizeof k_dists[0] };
 
@@ -160,7 +160,8 @@ static th_world *standing_world(uint32_t threads, th_agent_id *ids) {
         cd.pre_movement = dist(TH_DISTRIB_UNIFORM, 1, 3, 0, 0);
         ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), m);
         for (int k = 0; k < 60; k++) {
-            const th_vec2 p = th_v2(5.0f + 3.0f * (float)(k % 10), 3.0f + 3.0f * (float)(k / 10) + 18.0f * (float)m);
+            const th_vec2 p = th_v2(5.0f + 3.0f * (float)(k % 10),
+                                    3.0f + 3.0f * (float)(k / 10) + 18.0f * (float)m);
             ids[m * 60 + k] =
                 th_world_add_agent(w, CROWD_ID(m), p, m ? th_v2(0, 0) : th_v2(1, 0), &err);
             ck_assert(th_agent_id_valid(ids[m * 60 + k]));
@@ -199,8 +200,8 @@ START_TEST(agents_stand_until_their_time) {
             const float moved = th_v2_len(th_v2_sub(a.position, start[i]));
             if (now <= when[i] + 1e-4f) {
                 ck_assert_msg(moved == 0.0f && th_v2_len(a.velocity) == 0.0f,
-                              "agent %d moved %g m at %g s, before its time %g s", i,
-                              (double)moved, (double)now, (double)when[i]);
+                              "agent %d moved %g m at %g s, before its time %g s", i, (double)moved,
+                              (double)now, (double)when[i]);
             } else if (now >= when[i] + 0.5f) {
                 moved_late[i] |= moved > 0.05f;
             }

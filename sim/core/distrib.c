@@ -23,8 +23,8 @@ static double phi_inv(double p) {
     static const double c[6] = {-7.784894002430293e-03, -3.223964580411365e-01,
                                 -2.400758277161838e+00, -2.549732539343734e+00,
                                 4.374664141464968e+00,  2.938163982698783e+00};
-    static const double d[4] = {7.784695709041462e-03, 3.224671290700398e-01,
-                                2.445134137142996e+00, 3.754408661907416e+00};
+    static const double d[4] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                                3.754408661907416e+00};
     const double lo = 0.02425, hi = 1.0 - lo;
     if (p <= 0.0) return -INFINITY;
     if (p >= 1.0) return INFINITY;
@@ -210,7 +210,8 @@ bool th_distrib_check(const th_distribution *d, const char *what, th_error *err)
         th_error_set(err, TH_ERR_INVALID, "%s%s%s, got (%g, %g)", W(what), bad, a, b);
         return false;
     }
-    if (!in_range(d->min, 0.0, MAX_TIME) || !(d->max == 0.0f || in_range(d->max, d->min, MAX_TIME))) {
+    if (!in_range(d->min, 0.0, MAX_TIME) ||
+        !(d->max == 0.0f || in_range(d->max, d->min, MAX_TIME))) {
         th_error_set(err, TH_ERR_INVALID,
                      "%s%sthe bounds must be 0 <= min <= max <= 1e7 (max 0: none), got min %g, "
                      "max %g",
@@ -223,8 +224,8 @@ bool th_distrib_check(const th_distribution *d, const char *what, th_error *err)
                              : !(th_distrib_cdf(d, hi) - th_distrib_cdf(d, d->min) > 1e-12);
     if (empty) {
         th_error_set(err, TH_ERR_INVALID,
-                     "%s%sno value of the distribution lies within the bounds [%g, %g]",
-                     W(what), (double)d->min, hi);
+                     "%s%sno value of the distribution lies within the bounds [%g, %g]", W(what),
+                     (double)d->min, hi);
         return false;
     }
     return true;

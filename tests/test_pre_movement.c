@@ -1,4 +1,6 @@
-/* Pre-movement (response) times (sim/core/distrib.c, docs/pedestrians.md):
+/* Per-agent distributions (sim/core/distrib.c, docs/pedestrians.md): pre-movement (response)
+ * times, and free speeds drawn from a crowd's distribution (uniform, capped at max_speed, at the
+ * end). Pre-movement times:
  *   - each distribution's CDF against values known in closed form or from tables;
  *   - its draws against its CDF: the quantile inverts the truncated CDF, and draws from random
  *     uniforms pass a Kolmogorov-Smirnov test at the 1 % level, within their bounds;
@@ -228,6 +230,64 @@ START_TEST(same_hash_on_1_2_3_8_threads) {
 }
 END_TEST
 
+/* Free speeds from a distribution: 200 walkers in lanes 1 m apart, free speeds uniform on
+ * [lo, hi] capped at max_speed; after 8 s each walks at its free speed, and the speeds are
+ * uniform on [lo, min(hi, max_speed)] by the KS test at 1 %. */
+static void free_speeds(float lo, float hi, float max_speed) {
+    enum { N = 200 };
+    th_world_def wd = th_default_world_def();
+    wd.width = 60;
+    wd.height = (float)N + 2.0f;
+    wd.seed = 3;
+    wd.threads = 2;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.heading = th_v2(1, 0);
+    cd.max_speed = max_speed;
+    cd.free_speed = dist(TH_DISTRIB_UNIFORM, lo, hi, 0, 0);
+    ck_assert_msg(IDX(th_world_add_crowd(w, &cd, &err)) == 0, "%s", err.message);
+    th_agent_id ids[N];
+    for (int k = 0; k < N; k++)
+        ids[k] = th_world_add_agent(w, CROWD_ID(0), th_v2(2, 1.5f + (float)k), th_v2(0, 0), &err);
+    for (int s = 0; s < 8 * 60; s++) th_world_step(w);
+    const float top = fminf(hi, max_speed);
+    static double u[N];
+    for (int k = 0; k < N; k++) {
+        th_agent_state a;
+        ck_assert(th_world_get_agent(w, ids[k], &a));
+        const float v = th_v2_len(a.velocity);
+        ck_assert_msg(v >= lo - 0.01f && v <= top + 0.01f, "walker %d at %g m/s, not in [%g, %g]",
+                      k, (double)v, (double)lo, (double)top);
+        u[k] = (v - lo) / (top - lo);
+    }
+    qsort(u, N, sizeof u[0], cmp_double);
+    double d = 0.0;
+    for (int k = 0; k < N; k++) {
+        const double f = fmin(1.0, fmax(0.0, u[k]));
+        d = fmax(d, fmax(fabs(f - (double)k / N), fabs((double)(k + 1) / N - f)));
+    }
+    ck_assert_msg(d < 1.628 / sqrt((double)N), "KS D = %g against uniform [%g, %g]", d, (double)lo,
+                  (double)top);
+    th_world_destroy(w);
+}
+
+START_TEST(free_speeds_follow_the_crowd_distribution) {
+    free_speeds(0.8f, 1.6f, 2.5f);
+    free_speeds(1.0f, 3.0f, 2.0f); /* capped: uniform on [1, 2] */
+    /* Nothing of the range under max_speed: refused. */
+    th_world_def wd = th_default_world_def();
+    th_world *w = th_world_create(&wd, NULL);
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.free_speed = dist(TH_DISTRIB_UNIFORM, 3.0f, 4.0f, 0, 0);
+    th_error err;
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
+    ck_assert_msg(strstr(err.message, "free_speed"), "%s", err.message);
+    th_world_destroy(w);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("pre_movement");
     TCase *tc = tcase_create("pre_movement");
@@ -238,6 +298,7 @@ int main(void) {
     tcase_add_test(tc, bad_distributions_are_refused);
     tcase_add_test(tc, agents_stand_until_their_time);
     tcase_add_test(tc, same_hash_on_1_2_3_8_threads);
+    tcase_add_test(tc, free_speeds_follow_the_crowd_distribution);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -8,7 +8,8 @@
 #     pre_movement entry give the count, the mean (against the trajectories) and who still waits;
 #   - walkers waiting for their time are not stalled, though they make no progress;
 #   - the same state hash on 1 and 3 threads;
-#   - scene errors for bad distributions, at their line and column.
+#   - scene errors for bad distributions, and for free speeds on boids or above max_speed, at
+#     their line and column.
 #
 # usage: test_pre_movement_cli.sh path/to/throng
 set -u
@@ -116,4 +117,19 @@ bad "two distributions" "{normal: [20, 5], gamma: [1, 2]}" "6:44:" "expected one
 bad "uniform upside down" "{uniform: [30, 10]}" "6:19:" "a <= b"
 bad "an unknown distribution" "{beta: [1, 2]}" "6:20:" "unknown key 'beta'"
 bad "bounds holding nothing" "{normal: [20, 1], min: 60, max: 70}" "6:19:" "no value"
+# Free speeds take the same forms; they are the pedestrian model's, and max_speed caps them.
+printf 'name: bad\nworld: {size: [10, 10]}\ncrowds:\n  - name: c\n    count: 1\n    free_speed: {uniform: [1, 2]}\n' >"$tmp/boids.yaml"
+run check "$tmp/boids.yaml"
+if [[ $rc -eq 2 ]] && grep -qF "boids.yaml:6:17:" "$tmp/err" && grep -qF "pedestrian model" "$tmp/err"; then
+    pass "free_speed on a boids crowd"
+else
+    fail "free_speed on a boids crowd" "exit code $rc"
+fi
+printf 'name: bad\nworld: {size: [10, 10]}\ncrowds:\n  - name: c\n    model: pedestrian\n    count: 1\n    free_speed: {uniform: [3, 4]}\n' >"$tmp/fast.yaml"
+run check "$tmp/fast.yaml"
+if [[ $rc -eq 2 ]] && grep -qF "fast.yaml:7:17:" "$tmp/err" && grep -qF "max_speed 2.5 m/s caps it" "$tmp/err"; then
+    pass "free_speed above max_speed"
+else
+    fail "free_speed above max_speed" "exit code $rc"
+fi
 finish

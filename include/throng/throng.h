@@ -454,6 +454,12 @@ typedef struct th_crowd_def {
      * added, the agent stands (velocity 0; bodies still push it) until this time has passed,
      * then moves as its crowd does. Default TH_DISTRIB_NONE: it moves at once. */
     th_distribution pre_movement;
+
+    /* The pedestrian model: free walking speeds drawn from this distribution (m/s) instead of
+     * normal(desired_speed, desired_speed_sd), truncated to [min, max] with max at most
+     * max_speed (max 0: max_speed); e.g. uniform over an age group's range (IMO MSC.1/Circ.1533,
+     * RiMEA's age table). Default TH_DISTRIB_NONE: desired_speed and desired_speed_sd. */
+    th_distribution free_speed;
 } th_crowd_def;
 
 /** A crowd def with every default filled in (boids). */

@@ -20,6 +20,13 @@
  * on every machine, unlike a Box-Muller transform through libm's log and cos. */
 static float draw_desired_speed(const th_world *w, const th_crowd_def *d, th_agent_id id) {
     if (d->model != TH_MODEL_PEDESTRIAN) return 0.0f;
+    if (d->free_speed.kind != TH_DISTRIB_NONE) {
+        /* From the crowd's own distribution (truncated at max_speed: th_crowd_free_speed). */
+        const th_distribution f = th_crowd_free_speed(d);
+        const uint64_t r = th_rng_u64(w->def.seed, 0x5e3e0000u + th_agent_key(id), 0);
+        const double u = ((double)(r >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+        return th_clampf((float)th_distrib_draw(&f, u), 0.01f, d->max_speed);
+    }
     float z = -6.0f;
     for (uint32_t k = 0; k < 12; k++)
         z += th_rng_f01(w->def.seed, 0x5e3d0000u + th_agent_key(id), k);

@@ -48,6 +48,12 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     /* Every numeric parameter against its row of the one table (crowd_params.h). */
     if (!th_crowd_params_check(&d, err)) return -1;
     if (!th_distrib_check(&d.pre_movement, "pre_movement", err)) return -1;
+    if (d.model == TH_MODEL_PEDESTRIAN && d.free_speed.kind != TH_DISTRIB_NONE) {
+        const th_distribution f = th_crowd_free_speed(&d);
+        if (!th_distrib_check(&d.free_speed, "free_speed", err) ||
+            !th_distrib_check(&f, "free_speed (at most max_speed)", err))
+            return -1;
+    }
     if (d.type != TH_TYPE_OWN && d.type >= TH_MAX_TYPES) {
         th_error_set(err, TH_ERR_INVALID, "type must be below %d (or TH_TYPE_OWN), got %u",
                      TH_MAX_TYPES, d.type);

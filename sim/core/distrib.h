@@ -33,4 +33,11 @@ double th_distrib_draw(const th_distribution *d, double u);
 /* The mean of d untruncated (for the documentation's examples and tests). */
 double th_distrib_mean(const th_distribution *d);
 
+/* A pedestrian crowd's free-speed distribution as drawn: its upper bound at most max_speed. */
+static inline th_distribution th_crowd_free_speed(const th_crowd_def *d) {
+    th_distribution f = d->free_speed;
+    if (f.max == 0.0f || f.max > d->max_speed) f.max = d->max_speed;
+    return f;
+}
+
 #endif

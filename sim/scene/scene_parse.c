@@ -539,14 +539,15 @@ static bool crowd_param(const th_scene *s, const th_crowd_param *p, const th_yno
     return true;
 }
 
-/* A crowd's pre-movement times: seconds, as a number (every agent the same) or a mapping of one
- * distribution and optional bounds:
+/* A per-agent distribution: a crowd's pre-movement times (seconds) or free speeds (m/s), as a
+ * number (every agent the same) or a mapping of one distribution and optional bounds:
  *     pre_movement: 30
  *     pre_movement: {uniform: [10, 60]}
  *     pre_movement: {normal: [60, 15], min: 20, max: 120}     # mean, standard deviation
  *     pre_movement: {lognormal: [3.5, 0.5]}                   # mean and sd of ln t
- *     pre_movement: {gamma: [2, 30]}  {weibull: [1.5, 60]}    # shape, scale */
-static bool parse_pre_movement(const th_scene *s, const th_ynode *v, const char *path,
+ *     pre_movement: {gamma: [2, 30]}  {weibull: [1.5, 60]}    # shape, scale
+ *     free_speed: {uniform: [0.93, 1.55]} */
+static bool parse_distribution(const th_scene *s, const th_ynode *v, const char *path,
                                th_distribution *out, th_error *err) {
     static const char *const kinds[] = {"constant", "uniform", "normal", "lognormal",
                                         "gamma",    "weibull", NULL};
@@ -617,11 +618,23 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
     th_scene *s = c->s;
     /* The crowd's keys: its own, then every numeric one of the parameter table. */
 #define TH_PARAM_KEY(key, field, lo, lo_open, hi, hi_open, boids, ped, note, unit, model, doc) key,
-    static const char *const keys[] = {
-        "name",    "count",         "behavior",     "spawn",
-        "agents",  "initial_speed", "color",        "type",
-        "target",  "pursuit",       "flee_types",   "model",
-        "heading", "goal",          "pre_movement", TH_CROWD_PARAMS(TH_PARAM_KEY) NULL};
+    static const char *const keys[] = {"name",
+                                       "count",
+                                       "behavior",
+                                       "spawn",
+                                       "agents",
+                                       "initial_speed",
+                                       "color",
+                                       "type",
+                                       "target",
+                                       "pursuit",
+                                       "flee_types",
+                                       "model",
+                                       "heading",
+                                       "goal",
+                                       "pre_movement",
+                                       "free_speed",
+                                       TH_CROWD_PARAMS(TH_PARAM_KEY) NULL};
 #undef TH_PARAM_KEY
     char path[64], sub[128];
     snprintf(path, sizeof path, "crowds[%u]", index);
@@ -749,7 +762,19 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
     }
     if ((v = th_ynode_get(n, "pre_movement"))) {
         snprintf(sub, sizeof sub, "%s.pre_movement", path);
-        if (!parse_pre_movement(s, v, sub, &d->pre_movement, c->err)) return false;
+        if (!parse_distribution(s, v, sub, &d->pre_movement, c->err)) return false;
+    }
+    if ((v = th_ynode_get(n, "free_speed"))) {
+        snprintf(sub, sizeof sub, "%s.free_speed", path);
+        if (d->model != TH_MODEL_PEDESTRIAN)
+            return FAIL(s, v, sub, c->err,
+                        "free speeds are the pedestrian model's (set model: pedestrian)");
+        if (!parse_distribution(s, v, sub, &d->free_speed, c->err)) return false;
+        const th_distribution f = th_crowd_free_speed(d);
+        th_error rule;
+        if (!th_distrib_check(&f, NULL, &rule))
+            return FAIL(s, v, sub, c->err, "%s (max_speed %g m/s caps it)", rule.message,
+                        (double)d->max_speed);
     }
     if (s->bounds == TH_BOUNDS_WRAP) {
         th_error rule;

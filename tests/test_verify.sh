@@ -15,7 +15,8 @@ need_executable "$bin"
 need python3 "to read the JSON back"
 usage_ran="^verify  "
 
-# One test of each suite that passes, one that needs a feature, and the cheap ones besides.
+# One test of each suite that passes, one that needs a feature, and the cheap ones besides
+# (pre-movement times in a room among them).
 fast='rimea-1,rimea-5,iso-2,iso-14,nist-2.1,nist-2.7,imo-1,imo-5,iso-9,rimea-2,imo-3,rimea-10'
 
 run verify --only "$fast" --threads 1 --json "$tmp/v1.json"
@@ -28,7 +29,7 @@ else
 fi
 if [[ $(grep -c -E '^(RiMEA|ISO|NIST|IMO) ' "$tmp/table1") -eq 12 ]] &&
     grep -qE '^suite +test +result +checked +criterion +measured' "$tmp/table1" &&
-    grep -qE '^verify +8 pass, 0 fail, 4 needs-feature, 0 error, of 12 test' "$tmp/table1"; then
+    grep -qE '^verify +10 pass, 0 fail, 2 needs-feature, 0 error, of 12 test' "$tmp/table1"; then
     pass "table: a header, 12 rows and the counts"
 else
     fail "table: a header, 12 rows and the counts" "see stdout"
@@ -47,12 +48,15 @@ j = json.load(open(sys.argv[1]))
 rows = j["tests"]
 assert len(rows) == 12, len(rows)
 c = j["counts"]
-assert (c["pass"], c["fail"], c["needs_feature"], c["error"], c["total"]) == (8, 0, 4, 0, 12), c
+assert (c["pass"], c["fail"], c["needs_feature"], c["error"], c["total"]) == (10, 0, 2, 0, 12), c
 assert [s["name"] for s in j["suites"]] == ["RiMEA", "ISO", "NIST", "IMO"], j["suites"]
 got = {s["name"]: (s["pass"], s["needs_feature"]) for s in j["suites"]}
-assert got == {"RiMEA": (3, 1), "ISO": (2, 1), "NIST": (1, 1), "IMO": (2, 1)}, got
+assert got == {"RiMEA": (4, 0), "ISO": (2, 1), "NIST": (1, 1), "IMO": (3, 0)}, got
 assert j["exit_code"] == 0
 by = {r["id"]: r for r in rows}
+# Ten occupants with times from U[10, 100] s, each starting in the step after its time.
+assert by["rimea-5"]["measured"].startswith("10 of 10 start on time"), by["rimea-5"]
+assert by["imo-5"]["measured"] == by["rimea-5"]["measured"], by["imo-5"]
 for r in rows:
     assert r["status"] in ("pass", "needs-feature"), r
     assert (r["status"] == "needs-feature") == (r["needs"] is not None), r

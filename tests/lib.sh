@@ -55,6 +55,20 @@ expect_usage() {
     fi
 }
 
+# expect_scene_error NAME FILE WHERE SAYS: `throng check FILE` refuses the scene: exit code 2,
+# and on stderr FILE's name at WHERE (line:column:) and SAYS.
+expect_scene_error() {
+    local name=$1 file=$2 where=$3 says=$4
+    run check "$file"
+    if [[ $rc -ne 2 ]]; then
+        fail "$name" "exit code $rc, expected 2"
+    elif ! grep -qF -- "$(basename "$file"):$where" "$tmp/err" || ! grep -qF -- "$says" "$tmp/err"; then
+        fail "$name" "expected $(basename "$file"):$where and '$says'"
+    else
+        pass "$name"
+    fi
+}
+
 # need TOOL WHY: exit 2 (a broken set-up, not a skip) when TOOL is missing.
 need() {
     if ! command -v "$1" >/dev/null; then

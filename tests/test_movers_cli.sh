@@ -128,14 +128,7 @@ crowds:
     spawn: {rect: [1, 2, 1, 1]}
     $goal
 EOF
-    run check "$tmp/bad.yaml"
-    if [[ $rc -ne 2 ]]; then
-        fail "$1" "exit code $rc, expected 2"
-    elif ! grep -qF -- "bad.yaml:$3" "$tmp/err" || ! grep -qF -- "$4" "$tmp/err"; then
-        fail "$1" "expected bad.yaml:$3 and '$4'"
-    else
-        pass "$1"
-    fi
+    expect_scene_error "$1" "$tmp/bad.yaml" "$3" "$4"
 }
 bad "heading and to together" "heading: [1, 0], to: [1.5, 2.5]" "14:50:" "not both"
 bad "a point in a wall" "to: [2.5, 1.5]" "14:33:" "inside a wall"

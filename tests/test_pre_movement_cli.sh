@@ -103,14 +103,7 @@ fi
 bad() {
     printf 'name: bad\nworld: {size: [10, 10]}\ncrowds:\n  - name: c\n    count: 1\n    pre_movement: %s\n' \
         "$2" >"$tmp/bad.yaml"
-    run check "$tmp/bad.yaml"
-    if [[ $rc -ne 2 ]]; then
-        fail "$1" "exit code $rc, expected 2"
-    elif ! grep -qF -- "bad.yaml:$3" "$tmp/err" || ! grep -qF -- "$4" "$tmp/err"; then
-        fail "$1" "expected bad.yaml:$3 and '$4'"
-    else
-        pass "$1"
-    fi
+    expect_scene_error "$1" "$tmp/bad.yaml" "$3" "$4"
 }
 bad "a negative time" "-5" "6:19:" "expected a number in [0"
 bad "two distributions" "{normal: [20, 5], gamma: [1, 2]}" "6:44:" "expected one distribution"
@@ -119,17 +112,7 @@ bad "an unknown distribution" "{beta: [1, 2]}" "6:20:" "unknown key 'beta'"
 bad "bounds holding nothing" "{normal: [20, 1], min: 60, max: 70}" "6:19:" "no value"
 # Free speeds take the same forms; they are the pedestrian model's, and max_speed caps them.
 printf 'name: bad\nworld: {size: [10, 10]}\ncrowds:\n  - name: c\n    count: 1\n    free_speed: {uniform: [1, 2]}\n' >"$tmp/boids.yaml"
-run check "$tmp/boids.yaml"
-if [[ $rc -eq 2 ]] && grep -qF "boids.yaml:6:17:" "$tmp/err" && grep -qF "pedestrian model" "$tmp/err"; then
-    pass "free_speed on a boids crowd"
-else
-    fail "free_speed on a boids crowd" "exit code $rc"
-fi
+expect_scene_error "free_speed on a boids crowd" "$tmp/boids.yaml" "6:17:" "pedestrian model"
 printf 'name: bad\nworld: {size: [10, 10]}\ncrowds:\n  - name: c\n    model: pedestrian\n    count: 1\n    free_speed: {uniform: [3, 4]}\n' >"$tmp/fast.yaml"
-run check "$tmp/fast.yaml"
-if [[ $rc -eq 2 ]] && grep -qF "fast.yaml:7:17:" "$tmp/err" && grep -qF "max_speed 2.5 m/s caps it" "$tmp/err"; then
-    pass "free_speed above max_speed"
-else
-    fail "free_speed above max_speed" "exit code $rc"
-fi
+expect_scene_error "free_speed above max_speed" "$tmp/fast.yaml" "7:17:" "max_speed 2.5 m/s caps it"
 finish

@@ -676,7 +676,7 @@ TH_API bool th_world_get_target(const th_world *w, th_target_id target, th_vec2 
  *
  * Terrain events re-plan the centre's path from where the centre stands, in the step that
  * applies them: a block or a dearer set_cost re-plans the squads whose remaining path meets
- * the event's rectangle; a broken wall or a cheaper set_cost re-plans every squad still
+ * the event's rectangle; a broken wall, an open or a cheaper set_cost re-plans every squad still
  * marching (a shorter way may have opened anywhere). The centre never walks into a blocked
  * cell; a squad left with no route waits where it is (th_squad_info.stuck, not arrived) until
  * an event opens one. */
@@ -815,6 +815,7 @@ typedef enum th_event_type {
     TH_EVENT_BREAK_WALLS = 2, /* destructible walls in the cell rectangle become open */
     TH_EVENT_BLOCK_CELLS = 3, /* open, non-bunker cells in the rectangle become walls */
     TH_EVENT_SET_COST = 4,    /* open, non-bunker cells in the rectangle get terrain cost `cost` */
+    TH_EVENT_OPEN_CELLS = 5,  /* cells a block event closed in the rectangle open again */
 } th_event_type;
 
 /** An event: a bunker for the bunker events, an inclusive cell rectangle (clipped to the
@@ -849,9 +850,20 @@ TH_API bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1
  *  (and .removed); `throng run` reports them. */
 TH_API bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                                  th_error *err);
+/** Open again the cells in the rectangle (clipped) that block events closed: a door that
+ *  reopens. Each returns to open ground with the terrain cost it had when it was blocked (or
+ *  the last cost a set_cost gave it while closed); walls of the map, destructible or not, stay
+ *  walls (th_world_break_walls opens those), and open cells are left as they are. River maps,
+ *  destination fields and the nearest-bunker field are repaired outward from the opened cells
+ *  in the nav phase of the step that applies it, as after a broken wall, and marching squads
+ *  re-plan. What each cell's block closed is kept across any sequence of events (block, open,
+ *  block again, set_cost in between). */
+TH_API bool th_world_open_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                                th_error *err);
 /** Give every open, non-bunker cell in the rectangle (clipped) the terrain cost `cost` in
  *  [1, TH_CELL_COST_MAX]: a street flooded (dearer) or a swamp drained (cheaper). Walls and
- *  bunker cells are left as they are. Only routing changes (the walking speed is
+ *  bunker cells are left as they are; a cell a block closed stays closed and takes the cost
+ *  when an open event reopens it. Only routing changes (the walking speed is
  *  th_world_set_cell_speed's). River maps, destination fields and the nearest-bunker field are
  *  brought up to date in the nav phase of the step that applies it, exactly as if computed
  *  afresh on the new map: a cheaper cell is repaired outward from the cells that changed, a

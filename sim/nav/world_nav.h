@@ -64,6 +64,10 @@ typedef struct th_world_nav {
                                list (newly blocked, no open cell found yet), or the open cell
                                its agents move to */
 
+    /* Per cell: the terrain cost a block event closed away (so an open event can give it
+     * back), 0 for a cell no block closed. Allocated when the first block is scheduled. */
+    uint16_t *closed_cost;
+
     float *speed; /* per cell: walking speed factor in (0, 1], or NULL while all are 1 */
 
     /* What this step's events did to the routes, for squads to re-plan by (sim/behave/squad.c);

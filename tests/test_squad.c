@@ -417,6 +417,84 @@ START_TEST(squad_replans_on_cost_events_and_waits_when_cut_off) {
 }
 END_TEST
 
+/* A goal in the corner of a walled room, one cell from two border walls: every formation,
+ * turned to the heading it arrives with, would put slots in the walls there (checked below
+ * from the squad's centre and heading, with the template the docs give). Those slots move to
+ * the nearest open cells the squad can reach: every shape arrives, no slot and no member is
+ * ever inside a wall, and the arrived members stand within the tolerance of their slots. */
+START_TEST(every_formation_arrives_at_a_goal_against_a_wall) {
+    const int32_t border[4][4] = {{0, 0, 29, 0}, {0, 19, 29, 19}, {0, 0, 0, 19}, {29, 0, 29, 19}};
+    for (int f = TH_FORMATION_LINE; f <= TH_FORMATION_CIRCLE; f++) {
+        th_world *w = map_world(30, 20, border, 4);
+        th_squad_def sd = th_default_squad_def();
+        sd.crowd = CROWD_ID(0);
+        sd.count = 9;
+        sd.formation = (th_formation)f;
+        sd.spacing = 1.5f;
+        sd.start = th_v2(9.0f, 10.0f);
+        sd.goal = th_v2(27.5f, 1.5f);
+        th_error err;
+        ck_assert_msg(IDX(th_world_add_squad(w, &sd, &err)) == 0, "%s", err.message);
+        int steps = 0;
+        th_squad_info si;
+        for (; steps < 3600; steps++) {
+            th_world_step(w);
+            assert_members_outside_walls(w, 0);
+            for (uint32_t i = 0; i < sd.count; i++) {
+                th_vec2 slot;
+                ck_assert(th_world_get_squad_member(w, SQUAD_ID(0), i, NULL, &slot));
+                CHECK_MSG(th_world_cell(w, (int32_t)floorf(slot.x), (int32_t)floorf(slot.y),
+                                        NULL) == TH_CELL_OPEN &&
+                              slot.x >= 0.0f && slot.y >= 0.0f,
+                          "formation %d, step %d: slot at (%g, %g) is not open ground", f, steps,
+                          (double)slot.x, (double)slot.y);
+            }
+            th_world_get_squad(w, SQUAD_ID(0), &si);
+            if (si.arrived) break;
+        }
+        ck_assert_msg(si.arrived, "formation %d has not arrived after 60 s", f);
+        ck_assert_float_eq_tol(si.centre.x, sd.goal.x, 1e-3f);
+        ck_assert_float_eq_tol(si.centre.y, sd.goal.y, 1e-3f);
+        /* The shape as laid out at the goal (template of throng.h's formation comments, centred
+         * on its centroid): at least one of its slots falls in a wall, so the test is about
+         * moved slots. */
+        th_vec2 local[9], c = {0, 0};
+        for (int i = 0; i < 9; i++) {
+            float x = 0, y = 0, row = (float)((i + 1) / 2), a = 2.0f * (float)TH_PI * i / 9.0f;
+            float r = fmaxf(1.5f, 9 * 1.5f / (2.0f * (float)TH_PI));
+            switch (f) {
+            case TH_FORMATION_LINE: y = (i - 4) * 1.5f; break;
+            case TH_FORMATION_COLUMN: x = -i * 1.5f; break;
+            case TH_FORMATION_WEDGE:
+                x = -row * 1.5f, y = i ? (i % 2 ? 1 : -1) * row * 1.5f : 0;
+                break;
+            case TH_FORMATION_BOX: x = -(i / 3) * 1.5f, y = (i % 3 - 1) * 1.5f; break;
+            default: x = r * cosf(a), y = r * sinf(a); break;
+            }
+            local[i] = th_v2(x, y);
+            c = th_v2_add(c, th_v2_scale(local[i], 1.0f / 9.0f));
+        }
+        int in_wall = 0;
+        for (int i = 0; i < 9; i++) {
+            th_vec2 l = th_v2_sub(local[i], c), h = si.heading;
+            th_vec2 p =
+                th_v2(si.centre.x + l.x * h.x - l.y * h.y, si.centre.y + l.x * h.y + l.y * h.x);
+            in_wall += p.x < 1.0f || p.y < 1.0f || p.x >= 29.0f || p.y >= 19.0f;
+        }
+        ck_assert_msg(in_wall > 0, "formation %d: the goal puts no slot in a wall", f);
+        for (uint32_t i = 0; i < sd.count; i++) {
+            th_agent_id id;
+            th_vec2 slot;
+            th_agent_state a;
+            ck_assert(th_world_get_squad_member(w, SQUAD_ID(0), i, &id, &slot));
+            ck_assert(th_world_get_agent(w, id, &a));
+            ck_assert_float_le(hypotf(a.position.x - slot.x, a.position.y - slot.y), sd.tolerance);
+        }
+        th_world_destroy(w);
+    }
+}
+END_TEST
+
 START_TEST(bad_squads_are_rejected) {
     const int32_t wall[1][4] = {{40, 0, 41, 59}}; /* no gap */
     th_world *w = map_world(80, 60, wall, 1);
@@ -456,6 +534,7 @@ int main(void) {
     tcase_add_test(tc, lost_members_close_up);
     tcase_add_test(tc, joining_members_take_slots);
     tcase_add_test(tc, bad_squads_are_rejected);
+    tcase_add_test(tc, every_formation_arrives_at_a_goal_against_a_wall);
     tcase_add_test(tc, squad_replans_around_a_block);
     tcase_add_test(tc, squad_replans_on_cost_events_and_waits_when_cut_off);
     suite_add_tcase(s, tc);

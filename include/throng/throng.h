@@ -671,8 +671,10 @@ TH_API bool th_world_get_target(const th_world *w, th_target_id target, th_vec2 
  * A squad holds a formation by potential fields: each member is pulled to its own slot, pushed
  * from nearby agents (separation) and from walls. The squad centre walks an A* + string-pulled
  * path to its goal, waiting for stragglers; slots sit around the centre, turned to its heading.
- * A member cut off from its slot (slot inside a wall, or no line of sight for a second) walks
- * an A* path back. Slots go to the nearest members when members are lost.
+ * A slot that falls in a wall, off the map, or where no member can reach it from the centre
+ * moves to the nearest open cell reachable from the centre (while marching and at the goal),
+ * and arrival is judged on those slots. A member cut off from its slot (no line of sight for a
+ * second) walks an A* path back. Slots go to the nearest members when members are lost.
  *
  * Terrain events re-plan the centre's path from where the centre stands, in the step that
  * applies them: a block or a dearer set_cost re-plans the squads whose remaining path meets

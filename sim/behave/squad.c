@@ -93,6 +93,106 @@ static bool blocked(const th_world *w, th_vec2 p) {
     return w->nav.present && th_navmap_blocked_at(&w->nav.map, p);
 }
 
+static bool sees(const th_world *w, th_vec2 a, th_vec2 b) {
+    if (!w->nav.present) return true;
+    int32_t ax, ay, bx, by;
+    th_navmap_cell_of(&w->nav.map, a, &ax, &ay);
+    th_navmap_cell_of(&w->nav.map, b, &bx, &by);
+    return th_nav_line_of_sight(&w->nav.map, ax, ay, bx, by);
+}
+
+/* ---- slots the members can take ------------------------------------------------------------
+ *
+ * The template turned to the heading can put a slot in a wall, off the map, or behind a wall
+ * where no member gets from the squad (a column that ends facing a border wall, a box rounding
+ * a corner). A member pulled at such a slot presses into the wall for ever, and the squad,
+ * judged on it, never arrives. So once the slots are placed, any slot that is not open ground
+ * reachable from the centre moves to the nearest open cell centre reachable from the centre,
+ * both while marching and at the goal; arrival is judged on the slots so placed.
+ *
+ * Reachable: a breadth-first search over the map's moves from the centre's cell, kept inside
+ * the square of cells the formation spans around the centre (plus two), so a slot across a
+ * wall counts as out of reach even when a long way round exists. It runs only when a slot is
+ * blocked or out of the centre's sight (every slot in sight is reachable), serial, in squad
+ * order, over memory sized with the first squad. A moved slot takes the nearest reached cell
+ * (distance from the slot to the cell centre, ties to the earlier cell of the search) that no
+ * other slot holds, so two members are not sent to one cell while another is free. */
+
+static float template_radius(const th_squad *q) {
+    float r2 = 0.0f;
+    for (uint32_t i = 0; i < q->def.count; i++) r2 = fmaxf(r2, th_v2_len2(q->slot_local[i]));
+    return sqrtf(r2);
+}
+
+static void fit_slots(th_world *w, th_squad *q) {
+    th_world_nav *nv = &w->nav;
+    if (!nv->present || !nv->reach_mark) return;
+    const uint32_t n = q->def.count;
+    bool fits = true;
+    for (uint32_t i = 0; i < n && fits; i++)
+        fits = !blocked(w, q->slot_pos[i]) && sees(w, q->centre, q->slot_pos[i]);
+    if (fits) return;
+    const th_navmap *m = &nv->map;
+    int32_t cx, cy;
+    const uint32_t start = th_navmap_cell_of(m, q->centre, &cx, &cy);
+    if (th_navmap_is_blocked(m, cx, cy)) return; /* re-planning moves the centre out first */
+    const float span = (template_radius(q) + q->def.spacing) * m->inv_cell_size;
+    const int32_t reach = (int32_t)fminf(ceilf(span), (float)TH_NAV_MAX_DIM) + 2;
+    nv->reach_epoch += 2;
+    if (nv->reach_epoch < 2) { /* wrapped: no old mark may look current */
+        memset(nv->reach_mark, 0, (size_t)m->ncells * sizeof *nv->reach_mark);
+        nv->reach_epoch = 2;
+    }
+    const uint32_t seen = nv->reach_epoch, held = seen + 1, cols = (uint32_t)m->w;
+    uint32_t *mark = nv->reach_mark, *queue = nv->reach_queue;
+    uint32_t head = 0, tail = 0;
+    queue[tail++] = start;
+    mark[start] = seen;
+    while (head < tail) {
+        const uint32_t c = queue[head++];
+        const int32_t x = (int32_t)(c % cols), y = (int32_t)(c / cols);
+        for (int k = 0; k < 8; k++) {
+            if (!(m->moves[c] & (1u << k))) continue;
+            const int32_t nx = x + th_nav_move_dx[k], ny = y + th_nav_move_dy[k];
+            if (abs(nx - cx) > reach || abs(ny - cy) > reach) continue;
+            const uint32_t nc = (uint32_t)ny * cols + (uint32_t)nx;
+            if (mark[nc] == seen || mark[nc] == held) continue;
+            mark[nc] = seen;
+            queue[tail++] = nc;
+        }
+    }
+    /* Slots on reached cells stay and hold their cells; the rest are marked to move. */
+    uint8_t *moves = q->taken; /* assign_slots' scratch, free between its calls */
+    for (uint32_t i = 0; i < n; i++) {
+        moves[i] = 1;
+        if (blocked(w, q->slot_pos[i])) continue;
+        const uint32_t c = th_navmap_cell_of(m, q->slot_pos[i], NULL, NULL);
+        if (mark[c] != seen && mark[c] != held) continue;
+        mark[c] = held;
+        moves[i] = 0;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (!moves[i]) continue;
+        uint32_t best = UINT32_MAX;
+        float best_d = INFINITY;
+        for (int pass = 0; pass < 2 && best == UINT32_MAX; pass++) {
+            for (uint32_t j = 0; j < tail; j++) {
+                const uint32_t c = queue[j];
+                if (pass == 0 && mark[c] == held) continue; /* first a cell no slot holds */
+                const th_vec2 at =
+                    th_navmap_cell_centre(m, (int32_t)(c % cols), (int32_t)(c / cols));
+                const float d = th_v2_len2(th_v2_sub(at, q->slot_pos[i]));
+                if (d < best_d) {
+                    best_d = d;
+                    best = c;
+                }
+            }
+        }
+        q->slot_pos[i] = th_navmap_cell_centre(m, (int32_t)(best % cols), (int32_t)(best / cols));
+        mark[best] = held;
+    }
+}
+
 /* A* + string pulling from a to b into `out` (at most max points); 0 when there is no path.
  * Uses the world's path-finding memory, created when the first squad was added. */
 static uint32_t plan(th_world *w, th_vec2 a, th_vec2 b, th_vec2 *out, uint32_t max) {
@@ -253,6 +353,18 @@ static int add_squad(th_world *w, const th_squad_def *def, th_error *err) {
         return -1;
     }
     if (w->nav.present && !th_nav_path_ready(w, err)) return -1;
+    if (w->nav.present && !w->nav.reach_mark) {
+        uint32_t *mark = th_calloc(w->nav.map.ncells, sizeof *mark);
+        uint32_t *queue = th_calloc(w->nav.map.ncells, sizeof *queue);
+        if (!mark || !queue) {
+            th_free(mark);
+            th_free(queue);
+            th_error_set(err, TH_ERR_NOMEM, "out of memory for the squads' formation fitting");
+            return -1;
+        }
+        w->nav.reach_mark = mark;
+        w->nav.reach_queue = queue;
+    }
     th_squad *q = th_calloc(1, sizeof *q);
     uint32_t c = d.count;
     if (q) {
@@ -433,6 +545,7 @@ bool th_world_squad_join(th_world *w, th_squad_id handle, th_agent_id id, th_err
     q->def.count = q->member_count;
     template_slots(&q->def, q->slot_local);
     place_slots(q);
+    fit_slots(w, q);
     members_at(w, squad, squad + 1);
     assign_slots(q);
     q->arrived = false;
@@ -440,14 +553,6 @@ bool th_world_squad_join(th_world *w, th_squad_id handle, th_agent_id id, th_err
 }
 
 /* ---- per step ---------------------------------------------------------------------------- */
-
-static bool sees(const th_world *w, th_vec2 a, th_vec2 b) {
-    if (!w->nav.present) return true;
-    int32_t ax, ay, bx, by;
-    th_navmap_cell_of(&w->nav.map, a, &ax, &ay);
-    th_navmap_cell_of(&w->nav.map, b, &bx, &by);
-    return th_nav_line_of_sight(&w->nav.map, ax, ay, bx, by);
-}
 
 /* ---- re-planning after terrain events ------------------------------------------------------
  *
@@ -631,6 +736,7 @@ static void update_squad(th_world *w, th_squad *q) {
         q->def.count = kept;
         template_slots(&q->def, q->slot_local);
         place_slots(q);
+        fit_slots(w, q);
         assign_slots(q);
     }
     const th_world_nav *nv = &w->nav;
@@ -680,6 +786,7 @@ static void update_squad(th_world *w, th_squad *q) {
     if (at_goal && !q->arrived && worst <= q->def.tolerance) q->arrived = true;
     else if (q->arrived && worst > REARRIVE_FACTOR * q->def.tolerance) q->arrived = false;
     place_slots(q);
+    fit_slots(w, q);
     /* Cut-off members: out of sight of their slot (or the slot is in a wall) for a second. */
     for (uint32_t m = 0; m < q->member_count; m++) {
         th_vec2 p = q->at[m], slot = q->slot_pos[q->slot_of_member[m]];

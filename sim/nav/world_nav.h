@@ -78,6 +78,12 @@ typedef struct th_world_nav {
     th_event_def raised[TH_NAV_RAISED_RECTS]; /* rectangles of events that blocked cells or made
                                                  them dearer (clipped to the map) */
 
+    /* Squads' formation fitting (sim/behave/squad.c): per cell, the epoch of the last search
+     * that reached it (even: reached, odd: and a slot took it); the search's queue. Allocated
+     * with the first squad, 8 bytes per cell. */
+    uint32_t *reach_mark, *reach_queue;
+    uint32_t reach_epoch;
+
     th_astar_ctx *astar; /* for th_world_find_path, created on first use */
     uint32_t *path;      /* its cell path buffer, ncells long */
     th_vec2 *waypoints;  /* string-pulled path, ncells long */

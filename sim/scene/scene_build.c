@@ -27,7 +27,8 @@ enum {
     WORLD_BYTES_PER_AGENT = 256,
     WORLD_BYTES_PER_CELL_BLOCK =
         10, /* with block events: the displacement list and table, kept costs */
-    WORLD_BYTES_PER_CELL_PATHS = 29, /* with squads: A*'s cell records, a path and its waypoints */
+    WORLD_BYTES_PER_CELL_PATHS = 37, /* with squads: A*'s cell records, a path and its waypoints,
+                                        the formation fitting's marks and queue */
     WORLD_BYTES_PER_CELL_LANDMARKS = 34, /* and A*'s landmarks, up to TH_ASTAR_LANDMARK_BUDGET */
 };
 /* A scene whose world would need more is refused before anything is allocated: past this,

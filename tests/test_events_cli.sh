@@ -8,7 +8,9 @@
 #   - the flood scene's squad arrives (its column ends against the border wall at the goal);
 #   - `break_wall` over cells only a `block` closed is refused at the event's file:line:column,
 #     naming `open`; one over cells with no destructible wall is refused too; one over a
-#     destructible wall, and the shipped scenes, still load.
+#     destructible wall, and the shipped scenes, still load;
+#   - a squad's `rigid` key: a rigid box waits before a corridor narrower than its shape, the
+#     default one squeezes through and arrives.
 #
 # usage: test_events_cli.sh path/to/throng path/to/source
 set -u
@@ -151,5 +153,55 @@ for f in "$src"/scenes/*.yaml "$src"/examples/*.yaml; do
     if [[ $rc -ne 0 ]]; then fail "check: shipped scene $f loads" "exit $rc"; shipped=1; fi
 done
 [[ $shipped -eq 0 ]] && pass "check: the shipped scenes load"
+
+# ---- a rigid squad waits where its shape does not fit --------------------------------------
+# A box of 9 (3 slots, 3 m, across) whose only way east is a corridor two cells wide: rigid, it
+# waits at the mouth and never arrives; held by potential fields (the default) it squeezes
+# through and arrives. `rigid` takes true or false, nothing else.
+corridor_scene() { # corridor_scene FILE RIGID
+    python3 - "$1" "$2" <<'EOF'
+import sys
+W, H = 40, 20
+walls = [(0, 0, 39, 0), (0, 19, 39, 19), (0, 0, 0, 19), (39, 0, 39, 19), (18, 1, 22, 8),
+         (18, 11, 22, 18)]
+g = [["."] * W for _ in range(H)]
+for x0, y0, x1, y1 in walls:
+    for y in range(y0, y1 + 1):
+        for x in range(x0, x1 + 1):
+            g[y][x] = "#"
+rows = "".join("    " + "".join(g[y]) + "\n" for y in range(H - 1, -1, -1))
+open(sys.argv[1], "w").write(f"""name: corridor
+seed: 1
+steps: 3600
+map:
+  cell_size: 1.0
+  legend: {{'#': wall, '.': open}}
+  ascii: |
+{rows}crowds:
+  - {{name: soldiers, max_speed: 3, max_force: 12, separation_radius: 0.8}}
+squads:
+  - {{crowd: soldiers, count: 9, spacing: 1.5, start: [6, 10], goal: [33, 10], rigid: {sys.argv[2]}}}
+""")
+EOF
+}
+for rigid in true false; do
+    corridor_scene "$tmp/corridor_$rigid.yaml" $rigid
+    run run "$tmp/corridor_$rigid.yaml" --headless --threads 2 --json "$tmp/corridor_$rigid.json"
+    if [[ $rc -ne 0 ]]; then fail "corridor, rigid: $rigid: run" "exit code $rc"; continue; fi
+    want=$([[ $rigid == true ]] && echo False || echo True)
+    judge "corridor, rigid: $rigid: arrived is $want" "$tmp/corridor_$rigid.json" "$want" <<'EOF'
+import json, sys
+q = json.load(open(sys.argv[1]))["squads"][0]
+assert q["arrived"] == (sys.argv[2] == "True"), q
+EOF
+done
+corridor_scene "$tmp/corridor_bad.yaml" maybe
+run check "$tmp/corridor_bad.yaml"
+if [[ $rc -eq 2 ]] && grep -qF "corridor_bad.yaml:31:" "$tmp/err" &&
+    grep -qF "squads[0].rigid: expected one of false, true, found" "$tmp/err"; then
+    pass "check: rigid takes true or false"
+else
+    fail "check: rigid takes true or false" "exit $rc"
+fi
 
 finish

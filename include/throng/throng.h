@@ -676,6 +676,17 @@ TH_API bool th_world_get_target(const th_world *w, th_target_id target, th_vec2 
  * and arrival is judged on those slots. A member cut off from its slot (no line of sight for a
  * second) walks an A* path back. Slots go to the nearest members when members are lost.
  *
+ * A rigid squad (th_squad_def.rigid) moves as one body instead: its slots keep the template's
+ * shape at all times (they are never moved off walls), and each member is held on its slot: it
+ * steers to be where its slot will be after the step (the slot's own velocity plus the gap
+ * closed within a few steps), within its crowd's max_speed and max_force. The centre goes only
+ * as fast as every member can follow: its speed and its turn rate (the outermost slot's speed)
+ * stay within the squad crowd's max_speed, they change no faster than its max_force allows, it
+ * slows to a stop at each corner of its path and turns there in place, and it takes a step (or
+ * a turn) only when every slot of the new pose is open ground with a margin. Where the path is
+ * too narrow for the shape it waits, undeformed (th_squad_info.stuck), until terrain events
+ * make room.
+ *
  * Terrain events re-plan the centre's path from where the centre stands, in the step that
  * applies them: a block or a dearer set_cost re-plans the squads whose remaining path meets
  * the event's rectangle; a broken wall, an open or a cheaper set_cost re-plans every squad still
@@ -705,6 +716,9 @@ typedef struct th_squad_def {
     float tolerance;     /* metres: the squad has arrived when its centre is at the goal and
                             every member is this close to its slot; default 0.5 */
     float slot_weight;   /* pull to the slot, default 3 */
+    bool rigid;          /* false (default): slots held by potential fields, the formation
+                            bends around walls and members find their own way; true: the
+                            formation moves as one body (see squads above) */
 } th_squad_def;
 
 /** A squad def with the defaults above (formation BOX, crowd null: to be set, no members). */
@@ -716,7 +730,8 @@ typedef struct th_squad_info {
     float error;             /* mean distance from members to their slots, metres */
     bool arrived;
     uint32_t waypoints; /* points of the centre's path (re-planned after terrain events) */
-    bool stuck;         /* terrain events left no route to the goal: the squad waits */
+    bool stuck;         /* the squad waits: terrain events left no route to the goal, or (a
+                           rigid squad) its shape does not fit the way ahead */
 } th_squad_info;
 
 /** Add a squad and spawn its members on their slots (which must be open ground). Returns the

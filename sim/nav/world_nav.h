@@ -83,6 +83,10 @@ typedef struct th_world_nav {
      * with the first squad, 8 bytes per cell. */
     uint32_t *reach_mark, *reach_queue;
     uint32_t reach_epoch;
+    /* Rigid squads plan on the map with every cell closer to a wall than the formation's
+     * reach blocked (sim/behave/squad.c): rebuilt for each such plan, allocated with the first
+     * rigid squad (ncells == 0 until then). */
+    th_navmap rigid_map;
 
     th_astar_ctx *astar; /* for th_world_find_path, created on first use */
     uint32_t *path;      /* its cell path buffer, ncells long */

@@ -30,6 +30,7 @@ enum {
     WORLD_BYTES_PER_CELL_PATHS = 37, /* with squads: A*'s cell records, a path and its waypoints,
                                         the formation fitting's marks and queue */
     WORLD_BYTES_PER_CELL_LANDMARKS = 34, /* and A*'s landmarks, up to TH_ASTAR_LANDMARK_BUDGET */
+    WORLD_BYTES_PER_CELL_RIGID = 8,      /* with rigid squads: their planning map */
 };
 /* A scene whose world would need more is refused before anything is allocated: past this,
  * an ordinary machine starts swapping or the kernel kills the process, which is a crash by
@@ -364,6 +365,12 @@ static bool fits_in_memory(const th_scene *s, uint32_t threads, const agent_sour
         uint64_t landmarks = cells * WORLD_BYTES_PER_CELL_LANDMARKS;
         squad_bytes = cells * WORLD_BYTES_PER_CELL_PATHS +
                       (landmarks <= TH_ASTAR_LANDMARK_BUDGET ? landmarks : 0);
+        for (uint32_t q = 0; q < s->squad_count; q++) {
+            if (s->squad[q].def.rigid) {
+                squad_bytes += cells * WORLD_BYTES_PER_CELL_RIGID;
+                break;
+            }
+        }
     }
     /* Foraging crowds: a pheromone grid each (4 bytes per cell: the map's cells, or its own
      * without a map) and with a map the nest's field, costed as a bunker's river map. */

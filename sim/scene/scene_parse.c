@@ -950,7 +950,7 @@ static bool parse_squads(ctx *c, const th_ynode *n) {
     if (!s->squad) return TH_SCENE_NOMEM(s, n, "squads", c->err, "out of memory");
     static const char *const keys[] = {"crowd",     "count",       "formation", "files",
                                        "spacing",   "start",       "goal",      "speed",
-                                       "tolerance", "slot_weight", NULL};
+                                       "tolerance", "slot_weight", "rigid",     NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *q = n->items[i], *v;
         char path[64], sub[128], buf[64];
@@ -998,6 +998,13 @@ static bool parse_squads(ctx *c, const th_ynode *n) {
             snprintf(sub, sizeof sub, "%s.%s", path, floats[f].key);
             if (!scalar_float(s, v, sub, floats[f].lo, floats[f].hi, &x, c->err)) return false;
             *floats[f].out = (float)x;
+        }
+        if ((v = th_ynode_get(q, "rigid"))) {
+            static const char *const words[] = {"false", "true", NULL};
+            int r;
+            snprintf(sub, sizeof sub, "%s.rigid", path);
+            if (!scalar_word(s, v, sub, words, &r, c->err)) return false;
+            d.rigid = r == 1;
         }
         const char *ends[2] = {"start", "goal"};
         th_vec2 *at[2] = {&d.start, &d.goal};

@@ -156,8 +156,9 @@ done
 
 # ---- a rigid squad waits where its shape does not fit --------------------------------------
 # A box of 9 (3 slots, 3 m, across) whose only way east is a corridor two cells wide: rigid, it
-# waits at the mouth and never arrives; held by potential fields (the default) it squeezes
-# through and arrives. `rigid` takes true or false, nothing else.
+# waits at the mouth, reported stuck in the text and the JSON, and never arrives; held by
+# potential fields (the default) it squeezes through and arrives. `rigid` takes true or false,
+# nothing else.
 corridor_scene() { # corridor_scene FILE RIGID
     python3 - "$1" "$2" <<'EOF'
 import sys
@@ -189,10 +190,14 @@ for rigid in true false; do
     run run "$tmp/corridor_$rigid.yaml" --headless --threads 2 --json "$tmp/corridor_$rigid.json"
     if [[ $rc -ne 0 ]]; then fail "corridor, rigid: $rigid: run" "exit code $rc"; continue; fi
     want=$([[ $rigid == true ]] && echo False || echo True)
-    judge "corridor, rigid: $rigid: arrived is $want" "$tmp/corridor_$rigid.json" "$want" <<'EOF'
+    judge "corridor, rigid: $rigid: arrived is $want, stuck the opposite" "$tmp/corridor_$rigid.json" \
+        "$want" "$tmp/out" <<'EOF'
 import json, sys
 q = json.load(open(sys.argv[1]))["squads"][0]
-assert q["arrived"] == (sys.argv[2] == "True"), q
+arrived = sys.argv[2] == "True"
+assert q["arrived"] == arrived and q["stuck"] == (not arrived), q
+line = [l for l in open(sys.argv[3]) if l.startswith("squad     1:")][0]
+assert ("stuck" in line) == (not arrived), line
 EOF
 done
 corridor_scene "$tmp/corridor_bad.yaml" maybe

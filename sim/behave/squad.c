@@ -184,23 +184,23 @@ static void fit_slots(th_world *w, th_squad *q) {
     }
     for (uint32_t i = 0; i < n; i++) {
         if (!moves[i]) continue;
-        uint32_t best = UINT32_MAX;
-        float best_d = INFINITY;
-        for (int pass = 0; pass < 2 && best == UINT32_MAX; pass++) {
+        uint32_t near = UINT32_MAX;
+        float near_d2 = INFINITY;
+        for (int pass = 0; pass < 2 && near == UINT32_MAX; pass++) {
             for (uint32_t j = 0; j < tail; j++) {
                 const uint32_t c = queue[j];
                 if (pass == 0 && mark[c] == held) continue; /* first a cell no slot holds */
                 const th_vec2 at =
                     th_navmap_cell_centre(m, (int32_t)(c % cols), (int32_t)(c / cols));
-                const float d = th_v2_len2(th_v2_sub(at, q->slot_pos[i]));
-                if (d < best_d) {
-                    best_d = d;
-                    best = c;
+                const float d2 = th_v2_len2(th_v2_sub(at, q->slot_pos[i]));
+                if (d2 < near_d2) {
+                    near_d2 = d2;
+                    near = c;
                 }
             }
         }
-        q->slot_pos[i] = th_navmap_cell_centre(m, (int32_t)(best % cols), (int32_t)(best / cols));
-        mark[best] = held;
+        q->slot_pos[i] = th_navmap_cell_centre(m, (int32_t)(near % cols), (int32_t)(near / cols));
+        mark[near] = held;
     }
 }
 

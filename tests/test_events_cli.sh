@@ -3,8 +3,10 @@
 #
 #   - a door that reopens: a crowd flees to a hall behind a wall whose one door a `block`
 #     closes at 0 s and an `open` lifts at 15 s. Before 15 s nobody shelters and everybody is
-#     stranded (no route); afterwards all 20 shelter, none before the door opened, and a squad
-#     that waited behind the door arrives after it; the same hash for 1, 2, 3 and 8 threads;
+#     stranded (no route); afterwards all 20 shelter, none before the door opened, a squad
+#     that waited behind the door arrives after it (it re-planned), and visitors walking a
+#     congestion-aware destination field leave by their exit behind the door, all after it
+#     opened; the same hash for 1, 2, 3 and 8 threads;
 #   - the flood scene's squad arrives (its column ends against the border wall at the goal);
 #   - `break_wall` over cells only a `block` closed is refused at the event's file:line:column,
 #     naming `open`; one over cells with no destructible wall is refused too; one over a
@@ -43,6 +45,7 @@ map:
     '.': open
     's': spawn
     'H': {bunker: hall}
+    'E': open
   ascii: |
     ########################
     #..........#...........#
@@ -54,11 +57,16 @@ map:
     #..........#...........#
     #..........#...........#
     #..........#...........#
-    #..........#...........#
+    #..........#.........E.#
     ########################
 crowds:
   - {name: town, count: 20, model: pedestrian, behavior: flee, spawn: {cells: 's'}}
   - {name: guards, max_speed: 3, max_force: 12, separation_radius: 0.8}
+  - name: visitors
+    count: 8
+    model: pedestrian
+    spawn: {rect: [2, 1, 4, 2]}
+    goal: {destinations: [{legend: E}], congestion: {weight: 0.5, every: 15}, exit: true}
 squads:
   - {crowd: guards, count: 3, formation: column, spacing: 1, start: [3.5, 9.5], goal: [20.5, 9.5], tolerance: 1}
 events:
@@ -77,6 +85,7 @@ j = json.load(open(sys.argv[1]))
 o = j["outcome"]
 assert o["sheltered"] == 0 and o["stranded"] == 20, o
 assert not j["squads"][0]["arrived"], j["squads"]
+assert j["exits"][0]["exited"] == 0, j["exits"]
 EOF
 fi
 
@@ -86,7 +95,7 @@ for t in 1 2 3 8; do
     if [[ $rc -ne 0 ]]; then fail "door opens: run with $t threads" "exit code $rc"; continue; fi
     hashes+=("$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["hash"])' "$tmp/open$t.json")")
 done
-judge "door opens at 15 s: all 20 shelter after it, the squad arrives after it" \
+judge "door opens at 15 s: all 20 shelter, the squad arrives, the visitors leave, all after it" \
     "$tmp/open1.json" <<'EOF'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -95,6 +104,8 @@ assert o["sheltered"] == 20 and o["stranded"] == 0, o
 assert o["sheltered_50_s"] > 15.0, o  # nobody was in before the door opened
 q = j["squads"][0]
 assert q["arrived"] and q["arrived_s"] > 15.0, q
+e = j["exits"][0]  # the visitors' own exit, through their congestion-aware field
+assert e["exited"] == 8 and e["first_s"] > 15.0, e
 EOF
 if [[ ${#hashes[@]} -eq 4 && ${hashes[0]} == "${hashes[1]}" && ${hashes[0]} == "${hashes[2]}" &&
     ${hashes[0]} == "${hashes[3]}" ]]; then
@@ -116,8 +127,8 @@ fi
 # ---- break_wall is no longer silent ---------------------------------------------------------
 door_scene "$tmp/bw_block.yaml" "{at: 0s, block: [11, 5, 11, 5]}" "{at: 15s, break_wall: [11, 5, 11, 5]}"
 run check "$tmp/bw_block.yaml"
-# The break_wall value is on the scene's last line (line 31), after "  - {at: 15s, break_wall: ".
-if [[ $rc -eq 2 ]] && grep -qF "bw_block.yaml:31:27: events[1].break_wall:" "$tmp/err" &&
+# The break_wall value is on the scene's last line (line 37), after "  - {at: 15s, break_wall: ".
+if [[ $rc -eq 2 ]] && grep -qF "bw_block.yaml:37:27: events[1].break_wall:" "$tmp/err" &&
     grep -qF 'closed by the block of events[0]' "$tmp/err" && grep -qF 'use `open' "$tmp/err"; then
     pass "check: break_wall over a block is refused at the event, naming open"
 else
@@ -125,7 +136,7 @@ else
 fi
 door_scene "$tmp/bw_none.yaml" "{at: 15s, break_wall: [2, 2, 4, 4]}"
 run check "$tmp/bw_none.yaml"
-if [[ $rc -eq 2 ]] && grep -qF "bw_none.yaml:30:27: events[0].break_wall: expected a destructible wall" "$tmp/err" &&
+if [[ $rc -eq 2 ]] && grep -qF "bw_none.yaml:36:27: events[0].break_wall: expected a destructible wall" "$tmp/err" &&
     ! grep -qF 'use `open' "$tmp/err"; then
     pass "check: break_wall over open ground is refused"
 else

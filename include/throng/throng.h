@@ -830,9 +830,10 @@ typedef enum th_event_type {
     TH_EVENT_DESTROY_BUNKER = 0,
     TH_EVENT_RESTORE_BUNKER = 1,
     TH_EVENT_BREAK_WALLS = 2, /* destructible walls in the cell rectangle become open */
-    TH_EVENT_BLOCK_CELLS = 3, /* open, non-bunker cells in the rectangle become walls */
-    TH_EVENT_SET_COST = 4,    /* open, non-bunker cells in the rectangle get terrain cost `cost` */
-    TH_EVENT_OPEN_CELLS = 5,  /* cells a block event closed in the rectangle open again */
+    TH_EVENT_BLOCK_CELLS =
+        3,                   /* open, non-bunker cells in the rectangle become walls until opened */
+    TH_EVENT_SET_COST = 4,   /* open, non-bunker cells in the rectangle get terrain cost `cost` */
+    TH_EVENT_OPEN_CELLS = 5, /* cells a block event closed in the rectangle open again */
 } th_event_type;
 
 /** An event: a bunker for the bunker events, an inclusive cell rectangle (clipped to the

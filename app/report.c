@@ -200,7 +200,8 @@ static void print_squads(FILE *out, const th_world *w, const th_history_entry *h
         }
         if (first && q.members == 0) fprintf(out, "no member left: nothing to arrive");
         else if (first)
-            fprintf(out, "not arrived (%.1f m from its slots on average)", (double)q.error);
+            fprintf(out, "not arrived (%.1f m from its slots on average%s)", (double)q.error,
+                    q.stuck ? "; stuck: no way it can take to its goal" : "");
         else if (!q.arrived) fprintf(out, ", out of formation at the end");
         fprintf(out, "\n");
     }
@@ -616,8 +617,11 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
             if (h[i].kind == TH_HISTORY_SQUAD_ARRIVED && h[i].squad.index1 == s + 1)
                 first = (double)h[i].step * dt;
         }
-        fprintf(j, "%s\n    {\"squad\": %u, \"members\": %u, \"arrived\": %s, \"arrived_s\": ",
-                s ? "," : "", s + 1, q.members, q.arrived ? "true" : "false");
+        fprintf(j,
+                "%s\n    {\"squad\": %u, \"members\": %u, \"arrived\": %s, \"stuck\": %s, "
+                "\"arrived_s\": ",
+                s ? "," : "", s + 1, q.members, q.arrived ? "true" : "false",
+                q.stuck ? "true" : "false");
         json_time(j, first);
         fprintf(j, "}");
     }

@@ -414,6 +414,12 @@ PROBE(th_world_block_cells) {
     ck_assert(!th_world_block_cells(NULL, 0, 0, 1, 1, &err));
     REFUSED();
 }
+PROBE(th_world_open_cells) {
+    (void)w;
+    CLEAR();
+    ck_assert(!th_world_open_cells(NULL, 0, 0, 1, 1, &err));
+    REFUSED();
+}
 PROBE(th_world_set_cost) {
     (void)w;
     CLEAR();
@@ -828,6 +834,7 @@ static const struct {
     E(th_world_restore_bunker),
     E(th_world_break_walls),
     E(th_world_block_cells),
+    E(th_world_open_cells),
     E(th_world_set_cost),
     E(th_world_flow),
     E(th_world_bunker_flow),

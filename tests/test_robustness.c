@@ -698,7 +698,7 @@ START_TEST(extreme_scenes_step) {
         "crowds:\n  - {name: a, count: 3000, spawn: {rect: [0, 0, 3, 1]}, max_speed: 1000}\n",
         "name: t\nworld: {size: [0.001, 0.001], bounds: walls}\n"
         "crowds:\n  - {name: a, count: 2000, spawn: {rect: [0, 0, 0.001, 0.001]}}\n",
-        MAP3 MCROWD "events:\n  - {at_step: 0, block: [0, 0, 4, 2]}\n  - {at_step: 1, break_wall: "
+        MAP3 MCROWD "events:\n  - {at_step: 0, block: [0, 0, 4, 2]}\n  - {at_step: 1, open: "
                     "[0, 0, 4, 2]}\n",
     };
     for (size_t i = 0; i < sizeof yaml / sizeof yaml[0]; i++) {

@@ -239,6 +239,7 @@ static uint64_t run_events(uint32_t threads) {
             break;
         case 1: th_world_set_cost(w, x - 5, y - 2, x + 5, y + 2, 1, NULL); break;
         case 2: th_world_block_cells(w, x, y, x + 1, y, NULL); break;
+        case 3: th_world_open_cells(w, x - 4, y - 4, x + 4, y + 4, NULL); break;
         default: break;
         }
         uint64_t before = th_alloc_count();
@@ -291,6 +292,213 @@ START_TEST(bad_cost_events_are_rejected) {
 }
 END_TEST
 
+/* ---- doors that reopen ------------------------------------------------------------------- */
+
+/* The cells as the events leave them, kept by the test on its own: cost (0 = blocked) and what
+ * a block closed (0 = nothing). An event applies to the cells of its clipped rectangle as
+ * documented in throng.h: a block closes open, non-bunker cells and remembers their cost; an
+ * open gives back what a block closed; a set_cost re-prices open, non-bunker ground, or the
+ * ground under a closed door; a break_wall has no destructible wall to break here. */
+typedef struct door_model {
+    uint16_t cost[MW * MH], closed[MW * MH];
+} door_model;
+
+static bool bunker_cell(int32_t x, int32_t y) {
+    for (int b = 0; b < 2; b++) {
+        if (x >= k_bunkers[b].x0 && x <= k_bunkers[b].x1 && y >= k_bunkers[b].y0 &&
+            y <= k_bunkers[b].y1)
+            return true;
+    }
+    return false;
+}
+
+static void model_event(door_model *m, th_event_type type, int32_t x0, int32_t y0, int32_t x1,
+                        int32_t y1, uint16_t cost) {
+    for (int32_t y = y0 < 0 ? 0 : y0; y <= y1 && y < MH; y++) {
+        for (int32_t x = x0 < 0 ? 0 : x0; x <= x1 && x < MW; x++) {
+            const int i = y * MW + x;
+            if (bunker_cell(x, y)) continue;
+            if (type == TH_EVENT_BLOCK_CELLS && m->cost[i]) {
+                m->closed[i] = m->cost[i];
+                m->cost[i] = 0;
+            } else if (type == TH_EVENT_OPEN_CELLS && m->closed[i]) {
+                m->cost[i] = m->closed[i];
+                m->closed[i] = 0;
+            } else if (type == TH_EVENT_SET_COST) {
+                if (m->closed[i]) m->closed[i] = cost;
+                else if (m->cost[i]) m->cost[i] = cost;
+            }
+        }
+    }
+}
+
+/* Blocks, opens, re-pricings and blocks again in every order, several in one step: after each
+ * step the map holds exactly what the model says, and every field equals the fields of a world
+ * built afresh on that map and plain Dijkstra. Once every door is open again and the costs are
+ * set back, the map and its fields are those of the untouched map. */
+START_TEST(open_gives_back_what_block_closed) {
+    th_world *w = build(2, NULL, 120, 11);
+    th_world_step(w);
+    static door_model m;
+    static uint16_t untouched[MW * MH], live[MW * MH];
+    read_costs(w, untouched);
+    memcpy(m.cost, untouched, sizeof m.cost);
+    memset(m.closed, 0, sizeof m.closed);
+    /* Terrain first: a swamp the doors close over, so the cost given back is not just 1. */
+    ck_assert(th_world_set_cost(w, 8, 6, 30, 20, 7, NULL));
+    model_event(&m, TH_EVENT_SET_COST, 8, 6, 30, 20, 7);
+    th_world_step(w);
+    uint64_t ctr = 0, step_allocs = 0;
+    for (int round = 0; round < 30; round++) {
+        const int events = 1 + round % 3;
+        for (int e = 0; e < events; e++) {
+            uint64_t r = th_rng_u64(77, (uint64_t)round, ctr++);
+            int32_t x = (int32_t)(r % MW) - 2, y = (int32_t)((r >> 8) % MH) - 2;
+            int32_t x1 = x + 1 + (int32_t)((r >> 16) % 9), y1 = y + 1 + (int32_t)((r >> 24) % 7);
+            const th_event_type kinds[4] = {TH_EVENT_BLOCK_CELLS, TH_EVENT_OPEN_CELLS,
+                                            TH_EVENT_SET_COST, TH_EVENT_OPEN_CELLS};
+            th_event_type type = kinds[(r >> 32) % 4];
+            for (int g = 0; g < 2; g++) { /* destination goals stay open: fields need them */
+                if (type == TH_EVENT_BLOCK_CELLS && k_goals[g].x >= x && k_goals[g].x <= x1 &&
+                    k_goals[g].y >= y && k_goals[g].y <= y1)
+                    type = TH_EVENT_OPEN_CELLS;
+            }
+            const uint16_t cost = (uint16_t)(1 + (r >> 40) % 20);
+            th_event_def d = {type, {0}, x, y, x1, y1, type == TH_EVENT_SET_COST ? cost : 0};
+            ck_assert(th_world_schedule(w, th_world_step_count(w), &d, NULL));
+            model_event(&m, type, x, y, x1, y1, cost);
+        }
+        uint64_t before = th_alloc_count();
+        th_world_step(w);
+        step_allocs += th_alloc_count() - before;
+        read_costs(w, live);
+        for (int i = 0; i < MW * MH; i++)
+            ck_assert_msg(live[i] == m.cost[i], "round %d, cell (%d, %d): cost %u, expected %u",
+                          round, i % MW, i / MW, live[i], m.cost[i]);
+        check_fields(w);
+    }
+    ck_assert_uint_eq(step_allocs, 0);
+    /* Every door open, every cost set back: the untouched map, and its fields. */
+    ck_assert(th_world_open_cells(w, 0, 0, MW - 1, MH - 1, NULL));
+    ck_assert(th_world_set_cost(w, 0, 0, MW - 1, MH - 1, 1, NULL)); /* every cost back to 1 */
+    th_world_step(w);
+    read_costs(w, live);
+    ck_assert(memcmp(live, untouched, sizeof live) == 0);
+    check_fields(w);
+    th_world *fresh = build(1, NULL, 0, 1);
+    th_world_step(fresh);
+    for (int32_t y = 0; y < MH; y++) {
+        for (int32_t x = 0; x < MW; x++) {
+            const th_vec2 p = th_v2(x + 0.5f, y + 0.5f);
+            float a = th_world_cost_to_shelter(w, p), b = th_world_cost_to_shelter(fresh, p);
+            ck_assert(a == b || (isinf(a) && isinf(b)));
+            a = th_world_destination_cost(w, FIELD_ID(0), p);
+            b = th_world_destination_cost(fresh, FIELD_ID(0), p);
+            ck_assert(a == b || (isinf(a) && isinf(b)));
+        }
+    }
+    th_world_destroy(fresh);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* Walls of the map stay walls under an open event; a destructible one opens only by break_wall;
+ * open ground is left as it is. */
+START_TEST(open_leaves_walls_of_the_map) {
+    th_world *w = build(1, NULL, 0, 1);
+    th_error err;
+    ck_assert(th_world_set_cell(w, 10, 3, TH_CELL_DESTRUCTIBLE, 1, &err));
+    ck_assert(th_world_set_cell(w, 11, 3, TH_CELL_OPEN, 5, &err));
+    th_world_step(w);
+    ck_assert_msg(th_world_open_cells(w, 0, 0, 20, 3, &err), "%s", err.message);
+    th_world_step(w);
+    uint32_t c = 0;
+    ck_assert_int_eq(th_world_cell(w, 0, 0, NULL), TH_CELL_WALL);
+    ck_assert_int_eq(th_world_cell(w, 10, 3, NULL), TH_CELL_DESTRUCTIBLE);
+    ck_assert_int_eq(th_world_cell(w, 11, 3, &c), TH_CELL_OPEN);
+    ck_assert_uint_eq(c, 5);
+    /* A block on the destructible wall changes nothing: break_wall still opens it. */
+    ck_assert(th_world_block_cells(w, 10, 3, 11, 3, &err));
+    th_world_step(w);
+    ck_assert_int_eq(th_world_cell(w, 11, 3, NULL), TH_CELL_WALL);
+    ck_assert(th_world_break_walls(w, 10, 3, 11, 3, &err));
+    th_world_step(w);
+    ck_assert_int_eq(th_world_cell(w, 10, 3, NULL), TH_CELL_OPEN);
+    ck_assert_int_eq(th_world_cell(w, 11, 3, NULL), TH_CELL_WALL); /* the block stays */
+    ck_assert(th_world_open_cells(w, 11, 3, 11, 3, &err));
+    th_world_step(w);
+    ck_assert_int_eq(th_world_cell(w, 11, 3, &c), TH_CELL_OPEN);
+    ck_assert_uint_eq(c, 5);
+    /* Bad rectangles are refused like the other terrain events'. */
+    ck_assert(!th_world_open_cells(w, 6, 5, 5, 6, &err));
+    TH_TEST_ERR(err, TH_ERR_INVALID);
+    ck_assert(!th_world_open_cells(w, 100, 100, 200, 200, &err));
+    TH_TEST_ERR(err, TH_ERR_BLOCKED);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* A hall behind a wall with one door: the crowd fleeing to the hall's bunker waits behind the
+ * blocked door (nobody crosses, nobody shelters) and goes through once it opens. */
+static th_world *door_world(uint32_t threads) {
+    th_world_def wd = th_default_world_def();
+    wd.width = 24;
+    wd.height = 12;
+    wd.cell_size = 1.0f;
+    wd.threads = threads;
+    wd.seed = 3;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    for (int32_t y = 0; y < 12; y++) {
+        if (y != 6) ck_assert(th_world_set_cell(w, 12, y, TH_CELL_WALL, 1, &err));
+    }
+    ck_assert(th_world_set_cell(w, 12, 6, TH_CELL_OPEN, 3, &err)); /* a doorstep of cost 3 */
+    th_bunker_def bd = {"hall", 19, 4, 22, 8, 0};
+    ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), 0);
+    th_crowd_def cd = th_default_crowd_def();
+    cd.behavior = TH_BEHAVIOR_FLEE;
+    cd.max_speed = 2.0f;
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    for (uint32_t i = 0; i < 24; i++) {
+        th_vec2 p = th_v2(2.5f + (float)(i % 6), 3.5f + (float)(i / 6));
+        ck_assert(th_agent_id_valid(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err)));
+    }
+    return w;
+}
+
+static uint64_t door_run(uint32_t threads) {
+    th_world *w = door_world(threads);
+    th_error err;
+    ck_assert_msg(th_world_block_cells(w, 12, 6, 12, 6, &err), "%s", err.message);
+    for (int s = 0; s < 600; s++) th_world_step(w); /* 10 s */
+    th_world_stats st = th_world_get_stats(w);
+    ck_assert_uint_eq(st.sheltered, 0);
+    th_agent_view v = th_world_agents(w);
+    for (uint32_t i = 0; i < v.count; i++) ck_assert_float_lt(v.px[i], 12.0f);
+    ck_assert(isinf(th_world_cost_to_shelter(w, th_v2(5.5f, 6.5f))));
+    ck_assert_msg(th_world_open_cells(w, 12, 6, 12, 6, &err), "%s", err.message);
+    th_world_step(w);
+    uint32_t c = 0;
+    ck_assert_int_eq(th_world_cell(w, 12, 6, &c), TH_CELL_OPEN);
+    ck_assert_uint_eq(c, 3);
+    ck_assert(isfinite(th_world_cost_to_shelter(w, th_v2(5.5f, 6.5f))));
+    for (int s = 0; s < 2400; s++) th_world_step(w); /* 40 s more */
+    st = th_world_get_stats(w);
+    ck_assert_uint_eq(st.sheltered, 24);
+    uint64_t h = th_world_hash(w);
+    th_world_destroy(w);
+    return h;
+}
+
+START_TEST(crowd_waits_at_a_blocked_door_and_goes_through_when_it_opens) {
+    uint64_t ref = door_run(1);
+    ck_assert(door_run(2) == ref);
+    ck_assert(door_run(3) == ref);
+    ck_assert(door_run(8) == ref);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("terrain_events");
     TCase *tc = tcase_create("cost");
@@ -299,6 +507,9 @@ int main(void) {
     tcase_add_test(tc, find_path_follows_cost_events);
     tcase_add_test(tc, cost_events_keep_determinism_across_thread_counts);
     tcase_add_test(tc, bad_cost_events_are_rejected);
+    tcase_add_test(tc, open_gives_back_what_block_closed);
+    tcase_add_test(tc, open_leaves_walls_of_the_map);
+    tcase_add_test(tc, crowd_waits_at_a_blocked_door_and_goes_through_when_it_opens);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -732,12 +732,25 @@ TH_API bool th_world_get_target(const th_world *w, th_target_id target, th_vec2 
  * A squad holds a formation by potential fields: each member is pulled to its own slot, pushed
  * from nearby agents (separation) and from walls. The squad centre walks an A* + string-pulled
  * path to its goal, waiting for stragglers; slots sit around the centre, turned to its heading.
- * A member cut off from its slot (slot inside a wall, or no line of sight for a second) walks
- * an A* path back. Slots go to the nearest members when members are lost.
+ * A slot that falls in a wall, off the map, or where no member can reach it from the centre
+ * moves to the nearest open cell reachable from the centre (while marching and at the goal),
+ * and arrival is judged on those slots. A member cut off from its slot (no line of sight for a
+ * second) walks an A* path back. Slots go to the nearest members when members are lost.
+ *
+ * A rigid squad (th_squad_def.rigid) moves as one body instead: its slots keep the template's
+ * shape at all times (they are never moved off walls), and each member is held on its slot: it
+ * steers to be where its slot will be after the step (the slot's own velocity plus the gap
+ * closed within a few steps), within its crowd's max_speed and max_force. The centre goes only
+ * as fast as every member can follow: its speed and its turn rate (the outermost slot's speed)
+ * stay within the squad crowd's max_speed, they change no faster than its max_force allows, it
+ * slows to a stop at each corner of its path and turns there in place, and it takes a step (or
+ * a turn) only when every slot of the new pose is open ground with a margin. Where the path is
+ * too narrow for the shape it waits, undeformed (th_squad_info.stuck), until terrain events
+ * make room.
  *
  * Terrain events re-plan the centre's path from where the centre stands, in the step that
  * applies them: a block or a dearer set_cost re-plans the squads whose remaining path meets
- * the event's rectangle; a broken wall or a cheaper set_cost re-plans every squad still
+ * the event's rectangle; a broken wall, an open or a cheaper set_cost re-plans every squad still
  * marching (a shorter way may have opened anywhere). The centre never walks into a blocked
  * cell; a squad left with no route waits where it is (th_squad_info.stuck, not arrived) until
  * an event opens one. */
@@ -764,6 +777,9 @@ typedef struct th_squad_def {
     float tolerance;     /* metres: the squad has arrived when its centre is at the goal and
                             every member is this close to its slot; default 0.5 */
     float slot_weight;   /* pull to the slot, default 3 */
+    bool rigid;          /* false (default): slots held by potential fields, the formation
+                            bends around walls and members find their own way; true: the
+                            formation moves as one body (see squads above) */
 } th_squad_def;
 
 /** A squad def with the defaults above (formation BOX, crowd null: to be set, no members). */
@@ -775,7 +791,8 @@ typedef struct th_squad_info {
     float error;             /* mean distance from members to their slots, metres */
     bool arrived;
     uint32_t waypoints; /* points of the centre's path (re-planned after terrain events) */
-    bool stuck;         /* terrain events left no route to the goal: the squad waits */
+    bool stuck;         /* the squad waits: terrain events left no route to the goal, or (a
+                           rigid squad) its shape does not fit the way ahead */
 } th_squad_info;
 
 /** Add a squad and spawn its members on their slots (which must be open ground). Returns the
@@ -874,8 +891,10 @@ typedef enum th_event_type {
     TH_EVENT_DESTROY_BUNKER = 0,
     TH_EVENT_RESTORE_BUNKER = 1,
     TH_EVENT_BREAK_WALLS = 2, /* destructible walls in the cell rectangle become open */
-    TH_EVENT_BLOCK_CELLS = 3, /* open, non-bunker cells in the rectangle become walls */
-    TH_EVENT_SET_COST = 4,    /* open, non-bunker cells in the rectangle get terrain cost `cost` */
+    TH_EVENT_BLOCK_CELLS =
+        3,                   /* open, non-bunker cells in the rectangle become walls until opened */
+    TH_EVENT_SET_COST = 4,   /* open, non-bunker cells in the rectangle get terrain cost `cost` */
+    TH_EVENT_OPEN_CELLS = 5, /* cells a block event closed in the rectangle open again */
 } th_event_type;
 
 /** An event: a bunker for the bunker events, an inclusive cell rectangle (clipped to the
@@ -910,9 +929,20 @@ TH_API bool th_world_break_walls(th_world *w, int32_t x0, int32_t y0, int32_t x1
  *  (and .removed); `throng run` reports them. */
 TH_API bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
                                  th_error *err);
+/** Open again the cells in the rectangle (clipped) that block events closed: a door that
+ *  reopens. Each returns to open ground with the terrain cost it had when it was blocked (or
+ *  the last cost a set_cost gave it while closed); walls of the map, destructible or not, stay
+ *  walls (th_world_break_walls opens those), and open cells are left as they are. River maps,
+ *  destination fields and the nearest-bunker field are repaired outward from the opened cells
+ *  in the nav phase of the step that applies it, as after a broken wall, and marching squads
+ *  re-plan. What each cell's block closed is kept across any sequence of events (block, open,
+ *  block again, set_cost in between). */
+TH_API bool th_world_open_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                                th_error *err);
 /** Give every open, non-bunker cell in the rectangle (clipped) the terrain cost `cost` in
  *  [1, TH_CELL_COST_MAX]: a street flooded (dearer) or a swamp drained (cheaper). Walls and
- *  bunker cells are left as they are. Only routing changes (the walking speed is
+ *  bunker cells are left as they are; a cell a block closed stays closed and takes the cost
+ *  when an open event reopens it. Only routing changes (the walking speed is
  *  th_world_set_cell_speed's). River maps, destination fields and the nearest-bunker field are
  *  brought up to date in the nav phase of the step that applies it, exactly as if computed
  *  afresh on the new map: a cheaper cell is repaired outward from the cells that changed, a

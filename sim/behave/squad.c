@@ -17,14 +17,24 @@
 #include "sim/dist/dist_serial.h"
 
 /* A member out of sight of its slot this long walks an A* path back. */
-#define CUTOFF_SECONDS  1.0f
+#define CUTOFF_SECONDS   1.0f
 /* The centre waits while the formation error exceeds this many spacings. */
-#define LAG_SPACINGS    2.0f
+#define LAG_SPACINGS     2.0f
 /* After arrival the squad counts as broken (members move again; the centre never does) only
  * past this many tolerances: the gap between the two thresholds is the hysteresis. */
-#define REARRIVE_FACTOR 3.0f
+#define REARRIVE_FACTOR  3.0f
 /* Gain of the pull to the slot, 1/s: the desired speed is the distance times this. */
-#define SLOT_GAIN       1.5f
+#define SLOT_GAIN        1.5f
+/* Rigid squads: a held member closes the gap to its slot within this many steps; the centre
+ * uses this share of the members' max_speed and max_force (the rest is left to correct
+ * errors); every slot of a pose keeps this margin (metres) from blocked cells; the point where
+ * a move stops fitting is found to 2^-this of the look-ahead; headings closer than this
+ * (radians) count as aligned. */
+#define RIGID_HOLD_STEPS 3.0f
+#define RIGID_SHARE      0.8f
+#define RIGID_MARGIN     0.25f
+#define RIGID_BISECT     12
+#define RIGID_ALIGNED    1e-4f
 
 th_squad_def th_default_squad_def(void) {
     return (th_squad_def){
@@ -36,6 +46,7 @@ th_squad_def th_default_squad_def(void) {
         .speed = 1.5f,
         .tolerance = 0.5f,
         .slot_weight = 3.0f,
+        .rigid = false,
     };
 }
 
@@ -93,9 +104,111 @@ static bool blocked(const th_world *w, th_vec2 p) {
     return w->nav.present && th_navmap_blocked_at(&w->nav.map, p);
 }
 
-/* A* + string pulling from a to b into `out` (at most max points); 0 when there is no path.
- * Uses the world's path-finding memory, created when the first squad was added. */
-static uint32_t plan(th_world *w, th_vec2 a, th_vec2 b, th_vec2 *out, uint32_t max) {
+static bool sees(const th_world *w, th_vec2 a, th_vec2 b) {
+    if (!w->nav.present) return true;
+    int32_t ax, ay, bx, by;
+    th_navmap_cell_of(&w->nav.map, a, &ax, &ay);
+    th_navmap_cell_of(&w->nav.map, b, &bx, &by);
+    return th_nav_line_of_sight(&w->nav.map, ax, ay, bx, by);
+}
+
+/* ---- slots the members can take ------------------------------------------------------------
+ *
+ * The template turned to the heading can put a slot in a wall, off the map, or behind a wall
+ * where no member gets from the squad (a column that ends facing a border wall, a box rounding
+ * a corner). A member pulled at such a slot presses into the wall for ever, and the squad,
+ * judged on it, never arrives. So once the slots are placed, any slot that is not open ground
+ * reachable from the centre moves to the nearest open cell centre reachable from the centre,
+ * both while marching and at the goal; arrival is judged on the slots so placed.
+ *
+ * Reachable: a breadth-first search over the map's moves from the centre's cell, kept inside
+ * the square of cells the formation spans around the centre (plus two), so a slot across a
+ * wall counts as out of reach even when a long way round exists. It runs only when a slot is
+ * blocked or out of the centre's sight (every slot in sight is reachable), serial, in squad
+ * order, over memory sized with the first squad. A moved slot takes the nearest reached cell
+ * (distance from the slot to the cell centre, ties to the earlier cell of the search) that no
+ * other slot holds, so two members are not sent to one cell while another is free. */
+
+static float template_radius(const th_squad *q) {
+    float r2 = 0.0f;
+    for (uint32_t i = 0; i < q->def.count; i++) r2 = fmaxf(r2, th_v2_len2(q->slot_local[i]));
+    return sqrtf(r2);
+}
+
+static void fit_slots(th_world *w, th_squad *q) {
+    th_world_nav *nv = &w->nav;
+    if (!nv->present || !nv->reach_mark) return;
+    const uint32_t n = q->def.count;
+    bool fits = true;
+    for (uint32_t i = 0; i < n && fits; i++)
+        fits = !blocked(w, q->slot_pos[i]) && sees(w, q->centre, q->slot_pos[i]);
+    if (fits) return;
+    const th_navmap *m = &nv->map;
+    int32_t cx, cy;
+    const uint32_t start = th_navmap_cell_of(m, q->centre, &cx, &cy);
+    if (th_navmap_is_blocked(m, cx, cy)) return; /* re-planning moves the centre out first */
+    const float span = (template_radius(q) + q->def.spacing) * m->inv_cell_size;
+    const int32_t reach = (int32_t)fminf(ceilf(span), (float)TH_NAV_MAX_DIM) + 2;
+    nv->reach_epoch += 2;
+    if (nv->reach_epoch < 2) { /* wrapped: no old mark may look current */
+        memset(nv->reach_mark, 0, (size_t)m->ncells * sizeof *nv->reach_mark);
+        nv->reach_epoch = 2;
+    }
+    const uint32_t seen = nv->reach_epoch, held = seen + 1, cols = (uint32_t)m->w;
+    uint32_t *mark = nv->reach_mark, *queue = nv->reach_queue;
+    uint32_t head = 0, tail = 0;
+    queue[tail++] = start;
+    mark[start] = seen;
+    while (head < tail) {
+        const uint32_t c = queue[head++];
+        const int32_t x = (int32_t)(c % cols), y = (int32_t)(c / cols);
+        for (int k = 0; k < 8; k++) {
+            if (!(m->moves[c] & (1u << k))) continue;
+            const int32_t nx = x + th_nav_move_dx[k], ny = y + th_nav_move_dy[k];
+            if (abs(nx - cx) > reach || abs(ny - cy) > reach) continue;
+            const uint32_t nc = (uint32_t)ny * cols + (uint32_t)nx;
+            if (mark[nc] == seen || mark[nc] == held) continue;
+            mark[nc] = seen;
+            queue[tail++] = nc;
+        }
+    }
+    /* Slots on reached cells stay and hold their cells; the rest are marked to move. */
+    uint8_t *moves = q->taken; /* assign_slots' scratch, free between its calls */
+    for (uint32_t i = 0; i < n; i++) {
+        moves[i] = 1;
+        if (blocked(w, q->slot_pos[i])) continue;
+        const uint32_t c = th_navmap_cell_of(m, q->slot_pos[i], NULL, NULL);
+        if (mark[c] != seen && mark[c] != held) continue;
+        mark[c] = held;
+        moves[i] = 0;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (!moves[i]) continue;
+        uint32_t near = UINT32_MAX;
+        float near_d2 = INFINITY;
+        for (int pass = 0; pass < 2 && near == UINT32_MAX; pass++) {
+            for (uint32_t j = 0; j < tail; j++) {
+                const uint32_t c = queue[j];
+                if (pass == 0 && mark[c] == held) continue; /* first a cell no slot holds */
+                const th_vec2 at =
+                    th_navmap_cell_centre(m, (int32_t)(c % cols), (int32_t)(c / cols));
+                const float d2 = th_v2_len2(th_v2_sub(at, q->slot_pos[i]));
+                if (d2 < near_d2) {
+                    near_d2 = d2;
+                    near = c;
+                }
+            }
+        }
+        q->slot_pos[i] = th_navmap_cell_centre(m, (int32_t)(near % cols), (int32_t)(near / cols));
+        mark[near] = held;
+    }
+}
+
+/* A* + string pulling from a to b on map `m` (the world's, or the rigid squads' copy) into
+ * `out` (at most max points); 0 when there is no path. Uses the world's path-finding memory,
+ * created when the first squad was added. */
+static uint32_t plan_on(th_world *w, const th_navmap *m, th_vec2 a, th_vec2 b, th_vec2 *out,
+                        uint32_t max) {
     th_world_nav *n = &w->nav;
     if (!n->present) {
         if (max < 2) return 0;
@@ -104,20 +217,83 @@ static uint32_t plan(th_world *w, th_vec2 a, th_vec2 b, th_vec2 *out, uint32_t m
         return 2;
     }
     int32_t sx, sy, gx, gy;
-    th_navmap_cell_of(&n->map, a, &sx, &sy);
-    th_navmap_cell_of(&n->map, b, &gx, &gy);
+    th_navmap_cell_of(m, a, &sx, &sy);
+    th_navmap_cell_of(m, b, &gx, &gy);
     uint32_t len = 0;
-    if (th_astar_find(n->astar, &n->map, sx, sy, gx, gy, n->path, n->map.ncells, &len, NULL) !=
-        TH_NAV_OK) {
+    if (th_astar_find(n->astar, m, sx, sy, gx, gy, n->path, m->ncells, &len, NULL) != TH_NAV_OK) {
         return 0;
     }
-    uint32_t pulled = th_nav_string_pull(&n->map, n->path, len, n->waypoints);
+    uint32_t pulled = th_nav_string_pull(m, n->path, len, n->waypoints);
     /* A way longer than `max` points is cut; walking it ends in sight of the rest, or a new
      * plan is made from there. */
     uint32_t k = pulled < max ? pulled : max;
     memcpy(out, n->waypoints, k * sizeof *out);
     if (k > 0 && k == pulled) out[k - 1] = b; /* the exact goal, not its cell's centre */
     return k;
+}
+
+static uint32_t plan(th_world *w, th_vec2 a, th_vec2 b, th_vec2 *out, uint32_t max) {
+    return plan_on(w, &w->nav.map, a, b, out, max);
+}
+
+/* The centre's path: for a rigid squad first on the map with the cells too near a wall for
+ * the whole shape blocked (a cell stays open when its centre is at least the template's radius
+ * plus the margin's and a cell's half-diagonals from every blocked cell's centre: then every
+ * slot of a pose centred anywhere in it clears the walls by the margin, whatever the heading),
+ * so the body does not graze corners it cannot pass; where no such way exists, on the map
+ * itself (the squad then waits where its shape does not fit). */
+static bool clear_segment(const th_world *w, th_vec2 a, th_vec2 b);
+static bool nearest_open(const th_navmap *m, int32_t x, int32_t y, int32_t *ox, int32_t *oy);
+
+/* The cell of the planning map `r` nearest to p (p's own when open), as its centre, when the
+ * straight way from p to it is clear on the world's map. */
+static bool onto_rigid_map(const th_world *w, const th_navmap *r, th_vec2 p, th_vec2 *out) {
+    int32_t x, y, ox, oy;
+    th_navmap_cell_of(r, p, &x, &y);
+    if (!nearest_open(r, x, y, &ox, &oy)) return false;
+    *out = ox == x && oy == y ? p : th_navmap_cell_centre(r, ox, oy);
+    return clear_segment(w, p, *out);
+}
+
+static uint32_t plan_centre(th_world *w, th_squad *q, th_vec2 from) {
+    th_world_nav *n = &w->nav;
+    if (q->def.rigid && n->present && n->rigid_map.ncells) {
+        th_navmap *r = &n->rigid_map;
+        const th_navmap *m = &n->map;
+        if (m->walls_dirty) th_navmap_update_walls(&n->map, w->pool);
+        const float clear = template_radius(q) + RIGID_MARGIN + 0.5f * m->cell_size;
+        th_navmap_defer_moves(r);
+        for (int32_t y = 0; y < m->h; y++) {
+            for (int32_t x = 0; x < m->w; x++) {
+                const uint32_t c = (uint32_t)y * (uint32_t)m->w + (uint32_t)x;
+                if (m->cost[c] != 0 && m->wall_dist[c] >= clear)
+                    th_navmap_set_cost(r, x, y, m->cost[c]);
+                else th_navmap_set_blocked(r, x, y, false);
+            }
+        }
+        th_navmap_update_moves(r, w->pool);
+        /* From the start straight onto the planning map, along it, and straight off it to the
+         * goal: start and goal may lie nearer a wall than the whole shape's reach. */
+        th_vec2 a, b;
+        if (onto_rigid_map(w, r, from, &a) && onto_rigid_map(w, r, q->def.goal, &b)) {
+            const uint32_t max = TH_SQUAD_PATH_POINTS - 2;
+            uint32_t k = plan_on(w, r, a, b, q->path + 1, max);
+            if (k > 0 && k < max) {
+                q->path[0] = from;
+                if (th_v2_len2(th_v2_sub(q->path[k], q->def.goal)) > 0.0f)
+                    q->path[++k] = q->def.goal;
+                k++;
+                /* The plan starts at a cell centre near `from`: skip it when the way past it
+                 * is straight and clear (no turn on the spot for a step aside). */
+                if (k > 2 && clear_segment(w, from, q->path[2])) {
+                    memmove(q->path + 1, q->path + 2, (k - 2) * sizeof *q->path);
+                    k--;
+                }
+                return k;
+            }
+        }
+    }
+    return plan(w, from, q->def.goal, q->path, TH_SQUAD_PATH_POINTS);
 }
 
 /* ---- where the members are -----------------------------------------------------------------
@@ -253,6 +429,18 @@ static int add_squad(th_world *w, const th_squad_def *def, th_error *err) {
         return -1;
     }
     if (w->nav.present && !th_nav_path_ready(w, err)) return -1;
+    if (w->nav.present && !w->nav.reach_mark) {
+        uint32_t *mark = th_calloc(w->nav.map.ncells, sizeof *mark);
+        uint32_t *queue = th_calloc(w->nav.map.ncells, sizeof *queue);
+        if (!mark || !queue) {
+            th_free(mark);
+            th_free(queue);
+            th_error_set(err, TH_ERR_NOMEM, "out of memory for the squads' formation fitting");
+            return -1;
+        }
+        w->nav.reach_mark = mark;
+        w->nav.reach_queue = queue;
+    }
     th_squad *q = th_calloc(1, sizeof *q);
     uint32_t c = d.count;
     if (q) {
@@ -276,9 +464,17 @@ static int add_squad(th_world *w, const th_squad_def *def, th_error *err) {
         th_error_set(err, TH_ERR_NOMEM, "out of memory for a squad of %u", c);
         return -1;
     }
+    if (d.rigid && w->nav.present && !w->nav.rigid_map.ncells &&
+        th_navmap_init(&w->nav.rigid_map, w->nav.map.w, w->nav.map.h, w->nav.map.cell_size) !=
+            TH_NAV_OK) {
+        th_squad_free(q);
+        th_error_set(err, TH_ERR_NOMEM, "out of memory for a rigid squad's planning map");
+        return -1;
+    }
     q->def = d;
     q->centre = d.start;
-    q->path_count = plan(w, d.start, d.goal, q->path, TH_SQUAD_PATH_POINTS);
+    template_slots(&d, q->slot_local);
+    q->path_count = plan_centre(w, q, d.start);
     if (q->path_count == 0) {
         th_squad_free(q);
         th_error_set(err, TH_ERR_UNREACHABLE,
@@ -289,7 +485,6 @@ static int add_squad(th_world *w, const th_squad_def *def, th_error *err) {
     q->path_next = 1;
     th_vec2 toward = q->path_count > 1 ? th_v2_sub(q->path[1], q->path[0]) : th_v2(1.0f, 0.0f);
     q->heading = th_v2_len2(toward) > 0.0f ? th_v2_norm(toward) : th_v2(1.0f, 0.0f);
-    template_slots(&d, q->slot_local);
     place_slots(q);
     for (uint32_t i = 0; i < c; i++) {
         if (blocked(w, q->slot_pos[i])) {
@@ -350,8 +545,8 @@ bool th_world_get_squad(const th_world *w, th_squad_id handle, th_squad_info *ou
     const uint32_t squad = TH_INDEX(handle);
     if (squad >= w->squad_count) return false;
     const th_squad *q = w->squad[squad];
-    *out = (th_squad_info){q->centre,  q->heading,    q->member_count, q->error,
-                           q->arrived, q->path_count, q->stuck};
+    *out = (th_squad_info){q->centre,  q->heading,    q->member_count,      q->error,
+                           q->arrived, q->path_count, q->stuck || q->wedged};
     return true;
 }
 
@@ -433,6 +628,7 @@ bool th_world_squad_join(th_world *w, th_squad_id handle, th_agent_id id, th_err
     q->def.count = q->member_count;
     template_slots(&q->def, q->slot_local);
     place_slots(q);
+    if (!q->def.rigid) fit_slots(w, q);
     members_at(w, squad, squad + 1);
     assign_slots(q);
     q->arrived = false;
@@ -440,14 +636,6 @@ bool th_world_squad_join(th_world *w, th_squad_id handle, th_agent_id id, th_err
 }
 
 /* ---- per step ---------------------------------------------------------------------------- */
-
-static bool sees(const th_world *w, th_vec2 a, th_vec2 b) {
-    if (!w->nav.present) return true;
-    int32_t ax, ay, bx, by;
-    th_navmap_cell_of(&w->nav.map, a, &ax, &ay);
-    th_navmap_cell_of(&w->nav.map, b, &bx, &by);
-    return th_nav_line_of_sight(&w->nav.map, ax, ay, bx, by);
-}
 
 /* ---- re-planning after terrain events ------------------------------------------------------
  *
@@ -570,7 +758,7 @@ static void replan(th_world *w, th_squad *q) {
         }
         q->centre = th_navmap_cell_centre(m, ox, oy);
     }
-    uint32_t k = plan(w, q->centre, q->def.goal, q->path, TH_SQUAD_PATH_POINTS);
+    uint32_t k = plan_centre(w, q, q->centre);
     if (k == 0) { /* no route left (or the goal is walled in): wait where it is */
         q->stuck = true;
         return;
@@ -604,6 +792,134 @@ static void after_terrain_events(th_world *w, th_squad *q) {
     }
 }
 
+/* ---- rigid squads ---------------------------------------------------------------------------
+ *
+ * The formation as one body (the seed's "whole squadron acts as a single soldier"), but one
+ * that walls stop: a pose (centre, heading) is taken only when every slot of it is open ground
+ * with RIGID_MARGIN to spare, so the shape never deforms and no slot enters a wall. The centre
+ * follows its path segment by segment: aligned with the segment it moves, its speed within
+ * RIGID_SHARE of the members' max_speed and the squad's speed, changed by at most RIGID_SHARE
+ * of max_force per second and brought to rest at the segment's end (sqrt(2 a d)); off the
+ * segment's direction it stands and turns, its turn rate likewise bounded for the outermost
+ * slot. A move or turn is taken only as far as the shape fits, braking to stop there; where no
+ * part of it fits the squad waits (wedged, reported as stuck) and tries again next step. */
+
+/* Whether every slot of the pose (centre, heading) is open ground `margin` metres into it (the
+ * four corners of a square of that half-size around the slot). */
+static bool pose_fits(const th_world *w, const th_squad *q, th_vec2 centre, th_vec2 heading,
+                      float margin) {
+    for (uint32_t i = 0; i < q->def.count; i++) {
+        const th_vec2 p = place(centre, heading, q->slot_local[i]);
+        for (int k = 0; k < 4; k++) {
+            const th_vec2 corner =
+                th_v2(p.x + (k & 1 ? margin : -margin), p.y + (k & 2 ? margin : -margin));
+            if (blocked(w, corner)) return false;
+        }
+    }
+    return true;
+}
+
+/* Heading h turned by angle a (radians, counter-clockwise). */
+static th_vec2 turned(th_vec2 h, float a) {
+    const float c = cosf(a), s = sinf(a);
+    return th_v2_norm(th_v2(h.x * c - h.y * s, h.x * s + h.y * c));
+}
+
+/* A rate toward `target` from `now`, changed by at most `dv`. */
+static float ramp(float now, float target, float dv) {
+    if (target > now + dv) return now + dv;
+    if (target < now - dv) return now - dv;
+    return target;
+}
+
+/* The pose after advancing by u in [0, 1] of a move: along `dir` by u * len, or turned by
+ * u * len radians (sign in len). */
+typedef struct rigid_move {
+    th_vec2 centre, heading, dir;
+    float len;
+    bool turn;
+} rigid_move;
+
+static bool move_fits(const th_world *w, const th_squad *q, const rigid_move *mv, float u,
+                      float margin) {
+    if (mv->turn) return pose_fits(w, q, mv->centre, turned(mv->heading, u * mv->len), margin);
+    return pose_fits(w, q, th_v2_add(mv->centre, th_v2_scale(mv->dir, u * mv->len)), mv->heading,
+                     margin);
+}
+
+/* How far along a move (0..1) the pose still fits, looking no further than `look` of it: all
+ * of it when the end fits, else the last fitting point bisection finds before the first that
+ * does not. The body then brakes to stop there, not at the wall. */
+static float free_share(const th_world *w, const th_squad *q, const rigid_move *mv, float look,
+                        float margin) {
+    if (move_fits(w, q, mv, look, margin)) return look;
+    float lo = 0.0f, hi = look;
+    for (int i = 0; i < RIGID_BISECT; i++) {
+        const float mid = 0.5f * (lo + hi);
+        if (move_fits(w, q, mv, mid, margin)) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* One step of a rigid squad's march (see above). The stopping distance ahead (v^2 / 2a plus a
+ * step, in metres or radians) is looked at first, so the body slows to a stop where its shape
+ * stops fitting rather than halting from full speed (its members could not stop as fast). */
+static void rigid_march(th_world *w, th_squad *q, float dt) {
+    const th_crowd_rt *c = &w->crowd_rt[TH_INDEX(q->def.crowd)];
+    const float radius = fmaxf(template_radius(q), 0.5f * q->def.spacing);
+    const float vmax = fminf(q->def.speed, RIGID_SHARE * c->max_speed);
+    const float amax = RIGID_SHARE * c->max_force;
+    const th_vec2 start = q->centre;
+    q->wedged = false;
+    q->velocity = th_v2(0.0f, 0.0f);
+    while (q->path_next < q->path_count &&
+           th_v2_len(th_v2_sub(q->path[q->path_next], q->centre)) <= 1e-4f) {
+        q->centre = q->path[q->path_next++];
+    }
+    if (q->path_next >= q->path_count) {
+        q->speed_now = q->omega = 0.0f;
+        return;
+    }
+    /* The margin kept from walls; a pose that already lacks it (a start or a block close to a
+     * wall) may still move as long as every slot stays on open ground. */
+    const float margin = pose_fits(w, q, q->centre, q->heading, RIGID_MARGIN) ? RIGID_MARGIN : 0.0f;
+    const th_vec2 to = th_v2_sub(q->path[q->path_next], q->centre);
+    const float d = th_v2_len(to);
+    const th_vec2 dir = th_v2_scale(to, 1.0f / d);
+    const float angle = atan2f(q->heading.x * dir.y - q->heading.y * dir.x,
+                               q->heading.x * dir.x + q->heading.y * dir.y);
+    const bool turn = fabsf(angle) > RIGID_ALIGNED;
+    /* Rates: metres per second along the segment, or radians per second turning (the
+     * outermost slot then moves at rate * radius). */
+    const float top = turn ? vmax / radius : vmax, acc = turn ? amax / radius : amax;
+    const float span = turn ? fabsf(angle) : d;
+    float now = turn ? fabsf(q->omega) : q->speed_now;
+    if (turn) q->speed_now = 0.0f; /* it stands at each corner (after a re-plan, it stops) */
+    else q->heading = dir;
+    const rigid_move mv = {q->centre, q->heading, dir, turn ? angle : d, turn};
+    const float look = fminf(1.0f, (now * now / (2.0f * acc) + (now + acc * dt) * dt) / span);
+    const float free = free_share(w, q, &mv, look, margin) * span;
+    if (free <= 1e-5f * span) {
+        q->speed_now = q->omega = 0.0f;
+        q->wedged = true;
+        return;
+    }
+    now = ramp(now, fminf(top, sqrtf(2.0f * acc * free)), acc * dt);
+    const float advance = fminf(fmaxf(now, acc * dt) * dt, free);
+    const bool whole = advance >= span;
+    if (turn) {
+        q->heading = whole ? dir : turned(q->heading, angle < 0.0f ? -advance : advance);
+        q->omega = whole ? 0.0f : (angle < 0.0f ? -now : now);
+        return;
+    }
+    q->omega = 0.0f;
+    q->centre = whole ? q->path[q->path_next] : th_v2_add(q->centre, th_v2_scale(dir, advance));
+    q->speed_now = whole ? 0.0f : now; /* at rest at the corner: it arrives there slowing */
+    if (whole) q->path_next++;
+    q->velocity = th_v2_scale(th_v2_sub(q->centre, start), 1.0f / dt);
+}
+
 /* Reads the members through at[] and seen[] (members_at), never the agent arrays. */
 static void update_squad(th_world *w, th_squad *q) {
     const float dt = w->def.timestep;
@@ -631,6 +947,7 @@ static void update_squad(th_world *w, th_squad *q) {
         q->def.count = kept;
         template_slots(&q->def, q->slot_local);
         place_slots(q);
+        if (!q->def.rigid) fit_slots(w, q);
         assign_slots(q);
     }
     const th_world_nav *nv = &w->nav;
@@ -657,7 +974,15 @@ static void update_squad(th_world *w, th_squad *q) {
     lag = reachable ? lag / (float)reachable : 0.0f;
     bool at_goal = q->path_next >= q->path_count && !q->stuck;
     q->velocity = th_v2(0.0f, 0.0f);
-    if (!at_goal && !q->stuck && lag <= LAG_SPACINGS * q->def.spacing) {
+    if (q->def.rigid) {
+        if (!at_goal && !q->stuck && lag <= LAG_SPACINGS * q->def.spacing) {
+            rigid_march(w, q, dt);
+        } else {
+            q->speed_now = q->omega = 0.0f;
+            q->wedged = false;
+        }
+        at_goal = q->path_next >= q->path_count && !q->stuck;
+    } else if (!at_goal && !q->stuck && lag <= LAG_SPACINGS * q->def.spacing) {
         float left = q->def.speed * dt;
         th_vec2 start = q->centre;
         while (left > 0.0f && q->path_next < q->path_count) {
@@ -680,6 +1005,7 @@ static void update_squad(th_world *w, th_squad *q) {
     if (at_goal && !q->arrived && worst <= q->def.tolerance) q->arrived = true;
     else if (q->arrived && worst > REARRIVE_FACTOR * q->def.tolerance) q->arrived = false;
     place_slots(q);
+    if (!q->def.rigid) fit_slots(w, q);
     /* Cut-off members: out of sight of their slot (or the slot is in a wall) for a second. */
     for (uint32_t m = 0; m < q->member_count; m++) {
         th_vec2 p = q->at[m], slot = q->slot_pos[q->slot_of_member[m]];
@@ -721,6 +1047,20 @@ th_vec2 th_squad_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
     uint32_t m = w->member_of_id[th_id_slot(id)];
     th_vec2 goal;
     bool walking_back = q->back_count[m] > 0;
+    if (q->def.rigid && !walking_back) {
+        /* Held on the slot: aim to be where the slot will be after this step (its velocity,
+         * the centre's plus the turn's, and the gap closed within RIGID_HOLD_STEPS). */
+        const float dt = w->def.timestep;
+        const th_vec2 slot = q->slot_pos[q->slot_of_member[m]];
+        const th_vec2 arm = th_v2_sub(slot, q->centre);
+        const th_vec2 slot_v = th_v2_add(q->velocity, th_v2(-q->omega * arm.y, q->omega * arm.x));
+        const th_vec2 gap = th_v2_sub(slot, p);
+        th_vec2 desired = th_v2_add(slot_v, th_v2_scale(gap, 1.0f / (RIGID_HOLD_STEPS * dt)));
+        desired = th_v2_clamp_len(desired, c->max_speed);
+        const th_vec2 f =
+            th_v2_clamp_len(th_v2_scale(th_v2_sub(desired, v), 1.0f / dt), c->max_force);
+        return th_v2_scale(f, q->def.slot_weight);
+    }
     if (walking_back) goal = q->back[(size_t)m * TH_SQUAD_BACK_POINTS + q->back_next[m]];
     else goal = q->slot_pos[q->slot_of_member[m]];
     th_vec2 to = th_v2_sub(goal, p);

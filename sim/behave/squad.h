@@ -29,6 +29,11 @@ struct th_squad {
     bool arrived;
     bool stuck; /* a terrain event left no route to the goal: the centre
                    waits (not arrived) until an event opens one */
+    /* A rigid squad's motion (def.rigid): the centre's speed along its path (m/s) and its
+     * turn rate (rad/s, counter-clockwise positive), and whether the shape did not fit the way
+     * ahead this step (it waits). */
+    float speed_now, omega;
+    bool wedged;
 };
 
 void th_squad_free(th_squad *q);

@@ -1,6 +1,7 @@
 /* The event queue: bunker, wall and cost changes scheduled for a step, held in a binary heap and
  * applied at the start of that step in scheduling order (th_nav_apply_events, the step's events
- * phase). Rectangle events change cells and mark what the fields must redo (fields.c) and which
+ * phase). Rectangle events change cells (a block remembers the cost of each cell it closes, which
+ * an open event gives back) and mark what the fields must redo (fields.c) and which
  * cells agents must leave (displace.c). */
 #include "engine/alloc.h"
 #include "sim/core/validate.h"
@@ -86,7 +87,8 @@ bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_e
         break;
     case TH_EVENT_SET_COST:
     case TH_EVENT_BREAK_WALLS:
-    case TH_EVENT_BLOCK_CELLS: {
+    case TH_EVENT_BLOCK_CELLS:
+    case TH_EVENT_OPEN_CELLS: {
         const th_event_def *d = def;
         if (d->x0 > d->x1 || d->y0 > d->y1) {
             th_error_set(err, TH_ERR_INVALID, "empty cell rectangle [%d..%d] x [%d..%d]", d->x0,
@@ -112,6 +114,15 @@ bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_e
     if (def->type == TH_EVENT_BLOCK_CELLS && !w->nav.blocked_near &&
         !th_nav_alloc_displacement(w, err)) {
         return false;
+    }
+    /* What a block closes is remembered per cell (the cost it had) so that an open event can
+     * give it back: sized here, between steps, with the first block; never in a step. */
+    if (def->type == TH_EVENT_BLOCK_CELLS && !w->nav.closed_cost) {
+        w->nav.closed_cost = th_calloc(w->nav.map.ncells, sizeof *w->nav.closed_cost);
+        if (!w->nav.closed_cost) {
+            th_error_set(err, TH_ERR_NOMEM, "out of memory");
+            return false;
+        }
     }
     return push_event(w, e, err);
 }
@@ -143,6 +154,11 @@ bool th_world_block_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32
     return schedule_now(w, (th_event_def){TH_EVENT_BLOCK_CELLS, {0}, x0, y0, x1, y1, 0}, err);
 }
 
+bool th_world_open_cells(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                         th_error *err) {
+    return schedule_now(w, (th_event_def){TH_EVENT_OPEN_CELLS, {0}, x0, y0, x1, y1, 0}, err);
+}
+
 bool th_world_set_cost(th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1, uint32_t cost,
                        th_error *err) {
     return schedule_now(w, (th_event_def){TH_EVENT_SET_COST, {0}, x0, y0, x1, y1, cost}, err);
@@ -162,11 +178,25 @@ static void apply_rect(th_world *w, const th_event_def *e) {
     for (int32_t y = e->y0; y <= e->y1; y++) {
         for (int32_t x = e->x0; x <= e->x1; x++) {
             uint32_t cell = (uint32_t)y * (uint32_t)n->map.w + (uint32_t)x;
+            /* The cost a block closed away, 0 for a cell no block closed (an open cell, a wall
+             * of the map, or before any block: no memory yet). */
+            const uint16_t closed = n->closed_cost ? n->closed_cost[cell] : 0;
             if (e->type == TH_EVENT_BREAK_WALLS) {
                 if (th_navmap_break_wall(&n->map, x, y) != TH_NAV_OK) continue; /* not a wall */
                 th_nav_unlist_blocked(n, cell);
                 list_opened(n, cell);
                 n->walls_stale = true;
+            } else if (e->type == TH_EVENT_OPEN_CELLS) {
+                if (!closed) continue; /* open ground, or a wall of the map: left as it is */
+                th_navmap_set_cost(&n->map, x, y, closed);
+                n->closed_cost[cell] = 0;
+                th_nav_unlist_blocked(n, cell);
+                list_opened(n, cell);
+                n->walls_stale = true;
+            } else if (closed && e->type == TH_EVENT_SET_COST) {
+                /* A closed door over re-priced ground: the ground under it takes the new cost,
+                 * which it shows once an open event lifts the block. Routes do not change. */
+                n->closed_cost[cell] = (uint16_t)e->cost;
             } else if (th_navmap_is_blocked(&n->map, x, y) || n->bunker_at[cell] >= 0) {
                 continue; /* walls and bunkers are neither blocked again nor re-priced */
             } else if (e->type == TH_EVENT_SET_COST) {
@@ -180,10 +210,14 @@ static void apply_rect(th_world *w, const th_event_def *e) {
                 if (e->cost < old) list_opened(n, cell);
                 else n->fields_stale = raised = true;
             } else {
+                /* A block: the cell's cost is kept for the open event that lifts it (the
+                 * memory exists: it is sized when the first block is scheduled). */
+                n->closed_cost[cell] = (uint16_t)n->map.cost[cell];
                 th_navmap_set_blocked(&n->map, x, y, false);
                 n->fields_stale = n->walls_stale = n->displace = raised = true;
-                /* Each cell turns from open to blocked at most once per step, so the list
-                 * never holds more than every cell. */
+                /* A cell is listed at most once: an open event in the same step unlists it
+                 * before a later block can list it again, so the list never holds more than
+                 * every cell. */
                 th_nav_list_blocked(n, cell);
             }
         }
@@ -211,6 +245,7 @@ bool th_nav_apply_events(th_world *w, uint32_t *walled_in) {
             break;
         case TH_EVENT_BREAK_WALLS:
         case TH_EVENT_BLOCK_CELLS:
+        case TH_EVENT_OPEN_CELLS:
         case TH_EVENT_SET_COST: apply_rect(w, e); break;
         }
     }

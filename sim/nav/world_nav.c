@@ -57,6 +57,10 @@ void th_nav_world_free(th_world *w) {
     th_free(n->opened);
     th_free(n->blocked_list);
     th_free(n->blocked_near);
+    th_free(n->closed_cost);
+    th_free(n->reach_mark);
+    th_free(n->reach_queue);
+    th_navmap_free(&n->rigid_map);
     th_free(n->events);
     th_navmap_free(&n->map);
     memset(n, 0, sizeof *n);

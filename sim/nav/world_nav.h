@@ -64,6 +64,10 @@ typedef struct th_world_nav {
                                list (newly blocked, no open cell found yet), or the open cell
                                its agents move to */
 
+    /* Per cell: the terrain cost a block event closed away (so an open event can give it
+     * back), 0 for a cell no block closed. Allocated when the first block is scheduled. */
+    uint16_t *closed_cost;
+
     float *speed; /* per cell: walking speed factor in (0, 1], or NULL while all are 1 */
 
     /* What this step's events did to the routes, for squads to re-plan by (sim/behave/squad.c);
@@ -73,6 +77,16 @@ typedef struct th_world_nav {
     uint32_t raised_count;
     th_event_def raised[TH_NAV_RAISED_RECTS]; /* rectangles of events that blocked cells or made
                                                  them dearer (clipped to the map) */
+
+    /* Squads' formation fitting (sim/behave/squad.c): per cell, the epoch of the last search
+     * that reached it (even: reached, odd: and a slot took it); the search's queue. Allocated
+     * with the first squad, 8 bytes per cell. */
+    uint32_t *reach_mark, *reach_queue;
+    uint32_t reach_epoch;
+    /* Rigid squads plan on the map with every cell closer to a wall than the formation's
+     * reach blocked (sim/behave/squad.c): rebuilt for each such plan, allocated with the first
+     * rigid squad (ncells == 0 until then). */
+    th_navmap rigid_map;
 
     th_astar_ctx *astar; /* for th_world_find_path, created on first use */
     uint32_t *path;      /* its cell path buffer, ncells long */

@@ -25,9 +25,12 @@ enum {
     WORLD_BYTES_PER_CELL_BUNKER = 5,
     WORLD_BYTES_PER_CELL_WORKER = 16,
     WORLD_BYTES_PER_AGENT = 256,
-    WORLD_BYTES_PER_CELL_BLOCK = 8,  /* with block events: the displacement list and table */
-    WORLD_BYTES_PER_CELL_PATHS = 29, /* with squads: A*'s cell records, a path and its waypoints */
+    WORLD_BYTES_PER_CELL_BLOCK =
+        10, /* with block events: the displacement list and table, kept costs */
+    WORLD_BYTES_PER_CELL_PATHS = 37, /* with squads: A*'s cell records, a path and its waypoints,
+                                        the formation fitting's marks and queue */
     WORLD_BYTES_PER_CELL_LANDMARKS = 34, /* and A*'s landmarks, up to TH_ASTAR_LANDMARK_BUDGET */
+    WORLD_BYTES_PER_CELL_RIGID = 8,      /* with rigid squads: their planning map */
 };
 /* A scene whose world would need more is refused before anything is allocated: past this,
  * an ordinary machine starts swapping or the kernel kills the process, which is a crash by
@@ -258,6 +261,55 @@ static int event_order(const void *pa, const void *pb) {
     return a < b ? -1 : a > b; /* file order among events of one step */
 }
 
+/* The event (in `order`, before index `before`) that last closed or opened cell (x, y), or
+ * NULL: whether a block still holds it closed when a later event comes. */
+static const th_scene_event *last_door_event(const th_scene_event **order, uint32_t before,
+                                             int32_t x, int32_t y) {
+    for (uint32_t k = before; k-- > 0;) {
+        const th_event_def *d = &order[k]->def;
+        if ((d->type == TH_EVENT_BLOCK_CELLS || d->type == TH_EVENT_OPEN_CELLS) && x >= d->x0 &&
+            x <= d->x1 && y >= d->y0 && y <= d->y1)
+            return order[k];
+    }
+    return NULL;
+}
+
+/* A break_wall breaks only destructible walls of the map: one whose rectangle holds none would
+ * do nothing, silently. Refused at the event, naming the block that closed the cells when an
+ * earlier block did (those reopen with `open`). Called before the world's first step, so the
+ * world's cells are the map's. */
+static bool breaks_a_wall(const th_world *w, const th_scene *s, const th_scene_event **order,
+                          uint32_t e, th_error *err) {
+    const th_scene_event *ev = order[e];
+    const th_event_def *d = &ev->def;
+    for (int32_t y = d->y0; y <= d->y1; y++) {
+        for (int32_t x = d->x0; x <= d->x1; x++) {
+            if (th_world_cell(w, x, y, NULL) == TH_CELL_DESTRUCTIBLE) return true;
+        }
+    }
+    char path[64];
+    snprintf(path, sizeof path, "events[%u].break_wall", (uint32_t)(ev - s->event));
+    const th_ynode *at = th_ynode_get(ev->node, "break_wall");
+    for (int32_t y = d->y0; y <= d->y1; y++) {
+        for (int32_t x = d->x0; x <= d->x1; x++) {
+            if (th_world_cell(w, x, y, NULL) != TH_CELL_OPEN) continue;
+            const th_scene_event *door = last_door_event(order, e, x, y);
+            if (!door || door->def.type != TH_EVENT_BLOCK_CELLS) continue;
+            return th_scene_fail(s, at, path, err,
+                                 "expected a destructible wall of the map in cells [%d..%d] x "
+                                 "[%d..%d], found none: cell (%d, %d) is closed by the block of "
+                                 "events[%u], which break_wall cannot undo; use `open: [%d, %d, "
+                                 "%d, %d]` to reopen blocked cells",
+                                 d->x0, d->x1, d->y0, d->y1, x, y, (uint32_t)(door - s->event),
+                                 door->def.x0, door->def.y0, door->def.x1, door->def.y1);
+        }
+    }
+    return th_scene_fail(s, at, path, err,
+                         "expected a destructible wall of the map in cells [%d..%d] x [%d..%d], "
+                         "found none (break_wall opens only `destructible` cells)",
+                         d->x0, d->x1, d->y0, d->y1);
+}
+
 /* Events handed to the world in step order. The world inserts each after those due no later,
  * so a timeline written latest-first would cost it a quadratic number of moves (65,536
  * events: seconds); sorted, every insert is an append. */
@@ -269,7 +321,9 @@ static bool schedule_events(th_world *w, const th_scene *s, th_error *err) {
     qsort(order, s->event_count, sizeof *order, event_order);
     bool ok = true;
     for (uint32_t e = 0; e < s->event_count && ok; e++) {
-        if (!th_world_schedule(w, order[e]->step, &order[e]->def, err)) {
+        if (order[e]->def.type == TH_EVENT_BREAK_WALLS && !breaks_a_wall(w, s, order, e, err)) {
+            ok = false;
+        } else if (!th_world_schedule(w, order[e]->step, &order[e]->def, err)) {
             char path[64];
             snprintf(path, sizeof path, "events[%u]", (uint32_t)(order[e] - s->event));
             ok = th_scene_refused(s, order[e]->node, path, err);
@@ -311,6 +365,12 @@ static bool fits_in_memory(const th_scene *s, uint32_t threads, const agent_sour
         uint64_t landmarks = cells * WORLD_BYTES_PER_CELL_LANDMARKS;
         squad_bytes = cells * WORLD_BYTES_PER_CELL_PATHS +
                       (landmarks <= TH_ASTAR_LANDMARK_BUDGET ? landmarks : 0);
+        for (uint32_t q = 0; q < s->squad_count; q++) {
+            if (s->squad[q].def.rigid) {
+                squad_bytes += cells * WORLD_BYTES_PER_CELL_RIGID;
+                break;
+            }
+        }
     }
     /* Foraging crowds: a pheromone grid each (4 bytes per cell: the map's cells, or its own
      * without a map) and with a map the nest's field, costed as a bunker's river map. */

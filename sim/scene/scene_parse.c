@@ -1055,7 +1055,7 @@ static bool parse_squads(ctx *c, const th_ynode *n) {
     if (!s->squad) return TH_SCENE_NOMEM(s, n, "squads", c->err, "out of memory");
     static const char *const keys[] = {"crowd",     "count",       "formation", "files",
                                        "spacing",   "start",       "goal",      "speed",
-                                       "tolerance", "slot_weight", NULL};
+                                       "tolerance", "slot_weight", "rigid",     NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *q = n->items[i], *v;
         char path[64], sub[128], buf[64];
@@ -1104,6 +1104,13 @@ static bool parse_squads(ctx *c, const th_ynode *n) {
             if (!scalar_float(s, v, sub, floats[f].lo, floats[f].hi, &x, c->err)) return false;
             *floats[f].out = (float)x;
         }
+        if ((v = th_ynode_get(q, "rigid"))) {
+            static const char *const words[] = {"false", "true", NULL};
+            int r;
+            snprintf(sub, sizeof sub, "%s.rigid", path);
+            if (!scalar_word(s, v, sub, words, &r, c->err)) return false;
+            d.rigid = r == 1;
+        }
         const char *ends[2] = {"start", "goal"};
         th_vec2 *at[2] = {&d.start, &d.goal};
         for (int e = 0; e < 2; e++) {
@@ -1129,9 +1136,11 @@ static bool parse_events(ctx *c, const th_ynode *n) {
     s->event = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->event);
     if (!s->event) return TH_SCENE_NOMEM(s, n, "events", c->err, "out of memory");
     static const char *const keys[] = {"at",         "at_step", "destroy_bunker", "restore_bunker",
-                                       "break_wall", "block",   "set_cost",       NULL};
-    static const char *const actions[] = {"destroy_bunker", "restore_bunker", "break_wall", "block",
-                                          "set_cost"};
+                                       "break_wall", "block",   "set_cost",       "open",
+                                       NULL};
+    static const char *const actions[] = {"destroy_bunker", "restore_bunker", "break_wall",
+                                          "block",          "set_cost",       "open"};
+    enum { ACTIONS = sizeof actions / sizeof actions[0] };
     static const char *const cost_keys[] = {"cells", "cost", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *e = n->items[i];
@@ -1161,7 +1170,7 @@ static bool parse_events(ctx *c, const th_ynode *n) {
         }
         int action = -1;
         const th_ynode *v = NULL;
-        for (int a = 0; a < 5; a++) {
+        for (int a = 0; a < ACTIONS; a++) {
             const th_ynode *x = th_ynode_get(e, actions[a]);
             if (!x) continue;
             if (v)
@@ -1174,7 +1183,8 @@ static bool parse_events(ctx *c, const th_ynode *n) {
         if (!v)
             return TH_SCENE_MISSING(
                 s, e, path, c->err,
-                "missing action: expected one of destroy_bunker, restore_bunker, break_wall, block, set_cost");
+                "missing action: expected one of destroy_bunker, restore_bunker, break_wall, block, "
+                "set_cost, open");
         snprintf(sub, sizeof sub, "%s.%s", path, actions[action]);
         if (action <= 1) {
             char buf[64];
@@ -1185,10 +1195,12 @@ static bool parse_events(ctx *c, const th_ynode *n) {
             ev->def = (th_event_def){.type = action == 0 ? TH_EVENT_DESTROY_BUNKER
                                                          : TH_EVENT_RESTORE_BUNKER,
                                      .bunker = {(uint32_t)b + 1}};
-        } else if (action <= 3) {
+        } else if (action <= 3 || action == 5) {
             int32_t r[4];
             if (!cell_rect(c, v, sub, r)) return false;
-            ev->def = (th_event_def){action == 2 ? TH_EVENT_BREAK_WALLS : TH_EVENT_BLOCK_CELLS,
+            ev->def = (th_event_def){action == 2   ? TH_EVENT_BREAK_WALLS
+                                     : action == 3 ? TH_EVENT_BLOCK_CELLS
+                                                   : TH_EVENT_OPEN_CELLS,
                                      {0},
                                      r[0],
                                      r[1],

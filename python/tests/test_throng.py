@@ -180,7 +180,10 @@ def test_events_change_the_world():
     assert not w.bunker(0)["destroyed"]
     w.block_cells((5, 0, 5, 9))
     w.step(1)
-    assert w.cell(5, 0)[0] == "wall"
+    assert w.cell(5, 1)[0] == "wall"
+    w.open_cells((5, 0, 5, 9))
+    w.step(1)
+    assert w.cell(5, 1) == ("open", 1)
     events = [e["event"] for e in w.report()["bunkers"][0]["events"]]
     assert events[:2] == ["destroyed", "restored"]
 

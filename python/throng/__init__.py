@@ -156,7 +156,8 @@ _CELL_NAMES = {v: k for k, v in _CELLS.items()}
 _GOALS = {"none": 0, "shelter": 1, "destinations": 2, "route": 3, "wander": 4}
 _ROUTE_MODES = {"once": 0, "loop": 1, "patrol": 2}
 _LANES = {None: 0, "x": 1, "y": 2}
-_EVENTS = {"destroy_bunker": 0, "restore_bunker": 1, "break_walls": 2, "block_cells": 3, "set_cost": 4}
+_EVENTS = {"destroy_bunker": 0, "restore_bunker": 1, "break_walls": 2, "block_cells": 3, "set_cost": 4,
+           "open_cells": 5}
 
 Rect = Tuple[float, float, float, float]
 CellRect = Tuple[int, int, int, int]
@@ -427,6 +428,11 @@ class World:
         """Turn every open, non-bunker cell of the rectangle into wall (agents caught inside
         are moved out, or buried when walled in)."""
         self._event("block_cells", at, cells=cells)
+
+    def open_cells(self, cells: CellRect, at: Optional[int] = None) -> None:
+        """Open again the cells of the rectangle that block_cells closed, with the terrain cost
+        they had (walls of the map stay walls)."""
+        self._event("open_cells", at, cells=cells)
 
     def set_cost(self, cells: CellRect, cost: int, at: Optional[int] = None) -> None:
         """Give every open, non-bunker cell of the rectangle terrain cost ``cost`` (1..1000):

@@ -170,6 +170,9 @@ class World:
     def block_cells(self, cells: CellRect, at: Optional[int]=None) -> None:
         ...
 
+    def open_cells(self, cells: CellRect, at: Optional[int]=None) -> None:
+        ...
+
     def set_cost(self, cells: CellRect, cost: int, at: Optional[int]=None) -> None:
         ...
 

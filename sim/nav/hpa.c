@@ -1,0 +1,859 @@
+/* HPA*: clusters, entrances, intra-cluster edges, queries, refinement (see hpa.h). */
+#include "sim/nav/hpa.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/alloc.h"
+#include "engine/check.h"
+#include "engine/hash.h"
+
+#define NONE     UINT32_MAX
+#define INF      UINT32_MAX
+#define CLOSED   (UINT32_MAX - 1u) /* hpos: expanded */
+#define NOTQ     UINT32_MAX        /* hpos: never queued */
+#define L_CLOSED 0xFFFFu           /* local pos: expanded */
+
+/* Sides of a cluster, in the order its nodes are listed: south (row y0, against the cluster
+ * below), west, east, north. The side facing side s from the neighbour is 3 - s. */
+enum { SOUTH, WEST, EAST, NORTH };
+
+/* A Dijkstra bounded by one cluster's box, on an indexed binary heap keyed (dist, local id):
+ * the order, hence every tree, depends only on the map. */
+typedef struct lsearch {
+    int32_t bx, by, bw, bh; /* box */
+    uint32_t *dist;         /* per local cell */
+    uint8_t *parent;        /* move that reached the cell */
+    uint16_t *pos;          /* heap position + 1; 0 not queued; L_CLOSED expanded */
+    uint16_t *heap;
+    uint32_t n;
+} lsearch;
+
+struct th_hpa {
+    int32_t w, h;
+    uint32_t C, cw, ch, ncl, maxn;
+    uint32_t *node_cell;  /* [ncl * maxn] map cell of each node */
+    uint8_t *node_count;  /* [ncl] */
+    uint8_t *side_first;  /* [ncl * 4] first node of each side */
+    uint8_t *side_count;  /* [ncl * 4] */
+    uint32_t *edge;       /* [ncl * maxn * maxn] intra-cluster cost, INF = none */
+    uint32_t *version;    /* [ncl] bumped at each rebuild of the cluster (edge caches) */
+    uint32_t *list;       /* [ncl] clusters to rebuild */
+    uint32_t workers;
+    lsearch *scr;         /* [workers] */
+    uint64_t *cells_per_worker;
+    bool built;
+    th_hpa_info info;
+};
+
+struct th_hpa_query {
+    int32_t w, h;
+    uint32_t C, cw, maxn, nnodes, S, G;
+    uint32_t *g, *parent, *stamp, *hpos, *hval;
+    uint32_t *heap, hn, gen;
+    lsearch st, gt, rs; /* start tree, goal tree, refinement */
+    int32_t sx, sy, gx, gy;
+    uint32_t scl, gcl, direct;
+    th_hpa_state state;
+    uint32_t *route, route_len;
+    /* Edge cache, direct-mapped: key (cluster, lower node, higher node) + 1, the cluster's
+     * version when refined, and the moves from the lower node's cell to the higher's. */
+    uint32_t cache_mask;
+    uint64_t *ckey;
+    uint32_t *cver;
+    uint16_t *clen;
+    uint8_t *cmoves;
+    th_hpa_query_stats stats;
+};
+
+/* ---- bounded Dijkstra ------------------------------------------------------------------- */
+
+static bool ls_init(lsearch *s, uint32_t C) {
+    size_t n = (size_t)C * C;
+    s->dist = th_alloc(n * sizeof *s->dist);
+    s->parent = th_alloc(n * sizeof *s->parent);
+    s->pos = th_alloc(n * sizeof *s->pos);
+    s->heap = th_alloc(n * sizeof *s->heap);
+    return s->dist && s->parent && s->pos && s->heap;
+}
+
+static void ls_free(lsearch *s) {
+    th_free(s->dist);
+    th_free(s->parent);
+    th_free(s->pos);
+    th_free(s->heap);
+}
+
+static inline bool ls_less(const lsearch *s, uint16_t a, uint16_t b) {
+    return s->dist[a] < s->dist[b] || (s->dist[a] == s->dist[b] && a < b);
+}
+
+static void ls_up(lsearch *s, uint32_t i) {
+    uint16_t v = s->heap[i];
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (!ls_less(s, v, s->heap[p])) break;
+        s->heap[i] = s->heap[p];
+        s->pos[s->heap[i]] = (uint16_t)(i + 1);
+        i = p;
+    }
+    s->heap[i] = v;
+    s->pos[v] = (uint16_t)(i + 1);
+}
+
+static uint16_t ls_pop(lsearch *s) {
+    uint16_t top = s->heap[0];
+    uint16_t last = s->heap[--s->n];
+    uint32_t i = 0;
+    if (s->n) {
+        for (;;) {
+            uint32_t l = 2 * i + 1, r = l + 1, m = i;
+            uint16_t mv = last;
+            if (l < s->n && ls_less(s, s->heap[l], mv)) {
+                m = l;
+                mv = s->heap[l];
+            }
+            if (r < s->n && ls_less(s, s->heap[r], mv)) m = r;
+            if (m == i) break;
+            s->heap[i] = s->heap[m];
+            s->pos[s->heap[i]] = (uint16_t)(i + 1);
+            i = m;
+        }
+        s->heap[i] = last;
+        s->pos[last] = (uint16_t)(i + 1);
+    }
+    s->pos[top] = L_CLOSED;
+    return top;
+}
+
+/* Dijkstra from map cell (x, y) inside the box, every move the map allows that stays in the
+ * box; stops after expanding local cell `stop` (NONE: the whole box). Returns cells expanded. */
+static uint64_t ls_run(lsearch *s, const th_navmap *m, int32_t bx, int32_t by, int32_t bw,
+                       int32_t bh, int32_t x, int32_t y, uint32_t stop) {
+    s->bx = bx;
+    s->by = by;
+    s->bw = bw;
+    s->bh = bh;
+    uint32_t n = (uint32_t)bw * (uint32_t)bh;
+    for (uint32_t i = 0; i < n; i++) {
+        s->dist[i] = INF;
+        s->pos[i] = 0;
+    }
+    s->n = 0;
+    uint32_t src = (uint32_t)((y - by) * bw + (x - bx));
+    s->dist[src] = 0;
+    s->parent[src] = 0;
+    s->heap[s->n++] = (uint16_t)src;
+    s->pos[src] = 1;
+    uint64_t expanded = 0;
+    const uint32_t W = (uint32_t)m->w;
+    while (s->n) {
+        uint16_t c = ls_pop(s);
+        expanded++;
+        if (c == stop) break;
+        int32_t lx = c % bw, ly = c / bw;
+        uint32_t cell = (uint32_t)(ly + by) * W + (uint32_t)(lx + bx);
+        uint32_t cc = m->cost[cell], dc = s->dist[c];
+        unsigned mask = m->moves[cell];
+        while (mask) {
+            int k = __builtin_ctz(mask);
+            mask &= mask - 1u;
+            int32_t nx = lx + th_nav_move_dx[k], ny = ly + th_nav_move_dy[k];
+            if (nx < 0 || ny < 0 || nx >= bw || ny >= bh) continue;
+            uint16_t nl = (uint16_t)(ny * bw + nx);
+            if (s->pos[nl] == L_CLOSED) continue;
+            uint32_t ncell = (uint32_t)(ny + by) * W + (uint32_t)(nx + bx);
+            uint32_t nd =
+                dc + (cc + m->cost[ncell]) * (k < 4 ? TH_NAV_STEP_STRAIGHT : TH_NAV_STEP_DIAG);
+            if (nd >= s->dist[nl]) continue;
+            s->dist[nl] = nd;
+            s->parent[nl] = (uint8_t)k;
+            if (!s->pos[nl]) {
+                s->heap[s->n] = nl;
+                ls_up(s, s->n++);
+            } else {
+                ls_up(s, (uint32_t)s->pos[nl] - 1u);
+            }
+        }
+    }
+    return expanded;
+}
+
+static inline uint32_t ls_local(const lsearch *s, uint32_t cell, uint32_t W) {
+    return (cell / W - (uint32_t)s->by) * (uint32_t)s->bw + (cell % W - (uint32_t)s->bx);
+}
+
+/* ---- hierarchy --------------------------------------------------------------------------- */
+
+static void cluster_box(const th_hpa *h, uint32_t c, int32_t *x0, int32_t *y0, int32_t *bw,
+                        int32_t *bh) {
+    uint32_t i = c % h->cw, j = c / h->cw;
+    *x0 = (int32_t)(i * h->C);
+    *y0 = (int32_t)(j * h->C);
+    *bw = h->w - *x0 < (int32_t)h->C ? h->w - *x0 : (int32_t)h->C;
+    *bh = h->h - *y0 < (int32_t)h->C ? h->h - *y0 : (int32_t)h->C;
+}
+
+/* Neighbour cluster across side s, NONE at the map's edge. */
+static uint32_t neighbour(const th_hpa *h, uint32_t c, int s) {
+    uint32_t i = c % h->cw, j = c / h->cw;
+    switch (s) {
+    case SOUTH: return j ? c - h->cw : NONE;
+    case WEST: return i ? c - 1 : NONE;
+    case EAST: return i + 1 < h->cw ? c + 1 : NONE;
+    default: return j + 1 < h->ch ? c + h->cw : NONE;
+    }
+}
+
+void th_hpa_destroy(th_hpa *h) {
+    if (!h) return;
+    th_free(h->node_cell);
+    th_free(h->node_count);
+    th_free(h->side_first);
+    th_free(h->side_count);
+    th_free(h->edge);
+    th_free(h->version);
+    th_free(h->list);
+    if (h->scr)
+        for (uint32_t i = 0; i < h->workers; i++) ls_free(&h->scr[i]);
+    th_free(h->scr);
+    th_free(h->cells_per_worker);
+    th_free(h);
+}
+
+th_hpa *th_hpa_create(const th_navmap *m, uint32_t cluster, uint32_t workers) {
+    if (!m || !m->cost) return NULL;
+    if (cluster == 0) cluster = TH_HPA_DEFAULT_CLUSTER;
+    if (cluster < TH_HPA_MIN_CLUSTER || cluster > TH_HPA_MAX_CLUSTER) return NULL;
+    if (workers == 0) workers = 1;
+    if (workers > TH_POOL_MAX_WORKERS) workers = TH_POOL_MAX_WORKERS;
+    th_hpa *h = th_calloc(1, sizeof *h);
+    if (!h) return NULL;
+    h->w = m->w;
+    h->h = m->h;
+    h->C = cluster;
+    h->cw = ((uint32_t)m->w + cluster - 1) / cluster;
+    h->ch = ((uint32_t)m->h + cluster - 1) / cluster;
+    h->ncl = h->cw * h->ch;
+    /* A side of C cells holds at most ceil(C / 2) transitions: a run shorter than
+     * TH_HPA_SPLIT gives one and needs a blocked pair after it, a longer one gives two. */
+    h->maxn = 4u * ((cluster + 1u) / 2u);
+    size_t nn = (size_t)h->ncl * h->maxn;
+    h->node_cell = th_alloc(nn * sizeof *h->node_cell);
+    h->node_count = th_calloc(h->ncl, 1);
+    h->side_first = th_calloc((size_t)h->ncl * 4u, 1);
+    h->side_count = th_calloc((size_t)h->ncl * 4u, 1);
+    h->edge = th_alloc(nn * h->maxn * sizeof *h->edge);
+    h->version = th_calloc(h->ncl, sizeof *h->version);
+    h->list = th_alloc((size_t)h->ncl * sizeof *h->list);
+    h->workers = workers;
+    h->scr = th_calloc(workers, sizeof *h->scr);
+    h->cells_per_worker = th_calloc(workers, sizeof *h->cells_per_worker);
+    bool ok = h->node_cell && h->node_count && h->side_first && h->side_count && h->edge &&
+              h->version && h->list && h->scr && h->cells_per_worker;
+    for (uint32_t i = 0; ok && i < workers; i++) ok = ls_init(&h->scr[i], cluster);
+    if (!ok) {
+        th_hpa_destroy(h);
+        return NULL;
+    }
+    h->info.cluster = cluster;
+    h->info.clusters = h->ncl;
+    h->info.max_nodes = h->maxn;
+    h->info.bytes = sizeof *h + nn * (sizeof *h->node_cell + h->maxn * sizeof *h->edge) +
+                    (size_t)h->ncl * (1u + 8u + 2u * sizeof(uint32_t)) +
+                    (size_t)workers * cluster * cluster * 9u;
+    return h;
+}
+
+/* Cell t along side s of the box (x, y, bw, bh), and the cell across the border (o*). */
+static void side_cell(int s, int32_t x0, int32_t y0, int32_t bw, int32_t bh, int32_t t,
+                      int32_t *ix, int32_t *iy, int32_t *ox, int32_t *oy) {
+    int32_t x, y, dx = 0, dy = 0;
+    switch (s) {
+    case SOUTH: x = x0 + t, y = y0, dy = -1; break;
+    case NORTH: x = x0 + t, y = y0 + bh - 1, dy = 1; break;
+    case WEST: x = x0, y = y0 + t, dx = -1; break;
+    default: x = x0 + bw - 1, y = y0 + t, dx = 1; break;
+    }
+    *ix = x;
+    *iy = y;
+    if (ox) *ox = x + dx;
+    if (oy) *oy = y + dy;
+}
+
+/* The transition of the run part [a, b) along side s: the pair whose crossing is cheapest
+ * (on terrain of one cost, every pair), nearest to `pref` among equals, the lower on a tie.
+ * The paper places transitions by position alone; on weighted terrain that can force routes
+ * through a dear cell beside a cheap one. */
+static int32_t cheapest(const th_navmap *m, int s, int32_t x0, int32_t y0, int32_t bw, int32_t bh,
+                        int32_t a, int32_t b, int32_t pref) {
+    int32_t best = a;
+    uint32_t bc = UINT32_MAX, bd = UINT32_MAX;
+    for (int32_t t = a; t < b; t++) {
+        int32_t ix, iy, ox, oy;
+        side_cell(s, x0, y0, bw, bh, t, &ix, &iy, &ox, &oy);
+        uint32_t c = th_navmap_cost(m, ix, iy) + th_navmap_cost(m, ox, oy);
+        uint32_t d = (uint32_t)abs(t - pref);
+        if (c < bc || (c == bc && d < bd)) {
+            best = t;
+            bc = c;
+            bd = d;
+        }
+    }
+    return best;
+}
+
+/* Nodes of cluster c from its four borders, then its edges: one bounded Dijkstra from every
+ * node but the last. Reads the map and writes only cluster c's records. */
+static void build_cluster(th_hpa *h, const th_navmap *m, uint32_t c, uint32_t worker) {
+    int32_t x0, y0, bw, bh;
+    cluster_box(h, c, &x0, &y0, &bw, &bh);
+    uint32_t *cells = h->node_cell + (size_t)c * h->maxn;
+    uint32_t n = 0;
+    const uint32_t W = (uint32_t)m->w;
+    for (int s = 0; s < 4; s++) {
+        h->side_first[c * 4u + (uint32_t)s] = (uint8_t)n;
+        uint32_t first = n;
+        if (neighbour(h, c, s) != NONE) {
+            /* The side's cells in increasing order, with the cells across the border. */
+            int32_t len = s == SOUTH || s == NORTH ? bw : bh;
+            int32_t run = -1;
+            for (int32_t t = 0; t <= len; t++) {
+                bool open = false;
+                int32_t ix = 0, iy = 0, ox = 0, oy = 0;
+                if (t < len) {
+                    side_cell(s, x0, y0, bw, bh, t, &ix, &iy, &ox, &oy);
+                    open = !th_navmap_is_blocked(m, ix, iy) && !th_navmap_is_blocked(m, ox, oy);
+                }
+                if (open && run < 0) run = t;
+                if (!open && run >= 0) {
+                    int32_t pick[2], np = 0, L = t - run;
+                    if (L < (int32_t)TH_HPA_SPLIT) {
+                        pick[np++] = cheapest(m, s, x0, y0, bw, bh, run, t, run + (L - 1) / 2);
+                    } else {
+                        int32_t mid = run + L / 2;
+                        pick[np++] = cheapest(m, s, x0, y0, bw, bh, run, mid, run);
+                        pick[np++] = cheapest(m, s, x0, y0, bw, bh, mid, t, t - 1);
+                    }
+                    for (int p = 0; p < np; p++) {
+                        int32_t px, py;
+                        side_cell(s, x0, y0, bw, bh, pick[p], &px, &py, NULL, NULL);
+                        cells[n++] = (uint32_t)py * W + (uint32_t)px;
+                    }
+                    run = -1;
+                }
+            }
+        }
+        h->side_count[c * 4u + (uint32_t)s] = (uint8_t)(n - first);
+    }
+    TH_ASSERT(n <= h->maxn);
+    h->node_count[c] = (uint8_t)n;
+    uint32_t *e = h->edge + (size_t)c * h->maxn * h->maxn;
+    memset(e, 0xff, (size_t)h->maxn * h->maxn * sizeof *e);
+    lsearch *s = &h->scr[worker];
+    uint64_t work = 0;
+    for (uint32_t a = 0; a < n; a++) {
+        e[a * h->maxn + a] = 0;
+        if (a + 1 == n) break;
+        work += ls_run(s, m, x0, y0, bw, bh, (int32_t)(cells[a] % W), (int32_t)(cells[a] / W),
+                       NONE);
+        for (uint32_t b = a + 1; b < n; b++) {
+            uint32_t d = s->dist[ls_local(s, cells[b], W)];
+            e[a * h->maxn + b] = d;
+            e[b * h->maxn + a] = d;
+        }
+    }
+    h->version[c]++;
+    h->cells_per_worker[worker] += work;
+}
+
+typedef struct build_job {
+    th_hpa *h;
+    const th_navmap *m;
+} build_job;
+
+static void build_range(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
+    build_job *j = ctx;
+    for (uint32_t i = begin; i < end; i++) build_cluster(j->h, j->m, j->h->list[i], worker);
+}
+
+static void rebuild_list(th_hpa *h, const th_navmap *m, th_pool *pool, uint32_t count) {
+    for (uint32_t i = 0; i < h->workers; i++) h->cells_per_worker[i] = 0;
+    build_job j = {h, m};
+    /* The per-worker scratch limits the pool that can be used; the result is the same. */
+    if (pool && th_pool_workers(pool) <= h->workers) th_pool_parallel_for(pool, count, 4, build_range, &j);
+    else build_range(&j, 0, count, 0);
+    uint64_t cells = 0;
+    for (uint32_t i = 0; i < h->workers; i++) cells += h->cells_per_worker[i];
+    uint32_t nodes = 0, edges = 0;
+    for (uint32_t c = 0; c < h->ncl; c++) {
+        uint32_t n = h->node_count[c];
+        nodes += n;
+        const uint32_t *e = h->edge + (size_t)c * h->maxn * h->maxn;
+        for (uint32_t a = 0; a < n; a++)
+            for (uint32_t b = 0; b < n; b++) edges += a != b && e[a * h->maxn + b] != INF;
+    }
+    h->info.nodes = nodes;
+    h->info.intra_edges = edges;
+    h->info.build_cells = cells;
+    h->info.rebuilt = count;
+}
+
+static bool map_fits(const th_hpa *h, const th_navmap *m) {
+    return h && m && m->cost && m->w == h->w && m->h == h->h && !m->moves_stale;
+}
+
+int th_hpa_build(th_hpa *h, const th_navmap *m, th_pool *pool) {
+    if (!map_fits(h, m)) return TH_NAV_EINVAL;
+    for (uint32_t c = 0; c < h->ncl; c++) h->list[c] = c;
+    rebuild_list(h, m, pool, h->ncl);
+    h->built = true;
+    return TH_NAV_OK;
+}
+
+int th_hpa_cells_changed(th_hpa *h, const th_navmap *m, th_pool *pool, int32_t x0, int32_t y0,
+                         int32_t x1, int32_t y1) {
+    if (!map_fits(h, m)) return TH_NAV_EINVAL;
+    if (!h->built) return th_hpa_build(h, m, pool);
+    if (x0 > x1 || y0 > y1 || x1 < 0 || y1 < 0 || x0 >= h->w || y0 >= h->h) return TH_NAV_ERANGE;
+    /* The ring: a changed cell changes its neighbours' diagonal moves, and the entrance runs of
+     * a border it lies on, which the cluster across that border lists too. */
+    x0 = x0 - 1 < 0 ? 0 : x0 - 1;
+    y0 = y0 - 1 < 0 ? 0 : y0 - 1;
+    x1 = x1 + 1 >= h->w ? h->w - 1 : x1 + 1;
+    y1 = y1 + 1 >= h->h ? h->h - 1 : y1 + 1;
+    uint32_t n = 0;
+    for (uint32_t j = (uint32_t)y0 / h->C; j <= (uint32_t)y1 / h->C; j++)
+        for (uint32_t i = (uint32_t)x0 / h->C; i <= (uint32_t)x1 / h->C; i++)
+            h->list[n++] = j * h->cw + i;
+    rebuild_list(h, m, pool, n);
+    return TH_NAV_OK;
+}
+
+th_hpa_info th_hpa_get_info(const th_hpa *h) {
+    th_hpa_info z;
+    memset(&z, 0, sizeof z);
+    return h ? h->info : z;
+}
+
+bool th_hpa_built(const th_hpa *h) { return h && h->built; }
+
+uint64_t th_hpa_digest(const th_hpa *h) {
+    if (!h) return 0;
+    th_hasher s = th_hash_begin();
+    for (uint32_t c = 0; c < h->ncl; c++) {
+        uint32_t n = h->node_count[c];
+        th_hash_u32(&s, n);
+        for (uint32_t k = 0; k < 4; k++) {
+            th_hash_u32(&s, h->side_first[c * 4u + k]);
+            th_hash_u32(&s, h->side_count[c * 4u + k]);
+        }
+        const uint32_t *e = h->edge + (size_t)c * h->maxn * h->maxn;
+        for (uint32_t a = 0; a < n; a++) {
+            th_hash_u32(&s, h->node_cell[(size_t)c * h->maxn + a]);
+            for (uint32_t b = 0; b < n; b++) th_hash_u32(&s, e[a * h->maxn + b]);
+        }
+    }
+    return th_hash_end(&s);
+}
+
+/* ---- queries ---------------------------------------------------------------------------- */
+
+void th_hpa_query_destroy(th_hpa_query *q) {
+    if (!q) return;
+    th_free(q->g);
+    th_free(q->parent);
+    th_free(q->stamp);
+    th_free(q->hpos);
+    th_free(q->hval);
+    th_free(q->heap);
+    th_free(q->route);
+    ls_free(&q->st);
+    ls_free(&q->gt);
+    ls_free(&q->rs);
+    th_free(q->ckey);
+    th_free(q->cver);
+    th_free(q->clen);
+    th_free(q->cmoves);
+    th_free(q);
+}
+
+th_hpa_query *th_hpa_query_create(const th_hpa *h, uint32_t cache) {
+    if (!h) return NULL;
+    if (cache == 0) cache = TH_HPA_DEFAULT_CACHE;
+    if (cache > (1u << 20)) cache = 1u << 20;
+    uint32_t slots = 1;
+    while (slots < cache) slots *= 2;
+    th_hpa_query *q = th_calloc(1, sizeof *q);
+    if (!q) return NULL;
+    q->w = h->w;
+    q->h = h->h;
+    q->C = h->C;
+    q->cw = h->cw;
+    q->maxn = h->maxn;
+    q->S = h->ncl * h->maxn;
+    q->G = q->S + 1;
+    q->nnodes = q->S + 2;
+    q->g = th_alloc((size_t)q->nnodes * sizeof *q->g);
+    q->parent = th_alloc((size_t)q->nnodes * sizeof *q->parent);
+    q->stamp = th_calloc(q->nnodes, sizeof *q->stamp);
+    q->hpos = th_alloc((size_t)q->nnodes * sizeof *q->hpos);
+    q->hval = th_alloc((size_t)q->nnodes * sizeof *q->hval);
+    q->heap = th_alloc((size_t)q->nnodes * sizeof *q->heap);
+    q->route = th_alloc((size_t)q->nnodes * sizeof *q->route);
+    q->cache_mask = slots - 1u;
+    q->ckey = th_calloc(slots, sizeof *q->ckey);
+    q->cver = th_calloc(slots, sizeof *q->cver);
+    q->clen = th_calloc(slots, sizeof *q->clen);
+    q->cmoves = th_alloc((size_t)slots * h->C * h->C);
+    bool ok = q->g && q->parent && q->stamp && q->hpos && q->hval && q->heap && q->route &&
+              q->ckey && q->cver && q->clen && q->cmoves && ls_init(&q->st, h->C) &&
+              ls_init(&q->gt, h->C) && ls_init(&q->rs, h->C);
+    if (!ok) {
+        th_hpa_query_destroy(q);
+        return NULL;
+    }
+    return q;
+}
+
+th_hpa_query_stats th_hpa_query_get_stats(const th_hpa_query *q) {
+    th_hpa_query_stats z;
+    memset(&z, 0, sizeof z);
+    return q ? q->stats : z;
+}
+
+th_hpa_state th_hpa_search_state(const th_hpa_query *q) { return q ? q->state : TH_HPA_IDLE; }
+
+static inline uint32_t octile(uint32_t a, uint32_t b, uint32_t W, uint32_t cmin) {
+    int32_t dx = abs((int32_t)(a % W) - (int32_t)(b % W));
+    int32_t dy = abs((int32_t)(a / W) - (int32_t)(b / W));
+    uint32_t lo = (uint32_t)(dx < dy ? dx : dy), hi = (uint32_t)(dx < dy ? dy : dx);
+    return 2u * cmin * (TH_NAV_STEP_DIAG * lo + TH_NAV_STEP_STRAIGHT * (hi - lo));
+}
+
+/* Abstract open set: binary heap keyed (f, larger g first, node id). */
+static inline bool q_less(const th_hpa_query *q, uint32_t a, uint32_t b) {
+    uint64_t fa = (uint64_t)q->g[a] + q->hval[a], fb = (uint64_t)q->g[b] + q->hval[b];
+    if (fa != fb) return fa < fb;
+    if (q->g[a] != q->g[b]) return q->g[a] > q->g[b];
+    return a < b;
+}
+
+static void q_up(th_hpa_query *q, uint32_t i) {
+    uint32_t v = q->heap[i];
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (!q_less(q, v, q->heap[p])) break;
+        q->heap[i] = q->heap[p];
+        q->hpos[q->heap[i]] = i;
+        i = p;
+    }
+    q->heap[i] = v;
+    q->hpos[v] = i;
+}
+
+static uint32_t q_pop(th_hpa_query *q) {
+    uint32_t top = q->heap[0], last = q->heap[--q->hn], i = 0;
+    if (q->hn) {
+        for (;;) {
+            uint32_t l = 2 * i + 1, r = l + 1, m = i, mv = last;
+            if (l < q->hn && q_less(q, q->heap[l], mv)) {
+                m = l;
+                mv = q->heap[l];
+            }
+            if (r < q->hn && q_less(q, q->heap[r], mv)) m = r;
+            if (m == i) break;
+            q->heap[i] = q->heap[m];
+            q->hpos[q->heap[i]] = i;
+            i = m;
+        }
+        q->heap[i] = last;
+        q->hpos[last] = i;
+    }
+    q->hpos[top] = CLOSED;
+    return top;
+}
+
+static inline uint32_t node_cell(const th_hpa_query *q, const th_hpa *h, uint32_t v) {
+    if (v == q->S) return (uint32_t)q->sy * (uint32_t)q->w + (uint32_t)q->sx;
+    if (v == q->G) return (uint32_t)q->gy * (uint32_t)q->w + (uint32_t)q->gx;
+    return h->node_cell[v];
+}
+
+static void relax(th_hpa_query *q, const th_hpa *h, uint32_t u, uint32_t v, uint32_t w,
+                  uint32_t cmin) {
+    if (w == INF) return;
+    uint64_t nd = (uint64_t)q->g[u] + w;
+    if (nd > TH_NAV_DIST_MAX) return;
+    if (q->stamp[v] != q->gen) {
+        q->stamp[v] = q->gen;
+        q->g[v] = INF;
+        q->hpos[v] = NOTQ;
+        q->hval[v] = v == q->G ? 0u
+                               : octile(node_cell(q, h, v), node_cell(q, h, q->G),
+                                        (uint32_t)q->w, cmin);
+    }
+    if (q->hpos[v] == CLOSED || nd >= q->g[v]) return;
+    q->g[v] = (uint32_t)nd;
+    q->parent[v] = u;
+    if (q->hpos[v] == NOTQ) {
+        q->heap[q->hn] = v;
+        q->hpos[v] = q->hn;
+        q->hn++;
+    }
+    q_up(q, q->hpos[v]);
+}
+
+static bool query_fits(const th_hpa_query *q, const th_hpa *h, const th_navmap *m) {
+    return q && map_fits(h, m) && h->built && q->w == h->w && q->h == h->h && q->C == h->C;
+}
+
+int th_hpa_search_start(th_hpa_query *q, const th_hpa *h, const th_navmap *m, int32_t sx,
+                        int32_t sy, int32_t gx, int32_t gy) {
+    if (!query_fits(q, h, m)) return TH_NAV_EINVAL;
+    if (sx < 0 || sy < 0 || gx < 0 || gy < 0 || sx >= m->w || sy >= m->h || gx >= m->w ||
+        gy >= m->h) {
+        return TH_NAV_ERANGE;
+    }
+    q->sx = sx;
+    q->sy = sy;
+    q->gx = gx;
+    q->gy = gy;
+    q->route_len = 0;
+    q->hn = 0;
+    if (th_navmap_is_blocked(m, sx, sy) || th_navmap_is_blocked(m, gx, gy)) {
+        q->state = TH_HPA_NOPATH;
+        return TH_NAV_OK;
+    }
+    q->scl = (uint32_t)sy / h->C * h->cw + (uint32_t)sx / h->C;
+    q->gcl = (uint32_t)gy / h->C * h->cw + (uint32_t)gx / h->C;
+    int32_t x0, y0, bw, bh;
+    cluster_box(h, q->scl, &x0, &y0, &bw, &bh);
+    q->stats.cells_expanded += ls_run(&q->st, m, x0, y0, bw, bh, sx, sy, NONE);
+    cluster_box(h, q->gcl, &x0, &y0, &bw, &bh);
+    q->stats.cells_expanded += ls_run(&q->gt, m, x0, y0, bw, bh, gx, gy, NONE);
+    q->direct = q->scl == q->gcl
+                    ? q->st.dist[ls_local(&q->st, (uint32_t)gy * (uint32_t)m->w + (uint32_t)gx,
+                                          (uint32_t)m->w)]
+                    : INF;
+    if (++q->gen == 0) {
+        for (uint32_t i = 0; i < q->nnodes; i++) q->stamp[i] = 0;
+        q->gen = 1;
+    }
+    uint32_t cmin = th_navmap_min_cost(m);
+    q->stamp[q->S] = q->gen;
+    q->g[q->S] = 0;
+    q->parent[q->S] = NONE;
+    q->hval[q->S] = octile(node_cell(q, h, q->S), node_cell(q, h, q->G), (uint32_t)m->w, cmin);
+    q->heap[0] = q->S;
+    q->hpos[q->S] = 0;
+    q->hn = 1;
+    q->state = TH_HPA_RUNNING;
+    return TH_NAV_OK;
+}
+
+uint64_t th_hpa_search_run(th_hpa_query *q, const th_hpa *h, const th_navmap *m,
+                           uint64_t budget) {
+    if (!query_fits(q, h, m) || q->state != TH_HPA_RUNNING) return 0;
+    const uint32_t W = (uint32_t)m->w, cmin = th_navmap_min_cost(m), maxn = h->maxn;
+    uint64_t used = 0;
+    while (used < budget) {
+        if (!q->hn) {
+            q->state = TH_HPA_NOPATH;
+            break;
+        }
+        uint32_t u = q_pop(q);
+        used++;
+        if (u == q->G) {
+            uint32_t n = 0;
+            for (uint32_t v = u; v != NONE; v = q->parent[v]) q->route[n++] = v;
+            for (uint32_t i = 0; i < n / 2; i++) {
+                uint32_t t = q->route[i];
+                q->route[i] = q->route[n - 1 - i];
+                q->route[n - 1 - i] = t;
+            }
+            q->route_len = n;
+            q->state = TH_HPA_FOUND;
+            break;
+        }
+        if (u == q->S) {
+            uint32_t c = q->scl, n = h->node_count[c];
+            for (uint32_t b = 0; b < n; b++) {
+                uint32_t v = c * maxn + b;
+                relax(q, h, u, v, q->st.dist[ls_local(&q->st, h->node_cell[v], W)], cmin);
+            }
+            relax(q, h, u, q->G, q->direct, cmin);
+            continue;
+        }
+        uint32_t c = u / maxn, a = u % maxn, n = h->node_count[c];
+        const uint32_t *row = h->edge + ((size_t)c * maxn + a) * maxn;
+        for (uint32_t b = 0; b < n; b++)
+            if (b != a) relax(q, h, u, c * maxn + b, row[b], cmin);
+        for (int s = 0; s < 4; s++) {
+            uint32_t f = h->side_first[c * 4u + (uint32_t)s];
+            if (a < f || a >= f + h->side_count[c * 4u + (uint32_t)s]) continue;
+            uint32_t nb = neighbour(h, c, s);
+            uint32_t v = nb * maxn + h->side_first[nb * 4u + 3u - (uint32_t)s] + (a - f);
+            uint32_t w = (m->cost[h->node_cell[u]] + m->cost[h->node_cell[v]]) *
+                         TH_NAV_STEP_STRAIGHT;
+            relax(q, h, u, v, w, cmin);
+            break;
+        }
+        if (c == q->gcl) relax(q, h, u, q->G, q->gt.dist[ls_local(&q->gt, h->node_cell[u], W)], cmin);
+    }
+    q->stats.abstract_expanded += used;
+    return used;
+}
+
+bool th_hpa_search_next_node(const th_hpa_query *q, const th_hpa *h, int32_t *x, int32_t *y) {
+    if (!q || !h || q->state == TH_HPA_IDLE || q->state == TH_HPA_NOPATH) return false;
+    uint32_t best = NONE;
+    if (q->state == TH_HPA_FOUND) {
+        best = q->route_len > 1 ? q->route[1] : q->G;
+    } else if (q->hn) {
+        /* The first hop after the start on the route to the most promising open node. */
+        best = q->heap[0];
+        while (best != NONE && q->parent[best] != q->S && best != q->S) best = q->parent[best];
+        if (best == q->S) return false;
+    }
+    if (best == NONE) return false;
+    uint32_t cell = node_cell(q, h, best);
+    *x = (int32_t)(cell % (uint32_t)q->w);
+    *y = (int32_t)(cell / (uint32_t)q->w);
+    return true;
+}
+
+/* The path from the cell of node lo to the cell of node hi (lo < hi) of cluster c, as moves,
+ * from the cache or a bounded search from lo's cell that stops at hi's. */
+static const uint8_t *edge_moves(th_hpa_query *q, const th_hpa *h, const th_navmap *m, uint32_t c,
+                                 uint32_t lo, uint32_t hi, uint32_t *len) {
+    const uint32_t W = (uint32_t)m->w, maxn = h->maxn;
+    uint64_t key = ((uint64_t)c * maxn + lo) * maxn + hi + 1u;
+    uint64_t hash = key * 0x9E3779B97F4A7C15ull;
+    uint32_t slot = (uint32_t)(hash >> 40) & q->cache_mask;
+    uint8_t *mv = q->cmoves + (size_t)slot * h->C * h->C;
+    if (q->ckey[slot] == key && q->cver[slot] == h->version[c]) {
+        q->stats.cache_hits++;
+        *len = q->clen[slot];
+        return mv;
+    }
+    q->stats.cache_misses++;
+    int32_t x0, y0, bw, bh;
+    cluster_box(h, c, &x0, &y0, &bw, &bh);
+    uint32_t a = h->node_cell[c * maxn + lo], b = h->node_cell[c * maxn + hi];
+    uint32_t stop = (b / W - (uint32_t)y0) * (uint32_t)bw + (b % W - (uint32_t)x0);
+    q->stats.cells_expanded +=
+        ls_run(&q->rs, m, x0, y0, bw, bh, (int32_t)(a % W), (int32_t)(a / W), stop);
+    uint32_t n = 0;
+    for (uint32_t cur = b; cur != a; n++) {
+        int k = q->rs.parent[ls_local(&q->rs, cur, W)];
+        cur = (uint32_t)((int32_t)cur - th_nav_move_dy[k] * m->w - th_nav_move_dx[k]);
+    }
+    uint32_t i = n;
+    for (uint32_t cur = b; cur != a;) {
+        int k = q->rs.parent[ls_local(&q->rs, cur, W)];
+        mv[--i] = (uint8_t)k;
+        cur = (uint32_t)((int32_t)cur - th_nav_move_dy[k] * m->w - th_nav_move_dx[k]);
+    }
+    q->ckey[slot] = key;
+    q->cver[slot] = h->version[c];
+    q->clen[slot] = (uint16_t)n;
+    *len = n;
+    return mv;
+}
+
+typedef struct out_path {
+    uint32_t *cells, max, n;
+} out_path;
+
+static inline void put(out_path *o, uint32_t c) {
+    if (o->n < o->max) o->cells[o->n] = c;
+    o->n++;
+}
+
+/* Cells of a tree from `from` back to its root, root excluded, written in reverse (root side
+ * first) when `reverse`. */
+static void put_tree(out_path *o, const lsearch *t, const th_navmap *m, uint32_t from,
+                     uint32_t root, bool reverse) {
+    const uint32_t W = (uint32_t)m->w;
+    uint32_t n = 0;
+    for (uint32_t cur = from; cur != root; n++) {
+        int k = t->parent[ls_local(t, cur, W)];
+        cur = (uint32_t)((int32_t)cur - th_nav_move_dy[k] * m->w - th_nav_move_dx[k]);
+    }
+    if (!reverse) {
+        /* from (excluded) toward the root (included): the goal tree. */
+        uint32_t cur = from;
+        for (uint32_t i = 0; i < n; i++) {
+            int k = t->parent[ls_local(t, cur, W)];
+            cur = (uint32_t)((int32_t)cur - th_nav_move_dy[k] * m->w - th_nav_move_dx[k]);
+            put(o, cur);
+        }
+        return;
+    }
+    uint32_t base = o->n;
+    o->n += n;
+    uint32_t cur = from;
+    for (uint32_t i = n; i-- > 0;) {
+        if (base + i < o->max) o->cells[base + i] = cur;
+        int k = t->parent[ls_local(t, cur, W)];
+        cur = (uint32_t)((int32_t)cur - th_nav_move_dy[k] * m->w - th_nav_move_dx[k]);
+    }
+}
+
+int th_hpa_search_path(th_hpa_query *q, const th_hpa *h, const th_navmap *m, uint32_t *path,
+                       uint32_t max, uint32_t *len, uint32_t *cost) {
+    if (len) *len = 0;
+    if (cost) *cost = TH_NAV_UNREACHABLE;
+    if (!query_fits(q, h, m) || !path || !len) return TH_NAV_EINVAL;
+    if (q->state == TH_HPA_NOPATH) return TH_NAV_ENOPATH;
+    if (q->state != TH_HPA_FOUND) return TH_NAV_EINVAL;
+    const uint32_t W = (uint32_t)m->w, maxn = h->maxn;
+    out_path o = {path, max, 0};
+    const uint32_t scell = (uint32_t)q->sy * W + (uint32_t)q->sx;
+    const uint32_t gcell = (uint32_t)q->gy * W + (uint32_t)q->gx;
+    put(&o, scell);
+    for (uint32_t i = 0; i + 1 < q->route_len; i++) {
+        uint32_t u = q->route[i], v = q->route[i + 1];
+        if (u == q->S) {
+            put_tree(&o, &q->st, m, v == q->G ? gcell : h->node_cell[v], scell, true);
+        } else if (v == q->G) {
+            put_tree(&o, &q->gt, m, h->node_cell[u], gcell, false);
+        } else if (u / maxn != v / maxn) {
+            put(&o, h->node_cell[v]);
+        } else {
+            uint32_t c = u / maxn, a = u % maxn, b = v % maxn, n;
+            const uint8_t *mv = edge_moves(q, h, m, c, a < b ? a : b, a < b ? b : a, &n);
+            uint32_t cur = h->node_cell[u];
+            if (a < b) {
+                for (uint32_t k = 0; k < n; k++) {
+                    cur = (uint32_t)((int32_t)cur + th_nav_move_dy[mv[k]] * m->w +
+                                     th_nav_move_dx[mv[k]]);
+                    put(&o, cur);
+                }
+            } else {
+                for (uint32_t k = n; k-- > 0;) {
+                    cur = (uint32_t)((int32_t)cur - th_nav_move_dy[mv[k]] * m->w -
+                                     th_nav_move_dx[mv[k]]);
+                    put(&o, cur);
+                }
+            }
+        }
+    }
+    if (cost) *cost = q->g[q->G];
+    if (o.n > max) return TH_NAV_ETOOLONG;
+    *len = o.n;
+    return TH_NAV_OK;
+}
+
+int th_hpa_find(th_hpa_query *q, const th_hpa *h, const th_navmap *m, int32_t sx, int32_t sy,
+                int32_t gx, int32_t gy, uint32_t *path, uint32_t max, uint32_t *len,
+                uint32_t *cost) {
+    if (len) *len = 0;
+    if (cost) *cost = TH_NAV_UNREACHABLE;
+    if (!path || !len) return TH_NAV_EINVAL;
+    int rc = th_hpa_search_start(q, h, m, sx, sy, gx, gy);
+    if (rc != TH_NAV_OK) return rc;
+    th_hpa_search_run(q, h, m, UINT64_MAX);
+    return th_hpa_search_path(q, h, m, path, max, len, cost);
+}

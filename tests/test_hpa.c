@@ -21,7 +21,7 @@
  * HPA* pays for passing through transition cells: a short route bent through one entrance can
  * cost a good share more (two steps can become six), a long one little (the distribution of
  * the factor, short routes included, is printed). */
-#define COST_BOUND 1.5
+#define COST_BOUND      1.5
 /* On terrain whose costs span 1..1000 a transition cell may still be dear where the optimum
  * threads between dear cells, so the factor is wider there. */
 #define COST_BOUND_DEAR 4.0
@@ -67,7 +67,8 @@ static uint64_t path_cost(const th_navmap *m, const uint32_t *p, uint32_t n) {
         int32_t x = (int32_t)(p[i] % (uint32_t)m->w), y = (int32_t)(p[i] / (uint32_t)m->w);
         CHECK_MSG(open_cell(m, x, y), "cell (%d, %d) is blocked", x, y);
         if (i == 0) continue;
-        int32_t px = (int32_t)(p[i - 1] % (uint32_t)m->w), py = (int32_t)(p[i - 1] / (uint32_t)m->w);
+        int32_t px = (int32_t)(p[i - 1] % (uint32_t)m->w),
+                py = (int32_t)(p[i - 1] / (uint32_t)m->w);
         int32_t dx = x - px, dy = y - py;
         CHECK_MSG(abs(dx) <= 1 && abs(dy) <= 1 && (dx || dy), "jump (%d,%d)->(%d,%d)", px, py, x,
                   y);
@@ -163,7 +164,8 @@ START_TEST(test_paths_valid_and_bounded) {
     static const uint32_t clusters[] = {4, 8, 16};
     static const uint32_t walls[] = {0, 8, 20, 35};
     static const uint32_t costs[] = {1, 9, 1000};
-    static const char *const names[] = {"grid cost / optimum, costs 1", "grid cost / optimum, costs 1..9",
+    static const char *const names[] = {"grid cost / optimum, costs 1",
+                                        "grid cost / optimum, costs 1..9",
                                         "grid cost / optimum, costs 1..1000"};
     for (int k = 0; k < 3; k++) {
         dist_stats ratio = {0};
@@ -172,7 +174,8 @@ START_TEST(test_paths_valid_and_bounded) {
             int32_t w = 8 + (int32_t)(th_rng_u64(seed, 90, (uint64_t)k) % 90);
             int32_t h = 8 + (int32_t)(th_rng_u64(seed, 91, (uint64_t)k) % 90);
             random_map(&m, 8100 + seed + 100 * (uint64_t)k, w, h, walls[seed % 4], costs[k]);
-            check_map(&m, clusters[seed % 3], seed, 12, &ratio, k < 2 ? COST_BOUND : COST_BOUND_DEAR);
+            check_map(&m, clusters[seed % 3], seed, 12, &ratio,
+                      k < 2 ? COST_BOUND : COST_BOUND_DEAR);
             th_navmap_free(&m);
         }
         stat_report(&ratio, names[k]);
@@ -264,8 +267,7 @@ START_TEST(test_unreachable) {
     ck_assert_int_eq(th_hpa_build(h, &m, NULL), TH_NAV_OK);
     th_hpa_query *q = th_hpa_query_create(h, 0);
     uint32_t path[8192], len = 7, cost = 0;
-    ck_assert_int_eq(th_hpa_find(q, h, &m, 2, 2, 60, 40, path, 8192, &len, &cost),
-                     TH_NAV_ENOPATH);
+    ck_assert_int_eq(th_hpa_find(q, h, &m, 2, 2, 60, 40, path, 8192, &len, &cost), TH_NAV_ENOPATH);
     ck_assert_uint_eq(len, 0);
     ck_assert_uint_eq(cost, TH_NAV_UNREACHABLE);
     ck_assert_int_eq(th_hpa_find(q, h, &m, 12, 12, 30, 30, path, 8192, &len, &cost),
@@ -422,6 +424,105 @@ START_TEST(test_no_allocation) {
 }
 END_TEST
 
+/* What the queue handed back, in the order it finished. */
+typedef struct served {
+    uint32_t tag[256];
+    int status[256];
+    uint32_t cost[256], len[256];
+    uint64_t sum[256]; /* a hash of the cells */
+    uint32_t n;
+} served;
+
+static void on_done(void *user, uint32_t tag, int status, const uint32_t *cells, uint32_t len,
+                    uint32_t cost) {
+    served *s = user;
+    ck_assert_uint_lt(s->n, 256);
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t i = 0; i < len; i++) h = (h ^ cells[i]) * 1099511628211ull;
+    s->tag[s->n] = tag;
+    s->status[s->n] = status;
+    s->cost[s->n] = cost;
+    s->len[s->n] = len;
+    s->sum[s->n] = h;
+    s->n++;
+}
+
+/* Requests with random priorities served under a budget of expansions per update: no update
+ * spends more than the budget, every one that leaves work waiting spends all of it, requests
+ * finish by priority then submission order, every one is served, and each result is
+ * th_hpa_find's. */
+START_TEST(test_budget_queue) {
+    static const uint64_t budgets[] = {1, 7, 64, 1000};
+    th_navmap m;
+    random_map(&m, 8700, 150, 140, 14, 4);
+    th_hpa *h = th_hpa_create(&m, 16, 1);
+    ck_assert_int_eq(th_hpa_build(h, &m, NULL), TH_NAV_OK);
+    th_hpa_query *ref = th_hpa_query_create(h, 0);
+    uint32_t *path = malloc(sizeof *path * m.ncells);
+    enum { N = 60 };
+    int32_t req[N][5];
+    uint64_t ctr = 0;
+    for (int i = 0; i < N; i++) {
+        for (int k = 0; k < 4; k++)
+            req[i][k] = (int32_t)rnd(99, 1, &ctr, k % 2 ? (uint32_t)m.h : (uint32_t)m.w);
+        req[i][4] = (int32_t)rnd(99, 2, &ctr, 4) - 1; /* priorities -1..2 */
+    }
+    for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++) {
+        th_hpa_queue *q = th_hpa_queue_create(h, &m, N, 0);
+        ck_assert_ptr_nonnull(q);
+        for (int i = 0; i < N; i++)
+            ck_assert_int_eq(th_hpa_queue_submit(q, req[i][0], req[i][1], req[i][2], req[i][3],
+                                                 req[i][4], (uint32_t)i),
+                             TH_NAV_OK);
+        ck_assert_int_eq(th_hpa_queue_submit(q, 0, 0, 1, 1, 0, 999), TH_NAV_ETOOLONG);
+        served got = {0};
+        bool saw_coarse = false;
+        for (int updates = 0; th_hpa_queue_waiting(q) > 0; updates++) {
+            ck_assert_int_lt(updates, 1000000);
+            uint64_t used = th_hpa_queue_update(q, h, &m, budgets[b], on_done, &got);
+            ck_assert_uint_le(used, budgets[b]);
+            if (th_hpa_queue_waiting(q) > 0) ck_assert_uint_eq(used, budgets[b]);
+            int32_t x, y;
+            for (int i = 0; i < N && !saw_coarse; i++)
+                saw_coarse = th_hpa_queue_next_node(q, h, (uint32_t)i, &x, &y);
+        }
+        if (budgets[b] < 64) ck_assert(saw_coarse);
+        ck_assert_uint_eq(got.n, N);
+        for (uint32_t k = 0; k < got.n; k++) {
+            uint32_t i = got.tag[k];
+            if (k > 0) {
+                uint32_t p = got.tag[k - 1];
+                ck_assert(req[p][4] > req[i][4] || (req[p][4] == req[i][4] && p < i));
+            }
+            uint32_t len = 0, cost = 0;
+            int rc = th_hpa_find(ref, h, &m, req[i][0], req[i][1], req[i][2], req[i][3], path,
+                                 m.ncells, &len, &cost);
+            ck_assert_int_eq(got.status[k], rc);
+            ck_assert_uint_eq(got.cost[k], cost);
+            ck_assert_uint_eq(got.len[k], len);
+            uint64_t hh = 1469598103934665603ull;
+            for (uint32_t j = 0; j < len; j++) hh = (hh ^ path[j]) * 1099511628211ull;
+            ck_assert_uint_eq(got.sum[k], hh);
+        }
+        /* Cancelling: a waiting request is dropped, an unknown tag refused. */
+        ck_assert_int_eq(th_hpa_queue_submit(q, 1, 1, 100, 100, 0, 5), TH_NAV_OK);
+        ck_assert_int_eq(th_hpa_queue_submit(q, 1, 1, 100, 100, 0, 6), TH_NAV_OK);
+        ck_assert(th_hpa_queue_cancel(q, 5));
+        ck_assert(!th_hpa_queue_cancel(q, 5));
+        ck_assert_int_eq(th_hpa_queue_submit(q, -1, 1, 100, 100, 0, 7), TH_NAV_ERANGE);
+        got.n = 0;
+        while (th_hpa_queue_waiting(q)) th_hpa_queue_update(q, h, &m, 3, on_done, &got);
+        ck_assert_uint_eq(got.n, 1);
+        ck_assert_uint_eq(got.tag[0], 6);
+        th_hpa_queue_destroy(q);
+    }
+    free(path);
+    th_hpa_query_destroy(ref);
+    th_hpa_destroy(h);
+    th_navmap_free(&m);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("hpa");
     TCase *tc = tcase_create("core");
@@ -433,6 +534,7 @@ int main(void) {
     tcase_add_test(tc, test_build_deterministic);
     tcase_add_test(tc, test_repair_equals_rebuild);
     tcase_add_test(tc, test_no_allocation);
+    tcase_add_test(tc, test_budget_queue);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

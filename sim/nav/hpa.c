@@ -32,15 +32,15 @@ typedef struct lsearch {
 struct th_hpa {
     int32_t w, h;
     uint32_t C, cw, ch, ncl, maxn;
-    uint32_t *node_cell;  /* [ncl * maxn] map cell of each node */
-    uint8_t *node_count;  /* [ncl] */
-    uint8_t *side_first;  /* [ncl * 4] first node of each side */
-    uint8_t *side_count;  /* [ncl * 4] */
-    uint32_t *edge;       /* [ncl * maxn * maxn] intra-cluster cost, INF = none */
-    uint32_t *version;    /* [ncl] bumped at each rebuild of the cluster (edge caches) */
-    uint32_t *list;       /* [ncl] clusters to rebuild */
+    uint32_t *node_cell; /* [ncl * maxn] map cell of each node */
+    uint8_t *node_count; /* [ncl] */
+    uint8_t *side_first; /* [ncl * 4] first node of each side */
+    uint8_t *side_count; /* [ncl * 4] */
+    uint32_t *edge;      /* [ncl * maxn * maxn] intra-cluster cost, INF = none */
+    uint32_t *version;   /* [ncl] bumped at each rebuild of the cluster (edge caches) */
+    uint32_t *list;      /* [ncl] clusters to rebuild */
     uint32_t workers;
-    lsearch *scr;         /* [workers] */
+    lsearch *scr; /* [workers] */
     uint64_t *cells_per_worker;
     bool built;
     th_hpa_info info;
@@ -266,8 +266,8 @@ th_hpa *th_hpa_create(const th_navmap *m, uint32_t cluster, uint32_t workers) {
 }
 
 /* Cell t along side s of the box (x, y, bw, bh), and the cell across the border (o*). */
-static void side_cell(int s, int32_t x0, int32_t y0, int32_t bw, int32_t bh, int32_t t,
-                      int32_t *ix, int32_t *iy, int32_t *ox, int32_t *oy) {
+static void side_cell(int s, int32_t x0, int32_t y0, int32_t bw, int32_t bh, int32_t t, int32_t *ix,
+                      int32_t *iy, int32_t *ox, int32_t *oy) {
     int32_t x, y, dx = 0, dy = 0;
     switch (s) {
     case SOUTH: x = x0 + t, y = y0, dy = -1; break;
@@ -355,8 +355,8 @@ static void build_cluster(th_hpa *h, const th_navmap *m, uint32_t c, uint32_t wo
     for (uint32_t a = 0; a < n; a++) {
         e[a * h->maxn + a] = 0;
         if (a + 1 == n) break;
-        work += ls_run(s, m, x0, y0, bw, bh, (int32_t)(cells[a] % W), (int32_t)(cells[a] / W),
-                       NONE);
+        work +=
+            ls_run(s, m, x0, y0, bw, bh, (int32_t)(cells[a] % W), (int32_t)(cells[a] / W), NONE);
         for (uint32_t b = a + 1; b < n; b++) {
             uint32_t d = s->dist[ls_local(s, cells[b], W)];
             e[a * h->maxn + b] = d;
@@ -381,7 +381,8 @@ static void rebuild_list(th_hpa *h, const th_navmap *m, th_pool *pool, uint32_t 
     for (uint32_t i = 0; i < h->workers; i++) h->cells_per_worker[i] = 0;
     build_job j = {h, m};
     /* The per-worker scratch limits the pool that can be used; the result is the same. */
-    if (pool && th_pool_workers(pool) <= h->workers) th_pool_parallel_for(pool, count, 4, build_range, &j);
+    if (pool && th_pool_workers(pool) <= h->workers)
+        th_pool_parallel_for(pool, count, 4, build_range, &j);
     else build_range(&j, 0, count, 0);
     uint64_t cells = 0;
     for (uint32_t i = 0; i < h->workers; i++) cells += h->cells_per_worker[i];
@@ -589,9 +590,9 @@ static void relax(th_hpa_query *q, const th_hpa *h, uint32_t u, uint32_t v, uint
         q->stamp[v] = q->gen;
         q->g[v] = INF;
         q->hpos[v] = NOTQ;
-        q->hval[v] = v == q->G ? 0u
-                               : octile(node_cell(q, h, v), node_cell(q, h, q->G),
-                                        (uint32_t)q->w, cmin);
+        q->hval[v] = v == q->G
+                         ? 0u
+                         : octile(node_cell(q, h, v), node_cell(q, h, q->G), (uint32_t)q->w, cmin);
     }
     if (q->hpos[v] == CLOSED || nd >= q->g[v]) return;
     q->g[v] = (uint32_t)nd;
@@ -652,8 +653,7 @@ int th_hpa_search_start(th_hpa_query *q, const th_hpa *h, const th_navmap *m, in
     return TH_NAV_OK;
 }
 
-uint64_t th_hpa_search_run(th_hpa_query *q, const th_hpa *h, const th_navmap *m,
-                           uint64_t budget) {
+uint64_t th_hpa_search_run(th_hpa_query *q, const th_hpa *h, const th_navmap *m, uint64_t budget) {
     if (!query_fits(q, h, m) || q->state != TH_HPA_RUNNING) return 0;
     const uint32_t W = (uint32_t)m->w, cmin = th_navmap_min_cost(m), maxn = h->maxn;
     uint64_t used = 0;
@@ -694,12 +694,13 @@ uint64_t th_hpa_search_run(th_hpa_query *q, const th_hpa *h, const th_navmap *m,
             if (a < f || a >= f + h->side_count[c * 4u + (uint32_t)s]) continue;
             uint32_t nb = neighbour(h, c, s);
             uint32_t v = nb * maxn + h->side_first[nb * 4u + 3u - (uint32_t)s] + (a - f);
-            uint32_t w = (m->cost[h->node_cell[u]] + m->cost[h->node_cell[v]]) *
-                         TH_NAV_STEP_STRAIGHT;
+            uint32_t w =
+                (m->cost[h->node_cell[u]] + m->cost[h->node_cell[v]]) * TH_NAV_STEP_STRAIGHT;
             relax(q, h, u, v, w, cmin);
             break;
         }
-        if (c == q->gcl) relax(q, h, u, q->G, q->gt.dist[ls_local(&q->gt, h->node_cell[u], W)], cmin);
+        if (c == q->gcl)
+            relax(q, h, u, q->G, q->gt.dist[ls_local(&q->gt, h->node_cell[u], W)], cmin);
     }
     q->stats.abstract_expanded += used;
     return used;

@@ -48,23 +48,23 @@
 #define TH_HPA_MIN_CLUSTER     4u
 #define TH_HPA_MAX_CLUSTER     64u
 /** Entrance runs of at least this many cells get two transitions, shorter ones one. */
-#define TH_HPA_SPLIT 6u
+#define TH_HPA_SPLIT           6u
 /** Default refined edges one query context caches. */
-#define TH_HPA_DEFAULT_CACHE 4096u
+#define TH_HPA_DEFAULT_CACHE   4096u
 
 typedef struct th_hpa th_hpa;
 typedef struct th_hpa_query th_hpa_query;
 
 /** Counts of the hierarchy as built. */
 typedef struct th_hpa_info {
-    uint32_t cluster;      /* cluster side, cells */
-    uint32_t clusters;     /* clusters in use */
-    uint32_t nodes;        /* abstract nodes (two per transition) */
-    uint32_t intra_edges;  /* intra-cluster edges (each counted once per direction) */
-    uint32_t max_nodes;    /* most nodes one cluster can hold */
-    uint64_t bytes;        /* memory held by the hierarchy */
-    uint64_t build_cells;  /* cells expanded by the last build or repair */
-    uint32_t rebuilt;      /* clusters rebuilt by the last build or repair */
+    uint32_t cluster;     /* cluster side, cells */
+    uint32_t clusters;    /* clusters in use */
+    uint32_t nodes;       /* abstract nodes (two per transition) */
+    uint32_t intra_edges; /* intra-cluster edges (each counted once per direction) */
+    uint32_t max_nodes;   /* most nodes one cluster can hold */
+    uint64_t bytes;       /* memory held by the hierarchy */
+    uint64_t build_cells; /* cells expanded by the last build or repair */
+    uint32_t rebuilt;     /* clusters rebuilt by the last build or repair */
 } th_hpa_info;
 
 /** A hierarchy for maps of `m`'s size with clusters of `cluster` cells a side
@@ -146,5 +146,55 @@ bool th_hpa_search_next_node(const th_hpa_query *q, const th_hpa *h, int32_t *x,
 /** Refine a found search into cells, as th_hpa_find. */
 int th_hpa_search_path(th_hpa_query *q, const th_hpa *h, const th_navmap *m, uint32_t *path,
                        uint32_t max, uint32_t *len, uint32_t *cost);
+
+/* ---- the budgeted request queue (hpa_queue.c) -----------------------------------------------
+ * Requests wait in a queue served by priority (higher first), then by submission order; one
+ * at a time is searched, resumably: an update spends at most `budget` abstract expansions, and
+ * a search the budget cuts off goes on in the next update where it stopped. The cell work of
+ * inserting a request's ends and refining its route (bounded by a few cluster-sized searches
+ * per request) is not counted in the budget. Each request's result is exactly th_hpa_find's. A
+ * request is never preempted: a higher priority one submitted meanwhile waits for the search
+ * in progress to finish. Capacity is fixed at creation; nothing allocates afterwards. */
+
+typedef struct th_hpa_queue th_hpa_queue;
+
+/** A finished request: `status` TH_NAV_OK with its cells (valid during the call), or
+ *  TH_NAV_ENOPATH / TH_NAV_ETOOLONG with no cells. */
+typedef void th_hpa_done_fn(void *user, uint32_t tag, int status, const uint32_t *cells,
+                            uint32_t len, uint32_t cost);
+
+/** A queue for `h` and maps of `m`'s size holding up to `capacity` waiting requests, with its
+ *  own query context (edge cache of `cache` edges) and a path buffer of one map's cells. */
+th_hpa_queue *th_hpa_queue_create(const th_hpa *h, const th_navmap *m, uint32_t capacity,
+                                  uint32_t cache);
+void th_hpa_queue_destroy(th_hpa_queue *q);
+
+/** Queue a request from cell (sx, sy) to (gx, gy) with the caller's `tag`. TH_NAV_ERANGE for
+ *  a cell outside the map, TH_NAV_ETOOLONG when the queue is full. */
+int th_hpa_queue_submit(th_hpa_queue *q, int32_t sx, int32_t sy, int32_t gx, int32_t gy,
+                        int32_t priority, uint32_t tag);
+
+/** Serve requests with at most `budget` abstract expansions; each one that finishes is passed
+ *  to `done`. Returns the expansions spent. */
+uint64_t th_hpa_queue_update(th_hpa_queue *q, const th_hpa *h, const th_navmap *m, uint64_t budget,
+                             th_hpa_done_fn *done, void *user);
+
+/** Drop a waiting or searching request by its tag (its `done` is never called); false when no
+ *  such request waits. */
+bool th_hpa_queue_cancel(th_hpa_queue *q, uint32_t tag);
+
+/** The hierarchy changed: the search in progress starts again at the next update. */
+void th_hpa_queue_restart(th_hpa_queue *q);
+
+/** Requests waiting, the one being searched included. */
+uint32_t th_hpa_queue_waiting(const th_hpa_queue *q);
+
+/** For the request being searched (by tag): the cell of the first abstract node on the best
+ *  route known so far (th_hpa_search_next_node); false for any other tag. */
+bool th_hpa_queue_next_node(const th_hpa_queue *q, const th_hpa *h, uint32_t tag, int32_t *x,
+                            int32_t *y);
+
+/** The queue's query context (its counters). */
+const th_hpa_query *th_hpa_queue_query(const th_hpa_queue *q);
 
 #endif

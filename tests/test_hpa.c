@@ -13,6 +13,7 @@
 #include "engine/rng.h"
 #include "sim/nav/hpa.h"
 #include "sim/nav/nav.h"
+#include "throng/plan.h"
 #include "tests/ref_dijkstra.h"
 #include "test_util.h"
 
@@ -523,6 +524,153 @@ START_TEST(test_budget_queue) {
 }
 END_TEST
 
+/* A world of 120 x 90 one-metre cells with random walls and costs, on `threads` threads. */
+static th_world *plan_world(uint32_t threads, uint64_t seed) {
+    th_world_def wd = th_default_world_def();
+    wd.width = 120.0f;
+    wd.height = 90.0f;
+    wd.cell_size = 1.0f;
+    wd.threads = threads;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    uint64_t ctr = 0;
+    for (int32_t y = 0; y < 90; y++) {
+        for (int32_t x = 0; x < 120; x++) {
+            uint32_t r = rnd(seed, 20, &ctr, 100);
+            if (r < 12) ck_assert(th_world_set_cell(w, x, y, TH_CELL_WALL, 0, &err));
+            else if (r < 30) ck_assert(th_world_set_cell(w, x, y, TH_CELL_OPEN, 1 + r % 5, &err));
+        }
+    }
+    return w;
+}
+
+/* The public planner: immediate answers against A* (never cheaper, same reachability), queued
+ * answers equal to immediate ones under any budget and any thread count, a map changed by the
+ * world's own calls picked up by comparison and repaired like a rebuild, bad input refused. */
+START_TEST(test_world_planner) {
+    static const uint32_t threads[] = {1, 2, 3, 8};
+    enum { N = 24 };
+    th_vec2 a[N], b[N];
+    uint64_t ctr = 0;
+    for (int i = 0; i < N; i++) {
+        a[i] = th_v2(0.5f + (float)rnd(5, 1, &ctr, 119), 0.5f + (float)rnd(5, 1, &ctr, 89));
+        b[i] = th_v2(0.5f + (float)rnd(5, 1, &ctr, 119), 0.5f + (float)rnd(5, 1, &ctr, 89));
+    }
+    float want_cost[N];
+    uint32_t want_count[N];
+    th_vec2 want_pts[N][256];
+    th_error err;
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+        th_world *w = plan_world(threads[t], 77);
+        th_plan_def def = th_default_plan_def();
+        def.max_requests = N;
+        th_planner *p = th_planner_create(w, &def, &err);
+        ck_assert_msg(p != NULL, "%s", err.message);
+        th_vec2 pts[256], ref[4096];
+        for (int i = 0; i < N; i++) {
+            uint32_t n = 0, rn = 0;
+            float c = 0, rc = 0;
+            bool ok = th_planner_find_path(p, w, a[i], b[i], pts, 256, &n, &c, &err);
+            bool rok = th_world_find_path(w, a[i], b[i], ref, 4096, &rn, &rc, NULL);
+            ck_assert_int_eq(ok, rok);
+            if (!ok) {
+                ck_assert_int_eq(err.code, TH_ERR_UNREACHABLE);
+                want_count[i] = 0;
+                continue;
+            }
+            ck_assert_float_ge(c, rc * 0.99999f);
+            if (t == 0) {
+                want_cost[i] = c;
+                want_count[i] = n;
+                memcpy(want_pts[i], pts, n * sizeof *pts);
+            } else {
+                ck_assert_float_eq(c, want_cost[i]);
+                ck_assert_uint_eq(n, want_count[i]);
+                ck_assert(memcmp(pts, want_pts[i], n * sizeof *pts) == 0);
+            }
+        }
+        /* Queued, budget 5 per update. */
+        th_plan_id id[N];
+        for (int i = 0; i < N; i++) {
+            id[i] = th_planner_submit(p, w, a[i], b[i], i % 3, &err);
+            ck_assert_uint_ne(id[i].index1, 0);
+            th_vec2 d;
+            ck_assert(th_planner_direction(p, id[i], &d) == (a[i].x != b[i].x || a[i].y != b[i].y));
+        }
+        ck_assert_uint_eq(th_planner_submit(p, w, a[0], b[0], 0, &err).index1, 0);
+        ck_assert_int_eq(err.code, TH_ERR_LIMIT);
+        while (th_planner_info(p).waiting) {
+            uint32_t used = th_planner_update(p, w, 5, &err);
+            ck_assert_uint_le(used, 5);
+            if (th_planner_info(p).waiting) ck_assert_uint_eq(used, 5);
+        }
+        for (int i = 0; i < N; i++) {
+            uint32_t n = 0;
+            float c = 0;
+            th_plan_status st = th_planner_result(p, id[i], pts, 256, &n, &c, &err);
+            if (!want_count[i] && t == 0) {
+                ck_assert_int_eq(st, TH_PLAN_UNREACHABLE);
+                continue;
+            }
+            if (st == TH_PLAN_UNREACHABLE) continue;
+            ck_assert_int_eq(st, TH_PLAN_DONE);
+            ck_assert_uint_eq(n, want_count[i]);
+            ck_assert_float_eq(c, want_cost[i]);
+            ck_assert(memcmp(pts, want_pts[i], n * sizeof *pts) == 0);
+            ck_assert(th_planner_release(p, id[i], &err));
+            ck_assert_int_eq(th_planner_result(p, id[i], NULL, 0, NULL, NULL, &err),
+                             TH_PLAN_INVALID);
+        }
+        /* The map changes through the world: a wall across the middle with one gap. */
+        for (int32_t y = 0; y < 90; y++)
+            if (y != 45) ck_assert(th_world_set_cell(w, 60, y, TH_CELL_WALL, 0, &err));
+        ck_assert(th_planner_refresh(p, w, &err));
+        th_planner *fresh = th_planner_create(w, &def, &err);
+        ck_assert_ptr_nonnull(fresh);
+        for (int i = 0; i < N; i++) {
+            uint32_t n1 = 0, n2 = 0;
+            float c1 = 0, c2 = 0;
+            th_vec2 p2[256];
+            bool o1 = th_planner_find_path(p, w, a[i], b[i], pts, 256, &n1, &c1, NULL);
+            bool o2 = th_planner_find_path(fresh, w, a[i], b[i], p2, 256, &n2, &c2, NULL);
+            ck_assert_int_eq(o1, o2);
+            ck_assert_uint_eq(n1, n2);
+            if (o1) ck_assert_float_eq(c1, c2);
+        }
+        /* Bad input. */
+        uint32_t n32 = 0;
+        ck_assert(
+            !th_planner_find_path(p, w, th_v2(-1.0f, 3.0f), b[0], pts, 256, &n32, NULL, &err));
+        ck_assert_int_eq(err.code, TH_ERR_BLOCKED);
+        ck_assert(!th_planner_find_path(p, w, th_v2(NAN, 3.0f), b[0], pts, 256, &n32, NULL, &err));
+        ck_assert(!th_planner_cells_changed(p, w, 5, 5, 4, 4, &err));
+        ck_assert_int_eq(err.code, TH_ERR_INVALID);
+        ck_assert(th_planner_cells_changed(p, w, 60, 0, 60, 89, &err));
+        th_plan_def bad = def;
+        bad.cluster_size = 3;
+        ck_assert_ptr_null(th_planner_create(w, &bad, &err));
+        ck_assert_int_eq(err.code, TH_ERR_INVALID);
+        bad = def;
+        bad.max_waypoints = 1;
+        ck_assert_ptr_null(th_planner_create(w, &bad, &err));
+        th_world *other = plan_world(1, 78);
+        ck_assert(!th_planner_refresh(p, other, &err));
+        ck_assert_int_eq(err.code, TH_ERR_INVALID);
+        th_world_destroy(other);
+        th_planner_destroy(fresh);
+        th_planner_destroy(p);
+        th_world_destroy(w);
+    }
+    /* A world without a map has nothing to plan on. */
+    th_world_def wd = th_default_world_def();
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_ptr_null(th_planner_create(w, NULL, &err));
+    ck_assert_int_eq(err.code, TH_ERR_STATE);
+    th_world_destroy(w);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("hpa");
     TCase *tc = tcase_create("core");
@@ -535,6 +683,7 @@ int main(void) {
     tcase_add_test(tc, test_repair_equals_rebuild);
     tcase_add_test(tc, test_no_allocation);
     tcase_add_test(tc, test_budget_queue);
+    tcase_add_test(tc, test_world_planner);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

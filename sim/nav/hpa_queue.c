@@ -87,8 +87,8 @@ static void sift_down(th_hpa_queue *q, uint32_t i) {
 int th_hpa_queue_submit(th_hpa_queue *q, int32_t sx, int32_t sy, int32_t gx, int32_t gy,
                         int32_t priority, uint32_t tag) {
     if (!q) return TH_NAV_EINVAL;
-    if ((sx < 0 || sy < 0 || gx < 0 || gy < 0 || sx >= q->w || sy >= q->h ||
-                 gx >= q->w || gy >= q->h)) {
+    if ((sx < 0 || sy < 0 || gx < 0 || gy < 0 || sx >= q->w || sy >= q->h || gx >= q->w ||
+         gy >= q->h)) {
         return TH_NAV_ERANGE;
     }
     if (q->n == q->capacity) return TH_NAV_ETOOLONG;
@@ -119,7 +119,9 @@ void th_hpa_queue_restart(th_hpa_queue *q) {
     if (q) q->started = false;
 }
 
-uint32_t th_hpa_queue_waiting(const th_hpa_queue *q) { return q ? q->n + (q->active ? 1u : 0u) : 0; }
+uint32_t th_hpa_queue_waiting(const th_hpa_queue *q) {
+    return q ? q->n + (q->active ? 1u : 0u) : 0;
+}
 
 const th_hpa_query *th_hpa_queue_query(const th_hpa_queue *q) { return q ? q->query : NULL; }
 
@@ -129,8 +131,8 @@ bool th_hpa_queue_next_node(const th_hpa_queue *q, const th_hpa *h, uint32_t tag
     return th_hpa_search_next_node(q->query, h, x, y);
 }
 
-uint64_t th_hpa_queue_update(th_hpa_queue *q, const th_hpa *h, const th_navmap *m,
-                             uint64_t budget, th_hpa_done_fn *done, void *user) {
+uint64_t th_hpa_queue_update(th_hpa_queue *q, const th_hpa *h, const th_navmap *m, uint64_t budget,
+                             th_hpa_done_fn *done, void *user) {
     if (!q || !h || !m || !m->cost || !th_hpa_built(h)) return 0;
     if (m->w != q->w || m->h != q->h) return 0;
     uint64_t used = 0;
@@ -144,8 +146,8 @@ uint64_t th_hpa_queue_update(th_hpa_queue *q, const th_hpa *h, const th_navmap *
             q->started = false;
         }
         if (!q->started) {
-            int rc = th_hpa_search_start(q->query, h, m, q->cur.sx, q->cur.sy, q->cur.gx,
-                                         q->cur.gy);
+            int rc =
+                th_hpa_search_start(q->query, h, m, q->cur.sx, q->cur.sy, q->cur.gx, q->cur.gy);
             if (rc != TH_NAV_OK) {
                 q->active = false;
                 if (done) done(user, q->cur.tag, rc, NULL, 0, TH_NAV_UNREACHABLE);

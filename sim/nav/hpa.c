@@ -23,8 +23,9 @@ enum { SOUTH, WEST, EAST, NORTH };
 typedef struct lsearch {
     int32_t bx, by, bw, bh; /* box */
     uint32_t *dist;         /* per local cell */
-    uint8_t *parent;        /* move that reached the cell */
-    uint16_t *pos;          /* heap position + 1; 0 not queued; L_CLOSED expanded */
+    uint32_t *key;   /* per local cell: dist + the bound toward `stop` (dist alone without) */
+    uint8_t *parent; /* move that reached the cell */
+    uint16_t *pos;   /* heap position + 1; 0 not queued; L_CLOSED expanded */
     uint16_t *heap;
     uint32_t n;
 } lsearch;
@@ -38,6 +39,7 @@ struct th_hpa {
     uint8_t *side_count; /* [ncl * 4] */
     uint32_t *edge;      /* [ncl * maxn * maxn] intra-cluster cost, INF = none */
     uint32_t *version;   /* [ncl] bumped at each rebuild of the cluster (edge caches) */
+    uint32_t *comp;      /* [ncl * maxn] connected component of each node (a node id) */
     uint32_t *list;      /* [ncl] clusters to rebuild */
     uint32_t workers;
     lsearch *scr; /* [workers] */
@@ -66,26 +68,35 @@ struct th_hpa_query {
     th_hpa_query_stats stats;
 };
 
+static inline uint32_t octile_xy(int32_t dx, int32_t dy, uint32_t cmin) {
+    uint32_t lo = (uint32_t)(dx < dy ? dx : dy), hi = (uint32_t)(dx < dy ? dy : dx);
+    return 2u * cmin * (TH_NAV_STEP_DIAG * lo + TH_NAV_STEP_STRAIGHT * (hi - lo));
+}
+
 /* ---- bounded Dijkstra ------------------------------------------------------------------- */
 
 static bool ls_init(lsearch *s, uint32_t C) {
     size_t n = (size_t)C * C;
     s->dist = th_alloc(n * sizeof *s->dist);
+    s->key = th_alloc(n * sizeof *s->key);
     s->parent = th_alloc(n * sizeof *s->parent);
     s->pos = th_alloc(n * sizeof *s->pos);
     s->heap = th_alloc(n * sizeof *s->heap);
-    return s->dist && s->parent && s->pos && s->heap;
+    return s->dist && s->key && s->parent && s->pos && s->heap;
 }
 
 static void ls_free(lsearch *s) {
     th_free(s->dist);
+    th_free(s->key);
     th_free(s->parent);
     th_free(s->pos);
     th_free(s->heap);
 }
 
 static inline bool ls_less(const lsearch *s, uint16_t a, uint16_t b) {
-    return s->dist[a] < s->dist[b] || (s->dist[a] == s->dist[b] && a < b);
+    if (s->key[a] != s->key[b]) return s->key[a] < s->key[b];
+    if (s->dist[a] != s->dist[b]) return s->dist[a] > s->dist[b]; /* deeper first */
+    return a < b;
 }
 
 static void ls_up(lsearch *s, uint32_t i) {
@@ -127,9 +138,11 @@ static uint16_t ls_pop(lsearch *s) {
 }
 
 /* Dijkstra from map cell (x, y) inside the box, every move the map allows that stays in the
- * box; stops after expanding local cell `stop` (NONE: the whole box). Returns cells expanded. */
+ * box; with a `stop` cell (local index; NONE: the whole box) it is A* toward it with the
+ * octile bound scaled by `cmin` (consistent, so the cost found is the optimum within the box)
+ * and ends when it is expanded. Returns cells expanded. */
 static uint64_t ls_run(lsearch *s, const th_navmap *m, int32_t bx, int32_t by, int32_t bw,
-                       int32_t bh, int32_t x, int32_t y, uint32_t stop) {
+                       int32_t bh, int32_t x, int32_t y, uint32_t stop, uint32_t cmin) {
     s->bx = bx;
     s->by = by;
     s->bw = bw;
@@ -140,8 +153,12 @@ static uint64_t ls_run(lsearch *s, const th_navmap *m, int32_t bx, int32_t by, i
         s->pos[i] = 0;
     }
     s->n = 0;
+    const int32_t sx = stop == NONE ? 0 : (int32_t)(stop % (uint32_t)bw);
+    const int32_t sy = stop == NONE ? 0 : (int32_t)(stop / (uint32_t)bw);
+#define BOUND(lx, ly) (stop == NONE ? 0u : octile_xy(abs((lx)-sx), abs((ly)-sy), cmin))
     uint32_t src = (uint32_t)((y - by) * bw + (x - bx));
     s->dist[src] = 0;
+    s->key[src] = BOUND(x - bx, y - by);
     s->parent[src] = 0;
     s->heap[s->n++] = (uint16_t)src;
     s->pos[src] = 1;
@@ -167,6 +184,7 @@ static uint64_t ls_run(lsearch *s, const th_navmap *m, int32_t bx, int32_t by, i
                 dc + (cc + m->cost[ncell]) * (k < 4 ? TH_NAV_STEP_STRAIGHT : TH_NAV_STEP_DIAG);
             if (nd >= s->dist[nl]) continue;
             s->dist[nl] = nd;
+            s->key[nl] = nd + BOUND(nx, ny);
             s->parent[nl] = (uint8_t)k;
             if (!s->pos[nl]) {
                 s->heap[s->n] = nl;
@@ -177,6 +195,7 @@ static uint64_t ls_run(lsearch *s, const th_navmap *m, int32_t bx, int32_t by, i
         }
     }
     return expanded;
+#undef BOUND
 }
 
 static inline uint32_t ls_local(const lsearch *s, uint32_t cell, uint32_t W) {
@@ -213,6 +232,7 @@ void th_hpa_destroy(th_hpa *h) {
     th_free(h->side_count);
     th_free(h->edge);
     th_free(h->version);
+    th_free(h->comp);
     th_free(h->list);
     if (h->scr)
         for (uint32_t i = 0; i < h->workers; i++) ls_free(&h->scr[i]);
@@ -245,12 +265,13 @@ th_hpa *th_hpa_create(const th_navmap *m, uint32_t cluster, uint32_t workers) {
     h->side_count = th_calloc((size_t)h->ncl * 4u, 1);
     h->edge = th_alloc(nn * h->maxn * sizeof *h->edge);
     h->version = th_calloc(h->ncl, sizeof *h->version);
+    h->comp = th_alloc(nn * sizeof *h->comp);
     h->list = th_alloc((size_t)h->ncl * sizeof *h->list);
     h->workers = workers;
     h->scr = th_calloc(workers, sizeof *h->scr);
     h->cells_per_worker = th_calloc(workers, sizeof *h->cells_per_worker);
     bool ok = h->node_cell && h->node_count && h->side_first && h->side_count && h->edge &&
-              h->version && h->list && h->scr && h->cells_per_worker;
+              h->version && h->comp && h->list && h->scr && h->cells_per_worker;
     for (uint32_t i = 0; ok && i < workers; i++) ok = ls_init(&h->scr[i], cluster);
     if (!ok) {
         th_hpa_destroy(h);
@@ -259,7 +280,7 @@ th_hpa *th_hpa_create(const th_navmap *m, uint32_t cluster, uint32_t workers) {
     h->info.cluster = cluster;
     h->info.clusters = h->ncl;
     h->info.max_nodes = h->maxn;
-    h->info.bytes = sizeof *h + nn * (sizeof *h->node_cell + h->maxn * sizeof *h->edge) +
+    h->info.bytes = sizeof *h + nn * (2u * sizeof *h->node_cell + h->maxn * sizeof *h->edge) +
                     (size_t)h->ncl * (1u + 8u + 2u * sizeof(uint32_t)) +
                     (size_t)workers * cluster * cluster * 9u;
     return h;
@@ -356,7 +377,7 @@ static void build_cluster(th_hpa *h, const th_navmap *m, uint32_t c, uint32_t wo
         e[a * h->maxn + a] = 0;
         if (a + 1 == n) break;
         work +=
-            ls_run(s, m, x0, y0, bw, bh, (int32_t)(cells[a] % W), (int32_t)(cells[a] / W), NONE);
+            ls_run(s, m, x0, y0, bw, bh, (int32_t)(cells[a] % W), (int32_t)(cells[a] / W), NONE, 1);
         for (uint32_t b = a + 1; b < n; b++) {
             uint32_t d = s->dist[ls_local(s, cells[b], W)];
             e[a * h->maxn + b] = d;
@@ -377,6 +398,49 @@ static void build_range(void *ctx, uint32_t begin, uint32_t end, uint32_t worker
     for (uint32_t i = begin; i < end; i++) build_cluster(j->h, j->m, j->h->list[i], worker);
 }
 
+static uint32_t find_root(uint32_t *p, uint32_t v) {
+    while (p[v] != v) {
+        p[v] = p[p[v]];
+        v = p[v];
+    }
+    return v;
+}
+
+/* Connected components of the abstract graph (union-find over intra-cluster edges and
+ * transitions, each root the smallest node id of its component), so that a query whose ends
+ * join no common component is answered without a search: the abstraction keeps the grid's
+ * connectivity, so that is exactly an unreachable goal. Linear in nodes and edges. */
+static void components(th_hpa *h) {
+    uint32_t *p = h->comp;
+    for (uint32_t c = 0; c < h->ncl; c++)
+        for (uint32_t a = 0; a < h->maxn; a++) p[c * h->maxn + a] = c * h->maxn + a;
+    for (uint32_t c = 0; c < h->ncl; c++) {
+        uint32_t n = h->node_count[c];
+        const uint32_t *e = h->edge + (size_t)c * h->maxn * h->maxn;
+        for (uint32_t a = 0; a < n; a++) {
+            for (uint32_t b = a + 1; b < n; b++) {
+                if (e[a * h->maxn + b] == INF) continue;
+                uint32_t ra = find_root(p, c * h->maxn + a), rb = find_root(p, c * h->maxn + b);
+                if (ra < rb) p[rb] = ra;
+                else if (rb < ra) p[ra] = rb;
+            }
+        }
+        /* Transitions east and north: each pair once. */
+        for (int s = EAST; s <= NORTH; s++) {
+            uint32_t nb = neighbour(h, c, s), f = h->side_first[c * 4u + (uint32_t)s];
+            if (nb == NONE) continue;
+            uint32_t g = h->side_first[nb * 4u + 3u - (uint32_t)s];
+            for (uint32_t k = 0; k < h->side_count[c * 4u + (uint32_t)s]; k++) {
+                uint32_t ra = find_root(p, c * h->maxn + f + k),
+                         rb = find_root(p, nb * h->maxn + g + k);
+                if (ra < rb) p[rb] = ra;
+                else if (rb < ra) p[ra] = rb;
+            }
+        }
+    }
+    for (uint32_t v = 0; v < h->ncl * h->maxn; v++) p[v] = find_root(p, v);
+}
+
 static void rebuild_list(th_hpa *h, const th_navmap *m, th_pool *pool, uint32_t count) {
     for (uint32_t i = 0; i < h->workers; i++) h->cells_per_worker[i] = 0;
     build_job j = {h, m};
@@ -394,6 +458,7 @@ static void rebuild_list(th_hpa *h, const th_navmap *m, th_pool *pool, uint32_t 
         for (uint32_t a = 0; a < n; a++)
             for (uint32_t b = 0; b < n; b++) edges += a != b && e[a * h->maxn + b] != INF;
     }
+    components(h);
     h->info.nodes = nodes;
     h->info.intra_edges = edges;
     h->info.build_cells = cells;
@@ -609,6 +674,23 @@ static bool query_fits(const th_hpa_query *q, const th_hpa *h, const th_navmap *
     return q && map_fits(h, m) && h->built && q->w == h->w && q->h == h->h && q->C == h->C;
 }
 
+/* Whether some node the start reaches in its cluster and some node the goal reaches in its
+ * cluster share a component. */
+static bool joined(const th_hpa_query *q, const th_hpa *h, const th_navmap *m) {
+    const uint32_t W = (uint32_t)m->w, maxn = h->maxn;
+    uint32_t ns = h->node_count[q->scl], ng = h->node_count[q->gcl];
+    for (uint32_t a = 0; a < ns; a++) {
+        uint32_t u = q->scl * maxn + a;
+        if (q->st.dist[ls_local(&q->st, h->node_cell[u], W)] == INF) continue;
+        for (uint32_t b = 0; b < ng; b++) {
+            uint32_t v = q->gcl * maxn + b;
+            if (h->comp[u] == h->comp[v] && q->gt.dist[ls_local(&q->gt, h->node_cell[v], W)] != INF)
+                return true;
+        }
+    }
+    return false;
+}
+
 int th_hpa_search_start(th_hpa_query *q, const th_hpa *h, const th_navmap *m, int32_t sx,
                         int32_t sy, int32_t gx, int32_t gy) {
     if (!query_fits(q, h, m)) return TH_NAV_EINVAL;
@@ -630,13 +712,17 @@ int th_hpa_search_start(th_hpa_query *q, const th_hpa *h, const th_navmap *m, in
     q->gcl = (uint32_t)gy / h->C * h->cw + (uint32_t)gx / h->C;
     int32_t x0, y0, bw, bh;
     cluster_box(h, q->scl, &x0, &y0, &bw, &bh);
-    q->stats.cells_expanded += ls_run(&q->st, m, x0, y0, bw, bh, sx, sy, NONE);
+    q->stats.cells_expanded += ls_run(&q->st, m, x0, y0, bw, bh, sx, sy, NONE, 1);
     cluster_box(h, q->gcl, &x0, &y0, &bw, &bh);
-    q->stats.cells_expanded += ls_run(&q->gt, m, x0, y0, bw, bh, gx, gy, NONE);
+    q->stats.cells_expanded += ls_run(&q->gt, m, x0, y0, bw, bh, gx, gy, NONE, 1);
     q->direct = q->scl == q->gcl
                     ? q->st.dist[ls_local(&q->st, (uint32_t)gy * (uint32_t)m->w + (uint32_t)gx,
                                           (uint32_t)m->w)]
                     : INF;
+    if (q->direct == INF && !joined(q, h, m)) {
+        q->state = TH_HPA_NOPATH;
+        return TH_NAV_OK;
+    }
     if (++q->gen == 0) {
         for (uint32_t i = 0; i < q->nnodes; i++) q->stamp[i] = 0;
         q->gen = 1;
@@ -743,8 +829,8 @@ static const uint8_t *edge_moves(th_hpa_query *q, const th_hpa *h, const th_navm
     cluster_box(h, c, &x0, &y0, &bw, &bh);
     uint32_t a = h->node_cell[c * maxn + lo], b = h->node_cell[c * maxn + hi];
     uint32_t stop = (b / W - (uint32_t)y0) * (uint32_t)bw + (b % W - (uint32_t)x0);
-    q->stats.cells_expanded +=
-        ls_run(&q->rs, m, x0, y0, bw, bh, (int32_t)(a % W), (int32_t)(a / W), stop);
+    q->stats.cells_expanded += ls_run(&q->rs, m, x0, y0, bw, bh, (int32_t)(a % W), (int32_t)(a / W),
+                                      stop, th_navmap_min_cost(m));
     uint32_t n = 0;
     for (uint32_t cur = b; cur != a; n++) {
         int k = q->rs.parent[ls_local(&q->rs, cur, W)];

@@ -23,10 +23,10 @@ struct th_planner {
     th_hpa *hpa;
     th_hpa_query *query; /* th_planner_find_path */
     th_hpa_queue *queue;
-    uint16_t *seen;          /* the map's costs when the hierarchy was last brought up to date */
-    int32_t *box;            /* per cluster: changed cells' bounds (x0, y0, x1, y1) */
-    uint32_t *path;          /* a cell path, ncells long */
-    th_vec2 *wp;             /* its waypoints, ncells long */
+    uint16_t *seen; /* the map's costs when the hierarchy was last brought up to date */
+    int32_t *box;   /* per cluster: changed cells' bounds (x0, y0, x1, y1) */
+    uint32_t *path; /* a cell path, ncells long */
+    th_vec2 *wp;    /* its waypoints, ncells long */
     /* Request slots. */
     uint32_t *gen;
     uint8_t *status; /* th_plan_status; TH_PLAN_INVALID = free */
@@ -136,8 +136,7 @@ th_planner *th_planner_create(th_world *w, const th_plan_def *def, th_error *err
     p->points = th_alloc(n * d.max_waypoints * sizeof *p->points);
     p->free_slots = th_alloc(n * sizeof *p->free_slots);
     if (!p->query || !p->queue || !p->seen || !p->box || !p->path || !p->wp || !p->gen ||
-        !p->status || !p->from || !p->to || !p->count || !p->cost || !p->points ||
-        !p->free_slots) {
+        !p->status || !p->from || !p->to || !p->count || !p->cost || !p->points || !p->free_slots) {
         goto nomem;
     }
     /* Lowest slot first. */
@@ -195,8 +194,8 @@ bool th_planner_cells_changed(th_planner *p, th_world *w, int32_t x0, int32_t y0
     if (!usable(p, w, err)) return false;
     if (x0 > x1 || y0 > y1 || x1 < 0 || y1 < 0 || x0 >= p->w || y0 >= p->h) {
         th_error_set(err, TH_ERR_INVALID,
-                     "planner: cells [%d, %d] x [%d, %d] are empty or off the %d x %d map", x0,
-                     x1, y0, y1, p->w, p->h);
+                     "planner: cells [%d, %d] x [%d, %d] are empty or off the %d x %d map", x0, x1,
+                     y0, y1, p->w, p->h);
         return false;
     }
     const th_navmap *m = &w->nav.map;
@@ -237,8 +236,7 @@ bool th_planner_find_path(th_planner *p, th_world *w, th_vec2 from, th_vec2 to, 
     }
     uint32_t n = th_nav_string_pull(m, p->path, len, p->wp);
     if (n > max) {
-        th_error_set(err, TH_ERR_LIMIT, "planner: the path has %u waypoints, room for %u", n,
-                     max);
+        th_error_set(err, TH_ERR_LIMIT, "planner: the path has %u waypoints, room for %u", n, max);
         return false;
     }
     memcpy(out, p->wp, n * sizeof *out);
@@ -247,8 +245,8 @@ bool th_planner_find_path(th_planner *p, th_world *w, th_vec2 from, th_vec2 to, 
     return true;
 }
 
-th_plan_id th_planner_submit(th_planner *p, th_world *w, th_vec2 from, th_vec2 to,
-                             int32_t priority, th_error *err) {
+th_plan_id th_planner_submit(th_planner *p, th_world *w, th_vec2 from, th_vec2 to, int32_t priority,
+                             th_error *err) {
     th_plan_id none = {0, 0};
     if (!usable(p, w, err)) return none;
     if (th_nav_off_world(w, from, err) || th_nav_off_world(w, to, err)) return none;
@@ -336,8 +334,7 @@ th_plan_status th_planner_result(const th_planner *p, th_plan_id id, th_vec2 *ou
             th_error_set(err, TH_ERR_LIMIT, "planner: the path has %u waypoints, room for %u",
                          p->count[s], max);
         } else {
-            memcpy(out, p->points + (size_t)s * p->def.max_waypoints,
-                   p->count[s] * sizeof *out);
+            memcpy(out, p->points + (size_t)s * p->def.max_waypoints, p->count[s] * sizeof *out);
         }
     }
     return st;

@@ -371,6 +371,19 @@ START_TEST(test_repair_equals_rebuild) {
             uint32_t span = (uint32_t)(x1 - x0 + 3) / cluster + 2;
             ck_assert_uint_le(info.rebuilt, span * ((uint32_t)(y1 - y0 + 3) / cluster + 2));
             ck_assert_int_eq(th_hpa_build(fresh, &m, NULL), TH_NAV_OK);
+            /* Without landmarks (dropped by the repair) the same optimum of the graph. */
+            for (int k = 0; k < 3; k++) {
+                int32_t sx = (int32_t)rnd(seed, 15, &ctr, (uint32_t)m.w);
+                int32_t sy = (int32_t)rnd(seed, 15, &ctr, (uint32_t)m.h);
+                int32_t gx = (int32_t)rnd(seed, 15, &ctr, (uint32_t)m.w);
+                int32_t gy = (int32_t)rnd(seed, 15, &ctr, (uint32_t)m.h);
+                uint32_t l1 = 0, l2 = 0, c1 = 0, c2 = 0;
+                int r1 = th_hpa_find(q1, h, &m, sx, sy, gx, gy, p1, m.ncells, &l1, &c1);
+                int r2 = th_hpa_find(q2, fresh, &m, sx, sy, gx, gy, p2, m.ncells, &l2, &c2);
+                ck_assert_int_eq(r1, r2);
+                ck_assert_uint_eq(c1, c2);
+            }
+            ck_assert_int_eq(th_hpa_landmarks_build(h, &m, round % 3 ? pool : NULL), TH_NAV_OK);
             ck_assert_uint_eq(th_hpa_digest(h), th_hpa_digest(fresh));
             for (int k = 0; k < 4; k++) {
                 int32_t sx = (int32_t)rnd(seed, 14, &ctr, (uint32_t)m.w);

@@ -25,6 +25,8 @@ typedef struct lsearch {
     uint32_t *dist;         /* per local cell */
     uint32_t *key;   /* per local cell: dist + the bound toward `stop` (dist alone without) */
     uint8_t *parent; /* move that reached the cell */
+    uint8_t *want;   /* per local cell: 1 for a cell the search must settle (0 at rest) */
+    uint32_t wanted; /* cells marked in `want` and not settled yet */
     uint16_t *pos;   /* heap position + 1; 0 not queued; L_CLOSED expanded */
     uint16_t *heap;
     uint32_t n;
@@ -40,7 +42,13 @@ struct th_hpa {
     uint32_t *edge;      /* [ncl * maxn * maxn] intra-cluster cost, INF = none */
     uint32_t *version;   /* [ncl] bumped at each rebuild of the cluster (edge caches) */
     uint32_t *comp;      /* [ncl * maxn] connected component of each node (a node id) */
-    uint32_t *list;      /* [ncl] clusters to rebuild */
+    /* Landmark (ALT) bounds on the abstract graph: lm[v * TH_HPA_LANDMARKS + k] = abstract
+     * distance between landmark node k and node v (INF: not joined). Valid while lm_ok: a
+     * repair clears it, and queries keep the octile bound until th_hpa_landmarks_build. */
+    uint32_t *lm;
+    bool lm_ok;
+    uint32_t *lm_pos[TH_HPA_LANDMARKS], *lm_heap[TH_HPA_LANDMARKS]; /* per landmark search */
+    uint32_t *list;                                                 /* [ncl] clusters to rebuild */
     uint32_t workers;
     lsearch *scr; /* [workers] */
     uint64_t *cells_per_worker;
@@ -56,6 +64,8 @@ struct th_hpa_query {
     lsearch st, gt, rs; /* start tree, goal tree, refinement */
     int32_t sx, sy, gx, gy;
     uint32_t scl, gcl, direct;
+    bool use_lm;                        /* landmark bounds for this search */
+    uint32_t lm_goal[TH_HPA_LANDMARKS]; /* d(L_k, goal), INF = landmark unused */
     th_hpa_state state;
     uint32_t *route, route_len;
     /* Edge cache, direct-mapped: key (cluster, lower node, higher node) + 1, the cluster's
@@ -80,14 +90,16 @@ static bool ls_init(lsearch *s, uint32_t C) {
     s->dist = th_alloc(n * sizeof *s->dist);
     s->key = th_alloc(n * sizeof *s->key);
     s->parent = th_alloc(n * sizeof *s->parent);
+    s->want = th_calloc(n, 1);
     s->pos = th_alloc(n * sizeof *s->pos);
     s->heap = th_alloc(n * sizeof *s->heap);
-    return s->dist && s->key && s->parent && s->pos && s->heap;
+    return s->dist && s->key && s->parent && s->want && s->pos && s->heap;
 }
 
 static void ls_free(lsearch *s) {
     th_free(s->dist);
     th_free(s->key);
+    th_free(s->want);
     th_free(s->parent);
     th_free(s->pos);
     th_free(s->heap);
@@ -168,6 +180,11 @@ static uint64_t ls_run(lsearch *s, const th_navmap *m, int32_t bx, int32_t by, i
         uint16_t c = ls_pop(s);
         expanded++;
         if (c == stop) break;
+        if (s->want[c]) {
+            s->want[c] = 0;
+            /* Every wanted cell settled: their costs and tree branches are final. */
+            if (--s->wanted == 0) break;
+        }
         int32_t lx = c % bw, ly = c / bw;
         uint32_t cell = (uint32_t)(ly + by) * W + (uint32_t)(lx + bx);
         uint32_t cc = m->cost[cell], dc = s->dist[c];
@@ -193,6 +210,10 @@ static uint64_t ls_run(lsearch *s, const th_navmap *m, int32_t bx, int32_t by, i
                 ls_up(s, (uint32_t)s->pos[nl] - 1u);
             }
         }
+    }
+    if (s->wanted) { /* some wanted cell is cut off: leave `want` clear for the next run */
+        for (uint32_t i = 0; i < n; i++) s->want[i] = 0;
+        s->wanted = 0;
     }
     return expanded;
 #undef BOUND
@@ -233,6 +254,11 @@ void th_hpa_destroy(th_hpa *h) {
     th_free(h->edge);
     th_free(h->version);
     th_free(h->comp);
+    th_free(h->lm);
+    for (uint32_t k = 0; k < TH_HPA_LANDMARKS; k++) {
+        th_free(h->lm_pos[k]);
+        th_free(h->lm_heap[k]);
+    }
     th_free(h->list);
     if (h->scr)
         for (uint32_t i = 0; i < h->workers; i++) ls_free(&h->scr[i]);
@@ -266,12 +292,19 @@ th_hpa *th_hpa_create(const th_navmap *m, uint32_t cluster, uint32_t workers) {
     h->edge = th_alloc(nn * h->maxn * sizeof *h->edge);
     h->version = th_calloc(h->ncl, sizeof *h->version);
     h->comp = th_alloc(nn * sizeof *h->comp);
+    h->lm = th_alloc(nn * TH_HPA_LANDMARKS * sizeof *h->lm);
+    bool lm_ok = h->lm != NULL;
+    for (uint32_t k = 0; k < TH_HPA_LANDMARKS; k++) {
+        h->lm_pos[k] = th_alloc(nn * sizeof *h->lm_pos[k]);
+        h->lm_heap[k] = th_alloc(nn * sizeof *h->lm_heap[k]);
+        lm_ok = lm_ok && h->lm_pos[k] && h->lm_heap[k];
+    }
     h->list = th_alloc((size_t)h->ncl * sizeof *h->list);
     h->workers = workers;
     h->scr = th_calloc(workers, sizeof *h->scr);
     h->cells_per_worker = th_calloc(workers, sizeof *h->cells_per_worker);
     bool ok = h->node_cell && h->node_count && h->side_first && h->side_count && h->edge &&
-              h->version && h->comp && h->list && h->scr && h->cells_per_worker;
+              h->version && h->comp && lm_ok && h->list && h->scr && h->cells_per_worker;
     for (uint32_t i = 0; ok && i < workers; i++) ok = ls_init(&h->scr[i], cluster);
     if (!ok) {
         th_hpa_destroy(h);
@@ -280,7 +313,9 @@ th_hpa *th_hpa_create(const th_navmap *m, uint32_t cluster, uint32_t workers) {
     h->info.cluster = cluster;
     h->info.clusters = h->ncl;
     h->info.max_nodes = h->maxn;
-    h->info.bytes = sizeof *h + nn * (2u * sizeof *h->node_cell + h->maxn * sizeof *h->edge) +
+    h->info.bytes = sizeof *h +
+                    nn * (2u * sizeof *h->node_cell + h->maxn * sizeof *h->edge +
+                          3u * TH_HPA_LANDMARKS * sizeof(uint32_t)) +
                     (size_t)h->ncl * (1u + 8u + 2u * sizeof(uint32_t)) +
                     (size_t)workers * cluster * cluster * 9u;
     return h;
@@ -465,6 +500,129 @@ static void rebuild_list(th_hpa *h, const th_navmap *m, th_pool *pool, uint32_t 
     h->info.rebuilt = count;
 }
 
+/* Dijkstra on the abstract graph from node `src`, distances into lm[v * K + k]. An indexed
+ * binary heap keyed (distance, node id): the result depends on the graph alone. */
+typedef struct lm_job {
+    th_hpa *h;
+    const th_navmap *m;
+    uint32_t src[TH_HPA_LANDMARKS];
+} lm_job;
+
+static void lm_search(th_hpa *h, const th_navmap *m, uint32_t k, uint32_t src) {
+    const uint32_t K = TH_HPA_LANDMARKS, nn = h->ncl * h->maxn, maxn = h->maxn;
+    uint32_t *d = h->lm, *pos = h->lm_pos[k], *heap = h->lm_heap[k], n = 0;
+    for (uint32_t v = 0; v < nn; v++) {
+        d[(size_t)v * K + k] = INF;
+        pos[v] = NOTQ;
+    }
+#define DIST(v)    d[(size_t)(v)*K + k]
+#define LESS(a, b) (DIST(a) < DIST(b) || (DIST(a) == DIST(b) && (a) < (b)))
+    DIST(src) = 0;
+    heap[n] = src;
+    pos[src] = n++;
+    while (n) {
+        uint32_t u = heap[0], last = heap[--n], i = 0;
+        if (n) {
+            for (;;) {
+                uint32_t l = 2 * i + 1, r = l + 1, mi = i, mv = last;
+                if (l < n && LESS(heap[l], mv)) {
+                    mi = l;
+                    mv = heap[l];
+                }
+                if (r < n && LESS(heap[r], mv)) mi = r;
+                if (mi == i) break;
+                heap[i] = heap[mi];
+                pos[heap[i]] = i;
+                i = mi;
+            }
+            heap[i] = last;
+            pos[last] = i;
+        }
+        pos[u] = CLOSED;
+        uint32_t c = u / maxn, a = u % maxn, cnt = h->node_count[c];
+        const uint32_t *row = h->edge + ((size_t)c * maxn + a) * maxn;
+        uint32_t nbv[TH_HPA_MAX_CLUSTER * 2 + 1], nbw[TH_HPA_MAX_CLUSTER * 2 + 1], nb = 0;
+        for (uint32_t b = 0; b < cnt; b++) {
+            if (b == a || row[b] == INF) continue;
+            nbv[nb] = c * maxn + b;
+            nbw[nb++] = row[b];
+        }
+        for (int s = 0; s < 4; s++) {
+            uint32_t f = h->side_first[c * 4u + (uint32_t)s];
+            if (a < f || a >= f + h->side_count[c * 4u + (uint32_t)s]) continue;
+            uint32_t o = neighbour(h, c, s);
+            uint32_t v = o * maxn + h->side_first[o * 4u + 3u - (uint32_t)s] + (a - f);
+            nbv[nb] = v;
+            nbw[nb++] =
+                (m->cost[h->node_cell[u]] + m->cost[h->node_cell[v]]) * TH_NAV_STEP_STRAIGHT;
+            break;
+        }
+        for (uint32_t e = 0; e < nb; e++) {
+            uint32_t v = nbv[e];
+            if (pos[v] == CLOSED) continue;
+            uint64_t nd = (uint64_t)DIST(u) + nbw[e];
+            if (nd >= DIST(v)) continue;
+            DIST(v) = (uint32_t)nd;
+            if (pos[v] == NOTQ) {
+                heap[n] = v;
+                pos[v] = n++;
+            }
+            uint32_t j = pos[v];
+            while (j > 0) {
+                uint32_t p = (j - 1) / 2;
+                if (!LESS(v, heap[p])) break;
+                heap[j] = heap[p];
+                pos[heap[j]] = j;
+                j = p;
+            }
+            heap[j] = v;
+            pos[v] = j;
+        }
+    }
+#undef LESS
+#undef DIST
+}
+
+static void lm_range(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
+    (void)worker;
+    lm_job *j = ctx;
+    for (uint32_t k = begin; k < end; k++) lm_search(j->h, j->m, k, j->src[k]);
+}
+
+int th_hpa_landmarks_build(th_hpa *h, const th_navmap *m, th_pool *pool) {
+    if (!h || !m || !m->cost || m->w != h->w || m->h != h->h || !h->built) return TH_NAV_EINVAL;
+    /* The node nearest each corner and edge midpoint (octile distance, lowest id on ties), so
+     * that most routes run roughly toward or away from one of them. */
+    const int32_t W = h->w - 1, H = h->h - 1;
+    const int32_t px[TH_HPA_LANDMARKS] = {0, W, 0, W, W / 2, W / 2, 0, W};
+    const int32_t py[TH_HPA_LANDMARKS] = {0, 0, H, H, 0, H, H / 2, H / 2};
+    lm_job j = {h, m, {0}};
+    uint32_t nn = h->ncl * h->maxn, have = 0;
+    for (uint32_t c = 0; c < h->ncl; c++) have += h->node_count[c];
+    if (!have) {
+        h->lm_ok = false;
+        return TH_NAV_OK;
+    }
+    for (uint32_t k = 0; k < TH_HPA_LANDMARKS; k++) {
+        uint32_t best = INF, bd = INF;
+        for (uint32_t v = 0; v < nn; v++) {
+            if (v % h->maxn >= h->node_count[v / h->maxn]) continue;
+            uint32_t cell = h->node_cell[v];
+            uint32_t d = octile_xy(abs((int32_t)(cell % (uint32_t)h->w) - px[k]),
+                                   abs((int32_t)(cell / (uint32_t)h->w) - py[k]), 1);
+            if (d < bd) {
+                bd = d;
+                best = v;
+            }
+        }
+        j.src[k] = best;
+    }
+    if (pool) th_pool_parallel_for(pool, TH_HPA_LANDMARKS, 1, lm_range, &j);
+    else lm_range(&j, 0, TH_HPA_LANDMARKS, 0);
+    h->lm_ok = true;
+    return TH_NAV_OK;
+}
+
 static bool map_fits(const th_hpa *h, const th_navmap *m) {
     return h && m && m->cost && m->w == h->w && m->h == h->h && !m->moves_stale;
 }
@@ -474,7 +632,7 @@ int th_hpa_build(th_hpa *h, const th_navmap *m, th_pool *pool) {
     for (uint32_t c = 0; c < h->ncl; c++) h->list[c] = c;
     rebuild_list(h, m, pool, h->ncl);
     h->built = true;
-    return TH_NAV_OK;
+    return th_hpa_landmarks_build(h, m, pool);
 }
 
 int th_hpa_cells_changed(th_hpa *h, const th_navmap *m, th_pool *pool, int32_t x0, int32_t y0,
@@ -493,6 +651,7 @@ int th_hpa_cells_changed(th_hpa *h, const th_navmap *m, th_pool *pool, int32_t x
         for (uint32_t i = (uint32_t)x0 / h->C; i <= (uint32_t)x1 / h->C; i++)
             h->list[n++] = j * h->cw + i;
     rebuild_list(h, m, pool, n);
+    h->lm_ok = false;
     return TH_NAV_OK;
 }
 
@@ -518,8 +677,11 @@ uint64_t th_hpa_digest(const th_hpa *h) {
         for (uint32_t a = 0; a < n; a++) {
             th_hash_u32(&s, h->node_cell[(size_t)c * h->maxn + a]);
             for (uint32_t b = 0; b < n; b++) th_hash_u32(&s, e[a * h->maxn + b]);
+            for (uint32_t k = 0; h->lm_ok && k < TH_HPA_LANDMARKS; k++)
+                th_hash_u32(&s, h->lm[((size_t)c * h->maxn + a) * TH_HPA_LANDMARKS + k]);
         }
     }
+    th_hash_u32(&s, h->lm_ok);
     return th_hash_end(&s);
 }
 
@@ -646,6 +808,33 @@ static inline uint32_t node_cell(const th_hpa_query *q, const th_hpa *h, uint32_
     return h->node_cell[v];
 }
 
+/* Lower bound of node v's cost to the goal: octile, raised by the landmarks in use. */
+static uint32_t bound(const th_hpa_query *q, const th_hpa *h, uint32_t v, uint32_t cmin) {
+    uint32_t b = octile(node_cell(q, h, v), node_cell(q, h, q->G), (uint32_t)q->w, cmin);
+    if (!q->use_lm || v == q->S) return b;
+    const uint32_t *row = h->lm + (size_t)v * TH_HPA_LANDMARKS;
+    for (uint32_t k = 0; k < TH_HPA_LANDMARKS; k++) {
+        uint32_t a = row[k], g = q->lm_goal[k];
+        if (a == INF || g == INF) continue;
+        uint32_t d = a > g ? a - g : g - a;
+        b = d > b ? d : b;
+    }
+    return b;
+}
+
+/* d(L_k, end) for an inserted end: the cheapest of its cluster's nodes plus the way to them. */
+static uint32_t lm_end(const th_hpa *h, const lsearch *t, uint32_t cl, uint32_t k, uint32_t W) {
+    uint64_t best = INF;
+    for (uint32_t b = 0; b < h->node_count[cl]; b++) {
+        uint32_t v = cl * h->maxn + b, l = h->lm[(size_t)v * TH_HPA_LANDMARKS + k];
+        uint32_t d = t->dist[ls_local(t, h->node_cell[v], W)];
+        if (l == INF || d == INF) continue;
+        uint64_t s = (uint64_t)l + d;
+        best = s < best ? s : best;
+    }
+    return (uint32_t)best;
+}
+
 static void relax(th_hpa_query *q, const th_hpa *h, uint32_t u, uint32_t v, uint32_t w,
                   uint32_t cmin) {
     if (w == INF) return;
@@ -655,9 +844,7 @@ static void relax(th_hpa_query *q, const th_hpa *h, uint32_t u, uint32_t v, uint
         q->stamp[v] = q->gen;
         q->g[v] = INF;
         q->hpos[v] = NOTQ;
-        q->hval[v] = v == q->G
-                         ? 0u
-                         : octile(node_cell(q, h, v), node_cell(q, h, q->G), (uint32_t)q->w, cmin);
+        q->hval[v] = v == q->G ? 0u : bound(q, h, v, cmin);
     }
     if (q->hpos[v] == CLOSED || nd >= q->g[v]) return;
     q->g[v] = (uint32_t)nd;
@@ -672,6 +859,26 @@ static void relax(th_hpa_query *q, const th_hpa *h, uint32_t u, uint32_t v, uint
 
 static bool query_fits(const th_hpa_query *q, const th_hpa *h, const th_navmap *m) {
     return q && map_fits(h, m) && h->built && q->w == h->w && q->h == h->h && q->C == h->C;
+}
+
+/* The search tree of an inserted end in its cluster, stopped once every node of the cluster
+ * (and `extra`, a cell of it or NONE) is settled. */
+static uint64_t insert_end(const th_hpa *h, const th_navmap *m, lsearch *t, uint32_t cl, int32_t x,
+                           int32_t y, uint32_t extra) {
+    int32_t x0, y0, bw, bh;
+    cluster_box(h, cl, &x0, &y0, &bw, &bh);
+    const uint32_t W = (uint32_t)m->w;
+    t->wanted = 0;
+    for (uint32_t b = 0; b <= h->node_count[cl]; b++) {
+        uint32_t cell = b < h->node_count[cl] ? h->node_cell[cl * h->maxn + b] : extra;
+        if (cell == NONE) continue;
+        uint32_t l = (cell / W - (uint32_t)y0) * (uint32_t)bw + (cell % W - (uint32_t)x0);
+        if (!t->want[l]) {
+            t->want[l] = 1;
+            t->wanted++;
+        }
+    }
+    return ls_run(t, m, x0, y0, bw, bh, x, y, NONE, 1);
 }
 
 /* Whether some node the start reaches in its cluster and some node the goal reaches in its
@@ -710,11 +917,10 @@ int th_hpa_search_start(th_hpa_query *q, const th_hpa *h, const th_navmap *m, in
     }
     q->scl = (uint32_t)sy / h->C * h->cw + (uint32_t)sx / h->C;
     q->gcl = (uint32_t)gy / h->C * h->cw + (uint32_t)gx / h->C;
-    int32_t x0, y0, bw, bh;
-    cluster_box(h, q->scl, &x0, &y0, &bw, &bh);
-    q->stats.cells_expanded += ls_run(&q->st, m, x0, y0, bw, bh, sx, sy, NONE, 1);
-    cluster_box(h, q->gcl, &x0, &y0, &bw, &bh);
-    q->stats.cells_expanded += ls_run(&q->gt, m, x0, y0, bw, bh, gx, gy, NONE, 1);
+    const uint32_t gcell = (uint32_t)gy * (uint32_t)m->w + (uint32_t)gx;
+    q->stats.cells_expanded +=
+        insert_end(h, m, &q->st, q->scl, sx, sy, q->scl == q->gcl ? gcell : NONE);
+    q->stats.cells_expanded += insert_end(h, m, &q->gt, q->gcl, gx, gy, NONE);
     q->direct = q->scl == q->gcl
                     ? q->st.dist[ls_local(&q->st, (uint32_t)gy * (uint32_t)m->w + (uint32_t)gx,
                                           (uint32_t)m->w)]
@@ -731,7 +937,17 @@ int th_hpa_search_start(th_hpa_query *q, const th_hpa *h, const th_navmap *m, in
     q->stamp[q->S] = q->gen;
     q->g[q->S] = 0;
     q->parent[q->S] = NONE;
+    q->use_lm = h->lm_ok;
     q->hval[q->S] = octile(node_cell(q, h, q->S), node_cell(q, h, q->G), (uint32_t)m->w, cmin);
+    if (q->use_lm) {
+        for (uint32_t k = 0; k < TH_HPA_LANDMARKS; k++) {
+            q->lm_goal[k] = lm_end(h, &q->gt, q->gcl, k, (uint32_t)m->w);
+            uint32_t ls = lm_end(h, &q->st, q->scl, k, (uint32_t)m->w), g = q->lm_goal[k];
+            if (ls == INF || g == INF) continue;
+            uint32_t d = ls > g ? ls - g : g - ls;
+            q->hval[q->S] = d > q->hval[q->S] ? d : q->hval[q->S];
+        }
+    }
     q->heap[0] = q->S;
     q->hpos[q->S] = 0;
     q->hn = 1;

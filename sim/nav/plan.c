@@ -180,6 +180,7 @@ static void bring_up_to_date(th_planner *p, th_world *w) {
         if (bx[2] >= 0) th_hpa_cells_changed(p->hpa, m, w->pool, bx[0], bx[1], bx[2], bx[3]);
     }
     memcpy(p->seen, m->cost, (size_t)m->ncells * sizeof *p->seen);
+    th_hpa_landmarks_build(p->hpa, m, w->pool);
     th_hpa_queue_restart(p->queue);
 }
 
@@ -208,6 +209,7 @@ bool th_planner_cells_changed(th_planner *p, th_world *w, int32_t x0, int32_t y0
         memcpy(p->seen + (size_t)y * (uint32_t)p->w + (uint32_t)x0,
                m->cost + (size_t)y * (uint32_t)p->w + (uint32_t)x0,
                (size_t)(x1 - x0 + 1) * sizeof *p->seen);
+    th_hpa_landmarks_build(p->hpa, m, w->pool);
     th_hpa_queue_restart(p->queue);
     /* Cells changed elsewhere too are found by comparison. */
     bring_up_to_date(p, w);

@@ -78,17 +78,16 @@ TH_API bool th_planner_refresh(th_planner *p, th_world *w, th_error *err);
 
 /** The cells of [x0, x1] x [y0, y1] (inclusive) changed: rebuild the clusters they touch now.
  *  For code that knows what it changed (the same result as th_planner_refresh). */
-TH_API bool th_planner_cells_changed(th_planner *p, th_world *w, int32_t x0, int32_t y0,
-                                     int32_t x1, int32_t y1, th_error *err);
+TH_API bool th_planner_cells_changed(th_planner *p, th_world *w, int32_t x0, int32_t y0, int32_t x1,
+                                     int32_t y1, th_error *err);
 
 /** A path from `from` to `to` now: string-pulled waypoints (start cell centre first, goal cell
  *  centre last) into `out` (room for `max`), their number in `*count`, the cost of the cell
  *  route in cost-weighted metres in `*cost` (may be NULL). False with `err` filled when an end
  *  is off the world (TH_ERR_BLOCKED), blocked or unconnected (TH_ERR_UNREACHABLE), or `max` is
  *  too small (TH_ERR_LIMIT). */
-TH_API bool th_planner_find_path(th_planner *p, th_world *w, th_vec2 from, th_vec2 to,
-                                 th_vec2 *out, uint32_t max, uint32_t *count, float *cost,
-                                 th_error *err);
+TH_API bool th_planner_find_path(th_planner *p, th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out,
+                                 uint32_t max, uint32_t *count, float *cost, th_error *err);
 
 /** Queue a request from `from` to `to`; higher `priority` is served first, then earlier
  *  submissions. The null handle with `err` filled when an end is off the world or every
@@ -107,8 +106,7 @@ TH_API uint32_t th_planner_update(th_planner *p, th_world *w, uint32_t budget, t
  *  TH_PLAN_INVALID with `err` filled for an unknown handle; TH_ERR_LIMIT when `max` is less
  *  than the waypoints (nothing written). */
 TH_API th_plan_status th_planner_result(const th_planner *p, th_plan_id id, th_vec2 *out,
-                                        uint32_t max, uint32_t *count, float *cost,
-                                        th_error *err);
+                                        uint32_t max, uint32_t *count, float *cost, th_error *err);
 
 /** A coarse unit heading for a request from its start: toward its first waypoint once done;
  *  while searched, toward the first cluster entrance on the best route found so far; while

@@ -684,6 +684,41 @@ START_TEST(test_world_planner) {
 }
 END_TEST
 
+/* IDA* on the abstract graph finds A*'s abstract optimum (the cost th_hpa_find reports). */
+START_TEST(test_ida_matches_astar) {
+    uint32_t finished = 0;
+    for (uint64_t seed = 0; seed < 8; seed++) {
+        th_navmap m;
+        random_map(&m, 8800 + seed, 30 + (int32_t)seed * 3, 28, 10 + (uint32_t)seed * 2, 3);
+        th_hpa *h = th_hpa_create(&m, 8, 1);
+        ck_assert_int_eq(th_hpa_build(h, &m, NULL), TH_NAV_OK);
+        th_hpa_query *q = th_hpa_query_create(h, 0), *qi = th_hpa_query_create(h, 0);
+        uint32_t *path = malloc(sizeof *path * m.ncells);
+        uint64_t ctr = 0;
+        for (int k = 0; k < 8; k++) {
+            int32_t sx = (int32_t)rnd(seed, 16, &ctr, (uint32_t)m.w);
+            int32_t sy = (int32_t)rnd(seed, 16, &ctr, (uint32_t)m.h);
+            int32_t gx = (int32_t)rnd(seed, 16, &ctr, (uint32_t)m.w);
+            int32_t gy = (int32_t)rnd(seed, 16, &ctr, (uint32_t)m.h);
+            uint32_t len = 0, cost = 0, icost = 0;
+            uint64_t expanded = 0;
+            int ra = th_hpa_find(q, h, &m, sx, sy, gx, gy, path, m.ncells, &len, &cost);
+            int ri = th_hpa_ida_cost(qi, h, &m, sx, sy, gx, gy, 2000000, &icost, &expanded);
+            if (ri == TH_NAV_ETOOLONG) continue; /* over the expansion cap: allowed */
+            finished++;
+            ck_assert_int_eq(ri, ra);
+            if (ra == TH_NAV_OK) ck_assert_uint_eq(icost, cost);
+        }
+        free(path);
+        th_hpa_query_destroy(q);
+        th_hpa_query_destroy(qi);
+        th_hpa_destroy(h);
+        th_navmap_free(&m);
+    }
+    ck_assert_uint_ge(finished, 32);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("hpa");
     TCase *tc = tcase_create("core");
@@ -697,6 +732,7 @@ int main(void) {
     tcase_add_test(tc, test_no_allocation);
     tcase_add_test(tc, test_budget_queue);
     tcase_add_test(tc, test_world_planner);
+    tcase_add_test(tc, test_ida_matches_astar);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -56,11 +56,18 @@ struct th_hpa {
     th_hpa_info info;
 };
 
+typedef struct qent {
+    uint64_t f;    /* g + bound */
+    uint32_t ng;   /* ~g: a larger g sorts first */
+    uint32_t node;
+} qent;
+
 struct th_hpa_query {
     int32_t w, h;
     uint32_t C, cw, maxn, nnodes, S, G;
     uint32_t *g, *parent, *stamp, *hpos, *hval;
-    uint32_t *heap, hn, gen;
+    struct qent *heap; /* open set: keys inline, so a sift reads one array */
+    uint32_t hn, gen;
     lsearch st, gt, rs; /* start tree, goal tree, refinement */
     int32_t sx, sy, gx, gy;
     uint32_t scl, gcl, direct;
@@ -759,44 +766,51 @@ static inline uint32_t octile(uint32_t a, uint32_t b, uint32_t W, uint32_t cmin)
     return 2u * cmin * (TH_NAV_STEP_DIAG * lo + TH_NAV_STEP_STRAIGHT * (hi - lo));
 }
 
-/* Abstract open set: binary heap keyed (f, larger g first, node id). */
-static inline bool q_less(const th_hpa_query *q, uint32_t a, uint32_t b) {
-    uint64_t fa = (uint64_t)q->g[a] + q->hval[a], fb = (uint64_t)q->g[b] + q->hval[b];
-    if (fa != fb) return fa < fb;
-    if (q->g[a] != q->g[b]) return q->g[a] > q->g[b];
-    return a < b;
+/* Abstract open set: binary heap keyed (f, larger g first, node id), each entry carrying its
+ * keys so that sifting reads the heap alone. */
+static inline bool q_less(const qent *a, const qent *b) {
+    if (a->f != b->f) return a->f < b->f;
+    if (a->ng != b->ng) return a->ng < b->ng;
+    return a->node < b->node;
+}
+
+static inline qent q_entry(const th_hpa_query *q, uint32_t v) {
+    qent e = {(uint64_t)q->g[v] + q->hval[v], ~q->g[v], v};
+    return e;
 }
 
 static void q_up(th_hpa_query *q, uint32_t i) {
-    uint32_t v = q->heap[i];
+    qent v = q->heap[i];
     while (i > 0) {
         uint32_t p = (i - 1) / 2;
-        if (!q_less(q, v, q->heap[p])) break;
+        if (!q_less(&v, &q->heap[p])) break;
         q->heap[i] = q->heap[p];
-        q->hpos[q->heap[i]] = i;
+        q->hpos[q->heap[i].node] = i;
         i = p;
     }
     q->heap[i] = v;
-    q->hpos[v] = i;
+    q->hpos[v.node] = i;
 }
 
 static uint32_t q_pop(th_hpa_query *q) {
-    uint32_t top = q->heap[0], last = q->heap[--q->hn], i = 0;
+    uint32_t top = q->heap[0].node, i = 0;
+    qent last = q->heap[--q->hn];
     if (q->hn) {
         for (;;) {
-            uint32_t l = 2 * i + 1, r = l + 1, m = i, mv = last;
-            if (l < q->hn && q_less(q, q->heap[l], mv)) {
+            uint32_t l = 2 * i + 1, r = l + 1, m = i;
+            const qent *mv = &last;
+            if (l < q->hn && q_less(&q->heap[l], mv)) {
                 m = l;
-                mv = q->heap[l];
+                mv = &q->heap[l];
             }
-            if (r < q->hn && q_less(q, q->heap[r], mv)) m = r;
+            if (r < q->hn && q_less(&q->heap[r], mv)) m = r;
             if (m == i) break;
             q->heap[i] = q->heap[m];
-            q->hpos[q->heap[i]] = i;
+            q->hpos[q->heap[i].node] = i;
             i = m;
         }
         q->heap[i] = last;
-        q->hpos[last] = i;
+        q->hpos[last.node] = i;
     }
     q->hpos[top] = CLOSED;
     return top;
@@ -850,10 +864,10 @@ static void relax(th_hpa_query *q, const th_hpa *h, uint32_t u, uint32_t v, uint
     q->g[v] = (uint32_t)nd;
     q->parent[v] = u;
     if (q->hpos[v] == NOTQ) {
-        q->heap[q->hn] = v;
         q->hpos[v] = q->hn;
         q->hn++;
     }
+    q->heap[q->hpos[v]] = q_entry(q, v);
     q_up(q, q->hpos[v]);
 }
 
@@ -948,7 +962,7 @@ int th_hpa_search_start(th_hpa_query *q, const th_hpa *h, const th_navmap *m, in
             q->hval[q->S] = d > q->hval[q->S] ? d : q->hval[q->S];
         }
     }
-    q->heap[0] = q->S;
+    q->heap[0] = q_entry(q, q->S);
     q->hpos[q->S] = 0;
     q->hn = 1;
     q->state = TH_HPA_RUNNING;
@@ -1015,7 +1029,7 @@ bool th_hpa_search_next_node(const th_hpa_query *q, const th_hpa *h, int32_t *x,
         best = q->route_len > 1 ? q->route[1] : q->G;
     } else if (q->hn) {
         /* The first hop after the start on the route to the most promising open node. */
-        best = q->heap[0];
+        best = q->heap[0].node;
         while (best != NONE && q->parent[best] != q->S && best != q->S) best = q->parent[best];
         if (best == q->S) return false;
     }
@@ -1159,4 +1173,124 @@ int th_hpa_find(th_hpa_query *q, const th_hpa *h, const th_navmap *m, int32_t sx
     if (rc != TH_NAV_OK) return rc;
     th_hpa_search_run(q, h, m, UINT64_MAX);
     return th_hpa_search_path(q, h, m, path, max, len, cost);
+}
+
+/* ---- IDA* on the abstract graph ------------------------------------------------------------ */
+
+/* The abstract neighbours of u in this search (as th_hpa_search_run relaxes them). */
+static uint32_t neighbours(const th_hpa_query *q, const th_hpa *h, const th_navmap *m, uint32_t u,
+                           uint32_t *v, uint32_t *w) {
+    const uint32_t W = (uint32_t)m->w, maxn = h->maxn;
+    uint32_t n = 0;
+    if (u == q->G) return 0;
+    if (u == q->S) {
+        for (uint32_t b = 0; b < h->node_count[q->scl]; b++) {
+            uint32_t x = q->scl * maxn + b, d = q->st.dist[ls_local(&q->st, h->node_cell[x], W)];
+            if (d != INF) v[n] = x, w[n++] = d;
+        }
+        if (q->direct != INF) v[n] = q->G, w[n++] = q->direct;
+        return n;
+    }
+    uint32_t c = u / maxn, a = u % maxn;
+    const uint32_t *row = h->edge + ((size_t)c * maxn + a) * maxn;
+    for (uint32_t b = 0; b < h->node_count[c]; b++)
+        if (b != a && row[b] != INF) v[n] = c * maxn + b, w[n++] = row[b];
+    for (int s = 0; s < 4; s++) {
+        uint32_t f = h->side_first[c * 4u + (uint32_t)s];
+        if (a < f || a >= f + h->side_count[c * 4u + (uint32_t)s]) continue;
+        uint32_t nb = neighbour(h, c, s);
+        v[n] = nb * maxn + h->side_first[nb * 4u + 3u - (uint32_t)s] + (a - f);
+        w[n] = (m->cost[h->node_cell[u]] + m->cost[h->node_cell[v[n]]]) * TH_NAV_STEP_STRAIGHT;
+        n++;
+        break;
+    }
+    if (c == q->gcl) {
+        uint32_t d = q->gt.dist[ls_local(&q->gt, h->node_cell[u], W)];
+        if (d != INF) v[n] = q->G, w[n++] = d;
+    }
+    return n;
+}
+
+int th_hpa_ida_cost(th_hpa_query *q, const th_hpa *h, const th_navmap *m, int32_t sx, int32_t sy,
+                    int32_t gx, int32_t gy, uint64_t max_expansions, uint32_t *cost,
+                    uint64_t *expanded) {
+    if (cost) *cost = TH_NAV_UNREACHABLE;
+    if (expanded) *expanded = 0;
+    int rc = th_hpa_search_start(q, h, m, sx, sy, gx, gy);
+    if (rc != TH_NAV_OK) return rc;
+    if (q->state == TH_HPA_NOPATH) return TH_NAV_ENOPATH;
+    /* Depth-first within an f bound raised to the least f that exceeded it, each pass from the
+     * start. The stack holds (node, g, next neighbour); q->route marks the nodes on it (by
+     * stamp), so a path never revisits a node. Bounds come from the same function as A*'s. */
+    const uint32_t cmin = th_navmap_min_cost(m), gen = q->gen;
+    uint32_t *node = q->route, *next = q->parent, *gs = q->g;
+    uint32_t nv[2u * TH_HPA_MAX_CLUSTER + 2u], nw[2u * TH_HPA_MAX_CLUSTER + 2u];
+    uint64_t limit = q->hval[q->S], done = 0;
+    /* hpos marks a node on the current path with `gen`; stamp records hval as computed. */
+    for (;;) {
+        uint64_t over = UINT64_MAX;
+        uint32_t depth = 1;
+        node[0] = q->S;
+        gs[0] = 0;
+        next[0] = 0;
+        q->hpos[q->S] = gen;
+        while (depth) {
+            uint32_t u = node[depth - 1];
+            if (u == q->G) {
+                if (cost) *cost = gs[depth - 1];
+                if (expanded) *expanded = done;
+                q->stats.abstract_expanded += done;
+                q->state = TH_HPA_IDLE;
+                return TH_NAV_OK;
+            }
+            uint32_t n = neighbours(q, h, m, u, nv, nw);
+            if (next[depth - 1] == 0) {
+                if (++done > max_expansions && max_expansions) {
+                    if (expanded) *expanded = done;
+                    q->state = TH_HPA_IDLE;
+                    return TH_NAV_ETOOLONG;
+                }
+            }
+            bool pushed = false;
+            while (next[depth - 1] < n) {
+                uint32_t k = next[depth - 1]++;
+                uint32_t v = nv[k];
+                if (v != q->G && q->stamp[v] == gen && q->hpos[v] == gen) continue; /* on path */
+                uint64_t g = (uint64_t)gs[depth - 1] + nw[k];
+                if (g > TH_NAV_DIST_MAX) continue;
+                if (q->stamp[v] != gen) {
+                    q->stamp[v] = gen;
+                    q->hpos[v] = 0;
+                    q->hval[v] = v == q->G ? 0u : bound(q, h, v, cmin);
+                }
+                uint64_t f = g + q->hval[v];
+                if (f > limit) {
+                    over = f < over ? f : over;
+                    continue;
+                }
+                if (depth == TH_HPA_IDA_DEPTH || depth == q->nnodes) {
+                    q->state = TH_HPA_IDLE;
+                    return TH_NAV_ETOOLONG;
+                }
+                node[depth] = v;
+                gs[depth] = (uint32_t)g;
+                next[depth] = 0;
+                if (v != q->G) q->hpos[v] = gen;
+                depth++;
+                pushed = true;
+                break;
+            }
+            if (!pushed) {
+                if (u != q->S) q->hpos[u] = 0;
+                depth--;
+            }
+        }
+        q->hpos[q->S] = 0;
+        if (over == UINT64_MAX) {
+            q->state = TH_HPA_NOPATH;
+            if (expanded) *expanded = done;
+            return TH_NAV_ENOPATH;
+        }
+        limit = over;
+    }
 }

@@ -161,6 +161,22 @@ bool th_hpa_search_next_node(const th_hpa_query *q, const th_hpa *h, int32_t *x,
 int th_hpa_search_path(th_hpa_query *q, const th_hpa *h, const th_navmap *m, uint32_t *path,
                        uint32_t max, uint32_t *len, uint32_t *cost);
 
+/* ---- IDA* --------------------------------------------------------------------------------- */
+
+/** Deepest route IDA* follows (abstract nodes). */
+#define TH_HPA_IDA_DEPTH 4096u
+
+/** IDA* (iterative deepening on f = g + h) on the abstract graph between the same inserted ends
+ *  and with the same bound as the A* search: it keeps only the route being followed (node, cost
+ *  and next edge per depth, 12 bytes each) instead of A*'s open and closed sets, and pays in
+ *  expansions repeated across passes and along the graph's many equal routes. The cost is the
+ *  abstract optimum, as A*'s. TH_NAV_ETOOLONG when `max_expansions` (0 = no limit) or
+ *  TH_HPA_IDA_DEPTH is reached; *expanded gets the expansions made. Uses (and ends) the
+ *  context's search. For measurement: bench_nav compares it with A*. */
+int th_hpa_ida_cost(th_hpa_query *q, const th_hpa *h, const th_navmap *m, int32_t sx, int32_t sy,
+                    int32_t gx, int32_t gy, uint64_t max_expansions, uint32_t *cost,
+                    uint64_t *expanded);
+
 /* ---- the budgeted request queue (hpa_queue.c) -----------------------------------------------
  * Requests wait in a queue served by priority (higher first), then by submission order; one
  * at a time is searched, resumably: an update spends at most `budget` abstract expansions, and

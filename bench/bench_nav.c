@@ -210,6 +210,43 @@ static int bench_hpa(const th_navmap *m, const th_nav_field *streets, const uint
         printf("  HPA* grid cost / A* optimum: mean %.4f  p50 %.4f  p95 %.4f  max %.4f\n", sum / n,
                ratio[n / 2], ratio[(uint32_t)(n * 0.95)], ratio[n - 1]);
 
+    /* IDA* on the abstract graph against the abstract A*, on the first pairs: expansions and
+     * the memory each keeps per search. */
+    {
+        enum { IDA_PAIRS = 10 };
+        const uint64_t cap = 5000000;
+        uint64_t ida_exp = 0, astar_exp = 0, ida_ns = 0, astar_ns = 0;
+        uint32_t done = 0, tried = 0;
+        for (uint32_t i = 0; i < pairs && tried < IDA_PAIRS; i++, tried++) {
+            th_hpa_query_stats before = th_hpa_query_get_stats(q);
+            uint64_t t1 = th_now_ns();
+            uint32_t c1 = 0, c2 = 0;
+            th_hpa_find(q, h, m, ends[i][0], ends[i][1], ends[i][2], ends[i][3], path, m->ncells,
+                        &len, &c1);
+            uint64_t t2 = th_now_ns();
+            uint64_t e = 0;
+            int rc = th_hpa_ida_cost(q, h, m, ends[i][0], ends[i][1], ends[i][2], ends[i][3], cap,
+                                     &c2, &e);
+            uint64_t t3 = th_now_ns();
+            if (rc != TH_NAV_OK) continue;
+            if (c1 != c2) {
+                fprintf(stderr, "bench_nav: IDA* cost %u differs from A*'s %u\n", c2, c1);
+                return 1;
+            }
+            done++;
+            ida_exp += e;
+            ida_ns += t3 - t2;
+            astar_exp += th_hpa_query_get_stats(q).abstract_expanded - e - before.abstract_expanded;
+            astar_ns += t2 - t1;
+        }
+        printf("  IDA* on the abstract graph, first %u pairs (cap %llu expansions): %u finished; "
+               "on those %llu expansions and %.1f ms against A*'s %llu and %.1f ms; memory per "
+               "search: IDA* 12 B per route node, A* %u B per abstract node (%.1f MiB)\n",
+               tried, (unsigned long long)cap, done, (unsigned long long)ida_exp,
+               (double)ida_ns / 1e6, (unsigned long long)astar_exp, (double)astar_ns / 1e6, 36u,
+               36.0 * (double)(info.clusters * info.max_nodes) / 1048576.0);
+    }
+
     /* The same pairs through the budgeted queue. */
     static const uint64_t budgets[] = {2000, 20000};
     for (int b = 0; b < 2; b++) {

@@ -57,8 +57,8 @@ struct th_hpa {
 };
 
 typedef struct qent {
-    uint64_t f;    /* g + bound */
-    uint32_t ng;   /* ~g: a larger g sorts first */
+    uint64_t f;  /* g + bound */
+    uint32_t ng; /* ~g: a larger g sorts first */
     uint32_t node;
 } qent;
 

@@ -56,6 +56,15 @@ struct th_hpa {
     th_hpa_info info;
 };
 
+/* One abstract node's search record, in one place: a relaxation touches one cache line. */
+typedef struct qnode {
+    uint32_t g;      /* cost from the start */
+    uint32_t parent; /* node it was reached from */
+    uint32_t stamp;  /* search that last touched it */
+    uint32_t hpos;   /* open-set position, NOTQ or CLOSED */
+    uint32_t hval;   /* its bound */
+} qnode;
+
 typedef struct qent {
     uint64_t f;  /* g + bound */
     uint32_t ng; /* ~g: a larger g sorts first */
@@ -65,8 +74,9 @@ typedef struct qent {
 struct th_hpa_query {
     int32_t w, h;
     uint32_t C, cw, maxn, nnodes, S, G;
-    uint32_t *g, *parent, *stamp, *hpos, *hval;
-    struct qent *heap; /* open set: keys inline, so a sift reads one array */
+    qnode *nd;                  /* per abstract node: this search's record */
+    uint32_t *ida_next, *ida_g; /* IDA*'s stack: next edge and cost per depth */
+    struct qent *heap;          /* open set: keys inline, so a sift reads one array */
     uint32_t hn, gen;
     lsearch st, gt, rs; /* start tree, goal tree, refinement */
     int32_t sx, sy, gx, gy;
@@ -696,11 +706,9 @@ uint64_t th_hpa_digest(const th_hpa *h) {
 
 void th_hpa_query_destroy(th_hpa_query *q) {
     if (!q) return;
-    th_free(q->g);
-    th_free(q->parent);
-    th_free(q->stamp);
-    th_free(q->hpos);
-    th_free(q->hval);
+    th_free(q->nd);
+    th_free(q->ida_next);
+    th_free(q->ida_g);
     th_free(q->heap);
     th_free(q->route);
     ls_free(&q->st);
@@ -729,11 +737,9 @@ th_hpa_query *th_hpa_query_create(const th_hpa *h, uint32_t cache) {
     q->S = h->ncl * h->maxn;
     q->G = q->S + 1;
     q->nnodes = q->S + 2;
-    q->g = th_alloc((size_t)q->nnodes * sizeof *q->g);
-    q->parent = th_alloc((size_t)q->nnodes * sizeof *q->parent);
-    q->stamp = th_calloc(q->nnodes, sizeof *q->stamp);
-    q->hpos = th_alloc((size_t)q->nnodes * sizeof *q->hpos);
-    q->hval = th_alloc((size_t)q->nnodes * sizeof *q->hval);
+    q->nd = th_calloc(q->nnodes, sizeof *q->nd);
+    q->ida_next = th_alloc((size_t)q->nnodes * sizeof *q->ida_next);
+    q->ida_g = th_alloc((size_t)q->nnodes * sizeof *q->ida_g);
     q->heap = th_alloc((size_t)q->nnodes * sizeof *q->heap);
     q->route = th_alloc((size_t)q->nnodes * sizeof *q->route);
     q->cache_mask = slots - 1u;
@@ -741,9 +747,9 @@ th_hpa_query *th_hpa_query_create(const th_hpa *h, uint32_t cache) {
     q->cver = th_calloc(slots, sizeof *q->cver);
     q->clen = th_calloc(slots, sizeof *q->clen);
     q->cmoves = th_alloc((size_t)slots * h->C * h->C);
-    bool ok = q->g && q->parent && q->stamp && q->hpos && q->hval && q->heap && q->route &&
-              q->ckey && q->cver && q->clen && q->cmoves && ls_init(&q->st, h->C) &&
-              ls_init(&q->gt, h->C) && ls_init(&q->rs, h->C);
+    bool ok = q->nd && q->ida_next && q->ida_g && q->heap && q->route && q->ckey && q->cver &&
+              q->clen && q->cmoves && ls_init(&q->st, h->C) && ls_init(&q->gt, h->C) &&
+              ls_init(&q->rs, h->C);
     if (!ok) {
         th_hpa_query_destroy(q);
         return NULL;
@@ -775,7 +781,7 @@ static inline bool q_less(const qent *a, const qent *b) {
 }
 
 static inline qent q_entry(const th_hpa_query *q, uint32_t v) {
-    qent e = {(uint64_t)q->g[v] + q->hval[v], ~q->g[v], v};
+    qent e = {(uint64_t)q->nd[v].g + q->nd[v].hval, ~q->nd[v].g, v};
     return e;
 }
 
@@ -785,11 +791,11 @@ static void q_up(th_hpa_query *q, uint32_t i) {
         uint32_t p = (i - 1) / 2;
         if (!q_less(&v, &q->heap[p])) break;
         q->heap[i] = q->heap[p];
-        q->hpos[q->heap[i].node] = i;
+        q->nd[q->heap[i].node].hpos = i;
         i = p;
     }
     q->heap[i] = v;
-    q->hpos[v.node] = i;
+    q->nd[v.node].hpos = i;
 }
 
 static uint32_t q_pop(th_hpa_query *q) {
@@ -806,13 +812,13 @@ static uint32_t q_pop(th_hpa_query *q) {
             if (r < q->hn && q_less(&q->heap[r], mv)) m = r;
             if (m == i) break;
             q->heap[i] = q->heap[m];
-            q->hpos[q->heap[i].node] = i;
+            q->nd[q->heap[i].node].hpos = i;
             i = m;
         }
         q->heap[i] = last;
-        q->hpos[last.node] = i;
+        q->nd[last.node].hpos = i;
     }
-    q->hpos[top] = CLOSED;
+    q->nd[top].hpos = CLOSED;
     return top;
 }
 
@@ -852,23 +858,23 @@ static uint32_t lm_end(const th_hpa *h, const lsearch *t, uint32_t cl, uint32_t 
 static void relax(th_hpa_query *q, const th_hpa *h, uint32_t u, uint32_t v, uint32_t w,
                   uint32_t cmin) {
     if (w == INF) return;
-    uint64_t nd = (uint64_t)q->g[u] + w;
+    uint64_t nd = (uint64_t)q->nd[u].g + w;
     if (nd > TH_NAV_DIST_MAX) return;
-    if (q->stamp[v] != q->gen) {
-        q->stamp[v] = q->gen;
-        q->g[v] = INF;
-        q->hpos[v] = NOTQ;
-        q->hval[v] = v == q->G ? 0u : bound(q, h, v, cmin);
+    if (q->nd[v].stamp != q->gen) {
+        q->nd[v].stamp = q->gen;
+        q->nd[v].g = INF;
+        q->nd[v].hpos = NOTQ;
+        q->nd[v].hval = v == q->G ? 0u : bound(q, h, v, cmin);
     }
-    if (q->hpos[v] == CLOSED || nd >= q->g[v]) return;
-    q->g[v] = (uint32_t)nd;
-    q->parent[v] = u;
-    if (q->hpos[v] == NOTQ) {
-        q->hpos[v] = q->hn;
+    if (q->nd[v].hpos == CLOSED || nd >= q->nd[v].g) return;
+    q->nd[v].g = (uint32_t)nd;
+    q->nd[v].parent = u;
+    if (q->nd[v].hpos == NOTQ) {
+        q->nd[v].hpos = q->hn;
         q->hn++;
     }
-    q->heap[q->hpos[v]] = q_entry(q, v);
-    q_up(q, q->hpos[v]);
+    q->heap[q->nd[v].hpos] = q_entry(q, v);
+    q_up(q, q->nd[v].hpos);
 }
 
 static bool query_fits(const th_hpa_query *q, const th_hpa *h, const th_navmap *m) {
@@ -944,26 +950,26 @@ int th_hpa_search_start(th_hpa_query *q, const th_hpa *h, const th_navmap *m, in
         return TH_NAV_OK;
     }
     if (++q->gen == 0) {
-        for (uint32_t i = 0; i < q->nnodes; i++) q->stamp[i] = 0;
+        for (uint32_t i = 0; i < q->nnodes; i++) q->nd[i].stamp = 0;
         q->gen = 1;
     }
     uint32_t cmin = th_navmap_min_cost(m);
-    q->stamp[q->S] = q->gen;
-    q->g[q->S] = 0;
-    q->parent[q->S] = NONE;
+    q->nd[q->S].stamp = q->gen;
+    q->nd[q->S].g = 0;
+    q->nd[q->S].parent = NONE;
     q->use_lm = h->lm_ok;
-    q->hval[q->S] = octile(node_cell(q, h, q->S), node_cell(q, h, q->G), (uint32_t)m->w, cmin);
+    q->nd[q->S].hval = octile(node_cell(q, h, q->S), node_cell(q, h, q->G), (uint32_t)m->w, cmin);
     if (q->use_lm) {
         for (uint32_t k = 0; k < TH_HPA_LANDMARKS; k++) {
             q->lm_goal[k] = lm_end(h, &q->gt, q->gcl, k, (uint32_t)m->w);
             uint32_t ls = lm_end(h, &q->st, q->scl, k, (uint32_t)m->w), g = q->lm_goal[k];
             if (ls == INF || g == INF) continue;
             uint32_t d = ls > g ? ls - g : g - ls;
-            q->hval[q->S] = d > q->hval[q->S] ? d : q->hval[q->S];
+            q->nd[q->S].hval = d > q->nd[q->S].hval ? d : q->nd[q->S].hval;
         }
     }
     q->heap[0] = q_entry(q, q->S);
-    q->hpos[q->S] = 0;
+    q->nd[q->S].hpos = 0;
     q->hn = 1;
     q->state = TH_HPA_RUNNING;
     return TH_NAV_OK;
@@ -982,7 +988,7 @@ uint64_t th_hpa_search_run(th_hpa_query *q, const th_hpa *h, const th_navmap *m,
         used++;
         if (u == q->G) {
             uint32_t n = 0;
-            for (uint32_t v = u; v != NONE; v = q->parent[v]) q->route[n++] = v;
+            for (uint32_t v = u; v != NONE; v = q->nd[v].parent) q->route[n++] = v;
             for (uint32_t i = 0; i < n / 2; i++) {
                 uint32_t t = q->route[i];
                 q->route[i] = q->route[n - 1 - i];
@@ -1030,7 +1036,8 @@ bool th_hpa_search_next_node(const th_hpa_query *q, const th_hpa *h, int32_t *x,
     } else if (q->hn) {
         /* The first hop after the start on the route to the most promising open node. */
         best = q->heap[0].node;
-        while (best != NONE && q->parent[best] != q->S && best != q->S) best = q->parent[best];
+        while (best != NONE && q->nd[best].parent != q->S && best != q->S)
+            best = q->nd[best].parent;
         if (best == q->S) return false;
     }
     if (best == NONE) return false;
@@ -1157,7 +1164,7 @@ int th_hpa_search_path(th_hpa_query *q, const th_hpa *h, const th_navmap *m, uin
             }
         }
     }
-    if (cost) *cost = q->g[q->G];
+    if (cost) *cost = q->nd[q->G].g;
     if (o.n > max) return TH_NAV_ETOOLONG;
     *len = o.n;
     return TH_NAV_OK;
@@ -1223,9 +1230,9 @@ int th_hpa_ida_cost(th_hpa_query *q, const th_hpa *h, const th_navmap *m, int32_
      * start. The stack holds (node, g, next neighbour); q->route marks the nodes on it (by
      * stamp), so a path never revisits a node. Bounds come from the same function as A*'s. */
     const uint32_t cmin = th_navmap_min_cost(m), gen = q->gen;
-    uint32_t *node = q->route, *next = q->parent, *gs = q->g;
+    uint32_t *node = q->route, *next = q->ida_next, *gs = q->ida_g;
     uint32_t nv[2u * TH_HPA_MAX_CLUSTER + 2u], nw[2u * TH_HPA_MAX_CLUSTER + 2u];
-    uint64_t limit = q->hval[q->S], done = 0;
+    uint64_t limit = q->nd[q->S].hval, done = 0;
     /* hpos marks a node on the current path with `gen`; stamp records hval as computed. */
     for (;;) {
         uint64_t over = UINT64_MAX;
@@ -1233,7 +1240,7 @@ int th_hpa_ida_cost(th_hpa_query *q, const th_hpa *h, const th_navmap *m, int32_
         node[0] = q->S;
         gs[0] = 0;
         next[0] = 0;
-        q->hpos[q->S] = gen;
+        q->nd[q->S].hpos = gen;
         while (depth) {
             uint32_t u = node[depth - 1];
             if (u == q->G) {
@@ -1255,15 +1262,16 @@ int th_hpa_ida_cost(th_hpa_query *q, const th_hpa *h, const th_navmap *m, int32_
             while (next[depth - 1] < n) {
                 uint32_t k = next[depth - 1]++;
                 uint32_t v = nv[k];
-                if (v != q->G && q->stamp[v] == gen && q->hpos[v] == gen) continue; /* on path */
+                if (v != q->G && q->nd[v].stamp == gen && q->nd[v].hpos == gen)
+                    continue; /* on path */
                 uint64_t g = (uint64_t)gs[depth - 1] + nw[k];
                 if (g > TH_NAV_DIST_MAX) continue;
-                if (q->stamp[v] != gen) {
-                    q->stamp[v] = gen;
-                    q->hpos[v] = 0;
-                    q->hval[v] = v == q->G ? 0u : bound(q, h, v, cmin);
+                if (q->nd[v].stamp != gen) {
+                    q->nd[v].stamp = gen;
+                    q->nd[v].hpos = 0;
+                    q->nd[v].hval = v == q->G ? 0u : bound(q, h, v, cmin);
                 }
-                uint64_t f = g + q->hval[v];
+                uint64_t f = g + q->nd[v].hval;
                 if (f > limit) {
                     over = f < over ? f : over;
                     continue;
@@ -1275,17 +1283,17 @@ int th_hpa_ida_cost(th_hpa_query *q, const th_hpa *h, const th_navmap *m, int32_
                 node[depth] = v;
                 gs[depth] = (uint32_t)g;
                 next[depth] = 0;
-                if (v != q->G) q->hpos[v] = gen;
+                if (v != q->G) q->nd[v].hpos = gen;
                 depth++;
                 pushed = true;
                 break;
             }
             if (!pushed) {
-                if (u != q->S) q->hpos[u] = 0;
+                if (u != q->S) q->nd[u].hpos = 0;
                 depth--;
             }
         }
-        q->hpos[q->S] = 0;
+        q->nd[q->S].hpos = 0;
         if (over == UINT64_MAX) {
             q->state = TH_HPA_NOPATH;
             if (expanded) *expanded = done;

@@ -19,17 +19,21 @@
  * unreachable goal is reported as such, never missed.
  *
  * A query inserts start and goal temporarily (one bounded Dijkstra in each one's cluster),
- * runs A* on the abstract graph (octile bound scaled by the map's cheapest cell, as astar.c),
- * refines each abstract edge to cells (an inter-cluster edge is one move; an intra-cluster edge
- * is a bounded search from its lower node to its higher node, cached per query context), and
+ * answers at once when the ends share no component of the abstract graph, else runs A* on the
+ * abstract graph (octile bound scaled by the map's cheapest cell, as astar.c, raised by
+ * landmark bounds), refines each abstract edge to cells (an inter-cluster edge is one move; an
+ * intra-cluster edge is a bounded A* from its lower node to its higher node, cached per query
+ * context), and
  * the caller string-pulls the cells (th_nav_string_pull). The cell path is valid and costs at
  * least the optimum; how much more is measured in tests/test_hpa.c and bench/RESULTS.md.
  *
  * Memory, sized at creation (nothing allocates in builds, repairs, queries or updates): the
  * hierarchy holds at most 2 * cluster nodes per cluster and a dense matrix of their edge
- * costs, 16 bytes per map cell at most; a query context 16 bytes per abstract node, two
- * cluster-sized search trees, its path buffer (4 bytes per cell, paged in only as far as it is
- * written) and its edge cache.
+ * costs, 16 bytes per map cell at most, and per node slot its component and landmark distances
+ * with the landmark searches' memory (100 bytes); a query context 48 bytes per node slot (its
+ * search record, open-set entry, route and IDA* stack), three cluster-sized search trees and
+ * its edge cache (cluster^2 + 16 bytes per cached edge). The queue adds a path buffer (4 bytes
+ * per cell, paged in only as far as it is written).
  *
  * Threading. Building and repairing write the hierarchy (parallel over clusters on the pool,
  * deterministic for any worker count). Queries read it and write only their own context, so

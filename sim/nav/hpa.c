@@ -41,6 +41,7 @@ struct th_hpa {
     uint8_t *side_count; /* [ncl * 4] */
     uint32_t *edge;      /* [ncl * maxn * maxn] intra-cluster cost, INF = none */
     uint32_t *version;   /* [ncl] bumped at each rebuild of the cluster (edge caches) */
+    uint32_t *node_xy;   /* [ncl * maxn] x | y << 16 of each node (no division in bounds) */
     uint32_t *comp;      /* [ncl * maxn] connected component of each node (a node id) */
     /* Landmark (ALT) bounds on the abstract graph: lm[v * TH_HPA_LANDMARKS + k] = abstract
      * distance between landmark node k and node v (INF: not joined). Valid while lm_ok: a
@@ -271,6 +272,7 @@ void th_hpa_destroy(th_hpa *h) {
     th_free(h->edge);
     th_free(h->version);
     th_free(h->comp);
+    th_free(h->node_xy);
     th_free(h->lm);
     for (uint32_t k = 0; k < TH_HPA_LANDMARKS; k++) {
         th_free(h->lm_pos[k]);
@@ -309,6 +311,7 @@ th_hpa *th_hpa_create(const th_navmap *m, uint32_t cluster, uint32_t workers) {
     h->edge = th_alloc(nn * h->maxn * sizeof *h->edge);
     h->version = th_calloc(h->ncl, sizeof *h->version);
     h->comp = th_alloc(nn * sizeof *h->comp);
+    h->node_xy = th_alloc(nn * sizeof *h->node_xy);
     h->lm = th_alloc(nn * TH_HPA_LANDMARKS * sizeof *h->lm);
     bool lm_ok = h->lm != NULL;
     for (uint32_t k = 0; k < TH_HPA_LANDMARKS; k++) {
@@ -321,7 +324,8 @@ th_hpa *th_hpa_create(const th_navmap *m, uint32_t cluster, uint32_t workers) {
     h->scr = th_calloc(workers, sizeof *h->scr);
     h->cells_per_worker = th_calloc(workers, sizeof *h->cells_per_worker);
     bool ok = h->node_cell && h->node_count && h->side_first && h->side_count && h->edge &&
-              h->version && h->comp && lm_ok && h->list && h->scr && h->cells_per_worker;
+              h->version && h->comp && h->node_xy && lm_ok && h->list && h->scr &&
+              h->cells_per_worker;
     for (uint32_t i = 0; ok && i < workers; i++) ok = ls_init(&h->scr[i], cluster);
     if (!ok) {
         th_hpa_destroy(h);
@@ -331,7 +335,7 @@ th_hpa *th_hpa_create(const th_navmap *m, uint32_t cluster, uint32_t workers) {
     h->info.clusters = h->ncl;
     h->info.max_nodes = h->maxn;
     h->info.bytes = sizeof *h +
-                    nn * (2u * sizeof *h->node_cell + h->maxn * sizeof *h->edge +
+                    nn * (3u * sizeof *h->node_cell + h->maxn * sizeof *h->edge +
                           3u * TH_HPA_LANDMARKS * sizeof(uint32_t)) +
                     (size_t)h->ncl * (1u + 8u + 2u * sizeof(uint32_t)) +
                     (size_t)workers * cluster * cluster * 9u;
@@ -411,6 +415,7 @@ static void build_cluster(th_hpa *h, const th_navmap *m, uint32_t c, uint32_t wo
                     for (int p = 0; p < np; p++) {
                         int32_t px, py;
                         side_cell(s, x0, y0, bw, bh, pick[p], &px, &py, NULL, NULL);
+                        h->node_xy[(size_t)c * h->maxn + n] = (uint32_t)px | (uint32_t)py << 16;
                         cells[n++] = (uint32_t)py * W + (uint32_t)px;
                     }
                     run = -1;
@@ -830,7 +835,15 @@ static inline uint32_t node_cell(const th_hpa_query *q, const th_hpa *h, uint32_
 
 /* Lower bound of node v's cost to the goal: octile, raised by the landmarks in use. */
 static uint32_t bound(const th_hpa_query *q, const th_hpa *h, uint32_t v, uint32_t cmin) {
-    uint32_t b = octile(node_cell(q, h, v), node_cell(q, h, q->G), (uint32_t)q->w, cmin);
+    int32_t x, y;
+    if (v == q->S) {
+        x = q->sx;
+        y = q->sy;
+    } else {
+        x = (int32_t)(h->node_xy[v] & 0xffffu);
+        y = (int32_t)(h->node_xy[v] >> 16);
+    }
+    uint32_t b = octile_xy(abs(x - q->gx), abs(y - q->gy), cmin);
     if (!q->use_lm || v == q->S) return b;
     const uint32_t *row = h->lm + (size_t)v * TH_HPA_LANDMARKS;
     for (uint32_t k = 0; k < TH_HPA_LANDMARKS; k++) {

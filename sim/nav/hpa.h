@@ -29,11 +29,11 @@
  *
  * Memory, sized at creation (nothing allocates in builds, repairs, queries or updates): the
  * hierarchy holds at most 2 * cluster nodes per cluster and a dense matrix of their edge
- * costs, 16 bytes per map cell at most, and per node slot its component and landmark distances
- * with the landmark searches' memory (100 bytes); a query context 48 bytes per node slot (its
- * search record, open-set entry, route and IDA* stack), three cluster-sized search trees and
- * its edge cache (cluster^2 + 16 bytes per cached edge). The queue adds a path buffer (4 bytes
- * per cell, paged in only as far as it is written).
+ * costs, 16 bytes per map cell at most, and per node slot its coordinates, component and
+ * landmark distances with the landmark searches' memory (104 bytes); a query context 48 bytes
+ * per node slot (its search record, open-set entry, route and IDA* stack), three cluster-sized
+ * search trees and its edge cache (cluster^2 + 16 bytes per cached edge). The queue adds a
+ * path buffer (4 bytes per cell, paged in only as far as it is written).
  *
  * Threading. Building and repairing write the hierarchy (parallel over clusters on the pool,
  * deterministic for any worker count). Queries read it and write only their own context, so

@@ -73,8 +73,9 @@ TH_API void th_planner_destroy(th_planner *p);
 /** Bring the planner up to date with the world's map: cells that changed since the planner
  *  last looked (events, th_world_set_cost, ...) are found by comparison, and only the clusters
  *  around them are rebuilt, then the abstract graph's landmark bounds (docs/planning.md: tens
- *  of milliseconds on a 1024 x 1024 map); the search in progress starts again. Every other call
- * does this too, so calling it is needed only to choose when the work is done. */
+ *  of milliseconds on a 1024 x 1024 map); the search in progress starts again.
+ *  th_planner_find_path, th_planner_update and th_planner_cells_changed do this first too, so
+ *  calling it is needed only to choose when the work is done. */
 TH_API bool th_planner_refresh(th_planner *p, th_world *w, th_error *err);
 
 /** The cells of [x0, x1] x [y0, y1] (inclusive) changed: rebuild the clusters they touch now.

@@ -1,21 +1,25 @@
-/* Navigation benchmark: field builds, combined rebuild, incremental repair, wall distance, A*.
+/* Navigation benchmark: field builds, combined rebuild, incremental repair, wall distance, A*,
+ * and hierarchical planning (HPA*) of many agents' own paths against A* per agent.
  *
  * A deterministic 1024 x 1024 city: 32-cell blocks split by 6-cell streets, buildings as walls
  * (some destructible), parks of grass (cost 3) and a few swamps (cost 5), 8 bunkers of 3x3
  * cells on street crossings. Prints the best and the median of several runs per measurement.
  *
- *   bench_nav [size] [runs] [threads]
+ *   bench_nav [size] [runs] [threads] [pairs]
  *     size in [64, 4096] (default 1024), runs in [1, 50] (default 7), threads a comma-separated
  *     list of worker counts in [1, 64] (default 1,2 and the number of cores): every parallel
- *     measurement is repeated for each. */
+ *     measurement is repeated for each; pairs in [0, 100000] (default 10000): random start and
+ *     goal cells planned by HPA* and by plain A* each (0 skips the comparison). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine/alloc.h"
 #include "engine/jobs.h"
 #include "engine/profile.h"
 #include "engine/rng.h"
+#include "sim/nav/hpa.h"
 #include "sim/nav/nav.h"
 
 enum { BUNKERS = 8, MAX_RUNS = 50, BLOCK = 32, STREET = 6, MAX_THREADS = 64, MAX_LIST = 16 };
@@ -75,6 +79,223 @@ static void report(const char *what, uint64_t *ns, int runs) {
            (double)ns[runs / 2] / 1e6);
 }
 
+/* CPU time of the calling thread, ns: on a machine shared with other work, a comparison of two
+ * single-threaded loops by CPU time is not skewed by what else ran meanwhile. */
+static uint64_t cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A random cell for pair i, end k, that field `f` reaches (the street network: not inside a
+ * closed building): counter-based, retried until one is found. */
+static void open_cell(const th_navmap *m, const th_nav_field *f, uint32_t i, uint32_t k, int32_t *x,
+                      int32_t *y) {
+    for (uint64_t t = 0;; t++) {
+        uint64_t r = th_rng_u64(11, (uint64_t)i * 2u + k, t);
+        *x = (int32_t)(r % (uint64_t)m->w);
+        *y = (int32_t)((r >> 32) % (uint64_t)m->h);
+        if (th_nav_reachable(f->dist[(uint32_t)*y * (uint32_t)m->w + (uint32_t)*x])) return;
+    }
+}
+
+typedef struct served {
+    uint32_t n;
+} served;
+
+static void on_served(void *user, uint32_t tag, int status, const uint32_t *cells, uint32_t len,
+                      uint32_t cost) {
+    (void)tag, (void)status, (void)cells, (void)len, (void)cost;
+    ((served *)user)->n++;
+}
+
+/* Many agents with their own destinations (pairs of cells on the street network, which bunker
+ * 0's field reaches): the hierarchy's build, then every pair planned by
+ * HPA* and by plain A* (octile bound, no landmarks), with expansions, time and cost ratios,
+ * then the same pairs served by the budgeted queue. */
+static int bench_hpa(const th_navmap *m, const th_nav_field *streets, const uint32_t *threads,
+                     uint32_t nthreads, int runs, uint32_t pairs, uint32_t *path) {
+    uint64_t ns[MAX_RUNS];
+    char label[96];
+    th_hpa *h = NULL;
+    for (uint32_t ti = 0; ti < nthreads; ti++) {
+        uint32_t t = threads[ti];
+        th_pool *pool = t > 1 ? th_pool_create(t) : NULL;
+        if (t > 1 && !pool) return 1;
+        th_hpa_destroy(h);
+        h = th_hpa_create(m, 0, t);
+        if (!h) return 1;
+        for (int r = 0; r < runs; r++) {
+            uint64_t t0 = th_now_ns();
+            th_hpa_build(h, m, pool);
+            ns[r] = th_now_ns() - t0;
+        }
+        snprintf(label, sizeof label, "HPA* build (clusters of %u), %u %s", TH_HPA_DEFAULT_CLUSTER,
+                 t, t == 1 ? "thread" : "threads");
+        report(label, ns, runs);
+        th_pool_destroy(pool);
+    }
+    th_hpa_info info = th_hpa_get_info(h);
+    printf("HPA* graph: %u clusters, %u nodes, %u intra edges, %.1f MiB, %llu cells expanded "
+           "per build\n",
+           info.clusters, info.nodes, info.intra_edges, (double)info.bytes / 1048576.0,
+           (unsigned long long)info.build_cells);
+
+    int32_t(*ends)[4] = malloc(sizeof *ends * pairs);
+    uint32_t *hcost = malloc(sizeof *hcost * pairs), *acost = malloc(sizeof *acost * pairs);
+    double *ratio = malloc(sizeof *ratio * pairs);
+    th_vec2 *wp = th_alloc(sizeof *wp * m->ncells);
+    th_hpa_query *q = th_hpa_query_create(h, 0);
+    th_astar_ctx *a = th_astar_create(m);
+    if (!ends || !hcost || !acost || !ratio || !wp || !q || !a) return 1;
+    for (uint32_t i = 0; i < pairs; i++) {
+        open_cell(m, streets, i, 0, &ends[i][0], &ends[i][1]);
+        open_cell(m, streets, i, 1, &ends[i][2], &ends[i][3]);
+    }
+    uint32_t len;
+    uint64_t t0 = th_now_ns(), c0 = cpu_ns();
+    uint32_t found = 0;
+    for (uint32_t i = 0; i < pairs; i++) {
+        found += th_hpa_find(q, h, m, ends[i][0], ends[i][1], ends[i][2], ends[i][3], path,
+                             m->ncells, &len, &hcost[i]) == TH_NAV_OK;
+    }
+    uint64_t hpa_ns = th_now_ns() - t0, hpa_cpu = cpu_ns() - c0;
+    th_hpa_query_stats qs = th_hpa_query_get_stats(q);
+    uint64_t pull_ns = 0, los = 0;
+    for (uint32_t i = 0; i < pairs; i++) {
+        if (th_hpa_find(q, h, m, ends[i][0], ends[i][1], ends[i][2], ends[i][3], path, m->ncells,
+                        &len, &hcost[i]) != TH_NAV_OK)
+            continue;
+        uint64_t t1 = th_now_ns(), tests = 0;
+        th_nav_string_pull_counted(m, path, len, wp, &tests, NULL);
+        pull_ns += th_now_ns() - t1;
+        los += tests;
+    }
+    uint64_t a_exp = 0, a_ns = 0, a_cpu = cpu_ns();
+    uint32_t afound = 0;
+    for (uint32_t i = 0; i < pairs; i++) {
+        uint64_t t1 = th_now_ns();
+        int rc = th_astar_find(a, m, ends[i][0], ends[i][1], ends[i][2], ends[i][3], path,
+                               m->ncells, &len, &acost[i]);
+        a_ns += th_now_ns() - t1;
+        a_exp += th_astar_expanded(a);
+        afound += rc == TH_NAV_OK;
+    }
+    a_cpu = cpu_ns() - a_cpu;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < pairs; i++) {
+        if (acost[i] == TH_NAV_UNREACHABLE || hcost[i] == TH_NAV_UNREACHABLE || acost[i] == 0)
+            continue;
+        if (hcost[i] < acost[i]) {
+            fprintf(stderr, "bench_nav: HPA* cost %u below A*'s optimum %u\n", hcost[i], acost[i]);
+            return 1;
+        }
+        ratio[n++] = (double)hcost[i] / (double)acost[i];
+    }
+    if (found != afound) {
+        fprintf(stderr, "bench_nav: HPA* found %u paths, A* %u\n", found, afound);
+        return 1;
+    }
+    qsort(ratio, n, sizeof *ratio, cmp_double);
+    double sum = 0;
+    for (uint32_t i = 0; i < n; i++) sum += ratio[i];
+    uint64_t h_exp = qs.abstract_expanded + qs.cells_expanded;
+    printf("%u pairs, %u with a path, 1 thread:\n", pairs, found);
+    printf("  A* (octile)   %10.1f ms  %12llu cells expanded\n", (double)a_ns / 1e6,
+           (unsigned long long)a_exp);
+    printf("  HPA*          %10.1f ms  %12llu expanded (%llu abstract nodes + %llu cells)\n",
+           (double)hpa_ns / 1e6, (unsigned long long)h_exp,
+           (unsigned long long)qs.abstract_expanded, (unsigned long long)qs.cells_expanded);
+    printf("  CPU time: A* %.1f ms, HPA* %.1f ms\n", (double)a_cpu / 1e6, (double)hpa_cpu / 1e6);
+    printf("  ratios A*/HPA*: wall time %.1fx, CPU time %.1fx, expansions %.1fx; edge cache hits "
+           "%.1f %%\n",
+           (double)a_ns / (double)hpa_ns, (double)a_cpu / (double)hpa_cpu,
+           (double)a_exp / (double)h_exp,
+           100.0 * (double)qs.cache_hits / (double)(qs.cache_hits + qs.cache_misses + 1));
+    printf("  string pulling of the HPA* paths %.1f ms (%llu line-of-sight tests)\n",
+           (double)pull_ns / 1e6, (unsigned long long)los);
+    if (n)
+        printf("  HPA* grid cost / A* optimum: mean %.4f  p50 %.4f  p95 %.4f  max %.4f\n", sum / n,
+               ratio[n / 2], ratio[(uint32_t)(n * 0.95)], ratio[n - 1]);
+
+    /* IDA* on the abstract graph against the abstract A*, on the first pairs: expansions and
+     * the memory each keeps per search. */
+    {
+        enum { IDA_PAIRS = 10 };
+        const uint64_t cap = 5000000;
+        uint64_t ida_exp = 0, astar_exp = 0, ida_ns = 0, astar_ns = 0;
+        uint32_t done = 0, tried = 0;
+        for (uint32_t i = 0; i < pairs && tried < IDA_PAIRS; i++, tried++) {
+            th_hpa_query_stats before = th_hpa_query_get_stats(q);
+            uint64_t t1 = th_now_ns();
+            uint32_t c1 = 0, c2 = 0;
+            th_hpa_find(q, h, m, ends[i][0], ends[i][1], ends[i][2], ends[i][3], path, m->ncells,
+                        &len, &c1);
+            uint64_t t2 = th_now_ns();
+            uint64_t e = 0;
+            int rc = th_hpa_ida_cost(q, h, m, ends[i][0], ends[i][1], ends[i][2], ends[i][3], cap,
+                                     &c2, &e);
+            uint64_t t3 = th_now_ns();
+            if (rc != TH_NAV_OK) continue;
+            if (c1 != c2) {
+                fprintf(stderr, "bench_nav: IDA* cost %u differs from A*'s %u\n", c2, c1);
+                return 1;
+            }
+            done++;
+            ida_exp += e;
+            ida_ns += t3 - t2;
+            astar_exp += th_hpa_query_get_stats(q).abstract_expanded - e - before.abstract_expanded;
+            astar_ns += t2 - t1;
+        }
+        printf("  IDA* on the abstract graph, first %u pairs (cap %llu expansions): %u finished; "
+               "on those %llu expansions and %.1f ms against A*'s %llu and %.1f ms; memory per "
+               "search: IDA* 12 B per route node, A* %u B per abstract node (%.1f MiB)\n",
+               tried, (unsigned long long)cap, done, (unsigned long long)ida_exp,
+               (double)ida_ns / 1e6, (unsigned long long)astar_exp, (double)astar_ns / 1e6, 36u,
+               36.0 * (double)(info.clusters * info.max_nodes) / 1048576.0);
+    }
+
+    /* The same pairs through the budgeted queue. */
+    static const uint64_t budgets[] = {2000, 20000};
+    for (int b = 0; b < 2; b++) {
+        th_hpa_queue *qq = th_hpa_queue_create(h, m, pairs, 0);
+        if (!qq) return 1;
+        for (uint32_t i = 0; i < pairs; i++)
+            th_hpa_queue_submit(qq, ends[i][0], ends[i][1], ends[i][2], ends[i][3],
+                                (int32_t)(i % 4), i);
+        served sv = {0};
+        uint32_t updates = 0;
+        uint64_t worst = 0, total = 0;
+        while (th_hpa_queue_waiting(qq)) {
+            uint64_t t1 = th_now_ns();
+            th_hpa_queue_update(qq, h, m, budgets[b], on_served, &sv);
+            uint64_t d = th_now_ns() - t1;
+            worst = d > worst ? d : worst;
+            total += d;
+            updates++;
+        }
+        printf("  queue, budget %llu expansions per update: %u updates, %.3f ms mean, %.3f ms "
+               "worst per update, %u served\n",
+               (unsigned long long)budgets[b], updates, (double)total / 1e6 / updates,
+               (double)worst / 1e6, sv.n);
+        th_hpa_queue_destroy(qq);
+    }
+    th_astar_destroy(a);
+    th_hpa_query_destroy(q);
+    th_hpa_destroy(h);
+    th_free(wp);
+    free(ends);
+    free(hcost);
+    free(acost);
+    free(ratio);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     int32_t size = argc > 1 ? atoi(argv[1]) : 1024;
     int runs = argc > 2 ? atoi(argv[2]) : 7;
@@ -93,8 +314,11 @@ int main(int argc, char **argv) {
         uint32_t cores = th_cpu_count();
         if (cores > 2) threads[nthreads++] = cores > MAX_THREADS ? MAX_THREADS : cores;
     }
-    if (size < 64 || size > TH_NAV_MAX_DIM || runs < 1 || runs > MAX_RUNS || argc > 4) {
-        fprintf(stderr, "usage: bench_nav [size 64..4096] [runs 1..50] [threads 1..64,...]\n");
+    long pairs = argc > 4 ? atol(argv[4]) : 10000;
+    if (size < 64 || size > TH_NAV_MAX_DIM || runs < 1 || runs > MAX_RUNS || argc > 5 ||
+        pairs < 0 || pairs > 100000) {
+        fprintf(stderr, "usage: bench_nav [size 64..4096] [runs 1..50] [threads 1..64,...] "
+                        "[pairs 0..100000]\n");
         return 2;
     }
     th_navmap m;
@@ -240,6 +464,9 @@ int main(int argc, char **argv) {
     report("A* corner to corner, landmarks", ns, runs);
     printf("last landmark A* path: %u cells, %llu cells expanded\n", len,
            (unsigned long long)th_astar_expanded(a));
+
+    if (pairs > 0 && bench_hpa(&m, &fields[0], threads, nthreads, runs, (uint32_t)pairs, path) != 0)
+        return 1;
 
     th_free(path);
     th_astar_destroy(a);

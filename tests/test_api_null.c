@@ -500,6 +500,115 @@ PROBE(th_world_find_path) {
     ck_assert(!th_world_find_path(w, P0, P0, pts, 64, NULL, &c, &err));
     REFUSED();
 }
+PROBE(th_default_plan_def) {
+    (void)w;
+    (void)th_default_plan_def();
+}
+PROBE(th_planner_create) {
+    CLEAR();
+    ck_assert_ptr_null(th_planner_create(NULL, NULL, &err));
+    REFUSED();
+    th_planner *p = th_planner_create(w, NULL, &err); /* NULL def: the defaults */
+    ck_assert_ptr_nonnull(p);
+    th_planner_destroy(p);
+}
+PROBE(th_planner_destroy) {
+    (void)w;
+    th_planner_destroy(NULL);
+}
+PROBE(th_planner_refresh) {
+    CLEAR();
+    ck_assert(!th_planner_refresh(NULL, w, &err));
+    REFUSED();
+    th_planner *p = th_planner_create(w, NULL, &err);
+    CLEAR();
+    ck_assert(!th_planner_refresh(p, NULL, &err));
+    REFUSED();
+    th_planner_destroy(p);
+}
+PROBE(th_planner_cells_changed) {
+    CLEAR();
+    ck_assert(!th_planner_cells_changed(NULL, w, 0, 0, 1, 1, &err));
+    REFUSED();
+    th_planner *p = th_planner_create(w, NULL, &err);
+    CLEAR();
+    ck_assert(!th_planner_cells_changed(p, NULL, 0, 0, 1, 1, &err));
+    REFUSED();
+    th_planner_destroy(p);
+}
+PROBE(th_planner_find_path) {
+    float c;
+    th_planner *p = th_planner_create(w, NULL, &err);
+    CLEAR();
+    ck_assert(!th_planner_find_path(NULL, w, P0, P0, pts, 64, &n32, &c, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_planner_find_path(p, NULL, P0, P0, pts, 64, &n32, &c, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_planner_find_path(p, w, P0, P0, NULL, 64, &n32, &c, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_planner_find_path(p, w, P0, P0, pts, 64, NULL, &c, &err));
+    REFUSED();
+    th_planner_destroy(p);
+}
+PROBE(th_planner_submit) {
+    th_planner *p = th_planner_create(w, NULL, &err);
+    CLEAR();
+    ck_assert_uint_eq(th_planner_submit(NULL, w, P0, P0, 0, &err).index1, 0);
+    REFUSED();
+    CLEAR();
+    ck_assert_uint_eq(th_planner_submit(p, NULL, P0, P0, 0, &err).index1, 0);
+    REFUSED();
+    th_planner_destroy(p);
+}
+PROBE(th_planner_update) {
+    th_planner *p = th_planner_create(w, NULL, &err);
+    CLEAR();
+    ck_assert_uint_eq(th_planner_update(NULL, w, 10, &err), 0);
+    REFUSED();
+    CLEAR();
+    ck_assert_uint_eq(th_planner_update(p, NULL, 10, &err), 0);
+    REFUSED();
+    th_planner_destroy(p);
+}
+PROBE(th_planner_result) {
+    th_planner *p = th_planner_create(w, NULL, &err);
+    th_plan_id id = th_planner_submit(p, w, P0, P0, 0, &err);
+    ck_assert_uint_ne(id.index1, 0);
+    float c;
+    CLEAR();
+    ck_assert_int_eq(th_planner_result(NULL, id, pts, 64, &n32, &c, &err), TH_PLAN_INVALID);
+    REFUSED();
+    (void)th_planner_update(p, w, 100, &err);
+    /* NULL out, count and cost are optional. */
+    ck_assert_int_eq(th_planner_result(p, id, NULL, 0, NULL, NULL, &err), TH_PLAN_DONE);
+    th_planner_destroy(p);
+}
+PROBE(th_planner_direction) {
+    th_vec2 d;
+    th_planner *p = th_planner_create(w, NULL, &err);
+    th_plan_id id = th_planner_submit(p, w, P0, th_v2(5.0f, 5.0f), 0, &err);
+    ck_assert(!th_planner_direction(NULL, id, &d));
+    ck_assert(!th_planner_direction(p, id, NULL));
+    th_planner_destroy(p);
+}
+PROBE(th_planner_release) {
+    th_planner *p = th_planner_create(w, NULL, &err);
+    th_plan_id id = th_planner_submit(p, w, P0, P0, 0, &err);
+    CLEAR();
+    ck_assert(!th_planner_release(NULL, id, &err));
+    REFUSED();
+    ck_assert(th_planner_release(p, id, &err));
+    ck_assert(!th_planner_release(p, id, &err)); /* stale now */
+    th_planner_destroy(p);
+}
+PROBE(th_planner_info) {
+    (void)w;
+    th_plan_info i = th_planner_info(NULL);
+    ck_assert_uint_eq(i.nodes, 0);
+}
 PROBE(th_world_wall_distance) {
     th_vec2 a;
     ck_assert(th_world_wall_distance(NULL, P0, &a) == 0.0f);
@@ -847,6 +956,18 @@ static const struct {
     E(th_world_destination_cost),
     E(th_world_destination_path),
     E(th_world_find_path),
+    E(th_default_plan_def),
+    E(th_planner_create),
+    E(th_planner_destroy),
+    E(th_planner_refresh),
+    E(th_planner_cells_changed),
+    E(th_planner_find_path),
+    E(th_planner_submit),
+    E(th_planner_update),
+    E(th_planner_result),
+    E(th_planner_direction),
+    E(th_planner_release),
+    E(th_planner_info),
     E(th_world_wall_distance),
     E(th_world_get_forage),
     E(th_world_forage_info),
@@ -922,7 +1043,7 @@ static bool listed(const char *name) {
 START_TEST(every_function_is_listed) {
     /* dist.h declares the functions of the MPI build only. */
     static const char *const headers[] = {"api.h",     "clock.h",  "error.h", "throng.h",
-                                          "version.h", "viewer.h", "vec2.h",
+                                          "version.h", "viewer.h", "vec2.h",  "plan.h",
 #ifdef THRONG_MPI
                                           "dist.h"
 #endif

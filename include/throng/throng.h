@@ -1498,4 +1498,6 @@ TH_API th_world *th_demo_create(const char *name, const th_demo_opts *opts, th_e
 }
 #endif
 
+#include "plan.h" /* hierarchical path planning: th_planner_* */
+
 #endif

@@ -31,6 +31,8 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
     o->buried = st.buried;
     o->removed = st.removed - st.buried;
     uint32_t bunkers = th_world_bunker_count(w);
+    /* World time at the end of the last step: an agent whose start time is later waits. */
+    const double now = (double)th_world_step_count(w) * th_world_get_def(w).timestep;
     th_agent_view v = th_world_agents(w);
     for (uint32_t k = 0; k < v.count; k++) {
         const th_crowd_def *c = th_world_get_crowd(w, (th_crowd_id){v.crowd[k] + 1u});
@@ -39,6 +41,12 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
             continue;
         }
         if (!(v.flags[k] & TH_AGENT_STRANDED)) {
+            th_agent_state a;
+            if (c->pre_movement.kind != TH_DISTRIB_NONE && th_world_get_agent(w, v.id[k], &a) &&
+                a.start_time > now) {
+                o->waiting++; /* not walking yet: its pre-movement time has not come */
+                continue;
+            }
             o->en_route++;
             o->en_route_stalled += (v.flags[k] & TH_AGENT_STALLED) != 0;
             continue;
@@ -57,14 +65,14 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
         else o->walled_in++;
     }
     /* Under mpirun each rank counted its own agents. */
-    uint32_t sums[6 + TH_MAX_BUNKERS] = {o->en_route, o->stranded,  o->other,
-                                         o->cut_off,  o->walled_in, o->en_route_stalled};
-    memcpy(sums + 6, o->cut_off_by, sizeof o->cut_off_by);
-    th_app_sum_u32(sums, 6 + TH_MAX_BUNKERS);
+    uint32_t sums[7 + TH_MAX_BUNKERS] = {o->en_route,  o->stranded,         o->other,  o->cut_off,
+                                         o->walled_in, o->en_route_stalled, o->waiting};
+    memcpy(sums + 7, o->cut_off_by, sizeof o->cut_off_by);
+    th_app_sum_u32(sums, 7 + TH_MAX_BUNKERS);
     o->en_route = sums[0], o->stranded = sums[1], o->other = sums[2], o->cut_off = sums[3];
-    o->walled_in = sums[4], o->en_route_stalled = sums[5];
-    memcpy(o->cut_off_by, sums + 6, sizeof o->cut_off_by);
-    o->reachable = o->sheltered + o->en_route;
+    o->walled_in = sums[4], o->en_route_stalled = sums[5], o->waiting = sums[6];
+    memcpy(o->cut_off_by, sums + 7, sizeof o->cut_off_by);
+    o->reachable = o->sheltered + o->en_route + o->waiting;
     double dt = th_world_get_def(w).timestep;
     for (int i = 0; i < 3; i++) {
         o->time_at[i] = -1.0;
@@ -120,11 +128,13 @@ static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
                           const th_history_entry *h, uint32_t nh) {
     double dt = th_world_get_def(w).timestep;
     uint32_t bunkers = th_world_bunker_count(w);
-    uint32_t fleeing = o->sheltered + o->en_route + o->stranded;
+    uint32_t fleeing = o->sheltered + o->en_route + o->waiting + o->stranded;
     fprintf(out, "outcome   %u sheltered, %u en route (walking to a bunker", o->sheltered,
             o->en_route);
     if (o->en_route_stalled) fprintf(out, "; %u of them stalled", o->en_route_stalled);
-    fprintf(out, "), %u stranded (no route to an open bunker)", o->stranded);
+    fprintf(out, ")");
+    if (o->waiting) fprintf(out, ", %u waiting (pre-movement time not yet over)", o->waiting);
+    fprintf(out, ", %u stranded (no route to an open bunker)", o->stranded);
     if (o->removed) fprintf(out, ", %u removed", o->removed);
     if (o->buried) fprintf(out, ", %u buried (walled in by blocked cells)", o->buried);
     if (o->other) fprintf(out, "; %u not fleeing", o->other);
@@ -578,9 +588,9 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     fprintf(j,
             "  \"outcome\": {\"spawned\": %u, \"sheltered\": %u, \"en_route\": %u, "
             "\"stranded\": %u, \"removed\": %u, \"buried\": %u, \"not_fleeing\": %u, "
-            "\"reachable\": %u, \"en_route_stalled\": %u, \"sheltered_50_s\": ",
+            "\"reachable\": %u, \"en_route_stalled\": %u, \"waiting\": %u, \"sheltered_50_s\": ",
             o.spawned, o.sheltered, o.en_route, o.stranded, o.removed, o.buried, o.other,
-            o.reachable, o.en_route_stalled);
+            o.reachable, o.en_route_stalled, o.waiting);
     json_time(j, o.time_at[0]);
     fprintf(j, ", \"sheltered_90_s\": ");
     json_time(j, o.time_at[1]);

@@ -27,7 +27,10 @@ typedef struct th_run_facts {
 typedef struct th_outcome {
     uint32_t spawned, en_route, sheltered, stranded, removed, buried, other;
     uint32_t en_route_stalled;   /* of en_route: stalled (th_world_get_stall_info) */
-    uint32_t reachable;          /* sheltered + en route: those who had a way in at the end */
+    uint32_t waiting;            /* with a way in, still standing out their pre-movement time
+                                    (not counted in en_route) */
+    uint32_t reachable;          /* sheltered + en route + waiting: those with a way in at the
+                                    end */
     uint32_t walled_in, cut_off; /* stranded: no bunker reachable at all / only closed ones */
     uint32_t cut_off_by[TH_MAX_BUNKERS]; /* stranded agents that could walk to bunker b */
     double time_at[3];                   /* seconds when 50 %, 90 %, 100 % of `reachable` were

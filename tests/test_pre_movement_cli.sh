@@ -6,7 +6,8 @@
 #     trajectories, follow that truncated distribution (Kolmogorov-Smirnov at the 1 % level),
 #     and none moves before the least time drawn; the report's pre-move line and the JSON's
 #     pre_movement entry give the count, the mean (against the trajectories) and who still waits;
-#   - walkers waiting for their time are not stalled, though they make no progress;
+#   - walkers waiting for their time are not stalled, though they make no progress, and fleeing
+#     ones are counted as waiting in the outcome, not as en route;
 #   - the same state hash on 1 and 3 threads;
 #   - scene errors for bad distributions, and for free speeds on boids or above max_speed, at
 #     their line and column.
@@ -97,6 +98,25 @@ run run "$tmp/short.yaml" --headless --threads 3
 h3=$(grep '^hash' "$tmp/out")
 if [[ -n $h1 && $h1 == "$h3" ]]; then pass "same hash on 1 and 3 threads"; else
     fail "same hash on 1 and 3 threads" "1: '$h1', 3: '$h3'"
+fi
+
+# Fleeing occupants still standing out their times are "waiting", not "en route", in the outcome
+# (10 in a room with times uniform on [10, 100] s, 30 s in).
+room="$(dirname "$0")/../scenes/verification/premovement_room.yaml"
+run run "$room" --headless --steps 1800 --json "$tmp/room.json"
+if [[ $rc -eq 0 ]] && python3 - "$tmp/room.json" "$tmp/out" >"$tmp/err" 2>&1 <<'EOF'; then
+import json, re, sys
+j = json.load(open(sys.argv[1]))
+o, p = j["outcome"], j["pre_movement"][0]
+assert o["waiting"] == p["waiting"] > 0, (o, p)
+assert o["sheltered"] + o["en_route"] + o["waiting"] == 10 == o["reachable"], o
+m = re.search(r"^outcome +(\d+) sheltered, (\d+) en route \(walking to a bunker\), (\d+) waiting "
+              r"\(pre-movement time not yet over\)", open(sys.argv[2]).read(), re.M)
+assert m and [int(g) for g in m.groups()] == [o["sheltered"], o["en_route"], o["waiting"]], m
+EOF
+    pass "waiting occupants are not en route"
+else
+    fail "waiting occupants are not en route" "exit code $rc"
 fi
 
 # bad NAME VALUE WHERE SAYS: `pre_movement: VALUE` is refused at WHERE with SAYS.

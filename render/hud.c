@@ -113,8 +113,18 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
     lc[n++] = TEXT;
     snprintf(l[n], sizeof l[n], "stranded %u  threads %u", st.stranded, d.threads);
     lc[n++] = st.stranded ? TEXT_WARN : TEXT;
-    /* Stalled: no progress toward their goal (ringed red on the map). */
-    snprintf(l[n], sizeof l[n], "stalled %u", st.stalled);
+    /* Stalled: no progress toward their goal (ringed red on the map); waiting: standing out
+     * their pre-movement time, in worlds where some crowd has one. */
+    uint32_t waiting = 0;
+    bool premove = false;
+    th_pre_movement_info pm;
+    for (uint32_t k = 0; k < th_world_crowd_count(w); k++) {
+        if (!th_world_get_pre_movement(w, (th_crowd_id){k + 1}, &pm)) continue;
+        premove = true;
+        waiting += pm.waiting;
+    }
+    if (premove) snprintf(l[n], sizeof l[n], "stalled %u  waiting %u", st.stalled, waiting);
+    else snprintf(l[n], sizeof l[n], "stalled %u", st.stalled);
     lc[n++] = st.stalled ? TEXT_WARN : TEXT;
     /* Notices: queued clicks, saved screenshots (the last line says how many more). */
     for (int i = 0; i < HUD_NOTE_LINES; i++) {

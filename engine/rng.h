@@ -32,6 +32,12 @@ static inline float th_rng_f01(uint64_t seed, uint64_t key, uint64_t counter) {
     return (float)(th_rng_u64(seed, key, counter) >> 40) * (1.0f / 16777216.0f);
 }
 
+/** Uniform double in (0, 1), never either end, for (seed, key, counter): 53 random bits, centred
+ *  in their interval (what a quantile transform needs: F^-1(0) and F^-1(1) may be infinite). */
+static inline double th_rng_open01(uint64_t seed, uint64_t key, uint64_t counter) {
+    return ((double)(th_rng_u64(seed, key, counter) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
 /** Uniform float in [lo, hi). */
 static inline float th_rng_range(uint64_t seed, uint64_t key, uint64_t counter, float lo,
                                  float hi) {

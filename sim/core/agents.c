@@ -23,8 +23,7 @@ static float draw_desired_speed(const th_world *w, const th_crowd_def *d, th_age
     if (d->free_speed.kind != TH_DISTRIB_NONE) {
         /* From the crowd's own distribution (truncated at max_speed: th_crowd_free_speed). */
         const th_distribution f = th_crowd_free_speed(d);
-        const uint64_t r = th_rng_u64(w->def.seed, 0x5e3e0000u + th_agent_key(id), 0);
-        const double u = ((double)(r >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+        const double u = th_rng_open01(w->def.seed, 0x5e3e0000u + th_agent_key(id), 0);
         return th_clampf((float)th_distrib_draw(&f, u), 0.01f, d->max_speed);
     }
     float z = -6.0f;
@@ -38,8 +37,7 @@ static float draw_desired_speed(const th_world *w, const th_crowd_def *d, th_age
  * that many seconds (rounded up to whole steps) after the one it is added before. Every rank
  * draws it (the id table is replicated), so the crowd's tally is the same on all. */
 static void draw_pre_movement(th_world *w, uint32_t crowd, th_agent_id id) {
-    const uint64_t r = th_rng_u64(w->def.seed, 0x9a7e0000u + th_agent_key(id), 0);
-    const double u = ((double)(r >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+    const double u = th_rng_open01(w->def.seed, 0x9a7e0000u + th_agent_key(id), 0);
     const double t = th_distrib_draw(&w->crowd_def[crowd].pre_movement, u);
     w->start_step[th_id_slot(id)] = w->step + (uint64_t)ceil(t / w->def.timestep - 1e-9);
     th_crowd_rt *c = &w->crowd_rt[crowd];

@@ -33,6 +33,7 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
     uint32_t bunkers = th_world_bunker_count(w);
     /* World time at the end of the last step: an agent whose start time is later waits. */
     const double now = (double)th_world_step_count(w) * th_world_get_def(w).timestep;
+    const bool hazards = th_world_hazard_count(w) > 0;
     th_agent_view v = th_world_agents(w);
     for (uint32_t k = 0; k < v.count; k++) {
         const th_crowd_def *c = th_world_get_crowd(w, (th_crowd_id){v.crowd[k] + 1u});
@@ -40,8 +41,12 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
             o->other++;
             continue;
         }
+        th_agent_state a;
+        if (hazards && th_world_get_agent(w, v.id[k], &a) && a.incapacitated) {
+            o->incapacitated++; /* its dose reached 1: it goes nowhere */
+            continue;
+        }
         if (!(v.flags[k] & TH_AGENT_STRANDED)) {
-            th_agent_state a;
             if (c->pre_movement.kind != TH_DISTRIB_NONE && th_world_get_agent(w, v.id[k], &a) &&
                 a.start_time > now) {
                 o->waiting++; /* not walking yet: its pre-movement time has not come */
@@ -65,13 +70,15 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
         else o->walled_in++;
     }
     /* Under mpirun each rank counted its own agents. */
-    uint32_t sums[7 + TH_MAX_BUNKERS] = {o->en_route,  o->stranded,         o->other,  o->cut_off,
-                                         o->walled_in, o->en_route_stalled, o->waiting};
-    memcpy(sums + 7, o->cut_off_by, sizeof o->cut_off_by);
-    th_app_sum_u32(sums, 7 + TH_MAX_BUNKERS);
+    uint32_t sums[8 + TH_MAX_BUNKERS] = {o->en_route, o->stranded,     o->other,
+                                         o->cut_off,  o->walled_in,    o->en_route_stalled,
+                                         o->waiting,  o->incapacitated};
+    memcpy(sums + 8, o->cut_off_by, sizeof o->cut_off_by);
+    th_app_sum_u32(sums, 8 + TH_MAX_BUNKERS);
     o->en_route = sums[0], o->stranded = sums[1], o->other = sums[2], o->cut_off = sums[3];
     o->walled_in = sums[4], o->en_route_stalled = sums[5], o->waiting = sums[6];
-    memcpy(o->cut_off_by, sums + 7, sizeof o->cut_off_by);
+    o->incapacitated = sums[7];
+    memcpy(o->cut_off_by, sums + 8, sizeof o->cut_off_by);
     o->reachable = o->sheltered + o->en_route + o->waiting;
     double dt = th_world_get_def(w).timestep;
     for (int i = 0; i < 3; i++) {
@@ -128,13 +135,15 @@ static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
                           const th_history_entry *h, uint32_t nh) {
     double dt = th_world_get_def(w).timestep;
     uint32_t bunkers = th_world_bunker_count(w);
-    uint32_t fleeing = o->sheltered + o->en_route + o->waiting + o->stranded;
+    uint32_t fleeing = o->sheltered + o->en_route + o->waiting + o->stranded + o->incapacitated;
     fprintf(out, "outcome   %u sheltered, %u en route (walking to a bunker", o->sheltered,
             o->en_route);
     if (o->en_route_stalled) fprintf(out, "; %u of them stalled", o->en_route_stalled);
     fprintf(out, ")");
     if (o->waiting) fprintf(out, ", %u waiting (pre-movement time not yet over)", o->waiting);
     fprintf(out, ", %u stranded (no route to an open bunker)", o->stranded);
+    if (o->incapacitated)
+        fprintf(out, ", %u incapacitated (fractional effective dose reached 1)", o->incapacitated);
     if (o->removed) fprintf(out, ", %u removed", o->removed);
     if (o->buried) fprintf(out, ", %u buried (walled in by blocked cells)", o->buried);
     if (o->other) fprintf(out, "; %u not fleeing", o->other);
@@ -326,6 +335,29 @@ static void print_pre_movement(FILE *out, const th_world *w) {
     }
 }
 
+/* Crowds in a world with fire hazards: who breathed a dose that incapacitated them. */
+static bool hazard_of(const th_world *w, uint32_t c, th_hazard_info *h) {
+    if (!th_world_get_hazard_info(w, (th_crowd_id){c + 1}, h)) return false;
+    /* Under mpirun each rank counted its own agents: the sum, the earliest and the highest. */
+    const double first = h->incapacitated ? h->first_s : INFINITY;
+    th_app_sum_u32(&h->incapacitated, 1);
+    h->max_fed = th_app_max(h->max_fed);
+    const double earliest = -th_app_max(-first);
+    h->first_s = h->incapacitated ? earliest : 0.0;
+    return true;
+}
+
+static void print_hazards(FILE *out, const th_world *w) {
+    th_hazard_info h;
+    for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
+        if (!hazard_of(w, c, &h)) continue;
+        fprintf(out, "hazards   %s: %u incapacitated",
+                th_world_get_crowd(w, (th_crowd_id){c + 1})->name, h.incapacitated);
+        if (h.incapacitated) fprintf(out, " (the first at %.1f s)", h.first_s);
+        fprintf(out, ", highest dose (FED) %.3f\n", h.max_fed);
+    }
+}
+
 /* Foraging crowds: food home, on the way and left at each source. */
 static void print_colonies(FILE *out, const th_world *w) {
     th_forage_info fi;
@@ -440,6 +472,7 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
     print_colonies(out, w);
     print_movers(out, w);
     print_pre_movement(out, w);
+    print_hazards(out, w);
     print_flow(out, w);
     print_stalls(out, w);
     double secs = th_app_max(measured_s(w, f)); /* the slowest rank under mpirun */
@@ -588,9 +621,10 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     fprintf(j,
             "  \"outcome\": {\"spawned\": %u, \"sheltered\": %u, \"en_route\": %u, "
             "\"stranded\": %u, \"removed\": %u, \"buried\": %u, \"not_fleeing\": %u, "
-            "\"reachable\": %u, \"en_route_stalled\": %u, \"waiting\": %u, \"sheltered_50_s\": ",
+            "\"reachable\": %u, \"en_route_stalled\": %u, \"waiting\": %u, "
+            "\"incapacitated\": %u, \"sheltered_50_s\": ",
             o.spawned, o.sheltered, o.en_route, o.stranded, o.removed, o.buried, o.other,
-            o.reachable, o.en_route_stalled, o.waiting);
+            o.reachable, o.en_route_stalled, o.waiting, o.incapacitated);
     json_time(j, o.time_at[0]);
     fprintf(j, ", \"sheltered_90_s\": ");
     json_time(j, o.time_at[1]);
@@ -716,9 +750,20 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
                 "\"waiting\": %u}",
                 pm.drawn, pm.mean_s, pm.min_s, pm.max_s, pm.waiting);
     }
+    fprintf(j, "%s],\n  \"hazards\": [", pres ? "\n  " : "");
+    uint32_t hazards = 0;
+    th_hazard_info hz;
+    for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
+        if (!hazard_of(w, c, &hz)) continue;
+        fprintf(j, "%s\n    {\"crowd\": ", hazards++ ? "," : "");
+        json_str(j, th_world_get_crowd(w, (th_crowd_id){c + 1})->name);
+        fprintf(j, ", \"incapacitated\": %u, \"first_incapacitated_s\": ", hz.incapacitated);
+        json_time(j, hz.incapacitated ? hz.first_s : -1.0);
+        fprintf(j, ", \"max_fed\": %.6g}", hz.max_fed);
+    }
     double exit_at[3];
     exit_times(w, exit_at);
-    fprintf(j, "%s],\n  \"exited\": {\"agents\": %u, \"exited_50_s\": ", pres ? "\n  " : "",
+    fprintf(j, "%s],\n  \"exited\": {\"agents\": %u, \"exited_50_s\": ", hazards ? "\n  " : "",
             st.exited);
     json_time(j, exit_at[0]);
     fprintf(j, ", \"exited_90_s\": ");

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "throng/hazard.h"
 #include "throng/throng.h"
 
 /** How a run went, as the command line saw it. */
@@ -29,6 +30,8 @@ typedef struct th_outcome {
     uint32_t en_route_stalled;   /* of en_route: stalled (th_world_get_stall_info) */
     uint32_t waiting;            /* with a way in, still standing out their pre-movement time
                                     (not counted in en_route) */
+    uint32_t incapacitated;      /* their dose of the fire hazards reached 1: they stand for good
+                                    (not counted in en_route, waiting or reachable) */
     uint32_t reachable;          /* sheltered + en route + waiting: those with a way in at the
                                     end */
     uint32_t walled_in, cut_off; /* stranded: no bunker reachable at all / only closed ones */

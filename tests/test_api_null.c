@@ -9,6 +9,7 @@
  */
 #include "include/throng/api.h"
 #include "include/throng/clock.h"
+#include "include/throng/hazard.h"
 #include "include/throng/throng.h"
 #include "include/throng/version.h"
 #include "include/throng/viewer.h"
@@ -296,6 +297,43 @@ PROBE(th_world_get_pre_movement) {
     ck_assert(!th_world_get_pre_movement(NULL, C1, &p));
     ck_assert(!th_world_get_pre_movement(w, C1, NULL));
     ck_assert(!th_world_get_pre_movement(w, (th_crowd_id){0}, &p));
+}
+
+PROBE(th_clean_air) { ck_assert(th_clean_air().o2 == TH_AIR_O2_PERCENT); }
+PROBE(th_world_add_hazard) {
+    const th_hazard_key k = {0.0f, th_clean_air()};
+    const th_hazard_def d = {0.0f, 0.0f, 4.0f, 4.0f, &k, 1};
+    CLEAR();
+    ck_assert(!th_world_add_hazard(NULL, &d, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_add_hazard(w, NULL, &err));
+    REFUSED();
+    const th_hazard_def nk = {0.0f, 0.0f, 4.0f, 4.0f, NULL, 1};
+    CLEAR();
+    ck_assert(!th_world_add_hazard(w, &nk, &err));
+    REFUSED();
+}
+PROBE(th_world_hazard_count) { ck_assert_uint_eq(th_world_hazard_count(NULL), 0); }
+PROBE(th_world_air) {
+    th_air a;
+    ck_assert(!th_world_air(NULL, P0, &a));
+    ck_assert(!th_world_air(w, P0, NULL));
+}
+PROBE(th_fed_rate) { ck_assert(th_fed_rate(NULL) == 0.0); }
+PROBE(th_world_smoke_factor) {
+    ck_assert(th_world_smoke_factor(NULL, C1, 1.0f) == 1.0f);
+    ck_assert(th_world_smoke_factor(w, (th_crowd_id){0}, 1.0f) == 1.0f);
+}
+PROBE(th_world_get_hazard_info) {
+    th_hazard_info h;
+    ck_assert(!th_world_get_hazard_info(NULL, C1, &h));
+    ck_assert(!th_world_get_hazard_info(w, C1, NULL));
+}
+PROBE(th_world_agent_fed) {
+    double f, t;
+    ck_assert(!th_world_agent_fed(NULL, (th_agent_id){1, 1}, &f, &t));
+    ck_assert(!th_world_agent_fed(w, (th_agent_id){0, 0}, &f, &t));
 }
 
 PROBE(th_world_get_squad) {
@@ -922,6 +960,14 @@ static const struct {
     E(th_world_target_state),
     E(th_world_add_squad),
     E(th_world_get_pre_movement),
+    E(th_clean_air),
+    E(th_world_add_hazard),
+    E(th_world_hazard_count),
+    E(th_world_air),
+    E(th_fed_rate),
+    E(th_world_smoke_factor),
+    E(th_world_get_hazard_info),
+    E(th_world_agent_fed),
     E(th_world_get_squad),
     E(th_world_get_squad_member),
     E(th_world_squad_member),
@@ -1042,8 +1088,8 @@ static bool listed(const char *name) {
  * the first '(' or '[' after the marker. */
 START_TEST(every_function_is_listed) {
     /* dist.h declares the functions of the MPI build only. */
-    static const char *const headers[] = {"api.h",     "clock.h",  "error.h", "throng.h",
-                                          "version.h", "viewer.h", "vec2.h",  "plan.h",
+    static const char *const headers[] = {"api.h",    "clock.h", "error.h", "throng.h", "version.h",
+                                          "viewer.h", "vec2.h",  "plan.h",  "hazard.h",
 #ifdef THRONG_MPI
                                           "dist.h"
 #endif

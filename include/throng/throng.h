@@ -460,6 +460,13 @@ typedef struct th_crowd_def {
      * max_speed (max 0: max_speed); e.g. uniform over an age group's range (IMO MSC.1/Circ.1533,
      * RiMEA's age table). Default TH_DISTRIB_NONE: desired_speed and desired_speed_sd. */
     th_distribution free_speed;
+
+    /* Smoke (throng/hazard.h), either model: in smoke of extinction coefficient K (1/m) the
+     * free speed (boids: the top speed) is scaled by max(smoke_min_factor, 1 - smoke_slope K).
+     * Defaults from Frantzich and Nilsson (2003), as FDS+Evac uses them: 0.057 / 0.706 m and 0.1.
+     */
+    float smoke_slope;      /* metres, in [0, 10]; default 0.0807 */
+    float smoke_min_factor; /* in (0, 1]; default 0.1 */
 } th_crowd_def;
 
 /** A crowd def with every default filled in (boids). */
@@ -488,6 +495,9 @@ typedef struct th_agent_state {
     bool carrying;        /* TH_GOAL_FORAGE: carries a unit of food home */
     float start_time;     /* seconds of world time from which it moves (its pre-movement time
                              after it was added; 0 without one) */
+    float fed;            /* fractional effective dose of the fire hazards so far (throng/hazard.h);
+                             0 in a world without them */
+    bool incapacitated;   /* the dose reached 1: it stands where it is for good */
 } th_agent_state;
 
 /** Read-only view of all agents in storage order (which changes every step: agents are kept

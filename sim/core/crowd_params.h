@@ -90,7 +90,11 @@ typedef enum th_param_model {
     X("anticipation", anticipation, 0, false, 10, false, 1.0f, 1.0f, NULL, "s", TH_PARAM_PED,      \
       "how far ahead walkers coming the other way are anticipated; 0 turns counterflow lanes off") \
     X("keep_right", keep_right, -10, false, 10, false, 2.0f, 2.0f, NULL, "", TH_PARAM_PED,         \
-      "in counterflow, weight of keeping right of the goal direction (negative: left)")
+      "in counterflow, weight of keeping right of the goal direction (negative: left)")          \
+    X("smoke_slope", smoke_slope, 0, false, 10, false, 0.0807f, 0.0807f, NULL, "m", TH_PARAM_BOTH, \
+      "in smoke of extinction K (1/m), speed x max(`smoke_min_factor`, 1 - slope K) (Frantzich & Nilsson 2003)") \
+    X("smoke_min_factor", smoke_min_factor, 0, true, 1, false, 0.1f, 0.1f, NULL, "", TH_PARAM_BOTH, \
+      "the least share of its speed an agent keeps in dense smoke")
 /* clang-format on */
 
 typedef struct th_crowd_param {

@@ -124,8 +124,9 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev, ui
     th_vec2 goal = th_v2(0.0f, 0.0f);   /* without a field: the goal point */
     float metric = 0.0f;
     uint32_t index = 0;
-    if ((w->flags[k] & TH_AGENT_STRANDED) || (c->premove && now < w->start_step[slot])) {
-        how = JUDGE_NEVER; /* stranded, or waiting for its pre-movement time */
+    if ((w->flags[k] & TH_AGENT_STRANDED) || (c->premove && now < w->start_step[slot]) ||
+        (w->hazard && w->hazard_state[slot].down_step)) {
+        how = JUDGE_NEVER; /* stranded, waiting for its pre-movement time, or incapacitated */
     } else if (w->squad_of_id[slot]) {
         const th_squad *q = w->squad[w->squad_of_id[slot] - 1u];
         how = q->arrived || q->stuck ? JUDGE_NEVER : JUDGE_MOVE;

@@ -26,6 +26,7 @@
 #include "sim/behave/ped.h"
 #include "sim/behave/squad.h"
 #include "sim/core/flow.h"
+#include "sim/core/hazard.h"
 #include "sim/core/measure.h"
 #include "sim/core/report.h"
 #include "sim/core/step.h"
@@ -53,6 +54,7 @@ static void step_ctx_init(th_step_ctx *x, th_world *w) {
         .goal_state = w->goal_state != NULL,
         .exits = w->flow != NULL,
         .pedestrians = w->pedestrians,
+        .hazards = w->hazard != NULL,
     };
 }
 
@@ -200,20 +202,25 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
     const th_crowd_rt *crowd_rt = w->crowd_rt;
     const float dt = x->dt, width = x->width, height = x->height;
     const bool wrap = x->wrap, terrain = x->terrain, slow = x->slow;
-    const bool goal_state = x->goal_state, exits = x->exits;
+    const bool goal_state = x->goal_state, exits = x->exits, hazards = x->hazards;
     const uint64_t step = w->step;
     uint32_t sheltering = 0;
     for (uint32_t k = begin; k < end; k++) {
         const th_crowd_rt *c = &crowd_rt[a->crowd[k]];
-        if (c->premove && step < w->start_step[th_id_slot(a->id[k])]) {
-            /* Before its pre-movement time: it stands (the contacts may still push it). */
+        th_vec2 p = th_v2(a->px[k], a->py[k]);
+        /* Fire hazards: the dose of this step, waiting or not; smoke's share of the speed. */
+        const float air =
+            hazards ? th_hazard_expose(w, a->crowd[k], th_id_slot(a->id[k]), p, dt) : 1.0f;
+        if (air == 0.0f || (c->premove && step < w->start_step[th_id_slot(a->id[k])])) {
+            /* Incapacitated, or before its pre-movement time: it stands (the contacts may
+             * still push it). */
             a->vx[k] = 0.0f;
             a->vy[k] = 0.0f;
             continue;
         }
         th_vec2 v = th_v2(a->vx[k] + ax[k] * dt, a->vy[k] + ay[k] * dt);
-        th_vec2 p = th_v2(a->px[k], a->py[k]);
-        v = th_v2_clamp_len(v, slow ? c->max_speed * th_nav_speed_at(w, p) : c->max_speed);
+        const float top = c->max_speed * air;
+        v = th_v2_clamp_len(v, slow ? top * th_nav_speed_at(w, p) : top);
         th_vec2 d = th_v2_scale(v, dt);
         p = terrain ? th_nav_move(w, p, d, &v) : th_v2_add(p, d);
         bound_axis(&p.x, &v.x, width, wrap);
@@ -320,6 +327,11 @@ static void part_targets(th_step_ctx *x) {
     if (x->w->target_count) th_targets_update(x->w);
 }
 
+/* Fire hazards: the air of this step, before anyone breathes it. */
+static void part_hazards(th_step_ctx *x) {
+    if (x->w->hazard) th_hazard_update(x->w);
+}
+
 static void part_spawn(th_step_ctx *x) {
     if (x->w->flow) th_flow_spawn(x->w);
 }
@@ -407,6 +419,7 @@ static const step_part k_parts[] = {
     {"burial", TH_PHASE_EVENTS, part_burial},
     {"targets", TH_PHASE_EVENTS, part_targets},
     {"spawn", TH_PHASE_EVENTS, part_spawn},
+    {"hazards", TH_PHASE_EVENTS, part_hazards},
     {"nav fields", TH_PHASE_NAV, part_nav_fields},
     {"congestion", TH_PHASE_NAV, part_congestion},
     {"migration", TH_PHASE_GRID, part_migration},

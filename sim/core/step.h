@@ -37,6 +37,7 @@ typedef struct th_step_ctx {
     bool goal_state;    /* some crowd's goal keeps state */
     bool exits;         /* spawners or exits exist */
     bool pedestrians;   /* some crowd uses the pedestrian model: its arrays are gathered */
+    bool hazards;       /* fire hazards exist: agents breathe them in the integrate phase */
 } th_step_ctx;
 
 /* sim/core/step.c: keep a position inside the world (bounce off walled edges, wrap on a torus). */

@@ -15,6 +15,7 @@
 #include "sim/core/validate.h"
 #include "sim/core/stall.h"
 #include "sim/core/storage.h"
+#include "sim/core/hazard.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist_serial.h"
 #include "sim/dist/dist.h"
@@ -167,6 +168,7 @@ void th_world_destroy(th_world *w) {
     th_free(w->pred_mine);
     th_free(w->pred_all);
     th_world_free_agents(w);
+    th_hazard_free(w);
     for (uint32_t q = 0; q < w->squad_count; q++) th_squad_free(w->squad[q]);
     th_squad_gather_free(w);
     th_free(w->removals);

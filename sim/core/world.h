@@ -187,6 +187,12 @@ typedef struct th_goal_state {
     bool carrying;  /* FORAGE: carries food home; set and cleared in bookkeeping only */
 } th_goal_state;
 
+/* An agent's exposure to fire hazards (sim/core/hazard.h). */
+typedef struct th_hazard_state {
+    double fed;         /* fractional effective dose so far */
+    uint64_t down_step; /* the step count at which the dose reached 1 (incapacitated), 0 = not */
+} th_hazard_state;
+
 /* Per-agent progress toward its goal, by id (sim/core/stall.c): written only by the serial
  * bookkeeping phase, never part of the state hash. `best` is the lowest remaining distance
  * (metres of field cost or of the leg to a route waypoint) reached so far, or for agents judged
@@ -240,7 +246,9 @@ typedef struct th_chunk_stats {
     /* progress toward the goal (sim/core/stall.c) */                          \
     X(stall, th_stall, true)                                                   \
     /* the first step in which it may move (pre-movement time); 0 = any */     \
-    X(start_step, uint64_t, true)
+    X(start_step, uint64_t, true)                                              \
+    /* its dose of the fire hazards, once the world has one */                 \
+    X(hazard_state, th_hazard_state, w->hazard != NULL)
 
 struct th_world {
     th_world_def def;
@@ -305,6 +313,7 @@ struct th_world {
     TH_ID_ARRAYS(TH_ID_DECLARE)
 #undef TH_ID_DECLARE
     bool goal_state_wanted;              /* such a crowd exists: goal_state grows with the agents */
+    struct th_hazards *hazard;           /* smoke and gases (sim/core/hazard.h), NULL = none */
     th_vec2 *crowd_route[TH_MAX_CROWDS]; /* each crowd's route waypoints (owned), or NULL */
     uint32_t colonies; /* foraging crowds: bookkeeping runs th_forage_update while > 0 */
     struct th_forage_replay *forage_replay; /* its exchange buffers over ranks, or NULL */

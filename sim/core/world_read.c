@@ -60,6 +60,8 @@ bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) 
         .carrying = w->goal_state && w->crowd_rt[a->crowd[k]].goal == TH_GOAL_FORAGE &&
                     w->goal_state[th_id_slot(id)].carrying,
         .start_time = (float)((double)w->start_step[th_id_slot(id)] * w->def.timestep),
+        .fed = w->hazard ? (float)w->hazard_state[th_id_slot(id)].fed : 0.0f,
+        .incapacitated = w->hazard && w->hazard_state[th_id_slot(id)].down_step != 0,
     };
     return true;
 }

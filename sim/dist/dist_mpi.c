@@ -318,6 +318,7 @@ typedef struct migrant {
 
 static size_t migrant_size(const th_world *w) {
     return sizeof(migrant) + (w->goal_state ? sizeof(th_goal_state) : 0) +
+           (w->hazard_state ? sizeof(th_hazard_state) : 0) +
            (th_measure_prev((th_world *)w) ? sizeof(th_vec2) : 0);
 }
 
@@ -329,6 +330,10 @@ static void pack_migrant(const th_world *w, const th_agents *a, uint32_t k, unsi
     if (w->goal_state) {
         memcpy(p + at, &w->goal_state[slot], sizeof(th_goal_state));
         at += sizeof(th_goal_state);
+    }
+    if (w->hazard_state) { /* its dose of the fire hazards */
+        memcpy(p + at, &w->hazard_state[slot], sizeof(th_hazard_state));
+        at += sizeof(th_hazard_state);
     }
     /* Measurement lines: where the agent was after the last step, for its next crossing. */
     const th_vec2 *prev = th_measure_prev((th_world *)w);
@@ -346,6 +351,10 @@ static void unpack_migrant(th_world *w, th_agents *a, uint32_t k, const unsigned
     if (w->goal_state) {
         memcpy(&w->goal_state[slot], p + at, sizeof(th_goal_state));
         at += sizeof(th_goal_state);
+    }
+    if (w->hazard_state) {
+        memcpy(&w->hazard_state[slot], p + at, sizeof(th_hazard_state));
+        at += sizeof(th_hazard_state);
     }
     th_vec2 *prev = th_measure_prev(w);
     if (prev) memcpy(&prev[slot], p + at, sizeof *prev);

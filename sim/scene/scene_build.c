@@ -581,6 +581,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
     }
     if (ok) ok = schedule_events(w, s, err);
     if (ok) ok = th_scene_build_measure(w, s, err);
+    if (ok) ok = th_scene_build_hazards(w, s, err);
     if (ok) ok = th_scene_build_flow(w, s, err);
     th_free(lc.cells);
     if (!ok) {

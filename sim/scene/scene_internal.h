@@ -7,6 +7,7 @@
 #define TH_SCENE_INTERNAL_H
 
 #include "sim/scene/ydoc.h"
+#include "throng/hazard.h"
 #include "throng/throng.h"
 
 #define TH_SCENE_MAX_REGIONS 16
@@ -109,6 +110,14 @@ typedef struct th_scene_exit {
     const th_ynode *node;
 } th_scene_exit;
 
+/* A fire hazard and the node it came from (scene_hazard.c). */
+typedef struct th_scene_hazard {
+    th_hazard_def def; /* def.keys points at keys */
+    th_hazard_key *keys;
+    uint32_t key_count;
+    const th_ynode *node;
+} th_scene_hazard;
+
 typedef struct th_scene {
     th_ydoc doc;
     bool allow_outside_paths; /* files the scene names may lie outside its folder */
@@ -157,6 +166,8 @@ typedef struct th_scene {
     uint32_t spawner_count;
     th_scene_exit *exit;
     uint32_t exit_count;
+    th_scene_hazard *hazard;
+    uint32_t hazard_count;
 } th_scene;
 
 /* Shared by the scene sources: report a problem at a node as
@@ -248,6 +259,11 @@ const char *th_scene_found(const th_ynode *n, char *buf, size_t cap);
  * to the world once it is built. */
 bool th_scene_parse_measure(th_scene *s, const th_ynode *n, th_error *err);
 bool th_scene_build_measure(th_world *w, const th_scene *s, th_error *err);
+
+/* scene_hazard.c: the `hazards` section, read after the map, and handed to the world once it
+ * is built. */
+bool th_scene_parse_hazards(th_scene *s, const th_ynode *n, th_error *err);
+bool th_scene_build_hazards(th_world *w, const th_scene *s, th_error *err);
 
 /* scene_flow.c: the `spawners` and `exits` sections, read after the crowds, and handed to the
  * world after its crowds and agents (with the exits of `exit: true` goals). */

@@ -1292,10 +1292,10 @@ static bool parse_tree(th_scene *s, th_error *err) {
         return FAIL(s, NULL, "(file)", err,
                     "the file is empty; expected a mapping with name, crowds, ...");
     if (!expect(s, root, TH_Y_MAPPING, "(file)", err)) return false;
-    static const char *const keys[] = {"name",       "seed",   "timestep", "threads",  "steps",
-                                       "world",      "map",    "bunkers",  "targets",  "crowds",
-                                       "squads",     "events", "measure",  "spawners", "exits",
-                                       "stall_time", NULL};
+    static const char *const keys[] = {"name",       "seed",    "timestep", "threads",  "steps",
+                                       "world",      "map",     "bunkers",  "targets",  "crowds",
+                                       "squads",     "events",  "measure",  "spawners", "exits",
+                                       "stall_time", "hazards", NULL};
     if (!known_keys(s, root, "", keys, err)) return false;
 
     const th_ynode *v = th_ynode_get(root, "name");
@@ -1363,6 +1363,7 @@ static bool parse_tree(th_scene *s, th_error *err) {
     }
     if ((v = th_ynode_get(root, "events")) && !parse_events(&c, v)) return false;
     if ((v = th_ynode_get(root, "measure")) && !th_scene_parse_measure(s, v, err)) return false;
+    if ((v = th_ynode_get(root, "hazards")) && !th_scene_parse_hazards(s, v, err)) return false;
     if (!th_scene_parse_flow(s, root, err)) return false;
     return true;
 }

@@ -1230,6 +1230,78 @@ static vstatus judge_fed(const vopts *o, char *m, size_t cap) {
     return when >= expected && when - expected <= dt + 1e-9 && moved < 1e-3 ? V_PASS : V_FAIL;
 }
 
+/* ---- exit choice: social influence and affiliation ----------------------------------------- */
+
+/* Over seeds 1..seeds of `scene`: how many agents of crowd 0 left by the west exit (their last
+ * position left of the room's middle, x < 5.5 m) and by the east one; false with the error. */
+static bool exit_use(const vopts *o, const char *scene, uint64_t seeds, uint32_t *west,
+                     uint32_t *east, char *error, size_t cap) {
+    *west = *east = 0;
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
+        sim s;
+        if (!sim_open(&s, scene, o, seed, 0)) {
+            copy_text(error, cap, s.error);
+            return false;
+        }
+        sim_run(&s, 120.0);
+        for (uint32_t i = 0; i < s.n; i++) {
+            if (s.crowd[i] != 0 || isnan(s.t_out[i])) continue;
+            if (s.x[i] < 5.5) (*west)++;
+            else (*east)++;
+        }
+        sim_close(&s);
+    }
+    return true;
+}
+
+static struct {
+    vcache c;
+    uint32_t w1, e1, w2, e2;
+} social;
+
+/* ISO 15, NIST 3.2: the free occupants' share of the east exit, 200 seeds of each scenario,
+ * rises when a third occupant heads there. */
+static vstatus judge_social(const vopts *o, char *m, size_t cap) {
+    if (!social.c.done) {
+        social.c.done = true;
+        social.c.ok = exit_use(o, "social_influence_1", 200, &social.w1, &social.e1, social.c.error,
+                               sizeof social.c.error) &&
+                      exit_use(o, "social_influence_2", 200, &social.w2, &social.e2, social.c.error,
+                               sizeof social.c.error);
+    }
+    if (!social.c.ok) return error_out(&social.c, m, cap);
+    const uint32_t n1 = social.w1 + social.e1, n2 = social.w2 + social.e2;
+    const double f1 = n1 ? (double)social.e1 / n1 : NAN, f2 = n2 ? (double)social.e2 / n2 : NAN;
+    snprintf(m, cap,
+             "east exit share of the 2 free occupants over 200 seeds: alone %.3f (%u of %u), "
+             "with one allocated east %.3f (%u of %u)",
+             f1, social.e1, n1, f2, social.e2, n2);
+    return n1 == 400 && n2 == 400 && f2 > f1 ? V_PASS : V_FAIL;
+}
+
+static struct {
+    vcache c;
+    uint32_t w50, e50, w80, e80;
+} affil;
+
+/* ISO 16, NIST 3.3: 40 occupants over seeds 1-20; familiarity 50/50 uses both exits within
+ * 10 % of each other, 20/80 prefers the east exit. */
+static vstatus judge_affil(const vopts *o, char *m, size_t cap) {
+    if (!affil.c.done) {
+        affil.c.done = true;
+        affil.c.ok = exit_use(o, "familiar_exits", 20, &affil.w50, &affil.e50, affil.c.error,
+                              sizeof affil.c.error) &&
+                     exit_use(o, "familiar_exits_80", 20, &affil.w80, &affil.e80, affil.c.error,
+                              sizeof affil.c.error);
+    }
+    if (!affil.c.ok) return error_out(&affil.c, m, cap);
+    const uint32_t n50 = affil.w50 + affil.e50, n80 = affil.w80 + affil.e80;
+    const double diff = n50 ? fabs((double)affil.w50 - affil.e50) / n50 : NAN;
+    snprintf(m, cap, "50/50: west %u, east %u (difference %.1f %%); 20/80: west %u, east %u",
+             affil.w50, affil.e50, 100.0 * diff, affil.w80, affil.e80);
+    return n50 == 800 && n80 == 800 && diff <= 0.10 && affil.e80 > affil.w80 ? V_PASS : V_FAIL;
+}
+
 /* ---- the tests --------------------------------------------------------------------------- */
 
 #define RIMEA "RiMEA"
@@ -1239,8 +1311,6 @@ static vstatus judge_fed(const vopts *o, char *m, size_t cap) {
 
 static const char k_levels[] = "levels (floors linked by stairs)";
 static const char k_groups[] = "groups that keep together";
-static const char k_social[] = "social influence on exit choice";
-static const char k_affil[] = "affiliation (familiarity with exits)";
 
 static const vtest k_tests[] = {
     {RIMEA, "rimea-1", "speed in a corridor", "travel time in [26, 34] s", judge_rimea1, NULL},
@@ -1292,8 +1362,9 @@ static const vtest k_tests[] = {
     {ISO, "iso-13", "corridor fundamental diagram", "speed falls with density, <= 1.34 m/s",
      judge_iso13, NULL},
     {ISO, "iso-14", "group behaviour", "group members arrive together", NULL, k_groups},
-    {ISO, "iso-15", "social influence", "others' choice shifts exit use", NULL, k_social},
-    {ISO, "iso-16", "affiliation", "familiar exit preferred", NULL, k_affil},
+    {ISO, "iso-15", "social influence", "others' choice shifts exit use", judge_social, NULL},
+    {ISO, "iso-16", "affiliation", "50/50 within 10 %; 20/80 familiar exit preferred", judge_affil,
+     NULL},
     {ISO, "iso-17", "route choice by layout", "shortcut via stairs taken by most",
      judge_route_choice, NULL},
 
@@ -1317,8 +1388,9 @@ static const vtest k_tests[] = {
     {NIST, "nist-2.10", "people with movement disabilities",
      "impaired occupant lengthens evacuation", judge_disability, NULL},
     {NIST, "nist-3.1", "exit route allocation", "everyone by the assigned exit", judge_alloc, NULL},
-    {NIST, "nist-3.2", "social influence", "others' choice shifts exit use", NULL, k_social},
-    {NIST, "nist-3.3", "affiliation", "familiar exit preferred", NULL, k_affil},
+    {NIST, "nist-3.2", "social influence", "others' choice shifts exit use", judge_social, NULL},
+    {NIST, "nist-3.3", "affiliation", "50/50 within 10 %; 20/80 familiar exit preferred",
+     judge_affil, NULL},
     {NIST, "nist-4.1", "dynamic exit availability", "exit 2 once 1 closes; back to 1 when it opens",
      judge_dynamic_exit, NULL},
     {NIST, "nist-5.1", "congestion", "peak density at neck and stair > mid-corridor",

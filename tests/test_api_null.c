@@ -336,6 +336,13 @@ PROBE(th_world_agent_fed) {
     ck_assert(!th_world_agent_fed(w, (th_agent_id){0, 0}, &f, &t));
 }
 
+PROBE(th_world_set_agent_exit) {
+    CLEAR();
+    ck_assert(!th_world_set_agent_exit(NULL, (th_agent_id){1, 1}, (th_bunker_id){1}, &err));
+    REFUSED();
+    ck_assert(!th_world_set_agent_exit(w, (th_agent_id){0, 0}, (th_bunker_id){1}, &err));
+}
+
 PROBE(th_world_get_squad) {
     th_squad_info s;
     ck_assert(!th_world_get_squad(NULL, (th_squad_id){1}, &s));
@@ -960,6 +967,7 @@ static const struct {
     E(th_world_target_state),
     E(th_world_add_squad),
     E(th_world_get_pre_movement),
+    E(th_world_set_agent_exit),
     E(th_clean_air),
     E(th_world_add_hazard),
     E(th_world_hazard_count),

@@ -385,6 +385,24 @@ typedef struct th_distribution {
     float min, max; /* truncation, 0 <= min <= max; max 0 = no upper bound */
 } th_distribution;
 
+/** Which bunker each agent of a fleeing crowd walks to (docs/goals.md, "Exit choice"). With
+ *  no exits listed (count 0, the default) every agent walks to the nearest open bunker. With
+ *  exits listed, each agent chooses one of them, once, when it starts to move (its
+ *  pre-movement time over): exit e with probability proportional to
+ *  weight_e (1 + social n_e), the weights normalised to sum 1 and n_e the agents within
+ *  `social_radius` already heading to e (social influence; ISO 20414 test 15). Weights say how
+ *  familiar each exit is (affiliation, ISO test 16) or allocate exits (a single exit: everyone
+ *  to it). The draw is keyed by the seed and the agent's id. An agent whose exit is destroyed
+ *  or full walks to the nearest open bunker instead, and back to its own should it reopen. */
+typedef struct th_exit_choice {
+    const th_bunker_id *bunkers; /* the exits (bunkers of the world), distinct; copied */
+    const float *weights;        /* their weights, each >= 0, not all 0; copied */
+    uint32_t count;              /* 0 .. TH_MAX_BUNKERS */
+    float social;                /* weight gained per agent seen heading to an exit, times its
+                                    own weight; in [0, 100], default 0.5 (0: no influence) */
+    float social_radius;         /* metres in (0, 50]: how far others are seen; default 5 */
+} th_exit_choice;
+
 typedef struct th_crowd_def {
     const char *name;        /* copied; at most 63 bytes are kept. Default "crowd" */
     th_behavior behavior;    /* default TH_BEHAVIOR_FLOCK; TH_BEHAVIOR_FLEE is goal
@@ -467,6 +485,9 @@ typedef struct th_crowd_def {
      */
     float smoke_slope;      /* metres, in [0, 10]; default 0.0807 */
     float smoke_min_factor; /* in (0, 1]; default 0.1 */
+
+    /* Fleeing crowds: the exits its agents choose among (above); default none: the nearest. */
+    th_exit_choice exit_choice;
 } th_crowd_def;
 
 /** A crowd def with every default filled in (boids). */
@@ -498,6 +519,9 @@ typedef struct th_agent_state {
     float fed;            /* fractional effective dose of the fire hazards so far (throng/hazard.h);
                              0 in a world without them */
     bool incapacitated;   /* the dose reached 1: it stands where it is for good */
+    th_bunker_id exit;    /* the bunker it walks to, chosen (exit_choice) or set
+                             (th_world_set_agent_exit); null: the nearest open one, or not yet
+                             chosen */
 } th_agent_state;
 
 /** Read-only view of all agents in storage order (which changes every step: agents are kept
@@ -982,6 +1006,13 @@ TH_API float th_world_cost_to_shelter(const th_world *w, th_vec2 p);
 
 /** The open bunker whose river map wins at `p`, or the null handle. */
 TH_API th_bunker_id th_world_nearest_bunker(const th_world *w, th_vec2 p);
+
+/** Send one agent of a fleeing crowd to bunker `exit` (its own river map) from the next step
+ *  on, in place of its crowd's choice; the null handle sends it to the nearest open bunker
+ *  again. While that bunker is destroyed or full the agent walks to the nearest open one.
+ *  False with `err` filled for an unknown agent or bunker, an agent of a crowd that does not
+ *  flee, or a world split over several ranks. Call between steps. */
+TH_API bool th_world_set_agent_exit(th_world *w, th_agent_id id, th_bunker_id exit, th_error *err);
 
 /** Cell-centre path from `p` down the river map to the nearest open bunker (start cell first,
  *  bunker cell last): up to `max` points to `out`, their count to `*count`. False with `err`

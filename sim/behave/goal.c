@@ -16,6 +16,7 @@
 
 #include "engine/alloc.h"
 #include "engine/rng.h"
+#include "sim/behave/choice.h"
 #include "sim/behave/forage.h"
 #include "sim/behave/goal.h"
 #include "sim/behave/movers.h"
@@ -259,7 +260,8 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
     *dir = th_v2(0.0f, 0.0f);
     switch (c->goal) {
     case TH_GOAL_NONE: return true;
-    case TH_GOAL_SHELTER: return th_nav_flow_sample(&w->nav.combined.nearest, &w->nav.map, p, dir);
+    case TH_GOAL_SHELTER:
+        return th_nav_flow_sample(th_choice_field(w, th_id_slot(id)), &w->nav.map, p, dir);
     case TH_GOAL_DESTINATIONS:
         return th_nav_flow_sample(c->congestion ? &w->cong[c->congestion - 1].field
                                                 : &w->nav.dest[c->goal_field],
@@ -316,6 +318,11 @@ th_vec2 th_goal_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, t
         }
     }
     return acc;
+}
+
+const uint32_t *th_goal_agent_cost_field(const th_world *w, const th_crowd_rt *c, uint32_t slot) {
+    if (w->nav.present && c->goal == TH_GOAL_SHELTER) return th_choice_field(w, slot)->dist;
+    return th_goal_cost_field(w, c);
 }
 
 const uint32_t *th_goal_cost_field(const th_world *w, const th_crowd_rt *c) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engine/rng.h"
+#include "sim/behave/choice.h"
 #include "sim/behave/goal.h"
 #include "sim/core/distrib.h"
 #include "sim/core/flow.h"
@@ -124,6 +125,7 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
     w->desired_speed[slot] = draw_desired_speed(w, &w->crowd_def[crowd], id);
     if (w->crowd_rt[crowd].premove) draw_pre_movement(w, crowd, id);
     th_goal_agent_added(w, id, &w->crowd_rt[crowd], v);
+    th_choice_agent_added(w, crowd, id);
     w->settle = true;
     if (!own) {
         w->slot_of_id[slot] = UINT32_MAX;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine/alloc.h"
+#include "sim/behave/choice.h"
 #include "sim/behave/forage.h"
 #include "sim/behave/goal.h"
 #include "sim/behave/movers.h"
@@ -119,6 +120,7 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         w->goal_state_wanted = true;
     }
     if (!th_goal_congestion_add(w, &d.goal, &goal_rt, err)) goto fail;
+    if (!th_choice_setup(w, c, &d, err)) goto fail;
     snprintf(w->crowd_name[c], sizeof w->crowd_name[c], "%s", d.name ? d.name : "crowd");
     d.name = w->crowd_name[c];
     w->crowd_def[c] = d;
@@ -224,6 +226,7 @@ fail:
     th_goal_congestion_undo(w, &goal_rt);
     w->crowd_route[c] = NULL;
     w->crowd_rt[c] = (th_crowd_rt){0};
+    memset(&w->exit_store[c], 0, sizeof w->exit_store[c]);
     w->interaction_radius = old_near;
     w->pred_radius = old_pred_radius;
     w->pred_mask = old_pred_mask;

@@ -25,6 +25,7 @@ th_crowd_def th_default_crowd_def(void) {
         .target = {0},
         .pursuit = TH_PURSUIT_CHASE,
         .flee_types = 0,
+        .exit_choice = {.social = 0.5f, .social_radius = 5.0f},
     };
 #define TH_DEFAULT_BOIDS(key, field, lo, lo_open, hi, hi_open, boids, ped, note, unit, model, doc) \
     d.field = boids;

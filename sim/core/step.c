@@ -19,6 +19,7 @@
 
 #include "sim/behave/behavior.h"
 #include "sim/behave/boids.h"
+#include "sim/behave/choice.h"
 #include "sim/behave/contacts.h"
 #include "sim/behave/forage.h"
 #include "sim/behave/goal.h"
@@ -356,6 +357,11 @@ static void part_ghosts(th_step_ctx *x) {
     if (x->w->dist) th_dist_ghosts(x->w);
 }
 
+/* Exit choices due this step, over the positions just gathered (serial). */
+static void part_exit_choice(th_step_ctx *x) {
+    if (x->w->exit_choice_due) th_choice_update(x->w);
+}
+
 /* The predator index, from the gathered positions. */
 static void part_predators(th_step_ctx *x) { th_boids_prepare(x->w); }
 
@@ -426,6 +432,7 @@ static const step_part k_parts[] = {
     {"grid", TH_PHASE_GRID, part_grid},
     {"ghosts", TH_PHASE_GRID, part_ghosts},
     {"predators", TH_PHASE_GRID, part_predators},
+    {"exit choice", TH_PHASE_GRID, part_exit_choice},
     {"validate grid", TH_STEP_VALIDATION, part_validate_grid},
     {"steer", TH_PHASE_STEER, part_steer},
     {"integrate", TH_PHASE_INTEGRATE, part_integrate},

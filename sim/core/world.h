@@ -248,7 +248,9 @@ typedef struct th_chunk_stats {
     /* the first step in which it may move (pre-movement time); 0 = any */     \
     X(start_step, uint64_t, true)                                              \
     /* its dose of the fire hazards, once the world has one */                 \
-    X(hazard_state, th_hazard_state, w->hazard != NULL)
+    X(hazard_state, th_hazard_state, w->hazard != NULL)                        \
+    /* the bunker it walks to (sim/behave/choice.h), once one is chosen */     \
+    X(exit_of_id, uint8_t, w->exit_choice_wanted)
 
 struct th_world {
     th_world_def def;
@@ -312,8 +314,19 @@ struct th_world {
     TH_ID_TABLE(TH_ID_DECLARE)
     TH_ID_ARRAYS(TH_ID_DECLARE)
 #undef TH_ID_DECLARE
-    bool goal_state_wanted;              /* such a crowd exists: goal_state grows with the agents */
-    struct th_hazards *hazard;           /* smoke and gases (sim/core/hazard.h), NULL = none */
+    bool goal_state_wanted;    /* such a crowd exists: goal_state grows with the agents */
+    struct th_hazards *hazard; /* smoke and gases (sim/core/hazard.h), NULL = none */
+    /* Exit choice (sim/behave/choice.h): exit_of_id exists once a crowd lists exits or an
+     * agent is sent to one; the decision pass runs while choices are pending. */
+    bool exit_choice_wanted;
+    bool exit_choice_due;
+    struct th_exit_store {
+        th_bunker_id bunker[TH_MAX_BUNKERS]; /* the crowd's exits, as given */
+        float weight[TH_MAX_BUNKERS];        /* their weights, as given */
+        float share[TH_MAX_BUNKERS]; /* by bunker index: the weight normalised, 0 unlisted */
+        float social, social_r2;
+        bool listed, social_on;
+    } exit_store[TH_MAX_CROWDS];
     th_vec2 *crowd_route[TH_MAX_CROWDS]; /* each crowd's route waypoints (owned), or NULL */
     uint32_t colonies; /* foraging crowds: bookkeeping runs th_forage_update while > 0 */
     struct th_forage_replay *forage_replay; /* its exchange buffers over ranks, or NULL */

@@ -62,6 +62,9 @@ bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) 
         .start_time = (float)((double)w->start_step[th_id_slot(id)] * w->def.timestep),
         .fed = w->hazard ? (float)w->hazard_state[th_id_slot(id)].fed : 0.0f,
         .incapacitated = w->hazard && w->hazard_state[th_id_slot(id)].down_step != 0,
+        .exit = {w->exit_of_id && w->exit_of_id[th_id_slot(id)] <= TH_MAX_BUNKERS
+                     ? w->exit_of_id[th_id_slot(id)]
+                     : 0u},
     };
     return true;
 }

@@ -318,7 +318,7 @@ typedef struct migrant {
 
 static size_t migrant_size(const th_world *w) {
     return sizeof(migrant) + (w->goal_state ? sizeof(th_goal_state) : 0) +
-           (w->hazard_state ? sizeof(th_hazard_state) : 0) +
+           (w->hazard_state ? sizeof(th_hazard_state) : 0) + (w->exit_of_id ? 1u : 0u) +
            (th_measure_prev((th_world *)w) ? sizeof(th_vec2) : 0);
 }
 
@@ -335,6 +335,7 @@ static void pack_migrant(const th_world *w, const th_agents *a, uint32_t k, unsi
         memcpy(p + at, &w->hazard_state[slot], sizeof(th_hazard_state));
         at += sizeof(th_hazard_state);
     }
+    if (w->exit_of_id) p[at++] = w->exit_of_id[slot]; /* the bunker it walks to */
     /* Measurement lines: where the agent was after the last step, for its next crossing. */
     const th_vec2 *prev = th_measure_prev((th_world *)w);
     if (prev) memcpy(p + at, &prev[slot], sizeof *prev);
@@ -356,6 +357,7 @@ static void unpack_migrant(th_world *w, th_agents *a, uint32_t k, const unsigned
         memcpy(&w->hazard_state[slot], p + at, sizeof(th_hazard_state));
         at += sizeof(th_hazard_state);
     }
+    if (w->exit_of_id) w->exit_of_id[slot] = p[at++];
     th_vec2 *prev = th_measure_prev(w);
     if (prev) memcpy(&prev[slot], p + at, sizeof *prev);
 }

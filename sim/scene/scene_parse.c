@@ -614,27 +614,71 @@ static bool parse_distribution(const th_scene *s, const th_ynode *v, const char 
     return true;
 }
 
+/* `exit_choice: {weights: {BUNKER: w, ...}, social: s, social_radius: m}` (docs/goals.md). */
+static bool parse_exit_choice(ctx *c, const th_ynode *n, const char *path, th_crowd_def *d) {
+    th_scene *s = c->s;
+    static const char *const keys[] = {"weights", "social", "social_radius", NULL};
+    if (!expect(s, n, TH_Y_MAPPING, path, c->err) || !known_keys(s, n, path, keys, c->err))
+        return false;
+    char sub[160], buf[64];
+    if (d->behavior != TH_BEHAVIOR_FLEE && d->goal.kind != TH_GOAL_SHELTER)
+        return FAIL(s, n, path, c->err,
+                    "only a fleeing crowd chooses among exits (set behavior: flee)");
+    const th_ynode *wts = th_ynode_get(n, "weights"), *v;
+    snprintf(sub, sizeof sub, "%s.weights", path);
+    if (!wts)
+        return TH_SCENE_MISSING(s, n, sub, c->err,
+                                "missing: expected the exits and their weights, "
+                                "{BUNKER: weight, ...}");
+    if (!expect(s, wts, TH_Y_MAPPING, sub, c->err)) return false;
+    if (wts->count == 0) return FAIL(s, wts, sub, c->err, "expected at least one exit, found none");
+    th_bunker_id *ids = th_arena_alloc(&s->doc.arena, wts->count * sizeof *ids);
+    float *weights = th_arena_alloc(&s->doc.arena, wts->count * sizeof *weights);
+    if (!ids || !weights) return TH_SCENE_NOMEM(s, wts, sub, c->err, "out of memory");
+    double sum = 0.0;
+    for (uint32_t i = 0; i < wts->count; i++) {
+        const th_ynode *key = wts->items[i], *val = wts->items[wts->count + i];
+        const int b = find_bunker(s, key->text, key->len);
+        if (b < 0)
+            return FAIL(s, key, sub, c->err, "expected the name of a bunker, found %s",
+                        found(key, buf, sizeof buf));
+        char wsub[224];
+        snprintf(wsub, sizeof wsub, "%s.%s", sub, s->bunker[b].name);
+        double wt;
+        if (!scalar_float(s, val, wsub, 0.0, 1e6, &wt, c->err)) return false;
+        ids[i] = (th_bunker_id){(uint32_t)b + 1u};
+        weights[i] = (float)wt;
+        sum += wt;
+    }
+    if (!(sum > 0.0)) return FAIL(s, wts, sub, c->err, "expected a weight above 0, found all 0");
+    d->exit_choice.bunkers = ids;
+    d->exit_choice.weights = weights;
+    d->exit_choice.count = wts->count;
+    double x;
+    if ((v = th_ynode_get(n, "social"))) {
+        snprintf(sub, sizeof sub, "%s.social", path);
+        if (!scalar_float(s, v, sub, 0.0, 100.0, &x, c->err)) return false;
+        d->exit_choice.social = (float)x;
+    }
+    if ((v = th_ynode_get(n, "social_radius"))) {
+        snprintf(sub, sizeof sub, "%s.social_radius", path);
+        if (!scalar_float(s, v, sub, 0.01, 50.0, &x, c->err)) return false;
+        d->exit_choice.social_radius = (float)x;
+    }
+    return true;
+}
+
 static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t index) {
     th_scene *s = c->s;
     /* The crowd's keys: its own, then every numeric one of the parameter table. */
 #define TH_PARAM_KEY(key, field, lo, lo_open, hi, hi_open, boids, ped, note, unit, model, doc) key,
-    static const char *const keys[] = {"name",
-                                       "count",
-                                       "behavior",
-                                       "spawn",
-                                       "agents",
-                                       "initial_speed",
-                                       "color",
-                                       "type",
-                                       "target",
-                                       "pursuit",
-                                       "flee_types",
-                                       "model",
-                                       "heading",
-                                       "goal",
-                                       "pre_movement",
-                                       "free_speed",
-                                       TH_CROWD_PARAMS(TH_PARAM_KEY) NULL};
+    static const char *const keys[] = {
+        "name",       "count",       "behavior",
+        "spawn",      "agents",      "initial_speed",
+        "color",      "type",        "target",
+        "pursuit",    "flee_types",  "model",
+        "heading",    "goal",        "pre_movement",
+        "free_speed", "exit_choice", TH_CROWD_PARAMS(TH_PARAM_KEY) NULL};
 #undef TH_PARAM_KEY
     char path[64], sub[128];
     snprintf(path, sizeof path, "crowds[%u]", index);
@@ -775,6 +819,10 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
         if (!th_distrib_check(&f, NULL, &rule))
             return FAIL(s, v, sub, c->err, "%s (max_speed %g m/s caps it)", rule.message,
                         (double)d->max_speed);
+    }
+    if ((v = th_ynode_get(n, "exit_choice"))) {
+        snprintf(sub, sizeof sub, "%s.exit_choice", path);
+        if (!parse_exit_choice(c, v, sub, d)) return false;
     }
     if (s->bounds == TH_BOUNDS_WRAP) {
         th_error rule;

@@ -147,7 +147,9 @@ void tv_ctx_forget_world(tv_ctx *c) {
     if (c->map_tex) SDL_DestroyTexture(c->map_tex);
     if (c->walldist_tex) SDL_DestroyTexture(c->walldist_tex);
     if (c->dens_tex) SDL_DestroyTexture(c->dens_tex);
-    c->map_tex = c->walldist_tex = c->dens_tex = NULL;
+    if (c->air_tex) SDL_DestroyTexture(c->air_tex);
+    c->map_tex = c->walldist_tex = c->dens_tex = c->air_tex = NULL;
+    c->air_valid = false;
     tv_pheromone_free(c);
     free(c->dens_count);
     c->dens_count = NULL;
@@ -490,6 +492,103 @@ static void visible_range(double w0, double w1, double step, int32_t count, int3
     double a = floor(w0 / step) - 1, b = ceil(w1 / step) + 1;
     *lo = a < 0 ? 0 : (a > count ? count : (int32_t)a);
     *hi = b < 0 ? 0 : (b > count ? count : (int32_t)b);
+}
+
+/* ---- fire hazards ------------------------------------------------------------------------ */
+
+#define COL_SMOKE 0xFFA4AAB4u /* a cool grey, lighter than walls: smoke over the dark floor */
+#define COL_TOXIC 0xFFB8F030u /* yellow-green: gas that gives a dose */
+
+uint32_t tv_air_color(const th_air *air) {
+    /* Smoke: opacity min(0.75, K / 8), so K = 1 /m (about 3 m visibility) is a light haze and
+     * K = 6 /m, where walking is halved, is dense. */
+    const float k = air->extinction > 0.0f ? air->extinction : 0.0f;
+    const float smoke = k / 8.0f < 0.75f ? k / 8.0f : 0.75f;
+    /* Toxic air (worse than clean air, whose oxygen alone has a tiny rate): a tint whose
+     * opacity rises with the dose rate on a log scale, from 100 min to incapacitation (faint)
+     * to 6 s (strong), so a gas is visible even without smoke. */
+    float toxic = 0.0f;
+    if (air->co > 0.0f || air->hcn > 0.0f || air->o2 < TH_AIR_O2_PERCENT) {
+        const double rate = th_fed_rate(air);
+        const float t = th_clampf((float)log10(rate * 6000.0) / 3.0f, 0.0f, 1.0f);
+        toxic = 0.22f + 0.33f * t;
+    }
+    if (!(smoke >= 1.0f / 255.0f) && toxic == 0.0f) return 0;
+    const float a = smoke > toxic ? smoke : toxic;
+    /* Both: smoke's grey, leaning toward the gas's colour where the gas dominates. */
+    const uint32_t rgb =
+        mix(COL_SMOKE, COL_TOXIC, toxic > 0.0f ? toxic / (smoke + toxic) * (1.0f - smoke) : 0.0f);
+    return with_alpha(rgb, (uint32_t)(a * 255.0f + 0.5f));
+}
+
+uint32_t tv_over(uint32_t base, uint32_t top) {
+    return mix(base, top | 0xFF000000u, (float)(top >> 24) / 255.0f) | 0xFF000000u;
+}
+
+/* The air of the fire hazards over the map's open cells in view: one texel per k x k cells
+ * (k = 1 unless the cells in view outnumber the screen's pixels or 160,000), sampled at the
+ * block's middle cell with th_world_air. Rebuilt only when a step passed or the view moved
+ * to other cells. Walls are left clear so they stay readable. */
+static void draw_air(tv_ctx *c, const th_world *w) {
+    const uint32_t hazards = th_world_hazard_count(w);
+    if (hazards == 0 || c->map_cols <= 0 || !(c->cell_size > 0.0f)) return;
+    const float cs = c->cell_size;
+    th_vec2 lo = tv_to_world(&c->cam, 0, c->cam.h), hi = tv_to_world(&c->cam, c->cam.w, 0);
+    int32_t x0, x1, y0, y1;
+    visible_range(lo.x, hi.x, cs, c->map_cols, &x0, &x1);
+    visible_range(lo.y, hi.y, cs, c->map_rows, &y0, &y1);
+    if (x1 <= x0 || y1 <= y0) return;
+    int32_t k = 1, nx = x1 - x0, ny = y1 - y0;
+    const int32_t max_x = c->cam.w > 64 ? c->cam.w : 64, max_y = c->cam.h > 64 ? c->cam.h : 64;
+    while (nx > max_x || ny > max_y || (int64_t)nx * ny > 160000) {
+        k++;
+        nx = (x1 - x0 + k - 1) / k;
+        ny = (y1 - y0 + k - 1) / k;
+    }
+    const uint64_t step = th_world_step_count(w);
+    if (!c->air_valid || !c->air_tex || c->air_step != step || c->air_hazards != hazards ||
+        c->air_x0 != x0 || c->air_y0 != y0 || c->air_cols != nx || c->air_rows != ny ||
+        c->air_k != k) {
+        uint32_t *px = scratch_pixels(c, (size_t)nx * (size_t)ny);
+        if (!px) return;
+        /* Neighbouring cells mostly lie in the same hazard: the colour of the last air read
+         * is kept, so the dose rate's exponentials run once per run of equal air. */
+        th_air last = th_clean_air();
+        uint32_t last_col = 0;
+        for (int32_t j = 0; j < ny; j++) {
+            uint32_t *row = px + (size_t)(ny - 1 - j) * (size_t)nx; /* north up */
+            int32_t cy = y0 + j * k + k / 2;
+            if (cy >= c->map_rows) cy = c->map_rows - 1;
+            for (int32_t i = 0; i < nx; i++) {
+                int32_t cx = x0 + i * k + k / 2;
+                if (cx >= c->map_cols) cx = c->map_cols - 1;
+                th_air air;
+                row[i] = 0;
+                if (th_world_cell(w, cx, cy, NULL) != TH_CELL_OPEN ||
+                    !th_world_air(w, th_v2(((float)cx + 0.5f) * cs, ((float)cy + 0.5f) * cs), &air))
+                    continue;
+                if (memcmp(&air, &last, sizeof air) != 0) {
+                    last = air;
+                    last_col = tv_air_color(&air);
+                }
+                row[i] = last_col;
+            }
+        }
+        c->air_valid = upload(c, &c->air_tex, nx, ny, px);
+        c->air_step = step;
+        c->air_hazards = hazards;
+        c->air_x0 = x0;
+        c->air_y0 = y0;
+        c->air_cols = nx;
+        c->air_rows = ny;
+        c->air_k = k;
+        if (!c->air_valid) return;
+    }
+    /* The texture's blocks in metres (the last row and column may reach past the map). */
+    th_vec2 tl = tv_to_screen(&c->cam, (double)x0 * cs, (double)(y0 + ny * k) * cs);
+    th_vec2 br = tv_to_screen(&c->cam, (double)(x0 + nx * k) * cs, (double)y0 * cs);
+    SDL_FRect dst = {tl.x, tl.y, br.x - tl.x, br.y - tl.y};
+    SDL_RenderCopyF(c->r, c->air_tex, NULL, &dst);
 }
 
 int32_t tv_grid_stride(const tv_ctx *c, const th_world *w) {
@@ -893,6 +992,11 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     bool rings = v.flags != NULL;
     float body_px[TH_MAX_CROWDS]; /* body radius on screen, 0 where drawn as an arrow */
     bool bodies = false;
+    /* With fire hazards, each agent in view is looked up by id (th_world_agent_fed: an index
+     * lookup, no copy of its state): incapacitated ones are drawn dark under a light cross,
+     * those with a dose past TV_FED_WARN get a yellow-green ring. */
+    const bool hazards = th_world_hazard_count(w) > 0;
+    rings |= hazards;
     for (uint32_t cr = 0; cr < TH_MAX_CROWDS; cr++) {
         crowd_color[cr] = scene_crowd_color(w, cr);
         const th_crowd_def *cd = th_world_get_crowd(w, (th_crowd_id){cr + 1});
@@ -948,6 +1052,9 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
         float bx = sx - fx * len * 0.4f, by = sy - fy * len * 0.4f;
         float nx = -fy * wid * 0.5f, ny = fx * wid * 0.5f;
         SDL_Color col = color_of(crowd_color[v.crowd[i]]);
+        double down_at = -1.0;
+        if (hazards && th_world_agent_fed(w, v.id[i], NULL, &down_at) && down_at >= 0.0)
+            col = color_of(TV_DOWN_COLOR);
         SDL_Vertex *t = vx + used;
         const float br = body_px[v.crowd[i]];
         if (br > 0.0f) {
@@ -983,7 +1090,7 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     for (uint32_t i = 0; i < v.count; i++) {
         bool lead = v.flags && (v.flags[i] & TH_AGENT_LEADER), pred = predator[v.crowd[i]];
         bool stalled = v.flags && (v.flags[i] & TH_AGENT_STALLED);
-        if (!lead && !pred && !stalled) continue;
+        if (!lead && !pred && !stalled && !hazards) continue;
         float x = v.px[i], y = v.py[i];
         const uint32_t id = v.id[i].index1 - 1;
         if (interp && id < c->prev_cap && c->prev_gen[id] == v.id[i].generation) {
@@ -995,12 +1102,30 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
         }
         float sx = (float)(ox + x * scale), sy = (float)(oy - y * scale);
         if (sx < -margin || sy < -margin || sx > sw + margin || sy > sh + margin) continue;
+        double fed = 0.0, down_at = -1.0;
+        if (hazards) th_world_agent_fed(w, v.id[i], &fed, &down_at);
+        const bool down = down_at >= 0.0, warn = !down && fed >= TV_FED_WARN;
+        if (!lead && !pred && !stalled && !down && !warn) continue;
         float br = body_px[v.crowd[i]], r = br > 0 ? br + 2.0f : len * 0.75f;
         float t = pred ? 2.5f : 1.5f;
         if (pred) r += 3.0f;
         if (lead || pred) tv_ring(&c->geo, sx, sy, r, t, 0xFFFFFFFFu);
+        if (warn) tv_ring(&c->geo, sx, sy, r + 1.0f, 2.0f, TV_FED_COLOR);
+        if (down) tv_down_mark(&c->geo, sx, sy, br > 0 ? br : len * 0.4f);
         if (stalled) tv_ring(&c->geo, sx, sy, r + 3.0f, 2.5f, COL_STALLED);
     }
+}
+
+void tv_down_mark(tv_batch *b, float x, float y, float r) {
+    /* A light cross outlined in dark, reaching past the body: it reads over dense smoke and
+     * over the dark floor alike. */
+    const float arm = r * 1.1f + 1.0f, th = r > 6.0f ? r * 0.3f : 1.5f;
+    tv_batch_line(b, x - arm, y - arm, x + arm, y + arm, th + 2.0f, TV_DOWN_CROSS);
+    tv_batch_line(b, x - arm, y + arm, x + arm, y - arm, th + 2.0f, TV_DOWN_CROSS);
+    tv_batch_line(b, x - arm + 0.7f, y - arm + 0.7f, x + arm - 0.7f, y + arm - 0.7f, th,
+                  TV_DOWN_LIGHT);
+    tv_batch_line(b, x - arm + 0.7f, y + arm - 0.7f, x + arm - 0.7f, y - arm + 0.7f, th,
+                  TV_DOWN_LIGHT);
 }
 
 void tv_disc(tv_batch *b, float x, float y, float r, uint32_t argb) {
@@ -1040,6 +1165,7 @@ void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *r
             draw_world_texture(c, c->walldist_tex, (float)c->map_cols * c->cell_size,
                                (float)c->map_rows * c->cell_size);
     }
+    draw_air(c, w);
     if (c->overlays & TH_VIEW_OVERLAY_DENSITY) draw_density(c, w);
     if (c->overlays & TH_VIEW_OVERLAY_PHEROMONE) tv_draw_pheromone(c, w);
     if (c->overlays & TH_VIEW_OVERLAY_GRID) draw_grid(c, w);

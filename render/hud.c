@@ -81,7 +81,7 @@ SDL_FPoint tv_hud_size(const tv_ctx *c, const th_world *w, int scale) {
     if (t > wmax) wmax = t;
     t = tv_text_width(S, hud_title(c));
     if (t > wmax) wmax = t;
-    int lines = 7 + HUD_NOTE_LINES + TH_PHASE_COUNT + 1;
+    int lines = 7 + (th_world_hazard_count(w) > 0) + HUD_NOTE_LINES + TH_PHASE_COUNT + 1;
     return (SDL_FPoint){wmax + 2 * PD, (float)(lines * LN + 2 * PD)};
 }
 
@@ -90,8 +90,8 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
     const int S = c->lay.hud_scale, LN = TV_FONT_H * S + 2, PD = 5 * S;
     th_world_stats st = th_world_get_stats(w);
     th_world_def d = th_world_get_def(w);
-    char l[9 + HUD_NOTE_LINES][96];
-    uint32_t lc[9 + HUD_NOTE_LINES];
+    char l[10 + HUD_NOTE_LINES][96];
+    uint32_t lc[10 + HUD_NOTE_LINES];
     int n = 0;
     snprintf(l[n], sizeof l[n], "%s", hud_title(c));
     lc[n++] = TEXT_HEAD;
@@ -126,6 +126,19 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
     if (premove) snprintf(l[n], sizeof l[n], "stalled %u  waiting %u", st.stalled, waiting);
     else snprintf(l[n], sizeof l[n], "stalled %u", st.stalled);
     lc[n++] = st.stalled ? TEXT_WARN : TEXT;
+    /* Fire hazards: agents whose dose reached 1, and the highest dose of anyone held. */
+    if (th_world_hazard_count(w) > 0) {
+        uint32_t down = 0;
+        double top = 0.0;
+        th_hazard_info hi;
+        for (uint32_t k = 0; k < th_world_crowd_count(w); k++) {
+            if (!th_world_get_hazard_info(w, (th_crowd_id){k + 1}, &hi)) continue;
+            down += hi.incapacitated;
+            if (hi.max_fed > top) top = hi.max_fed;
+        }
+        snprintf(l[n], sizeof l[n], "incapacitated %u  max FED %.2f", down, top);
+        lc[n++] = down || top >= TV_FED_WARN ? TEXT_WARN : TEXT;
+    }
     /* Notices: queued clicks, saved screenshots (the last line says how many more). */
     for (int i = 0; i < HUD_NOTE_LINES; i++) {
         if (i == HUD_NOTE_LINES - 1 && c->note_count > HUD_NOTE_LINES)
@@ -307,7 +320,8 @@ typedef struct lg_item {
     int kind;
     uint32_t col;
     int variant; /* LG_MARKER: 0 open, 1 full, 2 destroyed; LG_AGENT: 0 plain, 1 leader, 2 predator,
-                    plus LG_BODY when the crowd is drawn as discs */
+                    3 dose ring, 4 incapacitated (cross), plus LG_BODY when the crowd is drawn as
+                    discs */
     char text[72];
 } lg_item;
 
@@ -367,6 +381,17 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
         n = lg_add(it, n, LG_MARKER, tv_full_color(), 1, "bunker full");
         n = lg_add(it, n, LG_MARKER, tv_destroyed_color(), 2, "bunker destroyed");
         n = lg_add(it, n, LG_MARKER, 0xFFFFE040u, 3, "click queued");
+    }
+    if (th_world_hazard_count(w) > 0) {
+        /* Swatches as the overlay looks over open ground. */
+        const uint32_t ground = th_view_cell_color(TH_CELL_OPEN);
+        th_air smoke = th_clean_air(), gas = th_clean_air();
+        smoke.extinction = 4.0f;
+        gas.co = 2000.0f;
+        n = lg_add(it, n, LG_SWATCH, tv_over(ground, tv_air_color(&smoke)), 0, "smoke");
+        n = lg_add(it, n, LG_SWATCH, tv_over(ground, tv_air_color(&gas)), 0, "toxic gas");
+        n = lg_add(it, n, LG_AGENT, 0xFF9EA8B8u, 3, "dose past 0.3: ring");
+        n = lg_add(it, n, LG_AGENT, TV_DOWN_COLOR, 4, "incapacitated");
     }
     if (th_world_spawner_count(w) > 0)
         n = lg_add(it, n, LG_SWATCH, TV_SPAWNER_COLOR, 0, "spawner: agents enter");
@@ -483,6 +508,8 @@ static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
                              t->col);
             if (ring == 1) tv_ring(&c->geo, ax, cy, sw * 0.48f, 1.5f, 0xFFFFFFFFu);
             if (ring == 2) tv_ring(&c->geo, ax, cy, sw * 0.55f, 2.5f, 0xFFFFFFFFu);
+            if (ring == 3) tv_ring(&c->geo, ax, cy, sw * 0.5f, 2.0f, TV_FED_COLOR);
+            if (ring == 4) tv_down_mark(&c->geo, ax, cy, rr);
             tv_text(c, tx, y, scale, TEXT, t->text);
             break;
         }

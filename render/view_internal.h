@@ -5,6 +5,7 @@
 
 #include <SDL.h>
 
+#include "throng/hazard.h"
 #include "throng/viewer.h"
 
 /** Steps of phase times the profiler graph keeps (5 s at 60 Hz). */
@@ -73,6 +74,15 @@ typedef struct tv_ctx {
     SDL_Texture *dens_tex;
     int32_t dens_cols, dens_rows, dens_k;
     uint32_t *dens_count;
+
+    /* Fire hazards' air (smoke and toxic gas), one texel per `air_k` x `air_k` map cells of the
+     * visible cell range [air_x0, air_x0 + air_k air_cols) x [air_y0, ...), rebuilt when the
+     * world's step, the range or the hazard count change (the air changes only with steps). */
+    SDL_Texture *air_tex;
+    int32_t air_x0, air_y0, air_cols, air_rows, air_k;
+    uint64_t air_step;
+    uint32_t air_hazards;
+    bool air_valid;
 
     /* Pheromone heat map (pheromone.c), one texel per cell of a colony's grid. */
     SDL_Texture *pher_tex;
@@ -157,6 +167,8 @@ void tv_batch_free(tv_batch *b);
 void tv_ring(tv_batch *b, float x, float y, float r, float t, uint32_t argb);
 /* A filled disc of BODY_SIDES triangles, as agents with bodies are drawn. */
 void tv_disc(tv_batch *b, float x, float y, float r, uint32_t argb);
+/** The mark of an incapacitated agent of body radius r (pixels) at (x, y). */
+void tv_down_mark(tv_batch *b, float x, float y, float r);
 /** Yellow corner brackets around `m`: a click queued for the next step. */
 void tv_queued_mark(tv_batch *b, SDL_FRect m);
 /** Colours shared with the legend: bunker `b`, full and destroyed bunkers, cell kinds and the
@@ -166,6 +178,19 @@ uint32_t tv_full_color(void);
 uint32_t tv_destroyed_color(void);
 uint32_t tv_slow_color(void);
 uint32_t tv_scene_crowd_color(const th_world *w, uint32_t crowd);
+/** Colour of fire hazards' air over the map (0 for clean air): grey smoke whose opacity rises
+ *  with the extinction coefficient, a yellow-green tint where the air gives a dose. */
+uint32_t tv_air_color(const th_air *air);
+/** `top` (with its alpha) over opaque `base`: an opaque colour. */
+uint32_t tv_over(uint32_t base, uint32_t top);
+/** Incapacitated agents: a dark fill under a light cross outlined in dark (tv_down_mark); and
+ *  the ring of agents whose dose passed TV_FED_WARN. */
+#define TV_DOWN_COLOR 0xFF3A3E48u
+#define TV_DOWN_CROSS 0xFF101216u
+#define TV_DOWN_LIGHT 0xFFF2F4F8u
+#define TV_FED_COLOR  0xFFD8FF30u
+/** Dose from which an agent is ringed: ISO 13571's threshold for the most sensitive people. */
+#define TV_FED_WARN   0.3
 
 /* ---- font.c ------------------------------------------------------------------------------ */
 

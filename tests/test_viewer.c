@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "throng/hazard.h"
 #include "throng/viewer.h"
 #include "test_util.h"
 
@@ -657,6 +658,119 @@ START_TEST(test_pheromone_overlay_marks_trail_cells) {
 }
 END_TEST
 
+/* A 30 x 10 m open map: smoke alone over x in [0, 10) (K = 6 /m), deadly hydrogen cyanide
+ * without smoke over [10, 20), clean air beyond. One standing pedestrian in the gas (with
+ * `hazards`) and one in clean air at x = 25; `steps` steps. */
+static th_world *hazard_world(bool hazards, int steps, th_agent_id *gassed, th_agent_id *clean) {
+    th_error err = {0};
+    th_world_def wd = th_default_world_def();
+    wd.width = 30;
+    wd.height = 10;
+    wd.cell_size = 0.5f;
+    wd.threads = 1;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_crowd_def cd = th_default_pedestrian_def();
+    ck_assert_msg(IDX(th_world_add_crowd(w, &cd, &err)) >= 0, "%s", err.message);
+    *gassed = th_world_add_agent(w, CROWD_ID(0), th_v2(15, 5), th_v2(0, 0), &err);
+    *clean = th_world_add_agent(w, CROWD_ID(0), th_v2(25, 5), th_v2(0, 0), &err);
+    ck_assert(IDX(*gassed) >= 0 && IDX(*clean) >= 0);
+    if (hazards) {
+        th_hazard_key smoke = {.time = 0, .air = th_clean_air()};
+        smoke.air.extinction = 6.0f;
+        th_hazard_key gas = {.time = 0, .air = th_clean_air()};
+        gas.air.hcn = 400.0f; /* about 50 doses a minute */
+        const th_hazard_def a = {0, 0, 10, 10, &smoke, 1}, b = {10, 0, 10, 10, &gas, 1};
+        ck_assert_msg(th_world_add_hazard(w, &a, &err), "%s", err.message);
+        ck_assert_msg(th_world_add_hazard(w, &b, &err), "%s", err.message);
+    }
+    for (int i = 0; i < steps; i++) th_world_step(w);
+    return w;
+}
+
+static int channel(uint32_t argb, int shift) { return (int)((argb >> shift) & 0xFF); }
+
+/* Pixels of colour `argb` within `r` px of screen point s. */
+static int color_near(const uint32_t *px, th_vec2 s, int r, uint32_t argb) {
+    int n = 0;
+    for (int dy = -r; dy <= r; dy++)
+        for (int dx = -r; dx <= r; dx++)
+            n += pixel_at(px, th_v2(s.x + (float)dx, s.y + (float)dy)) == argb;
+    return n;
+}
+
+/* Fire hazards on the map: smoke lightens the floor toward grey, gas without smoke tints it
+ * yellow-green, clean air is left as it was; an incapacitated agent is not drawn in its crowd's
+ * colour, a healthy one is. Compared against the same world without hazards. */
+START_TEST(test_hazards_drawn) {
+    th_agent_id gassed, clean, g0, c0;
+    const int steps = 240; /* 4 s at the default timestep: the gassed agent is down in ~1.2 s */
+    th_world *w = hazard_world(true, steps, &gassed, &clean);
+    th_world *w0 = hazard_world(false, steps, &g0, &c0);
+    th_agent_state st;
+    ck_assert(th_world_get_agent(w, gassed, &st));
+    ck_assert_msg(st.incapacitated, "dose %g after %d steps", (double)st.fed, steps);
+    ck_assert(th_world_get_agent(w, clean, &st));
+    ck_assert(!st.incapacitated && st.fed == 0.0f);
+    th_air air;
+    ck_assert(th_world_air(w, th_v2(5, 5), &air) && air.extinction == 6.0f);
+    uint32_t *on = render(w, TH_VIEW_OVERLAY_AGENTS), *off = render(w0, TH_VIEW_OVERLAY_AGENTS);
+    if (getenv("THRONG_TEST_PNG")) {
+        th_view_opts o = small_opts();
+        ck_assert(th_view_screenshot(w, &o, getenv("THRONG_TEST_PNG"), o.overlays, NULL));
+    }
+    int smoky = 0, gassy = 0, clear = 0;
+    for (float y = 1.25f; y < 9.0f; y += 1.0f) {
+        for (float x = 1.25f; x < 30.0f; x += 1.0f) {
+            const th_vec2 p = th_v2(x, y);
+            if (hypotf(x - 15, y - 5) < 1.5f || hypotf(x - 25, y - 5) < 1.5f) continue;
+            const th_vec2 s = th_view_world_to_screen(w, W, H, p);
+            const uint32_t a = pixel_at(on, s), b = pixel_at(off, s);
+            const int ra = channel(a, 16), ga = channel(a, 8), ba = channel(a, 0);
+            const int rb = channel(b, 16), gb = channel(b, 8), bb = channel(b, 0);
+            if (x < 10) {
+                /* Greyer: lighter, and its channels no farther apart than the floor's. */
+                ck_assert_msg(ra + ga + ba > rb + gb + bb + 150, "smoke at %g,%g: %08x over %08x",
+                              (double)x, (double)y, a, b);
+                int spread_a = abs(ra - ba) + abs(ga - ba), spread_b = abs(rb - bb) + abs(gb - bb);
+                ck_assert_int_le(spread_a, spread_b);
+                smoky++;
+            } else if (x < 20) {
+                /* Yellow-green: green leads blue, unlike the bluish floor. */
+                ck_assert_msg(ga > ba + 10 && gb < bb, "gas at %g,%g: %08x over %08x", (double)x,
+                              (double)y, a, b);
+                gassy++;
+            } else {
+                ck_assert_msg(a == b, "clean air at %g,%g: %08x, without hazards %08x", (double)x,
+                              (double)y, a, b);
+                clear++;
+            }
+        }
+    }
+    ck_assert_int_gt(smoky, 50);
+    ck_assert_int_gt(gassy, 50);
+    ck_assert_int_gt(clear, 50);
+    const uint32_t crowd = th_view_crowd_color(CROWD_ID(0));
+    const th_vec2 sg = th_view_world_to_screen(w, W, H, th_v2(15, 5));
+    const th_vec2 sc = th_view_world_to_screen(w, W, H, th_v2(25, 5));
+    /* Without hazards both show the crowd's colour; with them only the healthy one does. */
+    ck_assert_int_gt(color_near(off, sg, 3, crowd), 4);
+    ck_assert_int_gt(color_near(on, sc, 3, crowd), 4);
+    ck_assert_int_eq(color_near(on, sg, 6, crowd), 0);
+    /* And the incapacitated one is marked: its pixels differ from the floor's around it. */
+    int marked = 0;
+    for (int dy = -5; dy <= 5; dy++)
+        for (int dx = -5; dx <= 5; dx++)
+            marked += pixel_at(on, th_v2(sg.x + (float)dx, sg.y + (float)dy)) !=
+                      pixel_at(on, th_v2(sg.x + 20.0f, sg.y));
+    ck_assert_int_gt(marked, 20);
+    free(on);
+    free(off);
+    th_world_destroy(w);
+    th_world_destroy(w0);
+}
+END_TEST
+
 int main(void) {
     /* Headless: SDL must never try to reach a display from these tests. */
     setenv("SDL_VIDEODRIVER", "dummy", 1);
@@ -680,6 +794,7 @@ int main(void) {
     tcase_add_test(tc, test_font_descenders);
     tcase_add_test(tc, test_density_and_grid_visible_at_default_zoom);
     tcase_add_test(tc, test_pheromone_overlay_marks_trail_cells);
+    tcase_add_test(tc, test_hazards_drawn);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -335,6 +335,35 @@ static void print_pre_movement(FILE *out, const th_world *w) {
     }
 }
 
+/* Groups: how many, who is still in the world, and the most stretched. */
+typedef struct groups_outcome {
+    uint32_t groups, members, present, waiting;
+    float stretch; /* the largest, metres */
+} groups_outcome;
+
+static bool groups_of(const th_world *w, groups_outcome *g) {
+    *g = (groups_outcome){0};
+    g->groups = th_world_group_count(w);
+    for (uint32_t i = 0; i < g->groups; i++) {
+        th_group_info gi;
+        if (!th_world_get_group(w, (th_group_id){i + 1}, &gi)) continue;
+        g->members += gi.members;
+        g->present += gi.present;
+        g->waiting += gi.waiting;
+        if (gi.stretch > g->stretch) g->stretch = gi.stretch;
+    }
+    return g->groups > 0;
+}
+
+static void print_groups(FILE *out, const th_world *w) {
+    groups_outcome g;
+    if (!groups_of(w, &g)) return;
+    fprintf(out,
+            "groups    %u of %u members: %u members still in the world, %u of them waiting for "
+            "their group; the most stretched %.1f m\n",
+            g.groups, g.members, g.present, g.waiting, (double)g.stretch);
+}
+
 /* Crowds in a world with fire hazards: who breathed a dose that incapacitated them. */
 static bool hazard_of(const th_world *w, uint32_t c, th_hazard_info *h) {
     if (!th_world_get_hazard_info(w, (th_crowd_id){c + 1}, h)) return false;
@@ -472,6 +501,7 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
     print_colonies(out, w);
     print_movers(out, w);
     print_pre_movement(out, w);
+    print_groups(out, w);
     print_hazards(out, w);
     print_flow(out, w);
     print_stalls(out, w);
@@ -750,7 +780,12 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
                 "\"waiting\": %u}",
                 pm.drawn, pm.mean_s, pm.min_s, pm.max_s, pm.waiting);
     }
-    fprintf(j, "%s],\n  \"hazards\": [", pres ? "\n  " : "");
+    groups_outcome go;
+    groups_of(w, &go);
+    fprintf(j,
+            "%s],\n  \"groups\": {\"groups\": %u, \"members\": %u, \"present\": %u, "
+            "\"waiting\": %u, \"max_stretch_m\": %.4f},\n  \"hazards\": [",
+            pres ? "\n  " : "", go.groups, go.members, go.present, go.waiting, (double)go.stretch);
     uint32_t hazards = 0;
     th_hazard_info hz;
     for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {

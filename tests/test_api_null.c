@@ -343,6 +343,48 @@ PROBE(th_world_set_agent_exit) {
     ck_assert(!th_world_set_agent_exit(w, (th_agent_id){0, 0}, (th_bunker_id){1}, &err));
 }
 
+PROBE(th_world_add_group) {
+    const th_agent_id ids[2] = {{1, 1}, {2, 1}};
+    const th_group_def d = {ids, 2, 0.0f};
+    CLEAR();
+    ck_assert(!th_world_add_group(NULL, &d, &err).index1);
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_add_group(w, NULL, &err).index1);
+    REFUSED();
+}
+PROBE(th_world_group_count) { ck_assert_uint_eq(th_world_group_count(NULL), 0); }
+PROBE(th_world_get_group) {
+    th_group_info g;
+    ck_assert(!th_world_get_group(NULL, (th_group_id){1}, &g));
+    ck_assert(!th_world_get_group(w, (th_group_id){1}, NULL));
+}
+
+PROBE(th_world_agent_next_step) {
+    th_vec2 d;
+    ck_assert(!th_world_agent_next_step(NULL, (th_agent_id){1, 1}, &d));
+    ck_assert(!th_world_agent_next_step(w, (th_agent_id){1, 1}, NULL));
+}
+PROBE(th_world_agent_remaining) {
+    ck_assert(isinf(th_world_agent_remaining(NULL, (th_agent_id){1, 1})));
+}
+PROBE(th_world_agent_path) {
+    CLEAR();
+    ck_assert(!th_world_agent_path(NULL, (th_agent_id){1, 1}, pts, 64, &n32, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_agent_path(w, (th_agent_id){1, 1}, NULL, 64, &n32, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_agent_path(w, (th_agent_id){1, 1}, pts, 64, NULL, &err));
+    REFUSED();
+}
+PROBE(th_world_set_agent_speed) {
+    CLEAR();
+    ck_assert(!th_world_set_agent_speed(NULL, (th_agent_id){1, 1}, 1.0f, &err));
+    REFUSED();
+}
+
 PROBE(th_world_get_squad) {
     th_squad_info s;
     ck_assert(!th_world_get_squad(NULL, (th_squad_id){1}, &s));
@@ -968,6 +1010,13 @@ static const struct {
     E(th_world_add_squad),
     E(th_world_get_pre_movement),
     E(th_world_set_agent_exit),
+    E(th_world_agent_next_step),
+    E(th_world_agent_remaining),
+    E(th_world_agent_path),
+    E(th_world_set_agent_speed),
+    E(th_world_add_group),
+    E(th_world_group_count),
+    E(th_world_get_group),
     E(th_clean_air),
     E(th_world_add_hazard),
     E(th_world_hazard_count),

@@ -98,6 +98,10 @@ typedef struct th_squad_id {
 typedef struct th_field_id {
     uint32_t index1;
 } th_field_id;
+/** A group of walkers that keep together (th_world_add_group). */
+typedef struct th_group_id {
+    uint32_t index1;
+} th_group_id;
 /** Measurement areas and lines, spawners and exits. */
 typedef struct th_measure_area_id {
     uint32_t index1;
@@ -650,6 +654,37 @@ TH_API uint64_t th_world_step_count(const th_world *w);
  *  even if a later agent now holds its slot). */
 TH_API bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out);
 
+/* ---- one agent's way --------------------------------------------------------------------
+ * Where an agent's own goal leads it from where it stands (docs/goals.md, "Per-agent queries"):
+ * its crowd's goal, or its own exit (th_world_set_agent_exit, exit choice). They answer for the
+ * world as of the last step and change nothing. Shelter and destinations: down the agent's
+ * field; a route: its remaining waypoints (a one-way route to its end, a loop or patrol to the
+ * next waypoint); a waypoint walker: the nodes to its destination; a crash-and-turn walker to a
+ * point: the point (straight). Wander, wall following, breadcrumbs, foraging and no goal have
+ * no end: no remaining cost and no path. */
+
+/** The unit direction its goal gives it at its position (what its step steers by; (0, 0) at
+ *  its goal or without one). False for an unknown agent, or when its goal cannot be reached
+ *  from where it stands (stranded). */
+TH_API bool th_world_agent_next_step(const th_world *w, th_agent_id id, th_vec2 *dir);
+
+/** Metres it still has to walk to its goal (the route cost of a field, terrain costs
+ *  included; the straight legs of a route or a waypoint graph); INFINITY for an unknown agent,
+ *  a goal without an end or out of reach. 0 at its goal. */
+TH_API float th_world_agent_remaining(const th_world *w, th_agent_id id);
+
+/** Its way to its goal as waypoints, its position first: a field's cell path string-pulled to
+ *  waypoints that see each other, a route's or a graph's points. Up to `max` to `out`, their
+ *  number to `*count`. False with `err` filled for an unknown agent, a goal without an end or
+ *  out of reach, or `max` too small (TH_ERR_LIMIT). May allocate; call it between steps. */
+TH_API bool th_world_agent_path(const th_world *w, th_agent_id id, th_vec2 *out, uint32_t max,
+                                uint32_t *count, th_error *err);
+
+/** Give one pedestrian its own free walking speed (m/s, in (0, its crowd's max_speed]) from
+ *  the next step on, in place of the one drawn for it (a slower walker, a child). False with
+ *  `err` filled for an unknown agent, a boids agent or a speed out of range. */
+TH_API bool th_world_set_agent_speed(th_world *w, th_agent_id id, float speed, th_error *err);
+
 /** All agents, in storage order. */
 TH_API th_agent_view th_world_agents(const th_world *w);
 
@@ -847,6 +882,41 @@ TH_API bool th_world_squad_waypoint(const th_world *w, th_squad_id squad, uint32
  *  laid out again for the new count and go to the nearest members. False for a stale or
  *  unknown id. */
 TH_API bool th_world_squad_join(th_world *w, th_squad_id squad, th_agent_id id, th_error *err);
+
+/* ---- groups ---------------------------------------------------------------------------------
+ * Families and friends walk together (docs/goals.md, "Groups"): a group's members keep their
+ * own goals and models, and whoever is ahead of the group's last member by more than `spread`
+ * metres along the way (the remaining route cost of a shelter or destination goal, else the
+ * distance ahead along the group's mean direction of walking) slows down, standing once it is
+ * twice that far ahead, so the group walks at its slowest member's pace and arrives together.
+ * Members who have left (sheltered, exited, removed) no longer count. Pedestrian crowds only. */
+
+/** Most members of one group. */
+#define TH_MAX_GROUP_SIZE 32
+
+typedef struct th_group_def {
+    const th_agent_id *members; /* 2 .. TH_MAX_GROUP_SIZE agents of pedestrian crowds, each in
+                                   no other group; copied */
+    uint32_t count;
+    float spread; /* metres in (0, 50]: how far ahead of the last member one walks unhindered;
+                     0 = 1.5 */
+} th_group_def;
+
+/** A group's state as of the last step. */
+typedef struct th_group_info {
+    uint32_t members; /* as added */
+    uint32_t present; /* still in the world (not sheltered, exited or removed) */
+    float stretch;    /* metres from the last member to the first along the way */
+    uint32_t waiting; /* members slowed down for the others */
+} th_group_info;
+
+/** Add a group. Returns its handle, or the null handle with `err` filled (a member unknown,
+ *  of a boids crowd or already in a group, too few or too many, a spread out of range, a world
+ *  split over several ranks). Call between steps. */
+TH_API th_group_id th_world_add_group(th_world *w, const th_group_def *def, th_error *err);
+TH_API uint32_t th_world_group_count(const th_world *w);
+/** False for a null world or pointer, or an unknown group. */
+TH_API bool th_world_get_group(const th_world *w, th_group_id group, th_group_info *out);
 
 /** Remove an agent at the start of the next step (a unit lost in battle). False for an unknown
  *  or stale id. Its id slot is reused by a later agent once it is gone. */

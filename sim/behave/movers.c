@@ -729,6 +729,31 @@ bool th_mover_destination(const th_crowd_rt *c, const th_goal_state *s, th_vec2 
     return true;
 }
 
+uint32_t th_mover_plan(const th_goal_state *s, const th_crowd_rt *c, th_vec2 p, th_vec2 *out,
+                       uint32_t max, float *metres) {
+    const struct th_mover *m = c->mover;
+    if (m && m->kind == TH_GOAL_CRASH_AND_TURN && m->to_point) {
+        if (out && max < 1) return UINT32_MAX - 1u;
+        if (out) out[0] = m->point;
+        *metres = th_v2_len(th_v2_sub(m->point, p));
+        return 1;
+    }
+    if (!m || m->kind != TH_GOAL_WAYPOINTS || s->mode != MODE_WALK) return UINT32_MAX;
+    uint32_t at = s->index, n = 0;
+    float cost = th_v2_len(th_v2_sub(m->node[at], p));
+    const float rest = m->cost[(size_t)at * m->n + m->dest];
+    if (!isfinite(rest)) return UINT32_MAX;
+    for (;;) {
+        if (out && n == max) return UINT32_MAX - 1u;
+        if (out) out[n] = m->node[at];
+        n++;
+        if (at == m->dest) break;
+        at = m->next[(size_t)at * m->n + m->dest];
+    }
+    *metres = cost + rest;
+    return n;
+}
+
 static void waypoints_moved(const th_world *w, const struct th_mover *m, th_goal_state *s,
                             th_vec2 p) {
     if (s->mode == MODE_NEW) {

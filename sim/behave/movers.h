@@ -24,6 +24,14 @@ void th_mover_moved(const th_world *w, th_goal_state *s, const th_crowd_rt *c, t
  * movers, for a waypoint walker not yet heading there and a crash-and-turn walker on a detour
  * (state s). */
 bool th_mover_destination(const th_crowd_rt *c, const th_goal_state *s, th_vec2 *at, float *r2);
+/* Where a mover still goes from p (state s), for the per-agent queries: the points after p
+ * into out (at most max; out NULL: counted, not kept) and the metres along them; returns their
+ * count, UINT32_MAX when the
+ * mover has no end to walk to (a heading, a wall, a trail, a waypoint walker that has found no
+ * node yet) and UINT32_MAX - 1 when max is too small. A crash-and-turn walker to a point: the
+ * point and the straight distance (it does not plan its detours). */
+uint32_t th_mover_plan(const th_goal_state *s, const th_crowd_rt *c, th_vec2 p, th_vec2 *out,
+                       uint32_t max, float *metres);
 /* Bookkeeping (serial): targets drop their breadcrumbs. */
 void th_movers_update(th_world *w);
 

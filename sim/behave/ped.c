@@ -51,6 +51,7 @@
 
 #include "sim/behave/contacts.h"
 #include "sim/behave/goal.h"
+#include "sim/behave/group.h"
 #include "sim/behave/ped.h"
 #include "sim/core/hazard.h"
 #include "sim/core/world.h"
@@ -354,6 +355,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         float v0 = w->desired_speed[th_id_slot(id)];
         if (terrain && w->nav.speed) v0 *= th_nav_speed_at(w, p);
         if (w->hazard) v0 *= th_hazard_walk_factor(w, a->crowd[i], th_id_slot(id), p);
+        if (w->groups) v0 *= th_group_pace(w, th_id_slot(id));
 
         /* Goal direction. */
         th_vec2 e0 = c->heading;

@@ -48,7 +48,7 @@
 
 /* Remaining cost in metres at p, interpolated between the centres of the four nearest cells
  * (unreachable ones left out); false when none of them is reachable. */
-static bool field_metres(const th_navmap *m, const uint32_t *dist, th_vec2 p, float *out) {
+bool th_field_metres(const th_navmap *m, const uint32_t *dist, th_vec2 p, float *out) {
     const float fx = p.x * m->inv_cell_size - 0.5f, fy = p.y * m->inv_cell_size - 0.5f;
     const int32_t x0 = (int32_t)floorf(fx), y0 = (int32_t)floorf(fy);
     const float tx = fx - (float)x0, ty = fy - (float)y0;
@@ -101,7 +101,7 @@ static bool queued(const th_world *w, uint32_t k, th_vec2 p, float metric, const
             if (th_v2_len2(d) >= reach * reach) continue;
             float mj;
             const th_vec2 pj = th_v2(a->px[j], a->py[j]);
-            if (f ? field_metres(&w->nav.map, f, pj, &mj) && mj < metric
+            if (f ? th_field_metres(&w->nav.map, f, pj, &mj) && mj < metric
                   : th_v2_len2(th_min_image(th_v2_sub(goal, pj), w->wrap, w->def.width,
                                             w->def.height)) < metric * metric)
                 return true;
@@ -140,7 +140,7 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev, ui
             f = th_goal_agent_cost_field(w, c, slot);
             th_vec2 dir;
             how = f && th_goal_direction(w, id, c, p, &dir) && th_v2_len2(dir) > 0.25f &&
-                          field_metres(&w->nav.map, f, p, &metric) && metric > AT_GOAL_M
+                          th_field_metres(&w->nav.map, f, p, &metric) && metric > AT_GOAL_M
                       ? JUDGE_COST
                       : JUDGE_NEVER;
             at_goal = how == JUDGE_NEVER && f;

@@ -12,4 +12,9 @@
  * (TH_AGENT_STALLED) and fill the world's stall counts. */
 void th_stall_update(th_world *w);
 
+/* Remaining cost in metres at p on cost field `dist` (shelter or destination field),
+ * interpolated between the centres of the four nearest cells (unreachable ones left out);
+ * false when none of them is reachable. Also the groups' measure of who walks ahead. */
+bool th_field_metres(const th_navmap *m, const uint32_t *dist, th_vec2 p, float *out);
+
 #endif

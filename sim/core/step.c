@@ -23,6 +23,7 @@
 #include "sim/behave/contacts.h"
 #include "sim/behave/forage.h"
 #include "sim/behave/goal.h"
+#include "sim/behave/group.h"
 #include "sim/behave/movers.h"
 #include "sim/behave/ped.h"
 #include "sim/behave/squad.h"
@@ -362,6 +363,11 @@ static void part_exit_choice(th_step_ctx *x) {
     if (x->w->exit_choice_due) th_choice_update(x->w);
 }
 
+/* Groups: each member's pace for this step, from the positions just gathered. */
+static void part_groups(th_step_ctx *x) {
+    if (x->w->groups) th_groups_update(x->w);
+}
+
 /* The predator index, from the gathered positions. */
 static void part_predators(th_step_ctx *x) { th_boids_prepare(x->w); }
 
@@ -433,6 +439,7 @@ static const step_part k_parts[] = {
     {"ghosts", TH_PHASE_GRID, part_ghosts},
     {"predators", TH_PHASE_GRID, part_predators},
     {"exit choice", TH_PHASE_GRID, part_exit_choice},
+    {"groups", TH_PHASE_GRID, part_groups},
     {"validate grid", TH_STEP_VALIDATION, part_validate_grid},
     {"steer", TH_PHASE_STEER, part_steer},
     {"integrate", TH_PHASE_INTEGRATE, part_integrate},

@@ -8,6 +8,7 @@
 #include "sim/behave/contacts.h"
 #include "sim/behave/forage.h"
 #include "sim/behave/goal.h"
+#include "sim/behave/group.h"
 #include "sim/behave/squad.h"
 #include "sim/core/flow.h"
 #include "sim/core/measure.h"
@@ -169,6 +170,7 @@ void th_world_destroy(th_world *w) {
     th_free(w->pred_all);
     th_world_free_agents(w);
     th_hazard_free(w);
+    th_groups_free(w);
     for (uint32_t q = 0; q < w->squad_count; q++) th_squad_free(w->squad[q]);
     th_squad_gather_free(w);
     th_free(w->removals);

@@ -250,7 +250,11 @@ typedef struct th_chunk_stats {
     /* its dose of the fire hazards, once the world has one */                 \
     X(hazard_state, th_hazard_state, w->hazard != NULL)                        \
     /* the bunker it walks to (sim/behave/choice.h), once one is chosen */     \
-    X(exit_of_id, uint8_t, w->exit_choice_wanted)
+    X(exit_of_id, uint8_t, w->exit_choice_wanted)                              \
+    /* its group + 1, 0 = none, and the share of its free speed the group  */  \
+    /* leaves it (sim/behave/group.h), once the world has a group          */  \
+    X(group_of_id, uint32_t, w->groups != NULL)                                \
+    X(group_pace, float, w->groups != NULL)
 
 struct th_world {
     th_world_def def;
@@ -318,6 +322,7 @@ struct th_world {
     struct th_hazards *hazard; /* smoke and gases (sim/core/hazard.h), NULL = none */
     /* Exit choice (sim/behave/choice.h): exit_of_id exists once a crowd lists exits or an
      * agent is sent to one; the decision pass runs while choices are pending. */
+    struct th_groups *groups; /* walkers that keep together (sim/behave/group.h), or NULL */
     bool exit_choice_wanted;
     bool exit_choice_due;
     struct th_exit_store {

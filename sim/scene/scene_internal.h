@@ -118,6 +118,17 @@ typedef struct th_scene_hazard {
     const th_ynode *node;
 } th_scene_hazard;
 
+/* A group (scene_group.c): listed members (crowd, index among its agents) or a whole crowd in
+ * groups of neighbours. */
+typedef struct th_scene_group {
+    const th_ynode *node;
+    uint32_t *member; /* crowd and index pairs, `count` of them; NULL for a whole crowd */
+    uint32_t count;
+    int32_t crowd; /* a whole crowd, or -1 */
+    uint32_t size_lo, size_hi;
+    float spread;
+} th_scene_group;
+
 typedef struct th_scene {
     th_ydoc doc;
     bool allow_outside_paths; /* files the scene names may lie outside its folder */
@@ -168,6 +179,8 @@ typedef struct th_scene {
     uint32_t exit_count;
     th_scene_hazard *hazard;
     uint32_t hazard_count;
+    th_scene_group *group;
+    uint32_t group_count;
 } th_scene;
 
 /* Shared by the scene sources: report a problem at a node as
@@ -259,6 +272,15 @@ const char *th_scene_found(const th_ynode *n, char *buf, size_t cap);
  * to the world once it is built. */
 bool th_scene_parse_measure(th_scene *s, const th_ynode *n, th_error *err);
 bool th_scene_build_measure(th_world *w, const th_scene *s, th_error *err);
+
+/* scene_parse.c: a crowd by name (a scalar node), or -1. */
+int th_scene_find_crowd(const th_scene *s, const th_ynode *name);
+
+/* scene_group.c: the `groups` section, read after the crowds, and handed to the world once its
+ * agents are in (first_id[c]: the id slot of crowd c's first agent; n[c]: its agents). */
+bool th_scene_parse_groups(th_scene *s, const th_ynode *n, th_error *err);
+bool th_scene_build_groups(th_world *w, const th_scene *s, const uint64_t *first_id,
+                           const uint64_t *n, th_error *err);
 
 /* scene_hazard.c: the `hazards` section, read after the map, and handed to the world once it
  * is built. */

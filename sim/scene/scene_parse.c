@@ -1312,6 +1312,8 @@ bool th_scene_name(const th_scene *s, const th_ynode *n, const char *path, char 
 
 const char *th_scene_found(const th_ynode *n, char *buf, size_t cap) { return found(n, buf, cap); }
 
+int th_scene_find_crowd(const th_scene *s, const th_ynode *name) { return find_crowd(s, name); }
+
 /* ---- the file -------------------------------------------------------------------------- */
 
 static bool parse_tree(th_scene *s, th_error *err);
@@ -1343,7 +1345,7 @@ static bool parse_tree(th_scene *s, th_error *err) {
     static const char *const keys[] = {"name",       "seed",    "timestep", "threads",  "steps",
                                        "world",      "map",     "bunkers",  "targets",  "crowds",
                                        "squads",     "events",  "measure",  "spawners", "exits",
-                                       "stall_time", "hazards", NULL};
+                                       "stall_time", "hazards", "groups",   NULL};
     if (!known_keys(s, root, "", keys, err)) return false;
 
     const th_ynode *v = th_ynode_get(root, "name");
@@ -1412,6 +1414,7 @@ static bool parse_tree(th_scene *s, th_error *err) {
     if ((v = th_ynode_get(root, "events")) && !parse_events(&c, v)) return false;
     if ((v = th_ynode_get(root, "measure")) && !th_scene_parse_measure(s, v, err)) return false;
     if ((v = th_ynode_get(root, "hazards")) && !th_scene_parse_hazards(s, v, err)) return false;
+    if ((v = th_ynode_get(root, "groups")) && !th_scene_parse_groups(s, v, err)) return false;
     if (!th_scene_parse_flow(s, root, err)) return false;
     return true;
 }

@@ -9,9 +9,14 @@
 #     are (the trajectories' last samples), the report's outcome and `hazards` line and the
 #     JSON's outcome.incapacitated and hazards entry agree, and everyone is accounted for;
 #   - the same state hash on 1 and 3 threads;
+#   - the same hazards read from a CSV table (`file:`, rows of the two rectangles interleaved)
+#     give the same state hash and the same `hazards` lines in the report;
 #   - scene errors at their line and column: hazards on open ground, `air` and `keys` together,
 #     keys out of time order, an unknown gas, a value out of range, a rectangle holding no cell
-#     centre, a missing rectangle.
+#     centre, a missing rectangle; and in tables, at the scene's `file:` with the table's own
+#     line and column: a bad header, a non-number, an empty field, a value out of range, times
+#     not increasing, a rectangle outside the world, a missing file, a file outside the scene's
+#     folder, a symbolic link.
 #
 # usage: test_hazard_cli.sh path/to/throng
 set -u
@@ -113,6 +118,23 @@ EOF
     if [[ -n $h1 && $h1 == "$h2" && $h1 == "$h3" ]]; then pass "same hash on 1, 2 and 3 threads"; else
         fail "same hash on 1, 2 and 3 threads" "1: '$h1', 2: '$h2', 3: '$h3'"
     fi
+    # The same hazards from a table: comments, a blank line, CRLF, blanks around fields, the
+    # rectangles' rows interleaved and one rectangle written two ways.
+    python3 - "$tmp/fire.yaml" >"$tmp/fire_file.yaml" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+print(re.sub(r"^hazards:\n(?:  .*\n)+", "hazards:\n  - file: fire.csv\n", text, flags=re.M), end="")
+EOF
+    printf '%s\n' '# from a fire model' '' 'time,x,y,width,height,extinction,co,co2,o2,hcn' \
+        '0,10,5,20,2,5,0,0.04,20.9,0' '0,12,0.5,10,4,0,0,0.04,20.9,0' \
+        $'10, 12, 0.5, 10, 4, 1, 0, 0.04, 20.9, 0\r' '# the worst' \
+        '14,12.0,0.50,1e1,4,3,30000,8,12,400' >"$tmp/fire.csv"
+    run run "$tmp/fire_file.yaml" --headless --threads 2
+    hf=$(grep -E '^(hash|hazards)' "$tmp/out")
+    hi=$(grep -E '^(hash|hazards)' "$tmp/report")
+    if [[ -n $hf && $hf == "$hi" ]]; then pass "hazards from a CSV table: the same hash and doses"; else
+        fail "hazards from a CSV table: the same hash and doses" "table: '$hf', inline: '$hi'; $(head -c 300 "$tmp/err")"
+    fi
 fi
 
 # bad NAME HAZARDS WHERE SAYS: a scene on a 10 m map whose `hazards:` is HAZARDS (one line).
@@ -130,6 +152,34 @@ bad "negative smoke" "[{rect: [1, 1, 3, 2], keys: [{time: 0, extinction: -1}]}]"
 bad "no cell centre" "[{rect: [1.6, 1, 0.3, 2], air: {co: 5}}]" "12:18:" "no cell centre"
 bad "outside the map" "[{rect: [8, 1, 3, 2], air: {co: 5}}]" "12:18:" "inside the 10 x 4 m world"
 bad "a missing rectangle" "[{air: {co: 5}}]" "12:11:" "missing: expected [x, y, width, height]"
+# csvbad NAME TABLE WHERE SAYS: the scene with `hazards: [{file: h.csv}]`, h.csv holding TABLE
+# (printf escapes) after the header line: refused at the `file:` value, with h.csv:WHERE SAYS.
+csvbad() {
+    printf 'time,x,y,width,height,extinction,co,co2,o2,hcn\n%b' "$2" >"$tmp/h.csv"
+    bad "$1" "[{file: h.csv}]" "12:18:" "h.csv:$3 $4"
+}
+hdr='time,x,y,width,height,extinction,co,co2,o2,hcn'
+printf '# a table\ntime,x,y,width,height,extinction,co,co2,02,hcn\n' >"$tmp/h.csv"
+bad "table: a bad header" "[{file: h.csv}]" "12:18:" "h.csv:2:41: expected the header line $hdr, found '02' for column 9 (o2)"
+csvbad "table: a non-number" '0,1,1,3,2,0,0,0.04,20.9,0\n\n5,1,1,3,2,0,0,0.04,abc,0\n' "4:20:" "expected a number in [0, 100] for o2, found 'abc'"
+csvbad "table: an empty field" '0,1,1,3,2,0,,0.04,20.9,0\n' "2:13:" "expected a number in [0, 1e+06] for co, found an empty field"
+csvbad "table: a value out of range" '0,1,1,3,2,1001,0,0.04,20.9,0\n' "2:11:" "expected a number in [0, 1000] for extinction, found '1001'"
+csvbad "table: a missing field" '0,1,1,3,2,0,0,0.04,20.9\n' "2:24:" "expected 10 fields, found 9: hcn is missing"
+csvbad "table: times not increasing" '5,1,1,3,2,0,0,0.04,20.9,0\n0,5,1,3,2,0,0,0.04,20.9,0\n5,1,1,3,2,0,0,0.04,20.9,0\n' "4:1:" "expected a time after 5 s, that of this rectangle's row on line 2, found 5 s"
+csvbad "table: a rectangle outside the world" '0,8,1,3,2,0,0,0.04,20.9,0\n' "2:3:" "expected [x, y, width, height] with a positive size inside the 10 x 4 m world, found [8, 1, 3, 2]"
+csvbad "table: no rows" '# none\n' "3:1:" "expected rows of data after the header, found none"
+bad "table: a missing file" "[{file: none.csv}]" "12:18:" "cannot read '$tmp/none.csv'"
+bad "table: rect and file together" "[{file: h.csv, rect: [1, 1, 3, 2]}]" "12:31:" "expected \`file\` alone"
+mkdir -p "$tmp/in"
+printf '%s\n0,1,1,3,2,0,0,0.04,20.9,0\n' "$hdr" >"$tmp/out.csv"
+bad "table: outside the scene's folder" "[{file: ../out.csv}]" "12:18:" "expected a file inside the scene's folder, found a path with '..'"
+mv "$tmp/bad.yaml" "$tmp/in/scene.yaml"
+run check "$tmp/in/scene.yaml" --allow-outside-paths
+if [[ $rc -eq 0 ]]; then pass "table: outside the folder with --allow-outside-paths"; else
+    fail "table: outside the folder with --allow-outside-paths" "exit code $rc: $(cat "$tmp/err")"
+fi
+ln -s out.csv "$tmp/link.csv"
+bad "table: a symbolic link" "[{file: link.csv}]" "12:18:" "found a symbolic link"
 printf 'name: bad\nworld: {size: [10, 10]}\ncrowds:\n  - {name: c, agents: [[2, 2]]}\nhazards: [{rect: [1, 1, 3, 2], air: {co: 5}}]\n' >"$tmp/open.yaml"
 expect_scene_error "hazards on open ground" "$tmp/open.yaml" "5:10:" "hazards need a \`map\`"
 printf 'name: bad\nworld: {size: [10, 10]}\ncrowds:\n  - {name: c, agents: [[2, 2]], smoke_slope: 11}\n' >"$tmp/slope.yaml"

@@ -110,11 +110,13 @@ typedef struct th_scene_exit {
     const th_ynode *node;
 } th_scene_exit;
 
-/* A fire hazard and the node it came from (scene_hazard.c). */
+/* A fire hazard and the node it came from (scene_hazard.c): its `hazards` entry, or that
+ * entry's `file:` value for a rectangle of a table. */
 typedef struct th_scene_hazard {
     th_hazard_def def; /* def.keys points at keys */
     th_hazard_key *keys;
     uint32_t key_count;
+    uint32_t entry; /* index in the `hazards` list */
     const th_ynode *node;
 } th_scene_hazard;
 
@@ -177,8 +179,8 @@ typedef struct th_scene {
     uint32_t spawner_count;
     th_scene_exit *exit;
     uint32_t exit_count;
-    th_scene_hazard *hazard;
-    uint32_t hazard_count;
+    th_scene_hazard *hazard; /* th_alloc'd, grown as entries and tables add hazards */
+    uint32_t hazard_count, hazard_cap;
     th_scene_group *group;
     uint32_t group_count;
 } th_scene;
@@ -219,7 +221,8 @@ bool th_scene_open_at(const th_scene *s, float x, float y, bool no_bunker);
 
 /* scene_parse.c */
 bool th_scene_parse(th_scene *s, const char *path, th_error *err);
-/* The same, with files the scene names (map.image) allowed outside the scene's folder. */
+/* The same, with files the scene names (map.image, hazards[].file) allowed outside the scene's
+ * folder. */
 bool th_scene_parse_ex(th_scene *s, const char *path, bool allow_outside_paths, th_error *err);
 /* The same from `len` bytes in memory, reported as file `name` (which must outlive `s`); image
  * maps are still read from files, relative to `name`'s folder. */
@@ -249,6 +252,18 @@ bool th_scene_parse_mover(th_scene *s, th_scene_crowd *cr, const th_ynode *goal,
 /* scene_forage.c: `goal: {forage: ...}` (ant-colony foraging). */
 bool th_scene_parse_forage(th_scene *s, th_scene_crowd *cr, const th_ynode *n, const char *path,
                            th_error *err);
+
+/* scene_file.c: the file a scene names at the scalar `file` (key path `path`; `what` names its
+ * kind in messages, "PNG"), read whole: relative to the scene file's folder and, unless
+ * s->allow_outside_paths, inside it (no absolute path, no `..`, no symbolic link on the way), a
+ * regular file of 1 to `max_bytes` bytes. The path it was read from goes in `resolved`; the
+ * bytes in *bytes (th_free them) and *len, or false with `err` filled at `file`. */
+bool th_scene_read_file(const th_scene *s, const th_ynode *file, const char *path, const char *what,
+                        size_t max_bytes, unsigned char **bytes, size_t *len, char *resolved,
+                        size_t resolved_cap, th_error *err);
+/* Why `name` leaves the scene's folder whatever exists ("an absolute path", "a path with
+ * '..'"), or NULL. */
+const char *th_scene_outside_by_name(const char *name, size_t len);
 
 /* scene_map.c: fill kind/cost/legend from the `map` node (ascii, image or generated city). */
 bool th_scene_read_map(th_scene *s, const th_ynode *map, th_error *err);

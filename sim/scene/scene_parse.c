@@ -1420,6 +1420,7 @@ static bool parse_tree(th_scene *s, th_error *err) {
 }
 
 void th_scene_free(th_scene *s) {
+    th_free(s->hazard);
     th_free(s->kind);
     th_free(s->cost);
     th_free(s->legend);

@@ -17,8 +17,9 @@ static const char k_check_help[] =
     "\n"
     "  --threads T            worker threads, 1..64 or 0 for every core, as for run\n"
     "                         (default: the scene's, else every core)\n"
-    "  --allow-outside-paths  let scenes read files outside their own folder (map.image:\n"
-    "                         absolute paths, '..', symbolic links); refused by default\n";
+    "  --allow-outside-paths  let scenes read files outside their own folder (map.image,\n"
+    "                         hazard tables: absolute paths, '..', symbolic links); refused\n"
+    "                         by default\n";
 
 int th_cmd_check(int argc, char **argv) {
     if (argc == 0) {

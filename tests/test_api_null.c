@@ -385,6 +385,21 @@ PROBE(th_world_set_agent_speed) {
     REFUSED();
 }
 
+PROBE(th_world_set_agent_goal) {
+    const th_agent_goal g = {.kind = TH_AGENT_GOAL_CROWD};
+    CLEAR();
+    ck_assert(!th_world_set_agent_goal(NULL, (th_agent_id){1, 1}, &g, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_set_agent_goal(w, (th_agent_id){1, 1}, NULL, &err));
+    REFUSED();
+}
+PROBE(th_world_get_agent_goal) {
+    th_agent_goal g;
+    ck_assert(!th_world_get_agent_goal(NULL, (th_agent_id){1, 1}, &g));
+    ck_assert(!th_world_get_agent_goal(w, (th_agent_id){1, 1}, NULL));
+}
+
 PROBE(th_world_get_squad) {
     th_squad_info s;
     ck_assert(!th_world_get_squad(NULL, (th_squad_id){1}, &s));
@@ -1014,6 +1029,8 @@ static const struct {
     E(th_world_agent_remaining),
     E(th_world_agent_path),
     E(th_world_set_agent_speed),
+    E(th_world_set_agent_goal),
+    E(th_world_get_agent_goal),
     E(th_world_add_group),
     E(th_world_group_count),
     E(th_world_get_group),

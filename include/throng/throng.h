@@ -680,6 +680,42 @@ TH_API float th_world_agent_remaining(const th_world *w, th_agent_id id);
 TH_API bool th_world_agent_path(const th_world *w, th_agent_id id, th_vec2 *out, uint32_t max,
                                 uint32_t *count, th_error *err);
 
+/** What one agent walks to in place of its crowd's goal (th_world_set_agent_goal). */
+typedef enum th_agent_goal_kind {
+    TH_AGENT_GOAL_CROWD = 0,  /* back to its crowd's goal */
+    TH_AGENT_GOAL_POINT = 1,  /* a point: along an A* path (string-pulled), planned when set and
+                                 re-planned after terrain events; it stays there once within
+                                 `radius` */
+    TH_AGENT_GOAL_EXIT = 2,   /* a bunker, down its river map (fleeing crowds: as
+                                 th_world_set_agent_exit) */
+    TH_AGENT_GOAL_FOLLOW = 3, /* another agent: straight toward it, keeping `radius` off; back to
+                                 its crowd's goal once the other has left */
+} th_agent_goal_kind;
+
+/** Most waypoints of an agent's own path (TH_AGENT_GOAL_POINT). */
+#define TH_AGENT_PATH_POINTS 256
+
+typedef struct th_agent_goal {
+    th_agent_goal_kind kind;
+    th_vec2 point;      /* POINT: metres, inside the world, on open ground */
+    float radius;       /* POINT, FOLLOW: metres in (0, 1000], 0 = 1 */
+    th_bunker_id exit;  /* EXIT */
+    th_agent_id follow; /* FOLLOW: another agent */
+} th_agent_goal;
+
+/** Give one agent its own goal from the next step on, or return it to its crowd's (docs/goals.md,
+ *  "An agent's own goal"). Its direction, stall judgement and the per-agent queries follow it.
+ *  False with `err` filled for an unknown agent, a bad goal (a point off the world or in a wall
+ *  or with no path to it (TH_ERR_UNREACHABLE), an exit for an agent whose crowd does not flee,
+ *  an unknown agent to follow or itself), or a world split over several ranks. May allocate
+ *  (the first time: the path-finding memory); call it between steps. */
+TH_API bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *goal,
+                                    th_error *err);
+
+/** The agent's own goal (kind TH_AGENT_GOAL_CROWD when it follows its crowd's). False for an
+ *  unknown agent or a null pointer. */
+TH_API bool th_world_get_agent_goal(const th_world *w, th_agent_id id, th_agent_goal *out);
+
 /** Give one pedestrian its own free walking speed (m/s, in (0, its crowd's max_speed]) from
  *  the next step on, in place of the one drawn for it (a slower walker, a child). False with
  *  `err` filled for an unknown agent, a boids agent or a speed out of range. */

@@ -5,6 +5,7 @@
 #include "engine/alloc.h"
 #include "engine/rng.h"
 #include "sim/behave/choice.h"
+#include "sim/behave/own_goal.h"
 #include "sim/core/error.h"
 #include "sim/dist/dist.h"
 
@@ -228,5 +229,10 @@ bool th_world_set_agent_exit(th_world *w, th_agent_id id, th_bunker_id exit, th_
         return false;
     }
     w->exit_of_id[th_id_slot(id)] = (uint8_t)exit.index1;
+    th_own_goal *own = th_own_of(w, th_id_slot(id)); /* an exit in place of its own goal */
+    if (own) {
+        own->used = false;
+        w->own_of_id[th_id_slot(id)] = 0;
+    }
     return true;
 }

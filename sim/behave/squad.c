@@ -236,6 +236,10 @@ static uint32_t plan(th_world *w, th_vec2 a, th_vec2 b, th_vec2 *out, uint32_t m
     return plan_on(w, &w->nav.map, a, b, out, max);
 }
 
+uint32_t th_path_plan(th_world *w, th_vec2 a, th_vec2 b, th_vec2 *out, uint32_t max) {
+    return plan(w, a, b, out, max);
+}
+
 /* The centre's path: for a rigid squad first on the map with the cells too near a wall for
  * the whole shape blocked (a cell stays open when its centre is at least the template's radius
  * plus the margin's and a cell's half-diagonals from every blocked cell's centre: then every
@@ -673,7 +677,7 @@ static bool segment_meets_box(th_vec2 a, th_vec2 b, float x0, float y0, float x1
 }
 
 /* Whether the polyline `from`, pts[0..n) meets a rectangle raised by this step's events. */
-static bool meets_raised(const th_world *w, th_vec2 from, const th_vec2 *pts, uint32_t n) {
+bool th_path_meets_raised(const th_world *w, th_vec2 from, const th_vec2 *pts, uint32_t n) {
     const th_world_nav *nv = &w->nav;
     if (nv->raised_overflow) return n > 0;
     const float cs = nv->map.cell_size;
@@ -776,16 +780,17 @@ static void replan(th_world *w, th_squad *q) {
 static void after_terrain_events(th_world *w, th_squad *q) {
     const th_world_nav *nv = &w->nav;
     const bool marching = q->path_next < q->path_count || q->stuck;
-    if (marching &&
-        (nv->terrain_lowered || q->stuck ||
-         meets_raised(w, q->centre, q->path + q->path_next, q->path_count - q->path_next))) {
+    if (marching && (nv->terrain_lowered || q->stuck ||
+                     th_path_meets_raised(w, q->centre, q->path + q->path_next,
+                                          q->path_count - q->path_next))) {
         replan(w, q);
     }
     if (nv->raised_count == 0 && !nv->raised_overflow) return;
     for (uint32_t m = 0; m < q->member_count; m++) {
         if (q->back_count[m] == 0) continue;
         const th_vec2 *back = q->back + (size_t)m * TH_SQUAD_BACK_POINTS;
-        if (meets_raised(w, q->at[m], back + q->back_next[m], q->back_count[m] - q->back_next[m])) {
+        if (th_path_meets_raised(w, q->at[m], back + q->back_next[m],
+                                 q->back_count[m] - q->back_next[m])) {
             q->back_count[m] = 0;
             q->cutoff[m] = CUTOFF_SECONDS;
         }

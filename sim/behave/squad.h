@@ -42,4 +42,13 @@ void th_squads_update(th_world *w);     /* serial, after integration */
 th_vec2 th_squad_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
                        th_vec2 v);
 
+/* Paths for anyone who walks to a point (squads, agents' own goals), with the world's
+ * path-finding memory (th_nav_path_ready must have run, between steps): A* from a's cell to
+ * b's and string pulling into out, at most max points, the last one b itself; 0 when there is
+ * no path. Without a map: a and b. No allocation, so also inside a step (serial). */
+uint32_t th_path_plan(th_world *w, th_vec2 a, th_vec2 b, th_vec2 *out, uint32_t max);
+/* Whether the way from `from` through pts[0, n) meets a rectangle this step's events blocked
+ * or made dearer (sim/nav: raised). */
+bool th_path_meets_raised(const th_world *w, th_vec2 from, const th_vec2 *pts, uint32_t n);
+
 #endif

@@ -25,6 +25,7 @@
 #include "sim/behave/goal.h"
 #include "sim/behave/group.h"
 #include "sim/behave/movers.h"
+#include "sim/behave/own_goal.h"
 #include "sim/behave/ped.h"
 #include "sim/behave/squad.h"
 #include "sim/core/flow.h"
@@ -205,6 +206,7 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
     const float dt = x->dt, width = x->width, height = x->height;
     const bool wrap = x->wrap, terrain = x->terrain, slow = x->slow;
     const bool goal_state = x->goal_state, exits = x->exits, hazards = x->hazards;
+    const bool own = w->own != NULL;
     const uint64_t step = w->step;
     uint32_t sheltering = 0;
     for (uint32_t k = begin; k < end; k++) {
@@ -240,6 +242,10 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
             sheltering += shelter[k] != 0;
         }
         if (goal_state && th_goal_stateful(c->goal)) th_goal_moved(w, a->id[k], c, p, v);
+        if (own) {
+            th_own_goal *g = th_own_of(w, th_id_slot(a->id[k]));
+            if (g) th_own_moved(w, g, p);
+        }
         if (c->ped) {
             a->aware[k] = w->aware_next[k];
             a->hx[k] = w->hx_next[k];
@@ -342,6 +348,11 @@ static void part_nav_fields(th_step_ctx *x) {
     if (x->w->nav.present) x->map_changed = th_nav_update(x->w);
 }
 
+/* Agents' own paths the terrain events can matter to, planned again (serial). */
+static void part_own_paths(th_step_ctx *x) {
+    if (x->w->own && x->map_changed) th_own_after_terrain(x->w);
+}
+
 /* Congestion-aware destination fields (behaviour's): on their own schedule, and with the others
  * when the map changed (their blocked cells must agree with the map's). */
 static void part_congestion(th_step_ctx *x) {
@@ -434,6 +445,7 @@ static const step_part k_parts[] = {
     {"hazards", TH_PHASE_EVENTS, part_hazards},
     {"nav fields", TH_PHASE_NAV, part_nav_fields},
     {"congestion", TH_PHASE_NAV, part_congestion},
+    {"own paths", TH_PHASE_NAV, part_own_paths},
     {"migration", TH_PHASE_GRID, part_migration},
     {"grid", TH_PHASE_GRID, part_grid},
     {"ghosts", TH_PHASE_GRID, part_ghosts},

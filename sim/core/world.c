@@ -9,6 +9,7 @@
 #include "sim/behave/forage.h"
 #include "sim/behave/goal.h"
 #include "sim/behave/group.h"
+#include "sim/behave/own_goal.h"
 #include "sim/behave/squad.h"
 #include "sim/core/flow.h"
 #include "sim/core/measure.h"
@@ -171,6 +172,7 @@ void th_world_destroy(th_world *w) {
     th_world_free_agents(w);
     th_hazard_free(w);
     th_groups_free(w);
+    th_own_free(w);
     for (uint32_t q = 0; q < w->squad_count; q++) th_squad_free(w->squad[q]);
     th_squad_gather_free(w);
     th_free(w->removals);

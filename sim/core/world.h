@@ -254,7 +254,9 @@ typedef struct th_chunk_stats {
     /* its group + 1, 0 = none, and the share of its free speed the group  */  \
     /* leaves it (sim/behave/group.h), once the world has a group          */  \
     X(group_of_id, uint32_t, w->groups != NULL)                                \
-    X(group_pace, float, w->groups != NULL)
+    X(group_pace, float, w->groups != NULL)                                    \
+    /* its own goal + 1 in w->own (sim/behave/own_goal.h), 0 = its crowd's */  \
+    X(own_of_id, uint32_t, w->own != NULL)
 
 struct th_world {
     th_world_def def;
@@ -323,6 +325,7 @@ struct th_world {
     /* Exit choice (sim/behave/choice.h): exit_of_id exists once a crowd lists exits or an
      * agent is sent to one; the decision pass runs while choices are pending. */
     struct th_groups *groups; /* walkers that keep together (sim/behave/group.h), or NULL */
+    struct th_own_goals *own; /* agents' own goals (sim/behave/own_goal.h), or NULL */
     bool exit_choice_wanted;
     bool exit_choice_due;
     struct th_exit_store {

@@ -1,0 +1,280 @@
+/* Agents' own goals (own_goal.h). */
+#include <math.h>
+#include <string.h>
+
+#include "engine/alloc.h"
+#include "sim/behave/choice.h"
+#include "sim/behave/own_goal.h"
+#include "sim/behave/squad.h"
+#include "sim/core/error.h"
+#include "sim/nav/world_nav_private.h"
+
+void th_own_free(th_world *w) {
+    if (!w->own) return;
+    th_free(w->own->goal);
+    th_free(w->own->path);
+    th_free(w->own);
+    w->own = NULL;
+}
+
+static th_vec2 *path_of(const th_world *w, const th_own_goal *g) {
+    return w->own->path + (size_t)(g - w->own->goal) * TH_AGENT_PATH_POINTS;
+}
+
+/* The table and own_of_id, for the agents added before. */
+static bool create(th_world *w) {
+    struct th_own_goals *o = th_calloc(1, sizeof *o);
+    uint32_t *of = w->id_capacity ? th_calloc(w->id_capacity, sizeof *of) : NULL;
+    if (!o || (w->id_capacity && !of)) {
+        th_free(o);
+        th_free(of);
+        return false;
+    }
+    w->own = o;
+    w->own_of_id = of;
+    return true;
+}
+
+/* An entry for the agent: its own, a free one, or one whose agent has gone. */
+static th_own_goal *entry_for(th_world *w, th_agent_id id) {
+    struct th_own_goals *o = w->own;
+    const uint32_t slot = th_id_slot(id);
+    if (w->own_of_id[slot]) return &o->goal[w->own_of_id[slot] - 1u];
+    for (uint32_t i = 0; i < o->count; i++) {
+        th_own_goal *g = &o->goal[i];
+        const bool alive = g->used && th_agent_index(w, g->id) != UINT32_MAX &&
+                           w->own_of_id[th_id_slot(g->id)] == i + 1u;
+        if (!alive) {
+            w->own_of_id[slot] = i + 1u;
+            return g;
+        }
+    }
+    const uint32_t old_cap = o->cap;
+    if (!th_array_reserve((void **)&o->goal, sizeof *o->goal, o->count, &o->cap, o->count + 1, 16,
+                          1u << 20))
+        return NULL;
+    if (o->cap != old_cap &&
+        !th_grow_array((void **)&o->path, sizeof *o->path * TH_AGENT_PATH_POINTS, o->count,
+                       o->cap)) {
+        o->cap = old_cap; /* the goals grew, the paths did not: keep within the paths */
+        return NULL;
+    }
+    w->own_of_id[slot] = ++o->count;
+    return &o->goal[o->count - 1u];
+}
+
+/* Plan g's path from p; false when there is none. */
+static bool plan_point(th_world *w, th_own_goal *g, th_vec2 p) {
+    th_vec2 *path = path_of(w, g);
+    const uint32_t k = th_path_plan(w, p, g->goal.point, path, TH_AGENT_PATH_POINTS);
+    g->stuck = k == 0;
+    g->count = k;
+    /* The plan starts at p's cell centre: head for the next waypoint at once. */
+    g->next = k > 1 ? 1 : 0;
+    return k > 0;
+}
+
+bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *goal,
+                             th_error *err) {
+    if (!w || !goal) {
+        th_error_set(err, TH_ERR_INVALID, "null world or goal");
+        return false;
+    }
+    if (w->stepping) {
+        th_error_set(err, TH_ERR_STATE, "an agent's goal is set between steps");
+        return false;
+    }
+    if (w->dist) {
+        th_error_set(err, TH_ERR_STATE,
+                     "agents' own goals are not supported over several MPI ranks");
+        return false;
+    }
+    const uint32_t k = th_agent_index(w, id);
+    if (k == UINT32_MAX) {
+        th_error_set(err, TH_ERR_HANDLE, "no agent %u (generation %u)", id.index1, id.generation);
+        return false;
+    }
+    const uint32_t slot = th_id_slot(id);
+    const th_agents *a = &w->buf[w->cur];
+    const th_vec2 p = th_v2(a->px[k], a->py[k]);
+    th_agent_goal g = *goal;
+    switch (g.kind) {
+    case TH_AGENT_GOAL_CROWD:
+        if (w->own && w->own_of_id[slot]) {
+            w->own->goal[w->own_of_id[slot] - 1u].used = false;
+            w->own_of_id[slot] = 0;
+        }
+        return true;
+    case TH_AGENT_GOAL_EXIT:
+        if (!th_world_set_agent_exit(w, id, g.exit, err)) return false;
+        if (w->own && w->own_of_id[slot]) {
+            w->own->goal[w->own_of_id[slot] - 1u].used = false;
+            w->own_of_id[slot] = 0;
+        }
+        return true;
+    case TH_AGENT_GOAL_POINT:
+    case TH_AGENT_GOAL_FOLLOW: break;
+    default:
+        th_error_set(err, TH_ERR_INVALID, "unknown agent goal kind %d", (int)g.kind);
+        return false;
+    }
+    const float r = g.radius == 0.0f ? 1.0f : g.radius;
+    if (!(isfinite(r) && r > 0.0f && r <= 1000.0f)) {
+        th_error_set(err, TH_ERR_INVALID, "radius must be in (0, 1000] metres, got %g",
+                     (double)g.radius);
+        return false;
+    }
+    g.radius = r;
+    if (g.kind == TH_AGENT_GOAL_FOLLOW) {
+        if (th_agent_index(w, g.follow) == UINT32_MAX || g.follow.index1 == id.index1) {
+            th_error_set(err, TH_ERR_HANDLE, "no other agent %u (generation %u) to follow",
+                         g.follow.index1, g.follow.generation);
+            return false;
+        }
+    } else {
+        const th_vec2 q = g.point;
+        if (!(q.x >= 0.0f && q.x < w->def.width && q.y >= 0.0f && q.y < w->def.height)) {
+            th_error_set(err, th_error_point_code(q), "the point (%g, %g) is outside the world",
+                         (double)q.x, (double)q.y);
+            return false;
+        }
+        if (w->nav.present && th_navmap_blocked_at(&w->nav.map, q)) {
+            th_error_set(err, TH_ERR_BLOCKED, "the point (%g, %g) is inside a wall", (double)q.x,
+                         (double)q.y);
+            return false;
+        }
+        if (w->nav.present && !th_nav_path_ready(w, err)) return false;
+    }
+    if (!w->own && !create(w)) {
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
+        return false;
+    }
+    th_own_goal *e = entry_for(w, id);
+    if (!e) {
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
+        return false;
+    }
+    const th_own_goal was = *e;
+    *e = (th_own_goal){.id = id, .goal = g, .r2 = r * r, .used = true};
+    if (g.kind == TH_AGENT_GOAL_POINT && !plan_point(w, e, p)) {
+        th_error_set(err, TH_ERR_UNREACHABLE, "no path from (%g, %g) to (%g, %g)", (double)p.x,
+                     (double)p.y, (double)g.point.x, (double)g.point.y);
+        if (was.used && th_agent_index(w, was.id) == k) *e = was; /* its former goal stays */
+        else {
+            e->used = false;
+            w->own_of_id[slot] = 0;
+        }
+        return false;
+    }
+    return true;
+}
+
+bool th_world_get_agent_goal(const th_world *w, th_agent_id id, th_agent_goal *out) {
+    const uint32_t k = w && out ? th_agent_index(w, id) : UINT32_MAX;
+    if (k == UINT32_MAX) return false;
+    const uint32_t slot = th_id_slot(id);
+    const th_own_goal *g = th_own_of(w, slot);
+    *out = g ? g->goal : (th_agent_goal){.kind = TH_AGENT_GOAL_CROWD};
+    /* An exit it was sent to (not one its crowd's choice gave it). */
+    if (!g && w->exit_of_id && w->exit_of_id[slot] >= 1u &&
+        w->exit_of_id[slot] <= w->nav.bunker_count &&
+        !w->exit_store[w->buf[w->cur].crowd[k]].listed) {
+        out->kind = TH_AGENT_GOAL_EXIT;
+        out->exit = (th_bunker_id){w->exit_of_id[slot]};
+    }
+    return true;
+}
+
+/* Where a followed agent is, or false once it has gone. */
+static bool followed_at(const th_world *w, th_agent_id id, th_vec2 *at) {
+    const uint32_t k = th_agent_index(w, id);
+    if (k == UINT32_MAX) return false;
+    const th_agents *a = &w->buf[w->cur];
+    *at = th_v2(a->px[k], a->py[k]);
+    return true;
+}
+
+/* The point it walks to now and whether that is the end of its way. */
+static bool aim(const th_world *w, const th_own_goal *g, th_vec2 *at, bool *last) {
+    if (g->goal.kind == TH_AGENT_GOAL_FOLLOW) {
+        *last = true;
+        return followed_at(w, g->goal.follow, at);
+    }
+    if (g->count == 0) return false;
+    const uint32_t i = g->next < g->count ? g->next : g->count - 1u;
+    *at = path_of(w, g)[i];
+    *last = i + 1u == g->count;
+    return true;
+}
+
+bool th_own_direction(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec2 *dir) {
+    *dir = th_v2(0.0f, 0.0f);
+    th_vec2 at;
+    bool last;
+    if (!aim(w, g, &at, &last)) return g->goal.kind == TH_AGENT_GOAL_FOLLOW; /* gone: stand */
+    const th_vec2 d = th_min_image(th_v2_sub(at, p), w->wrap, w->def.width, w->def.height);
+    if (last && th_v2_len2(d) <= g->r2) return true; /* there */
+    *dir = th_v2_norm(d);
+    return true;
+}
+
+void th_own_moved(th_world *w, th_own_goal *g, th_vec2 p) {
+    if (g->goal.kind != TH_AGENT_GOAL_POINT) return;
+    /* A waypoint is passed when within half a cell (a metre without a map) of it. */
+    const float reach = w->nav.present ? 0.5f * w->nav.map.cell_size : 1.0f;
+    const th_vec2 *path = path_of(w, g);
+    while (g->next + 1u < g->count) {
+        const th_vec2 d = th_v2_sub(path[g->next], p);
+        if (th_v2_len2(d) > reach * reach) break;
+        g->next++;
+    }
+}
+
+bool th_own_arrived(const th_world *w, const th_own_goal *g, th_vec2 p) {
+    th_vec2 at;
+    bool last;
+    if (!aim(w, g, &at, &last) || !last) return false;
+    return th_v2_len2(th_min_image(th_v2_sub(at, p), w->wrap, w->def.width, w->def.height)) <=
+           g->r2;
+}
+
+void th_own_after_terrain(th_world *w) {
+    struct th_own_goals *o = w->own;
+    if (!o || !w->nav.present) return;
+    const th_world_nav *nv = &w->nav;
+    const th_agents *a = &w->buf[w->cur];
+    for (uint32_t i = 0; i < o->count; i++) {
+        th_own_goal *g = &o->goal[i];
+        if (!g->used || g->goal.kind != TH_AGENT_GOAL_POINT) continue;
+        const uint32_t k = th_agent_index(w, g->id);
+        if (k == UINT32_MAX || w->own_of_id[th_id_slot(g->id)] != i + 1u) continue;
+        const th_vec2 p = th_v2(a->px[k], a->py[k]);
+        const th_vec2 *path = path_of(w, g);
+        if (nv->terrain_lowered || g->stuck ||
+            th_path_meets_raised(w, p, path + g->next, g->count - g->next))
+            plan_point(w, g, p);
+    }
+}
+
+uint32_t th_own_plan(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec2 *out, uint32_t max,
+                     float *metres) {
+    th_vec2 at;
+    bool last;
+    if (!aim(w, g, &at, &last)) return UINT32_MAX;
+    const th_vec2 *path = g->goal.kind == TH_AGENT_GOAL_POINT ? path_of(w, g) : &at;
+    const uint32_t first = g->goal.kind == TH_AGENT_GOAL_POINT ? g->next : 0;
+    const uint32_t end = g->goal.kind == TH_AGENT_GOAL_POINT ? g->count : 1;
+    float m = 0.0f;
+    uint32_t n = 0;
+    th_vec2 from = p;
+    for (uint32_t i = first; i < end; i++) {
+        if (out && n == max) return UINT32_MAX - 1u;
+        m +=
+            th_v2_len(th_min_image(th_v2_sub(path[i], from), w->wrap, w->def.width, w->def.height));
+        if (out) out[n] = path[i];
+        n++;
+        from = path[i];
+    }
+    *metres = m;
+    return n;
+}

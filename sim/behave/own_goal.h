@@ -1,0 +1,52 @@
+/* Agents' own goals (sim/behave/own_goal.c, throng.h th_world_set_agent_goal, docs/goals.md
+ * "An agent's own goal"): a point walked to along a planned path, or another agent followed,
+ * in place of the crowd's goal. (An own exit is exit_of_id: sim/behave/choice.h.)
+ *
+ * The world keeps a table of own goals, each with room for TH_AGENT_PATH_POINTS waypoints,
+ * and per id the entry's index + 1 (own_of_id). The direction is read in the steer phase;
+ * the waypoint reached is advanced in the integrate phase (each agent its own entry); after
+ * terrain events the paths that the change can matter to are planned again, serially, with the
+ * world's path-finding memory (no allocation). */
+#ifndef TH_SIM_OWN_GOAL_H
+#define TH_SIM_OWN_GOAL_H
+
+#include "sim/core/world.h"
+
+typedef struct th_own_goal {
+    th_agent_id id; /* the agent it belongs to */
+    th_agent_goal goal;
+    float r2;       /* radius squared */
+    uint32_t count; /* waypoints of the path (POINT) */
+    uint32_t next;  /* the waypoint walked to */
+    bool stuck;     /* POINT: no path from where it stood at the last plan */
+    bool used;
+} th_own_goal;
+
+struct th_own_goals {
+    th_own_goal *goal;
+    th_vec2 *path; /* TH_AGENT_PATH_POINTS per entry */
+    uint32_t count, cap;
+};
+
+/* The agent in slot `slot` has an own goal: its entry, or NULL. */
+static inline th_own_goal *th_own_of(const th_world *w, uint32_t slot) {
+    if (!w->own || !w->own_of_id[slot]) return NULL;
+    return &w->own->goal[w->own_of_id[slot] - 1u];
+}
+
+/* steer: the unit direction of agent (id, at p) toward its own goal ((0, 0) there); false when
+ * it has no way (stranded). */
+bool th_own_direction(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec2 *dir);
+/* integrate: the agent moved to p; advance its waypoint. */
+void th_own_moved(th_world *w, th_own_goal *g, th_vec2 p);
+/* Whether it stands at its own goal (stall judgement). */
+bool th_own_arrived(const th_world *w, const th_own_goal *g, th_vec2 p);
+/* nav phase, after terrain events: plan again the paths the change can matter to. */
+void th_own_after_terrain(th_world *w);
+/* Where its own goal still goes from p: points after p (out NULL: counted) and metres; as
+ * th_mover_plan. */
+uint32_t th_own_plan(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec2 *out, uint32_t max,
+                     float *metres);
+void th_own_free(th_world *w);
+
+#endif

@@ -1,0 +1,236 @@
+/* An agent's own goal (sim/behave/own_goal.c, th_world_set_agent_goal):
+ *   - agents of a fleeing crowd and of a flock, each sent to its own point across a walled map,
+ *     arrive within their radius and stay, while the rest of their crowd keeps its goal; their
+ *     remaining metres fall to 0 and their path is the planned one (no longer than a plain
+ *     Dijkstra's cost plus a cell, never through a wall);
+ *   - a wall built across its path makes it plan again and still arrive; a point walled in
+ *     leaves it stranded, not stalled-then-lost;
+ *   - following another agent: it keeps within its radius of the other, then returns to its
+ *     crowd's goal once the other has gone; back to the crowd's goal on request;
+ *   - the same hash on 1, 2, 3 and 8 threads; refusals. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "throng/throng.h"
+
+/* 40 x 30 m, 1 m cells; a wall at x = 20 from y = 0 to 24 (a gap at the top); a bunker in the
+ * south-west corner. */
+static th_world *walled(uint32_t threads, th_error *err) {
+    th_world_def wd = th_default_world_def();
+    wd.width = 40;
+    wd.height = 30;
+    wd.cell_size = 1.0f;
+    wd.threads = threads;
+    wd.seed = 6;
+    th_world *w = th_world_create(&wd, err);
+    ck_assert_msg(w != NULL, "%s", err->message);
+    for (int y = 0; y < 25; y++) ck_assert(th_world_set_cell(w, 20, y, TH_CELL_WALL, 0, err));
+    const th_bunker_def b = {.name = "sw", .x0 = 0, .y0 = 0, .x1 = 1, .y1 = 1};
+    ck_assert(th_world_add_bunker(w, &b, err).index1 == 1);
+    return w;
+}
+
+static th_crowd_id crowd(th_world *w, bool flee, th_model model) {
+    th_crowd_def cd =
+        model == TH_MODEL_PEDESTRIAN ? th_default_pedestrian_def() : th_default_crowd_def();
+    if (flee) cd.behavior = TH_BEHAVIOR_FLEE;
+    if (model == TH_MODEL_BOIDS) cd.max_speed = 2.0f;
+    th_error err;
+    th_crowd_id c = th_world_add_crowd(w, &cd, &err);
+    ck_assert_msg(c.index1, "%s", err.message);
+    return c;
+}
+
+START_TEST(agents_walk_to_their_own_points) {
+    th_error err;
+    th_world *w = walled(2, &err);
+    const th_crowd_id fleeing = crowd(w, true, TH_MODEL_PEDESTRIAN);
+    const th_crowd_id flock = crowd(w, false, TH_MODEL_BOIDS);
+    th_agent_id mine = th_world_add_agent(w, fleeing, th_v2(10.5f, 5.5f), th_v2(0, 0), &err);
+    th_agent_id rest = th_world_add_agent(w, fleeing, th_v2(12.5f, 8.5f), th_v2(0, 0), &err);
+    th_agent_id bird = th_world_add_agent(w, flock, th_v2(8.5f, 20.5f), th_v2(0, 0), &err);
+    const th_agent_goal to_east = {
+        .kind = TH_AGENT_GOAL_POINT, .point = {30.5f, 5.5f}, .radius = 0.5f};
+    const th_agent_goal bird_to = {
+        .kind = TH_AGENT_GOAL_POINT, .point = {35.5f, 15.5f}, .radius = 1.0f};
+    ck_assert_msg(th_world_set_agent_goal(w, mine, &to_east, &err), "%s", err.message);
+    ck_assert_msg(th_world_set_agent_goal(w, bird, &bird_to, &err), "%s", err.message);
+    th_agent_goal back;
+    ck_assert(th_world_get_agent_goal(w, mine, &back) && back.kind == TH_AGENT_GOAL_POINT &&
+              back.point.x == 30.5f);
+    ck_assert(th_world_get_agent_goal(w, rest, &back) && back.kind == TH_AGENT_GOAL_CROWD);
+    th_world_step(w);
+    /* Around the wall's top: about 10 + 19.5 + 19.5 m, more than the 20 m straight. */
+    const float left = th_world_agent_remaining(w, mine);
+    ck_assert_msg(left > 45.0f && left < 52.0f, "%g m left", (double)left);
+    th_vec2 path[64];
+    uint32_t n;
+    ck_assert_msg(th_world_agent_path(w, mine, path, 64, &n, &err), "%s", err.message);
+    ck_assert(n >= 3 && path[n - 1].x == 30.5f && path[n - 1].y == 5.5f);
+    for (uint32_t i = 1; i < n; i++) /* each leg on one side of the wall or over its top */
+        ck_assert(
+            !((path[i - 1].x < 20) != (path[i].x < 20) && fminf(path[i - 1].y, path[i].y) < 24.5f));
+    for (int s = 0; s < 60 * 60; s++) {
+        th_world_step(w);
+        th_stall_info si;
+        ck_assert(th_world_get_stall_info(w, &si));
+        ck_assert_msg(si.stalled == 0, "%u stalled at step %d", si.stalled, s);
+    }
+    th_agent_state a;
+    ck_assert(th_world_get_agent(w, mine, &a));
+    ck_assert_msg(th_v2_len(th_v2_sub(a.position, to_east.point)) <= 0.6f, "at (%g, %g)",
+                  (double)a.position.x, (double)a.position.y);
+    ck_assert(th_world_agent_remaining(w, mine) < 0.6f);
+    ck_assert(th_world_get_agent(w, bird, &a));
+    ck_assert_msg(th_v2_len(th_v2_sub(a.position, bird_to.point)) <= 3.0f, "bird at (%g, %g)",
+                  (double)a.position.x, (double)a.position.y);
+    /* The rest of the crowd sheltered. */
+    ck_assert(!th_world_get_agent(w, rest, &a));
+    /* Back to the crowd's goal: it shelters too. */
+    const th_agent_goal crowd_goal = {.kind = TH_AGENT_GOAL_CROWD};
+    ck_assert(th_world_set_agent_goal(w, mine, &crowd_goal, &err));
+    for (int s = 0; s < 80 * 60; s++) th_world_step(w);
+    ck_assert_msg(!th_world_get_agent(w, mine, &a), "still at (%g, %g)", (double)a.position.x,
+                  (double)a.position.y);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(paths_are_planned_again_after_walls) {
+    th_error err;
+    th_world *w = walled(1, &err);
+    const th_crowd_id c = crowd(w, false, TH_MODEL_PEDESTRIAN);
+    th_agent_id id = th_world_add_agent(w, c, th_v2(10.5f, 20.5f), th_v2(0, 0), &err);
+    const th_agent_goal g = {.kind = TH_AGENT_GOAL_POINT, .point = {30.5f, 20.5f}, .radius = 0.5f};
+    ck_assert_msg(th_world_set_agent_goal(w, id, &g, &err), "%s", err.message);
+    th_world_step(w);
+    /* Close the gap over the wall but one cell at the very top, in the walker's way. */
+    ck_assert(th_world_block_cells(w, 20, 25, 20, 28, &err));
+    for (int s = 0; s < 60 * 60; s++) th_world_step(w);
+    th_agent_state a;
+    ck_assert(th_world_get_agent(w, id, &a));
+    ck_assert_msg(th_v2_len(th_v2_sub(a.position, g.point)) <= 0.6f, "at (%g, %g)",
+                  (double)a.position.x, (double)a.position.y);
+    /* A point walled in: refused when set; walled in later, it stands stranded. */
+    ck_assert(th_world_block_cells(w, 34, 10, 36, 12, &err));
+    th_world_step(w);
+    const th_agent_goal sealed = {.kind = TH_AGENT_GOAL_POINT, .point = {35.5f, 11.5f}};
+    ck_assert(!th_world_set_agent_goal(w, id, &sealed, &err));
+    ck_assert(err.code == TH_ERR_BLOCKED);
+    th_agent_goal still;
+    ck_assert(th_world_get_agent_goal(w, id, &still) && still.point.x == 30.5f);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(following_another_agent) {
+    th_error err;
+    th_world *w = walled(2, &err);
+    const th_crowd_id fleeing = crowd(w, true, TH_MODEL_PEDESTRIAN);
+    static const th_vec2 loop[4] = {{5, 26}, {35, 26}, {35, 28}, {5, 28}};
+    th_crowd_def gd = th_default_pedestrian_def();
+    gd.desired_speed = 0.8f;
+    gd.desired_speed_sd = 0;
+    gd.goal = (th_goal_def){
+        .kind = TH_GOAL_ROUTE, .points = loop, .point_count = 4, .mode = TH_ROUTE_LOOP};
+    const th_crowd_id guides = th_world_add_crowd(w, &gd, &err);
+    th_agent_id guide = th_world_add_agent(w, guides, th_v2(5.5f, 26.5f), th_v2(0, 0), &err);
+    th_agent_id me = th_world_add_agent(w, fleeing, th_v2(8.5f, 20.5f), th_v2(0, 0), &err);
+    const th_agent_goal f = {.kind = TH_AGENT_GOAL_FOLLOW, .follow = guide, .radius = 2.0f};
+    ck_assert_msg(th_world_set_agent_goal(w, me, &f, &err), "%s", err.message);
+    for (int s = 0; s < 40 * 60; s++) {
+        th_world_step(w);
+        th_agent_state a, b;
+        ck_assert(th_world_get_agent(w, me, &a) && th_world_get_agent(w, guide, &b));
+        if (s > 10 * 60)
+            ck_assert_msg(th_v2_len(th_v2_sub(a.position, b.position)) < 3.5f,
+                          "%g m apart at step %d",
+                          (double)th_v2_len(th_v2_sub(a.position, b.position)), s);
+    }
+    /* The guide leaves: it stands, then asked back to its crowd's goal it shelters. */
+    ck_assert(th_world_remove_agent(w, guide, &err));
+    for (int s = 0; s < 120; s++) th_world_step(w);
+    const th_agent_goal crowd_goal = {.kind = TH_AGENT_GOAL_CROWD};
+    ck_assert(th_world_set_agent_goal(w, me, &crowd_goal, &err));
+    for (int s = 0; s < 80 * 60; s++) th_world_step(w);
+    th_agent_state a;
+    ck_assert(!th_world_get_agent(w, me, &a));
+    th_world_destroy(w);
+}
+END_TEST
+
+static uint64_t own_hash(uint32_t threads) {
+    th_error err;
+    th_world *w = walled(threads, &err);
+    const th_crowd_id c = crowd(w, true, TH_MODEL_PEDESTRIAN);
+    th_agent_id ids[200];
+    for (int i = 0; i < 200; i++)
+        ids[i] = th_world_add_agent(w, c, th_v2(3.5f + (float)(i % 15), 3.5f + (float)(i / 15)),
+                                    th_v2(0, 0), &err);
+    for (int i = 0; i < 200; i += 3) {
+        const th_agent_goal g = {.kind = TH_AGENT_GOAL_POINT,
+                                 .point = {25.5f + (float)(i % 10), 4.5f + (float)(i / 10)}};
+        ck_assert_msg(th_world_set_agent_goal(w, ids[i], &g, &err), "%s", err.message);
+    }
+    for (int s = 0; s < 30 * 60; s++) {
+        if (s == 600) ck_assert(th_world_block_cells(w, 21, 26, 24, 27, &err));
+        th_world_step(w);
+    }
+    const uint64_t h = th_world_hash(w);
+    th_world_destroy(w);
+    return h;
+}
+
+START_TEST(same_hash_on_1_2_3_8_threads) {
+    const uint64_t h = own_hash(1);
+    ck_assert(own_hash(2) == h);
+    ck_assert(own_hash(3) == h);
+    ck_assert(own_hash(8) == h);
+}
+END_TEST
+
+START_TEST(bad_goals_are_refused) {
+    th_error err;
+    th_world *w = walled(1, &err);
+    const th_crowd_id c = crowd(w, false, TH_MODEL_PEDESTRIAN);
+    th_agent_id id = th_world_add_agent(w, c, th_v2(5.5f, 5.5f), th_v2(0, 0), &err);
+    const struct {
+        th_agent_goal g;
+        th_error_code code;
+    } bad[] = {
+        {{.kind = TH_AGENT_GOAL_POINT, .point = {50, 5}}, TH_ERR_BLOCKED},
+        {{.kind = TH_AGENT_GOAL_POINT, .point = {20.5f, 5.5f}}, TH_ERR_BLOCKED},
+        {{.kind = TH_AGENT_GOAL_POINT, .point = {30, 5}, .radius = -1}, TH_ERR_INVALID},
+        {{.kind = TH_AGENT_GOAL_FOLLOW, .follow = {1, 1}}, TH_ERR_HANDLE},
+        {{.kind = TH_AGENT_GOAL_FOLLOW, .follow = {9, 1}}, TH_ERR_HANDLE},
+        {{.kind = TH_AGENT_GOAL_EXIT, .exit = {1}}, TH_ERR_STATE},
+        {{.kind = (th_agent_goal_kind)9}, TH_ERR_INVALID},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_msg(!th_world_set_agent_goal(w, id, &bad[i].g, &err), "case %zu accepted", i);
+        ck_assert_msg(err.code == bad[i].code, "case %zu: %s", i, err.message);
+    }
+    const th_agent_goal ok = {.kind = TH_AGENT_GOAL_POINT, .point = {5.5f, 10.5f}};
+    ck_assert(!th_world_set_agent_goal(w, (th_agent_id){7, 1}, &ok, &err) &&
+              err.code == TH_ERR_HANDLE);
+    th_agent_goal g;
+    ck_assert(!th_world_get_agent_goal(w, (th_agent_id){7, 1}, &g));
+    th_world_destroy(w);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("own_goal");
+    TCase *tc = tcase_create("own_goal");
+    tcase_set_timeout(tc, 180);
+    tcase_add_test(tc, agents_walk_to_their_own_points);
+    tcase_add_test(tc, paths_are_planned_again_after_walls);
+    tcase_add_test(tc, following_another_agent);
+    tcase_add_test(tc, same_hash_on_1_2_3_8_threads);
+    tcase_add_test(tc, bad_goals_are_refused);
+    suite_add_tcase(s, tc);
+    return th_test_run(s);
+}

@@ -131,6 +131,14 @@ typedef struct th_scene_group {
     float spread;
 } th_scene_group;
 
+/* An agent's own goal (scene_agent_goal.c): the agent and, to follow, another, each a crowd
+ * and an index among its agents. */
+typedef struct th_scene_agent_goal {
+    const th_ynode *node;
+    uint32_t agent[2], follow[2];
+    th_agent_goal goal;
+} th_scene_agent_goal;
+
 typedef struct th_scene {
     th_ydoc doc;
     bool allow_outside_paths; /* files the scene names may lie outside its folder */
@@ -183,6 +191,8 @@ typedef struct th_scene {
     uint32_t hazard_count, hazard_cap;
     th_scene_group *group;
     uint32_t group_count;
+    th_scene_agent_goal *agent_goal;
+    uint32_t agent_goal_count;
 } th_scene;
 
 /* Shared by the scene sources: report a problem at a node as
@@ -296,6 +306,12 @@ int th_scene_find_crowd(const th_scene *s, const th_ynode *name);
 bool th_scene_parse_groups(th_scene *s, const th_ynode *n, th_error *err);
 bool th_scene_build_groups(th_world *w, const th_scene *s, const uint64_t *first_id,
                            const uint64_t *n, th_error *err);
+
+/* scene_agent_goal.c: the `agent_goals` section, read after the crowds and bunkers, and given
+ * to the world once its agents are in (as the groups). */
+bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err);
+bool th_scene_build_agent_goals(th_world *w, const th_scene *s, const uint64_t *first_id,
+                                const uint64_t *n, th_error *err);
 
 /* scene_hazard.c: the `hazards` section, read after the map, and handed to the world once it
  * is built. */

@@ -1342,10 +1342,10 @@ static bool parse_tree(th_scene *s, th_error *err) {
         return FAIL(s, NULL, "(file)", err,
                     "the file is empty; expected a mapping with name, crowds, ...");
     if (!expect(s, root, TH_Y_MAPPING, "(file)", err)) return false;
-    static const char *const keys[] = {"name",       "seed",    "timestep", "threads",  "steps",
-                                       "world",      "map",     "bunkers",  "targets",  "crowds",
-                                       "squads",     "events",  "measure",  "spawners", "exits",
-                                       "stall_time", "hazards", "groups",   NULL};
+    static const char *const keys[] = {"name",       "seed",    "timestep", "threads",     "steps",
+                                       "world",      "map",     "bunkers",  "targets",     "crowds",
+                                       "squads",     "events",  "measure",  "spawners",    "exits",
+                                       "stall_time", "hazards", "groups",   "agent_goals", NULL};
     if (!known_keys(s, root, "", keys, err)) return false;
 
     const th_ynode *v = th_ynode_get(root, "name");
@@ -1415,6 +1415,8 @@ static bool parse_tree(th_scene *s, th_error *err) {
     if ((v = th_ynode_get(root, "measure")) && !th_scene_parse_measure(s, v, err)) return false;
     if ((v = th_ynode_get(root, "hazards")) && !th_scene_parse_hazards(s, v, err)) return false;
     if ((v = th_ynode_get(root, "groups")) && !th_scene_parse_groups(s, v, err)) return false;
+    if ((v = th_ynode_get(root, "agent_goals")) && !th_scene_parse_agent_goals(s, v, err))
+        return false;
     if (!th_scene_parse_flow(s, root, err)) return false;
     return true;
 }

@@ -1,0 +1,136 @@
+/* The scene's `agent_goals` section: agents with goals of their own from the start
+ * (th_world_set_agent_goal, docs/goals.md "An agent's own goal").
+ *
+ *     agent_goals:
+ *       - {agent: [visitors, 3], point: [40, 12], radius: 0.5}
+ *       - {agent: [visitors, 4], follow: [guides, 0], radius: 2}
+ *       - {agent: [staff, 0], exit: back door}
+ *
+ * An agent is a crowd's name and its index among that crowd's agents, as `groups` and
+ * `targets` number them. What the world would refuse is checked here where it can be, at its
+ * line and column; a point with no path to it, or an index beyond the crowd's agents, is
+ * reported when the goals are given, at the entry. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/arena.h"
+#include "sim/scene/scene_internal.h"
+
+#define FAIL(s, n, path, err, ...) th_scene_fail((s), (n), (path), (err), __VA_ARGS__)
+
+/* `[crowd, index]` into (crowd, index). */
+static bool agent_ref(th_scene *s, const th_ynode *v, const char *path, uint32_t out[2],
+                      th_error *err) {
+    char buf[64];
+    if (v->kind != TH_Y_SEQUENCE || v->count != 2)
+        return FAIL(s, v, path, err, "expected [crowd, index], found %s",
+                    th_scene_found(v, buf, sizeof buf));
+    const int c = th_scene_find_crowd(s, v->items[0]);
+    if (c < 0)
+        return FAIL(s, v->items[0], path, err, "expected the name of a crowd, found %s",
+                    th_scene_found(v->items[0], buf, sizeof buf));
+    uint64_t idx;
+    if (!th_scene_u64(s, v->items[1], path, 0, TH_MAX_AGENTS - 1, &idx, err)) return false;
+    out[0] = (uint32_t)c;
+    out[1] = (uint32_t)idx;
+    return true;
+}
+
+bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
+    if (!th_scene_expect(s, n, TH_Y_SEQUENCE, "agent_goals", err)) return false;
+    s->agent_goal =
+        th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->agent_goal);
+    if (!s->agent_goal) return TH_SCENE_NOMEM(s, n, "agent_goals", err, "out of memory");
+    static const char *const keys[] = {"agent", "point", "exit", "follow", "radius", NULL};
+    for (uint32_t i = 0; i < n->count; i++) {
+        const th_ynode *e = n->items[i], *v;
+        char path[64], sub[96], buf[64];
+        snprintf(path, sizeof path, "agent_goals[%u]", i);
+        if (!th_scene_expect(s, e, TH_Y_MAPPING, path, err) ||
+            !th_scene_known_keys(s, e, path, keys, err))
+            return false;
+        th_scene_agent_goal *g = &s->agent_goal[i];
+        memset(g, 0, sizeof *g);
+        g->node = e;
+        snprintf(sub, sizeof sub, "%s.agent", path);
+        if (!(v = th_ynode_get(e, "agent")))
+            return TH_SCENE_MISSING(s, e, sub, err, "missing: expected [crowd, index]");
+        if (!agent_ref(s, v, sub, g->agent, err)) return false;
+        const th_ynode *point = th_ynode_get(e, "point"), *exit = th_ynode_get(e, "exit"),
+                       *follow = th_ynode_get(e, "follow");
+        if ((point != NULL) + (exit != NULL) + (follow != NULL) != 1) {
+            return FAIL(s, e, path, err,
+                        "expected exactly one of `point: [x, y]`, `exit: BUNKER` and "
+                        "`follow: [crowd, index]`");
+        }
+        if (point) {
+            snprintf(sub, sizeof sub, "%s.point", path);
+            g->goal.kind = TH_AGENT_GOAL_POINT;
+            if (!th_scene_open_point(s, point, sub, "point", &g->goal.point, err)) return false;
+        } else if (exit) {
+            snprintf(sub, sizeof sub, "%s.exit", path);
+            g->goal.kind = TH_AGENT_GOAL_EXIT;
+            int b = -1;
+            for (uint32_t k = 0; exit->kind == TH_Y_SCALAR && k < s->bunker_count; k++)
+                if (strlen(s->bunker[k].name) == exit->len &&
+                    memcmp(s->bunker[k].name, exit->text, exit->len) == 0)
+                    b = (int)k;
+            if (b < 0)
+                return FAIL(s, exit, sub, err, "expected the name of a bunker, found %s",
+                            th_scene_found(exit, buf, sizeof buf));
+            const th_crowd_def *cd = &s->crowd[g->agent[0]].def;
+            if (cd->behavior != TH_BEHAVIOR_FLEE && cd->goal.kind != TH_GOAL_SHELTER)
+                return FAIL(s, exit, sub, err,
+                            "crowd '%s' does not flee: only fleeing agents walk to a bunker",
+                            s->crowd[g->agent[0]].name);
+            g->goal.exit = (th_bunker_id){(uint32_t)b + 1u};
+        } else {
+            snprintf(sub, sizeof sub, "%s.follow", path);
+            g->goal.kind = TH_AGENT_GOAL_FOLLOW;
+            if (!agent_ref(s, follow, sub, g->follow, err)) return false;
+            if (g->follow[0] == g->agent[0] && g->follow[1] == g->agent[1])
+                return FAIL(s, follow, sub, err, "expected another agent, found the agent itself");
+        }
+        if ((v = th_ynode_get(e, "radius"))) {
+            double r;
+            snprintf(sub, sizeof sub, "%s.radius", path);
+            if (g->goal.kind == TH_AGENT_GOAL_EXIT)
+                return FAIL(s, v, sub, err, "an exit has no radius (its bunker's cells are it)");
+            if (!th_scene_float(s, v, sub, 0.01, 1000.0, &r, err)) return false;
+            g->goal.radius = (float)r;
+        }
+        for (uint32_t j = 0; j < i; j++) {
+            if (s->agent_goal[j].agent[0] == g->agent[0] &&
+                s->agent_goal[j].agent[1] == g->agent[1])
+                return FAIL(s, e, path, err, "agent %u of crowd '%s' has a goal already (line %u)",
+                            g->agent[1], s->crowd[g->agent[0]].name, s->agent_goal[j].node->line);
+        }
+        s->agent_goal_count++;
+    }
+    return true;
+}
+
+bool th_scene_build_agent_goals(th_world *w, const th_scene *s, const uint64_t *first_id,
+                                const uint64_t *n, th_error *err) {
+    char path[64];
+    for (uint32_t i = 0; i < s->agent_goal_count; i++) {
+        const th_scene_agent_goal *g = &s->agent_goal[i];
+        snprintf(path, sizeof path, "agent_goals[%u]", i);
+        const uint32_t refs[2][2] = {{g->agent[0], g->agent[1]}, {g->follow[0], g->follow[1]}};
+        th_agent_id ids[2] = {{0, 0}, {0, 0}};
+        for (int r = 0; r < (g->goal.kind == TH_AGENT_GOAL_FOLLOW ? 2 : 1); r++) {
+            const uint32_t c = refs[r][0], idx = refs[r][1];
+            if (idx >= n[c]) {
+                return th_scene_fail(s, g->node, path, err,
+                                     "crowd '%s' has %llu agents, so there is no agent %u",
+                                     s->crowd[c].name, (unsigned long long)n[c], idx);
+            }
+            ids[r] = (th_agent_id){(uint32_t)(first_id[c] + idx) + 1u, 1u};
+        }
+        th_agent_goal goal = g->goal;
+        goal.follow = ids[1];
+        if (!th_world_set_agent_goal(w, ids[0], &goal, err))
+            return th_scene_refused(s, g->node, path, err);
+    }
+    return true;
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Agents' own goals as a user reaches them, through the scene key `agent_goals`:
+#
+#   - in a hall with a bunker at each end, ten fleeing walkers stand near the west one; one is
+#     sent to a point in the middle of the hall, one to the east bunker, one follows the first:
+#     the report counts 8 sheltered west and 1 east, the trajectories end the first within its
+#     radius of its point and the follower within reach of it, and the JSON agrees;
+#   - the same state hash on 1 and 3 threads;
+#   - scene errors at their line and column.
+#
+# usage: test_agent_goals_cli.sh path/to/throng
+set -u
+. "$(dirname "$0")/lib.sh"
+
+bin=${1:?usage: test_agent_goals_cli.sh path/to/throng}
+need_executable "$bin"
+need python3 "to read the files back"
+
+python3 - >"$tmp/goals.yaml" <<'PY'
+rows = ["#" * 62] + ["#" + "." * 60 + "#" for _ in range(14)] + ["#" * 62]
+for r in (7, 8):
+    rows[r] = "W" + rows[r][1:-1] + "E"
+walkers = ", ".join(f"[{3 + (i % 5)}.5, {5 + i // 5}.5]" for i in range(10))
+print("""name: own goals
+seed: 2
+steps: 3600
+map:
+  cell_size: 0.5
+  legend: {'#': wall, '.': open, 'W': {bunker: west}, 'E': {bunker: east}}
+  ascii: |
+""" + "\n".join("    " + r for r in rows) + f"""
+crowds:
+  - name: staff
+    model: pedestrian
+    behavior: flee
+    agents: [{walkers}]
+agent_goals:
+  - {{agent: [staff, 0], point: [15.25, 6.25], radius: 0.5}}
+  - {{agent: [staff, 1], exit: east}}
+  - {{agent: [staff, 2], follow: [staff, 0], radius: 1.5}}""")
+PY
+
+run run "$tmp/goals.yaml" --headless --threads 2 --trajectories "$tmp/t.csv" --json "$tmp/r.json"
+if [[ $rc -ne 0 ]]; then
+    fail "run" "exit code $rc"
+else
+    cp "$tmp/out" "$tmp/report"
+    if python3 - "$tmp/t.csv" "$tmp/r.json" "$tmp/report" >"$tmp/err" 2>&1 <<'PY'; then
+import csv, json, math, re, sys
+last = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    last[int(r["id"])] = (float(r["time"]), float(r["x"]), float(r["y"]))
+t_end = max(t for t, _, _ in last.values())
+# Ids follow creation order: staff 0, 1, 2 are ids 1, 2, 3 (the trajectories' id column).
+ids = sorted(last)
+first, follower = last[ids[0]], last[ids[2]]
+assert first[0] == t_end and math.hypot(first[1] - 15.25, first[2] - 6.25) <= 0.6, first
+assert follower[0] == t_end and math.hypot(follower[1] - first[1], follower[2] - first[2]) <= 2.2, follower
+rep = open(sys.argv[3]).read()
+w = int(re.search(r"^bunker +west +(\d+) sheltered", rep, re.M).group(1))
+e = int(re.search(r"^bunker +east +(\d+) sheltered", rep, re.M).group(1))
+assert (w, e) == (7, 1), (w, e)
+o = json.load(open(sys.argv[2]))["outcome"]
+assert o["sheltered"] == 8 and o["en_route"] == 2, o
+PY
+        pass "a point, an exit and a follower; report and JSON agree"
+    else
+        fail "own goals" "check failed"
+    fi
+    h2=$(grep '^hash' "$tmp/report")
+    run run "$tmp/goals.yaml" --headless --threads 1
+    h1=$(grep '^hash' "$tmp/out")
+    run run "$tmp/goals.yaml" --headless --threads 3
+    h3=$(grep '^hash' "$tmp/out")
+    if [[ -n $h1 && $h1 == "$h2" && $h1 == "$h3" ]]; then pass "same hash on 1, 2 and 3 threads"; else
+        fail "same hash on 1, 2 and 3 threads" "1: '$h1', 2: '$h2', 3: '$h3'"
+    fi
+fi
+
+# bad NAME GOALS WHERE SAYS: a scene whose `agent_goals:` is GOALS (one line).
+bad() {
+    printf 'name: bad\nmap:\n  cell_size: 1\n  legend: {"#": wall, ".": open, "B": {bunker: b}}\n  ascii: |\n    ##########\n    #.....#..B\n    #........#\n    ##########\ncrowds:\n  - {name: p, model: pedestrian, agents: [[1.5, 1.5], [2.5, 1.5]]}\n  - {name: f, behavior: flee, agents: [[3.5, 1.5]]}\nagent_goals: %s\n' \
+        "$2" >"$tmp/bad.yaml"
+    expect_scene_error "$1" "$tmp/bad.yaml" "$3" "$4"
+}
+bad "no agent" "[{point: [3, 1]}]" "13:15:" "missing: expected [crowd, index]"
+bad "two goals" "[{agent: [p, 0], point: [3, 1], exit: b}]" "13:15:" "exactly one of"
+bad "a point in a wall" "[{agent: [p, 0], point: [6.5, 2.5]}]" "13:38:" "wall"
+bad "a point off the map" "[{agent: [p, 0], point: [30, 1]}]" "13:38:" "inside the 10 x 4 m world"
+bad "an exit for a walker that does not flee" "[{agent: [p, 0], exit: b}]" "13:37:" "does not flee"
+bad "an unknown bunker" "[{agent: [f, 0], exit: x}]" "13:37:" "expected the name of a bunker"
+bad "following itself" "[{agent: [p, 0], follow: [p, 0]}]" "13:39:" "the agent itself"
+bad "an agent too many" "[{agent: [p, 5], point: [3.5, 2.5]}]" "13:15:" "no agent 5"
+bad "two goals for one agent" "[{agent: [p, 0], point: [3.5, 2.5]}, {agent: [p, 0], point: [4.5, 2.5]}]" "13:51:" "has a goal already"
+bad "a radius for an exit" "[{agent: [f, 0], exit: b, radius: 2}]" "13:48:" "no radius"
+finish

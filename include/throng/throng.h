@@ -676,8 +676,9 @@ TH_API float th_world_agent_remaining(const th_world *w, th_agent_id id);
 /** Its way to its goal as waypoints, its position first: a field's cell path string-pulled to
  *  waypoints that see each other, a route's or a graph's points. Up to `max` to `out`, their
  *  number to `*count`. False with `err` filled for an unknown agent, a goal without an end or
- *  out of reach, or `max` too small (TH_ERR_LIMIT). May allocate; call it between steps. */
-TH_API bool th_world_agent_path(const th_world *w, th_agent_id id, th_vec2 *out, uint32_t max,
+ *  out of reach, or `max` too small (TH_ERR_LIMIT). Uses the world's path-finding memory
+ *  (allocated on first use, as by th_world_find_path); call it between steps. */
+TH_API bool th_world_agent_path(th_world *w, th_agent_id id, th_vec2 *out, uint32_t max,
                                 uint32_t *count, th_error *err);
 
 /** What one agent walks to in place of its crowd's goal (th_world_set_agent_goal). */

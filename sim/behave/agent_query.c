@@ -3,7 +3,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "engine/alloc.h"
 #include "sim/behave/choice.h"
 #include "sim/behave/goal.h"
 #include "sim/behave/movers.h"
@@ -11,6 +10,7 @@
 #include "sim/core/error.h"
 #include "sim/core/stall.h"
 #include "sim/nav/world_nav.h"
+#include "sim/nav/world_nav_private.h"
 
 /* The agent's storage index and crowd, or false with err. */
 static bool find(const th_world *w, th_agent_id id, uint32_t *k, const th_crowd_rt **c,
@@ -99,8 +99,8 @@ float th_world_agent_remaining(const th_world *w, th_agent_id id) {
     return plan(w, c, slot, p, NULL, 0, &m) < UINT32_MAX - 1u ? m : INFINITY;
 }
 
-bool th_world_agent_path(const th_world *w, th_agent_id id, th_vec2 *out, uint32_t max,
-                         uint32_t *count, th_error *err) {
+bool th_world_agent_path(th_world *w, th_agent_id id, th_vec2 *out, uint32_t max, uint32_t *count,
+                         th_error *err) {
     uint32_t k;
     const th_crowd_rt *c;
     if (!out || !count) {
@@ -123,48 +123,41 @@ bool th_world_agent_path(const th_world *w, th_agent_id id, th_vec2 *out, uint32
             th_error_set(err, TH_ERR_STATE, "fields are built by the first step");
             return false;
         }
-        /* The cell path down the field, then string-pulled. */
-        const th_navmap *m = &w->nav.map;
-        const uint32_t cells_max = m->w * m->h;
-        uint32_t *cells = th_alloc((size_t)cells_max * sizeof *cells);
-        th_vec2 *pulled = cells ? th_alloc((size_t)cells_max * sizeof *pulled) : NULL;
-        if (!pulled) {
-            th_free(cells);
-            th_error_set(err, TH_ERR_NOMEM, "out of memory");
+        /* The cell path down the field, then string-pulled, in the world's path memory. */
+        if (w->stepping) {
+            th_error_set(err, TH_ERR_STATE, "an agent's path is asked between steps");
             return false;
         }
+        if (!th_nav_path_ready(w, err)) return false;
+        const th_navmap *m = &w->nav.map;
+        uint32_t *cells = w->nav.path;
+        th_vec2 *pulled = w->nav.waypoints;
         int32_t x, y;
         th_navmap_cell_of(m, p, &x, &y);
         uint32_t len = 0;
-        bool ok = true;
         for (;;) {
             const uint32_t cell = (uint32_t)y * (uint32_t)m->w + (uint32_t)x;
             const uint8_t d = f->descent[cell];
-            if (d == TH_NAV_DESCENT_UNREACHABLE || len == cells_max) {
+            if (d == TH_NAV_DESCENT_UNREACHABLE || len == m->ncells) {
                 th_error_set(err, TH_ERR_UNREACHABLE, "no goal can be reached from cell (%d, %d)",
                              x, y);
-                ok = false;
-                break;
+                return false;
             }
             cells[len++] = cell;
             if (d == TH_NAV_DESCENT_GOAL) break;
             x += th_nav_move_dx[d];
             y += th_nav_move_dy[d];
         }
-        uint32_t n = ok ? th_nav_string_pull(m, cells, len, pulled) : 0;
+        const uint32_t n = th_nav_string_pull(m, cells, len, pulled);
         /* The start is the agent itself, not its cell's centre. */
-        if (ok && 1u + (n > 0 ? n - 1u : 0u) > max) {
+        if (n > max) {
             th_error_set(err, TH_ERR_LIMIT, "the path is longer than the %u points given room for",
                          max);
-            ok = false;
+            return false;
         }
-        if (ok) {
-            for (uint32_t i = 1; i < n; i++) out[i] = pulled[i];
-            *count = n > 0 ? n : 1;
-        }
-        th_free(cells);
-        th_free(pulled);
-        return ok;
+        for (uint32_t i = 1; i < n; i++) out[i] = pulled[i];
+        *count = n > 0 ? n : 1;
+        return true;
     }
     float metres;
     const uint32_t n = plan(w, c, slot, p, out + 1, max - 1, &metres);

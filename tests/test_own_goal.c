@@ -5,8 +5,9 @@
  *     Dijkstra's cost plus a cell, never through a wall);
  *   - a wall built across its path makes it plan again and still arrive; a point walled in
  *     leaves it stranded, not stalled-then-lost;
+ *   - a way longer than a path's 256 waypoints: planned on from its end, it arrives;
  *   - following another agent: it keeps within its radius of the other, then returns to its
- *     crowd's goal once the other has gone; back to the crowd's goal on request;
+ *     crowd's goal once the other has gone; an exit set and given back to the crowd;
  *   - the same hash on 1, 2, 3 and 8 threads; refusals. */
 #include <check.h>
 #include <math.h>
@@ -126,6 +127,69 @@ START_TEST(paths_are_planned_again_after_walls) {
 }
 END_TEST
 
+/* A way longer than the 256 waypoints a path holds: a zig-zag of 150 walls across a long
+ * corridor. The walker plans on from the end of the first part and arrives. Sent to an exit
+ * and given back to its crowd, it walks to the nearest bunker again. */
+START_TEST(long_ways_and_exits_given_back) {
+    th_error err;
+    th_world_def wd = th_default_world_def();
+    wd.width = 610;
+    wd.height = 6;
+    wd.cell_size = 1.0f;
+    th_world *w = th_world_create(&wd, &err);
+    for (int i = 0; i < 150; i++) {
+        const int x = 4 + 4 * i, open_y = i % 2 ? 0 : 5; /* the gap alternates north and south */
+        for (int y = 0; y < 6; y++)
+            if (y != open_y) ck_assert(th_world_set_cell(w, x, y, TH_CELL_WALL, 0, &err));
+    }
+    const th_bunker_def west = {.name = "west", .x0 = 0, .y0 = 2, .x1 = 0, .y1 = 3};
+    const th_bunker_def east = {.name = "east", .x0 = 609, .y0 = 2, .x1 = 609, .y1 = 3};
+    ck_assert(th_world_add_bunker(w, &west, &err).index1 == 1);
+    ck_assert(th_world_add_bunker(w, &east, &err).index1 == 2);
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.desired_speed = 2.0f;
+    cd.desired_speed_sd = 0;
+    const th_crowd_id c = th_world_add_crowd(w, &cd, &err);
+    const th_agent_id id = th_world_add_agent(w, c, th_v2(1.5f, 2.5f), th_v2(0, 0), &err);
+    const th_agent_goal far = {
+        .kind = TH_AGENT_GOAL_POINT, .point = {607.5f, 2.5f}, .radius = 0.5f};
+    ck_assert_msg(th_world_set_agent_goal(w, id, &far, &err), "%s", err.message);
+    th_vec2 path[300];
+    uint32_t n;
+    ck_assert(th_world_agent_path(w, id, path, 300, &n, &err));
+    ck_assert_msg(n == 256 && path[n - 1].x < 600, "%u points, the last at x %g", n,
+                  (double)path[n - 1].x);
+    for (int s = 0; s < 30 * 60 * 60 && th_world_agent_remaining(w, id) > 0.5f; s++)
+        th_world_step(w);
+    th_agent_state a;
+    ck_assert(th_world_get_agent(w, id, &a));
+    ck_assert_msg(th_v2_len(th_v2_sub(a.position, far.point)) <= 0.6f, "at (%g, %g)",
+                  (double)a.position.x, (double)a.position.y);
+    th_world_destroy(w);
+
+    /* An exit given back. */
+    w = walled(1, &err);
+    const th_bunker_def ne = {.name = "ne", .x0 = 38, .y0 = 28, .x1 = 39, .y1 = 29};
+    ck_assert(th_world_add_bunker(w, &ne, &err).index1 == 2);
+    const th_crowd_id f = crowd(w, true, TH_MODEL_PEDESTRIAN);
+    const th_agent_id me = th_world_add_agent(w, f, th_v2(5.5f, 5.5f), th_v2(0, 0), &err);
+    const th_agent_goal to_ne = {.kind = TH_AGENT_GOAL_EXIT, .exit = {2}};
+    ck_assert_msg(th_world_set_agent_goal(w, me, &to_ne, &err), "%s", err.message);
+    th_agent_goal back;
+    ck_assert(th_world_get_agent_goal(w, me, &back) && back.kind == TH_AGENT_GOAL_EXIT &&
+              back.exit.index1 == 2);
+    ck_assert(th_world_get_agent(w, me, &a) && a.exit.index1 == 2);
+    const th_agent_goal crowd_goal = {.kind = TH_AGENT_GOAL_CROWD};
+    ck_assert(th_world_set_agent_goal(w, me, &crowd_goal, &err));
+    ck_assert(th_world_get_agent_goal(w, me, &back) && back.kind == TH_AGENT_GOAL_CROWD);
+    ck_assert(th_world_get_agent(w, me, &a) && a.exit.index1 == 0);
+    for (int s = 0; s < 30 * 60; s++) th_world_step(w);
+    th_bunker_info bi;
+    ck_assert(th_world_get_bunker(w, (th_bunker_id){1}, &bi) && bi.sheltered == 1);
+    th_world_destroy(w);
+}
+END_TEST
+
 START_TEST(following_another_agent) {
     th_error err;
     th_world *w = walled(2, &err);
@@ -150,12 +214,13 @@ START_TEST(following_another_agent) {
                           "%g m apart at step %d",
                           (double)th_v2_len(th_v2_sub(a.position, b.position)), s);
     }
-    /* The guide leaves: it stands, then asked back to its crowd's goal it shelters. */
+    /* The guide leaves: its crowd's goal leads it again, and it shelters, never stalled. */
     ck_assert(th_world_remove_agent(w, guide, &err));
-    for (int s = 0; s < 120; s++) th_world_step(w);
-    const th_agent_goal crowd_goal = {.kind = TH_AGENT_GOAL_CROWD};
-    ck_assert(th_world_set_agent_goal(w, me, &crowd_goal, &err));
-    for (int s = 0; s < 80 * 60; s++) th_world_step(w);
+    for (int s = 0; s < 80 * 60; s++) {
+        th_world_step(w);
+        th_stall_info si;
+        ck_assert(th_world_get_stall_info(w, &si) && si.stalled == 0);
+    }
     th_agent_state a;
     ck_assert(!th_world_get_agent(w, me, &a));
     th_world_destroy(w);
@@ -228,6 +293,7 @@ int main(void) {
     tcase_set_timeout(tc, 180);
     tcase_add_test(tc, agents_walk_to_their_own_points);
     tcase_add_test(tc, paths_are_planned_again_after_walls);
+    tcase_add_test(tc, long_ways_and_exits_given_back);
     tcase_add_test(tc, following_another_agent);
     tcase_add_test(tc, same_hash_on_1_2_3_8_threads);
     tcase_add_test(tc, bad_goals_are_refused);

@@ -693,7 +693,8 @@ typedef enum th_agent_goal_kind {
                                  its crowd's goal once the other has left */
 } th_agent_goal_kind;
 
-/** Most waypoints of an agent's own path (TH_AGENT_GOAL_POINT). */
+/** Most waypoints of an agent's own path (TH_AGENT_GOAL_POINT): a longer way is kept to its
+ *  first part and planned on from there when the agent reaches it. */
 #define TH_AGENT_PATH_POINTS 256
 
 typedef struct th_agent_goal {

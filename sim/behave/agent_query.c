@@ -33,7 +33,7 @@ bool th_world_agent_next_step(const th_world *w, th_agent_id id, th_vec2 *dir) {
     const th_crowd_rt *c;
     if (!dir || !find(w, id, &k, &c, NULL)) return false;
     const th_agents *a = &w->buf[w->cur];
-    if (c->goal == TH_GOAL_NONE && !th_own_of(w, th_id_slot(id))) { /* a heading, or a flock */
+    if (c->goal == TH_GOAL_NONE && !th_own_active(w, th_id_slot(id))) { /* a heading, or a flock */
         *dir = c->ped ? c->heading : th_v2(0.0f, 0.0f);
         return true;
     }
@@ -66,7 +66,7 @@ static uint32_t route_plan(const th_world *w, const th_crowd_rt *c, const th_goa
  * UINT32_MAX. */
 static uint32_t plan(const th_world *w, const th_crowd_rt *c, uint32_t slot, th_vec2 p,
                      th_vec2 *out, uint32_t max, float *metres) {
-    const th_own_goal *own = th_own_of(w, slot);
+    const th_own_goal *own = th_own_active(w, slot);
     if (own) return th_own_plan(w, own, p, out, max, metres);
     if (c->goal == TH_GOAL_ROUTE)
         return route_plan(w, c, &w->goal_state[slot], p, out, max, metres);
@@ -76,7 +76,7 @@ static uint32_t plan(const th_world *w, const th_crowd_rt *c, uint32_t slot, th_
 
 /* The field an agent's goal walks down, or NULL. */
 static const th_nav_field *agent_field(const th_world *w, const th_crowd_rt *c, uint32_t slot) {
-    if (!w->nav.present || th_own_of(w, slot)) return NULL;
+    if (!w->nav.present || th_own_active(w, slot)) return NULL;
     if (c->goal == TH_GOAL_SHELTER) return th_choice_field(w, slot);
     if (c->goal == TH_GOAL_DESTINATIONS)
         return c->congestion ? &w->cong[c->congestion - 1].field : &w->nav.dest[c->goal_field];

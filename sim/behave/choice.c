@@ -214,7 +214,7 @@ bool th_world_set_agent_exit(th_world *w, th_agent_id id, th_bunker_id exit, th_
         return false;
     }
     if (exit.index1 > w->nav.bunker_count) {
-        th_error_set(err, TH_ERR_HANDLE, "no bunker %u (the world has %u)", exit.index1 - 1u,
+        th_error_set(err, TH_ERR_HANDLE, "no bunker with handle %u (the world has %u)", exit.index1,
                      w->nav.bunker_count);
         return false;
     }

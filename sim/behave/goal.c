@@ -259,7 +259,7 @@ void th_goal_agent_added(th_world *w, th_agent_id id, const th_crowd_rt *c, th_v
 bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
                        th_vec2 *dir) {
     *dir = th_v2(0.0f, 0.0f);
-    const th_own_goal *own = th_own_of(w, th_id_slot(id));
+    const th_own_goal *own = th_own_active(w, th_id_slot(id));
     if (own) return th_own_direction(w, own, p, dir);
     switch (c->goal) {
     case TH_GOAL_NONE: return true;
@@ -300,7 +300,7 @@ th_vec2 th_goal_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, t
     th_vec2 acc = th_v2(0.0f, 0.0f);
     *stranded = false;
     const th_world_nav *n = &w->nav;
-    if (c->goal != TH_GOAL_NONE || th_own_of(w, th_id_slot(id))) {
+    if (c->goal != TH_GOAL_NONE || th_own_active(w, th_id_slot(id))) {
         th_vec2 dir;
         bool route = th_goal_direction(w, id, c, p, &dir);
         /* No route: stay put (brake) rather than wander into a dead end. */
@@ -324,7 +324,7 @@ th_vec2 th_goal_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, t
 }
 
 const uint32_t *th_goal_agent_cost_field(const th_world *w, const th_crowd_rt *c, uint32_t slot) {
-    if (th_own_of(w, slot)) return NULL; /* its own goal has no field */
+    if (th_own_active(w, slot)) return NULL; /* its own goal has no field */
     if (w->nav.present && c->goal == TH_GOAL_SHELTER) return th_choice_field(w, slot)->dist;
     return th_goal_cost_field(w, c);
 }

@@ -69,6 +69,9 @@ static bool plan_point(th_world *w, th_own_goal *g, th_vec2 p) {
     const uint32_t k = th_path_plan(w, p, g->goal.point, path, TH_AGENT_PATH_POINTS);
     g->stuck = k == 0;
     g->count = k;
+    /* A path longer than the room is cut: its last point is on the way, not the goal. */
+    g->cut = k > 0 && (path[k - 1].x != g->goal.point.x || path[k - 1].y != g->goal.point.y);
+    g->replan = false;
     /* The plan starts at p's cell centre: head for the next waypoint at once. */
     g->next = k > 1 ? 1 : 0;
     return k > 0;
@@ -104,19 +107,29 @@ bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *g
             w->own->goal[w->own_of_id[slot] - 1u].used = false;
             w->own_of_id[slot] = 0;
         }
-        return true;
-    case TH_AGENT_GOAL_EXIT:
-        if (!th_world_set_agent_exit(w, id, g.exit, err)) return false;
-        if (w->own && w->own_of_id[slot]) {
-            w->own->goal[w->own_of_id[slot] - 1u].used = false;
-            w->own_of_id[slot] = 0;
+        /* Its crowd's exit again: the nearest, or the crowd's choice drawn anew. */
+        if (w->exit_of_id) {
+            w->exit_of_id[slot] = 0;
+            th_choice_agent_added(w, a->crowd[k], id);
         }
         return true;
+    case TH_AGENT_GOAL_EXIT: /* th_world_set_agent_exit drops any own goal it had */
+        if (!th_world_set_agent_exit(w, id, g.exit, err)) return false;
+        break;
     case TH_AGENT_GOAL_POINT:
     case TH_AGENT_GOAL_FOLLOW: break;
     default:
         th_error_set(err, TH_ERR_INVALID, "unknown agent goal kind %d", (int)g.kind);
         return false;
+    }
+    if (g.kind == TH_AGENT_GOAL_EXIT) { /* kept so that it reads back; exit_of_id steers */
+        th_own_goal *e = w->own || create(w) ? entry_for(w, id) : NULL;
+        if (!e) {
+            th_error_set(err, TH_ERR_NOMEM, "out of memory");
+            return false;
+        }
+        *e = (th_own_goal){.id = id, .goal = g, .used = true};
+        return true;
     }
     const float r = g.radius == 0.0f ? 1.0f : g.radius;
     if (!(isfinite(r) && r > 0.0f && r <= 1000.0f)) {
@@ -203,7 +216,7 @@ static bool aim(const th_world *w, const th_own_goal *g, th_vec2 *at, bool *last
     if (g->count == 0) return false;
     const uint32_t i = g->next < g->count ? g->next : g->count - 1u;
     *at = path_of(w, g)[i];
-    *last = i + 1u == g->count;
+    *last = i + 1u == g->count && !g->cut;
     return true;
 }
 
@@ -228,6 +241,10 @@ void th_own_moved(th_world *w, th_own_goal *g, th_vec2 p) {
         if (th_v2_len2(d) > reach * reach) break;
         g->next++;
     }
+    /* At the end of a path cut short: the rest is planned in the next step's nav phase. */
+    if (g->cut && g->count > 0 && g->next + 1u == g->count &&
+        th_v2_len2(th_v2_sub(path[g->count - 1u], p)) <= reach * reach)
+        g->replan = true;
 }
 
 bool th_own_arrived(const th_world *w, const th_own_goal *g, th_vec2 p) {
@@ -238,9 +255,9 @@ bool th_own_arrived(const th_world *w, const th_own_goal *g, th_vec2 p) {
            g->r2;
 }
 
-void th_own_after_terrain(th_world *w) {
+void th_own_after_terrain(th_world *w, bool map_changed) {
     struct th_own_goals *o = w->own;
-    if (!o || !w->nav.present) return;
+    if (!o) return;
     const th_world_nav *nv = &w->nav;
     const th_agents *a = &w->buf[w->cur];
     for (uint32_t i = 0; i < o->count; i++) {
@@ -250,8 +267,9 @@ void th_own_after_terrain(th_world *w) {
         if (k == UINT32_MAX || w->own_of_id[th_id_slot(g->id)] != i + 1u) continue;
         const th_vec2 p = th_v2(a->px[k], a->py[k]);
         const th_vec2 *path = path_of(w, g);
-        if (nv->terrain_lowered || g->stuck ||
-            th_path_meets_raised(w, p, path + g->next, g->count - g->next))
+        if (g->replan || (map_changed && nv->present &&
+                          (nv->terrain_lowered || g->stuck ||
+                           th_path_meets_raised(w, p, path + g->next, g->count - g->next))))
             plan_point(w, g, p);
     }
 }
@@ -275,6 +293,9 @@ uint32_t th_own_plan(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec2
         n++;
         from = path[i];
     }
+    /* A path cut short: the rest, not planned yet, counts as the straight way (at least). */
+    if (g->goal.kind == TH_AGENT_GOAL_POINT && g->cut)
+        m += th_v2_len(th_v2_sub(g->goal.point, from));
     *metres = m;
     return n;
 }

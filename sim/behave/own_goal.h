@@ -19,6 +19,8 @@ typedef struct th_own_goal {
     uint32_t count; /* waypoints of the path (POINT) */
     uint32_t next;  /* the waypoint walked to */
     bool stuck;     /* POINT: no path from where it stood at the last plan */
+    bool cut;       /* POINT: the path was longer than its room: it ends short of the point */
+    bool replan;    /* POINT: it reached the end of a cut path: planned again (nav phase) */
     bool used;
 } th_own_goal;
 
@@ -34,6 +36,17 @@ static inline th_own_goal *th_own_of(const th_world *w, uint32_t slot) {
     return &w->own->goal[w->own_of_id[slot] - 1u];
 }
 
+/* Its entry while the own goal steers it: a point, or an agent followed that is still in the
+ * world; NULL otherwise (no own goal, an exit, which exit_of_id steers, or a followed agent
+ * that has left: then its crowd's goal leads it again). */
+static inline const th_own_goal *th_own_active(const th_world *w, uint32_t slot) {
+    const th_own_goal *g = th_own_of(w, slot);
+    if (!g || g->goal.kind == TH_AGENT_GOAL_EXIT) return NULL;
+    if (g->goal.kind == TH_AGENT_GOAL_FOLLOW && th_agent_index(w, g->goal.follow) == UINT32_MAX)
+        return NULL;
+    return g;
+}
+
 /* steer: the unit direction of agent (id, at p) toward its own goal ((0, 0) there); false when
  * it has no way (stranded). */
 bool th_own_direction(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec2 *dir);
@@ -41,8 +54,9 @@ bool th_own_direction(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec
 void th_own_moved(th_world *w, th_own_goal *g, th_vec2 p);
 /* Whether it stands at its own goal (stall judgement). */
 bool th_own_arrived(const th_world *w, const th_own_goal *g, th_vec2 p);
-/* nav phase, after terrain events: plan again the paths the change can matter to. */
-void th_own_after_terrain(th_world *w);
+/* nav phase: plan again the paths terrain events can matter to (map_changed) and those cut
+ * short whose end was reached. */
+void th_own_after_terrain(th_world *w, bool map_changed);
 /* Where its own goal still goes from p: points after p (out NULL: counted) and metres; as
  * th_mover_plan. */
 uint32_t th_own_plan(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec2 *out, uint32_t max,

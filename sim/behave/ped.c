@@ -361,7 +361,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         /* Goal direction. */
         th_vec2 e0 = c->heading;
         bool stranded = false;
-        if (c->goal != TH_GOAL_NONE || th_own_of(w, th_id_slot(id))) {
+        if (c->goal != TH_GOAL_NONE || th_own_active(w, th_id_slot(id))) {
             th_vec2 dir;
             stranded = !th_goal_direction(w, id, c, p, &dir);
             e0 = dir;

@@ -128,8 +128,8 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev, ui
     if ((w->flags[k] & TH_AGENT_STRANDED) || (c->premove && now < w->start_step[slot]) ||
         (w->hazard && w->hazard_state[slot].down_step)) {
         how = JUDGE_NEVER; /* stranded, waiting for its pre-movement time, or incapacitated */
-    } else if (th_own_of(w, slot)) { /* its own goal: it must move, unless it is there */
-        how = th_own_arrived(w, th_own_of(w, slot), p) ? JUDGE_NEVER : JUDGE_MOVE;
+    } else if (th_own_active(w, slot)) { /* its own goal: it must move, unless it is there */
+        how = th_own_arrived(w, th_own_active(w, slot), p) ? JUDGE_NEVER : JUDGE_MOVE;
     } else if (w->squad_of_id[slot]) {
         const th_squad *q = w->squad[w->squad_of_id[slot] - 1u];
         how = q->arrived || q->stuck ? JUDGE_NEVER : JUDGE_MOVE;

@@ -348,9 +348,10 @@ static void part_nav_fields(th_step_ctx *x) {
     if (x->w->nav.present) x->map_changed = th_nav_update(x->w);
 }
 
-/* Agents' own paths the terrain events can matter to, planned again (serial). */
+/* Agents' own paths planned again (serial): those the terrain events can matter to, and those
+ * cut short whose end was reached. */
 static void part_own_paths(th_step_ctx *x) {
-    if (x->w->own && x->map_changed) th_own_after_terrain(x->w);
+    if (x->w->own) th_own_after_terrain(x->w, x->map_changed);
 }
 
 /* Congestion-aware destination fields (behaviour's): on their own schedule, and with the others

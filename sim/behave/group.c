@@ -134,6 +134,7 @@ static void update_group(th_world *w, th_group *gr) {
     float along[TH_MAX_GROUP_SIZE];
     uint32_t at[TH_MAX_GROUP_SIZE], n = 0;
     bool fields = true;
+    const uint32_t *field = NULL;
     th_vec2 heading = th_v2(0.0f, 0.0f);
     for (uint32_t i = 0; i < gr->count; i++) {
         const uint32_t k = th_agent_index(w, ids[i]);
@@ -143,8 +144,12 @@ static void update_group(th_world *w, th_group *gr) {
         /* Who cannot walk on holds nobody back. */
         if (w->hazard && w->hazard_state[slot].down_step) continue;
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
+        /* Route costs compare only on one field: members bound for different exits are
+         * measured along the heading instead. */
         const uint32_t *f = th_goal_agent_cost_field(w, c, slot);
-        if (!f || !th_field_metres(&w->nav.map, f, th_v2(a->px[k], a->py[k]), &along[n]))
+        if (n == 0) field = f;
+        if (!f || f != field ||
+            !th_field_metres(&w->nav.map, f, th_v2(a->px[k], a->py[k]), &along[n]))
             fields = false;
         heading = th_v2_add(heading, th_v2(a->vx[k], a->vy[k]));
         at[n++] = k;

@@ -359,8 +359,8 @@ static void print_groups(FILE *out, const th_world *w) {
     groups_outcome g;
     if (!groups_of(w, &g)) return;
     fprintf(out,
-            "groups    %u of %u members: %u members still in the world, %u of them waiting for "
-            "their group; the most stretched %.1f m\n",
+            "groups    %u (%u members): %u still in the world, %u of them waiting for their "
+            "group; the most stretched %.1f m\n",
             g.groups, g.members, g.present, g.waiting, (double)g.stretch);
 }
 

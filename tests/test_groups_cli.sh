@@ -75,7 +75,7 @@ g = json.load(open(sys.argv[2]))["groups"]
 assert 12 + 1 <= g["groups"] <= 30 + 1, g
 assert g["members"] in (63, 64), g
 assert g["present"] == 0, g
-m = re.search(r"^groups +(\d+) of (\d+) members: 0 members still in the world", open(sys.argv[3]).read(), re.M)
+m = re.search(r"^groups +(\d+) \((\d+) members\): 0 still in the world", open(sys.argv[3]).read(), re.M)
 assert m and int(m.group(1)) == g["groups"] and int(m.group(2)) == g["members"], m
 PY
         pass "a family arrives together; report and JSON agree"

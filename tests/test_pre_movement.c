@@ -52,12 +52,20 @@ END_TEST
 
 /* Every kind, untruncated and truncated. */
 static const th_distribution k_dists[] = {
-    {TH_DISTRIB_UNIFORM, 10, 60, 0, 0},         {TH_DISTRIB_UNIFORM, 10, 60, 20, 30},
-    {TH_DISTRIB_NORMAL, 60, 15, 0, 0},          {TH_DISTRIB_NORMAL, 60, 15, 50, 65},
-    {TH_DISTRIB_NORMAL, 5, 10, 0, 0},           {TH_DISTRIB_LOGNORMAL, 3.5f, 0.5f, 0, 0},
-    {TH_DISTRIB_LOGNORMAL, 3.5f, 0.5f, 10, 40}, {TH_DISTRIB_GAMMA, 2, 30, 0, 0},
-    {TH_DISTRIB_GAMMA, 0.7f, 10, 1, 100},       {TH_DISTRIB_GAMMA, 40, 2, 0, 0},
-    {TH_DISTRIB_WEIBULL, 1.5f, 60, 0, 0},       {TH_DISTRIB_WEIBULL, 0.8f, 20, 5, 50},
+    {TH_DISTRIB_UNIFORM, 10, 60, 0, 0},
+    {TH_DISTRIB_UNIFORM, 10, 60, 20, 30},
+    {TH_DISTRIB_NORMAL, 60, 15, 0, 0},
+    {TH_DISTRIB_NORMAL, 60, 15, 50, 65},
+    {TH_DISTRIB_NORMAL, 5, 10, 0, 0},
+    {TH_DISTRIB_LOGNORMAL, 3.5f, 0.5f, 0, 0},
+    {TH_DISTRIB_LOGNORMAL, 3.5f, 0.5f, 10, 40},
+    {TH_DISTRIB_GAMMA, 2, 30, 0, 0},
+    {TH_DISTRIB_GAMMA, 0.7f, 10, 1, 100},
+    {TH_DISTRIB_GAMMA, 40, 2, 0, 0},
+    {TH_DISTRIB_WEIBULL, 1.5f, 60, 0, 0},
+    {TH_DISTRIB_WEIBULL, 0.8f, 20, 5, 50},
+    {TH_DISTRIB_AGE, 20, 70, 0, 0},
+    {TH_DISTRIB_AGE, 35, 65, 1.3f, 1.5f},
 };
 enum { N_DISTS = sizeof k_dists / sizeof k_dists[0] };
 
@@ -105,6 +113,61 @@ START_TEST(random_draws_pass_kolmogorov_smirnov) {
         ck_assert_msg(fabs(sum / N - mean) < 0.05 * mean, "dist %d: mean %g, expected %g", _i,
                       sum / N, mean);
     }
+}
+END_TEST
+
+/* Walking speeds by age: the CDF against 400,000 speeds drawn the plain way, an age uniform in
+ * the range and then a speed uniform between the table's bounds at that age (RiMEA's table,
+ * restated here, linear between its ages), within 5 standard errors. */
+START_TEST(age_speeds_match_the_table) {
+    static const double age[6] = {20, 30, 40, 50, 60, 70};
+    static const double lo[6] = {1.60, 1.52, 1.46, 1.39, 1.27, 1.07};
+    static const double hi[6] = {1.64, 1.56, 1.50, 1.43, 1.27, 1.07};
+    static const double ranges[4][2] = {{20, 70}, {35, 45}, {52, 68}, {25, 25}};
+    enum { N = 400000, V = 12 };
+    for (int r = 0; r < 4; r++) {
+        const th_distribution d =
+            dist(TH_DISTRIB_AGE, (float)ranges[r][0], (float)ranges[r][1], 0, 0);
+        ck_assert(th_distrib_check(&d, "free_speed", NULL));
+        static double v[N];
+        uint64_t s = 77 + (uint64_t)r;
+        double sum = 0;
+        for (int k = 0; k < N; k++) {
+            const double u1 = (double)(splitmix64(&s) >> 11) / 9007199254740992.0;
+            const double u2 = (double)(splitmix64(&s) >> 11) / 9007199254740992.0;
+            const double t = ranges[r][0] + (ranges[r][1] - ranges[r][0]) * u1;
+            int i = 0;
+            while (i < 4 && t > age[i + 1]) i++;
+            const double f = (t - age[i]) / (age[i + 1] - age[i]);
+            const double l = lo[i] + f * (lo[i + 1] - lo[i]), h = hi[i] + f * (hi[i + 1] - hi[i]);
+            v[k] = l + (h - l) * u2;
+            sum += v[k];
+        }
+        for (int j = 0; j <= V; j++) {
+            const double x = 1.05 + 0.6 * j / V;
+            double below = 0;
+            for (int k = 0; k < N; k++) below += v[k] <= x;
+            const double want = below / N, got = th_distrib_cdf(&d, x);
+            const double se = sqrt(fmax(want * (1 - want), 1.0 / N) / N);
+            ck_assert_msg(fabs(got - want) < 5 * se + 1e-6,
+                          "ages [%g, %g]: F(%g) = %.6f, sampled %.6f", ranges[r][0], ranges[r][1],
+                          x, got, want);
+        }
+        ck_assert_msg(fabs(th_distrib_mean(&d) - sum / N) < 1e-3,
+                      "ages [%g, %g]: mean %g, sampled %g", ranges[r][0], ranges[r][1],
+                      th_distrib_mean(&d), sum / N);
+    }
+    /* Outside the table, or for times: refused. */
+    const th_distribution young = dist(TH_DISTRIB_AGE, 10, 30, 0, 0);
+    th_error err;
+    ck_assert(!th_distrib_check(&young, "free_speed", &err) && strstr(err.message, "20 <= a"));
+    th_world_def wd = th_default_world_def();
+    th_world *w = th_world_create(&wd, NULL);
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.pre_movement = dist(TH_DISTRIB_AGE, 20, 30, 0, 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), -1);
+    ck_assert_msg(strstr(err.message, "walking speeds"), "%s", err.message);
+    th_world_destroy(w);
 }
 END_TEST
 
@@ -295,6 +358,7 @@ int main(void) {
     tcase_add_test(tc, cdfs_match_known_values);
     tcase_add_loop_test(tc, draws_invert_the_truncated_cdf, 0, N_DISTS);
     tcase_add_loop_test(tc, random_draws_pass_kolmogorov_smirnov, 0, N_DISTS);
+    tcase_add_test(tc, age_speeds_match_the_table);
     tcase_add_test(tc, bad_distributions_are_refused);
     tcase_add_test(tc, agents_stand_until_their_time);
     tcase_add_test(tc, same_hash_on_1_2_3_8_threads);

@@ -381,6 +381,11 @@ typedef enum th_distrib_kind {
     TH_DISTRIB_LOGNORMAL = 4, /* ln t normal with mean a and standard deviation b */
     TH_DISTRIB_GAMMA = 5,     /* shape a, scale b (mean a b) */
     TH_DISTRIB_WEIBULL = 6,   /* shape a, scale b: P(t > x) = exp(-(x / b)^a) */
+    TH_DISTRIB_AGE = 7,       /* walking speeds (m/s) of adults aged uniformly in [a, b] years,
+                                 20 <= a <= b <= 70, by RiMEA's age table after Weidmann (1993):
+                                 at ages 20, 30, ..., 70 the speed is uniform on [1.60, 1.64],
+                                 [1.52, 1.56], [1.46, 1.50], [1.39, 1.43], 1.27 and 1.07 m/s,
+                                 the bounds linear in age between; free speeds only */
 } th_distrib_kind;
 
 typedef struct th_distribution {

@@ -49,6 +49,11 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     /* Every numeric parameter against its row of the one table (crowd_params.h). */
     if (!th_crowd_params_check(&d, err)) return -1;
     if (!th_distrib_check(&d.pre_movement, "pre_movement", err)) return -1;
+    if (d.pre_movement.kind == TH_DISTRIB_AGE) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "pre_movement: the age table gives walking speeds (free_speed), not times");
+        return -1;
+    }
     if (d.model == TH_MODEL_PEDESTRIAN && d.free_speed.kind != TH_DISTRIB_NONE) {
         const th_distribution f = th_crowd_free_speed(&d);
         if (!th_distrib_check(&d.free_speed, "free_speed", err) ||

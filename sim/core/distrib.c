@@ -104,6 +104,112 @@ static double gamma_p_inv(double s, double p) {
     return x;
 }
 
+/* ---- walking speed by age (TH_DISTRIB_AGE) -------------------------------------------------
+ * RiMEA's table after Weidmann (1993): at each tabulated age the free walking speed is uniform
+ * between two bounds, linear in age between the ages. An age uniform on [a, b] gives the speed
+ * the mixture F(v) = 1/(b - a) * integral over t in [a, b] of G(v; lo(t), hi(t)) dt, with G the
+ * uniform CDF. Within one table interval lo and hi are linear in t, and G is 0, 1 or
+ * (v - lo(t)) / (hi(t) - lo(t)), smooth between the ages where v crosses lo or hi: the integral
+ * is summed over those pieces by Gauss-Legendre quadrature on each (exact for the 0s and 1s,
+ * to about 1e-10 for the ratio). */
+static const double k_age[6] = {20, 30, 40, 50, 60, 70};
+static const double k_age_lo[6] = {1.60, 1.52, 1.46, 1.39, 1.27, 1.07};
+static const double k_age_hi[6] = {1.64, 1.56, 1.50, 1.43, 1.27, 1.07};
+
+static void age_bounds(double t, double *lo, double *hi) {
+    int i = 0;
+    while (i < 4 && t > k_age[i + 1]) i++;
+    const double f = (t - k_age[i]) / (k_age[i + 1] - k_age[i]);
+    *lo = k_age_lo[i] + f * (k_age_lo[i + 1] - k_age_lo[i]);
+    *hi = k_age_hi[i] + f * (k_age_hi[i + 1] - k_age_hi[i]);
+}
+
+static double age_g(double v, double t) {
+    double lo, hi;
+    age_bounds(t, &lo, &hi);
+    if (v < lo) return 0.0;
+    if (v >= hi) return 1.0;
+    return (v - lo) / (hi - lo);
+}
+
+/* The integral over [t0, t1], where age_g(v, .) is smooth inside (it may jump at the ends, where
+ * lo = hi): Gauss-Legendre with 4 nodes on each of 4 parts, which never evaluates an end. */
+static double age_piece(double v, double t0, double t1) {
+    static const double x[4] = {-0.8611363115940526, -0.3399810435848563, 0.3399810435848563,
+                                0.8611363115940526};
+    static const double wt[4] = {0.3478548451374538, 0.6521451548625461, 0.6521451548625461,
+                                 0.3478548451374538};
+    enum { PARTS = 4 };
+    const double h = (t1 - t0) / PARTS;
+    double sum = 0.0;
+    for (int p = 0; p < PARTS; p++) {
+        const double mid = t0 + (p + 0.5) * h;
+        for (int k = 0; k < 4; k++) sum += wt[k] * age_g(v, mid + 0.5 * h * x[k]);
+    }
+    return sum * 0.5 * h;
+}
+
+static double age_cdf(double a, double b, double v) {
+    if (!(b > a)) return age_g(v, a);
+    double total = 0.0;
+    for (int i = 0; i < 5; i++) {
+        const double s0 = fmax(a, k_age[i]), s1 = fmin(b, k_age[i + 1]);
+        if (!(s1 > s0)) continue;
+        /* The ages in [s0, s1] where v = lo(t) or v = hi(t) (both linear there). */
+        double cut[4] = {s0, s1, s0, s0};
+        int n = 2;
+        const double span = k_age[i + 1] - k_age[i];
+        const double dlo = (k_age_lo[i + 1] - k_age_lo[i]) / span;
+        const double dhi = (k_age_hi[i + 1] - k_age_hi[i]) / span;
+        if (dlo != 0.0) {
+            const double t = k_age[i] + (v - k_age_lo[i]) / dlo;
+            if (t > s0 && t < s1) cut[n++] = t;
+        }
+        if (dhi != 0.0) {
+            const double t = k_age[i] + (v - k_age_hi[i]) / dhi;
+            if (t > s0 && t < s1) cut[n++] = t;
+        }
+        for (int x = 1; x < n; x++) /* sort the few cuts */
+            for (int y = x; y > 0 && cut[y] < cut[y - 1]; y--) {
+                const double tmp = cut[y];
+                cut[y] = cut[y - 1];
+                cut[y - 1] = tmp;
+            }
+        for (int k = 0; k + 1 < n; k++) total += age_piece(v, cut[k], cut[k + 1]);
+    }
+    return total / (b - a);
+}
+
+/* Bisection on the CDF: it rises from 0 below 1.07 m/s to 1 at 1.64 m/s. */
+static double age_quantile(double a, double b, double p) {
+    double lo = 1.07 - 1e-9, hi = 1.64 + 1e-9;
+    for (int k = 0; k < 60; k++) {
+        const double mid = 0.5 * (lo + hi);
+        if (age_cdf(a, b, mid) < p) lo = mid;
+        else hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+static double age_mean(double a, double b) {
+    if (!(b > a)) {
+        double lo, hi;
+        age_bounds(a, &lo, &hi);
+        return 0.5 * (lo + hi);
+    }
+    /* The midpoint is linear in age between table ages: the trapezoid rule is exact. */
+    double total = 0.0;
+    for (int i = 0; i < 5; i++) {
+        const double s0 = fmax(a, k_age[i]), s1 = fmin(b, k_age[i + 1]);
+        if (!(s1 > s0)) continue;
+        double l0, h0, l1, h1;
+        age_bounds(s0, &l0, &h0);
+        age_bounds(s1, &l1, &h1);
+        total += 0.25 * (l0 + h0 + l1 + h1) * (s1 - s0);
+    }
+    return total / (b - a);
+}
+
 double th_distrib_cdf(const th_distribution *d, double x) {
     const double a = d->a, b = d->b;
     switch (d->kind) {
@@ -116,6 +222,7 @@ double th_distrib_cdf(const th_distribution *d, double x) {
     case TH_DISTRIB_LOGNORMAL: return x <= 0.0 ? 0.0 : phi_cdf((log(x) - a) / b);
     case TH_DISTRIB_GAMMA: return gamma_p(a, x / b);
     case TH_DISTRIB_WEIBULL: return x <= 0.0 ? 0.0 : -expm1(-pow(x / b, a));
+    case TH_DISTRIB_AGE: return age_cdf(a, b, x);
     }
     return 0.0;
 }
@@ -130,6 +237,7 @@ static double quantile(const th_distribution *d, double p) {
     case TH_DISTRIB_LOGNORMAL: return exp(a + b * phi_inv(p));
     case TH_DISTRIB_GAMMA: return b * gamma_p_inv(a, p);
     case TH_DISTRIB_WEIBULL: return b * pow(-log1p(-p), 1.0 / a);
+    case TH_DISTRIB_AGE: return age_quantile(a, b, p);
     }
     return 0.0;
 }
@@ -164,6 +272,7 @@ double th_distrib_mean(const th_distribution *d) {
     case TH_DISTRIB_LOGNORMAL: return exp(a + 0.5 * b * b);
     case TH_DISTRIB_GAMMA: return a * b;
     case TH_DISTRIB_WEIBULL: return b * tgamma(1.0 + 1.0 / a);
+    case TH_DISTRIB_AGE: return age_mean(a, b);
     }
     return 0.0;
 }
@@ -200,6 +309,10 @@ bool th_distrib_check(const th_distribution *d, const char *what, th_error *err)
     case TH_DISTRIB_WEIBULL:
         if (!(in_range(a, 1e-2, 1e3) && in_range(b, 1e-9, MAX_TIME)))
             bad = "weibull needs a shape in [0.01, 1000] and a scale in (0, 1e7]";
+        break;
+    case TH_DISTRIB_AGE:
+        if (!(in_range(a, 20.0, 70.0) && in_range(b, a, 70.0)))
+            bad = "age needs ages 20 <= a <= b <= 70 (the table's)";
         break;
     default:
         th_error_set(err, TH_ERR_INVALID, "%s%sunknown distribution kind %d", W(what),

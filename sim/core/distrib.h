@@ -7,7 +7,9 @@
  * The CDFs and their inverses are in double precision: closed forms for the uniform and the
  * Weibull; the normal (and lognormal) through erfc, inverted by Acklam's rational
  * approximation and one Halley step; the gamma through the regularized incomplete gamma
- * function (series and continued fraction), inverted by safeguarded Newton steps. */
+ * function (series and continued fraction), inverted by safeguarded Newton steps; walking
+ * speeds by age (a mixture over ages of RiMEA's table) by Gauss-Legendre quadrature between the
+ * ages where the integrand bends, inverted by bisection. */
 #ifndef TH_DISTRIB_H
 #define TH_DISTRIB_H
 

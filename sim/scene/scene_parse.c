@@ -550,12 +550,12 @@ static bool crowd_param(const th_scene *s, const th_crowd_param *p, const th_yno
 static bool parse_distribution(const th_scene *s, const th_ynode *v, const char *path,
                                th_distribution *out, th_error *err) {
     static const char *const kinds[] = {"constant", "uniform", "normal", "lognormal",
-                                        "gamma",    "weibull", NULL};
-    static const th_distrib_kind kind_of[] = {TH_DISTRIB_CONSTANT, TH_DISTRIB_UNIFORM,
-                                              TH_DISTRIB_NORMAL,   TH_DISTRIB_LOGNORMAL,
-                                              TH_DISTRIB_GAMMA,    TH_DISTRIB_WEIBULL};
+                                        "gamma",    "weibull", "age",    NULL};
+    static const th_distrib_kind kind_of[] = {
+        TH_DISTRIB_CONSTANT, TH_DISTRIB_UNIFORM, TH_DISTRIB_NORMAL, TH_DISTRIB_LOGNORMAL,
+        TH_DISTRIB_GAMMA,    TH_DISTRIB_WEIBULL, TH_DISTRIB_AGE};
     static const char *const keys[] = {"constant", "uniform", "normal", "lognormal", "gamma",
-                                       "weibull",  "min",     "max",    NULL};
+                                       "weibull",  "age",     "min",    "max",       NULL};
     char sub[192];
     th_distribution d = {0};
     if (v->kind == TH_Y_SCALAR) {
@@ -581,7 +581,7 @@ static bool parse_distribution(const th_scene *s, const th_ynode *v, const char 
         if (!kind)
             return TH_SCENE_MISSING(s, v, path, err,
                                     "missing: a distribution (constant, uniform, normal, "
-                                    "lognormal, gamma or weibull)");
+                                    "lognormal, gamma, weibull or, for free speeds, age)");
         snprintf(sub, sizeof sub, "%s.%s", path, kinds[which]);
         d.kind = kind_of[which];
         if (d.kind == TH_DISTRIB_CONSTANT) {
@@ -807,6 +807,9 @@ static bool parse_crowd(ctx *c, th_scene_crowd *cr, const th_ynode *n, uint32_t 
     if ((v = th_ynode_get(n, "pre_movement"))) {
         snprintf(sub, sizeof sub, "%s.pre_movement", path);
         if (!parse_distribution(s, v, sub, &d->pre_movement, c->err)) return false;
+        if (d->pre_movement.kind == TH_DISTRIB_AGE)
+            return FAIL(s, th_ynode_get(v, "age"), sub, c->err,
+                        "the age table gives walking speeds (free_speed), not times");
     }
     if ((v = th_ynode_get(n, "free_speed"))) {
         snprintf(sub, sizeof sub, "%s.free_speed", path);

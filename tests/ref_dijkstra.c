@@ -59,6 +59,11 @@ static int is_open(int w, int h, const uint16_t *cost, int x, int y) {
 
 int th_ref_dijkstra(int w, int h, const uint16_t *cost, const th_ref_goal *goals, int ngoals,
                     uint64_t *dist) {
+    return th_ref_dijkstra_joined(w, h, cost, goals, ngoals, NULL, 0, dist);
+}
+
+int th_ref_dijkstra_joined(int w, int h, const uint16_t *cost, const th_ref_goal *goals, int ngoals,
+                           const th_ref_join *joins, int njoins, uint64_t *dist) {
     for (int i = 0; i < w * h; i++) dist[i] = TH_REF_INF;
     heap hp = {0};
     for (int i = 0; i < ngoals; i++) {
@@ -89,6 +94,16 @@ int th_ref_dijkstra(int w, int h, const uint16_t *cost, const th_ref_goal *goals
                     dist[n] = nd;
                     if (heap_push(&hp, nd, n)) goto fail;
                 }
+            }
+        }
+        /* Joined pairs: a straight step either way, scanned in full (the reference is plain). */
+        for (int j = 0; j < njoins; j++) {
+            int n = joins[j].a == it.cell ? joins[j].b : joins[j].b == it.cell ? joins[j].a : -1;
+            if (n < 0 || cost[n] == 0) continue;
+            uint64_t nd = it.d + ((uint64_t)cost[it.cell] + cost[n]) * 70;
+            if (nd < dist[n]) {
+                dist[n] = nd;
+                if (heap_push(&hp, nd, n)) goto fail;
             }
         }
     }

@@ -22,6 +22,15 @@ typedef struct th_ref_goal {
 int th_ref_dijkstra(int w, int h, const uint16_t *cost, const th_ref_goal *goals, int ngoals,
                     uint64_t *dist);
 
+/** Two cells joined as if neighbours: a straight step between them (levels joined by stairs). */
+typedef struct th_ref_join {
+    int a, b;
+} th_ref_join;
+
+/** th_ref_dijkstra on the grid plus the joined pairs. */
+int th_ref_dijkstra_joined(int w, int h, const uint16_t *cost, const th_ref_goal *goals, int ngoals,
+                           const th_ref_join *joins, int njoins, uint64_t *dist);
+
 /** The engine's value for a reference distance: TH_NAV-style UINT32_MAX above `cap`. */
 uint32_t th_ref_to_field(uint64_t d, uint32_t cap);
 

@@ -8,6 +8,7 @@
  * reads the headers and fails for a name missing from it, so a new function cannot be left out.
  */
 #include "include/throng/api.h"
+#include "include/throng/building.h"
 #include "include/throng/clock.h"
 #include "include/throng/hazard.h"
 #include "include/throng/throng.h"
@@ -353,6 +354,46 @@ PROBE(th_world_add_group) {
     ck_assert(!th_world_add_group(w, NULL, &err).index1);
     REFUSED();
 }
+PROBE(th_world_add_level) {
+    const th_level_def d = {"ground", 0, 0, 3, 3, 0.0f};
+    CLEAR();
+    ck_assert(!th_world_add_level(NULL, &d, &err).index1);
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_add_level(w, NULL, &err).index1);
+    REFUSED();
+}
+PROBE(th_world_level_count) { ck_assert_uint_eq(th_world_level_count(NULL), 0); }
+PROBE(th_world_get_level) {
+    th_level_info l;
+    ck_assert(!th_world_get_level(NULL, (th_level_id){1}, &l));
+    ck_assert(!th_world_get_level(w, (th_level_id){1}, NULL));
+}
+PROBE(th_world_find_level) {
+    ck_assert(!th_world_find_level(NULL, "ground").index1);
+    ck_assert(!th_world_find_level(w, NULL).index1);
+}
+PROBE(th_world_level_at) { ck_assert(!th_world_level_at(NULL, th_v2(1.0f, 1.0f)).index1); }
+PROBE(th_world_add_stair) {
+    const th_stair_def d = {"s", 1, 1, 2, 2, TH_STAIR_NORTH, 5, 5, 0.0f, 0.0f, 0.0f};
+    CLEAR();
+    ck_assert(!th_world_add_stair(NULL, &d, &err).index1);
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_add_stair(w, NULL, &err).index1);
+    REFUSED();
+}
+PROBE(th_world_stair_count) { ck_assert_uint_eq(th_world_stair_count(NULL), 0); }
+PROBE(th_world_get_stair) {
+    th_stair_info st;
+    ck_assert(!th_world_get_stair(NULL, (th_stair_id){1}, &st));
+    ck_assert(!th_world_get_stair(w, (th_stair_id){1}, NULL));
+}
+PROBE(th_world_find_stair) {
+    ck_assert(!th_world_find_stair(NULL, "s").index1);
+    ck_assert(!th_world_find_stair(w, NULL).index1);
+}
+PROBE(th_world_stair_at) { ck_assert(!th_world_stair_at(NULL, th_v2(1.0f, 1.0f)).index1); }
 PROBE(th_world_group_count) { ck_assert_uint_eq(th_world_group_count(NULL), 0); }
 PROBE(th_world_get_group) {
     th_group_info g;
@@ -1031,6 +1072,16 @@ static const struct {
     E(th_world_set_agent_speed),
     E(th_world_set_agent_goal),
     E(th_world_get_agent_goal),
+    E(th_world_add_level),
+    E(th_world_level_count),
+    E(th_world_get_level),
+    E(th_world_find_level),
+    E(th_world_level_at),
+    E(th_world_add_stair),
+    E(th_world_stair_count),
+    E(th_world_get_stair),
+    E(th_world_find_stair),
+    E(th_world_stair_at),
     E(th_world_add_group),
     E(th_world_group_count),
     E(th_world_get_group),
@@ -1162,8 +1213,9 @@ static bool listed(const char *name) {
  * the first '(' or '[' after the marker. */
 START_TEST(every_function_is_listed) {
     /* dist.h declares the functions of the MPI build only. */
-    static const char *const headers[] = {"api.h",    "clock.h", "error.h", "throng.h", "version.h",
-                                          "viewer.h", "vec2.h",  "plan.h",  "hazard.h",
+    static const char *const headers[] = {"api.h",     "clock.h",    "error.h", "throng.h",
+                                          "version.h", "viewer.h",   "vec2.h",  "plan.h",
+                                          "hazard.h",  "building.h",
 #ifdef THRONG_MPI
                                           "dist.h"
 #endif

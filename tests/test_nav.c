@@ -693,7 +693,7 @@ START_TEST(test_combined) {
             /* Descent on the combined field always ends at a goal. */
             uint32_t path[4096], len;
             for (uint32_t i = 0; i < m.ncells; i += 13) {
-                int rc = th_nav_field_path(&c.nearest, (int32_t)(i % (uint32_t)m.w),
+                int rc = th_nav_field_path(&c.nearest, &m, (int32_t)(i % (uint32_t)m.w),
                                            (int32_t)(i / (uint32_t)m.w), path, 4096, &len);
                 ck_assert_int_eq(rc, c.winner[i] < 0 ? TH_NAV_ENOPATH : TH_NAV_OK);
             }
@@ -828,7 +828,7 @@ START_TEST(test_field_path) {
         for (uint32_t c = 0; c < m.ncells; c++) {
             int32_t x = (int32_t)(c % (uint32_t)m.w), y = (int32_t)(c / (uint32_t)m.w);
             uint32_t len = 99;
-            int rc = th_nav_field_path(&f, x, y, path, m.ncells, &len);
+            int rc = th_nav_field_path(&f, &m, x, y, path, m.ncells, &len);
             if (f.dist[c] == TH_NAV_UNREACHABLE) {
                 ck_assert_int_eq(rc, TH_NAV_ENOPATH);
                 ck_assert_uint_eq(len, 0);
@@ -845,11 +845,13 @@ START_TEST(test_field_path) {
             ck_assert_uint_eq(f.descent[path[len - 1]], TH_NAV_DESCENT_GOAL);
             ck_assert_uint_eq(total + f.dist[path[len - 1]], f.dist[c]);
             if (len > 1) {
-                ck_assert_int_eq(th_nav_field_path(&f, x, y, path, len - 1, &len), TH_NAV_ETOOLONG);
+                ck_assert_int_eq(th_nav_field_path(&f, &m, x, y, path, len - 1, &len),
+                                 TH_NAV_ETOOLONG);
             }
         }
-        ck_assert_int_eq(th_nav_field_path(&f, -1, 0, path, 10, &(uint32_t){0}), TH_NAV_ENOPATH);
-        ck_assert_int_eq(th_nav_field_path(&f, 0, 0, NULL, 10, &(uint32_t){0}), TH_NAV_EINVAL);
+        ck_assert_int_eq(th_nav_field_path(&f, &m, -1, 0, path, 10, &(uint32_t){0}),
+                         TH_NAV_ENOPATH);
+        ck_assert_int_eq(th_nav_field_path(&f, &m, 0, 0, NULL, 10, &(uint32_t){0}), TH_NAV_EINVAL);
         free(path);
         th_nav_field_free(&f);
         th_nav_scratch_destroy(s);

@@ -145,8 +145,9 @@ bool th_world_agent_path(th_world *w, th_agent_id id, th_vec2 *out, uint32_t max
             }
             cells[len++] = cell;
             if (d == TH_NAV_DESCENT_GOAL) break;
-            x += th_nav_move_dx[d];
-            y += th_nav_move_dy[d];
+            const uint32_t next = th_navmap_step(m, cell, d);
+            x = (int32_t)(next % (uint32_t)m->w);
+            y = (int32_t)(next / (uint32_t)m->w);
         }
         const uint32_t n = th_nav_string_pull(m, cells, len, pulled);
         /* The start is the agent itself, not its cell's centre. */

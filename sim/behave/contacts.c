@@ -195,7 +195,7 @@ static void contact_last_job(void *ctx, uint32_t begin, uint32_t end, uint32_t w
             if (d2 > 0.0f) {
                 const float vd = th_v2_dot(v, d);
                 if (vd < 0.0f) v = th_v2_sub(v, th_v2_scale(d, vd / d2));
-                th_vec2 p = terrain ? th_nav_move(w, p0, d, &v) : th_v2_add(p0, d);
+                th_vec2 p = terrain ? th_nav_move(w, p0, d, &v, false) : th_v2_add(p0, d);
                 th_world_bound(w, &p, &v);
                 a->px[i] = p.x;
                 a->py[i] = p.y;

@@ -366,6 +366,8 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             stranded = !th_goal_direction(w, id, c, p, &dir);
             e0 = dir;
         }
+        /* On a stair's flight, the share of the free speed the way up or down keeps. */
+        if (terrain && w->nav.stair_count) v0 *= th_nav_stair_factor(w, p, e0);
 
         /* The goal's cost field (river map or destination field), NULL for other goals. */
         const uint32_t *cost = th_goal_agent_cost_field(w, c, th_id_slot(id));

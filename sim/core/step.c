@@ -53,7 +53,7 @@ static void step_ctx_init(th_step_ctx *x, th_world *w) {
         .height = w->def.height,
         .wrap = w->wrap,
         .terrain = w->nav.present,
-        .slow = w->nav.present && w->nav.speed,
+        .slow = w->nav.present && (w->nav.speed || w->nav.stair_count),
         .goal_state = w->goal_state != NULL,
         .exits = w->flow != NULL,
         .pedestrians = w->pedestrians,
@@ -207,6 +207,7 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
     const bool wrap = x->wrap, terrain = x->terrain, slow = x->slow;
     const bool goal_state = x->goal_state, exits = x->exits, hazards = x->hazards;
     const bool own = w->own != NULL;
+    const bool stairs = terrain && w->nav.stair_count;
     const uint64_t step = w->step;
     uint32_t sheltering = 0;
     for (uint32_t k = begin; k < end; k++) {
@@ -224,9 +225,12 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
         }
         th_vec2 v = th_v2(a->vx[k] + ax[k] * dt, a->vy[k] + ay[k] * dt);
         const float top = c->max_speed * air;
-        v = th_v2_clamp_len(v, slow ? top * th_nav_speed_at(w, p) : top);
+        v = th_v2_clamp_len(v, slow ? top * th_nav_speed_at(w, p) * th_nav_stair_factor(w, p, v)
+                                    : top);
         th_vec2 d = th_v2_scale(v, dt);
-        p = terrain ? th_nav_move(w, p, d, &v) : th_v2_add(p, d);
+        const th_vec2 was = p;
+        p = terrain ? th_nav_move(w, p, d, &v, true) : th_v2_add(p, d);
+        if (stairs) th_nav_stair_crossed(w, was, p);
         bound_axis(&p.x, &v.x, width, wrap);
         bound_axis(&p.y, &v.y, height, wrap);
         a->px[k] = p.x;

@@ -26,6 +26,15 @@ static int32_t cell_coord(float v, float inv_cell) {
     return f >= -1.0e6f && f <= 1.0e6f ? (int32_t)f : -1000001;
 }
 
+/* Is cell (x, y) a wall to a body near it: blocked, and not the seam across a glued edge (the
+ * way goes on there, on another part of the map). */
+static bool cell_wall(const th_world *w, int32_t x, int32_t y) {
+    if (!cell_blocked(w, x, y)) return false;
+    const th_navmap *m = &w->nav.map;
+    if (!m->link_count || x < 0 || y < 0 || x >= m->w || y >= m->h) return true;
+    return !(m->flags[(uint32_t)y * (uint32_t)m->w + (uint32_t)x] & TH_NAV_FLAG_SEAM);
+}
+
 /* Is p in a blocked cell? Wrap-aware th_navmap_blocked_at. */
 static bool blocked_at(const th_world *w, th_vec2 p) {
     const float inv = w->nav.map.inv_cell_size;
@@ -81,7 +90,7 @@ th_vec2 th_nav_push_out_of_walls(const th_world *w, th_vec2 p, float r) {
         if (x1 - x0 <= 64 && y1 - y0 <= 64 && x0 > -1000001 && y0 > -1000001) {
             for (int32_t y = y0; y <= y1; y++) {
                 for (int32_t x = x0; x <= x1; x++) {
-                    if (!cell_blocked(w, x, y)) continue;
+                    if (!cell_wall(w, x, y)) continue;
                     p = push_out_of_box(p, r, (float)x * cs, (float)y * cs, (float)(x + 1) * cs,
                                         (float)(y + 1) * cs);
                 }
@@ -112,7 +121,7 @@ bool th_nav_nearest_wall(const th_world *w, th_vec2 p, float range, float *dist,
             if (x1 - x0 <= 64 && y1 - y0 <= 64 && x0 > -1000001 && y0 > -1000001) {
                 for (int32_t y = y0; y <= y1; y++) {
                     for (int32_t x = x0; x <= x1; x++) {
-                        if (!cell_blocked(w, x, y)) continue;
+                        if (!cell_wall(w, x, y)) continue;
                         const th_vec2 q = th_v2(th_clampf(p.x, (float)x * cs, (float)(x + 1) * cs),
                                                 th_clampf(p.y, (float)y * cs, (float)(y + 1) * cs));
                         const th_vec2 d = th_v2_sub(p, q);
@@ -146,7 +155,39 @@ bool th_nav_nearest_wall(const th_world *w, th_vec2 p, float range, float *dist,
     return true;
 }
 
-th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v) {
+/* A move from p to q that leaves p's cell straight across a glued edge: q carried over to the
+ * other side of the seam (true), when it lands on open ground there. A move that leaves
+ * diagonally crosses the seam of its x step or else of its y step. */
+static bool cross_seam(const th_navmap *m, th_vec2 p, th_vec2 *q) {
+    const float inv = m->inv_cell_size;
+    const int32_t px = cell_coord(p.x, inv), py = cell_coord(p.y, inv);
+    const int32_t qx = cell_coord(q->x, inv), qy = cell_coord(q->y, inv);
+    if (px < 0 || py < 0 || px >= m->w || py >= m->h) return false;
+    const uint32_t c = (uint32_t)py * (uint32_t)m->w + (uint32_t)px;
+    if (!(m->flags[c] & TH_NAV_FLAG_LINK)) return false;
+    const int32_t dx = qx - px, dy = qy - py;
+    /* Moves 0..3 are E, N, W, S. */
+    const int8_t tries[2] = {dx > 0 ? 0 : dx < 0 ? 2 : -1, dy > 0 ? 1 : dy < 0 ? 3 : -1};
+    for (int i = 0; i < 2; i++) {
+        if (tries[i] < 0) continue;
+        const th_nav_link *l = th_navmap_link(m, c, (uint8_t)tries[i]);
+        if (!l) continue;
+        /* The seam's two sides are one edge: a point past it by some amount lies that far
+         * into the other cell. */
+        const int32_t tx = (int32_t)(l->to % (uint32_t)m->w),
+                      ty = (int32_t)(l->to / (uint32_t)m->w);
+        const int32_t sx = px + th_nav_move_dx[l->dir], sy = py + th_nav_move_dy[l->dir];
+        const float cs = m->cell_size;
+        const th_vec2 r = th_v2(q->x + (float)(tx - sx) * cs, q->y + (float)(ty - sy) * cs);
+        if (!th_navmap_blocked_at(m, r)) {
+            *q = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v, bool seams) {
     const th_navmap *m = &w->nav.map;
     /* Sub-steps of at most half a cell, so no move can jump over a one-cell wall. */
     enum { MAX_SUBSTEPS = 256 };
@@ -158,6 +199,10 @@ th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v) {
     for (uint32_t i = 0; i < steps; i++) {
         th_vec2 q = th_v2_add(p, s);
         if (!blocked_at(w, q)) {
+            p = q;
+            continue;
+        }
+        if (seams && m->link_count && cross_seam(m, p, &q)) {
             p = q;
             continue;
         }

@@ -556,15 +556,44 @@ static bool cheap_enough(const th_navmap *m, const uint32_t *cells, uint32_t a, 
  * the grid path did. The cost test walks the segment and the path between its ends once more,
  * so the work keeps the bounds above. Adjacent path points still always pass: a straight move
  * costs exactly its segment, a diagonal one 99/70 > sqrt(2) times half its two cells' costs. */
+static uint32_t pull_piece(const th_navmap *m, const uint32_t *cells, uint32_t n, th_vec2 *out,
+                           uint64_t *los_tests, uint64_t *cells_walked);
+
+/* Whether two cells of a path are neighbours on the map (not the two sides of a seam). */
+static bool adjacent(uint32_t w, uint32_t a, uint32_t b) {
+    int32_t dx = (int32_t)(a % w) - (int32_t)(b % w), dy = (int32_t)(a / w) - (int32_t)(b / w);
+    return dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1;
+}
+
 uint32_t th_nav_string_pull_counted(const th_navmap *m, const uint32_t *cells, uint32_t n,
                                     th_vec2 *out, uint64_t *los_tests, uint64_t *cells_walked) {
     if (los_tests) *los_tests = 0;
     if (cells_walked) *cells_walked = 0;
     if (!m || !m->cost || !cells || !out || n == 0) return 0;
-    uint32_t w = (uint32_t)m->w;
     for (uint32_t i = 0; i < n; i++) {
         if (cells[i] >= m->ncells) return 0;
     }
+    if (!m->link_count) return pull_piece(m, cells, n, out, los_tests, cells_walked);
+    /* A path that crosses glued edges is pulled piece by piece: no line of sight is drawn
+     * across a seam, so both of its cells stay waypoints. */
+    uint32_t count = 0, start = 0;
+    uint64_t tests = 0, walked = 0;
+    for (uint32_t i = 1; i <= n; i++) {
+        if (i < n && adjacent((uint32_t)m->w, cells[i - 1], cells[i])) continue;
+        uint64_t t = 0, c = 0;
+        count += pull_piece(m, cells + start, i - start, out + count, &t, &c);
+        tests += t;
+        walked += c;
+        start = i;
+    }
+    if (los_tests) *los_tests = tests;
+    if (cells_walked) *cells_walked = walked;
+    return count;
+}
+
+static uint32_t pull_piece(const th_navmap *m, const uint32_t *cells, uint32_t n, th_vec2 *out,
+                           uint64_t *los_tests, uint64_t *cells_walked) {
+    uint32_t w = (uint32_t)m->w;
 #define CX(c) ((int32_t)((c) % w))
 #define CY(c) ((int32_t)((c) / w))
     uint64_t tests = 0, walked = 0;

@@ -76,6 +76,15 @@
 
 /** Cell flag: a blocked cell that th_navmap_break_wall may open. */
 #define TH_NAV_FLAG_DESTRUCTIBLE 1u
+/** Cell flag: one of the cell's edges is glued to another cell's (th_navmap_glue). */
+#define TH_NAV_FLAG_LINK         2u
+/** Cell flag: a blocked cell just across a glued edge. It stays blocked, but bodies near the
+ *  edge do not feel it as a wall: the way goes on across the seam. */
+#define TH_NAV_FLAG_SEAM         4u
+/** Flags a cell keeps when its cost or openness changes. */
+#define TH_NAV_FLAGS_KEPT        (TH_NAV_FLAG_LINK | TH_NAV_FLAG_SEAM)
+/** Most glued edges one map holds (each glue counts its two directions). */
+#define TH_NAV_MAX_LINKS         65536u
 
 /** Status codes. 0 is success; every error is negative. */
 typedef enum th_nav_status {
@@ -95,6 +104,16 @@ extern const int8_t th_nav_move_dy[8];
 /* ---------------------------------------------------------------------------------------- */
 /* Map                                                                                        */
 
+/** A glued edge, one direction of it: the straight move `dir` (0..3) out of cell `from` leads
+ *  into cell `to` instead of into the cell beside `from` (which is blocked: the seam). Levels of
+ *  a building are regions of one map, and a stair's top edge on one level is glued to its
+ *  landing on the next: routes, fields and walkers cross the seam as if the two cells were
+ *  neighbours. A move across a seam costs what a straight move between the two cells would. */
+typedef struct th_nav_link {
+    uint32_t from, to;
+    uint8_t dir;
+} th_nav_link;
+
 /** Terrain grid. Read fields directly; change cells only through the functions below, which
  *  keep `moves` and the cost histogram consistent. */
 typedef struct th_navmap {
@@ -112,6 +131,8 @@ typedef struct th_navmap {
     bool moves_stale;    /* deferred (th_navmap_defer_moves): `moves` is out of date until
                             th_navmap_update_moves; no search may run meanwhile */
     uint32_t cost_count[TH_NAV_COST_MAX + 1]; /* open cells per cost (index 0 = blocked) */
+    th_nav_link *links; /* glued edges, both directions, sorted by (from, dir) */
+    uint32_t link_count, link_capacity;
 } th_navmap;
 
 /** Create a map of w x h open cells of cost 1, `cell_size` metres each; the wall-distance field
@@ -131,6 +152,24 @@ int th_navmap_set_blocked(th_navmap *m, int32_t x, int32_t y, bool destructible)
 /** Open a destructible wall: the cell becomes open with cost 1. TH_NAV_EDENIED when the cell
  *  is open or an indestructible wall. Fields must then be repaired (th_nav_field_repair_opened). */
 int th_navmap_break_wall(th_navmap *m, int32_t x, int32_t y);
+
+/** Glue the edge of cell (x, y) facing straight move `dir` (0..3) to the opposite edge of cell
+ *  (tx, ty): moving `dir` out of (x, y) enters (tx, ty), and moving the opposite way out of
+ *  (tx, ty) enters (x, y). The cells beside each across the glued edges must be blocked or off
+ *  the map (TH_NAV_EDENIED otherwise); they are flagged TH_NAV_FLAG_SEAM. An edge glued twice,
+ *  or a cell glued to itself, is TH_NAV_EINVAL. Allocates (between steps only). Fields must
+ *  then be recomputed. */
+int th_navmap_glue(th_navmap *m, int32_t x, int32_t y, uint8_t dir, int32_t tx, int32_t ty);
+
+/** The glued edge of cell `c` toward straight move `dir`, or NULL. */
+const th_nav_link *th_navmap_link(const th_navmap *m, uint32_t c, uint8_t dir);
+
+/** The glued edges out of cell `c`: the first in `m->links` and their number in `*n`. */
+const th_nav_link *th_navmap_links_of(const th_navmap *m, uint32_t c, uint32_t *n);
+
+/** The cell move `k` out of cell `c` enters: across a glued edge where there is one, else the
+ *  cell beside; UINT32_MAX when that is off the map. Openness is not checked. */
+uint32_t th_navmap_step(const th_navmap *m, uint32_t c, uint8_t k);
 
 /** Terrain cost of cell (x, y): 0 when blocked or outside the map. */
 uint32_t th_navmap_cost(const th_navmap *m, int32_t x, int32_t y);
@@ -307,11 +346,12 @@ bool th_nav_flow_sample(const th_nav_field *f, const th_navmap *m, th_vec2 p, th
  *  INFINITY when unreachable. */
 float th_nav_cost_at(const th_nav_field *f, const th_navmap *m, th_vec2 p);
 
-/** Cell path from (x, y) to a goal by following `descent`, written to `cells` (indices, start
+/** Cell path from (x, y) to a goal by following `descent` (across `m`'s glued edges; `m` may be
+ *  NULL for a map without them), written to `cells` (indices, start
  *  first, goal last). TH_NAV_ENOPATH when the start is blocked/unreachable/outside,
  *  TH_NAV_ETOOLONG when more than `max` cells would be needed. `*len` gets the count. */
-int th_nav_field_path(const th_nav_field *f, int32_t x, int32_t y, uint32_t *cells, uint32_t max,
-                      uint32_t *len);
+int th_nav_field_path(const th_nav_field *f, const th_navmap *m, int32_t x, int32_t y,
+                      uint32_t *cells, uint32_t max, uint32_t *len);
 
 /* ---------------------------------------------------------------------------------------- */
 /* A* and line of sight                                                                       */

@@ -282,6 +282,8 @@ typedef struct nav_run {
     const uint16_t *cost;
     const uint8_t *moves;
     int32_t off[8];
+    const th_navmap *map; /* for glued edges: flags and links */
+    bool links;           /* the map has glued edges */
 } nav_run;
 
 static const uint32_t move_step[8] = {
@@ -289,7 +291,7 @@ static const uint32_t move_step[8] = {
     TH_NAV_STEP_DIAG,     TH_NAV_STEP_DIAG,     TH_NAV_STEP_DIAG,     TH_NAV_STEP_DIAG};
 
 static nav_run run_make(th_nav_field *f, const th_navmap *m) {
-    nav_run r = {m->w, f->dist, f->descent, m->cost, m->moves, {0}};
+    nav_run r = {m->w, f->dist, f->descent, m->cost, m->moves, {0}, m, m->link_count != 0};
     for (int k = 0; k < 8; k++) r.off[k] = th_nav_move_dy[k] * m->w + th_nav_move_dx[k];
     return r;
 }
@@ -391,6 +393,27 @@ static inline __attribute__((always_inline)) void propagate_body(const nav_run *
                     best = via < best ? via : best;
                     uint32_t nd_ = d + w;
                     if (nd_ < dn && nd_ <= TH_NAV_DIST_MAX) LOWER(nb, nd_);
+                }
+                if (r->links && (r->map->flags[c] & TH_NAV_FLAG_LINK)) {
+                    /* Glued edges: straight moves into cells elsewhere on the map. They come
+                     * after the ordinary moves, so a tie keeps the ordinary move; the descent
+                     * code is the straight move that crosses the seam. */
+                    uint32_t nl = 0;
+                    const th_nav_link *l = th_navmap_links_of(r->map, c, &nl);
+                    for (uint32_t i = 0; i < nl; i++) {
+                        uint32_t nb = l[i].to;
+                        uint32_t cn = COST(nb);
+                        if (cn == 0) continue;
+                        uint32_t w = (cc + cn) * TH_NAV_STEP_STRAIGHT;
+                        uint32_t dn = KEY(nb);
+                        uint64_t via = (uint64_t)dn + w;
+                        if (via < best) {
+                            best = via;
+                            bk = l[i].dir;
+                        }
+                        uint32_t nd_ = d + w;
+                        if (nd_ < dn && nd_ <= TH_NAV_DIST_MAX) LOWER(nb, nd_);
+                    }
                 }
                 uint8_t code = best == d ? bk : TH_NAV_DESCENT_GOAL;
                 if (packed) {
@@ -660,7 +683,7 @@ int th_nav_field_repair_opened(th_nav_field *f, const th_navmap *m, const uint32
     if (!s || !matches(f, m, s)) return TH_NAV_EINVAL;
     int rc = check_cells(m, cells, n);
     if (rc) return rc;
-    if (n > TH_NAV_REPAIR_MAX) {
+    if (n > TH_NAV_REPAIR_MAX || (n && m->link_count)) {
         compute(f, m, s);
     } else if (n) {
         repair(f, m, cells, n, s);
@@ -684,7 +707,8 @@ static void fields_task(void *ctx, uint32_t begin, uint32_t end, uint32_t worker
     fields_job *j = ctx;
     th_nav_scratch *s = j->scratch[worker];
     for (uint32_t i = begin; i < end; i++) {
-        if (j->full || j->n > TH_NAV_REPAIR_MAX) {
+        /* A map with glued edges is recomputed: the repair's seeding looks at 3x3 blocks only. */
+        if (j->full || j->n > TH_NAV_REPAIR_MAX || (j->n && j->m->link_count)) {
             compute(&j->fields[i], j->m, s);
         } else if (j->n) {
             repair(&j->fields[i], j->m, j->cells, j->n, s);
@@ -881,8 +905,8 @@ float th_nav_cost_at(const th_nav_field *f, const th_navmap *m, th_vec2 p) {
     return th_nav_units_to_metres(m, f->dist[c]);
 }
 
-int th_nav_field_path(const th_nav_field *f, int32_t x, int32_t y, uint32_t *cells, uint32_t max,
-                      uint32_t *len) {
+int th_nav_field_path(const th_nav_field *f, const th_navmap *m, int32_t x, int32_t y,
+                      uint32_t *cells, uint32_t max, uint32_t *len) {
     if (len) *len = 0;
     if (!f || !f->dist || !f->descent || !cells || !len) return TH_NAV_EINVAL;
     if (x < 0 || y < 0 || x >= f->w || y >= f->h) return TH_NAV_ENOPATH;
@@ -900,6 +924,11 @@ int th_nav_field_path(const th_nav_field *f, int32_t x, int32_t y, uint32_t *cel
             return TH_NAV_OK;
         }
         if (k >= 8) return TH_NAV_ENOPATH;
+        const th_nav_link *l = m && k < 4 ? th_navmap_link(m, c, k) : NULL;
+        if (l && (m->cost[l->to] != 0)) {
+            c = l->to;
+            continue;
+        }
         int32_t cx = (int32_t)(c % (uint32_t)f->w) + th_nav_move_dx[k];
         int32_t cy = (int32_t)(c / (uint32_t)f->w) + th_nav_move_dy[k];
         if (cx < 0 || cy < 0 || cx >= f->w || cy >= f->h) return TH_NAV_ENOPATH;

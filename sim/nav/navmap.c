@@ -193,6 +193,7 @@ void th_navmap_free(th_navmap *m) {
     th_free(m->flags);
     th_free(m->moves);
     th_free(m->wall_dist);
+    th_free(m->links);
     memset(m, 0, sizeof *m);
 }
 
@@ -203,7 +204,7 @@ static bool in_map(const th_navmap *m, int32_t x, int32_t y) {
 static void put_cell(th_navmap *m, int32_t x, int32_t y, uint16_t cost, uint8_t flags) {
     uint32_t i = (uint32_t)y * (uint32_t)m->w + (uint32_t)x;
     uint16_t old = m->cost[i];
-    m->flags[i] = flags;
+    m->flags[i] = (uint8_t)(flags | (m->flags[i] & TH_NAV_FLAGS_KEPT));
     if (old == cost) return;
     m->cost_count[old]--;
     m->cost_count[cost]++;
@@ -232,6 +233,107 @@ int th_navmap_break_wall(th_navmap *m, int32_t x, int32_t y) {
     uint32_t i = (uint32_t)y * (uint32_t)m->w + (uint32_t)x;
     if (m->cost[i] != 0 || !(m->flags[i] & TH_NAV_FLAG_DESTRUCTIBLE)) return TH_NAV_EDENIED;
     put_cell(m, x, y, 1, 0);
+    return TH_NAV_OK;
+}
+
+static int link_cmp(const th_nav_link *a, uint32_t from, uint8_t dir) {
+    if (a->from != from) return a->from < from ? -1 : 1;
+    return a->dir < dir ? -1 : (a->dir > dir);
+}
+
+/* Index of the first link at or after (from, dir) in the sorted list. */
+static uint32_t link_lower(const th_navmap *m, uint32_t from, uint8_t dir) {
+    uint32_t lo = 0, hi = m->link_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (link_cmp(&m->links[mid], from, dir) < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+const th_nav_link *th_navmap_link(const th_navmap *m, uint32_t c, uint8_t dir) {
+    if (!m || !m->link_count || c >= m->ncells || !(m->flags[c] & TH_NAV_FLAG_LINK)) return NULL;
+    uint32_t i = link_lower(m, c, dir);
+    return i < m->link_count && m->links[i].from == c && m->links[i].dir == dir ? &m->links[i]
+                                                                                : NULL;
+}
+
+const th_nav_link *th_navmap_links_of(const th_navmap *m, uint32_t c, uint32_t *n) {
+    *n = 0;
+    if (!m || !m->link_count || c >= m->ncells || !(m->flags[c] & TH_NAV_FLAG_LINK)) return NULL;
+    uint32_t i = link_lower(m, c, 0), j = i;
+    while (j < m->link_count && m->links[j].from == c) j++;
+    *n = j - i;
+    return &m->links[i];
+}
+
+uint32_t th_navmap_step(const th_navmap *m, uint32_t c, uint8_t k) {
+    if (k < 4) {
+        const th_nav_link *l = th_navmap_link(m, c, k);
+        if (l) return l->to;
+    }
+    int32_t x = (int32_t)(c % (uint32_t)m->w) + th_nav_move_dx[k];
+    int32_t y = (int32_t)(c / (uint32_t)m->w) + th_nav_move_dy[k];
+    if (!in_map(m, x, y)) return UINT32_MAX;
+    return (uint32_t)y * (uint32_t)m->w + (uint32_t)x;
+}
+
+/* Insert one direction of a glued edge, keeping the list sorted. */
+static int link_insert(th_navmap *m, uint32_t from, uint8_t dir, uint32_t to) {
+    uint32_t i = link_lower(m, from, dir);
+    if (i < m->link_count && m->links[i].from == from && m->links[i].dir == dir) {
+        return TH_NAV_EINVAL;
+    }
+    if (!th_array_reserve((void **)&m->links, sizeof *m->links, m->link_count, &m->link_capacity,
+                          m->link_count + 1u, 16u, TH_NAV_MAX_LINKS))
+        return TH_NAV_ENOMEM;
+    memmove(&m->links[i + 1], &m->links[i], sizeof *m->links * (m->link_count - i));
+    m->links[i] = (th_nav_link){from, to, dir};
+    m->link_count++;
+    m->flags[from] |= TH_NAV_FLAG_LINK;
+    return TH_NAV_OK;
+}
+
+/* The cell across an edge to be glued must be blocked or off the map; it becomes a seam. */
+static bool seam_ok(th_navmap *m, int32_t x, int32_t y, bool mark) {
+    if (!in_map(m, x, y)) return true;
+    uint32_t i = (uint32_t)y * (uint32_t)m->w + (uint32_t)x;
+    if (m->cost[i] != 0) return false;
+    if (mark) m->flags[i] |= TH_NAV_FLAG_SEAM;
+    return true;
+}
+
+int th_navmap_glue(th_navmap *m, int32_t x, int32_t y, uint8_t dir, int32_t tx, int32_t ty) {
+    if (!m || !m->cost || dir > 3) return TH_NAV_EINVAL;
+    if (!in_map(m, x, y) || !in_map(m, tx, ty)) return TH_NAV_ERANGE;
+    if (x == tx && y == ty) return TH_NAV_EINVAL;
+    if (m->link_count + 2u > TH_NAV_MAX_LINKS) return TH_NAV_ERANGE;
+    const uint8_t back = (uint8_t)((dir + 2u) & 3u); /* E<->W, N<->S */
+    const int32_t sx = x + th_nav_move_dx[dir], sy = y + th_nav_move_dy[dir];
+    const int32_t bx = tx + th_nav_move_dx[back], by = ty + th_nav_move_dy[back];
+    if (!seam_ok(m, sx, sy, false) || !seam_ok(m, bx, by, false)) return TH_NAV_EDENIED;
+    uint32_t a = (uint32_t)y * (uint32_t)m->w + (uint32_t)x;
+    uint32_t b = (uint32_t)ty * (uint32_t)m->w + (uint32_t)tx;
+    if (th_navmap_link(m, a, dir) || th_navmap_link(m, b, back)) return TH_NAV_EINVAL;
+    int rc = link_insert(m, a, dir, b);
+    if (rc != TH_NAV_OK) return rc;
+    rc = link_insert(m, b, back, a);
+    if (rc != TH_NAV_OK) {
+        /* Take the first direction out again: a glue is both or neither. */
+        uint32_t i = link_lower(m, a, dir);
+        memmove(&m->links[i], &m->links[i + 1], sizeof *m->links * (m->link_count - i - 1u));
+        m->link_count--;
+        uint32_t left = 0;
+        th_navmap_links_of(m, a, &left);
+        if (left == 0) m->flags[a] &= (uint8_t)~TH_NAV_FLAG_LINK;
+        return rc;
+    }
+    seam_ok(m, sx, sy, true);
+    seam_ok(m, bx, by, true);
     return TH_NAV_OK;
 }
 

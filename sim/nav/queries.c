@@ -68,8 +68,9 @@ bool th_nav_walk_descent(const th_navmap *m, const th_nav_field *f, th_vec2 p, t
         }
         out[len++] = th_navmap_cell_centre(m, x, y);
         if (d == TH_NAV_DESCENT_GOAL) break;
-        x += th_nav_move_dx[d];
-        y += th_nav_move_dy[d];
+        const uint32_t next = th_navmap_step(m, (uint32_t)y * (uint32_t)m->w + (uint32_t)x, d);
+        x = (int32_t)(next % (uint32_t)m->w);
+        y = (int32_t)(next / (uint32_t)m->w);
     }
     *count = len;
     return true;

@@ -54,6 +54,10 @@ void th_nav_world_free(th_world *w) {
     th_free(n->waypoints);
     th_free(n->bunker_at);
     th_free(n->speed);
+    th_free(n->level);
+    th_free(n->level_of);
+    th_free(n->stair);
+    th_free(n->stair_of);
     th_free(n->opened);
     th_free(n->blocked_list);
     th_free(n->blocked_near);

@@ -32,6 +32,27 @@ typedef struct th_bunker {
     bool destroyed, full;
 } th_bunker;
 
+/* A level of a building: a rectangle of the map's cells (sim/nav/levels.c). */
+typedef struct th_level {
+    char name[64];
+    int32_t x0, y0, x1, y1;
+    float elevation;
+} th_level;
+
+/* A stair: a flight on its lower level, its top edge glued to the landing above. */
+typedef struct th_stair {
+    char name[64];
+    uint32_t lower, upper; /* level indices */
+    int32_t x0, y0, x1, y1;
+    uint8_t up; /* straight move 0..3 up the flight */
+    int32_t top_x, top_y;
+    float plan_length, rise, length;
+    float up_factor, down_factor;      /* along the slope */
+    float up_plan, down_plan;          /* the same over the plan: times plan_length / length */
+    uint64_t crossed_up, crossed_down; /* crossings of the top edge, added to atomically in the
+                                    integrate phase */
+} th_stair;
+
 /* Terrain, river maps and bunkers (all unused when the world has no map). */
 typedef struct th_world_nav {
     bool present;
@@ -69,6 +90,14 @@ typedef struct th_world_nav {
     uint16_t *closed_cost;
 
     float *speed; /* per cell: walking speed factor in (0, 1], or NULL while all are 1 */
+
+    /* Levels and stairs (sim/nav/levels.c): allocated with the first of each. */
+    th_level *level;
+    uint32_t level_count;
+    uint8_t *level_of; /* per cell: level index + 1, or 0 off every level */
+    th_stair *stair;
+    uint32_t stair_count;
+    uint8_t *stair_of; /* per cell: stair index + 1 on a flight, else 0 */
 
     /* What this step's events did to the routes, for squads to re-plan by (sim/behave/squad.c);
      * reset when the next step's events are applied. */
@@ -120,8 +149,16 @@ bool th_nav_apply_events(th_world *w, uint32_t *walled_in);
 /* Step phase "nav" (sim/nav/fields.c): the fields brought up to date with the map. True when
  * the map changed since the last call (so fields that depend on it must follow). */
 bool th_nav_update(th_world *w);
-/* Move from p by d, sliding along blocked cells; updates *v when blocked on an axis. */
-th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v);
+/* sim/nav/levels.c: the share of the free speed a walker keeps at p heading `dir` (a flight's
+ * speed over the plan, up or down by the sign of dir along the way up); 1 off the flights. */
+float th_nav_stair_factor(const th_world *w, th_vec2 p, th_vec2 dir);
+/* sim/nav/levels.c: count a walker that moved from p to q across a stair's top edge. Safe from
+ * many threads (atomic counts). */
+void th_nav_stair_crossed(th_world *w, th_vec2 p, th_vec2 q);
+/* Move from p by d, sliding along blocked cells; updates *v when blocked on an axis. With
+ * `seams`, a move across a glued edge carries on at the other side (walking); without, the
+ * seam stops it like a wall (bodies pushed apart stay on their level). */
+th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v, bool seams);
 /* th_world_add_destinations returning the field's index, or -1 with `err` filled. */
 int th_nav_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
                             th_error *err);

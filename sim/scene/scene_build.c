@@ -511,6 +511,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
                 ok = th_scene_refused(s, sb->node ? sb->node : map, path, err);
             }
         }
+        ok = ok && th_scene_build_building(w, s, err);
     }
     /* Targets first (crowds name them). An agent target gets the id its agent will have:
      * ids are handed out crowd by crowd, hand-placed agents first. */

@@ -7,6 +7,7 @@
 #define TH_SCENE_INTERNAL_H
 
 #include "sim/scene/ydoc.h"
+#include "throng/building.h"
 #include "throng/hazard.h"
 #include "throng/throng.h"
 
@@ -120,6 +121,21 @@ typedef struct th_scene_hazard {
     const th_ynode *node;
 } th_scene_hazard;
 
+/* A level and a stair (scene_building.c). */
+typedef struct th_scene_level {
+    char name[64];
+    int32_t rect[4];
+    float elevation;
+    const th_ynode *node;
+} th_scene_level;
+typedef struct th_scene_stair {
+    char name[64];
+    int32_t rect[4], landing[2];
+    int up; /* th_stair_way */
+    float length, speed_up, speed_down;
+    const th_ynode *node;
+} th_scene_stair;
+
 /* A group (scene_group.c): listed members (crowd, index among its agents) or a whole crowd in
  * groups of neighbours. */
 typedef struct th_scene_group {
@@ -193,6 +209,10 @@ typedef struct th_scene {
     uint32_t group_count;
     th_scene_agent_goal *agent_goal;
     uint32_t agent_goal_count;
+    th_scene_level *level;
+    uint32_t level_count;
+    th_scene_stair *stair;
+    uint32_t stair_count;
 } th_scene;
 
 /* Shared by the scene sources: report a problem at a node as
@@ -312,6 +332,12 @@ bool th_scene_build_groups(th_world *w, const th_scene *s, const uint64_t *first
 bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err);
 bool th_scene_build_agent_goals(th_world *w, const th_scene *s, const uint64_t *first_id,
                                 const uint64_t *n, th_error *err);
+
+/* scene_building.c: the `levels` and `stairs` sections, read after the map, and handed to the
+ * world after its cells and bunkers. */
+bool th_scene_parse_levels(th_scene *s, const th_ynode *n, th_error *err);
+bool th_scene_parse_stairs(th_scene *s, const th_ynode *n, th_error *err);
+bool th_scene_build_building(th_world *w, const th_scene *s, th_error *err);
 
 /* scene_hazard.c: the `hazards` section, read after the map, and handed to the world once it
  * is built. */

@@ -1345,10 +1345,10 @@ static bool parse_tree(th_scene *s, th_error *err) {
         return FAIL(s, NULL, "(file)", err,
                     "the file is empty; expected a mapping with name, crowds, ...");
     if (!expect(s, root, TH_Y_MAPPING, "(file)", err)) return false;
-    static const char *const keys[] = {"name",       "seed",    "timestep", "threads",     "steps",
-                                       "world",      "map",     "bunkers",  "targets",     "crowds",
-                                       "squads",     "events",  "measure",  "spawners",    "exits",
-                                       "stall_time", "hazards", "groups",   "agent_goals", NULL};
+    static const char *const keys[] = {
+        "name",    "seed",   "timestep",    "threads", "steps",   "world",    "map",   "bunkers",
+        "targets", "crowds", "squads",      "events",  "measure", "spawners", "exits", "stall_time",
+        "hazards", "groups", "agent_goals", "levels",  "stairs",  NULL};
     if (!known_keys(s, root, "", keys, err)) return false;
 
     const th_ynode *v = th_ynode_get(root, "name");
@@ -1391,6 +1391,8 @@ static bool parse_tree(th_scene *s, th_error *err) {
         s->bounds = TH_BOUNDS_WALLS;
         if (!th_scene_read_map(s, map, err)) return false; /* sets width, height and bounds */
     }
+    if ((v = th_ynode_get(root, "levels")) && !th_scene_parse_levels(s, v, err)) return false;
+    if ((v = th_ynode_get(root, "stairs")) && !th_scene_parse_stairs(s, v, err)) return false;
     if ((v = th_ynode_get(root, "bunkers")) && !parse_bunkers(&c, v)) return false;
     for (uint32_t b = 0; b < s->bunker_count; b++) {
         if (!s->bunker[b].placed) {

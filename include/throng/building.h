@@ -1,0 +1,122 @@
+/* throng: buildings, levels joined by stairs (docs/buildings.md).
+ *
+ * A building is drawn on the world's one map: each level (floor) is a rectangle of its cells,
+ * side by side like the floor plans of a drawing, with its own name and elevation. A stair is
+ * a flight of cells on its lower level, climbing one way (east, north, west or south); the
+ * edge at its top is glued to the landing on the level above. Every route, river map,
+ * destination field and walker crosses that seam as if the flight's top row and the landing
+ * were neighbours, so one field spans every level and a bunker or exit on the ground floor
+ * draws walkers down from the floors above. Events that block or open cells re-route across
+ * levels at once.
+ *
+ * On a flight, walkers move along the slope at `up_factor` or `down_factor` times their free
+ * speed (going the way of `up` or against it); their pace over the plan is that times the
+ * plan length over the slope length. Unset, the factors give Weidmann's (1993) mean
+ * horizontal speeds on stairs, 0.610 m/s up and 0.694 m/s down against 1.34 m/s on the flat,
+ * as shares of each walker's own free speed.
+ *
+ * Levels and stairs are added after the map's cells and before the first step. A world with no
+ * levels is one flat map, as before. Units: metres, cells of the map. */
+#ifndef THRONG_BUILDING_H
+#define THRONG_BUILDING_H
+
+#include "throng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most levels, and most stairs, of one world. */
+#define TH_MAX_LEVELS 64
+#define TH_MAX_STAIRS 250
+
+/** Handles: index1 = index + 1 (0 = null). */
+typedef struct th_level_id {
+    uint32_t index1;
+} th_level_id;
+typedef struct th_stair_id {
+    uint32_t index1;
+} th_stair_id;
+
+/** The four ways a flight can climb. */
+typedef enum th_stair_way {
+    TH_STAIR_EAST = 0,
+    TH_STAIR_NORTH = 1,
+    TH_STAIR_WEST = 2,
+    TH_STAIR_SOUTH = 3
+} th_stair_way;
+
+/** A level: a rectangle of the map's cells, not overlapping another level's. */
+typedef struct th_level_def {
+    const char *name;       /* unique, 1..63 bytes */
+    int32_t x0, y0, x1, y1; /* its cells, inclusive */
+    float elevation;        /* metres, of its floor */
+} th_level_def;
+
+/** A stair: a flight of open cells on one level whose top edge is glued to a landing on a
+ *  higher level. The cells beyond the flight's top on its own level, and behind the landing on
+ *  the upper one (the stairwell), must be walls. */
+typedef struct th_stair_def {
+    const char *name;       /* unique, 1..63 bytes */
+    int32_t x0, y0, x1, y1; /* the flight's cells, inclusive, all on one level */
+    th_stair_way up;        /* the way up the flight */
+    int32_t top_x, top_y;   /* the landing cell across the top edge from the flight's top row's
+                               first cell (least x, or least y); the landing runs along the
+                               edge as wide as the flight, on a higher level */
+    float length;           /* metres along the slope; 0 = from the plan length and the rise */
+    float up_factor;        /* speed along the slope going up, times the free speed, in
+                               (0, 2]; 0 = Weidmann's */
+    float down_factor;      /* the same going down */
+} th_stair_def;
+
+/** A level as it stands. */
+typedef struct th_level_info {
+    char name[64];
+    int32_t x0, y0, x1, y1;
+    float elevation;
+    uint32_t agents; /* this process's agents standing on it now */
+} th_level_info;
+
+/** A stair as it stands. */
+typedef struct th_stair_info {
+    char name[64];
+    th_level_id lower, upper;
+    int32_t x0, y0, x1, y1;
+    th_stair_way up;
+    int32_t top_x, top_y;
+    float plan_length, rise, length;   /* metres */
+    float up_factor, down_factor;      /* along the slope, as used */
+    uint32_t agents;                   /* this process's agents on the flight now */
+    uint64_t crossed_up, crossed_down; /* crossings of its top edge so far, each way: a walker
+                                          that steps back and forth in a queue counts each
+                                          time, so crossed_down - crossed_up is the net number
+                                          of walkers gone down */
+} th_stair_info;
+
+/** Add a level (before the first step; needs a map). The null handle with `err` filled on a bad
+ *  name (empty, too long, taken), a rectangle off the map or overlapping another level. */
+TH_API th_level_id th_world_add_level(th_world *w, const th_level_def *def, th_error *err);
+TH_API uint32_t th_world_level_count(const th_world *w);
+TH_API bool th_world_get_level(const th_world *w, th_level_id level, th_level_info *out);
+/** The level named `name`, or the null handle. */
+TH_API th_level_id th_world_find_level(const th_world *w, const char *name);
+/** The level whose cells hold `p`, or the null handle (off every level, or no levels). */
+TH_API th_level_id th_world_level_at(const th_world *w, th_vec2 p);
+
+/** Add a stair (before the first step, after its levels and the map's cells). The null handle
+ *  with `err` filled when the flight is not all open cells of one level, the landing is not
+ *  open cells of a higher level, a cell across the glued edge on either side is open
+ *  (TH_ERR_BLOCKED), the edge is glued already, or a length or factor is out of range. */
+TH_API th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *err);
+TH_API uint32_t th_world_stair_count(const th_world *w);
+TH_API bool th_world_get_stair(const th_world *w, th_stair_id stair, th_stair_info *out);
+/** The stair named `name`, or the null handle. */
+TH_API th_stair_id th_world_find_stair(const th_world *w, const char *name);
+/** The stair whose flight holds `p`, or the null handle. */
+TH_API th_stair_id th_world_stair_at(const th_world *w, th_vec2 p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

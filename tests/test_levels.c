@@ -1,0 +1,338 @@
+/* Levels and stairs: river maps across glued edges against a plain Dijkstra on the joined
+ * graph, walkers down and up a flight against the hand calculation of their time, re-routing
+ * when a stair is blocked, the same state at 1, 2, 3 and 8 threads, and the refusals. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/rng.h"
+#include "sim/nav/nav.h"
+#include "tests/ref_dijkstra.h"
+#include "throng/building.h"
+#include "throng/throng.h"
+#include "test_util.h"
+
+/* ---- fields across glued edges ---------------------------------------------------------- */
+
+static uint32_t rnd(uint64_t seed, uint64_t *ctr, uint32_t n) {
+    return (uint32_t)(th_rng_u64(seed, 7, (*ctr)++) % n);
+}
+
+/* A random map with random glued edges between open cells whose neighbours across the edges
+ * are blocked; the joins are listed for the reference. */
+static int random_glued(th_navmap *m, uint64_t seed, th_ref_join *joins, int max) {
+    uint64_t ctr = 0;
+    int32_t w = 6 + (int32_t)rnd(seed, &ctr, 40), h = 6 + (int32_t)rnd(seed, &ctr, 40);
+    ck_assert_int_eq(th_navmap_init(m, w, h, 0.5f), TH_NAV_OK);
+    for (int32_t y = 0; y < h; y++) {
+        for (int32_t x = 0; x < w; x++) {
+            uint32_t r = rnd(seed, &ctr, 100);
+            if (r < 30) th_navmap_set_blocked(m, x, y, false);
+            else if (r < 45) th_navmap_set_cost(m, x, y, 1 + rnd(seed, &ctr, 9));
+        }
+    }
+    th_navmap_update_moves(m, NULL);
+    int n = 0;
+    for (int tries = 0; tries < 400 && n < max; tries++) {
+        int32_t x = (int32_t)rnd(seed, &ctr, (uint32_t)w),
+                y = (int32_t)rnd(seed, &ctr, (uint32_t)h);
+        int32_t tx = (int32_t)rnd(seed, &ctr, (uint32_t)w),
+                ty = (int32_t)rnd(seed, &ctr, (uint32_t)h);
+        uint8_t dir = (uint8_t)rnd(seed, &ctr, 4);
+        if (th_navmap_is_blocked(m, x, y) || th_navmap_is_blocked(m, tx, ty)) continue;
+        int rc = th_navmap_glue(m, x, y, dir, tx, ty);
+        if (rc != TH_NAV_OK) continue; /* an open cell across, glued already, or itself */
+        joins[n++] = (th_ref_join){y * w + x, ty * w + tx};
+    }
+    return n;
+}
+
+START_TEST(glued_fields_match_reference) {
+    int total_joins = 0;
+    for (uint64_t seed = 1; seed <= 60; seed++) {
+        th_navmap m;
+        th_ref_join joins[64];
+        int nj = random_glued(&m, seed, joins, 64);
+        total_joins += nj;
+        uint64_t ctr = 99;
+        th_nav_goal goals[3];
+        th_ref_goal rg[3];
+        uint32_t ng = 1 + rnd(seed, &ctr, 3);
+        for (uint32_t i = 0; i < ng; i++) {
+            goals[i] = (th_nav_goal){(int32_t)rnd(seed, &ctr, (uint32_t)m.w),
+                                     (int32_t)rnd(seed, &ctr, (uint32_t)m.h), rnd(seed, &ctr, 300)};
+            rg[i] = (th_ref_goal){goals[i].x, goals[i].y, goals[i].weight};
+        }
+        th_nav_field f;
+        ck_assert_int_eq(th_nav_field_init(&f, &m, 8), TH_NAV_OK);
+        ck_assert_int_eq(th_nav_field_set_goals(&f, goals, ng), TH_NAV_OK);
+        th_nav_scratch *s = th_nav_scratch_create(&m);
+        ck_assert_int_eq(th_nav_field_compute(&f, &m, s), TH_NAV_OK);
+        uint64_t *ref = malloc(sizeof *ref * m.ncells);
+        ck_assert_int_eq(th_ref_dijkstra_joined(m.w, m.h, m.cost, rg, (int)ng, joins, nj, ref), 0);
+        uint32_t *cells = malloc(sizeof *cells * m.ncells);
+        for (uint32_t c = 0; c < m.ncells; c++) {
+            ck_assert_msg(f.dist[c] == th_ref_to_field(ref[c], TH_NAV_DIST_MAX),
+                          "seed %llu cell %u: field %u, reference %llu", (unsigned long long)seed,
+                          c, f.dist[c], (unsigned long long)ref[c]);
+            if (!th_nav_reachable(f.dist[c])) continue;
+            /* Down the descent, seams included, every step costs exactly what dist drops. */
+            uint32_t len = 0;
+            ck_assert_int_eq(th_nav_field_path(&f, &m, (int32_t)(c % (uint32_t)m.w),
+                                               (int32_t)(c / (uint32_t)m.w), cells, m.ncells, &len),
+                             TH_NAV_OK);
+            for (uint32_t i = 1; i < len; i++) {
+                uint32_t a = cells[i - 1], b = cells[i];
+                const uint8_t k = f.descent[a]; /* glued edges are straight moves */
+                ck_assert_uint_eq(th_navmap_step(&m, a, k), b);
+                uint32_t step = (uint32_t)(m.cost[a] + m.cost[b]) *
+                                (k >= 4 ? TH_NAV_STEP_DIAG : TH_NAV_STEP_STRAIGHT);
+                ck_assert_uint_eq(f.dist[a] - f.dist[b], step);
+            }
+        }
+        /* Opening a wall: the repair equals the reference on the changed map. */
+        for (uint32_t c = 0; c < m.ncells; c++) {
+            if (m.cost[c] == 0 && !(m.flags[c] & TH_NAV_FLAG_SEAM)) {
+                th_navmap_set_cost(&m, (int32_t)(c % (uint32_t)m.w), (int32_t)(c / (uint32_t)m.w),
+                                   1);
+                ck_assert_int_eq(th_nav_field_repair_opened(&f, &m, &c, 1, s), TH_NAV_OK);
+                break;
+            }
+        }
+        ck_assert_int_eq(th_ref_dijkstra_joined(m.w, m.h, m.cost, rg, (int)ng, joins, nj, ref), 0);
+        for (uint32_t c = 0; c < m.ncells; c++)
+            ck_assert_uint_eq(f.dist[c], th_ref_to_field(ref[c], TH_NAV_DIST_MAX));
+        free(cells);
+        free(ref);
+        th_nav_scratch_destroy(s);
+        th_nav_field_free(&f);
+        th_navmap_free(&m);
+    }
+    ck_assert_int_gt(total_joins, 200); /* the maps did have seams to cross */
+}
+END_TEST
+
+START_TEST(glue_refusals) {
+    th_navmap m;
+    ck_assert_int_eq(th_navmap_init(&m, 8, 8, 1.0f), TH_NAV_OK);
+    /* Across the edge of (3, 3) going east is (4, 3): open, so the edge cannot be glued. */
+    ck_assert_int_eq(th_navmap_glue(&m, 3, 3, 0, 6, 6), TH_NAV_EDENIED);
+    th_navmap_set_blocked(&m, 4, 3, false);
+    th_navmap_set_blocked(&m, 5, 6, false);
+    ck_assert_int_eq(th_navmap_glue(&m, 3, 3, 0, 6, 6), TH_NAV_OK);
+    ck_assert_int_eq(th_navmap_glue(&m, 3, 3, 0, 6, 6), TH_NAV_EINVAL); /* twice */
+    ck_assert_int_eq(th_navmap_glue(&m, 3, 3, 4, 6, 6), TH_NAV_EINVAL); /* not straight */
+    ck_assert_int_eq(th_navmap_glue(&m, 3, 3, 1, 3, 3), TH_NAV_EINVAL); /* itself */
+    ck_assert_uint_eq(th_navmap_step(&m, 3 * 8 + 3, 0), 6 * 8 + 6);
+    ck_assert_uint_eq(th_navmap_step(&m, 6 * 8 + 6, 2), 3 * 8 + 3);
+    ck_assert_uint_eq(th_navmap_step(&m, 3 * 8 + 3, 1), 4 * 8 + 3);
+    ck_assert(m.flags[3 * 8 + 4] & TH_NAV_FLAG_SEAM);
+    /* A seam cell keeps its flag when its cost changes. */
+    th_navmap_set_blocked(&m, 4, 3, true);
+    ck_assert(m.flags[3 * 8 + 4] & TH_NAV_FLAG_SEAM);
+    th_navmap_free(&m);
+}
+END_TEST
+
+/* ---- walkers on a flight ---------------------------------------------------------------- */
+
+/* A corridor on each of two levels (cells of 0.5 m, three open rows): the ground level's
+ * flight climbs east over cells 3..12 (5 m of plan) to a wall at 13; the landing is the upper
+ * level's cell 15, its stairwell wall 14 behind it. The bunker is the ground's cells 1 (down)
+ * or the upper level's cells 29 (up). */
+static const char *building(const char *name, bool down, float factor, const char *extra) {
+    static char text[4096];
+    const char *rows[5] = {"###############################", "#............##...............#",
+                           "#............##...............#", "#............##...............#",
+                           "###############################"};
+    char map[5][64];
+    for (int r = 0; r < 5; r++) {
+        snprintf(map[r], sizeof map[r], "%s", rows[r]);
+        if (r >= 1 && r <= 3) map[r][down ? 1 : 29] = 'E';
+    }
+    snprintf(text, sizeof text,
+             "name: %s\nseed: 4\ntimestep: 0.02\nsteps: 3000\n"
+             "map:\n  cell_size: 0.5\n  legend: {'#': wall, '.': open, 'E': {bunker: exit}}\n"
+             "  ascii: |\n    %s\n    %s\n    %s\n    %s\n    %s\n"
+             "levels:\n  - {name: ground, cells: [0, 0, 13, 4], elevation: 0}\n"
+             "  - {name: upper, cells: [14, 0, 30, 4], elevation: 3}\n"
+             "stairs:\n  - {name: flight, cells: [3, 1, 12, 3], up: east, landing: [15, 1], "
+             "speed_up: %g, speed_down: %g}\n"
+             "crowds:\n  - name: walker\n    model: pedestrian\n    behavior: flee\n"
+             "    desired_speed: 1.2\n    desired_speed_sd: 0\n    agents: [[%s, 1.25]]\n%s",
+             name, map[0], map[1], map[2], map[3], map[4], (double)factor, (double)factor,
+             down ? "14.25" : "1.25", extra);
+    return th_test_write_text(name, text);
+}
+
+/* Seconds until the world has no agent left (all sheltered), stepping at most `max` steps. */
+static double time_to_empty(th_world *w, uint32_t max) {
+    for (uint32_t i = 0; i < max; i++) {
+        if (th_world_agent_count(w) == 0) return (double)i * th_world_get_def(w).timestep;
+        th_world_step(w);
+    }
+    return INFINITY;
+}
+
+START_TEST(walk_down_and_up_the_flight) {
+    for (int down = 0; down <= 1; down++) {
+        const float factor = 0.6f;
+        th_error err;
+        th_scene_opts o = {0};
+        o.threads = 1;
+        th_world *w = th_scene_load(building(down ? "down.yaml" : "up.yaml", down, factor, ""), &o,
+                                    NULL, &err);
+        ck_assert_msg(w != NULL, "%s", err.message);
+        th_stair_info st;
+        ck_assert(th_world_get_stair(w, th_world_find_stair(w, "flight"), &st));
+        ck_assert_float_eq_tol(st.plan_length, 5.0f, 1e-5f);
+        ck_assert_float_eq_tol(st.length, sqrtf(25.0f + 9.0f), 1e-4f);
+        ck_assert_uint_eq(st.lower.index1, th_world_find_level(w, "ground").index1);
+        ck_assert_uint_eq(st.upper.index1, th_world_find_level(w, "upper").index1);
+        const double t = time_to_empty(w, 3000);
+        ck_assert(th_world_get_stair(w, th_world_find_stair(w, "flight"), &st));
+        ck_assert_uint_eq(down ? st.crossed_down : st.crossed_up, 1); /* alone: no shuffling */
+        ck_assert_uint_eq(down ? st.crossed_up : st.crossed_down, 0);
+        /* By hand: the flat stretches at 1.2 m/s, the flight's 5 m of plan at 1.2 x 0.6 along
+         * the slope, i.e. 1.2 x 0.6 x 5 / sqrt(34) over the plan; the walker enters the bunker
+         * cell when it crosses its edge (x = 1.0 m down, 14.5 m up). Down: 14.25 -> 7.5 on the
+         * upper level, 6.5 -> 1.5 on the flight, 1.5 -> 1.0. Up: 1.25 -> 1.5, the flight,
+         * 7.5 -> 14.5. Speeding up (relaxation time 0.5 s) lags about 0.5 s from standing and
+         * 0.25 s after the flight (half the speed to gain). */
+        const double plan_speed = 1.2 * 0.6 * 5.0 / sqrt(34.0);
+        const double flat = down ? (14.25 - 7.5) + 0.5 : 0.25 + (14.5 - 7.5);
+        const double hand = flat / 1.2 + 5.0 / plan_speed;
+        ck_assert_msg(t >= hand - 0.1 && t <= hand + 0.9, "%s: %.2f s, by hand %.2f s",
+                      down ? "down" : "up", t, hand);
+        th_world_destroy(w);
+    }
+}
+END_TEST
+
+START_TEST(same_state_at_any_thread_count) {
+    uint64_t first = 0;
+    const uint32_t threads[4] = {1, 2, 3, 8};
+    for (int i = 0; i < 4; i++) {
+        th_scene_opts o = {0};
+        o.threads = threads[i];
+        o.agents = 60;
+        th_error err;
+        th_world *w = th_scene_load(THRONG_SCENES_DIR "/office.yaml", &o, NULL, &err);
+        ck_assert_msg(w != NULL, "%s", err.message);
+        for (int s = 0; s < 400; s++) th_world_step(w);
+        uint64_t h = th_world_hash(w);
+        if (i == 0) first = h;
+        ck_assert_msg(h == first, "%u threads: hash %llx, 1 thread %llx", threads[i],
+                      (unsigned long long)h, (unsigned long long)first);
+        th_world_destroy(w);
+    }
+}
+END_TEST
+
+START_TEST(blocked_stair_reroutes) {
+    /* The office has a stair by each side wall. With the west flight blocked before the first
+     * step, the river map across both floors leads everyone upstairs to the east one. */
+    for (int blocked = 0; blocked <= 1; blocked++) {
+        th_error err;
+        th_scene_opts o = {0};
+        o.threads = 2;
+        th_world *w = th_scene_load(THRONG_SCENES_DIR "/office.yaml", &o, NULL, &err);
+        ck_assert_msg(w != NULL, "%s", err.message);
+        const th_stair_id west = th_world_find_stair(w, "west"),
+                          east = th_world_find_stair(w, "east");
+        th_stair_info ws, es;
+        ck_assert(th_world_get_stair(w, west, &ws));
+        if (blocked) ck_assert(th_world_block_cells(w, ws.x0, ws.y0, ws.x1, ws.y1, &err));
+        /* The staff start on the first floor. */
+        th_level_info first;
+        ck_assert(th_world_get_level(w, th_world_find_level(w, "first"), &first));
+        const uint32_t upstairs = first.agents;
+        ck_assert_uint_gt(upstairs, 30);
+        ck_assert(time_to_empty(w, 4000) < INFINITY);
+        ck_assert(th_world_get_stair(w, west, &ws));
+        ck_assert(th_world_get_stair(w, east, &es));
+        const int64_t wn = (int64_t)ws.crossed_down - (int64_t)ws.crossed_up;
+        const int64_t en = (int64_t)es.crossed_down - (int64_t)es.crossed_up;
+        ck_assert_int_eq(wn + en, upstairs);
+        if (blocked) {
+            ck_assert_uint_eq(ws.crossed_down, 0);
+        } else {
+            ck_assert_int_gt(wn, 5); /* both stairs serve when both stand */
+            ck_assert_int_gt(en, 5);
+        }
+        th_world_destroy(w);
+    }
+}
+END_TEST
+
+START_TEST(refusals) {
+    th_world_def wd = th_default_world_def();
+    wd.width = 10.0f;
+    wd.height = 5.0f;
+    wd.cell_size = 0.5f;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert(w != NULL);
+    th_level_def a = {"a", 0, 0, 9, 9, 0.0f}, b = {"b", 10, 0, 19, 9, 3.0f};
+    ck_assert(th_world_add_level(w, &a, &err).index1 == 1);
+    th_level_def dup = {"a", 10, 0, 19, 9, 3.0f};
+    ck_assert(!th_world_add_level(w, &dup, &err).index1);
+    TH_TEST_ERR(err, TH_ERR_INVALID);
+    th_level_def over = {"c", 9, 0, 12, 9, 3.0f};
+    ck_assert(!th_world_add_level(w, &over, &err).index1);
+    ck_assert(strstr(err.message, "overlaps level 'a'"));
+    ck_assert(th_world_add_level(w, &b, &err).index1 == 2);
+    /* Everything is open: the cell beyond the flight's top must be a wall. */
+    th_stair_def s = {"s", 2, 2, 3, 6, TH_STAIR_NORTH, 12, 8, 0.0f, 0.0f, 0.0f};
+    ck_assert(!th_world_add_stair(w, &s, &err).index1);
+    TH_TEST_ERR(err, TH_ERR_BLOCKED);
+    ck_assert(strstr(err.message, "beyond the flight's top"));
+    ck_assert(th_world_set_cell(w, 2, 7, TH_CELL_WALL, 0, &err));
+    ck_assert(th_world_set_cell(w, 3, 7, TH_CELL_WALL, 0, &err));
+    ck_assert(!th_world_add_stair(w, &s, &err).index1);
+    ck_assert(strstr(err.message, "stairwell"));
+    ck_assert(th_world_set_cell(w, 12, 7, TH_CELL_WALL, 0, &err));
+    ck_assert(th_world_set_cell(w, 13, 7, TH_CELL_WALL, 0, &err));
+    th_stair_def bad = s;
+    bad.top_x = 2; /* on the flight's own level */
+    bad.top_y = 8;
+    ck_assert(!th_world_add_stair(w, &bad, &err).index1);
+    bad = s;
+    bad.up_factor = 3.0f;
+    ck_assert(!th_world_add_stair(w, &bad, &err).index1);
+    TH_TEST_ERR(err, TH_ERR_INVALID);
+    ck_assert_msg(th_world_add_stair(w, &s, &err).index1 == 1, "%s", err.message);
+    ck_assert(!th_world_add_stair(w, &s, &err).index1); /* the name is taken */
+    th_stair_def again = s;
+    again.name = "t";
+    ck_assert(!th_world_add_stair(w, &again, &err).index1); /* overlaps */
+    ck_assert_uint_eq(th_world_stair_at(w, th_v2(1.25f, 1.25f)).index1, 1);
+    ck_assert_uint_eq(th_world_level_at(w, th_v2(5.25f, 1.25f)).index1, 2);
+    th_world_step(w);
+    ck_assert(!th_world_add_level(w, &(th_level_def){"late", 0, 0, 0, 0, 0}, &err).index1);
+    TH_TEST_ERR(err, TH_ERR_STATE);
+    th_world_destroy(w);
+}
+END_TEST
+
+static void setup(void) { ck_assert(th_test_dir_make("levels")); }
+static void teardown(void) { th_test_dir_remove(); }
+
+static Suite *levels_suite(void) {
+    Suite *s = suite_create("levels");
+    TCase *tc = tcase_create("levels");
+    tcase_set_timeout(tc, 300);
+    tcase_add_unchecked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, glued_fields_match_reference);
+    tcase_add_test(tc, glue_refusals);
+    tcase_add_test(tc, walk_down_and_up_the_flight);
+    tcase_add_test(tc, same_state_at_any_thread_count);
+    tcase_add_test(tc, blocked_stair_reroutes);
+    tcase_add_test(tc, refusals);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return th_test_run(levels_suite()); }

@@ -2,6 +2,7 @@
  * crowd got in, what happened to each bunker and squad, and then the cost of the run. Every
  * figure comes from the world's own counts and history (throng/throng.h), once. */
 #include "report.h"
+#include "throng/building.h"
 #include "ranks.h"
 
 #include <errno.h>
@@ -364,6 +365,61 @@ static void print_groups(FILE *out, const th_world *w) {
             g.groups, g.members, g.present, g.waiting, (double)g.stretch);
 }
 
+/* A building's levels and stairs as they stand: agents on each (summed over ranks under
+ * mpirun) and the crossings of each stair's top edge. */
+typedef struct building_counts {
+    uint32_t level_agents[TH_MAX_LEVELS];
+    uint32_t stair_agents[TH_MAX_STAIRS];
+    uint32_t up[TH_MAX_STAIRS], down[TH_MAX_STAIRS];
+} building_counts;
+
+static void building_of(const th_world *w, building_counts *b) {
+    memset(b, 0, sizeof *b);
+    const uint32_t nl = th_world_level_count(w), ns = th_world_stair_count(w);
+    th_level_info li;
+    th_stair_info si;
+    for (uint32_t l = 0; l < nl; l++) {
+        if (th_world_get_level(w, (th_level_id){l + 1}, &li)) b->level_agents[l] = li.agents;
+    }
+    for (uint32_t s = 0; s < ns; s++) {
+        if (!th_world_get_stair(w, (th_stair_id){s + 1}, &si)) continue;
+        b->stair_agents[s] = si.agents;
+        b->up[s] = (uint32_t)si.crossed_up;
+        b->down[s] = (uint32_t)si.crossed_down;
+    }
+    th_app_sum_u32(b->level_agents, nl);
+    th_app_sum_u32(b->stair_agents, ns);
+    th_app_sum_u32(b->up, ns);
+    th_app_sum_u32(b->down, ns);
+}
+
+static void print_building(FILE *out, const th_world *w) {
+    const uint32_t nl = th_world_level_count(w), ns = th_world_stair_count(w);
+    if (!nl) return;
+    static building_counts b;
+    building_of(w, &b);
+    th_level_info li;
+    th_stair_info si;
+    fprintf(out, "levels   ");
+    for (uint32_t l = 0; l < nl; l++) {
+        if (!th_world_get_level(w, (th_level_id){l + 1}, &li)) continue;
+        fprintf(out, "%s %s (%.1f m) %u agent(s)", l ? "," : "", li.name, (double)li.elevation,
+                b.level_agents[l]);
+    }
+    fprintf(out, "\n");
+    for (uint32_t s = 0; s < ns; s++) {
+        if (!th_world_get_stair(w, (th_stair_id){s + 1}, &si)) continue;
+        th_level_info lo, hi;
+        th_world_get_level(w, si.lower, &lo);
+        th_world_get_level(w, si.upper, &hi);
+        fprintf(out,
+                "stair     %-16s %s -> %s: %u on it, crossed its top %u time(s) down and %u up "
+                "(net %d down)\n",
+                si.name, lo.name, hi.name, b.stair_agents[s], b.down[s], b.up[s],
+                (int)b.down[s] - (int)b.up[s]);
+    }
+}
+
 /* Crowds in a world with fire hazards: who breathed a dose that incapacitated them. */
 static bool hazard_of(const th_world *w, uint32_t c, th_hazard_info *h) {
     if (!th_world_get_hazard_info(w, (th_crowd_id){c + 1}, h)) return false;
@@ -502,6 +558,7 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
     print_movers(out, w);
     print_pre_movement(out, w);
     print_groups(out, w);
+    print_building(out, w);
     print_hazards(out, w);
     print_flow(out, w);
     print_stalls(out, w);
@@ -600,6 +657,40 @@ void th_build_describe(char *buf, size_t cap) {
 #endif
     snprintf(buf, cap, "throng %s (commit %s, %s build, %s%s)", THRONG_VERSION, THRONG_COMMIT,
              THRONG_BUILD_TYPE, compiler(), mpi);
+}
+
+/* The building's levels and stairs in the JSON report (after "levels": [). */
+static void json_building(FILE *j, const th_world *w) {
+    static building_counts bc;
+    building_of(w, &bc);
+    th_level_info li;
+    for (uint32_t l = 0; l < th_world_level_count(w); l++) {
+        if (!th_world_get_level(w, (th_level_id){l + 1}, &li)) continue;
+        fprintf(j, "%s\n    {\"name\": ", l ? "," : "");
+        json_str(j, li.name);
+        fprintf(j, ", \"elevation_m\": %.6g, \"cells\": [%d, %d, %d, %d], \"agents\": %u}",
+                (double)li.elevation, li.x0, li.y0, li.x1, li.y1, bc.level_agents[l]);
+    }
+    fprintf(j, "%s],\n  \"stairs\": [", th_world_level_count(w) ? "\n  " : "");
+    th_stair_info si;
+    for (uint32_t s = 0; s < th_world_stair_count(w); s++) {
+        if (!th_world_get_stair(w, (th_stair_id){s + 1}, &si)) continue;
+        th_level_info lo, hi;
+        th_world_get_level(w, si.lower, &lo);
+        th_world_get_level(w, si.upper, &hi);
+        fprintf(j, "%s\n    {\"name\": ", s ? "," : "");
+        json_str(j, si.name);
+        fprintf(j, ", \"lower\": ");
+        json_str(j, lo.name);
+        fprintf(j, ", \"upper\": ");
+        json_str(j, hi.name);
+        fprintf(j,
+                ", \"plan_length_m\": %.6g, \"length_m\": %.6g, \"rise_m\": %.6g, "
+                "\"up_factor\": %.6g, \"down_factor\": %.6g, \"agents\": %u, "
+                "\"crossed_up\": %u, \"crossed_down\": %u}",
+                (double)si.plan_length, (double)si.length, (double)si.rise, (double)si.up_factor,
+                (double)si.down_factor, bc.stair_agents[s], bc.up[s], bc.down[s]);
+    }
 }
 
 bool th_report_write_json(const char *path, const th_world *w, const th_run_facts *f,
@@ -784,8 +875,10 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     groups_of(w, &go);
     fprintf(j,
             "%s],\n  \"groups\": {\"groups\": %u, \"members\": %u, \"present\": %u, "
-            "\"waiting\": %u, \"max_stretch_m\": %.4f},\n  \"hazards\": [",
+            "\"waiting\": %u, \"max_stretch_m\": %.4f},\n  \"levels\": [",
             pres ? "\n  " : "", go.groups, go.members, go.present, go.waiting, (double)go.stretch);
+    json_building(j, w);
+    fprintf(j, "%s],\n  \"hazards\": [", th_world_stair_count(w) ? "\n  " : "");
     uint32_t hazards = 0;
     th_hazard_info hz;
     for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {

@@ -256,11 +256,52 @@ START_TEST(blocked_stair_reroutes) {
         const int64_t wn = (int64_t)ws.crossed_down - (int64_t)ws.crossed_up;
         const int64_t en = (int64_t)es.crossed_down - (int64_t)es.crossed_up;
         ck_assert_int_eq(wn + en, upstairs);
+        /* Walkers see each other across the seam, so next to none step back up it. */
+        ck_assert_uint_le(ws.crossed_up + es.crossed_up, upstairs / 10);
         if (blocked) {
             ck_assert_uint_eq(ws.crossed_down, 0);
         } else {
             ck_assert_int_gt(wn, 5); /* both stairs serve when both stand */
             ck_assert_int_gt(en, 5);
+        }
+        th_world_destroy(w);
+    }
+}
+END_TEST
+
+/* Two corridors side by side, one cell of wall apart, each a level of its own: a walker on one
+ * walks exactly as it would alone, however near the other level's walker passes. */
+START_TEST(levels_do_not_see_each_other) {
+    double x_alone = 0.0, y_alone = 0.0;
+    for (int both = 0; both <= 1; both++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "name: side by side\nseed: 1\ntimestep: 0.05\nsteps: 200\n"
+                 "map:\n  cell_size: 0.5\n  legend: {'#': wall, '.': open}\n  ascii: |\n"
+                 "    #########\n    #...#...#\n    #...#...#\n    #...#...#\n    #...#...#\n"
+                 "    #...#...#\n    #...#...#\n    #...#...#\n    #...#...#\n    #########\n"
+                 "levels:\n  - {name: a, cells: [0, 0, 3, 9]}\n  - {name: b, cells: [4, 0, 8, 9], "
+                 "elevation: 3}\n"
+                 "crowds:\n  - name: left\n    model: pedestrian\n    heading: [0, 1]\n"
+                 "    agents: [[1.6, 0.8]]\n%s",
+                 both ? "  - name: right\n    model: pedestrian\n    heading: [0, -1]\n"
+                        "    agents: [[2.6, 4.2]]\n"
+                      : "");
+        th_error err;
+        th_scene_opts o = {0};
+        o.threads = 1;
+        th_world *w = th_scene_load(th_test_write_text("side.yaml", text), &o, NULL, &err);
+        ck_assert_msg(w != NULL, "%s", err.message);
+        for (int i = 0; i < 80; i++) th_world_step(w);
+        th_agent_state st;
+        ck_assert(th_world_get_agent(w, th_test_id(0), &st));
+        if (!both) {
+            x_alone = st.position.x;
+            y_alone = st.position.y;
+            ck_assert_double_gt(y_alone, 2.0); /* it walked */
+        } else {
+            ck_assert_double_eq(st.position.x, x_alone);
+            ck_assert_double_eq(st.position.y, y_alone);
         }
         th_world_destroy(w);
     }
@@ -330,6 +371,7 @@ static Suite *levels_suite(void) {
     tcase_add_test(tc, walk_down_and_up_the_flight);
     tcase_add_test(tc, same_state_at_any_thread_count);
     tcase_add_test(tc, blocked_stair_reroutes);
+    tcase_add_test(tc, levels_do_not_see_each_other);
     tcase_add_test(tc, refusals);
     suite_add_tcase(s, tc);
     return s;

@@ -188,9 +188,27 @@ static inline uint32_t mask_bits(v4i m) {
 
 /* Append the candidates [begin, end) within reach2 of (x, y) to nb, in index order. The agent
  * arrays are padded by TH_SIMD_PAD elements, so the last block may read past `end`. */
+/* In a building, only the neighbours on one level count: levels drawn side by side on the map
+ * may lie within reach of each other across the walls between them. `want` = 0: no filter. */
+typedef struct level_filter {
+    const th_navmap *m;
+    const uint8_t *level_of;
+    uint8_t want;
+} level_filter;
+
+static uint32_t same_level(const level_filter *lf, v4f px, v4f py, uint32_t in) {
+    uint32_t kept = in;
+    for (uint32_t k = 0; k < 4; k++) {
+        if (!(in >> k & 1u)) continue;
+        const uint32_t c = th_navmap_cell_of(lf->m, th_v2(px[k], py[k]), NULL, NULL);
+        if (lf->level_of[c] != lf->want) kept &= ~(1u << k);
+    }
+    return kept;
+}
+
 static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t self, float x,
                    float y, float reach2, float seen2, bool wrap, float W, float H, th_vec2 e0,
-                   ped_near *nb, uint32_t *seen, uint32_t *counter) {
+                   const level_filter *lf, ped_near *nb, uint32_t *seen, uint32_t *counter) {
     /* wrap: the agent is within reach of a seam (elsewhere no offset needs its image). */
     const v4f hw = {0.5f * W, 0.5f * W, 0.5f * W, 0.5f * W},
               hh = {0.5f * H, 0.5f * H, 0.5f * H, 0.5f * H};
@@ -204,9 +222,15 @@ static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t se
         const v4f d2 = dx * dx + dy * dy;
         const v4i idx = (v4i){0, 1, 2, 3} + (int32_t)j;
         const v4i live = (k_lane < (int32_t)(end - j)) & (idx != (int32_t)self);
-        const uint32_t in = mask_bits((d2 < reach2) & live);
+        uint32_t in = mask_bits((d2 < reach2) & live);
         if (!in) continue;
-        *seen += k_lanes_set[mask_bits((d2 < seen2) & live)];
+        uint32_t near = mask_bits((d2 < seen2) & live);
+        if (lf->want) {
+            in = same_level(lf, px, py, in);
+            near &= in;
+            if (!in) continue;
+        }
+        *seen += k_lanes_set[near];
         /* Every lane is written at the list's end and kept only if it is in: no branch per
          * candidate (which of them are in is a coin toss to the branch predictor). A full
          * list keeps its first TH_PED_NEAR; the writes past it land in the padding. */
@@ -343,6 +367,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
     const float W = w->def.width, H = w->def.height;
     const float dt = w->def.timestep, inv_dt = 1.0f / dt;
     const bool terrain = w->nav.present;
+    const bool levels = terrain && w->nav.level_count, stairs = terrain && w->nav.stair_count;
     uint64_t neighbors_total = 0, candidates_total = 0;
     ped_near nb;
 
@@ -403,10 +428,33 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                                          p.y >= c->ped_reach && p.y <= H - c->ped_reach);
         uint32_t n_cand = 0, seen = 0, counter = 0;
         nb.n = 0;
+        level_filter lf = {&w->nav.map, w->nav.level_of, 0};
+        if (levels) lf.want = w->nav.level_of[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)];
         for (uint32_t k = 0; k < ns; k++) {
             n_cand += spans[k].end - spans[k].begin;
             gather(a, spans[k].begin, spans[k].end, i, p.x, p.y, reach2, seen2, near_seam, W, H, e0,
-                   &nb, &seen, &counter);
+                   &lf, &nb, &seen, &counter);
+        }
+        /* Bodies touch on their own level only: the contacts' list ends here. */
+        const uint32_t own_level = nb.n;
+        /* Near a stair's glued edge, the walkers on the other side are near too: seen from a
+         * point shifted across the seam, at their places relative to this walker. */
+        const uint8_t seam =
+            stairs ? w->nav.seam_near[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)] : 0;
+        if (seam) {
+            const th_stair *st = &w->nav.stair[seam - 1];
+            const bool below = lf.want == st->lower + 1u;
+            const th_vec2 q = below ? th_v2_add(p, st->shift) : th_v2_sub(p, st->shift);
+            level_filter other = {&w->nav.map, w->nav.level_of,
+                                  (uint8_t)((below ? st->upper : st->lower) + 1u)};
+            th_grid_span across[TH_GRID_MAX_SPANS];
+            const uint32_t na =
+                th_grid_block(g, th_grid_cx(g, q.x), th_grid_cy(g, q.y), c->block, false, across);
+            for (uint32_t k = 0; k < na; k++) {
+                n_cand += across[k].end - across[k].begin;
+                gather(a, across[k].begin, across[k].end, i, q.x, q.y, reach2, seen2, false, W, H,
+                       e0, &other, &nb, &seen, &counter);
+            }
         }
         for (uint32_t k = 0; k < nb.n; k++) nb.l[k] = ri + w->crowd_radius[a->crowd[nb.j[k]]];
         for (uint32_t k = nb.n; k < nb.n + 3u; k++) {
@@ -427,7 +475,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                 uint32_t *list = w->contact + (size_t)i * TH_CONTACT_LIST;
                 float key[TH_CONTACT_LIST];
                 n = 0;
-                for (uint32_t k = 0; k < nb.n; k++) {
+                for (uint32_t k = 0; k < own_level; k++) {
                     const float reach = 1.5f * nb.l[k];
                     if (nb.l[k] > ri && nb.d2[k] < reach * reach) {
                         th_contact_insert(list, key, &n, a->id, nb.j[k], nb.d2[k]);

@@ -154,6 +154,32 @@ th_stair_id th_world_find_stair(const th_world *w, const char *name) {
 
 uint32_t th_world_stair_count(const th_world *w) { return w ? w->nav.stair_count : 0; }
 
+/* Distance from p to the segment [a, b]. */
+static float segment_distance(th_vec2 p, th_vec2 a, th_vec2 b) {
+    const th_vec2 ab = th_v2_sub(b, a);
+    const float t = th_clampf(th_v2_dot(th_v2_sub(p, a), ab) / th_v2_len2(ab), 0.0f, 1.0f);
+    return th_v2_len(th_v2_sub(p, th_v2_add(a, th_v2_scale(ab, t))));
+}
+
+/* Mark the cells of level `level` (index + 1) within TH_STAIR_SENSE of the edge [a, b] as near
+ * stair `mark`'s seam (a cell near two seams keeps the first). */
+static void mark_seam(th_world_nav *n, th_vec2 a, th_vec2 b, uint32_t level, uint8_t mark) {
+    const float inv = n->map.inv_cell_size, cs = n->map.cell_size, r = TH_STAIR_SENSE;
+    const int32_t x0 = th_navmap_clamp_coord((fminf(a.x, b.x) - r) * inv, n->map.w);
+    const int32_t x1 = th_navmap_clamp_coord((fmaxf(a.x, b.x) + r) * inv, n->map.w);
+    const int32_t y0 = th_navmap_clamp_coord((fminf(a.y, b.y) - r) * inv, n->map.h);
+    const int32_t y1 = th_navmap_clamp_coord((fmaxf(a.y, b.y) + r) * inv, n->map.h);
+    for (int32_t y = y0; y <= y1; y++) {
+        for (int32_t x = x0; x <= x1; x++) {
+            const uint32_t c = (uint32_t)y * (uint32_t)n->map.w + (uint32_t)x;
+            const th_vec2 centre = th_v2(((float)x + 0.5f) * cs, ((float)y + 0.5f) * cs);
+            if (n->level_of[c] == level && !n->seam_near[c] &&
+                segment_distance(centre, a, b) <= r + 0.7072f * cs)
+                n->seam_near[c] = mark;
+        }
+    }
+}
+
 /* Fail with a message about the stair. */
 static th_stair_id stair_fail(th_error *err, th_error_code code, const char *name, const char *what,
                               int32_t x, int32_t y) {
@@ -280,10 +306,16 @@ th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *e
                      name, (double)fu, (double)fd);
         return (th_stair_id){0};
     }
+    if (w->dist || w->wrap) {
+        th_error_set(err, TH_ERR_STATE, "stairs are not supported %s",
+                     w->dist ? "over several MPI ranks" : "in a wrap-around world");
+        return (th_stair_id){0};
+    }
     if (!n->stair) {
         n->stair = th_calloc(TH_MAX_STAIRS, sizeof *n->stair);
         n->stair_of = th_calloc(n->map.ncells, 1);
-        if (!n->stair || !n->stair_of) {
+        n->seam_near = th_calloc(n->map.ncells, 1);
+        if (!n->stair || !n->stair_of || !n->seam_near) {
             th_error_set(err, TH_ERR_NOMEM, "out of memory for stairs");
             return (th_stair_id){0};
         }
@@ -323,6 +355,15 @@ th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *e
         memset(n->stair_of + (uint32_t)y * W + (uint32_t)def->x0, (int)(s + 1),
                (size_t)(def->x1 - def->x0 + 1));
     }
+    const float cs = n->map.cell_size;
+    const int32_t sx = top_x + th_nav_move_dx[up], sy = top_y + th_nav_move_dy[up];
+    st->shift = th_v2((float)(def->top_x - sx) * cs, (float)(def->top_y - sy) * cs);
+    /* The glued edge as a segment on the flight's side, and the same on the landing's. */
+    const float ex = (float)(top_x + (up == 0)) * cs, ey = (float)(top_y + (up == 1)) * cs;
+    const th_vec2 e0 = th_v2(ex, ey);
+    const th_vec2 e1 = th_v2_add(e0, th_v2((float)(ax * width) * cs, (float)(ay * width) * cs));
+    mark_seam(n, e0, e1, lower, (uint8_t)(s + 1));
+    mark_seam(n, th_v2_add(e0, st->shift), th_v2_add(e1, st->shift), upper, (uint8_t)(s + 1));
     n->fields_stale = n->combined_stale = n->walls_stale = true;
     return (th_stair_id){s + 1};
 }

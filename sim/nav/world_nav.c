@@ -58,6 +58,7 @@ void th_nav_world_free(th_world *w) {
     th_free(n->level_of);
     th_free(n->stair);
     th_free(n->stair_of);
+    th_free(n->seam_near);
     th_free(n->opened);
     th_free(n->blocked_list);
     th_free(n->blocked_near);

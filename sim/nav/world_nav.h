@@ -51,7 +51,12 @@ typedef struct th_stair {
     float up_plan, down_plan;          /* the same over the plan: times plan_length / length */
     uint64_t crossed_up, crossed_down; /* crossings of the top edge, added to atomically in the
                                     integrate phase */
+    th_vec2 shift; /* a point by the flight's top plus this: where the landing side sees it */
 } th_stair;
+
+/* How far from a stair's glued edge walkers see each other across it, metres: beyond every
+ * default pedestrian reach (two radii and a time gap's walk, or seven repulsion ranges). */
+#define TH_STAIR_SENSE 4.0f
 
 /* Terrain, river maps and bunkers (all unused when the world has no map). */
 typedef struct th_world_nav {
@@ -97,7 +102,9 @@ typedef struct th_world_nav {
     uint8_t *level_of; /* per cell: level index + 1, or 0 off every level */
     th_stair *stair;
     uint32_t stair_count;
-    uint8_t *stair_of; /* per cell: stair index + 1 on a flight, else 0 */
+    uint8_t *stair_of;  /* per cell: stair index + 1 on a flight, else 0 */
+    uint8_t *seam_near; /* per cell: stair index + 1 within TH_STAIR_SENSE of its glued edge
+                           (either side), else 0 */
 
     /* What this step's events did to the routes, for squads to re-plan by (sim/behave/squad.c);
      * reset when the next step's events are applied. */

@@ -351,6 +351,17 @@ th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *e
     st->down_factor = fd > 0.0f ? fd : STAIR_DOWN_MS / FLAT_MS * length / plan;
     st->up_plan = st->up_factor * plan / length;
     st->down_plan = st->down_factor * plan / length;
+    /* River maps weigh a flight by the time it takes: its cells cost the inverse of the mean
+     * of the two plan speeds' inverses (a route cost is symmetric), rounded, at least what the
+     * map gave them. Without it a stair would cost what the same floor does. */
+    const float slow = 0.5f * (1.0f / st->up_plan + 1.0f / st->down_plan);
+    const uint32_t stair_cost = (uint32_t)fminf(lroundf(slow), (float)TH_NAV_COST_MAX);
+    for (int32_t y = def->y0; y <= def->y1; y++) {
+        for (int32_t x = def->x0; x <= def->x1; x++) {
+            if (th_navmap_cost(&n->map, x, y) < stair_cost)
+                th_navmap_set_cost(&n->map, x, y, stair_cost);
+        }
+    }
     for (int32_t y = def->y0; y <= def->y1; y++) {
         memset(n->stair_of + (uint32_t)y * W + (uint32_t)def->x0, (int)(s + 1),
                (size_t)(def->x1 - def->x0 + 1));

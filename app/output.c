@@ -5,6 +5,7 @@
  * back to the same bits (FLT_DECIMAL_DIG), so a trajectory file holds exactly the positions
  * and velocities the engine had, and tests can compare them bit for bit. */
 #include "output.h"
+#include "throng/building.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -109,6 +110,12 @@ static bool traj_rows(th_output *o, const th_world *w) {
     uint64_t step = th_world_step_count(w);
     double t = time_of(w, step);
     bool pedpy = resolve_format(o) == TH_TRAJ_PEDPY;
+    const bool levels = th_world_level_count(w) > 0;
+    float elevation[TH_MAX_LEVELS] = {0.0f};
+    for (uint32_t l = 0; l < th_world_level_count(w) && l < TH_MAX_LEVELS; l++) {
+        th_level_info li;
+        if (th_world_get_level(w, (th_level_id){l + 1}, &li)) elevation[l] = li.elevation;
+    }
     uint64_t frame = step / o->traj_every;
     /* Under mpirun: every rank's agents, on rank 0 (the others write to /dev/null). */
     th_agent_view v = th_world_agents(w);
@@ -126,12 +133,18 @@ static bool traj_rows(th_output *o, const th_world *w) {
         const uint32_t k = o->by_slot[s];
         if (k == UINT32_MAX) continue;
         const uint64_t id = traj_number(v.id[k]);
+        /* In a building: the level (index in the scene's list, -1 off every level), and in
+         * PedPy's z column its elevation. */
+        const th_level_id level =
+            levels ? th_world_level_at(w, th_v2(v.px[k], v.py[k])) : (th_level_id){0};
         if (pedpy) {
-            fprintf(f, "%" PRIu64 " %" PRIu64 " %.9g %.9g 0\n", id, frame, (double)v.px[k],
-                    (double)v.py[k]);
+            fprintf(f, "%" PRIu64 " %" PRIu64 " %.9g %.9g %.9g\n", id, frame, (double)v.px[k],
+                    (double)v.py[k], level.index1 ? (double)elevation[level.index1 - 1] : 0.0);
         } else {
-            fprintf(f, "%" PRIu64 ",%.9g,%" PRIu64 ",%u,%.9g,%.9g,%.9g,%.9g\n", step, t, id,
+            fprintf(f, "%" PRIu64 ",%.9g,%" PRIu64 ",%u,%.9g,%.9g,%.9g,%.9g", step, t, id,
                     v.crowd[k], (double)v.px[k], (double)v.py[k], (double)v.vx[k], (double)v.vy[k]);
+            if (levels) fprintf(f, ",%d", (int)level.index1 - 1);
+            fputc('\n', f);
         }
     }
     return true;
@@ -153,7 +166,9 @@ static void traj_header(const th_output *o, const th_world *w, const char *scene
                 scene, d.seed, o->traj_every, (double)d.timestep);
         fputs("# unit: metres\n# id frame x/m y/m z/m\n", f);
     } else {
-        fputs("step,time,id,crowd,x,y,vx,vy\n", f);
+        fputs(th_world_level_count(w) ? "step,time,id,crowd,x,y,vx,vy,level\n"
+                                      : "step,time,id,crowd,x,y,vx,vy\n",
+              f);
     }
 }
 

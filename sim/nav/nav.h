@@ -12,6 +12,10 @@
  * still let an agent clip the corner of a single wall cell; the stricter rule costs a little
  * path length near corners and removes that class of wall collision entirely.
  *
+ * Glued edges. A straight move out of a cell may be glued to another cell elsewhere on the map
+ * (th_navmap_glue: a building's levels joined by stairs); fields and cell paths take it as a
+ * straight move between the two cells. A* and string pulling do not cross it.
+ *
  * Costs. Cells carry an integer terrain cost c in [1, 1000] (1 = street, 3 = grass, ...).
  * The cost of the move between adjacent open cells a and b is
  *     (c(a) + c(b)) * TH_NAV_STEP_STRAIGHT   for a straight move,

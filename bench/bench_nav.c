@@ -9,7 +9,12 @@
  *     size in [64, 4096] (default 1024), runs in [1, 50] (default 7), threads a comma-separated
  *     list of worker counts in [1, 64] (default 1,2 and the number of cores): every parallel
  *     measurement is repeated for each; pairs in [0, 100000] (default 10000): random start and
- *     goal cells planned by HPA* and by plain A* each (0 skips the comparison). */
+ *     goal cells planned by HPA* and by plain A* each (0 skips the comparison).
+ *
+ * Buildings: the city's four quadrants laid side by side as four levels of a strip, a wall
+ * column between each two, joined by glued edges (stairs) across those walls on street rows,
+ * and one field from the same goal against one field on the whole city: the same open cells,
+ * one level or four. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,6 +301,73 @@ static int bench_hpa(const th_navmap *m, const th_nav_field *streets, const uint
     return 0;
 }
 
+/* The four-level strip against the one-level city (see the file comment): one field each from
+ * the same goal cell, single-threaded. */
+static int bench_levels(const th_navmap *m, int runs) {
+    const int32_t h = m->w / 2, sw = 4 * h + 3;
+    th_navmap s;
+    if (th_navmap_init(&s, sw, h, 1.0f) != TH_NAV_OK) return 1;
+    th_navmap_defer_moves(&s);
+    for (int32_t x = h; x < sw; x += h + 1)
+        for (int32_t y = 0; y < h; y++) th_navmap_set_blocked(&s, x, y, false);
+    for (int q = 0; q < 4; q++) {
+        const int32_t qx = (q % 2) * h, qy = (q / 2) * h, ox = q * (h + 1);
+        for (int32_t y = 0; y < h; y++) {
+            for (int32_t x = 0; x < h; x++) {
+                uint32_t c = th_navmap_cost(m, qx + x, qy + y);
+                if (c == 0) th_navmap_set_blocked(&s, ox + x, y, false);
+                else if (c != 1) th_navmap_set_cost(&s, ox + x, y, c);
+            }
+        }
+    }
+    th_navmap_update_moves(&s, NULL);
+    /* Stairs: the street rows 2..4 of every fourth block row glued across each wall column. */
+    uint32_t glued = 0;
+    for (int q = 0; q < 3; q++) {
+        const int32_t xl = q * (h + 1) + h - 1, xr = xl + 2;
+        for (int32_t y = 2; y < h; y += 4 * BLOCK) {
+            for (int32_t k = 0; k < 3 && y + k < h; k++) {
+                if (th_navmap_is_blocked(&s, xl, y + k) || th_navmap_is_blocked(&s, xr, y + k))
+                    continue;
+                if (th_navmap_glue(&s, xl, y + k, 0, xr, y + k) == TH_NAV_OK) glued++;
+            }
+        }
+    }
+    th_nav_scratch *sc1 = th_nav_scratch_create(m), *sc4 = th_nav_scratch_create(&s);
+    th_nav_field f1, f4;
+    if (!sc1 || !sc4 || th_nav_field_init(&f1, m, 1) != TH_NAV_OK ||
+        th_nav_field_init(&f4, &s, 1) != TH_NAV_OK)
+        return 1;
+    /* The goal: a street cell of the first quadrant, the same cell in both. */
+    th_nav_field_set_goal_rect(&f1, 2, 2, 2, 2, 0);
+    th_nav_field_set_goal_rect(&f4, 2, 2, 2, 2, 0);
+    uint64_t ns1[MAX_RUNS], ns4[MAX_RUNS];
+    for (int r = 0; r < runs; r++) {
+        uint64_t t0 = th_now_ns();
+        th_nav_field_compute(&f1, m, sc1);
+        ns1[r] = th_now_ns() - t0;
+        t0 = th_now_ns();
+        th_nav_field_compute(&f4, &s, sc4);
+        ns4[r] = th_now_ns() - t0;
+    }
+    uint32_t reach1 = 0, reach4 = 0;
+    for (uint32_t i = 0; i < m->ncells; i++) reach1 += th_nav_reachable(f1.dist[i]);
+    for (uint32_t i = 0; i < s.ncells; i++) reach4 += th_nav_reachable(f4.dist[i]);
+    printf("building: %d x %d city against 4 levels of %d x %d joined by %u glued edges; "
+           "cells reached %u and %u\n",
+           m->w, m->h, h, h, glued, reach1, reach4);
+    report("one field, one level, 1 thread", ns1, runs);
+    report("one field, four levels, 1 thread", ns4, runs);
+    printf("four levels / one level, medians: %.3f\n",
+           (double)ns4[runs / 2] / (double)ns1[runs / 2]);
+    th_nav_field_free(&f1);
+    th_nav_field_free(&f4);
+    th_nav_scratch_destroy(sc1);
+    th_nav_scratch_destroy(sc4);
+    th_navmap_free(&s);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     int32_t size = argc > 1 ? atoi(argv[1]) : 1024;
     int runs = argc > 2 ? atoi(argv[2]) : 7;
@@ -465,6 +537,7 @@ int main(int argc, char **argv) {
     printf("last landmark A* path: %u cells, %llu cells expanded\n", len,
            (unsigned long long)th_astar_expanded(a));
 
+    if (bench_levels(&m, runs) != 0) return 1;
     if (pairs > 0 && bench_hpa(&m, &fields[0], threads, nthreads, runs, (uint32_t)pairs, path) != 0)
         return 1;
 

@@ -114,6 +114,64 @@ START_TEST(glued_fields_match_reference) {
 }
 END_TEST
 
+/* A* across glued edges: the cheapest cost equals the reference's on the joined graph, with
+ * and without landmarks, and every step of the path is a move or a glued edge. */
+START_TEST(astar_across_seams) {
+    uint32_t crossed = 0;
+    for (uint64_t seed = 1; seed <= 30; seed++) {
+        th_navmap m;
+        th_ref_join joins[64];
+        int nj = random_glued(&m, seed + 1000, joins, 64);
+        th_astar_ctx *a = th_astar_create(&m);
+        ck_assert_ptr_nonnull(a);
+        uint64_t *ref = malloc(sizeof *ref * m.ncells);
+        uint32_t *path = malloc(sizeof *path * m.ncells);
+        uint64_t ctr = 5;
+        for (int with_lm = 0; with_lm <= 1; with_lm++) {
+            if (with_lm)
+                ck_assert_int_ge(th_astar_landmarks_build(a, &m, NULL, TH_ASTAR_LANDMARK_BUDGET),
+                                 1);
+            for (int q = 0; q < 8; q++) {
+                int32_t gx = (int32_t)rnd(seed, &ctr, (uint32_t)m.w),
+                        gy = (int32_t)rnd(seed, &ctr, (uint32_t)m.h);
+                int32_t sx = (int32_t)rnd(seed, &ctr, (uint32_t)m.w),
+                        sy = (int32_t)rnd(seed, &ctr, (uint32_t)m.h);
+                if (th_navmap_is_blocked(&m, gx, gy) || th_navmap_is_blocked(&m, sx, sy)) continue;
+                th_ref_goal g = {gx, gy, 0};
+                ck_assert_int_eq(th_ref_dijkstra_joined(m.w, m.h, m.cost, &g, 1, joins, nj, ref),
+                                 0);
+                uint32_t len = 0, cost = 0;
+                int rc = th_astar_find(a, &m, sx, sy, gx, gy, path, m.ncells, &len, &cost);
+                const uint64_t want = ref[(uint32_t)sy * (uint32_t)m.w + (uint32_t)sx];
+                if (want == TH_REF_INF) {
+                    ck_assert_int_eq(rc, TH_NAV_ENOPATH);
+                    continue;
+                }
+                ck_assert_int_eq(rc, TH_NAV_OK);
+                ck_assert_msg(cost == want, "seed %llu: A* %u, reference %llu",
+                              (unsigned long long)seed, cost, (unsigned long long)want);
+                for (uint32_t i = 1; i < len; i++) {
+                    bool step = false;
+                    for (uint8_t k = 0; k < 8 && !step; k++)
+                        step = th_navmap_step(&m, path[i - 1], k) == path[i];
+                    ck_assert(step);
+                    int32_t dx =
+                        (int32_t)(path[i] % (uint32_t)m.w) - (int32_t)(path[i - 1] % (uint32_t)m.w);
+                    int32_t dy =
+                        (int32_t)(path[i] / (uint32_t)m.w) - (int32_t)(path[i - 1] / (uint32_t)m.w);
+                    crossed += dx < -1 || dx > 1 || dy < -1 || dy > 1;
+                }
+            }
+        }
+        free(path);
+        free(ref);
+        th_astar_destroy(a);
+        th_navmap_free(&m);
+    }
+    ck_assert_uint_gt(crossed, 10); /* paths did cross seams */
+}
+END_TEST
+
 START_TEST(glue_refusals) {
     th_navmap m;
     ck_assert_int_eq(th_navmap_init(&m, 8, 8, 1.0f), TH_NAV_OK);
@@ -206,6 +264,34 @@ START_TEST(walk_down_and_up_the_flight) {
         const double hand = flat / 1.2 + 5.0 / plan_speed;
         ck_assert_msg(t >= hand - 0.1 && t <= hand + 0.9, "%s: %.2f s, by hand %.2f s",
                       down ? "down" : "up", t, hand);
+        th_world_destroy(w);
+    }
+}
+END_TEST
+
+/* An agent's own goal on the other level: A* plans over the seam and the walker crosses it. */
+START_TEST(own_goal_on_another_level) {
+    for (int down = 0; down <= 1; down++) {
+        th_error err;
+        th_scene_opts o = {0};
+        o.threads = 2;
+        th_world *w = th_scene_load(
+            building(down ? "own_down.yaml" : "own_up.yaml", down, 0.6f, ""), &o, NULL, &err);
+        ck_assert_msg(w != NULL, "%s", err.message);
+        /* Down: from the upper corridor to the middle of the flight; up: from the ground to
+         * the upper corridor short of its exit. */
+        const th_vec2 goal = down ? th_v2(4.25f, 1.25f) : th_v2(10.25f, 1.25f);
+        th_agent_goal g = {.kind = TH_AGENT_GOAL_POINT, .point = goal, .radius = 0.3f};
+        ck_assert_msg(th_world_set_agent_goal(w, th_test_id(0), &g, &err), "%s", err.message);
+        th_vec2 pts[64];
+        uint32_t n = 0;
+        ck_assert_msg(th_world_agent_path(w, th_test_id(0), pts, 64, &n, &err), "%s", err.message);
+        ck_assert_uint_ge(n, 3);
+        th_agent_state st = {0};
+        for (int i = 0; i < 1500; i++) th_world_step(w);
+        ck_assert(th_world_get_agent(w, th_test_id(0), &st));
+        ck_assert_msg(th_v2_len(th_v2_sub(st.position, goal)) < 0.35f, "%s: at (%g, %g)",
+                      down ? "down" : "up", (double)st.position.x, (double)st.position.y);
         th_world_destroy(w);
     }
 }
@@ -367,8 +453,10 @@ static Suite *levels_suite(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_unchecked_fixture(tc, setup, teardown);
     tcase_add_test(tc, glued_fields_match_reference);
+    tcase_add_test(tc, astar_across_seams);
     tcase_add_test(tc, glue_refusals);
     tcase_add_test(tc, walk_down_and_up_the_flight);
+    tcase_add_test(tc, own_goal_on_another_level);
     tcase_add_test(tc, same_state_at_any_thread_count);
     tcase_add_test(tc, blocked_stair_reroutes);
     tcase_add_test(tc, levels_do_not_see_each_other);

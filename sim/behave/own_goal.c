@@ -225,6 +225,9 @@ bool th_own_direction(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec
     th_vec2 at;
     bool last;
     if (!aim(w, g, &at, &last)) return g->goal.kind == TH_AGENT_GOAL_FOLLOW; /* gone: stand */
+    /* A path over a stair lists the two sides of its seam in a row: walk across it. */
+    if (g->goal.kind == TH_AGENT_GOAL_POINT && g->next > 0 && g->next < g->count)
+        at = th_nav_seam_aim(w, p, path_of(w, g)[g->next - 1u], at);
     const th_vec2 d = th_min_image(th_v2_sub(at, p), w->wrap, w->def.width, w->def.height);
     if (last && th_v2_len2(d) <= g->r2) return true; /* there */
     *dir = th_v2_norm(d);

@@ -189,19 +189,17 @@ static inline uint32_t mask_bits(v4i m) {
 /* Append the candidates [begin, end) within reach2 of (x, y) to nb, in index order. The agent
  * arrays are padded by TH_SIMD_PAD elements, so the last block may read past `end`. */
 /* In a building, only the neighbours on one level count: levels drawn side by side on the map
- * may lie within reach of each other across the walls between them. `want` = 0: no filter. */
+ * may lie within reach of each other across the walls between them. `want` = 0: no filter;
+ * `level` is each agent's level (the grid phase's). */
 typedef struct level_filter {
-    const th_navmap *m;
-    const uint8_t *level_of;
+    const uint8_t *level;
     uint8_t want;
 } level_filter;
 
-static uint32_t same_level(const level_filter *lf, v4f px, v4f py, uint32_t in) {
+static uint32_t same_level(const level_filter *lf, uint32_t j, uint32_t in) {
     uint32_t kept = in;
     for (uint32_t k = 0; k < 4; k++) {
-        if (!(in >> k & 1u)) continue;
-        const uint32_t c = th_navmap_cell_of(lf->m, th_v2(px[k], py[k]), NULL, NULL);
-        if (lf->level_of[c] != lf->want) kept &= ~(1u << k);
+        if ((in >> k & 1u) && lf->level[j + k] != lf->want) kept &= ~(1u << k);
     }
     return kept;
 }
@@ -226,7 +224,7 @@ static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t se
         if (!in) continue;
         uint32_t near = mask_bits((d2 < seen2) & live);
         if (lf->want) {
-            in = same_level(lf, px, py, in);
+            in = same_level(lf, j, in);
             near &= in;
             if (!in) continue;
         }
@@ -428,8 +426,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                                          p.y >= c->ped_reach && p.y <= H - c->ped_reach);
         uint32_t n_cand = 0, seen = 0, counter = 0;
         nb.n = 0;
-        level_filter lf = {&w->nav.map, w->nav.level_of, 0};
-        if (levels) lf.want = w->nav.level_of[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)];
+        level_filter lf = {w->level, levels ? w->level[i] : 0};
         for (uint32_t k = 0; k < ns; k++) {
             n_cand += spans[k].end - spans[k].begin;
             gather(a, spans[k].begin, spans[k].end, i, p.x, p.y, reach2, seen2, near_seam, W, H, e0,
@@ -445,8 +442,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             const th_stair *st = &w->nav.stair[seam - 1];
             const bool below = lf.want == st->lower + 1u;
             const th_vec2 q = below ? th_v2_add(p, st->shift) : th_v2_sub(p, st->shift);
-            level_filter other = {&w->nav.map, w->nav.level_of,
-                                  (uint8_t)((below ? st->upper : st->lower) + 1u)};
+            level_filter other = {w->level, (uint8_t)((below ? st->upper : st->lower) + 1u)};
             th_grid_span across[TH_GRID_MAX_SPANS];
             const uint32_t na =
                 th_grid_block(g, th_grid_cx(g, q.x), th_grid_cy(g, q.y), c->block, false, across);

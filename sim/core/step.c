@@ -58,6 +58,7 @@ static void step_ctx_init(th_step_ctx *x, th_world *w) {
         .exits = w->flow != NULL,
         .pedestrians = w->pedestrians,
         .hazards = w->hazard != NULL,
+        .levels = w->nav.present && w->nav.level_count && w->pedestrians,
     };
 }
 
@@ -109,6 +110,14 @@ static void gather_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
 #undef GATHER
         cell[k] = key[s] + key_base; /* the global cell */
         key[s] = k;
+    }
+    if (x->levels) {
+        /* Each agent's level, so the pedestrians' sensing compares a byte per neighbour. */
+        const th_navmap *m = &x->w->nav.map;
+        const uint8_t *level_of = x->w->nav.level_of;
+        uint8_t *level = x->w->level;
+        for (uint32_t k = begin; k < end; k++)
+            level[k] = level_of[th_navmap_cell_of(m, th_v2(dst->px[k], dst->py[k]), NULL, NULL)];
     }
 }
 

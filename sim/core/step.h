@@ -38,6 +38,7 @@ typedef struct th_step_ctx {
     bool exits;         /* spawners or exits exist */
     bool pedestrians;   /* some crowd uses the pedestrian model: its arrays are gathered */
     bool hazards;       /* fire hazards exist: agents breathe them in the integrate phase */
+    bool levels;        /* a building with pedestrians: the grid phase notes each one's level */
 } th_step_ctx;
 
 /* sim/core/step.c: keep a position inside the world (bounce off walled edges, wrap on a torus). */

@@ -67,7 +67,10 @@ typedef struct th_squad th_squad;
     /* pedestrians: the awareness the step computed, stored by integration */            \
     X(aware_next, float, ONE)                                                            \
     X(hx_next, float, ONE)                                                               \
-    X(hy_next, float, ONE)
+    X(hy_next, float, ONE)                                                               \
+    /* in a building: level index + 1 of the agent's cell (0 off every level), set by    \
+     * the grid phase for the pedestrians' sensing */                                    \
+    X(level, uint8_t, ONE)
 
 /* TH_AGENT_KIND(want, kind, x), inside an X of the table, expands to x only when the row's kind
  * is what `want` picks, so a use of the table can pick the buffered arrays or the world's:

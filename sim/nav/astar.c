@@ -310,6 +310,13 @@ uint32_t th_astar_bound(const th_astar_ctx *a, const th_navmap *m, int32_t x, in
     return hl > h ? hl : h;
 }
 
+/* The cell a path came from into c: back along move `code`, or for 8 + dir back across the
+ * glued edge it crossed going `dir` (c's own edge the other way). */
+static inline uint32_t parent_of(const th_navmap *m, const int32_t *off, uint8_t code, uint32_t c) {
+    if (code < 8) return (uint32_t)((int32_t)c - off[code]);
+    return th_navmap_link(m, c, (uint8_t)((code - 8u + 2u) & 3u))->to;
+}
+
 int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, int32_t gx,
                   int32_t gy, uint32_t *path, uint32_t max, uint32_t *len, uint32_t *cost) {
     if (len) *len = 0;
@@ -349,7 +356,11 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
     cells[start].stamp = gen;
     cells[start].g = 0;
     a->parent[start] = 0;
-    uint64_t fcur = heuristic(sx, sy, gx, gy, cmin);
+    /* Across glued edges the octile bound can overestimate (the two sides of a seam lie far
+     * apart on the map), so a map with them keeps only the landmarks' bound, whose fields are
+     * exact over the seams: 0 without landmarks, a plain Dijkstra. */
+    const bool glued = m->link_count != 0;
+    uint64_t fcur = glued ? 0u : heuristic(sx, sy, gx, gy, cmin);
     if (lm) {
         uint32_t hl = lm_bound(lm + (size_t)start * TH_ASTAR_LANDMARKS, gl, on);
         if (hl > fcur) fcur = hl;
@@ -386,7 +397,9 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
             if (nd > TH_NAV_DIST_MAX) continue;
             acell *e = &cells[n];
             if (e->stamp == gen && (e->prev == CLOSED || nd >= e->g)) continue;
-            uint32_t hn = heuristic(cx + th_nav_move_dx[k], cy + th_nav_move_dy[k], gx, gy, cmin);
+            uint32_t hn =
+                glued ? 0u
+                      : heuristic(cx + th_nav_move_dx[k], cy + th_nav_move_dy[k], gx, gy, cmin);
             if (lm) {
                 uint32_t hl = lm_bound(lm + (size_t)n * TH_ASTAR_LANDMARKS, gl, on);
                 hn = hl > hn ? hl : hn;
@@ -401,6 +414,31 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
             a->parent[n] = (uint8_t)k;
             push(a, n, (uint64_t)nd + hn);
             queued++;
+        }
+        if (glued && (m->flags[c] & TH_NAV_FLAG_LINK)) {
+            /* Glued edges: a straight move into the cell across the seam; the parent code
+             * 8 + dir says which. */
+            uint32_t nl = 0;
+            const th_nav_link *l = th_navmap_links_of(m, c, &nl);
+            for (uint32_t i = 0; i < nl; i++) {
+                const uint32_t n = l[i].to;
+                if (m->cost[n] == 0) continue;
+                const uint32_t nd = gc + (cc + m->cost[n]) * TH_NAV_STEP_STRAIGHT;
+                if (nd > TH_NAV_DIST_MAX) continue;
+                acell *e = &cells[n];
+                if (e->stamp == gen && (e->prev == CLOSED || nd >= e->g)) continue;
+                const uint32_t hn = lm ? lm_bound(lm + (size_t)n * TH_ASTAR_LANDMARKS, gl, on) : 0u;
+                if (e->stamp != gen) {
+                    e->stamp = gen;
+                } else if (e->prev != NOT_QUEUED) {
+                    unlink_cell(a, n, (uint64_t)e->g + hn);
+                    queued--;
+                }
+                e->g = nd;
+                a->parent[n] = (uint8_t)(8u + l[i].dir);
+                push(a, n, (uint64_t)nd + hn);
+                queued++;
+            }
         }
     }
     /* Leave the queue empty for the next query: only the buckets still marked hold cells. */
@@ -418,13 +456,13 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
     if (!found) return TH_NAV_ENOPATH;
 
     uint32_t count = 1;
-    for (uint32_t c = goal; c != start; count++) c = (uint32_t)((int32_t)c - off[a->parent[c]]);
+    for (uint32_t c = goal; c != start; count++) c = parent_of(m, off, a->parent[c], c);
     if (cost) *cost = cells[goal].g;
     if (count > max) return TH_NAV_ETOOLONG;
     uint32_t c = goal;
     for (uint32_t i = count; i-- > 0;) {
         path[i] = c;
-        if (i) c = (uint32_t)((int32_t)c - off[a->parent[c]]);
+        if (i) c = parent_of(m, off, a->parent[c], c);
     }
     *len = count;
     return TH_NAV_OK;

@@ -27,6 +27,10 @@ static bool buildable(th_world *w, const void *def, const char *what, th_error *
         return false;
     }
     if (!th_between_steps(w, err) || !th_nav_need_map(w, err)) return false;
+    if (w->dist) {
+        th_error_set(err, TH_ERR_STATE, "%ss are not supported over several MPI ranks", what);
+        return false;
+    }
     if (w->step > 0) {
         th_error_set(err, TH_ERR_STATE, "%ss are added before the first step", what);
         return false;
@@ -306,9 +310,8 @@ th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *e
                      name, (double)fu, (double)fd);
         return (th_stair_id){0};
     }
-    if (w->dist || w->wrap) {
-        th_error_set(err, TH_ERR_STATE, "stairs are not supported %s",
-                     w->dist ? "over several MPI ranks" : "in a wrap-around world");
+    if (w->wrap) {
+        th_error_set(err, TH_ERR_STATE, "stairs are not supported in a wrap-around world");
         return (th_stair_id){0};
     }
     if (!n->stair) {
@@ -435,4 +438,19 @@ void th_nav_stair_crossed(th_world *w, th_vec2 p, th_vec2 q) {
     } else if (s_down && w->nav.stair[s_down - 1].upper + 1 == from) {
         __atomic_fetch_add(&w->nav.stair[s_down - 1].crossed_down, 1, __ATOMIC_RELAXED);
     }
+}
+
+th_vec2 th_nav_seam_aim(const th_world *w, th_vec2 p, th_vec2 from, th_vec2 to) {
+    const th_navmap *m = &w->nav.map;
+    if (!w->nav.stair_count || level_cell(w, p) == level_cell(w, to)) return to;
+    const uint32_t a = th_navmap_cell_of(m, from, NULL, NULL),
+                   b = th_navmap_cell_of(m, to, NULL, NULL);
+    uint32_t n = 0;
+    const th_nav_link *l = th_navmap_links_of(m, a, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (l[i].to != b) continue;
+        /* The seam cell beyond `from`: stepping into it crosses to `to`. */
+        return th_v2_add(from, th_v2_scale(k_way[l[i].dir], m->cell_size));
+    }
+    return to;
 }

@@ -162,6 +162,10 @@ float th_nav_stair_factor(const th_world *w, th_vec2 p, th_vec2 dir);
 /* sim/nav/levels.c: count a walker that moved from p to q across a stair's top edge. Safe from
  * many threads (atomic counts). */
 void th_nav_stair_crossed(th_world *w, th_vec2 p, th_vec2 q);
+/* sim/nav/levels.c: where a walker at p heads for waypoint `to` after waypoint `from`: the seam
+ * cell beyond `from` while the two are the sides of a glued edge and p is not yet on `to`'s
+ * level, else `to` itself. */
+th_vec2 th_nav_seam_aim(const th_world *w, th_vec2 p, th_vec2 from, th_vec2 to);
 /* Move from p by d, sliding along blocked cells; updates *v when blocked on an axis. With
  * `seams`, a move across a glued edge carries on at the other side (walking); without, the
  * seam stops it like a wall (bodies pushed apart stay on their level). */

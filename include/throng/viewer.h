@@ -159,8 +159,9 @@ TH_API bool th_view_time_frames(th_world *w, const th_view_opts *opts, uint32_t 
                                 int frames, double *ms_per_frame, th_error *err);
 
 /** Where world point `p` (metres) lands on screen in the initial fit of a view of
- *  width x height pixels (the formula in this header's comment). A world without a positive
- *  size maps everything to the window centre. */
+ *  width x height pixels showing every level (the formula in this header's comment). A world
+ *  without a positive size maps everything to the window centre. th_view_get_layout gives the
+ *  fit of one level alone. */
 TH_API th_vec2 th_view_world_to_screen(const th_world *w, int width, int height, th_vec2 p);
 
 /** A screen rectangle, pixels; w == 0 for something not shown. */

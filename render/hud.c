@@ -81,6 +81,17 @@ SDL_FPoint tv_hud_size(const tv_ctx *c, const th_world *w, int scale) {
     if (t > wmax) wmax = t;
     t = tv_text_width(S, hud_title(c));
     if (t > wmax) wmax = t;
+    /* The line of a level shown alone, with room for its agents to grow: the HUD keeps its
+     * width whichever level is shown. */
+    for (uint32_t i = 0; i < th_world_level_count(w); i++) {
+        th_level_info li;
+        char line[128];
+        if (!th_world_get_level(w, (th_level_id){i + 1}, &li)) continue;
+        snprintf(line, sizeof line, "level %s  %.4g m  agents 000000", li.name,
+                 (double)li.elevation);
+        t = tv_text_width(S, line);
+        if (t > wmax) wmax = t;
+    }
     int lines = 7 + (th_world_hazard_count(w) > 0) + (th_world_level_count(w) > 0) +
                 HUD_NOTE_LINES + TH_PHASE_COUNT + 1;
     return (SDL_FPoint){wmax + 2 * PD, (float)(lines * LN + 2 * PD)};
@@ -91,7 +102,7 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
     const int S = c->lay.hud_scale, LN = TV_FONT_H * S + 2, PD = 5 * S;
     th_world_stats st = th_world_get_stats(w);
     th_world_def d = th_world_get_def(w);
-    char l[11 + HUD_NOTE_LINES][96];
+    char l[11 + HUD_NOTE_LINES][128];
     uint32_t lc[11 + HUD_NOTE_LINES];
     int n = 0;
     snprintf(l[n], sizeof l[n], "%s", hud_title(c));

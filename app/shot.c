@@ -175,11 +175,48 @@ bool th_shot_resolve_flow(const th_world *w, th_shot_opts *s, th_error *err) {
     return false;
 }
 
+bool th_shot_resolve(const th_world *w, th_shot_opts *s, th_error *err) {
+    if (!th_shot_resolve_flow(w, s, err)) return false;
+    s->level = (th_level_id){0};
+    if (!s->level_name) return true;
+    *err = (th_error){.code = TH_ERR_INVALID};
+    if (s->has_view) {
+        snprintf(err->message, sizeof err->message,
+                 "--level and --view both frame the screenshot: give one of them");
+        return false;
+    }
+    const uint32_t n = th_world_level_count(w);
+    if (n == 0) {
+        snprintf(err->message, sizeof err->message,
+                 "--level: '%s': this scene has no levels (a building's `levels:` section, "
+                 "docs/buildings.md)",
+                 s->level_name);
+        return false;
+    }
+    s->level = th_world_find_level(w, s->level_name);
+    if (s->level.index1) {
+        *err = (th_error){0};
+        return true;
+    }
+    int len = snprintf(err->message, sizeof err->message,
+                       "--level: no level '%s' in this scene (its levels: ", s->level_name);
+    for (uint32_t i = 0; i < n && len >= 0 && (size_t)len < sizeof err->message; i++) {
+        th_level_info li;
+        if (!th_world_get_level(w, (th_level_id){i + 1}, &li)) continue;
+        len += snprintf(err->message + len, sizeof err->message - (size_t)len, "%s%s",
+                        i ? ", " : "", li.name);
+    }
+    if (len >= 0 && (size_t)len < sizeof err->message)
+        snprintf(err->message + len, sizeof err->message - (size_t)len, ")");
+    return false;
+}
+
 bool th_shot_write(const th_world *w, const char *title, const th_shot_opts *s, const char *path,
                    th_error *err) {
     th_view_opts vo = th_view_default_opts();
     vo.title = title;
     vo.flow_bunker = s->flow_index;
+    vo.level = s->level;
     vo.width = s->width;
     vo.height = s->height;
     uint32_t overlays = th_shot_overlays(s);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "throng/building.h"
 #include "throng/throng.h"
 
 typedef struct th_shot_opts {
@@ -16,6 +17,8 @@ typedef struct th_shot_opts {
     const char *flow_field; /* --flow-field: "nearest", a bunker's name or a crowd's (its
                                destination field); NULL = nearest */
     int flow_index;         /* flow_field resolved by th_shot_check: th_view_opts.flow_bunker */
+    const char *level_name; /* --level: the level drawn alone; NULL = every level */
+    th_level_id level;      /* level_name resolved by th_shot_resolve: th_view_opts.level */
 } th_shot_opts;
 
 /** The viewer's defaults: 1280 x 800, HUD, legend and agents. */
@@ -31,6 +34,11 @@ uint32_t th_shot_overlays(const th_shot_opts *s);
 /** Resolve --flow-field against `w` into s->flow_index. False with `err` filled when no bunker
  *  or destinations crowd has that name. */
 bool th_shot_resolve_flow(const th_world *w, th_shot_opts *s, th_error *err);
+
+/** Resolve --flow-field (th_shot_resolve_flow) and --level against `w`. False with `err` filled
+ *  for an unknown field, a level `w` lacks (the message names those it has), --level on a scene
+ *  without levels, or --level with --view. */
+bool th_shot_resolve(const th_world *w, th_shot_opts *s, th_error *err);
 
 /** Whether a --view rectangle can be drawn for `w` (the frame it is cut from fits
  *  TH_VIEW_MAX_DIM); the frame's size in `*frame_w`, `*frame_h` (may be NULL). False with `err`

@@ -14,10 +14,10 @@
 
 /* ---- colours ----------------------------------------------------------------------------- */
 
-#define COL_BACKGROUND 0xFF0B0E14u /* outside the world */
-#define COL_FLOOR      0xFF161C28u /* a world without a terrain map */
-#define COL_STREET     0xFF1B2232u /* open cell of cost 1 */
-#define COL_SLOW       0xFF1E4A2Au /* open cell of the highest cost shade */
+#define COL_BACKGROUND TV_BACKGROUND /* outside the world */
+#define COL_FLOOR      0xFF161C28u   /* a world without a terrain map */
+#define COL_STREET     0xFF1B2232u   /* open cell of cost 1 */
+#define COL_SLOW       0xFF1E4A2Au   /* open cell of the highest cost shade */
 #define COL_WALL       0xFF505A6Eu
 #define COL_RUBBLE     0xFF8A5A32u /* destructible wall */
 #define COL_DESTROYED  0xFFE04848u
@@ -171,28 +171,40 @@ void tv_ctx_free(tv_ctx *c) {
     memset(c, 0, sizeof *c);
 }
 
-void tv_camera_fit_rect(tv_camera *cam, const th_world *w, SDL_FRect r) {
-    th_world_def d = th_world_get_def(w);
-    double ww = d.width > 0 ? d.width : 1, wh = d.height > 0 ? d.height : 1;
-    double sx = (r.w - 2.0 * TH_VIEW_MARGIN) / ww, sy = (r.h - 2.0 * TH_VIEW_MARGIN) / wh;
+void tv_camera_fit_box(tv_camera *cam, const float box[4], SDL_FRect r) {
+    double bw = box[2] - box[0], bh = box[3] - box[1];
+    double sx = (r.w - 2.0 * TH_VIEW_MARGIN) / bw, sy = (r.h - 2.0 * TH_VIEW_MARGIN) / bh;
     cam->scale = sx < sy ? sx : sy;
     if (!(cam->scale > 0)) cam->scale = 1e-3;
-    /* The world's centre at the rectangle's centre. */
-    cam->cx = ww / 2 - (r.x + r.w / 2.0 - cam->w / 2.0) / cam->scale;
-    cam->cy = wh / 2 + (r.y + r.h / 2.0 - cam->h / 2.0) / cam->scale;
+    /* The box's centre at the rectangle's centre. */
+    cam->cx = (box[0] + box[2]) / 2.0 - (r.x + r.w / 2.0 - cam->w / 2.0) / cam->scale;
+    cam->cy = (box[1] + box[3]) / 2.0 + (r.y + r.h / 2.0 - cam->h / 2.0) / cam->scale;
+}
+
+/* The world's rectangle, 1 m a side where it has no positive size. */
+static void world_box(const th_world *w, float box[4]) {
+    th_world_def d = th_world_get_def(w);
+    box[0] = box[1] = 0;
+    box[2] = d.width > 0 ? d.width : 1;
+    box[3] = d.height > 0 ? d.height : 1;
+}
+
+void tv_frame_box(const tv_ctx *c, const th_world *w, float box[4]) {
+    if (!c->level || !tv_level_box(w, c->level, box)) world_box(w, box);
 }
 
 void tv_camera_fit(tv_camera *cam, const th_world *w) {
-    tv_camera_fit_rect(cam, w, (SDL_FRect){0, 0, (float)cam->w, (float)cam->h});
+    float box[4];
+    world_box(w, box);
+    tv_camera_fit_box(cam, box, (SDL_FRect){0, 0, (float)cam->w, (float)cam->h});
 }
 
 /* Gap between panels and around them, pixels. */
 #define GAP 8.0f
 
-static double fit_scale(const th_world *w, SDL_FRect r) {
-    th_world_def d = th_world_get_def(w);
-    double ww = d.width > 0 ? d.width : 1, wh = d.height > 0 ? d.height : 1;
-    double sx = (r.w - 2.0 * TH_VIEW_MARGIN) / ww, sy = (r.h - 2.0 * TH_VIEW_MARGIN) / wh;
+static double fit_scale(const float box[4], SDL_FRect r) {
+    double sx = (r.w - 2.0 * TH_VIEW_MARGIN) / (box[2] - box[0]);
+    double sy = (r.h - 2.0 * TH_VIEW_MARGIN) / (box[3] - box[1]);
     return sx < sy ? sx : sy;
 }
 
@@ -225,6 +237,8 @@ void tv_layout_frame(tv_ctx *c, const th_world *w) {
      * (legend) larger to win: text a person can read matters as much as a few more pixels. */
     tv_layout best = {.free = {0, 0, W, H}, .hud_scale = 1, .legend_scale = 1};
     double best_score = -1;
+    float box[4]; /* what the map area frames: the world or the level shown alone */
+    tv_frame_box(c, w, box);
     for (int hs = 0; hs < 2; hs++) {
         SDL_FPoint *hd = &hud[hs], *pf = &prof[hs];
         for (int ls = 0; ls < 2; ls++) {
@@ -253,7 +267,7 @@ void tv_layout_frame(tv_ctx *c, const th_world *w) {
                 l.free = (SDL_FRect){left, 0, W - left - right, H};
                 if (l.free.w < 2 * TH_VIEW_MARGIN + 16) continue;
                 double score =
-                    fit_scale(w, l.free) * (hs == 0 ? 1.3 : 1.0) * (ls == 0 ? 1.15 : 1.0);
+                    fit_scale(box, l.free) * (hs == 0 ? 1.3 : 1.0) * (ls == 0 ? 1.15 : 1.0);
                 if (score > best_score * (1 + 1e-9)) {
                     best_score = score;
                     best = l;
@@ -269,7 +283,7 @@ void tv_layout_frame(tv_ctx *c, const th_world *w) {
         stack(c, GAP, sz, out, 3, &lw);
     }
     c->lay = best;
-    if (c->at_fit) tv_camera_fit_rect(&c->cam, w, c->lay.free);
+    if (c->at_fit) tv_camera_fit_box(&c->cam, box, c->lay.free);
 }
 
 th_vec2 tv_to_screen(const tv_camera *cam, double x, double y) {
@@ -852,6 +866,12 @@ static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
         SDL_FRect m;
         if (!th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi) || !tv_bunker_marker(c, w, b, &m))
             continue;
+        /* A bunker on a level left out has no label either. */
+        const float cs = c->cell_size;
+        if (!tv_shown(c, w,
+                      th_v2((float)(bi.x0 + bi.x1 + 1) * 0.5f * cs,
+                            (float)(bi.y0 + bi.y1 + 1) * 0.5f * cs)))
+            continue;
         char line1[96], line2[64];
         if (b < 9) snprintf(line1, sizeof line1, "[%u] %s", b + 1, bi.name);
         else snprintf(line1, sizeof line1, "%s", bi.name);
@@ -984,6 +1004,12 @@ static const float k_body_cos[BODY_SIDES + 1] = {1, 0.70710678f, 0, -0.70710678f
 static const float k_body_sin[BODY_SIDES + 1] = {0,  0.70710678f,  1, 0.70710678f, 0, -0.70710678f,
                                                  -1, -0.70710678f, 0};
 
+/* Whether agent slot `id` stood on another level before the last step than at (x, y) now. */
+static bool changed_level(const th_world *w, const tv_ctx *c, uint32_t id, float x, float y) {
+    return th_world_level_at(w, th_v2(c->prev_x[id], c->prev_y[id])).index1 !=
+           th_world_level_at(w, th_v2(x, y)).index1;
+}
+
 static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     th_agent_view v = th_world_agents(w);
     /* Everyone in their crowd's colour; leaders and predators get a white ring on top (below). */
@@ -1011,6 +1037,9 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     th_world_def d = th_world_get_def(w);
     bool interp = c->prev_valid && c->prev_step + 1 == th_world_step_count(w) && alpha < 1.0;
     float a = (float)alpha, half_w = d.width * 0.5f, half_h = d.height * 0.5f;
+    /* A step longer than a cell may have crossed a stair's glued edge to another level. */
+    const bool stairs = th_world_stair_count(w) > 0;
+    const float seam = c->cell_size > 0.0f ? c->cell_size : 1.0f;
     /* Agents 0.8 m long, but never smaller than 7 px so crowds stay visible zoomed out. */
     float len = (float)(0.8 * c->cam.scale);
     if (len < 7) len = 7;
@@ -1029,8 +1058,10 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
         const uint32_t id = v.id[i].index1 - 1;
         if (interp && id < c->prev_cap && c->prev_gen[id] == v.id[i].generation) {
             float dx = x - c->prev_x[id], dy = y - c->prev_y[id];
-            /* A jump of half the world is a wrap-around: draw it where it is. */
-            if (fabsf(dx) < half_w && fabsf(dy) < half_h) {
+            /* A jump of half the world is a wrap-around, one across a stair's glued edge a
+             * change of level: draw it where it is. */
+            if (fabsf(dx) < half_w && fabsf(dy) < half_h &&
+                !(stairs && fabsf(dx) + fabsf(dy) > seam && changed_level(w, c, id, x, y))) {
                 x = c->prev_x[id] + dx * a;
                 y = c->prev_y[id] + dy * a;
             }
@@ -1095,7 +1126,8 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
         const uint32_t id = v.id[i].index1 - 1;
         if (interp && id < c->prev_cap && c->prev_gen[id] == v.id[i].generation) {
             float dx = x - c->prev_x[id], dy = y - c->prev_y[id];
-            if (fabsf(dx) < half_w && fabsf(dy) < half_h) {
+            if (fabsf(dx) < half_w && fabsf(dy) < half_h &&
+                !(stairs && fabsf(dx) + fabsf(dy) > seam && changed_level(w, c, id, x, y))) {
                 x = c->prev_x[id] + dx * a;
                 y = c->prev_y[id] + dy * a;
             }
@@ -1173,12 +1205,15 @@ void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *r
         draw_flow(c, w);
         draw_routes(c, w);
     }
+    tv_draw_stairs(c, w);
     draw_bunkers(c, w);
     draw_flow_areas(c, w);
     tv_draw_colonies(c, w);
     if (c->overlays & TH_VIEW_OVERLAY_AGENTS) draw_agents(c, w, alpha);
     if (c->overlays & TH_VIEW_OVERLAY_SQUADS) draw_squads(c, w);
     tv_batch_flush(r, &c->geo, NULL);
+    tv_mask_levels(c, w);
+    tv_draw_level_labels(c, w);
     draw_bunker_labels(c, w);
     tv_batch_flush(r, &c->geo, NULL);
     tv_batch_flush(r, &c->text, c->font);

@@ -81,7 +81,19 @@ SDL_FPoint tv_hud_size(const tv_ctx *c, const th_world *w, int scale) {
     if (t > wmax) wmax = t;
     t = tv_text_width(S, hud_title(c));
     if (t > wmax) wmax = t;
-    int lines = 7 + (th_world_hazard_count(w) > 0) + HUD_NOTE_LINES + TH_PHASE_COUNT + 1;
+    /* The line of a level shown alone, with room for its agents to grow: the HUD keeps its
+     * width whichever level is shown. */
+    for (uint32_t i = 0; i < th_world_level_count(w); i++) {
+        th_level_info li;
+        char line[128];
+        if (!th_world_get_level(w, (th_level_id){i + 1}, &li)) continue;
+        snprintf(line, sizeof line, "level %s  %.4g m  agents 000000", li.name,
+                 (double)li.elevation);
+        t = tv_text_width(S, line);
+        if (t > wmax) wmax = t;
+    }
+    int lines = 7 + (th_world_hazard_count(w) > 0) + (th_world_level_count(w) > 0) +
+                HUD_NOTE_LINES + TH_PHASE_COUNT + 1;
     return (SDL_FPoint){wmax + 2 * PD, (float)(lines * LN + 2 * PD)};
 }
 
@@ -90,8 +102,8 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
     const int S = c->lay.hud_scale, LN = TV_FONT_H * S + 2, PD = 5 * S;
     th_world_stats st = th_world_get_stats(w);
     th_world_def d = th_world_get_def(w);
-    char l[10 + HUD_NOTE_LINES][96];
-    uint32_t lc[10 + HUD_NOTE_LINES];
+    char l[11 + HUD_NOTE_LINES][128];
+    uint32_t lc[11 + HUD_NOTE_LINES];
     int n = 0;
     snprintf(l[n], sizeof l[n], "%s", hud_title(c));
     lc[n++] = TEXT_HEAD;
@@ -138,6 +150,16 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
         }
         snprintf(l[n], sizeof l[n], "incapacitated %u  max FED %.2f", down, top);
         lc[n++] = down || top >= TV_FED_WARN ? TEXT_WARN : TEXT;
+    }
+    /* Buildings: the level shown alone, its elevation and the agents on it now; or how many
+     * levels are drawn side by side. */
+    if (th_world_level_count(w) > 0) {
+        th_level_info li;
+        if (c->level && th_world_get_level(w, (th_level_id){c->level}, &li))
+            snprintf(l[n], sizeof l[n], "level %s  %.4g m  agents %u", li.name,
+                     (double)li.elevation, li.agents);
+        else snprintf(l[n], sizeof l[n], "levels: all %u (PgUp/PgDn)", th_world_level_count(w));
+        lc[n++] = TEXT_HEAD;
     }
     /* Notices: queued clicks, saved screenshots (the last line says how many more). */
     for (int i = 0; i < HUD_NOTE_LINES; i++) {
@@ -288,6 +310,9 @@ static void draw_help(tv_ctx *c) {
         "         (paused: queued, marked)",
         "drag     pan      wheel  zoom",
         "0 Home   reset the view",
+        "PgUp ]   next level up alone",
+        "PgDn [   next level down alone",
+        "O        all levels side by side",
         "F flow   D density   G grid",
         "B        flow field: nearest, 1, 2.., goals",
         "shift+1..9  flow field of bunker",
@@ -314,14 +339,24 @@ static void draw_help(tv_ctx *c) {
 
 /* ---- legend ------------------------------------------------------------------------------ */
 
-enum { LG_HEAD, LG_SWATCH, LG_MARKER, LG_AGENT, LG_TEXT, LG_DENSITY, LG_WALLDIST, LG_PHEROMONE };
+enum {
+    LG_HEAD,
+    LG_SWATCH,
+    LG_MARKER,
+    LG_AGENT,
+    LG_TEXT,
+    LG_DENSITY,
+    LG_WALLDIST,
+    LG_PHEROMONE,
+    LG_STAIR
+};
 
 typedef struct lg_item {
     int kind;
     uint32_t col;
-    int variant; /* LG_MARKER: 0 open, 1 full, 2 destroyed; LG_AGENT: 0 plain, 1 leader, 2 predator,
-                    3 dose ring, 4 incapacitated (cross), plus LG_BODY when the crowd is drawn as
-                    discs */
+    int variant; /* LG_STAIR: 0 flight, 1 landing; LG_MARKER: 0 open, 1 full, 2 destroyed; LG_AGENT:
+                    0 plain, 1 leader, 2 predator, 3 dose ring, 4 incapacitated (cross), plus
+                    LG_BODY when the crowd is drawn as discs */
     char text[72];
 } lg_item;
 
@@ -392,6 +427,10 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
         n = lg_add(it, n, LG_SWATCH, tv_over(ground, tv_air_color(&gas)), 0, "toxic gas");
         n = lg_add(it, n, LG_AGENT, 0xFF9EA8B8u, 3, "dose past 0.3: ring");
         n = lg_add(it, n, LG_AGENT, TV_DOWN_COLOR, 4, "incapacitated");
+    }
+    if (th_world_stair_count(w) > 0) {
+        n = lg_add(it, n, LG_STAIR, TV_STAIR_COLOR, 0, "stair: chevrons point up");
+        n = lg_add(it, n, LG_STAIR, TV_STAIR_COLOR, 1, "landing on the level above");
     }
     if (th_world_spawner_count(w) > 0)
         n = lg_add(it, n, LG_SWATCH, TV_SPAWNER_COLOR, 0, "spawner: agents enter");
@@ -480,6 +519,26 @@ static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
             tv_batch_rect(&c->geo, x, y, sw, 1, PANEL_EDGE);
             tv_text(c, tx, y, scale, TEXT, t->text);
             break;
+        case LG_STAIR: {
+            /* As the map draws them over open ground: a flight with treads and a chevron
+             * pointing up, or a landing with its glued edge at the bottom. */
+            const uint32_t ground = th_view_cell_color(TH_CELL_OPEN), col = t->col;
+            tv_batch_rect(&c->geo, x, y, sw, sw, ground);
+            tv_batch_rect(&c->geo, x, y, sw, sw,
+                          (col & 0x00FFFFFFu) | (t->variant ? 0x58000000u : 0x30000000u));
+            if (t->variant) {
+                tv_batch_rect(&c->geo, x, y + sw - 3, sw, 3, col);
+            } else {
+                for (int k = 1; k < 4; k++)
+                    tv_batch_rect(&c->geo, x, y + sw * (float)k / 4, sw, 1, 0x90A89E88u);
+                tv_batch_rect(&c->geo, x, y, sw, 2, col);
+                const float ax = x + sw / 2, s = sw * 0.3f;
+                tv_batch_line(&c->geo, ax - s, cy + s * 0.5f, ax, cy - s * 0.5f, 2.0f, col);
+                tv_batch_line(&c->geo, ax + s, cy + s * 0.5f, ax, cy - s * 0.5f, 2.0f, col);
+            }
+            tv_text(c, tx, y, scale, TEXT, t->text);
+            break;
+        }
         case LG_MARKER: {
             SDL_FRect m = {x + 1, y + 1, sw - 2, sw - 2};
             if (t->variant == 3) {

@@ -58,6 +58,7 @@ typedef struct tv_ctx {
     tv_camera cam;
     uint32_t overlays;
     int flow_bunker; /* th_view_opts.flow_bunker: -1 the nearest-bunker field */
+    uint32_t level;  /* the level shown alone (its handle's index1), 0 for every level */
     const char *title;
     tv_batch geo;  /* untextured triangles */
     tv_batch text; /* glyph quads on the font atlas */
@@ -131,8 +132,9 @@ void tv_ctx_free(tv_ctx *c);
 void tv_ctx_forget_world(tv_ctx *c);
 /** Fit the world into the camera's window (the documented initial transform). */
 void tv_camera_fit(tv_camera *cam, const th_world *w);
-/** Fit the world into rectangle `r` of the camera's window, TH_VIEW_MARGIN inside it. */
-void tv_camera_fit_rect(tv_camera *cam, const th_world *w, SDL_FRect r);
+/** Fit world rectangle `box` (x0, y0, x1, y1, metres) into rectangle `r` of the camera's
+ *  window, TH_VIEW_MARGIN inside it. */
+void tv_camera_fit_box(tv_camera *cam, const float box[4], SDL_FRect r);
 /** Compute c->lay for the overlays on, and refit the camera into its map area when c->at_fit. */
 void tv_layout_frame(tv_ctx *c, const th_world *w);
 /** World point to screen pixels, and back. */
@@ -224,6 +226,29 @@ uint32_t tv_walldist_color(float metres);
 #define TV_DENSITY_MAX  2.0f
 /** Wall distance beyond which the overlay is clear, metres. */
 #define TV_WALLDIST_MAX 8.0f
+
+/* ---- levels.c ---------------------------------------------------------------------------- */
+
+/** The rectangle (x0, y0, x1, y1, metres) of level `index1` of `w`; false when it has none. */
+bool tv_level_box(const th_world *w, uint32_t index1, float box[4]);
+/** What the fit frames: the level shown alone (c->level), else the whole world. */
+void tv_frame_box(const tv_ctx *c, const th_world *w, float box[4]);
+/** Whether world point `p` is drawn: inside the level shown alone, or anywhere with none. */
+bool tv_shown(const tv_ctx *c, const th_world *w, th_vec2 p);
+/** The level after `index1` going up (dir > 0) or down (dir < 0) by elevation: from 0 (every
+ *  level) the lowest or the highest; past the top or the bottom, 0 again. 0 without levels. */
+uint32_t tv_level_step(const th_world *w, uint32_t index1, int dir);
+/** Stair flights (treads, chevrons up the flight) and landings, under the agents. */
+void tv_draw_stairs(tv_ctx *c, const th_world *w);
+/** With a level shown alone, cover the rest of the map with the background. */
+void tv_mask_levels(tv_ctx *c, const th_world *w);
+/** Each level's outline and label (name, elevation, agents on it) and the stairs' labels, over
+ *  the agents. */
+void tv_draw_level_labels(tv_ctx *c, const th_world *w);
+/** The background outside the world (and over the levels left out). */
+#define TV_BACKGROUND  0xFF0B0E14u
+/** The stairs' colour, shared with the legend. */
+#define TV_STAIR_COLOR 0xFFE6D7B4u
 
 /* ---- pheromone.c ------------------------------------------------------------------------- */
 

@@ -48,6 +48,15 @@ static bool check_opts(const th_view_opts *o, th_error *err) {
     return true;
 }
 
+/* opts->level names a level of `w`, or none. */
+static bool check_level(const th_world *w, const th_view_opts *o, th_error *err) {
+    th_level_info li;
+    if (!o->level.index1 || th_world_get_level(w, o->level, &li)) return true;
+    tv_error(err, TH_ERR_INVALID, "level: this world has no level %u (it has %u)", o->level.index1,
+             th_world_level_count(w));
+    return false;
+}
+
 bool th_view_display_available(void) {
     if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) return false;
     const char *drv = SDL_GetCurrentVideoDriver();
@@ -81,6 +90,7 @@ static SDL_Surface *render_surface(const th_world *w, const th_view_opts *o, uin
     if (ok) {
         c.overlays = overlays;
         c.flow_bunker = o->flow_bunker;
+        c.level = o->level.index1;
         c.title = o->title;
         tv_camera_fit(&c.cam, w);
         tv_rates rates = {.speed = o->sim_speed, .live = false};
@@ -107,7 +117,7 @@ static bool headless_args(const th_world *w, const th_view_opts **o, th_view_opt
         tv_error(err, TH_ERR_INVALID, "no world to render");
         return false;
     }
-    return check_opts(*o, err);
+    return check_opts(*o, err) && check_level(w, *o, err);
 }
 
 bool th_view_render_pixels(const th_world *w, const th_view_opts *opts, uint32_t overlays,
@@ -160,6 +170,7 @@ bool th_view_get_layout(const th_world *w, const th_view_opts *opts, uint32_t ov
         /* The whole frame, as th_view_screenshot draws it: labels are placed while drawing. */
         c.overlays = overlays;
         c.flow_bunker = opts->flow_bunker;
+        c.level = opts->level.index1;
         c.title = opts->title;
         tv_rates rates = {.speed = opts->sim_speed, .live = false};
         tv_record_profile(&c, w);
@@ -209,6 +220,7 @@ bool th_view_time_frames(th_world *w, const th_view_opts *opts, uint32_t overlay
     if (ok) {
         c.overlays = overlays;
         c.flow_bunker = opts->flow_bunker;
+        c.level = opts->level.index1;
         c.title = opts->title;
         tv_camera_fit(&c.cam, w);
         tv_snapshot_prev(&c, w);
@@ -363,6 +375,8 @@ static void break_piece(viewer *v, int32_t x, int32_t y) {
 
 static void click(viewer *v, int sx, int sy) {
     th_world *w = *v->world;
+    /* Nothing of a level left out can be clicked: it is not drawn. */
+    if (!tv_shown(&v->c, w, tv_to_world(&v->c.cam, sx, sy))) return;
     uint32_t n = th_world_bunker_count(w);
     for (uint32_t b = 0; b < n; b++) {
         SDL_FRect m;
@@ -453,6 +467,8 @@ static void restart(viewer *v) {
     *v->world = nw;
     tv_ctx_forget_world(&v->c);
     v->c.at_fit = true;
+    float box[4];
+    if (v->c.level && !tv_level_box(nw, v->c.level, box)) v->c.level = 0;
     v->mark_count = 0;
     sync_bunkers(v);
     set_speed(v, v->speed);
@@ -480,6 +496,20 @@ static void choose_flow(viewer *v, int b) {
     snprintf(what, sizeof what, "flow_field %s%s", b >= 0 && b < nb ? "bunker " : "",
              tv_flow_name(&v->c, w, name, sizeof name));
     say(v, what, NULL);
+}
+
+/* Show level `index1` alone (0: every level) and frame it. */
+static void show_level(viewer *v, uint32_t index1) {
+    const th_world *w = *v->world;
+    if (th_world_level_count(w) == 0) {
+        say(v, "level", "none: the scene has no levels");
+        return;
+    }
+    v->c.level = index1;
+    v->c.at_fit = true;
+    th_level_info li;
+    if (index1 && th_world_get_level(w, (th_level_id){index1}, &li)) say(v, "level", "%s", li.name);
+    else say(v, "level", "all");
 }
 
 static void on_key(viewer *v, const SDL_KeyboardEvent *k) {
@@ -535,6 +565,11 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k) {
         v->c.at_fit = true;
         say(v, "reset_view", NULL);
         break;
+    case SDLK_PAGEUP:
+    case SDLK_RIGHTBRACKET: show_level(v, tv_level_step(*v->world, v->c.level, 1)); break;
+    case SDLK_PAGEDOWN:
+    case SDLK_LEFTBRACKET: show_level(v, tv_level_step(*v->world, v->c.level, -1)); break;
+    case SDLK_o: show_level(v, 0); break;
     case SDLK_r: restart(v); break;
     case SDLK_s: v->shot = true; break;
     default:
@@ -653,7 +688,7 @@ int th_view_run(th_world **world, const th_view_opts *opts) {
         fprintf(stderr, "viewer: no world to show\n");
         return 2;
     }
-    if (!check_opts(o, &err)) {
+    if (!check_opts(o, &err) || !check_level(*world, o, &err)) {
         fprintf(stderr, "viewer: %s\n", err.message);
         return 2;
     }
@@ -685,6 +720,7 @@ int th_view_run(th_world **world, const th_view_opts *opts) {
     }
     v.c.overlays = o->overlays;
     v.c.flow_bunker = o->flow_bunker;
+    v.c.level = o->level.index1;
     v.c.title = o->title;
     tv_camera_fit(&v.c.cam, *world);
     set_speed(&v, o->sim_speed);

@@ -4,7 +4,7 @@
 # (tests/data/report_lanes.yaml); --json parses and has its fields (squads and colonies too);
 # Ctrl-C gives a partial report and exit code 130; progress lines; the density warning; "no
 # display"; --opt=value, --threads 0, --version, event times in seconds, scene lists;
-# screenshot options.
+# screenshot options, --level among them.
 #
 # usage: test_report_cli.sh path/to/throng path/to/tests/data
 set -u
@@ -388,5 +388,28 @@ run run "$lanes" --steps 1 --flow-field exit --overlays flow --screenshot "$tmp/
 if [[ $rc -eq 0 && -s $tmp/f.png ]]; then pass "--flow-field a bunker's own field"
 else fail "--flow-field a bunker's own field" "exit $rc"; fi
 expect_usage "--view too small for the frame" "at most 8192" run "$lanes" --steps 1 --view 0,0,0.01,0.01 --screenshot "$tmp/y.png"
+# --level: one level of a building alone, framed in an image of the size asked for, unlike
+# the frame of every level and unlike the other level's; a level the scene lacks (the message
+# names those it has), a scene without levels and --level with --view are usage errors.
+office=$scenes/office.yaml
+run run "$office" --steps 20 --headless --size 640x400 --screenshot "$tmp/levels.png"
+all_rc=$rc
+run run "$office" --steps 20 --headless --size 640x400 --level first --screenshot "$tmp/first.png"
+first_rc=$rc
+run run "$office" --steps 20 --headless --size=640x400 --level=ground --screenshot "$tmp/ground.png"
+read -r w h colours < <(png_info "$tmp/first.png" 2>/dev/null)
+if [[ $all_rc -eq 0 && $first_rc -eq 0 && $rc -eq 0 && ${w:-0} -eq 640 && ${h:-0} -eq 400 &&
+    ${colours:-0} -ge 3 ]] && ! cmp -s "$tmp/levels.png" "$tmp/first.png" &&
+    ! cmp -s "$tmp/first.png" "$tmp/ground.png"; then
+    pass "--level first: a 640x400 frame of its own ($colours colours)"
+else fail "--level" "exit $all_rc/$first_rc/$rc, ${w:-?}x${h:-?}, ${colours:-?} colours, or the same image"
+fi
+expect_usage "--level names no level" "no level 'attic' in this scene (its levels: ground, first)" \
+    run "$office" --steps 1 --level attic --screenshot "$tmp/l.png"
+expect_usage "--level on a scene without levels" "this scene has no levels" \
+    run "$lanes" --steps 1 --level ground --screenshot "$tmp/l.png"
+expect_usage "--level with --view" "--level and --view" \
+    run "$office" --steps 1 --level first --view 0,0,5,5 --screenshot "$tmp/l.png"
+expect_usage "--level without a name" "--level" run "$office" --steps 1 --level
 
 finish

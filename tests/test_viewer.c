@@ -771,6 +771,141 @@ START_TEST(test_hazards_drawn) {
 }
 END_TEST
 
+/* ---- buildings: levels and stairs --------------------------------------------------------- */
+
+static th_view_rect level_rect(const th_world *w, const th_view_layout *l, th_level_id id) {
+    th_level_info li;
+    int32_t cols, rows;
+    float cs;
+    ck_assert(th_world_get_level(w, id, &li));
+    ck_assert(th_world_map_size(w, &cols, &rows, &cs));
+    th_vec2 tl = th_view_layout_to_screen(l, th_v2((float)li.x0 * cs, (float)(li.y1 + 1) * cs));
+    th_vec2 br = th_view_layout_to_screen(l, th_v2((float)(li.x1 + 1) * cs, (float)li.y0 * cs));
+    return (th_view_rect){tl.x, tl.y, br.x - tl.x, br.y - tl.y};
+}
+
+static uint32_t *render_opts(const th_world *w, const th_view_opts *o, uint32_t overlays) {
+    uint32_t *px = malloc(sizeof(uint32_t) * (size_t)o->width * (size_t)o->height);
+    ck_assert_ptr_nonnull(px);
+    th_error err = {0};
+    ck_assert_msg(th_view_render_pixels(w, o, overlays, px, &err), "%s", err.message);
+    return px;
+}
+
+/* Every level side by side: each labelled above its rectangle in the level colour; every
+ * stair's flight and landing drawn in the stair colour over ground that is plain elsewhere. */
+START_TEST(test_levels_and_stairs_drawn) {
+    th_world *w = scene("office", 0, 0);
+    ck_assert_uint_eq(th_world_level_count(w), 2);
+    ck_assert_uint_gt(th_world_stair_count(w), 0);
+    const int iw = 1280, ih = 800;
+    th_view_opts o = th_view_default_opts();
+    o.width = iw;
+    o.height = ih;
+    th_view_layout l;
+    th_error err = {0};
+    ck_assert_msg(th_view_get_layout(w, &o, 0, &l, &err), "%s", err.message);
+    uint32_t *px = render_opts(w, &o, 0);
+    for (uint32_t i = 0; i < th_world_level_count(w); i++) {
+        th_view_rect r = level_rect(w, &l, (th_level_id){i + 1});
+        th_view_rect above = {r.x, r.y - 30, r.w, 30};
+        ck_assert_int_gt(count_color(px, iw, ih, above, 0xFF5FD0FFu), 40);
+    }
+    int32_t cols, rows;
+    float cs;
+    ck_assert(th_world_map_size(w, &cols, &rows, &cs));
+    const uint32_t street = th_view_cell_color(TH_CELL_OPEN) | 0xFF000000u;
+    for (uint32_t s = 0; s < th_world_stair_count(w); s++) {
+        th_stair_info si;
+        ck_assert(th_world_get_stair(w, (th_stair_id){s + 1}, &si));
+        /* No cell of the flight or of the landing looks like plain ground at its centre. */
+        for (int32_t y = si.y0; y <= si.y1; y++) {
+            for (int32_t x = si.x0; x <= si.x1; x++) {
+                th_vec2 p = th_view_layout_to_screen(&l, th_v2((x + 0.5f) * cs, (y + 0.5f) * cs));
+                ck_assert(p.x >= 0 && p.y >= 0 && p.x < iw && p.y < ih);
+                ck_assert_msg((px[(int)p.y * iw + (int)p.x] | 0xFF000000u) != street,
+                              "stair %s: flight cell %d,%d drawn as plain ground", si.name, x, y);
+            }
+        }
+        th_vec2 p =
+            th_view_layout_to_screen(&l, th_v2((si.top_x + 0.5f) * cs, (si.top_y + 0.5f) * cs));
+        ck_assert_msg((px[(int)p.y * iw + (int)p.x] | 0xFF000000u) != street,
+                      "stair %s: landing drawn as plain ground", si.name);
+    }
+    /* Plain ground elsewhere: the middle of the ground floor. */
+    th_vec2 mid = th_view_layout_to_screen(&l, th_v2(12 * cs, 6.5f * cs));
+    ck_assert_uint_eq(px[(int)mid.y * iw + (int)mid.x] | 0xFF000000u, street);
+    free(px);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* One level alone: its rectangle is what the fit frames (the documented formula with the
+ * level's rectangle), and nothing of the other level is drawn where it would be on screen,
+ * while the frame of every level draws it there. A handle the world lacks is refused. */
+START_TEST(test_one_level_alone) {
+    th_world *w = scene("office", 0, 60);
+    /* Wide and low: the level fills the height, so the other level would show beside it. */
+    const int iw = 1600, ih = 400;
+    th_view_opts o = th_view_default_opts();
+    o.width = iw;
+    o.height = ih;
+    o.level = th_world_find_level(w, "first");
+    ck_assert_uint_ne(o.level.index1, 0);
+    th_view_layout l;
+    th_error err = {0};
+    ck_assert_msg(th_view_get_layout(w, &o, TH_VIEW_OVERLAY_AGENTS, &l, &err), "%s", err.message);
+    th_view_rect r = level_rect(w, &l, o.level);
+    ck_assert_float_eq_tol(r.h, ih - 2.0 * TH_VIEW_MARGIN, 1e-2);
+    ck_assert_float_eq_tol(r.x + r.w / 2, iw / 2.0, 1e-2);
+    ck_assert_float_eq_tol(r.y, TH_VIEW_MARGIN, 1e-2);
+    th_view_rect other = level_rect(w, &l, th_world_find_level(w, "ground"));
+    ck_assert_float_lt(other.x + other.w, r.x + 1);
+    ck_assert_float_gt(other.x + other.w, 100); /* on screen, where it is left out */
+    uint32_t *alone = render_opts(w, &o, TH_VIEW_OVERLAY_AGENTS);
+    int drawn = 0, total = 0;
+    for (int y = (int)r.y + 2; y < (int)(r.y + r.h) - 2; y++) {
+        for (int x = 0; x < (int)(other.x + other.w) - 1; x++) {
+            total++;
+            drawn += (alone[y * iw + x] | 0xFF000000u) != 0xFF0B0E14u;
+        }
+    }
+    ck_assert_int_gt(total, 10000);
+    ck_assert_msg(drawn == 0, "%d of %d pixels of the other level drawn", drawn, total);
+    /* The level itself is drawn: walls and floor inside its rectangle. */
+    th_view_rect inner = {r.x + 4, r.y + 4, r.w - 8, r.h - 8};
+    ck_assert_int_gt(count_color(alone, iw, ih, inner, th_view_cell_color(TH_CELL_WALL)), 1000);
+    ck_assert_int_gt(count_color(alone, iw, ih, inner, th_view_cell_color(TH_CELL_OPEN)), 1000);
+    /* The frame of every level (the same size) differs, and draws the ground floor. */
+    th_view_opts all = o;
+    all.level = (th_level_id){0};
+    uint32_t *every = render_opts(w, &all, TH_VIEW_OVERLAY_AGENTS);
+    ck_assert(memcmp(alone, every, sizeof(uint32_t) * iw * ih) != 0);
+    th_view_layout la;
+    ck_assert(th_view_get_layout(w, &all, TH_VIEW_OVERLAY_AGENTS, &la, &err));
+    th_view_rect g = level_rect(w, &la, th_world_find_level(w, "ground"));
+    ck_assert_int_gt(count_color(every, iw, ih, g, th_view_cell_color(TH_CELL_WALL)), 500);
+    /* Panels stay with a level alone, and the HUD names it. */
+    ck_assert(th_view_get_layout(w, &o, TH_VIEW_OVERLAY_HUD | TH_VIEW_OVERLAY_AGENTS, &l, &err));
+    ck_assert_float_gt(l.hud.w, 0);
+    /* A level the world lacks. */
+    o.level = (th_level_id){99};
+    ck_assert(!th_view_render_pixels(w, &o, 0, alone, &err));
+    TH_TEST_ERR(err, TH_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(err.message, "level"));
+    ck_assert(!th_view_get_layout(w, &o, 0, &l, &err));
+    free(alone);
+    free(every);
+    th_world_destroy(w);
+    /* A world without levels: any level is refused; the null handle is every level. */
+    th_world *flat = evac(10, 0);
+    o.level = (th_level_id){1};
+    ck_assert(!th_view_screenshot(flat, &o, "/tmp/never-written.png", 0, &err));
+    TH_TEST_ERR(err, TH_ERR_INVALID);
+    th_world_destroy(flat);
+}
+END_TEST
+
 int main(void) {
     /* Headless: SDL must never try to reach a display from these tests. */
     setenv("SDL_VIDEODRIVER", "dummy", 1);
@@ -795,6 +930,8 @@ int main(void) {
     tcase_add_test(tc, test_density_and_grid_visible_at_default_zoom);
     tcase_add_test(tc, test_pheromone_overlay_marks_trail_cells);
     tcase_add_test(tc, test_hazards_drawn);
+    tcase_add_test(tc, test_levels_and_stairs_drawn);
+    tcase_add_test(tc, test_one_level_alone);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real viewer window under a virtual X server, driven by real input events.
 #
-#   test_viewer_x11.sh VIEWER_DRIVER
+#   test_viewer_x11.sh VIEWER_DRIVER [BUILDING_SCENE]
 #
 # 1. Clicks the north bunker (at the screen position the driver prints, computed by
 #    th_view_world_to_screen) with xdotool: the viewer must print the destroy event, the final
@@ -12,28 +12,33 @@
 #    message) and must also exit with code 0.
 # 3. Paused, a click on the south bunker is queued: the screenshot saved with S must show the
 #    yellow queued mark around the bunker; Home resets the view; one step applies the click.
+# 4. With BUILDING_SCENE (scenes/office.yaml: levels ground and first): PageUp shows the lowest
+#    level alone, then the next up, then past the top every level again; [ from every level
+#    shows the top one, O every level again.
 #
 # Needs Xvfb, xdotool and python3 (for the client message: xdotool's windowclose destroys the
 # window outright, which no real window manager does and which kills any X client).
 # Skips (exit 77, ctest's SKIP_RETURN_CODE) when Xvfb or xdotool is missing.
 set -uo pipefail
 
-driver=${1:?usage: test_viewer_x11.sh VIEWER_DRIVER}
+driver=${1:?usage: test_viewer_x11.sh VIEWER_DRIVER [BUILDING_SCENE]}
+building=${2:-}
 # Absolute: the third run works in a scratch directory (where S writes its screenshot).
 driver=$(realpath "$driver")
+[ -n "$building" ] && building=$(realpath "$building")
 . "$(dirname "$0")/lib.sh"
 skip_without Xvfb xdotool python3
 work=$tmp
 start_xvfb
 
-# start_driver OUT: launch the driver (frame cap as a safety net) and wait for its window. A
+# start_driver OUT [SCENE]: launch the driver (frame cap as a safety net) and wait for its window. A
 # driver whose window does not show in time is stopped (so that no later search finds its
 # window instead) and started once more: on a loaded machine an X round trip has stalled for
 # a minute while the viewer itself was fine.
 start_driver() {
     local out=$1 attempt
     for attempt in 1 2; do
-        timeout 90 "$driver" 20000 2 >"$out" 2>"$out.err" &
+        timeout 90 "$driver" 20000 2 "${@:2}" >"$out" 2>"$out.err" &
         driver_pid=$!
         cleanup_pids+=("$driver_pid")
         wid=$(wait_window '^throng-viewer-test$' "$driver_pid")
@@ -59,6 +64,15 @@ wait_driver() {
 wait_for() {
     for _ in $(seq 100); do
         grep -q "$2" "$1" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# wait_count FILE PATTERN N: poll until N lines match PATTERN (at most ~10 s).
+wait_count() {
+    for _ in $(seq 100); do
+        [ "$(grep -c "$2" "$1")" -ge "$3" ] && return 0
         sleep 0.1
     done
     return 1
@@ -181,5 +195,35 @@ else
     cat "$out.err"
 fi
 [ "$failed" -gt 0 ] && { echo "--- driver output"; cat "$out" "$out.err"; }
+
+# ---- 4: a building's levels, one at a time --------------------------------------------------
+if [ -n "$building" ]; then
+    out=$work/run4.txt
+    if start_driver "$out" "$building"; then
+        sleep 0.5
+        xdotool windowfocus --sync "$wid" 2>/dev/null
+        lv='^event level step [0-9]*'
+        xdotool key Prior
+        check "PageUp: the lowest level alone" wait_for "$out" "$lv ground\$"
+        xdotool key Prior
+        check "PageUp: the next level up" wait_for "$out" "$lv first\$"
+        xdotool key Prior
+        check "PageUp past the top: every level" wait_for "$out" "$lv all\$"
+        xdotool key bracketleft
+        check "[ from every level: the top one" wait_count "$out" "$lv first\$" 2
+        xdotool key Next
+        check "PageDown: the next level down" wait_count "$out" "$lv ground\$" 2
+        xdotool key o
+        check "O: every level again" wait_count "$out" "$lv all\$" 2
+        xdotool key Escape
+        wait_driver
+        check "Esc exits with code 0 (got $rc)" test "$rc" -eq 0
+        check "nothing on stderr" test ! -s "$out.err"
+    else
+        check "viewer window appeared (fourth run)" false
+        cat "$out.err"
+    fi
+    [ "$failed" -gt 0 ] && { echo "--- driver output"; cat "$out" "$out.err"; }
+fi
 
 finish

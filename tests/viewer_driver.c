@@ -1,11 +1,12 @@
 /* Drives the real viewer window for tests/test_viewer_x11.sh, and times the headless renderer.
  *
- *   viewer_driver [MAX_FRAMES] [SIM_SPEED]
+ *   viewer_driver [MAX_FRAMES] [SIM_SPEED] [SCENE]
  *   viewer_driver --bench SCENE AGENTS [FRAMES]    headless ms per 1280 x 800 frame
  *
  * Builds the evac demo with 500 agents, runs 300 warm-up steps (so bunkers already shelter
- * people), prints where each bunker lies on screen in the viewer's initial fit, opens the
- * viewer with event printing, and after it returns prints the final state:
+ * people), or loads SCENE (a scene file) as it is, prints where each bunker lies on screen in the
+ * viewer's initial fit, opens the viewer with event printing, and after it returns prints the final
+ * state:
  *
  *   window 800 600
  *   bunker north 400 31          (name, window x, window y of the bunker's centre)
@@ -60,14 +61,17 @@ int main(int argc, char **argv) {
         return bench(argv[2], (uint32_t)strtoul(argv[3], NULL, 10), argc > 4 ? atoi(argv[4]) : 50);
     int max_frames = argc > 1 ? atoi(argv[1]) : 0;
     double speed = argc > 2 ? atof(argv[2]) : 2.0;
+    const char *scene = argc > 3 ? argv[3] : NULL;
     th_error err;
     th_world *w =
-        th_demo_create("evac", &(th_demo_opts){.agents = AGENTS, .seed = 1, .threads = 2}, &err);
+        scene ? th_scene_load(scene, &(th_scene_opts){.threads = 2}, NULL, &err)
+              : th_demo_create("evac", &(th_demo_opts){.agents = AGENTS, .seed = 1, .threads = 2},
+                               &err);
     if (!w) {
         fprintf(stderr, "viewer_driver: %s\n", err.message);
         return 2;
     }
-    for (int i = 0; i < WARMUP; i++) th_world_step(w);
+    for (int i = 0; i < (scene ? 0 : WARMUP); i++) th_world_step(w);
     int32_t cols, rows;
     float cs;
     th_world_map_size(w, &cols, &rows, &cs);

@@ -24,14 +24,23 @@
  * tests and drivers never restate it. Zooming and panning change scale and centre from there;
  * `0` (or Home) frames the map area again.
  *
+ * Buildings (throng/building.h). Every level is drawn where it lies on the map, side by side,
+ * outlined and labelled with its name, elevation and the agents on it now; each stair's flight
+ * is drawn with treads and chevrons pointing the way up, and its landing on the level above is
+ * marked, both labelled with the stair's name. One level can be shown alone
+ * (th_view_opts.level, or PageUp / PageDown in the window): the fit then frames that level's
+ * rectangle instead of the world (the same formula with the level's rectangle), the rest of the
+ * map is left out, and the HUD names the level. Agents on a flight stand on its lower level.
+ *
  * Keys: Space pause, `.` one step (while paused), `+`/`-` sim speed x2 / x0.5, 1..9 toggle
  * bunker 1..9, F flow arrows, Shift+1..9 flow arrows of bunker 1..9 alone (again: back to the
  * nearest-bunker field), B cycle the flow field through nearest, bunker 1, 2, ... and back,
  * Q squads, D density, G grid, W wall distance, A ant pheromone, P profiler, T HUD, L legend,
- * H help,
- * 0 or Home reset the view, R restart, S screenshot, Esc quit. Mouse: click a bunker to destroy /
- * restore it, click a destructible wall to break its whole connected piece, drag to pan, wheel to
- * zoom about the cursor. */
+ * H help, PageUp or ] the next level up alone, PageDown or [ the next level down alone (past the
+ * top or bottom level: all levels again), O all levels side by side, 0 or Home reset the view,
+ * R restart, S screenshot, Esc quit. Mouse: click a bunker to destroy / restore it, click a
+ * destructible wall to break its whole connected piece, drag to pan, wheel to zoom about the
+ * cursor. */
 #ifndef THRONG_VIEWER_H
 #define THRONG_VIEWER_H
 
@@ -40,6 +49,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "building.h"
 #include "throng.h"
 
 #ifdef __cplusplus
@@ -103,6 +113,10 @@ typedef struct th_view_opts {
                                          (th_world_bunker_flow), then destination field
                                          k - bunkers (th_world_destination_flow); an index
                                          past the last field shows the nearest one. Default -1 */
+    th_level_id level;                /* a level shown alone, framed in the map area with the
+                                         rest of the map left out; the null handle (default)
+                                         shows every level side by side. A handle the world
+                                         lacks is a bad option */
 } th_view_opts;
 
 /** Options with every default filled in. */
@@ -145,8 +159,9 @@ TH_API bool th_view_time_frames(th_world *w, const th_view_opts *opts, uint32_t 
                                 int frames, double *ms_per_frame, th_error *err);
 
 /** Where world point `p` (metres) lands on screen in the initial fit of a view of
- *  width x height pixels (the formula in this header's comment). A world without a positive
- *  size maps everything to the window centre. */
+ *  width x height pixels showing every level (the formula in this header's comment). A world
+ *  without a positive size maps everything to the window centre. th_view_get_layout gives the
+ *  fit of one level alone. */
 TH_API th_vec2 th_view_world_to_screen(const th_world *w, int width, int height, th_vec2 p);
 
 /** A screen rectangle, pixels; w == 0 for something not shown. */

@@ -14,7 +14,8 @@
  *
  * Glued edges. A straight move out of a cell may be glued to another cell elsewhere on the map
  * (th_navmap_glue: a building's levels joined by stairs); fields and cell paths take it as a
- * straight move between the two cells. A* and string pulling do not cross it.
+ * straight move between the two cells, and so does A* (bounded by landmarks alone on such a
+ * map). String pulling never draws a line of sight across it.
  *
  * Costs. Cells carry an integer terrain cost c in [1, 1000] (1 = street, 3 = grass, ...).
  * The cost of the move between adjacent open cells a and b is

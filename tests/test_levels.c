@@ -178,6 +178,8 @@ START_TEST(glue_refusals) {
     /* Across the edge of (3, 3) going east is (4, 3): open, so the edge cannot be glued. */
     ck_assert_int_eq(th_navmap_glue(&m, 3, 3, 0, 6, 6), TH_NAV_EDENIED);
     th_navmap_set_blocked(&m, 4, 3, false);
+    /* Behind (6, 6) going west is (5, 6): open too. */
+    ck_assert_int_eq(th_navmap_glue(&m, 3, 3, 0, 6, 6), TH_NAV_EDENIED);
     th_navmap_set_blocked(&m, 5, 6, false);
     ck_assert_int_eq(th_navmap_glue(&m, 3, 3, 0, 6, 6), TH_NAV_OK);
     ck_assert_int_eq(th_navmap_glue(&m, 3, 3, 0, 6, 6), TH_NAV_EINVAL); /* twice */

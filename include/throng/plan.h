@@ -107,9 +107,11 @@ TH_API th_planner *th_planner_create(th_world *w, const th_plan_def *def, th_err
 /** Free a planner. NULL is ignored. */
 TH_API void th_planner_destroy(th_planner *p);
 
-/** Bring the planner up to date with the world's map: cells that changed since the planner
- *  last looked (events, th_world_set_cost, ...) are found by comparison, and only the clusters
- *  around them are rebuilt, then the abstract graph's landmark bounds (docs/planning.md: tens
+/** Bring the planner up to date with the world's map and its trouble memory: cells that
+ *  changed since the planner last looked (events, th_world_set_cost, ...) are found by
+ *  comparison, trouble fades to the world's time (and stalled agents are read when
+ *  stall_trouble asks), and only the clusters around cells whose cost in the planner's view
+ *  changed are rebuilt, then the abstract graph's landmark bounds (docs/planning.md: tens
  *  of milliseconds on a 1024 x 1024 map); the search in progress starts again.
  *  th_planner_find_path, th_planner_update and th_planner_cells_changed do this first too, so
  *  calling it is needed only to choose when the work is done. */

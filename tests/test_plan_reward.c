@@ -572,13 +572,14 @@ START_TEST(test_trouble_against_reference) {
 END_TEST
 
 /* Wanderers shut in pockets of one cell half a metre wide cannot get anywhere: the world
- * judges them stalled, and with stall_trouble set the planner remembers their cells. */
-START_TEST(test_stalled_agents_read) {
+ * judges them stalled, and with stall_trouble set the planner remembers their cells, the same
+ * at any thread count. */
+static float stalled_trouble(uint32_t threads, uint32_t *stalled_steps, uint32_t *cells) {
     th_world_def wd = th_default_world_def();
     wd.width = 20.0f;
     wd.height = 10.0f;
     wd.cell_size = 0.5f;
-    wd.threads = 1;
+    wd.threads = threads;
     wd.timestep = 0.05f;
     wd.stall_time = 1.0f;
     th_world *wo = th_world_create(&wd, &err);
@@ -602,23 +603,40 @@ START_TEST(test_stalled_agents_read) {
     def.cluster_size = 8;
     def.stall_trouble = 2.0f;
     th_planner *p = th_planner_create(wo, &def, &err);
-    uint32_t stalled_steps = 0;
+    *stalled_steps = 0;
     for (int s = 0; s < 80; s++) {
         th_world_step(wo);
-        stalled_steps += th_world_get_stats(wo).stalled > 0;
+        *stalled_steps += th_world_get_stats(wo).stalled > 0;
         ck_assert(th_planner_refresh(p, wo, &err));
     }
     float sum = 0.0f;
     for (int i = 0; i < 4; i++) {
         sum += th_planner_get_trouble(p, th_v2(((float)(8 + 6 * i) + 0.5f) * 0.5f, 5.25f));
     }
-    printf("stalls: %u of 80 steps with stalled agents, %u cells remembered, %.2f in all\n",
-           stalled_steps, th_planner_info(p).trouble_cells, (double)sum);
-    ck_assert_uint_gt(stalled_steps, 0);
-    ck_assert_uint_eq(th_planner_info(p).trouble_cells, 4);
-    ck_assert(sum > 0.0f);
+    *cells = th_planner_info(p).trouble_cells;
     th_planner_destroy(p);
     th_world_destroy(wo);
+    return sum;
+}
+
+START_TEST(test_stalled_agents_read) {
+    uint32_t steps1, cells1;
+    float sum1 = stalled_trouble(1, &steps1, &cells1);
+    printf("stalls: %u of 80 steps with stalled agents, %u cells remembered, %.2f in all\n", steps1,
+           cells1, (double)sum1);
+    ck_assert_uint_gt(steps1, 0);
+    ck_assert_uint_eq(cells1, 4);
+    /* 2 per second for each of the four over the time they stood stalled, a little faded
+     * (half-life 30 s). */
+    const double most = 4.0 * 2.0 * steps1 * 0.05;
+    ck_assert(sum1 <= most + 1e-3 && sum1 >= 0.9 * most);
+    static const uint32_t threads[] = {2, 3, 8};
+    for (int t = 0; t < 3; t++) {
+        uint32_t steps, cells;
+        float sum = stalled_trouble(threads[t], &steps, &cells);
+        ck_assert_msg(sum == sum1 && steps == steps1 && cells == cells1, "%u threads differ",
+                      threads[t]);
+    }
 }
 END_TEST
 

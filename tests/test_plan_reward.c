@@ -505,6 +505,23 @@ START_TEST(test_trouble_raises_and_fades) {
     ck_assert_ptr_null(th_planner_create(wo, &bad, &err));
     th_planner_destroy(p);
     th_world_destroy(wo);
+
+    /* Taken into the view once a second: meanwhile plans see the trouble as last taken. */
+    wo = gap_world(1, false);
+    def.trouble_interval = 1.0f; /* 4 steps */
+    p = th_planner_create(wo, &def, &err);
+    ck_assert(th_planner_note_trouble(p, wo, gap, 8.0f, &err));
+    ck_assert_float_eq(tour_cost(p, wo, a, b), c0);
+    steps(wo, 3);
+    ck_assert_float_eq(tour_cost(p, wo, a, b), c0);
+    steps(wo, 1);
+    /* 8 faded for half a half-life: 5.66, rounded. */
+    ck_assert_float_eq(tour_cost(p, wo, a, b), c0 + 6.0f);
+    bad = def;
+    bad.trouble_interval = -1.0f;
+    ck_assert_ptr_null(th_planner_create(wo, &bad, &err));
+    th_planner_destroy(p);
+    th_world_destroy(wo);
 }
 END_TEST
 

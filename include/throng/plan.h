@@ -49,6 +49,10 @@ typedef struct th_plan_def {
     float stall_trouble;     /* cost added per second of world time to the cell of each agent the
                                 world judges stalled (TH_AGENT_STALLED), read whenever the planner
                                 brings itself up to date; 0 = off (default), at most 1e6 */
+    float trouble_interval;  /* seconds of world time between two takes of changed trouble into
+                                the planner's view (each costs a repair and the landmarks):
+                                meanwhile the memory changes but plans see it as last taken;
+                                0 = at every refresh (default), at most 1e9 */
 } th_plan_def;
 
 /** Where a request stands. */
@@ -96,8 +100,8 @@ typedef struct th_plan_reward {
 /** Most reward points one tour takes (its search is exact over every subset and order). */
 #define TH_PLAN_MAX_REWARDS 8u
 
-/** Defaults: clusters of 16, 1024 requests, 256 waypoints each, trouble halving in 30 s,
- *  stalled agents not read. */
+/** Defaults: clusters of 16, 1024 requests, 256 waypoints each, trouble halving in 30 s and
+ *  taken at every refresh, stalled agents not read. */
 TH_API th_plan_def th_default_plan_def(void);
 
 /** A planner for world `w`'s map (TH_ERR_STATE without one), built at once on the world's

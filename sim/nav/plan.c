@@ -17,7 +17,7 @@
 #define DEFAULT_HALF_LIFE 30.0f
 
 th_plan_def th_default_plan_def(void) {
-    th_plan_def d = {TH_HPA_DEFAULT_CLUSTER, 1024u, 256u, DEFAULT_HALF_LIFE, 0.0f};
+    th_plan_def d = {TH_HPA_DEFAULT_CLUSTER, 1024u, 256u, DEFAULT_HALF_LIFE, 0.0f, 0.0f};
     return d;
 }
 
@@ -79,6 +79,11 @@ th_planner *th_planner_create(th_world *w, const th_plan_def *def, th_error *err
     if (!(d.trouble_half_life > 0.0f && d.trouble_half_life <= 1e9f)) {
         th_error_set(err, TH_ERR_INVALID, "planner: trouble_half_life %g is outside (0, 1e9]",
                      (double)d.trouble_half_life);
+        return NULL;
+    }
+    if (!(d.trouble_interval >= 0.0f && d.trouble_interval <= 1e9f)) {
+        th_error_set(err, TH_ERR_INVALID, "planner: trouble_interval %g is outside [0, 1e9]",
+                     (double)d.trouble_interval);
         return NULL;
     }
     if (!(d.stall_trouble >= 0.0f && d.stall_trouble <= 1e6f)) {
@@ -150,7 +155,7 @@ th_planner *th_planner_create(th_world *w, const th_plan_def *def, th_error *err
         p->box[c * 4 + 2] = -1;
         p->box[c * 4 + 3] = -1;
     }
-    p->tstep = th_world_get_stats(w).step;
+    p->tstep = p->tview = th_world_get_stats(w).step;
     /* Lowest slot first. */
     for (uint32_t i = 0; i < d.max_requests; i++) p->free_slots[i] = d.max_requests - 1u - i;
     p->nfree = d.max_requests;

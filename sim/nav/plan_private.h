@@ -88,6 +88,7 @@ struct th_planner {
     uint32_t *tcells, ntrouble;
     bool trouble_dirty; /* changed since the view was last brought up to date */
     uint64_t tstep;     /* the world's step the memory has faded to */
+    uint64_t tview;     /* the world's step the view last took the memory */
     /* Request slots. */
     uint32_t *gen;
     uint8_t *status; /* th_plan_status; TH_PLAN_INVALID = free */

@@ -123,6 +123,14 @@ static void advance(th_planner *p, th_world *w) {
     }
 }
 
+/* Whether the view takes changed trouble now: at every refresh, or once trouble_interval
+ * seconds of world time passed since it last did. */
+static bool due(const th_planner *p, const th_world *w) {
+    if (p->def.trouble_interval <= 0.0f) return true;
+    double since = (double)(p->tstep - p->tview) * (double)w->def.timestep;
+    return since + 1e-9 >= (double)p->def.trouble_interval;
+}
+
 void th_plan_sync(th_planner *p, th_world *w) {
     const th_navmap *m = &w->nav.map;
     attach(p, m);
@@ -140,7 +148,8 @@ void th_plan_sync(th_planner *p, th_world *w) {
             }
         }
     }
-    if (p->trouble_dirty) {
+    if (p->trouble_dirty && due(p, w)) {
+        p->tview = p->tstep;
         for (uint32_t i = 0; i < p->ntrouble;) {
             uint32_t c = p->tcells[i];
             if (p->trouble[c] < TROUBLE_FORGET) {

@@ -71,10 +71,10 @@ static bool better(double net, uint32_t points, double best, uint32_t best_point
     return net < best || (net == best && points < best_points);
 }
 
-/* The best subset and order: the visit order into `seq` (reward indices), its length; the
- * net cost in `*net`. d is over 0 = start, 1..n = rewards, n + 1 = goal. */
+/* The best subset and order: the visit order into `seq` (reward indices), its length. d is
+ * over 0 = start, 1..n = rewards, n + 1 = goal. */
 static uint32_t held_karp(const th_planner *p, const th_plan_reward *rewards, uint32_t n,
-                          const uint32_t d[K + 2][K + 2], uint8_t seq[K], double *net) {
+                          const uint32_t d[K + 2][K + 2], uint8_t seq[K]) {
     static const double INF = INFINITY;
     double best[1u << K][K];
     uint8_t prev[1u << K][K];
@@ -113,7 +113,6 @@ static uint32_t held_karp(const th_planner *p, const th_plan_reward *rewards, ui
             if (better(v, pts, bnet, bpts)) bnet = v, bset = s, bpts = pts, blast = j;
         }
     }
-    *net = bnet;
     uint32_t len = bpts;
     for (uint32_t s = bset, j = blast, i = len; i > 0; i--) {
         seq[i - 1u] = (uint8_t)j;
@@ -147,20 +146,23 @@ bool th_planner_find_tour(th_planner *p, th_world *w, th_vec2 from, th_vec2 to,
         return false;
     }
     uint8_t seq[K];
-    double net;
-    uint32_t len = held_karp(p, rewards, n, (const uint32_t(*)[K + 2]) d, seq, &net);
+    uint32_t len = held_karp(p, rewards, n, (const uint32_t(*)[K + 2]) d, seq);
     /* The legs: start, the points in order, goal. */
     uint32_t stops[K + 2], nstops = 0, mask = 0;
+    double gain = 0.0;
     stops[nstops++] = cells[0];
     for (uint32_t i = 0; i < len; i++) {
         stops[nstops++] = cells[seq[i] + 1u];
         mask |= 1u << seq[i];
+        gain += (double)rewards[seq[i]].reward;
     }
     stops[nstops++] = cells[n + 1];
     uint32_t total = 0;
+    uint64_t units = 0;
     for (uint32_t l = 0; l + 1u < nstops; l++) {
         th_pg_start(&p->tgrid, m, stops[l], stops[l + 1], UINT32_MAX, NULL, 0, p->C, p->cw);
         p->tour_expanded += th_pg_run(&p->tgrid, m, UINT64_MAX);
+        units += th_pg_cost(&p->tgrid, stops[l + 1]);
         uint32_t cl = th_pg_path(&p->tgrid, stops[l + 1], p->path, m->ncells);
         uint32_t k = th_nav_string_pull(m, p->path, cl, p->wp);
         /* Each leg after the first starts where the last ended. */
@@ -175,6 +177,7 @@ bool th_planner_find_tour(th_planner *p, th_world *w, th_vec2 from, th_vec2 to,
         return false;
     }
     if (taken) *taken = mask;
-    if (net_cost) *net_cost = (float)net;
+    /* The cost of the path returned: the legs' A* costs (the programme's, as both are exact). */
+    if (net_cost) *net_cost = (float)(metres(p, units) - gain);
     return true;
 }

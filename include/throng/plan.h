@@ -71,7 +71,7 @@ typedef struct th_plan_info {
     uint64_t bytes;                  /* held by the abstract graph */
     uint32_t waiting;                /* requests queued or being searched */
     uint64_t expanded;               /* abstract nodes expanded by all searches so far */
-    uint64_t cells_expanded;         /* cells expanded by insertions and refinements so far */
+    uint64_t cells_expanded;         /* cells expanded by insertions, refinements and tours */
     uint32_t rebuilt;                /* clusters rebuilt by the last build or repair */
     uint32_t improving;              /* anytime requests answered and waiting for, or under,
                                         improvement */

@@ -11,7 +11,8 @@
  * once per frame or step), by priority then submission order, resuming a search the budget
  * cut off. Meanwhile th_planner_direction gives a coarse heading. Results are the same either
  * way, and the same for any thread count. A request marked anytime (th_planner_set_anytime) is
- * then improved toward the optimal cell path with the budget the queue leaves over.
+ * then improved from that first answer toward the optimal cell path with the budget the queue
+ * leaves over.
  *
  * th_planner_find_tour plans from a start to a goal through whichever reward points pay for
  * their detour, in the best order. th_planner_note_trouble (and, when th_plan_def asks, the

@@ -72,17 +72,23 @@ static void view_set(th_planner *p, uint32_t c) {
     mark(p, c);
 }
 
-static void repair(th_planner *p, th_world *w) {
-    if (!p->nbox) return;
-    for (uint32_t c = 0; c < p->ncl; c++) {
+/* Repair the clusters with marked cells (when `w`), and clear the marks. */
+static void clear_boxes(th_planner *p, th_world *w) {
+    for (uint32_t c = 0; c < p->ncl && p->nbox; c++) {
         int32_t *bx = p->box + c * 4u;
-        if (bx[2] >= 0) th_hpa_cells_changed(p->hpa, &p->view, w->pool, bx[0], bx[1], bx[2], bx[3]);
+        if (bx[2] < 0) continue;
+        if (w) th_hpa_cells_changed(p->hpa, &p->view, w->pool, bx[0], bx[1], bx[2], bx[3]);
         bx[0] = INT32_MAX;
         bx[1] = INT32_MAX;
         bx[2] = -1;
         bx[3] = -1;
+        p->nbox--;
     }
-    p->nbox = 0;
+}
+
+static void repair(th_planner *p, th_world *w) {
+    if (!p->nbox) return;
+    clear_boxes(p, w);
     th_hpa_landmarks_build(p->hpa, &p->view, w->pool);
     th_hpa_queue_restart(p->queue);
     th_plan_anytime_restart(p);
@@ -179,8 +185,10 @@ void th_plan_sync_rect(th_planner *p, th_world *w, int32_t x0, int32_t y0, int32
             view_set(p, c);
         }
     }
-    /* The caller said these cells changed: repair them even where the view kept its cost. */
+    /* The caller said these cells changed: repair them even where the view kept its cost
+     * (which covers the cells marked just now). */
     th_hpa_cells_changed(p->hpa, &p->view, w->pool, x0, y0, x1, y1);
+    clear_boxes(p, NULL);
     th_hpa_landmarks_build(p->hpa, &p->view, w->pool);
     th_hpa_queue_restart(p->queue);
     th_plan_anytime_restart(p);

@@ -207,9 +207,9 @@ TH_API bool th_planner_find_tour(th_planner *p, th_world *w, th_vec2 from, th_ve
  *  trouble_half_life seconds of steps); a cell's cost in the planner's view is its terrain cost
  *  plus its trouble rounded to the nearest whole unit (capped at 1000; walls stay walls), taken
  *  up by the clusters around it (the repair of th_planner_cells_changed) when the planner next
- *  brings itself up to date. Plans answered before are not changed. False with `err` filled for
- *  a position off the world (TH_ERR_BLOCKED) or a negative or non-finite weight, or one above
- *  1e6 (TH_ERR_INVALID). */
+ *  brings itself up to date (with trouble_interval set, when that interval has passed). Plans
+ * answered before are not changed. False with `err` filled for a position off the world
+ * (TH_ERR_BLOCKED) or a negative or non-finite weight, or one above 1e6 (TH_ERR_INVALID). */
 TH_API bool th_planner_note_trouble(th_planner *p, th_world *w, th_vec2 position, float weight,
                                     th_error *err);
 

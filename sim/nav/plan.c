@@ -155,7 +155,7 @@ th_planner *th_planner_create(th_world *w, const th_plan_def *def, th_error *err
         p->box[c * 4 + 2] = -1;
         p->box[c * 4 + 3] = -1;
     }
-    p->tstep = p->tview = th_world_get_stats(w).step;
+    p->tstep = p->tview = th_world_step_count(w);
     /* Lowest slot first. */
     for (uint32_t i = 0; i < d.max_requests; i++) p->free_slots[i] = d.max_requests - 1u - i;
     p->nfree = d.max_requests;

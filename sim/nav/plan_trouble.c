@@ -106,7 +106,7 @@ static void add(th_planner *p, uint32_t c, float weight) {
  * world's step counts time, so the result depends on no clock and no thread count; every
  * stalled agent on a cell adds the same amount, so their storage order does not matter. */
 static void advance(th_planner *p, th_world *w) {
-    uint64_t step = th_world_get_stats(w).step;
+    uint64_t step = th_world_step_count(w);
     if (step == p->tstep) return;
     double dt = step > p->tstep ? (double)(step - p->tstep) * (double)w->def.timestep : 0.0;
     p->tstep = step;

@@ -752,6 +752,65 @@ PROBE(th_planner_info) {
     th_plan_info i = th_planner_info(NULL);
     ck_assert_uint_eq(i.nodes, 0);
 }
+PROBE(th_planner_set_anytime) {
+    th_planner *p = th_planner_create(w, NULL, &err);
+    th_plan_id id = th_planner_submit(p, w, P0, th_v2(5.0f, 5.0f), 0, &err);
+    CLEAR();
+    ck_assert(!th_planner_set_anytime(NULL, id, true, &err));
+    REFUSED();
+    ck_assert(th_planner_set_anytime(p, id, true, &err));
+    th_planner_destroy(p);
+}
+PROBE(th_planner_get_progress) {
+    th_plan_progress pr;
+    th_planner *p = th_planner_create(w, NULL, &err);
+    th_plan_id id = th_planner_submit(p, w, P0, th_v2(5.0f, 5.0f), 0, &err);
+    CLEAR();
+    ck_assert(!th_planner_get_progress(NULL, id, &pr, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_planner_get_progress(p, id, NULL, &err));
+    REFUSED();
+    th_planner_destroy(p);
+}
+PROBE(th_planner_find_tour) {
+    th_plan_reward r = {P0, 1.0f};
+    uint32_t taken;
+    float net;
+    th_planner *p = th_planner_create(w, NULL, &err);
+    CLEAR();
+    ck_assert(!th_planner_find_tour(NULL, w, P0, P0, &r, 1, pts, 64, &n32, &taken, &net, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_planner_find_tour(p, NULL, P0, P0, &r, 1, pts, 64, &n32, &taken, &net, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_planner_find_tour(p, w, P0, P0, NULL, 1, pts, 64, &n32, &taken, &net, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_planner_find_tour(p, w, P0, P0, &r, 1, NULL, 64, &n32, &taken, &net, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_planner_find_tour(p, w, P0, P0, &r, 1, pts, 64, NULL, &taken, &net, &err));
+    REFUSED();
+    /* No points at all, and the taken set and net cost are optional. */
+    ck_assert(th_planner_find_tour(p, w, P0, P0, NULL, 0, pts, 64, &n32, NULL, NULL, &err));
+    th_planner_destroy(p);
+}
+PROBE(th_planner_note_trouble) {
+    th_planner *p = th_planner_create(w, NULL, &err);
+    CLEAR();
+    ck_assert(!th_planner_note_trouble(NULL, w, P0, 1.0f, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_planner_note_trouble(p, NULL, P0, 1.0f, &err));
+    REFUSED();
+    th_planner_destroy(p);
+}
+PROBE(th_planner_get_trouble) {
+    (void)w;
+    ck_assert(th_planner_get_trouble(NULL, P0) == 0.0f);
+}
 PROBE(th_world_wall_distance) {
     th_vec2 a;
     ck_assert(th_world_wall_distance(NULL, P0, &a) == 0.0f);
@@ -1139,6 +1198,11 @@ static const struct {
     E(th_planner_direction),
     E(th_planner_release),
     E(th_planner_info),
+    E(th_planner_set_anytime),
+    E(th_planner_get_progress),
+    E(th_planner_find_tour),
+    E(th_planner_note_trouble),
+    E(th_planner_get_trouble),
     E(th_world_wall_distance),
     E(th_world_get_forage),
     E(th_world_forage_info),

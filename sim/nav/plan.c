@@ -1,6 +1,6 @@
-/* The public planner (include/throng/plan.h): a hierarchy for a world's map kept current by
- * comparing the map with the copy it was built from, immediate queries, and the budgeted
- * request queue with its answers stored per request slot. */
+/* The public planner (include/throng/plan.h): a hierarchy for the planner's view of a world's
+ * map (plan_trouble.c keeps it current), immediate queries, and the budgeted request queue with
+ * its answers stored per request slot (improved by plan_anytime.c when asked). */
 #include "throng/plan.h"
 
 #include <math.h>
@@ -9,37 +9,15 @@
 #include "engine/alloc.h"
 #include "sim/core/world.h"
 #include "sim/nav/hpa.h"
+#include "sim/nav/plan_private.h"
 #include "sim/nav/world_nav_private.h"
 
-#define MAX_REQUESTS  (1u << 20)
-#define MAX_WAYPOINTS 65536u
-
-struct th_planner {
-    const th_world *world; /* the world it was made for */
-    int32_t w, h;
-    uint32_t C, cw, ncl;
-    float cell;
-    th_plan_def def;
-    th_hpa *hpa;
-    th_hpa_query *query; /* th_planner_find_path */
-    th_hpa_queue *queue;
-    uint16_t *seen; /* the map's costs when the hierarchy was last brought up to date */
-    int32_t *box;   /* per cluster: changed cells' bounds (x0, y0, x1, y1) */
-    uint32_t *path; /* a cell path, ncells long */
-    th_vec2 *wp;    /* its waypoints, ncells long */
-    /* Request slots. */
-    uint32_t *gen;
-    uint8_t *status; /* th_plan_status; TH_PLAN_INVALID = free */
-    th_vec2 *from, *to;
-    uint32_t *count;
-    float *cost;
-    th_vec2 *points; /* max_requests * max_waypoints */
-    uint32_t *free_slots, nfree;
-    uint64_t updates_expanded;
-};
+#define MAX_REQUESTS      (1u << 20)
+#define MAX_WAYPOINTS     65536u
+#define DEFAULT_HALF_LIFE 30.0f
 
 th_plan_def th_default_plan_def(void) {
-    th_plan_def d = {TH_HPA_DEFAULT_CLUSTER, 1024u, 256u};
+    th_plan_def d = {TH_HPA_DEFAULT_CLUSTER, 1024u, 256u, DEFAULT_HALF_LIFE, 0.0f, 0.0f};
     return d;
 }
 
@@ -48,7 +26,15 @@ void th_planner_destroy(th_planner *p) {
     th_hpa_queue_destroy(p->queue);
     th_hpa_query_destroy(p->query);
     th_hpa_destroy(p->hpa);
-    th_free(p->seen);
+    th_plan_view_free(p);
+    th_pg_free(&p->grid);
+    th_pg_free(&p->tgrid);
+    th_free(p->corr);
+    th_free(p->any);
+    th_free(p->iters);
+    th_free(p->units);
+    th_free(p->first);
+    th_free(p->order);
     th_free(p->box);
     th_free(p->path);
     th_free(p->wp);
@@ -89,6 +75,22 @@ th_planner *th_planner_create(th_world *w, const th_plan_def *def, th_error *err
     if (!d.cluster_size) d.cluster_size = z.cluster_size;
     if (!d.max_requests) d.max_requests = z.max_requests;
     if (!d.max_waypoints) d.max_waypoints = z.max_waypoints;
+    if (d.trouble_half_life == 0.0f) d.trouble_half_life = z.trouble_half_life;
+    if (!(d.trouble_half_life > 0.0f && d.trouble_half_life <= 1e9f)) {
+        th_error_set(err, TH_ERR_INVALID, "planner: trouble_half_life %g is outside (0, 1e9]",
+                     (double)d.trouble_half_life);
+        return NULL;
+    }
+    if (!(d.trouble_interval >= 0.0f && d.trouble_interval <= 1e9f)) {
+        th_error_set(err, TH_ERR_INVALID, "planner: trouble_interval %g is outside [0, 1e9]",
+                     (double)d.trouble_interval);
+        return NULL;
+    }
+    if (!(d.stall_trouble >= 0.0f && d.stall_trouble <= 1e6f)) {
+        th_error_set(err, TH_ERR_INVALID, "planner: stall_trouble %g is outside [0, 1e6]",
+                     (double)d.stall_trouble);
+        return NULL;
+    }
     if (d.cluster_size < TH_HPA_MIN_CLUSTER || d.cluster_size > TH_HPA_MAX_CLUSTER) {
         th_error_set(err, TH_ERR_INVALID, "planner: cluster_size %u is outside [%u, %u]",
                      d.cluster_size, TH_HPA_MIN_CLUSTER, TH_HPA_MAX_CLUSTER);
@@ -121,8 +123,8 @@ th_planner *th_planner_create(th_world *w, const th_plan_def *def, th_error *err
     if (!p->hpa) goto nomem;
     p->query = th_hpa_query_create(p->hpa, 0);
     p->queue = th_hpa_queue_create(p->hpa, m, d.max_requests, 0);
-    p->seen = th_alloc((size_t)m->ncells * sizeof *p->seen);
     p->box = th_alloc((size_t)p->ncl * 4u * sizeof *p->box);
+    p->corr = th_calloc(p->ncl, sizeof *p->corr);
     /* Written only as far as a path reaches: untouched pages stay unbacked. */
     p->path = th_alloc((size_t)m->ncells * sizeof *p->path);
     p->wp = th_alloc((size_t)m->ncells * sizeof *p->wp);
@@ -135,15 +137,29 @@ th_planner *th_planner_create(th_world *w, const th_plan_def *def, th_error *err
     p->cost = th_alloc(n * sizeof *p->cost);
     p->points = th_alloc(n * d.max_waypoints * sizeof *p->points);
     p->free_slots = th_alloc(n * sizeof *p->free_slots);
-    if (!p->query || !p->queue || !p->seen || !p->box || !p->path || !p->wp || !p->gen ||
-        !p->status || !p->from || !p->to || !p->count || !p->cost || !p->points || !p->free_slots) {
+    p->any = th_calloc(n, sizeof *p->any);
+    p->iters = th_calloc(n, sizeof *p->iters);
+    p->units = th_alloc(n * sizeof *p->units);
+    p->first = th_alloc(n * sizeof *p->first);
+    p->order = th_alloc(n * sizeof *p->order);
+    if (!th_plan_view_init(p, m) || !th_pg_init(&p->grid, m->w, m->h) ||
+        !th_pg_init(&p->tgrid, m->w, m->h) || !p->query || !p->queue || !p->box || !p->corr ||
+        !p->path || !p->wp || !p->gen || !p->status || !p->from || !p->to || !p->count ||
+        !p->cost || !p->points || !p->free_slots || !p->any || !p->iters || !p->units ||
+        !p->first || !p->order) {
         goto nomem;
     }
+    for (uint32_t c = 0; c < p->ncl; c++) {
+        p->box[c * 4] = INT32_MAX;
+        p->box[c * 4 + 1] = INT32_MAX;
+        p->box[c * 4 + 2] = -1;
+        p->box[c * 4 + 3] = -1;
+    }
+    p->tstep = p->tview = th_world_step_count(w);
     /* Lowest slot first. */
     for (uint32_t i = 0; i < d.max_requests; i++) p->free_slots[i] = d.max_requests - 1u - i;
     p->nfree = d.max_requests;
-    if (th_hpa_build(p->hpa, m, w->pool) != TH_NAV_OK) goto nomem;
-    memcpy(p->seen, m->cost, (size_t)m->ncells * sizeof *p->seen);
+    if (th_hpa_build(p->hpa, &p->view, w->pool) != TH_NAV_OK) goto nomem;
     return p;
 nomem:
     th_planner_destroy(p);
@@ -151,42 +167,9 @@ nomem:
     return NULL;
 }
 
-/* Rebuild the clusters around every cell whose cost differs from `seen`: one repair per
- * cluster holding changed cells, over their bounding box. */
-static void bring_up_to_date(th_planner *p, th_world *w) {
-    const th_navmap *m = &w->nav.map;
-    if (memcmp(p->seen, m->cost, (size_t)m->ncells * sizeof *p->seen) == 0) return;
-    for (uint32_t c = 0; c < p->ncl; c++) {
-        p->box[c * 4] = INT32_MAX;
-        p->box[c * 4 + 1] = INT32_MAX;
-        p->box[c * 4 + 2] = -1;
-        p->box[c * 4 + 3] = -1;
-    }
-    const uint32_t W = (uint32_t)m->w;
-    for (int32_t y = 0; y < m->h; y++) {
-        const uint16_t *a = p->seen + (size_t)y * W, *b = m->cost + (size_t)y * W;
-        if (memcmp(a, b, W * sizeof *a) == 0) continue;
-        for (int32_t x = 0; x < m->w; x++) {
-            if (a[x] == b[x]) continue;
-            int32_t *bx = p->box + ((uint32_t)y / p->C * p->cw + (uint32_t)x / p->C) * 4u;
-            bx[0] = x < bx[0] ? x : bx[0];
-            bx[1] = y < bx[1] ? y : bx[1];
-            bx[2] = x > bx[2] ? x : bx[2];
-            bx[3] = y > bx[3] ? y : bx[3];
-        }
-    }
-    for (uint32_t c = 0; c < p->ncl; c++) {
-        const int32_t *bx = p->box + c * 4u;
-        if (bx[2] >= 0) th_hpa_cells_changed(p->hpa, m, w->pool, bx[0], bx[1], bx[2], bx[3]);
-    }
-    memcpy(p->seen, m->cost, (size_t)m->ncells * sizeof *p->seen);
-    th_hpa_landmarks_build(p->hpa, m, w->pool);
-    th_hpa_queue_restart(p->queue);
-}
-
 bool th_planner_refresh(th_planner *p, th_world *w, th_error *err) {
     if (!usable(p, w, err)) return false;
-    bring_up_to_date(p, w);
+    th_plan_sync(p, w);
     return true;
 }
 
@@ -199,20 +182,7 @@ bool th_planner_cells_changed(th_planner *p, th_world *w, int32_t x0, int32_t y0
                      y0, y1, p->w, p->h);
         return false;
     }
-    const th_navmap *m = &w->nav.map;
-    th_hpa_cells_changed(p->hpa, m, w->pool, x0, y0, x1, y1);
-    x0 = x0 < 0 ? 0 : x0;
-    y0 = y0 < 0 ? 0 : y0;
-    x1 = x1 >= p->w ? p->w - 1 : x1;
-    y1 = y1 >= p->h ? p->h - 1 : y1;
-    for (int32_t y = y0; y <= y1; y++)
-        memcpy(p->seen + (size_t)y * (uint32_t)p->w + (uint32_t)x0,
-               m->cost + (size_t)y * (uint32_t)p->w + (uint32_t)x0,
-               (size_t)(x1 - x0 + 1) * sizeof *p->seen);
-    th_hpa_landmarks_build(p->hpa, m, w->pool);
-    th_hpa_queue_restart(p->queue);
-    /* Cells changed elsewhere too are found by comparison. */
-    bring_up_to_date(p, w);
+    th_plan_sync_rect(p, w, x0, y0, x1, y1);
     return true;
 }
 
@@ -224,8 +194,8 @@ bool th_planner_find_path(th_planner *p, th_world *w, th_vec2 from, th_vec2 to, 
     }
     if (!usable(p, w, err)) return false;
     if (th_nav_off_world(w, from, err) || th_nav_off_world(w, to, err)) return false;
-    bring_up_to_date(p, w);
-    const th_navmap *m = &w->nav.map;
+    th_plan_sync(p, w);
+    const th_navmap *m = &p->view;
     int32_t sx, sy, gx, gy;
     th_navmap_cell_of(m, from, &sx, &sy);
     th_navmap_cell_of(m, to, &gx, &gy);
@@ -272,25 +242,18 @@ th_plan_id th_planner_submit(th_planner *p, th_world *w, th_vec2 from, th_vec2 t
     p->to[s] = to;
     p->count[s] = 0;
     p->cost[s] = INFINITY;
+    p->any[s] = 0;
+    p->iters[s] = 0;
+    p->units[s] = TH_NAV_UNREACHABLE;
+    p->first[s] = INFINITY;
     return (th_plan_id){s + 1u, p->gen[s]};
 }
 
-typedef struct done_ctx {
-    th_planner *p;
-    const th_navmap *m;
-} done_ctx;
-
-static void on_done(void *user, uint32_t slot, int status, const uint32_t *cells, uint32_t len,
-                    uint32_t cost) {
-    done_ctx *d = user;
-    th_planner *p = d->p;
-    if (status != TH_NAV_OK) {
-        p->status[slot] = TH_PLAN_UNREACHABLE;
-        p->count[slot] = 0;
-        return;
-    }
-    uint32_t n = th_nav_string_pull(d->m, cells, len, p->wp);
-    p->cost[slot] = th_nav_units_to_metres(d->m, cost);
+void th_plan_store(th_planner *p, uint32_t slot, const uint32_t *cells, uint32_t len,
+                   uint32_t units) {
+    uint32_t n = th_nav_string_pull(&p->view, cells, len, p->wp);
+    p->cost[slot] = th_nav_units_to_metres(&p->view, units);
+    p->units[slot] = units;
     p->count[slot] = n;
     if (n > p->def.max_waypoints) {
         p->status[slot] = TH_PLAN_TOO_LONG;
@@ -300,17 +263,31 @@ static void on_done(void *user, uint32_t slot, int status, const uint32_t *cells
     p->status[slot] = TH_PLAN_DONE;
 }
 
+static void on_done(void *user, uint32_t slot, int status, const uint32_t *cells, uint32_t len,
+                    uint32_t cost) {
+    th_planner *p = user;
+    if (status != TH_NAV_OK) {
+        p->status[slot] = TH_PLAN_UNREACHABLE;
+        p->count[slot] = 0;
+        th_plan_anytime_answered(p, slot, false);
+        return;
+    }
+    th_plan_store(p, slot, cells, len, cost);
+    p->first[slot] = p->cost[slot];
+    th_plan_anytime_answered(p, slot, true);
+}
+
 uint32_t th_planner_update(th_planner *p, th_world *w, uint32_t budget, th_error *err) {
     if (!usable(p, w, err)) return 0;
-    bring_up_to_date(p, w);
-    done_ctx d = {p, &w->nav.map};
-    uint64_t used = th_hpa_queue_update(p->queue, p->hpa, &w->nav.map, budget, on_done, &d);
+    th_plan_sync(p, w);
+    uint64_t used = th_hpa_queue_update(p->queue, p->hpa, &p->view, budget, on_done, p);
     p->updates_expanded += used;
+    if (used < budget) used += th_plan_anytime_run(p, budget - used);
     return (uint32_t)used;
 }
 
 /* The slot of a live request, or -1. */
-static int64_t slot_of(const th_planner *p, th_plan_id id) {
+int64_t th_plan_slot_of(const th_planner *p, th_plan_id id) {
     if (!p || id.index1 == 0 || id.index1 > p->def.max_requests) return -1;
     uint32_t s = id.index1 - 1u;
     if (p->gen[s] != id.generation || p->status[s] == TH_PLAN_INVALID) return -1;
@@ -323,7 +300,7 @@ th_plan_status th_planner_result(const th_planner *p, th_plan_id id, th_vec2 *ou
         th_error_set(err, TH_ERR_INVALID, "planner: no planner");
         return TH_PLAN_INVALID;
     }
-    int64_t s = slot_of(p, id);
+    int64_t s = th_plan_slot_of(p, id);
     if (s < 0) {
         th_error_set(err, TH_ERR_HANDLE, "planner: no such request");
         return TH_PLAN_INVALID;
@@ -352,7 +329,7 @@ static bool unit_toward(th_vec2 a, th_vec2 b, th_vec2 *dir) {
 bool th_planner_direction(const th_planner *p, th_plan_id id, th_vec2 *dir) {
     if (!dir) return false;
     *dir = th_v2(0.0f, 0.0f);
-    int64_t s = slot_of(p, id);
+    int64_t s = th_plan_slot_of(p, id);
     if (s < 0) return false;
     switch ((th_plan_status)p->status[s]) {
     case TH_PLAN_DONE: {
@@ -377,12 +354,13 @@ bool th_planner_release(th_planner *p, th_plan_id id, th_error *err) {
         th_error_set(err, TH_ERR_INVALID, "planner: no planner");
         return false;
     }
-    int64_t s = slot_of(p, id);
+    int64_t s = th_plan_slot_of(p, id);
     if (s < 0) {
         th_error_set(err, TH_ERR_HANDLE, "planner: no such request");
         return false;
     }
     if (p->status[s] == TH_PLAN_WAITING) th_hpa_queue_cancel(p->queue, (uint32_t)s);
+    th_plan_anytime_drop(p, (uint32_t)s);
     p->status[s] = TH_PLAN_INVALID;
     p->free_slots[p->nfree++] = (uint32_t)s;
     return true;
@@ -403,6 +381,10 @@ th_plan_info th_planner_info(const th_planner *p) {
     th_hpa_query_stats b = th_hpa_query_get_stats(th_hpa_queue_query(p->queue));
     i.expanded = a.abstract_expanded + b.abstract_expanded;
     i.cells_expanded = a.cells_expanded + b.cells_expanded;
+    i.cells_expanded += p->tour_expanded;
     i.rebuilt = h.rebuilt;
+    i.improving = p->npending;
+    i.improve_expanded = p->improve_expanded;
+    i.trouble_cells = p->ntrouble;
     return i;
 }

@@ -354,6 +354,21 @@ PROBE(th_world_add_group) {
     ck_assert(!th_world_add_group(w, NULL, &err).index1);
     REFUSED();
 }
+PROBE(th_world_set_agents_goal) {
+    const th_agent_goal g = {.kind = TH_AGENT_GOAL_CROWD};
+    const th_agent_id ids[1] = {{1, 1}};
+    uint32_t done = 7;
+    CLEAR();
+    ck_assert(!th_world_set_agents_goal(NULL, ids, 1, &g, &done, &err));
+    REFUSED();
+    ck_assert_uint_eq(done, 0);
+    CLEAR();
+    ck_assert(!th_world_set_agents_goal(w, NULL, 1, &g, NULL, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_set_agents_goal(w, ids, 1, NULL, NULL, &err));
+    REFUSED();
+}
 PROBE(th_world_add_level) {
     const th_level_def d = {"ground", 0, 0, 3, 3, 0.0f};
     CLEAR();
@@ -1131,6 +1146,7 @@ static const struct {
     E(th_world_set_agent_speed),
     E(th_world_set_agent_goal),
     E(th_world_get_agent_goal),
+    E(th_world_set_agents_goal),
     E(th_world_add_level),
     E(th_world_level_count),
     E(th_world_get_level),

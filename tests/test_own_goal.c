@@ -287,6 +287,56 @@ START_TEST(bad_goals_are_refused) {
 }
 END_TEST
 
+/* A selection given one goal: each member's path is planned from where it stands, an unknown
+ * member refuses the whole selection, and a failure midway names its place and leaves the
+ * members before it changed and the rest as they were. */
+START_TEST(a_selection_given_one_goal) {
+    th_error err;
+    th_world *w = walled(2, &err);
+    const th_crowd_id c = crowd(w, true, TH_MODEL_PEDESTRIAN);
+    th_agent_id ids[6];
+    for (int i = 0; i < 6; i++)
+        ids[i] = th_world_add_agent(w, c, th_v2(4.5f + 2.0f * (float)i, 6.5f), th_v2(0, 0), &err);
+    const th_agent_goal east = {
+        .kind = TH_AGENT_GOAL_POINT, .point = {30.5f, 6.5f}, .radius = 0.5f};
+    uint32_t done = 99;
+    ck_assert_msg(th_world_set_agents_goal(w, ids, 4, &east, &done, &err), "%s", err.message);
+    ck_assert_uint_eq(done, 4);
+    th_world_step(w);
+    float before = 0.0f;
+    for (int i = 0; i < 6; i++) {
+        th_agent_goal g;
+        ck_assert(th_world_get_agent_goal(w, ids[i], &g));
+        ck_assert_int_eq(g.kind, i < 4 ? TH_AGENT_GOAL_POINT : TH_AGENT_GOAL_CROWD);
+        if (i < 4) {
+            /* Planned from each one's place: the farther west, the longer the way round. */
+            const float left = th_world_agent_remaining(w, ids[i]);
+            if (i) ck_assert_msg(left < before, "%d: %g after %g", i, (double)left, (double)before);
+            before = left;
+        }
+    }
+    /* An unknown member: nobody changes. */
+    th_agent_id with_unknown[3] = {ids[4], {60, 1}, ids[5]};
+    ck_assert(!th_world_set_agents_goal(w, with_unknown, 3, &east, &done, &err));
+    ck_assert_int_eq(err.code, TH_ERR_HANDLE);
+    ck_assert_uint_eq(done, 0);
+    ck_assert(strstr(err.message, "agent 1 of the selection"));
+    th_agent_goal g;
+    ck_assert(th_world_get_agent_goal(w, ids[4], &g) && g.kind == TH_AGENT_GOAL_CROWD);
+    /* Following: the second member is the one followed, so it cannot follow itself. */
+    const th_agent_goal follow = {.kind = TH_AGENT_GOAL_FOLLOW, .follow = ids[5]};
+    th_agent_id some[3] = {ids[4], ids[5], ids[0]};
+    ck_assert(!th_world_set_agents_goal(w, some, 3, &follow, &done, &err));
+    ck_assert_uint_eq(done, 1);
+    ck_assert(strstr(err.message, "agent 1 of the selection (the first 1 have the goal)"));
+    ck_assert(th_world_get_agent_goal(w, ids[4], &g) && g.kind == TH_AGENT_GOAL_FOLLOW);
+    ck_assert(th_world_get_agent_goal(w, ids[0], &g) && g.kind == TH_AGENT_GOAL_POINT);
+    ck_assert(!th_world_set_agents_goal(w, NULL, 2, &east, &done, &err));
+    ck_assert(th_world_set_agents_goal(w, NULL, 0, &east, &done, &err) && done == 0);
+    th_world_destroy(w);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("own_goal");
     TCase *tc = tcase_create("own_goal");
@@ -297,6 +347,7 @@ int main(void) {
     tcase_add_test(tc, following_another_agent);
     tcase_add_test(tc, same_hash_on_1_2_3_8_threads);
     tcase_add_test(tc, bad_goals_are_refused);
+    tcase_add_test(tc, a_selection_given_one_goal);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

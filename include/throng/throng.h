@@ -719,6 +719,15 @@ typedef struct th_agent_goal {
 TH_API bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *goal,
                                     th_error *err);
 
+/** Give a selection of agents one goal, each as th_world_set_agent_goal would (a point is
+ *  planned from where each stands). The agents are taken in the order given; `*done` (may be
+ *  NULL) gets how many were given the goal. False at the first that fails, with `err` filled
+ *  and naming its place in the selection: the agents before it keep the new goal, it and
+ *  those after it keep their own. An unknown agent anywhere in the selection is refused before
+ *  any is changed. */
+TH_API bool th_world_set_agents_goal(th_world *w, const th_agent_id *ids, uint32_t count,
+                                     const th_agent_goal *goal, uint32_t *done, th_error *err);
+
 /** The agent's own goal (kind TH_AGENT_GOAL_CROWD when it follows its crowd's). False for an
  *  unknown agent or a null pointer. */
 TH_API bool th_world_get_agent_goal(const th_world *w, th_agent_id id, th_agent_goal *out);

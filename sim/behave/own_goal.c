@@ -1,5 +1,6 @@
 /* Agents' own goals (own_goal.h). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "engine/alloc.h"
@@ -75,6 +76,37 @@ static bool plan_point(th_world *w, th_own_goal *g, th_vec2 p) {
     /* The plan starts at p's cell centre: head for the next waypoint at once. */
     g->next = k > 1 ? 1 : 0;
     return k > 0;
+}
+
+bool th_world_set_agents_goal(th_world *w, const th_agent_id *ids, uint32_t count,
+                              const th_agent_goal *goal, uint32_t *done, th_error *err) {
+    if (done) *done = 0;
+    if (!w || !goal || (count && !ids)) {
+        th_error_set(err, TH_ERR_INVALID, "null world, goal or selection");
+        return false;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        if (th_agent_index(w, ids[i]) == UINT32_MAX) {
+            th_error_set(err, TH_ERR_HANDLE,
+                         "agent %u of the selection: no agent %u (generation %u); none changed", i,
+                         ids[i].index1, ids[i].generation);
+            return false;
+        }
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        if (!th_world_set_agent_goal(w, ids[i], goal, err)) {
+            char why[sizeof err->message];
+            snprintf(why, sizeof why, "%s", err ? err->message : "");
+            if (err) {
+                snprintf(err->message, sizeof err->message,
+                         "agent %u of the selection (the first %u have the goal): %.400s", i, i,
+                         why);
+            }
+            return false;
+        }
+        if (done) *done = i + 1u;
+    }
+    return true;
 }
 
 bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *goal,

@@ -172,6 +172,33 @@ START_TEST(astar_across_seams) {
 }
 END_TEST
 
+/* Landmarks built before seams were glued are not used after: A* stays exact. */
+START_TEST(astar_landmarks_older_than_seams) {
+    th_navmap m;
+    ck_assert_int_eq(th_navmap_init(&m, 40, 12, 1.0f), TH_NAV_OK);
+    /* Two rooms far apart on the map, a wall column between them. */
+    for (int32_t y = 0; y < 12; y++) th_navmap_set_blocked(&m, 20, y, false);
+    for (int32_t x = 0; x < 40; x++) th_navmap_set_blocked(&m, x, 6, false);
+    th_navmap_set_cost(&m, 20, 2, 1); /* the only way round: a door low in the wall */
+    th_astar_ctx *a = th_astar_create(&m);
+    ck_assert_int_ge(th_astar_landmarks_build(a, &m, NULL, TH_ASTAR_LANDMARK_BUDGET), 1);
+    ck_assert(th_astar_landmarks_current(a, &m));
+    /* A seam joining the upper rooms' west and east ends: (0, 9) going west to (39, 9). */
+    ck_assert_int_eq(th_navmap_glue(&m, 0, 9, 2, 39, 9), TH_NAV_OK);
+    ck_assert(!th_astar_landmarks_current(a, &m));
+    th_ref_join j = {9 * 40 + 0, 9 * 40 + 39};
+    th_ref_goal g = {38, 10, 0};
+    uint64_t *ref = malloc(sizeof *ref * m.ncells);
+    ck_assert_int_eq(th_ref_dijkstra_joined(m.w, m.h, m.cost, &g, 1, &j, 1, ref), 0);
+    uint32_t path[512], len = 0, cost = 0;
+    ck_assert_int_eq(th_astar_find(a, &m, 1, 10, 38, 10, path, 512, &len, &cost), TH_NAV_OK);
+    ck_assert_uint_eq(cost, ref[10 * 40 + 1]);
+    free(ref);
+    th_astar_destroy(a);
+    th_navmap_free(&m);
+}
+END_TEST
+
 START_TEST(glue_refusals) {
     th_navmap m;
     ck_assert_int_eq(th_navmap_init(&m, 8, 8, 1.0f), TH_NAV_OK);
@@ -422,8 +449,13 @@ START_TEST(refusals) {
     ck_assert(th_world_set_cell(w, 3, 7, TH_CELL_WALL, 0, &err));
     ck_assert(!th_world_add_stair(w, &s, &err).index1);
     ck_assert(strstr(err.message, "stairwell"));
-    ck_assert(th_world_set_cell(w, 12, 7, TH_CELL_WALL, 0, &err));
+    ck_assert(th_world_set_cell(w, 12, 7, TH_CELL_DESTRUCTIBLE, 0, &err));
     ck_assert(th_world_set_cell(w, 13, 7, TH_CELL_WALL, 0, &err));
+    /* A stairwell wall that could be broken would open a second way out of the landing. */
+    ck_assert(!th_world_add_stair(w, &s, &err).index1);
+    TH_TEST_ERR(err, TH_ERR_BLOCKED);
+    ck_assert(strstr(err.message, "destructible"));
+    ck_assert(th_world_set_cell(w, 12, 7, TH_CELL_WALL, 0, &err));
     th_stair_def bad = s;
     bad.top_x = 2; /* on the flight's own level */
     bad.top_y = 8;
@@ -433,6 +465,10 @@ START_TEST(refusals) {
     ck_assert(!th_world_add_stair(w, &bad, &err).index1);
     TH_TEST_ERR(err, TH_ERR_INVALID);
     ck_assert_msg(th_world_add_stair(w, &s, &err).index1 == 1, "%s", err.message);
+    /* The walls across the seam stay walls. */
+    ck_assert(!th_world_set_cell(w, 2, 7, TH_CELL_OPEN, 1, &err));
+    TH_TEST_ERR(err, TH_ERR_BLOCKED);
+    ck_assert(!th_world_set_cell(w, 13, 7, TH_CELL_DESTRUCTIBLE, 0, &err));
     ck_assert(!th_world_add_stair(w, &s, &err).index1); /* the name is taken */
     th_stair_def again = s;
     again.name = "t";
@@ -456,6 +492,7 @@ static Suite *levels_suite(void) {
     tcase_add_unchecked_fixture(tc, setup, teardown);
     tcase_add_test(tc, glued_fields_match_reference);
     tcase_add_test(tc, astar_across_seams);
+    tcase_add_test(tc, astar_landmarks_older_than_seams);
     tcase_add_test(tc, glue_refusals);
     tcase_add_test(tc, walk_down_and_up_the_flight);
     tcase_add_test(tc, own_goal_on_another_level);

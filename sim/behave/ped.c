@@ -190,16 +190,23 @@ static inline uint32_t mask_bits(v4i m) {
  * arrays are padded by TH_SIMD_PAD elements, so the last block may read past `end`. */
 /* In a building, only the neighbours on one level count: levels drawn side by side on the map
  * may lie within reach of each other across the walls between them. `want` = 0: no filter;
- * `level` is each agent's level (the grid phase's). */
+ * `level` is each agent's level (the grid phase's). Across a stair's seam, `box` (metres, x0
+ * y0 x1 y1; NULL = none) keeps those on the far side of the glued edge: the flight seen from
+ * its landing, the landing's side seen from the flight, not walkers beyond the walls there. */
 typedef struct level_filter {
     const uint8_t *level;
     uint8_t want;
+    const float *box;
 } level_filter;
 
-static uint32_t same_level(const level_filter *lf, uint32_t j, uint32_t in) {
+static uint32_t same_level(const level_filter *lf, uint32_t j, v4f px, v4f py, uint32_t in) {
     uint32_t kept = in;
     for (uint32_t k = 0; k < 4; k++) {
-        if ((in >> k & 1u) && lf->level[j + k] != lf->want) kept &= ~(1u << k);
+        if (!(in >> k & 1u)) continue;
+        if (lf->level[j + k] != lf->want ||
+            (lf->box && !(px[k] >= lf->box[0] && px[k] < lf->box[2] && py[k] >= lf->box[1] &&
+                          py[k] < lf->box[3])))
+            kept &= ~(1u << k);
     }
     return kept;
 }
@@ -224,7 +231,7 @@ static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t se
         if (!in) continue;
         uint32_t near = mask_bits((d2 < seen2) & live);
         if (lf->want) {
-            in = same_level(lf, j, in);
+            in = same_level(lf, j, px, py, in);
             near &= in;
             if (!in) continue;
         }
@@ -426,7 +433,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                                          p.y >= c->ped_reach && p.y <= H - c->ped_reach);
         uint32_t n_cand = 0, seen = 0, counter = 0;
         nb.n = 0;
-        level_filter lf = {w->level, levels ? w->level[i] : 0};
+        level_filter lf = {w->level, levels ? w->level[i] : 0, NULL};
         for (uint32_t k = 0; k < ns; k++) {
             n_cand += spans[k].end - spans[k].begin;
             gather(a, spans[k].begin, spans[k].end, i, p.x, p.y, reach2, seen2, near_seam, W, H, e0,
@@ -436,13 +443,15 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         const uint32_t own_level = nb.n;
         /* Near a stair's glued edge, the walkers on the other side are near too: seen from a
          * point shifted across the seam, at their places relative to this walker. */
-        const uint8_t seam =
-            stairs ? w->nav.seam_near[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)] : 0;
-        if (seam) {
-            const th_stair *st = &w->nav.stair[seam - 1];
+        const uint8_t *seams =
+            stairs ? w->nav.seam_near + 2u * (size_t)th_navmap_cell_of(&w->nav.map, p, NULL, NULL)
+                   : NULL;
+        for (uint32_t s = 0; seams && s < 2 && seams[s]; s++) {
+            const th_stair *st = &w->nav.stair[seams[s] - 1];
             const bool below = lf.want == st->lower + 1u;
             const th_vec2 q = below ? th_v2_add(p, st->shift) : th_v2_sub(p, st->shift);
-            level_filter other = {w->level, (uint8_t)((below ? st->upper : st->lower) + 1u)};
+            level_filter other = {w->level, (uint8_t)((below ? st->upper : st->lower) + 1u),
+                                  below ? st->beyond_box : st->flight_box};
             th_grid_span across[TH_GRID_MAX_SPANS];
             const uint32_t na =
                 th_grid_block(g, th_grid_cx(g, q.x), th_grid_cy(g, q.y), c->block, false, across);

@@ -155,9 +155,9 @@ bool th_nav_nearest_wall(const th_world *w, th_vec2 p, float range, float *dist,
     return true;
 }
 
-/* A move from p to q that leaves p's cell straight across a glued edge: q carried over to the
- * other side of the seam (true), when it lands on open ground there. A move that leaves
- * diagonally crosses the seam of its x step or else of its y step. */
+/* A move from p to q that leaves p's cell straight across a glued edge, into the seam cell
+ * beyond it: q carried over to the other side of the seam (true), when it lands on open ground
+ * there. A move into any other cell (a diagonal one included) is not a crossing: it slides. */
 static bool cross_seam(const th_navmap *m, th_vec2 p, th_vec2 *q) {
     const float inv = m->inv_cell_size;
     const int32_t px = cell_coord(p.x, inv), py = cell_coord(p.y, inv);
@@ -166,25 +166,19 @@ static bool cross_seam(const th_navmap *m, th_vec2 p, th_vec2 *q) {
     const uint32_t c = (uint32_t)py * (uint32_t)m->w + (uint32_t)px;
     if (!(m->flags[c] & TH_NAV_FLAG_LINK)) return false;
     const int32_t dx = qx - px, dy = qy - py;
+    if ((dx != 0) == (dy != 0) || dx < -1 || dx > 1 || dy < -1 || dy > 1) return false;
     /* Moves 0..3 are E, N, W, S. */
-    const int8_t tries[2] = {dx > 0 ? 0 : dx < 0 ? 2 : -1, dy > 0 ? 1 : dy < 0 ? 3 : -1};
-    for (int i = 0; i < 2; i++) {
-        if (tries[i] < 0) continue;
-        const th_nav_link *l = th_navmap_link(m, c, (uint8_t)tries[i]);
-        if (!l) continue;
-        /* The seam's two sides are one edge: a point past it by some amount lies that far
-         * into the other cell. */
-        const int32_t tx = (int32_t)(l->to % (uint32_t)m->w),
-                      ty = (int32_t)(l->to / (uint32_t)m->w);
-        const int32_t sx = px + th_nav_move_dx[l->dir], sy = py + th_nav_move_dy[l->dir];
-        const float cs = m->cell_size;
-        const th_vec2 r = th_v2(q->x + (float)(tx - sx) * cs, q->y + (float)(ty - sy) * cs);
-        if (!th_navmap_blocked_at(m, r)) {
-            *q = r;
-            return true;
-        }
-    }
-    return false;
+    const uint8_t dir = dx > 0 ? 0 : dx < 0 ? 2 : dy > 0 ? 1 : 3;
+    const th_nav_link *l = th_navmap_link(m, c, dir);
+    if (!l) return false;
+    /* The seam's two sides are one edge: a point past it by some amount lies that far into
+     * the other cell. */
+    const int32_t tx = (int32_t)(l->to % (uint32_t)m->w), ty = (int32_t)(l->to / (uint32_t)m->w);
+    const float cs = m->cell_size;
+    const th_vec2 r = th_v2(q->x + (float)(tx - qx) * cs, q->y + (float)(ty - qy) * cs);
+    if (th_navmap_blocked_at(m, r)) return false;
+    *q = r;
+    return true;
 }
 
 th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v, bool seams) {

@@ -57,6 +57,7 @@ struct th_astar_ctx {
      * can overestimate and make the path inexact. */
     uint32_t *lm;
     uint16_t *lm_cost;
+    uint32_t lm_links; /* glued edges of the map they were computed on */
     uint32_t nlm;      /* landmarks in use, 0 = octile only */
     uint64_t expanded; /* cells expanded by the last query */
 };
@@ -123,6 +124,11 @@ static bool field_uncut(const th_nav_field *f, const th_navmap *m) {
             uint32_t n = (uint32_t)(y + th_nav_move_dy[k]) * (uint32_t)m->w +
                          (uint32_t)(x + th_nav_move_dx[k]);
             if (!th_nav_reachable(f->dist[n])) return false;
+        }
+        uint32_t nl = 0;
+        const th_nav_link *l = th_navmap_links_of(m, c, &nl);
+        for (uint32_t i = 0; i < nl; i++) {
+            if (m->cost[l[i].to] != 0 && !th_nav_reachable(f->dist[l[i].to])) return false;
         }
     }
     return true;
@@ -198,13 +204,16 @@ int th_astar_landmarks_build(th_astar_ctx *a, const th_navmap *m, th_pool *pool,
         for (uint32_t c = 0; c < m->ncells; c++)
             a->lm[(size_t)c * TH_ASTAR_LANDMARKS + k] = TH_NAV_UNREACHABLE;
     memcpy(a->lm_cost, m->cost, sizeof *a->lm_cost * (size_t)m->ncells);
+    a->lm_links = m->link_count;
     a->nlm = kept;
     return (int)kept;
 }
 
 /* Whether the landmark distances were computed on this very map (walls and costs). */
 static bool landmarks_current(const th_astar_ctx *a, const th_navmap *m) {
-    return a->nlm && memcmp(a->lm_cost, m->cost, sizeof *a->lm_cost * (size_t)m->ncells) == 0;
+    /* Glued edges are only ever added, so their count tells whether any came since. */
+    return a->nlm && a->lm_links == m->link_count &&
+           memcmp(a->lm_cost, m->cost, sizeof *a->lm_cost * (size_t)m->ncells) == 0;
 }
 
 bool th_astar_landmarks_current(const th_astar_ctx *a, const th_navmap *m) {

@@ -166,7 +166,8 @@ static float segment_distance(th_vec2 p, th_vec2 a, th_vec2 b) {
 }
 
 /* Mark the cells of level `level` (index + 1) within TH_STAIR_SENSE of the edge [a, b] as near
- * stair `mark`'s seam (a cell near two seams keeps the first). */
+ * stair `mark`'s seam: each cell has two slots (a switch-back stairwell puts a landing and the
+ * next flight's top within reach of each other); a cell near three seams keeps the first two. */
 static void mark_seam(th_world_nav *n, th_vec2 a, th_vec2 b, uint32_t level, uint8_t mark) {
     const float inv = n->map.inv_cell_size, cs = n->map.cell_size, r = TH_STAIR_SENSE;
     const int32_t x0 = th_navmap_clamp_coord((fminf(a.x, b.x) - r) * inv, n->map.w);
@@ -177,11 +178,19 @@ static void mark_seam(th_world_nav *n, th_vec2 a, th_vec2 b, uint32_t level, uin
         for (int32_t x = x0; x <= x1; x++) {
             const uint32_t c = (uint32_t)y * (uint32_t)n->map.w + (uint32_t)x;
             const th_vec2 centre = th_v2(((float)x + 0.5f) * cs, ((float)y + 0.5f) * cs);
-            if (n->level_of[c] == level && !n->seam_near[c] &&
-                segment_distance(centre, a, b) <= r + 0.7072f * cs)
-                n->seam_near[c] = mark;
+            if (n->level_of[c] != level || segment_distance(centre, a, b) > r + 0.7072f * cs)
+                continue;
+            uint8_t *slot = n->seam_near + 2u * (size_t)c;
+            if (!slot[0]) slot[0] = mark;
+            else if (!slot[1] && slot[0] != mark) slot[1] = mark;
         }
     }
+}
+
+/* A destructible wall cell on the map (off the map: no). */
+static bool destructible(const th_navmap *m, int32_t x, int32_t y) {
+    if (x < 0 || y < 0 || x >= m->w || y >= m->h) return false;
+    return (m->flags[(uint32_t)y * (uint32_t)m->w + (uint32_t)x] & TH_NAV_FLAG_DESTRUCTIBLE) != 0;
 }
 
 /* Fail with a message about the stair. */
@@ -271,6 +280,17 @@ th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *e
                               "the cell behind the landing is open; the stairwell must be a wall",
                               bx, by);
         }
+        /* A seam that opened later would make the glued move and the plain one two ways out
+         * of one cell: its walls must be ones nothing breaks. */
+        if (destructible(&n->map, sx, sy) || destructible(&n->map, bx, by)) {
+            const bool top = destructible(&n->map, sx, sy);
+            return stair_fail(err, TH_ERR_BLOCKED, name,
+                              top ? "the wall beyond the flight's top is destructible; it must "
+                                    "be one that cannot be broken"
+                                  : "the stairwell's wall behind the landing is destructible; "
+                                    "it must be one that cannot be broken",
+                              top ? sx : bx, top ? sy : by);
+        }
         if (th_navmap_link(&n->map, (uint32_t)(top_y + ay * i) * W + (uint32_t)(top_x + ax * i),
                            up)) {
             return stair_fail(err, TH_ERR_INVALID, name, "the flight's top edge is glued already",
@@ -317,13 +337,22 @@ th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *e
     if (!n->stair) {
         n->stair = th_calloc(TH_MAX_STAIRS, sizeof *n->stair);
         n->stair_of = th_calloc(n->map.ncells, 1);
-        n->seam_near = th_calloc(n->map.ncells, 1);
+        n->seam_near = th_calloc(n->map.ncells, 2);
         if (!n->stair || !n->stair_of || !n->seam_near) {
             th_error_set(err, TH_ERR_NOMEM, "out of memory for stairs");
             return (th_stair_id){0};
         }
     }
-    /* Glue the edge cell by cell; the checks above leave nothing to refuse but memory. */
+    /* Glue the edge cell by cell; the checks above and the room made here leave nothing to
+     * refuse, so no stair is ever half glued. */
+    const int reserved = th_navmap_reserve_links(&n->map, 2u * (uint32_t)width);
+    if (reserved != TH_NAV_OK) {
+        th_error_set(err, reserved == TH_NAV_ERANGE ? TH_ERR_LIMIT : TH_ERR_NOMEM,
+                     "stair '%s': its %d glued cells would pass the map's %u glued edges or "
+                     "memory",
+                     name, width, TH_NAV_MAX_LINKS / 2u);
+        return (th_stair_id){0};
+    }
     for (int32_t i = 0; i < width; i++) {
         int rc = th_navmap_glue(&n->map, top_x + ax * i, top_y + ay * i, up, def->top_x + ax * i,
                                 def->top_y + ay * i);
@@ -354,9 +383,9 @@ th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *e
     st->down_factor = fd > 0.0f ? fd : STAIR_DOWN_MS / FLAT_MS * length / plan;
     st->up_plan = st->up_factor * plan / length;
     st->down_plan = st->down_factor * plan / length;
-    /* River maps weigh a flight by the time it takes: its cells cost the inverse of the mean
-     * of the two plan speeds' inverses (a route cost is symmetric), rounded, at least what the
-     * map gave them. Without it a stair would cost what the same floor does. */
+    /* River maps weigh a flight by the time it takes: its cells cost the mean of the inverses
+     * of the two plan speeds (a route cost is symmetric), rounded, at least what the map gave
+     * them. Without it a stair would cost what the same floor does. */
     const float slow = 0.5f * (1.0f / st->up_plan + 1.0f / st->down_plan);
     const uint32_t stair_cost = (uint32_t)fminf(lroundf(slow), (float)TH_NAV_COST_MAX);
     for (int32_t y = def->y0; y <= def->y1; y++) {
@@ -376,6 +405,19 @@ th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *e
     const float ex = (float)(top_x + (up == 0)) * cs, ey = (float)(top_y + (up == 1)) * cs;
     const th_vec2 e0 = th_v2(ex, ey);
     const th_vec2 e1 = th_v2_add(e0, th_v2((float)(ax * width) * cs, (float)(ay * width) * cs));
+    st->flight_box[0] = (float)def->x0 * cs;
+    st->flight_box[1] = (float)def->y0 * cs;
+    st->flight_box[2] = (float)(def->x1 + 1) * cs;
+    st->flight_box[3] = (float)(def->y1 + 1) * cs;
+    {
+        /* The landing's edge, and TH_STAIR_SENSE on up from it. */
+        const th_vec2 a = th_v2_add(e0, st->shift), b = th_v2_add(e1, st->shift);
+        const th_vec2 c = th_v2_add(a, th_v2_scale(k_way[up], TH_STAIR_SENSE));
+        st->beyond_box[0] = fminf(fminf(a.x, b.x), c.x);
+        st->beyond_box[1] = fminf(fminf(a.y, b.y), c.y);
+        st->beyond_box[2] = fmaxf(fmaxf(a.x, b.x), c.x);
+        st->beyond_box[3] = fmaxf(fmaxf(a.y, b.y), c.y);
+    }
     mark_seam(n, e0, e1, lower, (uint8_t)(s + 1));
     mark_seam(n, th_v2_add(e0, st->shift), th_v2_add(e1, st->shift), upper, (uint8_t)(s + 1));
     n->fields_stale = n->combined_stale = n->walls_stale = true;

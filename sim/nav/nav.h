@@ -166,6 +166,10 @@ int th_navmap_break_wall(th_navmap *m, int32_t x, int32_t y);
  *  then be recomputed. */
 int th_navmap_glue(th_navmap *m, int32_t x, int32_t y, uint8_t dir, int32_t tx, int32_t ty);
 
+/** Make room for `n` more glued edges (each glue takes two), so that as many th_navmap_glue
+ *  calls cannot fail for memory. TH_NAV_ERANGE past TH_NAV_MAX_LINKS, TH_NAV_ENOMEM. */
+int th_navmap_reserve_links(th_navmap *m, uint32_t n);
+
 /** The glued edge of cell `c` toward straight move `dir`, or NULL. */
 const th_nav_link *th_navmap_link(const th_navmap *m, uint32_t c, uint8_t dir);
 

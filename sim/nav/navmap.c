@@ -282,6 +282,15 @@ uint32_t th_navmap_step(const th_navmap *m, uint32_t c, uint8_t k) {
     return (uint32_t)y * (uint32_t)m->w + (uint32_t)x;
 }
 
+int th_navmap_reserve_links(th_navmap *m, uint32_t n) {
+    if (!m || !m->cost) return TH_NAV_EINVAL;
+    if (n > TH_NAV_MAX_LINKS - m->link_count) return TH_NAV_ERANGE;
+    if (!th_array_reserve((void **)&m->links, sizeof *m->links, m->link_count, &m->link_capacity,
+                          m->link_count + n, 16u, TH_NAV_MAX_LINKS))
+        return TH_NAV_ENOMEM;
+    return TH_NAV_OK;
+}
+
 /* Insert one direction of a glued edge, keeping the list sorted. */
 static int link_insert(th_navmap *m, uint32_t from, uint8_t dir, uint32_t to) {
     uint32_t i = link_lower(m, from, dir);

@@ -26,6 +26,10 @@ bool th_plan_view_init(th_planner *p, const th_navmap *m) {
     memcpy(p->vcost, m->cost, n * sizeof *p->vcost);
     p->view = *m;
     p->view.cost = p->vcost;
+    /* The hierarchy does not cross glued edges (a building's stairs): the view holds none,
+     * and never a pointer into the world map's list, which adding a stair may move. */
+    p->view.links = NULL;
+    p->view.link_count = p->view.link_capacity = 0;
     return true;
 }
 

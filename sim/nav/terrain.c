@@ -45,6 +45,12 @@ bool th_world_set_cell(th_world *w, int32_t x, int32_t y, th_cell_kind kind, uin
                        err))
         return false;
     uint32_t cell = (uint32_t)y * (uint32_t)w->nav.map.w + (uint32_t)x;
+    if (w->nav.map.flags[cell] & TH_NAV_FLAG_SEAM) {
+        th_error_set(err, TH_ERR_BLOCKED,
+                     "cell (%d, %d) is the wall across a stair's glued edge and must stay a wall",
+                     x, y);
+        return false;
+    }
     if (kind != TH_CELL_OPEN && w->nav.bunker_at[cell] >= 0) {
         th_error_set(err, TH_ERR_BLOCKED, "cell (%d, %d) belongs to bunker '%s' and must stay open",
                      x, y, w->nav.bunker[w->nav.bunker_at[cell]].name);

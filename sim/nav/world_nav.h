@@ -51,7 +51,10 @@ typedef struct th_stair {
     float up_plan, down_plan;          /* the same over the plan: times plan_length / length */
     uint64_t crossed_up, crossed_down; /* crossings of the top edge, added to atomically in the
                                     integrate phase */
-    th_vec2 shift; /* a point by the flight's top plus this: where the landing side sees it */
+    th_vec2 shift;       /* a point by the flight's top plus this: where the landing side sees it */
+    float flight_box[4]; /* metres, x0 y0 x1 y1: the flight, where the landing side looks */
+    float beyond_box[4]; /* metres: beyond the landing's edge on the upper level, as wide as
+                            the flight and TH_STAIR_SENSE deep, where the flight looks */
 } th_stair;
 
 /* How far from a stair's glued edge walkers see each other across it, metres: beyond every
@@ -103,8 +106,8 @@ typedef struct th_world_nav {
     th_stair *stair;
     uint32_t stair_count;
     uint8_t *stair_of;  /* per cell: stair index + 1 on a flight, else 0 */
-    uint8_t *seam_near; /* per cell: stair index + 1 within TH_STAIR_SENSE of its glued edge
-                           (either side), else 0 */
+    uint8_t *seam_near; /* per cell, two slots: stair index + 1 of up to two stairs within
+                           TH_STAIR_SENSE of whose glued edge (either side) it lies, else 0 */
 
     /* What this step's events did to the routes, for squads to re-plan by (sim/behave/squad.c);
      * reset when the next step's events are applied. */

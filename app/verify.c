@@ -1171,24 +1171,38 @@ static vstatus judge_rimea8(const vopts *o, char *m, size_t cap) {
     return out == n && t[0] < t[1] && t[1] < t[2] && t[3] > t[1] ? V_PASS : V_FAIL;
 }
 
-/* RiMEA 14: which way the persons took, short (down and up the stairs) or long (the upper
- * level's corridor); the ground level is cells 0-39 (x below 20 m). */
-static vstatus judge_rimea14(const vopts *o, char *m, size_t cap) {
+/* Run `scene` for up to `max_s` seconds and count its agents that stood, after some step, in
+ * the zone [x0, x1) x [y0, y1) (`*via`), all of them (`*n`) and those that left (`*left`);
+ * V_ERROR with `m` filled when the scene cannot be run. */
+static vstatus zone_visits(const vopts *o, const char *scene, double x0, double y0, double x1,
+                           double y1, double max_s, uint32_t *via, uint32_t *n, uint32_t *left,
+                           char *m, size_t cap) {
     sim s;
-    if (!sim_open(&s, "rimea14_route_choice", o, 0, 0)) {
+    if (!sim_open(&s, scene, o, 0, 0)) {
         copy_text(m, cap, s.error);
         return V_ERROR;
     }
-    if (!sim_zone(&s, 0.0, 0.0, 20.0, 15.0)) {
+    if (!sim_zone(&s, x0, y0, x1, y1)) {
         sim_close(&s);
         snprintf(m, cap, "out of memory");
         return V_ERROR;
     }
-    sim_run(&s, 150.0);
-    uint32_t stairs_way = 0;
-    for (uint32_t i = 0; i < s.n; i++) stairs_way += s.visited[i];
-    const uint32_t n = s.n, left = s.left;
+    sim_run(&s, max_s);
+    *via = 0;
+    for (uint32_t i = 0; i < s.n; i++) *via += s.visited[i];
+    *n = s.n;
+    *left = s.left;
     sim_close(&s);
+    return V_PASS;
+}
+
+/* RiMEA 14: which way the persons took, short (down and up the stairs) or long (the upper
+ * level's corridor); the ground level is cells 0-39 (x below 20 m). */
+static vstatus judge_rimea14(const vopts *o, char *m, size_t cap) {
+    uint32_t stairs_way, n, left;
+    if (zone_visits(o, "rimea14_route_choice", 0.0, 0.0, 20.0, 15.0, 150.0, &stairs_way, &n, &left,
+                    m, cap) != V_PASS)
+        return V_ERROR;
     snprintf(m, cap, "%u of %u by the stairs (short), %u by the corridor (long); %u arrived",
              stairs_way, n, n - stairs_way, left);
     return left == n ? V_PASS : V_FAIL;
@@ -1196,23 +1210,12 @@ static vstatus judge_rimea14(const vopts *o, char *m, size_t cap) {
 
 /* ISO 17: the share that takes the shortcut through the block (its stair cells). */
 static vstatus judge_route_choice(const vopts *o, char *m, size_t cap) {
-    sim s;
-    if (!sim_open(&s, "route_choice", o, 0, 0)) {
-        copy_text(m, cap, s.error);
+    uint32_t via, n, left;
+    if (zone_visits(o, "route_choice", 4.5, 9.5, 20.5, 11.5, 300.0, &via, &n, &left, m, cap) !=
+        V_PASS)
         return V_ERROR;
-    }
-    if (!sim_zone(&s, 4.5, 9.5, 20.5, 11.5)) {
-        sim_close(&s);
-        snprintf(m, cap, "out of memory");
-        return V_ERROR;
-    }
-    sim_run(&s, 300.0);
-    uint32_t via = 0;
-    for (uint32_t i = 0; i < s.n; i++) via += s.visited[i];
-    snprintf(m, cap, "%u of %u by the shortcut, %u arrived", via, s.n, s.left);
-    vstatus st = s.left == s.n && 2 * via > s.n ? V_PASS : V_FAIL;
-    sim_close(&s);
-    return st;
+    snprintf(m, cap, "%u of %u by the shortcut, %u arrived", via, n, left);
+    return left == n && 2 * via > n ? V_PASS : V_FAIL;
 }
 
 /* ---- pre-movement times: start times against the assigned ones -------------------------- */

@@ -319,6 +319,25 @@ uint32_t th_astar_bound(const th_astar_ctx *a, const th_navmap *m, int32_t x, in
     return hl > h ? hl : h;
 }
 
+/* Cell n reached at cost nd (bound hn) from its parent by move `code`: queued at its new key,
+ * taken out of its old bucket first when it was queued already. Returns the change in the
+ * number queued (1 or 0). */
+static inline uint32_t requeue(th_astar_ctx *a, uint32_t n, uint32_t gen, uint32_t nd, uint32_t hn,
+                               uint8_t code) {
+    acell *e = &a->cell[n];
+    uint32_t fresh = 1;
+    if (e->stamp != gen) {
+        e->stamp = gen;
+    } else if (e->prev != NOT_QUEUED) {
+        unlink_cell(a, n, (uint64_t)e->g + hn);
+        fresh = 0;
+    }
+    e->g = nd;
+    a->parent[n] = code;
+    push(a, n, (uint64_t)nd + hn);
+    return fresh;
+}
+
 /* The cell a path came from into c: back along move `code`, or for 8 + dir back across the
  * glued edge it crossed going `dir` (c's own edge the other way). */
 static inline uint32_t parent_of(const th_navmap *m, const int32_t *off, uint8_t code, uint32_t c) {
@@ -413,16 +432,7 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
                 uint32_t hl = lm_bound(lm + (size_t)n * TH_ASTAR_LANDMARKS, gl, on);
                 hn = hl > hn ? hl : hn;
             }
-            if (e->stamp != gen) {
-                e->stamp = gen;
-            } else if (e->prev != NOT_QUEUED) {
-                unlink_cell(a, n, (uint64_t)e->g + hn);
-                queued--;
-            }
-            e->g = nd;
-            a->parent[n] = (uint8_t)k;
-            push(a, n, (uint64_t)nd + hn);
-            queued++;
+            queued += requeue(a, n, gen, nd, hn, (uint8_t)k);
         }
         if (glued && (m->flags[c] & TH_NAV_FLAG_LINK)) {
             /* Glued edges: a straight move into the cell across the seam; the parent code
@@ -437,16 +447,7 @@ int th_astar_find(th_astar_ctx *a, const th_navmap *m, int32_t sx, int32_t sy, i
                 acell *e = &cells[n];
                 if (e->stamp == gen && (e->prev == CLOSED || nd >= e->g)) continue;
                 const uint32_t hn = lm ? lm_bound(lm + (size_t)n * TH_ASTAR_LANDMARKS, gl, on) : 0u;
-                if (e->stamp != gen) {
-                    e->stamp = gen;
-                } else if (e->prev != NOT_QUEUED) {
-                    unlink_cell(a, n, (uint64_t)e->g + hn);
-                    queued--;
-                }
-                e->g = nd;
-                a->parent[n] = (uint8_t)(8u + l[i].dir);
-                push(a, n, (uint64_t)nd + hn);
-                queued++;
+                queued += requeue(a, n, gen, nd, hn, (uint8_t)(8u + l[i].dir));
             }
         }
     }

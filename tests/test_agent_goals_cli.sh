@@ -6,6 +6,7 @@
 #     the report counts 8 sheltered west and 1 east, the trajectories end the first within its
 #     radius of its point and the follower within reach of it, and the JSON agrees;
 #   - the same state hash on 1 and 3 threads;
+#   - a whole crowd given one point (`crowd: NAME`): every one of its walkers ends near it;
 #   - scene errors at their line and column.
 #
 # usage: test_agent_goals_cli.sh path/to/throng
@@ -77,13 +78,59 @@ PY
     fi
 fi
 
+python3 - >"$tmp/crowd.yaml" <<'PY'
+rows = ["#" * 42] + ["#" + "." * 40 + "#" for _ in range(14)] + ["#" * 42]
+for r in (7, 8):
+    rows[r] = "W" + rows[r][1:]
+head = """name: a crowd's own goal
+seed: 4
+steps: 2400
+map:
+  cell_size: 0.5
+  legend: {'#': wall, '.': open, 'W': {bunker: west}}
+  ascii: |
+"""
+tail = """
+crowds:
+  - name: staff
+    model: pedestrian
+    behavior: flee
+    agents: [[2.5, 2.5], [3.5, 5.5]]
+  - name: cleaners
+    model: pedestrian
+    behavior: flee
+    agents: [[4.5, 1.5], [5.5, 2.5], [6.5, 3.5], [4.5, 5.5], [5.5, 6.5], [6.5, 4.5]]
+agent_goals:
+  - {crowd: cleaners, point: [16.25, 3.75], radius: 1.5}"""
+print(head + "\n".join("    " + r for r in rows) + tail)
+PY
+run run "$tmp/crowd.yaml" --headless --threads 2 --trajectories "$tmp/c.csv"
+if [[ $rc -eq 0 ]] && python3 - "$tmp/c.csv" >"$tmp/err" 2>&1 <<'PY'; then
+import csv, math, sys
+last = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    last[int(r["id"])] = (int(r["crowd"]), float(r["x"]), float(r["y"]))
+cleaners = [v for v in last.values() if v[0] == 1]
+assert len(cleaners) == 6, last
+for _, x, y in cleaners:
+    assert math.hypot(x - 16.25, y - 3.75) <= 2.5, (x, y)
+PY
+    pass "a whole crowd given one point gathers there"
+else
+    fail "a whole crowd given one point gathers there" "exit code $rc: $(cat "$tmp/err")"
+fi
+
 # bad NAME GOALS WHERE SAYS: a scene whose `agent_goals:` is GOALS (one line).
 bad() {
     printf 'name: bad\nmap:\n  cell_size: 1\n  legend: {"#": wall, ".": open, "B": {bunker: b}}\n  ascii: |\n    ##########\n    #.....#..B\n    #........#\n    ##########\ncrowds:\n  - {name: p, model: pedestrian, agents: [[1.5, 1.5], [2.5, 1.5]]}\n  - {name: f, behavior: flee, agents: [[3.5, 1.5]]}\nagent_goals: %s\n' \
         "$2" >"$tmp/bad.yaml"
     expect_scene_error "$1" "$tmp/bad.yaml" "$3" "$4"
 }
-bad "no agent" "[{point: [3, 1]}]" "13:15:" "missing: expected [crowd, index]"
+bad "no agent" "[{point: [3, 1]}]" "13:15:" "missing: expected \`agent: [crowd, index]\` or \`crowd: NAME\`"
+bad "an agent and a crowd" "[{agent: [p, 0], crowd: p, point: [3.5, 2.5]}]" "13:38:" "found both"
+bad "an unknown crowd" "[{crowd: q, point: [3.5, 2.5]}]" "13:23:" "expected the name of a crowd"
+bad "a crowd following its own" "[{crowd: p, follow: [p, 1]}]" "13:34:" "cannot follow itself"
+bad "a crowd given goals twice" "[{crowd: p, point: [3.5, 2.5]}, {agent: [p, 1], point: [4.5, 2.5]}]" "13:46:" "given goals twice"
 bad "two goals" "[{agent: [p, 0], point: [3, 1], exit: b}]" "13:15:" "exactly one of"
 bad "a point in a wall" "[{agent: [p, 0], point: [6.5, 2.5]}]" "13:38:" "wall"
 bad "a point off the map" "[{agent: [p, 0], point: [30, 1]}]" "13:38:" "inside the 10 x 4 m world"

@@ -5,6 +5,7 @@
  *       - {agent: [visitors, 3], point: [40, 12], radius: 0.5}
  *       - {agent: [visitors, 4], follow: [guides, 0], radius: 2}
  *       - {agent: [staff, 0], exit: back door}
+ *       - {crowd: cleaners, point: [5, 5]}      # every agent of a crowd, as a selection
  *
  * An agent is a crowd's name and its index among that crowd's agents, as `groups` and
  * `targets` number them. What the world would refuse is checked here where it can be, at its
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/alloc.h"
 #include "engine/arena.h"
 #include "sim/scene/scene_internal.h"
 
@@ -41,7 +43,7 @@ bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
     s->agent_goal =
         th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->agent_goal);
     if (!s->agent_goal) return TH_SCENE_NOMEM(s, n, "agent_goals", err, "out of memory");
-    static const char *const keys[] = {"agent", "point", "exit", "follow", "radius", NULL};
+    static const char *const keys[] = {"agent", "crowd", "point", "exit", "follow", "radius", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *e = n->items[i], *v;
         char path[64], sub[96], buf[64];
@@ -52,10 +54,27 @@ bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
         th_scene_agent_goal *g = &s->agent_goal[i];
         memset(g, 0, sizeof *g);
         g->node = e;
-        snprintf(sub, sizeof sub, "%s.agent", path);
-        if (!(v = th_ynode_get(e, "agent")))
-            return TH_SCENE_MISSING(s, e, sub, err, "missing: expected [crowd, index]");
-        if (!agent_ref(s, v, sub, g->agent, err)) return false;
+        const th_ynode *agent = th_ynode_get(e, "agent"), *crowd = th_ynode_get(e, "crowd");
+        if (agent && crowd)
+            return FAIL(s, crowd, path, err,
+                        "expected `agent: [crowd, index]` or `crowd: NAME` (all of one crowd), "
+                        "found both");
+        if (crowd) {
+            snprintf(sub, sizeof sub, "%s.crowd", path);
+            const int c = th_scene_find_crowd(s, crowd);
+            if (c < 0)
+                return FAIL(s, crowd, sub, err, "expected the name of a crowd, found %s",
+                            th_scene_found(crowd, buf, sizeof buf));
+            g->agent[0] = (uint32_t)c;
+            g->agent[1] = TH_SCENE_WHOLE_CROWD;
+        } else {
+            snprintf(sub, sizeof sub, "%s.agent", path);
+            if (!agent)
+                return TH_SCENE_MISSING(s, e, sub, err,
+                                        "missing: expected `agent: [crowd, index]` or `crowd: "
+                                        "NAME`");
+            if (!agent_ref(s, agent, sub, g->agent, err)) return false;
+        }
         const th_ynode *point = th_ynode_get(e, "point"), *exit = th_ynode_get(e, "exit"),
                        *follow = th_ynode_get(e, "follow");
         if ((point != NULL) + (exit != NULL) + (follow != NULL) != 1) {
@@ -88,8 +107,13 @@ bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
             snprintf(sub, sizeof sub, "%s.follow", path);
             g->goal.kind = TH_AGENT_GOAL_FOLLOW;
             if (!agent_ref(s, follow, sub, g->follow, err)) return false;
-            if (g->follow[0] == g->agent[0] && g->follow[1] == g->agent[1])
-                return FAIL(s, follow, sub, err, "expected another agent, found the agent itself");
+            if (g->follow[0] == g->agent[0] &&
+                (g->follow[1] == g->agent[1] || g->agent[1] == TH_SCENE_WHOLE_CROWD))
+                return FAIL(s, follow, sub, err,
+                            g->agent[1] == TH_SCENE_WHOLE_CROWD
+                                ? "expected an agent of another crowd: the crowd given the goal "
+                                  "holds it, and it cannot follow itself"
+                                : "expected another agent, found the agent itself");
         }
         if ((v = th_ynode_get(e, "radius"))) {
             double r;
@@ -100,10 +124,16 @@ bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
             g->goal.radius = (float)r;
         }
         for (uint32_t j = 0; j < i; j++) {
-            if (s->agent_goal[j].agent[0] == g->agent[0] &&
-                s->agent_goal[j].agent[1] == g->agent[1])
+            const th_scene_agent_goal *o = &s->agent_goal[j];
+            if (o->agent[0] != g->agent[0]) continue;
+            if (o->agent[1] == TH_SCENE_WHOLE_CROWD || g->agent[1] == TH_SCENE_WHOLE_CROWD)
+                return FAIL(s, e, path, err,
+                            "crowd '%s' is given goals twice, whole and agent by agent or whole "
+                            "twice (line %u)",
+                            s->crowd[g->agent[0]].name, o->node->line);
+            if (o->agent[1] == g->agent[1])
                 return FAIL(s, e, path, err, "agent %u of crowd '%s' has a goal already (line %u)",
-                            g->agent[1], s->crowd[g->agent[0]].name, s->agent_goal[j].node->line);
+                            g->agent[1], s->crowd[g->agent[0]].name, o->node->line);
         }
         s->agent_goal_count++;
     }
@@ -118,7 +148,8 @@ bool th_scene_build_agent_goals(th_world *w, const th_scene *s, const uint64_t *
         snprintf(path, sizeof path, "agent_goals[%u]", i);
         const uint32_t refs[2][2] = {{g->agent[0], g->agent[1]}, {g->follow[0], g->follow[1]}};
         th_agent_id ids[2] = {{0, 0}, {0, 0}};
-        for (int r = 0; r < (g->goal.kind == TH_AGENT_GOAL_FOLLOW ? 2 : 1); r++) {
+        const bool whole = g->agent[1] == TH_SCENE_WHOLE_CROWD;
+        for (int r = whole ? 1 : 0; r < (g->goal.kind == TH_AGENT_GOAL_FOLLOW ? 2 : 1); r++) {
             const uint32_t c = refs[r][0], idx = refs[r][1];
             if (idx >= n[c]) {
                 return th_scene_fail(s, g->node, path, err,
@@ -129,6 +160,19 @@ bool th_scene_build_agent_goals(th_world *w, const th_scene *s, const uint64_t *
         }
         th_agent_goal goal = g->goal;
         goal.follow = ids[1];
+        if (whole) {
+            /* Every agent of the crowd at the start: ids are handed out in a row. */
+            const uint32_t c = g->agent[0], count = (uint32_t)n[c];
+            th_agent_id *sel = th_alloc((count ? count : 1) * sizeof *sel);
+            if (!sel)
+                return th_scene_fail_code(s, g->node, path, err, TH_ERR_NOMEM, "out of memory");
+            for (uint32_t k = 0; k < count; k++)
+                sel[k] = (th_agent_id){(uint32_t)(first_id[c] + k) + 1u, 1u};
+            const bool ok = th_world_set_agents_goal(w, sel, count, &goal, NULL, err);
+            th_free(sel);
+            if (!ok) return th_scene_refused(s, g->node, path, err);
+            continue;
+        }
         if (!th_world_set_agent_goal(w, ids[0], &goal, err))
             return th_scene_refused(s, g->node, path, err);
     }

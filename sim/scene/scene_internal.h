@@ -149,9 +149,12 @@ typedef struct th_scene_group {
 
 /* An agent's own goal (scene_agent_goal.c): the agent and, to follow, another, each a crowd
  * and an index among its agents. */
+/* agent[1] of an entry that gives a whole crowd its goal (`crowd: NAME`). */
+#define TH_SCENE_WHOLE_CROWD UINT32_MAX
+
 typedef struct th_scene_agent_goal {
     const th_ynode *node;
-    uint32_t agent[2], follow[2];
+    uint32_t agent[2], follow[2]; /* crowd and index; agent[1] may be TH_SCENE_WHOLE_CROWD */
     th_agent_goal goal;
 } th_scene_agent_goal;
 

@@ -186,8 +186,6 @@ static inline uint32_t mask_bits(v4i m) {
 #endif
 }
 
-/* Append the candidates [begin, end) within reach2 of (x, y) to nb, in index order. The agent
- * arrays are padded by TH_SIMD_PAD elements, so the last block may read past `end`. */
 /* In a building, only the neighbours on one level count: levels drawn side by side on the map
  * may lie within reach of each other across the walls between them. `want` = 0: no filter;
  * `level` is each agent's level (the grid phase's). Across a stair's seam, `box` (metres, x0
@@ -211,6 +209,8 @@ static uint32_t same_level(const level_filter *lf, uint32_t j, v4f px, v4f py, u
     return kept;
 }
 
+/* Append the candidates [begin, end) within reach2 of (x, y) to nb, in index order. The agent
+ * arrays are padded by TH_SIMD_PAD elements, so the last block may read past `end`. */
 static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t self, float x,
                    float y, float reach2, float seen2, bool wrap, float W, float H, th_vec2 e0,
                    const level_filter *lf, ped_near *nb, uint32_t *seen, uint32_t *counter) {

@@ -418,6 +418,21 @@ static void print_building(FILE *out, const th_world *w) {
                 si.name, lo.name, hi.name, b.stair_agents[s], b.down[s], b.up[s],
                 (int)b.down[s] - (int)b.up[s]);
     }
+    static const char *const states[] = {"idle", "moving", "opening", "open", "closing"};
+    th_elevator_info ei;
+    for (uint32_t e = 0; e < th_world_elevator_count(w); e++) {
+        if (!th_world_get_elevator(w, (th_elevator_id){e + 1}, &ei)) continue;
+        th_level_info at, to, down;
+        th_world_get_level(w, ei.stops[ei.at].level, &at);
+        th_world_get_level(w, ei.stops[ei.to].level, &to);
+        th_world_get_level(w, ei.stops[ei.discharge].level, &down);
+        fprintf(out, "elevator  %-16s %llu trip(s), %llu carried to %s", ei.name,
+                (unsigned long long)ei.trips, (unsigned long long)ei.carried, down.name);
+        if (ei.carried) fprintf(out, " (the last stepped out at %.1f s)", ei.last_out);
+        fprintf(out, ", %u riding, %u waiting; %s %s %s\n", ei.riders, ei.waiting,
+                states[ei.state], ei.state == TH_ELEVATOR_MOVING ? "to" : "at",
+                ei.state == TH_ELEVATOR_MOVING ? to.name : at.name);
+    }
 }
 
 /* Crowds in a world with fire hazards: who breathed a dose that incapacitated them. */
@@ -691,6 +706,33 @@ static void json_building(FILE *j, const th_world *w) {
                 (double)si.plan_length, (double)si.length, (double)si.rise, (double)si.up_factor,
                 (double)si.down_factor, bc.stair_agents[s], bc.up[s], bc.down[s]);
     }
+    fprintf(j, "%s],\n  \"elevators\": [", th_world_stair_count(w) ? "\n  " : "");
+    th_elevator_info ei;
+    for (uint32_t e = 0; e < th_world_elevator_count(w); e++) {
+        if (!th_world_get_elevator(w, (th_elevator_id){e + 1}, &ei)) continue;
+        fprintf(j, "%s\n    {\"name\": ", e ? "," : "");
+        json_str(j, ei.name);
+        fprintf(j, ", \"stops\": [");
+        for (uint32_t s = 0; s < ei.stop_count; s++) {
+            th_world_get_level(w, ei.stops[s].level, &li);
+            fprintf(j, "%s{\"level\": ", s ? ", " : "");
+            json_str(j, li.name);
+            fprintf(j, ", \"cell\": [%d, %d]}", ei.stops[s].x, ei.stops[s].y);
+        }
+        th_world_get_level(w, ei.stops[ei.discharge].level, &li);
+        fprintf(j, "], \"discharge\": ");
+        json_str(j, li.name);
+        fprintf(j,
+                ", \"capacity\": %u, \"speed_ms\": %.6g, \"acceleration_ms2\": %.6g, "
+                "\"door_time_s\": %.6g, \"dwell_s\": %.6g, \"board_time_s\": %.6g, "
+                "\"radius_m\": %.6g, \"trips\": %llu, \"carried\": %llu, \"last_out_s\": ",
+                ei.capacity, (double)ei.speed, (double)ei.acceleration, (double)ei.door_time,
+                (double)ei.dwell, (double)ei.board_time, (double)ei.radius,
+                (unsigned long long)ei.trips, (unsigned long long)ei.carried);
+        if (ei.carried) fprintf(j, "%.6f", ei.last_out);
+        else fprintf(j, "null");
+        fprintf(j, ", \"riders\": %u, \"waiting\": %u}", ei.riders, ei.waiting);
+    }
 }
 
 bool th_report_write_json(const char *path, const th_world *w, const th_run_facts *f,
@@ -878,7 +920,7 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
             "\"waiting\": %u, \"max_stretch_m\": %.4f},\n  \"levels\": [",
             pres ? "\n  " : "", go.groups, go.members, go.present, go.waiting, (double)go.stretch);
     json_building(j, w);
-    fprintf(j, "%s],\n  \"hazards\": [", th_world_stair_count(w) ? "\n  " : "");
+    fprintf(j, "%s],\n  \"hazards\": [", th_world_elevator_count(w) ? "\n  " : "");
     uint32_t hazards = 0;
     th_hazard_info hz;
     for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {

@@ -15,8 +15,16 @@
  * horizontal speeds on stairs, 0.610 m/s up and 0.694 m/s down against 1.34 m/s on the flat,
  * as shares of each walker's own free speed.
  *
- * Levels and stairs are added after the map's cells and before the first step. A world with no
- * levels is one flat map, as before. Units: metres, cells of the map. */
+ * An elevator is a car in a shaft with a stop on several levels. Each stop is an open cell in
+ * front of the car's doors on its level. The crowds an elevator serves walk, from any level with
+ * one of its stops, to that stop; there they wait, board one at a time, ride, and step out at
+ * its discharge stop (the ground floor of an evacuation), then walk on to their crowd's goal.
+ * The car serves the stop that called first, carries at most `capacity` riders, and takes the
+ * time its speed, acceleration, doors, dwell and boarding give (th_elevator_def). A rider is out
+ * of the map while it rides: no one sees or touches it.
+ *
+ * Levels, stairs and elevators are added after the map's cells and before the first step. A
+ * world with no levels is one flat map, as before. Units: metres, seconds, cells of the map. */
 #ifndef THRONG_BUILDING_H
 #define THRONG_BUILDING_H
 
@@ -29,6 +37,10 @@ extern "C" {
 /** Most levels, and most stairs, of one world. */
 #define TH_MAX_LEVELS 64
 #define TH_MAX_STAIRS 250
+/** Most elevators of one world, stops of one elevator, and riders of one car. */
+#define TH_MAX_ELEVATORS      16
+#define TH_MAX_ELEVATOR_STOPS 16
+#define TH_MAX_CAR            64
 
 /** Handles: index1 = index + 1 (0 = null). */
 typedef struct th_level_id {
@@ -37,6 +49,9 @@ typedef struct th_level_id {
 typedef struct th_stair_id {
     uint32_t index1;
 } th_stair_id;
+typedef struct th_elevator_id {
+    uint32_t index1;
+} th_elevator_id;
 
 /** The four ways a flight can climb. */
 typedef enum th_stair_way {
@@ -114,6 +129,81 @@ TH_API bool th_world_get_stair(const th_world *w, th_stair_id stair, th_stair_in
 TH_API th_stair_id th_world_find_stair(const th_world *w, const char *name);
 /** The stair whose flight holds `p`, or the null handle. */
 TH_API th_stair_id th_world_stair_at(const th_world *w, th_vec2 p);
+
+/** One stop of an elevator: the open cell in front of its doors on one level. Riders wait
+ *  within the elevator's `radius` of the cell's centre, board there, and step out there. */
+typedef struct th_elevator_stop {
+    th_level_id level;
+    int32_t x, y;
+} th_elevator_stop;
+
+/** The car's state. */
+typedef enum th_elevator_state {
+    TH_ELEVATOR_IDLE = 0, /* doors closed, no call */
+    TH_ELEVATOR_MOVING,   /* travelling to a stop */
+    TH_ELEVATOR_OPENING,  /* doors opening */
+    TH_ELEVATOR_OPEN,     /* doors open: riders step out, waiting ones board, then it dwells */
+    TH_ELEVATOR_CLOSING   /* doors closing */
+} th_elevator_state;
+
+/** An elevator. A trip takes: travel (from the stops' elevations, `speed` and `acceleration`),
+ *  doors opening (`door_time`), `board_time` per rider out and per rider in, `dwell` with the
+ *  doors open after the last of them, doors closing (`door_time`). The car waits at `start`
+ *  until a stop calls (an agent it serves waits there); it serves the stop that called first
+ *  (equal: the higher one), takes up to `capacity` riders, nearest to the doors first, and
+ *  carries them to `discharge`. */
+typedef struct th_elevator_def {
+    const char *name; /* unique, 1..63 bytes */
+    uint32_t stop_count;
+    th_elevator_stop stops[TH_MAX_ELEVATOR_STOPS]; /* 2 or more, each on its own level */
+    uint32_t discharge;     /* index into stops: where riders are taken */
+    uint32_t start;         /* index into stops: where the car waits at the start */
+    uint32_t capacity;      /* riders, 1..TH_MAX_CAR */
+    float speed;            /* metres/second, > 0 */
+    float acceleration;     /* metres/second^2; 0 = full speed at once */
+    float door_time;        /* seconds to open, and again to close */
+    float dwell;            /* seconds the doors stay open after the last rider in or out */
+    float board_time;       /* seconds per rider stepping in or out; 0 = all at once */
+    float radius;           /* metres around a stop's cell centre where riders wait and board;
+                               0 = 1.5 m */
+    const th_crowd_id *crowds; /* the crowds it serves (pedestrian crowds), crowd_count of them */
+    uint32_t crowd_count;
+} th_elevator_def;
+
+/** An elevator as it stands. */
+typedef struct th_elevator_info {
+    char name[64];
+    uint32_t stop_count;
+    th_elevator_stop stops[TH_MAX_ELEVATOR_STOPS];
+    uint32_t discharge, capacity;
+    float speed, acceleration, door_time, dwell, board_time, radius;
+    th_elevator_state state;
+    uint32_t at;        /* the stop it stands at, or left last (MOVING: `to` is where it goes) */
+    uint32_t to;        /* MOVING: the stop it travels to; else `at` */
+    uint32_t riders;    /* agents in the car now */
+    uint32_t waiting;   /* agents it serves waiting at its stops now */
+    uint64_t trips;     /* trips that carried riders to the discharge stop */
+    uint64_t carried;   /* riders stepped out at the discharge stop so far */
+    double last_out;    /* world time of the last rider stepping out, seconds; -1 before */
+} th_elevator_info;
+
+/** Add an elevator (before the first step, after its levels and crowds). The null handle with
+ *  `err` filled when a stop is not an open cell of its level, two stops share a level, a crowd
+ *  is not a pedestrian crowd or is served by another elevator, or a number is out of range.
+ *  Each stop but the discharge one takes a destination field (TH_MAX_DESTINATION_FIELDS). */
+TH_API th_elevator_id th_world_add_elevator(th_world *w, const th_elevator_def *def,
+                                            th_error *err);
+TH_API uint32_t th_world_elevator_count(const th_world *w);
+TH_API bool th_world_get_elevator(const th_world *w, th_elevator_id elevator,
+                                  th_elevator_info *out);
+/** The elevator named `name`, or the null handle. */
+TH_API th_elevator_id th_world_find_elevator(const th_world *w, const char *name);
+/** The elevator agent `id` rides now, or the null handle. */
+TH_API th_elevator_id th_world_agent_elevator(const th_world *w, th_agent_id id);
+/** Seconds a car takes to travel `metres` at top `speed` with `acceleration` (0 = none):
+ *  metres / speed + speed / acceleration when it reaches its top speed, else
+ *  2 sqrt(metres / acceleration). For hand calculations. */
+TH_API double th_elevator_travel_time(double metres, double speed, double acceleration);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,7 @@
 #include <math.h>
 
 #include "sim/behave/contacts.h"
+#include "sim/behave/elevator.h"
 #include "sim/core/flow.h"
 #include "sim/core/step.h"
 #include "sim/core/validate.h"
@@ -63,6 +64,7 @@ typedef struct contact_ctx {
     uint32_t *contact;    /* TH_CONTACT_LIST bodies per agent */
     uint8_t *contact_count;
     uint8_t *shelter;
+    const uint8_t *level; /* with elevators: each agent's level, TH_LEVEL_RIDING in a car */
     th_chunk_stats *chunk_stats;
     float W, H;
     bool wrap, terrain, exits;
@@ -115,7 +117,8 @@ static void list_contacts(const contact_ctx *cc, const float *rx, const float *r
     uint32_t *list = cc->contact + (size_t)i * TH_CONTACT_LIST;
     float key[TH_CONTACT_LIST];
     uint32_t n = 0;
-    if (ri > 0.0f) {
+    const uint8_t *level = cc->level; /* riders touch no one */
+    if (ri > 0.0f && !(level && level[i] == TH_LEVEL_RIDING)) {
         const bool wrap = cc->wrap;
         const float W = cc->W, H = cc->H;
         const float px = rx[i], py = ry[i];
@@ -126,7 +129,7 @@ static void list_contacts(const contact_ctx *cc, const float *rx, const float *r
         for (uint32_t r = 0; r < ns; r++) {
             for (uint32_t j = spans[r].begin; j < spans[r].end; j++) {
                 const float rj = cc->crowd_radius[a->crowd[j]];
-                if (j == i || rj <= 0.0f) continue;
+                if (j == i || rj <= 0.0f || (level && level[j] == TH_LEVEL_RIDING)) continue;
                 const th_vec2 d = th_min_image(th_v2(rx[j] - px, ry[j] - py), wrap, W, H);
                 const float reach = 1.5f * (ri + rj);
                 const float d2 = th_v2_len2(d);
@@ -227,6 +230,7 @@ void th_contacts_resolve(const th_step_ctx *x) {
         .contact = w->contact,
         .contact_count = w->contact_count,
         .shelter = x->shelter,
+        .level = w->lifts ? w->level : NULL,
         .chunk_stats = x->chunk_stats,
         .W = x->width,
         .H = x->height,

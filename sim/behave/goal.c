@@ -16,6 +16,7 @@
 
 #include "engine/alloc.h"
 #include "engine/rng.h"
+#include "sim/behave/elevator.h"
 #include "sim/behave/choice.h"
 #include "sim/behave/own_goal.h"
 #include "sim/behave/forage.h"
@@ -261,6 +262,8 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
     *dir = th_v2(0.0f, 0.0f);
     const th_own_goal *own = th_own_active(w, th_id_slot(id));
     if (own) return th_own_direction(w, own, p, dir);
+    const th_nav_field *lift = th_lift_field(w, c, th_id_slot(id), p);
+    if (lift) return th_nav_flow_sample(lift, &w->nav.map, p, dir);
     switch (c->goal) {
     case TH_GOAL_NONE: return true;
     case TH_GOAL_SHELTER:
@@ -325,6 +328,13 @@ th_vec2 th_goal_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, t
 
 const uint32_t *th_goal_agent_cost_field(const th_world *w, const th_crowd_rt *c, uint32_t slot) {
     if (th_own_active(w, slot)) return NULL; /* its own goal has no field */
+    if (c->lift) {
+        /* On its way to an elevator: the stop's field. */
+        const th_agents *a = &w->buf[w->cur];
+        const uint32_t k = w->slot_of_id[slot];
+        const th_nav_field *f = th_lift_field(w, c, slot, th_v2(a->px[k], a->py[k]));
+        if (f) return f->dist;
+    }
     if (w->nav.present && c->goal == TH_GOAL_SHELTER) return th_choice_field(w, slot)->dist;
     return th_goal_cost_field(w, c);
 }

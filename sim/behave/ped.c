@@ -52,6 +52,7 @@
 #include "sim/behave/contacts.h"
 #include "sim/behave/goal.h"
 #include "sim/behave/group.h"
+#include "sim/behave/elevator.h"
 #include "sim/behave/own_goal.h"
 #include "sim/behave/ped.h"
 #include "sim/core/hazard.h"
@@ -379,6 +380,15 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
     for (uint32_t i = begin; i < end; i++) {
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[i]];
         if (!c->ped) continue;
+        if (c->lift && w->level[i] == TH_LEVEL_RIDING) {
+            /* In a car: it steers nothing and touches no one until it steps out. */
+            w->ax[i] = w->ay[i] = 0.0f;
+            w->hx_next[i] = w->hy_next[i] = w->aware_next[i] = 0.0f;
+            w->flags[i] = 0u;
+            w->neighbors[i] = 0u;
+            if (w->contact) w->contact_count[i] = TH_CONTACT_UNLISTED;
+            continue;
+        }
         const th_vec2 p = th_v2(a->px[i], a->py[i]);
         const th_vec2 v = th_v2(a->vx[i], a->vy[i]);
         const th_agent_id id = a->id[i];
@@ -391,7 +401,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         /* Goal direction. */
         th_vec2 e0 = c->heading;
         bool stranded = false;
-        if (c->goal != TH_GOAL_NONE || th_own_active(w, th_id_slot(id))) {
+        if (c->goal != TH_GOAL_NONE || c->lift || th_own_active(w, th_id_slot(id))) {
             th_vec2 dir;
             stranded = !th_goal_direction(w, id, c, p, &dir);
             e0 = dir;

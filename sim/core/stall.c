@@ -30,6 +30,7 @@
  * rank starts afresh, as its state stays behind, and is marked again at the next judgement. */
 #include <math.h>
 
+#include "sim/behave/elevator.h"
 #include "sim/behave/goal.h"
 #include "sim/behave/movers.h"
 #include "sim/behave/squad.h"
@@ -126,15 +127,17 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev, ui
     float metric = 0.0f;
     uint32_t index = 0;
     if ((w->flags[k] & TH_AGENT_STRANDED) || (c->premove && now < w->start_step[slot]) ||
-        (w->hazard && w->hazard_state[slot].down_step)) {
-        how = JUDGE_NEVER; /* stranded, waiting for its pre-movement time, or incapacitated */
+        (w->hazard && w->hazard_state[slot].down_step) || (w->lifts && w->lift_of_id[slot])) {
+        /* stranded, waiting for its pre-movement time, incapacitated, or in an elevator */
+        how = JUDGE_NEVER;
     } else if (th_own_active(w, slot)) { /* its own goal: it must move, unless it is there */
         how = th_own_arrived(w, th_own_active(w, slot), p) ? JUDGE_NEVER : JUDGE_MOVE;
     } else if (w->squad_of_id[slot]) {
         const th_squad *q = w->squad[w->squad_of_id[slot] - 1u];
         how = q->arrived || q->stuck ? JUDGE_NEVER : JUDGE_MOVE;
     } else {
-        switch (c->goal) {
+        /* On its way to an elevator, it walks the stop's field as to a destination. */
+        switch (th_lift_field(w, c, slot, p) ? TH_GOAL_DESTINATIONS : c->goal) {
         case TH_GOAL_NONE: how = JUDGE_NEVER; break;
         case TH_GOAL_SHELTER:
         case TH_GOAL_DESTINATIONS: {

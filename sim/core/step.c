@@ -21,6 +21,7 @@
 #include "sim/behave/boids.h"
 #include "sim/behave/choice.h"
 #include "sim/behave/contacts.h"
+#include "sim/behave/elevator.h"
 #include "sim/behave/forage.h"
 #include "sim/behave/goal.h"
 #include "sim/behave/group.h"
@@ -115,9 +116,14 @@ static void gather_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
         /* Each agent's level, so the pedestrians' sensing compares a byte per neighbour. */
         const th_navmap *m = &x->w->nav.map;
         const uint8_t *level_of = x->w->nav.level_of;
+        const uint8_t *lift_of_id = x->w->lift_of_id; /* riders are on no level */
         uint8_t *level = x->w->level;
-        for (uint32_t k = begin; k < end; k++)
-            level[k] = level_of[th_navmap_cell_of(m, th_v2(dst->px[k], dst->py[k]), NULL, NULL)];
+        for (uint32_t k = begin; k < end; k++) {
+            level[k] = lift_of_id && lift_of_id[th_id_slot(dst->id[k])]
+                           ? (uint8_t)TH_LEVEL_RIDING
+                           : level_of[th_navmap_cell_of(m, th_v2(dst->px[k], dst->py[k]), NULL,
+                                                        NULL)];
+        }
     }
 }
 
@@ -217,11 +223,13 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
     const bool goal_state = x->goal_state, exits = x->exits, hazards = x->hazards;
     const bool own = w->own != NULL;
     const bool stairs = terrain && w->nav.stair_count;
+    const bool lifts = w->lifts != NULL;
     const uint64_t step = w->step;
     uint32_t sheltering = 0;
     for (uint32_t k = begin; k < end; k++) {
         const th_crowd_rt *c = &crowd_rt[a->crowd[k]];
         th_vec2 p = th_v2(a->px[k], a->py[k]);
+        if (lifts && th_lift_riding(w, k)) continue; /* in a car: the car moves it */
         /* Fire hazards: the dose of this step, waiting or not; smoke's share of the speed. */
         const float air =
             hazards ? th_hazard_expose(w, a->crowd[k], th_id_slot(a->id[k]), p, dt) : 1.0f;
@@ -414,6 +422,11 @@ static void part_foraging(th_step_ctx *x) {
     if (x->w->colonies) th_forage_update(x->w);
 }
 
+/* Elevators: who waits, boards, rides and steps out, after the contacts placed everyone. */
+static void part_elevators(th_step_ctx *x) {
+    if (x->w->lifts) th_lifts_update(x->w);
+}
+
 static void part_measurement(th_step_ctx *x) {
     if (x->w->measure) th_measure_update(x->w);
 }
@@ -472,6 +485,7 @@ static const step_part k_parts[] = {
     {"contacts", TH_PHASE_CONTACTS, part_contacts},
     {"validate bodies", TH_STEP_VALIDATION, part_validate_bodies},
     {"step counter", TH_PHASE_BOOKKEEPING, part_step_counter},
+    {"elevators", TH_PHASE_BOOKKEEPING, part_elevators},
     {"statistics", TH_PHASE_BOOKKEEPING, part_statistics},
     {"foraging", TH_PHASE_BOOKKEEPING, part_foraging},
     {"measurement", TH_PHASE_BOOKKEEPING, part_measurement},

@@ -22,6 +22,7 @@
 #include "engine/hash.h"
 #include "sim/core/flow.h"
 #include "sim/core/validate.h"
+#include "sim/behave/elevator.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 #include "sim/dist/dist_serial.h"
@@ -128,7 +129,7 @@ static bool bodies_hold(th_world *w) {
     const float W = w->def.width, H = w->def.height;
     for (uint32_t i = 0; i < w->count; i++) {
         const float ri = w->crowd_rt[a->crowd[i]].radius;
-        if (ri <= 0.0f) continue;
+        if (ri <= 0.0f || th_lift_riding(w, i)) continue; /* riders are in a car */
         const th_vec2 p = th_v2(a->px[i], a->py[i]);
         th_grid_span spans[TH_GRID_MAX_SPANS];
         const uint32_t nx = (uint32_t)w->grid.nx, cell = w->cell[i];
@@ -137,7 +138,7 @@ static bool bodies_hold(th_world *w) {
         for (uint32_t k = 0; k < ns; k++) {
             for (uint32_t j = spans[k].begin; j < spans[k].end; j++) {
                 const float rj = w->crowd_radius[a->crowd[j]];
-                if (j <= i || rj <= 0.0f) continue;
+                if (j <= i || rj <= 0.0f || th_lift_riding(w, j)) continue;
                 const th_vec2 d =
                     th_min_image(th_v2(a->px[j] - p.x, a->py[j] - p.y), w->wrap, W, H);
                 const float overlap = ri + rj - th_v2_len(d);

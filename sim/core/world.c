@@ -6,6 +6,7 @@
 
 #include "engine/alloc.h"
 #include "sim/behave/contacts.h"
+#include "sim/behave/elevator.h"
 #include "sim/behave/forage.h"
 #include "sim/behave/goal.h"
 #include "sim/behave/group.h"
@@ -172,6 +173,7 @@ void th_world_destroy(th_world *w) {
     th_world_free_agents(w);
     th_hazard_free(w);
     th_groups_free(w);
+    th_lifts_free(w);
     th_own_free(w);
     for (uint32_t q = 0; q < w->squad_count; q++) th_squad_free(w->squad[q]);
     th_squad_gather_free(w);

@@ -124,6 +124,7 @@ typedef struct th_crowd_rt {
     float w_flee;
     float evade;        /* evade horizon, seconds; 0 = flee where predators are */
     bool premove;       /* its agents have pre-movement times (start_step) */
+    uint8_t lift;       /* the elevator + 1 that serves it (sim/behave/elevator.h), 0 = none */
     uint32_t pre_drawn; /* pre-movement times drawn so far; their sum, least, greatest (s) */
     double pre_sum, pre_min, pre_max;
     float w_flow;      /* flow term weight */
@@ -259,7 +260,9 @@ typedef struct th_chunk_stats {
     X(group_of_id, uint32_t, w->groups != NULL)                                \
     X(group_pace, float, w->groups != NULL)                                    \
     /* its own goal + 1 in w->own (sim/behave/own_goal.h), 0 = its crowd's */  \
-    X(own_of_id, uint32_t, w->own != NULL)
+    X(own_of_id, uint32_t, w->own != NULL)                                     \
+    /* the elevator + 1 it rides (sim/behave/elevator.h), 0 = none */          \
+    X(lift_of_id, uint8_t, w->lifts != NULL)
 
 struct th_world {
     th_world_def def;
@@ -329,6 +332,7 @@ struct th_world {
      * agent is sent to one; the decision pass runs while choices are pending. */
     struct th_groups *groups; /* walkers that keep together (sim/behave/group.h), or NULL */
     struct th_own_goals *own; /* agents' own goals (sim/behave/own_goal.h), or NULL */
+    struct th_lifts *lifts;   /* elevators (sim/behave/elevator.h), or NULL */
     bool exit_choice_wanted;
     bool exit_choice_due;
     struct th_exit_store {

@@ -1,6 +1,7 @@
 /* Reading a world between steps: counts, stats, one agent, the agent arrays, the state hash and
  * the phase times. */
 #include "engine/hash.h"
+#include "sim/behave/elevator.h"
 #include "sim/behave/forage.h"
 #include "sim/core/flow.h"
 #include "sim/core/world.h"
@@ -89,6 +90,7 @@ static void hash_tail(const th_world *w, th_hasher *h) {
     }
     if (w->colonies) th_forage_hash(w, h);
     if (w->flow) th_flow_hash(w, h);
+    if (w->lifts) th_lifts_hash(w, h);
 }
 
 uint64_t th_world_hash(const th_world *w) {

@@ -141,6 +141,8 @@ bool th_world_get_level(const th_world *w, th_level_id level, th_level_info *out
     out->elevation = lv->elevation;
     const th_agents *a = &w->buf[w->cur];
     for (uint32_t i = 0; i < w->count; i++) {
+        /* A rider is in a car, on no level. */
+        if (w->lifts && w->lift_of_id[th_id_slot(a->id[i])]) continue;
         out->agents += level_cell(w, th_v2(a->px[i], a->py[i])) == level.index1;
     }
     return true;

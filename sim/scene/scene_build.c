@@ -580,6 +580,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
         ok = th_scene_build_groups(w, s, first_id, n, err) &&
              th_scene_build_agent_goals(w, s, first_id, n, err);
     }
+    if (ok) ok = th_scene_build_elevators(w, s, err);
     for (uint32_t q = 0; q < s->squad_count && ok; q++) {
         char path[64];
         snprintf(path, sizeof path, "squads[%u]", q);

@@ -135,6 +135,16 @@ typedef struct th_scene_stair {
     float length, speed_up, speed_down;
     const th_ynode *node;
 } th_scene_stair;
+/* An elevator (scene_building.c): its def's values, with levels and crowds as indices. */
+typedef struct th_scene_elevator {
+    char name[64];
+    uint32_t stop_count, stop_level[TH_MAX_ELEVATOR_STOPS];
+    int32_t stop_cell[TH_MAX_ELEVATOR_STOPS][2];
+    uint32_t discharge, start, capacity;
+    float speed, acceleration, door_time, dwell, board_time, radius;
+    uint32_t crowd[TH_MAX_CROWDS], crowd_count;
+    const th_ynode *node;
+} th_scene_elevator;
 
 /* A group (scene_group.c): listed members (crowd, index among its agents) or a whole crowd in
  * groups of neighbours. */
@@ -216,6 +226,8 @@ typedef struct th_scene {
     uint32_t level_count;
     th_scene_stair *stair;
     uint32_t stair_count;
+    th_scene_elevator *elevator;
+    uint32_t elevator_count;
 } th_scene;
 
 /* Shared by the scene sources: report a problem at a node as
@@ -341,6 +353,9 @@ bool th_scene_build_agent_goals(th_world *w, const th_scene *s, const uint64_t *
 bool th_scene_parse_levels(th_scene *s, const th_ynode *n, th_error *err);
 bool th_scene_parse_stairs(th_scene *s, const th_ynode *n, th_error *err);
 bool th_scene_build_building(th_world *w, const th_scene *s, th_error *err);
+/* The `elevators` section, read after the crowds, and handed to the world once they are in. */
+bool th_scene_parse_elevators(th_scene *s, const th_ynode *n, th_error *err);
+bool th_scene_build_elevators(th_world *w, const th_scene *s, th_error *err);
 
 /* scene_hazard.c: the `hazards` section, read after the map, and handed to the world once it
  * is built. */

@@ -1348,7 +1348,7 @@ static bool parse_tree(th_scene *s, th_error *err) {
     static const char *const keys[] = {
         "name",    "seed",   "timestep",    "threads", "steps",   "world",    "map",   "bunkers",
         "targets", "crowds", "squads",      "events",  "measure", "spawners", "exits", "stall_time",
-        "hazards", "groups", "agent_goals", "levels",  "stairs",  NULL};
+        "hazards", "groups", "agent_goals", "levels",  "stairs",  "elevators", NULL};
     if (!known_keys(s, root, "", keys, err)) return false;
 
     const th_ynode *v = th_ynode_get(root, "name");
@@ -1421,6 +1421,8 @@ static bool parse_tree(th_scene *s, th_error *err) {
     if ((v = th_ynode_get(root, "hazards")) && !th_scene_parse_hazards(s, v, err)) return false;
     if ((v = th_ynode_get(root, "groups")) && !th_scene_parse_groups(s, v, err)) return false;
     if ((v = th_ynode_get(root, "agent_goals")) && !th_scene_parse_agent_goals(s, v, err))
+        return false;
+    if ((v = th_ynode_get(root, "elevators")) && !th_scene_parse_elevators(s, v, err))
         return false;
     if (!th_scene_parse_flow(s, root, err)) return false;
     return true;

@@ -1,0 +1,442 @@
+/* Elevators (elevator.h, include/throng/building.h): the cars, who waits for them, who rides. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/alloc.h"
+#include "sim/behave/elevator.h"
+#include "sim/nav/world_nav_private.h"
+
+#define DEFAULT_RADIUS_M 1.5f
+#define NO_STOP          UINT32_MAX
+
+/* Golden angle, radians: riders stepping out one after another spread around the stop. */
+#define GOLDEN_ANGLE 2.39996323f
+
+void th_lifts_free(th_world *w) {
+    th_free(w->lifts);
+    w->lifts = NULL;
+}
+
+double th_elevator_travel_time(double metres, double speed, double acceleration) {
+    if (!(metres > 0.0) || !(speed > 0.0)) return 0.0;
+    if (!(acceleration > 0.0)) return metres / speed;
+    /* Speeding up and slowing down take speed / acceleration each and cover speed^2 / a. */
+    if (metres >= speed * speed / acceleration) return metres / speed + speed / acceleration;
+    return 2.0 * sqrt(metres / acceleration);
+}
+
+static double travel(const th_world *w, const th_lift *e, uint32_t from, uint32_t to) {
+    const float h0 = w->nav.level[e->stop[from].level].elevation;
+    const float h1 = w->nav.level[e->stop[to].level].elevation;
+    return th_elevator_travel_time(fabs((double)h1 - (double)h0), e->speed, e->acceleration);
+}
+
+/* ---- adding ------------------------------------------------------------------------------ */
+
+static th_elevator_id fail(th_error *err, th_error_code code, const char *fmt, const char *name,
+                           double a, double b) {
+    th_error_set(err, code, fmt, name, a, b);
+    return (th_elevator_id){0};
+}
+
+static bool in_range(float v, float lo, float hi) { return isfinite(v) && v >= lo && v <= hi; }
+
+/* The per-id array once the world has an elevator, for the agents added before. */
+static bool create(th_world *w) {
+    struct th_lifts *l = th_calloc(1, sizeof *l);
+    uint8_t *of = w->id_capacity ? th_calloc(w->id_capacity, sizeof *of) : NULL;
+    if (!l || (w->id_capacity && !of)) {
+        th_free(l);
+        th_free(of);
+        return false;
+    }
+    w->lifts = l;
+    w->lift_of_id = of;
+    return true;
+}
+
+th_elevator_id th_world_add_elevator(th_world *w, const th_elevator_def *def, th_error *err) {
+    if (!w || !def) {
+        th_error_set(err, TH_ERR_INVALID, "no world or no elevator def");
+        return (th_elevator_id){0};
+    }
+    if (!th_between_steps(w, err) || !th_nav_need_map(w, err)) return (th_elevator_id){0};
+    if (w->dist) {
+        th_error_set(err, TH_ERR_STATE, "elevators are not supported over several MPI ranks");
+        return (th_elevator_id){0};
+    }
+    if (w->step > 0) {
+        th_error_set(err, TH_ERR_STATE, "elevators are added before the first step");
+        return (th_elevator_id){0};
+    }
+    const char *name = def->name ? def->name : "";
+    if (!name[0] || strlen(name) > 63 || th_world_find_elevator(w, name).index1) {
+        th_error_set(err, TH_ERR_INVALID, "elevator name '%s' is empty, longer than 63 bytes or taken",
+                     name);
+        return (th_elevator_id){0};
+    }
+    if (th_world_elevator_count(w) >= TH_MAX_ELEVATORS) {
+        th_error_set(err, TH_ERR_LIMIT, "at most %d elevators", TH_MAX_ELEVATORS);
+        return (th_elevator_id){0};
+    }
+    th_world_nav *n = &w->nav;
+    if (def->stop_count < 2 || def->stop_count > TH_MAX_ELEVATOR_STOPS)
+        return fail(err, TH_ERR_INVALID, "elevator '%s' has %g stops; expected 2 to %g", name,
+                    def->stop_count, TH_MAX_ELEVATOR_STOPS);
+    if (def->discharge >= def->stop_count || def->start >= def->stop_count)
+        return fail(err, TH_ERR_INVALID,
+                    "elevator '%s': discharge stop %g or start stop %g is not one of its stops",
+                    name, def->discharge, def->start);
+    uint8_t on_level[TH_MAX_LEVELS] = {0};
+    for (uint32_t s = 0; s < def->stop_count; s++) {
+        const th_elevator_stop *st = &def->stops[s];
+        const uint32_t l = st->level.index1;
+        if (l == 0 || l > n->level_count) {
+            th_error_set(err, TH_ERR_INVALID, "elevator '%s' stop %u: no such level", name, s);
+            return (th_elevator_id){0};
+        }
+        const th_level *lv = &n->level[l - 1];
+        if (st->x < lv->x0 || st->x > lv->x1 || st->y < lv->y0 || st->y > lv->y1 ||
+            th_navmap_is_blocked(&n->map, st->x, st->y) ||
+            (n->map.flags[(uint32_t)st->y * (uint32_t)n->map.w + (uint32_t)st->x] &
+             TH_NAV_FLAG_SEAM)) {
+            th_error_set(err, TH_ERR_BLOCKED,
+                         "elevator '%s' stop %u: cell (%d, %d) is not an open cell of level '%s'",
+                         name, s, st->x, st->y, lv->name);
+            return (th_elevator_id){0};
+        }
+        if (on_level[l - 1]) {
+            th_error_set(err, TH_ERR_INVALID,
+                         "elevator '%s' stops %u and %u are both on level '%s'; one stop a level",
+                         name, on_level[l - 1] - 1u, s, lv->name);
+            return (th_elevator_id){0};
+        }
+        on_level[l - 1] = (uint8_t)(s + 1);
+    }
+    if (def->capacity < 1 || def->capacity > TH_MAX_CAR)
+        return fail(err, TH_ERR_INVALID, "elevator '%s' capacity %g; expected 1 to %g riders",
+                    name, def->capacity, TH_MAX_CAR);
+    if (!in_range(def->speed, 0.01f, 100.0f) || !in_range(def->acceleration, 0.0f, 100.0f))
+        return fail(err, TH_ERR_INVALID,
+                    "elevator '%s' speed %g m/s or acceleration %g m/s^2 out of range "
+                    "(0.01..100, 0..100)",
+                    name, def->speed, def->acceleration);
+    if (!in_range(def->door_time, 0.0f, 600.0f) || !in_range(def->dwell, 0.0f, 3600.0f))
+        return fail(err, TH_ERR_INVALID,
+                    "elevator '%s' door_time %g s or dwell %g s out of range (0..600, 0..3600)",
+                    name, def->door_time, def->dwell);
+    if (!in_range(def->board_time, 0.0f, 600.0f) || !in_range(def->radius, 0.0f, 50.0f))
+        return fail(err, TH_ERR_INVALID,
+                    "elevator '%s' board_time %g s or radius %g m out of range (0..600, 0..50)",
+                    name, def->board_time, def->radius);
+    if (def->crowd_count < 1 || def->crowd_count > TH_MAX_CROWDS || !def->crowds)
+        return fail(err, TH_ERR_INVALID, "elevator '%s' serves %g crowds; expected 1 to %g", name,
+                    def->crowds ? def->crowd_count : 0, TH_MAX_CROWDS);
+    for (uint32_t i = 0; i < def->crowd_count; i++) {
+        const uint32_t c = def->crowds[i].index1;
+        if (c == 0 || c > w->crowd_count) {
+            th_error_set(err, TH_ERR_INVALID, "elevator '%s' crowd %u: no such crowd", name, i);
+            return (th_elevator_id){0};
+        }
+        if (!w->crowd_rt[c - 1].ped || w->crowd_rt[c - 1].lift) {
+            th_error_set(err, TH_ERR_INVALID,
+                         "elevator '%s': crowd '%s' is %s; an elevator serves pedestrian crowds, "
+                         "each crowd at most one elevator",
+                         name, w->crowd_name[c - 1],
+                         w->crowd_rt[c - 1].ped ? "served by another elevator"
+                                                : "not a pedestrian crowd");
+            return (th_elevator_id){0};
+        }
+    }
+    if (n->dest_count + def->stop_count - 1 > TH_MAX_DESTINATION_FIELDS)
+        return fail(err, TH_ERR_LIMIT,
+                    "elevator '%s' needs %g destination fields, one a stop but its discharge "
+                    "stop; %g are left",
+                    name, def->stop_count - 1, TH_MAX_DESTINATION_FIELDS - n->dest_count);
+    if (!w->lifts && !create(w)) {
+        th_error_set(err, TH_ERR_NOMEM, "out of memory for elevators");
+        return (th_elevator_id){0};
+    }
+    th_lift e = {0};
+    snprintf(e.name, sizeof e.name, "%s", name);
+    e.stops = def->stop_count;
+    e.discharge = def->discharge;
+    e.capacity = def->capacity;
+    e.speed = def->speed;
+    e.acceleration = def->acceleration;
+    e.door_time = def->door_time;
+    e.dwell = def->dwell;
+    e.board_time = def->board_time;
+    e.radius = def->radius > 0.0f ? def->radius : DEFAULT_RADIUS_M;
+    e.state = TH_ELEVATOR_IDLE;
+    e.at = e.to = def->start;
+    e.last_out = -1.0;
+    memcpy(e.stop_on_level, on_level, sizeof on_level);
+    const float cs = n->map.cell_size;
+    for (uint32_t s = 0; s < e.stops; s++) {
+        const th_elevator_stop *st = &def->stops[s];
+        th_lift_stop *ls = &e.stop[s];
+        ls->level = st->level.index1 - 1;
+        ls->x = st->x;
+        ls->y = st->y;
+        ls->at = th_v2(((float)st->x + 0.5f) * cs, ((float)st->y + 0.5f) * cs);
+        if (s == e.discharge) continue;
+        const th_destination d = {st->x, st->y, 0.0f};
+        const int f = th_nav_add_destinations(w, &d, 1, err);
+        if (f < 0) return (th_elevator_id){0};
+        ls->field = (uint32_t)f;
+    }
+    for (uint32_t i = 0; i < def->crowd_count; i++)
+        w->crowd_rt[def->crowds[i].index1 - 1].lift = (uint8_t)(w->lifts->count + 1);
+    w->lifts->lift[w->lifts->count] = e;
+    return (th_elevator_id){++w->lifts->count};
+}
+
+/* ---- reading ----------------------------------------------------------------------------- */
+
+uint32_t th_world_elevator_count(const th_world *w) { return w && w->lifts ? w->lifts->count : 0; }
+
+th_elevator_id th_world_find_elevator(const th_world *w, const char *name) {
+    if (!name) return (th_elevator_id){0};
+    for (uint32_t e = 0; e < th_world_elevator_count(w); e++) {
+        if (strcmp(w->lifts->lift[e].name, name) == 0) return (th_elevator_id){e + 1};
+    }
+    return (th_elevator_id){0};
+}
+
+th_elevator_id th_world_agent_elevator(const th_world *w, th_agent_id id) {
+    if (!w || !w->lifts || th_agent_index(w, id) == UINT32_MAX) return (th_elevator_id){0};
+    return (th_elevator_id){w->lift_of_id[th_id_slot(id)]};
+}
+
+bool th_world_get_elevator(const th_world *w, th_elevator_id elevator, th_elevator_info *out) {
+    if (!out || elevator.index1 == 0 || elevator.index1 > th_world_elevator_count(w)) return false;
+    const th_lift *e = &w->lifts->lift[elevator.index1 - 1];
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", e->name);
+    out->stop_count = e->stops;
+    for (uint32_t s = 0; s < e->stops; s++) {
+        out->stops[s] = (th_elevator_stop){{e->stop[s].level + 1}, e->stop[s].x, e->stop[s].y};
+        out->waiting += e->stop[s].waiting;
+    }
+    out->discharge = e->discharge;
+    out->capacity = e->capacity;
+    out->speed = e->speed;
+    out->acceleration = e->acceleration;
+    out->door_time = e->door_time;
+    out->dwell = e->dwell;
+    out->board_time = e->board_time;
+    out->radius = e->radius;
+    out->state = e->state;
+    out->at = e->at;
+    out->to = e->state == TH_ELEVATOR_MOVING ? e->to : e->at;
+    out->riders = e->riders;
+    out->trips = e->trips;
+    out->carried = e->carried;
+    out->last_out = e->last_out;
+    return true;
+}
+
+/* ---- the step ---------------------------------------------------------------------------- */
+
+/* Who waits at which stop, and, at the stop each car stands at or goes to, the nearest waiting
+ * agents (a storage-order pass: ties keep storage order). */
+static void count_waiting(th_world *w) {
+    struct th_lifts *ls = w->lifts;
+    const th_agents *a = &w->buf[w->cur];
+    const th_navmap *m = &w->nav.map;
+    for (uint32_t e = 0; e < ls->count; e++) {
+        for (uint32_t s = 0; s < ls->lift[e].stops; s++) ls->lift[e].stop[s].waiting = 0;
+        ls->lift[e].cand_count = 0;
+    }
+    for (uint32_t k = 0; k < w->count; k++) {
+        const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
+        if (!c->lift) continue;
+        const uint32_t slot = th_id_slot(a->id[k]);
+        if (w->lift_of_id[slot]) continue;
+        /* Not walking yet (its pre-movement time), or incapacitated: not waiting either. */
+        if ((c->premove && w->step <= w->start_step[slot]) ||
+            (w->hazard && w->hazard_state[slot].down_step))
+            continue;
+        const th_vec2 p = th_v2(a->px[k], a->py[k]);
+        const uint32_t l = w->nav.level_of[th_navmap_cell_of(m, p, NULL, NULL)];
+        if (!l) continue;
+        th_lift *e = &ls->lift[c->lift - 1u];
+        const uint32_t s1 = e->stop_on_level[l - 1u];
+        if (!s1 || s1 - 1u == e->discharge) continue;
+        th_lift_stop *st = &e->stop[s1 - 1u];
+        const float d2 = th_v2_len2(th_v2_sub(p, st->at));
+        if (d2 > e->radius * e->radius) continue;
+        st->waiting++;
+        const uint32_t here = e->state == TH_ELEVATOR_MOVING ? e->to : e->at;
+        if (s1 - 1u != here) continue;
+        /* Insert by distance; an equal one stays behind those before it in storage. */
+        uint32_t i = e->cand_count < TH_MAX_CAR ? e->cand_count++ : TH_MAX_CAR;
+        if (i == TH_MAX_CAR) {
+            if (!(d2 < e->cand_d2[TH_MAX_CAR - 1])) continue;
+            i = TH_MAX_CAR - 1;
+        }
+        for (; i > 0 && d2 < e->cand_d2[i - 1]; i--) {
+            e->cand[i] = e->cand[i - 1];
+            e->cand_d2[i] = e->cand_d2[i - 1];
+        }
+        e->cand[i] = k;
+        e->cand_d2[i] = d2;
+    }
+    for (uint32_t e = 0; e < ls->count; e++) {
+        for (uint32_t s = 0; s < ls->lift[e].stops; s++) {
+            th_lift_stop *st = &ls->lift[e].stop[s];
+            if (!st->waiting) st->call = 0;
+            else if (!st->call) st->call = w->step + 1u;
+        }
+    }
+}
+
+/* The stop an idle car goes to: the discharge stop with riders, else the stop that called
+ * first (equal: the higher, then the first listed); NO_STOP without a call. */
+static uint32_t pick(const th_world *w, const th_lift *e) {
+    if (e->riders) return e->discharge;
+    uint32_t best = NO_STOP;
+    for (uint32_t s = 0; s < e->stops; s++) {
+        const th_lift_stop *st = &e->stop[s];
+        if (!st->call) continue;
+        if (best == NO_STOP || st->call < e->stop[best].call ||
+            (st->call == e->stop[best].call &&
+             w->nav.level[st->level].elevation > w->nav.level[e->stop[best].level].elevation))
+            best = s;
+    }
+    return best;
+}
+
+/* The next rider out at the discharge stop (first in, first out), at `when` seconds: placed
+ * around the stop, by the golden angle, as far as the walls let it. */
+static void step_out(th_world *w, th_lift *e, double when) {
+    const uint32_t i = e->riders - e->alighting--;
+    const th_agent_id id = e->rider[i];
+    if (e->alighting == 0) e->riders = 0;
+    const uint32_t k = th_agent_index(w, id);
+    if (k == UINT32_MAX) return; /* removed while it rode */
+    th_agents *a = &w->buf[w->cur];
+    const th_lift_stop *st = &e->stop[e->discharge];
+    const float r = fminf(0.5f * e->radius, 0.2f * sqrtf((float)i));
+    const float ang = GOLDEN_ANGLE * (float)i;
+    th_vec2 v = th_v2(0.0f, 0.0f);
+    const th_vec2 p = th_nav_move(w, st->at, th_v2(r * cosf(ang), r * sinf(ang)), &v, false);
+    a->px[k] = p.x;
+    a->py[k] = p.y;
+    a->vx[k] = a->vy[k] = 0.0f;
+    w->level[k] = (uint8_t)(st->level + 1u);
+    w->lift_of_id[th_id_slot(id)] = 0;
+    e->carried++;
+    e->last_out = when;
+}
+
+/* The nearest waiting agent steps in. */
+static void step_in(th_world *w, th_lift *e, uint32_t lift, uint32_t *next) {
+    const uint32_t k = e->cand[(*next)++];
+    th_agents *a = &w->buf[w->cur];
+    a->vx[k] = a->vy[k] = 0.0f;
+    w->level[k] = (uint8_t)TH_LEVEL_RIDING;
+    w->lift_of_id[th_id_slot(a->id[k])] = (uint8_t)(lift + 1u);
+    e->rider[e->riders++] = a->id[k];
+    e->stop[e->at].waiting--;
+}
+
+/* One step of car `lift`: its states in turn, each taking its time out of the step's; what is
+ * left of a step carries into the next state, so a trip takes its time to within rounding. */
+static void run_car(th_world *w, th_lift *e, uint32_t lift) {
+    const double dt = w->def.timestep;
+    const double end = (double)w->step * dt; /* world time at the end of this step */
+    double t = dt;                           /* of this step, still to spend */
+    uint32_t next = 0;                       /* candidates taken */
+    for (uint32_t guard = 0; guard < 4u * TH_MAX_CAR + 16u; guard++) {
+        switch (e->state) {
+        case TH_ELEVATOR_IDLE: {
+            const uint32_t to = pick(w, e);
+            if (to == NO_STOP) return;
+            if (to == e->at) {
+                e->state = TH_ELEVATOR_OPENING;
+                e->left = e->door_time;
+            } else {
+                e->state = TH_ELEVATOR_MOVING;
+                e->to = to;
+                e->left = travel(w, e, e->at, to);
+            }
+            break;
+        }
+        case TH_ELEVATOR_MOVING:
+        case TH_ELEVATOR_OPENING:
+        case TH_ELEVATOR_CLOSING:
+            if (e->left > t) {
+                e->left -= t;
+                return;
+            }
+            t -= e->left;
+            e->left = 0.0;
+            if (e->state == TH_ELEVATOR_MOVING) {
+                e->at = e->to;
+                e->state = TH_ELEVATOR_OPENING;
+                e->left = e->door_time;
+            } else if (e->state == TH_ELEVATOR_OPENING) {
+                e->state = TH_ELEVATOR_OPEN;
+                e->left = e->dwell;
+                e->transfer_left = e->board_time;
+                if (e->at == e->discharge && e->riders) {
+                    e->alighting = e->riders;
+                    e->trips++;
+                }
+            } else if (e->riders) {
+                e->state = TH_ELEVATOR_MOVING;
+                e->to = e->discharge;
+                e->left = travel(w, e, e->at, e->discharge);
+            } else {
+                e->state = TH_ELEVATOR_IDLE;
+            }
+            break;
+        case TH_ELEVATOR_OPEN: {
+            const bool boarding = e->at != e->discharge && e->riders < e->capacity &&
+                                  next < e->cand_count;
+            if (e->alighting || boarding) {
+                if (e->transfer_left > t) {
+                    e->transfer_left -= t;
+                    return;
+                }
+                t -= e->transfer_left;
+                if (e->alighting) step_out(w, e, end - t);
+                else step_in(w, e, lift, &next);
+                e->transfer_left = e->board_time;
+                e->left = e->dwell;
+                break;
+            }
+            /* No one to move: the time per rider starts again with the next one. */
+            e->transfer_left = e->board_time;
+            if (e->left > t) {
+                e->left -= t;
+                return;
+            }
+            t -= e->left;
+            e->state = TH_ELEVATOR_CLOSING;
+            e->left = e->door_time;
+            break;
+        }
+        }
+    }
+}
+
+void th_lifts_hash(const th_world *w, th_hasher *h) {
+    for (uint32_t i = 0; i < w->lifts->count; i++) {
+        const th_lift *e = &w->lifts->lift[i];
+        th_hash_u32(h, (uint32_t)e->state << 16 | e->at << 8 | e->to);
+        th_hash_u64(h, (uint64_t)llrint(e->left * 1e6));
+        th_hash_u64(h, e->carried);
+        th_hash_u32(h, e->riders);
+        for (uint32_t r = 0; r < e->riders; r++) th_hash_u64(h, th_agent_key(e->rider[r]));
+    }
+}
+
+void th_lifts_update(th_world *w) {
+    if (!w->lifts) return;
+    count_waiting(w);
+    for (uint32_t e = 0; e < w->lifts->count; e++) run_car(w, &w->lifts->lift[e], e);
+}

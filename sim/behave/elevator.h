@@ -1,0 +1,81 @@
+/* Elevators (sim/behave/elevator.c, include/throng/building.h): cars in shafts between levels,
+ * the agents that walk to them, wait, ride and step out.
+ *
+ * An agent of a crowd an elevator serves, standing on a level with one of its stops other than
+ * the discharge stop, walks that stop's destination field (nav.dest) instead of its crowd's
+ * goal. The car is run serially in the bookkeeping phase, after the contacts: it counts who
+ * waits at each stop, moves through its states by the step's time, and boards the nearest
+ * waiting agents (storage order breaks ties: a function of the agents, so of no thread count).
+ * A rider keeps its place in storage, at the spot it boarded, but lift_of_id marks it: the grid
+ * phase gives it the level TH_LEVEL_RIDING, which no walker's sensing, contact list or body
+ * check matches, and the steer and integrate phases leave it standing. Stepping out puts it
+ * at the discharge stop. */
+#ifndef TH_SIM_ELEVATOR_H
+#define TH_SIM_ELEVATOR_H
+
+#include "engine/hash.h"
+#include "sim/core/world.h"
+#include "throng/building.h"
+
+/* The level byte of a rider (sim/core/world.h `level`): no level's index + 1. */
+#define TH_LEVEL_RIDING 255u
+
+typedef struct th_lift_stop {
+    uint32_t level; /* level index */
+    int32_t x, y;
+    th_vec2 at;     /* the cell's centre, metres */
+    uint32_t field; /* index into nav.dest (every stop but the discharge one) */
+    uint64_t call;  /* step + 1 from which agents have waited here without a break; 0 = none */
+    uint32_t waiting;
+} th_lift_stop;
+
+typedef struct th_lift {
+    char name[64];
+    th_lift_stop stop[TH_MAX_ELEVATOR_STOPS];
+    uint32_t stops, discharge, capacity;
+    uint8_t stop_on_level[TH_MAX_LEVELS]; /* stop index + 1 on each level, 0 = none */
+    float speed, acceleration, door_time, dwell, board_time, radius;
+    th_elevator_state state;
+    uint32_t at, to;
+    double left;                /* seconds left of the state's timed part */
+    double transfer_left;       /* OPEN: seconds until the next rider steps in or out */
+    uint32_t riders, alighting; /* in the car; of them still to step out here */
+    th_agent_id rider[TH_MAX_CAR];
+    uint64_t trips, carried;
+    double last_out;
+    /* The bookkeeping pass's candidates at the stop the car stands open at: storage indices,
+     * nearest first, and their squared distances. */
+    uint32_t cand[TH_MAX_CAR], cand_count;
+    float cand_d2[TH_MAX_CAR];
+} th_lift;
+
+struct th_lifts {
+    th_lift lift[TH_MAX_ELEVATORS];
+    uint32_t count;
+};
+
+/* The stop field agent (slot, crowd c, at p) walks to its elevator by, or NULL: it rides none,
+ * rides now, or stands on no level with a stop of its elevator other than the discharge one. */
+static inline const th_nav_field *th_lift_field(const th_world *w, const th_crowd_rt *c,
+                                                uint32_t slot, th_vec2 p) {
+    if (!c->lift || w->lift_of_id[slot]) return NULL;
+    const uint32_t l = w->nav.level_of[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)];
+    if (!l) return NULL;
+    const th_lift *e = &w->lifts->lift[c->lift - 1u];
+    const uint32_t s = e->stop_on_level[l - 1u];
+    if (!s || s - 1u == e->discharge) return NULL;
+    return &w->nav.dest[e->stop[s - 1u].field];
+}
+
+/* Whether the agent at storage index k rides a car now (valid from the grid phase on). */
+static inline bool th_lift_riding(const th_world *w, uint32_t k) {
+    return w->lifts && w->level[k] == TH_LEVEL_RIDING;
+}
+
+/* bookkeeping: run the cars for one step. */
+void th_lifts_update(th_world *w);
+/* The cars' state and who rides them, into the state hash. */
+void th_lifts_hash(const th_world *w, th_hasher *h);
+void th_lifts_free(th_world *w);
+
+#endif

@@ -429,8 +429,8 @@ static void print_building(FILE *out, const th_world *w) {
         fprintf(out, "elevator  %-16s %llu trip(s), %llu carried to %s", ei.name,
                 (unsigned long long)ei.trips, (unsigned long long)ei.carried, down.name);
         if (ei.carried) fprintf(out, " (the last stepped out at %.1f s)", ei.last_out);
-        fprintf(out, ", %u riding, %u waiting; %s %s %s\n", ei.riders, ei.waiting,
-                states[ei.state], ei.state == TH_ELEVATOR_MOVING ? "to" : "at",
+        fprintf(out, ", %u riding, %u waiting; %s %s %s\n", ei.riders, ei.waiting, states[ei.state],
+                ei.state == TH_ELEVATOR_MOVING ? "to" : "at",
                 ei.state == TH_ELEVATOR_MOVING ? to.name : at.name);
     }
 }

@@ -1190,9 +1190,8 @@ static vstatus judge_nist27(const vopts *o, char *m, size_t cap) {
         snprintf(m, cap, "the scene has no elevator with two stops");
         return V_ERROR;
     }
-    const double travel =
-        th_elevator_travel_time(fabs((double)b.elevation - (double)a.elevation), e.speed,
-                                e.acceleration);
+    const double travel = th_elevator_travel_time(fabs((double)b.elevation - (double)a.elevation),
+                                                  e.speed, e.acceleration);
     double hand = 0.0;
     uint32_t trips = 0;
     for (uint32_t left = s.n; left > 0; trips++) {
@@ -1209,8 +1208,8 @@ static vstatus judge_nist27(const vopts *o, char *m, size_t cap) {
              "%u persons, %u trips: the last out of the car at %.2f s, hand calculation %.2f s; "
              "all outside at %.1f s",
              s.n, trips, e.carried ? e.last_out : NAN, hand, all_out);
-    const bool ok = e.carried == s.n && e.trips == trips && fabs(e.last_out - hand) <= s.dt &&
-                    s.left == s.n;
+    const bool ok =
+        e.carried == s.n && e.trips == trips && fabs(e.last_out - hand) <= s.dt && s.left == s.n;
     sim_close(&s);
     return ok ? V_PASS : V_FAIL;
 }

@@ -409,6 +409,33 @@ PROBE(th_world_find_stair) {
     ck_assert(!th_world_find_stair(w, NULL).index1);
 }
 PROBE(th_world_stair_at) { ck_assert(!th_world_stair_at(NULL, th_v2(1.0f, 1.0f)).index1); }
+PROBE(th_world_add_elevator) {
+    const th_elevator_def d = {.name = "e", .stop_count = 2, .capacity = 1, .speed = 1.0f};
+    CLEAR();
+    ck_assert(!th_world_add_elevator(NULL, &d, &err).index1);
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_add_elevator(w, NULL, &err).index1);
+    REFUSED();
+}
+PROBE(th_world_elevator_count) { ck_assert_uint_eq(th_world_elevator_count(NULL), 0); }
+PROBE(th_world_get_elevator) {
+    th_elevator_info e;
+    ck_assert(!th_world_get_elevator(NULL, (th_elevator_id){1}, &e));
+    ck_assert(!th_world_get_elevator(w, (th_elevator_id){1}, NULL));
+}
+PROBE(th_world_find_elevator) {
+    ck_assert(!th_world_find_elevator(NULL, "e").index1);
+    ck_assert(!th_world_find_elevator(w, NULL).index1);
+}
+PROBE(th_world_agent_elevator) {
+    ck_assert(!th_world_agent_elevator(NULL, (th_agent_id){1, 1}).index1);
+    ck_assert(!th_world_agent_elevator(w, (th_agent_id){0, 0}).index1);
+}
+PROBE(th_elevator_travel_time) {
+    ck_assert(th_elevator_travel_time(NAN, 1.0, 1.0) == 0.0);
+    ck_assert(th_elevator_travel_time(1.0, 0.0, 1.0) == 0.0);
+}
 PROBE(th_world_group_count) { ck_assert_uint_eq(th_world_group_count(NULL), 0); }
 PROBE(th_world_get_group) {
     th_group_info g;
@@ -1157,6 +1184,12 @@ static const struct {
     E(th_world_get_stair),
     E(th_world_find_stair),
     E(th_world_stair_at),
+    E(th_world_add_elevator),
+    E(th_world_elevator_count),
+    E(th_world_get_elevator),
+    E(th_world_find_elevator),
+    E(th_world_agent_elevator),
+    E(th_elevator_travel_time),
     E(th_world_add_group),
     E(th_world_group_count),
     E(th_world_get_group),

@@ -35,8 +35,8 @@ extern "C" {
 #endif
 
 /** Most levels, and most stairs, of one world. */
-#define TH_MAX_LEVELS 64
-#define TH_MAX_STAIRS 250
+#define TH_MAX_LEVELS         64
+#define TH_MAX_STAIRS         250
 /** Most elevators of one world, stops of one elevator, and riders of one car. */
 #define TH_MAX_ELEVATORS      16
 #define TH_MAX_ELEVATOR_STOPS 16
@@ -156,16 +156,16 @@ typedef struct th_elevator_def {
     const char *name; /* unique, 1..63 bytes */
     uint32_t stop_count;
     th_elevator_stop stops[TH_MAX_ELEVATOR_STOPS]; /* 2 or more, each on its own level */
-    uint32_t discharge;     /* index into stops: where riders are taken */
-    uint32_t start;         /* index into stops: where the car waits at the start */
-    uint32_t capacity;      /* riders, 1..TH_MAX_CAR */
-    float speed;            /* metres/second, > 0 */
-    float acceleration;     /* metres/second^2; 0 = full speed at once */
-    float door_time;        /* seconds to open, and again to close */
-    float dwell;            /* seconds the doors stay open after the last rider in or out */
-    float board_time;       /* seconds per rider stepping in or out; 0 = all at once */
-    float radius;           /* metres around a stop's cell centre where riders wait and board;
-                               0 = 1.5 m */
+    uint32_t discharge;                            /* index into stops: where riders are taken */
+    uint32_t start;            /* index into stops: where the car waits at the start */
+    uint32_t capacity;         /* riders, 1..TH_MAX_CAR */
+    float speed;               /* metres/second, > 0 */
+    float acceleration;        /* metres/second^2; 0 = full speed at once */
+    float door_time;           /* seconds to open, and again to close */
+    float dwell;               /* seconds the doors stay open after the last rider in or out */
+    float board_time;          /* seconds per rider stepping in or out; 0 = all at once */
+    float radius;              /* metres around a stop's cell centre where riders wait and board;
+                                  0 = 1.5 m */
     const th_crowd_id *crowds; /* the crowds it serves (pedestrian crowds), crowd_count of them */
     uint32_t crowd_count;
 } th_elevator_def;
@@ -178,21 +178,20 @@ typedef struct th_elevator_info {
     uint32_t discharge, capacity;
     float speed, acceleration, door_time, dwell, board_time, radius;
     th_elevator_state state;
-    uint32_t at;        /* the stop it stands at, or left last (MOVING: `to` is where it goes) */
-    uint32_t to;        /* MOVING: the stop it travels to; else `at` */
-    uint32_t riders;    /* agents in the car now */
-    uint32_t waiting;   /* agents it serves waiting at its stops now */
-    uint64_t trips;     /* trips that carried riders to the discharge stop */
-    uint64_t carried;   /* riders stepped out at the discharge stop so far */
-    double last_out;    /* world time of the last rider stepping out, seconds; -1 before */
+    uint32_t at;      /* the stop it stands at, or left last (MOVING: `to` is where it goes) */
+    uint32_t to;      /* MOVING: the stop it travels to; else `at` */
+    uint32_t riders;  /* agents in the car now */
+    uint32_t waiting; /* agents it serves waiting at its stops now */
+    uint64_t trips;   /* trips that carried riders to the discharge stop */
+    uint64_t carried; /* riders stepped out at the discharge stop so far */
+    double last_out;  /* world time of the last rider stepping out, seconds; -1 before */
 } th_elevator_info;
 
 /** Add an elevator (before the first step, after its levels and crowds). The null handle with
  *  `err` filled when a stop is not an open cell of its level, two stops share a level, a crowd
  *  is not a pedestrian crowd or is served by another elevator, or a number is out of range.
  *  Each stop but the discharge one takes a destination field (TH_MAX_DESTINATION_FIELDS). */
-TH_API th_elevator_id th_world_add_elevator(th_world *w, const th_elevator_def *def,
-                                            th_error *err);
+TH_API th_elevator_id th_world_add_elevator(th_world *w, const th_elevator_def *def, th_error *err);
 TH_API uint32_t th_world_elevator_count(const th_world *w);
 TH_API bool th_world_get_elevator(const th_world *w, th_elevator_id elevator,
                                   th_elevator_info *out);

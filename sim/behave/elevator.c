@@ -72,8 +72,8 @@ th_elevator_id th_world_add_elevator(th_world *w, const th_elevator_def *def, th
     }
     const char *name = def->name ? def->name : "";
     if (!name[0] || strlen(name) > 63 || th_world_find_elevator(w, name).index1) {
-        th_error_set(err, TH_ERR_INVALID, "elevator name '%s' is empty, longer than 63 bytes or taken",
-                     name);
+        th_error_set(err, TH_ERR_INVALID,
+                     "elevator name '%s' is empty, longer than 63 bytes or taken", name);
         return (th_elevator_id){0};
     }
     if (th_world_elevator_count(w) >= TH_MAX_ELEVATORS) {
@@ -115,8 +115,8 @@ th_elevator_id th_world_add_elevator(th_world *w, const th_elevator_def *def, th
         on_level[l - 1] = (uint8_t)(s + 1);
     }
     if (def->capacity < 1 || def->capacity > TH_MAX_CAR)
-        return fail(err, TH_ERR_INVALID, "elevator '%s' capacity %g; expected 1 to %g riders",
-                    name, def->capacity, TH_MAX_CAR);
+        return fail(err, TH_ERR_INVALID, "elevator '%s' capacity %g; expected 1 to %g riders", name,
+                    def->capacity, TH_MAX_CAR);
     if (!in_range(def->speed, 0.01f, 100.0f) || !in_range(def->acceleration, 0.0f, 100.0f))
         return fail(err, TH_ERR_INVALID,
                     "elevator '%s' speed %g m/s or acceleration %g m/s^2 out of range "
@@ -231,7 +231,7 @@ bool th_world_get_elevator(const th_world *w, th_elevator_id elevator, th_elevat
     out->state = e->state;
     out->at = e->at;
     out->to = e->state == TH_ELEVATOR_MOVING ? e->to : e->at;
-    out->riders = e->riders;
+    out->riders = e->alighting ? e->alighting : e->riders; /* stepping out: those still in */
     out->trips = e->trips;
     out->carried = e->carried;
     out->last_out = e->last_out;
@@ -395,8 +395,8 @@ static void run_car(th_world *w, th_lift *e, uint32_t lift) {
             }
             break;
         case TH_ELEVATOR_OPEN: {
-            const bool boarding = e->at != e->discharge && e->riders < e->capacity &&
-                                  next < e->cand_count;
+            const bool boarding =
+                e->at != e->discharge && e->riders < e->capacity && next < e->cand_count;
             if (e->alighting || boarding) {
                 if (e->transfer_left > t) {
                     e->transfer_left -= t;

@@ -119,10 +119,10 @@ static void gather_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
         const uint8_t *lift_of_id = x->w->lift_of_id; /* riders are on no level */
         uint8_t *level = x->w->level;
         for (uint32_t k = begin; k < end; k++) {
-            level[k] = lift_of_id && lift_of_id[th_id_slot(dst->id[k])]
-                           ? (uint8_t)TH_LEVEL_RIDING
-                           : level_of[th_navmap_cell_of(m, th_v2(dst->px[k], dst->py[k]), NULL,
-                                                        NULL)];
+            level[k] =
+                lift_of_id && lift_of_id[th_id_slot(dst->id[k])]
+                    ? (uint8_t)TH_LEVEL_RIDING
+                    : level_of[th_navmap_cell_of(m, th_v2(dst->px[k], dst->py[k]), NULL, NULL)];
         }
     }
 }

@@ -246,8 +246,8 @@ static bool parse_stops(th_scene *s, th_scene_elevator *el, const th_ynode *n, c
             return false;
         const int32_t *r = s->level[l].rect, x = el->stop_cell[i][0], y = el->stop_cell[i][1];
         if (x < r[0] || x > r[2] || y < r[1] || y > r[3])
-            return FAIL(s, v, sub, err, "cell (%d, %d) is not on level '%s' [%d, %d, %d, %d]", x,
-                        y, s->level[l].name, r[0], r[1], r[2], r[3]);
+            return FAIL(s, v, sub, err, "cell (%d, %d) is not on level '%s' [%d, %d, %d, %d]", x, y,
+                        s->level[l].name, r[0], r[1], r[2], r[3]);
         el->stop_count++;
     }
     return true;
@@ -263,9 +263,9 @@ bool th_scene_parse_elevators(th_scene *s, const th_ynode *n, th_error *err) {
                     TH_MAX_ELEVATORS, n->count);
     s->elevator = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->elevator);
     if (!s->elevator) return TH_SCENE_NOMEM(s, n, "elevators", err, "out of memory");
-    static const char *const keys[] = {"name",      "stops", "discharge",  "start",
-                                       "capacity",  "speed", "acceleration", "door_time",
-                                       "dwell",     "board_time", "radius", "crowds", NULL};
+    static const char *const keys[] = {"name",   "stops",        "discharge", "start", "capacity",
+                                       "speed",  "acceleration", "door_time", "dwell", "board_time",
+                                       "radius", "crowds",       NULL};
     static const struct {
         const char *key;
         double lo, hi;
@@ -393,12 +393,13 @@ bool th_scene_build_elevators(th_world *w, const th_scene *s, th_error *err) {
         for (uint32_t k = 0; k < el->crowd_count; k++) crowds[k] = (th_crowd_id){el->crowd[k] + 1};
         d.crowds = crowds;
         for (uint32_t k = 0; k < el->stop_count; k++) {
-            d.stops[k] = (th_elevator_stop){{el->stop_level[k] + 1}, el->stop_cell[k][0],
-                                            el->stop_cell[k][1]};
+            d.stops[k] = (th_elevator_stop){
+                {el->stop_level[k] + 1}, el->stop_cell[k][0], el->stop_cell[k][1]};
         }
         char path[64];
         snprintf(path, sizeof path, "elevators[%u]", i);
-        if (!th_world_add_elevator(w, &d, err).index1) return th_scene_refused(s, el->node, path, err);
+        if (!th_world_add_elevator(w, &d, err).index1)
+            return th_scene_refused(s, el->node, path, err);
     }
     return true;
 }

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Elevators as a user reaches them, through `throng run`, `throng check` and the scene file:
+#
+#   - the NIST 2.7 scene (scenes/verification/elevator.yaml): everyone rides down and leaves;
+#     the report's `elevator` line and the JSON's `elevators` agree with the hand calculation
+#     in the scene's header (2 trips, the last rider out at 72 s);
+#   - the same state hash on 1, 2 and 3 threads;
+#   - scene errors at their line and column, and the world's refusals at the elevator that
+#     asked for them.
+#
+# usage: test_elevators_cli.sh path/to/throng scenes/verification/elevator.yaml
+set -u
+. "$(dirname "$0")/lib.sh"
+
+bin=${1:?usage: test_elevators_cli.sh path/to/throng path/to/elevator.yaml}
+scene=${2:?usage: test_elevators_cli.sh path/to/throng path/to/elevator.yaml}
+need_executable "$bin"
+need python3 "to read the JSON back"
+
+run run "$scene" --headless --threads 2 --json "$tmp/r.json"
+if [[ $rc -ne 0 ]]; then
+    fail "run the elevator scene" "exit code $rc"
+else
+    cp "$tmp/out" "$tmp/report"
+    if python3 - "$tmp/r.json" "$tmp/report" >"$tmp/err" 2>&1 <<'PY'; then
+import json, re, sys
+j = json.load(open(sys.argv[1]))
+(e,) = j["elevators"]
+assert e["name"] == "car" and e["discharge"] == "ground", e
+assert [s["level"] for s in e["stops"]] == ["ground", "first"], e
+assert (e["trips"], e["carried"], e["riders"], e["waiting"]) == (2, 16, 0, 0), e
+assert abs(e["last_out_s"] - 72.0) < 0.05, e
+assert j["outcome"]["sheltered"] == 16, j["outcome"]
+rep = open(sys.argv[2]).read()
+assert re.search(r"^elevator +car +2 trip\(s\), 16 carried to ground \(the last stepped out at 72\.0 s\), 0 riding, 0 waiting; idle at ground", rep, re.M), rep
+PY
+        pass "everyone rides down; report and JSON give the hand calculation's 72 s"
+    else
+        fail "the elevator scene" "$(cat "$tmp/err")"
+    fi
+    h2=$(grep '^hash' "$tmp/report")
+    run run "$scene" --headless --threads 1
+    h1=$(grep '^hash' "$tmp/out")
+    run run "$scene" --headless --threads 3
+    h3=$(grep '^hash' "$tmp/out")
+    if [[ -n $h1 && $h1 == "$h2" && $h1 == "$h3" ]]; then pass "same hash on 1, 2 and 3 threads"; else
+        fail "same hash on 1, 2 and 3 threads" "1: '$h1', 2: '$h2', 3: '$h3'"
+    fi
+fi
+
+# A small building: level a on cells 0-9, level b on 10-19, a wall at (15, 2).
+# bad NAME ELEVATORS WHAT SAYS [CROWDS]: the scene with `elevators: ELEVATORS` on line 12
+# refused there, at the column of the first occurrence of WHAT in that line.
+bad() {
+    local name=$1 elevators=$2 what=$3 says=$4
+    local crowds=${5:-"[{name: p, model: pedestrian, agents: [[6.7, 0.7]]}, {name: q, agents: [[2.1, 0.7]]}]"}
+    {
+        printf 'name: bad\nmap:\n  cell_size: 0.5\n  legend: {%s: wall, %s: open}\n  ascii: |\n' "'#'" "'.'"
+        printf '    ####################\n'
+        printf '    #.........#....#...#\n'
+        printf '    #.........#........#\n'
+        printf '    ####################\n'
+        printf 'levels: [{name: a, cells: [0, 0, 9, 3]}, {name: b, cells: [10, 0, 19, 3], elevation: 3}]\n'
+        printf 'crowds: %s\n' "$crowds"
+        printf 'elevators: %s\n' "$elevators"
+    } >"$tmp/bad.yaml"
+    local prefix=${elevators%%"$what"*}
+    local col=$((${#prefix} + 12))
+    expect_scene_error "$name" "$tmp/bad.yaml" "12:$col:" "$says"
+}
+stops='stops: [{level: a, cell: [5, 1]}, {level: b, cell: [12, 1]}]'
+bad "an unknown level" "[{name: e, stops: [{level: a, cell: [5, 1]}, {level: c, cell: [12, 1]}], capacity: 4, speed: 1, crowds: [p]}]" "c, cell" "expected the name of a level"
+bad "two stops on one level" "[{name: e, stops: [{level: a, cell: [5, 1]}, {level: a, cell: [6, 1]}], capacity: 4, speed: 1, crowds: [p]}]" "a, cell: [6" "has a stop already"
+bad "a stop off its level" "[{name: e, stops: [{level: a, cell: [5, 1]}, {level: b, cell: [2, 1]}], capacity: 4, speed: 1, crowds: [p]}]" "[2, 1]" "not on level 'b'"
+bad "a stop in a wall" "[{name: e, stops: [{level: a, cell: [5, 1]}, {level: b, cell: [15, 2]}], capacity: 4, speed: 1, crowds: [p]}]" "{name" "not an open cell of level 'b'"
+bad "one stop" "[{name: e, stops: [{level: a, cell: [5, 1]}], capacity: 4, speed: 1, crowds: [p]}]" "[{level" "expected 2 to 16 stops"
+bad "no capacity" "[{name: e, $stops, speed: 1, crowds: [p]}]" "{name" "missing: expected \`capacity\`"
+bad "a capacity too large" "[{name: e, $stops, capacity: 65, speed: 1, crowds: [p]}]" "65" "expected"
+bad "no speed" "[{name: e, $stops, capacity: 4, crowds: [p]}]" "{name" "missing: expected \`speed\`"
+bad "a negative dwell" "[{name: e, $stops, capacity: 4, speed: 1, dwell: -1, crowds: [p]}]" "-1" "expected a number in [0, 3600]"
+bad "an unknown crowd" "[{name: e, $stops, capacity: 4, speed: 1, crowds: [z]}]" "z]" "expected the name of a crowd"
+bad "a crowd of boids" "[{name: e, $stops, capacity: 4, speed: 1, crowds: [q]}]" "q]" "not of the pedestrian model"
+bad "a discharge level without a stop" "[{name: e, $stops, discharge: c, capacity: 4, speed: 1, crowds: [p]}]" "c, capacity" "expected the level of one of the elevator's stops"
+bad "one crowd, two elevators" "[{name: e, $stops, capacity: 4, speed: 1, crowds: [p]}, {name: f, stops: [{level: a, cell: [6, 1]}, {level: b, cell: [13, 1]}], capacity: 4, speed: 1, crowds: [p]}]" "p]}]" "a crowd rides one elevator"
+bad "an unknown key" "[{name: e, $stops, capacity: 4, speed: 1, crowds: [p], floors: 3}]" "floors" "floors"
+
+printf 'name: bad\nmap: {cell_size: 1, legend: {".": open}, ascii: "....\\n....\\n"}\ncrowds: [{name: p, model: pedestrian, agents: [[1, 1]]}]\nlevels: [{name: a, cells: [0, 0, 3, 1]}]\nelevators: []\n' >"$tmp/onelevel.yaml"
+expect_scene_error "elevators with one level" "$tmp/onelevel.yaml" "5:12:" "at least two"
+finish

@@ -1037,8 +1037,9 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     th_world_def d = th_world_get_def(w);
     bool interp = c->prev_valid && c->prev_step + 1 == th_world_step_count(w) && alpha < 1.0;
     float a = (float)alpha, half_w = d.width * 0.5f, half_h = d.height * 0.5f;
-    /* A step longer than a cell may have crossed a stair's glued edge to another level. */
-    const bool stairs = th_world_stair_count(w) > 0;
+    /* A step longer than a cell may have crossed a stair's glued edge to another level, or
+     * stepped out of an elevator there. */
+    const bool stairs = th_world_stair_count(w) > 0 || th_world_elevator_count(w) > 0;
     const float seam = c->cell_size > 0.0f ? c->cell_size : 1.0f;
     /* Agents 0.8 m long, but never smaller than 7 px so crowds stay visible zoomed out. */
     float len = (float)(0.8 * c->cam.scale);
@@ -1053,7 +1054,9 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     int used = 0;
     double scale = c->cam.scale, ox = c->cam.w / 2.0 - c->cam.cx * scale,
            oy = c->cam.h / 2.0 + c->cam.cy * scale;
+    const bool lifts = th_world_elevator_count(w) > 0;
     for (uint32_t i = 0; i < v.count; i++) {
+        if (lifts && th_world_agent_elevator(w, v.id[i]).index1) continue; /* in a car */
         float x = v.px[i], y = v.py[i];
         const uint32_t id = v.id[i].index1 - 1;
         if (interp && id < c->prev_cap && c->prev_gen[id] == v.id[i].generation) {
@@ -1122,6 +1125,7 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
         bool lead = v.flags && (v.flags[i] & TH_AGENT_LEADER), pred = predator[v.crowd[i]];
         bool stalled = v.flags && (v.flags[i] & TH_AGENT_STALLED);
         if (!lead && !pred && !stalled && !hazards) continue;
+        if (lifts && th_world_agent_elevator(w, v.id[i]).index1) continue;
         float x = v.px[i], y = v.py[i];
         const uint32_t id = v.id[i].index1 - 1;
         if (interp && id < c->prev_cap && c->prev_gen[id] == v.id[i].generation) {
@@ -1206,6 +1210,7 @@ void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *r
         draw_routes(c, w);
     }
     tv_draw_stairs(c, w);
+    tv_draw_elevators(c, w);
     draw_bunkers(c, w);
     draw_flow_areas(c, w);
     tv_draw_colonies(c, w);

@@ -354,9 +354,9 @@ enum {
 typedef struct lg_item {
     int kind;
     uint32_t col;
-    int variant; /* LG_STAIR: 0 flight, 1 landing; LG_MARKER: 0 open, 1 full, 2 destroyed; LG_AGENT:
-                    0 plain, 1 leader, 2 predator, 3 dose ring, 4 incapacitated (cross), plus
-                    LG_BODY when the crowd is drawn as discs */
+    int variant; /* LG_STAIR: 0 flight, 1 landing, 2 elevator stop, 3 car; LG_MARKER: 0 open, 1
+                    full, 2 destroyed; LG_AGENT: 0 plain, 1 leader, 2 predator, 3 dose ring, 4
+                    incapacitated (cross), plus LG_BODY when the crowd is drawn as discs */
     char text[72];
 } lg_item;
 
@@ -431,6 +431,10 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
     if (th_world_stair_count(w) > 0) {
         n = lg_add(it, n, LG_STAIR, TV_STAIR_COLOR, 0, "stair: chevrons point up");
         n = lg_add(it, n, LG_STAIR, TV_STAIR_COLOR, 1, "landing on the level above");
+    }
+    if (th_world_elevator_count(w) > 0) {
+        n = lg_add(it, n, LG_STAIR, TV_ELEVATOR_COLOR, 2, "elevator stop");
+        n = lg_add(it, n, LG_STAIR, TV_ELEVATOR_COLOR, 3, "elevator car, doors open");
     }
     if (th_world_spawner_count(w) > 0)
         n = lg_add(it, n, LG_SWATCH, TV_SPAWNER_COLOR, 0, "spawner: agents enter");
@@ -526,7 +530,17 @@ static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
             tv_batch_rect(&c->geo, x, y, sw, sw, ground);
             tv_batch_rect(&c->geo, x, y, sw, sw,
                           (col & 0x00FFFFFFu) | (t->variant ? 0x58000000u : 0x30000000u));
-            if (t->variant) {
+            if (t->variant >= 2) {
+                /* An elevator's stop: a framed cell; its car solid, the doors a gap. */
+                tv_batch_rect(&c->geo, x, y, sw, 2, col);
+                tv_batch_rect(&c->geo, x, y + sw - 2, sw, 2, col);
+                tv_batch_rect(&c->geo, x, y, 2, sw, col);
+                tv_batch_rect(&c->geo, x + sw - 2, y, 2, sw, col);
+                if (t->variant == 3) {
+                    tv_batch_rect(&c->geo, x + 2, y + 2, sw - 4, sw - 4, col);
+                    tv_batch_rect(&c->geo, x + sw * 0.4f, y + 2, sw * 0.2f, sw - 4, TV_BACKGROUND);
+                }
+            } else if (t->variant) {
                 tv_batch_rect(&c->geo, x, y + sw - 3, sw, 3, col);
             } else {
                 for (int k = 1; k < 4; k++)

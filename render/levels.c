@@ -1,11 +1,16 @@
 /* Buildings on the map (throng/building.h): each level's outline and label, each stair's flight
- * and landing, and one level shown alone with the rest of the map covered.
+ * and landing, each elevator's stops and car, and one level shown alone with the rest of the
+ * map covered.
  *
  * A flight is drawn as a stair is on a floor plan: its treads across the way up (one per
  * 0.28 m of plan, at least 4 px apart), chevrons along its middle pointing the way up, and a
  * thick line on its top edge, the edge glued to the level above. The landing across that edge
  * on the upper level gets the same line on its glued side and a lighter fill. Both ends carry
- * the stair's name and where it leads, so the two halves of a seam read as one stair. */
+ * the stair's name and where it leads, so the two halves of a seam read as one stair.
+ *
+ * An elevator's stop is its cell with a frame; the stop where the car stands gets a solid car
+ * with its doors drawn open or closed. Each stop's label says who waits there, and at the car's
+ * stop what the car is doing and how many ride. Riders are not drawn: they are in the car. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -172,6 +177,31 @@ void tv_draw_stairs(tv_ctx *c, const th_world *w) {
     }
 }
 
+static void draw_stop(tv_ctx *c, const th_elevator_info *e, uint32_t s) {
+    const th_elevator_stop *st = &e->stops[s];
+    const SDL_FRect r = cells_rect(c, st->x, st->y, st->x, st->y);
+    tv_batch_rect(&c->geo, r.x, r.y, r.w, r.h, with_alpha(TV_ELEVATOR_COLOR, 0x40));
+    box_outline(&c->geo, r, 1.5f, TV_ELEVATOR_COLOR);
+    if (e->state == TH_ELEVATOR_MOVING || e->at != s) return;
+    /* The car: solid, its doors a gap down the middle while they stand open. */
+    const float inset = r.w > 8.0f ? 2.0f : 0.0f;
+    tv_batch_rect(&c->geo, r.x + inset, r.y + inset, r.w - 2 * inset, r.h - 2 * inset,
+                  TV_ELEVATOR_COLOR);
+    if (e->state == TH_ELEVATOR_OPEN || e->state == TH_ELEVATOR_OPENING)
+        tv_batch_rect(&c->geo, r.x + r.w * 0.4f, r.y + inset, r.w * 0.2f, r.h - 2 * inset,
+                      TV_BACKGROUND);
+}
+
+void tv_draw_elevators(tv_ctx *c, const th_world *w) {
+    const uint32_t n = th_world_elevator_count(w);
+    if (n == 0 || c->map_cols <= 0 || !(c->cell_size > 0.0f)) return;
+    for (uint32_t i = 0; i < n; i++) {
+        th_elevator_info e;
+        if (!th_world_get_elevator(w, (th_elevator_id){i + 1}, &e)) continue;
+        for (uint32_t s = 0; s < e.stop_count; s++) draw_stop(c, &e, s);
+    }
+}
+
 /* Screen rectangle of world box `box`. */
 static SDL_FRect box_rect(const tv_ctx *c, const float box[4]) {
     th_vec2 tl = tv_to_screen(&c->cam, box[0], box[3]), br = tv_to_screen(&c->cam, box[2], box[1]);
@@ -234,9 +264,11 @@ static void level_label(tv_ctx *c, const th_world *w, uint32_t self, const th_le
     tv_text(c, at.x + 5, at.y + 2, scale, COL_LEVEL, text);
 }
 
-/* A stair's label at one end: just beyond screen rectangle `r` on the side facing way `u`,
- * centred on that side and kept inside the level's rectangle `lv` where it fits. */
-static void stair_label(tv_ctx *c, SDL_FRect r, int u, SDL_FRect lv, const char *text) {
+/* A stair's label at one end (or an elevator's at a stop, in colour `col`): just beyond screen
+ * rectangle `r` on the side facing way `u`, centred on that side and kept inside the level's
+ * rectangle `lv` where it fits. */
+static void stair_label(tv_ctx *c, SDL_FRect r, int u, SDL_FRect lv, const char *text,
+                        uint32_t col) {
     /* The larger font where the level is wide enough for three such labels side by side. */
     const int scale = 3 * (tv_text_width(2, text) + 6) <= lv.w ? 2 : 1;
     const float bw = tv_text_width(scale, text) + 3 * scale, bh = (float)(TV_FONT_H + 3) * scale;
@@ -256,7 +288,33 @@ static void stair_label(tv_ctx *c, SDL_FRect r, int u, SDL_FRect lv, const char 
         if (y + bh > lv.y + lv.h - 2) y = lv.y + lv.h - 2 - bh;
     }
     tv_batch_rect(&c->geo, x, y, bw, bh, COL_LABEL_BG);
-    tv_text(c, x + 1.5f * scale, y + 2 * scale, scale, TV_STAIR_COLOR, text);
+    tv_text(c, x + 1.5f * scale, y + 2 * scale, scale, col, text);
+}
+
+/* Each elevator's stops on the levels shown: the name, who waits, and at the car's stop (or
+ * the stop it travels to) what the car does and how many ride. */
+static void elevator_labels(tv_ctx *c, const th_world *w, const SDL_FRect *lv, uint32_t levels) {
+    static const char *const doing[] = {"idle", "coming", "opening", "open", "closing"};
+    for (uint32_t i = 0; i < th_world_elevator_count(w); i++) {
+        th_elevator_info e;
+        if (!th_world_get_elevator(w, (th_elevator_id){i + 1}, &e)) continue;
+        for (uint32_t s = 0; s < e.stop_count; s++) {
+            const uint32_t l = e.stops[s].level.index1;
+            if (l < 1 || l > levels || lv[l - 1].w <= 0) continue;
+            char text[160];
+            const bool car = e.state == TH_ELEVATOR_MOVING ? e.to == s : e.at == s;
+            if (car) snprintf(text, sizeof text, "%s: %s, %u in", e.name, doing[e.state], e.riders);
+            else snprintf(text, sizeof text, "%s", e.name);
+            /* Waiting ones stand at the stops above and below the discharge one. */
+            if (s != e.discharge) {
+                const size_t used = strlen(text);
+                snprintf(text + used, sizeof text - used, ", %u waiting", e.stop_waiting[s]);
+            }
+            const th_elevator_stop *st = &e.stops[s];
+            stair_label(c, cells_rect(c, st->x, st->y, st->x, st->y), TH_STAIR_NORTH, lv[l - 1],
+                        text, TV_ELEVATOR_COLOR);
+        }
+    }
 }
 
 void tv_draw_level_labels(tv_ctx *c, const th_world *w) {
@@ -288,15 +346,17 @@ void tv_draw_level_labels(tv_ctx *c, const th_world *w) {
         if (lo >= 1 && lo <= n && lo <= TH_MAX_LEVELS && lv[lo - 1].w > 0) {
             snprintf(text, sizeof text, "%s: up to %s", si.name, up ? name[up - 1] : "?");
             /* Below the foot of the flight. */
-            stair_label(c, cells_rect(c, si.x0, si.y0, si.x1, si.y1), (u + 2) & 3, lv[lo - 1],
-                        text);
+            stair_label(c, cells_rect(c, si.x0, si.y0, si.x1, si.y1), (u + 2) & 3, lv[lo - 1], text,
+                        TV_STAIR_COLOR);
         }
         if (up >= 1 && up <= n && up <= TH_MAX_LEVELS && lv[up - 1].w > 0) {
             int32_t l[4];
             landing_cells(&si, l);
             snprintf(text, sizeof text, "%s: down to %s", si.name, lo ? name[lo - 1] : "?");
             /* Beyond the landing, on the upper level's floor. */
-            stair_label(c, cells_rect(c, l[0], l[1], l[2], l[3]), u, lv[up - 1], text);
+            stair_label(c, cells_rect(c, l[0], l[1], l[2], l[3]), u, lv[up - 1], text,
+                        TV_STAIR_COLOR);
         }
     }
+    elevator_labels(c, w, lv, n);
 }

@@ -240,15 +240,19 @@ bool tv_shown(const tv_ctx *c, const th_world *w, th_vec2 p);
 uint32_t tv_level_step(const th_world *w, uint32_t index1, int dir);
 /** Stair flights (treads, chevrons up the flight) and landings, under the agents. */
 void tv_draw_stairs(tv_ctx *c, const th_world *w);
+/** Elevator stops and, at its stop, the car with its doors, under the agents. */
+void tv_draw_elevators(tv_ctx *c, const th_world *w);
 /** With a level shown alone, cover the rest of the map with the background. */
 void tv_mask_levels(tv_ctx *c, const th_world *w);
 /** Each level's outline and label (name, elevation, agents on it) and the stairs' labels, over
  *  the agents. */
 void tv_draw_level_labels(tv_ctx *c, const th_world *w);
 /** The background outside the world (and over the levels left out). */
-#define TV_BACKGROUND  0xFF0B0E14u
+#define TV_BACKGROUND     0xFF0B0E14u
 /** The stairs' colour, shared with the legend. */
-#define TV_STAIR_COLOR 0xFFE6D7B4u
+#define TV_STAIR_COLOR    0xFFE6D7B4u
+/** The elevators' colour. */
+#define TV_ELEVATOR_COLOR 0xFF7FD8C8u
 
 /* ---- pheromone.c ------------------------------------------------------------------------- */
 

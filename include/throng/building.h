@@ -182,6 +182,7 @@ typedef struct th_elevator_info {
     uint32_t to;      /* MOVING: the stop it travels to; else `at` */
     uint32_t riders;  /* agents in the car now */
     uint32_t waiting; /* agents it serves waiting at its stops now */
+    uint32_t stop_waiting[TH_MAX_ELEVATOR_STOPS]; /* of them, at each stop */
     uint64_t trips;   /* trips that carried riders to the discharge stop */
     uint64_t carried; /* riders stepped out at the discharge stop so far */
     double last_out;  /* world time of the last rider stepping out, seconds; -1 before */

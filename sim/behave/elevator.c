@@ -218,6 +218,7 @@ bool th_world_get_elevator(const th_world *w, th_elevator_id elevator, th_elevat
     out->stop_count = e->stops;
     for (uint32_t s = 0; s < e->stops; s++) {
         out->stops[s] = (th_elevator_stop){{e->stop[s].level + 1}, e->stop[s].x, e->stop[s].y};
+        out->stop_waiting[s] = e->stop[s].waiting;
         out->waiting += e->stop[s].waiting;
     }
     out->discharge = e->discharge;

@@ -55,6 +55,7 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
             }
             o->en_route++;
             o->en_route_stalled += (v.flags[k] & TH_AGENT_STALLED) != 0;
+            o->en_route_riding += th_world_agent_elevator(w, v.id[k]).index1 != 0;
             continue;
         }
         o->stranded++;
@@ -140,6 +141,7 @@ static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
     fprintf(out, "outcome   %u sheltered, %u en route (walking to a bunker", o->sheltered,
             o->en_route);
     if (o->en_route_stalled) fprintf(out, "; %u of them stalled", o->en_route_stalled);
+    if (o->en_route_riding) fprintf(out, "; %u of them riding an elevator", o->en_route_riding);
     fprintf(out, ")");
     if (o->waiting) fprintf(out, ", %u waiting (pre-movement time not yet over)", o->waiting);
     fprintf(out, ", %u stranded (no route to an open bunker)", o->stranded);
@@ -784,10 +786,10 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     fprintf(j,
             "  \"outcome\": {\"spawned\": %u, \"sheltered\": %u, \"en_route\": %u, "
             "\"stranded\": %u, \"removed\": %u, \"buried\": %u, \"not_fleeing\": %u, "
-            "\"reachable\": %u, \"en_route_stalled\": %u, \"waiting\": %u, "
-            "\"incapacitated\": %u, \"sheltered_50_s\": ",
+            "\"reachable\": %u, \"en_route_stalled\": %u, \"en_route_riding\": %u, "
+            "\"waiting\": %u, \"incapacitated\": %u, \"sheltered_50_s\": ",
             o.spawned, o.sheltered, o.en_route, o.stranded, o.removed, o.buried, o.other,
-            o.reachable, o.en_route_stalled, o.waiting, o.incapacitated);
+            o.reachable, o.en_route_stalled, o.en_route_riding, o.waiting, o.incapacitated);
     json_time(j, o.time_at[0]);
     fprintf(j, ", \"sheltered_90_s\": ");
     json_time(j, o.time_at[1]);

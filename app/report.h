@@ -28,6 +28,8 @@ typedef struct th_run_facts {
 typedef struct th_outcome {
     uint32_t spawned, en_route, sheltered, stranded, removed, buried, other;
     uint32_t en_route_stalled;   /* of en_route: stalled (th_world_get_stall_info) */
+    uint32_t en_route_riding;    /* of en_route: in an elevator's car (one process: elevators
+                                    are refused over ranks) */
     uint32_t waiting;            /* with a way in, still standing out their pre-movement time
                                     (not counted in en_route) */
     uint32_t incapacitated;      /* their dose of the fire hazards reached 1: they stand for good

@@ -20,7 +20,7 @@ static double hand_travel(double h, double v, double a) {
 
 /* A building of `levels` storeys 4 m apart, drawn side by side (21 x 10 cells of 0.5 m each),
  * the ground's west wall an exit; one elevator with a stop by each east wall; `per_floor`
- * occupants on each upper storey, next to the stop. */
+ * occupants on each upper storey, next to the stop (within 3.6 m of it). */
 static const char *tower(const char *name, int levels, int per_floor, uint32_t capacity,
                          double speed, double accel, double board, double rise) {
     static char text[16384];
@@ -56,11 +56,12 @@ static const char *tower(const char *name, int levels, int per_floor, uint32_t c
     for (int l = 1; l < levels; l++)
         n += snprintf(text + n, sizeof text - n, "%sf%d", l > 1 ? ", " : "", l);
     n += snprintf(text + n, sizeof text - n, "]\ncrowds:\n");
+    const double spread = per_floor > 16 ? 3.2 : 1.6; /* metres west of the stop's east edge */
     for (int l = 1; l < levels; l++)
         n += snprintf(text + n, sizeof text - n,
                       "  - name: f%d\n    model: pedestrian\n    behavior: flee\n    count: %d\n"
-                      "    spawn: {rect: [%g, 1.2, 1.6, 2.6]}\n",
-                      l, per_floor, 10.5 * l + 7.6);
+                      "    spawn: {rect: [%g, 1.2, %g, 2.6]}\n",
+                      l, per_floor, 10.5 * l + 9.2 - spread, spread);
     return th_test_write_text(name, text);
 }
 
@@ -93,8 +94,9 @@ START_TEST(one_floor_against_hand_calculation) {
         uint32_t capacity;
         double speed, accel, board, rise;
     } cases[] = {
-        {1, 8, 1.0, 1.0, 1.0, 4.0},  {8, 8, 1.0, 1.0, 1.0, 4.0},  {13, 4, 2.5, 0.8, 0.5, 3.5},
-        {6, 10, 1.5, 0.0, 0.0, 4.0}, {9, 2, 4.0, 1.2, 0.75, 3.0}, {5, 3, 1.0, 2.0, 1.25, 0.6},
+        {1, 8, 1.0, 1.0, 1.0, 4.0},   {8, 8, 1.0, 1.0, 1.0, 4.0},  {13, 4, 2.5, 0.8, 0.5, 3.5},
+        {6, 10, 1.5, 0.0, 0.0, 4.0},  {9, 2, 4.0, 1.2, 0.75, 3.0}, {5, 3, 1.0, 2.0, 1.25, 0.6},
+        {20, 40, 1.0, 1.0, 0.0, 4.0}, /* twenty step out at once, under the body checks */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const double door = 1.5, dwell = 2.5;
@@ -172,6 +174,84 @@ START_TEST(calls_and_riders) {
     ck_assert_uint_eq(e.carried, 8);
     ck_assert_uint_eq(e.trips, 2);
     ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
+    th_world_destroy(w);
+}
+END_TEST
+
+/* Thirty riders of a car for forty stepping out in the same step, waiting close to the stop
+ * (radius 1 m): placed a body's width apart and settled, no two bodies overlap past the
+ * bound the body checks allow. */
+START_TEST(many_step_out_at_once) {
+    const char *path = tower("crowded.yaml", 2, 30, 40, 1.0, 1.0, 0.0, 4.0);
+    FILE *f = fopen(path, "r");
+    ck_assert(f != NULL);
+    static char text[16384];
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    char *r = strstr(text, "radius: 3");
+    ck_assert(r != NULL);
+    memcpy(r, "radius: 1", 9); /* the same length: radius 1 m */
+    th_error err;
+    th_scene_opts o = {0};
+    o.threads = 2;
+    th_world *w = th_scene_load(th_test_write_text("crowded.yaml", text), &o, NULL, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_world_set_validation(w, true);
+    th_elevator_info e;
+    uint64_t most = 0, before = 0;
+    for (int s = 0; s < 4000 && th_world_agent_count(w) > 0; s++) {
+        th_world_step(w);
+        ck_assert(th_world_get_elevator(w, (th_elevator_id){1}, &e));
+        if (e.carried - before > most) most = e.carried - before;
+        before = e.carried;
+        ck_assert_msg(th_world_validation_error(w) == NULL, "step %d: %s", s,
+                      th_world_validation_error(w));
+    }
+    ck_assert_uint_eq(e.carried, 30);
+    ck_assert_uint_ge(most, 10); /* many in one step */
+    th_world_destroy(w);
+}
+END_TEST
+
+/* Riders are in no measurement area, and stepping out on the ground floor crosses no line on
+ * the first floor between the stop and where they step out. */
+START_TEST(riders_out_of_measurement) {
+    th_error err;
+    th_scene_opts o = {0};
+    o.threads = 2;
+    th_world *w = th_scene_load(tower("measure.yaml", 2, 8, 4, 1.0, 1.0, 1.0, 4.0), &o, NULL, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    /* The first floor spans x = 10.5-21 m; its stop is at (19.75, 2.75), its walkers east of
+     * x = 18; the ground floor's stop is at (9.25, 2.75), its exit at x = 0. */
+    const th_measure_line_def ld = {"upper", {15.0f, 0.5f}, {15.0f, 4.5f}, 1.0f};
+    const th_measure_line_id line = th_world_add_measure_line(w, &ld, &err);
+    ck_assert_msg(line.index1, "%s", err.message);
+    const th_measure_area_def ad = {"lobby", 16.5f, 0.5f, 20.5f, 4.5f};
+    const th_measure_area_id area = th_world_add_measure_area(w, &ad, &err);
+    ck_assert_msg(area.index1, "%s", err.message);
+    bool rode = false;
+    th_elevator_info e;
+    for (int s = 0; s < 3000 && th_world_agent_count(w) > 0; s++) {
+        th_world_step(w);
+        th_agent_view v = th_world_agents(w);
+        uint32_t walking_inside = 0;
+        for (uint32_t k = 0; k < v.count; k++) {
+            const bool riding = th_world_agent_elevator(w, v.id[k]).index1 != 0;
+            rode |= riding;
+            walking_inside +=
+                !riding && v.px[k] >= 16.5f && v.px[k] < 20.5f && v.py[k] >= 0.5f && v.py[k] < 4.5f;
+        }
+        th_measure_area_info ai;
+        ck_assert(th_world_get_measure_area(w, area, &ai));
+        ck_assert_uint_eq(ai.count, walking_inside);
+    }
+    ck_assert(rode);
+    ck_assert(th_world_get_elevator(w, (th_elevator_id){1}, &e));
+    ck_assert_uint_eq(e.carried, 8);
+    th_measure_line_info li;
+    ck_assert(th_world_get_measure_line(w, line, &li));
+    ck_assert_uint_eq(li.forward_total + li.backward_total, 0);
     th_world_destroy(w);
 }
 END_TEST
@@ -296,6 +376,8 @@ static Suite *elevators_suite(void) {
     tcase_add_test(tc, travel_time);
     tcase_add_test(tc, one_floor_against_hand_calculation);
     tcase_add_test(tc, calls_and_riders);
+    tcase_add_test(tc, riders_out_of_measurement);
+    tcase_add_test(tc, many_step_out_at_once);
     tcase_add_test(tc, same_state_at_any_thread_count);
     tcase_add_test(tc, refusals);
     suite_add_tcase(s, tc);

@@ -5,6 +5,7 @@
 
 #include "engine/alloc.h"
 #include "sim/behave/elevator.h"
+#include "sim/behave/own_goal.h"
 #include "sim/nav/world_nav_private.h"
 
 #define DEFAULT_RADIUS_M 1.5f
@@ -256,9 +257,11 @@ static void count_waiting(th_world *w) {
         if (!c->lift) continue;
         const uint32_t slot = th_id_slot(a->id[k]);
         if (w->lift_of_id[slot]) continue;
-        /* Not walking yet (its pre-movement time), or incapacitated: not waiting either. */
+        /* Not walking yet (its pre-movement time), incapacitated, walking to a goal of its own,
+         * or just arrived in a bunker or at an exit: not waiting either. */
         if ((c->premove && w->step <= w->start_step[slot]) ||
-            (w->hazard && w->hazard_state[slot].down_step))
+            (w->hazard && w->hazard_state[slot].down_step) || th_own_active(w, slot) ||
+            w->shelter[k])
             continue;
         const th_vec2 p = th_v2(a->px[k], a->py[k]);
         const uint32_t l = w->nav.level_of[th_navmap_cell_of(m, p, NULL, NULL)];
@@ -311,7 +314,8 @@ static uint32_t pick(const th_world *w, const th_lift *e) {
 }
 
 /* The next rider out at the discharge stop (first in, first out), at `when` seconds: placed
- * around the stop, by the golden angle, as far as the walls let it. */
+ * around the stop on a sunflower spiral (Vogel 1979) whose points stand about a body's width
+ * apart, as far as the walls let it; the contacts settle what overlap is left. */
 static void step_out(th_world *w, th_lift *e, double when) {
     const uint32_t i = e->riders - e->alighting--;
     const th_agent_id id = e->rider[i];
@@ -320,7 +324,7 @@ static void step_out(th_world *w, th_lift *e, double when) {
     if (k == UINT32_MAX) return; /* removed while it rode */
     th_agents *a = &w->buf[w->cur];
     const th_lift_stop *st = &e->stop[e->discharge];
-    const float r = fminf(0.5f * e->radius, 0.2f * sqrtf((float)i));
+    const float r = 1.1f * w->crowd_radius[a->crowd[k]] * sqrtf((float)i);
     const float ang = GOLDEN_ANGLE * (float)i;
     th_vec2 v = th_v2(0.0f, 0.0f);
     const th_vec2 p = th_nav_move(w, st->at, th_v2(r * cosf(ang), r * sinf(ang)), &v, false);
@@ -331,6 +335,7 @@ static void step_out(th_world *w, th_lift *e, double when) {
     w->lift_of_id[th_id_slot(id)] = 0;
     e->carried++;
     e->last_out = when;
+    w->settle = true; /* bodies placed close: the settling rounds of agents just added */
 }
 
 /* The nearest waiting agent steps in. */
@@ -392,12 +397,18 @@ static void run_car(th_world *w, th_lift *e, uint32_t lift) {
                 e->to = e->discharge;
                 e->left = travel(w, e, e->at, e->discharge);
             } else {
+                /* Closed empty: this stop's call was answered (anyone still there calls again
+                 * in the next step), so a car with no time to spend cannot go round for ever. */
+                e->stop[e->at].call = 0;
                 e->state = TH_ELEVATOR_IDLE;
             }
             break;
         case TH_ELEVATOR_OPEN: {
             const bool boarding =
                 e->at != e->discharge && e->riders < e->capacity && next < e->cand_count;
+            /* A blocked stop (a block event on it): no one steps out until it opens. */
+            const th_lift_stop *here = &e->stop[e->at];
+            if (e->alighting && th_navmap_is_blocked(&w->nav.map, here->x, here->y)) return;
             if (e->alighting || boarding) {
                 if (e->transfer_left > t) {
                     e->transfer_left -= t;
@@ -430,8 +441,12 @@ void th_lifts_hash(const th_world *w, th_hasher *h) {
         const th_lift *e = &w->lifts->lift[i];
         th_hash_u32(h, (uint32_t)e->state << 16 | e->at << 8 | e->to);
         th_hash_u64(h, (uint64_t)llrint(e->left * 1e6));
+        th_hash_u64(h, (uint64_t)llrint(e->transfer_left * 1e6));
         th_hash_u64(h, e->carried);
+        th_hash_u64(h, e->trips);
         th_hash_u32(h, e->riders);
+        th_hash_u32(h, e->alighting);
+        for (uint32_t s = 0; s < e->stops; s++) th_hash_u64(h, e->stop[s].call);
         for (uint32_t r = 0; r < e->riders; r++) th_hash_u64(h, th_agent_key(e->rider[r]));
     }
 }

@@ -141,8 +141,9 @@ static void update_group(th_world *w, th_group *gr) {
         if (k == UINT32_MAX) continue; /* left the world */
         const uint32_t slot = th_id_slot(ids[i]);
         w->group_pace[slot] = 1.0f;
-        /* Who cannot walk on holds nobody back. */
-        if (w->hazard && w->hazard_state[slot].down_step) continue;
+        /* Who cannot walk on holds nobody back, nor does one in an elevator's car. */
+        if ((w->hazard && w->hazard_state[slot].down_step) || (w->lifts && w->lift_of_id[slot]))
+            continue;
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
         /* Route costs compare only on one field: members bound for different exits are
          * measured along the heading instead. */

@@ -188,12 +188,15 @@ static inline uint32_t mask_bits(v4i m) {
 }
 
 /* In a building, only the neighbours on one level count: levels drawn side by side on the map
- * may lie within reach of each other across the walls between them. `want` = 0: no filter;
- * `level` is each agent's level (the grid phase's). Across a stair's seam, `box` (metres, x0
- * y0 x1 y1; NULL = none) keeps those on the far side of the glued edge: the flight seen from
- * its landing, the landing's side seen from the flight, not walkers beyond the walls there. */
+ * may lie within reach of each other across the walls between them. `on`: filter at all (a
+ * walker off every level, `want` = 0, filters only in a world with elevators, whose riders,
+ * TH_LEVEL_RIDING, no one may see); `level` is each agent's level (the grid phase's). Across a
+ * stair's seam, `box` (metres, x0 y0 x1 y1; NULL = none) keeps those on the far side of the glued
+ * edge: the flight seen from its landing, the landing's side seen from the flight, not walkers
+ * beyond the walls there. */
 typedef struct level_filter {
     const uint8_t *level;
+    bool on;
     uint8_t want;
     const float *box;
 } level_filter;
@@ -231,7 +234,7 @@ static void gather(const th_agents *a, uint32_t begin, uint32_t end, uint32_t se
         uint32_t in = mask_bits((d2 < reach2) & live);
         if (!in) continue;
         uint32_t near = mask_bits((d2 < seen2) & live);
-        if (lf->want) {
+        if (lf->on) {
             in = same_level(lf, j, px, py, in);
             near &= in;
             if (!in) continue;
@@ -401,7 +404,8 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         /* Goal direction. */
         th_vec2 e0 = c->heading;
         bool stranded = false;
-        if (c->goal != TH_GOAL_NONE || c->lift || th_own_active(w, th_id_slot(id))) {
+        if (c->goal != TH_GOAL_NONE || th_own_active(w, th_id_slot(id)) ||
+            (c->lift && th_lift_field(w, c, th_id_slot(id), p))) {
             th_vec2 dir;
             stranded = !th_goal_direction(w, id, c, p, &dir);
             e0 = dir;
@@ -443,7 +447,8 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                                          p.y >= c->ped_reach && p.y <= H - c->ped_reach);
         uint32_t n_cand = 0, seen = 0, counter = 0;
         nb.n = 0;
-        level_filter lf = {w->level, levels ? w->level[i] : 0, NULL};
+        const uint8_t mine = levels ? w->level[i] : 0;
+        level_filter lf = {w->level, mine != 0 || w->lifts, mine, NULL};
         for (uint32_t k = 0; k < ns; k++) {
             n_cand += spans[k].end - spans[k].begin;
             gather(a, spans[k].begin, spans[k].end, i, p.x, p.y, reach2, seen2, near_seam, W, H, e0,
@@ -460,7 +465,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             const th_stair *st = &w->nav.stair[seams[s] - 1];
             const bool below = lf.want == st->lower + 1u;
             const th_vec2 q = below ? th_v2_add(p, st->shift) : th_v2_sub(p, st->shift);
-            level_filter other = {w->level, (uint8_t)((below ? st->upper : st->lower) + 1u),
+            level_filter other = {w->level, true, (uint8_t)((below ? st->upper : st->lower) + 1u),
                                   below ? st->beyond_box : st->flight_box};
             th_grid_span across[TH_GRID_MAX_SPANS];
             const uint32_t na =

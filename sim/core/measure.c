@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "engine/alloc.h"
+#include "sim/behave/elevator.h"
 #include "sim/core/measure.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
@@ -162,6 +163,7 @@ static void lane_order(const th_world *w, struct th_measure *m, measure_area *r)
     for (uint32_t k = 0; k < w->count; k++) {
         float x = a->px[k], y = a->py[k];
         if (!(x >= r->x0 && x < r->x1 && y >= r->y0 && y < r->y1)) continue;
+        if (th_lift_riding(w, k)) continue; /* in a car */
         float v = ax ? a->vx[k] : a->vy[k];
         if (!(fabsf(v) >= vmin)) continue;
         if (n == m->lane_cap) return; /* cannot happen: fewer agents than id slots */
@@ -203,6 +205,7 @@ static void count_areas(th_world *w, struct th_measure *m) {
     const th_agents *a = &w->buf[w->cur];
     for (uint32_t k = 0; k < w->count; k++) {
         float x = a->px[k], y = a->py[k];
+        if (th_lift_riding(w, k)) continue; /* in a car, out of every area */
         for (uint32_t i = 0; i < m->area_count; i++) {
             measure_area *r = &m->area[i];
             if (x >= r->x0 && x < r->x1 && y >= r->y0 && y < r->y1) {
@@ -242,6 +245,8 @@ void th_measure_update(th_world *w) {
     const th_agents *a = &w->buf[w->cur];
     const double W = w->def.width, H = w->def.height;
     const bool wrap = w->wrap;
+    const bool levels = w->nav.present && w->nav.level_count;
+    const uint8_t *level_of = w->nav.level_of;
     for (uint32_t k = 0; k < w->count; k++) {
         const uint32_t id = th_id_slot(a->id[k]);
         /* prev is read by id, scattered: without a prefetch the wait for it was half of this
@@ -255,6 +260,14 @@ void th_measure_update(th_world *w) {
             else if (dx < -0.5 * W) dx += W;
             if (dy > 0.5 * H) dy -= H;
             else if (dy < -0.5 * H) dy += H;
+        }
+        /* A move from one level to another (across a stair's seam, out of an elevator) jumps
+         * across the map: it crosses no line. */
+        if (levels &&
+            level_of[th_navmap_cell_of(&w->nav.map, th_v2((float)qx, (float)qy), NULL, NULL)] !=
+                level_of[th_navmap_cell_of(&w->nav.map, th_v2(a->px[k], a->py[k]), NULL, NULL)]) {
+            m->prev[id] = th_v2(a->px[k], a->py[k]);
+            continue;
         }
         /* Bounding-box reject first: most agents are nowhere near most lines. */
         double lo_x = dx < 0.0 ? qx + dx : qx, hi_x = dx < 0.0 ? qx : qx + dx;

@@ -72,6 +72,8 @@ uint32_t th_nav_displace_agents(th_world *w) {
     float cs = m->cell_size, inset = 0.25f * cs;
     uint32_t buried = 0;
     for (uint32_t k = 0; k < w->count; k++) {
+        /* A rider is in a car, not at the place it boarded. */
+        if (w->lifts && w->lift_of_id[th_id_slot(a->id[k])]) continue;
         uint32_t c = th_navmap_cell_of(m, th_v2(a->px[k], a->py[k]), NULL, NULL);
         uint32_t to = near[c];
         if (to == TH_NOT_NEWLY_BLOCKED) continue;

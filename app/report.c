@@ -367,6 +367,18 @@ static void print_groups(FILE *out, const th_world *w) {
             g.groups, g.members, g.present, g.waiting, (double)g.stretch);
 }
 
+/* Goals given to agents for a later step (th_world_schedule_agents_goal, `agent_goals` with
+ * `at`): made, passed over, still to come. Own goals are refused over ranks: one process. */
+static void print_goal_changes(FILE *out, const th_world *w) {
+    uint64_t pending, made, passed;
+    th_world_goal_changes(w, &pending, &made, &passed);
+    if (!pending && !made && !passed) return;
+    fprintf(out,
+            "goals     %llu given at their time, %llu passed over (the agent had left, or had no "
+            "way to its point), %llu still to come\n",
+            (unsigned long long)made, (unsigned long long)passed, (unsigned long long)pending);
+}
+
 /* A building's levels and stairs as they stand: agents on each (summed over ranks under
  * mpirun) and the crossings of each stair's top edge. */
 typedef struct building_counts {
@@ -575,6 +587,7 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
     print_movers(out, w);
     print_pre_movement(out, w);
     print_groups(out, w);
+    print_goal_changes(out, w);
     print_building(out, w);
     print_hazards(out, w);
     print_flow(out, w);
@@ -919,8 +932,14 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     groups_of(w, &go);
     fprintf(j,
             "%s],\n  \"groups\": {\"groups\": %u, \"members\": %u, \"present\": %u, "
-            "\"waiting\": %u, \"max_stretch_m\": %.4f},\n  \"levels\": [",
+            "\"waiting\": %u, \"max_stretch_m\": %.4f},\n",
             pres ? "\n  " : "", go.groups, go.members, go.present, go.waiting, (double)go.stretch);
+    uint64_t pending, made, passed;
+    th_world_goal_changes(w, &pending, &made, &passed);
+    fprintf(j,
+            "  \"goal_changes\": {\"made\": %llu, \"passed_over\": %llu, \"pending\": %llu},\n"
+            "  \"levels\": [",
+            (unsigned long long)made, (unsigned long long)passed, (unsigned long long)pending);
     json_building(j, w);
     fprintf(j, "%s],\n  \"hazards\": [", th_world_elevator_count(w) ? "\n  " : "");
     uint32_t hazards = 0;

@@ -7,6 +7,8 @@
 #     radius of its point and the follower within reach of it, and the JSON agrees;
 #   - the same state hash on 1 and 3 threads;
 #   - a whole crowd given one point (`crowd: NAME`): every one of its walkers ends near it;
+#   - goals given at a time (`at`): the crowd gathers at its point, and from 25 s on walks
+#     back to its crowd's goal (`crowd_goal: true`), the bunker, where all shelter;
 #   - scene errors at their line and column.
 #
 # usage: test_agent_goals_cli.sh path/to/throng
@@ -120,6 +122,27 @@ else
     fail "a whole crowd given one point gathers there" "exit code $rc: $(cat "$tmp/err")"
 fi
 
+sed -e 's/^name: .*/name: goals at a time/' "$tmp/crowd.yaml" >"$tmp/timed.yaml"
+printf '  - {crowd: cleaners, crowd_goal: true, at: 25}\n' >>"$tmp/timed.yaml"
+run run "$tmp/timed.yaml" --headless --threads 2 --fixed-steps --steps 3000 --trajectories "$tmp/d.csv" --json "$tmp/d.json"
+if [[ $rc -eq 0 ]] && python3 - "$tmp/d.csv" "$tmp/d.json" >"$tmp/err" 2>&1 <<'PY'; then
+import csv, json, math, sys
+before = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    t = float(r["time"])
+    if int(r["crowd"]) == 1 and t <= 24.9:
+        before[int(r["id"])] = (t, float(r["x"]), float(r["y"]))
+assert len(before) == 6, before
+for t, x, y in before.values():
+    assert t > 24.5 and math.hypot(x - 16.25, y - 3.75) <= 2.5, (t, x, y)
+o = json.load(open(sys.argv[2]))["outcome"]
+assert o["sheltered"] == 8 and o["en_route"] == 0, o
+PY
+    pass "goals given at a time: gathered at the point, then back to the bunker from 25 s"
+else
+    fail "goals given at a time" "exit code $rc: $(cat "$tmp/err")"
+fi
+
 # bad NAME GOALS WHERE SAYS: a scene whose `agent_goals:` is GOALS (one line).
 bad() {
     printf 'name: bad\nmap:\n  cell_size: 1\n  legend: {"#": wall, ".": open, "B": {bunker: b}}\n  ascii: |\n    ##########\n    #.....#..B\n    #........#\n    ##########\ncrowds:\n  - {name: p, model: pedestrian, agents: [[1.5, 1.5], [2.5, 1.5]]}\n  - {name: f, behavior: flee, agents: [[3.5, 1.5]]}\nagent_goals: %s\n' \
@@ -138,6 +161,10 @@ bad "an exit for a walker that does not flee" "[{agent: [p, 0], exit: b}]" "13:3
 bad "an unknown bunker" "[{agent: [f, 0], exit: x}]" "13:37:" "expected the name of a bunker"
 bad "following itself" "[{agent: [p, 0], follow: [p, 0]}]" "13:39:" "the agent itself"
 bad "an agent too many" "[{agent: [p, 5], point: [3.5, 2.5]}]" "13:15:" "no agent 5"
-bad "two goals for one agent" "[{agent: [p, 0], point: [3.5, 2.5]}, {agent: [p, 0], point: [4.5, 2.5]}]" "13:51:" "has a goal already"
+bad "back to the crowd's goal from the start" "[{agent: [p, 0], crowd_goal: true}]" "13:43:" "give \`at\` a time after it"
+bad "crowd_goal not true" "[{agent: [p, 0], crowd_goal: no, at: 3}]" "13:43:" "expected \`true\`"
+bad "a negative time" "[{agent: [p, 0], point: [3.5, 2.5], at: -1}]" "13:54:" "expected a number in [0,"
+bad "two goals for one agent at one time" "[{agent: [p, 0], point: [3.5, 2.5], at: 2}, {agent: [p, 0], point: [4.5, 2.5], at: 2}]" "13:58:" "has a goal at that time already"
+bad "two goals for one agent" "[{agent: [p, 0], point: [3.5, 2.5]}, {agent: [p, 0], point: [4.5, 2.5]}]" "13:51:" "has a goal at that time already"
 bad "a radius for an exit" "[{agent: [f, 0], exit: b, radius: 2}]" "13:48:" "no radius"
 finish

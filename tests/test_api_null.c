@@ -477,6 +477,25 @@ PROBE(th_world_set_agent_goal) {
     ck_assert(!th_world_set_agent_goal(w, (th_agent_id){1, 1}, NULL, &err));
     REFUSED();
 }
+PROBE(th_world_schedule_agents_goal) {
+    const th_agent_goal g = {.kind = TH_AGENT_GOAL_CROWD};
+    const th_agent_id id = {1, 1};
+    CLEAR();
+    ck_assert(!th_world_schedule_agents_goal(NULL, 0, &id, 1, &g, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_schedule_agents_goal(w, 0, NULL, 1, &g, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_schedule_agents_goal(w, 0, &id, 1, NULL, &err));
+    REFUSED();
+}
+PROBE(th_world_goal_changes) {
+    uint64_t p = 7, m = 7, q = 7;
+    th_world_goal_changes(NULL, &p, &m, &q);
+    ck_assert(p == 0 && m == 0 && q == 0);
+    th_world_goal_changes(w, NULL, NULL, NULL);
+}
 PROBE(th_world_get_agent_goal) {
     th_agent_goal g;
     ck_assert(!th_world_get_agent_goal(NULL, (th_agent_id){1, 1}, &g));
@@ -1172,6 +1191,8 @@ static const struct {
     E(th_world_agent_path),
     E(th_world_set_agent_speed),
     E(th_world_set_agent_goal),
+    E(th_world_schedule_agents_goal),
+    E(th_world_goal_changes),
     E(th_world_get_agent_goal),
     E(th_world_set_agents_goal),
     E(th_world_add_level),

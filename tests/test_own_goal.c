@@ -8,12 +8,15 @@
  *   - a way longer than a path's 256 waypoints: planned on from its end, it arrives;
  *   - following another agent: it keeps within its radius of the other, then returns to its
  *     crowd's goal once the other has gone; an exit set and given back to the crowd;
+ *   - goals given for a later step: made at the start of that step, in the order given, with
+ *     no allocation in the step; an agent gone by then passed over, counted;
  *   - the same hash on 1, 2, 3 and 8 threads; refusals. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/alloc.h"
 #include "test_util.h"
 #include "throng/throng.h"
 
@@ -227,6 +230,66 @@ START_TEST(following_another_agent) {
 }
 END_TEST
 
+START_TEST(goals_given_for_a_later_step) {
+    th_error err;
+    th_world *w = walled(2, &err);
+    const th_crowd_id c = crowd(w, true, TH_MODEL_PEDESTRIAN);
+    th_agent_id ids[4];
+    for (int i = 0; i < 4; i++)
+        ids[i] = th_world_add_agent(w, c, th_v2(10.5f + (float)i, 5.5f), th_v2(0, 0), &err);
+    const th_agent_goal east = {.kind = TH_AGENT_GOAL_POINT, .point = {30.5f, 5.5f}};
+    const th_agent_goal north = {.kind = TH_AGENT_GOAL_POINT, .point = {10.5f, 27.5f}};
+    const th_agent_goal back = {.kind = TH_AGENT_GOAL_CROWD};
+    /* Given out of order: step 40 before step 20; at step 20 two changes for agent 0, the
+     * later given wins. */
+    ck_assert_msg(th_world_schedule_agents_goal(w, 40, ids, 2, &back, &err), "%s", err.message);
+    ck_assert(th_world_schedule_agents_goal(w, 20, ids, 4, &east, &err));
+    ck_assert(th_world_schedule_agents_goal(w, 20, ids, 1, &north, &err));
+    uint64_t pending, made, passed;
+    th_world_goal_changes(w, &pending, &made, &passed);
+    ck_assert(pending == 7 && made == 0 && passed == 0);
+    th_world_remove_agent(w, ids[3], &err); /* gone before its change is due */
+    for (int s = 0; s < 20; s++) th_world_step(w);
+    th_agent_goal g;
+    ck_assert(th_world_get_agent_goal(w, ids[0], &g) && g.kind == TH_AGENT_GOAL_CROWD);
+    const uint64_t allocs = th_alloc_count();
+    th_world_step(w); /* the step from 20 to 21 makes the changes due at 20 */
+    ck_assert_msg(th_alloc_count() == allocs, "%llu allocations in the step",
+                  (unsigned long long)(th_alloc_count() - allocs));
+    ck_assert(th_world_get_agent_goal(w, ids[0], &g) && g.kind == TH_AGENT_GOAL_POINT &&
+              g.point.y == 27.5f);
+    ck_assert(th_world_get_agent_goal(w, ids[1], &g) && g.kind == TH_AGENT_GOAL_POINT &&
+              g.point.x == 30.5f);
+    th_world_goal_changes(w, &pending, &made, &passed);
+    ck_assert_msg(pending == 2 && made == 4 && passed == 1, "%llu %llu %llu",
+                  (unsigned long long)pending, (unsigned long long)made,
+                  (unsigned long long)passed);
+    for (int s = 0; s < 20; s++) th_world_step(w);
+    ck_assert(th_world_get_agent_goal(w, ids[0], &g) && g.kind == TH_AGENT_GOAL_CROWD);
+    ck_assert(th_world_get_agent_goal(w, ids[1], &g) && g.kind == TH_AGENT_GOAL_CROWD);
+    ck_assert(th_world_get_agent_goal(w, ids[2], &g) && g.kind == TH_AGENT_GOAL_POINT);
+    th_world_goal_changes(w, &pending, &made, &passed);
+    ck_assert(pending == 0 && made == 6 && passed == 1);
+    /* Refused: a step gone by, an unknown agent, a point in the wall, an exit for a flock. */
+    ck_assert(!th_world_schedule_agents_goal(w, 3, ids, 1, &east, &err));
+    TH_TEST_ERR(err, TH_ERR_INVALID);
+    ck_assert(!th_world_schedule_agents_goal(w, 100, ids + 2, 2, &east, &err));
+    TH_TEST_ERR(err, TH_ERR_HANDLE);
+    ck_assert(strstr(err.message, "agent 1 of the selection"));
+    const th_agent_goal wall = {.kind = TH_AGENT_GOAL_POINT, .point = {20.5f, 3.5f}};
+    ck_assert(!th_world_schedule_agents_goal(w, 100, ids, 1, &wall, &err));
+    TH_TEST_ERR(err, TH_ERR_BLOCKED);
+    const th_crowd_id flock = crowd(w, false, TH_MODEL_BOIDS);
+    th_agent_id bird = th_world_add_agent(w, flock, th_v2(5.5f, 20.5f), th_v2(0, 0), &err);
+    const th_agent_goal exit = {.kind = TH_AGENT_GOAL_EXIT, .exit = {1}};
+    ck_assert(!th_world_schedule_agents_goal(w, 100, &bird, 1, &exit, &err));
+    ck_assert(strstr(err.message, "does not flee"));
+    th_world_goal_changes(w, &pending, NULL, NULL);
+    ck_assert(pending == 0); /* nothing refused was kept */
+    th_world_destroy(w);
+}
+END_TEST
+
 static uint64_t own_hash(uint32_t threads) {
     th_error err;
     th_world *w = walled(threads, &err);
@@ -240,7 +303,12 @@ static uint64_t own_hash(uint32_t threads) {
                                  .point = {25.5f + (float)(i % 10), 4.5f + (float)(i / 10)}};
         ck_assert_msg(th_world_set_agent_goal(w, ids[i], &g, &err), "%s", err.message);
     }
-    for (int s = 0; s < 30 * 60; s++) {
+    /* Some change course at 20 s and go back to their crowd's goal at 40 s. */
+    const th_agent_goal north = {.kind = TH_AGENT_GOAL_POINT, .point = {30.5f, 27.5f}};
+    const th_agent_goal back = {.kind = TH_AGENT_GOAL_CROWD};
+    ck_assert(th_world_schedule_agents_goal(w, 20 * 60, ids + 100, 40, &north, &err));
+    ck_assert(th_world_schedule_agents_goal(w, 40 * 60, ids + 110, 10, &back, &err));
+    for (int s = 0; s < 50 * 60; s++) {
         if (s == 600) ck_assert(th_world_block_cells(w, 21, 26, 24, 27, &err));
         th_world_step(w);
     }
@@ -345,6 +413,7 @@ int main(void) {
     tcase_add_test(tc, paths_are_planned_again_after_walls);
     tcase_add_test(tc, long_ways_and_exits_given_back);
     tcase_add_test(tc, following_another_agent);
+    tcase_add_test(tc, goals_given_for_a_later_step);
     tcase_add_test(tc, same_hash_on_1_2_3_8_threads);
     tcase_add_test(tc, bad_goals_are_refused);
     tcase_add_test(tc, a_selection_given_one_goal);

@@ -728,6 +728,21 @@ TH_API bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_
 TH_API bool th_world_set_agents_goal(th_world *w, const th_agent_id *ids, uint32_t count,
                                      const th_agent_goal *goal, uint32_t *done, th_error *err);
 
+/** Give a selection of agents one goal at step `step` (>= th_world_step_count()): at the start
+ *  of that step, before its terrain events, each as th_world_set_agents_goal would between
+ *  steps; changes due at one step are made in the order they were given. Checked now, as
+ *  th_world_set_agent_goal checks: every agent of the selection (each must be in the world now)
+ *  and the goal (a point inside the world on open ground, an exit for fleeing crowds, another
+ *  agent to follow). The memory the change needs is made ready now, so the step that makes it
+ *  allocates nothing. At that step an agent that has left is passed over, and one with no path
+ *  from where it stands to the point keeps its goal (th_world_goal_changes counts both). */
+TH_API bool th_world_schedule_agents_goal(th_world *w, uint64_t step, const th_agent_id *ids,
+                                          uint32_t count, const th_agent_goal *goal, th_error *err);
+/** Goal changes given for a later step and not made yet (`pending`, one per agent), made, and
+ *  passed over; each pointer may be NULL. */
+TH_API void th_world_goal_changes(const th_world *w, uint64_t *pending, uint64_t *made,
+                                  uint64_t *passed);
+
 /** The agent's own goal (kind TH_AGENT_GOAL_CROWD when it follows its crowd's). False for an
  *  unknown agent or a null pointer. */
 TH_API bool th_world_get_agent_goal(const th_world *w, th_agent_id id, th_agent_goal *out);

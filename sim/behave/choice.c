@@ -208,6 +208,12 @@ bool th_world_set_agent_exit(th_world *w, th_agent_id id, th_bunker_id exit, th_
                      "an agent's exit cannot be set in a world split over several ranks");
         return false;
     }
+    return th_choice_set_exit(w, id, exit, err);
+}
+
+bool th_choice_want_exits(th_world *w) { return want_exits(w); }
+
+bool th_choice_set_exit(th_world *w, th_agent_id id, th_bunker_id exit, th_error *err) {
     const uint32_t k = th_agent_index(w, id);
     if (k == UINT32_MAX) {
         th_error_set(err, TH_ERR_HANDLE, "no agent %u (generation %u)", id.index1, id.generation);

@@ -21,6 +21,11 @@
 bool th_choice_setup(th_world *w, uint32_t crowd, th_crowd_def *def, th_error *err);
 /* A new agent of `crowd`: its exit drawn now, or marked pending. */
 void th_choice_agent_added(th_world *w, uint32_t crowd, th_agent_id id);
+/* th_world_set_agent_exit past its checks of the call (also from inside a step: a goal given
+ * at a step, sim/behave/own_goal.c); it allocates only the per-id exits the first time, which
+ * th_choice_want_exits does ahead. */
+bool th_choice_set_exit(th_world *w, th_agent_id id, th_bunker_id exit, th_error *err);
+bool th_choice_want_exits(th_world *w);
 /* The decision pass (step, after the grid part). */
 void th_choice_update(th_world *w);
 

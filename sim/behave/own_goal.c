@@ -14,6 +14,8 @@ void th_own_free(th_world *w) {
     if (!w->own) return;
     th_free(w->own->goal);
     th_free(w->own->path);
+    th_free(w->own->due);
+    th_free(w->own->due_ids);
     th_free(w->own);
     w->own = NULL;
 }
@@ -36,6 +38,22 @@ static bool create(th_world *w) {
     return true;
 }
 
+/* Room for `n` entries (goals and their paths), so that adding them allocates nothing. */
+static bool reserve_entries(th_world *w, uint32_t n) {
+    struct th_own_goals *o = w->own;
+    if (n <= o->cap) return true;
+    const uint32_t old_cap = o->cap;
+    if (!th_array_reserve((void **)&o->goal, sizeof *o->goal, o->count, &o->cap, n, 16, 1u << 20))
+        return false;
+    if (o->cap != old_cap &&
+        !th_grow_array((void **)&o->path, sizeof *o->path * TH_AGENT_PATH_POINTS, o->count,
+                       o->cap)) {
+        o->cap = old_cap; /* the goals grew, the paths did not: keep within the paths */
+        return false;
+    }
+    return true;
+}
+
 /* An entry for the agent: its own, a free one, or one whose agent has gone. */
 static th_own_goal *entry_for(th_world *w, th_agent_id id) {
     struct th_own_goals *o = w->own;
@@ -50,16 +68,7 @@ static th_own_goal *entry_for(th_world *w, th_agent_id id) {
             return g;
         }
     }
-    const uint32_t old_cap = o->cap;
-    if (!th_array_reserve((void **)&o->goal, sizeof *o->goal, o->count, &o->cap, o->count + 1, 16,
-                          1u << 20))
-        return NULL;
-    if (o->cap != old_cap &&
-        !th_grow_array((void **)&o->path, sizeof *o->path * TH_AGENT_PATH_POINTS, o->count,
-                       o->cap)) {
-        o->cap = old_cap; /* the goals grew, the paths did not: keep within the paths */
-        return NULL;
-    }
+    if (!reserve_entries(w, o->count + 1u)) return NULL;
     w->own_of_id[slot] = ++o->count;
     return &o->goal[o->count - 1u];
 }
@@ -109,6 +118,8 @@ bool th_world_set_agents_goal(th_world *w, const th_agent_id *ids, uint32_t coun
     return true;
 }
 
+static bool set_goal(th_world *w, th_agent_id id, const th_agent_goal *goal, th_error *err);
+
 bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *goal,
                              th_error *err) {
     if (!w || !goal) {
@@ -124,17 +135,77 @@ bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *g
                      "agents' own goals are not supported over several MPI ranks");
         return false;
     }
+    return set_goal(w, id, goal, err);
+}
+
+/* th_world_set_agent_goal past its checks of the call: between steps, or for a goal given at a
+ * step, in the events phase (then with the memory it needs made ready when it was given). */
+/* What set_goal refuses of `goal` for agent `id`, as the world stands, changing nothing (the
+ * path to a point is not looked for). */
+static bool check_goal(const th_world *w, th_agent_id id, const th_agent_goal *g, th_error *err) {
     const uint32_t k = th_agent_index(w, id);
     if (k == UINT32_MAX) {
         th_error_set(err, TH_ERR_HANDLE, "no agent %u (generation %u)", id.index1, id.generation);
         return false;
     }
+    switch (g->kind) {
+    case TH_AGENT_GOAL_CROWD: return true;
+    case TH_AGENT_GOAL_EXIT: {
+        const uint32_t crowd = w->buf[w->cur].crowd[k];
+        if (g->exit.index1 > w->nav.bunker_count) {
+            th_error_set(err, TH_ERR_HANDLE, "no bunker with handle %u (the world has %u)",
+                         g->exit.index1, w->nav.bunker_count);
+            return false;
+        }
+        if (!w->crowd_rt[crowd].flee) {
+            th_error_set(err, TH_ERR_STATE, "agent %u is of crowd '%s', which does not flee",
+                         id.index1, w->crowd_name[crowd]);
+            return false;
+        }
+        return true;
+    }
+    case TH_AGENT_GOAL_POINT:
+    case TH_AGENT_GOAL_FOLLOW: break;
+    default:
+        th_error_set(err, TH_ERR_INVALID, "unknown agent goal kind %d", (int)g->kind);
+        return false;
+    }
+    const float r = g->radius == 0.0f ? 1.0f : g->radius;
+    if (!(isfinite(r) && r > 0.0f && r <= 1000.0f)) {
+        th_error_set(err, TH_ERR_INVALID, "radius must be in (0, 1000] metres, got %g",
+                     (double)g->radius);
+        return false;
+    }
+    if (g->kind == TH_AGENT_GOAL_FOLLOW) {
+        if (th_agent_index(w, g->follow) == UINT32_MAX || g->follow.index1 == id.index1) {
+            th_error_set(err, TH_ERR_HANDLE, "no other agent %u (generation %u) to follow",
+                         g->follow.index1, g->follow.generation);
+            return false;
+        }
+        return true;
+    }
+    const th_vec2 q = g->point;
+    if (!(q.x >= 0.0f && q.x < w->def.width && q.y >= 0.0f && q.y < w->def.height)) {
+        th_error_set(err, th_error_point_code(q), "the point (%g, %g) is outside the world",
+                     (double)q.x, (double)q.y);
+        return false;
+    }
+    if (w->nav.present && th_navmap_blocked_at(&w->nav.map, q)) {
+        th_error_set(err, TH_ERR_BLOCKED, "the point (%g, %g) is inside a wall", (double)q.x,
+                     (double)q.y);
+        return false;
+    }
+    return true;
+}
+
+static bool set_goal(th_world *w, th_agent_id id, const th_agent_goal *goal, th_error *err) {
+    if (!check_goal(w, id, goal, err)) return false;
+    const uint32_t k = th_agent_index(w, id);
     const uint32_t slot = th_id_slot(id);
     const th_agents *a = &w->buf[w->cur];
     const th_vec2 p = th_v2(a->px[k], a->py[k]);
     th_agent_goal g = *goal;
-    switch (g.kind) {
-    case TH_AGENT_GOAL_CROWD:
+    if (g.kind == TH_AGENT_GOAL_CROWD) {
         if (w->own && w->own_of_id[slot]) {
             w->own->goal[w->own_of_id[slot] - 1u].used = false;
             w->own_of_id[slot] = 0;
@@ -145,16 +216,11 @@ bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *g
             th_choice_agent_added(w, a->crowd[k], id);
         }
         return true;
-    case TH_AGENT_GOAL_EXIT: /* th_world_set_agent_exit drops any own goal it had */
-        if (!th_world_set_agent_exit(w, id, g.exit, err)) return false;
-        break;
-    case TH_AGENT_GOAL_POINT:
-    case TH_AGENT_GOAL_FOLLOW: break;
-    default:
-        th_error_set(err, TH_ERR_INVALID, "unknown agent goal kind %d", (int)g.kind);
-        return false;
     }
-    if (g.kind == TH_AGENT_GOAL_EXIT) { /* kept so that it reads back; exit_of_id steers */
+    if (g.kind == TH_AGENT_GOAL_EXIT) {
+        /* Its exit steers it (exit_of_id, which drops any own goal it had); the entry is kept
+         * so that the goal reads back. */
+        if (!th_choice_set_exit(w, id, g.exit, err)) return false;
         th_own_goal *e = w->own || create(w) ? entry_for(w, id) : NULL;
         if (!e) {
             th_error_set(err, TH_ERR_NOMEM, "out of memory");
@@ -164,32 +230,8 @@ bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *g
         return true;
     }
     const float r = g.radius == 0.0f ? 1.0f : g.radius;
-    if (!(isfinite(r) && r > 0.0f && r <= 1000.0f)) {
-        th_error_set(err, TH_ERR_INVALID, "radius must be in (0, 1000] metres, got %g",
-                     (double)g.radius);
-        return false;
-    }
     g.radius = r;
-    if (g.kind == TH_AGENT_GOAL_FOLLOW) {
-        if (th_agent_index(w, g.follow) == UINT32_MAX || g.follow.index1 == id.index1) {
-            th_error_set(err, TH_ERR_HANDLE, "no other agent %u (generation %u) to follow",
-                         g.follow.index1, g.follow.generation);
-            return false;
-        }
-    } else {
-        const th_vec2 q = g.point;
-        if (!(q.x >= 0.0f && q.x < w->def.width && q.y >= 0.0f && q.y < w->def.height)) {
-            th_error_set(err, th_error_point_code(q), "the point (%g, %g) is outside the world",
-                         (double)q.x, (double)q.y);
-            return false;
-        }
-        if (w->nav.present && th_navmap_blocked_at(&w->nav.map, q)) {
-            th_error_set(err, TH_ERR_BLOCKED, "the point (%g, %g) is inside a wall", (double)q.x,
-                         (double)q.y);
-            return false;
-        }
-        if (w->nav.present && !th_nav_path_ready(w, err)) return false;
-    }
+    if (g.kind == TH_AGENT_GOAL_POINT && w->nav.present && !th_nav_path_ready(w, err)) return false;
     if (!w->own && !create(w)) {
         th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return false;
@@ -212,6 +254,90 @@ bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *g
         return false;
     }
     return true;
+}
+
+/* ---- goals given at a step ---------------------------------------------------------------- */
+
+bool th_world_schedule_agents_goal(th_world *w, uint64_t step, const th_agent_id *ids,
+                                   uint32_t count, const th_agent_goal *goal, th_error *err) {
+    if (!w || !goal || (count && !ids)) {
+        th_error_set(err, TH_ERR_INVALID, "null world, goal or selection");
+        return false;
+    }
+    if (!th_between_steps(w, err)) return false;
+    if (w->dist) {
+        th_error_set(err, TH_ERR_STATE,
+                     "agents' own goals are not supported over several MPI ranks");
+        return false;
+    }
+    if (step < w->step) {
+        th_error_set(err, TH_ERR_INVALID, "step %llu is already past (the world is at step %llu)",
+                     (unsigned long long)step, (unsigned long long)w->step);
+        return false;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        if (!check_goal(w, ids[i], goal, err)) {
+            char why[sizeof err->message];
+            snprintf(why, sizeof why, "%s", err ? err->message : "");
+            if (err)
+                snprintf(err->message, sizeof err->message, "agent %u of the selection: %.400s", i,
+                         why);
+            return false;
+        }
+    }
+    /* What the change will need, made ready now: the step that makes it allocates nothing. */
+    if ((goal->kind == TH_AGENT_GOAL_EXIT && !th_choice_want_exits(w)) || (!w->own && !create(w))) {
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
+        return false;
+    }
+    if (goal->kind == TH_AGENT_GOAL_POINT && w->nav.present && !th_nav_path_ready(w, err))
+        return false;
+    struct th_own_goals *o = w->own;
+    if (o->due_ids_count + (uint64_t)count > UINT32_MAX / 2) {
+        th_error_set(err, TH_ERR_LIMIT, "too many goal changes pending");
+        return false;
+    }
+    if (!reserve_entries(w, o->count + o->due_ids_count + count) ||
+        !th_array_reserve((void **)&o->due, sizeof *o->due, o->due_count, &o->due_cap,
+                          o->due_count + 1u, 16, UINT32_MAX) ||
+        !th_array_reserve((void **)&o->due_ids, sizeof *o->due_ids, o->due_ids_count,
+                          &o->due_ids_cap, o->due_ids_count + count, 64, UINT32_MAX)) {
+        th_error_set(err, TH_ERR_NOMEM, "out of memory");
+        return false;
+    }
+    if (count) memcpy(o->due_ids + o->due_ids_count, ids, count * sizeof *ids);
+    /* Kept by step, then in the order given (a later change for the same step goes after). */
+    uint32_t at = o->due_count++;
+    for (; at > 0 && o->due[at - 1].step > step; at--) o->due[at] = o->due[at - 1];
+    o->due[at] = (th_goal_due){step, *goal, o->due_ids_count, count};
+    o->due_ids_count += count;
+    return true;
+}
+
+void th_own_due(th_world *w) {
+    struct th_own_goals *o = w->own;
+    if (!o || !o->due_count || o->due[0].step > w->step) return;
+    uint32_t done = 0;
+    for (; done < o->due_count && o->due[done].step <= w->step; done++) {
+        const th_goal_due *d = &o->due[done];
+        for (uint32_t i = 0; i < d->count; i++) {
+            /* One that left, or whose point it has no way to now, keeps its goal. */
+            if (set_goal(w, o->due_ids[d->first + i], &d->goal, NULL)) o->due_made++;
+            else o->due_passed++;
+        }
+    }
+    memmove(o->due, o->due + done, (o->due_count - done) * sizeof *o->due);
+    o->due_count -= done;
+    if (!o->due_count) o->due_ids_count = 0; /* every selection used: start the ids afresh */
+}
+
+void th_world_goal_changes(const th_world *w, uint64_t *pending, uint64_t *made, uint64_t *passed) {
+    const struct th_own_goals *o = w ? w->own : NULL;
+    uint64_t n = 0;
+    for (uint32_t i = 0; o && i < o->due_count; i++) n += o->due[i].count;
+    if (pending) *pending = n;
+    if (made) *made = o ? o->due_made : 0;
+    if (passed) *passed = o ? o->due_passed : 0;
 }
 
 bool th_world_get_agent_goal(const th_world *w, th_agent_id id, th_agent_goal *out) {

@@ -24,10 +24,23 @@ typedef struct th_own_goal {
     bool used;
 } th_own_goal;
 
+/* A goal given to a selection at a step (th_world_schedule_agents_goal): due_ids[first ..
+ * first + count) get `goal` at the start of step `step`. */
+typedef struct th_goal_due {
+    uint64_t step;
+    th_agent_goal goal;
+    uint32_t first, count;
+} th_goal_due;
+
 struct th_own_goals {
     th_own_goal *goal;
     th_vec2 *path; /* TH_AGENT_PATH_POINTS per entry */
     uint32_t count, cap;
+    th_goal_due *due; /* by step, then in the order given */
+    uint32_t due_count, due_cap;
+    th_agent_id *due_ids;
+    uint32_t due_ids_count, due_ids_cap;
+    uint64_t due_made, due_passed; /* changes made; passed over (the agent left, no path) */
 };
 
 /* The agent in slot `slot` has an own goal: its entry, or NULL. */
@@ -61,6 +74,8 @@ void th_own_after_terrain(th_world *w, bool map_changed);
  * th_mover_plan. */
 uint32_t th_own_plan(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec2 *out, uint32_t max,
                      float *metres);
+/* events phase: the goals given for this step, in the order given (serial). */
+void th_own_due(th_world *w);
 void th_own_free(th_world *w);
 
 #endif

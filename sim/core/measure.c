@@ -263,17 +263,15 @@ void th_measure_update(th_world *w) {
         }
         /* A move from one level to another (across a stair's seam, out of an elevator) jumps
          * across the map: it crosses no line. */
-        if (levels &&
+        const bool jump =
+            levels &&
             level_of[th_navmap_cell_of(&w->nav.map, th_v2((float)qx, (float)qy), NULL, NULL)] !=
-                level_of[th_navmap_cell_of(&w->nav.map, th_v2(a->px[k], a->py[k]), NULL, NULL)]) {
-            m->prev[id] = th_v2(a->px[k], a->py[k]);
-            continue;
-        }
+                level_of[th_navmap_cell_of(&w->nav.map, th_v2(a->px[k], a->py[k]), NULL, NULL)];
         /* Bounding-box reject first: most agents are nowhere near most lines. */
         double lo_x = dx < 0.0 ? qx + dx : qx, hi_x = dx < 0.0 ? qx : qx + dx;
         double lo_y = dy < 0.0 ? qy + dy : qy, hi_y = dy < 0.0 ? qy : qy + dy;
         bool seam = wrap && (lo_x < 0.0 || hi_x >= W || lo_y < 0.0 || hi_y >= H);
-        for (uint32_t l = 0; l < m->line_count; l++) {
+        for (uint32_t l = 0; l < m->line_count && !jump; l++) {
             measure_line *L = &m->line[l];
             if (!seam && (hi_x < fmin(L->a.x, L->b.x) || lo_x > fmax(L->a.x, L->b.x) ||
                           hi_y < fmin(L->a.y, L->b.y) || lo_y > fmax(L->a.y, L->b.y)))

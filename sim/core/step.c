@@ -347,6 +347,11 @@ static void part_burial(th_step_ctx *x) {
 
 static void part_removals(th_step_ctx *x) { th_world_apply_removals(x->w); }
 
+/* Goals given to agents for this step (serial), before the terrain changes. */
+static void part_agent_goals(th_step_ctx *x) {
+    if (x->w->own) th_own_due(x->w);
+}
+
 static void part_terrain_events(th_step_ctx *x) {
     th_world *w = x->w;
     if (w->nav.present) x->displaced = th_nav_apply_events(w, &x->walled_in);
@@ -465,6 +470,7 @@ typedef struct step_part {
  * run of consecutive parts; every phase has at least one. */
 static const step_part k_parts[] = {
     {"removals", TH_PHASE_EVENTS, part_removals},
+    {"agent goals", TH_PHASE_EVENTS, part_agent_goals},
     {"terrain events", TH_PHASE_EVENTS, part_terrain_events},
     {"burial", TH_PHASE_EVENTS, part_burial},
     {"targets", TH_PHASE_EVENTS, part_targets},

@@ -1,16 +1,19 @@
-/* The scene's `agent_goals` section: agents with goals of their own from the start
- * (th_world_set_agent_goal, docs/goals.md "An agent's own goal").
+/* The scene's `agent_goals` section: agents with goals of their own, from the start or from a
+ * time on (th_world_set_agent_goal, th_world_schedule_agents_goal; docs/goals.md "An agent's
+ * own goal").
  *
  *     agent_goals:
  *       - {agent: [visitors, 3], point: [40, 12], radius: 0.5}
  *       - {agent: [visitors, 4], follow: [guides, 0], radius: 2}
  *       - {agent: [staff, 0], exit: back door}
  *       - {crowd: cleaners, point: [5, 5]}      # every agent of a crowd, as a selection
+ *       - {crowd: cleaners, crowd_goal: true, at: 60}   # back to their crowd's goal at 60 s
  *
  * An agent is a crowd's name and its index among that crowd's agents, as `groups` and
  * `targets` number them. What the world would refuse is checked here where it can be, at its
  * line and column; a point with no path to it, or an index beyond the crowd's agents, is
  * reported when the goals are given, at the entry. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,7 +46,8 @@ bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
     s->agent_goal =
         th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->agent_goal);
     if (!s->agent_goal) return TH_SCENE_NOMEM(s, n, "agent_goals", err, "out of memory");
-    static const char *const keys[] = {"agent", "crowd", "point", "exit", "follow", "radius", NULL};
+    static const char *const keys[] = {"agent",      "crowd",  "point", "exit", "follow",
+                                       "crowd_goal", "radius", "at",    NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *e = n->items[i], *v;
         char path[64], sub[96], buf[64];
@@ -76,13 +80,30 @@ bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
             if (!agent_ref(s, agent, sub, g->agent, err)) return false;
         }
         const th_ynode *point = th_ynode_get(e, "point"), *exit = th_ynode_get(e, "exit"),
-                       *follow = th_ynode_get(e, "follow");
-        if ((point != NULL) + (exit != NULL) + (follow != NULL) != 1) {
+                       *follow = th_ynode_get(e, "follow"), *back = th_ynode_get(e, "crowd_goal");
+        if ((point != NULL) + (exit != NULL) + (follow != NULL) + (back != NULL) != 1) {
             return FAIL(s, e, path, err,
-                        "expected exactly one of `point: [x, y]`, `exit: BUNKER` and "
-                        "`follow: [crowd, index]`");
+                        "expected exactly one of `point: [x, y]`, `exit: BUNKER`, "
+                        "`follow: [crowd, index]` and `crowd_goal: true`");
         }
-        if (point) {
+        if ((v = th_ynode_get(e, "at"))) {
+            double secs;
+            snprintf(sub, sizeof sub, "%s.at", path);
+            if (!th_scene_float(s, v, sub, 0.0, 1.0e9, &secs, err)) return false;
+            g->step = (uint64_t)llround(secs / s->timestep);
+        }
+        if (back) {
+            snprintf(sub, sizeof sub, "%s.crowd_goal", path);
+            if (back->kind != TH_Y_SCALAR || back->len != 4 || memcmp(back->text, "true", 4) != 0)
+                return FAIL(s, back, sub, err,
+                            "expected `true` (back to the crowd's goal), found %s",
+                            th_scene_found(back, buf, sizeof buf));
+            if (g->step == 0)
+                return FAIL(s, back, sub, err,
+                            "an agent follows its crowd's goal from the start already; give "
+                            "`at` a time after it");
+            g->goal.kind = TH_AGENT_GOAL_CROWD;
+        } else if (point) {
             snprintf(sub, sizeof sub, "%s.point", path);
             g->goal.kind = TH_AGENT_GOAL_POINT;
             if (!th_scene_open_point(s, point, sub, "point", &g->goal.point, err)) return false;
@@ -118,21 +139,25 @@ bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
         if ((v = th_ynode_get(e, "radius"))) {
             double r;
             snprintf(sub, sizeof sub, "%s.radius", path);
-            if (g->goal.kind == TH_AGENT_GOAL_EXIT)
-                return FAIL(s, v, sub, err, "an exit has no radius (its bunker's cells are it)");
+            if (g->goal.kind == TH_AGENT_GOAL_EXIT || g->goal.kind == TH_AGENT_GOAL_CROWD)
+                return FAIL(s, v, sub, err, "%s",
+                            g->goal.kind == TH_AGENT_GOAL_EXIT
+                                ? "an exit has no radius (its bunker's cells are it)"
+                                : "the crowd's goal has no radius of an agent's own");
             if (!th_scene_float(s, v, sub, 0.01, 1000.0, &r, err)) return false;
             g->goal.radius = (float)r;
         }
         for (uint32_t j = 0; j < i; j++) {
             const th_scene_agent_goal *o = &s->agent_goal[j];
-            if (o->agent[0] != g->agent[0]) continue;
+            if (o->agent[0] != g->agent[0] || o->step != g->step) continue;
             if (o->agent[1] == TH_SCENE_WHOLE_CROWD || g->agent[1] == TH_SCENE_WHOLE_CROWD)
                 return FAIL(s, e, path, err,
-                            "crowd '%s' is given goals twice, whole and agent by agent or whole "
-                            "twice (line %u)",
+                            "crowd '%s' is given goals twice at one time, whole and agent by "
+                            "agent or whole twice (line %u)",
                             s->crowd[g->agent[0]].name, o->node->line);
             if (o->agent[1] == g->agent[1])
-                return FAIL(s, e, path, err, "agent %u of crowd '%s' has a goal already (line %u)",
+                return FAIL(s, e, path, err,
+                            "agent %u of crowd '%s' has a goal at that time already (line %u)",
                             g->agent[1], s->crowd[g->agent[0]].name, o->node->line);
         }
         s->agent_goal_count++;
@@ -168,12 +193,15 @@ bool th_scene_build_agent_goals(th_world *w, const th_scene *s, const uint64_t *
                 return th_scene_fail_code(s, g->node, path, err, TH_ERR_NOMEM, "out of memory");
             for (uint32_t k = 0; k < count; k++)
                 sel[k] = (th_agent_id){(uint32_t)(first_id[c] + k) + 1u, 1u};
-            const bool ok = th_world_set_agents_goal(w, sel, count, &goal, NULL, err);
+            const bool ok = g->step
+                                ? th_world_schedule_agents_goal(w, g->step, sel, count, &goal, err)
+                                : th_world_set_agents_goal(w, sel, count, &goal, NULL, err);
             th_free(sel);
             if (!ok) return th_scene_refused(s, g->node, path, err);
             continue;
         }
-        if (!th_world_set_agent_goal(w, ids[0], &goal, err))
+        if (g->step ? !th_world_schedule_agents_goal(w, g->step, ids, 1, &goal, err)
+                    : !th_world_set_agent_goal(w, ids[0], &goal, err))
             return th_scene_refused(s, g->node, path, err);
     }
     return true;

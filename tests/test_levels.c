@@ -386,6 +386,63 @@ END_TEST
 
 /* Two corridors side by side, one cell of wall apart, each a level of its own: a walker on one
  * walks exactly as it would alone, however near the other level's walker passes. */
+/* The office's map with a squad of six on the ground floor whose goal is on the first floor,
+ * and one going the other way: its centre steps across the stair's seam, its members find
+ * their way over the stair, and it arrives with every member on its goal's floor; the same at
+ * 1 and 3 threads. */
+START_TEST(squads_cross_a_stair) {
+    FILE *f = fopen(THRONG_SCENES_DIR "/office.yaml", "r");
+    ck_assert(f != NULL);
+    static char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    char *crowds = strstr(text, "\ncrowds:");
+    ck_assert(crowds != NULL);
+    const size_t head = (size_t)(crowds - text);
+    for (int down = 0; down <= 1; down++) {
+        snprintf(
+            text + head, sizeof text - head,
+            "\ncrowds:\n  - {name: team, separation_radius: 0.8, count: 0, spawn: {rect: [6, 3, 1, "
+            "1]}}\nsquads:\n  - {crowd: team, count: 6, formation: box, spacing: 1.5, start: [%s], "
+            "goal: [%s], speed: 1.0, tolerance: 1.0}\n",
+            down ? "18, 3" : "7, 3", down ? "7, 3" : "18, 3");
+        const char *path = th_test_write_text(down ? "down.yaml" : "up.yaml", text);
+        uint64_t first = 0;
+        for (uint32_t threads = 1; threads <= 3; threads += 2) {
+            th_error err;
+            th_scene_opts o = {0};
+            o.threads = threads;
+            th_world *w = th_scene_load(path, &o, NULL, &err);
+            ck_assert_msg(w != NULL, "%s", err.message);
+            th_squad_info si = {0};
+            int s = 0;
+            for (; s < 1200; s++) { /* 60 s: it takes about 15 */
+                th_world_step(w);
+                ck_assert(th_world_get_squad(w, (th_squad_id){1}, &si));
+                if (si.arrived) break;
+            }
+            ck_assert_msg(si.arrived, "the squad did not arrive: centre (%g, %g), error %g m",
+                          (double)si.centre.x, (double)si.centre.y, (double)si.error);
+            const th_level_id goal_level = th_world_find_level(w, down ? "ground" : "first");
+            for (uint32_t i = 0; i < si.members; i++) {
+                th_agent_id id;
+                th_vec2 slot;
+                ck_assert(th_world_get_squad_member(w, (th_squad_id){1}, i, &id, &slot));
+                th_agent_state st;
+                ck_assert(th_world_get_agent(w, id, &st));
+                ck_assert_uint_eq(th_world_level_at(w, st.position).index1, goal_level.index1);
+            }
+            const uint64_t h = th_world_hash(w);
+            if (threads == 1) first = h;
+            ck_assert_msg(h == first, "3 threads: hash %llx, 1 thread %llx", (unsigned long long)h,
+                          (unsigned long long)first);
+            th_world_destroy(w);
+        }
+    }
+}
+END_TEST
+
 START_TEST(levels_do_not_see_each_other) {
     double x_alone = 0.0, y_alone = 0.0;
     for (int both = 0; both <= 1; both++) {
@@ -498,6 +555,7 @@ static Suite *levels_suite(void) {
     tcase_add_test(tc, own_goal_on_another_level);
     tcase_add_test(tc, same_state_at_any_thread_count);
     tcase_add_test(tc, blocked_stair_reroutes);
+    tcase_add_test(tc, squads_cross_a_stair);
     tcase_add_test(tc, levels_do_not_see_each_other);
     tcase_add_test(tc, refusals);
     suite_add_tcase(s, tc);

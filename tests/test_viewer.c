@@ -840,6 +840,40 @@ START_TEST(test_levels_and_stairs_drawn) {
 }
 END_TEST
 
+/* An elevator: every stop drawn over ground that is plain elsewhere, and the car solid in the
+ * elevators' colour at the stop it waits at (the ground floor, at the start). */
+START_TEST(test_elevator_drawn) {
+    th_world *w = scene("tower", 0, 0);
+    ck_assert_uint_eq(th_world_elevator_count(w), 1);
+    const int iw = 1600, ih = 600;
+    th_view_opts o = th_view_default_opts();
+    o.width = iw;
+    o.height = ih;
+    th_view_layout l;
+    th_error err = {0};
+    ck_assert_msg(th_view_get_layout(w, &o, 0, &l, &err), "%s", err.message);
+    uint32_t *px = render_opts(w, &o, 0);
+    int32_t cols, rows;
+    float cs;
+    ck_assert(th_world_map_size(w, &cols, &rows, &cs));
+    const uint32_t street = th_view_cell_color(TH_CELL_OPEN) | 0xFF000000u;
+    th_elevator_info e;
+    ck_assert(th_world_get_elevator(w, (th_elevator_id){1}, &e));
+    ck_assert_uint_eq(e.state, TH_ELEVATOR_IDLE);
+    for (uint32_t s = 0; s < e.stop_count; s++) {
+        const th_elevator_stop *st = &e.stops[s];
+        th_vec2 p = th_view_layout_to_screen(&l, th_v2((st->x + 0.5f) * cs, (st->y + 0.5f) * cs));
+        ck_assert(p.x >= 0 && p.y >= 0 && p.x < iw && p.y < ih);
+        const uint32_t c = px[(int)p.y * iw + (int)p.x] | 0xFF000000u;
+        ck_assert_msg(c != street, "stop %u drawn as plain ground", s);
+        if (s == e.at) ck_assert_uint_eq(c, 0xFF7FD8C8u); /* the car, closed */
+        else ck_assert_uint_ne(c, 0xFF7FD8C8u);
+    }
+    free(px);
+    th_world_destroy(w);
+}
+END_TEST
+
 /* One level alone: its rectangle is what the fit frames (the documented formula with the
  * level's rectangle), and nothing of the other level is drawn where it would be on screen,
  * while the frame of every level draws it there. A handle the world lacks is refused. */
@@ -931,6 +965,7 @@ int main(void) {
     tcase_add_test(tc, test_pheromone_overlay_marks_trail_cells);
     tcase_add_test(tc, test_hazards_drawn);
     tcase_add_test(tc, test_levels_and_stairs_drawn);
+    tcase_add_test(tc, test_elevator_drawn);
     tcase_add_test(tc, test_one_level_alone);
     suite_add_tcase(s, tc);
     return th_test_run(s);

@@ -12,6 +12,7 @@
 
 #include "engine/alloc.h"
 #include "sim/behave/squad.h"
+#include "throng/building.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 #include "sim/dist/dist_serial.h"
@@ -97,6 +98,11 @@ static void place_slots(th_squad *q) {
     for (uint32_t i = 0; i < q->def.count; i++) {
         q->slot_pos[i] = place(q->centre, q->heading, q->slot_local[i]);
     }
+}
+
+/* In a building: whether a and b lie on different levels (a stair's seam between them). */
+static bool other_level(const th_world *w, th_vec2 a, th_vec2 b) {
+    return w->nav.stair_count && th_world_level_at(w, a).index1 != th_world_level_at(w, b).index1;
 }
 
 static bool blocked(const th_world *w, th_vec2 p) {
@@ -991,6 +997,12 @@ static void update_squad(th_world *w, th_squad *q) {
         float left = q->def.speed * dt;
         th_vec2 start = q->centre;
         while (left > 0.0f && q->path_next < q->path_count) {
+            /* At a stair's seam the next waypoint is on the other level: the centre steps
+             * across, as a walker does, and the slots follow it there. */
+            if (other_level(w, q->centre, q->path[q->path_next])) {
+                q->centre = q->path[q->path_next++];
+                continue;
+            }
             th_vec2 to = th_v2_sub(q->path[q->path_next], q->centre);
             float d = th_v2_len(to);
             if (d > 1e-6f) q->heading = th_v2_scale(to, 1.0f / d);
@@ -1015,7 +1027,10 @@ static void update_squad(th_world *w, th_squad *q) {
     for (uint32_t m = 0; m < q->member_count; m++) {
         th_vec2 p = q->at[m], slot = q->slot_pos[q->slot_of_member[m]];
         th_vec2 *back = q->back + (size_t)m * TH_SQUAD_BACK_POINTS;
-        bool cut = blocked(w, slot) || !sees(w, p, slot);
+        /* A slot on another level (the centre crossed a stair): the way there is planned at
+         * once, over the stair. */
+        const bool across = other_level(w, p, slot);
+        bool cut = across || blocked(w, slot) || !sees(w, p, slot);
         if (!cut) {
             q->cutoff[m] = 0.0f;
             q->back_count[m] = 0;
@@ -1024,14 +1039,19 @@ static void update_squad(th_world *w, th_squad *q) {
         q->cutoff[m] += dt;
         if (q->back_count[m] > 0) {
             /* Walking back: next waypoint once close to this one. At the end of the way and
-             * still cut off (the slot moved on meanwhile), drop it: a new plan follows. */
-            if (th_v2_len(th_v2_sub(back[q->back_next[m]], p)) < 0.75f) {
+             * still cut off (the slot moved on meanwhile), drop it: a new plan follows. Before
+             * a stair's seam (the next waypoint on the other level), close means in the
+             * waypoint's cell: the crossing is a straight step out of it. */
+            const uint32_t at = q->back_next[m];
+            const bool seam = at + 1 < q->back_count[m] && other_level(w, back[at], back[at + 1]);
+            const float reach = seam ? 0.5f * w->nav.map.cell_size : 0.75f;
+            if (th_v2_len(th_v2_sub(back[at], p)) < reach) {
                 if (q->back_next[m] + 1 < q->back_count[m]) q->back_next[m]++;
                 else q->back_count[m] = 0;
             }
             continue;
         }
-        if (q->cutoff[m] >= CUTOFF_SECONDS) {
+        if (q->cutoff[m] >= CUTOFF_SECONDS || across) {
             /* Back to the slot if it is open ground, else to the squad centre. */
             th_vec2 goal = blocked(w, slot) ? q->centre : slot;
             q->back_count[m] = plan(w, p, goal, back, TH_SQUAD_BACK_POINTS);
@@ -1066,8 +1086,15 @@ th_vec2 th_squad_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
             th_v2_clamp_len(th_v2_scale(th_v2_sub(desired, v), 1.0f / dt), c->max_force);
         return th_v2_scale(f, q->def.slot_weight);
     }
-    if (walking_back) goal = q->back[(size_t)m * TH_SQUAD_BACK_POINTS + q->back_next[m]];
-    else goal = q->slot_pos[q->slot_of_member[m]];
+    if (walking_back) {
+        /* Across a stair's seam: into the seam cell beyond the waypoint before it. */
+        const th_vec2 *back = q->back + (size_t)m * TH_SQUAD_BACK_POINTS;
+        const uint32_t next = q->back_next[m];
+        goal = back[next];
+        if (w->nav.stair_count && next > 0) goal = th_nav_seam_aim(w, p, back[next - 1], goal);
+    } else {
+        goal = q->slot_pos[q->slot_of_member[m]];
+    }
     th_vec2 to = th_v2_sub(goal, p);
     float d = th_v2_len(to);
     float speed = walking_back ? c->max_speed : fminf(c->max_speed, d * SLOT_GAIN);

@@ -69,6 +69,20 @@ expect_scene_error() {
     fi
 }
 
+# expect_same_hash SCENE REPORT: REPORT (what a run of SCENE at 2 threads printed) has the hash
+# line that `run run SCENE --headless` prints at 1 and at 3 threads too.
+expect_same_hash() {
+    local scene=$1 h1 h2 h3
+    h2=$(grep '^hash' "$2")
+    run run "$scene" --headless --threads 1
+    h1=$(grep '^hash' "$tmp/out")
+    run run "$scene" --headless --threads 3
+    h3=$(grep '^hash' "$tmp/out")
+    if [[ -n $h1 && $h1 == "$h2" && $h1 == "$h3" ]]; then pass "same hash on 1, 2 and 3 threads"; else
+        fail "same hash on 1, 2 and 3 threads" "1: '$h1', 2: '$h2', 3: '$h3'"
+    fi
+}
+
 # need TOOL WHY: exit 2 (a broken set-up, not a skip) when TOOL is missing.
 need() {
     if ! command -v "$1" >/dev/null; then

@@ -70,14 +70,7 @@ PY
     else
         fail "own goals" "check failed"
     fi
-    h2=$(grep '^hash' "$tmp/report")
-    run run "$tmp/goals.yaml" --headless --threads 1
-    h1=$(grep '^hash' "$tmp/out")
-    run run "$tmp/goals.yaml" --headless --threads 3
-    h3=$(grep '^hash' "$tmp/out")
-    if [[ -n $h1 && $h1 == "$h2" && $h1 == "$h3" ]]; then pass "same hash on 1, 2 and 3 threads"; else
-        fail "same hash on 1, 2 and 3 threads" "1: '$h1', 2: '$h2', 3: '$h3'"
-    fi
+    expect_same_hash "$tmp/goals.yaml" "$tmp/report"
 fi
 
 python3 - >"$tmp/crowd.yaml" <<'PY'

@@ -38,14 +38,7 @@ PY
     else
         fail "the elevator scene" "$(cat "$tmp/err")"
     fi
-    h2=$(grep '^hash' "$tmp/report")
-    run run "$scene" --headless --threads 1
-    h1=$(grep '^hash' "$tmp/out")
-    run run "$scene" --headless --threads 3
-    h3=$(grep '^hash' "$tmp/out")
-    if [[ -n $h1 && $h1 == "$h2" && $h1 == "$h3" ]]; then pass "same hash on 1, 2 and 3 threads"; else
-        fail "same hash on 1, 2 and 3 threads" "1: '$h1', 2: '$h2', 3: '$h3'"
-    fi
+    expect_same_hash "$scene" "$tmp/report"
 fi
 
 # A small building: level a on cells 0-9, level b on 10-19, a wall at (15, 2).

@@ -47,14 +47,7 @@ PY
     else
         fail "the office" "$(cat "$tmp/err")"
     fi
-    h2=$(grep '^hash' "$tmp/report")
-    run run "$office" --headless --threads 1
-    h1=$(grep '^hash' "$tmp/out")
-    run run "$office" --headless --threads 3
-    h3=$(grep '^hash' "$tmp/out")
-    if [[ -n $h1 && $h1 == "$h2" && $h1 == "$h3" ]]; then pass "same hash on 1, 2 and 3 threads"; else
-        fail "same hash on 1, 2 and 3 threads" "1: '$h1', 2: '$h2', 3: '$h3'"
-    fi
+    expect_same_hash "$office" "$tmp/report"
 fi
 
 run run "$office" --headless --steps 5 --trajectories "$tmp/t.txt"

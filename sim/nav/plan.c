@@ -294,17 +294,20 @@ int64_t th_plan_slot_of(const th_planner *p, th_plan_id id) {
     return s;
 }
 
-th_plan_status th_planner_result(const th_planner *p, th_plan_id id, th_vec2 *out, uint32_t max,
-                                 uint32_t *count, float *cost, th_error *err) {
+int64_t th_plan_request(const th_planner *p, th_plan_id id, th_error *err) {
     if (!p) {
         th_error_set(err, TH_ERR_INVALID, "planner: no planner");
-        return TH_PLAN_INVALID;
+        return -1;
     }
-    int64_t s = th_plan_slot_of(p, id);
-    if (s < 0) {
-        th_error_set(err, TH_ERR_HANDLE, "planner: no such request");
-        return TH_PLAN_INVALID;
-    }
+    const int64_t s = th_plan_slot_of(p, id);
+    if (s < 0) th_error_set(err, TH_ERR_HANDLE, "planner: no such request");
+    return s;
+}
+
+th_plan_status th_planner_result(const th_planner *p, th_plan_id id, th_vec2 *out, uint32_t max,
+                                 uint32_t *count, float *cost, th_error *err) {
+    const int64_t s = th_plan_request(p, id, err);
+    if (s < 0) return TH_PLAN_INVALID;
     th_plan_status st = (th_plan_status)p->status[s];
     if (count) *count = st == TH_PLAN_DONE || st == TH_PLAN_TOO_LONG ? p->count[s] : 0;
     if (cost) *cost = st == TH_PLAN_DONE || st == TH_PLAN_TOO_LONG ? p->cost[s] : INFINITY;
@@ -350,15 +353,8 @@ bool th_planner_direction(const th_planner *p, th_plan_id id, th_vec2 *dir) {
 }
 
 bool th_planner_release(th_planner *p, th_plan_id id, th_error *err) {
-    if (!p) {
-        th_error_set(err, TH_ERR_INVALID, "planner: no planner");
-        return false;
-    }
-    int64_t s = th_plan_slot_of(p, id);
-    if (s < 0) {
-        th_error_set(err, TH_ERR_HANDLE, "planner: no such request");
-        return false;
-    }
+    const int64_t s = th_plan_request(p, id, err);
+    if (s < 0) return false;
     if (p->status[s] == TH_PLAN_WAITING) th_hpa_queue_cancel(p->queue, (uint32_t)s);
     th_plan_anytime_drop(p, (uint32_t)s);
     p->status[s] = TH_PLAN_INVALID;

@@ -133,15 +133,8 @@ void th_plan_anytime_restart(th_planner *p) {
 }
 
 bool th_planner_set_anytime(th_planner *p, th_plan_id id, bool anytime, th_error *err) {
-    if (!p) {
-        th_error_set(err, TH_ERR_INVALID, "planner: no planner");
-        return false;
-    }
-    int64_t s = th_plan_slot_of(p, id);
-    if (s < 0) {
-        th_error_set(err, TH_ERR_HANDLE, "planner: no such request");
-        return false;
-    }
+    const int64_t s = th_plan_request(p, id, err);
+    if (s < 0) return false;
     uint32_t u = (uint32_t)s;
     if (!anytime) {
         set_pending(p, u, false);
@@ -158,15 +151,12 @@ bool th_planner_set_anytime(th_planner *p, th_plan_id id, bool anytime, th_error
 
 bool th_planner_get_progress(const th_planner *p, th_plan_id id, th_plan_progress *out,
                              th_error *err) {
-    if (!p || !out) {
-        th_error_set(err, TH_ERR_INVALID, "planner: no planner or no output");
+    if (!out) {
+        th_error_set(err, TH_ERR_INVALID, "planner: no output");
         return false;
     }
-    int64_t s = th_plan_slot_of(p, id);
-    if (s < 0) {
-        th_error_set(err, TH_ERR_HANDLE, "planner: no such request");
-        return false;
-    }
+    const int64_t s = th_plan_request(p, id, err);
+    if (s < 0) return false;
     out->anytime = (p->any[s] & TH_PA_ANYTIME) != 0;
     out->final = (p->any[s] & TH_PA_FINAL) != 0;
     out->iterations = p->iters[s];

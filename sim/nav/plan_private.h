@@ -136,6 +136,9 @@ void th_plan_anytime_restart(th_planner *p);
 void th_plan_anytime_drop(th_planner *p, uint32_t slot);
 /** The slot of a live request, or -1 (plan.c). */
 int64_t th_plan_slot_of(const th_planner *p, th_plan_id id);
+/** The same for a call of the API: -1 with `err` filled for no planner (TH_ERR_INVALID) or no
+ * such live request (TH_ERR_HANDLE). */
+int64_t th_plan_request(const th_planner *p, th_plan_id id, th_error *err);
 /** Store a cell path as a slot's answer: string-pulled waypoints, cost, status. */
 void th_plan_store(th_planner *p, uint32_t slot, const uint32_t *cells, uint32_t len,
                    uint32_t units);

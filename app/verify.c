@@ -128,7 +128,7 @@ static void sim_close(sim *s) {
 }
 
 /* Open scene `name`; seed 0 keeps the scene's, agents 0 its counts. False with s->error. */
-static bool sim_open(sim *s, const char *name, const vopts *o, uint64_t seed, uint32_t agents) {
+static bool open_sim(sim *s, const char *name, const vopts *o, uint64_t seed, uint32_t agents) {
     memset(s, 0, sizeof *s);
     char path[4096];
     if (!scene_path(name, path, sizeof path)) {
@@ -168,6 +168,14 @@ static bool sim_open(sim *s, const char *name, const vopts *o, uint64_t seed, ui
         s->t_out[i] = NAN;
     }
     return true;
+}
+
+/* open_sim, and on failure its message in `why` (cap bytes) for the judge's row. */
+static bool sim_open(sim *s, const char *name, const vopts *o, uint64_t seed, uint32_t agents,
+                     char *why, size_t cap) {
+    if (open_sim(s, name, o, seed, agents)) return true;
+    copy_text(why, cap, s->error);
+    return false;
 }
 
 /* Record the first time each agent crosses `at` on `axis` in direction `dir`. */
@@ -302,10 +310,7 @@ static vstatus error_out(const vcache *c, char *m, size_t cap) {
 static bool segment_time(const vopts *o, const char *scene, int axis, double a, double b,
                          double *time, char *error, size_t cap) {
     sim s;
-    if (!sim_open(&s, scene, o, 0, 0)) {
-        copy_text(error, cap, s.error);
-        return false;
-    }
+    if (!sim_open(&s, scene, o, 0, 0, error, cap)) return false;
     int dir = b > a ? 1 : -1;
     sim_gate(&s, axis, a, dir);
     sim_gate(&s, axis, b, dir);
@@ -320,10 +325,7 @@ static bool segment_time(const vopts *o, const char *scene, int axis, double a, 
 /* RiMEA 1: 1.33 m/s over the 40 m corridor, the whole walk from its start to the exit. */
 static vstatus judge_rimea1(const vopts *o, char *m, size_t cap) {
     sim s;
-    if (!sim_open(&s, "rimea1_corridor", o, 0, 0)) {
-        copy_text(m, cap, s.error);
-        return V_ERROR;
-    }
+    if (!sim_open(&s, "rimea1_corridor", o, 0, 0, m, cap)) return V_ERROR;
     sim_run(&s, 120.0);
     double t = last_out(&s, -1);
     sim_close(&s);
@@ -375,10 +377,7 @@ static struct {
 static bool flight_time(const vopts *o, const char *scene, bool up, double *time, char *error,
                         size_t cap) {
     sim s;
-    if (!sim_open(&s, scene, o, 0, 0)) {
-        copy_text(error, cap, s.error);
-        return false;
-    }
+    if (!sim_open(&s, scene, o, 0, 0, error, cap)) return false;
     const th_stair_id flight = th_world_find_stair(s.w, "flight");
     th_stair_info st;
     bool ok = s.n == 1 && th_world_get_stair(s.w, flight, &st);
@@ -459,10 +458,8 @@ static bool run_fd(const vopts *o) {
     for (int p = 0; p < FD_POINTS; p++) {
         sim s;
         uint32_t agents = (uint32_t)lround(k_fd_density[p] * 60.0); /* walkway 60 m2 */
-        if (!sim_open(&s, "rimea4_corridor", o, 0, agents)) {
-            copy_text(fd.c.error, sizeof fd.c.error, s.error);
+        if (!sim_open(&s, "rimea4_corridor", o, 0, agents, fd.c.error, sizeof fd.c.error))
             return false;
-        }
         th_measure_area_id area = {1};
         double sr = 0.0, sv = 0.0;
         uint32_t nr = 0, nv = 0;
@@ -532,10 +529,7 @@ static bool run_corner(const vopts *o) {
     if (corner.c.done) return corner.c.ok;
     corner.c.done = true;
     sim s;
-    if (!sim_open(&s, "corner", o, 0, 0)) {
-        copy_text(corner.c.error, sizeof corner.c.error, s.error);
-        return false;
-    }
+    if (!sim_open(&s, "corner", o, 0, 0, corner.c.error, sizeof corner.c.error)) return false;
     s.wall_check = true;
     sim_run(&s, 120.0);
     corner.n = s.n;
@@ -573,8 +567,8 @@ static bool run_demo(const vopts *o) {
     size_t n_all = 0;
     for (int k = 0; k < DEMO_SEEDS; k++) {
         sim s;
-        if (!sim_open(&s, "demographics", o, (uint64_t)k + 1, 0)) {
-            copy_text(demo.c.error, sizeof demo.c.error, s.error);
+        if (!sim_open(&s, "demographics", o, (uint64_t)k + 1, 0, demo.c.error,
+                      sizeof demo.c.error)) {
             free(all);
             return false;
         }
@@ -632,10 +626,7 @@ static vstatus judge_rimea7(const vopts *o, char *m, size_t cap) {
     static const double lo[6] = {1.60, 1.52, 1.46, 1.39, 1.27, 1.07};
     static const double hi[6] = {1.64, 1.56, 1.50, 1.43, 1.27, 1.07};
     sim s;
-    if (!sim_open(&s, "rimea7_demographics", o, 0, 0)) {
-        copy_text(m, cap, s.error);
-        return V_ERROR;
-    }
+    if (!sim_open(&s, "rimea7_demographics", o, 0, 0, m, cap)) return V_ERROR;
     sim_gate(&s, 0, 20.0, 1);
     sim_gate(&s, 0, 60.0, 1);
     sim_run(&s, 150.0);
@@ -672,10 +663,7 @@ static vstatus judge_imo7(const vopts *o, char *m, size_t cap) {
     static const double lo[10] = {0.93, 0.71, 0.56, 0.43, 0.37, 1.11, 0.97, 0.84, 0.64, 0.55};
     static const double hi[10] = {1.55, 1.19, 0.94, 0.71, 0.61, 1.85, 1.62, 1.40, 1.06, 0.91};
     sim s;
-    if (!sim_open(&s, "imo7_demographics", o, 0, 0)) {
-        copy_text(m, cap, s.error);
-        return V_ERROR;
-    }
+    if (!sim_open(&s, "imo7_demographics", o, 0, 0, m, cap)) return V_ERROR;
     sim_gate(&s, 0, 20.0, 1);
     sim_gate(&s, 0, 60.0, 1);
     sim_run(&s, 150.0);
@@ -711,10 +699,7 @@ static bool run_door(const vopts *o) {
     if (door.c.done) return door.c.ok;
     door.c.done = true;
     sim s;
-    if (!sim_open(&s, "door_1m", o, 0, 0)) {
-        copy_text(door.c.error, sizeof door.c.error, s.error);
-        return false;
-    }
+    if (!sim_open(&s, "door_1m", o, 0, 0, door.c.error, sizeof door.c.error)) return false;
     sim_run(&s, 400.0);
     double *t = malloc((s.n ? s.n : 1) * sizeof *t);
     size_t k = 0;
@@ -748,10 +733,7 @@ static bool run_hall(const vopts *o) {
     hall.c.done = true;
     for (int closed = 0; closed < 2; closed++) {
         sim s;
-        if (!sim_open(&s, "public_room", o, 0, 0)) {
-            copy_text(hall.c.error, sizeof hall.c.error, s.error);
-            return false;
-        }
+        if (!sim_open(&s, "public_room", o, 0, 0, hall.c.error, sizeof hall.c.error)) return false;
         if (closed) {
             const char *names[] = {"exit1", "exit2"};
             for (int k = 0; k < 2; k++) {
@@ -784,10 +766,7 @@ static vstatus judge_hall(const vopts *o, char *m, size_t cap) {
 /* RiMEA 12: flow at the end of the 1 m x 5 m corridor against the flow out of room B. */
 static vstatus judge_rimea12(const vopts *o, char *m, size_t cap) {
     sim s;
-    if (!sim_open(&s, "rimea12_bottleneck", o, 0, 0)) {
-        copy_text(m, cap, s.error);
-        return V_ERROR;
-    }
+    if (!sim_open(&s, "rimea12_bottleneck", o, 0, 0, m, cap)) return V_ERROR;
     sim_gate(&s, 0, 15.5, 1);
     sim_run(&s, 400.0);
     double *a = malloc((s.n ? s.n : 1) * sizeof *a), *b = malloc((s.n ? s.n : 1) * sizeof *b);
@@ -822,10 +801,8 @@ static bool run_alloc(const vopts *o) {
     if (alloc_r.c.done) return alloc_r.c.ok;
     alloc_r.c.done = true;
     sim s;
-    if (!sim_open(&s, "route_allocation", o, 0, 0)) {
-        copy_text(alloc_r.c.error, sizeof alloc_r.c.error, s.error);
+    if (!sim_open(&s, "route_allocation", o, 0, 0, alloc_r.c.error, sizeof alloc_r.c.error))
         return false;
-    }
     sim_run(&s, 300.0);
     alloc_r.n = s.n;
     for (uint32_t i = 0; i < s.n; i++) {
@@ -849,10 +826,7 @@ static vstatus judge_alloc(const vopts *o, char *m, size_t cap) {
 /* RiMEA 11: most leave by the nearer exit, and some by the other. */
 static vstatus judge_rimea11(const vopts *o, char *m, size_t cap) {
     sim s;
-    if (!sim_open(&s, "rimea11_exit_choice", o, 0, 0)) {
-        copy_text(m, cap, s.error);
-        return V_ERROR;
-    }
+    if (!sim_open(&s, "rimea11_exit_choice", o, 0, 0, m, cap)) return V_ERROR;
     sim_run(&s, 1200.0);
     uint32_t near = 0, far = 0;
     for (uint32_t i = 0; i < s.n; i++) {
@@ -874,10 +848,7 @@ static vstatus judge_rimea11(const vopts *o, char *m, size_t cap) {
  * the west door after 4 s. */
 static bool dynamic_door(const vopts *o, char *m, size_t cap, bool *ok) {
     sim s;
-    if (!sim_open(&s, "dynamic_door", o, 0, 0)) {
-        copy_text(m, cap, s.error);
-        return false;
-    }
+    if (!sim_open(&s, "dynamic_door", o, 0, 0, m, cap)) return false;
     sim_gate(&s, 0, 7.5, 1);
     sim_run(&s, 60.0);
     th_exit_info west = {0}, east = {0};
@@ -899,10 +870,7 @@ static bool dynamic_door(const vopts *o, char *m, size_t cap, bool *ok) {
 
 static vstatus judge_dynamic_exit(const vopts *o, char *m, size_t cap) {
     sim s;
-    if (!sim_open(&s, "dynamic_exit", o, 0, 0)) {
-        copy_text(m, cap, s.error);
-        return V_ERROR;
-    }
+    if (!sim_open(&s, "dynamic_exit", o, 0, 0, m, cap)) return V_ERROR;
     sim_run(&s, 120.0);
     th_bunker_info b1, b2;
     bool ok = th_world_get_bunker(s.w, th_world_find_bunker(s.w, "exit1"), &b1) &&
@@ -937,10 +905,7 @@ static bool run_cf(const vopts *o) {
         char name[64];
         snprintf(name, sizeof name, "counterflow_%d", k_cf_counter[k]);
         sim s;
-        if (!sim_open(&s, name, o, 0, 0)) {
-            copy_text(cf.c.error, sizeof cf.c.error, s.error);
-            return false;
-        }
+        if (!sim_open(&s, name, o, 0, 0, cf.c.error, sizeof cf.c.error)) return false;
         sim_gate(&s, 0, 20.5, 1); /* the corridor's end at room 2 */
         sim_run(&s, 600.0);
         double t = 0.0;
@@ -972,10 +937,7 @@ static vstatus judge_disability(const vopts *o, char *m, size_t cap) {
     const char *names[2] = {"disability", "disability_control"};
     for (int k = 0; k < 2; k++) {
         sim s;
-        if (!sim_open(&s, names[k], o, 0, 0)) {
-            copy_text(m, cap, s.error);
-            return V_ERROR;
-        }
+        if (!sim_open(&s, names[k], o, 0, 0, m, cap)) return V_ERROR;
         sim_run(&s, 300.0);
         t[k] = last_out(&s, -1);
         sim_close(&s);
@@ -990,10 +952,7 @@ static vstatus judge_disability(const vopts *o, char *m, size_t cap) {
  * the foot of the stair against the highest in the middle of the corridor (areas 0, 2, 1). */
 static vstatus judge_congestion(const vopts *o, char *m, size_t cap) {
     sim s;
-    if (!sim_open(&s, "congestion", o, 0, 0)) {
-        copy_text(m, cap, s.error);
-        return V_ERROR;
-    }
+    if (!sim_open(&s, "congestion", o, 0, 0, m, cap)) return V_ERROR;
     double peak[3] = {0, 0, 0};
     uint64_t steps = (uint64_t)llround(600.0 / s.dt);
     for (uint64_t k = 0; k < steps && !th_world_scene_over(s.w); k++) {
@@ -1020,10 +979,7 @@ static vstatus judge_rimea15(const vopts *o, char *m, size_t cap) {
     const char *names[2] = {"rimea15_straight", "rimea15_corner"};
     for (int k = 0; k < 2; k++) {
         sim s;
-        if (!sim_open(&s, names[k], o, 0, 0)) {
-            copy_text(m, cap, s.error);
-            return V_ERROR;
-        }
+        if (!sim_open(&s, names[k], o, 0, 0, m, cap)) return V_ERROR;
         sim_run(&s, 600.0);
         t[k] = last_out(&s, -1);
         sim_close(&s);
@@ -1041,10 +997,7 @@ static vstatus judge_stair_flow(const vopts *o, char *m, size_t cap) {
     uint32_t out = 0, n = 0;
     for (int k = 0; k < 3; k++) {
         sim s;
-        if (!sim_open(&s, names[k], o, 0, 0)) {
-            copy_text(m, cap, s.error);
-            return V_ERROR;
-        }
+        if (!sim_open(&s, names[k], o, 0, 0, m, cap)) return V_ERROR;
         sim_run(&s, 600.0);
         double *t = malloc((s.n ? s.n : 1) * sizeof *t);
         size_t q = 0;
@@ -1075,10 +1028,7 @@ typedef struct stair_fd {
 static bool run_stair_fd(const vopts *o, const char *scene, stair_fd *fd, char *error, size_t cap) {
     memset(fd, 0, sizeof *fd);
     sim s;
-    if (!sim_open(&s, scene, o, 0, 0)) {
-        copy_text(error, cap, s.error);
-        return false;
-    }
+    if (!sim_open(&s, scene, o, 0, 0, error, cap)) return false;
     const th_stair_id flight = th_world_find_stair(s.w, "flight");
     th_stair_info st;
     float cs = 0.0f;
@@ -1156,10 +1106,7 @@ static vstatus judge_rimea8(const vopts *o, char *m, size_t cap) {
     uint32_t out = 0, n = 0;
     for (int k = 0; k < 4; k++) {
         sim s;
-        if (!sim_open(&s, runs[k].scene, o, 0, runs[k].agents)) {
-            copy_text(m, cap, s.error);
-            return V_ERROR;
-        }
+        if (!sim_open(&s, runs[k].scene, o, 0, runs[k].agents, m, cap)) return V_ERROR;
         sim_run(&s, 400.0);
         t[k] = s.left == s.n ? last_out(&s, -1) : NAN;
         out += s.left;
@@ -1177,10 +1124,7 @@ static vstatus judge_rimea8(const vopts *o, char *m, size_t cap) {
  * between trips the car dwells and closes its doors. The numbers are read from the world. */
 static vstatus judge_nist27(const vopts *o, char *m, size_t cap) {
     sim s;
-    if (!sim_open(&s, "elevator", o, 0, 0)) {
-        copy_text(m, cap, s.error);
-        return V_ERROR;
-    }
+    if (!sim_open(&s, "elevator", o, 0, 0, m, cap)) return V_ERROR;
     th_elevator_info e;
     th_level_info a, b;
     if (!th_world_get_elevator(s.w, (th_elevator_id){1}, &e) || e.stop_count != 2 ||
@@ -1221,10 +1165,7 @@ static vstatus zone_visits(const vopts *o, const char *scene, double x0, double 
                            double y1, double max_s, uint32_t *via, uint32_t *n, uint32_t *left,
                            char *m, size_t cap) {
     sim s;
-    if (!sim_open(&s, scene, o, 0, 0)) {
-        copy_text(m, cap, s.error);
-        return V_ERROR;
-    }
+    if (!sim_open(&s, scene, o, 0, 0, m, cap)) return V_ERROR;
     if (!sim_zone(&s, x0, y0, x1, y1)) {
         sim_close(&s);
         snprintf(m, cap, "out of memory");
@@ -1269,10 +1210,7 @@ static vstatus judge_route_choice(const vopts *o, char *m, size_t cap) {
 static bool first_moves(const vopts *o, const char *name, double max_s, double **given,
                         double **moved, uint32_t *n, double *dt, char *m, size_t cap) {
     sim s;
-    if (!sim_open(&s, name, o, 0, 0)) {
-        copy_text(m, cap, s.error);
-        return false;
-    }
+    if (!sim_open(&s, name, o, 0, 0, m, cap)) return false;
     *n = s.n;
     *dt = s.dt;
     *given = malloc((s.n ? s.n : 1) * sizeof **given);
@@ -1377,10 +1315,7 @@ static vstatus judge_premove_ks(const vopts *o, char *m, size_t cap) {
  * walker's free speed) and the K the scene gives: v0 max(min_factor, 1 - slope K). */
 static vstatus judge_smoke(const vopts *o, char *m, size_t cap) {
     sim s;
-    if (!sim_open(&s, "reduced_visibility", o, 0, 0)) {
-        copy_text(m, cap, s.error);
-        return V_ERROR;
-    }
+    if (!sim_open(&s, "reduced_visibility", o, 0, 0, m, cap)) return V_ERROR;
     double k[8], v0[8];
     const uint32_t n = s.n < 8 ? s.n : 8;
     for (uint32_t i = 0; i < n; i++) {
@@ -1413,10 +1348,7 @@ static vstatus judge_smoke(const vopts *o, char *m, size_t cap) {
  * air of the scene, written out here apart from the engine's code: 1 / rate. */
 static vstatus judge_fed(const vopts *o, char *m, size_t cap) {
     sim s;
-    if (!sim_open(&s, "incapacitation", o, 0, 0)) {
-        copy_text(m, cap, s.error);
-        return V_ERROR;
-    }
+    if (!sim_open(&s, "incapacitation", o, 0, 0, m, cap)) return V_ERROR;
     th_air air;
     th_world_air(s.w, th_v2((float)s.x[0], (float)s.y[0]), &air);
     const double per_min = 2.764e-5 * pow(air.co, 1.036) * exp(0.1903 * air.co2 + 2.0004) / 7.1 +
@@ -1452,10 +1384,7 @@ static bool exit_use(const vopts *o, const char *scene, uint64_t seeds, uint32_t
     *west = *east = 0;
     for (uint64_t seed = 1; seed <= seeds; seed++) {
         sim s;
-        if (!sim_open(&s, scene, o, seed, 0)) {
-            copy_text(error, cap, s.error);
-            return false;
-        }
+        if (!sim_open(&s, scene, o, seed, 0, error, cap)) return false;
         sim_run(&s, 120.0);
         for (uint32_t i = 0; i < s.n; i++) {
             if (s.crowd[i] != 0 || isnan(s.t_out[i])) continue;
@@ -1522,10 +1451,7 @@ static vstatus judge_affil(const vopts *o, char *m, size_t cap) {
 static vstatus judge_group(const vopts *o, const char *scene, uint32_t crowds, char *m,
                            size_t cap) {
     sim s;
-    if (!sim_open(&s, scene, o, 0, 0)) {
-        copy_text(m, cap, s.error);
-        return V_ERROR;
-    }
+    if (!sim_open(&s, scene, o, 0, 0, m, cap)) return V_ERROR;
     sim_run(&s, 300.0);
     double first = INFINITY, last = -INFINITY, all = last_out(&s, -1);
     uint32_t n = 0;

@@ -374,8 +374,8 @@ static void print_goal_changes(FILE *out, const th_world *w) {
     th_world_goal_changes(w, &pending, &made, &passed);
     if (!pending && !made && !passed) return;
     fprintf(out,
-            "goals     %llu given at their time, %llu passed over (the agent had left, or had no "
-            "way to its point), %llu still to come\n",
+            "goals     %llu given at their time, %llu passed over (the agent had left, had no way "
+            "to its point, or its agent to follow had left), %llu still to come\n",
             (unsigned long long)made, (unsigned long long)passed, (unsigned long long)pending);
 }
 

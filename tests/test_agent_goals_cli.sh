@@ -155,6 +155,7 @@ bad "an unknown bunker" "[{agent: [f, 0], exit: x}]" "13:37:" "expected the name
 bad "following itself" "[{agent: [p, 0], follow: [p, 0]}]" "13:39:" "the agent itself"
 bad "an agent too many" "[{agent: [p, 5], point: [3.5, 2.5]}]" "13:15:" "no agent 5"
 bad "back to the crowd's goal from the start" "[{agent: [p, 0], crowd_goal: true}]" "13:43:" "give \`at\` a time after it"
+bad "back to the crowd's goal at a time that rounds to the start" "[{agent: [p, 0], crowd_goal: true, at: 0.001}]" "13:53:" "at least half a step"
 bad "crowd_goal not true" "[{agent: [p, 0], crowd_goal: no, at: 3}]" "13:43:" "expected \`true\`"
 bad "a negative time" "[{agent: [p, 0], point: [3.5, 2.5], at: -1}]" "13:54:" "expected a number in [0,"
 bad "two goals for one agent at one time" "[{agent: [p, 0], point: [3.5, 2.5], at: 2}, {agent: [p, 0], point: [4.5, 2.5], at: 2}]" "13:58:" "has a goal at that time already"

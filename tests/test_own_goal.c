@@ -249,7 +249,19 @@ START_TEST(goals_given_for_a_later_step) {
     th_world_goal_changes(w, &pending, &made, &passed);
     ck_assert(pending == 7 && made == 0 && passed == 0);
     th_world_remove_agent(w, ids[3], &err); /* gone before its change is due */
-    for (int s = 0; s < 20; s++) th_world_step(w);
+    /* Goals given at once to forty others take entries of the own-goal table, and a wall
+     * built at step 5 leaves the path-finding landmarks stale: neither may make the step
+     * that makes the changes allocate. */
+    th_agent_id others[40];
+    for (int i = 0; i < 40; i++)
+        others[i] = th_world_add_agent(w, c, th_v2(3.5f + (float)(i % 10), 12.5f + (float)(i / 10)),
+                                       th_v2(0, 0), &err);
+    const th_agent_goal west = {.kind = TH_AGENT_GOAL_POINT, .point = {5.5f, 25.5f}};
+    ck_assert_msg(th_world_set_agents_goal(w, others, 40, &west, NULL, &err), "%s", err.message);
+    for (int s = 0; s < 20; s++) {
+        if (s == 5) ck_assert(th_world_block_cells(w, 25, 10, 26, 12, &err));
+        th_world_step(w);
+    }
     th_agent_goal g;
     ck_assert(th_world_get_agent_goal(w, ids[0], &g) && g.kind == TH_AGENT_GOAL_CROWD);
     const uint64_t allocs = th_alloc_count();

@@ -16,6 +16,7 @@ void th_own_free(th_world *w) {
     th_free(w->own->path);
     th_free(w->own->due);
     th_free(w->own->due_ids);
+    th_free(w->own->due_spare);
     th_free(w->own);
     w->own = NULL;
 }
@@ -43,7 +44,8 @@ static bool reserve_entries(th_world *w, uint32_t n) {
     struct th_own_goals *o = w->own;
     if (n <= o->cap) return true;
     const uint32_t old_cap = o->cap;
-    if (!th_array_reserve((void **)&o->goal, sizeof *o->goal, o->count, &o->cap, n, 16, 1u << 20))
+    if (!th_array_reserve((void **)&o->goal, sizeof *o->goal, o->count, &o->cap, n, 16, 1u << 20) ||
+        o->cap < n) /* past the most entries the table holds */
         return false;
     if (o->cap != old_cap &&
         !th_grow_array((void **)&o->path, sizeof *o->path * TH_AGENT_PATH_POINTS, o->count,
@@ -68,7 +70,8 @@ static th_own_goal *entry_for(th_world *w, th_agent_id id) {
             return g;
         }
     }
-    if (!reserve_entries(w, o->count + 1u)) return NULL;
+    /* Room for this one past the entries goals given for a later step may take. */
+    if (!reserve_entries(w, o->count + 1u + o->due_pending)) return NULL;
     w->own_of_id[slot] = ++o->count;
     return &o->goal[o->count - 1u];
 }
@@ -119,6 +122,8 @@ bool th_world_set_agents_goal(th_world *w, const th_agent_id *ids, uint32_t coun
 }
 
 static bool set_goal(th_world *w, th_agent_id id, const th_agent_goal *goal, th_error *err);
+static bool set_goal_in(th_world *w, th_agent_id id, const th_agent_goal *goal, bool due,
+                        th_error *err);
 
 bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *goal,
                              th_error *err) {
@@ -199,6 +204,13 @@ static bool check_goal(const th_world *w, th_agent_id id, const th_agent_goal *g
 }
 
 static bool set_goal(th_world *w, th_agent_id id, const th_agent_goal *goal, th_error *err) {
+    return set_goal_in(w, id, goal, false, err);
+}
+
+/* `due`: made in a step (th_own_due), with the path memory made ready when the change was
+ * given; A* works with landmarks gone stale since, so they are not rebuilt inside the step. */
+static bool set_goal_in(th_world *w, th_agent_id id, const th_agent_goal *goal, bool due,
+                        th_error *err) {
     if (!check_goal(w, id, goal, err)) return false;
     const uint32_t k = th_agent_index(w, id);
     const uint32_t slot = th_id_slot(id);
@@ -231,7 +243,8 @@ static bool set_goal(th_world *w, th_agent_id id, const th_agent_goal *goal, th_
     }
     const float r = g.radius == 0.0f ? 1.0f : g.radius;
     g.radius = r;
-    if (g.kind == TH_AGENT_GOAL_POINT && w->nav.present && !th_nav_path_ready(w, err)) return false;
+    if (g.kind == TH_AGENT_GOAL_POINT && w->nav.present && !due && !th_nav_path_ready(w, err))
+        return false;
     if (!w->own && !create(w)) {
         th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return false;
@@ -293,24 +306,32 @@ bool th_world_schedule_agents_goal(th_world *w, uint64_t step, const th_agent_id
     if (goal->kind == TH_AGENT_GOAL_POINT && w->nav.present && !th_nav_path_ready(w, err))
         return false;
     struct th_own_goals *o = w->own;
-    if (o->due_ids_count + (uint64_t)count > UINT32_MAX / 2) {
-        th_error_set(err, TH_ERR_LIMIT, "too many goal changes pending");
+    if (o->due_ids_count + (uint64_t)count > (1u << 26) ||
+        o->count + (uint64_t)o->due_pending + count > (1u << 20)) {
+        th_error_set(err, TH_ERR_LIMIT, "more than %u goal changes pending or own goals held",
+                     1u << 20);
         return false;
     }
-    if (!reserve_entries(w, o->count + o->due_ids_count + count) ||
+    /* Every agent given a change may need an entry of its own; the ids are compacted into a
+     * spare array of the same size when made (th_own_due). */
+    if (!reserve_entries(w, o->count + o->due_pending + count) ||
         !th_array_reserve((void **)&o->due, sizeof *o->due, o->due_count, &o->due_cap,
                           o->due_count + 1u, 16, UINT32_MAX) ||
         !th_array_reserve((void **)&o->due_ids, sizeof *o->due_ids, o->due_ids_count,
-                          &o->due_ids_cap, o->due_ids_count + count, 64, UINT32_MAX)) {
+                          &o->due_ids_cap, o->due_ids_count + count, 64, UINT32_MAX) ||
+        (o->due_spare_cap < o->due_ids_cap &&
+         !th_grow_array((void **)&o->due_spare, sizeof *o->due_spare, 0, o->due_ids_cap))) {
         th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return false;
     }
+    o->due_spare_cap = o->due_ids_cap;
     if (count) memcpy(o->due_ids + o->due_ids_count, ids, count * sizeof *ids);
     /* Kept by step, then in the order given (a later change for the same step goes after). */
     uint32_t at = o->due_count++;
     for (; at > 0 && o->due[at - 1].step > step; at--) o->due[at] = o->due[at - 1];
     o->due[at] = (th_goal_due){step, *goal, o->due_ids_count, count};
     o->due_ids_count += count;
+    o->due_pending += count;
     return true;
 }
 
@@ -321,14 +342,33 @@ void th_own_due(th_world *w) {
     for (; done < o->due_count && o->due[done].step <= w->step; done++) {
         const th_goal_due *d = &o->due[done];
         for (uint32_t i = 0; i < d->count; i++) {
-            /* One that left, or whose point it has no way to now, keeps its goal. */
-            if (set_goal(w, o->due_ids[d->first + i], &d->goal, NULL)) o->due_made++;
+            /* One that left, whose point it has no way to now, or whose agent to follow left,
+             * keeps its goal. */
+            if (set_goal_in(w, o->due_ids[d->first + i], &d->goal, true, NULL)) o->due_made++;
             else o->due_passed++;
         }
+        o->due_pending -= d->count;
     }
     memmove(o->due, o->due + done, (o->due_count - done) * sizeof *o->due);
     o->due_count -= done;
-    if (!o->due_count) o->due_ids_count = 0; /* every selection used: start the ids afresh */
+    /* The ids of the selections made are dead: once they are most of the array, the rest move
+     * to the spare array (as large, so nothing allocates) in the order of the changes. */
+    if (o->due_ids_count > 2u * o->due_pending + 64u) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < o->due_count; i++) {
+            th_goal_due *d = &o->due[i];
+            memcpy(o->due_spare + n, o->due_ids + d->first, d->count * sizeof *o->due_ids);
+            d->first = n;
+            n += d->count;
+        }
+        th_agent_id *t = o->due_ids;
+        o->due_ids = o->due_spare;
+        o->due_spare = t;
+        const uint32_t cap = o->due_ids_cap;
+        o->due_ids_cap = o->due_spare_cap;
+        o->due_spare_cap = cap;
+        o->due_ids_count = n;
+    }
 }
 
 void th_world_goal_changes(const th_world *w, uint64_t *pending, uint64_t *made, uint64_t *passed) {

@@ -38,8 +38,10 @@ struct th_own_goals {
     uint32_t count, cap;
     th_goal_due *due; /* by step, then in the order given */
     uint32_t due_count, due_cap;
-    th_agent_id *due_ids;
-    uint32_t due_ids_count, due_ids_cap;
+    th_agent_id *due_ids;   /* the selections, in the order given */
+    th_agent_id *due_spare; /* as large as due_ids: where th_own_due compacts them */
+    uint32_t due_ids_count, due_ids_cap, due_spare_cap;
+    uint32_t due_pending;          /* ids of the changes not made yet */
     uint64_t due_made, due_passed; /* changes made; passed over (the agent left, no path) */
 };
 

@@ -12,7 +12,6 @@
 
 #include "engine/alloc.h"
 #include "sim/behave/squad.h"
-#include "throng/building.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 #include "sim/dist/dist_serial.h"
@@ -100,9 +99,9 @@ static void place_slots(th_squad *q) {
     }
 }
 
-/* In a building: whether a and b lie on different levels (a stair's seam between them). */
+/* In a building with stairs: whether a and b lie on two different levels. */
 static bool other_level(const th_world *w, th_vec2 a, th_vec2 b) {
-    return w->nav.stair_count && th_world_level_at(w, a).index1 != th_world_level_at(w, b).index1;
+    return w->nav.stair_count && th_nav_other_level(w, a, b);
 }
 
 static bool blocked(const th_world *w, th_vec2 p) {
@@ -999,8 +998,9 @@ static void update_squad(th_world *w, th_squad *q) {
         while (left > 0.0f && q->path_next < q->path_count) {
             /* At a stair's seam the next waypoint is on the other level: the centre steps
              * across, as a walker does, and the slots follow it there. */
-            if (other_level(w, q->centre, q->path[q->path_next])) {
+            if (th_nav_glued(w, q->centre, q->path[q->path_next])) {
                 q->centre = q->path[q->path_next++];
+                start = q->centre; /* the step across is no speed of the squad's */
                 continue;
             }
             th_vec2 to = th_v2_sub(q->path[q->path_next], q->centre);
@@ -1043,7 +1043,7 @@ static void update_squad(th_world *w, th_squad *q) {
              * a stair's seam (the next waypoint on the other level), close means in the
              * waypoint's cell: the crossing is a straight step out of it. */
             const uint32_t at = q->back_next[m];
-            const bool seam = at + 1 < q->back_count[m] && other_level(w, back[at], back[at + 1]);
+            const bool seam = at + 1 < q->back_count[m] && th_nav_glued(w, back[at], back[at + 1]);
             const float reach = seam ? 0.5f * w->nav.map.cell_size : 0.75f;
             if (th_v2_len(th_v2_sub(back[at], p)) < reach) {
                 if (q->back_next[m] + 1 < q->back_count[m]) q->back_next[m]++;

@@ -246,7 +246,6 @@ void th_measure_update(th_world *w) {
     const double W = w->def.width, H = w->def.height;
     const bool wrap = w->wrap;
     const bool levels = w->nav.present && w->nav.level_count;
-    const uint8_t *level_of = w->nav.level_of;
     for (uint32_t k = 0; k < w->count; k++) {
         const uint32_t id = th_id_slot(a->id[k]);
         /* prev is read by id, scattered: without a prefetch the wait for it was half of this
@@ -261,21 +260,22 @@ void th_measure_update(th_world *w) {
             if (dy > 0.5 * H) dy -= H;
             else if (dy < -0.5 * H) dy += H;
         }
-        /* A move from one level to another (across a stair's seam, out of an elevator) jumps
-         * across the map: it crosses no line. */
-        const bool jump =
-            levels &&
-            level_of[th_navmap_cell_of(&w->nav.map, th_v2((float)qx, (float)qy), NULL, NULL)] !=
-                level_of[th_navmap_cell_of(&w->nav.map, th_v2(a->px[k], a->py[k]), NULL, NULL)];
         /* Bounding-box reject first: most agents are nowhere near most lines. */
         double lo_x = dx < 0.0 ? qx + dx : qx, hi_x = dx < 0.0 ? qx : qx + dx;
         double lo_y = dy < 0.0 ? qy + dy : qy, hi_y = dy < 0.0 ? qy : qy + dy;
         bool seam = wrap && (lo_x < 0.0 || hi_x >= W || lo_y < 0.0 || hi_y >= H);
-        for (uint32_t l = 0; l < m->line_count && !jump; l++) {
+        int jump = levels ? -1 : 0; /* -1: not looked at yet */
+        for (uint32_t l = 0; l < m->line_count; l++) {
             measure_line *L = &m->line[l];
             if (!seam && (hi_x < fmin(L->a.x, L->b.x) || lo_x > fmax(L->a.x, L->b.x) ||
                           hi_y < fmin(L->a.y, L->b.y) || lo_y > fmax(L->a.y, L->b.y)))
                 continue;
+            /* A move from one level to another (across a stair's seam, out of an elevator)
+             * jumps across the map: it crosses no line. */
+            if (jump < 0)
+                jump =
+                    th_nav_other_level(w, th_v2((float)qx, (float)qy), th_v2(a->px[k], a->py[k]));
+            if (jump) break;
             int c = line_crossing(L, qx, qy, dx, dy, W, H);
             if (c > 0) L->forward += (uint32_t)c;
             else if (c < 0) L->backward += (uint32_t)-c;

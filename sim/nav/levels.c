@@ -498,3 +498,21 @@ th_vec2 th_nav_seam_aim(const th_world *w, th_vec2 p, th_vec2 from, th_vec2 to) 
     }
     return to;
 }
+
+bool th_nav_other_level(const th_world *w, th_vec2 a, th_vec2 b) {
+    const uint32_t la = level_cell(w, a), lb = level_cell(w, b);
+    return la && lb && la != lb;
+}
+
+bool th_nav_glued(const th_world *w, th_vec2 a, th_vec2 b) {
+    const th_navmap *m = &w->nav.map;
+    if (!w->nav.stair_count || !th_nav_on_world(w, a) || !th_nav_on_world(w, b)) return false;
+    const uint32_t ca = th_navmap_cell_of(m, a, NULL, NULL),
+                   cb = th_navmap_cell_of(m, b, NULL, NULL);
+    uint32_t n = 0;
+    const th_nav_link *l = th_navmap_links_of(m, ca, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (l[i].to == cb) return true;
+    }
+    return false;
+}

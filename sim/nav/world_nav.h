@@ -169,6 +169,10 @@ void th_nav_stair_crossed(th_world *w, th_vec2 p, th_vec2 q);
  * cell beyond `from` while the two are the sides of a glued edge and p is not yet on `to`'s
  * level, else `to` itself. */
 th_vec2 th_nav_seam_aim(const th_world *w, th_vec2 p, th_vec2 from, th_vec2 to);
+/* sim/nav/levels.c: whether a and b lie on two different levels (each on one: ground off every
+ * level belongs to none), and whether their cells are the two sides of a stair's seam. */
+bool th_nav_other_level(const th_world *w, th_vec2 a, th_vec2 b);
+bool th_nav_glued(const th_world *w, th_vec2 a, th_vec2 b);
 /* Move from p by d, sliding along blocked cells; updates *v when blocked on an axis. With
  * `seams`, a move across a glued edge carries on at the other side (walking); without, the
  * seam stops it like a wall (bodies pushed apart stay on their level). */

@@ -86,10 +86,11 @@ bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
                         "expected exactly one of `point: [x, y]`, `exit: BUNKER`, "
                         "`follow: [crowd, index]` and `crowd_goal: true`");
         }
-        if ((v = th_ynode_get(e, "at"))) {
+        const th_ynode *at = th_ynode_get(e, "at");
+        if (at) {
             double secs;
             snprintf(sub, sizeof sub, "%s.at", path);
-            if (!th_scene_float(s, v, sub, 0.0, 1.0e9, &secs, err)) return false;
+            if (!th_scene_float(s, at, sub, 0.0, 1.0e9, &secs, err)) return false;
             g->step = (uint64_t)llround(secs / s->timestep);
         }
         if (back) {
@@ -98,10 +99,13 @@ bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
                 return FAIL(s, back, sub, err,
                             "expected `true` (back to the crowd's goal), found %s",
                             th_scene_found(back, buf, sizeof buf));
-            if (g->step == 0)
-                return FAIL(s, back, sub, err,
+            if (g->step == 0) {
+                if (at) snprintf(sub, sizeof sub, "%s.at", path);
+                return FAIL(s, at ? at : back, sub, err,
                             "an agent follows its crowd's goal from the start already; give "
-                            "`at` a time after it");
+                            "`at` a time after it (at least half a step, %g s)",
+                            0.5 * (double)s->timestep);
+            }
             g->goal.kind = TH_AGENT_GOAL_CROWD;
         } else if (point) {
             snprintf(sub, sizeof sub, "%s.point", path);

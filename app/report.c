@@ -3,6 +3,7 @@
  * figure comes from the world's own counts and history (throng/throng.h), once. */
 #include "report.h"
 #include "throng/building.h"
+#include "throng/plan.h"
 #include "ranks.h"
 
 #include <errno.h>
@@ -379,6 +380,22 @@ static void print_goal_changes(FILE *out, const th_world *w) {
             (unsigned long long)made, (unsigned long long)passed, (unsigned long long)pending);
 }
 
+/* The world's goal planning (th_world_set_goal_planning, `goal_planning`): paths given over
+ * the steps within the budget, the longest wait, those still waiting. One process. */
+static void print_goal_planning(FILE *out, const th_world *w) {
+    const th_goal_planning_info g = th_world_goal_planning_info(w);
+    if (!g.def.budget) return;
+    const double dt = th_world_get_def(w).timestep;
+    fprintf(out,
+            "planning  %llu paths found over the steps (%llu expansions, at most %u a step), "
+            "%llu unreachable, %llu planned at once; waits %.1f steps on average, at most %u "
+            "(%.2f s); %u still waiting\n",
+            (unsigned long long)g.answered, (unsigned long long)g.expanded, g.def.budget,
+            (unsigned long long)g.unreachable, (unsigned long long)g.at_once,
+            g.answered ? (double)g.wait_steps / (double)g.answered : 0.0, g.most_steps,
+            (double)g.most_steps * dt, g.waiting);
+}
+
 /* A building's levels and stairs as they stand: agents on each (summed over ranks under
  * mpirun) and the crossings of each stair's top edge. */
 typedef struct building_counts {
@@ -588,6 +605,7 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
     print_pre_movement(out, w);
     print_groups(out, w);
     print_goal_changes(out, w);
+    print_goal_planning(out, w);
     print_building(out, w);
     print_hazards(out, w);
     print_flow(out, w);
@@ -936,10 +954,18 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
             pres ? "\n  " : "", go.groups, go.members, go.present, go.waiting, (double)go.stretch);
     uint64_t pending, made, passed;
     th_world_goal_changes(w, &pending, &made, &passed);
-    fprintf(j,
-            "  \"goal_changes\": {\"made\": %llu, \"passed_over\": %llu, \"pending\": %llu},\n"
-            "  \"levels\": [",
+    fprintf(j, "  \"goal_changes\": {\"made\": %llu, \"passed_over\": %llu, \"pending\": %llu},\n",
             (unsigned long long)made, (unsigned long long)passed, (unsigned long long)pending);
+    const th_goal_planning_info gp = th_world_goal_planning_info(w);
+    fprintf(j,
+            "  \"goal_planning\": {\"budget\": %u, \"cluster_size\": %u, \"max_requests\": %u, "
+            "\"answered\": %llu, \"unreachable\": %llu, \"at_once\": %llu, \"expanded\": %llu, "
+            "\"waiting\": %u, \"wait_steps_mean\": %.4f, \"wait_steps_max\": %u},\n"
+            "  \"levels\": [",
+            gp.def.budget, gp.def.cluster_size, gp.def.max_requests,
+            (unsigned long long)gp.answered, (unsigned long long)gp.unreachable,
+            (unsigned long long)gp.at_once, (unsigned long long)gp.expanded, gp.waiting,
+            gp.answered ? (double)gp.wait_steps / (double)gp.answered : 0.0, gp.most_steps);
     json_building(j, w);
     fprintf(j, "%s],\n  \"hazards\": [", th_world_elevator_count(w) ? "\n  " : "");
     uint32_t hazards = 0;

@@ -9,7 +9,8 @@
  *     size in [64, 4096] (default 1024), runs in [1, 50] (default 7), threads a comma-separated
  *     list of worker counts in [1, 64] (default 1,2 and the number of cores): every parallel
  *     measurement is repeated for each; pairs in [0, 100000] (default 10000): random start and
- *     goal cells planned by HPA* and by plain A* each (0 skips the comparison).
+ *     goal cells planned by HPA* and by plain A* each, then given as many walkers of a world as
+ *     their own goals, planned at once and by the world's goal planning (0 skips both).
  *
  * Buildings: the city's four quadrants laid side by side as four levels of a strip, a wall
  * column between each two, joined by glued edges (stairs) across those walls on street rows,
@@ -26,6 +27,8 @@
 #include "engine/rng.h"
 #include "sim/nav/hpa.h"
 #include "sim/nav/nav.h"
+#include "throng/plan.h"
+#include "throng/throng.h"
 
 enum { BUNKERS = 8, MAX_RUNS = 50, BLOCK = 32, STREET = 6, MAX_THREADS = 64, MAX_LIST = 16 };
 
@@ -301,6 +304,139 @@ static int bench_hpa(const th_navmap *m, const th_nav_field *streets, const uint
     return 0;
 }
 
+/* The world's own goals as a host gives them: `pairs` walkers on the city's streets, each sent
+ * to its own point (the pairs of bench_hpa), planned at once (A* with landmarks, inside the
+ * call) against the world's goal planning (HPA* with a budget of expansions a step): the time
+ * the goals take to give, the steps until every path has come, and the step's time meanwhile
+ * against the same world's steps once every path has come. */
+static th_world *city_world(const th_navmap *m, uint32_t threads, uint32_t pairs, th_agent_id *ids,
+                            int32_t (*ends)[4]) {
+    th_world_def wd = th_default_world_def();
+    wd.width = wd.height = (float)m->w;
+    wd.cell_size = 1.0f;
+    wd.threads = threads;
+    wd.agent_capacity = pairs;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    if (!w) return NULL;
+    for (int32_t y = 0; y < m->h; y++) {
+        for (int32_t x = 0; x < m->w; x++) {
+            const uint32_t c = th_navmap_cost(m, x, y);
+            if (c == 1) continue;
+            if (!th_world_set_cell(w, x, y, c ? TH_CELL_OPEN : TH_CELL_WALL, c, &err)) {
+                th_world_destroy(w);
+                return NULL;
+            }
+        }
+    }
+    th_crowd_def cd = th_default_pedestrian_def();
+    const th_crowd_id crowd = th_world_add_crowd(w, &cd, &err);
+    for (uint32_t i = 0; i < pairs; i++) {
+        ids[i] = th_world_add_agent(
+            w, crowd, th_v2((float)ends[i][0] + 0.5f, (float)ends[i][1] + 0.5f), th_v2(0, 0), &err);
+        if (!ids[i].index1) {
+            th_world_destroy(w);
+            return NULL;
+        }
+    }
+    return w;
+}
+
+static int bench_world_goals(const th_navmap *m, const th_nav_field *streets, uint32_t threads,
+                             uint32_t pairs) {
+    int32_t(*ends)[4] = malloc(sizeof *ends * pairs);
+    th_agent_id *ids = malloc(sizeof *ids * pairs);
+    if (!ends || !ids) return 1;
+    for (uint32_t i = 0; i < pairs; i++) {
+        open_cell(m, streets, i, 0, &ends[i][0], &ends[i][1]);
+        open_cell(m, streets, i, 1, &ends[i][2], &ends[i][3]);
+    }
+    printf("\nworld own goals: %u walkers on the streets, each to its own point, %u %s\n", pairs,
+           threads, threads == 1 ? "thread" : "threads");
+    th_error err;
+    /* At once: every goal an A* (with landmarks, built by the first) in the call. */
+    th_world *w = city_world(m, threads, pairs, ids, ends);
+    if (!w) return 1;
+    uint64_t t0 = th_now_ns();
+    for (uint32_t i = 0; i < pairs; i++) {
+        const th_agent_goal g = {.kind = TH_AGENT_GOAL_POINT,
+                                 .point = {(float)ends[i][2] + 0.5f, (float)ends[i][3] + 0.5f}};
+        if (!th_world_set_agent_goal(w, ids[i], &g, &err) && err.code != TH_ERR_UNREACHABLE) {
+            fprintf(stderr, "bench_nav: %s\n", err.message);
+            return 1;
+        }
+        if (i == 0) {
+            printf("  at once: the first goal (landmarks built) %.1f ms\n",
+                   (double)(th_now_ns() - t0) / 1e6);
+            t0 = th_now_ns();
+        }
+    }
+    const double at_once = (double)(th_now_ns() - t0) / 1e6;
+    uint64_t step_ns = 0;
+    for (int s = 0; s < 20; s++) {
+        uint64_t t = th_now_ns();
+        th_world_step(w);
+        step_ns += th_now_ns() - t;
+    }
+    printf("  at once: the other %u goals %.1f ms (%.3f ms each); a step after %.2f ms\n",
+           pairs - 1, at_once, at_once / (double)(pairs - 1), (double)step_ns / 20e6);
+    th_world_destroy(w);
+
+    const uint32_t budgets[] = {2000, 20000};
+    for (int b = 0; b < 2; b++) {
+        w = city_world(m, threads, pairs, ids, ends);
+        if (!w) return 1;
+        const th_goal_planning gp = {.budget = budgets[b]};
+        t0 = th_now_ns();
+        if (!th_world_set_goal_planning(w, &gp, &err)) {
+            fprintf(stderr, "bench_nav: %s\n", err.message);
+            return 1;
+        }
+        const double build = (double)(th_now_ns() - t0) / 1e6;
+        t0 = th_now_ns();
+        for (uint32_t i = 0; i < pairs; i++) {
+            const th_agent_goal g = {.kind = TH_AGENT_GOAL_POINT,
+                                     .point = {(float)ends[i][2] + 0.5f, (float)ends[i][3] + 0.5f}};
+            if (!th_world_set_agent_goal(w, ids[i], &g, &err)) {
+                fprintf(stderr, "bench_nav: %s\n", err.message);
+                return 1;
+            }
+        }
+        const double given = (double)(th_now_ns() - t0) / 1e6;
+        uint64_t total = 0, worst = 0;
+        uint32_t steps = 0;
+        th_goal_planning_info gi;
+        do {
+            uint64_t t = th_now_ns();
+            th_world_step(w);
+            t = th_now_ns() - t;
+            total += t;
+            worst = t > worst ? t : worst;
+            steps++;
+            gi = th_world_goal_planning_info(w);
+        } while (gi.waiting > 0 && steps < 1000000);
+        step_ns = 0;
+        for (int s = 0; s < 20; s++) {
+            uint64_t t = th_now_ns();
+            th_world_step(w);
+            step_ns += th_now_ns() - t;
+        }
+        printf("  planning, budget %u: hierarchy %.1f ms, goals given %.1f ms; every path in %u "
+               "steps (%.1f ms of steps); step %.2f ms mean, %.2f ms worst while planning, %.2f "
+               "ms after; %llu answered, %llu unreachable, %llu planned at once, %llu "
+               "expansions; waits %.1f steps mean, %u most\n",
+               budgets[b], build, given, steps, (double)total / 1e6,
+               (double)total / 1e6 / (double)steps, (double)worst / 1e6, (double)step_ns / 20e6,
+               (unsigned long long)gi.answered, (unsigned long long)gi.unreachable,
+               (unsigned long long)gi.at_once, (unsigned long long)gi.expanded,
+               gi.answered ? (double)gi.wait_steps / (double)gi.answered : 0.0, gi.most_steps);
+        th_world_destroy(w);
+    }
+    free(ends);
+    free(ids);
+    return 0;
+}
+
 /* The four-level strip against the one-level city (see the file comment): one field each from
  * the same goal cell, single-threaded. */
 static int bench_levels(const th_navmap *m, int runs) {
@@ -540,6 +676,7 @@ int main(int argc, char **argv) {
     if (bench_levels(&m, runs) != 0) return 1;
     if (pairs > 0 && bench_hpa(&m, &fields[0], threads, nthreads, runs, (uint32_t)pairs, path) != 0)
         return 1;
+    if (pairs > 0 && bench_world_goals(&m, &fields[0], threads[0], (uint32_t)pairs) != 0) return 1;
 
     th_free(path);
     th_astar_destroy(a);

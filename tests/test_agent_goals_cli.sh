@@ -9,6 +9,9 @@
 #   - a whole crowd given one point (`crowd: NAME`): every one of its walkers ends near it;
 #   - goals given at a time (`at`): the crowd gathers at its point, and from 25 s on walks
 #     back to its crowd's goal (`crowd_goal: true`), the bunker, where all shelter;
+#   - the world's goal planning (`goal_planning`, `priority`): the same outcome with points
+#     planned over the steps, a report line and JSON that agree, the same hash on 1 and 3
+#     threads;
 #   - scene errors at their line and column.
 #
 # usage: test_agent_goals_cli.sh path/to/throng
@@ -136,6 +139,38 @@ else
     fail "goals given at a time" "exit code $rc: $(cat "$tmp/err")"
 fi
 
+# The same hall with the world's goal planning: the point is planned over the steps, within the
+# budget; the outcome is the same, and the report and the JSON say how the planning went.
+cp "$tmp/goals.yaml" "$tmp/planned.yaml"
+sed -i 's/^  - {agent: \[staff, 0\], point: \[15.25, 6.25\], radius: 0.5}/&\n  - {agent: [staff, 3], point: [20.25, 3.25], priority: 4}/' "$tmp/planned.yaml"
+printf 'goal_planning: {budget: 3, cluster_size: 4, max_requests: 1}\n' >>"$tmp/planned.yaml"
+run run "$tmp/planned.yaml" --headless --threads 2 --trajectories "$tmp/p.csv" --json "$tmp/p.json"
+if [[ $rc -eq 0 ]] && cp "$tmp/out" "$tmp/preport" && python3 - "$tmp/p.csv" "$tmp/p.json" "$tmp/preport" >"$tmp/err" 2>&1 <<'PY'; then
+import csv, json, math, re, sys
+last = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    last[int(r["id"])] = (float(r["time"]), float(r["x"]), float(r["y"]))
+ids = sorted(last)
+first, fourth = last[ids[0]], last[ids[3]]
+assert math.hypot(first[1] - 15.25, first[2] - 6.25) <= 0.6, first
+assert math.hypot(fourth[1] - 20.25, fourth[2] - 3.25) <= 1.1, fourth
+j = json.load(open(sys.argv[2]))
+g = j["goal_planning"]
+assert (g["budget"], g["cluster_size"], g["max_requests"]) == (3, 4, 1), g
+assert g["answered"] == 2 and g["waiting"] == 0 and g["unreachable"] == 0, g
+# One request at a time, three expansions a step: neither answered in its first step.
+assert g["wait_steps_max"] > 2 and g["expanded"] <= 3 * 3600, g
+rep = open(sys.argv[3]).read()
+m = re.search(r"^planning  (\d+) paths found over the steps \((\d+) expansions, at most 3 a step\), "
+              r"0 unreachable, 0 planned at once; waits [0-9.]+ steps on average, at most (\d+) .*; 0 still waiting$", rep, re.M)
+assert m and int(m.group(1)) == 2 and int(m.group(2)) == g["expanded"] and int(m.group(3)) == g["wait_steps_max"], rep
+PY
+    pass "goal planning: points planned over the steps within the budget; report and JSON agree"
+else
+    fail "goal planning" "exit code $rc: $(cat "$tmp/err")"
+fi
+expect_same_hash "$tmp/planned.yaml" "$tmp/preport"
+
 # bad NAME GOALS WHERE SAYS: a scene whose `agent_goals:` is GOALS (one line).
 bad() {
     printf 'name: bad\nmap:\n  cell_size: 1\n  legend: {"#": wall, ".": open, "B": {bunker: b}}\n  ascii: |\n    ##########\n    #.....#..B\n    #........#\n    ##########\ncrowds:\n  - {name: p, model: pedestrian, agents: [[1.5, 1.5], [2.5, 1.5]]}\n  - {name: f, behavior: flee, agents: [[3.5, 1.5]]}\nagent_goals: %s\n' \
@@ -161,4 +196,25 @@ bad "a negative time" "[{agent: [p, 0], point: [3.5, 2.5], at: -1}]" "13:54:" "e
 bad "two goals for one agent at one time" "[{agent: [p, 0], point: [3.5, 2.5], at: 2}, {agent: [p, 0], point: [4.5, 2.5], at: 2}]" "13:58:" "has a goal at that time already"
 bad "two goals for one agent" "[{agent: [p, 0], point: [3.5, 2.5]}, {agent: [p, 0], point: [4.5, 2.5]}]" "13:51:" "has a goal at that time already"
 bad "a radius for an exit" "[{agent: [f, 0], exit: b, radius: 2}]" "13:48:" "no radius"
+bad "a priority for an exit" "[{agent: [f, 0], exit: b, priority: 2}]" "13:50:" "only a point has a priority"
+bad "a negative priority" "[{agent: [p, 0], point: [3.5, 2.5], priority: -1}]" "13:60:" "expected a whole number in [0, 1000000]"
+
+# badp NAME PLANNING WHERE SAYS: the same scene with `goal_planning:` PLANNING (line 14).
+badp() {
+    printf 'name: bad\nmap:\n  cell_size: 1\n  legend: {"#": wall, ".": open, "B": {bunker: b}}\n  ascii: |\n    ##########\n    #.....#..B\n    #........#\n    ##########\ncrowds:\n  - {name: p, model: pedestrian, agents: [[1.5, 1.5], [2.5, 1.5]]}\n  - {name: f, behavior: flee, agents: [[3.5, 1.5]]}\nagent_goals: [{agent: [p, 0], point: [3.5, 2.5]}]\ngoal_planning: %s\n' \
+        "$2" >"$tmp/bad.yaml"
+    expect_scene_error "$1" "$tmp/bad.yaml" "$3" "$4"
+}
+badp "goal planning without a budget" "{cluster_size: 8}" "14:16:" "missing: expected \`budget: EXPANSIONS\`"
+badp "a budget of 0" "{budget: 0}" "14:25:" "expected a whole number in [1,"
+badp "clusters too small" "{budget: 10, cluster_size: 3}" "14:43:" "expected a whole number in [4, 64]"
+badp "too many requests" "{budget: 10, max_requests: 2000000}" "14:43:" "expected a whole number in [1, 1048576]"
+badp "an unknown key" "{budget: 10, slices: 3}" "14:29:" "unknown key 'slices'"
+badp "not a mapping" "100" "14:16:" "expected a mapping"
+printf 'name: no map\nworld: {size: [20, 10]}\ncrowds:\n  - {name: p, agents: [[1.5, 1.5]]}\ngoal_planning: {budget: 10}\n' >"$tmp/nomap.yaml"
+expect_scene_error "goal planning without a map" "$tmp/nomap.yaml" "5:16:" "the scene has none"
+repo=$(cd "$(dirname "$0")/.." && pwd)
+{ cat "$repo/scenes/office.yaml"; printf 'goal_planning: {budget: 10}\n'; } >"$tmp/stairs.yaml"
+line=$(wc -l <"$tmp/stairs.yaml")
+expect_scene_error "goal planning on a map with stairs" "$tmp/stairs.yaml" "$line:16:" "without stairs"
 finish

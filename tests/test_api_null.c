@@ -808,6 +808,21 @@ PROBE(th_planner_release) {
     ck_assert(!th_planner_release(p, id, &err)); /* stale now */
     th_planner_destroy(p);
 }
+PROBE(th_world_set_goal_planning) {
+    const th_goal_planning d = {.budget = 10};
+    ck_assert(!th_world_set_goal_planning(NULL, &d, &err));
+    REFUSED();
+    /* def NULL: off, which it already is */
+    ck_assert(th_world_set_goal_planning(w, NULL, &err));
+}
+PROBE(th_world_goal_planning_info) {
+    th_goal_planning_info i = th_world_goal_planning_info(NULL);
+    ck_assert(i.def.budget == 0 && i.answered == 0 && i.waiting == 0);
+}
+PROBE(th_world_agent_path_pending) {
+    ck_assert(!th_world_agent_path_pending(NULL, (th_agent_id){1, 1}));
+    ck_assert(!th_world_agent_path_pending(w, (th_agent_id){0, 0}));
+}
 PROBE(th_planner_info) {
     (void)w;
     th_plan_info i = th_planner_info(NULL);
@@ -1267,6 +1282,9 @@ static const struct {
     E(th_planner_result),
     E(th_planner_direction),
     E(th_planner_release),
+    E(th_world_set_goal_planning),
+    E(th_world_goal_planning_info),
+    E(th_world_agent_path_pending),
     E(th_planner_info),
     E(th_planner_set_anytime),
     E(th_planner_get_progress),

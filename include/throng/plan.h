@@ -220,6 +220,56 @@ TH_API float th_planner_get_trouble(const th_planner *p, th_vec2 position);
 /** The planner's counts; zeros for NULL. */
 TH_API th_plan_info th_planner_info(const th_planner *p);
 
+/* ---- the world's planner of agents' own goals ------------------------------------------------
+ * By default an agent's own point goal (th_world_set_agent_goal) is planned at once with A* on
+ * the whole map. With goal planning on, the world keeps a planner of its own: a point goal
+ * given (or planned again after terrain events) becomes a request, and each step's "own paths"
+ * part serves the requests with a budget of expansions, by the goal's priority then the order
+ * the goals were given. An agent whose request waits walks the coarse route meanwhile (straight
+ * at its goal while queued, toward the next cluster entrance of the best route found so far
+ * while searched); once answered it walks the string-pulled path. A goal the planner finds no
+ * way to leaves its agent standing, as an own goal cut off by a wall does. The same for any
+ * thread count: the budget counts expansions, not time. */
+
+/** Settings of the world's goal planning; zero fields take the defaults. */
+typedef struct th_goal_planning {
+    uint32_t budget;       /* expansions per step (th_planner_update's budget); 0 = off: each
+                              point goal is planned at once when given (the default) */
+    uint32_t cluster_size; /* the planner's clusters, 4..64 (16) */
+    uint32_t max_requests; /* goals searched at once, 1..1048576 (4096): more wait their turn,
+                              by priority, then in the order given */
+} th_goal_planning;
+
+/** How the world's goal planning stands. */
+typedef struct th_goal_planning_info {
+    th_goal_planning def;   /* as set, defaults filled; budget 0 when off */
+    uint32_t waiting;       /* own point goals without their path, after the last step */
+    uint32_t searching;     /* of those, held by the planner (the rest wait for a slot) */
+    uint64_t answered;      /* paths the planner gave */
+    uint64_t unreachable;   /* goals it found no way to */
+    uint64_t at_once;       /* planned at once with A* instead: a path of more than
+                               TH_AGENT_PATH_POINTS waypoints, or a map with stairs */
+    uint64_t expanded;      /* expansions spent, all steps */
+    uint32_t last_expanded; /* in the last step: at most the budget */
+    uint32_t most_steps;    /* the longest a goal answered so far waited, in steps */
+    uint64_t wait_steps;    /* the steps the answered goals waited, summed */
+} th_goal_planning_info;
+
+/** Turn the world's goal planning on (`def->budget` > 0), change it, or turn it off (`def`
+ *  NULL or budget 0: goals still waiting are planned at once). Needs a map without stairs (the
+ *  hierarchy does not cross glued edges) on one rank. Goals waiting when the settings change
+ *  are searched again by the new planner. False with `err` filled on a bad setting, no map, a
+ *  map with stairs, several ranks, no memory, or a call from inside a step. Builds the
+ *  planner's hierarchy at once on the world's threads; nothing allocates in the steps after. */
+TH_API bool th_world_set_goal_planning(th_world *w, const th_goal_planning *def, th_error *err);
+
+/** Whether agent `id`'s own point goal waits for the goal planner's path (walking the coarse
+ *  route meanwhile); false for NULL, an unknown agent, or a goal with its path. */
+TH_API bool th_world_agent_path_pending(const th_world *w, th_agent_id id);
+
+/** The goal planning's settings and counts; zeros (budget 0) when off or for NULL. */
+TH_API th_goal_planning_info th_world_goal_planning_info(const th_world *w);
+
 #ifdef __cplusplus
 }
 #endif

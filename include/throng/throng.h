@@ -708,6 +708,8 @@ typedef struct th_agent_goal {
     float radius;       /* POINT, FOLLOW: metres in (0, 1000], 0 = 1 */
     th_bunker_id exit;  /* EXIT */
     th_agent_id follow; /* FOLLOW: another agent */
+    int32_t priority;   /* POINT with goal planning on (throng/plan.h): higher goals are
+                           searched first (default 0) */
 } th_agent_goal;
 
 /** Give one agent its own goal from the next step on, or return it to its crowd's (docs/goals.md,

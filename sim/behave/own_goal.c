@@ -6,6 +6,7 @@
 #include "engine/alloc.h"
 #include "sim/behave/choice.h"
 #include "sim/behave/own_goal.h"
+#include "sim/behave/own_plan.h"
 #include "sim/behave/squad.h"
 #include "sim/core/error.h"
 #include "sim/nav/world_nav_private.h"
@@ -19,10 +20,6 @@ void th_own_free(th_world *w) {
     th_free(w->own->due_spare);
     th_free(w->own);
     w->own = NULL;
-}
-
-static th_vec2 *path_of(const th_world *w, const th_own_goal *g) {
-    return w->own->path + (size_t)(g - w->own->goal) * TH_AGENT_PATH_POINTS;
 }
 
 /* The table and own_of_id, for the agents added before. */
@@ -61,24 +58,30 @@ static th_own_goal *entry_for(th_world *w, th_agent_id id) {
     struct th_own_goals *o = w->own;
     const uint32_t slot = th_id_slot(id);
     if (w->own_of_id[slot]) return &o->goal[w->own_of_id[slot] - 1u];
-    for (uint32_t i = 0; i < o->count; i++) {
+    /* A new entry while the table has room for it past the entries goals given for a later
+     * step may take. Once it has none, before it grows: one whose agent has gone or went back
+     * to its crowd's goal, looked for from where the last look ended (so giving many goals
+     * does not look over the whole table each time). */
+    for (uint32_t n = 0; o->count + 1u + o->due_pending > o->cap && n < o->count; n++) {
+        const uint32_t i = (o->reuse + n) % o->count;
         th_own_goal *g = &o->goal[i];
         const bool alive = g->used && th_agent_index(w, g->id) != UINT32_MAX &&
                            w->own_of_id[th_id_slot(g->id)] == i + 1u;
         if (!alive) {
+            th_own_plan_drop(w, g);
+            o->reuse = i + 1u;
             w->own_of_id[slot] = i + 1u;
             return g;
         }
     }
-    /* Room for this one past the entries goals given for a later step may take. */
     if (!reserve_entries(w, o->count + 1u + o->due_pending)) return NULL;
     w->own_of_id[slot] = ++o->count;
     return &o->goal[o->count - 1u];
 }
 
-/* Plan g's path from p; false when there is none. */
-static bool plan_point(th_world *w, th_own_goal *g, th_vec2 p) {
-    th_vec2 *path = path_of(w, g);
+bool th_own_plan_at_once(th_world *w, th_own_goal *g, th_vec2 p) {
+    g->pending = false;
+    th_vec2 *path = th_own_path(w, g);
     const uint32_t k = th_path_plan(w, p, g->goal.point, path, TH_AGENT_PATH_POINTS);
     g->stuck = k == 0;
     g->count = k;
@@ -88,6 +91,13 @@ static bool plan_point(th_world *w, th_own_goal *g, th_vec2 p) {
     /* The plan starts at p's cell centre: head for the next waypoint at once. */
     g->next = k > 1 ? 1 : 0;
     return k > 0;
+}
+
+/* Plan g's path from p: through the world's goal planner when it is on (found in a later part
+ * of a step; true meanwhile), else at once; false when there is none. */
+static bool plan_point(th_world *w, th_own_goal *g, th_vec2 p) {
+    th_own_plan_drop(w, g);
+    return th_own_plan_defer(w, g) || th_own_plan_at_once(w, g, p);
 }
 
 bool th_world_set_agents_goal(th_world *w, const th_agent_id *ids, uint32_t count,
@@ -219,6 +229,7 @@ static bool set_goal_in(th_world *w, th_agent_id id, const th_agent_goal *goal, 
     th_agent_goal g = *goal;
     if (g.kind == TH_AGENT_GOAL_CROWD) {
         if (w->own && w->own_of_id[slot]) {
+            th_own_plan_drop(w, &w->own->goal[w->own_of_id[slot] - 1u]);
             w->own->goal[w->own_of_id[slot] - 1u].used = false;
             w->own_of_id[slot] = 0;
         }
@@ -238,6 +249,7 @@ static bool set_goal_in(th_world *w, th_agent_id id, const th_agent_goal *goal, 
             th_error_set(err, TH_ERR_NOMEM, "out of memory");
             return false;
         }
+        th_own_plan_drop(w, e);
         *e = (th_own_goal){.id = id, .goal = g, .used = true};
         return true;
     }
@@ -254,13 +266,17 @@ static bool set_goal_in(th_world *w, th_agent_id id, const th_agent_goal *goal, 
         th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return false;
     }
-    const th_own_goal was = *e;
+    th_own_goal was = *e;
+    if (was.pending) was.req = (th_plan_id){0, 0}; /* asked anew should it come back */
+    th_own_plan_drop(w, e);
     *e = (th_own_goal){.id = id, .goal = g, .r2 = r * r, .used = true};
     if (g.kind == TH_AGENT_GOAL_POINT && !plan_point(w, e, p)) {
         th_error_set(err, TH_ERR_UNREACHABLE, "no path from (%g, %g) to (%g, %g)", (double)p.x,
                      (double)p.y, (double)g.point.x, (double)g.point.y);
-        if (was.used && th_agent_index(w, was.id) == k) *e = was; /* its former goal stays */
-        else {
+        if (was.used && th_agent_index(w, was.id) == k) { /* its former goal stays */
+            *e = was;
+            if (was.pending) w->own_plan->maybe_waiting = true;
+        } else {
             e->used = false;
             w->own_of_id[slot] = 0;
         }
@@ -411,9 +427,13 @@ static bool aim(const th_world *w, const th_own_goal *g, th_vec2 *at, bool *last
         *last = true;
         return followed_at(w, g->goal.follow, at);
     }
+    if (g->pending) { /* the goal planner's coarse route meanwhile */
+        *last = false;
+        return th_own_plan_aim(w, g, at);
+    }
     if (g->count == 0) return false;
     const uint32_t i = g->next < g->count ? g->next : g->count - 1u;
-    *at = path_of(w, g)[i];
+    *at = th_own_path(w, g)[i];
     *last = i + 1u == g->count && !g->cut;
     return true;
 }
@@ -425,9 +445,10 @@ bool th_own_direction(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec
     if (!aim(w, g, &at, &last)) return g->goal.kind == TH_AGENT_GOAL_FOLLOW; /* gone: stand */
     /* A path over a stair lists the two sides of its seam in a row: walk across it. */
     if (g->goal.kind == TH_AGENT_GOAL_POINT && g->next > 0 && g->next < g->count)
-        at = th_nav_seam_aim(w, p, path_of(w, g)[g->next - 1u], at);
+        at = th_nav_seam_aim(w, p, th_own_path(w, g)[g->next - 1u], at);
     const th_vec2 d = th_min_image(th_v2_sub(at, p), w->wrap, w->def.width, w->def.height);
     if (last && th_v2_len2(d) <= g->r2) return true; /* there */
+    if (g->pending && th_own_arrived(w, g, p)) return true;
     *dir = th_v2_norm(d);
     return true;
 }
@@ -436,7 +457,7 @@ void th_own_moved(th_world *w, th_own_goal *g, th_vec2 p) {
     if (g->goal.kind != TH_AGENT_GOAL_POINT) return;
     /* A waypoint is passed when within half a cell (a metre without a map) of it. */
     const float reach = w->nav.present ? 0.5f * w->nav.map.cell_size : 1.0f;
-    const th_vec2 *path = path_of(w, g);
+    const th_vec2 *path = th_own_path(w, g);
     while (g->next + 1u < g->count) {
         const th_vec2 d = th_v2_sub(path[g->next], p);
         if (th_v2_len2(d) > reach * reach) break;
@@ -449,6 +470,9 @@ void th_own_moved(th_world *w, th_own_goal *g, th_vec2 p) {
 }
 
 bool th_own_arrived(const th_world *w, const th_own_goal *g, th_vec2 p) {
+    if (g->pending) /* no path yet: there when within the radius of the point */
+        return th_v2_len2(th_min_image(th_v2_sub(g->goal.point, p), w->wrap, w->def.width,
+                                       w->def.height)) <= g->r2;
     th_vec2 at;
     bool last;
     if (!aim(w, g, &at, &last) || !last) return false;
@@ -463,11 +487,12 @@ void th_own_after_terrain(th_world *w, bool map_changed) {
     const th_agents *a = &w->buf[w->cur];
     for (uint32_t i = 0; i < o->count; i++) {
         th_own_goal *g = &o->goal[i];
-        if (!g->used || g->goal.kind != TH_AGENT_GOAL_POINT) continue;
+        /* A pending one: the goal planner takes the change into its view itself. */
+        if (!g->used || g->goal.kind != TH_AGENT_GOAL_POINT || g->pending) continue;
         const uint32_t k = th_agent_index(w, g->id);
         if (k == UINT32_MAX || w->own_of_id[th_id_slot(g->id)] != i + 1u) continue;
         const th_vec2 p = th_v2(a->px[k], a->py[k]);
-        const th_vec2 *path = path_of(w, g);
+        const th_vec2 *path = th_own_path(w, g);
         if (g->replan || (map_changed && nv->present &&
                           (nv->terrain_lowered || g->stuck ||
                            th_path_meets_raised(w, p, path + g->next, g->count - g->next))))
@@ -479,8 +504,15 @@ uint32_t th_own_plan(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec2
                      float *metres) {
     th_vec2 at;
     bool last;
+    if (g->pending) { /* no path yet: the straight way to the point (at least) */
+        if (out && max == 0) return UINT32_MAX - 1u;
+        if (out) out[0] = g->goal.point;
+        *metres = th_v2_len(
+            th_min_image(th_v2_sub(g->goal.point, p), w->wrap, w->def.width, w->def.height));
+        return 1;
+    }
     if (!aim(w, g, &at, &last)) return UINT32_MAX;
-    const th_vec2 *path = g->goal.kind == TH_AGENT_GOAL_POINT ? path_of(w, g) : &at;
+    const th_vec2 *path = g->goal.kind == TH_AGENT_GOAL_POINT ? th_own_path(w, g) : &at;
     const uint32_t first = g->goal.kind == TH_AGENT_GOAL_POINT ? g->next : 0;
     const uint32_t end = g->goal.kind == TH_AGENT_GOAL_POINT ? g->count : 1;
     float m = 0.0f;

@@ -11,6 +11,7 @@
 #define TH_SIM_OWN_GOAL_H
 
 #include "sim/core/world.h"
+#include "throng/plan.h"
 
 typedef struct th_own_goal {
     th_agent_id id; /* the agent it belongs to */
@@ -22,6 +23,9 @@ typedef struct th_own_goal {
     bool cut;       /* POINT: the path was longer than its room: it ends short of the point */
     bool replan;    /* POINT: it reached the end of a cut path: planned again (nav phase) */
     bool used;
+    bool pending;   /* POINT: its path is the world's goal planner's to find (own_plan.h) */
+    th_plan_id req; /* pending: its request to that planner, or null while it waits a slot */
+    uint64_t since; /* pending: the step it was given */
 } th_own_goal;
 
 /* A goal given to a selection at a step (th_world_schedule_agents_goal): due_ids[first ..
@@ -36,6 +40,7 @@ struct th_own_goals {
     th_own_goal *goal;
     th_vec2 *path; /* TH_AGENT_PATH_POINTS per entry */
     uint32_t count, cap;
+    uint32_t reuse;   /* where entry_for looks for a free entry next */
     th_goal_due *due; /* by step, then in the order given */
     uint32_t due_count, due_cap;
     th_agent_id *due_ids;   /* the selections, in the order given */
@@ -44,6 +49,11 @@ struct th_own_goals {
     uint32_t due_pending;          /* ids of the changes not made yet */
     uint64_t due_made, due_passed; /* changes made; passed over (the agent left, no path) */
 };
+
+/* g's waypoints: room for TH_AGENT_PATH_POINTS. */
+static inline th_vec2 *th_own_path(const th_world *w, const th_own_goal *g) {
+    return w->own->path + (size_t)(g - w->own->goal) * TH_AGENT_PATH_POINTS;
+}
 
 /* The agent in slot `slot` has an own goal: its entry, or NULL. */
 static inline th_own_goal *th_own_of(const th_world *w, uint32_t slot) {
@@ -76,6 +86,8 @@ void th_own_after_terrain(th_world *w, bool map_changed);
  * th_mover_plan. */
 uint32_t th_own_plan(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec2 *out, uint32_t max,
                      float *metres);
+/* g's path from p with A* now (not through the goal planner); false when there is none. */
+bool th_own_plan_at_once(th_world *w, th_own_goal *g, th_vec2 p);
 /* events phase: the goals given for this step, in the order given (serial). */
 void th_own_due(th_world *w);
 void th_own_free(th_world *w);

@@ -27,6 +27,7 @@
 #include "sim/behave/group.h"
 #include "sim/behave/movers.h"
 #include "sim/behave/own_goal.h"
+#include "sim/behave/own_plan.h"
 #include "sim/behave/ped.h"
 #include "sim/behave/squad.h"
 #include "sim/core/flow.h"
@@ -375,9 +376,10 @@ static void part_nav_fields(th_step_ctx *x) {
 }
 
 /* Agents' own paths planned again (serial): those the terrain events can matter to, and those
- * cut short whose end was reached. */
+ * cut short whose end was reached; then the goal planner's budget for the paths it owes. */
 static void part_own_paths(th_step_ctx *x) {
     if (x->w->own) th_own_after_terrain(x->w, x->map_changed);
+    if (x->w->own_plan) th_own_plan_serve(x->w);
 }
 
 /* Congestion-aware destination fields (behaviour's): on their own schedule, and with the others

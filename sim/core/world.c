@@ -11,6 +11,7 @@
 #include "sim/behave/goal.h"
 #include "sim/behave/group.h"
 #include "sim/behave/own_goal.h"
+#include "sim/behave/own_plan.h"
 #include "sim/behave/squad.h"
 #include "sim/core/flow.h"
 #include "sim/core/measure.h"
@@ -174,6 +175,7 @@ void th_world_destroy(th_world *w) {
     th_hazard_free(w);
     th_groups_free(w);
     th_lifts_free(w);
+    th_own_plan_free(w);
     th_own_free(w);
     for (uint32_t q = 0; q < w->squad_count; q++) th_squad_free(w->squad[q]);
     th_squad_gather_free(w);

@@ -330,9 +330,10 @@ struct th_world {
     struct th_hazards *hazard; /* smoke and gases (sim/core/hazard.h), NULL = none */
     /* Exit choice (sim/behave/choice.h): exit_of_id exists once a crowd lists exits or an
      * agent is sent to one; the decision pass runs while choices are pending. */
-    struct th_groups *groups; /* walkers that keep together (sim/behave/group.h), or NULL */
-    struct th_own_goals *own; /* agents' own goals (sim/behave/own_goal.h), or NULL */
-    struct th_lifts *lifts;   /* elevators (sim/behave/elevator.h), or NULL */
+    struct th_groups *groups;         /* walkers that keep together (sim/behave/group.h), or NULL */
+    struct th_own_goals *own;         /* agents' own goals (sim/behave/own_goal.h), or NULL */
+    struct th_own_planning *own_plan; /* their goal planner (sim/behave/own_plan.h), or NULL */
+    struct th_lifts *lifts;           /* elevators (sim/behave/elevator.h), or NULL */
     bool exit_choice_wanted;
     bool exit_choice_due;
     struct th_exit_store {

@@ -10,6 +10,7 @@
 #include "sim/core/world.h"
 #include "sim/nav/hpa.h"
 #include "sim/nav/plan_private.h"
+#include "sim/nav/plan_world.h"
 #include "sim/nav/world_nav_private.h"
 
 #define MAX_REQUESTS      (1u << 20)
@@ -227,14 +228,20 @@ th_plan_id th_planner_submit(th_planner *p, th_world *w, th_vec2 from, th_vec2 t
                      p->def.max_requests);
         return none;
     }
+    const th_plan_id id = th_plan_submit_in(p, w, from, to, priority);
+    if (!id.index1) th_error_set(err, TH_ERR_LIMIT, "planner: the queue is full");
+    return id;
+}
+
+th_plan_id th_plan_submit_in(th_planner *p, const th_world *w, th_vec2 from, th_vec2 to,
+                             int32_t priority) {
+    th_plan_id none = {0, 0};
+    if (!p->nfree) return none;
     int32_t sx, sy, gx, gy;
     th_navmap_cell_of(&w->nav.map, from, &sx, &sy);
     th_navmap_cell_of(&w->nav.map, to, &gx, &gy);
     uint32_t s = p->free_slots[p->nfree - 1];
-    if (th_hpa_queue_submit(p->queue, sx, sy, gx, gy, priority, s) != TH_NAV_OK) {
-        th_error_set(err, TH_ERR_LIMIT, "planner: the queue is full");
-        return none;
-    }
+    if (th_hpa_queue_submit(p->queue, sx, sy, gx, gy, priority, s) != TH_NAV_OK) return none;
     p->nfree--;
     p->gen[s]++;
     p->status[s] = TH_PLAN_WAITING;
@@ -279,6 +286,11 @@ static void on_done(void *user, uint32_t slot, int status, const uint32_t *cells
 
 uint32_t th_planner_update(th_planner *p, th_world *w, uint32_t budget, th_error *err) {
     if (!usable(p, w, err)) return 0;
+    return th_plan_serve(p, w, budget);
+}
+
+uint32_t th_plan_serve(th_planner *p, th_world *w, uint32_t budget) {
+    th_navmap_update_moves(&w->nav.map, w->pool);
     th_plan_sync(p, w);
     uint64_t used = th_hpa_queue_update(p->queue, p->hpa, &p->view, budget, on_done, p);
     p->updates_expanded += used;
@@ -347,6 +359,26 @@ bool th_planner_direction(const th_planner *p, th_plan_id id, th_vec2 *dir) {
             if (unit_toward(p->from[s], c, dir)) return true;
         }
         return unit_toward(p->from[s], p->to[s], dir);
+    }
+    default: return false;
+    }
+}
+
+bool th_plan_heading_point(const th_planner *p, th_plan_id id, th_vec2 *at) {
+    const int64_t s = th_plan_slot_of(p, id);
+    if (s < 0) return false;
+    switch ((th_plan_status)p->status[s]) {
+    case TH_PLAN_DONE:
+        if (p->count[s] < 2) return false;
+        *at = p->points[(size_t)s * p->def.max_waypoints + 1u];
+        return true;
+    case TH_PLAN_TOO_LONG:
+    case TH_PLAN_WAITING: {
+        int32_t x, y;
+        *at = p->to[s];
+        if (th_hpa_queue_next_node(p->queue, p->hpa, (uint32_t)s, &x, &y))
+            *at = th_v2(((float)x + 0.5f) * p->cell, ((float)y + 0.5f) * p->cell);
+        return true;
     }
     default: return false;
     }

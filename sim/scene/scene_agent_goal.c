@@ -8,7 +8,11 @@
  *       - {agent: [staff, 0], exit: back door}
  *       - {crowd: cleaners, point: [5, 5]}      # every agent of a crowd, as a selection
  *       - {crowd: cleaners, crowd_goal: true, at: 60}   # back to their crowd's goal at 60 s
+ *       - {crowd: couriers, point: [90, 80], priority: 2}
+ *     goal_planning: {budget: 2000, cluster_size: 16, max_requests: 4096}
  *
+ * With `goal_planning`, points are planned by the world's goal planner over the steps, a
+ * budget of expansions a step, by priority (throng/plan.h th_world_set_goal_planning).
  * An agent is a crowd's name and its index among that crowd's agents, as `groups` and
  * `targets` number them. What the world would refuse is checked here where it can be, at its
  * line and column; a point with no path to it, or an index beyond the crowd's agents, is
@@ -20,6 +24,7 @@
 #include "engine/alloc.h"
 #include "engine/arena.h"
 #include "sim/scene/scene_internal.h"
+#include "throng/plan.h"
 
 #define FAIL(s, n, path, err, ...) th_scene_fail((s), (n), (path), (err), __VA_ARGS__)
 
@@ -46,8 +51,8 @@ bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
     s->agent_goal =
         th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->agent_goal);
     if (!s->agent_goal) return TH_SCENE_NOMEM(s, n, "agent_goals", err, "out of memory");
-    static const char *const keys[] = {"agent",      "crowd",  "point", "exit", "follow",
-                                       "crowd_goal", "radius", "at",    NULL};
+    static const char *const keys[] = {"agent",      "crowd",  "point", "exit",     "follow",
+                                       "crowd_goal", "radius", "at",    "priority", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *e = n->items[i], *v;
         char path[64], sub[96], buf[64];
@@ -151,6 +156,16 @@ bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
             if (!th_scene_float(s, v, sub, 0.01, 1000.0, &r, err)) return false;
             g->goal.radius = (float)r;
         }
+        if ((v = th_ynode_get(e, "priority"))) {
+            uint64_t pr;
+            snprintf(sub, sizeof sub, "%s.priority", path);
+            if (g->goal.kind != TH_AGENT_GOAL_POINT)
+                return FAIL(s, v, sub, err,
+                            "only a point has a priority (the order `goal_planning` searches "
+                            "paths in)");
+            if (!th_scene_u64(s, v, sub, 0, 1000000, &pr, err)) return false;
+            g->goal.priority = (int32_t)pr;
+        }
         for (uint32_t j = 0; j < i; j++) {
             const th_scene_agent_goal *o = &s->agent_goal[j];
             if (o->agent[0] != g->agent[0] || o->step != g->step) continue;
@@ -169,9 +184,41 @@ bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
     return true;
 }
 
+bool th_scene_parse_goal_planning(th_scene *s, const th_ynode *n, th_error *err) {
+    if (!th_scene_expect(s, n, TH_Y_MAPPING, "goal_planning", err)) return false;
+    static const char *const keys[] = {"budget", "cluster_size", "max_requests", NULL};
+    if (!th_scene_known_keys(s, n, "goal_planning", keys, err)) return false;
+    if (!s->has_map)
+        return FAIL(s, n, "goal_planning", err,
+                    "goal planning searches paths on a map, and the scene has none");
+    if (s->stair_count)
+        return FAIL(s, n, "goal_planning", err,
+                    "goal planning needs a map without stairs (the hierarchy does not cross "
+                    "them); leave it out and own goals are planned at once");
+    const th_ynode *v = th_ynode_get(n, "budget");
+    if (!v)
+        return TH_SCENE_MISSING(s, n, "goal_planning.budget", err,
+                                "missing: expected `budget: EXPANSIONS` a step");
+    uint64_t x;
+    if (!th_scene_u64(s, v, "goal_planning.budget", 1, UINT32_MAX, &x, err)) return false;
+    s->goal_planning.budget = (uint32_t)x;
+    if ((v = th_ynode_get(n, "cluster_size"))) {
+        if (!th_scene_u64(s, v, "goal_planning.cluster_size", 4, 64, &x, err)) return false;
+        s->goal_planning.cluster_size = (uint32_t)x;
+    }
+    if ((v = th_ynode_get(n, "max_requests"))) {
+        if (!th_scene_u64(s, v, "goal_planning.max_requests", 1, 1u << 20, &x, err)) return false;
+        s->goal_planning.max_requests = (uint32_t)x;
+    }
+    s->goal_planning_node = n;
+    return true;
+}
+
 bool th_scene_build_agent_goals(th_world *w, const th_scene *s, const uint64_t *first_id,
                                 const uint64_t *n, th_error *err) {
     char path[64];
+    if (s->goal_planning_node && !th_world_set_goal_planning(w, &s->goal_planning, err))
+        return th_scene_refused(s, s->goal_planning_node, "goal_planning", err);
     for (uint32_t i = 0; i < s->agent_goal_count; i++) {
         const th_scene_agent_goal *g = &s->agent_goal[i];
         snprintf(path, sizeof path, "agent_goals[%u]", i);

@@ -573,7 +573,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
         if (ok) ok = spawn_crowd(w, s, &lc, c, counts[c], wd.seed, &bodies, err);
     }
     bodies_free(&bodies);
-    if (ok && (s->group_count || s->agent_goal_count)) {
+    if (ok && (s->group_count || s->agent_goal_count || s->goal_planning_node)) {
         uint64_t n[TH_MAX_CROWDS];
         for (uint32_t c = 0; c < s->crowd_count; c++)
             n[c] = (uint64_t)s->crowd[c].agent_count + counts[c];

@@ -9,6 +9,7 @@
 #include "sim/scene/ydoc.h"
 #include "throng/building.h"
 #include "throng/hazard.h"
+#include "throng/plan.h"
 #include "throng/throng.h"
 
 #define TH_SCENE_MAX_REGIONS 16
@@ -223,6 +224,8 @@ typedef struct th_scene {
     uint32_t group_count;
     th_scene_agent_goal *agent_goal;
     uint32_t agent_goal_count;
+    th_goal_planning goal_planning;     /* `goal_planning`, budget 0 when absent */
+    const th_ynode *goal_planning_node; /* NULL when absent */
     th_scene_level *level;
     uint32_t level_count;
     th_scene_stair *stair;
@@ -346,6 +349,8 @@ bool th_scene_build_groups(th_world *w, const th_scene *s, const uint64_t *first
 /* scene_agent_goal.c: the `agent_goals` section, read after the crowds and bunkers, and given
  * to the world once its agents are in (as the groups). */
 bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err);
+/* The `goal_planning` mapping, read after the map and stairs. */
+bool th_scene_parse_goal_planning(th_scene *s, const th_ynode *n, th_error *err);
 bool th_scene_build_agent_goals(th_world *w, const th_scene *s, const uint64_t *first_id,
                                 const uint64_t *n, th_error *err);
 

@@ -1346,10 +1346,10 @@ static bool parse_tree(th_scene *s, th_error *err) {
                     "the file is empty; expected a mapping with name, crowds, ...");
     if (!expect(s, root, TH_Y_MAPPING, "(file)", err)) return false;
     static const char *const keys[] = {
-        "name",        "seed",     "timestep", "threads",    "steps",   "world",
-        "map",         "bunkers",  "targets",  "crowds",     "squads",  "events",
-        "measure",     "spawners", "exits",    "stall_time", "hazards", "groups",
-        "agent_goals", "levels",   "stairs",   "elevators",  NULL};
+        "name",        "seed",     "timestep", "threads",    "steps",         "world",
+        "map",         "bunkers",  "targets",  "crowds",     "squads",        "events",
+        "measure",     "spawners", "exits",    "stall_time", "hazards",       "groups",
+        "agent_goals", "levels",   "stairs",   "elevators",  "goal_planning", NULL};
     if (!known_keys(s, root, "", keys, err)) return false;
 
     const th_ynode *v = th_ynode_get(root, "name");
@@ -1422,6 +1422,8 @@ static bool parse_tree(th_scene *s, th_error *err) {
     if ((v = th_ynode_get(root, "hazards")) && !th_scene_parse_hazards(s, v, err)) return false;
     if ((v = th_ynode_get(root, "groups")) && !th_scene_parse_groups(s, v, err)) return false;
     if ((v = th_ynode_get(root, "agent_goals")) && !th_scene_parse_agent_goals(s, v, err))
+        return false;
+    if ((v = th_ynode_get(root, "goal_planning")) && !th_scene_parse_goal_planning(s, v, err))
         return false;
     if ((v = th_ynode_get(root, "elevators")) && !th_scene_parse_elevators(s, v, err)) return false;
     if (!th_scene_parse_flow(s, root, err)) return false;

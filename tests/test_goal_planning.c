@@ -1,0 +1,468 @@
+/* The world's goal planning (throng/plan.h th_world_set_goal_planning, sim/behave/own_plan.c):
+ *   - 300 walkers, each sent to its own random point on a random 96 x 96 map, get their paths
+ *     over several steps without any step spending more than the budget; each path, when it
+ *     comes, is within 10 % of a plain Dijkstra's distance (tests/ref_dijkstra.c) from where
+ *     the walker then stands, never shorter than the any-angle bound, and never through a
+ *     wall; a few walk all the way and arrive;
+ *   - requests of higher priority are answered first, and no more are searched at once than
+ *     max_requests;
+ *   - while waiting, a walker walks the coarse route (it does not stand), never into a wall,
+ *     and arrives once answered;
+ *   - a point walled off: answered unreachable, the walker stands; a wall built across a path
+ *     already given sends it back to the planner, and the walker still arrives;
+ *   - turning it off plans the waiting goals at once; the same hash on 1, 2, 3 and 8 threads;
+ *     no allocation in the steps; refusals. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/alloc.h"
+#include "engine/rng.h"
+#include "test_util.h"
+#include "tests/ref_dijkstra.h"
+#include "throng/plan.h"
+#include "throng/throng.h"
+
+static th_error err;
+
+static uint32_t rnd(uint64_t seed, uint64_t key, uint64_t *ctr, uint32_t n) {
+    return (uint32_t)(th_rng_u64(seed, key, (*ctr)++) % n);
+}
+
+/* w x h one-metre cells, `pct` % of them starting a wall bar of 1 to 6 cells. */
+static th_world *random_world(uint32_t threads, uint64_t seed, int32_t w, int32_t h, uint32_t pct) {
+    th_world_def wd = th_default_world_def();
+    wd.width = (float)w;
+    wd.height = (float)h;
+    wd.cell_size = 1.0f;
+    wd.threads = threads;
+    wd.seed = seed;
+    th_world *wo = th_world_create(&wd, &err);
+    ck_assert_msg(wo != NULL, "%s", err.message);
+    uint64_t ctr = 0;
+    for (int32_t y = 0; y < h; y++) {
+        for (int32_t x = 0; x < w; x++) {
+            if (rnd(seed, 1, &ctr, 100) >= pct) continue;
+            const int32_t len = 1 + (int32_t)rnd(seed, 2, &ctr, 6);
+            const bool across = rnd(seed, 3, &ctr, 2);
+            for (int32_t i = 0; i < len; i++) {
+                const int32_t bx = across ? x + i : x, by = across ? y : y + i;
+                if (bx < w && by < h) th_world_set_cell(wo, bx, by, TH_CELL_WALL, 0, NULL);
+            }
+        }
+    }
+    return wo;
+}
+
+static uint16_t *read_map(const th_world *wo, int32_t w, int32_t h) {
+    uint16_t *c = malloc(sizeof *c * (size_t)(w * h));
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++)
+            c[y * w + x] = th_world_cell(wo, x, y, NULL) == TH_CELL_WALL ? 0 : 1;
+    return c;
+}
+
+/* Reference metres from every cell to the cell of `p` (unit costs: 140 units a metre). */
+static uint64_t *ref_to(const uint16_t *map, int32_t w, int32_t h, th_vec2 p) {
+    uint64_t *d = malloc(sizeof *d * (size_t)(w * h));
+    const th_ref_goal g = {(int)p.x, (int)p.y, 0};
+    ck_assert_int_eq(th_ref_dijkstra(w, h, map, &g, 1, d), 0);
+    return d;
+}
+
+static double ref_at(const uint64_t *d, int32_t w, th_vec2 p) {
+    const uint64_t u = d[(int)p.y * w + (int)p.x];
+    return u == TH_REF_INF ? INFINITY : (double)u / 140.0;
+}
+
+/* A segment kept off walls: sampled every 5 cm, no sample in a wall cell. */
+static bool clear(const uint16_t *map, int32_t w, th_vec2 a, th_vec2 b) {
+    const float len = th_v2_len(th_v2_sub(b, a));
+    const int n = 1 + (int)(len / 0.05f);
+    for (int i = 0; i <= n; i++) {
+        const float t = (float)i / (float)n;
+        const th_vec2 q = th_v2(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
+        if (!map[(int)q.y * w + (int)q.x]) return false;
+    }
+    return true;
+}
+
+static th_crowd_id walkers(th_world *w) {
+    th_crowd_def cd = th_default_pedestrian_def();
+    const th_crowd_id c = th_world_add_crowd(w, &cd, &err);
+    ck_assert_msg(c.index1, "%s", err.message);
+    return c;
+}
+
+/* A random open cell's centre, with the reference field to it when `d` is given. */
+static th_vec2 open_point(const uint16_t *map, int32_t w, int32_t h, uint64_t seed, uint64_t *ctr) {
+    for (;;) {
+        const int32_t x = (int32_t)rnd(seed, 7, ctr, (uint32_t)w);
+        const int32_t y = (int32_t)rnd(seed, 7, ctr, (uint32_t)h);
+        if (map[y * w + x]) return th_v2((float)x + 0.5f, (float)y + 0.5f);
+    }
+}
+
+enum { N = 300, S = 96 };
+
+START_TEST(paths_within_the_budget_near_dijkstra) {
+    th_world *w = random_world(2, 11, S, S, 7);
+    uint16_t *map = read_map(w, S, S);
+    const th_crowd_id c = walkers(w);
+    static th_agent_id ids[N];
+    static th_vec2 goal[N];
+    static uint64_t *ref[N];
+    uint64_t ctr = 0;
+    int placed = 0;
+    while (placed < N) {
+        const th_vec2 a = open_point(map, S, S, 11, &ctr);
+        const th_vec2 b = open_point(map, S, S, 11, &ctr);
+        uint64_t *d = ref_to(map, S, S, b);
+        if (!isfinite(ref_at(d, S, a)) || ref_at(d, S, a) < 20.0) { /* joined, and not near */
+            free(d);
+            continue;
+        }
+        ids[placed] = th_world_add_agent(w, c, a, th_v2(0, 0), &err);
+        ck_assert_msg(ids[placed].index1, "%s", err.message);
+        goal[placed] = b;
+        ref[placed++] = d;
+    }
+    const th_goal_planning gp = {.budget = 400, .max_requests = 64};
+    ck_assert_msg(th_world_set_goal_planning(w, &gp, &err), "%s", err.message);
+    for (int i = 0; i < N; i++) {
+        const th_agent_goal g = {.kind = TH_AGENT_GOAL_POINT, .point = goal[i], .radius = 0.5f};
+        ck_assert_msg(th_world_set_agent_goal(w, ids[i], &g, &err), "%s", err.message);
+        ck_assert(th_world_agent_path_pending(w, ids[i]));
+    }
+    static bool done[N];
+    int answered = 0, steps = 0;
+    double worst = 0.0, sum = 0.0;
+    while (answered < N) {
+        th_world_step(w);
+        steps++;
+        ck_assert_msg(steps < 5000, "%d answered after %d steps", answered, steps);
+        const th_goal_planning_info gi = th_world_goal_planning_info(w);
+        ck_assert_msg(gi.last_expanded <= gp.budget, "%u expansions", gi.last_expanded);
+        ck_assert(gi.searching <= gp.max_requests);
+        ck_assert_int_eq(gi.waiting, N - (int)gi.answered);
+        for (int i = 0; i < N; i++) {
+            if (done[i] || th_world_agent_path_pending(w, ids[i])) continue;
+            done[i] = true;
+            answered++;
+            th_agent_state a;
+            ck_assert(th_world_get_agent(w, ids[i], &a));
+            th_vec2 path[TH_AGENT_PATH_POINTS];
+            uint32_t n = 0;
+            ck_assert_msg(th_world_agent_path(w, ids[i], path, TH_AGENT_PATH_POINTS, &n, &err),
+                          "%s", err.message);
+            ck_assert(n >= 1 && path[n - 1].x == goal[i].x && path[n - 1].y == goal[i].y);
+            double len = 0.0;
+            th_vec2 from = a.position;
+            for (uint32_t k = 0; k < n; k++) {
+                if (k > 0) ck_assert_msg(clear(map, S, path[k - 1], path[k]), "leg %u of %d", k, i);
+                len += th_v2_len(th_v2_sub(path[k], from));
+                from = path[k];
+            }
+            const double r = ref_at(ref[i], S, a.position);
+            /* Within 10 % (and the first leg's half cell) of the optimum, and no shorter than
+             * the any-angle bound (octile over straight at most 1.0824). */
+            ck_assert_msg(len <= 1.10 * r + 1.0 && len >= r / 1.0824 - 1.0,
+                          "agent %d: %.2f m against %.2f m", i, len, r);
+            const double ratio = len / (r + 1e-9);
+            sum += ratio;
+            if (ratio > worst) worst = ratio;
+        }
+    }
+    const th_goal_planning_info gi = th_world_goal_planning_info(w);
+    ck_assert(gi.answered == N && gi.unreachable == 0 && gi.at_once == 0 && gi.waiting == 0);
+    /* Sliced: the budget could not have served them in one step. */
+    ck_assert_msg(steps > 3 && gi.most_steps > 3, "%d steps", steps);
+    ck_assert(gi.expanded <= (uint64_t)steps * gp.budget);
+    ck_assert_msg(sum / N < 1.03, "mean ratio %.4f, worst %.4f", sum / N, worst);
+    /* The first twenty walk on: they arrive. */
+    for (int s = 0; s < 240 * 60; s++) {
+        th_world_step(w);
+        int there = 0;
+        for (int i = 0; i < 20; i++) {
+            th_agent_state a;
+            ck_assert(th_world_get_agent(w, ids[i], &a));
+            there += th_v2_len(th_v2_sub(a.position, goal[i])) <= 0.6f;
+        }
+        if (there == 20) break;
+        ck_assert_msg(s + 1 < 240 * 60, "%d of 20 there", there);
+    }
+    for (int i = 0; i < N; i++) free(ref[i]);
+    free(map);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* 40 x 30 m: a wall at x = 20 from y = 0 to 24 (a gap at the top). */
+static th_world *walled(uint32_t threads) {
+    th_world_def wd = th_default_world_def();
+    wd.width = 40;
+    wd.height = 30;
+    wd.cell_size = 1.0f;
+    wd.threads = threads;
+    wd.seed = 6;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    for (int y = 0; y < 25; y++) ck_assert(th_world_set_cell(w, 20, y, TH_CELL_WALL, 0, &err));
+    return w;
+}
+
+START_TEST(priority_first_and_slots_held) {
+    th_world *w = walled(1);
+    const th_crowd_id c = walkers(w);
+    th_agent_id ids[40];
+    for (int i = 0; i < 40; i++)
+        ids[i] = th_world_add_agent(
+            w, c, th_v2(2.5f + (float)(i % 8) * 2.0f, 2.5f + (float)(i / 8)), th_v2(0, 0), &err);
+    const th_goal_planning gp = {.budget = 6, .max_requests = 3, .cluster_size = 8};
+    ck_assert_msg(th_world_set_goal_planning(w, &gp, &err), "%s", err.message);
+    /* Given low first: the even agents' goals are urgent. */
+    for (int i = 0; i < 40; i++) {
+        const th_agent_goal g = {.kind = TH_AGENT_GOAL_POINT,
+                                 .point = {25.5f + (float)(i % 10), 3.5f + (float)(i / 10)},
+                                 .priority = i % 2 ? 0 : 5};
+        ck_assert(th_world_set_agent_goal(w, ids[i], &g, &err));
+    }
+    int last_high = -1, first_low = -1;
+    bool got[40] = {0};
+    for (int s = 0; s < 2000; s++) {
+        th_world_step(w);
+        const th_goal_planning_info gi = th_world_goal_planning_info(w);
+        ck_assert(gi.searching <= 3 && gi.last_expanded <= 6);
+        int left = 0;
+        for (int i = 0; i < 40; i++) {
+            if (got[i] || th_world_agent_path_pending(w, ids[i])) {
+                left += !got[i];
+                continue;
+            }
+            got[i] = true;
+            if (i % 2 == 0) last_high = s;
+            else if (first_low < 0) first_low = s;
+        }
+        if (!left) break;
+    }
+    ck_assert_msg(last_high >= 0 && first_low >= 0 && last_high <= first_low,
+                  "last urgent at step %d, first other at %d", last_high, first_low);
+    for (int i = 0; i < 40; i++) ck_assert(got[i]);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(waiting_walkers_walk_meanwhile) {
+    th_world *w = walled(1);
+    const th_crowd_id c = walkers(w);
+    const th_agent_id id = th_world_add_agent(w, c, th_v2(10.5f, 5.5f), th_v2(0, 0), &err);
+    th_agent_id others[6];
+    for (int i = 0; i < 6; i++)
+        others[i] =
+            th_world_add_agent(w, c, th_v2(3.5f, 3.5f + 3.0f * (float)i), th_v2(0, 0), &err);
+    /* Searched first, one expansion a step. */
+    const th_goal_planning gp = {.budget = 1, .max_requests = 8, .cluster_size = 4};
+    ck_assert(th_world_set_goal_planning(w, &gp, &err));
+    const th_agent_goal far = {.kind = TH_AGENT_GOAL_POINT, .point = {36.5f, 26.5f}};
+    for (int i = 0; i < 6; i++) ck_assert(th_world_set_agent_goal(w, others[i], &far, &err));
+    const th_agent_goal east = {.kind = TH_AGENT_GOAL_POINT, .point = {30.5f, 5.5f}, .priority = 1};
+    ck_assert(th_world_set_agent_goal(w, id, &east, &err));
+    int s = 0;
+    th_agent_state a;
+    for (; s < 600 && th_world_agent_path_pending(w, id); s++) {
+        th_world_step(w);
+        ck_assert(th_world_get_agent(w, id, &a));
+        ck_assert_msg(a.position.x < 19.6f, "through the wall at (%g, %g)", (double)a.position.x,
+                      (double)a.position.y);
+        ck_assert(th_world_agent_remaining(w, id) > 0.0f);
+    }
+    ck_assert_msg(s > 5 && s < 600, "answered after %d steps", s);
+    /* Meanwhile it walked the coarse route: it did not stand waiting. */
+    ck_assert_msg(th_v2_len(a.velocity) > 0.2f &&
+                      th_v2_len(th_v2_sub(a.position, th_v2(10.5f, 5.5f))) > 0.05f,
+                  "at %g m/s", (double)th_v2_len(a.velocity));
+    for (int k = 0; k < 90 * 60; k++) th_world_step(w);
+    ck_assert(th_world_get_agent(w, id, &a));
+    ck_assert_msg(th_v2_len(th_v2_sub(a.position, east.point)) <= 1.1f, "at (%g, %g)",
+                  (double)a.position.x, (double)a.position.y);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(unreachable_points_and_walls_built_later) {
+    th_world *w = walled(2);
+    const th_crowd_id c = walkers(w);
+    /* A room at (30..34, 10..14) walled round: its middle is open, but joined to nothing. */
+    for (int x = 30; x <= 34; x++) {
+        ck_assert(th_world_set_cell(w, x, 10, TH_CELL_WALL, 0, &err));
+        ck_assert(th_world_set_cell(w, x, 14, TH_CELL_WALL, 0, &err));
+    }
+    for (int y = 10; y <= 14; y++) {
+        ck_assert(th_world_set_cell(w, 30, y, TH_CELL_WALL, 0, &err));
+        ck_assert(th_world_set_cell(w, 34, y, TH_CELL_WALL, 0, &err));
+    }
+    const th_agent_id shut = th_world_add_agent(w, c, th_v2(5.5f, 5.5f), th_v2(0, 0), &err);
+    const th_agent_id walker = th_world_add_agent(w, c, th_v2(10.5f, 20.5f), th_v2(0, 0), &err);
+    const th_goal_planning gp = {.budget = 100};
+    ck_assert(th_world_set_goal_planning(w, &gp, &err));
+    /* Planned at once this is refused; given to the planner it is accepted, then found
+     * unreachable: the walker stands. */
+    const th_agent_goal in_room = {.kind = TH_AGENT_GOAL_POINT, .point = {32.5f, 12.5f}};
+    ck_assert(th_world_set_agent_goal(w, shut, &in_room, &err));
+    const th_agent_goal east = {
+        .kind = TH_AGENT_GOAL_POINT, .point = {30.5f, 20.5f}, .radius = 0.5f};
+    ck_assert(th_world_set_agent_goal(w, walker, &east, &err));
+    for (int s = 0; s < 10; s++) th_world_step(w);
+    ck_assert(!th_world_agent_path_pending(w, shut) && !th_world_agent_path_pending(w, walker));
+    th_goal_planning_info gi = th_world_goal_planning_info(w);
+    ck_assert(gi.answered == 1 && gi.unreachable == 1);
+    th_vec2 pts[8];
+    uint32_t n;
+    ck_assert(!th_world_agent_path(w, shut, pts, 8, &n, &err));
+    th_agent_state a;
+    ck_assert(th_world_get_agent(w, shut, &a));
+    const th_vec2 stood = a.position;
+    for (int s = 0; s < 120; s++) th_world_step(w);
+    ck_assert(th_world_get_agent(w, shut, &a));
+    ck_assert(th_v2_len(th_v2_sub(a.position, stood)) < 0.3f);
+    /* The gap over the wall closed but for its top cell, across the walker's given path:
+     * planned again by the planner, and it still arrives. */
+    ck_assert(th_world_block_cells(w, 20, 25, 20, 28, &err));
+    th_world_step(w);
+    gi = th_world_goal_planning_info(w);
+    ck_assert_msg(gi.answered == 2 || th_world_agent_path_pending(w, walker), "%llu answered",
+                  (unsigned long long)gi.answered);
+    for (int s = 0; s < 90 * 60; s++) th_world_step(w);
+    ck_assert(th_world_get_agent(w, walker, &a));
+    ck_assert_msg(th_v2_len(th_v2_sub(a.position, east.point)) <= 0.6f, "at (%g, %g)",
+                  (double)a.position.x, (double)a.position.y);
+    ck_assert(th_world_goal_planning_info(w).answered >= 2);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(turned_off_the_waiting_are_planned_at_once) {
+    th_world *w = walled(1);
+    const th_crowd_id c = walkers(w);
+    th_agent_id ids[5];
+    for (int i = 0; i < 5; i++)
+        ids[i] = th_world_add_agent(w, c, th_v2(5.5f, 3.5f + (float)i * 2.0f), th_v2(0, 0), &err);
+    const th_goal_planning gp = {.budget = 50};
+    ck_assert(th_world_set_goal_planning(w, &gp, &err));
+    const th_agent_goal east = {.kind = TH_AGENT_GOAL_POINT, .point = {30.5f, 5.5f}};
+    ck_assert(th_world_set_agents_goal(w, ids, 5, &east, NULL, &err));
+    /* New settings: the waiting go to the new planner. */
+    const th_goal_planning more = {.budget = 80, .cluster_size = 8};
+    ck_assert(th_world_set_goal_planning(w, &more, &err));
+    ck_assert(th_world_goal_planning_info(w).def.cluster_size == 8);
+    for (int i = 0; i < 5; i++) ck_assert(th_world_agent_path_pending(w, ids[i]));
+    ck_assert(th_world_set_goal_planning(w, NULL, &err));
+    ck_assert(th_world_goal_planning_info(w).def.budget == 0);
+    for (int i = 0; i < 5; i++) {
+        ck_assert(!th_world_agent_path_pending(w, ids[i]));
+        /* Around the wall's top: well over the 25 m straight. */
+        ck_assert(th_world_agent_remaining(w, ids[i]) > 40.0f);
+    }
+    th_world_destroy(w);
+}
+END_TEST
+
+static uint64_t planned_hash(uint32_t threads) {
+    th_world *w = random_world(threads, 5, 64, 64, 6);
+    uint16_t *map = read_map(w, 64, 64);
+    const th_crowd_id c = walkers(w);
+    const th_goal_planning gp = {.budget = 150, .max_requests = 16};
+    ck_assert(th_world_set_goal_planning(w, &gp, &err));
+    uint64_t ctr = 0;
+    th_agent_id ids[120];
+    for (int i = 0; i < 120; i++)
+        ids[i] = th_world_add_agent(w, c, open_point(map, 64, 64, 5, &ctr), th_v2(0, 0), &err);
+    for (int i = 0; i < 120; i++) {
+        const th_agent_goal g = {.kind = TH_AGENT_GOAL_POINT,
+                                 .point = open_point(map, 64, 64, 5, &ctr),
+                                 .priority = (int32_t)(i % 3)};
+        th_world_set_agent_goal(w, ids[i], &g, NULL); /* some are walled in: refused */
+    }
+    for (int s = 0; s < 30 * 60; s++) {
+        if (s == 200) ck_assert(th_world_block_cells(w, 20, 0, 21, 40, &err));
+        if (s == 400) th_world_remove_agent(w, ids[7], NULL);
+        th_world_step(w);
+    }
+    const uint64_t h = th_world_hash(w);
+    free(map);
+    th_world_destroy(w);
+    return h;
+}
+
+START_TEST(same_hash_on_1_2_3_8_threads) {
+    const uint64_t h = planned_hash(1);
+    ck_assert(planned_hash(2) == h);
+    ck_assert(planned_hash(3) == h);
+    ck_assert(planned_hash(8) == h);
+}
+END_TEST
+
+START_TEST(no_allocation_in_the_steps) {
+    th_world *w = walled(2);
+    const th_crowd_id c = walkers(w);
+    th_agent_id ids[60];
+    for (int i = 0; i < 60; i++)
+        ids[i] = th_world_add_agent(w, c, th_v2(2.5f + (float)(i % 10), 2.5f + (float)(i / 10)),
+                                    th_v2(0, 0), &err);
+    const th_goal_planning gp = {.budget = 20, .max_requests = 4};
+    ck_assert(th_world_set_goal_planning(w, &gp, &err));
+    const th_agent_goal east = {.kind = TH_AGENT_GOAL_POINT, .point = {30.5f, 5.5f}};
+    ck_assert(th_world_set_agents_goal(w, ids, 60, &east, NULL, &err));
+    th_world_step(w);
+    uint64_t allocs = th_alloc_count();
+    for (int s = 0; s < 200; s++) {
+        if (s == 50) {
+            const uint64_t before = th_alloc_count();
+            th_world_remove_agent(w, ids[59], NULL);
+            allocs += th_alloc_count() - before; /* the removal's own, between steps */
+        }
+        th_world_step(w);
+    }
+    ck_assert_msg(th_alloc_count() == allocs, "%llu allocations",
+                  (unsigned long long)(th_alloc_count() - allocs));
+    ck_assert(th_world_goal_planning_info(w).answered >= 30);
+    th_world_destroy(w);
+}
+END_TEST
+
+START_TEST(bad_settings_are_refused) {
+    th_world_def wd = th_default_world_def();
+    th_world *bare = th_world_create(&wd, &err);
+    ck_assert(bare);
+    const th_goal_planning gp = {.budget = 10};
+    ck_assert(!th_world_set_goal_planning(bare, &gp, &err));
+    ck_assert(err.code != 0);
+    th_world_destroy(bare);
+    th_world *w = walled(1);
+    const th_goal_planning big = {.budget = 10, .max_requests = (1u << 20) + 1u};
+    ck_assert(!th_world_set_goal_planning(w, &big, &err));
+    TH_TEST_ERR(err, TH_ERR_INVALID);
+    const th_goal_planning tiny = {.budget = 10, .cluster_size = 3};
+    ck_assert(!th_world_set_goal_planning(w, &tiny, &err));
+    TH_TEST_ERR(err, TH_ERR_INVALID);
+    ck_assert(th_world_goal_planning_info(w).def.budget == 0); /* nothing was set */
+    th_world_destroy(w);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("goal_planning");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, paths_within_the_budget_near_dijkstra);
+    tcase_add_test(tc, priority_first_and_slots_held);
+    tcase_add_test(tc, waiting_walkers_walk_meanwhile);
+    tcase_add_test(tc, unreachable_points_and_walls_built_later);
+    tcase_add_test(tc, turned_off_the_waiting_are_planned_at_once);
+    tcase_add_test(tc, same_hash_on_1_2_3_8_threads);
+    tcase_add_test(tc, no_allocation_in_the_steps);
+    tcase_add_test(tc, bad_settings_are_refused);
+    suite_add_tcase(s, tc);
+    return th_test_run(s);
+}

@@ -48,6 +48,17 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
             o->incapacitated++; /* its dose reached 1: it goes nowhere */
             continue;
         }
+        th_agent_goal own;
+        if (th_world_get_agent_goal(w, v.id[k], &own) &&
+            (own.kind == TH_AGENT_GOAL_POINT ||
+             (own.kind == TH_AGENT_GOAL_FOLLOW && th_world_get_agent(w, own.follow, &a)))) {
+            o->own_goal++; /* its own goal leads it, not a bunker */
+            const float r = own.radius > 0.0f ? own.radius : 1.0f;
+            o->own_goal_there += own.kind == TH_AGENT_GOAL_POINT &&
+                                 th_v2_len(th_v2_sub(own.point, th_v2(v.px[k], v.py[k]))) <= r;
+            o->own_goal_no_way += (v.flags[k] & TH_AGENT_STRANDED) != 0;
+            continue;
+        }
         if (!(v.flags[k] & TH_AGENT_STRANDED)) {
             if (c->pre_movement.kind != TH_DISTRIB_NONE && th_world_get_agent(w, v.id[k], &a) &&
                 a.start_time > now) {
@@ -72,7 +83,7 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
         if (any) o->cut_off++;
         else o->walled_in++;
     }
-    /* Under mpirun each rank counted its own agents. */
+    /* Under mpirun each rank counted its own agents (own goals are refused over ranks). */
     uint32_t sums[8 + TH_MAX_BUNKERS] = {o->en_route, o->stranded,     o->other,
                                          o->cut_off,  o->walled_in,    o->en_route_stalled,
                                          o->waiting,  o->incapacitated};
@@ -145,6 +156,12 @@ static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
     if (o->en_route_riding) fprintf(out, "; %u of them riding an elevator", o->en_route_riding);
     fprintf(out, ")");
     if (o->waiting) fprintf(out, ", %u waiting (pre-movement time not yet over)", o->waiting);
+    if (o->own_goal) {
+        fprintf(out, ", %u led by goals of their own (%u at their point", o->own_goal,
+                o->own_goal_there);
+        if (o->own_goal_no_way) fprintf(out, ", %u with no way to it", o->own_goal_no_way);
+        fprintf(out, ")");
+    }
     fprintf(out, ", %u stranded (no route to an open bunker)", o->stranded);
     if (o->incapacitated)
         fprintf(out, ", %u incapacitated (fractional effective dose reached 1)", o->incapacitated);
@@ -818,9 +835,11 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
             "  \"outcome\": {\"spawned\": %u, \"sheltered\": %u, \"en_route\": %u, "
             "\"stranded\": %u, \"removed\": %u, \"buried\": %u, \"not_fleeing\": %u, "
             "\"reachable\": %u, \"en_route_stalled\": %u, \"en_route_riding\": %u, "
-            "\"waiting\": %u, \"incapacitated\": %u, \"sheltered_50_s\": ",
+            "\"waiting\": %u, \"incapacitated\": %u, \"own_goal\": %u, \"own_goal_there\": %u, "
+            "\"own_goal_no_way\": %u, \"sheltered_50_s\": ",
             o.spawned, o.sheltered, o.en_route, o.stranded, o.removed, o.buried, o.other,
-            o.reachable, o.en_route_stalled, o.en_route_riding, o.waiting, o.incapacitated);
+            o.reachable, o.en_route_stalled, o.en_route_riding, o.waiting, o.incapacitated,
+            o.own_goal, o.own_goal_there, o.own_goal_no_way);
     json_time(j, o.time_at[0]);
     fprintf(j, ", \"sheltered_90_s\": ");
     json_time(j, o.time_at[1]);

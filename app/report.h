@@ -34,6 +34,11 @@ typedef struct th_outcome {
                                     (not counted in en_route) */
     uint32_t incapacitated;      /* their dose of the fire hazards reached 1: they stand for good
                                     (not counted in en_route, waiting or reachable) */
+    uint32_t own_goal;           /* led by a goal of their own (a point, or an agent followed
+                                    that is still in the world), not by a bunker: not counted
+                                    in en_route, stranded or reachable */
+    uint32_t own_goal_there;     /* of own_goal: standing within the radius of their point */
+    uint32_t own_goal_no_way;    /* of own_goal: with no way to their point */
     uint32_t reachable;          /* sheltered + en route + waiting: those with a way in at the
                                     end */
     uint32_t walled_in, cut_off; /* stranded: no bunker reachable at all / only closed ones */

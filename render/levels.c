@@ -279,6 +279,16 @@ static void stair_label(tv_ctx *c, SDL_FRect r, int u, SDL_FRect lv, const char 
     case TH_STAIR_WEST: x = r.x - bw - 3, y = r.y + r.h / 2 - bh / 2; break;
     default: x = r.x + r.w / 2 - bw / 2, y = r.y + r.h + 3; break;
     }
+    /* No room on that side inside the level (a stop by its top wall): the other side, rather
+     * than over what it labels. */
+    if (u == TH_STAIR_NORTH && y < lv.y + 2 && r.y + r.h + 3 + bh <= lv.y + lv.h - 2)
+        y = r.y + r.h + 3;
+    else if (u == TH_STAIR_SOUTH && y + bh > lv.y + lv.h - 2 && r.y - bh - 3 >= lv.y + 2)
+        y = r.y - bh - 3;
+    else if (u == TH_STAIR_EAST && x + bw > lv.x + lv.w - 2 && r.x - bw - 3 >= lv.x + 2)
+        x = r.x - bw - 3;
+    else if (u == TH_STAIR_WEST && x < lv.x + 2 && r.x + r.w + 3 + bw <= lv.x + lv.w - 2)
+        x = r.x + r.w + 3;
     if (bw < lv.w) {
         if (x < lv.x + 2) x = lv.x + 2;
         if (x + bw > lv.x + lv.w - 2) x = lv.x + lv.w - 2 - bw;

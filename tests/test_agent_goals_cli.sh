@@ -67,7 +67,10 @@ w = int(re.search(r"^bunker +west +(\d+) sheltered", rep, re.M).group(1))
 e = int(re.search(r"^bunker +east +(\d+) sheltered", rep, re.M).group(1))
 assert (w, e) == (7, 1), (w, e)
 o = json.load(open(sys.argv[2]))["outcome"]
-assert o["sheltered"] == 8 and o["en_route"] == 2, o
+# The first stands at its point, its follower follows: led by goals of their own, not en route.
+assert o["sheltered"] == 8 and o["en_route"] == 0 and o["own_goal"] == 2, o
+assert o["own_goal_there"] == 1 and o["own_goal_no_way"] == 0 and o["reachable"] == 8, o
+assert re.search(r"^outcome   8 sheltered, 0 en route \(walking to a bunker\), 2 led by goals of their own \(1 at their point\)", rep, re.M), rep
 PY
         pass "a point, an exit and a follower; report and JSON agree"
     else
@@ -197,6 +200,7 @@ bad "two goals for one agent at one time" "[{agent: [p, 0], point: [3.5, 2.5], a
 bad "two goals for one agent" "[{agent: [p, 0], point: [3.5, 2.5]}, {agent: [p, 0], point: [4.5, 2.5]}]" "13:51:" "has a goal at that time already"
 bad "a radius for an exit" "[{agent: [f, 0], exit: b, radius: 2}]" "13:48:" "no radius"
 bad "a priority for an exit" "[{agent: [f, 0], exit: b, priority: 2}]" "13:50:" "only a point has a priority"
+bad "a priority without goal planning" "[{agent: [p, 0], point: [3.5, 2.5], priority: 2}]" "13:60:" "the scene has none"
 bad "a negative priority" "[{agent: [p, 0], point: [3.5, 2.5], priority: -1}]" "13:60:" "expected a whole number in [0, 1000000]"
 
 # badp NAME PLANNING WHERE SAYS: the same scene with `goal_planning:` PLANNING (line 14).

@@ -3,7 +3,7 @@
  *     over several steps without any step spending more than the budget; each path, when it
  *     comes, is within 10 % of a plain Dijkstra's distance (tests/ref_dijkstra.c) from where
  *     the walker then stands, never shorter than the any-angle bound, and never through a
- *     wall; a few walk all the way and arrive;
+ *     wall; sixty walkers pressed round a corner all arrive;
  *   - requests of higher priority are answered first, and no more are searched at once than
  *     max_requests;
  *   - while waiting, a walker walks the coarse route (it does not stand), never into a wall,
@@ -180,20 +180,57 @@ START_TEST(paths_within_the_budget_near_dijkstra) {
     ck_assert_msg(steps > 3 && gi.most_steps > 3, "%d steps", steps);
     ck_assert(gi.expanded <= (uint64_t)steps * gp.budget);
     ck_assert_msg(sum / N < 1.03, "mean ratio %.4f, worst %.4f", sum / N, worst);
-    /* The first twenty walk on: they arrive. */
-    for (int s = 0; s < 240 * 60; s++) {
+    for (int i = 0; i < N; i++) free(ref[i]);
+    free(map);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* A crowd round a corner: sixty walkers in a 4 m corridor that turns north at a right angle,
+ * each sent to its own point in the room past the turn. Pressed together at the corner, some
+ * are pushed out of sight of their next waypoint; planned again from there, every one
+ * arrives. */
+START_TEST(a_crowd_round_a_corner_arrives) {
+    th_world_def wd = th_default_world_def();
+    wd.width = 40;
+    wd.height = 40;
+    wd.cell_size = 1.0f;
+    wd.threads = 2;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert(w);
+    /* Walls everywhere but the corridor y in [2, 6), x in [0, 30), the shaft x in [26, 30),
+     * y in [2, 24) and the room y in [24, 40). */
+    for (int y = 0; y < 40; y++)
+        for (int x = 0; x < 40; x++) {
+            const bool open = (y >= 2 && y < 6 && x < 30) || (x >= 26 && x < 30 && y < 24) ||
+                              (y >= 24 && y < 39 && x >= 1 && x < 39);
+            if (!open) ck_assert(th_world_set_cell(w, x, y, TH_CELL_WALL, 0, &err));
+        }
+    const th_crowd_id c = walkers(w);
+    th_agent_id ids[60];
+    th_vec2 goal[60];
+    for (int i = 0; i < 60; i++) {
+        ids[i] = th_world_add_agent(
+            w, c, th_v2(1.5f + (float)(i / 4) * 1.0f, 2.5f + (float)(i % 4)), th_v2(0, 0), &err);
+        goal[i] = th_v2(3.5f + (float)(i % 12) * 3.0f, 26.5f + (float)(i / 12) * 2.5f);
+    }
+    const th_goal_planning gp = {.budget = 200, .cluster_size = 8};
+    ck_assert(th_world_set_goal_planning(w, &gp, &err));
+    for (int i = 0; i < 60; i++) {
+        const th_agent_goal g = {.kind = TH_AGENT_GOAL_POINT, .point = goal[i], .radius = 0.5f};
+        ck_assert_msg(th_world_set_agent_goal(w, ids[i], &g, &err), "%s", err.message);
+    }
+    int there = 0;
+    for (int s = 0; s < 180 * 60 && there < 60; s++) {
         th_world_step(w);
-        int there = 0;
-        for (int i = 0; i < 20; i++) {
+        there = 0;
+        for (int i = 0; i < 60; i++) {
             th_agent_state a;
             ck_assert(th_world_get_agent(w, ids[i], &a));
             there += th_v2_len(th_v2_sub(a.position, goal[i])) <= 0.6f;
         }
-        if (there == 20) break;
-        ck_assert_msg(s + 1 < 240 * 60, "%d of 20 there", there);
     }
-    for (int i = 0; i < N; i++) free(ref[i]);
-    free(map);
+    ck_assert_msg(there == 60, "%d of 60 there", there);
     th_world_destroy(w);
 }
 END_TEST
@@ -250,6 +287,72 @@ START_TEST(priority_first_and_slots_held) {
                   "last urgent at step %d, first other at %d", last_high, first_low);
     for (int i = 0; i < 40; i++) ck_assert(got[i]);
     th_world_destroy(w);
+}
+END_TEST
+
+/* The order goals were given, not where their entries lie: B is given its point after A,
+ * then A a new one, so B's comes first; with one request slot B is answered first. An agent
+ * removed while its request is searched gives its slot up at once. */
+START_TEST(the_order_given_and_slots_given_up) {
+    th_world *w = walled(1);
+    const th_crowd_id c = walkers(w);
+    const th_agent_id a = th_world_add_agent(w, c, th_v2(3.5f, 3.5f), th_v2(0, 0), &err);
+    const th_agent_id b = th_world_add_agent(w, c, th_v2(3.5f, 8.5f), th_v2(0, 0), &err);
+    const th_agent_id d = th_world_add_agent(w, c, th_v2(3.5f, 13.5f), th_v2(0, 0), &err);
+    const th_goal_planning gp = {.budget = 2, .max_requests = 1, .cluster_size = 4};
+    ck_assert(th_world_set_goal_planning(w, &gp, &err));
+    const th_agent_goal east = {.kind = TH_AGENT_GOAL_POINT, .point = {35.5f, 5.5f}};
+    const th_agent_goal north_east = {.kind = TH_AGENT_GOAL_POINT, .point = {35.5f, 20.5f}};
+    ck_assert(th_world_set_agent_goal(w, a, &east, &err));
+    ck_assert(th_world_set_agent_goal(w, b, &east, &err));
+    ck_assert(th_world_set_agent_goal(w, a, &north_east, &err));
+    int s = 0;
+    while (th_world_agent_path_pending(w, b)) {
+        th_world_step(w);
+        ck_assert_msg(th_world_agent_path_pending(w, a) || !th_world_agent_path_pending(w, b),
+                      "A answered before B");
+        ck_assert(++s < 2000);
+    }
+    while (th_world_agent_path_pending(w, a)) {
+        th_world_step(w);
+        ck_assert(++s < 4000);
+    }
+    /* D's request searched, a step at a time; D leaves: A's new one takes the slot at once. */
+    ck_assert(th_world_set_agent_goal(w, d, &east, &err));
+    th_world_step(w);
+    ck_assert(th_world_agent_path_pending(w, d));
+    ck_assert(th_world_set_agent_goal(w, a, &east, &err));
+    ck_assert(th_world_remove_agent(w, d, &err));
+    th_world_step(w);
+    const th_goal_planning_info gi = th_world_goal_planning_info(w);
+    ck_assert_msg(gi.searching == 1 && gi.waiting == 1, "%u searching, %u waiting", gi.searching,
+                  gi.waiting);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* Goals given for a later step, planned on or not: the step that makes them allocates
+ * nothing, forty at once. */
+START_TEST(goals_for_a_later_step_allocate_nothing) {
+    for (int planned = 0; planned < 2; planned++) {
+        th_world *w = walled(2);
+        const th_crowd_id c = walkers(w);
+        th_agent_id ids[40];
+        for (int i = 0; i < 40; i++)
+            ids[i] = th_world_add_agent(w, c, th_v2(2.5f + (float)(i % 10), 2.5f + (float)(i / 10)),
+                                        th_v2(0, 0), &err);
+        const th_goal_planning gp = {.budget = 30};
+        if (planned) ck_assert(th_world_set_goal_planning(w, &gp, &err));
+        const th_agent_goal east = {.kind = TH_AGENT_GOAL_POINT, .point = {30.5f, 5.5f}};
+        ck_assert(th_world_schedule_agents_goal(w, 3, ids, 40, &east, &err));
+        const uint64_t allocs = th_alloc_count();
+        for (int s = 0; s < 10; s++) th_world_step(w);
+        ck_assert_msg(th_alloc_count() == allocs, "%llu allocations (planning %d)",
+                      (unsigned long long)(th_alloc_count() - allocs), planned);
+        th_agent_goal g;
+        ck_assert(th_world_get_agent_goal(w, ids[39], &g) && g.kind == TH_AGENT_GOAL_POINT);
+        th_world_destroy(w);
+    }
 }
 END_TEST
 
@@ -456,7 +559,10 @@ int main(void) {
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, paths_within_the_budget_near_dijkstra);
+    tcase_add_test(tc, a_crowd_round_a_corner_arrives);
     tcase_add_test(tc, priority_first_and_slots_held);
+    tcase_add_test(tc, the_order_given_and_slots_given_up);
+    tcase_add_test(tc, goals_for_a_later_step_allocate_nothing);
     tcase_add_test(tc, waiting_walkers_walk_meanwhile);
     tcase_add_test(tc, unreachable_points_and_walls_built_later);
     tcase_add_test(tc, turned_off_the_waiting_are_planned_at_once);

@@ -63,7 +63,7 @@ o = j["outcome"]
 assert o["sheltered"] == len(left) == 10, (o, left)
 assert o["en_route"] == 0 and o["stranded"] == 2 and o["reachable"] == 10, o
 assert o["stranded_cut_off"] == 1 and o["stranded_walled_in"] == 1, o
-assert o["spawned"] == o["sheltered"] + o["en_route"] + o["stranded"] + o["removed"] + o["buried"] + o["not_fleeing"]
+assert o["spawned"] == o["sheltered"] + o["en_route"] + o["stranded"] + o["removed"] + o["buried"] + o["not_fleeing"] + o["own_goal"]
 for frac, key in ((0.5, "sheltered_50_s"), (0.9, "sheltered_90_s"), (1.0, "sheltered_100_s")):
     k = math.ceil(frac * 10)
     assert abs(o[key] - left[k - 1] * dt) < 1e-3, (key, o[key], left[k - 1] * dt)

@@ -336,7 +336,7 @@ assert [x["agents"] for x in b] == [3, 4], b
 assert [round(x["time_s"], 3) for x in b] == [1.0, 2.5], b
 o = j["outcome"]
 assert o["buried"] == 7 and o["removed"] == 0 and o["spawned"] == 9, o
-assert o["spawned"] == o["sheltered"] + o["en_route"] + o["stranded"] + o["removed"] + o["buried"] + o["not_fleeing"], o
+assert o["spawned"] == o["sheltered"] + o["en_route"] + o["stranded"] + o["removed"] + o["buried"] + o["not_fleeing"] + o["own_goal"], o
 text = [l.rstrip("\n") for l in open(sys.argv[3]) if l.startswith("buried")]
 assert text == ["buried    3 at 1.0 s", "buried    4 at 2.5 s"], text
 EOF

@@ -142,10 +142,12 @@ TH_API th_plan_id th_planner_submit(th_planner *p, th_world *w, th_vec2 from, th
                                     int32_t priority, th_error *err);
 
 /** Serve queued requests with at most `budget` expansions: an abstract expansion (one node of
- *  the cluster graph taken from the open set) for a queued request, then, with what the queue
- *  leaves, a cell expansion (one cell taken from the open set) for anytime improvements; the
- *  few cluster-sized searches that insert ends and refine routes, and the string pulling of an
- *  improved path, are not counted. Returns the expansions spent: `budget` whenever requests are
+ *  the cluster graph taken from the open set) for a queued request, and one for each request
+ *  started, then, with what the queue leaves, a cell expansion (one cell taken from the open
+ *  set) for anytime improvements; the few cluster-sized searches that insert a request's ends
+ *  and refine its route, and the string pulling of an improved path, are not counted (so one
+ *  call starts at most `budget` requests, and its work is bounded by the budget times those
+ *  searches). Returns the expansions spent: `budget` whenever requests are
  *  left waiting or anytime requests are left to improve. 0 with `err` filled on a bad
  *  argument. */
 TH_API uint32_t th_planner_update(th_planner *p, th_world *w, uint32_t budget, th_error *err);

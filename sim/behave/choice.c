@@ -6,6 +6,7 @@
 #include "engine/rng.h"
 #include "sim/behave/choice.h"
 #include "sim/behave/own_goal.h"
+#include "sim/behave/own_plan.h"
 #include "sim/core/error.h"
 #include "sim/dist/dist.h"
 
@@ -237,6 +238,7 @@ bool th_choice_set_exit(th_world *w, th_agent_id id, th_bunker_id exit, th_error
     w->exit_of_id[th_id_slot(id)] = (uint8_t)exit.index1;
     th_own_goal *own = th_own_of(w, th_id_slot(id)); /* an exit in place of its own goal */
     if (own) {
+        th_own_plan_drop(w, own); /* a path the goal planner owed it is not wanted now */
         own->used = false;
         w->own_of_id[th_id_slot(id)] = 0;
     }

@@ -326,13 +326,12 @@ th_vec2 th_goal_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, t
     return acc;
 }
 
-const uint32_t *th_goal_agent_cost_field(const th_world *w, const th_crowd_rt *c, uint32_t slot) {
+const uint32_t *th_goal_agent_cost_field(const th_world *w, const th_crowd_rt *c, uint32_t slot,
+                                         th_vec2 p) {
     if (th_own_active(w, slot)) return NULL; /* its own goal has no field */
     if (c->lift) {
         /* On its way to an elevator: the stop's field. */
-        const th_agents *a = &w->buf[w->cur];
-        const uint32_t k = w->slot_of_id[slot];
-        const th_nav_field *f = th_lift_field(w, c, slot, th_v2(a->px[k], a->py[k]));
+        const th_nav_field *f = th_lift_field(w, c, slot, p);
         if (f) return f->dist;
     }
     if (w->nav.present && c->goal == TH_GOAL_SHELTER) return th_choice_field(w, slot)->dist;

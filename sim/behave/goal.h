@@ -28,9 +28,10 @@ th_vec2 th_goal_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, t
 /* The goal's route cost field (nav units per cell) where one exists (shelter, destinations),
  * else NULL: pedestrians yield to those nearer the goal by it. */
 const uint32_t *th_goal_cost_field(const th_world *w, const th_crowd_rt *c);
-/* The same for one agent (id slot `slot`): a fleeing agent with its own exit walks that exit's
- * river map (sim/behave/choice.h). */
-const uint32_t *th_goal_agent_cost_field(const th_world *w, const th_crowd_rt *c, uint32_t slot);
+/* The same for one agent (id slot `slot`, at p): a fleeing agent with its own exit walks that
+ * exit's river map (sim/behave/choice.h), one bound for an elevator its stop's field. */
+const uint32_t *th_goal_agent_cost_field(const th_world *w, const th_crowd_rt *c, uint32_t slot,
+                                         th_vec2 p);
 /* After agent `id` moved to p in integration: advance its route, drift its wander heading. */
 void th_goal_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v);
 /* Congestion: allocate crowd c's field when its goal asks for one (sets c->congestion), undo

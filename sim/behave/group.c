@@ -147,7 +147,7 @@ static void update_group(th_world *w, th_group *gr) {
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
         /* Route costs compare only on one field: members bound for different exits are
          * measured along the heading instead. */
-        const uint32_t *f = th_goal_agent_cost_field(w, c, slot);
+        const uint32_t *f = th_goal_agent_cost_field(w, c, slot, th_v2(a->px[k], a->py[k]));
         if (n == 0) field = f;
         if (!f || f != field ||
             !th_field_metres(&w->nav.map, f, th_v2(a->px[k], a->py[k]), &along[n]))

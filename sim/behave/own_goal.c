@@ -15,6 +15,7 @@ void th_own_free(th_world *w) {
     if (!w->own) return;
     th_free(w->own->goal);
     th_free(w->own->path);
+    th_free(w->own->order);
     th_free(w->own->due);
     th_free(w->own->due_ids);
     th_free(w->own->due_spare);
@@ -45,9 +46,10 @@ static bool reserve_entries(th_world *w, uint32_t n) {
         o->cap < n) /* past the most entries the table holds */
         return false;
     if (o->cap != old_cap &&
-        !th_grow_array((void **)&o->path, sizeof *o->path * TH_AGENT_PATH_POINTS, o->count,
-                       o->cap)) {
-        o->cap = old_cap; /* the goals grew, the paths did not: keep within the paths */
+        (!th_grow_array((void **)&o->path, sizeof *o->path * TH_AGENT_PATH_POINTS, o->count,
+                        o->cap) ||
+         !th_grow_array((void **)&o->order, sizeof *o->order, 0, o->cap))) {
+        o->cap = old_cap; /* the goals grew, the rest did not: keep within the rest */
         return false;
     }
     return true;
@@ -81,6 +83,7 @@ static th_own_goal *entry_for(th_world *w, th_agent_id id) {
 
 bool th_own_plan_at_once(th_world *w, th_own_goal *g, th_vec2 p) {
     g->pending = false;
+    g->cell = 0;
     th_vec2 *path = th_own_path(w, g);
     const uint32_t k = th_path_plan(w, p, g->goal.point, path, TH_AGENT_PATH_POINTS);
     g->stuck = k == 0;
@@ -100,6 +103,10 @@ static bool plan_point(th_world *w, th_own_goal *g, th_vec2 p) {
     return th_own_plan_defer(w, g) || th_own_plan_at_once(w, g, p);
 }
 
+static bool set_goal(th_world *w, th_agent_id id, const th_agent_goal *goal, th_error *err);
+static bool set_goal_in(th_world *w, th_agent_id id, const th_agent_goal *goal, bool ready,
+                        th_error *err);
+
 bool th_world_set_agents_goal(th_world *w, const th_agent_id *ids, uint32_t count,
                               const th_agent_goal *goal, uint32_t *done, th_error *err) {
     if (done) *done = 0;
@@ -115,8 +122,13 @@ bool th_world_set_agents_goal(th_world *w, const th_agent_id *ids, uint32_t coun
             return false;
         }
     }
+    /* The path memory made ready once for the whole selection, not once an agent. */
+    const bool ready =
+        count && goal->kind == TH_AGENT_GOAL_POINT && w->nav.present && !w->stepping && !w->dist;
+    if (ready && !th_nav_path_ready(w, err)) return false;
     for (uint32_t i = 0; i < count; i++) {
-        if (!th_world_set_agent_goal(w, ids[i], goal, err)) {
+        if (ready ? !set_goal_in(w, ids[i], goal, true, err)
+                  : !th_world_set_agent_goal(w, ids[i], goal, err)) {
             char why[sizeof err->message];
             snprintf(why, sizeof why, "%s", err ? err->message : "");
             if (err) {
@@ -130,10 +142,6 @@ bool th_world_set_agents_goal(th_world *w, const th_agent_id *ids, uint32_t coun
     }
     return true;
 }
-
-static bool set_goal(th_world *w, th_agent_id id, const th_agent_goal *goal, th_error *err);
-static bool set_goal_in(th_world *w, th_agent_id id, const th_agent_goal *goal, bool due,
-                        th_error *err);
 
 bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *goal,
                              th_error *err) {
@@ -217,9 +225,10 @@ static bool set_goal(th_world *w, th_agent_id id, const th_agent_goal *goal, th_
     return set_goal_in(w, id, goal, false, err);
 }
 
-/* `due`: made in a step (th_own_due), with the path memory made ready when the change was
- * given; A* works with landmarks gone stale since, so they are not rebuilt inside the step. */
-static bool set_goal_in(th_world *w, th_agent_id id, const th_agent_goal *goal, bool due,
+/* `ready`: the caller made the path memory ready (a selection, once for all), or it was made
+ * ready when a change made in a step (th_own_due) was given; A* works with landmarks gone stale
+ * since, so they are not rebuilt inside the step. */
+static bool set_goal_in(th_world *w, th_agent_id id, const th_agent_goal *goal, bool ready,
                         th_error *err) {
     if (!check_goal(w, id, goal, err)) return false;
     const uint32_t k = th_agent_index(w, id);
@@ -255,7 +264,10 @@ static bool set_goal_in(th_world *w, th_agent_id id, const th_agent_goal *goal, 
     }
     const float r = g.radius == 0.0f ? 1.0f : g.radius;
     g.radius = r;
-    if (g.kind == TH_AGENT_GOAL_POINT && w->nav.present && !due && !th_nav_path_ready(w, err))
+    /* A point the goal planner takes needs no A* now (the planner made it ready for the paths
+     * it leaves to A*). */
+    if (g.kind == TH_AGENT_GOAL_POINT && w->nav.present && !ready && !th_own_plan_defers(w) &&
+        !th_nav_path_ready(w, err))
         return false;
     if (!w->own && !create(w)) {
         th_error_set(err, TH_ERR_NOMEM, "out of memory");
@@ -319,7 +331,8 @@ bool th_world_schedule_agents_goal(th_world *w, uint64_t step, const th_agent_id
         th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return false;
     }
-    if (goal->kind == TH_AGENT_GOAL_POINT && w->nav.present && !th_nav_path_ready(w, err))
+    if (goal->kind == TH_AGENT_GOAL_POINT && w->nav.present && !th_own_plan_defers(w) &&
+        !th_nav_path_ready(w, err))
         return false;
     struct th_own_goals *o = w->own;
     if (o->due_ids_count + (uint64_t)count > (1u << 26) ||
@@ -358,12 +371,14 @@ void th_own_due(th_world *w) {
     for (; done < o->due_count && o->due[done].step <= w->step; done++) {
         const th_goal_due *d = &o->due[done];
         for (uint32_t i = 0; i < d->count; i++) {
+            /* Not pending once being made: the entry it may take is within the room reserved
+             * for it (entry_for counts the pending ones past it). */
+            o->due_pending--;
             /* One that left, whose point it has no way to now, or whose agent to follow left,
              * keeps its goal. */
             if (set_goal_in(w, o->due_ids[d->first + i], &d->goal, true, NULL)) o->due_made++;
             else o->due_passed++;
         }
-        o->due_pending -= d->count;
     }
     memmove(o->due, o->due + done, (o->due_count - done) * sizeof *o->due);
     o->due_count -= done;
@@ -462,11 +477,32 @@ void th_own_moved(th_world *w, th_own_goal *g, th_vec2 p) {
         const th_vec2 d = th_v2_sub(path[g->next], p);
         if (th_v2_len2(d) > reach * reach) break;
         g->next++;
+        g->cell = 0; /* a new waypoint: looked for at once */
     }
     /* At the end of a path cut short: the rest is planned in the next step's nav phase. */
     if (g->cut && g->count > 0 && g->next + 1u == g->count &&
         th_v2_len2(th_v2_sub(path[g->count - 1u], p)) <= reach * reach)
         g->replan = true;
+    /* Pushed off its way (by the crowd, round a corner) until a wall stands between it and its
+     * waypoint: planned again from where it stands, in the next step's nav phase. Looked at
+     * when it enters another cell or takes another waypoint. (Not on a map with stairs: the two
+     * sides of a seam are listed in a row, and see each other only through it.) */
+    if (!w->nav.present || g->count == 0 || w->nav.map.link_count) return;
+    int32_t x, y, tx, ty;
+    const th_navmap *m = &w->nav.map;
+    th_navmap_cell_of(m, p, &x, &y);
+    /* Within a cell of the waypoint it just passed it is rounding that corner: its cell's
+     * centre may not see round it yet while it does. Looked for again once it is past. */
+    if (g->next > 0 &&
+        th_v2_len2(th_v2_sub(path[g->next - 1u], p)) <= m->cell_size * m->cell_size) {
+        g->cell = 0;
+        return;
+    }
+    const uint32_t cell = (uint32_t)y * (uint32_t)m->w + (uint32_t)x + 1u;
+    if (cell == g->cell) return;
+    g->cell = cell;
+    th_navmap_cell_of(m, path[g->next], &tx, &ty);
+    if (!th_nav_line_of_sight(m, x, y, tx, ty)) g->replan = true;
 }
 
 bool th_own_arrived(const th_world *w, const th_own_goal *g, th_vec2 p) {

@@ -26,7 +26,17 @@ typedef struct th_own_goal {
     bool pending;   /* POINT: its path is the world's goal planner's to find (own_plan.h) */
     th_plan_id req; /* pending: its request to that planner, or null while it waits a slot */
     uint64_t since; /* pending: the step it was given */
+    uint64_t seq;   /* pending: when it was given, in the order goals were given */
+    uint32_t cell;  /* POINT: the map cell (+ 1) it stood in when it last looked for its
+                       waypoint (th_own_moved), 0 = not yet */
 } th_own_goal;
+
+/* A pending goal waiting for a request slot (own_plan.c sorts them). */
+typedef struct th_own_order {
+    int32_t priority;
+    uint32_t entry;
+    uint64_t seq;
+} th_own_order;
 
 /* A goal given to a selection at a step (th_world_schedule_agents_goal): due_ids[first ..
  * first + count) get `goal` at the start of step `step`. */
@@ -38,7 +48,8 @@ typedef struct th_goal_due {
 
 struct th_own_goals {
     th_own_goal *goal;
-    th_vec2 *path; /* TH_AGENT_PATH_POINTS per entry */
+    th_vec2 *path;       /* TH_AGENT_PATH_POINTS per entry */
+    th_own_order *order; /* as many: the goal planner's scratch (own_plan.c) */
     uint32_t count, cap;
     uint32_t reuse;   /* where entry_for looks for a free entry next */
     th_goal_due *due; /* by step, then in the order given */
@@ -79,8 +90,8 @@ bool th_own_direction(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec
 void th_own_moved(th_world *w, th_own_goal *g, th_vec2 p);
 /* Whether it stands at its own goal (stall judgement). */
 bool th_own_arrived(const th_world *w, const th_own_goal *g, th_vec2 p);
-/* nav phase: plan again the paths terrain events can matter to (map_changed) and those cut
- * short whose end was reached. */
+/* nav phase: plan again the paths terrain events can matter to (map_changed), those cut
+ * short whose end was reached and those whose agent lost sight of its waypoint. */
 void th_own_after_terrain(th_world *w, bool map_changed);
 /* Where its own goal still goes from p: points after p (out NULL: counted) and metres; as
  * th_mover_plan. */

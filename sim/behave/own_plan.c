@@ -1,4 +1,5 @@
 /* The world's planner of agents' own point goals (own_plan.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/alloc.h"
@@ -13,6 +14,8 @@
 /* The hierarchy sees the map's moves only: a map with stairs is planned at once. */
 static bool can_defer(const th_world *w) { return w->nav.present && w->nav.map.link_count == 0; }
 
+bool th_own_plan_defers(const th_world *w) { return w->own_plan && can_defer(w); }
+
 bool th_own_plan_defer(th_world *w, th_own_goal *g) {
     struct th_own_planning *P = w->own_plan;
     if (!P) return false;
@@ -23,6 +26,7 @@ bool th_own_plan_defer(th_world *w, th_own_goal *g) {
     g->req = (th_plan_id){0, 0};
     g->pending = true;
     g->since = w->step;
+    g->seq = ++P->given;
     g->count = 0;
     g->next = 0;
     g->cut = g->stuck = g->replan = false;
@@ -50,35 +54,44 @@ static uint32_t agent_of(const th_world *w, uint32_t i) {
     return th_agent_index(w, g->id);
 }
 
-/* Pending entries without a request, highest priority first, then in entry order, while the
- * planner has slots. Entries whose agent has gone are dropped. */
+/* Waiting first by priority (higher first), then in the order they were given. */
+static int order_cmp(const void *x, const void *y) {
+    const th_own_order *a = x, *b = y;
+    if (a->priority != b->priority) return a->priority > b->priority ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Drop the requests of entries whose agent has gone (before the budget is spent on them),
+ * then submit pending entries without a request while the planner has slots: highest priority
+ * first, then in the order given. */
 static void submit(th_world *w, struct th_own_planning *P) {
     struct th_own_goals *o = w->own;
     const th_agents *a = &w->buf[w->cur];
-    int64_t ceiling = (int64_t)INT32_MAX + 1;
-    for (;;) {
-        int64_t best = INT64_MIN;
-        for (uint32_t i = 0; i < o->count; i++) {
-            th_own_goal *g = &o->goal[i];
-            if (!g->pending || g->req.index1) continue;
-            if (agent_of(w, i) == UINT32_MAX) {
-                th_own_plan_drop(w, g);
-                continue;
-            }
-            const int64_t pr = g->goal.priority;
-            if (pr < ceiling && pr > best) best = pr;
-        }
-        if (best == INT64_MIN) return;
-        for (uint32_t i = 0; i < o->count; i++) {
-            th_own_goal *g = &o->goal[i];
-            if (!g->pending || g->req.index1 || g->goal.priority != best) continue;
-            const uint32_t k = agent_of(w, i);
-            g->req = th_plan_submit_in(P->planner, w, th_v2(a->px[k], a->py[k]), g->goal.point,
-                                       g->goal.priority);
-            if (!g->req.index1) return; /* every slot held */
-        }
-        ceiling = best;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < o->count; i++) {
+        th_own_goal *g = &o->goal[i];
+        if (!g->pending) continue;
+        if (agent_of(w, i) == UINT32_MAX) th_own_plan_drop(w, g);
+        else if (!g->req.index1) o->order[n++] = (th_own_order){g->goal.priority, i, g->seq};
     }
+    uint32_t room = th_plan_free_slots(P->planner);
+    if (!n || !room) return;
+    qsort(o->order, n, sizeof *o->order, order_cmp);
+    for (uint32_t j = 0; j < n && j < room; j++) {
+        th_own_goal *g = &o->goal[o->order[j].entry];
+        const uint32_t k = agent_of(w, o->order[j].entry);
+        g->req = th_plan_submit_in(P->planner, w, th_v2(a->px[k], a->py[k]), g->goal.point,
+                                   g->goal.priority);
+        if (!g->req.index1) return;
+    }
+}
+
+/* Whether the straight way from p to q is clear of walls (cell centres). */
+static bool in_sight(const th_world *w, th_vec2 p, th_vec2 q) {
+    int32_t x0, y0, x1, y1;
+    th_navmap_cell_of(&w->nav.map, p, &x0, &y0);
+    th_navmap_cell_of(&w->nav.map, q, &x1, &y1);
+    return th_nav_line_of_sight(&w->nav.map, x0, y0, x1, y1);
 }
 
 /* A request ended: its path into the entry, or the agent stands (no way), or, past the
@@ -94,8 +107,23 @@ static void collect(th_world *w, struct th_own_planning *P, th_own_goal *g, th_p
         const uint32_t waited = (uint32_t)(w->step - g->since) + 1u;
         th_own_plan_drop(w, g);
         path[n - 1] = g->goal.point; /* the exact goal, not its cell's centre */
+        /* The path starts where the agent stood when its request was made; it has walked the
+         * coarse route since. It walks on to the first waypoint after the start when it sees
+         * it, else back to the start's cell centre when it sees that; one that sees neither
+         * has its path planned at once from where it stands. One already within its radius
+         * of the goal, in sight of it, stays. */
+        uint32_t next = n > 1 ? 1 : 0;
+        if (th_v2_len2(th_v2_sub(g->goal.point, p)) <= g->r2 && in_sight(w, p, g->goal.point))
+            next = n - 1;
+        else if (n > 1 && !in_sight(w, p, path[1])) next = in_sight(w, p, path[0]) ? 0 : UINT32_MAX;
+        if (next == UINT32_MAX) {
+            P->at_once++;
+            th_own_plan_at_once(w, g, p);
+            return;
+        }
         g->count = n;
-        g->next = n > 1 ? 1 : 0;
+        g->next = next;
+        g->cell = 0;
         P->answered++;
         P->wait_steps += waited;
         if (waited > P->most_steps) P->most_steps = waited;
@@ -166,8 +194,14 @@ static void reset_pending(th_world *w, bool at_once) {
         const uint32_t k = agent_of(w, i);
         th_own_plan_drop(w, g);
         if (k == UINT32_MAX) continue;
-        if (at_once) th_own_plan_at_once(w, g, th_v2(a->px[k], a->py[k]));
-        else th_own_plan_defer(w, g);
+        if (at_once) {
+            th_own_plan_at_once(w, g, th_v2(a->px[k], a->py[k]));
+        } else { /* asked anew, keeping when it was given */
+            const uint64_t since = g->since, seq = g->seq;
+            th_own_plan_defer(w, g);
+            g->since = since;
+            g->seq = seq;
+        }
     }
 }
 

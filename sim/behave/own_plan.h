@@ -18,6 +18,7 @@ struct th_own_planning {
     bool maybe_waiting; /* an entry was marked pending since the last part found none */
     uint32_t waiting, searching;
     uint64_t answered, unreachable, at_once, expanded;
+    uint64_t given; /* goals given to it: their order (th_own_goal.seq) */
     uint32_t last_expanded, most_steps;
     uint64_t wait_steps;
 };
@@ -25,6 +26,8 @@ struct th_own_planning {
 /* plan_point: the planner takes g's path (true: g is pending, with no path yet), or it is
  * planned at once (false: no planner, or a map with stairs). */
 bool th_own_plan_defer(th_world *w, th_own_goal *g);
+/* Whether a point given now goes to the planner (on, and the map has no stairs). */
+bool th_own_plan_defers(const th_world *w);
 /* g's entry is overwritten or freed: its request, if any, is released. */
 void th_own_plan_drop(th_world *w, th_own_goal *g);
 /* steer: the point a pending g's agent walks to now; false when there is none (unreachable). */

@@ -414,7 +414,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         if (terrain && w->nav.stair_count) v0 *= th_nav_stair_factor(w, p, e0);
 
         /* The goal's cost field (river map or destination field), NULL for other goals. */
-        const uint32_t *cost = th_goal_agent_cost_field(w, c, th_id_slot(id));
+        const uint32_t *cost = th_goal_agent_cost_field(w, c, th_id_slot(id), p);
         const uint32_t my_cost = cost ? cost[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)] : 0;
 
         /* The nearest wall. A river map is made for points: beside a door's jamb it may lead a

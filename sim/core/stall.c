@@ -143,7 +143,7 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev, ui
         case TH_GOAL_DESTINATIONS: {
             /* Standing at its goal (no direction left to walk: a goal cell of a field without
              * an exit, say) or within AT_GOAL_M of it is arrival, not a stall. */
-            f = th_goal_agent_cost_field(w, c, slot);
+            f = th_goal_agent_cost_field(w, c, slot, p);
             th_vec2 dir;
             how = f && th_goal_direction(w, id, c, p, &dir) && th_v2_len2(dir) > 0.25f &&
                           th_field_metres(&w->nav.map, f, p, &metric) && metric > AT_GOAL_M

@@ -186,7 +186,8 @@ int th_hpa_ida_cost(th_hpa_query *q, const th_hpa *h, const th_navmap *m, int32_
  * at a time is searched, resumably: an update spends at most `budget` abstract expansions, and
  * a search the budget cuts off goes on in the next update where it stopped. The cell work of
  * inserting a request's ends and refining its route (bounded by a few cluster-sized searches
- * per request) is not counted in the budget. Each request's result is exactly th_hpa_find's. A
+ * per request) is not counted in the budget, but starting a request costs one expansion, so an
+ * update starts at most `budget` requests. Each request's result is exactly th_hpa_find's. A
  * request is never preempted: a higher priority one submitted meanwhile waits for the search
  * in progress to finish. Capacity is fixed at creation; nothing allocates afterwards. */
 
@@ -208,8 +209,8 @@ void th_hpa_queue_destroy(th_hpa_queue *q);
 int th_hpa_queue_submit(th_hpa_queue *q, int32_t sx, int32_t sy, int32_t gx, int32_t gy,
                         int32_t priority, uint32_t tag);
 
-/** Serve requests with at most `budget` abstract expansions; each one that finishes is passed
- *  to `done`. Returns the expansions spent. */
+/** Serve requests with at most `budget` expansions (abstract ones, and one per request
+ *  started); each one that finishes is passed to `done`. Returns the expansions spent. */
 uint64_t th_hpa_queue_update(th_hpa_queue *q, const th_hpa *h, const th_navmap *m, uint64_t budget,
                              th_hpa_done_fn *done, void *user);
 

@@ -146,6 +146,10 @@ uint64_t th_hpa_queue_update(th_hpa_queue *q, const th_hpa *h, const th_navmap *
             q->started = false;
         }
         if (!q->started) {
+            /* Starting costs one expansion (the ends' insertion is not counted otherwise):
+             * however many requests end at their start, one call starts at most `budget`. */
+            if (used >= budget) break;
+            used++;
             int rc =
                 th_hpa_search_start(q->query, h, m, q->cur.sx, q->cur.sy, q->cur.gx, q->cur.gy);
             if (rc != TH_NAV_OK) {

@@ -289,6 +289,8 @@ uint32_t th_planner_update(th_planner *p, th_world *w, uint32_t budget, th_error
     return th_plan_serve(p, w, budget);
 }
 
+uint32_t th_plan_free_slots(const th_planner *p) { return p->nfree; }
+
 uint32_t th_plan_serve(th_planner *p, th_world *w, uint32_t budget) {
     th_navmap_update_moves(&w->nav.map, w->pool);
     th_plan_sync(p, w);

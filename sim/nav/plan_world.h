@@ -10,6 +10,8 @@
 /* th_planner_submit past its checks: the null handle when every request slot is held. */
 th_plan_id th_plan_submit_in(th_planner *p, const th_world *w, th_vec2 from, th_vec2 to,
                              int32_t priority);
+/* Request slots free now. */
+uint32_t th_plan_free_slots(const th_planner *p);
 /* th_planner_update past its checks: bring the planner up to date with the map, then serve
  * the queue with at most `budget` expansions; returns those spent. */
 uint32_t th_plan_serve(th_planner *p, th_world *w, uint32_t budget);

@@ -165,6 +165,7 @@ bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
                             "paths in)");
             if (!th_scene_u64(s, v, sub, 0, 1000000, &pr, err)) return false;
             g->goal.priority = (int32_t)pr;
+            g->priority = v;
         }
         for (uint32_t j = 0; j < i; j++) {
             const th_scene_agent_goal *o = &s->agent_goal[j];

@@ -167,7 +167,8 @@ typedef struct th_scene_agent_goal {
     const th_ynode *node;
     uint32_t agent[2], follow[2]; /* crowd and index; agent[1] may be TH_SCENE_WHOLE_CROWD */
     th_agent_goal goal;
-    uint64_t step; /* `at`, in steps: 0 = from the start */
+    uint64_t step;            /* `at`, in steps: 0 = from the start */
+    const th_ynode *priority; /* `priority`, or NULL */
 } th_scene_agent_goal;
 
 typedef struct th_scene {

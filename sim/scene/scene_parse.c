@@ -1425,6 +1425,13 @@ static bool parse_tree(th_scene *s, th_error *err) {
         return false;
     if ((v = th_ynode_get(root, "goal_planning")) && !th_scene_parse_goal_planning(s, v, err))
         return false;
+    for (uint32_t i = 0; i < s->agent_goal_count && !s->goal_planning_node; i++) {
+        if (!s->agent_goal[i].priority) continue;
+        char path[64];
+        snprintf(path, sizeof path, "agent_goals[%u].priority", i);
+        return FAIL(s, s->agent_goal[i].priority, path, err,
+                    "a priority orders the searches of `goal_planning`, and the scene has none");
+    }
     if ((v = th_ynode_get(root, "elevators")) && !th_scene_parse_elevators(s, v, err)) return false;
     if (!th_scene_parse_flow(s, root, err)) return false;
     return true;

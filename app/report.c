@@ -83,16 +83,18 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
         if (any) o->cut_off++;
         else o->walled_in++;
     }
-    /* Under mpirun each rank counted its own agents (own goals are refused over ranks). */
-    uint32_t sums[8 + TH_MAX_BUNKERS] = {o->en_route, o->stranded,     o->other,
-                                         o->cut_off,  o->walled_in,    o->en_route_stalled,
-                                         o->waiting,  o->incapacitated};
-    memcpy(sums + 8, o->cut_off_by, sizeof o->cut_off_by);
-    th_app_sum_u32(sums, 8 + TH_MAX_BUNKERS);
+    /* Under mpirun each rank counted its own agents. */
+    uint32_t sums[11 + TH_MAX_BUNKERS] = {o->en_route,       o->stranded,       o->other,
+                                          o->cut_off,        o->walled_in,      o->en_route_stalled,
+                                          o->waiting,        o->incapacitated,  o->own_goal,
+                                          o->own_goal_there, o->own_goal_no_way};
+    memcpy(sums + 11, o->cut_off_by, sizeof o->cut_off_by);
+    th_app_sum_u32(sums, 11 + TH_MAX_BUNKERS);
     o->en_route = sums[0], o->stranded = sums[1], o->other = sums[2], o->cut_off = sums[3];
     o->walled_in = sums[4], o->en_route_stalled = sums[5], o->waiting = sums[6];
-    o->incapacitated = sums[7];
-    memcpy(o->cut_off_by, sums + 8, sizeof o->cut_off_by);
+    o->incapacitated = sums[7], o->own_goal = sums[8], o->own_goal_there = sums[9];
+    o->own_goal_no_way = sums[10];
+    memcpy(o->cut_off_by, sums + 11, sizeof o->cut_off_by);
     o->reachable = o->sheltered + o->en_route + o->waiting;
     double dt = th_world_get_def(w).timestep;
     for (int i = 0; i < 3; i++) {
@@ -385,11 +387,21 @@ static void print_groups(FILE *out, const th_world *w) {
             g.groups, g.members, g.present, g.waiting, (double)g.stretch);
 }
 
+/* Goals changed at a step, made and passed over: under mpirun each rank counted its own
+ * (the changes pending are every rank's). */
+static void goal_changes(const th_world *w, uint64_t *pending, uint64_t *made, uint64_t *passed) {
+    th_world_goal_changes(w, pending, made, passed);
+    uint32_t sums[2] = {(uint32_t)*made, (uint32_t)*passed};
+    th_app_sum_u32(sums, 2);
+    *made = sums[0];
+    *passed = sums[1];
+}
+
 /* Goals given to agents for a later step (th_world_schedule_agents_goal, `agent_goals` with
- * `at`): made, passed over, still to come. Own goals are refused over ranks: one process. */
+ * `at`): made, passed over, still to come. */
 static void print_goal_changes(FILE *out, const th_world *w) {
     uint64_t pending, made, passed;
-    th_world_goal_changes(w, &pending, &made, &passed);
+    goal_changes(w, &pending, &made, &passed);
     if (!pending && !made && !passed) return;
     fprintf(out,
             "goals     %llu given at their time, %llu passed over (the agent had left, had no way "
@@ -972,7 +984,7 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
             "\"waiting\": %u, \"max_stretch_m\": %.4f},\n",
             pres ? "\n  " : "", go.groups, go.members, go.present, go.waiting, (double)go.stretch);
     uint64_t pending, made, passed;
-    th_world_goal_changes(w, &pending, &made, &passed);
+    goal_changes(w, &pending, &made, &passed);
     fprintf(j, "  \"goal_changes\": {\"made\": %llu, \"passed_over\": %llu, \"pending\": %llu},\n",
             (unsigned long long)made, (unsigned long long)passed, (unsigned long long)pending);
     const th_goal_planning_info gp = th_world_goal_planning_info(w);

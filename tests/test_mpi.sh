@@ -118,6 +118,9 @@ growth_ok=1 check_scene "$scenes/exits.yaml" 600
 # through a gap; a third loses its members one by one at an exit. The flood: a squad re-plans
 # as the cost of its road rises and falls, among fleeing pedestrians and a bunker.
 check_scene "$data/mpi/squads_cross.yaml" 2400
+# Agents' own goals travel with their agents from strip to strip; walls re-plan them; goals given
+# at a time are made by the owner.
+growth_ok=1 check_scene "$data/mpi/own_goals.yaml" 2400
 growth_ok=1 check_scene "$scenes/squads.yaml" 900
 growth_ok=1 check_scene "$scenes/flood.yaml" 3000
 
@@ -221,6 +224,7 @@ rm -rf "$tmpj"
 refused "$data/mpi/flock_small.yaml" "needs --headless"
 refused "$data/mpi/thin.yaml" "4 ranks need at least 8" --headless -np-4
 refused "$data/mpi/flock_small.yaml" "--screenshot" --headless --screenshot /tmp/x.png
+refused "$data/mpi/own_exit.yaml" "an agent's own exit is not supported over several MPI ranks" --headless
 
 # One report, from rank 0, in the form of one process: every line but the timings and the two
 # lines on the ranks is the same as without mpirun (counts and averages summed over ranks).

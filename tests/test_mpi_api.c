@@ -8,6 +8,8 @@
  * - Collective calls between steps, made by every rank with the same arguments: adding agents
  *   (stored by one rank only), removing agents (stored on another), joining them to a squad.
  *   The hash after each step must follow one process making the same calls.
+ * - Agents' own goals given, refused and given for later steps while their agents cross the
+ *   strips: the hash and the goal changes must follow one process.
  * - The state hash gathered in rounds of a few id slots (as a world of millions is: rank 0
  *   never holds more than one round) is the hash of one process, on a world whose free list
  *   reuses slots.
@@ -175,6 +177,65 @@ static void squad_calls(const char *path, int steps) {
     th_world_destroy(w[1]);
 }
 
+/* Agents' own goals changed by collective calls while their agents cross the ranks' strips:
+ * points given to a selection, a point walled off (refused by one process; over the ranks the
+ * call succeeds and, as in one process, the agent keeps its goal), goals given for a later
+ * step, some agents back to their crowd's goal. The hash follows one process's every step,
+ * and so do the goal changes made and passed over (summed over the ranks). */
+static void own_goal_calls(const char *path, int steps) {
+    th_world *w[2] = {load(path, false, false), load(path, true, false)};
+    th_agent_id couriers[40];
+    for (uint32_t i = 0; i < 40; i++) couriers[i] = (th_agent_id){i + 1u, 1u};
+    for (int s = 1; s <= steps; s++) {
+        for (int i = 0; i < 2; i++) {
+            th_error err = {0};
+            if (s == 20) /* a ring of walls round (5.5, 50.5) */
+                for (int k = 0; k < 4; k++) {
+                    const int32_t x0 = k == 1 ? 7 : 3, x1 = k == 3 ? 3 : 7;
+                    const int32_t y0 = k == 2 ? 52 : 48, y1 = k == 0 ? 48 : 52;
+                    CHECK(th_world_block_cells(w[i], x0, y0, x1, y1, &err), "%s", err.message);
+                }
+            if (s == 30) {
+                const th_agent_goal east = {.kind = TH_AGENT_GOAL_POINT, .point = {36.5f, 45.5f}};
+                CHECK(th_world_set_agents_goal(w[i], couriers, 10, &east, NULL, &err), "%s",
+                      err.message);
+                const th_agent_goal shut = {.kind = TH_AGENT_GOAL_POINT, .point = {5.5f, 50.5f}};
+                const bool ok = th_world_set_agent_goal(w[i], couriers[10], &shut, &err);
+                CHECK(i == 1 ? ok : !ok && err.code == TH_ERR_UNREACHABLE,
+                      "a walled-off point: %s (%s)", ok ? "taken" : "refused", err.message);
+                const th_agent_goal west = {.kind = TH_AGENT_GOAL_POINT, .point = {3.5f, 55.5f}};
+                const th_agent_goal back = {.kind = TH_AGENT_GOAL_CROWD};
+                CHECK(th_world_schedule_agents_goal(w[i], 200, couriers + 20, 10, &west, &err),
+                      "%s", err.message);
+                CHECK(th_world_schedule_agents_goal(w[i], 200, couriers + 12, 1, &shut, &err), "%s",
+                      err.message);
+                CHECK(th_world_schedule_agents_goal(w[i], 400, couriers + 30, 10, &back, &err),
+                      "%s", err.message);
+                const th_agent_goal follow = {.kind = TH_AGENT_GOAL_FOLLOW, .follow = couriers[1]};
+                CHECK(i == 0 || (!th_world_set_agent_goal(w[i], couriers[0], &follow, &err) &&
+                                 err.code == TH_ERR_STATE),
+                      "following another agent taken over the ranks");
+            }
+            th_world_step(w[i]);
+        }
+        const uint64_t a = th_world_hash(w[0]), b = th_world_hash(w[1]);
+        CHECK(a == b, "%s, own goals: step %d: hash %016llx over %d ranks, one process %016llx",
+              path, s, (unsigned long long)b, ranks, (unsigned long long)a);
+    }
+    uint64_t pend[2], made[2], passed[2];
+    for (int i = 0; i < 2; i++) th_world_goal_changes(w[i], &pend[i], &made[i], &passed[i]);
+    uint64_t sums[2] = {made[1], passed[1]};
+    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(pend[0] == pend[1] && sums[0] == made[0] && sums[1] == passed[0],
+          "goal changes over the ranks %llu made, %llu passed over; one process %llu, %llu",
+          (unsigned long long)sums[0], (unsigned long long)sums[1], (unsigned long long)made[0],
+          (unsigned long long)passed[0]);
+    CHECK(made[0] == 20 && passed[0] == 1, "one process: %llu made, %llu passed over",
+          (unsigned long long)made[0], (unsigned long long)passed[0]);
+    th_world_destroy(w[0]);
+    th_world_destroy(w[1]);
+}
+
 /* The hash's gather in rounds of `slots` id slots, against one process, every 50 steps. */
 static void hash_rounds(const char *path, int steps) {
     th_world *one = load(path, false, false), *all = load(path, true, false);
@@ -275,6 +336,7 @@ int main(int argc, char **argv) {
     host_tasks(THRONG_TEST_DATA "/mpi/shelter_full.yaml", 300);
     host_tasks(THRONG_SCENES_DIR "/squads.yaml", 300);
     squad_calls(THRONG_TEST_DATA "/mpi/squads_cross.yaml", 300);
+    own_goal_calls(THRONG_TEST_DATA "/mpi/own_goals.yaml", 600);
     hash_rounds(THRONG_TEST_DATA "/mpi/shelter_full.yaml", 400);
     different_worlds();
     if (rank == 0) printf("test_mpi_api: every case passed on %d ranks\n", ranks);

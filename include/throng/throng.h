@@ -716,8 +716,10 @@ typedef struct th_agent_goal {
  *  "An agent's own goal"). Its direction, stall judgement and the per-agent queries follow it.
  *  False with `err` filled for an unknown agent, a bad goal (a point off the world or in a wall
  *  or with no path to it (TH_ERR_UNREACHABLE), an exit for an agent whose crowd does not flee,
- *  an unknown agent to follow or itself), or a world split over several ranks. May allocate
- *  (the first time: the path-finding memory); call it between steps. */
+ *  an unknown agent to follow or itself). In a world split over several ranks every rank makes
+ *  the same call: a point or the crowd's goal only (an exit or an agent to follow:
+ *  TH_ERR_STATE), and a point with no path is not refused but not made. May allocate (the first
+ *  time: the path-finding memory); call it between steps. */
 TH_API bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *goal,
                                     th_error *err);
 
@@ -737,7 +739,9 @@ TH_API bool th_world_set_agents_goal(th_world *w, const th_agent_id *ids, uint32
  *  and the goal (a point inside the world on open ground, an exit for fleeing crowds, another
  *  agent to follow). The memory the change needs is made ready now, so the step that makes it
  *  allocates nothing. At that step an agent that has left is passed over, and one with no path
- *  from where it stands to the point keeps its goal (th_world_goal_changes counts both). */
+ *  from where it stands to the point keeps its goal (th_world_goal_changes counts both). Over
+ *  several ranks, as th_world_set_agent_goal: each rank makes and counts its own agents'
+ *  changes (and rank 0 those of agents gone), so the counts sum to one process's. */
 TH_API bool th_world_schedule_agents_goal(th_world *w, uint64_t step, const th_agent_id *ids,
                                           uint32_t count, const th_agent_goal *goal, th_error *err);
 /** Goal changes given for a later step and not made yet (`pending`, one per agent), made, and

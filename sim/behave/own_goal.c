@@ -9,6 +9,7 @@
 #include "sim/behave/own_plan.h"
 #include "sim/behave/squad.h"
 #include "sim/core/error.h"
+#include "sim/dist/dist.h"
 #include "sim/nav/world_nav_private.h"
 
 void th_own_free(th_world *w) {
@@ -55,8 +56,10 @@ static bool reserve_entries(th_world *w, uint32_t n) {
     return true;
 }
 
-/* An entry for the agent: its own, a free one, or one whose agent has gone. */
-static th_own_goal *entry_for(th_world *w, th_agent_id id) {
+/* An entry for the agent: its own, a free one, or one whose agent has gone. `arriving`: agents
+ * are arriving from other ranks (th_own_unpack), not all of them stored yet, so only entries
+ * freed outright are taken. */
+static th_own_goal *entry_for_in(th_world *w, th_agent_id id, bool arriving) {
     struct th_own_goals *o = w->own;
     const uint32_t slot = th_id_slot(id);
     if (w->own_of_id[slot]) return &o->goal[w->own_of_id[slot] - 1u];
@@ -67,8 +70,8 @@ static th_own_goal *entry_for(th_world *w, th_agent_id id) {
     for (uint32_t n = 0; o->count + 1u + o->due_pending > o->cap && n < o->count; n++) {
         const uint32_t i = (o->reuse + n) % o->count;
         th_own_goal *g = &o->goal[i];
-        const bool alive = g->used && th_agent_index(w, g->id) != UINT32_MAX &&
-                           w->own_of_id[th_id_slot(g->id)] == i + 1u;
+        const bool alive = g->used && (arriving || (th_agent_index(w, g->id) != UINT32_MAX &&
+                                                    w->own_of_id[th_id_slot(g->id)] == i + 1u));
         if (!alive) {
             th_own_plan_drop(w, g);
             o->reuse = i + 1u;
@@ -80,6 +83,8 @@ static th_own_goal *entry_for(th_world *w, th_agent_id id) {
     w->own_of_id[slot] = ++o->count;
     return &o->goal[o->count - 1u];
 }
+
+static th_own_goal *entry_for(th_world *w, th_agent_id id) { return entry_for_in(w, id, false); }
 
 bool th_own_plan_at_once(th_world *w, th_own_goal *g, th_vec2 p) {
     g->pending = false;
@@ -103,6 +108,26 @@ static bool plan_point(th_world *w, th_own_goal *g, th_vec2 p) {
     return th_own_plan_defer(w, g) || th_own_plan_at_once(w, g, p);
 }
 
+/* Over several ranks: a point and the crowd's goal again. An exit, or an agent to follow,
+ * would need what only the agent's owner knows (its crowd; where the other is). */
+static bool dist_kind_ok(const th_world *w, const th_agent_goal *goal, th_error *err) {
+    if (!w->dist || goal->kind == TH_AGENT_GOAL_POINT || goal->kind == TH_AGENT_GOAL_CROWD)
+        return true;
+    th_error_set(err, TH_ERR_STATE, "%s is not supported over several MPI ranks",
+                 goal->kind == TH_AGENT_GOAL_EXIT ? "an agent's own exit"
+                                                  : "following another agent");
+    return false;
+}
+
+/* Whether `id` names an agent of the world. Over several ranks only its owner stores it: the
+ * others know it from the id table every rank keeps (as th_world_remove_agent does). */
+static bool known(const th_world *w, th_agent_id id) {
+    if (!w->dist) return th_agent_index(w, id) != UINT32_MAX;
+    const uint32_t s = th_id_slot(id);
+    return s < w->id_top && w->id_gen[s] == id.generation &&
+           (w->slot_of_id[s] != UINT32_MAX || th_dist_ranks(w) > 1);
+}
+
 static bool set_goal(th_world *w, th_agent_id id, const th_agent_goal *goal, th_error *err);
 static bool set_goal_in(th_world *w, th_agent_id id, const th_agent_goal *goal, bool ready,
                         th_error *err);
@@ -115,7 +140,7 @@ bool th_world_set_agents_goal(th_world *w, const th_agent_id *ids, uint32_t coun
         return false;
     }
     for (uint32_t i = 0; i < count; i++) {
-        if (th_agent_index(w, ids[i]) == UINT32_MAX) {
+        if (!known(w, ids[i])) {
             th_error_set(err, TH_ERR_HANDLE,
                          "agent %u of the selection: no agent %u (generation %u); none changed", i,
                          ids[i].index1, ids[i].generation);
@@ -153,11 +178,7 @@ bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *g
         th_error_set(err, TH_ERR_STATE, "an agent's goal is set between steps");
         return false;
     }
-    if (w->dist) {
-        th_error_set(err, TH_ERR_STATE,
-                     "agents' own goals are not supported over several MPI ranks");
-        return false;
-    }
+    if (!dist_kind_ok(w, goal, err)) return false;
     return set_goal(w, id, goal, err);
 }
 
@@ -167,7 +188,7 @@ bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *g
  * path to a point is not looked for). */
 static bool check_goal(const th_world *w, th_agent_id id, const th_agent_goal *g, th_error *err) {
     const uint32_t k = th_agent_index(w, id);
-    if (k == UINT32_MAX) {
+    if (!known(w, id)) {
         th_error_set(err, TH_ERR_HANDLE, "no agent %u (generation %u)", id.index1, id.generation);
         return false;
     }
@@ -233,6 +254,18 @@ static bool set_goal_in(th_world *w, th_agent_id id, const th_agent_goal *goal, 
     if (!check_goal(w, id, goal, err)) return false;
     const uint32_t k = th_agent_index(w, id);
     const uint32_t slot = th_id_slot(id);
+    if (k == UINT32_MAX) {
+        /* Another rank's agent: its owner makes the change. Every rank keeps the path memory
+         * and the table as its owner does, so a later plan and a migrant's record agree. */
+        if (goal->kind == TH_AGENT_GOAL_POINT && w->nav.present && !ready &&
+            !th_nav_path_ready(w, err))
+            return false;
+        if (goal->kind == TH_AGENT_GOAL_POINT && !w->own && !create(w)) {
+            th_error_set(err, TH_ERR_NOMEM, "out of memory");
+            return false;
+        }
+        return true;
+    }
     const th_agents *a = &w->buf[w->cur];
     const th_vec2 p = th_v2(a->px[k], a->py[k]);
     th_agent_goal g = *goal;
@@ -283,8 +316,6 @@ static bool set_goal_in(th_world *w, th_agent_id id, const th_agent_goal *goal, 
     th_own_plan_drop(w, e);
     *e = (th_own_goal){.id = id, .goal = g, .r2 = r * r, .used = true};
     if (g.kind == TH_AGENT_GOAL_POINT && !plan_point(w, e, p)) {
-        th_error_set(err, TH_ERR_UNREACHABLE, "no path from (%g, %g) to (%g, %g)", (double)p.x,
-                     (double)p.y, (double)g.point.x, (double)g.point.y);
         if (was.used && th_agent_index(w, was.id) == k) { /* its former goal stays */
             *e = was;
             if (was.pending) w->own_plan->maybe_waiting = true;
@@ -292,6 +323,14 @@ static bool set_goal_in(th_world *w, th_agent_id id, const th_agent_goal *goal, 
             e->used = false;
             w->own_of_id[slot] = 0;
         }
+        /* Over several ranks only the owner looks for the way, and the call's answer must be
+         * every rank's: the change is not made, as in one process, but not refused. */
+        if (w->dist) {
+            w->own->kept = true;
+            return true;
+        }
+        th_error_set(err, TH_ERR_UNREACHABLE, "no path from (%g, %g) to (%g, %g)", (double)p.x,
+                     (double)p.y, (double)g.point.x, (double)g.point.y);
         return false;
     }
     return true;
@@ -305,12 +344,7 @@ bool th_world_schedule_agents_goal(th_world *w, uint64_t step, const th_agent_id
         th_error_set(err, TH_ERR_INVALID, "null world, goal or selection");
         return false;
     }
-    if (!th_between_steps(w, err)) return false;
-    if (w->dist) {
-        th_error_set(err, TH_ERR_STATE,
-                     "agents' own goals are not supported over several MPI ranks");
-        return false;
-    }
+    if (!th_between_steps(w, err) || !dist_kind_ok(w, goal, err)) return false;
     if (step < w->step) {
         th_error_set(err, TH_ERR_INVALID, "step %llu is already past (the world is at step %llu)",
                      (unsigned long long)step, (unsigned long long)w->step);
@@ -375,9 +409,14 @@ void th_own_due(th_world *w) {
              * for it (entry_for counts the pending ones past it). */
             o->due_pending--;
             /* One that left, whose point it has no way to now, or whose agent to follow left,
-             * keeps its goal. */
-            if (set_goal_in(w, o->due_ids[d->first + i], &d->goal, true, NULL)) o->due_made++;
-            else o->due_passed++;
+             * keeps its goal. Over several ranks each counts what it owns (the report sums
+             * them), and the first one the agents gone from every rank. */
+            const th_agent_id id = o->due_ids[d->first + i];
+            const bool mine = th_agent_index(w, id) != UINT32_MAX;
+            o->kept = false;
+            const bool ok = set_goal_in(w, id, &d->goal, true, NULL);
+            if (ok && !o->kept) o->due_made += mine;
+            else if (!w->dist || mine || th_dist_rank(w) == 0) o->due_passed++;
         }
     }
     memmove(o->due, o->due + done, (o->due_count - done) * sizeof *o->due);
@@ -567,4 +606,32 @@ uint32_t th_own_plan(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec2
         m += th_v2_len(th_v2_sub(g->goal.point, from));
     *metres = m;
     return n;
+}
+
+/* ---- over several ranks: an own goal travels with its agent -------------------------------- */
+
+size_t th_own_wire_size(const th_world *w) {
+    return w->own ? 1u + sizeof(th_own_goal) + TH_AGENT_PATH_POINTS * sizeof(th_vec2) : 0u;
+}
+
+void th_own_pack(th_world *w, uint32_t slot, unsigned char *p) {
+    if (!w->own) return;
+    th_own_goal *g = th_own_of(w, slot);
+    p[0] = g != NULL;
+    if (!g) return;
+    memcpy(p + 1, g, sizeof *g);
+    memcpy(p + 1 + sizeof *g, th_own_path(w, g), g->count * sizeof(th_vec2));
+    g->used = false; /* the agent leaves this rank: its entry is free */
+    w->own_of_id[slot] = 0;
+}
+
+bool th_own_unpack(th_world *w, th_agent_id id, const unsigned char *p) {
+    if (!w->own || !p[0]) return true;
+    th_own_goal in;
+    memcpy(&in, p + 1, sizeof in);
+    th_own_goal *e = entry_for_in(w, id, true);
+    if (!e) return false;
+    *e = in;
+    memcpy(th_own_path(w, e), p + 1 + sizeof in, in.count * sizeof(th_vec2));
+    return true;
 }

@@ -52,6 +52,7 @@ struct th_own_goals {
     th_own_order *order; /* as many: the goal planner's scratch (own_plan.c) */
     uint32_t count, cap;
     uint32_t reuse;   /* where entry_for looks for a free entry next */
+    bool kept;        /* over several ranks: the last change had no way, and was not made */
     th_goal_due *due; /* by step, then in the order given */
     uint32_t due_count, due_cap;
     th_agent_id *due_ids;   /* the selections, in the order given */
@@ -99,6 +100,13 @@ uint32_t th_own_plan(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec2
                      float *metres);
 /* g's path from p with A* now (not through the goal planner); false when there is none. */
 bool th_own_plan_at_once(th_world *w, th_own_goal *g, th_vec2 p);
+/* Over several ranks (sim/dist/dist_mpi.c): the bytes an agent's own goal takes in a migrant's
+ * record (0 without own goals: the same on every rank, since goals are given on all of them);
+ * packing it as its agent leaves the rank in slot `slot` (its entry is freed), and storing it
+ * for agent `id` that arrived (false when memory is short). */
+size_t th_own_wire_size(const th_world *w);
+void th_own_pack(th_world *w, uint32_t slot, unsigned char *p);
+bool th_own_unpack(th_world *w, th_agent_id id, const unsigned char *p);
 /* events phase: the goals given for this step, in the order given (serial). */
 void th_own_due(th_world *w);
 void th_own_free(th_world *w);

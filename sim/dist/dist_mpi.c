@@ -12,6 +12,7 @@
 #include "engine/alloc.h"
 #include "engine/hash.h"
 #include "engine/jobs.h"
+#include "sim/behave/own_goal.h"
 #include "sim/core/digest.h"
 #include "sim/core/measure.h"
 #include "sim/core/world.h"
@@ -319,10 +320,10 @@ typedef struct migrant {
 static size_t migrant_size(const th_world *w) {
     return sizeof(migrant) + (w->goal_state ? sizeof(th_goal_state) : 0) +
            (w->hazard_state ? sizeof(th_hazard_state) : 0) + (w->exit_of_id ? 1u : 0u) +
-           (th_measure_prev((th_world *)w) ? sizeof(th_vec2) : 0);
+           (th_measure_prev((th_world *)w) ? sizeof(th_vec2) : 0) + th_own_wire_size(w);
 }
 
-static void pack_migrant(const th_world *w, const th_agents *a, uint32_t k, unsigned char *p) {
+static void pack_migrant(th_world *w, const th_agents *a, uint32_t k, unsigned char *p) {
     const uint32_t slot = th_id_slot(a->id[k]);
     migrant m = {wire_get(a, k), w->desired_speed[slot]};
     memcpy(p, &m, sizeof m);
@@ -337,8 +338,12 @@ static void pack_migrant(const th_world *w, const th_agents *a, uint32_t k, unsi
     }
     if (w->exit_of_id) p[at++] = w->exit_of_id[slot]; /* the bunker it walks to */
     /* Measurement lines: where the agent was after the last step, for its next crossing. */
-    const th_vec2 *prev = th_measure_prev((th_world *)w);
-    if (prev) memcpy(p + at, &prev[slot], sizeof *prev);
+    const th_vec2 *prev = th_measure_prev(w);
+    if (prev) {
+        memcpy(p + at, &prev[slot], sizeof *prev);
+        at += sizeof *prev;
+    }
+    th_own_pack(w, slot, p + at); /* its own goal and path, freed here */
 }
 
 /* Store a migrant at slot k of buffer `a`. */
@@ -359,7 +364,14 @@ static void unpack_migrant(th_world *w, th_agents *a, uint32_t k, const unsigned
     }
     if (w->exit_of_id) w->exit_of_id[slot] = p[at++];
     th_vec2 *prev = th_measure_prev(w);
-    if (prev) memcpy(&prev[slot], p + at, sizeof *prev);
+    if (prev) {
+        memcpy(&prev[slot], p + at, sizeof *prev);
+        at += sizeof *prev;
+    }
+    if (!th_own_unpack(w, m.agent.id, p + at)) {
+        fprintf(stderr, "throng: rank %d: out of memory for agents' own goals\n", w->dist->rank);
+        MPI_Abort(w->dist->comm, 1);
+    }
 }
 
 /* The row array holds n agents (contents kept). */

@@ -10,6 +10,8 @@
  *   The hash after each step must follow one process making the same calls.
  * - Agents' own goals given, refused and given for later steps while their agents cross the
  *   strips: the hash and the goal changes must follow one process.
+ * - The planner (throng/plan.h) on the ranks' world: the same paths, queue answers,
+ *   improvements and tours on every rank as in one process, before and after a wall.
  * - The state hash gathered in rounds of a few id slots (as a world of millions is: rank 0
  *   never holds more than one round) is the hash of one process, on a world whose free list
  *   reuses slots.
@@ -26,6 +28,7 @@
 
 #include "sim/dist/dist.h"
 #include "throng/dist.h"
+#include "throng/plan.h"
 
 #include "mpi_check.h"
 
@@ -236,6 +239,85 @@ static void own_goal_calls(const char *path, int steps) {
     th_world_destroy(w[1]);
 }
 
+/* The planner (throng/plan.h) on a world split over the ranks, each rank its own: paths found
+ * at once, served by the budgeted queue and improved (anytime), and tours, after terrain
+ * events, are the same on every rank and the same as one process's, to the last bit. */
+static uint64_t mix(uint64_t h, const void *p, size_t n) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t plan_digest(th_world *w) {
+    th_error err = {0};
+    th_planner *p = th_planner_create(w, NULL, &err);
+    CHECK(p, "%s", err.message);
+    uint64_t h = 1469598103934665603ull;
+    th_vec2 pts[256];
+    uint32_t n = 0;
+    float cost = 0.0f;
+    const th_vec2 ends[][2] = {{{2.5f, 2.5f}, {37.5f, 55.5f}},
+                               {{35.5f, 5.5f}, {3.5f, 50.5f}},
+                               {{20.5f, 10.5f}, {20.5f, 45.5f}},
+                               {{5.5f, 40.5f}, {33.5f, 12.5f}}};
+    th_plan_id id[4];
+    int found = 0, done = 0;
+    for (int i = 0; i < 4; i++) {
+        if (th_planner_find_path(p, w, ends[i][0], ends[i][1], pts, 256, &n, &cost, &err)) {
+            found++;
+            h = mix(h, pts, n * sizeof *pts);
+            h = mix(h, &cost, sizeof cost);
+        }
+        id[i] = th_planner_submit(p, w, ends[i][1], ends[i][0], i % 2, &err);
+        CHECK(id[i].index1, "%s", err.message);
+        if (i == 0) CHECK(th_planner_set_anytime(p, id[i], true, &err), "%s", err.message);
+    }
+    for (int u = 0; u < 200; u++) {
+        const uint32_t spent = th_planner_update(p, w, 7, &err);
+        h = mix(h, &spent, sizeof spent);
+    }
+    for (int i = 0; i < 4; i++) {
+        const th_plan_status st = th_planner_result(p, id[i], pts, 256, &n, &cost, &err);
+        h = mix(h, &st, sizeof st);
+        if (st == TH_PLAN_DONE) h = mix(h, pts, n * sizeof *pts);
+        done += st == TH_PLAN_DONE;
+    }
+    CHECK(found == 4 && done == 4, "%d paths found at once, %d by the queue, of 4", found, done);
+    const th_plan_reward r[2] = {{{30.5f, 20.5f}, 12.0f}, {{8.5f, 25.5f}, 30.0f}};
+    uint32_t taken = 0;
+    if (th_planner_find_tour(p, w, ends[0][0], ends[0][1], r, 2, pts, 256, &n, &taken, &cost, &err))
+        h = mix(mix(h, pts, n * sizeof *pts), &taken, sizeof taken);
+    th_planner_destroy(p);
+    return h;
+}
+
+static void planner_on_ranks(const char *path) {
+    th_world *w[2] = {load(path, false, false), load(path, true, false)};
+    th_error err = {0};
+    for (int s = 0; s < 2; s++) {
+        uint64_t h[2];
+        for (int i = 0; i < 2; i++) h[i] = plan_digest(w[i]);
+        uint64_t lo = h[1], hi = h[1];
+        MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+        CHECK(lo == hi && hi == h[0],
+              "planner, round %d: %016llx..%016llx over the ranks, %016llx "
+              "in one process",
+              s, (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)h[0]);
+        for (int i = 0; i < 2; i++) { /* a wall across the middle, then on */
+            CHECK(th_world_block_cells(w[i], 10, 20, 30, 20, &err), "%s", err.message);
+            for (int k = 0; k < 30; k++) th_world_step(w[i]);
+        }
+    }
+    th_plan_def d = th_default_plan_def();
+    d.stall_trouble = 1.0f;
+    th_planner *p = th_planner_create(w[1], &d, &err);
+    CHECK(ranks == 1 || (!p && err.code == TH_ERR_STATE), "stall_trouble taken over the ranks");
+    th_planner_destroy(p);
+    th_world_destroy(w[0]);
+    th_world_destroy(w[1]);
+}
+
 /* The hash's gather in rounds of `slots` id slots, against one process, every 50 steps. */
 static void hash_rounds(const char *path, int steps) {
     th_world *one = load(path, false, false), *all = load(path, true, false);
@@ -337,6 +419,7 @@ int main(int argc, char **argv) {
     host_tasks(THRONG_SCENES_DIR "/squads.yaml", 300);
     squad_calls(THRONG_TEST_DATA "/mpi/squads_cross.yaml", 300);
     own_goal_calls(THRONG_TEST_DATA "/mpi/own_goals.yaml", 600);
+    planner_on_ranks(THRONG_TEST_DATA "/mpi/own_goals.yaml");
     hash_rounds(THRONG_TEST_DATA "/mpi/shelter_full.yaml", 400);
     different_worlds();
     if (rank == 0) printf("test_mpi_api: every case passed on %d ranks\n", ranks);

@@ -49,7 +49,8 @@ typedef struct th_plan_def {
                                 trouble halves, (0, 1e9] (30) */
     float stall_trouble;     /* cost added per second of world time to the cell of each agent the
                                 world judges stalled (TH_AGENT_STALLED), read whenever the planner
-                                brings itself up to date; 0 = off (default), at most 1e6 */
+                                brings itself up to date; 0 = off (default), at most 1e6; refused
+                                in a world split over several MPI ranks */
     float trouble_interval;  /* seconds of world time between two takes of changed trouble into
                                 the planner's view (each costs a repair and the landmarks):
                                 meanwhile the memory changes but plans see it as last taken;

@@ -87,6 +87,12 @@ th_planner *th_planner_create(th_world *w, const th_plan_def *def, th_error *err
                      (double)d.trouble_interval);
         return NULL;
     }
+    if (d.stall_trouble > 0.0f && w->dist) {
+        th_error_set(err, TH_ERR_STATE,
+                     "planner: stall_trouble reads the world's stalled agents, which several MPI "
+                     "ranks share out: not supported over ranks");
+        return NULL;
+    }
     if (!(d.stall_trouble >= 0.0f && d.stall_trouble <= 1e6f)) {
         th_error_set(err, TH_ERR_INVALID, "planner: stall_trouble %g is outside [0, 1e6]",
                      (double)d.stall_trouble);

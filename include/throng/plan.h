@@ -239,7 +239,9 @@ typedef struct th_goal_planning {
     uint32_t budget;       /* expansions per step (th_planner_update's budget); 0 = off: each
                               point goal is planned at once when given (the default) */
     uint32_t cluster_size; /* the planner's clusters, 4..64 (16) */
-    uint32_t max_requests; /* goals searched at once, 1..1048576 (4096): more wait their turn,
+    uint32_t max_requests; /* goals held by the planner at once, 1..1048576 (64): more wait
+                              their turn (a request's start is where its agent stands when it
+                              is handed over, so few held keeps starts fresh),
                               by priority, then in the order given */
 } th_goal_planning;
 

@@ -717,9 +717,9 @@ typedef struct th_agent_goal {
  *  False with `err` filled for an unknown agent, a bad goal (a point off the world or in a wall
  *  or with no path to it (TH_ERR_UNREACHABLE), an exit for an agent whose crowd does not flee,
  *  an unknown agent to follow or itself). In a world split over several ranks every rank makes
- *  the same call: a point or the crowd's goal only (an exit or an agent to follow:
- *  TH_ERR_STATE), and a point with no path is not refused but not made. May allocate (the first
- *  time: the path-finding memory); call it between steps. */
+ *  the same call (collective), with the same answer: a point or the crowd's goal only (an exit
+ *  or an agent to follow: TH_ERR_STATE). May allocate (the first time: the path-finding
+ *  memory); call it between steps. */
 TH_API bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *goal,
                                     th_error *err);
 

@@ -57,8 +57,8 @@ static bool reserve_entries(th_world *w, uint32_t n) {
 }
 
 /* An entry for the agent: its own, a free one, or one whose agent has gone. `arriving`: agents
- * are arriving from other ranks (th_own_unpack), not all of them stored yet, so only entries
- * freed outright are taken. */
+ * are arriving from other ranks (th_own_unpack), not all of them stored yet, so an entry's
+ * agent counts as gone only when it has left the world (the replicated id table). */
 static th_own_goal *entry_for_in(th_world *w, th_agent_id id, bool arriving) {
     struct th_own_goals *o = w->own;
     const uint32_t slot = th_id_slot(id);
@@ -70,8 +70,9 @@ static th_own_goal *entry_for_in(th_world *w, th_agent_id id, bool arriving) {
     for (uint32_t n = 0; o->count + 1u + o->due_pending > o->cap && n < o->count; n++) {
         const uint32_t i = (o->reuse + n) % o->count;
         th_own_goal *g = &o->goal[i];
-        const bool alive = g->used && (arriving || (th_agent_index(w, g->id) != UINT32_MAX &&
-                                                    w->own_of_id[th_id_slot(g->id)] == i + 1u));
+        const bool alive = g->used && (arriving ? th_agent_known(w, g->id)
+                                                : th_agent_index(w, g->id) != UINT32_MAX &&
+                                                      w->own_of_id[th_id_slot(g->id)] == i + 1u);
         if (!alive) {
             th_own_plan_drop(w, g);
             o->reuse = i + 1u;
@@ -88,7 +89,6 @@ static th_own_goal *entry_for(th_world *w, th_agent_id id) { return entry_for_in
 
 bool th_own_plan_at_once(th_world *w, th_own_goal *g, th_vec2 p) {
     g->pending = false;
-    g->cell = 0;
     th_vec2 *path = th_own_path(w, g);
     const uint32_t k = th_path_plan(w, p, g->goal.point, path, TH_AGENT_PATH_POINTS);
     g->stuck = k == 0;
@@ -122,10 +122,7 @@ static bool dist_kind_ok(const th_world *w, const th_agent_goal *goal, th_error 
 /* Whether `id` names an agent of the world. Over several ranks only its owner stores it: the
  * others know it from the id table every rank keeps (as th_world_remove_agent does). */
 static bool known(const th_world *w, th_agent_id id) {
-    if (!w->dist) return th_agent_index(w, id) != UINT32_MAX;
-    const uint32_t s = th_id_slot(id);
-    return s < w->id_top && w->id_gen[s] == id.generation &&
-           (w->slot_of_id[s] != UINT32_MAX || th_dist_ranks(w) > 1);
+    return w->dist ? th_agent_known(w, id) : th_agent_index(w, id) != UINT32_MAX;
 }
 
 static bool set_goal(th_world *w, th_agent_id id, const th_agent_goal *goal, th_error *err);
@@ -179,7 +176,26 @@ bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *g
         return false;
     }
     if (!dist_kind_ok(w, goal, err)) return false;
-    return set_goal(w, id, goal, err);
+    if (!w->dist) return set_goal(w, id, goal, err);
+    /* Over several ranks only the owner looks for the way to a point: whether it found one,
+     * and whether any rank failed, is every rank's answer (a collective call every rank
+     * reaches), so all answer as one process would. */
+    if (w->own) w->own->kept = false;
+    const bool ok = set_goal(w, id, goal, err);
+    const bool kept = ok && w->own && w->own->kept;
+    uint32_t why = (uint32_t)kept | (uint32_t)!ok << 1;
+    th_dist_or_u32(w, &why, 1);
+    if (ok && (why & 1u)) {
+        th_error_set(err, TH_ERR_UNREACHABLE, "no path to (%g, %g) from where agent %u stands",
+                     (double)goal->point.x, (double)goal->point.y, id.index1);
+        return false;
+    }
+    if (ok && (why & 2u)) {
+        th_error_set(err, TH_ERR_NOMEM, "another MPI rank could not give agent %u its goal",
+                     id.index1);
+        return false;
+    }
+    return ok;
 }
 
 /* th_world_set_agent_goal past its checks of the call: between steps, or for a goal given at a
@@ -416,7 +432,7 @@ void th_own_due(th_world *w) {
             o->kept = false;
             const bool ok = set_goal_in(w, id, &d->goal, true, NULL);
             if (ok && !o->kept) o->due_made += mine;
-            else if (!w->dist || mine || th_dist_rank(w) == 0) o->due_passed++;
+            else if (!w->dist || mine || (th_dist_rank(w) == 0 && !known(w, id))) o->due_passed++;
         }
     }
     memmove(o->due, o->due + done, (o->due_count - done) * sizeof *o->due);
@@ -516,32 +532,11 @@ void th_own_moved(th_world *w, th_own_goal *g, th_vec2 p) {
         const th_vec2 d = th_v2_sub(path[g->next], p);
         if (th_v2_len2(d) > reach * reach) break;
         g->next++;
-        g->cell = 0; /* a new waypoint: looked for at once */
     }
     /* At the end of a path cut short: the rest is planned in the next step's nav phase. */
     if (g->cut && g->count > 0 && g->next + 1u == g->count &&
         th_v2_len2(th_v2_sub(path[g->count - 1u], p)) <= reach * reach)
         g->replan = true;
-    /* Pushed off its way (by the crowd, round a corner) until a wall stands between it and its
-     * waypoint: planned again from where it stands, in the next step's nav phase. Looked at
-     * when it enters another cell or takes another waypoint. (Not on a map with stairs: the two
-     * sides of a seam are listed in a row, and see each other only through it.) */
-    if (!w->nav.present || g->count == 0 || w->nav.map.link_count) return;
-    int32_t x, y, tx, ty;
-    const th_navmap *m = &w->nav.map;
-    th_navmap_cell_of(m, p, &x, &y);
-    /* Within a cell of the waypoint it just passed it is rounding that corner: its cell's
-     * centre may not see round it yet while it does. Looked for again once it is past. */
-    if (g->next > 0 &&
-        th_v2_len2(th_v2_sub(path[g->next - 1u], p)) <= m->cell_size * m->cell_size) {
-        g->cell = 0;
-        return;
-    }
-    const uint32_t cell = (uint32_t)y * (uint32_t)m->w + (uint32_t)x + 1u;
-    if (cell == g->cell) return;
-    g->cell = cell;
-    th_navmap_cell_of(m, path[g->next], &tx, &ty);
-    if (!th_nav_line_of_sight(m, x, y, tx, ty)) g->replan = true;
 }
 
 bool th_own_arrived(const th_world *w, const th_own_goal *g, th_vec2 p) {
@@ -568,9 +563,22 @@ void th_own_after_terrain(th_world *w, bool map_changed) {
         if (k == UINT32_MAX || w->own_of_id[th_id_slot(g->id)] != i + 1u) continue;
         const th_vec2 p = th_v2(a->px[k], a->py[k]);
         const th_vec2 *path = th_own_path(w, g);
-        if (g->replan || (map_changed && nv->present &&
-                          (nv->terrain_lowered || g->stuck ||
-                           th_path_meets_raised(w, p, path + g->next, g->count - g->next))))
+        /* Stalled (no progress for the stall time) with a wall between it and its waypoint:
+         * pushed off its way, by the crowd or round a corner. Planned again from where it
+         * stands, once a stall. (Not on a map with stairs: the two sides of a seam are listed
+         * in a row, and see each other only through it.) */
+        bool unstick = false;
+        if (!(w->flags[k] & TH_AGENT_STALLED)) g->unstuck = false;
+        else if (!g->unstuck && nv->present && g->count > 0 && !nv->map.link_count) {
+            int32_t x, y, tx, ty;
+            th_navmap_cell_of(&nv->map, p, &x, &y);
+            th_navmap_cell_of(&nv->map, path[g->next], &tx, &ty);
+            unstick = g->unstuck = !th_nav_line_of_sight(&nv->map, x, y, tx, ty);
+        }
+        if (g->replan || unstick ||
+            (map_changed && nv->present &&
+             (nv->terrain_lowered || g->stuck ||
+              th_path_meets_raised(w, p, path + g->next, g->count - g->next))))
             plan_point(w, g, p);
     }
 }
@@ -617,8 +625,9 @@ size_t th_own_wire_size(const th_world *w) {
 void th_own_pack(th_world *w, uint32_t slot, unsigned char *p) {
     if (!w->own) return;
     th_own_goal *g = th_own_of(w, slot);
-    p[0] = g != NULL;
+    memset(p, 0, th_own_wire_size(w)); /* every byte sent is written */
     if (!g) return;
+    p[0] = 1;
     memcpy(p + 1, g, sizeof *g);
     memcpy(p + 1 + sizeof *g, th_own_path(w, g), g->count * sizeof(th_vec2));
     g->used = false; /* the agent leaves this rank: its entry is free */

@@ -27,8 +27,7 @@ typedef struct th_own_goal {
     th_plan_id req; /* pending: its request to that planner, or null while it waits a slot */
     uint64_t since; /* pending: the step it was given */
     uint64_t seq;   /* pending: when it was given, in the order goals were given */
-    uint32_t cell;  /* POINT: the map cell (+ 1) it stood in when it last looked for its
-                       waypoint (th_own_moved), 0 = not yet */
+    bool unstuck;   /* POINT: planned again in its present stall (th_own_after_terrain) */
 } th_own_goal;
 
 /* A pending goal waiting for a request slot (own_plan.c sorts them). */
@@ -92,7 +91,7 @@ void th_own_moved(th_world *w, th_own_goal *g, th_vec2 p);
 /* Whether it stands at its own goal (stall judgement). */
 bool th_own_arrived(const th_world *w, const th_own_goal *g, th_vec2 p);
 /* nav phase: plan again the paths terrain events can matter to (map_changed), those cut
- * short whose end was reached and those whose agent lost sight of its waypoint. */
+ * short whose end was reached and those whose agent stalled out of sight of its waypoint. */
 void th_own_after_terrain(th_world *w, bool map_changed);
 /* Where its own goal still goes from p: points after p (out NULL: counted) and metres; as
  * th_mover_plan. */

@@ -1,5 +1,4 @@
 /* The world's planner of agents' own point goals (own_plan.h). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "engine/alloc.h"
@@ -8,7 +7,7 @@
 #include "sim/nav/plan_world.h"
 #include "sim/nav/world_nav_private.h"
 
-#define DEFAULT_REQUESTS 4096u
+#define DEFAULT_REQUESTS 64u
 #define MAX_REQUESTS     (1u << 20)
 
 /* The hierarchy sees the map's moves only: a map with stairs is planned at once. */
@@ -54,11 +53,10 @@ static uint32_t agent_of(const th_world *w, uint32_t i) {
     return th_agent_index(w, g->id);
 }
 
-/* Waiting first by priority (higher first), then in the order they were given. */
-static int order_cmp(const void *x, const void *y) {
-    const th_own_order *a = x, *b = y;
-    if (a->priority != b->priority) return a->priority > b->priority ? -1 : 1;
-    return a->seq < b->seq ? -1 : a->seq > b->seq;
+/* Whether waiting goal a goes before b: higher priority first, then in the order given. */
+static bool before(th_own_order a, th_own_order b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    return a.seq < b.seq;
 }
 
 /* Drop the requests of entries whose agent has gone (before the budget is spent on them),
@@ -67,17 +65,23 @@ static int order_cmp(const void *x, const void *y) {
 static void submit(th_world *w, struct th_own_planning *P) {
     struct th_own_goals *o = w->own;
     const th_agents *a = &w->buf[w->cur];
+    for (uint32_t i = 0; i < o->count; i++)
+        if (o->goal[i].pending && agent_of(w, i) == UINT32_MAX) th_own_plan_drop(w, &o->goal[i]);
+    const uint32_t room = th_plan_free_slots(P->planner);
+    if (!room) return;
+    /* The first `room` of them in that order, kept sorted as the table is read (a few slots
+     * free up each step: far fewer than the goals waiting). */
     uint32_t n = 0;
     for (uint32_t i = 0; i < o->count; i++) {
         th_own_goal *g = &o->goal[i];
-        if (!g->pending) continue;
-        if (agent_of(w, i) == UINT32_MAX) th_own_plan_drop(w, g);
-        else if (!g->req.index1) o->order[n++] = (th_own_order){g->goal.priority, i, g->seq};
+        if (!g->pending || g->req.index1) continue;
+        const th_own_order c = {g->goal.priority, i, g->seq};
+        if (n == room && !before(c, o->order[n - 1])) continue;
+        uint32_t j = n < room ? n++ : n - 1;
+        for (; j > 0 && before(c, o->order[j - 1]); j--) o->order[j] = o->order[j - 1];
+        o->order[j] = c;
     }
-    uint32_t room = th_plan_free_slots(P->planner);
-    if (!n || !room) return;
-    qsort(o->order, n, sizeof *o->order, order_cmp);
-    for (uint32_t j = 0; j < n && j < room; j++) {
+    for (uint32_t j = 0; j < n; j++) {
         th_own_goal *g = &o->goal[o->order[j].entry];
         const uint32_t k = agent_of(w, o->order[j].entry);
         g->req = th_plan_submit_in(P->planner, w, th_v2(a->px[k], a->py[k]), g->goal.point,
@@ -123,7 +127,6 @@ static void collect(th_world *w, struct th_own_planning *P, th_own_goal *g, th_p
         }
         g->count = n;
         g->next = next;
-        g->cell = 0;
         P->answered++;
         P->wait_steps += waited;
         if (waited > P->most_steps) P->most_steps = waited;

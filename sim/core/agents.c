@@ -115,6 +115,7 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
     uint32_t slot = w->id_free_count ? w->id_free[--w->id_free_count] : w->id_top++;
     uint32_t gen = w->id_gen[slot] + 1u;
     w->id_gen[slot] = gen ? gen : 1u;
+    w->id_live[slot] = 1;
     th_agent_id id = {slot + 1u, w->id_gen[slot]};
     w->spawned++;
     w->total++;
@@ -158,6 +159,7 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
 static void free_id(th_world *w, th_agent_id id) {
     const uint32_t s = th_id_slot(id);
     w->slot_of_id[s] = UINT32_MAX;
+    w->id_live[s] = 0;
     w->id_free[w->id_free_count++] = s;
 }
 
@@ -201,11 +203,7 @@ bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err) {
     th_validate_call(w, 2u, th_agent_key(id), 0);
     /* Under several ranks every rank queues the removal (the call is collective); only the
      * owner stores the agent, so the others check the id against the replicated id table. */
-    const uint32_t s = th_id_slot(id);
-    const bool known = w->dist ? s < w->id_top && w->id_gen[s] == id.generation &&
-                                     (w->slot_of_id[s] != UINT32_MAX || th_dist_ranks(w) > 1)
-                               : th_agent_index(w, id) != UINT32_MAX;
-    if (!known) {
+    if (!th_agent_known(w, id)) {
         th_error_set(err, TH_ERR_HANDLE, "no agent %u.%u", id.index1, id.generation);
         return false;
     }

@@ -234,6 +234,7 @@ typedef struct th_chunk_stats {
     X(slot_of_id, uint32_t, true) \
     X(id_gen, uint32_t, true)     \
     X(id_free, uint32_t, true)    \
+    X(id_live, uint8_t, true)     \
     X(stall_list, th_agent_id, true)
 
 /* Per-id state, by slot, X(name, type, wanted): `wanted` (an expression in w) says whether the
@@ -487,6 +488,13 @@ static inline uint32_t th_agent_index(const th_world *w, th_agent_id id) {
     if (s >= w->id_top || w->id_gen[s] != id.generation) return UINT32_MAX;
     const uint32_t k = w->slot_of_id[s];
     return k < w->count ? k : UINT32_MAX;
+}
+
+/* Whether `id` names an agent in the world, whichever rank stores it: the id table, and which
+ * of its slots hold an agent (id_live), are the same on every rank. */
+static inline bool th_agent_known(const th_world *w, th_agent_id id) {
+    const uint32_t s = id.index1 - 1u;
+    return s < w->id_top && w->id_gen[s] == id.generation && w->id_live[s];
 }
 
 /* An id as a random-number key and in the state hash: the slot in the low 32 bits, the

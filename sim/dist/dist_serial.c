@@ -252,6 +252,7 @@ uint32_t th_dist_drop_marked(th_world *w) {
          * gets the same id everywhere. */
         const uint32_t slot = (uint32_t)(d->key & 0xFFFFFFFFu);
         w->slot_of_id[slot] = UINT32_MAX;
+        w->id_live[slot] = 0;
         w->id_free[w->id_free_count++] = slot;
     }
 

@@ -582,7 +582,10 @@ int th_cmd_run(int argc, char **argv) {
             }
         }
         th_progress_end(&pr);
-        facts.interrupted = th_interrupted() || (th_app_ranks() > 1 && steps_run < o.steps);
+        /* Under mpirun a rank that stopped short was stopped by another's interrupt, unless
+         * the scene was over (on every rank at once: its counts are summed). */
+        facts.interrupted =
+            th_interrupted() || (th_app_ranks() > 1 && steps_run < o.steps && !facts.scene_over);
     }
     facts.steps_run = steps_run;
     facts.wall_s = (double)(th_now_ns() - t0) * 1e-9;

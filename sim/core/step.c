@@ -86,6 +86,20 @@ static void step_ctx_bind(th_step_ctx *x) {
  * by the k with order[k] == s, and is dead after that (the key of an agent moves to cell[k]),
  * so it is overwritten with k. The old storage index s is last step's cell order, close to k,
  * so these writes stay within each worker's own stretch of the array. */
+/* Each agent's level in [begin, end), so the pedestrians' sensing compares a byte per
+ * neighbour: its cell's, TH_LEVEL_RIDING in a car (riders are on no level). */
+static void agent_levels(th_world *w, const th_agents *a, uint32_t begin, uint32_t end) {
+    const th_navmap *m = &w->nav.map;
+    const uint8_t *level_of = w->nav.level_of;
+    const uint8_t *lift_of_id = w->lift_of_id;
+    uint8_t *level = w->level;
+    for (uint32_t k = begin; k < end; k++) {
+        level[k] = lift_of_id && lift_of_id[th_id_slot(a->id[k])]
+                       ? (uint8_t)TH_LEVEL_RIDING
+                       : level_of[th_navmap_cell_of(m, th_v2(a->px[k], a->py[k]), NULL, NULL)];
+    }
+}
+
 static void gather_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
     (void)worker;
     const th_step_ctx *x = ctx;
@@ -113,19 +127,7 @@ static void gather_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker)
         cell[k] = key[s] + key_base; /* the global cell */
         key[s] = k;
     }
-    if (x->levels) {
-        /* Each agent's level, so the pedestrians' sensing compares a byte per neighbour. */
-        const th_navmap *m = &x->w->nav.map;
-        const uint8_t *level_of = x->w->nav.level_of;
-        const uint8_t *lift_of_id = x->w->lift_of_id; /* riders are on no level */
-        uint8_t *level = x->w->level;
-        for (uint32_t k = begin; k < end; k++) {
-            level[k] =
-                lift_of_id && lift_of_id[th_id_slot(dst->id[k])]
-                    ? (uint8_t)TH_LEVEL_RIDING
-                    : level_of[th_navmap_cell_of(m, th_v2(dst->px[k], dst->py[k]), NULL, NULL)];
-        }
-    }
+    if (x->levels) agent_levels(x->w, dst, begin, end);
 }
 
 /* slot_of_id follows the agents, by id slot range: slot_of_id[id] = new slot of its old slot.
@@ -393,9 +395,14 @@ static void part_migration(th_step_ctx *x) {
     if (x->w->dist) th_dist_migrate(x->w);
 }
 
-/* Several processes: the neighbours' boundary rows, after the owned agents. */
+/* Several processes: the rows this one reads of the others' strips (its neighbours' boundary
+ * rows, the far sides of the stairs by its walkers), after the owned agents; in a building,
+ * the ghosts' levels (lift_of_id is every rank's). */
 static void part_ghosts(th_step_ctx *x) {
-    if (x->w->dist) th_dist_ghosts(x->w);
+    th_world *w = x->w;
+    if (!w->dist) return;
+    th_dist_ghosts(w);
+    if (x->levels) agent_levels(w, &w->buf[w->cur], w->count, w->count + w->ghosts);
 }
 
 /* Exit choices due this step, over the positions just gathered (serial). */

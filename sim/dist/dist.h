@@ -5,8 +5,10 @@
  *
  * Layout under R > 1 ranks: rank r owns the main-grid rows [row_lo, row_hi) (a strip; strips
  * follow rank order bottom to top and are cut by agent count) and stores its agents in
- * [0, count), then copies of the agents in the `halo` rows on each side of the strip (ghosts) in
- * [count, count + ghosts): low side first, then high side, each in the owner's storage order.
+ * [0, count), then copies of the agents in the rows it reads but does not own (ghosts) in
+ * [count, count + ghosts), in ascending global row, each row in its owner's storage order: the
+ * `halo` rows on each side of the strip, and in a building the rows across each stair's seam
+ * that its walkers look into.
  * Ghosts are read as neighbours only: never stepped, integrated, hashed or counted. The grid
  * maps global rows to local rows (th_grid.row_local), owned rows first.
  *
@@ -53,8 +55,9 @@ bool th_dist_owns(th_world *w, th_vec2 p);
  *  strip to their owners and take in those that arrived, keeping the order contract. Sets the
  *  grid's row map. */
 void th_dist_migrate(th_world *w);
-/** Grid phase, after the gather: exchange boundary rows; ghosts are stored after the owned
- *  agents and entered in the grid. */
+/** Grid phase, after the gather: exchange ghost rows with every rank that reads this strip's
+ *  rows or owns rows this one reads; ghosts are stored after the owned agents and entered in
+ *  the grid. */
 void th_dist_ghosts(th_world *w);
 
 /** Refresh ghosts' x[count..count + ghosts), y[..] from their owners' values of the same

@@ -20,34 +20,50 @@
 #include "sim/dist/dist_mpi.h"
 #include "throng/dist.h"
 
-#define TAG_COUNT_UP   11
-#define TAG_COUNT_DOWN 12
-#define TAG_ROWS_UP    13
-#define TAG_ROWS_DOWN  14
-#define TAG_FLOATS_UP  15
-#define TAG_FLOATS_DN  16
+#define TAG_COUNT  11
+#define TAG_ROWS   13
+#define TAG_FLOATS 15
 
 /* Steps between re-cuts when the def says 0. */
 #define DEFAULT_REBALANCE 50u
+
+/* Global grid rows [lo, hi). */
+typedef struct row_span {
+    int32_t lo, hi;
+} row_span;
+
+/* Another rank as this one exchanges ghost rows with it, under the current cut. */
+typedef struct peer {
+    uint32_t span0, spans; /* this rank's rows it reads: d->span[span0 .. span0 + spans) */
+    uint32_t rows_in;      /* rows of its strip this rank reads */
+    uint32_t out, in;      /* agents in those rows this step: sent, received */
+} peer;
 
 struct th_dist {
     MPI_Comm comm;
     int rank, ranks;
     uint32_t rebalance_every;
-    uint32_t hash_round;         /* id slots per round of the hash's gather */
-    int32_t nx, ny;              /* the grid the cut is for */
-    int32_t halo;                /* ghost rows on each side: the widest block a crowd walks, >= 1 */
-    bool cut;                    /* row_lo/row_hi hold a cut for (nx, ny, halo) */
-    bool balanced;               /* the cut was balanced by agent count at least once */
-    int32_t *row_lo;             /* per rank: first row of its strip (ranks + 1 entries) */
-    int32_t *row_hi;             /* per rank: one past its last row */
-    int32_t *row_owner;          /* per global row */
-    int32_t *row_local;          /* per global row: local row or -1 (the grid's map) */
-    int32_t row_cap;             /* rows the three row arrays hold */
-    int32_t rows_local;          /* owned rows + ghost rows that exist */
-    uint32_t *hist;              /* per row: owned agents, then summed over ranks */
-    uint32_t ghost_lo, ghost_hi; /* ghosts below and above after the last exchange */
-    int down, up;                /* neighbour ranks (MPI_PROC_NULL at a wall) */
+    uint32_t hash_round; /* id slots per round of the hash's gather */
+    int32_t nx, ny;      /* the grid the cut is for */
+    int32_t halo;        /* ghost rows on each side: the widest block a crowd walks, >= 1 */
+    bool cut;            /* row_lo/row_hi hold a cut for (nx, ny, halo) */
+    bool balanced;       /* the cut was balanced by agent count at least once */
+    int32_t *row_lo;     /* per rank: first row of its strip (ranks + 1 entries) */
+    int32_t *row_hi;     /* per rank: one past its last row */
+    int32_t *row_owner;  /* per global row */
+    int32_t *row_local;  /* per global row: local row or -1 (the grid's map) */
+    int32_t row_cap;     /* rows the three row arrays hold */
+    int32_t rows_local;  /* owned rows + ghost rows that exist */
+    uint32_t *hist;      /* per row: owned agents, then summed over ranks */
+    uint32_t ghosts_in;  /* ghosts after the last count exchange */
+    /* Ghost rows: per rank, what this rank and it read of each other's strips (apply_cut). */
+    peer *peer;
+    unsigned char *span_buf; /* row_span: every peer's spans, peer after peer */
+    uint32_t span_n;         /* spans in use */
+    size_t span_bytes;       /* bytes span_buf holds */
+    uint8_t *need;           /* per global row: scratch of need_rows */
+    uint32_t *row_count;     /* per global row: owned agents in it (owned rows only) */
+    MPI_Request *req;        /* two per rank */
     int *scount, *rcount, *sdispl, *rdispl; /* per rank, bytes */
     int *sagents, *ragents;                 /* per rank, agents */
     unsigned char *sbuf, *rbuf;
@@ -63,6 +79,13 @@ struct th_dist {
 };
 
 static inline int32_t *row_of(const th_dist *d) { return (int32_t *)(void *)d->row_buf; }
+static inline row_span *spans(const th_dist *d) { return (row_span *)(void *)d->span_buf; }
+
+/* A rank cannot go on (memory, a broken layout): every rank stops. */
+static void rank_abort(const th_dist *d, const char *what) {
+    fprintf(stderr, "throng: rank %d: %s\n", d->rank, what);
+    MPI_Abort(d->comm, 1);
+}
 
 /* ---- buffers ------------------------------------------------------------------------------ */
 
@@ -93,10 +116,14 @@ static void ensure_rows(th_world *w, int32_t ny) {
     th_free(d->row_owner);
     th_free(d->row_local);
     th_free(d->hist);
+    th_free(d->need);
+    th_free(d->row_count);
     d->row_owner = th_calloc(n, sizeof *d->row_owner);
     d->row_local = th_calloc(n, sizeof *d->row_local);
     d->hist = th_calloc(n, sizeof *d->hist);
-    if (!d->row_owner || !d->row_local || !d->hist) {
+    d->need = th_calloc(n, sizeof *d->need);
+    d->row_count = th_calloc(n, sizeof *d->row_count);
+    if (!d->row_owner || !d->row_local || !d->hist || !d->need || !d->row_count) {
         fprintf(stderr, "throng: rank %d: out of memory for %d grid rows\n", d->rank, ny);
         MPI_Abort(d->comm, 1);
     }
@@ -148,8 +175,10 @@ bool th_dist_create(th_world *w, const struct th_dist_def *def, th_error *err) {
     d->rdispl = th_calloc(r, sizeof *d->rdispl);
     d->sagents = th_calloc(r, sizeof *d->sagents);
     d->ragents = th_calloc(r, sizeof *d->ragents);
+    d->peer = th_calloc(r, sizeof *d->peer);
+    d->req = th_calloc(2 * r, sizeof *d->req);
     if (!d->row_lo || !d->row_hi || !d->scount || !d->rcount || !d->sdispl || !d->rdispl ||
-        !d->sagents || !d->ragents) {
+        !d->sagents || !d->ragents || !d->peer || !d->req) {
         th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return false;
     }
@@ -181,6 +210,11 @@ void th_dist_destroy(th_world *w) {
     th_free(d->rbuf);
     th_free(d->row_buf);
     th_free(d->leave_buf);
+    th_free(d->peer);
+    th_free(d->req);
+    th_free(d->span_buf);
+    th_free(d->need);
+    th_free(d->row_count);
     th_free(d);
     w->dist = NULL;
     w->grid.row_local = NULL;
@@ -225,27 +259,92 @@ static bool cut_stale(const th_world *w, int32_t K) {
     return !d->cut || d->nx != w->grid.nx || d->ny != w->grid.ny || d->halo != K;
 }
 
-/* Derived tables of a cut: owner per row, this rank's row map and neighbours. */
+/* Rows across a stair's seam that the walkers of rows [lo, hi) look into (sim/behave/ped.c):
+ * a walker by a seam on the flight's side sees the landing's side from its place plus the
+ * stair's shift, one on the landing's side the flight's from its place minus it, each a block
+ * of at most `halo` rows around that point. Marked in need[]. Stairs are never on a torus. */
+static void seam_rows(const th_world *w, int32_t lo, int32_t hi, uint8_t *need) {
+    const th_grid *g = &w->grid;
+    const int32_t K = w->dist->halo, ny = g->ny;
+    const float cs = w->nav.map.cell_size;
+    for (uint32_t s = 0; s < w->nav.stair_count; s++) {
+        const th_stair *st = &w->nav.stair[s];
+        for (int side = 0; side < 2; side++) {
+            const int32_t *near = st->near_rows[side];
+            if (near[0] > near[1]) continue;
+            /* The grid rows of the near cells that this strip owns. */
+            int32_t a = th_grid_cy(g, (float)near[0] * cs),
+                    b = th_grid_cy(g, (float)(near[1] + 1) * cs);
+            a = a > lo ? a : lo;
+            b = b < hi - 1 ? b : hi - 1;
+            if (a > b) continue;
+            const float dy = side == 0 ? st->shift.y : -st->shift.y;
+            const float y0 = g->origin_y + (float)a * g->cell_h,
+                        y1 = g->origin_y + (float)(b + 1) * g->cell_h;
+            int32_t r0 = th_grid_cy(g, y0 + dy) - K, r1 = th_grid_cy(g, y1 + dy) + K;
+            r0 = r0 > 0 ? r0 : 0;
+            r1 = r1 < ny - 1 ? r1 : ny - 1;
+            for (int32_t y = r0; y <= r1; y++) need[y] = 1;
+        }
+    }
+}
+
+/* The rows rank r reads but does not own, marked in need[]: the `halo` rows on each side of its
+ * strip (mod ny on a torus; none past a wall), and those across the seams by its rows. */
+static void need_rows(const th_world *w, int r, uint8_t *need) {
+    const th_dist *d = w->dist;
+    const int32_t ny = d->ny, K = d->halo, lo = d->row_lo[r], hi = d->row_hi[r];
+    memset(need, 0, (size_t)ny);
+    for (int32_t i = 0; i < K; i++) {
+        int32_t below = lo - K + i, above = hi + i;
+        if (w->wrap) below = (below + ny) % ny, above %= ny;
+        if (below >= 0) need[below] = 1;
+        if (above < ny) need[above] = 1;
+    }
+    if (w->nav.stair_count) seam_rows(w, lo, hi, need);
+    memset(need + lo, 0, (size_t)(hi - lo));
+}
+
+/* Derived tables of a cut: owner per row, this rank's row map, and what it exchanges with each
+ * other rank. Ghost rows get local rows in ascending global order, which is the order they
+ * arrive in: strips ascend with the rank and each owner sends its rows ascending. */
 static void apply_cut(th_world *w) {
     th_dist *d = w->dist;
-    const int32_t ny = d->ny, K = d->halo, R = d->ranks;
+    const int32_t ny = d->ny, R = d->ranks, me = d->rank;
     for (int r = 0; r < R; r++)
         for (int32_t y = d->row_lo[r]; y < d->row_hi[r]; y++) d->row_owner[y] = r;
     for (int32_t y = 0; y < ny; y++) d->row_local[y] = -1;
-    const int32_t lo = d->row_lo[d->rank], hi = d->row_hi[d->rank], own = hi - lo;
+    const int32_t lo = d->row_lo[me], hi = d->row_hi[me];
     for (int32_t y = lo; y < hi; y++) d->row_local[y] = y - lo;
-    /* Low ghost rows lo-K..lo-1, then high ones hi..hi+K-1, each ascending (mod ny on a torus):
-     * the order the neighbours' boundary slices arrive in. Rows past a wall do not exist and
-     * get no local row, so the local rows never outnumber the global ones. */
-    int32_t next = own;
-    for (int32_t i = 0; i < 2 * K; i++) {
-        int32_t y = i < K ? lo - K + i : hi + (i - K);
-        if (w->wrap) y = (y + ny) % ny;
-        if (y >= 0 && y < ny) d->row_local[y] = next++;
+    memset(d->peer, 0, (size_t)R * sizeof *d->peer);
+    need_rows(w, me, d->need);
+    int32_t next = hi - lo;
+    for (int32_t y = 0; y < ny; y++) {
+        if (!d->need[y]) continue;
+        d->row_local[y] = next++;
+        d->peer[d->row_owner[y]].rows_in++;
     }
     d->rows_local = next;
-    d->down = d->rank > 0 ? d->rank - 1 : (w->wrap ? R - 1 : MPI_PROC_NULL);
-    d->up = d->rank < R - 1 ? d->rank + 1 : (w->wrap ? 0 : MPI_PROC_NULL);
+    /* What every other rank reads of this strip, as spans of consecutive rows. */
+    d->span_n = 0;
+    for (int r = 0; r < R; r++) {
+        if (r == me) continue;
+        need_rows(w, r, d->need);
+        peer *p = &d->peer[r];
+        p->span0 = d->span_n;
+        for (int32_t y = lo; y < hi; y++) {
+            if (!d->need[y]) continue;
+            row_span *last = p->spans ? &spans(d)[d->span_n - 1] : NULL;
+            if (last && last->hi == y) {
+                last->hi = y + 1;
+                continue;
+            }
+            ensure_bytes(w, &d->span_buf, &d->span_bytes,
+                         (size_t)(d->span_n + 1) * sizeof(row_span));
+            spans(d)[d->span_n++] = (row_span){y, y + 1};
+            p->spans++;
+        }
+    }
     d->cut = true;
 }
 
@@ -466,18 +565,26 @@ static void migrate(th_world *w) {
     w->count = n;
 }
 
-/* Agents in this strip's lowest and highest `halo` rows: what the neighbours receive. */
-static void boundary_counts(const th_world *w, uint32_t *low, uint32_t *high) {
-    const th_dist *d = w->dist;
-    const int32_t lo = d->row_lo[d->rank], hi = d->row_hi[d->rank], K = d->halo;
-    uint32_t l = 0, h = 0;
-    for (uint32_t k = 0; k < w->count; k++) {
-        const int32_t y = row_of(d)[k];
-        l += y < lo + K;
-        h += y >= hi - K;
+/* How many owned agents each peer reads this step (p->out), from the rows of the agents; then
+ * the counts exchanged with the peers, so that each rank knows how many ghosts come (p->in). */
+static void ghost_counts(th_world *w) {
+    th_dist *d = w->dist;
+    const int32_t lo = d->row_lo[d->rank], hi = d->row_hi[d->rank];
+    memset(d->row_count + lo, 0, (size_t)(hi - lo) * sizeof *d->row_count);
+    const int32_t *row = row_of(d);
+    for (uint32_t k = 0; k < w->count; k++) d->row_count[row[k]]++;
+    int nreq = 0;
+    d->ghosts_in = 0;
+    for (int r = 0; r < d->ranks; r++) {
+        peer *p = &d->peer[r];
+        p->out = p->in = 0;
+        for (uint32_t i = p->span0; i < p->span0 + p->spans; i++)
+            for (int32_t y = spans(d)[i].lo; y < spans(d)[i].hi; y++) p->out += d->row_count[y];
+        if (p->rows_in) MPI_Irecv(&p->in, 1, MPI_UINT32_T, r, TAG_COUNT, d->comm, &d->req[nreq++]);
+        if (p->spans) MPI_Isend(&p->out, 1, MPI_UINT32_T, r, TAG_COUNT, d->comm, &d->req[nreq++]);
     }
-    *low = l;
-    *high = h;
+    MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE);
+    for (int r = 0; r < d->ranks; r++) d->ghosts_in += d->peer[r].in;
 }
 
 /* Each stored agent's grid row, from its position (the workers, by chunk). */
@@ -512,16 +619,9 @@ void th_dist_migrate(th_world *w) {
     }
     migrate(w);
     /* Ghost counts, so that the arrays hold owned + ghosts before the build. */
-    uint32_t low, high;
-    boundary_counts(w, &low, &high);
-    MPI_Sendrecv(&high, 1, MPI_UINT32_T, d->up, TAG_COUNT_UP, &d->ghost_lo, 1, MPI_UINT32_T,
-                 d->down, TAG_COUNT_UP, d->comm, MPI_STATUS_IGNORE);
-    MPI_Sendrecv(&low, 1, MPI_UINT32_T, d->down, TAG_COUNT_DOWN, &d->ghost_hi, 1, MPI_UINT32_T,
-                 d->up, TAG_COUNT_DOWN, d->comm, MPI_STATUS_IGNORE);
-    if (d->down == MPI_PROC_NULL) d->ghost_lo = 0;
-    if (d->up == MPI_PROC_NULL) d->ghost_hi = 0;
+    ghost_counts(w);
     w->ghosts = 0;
-    world_reserve(w, w->count + d->ghost_lo + d->ghost_hi);
+    world_reserve(w, w->count + d->ghosts_in);
     th_grid *g = &w->grid;
     g->row_local = d->row_local;
     g->key_base = (uint32_t)d->row_lo[d->rank] * (uint32_t)g->nx;
@@ -537,7 +637,9 @@ typedef struct ghost {
     uint32_t cell;
 } ghost;
 
-static void pack_ghosts(const th_world *w, uint32_t from, uint32_t to, unsigned char *p) {
+static void pack_ghosts(const th_world *w, void *ctx, uint32_t from, uint32_t to,
+                        unsigned char *p) {
+    (void)ctx;
     const th_agents *a = &w->buf[w->cur];
     for (uint32_t k = from; k < to; k++, p += sizeof(ghost)) {
         ghost g = {wire_get(a, k), w->cell[k]};
@@ -545,7 +647,8 @@ static void pack_ghosts(const th_world *w, uint32_t from, uint32_t to, unsigned 
     }
 }
 
-static void unpack_ghosts(th_world *w, uint32_t at, uint32_t n, const unsigned char *p) {
+static void unpack_ghosts(th_world *w, void *ctx, uint32_t at, uint32_t n, const unsigned char *p) {
+    (void)ctx;
     th_agents *a = &w->buf[w->cur];
     for (uint32_t i = 0; i < n; i++, p += sizeof(ghost)) {
         ghost g;
@@ -556,35 +659,59 @@ static void unpack_ghosts(th_world *w, uint32_t at, uint32_t n, const unsigned c
     }
 }
 
+/* Send each peer the owned agents of the rows it reads and take in those this rank reads:
+ * `per` bytes an agent, pack(w, ctx, from, to, out) writing storage slice [from, to) and
+ * unpack(w, ctx, first, n, in) reading the n ghosts stored from `first`. The slices are those
+ * of this step's grid; the counts are ghost_counts'. Returns the bytes sent and received. */
+typedef void (*pack_fn)(const th_world *w, void *ctx, uint32_t from, uint32_t to,
+                        unsigned char *out);
+typedef void (*unpack_fn)(th_world *w, void *ctx, uint32_t first, uint32_t n,
+                          const unsigned char *in);
+static uint64_t exchange_rows(th_world *w, size_t per, int tag, pack_fn pack, unpack_fn unpack,
+                              void *ctx) {
+    th_dist *d = w->dist;
+    const th_grid *g = &w->grid;
+    const uint32_t nx = (uint32_t)g->nx;
+    const int32_t lo = d->row_lo[d->rank];
+    size_t out = 0;
+    for (int r = 0; r < d->ranks; r++) out += (size_t)d->peer[r].out * per;
+    const size_t in = (size_t)d->ghosts_in * per;
+    ensure_bytes(w, &d->sbuf, &d->scap, out);
+    ensure_bytes(w, &d->rbuf, &d->rcap, in);
+    int nreq = 0;
+    size_t at_in = 0, at_out = 0;
+    for (int r = 0; r < d->ranks; r++) {
+        const peer *p = &d->peer[r];
+        if (p->in) {
+            MPI_Irecv(d->rbuf + at_in, (int)(p->in * per), MPI_BYTE, r, tag, d->comm,
+                      &d->req[nreq++]);
+            at_in += p->in * per;
+        }
+        if (!p->out) continue;
+        const size_t first = at_out;
+        for (uint32_t i = p->span0; i < p->span0 + p->spans; i++) {
+            const uint32_t from = g->cell_start[(uint32_t)(spans(d)[i].lo - lo) * nx];
+            const uint32_t to = g->cell_start[(uint32_t)(spans(d)[i].hi - lo) * nx];
+            pack(w, ctx, from, to, d->sbuf + at_out);
+            at_out += (size_t)(to - from) * per;
+        }
+        if (at_out - first != p->out * per) rank_abort(d, "ghost rows changed after their count");
+        MPI_Isend(d->sbuf + first, (int)(at_out - first), MPI_BYTE, r, tag, d->comm,
+                  &d->req[nreq++]);
+    }
+    MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE);
+    unpack(w, ctx, w->count, d->ghosts_in, d->rbuf);
+    return out + in;
+}
+
 void th_dist_ghosts(th_world *w) {
     th_dist *d = w->dist;
     if (!d || d->ranks == 1) return;
     const uint64_t t0 = th_now_ns();
-    const th_grid *g = &w->grid;
-    const uint32_t nx = (uint32_t)g->nx, K = (uint32_t)d->halo, own = (uint32_t)g->rows_owned;
-    /* The lowest K rows go down (they are the high ghosts of the rank below), the highest K
-     * rows up; both are contiguous slices of the sorted storage. */
-    const uint32_t low_end = g->cell_start[K * nx];
-    const uint32_t high_begin = g->cell_start[(own - K) * nx];
-    const uint32_t n_low = low_end, n_high = w->count - high_begin;
-    const size_t gs = sizeof(ghost);
-    const size_t out = ((size_t)n_low + n_high) * gs;
-    const size_t in = ((size_t)d->ghost_lo + d->ghost_hi) * gs;
-    ensure_bytes(w, &d->sbuf, &d->scap, out);
-    ensure_bytes(w, &d->rbuf, &d->rcap, in);
-    pack_ghosts(w, high_begin, w->count, d->sbuf);
-    pack_ghosts(w, 0, low_end, d->sbuf + (size_t)n_high * gs);
-    MPI_Sendrecv(d->sbuf, (int)((size_t)n_high * gs), MPI_BYTE, d->up, TAG_ROWS_UP, d->rbuf,
-                 (int)((size_t)d->ghost_lo * gs), MPI_BYTE, d->down, TAG_ROWS_UP, d->comm,
-                 MPI_STATUS_IGNORE);
-    MPI_Sendrecv(d->sbuf + (size_t)n_high * gs, (int)((size_t)n_low * gs), MPI_BYTE, d->down,
-                 TAG_ROWS_DOWN, d->rbuf + (size_t)d->ghost_lo * gs, (int)((size_t)d->ghost_hi * gs),
-                 MPI_BYTE, d->up, TAG_ROWS_DOWN, d->comm, MPI_STATUS_IGNORE);
-    w->ghosts = d->ghost_lo + d->ghost_hi;
-    unpack_ghosts(w, w->count, w->ghosts, d->rbuf);
+    d->stats.ghost_bytes +=
+        exchange_rows(w, sizeof(ghost), TAG_ROWS, pack_ghosts, unpack_ghosts, NULL);
+    w->ghosts = d->ghosts_in;
     th_grid_set_ghosts(&w->grid, w->count, w->cell + w->count, w->ghosts);
-    d->stats.ghost_bytes += (d->up != MPI_PROC_NULL ? (uint64_t)n_high * gs : 0) +
-                            (d->down != MPI_PROC_NULL ? (uint64_t)n_low * gs : 0) + in;
     d->stats.owned = w->count;
     d->stats.ghosts = w->ghosts;
     d->stats.rows_lo = (uint32_t)d->row_lo[d->rank];
@@ -593,31 +720,32 @@ void th_dist_ghosts(th_world *w) {
     d->stats.halo_ms += (double)(th_now_ns() - t0) * 1e-6;
 }
 
+/* th_dist_ghost_floats' two arrays (ctx: float *[2]), an agent's pair after another's. */
+static void pack_floats(const th_world *w, void *ctx, uint32_t from, uint32_t to,
+                        unsigned char *p) {
+    (void)w;
+    float *const *xy = ctx;
+    for (uint32_t k = from; k < to; k++, p += 8) {
+        memcpy(p, &xy[0][k], 4);
+        memcpy(p + 4, &xy[1][k], 4);
+    }
+}
+
+static void unpack_floats(th_world *w, void *ctx, uint32_t first, uint32_t n,
+                          const unsigned char *p) {
+    (void)w;
+    float *const *xy = ctx;
+    for (uint32_t k = first; k < first + n; k++, p += 8) {
+        memcpy(&xy[0][k], p, 4);
+        memcpy(&xy[1][k], p + 4, 4);
+    }
+}
+
 void th_dist_ghost_floats(th_world *w, float *x, float *y) {
     th_dist *d = w->dist;
     if (!d || d->ranks == 1) return;
-    const th_grid *g = &w->grid;
-    const uint32_t nx = (uint32_t)g->nx, K = (uint32_t)d->halo, own = (uint32_t)g->rows_owned;
-    const uint32_t low_end = g->cell_start[K * nx];
-    const uint32_t high_begin = g->cell_start[(own - K) * nx];
-    const uint32_t n_low = low_end, n_high = w->count - high_begin;
-    const size_t out = ((size_t)n_low + n_high) * 8u, in = (size_t)w->ghosts * 8u;
-    ensure_bytes(w, &d->sbuf, &d->scap, out);
-    ensure_bytes(w, &d->rbuf, &d->rcap, in);
-    float *s = (float *)(void *)d->sbuf, *r = (float *)(void *)d->rbuf;
-    uint32_t m = 0;
-    for (uint32_t k = high_begin; k < w->count; k++, m++) s[2 * m] = x[k], s[2 * m + 1] = y[k];
-    for (uint32_t k = 0; k < low_end; k++, m++) s[2 * m] = x[k], s[2 * m + 1] = y[k];
-    MPI_Sendrecv(s, (int)(2 * n_high), MPI_FLOAT, d->up, TAG_FLOATS_UP, r, (int)(2 * d->ghost_lo),
-                 MPI_FLOAT, d->down, TAG_FLOATS_UP, d->comm, MPI_STATUS_IGNORE);
-    MPI_Sendrecv(s + 2 * n_high, (int)(2 * n_low), MPI_FLOAT, d->down, TAG_FLOATS_DN,
-                 r + 2 * d->ghost_lo, (int)(2 * d->ghost_hi), MPI_FLOAT, d->up, TAG_FLOATS_DN,
-                 d->comm, MPI_STATUS_IGNORE);
-    for (uint32_t i = 0; i < w->ghosts; i++) {
-        x[w->count + i] = r[2 * i];
-        y[w->count + i] = r[2 * i + 1];
-    }
-    d->stats.ghost_bytes += out + in;
+    float *xy[2] = {x, y};
+    d->stats.ghost_bytes += exchange_rows(w, 8u, TAG_FLOATS, pack_floats, unpack_floats, xy);
 }
 
 /* ---- reductions --------------------------------------------------------------------------- */
@@ -669,11 +797,6 @@ typedef struct hashed {
  * whatever the size of the world, and no rank sends more than 2 GiB (MPI's int counts). */
 #define TH_HASH_ROUND (1u << 20)
 
-static void hash_abort(const th_dist *d, const char *what) {
-    fprintf(stderr, "throng: rank %d: %s\n", d->rank, what);
-    MPI_Abort(d->comm, 1);
-}
-
 /* One process hashes its agents in id slot order. Over ranks, rank 0 hashes them the same way
  * from the owners' records, gathered in rounds of TH_HASH_ROUND id slots: each rank lists the
  * agents it owns in the round's slot range in slot order (slot_of_id names them; O(slots) per
@@ -693,7 +816,7 @@ uint64_t th_dist_hash(const th_world *w, void (*head)(const th_world *, struct t
     hashed *all = root ? th_calloc(round, sizeof *all) : NULL;
     uint32_t *at = root ? th_calloc(round, sizeof *at) : NULL;
     if (!mine || !counts || !displ || (root && (!all || !at)))
-        hash_abort(d, "out of memory for the state hash");
+        rank_abort(d, "out of memory for the state hash");
     th_hasher h = th_hash_begin();
     if (root) head(w, &h);
     uint64_t held = 0; /* agents gathered, over all rounds (rank 0) */
@@ -715,7 +838,7 @@ uint64_t th_dist_hash(const th_world *w, void (*head)(const th_world *, struct t
         /* Every agent alive is owned by exactly one rank, so a round holds at most `round`
          * records; more is a broken layout, which a hash must not paper over. */
         if (root && total > (size_t)round * sizeof(hashed))
-            hash_abort(d, "ranks hold more agents than id slots (an agent owned twice)");
+            rank_abort(d, "ranks hold more agents than id slots (an agent owned twice)");
         MPI_Gatherv(mine, nbytes, MPI_BYTE, all, counts, displ, MPI_BYTE, 0, d->comm);
         if (!root || !ok) continue;
         const uint32_t got = (uint32_t)(total / sizeof(hashed));
@@ -773,7 +896,7 @@ static bool same_worlds(const th_world *w, th_error *err) {
     uint64_t mine[TH_DIGEST_PARTS];
     th_world_digest(w, mine);
     uint64_t *all = th_calloc((size_t)d->ranks * TH_DIGEST_PARTS, sizeof *all);
-    if (!all) hash_abort(d, "out of memory comparing the ranks' worlds");
+    if (!all) rank_abort(d, "out of memory comparing the ranks' worlds");
     MPI_Allgather(mine, TH_DIGEST_PARTS, MPI_UINT64_T, all, TH_DIGEST_PARTS, MPI_UINT64_T, d->comm);
     bool same = true;
     for (int r = 1; same && r < d->ranks; r++) {

@@ -27,10 +27,6 @@ static bool buildable(th_world *w, const void *def, const char *what, th_error *
         return false;
     }
     if (!th_between_steps(w, err) || !th_nav_need_map(w, err)) return false;
-    if (w->dist) {
-        th_error_set(err, TH_ERR_STATE, "%ss are not supported over several MPI ranks", what);
-        return false;
-    }
     if (w->step > 0) {
         th_error_set(err, TH_ERR_STATE, "%ss are added before the first step", what);
         return false;
@@ -169,13 +165,17 @@ static float segment_distance(th_vec2 p, th_vec2 a, th_vec2 b) {
 
 /* Mark the cells of level `level` (index + 1) within TH_STAIR_SENSE of the edge [a, b] as near
  * stair `mark`'s seam: each cell has two slots (a switch-back stairwell puts a landing and the
- * next flight's top within reach of each other); a cell near three seams keeps the first two. */
-static void mark_seam(th_world_nav *n, th_vec2 a, th_vec2 b, uint32_t level, uint8_t mark) {
+ * next flight's top within reach of each other); a cell near three seams keeps the first two.
+ * rows[0..1] get the first and last map row of the cells marked (none: rows[0] > rows[1]). */
+static void mark_seam(th_world_nav *n, th_vec2 a, th_vec2 b, uint32_t level, uint8_t mark,
+                      int32_t rows[2]) {
     const float inv = n->map.inv_cell_size, cs = n->map.cell_size, r = TH_STAIR_SENSE;
     const int32_t x0 = th_navmap_clamp_coord((fminf(a.x, b.x) - r) * inv, n->map.w);
     const int32_t x1 = th_navmap_clamp_coord((fmaxf(a.x, b.x) + r) * inv, n->map.w);
     const int32_t y0 = th_navmap_clamp_coord((fminf(a.y, b.y) - r) * inv, n->map.h);
     const int32_t y1 = th_navmap_clamp_coord((fmaxf(a.y, b.y) + r) * inv, n->map.h);
+    rows[0] = n->map.h;
+    rows[1] = -1;
     for (int32_t y = y0; y <= y1; y++) {
         for (int32_t x = x0; x <= x1; x++) {
             const uint32_t c = (uint32_t)y * (uint32_t)n->map.w + (uint32_t)x;
@@ -183,6 +183,8 @@ static void mark_seam(th_world_nav *n, th_vec2 a, th_vec2 b, uint32_t level, uin
             if (n->level_of[c] != level || segment_distance(centre, a, b) > r + 0.7072f * cs)
                 continue;
             uint8_t *slot = n->seam_near + 2u * (size_t)c;
+            rows[0] = y < rows[0] ? y : rows[0];
+            rows[1] = y;
             if (!slot[0]) slot[0] = mark;
             else if (!slot[1] && slot[0] != mark) slot[1] = mark;
         }
@@ -420,8 +422,9 @@ th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *e
         st->beyond_box[2] = fmaxf(fmaxf(a.x, b.x), c.x);
         st->beyond_box[3] = fmaxf(fmaxf(a.y, b.y), c.y);
     }
-    mark_seam(n, e0, e1, lower, (uint8_t)(s + 1));
-    mark_seam(n, th_v2_add(e0, st->shift), th_v2_add(e1, st->shift), upper, (uint8_t)(s + 1));
+    mark_seam(n, e0, e1, lower, (uint8_t)(s + 1), st->near_rows[0]);
+    mark_seam(n, th_v2_add(e0, st->shift), th_v2_add(e1, st->shift), upper, (uint8_t)(s + 1),
+              st->near_rows[1]);
     n->fields_stale = n->combined_stale = n->walls_stale = true;
     return (th_stair_id){s + 1};
 }

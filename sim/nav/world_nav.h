@@ -55,6 +55,9 @@ typedef struct th_stair {
     float flight_box[4]; /* metres, x0 y0 x1 y1: the flight, where the landing side looks */
     float beyond_box[4]; /* metres: beyond the landing's edge on the upper level, as wide as
                             the flight and TH_STAIR_SENSE deep, where the flight looks */
+    int32_t near_rows[2][2]; /* first and last map row of the cells near the seam (seam_near),
+                                [0] on the flight's side, [1] on the landing's: where walkers
+                                look across it (several ranks hand those rows' walkers over) */
 } th_stair;
 
 /* How far from a stair's glued edge walkers see each other across it, metres: beyond every

@@ -84,17 +84,17 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
         else o->walled_in++;
     }
     /* Under mpirun each rank counted its own agents. */
-    uint32_t sums[11 + TH_MAX_BUNKERS] = {o->en_route,       o->stranded,       o->other,
-                                          o->cut_off,        o->walled_in,      o->en_route_stalled,
-                                          o->waiting,        o->incapacitated,  o->own_goal,
-                                          o->own_goal_there, o->own_goal_no_way};
-    memcpy(sums + 11, o->cut_off_by, sizeof o->cut_off_by);
-    th_app_sum_u32(sums, 11 + TH_MAX_BUNKERS);
+    uint32_t sums[12 + TH_MAX_BUNKERS] = {
+        o->en_route,  o->stranded,         o->other,           o->cut_off,
+        o->walled_in, o->en_route_stalled, o->waiting,         o->incapacitated,
+        o->own_goal,  o->own_goal_there,   o->own_goal_no_way, o->en_route_riding};
+    memcpy(sums + 12, o->cut_off_by, sizeof o->cut_off_by);
+    th_app_sum_u32(sums, 12 + TH_MAX_BUNKERS);
     o->en_route = sums[0], o->stranded = sums[1], o->other = sums[2], o->cut_off = sums[3];
     o->walled_in = sums[4], o->en_route_stalled = sums[5], o->waiting = sums[6];
     o->incapacitated = sums[7], o->own_goal = sums[8], o->own_goal_there = sums[9];
-    o->own_goal_no_way = sums[10];
-    memcpy(o->cut_off_by, sums + 11, sizeof o->cut_off_by);
+    o->own_goal_no_way = sums[10], o->en_route_riding = sums[11];
+    memcpy(o->cut_off_by, sums + 12, sizeof o->cut_off_by);
     o->reachable = o->sheltered + o->en_route + o->waiting;
     double dt = th_world_get_def(w).timestep;
     for (int i = 0; i < 3; i++) {

@@ -6,6 +6,8 @@
 #include "engine/alloc.h"
 #include "sim/behave/elevator.h"
 #include "sim/behave/own_goal.h"
+#include "sim/dist/dist.h"
+#include "sim/dist/dist_serial.h"
 #include "sim/nav/world_nav_private.h"
 
 #define DEFAULT_RADIUS_M 1.5f
@@ -15,6 +17,7 @@
 #define GOLDEN_ANGLE 2.39996323f
 
 void th_lifts_free(th_world *w) {
+    if (w->lifts) th_free(w->lifts->all);
     th_free(w->lifts);
     w->lifts = NULL;
 }
@@ -63,10 +66,6 @@ th_elevator_id th_world_add_elevator(th_world *w, const th_elevator_def *def, th
         return (th_elevator_id){0};
     }
     if (!th_between_steps(w, err) || !th_nav_need_map(w, err)) return (th_elevator_id){0};
-    if (w->dist) {
-        th_error_set(err, TH_ERR_STATE, "elevators are not supported over several MPI ranks");
-        return (th_elevator_id){0};
-    }
     if (w->step > 0) {
         th_error_set(err, TH_ERR_STATE, "elevators are added before the first step");
         return (th_elevator_id){0};
@@ -242,6 +241,54 @@ bool th_world_get_elevator(const th_world *w, th_elevator_id elevator, th_elevat
 
 /* ---- the step ---------------------------------------------------------------------------- */
 
+/* Insert candidate `id` at squared distance d2 into car e's list, nearest first, behind those
+ * at the same distance already in it. */
+static void add_candidate(th_lift *e, th_agent_id id, float d2) {
+    uint32_t i = e->cand_count < TH_MAX_CAR ? e->cand_count++ : TH_MAX_CAR;
+    if (i == TH_MAX_CAR) {
+        if (!(d2 < e->cand_d2[TH_MAX_CAR - 1])) return;
+        i = TH_MAX_CAR - 1;
+    }
+    for (; i > 0 && d2 < e->cand_d2[i - 1]; i--) {
+        e->cand[i] = e->cand[i - 1];
+        e->cand_d2[i] = e->cand_d2[i - 1];
+    }
+    e->cand[i] = id;
+    e->cand_d2[i] = d2;
+}
+
+/* A candidate as the ranks send it. */
+typedef struct lift_cand {
+    th_agent_id id;
+    float d2;
+    uint32_t lift;
+} lift_cand;
+
+/* Several ranks: the waiting counts summed, and each car's candidates those nearest of every
+ * rank's, merged in rank order, which is global storage order: the same list as one process. */
+static void share_waiting(th_world *w) {
+    struct th_lifts *ls = w->lifts;
+    uint32_t waiting[TH_MAX_ELEVATORS * TH_MAX_ELEVATOR_STOPS];
+    lift_cand mine[TH_MAX_ELEVATORS * TH_MAX_CAR];
+    uint32_t n = 0, m = 0;
+    for (uint32_t e = 0; e < ls->count; e++) {
+        th_lift *l = &ls->lift[e];
+        for (uint32_t s = 0; s < l->stops; s++) waiting[n++] = l->stop[s].waiting;
+        for (uint32_t i = 0; i < l->cand_count; i++)
+            mine[m++] = (lift_cand){l->cand[i], l->cand_d2[i], e};
+        l->cand_count = 0;
+    }
+    th_dist_sum_u32(w, waiting, n);
+    uint32_t total = 0;
+    const lift_cand *all =
+        th_dist_gather_all(w, mine, m, sizeof *mine, (void **)&ls->all, &ls->all_cap, 0, &total);
+    n = 0;
+    for (uint32_t e = 0; e < ls->count; e++)
+        for (uint32_t s = 0; s < ls->lift[e].stops; s++) ls->lift[e].stop[s].waiting = waiting[n++];
+    for (uint32_t i = 0; i < total; i++)
+        add_candidate(&ls->lift[all[i].lift], all[i].id, all[i].d2);
+}
+
 /* Who waits at which stop, and, at the stop each car stands at or goes to, the nearest waiting
  * agents (a storage-order pass: ties keep storage order). */
 static void count_waiting(th_world *w) {
@@ -274,20 +321,9 @@ static void count_waiting(th_world *w) {
         if (d2 > e->radius * e->radius) continue;
         st->waiting++;
         const uint32_t here = e->state == TH_ELEVATOR_MOVING ? e->to : e->at;
-        if (s1 - 1u != here) continue;
-        /* Insert by distance; an equal one stays behind those before it in storage. */
-        uint32_t i = e->cand_count < TH_MAX_CAR ? e->cand_count++ : TH_MAX_CAR;
-        if (i == TH_MAX_CAR) {
-            if (!(d2 < e->cand_d2[TH_MAX_CAR - 1])) continue;
-            i = TH_MAX_CAR - 1;
-        }
-        for (; i > 0 && d2 < e->cand_d2[i - 1]; i--) {
-            e->cand[i] = e->cand[i - 1];
-            e->cand_d2[i] = e->cand_d2[i - 1];
-        }
-        e->cand[i] = k;
-        e->cand_d2[i] = d2;
+        if (s1 - 1u == here) add_candidate(e, a->id[k], d2);
     }
+    if (th_dist_serial_active(w)) share_waiting(w);
     for (uint32_t e = 0; e < ls->count; e++) {
         for (uint32_t s = 0; s < ls->lift[e].stops; s++) {
             th_lift_stop *st = &ls->lift[e].stop[s];
@@ -320,8 +356,13 @@ static void step_out(th_world *w, th_lift *e, double when) {
     const uint32_t i = e->riders - e->alighting--;
     const th_agent_id id = e->rider[i];
     if (e->alighting == 0) e->riders = 0;
+    if (!th_agent_known(w, id)) return; /* removed while it rode */
+    w->lift_of_id[th_id_slot(id)] = 0;
+    e->carried++;
+    e->last_out = when;
+    w->settle = true; /* bodies placed close: the settling rounds of agents just added */
     const uint32_t k = th_agent_index(w, id);
-    if (k == UINT32_MAX) return; /* removed while it rode */
+    if (k == UINT32_MAX) return; /* another rank's */
     th_agents *a = &w->buf[w->cur];
     const th_lift_stop *st = &e->stop[e->discharge];
     const float r = 1.1f * w->crowd_radius[a->crowd[k]] * sqrtf((float)i);
@@ -332,21 +373,19 @@ static void step_out(th_world *w, th_lift *e, double when) {
     a->py[k] = p.y;
     a->vx[k] = a->vy[k] = 0.0f;
     w->level[k] = (uint8_t)(st->level + 1u);
-    w->lift_of_id[th_id_slot(id)] = 0;
-    e->carried++;
-    e->last_out = when;
-    w->settle = true; /* bodies placed close: the settling rounds of agents just added */
 }
 
-/* The nearest waiting agent steps in. */
+/* The nearest waiting agent steps in (on its owner, its body stops). */
 static void step_in(th_world *w, th_lift *e, uint32_t lift, uint32_t *next) {
-    const uint32_t k = e->cand[(*next)++];
+    const th_agent_id id = e->cand[(*next)++];
+    w->lift_of_id[th_id_slot(id)] = (uint8_t)(lift + 1u);
+    e->rider[e->riders++] = id;
+    e->stop[e->at].waiting--;
+    const uint32_t k = th_agent_index(w, id);
+    if (k == UINT32_MAX) return;
     th_agents *a = &w->buf[w->cur];
     a->vx[k] = a->vy[k] = 0.0f;
     w->level[k] = (uint8_t)TH_LEVEL_RIDING;
-    w->lift_of_id[th_id_slot(a->id[k])] = (uint8_t)(lift + 1u);
-    e->rider[e->riders++] = a->id[k];
-    e->stop[e->at].waiting--;
 }
 
 /* One step of car `lift`: its states in turn, each taking its time out of the step's; what is

@@ -9,7 +9,11 @@
  * A rider keeps its place in storage, at the spot it boarded, but lift_of_id marks it: the grid
  * phase gives it the level TH_LEVEL_RIDING, which no walker's sensing, contact list or body
  * check matches, and the steer and integrate phases leave it standing. Stepping out puts it
- * at the discharge stop. */
+ * at the discharge stop.
+ *
+ * Over several MPI ranks every rank runs every car alike: the waiting counts are summed, each
+ * rank's nearest candidates gathered in rank order (global storage order), and lift_of_id is
+ * kept on every rank; only the owner of a rider moves its body. */
 #ifndef TH_SIM_ELEVATOR_H
 #define TH_SIM_ELEVATOR_H
 
@@ -43,15 +47,19 @@ typedef struct th_lift {
     th_agent_id rider[TH_MAX_CAR];
     uint64_t trips, carried;
     double last_out;
-    /* The bookkeeping pass's candidates at the stop the car stands open at: storage indices,
-     * nearest first, and their squared distances. */
-    uint32_t cand[TH_MAX_CAR], cand_count;
+    /* The bookkeeping pass's candidates at the stop the car stands open at, nearest first
+     * (ties in storage order, over every rank), and their squared distances. */
+    th_agent_id cand[TH_MAX_CAR];
+    uint32_t cand_count;
     float cand_d2[TH_MAX_CAR];
 } th_lift;
 
 struct th_lifts {
     th_lift lift[TH_MAX_ELEVATORS];
     uint32_t count;
+    /* Several ranks: every rank's candidates, gathered (share_waiting); all_cap of them. */
+    void *all;
+    uint32_t all_cap;
 };
 
 /* The stop field agent (slot, crowd c, at p) walks to its elevator by, or NULL: it rides none,

@@ -123,6 +123,16 @@ check_scene "$data/mpi/squads_cross.yaml" 2400
 growth_ok=1 check_scene "$data/mpi/own_goals.yaml" 2400
 growth_ok=1 check_scene "$scenes/squads.yaml" 900
 growth_ok=1 check_scene "$scenes/flood.yaml" 3000
+# Buildings: levels, stairs and an elevator. The stacked scene draws its storeys one above the
+# other, so each stair's two sides and the elevator's two stops lie in different strips: walkers
+# look across a seam into rows another rank owns (without those rows a rank reads rows it does
+# not hold), and riders board on one rank and step out on another (without the candidates
+# gathered from every rank the car runs differently on each). The office and the tower draw
+# their storeys side by side.
+growth_ok=1 check_scene "$data/mpi/building_stacked.yaml" 1800
+growth_ok=1 check_scene "$data/mpi/building_stacked.yaml" 600 --validate
+growth_ok=1 check_scene "$scenes/office.yaml" 600
+growth_ok=1 check_scene "$scenes/tower.yaml" 1500
 
 # Validation inside every step over ranks: bodies, walls, shelters (evac); bunkers filling,
 # buried agents and a spawner reusing freed ids (every id alive held by exactly one rank).
@@ -201,6 +211,10 @@ same_report() {
 same_report "$data/mpi/shelter_full.yaml" 400 3
 measure=1 same_report "$scenes/validation/rimea10_routes.yaml" 600 4
 same_report "$scenes/ants.yaml" 2400 3
+# Agents per level, per stair (on it, crossings each way) and the elevator's trips, riders and
+# waiting mid-run.
+same_report "$data/mpi/building_stacked.yaml" 850 3
+same_report "$data/mpi/building_stacked.yaml" 850 4
 
 # The colonies of --json (food delivered, carried, taken, lost, left at each source) under
 # several ranks: those of one process.

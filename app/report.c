@@ -784,6 +784,8 @@ static void json_building(FILE *j, const th_world *w) {
         th_world_get_level(w, ei.stops[ei.discharge].level, &li);
         fprintf(j, "], \"discharge\": ");
         json_str(j, li.name);
+        fprintf(j, ", \"policy\": \"%s\"",
+                ei.policy == TH_ELEVATOR_COLLECTIVE ? "collective" : "shuttle");
         fprintf(j,
                 ", \"capacity\": %u, \"speed_ms\": %.6g, \"acceleration_ms2\": %.6g, "
                 "\"door_time_s\": %.6g, \"dwell_s\": %.6g, \"board_time_s\": %.6g, "

@@ -18,6 +18,9 @@ static double hand_travel(double h, double v, double a) {
     return 2.0 * sqrt(h / a);
 }
 
+/* The `policy` line of the towers built next, or NULL for the default (shuttle). */
+static const char *tower_policy;
+
 /* A building of `levels` storeys 4 m apart, drawn side by side (21 x 10 cells of 0.5 m each),
  * the ground's west wall an exit; one elevator with a stop by each east wall; `per_floor`
  * occupants on each upper storey, next to the stop (within 3.6 m of it). */
@@ -51,8 +54,10 @@ static const char *tower(const char *name, int levels, int per_floor, uint32_t c
                       21 * l + 18);
     n += snprintf(text + n, sizeof text - n,
                   "]\n    capacity: %u\n    speed: %g\n    acceleration: %g\n    door_time: 1.5\n"
-                  "    dwell: 2.5\n    board_time: %g\n    radius: 3\n    crowds: [",
+                  "    dwell: 2.5\n    board_time: %g\n    radius: 3\n",
                   capacity, speed, accel, board);
+    if (tower_policy) n += snprintf(text + n, sizeof text - n, "    policy: %s\n", tower_policy);
+    n += snprintf(text + n, sizeof text - n, "    crowds: [");
     for (int l = 1; l < levels; l++)
         n += snprintf(text + n, sizeof text - n, "%sf%d", l > 1 ? ", " : "", l);
     n += snprintf(text + n, sizeof text - n, "]\ncrowds:\n");
@@ -175,6 +180,61 @@ START_TEST(calls_and_riders) {
     ck_assert_uint_eq(e.trips, 2);
     ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
     th_world_destroy(w);
+}
+END_TEST
+
+/* The collective policy on three storeys that call in the same step: the car goes up to the
+ * second floor, boards its k, stops at the first on the way down while it has room, and carries
+ * everyone down in one trip, last out when the hand calculation says. With room for the second
+ * floor's riders only it skips the first floor, as a shuttle does: two trips. */
+START_TEST(collective_against_hand_calculation) {
+    static const struct {
+        int k;
+        uint32_t capacity;
+        double speed, accel, board;
+    } cases[] = {
+        {3, 8, 1.0, 1.0, 1.0}, {4, 8, 2.0, 0.8, 0.5}, {2, 4, 1.5, 0.0, 0.0}, {3, 3, 1.0, 1.0, 1.0}};
+    tower_policy = "collective";
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const double door = 1.5, dwell = 2.5, rise = 4.0, b = cases[i].board;
+        const int k = cases[i].k;
+        char name[32];
+        snprintf(name, sizeof name, "collective%zu.yaml", i);
+        th_error err;
+        th_scene_opts o = {0};
+        o.threads = 2;
+        th_world *w = th_scene_load(
+            tower(name, 3, k, cases[i].capacity, cases[i].speed, cases[i].accel, b, rise), &o, NULL,
+            &err);
+        ck_assert_msg(w != NULL, "%s", err.message);
+        th_world_set_validation(w, true);
+        th_elevator_info e;
+        ck_assert(th_world_get_elevator(w, (th_elevator_id){1}, &e));
+        ck_assert_int_eq(e.policy, TH_ELEVATOR_COLLECTIVE);
+        const double t1 = hand_travel(rise, cases[i].speed, cases[i].accel);
+        const double t2 = hand_travel(2.0 * rise, cases[i].speed, cases[i].accel);
+        double hand;
+        uint64_t trips;
+        if (cases[i].capacity >= (uint32_t)(2 * k)) { /* up two floors, down by the first */
+            hand = t2 + door + k * b + dwell + door + t1 + door + k * b + dwell + door + t1 + door +
+                   2 * k * b;
+            trips = 1;
+        } else { /* full at the second floor: down, then a trip for the first */
+            hand = t2 + door + k * b + dwell + door + t2 + door + k * b + dwell + door + t1 + door +
+                   k * b + dwell + door + t1 + door + k * b;
+            trips = 2;
+        }
+        run_until_out(w, (uint64_t)(2 * k), hand + 60.0);
+        ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
+        ck_assert(th_world_get_elevator(w, (th_elevator_id){1}, &e));
+        ck_assert_msg(e.carried == (uint64_t)(2 * k) && e.trips == trips,
+                      "case %zu: %llu carried in %llu trips", i, (unsigned long long)e.carried,
+                      (unsigned long long)e.trips);
+        ck_assert_msg(fabs(e.last_out - hand) < 1e-4, "case %zu: last out at %.4f s, by hand %.4f",
+                      i, e.last_out, hand);
+        th_world_destroy(w);
+    }
+    tower_policy = NULL;
 }
 END_TEST
 
@@ -375,6 +435,7 @@ static Suite *elevators_suite(void) {
     tcase_add_unchecked_fixture(tc, setup, teardown);
     tcase_add_test(tc, travel_time);
     tcase_add_test(tc, one_floor_against_hand_calculation);
+    tcase_add_test(tc, collective_against_hand_calculation);
     tcase_add_test(tc, calls_and_riders);
     tcase_add_test(tc, riders_out_of_measurement);
     tcase_add_test(tc, many_step_out_at_once);

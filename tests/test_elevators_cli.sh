@@ -76,6 +76,31 @@ bad "a crowd of boids" "[{name: e, $stops, capacity: 4, speed: 1, crowds: [q]}]"
 bad "a discharge level without a stop" "[{name: e, $stops, discharge: c, capacity: 4, speed: 1, crowds: [p]}]" "c, capacity" "expected the level of one of the elevator's stops"
 bad "one crowd, two elevators" "[{name: e, $stops, capacity: 4, speed: 1, crowds: [p]}, {name: f, stops: [{level: a, cell: [6, 1]}, {level: b, cell: [13, 1]}], capacity: 4, speed: 1, crowds: [p]}]" "p]}]" "a crowd rides one elevator"
 bad "an unknown key" "[{name: e, $stops, capacity: 4, speed: 1, crowds: [p], floors: 3}]" "floors" "floors"
+bad "an unknown policy" "[{name: e, $stops, capacity: 4, speed: 1, policy: lift, crowds: [p]}]" "lift" "expected shuttle or collective"
+
+# The tower (three storeys, a car of six for five assisted on each upper floor) with
+# `policy: collective`: the JSON names the policy, everyone is carried down, and the car's
+# trips differ from the shuttle's (the first trip stops at the first floor on its way down).
+tower=$(dirname "$scene")/../tower.yaml
+[[ -f $tower ]] || fail "the tower scene" "not found at $tower"
+sed 's/^    crowds: \[first assisted/    policy: collective\n    crowds: [first assisted/' "$tower" >"$tmp/collective.yaml"
+run run "$tmp/collective.yaml" --headless --threads 2 --steps 3000 --json "$tmp/c.json"
+run_c=$rc
+run run "$tower" --headless --threads 2 --steps 3000 --json "$tmp/s.json"
+if [[ $run_c -ne 0 || $rc -ne 0 ]]; then
+    fail "the tower with either policy" "exit codes $run_c and $rc"
+elif python3 - "$tmp/c.json" "$tmp/s.json" >"$tmp/err" 2>&1 <<'PY'; then
+import json, sys
+(c,) = json.load(open(sys.argv[1]))["elevators"]
+(s,) = json.load(open(sys.argv[2]))["elevators"]
+assert c["policy"] == "collective" and s["policy"] == "shuttle", (c["policy"], s["policy"])
+assert c["carried"] == s["carried"] == 10, (c["carried"], s["carried"])
+assert c["last_out_s"] != s["last_out_s"], (c["last_out_s"], s["last_out_s"])
+PY
+    pass "policy: collective reaches the car (JSON), everyone carried, another timeline"
+else
+    fail "policy: collective" "$(cat "$tmp/err")"
+fi
 
 printf 'name: bad\nmap: {cell_size: 1, legend: {".": open}, ascii: "....\\n....\\n"}\ncrowds: [{name: p, model: pedestrian, agents: [[1, 1]]}]\nlevels: [{name: a, cells: [0, 0, 3, 1]}]\nelevators: []\n' >"$tmp/onelevel.yaml"
 expect_scene_error "elevators with one level" "$tmp/onelevel.yaml" "5:12:" "at least two"

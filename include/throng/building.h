@@ -146,12 +146,22 @@ typedef enum th_elevator_state {
     TH_ELEVATOR_CLOSING   /* doors closing */
 } th_elevator_state;
 
+/** How a car carrying riders goes to its discharge stop. */
+typedef enum th_elevator_policy {
+    /* Straight there: each trip carries the riders of the one stop it loaded at. */
+    TH_ELEVATOR_SHUTTLE = 0,
+    /* Down (or up) collective: on its way it stops at each stop it passes whose waiting
+     * agents called, nearest first, while it has room; it boards them as at any stop. */
+    TH_ELEVATOR_COLLECTIVE
+} th_elevator_policy;
+
 /** An elevator. A trip takes: travel (from the stops' elevations, `speed` and `acceleration`),
  *  doors opening (`door_time`), `board_time` per rider out and per rider in, `dwell` with the
  *  doors open after the last of them, doors closing (`door_time`). The car waits at `start`
  *  until a stop calls (an agent it serves waits there); it serves the stop that called first
  *  (equal: the higher one), takes up to `capacity` riders, nearest to the doors first, and
- *  carries them to `discharge`. */
+ *  carries them to `discharge`, by the stops on the way that called under
+ *  TH_ELEVATOR_COLLECTIVE. */
 typedef struct th_elevator_def {
     const char *name; /* unique, 1..63 bytes */
     uint32_t stop_count;
@@ -168,6 +178,7 @@ typedef struct th_elevator_def {
                                   0 = 1.5 m */
     const th_crowd_id *crowds; /* the crowds it serves (pedestrian crowds), crowd_count of them */
     uint32_t crowd_count;
+    th_elevator_policy policy; /* 0: TH_ELEVATOR_SHUTTLE */
 } th_elevator_def;
 
 /** An elevator as it stands. */
@@ -177,6 +188,7 @@ typedef struct th_elevator_info {
     th_elevator_stop stops[TH_MAX_ELEVATOR_STOPS];
     uint32_t discharge, capacity;
     float speed, acceleration, door_time, dwell, board_time, radius;
+    th_elevator_policy policy;
     th_elevator_state state;
     uint32_t at;      /* the stop it stands at, or left last (MOVING: `to` is where it goes) */
     uint32_t to;      /* MOVING: the stop it travels to; else `at` */

@@ -130,6 +130,13 @@ th_elevator_id th_world_add_elevator(th_world *w, const th_elevator_def *def, th
         return fail(err, TH_ERR_INVALID,
                     "elevator '%s' board_time %g s or radius %g m out of range (0..600, 0..50)",
                     name, def->board_time, def->radius);
+    if ((unsigned)def->policy > TH_ELEVATOR_COLLECTIVE) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "elevator '%s' policy %u: expected TH_ELEVATOR_SHUTTLE or "
+                     "TH_ELEVATOR_COLLECTIVE",
+                     name, (unsigned)def->policy);
+        return (th_elevator_id){0};
+    }
     if (def->crowd_count < 1 || def->crowd_count > TH_MAX_CROWDS || !def->crowds)
         return fail(err, TH_ERR_INVALID, "elevator '%s' serves %g crowds; expected 1 to %g", name,
                     def->crowds ? def->crowd_count : 0, TH_MAX_CROWDS);
@@ -169,6 +176,7 @@ th_elevator_id th_world_add_elevator(th_world *w, const th_elevator_def *def, th
     e.dwell = def->dwell;
     e.board_time = def->board_time;
     e.radius = def->radius > 0.0f ? def->radius : DEFAULT_RADIUS_M;
+    e.policy = def->policy;
     e.state = TH_ELEVATOR_IDLE;
     e.at = e.to = def->start;
     e.last_out = -1.0;
@@ -229,6 +237,7 @@ bool th_world_get_elevator(const th_world *w, th_elevator_id elevator, th_elevat
     out->dwell = e->dwell;
     out->board_time = e->board_time;
     out->radius = e->radius;
+    out->policy = e->policy;
     out->state = e->state;
     out->at = e->at;
     out->to = e->state == TH_ELEVATOR_MOVING ? e->to : e->at;
@@ -333,10 +342,30 @@ static void count_waiting(th_world *w) {
     }
 }
 
-/* The stop an idle car goes to: the discharge stop with riders, else the stop that called
- * first (equal: the higher, then the first listed); NO_STOP without a call. */
+/* Where a car with riders goes next from stop `at`: the discharge stop, or under the collective
+ * policy with room left the nearest stop on the way there (its level strictly between) whose
+ * waiting agents called (equal heights: the first listed). */
+static uint32_t onward(const th_world *w, const th_lift *e) {
+    if (e->policy != TH_ELEVATOR_COLLECTIVE || e->riders >= e->capacity) return e->discharge;
+    const float h0 = w->nav.level[e->stop[e->at].level].elevation;
+    const float h1 = w->nav.level[e->stop[e->discharge].level].elevation;
+    uint32_t best = e->discharge;
+    float best_d = INFINITY;
+    for (uint32_t s = 0; s < e->stops; s++) {
+        const float h = w->nav.level[e->stop[s].level].elevation;
+        if (!e->stop[s].call || !((h - h0) * (h - h1) < 0.0f)) continue;
+        if (fabsf(h - h0) < best_d) {
+            best = s;
+            best_d = fabsf(h - h0);
+        }
+    }
+    return best;
+}
+
+/* The stop an idle car goes to: onward with riders, else the stop that called first (equal:
+ * the higher, then the first listed); NO_STOP without a call. */
 static uint32_t pick(const th_world *w, const th_lift *e) {
-    if (e->riders) return e->discharge;
+    if (e->riders) return onward(w, e);
     uint32_t best = NO_STOP;
     for (uint32_t s = 0; s < e->stops; s++) {
         const th_lift_stop *st = &e->stop[s];
@@ -433,8 +462,8 @@ static void run_car(th_world *w, th_lift *e, uint32_t lift) {
                 }
             } else if (e->riders) {
                 e->state = TH_ELEVATOR_MOVING;
-                e->to = e->discharge;
-                e->left = travel(w, e, e->at, e->discharge);
+                e->to = onward(w, e);
+                e->left = travel(w, e, e->at, e->to);
             } else {
                 /* Closed empty: this stop's call was answered (anyone still there calls again
                  * in the next step), so a car with no time to spend cannot go round for ever. */

@@ -39,6 +39,7 @@ typedef struct th_lift {
     uint32_t stops, discharge, capacity;
     uint8_t stop_on_level[TH_MAX_LEVELS]; /* stop index + 1 on each level, 0 = none */
     float speed, acceleration, door_time, dwell, board_time, radius;
+    th_elevator_policy policy;
     th_elevator_state state;
     uint32_t at, to;
     double left;                /* seconds left of the state's timed part */

@@ -15,6 +15,7 @@
  *         stops: [{level: ground, cell: [14, 9]}, {level: first, cell: [45, 9]}]
  *         capacity: 8
  *         speed: 1.0               # m/s; door_time, dwell, board_time, acceleration, radius
+ *         policy: collective       # stops on the way down for those who called (or shuttle)
  *         crowds: [staff]          # the crowds it serves
  *
  * The shapes of the values are checked here at their line and column; what depends on the map
@@ -265,7 +266,7 @@ bool th_scene_parse_elevators(th_scene *s, const th_ynode *n, th_error *err) {
     if (!s->elevator) return TH_SCENE_NOMEM(s, n, "elevators", err, "out of memory");
     static const char *const keys[] = {"name",   "stops",        "discharge", "start", "capacity",
                                        "speed",  "acceleration", "door_time", "dwell", "board_time",
-                                       "radius", "crowds",       NULL};
+                                       "radius", "crowds",       "policy",    NULL};
     static const struct {
         const char *key;
         double lo, hi;
@@ -335,6 +336,17 @@ bool th_scene_parse_elevators(th_scene *s, const th_ynode *n, th_error *err) {
             if (!th_scene_float(s, v, sub, nums[k].lo, nums[k].hi, &d, err)) return false;
             *(float *)((char *)el + nums[k].at) = (float)d;
         }
+        if ((v = th_ynode_get(e, "policy"))) {
+            snprintf(sub, sizeof sub, "%s.policy", path);
+            if (v->kind == TH_Y_SCALAR && v->len == 7 && memcmp(v->text, "shuttle", 7) == 0)
+                el->policy = TH_ELEVATOR_SHUTTLE;
+            else if (v->kind == TH_Y_SCALAR && v->len == 10 &&
+                     memcmp(v->text, "collective", 10) == 0)
+                el->policy = TH_ELEVATOR_COLLECTIVE;
+            else
+                return FAIL(s, v, sub, err, "expected shuttle or collective, found %s",
+                            th_scene_found(v, buf, sizeof buf));
+        }
         snprintf(sub, sizeof sub, "%s.crowds", path);
         if (!(v = required(s, e, "crowds", path, err)) ||
             !th_scene_expect(s, v, TH_Y_SEQUENCE, sub, err))
@@ -388,6 +400,7 @@ bool th_scene_build_elevators(th_world *w, const th_scene *s, th_error *err) {
             .board_time = el->board_time,
             .radius = el->radius,
             .crowd_count = el->crowd_count,
+            .policy = el->policy,
         };
         th_crowd_id crowds[TH_MAX_CROWDS];
         for (uint32_t k = 0; k < el->crowd_count; k++) crowds[k] = (th_crowd_id){el->crowd[k] + 1};

@@ -144,6 +144,7 @@ typedef struct th_scene_elevator {
     uint32_t discharge, start, capacity;
     float speed, acceleration, door_time, dwell, board_time, radius;
     uint32_t crowd[TH_MAX_CROWDS], crowd_count;
+    th_elevator_policy policy;
     const th_ynode *node;
 } th_scene_elevator;
 

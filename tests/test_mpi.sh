@@ -268,6 +268,18 @@ if ! cmp -s "$tmp/one.csv" "$tmp/three.csv" || [ "$(wc -l <"$tmp/one.csv")" -lt 
 else
     echo "ok   --trajectories under 3 ranks: the file of one process"
 fi
+# A building's trajectories carry each agent's level: the same file under 3 ranks, riders and
+# walkers across seams included.
+"$bin" run "$data/mpi/building_stacked.yaml" --headless --steps 900 --threads 1 \
+    --trajectories "$tmp/b1.csv" --trajectory-every 10 >/dev/null
+mpi 3 "$bin" run "$data/mpi/building_stacked.yaml" --headless --steps 900 --threads 2 \
+    --trajectories "$tmp/b3.csv" --trajectory-every 10 >/dev/null
+if ! cmp -s "$tmp/b1.csv" "$tmp/b3.csv" || ! head -1 "$tmp/b1.csv" | grep -q ',level$'; then
+    echo "FAIL: a building's --trajectories under 3 ranks differs from one process's file"
+    fail=1
+else
+    echo "ok   a building's --trajectories (with levels) under 3 ranks: the file of one process"
+fi
 
 # Ranks that loaded different scenes (or one scene under different options) are refused
 # before the first step, where they would make different collective calls and wait for each

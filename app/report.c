@@ -489,6 +489,9 @@ static void print_building(FILE *out, const th_world *w) {
         fprintf(out, "elevator  %-16s %llu trip(s), %llu carried to %s", ei.name,
                 (unsigned long long)ei.trips, (unsigned long long)ei.carried, down.name);
         if (ei.carried) fprintf(out, " (the last stepped out at %.1f s)", ei.last_out);
+        if (ei.gave_up)
+            fprintf(out, ", %llu gave up waiting after %.0f s", (unsigned long long)ei.gave_up,
+                    (double)ei.patience);
         fprintf(out, ", %u riding, %u waiting; %s %s %s\n", ei.riders, ei.waiting, states[ei.state],
                 ei.state == TH_ELEVATOR_MOVING ? "to" : "at",
                 ei.state == TH_ELEVATOR_MOVING ? to.name : at.name);
@@ -795,7 +798,8 @@ static void json_building(FILE *j, const th_world *w) {
                 (unsigned long long)ei.trips, (unsigned long long)ei.carried);
         if (ei.carried) fprintf(j, "%.6f", ei.last_out);
         else fprintf(j, "null");
-        fprintf(j, ", \"riders\": %u, \"waiting\": %u}", ei.riders, ei.waiting);
+        fprintf(j, ", \"riders\": %u, \"waiting\": %u, \"patience_s\": %.6g, \"gave_up\": %llu}",
+                ei.riders, ei.waiting, (double)ei.patience, (unsigned long long)ei.gave_up);
     }
 }
 

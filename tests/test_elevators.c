@@ -238,6 +238,55 @@ START_TEST(collective_against_hand_calculation) {
 }
 END_TEST
 
+/* Patience: eight wait by the first floor's stop from the first step, a car of two serves
+ * them. Those still waiting `patience` seconds on give up together, in the step the hand
+ * calculation says (no one earlier), and only the two the first trip took are carried. */
+START_TEST(patience_against_hand_calculation) {
+    const double patience = 25.0, dt = 0.05;
+    const char *path = tower("patience.yaml", 2, 8, 2, 1.0, 1.0, 1.0, 4.0);
+    char text[16384];
+    FILE *f = fopen(path, "r");
+    ck_assert(f != NULL);
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    /* The same tower, its car patient for 25 s. */
+    char *at = strstr(text, "    crowds: [");
+    ck_assert(at != NULL);
+    char out[16500];
+    snprintf(out, sizeof out, "%.*s    patience: %g\n%s", (int)(at - text), text, patience, at);
+    th_error err;
+    th_scene_opts o = {0};
+    o.threads = 2;
+    th_world *w = th_scene_load(th_test_write_text("patience2.yaml", out), &o, NULL, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_elevator_info e;
+    ck_assert(th_world_get_elevator(w, (th_elevator_id){1}, &e));
+    ck_assert_double_eq_tol(e.patience, patience, 1e-6);
+    /* Everyone stands within reach of the stop at the first count (after step 1), so each has
+     * waited (s - 1) steps after step s: they give up after step 1 + patience / dt. The first
+     * trip boards its two at 7.5 and 8.5 s; the car is back only at 31.5 s. */
+    const uint32_t quit_step = 1u + (uint32_t)lround(patience / dt);
+    for (uint32_t s = 1; s <= quit_step + 10; s++) {
+        th_world_step(w);
+        ck_assert(th_world_get_elevator(w, (th_elevator_id){1}, &e));
+        if (s < quit_step)
+            ck_assert_msg(e.gave_up == 0, "step %u: %llu gave up", s,
+                          (unsigned long long)e.gave_up);
+        else
+            ck_assert_msg(e.gave_up == 6, "step %u: %llu gave up", s,
+                          (unsigned long long)e.gave_up);
+    }
+    for (uint32_t s = 0; s < 2000; s++) th_world_step(w);
+    ck_assert(th_world_get_elevator(w, (th_elevator_id){1}, &e));
+    ck_assert_uint_eq(e.carried, 2);
+    ck_assert_uint_eq(e.gave_up, 6);
+    ck_assert_uint_eq(e.waiting, 0); /* those who gave up wait no more */
+    ck_assert_uint_eq(e.trips, 1);
+    th_world_destroy(w);
+}
+END_TEST
+
 /* Thirty riders of a car for forty stepping out in the same step, waiting close to the stop
  * (radius 1 m): placed a body's width apart and settled, no two bodies overlap past the
  * bound the body checks allow. */
@@ -436,6 +485,7 @@ static Suite *elevators_suite(void) {
     tcase_add_test(tc, travel_time);
     tcase_add_test(tc, one_floor_against_hand_calculation);
     tcase_add_test(tc, collective_against_hand_calculation);
+    tcase_add_test(tc, patience_against_hand_calculation);
     tcase_add_test(tc, calls_and_riders);
     tcase_add_test(tc, riders_out_of_measurement);
     tcase_add_test(tc, many_step_out_at_once);

@@ -76,6 +76,7 @@ bad "a crowd of boids" "[{name: e, $stops, capacity: 4, speed: 1, crowds: [q]}]"
 bad "a discharge level without a stop" "[{name: e, $stops, discharge: c, capacity: 4, speed: 1, crowds: [p]}]" "c, capacity" "expected the level of one of the elevator's stops"
 bad "one crowd, two elevators" "[{name: e, $stops, capacity: 4, speed: 1, crowds: [p]}, {name: f, stops: [{level: a, cell: [6, 1]}, {level: b, cell: [13, 1]}], capacity: 4, speed: 1, crowds: [p]}]" "p]}]" "a crowd rides one elevator"
 bad "an unknown key" "[{name: e, $stops, capacity: 4, speed: 1, crowds: [p], floors: 3}]" "floors" "floors"
+bad "a negative patience" "[{name: e, $stops, capacity: 4, speed: 1, patience: -5, crowds: [p]}]" "-5" "expected a number in [0, 86400]"
 bad "an unknown policy" "[{name: e, $stops, capacity: 4, speed: 1, policy: lift, crowds: [p]}]" "lift" "expected shuttle or collective"
 
 # The tower (three storeys, a car of six for five assisted on each upper floor) with

@@ -161,7 +161,8 @@ typedef enum th_elevator_policy {
  *  until a stop calls (an agent it serves waits there); it serves the stop that called first
  *  (equal: the higher one), takes up to `capacity` riders, nearest to the doors first, and
  *  carries them to `discharge`, by the stops on the way that called under
- *  TH_ELEVATOR_COLLECTIVE. */
+ *  TH_ELEVATOR_COLLECTIVE. With `patience`, an agent that has waited that long gives up and
+ *  follows its crowd's goal instead (the stairs, say). */
 typedef struct th_elevator_def {
     const char *name; /* unique, 1..63 bytes */
     uint32_t stop_count;
@@ -179,6 +180,8 @@ typedef struct th_elevator_def {
     const th_crowd_id *crowds; /* the crowds it serves (pedestrian crowds), crowd_count of them */
     uint32_t crowd_count;
     th_elevator_policy policy; /* 0: TH_ELEVATOR_SHUTTLE */
+    float patience;            /* seconds an agent waits at a stop before it gives up on the car and
+                                  follows its crowd's goal (the stairs) for good; 0 = it waits for ever */
 } th_elevator_def;
 
 /** An elevator as it stands. */
@@ -197,6 +200,8 @@ typedef struct th_elevator_info {
     uint32_t stop_waiting[TH_MAX_ELEVATOR_STOPS]; /* of them, at each stop */
     uint64_t trips;   /* trips that carried riders to the discharge stop */
     uint64_t carried; /* riders stepped out at the discharge stop so far */
+    float patience;   /* seconds; 0 = agents wait for ever */
+    uint64_t gave_up; /* agents that waited `patience` and took their crowd's goal instead */
     double last_out;  /* world time of the last rider stepping out, seconds; -1 before */
 } th_elevator_info;
 

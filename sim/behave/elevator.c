@@ -46,17 +46,20 @@ static th_elevator_id fail(th_error *err, th_error_code code, const char *fmt, c
 
 static bool in_range(float v, float lo, float hi) { return isfinite(v) && v >= lo && v <= hi; }
 
-/* The per-id array once the world has an elevator, for the agents added before. */
+/* The per-id arrays once the world has an elevator, for the agents added before. */
 static bool create(th_world *w) {
     struct th_lifts *l = th_calloc(1, sizeof *l);
     uint8_t *of = w->id_capacity ? th_calloc(w->id_capacity, sizeof *of) : NULL;
-    if (!l || (w->id_capacity && !of)) {
+    uint64_t *wait = w->id_capacity ? th_calloc(w->id_capacity, sizeof *wait) : NULL;
+    if (!l || (w->id_capacity && (!of || !wait))) {
         th_free(l);
         th_free(of);
+        th_free(wait);
         return false;
     }
     w->lifts = l;
     w->lift_of_id = of;
+    w->lift_wait = wait;
     return true;
 }
 
@@ -126,6 +129,12 @@ th_elevator_id th_world_add_elevator(th_world *w, const th_elevator_def *def, th
         return fail(err, TH_ERR_INVALID,
                     "elevator '%s' door_time %g s or dwell %g s out of range (0..600, 0..3600)",
                     name, def->door_time, def->dwell);
+    if (!in_range(def->patience, 0.0f, 86400.0f)) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "elevator '%s' patience %g s out of range (0..86400; 0 = for ever)", name,
+                     (double)def->patience);
+        return (th_elevator_id){0};
+    }
     if (!in_range(def->board_time, 0.0f, 600.0f) || !in_range(def->radius, 0.0f, 50.0f))
         return fail(err, TH_ERR_INVALID,
                     "elevator '%s' board_time %g s or radius %g m out of range (0..600, 0..50)",
@@ -177,6 +186,7 @@ th_elevator_id th_world_add_elevator(th_world *w, const th_elevator_def *def, th
     e.board_time = def->board_time;
     e.radius = def->radius > 0.0f ? def->radius : DEFAULT_RADIUS_M;
     e.policy = def->policy;
+    e.patience = def->patience;
     e.state = TH_ELEVATOR_IDLE;
     e.at = e.to = def->start;
     e.last_out = -1.0;
@@ -238,6 +248,8 @@ bool th_world_get_elevator(const th_world *w, th_elevator_id elevator, th_elevat
     out->board_time = e->board_time;
     out->radius = e->radius;
     out->policy = e->policy;
+    out->patience = e->patience;
+    out->gave_up = e->gave_up;
     out->state = e->state;
     out->at = e->at;
     out->to = e->state == TH_ELEVATOR_MOVING ? e->to : e->at;
@@ -273,16 +285,18 @@ typedef struct lift_cand {
     uint32_t lift;
 } lift_cand;
 
-/* Several ranks: the waiting counts summed, and each car's candidates those nearest of every
- * rank's, merged in rank order, which is global storage order: the same list as one process. */
+/* Several ranks: the waiting counts and those who gave up this step summed, and each car's
+ * candidates those nearest of every rank's, merged in rank order, which is global storage
+ * order: the same list as one process. */
 static void share_waiting(th_world *w) {
     struct th_lifts *ls = w->lifts;
-    uint32_t waiting[TH_MAX_ELEVATORS * TH_MAX_ELEVATOR_STOPS];
+    uint32_t waiting[TH_MAX_ELEVATORS * (TH_MAX_ELEVATOR_STOPS + 1)];
     lift_cand mine[TH_MAX_ELEVATORS * TH_MAX_CAR];
     uint32_t n = 0, m = 0;
     for (uint32_t e = 0; e < ls->count; e++) {
         th_lift *l = &ls->lift[e];
         for (uint32_t s = 0; s < l->stops; s++) waiting[n++] = l->stop[s].waiting;
+        waiting[n++] = l->quit;
         for (uint32_t i = 0; i < l->cand_count; i++)
             mine[m++] = (lift_cand){l->cand[i], l->cand_d2[i], e};
         l->cand_count = 0;
@@ -292,8 +306,10 @@ static void share_waiting(th_world *w) {
     const lift_cand *all =
         th_dist_gather_all(w, mine, m, sizeof *mine, (void **)&ls->all, &ls->all_cap, 0, &total);
     n = 0;
-    for (uint32_t e = 0; e < ls->count; e++)
+    for (uint32_t e = 0; e < ls->count; e++) {
         for (uint32_t s = 0; s < ls->lift[e].stops; s++) ls->lift[e].stop[s].waiting = waiting[n++];
+        ls->lift[e].quit = waiting[n++];
+    }
     for (uint32_t i = 0; i < total; i++)
         add_candidate(&ls->lift[all[i].lift], all[i].id, all[i].d2);
 }
@@ -304,15 +320,17 @@ static void count_waiting(th_world *w) {
     struct th_lifts *ls = w->lifts;
     const th_agents *a = &w->buf[w->cur];
     const th_navmap *m = &w->nav.map;
+    const double dt = w->def.timestep;
     for (uint32_t e = 0; e < ls->count; e++) {
         for (uint32_t s = 0; s < ls->lift[e].stops; s++) ls->lift[e].stop[s].waiting = 0;
         ls->lift[e].cand_count = 0;
+        ls->lift[e].quit = 0;
     }
     for (uint32_t k = 0; k < w->count; k++) {
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
         if (!c->lift) continue;
         const uint32_t slot = th_id_slot(a->id[k]);
-        if (w->lift_of_id[slot]) continue;
+        if (w->lift_of_id[slot] || w->lift_wait[slot] == TH_LIFT_GAVE_UP) continue;
         /* Not walking yet (its pre-movement time), incapacitated, walking to a goal of its own,
          * or just arrived in a bunker or at an exit: not waiting either. */
         if ((c->premove && w->step <= w->start_step[slot]) ||
@@ -328,11 +346,21 @@ static void count_waiting(th_world *w) {
         th_lift_stop *st = &e->stop[s1 - 1u];
         const float d2 = th_v2_len2(th_v2_sub(p, st->at));
         if (d2 > e->radius * e->radius) continue;
+        /* Its wait counts from the step it first stood within reach of the stop; once it has
+         * waited `patience`, it gives up and follows its crowd's goal for good. */
+        uint64_t *since = &w->lift_wait[slot];
+        if (!*since) *since = w->step + 1u;
+        if (e->patience > 0.0f && (double)(w->step + 1u - *since) * dt >= (double)e->patience) {
+            *since = TH_LIFT_GAVE_UP;
+            e->quit++;
+            continue;
+        }
         st->waiting++;
         const uint32_t here = e->state == TH_ELEVATOR_MOVING ? e->to : e->at;
         if (s1 - 1u == here) add_candidate(e, a->id[k], d2);
     }
     if (th_dist_serial_active(w)) share_waiting(w);
+    for (uint32_t e = 0; e < ls->count; e++) ls->lift[e].gave_up += ls->lift[e].quit;
     for (uint32_t e = 0; e < ls->count; e++) {
         for (uint32_t s = 0; s < ls->lift[e].stops; s++) {
             th_lift_stop *st = &ls->lift[e].stop[s];
@@ -387,6 +415,7 @@ static void step_out(th_world *w, th_lift *e, double when) {
     if (e->alighting == 0) e->riders = 0;
     if (!th_agent_known(w, id)) return; /* removed while it rode */
     w->lift_of_id[th_id_slot(id)] = 0;
+    w->lift_wait[th_id_slot(id)] = 0;
     e->carried++;
     e->last_out = when;
     w->settle = true; /* bodies placed close: the settling rounds of agents just added */
@@ -515,6 +544,7 @@ void th_lifts_hash(const th_world *w, th_hasher *h) {
         th_hash_u32(h, e->riders);
         th_hash_u32(h, e->alighting);
         for (uint32_t s = 0; s < e->stops; s++) th_hash_u64(h, e->stop[s].call);
+        if (e->patience > 0.0f) th_hash_u64(h, e->gave_up);
         for (uint32_t r = 0; r < e->riders; r++) th_hash_u64(h, th_agent_key(e->rider[r]));
     }
 }

@@ -23,6 +23,8 @@
 
 /* The level byte of a rider (sim/core/world.h `level`): no level's index + 1. */
 #define TH_LEVEL_RIDING 255u
+/* lift_wait of an agent that gave up on its elevator: it follows its crowd's goal for good. */
+#define TH_LIFT_GAVE_UP UINT64_MAX
 
 typedef struct th_lift_stop {
     uint32_t level; /* level index */
@@ -40,6 +42,9 @@ typedef struct th_lift {
     uint8_t stop_on_level[TH_MAX_LEVELS]; /* stop index + 1 on each level, 0 = none */
     float speed, acceleration, door_time, dwell, board_time, radius;
     th_elevator_policy policy;
+    float patience;   /* seconds, 0 = for ever */
+    uint64_t gave_up; /* agents that gave up waiting, so far */
+    uint32_t quit;    /* of them, this step (this rank's until share_waiting sums them) */
     th_elevator_state state;
     uint32_t at, to;
     double left;                /* seconds left of the state's timed part */
@@ -64,10 +69,11 @@ struct th_lifts {
 };
 
 /* The stop field agent (slot, crowd c, at p) walks to its elevator by, or NULL: it rides none,
- * rides now, or stands on no level with a stop of its elevator other than the discharge one. */
+ * rides now, gave up waiting, or stands on no level with a stop of its elevator other than the
+ * discharge one. */
 static inline const th_nav_field *th_lift_field(const th_world *w, const th_crowd_rt *c,
                                                 uint32_t slot, th_vec2 p) {
-    if (!c->lift || w->lift_of_id[slot]) return NULL;
+    if (!c->lift || w->lift_of_id[slot] || w->lift_wait[slot] == TH_LIFT_GAVE_UP) return NULL;
     const uint32_t l = w->nav.level_of[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)];
     if (!l) return NULL;
     const th_lift *e = &w->lifts->lift[c->lift - 1u];

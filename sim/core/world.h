@@ -263,7 +263,9 @@ typedef struct th_chunk_stats {
     /* its own goal + 1 in w->own (sim/behave/own_goal.h), 0 = its crowd's */  \
     X(own_of_id, uint32_t, w->own != NULL)                                     \
     /* the elevator + 1 it rides (sim/behave/elevator.h), 0 = none */          \
-    X(lift_of_id, uint8_t, w->lifts != NULL)
+    X(lift_of_id, uint8_t, w->lifts != NULL)                                   \
+    /* step + 1 it began to wait at a stop, 0 = not yet, TH_LIFT_GAVE_UP */    \
+    X(lift_wait, uint64_t, w->lifts != NULL)
 
 struct th_world {
     th_world_def def;

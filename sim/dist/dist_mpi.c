@@ -419,7 +419,8 @@ typedef struct migrant {
 static size_t migrant_size(const th_world *w) {
     return sizeof(migrant) + (w->goal_state ? sizeof(th_goal_state) : 0) +
            (w->hazard_state ? sizeof(th_hazard_state) : 0) + (w->exit_of_id ? 1u : 0u) +
-           (th_measure_prev((th_world *)w) ? sizeof(th_vec2) : 0) + th_own_wire_size(w);
+           (th_measure_prev((th_world *)w) ? sizeof(th_vec2) : 0) +
+           (w->lifts ? sizeof(uint64_t) : 0) + th_own_wire_size(w);
 }
 
 static void pack_migrant(th_world *w, const th_agents *a, uint32_t k, unsigned char *p) {
@@ -441,6 +442,10 @@ static void pack_migrant(th_world *w, const th_agents *a, uint32_t k, unsigned c
     if (prev) {
         memcpy(p + at, &prev[slot], sizeof *prev);
         at += sizeof *prev;
+    }
+    if (w->lifts) { /* since when it waits for its elevator (who rides is every rank's) */
+        memcpy(p + at, &w->lift_wait[slot], sizeof *w->lift_wait);
+        at += sizeof *w->lift_wait;
     }
     th_own_pack(w, slot, p + at); /* its own goal and path, freed here */
 }
@@ -466,6 +471,10 @@ static void unpack_migrant(th_world *w, th_agents *a, uint32_t k, const unsigned
     if (prev) {
         memcpy(&prev[slot], p + at, sizeof *prev);
         at += sizeof *prev;
+    }
+    if (w->lifts) {
+        memcpy(&w->lift_wait[slot], p + at, sizeof *w->lift_wait);
+        at += sizeof *w->lift_wait;
     }
     if (!th_own_unpack(w, m.agent.id, p + at)) {
         fprintf(stderr, "throng: rank %d: out of memory for agents' own goals\n", w->dist->rank);

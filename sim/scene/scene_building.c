@@ -16,6 +16,7 @@
  *         capacity: 8
  *         speed: 1.0               # m/s; door_time, dwell, board_time, acceleration, radius
  *         policy: collective       # stops on the way down for those who called (or shuttle)
+ *         patience: 60             # s an agent waits before it takes the stairs (0: for ever)
  *         crowds: [staff]          # the crowds it serves
  *
  * The shapes of the values are checked here at their line and column; what depends on the map
@@ -264,9 +265,10 @@ bool th_scene_parse_elevators(th_scene *s, const th_ynode *n, th_error *err) {
                     TH_MAX_ELEVATORS, n->count);
     s->elevator = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->elevator);
     if (!s->elevator) return TH_SCENE_NOMEM(s, n, "elevators", err, "out of memory");
-    static const char *const keys[] = {"name",   "stops",        "discharge", "start", "capacity",
-                                       "speed",  "acceleration", "door_time", "dwell", "board_time",
-                                       "radius", "crowds",       "policy",    NULL};
+    static const char *const keys[] = {
+        "name",   "stops",        "discharge", "start",    "capacity",
+        "speed",  "acceleration", "door_time", "dwell",    "board_time",
+        "radius", "crowds",       "policy",    "patience", NULL};
     static const struct {
         const char *key;
         double lo, hi;
@@ -278,6 +280,7 @@ bool th_scene_parse_elevators(th_scene *s, const th_ynode *n, th_error *err) {
         {"dwell", 0.0, 3600.0, offsetof(th_scene_elevator, dwell)},
         {"board_time", 0.0, 600.0, offsetof(th_scene_elevator, board_time)},
         {"radius", 0.1, 50.0, offsetof(th_scene_elevator, radius)},
+        {"patience", 0.0, 86400.0, offsetof(th_scene_elevator, patience)},
     };
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *e = n->items[i], *v;
@@ -401,6 +404,7 @@ bool th_scene_build_elevators(th_world *w, const th_scene *s, th_error *err) {
             .radius = el->radius,
             .crowd_count = el->crowd_count,
             .policy = el->policy,
+            .patience = el->patience,
         };
         th_crowd_id crowds[TH_MAX_CROWDS];
         for (uint32_t k = 0; k < el->crowd_count; k++) crowds[k] = (th_crowd_id){el->crowd[k] + 1};

@@ -145,6 +145,7 @@ typedef struct th_scene_elevator {
     float speed, acceleration, door_time, dwell, board_time, radius;
     uint32_t crowd[TH_MAX_CROWDS], crowd_count;
     th_elevator_policy policy;
+    float patience;
     const th_ynode *node;
 } th_scene_elevator;
 

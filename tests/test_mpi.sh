@@ -134,6 +134,8 @@ growth_ok=1 check_scene "$data/mpi/building_stacked.yaml" 600 --validate
 # Thirty wait for a car of three, most of the world: the strips' borders run through them, and
 # how long each has waited travels with it (without it, some give up twice or never).
 growth_ok=1 check_scene "$data/mpi/elevator_wait.yaml" 2400
+# Three stacked storeys, flights climbing east and west, a collective car with three stops.
+growth_ok=1 check_scene "$data/mpi/storeys_east_west.yaml" 2000
 growth_ok=1 check_scene "$scenes/office.yaml" 600
 growth_ok=1 check_scene "$scenes/tower.yaml" 1500
 
@@ -218,6 +220,9 @@ same_report "$scenes/ants.yaml" 2400 3
 # waiting mid-run.
 same_report "$data/mpi/building_stacked.yaml" 850 3
 same_report "$data/mpi/building_stacked.yaml" 850 4
+# Stalled walkers by the stairs: their count, longest time and box are one process's (stall
+# state travels with its walker; the stalled ids are gathered from every rank).
+same_report "$data/mpi/storeys_east_west.yaml" 300 4
 
 # The colonies of --json (food delivered, carried, taken, lost, left at each source) under
 # several ranks: those of one process.

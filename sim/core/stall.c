@@ -25,10 +25,12 @@
  * in a list, so that the steps between judgements mark the same agents (those still here) for
  * the viewer and the report; the counts, the longest time and the box are the last judgement's.
  * It reads positions only and never enters the state hash. Agents are counted in storage
- * order; under several ranks each rank judges its own agents and their count is summed over
- * ranks (the longest time and the box are the rank's own); an agent that comes from another
- * rank starts afresh, as its state stays behind, and is marked again at the next judgement. */
+ * order. Under several ranks each rank judges its own agents, whose stall state travels with
+ * them from rank to rank; the ids found stalled are gathered from every rank in rank order
+ * (one process's storage order) and the longest time and the box taken over every rank, so
+ * counts, marks, times and box are one process's. */
 #include <math.h>
+#include <string.h>
 
 #include "sim/behave/elevator.h"
 #include "sim/behave/goal.h"
@@ -38,6 +40,7 @@
 #include "sim/core/stall.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
+#include "sim/dist/dist_serial.h"
 
 #define PROGRESS_M    0.2f
 #define RESET_M       1.0f
@@ -266,15 +269,26 @@ void th_stall_update(th_world *w) {
         const uint64_t for_steps = now - w->stall[th_id_slot(a->id[k])].since;
         if (for_steps > longest) longest = for_steps;
     }
-    w->stall_listed = stalled;
-    if (w->dist) { /* the whole world's count; the longest time and the box stay this rank's */
-        uint64_t v = stalled;
-        th_dist_sum_u64(w, &v, 1);
-        stalled = (uint32_t)v;
+    float box[5] = {-x0, -y0, x1, y1, (float)((double)longest * dt)};
+    if (w->dist) {
+        /* Every rank's stalled ids, in rank order (global storage order), so that every rank
+         * marks its own of them until the next judgement, whichever rank judged them; the
+         * longest time and the box over every rank's (a rank with none gives no box). */
+        uint32_t total = 0;
+        const th_agent_id *all =
+            th_dist_gather_all(w, w->stall_list, stalled, sizeof *w->stall_list, &w->stall_all,
+                               &w->stall_all_cap, 0, &total);
+        memcpy(w->stall_list, all, (size_t)total * sizeof *w->stall_list);
+        if (!stalled) box[0] = box[1] = box[2] = box[3] = -INFINITY;
+        th_dist_max_f32(w, box, 5);
+        stalled = total;
+        if (!stalled) box[0] = box[1] = box[2] = box[3] = 0.0f;
     }
+    w->stall_listed = stalled;
     w->stats.stalled = stalled;
-    w->stall_longest = (float)((double)longest * dt);
-    w->stall_box[0] = x0, w->stall_box[1] = y0, w->stall_box[2] = x1, w->stall_box[3] = y1;
+    w->stall_longest = box[4];
+    w->stall_box[0] = -box[0], w->stall_box[1] = -box[1], w->stall_box[2] = box[2];
+    w->stall_box[3] = box[3];
 }
 
 bool th_world_stall_info(const th_world *w, th_stall_info *out) {

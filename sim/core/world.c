@@ -171,6 +171,7 @@ void th_world_destroy(th_world *w) {
     th_free(w->pred_stype);
     th_free(w->pred_mine);
     th_free(w->pred_all);
+    th_free(w->stall_all);
     th_world_free_agents(w);
     th_hazard_free(w);
     th_groups_free(w);

@@ -417,7 +417,9 @@ struct th_world {
     float stall_time;    /* seconds (the def's, default filled in) */
     float stall_longest; /* seconds without progress of the longest-stalled agent, last judgement */
     float stall_box[4];  /* x0, y0, x1, y1 of the stalled agents, last judgement */
-    uint32_t stall_listed; /* this rank's agents in stall_list */
+    uint32_t stall_listed; /* agents in stall_list: every rank's, in global storage order */
+    void *stall_all;       /* several ranks: the stalled ids gathered (stall_all_cap of them) */
+    uint32_t stall_all_cap;
     th_profiler prof;
 
     struct th_trace *trace;     /* phase spans being recorded (sim/core/trace.c), or NULL */

@@ -245,9 +245,9 @@ static int32_t halo_rows(const th_world *w) {
     return k;
 }
 
-/* Fewest rows a strip may have: its neighbours' ghost rows come from it alone, and on a torus
- * of two ranks the rows above and below a strip are the other strip, which must not be counted
- * twice. */
+/* Fewest rows a strip may have: with at least the halo's rows, a strip's halo rows come from
+ * its two neighbours alone in a world without stairs, and the exchange stays between
+ * neighbours; on a torus of two ranks, twice that keeps a strip's rows above and below apart. */
 static int32_t min_rows(const th_world *w, int32_t halo) {
     return w->dist->ranks == 2 && w->wrap ? 2 * halo : halo;
 }
@@ -272,16 +272,19 @@ static void seam_rows(const th_world *w, int32_t lo, int32_t hi, uint8_t *need) 
         for (int side = 0; side < 2; side++) {
             const int32_t *near = st->near_rows[side];
             if (near[0] > near[1]) continue;
-            /* The grid rows of the near cells that this strip owns. */
-            int32_t a = th_grid_cy(g, (float)near[0] * cs),
-                    b = th_grid_cy(g, (float)(near[1] + 1) * cs);
+            /* The grid rows of the near cells that this strip owns (one row more each way, as
+             * below). */
+            int32_t a = th_grid_cy(g, (float)near[0] * cs) - 1,
+                    b = th_grid_cy(g, (float)(near[1] + 1) * cs) + 1;
             a = a > lo ? a : lo;
             b = b < hi - 1 ? b : hi - 1;
             if (a > b) continue;
             const float dy = side == 0 ? st->shift.y : -st->shift.y;
             const float y0 = g->origin_y + (float)a * g->cell_h,
                         y1 = g->origin_y + (float)(b + 1) * g->cell_h;
-            int32_t r0 = th_grid_cy(g, y0 + dy) - K, r1 = th_grid_cy(g, y1 + dy) + K;
+            /* One row more each way: a walker's map row and its grid row are rounded from its
+             * position apart, so one a hair from a row border may sit a grid row off. */
+            int32_t r0 = th_grid_cy(g, y0 + dy) - K - 1, r1 = th_grid_cy(g, y1 + dy) + K + 1;
             r0 = r0 > 0 ? r0 : 0;
             r1 = r1 < ny - 1 ? r1 : ny - 1;
             for (int32_t y = r0; y <= r1; y++) need[y] = 1;
@@ -420,7 +423,7 @@ static size_t migrant_size(const th_world *w) {
     return sizeof(migrant) + (w->goal_state ? sizeof(th_goal_state) : 0) +
            (w->hazard_state ? sizeof(th_hazard_state) : 0) + (w->exit_of_id ? 1u : 0u) +
            (th_measure_prev((th_world *)w) ? sizeof(th_vec2) : 0) +
-           (w->lifts ? sizeof(uint64_t) : 0) + th_own_wire_size(w);
+           (w->lifts ? sizeof(uint64_t) : 0) + sizeof(th_stall) + th_own_wire_size(w);
 }
 
 static void pack_migrant(th_world *w, const th_agents *a, uint32_t k, unsigned char *p) {
@@ -447,6 +450,8 @@ static void pack_migrant(th_world *w, const th_agents *a, uint32_t k, unsigned c
         memcpy(p + at, &w->lift_wait[slot], sizeof *w->lift_wait);
         at += sizeof *w->lift_wait;
     }
+    memcpy(p + at, &w->stall[slot], sizeof(th_stall)); /* its progress toward its goal */
+    at += sizeof(th_stall);
     th_own_pack(w, slot, p + at); /* its own goal and path, freed here */
 }
 
@@ -476,6 +481,8 @@ static void unpack_migrant(th_world *w, th_agents *a, uint32_t k, const unsigned
         memcpy(&w->lift_wait[slot], p + at, sizeof *w->lift_wait);
         at += sizeof *w->lift_wait;
     }
+    memcpy(&w->stall[slot], p + at, sizeof(th_stall));
+    at += sizeof(th_stall);
     if (!th_own_unpack(w, m.agent.id, p + at)) {
         fprintf(stderr, "throng: rank %d: out of memory for agents' own goals\n", w->dist->rank);
         MPI_Abort(w->dist->comm, 1);

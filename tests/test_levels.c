@@ -326,6 +326,56 @@ START_TEST(own_goal_on_another_level) {
 }
 END_TEST
 
+/* The office, one walker with its own point on the other floor, starting by a seam: at the
+ * top of the west flight bound for a point up and to the south-east of the landing (a leg from
+ * the landing's edge grazes the seam), and on the landing's edge bound for a point down the
+ * other flight. It arrives, on the point's level, crossing the seam once. */
+START_TEST(own_goal_from_a_seam) {
+    FILE *f = fopen(THRONG_SCENES_DIR "/office.yaml", "r");
+    ck_assert(f != NULL);
+    static char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    char *crowds = strstr(text, "\ncrowds:");
+    ck_assert(crowds != NULL);
+    const size_t head = (size_t)(crowds - text);
+    static const struct {
+        float x, y, gx, gy;
+    } cases[] = {
+        {1.29f, 4.5f, 17.25f, 2.75f}, {13.26f, 5.02f, 17.25f, 2.75f}, {1.25f, 4.9f, 20.25f, 1.25f}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        snprintf(text + head, sizeof text - head,
+                 "\ncrowds:\n  - {name: v, model: pedestrian, behavior: flee, agents: [[%g, %g]]}\n"
+                 "agent_goals:\n  - {agent: [v, 0], point: [%g, %g], radius: 0.5}\n",
+                 (double)cases[c].x, (double)cases[c].y, (double)cases[c].gx, (double)cases[c].gy);
+        char name[32];
+        snprintf(name, sizeof name, "seam%zu.yaml", c);
+        th_error err;
+        th_scene_opts o = {0};
+        o.threads = 2;
+        th_world *w = th_scene_load(th_test_write_text(name, text), &o, NULL, &err);
+        ck_assert_msg(w != NULL, "%s", err.message);
+        const th_vec2 goal = th_v2(cases[c].gx, cases[c].gy);
+        th_agent_state st = {0};
+        for (int i = 0; i < 1200; i++) th_world_step(w);
+        ck_assert(th_world_get_agent(w, th_test_id(0), &st));
+        ck_assert_msg(th_v2_len(th_v2_sub(st.position, goal)) < 0.55f,
+                      "case %zu: at (%g, %g), goal (%g, %g)", c, (double)st.position.x,
+                      (double)st.position.y, (double)goal.x, (double)goal.y);
+        uint64_t crossings = 0;
+        for (uint32_t s = 0; s < th_world_stair_count(w); s++) {
+            th_stair_info si;
+            ck_assert(th_world_get_stair(w, (th_stair_id){s + 1}, &si));
+            crossings += si.crossed_up + si.crossed_down;
+        }
+        ck_assert_msg(crossings == (c == 1 ? 0u : 1u), "case %zu: %llu crossings", c,
+                      (unsigned long long)crossings);
+        th_world_destroy(w);
+    }
+}
+END_TEST
+
 START_TEST(same_state_at_any_thread_count) {
     uint64_t first = 0;
     const uint32_t threads[4] = {1, 2, 3, 8};
@@ -553,6 +603,7 @@ static Suite *levels_suite(void) {
     tcase_add_test(tc, glue_refusals);
     tcase_add_test(tc, walk_down_and_up_the_flight);
     tcase_add_test(tc, own_goal_on_another_level);
+    tcase_add_test(tc, own_goal_from_a_seam);
     tcase_add_test(tc, same_state_at_any_thread_count);
     tcase_add_test(tc, blocked_stair_reroutes);
     tcase_add_test(tc, squads_cross_a_stair);

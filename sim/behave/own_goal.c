@@ -8,6 +8,7 @@
 #include "sim/behave/own_goal.h"
 #include "sim/behave/own_plan.h"
 #include "sim/behave/squad.h"
+#include "throng/building.h"
 #include "sim/core/error.h"
 #include "sim/dist/dist.h"
 #include "sim/nav/world_nav_private.h"
@@ -513,6 +514,7 @@ bool th_own_direction(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec
     th_vec2 at;
     bool last;
     if (!aim(w, g, &at, &last)) return g->goal.kind == TH_AGENT_GOAL_FOLLOW; /* gone: stand */
+    const th_vec2 waypoint = at;
     /* A path over a stair lists the two sides of its seam in a row: walk across it. */
     if (g->goal.kind == TH_AGENT_GOAL_POINT && g->next > 0 && g->next < g->count)
         at = th_nav_seam_aim(w, p, th_own_path(w, g)[g->next - 1u], at);
@@ -520,6 +522,8 @@ bool th_own_direction(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec
     if (last && th_v2_len2(d) <= g->r2) return true; /* there */
     if (g->pending && th_own_arrived(w, g, p)) return true;
     *dir = th_v2_norm(d);
+    /* Bound for a waypoint on its own level: not back across a seam it stands by. */
+    if (w->nav.present && w->nav.map.link_count) *dir = th_nav_seam_keep(w, p, waypoint, *dir);
     return true;
 }
 
@@ -564,15 +568,20 @@ void th_own_after_terrain(th_world *w, bool map_changed) {
         const th_vec2 p = th_v2(a->px[k], a->py[k]);
         const th_vec2 *path = th_own_path(w, g);
         /* Stalled (no progress for the stall time) with a wall between it and its waypoint:
-         * pushed off its way, by the crowd or round a corner. Planned again from where it
-         * stands, once a stall. (Not on a map with stairs: the two sides of a seam are listed
-         * in a row, and see each other only through it.) */
+         * pushed off its way, by the crowd or round a corner (or, on a stair, by walkers
+         * coming the other way). Planned again from where it stands, once a stall. A waypoint
+         * on another level is the far side of a seam, which the near side, listed before it,
+         * sees only through the seam: then the near side must be in sight. */
         bool unstick = false;
         if (!(w->flags[k] & TH_AGENT_STALLED)) g->unstuck = false;
-        else if (!g->unstuck && nv->present && g->count > 0 && !nv->map.link_count) {
+        else if (!g->unstuck && nv->present && g->count > 0) {
+            th_vec2 to = path[g->next];
+            if (nv->map.link_count && g->next > 0 &&
+                th_world_level_at(w, p).index1 != th_world_level_at(w, to).index1)
+                to = path[g->next - 1u];
             int32_t x, y, tx, ty;
             th_navmap_cell_of(&nv->map, p, &x, &y);
-            th_navmap_cell_of(&nv->map, path[g->next], &tx, &ty);
+            th_navmap_cell_of(&nv->map, to, &tx, &ty);
             unstick = g->unstuck = !th_nav_line_of_sight(&nv->map, x, y, tx, ty);
         }
         if (g->replan || unstick ||

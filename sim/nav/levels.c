@@ -487,6 +487,19 @@ void th_nav_stair_crossed(th_world *w, th_vec2 p, th_vec2 q) {
     }
 }
 
+th_vec2 th_nav_seam_keep(const th_world *w, th_vec2 p, th_vec2 to, th_vec2 dir) {
+    const th_navmap *m = &w->nav.map;
+    uint32_t n = 0;
+    const th_nav_link *l = th_navmap_links_of(m, th_navmap_cell_of(m, p, NULL, NULL), &n);
+    if (!n || level_cell(w, p) != level_cell(w, to)) return dir;
+    th_vec2 kept = dir;
+    for (uint32_t i = 0; i < n; i++) {
+        const float into = th_v2_dot(kept, k_way[l[i].dir]);
+        if (into > 0.0f) kept = th_v2_sub(kept, th_v2_scale(k_way[l[i].dir], into));
+    }
+    return th_v2_len2(kept) > 1e-6f ? th_v2_norm(kept) : dir;
+}
+
 th_vec2 th_nav_seam_aim(const th_world *w, th_vec2 p, th_vec2 from, th_vec2 to) {
     const th_navmap *m = &w->nav.map;
     if (!w->nav.stair_count || level_cell(w, p) == level_cell(w, to)) return to;

@@ -172,6 +172,11 @@ void th_nav_stair_crossed(th_world *w, th_vec2 p, th_vec2 q);
  * cell beyond `from` while the two are the sides of a glued edge and p is not yet on `to`'s
  * level, else `to` itself. */
 th_vec2 th_nav_seam_aim(const th_world *w, th_vec2 p, th_vec2 from, th_vec2 to);
+/* sim/nav/levels.c: the unit heading `dir` of a walker at p bound for `to` on its own level,
+ * less any part that would carry it across a glued edge of p's cell (a leg that grazes the end
+ * of a seam would take it to the other level); `dir` itself when p's cell has no glued edge,
+ * `to` lies on another level, or nothing but that part is left. */
+th_vec2 th_nav_seam_keep(const th_world *w, th_vec2 p, th_vec2 to, th_vec2 dir);
 /* sim/nav/levels.c: whether a and b lie on two different levels (each on one: ground off every
  * level belongs to none), and whether their cells are the two sides of a stair's seam. */
 bool th_nav_other_level(const th_world *w, th_vec2 a, th_vec2 b);

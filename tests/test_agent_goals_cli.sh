@@ -218,7 +218,33 @@ badp "not a mapping" "100" "14:16:" "expected a mapping"
 printf 'name: no map\nworld: {size: [20, 10]}\ncrowds:\n  - {name: p, agents: [[1.5, 1.5]]}\ngoal_planning: {budget: 10}\n' >"$tmp/nomap.yaml"
 expect_scene_error "goal planning without a map" "$tmp/nomap.yaml" "5:16:" "the scene has none"
 repo=$(cd "$(dirname "$0")/.." && pwd)
-{ cat "$repo/scenes/office.yaml"; printf 'goal_planning: {budget: 10}\n'; } >"$tmp/stairs.yaml"
-line=$(wc -l <"$tmp/stairs.yaml")
-expect_scene_error "goal planning on a map with stairs" "$tmp/stairs.yaml" "$line:16:" "without stairs"
+# Goal planning in a building: the office's two visitors sent to a point upstairs and one of
+# the staff to a point downstairs, planned over the steps across the stairs: every path found by
+# the planner (none planned at once, none unreachable), the two visitors upstairs at the end,
+# and the same hash on 1 and 3 threads.
+{
+    cat "$repo/scenes/office.yaml"
+    printf 'agent_goals:\n'
+    printf '  - {agent: [visitors, 0], point: [17.25, 2.75], radius: 0.6}\n'
+    printf '  - {agent: [visitors, 1], point: [17.25, 2.75], radius: 0.6, priority: 2}\n'
+    printf '  - {agent: [staff, 0], point: [6.25, 5.75], radius: 0.6}\n'
+    printf 'goal_planning: {budget: 50, cluster_size: 8}\n'
+} >"$tmp/stairs.yaml"
+run run "$tmp/stairs.yaml" --headless --threads 2 --trajectories "$tmp/s.csv" --json "$tmp/s.json"
+if [[ $rc -eq 0 ]] && cp "$tmp/out" "$tmp/sreport" && python3 - "$tmp/s.csv" "$tmp/s.json" >"$tmp/err" 2>&1 <<'PY'; then
+import csv, json, sys
+last = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    last[int(r["id"])] = r
+g = json.load(open(sys.argv[2]))["goal_planning"]
+assert g["answered"] >= 3 and g["at_once"] == 0 and g["unreachable"] == 0 and g["waiting"] == 0, g
+# The office's crowds in order: 40 staff (ids 0-39), then the visitors (40, 41, ...).
+for v in (40, 41):
+    assert last[v]["level"] == "1", (v, last[v])
+PY
+    pass "goal planning across stairs: planned over the steps, visitors upstairs"
+else
+    fail "goal planning across stairs" "exit code $rc: $(cat "$tmp/err")"
+fi
+expect_same_hash "$tmp/stairs.yaml" "$tmp/sreport"
 finish

@@ -14,6 +14,7 @@
  *     no allocation in the steps; refusals. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@
 #include "engine/rng.h"
 #include "test_util.h"
 #include "tests/ref_dijkstra.h"
+#include "throng/building.h"
 #include "throng/plan.h"
 #include "throng/throng.h"
 
@@ -534,6 +536,237 @@ START_TEST(no_allocation_in_the_steps) {
 }
 END_TEST
 
+/* A building of two levels side by side on a 64 x 24 map of one-metre cells: the ground floor
+ * (cells 0..31) and the upper floor (32..63), walls round each and a few wall bars inside; two
+ * stairs climb north on the ground floor (flights x 3..4 and 26..27, rows 8..14) to landings on
+ * the upper floor (x 35..36 and 58..59, row 15). `joins` (8) gets the glued cell pairs. */
+enum { BW = 64, BH = 24 };
+static th_world *two_floors(uint32_t threads, uint64_t seed, th_ref_join *joins) {
+    th_world_def wd = th_default_world_def();
+    wd.width = (float)BW;
+    wd.height = (float)BH;
+    wd.cell_size = 1.0f;
+    wd.threads = threads;
+    wd.seed = seed;
+    th_world *wo = th_world_create(&wd, &err);
+    ck_assert_msg(wo != NULL, "%s", err.message);
+    uint64_t ctr = 0;
+    for (int32_t y = 0; y < BH; y++) {
+        for (int32_t x = 0; x < BW; x++) {
+            const bool edge = x == 0 || x == 31 || x == 32 || x == 63 || y == 0 || y == BH - 1;
+            /* Stairwells: beyond each flight's top, behind each landing. */
+            const bool well = (y == 15 && ((x >= 3 && x <= 4) || (x >= 26 && x <= 27))) ||
+                              (y == 14 && ((x >= 35 && x <= 36) || (x >= 58 && x <= 59)));
+            const bool keep = (y >= 7 && y <= 16 &&
+                               ((x >= 2 && x <= 5) || (x >= 25 && x <= 28) ||
+                                (x >= 34 && x <= 37) || (x >= 57 && x <= 60)));
+            if (edge || well || (!keep && rnd(seed, 1, &ctr, 100) < 4))
+                th_world_set_cell(wo, x, y, TH_CELL_WALL, 0, NULL);
+        }
+    }
+    const th_level_def ground = {"ground", 0, 0, 31, BH - 1, 0.0f};
+    const th_level_def upper = {"upper", 32, 0, 63, BH - 1, 3.5f};
+    ck_assert_msg(th_world_add_level(wo, &ground, &err).index1, "%s", err.message);
+    ck_assert_msg(th_world_add_level(wo, &upper, &err).index1, "%s", err.message);
+    const th_stair_def west = {"west", 3, 8, 4, 14, TH_STAIR_NORTH, 35, 15, 0, 0, 0};
+    const th_stair_def east = {"east", 26, 8, 27, 14, TH_STAIR_NORTH, 58, 15, 0, 0, 0};
+    ck_assert_msg(th_world_add_stair(wo, &west, &err).index1, "%s", err.message);
+    ck_assert_msg(th_world_add_stair(wo, &east, &err).index1, "%s", err.message);
+    const int32_t fx[4] = {3, 4, 26, 27}, tx[4] = {35, 36, 58, 59};
+    for (int i = 0; i < 4; i++) joins[i] = (th_ref_join){14 * BW + fx[i], 15 * BW + tx[i]};
+    return wo;
+}
+
+/* A random open cell's centre on the level whose cells run from x0 to x1. */
+static th_vec2 point_on(const uint16_t *map, int32_t x0, int32_t x1, uint64_t seed, uint64_t *ctr) {
+    for (;;) {
+        const int32_t x = x0 + (int32_t)rnd(seed, 8, ctr, (uint32_t)(x1 - x0 + 1));
+        const int32_t y = (int32_t)rnd(seed, 8, ctr, BH);
+        if (map[y * BW + x]) return th_v2((float)x + 0.5f, (float)y + 0.5f);
+    }
+}
+
+/* Metres of the joined reference from p to the goal field d; INFINITY when cut off. */
+static double joined_ref(const uint16_t *map, const th_ref_join *j, th_vec2 from, th_vec2 to) {
+    uint64_t *d = malloc(sizeof *d * BW * BH);
+    const th_ref_goal g = {(int)to.x, (int)to.y, 0};
+    ck_assert_int_eq(th_ref_dijkstra_joined(BW, BH, map, &g, 1, j, 4, d), 0);
+    const uint64_t v = d[(int)from.y * BW + (int)from.x];
+    free(d);
+    return v == TH_REF_INF ? INFINITY : (double)v / 140.0;
+}
+
+/* The public planner on a building: paths from one floor to the other cost at least the
+ * optimum (A* on the cells, which crosses seams exactly; a plain Dijkstra over the joined graph
+ * says which goals are reachable) and at most 1.5 times it (or two clusters' worth more), and
+ * cross a stair; anytime requests end at exactly the optimum; a tour without points costs
+ * exactly it too. */
+START_TEST(planner_crosses_stairs) {
+    th_ref_join joins[4];
+    th_world *w = two_floors(2, 21, joins);
+    uint16_t *map = read_map(w, BW, BH);
+    th_plan_def pd = th_default_plan_def();
+    pd.cluster_size = 8;
+    th_planner *p = th_planner_create(w, &pd, &err);
+    ck_assert_msg(p != NULL, "%s", err.message);
+    uint64_t ctr = 0;
+    th_vec2 pts[256];
+    double sum = 0.0, worst = 0.0;
+    int routes = 0;
+    th_plan_id ids[12];
+    double opt[12];
+    int nids = 0;
+    for (int k = 0; k < 40; k++) {
+        const bool up = k % 2 == 0;
+        const th_vec2 a = point_on(map, up ? 1 : 33, up ? 30 : 62, 21, &ctr);
+        const th_vec2 b = point_on(map, up ? 33 : 1, up ? 62 : 30, 21, &ctr);
+        /* The optimum: A* on the cells, exact across seams; the plain Dijkstra over the joined
+         * graph says whether a route exists at all. */
+        float astar = 0.0f;
+        uint32_t na = 0;
+        const bool reach = isfinite(joined_ref(map, joins, a, b));
+        ck_assert(th_world_find_path(w, a, b, pts, 256, &na, &astar, NULL) == reach);
+        const double best = reach ? astar : INFINITY;
+        uint32_t n = 0;
+        float cost = 0.0f;
+        const bool found = th_planner_find_path(p, w, a, b, pts, 256, &n, &cost, &err);
+        if (!isfinite(best)) {
+            ck_assert(!found);
+            TH_TEST_ERR(err, TH_ERR_UNREACHABLE);
+            continue;
+        }
+        ck_assert_msg(found, "%s", err.message);
+        ck_assert_msg(cost >= best - 1e-3 && (cost <= 1.5 * best || cost <= best + 2 * 8 * 1.5),
+                      "cost %g against %g", (double)cost, best);
+        /* Waypoints on both floors: a stair was crossed. */
+        bool on_ground = false, on_upper = false;
+        for (uint32_t i = 0; i < n; i++) {
+            on_ground |= pts[i].x < 31.0f;
+            on_upper |= pts[i].x > 32.0f;
+        }
+        ck_assert(on_ground && on_upper);
+        sum += cost / best;
+        worst = cost / best > worst ? cost / best : worst;
+        routes++;
+        if (nids < 12) {
+            ids[nids] = th_planner_submit(p, w, a, b, 0, &err);
+            ck_assert_msg(ids[nids].index1, "%s", err.message);
+            ck_assert(th_planner_set_anytime(p, ids[nids], true, &err));
+            opt[nids++] = best;
+        }
+        if (k < 6) { /* a tour without points is the optimum itself */
+            uint32_t cnt = 0, taken = 1;
+            float net = 0.0f;
+            ck_assert_msg(
+                th_planner_find_tour(p, w, a, b, NULL, 0, pts, 256, &cnt, &taken, &net, &err), "%s",
+                err.message);
+            ck_assert_msg(fabs(net - best) < 1e-3 * best + 1e-3, "tour %g against %g", (double)net,
+                          best);
+            ck_assert_uint_eq(taken, 0);
+        }
+    }
+    ck_assert_int_gt(routes, 30);
+    printf("planner across stairs: %d routes, cost / optimum mean %.4f, max %.4f\n", routes,
+           sum / routes, worst);
+    for (int round = 0; round < 10000; round++) {
+        bool all = true;
+        for (int i = 0; i < nids; i++) {
+            th_plan_progress pr;
+            ck_assert(th_planner_get_progress(p, ids[i], &pr, &err));
+            all = all && pr.final;
+        }
+        if (all) break;
+        th_planner_update(p, w, 500, &err);
+    }
+    for (int i = 0; i < nids; i++) {
+        th_plan_progress pr;
+        ck_assert(th_planner_get_progress(p, ids[i], &pr, &err));
+        ck_assert(pr.final);
+        uint32_t n = 0;
+        float cost = 0.0f;
+        ck_assert_int_eq(th_planner_result(p, ids[i], pts, 256, &n, &cost, &err), TH_PLAN_DONE);
+        ck_assert_msg(fabs(cost - opt[i]) < 1e-3 * opt[i], "anytime %g against %g", (double)cost,
+                      opt[i]);
+    }
+    th_planner_destroy(p);
+    free(map);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* Goal planning on scenes/office.yaml (two floors side by side, two stairs): every walker is
+ * sent to a point on the other floor; as many arrive as with paths planned at once, every path
+ * from the planner (none planned at once); the state hash is the same at 1, 2, 3 and 8
+ * threads. */
+static uint64_t office_run(uint32_t threads, uint32_t *arrived, uint32_t *sent, bool planned) {
+    th_scene_opts o = {0};
+    o.threads = threads;
+    o.agents = 24;
+    /* The scene beside this file's folder (tests/ -> scenes/). */
+    char path[4096];
+    const char *slash = strrchr(__FILE__, '/');
+    snprintf(path, sizeof path, "%.*s/../scenes/office.yaml", (int)(slash ? slash - __FILE__ : 1),
+             slash ? __FILE__ : ".");
+    th_world *w = th_scene_load(path, &o, NULL, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    const th_goal_planning gp = {.budget = 40, .max_requests = 8, .cluster_size = 8};
+    if (planned) ck_assert_msg(th_world_set_goal_planning(w, &gp, &err), "%s", err.message);
+    const th_agent_view v = th_world_agents(w);
+    const uint32_t n = v.count;
+    th_agent_id ids[64];
+    th_vec2 goal[64];
+    ck_assert_uint_le(n, 64);
+    for (uint32_t i = 0; i < n; i++) ids[i] = v.id[i];
+    *sent = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        th_agent_state st;
+        ck_assert(th_world_get_agent(w, ids[i], &st));
+        /* The ground floor's room spans x 2..10 m, the first floor's 13.5..22.5 m. */
+        const bool up = st.position.x < 12.0f;
+        goal[i] = up ? th_v2(14.25f + (float)(i % 8), 1.25f + (float)(i / 8) * 1.5f)
+                     : th_v2(2.75f + (float)(i % 8), 2.25f + (float)(i / 8) * 0.5f);
+        const th_agent_goal g = {.kind = TH_AGENT_GOAL_POINT, .point = goal[i], .radius = 0.4f};
+        ck_assert_msg(th_world_set_agent_goal(w, ids[i], &g, &err), "%s", err.message);
+        (*sent)++;
+    }
+    for (int s = 0; s < 2400; s++) th_world_step(w);
+    *arrived = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        th_agent_state st;
+        if (th_world_get_agent(w, ids[i], &st) && th_v2_len(th_v2_sub(st.position, goal[i])) < 0.8f)
+            (*arrived)++;
+    }
+    if (planned) {
+        const th_goal_planning_info info = th_world_goal_planning_info(w);
+        ck_assert_uint_eq(info.at_once, 0);
+        ck_assert_uint_eq(info.unreachable, 0);
+        ck_assert_uint_ge(info.answered, *sent);
+    }
+    const uint64_t h = th_world_hash(w);
+    th_world_destroy(w);
+    return h;
+}
+
+START_TEST(goal_planning_on_a_building) {
+    uint32_t arrived = 0, sent = 0, a0 = 0, s0 = 0;
+    (void)office_run(2, &a0, &s0, false);
+    const uint64_t h = office_run(1, &arrived, &sent, true);
+    printf("office, walkers to the other floor: %u of %u arrive planned, %u at once\n", arrived,
+           sent, a0);
+    ck_assert_uint_gt(sent, 15);
+    /* As many arrive as when every path is planned at once with A* (walkers that end short
+     * are held up in the crowd at the stairs either way), and most do. */
+    ck_assert_uint_ge(arrived, a0);
+    ck_assert_uint_ge(4 * arrived, 3 * sent);
+    const uint32_t threads[3] = {2, 3, 8};
+    for (int i = 0; i < 3; i++) {
+        uint32_t a2 = 0, s2 = 0;
+        ck_assert(office_run(threads[i], &a2, &s2, true) == h);
+        ck_assert_uint_eq(a2, arrived);
+    }
+}
+END_TEST
+
 START_TEST(bad_settings_are_refused) {
     th_world_def wd = th_default_world_def();
     th_world *bare = th_world_create(&wd, &err);
@@ -569,6 +802,8 @@ int main(void) {
     tcase_add_test(tc, same_hash_on_1_2_3_8_threads);
     tcase_add_test(tc, no_allocation_in_the_steps);
     tcase_add_test(tc, bad_settings_are_refused);
+    tcase_add_test(tc, planner_crosses_stairs);
+    tcase_add_test(tc, goal_planning_on_a_building);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

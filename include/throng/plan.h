@@ -5,6 +5,10 @@
  * and the costs of crossing each cluster. A path is found on that small graph, refined to
  * cells and string-pulled to waypoints, at a fraction of the work of A* on the whole map, for
  * a route a few percent dearer (the figures are in docs/planning.md and bench/RESULTS.md).
+ * A building's stairs (glued edges) are crossed as A* crosses them: each glued edge is a
+ * transition of the abstraction. A planner sizes its node slots for the stairs the map has when
+ * it is created; stairs added later that outgrow them make its calls fail with TH_ERR_LIMIT
+ * (create it again).
  *
  * Two ways to ask: th_planner_find_path answers at once; th_planner_submit queues a request
  * and th_planner_update serves the queue with a budget of expansions per call (a host calls it
@@ -253,7 +257,8 @@ typedef struct th_goal_planning_info {
     uint64_t answered;      /* paths the planner gave */
     uint64_t unreachable;   /* goals it found no way to */
     uint64_t at_once;       /* planned at once with A* instead: a path of more than
-                               TH_AGENT_PATH_POINTS waypoints, or a map with stairs */
+                               TH_AGENT_PATH_POINTS waypoints, or stairs added since goal
+                               planning was set that outgrew its hierarchy */
     uint64_t expanded;      /* expansions spent, all steps */
     uint32_t last_expanded; /* in the last step: at most the budget */
     uint32_t most_steps;    /* the longest a goal answered so far waited, in steps */
@@ -261,10 +266,12 @@ typedef struct th_goal_planning_info {
 } th_goal_planning_info;
 
 /** Turn the world's goal planning on (`def->budget` > 0), change it, or turn it off (`def`
- *  NULL or budget 0: goals still waiting are planned at once). Needs a map without stairs (the
- *  hierarchy does not cross glued edges) on one rank. Goals waiting when the settings change
- *  are searched again by the new planner. False with `err` filled on a bad setting, no map, a
- *  map with stairs, several ranks, no memory, or a call from inside a step. Builds the
+ *  NULL or budget 0: goals still waiting are planned at once). Needs one rank. The hierarchy
+ *  crosses the map's stairs; stairs added afterwards that outgrow the node slots it was sized
+ *  with make goals planned at once until goal planning is set again. Goals waiting when the
+ *  settings change are searched again by the new planner. False with `err` filled on a bad
+ *  setting, no map, a cluster with more stair edges than its node slots hold (TH_ERR_LIMIT),
+ *  several ranks, no memory, or a call from inside a step. Builds the
  *  planner's hierarchy at once on the world's threads; nothing allocates in the steps after. */
 TH_API bool th_world_set_goal_planning(th_world *w, const th_goal_planning *def, th_error *err);
 

@@ -10,8 +10,12 @@
 #define DEFAULT_REQUESTS 64u
 #define MAX_REQUESTS     (1u << 20)
 
-/* The hierarchy sees the map's moves only: a map with stairs is planned at once. */
-static bool can_defer(const th_world *w) { return w->nav.present && w->nav.map.link_count == 0; }
+/* The planner's hierarchy crosses the map's stairs (glued edges) when it has a node slot for
+ * each of them; stairs added after goal planning was set may outgrow the slots sized then, and
+ * goals are then planned at once (with A*, which crosses every stair). */
+static bool can_defer(const th_world *w) {
+    return w->nav.present && th_plan_holds_map(w->own_plan->planner, w);
+}
 
 bool th_own_plan_defers(const th_world *w) { return w->own_plan && can_defer(w); }
 
@@ -166,7 +170,7 @@ void th_own_plan_serve(th_world *w) {
             continue;
         }
         const th_vec2 p = th_v2(a->px[k], a->py[k]);
-        if (!defer) { /* stairs were added since: planned at once */
+        if (!defer) { /* stairs added since outgrew the hierarchy: planned at once */
             th_own_plan_drop(w, g);
             P->at_once++;
             th_own_plan_at_once(w, g, p);
@@ -237,12 +241,6 @@ bool th_world_set_goal_planning(th_world *w, const th_goal_planning *def, th_err
         return false;
     }
     if (!th_nav_need_map(w, err)) return false;
-    if (w->nav.map.link_count) {
-        th_error_set(err, TH_ERR_STATE,
-                     "goal planning needs a map without stairs (the hierarchy does not cross "
-                     "them); own goals on this map are planned at once");
-        return false;
-    }
     if (!d.max_requests) d.max_requests = DEFAULT_REQUESTS;
     if (d.max_requests > MAX_REQUESTS) {
         th_error_set(err, TH_ERR_INVALID, "goal planning: max_requests %u is above %u",
@@ -254,7 +252,8 @@ bool th_world_set_goal_planning(th_world *w, const th_goal_planning *def, th_err
                      d.cluster_size);
         return false;
     }
-    /* A* stays ready for the paths planned at once (past an own path's room, stairs). */
+    /* A* stays ready for the paths planned at once (past an own path's room, or stairs that
+     * outgrew the hierarchy). */
     if (!th_nav_path_ready(w, err)) return false;
     th_plan_def pd = th_default_plan_def();
     if (d.cluster_size) pd.cluster_size = d.cluster_size;

@@ -24,9 +24,11 @@ struct th_own_planning {
 };
 
 /* plan_point: the planner takes g's path (true: g is pending, with no path yet), or it is
- * planned at once (false: no planner, or a map with stairs). */
+ * planned at once (false: no planner, or stairs added since it was made that its hierarchy has
+ * no room for). */
 bool th_own_plan_defer(th_world *w, th_own_goal *g);
-/* Whether a point given now goes to the planner (on, and the map has no stairs). */
+/* Whether a point given now goes to the planner (on, and its hierarchy holds the map's
+ * stairs). */
 bool th_own_plan_defers(const th_world *w);
 /* g's entry is overwritten or freed: its request, if any, is released. */
 void th_own_plan_drop(th_world *w, th_own_goal *g);

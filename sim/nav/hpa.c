@@ -169,6 +169,9 @@ uint32_t th_hpa_neighbour(const th_hpa *h, uint32_t c, int s) {
 void th_hpa_destroy(th_hpa *h) {
     if (!h) return;
     th_free(h->node_cell);
+    th_free(h->node_dir);
+    th_free(h->node_link);
+    th_free(h->full);
     th_free(h->node_count);
     th_free(h->side_first);
     th_free(h->side_count);
@@ -189,10 +192,74 @@ void th_hpa_destroy(th_hpa *h) {
     th_free(h);
 }
 
+/* First glued edge out of a cell at or after `cell` (the map keeps them sorted by cell). */
+static uint32_t link_lower(const th_navmap *m, uint32_t cell) {
+    uint32_t lo = 0, hi = m->link_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2u;
+        if (m->links[mid].from < cell) lo = mid + 1u;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Glued edges out of the cells of the box (x0, y0, bw, bh), open or not. */
+static uint32_t links_in_box(const th_navmap *m, int32_t x0, int32_t y0, int32_t bw, int32_t bh) {
+    uint32_t n = 0;
+    if (!m->link_count) return 0;
+    for (int32_t y = y0; y < y0 + bh; y++) {
+        uint32_t rs = (uint32_t)y * (uint32_t)m->w + (uint32_t)x0, re = rs + (uint32_t)bw;
+        for (uint32_t i = link_lower(m, rs); i < m->link_count && m->links[i].from < re; i++) n++;
+    }
+    return n;
+}
+
+/* Most glued edges out of one cluster of side C. */
+static uint32_t links_per_cluster(const th_navmap *m, uint32_t C) {
+    uint32_t most = 0;
+    if (!m->link_count) return 0;
+    for (uint32_t y0 = 0; y0 < (uint32_t)m->h; y0 += C) {
+        for (uint32_t x0 = 0; x0 < (uint32_t)m->w; x0 += C) {
+            int32_t bw = m->w - (int32_t)x0 < (int32_t)C ? m->w - (int32_t)x0 : (int32_t)C;
+            int32_t bh = m->h - (int32_t)y0 < (int32_t)C ? m->h - (int32_t)y0 : (int32_t)C;
+            uint32_t n = links_in_box(m, (int32_t)x0, (int32_t)y0, bw, bh);
+            most = n > most ? n : most;
+        }
+    }
+    return most;
+}
+
+static uint32_t side_slots(uint32_t C) {
+    /* A side of C cells holds at most ceil(C / 2) transitions: a run shorter than
+     * TH_HPA_SPLIT gives one and needs a blocked pair after it, a longer one gives two. */
+    return 4u * ((C + 1u) / 2u);
+}
+
+bool th_hpa_links_fit(const th_navmap *m, uint32_t cluster) {
+    if (!m || !m->cost) return false;
+    if (cluster == 0) cluster = TH_HPA_DEFAULT_CLUSTER;
+    if (cluster < TH_HPA_MIN_CLUSTER || cluster > TH_HPA_MAX_CLUSTER) return false;
+    return links_per_cluster(m, cluster) <= TH_HPA_MAX_SLOTS - side_slots(cluster);
+}
+
+bool th_hpa_holds_links(const th_hpa *h, const th_navmap *m) {
+    if (!h || !m || m->w != h->w || m->h != h->h) return false;
+    if (h->built && m->link_count == h->links) return h->overfull == 0;
+    return links_per_cluster(m, h->C) <= h->link_cap;
+}
+
 th_hpa *th_hpa_create(const th_navmap *m, uint32_t cluster, uint32_t workers) {
     if (!m || !m->cost) return NULL;
     if (cluster == 0) cluster = TH_HPA_DEFAULT_CLUSTER;
     if (cluster < TH_HPA_MIN_CLUSTER || cluster > TH_HPA_MAX_CLUSTER) return NULL;
+    /* Link slots: the most glued edges out of one cluster now, doubled (at least 8) for stairs
+     * added later, within what a cluster's byte-sized counts allow; none on a map without
+     * glued edges, whose memory stays as it was. */
+    const uint32_t side_cap = side_slots(cluster), room = TH_HPA_MAX_SLOTS - side_cap;
+    const uint32_t need = links_per_cluster(m, cluster);
+    if (need > room) return NULL;
+    uint32_t link_cap = need ? (2u * need > 8u ? 2u * need : 8u) : 0u;
+    link_cap = link_cap < room ? link_cap : room;
     if (workers == 0) workers = 1;
     if (workers > TH_POOL_MAX_WORKERS) workers = TH_POOL_MAX_WORKERS;
     th_hpa *h = th_calloc(1, sizeof *h);
@@ -203,11 +270,14 @@ th_hpa *th_hpa_create(const th_navmap *m, uint32_t cluster, uint32_t workers) {
     h->cw = ((uint32_t)m->w + cluster - 1) / cluster;
     h->ch = ((uint32_t)m->h + cluster - 1) / cluster;
     h->ncl = h->cw * h->ch;
-    /* A side of C cells holds at most ceil(C / 2) transitions: a run shorter than
-     * TH_HPA_SPLIT gives one and needs a blocked pair after it, a longer one gives two. */
-    h->maxn = 4u * ((cluster + 1u) / 2u);
+    h->side_cap = side_cap;
+    h->link_cap = link_cap;
+    h->maxn = side_cap + link_cap;
     size_t nn = (size_t)h->ncl * h->maxn;
     h->node_cell = th_alloc(nn * sizeof *h->node_cell);
+    h->node_dir = th_alloc(nn * sizeof *h->node_dir);
+    h->node_link = th_alloc(nn * sizeof *h->node_link);
+    h->full = th_calloc(h->ncl, 1);
     h->node_count = th_calloc(h->ncl, 1);
     h->side_first = th_calloc((size_t)h->ncl * 4u, 1);
     h->side_count = th_calloc((size_t)h->ncl * 4u, 1);
@@ -226,9 +296,9 @@ th_hpa *th_hpa_create(const th_navmap *m, uint32_t cluster, uint32_t workers) {
     h->workers = workers;
     h->scr = th_calloc(workers, sizeof *h->scr);
     h->cells_per_worker = th_calloc(workers, sizeof *h->cells_per_worker);
-    bool ok = h->node_cell && h->node_count && h->side_first && h->side_count && h->edge &&
-              h->version && h->comp && h->node_xy && lm_ok && h->list && h->scr &&
-              h->cells_per_worker;
+    bool ok = h->node_cell && h->node_dir && h->node_link && h->full && h->node_count &&
+              h->side_first && h->side_count && h->edge && h->version && h->comp && h->node_xy &&
+              lm_ok && h->list && h->scr && h->cells_per_worker;
     for (uint32_t i = 0; ok && i < workers; i++) ok = th_hpa_ls_init(&h->scr[i], cluster);
     if (!ok) {
         th_hpa_destroy(h);
@@ -237,10 +307,11 @@ th_hpa *th_hpa_create(const th_navmap *m, uint32_t cluster, uint32_t workers) {
     h->info.cluster = cluster;
     h->info.clusters = h->ncl;
     h->info.max_nodes = h->maxn;
+    h->info.link_slots = link_cap;
     h->info.bytes = sizeof *h +
-                    nn * (3u * sizeof *h->node_cell + h->maxn * sizeof *h->edge +
+                    nn * (4u * sizeof *h->node_cell + 1u + h->maxn * sizeof *h->edge +
                           3u * TH_HPA_LANDMARKS * sizeof(uint32_t)) +
-                    (size_t)h->ncl * (1u + 8u + 2u * sizeof(uint32_t)) +
+                    (size_t)h->ncl * (2u + 8u + 2u * sizeof(uint32_t)) +
                     (size_t)workers * cluster * cluster * 9u;
     return h;
 }
@@ -319,6 +390,7 @@ static void build_cluster(th_hpa *h, const th_navmap *m, uint32_t c, uint32_t wo
                         int32_t px, py;
                         side_cell(s, x0, y0, bw, bh, pick[p], &px, &py, NULL, NULL);
                         h->node_xy[(size_t)c * h->maxn + n] = (uint32_t)px | (uint32_t)py << 16;
+                        h->node_dir[(size_t)c * h->maxn + n] = NODIR;
                         cells[n++] = (uint32_t)py * W + (uint32_t)px;
                     }
                     run = -1;
@@ -327,6 +399,25 @@ static void build_cluster(th_hpa *h, const th_navmap *m, uint32_t c, uint32_t wo
         }
         h->side_count[c * 4u + (uint32_t)s] = (uint8_t)(n - first);
     }
+    TH_ASSERT(n <= h->side_cap);
+    /* Link nodes: one per glued edge out of an open cell of the cluster, in the map's order of
+     * its glued edges (by cell, then direction); their partners across the seams are found
+     * once every rebuilt cluster has its nodes (link_partners). A node exists whatever the
+     * cell across, so the cluster's nodes depend on its own cells alone, as border nodes do
+     * on its own and its border's cells. */
+    uint32_t total = 0;
+    for (int32_t y = y0; m->link_count && y < y0 + bh; y++) {
+        uint32_t rs = (uint32_t)y * W + (uint32_t)x0, re = rs + (uint32_t)bw;
+        for (uint32_t i = link_lower(m, rs); i < m->link_count && m->links[i].from < re; i++) {
+            const th_nav_link *l = &m->links[i];
+            total++;
+            if (!m->cost[l->from] || n >= h->maxn) continue;
+            h->node_xy[(size_t)c * h->maxn + n] = (l->from % W) | (l->from / W) << 16;
+            h->node_dir[(size_t)c * h->maxn + n] = l->dir;
+            cells[n++] = l->from;
+        }
+    }
+    h->full[c] = total > h->link_cap;
     TH_ASSERT(n <= h->maxn);
     h->node_count[c] = (uint8_t)n;
     uint32_t *e = h->edge + (size_t)c * h->maxn * h->maxn;
@@ -358,6 +449,32 @@ static void build_range(void *ctx, uint32_t begin, uint32_t end, uint32_t worker
     for (uint32_t i = begin; i < end; i++) build_cluster(j->h, j->m, j->h->list[i], worker);
 }
 
+/* Each link node's partner: the link node of the cell across its glued edge, in that cell's
+ * cluster (NONE when that cell is blocked, so has no node). Over every cluster, since a
+ * rebuilt cluster's node ids may have moved; linear in link nodes times a cluster's. */
+static void link_partners(th_hpa *h, const th_navmap *m) {
+    const uint32_t W = (uint32_t)m->w;
+    for (uint32_t c = 0; c < h->ncl; c++) {
+        for (uint32_t a = th_hpa_link_first(h, c); a < h->node_count[c]; a++) {
+            const uint32_t u = c * h->maxn + a;
+            const th_nav_link *l = th_navmap_link(m, h->node_cell[u], h->node_dir[u]);
+            uint32_t v = NONE;
+            if (l && m->cost[l->to]) {
+                const uint32_t o = (l->to / W) / h->C * h->cw + (l->to % W) / h->C;
+                const uint8_t back = (uint8_t)((l->dir + 2u) & 3u);
+                for (uint32_t b = th_hpa_link_first(h, o); b < h->node_count[o]; b++) {
+                    const uint32_t x = o * h->maxn + b;
+                    if (h->node_cell[x] == l->to && h->node_dir[x] == back) {
+                        v = x;
+                        break;
+                    }
+                }
+            }
+            h->node_link[u] = v;
+        }
+    }
+}
+
 static uint32_t find_root(uint32_t *p, uint32_t v) {
     while (p[v] != v) {
         p[v] = p[p[v]];
@@ -366,10 +483,10 @@ static uint32_t find_root(uint32_t *p, uint32_t v) {
     return v;
 }
 
-/* Connected components of the abstract graph (union-find over intra-cluster edges and
- * transitions, each root the smallest node id of its component), so that a query whose ends
- * join no common component is answered without a search: the abstraction keeps the grid's
- * connectivity, so that is exactly an unreachable goal. Linear in nodes and edges. */
+/* Connected components of the abstract graph (union-find over intra-cluster edges, border
+ * transitions and glued edges, each root the smallest node id of its component), so that a query
+ * whose ends join no common component is answered without a search: the abstraction keeps the
+ * grid's connectivity, so that is exactly an unreachable goal. Linear in nodes and edges. */
 static void components(th_hpa *h) {
     uint32_t *p = h->comp;
     for (uint32_t c = 0; c < h->ncl; c++)
@@ -397,6 +514,14 @@ static void components(th_hpa *h) {
                 else if (rb < ra) p[ra] = rb;
             }
         }
+        /* Glued edges: each pair twice, which union-find takes. */
+        for (uint32_t a = th_hpa_link_first(h, c); a < n; a++) {
+            const uint32_t o = h->node_link[c * h->maxn + a];
+            if (o == NONE) continue;
+            uint32_t ra = find_root(p, c * h->maxn + a), rb = find_root(p, o);
+            if (ra < rb) p[rb] = ra;
+            else if (rb < ra) p[ra] = rb;
+        }
     }
     for (uint32_t v = 0; v < h->ncl * h->maxn; v++) p[v] = find_root(p, v);
 }
@@ -410,16 +535,23 @@ static void rebuild_list(th_hpa *h, const th_navmap *m, th_pool *pool, uint32_t 
     else build_range(&j, 0, count, 0);
     uint64_t cells = 0;
     for (uint32_t i = 0; i < h->workers; i++) cells += h->cells_per_worker[i];
-    uint32_t nodes = 0, edges = 0;
+    if (m->link_count) link_partners(h, m);
+    h->links = m->link_count;
+    uint32_t nodes = 0, edges = 0, link_nodes = 0, full = 0;
     for (uint32_t c = 0; c < h->ncl; c++) {
         uint32_t n = h->node_count[c];
         nodes += n;
+        link_nodes += n - th_hpa_link_first(h, c);
+        full += h->full[c];
         const uint32_t *e = h->edge + (size_t)c * h->maxn * h->maxn;
         for (uint32_t a = 0; a < n; a++)
             for (uint32_t b = 0; b < n; b++) edges += a != b && e[a * h->maxn + b] != INF;
     }
     components(h);
+    h->overfull = full;
     h->info.nodes = nodes;
+    h->info.link_nodes = link_nodes;
+    h->info.full_clusters = full;
     h->info.intra_edges = edges;
     h->info.build_cells = cells;
     h->info.rebuilt = count;
@@ -466,7 +598,7 @@ static void lm_search(th_hpa *h, const th_navmap *m, uint32_t k, uint32_t src) {
         pos[u] = CLOSED;
         uint32_t c = u / maxn, a = u % maxn, cnt = h->node_count[c];
         const uint32_t *row = h->edge + ((size_t)c * maxn + a) * maxn;
-        uint32_t nbv[TH_HPA_MAX_CLUSTER * 2 + 1], nbw[TH_HPA_MAX_CLUSTER * 2 + 1], nb = 0;
+        uint32_t nbv[TH_HPA_MAX_SLOTS + 2u], nbw[TH_HPA_MAX_SLOTS + 2u], nb = 0;
         for (uint32_t b = 0; b < cnt; b++) {
             if (b == a || row[b] == INF) continue;
             nbv[nb] = c * maxn + b;
@@ -481,6 +613,10 @@ static void lm_search(th_hpa *h, const th_navmap *m, uint32_t k, uint32_t src) {
             nbw[nb++] =
                 (m->cost[h->node_cell[u]] + m->cost[h->node_cell[v]]) * TH_NAV_STEP_STRAIGHT;
             break;
+        }
+        if (a >= th_hpa_link_first(h, c) && h->node_link[u] != NONE) {
+            nbv[nb] = h->node_link[u];
+            nbw[nb++] = th_hpa_link_cost(h, m, u, h->node_link[u]);
         }
         for (uint32_t e = 0; e < nb; e++) {
             uint32_t v = nbv[e];
@@ -565,6 +701,13 @@ int th_hpa_cells_changed(th_hpa *h, const th_navmap *m, th_pool *pool, int32_t x
     if (!th_hpa_map_fits(h, m)) return TH_NAV_EINVAL;
     if (!h->built) return th_hpa_build(h, m, pool);
     if (x0 > x1 || y0 > y1 || x1 < 0 || y1 < 0 || x0 >= h->w || y0 >= h->h) return TH_NAV_ERANGE;
+    if (m->link_count != h->links) {
+        /* Edges were glued since: every cluster may have gained link nodes. */
+        for (uint32_t c = 0; c < h->ncl; c++) h->list[c] = c;
+        rebuild_list(h, m, pool, h->ncl);
+        h->lm_ok = false;
+        return TH_NAV_OK;
+    }
     /* The ring: a changed cell changes its neighbours' diagonal moves, and the entrance runs of
      * a border it lies on, which the cluster across that border lists too. */
     x0 = x0 - 1 < 0 ? 0 : x0 - 1;
@@ -601,6 +744,10 @@ uint64_t th_hpa_digest(const th_hpa *h) {
         const uint32_t *e = h->edge + (size_t)c * h->maxn * h->maxn;
         for (uint32_t a = 0; a < n; a++) {
             th_hash_u32(&s, h->node_cell[(size_t)c * h->maxn + a]);
+            if (a >= th_hpa_link_first(h, c)) {
+                th_hash_u32(&s, h->node_dir[(size_t)c * h->maxn + a]);
+                th_hash_u32(&s, h->node_link[(size_t)c * h->maxn + a]);
+            }
             for (uint32_t b = 0; b < n; b++) th_hash_u32(&s, e[a * h->maxn + b]);
             for (uint32_t k = 0; h->lm_ok && k < TH_HPA_LANDMARKS; k++)
                 th_hash_u32(&s, h->lm[((size_t)c * h->maxn + a) * TH_HPA_LANDMARKS + k]);

@@ -12,28 +12,49 @@
  * cluster), built in parallel over clusters. Moves and costs are the navigation layer's (nav.h):
  * 8-connected, a diagonal only between two open side cells, (c(a) + c(b)) * 70 or * 99 units.
  *
- * Completeness: a route that crosses a border diagonally also crosses it straight next to it
- * (the diagonal needs both side cells open), every straight crossing lies in an entrance run,
- * and the run's cells on either side are joined along the border inside their cluster, so two
- * cells are joined in the abstract graph exactly when they are joined on the grid: an
- * unreachable goal is reported as such, never missed.
+ * Glued edges (a building's stairs, th_navmap_glue) are transitions too: each glued edge out of
+ * an open cell is a link node in that cell's cluster, joined to the link node of the cell across
+ * (when open) by the move across the seam, a straight move's cost (c(a) + c(b)) * 70, as A* and
+ * the fields take it. Intra-cluster searches do not cross seams; when both ends of a glued edge
+ * lie in one cluster the two link nodes are joined both by their intra-cluster edge (the way
+ * round, if any) and by the glued edge, and searches and refinement take the cheaper.
+ *
+ * Completeness: a grid route is a sequence of ordinary moves and glued edges. A glued edge it
+ * crosses is an abstract edge between two nodes. Its stretches of ordinary moves: one that
+ * crosses a border diagonally also crosses it straight next to it (the diagonal needs both side
+ * cells open), every straight crossing lies in an entrance run, and the run's cells on either
+ * side are joined along the border inside their cluster; so two cells are joined in the abstract
+ * graph exactly when they are joined on the grid, seams included: an unreachable goal is
+ * reported as such, never missed (components are taken over glued edges too).
+ *
+ * Bound: on a map with glued edges the octile distance can overestimate (a seam joins cells far
+ * apart on the map), so the abstract A* uses the landmark bound alone there (exact abstract
+ * distances, glued edges included: admissible and consistent), or none (Dijkstra) while the
+ * landmarks are dropped, as astar.c does.
  *
  * A query inserts start and goal temporarily (one bounded Dijkstra in each one's cluster),
  * answers at once when the ends share no component of the abstract graph, else runs A* on the
  * abstract graph (octile bound scaled by the map's cheapest cell, as astar.c, raised by
- * landmark bounds), refines each abstract edge to cells (an inter-cluster edge is one move; an
- * intra-cluster edge is a bounded A* from its lower node to its higher node, cached per query
- * context), and
- * the caller string-pulls the cells (th_nav_string_pull). The cell path is valid and costs at
- * least the optimum; how much more is measured in tests/test_hpa.c and bench/RESULTS.md.
+ * landmark bounds; landmarks alone on a map with glued edges), refines each abstract edge to
+ * cells (a border transition or a glued edge is one move; an intra-cluster edge is a bounded A*
+ * from its lower node to its higher node, cached per query context), and the caller string-pulls
+ * the cells (th_nav_string_pull, which keeps both cells of a seam as waypoints and never draws a
+ * line of sight across it). The cell path is valid and costs at least the optimum; how much more is
+ * measured in tests/test_hpa.c and bench/RESULTS.md.
  *
  * Memory, sized at creation (nothing allocates in builds, repairs, queries or updates): the
- * hierarchy holds at most 2 * cluster nodes per cluster and a dense matrix of their edge
- * costs, 16 bytes per map cell at most, and per node slot its coordinates, component and
+ * hierarchy holds at most 2 * cluster border nodes per cluster plus link slots (none on a map
+ * without glued edges at creation; else twice the most glued edges out of one cluster then, at
+ * least 8, within 255 slots a cluster), and a dense matrix of their edge costs, 16 bytes per
+ * map cell at most without link slots, and per node slot its coordinates, component and
  * landmark distances with the landmark searches' memory (104 bytes); a query context 48 bytes
  * per node slot (its search record, open-set entry, route and IDA* stack), three cluster-sized
  * search trees and its edge cache (cluster^2 + 16 bytes per cached edge). The queue adds a
  * path buffer (4 bytes per cell, paged in only as far as it is written).
+ *
+ * Edges glued after creation that outgrow a cluster's link slots make the hierarchy refuse
+ * queries (th_hpa_holds_links) rather than answer without them; a repair on a map whose glued
+ * edges changed rebuilds every cluster.
  *
  * Threading. Building and repairing write the hierarchy (parallel over clusters on the pool,
  * deterministic for any worker count). Queries read it and write only their own context, so
@@ -64,14 +85,18 @@ typedef struct th_hpa_query th_hpa_query;
 
 /** Counts of the hierarchy as built. */
 typedef struct th_hpa_info {
-    uint32_t cluster;     /* cluster side, cells */
-    uint32_t clusters;    /* clusters in use */
-    uint32_t nodes;       /* abstract nodes (two per transition) */
-    uint32_t intra_edges; /* intra-cluster edges (each counted once per direction) */
-    uint32_t max_nodes;   /* most nodes one cluster can hold */
-    uint64_t bytes;       /* memory held by the hierarchy */
-    uint64_t build_cells; /* cells expanded by the last build or repair */
-    uint32_t rebuilt;     /* clusters rebuilt by the last build or repair */
+    uint32_t cluster;       /* cluster side, cells */
+    uint32_t clusters;      /* clusters in use */
+    uint32_t nodes;         /* abstract nodes (two per transition) */
+    uint32_t intra_edges;   /* intra-cluster edges (each counted once per direction) */
+    uint32_t max_nodes;     /* most nodes one cluster can hold */
+    uint32_t link_slots;    /* of which for glued edges (0 on a map without them at creation) */
+    uint32_t link_nodes;    /* abstract nodes on glued edges (one per glued edge's open end) */
+    uint32_t full_clusters; /* clusters with more glued edges than link_slots (then queries
+                               refuse: th_hpa_holds_links) */
+    uint64_t bytes;         /* memory held by the hierarchy */
+    uint64_t build_cells;   /* cells expanded by the last build or repair */
+    uint32_t rebuilt;       /* clusters rebuilt by the last build or repair */
 } th_hpa_info;
 
 /** A hierarchy for maps of `m`'s size with clusters of `cluster` cells a side
@@ -80,6 +105,16 @@ typedef struct th_hpa_info {
  *  no memory. Nothing is built yet: call th_hpa_build. */
 th_hpa *th_hpa_create(const th_navmap *m, uint32_t cluster, uint32_t workers);
 void th_hpa_destroy(th_hpa *h);
+
+/** Whether a hierarchy with clusters of `cluster` cells (0 = the default) can be made for map
+ *  `m`'s glued edges: no cluster has more than 255 node slots less its border slots' worth of
+ *  glued edges out of its cells. */
+bool th_hpa_links_fit(const th_navmap *m, uint32_t cluster);
+
+/** Whether `h` has a link node slot for every glued edge of map `m` (edges glued after
+ *  th_hpa_create may outgrow the slots sized there). Queries on a hierarchy built on a map it
+ *  does not hold refuse (TH_NAV_EINVAL): an answer could miss the stairs. */
+bool th_hpa_holds_links(const th_hpa *h, const th_navmap *m);
 
 /** Build the whole hierarchy for the map as it is now, parallel over clusters on `pool`
  *  (NULL = serial). The same map gives the same hierarchy for any worker count. */

@@ -7,11 +7,14 @@
 
 #include "sim/nav/hpa.h"
 
-#define NONE     UINT32_MAX
-#define INF      UINT32_MAX
-#define CLOSED   (UINT32_MAX - 1u) /* hpos: expanded */
-#define NOTQ     UINT32_MAX        /* hpos: never queued */
-#define L_CLOSED 0xFFFFu           /* local pos: expanded */
+#define NONE             UINT32_MAX
+#define INF              UINT32_MAX
+#define CLOSED           (UINT32_MAX - 1u) /* hpos: expanded */
+#define NOTQ             UINT32_MAX        /* hpos: never queued */
+#define L_CLOSED         0xFFFFu           /* local pos: expanded */
+#define NODIR            0xFFu             /* node_dir of a border node */
+/* Most node slots one cluster can have (node_count and side_first are bytes). */
+#define TH_HPA_MAX_SLOTS 255u
 
 /* Sides of a cluster, in the order its nodes are listed: south (row y0, against the cluster
  * below), west, east, north. The side facing side s from the neighbour is 3 - s. */
@@ -34,7 +37,16 @@ typedef struct lsearch {
 struct th_hpa {
     int32_t w, h;
     uint32_t C, cw, ch, ncl, maxn;
+    /* Node slots per cluster: maxn = side_cap (border transitions, 4 * ceil(C / 2)) + link_cap
+     * (glued edges out of the cluster's cells, sized at creation from the map's links). A
+     * cluster's nodes are its border nodes side by side, then its link nodes. */
+    uint32_t side_cap, link_cap;
     uint32_t *node_cell; /* [ncl * maxn] map cell of each node */
+    uint8_t *node_dir;   /* [ncl * maxn] a link node's glued edge (straight move), NODIR */
+    uint32_t *node_link; /* [ncl * maxn] the link node across its glued edge, NONE */
+    uint8_t *full;       /* [ncl] 1: more glued edges leave the cluster than link_cap */
+    uint32_t overfull;   /* clusters full: the hierarchy misses glued edges, queries refuse */
+    uint32_t links;      /* the map's link_count when last built or repaired */
     uint8_t *node_count; /* [ncl] */
     uint8_t *side_first; /* [ncl * 4] first node of each side */
     uint8_t *side_count; /* [ncl * 4] */
@@ -82,6 +94,7 @@ struct th_hpa_query {
     int32_t sx, sy, gx, gy;
     uint32_t scl, gcl, direct;
     bool use_lm;                        /* landmark bounds for this search */
+    bool glued;                         /* the map has glued edges: no octile bound */
     uint32_t lm_goal[TH_HPA_LANDMARKS]; /* d(L_k, goal), INF = landmark unused */
     th_hpa_state state;
     uint32_t *route, route_len;
@@ -102,6 +115,18 @@ static inline uint32_t th_hpa_octile_xy(int32_t dx, int32_t dy, uint32_t cmin) {
 
 static inline uint32_t th_hpa_ls_local(const lsearch *s, uint32_t cell, uint32_t W) {
     return (cell / W - (uint32_t)s->by) * (uint32_t)s->bw + (cell % W - (uint32_t)s->bx);
+}
+
+/* First link node of cluster c (after its four sides' border nodes). */
+static inline uint32_t th_hpa_link_first(const th_hpa *h, uint32_t c) {
+    return (uint32_t)h->side_first[c * 4u + 3u] + h->side_count[c * 4u + 3u];
+}
+
+/* Cost of the move across a glued edge between the cells of nodes u and v: a straight move,
+ * as the grid searches and fields take it (nav.h). */
+static inline uint32_t th_hpa_link_cost(const th_hpa *h, const th_navmap *m, uint32_t u,
+                                        uint32_t v) {
+    return (m->cost[h->node_cell[u]] + m->cost[h->node_cell[v]]) * TH_NAV_STEP_STRAIGHT;
 }
 
 /* The bounded search (hpa.c): buffers for clusters of side C; a run inside one box. */

@@ -134,7 +134,11 @@ static inline uint32_t node_cell(const th_hpa_query *q, const th_hpa *h, uint32_
     return h->node_cell[v];
 }
 
-/* Lower bound of node v's cost to the goal: octile, raised by the landmarks in use. */
+/* Lower bound of node v's cost to the goal: octile, raised by the landmarks in use. On a map
+ * with glued edges the octile distance can overestimate (a seam joins cells far apart on the
+ * map), so only the landmarks bound, as in astar.c: their distances are exact on the abstract
+ * graph, glued edges included, so the bound stays admissible and consistent (0 without them:
+ * Dijkstra on the abstract graph). */
 static uint32_t bound(const th_hpa_query *q, const th_hpa *h, uint32_t v, uint32_t cmin) {
     int32_t x, y;
     if (v == q->S) {
@@ -144,7 +148,7 @@ static uint32_t bound(const th_hpa_query *q, const th_hpa *h, uint32_t v, uint32
         x = (int32_t)(h->node_xy[v] & 0xffffu);
         y = (int32_t)(h->node_xy[v] >> 16);
     }
-    uint32_t b = th_hpa_octile_xy(abs(x - q->gx), abs(y - q->gy), cmin);
+    uint32_t b = q->glued ? 0u : th_hpa_octile_xy(abs(x - q->gx), abs(y - q->gy), cmin);
     if (!q->use_lm || v == q->S) return b;
     const uint32_t *row = h->lm + (size_t)v * TH_HPA_LANDMARKS;
     for (uint32_t k = 0; k < TH_HPA_LANDMARKS; k++) {
@@ -192,7 +196,8 @@ static void relax(th_hpa_query *q, const th_hpa *h, uint32_t u, uint32_t v, uint
 }
 
 static bool query_fits(const th_hpa_query *q, const th_hpa *h, const th_navmap *m) {
-    return q && th_hpa_map_fits(h, m) && h->built && q->w == h->w && q->h == h->h && q->C == h->C;
+    return q && th_hpa_map_fits(h, m) && h->built && q->w == h->w && q->h == h->h && q->C == h->C &&
+           q->maxn == h->maxn && th_hpa_holds_links(h, m);
 }
 
 /* The search tree of an inserted end in its cluster, stopped once every node of the cluster
@@ -273,7 +278,9 @@ int th_hpa_search_start(th_hpa_query *q, const th_hpa *h, const th_navmap *m, in
     q->nd[q->S].g = 0;
     q->nd[q->S].parent = NONE;
     q->use_lm = h->lm_ok;
-    q->nd[q->S].hval = octile(node_cell(q, h, q->S), node_cell(q, h, q->G), (uint32_t)m->w, cmin);
+    q->glued = m->link_count != 0;
+    q->nd[q->S].hval =
+        q->glued ? 0u : octile(node_cell(q, h, q->S), node_cell(q, h, q->G), (uint32_t)m->w, cmin);
     if (q->use_lm) {
         for (uint32_t k = 0; k < TH_HPA_LANDMARKS; k++) {
             q->lm_goal[k] = lm_end(h, &q->gt, q->gcl, k, (uint32_t)m->w);
@@ -336,6 +343,8 @@ uint64_t th_hpa_search_run(th_hpa_query *q, const th_hpa *h, const th_navmap *m,
             relax(q, h, u, v, w, cmin);
             break;
         }
+        if (a >= th_hpa_link_first(h, c) && h->node_link[u] != NONE)
+            relax(q, h, u, h->node_link[u], th_hpa_link_cost(h, m, u, h->node_link[u]), cmin);
         if (c == q->gcl)
             relax(q, h, u, q->G, q->gt.dist[th_hpa_ls_local(&q->gt, h->node_cell[u], W)], cmin);
     }
@@ -458,7 +467,13 @@ int th_hpa_search_path(th_hpa_query *q, const th_hpa *h, const th_navmap *m, uin
             put_tree(&o, &q->st, m, v == q->G ? gcell : h->node_cell[v], scell, true);
         } else if (v == q->G) {
             put_tree(&o, &q->gt, m, h->node_cell[u], gcell, false);
-        } else if (u / maxn != v / maxn) {
+        } else if (u / maxn != v / maxn ||
+                   (h->node_link[u] == v && u % maxn >= th_hpa_link_first(h, u / maxn) &&
+                    th_hpa_link_cost(h, m, u, v) <=
+                        h->edge[((size_t)(u / maxn) * maxn + u % maxn) * maxn + v % maxn])) {
+            /* A border transition or a glued edge: one move (a straight step, or the step
+             * across the seam). Two link nodes of one cluster may be joined both ways: the
+             * search took the cheaper, and so does the refinement (either on a tie). */
             put(&o, h->node_cell[v]);
         } else {
             uint32_t c = u / maxn, a = u % maxn, b = v % maxn, n;
@@ -527,6 +542,11 @@ static uint32_t neighbours(const th_hpa_query *q, const th_hpa *h, const th_navm
         n++;
         break;
     }
+    if (a >= th_hpa_link_first(h, c) && h->node_link[u] != NONE) {
+        v[n] = h->node_link[u];
+        w[n] = th_hpa_link_cost(h, m, u, v[n]);
+        n++;
+    }
     if (c == q->gcl) {
         uint32_t d = q->gt.dist[th_hpa_ls_local(&q->gt, h->node_cell[u], W)];
         if (d != INF) v[n] = q->G, w[n++] = d;
@@ -547,7 +567,7 @@ int th_hpa_ida_cost(th_hpa_query *q, const th_hpa *h, const th_navmap *m, int32_
      * stamp), so a path never revisits a node. Bounds come from the same function as A*'s. */
     const uint32_t cmin = th_navmap_min_cost(m), gen = q->gen;
     uint32_t *node = q->route, *next = q->ida_next, *gs = q->ida_g;
-    uint32_t nv[2u * TH_HPA_MAX_CLUSTER + 2u], nw[2u * TH_HPA_MAX_CLUSTER + 2u];
+    uint32_t nv[TH_HPA_MAX_SLOTS + 3u], nw[TH_HPA_MAX_SLOTS + 3u];
     uint64_t limit = q->nd[q->S].hval, done = 0;
     /* hpos marks a node on the current path with `gen`; stamp records hval as computed. */
     for (;;) {

@@ -115,6 +115,13 @@ th_planner *th_planner_create(th_world *w, const th_plan_def *def, th_error *err
     }
     th_navmap *m = &w->nav.map;
     th_navmap_update_moves(m, w->pool);
+    if (!th_hpa_links_fit(m, d.cluster_size)) {
+        th_error_set(err, TH_ERR_LIMIT,
+                     "planner: a cluster of %u cells a side has more stair edges than its node "
+                     "slots hold; use smaller clusters",
+                     d.cluster_size);
+        return NULL;
+    }
     th_planner *p = th_calloc(1, sizeof *p);
     if (!p) goto nomem;
     p->world = w;
@@ -174,6 +181,20 @@ nomem:
     return NULL;
 }
 
+bool th_plan_holds_map(const th_planner *p, const th_world *w) {
+    return th_hpa_holds_links(p->hpa, &w->nav.map);
+}
+
+/* The hierarchy holds every glued edge of the map (stairs added after the planner was made
+ * may outgrow the link slots sized then). */
+static bool holds(const th_planner *p, const th_world *w, th_error *err) {
+    if (th_plan_holds_map(p, w)) return true;
+    th_error_set(err, TH_ERR_LIMIT,
+                 "planner: stairs added since it was made need more node slots than it has; "
+                 "create the planner again");
+    return false;
+}
+
 bool th_planner_refresh(th_planner *p, th_world *w, th_error *err) {
     if (!usable(p, w, err)) return false;
     th_plan_sync(p, w);
@@ -202,6 +223,7 @@ bool th_planner_find_path(th_planner *p, th_world *w, th_vec2 from, th_vec2 to, 
     if (!usable(p, w, err)) return false;
     if (th_nav_off_world(w, from, err) || th_nav_off_world(w, to, err)) return false;
     th_plan_sync(p, w);
+    if (!holds(p, w, err)) return false;
     const th_navmap *m = &p->view;
     int32_t sx, sy, gx, gy;
     th_navmap_cell_of(m, from, &sx, &sy);
@@ -291,7 +313,7 @@ static void on_done(void *user, uint32_t slot, int status, const uint32_t *cells
 }
 
 uint32_t th_planner_update(th_planner *p, th_world *w, uint32_t budget, th_error *err) {
-    if (!usable(p, w, err)) return 0;
+    if (!usable(p, w, err) || !holds(p, w, err)) return 0;
     return th_plan_serve(p, w, budget);
 }
 
@@ -300,6 +322,9 @@ uint32_t th_plan_free_slots(const th_planner *p) { return p->nfree; }
 uint32_t th_plan_serve(th_planner *p, th_world *w, uint32_t budget) {
     th_navmap_update_moves(&w->nav.map, w->pool);
     th_plan_sync(p, w);
+    /* A hierarchy that misses stairs would answer wrongly: requests wait (th_planner_update
+     * says why; the world's goal planning plans at once instead). */
+    if (!th_plan_holds_map(p, w)) return 0;
     uint64_t used = th_hpa_queue_update(p->queue, p->hpa, &p->view, budget, on_done, p);
     p->updates_expanded += used;
     if (used < budget) used += th_plan_anytime_run(p, budget - used);

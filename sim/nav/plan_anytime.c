@@ -49,8 +49,18 @@ static bool pick(const th_planner *p, uint32_t *slot) {
     return best != UINT64_MAX;
 }
 
+/* Whether cells a and b are the two sides of a glued edge (a leg across a stair's seam). */
+static bool glued_pair(const th_navmap *m, uint32_t a, uint32_t b) {
+    uint32_t nl = 0;
+    const th_nav_link *l = th_navmap_links_of(m, a, &nl);
+    for (uint32_t i = 0; i < nl; i++)
+        if (l[i].to == b) return true;
+    return false;
+}
+
 /* Mark the clusters the held path's legs cross, and their neighbours; false when that is every
- * cluster (the corridor would be the whole map). */
+ * cluster (the corridor would be the whole map). A leg across a seam joins its two ends only:
+ * the straight line between them lies nowhere on the way. */
 static bool corridor(th_planner *p, uint32_t s) {
     if (++p->corr_val == 0) {
         memset(p->corr, 0, (size_t)p->ncl * sizeof *p->corr);
@@ -64,7 +74,11 @@ static bool corridor(th_planner *p, uint32_t s) {
         th_vec2 a = pts[i], b = pts[n > 1 ? i + 1u : i];
         float dx = b.x - a.x, dy = b.y - a.y;
         uint32_t steps = (uint32_t)ceilf(sqrtf(dx * dx + dy * dy) / (0.5f * p->cell)) + 1u;
+        const bool seam =
+            p->view.link_count && glued_pair(&p->view, th_navmap_cell_of(&p->view, a, NULL, NULL),
+                                             th_navmap_cell_of(&p->view, b, NULL, NULL));
         for (uint32_t k = 0; k <= steps; k++) {
+            if (seam && k > 0 && k < steps) continue;
             float t = (float)k / (float)steps;
             int32_t x, y;
             th_navmap_cell_of(&p->view, th_v2(a.x + dx * t, a.y + dy * t), &x, &y);

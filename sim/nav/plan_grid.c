@@ -1,7 +1,10 @@
 /* Exact searches on the cells for the public planner (plan_private.h): a resumable A* or
  * Dijkstra with an indexed binary heap, kept to a corridor of clusters and cut at a cost bound
- * on request. Moves and costs are the navigation layer's (nav.h). Ties in the heap go to the
- * larger g, then the lower cell index, so a search is the same whatever its budgets were. */
+ * on request. Moves and costs are the navigation layer's (nav.h), glued edges (stairs)
+ * included; on a map with them the octile bound can overestimate, so the A* bound is 0 there
+ * (Dijkstra toward the goal, still cut at the cost bound), as astar.c without landmarks. Ties in
+ * the heap go to the larger g, then the lower cell index, so a search is the same whatever its
+ * budgets were. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,7 +76,7 @@ static void sift_down(th_plan_grid *g, uint32_t i) {
 }
 
 static uint32_t bound_to_goal(const th_plan_grid *g, uint32_t c) {
-    if (g->goal == TH_PG_NONE) return 0;
+    if (g->goal == TH_PG_NONE || g->glued) return 0;
     uint32_t W = (uint32_t)g->w;
     int32_t dx = abs((int32_t)(c % W) - (int32_t)(g->goal % W));
     int32_t dy = abs((int32_t)(c / W) - (int32_t)(g->goal / W));
@@ -98,6 +101,8 @@ void th_pg_start(th_plan_grid *g, const th_navmap *m, uint32_t start, uint32_t g
     g->goal = goal;
     g->bound = bound;
     g->cmin = th_navmap_min_cost(m);
+    g->m = m;
+    g->glued = m->link_count != 0;
     g->corr = corr;
     g->corr_val = corr_val;
     g->C = C;
@@ -182,6 +187,35 @@ uint64_t th_pg_run(th_plan_grid *g, const th_navmap *m, uint64_t budget) {
             }
             sift_up(g, g->pos[nb]);
         }
+        if (!g->glued || !(m->flags[c] & TH_NAV_FLAG_LINK)) continue;
+        /* Glued edges: a straight move into the cell across the seam; move 8 + dir says
+         * which (th_pg_path goes back over the glued edge the other way). */
+        uint32_t nl = 0;
+        const th_nav_link *l = th_navmap_links_of(m, c, &nl);
+        for (uint32_t i = 0; i < nl; i++) {
+            const uint32_t nb = l[i].to;
+            if (!m->cost[nb] || !allowed(g, nb)) continue;
+            uint64_t ng =
+                (uint64_t)g->g[c] + (uint64_t)(m->cost[c] + m->cost[nb]) * TH_NAV_STEP_STRAIGHT;
+            if (ng > TH_NAV_DIST_MAX) continue;
+            bool seen = g->stamp[nb] == g->cur;
+            if (seen && (g->pos[nb] == CLOSED || ng >= g->g[nb])) continue;
+            uint64_t nf = ng + bound_to_goal(g, nb);
+            if (nf >= g->bound) continue;
+            if (!seen) {
+                g->stamp[nb] = g->cur;
+                g->pos[nb] = OUT;
+            }
+            g->g[nb] = (uint32_t)ng;
+            g->f[nb] = (uint32_t)nf;
+            g->move[nb] = (uint8_t)(8u + l[i].dir);
+            if (g->pos[nb] == OUT) {
+                g->heap[g->n] = nb;
+                g->pos[nb] = g->n;
+                g->n++;
+            }
+            sift_up(g, g->pos[nb]);
+        }
     }
     g->expanded += used;
     return used;
@@ -193,23 +227,25 @@ uint32_t th_pg_cost(const th_plan_grid *g, uint32_t cell) {
     return g->g[cell];
 }
 
+/* The cell that move `k` reached cell c from: the cell beside, or across c's own glued edge
+ * opposite the one crossed (8 + dir). */
+static uint32_t came_from(const th_plan_grid *g, uint32_t c, uint8_t k) {
+    const uint32_t W = (uint32_t)g->w;
+    if (k >= 8u) return th_navmap_link(g->m, c, (uint8_t)((k - 8u + 2u) & 3u))->to;
+    return (uint32_t)((int32_t)(c / W) - th_nav_move_dy[k]) * W +
+           (uint32_t)((int32_t)(c % W) - th_nav_move_dx[k]);
+}
+
 uint32_t th_pg_path(const th_plan_grid *g, uint32_t cell, uint32_t *out, uint32_t max) {
     if (th_pg_cost(g, cell) == TH_NAV_UNREACHABLE) return 0;
-    const uint32_t W = (uint32_t)g->w;
     uint32_t n = 1;
-    for (uint32_t c = cell; c != g->start; n++) {
-        uint8_t k = g->move[c];
-        c = (uint32_t)((int32_t)(c / W) - th_nav_move_dy[k]) * W +
-            (uint32_t)((int32_t)(c % W) - th_nav_move_dx[k]);
-    }
+    for (uint32_t c = cell; c != g->start; n++) c = came_from(g, c, g->move[c]);
     if (n > max) return 0;
     uint32_t i = n, c = cell;
     for (;;) {
         out[--i] = c;
         if (c == g->start) break;
-        uint8_t k = g->move[c];
-        c = (uint32_t)((int32_t)(c / W) - th_nav_move_dy[k]) * W +
-            (uint32_t)((int32_t)(c % W) - th_nav_move_dx[k]);
+        c = came_from(g, c, g->move[c]);
     }
     return n;
 }

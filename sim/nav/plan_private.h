@@ -13,7 +13,8 @@
 
 /* ---- exact searches on the cells (plan_grid.c) ----------------------------------------------
  * A* from one cell to another (octile bound scaled by the map's cheapest cell: consistent, so
- * the first path to the goal is the cheapest), or Dijkstra from one cell until a few targets
+ * the first path to the goal is the cheapest; no bound on a map with glued edges, which are
+ * relaxed as straight moves), or Dijkstra from one cell until a few targets
  * are settled. Resumable: each run spends at most a budget of expansions. Optionally kept to a
  * set of clusters, and cut at a cost bound (cells whose f reaches it are never opened, so a
  * search that ends without the goal proves no cheaper path exists). The arrays are sized at
@@ -33,6 +34,8 @@ typedef struct th_plan_grid {
     uint32_t start, goal;                 /* goal TH_PG_NONE: Dijkstra to the targets */
     uint32_t bound;                       /* f must stay below it */
     uint32_t cmin;
+    const th_navmap *m;   /* the map searched (its glued edges, for th_pg_path) */
+    bool glued;           /* it has glued edges: no octile bound */
     const uint32_t *corr; /* per cluster; NULL = no restriction */
     uint32_t corr_val, C, cw;
     uint32_t targets[TH_PLAN_MAX_REWARDS + 2], ntargets, reached;
@@ -83,6 +86,7 @@ struct th_planner {
      * the hierarchy and every search read it. */
     th_navmap view;
     uint16_t *vcost;
+    uint32_t links_seen; /* the map's glued edges when the hierarchy was last built */
     /* Trouble memory: per cell, and the cells above zero. */
     float *trouble;
     uint32_t *tcells, ntrouble;

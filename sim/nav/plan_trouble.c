@@ -26,10 +26,10 @@ bool th_plan_view_init(th_planner *p, const th_navmap *m) {
     memcpy(p->vcost, m->cost, n * sizeof *p->vcost);
     p->view = *m;
     p->view.cost = p->vcost;
-    /* The hierarchy does not cross glued edges (a building's stairs): the view holds none,
-     * and never a pointer into the world map's list, which adding a stair may move. */
-    p->view.links = NULL;
-    p->view.link_count = p->view.link_capacity = 0;
+    /* The view's glued edges (a building's stairs) are the world map's: the hierarchy and the
+     * cell searches cross them as A* does. attach() takes the list again before every use
+     * (adding a stair may move it). */
+    p->links_seen = m->link_count;
     return true;
 }
 
@@ -40,9 +40,12 @@ void th_plan_view_free(th_planner *p) {
     th_free(p->tcells);
 }
 
-/* The view shares the world map's moves, flags and wall distances: trouble changes no cell
- * from open to blocked, so the moves are the same. */
+/* The view shares the world map's moves, flags, wall distances and glued edges: trouble
+ * changes no cell from open to blocked, so the moves are the same. */
 static void attach(th_planner *p, const th_navmap *m) {
+    p->view.links = m->links;
+    p->view.link_count = m->link_count;
+    p->view.link_capacity = m->link_capacity;
     p->view.flags = m->flags;
     p->view.moves = m->moves;
     p->view.wall_dist = m->wall_dist;
@@ -141,9 +144,21 @@ static bool due(const th_planner *p, const th_world *w) {
     return since + 1e-9 >= (double)p->def.trouble_interval;
 }
 
+/* Edges glued since the hierarchy was built (stairs added; they are never taken away): every
+ * cluster may have gained link nodes, so the whole hierarchy is built again, and the searches
+ * in progress start again. */
+static void take_links(th_planner *p, th_world *w) {
+    if (p->view.link_count == p->links_seen) return;
+    p->links_seen = p->view.link_count;
+    th_hpa_build(p->hpa, &p->view, w->pool);
+    th_hpa_queue_restart(p->queue);
+    th_plan_anytime_restart(p);
+}
+
 void th_plan_sync(th_planner *p, th_world *w) {
     const th_navmap *m = &w->nav.map;
     attach(p, m);
+    take_links(p, w);
     advance(p, w);
     const uint32_t W = (uint32_t)p->w;
     if (memcmp(p->seen, m->cost, (size_t)m->ncells * sizeof *p->seen) != 0) {
@@ -178,6 +193,7 @@ void th_plan_sync(th_planner *p, th_world *w) {
 void th_plan_sync_rect(th_planner *p, th_world *w, int32_t x0, int32_t y0, int32_t x1, int32_t y1) {
     const th_navmap *m = &w->nav.map;
     attach(p, m);
+    take_links(p, w);
     x0 = x0 < 0 ? 0 : x0;
     y0 = y0 < 0 ? 0 : y0;
     x1 = x1 >= p->w ? p->w - 1 : x1;

@@ -10,6 +10,9 @@
 /* th_planner_submit past its checks: the null handle when every request slot is held. */
 th_plan_id th_plan_submit_in(th_planner *p, const th_world *w, th_vec2 from, th_vec2 to,
                              int32_t priority);
+/* Whether the planner's hierarchy holds every glued edge (stair) of the world's map: stairs
+ * added after it was made may need more link slots than it was made with. Reads only. */
+bool th_plan_holds_map(const th_planner *p, const th_world *w);
 /* Request slots free now. */
 uint32_t th_plan_free_slots(const th_planner *p);
 /* th_planner_update past its checks: bring the planner up to date with the map, then serve

@@ -192,10 +192,6 @@ bool th_scene_parse_goal_planning(th_scene *s, const th_ynode *n, th_error *err)
     if (!s->has_map)
         return FAIL(s, n, "goal_planning", err,
                     "goal planning searches paths on a map, and the scene has none");
-    if (s->stair_count)
-        return FAIL(s, n, "goal_planning", err,
-                    "goal planning needs a map without stairs (the hierarchy does not cross "
-                    "them); leave it out and own goals are planned at once");
     const th_ynode *v = th_ynode_get(n, "budget");
     if (!v)
         return TH_SCENE_MISSING(s, n, "goal_planning.budget", err,

@@ -486,7 +486,8 @@ static void print_building(FILE *out, const th_world *w) {
         th_world_get_level(w, ei.stops[ei.at].level, &at);
         th_world_get_level(w, ei.stops[ei.to].level, &to);
         th_world_get_level(w, ei.stops[ei.discharge].level, &down);
-        fprintf(out, "elevator  %-16s %llu trip(s), %llu carried to %s", ei.name,
+        fprintf(out, "elevator  %-16s %s%llu trip(s), %llu carried to %s", ei.name,
+                ei.policy == TH_ELEVATOR_COLLECTIVE ? "(collective) " : "",
                 (unsigned long long)ei.trips, (unsigned long long)ei.carried, down.name);
         if (ei.carried) fprintf(out, " (the last stepped out at %.1f s)", ei.last_out);
         if (ei.gave_up)

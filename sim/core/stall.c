@@ -228,6 +228,13 @@ static bool judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev, ui
     return now - s->since >= limit;
 }
 
+bool th_stall_judged(const th_world *w) {
+    if (w->squad_count) return true;
+    for (uint32_t c = 0; c < w->crowd_count; c++)
+        if (w->crowd_rt[c].goal != TH_GOAL_NONE) return true;
+    return false;
+}
+
 void th_stall_update(th_world *w) {
     const th_agents *a = &w->buf[w->cur];
     const double dt = (double)w->def.timestep;

@@ -12,6 +12,10 @@
  * (TH_AGENT_STALLED) and fill the world's stall counts. */
 void th_stall_update(th_world *w);
 
+/* Whether any agent's progress is judged: a crowd with a goal, or squads (whose members may be
+ * of crowds without one). Agents of a world without either carry no stall state worth keeping. */
+bool th_stall_judged(const th_world *w);
+
 /* Remaining cost in metres at p on cost field `dist` (shelter or destination field),
  * interpolated between the centres of the four nearest cells (unreachable ones left out);
  * false when none of them is reachable. Also the groups' measure of who walks ahead. */

@@ -15,6 +15,7 @@
 #include "sim/behave/own_goal.h"
 #include "sim/core/digest.h"
 #include "sim/core/measure.h"
+#include "sim/core/stall.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 #include "sim/dist/dist_mpi.h"
@@ -423,7 +424,8 @@ static size_t migrant_size(const th_world *w) {
     return sizeof(migrant) + (w->goal_state ? sizeof(th_goal_state) : 0) +
            (w->hazard_state ? sizeof(th_hazard_state) : 0) + (w->exit_of_id ? 1u : 0u) +
            (th_measure_prev((th_world *)w) ? sizeof(th_vec2) : 0) +
-           (w->lifts ? sizeof(uint64_t) : 0) + sizeof(th_stall) + th_own_wire_size(w);
+           (w->lifts ? sizeof(uint64_t) : 0) + (th_stall_judged(w) ? sizeof(th_stall) : 0) +
+           th_own_wire_size(w);
 }
 
 static void pack_migrant(th_world *w, const th_agents *a, uint32_t k, unsigned char *p) {
@@ -450,8 +452,10 @@ static void pack_migrant(th_world *w, const th_agents *a, uint32_t k, unsigned c
         memcpy(p + at, &w->lift_wait[slot], sizeof *w->lift_wait);
         at += sizeof *w->lift_wait;
     }
-    memcpy(p + at, &w->stall[slot], sizeof(th_stall)); /* its progress toward its goal */
-    at += sizeof(th_stall);
+    if (th_stall_judged(w)) { /* its progress toward its goal */
+        memcpy(p + at, &w->stall[slot], sizeof(th_stall));
+        at += sizeof(th_stall);
+    }
     th_own_pack(w, slot, p + at); /* its own goal and path, freed here */
 }
 
@@ -481,8 +485,10 @@ static void unpack_migrant(th_world *w, th_agents *a, uint32_t k, const unsigned
         memcpy(&w->lift_wait[slot], p + at, sizeof *w->lift_wait);
         at += sizeof *w->lift_wait;
     }
-    memcpy(&w->stall[slot], p + at, sizeof(th_stall));
-    at += sizeof(th_stall);
+    if (th_stall_judged(w)) {
+        memcpy(&w->stall[slot], p + at, sizeof(th_stall));
+        at += sizeof(th_stall);
+    }
     if (!th_own_unpack(w, m.agent.id, p + at)) {
         fprintf(stderr, "throng: rank %d: out of memory for agents' own goals\n", w->dist->rank);
         MPI_Abort(w->dist->comm, 1);

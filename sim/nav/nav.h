@@ -135,6 +135,8 @@ typedef struct th_navmap {
     bool walls_dirty;    /* a cell changed since the last th_navmap_update_walls */
     bool moves_stale;    /* deferred (th_navmap_defer_moves): `moves` is out of date until
                             th_navmap_update_moves; no search may run meanwhile */
+    uint64_t changes;    /* cell costs changed so far: a reader that kept a copy of `cost`
+                            when this was n has a current copy while it is still n */
     uint32_t cost_count[TH_NAV_COST_MAX + 1]; /* open cells per cost (index 0 = blocked) */
     th_nav_link *links; /* glued edges, both directions, sorted by (from, dir) */
     uint32_t link_count, link_capacity;

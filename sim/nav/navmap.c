@@ -209,6 +209,7 @@ static void put_cell(th_navmap *m, int32_t x, int32_t y, uint16_t cost, uint8_t 
     m->cost_count[old]--;
     m->cost_count[cost]++;
     m->cost[i] = cost;
+    m->changes++;
     if (!m->moves_stale) refresh_moves_around(m, x, y);
     if ((old == 0) != (cost == 0)) m->walls_dirty = true;
 }

@@ -77,11 +77,12 @@ struct th_planner {
     th_hpa *hpa;
     th_hpa_query *query; /* th_planner_find_path */
     th_hpa_queue *queue;
-    uint16_t *seen; /* the map's costs when the hierarchy was last brought up to date */
-    int32_t *box;   /* per cluster: changed cells' bounds (x0, y0, x1, y1) */
-    uint32_t nbox;  /* clusters with a box */
-    uint32_t *path; /* a cell path, ncells long */
-    th_vec2 *wp;    /* its waypoints, ncells long */
+    uint16_t *seen;        /* the map's costs when the hierarchy was last brought up to date */
+    uint64_t seen_changes; /* the map's `changes` when `seen` was last compared with it */
+    int32_t *box;          /* per cluster: changed cells' bounds (x0, y0, x1, y1) */
+    uint32_t nbox;         /* clusters with a box */
+    uint32_t *path;        /* a cell path, ncells long */
+    th_vec2 *wp;           /* its waypoints, ncells long */
     /* The planner's view: the map with `vcost` (seen + trouble) in place of the world's costs;
      * the hierarchy and every search read it. */
     th_navmap view;

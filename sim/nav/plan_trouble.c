@@ -30,6 +30,7 @@ bool th_plan_view_init(th_planner *p, const th_navmap *m) {
      * cell searches cross them as A* does. attach() takes the list again before every use
      * (adding a stair may move it). */
     p->links_seen = m->link_count;
+    p->seen_changes = m->changes;
     return true;
 }
 
@@ -161,7 +162,10 @@ void th_plan_sync(th_planner *p, th_world *w) {
     take_links(p, w);
     advance(p, w);
     const uint32_t W = (uint32_t)p->w;
-    if (memcmp(p->seen, m->cost, (size_t)m->ncells * sizeof *p->seen) != 0) {
+    /* The costs are compared only when some changed since the last look: a step's serve would
+     * otherwise read the whole map (2 MiB on 1024 x 1024) while nothing changed. */
+    if (m->changes != p->seen_changes &&
+        memcmp(p->seen, m->cost, (size_t)m->ncells * sizeof *p->seen) != 0) {
         for (int32_t y = 0; y < p->h; y++) {
             uint16_t *a = p->seen + (size_t)y * W;
             const uint16_t *b = m->cost + (size_t)y * W;
@@ -173,6 +177,7 @@ void th_plan_sync(th_planner *p, th_world *w) {
             }
         }
     }
+    p->seen_changes = m->changes;
     if (p->trouble_dirty && due(p, w)) {
         p->tview = p->tstep;
         for (uint32_t i = 0; i < p->ntrouble;) {

@@ -34,14 +34,7 @@ static uint32_t rnd(uint64_t seed, uint64_t key, uint64_t *ctr, uint32_t n) {
 
 /* w x h one-metre cells, `pct` % of them starting a wall bar of 1 to 6 cells. */
 static th_world *random_world(uint32_t threads, uint64_t seed, int32_t w, int32_t h, uint32_t pct) {
-    th_world_def wd = th_default_world_def();
-    wd.width = (float)w;
-    wd.height = (float)h;
-    wd.cell_size = 1.0f;
-    wd.threads = threads;
-    wd.seed = seed;
-    th_world *wo = th_world_create(&wd, &err);
-    ck_assert_msg(wo != NULL, "%s", err.message);
+    th_world *wo = th_test_metre_world(threads, seed, w, h);
     uint64_t ctr = 0;
     for (int32_t y = 0; y < h; y++) {
         for (int32_t x = 0; x < w; x++) {
@@ -542,14 +535,7 @@ END_TEST
  * the upper floor (x 35..36 and 58..59, row 15). `joins` (8) gets the glued cell pairs. */
 enum { BW = 64, BH = 24 };
 static th_world *two_floors(uint32_t threads, uint64_t seed, th_ref_join *joins) {
-    th_world_def wd = th_default_world_def();
-    wd.width = (float)BW;
-    wd.height = (float)BH;
-    wd.cell_size = 1.0f;
-    wd.threads = threads;
-    wd.seed = seed;
-    th_world *wo = th_world_create(&wd, &err);
-    ck_assert_msg(wo != NULL, "%s", err.message);
+    th_world *wo = th_test_metre_world(threads, seed, BW, BH);
     uint64_t ctr = 0;
     for (int32_t y = 0; y < BH; y++) {
         for (int32_t x = 0; x < BW; x++) {

@@ -326,20 +326,26 @@ START_TEST(own_goal_on_another_level) {
 }
 END_TEST
 
+/* The office's scene up to its crowds (its map, levels and stairs) into text (room for cap
+ * bytes); returns its length, where a test writes crowds of its own. */
+static size_t office_head(char *text, size_t cap) {
+    FILE *f = fopen(THRONG_SCENES_DIR "/office.yaml", "r");
+    ck_assert(f != NULL);
+    const size_t n = fread(text, 1, cap - 1, f);
+    fclose(f);
+    text[n] = 0;
+    const char *crowds = strstr(text, "\ncrowds:");
+    ck_assert(crowds != NULL);
+    return (size_t)(crowds - text);
+}
+
 /* The office, one walker with its own point on the other floor, starting by a seam: at the
  * top of the west flight bound for a point up and to the south-east of the landing (a leg from
  * the landing's edge grazes the seam), and on the landing's edge bound for a point down the
  * other flight. It arrives, on the point's level, crossing the seam once. */
 START_TEST(own_goal_from_a_seam) {
-    FILE *f = fopen(THRONG_SCENES_DIR "/office.yaml", "r");
-    ck_assert(f != NULL);
     static char text[16384];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = 0;
-    char *crowds = strstr(text, "\ncrowds:");
-    ck_assert(crowds != NULL);
-    const size_t head = (size_t)(crowds - text);
+    const size_t head = office_head(text, sizeof text);
     static const struct {
         float x, y, gx, gy;
     } cases[] = {
@@ -441,15 +447,8 @@ END_TEST
  * their way over the stair, and it arrives with every member on its goal's floor; the same at
  * 1 and 3 threads. */
 START_TEST(squads_cross_a_stair) {
-    FILE *f = fopen(THRONG_SCENES_DIR "/office.yaml", "r");
-    ck_assert(f != NULL);
     static char text[16384];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = 0;
-    char *crowds = strstr(text, "\ncrowds:");
-    ck_assert(crowds != NULL);
-    const size_t head = (size_t)(crowds - text);
+    const size_t head = office_head(text, sizeof text);
     for (int down = 0; down <= 1; down++) {
         snprintf(
             text + head, sizeof text - head,

@@ -39,6 +39,20 @@
 
 /* The id of agent n (from 0) of a world none of whose agents has left yet: slots are handed
  * out in order of creation, each in its first generation. */
+/* A world of w x h metres on a map of one-metre open cells, `threads` workers, `seed`. */
+static inline th_world *th_test_metre_world(uint32_t threads, uint64_t seed, int32_t w, int32_t h) {
+    th_world_def wd = th_default_world_def();
+    wd.width = (float)w;
+    wd.height = (float)h;
+    wd.cell_size = 1.0f;
+    wd.threads = threads;
+    wd.seed = seed;
+    th_error e;
+    th_world *wo = th_world_create(&wd, &e);
+    ck_assert_msg(wo != NULL, "%s", e.message);
+    return wo;
+}
+
 static inline th_agent_id th_test_id(uint32_t n) { return (th_agent_id){n + 1u, 1u}; }
 
 /* An id's slot (index1 - 1), for the tests' own arrays by id. */

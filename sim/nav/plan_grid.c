@@ -131,6 +131,30 @@ void th_pg_targets(th_plan_grid *g, const uint32_t *cells, uint32_t n) {
     g->reached = 0;
 }
 
+/* Reach cell nb from the expanded cell c by a move costing `step` (`move` says which, for
+ * th_pg_path): queued or lowered when that beats what nb had and stays under the bound. */
+static void relax(th_plan_grid *g, uint32_t c, uint32_t nb, uint64_t step, uint8_t move) {
+    const uint64_t ng = (uint64_t)g->g[c] + step;
+    if (ng > TH_NAV_DIST_MAX) return;
+    const bool seen = g->stamp[nb] == g->cur;
+    if (seen && (g->pos[nb] == CLOSED || ng >= g->g[nb])) return;
+    const uint64_t nf = ng + bound_to_goal(g, nb);
+    if (nf >= g->bound) return;
+    if (!seen) {
+        g->stamp[nb] = g->cur;
+        g->pos[nb] = OUT;
+    }
+    g->g[nb] = (uint32_t)ng;
+    g->f[nb] = (uint32_t)nf;
+    g->move[nb] = move;
+    if (g->pos[nb] == OUT) {
+        g->heap[g->n] = nb;
+        g->pos[nb] = g->n;
+        g->n++;
+    }
+    sift_up(g, g->pos[nb]);
+}
+
 uint64_t th_pg_run(th_plan_grid *g, const th_navmap *m, uint64_t budget) {
     uint64_t used = 0;
     const uint32_t W = (uint32_t)g->w;
@@ -165,27 +189,10 @@ uint64_t th_pg_run(th_plan_grid *g, const th_navmap *m, uint64_t budget) {
             if (!(mask & (1u << k))) continue;
             uint32_t nb = (uint32_t)(y + th_nav_move_dy[k]) * W + (uint32_t)(x + th_nav_move_dx[k]);
             if (!allowed(g, nb)) continue;
-            uint64_t step = (uint64_t)(m->cost[c] + m->cost[nb]) *
-                            (k < 4 ? TH_NAV_STEP_STRAIGHT : TH_NAV_STEP_DIAG);
-            uint64_t ng = (uint64_t)g->g[c] + step;
-            if (ng > TH_NAV_DIST_MAX) continue;
-            bool seen = g->stamp[nb] == g->cur;
-            if (seen && (g->pos[nb] == CLOSED || ng >= g->g[nb])) continue;
-            uint64_t nf = ng + bound_to_goal(g, nb);
-            if (nf >= g->bound) continue;
-            if (!seen) {
-                g->stamp[nb] = g->cur;
-                g->pos[nb] = OUT;
-            }
-            g->g[nb] = (uint32_t)ng;
-            g->f[nb] = (uint32_t)nf;
-            g->move[nb] = (uint8_t)k;
-            if (g->pos[nb] == OUT) {
-                g->heap[g->n] = nb;
-                g->pos[nb] = g->n;
-                g->n++;
-            }
-            sift_up(g, g->pos[nb]);
+            relax(g, c, nb,
+                  (uint64_t)(m->cost[c] + m->cost[nb]) *
+                      (k < 4 ? TH_NAV_STEP_STRAIGHT : TH_NAV_STEP_DIAG),
+                  (uint8_t)k);
         }
         if (!g->glued || !(m->flags[c] & TH_NAV_FLAG_LINK)) continue;
         /* Glued edges: a straight move into the cell across the seam; move 8 + dir says
@@ -195,26 +202,8 @@ uint64_t th_pg_run(th_plan_grid *g, const th_navmap *m, uint64_t budget) {
         for (uint32_t i = 0; i < nl; i++) {
             const uint32_t nb = l[i].to;
             if (!m->cost[nb] || !allowed(g, nb)) continue;
-            uint64_t ng =
-                (uint64_t)g->g[c] + (uint64_t)(m->cost[c] + m->cost[nb]) * TH_NAV_STEP_STRAIGHT;
-            if (ng > TH_NAV_DIST_MAX) continue;
-            bool seen = g->stamp[nb] == g->cur;
-            if (seen && (g->pos[nb] == CLOSED || ng >= g->g[nb])) continue;
-            uint64_t nf = ng + bound_to_goal(g, nb);
-            if (nf >= g->bound) continue;
-            if (!seen) {
-                g->stamp[nb] = g->cur;
-                g->pos[nb] = OUT;
-            }
-            g->g[nb] = (uint32_t)ng;
-            g->f[nb] = (uint32_t)nf;
-            g->move[nb] = (uint8_t)(8u + l[i].dir);
-            if (g->pos[nb] == OUT) {
-                g->heap[g->n] = nb;
-                g->pos[nb] = g->n;
-                g->n++;
-            }
-            sift_up(g, g->pos[nb]);
+            relax(g, c, nb, (uint64_t)(m->cost[c] + m->cost[nb]) * TH_NAV_STEP_STRAIGHT,
+                  (uint8_t)(8u + l[i].dir));
         }
     }
     g->expanded += used;

@@ -180,8 +180,8 @@ typedef struct th_elevator_def {
     const th_crowd_id *crowds; /* the crowds it serves (pedestrian crowds), crowd_count of them */
     uint32_t crowd_count;
     th_elevator_policy policy; /* 0: TH_ELEVATOR_SHUTTLE */
-    float patience;            /* seconds an agent waits at a stop before it gives up on the car and
-                                  follows its crowd's goal (the stairs) for good; 0 = it waits for ever */
+    float patience; /* seconds an agent waits at a stop before it gives up on the car and follows
+                       its crowd's goal (the stairs) for good; 0 = it waits for ever */
 } th_elevator_def;
 
 /** An elevator as it stands. */

@@ -11,19 +11,16 @@
 #include "tests/ref_dijkstra.h"
 #include "test_util.h"
 
-static uint32_t rnd(uint64_t seed, uint64_t key, uint64_t *ctr, uint32_t n) {
-    return (uint32_t)(th_rng_u64(seed, key, (*ctr)++) % n);
-}
-
 static void random_map(th_navmap *m, uint64_t seed, uint32_t block_pct, uint32_t max_cost) {
     uint64_t ctr = 0;
-    int32_t w = 4 + (int32_t)rnd(seed, 1, &ctr, 40), h = 4 + (int32_t)rnd(seed, 1, &ctr, 40);
+    int32_t w = 4 + (int32_t)th_test_rnd(seed, 1, &ctr, 40),
+            h = 4 + (int32_t)th_test_rnd(seed, 1, &ctr, 40);
     ck_assert_int_eq(th_navmap_init(m, w, h, 1.0f), TH_NAV_OK);
     for (int32_t y = 0; y < h; y++) {
         for (int32_t x = 0; x < w; x++) {
-            if (rnd(seed, 2, &ctr, 100) < block_pct) th_navmap_set_blocked(m, x, y, true);
-            else if (rnd(seed, 4, &ctr, 3) == 0)
-                th_navmap_set_cost(m, x, y, 1 + rnd(seed, 5, &ctr, max_cost));
+            if (th_test_rnd(seed, 2, &ctr, 100) < block_pct) th_navmap_set_blocked(m, x, y, true);
+            else if (th_test_rnd(seed, 4, &ctr, 3) == 0)
+                th_navmap_set_cost(m, x, y, 1 + th_test_rnd(seed, 5, &ctr, max_cost));
         }
     }
 }
@@ -35,10 +32,10 @@ static void check_queries(th_astar_ctx *a, const th_navmap *m, uint64_t seed, in
     uint64_t *ref = malloc(sizeof *ref * m->ncells);
     uint64_t ctr = 0;
     for (int q = 0; q < queries; q++) {
-        int32_t sx = (int32_t)rnd(seed, 7, &ctr, (uint32_t)m->w);
-        int32_t sy = (int32_t)rnd(seed, 7, &ctr, (uint32_t)m->h);
-        int32_t gx = (int32_t)rnd(seed, 7, &ctr, (uint32_t)m->w);
-        int32_t gy = (int32_t)rnd(seed, 7, &ctr, (uint32_t)m->h);
+        int32_t sx = (int32_t)th_test_rnd(seed, 7, &ctr, (uint32_t)m->w);
+        int32_t sy = (int32_t)th_test_rnd(seed, 7, &ctr, (uint32_t)m->h);
+        int32_t gx = (int32_t)th_test_rnd(seed, 7, &ctr, (uint32_t)m->w);
+        int32_t gy = (int32_t)th_test_rnd(seed, 7, &ctr, (uint32_t)m->h);
         th_ref_goal g = {gx, gy, 0};
         ck_assert_int_eq(th_ref_dijkstra(m->w, m->h, m->cost, &g, 1, ref), 0);
         for (int32_t y = 0; y < m->h; y++) {
@@ -79,8 +76,8 @@ START_TEST(test_alt_matches_dijkstra) {
         uint64_t ctr = 0;
         for (int round = 0; round < 3; round++) {
             for (int i = 0; i < 12; i++) {
-                int32_t x = (int32_t)rnd(seed, 20 + (uint64_t)round, &ctr, (uint32_t)m.w);
-                int32_t y = (int32_t)rnd(seed, 20 + (uint64_t)round, &ctr, (uint32_t)m.h);
+                int32_t x = (int32_t)th_test_rnd(seed, 20 + (uint64_t)round, &ctr, (uint32_t)m.w);
+                int32_t y = (int32_t)th_test_rnd(seed, 20 + (uint64_t)round, &ctr, (uint32_t)m.h);
                 if (th_navmap_is_blocked(&m, x, y)) th_navmap_break_wall(&m, x, y);
                 else th_navmap_set_blocked(&m, x, y, true);
             }

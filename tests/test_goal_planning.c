@@ -28,19 +28,15 @@
 
 static th_error err;
 
-static uint32_t rnd(uint64_t seed, uint64_t key, uint64_t *ctr, uint32_t n) {
-    return (uint32_t)(th_rng_u64(seed, key, (*ctr)++) % n);
-}
-
 /* w x h one-metre cells, `pct` % of them starting a wall bar of 1 to 6 cells. */
 static th_world *random_world(uint32_t threads, uint64_t seed, int32_t w, int32_t h, uint32_t pct) {
     th_world *wo = th_test_metre_world(threads, seed, w, h);
     uint64_t ctr = 0;
     for (int32_t y = 0; y < h; y++) {
         for (int32_t x = 0; x < w; x++) {
-            if (rnd(seed, 1, &ctr, 100) >= pct) continue;
-            const int32_t len = 1 + (int32_t)rnd(seed, 2, &ctr, 6);
-            const bool across = rnd(seed, 3, &ctr, 2);
+            if (th_test_rnd(seed, 1, &ctr, 100) >= pct) continue;
+            const int32_t len = 1 + (int32_t)th_test_rnd(seed, 2, &ctr, 6);
+            const bool across = th_test_rnd(seed, 3, &ctr, 2);
             for (int32_t i = 0; i < len; i++) {
                 const int32_t bx = across ? x + i : x, by = across ? y : y + i;
                 if (bx < w && by < h) th_world_set_cell(wo, bx, by, TH_CELL_WALL, 0, NULL);
@@ -93,8 +89,8 @@ static th_crowd_id walkers(th_world *w) {
 /* A random open cell's centre, with the reference field to it when `d` is given. */
 static th_vec2 open_point(const uint16_t *map, int32_t w, int32_t h, uint64_t seed, uint64_t *ctr) {
     for (;;) {
-        const int32_t x = (int32_t)rnd(seed, 7, ctr, (uint32_t)w);
-        const int32_t y = (int32_t)rnd(seed, 7, ctr, (uint32_t)h);
+        const int32_t x = (int32_t)th_test_rnd(seed, 7, ctr, (uint32_t)w);
+        const int32_t y = (int32_t)th_test_rnd(seed, 7, ctr, (uint32_t)h);
         if (map[y * w + x]) return th_v2((float)x + 0.5f, (float)y + 0.5f);
     }
 }
@@ -546,7 +542,7 @@ static th_world *two_floors(uint32_t threads, uint64_t seed, th_ref_join *joins)
             const bool keep = (y >= 7 && y <= 16 &&
                                ((x >= 2 && x <= 5) || (x >= 25 && x <= 28) ||
                                 (x >= 34 && x <= 37) || (x >= 57 && x <= 60)));
-            if (edge || well || (!keep && rnd(seed, 1, &ctr, 100) < 4))
+            if (edge || well || (!keep && th_test_rnd(seed, 1, &ctr, 100) < 4))
                 th_world_set_cell(wo, x, y, TH_CELL_WALL, 0, NULL);
         }
     }
@@ -566,8 +562,8 @@ static th_world *two_floors(uint32_t threads, uint64_t seed, th_ref_join *joins)
 /* A random open cell's centre on the level whose cells run from x0 to x1. */
 static th_vec2 point_on(const uint16_t *map, int32_t x0, int32_t x1, uint64_t seed, uint64_t *ctr) {
     for (;;) {
-        const int32_t x = x0 + (int32_t)rnd(seed, 8, ctr, (uint32_t)(x1 - x0 + 1));
-        const int32_t y = (int32_t)rnd(seed, 8, ctr, BH);
+        const int32_t x = x0 + (int32_t)th_test_rnd(seed, 8, ctr, (uint32_t)(x1 - x0 + 1));
+        const int32_t y = (int32_t)th_test_rnd(seed, 8, ctr, BH);
         if (map[y * BW + x]) return th_v2((float)x + 0.5f, (float)y + 0.5f);
     }
 }

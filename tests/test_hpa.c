@@ -27,10 +27,6 @@
  * threads between dear cells, so the factor is wider there. */
 #define COST_BOUND_DEAR 4.0
 
-static uint32_t rnd(uint64_t seed, uint64_t key, uint64_t *ctr, uint32_t n) {
-    return (uint32_t)(th_rng_u64(seed, key, (*ctr)++) % n);
-}
-
 /* Random walls (`block_pct` % of cells, as single cells or short bars) and costs. */
 static void random_map(th_navmap *m, uint64_t seed, int32_t w, int32_t h, uint32_t block_pct,
                        uint32_t max_cost) {
@@ -39,17 +35,17 @@ static void random_map(th_navmap *m, uint64_t seed, int32_t w, int32_t h, uint32
     th_navmap_defer_moves(m);
     for (int32_t y = 0; y < h; y++) {
         for (int32_t x = 0; x < w; x++) {
-            if (rnd(seed, 2, &ctr, 100) < block_pct) {
+            if (th_test_rnd(seed, 2, &ctr, 100) < block_pct) {
                 /* A bar of 1..4 cells, across or along. */
-                int32_t len = 1 + (int32_t)rnd(seed, 3, &ctr, 4);
-                bool across = rnd(seed, 3, &ctr, 2);
+                int32_t len = 1 + (int32_t)th_test_rnd(seed, 3, &ctr, 4);
+                bool across = th_test_rnd(seed, 3, &ctr, 2);
                 for (int32_t i = 0; i < len; i++) {
                     int32_t bx = across ? x + i : x, by = across ? y : y + i;
                     if (bx < w && by < h) th_navmap_set_blocked(m, bx, by, true);
                 }
-            } else if (max_cost > 1 && rnd(seed, 4, &ctr, 3) == 0 &&
+            } else if (max_cost > 1 && th_test_rnd(seed, 4, &ctr, 3) == 0 &&
                        !th_navmap_is_blocked(m, x, y)) {
-                th_navmap_set_cost(m, x, y, 1 + rnd(seed, 5, &ctr, max_cost));
+                th_navmap_set_cost(m, x, y, 1 + th_test_rnd(seed, 5, &ctr, max_cost));
             }
         }
     }
@@ -124,10 +120,10 @@ static void check_map(const th_navmap *m, uint32_t cluster, uint64_t seed, int q
     uint64_t *ref = malloc(sizeof *ref * m->ncells);
     uint64_t ctr = 0;
     for (int k = 0; k < queries; k++) {
-        int32_t sx = (int32_t)rnd(seed, 7, &ctr, (uint32_t)m->w);
-        int32_t sy = (int32_t)rnd(seed, 7, &ctr, (uint32_t)m->h);
-        int32_t gx = (int32_t)rnd(seed, 7, &ctr, (uint32_t)m->w);
-        int32_t gy = (int32_t)rnd(seed, 7, &ctr, (uint32_t)m->h);
+        int32_t sx = (int32_t)th_test_rnd(seed, 7, &ctr, (uint32_t)m->w);
+        int32_t sy = (int32_t)th_test_rnd(seed, 7, &ctr, (uint32_t)m->h);
+        int32_t gx = (int32_t)th_test_rnd(seed, 7, &ctr, (uint32_t)m->w);
+        int32_t gy = (int32_t)th_test_rnd(seed, 7, &ctr, (uint32_t)m->h);
         th_ref_goal g = {gx, gy, 0};
         ck_assert_int_eq(th_ref_dijkstra(m->w, m->h, m->cost, &g, 1, ref), 0);
         uint64_t best = ref[(uint32_t)sy * (uint32_t)m->w + (uint32_t)sx];
@@ -225,10 +221,10 @@ START_TEST(test_smoothed_within_one_percent) {
         wp = realloc(wp, sizeof *wp * m.ncells);
         uint64_t ctr = 0;
         for (int k = 0; k < 60; k++) {
-            int32_t sx = (int32_t)rnd(seed, 9, &ctr, (uint32_t)m.w);
-            int32_t sy = (int32_t)rnd(seed, 9, &ctr, (uint32_t)m.h);
-            int32_t gx = (int32_t)rnd(seed, 9, &ctr, (uint32_t)m.w);
-            int32_t gy = (int32_t)rnd(seed, 9, &ctr, (uint32_t)m.h);
+            int32_t sx = (int32_t)th_test_rnd(seed, 9, &ctr, (uint32_t)m.w);
+            int32_t sy = (int32_t)th_test_rnd(seed, 9, &ctr, (uint32_t)m.h);
+            int32_t gx = (int32_t)th_test_rnd(seed, 9, &ctr, (uint32_t)m.w);
+            int32_t gy = (int32_t)th_test_rnd(seed, 9, &ctr, (uint32_t)m.h);
             uint32_t len = 0, alen = 0, cost = 0, acost = 0;
             int ra = th_astar_find(a, &m, sx, sy, gx, gy, apath, m.ncells, &alen, &acost);
             int rh = th_hpa_find(q, h, &m, sx, sy, gx, gy, path, m.ncells, &len, &cost);
@@ -350,18 +346,19 @@ START_TEST(test_repair_equals_rebuild) {
         uint32_t *p1 = malloc(sizeof *p1 * m.ncells), *p2 = malloc(sizeof *p2 * m.ncells);
         uint64_t ctr = 0;
         for (int round = 0; round < 25; round++) {
-            int32_t x0 = (int32_t)rnd(seed, 11, &ctr, (uint32_t)m.w);
-            int32_t y0 = (int32_t)rnd(seed, 11, &ctr, (uint32_t)m.h);
-            int32_t x1 = x0 + (int32_t)rnd(seed, 11, &ctr, 6);
-            int32_t y1 = y0 + (int32_t)rnd(seed, 11, &ctr, 6);
+            int32_t x0 = (int32_t)th_test_rnd(seed, 11, &ctr, (uint32_t)m.w);
+            int32_t y0 = (int32_t)th_test_rnd(seed, 11, &ctr, (uint32_t)m.h);
+            int32_t x1 = x0 + (int32_t)th_test_rnd(seed, 11, &ctr, 6);
+            int32_t y1 = y0 + (int32_t)th_test_rnd(seed, 11, &ctr, 6);
             x1 = x1 >= m.w ? m.w - 1 : x1;
             y1 = y1 >= m.h ? m.h - 1 : y1;
-            uint32_t kind = rnd(seed, 12, &ctr, 4);
+            uint32_t kind = th_test_rnd(seed, 12, &ctr, 4);
             for (int32_t y = y0; y <= y1; y++) {
                 for (int32_t x = x0; x <= x1; x++) {
                     if (kind == 0) th_navmap_set_blocked(&m, x, y, true);
                     else if (kind == 1) th_navmap_set_cost(&m, x, y, 1);
-                    else if (kind == 2) th_navmap_set_cost(&m, x, y, 1 + rnd(seed, 13, &ctr, 20));
+                    else if (kind == 2)
+                        th_navmap_set_cost(&m, x, y, 1 + th_test_rnd(seed, 13, &ctr, 20));
                     else if (th_navmap_is_blocked(&m, x, y)) th_navmap_break_wall(&m, x, y);
                 }
             }
@@ -373,10 +370,10 @@ START_TEST(test_repair_equals_rebuild) {
             ck_assert_int_eq(th_hpa_build(fresh, &m, NULL), TH_NAV_OK);
             /* Without landmarks (dropped by the repair) the same optimum of the graph. */
             for (int k = 0; k < 3; k++) {
-                int32_t sx = (int32_t)rnd(seed, 15, &ctr, (uint32_t)m.w);
-                int32_t sy = (int32_t)rnd(seed, 15, &ctr, (uint32_t)m.h);
-                int32_t gx = (int32_t)rnd(seed, 15, &ctr, (uint32_t)m.w);
-                int32_t gy = (int32_t)rnd(seed, 15, &ctr, (uint32_t)m.h);
+                int32_t sx = (int32_t)th_test_rnd(seed, 15, &ctr, (uint32_t)m.w);
+                int32_t sy = (int32_t)th_test_rnd(seed, 15, &ctr, (uint32_t)m.h);
+                int32_t gx = (int32_t)th_test_rnd(seed, 15, &ctr, (uint32_t)m.w);
+                int32_t gy = (int32_t)th_test_rnd(seed, 15, &ctr, (uint32_t)m.h);
                 uint32_t l1 = 0, l2 = 0, c1 = 0, c2 = 0;
                 int r1 = th_hpa_find(q1, h, &m, sx, sy, gx, gy, p1, m.ncells, &l1, &c1);
                 int r2 = th_hpa_find(q2, fresh, &m, sx, sy, gx, gy, p2, m.ncells, &l2, &c2);
@@ -386,10 +383,10 @@ START_TEST(test_repair_equals_rebuild) {
             ck_assert_int_eq(th_hpa_landmarks_build(h, &m, round % 3 ? pool : NULL), TH_NAV_OK);
             ck_assert_uint_eq(th_hpa_digest(h), th_hpa_digest(fresh));
             for (int k = 0; k < 4; k++) {
-                int32_t sx = (int32_t)rnd(seed, 14, &ctr, (uint32_t)m.w);
-                int32_t sy = (int32_t)rnd(seed, 14, &ctr, (uint32_t)m.h);
-                int32_t gx = (int32_t)rnd(seed, 14, &ctr, (uint32_t)m.w);
-                int32_t gy = (int32_t)rnd(seed, 14, &ctr, (uint32_t)m.h);
+                int32_t sx = (int32_t)th_test_rnd(seed, 14, &ctr, (uint32_t)m.w);
+                int32_t sy = (int32_t)th_test_rnd(seed, 14, &ctr, (uint32_t)m.h);
+                int32_t gx = (int32_t)th_test_rnd(seed, 14, &ctr, (uint32_t)m.w);
+                int32_t gy = (int32_t)th_test_rnd(seed, 14, &ctr, (uint32_t)m.h);
                 uint32_t l1 = 0, l2 = 0, c1 = 0, c2 = 0;
                 int r1 = th_hpa_find(q1, h, &m, sx, sy, gx, gy, p1, m.ncells, &l1, &c1);
                 int r2 = th_hpa_find(q2, fresh, &m, sx, sy, gx, gy, p2, m.ncells, &l2, &c2);
@@ -478,8 +475,8 @@ START_TEST(test_budget_queue) {
     uint64_t ctr = 0;
     for (int i = 0; i < N; i++) {
         for (int k = 0; k < 4; k++)
-            req[i][k] = (int32_t)rnd(99, 1, &ctr, k % 2 ? (uint32_t)m.h : (uint32_t)m.w);
-        req[i][4] = (int32_t)rnd(99, 2, &ctr, 4) - 1; /* priorities -1..2 */
+            req[i][k] = (int32_t)th_test_rnd(99, 1, &ctr, k % 2 ? (uint32_t)m.h : (uint32_t)m.w);
+        req[i][4] = (int32_t)th_test_rnd(99, 2, &ctr, 4) - 1; /* priorities -1..2 */
     }
     for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++) {
         th_hpa_queue *q = th_hpa_queue_create(h, &m, N, 0);
@@ -550,7 +547,7 @@ static th_world *plan_world(uint32_t threads, uint64_t seed) {
     uint64_t ctr = 0;
     for (int32_t y = 0; y < 90; y++) {
         for (int32_t x = 0; x < 120; x++) {
-            uint32_t r = rnd(seed, 20, &ctr, 100);
+            uint32_t r = th_test_rnd(seed, 20, &ctr, 100);
             if (r < 12) ck_assert(th_world_set_cell(w, x, y, TH_CELL_WALL, 0, &err));
             else if (r < 30) ck_assert(th_world_set_cell(w, x, y, TH_CELL_OPEN, 1 + r % 5, &err));
         }
@@ -567,8 +564,10 @@ START_TEST(test_world_planner) {
     th_vec2 a[N], b[N];
     uint64_t ctr = 0;
     for (int i = 0; i < N; i++) {
-        a[i] = th_v2(0.5f + (float)rnd(5, 1, &ctr, 119), 0.5f + (float)rnd(5, 1, &ctr, 89));
-        b[i] = th_v2(0.5f + (float)rnd(5, 1, &ctr, 119), 0.5f + (float)rnd(5, 1, &ctr, 89));
+        a[i] = th_v2(0.5f + (float)th_test_rnd(5, 1, &ctr, 119),
+                     0.5f + (float)th_test_rnd(5, 1, &ctr, 89));
+        b[i] = th_v2(0.5f + (float)th_test_rnd(5, 1, &ctr, 119),
+                     0.5f + (float)th_test_rnd(5, 1, &ctr, 89));
     }
     float want_cost[N];
     uint32_t want_count[N];
@@ -696,10 +695,10 @@ START_TEST(test_ida_matches_astar) {
         uint32_t *path = malloc(sizeof *path * m.ncells);
         uint64_t ctr = 0;
         for (int k = 0; k < 8; k++) {
-            int32_t sx = (int32_t)rnd(seed, 16, &ctr, (uint32_t)m.w);
-            int32_t sy = (int32_t)rnd(seed, 16, &ctr, (uint32_t)m.h);
-            int32_t gx = (int32_t)rnd(seed, 16, &ctr, (uint32_t)m.w);
-            int32_t gy = (int32_t)rnd(seed, 16, &ctr, (uint32_t)m.h);
+            int32_t sx = (int32_t)th_test_rnd(seed, 16, &ctr, (uint32_t)m.w);
+            int32_t sy = (int32_t)th_test_rnd(seed, 16, &ctr, (uint32_t)m.h);
+            int32_t gx = (int32_t)th_test_rnd(seed, 16, &ctr, (uint32_t)m.w);
+            int32_t gy = (int32_t)th_test_rnd(seed, 16, &ctr, (uint32_t)m.h);
             uint32_t len = 0, cost = 0, icost = 0;
             uint64_t expanded = 0;
             int ra = th_hpa_find(q, h, &m, sx, sy, gx, gy, path, m.ncells, &len, &cost);

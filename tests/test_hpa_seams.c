@@ -22,10 +22,6 @@
  * sides of diagonal steps at the map's dearest cost. */
 #define COST_BOUND 1.5
 
-static uint32_t rnd(uint64_t seed, uint64_t key, uint64_t *ctr, uint32_t n) {
-    return (uint32_t)(th_rng_u64(seed, key, (*ctr)++) % n);
-}
-
 /* A building: nlx x nly levels of lw x lh cells each, one wall cell between them and round
  * them, random wall bars (`pct` %) and costs 1..max_cost inside, and `stairs` stairs of 1 to 3
  * glued edges, each from one level's east (or north) edge to another level's west (or south)
@@ -41,16 +37,16 @@ static int building(th_navmap *m, uint64_t seed, int32_t nlx, int32_t nly, int32
         for (int32_t x = 0; x < w; x++) {
             if (x % (lw + 1) == 0 || y % (lh + 1) == 0) {
                 th_navmap_set_blocked(m, x, y, false);
-            } else if (rnd(seed, 2, &ctr, 100) < pct) {
-                int32_t len = 1 + (int32_t)rnd(seed, 3, &ctr, 3);
-                bool across = rnd(seed, 3, &ctr, 2);
+            } else if (th_test_rnd(seed, 2, &ctr, 100) < pct) {
+                int32_t len = 1 + (int32_t)th_test_rnd(seed, 3, &ctr, 3);
+                bool across = th_test_rnd(seed, 3, &ctr, 2);
                 for (int32_t i = 0; i < len; i++) {
                     int32_t bx = across ? x + i : x, by = across ? y : y + i;
                     if (bx < w && by < h) th_navmap_set_blocked(m, bx, by, true);
                 }
-            } else if (max_cost > 1 && rnd(seed, 4, &ctr, 3) == 0 &&
+            } else if (max_cost > 1 && th_test_rnd(seed, 4, &ctr, 3) == 0 &&
                        !th_navmap_is_blocked(m, x, y)) {
-                th_navmap_set_cost(m, x, y, 1 + rnd(seed, 5, &ctr, max_cost));
+                th_navmap_set_cost(m, x, y, 1 + th_test_rnd(seed, 5, &ctr, max_cost));
             }
         }
     }
@@ -60,15 +56,16 @@ static int building(th_navmap *m, uint64_t seed, int32_t nlx, int32_t nly, int32
     uint8_t dir[64];
     ck_assert_int_le(stairs, 64);
     for (int s = 0; s < stairs; s++) {
-        int32_t a = (int32_t)rnd(seed, 6, &ctr, (uint32_t)(nlx * nly)), b = a;
-        while (b == a && nlx * nly > 1) b = (int32_t)rnd(seed, 6, &ctr, (uint32_t)(nlx * nly));
+        int32_t a = (int32_t)th_test_rnd(seed, 6, &ctr, (uint32_t)(nlx * nly)), b = a;
+        while (b == a && nlx * nly > 1)
+            b = (int32_t)th_test_rnd(seed, 6, &ctr, (uint32_t)(nlx * nly));
         const int32_t ax = a % nlx * (lw + 1), ay = a / nlx * (lh + 1);
         const int32_t bx = b % nlx * (lw + 1), by = b / nlx * (lh + 1);
-        const bool east = rnd(seed, 7, &ctr, 2) == 0;
-        const int32_t k = 1 + (int32_t)rnd(seed, 8, &ctr, 3);
+        const bool east = th_test_rnd(seed, 7, &ctr, 2) == 0;
+        const int32_t k = 1 + (int32_t)th_test_rnd(seed, 8, &ctr, 3);
         const int32_t along = east ? lh : lw;
-        const int32_t pa = 1 + (int32_t)rnd(seed, 9, &ctr, (uint32_t)(along - k + 1));
-        const int32_t pb = 1 + (int32_t)rnd(seed, 9, &ctr, (uint32_t)(along - k + 1));
+        const int32_t pa = 1 + (int32_t)th_test_rnd(seed, 9, &ctr, (uint32_t)(along - k + 1));
+        const int32_t pb = 1 + (int32_t)th_test_rnd(seed, 9, &ctr, (uint32_t)(along - k + 1));
         kk[s] = k;
         dir[s] = east ? 0 : 1; /* straight moves: 0 east, 1 north */
         for (int32_t i = 0; i < k; i++) {
@@ -96,6 +93,15 @@ static int building(th_navmap *m, uint64_t seed, int32_t nlx, int32_t nly, int32
 
 static bool open_cell(const th_navmap *m, int32_t x, int32_t y) {
     return x >= 0 && y >= 0 && x < m->w && y < m->h && m->cost[y * m->w + x] != 0;
+}
+
+/* A random open cell of m, drawn from the stream (seed, key). */
+static void draw_open(const th_navmap *m, uint64_t seed, uint64_t key, uint64_t *ctr, int32_t *x,
+                      int32_t *y) {
+    do {
+        *x = (int32_t)th_test_rnd(seed, key, ctr, (uint32_t)m->w);
+        *y = (int32_t)th_test_rnd(seed, key, ctr, (uint32_t)m->h);
+    } while (!open_cell(m, *x, *y));
 }
 
 /* Whether a and b are a glued pair of the list. */
@@ -178,14 +184,8 @@ static void check_building(const th_navmap *m, const th_ref_join *j, int nj, uin
     const uint64_t slack = 2u * cluster * TH_NAV_STEP_DIAG * 2u * cmax;
     for (int k = 0; k < queries; k++) {
         int32_t sx, sy, gx, gy;
-        do {
-            sx = (int32_t)rnd(seed, 10, &ctr, (uint32_t)m->w);
-            sy = (int32_t)rnd(seed, 10, &ctr, (uint32_t)m->h);
-        } while (!open_cell(m, sx, sy));
-        do {
-            gx = (int32_t)rnd(seed, 10, &ctr, (uint32_t)m->w);
-            gy = (int32_t)rnd(seed, 10, &ctr, (uint32_t)m->h);
-        } while (!open_cell(m, gx, gy));
+        draw_open(m, seed, 10, &ctr, &sx, &sy);
+        draw_open(m, seed, 10, &ctr, &gx, &gy);
         th_ref_goal g = {gx, gy, 0};
         ck_assert_int_eq(th_ref_dijkstra_joined(m->w, m->h, m->cost, &g, 1, j, nj, ref), 0);
         uint64_t best = ref[(uint32_t)sy * (uint32_t)m->w + (uint32_t)sx];
@@ -261,12 +261,7 @@ START_TEST(landmarks_keep_the_optimum) {
     uint32_t lm_cost[200];
     int32_t ends[200][4];
     for (int k = 0; k < 200; k++) {
-        for (int e = 0; e < 2; e++) {
-            do {
-                ends[k][2 * e] = (int32_t)rnd(7, 1, &ctr, (uint32_t)m.w);
-                ends[k][2 * e + 1] = (int32_t)rnd(7, 1, &ctr, (uint32_t)m.h);
-            } while (!open_cell(&m, ends[k][2 * e], ends[k][2 * e + 1]));
-        }
+        for (int e = 0; e < 2; e++) draw_open(&m, 7, 1, &ctr, &ends[k][2 * e], &ends[k][2 * e + 1]);
         uint32_t len = 0;
         lm_cost[k] = 0;
         (void)th_hpa_find(q, h, &m, ends[k][0], ends[k][1], ends[k][2], ends[k][3], path,
@@ -388,21 +383,21 @@ START_TEST(repair_across_seams_equals_rebuild) {
         for (int round = 0; round < 30; round++) {
             int32_t x0, y0;
             if (round % 2) { /* a glued cell */
-                uint32_t c =
-                    (uint32_t)(rnd(seed, 20, &ctr, 2) ? joins[rnd(seed, 21, &ctr, (uint32_t)nj)].a
-                                                      : joins[rnd(seed, 21, &ctr, (uint32_t)nj)].b);
+                uint32_t c = (uint32_t)(th_test_rnd(seed, 20, &ctr, 2)
+                                            ? joins[th_test_rnd(seed, 21, &ctr, (uint32_t)nj)].a
+                                            : joins[th_test_rnd(seed, 21, &ctr, (uint32_t)nj)].b);
                 x0 = (int32_t)(c % (uint32_t)m.w);
                 y0 = (int32_t)(c / (uint32_t)m.w);
             } else {
-                x0 = 1 + (int32_t)rnd(seed, 22, &ctr, (uint32_t)m.w - 2);
-                y0 = 1 + (int32_t)rnd(seed, 22, &ctr, (uint32_t)m.h - 2);
+                x0 = 1 + (int32_t)th_test_rnd(seed, 22, &ctr, (uint32_t)m.w - 2);
+                y0 = 1 + (int32_t)th_test_rnd(seed, 22, &ctr, (uint32_t)m.h - 2);
             }
-            const uint32_t kind = rnd(seed, 23, &ctr, 3);
+            const uint32_t kind = th_test_rnd(seed, 23, &ctr, 3);
             if (kind == 0) th_navmap_set_blocked(&m, x0, y0, true);
             else if (kind == 1 && th_navmap_is_blocked(&m, x0, y0))
                 th_navmap_break_wall(&m, x0, y0);
             else if (!th_navmap_is_blocked(&m, x0, y0))
-                th_navmap_set_cost(&m, x0, y0, 1 + rnd(seed, 24, &ctr, 9));
+                th_navmap_set_cost(&m, x0, y0, 1 + th_test_rnd(seed, 24, &ctr, 9));
             th_navmap_update_moves(&m, NULL);
             ck_assert_int_eq(th_hpa_cells_changed(h, &m, round % 3 ? pool : NULL, x0, y0, x0, y0),
                              TH_NAV_OK);
@@ -411,14 +406,8 @@ START_TEST(repair_across_seams_equals_rebuild) {
             ck_assert_uint_eq(th_hpa_digest(h), th_hpa_digest(fresh));
             for (int k = 0; k < 4; k++) {
                 int32_t sx, sy, gx, gy;
-                do {
-                    sx = (int32_t)rnd(seed, 25, &ctr, (uint32_t)m.w);
-                    sy = (int32_t)rnd(seed, 25, &ctr, (uint32_t)m.h);
-                } while (!open_cell(&m, sx, sy));
-                do {
-                    gx = (int32_t)rnd(seed, 25, &ctr, (uint32_t)m.w);
-                    gy = (int32_t)rnd(seed, 25, &ctr, (uint32_t)m.h);
-                } while (!open_cell(&m, gx, gy));
+                draw_open(&m, seed, 25, &ctr, &sx, &sy);
+                draw_open(&m, seed, 25, &ctr, &gx, &gy);
                 const th_ref_goal g = {gx, gy, 0};
                 ck_assert_int_eq(th_ref_dijkstra_joined(m.w, m.h, m.cost, &g, 1, joins, nj, ref),
                                  0);
@@ -461,10 +450,10 @@ START_TEST(no_allocation_pieces_and_ida) {
     uint32_t ida = 0;
     const uint64_t before = th_alloc_count();
     for (int k = 0; k < 40; k++) {
-        int32_t sx = 1 + (int32_t)rnd(9, 1, &ctr, (uint32_t)m.w - 2);
-        int32_t sy = 1 + (int32_t)rnd(9, 1, &ctr, (uint32_t)m.h - 2);
-        int32_t gx = 1 + (int32_t)rnd(9, 1, &ctr, (uint32_t)m.w - 2);
-        int32_t gy = 1 + (int32_t)rnd(9, 1, &ctr, (uint32_t)m.h - 2);
+        int32_t sx = 1 + (int32_t)th_test_rnd(9, 1, &ctr, (uint32_t)m.w - 2);
+        int32_t sy = 1 + (int32_t)th_test_rnd(9, 1, &ctr, (uint32_t)m.h - 2);
+        int32_t gx = 1 + (int32_t)th_test_rnd(9, 1, &ctr, (uint32_t)m.w - 2);
+        int32_t gy = 1 + (int32_t)th_test_rnd(9, 1, &ctr, (uint32_t)m.h - 2);
         uint32_t len = 0, cost = 0, l2 = 0, c2 = 0, ic = 0;
         uint64_t ex = 0;
         int rc = th_hpa_find(q, h, &m, sx, sy, gx, gy, path, m.ncells * 2, &len, &cost);

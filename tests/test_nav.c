@@ -16,25 +16,22 @@
 /* ---------------------------------------------------------------------------------------- */
 /* Helpers */
 
-static uint32_t rnd(uint64_t seed, uint64_t key, uint64_t *ctr, uint32_t n) {
-    return (uint32_t)(th_rng_u64(seed, key, (*ctr)++) % n);
-}
-
 /* A random map: sizes in [4, 4+span), blocked with probability block_pct %, some blocked cells
  * destructible, open cells of cost 1 or a random cost up to max_cost. */
 static void random_map(th_navmap *m, uint64_t seed, int span, uint32_t block_pct,
                        uint32_t max_cost) {
     uint64_t ctr = 0;
-    int32_t w = 4 + (int32_t)rnd(seed, 1, &ctr, (uint32_t)span);
-    int32_t h = 4 + (int32_t)rnd(seed, 1, &ctr, (uint32_t)span);
-    ck_assert_int_eq(th_navmap_init(m, w, h, 0.5f + (float)rnd(seed, 1, &ctr, 4)), TH_NAV_OK);
+    int32_t w = 4 + (int32_t)th_test_rnd(seed, 1, &ctr, (uint32_t)span);
+    int32_t h = 4 + (int32_t)th_test_rnd(seed, 1, &ctr, (uint32_t)span);
+    ck_assert_int_eq(th_navmap_init(m, w, h, 0.5f + (float)th_test_rnd(seed, 1, &ctr, 4)),
+                     TH_NAV_OK);
     for (int32_t y = 0; y < h; y++) {
         for (int32_t x = 0; x < w; x++) {
-            uint32_t r = rnd(seed, 2, &ctr, 100);
+            uint32_t r = th_test_rnd(seed, 2, &ctr, 100);
             if (r < block_pct) {
-                th_navmap_set_blocked(m, x, y, rnd(seed, 3, &ctr, 2) == 0);
-            } else if (rnd(seed, 4, &ctr, 3) == 0) {
-                th_navmap_set_cost(m, x, y, 1 + rnd(seed, 5, &ctr, max_cost));
+                th_navmap_set_blocked(m, x, y, th_test_rnd(seed, 3, &ctr, 2) == 0);
+            } else if (th_test_rnd(seed, 4, &ctr, 3) == 0) {
+                th_navmap_set_cost(m, x, y, 1 + th_test_rnd(seed, 5, &ctr, max_cost));
             }
         }
     }
@@ -44,17 +41,18 @@ static void random_map(th_navmap *m, uint64_t seed, int span, uint32_t block_pct
 static uint32_t random_goals(const th_navmap *m, uint64_t seed, th_nav_goal *goals, uint32_t max,
                              bool huge_weights) {
     uint64_t ctr = 0;
-    uint32_t n = 1 + rnd(seed, 10, &ctr, max);
+    uint32_t n = 1 + th_test_rnd(seed, 10, &ctr, max);
     for (uint32_t i = 0; i < n; i++) {
-        goals[i].x = (int32_t)rnd(seed, 11, &ctr, (uint32_t)m->w);
-        goals[i].y = (int32_t)rnd(seed, 11, &ctr, (uint32_t)m->h);
-        uint32_t kind = rnd(seed, 12, &ctr, 4);
-        goals[i].weight = kind == 0 ? 0 : rnd(seed, 13, &ctr, 5000);
+        goals[i].x = (int32_t)th_test_rnd(seed, 11, &ctr, (uint32_t)m->w);
+        goals[i].y = (int32_t)th_test_rnd(seed, 11, &ctr, (uint32_t)m->h);
+        uint32_t kind = th_test_rnd(seed, 12, &ctr, 4);
+        goals[i].weight = kind == 0 ? 0 : th_test_rnd(seed, 13, &ctr, 5000);
         /* Weights far apart exercise seeds entering the bucket ring late; one near the cap
          * exercises the unreachable-above-cap rule. */
-        if (huge_weights && kind == 1) goals[i].weight = 3000000u + rnd(seed, 14, &ctr, 1000000);
+        if (huge_weights && kind == 1)
+            goals[i].weight = 3000000u + th_test_rnd(seed, 14, &ctr, 1000000);
         if (huge_weights && kind == 2)
-            goals[i].weight = TH_NAV_DIST_MAX - rnd(seed, 15, &ctr, 2000);
+            goals[i].weight = TH_NAV_DIST_MAX - th_test_rnd(seed, 15, &ctr, 2000);
     }
     return n;
 }
@@ -220,8 +218,8 @@ START_TEST(test_wall_distance) {
         /* Sampling: exact at centres; the gradient points to larger distance. */
         uint64_t ctr = 0;
         for (int i = 0; i < 50; i++) {
-            int32_t x = (int32_t)rnd(seed, 30, &ctr, (uint32_t)m.w);
-            int32_t y = (int32_t)rnd(seed, 30, &ctr, (uint32_t)m.h);
+            int32_t x = (int32_t)th_test_rnd(seed, 30, &ctr, (uint32_t)m.w);
+            int32_t y = (int32_t)th_test_rnd(seed, 30, &ctr, (uint32_t)m.h);
             th_vec2 centre = th_navmap_cell_centre(&m, x, y);
             th_vec2 away;
             float d = th_navmap_wall_sample(&m, centre, &away);
@@ -314,12 +312,13 @@ START_TEST(test_bulk_map_build) {
     ck_assert_ptr_nonnull(pool);
     for (uint64_t seed = 0; seed < 40; seed++) {
         uint64_t ctr = 0;
-        int32_t w = 1 + (int32_t)rnd(seed, 40, &ctr, 30), h = 1 + (int32_t)rnd(seed, 40, &ctr, 30);
+        int32_t w = 1 + (int32_t)th_test_rnd(seed, 40, &ctr, 30),
+                h = 1 + (int32_t)th_test_rnd(seed, 40, &ctr, 30);
         if (seed % 8 == 7) { /* wide and flat: several column strips */
-            w = 257 + (int32_t)rnd(seed, 41, &ctr, 200);
-            h = 1 + (int32_t)rnd(seed, 41, &ctr, 4);
+            w = 257 + (int32_t)th_test_rnd(seed, 41, &ctr, 200);
+            h = 1 + (int32_t)th_test_rnd(seed, 41, &ctr, 4);
         }
-        float cs = 0.25f + 0.5f * (float)rnd(seed, 42, &ctr, 5);
+        float cs = 0.25f + 0.5f * (float)th_test_rnd(seed, 42, &ctr, 5);
         th_navmap a, b;
         ck_assert_int_eq(th_navmap_init(&a, w, h, cs), TH_NAV_OK);
         ck_assert_int_eq(th_navmap_init(&b, w, h, cs), TH_NAV_OK);
@@ -329,14 +328,14 @@ START_TEST(test_bulk_map_build) {
         uint32_t block_pct = (uint32_t)(seed % 5) * 15;
         for (uint32_t i = 0; i < a.ncells + a.ncells / 4; i++) {
             /* Some cells are set more than once: blocked, then opened again, and so on. */
-            int32_t x = (int32_t)rnd(seed, 43, &ctr, (uint32_t)w);
-            int32_t y = (int32_t)rnd(seed, 43, &ctr, (uint32_t)h);
-            if (rnd(seed, 44, &ctr, 100) < block_pct) {
-                bool destructible = rnd(seed, 45, &ctr, 2) == 0;
+            int32_t x = (int32_t)th_test_rnd(seed, 43, &ctr, (uint32_t)w);
+            int32_t y = (int32_t)th_test_rnd(seed, 43, &ctr, (uint32_t)h);
+            if (th_test_rnd(seed, 44, &ctr, 100) < block_pct) {
+                bool destructible = th_test_rnd(seed, 45, &ctr, 2) == 0;
                 th_navmap_set_blocked(&a, x, y, destructible);
                 th_navmap_set_blocked(&b, x, y, destructible);
             } else {
-                uint32_t cost = 1 + rnd(seed, 46, &ctr, 4);
+                uint32_t cost = 1 + th_test_rnd(seed, 46, &ctr, 4);
                 th_navmap_set_cost(&a, x, y, cost);
                 th_navmap_set_cost(&b, x, y, cost);
             }
@@ -382,12 +381,13 @@ START_TEST(test_world_map_deferred) {
             ck_assert(w->nav.map.moves_stale);
             uint64_t ctr = 0;
             for (int i = 0; i < 400; i++) {
-                int32_t x = (int32_t)rnd(7, 50, &ctr, 37), y = (int32_t)rnd(7, 50, &ctr, 23);
-                uint32_t r = rnd(7, 51, &ctr, 3);
+                int32_t x = (int32_t)th_test_rnd(7, 50, &ctr, 37),
+                        y = (int32_t)th_test_rnd(7, 50, &ctr, 23);
+                uint32_t r = th_test_rnd(7, 51, &ctr, 3);
                 th_cell_kind kind = r == 0   ? TH_CELL_OPEN
                                     : r == 1 ? TH_CELL_WALL
                                              : TH_CELL_DESTRUCTIBLE;
-                ck_assert(th_world_set_cell(w, x, y, kind, 1 + rnd(7, 52, &ctr, 3), &err));
+                ck_assert(th_world_set_cell(w, x, y, kind, 1 + th_test_rnd(7, 52, &ctr, 3), &err));
             }
             th_world_step(w);
             const th_navmap *m = &w->nav.map;
@@ -501,14 +501,14 @@ START_TEST(test_repair_opened) {
         for (int round = 0; round < 4; round++) {
             /* Break some destructible walls and cheapen some open cells. */
             uint32_t opened[64], no = 0;
-            uint32_t want = 1 + rnd(seed, 40, &ctr, 20);
+            uint32_t want = 1 + th_test_rnd(seed, 40, &ctr, 20);
             for (uint32_t tries = 0; tries < 400 && no < want; tries++) {
-                uint32_t c = rnd(seed, 41, &ctr, m.ncells);
+                uint32_t c = th_test_rnd(seed, 41, &ctr, m.ncells);
                 int32_t x = (int32_t)(c % (uint32_t)m.w), y = (int32_t)(c / (uint32_t)m.w);
                 if (m.cost[c] == 0) {
                     if (th_navmap_break_wall(&m, x, y) == TH_NAV_OK) opened[no++] = c;
-                } else if (m.cost[c] > 1 && rnd(seed, 42, &ctr, 4) == 0) {
-                    th_navmap_set_cost(&m, x, y, 1 + rnd(seed, 43, &ctr, m.cost[c] - 1));
+                } else if (m.cost[c] > 1 && th_test_rnd(seed, 42, &ctr, 4) == 0) {
+                    th_navmap_set_cost(&m, x, y, 1 + th_test_rnd(seed, 43, &ctr, m.cost[c] - 1));
                     opened[no++] = c;
                 }
             }
@@ -570,10 +570,10 @@ START_TEST(test_repair_raised) {
         th_nav_field_compute(&f, &m, s);
         uint64_t ctr = 0;
         for (int i = 0; i < 15; i++) {
-            uint32_t c = rnd(seed, 50, &ctr, m.ncells);
+            uint32_t c = th_test_rnd(seed, 50, &ctr, m.ncells);
             int32_t x = (int32_t)(c % (uint32_t)m.w), y = (int32_t)(c / (uint32_t)m.w);
             if (i % 3 == 0 && m.cost[c]) {
-                th_navmap_set_cost(&m, x, y, m.cost[c] + 1 + rnd(seed, 51, &ctr, 5));
+                th_navmap_set_cost(&m, x, y, m.cost[c] + 1 + th_test_rnd(seed, 51, &ctr, 5));
             } else {
                 th_navmap_set_blocked(&m, x, y, false);
             }
@@ -600,9 +600,9 @@ static void make_bunker_fields(const th_navmap *m, uint64_t seed, th_nav_field *
     uint64_t ctr = 0;
     for (uint32_t k = 0; k < count; k++) {
         ck_assert_int_eq(th_nav_field_init(&fields[k], m, 16), TH_NAV_OK);
-        int32_t x = (int32_t)rnd(seed, 60, &ctr, (uint32_t)m->w - 1);
-        int32_t y = (int32_t)rnd(seed, 60, &ctr, (uint32_t)m->h - 1);
-        uint32_t wgt = rnd(seed, 61, &ctr, 3) * 200;
+        int32_t x = (int32_t)th_test_rnd(seed, 60, &ctr, (uint32_t)m->w - 1);
+        int32_t y = (int32_t)th_test_rnd(seed, 60, &ctr, (uint32_t)m->h - 1);
+        uint32_t wgt = th_test_rnd(seed, 61, &ctr, 3) * 200;
         ck_assert_int_eq(th_nav_field_set_goal_rect(&fields[k], x, y, x + 1, y + 1, wgt),
                          TH_NAV_OK);
     }
@@ -672,7 +672,7 @@ START_TEST(test_combined) {
         for (int round = 0; round < 8; round++) {
             uint8_t alive[NFIELDS];
             for (int k = 0; k < NFIELDS; k++)
-                alive[k] = round == 7 ? 0 : rnd(seed, 70, &ctr, 3) != 0;
+                alive[k] = round == 7 ? 0 : th_test_rnd(seed, 70, &ctr, 3) != 0;
             ck_assert_int_eq(
                 th_nav_combined_build(&c, round % 2 ? pool : NULL, fields, NFIELDS, alive),
                 TH_NAV_OK);
@@ -760,11 +760,11 @@ static void make_maze(th_navmap *m, uint64_t seed) {
             sp--;
             continue;
         }
-        int k = opts[rnd(seed, 80, &ctr, (uint32_t)no)];
+        int k = opts[th_test_rnd(seed, 80, &ctr, (uint32_t)no)];
         int32_t nx = rx + ddx[k], ny = ry + ddy[k];
         seen[ny * rw + nx] = 1;
         th_navmap_set_cost(m, 2 * rx + 1 + ddx[k], 2 * ry + 1 + ddy[k], 1);
-        th_navmap_set_cost(m, 2 * nx + 1, 2 * ny + 1, 1 + rnd(seed, 81, &ctr, 3));
+        th_navmap_set_cost(m, 2 * nx + 1, 2 * ny + 1, 1 + th_test_rnd(seed, 81, &ctr, 3));
         stack[sp++] = ny * rw + nx;
     }
     th_navmap_update_walls(m, NULL);
@@ -788,12 +788,12 @@ START_TEST(test_flow_follow) {
         uint64_t ctr = 0;
         uint32_t tried = 0;
         for (uint32_t i = 0; i < 400 && tried < 25; i++) {
-            uint32_t c = rnd(seed, 90, &ctr, m.ncells);
+            uint32_t c = th_test_rnd(seed, 90, &ctr, m.ncells);
             int32_t x = (int32_t)(c % (uint32_t)m.w), y = (int32_t)(c / (uint32_t)m.w);
             th_vec2 centre = th_navmap_cell_centre(&m, x, y);
-            th_vec2 p =
-                th_v2(centre.x + ((float)rnd(seed, 91, &ctr, 81) - 40.0f) / 100.0f * m.cell_size,
-                      centre.y + ((float)rnd(seed, 91, &ctr, 81) - 40.0f) / 100.0f * m.cell_size);
+            th_vec2 p = th_v2(
+                centre.x + ((float)th_test_rnd(seed, 91, &ctr, 81) - 40.0f) / 100.0f * m.cell_size,
+                centre.y + ((float)th_test_rnd(seed, 91, &ctr, 81) - 40.0f) / 100.0f * m.cell_size);
             th_vec2 dir;
             if (m.cost[c] == 0 || f.dist[c] == TH_NAV_UNREACHABLE) {
                 ck_assert(!th_nav_flow_sample(&f, &m, p, &dir));
@@ -1082,10 +1082,11 @@ START_TEST(test_line_of_sight) {
         random_map(&m, 2000 + seed, 30, 5 + (uint32_t)(seed % 5) * 6, 3);
         uint64_t ctr = 0;
         for (int i = 0; i < 300; i++) {
-            int32_t x0 = (int32_t)rnd(seed, 100, &ctr, (uint32_t)m.w);
-            int32_t y0 = (int32_t)rnd(seed, 100, &ctr, (uint32_t)m.h);
-            int32_t x1 = (int32_t)rnd(seed, 100, &ctr, (uint32_t)m.w);
-            int32_t y1 = i % 5 == 0 ? y0 + (x1 - x0) : (int32_t)rnd(seed, 100, &ctr, (uint32_t)m.h);
+            int32_t x0 = (int32_t)th_test_rnd(seed, 100, &ctr, (uint32_t)m.w);
+            int32_t y0 = (int32_t)th_test_rnd(seed, 100, &ctr, (uint32_t)m.h);
+            int32_t x1 = (int32_t)th_test_rnd(seed, 100, &ctr, (uint32_t)m.w);
+            int32_t y1 =
+                i % 5 == 0 ? y0 + (x1 - x0) : (int32_t)th_test_rnd(seed, 100, &ctr, (uint32_t)m.h);
             if (y1 < 0 || y1 >= m.h) y1 = y0;
             bool want = exact_visible(&m, x0 + 0.5, y0 + 0.5, x1 + 0.5, y1 + 0.5);
             ck_assert_int_eq(th_nav_line_of_sight(&m, x0, y0, x1, y1), want);
@@ -1116,10 +1117,10 @@ START_TEST(test_astar) {
         uint64_t ctr = 0;
         uint64_t allocs = th_alloc_count();
         for (int q = 0; q < 12; q++) {
-            int32_t sx = (int32_t)rnd(seed, 110, &ctr, (uint32_t)m.w);
-            int32_t sy = (int32_t)rnd(seed, 110, &ctr, (uint32_t)m.h);
-            int32_t gx = (int32_t)rnd(seed, 110, &ctr, (uint32_t)m.w);
-            int32_t gy = (int32_t)rnd(seed, 110, &ctr, (uint32_t)m.h);
+            int32_t sx = (int32_t)th_test_rnd(seed, 110, &ctr, (uint32_t)m.w);
+            int32_t sy = (int32_t)th_test_rnd(seed, 110, &ctr, (uint32_t)m.h);
+            int32_t gx = (int32_t)th_test_rnd(seed, 110, &ctr, (uint32_t)m.w);
+            int32_t gy = (int32_t)th_test_rnd(seed, 110, &ctr, (uint32_t)m.h);
             th_ref_goal g = {gx, gy, 0};
             ck_assert_int_eq(th_ref_dijkstra(m.w, m.h, m.cost, &g, 1, ref), 0);
             uint32_t want =

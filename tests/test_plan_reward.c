@@ -19,10 +19,6 @@
 
 static th_error err;
 
-static uint32_t rnd(uint64_t seed, uint64_t key, uint64_t *ctr, uint32_t n) {
-    return (uint32_t)(th_rng_u64(seed, key, (*ctr)++) % n);
-}
-
 /* A world of w x h one-metre cells: `wall_pct` % of cells walls (single cells or bars of up
  * to four), a fifth of the rest costing 2..5. */
 static th_world *random_world(uint32_t threads, uint64_t seed, int32_t w, int32_t h,
@@ -38,10 +34,10 @@ static th_world *random_world(uint32_t threads, uint64_t seed, int32_t w, int32_
     uint64_t ctr = 0;
     for (int32_t y = 0; y < h; y++) {
         for (int32_t x = 0; x < w; x++) {
-            uint32_t r = rnd(seed, 1, &ctr, 100);
+            uint32_t r = th_test_rnd(seed, 1, &ctr, 100);
             if (r < wall_pct) {
-                int32_t len = 1 + (int32_t)rnd(seed, 2, &ctr, 4);
-                bool across = rnd(seed, 3, &ctr, 2);
+                int32_t len = 1 + (int32_t)th_test_rnd(seed, 2, &ctr, 4);
+                bool across = th_test_rnd(seed, 3, &ctr, 2);
                 for (int32_t i = 0; i < len; i++) {
                     int32_t bx = across ? x + i : x, by = across ? y : y + i;
                     if (bx < w && by < h) th_world_set_cell(wo, bx, by, TH_CELL_WALL, 0, NULL);
@@ -72,8 +68,8 @@ static uint16_t *read_map(const th_world *wo, int32_t *w, int32_t *h) {
 /* A random open cell's centre. */
 static th_vec2 open_point(const uint16_t *map, int32_t w, int32_t h, uint64_t seed, uint64_t *ctr) {
     for (;;) {
-        int32_t x = (int32_t)rnd(seed, 7, ctr, (uint32_t)w),
-                y = (int32_t)rnd(seed, 7, ctr, (uint32_t)h);
+        int32_t x = (int32_t)th_test_rnd(seed, 7, ctr, (uint32_t)w),
+                y = (int32_t)th_test_rnd(seed, 7, ctr, (uint32_t)h);
         if (map[y * w + x]) return th_v2((float)x + 0.5f, (float)y + 0.5f);
     }
 }
@@ -149,15 +145,16 @@ START_TEST(test_tour_against_brute_force) {
         pt[0] = open_point(map, w, h, seed, &ctr);
         for (int i = 0; i < b.n; i++) {
             /* Now and then a point in a wall (never taken) or worth nothing. */
-            if (rnd(seed, 8, &ctr, 10) == 0) {
-                int x = (int)rnd(seed, 9, &ctr, (uint32_t)w),
-                    y = (int)rnd(seed, 9, &ctr, (uint32_t)h);
+            if (th_test_rnd(seed, 8, &ctr, 10) == 0) {
+                int x = (int)th_test_rnd(seed, 9, &ctr, (uint32_t)w),
+                    y = (int)th_test_rnd(seed, 9, &ctr, (uint32_t)h);
                 pt[i + 1] = th_v2((float)x + 0.5f, (float)y + 0.5f);
             } else {
                 pt[i + 1] = open_point(map, w, h, seed, &ctr);
             }
-            b.reward[i] =
-                rnd(seed, 10, &ctr, 8) == 0 ? 0.0 : (double)rnd(seed, 11, &ctr, 400) / 10.0;
+            b.reward[i] = th_test_rnd(seed, 10, &ctr, 8) == 0
+                              ? 0.0
+                              : (double)th_test_rnd(seed, 11, &ctr, 400) / 10.0;
             rw[i].position = pt[i + 1];
             rw[i].reward = (float)b.reward[i];
         }
@@ -558,7 +555,7 @@ START_TEST(test_trouble_against_reference) {
     for (int round = 0; round < 6; round++) {
         for (int k = 0; k < 40; k++) {
             th_vec2 q = open_point(map, w, h, 91, &ctr);
-            float wt = (float)rnd(91, 12, &ctr, 60) / 4.0f;
+            float wt = (float)th_test_rnd(91, 12, &ctr, 60) / 4.0f;
             ck_assert(th_planner_note_trouble(p, wo, q, wt, &err));
         }
         steps(wo, 3);

@@ -39,6 +39,11 @@
 
 /* The id of agent n (from 0) of a world none of whose agents has left yet: slots are handed
  * out in order of creation, each in its first generation. */
+/* The draw *ctr of the counter-based stream (seed, key), in [0, n); advances *ctr. */
+static inline uint32_t th_test_rnd(uint64_t seed, uint64_t key, uint64_t *ctr, uint32_t n) {
+    return (uint32_t)(th_rng_u64(seed, key, (*ctr)++) % n);
+}
+
 /* A world of w x h metres on a map of one-metre open cells, `threads` workers, `seed`. */
 static inline th_world *th_test_metre_world(uint32_t threads, uint64_t seed, int32_t w, int32_t h) {
     th_world_def wd = th_default_world_def();

@@ -57,6 +57,7 @@ struct th_dist {
     int32_t rows_local;  /* owned rows + ghost rows that exist */
     uint32_t *hist;      /* per row: owned agents, then summed over ranks */
     uint32_t ghosts_in;  /* ghosts after the last count exchange */
+    bool carry_stall;    /* this migration's records hold stall state (th_stall_judged) */
     /* Ghost rows: per rank, what this rank and it read of each other's strips (apply_cut). */
     peer *peer;
     unsigned char *span_buf; /* row_span: every peer's spans, peer after peer */
@@ -424,7 +425,7 @@ static size_t migrant_size(const th_world *w) {
     return sizeof(migrant) + (w->goal_state ? sizeof(th_goal_state) : 0) +
            (w->hazard_state ? sizeof(th_hazard_state) : 0) + (w->exit_of_id ? 1u : 0u) +
            (th_measure_prev((th_world *)w) ? sizeof(th_vec2) : 0) +
-           (w->lifts ? sizeof(uint64_t) : 0) + (th_stall_judged(w) ? sizeof(th_stall) : 0) +
+           (w->lifts ? sizeof(uint64_t) : 0) + (w->dist->carry_stall ? sizeof(th_stall) : 0) +
            th_own_wire_size(w);
 }
 
@@ -452,7 +453,7 @@ static void pack_migrant(th_world *w, const th_agents *a, uint32_t k, unsigned c
         memcpy(p + at, &w->lift_wait[slot], sizeof *w->lift_wait);
         at += sizeof *w->lift_wait;
     }
-    if (th_stall_judged(w)) { /* its progress toward its goal */
+    if (w->dist->carry_stall) { /* its progress toward its goal */
         memcpy(p + at, &w->stall[slot], sizeof(th_stall));
         at += sizeof(th_stall);
     }
@@ -485,7 +486,7 @@ static void unpack_migrant(th_world *w, th_agents *a, uint32_t k, const unsigned
         memcpy(&w->lift_wait[slot], p + at, sizeof *w->lift_wait);
         at += sizeof *w->lift_wait;
     }
-    if (th_stall_judged(w)) {
+    if (w->dist->carry_stall) {
         memcpy(&w->stall[slot], p + at, sizeof(th_stall));
         at += sizeof(th_stall);
     }
@@ -505,6 +506,7 @@ static void migrate(th_world *w) {
     th_dist *d = w->dist;
     const int R = d->ranks, me = d->rank;
     th_agents *a = &w->buf[w->cur];
+    d->carry_stall = th_stall_judged(w); /* once per exchange, not per migrant */
     const size_t rec = migrant_size(w);
     const int32_t *own = d->row_owner;
     int32_t *row = row_of(d);

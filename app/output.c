@@ -63,7 +63,7 @@ static void measure_header(FILE *f, const th_world *w) {
     for (uint32_t i = 0; i < th_world_measure_line_count(w); i++) {
         th_measure_line_info l;
         th_world_get_measure_line(w, (th_measure_line_id){i + 1}, &l);
-        fprintf(f, ",%s_crossed,%s_flow", l.name, l.name);
+        fprintf(f, ",%s_crossed,%s_flow,%s_forward,%s_backward", l.name, l.name, l.name, l.name);
     }
     fputc('\n', f);
 }
@@ -91,6 +91,7 @@ static void measure_row(FILE *f, const th_world *w) {
         th_world_get_measure_line(w, (th_measure_line_id){i + 1}, &l);
         fprintf(f, ",%" PRId64, l.crossed_total);
         put_num(f, l.flow);
+        fprintf(f, ",%" PRIu64 ",%" PRIu64, l.forward_total, l.backward_total);
     }
     fputc('\n', f);
 }

@@ -598,20 +598,38 @@ static void print_flow(FILE *out, const th_world *w) {
     fprintf(out, "\n");
 }
 
-/* Stalled agents: always a line, so that a gridlock is never silent and a clean run says so. */
+/* Stalled agents: always a line, so that a gridlock is never silent and a clean run says so;
+ * then the run's figures, so that a jam that came and went leaves its trace; and the queuing
+ * agents, when any queued. */
 static void print_stalls(FILE *out, const th_world *w) {
     th_stall_info si;
     th_world_get_stall_info(w, &si);
     if (si.stalled == 0) {
         fprintf(out, "stalled   none (no agent without progress toward its goal for %.0f s)\n",
                 (double)si.stall_time);
-        return;
+    } else {
+        fprintf(out,
+                "stalled   %u agent(s) without progress toward their goal for %.0f s or more "
+                "(longest %.1f s), within [%.2f, %.2f] x [%.2f, %.2f] m\n",
+                si.stalled, (double)si.stall_time, (double)si.longest, (double)si.x0, (double)si.x1,
+                (double)si.y0, (double)si.y1);
     }
-    fprintf(out,
-            "stalled   %u agent(s) without progress toward their goal for %.0f s or more "
-            "(longest %.1f s), within [%.2f, %.2f] x [%.2f, %.2f] m\n",
-            si.stalled, (double)si.stall_time, (double)si.longest, (double)si.x0, (double)si.x1,
-            (double)si.y0, (double)si.y1);
+    if (si.peak == 0) {
+        fprintf(out, "stalls    none during the run\n");
+    } else {
+        fprintf(out, "stalls    ");
+        if (si.stalled) fprintf(out, "%u at the end", si.stalled);
+        else fprintf(out, "none at the end");
+        fprintf(out,
+                "; at most %u at once (t = %.1f s), %.1f agent-seconds in all, longest %.1f s\n",
+                si.peak, (double)si.peak_time, si.agent_seconds, (double)si.longest_run);
+    }
+    if (si.queued_peak) {
+        fprintf(out,
+                "queuing   %u at the end, at most %u at once (without progress of their own, "
+                "behind walkers who progress: not stalled)\n",
+                si.queued, si.queued_peak);
+    }
 }
 
 void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
@@ -842,9 +860,15 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
             "\"box_m\": ",
             si.stalled, (double)si.stall_time, (double)si.longest);
     if (si.stalled)
-        fprintf(j, "[%.4f, %.4f, %.4f, %.4f]},\n", (double)si.x0, (double)si.y0, (double)si.x1,
+        fprintf(j, "[%.4f, %.4f, %.4f, %.4f]", (double)si.x0, (double)si.y0, (double)si.x1,
                 (double)si.y1);
-    else fprintf(j, "null},\n");
+    else fprintf(j, "null");
+    fprintf(j, ",\n             \"peak\": %u, \"peak_s\": ", si.peak);
+    json_time(j, si.peak ? (double)si.peak_time : -1.0);
+    fprintf(j,
+            ", \"agent_seconds\": %.4f, \"longest_run_s\": %.4f, \"queued\": %u, "
+            "\"queued_peak\": %u},\n",
+            si.agent_seconds, (double)si.longest_run, si.queued, si.queued_peak);
     static th_history_entry h[TH_MAX_HISTORY];
     uint32_t dropped = 0, nh = th_world_history(w, 0, h, TH_MAX_HISTORY, NULL, &dropped);
     uint32_t bunkers = th_world_bunker_count(w);

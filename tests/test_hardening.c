@@ -421,11 +421,12 @@ END_TEST
 /* ---- pedestrians, contacts and measurement (tests/mutation/ survivors) ---------------------- */
 
 /* Two pedestrians of a crowd walking east in an open 40 m world (no walls near), at rest, the
- * second 1.2 m ahead of the first and `side` metres to its north. Their discs (0.4 m together)
- * are too far apart for the neighbour push (gap over 7 repulsion ranges), so the first one's
- * path depends only on whether it takes the second for "ahead": within a contact distance of
- * its line of walking. Returns the first one's velocity after one step. */
-static th_vec2 walk_behind(float side) {
+ * second `ahead` metres ahead of the first and `side` metres to its north. At 1.2 m their discs
+ * (0.4 m together) are too far apart for the neighbour push (gap over 7 repulsion ranges), so
+ * the first one's path depends only on whether it takes the second for "ahead": within a contact
+ * distance of its line of walking, and slowing it down. Returns the first one's velocity after
+ * one step. */
+static th_vec2 walk_behind(float ahead, float side) {
     th_world_def d = th_default_world_def();
     d.width = d.height = 40.0f;
     th_error err;
@@ -437,7 +438,7 @@ static th_vec2 walk_behind(float side) {
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
     th_agent_id a = th_world_add_agent(w, CROWD_ID(0), th_v2(20, 20), th_v2(0, 0), &err);
     ck_assert(th_agent_id_valid(
-        th_world_add_agent(w, CROWD_ID(0), th_v2(21.2f, 20 + side), th_v2(0, 0), &err)));
+        th_world_add_agent(w, CROWD_ID(0), th_v2(20 + ahead, 20 + side), th_v2(0, 0), &err)));
     th_world_step(w);
     th_agent_state st;
     ck_assert(th_world_get_agent(w, a, &st));
@@ -447,16 +448,22 @@ static th_vec2 walk_behind(float side) {
 
 /* Overtaking: a walker held back by someone ahead steps aside, away from the side that one is
  * on. "Ahead" is anyone whose disc meets the walker's line of walking: lateral offsets below
- * the contact distance (0.4 m here), 0.3 m included; at 0.5 m the walker goes straight on. */
+ * the contact distance (0.4 m here), 0.3 m included, as long as that one slows it down (0.8 m
+ * ahead it does: th_ped_gap_speed allows 0.94 m/s); at 0.5 m the walker goes straight on. */
 START_TEST(pedestrian_steps_aside_for_anyone_on_its_line) {
-    th_vec2 v = walk_behind(0.3f);
+    th_vec2 v = walk_behind(0.8f, 0.3f);
     CHECK_MSG(v.y < -1e-3f, "held back by someone 0.3 m to its left, it went (%g, %g)", (double)v.x,
               (double)v.y);
-    v = walk_behind(-0.3f);
+    v = walk_behind(0.8f, -0.3f);
     CHECK_MSG(v.y > 1e-3f, "held back by someone 0.3 m to its right, it went (%g, %g)", (double)v.x,
               (double)v.y);
-    v = walk_behind(0.5f);
+    v = walk_behind(1.2f, 0.5f);
     CHECK_MSG(v.y == 0.0f && v.x > 0.0f, "nobody on its line, it went (%g, %g)", (double)v.x,
+              (double)v.y);
+    /* 1.2 m ahead and 0.3 m aside, its disc meets the line but leaves a free run that allows
+     * more than the free speed (1.64 m/s against 1.34): nothing holds the walker back. */
+    v = walk_behind(1.2f, 0.3f);
+    CHECK_MSG(v.y == 0.0f && v.x > 0.0f, "not slowed by it, it went (%g, %g)", (double)v.x,
               (double)v.y);
 }
 END_TEST

@@ -844,6 +844,7 @@ START_TEST(trajectory_files_round_trip) {
     static sample samples[STEPS / EVERY + 1];
     static uint32_t box[STEPS / EVERY + 1];
     static int64_t cut[STEPS / EVERY + 1];
+    static uint64_t cut_fwd[STEPS / EVERY + 1], cut_bwd[STEPS / EVERY + 1];
     uint32_t ns = 0;
     for (uint64_t step = 0; step <= STEPS; step++) {
         if (step > 0) {
@@ -864,6 +865,8 @@ START_TEST(trajectory_files_round_trip) {
         th_world_get_measure_line(w, LINE_ID(0), &l);
         box[ns] = a.count;
         cut[ns] = l.crossed_total;
+        cut_fwd[ns] = l.forward_total;
+        cut_bwd[ns] = l.backward_total;
         ns++;
     }
     ck_assert(th_output_close(&oc, &err));
@@ -941,17 +944,23 @@ START_TEST(trajectory_files_round_trip) {
     f = fopen(mcsv, "r");
     ck_assert_ptr_nonnull(f);
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-    ck_assert_str_eq(line, "step,time,box_count,box_density,box_speed,cut_crossed,cut_flow\n");
+    ck_assert_str_eq(
+        line,
+        "step,time,box_count,box_density,box_speed,cut_crossed,cut_flow,cut_forward,cut_backward\n");
     for (uint32_t r = 0; r < ns; r++) {
-        unsigned long long step;
+        unsigned long long step, fwd, bwd;
         unsigned count;
         long long crossed;
         ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-        ck_assert_int_eq(
-            sscanf(line, "%llu,%*[^,],%u,%*[^,],%*[^,],%lld,", &step, &count, &crossed), 3);
+        ck_assert_int_eq(sscanf(line, "%llu,%*[^,],%u,%*[^,],%*[^,],%lld,%*[^,],%llu,%llu", &step,
+                                &count, &crossed, &fwd, &bwd),
+                         5);
         ck_assert_uint_eq(step, samples[r].step);
         ck_assert_uint_eq(count, box[r]);
         ck_assert_int_eq(crossed, cut[r]);
+        ck_assert_uint_eq(fwd, cut_fwd[r]);
+        ck_assert_uint_eq(bwd, cut_bwd[r]);
+        ck_assert_int_eq((long long)fwd - (long long)bwd, crossed);
     }
     ck_assert(fgets(line, sizeof line, f) == NULL);
     fclose(f);

@@ -223,6 +223,11 @@ same_report "$data/mpi/building_stacked.yaml" 850 4
 # Stalled walkers by the stairs: their count, longest time and box are one process's (stall
 # state travels with its walker; the stalled ids are gathered from every rank).
 same_report "$data/mpi/storeys_east_west.yaml" 300 4
+# Queuing against stalling across strip borders (each ghost's standing and goal lent by its
+# owner between the judgement's passes) and the stall figures over the run: a slow door queue
+# and a clog that dissolves, their stalls and queuing lines one process's.
+same_report "$data/stall_door_queue.yaml" 2400 3
+same_report "$data/stall_jam.yaml" 2400 2
 
 # The colonies of --json (food delivered, carried, taken, lost, left at each source) under
 # several ranks: those of one process.

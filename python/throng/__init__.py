@@ -347,7 +347,12 @@ class World:
         run, stalls, outcome, bunkers, squads, buried, spawners, exits, colonies, exited,
         history_dropped, performance, hash, machine, build), from the same code. ``run.steps``
         is the steps completed; ``run.steps_asked`` the steps asked of step() and run();
-        ``run.scene_over`` whether the last run() stopped because the scene was over."""
+        ``run.scene_over`` whether the last run() stopped because the scene was over.
+        ``stalls`` holds the stalled agents now (stalled, longest_s, box_m, stall_time_s) and
+        over the whole run: peak (most stalled at once), peak_s (when first reached, None if
+        never), agent_seconds (the stalled count integrated over simulated time),
+        longest_run_s (the longest single stall), queued and queued_peak (agents queuing now
+        and at most: no progress of their own, but behind walkers who progress)."""
         fd, path = tempfile.mkstemp(prefix="throng-report-", suffix=".json")
         os.close(fd)
         try:
@@ -468,7 +473,7 @@ class World:
             heading: the direction a pedestrian crowd without goal walks.
             color: 0xRRGGBB for viewers (0 = automatic).
             params: any float parameter of th_crowd_def (include/throng/throng.h), e.g.
-                ``desired_speed=1.2``, ``max_speed=2``, ``body_radius=0.25``, ``time_gap=0.7``.
+                ``desired_speed=1.2``, ``max_speed=2``, ``body_radius=0.25``, ``time_gap=0.8``.
         """
         if model not in ("boids", "pedestrian"):
             raise Error(int(ErrorCode.TH_ERR_INVALID), "TH_ERR_INVALID",

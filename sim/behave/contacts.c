@@ -34,6 +34,8 @@
 
 #include "sim/behave/contacts.h"
 #include "sim/behave/elevator.h"
+#include "sim/behave/goal.h"
+#include "sim/behave/ped.h"
 #include "sim/core/flow.h"
 #include "sim/core/step.h"
 #include "sim/core/validate.h"
@@ -70,7 +72,25 @@ typedef struct contact_ctx {
     bool wrap, terrain, exits;
     const float *rx, *ry; /* positions of the last round */
     float *wx, *wy;       /* positions of this round */
+    bool pedestrians;     /* some crowd uses the pedestrian model (right of way) */
 } contact_ctx;
+
+/* The share of the overlap of pedestrians i and j that i undoes: 0 when i has the right of way
+ * over j, 1 when j has it over i, else a half. As in the pedestrian model (sim/behave/ped.c): two
+ * walkers of crowds bound for different places, whose goal directions are more than 120 degrees
+ * apart, and whose shares of neighbours coming the other way (`against`, this step's) differ by
+ * more than TH_PED_RIGHT_OF_WAY: the larger share goes first. */
+static float right_of_way(const contact_ctx *cc, uint32_t i, uint32_t j) {
+    const th_agents *a = cc->a;
+    const th_crowd_rt *ci = &cc->crowd_rt[a->crowd[i]], *cj = &cc->crowd_rt[a->crowd[j]];
+    if (!ci->ped || !cj->ped || a->crowd[i] == a->crowd[j]) return 0.5f;
+    if (a->hx[i] * a->hx[j] + a->hy[i] * a->hy[j] >= TH_PED_OPPOSED) return 0.5f;
+    const float gi = a->against[i], gj = a->against[j];
+    if (gi <= gj + TH_PED_RIGHT_OF_WAY && gj <= gi + TH_PED_RIGHT_OF_WAY) return 0.5f;
+    const uint32_t *fi = th_goal_cost_field(cc->w, ci), *fj = th_goal_cost_field(cc->w, cj);
+    if (fi && fi == fj) return 0.5f;
+    return gi > gj ? 0.0f : 1.0f;
+}
 
 /* The pushes on agent i from the bodies in its list and from walls, with positions (rx, ry);
  * *worst receives the largest overlap seen, as a share of the smaller diameter. */
@@ -98,7 +118,12 @@ static th_vec2 resolve_one(const contact_ctx *cc, const float *rx, const float *
         if (share > *worst) *worst = share;
         th_vec2 away = dist > 1e-6f ? th_v2_scale(d, -1.0f / dist)
                                     : th_v2(a->id[i].index1 < a->id[j].index1 ? -1.0f : 1.0f, 0.0f);
-        push = th_v2_add(push, th_v2_scale(away, 0.5f * (l - dist)));
+        /* Of two walkers coming toward each other, the one given the way moves the other aside:
+         * the overlap is the other's to undo, while it stays below half the bound (deeper ones
+         * part evenly, so a crush resolves as before). */
+        float share_i = 0.5f;
+        if (cc->pedestrians && share < 0.5f * TH_MAX_OVERLAP) share_i = right_of_way(cc, i, j);
+        push = th_v2_add(push, th_v2_scale(away, share_i * (l - dist)));
         contacts++;
     }
     if (contacts > 0) {
@@ -237,6 +262,7 @@ void th_contacts_resolve(const th_step_ctx *x) {
         .wrap = x->wrap,
         .terrain = x->terrain,
         .exits = x->exits,
+        .pedestrians = w->pedestrians,
         .rx = a->px,
         .ry = a->py,
         .wx = bx[0],

@@ -374,9 +374,20 @@ void th_goal_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
         const float z = th_rng_range(w->def.seed, WANDER_KEY ^ th_agent_key(id), w->step,
                                      -1.7320508f, 1.7320508f);
         float a = s->angle;
+        const th_vec2 h = th_v2(cosf(a), sinf(a));
         /* Turned back by a wall or the world's edge: take the way it is actually going, or it
-         * would keep pressing against the wall. */
-        if (v.x * cosf(a) + v.y * sinf(a) < 0.0f) a = atan2f(v.y, v.x);
+         * would keep pressing against the wall. A pedestrian pushed back by its wall model
+         * at a wall turns off the walls instead (along the wall distance's gradient, which in a
+         * corner points out of it; the sampled distance is within a cell of the true one):
+         * taking its recoil as the heading would send it back into the wall the next step. */
+        if (th_v2_dot(v, h) < 0.0f) {
+            th_vec2 away = th_v2(0.0f, 0.0f);
+            if (c->ped && w->nav.present && !w->wrap &&
+                th_navmap_wall_sample(&w->nav.map, p, &away) >= c->radius + w->nav.map.cell_size) {
+                away = th_v2(0.0f, 0.0f);
+            }
+            a = th_v2_len2(away) > 0.0f ? atan2f(away.y, away.x) : atan2f(v.y, v.x);
+        }
         a += c->wander_sigma * z;
         if (a > k_pi) a -= 2.0f * k_pi;
         else if (a < -k_pi) a += 2.0f * k_pi;

@@ -10,38 +10,49 @@
  *                               + a_w exp((r_i - d_iw) / D_w) n_wi)
  *               over neighbours j at distance d_ij, l_ij = r_i + r_j, n_ji the unit vector
  *               from j to i; and the nearest wall point w at distance d_iw, n_wi away from it;
- *   spacing     s_i = min d_ij over the neighbours j ahead that the body would hit walking
- *               along e_i: e_i . (x_j - x_i) > 0 and |e_i x (x_j - x_i)| < l_ij (and the
- *               nearest wall point the same way, with l = r_i);
- *   speed       u_i = min(v0_i, max(0, (s_i - l_ij) / T))    (T = time_gap);
+ *   spacing     the neighbours j ahead that the body would hit walking along e_i: along =
+ *               e_i . (x_j - x_i) > 0 and lateral offset |e_i x (x_j - x_i)| < l_ij;
+ *   speed       u_i = min(v0_i, max(0, min_j th_ped_gap_speed(along, lateral, l_ij, T)))
+ *               (T = time_gap): the free run to contact over a time gap that shrinks with how
+ *               much of j's body is in i's way, (s - l) / T directly behind (sim/behave/ped.h);
  *   velocity    v_i = u_i e_i.
  *
  * In the original model the velocity jumps to u_i e_i. Here a faster u_i is approached with
  * the relaxation time tau (speed += (u_i - speed) dt / tau), as walkers accelerate in about
  * half a second (Helbing & Molnar 1995; Weidmann 1993); a slower u_i is taken at once, so the
- * model's guarantee that nobody walks into the one ahead is kept. With no goal the agent walks
- * only as fast as the push asks, min(1, |sum|) v0_i, so a standing group spreads gently
- * instead of scattering at full speed.
+ * model's guarantee that nobody walks into the one ahead is kept. The direction chosen turns at
+ * most TH_PED_TURN / speed radians a second; the wall's push bends it at once, and pushes back
+ * at most what drives the walker into the wall (a wall stops a body, it does not throw it off).
+ * The walker goes at full speed while the sum that sets its direction is at least
+ * TH_PED_WANT_FULL, slower in proportion below: where goal, pushes and sidesteps all but cancel
+ * (held back in a queue), it stands rather than walking off at full speed in whatever direction
+ * is left, which would flip from step to step. With no goal the agent walks only as fast as the
+ * push asks, min(1, |sum|) v0_i, so a standing group spreads gently instead of scattering.
  *
- * Two further terms keep crowds moving where the plain model gridlocks (docs/pedestrians.md has
- * the measurements):
+ * Further terms keep crowds moving where the plain model gridlocks (docs/pedestrians.md has the
+ * measurements):
  *   counterflow   walkers anticipate those coming the other way (their closest approach within
  *                 the crowd's `anticipation` time: Xu, Chraibi & Seyfried 2021, "Anticipation
  *                 in a velocity-based model for pedestrian dynamics", Transp. Res. C 133) and
  *                 step aside from the side they will pass on; meeting the other stream makes
  *                 them aware of it, awareness passes back to those behind and fades over a few
- *                 seconds, and an aware walker keeps to its right (`keep_right`) along the
- *                 walkway, follows the walker ahead going its way and stops overtaking: lanes;
+ *                 seconds, and an aware walker in the left half of its walkway keeps right
+ *                 (`keep_right`) and holds back until it is on its side; of two walkers coming
+ *                 toward each other the one with the larger share of neighbours coming the
+ *                 other way has the way, and the other gives it: lanes, and passages through
+ *                 waiting crowds;
  *   narrow doors  the push of a walker that another goes before keeps only its forward part,
  *                 and a walker pressed against a wall its river map leads into heads for the
- *                 cheapest nearby spot its body fits in.
+ *                 cheapest nearby spot its body fits in;
+ *   exits         those who just left by an exit still walk on for the spacing of those behind
+ *                 them (sim/behave/leavers.c).
  *
  * The step's contacts phase (sim/behave/contacts.c) then removes whatever overlap remains (pushes
  * from behind, from the side, from walls): the speed law keeps bodies apart in the walking
  * direction, the contacts phase everywhere.
  *
  * The model reproduces the fundamental diagram with one set of defaults (the validation suite
- * compares it with Weidmann's curve): its speed-density relation comes out of (s - l) / T.
+ * compares it with Weidmann's curve): its speed-density relation comes out of the time-gap law.
  * docs/pedestrians.md has the parameters, their sources and the measured curve. */
 #include <math.h>
 #include <string.h>
@@ -53,6 +64,7 @@
 #include "sim/behave/goal.h"
 #include "sim/behave/group.h"
 #include "sim/behave/elevator.h"
+#include "sim/behave/leavers.h"
 #include "sim/behave/own_goal.h"
 #include "sim/behave/ped.h"
 #include "sim/core/hazard.h"
@@ -68,13 +80,41 @@
 #define TH_PED_MISS_RANGE 0.2f
 #define TH_PED_TIE        0.05f
 
-/* Counterflow: a walker whose goal direction is more than 120 degrees off ours (cosine below
- * TH_PED_OPPOSED) comes the other way; awareness passes back to the walker behind at
- * TH_PED_RELAY of its strength; a walker ahead going our way faster than
- * TH_PED_FOLLOW_SPEED (m/s along our goal direction) can be followed. */
-#define TH_PED_OPPOSED      -0.5f
-#define TH_PED_RELAY        0.9f
-#define TH_PED_FOLLOW_SPEED 0.2f
+/* Counterflow: a walker within 60 degrees of our goal direction (cosine above TH_PED_ALONG)
+ * goes our way (one more than 120 degrees off comes the other way: TH_PED_OPPOSED, ped.h);
+ * awareness passes back to the walker behind at TH_PED_RELAY of its strength. */
+#define TH_PED_ALONG 0.5f
+#define TH_PED_RELAY 0.9f
+
+/* Keeping right looks this far across the walkway (metres) for its walls: a walker keeps to
+ * its right only while it is in the walkway's left half, measured where the walkway ahead, up to
+ * TH_PED_WALKWAY_AHEAD metres on, is narrowest. */
+#define TH_PED_WALKWAY       12.0f
+#define TH_PED_WALKWAY_AHEAD 2.0f
+
+/* Keeping to one's side: an aware walker in the left half of its walkway holds back its forward
+ * step by TH_PED_HOLD times its awareness times how deep in that half it is (0 in the middle,
+ * 1 at the wall), at most all of it. */
+#define TH_PED_HOLD 10.0f
+
+/* Giving way: a walker with one that has the way over it ahead, within TH_PED_GIVE_BAND contact
+ * distances of its line, steps aside with weight TH_PED_GIVE (against the unit goal direction)
+ * times how near it is, and stops pressing forward by as much. */
+#define TH_PED_GIVE_BAND 1.5f
+#define TH_PED_GIVE      3.0f
+
+/* A sidestep (keeping right, stepping aside for those coming the other way, overtaking) never
+ * leads into a wall nearer than this beyond the body (metres): its part toward it is dropped. */
+#define TH_PED_SIDESTEP_WALL 0.15f
+
+/* Share of a plain goal's drive from which a walker walks at full speed (below it, slower in
+ * proportion): the sum of its goal, pushes and sidesteps. */
+#define TH_PED_WANT_FULL 0.5f
+
+/* Turning: a walker's direction turns at most TH_PED_TURN / speed radians a second (a lateral
+ * acceleration of TH_PED_TURN m/s^2), and freely below TH_PED_TURN_SLOW m/s. */
+#define TH_PED_TURN      8.0f
+#define TH_PED_TURN_SLOW 0.05f
 
 /* Awareness below this is none: it fades out, instead of lingering for minutes. */
 #define TH_PED_AWARE_MIN 0.01f
@@ -107,6 +147,8 @@ typedef struct ped_near {
     uint32_t j[TH_PED_NEAR_PADDED];
     int32_t before[TH_PED_NEAR_PADDED]; /* -1 where the agent goes before the neighbour (the
                                            walker's goal has a cost field), else 0 */
+    int32_t yields[TH_PED_NEAR_PADDED]; /* -1 where the neighbour comes the other way and yields
+                                           the way to the agent (right of way), else 0 */
     uint32_t n;
 } ped_near;
 
@@ -162,6 +204,15 @@ static inline v4f sqrt4(v4f v) {
 #else
     return (v4f){sqrtf(v[0]), sqrtf(v[1]), sqrtf(v[2]), sqrtf(v[3])};
 #endif
+}
+
+/* th_ped_gap_speed (sim/behave/ped.h), four at a time, with the same operations in the same order:
+ * the speed a walker may keep behind bodies `along` metres ahead of it and `lat` to the side. */
+static inline v4f gap_speed4(v4f along, v4f lat, v4f l, v4f inv_time_gap) {
+    v4f c2 = l * l - lat * lat;
+    c2 = sel4(c2 < TH_PED_MIN_CHORD2, v4(TH_PED_MIN_CHORD2), c2);
+    const v4f c = sqrt4(c2);
+    return (along - c) * inv_time_gap * sqrt4(l / c);
 }
 
 /* The four values of `v` at the indices idx[0..3]. */
@@ -322,6 +373,61 @@ static th_vec2 clear_direction(const th_world *w, const uint32_t *cost, th_vec2 
         }
     }
     return best == UINT32_MAX ? e0 : out;
+}
+
+/* The direction a walker takes when it wants `want` (a unit vector) and walked along `was` in
+ * the last step at `speed` m/s: turned toward `want` by at most TH_PED_TURN / speed radians a
+ * second. People walking fast do not turn on the spot; below TH_PED_TURN_SLOW m/s they do. */
+static th_vec2 turn(th_vec2 was, th_vec2 want, float speed, float dt) {
+    if ((was.x == 0.0f && was.y == 0.0f) || (want.x == 0.0f && want.y == 0.0f)) return want;
+    const float most = TH_PED_TURN / max_f(speed, TH_PED_TURN_SLOW) * dt;
+    if (most >= 3.14159265f) return want;
+    const float ang = atan2f(was.x * want.y - was.y * want.x, th_v2_dot(was, want));
+    if (fabsf(ang) <= most) return want;
+    const float r = ang > 0.0f ? most : -most, cr = cosf(r), sr = sinf(r);
+    return th_v2_norm(th_v2(was.x * cr - was.y * sr, was.x * sr + was.y * cr));
+}
+
+/* Metres from q along unit d to the first blocked cell or the world's edge, looked for up to
+ * `most` metres: a march by the map's wall distance (no blocked cell is nearer than a cell's
+ * distance less its diagonal), at least a quarter cell at a time. */
+static float free_run(const th_world *w, th_vec2 q, th_vec2 d, float most) {
+    const th_navmap *m = &w->nav.map;
+    const float W = w->def.width, H = w->def.height, cs = m->cell_size;
+    const float diag = 1.4143f * cs, least = 0.25f * cs;
+    float t = 0.0f;
+    while (t < most) {
+        const th_vec2 x = th_v2_add(q, th_v2_scale(d, t));
+        if (!(x.x >= 0.0f && x.y >= 0.0f && x.x < W && x.y < H) || th_navmap_blocked_at(m, x))
+            return t;
+        const float clear = m->wall_dist[th_navmap_cell_of(m, x, NULL, NULL)] - diag;
+        t += clear > least ? clear : least;
+    }
+    return most;
+}
+
+/* How deep a walker at p going along e0 is in the left half of its walkway (`right` is the unit
+ * vector to its right): across the walkway, at p and at points up to TH_PED_WALKWAY_AHEAD metres
+ * ahead, the narrowest cross-section (each side looked at up to TH_PED_WALKWAY metres), the room
+ * on its right less that on its left over the width: 0 in the right half (and in a hall wider
+ * than twice TH_PED_WALKWAY), up to 1 at the walkway's left wall. */
+static float left_half(const th_world *w, th_vec2 p, th_vec2 e0, th_vec2 right) {
+    const th_navmap *m = &w->nav.map;
+    float narrowest = INFINITY, on_right = 0.0f, on_left = 0.0f;
+    for (float ahead = 0.0f; ahead <= TH_PED_WALKWAY_AHEAD; ahead += 1.0f) {
+        const th_vec2 o = th_v2_add(p, th_v2_scale(e0, ahead));
+        if (!(o.x >= 0.0f && o.y >= 0.0f && o.x < w->def.width && o.y < w->def.height) ||
+            th_navmap_blocked_at(m, o))
+            break;
+        const float r = free_run(w, o, right, TH_PED_WALKWAY);
+        const float l = free_run(w, o, th_v2_scale(right, -1.0f), TH_PED_WALKWAY);
+        if (r + l < narrowest) {
+            narrowest = r + l;
+            on_right = r;
+            on_left = l;
+        }
+    }
+    return narrowest < INFINITY && on_right > on_left ? (on_right - on_left) / narrowest : 0.0f;
 }
 
 /* The map cell of each of four positions, as th_navmap_cell_of finds it: a coordinate below
@@ -507,40 +613,75 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
 
         /* Pass 1, four neighbours at a time. First, when some neighbour comes the other way
          * or this walker is aware of counterflow: anticipation of walkers coming the other
-         * way, the awareness of those ahead, and the nearest walker ahead going this way (a
-         * loop of its own, so that the common case keeps its registers). Then repulsion from
-         * neighbours and the one ahead on the goal direction that limits the speed most (for
-         * overtaking). Sums run in four lane sums, then across them: lane q holds neighbours
-         * q, q + 4, ... of a list whose order the grid fixes, so the sum is the same for any
-         * thread count. */
+         * way, the awareness of those ahead, the share of the neighbours coming the other way,
+         * and who of them yields the way to this walker (a loop of its own, so that the common
+         * case keeps its registers). Then repulsion from neighbours and the one ahead on the
+         * goal direction that limits the speed most (for overtaking). Sums run in four lane
+         * sums, then across them: lane q holds neighbours q, q + 4, ... of a list whose order
+         * the grid fixes, so the sum is the same for any thread count. */
         v4f lat = v4(0.0f), threat = v4(0.0f), relay = v4(0.0f);
-        v4f fol_d = v4(INFINITY), fol_side = v4(0.0f);
+        uint32_t n_along = 0, n_against = 0;
+        bool yielded = false; /* some neighbour yields the way to this walker */
+        /* This walker stands in the way of one that has the way over it: how near (0 to 1), and
+         * on which side of its line (> 0: to the left). */
+        float give = 0.0f, give_side = 0.0f;
+        const float inv_reach = 1.0f / c->ped_reach;
         const float ta = c->anticipation;
         const bool counterflow = a->aware[i] > 0.0f;
         const v4f ex = v4(e0.x), ey = v4(e0.y), inv_tg = v4(c->inv_time_gap);
         if (counter != 0 || counterflow) {
             const v4f mvx = v4(e0.x * v0), mvy = v4(e0.y * v0);
+            const float my_against = a->against[i];
             for (uint32_t k = 0; k < nb.n; k += 4) {
                 const v4i valid = k_lane < (int32_t)(nb.n - k);
                 const v4f dx = load4(nb.dx + k), dy = load4(nb.dy + k);
-                const v4f d = load4(nb.d + k), l = load4(nb.l + k);
-                const v4f side0 = ex * dy - ey * dx;
+                const v4f l = load4(nb.l + k);
                 const v4i front = valid & (ex * dx + ey * dy > 0.0f);
                 /* Awareness passed back from those ahead. */
                 const v4f awj = sel4(front, pick4(a->aware, nb.j + k), v4(0.0f));
                 relay = sel4(awj > relay, awj, relay);
-                /* The nearest walker ahead going this way, within two contact distances of the
-                 * line ahead: followed in counterflow. */
-                const v4f vjx = pick4(a->vx, nb.j + k), vjy = pick4(a->vy, nb.j + k);
-                const v4i same = front & (vjx * ex + vjy * ey > TH_PED_FOLLOW_SPEED) &
-                                 (abs4(side0) < l + l) & (d < fol_d);
-                fol_d = sel4(same, d, fol_d);
-                fol_side = sel4(same, side0, fol_side);
-                /* Anticipation, of walkers ahead whose goal direction turns away from ours by more
-                 * than 90 degrees and who come nearer: their closest approach within `ta` seconds
-                 * if i walks on toward its goal at its free speed and j keeps its velocity. */
+                /* Who goes this way and who comes the other way, bound elsewhere than this
+                 * walker (walkers bound for the same place merge, at a door; they do not meet
+                 * head-on): the share of the latter is this walker's `against`, and an oncoming
+                 * walker whose share is smaller by more than TH_PED_RIGHT_OF_WAY yields the way
+                 * to it. A walker in a stream of its own kind, against a few coming the other way,
+                 * gives way to them; one walking against a crowd, or a lane coming out into a
+                 * waiting crowd, is given way: each of the many steps aside once, rather than
+                 * the few stopping for each of them. */
                 const v4f hjx = pick4(a->hx, nb.j + k), hjy = pick4(a->hy, nb.j + k);
                 const v4f hdot = hjx * ex + hjy * ey;
+                n_along += k_lanes_set[mask_bits(valid & (hdot > TH_PED_ALONG))];
+                v4i oncoming = valid & (hdot < TH_PED_OPPOSED);
+                v4i yields = {0, 0, 0, 0};
+                const v4f agj = pick4(a->against, nb.j + k);
+                for (uint32_t m = mask_bits(oncoming); m; m &= m - 1) {
+                    const uint32_t q = (uint32_t)__builtin_ctz(m);
+                    const uint16_t cj = a->crowd[nb.j[k + q]];
+                    if (cj == a->crowd[i] ||
+                        (cost && th_goal_cost_field(w, &w->crowd_rt[cj]) == cost)) {
+                        oncoming[q] = 0;
+                        continue;
+                    }
+                    n_against++;
+                    if (agj[q] + TH_PED_RIGHT_OF_WAY < my_against) yields[q] = -1;
+                    /* One that has the way over this walker, ahead and within 1.5 contact
+                     * distances of its line: this walker stands in its way. */
+                    const float side_q = ex[q] * dy[q] - ey[q] * dx[q];
+                    if (my_against + TH_PED_RIGHT_OF_WAY < agj[q] && front[q] &&
+                        fabsf(side_q) < TH_PED_GIVE_BAND * l[q]) {
+                        const float near_q = 1.0f - nb.d[k + q] * inv_reach;
+                        if (near_q > give) {
+                            give = near_q;
+                            give_side = side_q;
+                        }
+                    }
+                }
+                store4i(nb.yields + k, yields);
+                yielded |= mask_bits(yields) != 0;
+                /* Anticipation, of walkers ahead coming the other way who come nearer: their
+                 * closest approach within `ta` seconds if i walks on toward its goal at its free
+                 * speed and j keeps its velocity. */
+                const v4f vjx = pick4(a->vx, nb.j + k), vjy = pick4(a->vy, nb.j + k);
                 const v4f rvx = vjx - mvx, rvy = vjy - mvy;
                 const v4f rdot = dx * rvx + dy * rvy;
                 const v4i approach =
@@ -562,17 +703,8 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                         /* Step away from the side j will pass on; dead ahead, to the right. */
                         lat += sel4(side < -TH_PED_TIE, mag, -mag);
                         /* Counterflow: j heads back where i comes from (more than 120 degrees
-                         * off), bound elsewhere than i (walkers bound for the same place merge,
-                         * at a door; they do not meet head-on). */
-                        v4f opp = sel4(hdot < TH_PED_OPPOSED, mag, v4(0.0f));
-                        for (uint32_t m = mask_bits((v4i)(opp > 0.0f)); m; m &= m - 1) {
-                            const uint32_t q = (uint32_t)__builtin_ctz(m);
-                            const uint16_t cj = a->crowd[nb.j[k + q]];
-                            if (cj == a->crowd[i] ||
-                                (cost && th_goal_cost_field(w, &w->crowd_rt[cj]) == cost))
-                                opp[q] = 0.0f;
-                        }
-                        threat += opp;
+                         * off) and is bound elsewhere. */
+                        threat += sel4(oncoming, mag, v4(0.0f));
                     }
                 }
             }
@@ -588,7 +720,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             const v4f side0 = ex * dy - ey * dx;
             const v4i ahead = valid & (ex * dx + ey * dy > 0.0f) & (abs4(side0) < l);
             /* The one in the way that slows us most, per lane: the first of the lane's least. */
-            const v4f uj = (d - l) * inv_tg;
+            const v4f uj = gap_speed4(ex * dx + ey * dy, side0, l, inv_tg);
             const v4i take = ahead & (uj < lane_u);
             lane_u = sel4(take, uj, lane_u);
             lane_side = sel4(take, side0, lane_side);
@@ -623,6 +755,14 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                 ax = sel4(before, fpos * ex, ax);
                 ay = sel4(before, fpos * ey, ay);
             }
+            if (yielded) {
+                /* The push of a walker that yields the way to i keeps only its part across i's
+                 * way: it does not push i back. */
+                const v4i yields = load4i(nb.yields + k);
+                const v4f fwd = ax * ex + ay * ey;
+                ax = sel4(yields, ax - fwd * ex, ax);
+                ay = sel4(yields, ay - fwd * ey, ay);
+            }
             push_x += sel4(felt, ax * f, v4(0.0f));
             push_y += sel4(felt, ay * f, v4(0.0f));
         }
@@ -639,88 +779,149 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         }
         const th_vec2 push = th_v2((push_x[0] + push_x[1]) + (push_x[2] + push_x[3]),
                                    (push_y[0] + push_y[1]) + (push_y[2] + push_y[3]));
-        th_vec2 dir = th_v2_add(e0, push);
+        /* Giving way: a walker in the way of one that has the way over it stops pressing toward
+         * it and steps out of its way, away from the side it is on, the more the nearer it is.
+         * A crowd waiting at a door thus opens a passage for those coming out, instead of
+         * holding its place until pushed. */
+        th_vec2 dir = th_v2_add(th_v2_scale(e0, 1.0f - give), push);
+        const float give_step =
+            give > 0.0f ? (give_side > 0.0f ? -TH_PED_GIVE : TH_PED_GIVE) * give : 0.0f;
 
         /* Counterflow awareness, 0 to 1: from the walkers coming the other way, passed back by
          * those ahead (each hand-on weaker), and remembered for a while. An aware walker keeps
-         * to its side of the walkway and follows the one ahead going its way, as people do in
-         * counterflow, so that lanes form. */
+         * to its side of the walkway, as people do in counterflow, so that lanes form. */
         const float own = min_f(1.0f, (threat[0] + threat[1]) + (threat[2] + threat[3]));
         const float passed =
             TH_PED_RELAY * max_f(max_f(relay[0], relay[1]), max_f(relay[2], relay[3]));
         float aware = ta > 0.0f ? max_f(max_f(own, passed), a->aware[i] * c->aware_decay) : 0.0f;
         if (aware < TH_PED_AWARE_MIN) aware = 0.0f;
         w->aware_next[i] = aware;
+        w->against_next[i] = (float)n_against / (float)(n_against + n_along + 1u);
+        /* Sidesteps (stepping aside for those coming the other way, giving way, keeping
+         * right), toward the left of e0 in units of the goal direction. */
+        float side = (lat[0] + lat[1]) + (lat[2] + lat[3]) + give_step;
         {
-            float side = (lat[0] + lat[1]) + (lat[2] + lat[3]); /* toward the left of e0 */
-            /* Keep right (left when keep_right < 0), but only along the walkway: never
+            /* Keep right (left when keep_right < 0) while in the walkway's left half, and never
              * into cells farther from the goal. */
             float keep = c->keep_right * aware;
             if (keep != 0.0f && cost) {
                 const th_navmap *m = &w->nav.map;
                 const float sgn = keep > 0.0f ? 1.0f : -1.0f;
-                const th_vec2 q = th_v2_add(
-                    p, th_v2_scale(th_v2(sgn * e0.y, -sgn * e0.x), max_f(m->cell_size, ri)));
+                const th_vec2 right = th_v2(sgn * e0.y, -sgn * e0.x);
+                const th_vec2 q = th_v2_add(p, th_v2_scale(right, max_f(m->cell_size, ri)));
+                float depth = 0.0f;
                 if (!(q.x >= 0.0f && q.y >= 0.0f && q.x < W && q.y < H) ||
-                    cost[th_navmap_cell_of(m, q, NULL, NULL)] > my_cost)
+                    cost[th_navmap_cell_of(m, q, NULL, NULL)] > my_cost ||
+                    (depth = left_half(w, p, e0, right)) <= 0.0f)
                     keep = 0.0f;
+                /* In the left half it also holds back: it does not walk on into the way of
+                 * those coming the other way but steps over first. A crowd waiting to enter a
+                 * corridor thus queues on its own side of the entrance and leaves the other side
+                 * to those coming out. Not with a wall at its right, where stepping over is no
+                 * longer possible: it would wait there, pressed into the wall, for good. */
+                const bool walled_right = have_wall && wall_d < ri + TH_PED_SIDESTEP_WALL &&
+                                          th_v2_dot(right, wall_away) < -0.5f;
+                if (depth > 0.0f && !walled_right)
+                    dir = th_v2_sub(dir, th_v2_scale(e0, min_f(1.0f, TH_PED_HOLD * aware * depth)));
             }
             side -= keep;
-            if (aware > 0.0f) {
-                float bd = fol_d[0], bs = fol_side[0];
-                for (int q = 1; q < 4; q++) {
-                    if (fol_d[q] < bd) {
-                        bd = fol_d[q];
-                        bs = fol_side[q];
-                    }
-                }
-                if (bd < INFINITY) side += aware * th_clampf(bs / (2.0f * ri), -1.0f, 1.0f);
-            }
-            dir = th_v2_add(dir, th_v2_scale(th_v2(-e0.y, e0.x), side));
         }
         /* Overtaking: held back by someone ahead, step aside, away from the side they are on
          * (to the right of the goal direction when dead ahead), the more the slower it makes
-         * us walk. In a dense crowd every way is blocked and the pushes cancel out. Not in
-         * counterflow, where the side is the other stream's. */
-        if (block_u < v0 && v0 > 0.0f && !counterflow) {
-            const float k = TH_PED_OVERTAKE * (1.0f - max_f(block_u, 0.0f) / v0);
-            const th_vec2 right = th_v2(e0.y, -e0.x); /* cross(e0, right) < 0 */
-            dir = th_v2_add(dir, th_v2_scale(right, block_side >= 0.0f ? k : -k));
+         * us walk. In a dense crowd every way is blocked and the pushes cancel out. In
+         * counterflow nobody overtakes on the side of those coming the other way: a walker
+         * aware of them steps out of its lane toward them the less, the more aware it is. */
+        if (block_u < v0 && v0 > 0.0f) {
+            float k = TH_PED_OVERTAKE * (1.0f - max_f(block_u, 0.0f) / v0);
+            if (block_side < 0.0f) k = -k; /* > 0: toward the right of e0 */
+            if (k * c->keep_right < 0.0f) k *= 1.0f - aware;
+            side -= k;
+        }
+        if (side != 0.0f) {
+            th_vec2 step = th_v2_scale(th_v2(-e0.y, e0.x), side);
+            /* Never into a wall close by: the part toward it is dropped. At a door's jamb a
+             * walker stepping aside would press into the wall for good; in a corridor too
+             * narrow to pass, one stepping aside to overtake or to give way would bounce
+             * between the wall's push and its own step, or walk into the wall on the spot. */
+            if (have_wall && wall_d < ri + TH_PED_SIDESTEP_WALL) {
+                const float into = th_v2_dot(step, wall_away);
+                if (into < 0.0f) step = th_v2_sub(step, th_v2_scale(wall_away, into));
+                /* Between two walls (a passage barely wider than the body) the nearer one is
+                 * not the only one: the wall where the step leads counts too. */
+                const float len = th_v2_len(step);
+                float dq;
+                th_vec2 aq;
+                if (len > 0.0f &&
+                    th_nav_nearest_wall(w,
+                                        th_v2_add(p, th_v2_scale(step, TH_PED_SIDESTEP_WALL / len)),
+                                        ri, &dq, &aq)) {
+                    const float into_q = th_v2_dot(step, aq);
+                    if (into_q < 0.0f) step = th_v2_sub(step, th_v2_scale(aq, into_q));
+                }
+            }
+            dir = th_v2_add(dir, step);
         }
 
-        /* The push from the nearest wall. */
+        /* The direction the walker chooses turns within its rate; the push from the nearest wall
+         * then bends it at once (a body meeting a wall does not wait to turn). */
+        float will = th_v2_len(dir);
+        const th_vec2 chosen = turn(th_v2(a->ex[i], a->ey[i]), th_v2_norm(dir), th_v2_len(v), dt);
+        w->ex_next[i] = chosen.x;
+        w->ey_next[i] = chosen.y;
+        th_vec2 e = chosen;
         if (have_wall) {
             const float gap = wall_d - ri;
             const float x = gap > -ri ? -gap * c->inv_wall_rep_range : ri * c->inv_wall_rep_range;
-            if (x > -7.0f)
-                dir = th_v2_add(dir, th_v2_scale(wall_away, c->wall_rep * expf(min_f(x, 20.0f))));
+            /* Against the direction with the weight it was chosen with (the goal's and the
+             * neighbours' pushes together), as if added before turning. */
+            if (x > -7.0f) {
+                /* The wall pushes back at most what drives the walker into it, as a wall
+                 * does: it stops the walker and lets it slide along, and never throws it off
+                 * (which, against the neighbours pressing it there, would make it bounce from
+                 * one step to the next). */
+                const th_vec2 ed = th_v2_scale(e, th_v2_len(dir));
+                const float f = min_f(c->wall_rep * expf(min_f(x, 20.0f)),
+                                      max_f(0.0f, -th_v2_dot(ed, wall_away)));
+                const th_vec2 ew = th_v2_add(ed, th_v2_scale(wall_away, f));
+                e = th_v2_norm(ew);
+                will = th_v2_len(ew);
+            }
         }
-
-        float want = 1.0f;
-        if (e0.x == 0.0f && e0.y == 0.0f) want = th_clampf(th_v2_len(dir), 0.0f, 1.0f);
-        const th_vec2 e = th_v2_norm(dir);
+        /* Full speed while what drives the walker (its goal, the pushes, the sidesteps, the
+         * wall) adds up to at least TH_PED_WANT_FULL of a plain goal, and slower the less: where
+         * those terms all but cancel (held back in a queue, pressed between a neighbour and a
+         * wall), what is left of them is a direction of no weight, which walked at full speed
+         * would flip from one step to the next. Without a goal, the pushes alone set it. */
+        const float want = e0.x == 0.0f && e0.y == 0.0f
+                               ? th_clampf(th_v2_len(dir), 0.0f, 1.0f)
+                               : th_clampf(will * (1.0f / TH_PED_WANT_FULL), 0.0f, 1.0f);
 
         /* Pass 2: the spacing ahead along e, four neighbours at a time (a minimum: the same in
-         * any order). Fleeing walkers yield only to those nearer the shelter than they are (by
-         * the river map's cost of their cells, then by id): where routes converge, at a door,
-         * two walkers each in the other's way would otherwise both stop for good, an arch that
-         * no push undoes. */
+         * any order), by the time-gap law of gap_speed4. Fleeing walkers yield only to those
+         * nearer the shelter than they are (by the river map's cost of their cells, then by
+         * id): where routes converge, at a door, two walkers each in the other's way would
+         * otherwise both stop for good, an arch that no push undoes. Walkers coming the other
+         * way who yield the way to this one do not hold it back. */
         float u = v0 * want;
         if (e.x != 0.0f || e.y != 0.0f) {
             const v4f fx = v4(e.x), fy = v4(e.y);
             v4f umin = v4(u);
             for (uint32_t k = 0; k < nb.n; k += 4) {
                 const v4f dx = load4(nb.dx + k), dy = load4(nb.dy + k);
-                const v4f d = load4(nb.d + k), l = load4(nb.l + k);
+                const v4f l = load4(nb.l + k);
                 v4i ahead = (k_lane < (int32_t)(nb.n - k)) & (fx * dx + fy * dy > 0.0f) &
                             (abs4(fx * dy - fy * dx) < l);
                 if (cost && mask_bits(ahead)) {
                     ahead &= ~goes_before_once(w, a, cost, my_cost, id.index1, &nb, &known, k);
                 }
-                const v4f uj = (d - l) * inv_tg;
+                if (yielded) ahead &= ~load4i(nb.yields + k);
+                const v4f uj = gap_speed4(fx * dx + fy * dy, fx * dy - fy * dx, l, inv_tg);
                 umin = sel4(ahead & (uj < umin), uj, umin);
             }
             u = min_f(min_f(umin[0], umin[1]), min_f(umin[2], umin[3]));
+            /* Those who just left by an exit ahead still walk on, for the spacing. */
+            if (th_leavers_near(w, cell))
+                u = th_leavers_speed(w, p, e, ri, mine, c->inv_time_gap, c->ped_reach, u);
         } else {
             u = 0.0f;
         }

@@ -6,6 +6,7 @@
 #include "engine/rng.h"
 #include "sim/behave/choice.h"
 #include "sim/behave/goal.h"
+#include "sim/behave/leavers.h"
 #include "sim/core/distrib.h"
 #include "sim/core/flow.h"
 #include "sim/core/measure.h"
@@ -177,8 +178,10 @@ void th_world_drop_marked(th_world *w) {
             free_id(w, a->id[k]);
             continue;
         }
+        th_leaver leaver;
         if (s >= TH_MARK_EXIT && s < TH_MARK_EXIT + TH_MAX_EXITS) {
             th_flow_exited(w, s - TH_MARK_EXIT);
+            if (th_leaver_of(w, k, &leaver)) th_leavers_add(w, &leaver);
             free_id(w, a->id[k]);
             continue;
         }
@@ -186,6 +189,7 @@ void th_world_drop_marked(th_world *w) {
             /* Admitted in storage order until the bunker is full; the rest stay outside. */
             if (th_nav_admit(&w->nav, s - 1u)) {
                 w->stats.sheltered++;
+                if (th_leaver_of(w, k, &leaver)) th_leavers_add(w, &leaver);
                 free_id(w, a->id[k]);
                 continue;
             }

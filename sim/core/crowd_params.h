@@ -75,8 +75,8 @@ typedef enum th_param_model {
       "mean free walking speed (Weidmann 1993), at most `max_speed`")                             \
     X("desired_speed_sd", desired_speed_sd, 0, false, TH_MAX_SPEED, false, 0.26f, 0.26f, NULL, "m/s", TH_PARAM_PED, \
       "spread of the free speeds (normal, clipped to mean +- 2 sd), at most `desired_speed`")     \
-    X("time_gap", time_gap, 0.05, false, 10, false, 0.7f, 0.7f, NULL, "s", TH_PARAM_PED,           \
-      "speed = (spacing - contact distance) / time_gap, when below the free speed")               \
+    X("time_gap", time_gap, 0.05, false, 10, false, 0.75f, 0.75f, NULL, "s", TH_PARAM_PED,           \
+      "time gap kept to the body in one's way: speed = free run to it / time_gap (less gap behind one only partly in the way), when below the free speed") \
     X("relaxation", relaxation, 0, false, 10, false, 0.5f, 0.5f, NULL, "s", TH_PARAM_PED,          \
       "how fast a walker speeds up to its free speed (it slows down at once)")                    \
     X("repulsion", repulsion, 0, false, 1000, false, 5.0f, 5.0f, NULL, "", TH_PARAM_PED,           \
@@ -85,7 +85,7 @@ typedef enum th_param_model {
       "the push decays as exp(-gap / range)")                                                      \
     X("wall_repulsion", wall_repulsion, 0, false, 1000, false, 5.0f, 5.0f, NULL, "", TH_PARAM_PED, \
       "strength of the push away from walls")                                                      \
-    X("wall_repulsion_range", wall_repulsion_range, 0.001, false, 10, false, 0.02f, 0.02f, NULL, "m", TH_PARAM_PED, \
+    X("wall_repulsion_range", wall_repulsion_range, 0.001, false, 10, false, 0.005f, 0.005f, NULL, "m", TH_PARAM_PED, \
       "the wall push decays as exp(-gap / range)")                                                \
     X("anticipation", anticipation, 0, false, 10, false, 1.0f, 1.0f, NULL, "s", TH_PARAM_PED,      \
       "how far ahead walkers coming the other way are anticipated; 0 turns counterflow lanes off") \

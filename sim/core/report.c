@@ -1,5 +1,6 @@
 /* Run history: when bunkers were destroyed, restored and filled, when squads arrived, when
- * agents were buried, and after how many steps each sheltered agent got in.
+ * agents were buried, and after how many steps each sheltered agent got in; and the stall
+ * figures over the run, which sim/core/stall.c keeps here (every world has them).
  *
  * Everything is found by comparing the world's state at the end of each step (the history phase)
  * with what was seen at the end of the step before, serially, so no hook is needed in the
@@ -24,6 +25,7 @@ struct th_report {
     bool arrived[TH_MAX_SQUADS];
     th_history_entry log[TH_MAX_HISTORY];
     uint32_t log_count, dropped;
+    th_stall_run stalls; /* written by th_stall_update alone */
 };
 
 void th_report_free(th_world *w) {
@@ -34,11 +36,11 @@ void th_report_free(th_world *w) {
 }
 
 bool th_report_reserve(th_world *w, uint32_t keep, uint32_t cap) {
-    if (!w->nav.present) return true; /* no bunkers, no squads: nothing to record */
     if (!w->report) {
         w->report = th_calloc(1, sizeof *w->report);
         if (!w->report) return false;
     }
+    if (!w->nav.present) return true; /* no bunkers: no sheltering times to record */
     /* At most one entry per agent ever added: `cap` is the world's history capacity. */
     return th_grow_array((void **)&w->report->sheltered_at, sizeof *w->report->sheltered_at, keep,
                          cap);
@@ -59,6 +61,12 @@ static void log_entry(struct th_report *r, uint64_t step, th_history_kind kind, 
         .squad = th_squad_handle(squad ? (int)index : -1),
         .count = count,
     };
+}
+
+th_stall_run *th_report_stalls(th_world *w) { return w->report ? &w->report->stalls : NULL; }
+
+const th_stall_run *th_report_stalls_of(const th_world *w) {
+    return w->report ? &w->report->stalls : NULL;
 }
 
 void th_report_update(th_world *w) {

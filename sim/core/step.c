@@ -25,6 +25,7 @@
 #include "sim/behave/forage.h"
 #include "sim/behave/goal.h"
 #include "sim/behave/group.h"
+#include "sim/behave/leavers.h"
 #include "sim/behave/movers.h"
 #include "sim/behave/own_goal.h"
 #include "sim/behave/own_plan.h"
@@ -272,6 +273,9 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
         }
         if (c->ped) {
             a->aware[k] = w->aware_next[k];
+            a->against[k] = w->against_next[k];
+            a->ex[k] = w->ex_next[k];
+            a->ey[k] = w->ey_next[k];
             a->hx[k] = w->hx_next[k];
             a->hy[k] = w->hy_next[k];
         }
@@ -415,6 +419,10 @@ static void part_groups(th_step_ctx *x) {
     if (x->w->groups) th_groups_update(x->w);
 }
 
+/* Walkers who left by an exit lately: those out of reach forgotten, the cells near the others
+ * marked for the steering. */
+static void part_leavers(th_step_ctx *x) { th_leavers_prepare(x->w); }
+
 /* The predator index, from the gathered positions. */
 static void part_predators(th_step_ctx *x) { th_boids_prepare(x->w); }
 
@@ -494,6 +502,7 @@ static const step_part k_parts[] = {
     {"predators", TH_PHASE_GRID, part_predators},
     {"exit choice", TH_PHASE_GRID, part_exit_choice},
     {"groups", TH_PHASE_GRID, part_groups},
+    {"leavers", TH_PHASE_GRID, part_leavers},
     {"validate grid", TH_STEP_VALIDATION, part_validate_grid},
     {"steer", TH_PHASE_STEER, part_steer},
     {"integrate", TH_PHASE_INTEGRATE, part_integrate},

@@ -10,6 +10,7 @@
 #include "sim/behave/forage.h"
 #include "sim/behave/goal.h"
 #include "sim/behave/group.h"
+#include "sim/behave/leavers.h"
 #include "sim/behave/own_goal.h"
 #include "sim/behave/own_plan.h"
 #include "sim/behave/squad.h"
@@ -192,6 +193,7 @@ void th_world_destroy(th_world *w) {
     th_measure_free(w);
     th_report_free(w);
     th_flow_free(w);
+    th_leavers_free(w);
     th_dist_serial_free(w);
     th_free(w->validation_bits);
     th_free(w);

@@ -39,37 +39,45 @@ typedef struct th_squad th_squad;
  * in the world, written afresh by each step for the agents in their new order (so not gathered) and
  * kept in step with the state when agents are removed. A new agent starts with zeros in every array
  * but the state it is given. */
-#define TH_AGENT_ARRAYS(X)                                                               \
-    X(px, float, BUF)                                                                    \
-    X(py, float, BUF)                                                                    \
-    X(vx, float, BUF)                                                                    \
-    X(vy, float, BUF)                                                                    \
-    X(crowd, uint16_t, BUF)                                                              \
-    /* flocking type: the crowd's explicit type, or TH_MAX_TYPES + crowd */              \
-    X(type, uint16_t, BUF)                                                               \
-    X(id, th_agent_id, BUF)                                                              \
-    /* pedestrians: how aware the agent is of oncoming traffic, 0 to 1 */                \
-    X(aware, float, PED)                                                                 \
-    /* pedestrians: the unit goal direction of the last step (0, 0 before the first) */  \
-    X(hx, float, PED)                                                                    \
-    X(hy, float, PED)                                                                    \
-    /* steering acceleration of the last step */                                         \
-    X(ax, float, ONE)                                                                    \
-    X(ay, float, ONE)                                                                    \
-    /* grid cell of each agent */                                                        \
-    X(cell, uint32_t, ONE)                                                               \
-    /* same-crowd agents seen in the last step */                                        \
-    X(neighbors, uint16_t, ONE)                                                          \
-    /* TH_AGENT_LEADER | TH_AGENT_STRANDED of the last step */                           \
-    X(flags, uint8_t, ONE)                                                               \
-    /* bunker index + 1 the agent stepped into this step, or 0 (or a TH_MARK_* below) */ \
-    X(shelter, uint8_t, ONE)                                                             \
-    /* pedestrians: the awareness the step computed, stored by integration */            \
-    X(aware_next, float, ONE)                                                            \
-    X(hx_next, float, ONE)                                                               \
-    X(hy_next, float, ONE)                                                               \
-    /* in a building: level index + 1 of the agent's cell (0 off every level), set by    \
-     * the grid phase for the pedestrians' sensing */                                    \
+#define TH_AGENT_ARRAYS(X)                                                                 \
+    X(px, float, BUF)                                                                      \
+    X(py, float, BUF)                                                                      \
+    X(vx, float, BUF)                                                                      \
+    X(vy, float, BUF)                                                                      \
+    X(crowd, uint16_t, BUF)                                                                \
+    /* flocking type: the crowd's explicit type, or TH_MAX_TYPES + crowd */                \
+    X(type, uint16_t, BUF)                                                                 \
+    X(id, th_agent_id, BUF)                                                                \
+    /* pedestrians: how aware the agent is of oncoming traffic, 0 to 1 */                  \
+    X(aware, float, PED)                                                                   \
+    /* pedestrians: the share of the neighbours that come the other way, 0 to 1 */         \
+    X(against, float, PED)                                                                 \
+    /* pedestrians: the unit walking direction of the last step (0, 0 before the first) */ \
+    X(ex, float, PED)                                                                      \
+    X(ey, float, PED)                                                                      \
+    /* pedestrians: the unit goal direction of the last step (0, 0 before the first) */    \
+    X(hx, float, PED)                                                                      \
+    X(hy, float, PED)                                                                      \
+    /* steering acceleration of the last step */                                           \
+    X(ax, float, ONE)                                                                      \
+    X(ay, float, ONE)                                                                      \
+    /* grid cell of each agent */                                                          \
+    X(cell, uint32_t, ONE)                                                                 \
+    /* same-crowd agents seen in the last step */                                          \
+    X(neighbors, uint16_t, ONE)                                                            \
+    /* TH_AGENT_LEADER | TH_AGENT_STRANDED of the last step */                             \
+    X(flags, uint8_t, ONE)                                                                 \
+    /* bunker index + 1 the agent stepped into this step, or 0 (or a TH_MARK_* below) */   \
+    X(shelter, uint8_t, ONE)                                                               \
+    /* pedestrians: the awareness the step computed, stored by integration */              \
+    X(aware_next, float, ONE)                                                              \
+    X(against_next, float, ONE)                                                            \
+    X(ex_next, float, ONE)                                                                 \
+    X(ey_next, float, ONE)                                                                 \
+    X(hx_next, float, ONE)                                                                 \
+    X(hy_next, float, ONE)                                                                 \
+    /* in a building: level index + 1 of the agent's cell (0 off every level), set by      \
+     * the grid phase for the pedestrians' sensing */                                      \
     X(level, uint8_t, ONE)
 
 /* TH_AGENT_KIND(want, kind, x), inside an X of the table, expands to x only when the row's kind
@@ -203,14 +211,16 @@ typedef struct th_hazard_state {
  * by displacement, (ax, ay) is where the agent stood when it last moved far enough; `since` is
  * the step of its last progress. */
 typedef struct th_stall {
-    float best;
-    float ax, ay;
+    float best;   /* the least remaining cost (or distance) reached so far, metres */
+    float ax, ay; /* by remaining cost: where `best` was reached (a rise of the field there
+                     starts the agent afresh); by movement: where it last moved from */
     uint64_t since;
     uint64_t seen;  /* the step it was last judged here: a gap (the agent was held by another
                        rank meanwhile) starts it afresh */
     uint32_t index; /* ROUTE: the waypoint `best` belongs to */
     uint8_t init;   /* 0 until the agent's first bookkeeping */
-    uint8_t rest;   /* at its goal, or queued behind a body that is (judged last) */
+    uint8_t rest;   /* its standing at this judgement and the last, and whether it is being
+                       resolved (sim/core/stall.c: at its goal, progressing, queuing, stalled) */
 } th_stall;
 
 /* Per-chunk partial sums, combined in chunk order by the bookkeeping phase. */
@@ -426,6 +436,8 @@ struct th_world {
     struct th_measure *measure; /* areas and lines (sim/core/measure.c), or NULL */
     struct th_report *report;   /* run history (sim/core/report.c), or NULL without a map */
     struct th_flow *flow; /* spawners and exits (sim/core/flow.c), or NULL while there are none */
+    struct th_leavers *leavers; /* walkers who just left by an exit or a bunker, as those behind
+                                   them still see them (sim/behave/leavers.c), or NULL */
     struct th_dist_serial *dist_serial; /* replay buffers of the serial phases over split agents
                                            (sim/dist/dist_serial.c), or NULL */
 };

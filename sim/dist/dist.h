@@ -27,7 +27,8 @@
  * measurement totals, squads (updated from their members gathered from every rank,
  * sim/behave/squad.c), foraging colonies (pheromone grids, food left, counts), the step counter.
  * Collective calls (every rank, same order): th_dist_migrate, th_dist_ghosts, th_dist_ghost_floats,
- * th_dist_sum_*, th_dist_max_f32, th_dist_any, th_dist_or_u32, th_dist_hash. */
+ * th_dist_ghost_stall, th_dist_sum_*, th_dist_max_f32, th_dist_any, th_dist_or_u32,
+ * th_dist_hash. */
 #ifndef TH_SIM_DIST_H
 #define TH_SIM_DIST_H
 
@@ -63,6 +64,11 @@ void th_dist_ghosts(th_world *w);
 /** Refresh ghosts' x[count..count + ghosts), y[..] from their owners' values of the same
  *  agents (same slices and order as this step's ghost rows). */
 void th_dist_ghost_floats(th_world *w, float *x, float *y);
+
+/** Stall judgement, between its two passes: each ghost's standing and goal as its owner judged
+ *  them (th_stall_ghost_get, th_stall_ghost_put; same slices and order as this step's ghost
+ *  rows). */
+void th_dist_ghost_stall(th_world *w);
 
 /** Element-wise sums and maximum over ranks, in place (no-ops for one rank). */
 void th_dist_sum_u64(th_world *w, uint64_t *v, uint32_t n);

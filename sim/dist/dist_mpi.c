@@ -24,6 +24,7 @@
 #define TAG_COUNT  11
 #define TAG_ROWS   13
 #define TAG_FLOATS 15
+#define TAG_STALL  17
 
 /* Steps between re-cuts when the def says 0. */
 #define DEFAULT_REBALANCE 50u
@@ -770,6 +771,32 @@ void th_dist_ghost_floats(th_world *w, float *x, float *y) {
     if (!d || d->ranks == 1) return;
     float *xy[2] = {x, y};
     d->stats.ghost_bytes += exchange_rows(w, 8u, TAG_FLOATS, pack_floats, unpack_floats, xy);
+}
+
+/* th_dist_ghost_stall's records: an agent's standing and goal key (sim/core/stall.c). */
+static void pack_stall(const th_world *w, void *ctx, uint32_t from, uint32_t to, unsigned char *p) {
+    (void)ctx;
+    for (uint32_t k = from; k < to; k++, p += 8) {
+        uint32_t v[2];
+        th_stall_ghost_get(w, k, v);
+        memcpy(p, v, 8);
+    }
+}
+
+static void unpack_stall(th_world *w, void *ctx, uint32_t first, uint32_t n,
+                         const unsigned char *p) {
+    (void)ctx;
+    for (uint32_t k = first; k < first + n; k++, p += 8) {
+        uint32_t v[2];
+        memcpy(v, p, 8);
+        th_stall_ghost_put(w, k, v);
+    }
+}
+
+void th_dist_ghost_stall(th_world *w) {
+    th_dist *d = w->dist;
+    if (!d || d->ranks == 1) return;
+    d->stats.ghost_bytes += exchange_rows(w, 8u, TAG_STALL, pack_stall, unpack_stall, NULL);
 }
 
 /* ---- reductions --------------------------------------------------------------------------- */

@@ -33,6 +33,7 @@ void th_dist_ghost_floats(th_world *w, float *x, float *y) {
     (void)x;
     (void)y;
 }
+void th_dist_ghost_stall(th_world *w) { (void)w; }
 void th_dist_sum_u64(th_world *w, uint64_t *v, uint32_t n) {
     (void)w;
     (void)v;

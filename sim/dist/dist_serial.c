@@ -210,12 +210,15 @@ uint32_t th_dist_drop_marked(th_world *w) {
     n = 0;
     for (uint32_t k = 0; k < w->count; k++) {
         if (!w->shelter[k]) continue;
-        s->mine[n++] = (th_drop){
+        s->mine[n] = (th_drop){
             .key = th_drop_key(w->cell[k], th_id_slot(a->id[k])),
             .local = k,
             .rank = me,
             .mark = w->shelter[k],
         };
+        if (w->shelter[k] != TH_MARK_REMOVED)
+            s->mine[n].wake = th_leaver_of(w, k, &s->mine[n].leaver);
+        n++;
     }
     uint32_t total = 0;
     th_drop *all = th_dist_gather_all(w, s->mine, n, sizeof *s->mine, (void **)&s->all, &s->all_cap,
@@ -248,6 +251,7 @@ uint32_t th_dist_drop_marked(th_world *w) {
         else if (m >= TH_MARK_EXIT && m < TH_MARK_EXIT + TH_MAX_EXITS)
             th_flow_exited(w, m - TH_MARK_EXIT);
         else w->stats.sheltered++;
+        if (d->wake) th_leavers_add(w, &d->leaver);
         /* The slot is freed on every rank, in global storage order, so the next agent added
          * gets the same id everywhere. */
         const uint32_t slot = (uint32_t)(d->key & 0xFFFFFFFFu);

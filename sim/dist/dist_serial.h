@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/behave/leavers.h"
 #include "sim/core/world.h"
 
 /* An agent marked to leave (th_world_drop_marked), as every rank sees it in the replay. */
@@ -21,6 +22,8 @@ typedef struct th_drop {
     uint16_t rank;                           /* its owner */
     uint8_t mark; /* w->shelter: bunker index + 1, TH_MARK_EXIT + exit, TH_MARK_REMOVED */
     uint8_t left; /* replay outcome: 1 = leaves the world, 0 = stays (a full bunker) */
+    uint8_t wake; /* 1: `leaver` holds the walker who leaves, as those behind it see it */
+    th_leaver leaver;
 } th_drop;
 
 /* A bunker's admission state, as th_drop_replay reads and advances it. */
@@ -49,6 +52,7 @@ static inline uint64_t th_drop_key(uint32_t cell, uint32_t slot) {
  * in place, without allocating (heap sort: keys are unique, so the order is the keys'). */
 #define TH_KEYED_MAX 64
 void th_sort_keyed(void *items, uint32_t n, size_t size);
+_Static_assert(sizeof(th_drop) <= TH_KEYED_MAX, "a drop must fit the keyed sort's records");
 
 /* Sort n drops by key (th_sort_keyed). */
 void th_drop_sort(th_drop *d, uint32_t n);

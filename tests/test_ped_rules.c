@@ -1,0 +1,317 @@
+/* The rules of the pedestrian model (docs/pedestrians.md), each on a few walkers whose
+ * expected motion is worked out here by hand or from first principles:
+ * - the time-gap law: the free run to a body in the way, the gap kept shrinking with how much
+ *   of that body is in the way (th_ped_gap_speed, against double-precision hand values, and a
+ *   walker behind another at an offset);
+ * - turning: a walker turns at most TH_PED_TURN / speed radians a second;
+ * - walls: a walker headed straight into a wall stands there, neither bouncing nor sliding;
+ * - right of way: a walker alone against a column coming the other way is given the way;
+ * - overtaking: past a slow walker, on its own half while others come the other way. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "sim/behave/ped.h"
+#include "test_util.h"
+#include "throng/throng.h"
+
+/* ---- the time-gap law ---------------------------------------------------------------------- */
+
+/* (along - c) / T * sqrt(l / c), c = sqrt(l^2 - lat^2), in double. */
+static double gap_ref(double along, double lat, double l, double T) {
+    const double c = sqrt(l * l - lat * lat);
+    return (along - c) / T * sqrt(l / c);
+}
+
+START_TEST(gap_law_against_hand_values) {
+    const float T = 0.75f, l = 0.4f;
+    /* Directly behind: the collision-free speed model's (s - l) / T. */
+    for (double s = 0.4; s < 2.0; s += 0.1) {
+        const double u = th_ped_gap_speed((float)s, 0.0f, l, 1.0f / T);
+        CHECK_MSG(fabs(u - (s - 0.4) / 0.75) < 1e-5, "behind at %g m: %g m/s", s, u);
+    }
+    /* Offset: the free run to contact is shorter than the distance less l would say, and the
+     * gap shrinks with the chord: 0.3 m aside, 0.6 m ahead gives 0.6 - 0.2646 = 0.3354 m of free
+     * run at a gap of 0.75 sqrt(0.2646 / 0.4) = 0.610 s, 0.550 m/s. */
+    CHECK(fabs(th_ped_gap_speed(0.6f, 0.3f, l, 1.0f / T) - 0.5500) < 5e-4);
+    for (double lat = -0.39; lat < 0.4; lat += 0.03) {
+        for (double along = 0.3; along < 1.6; along += 0.13) {
+            const double u = th_ped_gap_speed((float)along, (float)lat, l, 1.0f / T);
+            const double ref = gap_ref(along, lat, 0.4, 0.75);
+            CHECK_MSG(fabs(u - ref) <= 1e-4 * fmax(1.0, fabs(ref)), "along %g lat %g: %g vs %g",
+                      along, lat, u, ref);
+            /* Never more limiting than one directly ahead at the same distance along. */
+            CHECK(u >= th_ped_gap_speed((float)along, 0.0f, l, 1.0f / T) - 1e-6);
+        }
+    }
+    /* Toward the edge of the body's path the limit grows, continuously (down to a half-chord of
+     * 1 mm, where it is 20 times the limit directly behind). */
+    float last = 0.0f;
+    for (float lat = 0.0f; lat < 0.3999f; lat += 0.01f) {
+        const float u = th_ped_gap_speed(0.5f, lat, l, 1.0f / T);
+        CHECK_MSG(u > last, "not growing at %g m aside", (double)lat);
+        last = u;
+    }
+    CHECK(th_ped_gap_speed(0.5f, 0.3999f, l, 1.0f / T) > 4.0f);
+}
+END_TEST
+
+/* A walker `ahead` metres behind a standing one and `side` metres to its side, walking east at
+ * 1.2 m/s (slowing down is immediate): its velocity after one step. Held back, it also steps
+ * aside (overtaking), so the law is checked along the direction it took: *along and *lat receive
+ * the standing one's offset along that direction and across it. */
+static double follow_speed(float ahead, float side, double *along, double *lat) {
+    th_world_def d = th_default_world_def();
+    d.width = d.height = 40.0f;
+    th_error err;
+    th_world *w = th_world_create(&d, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.heading = th_v2(1, 0);
+    cd.desired_speed = 1.34f;
+    cd.desired_speed_sd = 0.0f;
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    th_agent_id a = th_world_add_agent(w, CROWD_ID(0), th_v2(20, 20), th_v2(1.2f, 0), &err);
+    th_crowd_def still = cd;
+    still.heading = th_v2(0, 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &still, &err)), 1);
+    ck_assert(th_agent_id_valid(
+        th_world_add_agent(w, CROWD_ID(1), th_v2(20 + ahead, 20 + side), th_v2(0, 0), &err)));
+    th_world_step(w);
+    th_agent_state st;
+    ck_assert(th_world_get_agent(w, a, &st));
+    th_world_destroy(w);
+    const double speed = hypot(st.velocity.x, st.velocity.y);
+    const double ex = st.velocity.x / speed, ey = st.velocity.y / speed;
+    /* The standing one's offset from where the walker started the step. */
+    *along = ex * ahead + ey * side;
+    *lat = ex * side - ey * ahead;
+    return speed;
+}
+
+START_TEST(offset_walkers_limit_the_speed_less) {
+    const double T = 0.75;
+    for (float side = 0.0f; side < 0.35f; side += 0.05f) {
+        for (float ahead = 0.8f; ahead < 1.25f; ahead += 0.2f) {
+            double along, lat;
+            const double u = follow_speed(ahead, side, &along, &lat);
+            /* Free of the law, it speeds up from 1.2 m/s toward 1.34 with relaxation 0.5 s. */
+            const double free = 1.2 + (1.34 - 1.2) * (1.0 / 60.0) / 0.5;
+            /* Stepped aside past its path, the standing one no longer limits it. */
+            const double ref = fabs(lat) < 0.4 ? fmin(free, gap_ref(along, lat, 0.4, T)) : free;
+            CHECK_MSG(fabs(u - ref) < 2e-3,
+                      "%g m ahead, %g aside: %g m/s, the law says %g (along %g, across %g)",
+                      (double)ahead, (double)side, u, ref, along, lat);
+        }
+    }
+}
+END_TEST
+
+/* ---- turning -------------------------------------------------------------------------------- */
+
+/* A walker walks east along a route and turns back west at its first waypoint. While it turns,
+ * its heading changes by at most TH_PED_TURN / speed radians a second (speed from the step
+ * before): it swings round in an arc, less than a metre off its line. */
+START_TEST(turning_is_bounded_by_speed) {
+    th_world_def d = th_default_world_def();
+    d.width = 40.0f;
+    d.height = 20.0f;
+    th_error err;
+    th_world *w = th_world_create(&d, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.desired_speed_sd = 0.0f;
+    const th_vec2 pts[2] = {th_v2(30, 10), th_v2(5, 10)};
+    cd.goal.kind = TH_GOAL_ROUTE;
+    cd.goal.points = pts;
+    cd.goal.point_count = 2;
+    cd.goal.radius = 1.0f;
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    th_agent_id a = th_world_add_agent(w, CROWD_ID(0), th_v2(10, 10), th_v2(1.34f, 0), &err);
+    const double dt = d.timestep;
+    th_vec2 v0 = th_v2(1.34f, 0);
+    double worst_rate = 0.0, drift = 0.0;
+    bool turned = false;
+    for (int s = 0; s < 60 * 40 && !turned; s++) {
+        th_world_step(w);
+        th_agent_state st;
+        ck_assert(th_world_get_agent(w, a, &st));
+        const double s0 = hypot(v0.x, v0.y), s1 = hypot(st.velocity.x, st.velocity.y);
+        if (s0 > 0.2 && s1 > 0.2) {
+            const double ang = atan2(v0.x * st.velocity.y - v0.y * st.velocity.x,
+                                     v0.x * st.velocity.x + v0.y * st.velocity.y);
+            const double rate = fabs(ang) / dt * s0; /* rad/s times speed: m/s^2 */
+            if (rate > worst_rate) worst_rate = rate;
+        }
+        drift = fmax(drift, fabs(st.position.y - 10.0));
+        turned = st.velocity.x < -1.0f;
+        v0 = st.velocity;
+    }
+    ck_assert_msg(turned, "never turned back west");
+    /* The contacts phase adds nothing here (a lone walker in the open): the velocity's turn is
+     * the direction's, within float rounding. */
+    ck_assert_msg(worst_rate <= 8.0 * 1.02, "turned at %g rad/s x speed, bound 8", worst_rate);
+    ck_assert_msg(drift < 1.0, "drifted %g m off its line while turning", drift);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* ---- walls ---------------------------------------------------------------------------------- */
+
+/* A walker with a heading east walks into the wall at x = 20 and stays there, standing: the
+ * wall pushes back what drives it into the wall and no more, so it neither bounces off the wall
+ * nor slides along it, and its velocity reads as standing. */
+START_TEST(a_walker_headed_into_a_wall_stands) {
+    th_world *w = th_test_metre_world(1, 1, 30, 20);
+    th_error err;
+    for (int32_t y = 0; y < 20; y++)
+        for (int32_t x = 20; x < 30; x++)
+            ck_assert(th_world_set_cell(w, x, y, TH_CELL_WALL, 0, &err));
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.heading = th_v2(1, 0);
+    cd.desired_speed_sd = 0.0f;
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    th_agent_id a = th_world_add_agent(w, CROWD_ID(0), th_v2(15, 10.3f), th_v2(0, 0), &err);
+    th_agent_state st;
+    for (int s = 0; s < 600; s++) th_world_step(w); /* 10 s: arrived */
+    ck_assert(th_world_get_agent(w, a, &st));
+    const th_vec2 at = st.position;
+    ck_assert_msg(at.x > 19.7f && at.x <= 19.8f + 1e-4f, "stopped at x = %g", (double)at.x);
+    for (int s = 0; s < 600; s++) {
+        th_world_step(w);
+        ck_assert(th_world_get_agent(w, a, &st));
+        CHECK_MSG(fabs(st.position.x - at.x) < 0.005 && fabs(st.position.y - at.y) < 0.005,
+                  "moved from (%g, %g) to (%g, %g)", (double)at.x, (double)at.y,
+                  (double)st.position.x, (double)st.position.y);
+        CHECK_MSG(th_v2_len(st.velocity) < 0.02f, "speed %g m/s at the wall",
+                  (double)th_v2_len(st.velocity));
+    }
+    th_world_destroy(w);
+}
+END_TEST
+
+/* ---- right of way --------------------------------------------------------------------------- */
+
+/* One walker walks west through a 3 m corridor 40 m long while a column of 24 comes east toward
+ * it at 2 persons/m2 over its first 4 m: each of them has few neighbours coming the other way
+ * (the one) and many going its way, the one the opposite, so they give it the way. It gets
+ * through the column and to the corridor's far end within twice its free walking time, and no
+ * walker of the column is held up for long: the column is out within its own free time plus
+ * 10 s. */
+START_TEST(a_walker_against_a_column_is_given_the_way) {
+    th_world *w = th_test_metre_world(2, 3, 44, 5);
+    th_error err;
+    for (int32_t x = 0; x < 44; x++) {
+        ck_assert(th_world_set_cell(w, x, 0, TH_CELL_WALL, 0, &err));
+        ck_assert(th_world_set_cell(w, x, 4, TH_CELL_WALL, 0, &err));
+    }
+    const th_vec2 east_end[1] = {th_v2(43.5f, 2.5f)}, west_end[1] = {th_v2(0.5f, 2.5f)};
+    th_crowd_def out = th_default_pedestrian_def();
+    out.desired_speed_sd = 0.0f;
+    out.goal.kind = TH_GOAL_ROUTE;
+    out.goal.points = east_end;
+    out.goal.point_count = 1;
+    th_crowd_def in = out;
+    in.goal.points = west_end;
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &out, &err)), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &in, &err)), 1);
+    uint32_t n = 0;
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 6; c++, n++)
+            ck_assert(th_agent_id_valid(th_world_add_agent(
+                w, CROWD_ID(0), th_v2(10.0f + 0.7f * (float)c, 1.4f + 0.7f * (float)r), th_v2(0, 0),
+                &err)));
+    th_agent_id lone = th_world_add_agent(w, CROWD_ID(1), th_v2(30, 2.5f), th_v2(0, 0), &err);
+    const double dt = th_world_get_def(w).timestep;
+    double lone_at = -1.0;
+    for (int s = 0; s < 60 * 120 && lone_at < 0.0; s++) {
+        th_world_step(w);
+        th_agent_state st;
+        ck_assert(th_world_get_agent(w, lone, &st));
+        if (st.position.x < 2.0f) lone_at = (s + 1) * dt;
+    }
+    /* 28 m at 1.34 m/s is 21 s. */
+    ck_assert_msg(lone_at > 0.0 && lone_at < 2.0 * 28.0 / 1.34, "the lone walker took %g s",
+                  lone_at);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* ---- overtaking ----------------------------------------------------------------------------- */
+
+/* A fast walker catches up with a slow one walking along the right wall of a corridor 3 m wide
+ * (y < 2.5 going east) while a column comes the other way on the other half. It overtakes, on
+ * its own half: it never steps out into the lane of those coming toward it while they are near,
+ * and it never runs into the slow walker. */
+START_TEST(overtaking_keeps_out_of_the_oncoming_lane) {
+    th_world *w = th_test_metre_world(2, 5, 44, 5);
+    th_error err;
+    for (int32_t x = 0; x < 44; x++) {
+        ck_assert(th_world_set_cell(w, x, 0, TH_CELL_WALL, 0, &err));
+        ck_assert(th_world_set_cell(w, x, 4, TH_CELL_WALL, 0, &err));
+    }
+    const th_vec2 east_end[1] = {th_v2(43.5f, 1.8f)}, west_end[1] = {th_v2(0.5f, 3.2f)};
+    th_crowd_def east = th_default_pedestrian_def();
+    east.desired_speed_sd = 0.0f;
+    east.goal.kind = TH_GOAL_ROUTE;
+    east.goal.points = east_end;
+    east.goal.point_count = 1;
+    th_crowd_def slow = east;
+    slow.desired_speed = 0.6f;
+    th_crowd_def west = east;
+    west.goal.points = west_end;
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &east, &err)), 0);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &slow, &err)), 1);
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &west, &err)), 2);
+    const th_agent_id fast = th_world_add_agent(w, CROWD_ID(0), th_v2(8, 1.3f), th_v2(0, 0), &err);
+    const th_agent_id lead = th_world_add_agent(w, CROWD_ID(1), th_v2(14, 1.3f), th_v2(0, 0), &err);
+    th_agent_id col[12];
+    for (int k = 0; k < 12; k++)
+        col[k] = th_world_add_agent(
+            w, CROWD_ID(2), th_v2(32.0f + 0.8f * (float)(k / 2), 2.9f + 0.6f * (float)(k % 2)),
+            th_v2(0, 0), &err);
+    float highest = 0.0f;
+    int near_steps = 0;
+    for (int s = 0; s < 60 * 30; s++) {
+        th_world_step(w);
+        th_agent_state f, l, c;
+        ck_assert(th_world_get_agent(w, fast, &f));
+        ck_assert(th_world_get_agent(w, lead, &l));
+        CHECK_MSG(th_v2_len(th_v2_sub(f.position, l.position)) > 0.3f,
+                  "the fast walker ran into the slow one at %g s", (s + 1) / 60.0);
+        bool near = false;
+        for (int k = 0; k < 12; k++) {
+            ck_assert(th_world_get_agent(w, col[k], &c));
+            near |= fabsf(c.position.x - f.position.x) < 4.0f;
+        }
+        if (near) {
+            near_steps++;
+            if (f.position.y > highest) highest = f.position.y;
+        }
+    }
+    th_agent_state f, l;
+    ck_assert(th_world_get_agent(w, fast, &f));
+    ck_assert(th_world_get_agent(w, lead, &l));
+    ck_assert_msg(f.position.x > l.position.x + 2.0f, "not overtaken: fast at x = %g, slow at %g",
+                  (double)f.position.x, (double)l.position.x);
+    ck_assert_msg(near_steps > 60, "the column never met the fast walker");
+    ck_assert_msg(highest < 2.5f,
+                  "the fast walker stepped to y = %g among those coming the other way",
+                  (double)highest);
+    th_world_destroy(w);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("pedestrian rules");
+    TCase *t = tcase_create("rules");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, gap_law_against_hand_values);
+    tcase_add_test(t, offset_walkers_limit_the_speed_less);
+    tcase_add_test(t, turning_is_bounded_by_speed);
+    tcase_add_test(t, a_walker_headed_into_a_wall_stands);
+    tcase_add_test(t, a_walker_against_a_column_is_given_the_way);
+    tcase_add_test(t, overtaking_keeps_out_of_the_oncoming_lane);
+    suite_add_tcase(s, t);
+    return th_test_run(s);
+}

@@ -9,6 +9,7 @@
 #include "output.h"
 #include "ranks.h"
 #include "report.h"
+#include "validate.h"
 #include "verify.h"
 
 static const char k_help[] =
@@ -25,6 +26,9 @@ static const char k_help[] =
     "                naive O(N^2) reference (see 'throng bench --help')\n"
     "  verify        run the verification tests of evacuation models (RiMEA, ISO 20414,\n"
     "                NIST TN 1822, IMO) and print the table (see 'throng verify --help')\n"
+    "  validate      compare the model with published experiments (bottleneck flows, the\n"
+    "                corridor's fundamental diagram, counterflow, a T-junction, a corner)\n"
+    "                and print the table (see 'throng validate --help')\n"
     "\n"
     "options:\n"
     "  -h, --help    show this help\n"
@@ -122,6 +126,7 @@ static int command(int argc, char **argv) {
     if (strcmp(argv[1], "run") == 0) return th_cmd_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "check") == 0) return th_cmd_check(argc - 2, argv + 2);
     if (strcmp(argv[1], "verify") == 0) return th_cmd_verify(argc - 2, argv + 2);
+    if (strcmp(argv[1], "validate") == 0) return th_cmd_validate(argc - 2, argv + 2);
     if (strcmp(argv[1], "bench") == 0) {
         int n = 0;
         char **v = split_assignments(argc - 2, argv + 2, &n);

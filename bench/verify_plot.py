@@ -134,10 +134,8 @@ class Run:
     def _read(self, path):
         first, last, moved = {}, {}, {}
         with open(path, newline="") as f:
-            rows = csv.reader(f)
-            next(rows)
-            for step, t, i, _crowd, x, y, _vx, _vy in rows:
-                t = float(t)
+            for row in csv.DictReader(f):  # buildings add columns (level) after these
+                t, i, x, y = float(row["time"]), row["id"], row["x"], row["y"]
                 if i not in first:
                     first[i] = (t, float(x), float(y))
                 elif i not in moved:

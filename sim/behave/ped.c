@@ -115,6 +115,9 @@
  * acceleration of TH_PED_TURN m/s^2), and freely below TH_PED_TURN_SLOW m/s. */
 #define TH_PED_TURN      8.0f
 #define TH_PED_TURN_SLOW 0.05f
+/* Band around cos(the most a walker turns in a step) within which turn() works out the angle
+ * itself: wider than the rounding of the unit vectors' dot product. */
+#define TH_PED_TURN_EPS  1e-5f
 
 /* Awareness below this is none: it fades out, instead of lingering for minutes. */
 #define TH_PED_AWARE_MIN 0.01f
@@ -382,9 +385,14 @@ static th_vec2 turn(th_vec2 was, th_vec2 want, float speed, float dt) {
     if ((was.x == 0.0f && was.y == 0.0f) || (want.x == 0.0f && want.y == 0.0f)) return want;
     const float most = TH_PED_TURN / max_f(speed, TH_PED_TURN_SLOW) * dt;
     if (most >= 3.14159265f) return want;
-    const float ang = atan2f(was.x * want.y - was.y * want.x, th_v2_dot(was, want));
-    if (fabsf(ang) <= most) return want;
-    const float r = ang > 0.0f ? most : -most, cr = cosf(r), sr = sinf(r);
+    /* Within `most` of each other when the cosine of the angle between them is at least
+     * cos(most); only close to that bound is the angle itself worked out, so that the test is
+     * the angle's own, to its last bit. */
+    const float cross = was.x * want.y - was.y * want.x, dot = th_v2_dot(was, want);
+    const float cr = cosf(most);
+    if (dot > cr + TH_PED_TURN_EPS) return want;
+    if (dot >= cr - TH_PED_TURN_EPS && fabsf(atan2f(cross, dot)) <= most) return want;
+    const float sr = signbit(cross) ? -sinf(most) : sinf(most);
     return th_v2_norm(th_v2(was.x * cr - was.y * sr, was.x * sr + was.y * cr));
 }
 
@@ -719,12 +727,15 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
             const v4f d = load4(nb.d + k), l = load4(nb.l + k);
             const v4f side0 = ex * dy - ey * dx;
             const v4i ahead = valid & (ex * dx + ey * dy > 0.0f) & (abs4(side0) < l);
-            /* The one in the way that slows us most, per lane: the first of the lane's least. */
-            const v4f uj = gap_speed4(ex * dx + ey * dy, side0, l, inv_tg);
-            const v4i take = ahead & (uj < lane_u);
-            lane_u = sel4(take, uj, lane_u);
-            lane_side = sel4(take, side0, lane_side);
-            lane_at = (take & (k_lane + (int32_t)k)) | (~take & lane_at);
+            /* The one in the way that slows us most, per lane: the first of the lane's least
+             * (most groups of four have nobody in the way: no gap law to work out). */
+            if (mask_bits(ahead)) {
+                const v4f uj = gap_speed4(ex * dx + ey * dy, side0, l, inv_tg);
+                const v4i take = ahead & (uj < lane_u);
+                lane_u = sel4(take, uj, lane_u);
+                lane_side = sel4(take, side0, lane_side);
+                lane_at = (take & (k_lane + (int32_t)k)) | (~take & lane_at);
+            }
             /* Below 1/1000 of its strength the push is left out: past 7 ranges of gap. */
             const v4f gap = d - l;
             const v4i felt = valid & (gap * inv_rr <= 7.0f);
@@ -915,6 +926,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
                     ahead &= ~goes_before_once(w, a, cost, my_cost, id.index1, &nb, &known, k);
                 }
                 if (yielded) ahead &= ~load4i(nb.yields + k);
+                if (!mask_bits(ahead)) continue;
                 const v4f uj = gap_speed4(fx * dx + fy * dy, fx * dy - fy * dx, l, inv_tg);
                 umin = sel4(ahead & (uj < umin), uj, umin);
             }

@@ -39,6 +39,12 @@ check_scene() {
             local out got
             out=$(timeout 120 mpirun --oversubscribe --bind-to none -np "$R" "$bin" run "$scene" \
                 --headless --steps "$steps" --threads "$T" --rebalance 16 "$@" 2>&1) || {
+                # A world with fewer grid rows than the ranks need (two per strip) is refused
+                # with that message; anything else is a failure.
+                if echo "$out" | grep -q "ranks need at least"; then
+                    echo "skip: $scene -np $R: $(echo "$out" | grep -o 'the world has .*')"
+                    continue
+                fi
                 echo "FAIL: $scene -np $R --threads $T exited non-zero:"
                 echo "$out" | tail -5
                 fail=1
@@ -128,7 +134,8 @@ growth_ok=1 check_scene "$scenes/flood.yaml" 3000
 # look across a seam into rows another rank owns (without those rows a rank reads rows it does
 # not hold), and riders board on one rank and step out on another (without the candidates
 # gathered from every rank the car runs differently on each). The office and the tower draw
-# their storeys side by side.
+# their storeys side by side; the office is 7 grid rows of 1 m high, too few for 4 ranks (two
+# rows a strip), which it refuses and check_scene reports as a skip.
 growth_ok=1 check_scene "$data/mpi/building_stacked.yaml" 1800
 growth_ok=1 check_scene "$data/mpi/building_stacked.yaml" 600 --validate
 # Thirty wait for a car of three, most of the world: the strips' borders run through them, and

@@ -1,15 +1,12 @@
 #!/usr/bin/env python3
 """Scenes and criteria of the flows real crowds keep up (tests/test_flows_cli.sh).
 
-    flow_cases.py list [--quick]          the case names, one a line
-    flow_cases.py scene CASE              the case's scene (YAML) on stdout
-    flow_cases.py args CASE               extra `throng run` arguments (seed)
-    flow_cases.py check CASE JSON CSV     measured values on one line (JSON); exit 1 if a
-                                          criterion of the case alone fails (the line says which)
-    flow_cases.py compare RESULTS         the criteria across cases (counter-flow against the
-                                          one-way run, the lone walker against the door's plain
-                                          outflow, one door's flow over its drawings); RESULTS
-                                          holds the check lines; exit 1 on a failure
+    flow_cases.py list [--quick]    the case names, one a line
+    flow_cases.py scene CASE        the case's scene (YAML) on stdout
+    and the other commands of tests/case_suite.py (prepare, judge, args, check).
+
+Across cases: counter-flow against the one-way run, the lone walker against the door's plain
+outflow, one door's flow over its drawings.
 
 Cases (derivations in docs/pedestrians.md, "Flows real crowds keep up"):
   halls_w{W}_a{A}_b{B}_s{S}    A walkers start in a hall 12 m x 16 m and cross a corridor W m
@@ -28,6 +25,8 @@ import json
 import math
 import re
 import sys
+
+import case_suite
 
 DT = 1.0 / 60.0
 V_SLOW = 1.34 - 2 * 0.26   # the slowest free speed drawn (mean - 2 sd), m/s
@@ -435,17 +434,15 @@ def compare(path):
     return 1 if bad else 0
 
 
+ACROSS = ("across cases", compare)
+TABLE = ("bound and times in s, flows in persons/s",
+         ["case", "n", "left", "bound_s", "all_out_s", "flow", "flow_before", "in_at_s", "verdict"])
+
+
+def twice(case):
+    """The state hash at 2 threads is the gridlock suite's and the golden tests' concern."""
+    return False
+
+
 if __name__ == "__main__":
-    a = sys.argv[1:]
-    if a[:1] == ["list"]:
-        print("\n".join(cases("--quick" in a)))
-    elif a[:1] == ["scene"]:
-        sys.stdout.write(scene(a[1]))
-    elif a[:1] == ["args"]:
-        print(f"--seed {seed_of(a[1])}")
-    elif a[:1] == ["check"]:
-        sys.exit(check(a[1], a[2], a[3]))
-    elif a[:1] == ["compare"]:
-        sys.exit(compare(a[1]))
-    else:
-        sys.exit(__doc__)
+    case_suite.main(sys.modules[__name__])

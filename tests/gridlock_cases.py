@@ -1,14 +1,11 @@
 #!/usr/bin/env python3
 """Scenes and criteria of the flows that must not gridlock (tests/test_gridlock_cli.sh).
 
-    gridlock_cases.py list [--quick]          the case names, one a line
-    gridlock_cases.py scene CASE              the case's scene (YAML) on stdout
-    gridlock_cases.py args CASE               extra `throng run` arguments (steps, seed)
-    gridlock_cases.py check CASE JSON CSV     measured values on one line; exit 1 if a
-                                              criterion fails (the line says which)
-    gridlock_cases.py sweep RESULTS           door sweep: flow against width per cell size,
-                                              monotone within 5 %; RESULTS holds the check lines
-                                              (exit 2: no cell size ran two widths)
+    gridlock_cases.py list [--quick]    the case names, one a line
+    gridlock_cases.py scene CASE        the case's scene (YAML) on stdout
+    and the other commands of tests/case_suite.py (prepare, judge, args, check).
+
+Across cases, the door sweep: flow against width per cell size, monotone within 5 %.
 
 Cases (derivations in docs/pedestrians.md, "Flows that must not gridlock"):
   cf_w{2,3,4}_p{50,70}_r{1,2}_s{SEED}  counter-flow in a 50 m corridor, W m wide, P % walking
@@ -27,6 +24,8 @@ import json
 import math
 import re
 import sys
+
+import case_suite
 
 DT = 1.0 / 60.0
 DOOR_CASE = re.compile(r"door_b(\d+)_c(\d+)(?:_s\d+)?")  # door width and cell size, cm
@@ -273,17 +272,15 @@ def sweep(path):
     return 1 if bad else 0 if compared else 2  # 2: no cell size had two widths
 
 
+ACROSS = ("door flow rises with the width", sweep)
+TABLE = ("bound and times in s, flow in persons/s, lanes: mean lane order in the middle",
+         ["case", "n", "left", "bound_s", "all_out_s", "flow", "lanes", "verdict"])
+
+
+def twice(case):
+    """Counter-flow also runs at 2 threads: the same state hash."""
+    return case.startswith("cf_")
+
+
 if __name__ == "__main__":
-    a = sys.argv[1:]
-    if a[:1] == ["list"]:
-        print("\n".join(cases("--quick" in a)))
-    elif a[:1] == ["scene"]:
-        sys.stdout.write(scene(a[1]))
-    elif a[:1] == ["args"]:
-        print(f"--seed {seed_of(a[1])}")
-    elif a[:1] == ["check"]:
-        sys.exit(check(a[1], a[2], a[3]))
-    elif a[:1] == ["sweep"]:
-        sys.exit(sweep(a[1]))
-    else:
-        sys.exit(__doc__)
+    case_suite.main(sys.modules[__name__])

@@ -21,77 +21,7 @@
 #   CASE...   only these (names from `tests/flow_cases.py list`)
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/case_suite.sh"
 
-bin=${1:?usage: test_flows_cli.sh path/to/throng [--quick] [CASE...]}
-shift
-need_executable "$bin"
-need python3 "to write the scenes and read the results"
-gen="$(cd "$(dirname "$0")" && pwd)/flow_cases.py"
-
-quick=
-if [[ ${1:-} == --quick ]]; then
-    quick=--quick
-    shift
-fi
-if [[ $# -gt 0 ]]; then cases=("$@")
-else mapfile -t cases < <(python3 "$gen" list $quick); fi
-
-# Each case runs on one thread; the cases run side by side, one per core (THRONG_TEST_JOBS to
-# choose), and are judged in order afterwards. A case runs for minutes of simulated time: give
-# it more than lib.sh's 300 s under sanitizers.
-jobs=${THRONG_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
-run_one() { # CASE: its exit code in $tmp/CASE.rc
-    local c=$1 extra
-    read -r -a extra < <(python3 "$gen" args "$c")
-    timeout 1800 "$bin" run "$tmp/$c.yaml" --headless --validate --threads 1 "${extra[@]}" \
-        --json "$tmp/$c.json" --measure "$tmp/$c.csv" >"$tmp/$c.out" 2>&1
-    echo $? >"$tmp/$c.rc"
-}
-export -f run_one
-export bin gen tmp
-
-: >"$tmp/results"
-ok_cases=()
-for c in "${cases[@]}"; do
-    if ! python3 "$gen" scene "$c" >"$tmp/$c.yaml" 2>"$tmp/err"; then
-        fail "$c" "no such case"
-        continue
-    fi
-    ok_cases+=("$c")
-done
-printf '%s\n' "${ok_cases[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one "$@"' _ {}
-for c in "${ok_cases[@]}"; do
-    rc=$(cat "$tmp/$c.rc" 2>/dev/null || echo 125)
-    if [[ $rc -ne 0 ]]; then
-        fail "$c" "throng run exit $rc (1: an invariant broke, e.g. bodies overlapping)"
-        echo "{\"case\": \"$c\", \"verdict\": \"FAIL: exit $rc\"}" >>"$tmp/results"
-        continue
-    fi
-    if python3 "$gen" check "$c" "$tmp/$c.json" "$tmp/$c.csv" >"$tmp/line"; then
-        pass "$c: $(cat "$tmp/line")"
-    else
-        fail "$c" "$(cat "$tmp/line")"
-    fi
-    cat "$tmp/line" >>"$tmp/results"
-    rm -f "$tmp/$c.csv"
-done
-
-# Across cases: counter-flow against one-way, the door both ways, one door's drawings.
-if python3 "$gen" compare "$tmp/results" >"$tmp/line"; then
-    pass "across cases"
-else
-    fail "across cases" "see below"
-fi
-cat "$tmp/line"
-
-echo
-echo "measured (bound and times in s, flows in persons/s)"
-python3 - "$tmp/results" <<'EOF'
-import json, sys
-cols = ["case", "n", "left", "bound_s", "all_out_s", "flow", "flow_before", "in_at_s", "verdict"]
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-print(" | ".join(cols))
-for r in rows:
-    print(" | ".join("-" if r.get(c) is None else str(r.get(c)) for c in cols))
-EOF
+run_case_suite "$(cd "$(dirname "$0")" && pwd)/flow_cases.py" "$@"
 finish

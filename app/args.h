@@ -22,4 +22,24 @@ const char *th_arg_value(int argc, char **argv, int *i);
 int th_arg_flag(const char *cmd, int argc, char **argv, int *i, const char *name, bool takes_value,
                 const char **value);
 
+/** Whether `id` matches one of the comma-separated shell patterns in `only` (fnmatch); a NULL
+ *  `only` matches every id. */
+bool th_arg_selected(const char *only, const char *id);
+
+/** The options of the commands that run a suite of cases (`throng verify`, `throng validate`). */
+typedef struct th_suite_args {
+    const char *only; /**< --only PATTERNS, or NULL */
+    const char *json; /**< --json FILE, or NULL */
+    uint64_t threads; /**< --threads N, 0 when not given */
+    uint64_t seeds;   /**< --seeds N, 0 when not given */
+    bool list;        /**< --list */
+    bool help;        /**< -h or --help (nothing else is parsed) */
+} th_suite_args;
+
+/** Parse the options of `cmd` ("throng verify"): --only, --json, --threads, --list, and --seeds
+ *  up to `max_seeds` where it is above 0. Returns 0, or TH_EXIT_USAGE after saying on stderr
+ *  what was wrong (an unknown option, a missing or bad value, a scene given). */
+int th_suite_args_parse(const char *cmd, int argc, char **argv, uint64_t max_seeds,
+                        th_suite_args *out);
+
 #endif

@@ -3,7 +3,6 @@
  * seeds, measures what the experiments measured and prints it beside the published values
  * (app/validate_data.c) with the tolerance it is judged by. docs/validation.md gives each
  * case's set-up, criterion and sources. */
-#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1031,25 +1030,6 @@ static const vcase k_cases[] = {
 
 /* ---- options, output --------------------------------------------------------------------- */
 
-/* Whether `id` matches one of the comma-separated shell patterns in `only` (NULL: all). */
-static bool selected(const char *only, const char *id) {
-    if (!only) return true;
-    const char *p = only;
-    while (*p) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        char pat[128];
-        if (len > 0 && len < sizeof pat) {
-            memcpy(pat, p, len);
-            pat[len] = '\0';
-            if (fnmatch(pat, id, 0) == 0) return true;
-        }
-        if (!e) break;
-        p = e + 1;
-    }
-    return false;
-}
-
 static void json_str(FILE *f, const char *s) {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -1154,54 +1134,18 @@ static void print_row(const char *id, const char *status, const char *measured,
 }
 
 int th_cmd_validate(int argc, char **argv) {
-    const char *only = NULL, *json = NULL;
-    uint64_t threads = 0, seeds = 0;
-    bool list = false;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            fputs(k_validate_help, stdout);
-            return 0;
-        }
+    th_suite_args args;
+    int usage = th_suite_args_parse("throng validate", argc, argv, MAX_SEEDS, &args);
+    if (usage) return usage;
+    if (args.help) {
+        fputs(k_validate_help, stdout);
+        return 0;
     }
-    for (int i = 0; i < argc; i++) {
-        const char *v = NULL;
-        int m;
-        if ((m = th_arg_flag("throng validate", argc, argv, &i, "--only", true, &v))) {
-            if (m < 0) return TH_EXIT_USAGE;
-            if (!v[0]) {
-                fprintf(stderr, "throng validate: --only needs a pattern, got ''\n");
-                return TH_EXIT_USAGE;
-            }
-            only = v;
-        } else if ((m = th_arg_flag("throng validate", argc, argv, &i, "--json", true, &v))) {
-            if (m < 0) return TH_EXIT_USAGE;
-            if (!v[0]) {
-                fprintf(stderr, "throng validate: --json needs a file name, got ''\n");
-                return TH_EXIT_USAGE;
-            }
-            json = v;
-        } else if ((m = th_arg_flag("throng validate", argc, argv, &i, "--threads", true, &v))) {
-            if (m < 0 || !th_arg_u64("--threads", v, 0, TH_MAX_THREADS, &threads))
-                return TH_EXIT_USAGE;
-        } else if ((m = th_arg_flag("throng validate", argc, argv, &i, "--seeds", true, &v))) {
-            if (m < 0 || !th_arg_u64("--seeds", v, 1, MAX_SEEDS, &seeds)) return TH_EXIT_USAGE;
-        } else if ((m = th_arg_flag("throng validate", argc, argv, &i, "--list", false, &v))) {
-            if (m < 0) return TH_EXIT_USAGE;
-            list = true;
-        } else if (argv[i][0] == '-') {
-            fprintf(stderr, "throng validate: unknown option '%s' (see 'throng validate --help')\n",
-                    argv[i]);
-            return TH_EXIT_USAGE;
-        } else {
-            fprintf(stderr,
-                    "throng validate: unexpected argument '%s': validate takes no scene (see "
-                    "'throng validate --help')\n",
-                    argv[i]);
-            return TH_EXIT_USAGE;
-        }
-    }
+    const char *only = args.only, *json = args.json;
+    uint64_t threads = args.threads, seeds = args.seeds;
+    bool list = args.list;
     size_t chosen = 0;
-    for (size_t k = 0; k < N_CASES; k++) chosen += selected(only, k_cases[k].id);
+    for (size_t k = 0; k < N_CASES; k++) chosen += th_arg_selected(only, k_cases[k].id);
     if (chosen == 0) {
         fprintf(stderr,
                 "throng validate: --only '%s' matches no case (ids such as bottleneck-1.0, fd-2, "
@@ -1211,7 +1155,8 @@ int th_cmd_validate(int argc, char **argv) {
     }
     if (list) {
         for (size_t k = 0; k < N_CASES; k++)
-            if (selected(only, k_cases[k].id)) printf("%-18s %s\n", k_cases[k].id, k_cases[k].what);
+            if (th_arg_selected(only, k_cases[k].id))
+                printf("%-18s %s\n", k_cases[k].id, k_cases[k].what);
         return 0;
     }
     FILE *jf = NULL;
@@ -1243,7 +1188,7 @@ int th_cmd_validate(int argc, char **argv) {
     size_t done = 0;
     for (size_t k = 0; k < N_CASES; k++) {
         const vcase *c = &k_cases[k];
-        if (!selected(only, c->id)) continue;
+        if (!th_arg_selected(only, c->id)) continue;
         fprintf(stderr, "throng validate: [%zu/%zu] %s: %s\n", ++done, chosen, c->id, c->what);
         row_init(&rows[k]);
         c->judge(&o, c->param, &rows[k]);
@@ -1251,7 +1196,7 @@ int th_cmd_validate(int argc, char **argv) {
 
     size_t count[3] = {0, 0, 0};
     for (size_t k = 0; k < N_CASES; k++) {
-        if (!selected(only, k_cases[k].id)) continue;
+        if (!th_arg_selected(only, k_cases[k].id)) continue;
         int a = (int)strlen(k_cases[k].id), b = (int)strlen(rows[k].measured),
             t = (int)strlen(rows[k].tolerance);
         if (a > g_id_w) g_id_w = a;
@@ -1260,7 +1205,7 @@ int th_cmd_validate(int argc, char **argv) {
     }
     print_row("case", "result", "measured: seeds' mean [range]", "criterion", "published");
     for (size_t k = 0; k < N_CASES; k++) {
-        if (!selected(only, k_cases[k].id)) continue;
+        if (!th_arg_selected(only, k_cases[k].id)) continue;
         count[rows[k].status]++;
         print_row(k_cases[k].id, k_status_name[rows[k].status], rows[k].measured, rows[k].tolerance,
                   rows[k].published);
@@ -1276,7 +1221,7 @@ int th_cmd_validate(int argc, char **argv) {
         fprintf(jf, ",\n  \"cases\": [\n");
         bool first = true;
         for (size_t k = 0; k < N_CASES; k++) {
-            if (!selected(only, k_cases[k].id)) continue;
+            if (!th_arg_selected(only, k_cases[k].id)) continue;
             if (!first) fputs(",\n", jf);
             first = false;
             json_row(jf, &k_cases[k], &rows[k]);

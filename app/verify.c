@@ -2,7 +2,6 @@
  * 20414:2020, NIST TN 1822, IMO MSC.1/Circ.1533), run from the scenes in scenes/verification/
  * with the engine's default parameters, each criterion computed here, one table printed.
  * docs/verification.md gives each test's source, set-up and criterion. */
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1619,25 +1618,6 @@ static const char *const k_suite_long[] = {"RiMEA 4.1.1", "ISO 20414:2020", "NIS
 
 /* ---- options, output --------------------------------------------------------------------- */
 
-/* Whether `id` matches one of the comma-separated shell patterns in `only` (NULL: all). */
-static bool selected(const char *only, const char *id) {
-    if (!only) return true;
-    const char *p = only;
-    while (*p) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        char pat[128];
-        if (len > 0 && len < sizeof pat) {
-            memcpy(pat, p, len);
-            pat[len] = '\0';
-            if (fnmatch(pat, id, 0) == 0) return true;
-        }
-        if (!e) break;
-        p = e + 1;
-    }
-    return false;
-}
-
 /* A JSON string, escaped. */
 static void json_str(FILE *f, const char *s) {
     fputc('"', f);
@@ -1659,52 +1639,18 @@ static void print_row(FILE *f, const char *suite, const char *id, const char *st
 }
 
 int th_cmd_verify(int argc, char **argv) {
-    const char *only = NULL, *json = NULL;
-    uint64_t threads = 0;
-    bool list = false;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            fputs(k_verify_help, stdout);
-            return 0;
-        }
+    th_suite_args args;
+    int usage = th_suite_args_parse("throng verify", argc, argv, 0, &args);
+    if (usage) return usage;
+    if (args.help) {
+        fputs(k_verify_help, stdout);
+        return 0;
     }
-    for (int i = 0; i < argc; i++) {
-        const char *v = NULL;
-        int m;
-        if ((m = th_arg_flag("throng verify", argc, argv, &i, "--only", true, &v))) {
-            if (m < 0) return TH_EXIT_USAGE;
-            if (!v[0]) {
-                fprintf(stderr, "throng verify: --only needs a pattern, got ''\n");
-                return TH_EXIT_USAGE;
-            }
-            only = v;
-        } else if ((m = th_arg_flag("throng verify", argc, argv, &i, "--json", true, &v))) {
-            if (m < 0) return TH_EXIT_USAGE;
-            if (!v[0]) {
-                fprintf(stderr, "throng verify: --json needs a file name, got ''\n");
-                return TH_EXIT_USAGE;
-            }
-            json = v;
-        } else if ((m = th_arg_flag("throng verify", argc, argv, &i, "--threads", true, &v))) {
-            if (m < 0 || !th_arg_u64("--threads", v, 0, TH_MAX_THREADS, &threads))
-                return TH_EXIT_USAGE;
-        } else if ((m = th_arg_flag("throng verify", argc, argv, &i, "--list", false, &v))) {
-            if (m < 0) return TH_EXIT_USAGE;
-            list = true;
-        } else if (argv[i][0] == '-') {
-            fprintf(stderr, "throng verify: unknown option '%s' (see 'throng verify --help')\n",
-                    argv[i]);
-            return TH_EXIT_USAGE;
-        } else {
-            fprintf(stderr,
-                    "throng verify: unexpected argument '%s': verify takes no scene (see "
-                    "'throng verify --help')\n",
-                    argv[i]);
-            return TH_EXIT_USAGE;
-        }
-    }
+    const char *only = args.only, *json = args.json;
+    uint64_t threads = args.threads;
+    bool list = args.list;
     size_t chosen = 0;
-    for (size_t k = 0; k < N_TESTS; k++) chosen += selected(only, k_tests[k].id);
+    for (size_t k = 0; k < N_TESTS; k++) chosen += th_arg_selected(only, k_tests[k].id);
     if (chosen == 0) {
         fprintf(stderr,
                 "throng verify: --only '%s' matches no test (ids such as rimea-4, iso-11, "
@@ -1714,7 +1660,7 @@ int th_cmd_verify(int argc, char **argv) {
     }
     if (list) {
         for (size_t k = 0; k < N_TESTS; k++)
-            if (selected(only, k_tests[k].id))
+            if (th_arg_selected(only, k_tests[k].id))
                 printf("%-10s %-6s %s\n", k_tests[k].id, k_tests[k].suite, k_tests[k].checked);
         return 0;
     }
@@ -1750,7 +1696,7 @@ int th_cmd_verify(int argc, char **argv) {
     size_t done = 0;
     for (size_t k = 0; k < N_TESTS; k++) {
         const vtest *t = &k_tests[k];
-        if (!selected(only, t->id)) continue;
+        if (!th_arg_selected(only, t->id)) continue;
         done++;
         if (!t->judge) {
             st[k] = V_NEEDS;
@@ -1769,7 +1715,7 @@ int th_cmd_verify(int argc, char **argv) {
     }
     print_row(stdout, "suite", "test", "result", "checked", "criterion", "measured");
     for (size_t k = 0; k < N_TESTS; k++) {
-        if (!selected(only, k_tests[k].id)) continue;
+        if (!th_arg_selected(only, k_tests[k].id)) continue;
         count[st[k]]++;
         print_row(stdout, k_tests[k].suite, k_tests[k].id, k_status_name[st[k]], k_tests[k].checked,
                   k_tests[k].criterion, measured[k]);
@@ -1787,7 +1733,8 @@ int th_cmd_verify(int argc, char **argv) {
             json_str(jf, k_suite_long[s]);
             size_t c[4] = {0, 0, 0, 0};
             for (size_t k = 0; k < N_TESTS; k++)
-                if (selected(only, k_tests[k].id) && strcmp(k_tests[k].suite, k_suites[s]) == 0)
+                if (th_arg_selected(only, k_tests[k].id) &&
+                    strcmp(k_tests[k].suite, k_suites[s]) == 0)
                     c[st[k]]++;
             fprintf(jf, ", \"pass\": %zu, \"fail\": %zu, \"needs_feature\": %zu, \"error\": %zu}",
                     c[V_PASS], c[V_FAIL], c[V_NEEDS], c[V_ERROR]);
@@ -1796,7 +1743,7 @@ int th_cmd_verify(int argc, char **argv) {
         bool first = true;
         for (size_t k = 0; k < N_TESTS; k++) {
             const vtest *t = &k_tests[k];
-            if (!selected(only, t->id)) continue;
+            if (!th_arg_selected(only, t->id)) continue;
             fprintf(jf, "%s    {\"suite\": ", first ? "" : ",\n");
             first = false;
             json_str(jf, t->suite);

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -47,7 +48,7 @@ typedef struct bench_opts {
     const char *scene;
     uint32_t agents[MAX_LIST], n_agents;
     uint32_t threads[MAX_LIST], n_threads;
-    uint64_t steps, warmup, reps, naive_max, grid_ref_max, seed;
+    uint64_t steps, warmup, reps, naive_max, grid_ref_max, seed, contend;
     const char *isa;
     const char *csv, *json, *trace;
     th_bench_build_fn *build;
@@ -93,6 +94,9 @@ static const char k_help[] =
     "                     to N (default 1000000, 0 disables it); the engine's 1-thread\n"
     "                     figure is reported against it\n"
     "  --isa NAME         boids kernel copy: auto (default), baseline, x86-64-v3, x86-64-v4\n"
+    "  --contend N        N busy threads spin for the whole run, as other programs holding N\n"
+    "                     cores would (0..64, default 0): whether more workers than free\n"
+    "                     cores still run at least as fast as fewer\n"
     "  --seed S           random seed (default 1)\n"
     "  --csv FILE         also write one row per configuration as CSV\n"
     "  --json FILE        also write the run and its rows as JSON\n"
@@ -182,9 +186,10 @@ static bool parse_list(const char *flag, const char *text, uint64_t lo, uint64_t
 }
 
 static int parse(int argc, char **argv, bench_opts *o) {
-    static const char *const k_flags[] = {
-        "--scene", "--agents", "--threads", "--steps", "--warmup",       "--reps", "--naive-max",
-        "--seed",  "--csv",    "--json",    "--trace", "--grid-ref-max", "--isa",  NULL};
+    static const char *const k_flags[] = {"--scene",  "--agents",  "--threads",   "--steps",
+                                          "--warmup", "--reps",    "--naive-max", "--seed",
+                                          "--csv",    "--json",    "--trace",     "--grid-ref-max",
+                                          "--isa",    "--contend", NULL};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -213,6 +218,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
         else if (strcmp(a, "--reps") == 0) ok = th_arg_u64(a, v, 1, MAX_REPS, &o->reps);
         else if (strcmp(a, "--naive-max") == 0) ok = th_arg_u64(a, v, 0, 200000, &o->naive_max);
         else if (strcmp(a, "--seed") == 0) ok = th_arg_u64(a, v, 0, UINT64_MAX, &o->seed);
+        else if (strcmp(a, "--contend") == 0) ok = th_arg_u64(a, v, 0, 64, &o->contend);
         else if (strcmp(a, "--grid-ref-max") == 0)
             ok = th_arg_u64(a, v, 0, TH_MAX_AGENTS, &o->grid_ref_max);
         else if (strcmp(a, "--isa") == 0) {
@@ -542,9 +548,9 @@ static void write_json(FILE *f, const bench_opts *o, const row *rows, uint32_t n
     fprintf(f,
             ",\n  \"steps\": %" PRIu64 ",\n  \"warmup\": %" PRIu64 ",\n  \"reps\": %" PRIu64
             ",\n  \"seed\": %" PRIu64 ",\n  \"cores\": %u,\n  \"process_peak_rss_bytes\": %" PRIu64
-            ",\n  \"kernel\": \"%s\",\n",
+            ",\n  \"kernel\": \"%s\",\n  \"contend\": %" PRIu64 ",\n",
             o->steps, o->warmup, o->reps, o->seed, (unsigned)th_cpu_count(), hwm,
-            th_boids_isa_name(th_boids_active_isa()));
+            th_boids_isa_name(th_boids_active_isa()), o->contend);
     fprintf(f, "  \"memory\": \"peak_bytes: most engine heap bytes live at once while the "
                "configuration was built and run, counted through the allocation hook\",\n");
     th_build_write_json(f);
@@ -645,9 +651,12 @@ static int run(bench_opts *o) {
     }
 
     printf("throng bench: scene %s, %" PRIu64 " steps after %" PRIu64 " warm-up, median of %" PRIu64
-           " runs, seed %" PRIu64 ", %u cores, boids kernel %s\n\n",
+           " runs, seed %" PRIu64 ", %u cores, boids kernel %s",
            o->scene, o->steps, o->warmup, o->reps, o->seed, (unsigned)cores,
            th_boids_isa_name(th_boids_active_isa()));
+    if (o->contend)
+        printf(", %" PRIu64 " busy thread%s holding cores", o->contend, o->contend == 1 ? "" : "s");
+    printf("\n\n");
     print_header();
     fflush(stdout);
 
@@ -737,6 +746,39 @@ static int run(bench_opts *o) {
     return status;
 }
 
+/* ---- contention ------------------------------------------------------------------------------ */
+
+/* --contend: threads that spin until told to stop, holding cores as other programs would (the
+ * scheduler shares cores among all runnable threads alike, whatever their process). */
+typedef struct contenders {
+    pthread_t thread[64];
+    uint32_t n;
+    atomic_bool stop;
+} contenders;
+
+static void *contend_main(void *arg) {
+    contenders *c = arg;
+    volatile uint64_t sink = 1;
+    while (!atomic_load_explicit(&c->stop, memory_order_relaxed))
+        for (int i = 0; i < 4096; i++) sink = sink * 6364136223846793005u + 1442695040888963407u;
+    return NULL;
+}
+
+static bool contend_start(contenders *c, uint32_t n) {
+    atomic_init(&c->stop, false);
+    for (c->n = 0; c->n < n; c->n++)
+        if (pthread_create(&c->thread[c->n], NULL, contend_main, c) != 0) break;
+    if (c->n == n) return true;
+    atomic_store(&c->stop, true);
+    for (uint32_t k = 0; k < c->n; k++) pthread_join(c->thread[k], NULL);
+    return false;
+}
+
+static void contend_stop(contenders *c) {
+    atomic_store(&c->stop, true);
+    for (uint32_t k = 0; k < c->n; k++) pthread_join(c->thread[k], NULL);
+}
+
 int th_bench_run(int argc, char **argv, th_bench_build_fn *build, th_bench_files_fn *files) {
     bench_opts o = {.scene = "flock",
                     .agents = {10000, 100000},
@@ -756,7 +798,14 @@ int th_bench_run(int argc, char **argv, th_bench_build_fn *build, th_bench_files
     g_progress = isatty(STDERR_FILENO);
     /* No world exists yet, as th_set_allocator requires; the default is back before return. */
     th_set_allocator(&(th_allocator){track_alloc, track_free, NULL});
+    contenders busy = {0};
+    if (!contend_start(&busy, (uint32_t)o.contend)) {
+        th_set_allocator(NULL);
+        fprintf(stderr, "throng bench: --contend: cannot start %" PRIu64 " threads\n", o.contend);
+        return 1;
+    }
     rc = run(&o);
+    contend_stop(&busy);
     th_set_allocator(NULL);
     th_boids_force_isa(TH_BOIDS_ISA_AUTO);
     return rc;

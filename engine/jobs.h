@@ -4,9 +4,10 @@
  * parallel_for, so a pool of 1 worker runs everything inline with no thread at all.
  * th_pool_parallel_for splits [0, count) into fixed-size chunks that workers claim with atomic
  * counters (each first from its own contiguous slice, then from the others), and returns only
- * when every chunk has run: each call is a barrier between phases. The chunk size, never the worker
- * count, decides how work is cut, so results that depend on chunking (reductions) are identical for
- * any number of workers. */
+ * when every chunk has run: each call is a barrier between phases. It does not wait for a worker
+ * with nothing left to do (one that other programs keep from its core, say). The chunk size, never
+ * the worker count, decides how work is cut, so results that depend on chunking (reductions) are
+ * identical for any number of workers. */
 #ifndef TH_JOBS_H
 #define TH_JOBS_H
 
@@ -54,8 +55,10 @@ void th_pool_parallel_for(th_pool *pool, uint32_t count, uint32_t chunk, th_job_
 
 /** Tracer callback: `worker` took part in a parallel_for from `begin_ns` to `end_ns`
  *  (th_now_ns clock), i.e. from before it claimed its first chunk to after its last one. Called
- *  once per worker per parallel_for that the worker entered, from that worker's thread, before
- *  the call's barrier: whatever it writes is visible to the owner when parallel_for returns. */
+ *  once per worker per parallel_for that the worker ran chunks of (a worker that found none
+ *  left, or was kept from its core until the others had run them all, is not called), from
+ *  that worker's thread, before the call's barrier: whatever it writes is visible to the owner
+ *  when parallel_for returns. */
 typedef void th_pool_trace_fn(void *user, uint32_t worker, uint64_t begin_ns, uint64_t end_ns);
 
 /** Install a tracer (NULL removes it). Call from the owner between parallel_for calls. With no

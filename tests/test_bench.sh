@@ -125,11 +125,13 @@ names = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"]
 assert sorted(names) == [0, 1], "thread_name tids %r" % sorted(names)
 x = [e for e in ev if e["ph"] == "X"]
 tids = {e["tid"] for e in x}
-assert tids == {0, 1}, "span tids %r" % tids
+assert 0 in tids and tids <= {0, 1}, "span tids %r" % tids
 phases = {"events", "nav", "grid", "steer", "integrate", "contacts", "bookkeeping", "admit",
           "squads", "history"}
 assert {e["name"] for e in x if e["tid"] == 0} == phases
-assert {e["name"] for e in x if e["tid"] == 1} == {"grid", "steer", "integrate"}
+# worker 1 has spans in the parallel phases it took part in (all of them, but for a worker the
+# machine kept from its core while worker 0 ran every chunk)
+assert {e["name"] for e in x if e["tid"] == 1} <= {"grid", "steer", "integrate"}
 steps = {e["args"]["step"] for e in x}
 assert steps == set(range(5, 25)), "steps %r" % sorted(steps)
 for s in steps:
@@ -154,10 +156,24 @@ expect_usage "--agents too many" "--agents" --agents 17000000
 expect_usage "--threads 65" "--threads" --threads 65
 expect_usage "--threads 0" "--threads" --threads 1,0
 expect_usage "--reps 0" "--reps" --reps 0
+expect_usage "--contend 65" "--contend" --contend 65
+expect_usage "--contend -1" "--contend" --contend -1
 expect_usage "--reps 100" "--reps" --reps 100
 expect_usage "--steps -1" "--steps" --steps -1
 expect_usage "missing value" "--json" --agents 1000 --json
 expect_usage "unknown scene" "nosuch" --scene nosuch --agents 1000
+
+# --contend: busy threads for the whole run, named in the heading and the JSON; the sweep is
+# what it would be without them, only slower.
+run --agents 1000 --threads 1,2 --steps 5 --warmup 1 --reps 1 --naive-max 0 --contend 1 \
+    --json "$tmp/c.json"
+if [[ $rc -eq 0 ]] && grep -q '1 busy thread holding cores' "$tmp/out" &&
+    grep -q '^     1000        2 ' "$tmp/out" &&
+    python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["contend"] != 1)' "$tmp/c.json"; then
+    pass "--contend 1: named in the heading and the JSON"
+else
+    fail "--contend 1" "exit code $rc"
+fi
 
 run --help
 if [[ $rc -eq 0 ]] && grep -q -- '--trace' "$tmp/out" && grep -q -- '--json' "$tmp/out"; then

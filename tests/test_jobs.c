@@ -3,11 +3,15 @@
  * Every property is observed from the outside: per-item atomic counters for "each item runs
  * exactly once", the OS thread behind each worker index for "stable worker index", plain
  * (non-atomic) writes read back after return for "each call is a barrier" (ThreadSanitizer
- * reports a race if the barrier does not order them), and the process's thread list for
- * "destroy joins every thread" and "one worker means no thread at all". */
+ * reports a race if the barrier does not order them), the process's thread list for
+ * "destroy joins every thread" and "one worker means no thread at all", and a worker held in a
+ * signal handler, as a thread the scheduler keeps from its core, for "a call does not wait for
+ * a worker that has nothing left to do". */
 #include <check.h>
 #include <dirent.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -424,6 +428,82 @@ START_TEST(test_ranges_near_uint32_max) {
 }
 END_TEST
 
+/* ---- a worker kept from its core --------------------------------------------------------- */
+
+/* Worker 1 is held in a signal handler, as a thread that other processes keep from its core
+ * would be: a parallel_for must not wait for it once worker 0 has run every chunk, and worker 1
+ * must do no harm when it looks in late. */
+static sem_t g_release;
+static atomic_bool g_held;
+
+static void hold_here(int sig) {
+    (void)sig;
+    atomic_store(&g_held, true);
+    while (sem_wait(&g_release) != 0) {}
+}
+
+typedef struct away_ctx {
+    atomic_bool worker1_ran;
+    pthread_t worker1;
+    atomic_uint hits[64];
+    atomic_uint on_worker1;
+} away_ctx;
+
+/* Two chunks: worker 0 waits in its own until worker 1 has run the other, so worker 1 is known
+ * to have come this far (left every earlier job). */
+static void meet_job(void *p, uint32_t begin, uint32_t end, uint32_t worker) {
+    (void)begin;
+    (void)end;
+    away_ctx *c = p;
+    if (worker == 1) {
+        c->worker1 = pthread_self();
+        atomic_store(&c->worker1_ran, true);
+    } else {
+        while (!atomic_load(&c->worker1_ran)) sleep_us(100);
+    }
+}
+
+static void count_job(void *p, uint32_t begin, uint32_t end, uint32_t worker) {
+    away_ctx *c = p;
+    for (uint32_t i = begin; i < end; i++) atomic_fetch_add(&c->hits[i], 1);
+    if (worker != 0) atomic_fetch_add(&c->on_worker1, 1);
+}
+
+START_TEST(test_no_wait_for_a_worker_away) {
+    th_pool *pool = th_pool_create(2);
+    ck_assert_ptr_nonnull(pool);
+    ck_assert_int_eq(sem_init(&g_release, 0, 0), 0);
+    struct sigaction sa = {0};
+    sa.sa_handler = hold_here;
+    sigemptyset(&sa.sa_mask);
+    ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+    static away_ctx c;
+    atomic_store(&c.worker1_ran, false);
+    th_pool_parallel_for(pool, 2, 1, meet_job, &c);
+    ck_assert(atomic_load(&c.worker1_ran));
+    atomic_store(&g_held, false);
+    ck_assert_int_eq(pthread_kill(c.worker1, SIGUSR1), 0);
+    while (!atomic_load(&g_held)) sleep_us(100);
+    /* Worker 1 is away: each call returns with every chunk run by worker 0 (before, each waited
+     * for worker 1 to look in, and this one would never have returned). */
+    for (int round = 0; round < 5; round++) {
+        for (uint32_t i = 0; i < 64; i++) atomic_store(&c.hits[i], 0);
+        th_pool_parallel_for(pool, 64, 4, count_job, &c);
+        for (uint32_t i = 0; i < 64; i++) ck_assert_uint_eq(atomic_load(&c.hits[i]), 1);
+        ck_assert_uint_eq(atomic_load(&c.on_worker1), 0);
+    }
+    /* Back: it looks into the jobs it missed late, and takes part in the next ones. */
+    ck_assert_int_eq(sem_post(&g_release), 0);
+    for (int round = 0; round < 200; round++) {
+        for (uint32_t i = 0; i < 64; i++) atomic_store(&c.hits[i], 0);
+        th_pool_parallel_for(pool, 64, 1, count_job, &c);
+        for (uint32_t i = 0; i < 64; i++) ck_assert_uint_eq(atomic_load(&c.hits[i]), 1);
+    }
+    th_pool_destroy(pool);
+    sem_destroy(&g_release);
+}
+END_TEST
+
 static Suite *jobs_suite(void) {
     Suite *s = suite_create("jobs");
     const int pools = (int)(sizeof k_pool_sizes / sizeof k_pool_sizes[0]);
@@ -444,6 +524,11 @@ static Suite *jobs_suite(void) {
     tc = tcase_create("barrier");
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_each_call_is_a_barrier, 0, pools);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("away");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_no_wait_for_a_worker_away);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("lifetime");

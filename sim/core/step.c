@@ -201,10 +201,10 @@ static inline void bound_axis(float *p, float *v, float extent, bool wrap) {
             x = extent - (x - extent);
             *v = -fabsf(*v);
         }
-        /* Largest float below extent: positions are half-open [0, extent). */
-        float top = nextafterf(extent, 0.0f);
+        /* Positions are half-open [0, extent): one at extent or beyond goes to the largest
+         * float below it (worked out only then: every agent passes here twice a step). */
         if (!(x >= 0.0f)) x = 0.0f;
-        if (x > top) x = top;
+        else if (!(x < extent)) x = nextafterf(extent, 0.0f);
     }
     *p = x;
 }

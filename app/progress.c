@@ -70,6 +70,8 @@ void th_interrupt_install(void) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* A closed terminal or ssh session: the run ends as with Ctrl-C, its files written. */
+    sigaction(SIGHUP, &sa, NULL);
 }
 
 bool th_interrupted(void) { return g_interrupted != 0; }

@@ -44,7 +44,7 @@ void th_progress_end(th_progress *p);
 /** Catch SIGINT and SIGTERM: the first asks the loop to stop after the current step, so that
  *  the report, the JSON and the output files are completed; a second one kills. */
 void th_interrupt_install(void);
-/** Whether SIGINT or SIGTERM was received since th_interrupt_install. */
+/** Whether SIGINT, SIGTERM or SIGHUP was received since th_interrupt_install. */
 bool th_interrupted(void);
 /** The signal that interrupted the run (SIGINT or SIGTERM), 0 when none did. */
 int th_interrupt_signal(void);

@@ -105,9 +105,10 @@ static const char k_run_help_files[] =
     "                choose the trajectory format whatever FILE's extension\n"
     "  -h, --help    show this help\n"
     "\n"
-    "Ctrl-C or SIGTERM stops a headless run after the current step, with its files and\n"
-    "the report so far (a second one: at once). Exit codes: 0 done, 1 runtime failure,\n"
-    "2 usage error, 130 interrupted (143 by SIGTERM).\n";
+    "Ctrl-C, SIGTERM or SIGHUP (a closed terminal) stops a headless run after the current\n"
+    "step, with its files and the report so far (a second one: at once). Exit codes: 0\n"
+    "done, 1 runtime failure, 2 usage error, 130 interrupted (143 by SIGTERM, 129 by\n"
+    "SIGHUP).\n";
 
 #define MAX_SCHEDULED       64
 #define TH_EXIT_INTERRUPTED 130
@@ -630,7 +631,7 @@ int th_cmd_run(int argc, char **argv) {
     th_world_destroy(w);
     /* 128 + the signal, as a shell reports a process the signal ended. */
     if (facts.interrupted)
-        return th_interrupt_signal() == SIGTERM ? 128 + SIGTERM : TH_EXIT_INTERRUPTED;
+        return th_interrupt_signal() == SIGINT ? TH_EXIT_INTERRUPTED : 128 + th_interrupt_signal();
     if ((o.fail_on_stall || o.validate) && stall.stalled > 0) {
         fprintf(stderr,
                 "throng run: %u agent(s) stalled at the end of the run: no progress toward "

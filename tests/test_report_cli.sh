@@ -245,6 +245,27 @@ assert rows[-1][-1] != "", "an empty last field"' "$tmp/t.csv"; then
 else pass "SIGTERM: partial report, whole trajectory rows, JSON, exit 143"
 fi
 
+# SIGHUP (a closed terminal or ssh session) too: the JSON written, exit 128 + 1. (Sent once
+# trajectory rows are written, as above: the signals are caught from before the first.)
+rm -f "$tmp/h.json" "$tmp/h.csv"
+"$bin" run flock --agents 20000 --steps 100000000 --headless --json "$tmp/h.json" \
+    --trajectories "$tmp/h.csv" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for ((i = 0; i < 1200; i++)); do
+    sleep 0.1
+    [[ -f $tmp/h.csv && $(wc -l <"$tmp/h.csv") -ge 3 ]] && break
+done
+kill -HUP "$pid"
+wait "$pid"
+rc=$?
+if [[ $rc -ne 129 ]]; then fail "SIGHUP" "exit code $rc, expected 129"
+elif ! grep -Eq '^run +[0-9]+ steps of .* \(interrupted: 100000000 asked\)' "$tmp/out"; then
+    fail "SIGHUP" "no partial report"
+elif ! python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["run"]["interrupted"]' "$tmp/h.json"; then
+    fail "SIGHUP" "JSON missing or not interrupted"
+else pass "SIGHUP: partial report, JSON, exit 129"
+fi
+
 # A reader of stdout that goes away (head) does not end the run before its JSON is written.
 rm -f "$tmp/p.json"
 "$bin" run flock --agents 2000 --steps 40 --headless --json "$tmp/p.json" 2>"$tmp/err" | head -1 >/dev/null

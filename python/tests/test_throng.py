@@ -373,6 +373,25 @@ def test_hostile_input_raises_never_crashes():
         w.remove_agent(12345)
 
 
+def test_integers_out_of_range_raise_instead_of_wrapping(tmp_path):
+    # An unsigned argument never wraps: 2**64 is not seed 0, 2**32 + 1 is not one thread.
+    for kw in [{"seed": 2**64}, {"seed": -1}, {"threads": 2**32 + 1}, {"agent_capacity": 2**40}]:
+        with pytest.raises(OverflowError, match="expected an integer in"):
+            throng.World(20, 20, **kw)
+    for kw in [{"seed": 2**64}, {"threads": 2**32}, {"agents": -1}]:
+        with pytest.raises(OverflowError, match="expected an integer in"):
+            throng.load(scene("rubble"), **kw)
+    with pytest.raises(TypeError):
+        throng.World(20, 20, seed=1.5)
+    w = throng.World(20, 20, cell_size=1, seed=2**64 - 1, threads=1)  # the largest: accepted
+    c = w.add_crowd("c")
+    with pytest.raises(OverflowError):
+        w.add_bunker("b", (1, 1, 2, 2), capacity=2**32)
+    w.add_agent(c, (5, 5))
+    with pytest.raises(OverflowError):
+        w.agent(2**64)
+
+
 def test_every_fuzz_corpus_scene_loads_or_raises():
     import glob
     files = sorted(glob.glob(os.path.join(ROOT, "fuzz", "corpus", "*", "*.yaml")))

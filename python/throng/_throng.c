@@ -52,6 +52,41 @@ static PyObject *raise_error(const th_error *err) {
     return NULL;
 }
 
+/* Unsigned integer arguments ("O&" converters): a negative one, or one too large for its C
+ * type, raises OverflowError naming its range (the "I" and "K" formats would wrap it: a seed
+ * of 2**64 became 0, threads=2**32 + 1 one thread). Anything but an int raises TypeError. */
+static int conv_u64(PyObject *o, void *out) {
+    if (!PyLong_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "expected an integer, got %s", Py_TYPE(o)->tp_name);
+        return 0;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLong(o);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_OverflowError, "expected an integer in [0, 2**64 - 1], got %R", o);
+        return 0;
+    }
+    *(unsigned long long *)out = v;
+    return 1;
+}
+
+static int conv_u32(PyObject *o, void *out) {
+    unsigned long long v;
+    if (!conv_u64(o, &v)) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_OverflowError, "expected an integer in [0, 2**32 - 1], got %R", o);
+        }
+        return 0;
+    }
+    if (v > 0xffffffffu) {
+        PyErr_Format(PyExc_OverflowError, "expected an integer in [0, 2**32 - 1], got %R", o);
+        return 0;
+    }
+    *(unsigned int *)out = (unsigned int)v;
+    return 1;
+}
+
 static PyObject *raise_invalid(const char *msg) {
     th_error err = {.code = TH_ERR_INVALID};
     snprintf(err.message, sizeof err.message, "%s", msg);
@@ -111,8 +146,9 @@ static PyObject *mod_create(PyObject *mod, PyObject *args, PyObject *kw) {
     unsigned long long seed = d.seed;
     unsigned int threads = d.threads, capacity = d.agent_capacity;
     int wrap_edges = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|dddKIdpdI", kws, &width, &height, &cell, &seed,
-                                     &threads, &timestep, &wrap_edges, &stall, &capacity))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|dddO&O&dpdO&", kws, &width, &height, &cell,
+                                     conv_u64, &seed, conv_u32, &threads, &timestep, &wrap_edges,
+                                     &stall, conv_u32, &capacity))
         return NULL;
     d.width = (float)width;
     d.height = (float)height;
@@ -138,17 +174,18 @@ static PyObject *mod_load(PyObject *mod, PyObject *args, PyObject *kw) {
     PyObject *path_obj = NULL, *seed_obj = Py_None;
     unsigned int threads = 0, agents = 0;
     int outside = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|OIIp", kws, PyUnicode_FSConverter, &path_obj,
-                                     &seed_obj, &threads, &agents, &outside))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|OO&O&p", kws, PyUnicode_FSConverter, &path_obj,
+                                     &seed_obj, conv_u32, &threads, conv_u32, &agents, &outside))
         return NULL;
     th_scene_opts so = {.threads = threads, .agents = agents, .allow_outside_paths = outside};
     if (seed_obj != Py_None) {
         so.override_seed = true;
-        so.seed = PyLong_AsUnsignedLongLong(seed_obj);
-        if (PyErr_Occurred()) {
+        unsigned long long seed;
+        if (!conv_u64(seed_obj, &seed)) {
             Py_DECREF(path_obj);
             return NULL;
         }
+        so.seed = seed;
     }
     const char *path = PyBytes_AS_STRING(path_obj);
     th_scene_info info;
@@ -174,7 +211,9 @@ static PyObject *mod_demo(PyObject *mod, PyObject *args) {
     const char *name;
     th_demo_opts o = {0};
     unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "sIKI", &name, &o.agents, &seed, &o.threads)) return NULL;
+    if (!PyArg_ParseTuple(args, "sO&O&O&", &name, conv_u32, &o.agents, conv_u64, &seed, conv_u32,
+                          &o.threads))
+        return NULL;
     o.seed = seed;
     th_error err = {0};
     th_world *w;
@@ -334,7 +373,7 @@ static PyObject *World_positions(WorldObject *self, PyObject *args) {
 
 static PyObject *World_agent(WorldObject *self, PyObject *args) {
     unsigned long long id;
-    if (!PyArg_ParseTuple(args, "K", &id)) return NULL;
+    if (!PyArg_ParseTuple(args, "O&", conv_u64, &id)) return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
     th_agent_state s;
@@ -394,7 +433,7 @@ static PyObject *World_scene_over(WorldObject *self, PyObject *unused) {
 
 static PyObject *World_crowd_name(WorldObject *self, PyObject *args) {
     unsigned int i;
-    if (!PyArg_ParseTuple(args, "I", &i)) return NULL;
+    if (!PyArg_ParseTuple(args, "O&", conv_u32, &i)) return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
     const th_crowd_def *c = th_world_crowd(w, (th_crowd_id){i + 1});
@@ -404,7 +443,7 @@ static PyObject *World_crowd_name(WorldObject *self, PyObject *args) {
 
 static PyObject *World_bunker(WorldObject *self, PyObject *args) {
     unsigned int i;
-    if (!PyArg_ParseTuple(args, "I", &i)) return NULL;
+    if (!PyArg_ParseTuple(args, "O&", conv_u32, &i)) return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
     th_bunker_info b;
@@ -424,7 +463,7 @@ static PyObject *World_find_bunker(WorldObject *self, PyObject *args) {
 
 static PyObject *World_measure_area(WorldObject *self, PyObject *args) {
     unsigned int i;
-    if (!PyArg_ParseTuple(args, "I", &i)) return NULL;
+    if (!PyArg_ParseTuple(args, "O&", conv_u32, &i)) return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
     th_measure_area_info a;
@@ -436,7 +475,7 @@ static PyObject *World_measure_area(WorldObject *self, PyObject *args) {
 
 static PyObject *World_measure_line(WorldObject *self, PyObject *args) {
     unsigned int i;
-    if (!PyArg_ParseTuple(args, "I", &i)) return NULL;
+    if (!PyArg_ParseTuple(args, "O&", conv_u32, &i)) return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
     th_measure_line_info l;
@@ -495,7 +534,7 @@ static PyObject *World_scene_steps(WorldObject *self, void *closure) {
 static PyObject *World_set_cell(WorldObject *self, PyObject *args) {
     int x, y, kind;
     unsigned int cost;
-    if (!PyArg_ParseTuple(args, "iiiI", &x, &y, &kind, &cost)) return NULL;
+    if (!PyArg_ParseTuple(args, "iiiO&", &x, &y, &kind, conv_u32, &cost)) return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
     th_error err = {0};
@@ -515,7 +554,8 @@ static PyObject *World_cell(WorldObject *self, PyObject *args) {
 
 static PyObject *World_add_bunker(WorldObject *self, PyObject *args) {
     th_bunker_def d = {0};
-    if (!PyArg_ParseTuple(args, "siiiiI", &d.name, &d.x0, &d.y0, &d.x1, &d.y1, &d.capacity))
+    if (!PyArg_ParseTuple(args, "siiiiO&", &d.name, &d.x0, &d.y0, &d.x1, &d.y1, conv_u32,
+                          &d.capacity))
         return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
@@ -559,8 +599,9 @@ static PyObject *World_add_crowd(WorldObject *self, PyObject *args) {
     PyObject *params, *route, *heading;
     double radius, wander;
     unsigned int field, color;
-    if (!PyArg_ParseTuple(args, "spiO!OidOdII", &name, &pedestrian, &goal, &PyDict_Type, &params,
-                          &route, &mode, &radius, &heading, &wander, &field, &color))
+    if (!PyArg_ParseTuple(args, "spiO!OidOdO&O&", &name, &pedestrian, &goal, &PyDict_Type, &params,
+                          &route, &mode, &radius, &heading, &wander, conv_u32, &field, conv_u32,
+                          &color))
         return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
@@ -625,7 +666,7 @@ static PyObject *World_add_crowd(WorldObject *self, PyObject *args) {
 static PyObject *World_add_agents(WorldObject *self, PyObject *args) {
     unsigned int crowd;
     PyObject *pos_obj, *vel_obj;
-    if (!PyArg_ParseTuple(args, "IOO", &crowd, &pos_obj, &vel_obj)) return NULL;
+    if (!PyArg_ParseTuple(args, "O&OO", conv_u32, &crowd, &pos_obj, &vel_obj)) return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
     PyArrayObject *p = (PyArrayObject *)PyArray_FROMANY(pos_obj, NPY_FLOAT32, 2, 2,
@@ -677,7 +718,7 @@ fail:
 
 static PyObject *World_remove_agent(WorldObject *self, PyObject *args) {
     unsigned long long id;
-    if (!PyArg_ParseTuple(args, "K", &id)) return NULL;
+    if (!PyArg_ParseTuple(args, "O&", conv_u64, &id)) return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
     th_error err = {0};
@@ -721,8 +762,8 @@ static PyObject *World_add_spawner(WorldObject *self, PyObject *args) {
     th_spawner_def d = th_default_spawner_def();
     unsigned int crowd;
     double x0, y0, x1, y1, vx, vy;
-    if (!PyArg_ParseTuple(args, "zI(dddd)dddI(dd)", &d.name, &crowd, &x0, &y0, &x1, &y1, &d.rate,
-                          &d.start, &d.stop, &d.limit, &vx, &vy))
+    if (!PyArg_ParseTuple(args, "zO&(dddd)dddO&(dd)", &d.name, conv_u32, &crowd, &x0, &y0, &x1, &y1,
+                          &d.rate, &d.start, &d.stop, conv_u32, &d.limit, &vx, &vy))
         return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
@@ -811,15 +852,16 @@ static PyObject *World_schedule(WorldObject *self, PyObject *args) {
     PyObject *step_obj;
     int type, bunker;
     th_event_def e = {0};
-    if (!PyArg_ParseTuple(args, "OiiiiiiI", &step_obj, &type, &bunker, &e.x0, &e.y0, &e.x1, &e.y1,
-                          &e.cost))
+    if (!PyArg_ParseTuple(args, "OiiiiiiO&", &step_obj, &type, &bunker, &e.x0, &e.y0, &e.x1, &e.y1,
+                          conv_u32, &e.cost))
         return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
     uint64_t step = th_world_step_count(w);
     if (step_obj != Py_None) {
-        step = PyLong_AsUnsignedLongLong(step_obj);
-        if (PyErr_Occurred()) return NULL;
+        unsigned long long v;
+        if (!conv_u64(step_obj, &v)) return NULL;
+        step = v;
     }
     e.type = (th_event_type)type;
     e.bunker = (th_bunker_id){bunker >= 0 ? (uint32_t)bunker + 1 : 0};

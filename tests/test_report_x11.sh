@@ -34,6 +34,9 @@ if [ -z "$wid" ]; then
     exit 1
 fi
 sleep 1.5
+# Without a window manager keys go to the window under the pointer: the pointer is moved onto
+# the viewer and the focus set before the keys.
+timeout 5 xdotool mousemove --window "$wid" 20 20 2>/dev/null
 timeout 5 xdotool windowfocus --sync "$wid" 2>/dev/null
 timeout 5 xdotool key space
 sleep 2

@@ -7,6 +7,7 @@
 #include "output.h"
 #include "throng/building.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -469,4 +470,64 @@ bool th_output_close(th_output *o, th_error *err) {
     o->by_slot = NULL;
     o->by_slot_cap = 0;
     return close_one(&o->traj, o->traj_path, o->traj_errno, err, ok);
+}
+
+bool th_file_check_not_in(const th_file_use *out, const char *dir, const char *note,
+                          th_error *err) {
+    DIR *d = opendir(dir);
+    if (!d) return true; /* no such folder: nothing in it to protect */
+    bool ok = true;
+    struct dirent *e;
+    char path[4096];
+    while (ok && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        const th_file_use pair[2] = {{.name = "an input", .path = path, .note = note}, *out};
+        ok = th_file_check_distinct(pair, 2, err);
+    }
+    closedir(d);
+    return ok;
+}
+
+FILE *th_file_begin(const char *path, char *tmp, size_t cap) {
+    if (snprintf(tmp, cap, "%s.XXXXXX", path) >= (int)cap) return NULL;
+    int fd = mkstemp(tmp);
+    if (fd < 0) return NULL;
+    /* mkstemp makes the file 0600: give it the mode a plain fopen would. */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+    }
+    return f;
+}
+
+bool th_file_commit(FILE *f, const char *tmp, const char *path) {
+    bool ok = !ferror(f);
+    ok = fclose(f) == 0 && ok;
+    if (ok && rename(tmp, path) == 0) return true;
+    unlink(tmp);
+    return false;
+}
+
+void th_file_abandon(FILE *f, const char *tmp) {
+    fclose(f);
+    unlink(tmp);
+}
+
+bool th_suite_json_check(const char *cmd, const char *json, const char *dir1, const char *dir2) {
+    th_file_use use = {.name = "--json", .path = json, .output = true, .regular = true};
+    th_error err;
+    if (!th_file_check_writable(&use, &err) ||
+        !th_file_check_not_in(&use, dir1, "a scene the command reads", &err) ||
+        !th_file_check_not_in(&use, dir2, "a scene the command reads", &err)) {
+        fprintf(stderr, "%s: %s\n", cmd, err.message);
+        return false;
+    }
+    return true;
 }

@@ -52,6 +52,24 @@ bool th_file_check_writable(const th_file_use *f, th_error *err);
  *  uses and the path. */
 bool th_file_check_distinct(const th_file_use *use, size_t n, th_error *err);
 
+/** Whether output `out` is none of the regular files in folder `dir` (the inputs a command
+ *  reads from there, `note` saying what they are); a folder that does not exist holds none.
+ *  False with `err` naming both. */
+bool th_file_check_not_in(const th_file_use *out, const char *dir, const char *note, th_error *err);
+
+/** Write a file whole or not at all: th_file_begin opens a new file beside `path` (its name
+ *  in `tmp`, `cap` bytes), th_file_commit closes it and renames it over `path` (true), or
+ *  removes it when a write failed (false); th_file_abandon removes it. A reader of `path` sees
+ *  the old file or the new one, never a part, and an interrupted command leaves the old. */
+FILE *th_file_begin(const char *path, char *tmp, size_t cap);
+bool th_file_commit(FILE *f, const char *tmp, const char *path);
+void th_file_abandon(FILE *f, const char *tmp);
+
+/** For the commands that run a suite of scenes (`throng verify`, `throng validate`): whether
+ *  --json FILE can be written and is none of the files in the suite's scene folders `dir1`
+ *  and `dir2`; false after saying why on stderr, prefixed with `cmd`. */
+bool th_suite_json_check(const char *cmd, const char *json, const char *dir1, const char *dir2);
+
 /** Parse a --trajectory-format value (csv or pedpy); false with a message on stderr. */
 bool th_output_parse_format(const char *text, th_traj_format *out);
 

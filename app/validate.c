@@ -13,6 +13,7 @@
 #include "app.h"
 #include "args.h"
 #include "output.h"
+#include "progress.h"
 #include "validate.h"
 #include "verify_stats.h"
 
@@ -1159,20 +1160,9 @@ int th_cmd_validate(int argc, char **argv) {
                 printf("%-18s %s\n", k_cases[k].id, k_cases[k].what);
         return 0;
     }
-    FILE *jf = NULL;
-    if (json) {
-        th_file_use use = {.name = "--json", .path = json, .output = true, .regular = true};
-        th_error err;
-        if (!th_file_check_writable(&use, &err)) {
-            fprintf(stderr, "throng validate: %s\n", err.message);
-            return TH_EXIT_USAGE;
-        }
-        jf = fopen(json, "w");
-        if (!jf) {
-            fprintf(stderr, "throng validate: --json: cannot write '%s'\n", json);
-            return TH_EXIT_USAGE;
-        }
-    }
+    if (json && !th_suite_json_check("throng validate", json, "scenes/validation",
+                                     THRONG_SCENES_DIR "/validation"))
+        return TH_EXIT_USAGE;
     if (threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n < 1 ? 1 : (n > TH_MAX_THREADS ? TH_MAX_THREADS : (uint64_t)n);
@@ -1181,12 +1171,13 @@ int th_cmd_validate(int argc, char **argv) {
 
     vrow *rows = calloc(N_CASES, sizeof *rows);
     if (!rows) {
-        if (jf) fclose(jf);
         fprintf(stderr, "throng validate: out of memory\n");
         return 1;
     }
+    /* A signal (Ctrl-C, SIGTERM, SIGHUP) stops the suite after the case that is running. */
+    th_interrupt_install();
     size_t done = 0;
-    for (size_t k = 0; k < N_CASES; k++) {
+    for (size_t k = 0; k < N_CASES && !th_interrupted(); k++) {
         const vcase *c = &k_cases[k];
         if (!th_arg_selected(only, c->id)) continue;
         fprintf(stderr, "throng validate: [%zu/%zu] %s: %s\n", ++done, chosen, c->id, c->what);
@@ -1194,6 +1185,12 @@ int th_cmd_validate(int argc, char **argv) {
         c->judge(&o, c->param, &rows[k]);
     }
 
+    if (th_interrupted()) {
+        fprintf(stderr, "throng validate: interrupted during case %zu of %zu: no table%s\n", done,
+                chosen, json ? ", and --json left as it was" : "");
+        free(rows);
+        return 128 + th_interrupt_signal();
+    }
     size_t count[3] = {0, 0, 0};
     for (size_t k = 0; k < N_CASES; k++) {
         if (!th_arg_selected(only, k_cases[k].id)) continue;
@@ -1213,7 +1210,13 @@ int th_cmd_validate(int argc, char **argv) {
     printf("validate  %zu pass, %zu fail, %zu error, of %zu case(s)\n", count[C_PASS],
            count[C_FAIL], count[C_ERROR], chosen);
 
-    const int rc = count[C_FAIL] || count[C_ERROR] ? 1 : 0;
+    int rc = count[C_FAIL] || count[C_ERROR] ? 1 : 0;
+    char tmp[4200];
+    FILE *jf = json ? th_file_begin(json, tmp, sizeof tmp) : NULL;
+    if (json && !jf) {
+        fprintf(stderr, "throng validate: --json: cannot write '%s'\n", json);
+        rc = 1;
+    }
     if (jf) {
         fprintf(jf, "{\n  \"threads\": %u,\n  \"seeds_limit\": ", o.threads);
         if (o.seeds) fprintf(jf, "%d", o.seeds);
@@ -1235,7 +1238,7 @@ int th_cmd_validate(int argc, char **argv) {
                     "\"citation\": \"U. Weidmann, Transporttechnik der Fussgaenger, Schriftenreihe "
                     "des IVT Nr. 90, ETH Zuerich (1993)\"},\n");
         fprintf(jf, "  \"exit_code\": %d\n}\n", rc);
-        if (fclose(jf) != 0) {
+        if (!th_file_commit(jf, tmp, json)) {
             fprintf(stderr, "throng validate: writing %s failed\n", json);
             free(rows);
             return 1;

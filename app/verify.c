@@ -14,6 +14,7 @@
 #include "app.h"
 #include "args.h"
 #include "output.h"
+#include "progress.h"
 #include "verify.h"
 #include "verify_stats.h"
 
@@ -1664,20 +1665,9 @@ int th_cmd_verify(int argc, char **argv) {
                 printf("%-10s %-6s %s\n", k_tests[k].id, k_tests[k].suite, k_tests[k].checked);
         return 0;
     }
-    FILE *jf = NULL;
-    if (json) {
-        th_file_use use = {.name = "--json", .path = json, .output = true, .regular = true};
-        th_error err;
-        if (!th_file_check_writable(&use, &err)) {
-            fprintf(stderr, "throng verify: %s\n", err.message);
-            return TH_EXIT_USAGE;
-        }
-        jf = fopen(json, "w");
-        if (!jf) {
-            fprintf(stderr, "throng verify: --json: cannot write '%s'\n", json);
-            return TH_EXIT_USAGE;
-        }
-    }
+    if (json && !th_suite_json_check("throng verify", json, "scenes/verification",
+                                     THRONG_SCENES_DIR "/verification"))
+        return TH_EXIT_USAGE;
     if (threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n < 1 ? 1 : (n > TH_MAX_THREADS ? TH_MAX_THREADS : (uint64_t)n);
@@ -1689,12 +1679,13 @@ int th_cmd_verify(int argc, char **argv) {
     if (!st || !measured) {
         free(st);
         free(measured);
-        if (jf) fclose(jf);
         fprintf(stderr, "throng verify: out of memory\n");
         return 1;
     }
+    /* A signal (Ctrl-C, SIGTERM, SIGHUP) stops the suite after the test that is running. */
+    th_interrupt_install();
     size_t done = 0;
-    for (size_t k = 0; k < N_TESTS; k++) {
+    for (size_t k = 0; k < N_TESTS && !th_interrupted(); k++) {
         const vtest *t = &k_tests[k];
         if (!th_arg_selected(only, t->id)) continue;
         done++;
@@ -1707,6 +1698,13 @@ int th_cmd_verify(int argc, char **argv) {
         st[k] = t->judge(&o, measured[k], MEASURED_CAP);
     }
 
+    if (th_interrupted()) {
+        fprintf(stderr, "throng verify: interrupted during test %zu of %zu: no table%s\n", done,
+                chosen, json ? ", and --json left as it was" : "");
+        free(st);
+        free(measured);
+        return 128 + th_interrupt_signal();
+    }
     size_t count[4] = {0, 0, 0, 0};
     for (size_t k = 0; k < N_TESTS; k++) {
         int a = (int)strlen(k_tests[k].checked), b = (int)strlen(k_tests[k].criterion);
@@ -1724,6 +1722,12 @@ int th_cmd_verify(int argc, char **argv) {
            count[V_PASS], count[V_FAIL], count[V_NEEDS], count[V_ERROR], chosen);
 
     int rc = count[V_FAIL] || count[V_ERROR] ? 1 : 0;
+    char tmp[4200];
+    FILE *jf = json ? th_file_begin(json, tmp, sizeof tmp) : NULL;
+    if (json && !jf) {
+        fprintf(stderr, "throng verify: --json: cannot write '%s'\n", json);
+        rc = 1;
+    }
     if (jf) {
         fprintf(jf, "{\n  \"suites\": [");
         for (size_t s = 0; s < sizeof k_suites / sizeof k_suites[0]; s++) {
@@ -1777,7 +1781,7 @@ int th_cmd_verify(int argc, char **argv) {
                         th_vs_weidmann_speed(fd.rho[p]));
         }
         fprintf(jf, "],\n  \"exit_code\": %d\n}\n", rc);
-        if (fclose(jf) != 0) {
+        if (!th_file_commit(jf, tmp, json)) {
             fprintf(stderr, "throng verify: writing %s failed\n", json);
             rc = 1;
         }

@@ -174,6 +174,60 @@ wait_window() {
     echo "$wid"
 }
 
+# expect_suite_outputs CMD ONLY FOLDER: for `throng CMD` (verify, validate), run on case(s)
+# ONLY from a scratch folder holding a copy of scenes/FOLDER (the first place the command looks
+# for its scenes, so no source file is ever at risk): --json naming one of those scenes is a
+# usage error and leaves it whole; Ctrl-C during the run leaves an earlier --json file as it
+# was and exits 130; a finished run replaces it with the whole JSON.
+expect_suite_outputs() {
+    local cmd=$1 only=$2 folder=$3 src work abs rc2 pid
+    src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/scenes/$folder"
+    work=$tmp/suite_outputs
+    mkdir -p "$work/scenes/$folder"
+    cp "$src"/*.yaml "$work/scenes/$folder/"
+    abs=$(realpath "$bin")
+    local victim
+    victim=$(ls "$work/scenes/$folder"/*.yaml | head -1)
+    local sum
+    sum=$(cksum <"$victim")
+    (cd "$work" && timeout 300 "$abs" "$cmd" --only "$only" --json "scenes/$folder/$(basename "$victim")" \
+        >"$tmp/out" 2>"$tmp/err")
+    rc2=$?
+    if [[ $rc2 -eq 2 ]] && grep -q "an output never replaces an input" "$tmp/err" &&
+        [[ $(cksum <"$victim") == "$sum" ]]; then
+        pass "$cmd --json onto a scene it reads: refused, the scene whole"
+    else
+        fail "$cmd --json onto a scene it reads" "exit $rc2, or the scene changed"
+    fi
+    echo '{"earlier": true}' >"$work/out.json"
+    (cd "$work" && exec "$abs" "$cmd" --json out.json >"$tmp/out" 2>"$tmp/err") &
+    pid=$!
+    # Once the first case has started (a condition, not a duration), Ctrl-C.
+    for ((i = 0; i < 3000; i++)); do
+        grep -q '\[1/' "$tmp/err" 2>/dev/null && break
+        sleep 0.1
+    done
+    kill -INT "$pid"
+    wait "$pid"
+    rc2=$?
+    if [[ $rc2 -eq 130 ]] && grep -q '"earlier": true' "$work/out.json" &&
+        grep -q "interrupted during .*--json left as it was" "$tmp/err" &&
+        [[ $(ls "$work" | grep -c '^out.json') -eq 1 ]]; then
+        pass "$cmd interrupted: exit 130, the earlier --json whole, no part file left"
+    else
+        fail "$cmd interrupted" "exit $rc2; $(ls "$work")"
+    fi
+    (cd "$work" && timeout 300 "$abs" "$cmd" --only "$only" --json out.json >"$tmp/out" 2>"$tmp/err")
+    if python3 -c 'import json,sys; json.load(open(sys.argv[1]))["exit_code"]' "$work/out.json" 2>/dev/null &&
+        ! grep -q '"earlier"' "$work/out.json"; then
+        pass "$cmd --json replaced whole by a finished run"
+    else
+        fail "$cmd --json after a finished run" "not the new JSON"
+    fi
+    : >"$tmp/out"
+    : >"$tmp/err"
+}
+
 # stop_process PID: end PID and its children (a wrapper's child goes with it), quietly.
 stop_process() {
     local p

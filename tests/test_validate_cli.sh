@@ -171,4 +171,6 @@ if [[ $rc -eq 0 ]] && grep -q -- "--seeds N" "$tmp/out"; then pass "--help"; els
 run --help
 if grep -q "^  validate " "$tmp/out"; then pass "throng --help lists validate"; else fail "throng --help lists validate" "not listed"; fi
 
+expect_suite_outputs validate fd-2 validation
+
 finish

@@ -149,4 +149,6 @@ if [[ $rc -eq 0 ]] && grep -q -- "--only PATTERN" "$tmp/out"; then pass "--help"
 run --help
 if grep -q "^  verify " "$tmp/out"; then pass "throng --help lists verify"; else fail "throng --help lists verify" "not listed"; fi
 
+expect_suite_outputs verify rimea-1 verification
+
 finish

@@ -22,7 +22,9 @@ typedef struct th_scene_open_opts {
     uint64_t seed;
     uint32_t agents;          /* 0 = the scene's */
     bool allow_outside_paths; /* --allow-outside-paths: files a scene names may lie elsewhere */
-    const struct th_dist_def *dist; /* under mpirun: the ranks sharing the world */
+    const struct th_dist_def *dist;                  /* under mpirun: the ranks sharing the world */
+    void (*file_read)(void *user, const char *path); /* th_scene_opts' hook (scene files) */
+    void *file_read_user;
 } th_scene_open_opts;
 
 /** Path of the scene called `name`: `name` itself when it is a readable file, else

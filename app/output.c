@@ -531,3 +531,47 @@ bool th_suite_json_check(const char *cmd, const char *json, const char *dir1, co
     }
     return true;
 }
+
+void th_file_inputs_add(void *user, const char *path) {
+    th_file_inputs *in = user;
+    if (in->n == in->cap) {
+        size_t cap = in->cap ? 2 * in->cap : 8;
+        char **p = realloc(in->path, cap * sizeof *p);
+        if (!p) {
+            in->nomem = true;
+            return;
+        }
+        in->path = p;
+        in->cap = cap;
+    }
+    char *copy = strdup(path);
+    if (!copy) {
+        in->nomem = true;
+        return;
+    }
+    in->path[in->n++] = copy;
+}
+
+void th_file_inputs_free(th_file_inputs *in) {
+    for (size_t i = 0; i < in->n; i++) free(in->path[i]);
+    free(in->path);
+    *in = (th_file_inputs){0};
+}
+
+bool th_file_check_distinct_with(const th_file_use *use, size_t n, const th_file_inputs *in,
+                                 th_error *err) {
+    th_file_use *all = in->nomem ? NULL : malloc((n + in->n) * sizeof *all);
+    if (!all) {
+        if (err) *err = (th_error){.code = TH_ERR_NOMEM};
+        if (err) snprintf(err->message, sizeof err->message, "out of memory");
+        return false;
+    }
+    memcpy(all, use, n * sizeof *all);
+    for (size_t i = 0; i < in->n; i++)
+        all[n + i] = (th_file_use){.name = "a file the scene reads",
+                                   .path = in->path[i],
+                                   .note = "its map image or a hazard table"};
+    bool ok = th_file_check_distinct(all, n + in->n, err);
+    free(all);
+    return ok;
+}

@@ -70,6 +70,20 @@ void th_file_abandon(FILE *f, const char *tmp);
  *  and `dir2`; false after saying why on stderr, prefixed with `cmd`. */
 bool th_suite_json_check(const char *cmd, const char *json, const char *dir1, const char *dir2);
 
+/** The files a scene reads, as the loader reports them (th_scene_opts.file_read): pass
+ *  th_file_inputs_add as the hook and a zeroed th_file_inputs as its user pointer. */
+typedef struct th_file_inputs {
+    char **path;
+    size_t n, cap;
+    bool nomem; /* a path could not be kept: every check with the list fails */
+} th_file_inputs;
+void th_file_inputs_add(void *user, const char *path);
+void th_file_inputs_free(th_file_inputs *in);
+
+/** th_file_check_distinct over `use` and the files of `in` as further inputs. */
+bool th_file_check_distinct_with(const th_file_use *use, size_t n, const th_file_inputs *in,
+                                 th_error *err);
+
 /** Parse a --trajectory-format value (csv or pedpy); false with a message on stderr. */
 bool th_output_parse_format(const char *text, th_traj_format *out);
 

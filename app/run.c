@@ -448,11 +448,22 @@ int th_cmd_run(int argc, char **argv) {
                              .agents = (uint32_t)o.agents,
                              .allow_outside_paths = o.allow_outside_paths,
                              .dist = th_app_dist((uint32_t)o.rebalance)};
+    th_file_inputs scene_reads = {0}; /* its map image, hazard tables */
+    so.file_read = th_file_inputs_add;
+    so.file_read_user = &scene_reads;
     th_world *w = th_scene_open(o.scene, &so, &info, &err);
     if (!w) {
+        th_file_inputs_free(&scene_reads);
         fprintf(stderr, "throng run: %s\n", err.message);
         return TH_EXIT_USAGE;
     }
+    char scene_file[4096];
+    if (th_scene_resolve(o.scene, scene_file, sizeof scene_file)) files[0].path = scene_file;
+    if (info.map_image[0]) files[1].path = info.map_image;
+    th_error files_err;
+    const bool files_distinct =
+        th_file_check_distinct_with(files, nfiles, &scene_reads, &files_err);
+    th_file_inputs_free(&scene_reads);
     if (!o.has_steps) o.steps = info.steps;
     if (!th_app_dist_check(w,
                            &(th_app_terms){.steps = o.steps,
@@ -481,11 +492,8 @@ int th_cmd_run(int argc, char **argv) {
         th_world_destroy(w);
         return TH_EXIT_USAGE;
     }
-    char scene_file[4096];
-    if (th_scene_resolve(o.scene, scene_file, sizeof scene_file)) files[0].path = scene_file;
-    if (info.map_image[0]) files[1].path = info.map_image;
-    if (!th_file_check_distinct(files, nfiles, &err)) {
-        fprintf(stderr, "throng run: %s\n", err.message);
+    if (!files_distinct) {
+        fprintf(stderr, "throng run: %s\n", files_err.message);
         th_world_destroy(w);
         return TH_EXIT_USAGE;
     }

@@ -109,7 +109,9 @@ th_world *th_scene_open(const char *name, const th_scene_open_opts *o, th_scene_
                             .seed = o->seed,
                             .agents = o->agents,
                             .allow_outside_paths = o->allow_outside_paths,
-                            .dist = o->dist};
+                            .dist = o->dist,
+                            .file_read = o->file_read,
+                            .file_read_user = o->file_read_user};
         return th_scene_load(path, &so, info, err);
     }
     for (const char *const *d = th_demo_names; *d; d++) {

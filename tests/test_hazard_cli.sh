@@ -128,6 +128,18 @@ EOF
     if [[ -n $hf && $hf == "$hi" ]]; then pass "hazards from a CSV table: the same hash and doses"; else
         fail "hazards from a CSV table: the same hash and doses" "table: '$hf', inline: '$hi'; $(head -c 300 "$tmp/err")"
     fi
+    # An output never replaces the table the scene reads: each refused before the run, the
+    # table as it was.
+    sum=$(cksum <"$tmp/fire.csv")
+    for flag in --json --trajectories --measure --screenshot; do
+        run run "$tmp/fire_file.yaml" --headless --steps 2 "$flag" "$tmp/fire.csv"
+        if [[ $rc -eq 2 ]] && grep -q "an output never replaces an input" "$tmp/err" &&
+            grep -q "fire.csv" "$tmp/err" && [[ $(cksum <"$tmp/fire.csv") == "$sum" ]]; then
+            pass "$flag onto the scene's hazard table: refused, the table whole"
+        else
+            fail "$flag onto the scene's hazard table" "exit $rc, or the table changed"
+        fi
+    done
 fi
 
 # bad NAME HAZARDS WHERE SAYS: a scene on a 10 m map whose `hazards:` is HAZARDS (one line).

@@ -1633,6 +1633,11 @@ typedef struct th_scene_opts {
     th_finish_task_fn *finish_task;
     void *task_user;
     const struct th_dist_def *dist; /* as in th_world_def: NULL = one process */
+    /* Called with the path of each file the scene names (its map image, hazard tables) once
+       the loader has read it, as it opened it (relative to the working directory, or
+       absolute): a command can keep its outputs off every input. NULL: not called. */
+    void (*file_read)(void *user, const char *path);
+    void *file_read_user;
 } th_scene_opts;
 
 /** What a loaded scene holds. */

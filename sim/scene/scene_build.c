@@ -607,7 +607,7 @@ th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_in
         return NULL;
     }
     th_scene s;
-    if (!th_scene_parse_ex(&s, path, opts && opts->allow_outside_paths, err)) {
+    if (!th_scene_parse_ex(&s, path, opts, err)) {
         th_scene_free(&s);
         return NULL;
     }

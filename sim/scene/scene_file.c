@@ -155,5 +155,6 @@ bool th_scene_read_file(const th_scene *s, const th_ynode *file, const char *pat
     if (!*bytes)
         return th_scene_fail_code(s, file, path, err, TH_ERR_IO, "cannot read '%s': %s", resolved,
                                   why);
+    if (s->file_read) s->file_read(s->file_read_user, resolved);
     return true;
 }

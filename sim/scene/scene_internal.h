@@ -176,6 +176,8 @@ typedef struct th_scene_agent_goal {
 typedef struct th_scene {
     th_ydoc doc;
     bool allow_outside_paths; /* files the scene names may lie outside its folder */
+    void (*file_read)(void *user, const char *path); /* th_scene_opts' hook, or NULL */
+    void *file_read_user;
     char name[64];
     uint64_t seed;
     float timestep;
@@ -273,9 +275,10 @@ bool th_scene_open_at(const th_scene *s, float x, float y, bool no_bunker);
 
 /* scene_parse.c */
 bool th_scene_parse(th_scene *s, const char *path, th_error *err);
-/* The same, with files the scene names (map.image, hazards[].file) allowed outside the scene's
- * folder. */
-bool th_scene_parse_ex(th_scene *s, const char *path, bool allow_outside_paths, th_error *err);
+/* The same, with the loader's options that concern reading it (NULL: none): whether files the
+ * scene names (map.image, hazards[].file) may lie outside its folder, and the hook told of each
+ * file read. */
+bool th_scene_parse_ex(th_scene *s, const char *path, const th_scene_opts *opts, th_error *err);
 /* The same from `len` bytes in memory, reported as file `name` (which must outlive `s`); image
  * maps are still read from files, relative to `name`'s folder. */
 bool th_scene_parse_memory(th_scene *s, const char *name, const void *data, size_t len,

@@ -1322,12 +1322,16 @@ int th_scene_find_crowd(const th_scene *s, const th_ynode *name) { return find_c
 static bool parse_tree(th_scene *s, th_error *err);
 
 bool th_scene_parse(th_scene *s, const char *path, th_error *err) {
-    return th_scene_parse_ex(s, path, false, err);
+    return th_scene_parse_ex(s, path, NULL, err);
 }
 
-bool th_scene_parse_ex(th_scene *s, const char *path, bool allow_outside_paths, th_error *err) {
+bool th_scene_parse_ex(th_scene *s, const char *path, const th_scene_opts *opts, th_error *err) {
     memset(s, 0, sizeof *s);
-    s->allow_outside_paths = allow_outside_paths;
+    if (opts) {
+        s->allow_outside_paths = opts->allow_outside_paths;
+        s->file_read = opts->file_read;
+        s->file_read_user = opts->file_read_user;
+    }
     return th_ydoc_load(&s->doc, path, err) && parse_tree(s, err);
 }
 

@@ -131,6 +131,7 @@ bad "uniform upside down" "{uniform: [30, 10]}" "6:19:" "a <= b"
 bad "an unknown distribution" "{beta: [1, 2]}" "6:20:" "unknown key 'beta'"
 bad "bounds holding nothing" "{normal: [20, 1], min: 60, max: 70}" "6:19:" "no value"
 bad "the age table for times" "{age: [20, 30]}" "6:25:" "walking speeds"
+bad "max 0 (no upper bound is max left out)" "{uniform: [1, 2], max: 0}" "6:42:" 'without `max` there is no upper bound'
 # Free speeds take the same forms; they are the pedestrian model's, and max_speed caps them.
 printf 'name: bad\nworld: {size: [10, 10]}\ncrowds:\n  - name: c\n    count: 1\n    free_speed: {uniform: [1, 2]}\n' >"$tmp/boids.yaml"
 expect_scene_error "free_speed on a boids crowd" "$tmp/boids.yaml" "6:17:" "pedestrian model"

@@ -604,7 +604,10 @@ static bool parse_distribution(const th_scene *s, const th_ynode *v, const char 
         if ((b = th_ynode_get(v, "max"))) {
             snprintf(sub, sizeof sub, "%s.max", path);
             if (!th_scene_float(s, b, sub, 0.0, 1e7, &t, err)) return false;
-            if (!(t > 0.0)) return FAIL(s, b, sub, err, "expected a bound above 0, found 0");
+            if (!(t > 0.0))
+                return FAIL(s, b, sub, err,
+                            "expected a bound above 0, found 0 (without `max` there is no upper "
+                            "bound)");
             d.max = (float)t;
         }
     }

@@ -392,7 +392,29 @@ def test_integers_out_of_range_raise_instead_of_wrapping(tmp_path):
         w.agent(2**64)
 
 
-def test_every_fuzz_corpus_scene_loads_or_raises():
+def test_ctrl_c_stops_a_long_step():
+    # SIGINT while step(10**12) runs: KeyboardInterrupt once the loop looks (about every 50 ms of
+    # stepping), the steps taken so far kept; without the check it would run for ever.
+    import signal
+    for call in ("step", "run"):
+        w = throng.World(20, 20, cell_size=1, threads=1)
+        c = w.add_crowd("c")
+        w.add_agent(c, (5, 5))
+        started = threading.Event()
+        timer = threading.Thread(target=lambda: (started.wait(), time.sleep(0.3),
+                                                 signal.pthread_kill(threading.main_thread().ident,
+                                                                     signal.SIGINT)))
+        timer.start()
+        started.set()
+        with pytest.raises(KeyboardInterrupt):
+            if call == "step":
+                w.step(10**12)
+            else:
+                w.run(10**12, fixed=True)
+        timer.join()
+        assert 0 < w.step_count < 10**12
+        w.step(3)  # the world goes on
+
     import glob
     files = sorted(glob.glob(os.path.join(ROOT, "fuzz", "corpus", "*", "*.yaml")))
     assert len(files) > 20

@@ -234,13 +234,16 @@ class World:
     # ---- stepping --------------------------------------------------------------------
     def step(self, n: int = 1) -> None:
         """Advance ``n`` fixed steps (default 1). The GIL is released while the world steps,
-        so other Python threads run meanwhile (on other worlds)."""
+        so other Python threads run meanwhile (on other worlds). Ctrl-C (KeyboardInterrupt,
+        or any signal handler that raises) stops it within about 50 ms of stepping, the steps
+        taken so far kept."""
         self._w.step(n)
 
     def run(self, steps: Optional[int] = None, *, fixed: bool = False) -> int:
         """Step as ``throng run`` does: at most ``steps`` steps (default: the scene's
         ``steps``), stopping early once the scene is over (no agent left that could move, no
-        spawner or event to come) unless ``fixed``. Returns the steps run."""
+        spawner or event to come) unless ``fixed``. Returns the steps run. Ctrl-C stops it as
+        it stops ``step``."""
         if steps is None:
             steps = self._w.scene_steps
         return self._w.run(steps, fixed)

@@ -237,6 +237,19 @@ static void note_start(WorldObject *self) {
 }
 
 /* step(n): n steps with the GIL released. */
+/* Stepping releases the GIL; about every SIGNAL_CHECK_NS of it the loop takes the GIL back to
+ * run Python's signal handlers, so Ctrl-C (KeyboardInterrupt) ends a long step(n) or run(n)
+ * within that time, the steps taken so far kept. */
+#define SIGNAL_CHECK_NS 50000000ull
+
+/* True when a signal handler raised (the exception is set); `ts` is the saved thread state. */
+static bool interrupted(PyThreadState **ts) {
+    PyEval_RestoreThread(*ts);
+    bool raised = PyErr_CheckSignals() < 0;
+    *ts = PyEval_SaveThread();
+    return raised;
+}
+
 static PyObject *World_step(WorldObject *self, PyObject *args) {
     long long n = 1;
     if (!PyArg_ParseTuple(args, "|L", &n)) return NULL;
@@ -245,12 +258,24 @@ static PyObject *World_step(WorldObject *self, PyObject *args) {
     if (n < 0) return raise_invalid("step: the number of steps must be 0 or more");
     note_start(self);
     self->busy = 1;
-    uint64_t t0 = th_now_ns();
-    Py_BEGIN_ALLOW_THREADS for (long long i = 0; i < n; i++) th_world_step(w);
-    Py_END_ALLOW_THREADS self->busy = 0;
+    uint64_t t0 = th_now_ns(), check = t0 + SIGNAL_CHECK_NS;
+    long long i = 0;
+    bool stop = false;
+    PyThreadState *ts = PyEval_SaveThread();
+    while (i < n && !stop) {
+        th_world_step(w);
+        i++;
+        if (th_now_ns() >= check) {
+            stop = interrupted(&ts);
+            check = th_now_ns() + SIGNAL_CHECK_NS;
+        }
+    }
+    PyEval_RestoreThread(ts);
+    self->busy = 0;
     self->wall_s += (double)(th_now_ns() - t0) * 1e-9;
-    self->asked += (uint64_t)n;
+    self->asked += (uint64_t)i;
     self->scene_over = 0;
+    if (stop) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -265,21 +290,29 @@ static PyObject *World_run(WorldObject *self, PyObject *args) {
     if (n < 0) return raise_invalid("run: the number of steps must be 0 or more");
     note_start(self);
     self->busy = 1;
-    uint64_t t0 = th_now_ns();
+    uint64_t t0 = th_now_ns(), check = t0 + SIGNAL_CHECK_NS;
     long long run = 0;
     int over = 0;
-    Py_BEGIN_ALLOW_THREADS for (; run < n; run++) {
+    bool stop = false;
+    PyThreadState *ts = PyEval_SaveThread();
+    while (run < n && !stop) {
         th_world_step(w);
+        run++;
         if (!fixed && th_world_scene_over(w)) {
-            run++;
             over = 1;
             break;
         }
+        if (th_now_ns() >= check) {
+            stop = interrupted(&ts);
+            check = th_now_ns() + SIGNAL_CHECK_NS;
+        }
     }
-    Py_END_ALLOW_THREADS self->busy = 0;
+    PyEval_RestoreThread(ts);
+    self->busy = 0;
     self->wall_s += (double)(th_now_ns() - t0) * 1e-9;
-    self->asked += (uint64_t)n;
+    self->asked += stop ? (uint64_t)run : (uint64_t)n;
     self->scene_over = over;
+    if (stop) return NULL;
     return PyLong_FromLongLong(run);
 }
 

@@ -174,6 +174,26 @@ else
 fi
 expect_same_hash "$tmp/planned.yaml" "$tmp/preport"
 
+# 100,000 entries, two agents' goals at 50,000 times: they load, and one more for the whole
+# crowd at a time two of them hold is refused naming the first of the two (each entry is looked
+# up once: the list loads in time linear in its length, where each was compared with every
+# earlier one).
+python3 - "$tmp/big.yaml" "$tmp/big_bad.yaml" <<'PY'
+import sys
+head = ('name: big\nmap:\n  cell_size: 1\n  legend: {"#": wall, ".": open, "B": {bunker: b}}\n'
+        '  ascii: |\n    ##########\n    #.....#..B\n    #........#\n    ##########\ncrowds:\n'
+        '  - {name: p, model: pedestrian, agents: [[1.5, 1.5], [2.5, 1.5]]}\nagent_goals:\n')
+rows = "".join(f"  - {{agent: [p, {i % 2}], point: [3.5, 2.5], at: {i // 2 + 1}}}\n"
+               for i in range(100000))
+open(sys.argv[1], "w").write(head + rows)
+open(sys.argv[2], "w").write(head + rows + "  - {crowd: p, point: [4.5, 2.5], at: 25001}\n")
+PY
+run check "$tmp/big.yaml"
+if [[ $rc -eq 0 ]]; then pass "100,000 agent goals load"; else fail "100,000 agent goals load" "exit $rc"; fi
+# entry 50,000 (agent 0 at 25,001 s) is on line 13 + 50,000
+expect_scene_error "100,000 agent goals, then the whole crowd at a time already given" \
+    "$tmp/big_bad.yaml" "100013:5:" "given goals twice at one time, whole and agent by agent or whole twice (line 50013)"
+
 # bad NAME GOALS WHERE SAYS: a scene whose `agent_goals:` is GOALS (one line).
 bad() {
     printf 'name: bad\nmap:\n  cell_size: 1\n  legend: {"#": wall, ".": open, "B": {bunker: b}}\n  ascii: |\n    ##########\n    #.....#..B\n    #........#\n    ##########\ncrowds:\n  - {name: p, model: pedestrian, agents: [[1.5, 1.5], [2.5, 1.5]]}\n  - {name: f, behavior: flee, agents: [[3.5, 1.5]]}\nagent_goals: %s\n' \

@@ -46,11 +46,53 @@ static bool agent_ref(th_scene *s, const th_ynode *v, const char *path, uint32_t
     return true;
 }
 
+/* Which entries give goals to whom at which step, to find two for one agent at one time in
+ * time linear in the entries: a hash table of (crowd, agent, step) keys, each holding the first
+ * entry with it. An entry for a whole crowd has the agent WHOLE; every entry also marks
+ * (crowd, ANY, step), so a whole-crowd entry finds any earlier entry of its crowd and step. */
+#define GOAL_ANY (TH_SCENE_WHOLE_CROWD - 1u)
+typedef struct goal_key {
+    uint64_t step;
+    uint32_t crowd, agent;
+    uint32_t entry; /* index + 1 of the first entry with the key; 0: a free slot */
+} goal_key;
+
+typedef struct goal_keys {
+    goal_key *slot;
+    uint32_t mask;
+} goal_keys;
+
+static goal_key *goal_slot(const goal_keys *k, uint32_t crowd, uint32_t agent, uint64_t step) {
+    uint64_t h = step * 0x9e3779b97f4a7c15u ^ ((uint64_t)crowd << 32 | agent);
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9u;
+    h ^= h >> 32;
+    for (uint32_t i = (uint32_t)h & k->mask;; i = (i + 1u) & k->mask) {
+        goal_key *e = &k->slot[i];
+        if (!e->entry || (e->crowd == crowd && e->agent == agent && e->step == step)) return e;
+    }
+}
+
+/* The first earlier entry (index + 1) with (crowd, agent, step), 0 when none; then the key is
+ * held for entry i. */
+static uint32_t goal_mark(goal_keys *k, uint32_t crowd, uint32_t agent, uint64_t step, uint32_t i) {
+    goal_key *e = goal_slot(k, crowd, agent, step);
+    if (e->entry) return e->entry;
+    *e = (goal_key){step, crowd, agent, i + 1u};
+    return 0;
+}
+
 bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
     if (!th_scene_expect(s, n, TH_Y_SEQUENCE, "agent_goals", err)) return false;
     s->agent_goal =
         th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->agent_goal);
     if (!s->agent_goal) return TH_SCENE_NOMEM(s, n, "agent_goals", err, "out of memory");
+    /* Two keys an entry: at most half the slots taken. */
+    uint32_t slots = 16;
+    while (slots < 4u * (uint32_t)n->count) slots *= 2u;
+    goal_keys keys_seen = {th_arena_alloc(&s->doc.arena, slots * sizeof(goal_key)), slots - 1u};
+    if (!keys_seen.slot) return TH_SCENE_NOMEM(s, n, "agent_goals", err, "out of memory");
+    memset(keys_seen.slot, 0, slots * sizeof(goal_key));
     static const char *const keys[] = {"agent",      "crowd",  "point", "exit",     "follow",
                                        "crowd_goal", "radius", "at",    "priority", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
@@ -167,19 +209,28 @@ bool th_scene_parse_agent_goals(th_scene *s, const th_ynode *n, th_error *err) {
             g->goal.priority = (int32_t)pr;
             g->priority = v;
         }
-        for (uint32_t j = 0; j < i; j++) {
-            const th_scene_agent_goal *o = &s->agent_goal[j];
-            if (o->agent[0] != g->agent[0] || o->step != g->step) continue;
-            if (o->agent[1] == TH_SCENE_WHOLE_CROWD || g->agent[1] == TH_SCENE_WHOLE_CROWD)
-                return FAIL(s, e, path, err,
-                            "crowd '%s' is given goals twice at one time, whole and agent by "
-                            "agent or whole twice (line %u)",
-                            s->crowd[g->agent[0]].name, o->node->line);
-            if (o->agent[1] == g->agent[1])
-                return FAIL(s, e, path, err,
-                            "agent %u of crowd '%s' has a goal at that time already (line %u)",
-                            g->agent[1], s->crowd[g->agent[0]].name, o->node->line);
+        /* The first earlier entry for the same agent at the same step: for a whole crowd any
+         * entry of the crowd, else one for the whole crowd or for this agent. */
+        const uint32_t c = g->agent[0], a = g->agent[1];
+        const bool whole = a == TH_SCENE_WHOLE_CROWD;
+        const uint32_t any = goal_mark(&keys_seen, c, GOAL_ANY, g->step, i);
+        uint32_t first_whole = 0, first_same = 0;
+        if (whole) {
+            first_whole = any;
+        } else {
+            first_whole = goal_slot(&keys_seen, c, TH_SCENE_WHOLE_CROWD, g->step)->entry;
+            first_same = goal_slot(&keys_seen, c, a, g->step)->entry;
         }
+        if (first_whole && (!first_same || first_whole < first_same))
+            return FAIL(s, e, path, err,
+                        "crowd '%s' is given goals twice at one time, whole and agent by "
+                        "agent or whole twice (line %u)",
+                        s->crowd[c].name, s->agent_goal[first_whole - 1u].node->line);
+        if (first_same)
+            return FAIL(s, e, path, err,
+                        "agent %u of crowd '%s' has a goal at that time already (line %u)", a,
+                        s->crowd[c].name, s->agent_goal[first_same - 1u].node->line);
+        goal_mark(&keys_seen, c, a, g->step, i);
         s->agent_goal_count++;
     }
     return true;

@@ -515,11 +515,6 @@ bool th_file_commit(FILE *f, const char *tmp, const char *path) {
     return false;
 }
 
-void th_file_abandon(FILE *f, const char *tmp) {
-    fclose(f);
-    unlink(tmp);
-}
-
 bool th_suite_json_check(const char *cmd, const char *json, const char *dir1, const char *dir2) {
     th_file_use use = {.name = "--json", .path = json, .output = true, .regular = true};
     th_error err;

@@ -58,12 +58,11 @@ bool th_file_check_distinct(const th_file_use *use, size_t n, th_error *err);
 bool th_file_check_not_in(const th_file_use *out, const char *dir, const char *note, th_error *err);
 
 /** Write a file whole or not at all: th_file_begin opens a new file beside `path` (its name
- *  in `tmp`, `cap` bytes), th_file_commit closes it and renames it over `path` (true), or
- *  removes it when a write failed (false); th_file_abandon removes it. A reader of `path` sees
- *  the old file or the new one, never a part, and an interrupted command leaves the old. */
+ *  in `tmp`, `cap` bytes; NULL when it cannot), th_file_commit closes it and renames it over
+ *  `path` (true), or removes it when a write failed (false). A reader of `path` sees the old
+ *  file or the new one, never a part, and an interrupted command leaves the old. */
 FILE *th_file_begin(const char *path, char *tmp, size_t cap);
 bool th_file_commit(FILE *f, const char *tmp, const char *path);
-void th_file_abandon(FILE *f, const char *tmp);
 
 /** For the commands that run a suite of scenes (`throng verify`, `throng validate`): whether
  *  --json FILE can be written and is none of the files in the suite's scene folders `dir1`

@@ -39,8 +39,10 @@ static const char k_validate_help[] =
     "  --list          list the cases and exit\n"
     "  -h, --help      show this help\n"
     "\n"
-    "Progress goes to stderr. Exit codes: 0 when every case passes, 1 when a case fails or a\n"
-    "scene cannot be run, 2 usage error.\n";
+    "Progress goes to stderr. Ctrl-C, SIGTERM or SIGHUP stops it after the case that is\n"
+    "running, without a table; --json is written only once whole. Exit codes: 0 when every\n"
+    "case passes, 1 when a case fails or a scene cannot be run, 2 usage error, 128 + the\n"
+    "signal when stopped (130 for Ctrl-C).\n";
 
 /* ---- results ----------------------------------------------------------------------------- */
 

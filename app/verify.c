@@ -39,8 +39,10 @@ static const char k_verify_help[] =
     "  --list          list the tests and exit\n"
     "  -h, --help      show this help\n"
     "\n"
-    "Progress goes to stderr. Exit codes: 0 when no test fails (needs-feature is not a\n"
-    "failure), 1 when a test fails or a scene cannot be run, 2 usage error.\n";
+    "Progress goes to stderr. Ctrl-C, SIGTERM or SIGHUP stops it after the test that is\n"
+    "running, without a table; --json is written only once whole. Exit codes: 0 when no test\n"
+    "fails (needs-feature is not a failure), 1 when a test fails or a scene cannot be run,\n"
+    "2 usage error, 128 + the signal when stopped (130 for Ctrl-C).\n";
 
 /* ---- options and results ----------------------------------------------------------------- */
 

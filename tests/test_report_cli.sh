@@ -215,56 +215,38 @@ if [[ $rc -eq 130 ]] && ! grep -q '^throng run: step' "$tmp/err"; then
 else fail "no progress by default" "exit code $rc or progress printed"
 fi
 
-# SIGTERM (what service managers and `timeout` send) ends a run the way Ctrl-C does: the
-# trajectory file ends on a whole row, the JSON is written, exit 128 + 15. (The files of the
-# first case are removed: the wait below must see this run's rows.)
-rm -f "$tmp/t.csv" "$tmp/t.json"
-"$bin" run flock --agents 20000 --steps 100000000 --headless --json "$tmp/t.json" \
-    --trajectories "$tmp/t.csv" >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-# Wait for rows past the header (a condition, not a duration: a sanitizer build on a loaded
-# machine may take long to write its first), at most 2 minutes.
-for ((i = 0; i < 1200; i++)); do
-    sleep 0.1
-    [[ -f $tmp/t.csv && $(wc -l <"$tmp/t.csv") -ge 3 ]] && break
-done
-kill -TERM "$pid"
-wait "$pid"
-rc=$?
-if [[ $rc -ne 143 ]]; then fail "SIGTERM" "exit code $rc, expected 143"
-elif ! grep -Eq '^run +[0-9]+ steps of .* \(interrupted: 100000000 asked\)' "$tmp/out"; then
-    fail "SIGTERM" "no partial report"
-elif ! python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["run"]["interrupted"]' "$tmp/t.json"; then
-    fail "SIGTERM" "JSON missing or not interrupted"
-elif ! python3 -c '
+# SIGTERM (what service managers and `timeout` send) and SIGHUP (a closed terminal or ssh
+# session) end a run the way Ctrl-C does: the trajectory file ends on a whole row, the JSON is
+# written, exit 128 + the signal. (Each run's files are new: the wait must see its own rows.)
+for sig in TERM:143 HUP:129; do
+    name=SIG${sig%:*} code=${sig#*:}
+    rm -f "$tmp/t.csv" "$tmp/t.json"
+    "$bin" run flock --agents 20000 --steps 100000000 --headless --json "$tmp/t.json" \
+        --trajectories "$tmp/t.csv" >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    # Wait for rows past the header (a condition, not a duration: a sanitizer build on a loaded
+    # machine may take long to write its first), at most 2 minutes.
+    for ((i = 0; i < 1200; i++)); do
+        sleep 0.1
+        [[ -f $tmp/t.csv && $(wc -l <"$tmp/t.csv") -ge 3 ]] && break
+    done
+    kill -"${sig%:*}" "$pid"
+    wait "$pid"
+    rc=$?
+    if [[ $rc -ne $code ]]; then fail "$name" "exit code $rc, expected $code"
+    elif ! grep -Eq '^run +[0-9]+ steps of .* \(interrupted: 100000000 asked\)' "$tmp/out"; then
+        fail "$name" "no partial report"
+    elif ! python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["run"]["interrupted"]' "$tmp/t.json"; then
+        fail "$name" "JSON missing or not interrupted"
+    elif ! python3 -c '
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 assert len(rows) > 1 and all(len(r) == len(rows[0]) for r in rows), "a cut row"
 assert rows[-1][-1] != "", "an empty last field"' "$tmp/t.csv"; then
-    fail "SIGTERM" "trajectory file cut mid-row"
-else pass "SIGTERM: partial report, whole trajectory rows, JSON, exit 143"
-fi
-
-# SIGHUP (a closed terminal or ssh session) too: the JSON written, exit 128 + 1. (Sent once
-# trajectory rows are written, as above: the signals are caught from before the first.)
-rm -f "$tmp/h.json" "$tmp/h.csv"
-"$bin" run flock --agents 20000 --steps 100000000 --headless --json "$tmp/h.json" \
-    --trajectories "$tmp/h.csv" >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-for ((i = 0; i < 1200; i++)); do
-    sleep 0.1
-    [[ -f $tmp/h.csv && $(wc -l <"$tmp/h.csv") -ge 3 ]] && break
+        fail "$name" "trajectory file cut mid-row"
+    else pass "$name: partial report, whole trajectory rows, JSON, exit $code"
+    fi
 done
-kill -HUP "$pid"
-wait "$pid"
-rc=$?
-if [[ $rc -ne 129 ]]; then fail "SIGHUP" "exit code $rc, expected 129"
-elif ! grep -Eq '^run +[0-9]+ steps of .* \(interrupted: 100000000 asked\)' "$tmp/out"; then
-    fail "SIGHUP" "no partial report"
-elif ! python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["run"]["interrupted"]' "$tmp/h.json"; then
-    fail "SIGHUP" "JSON missing or not interrupted"
-else pass "SIGHUP: partial report, JSON, exit 129"
-fi
 
 # A reader of stdout that goes away (head) does not end the run before its JSON is written.
 rm -f "$tmp/p.json"

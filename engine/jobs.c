@@ -83,11 +83,7 @@ struct th_pool {
     pthread_cond_t done;     /* the owner waits here for the last chunk */
     th_pool_trace_fn *trace; /* the tracer of the jobs to come */
     void *trace_user;
-    /* The hosted pool's job (th_pool_create_hosted). */
-    th_job_fn *host_fn;
-    void *host_ctx;
-    uint32_t host_count, host_chunk, host_chunk_count;
-    job job[2];
+    job job[2]; /* a hosted pool (th_pool_create_hosted) uses job[0]'s fn, ctx and chunks */
     _Alignas(64) atomic_uint_fast64_t generation;
 };
 
@@ -271,12 +267,9 @@ th_pool *th_pool_create_hosted(uint32_t workers, th_host_enqueue_fn *enqueue,
  * (a host may call it several times per worker). */
 static void host_task(uint32_t begin, uint32_t end, uint32_t worker, void *task_ctx) {
     th_pool *p = task_ctx;
+    const job *j = &p->job[0];
     uint64_t t0 = p->trace ? th_now_ns() : 0;
-    for (uint32_t c = begin; c < end && c < p->host_chunk_count; c++) {
-        uint32_t b = c * p->host_chunk;
-        p->host_fn(p->host_ctx, b,
-                   p->host_count - b < p->host_chunk ? p->host_count : b + p->host_chunk, worker);
-    }
+    for (uint32_t c = begin; c < end && c < j->chunk_count; c++) run_chunk(j, c, worker);
     if (p->trace) p->trace(p->trace_user, worker, t0, th_now_ns());
 }
 
@@ -285,11 +278,12 @@ void th_pool_parallel_for(th_pool *p, uint32_t count, uint32_t chunk, th_job_fn 
     if (chunk == 0) chunk = 1;
     uint32_t chunk_count = count / chunk + (count % chunk != 0);
     if (p->enqueue) {
-        p->host_fn = fn;
-        p->host_ctx = ctx;
-        p->host_count = count;
-        p->host_chunk = chunk;
-        p->host_chunk_count = chunk_count;
+        job *j = &p->job[0];
+        j->fn = fn;
+        j->ctx = ctx;
+        j->count = count;
+        j->chunk = chunk;
+        j->chunk_count = chunk_count;
         void *handle = p->enqueue(host_task, chunk_count, 1, p, p->host_user);
         if (handle) p->finish(handle, p->host_user);
         return;

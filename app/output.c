@@ -527,6 +527,12 @@ bool th_suite_json_check(const char *cmd, const char *json, const char *dir1, co
     return true;
 }
 
+FILE *th_suite_json_begin(const char *cmd, const char *json, char *tmp, size_t cap) {
+    FILE *f = th_file_begin(json, tmp, cap);
+    if (!f) fprintf(stderr, "%s: --json: cannot write '%s'\n", cmd, json);
+    return f;
+}
+
 void th_file_inputs_add(void *user, const char *path) {
     th_file_inputs *in = user;
     if (in->n == in->cap) {

@@ -69,6 +69,10 @@ bool th_file_commit(FILE *f, const char *tmp, const char *path);
  *  and `dir2`; false after saying why on stderr, prefixed with `cmd`. */
 bool th_suite_json_check(const char *cmd, const char *json, const char *dir1, const char *dir2);
 
+/** th_file_begin for such a command's --json, saying on stderr (prefixed with `cmd`) when the
+ *  file cannot be made; close it with th_file_commit. */
+FILE *th_suite_json_begin(const char *cmd, const char *json, char *tmp, size_t cap);
+
 /** The files a scene reads, as the loader reports them (th_scene_opts.file_read): pass
  *  th_file_inputs_add as the hook and a zeroed th_file_inputs as its user pointer. */
 typedef struct th_file_inputs {

@@ -1214,11 +1214,8 @@ int th_cmd_validate(int argc, char **argv) {
 
     int rc = count[C_FAIL] || count[C_ERROR] ? 1 : 0;
     char tmp[4200];
-    FILE *jf = json ? th_file_begin(json, tmp, sizeof tmp) : NULL;
-    if (json && !jf) {
-        fprintf(stderr, "throng validate: --json: cannot write '%s'\n", json);
-        rc = 1;
-    }
+    FILE *jf = json ? th_suite_json_begin("throng validate", json, tmp, sizeof tmp) : NULL;
+    if (json && !jf) rc = 1;
     if (jf) {
         fprintf(jf, "{\n  \"threads\": %u,\n  \"seeds_limit\": ", o.threads);
         if (o.seeds) fprintf(jf, "%d", o.seeds);

@@ -1725,11 +1725,8 @@ int th_cmd_verify(int argc, char **argv) {
 
     int rc = count[V_FAIL] || count[V_ERROR] ? 1 : 0;
     char tmp[4200];
-    FILE *jf = json ? th_file_begin(json, tmp, sizeof tmp) : NULL;
-    if (json && !jf) {
-        fprintf(stderr, "throng verify: --json: cannot write '%s'\n", json);
-        rc = 1;
-    }
+    FILE *jf = json ? th_suite_json_begin("throng verify", json, tmp, sizeof tmp) : NULL;
+    if (json && !jf) rc = 1;
     if (jf) {
         fprintf(jf, "{\n  \"suites\": [");
         for (size_t s = 0; s < sizeof k_suites / sizeof k_suites[0]; s++) {

@@ -484,14 +484,14 @@ START_TEST(test_no_wait_for_a_worker_away) {
     atomic_store(&g_held, false);
     ck_assert_int_eq(pthread_kill(c.worker1, SIGUSR1), 0);
     while (!atomic_load(&g_held)) sleep_us(100);
-    /* Worker 1 is away: each call returns with every chunk run by worker 0 (before, each waited
-     * for worker 1 to look in, and this one would never have returned). */
-    for (int round = 0; round < 5; round++) {
-        for (uint32_t i = 0; i < 64; i++) atomic_store(&c.hits[i], 0);
-        th_pool_parallel_for(pool, 64, 4, count_job, &c);
-        for (uint32_t i = 0; i < 64; i++) ck_assert_uint_eq(atomic_load(&c.hits[i]), 1);
-        ck_assert_uint_eq(atomic_load(&c.on_worker1), 0);
-    }
+    /* Worker 1 is away: the next call returns with every chunk run by worker 0 (before, it
+     * waited for worker 1 to look in, and would never have returned). Only the next: worker 1
+     * may be held while still inside the slot of the job it met in (ThreadSanitizer delivers a
+     * signal at the next call it intercepts, such as the lock taken after the job's last
+     * chunk), and the call after next reuses that slot once nobody is inside it. */
+    th_pool_parallel_for(pool, 64, 4, count_job, &c);
+    for (uint32_t i = 0; i < 64; i++) ck_assert_uint_eq(atomic_load(&c.hits[i]), 1);
+    ck_assert_uint_eq(atomic_load(&c.on_worker1), 0);
     /* Back: it looks into the jobs it missed late, and takes part in the next ones. */
     ck_assert_int_eq(sem_post(&g_release), 0);
     for (int round = 0; round < 200; round++) {

@@ -35,26 +35,42 @@ LIBS=($(pkg-config --cflags --libs yaml-0.1 libpng zlib) -lpthread -lm)
 # sanitizers on a CPU without AVX2; the kernel is not what these targets fuzz.
 boids_cc=("$CC" "${FLAGS[@]}" -mavx2 -D__SANITIZE_THREAD__=1)
 grep -qw avx2 /proc/cpuinfo || boids_cc=(gcc -std=c17 -O2 -g -ffp-contract=off -I. -Iinclude)
-objs=()
-for src in engine/*.c sim/*/*.c; do
-    obj="$OUT/obj/${src//\//_}.o"
-    mkdir -p "$OUT/obj"
-    # The single-process build of the library: the MPI side of sim/dist/ is left out, as
-    # CMake leaves it out without THRONG_MPI.
-    [ "$src" = sim/dist/dist_mpi.c ] && continue
+# compile SRC OBJ: one file of the library, as the main build leaves it out or in.
+compile() {
+    local src=$1 obj=$2
     if [ "$src" = sim/behave/boids.c ]; then
         "${boids_cc[@]}" -D_POSIX_C_SOURCE=200809L -c "$src" -o "$obj"
-        objs+=("$obj")
-        continue
+        return
     fi
-    extra=()
+    local extra=()
     # Only the loader's files and the harnesses are held to -Werror here: the rest is checked
     # by the main build, with the project's own compiler.
     case "$src" in
         sim/scene/*.c) extra+=(-Werror) ;;
     esac
     "$CC" "${FLAGS[@]}" "${extra[@]}" $(pkg-config --cflags yaml-0.1 libpng) -c "$src" -o "$obj"
+}
+# One compiler per core at a time; one that fails stops the script (set -e, through wait -n).
+BUILD_JOBS=$(nproc 2>/dev/null || echo 2)
+objs=()
+mkdir -p "$OUT/obj"
+running=0
+for src in engine/*.c sim/*/*.c; do
+    # The single-process build of the library: the MPI side of sim/dist/ is left out, as
+    # CMake leaves it out without THRONG_MPI.
+    [ "$src" = sim/dist/dist_mpi.c ] && continue
+    obj="$OUT/obj/${src//\//_}.o"
     objs+=("$obj")
+    if [ "$running" -ge "$BUILD_JOBS" ]; then
+        wait -n
+        running=$((running - 1))
+    fi
+    compile "$src" "$obj" &
+    running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+    wait -n
+    running=$((running - 1))
 done
 for target in fuzz_scene fuzz_image; do
     echo "== building $OUT/$target"
@@ -108,8 +124,11 @@ learned_dir=fuzz/corpus/learned
 mkdir -p "$learned_dir/scene" "$learned_dir/image"
 scene_secs=$((SECONDS_TOTAL * 2 / 3))
 image_secs=$((SECONDS_TOTAL - scene_secs))
+# The two targets run side by side, each on a core of its own (with FUZZ_JOBS=1).
 status=0
-run fuzz_scene fuzz/corpus/scene "$scene_secs" || status=1
+run fuzz_scene fuzz/corpus/scene "$scene_secs" &
+scene_pid=$!
 run fuzz_image fuzz/corpus/image "$image_secs" || status=1
+wait "$scene_pid" || status=1
 [ "$status" = 0 ] && echo "fuzz: no findings" || echo "fuzz: FINDINGS, see $OUT/" >&2
 exit "$status"

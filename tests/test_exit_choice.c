@@ -4,7 +4,7 @@
  *     (within 4 binomial standard deviations), a weight of 0 never chosen;
  *   - social influence: 600 observers, each beside its own group of n agents allocated to the
  *     east exit, choose east with probability w (1 + s n) / (w (1 + s n) + (1 - w)), computed
- *     here, for n = 0, 1 and 3;
+ *     here, for n = 0, 1 and 3; choices of one pass unseen within it, in either storage order;
  *   - agents walk to their own exit, not the nearest, and are not judged stalled while the
  *     nearest exit falls behind them; while their exit is destroyed they walk to the nearest
  *     open one;

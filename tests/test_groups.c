@@ -4,6 +4,7 @@
  *     goal (route cost), where it arrives within a few seconds, against more than 20 s apart
  *     without the group;
  *   - once the slow member has left, the others walk at their own speed again;
+ *   - the waiting count: exactly the members more than the spread ahead of the last one;
  *   - th_world_get_group; the same hash on 1, 2, 3 and 8 threads; bad groups refused. */
 #include <check.h>
 #include <math.h>

@@ -4,7 +4,7 @@
  *     doses of agents standing in air that changes with time against the sum of those rates
  *     over the steps, computed here from the hazard's keys (own interpolation);
  *   - an agent incapacitated in the step its dose passes 1, standing from then on, not stalled,
- *     and counted by the crowd's tally;
+ *     and counted by the crowd's tally, whose first time is the earliest agent's;
  *   - smoke: walkers of both models settle at their speed times max(min, 1 - slope K);
  *   - which cells a rectangle covers, and the last hazard covering the earlier ones;
  *   - the same hash on 1, 2, 3 and 8 threads; bad hazards refused with a reason. */

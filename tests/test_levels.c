@@ -1,6 +1,7 @@
 /* Levels and stairs: river maps across glued edges against a plain Dijkstra on the joined
  * graph, walkers down and up a flight against the hand calculation of their time, re-routing
- * when a stair is blocked, the same state at 1, 2, 3 and 8 threads, and the refusals. */
+ * when a stair is blocked, the same state at 1, 2, 3 and 8 threads, and the refusals; the
+ * default stair speeds and a flight's route cost against docs/buildings.md. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>

@@ -6,7 +6,9 @@
  * - turning: a walker turns at most TH_PED_TURN / speed radians a second;
  * - walls: a walker headed straight into a wall stands there, neither bouncing nor sliding;
  * - right of way: a walker alone against a column coming the other way is given the way;
- * - overtaking: past a slow walker, on its own half while others come the other way. */
+ * - overtaking: past a slow walker, on its own half while others come the other way;
+ * - keeping right: walkers meeting head-on pass on their right (left with keep_right < 0);
+ * - following: behind a slower walker it cannot pass, at its speed and the time gap behind. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>

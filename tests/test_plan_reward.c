@@ -4,7 +4,9 @@
  * the plain Dijkstra optimum, never getting dearer, within the budget th_planner_update is
  * given; trouble raising route costs exactly as a dearer cell does on the reference, halving
  * with each half-life and forgotten in the end; the world's stalled agents read as trouble;
- * the same answers at 1, 2, 3 and 8 threads; nothing allocated once the planner exists. */
+ * the same answers at 1, 2, 3 and 8 threads; nothing allocated once the planner exists; ties
+ * between tours going to fewer points; answers that exactly fill the room given accepted, one
+ * less refused. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* The public world API (throng/throng.h) as a user sees it: validation of every def, agent ids that
  * survive the engine's reordering, agents kept inside the world, the agent view, the state hash
- * and the statistics. */
+ * and the statistics; the digest of how a world was built, part by part. */
 #include <check.h>
 #include <ctype.h>
 #include <math.h>

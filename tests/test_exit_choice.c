@@ -4,7 +4,7 @@
  *     (within 4 binomial standard deviations), a weight of 0 never chosen;
  *   - social influence: 600 observers, each beside its own group of n agents allocated to the
  *     east exit, choose east with probability w (1 + s n) / (w (1 + s n) + (1 - w)), computed
- *     here, for n = 0, 1 and 3;
+ *     here, for n = 0, 1 and 3; choices of one pass unseen within it, in either storage order;
  *   - agents walk to their own exit, not the nearest, and are not judged stalled while the
  *     nearest exit falls behind them; while their exit is destroyed they walk to the nearest
  *     open one;
@@ -157,6 +157,44 @@ START_TEST(agents_walk_to_their_own_exit) {
 }
 END_TEST
 
+/* Choices made in one decision pass are not seen by the agents after them in the same pass: 200
+ * agents packed within each other's social radius, all choosing in the first step, see nobody
+ * heading anywhere yet, so each draws by the weights alone, as the same agents (same ids, same
+ * seed) of a crowd without social influence drew when added; and the same holds with the agents
+ * added in the reverse order of places, so the choice of each id does not depend on where it
+ * stands in storage. */
+START_TEST(choices_of_one_pass_are_not_seen_within_it) {
+    enum { N = 200 };
+    const float even[2] = {1.0f, 1.0f};
+    uint32_t want[N], got[N];
+    for (int run = 0; run < 3; run++) {
+        th_error err;
+        th_world *w = two_exits(60, 30, 1, 21, &err);
+        th_crowd_id c = fleeing(w, even, 2, run == 0 ? 0.0f : 2.0f, 0);
+        th_agent_id ids[N];
+        for (int i = 0; i < N; i++) {
+            const int at = run == 2 ? N - 1 - i : i;
+            ids[i] = th_world_add_agent(
+                w, c, th_v2(25.3f + 0.6f * (float)(at % 14), 10.3f + 0.6f * (float)(at / 14)),
+                th_v2(0, 0), &err);
+            ck_assert_msg(ids[i].index1 != 0, "%s", err.message);
+        }
+        if (run > 0) th_world_step(w);
+        for (int i = 0; i < N; i++) (run == 0 ? want : got)[i] = exit_of(w, ids[i]);
+        th_world_destroy(w);
+        if (run == 0) continue;
+        uint32_t differ = 0, east = 0;
+        for (int i = 0; i < N; i++) {
+            differ += got[i] != want[i];
+            east += want[i] == 2;
+        }
+        ck_assert_msg(east > N / 4 && east < 3 * N / 4, "%u of %d east by the weights", east, N);
+        ck_assert_msg(differ == 0, "%s: %u of %d agents chose otherwise than by the weights alone",
+                      run == 1 ? "in order" : "reversed", differ, N);
+    }
+}
+END_TEST
+
 START_TEST(one_agent_sent_by_hand) {
     th_error err;
     th_world *w = two_exits(60, 12, 1, 3, &err);
@@ -261,6 +299,7 @@ int main(void) {
     tcase_set_timeout(tc, 180);
     tcase_add_test(tc, weights_give_the_shares);
     tcase_add_test(tc, social_influence_follows_the_formula);
+    tcase_add_test(tc, choices_of_one_pass_are_not_seen_within_it);
     tcase_add_test(tc, agents_walk_to_their_own_exit);
     tcase_add_test(tc, one_agent_sent_by_hand);
     tcase_add_test(tc, same_hash_on_1_2_3_8_threads);

@@ -4,6 +4,7 @@
  *     goal (route cost), where it arrives within a few seconds, against more than 20 s apart
  *     without the group;
  *   - once the slow member has left, the others walk at their own speed again;
+ *   - the waiting count: exactly the members more than the spread ahead of the last one;
  *   - th_world_get_group; the same hash on 1, 2, 3 and 8 threads; bad groups refused. */
 #include <check.h>
 #include <math.h>
@@ -136,6 +137,43 @@ static double arrival_spread(bool grouped) {
     return hi - lo;
 }
 
+/* Six members of a group (spread 1.5 m) fleeing east down a corridor to a shelter that spans it,
+ * so that each one's remaining route cost falls by a metre per metre east: those more than the
+ * spread ahead of the last member are slowed for it, the others walk freely. Counted here from
+ * where they stand, in the first step: 3 of 6 (one slowed, two brought to a stand). */
+START_TEST(the_waiting_count_is_those_ahead_of_the_spread) {
+    th_world *w = th_test_metre_world(1, 3, 30, 6);
+    th_error err;
+    for (int32_t x = 0; x < 30; x++) {
+        ck_assert(th_world_set_cell(w, x, 0, TH_CELL_WALL, 0, &err));
+        ck_assert(th_world_set_cell(w, x, 5, TH_CELL_WALL, 0, &err));
+    }
+    const th_bunker_def b = {.name = "east", .x0 = 27, .y0 = 1, .x1 = 28, .y1 = 4};
+    ck_assert_msg(th_world_add_bunker(w, &b, &err).index1 == 1, "%s", err.message);
+    const th_crowd_id c = walkers(w, 1.2f, NULL, true);
+    const float xs[6] = {12.2f, 10.0f, 16.0f, 10.5f, 13.4f, 11.0f};
+    const float spread = 1.5f;
+    th_agent_id ids[6];
+    uint32_t want = 0;
+    for (int i = 0; i < 6; i++) {
+        ids[i] = th_world_add_agent(w, c, th_v2(xs[i], 1.5f + 0.6f * (float)i), th_v2(0, 0), &err);
+        ck_assert_msg(ids[i].index1 != 0, "%s", err.message);
+        want += xs[i] - 10.0f > spread;
+    }
+    const th_group_def gd = {ids, 6, spread};
+    ck_assert_msg(th_world_add_group(w, &gd, &err).index1 == 1, "%s", err.message);
+    th_world_step(w);
+    th_group_info gi;
+    ck_assert(th_world_get_group(w, (th_group_id){1}, &gi));
+    ck_assert_uint_eq(want, 3);
+    ck_assert_msg(gi.waiting == want, "%u waiting, %u more than the spread ahead", gi.waiting,
+                  want);
+    ck_assert_msg(fabsf(gi.stretch - 6.0f) < 0.1f, "stretch %g m, 6 m between the last and first",
+                  (double)gi.stretch);
+    th_world_destroy(w);
+}
+END_TEST
+
 START_TEST(a_group_arrives_together) {
     const double together = arrival_spread(true), apart = arrival_spread(false);
     ck_assert_msg(together < 6.0, "grouped: arrivals %g s apart", together);
@@ -221,6 +259,7 @@ int main(void) {
     TCase *tc = tcase_create("groups");
     tcase_set_timeout(tc, 180);
     tcase_add_test(tc, a_group_walks_at_its_slowest_pace);
+    tcase_add_test(tc, the_waiting_count_is_those_ahead_of_the_spread);
     tcase_add_test(tc, a_group_arrives_together);
     tcase_add_test(tc, same_hash_on_1_2_3_8_threads);
     tcase_add_test(tc, bad_groups_are_refused);

@@ -4,7 +4,7 @@
  *     doses of agents standing in air that changes with time against the sum of those rates
  *     over the steps, computed here from the hazard's keys (own interpolation);
  *   - an agent incapacitated in the step its dose passes 1, standing from then on, not stalled,
- *     and counted by the crowd's tally;
+ *     and counted by the crowd's tally, whose first time is the earliest agent's;
  *   - smoke: walkers of both models settle at their speed times max(min, 1 - slope K);
  *   - which cells a rectangle covers, and the last hazard covering the earlier ones;
  *   - the same hash on 1, 2, 3 and 8 threads; bad hazards refused with a reason. */
@@ -224,6 +224,58 @@ static void smoke_lanes(th_model model) {
     th_world_destroy(w);
 }
 
+/* Three walkers standing in three lanes of deadly air, HCN 300, 450 and 350 ppm (stored in that
+ * order): the richer the air, the sooner the dose reaches 1, so the one in the middle lane goes
+ * down first, the last lane's next and the first lane's last. The crowd's tally counts them as
+ * they go down and gives, from the first on, the time of the first, whatever its place in
+ * storage. */
+START_TEST(the_first_incapacitated_is_the_earliest) {
+    th_error err;
+    th_world_def wd = th_default_world_def();
+    wd.width = 10;
+    wd.height = 6;
+    wd.cell_size = 0.5f;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.desired_speed_sd = 0;
+    ck_assert_msg(IDX(th_world_add_crowd(w, &cd, &err)) == 0, "%s", err.message);
+    const float hcn[3] = {300, 450, 350};
+    th_agent_id ids[3];
+    for (int i = 0; i < 3; i++) {
+        const th_hazard_key k = key(0, 0, 0, 0.04f, 20.9f, hcn[i]);
+        const th_hazard_def hd = {0, 2.0f * (float)i, 10, 2, &k, 1};
+        ck_assert_msg(th_world_add_hazard(w, &hd, &err), "%s", err.message);
+        ids[i] =
+            th_world_add_agent(w, CROWD_ID(0), th_v2(5, 2.0f * (float)i + 1.0f), th_v2(0, 0), &err);
+    }
+    double at[3] = {-1, -1, -1};
+    uint32_t down = 0;
+    for (int s = 0; s < 20 * 60 && down < 3; s++) {
+        th_world_step(w);
+        down = 0;
+        double first = INFINITY;
+        for (int i = 0; i < 3; i++) {
+            ck_assert(th_world_agent_fed(w, ids[i], NULL, &at[i]));
+            if (at[i] >= 0) {
+                down++;
+                if (at[i] < first) first = at[i];
+            }
+        }
+        th_hazard_info hi;
+        ck_assert(th_world_get_hazard_info(w, CROWD_ID(0), &hi));
+        CHECK_MSG(hi.incapacitated == down, "step %d: %u incapacitated, %u by the agents", s,
+                  hi.incapacitated, down);
+        CHECK_MSG(down == 0 ? hi.first_s == 0.0 : fabs(hi.first_s - first) < 1e-9,
+                  "step %d: the first at %g s, the earliest of the agents at %g s", s, hi.first_s,
+                  first);
+    }
+    ck_assert_uint_eq(down, 3);
+    ck_assert_msg(at[1] < at[2] && at[2] < at[0], "down at %g, %g and %g s", at[0], at[1], at[2]);
+    th_world_destroy(w);
+}
+END_TEST
+
 START_TEST(smoke_slows_both_models) {
     smoke_lanes(TH_MODEL_PEDESTRIAN);
     smoke_lanes(TH_MODEL_BOIDS);
@@ -345,6 +397,7 @@ int main(void) {
     tcase_add_test(tc, rates_follow_purser);
     tcase_add_test(tc, doses_sum_the_rates_of_changing_air);
     tcase_add_test(tc, incapacitated_walkers_stop_and_are_not_stalled);
+    tcase_add_test(tc, the_first_incapacitated_is_the_earliest);
     tcase_add_test(tc, smoke_slows_both_models);
     tcase_add_test(tc, rectangles_cover_cell_centres_and_later_ones_win);
     tcase_add_test(tc, same_hash_on_1_2_3_8_threads);

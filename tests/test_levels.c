@@ -1,6 +1,7 @@
 /* Levels and stairs: river maps across glued edges against a plain Dijkstra on the joined
  * graph, walkers down and up a flight against the hand calculation of their time, re-routing
- * when a stair is blocked, the same state at 1, 2, 3 and 8 threads, and the refusals. */
+ * when a stair is blocked, the same state at 1, 2, 3 and 8 threads, and the refusals; the
+ * default stair speeds and a flight's route cost against docs/buildings.md. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -229,8 +230,16 @@ END_TEST
  * flight climbs east over cells 3..12 (5 m of plan) to a wall at 13; the landing is the upper
  * level's cell 15, its stairwell wall 14 behind it. The bunker is the ground's cells 1 (down)
  * or the upper level's cells 29 (up). */
-static const char *building(const char *name, bool down, float factor, const char *extra) {
+/* The same with the flight's speed factors up and down given apart; 0 leaves a key out (the
+ * default). */
+static const char *building_speeds(const char *name, bool down, float up_f, float down_f,
+                                   const char *extra) {
     static char text[4096];
+    char speeds[96] = "";
+    if (up_f > 0.0f) snprintf(speeds, sizeof speeds, ", speed_up: %g", (double)up_f);
+    if (down_f > 0.0f)
+        snprintf(speeds + strlen(speeds), sizeof speeds - strlen(speeds), ", speed_down: %g",
+                 (double)down_f);
     const char *rows[5] = {"###############################", "#............##...............#",
                            "#............##...............#", "#............##...............#",
                            "###############################"};
@@ -245,13 +254,15 @@ static const char *building(const char *name, bool down, float factor, const cha
              "  ascii: |\n    %s\n    %s\n    %s\n    %s\n    %s\n"
              "levels:\n  - {name: ground, cells: [0, 0, 13, 4], elevation: 0}\n"
              "  - {name: upper, cells: [14, 0, 30, 4], elevation: 3}\n"
-             "stairs:\n  - {name: flight, cells: [3, 1, 12, 3], up: east, landing: [15, 1], "
-             "speed_up: %g, speed_down: %g}\n"
+             "stairs:\n  - {name: flight, cells: [3, 1, 12, 3], up: east, landing: [15, 1]%s}\n"
              "crowds:\n  - name: walker\n    model: pedestrian\n    behavior: flee\n"
              "    desired_speed: 1.2\n    desired_speed_sd: 0\n    agents: [[%s, 1.25]]\n%s",
-             name, map[0], map[1], map[2], map[3], map[4], (double)factor, (double)factor,
-             down ? "14.25" : "1.25", extra);
+             name, map[0], map[1], map[2], map[3], map[4], speeds, down ? "14.25" : "1.25", extra);
     return th_test_write_text(name, text);
+}
+
+static const char *building(const char *name, bool down, float factor, const char *extra) {
+    return building_speeds(name, down, factor, factor, extra);
 }
 
 /* Seconds until the world has no agent left (all sheltered), stepping at most `max` steps. */
@@ -262,6 +273,60 @@ static double time_to_empty(th_world *w, uint32_t max) {
     }
     return INFINITY;
 }
+
+/* A flight of 5 m of plan rising 3 m with the speed keys left out walks at Weidmann's mean
+ * horizontal speeds on stairs as shares of the flat one (docs/buildings.md: 0.610 m/s up and
+ * 0.694 m/s down against 1.34 m/s), i.e. along the slope those shares times the slope length
+ * over the plan length. */
+START_TEST(default_stair_speeds_are_weidmanns) {
+    th_error err;
+    th_scene_opts o = {0};
+    o.threads = 1;
+    th_world *w = th_scene_load(building_speeds("defaults.yaml", true, 0, 0, ""), &o, NULL, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_stair_info st;
+    ck_assert(th_world_get_stair(w, th_world_find_stair(w, "flight"), &st));
+    const double slope = sqrt(25.0 + 9.0) / 5.0;
+    ck_assert_msg(fabs(st.up_factor - 0.610 / 1.34 * slope) < 1e-5, "up %g, want %g",
+                  (double)st.up_factor, 0.610 / 1.34 * slope);
+    ck_assert_msg(fabs(st.down_factor - 0.694 / 1.34 * slope) < 1e-5, "down %g, want %g",
+                  (double)st.down_factor, 0.694 / 1.34 * slope);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* River maps weigh a flight by its time (docs/buildings.md): its cells cost the rounded mean of
+ * the inverses of the two plan speeds (the factor times plan over slope length), the open floor
+ * 1. With the defaults that is round((1.34 / 0.610 + 1.34 / 0.694) / 2) = 2; with 0.2 up and
+ * 0.6 down along this 5 m by 3 m flight, round(sqrt(34) / 5 (1 / 0.2 + 1 / 0.6) / 2) = 4. */
+START_TEST(stair_cells_cost_their_time) {
+    const float ups[2] = {0, 0.2f}, downs[2] = {0, 0.6f};
+    for (int c = 0; c < 2; c++) {
+        const double up_plan = c ? 0.2 * 5.0 / sqrt(34.0) : 0.610 / 1.34;
+        const double down_plan = c ? 0.6 * 5.0 / sqrt(34.0) : 0.694 / 1.34;
+        const uint32_t want = (uint32_t)lround(0.5 * (1.0 / up_plan + 1.0 / down_plan));
+        ck_assert_uint_eq(want, c ? 4u : 2u);
+        th_error err;
+        th_scene_opts o = {0};
+        o.threads = 1;
+        th_world *w =
+            th_scene_load(building_speeds("cost.yaml", true, ups[c], downs[c], ""), &o, NULL, &err);
+        ck_assert_msg(w != NULL, "%s", err.message);
+        for (int32_t y = 1; y <= 3; y++) {
+            for (int32_t x = 3; x <= 12; x++) {
+                uint32_t cost = 0;
+                ck_assert(th_world_cell(w, x, y, &cost) == TH_CELL_OPEN);
+                ck_assert_msg(cost == want, "stair cell (%d, %d) costs %u, want %u", x, y, cost,
+                              want);
+            }
+            uint32_t floor = 0;
+            ck_assert(th_world_cell(w, 2, y, &floor) == TH_CELL_OPEN && floor == 1);
+            ck_assert(th_world_cell(w, 20, y, &floor) == TH_CELL_OPEN && floor == 1);
+        }
+        th_world_destroy(w);
+    }
+}
+END_TEST
 
 START_TEST(walk_down_and_up_the_flight) {
     for (int down = 0; down <= 1; down++) {
@@ -600,6 +665,8 @@ static Suite *levels_suite(void) {
     tcase_add_test(tc, astar_across_seams);
     tcase_add_test(tc, astar_landmarks_older_than_seams);
     tcase_add_test(tc, glue_refusals);
+    tcase_add_test(tc, default_stair_speeds_are_weidmanns);
+    tcase_add_test(tc, stair_cells_cost_their_time);
     tcase_add_test(tc, walk_down_and_up_the_flight);
     tcase_add_test(tc, own_goal_on_another_level);
     tcase_add_test(tc, own_goal_from_a_seam);

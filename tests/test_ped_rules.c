@@ -6,7 +6,9 @@
  * - turning: a walker turns at most TH_PED_TURN / speed radians a second;
  * - walls: a walker headed straight into a wall stands there, neither bouncing nor sliding;
  * - right of way: a walker alone against a column coming the other way is given the way;
- * - overtaking: past a slow walker, on its own half while others come the other way. */
+ * - overtaking: past a slow walker, on its own half while others come the other way;
+ * - keeping right: walkers meeting head-on pass on their right (left with keep_right < 0);
+ * - following: behind a slower walker it cannot pass, at its speed and the time gap behind. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -302,6 +304,129 @@ START_TEST(overtaking_keeps_out_of_the_oncoming_lane) {
 }
 END_TEST
 
+/* ---- keeping right ------------------------------------------------------------------------- */
+
+/* Two walkers meet head-on in a corridor 4 m wide (walls at y = 0..1 and 5..6), each bound for
+ * the far end (destination fields, so that each knows its walkway): the one going east starts
+ * at y = y_east, the one going west at y = y_west. Returns the east walker's y less the west
+ * walker's where they pass (the first step the east one is no longer west of the other). */
+static float pass_offset(float y_east, float y_west, float keep_right) {
+    th_world *w = th_test_metre_world(1, 5, 44, 6);
+    th_error err;
+    for (int32_t x = 0; x < 44; x++) {
+        ck_assert(th_world_set_cell(w, x, 0, TH_CELL_WALL, 0, &err));
+        ck_assert(th_world_set_cell(w, x, 5, TH_CELL_WALL, 0, &err));
+    }
+    th_destination east_end[4], west_end[4];
+    for (int k = 0; k < 4; k++) {
+        east_end[k] = (th_destination){42, 1 + k, 0.0f};
+        west_end[k] = (th_destination){1, 1 + k, 0.0f};
+    }
+    ck_assert_int_eq(IDX(th_world_add_destinations(w, east_end, 4, &err)), 0);
+    ck_assert_int_eq(IDX(th_world_add_destinations(w, west_end, 4, &err)), 1);
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.desired_speed_sd = 0.0f;
+    cd.keep_right = keep_right;
+    cd.goal = (th_goal_def){.kind = TH_GOAL_DESTINATIONS, .field = FIELD_ID(0)};
+    ck_assert_msg(IDX(th_world_add_crowd(w, &cd, &err)) == 0, "%s", err.message);
+    cd.goal.field = FIELD_ID(1);
+    ck_assert_msg(IDX(th_world_add_crowd(w, &cd, &err)) == 1, "%s", err.message);
+    const th_agent_id e = th_world_add_agent(w, CROWD_ID(0), th_v2(6, y_east), th_v2(0, 0), &err);
+    const th_agent_id o = th_world_add_agent(w, CROWD_ID(1), th_v2(38, y_west), th_v2(0, 0), &err);
+    ck_assert(e.index1 && o.index1);
+    float offset = NAN;
+    for (int s = 0; s < 60 * 30; s++) {
+        th_world_step(w);
+        th_agent_state a, b;
+        ck_assert(th_world_get_agent(w, e, &a) && th_world_get_agent(w, o, &b));
+        if (a.position.x >= b.position.x) {
+            offset = a.position.y - b.position.y;
+            break;
+        }
+    }
+    ck_assert_msg(!isnan(offset), "the walkers never passed each other");
+    th_world_destroy(w);
+    return offset;
+}
+
+/* docs/pedestrians.md: closer than 5 cm to dead ahead a walker steps right, and an aware walker
+ * in the left half of its walkway keeps right (`keep_right` > 0; < 0 keeps left). Going east,
+ * right is toward smaller y: the east walker passes below the west walker, on the middle line
+ * and when both start in their left halves; with keep_right negative, from their right halves,
+ * they keep left and pass the other way. */
+START_TEST(walkers_meeting_head_on_pass_on_their_right) {
+    const float dead_ahead = pass_offset(3.0f, 3.0f, 2.0f);
+    ck_assert_msg(dead_ahead < -0.2f, "dead ahead: passed %g m apart (> 0: on the left)",
+                  (double)dead_ahead);
+    const float from_left = pass_offset(3.3f, 2.7f, 2.0f);
+    ck_assert_msg(from_left < -0.2f, "from the left halves: passed %g m apart (> 0: on the left)",
+                  (double)from_left);
+    const float keep_left = pass_offset(2.7f, 3.3f, -2.0f);
+    ck_assert_msg(keep_left > 0.2f, "keeping left: passed %g m apart (< 0: on the right)",
+                  (double)keep_left);
+}
+END_TEST
+
+/* ---- following ----------------------------------------------------------------------------- */
+
+/* Four fast walkers (1.34 m/s) behind a slow one (0.6 m/s) in a passage 0.5 m wide, too narrow
+ * to pass: each closes up and then follows the one ahead of it at the slow one's speed, the
+ * time gap's run behind it (docs/pedestrians.md: the free run to the body ahead over
+ * time_gap), without pushing it on; the slow one walks at its own speed throughout. */
+START_TEST(walkers_follow_a_slower_one_they_cannot_pass) {
+    th_world_def wd = th_default_world_def();
+    wd.width = 50.0f;
+    wd.height = 1.5f;
+    wd.cell_size = 0.5f;
+    wd.threads = 1;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    for (int32_t x = 0; x < 100; x++) {
+        ck_assert(th_world_set_cell(w, x, 0, TH_CELL_WALL, 0, &err));
+        ck_assert(th_world_set_cell(w, x, 2, TH_CELL_WALL, 0, &err));
+    }
+    static const th_vec2 end = {49.75f, 0.75f};
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.desired_speed_sd = 0.0f;
+    cd.goal = (th_goal_def){.kind = TH_GOAL_ROUTE, .points = &end, .point_count = 1};
+    ck_assert_msg(IDX(th_world_add_crowd(w, &cd, &err)) == 0, "%s", err.message);
+    th_crowd_def slow = cd;
+    slow.desired_speed = 0.6f;
+    ck_assert_msg(IDX(th_world_add_crowd(w, &slow, &err)) == 1, "%s", err.message);
+    /* ids[0] the slow one in front, ids[1..4] the others behind it in turn. */
+    th_agent_id ids[5];
+    ids[0] = th_world_add_agent(w, CROWD_ID(1), th_v2(8, 0.75f), th_v2(0, 0), &err);
+    for (int i = 1; i < 5; i++)
+        ids[i] = th_world_add_agent(w, CROWD_ID(0), th_v2(7.0f - 1.5f * (float)i, 0.75f),
+                                    th_v2(0, 0), &err);
+    const float contact = 2.0f * cd.body_radius;
+    const float keep = contact + cd.time_gap * 0.6f; /* the time-gap law directly behind */
+    for (int s = 0; s < 60 * 30; s++) {
+        th_world_step(w);
+        const double t = (s + 1) / 60.0;
+        th_agent_state a[5];
+        for (int i = 0; i < 5; i++) ck_assert(th_world_get_agent(w, ids[i], &a[i]));
+        /* The slow one: its own speed once it has sped up, never pushed on. */
+        CHECK_MSG(s < 120 || a[0].position.x - 8.0f < 0.6f * (float)t + 0.05f,
+                  "at %g s the slow walker is pushed on to x = %g", t, (double)a[0].position.x);
+        for (int i = 1; i < 5; i++) {
+            const float gap = a[i - 1].position.x - a[i].position.x;
+            CHECK_MSG(gap > contact - 0.02f, "at %g s walker %d presses into the one ahead: %g m",
+                      t, i, (double)gap);
+            if (s < 25 * 60) continue;
+            CHECK_MSG(fabsf(th_v2_len(a[i].velocity) - 0.6f) < 0.05f,
+                      "at %g s walker %d walks at %g m/s, the one in front at 0.6", t, i,
+                      (double)th_v2_len(a[i].velocity));
+            CHECK_MSG(fabsf(gap - keep) < 0.1f,
+                      "at %g s walker %d is %g m behind the one ahead, the time gap asks %g m", t,
+                      i, (double)gap, (double)keep);
+        }
+    }
+    th_world_destroy(w);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("pedestrian rules");
     TCase *t = tcase_create("rules");
@@ -312,6 +437,8 @@ int main(void) {
     tcase_add_test(t, a_walker_headed_into_a_wall_stands);
     tcase_add_test(t, a_walker_against_a_column_is_given_the_way);
     tcase_add_test(t, overtaking_keeps_out_of_the_oncoming_lane);
+    tcase_add_test(t, walkers_meeting_head_on_pass_on_their_right);
+    tcase_add_test(t, walkers_follow_a_slower_one_they_cannot_pass);
     suite_add_tcase(s, t);
     return th_test_run(s);
 }

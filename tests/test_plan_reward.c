@@ -4,7 +4,9 @@
  * the plain Dijkstra optimum, never getting dearer, within the budget th_planner_update is
  * given; trouble raising route costs exactly as a dearer cell does on the reference, halving
  * with each half-life and forgotten in the end; the world's stalled agents read as trouble;
- * the same answers at 1, 2, 3 and 8 threads; nothing allocated once the planner exists. */
+ * the same answers at 1, 2, 3 and 8 threads; nothing allocated once the planner exists; ties
+ * between tours going to fewer points; answers that exactly fill the room given accepted, one
+ * less refused. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -214,6 +216,105 @@ START_TEST(test_tour_against_brute_force) {
            taken_total, points_total, max_rel);
     ck_assert_uint_gt(taken_total, 0);
     ck_assert_uint_lt(taken_total, points_total);
+}
+END_TEST
+
+/* Ties go to fewer points: on an open map of one-metre cells a reward point on the straight way
+ * from start to goal costs no detour (route costs in whole metres here, so the sums are exact),
+ * so with a reward of 0 visiting it nets exactly the direct route's cost and it is left out;
+ * worth 0.5 m it is taken, and a second point on the way worth 0 is still left out. */
+START_TEST(test_tour_ties_go_to_fewer_points) {
+    th_world *wo = th_test_metre_world(1, 3, 24, 6);
+    th_planner *p = th_planner_create(wo, NULL, &err);
+    ck_assert_msg(p != NULL, "%s", err.message);
+    const th_vec2 a = th_v2(1.5f, 2.5f), b = th_v2(20.5f, 2.5f);
+    th_plan_reward rw[2] = {{th_v2(8.5f, 2.5f), 0.0f}, {th_v2(14.5f, 2.5f), 0.0f}};
+    th_vec2 out[64];
+    uint32_t n = 0, taken = 99;
+    float net = 0.0f;
+    ck_assert_msg(th_planner_find_tour(p, wo, a, b, rw, 2, out, 64, &n, &taken, &net, &err), "%s",
+                  err.message);
+    ck_assert_msg(taken == 0, "points %#x taken for nothing", taken);
+    ck_assert_uint_eq(n, 2); /* start and goal */
+    ck_assert_float_eq_tol(net, 19.0f, 1e-4f);
+    rw[1].reward = 0.5f;
+    ck_assert_msg(th_planner_find_tour(p, wo, a, b, rw, 2, out, 64, &n, &taken, &net, &err), "%s",
+                  err.message);
+    ck_assert_msg(taken == 2u, "points %#x taken, only the second pays", taken);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_float_eq_tol(net, 18.5f, 1e-4f);
+    th_planner_destroy(p);
+    th_world_destroy(wo);
+}
+END_TEST
+
+/* Room for exactly the waypoints of an answer is enough, one less is not (TH_ERR_LIMIT, nothing
+ * written; the number needed still told): for th_planner_find_path, th_planner_result,
+ * th_planner_find_tour, and a planner whose max_waypoints is exactly a request's (done) or one
+ * less (too long). A wall across most of the map makes the path turn. */
+START_TEST(test_answers_that_exactly_fill_the_room) {
+    th_world *wo = th_test_metre_world(1, 3, 20, 12);
+    for (int32_t y = 0; y < 9; y++) ck_assert(th_world_set_cell(wo, 10, y, TH_CELL_WALL, 0, NULL));
+    const th_vec2 a = th_v2(2.5f, 2.5f), b = th_v2(17.5f, 2.5f);
+    th_planner *p = th_planner_create(wo, NULL, &err);
+    ck_assert_msg(p != NULL, "%s", err.message);
+    th_vec2 ref[64], out[64];
+    uint32_t n = 0, m = 0;
+    ck_assert_msg(th_planner_find_path(p, wo, a, b, ref, 64, &n, NULL, &err), "%s", err.message);
+    ck_assert_uint_ge(n, 3);
+    const th_vec2 unset = th_v2(-7.0f, -7.0f);
+    for (int i = 0; i < 64; i++) out[i] = unset;
+    ck_assert_msg(th_planner_find_path(p, wo, a, b, out, n, &m, NULL, &err), "room for %u: %s", n,
+                  err.message);
+    ck_assert_uint_eq(m, n);
+    ck_assert(memcmp(out, ref, n * sizeof *out) == 0);
+    err = (th_error){0};
+    ck_assert(!th_planner_find_path(p, wo, a, b, out, n - 1u, &m, NULL, &err));
+    ck_assert_int_eq(err.code, TH_ERR_LIMIT);
+    /* A request answered: its result into exactly its room, then one less. */
+    th_plan_id id = th_planner_submit(p, wo, a, b, 0, &err);
+    ck_assert_msg(id.index1 != 0, "%s", err.message);
+    for (int i = 0; i < 100 && th_planner_result(p, id, NULL, 0, NULL, NULL, NULL) != TH_PLAN_DONE;
+         i++)
+        th_planner_update(p, wo, 100000, &err);
+    for (int i = 0; i < 64; i++) out[i] = unset;
+    err = (th_error){0};
+    ck_assert_int_eq(th_planner_result(p, id, out, n, &m, NULL, &err), TH_PLAN_DONE);
+    ck_assert_msg(err.code == 0, "room for %u: %s", n, err.message);
+    ck_assert_uint_eq(m, n);
+    ck_assert(memcmp(out, ref, n * sizeof *out) == 0);
+    for (int i = 0; i < 64; i++) out[i] = unset;
+    ck_assert_int_eq(th_planner_result(p, id, out, n - 1u, &m, NULL, &err), TH_PLAN_DONE);
+    ck_assert_int_eq(err.code, TH_ERR_LIMIT);
+    ck_assert_uint_eq(m, n);
+    ck_assert(out[0].x == unset.x && out[0].y == unset.y); /* nothing written */
+    /* A tour without points: the same waypoints. */
+    ck_assert_msg(th_planner_find_tour(p, wo, a, b, NULL, 0, out, n, &m, NULL, NULL, &err),
+                  "room for %u: %s", n, err.message);
+    ck_assert_uint_eq(m, n);
+    err = (th_error){0};
+    ck_assert(!th_planner_find_tour(p, wo, a, b, NULL, 0, out, n - 1u, &m, NULL, NULL, &err));
+    ck_assert_int_eq(err.code, TH_ERR_LIMIT);
+    ck_assert_uint_eq(m, n); /* the number needed */
+    th_planner_destroy(p);
+    /* A planner that keeps exactly as many waypoints as the answer has, then one less. */
+    for (uint32_t keep = n; keep + 2u > n; keep--) {
+        th_plan_def def = th_default_plan_def();
+        def.max_waypoints = keep;
+        p = th_planner_create(wo, &def, &err);
+        ck_assert_msg(p != NULL, "%s", err.message);
+        id = th_planner_submit(p, wo, a, b, 0, &err);
+        th_plan_status st = TH_PLAN_WAITING;
+        for (int i = 0; i < 100; i++) {
+            th_planner_update(p, wo, 100000, &err);
+            st = th_planner_result(p, id, NULL, 0, &m, NULL, NULL);
+            if (st == TH_PLAN_DONE || st == TH_PLAN_TOO_LONG) break;
+        }
+        ck_assert_msg(st == (keep == n ? TH_PLAN_DONE : TH_PLAN_TOO_LONG),
+                      "max_waypoints %u for %u waypoints: status %d", keep, n, (int)st);
+        th_planner_destroy(p);
+    }
+    th_world_destroy(wo);
 }
 END_TEST
 
@@ -747,6 +848,8 @@ int main(void) {
     tcase_set_timeout(tc, 240);
     tcase_add_test(tc, test_tour_against_brute_force);
     tcase_add_test(tc, test_tour_refused);
+    tcase_add_test(tc, test_tour_ties_go_to_fewer_points);
+    tcase_add_test(tc, test_answers_that_exactly_fill_the_room);
     tcase_add_test(tc, test_anytime_reaches_optimum);
     tcase_add_test(tc, test_anytime_off);
     tcase_add_test(tc, test_trouble_raises_and_fades);

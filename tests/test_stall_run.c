@@ -5,13 +5,16 @@
  * run, none at the end), a slow queue of 100 walkers at a door 0.6 m wide (walkers go longer
  * than the stall time without moving 0.2 m, yet nobody is ever stalled: they queue), and the
  * clog left alone (those pressing in behind the stuck ones are stalled too, not queuing). The
- * figures are the same at 1 and 2 threads. */
+ * figures are the same at 1 and 2 threads. The remaining cost between cell centres against a
+ * bilinear field it must reproduce exactly, and a stall first reported at the stall time. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/alloc.h"
+#include "sim/core/stall.h"
+#include "sim/nav/nav.h"
 #include "throng/throng.h"
 #include "test_util.h"
 
@@ -241,11 +244,91 @@ START_TEST(the_figures_do_not_depend_on_the_thread_count) {
 }
 END_TEST
 
+/* The remaining cost read between cell centres (th_field_metres: the stall judgement's measure
+ * of progress and the groups' measure of who walks ahead) is the bilinear interpolation of the
+ * field over the centres: on a field that is itself bilinear in the cell numbers,
+ * d(i, j) = A + B i + C j + D i j, it gives that function at the point's continuous cell
+ * coordinates (x / cell - 1/2, y / cell - 1/2) exactly, with unequal weights along x and y. An
+ * unreachable cell is left out and the other three weights renormalised. */
+START_TEST(remaining_cost_is_bilinear_between_cell_centres) {
+    th_navmap m;
+    const float cs = 0.5f;
+    ck_assert_int_eq(th_navmap_init(&m, 7, 5, cs), TH_NAV_OK);
+    const double A = 1000.0, B = 140.0, C = 37.0, D = 11.0;
+    uint32_t dist[7 * 5];
+    for (int32_t j = 0; j < 5; j++)
+        for (int32_t i = 0; i < 7; i++) dist[j * 7 + i] = (uint32_t)(A + B * i + C * j + D * i * j);
+    const double to_m = (double)cs / (double)TH_NAV_UNITS_PER_CELL;
+    int checked = 0;
+    for (double fy = 0.0; fy <= 4.0; fy += 0.3) {
+        for (double fx = 0.0; fx <= 6.0; fx += 0.37) {
+            const th_vec2 p = th_v2((float)((fx + 0.5) * cs), (float)((fy + 0.5) * cs));
+            float got = -1.0f;
+            ck_assert(th_field_metres(&m, dist, p, &got));
+            const double want = (A + B * fx + C * fy + D * fx * fy) * to_m;
+            CHECK_MSG(fabs(got - want) < 1e-5 * want, "at cell coordinates (%g, %g): %g m, want %g",
+                      fx, fy, (double)got, want);
+            checked++;
+        }
+    }
+    ck_assert_int_gt(checked, 200);
+    /* Cell (2, 1) unreachable: a quarter of the way from its centre to that of (3, 2), only the
+     * other three count, by their weights (3, 1) 0.25 x 0.75, (2, 2) 0.75 x 0.25 and (3, 2)
+     * 0.25 x 0.25, renormalised. */
+    dist[1 * 7 + 2] = TH_NAV_UNREACHABLE;
+    const double w30 = 0.25 * 0.75, w21 = 0.75 * 0.25, w31 = 0.25 * 0.25;
+    const double want = (w30 * dist[1 * 7 + 3] + w21 * dist[2 * 7 + 2] + w31 * dist[2 * 7 + 3]) /
+                        (w30 + w21 + w31) * to_m;
+    float got;
+    ck_assert(th_field_metres(&m, dist, th_v2(2.75f * cs, 1.75f * cs), &got));
+    ck_assert_msg(fabs(got - want) < 1e-5 * want, "beside an unreachable cell: %g m, want %g",
+                  (double)got, want);
+    th_navmap_free(&m);
+}
+END_TEST
+
+/* An agent pressed against a wall, its route's waypoint behind it, makes no progress from the
+ * first judgement on. It is first reported stalled at the judgement when exactly the stall time
+ * has passed since it last progressed (judgements every 0.25 s divide the stall time here), so
+ * the longest stall reported then is the stall time itself, not a judgement more. */
+START_TEST(a_stall_is_first_reported_at_the_stall_time) {
+    th_world_def wd = th_default_world_def();
+    wd.width = 10.0f;
+    wd.height = 6.0f;
+    wd.cell_size = 0.5f;
+    wd.timestep = 0.05f;
+    wd.stall_time = 1.5f;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    for (int32_t y = 0; y < 12; y++) ck_assert(th_world_set_cell(w, 10, y, TH_CELL_WALL, 0, &err));
+    static const th_vec2 behind = {8.0f, 3.0f};
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.desired_speed_sd = 0.0f;
+    cd.goal = (th_goal_def){.kind = TH_GOAL_ROUTE, .points = &behind, .point_count = 1};
+    ck_assert_msg(IDX(th_world_add_crowd(w, &cd, &err)) == 0, "%s", err.message);
+    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(4.75f, 3.0f), th_v2(0, 0), &err).index1);
+    th_stall_info si = {0};
+    int s = 0;
+    for (; s < 200 && si.stalled == 0; s++) {
+        th_world_step(w);
+        ck_assert(th_world_get_stall_info(w, &si));
+    }
+    ck_assert_msg(si.stalled == 1, "never stalled in %d steps", s);
+    ck_assert_msg(fabsf(si.longest - wd.stall_time) < 1e-4f,
+                  "first reported stalled for %g s, the stall time is %g s", (double)si.longest,
+                  (double)wd.stall_time);
+    th_world_destroy(w);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("stall_run");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, stall_info_before_the_first_step);
+    tcase_add_test(tc, remaining_cost_is_bilinear_between_cell_centres);
+    tcase_add_test(tc, a_stall_is_first_reported_at_the_stall_time);
     tcase_add_test(tc, a_jam_that_dissolves_leaves_its_trace);
     tcase_add_test(tc, a_slow_queue_at_a_narrow_door_is_never_stalled);
     tcase_add_test(tc, a_clog_is_stalled_not_queuing);

@@ -1,6 +1,6 @@
 /* The public world API (throng/throng.h) as a user sees it: validation of every def, agent ids that
  * survive the engine's reordering, agents kept inside the world, the agent view, the state hash
- * and the statistics. */
+ * and the statistics; the digest of how a world was built, part by part. */
 #include <check.h>
 #include <ctype.h>
 #include <math.h>
@@ -11,6 +11,7 @@
 
 #include "engine/jobs.h"
 #include "engine/rng.h"
+#include "sim/core/digest.h"
 #include "throng/throng.h"
 #include "test_util.h"
 
@@ -155,6 +156,107 @@ START_TEST(test_stall_api) {
     ck_assert(th_world_get_stall_info(w, &si));
     ck_assert_float_eq(si.stall_time, 3.0f);
     th_world_destroy(w);
+}
+END_TEST
+
+/* ---- the digest of how a world was built ------------------------------------------------ */
+
+/* A small world with a map of 0.5 m cells (or `def` when given), a crowd and an agent. */
+static th_world *digest_world(const th_world_def *def, float max_speed) {
+    th_world_def wd = th_default_world_def();
+    wd.width = 20.0f;
+    wd.height = 10.0f;
+    wd.cell_size = 0.5f;
+    wd.threads = 1;
+    if (def) wd = *def;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    th_crowd_def cd = th_default_pedestrian_def();
+    cd.max_speed = max_speed;
+    cd.desired_speed_sd = 0.0f; /* speeds drawn from the seed would enter the agents part */
+    ck_assert_msg(IDX(th_world_add_crowd(w, &cd, &err)) == 0, "%s", err.message);
+    ck_assert(th_world_add_agent(w, CROWD_ID(0), th_v2(3, 3), th_v2(0, 0), &err).index1);
+    return w;
+}
+
+/* Two worlds built alike but for one thing: the digest part that covers it differs, and every
+ * part that does not cover it is the same. */
+static void digest_differs(th_world *a, th_world *b, th_digest_part part, const char *what,
+                           bool others_same) {
+    uint64_t da[TH_DIGEST_PARTS], db[TH_DIGEST_PARTS];
+    th_world_digest(a, da);
+    th_world_digest(b, db);
+    ck_assert_msg(da[part] != db[part], "%s: the %s part is the same", what,
+                  th_digest_part_name(part));
+    for (uint32_t p = 0; others_same && p < TH_DIGEST_PARTS; p++)
+        ck_assert_msg(p == (uint32_t)part || da[p] == db[p], "%s: the %s part differs too", what,
+                      th_digest_part_name(p));
+    th_world_destroy(a);
+    th_world_destroy(b);
+}
+
+START_TEST(test_digest_parts_follow_their_fields) {
+    th_world_def base = th_default_world_def();
+    base.width = 20.0f;
+    base.height = 10.0f;
+    base.cell_size = 0.5f;
+    base.threads = 1;
+    th_world_def d = base;
+    /* Built alike: every part the same. */
+    uint64_t da[TH_DIGEST_PARTS], db[TH_DIGEST_PARTS];
+    th_world *a = digest_world(&base, 2.0f), *b = digest_world(&base, 2.0f);
+    th_world_digest(a, da);
+    th_world_digest(b, db);
+    for (uint32_t p = 0; p < TH_DIGEST_PARTS; p++)
+        ck_assert_msg(da[p] == db[p], "built alike, the %s part differs", th_digest_part_name(p));
+    th_world_destroy(a);
+    th_world_destroy(b);
+    /* The world part: size, edges, timestep, cell size, stall time, step. A new size or cell
+     * size draws another map, so only the world part is asked for there. */
+    d.width = 21.0f;
+    digest_differs(digest_world(&base, 2.0f), digest_world(&d, 2.0f), TH_DIGEST_WORLD, "width",
+                   false);
+    d = base;
+    d.height = 11.0f;
+    digest_differs(digest_world(&base, 2.0f), digest_world(&d, 2.0f), TH_DIGEST_WORLD, "height",
+                   false);
+    d = base;
+    d.bounds = base.bounds == TH_BOUNDS_WRAP ? TH_BOUNDS_WALLS : TH_BOUNDS_WRAP;
+    digest_differs(digest_world(&base, 2.0f), digest_world(&d, 2.0f), TH_DIGEST_WORLD, "edges",
+                   true);
+    d = base;
+    d.timestep = base.timestep * 0.5f;
+    digest_differs(digest_world(&base, 2.0f), digest_world(&d, 2.0f), TH_DIGEST_WORLD, "timestep",
+                   true);
+    d = base;
+    d.cell_size = 1.0f;
+    digest_differs(digest_world(&base, 2.0f), digest_world(&d, 2.0f), TH_DIGEST_WORLD, "cell size",
+                   false);
+    d = base;
+    d.stall_time = 7.0f;
+    digest_differs(digest_world(&base, 2.0f), digest_world(&d, 2.0f), TH_DIGEST_WORLD, "stall time",
+                   true);
+    d = base;
+    d.seed = base.seed + 1u;
+    digest_differs(digest_world(&base, 2.0f), digest_world(&d, 2.0f), TH_DIGEST_SEED, "seed", true);
+    /* The map: one cell walled, or slowed. */
+    a = digest_world(&base, 2.0f);
+    b = digest_world(&base, 2.0f);
+    ck_assert(th_world_set_cell(b, 30, 15, TH_CELL_WALL, 0, NULL));
+    digest_differs(a, b, TH_DIGEST_MAP, "a wall", true);
+    a = digest_world(&base, 2.0f);
+    b = digest_world(&base, 2.0f);
+    ck_assert(th_world_set_cell(b, 30, 15, TH_CELL_OPEN, 3, NULL));
+    digest_differs(a, b, TH_DIGEST_MAP, "a cell's cost", true);
+    /* A crowd's parameter. */
+    digest_differs(digest_world(&base, 2.0f), digest_world(&base, 2.5f), TH_DIGEST_CROWDS,
+                   "max speed", true);
+    /* One agent more. */
+    a = digest_world(&base, 2.0f);
+    b = digest_world(&base, 2.0f);
+    ck_assert(th_world_add_agent(b, CROWD_ID(0), th_v2(6, 6), th_v2(0, 0), NULL).index1);
+    digest_differs(a, b, TH_DIGEST_AGENTS, "an agent", true);
 }
 END_TEST
 
@@ -642,6 +744,7 @@ static Suite *world_suite(void) {
     tcase_add_test(tc, test_hash_sees_one_ulp);
     tcase_add_test(tc, test_flock_stats);
     tcase_add_test(tc, test_stall_api);
+    tcase_add_test(tc, test_digest_parts_follow_their_fields);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -409,8 +409,9 @@ struct th_world {
     bool target_valid[TH_MAX_TARGETS];
     uint32_t target_count;
 
+    /* Made by th_world_create_checking: built to be validated, never stepped. */
+    bool checking;
     bool stepping;          /* inside th_world_step: calls that change the world are refused */
-    bool checking; /* made by th_world_create_checking: built to be validated, never stepped */
     bool validate;          /* check invariants inside every step (sim/core/validate.c) */
     bool validation_failed; /* a check failed; validation_error says which */
     char validation_error[320];

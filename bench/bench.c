@@ -28,9 +28,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/args.h"
+#include "app/output.h"
+#include "app/progress.h"
 #include "engine/alloc.h"
 #include "engine/jobs.h"
 #include "engine/profile.h"
@@ -108,7 +111,11 @@ static const char k_help[] =
     "Columns: agent-steps/s in millions (median, min and max of the runs); ns per agent-step;\n"
     "speed-up and efficiency (speed-up / threads) against 1 thread at the same agent count;\n"
     "neighbours seen per agent; peak engine heap in MiB and bytes per agent (counted through\n"
-    "the allocation hook, per configuration); mean ms per step of each phase.\n";
+    "the allocation hook, per configuration); mean ms per step of each phase.\n"
+    "\n"
+    "Exit code: 0 done, 1 runtime failure, 2 usage error, 128 + the signal when SIGINT,\n"
+    "SIGTERM or SIGHUP stopped it (at the next step: the configurations measured so far are\n"
+    "printed, and no --csv, --json or --trace file is written).\n";
 
 /* ---- memory: a size-tracking allocation hook ---------------------------------------------- */
 
@@ -303,18 +310,24 @@ static bool measure(const bench_opts *o, uint32_t agents, uint32_t threads, row 
     r->speedup = NAN;
     r->naive_rate = NAN;
     r->grid_ref_rate = NAN;
+    /* A signal stops it at the next step: the configuration is left unmeasured (false). */
     for (uint64_t rep = 0; rep < o->reps; rep++) {
+        if (th_interrupted()) return false;
         progress("bench: configuration %u/%u: %u agents, %u thread%s, run %" PRIu64 "/%" PRIu64,
                  config, configs, agents, threads, threads == 1 ? "" : "s", rep + 1, o->reps);
         mem_reset_peak();
         th_world *w = build(o, agents, threads);
         if (!w) return false;
-        for (uint64_t s = 0; s < o->warmup; s++) th_world_step(w);
+        for (uint64_t s = 0; s < o->warmup && !th_interrupted(); s++) th_world_step(w);
         th_world_reset_profile(w);
         uint32_t before = th_world_agent_count(w);
         uint64_t t0 = th_now_ns();
-        for (uint64_t s = 0; s < o->steps; s++) th_world_step(w);
+        for (uint64_t s = 0; s < o->steps && !th_interrupted(); s++) th_world_step(w);
         double secs = (double)(th_now_ns() - t0) * 1e-9;
+        if (th_interrupted()) {
+            th_world_destroy(w);
+            return false;
+        }
         /* Agents alive, not requested: a scene may shelter some during the run; the mean of the
          * counts before and after is the best single figure for the agents stepped. */
         r->alive = 0.5 * ((double)before + (double)th_world_agent_count(w));
@@ -352,7 +365,7 @@ static bool ref_state_take(const bench_opts *o, uint32_t agents, ref_state *st) 
     memset(st, 0, sizeof *st);
     th_world *w = build(o, agents, 1);
     if (!w) return false;
-    for (uint64_t s = 0; s < o->warmup; s++) th_world_step(w);
+    for (uint64_t s = 0; s < o->warmup && !th_interrupted(); s++) th_world_step(w);
     th_agent_view v = th_world_agents(w);
     uint32_t n = v.count;
     st->n = n;
@@ -398,7 +411,7 @@ static double measure_naive(const bench_opts *o, uint32_t agents) {
     /* O(N^2) per step: a few steps give a stable figure without dominating the run. */
     uint64_t steps = o->steps < 3 ? o->steps : 3;
     uint64_t t0 = th_now_ns();
-    for (uint64_t s = 0; s < steps; s++) {
+    for (uint64_t s = 0; s < steps && !th_interrupted(); s++) {
         ref_boids_step(&st.rw, st.dt, n, b, b + n, b + 2 * (size_t)n, b + 3 * (size_t)n, st.crowd,
                        b + 4 * (size_t)n, b + 5 * (size_t)n);
     }
@@ -427,7 +440,7 @@ static double measure_grid_ref(const bench_opts *o, uint32_t agents) {
         }
         ref_grid_step(&g, st.dt); /* untimed: first touch of its arrays */
         uint64_t t0 = th_now_ns();
-        for (uint64_t s = 0; s < steps; s++) ref_grid_step(&g, st.dt);
+        for (uint64_t s = 0; s < steps && !th_interrupted(); s++) ref_grid_step(&g, st.dt);
         double secs = (double)(th_now_ns() - t0) * 1e-9;
         rates[rep] = (double)n * (double)steps / secs;
         ref_grid_free(&g);
@@ -441,7 +454,7 @@ static bool record_trace(const bench_opts *o, FILE *out, uint32_t agents, uint32
     progress("bench: trace of %u agents, %u threads", agents, threads);
     th_world *w = build(o, agents, threads);
     if (!w) return false;
-    for (uint64_t s = 0; s < o->warmup; s++) th_world_step(w);
+    for (uint64_t s = 0; s < o->warmup && !th_interrupted(); s++) th_world_step(w);
     uint32_t workers = th_world_get_def(w).threads;
     /* Enough for every worker in every phase of every step; the cap only bites on runs of
      * hundreds of thousands of steps, whose trace no viewer would open anyway. */
@@ -454,7 +467,13 @@ static bool record_trace(const bench_opts *o, FILE *out, uint32_t agents, uint32
         th_world_destroy(w);
         return false;
     }
-    for (uint64_t s = 0; s < o->steps; s++) th_world_step(w);
+    for (uint64_t s = 0; s < o->steps && !th_interrupted(); s++) th_world_step(w);
+    if (th_interrupted()) { /* the caller writes no trace */
+        progress_clear();
+        th_world_trace_stop(w);
+        th_world_destroy(w);
+        return false;
+    }
     uint32_t count = 0;
     const th_trace_span *spans = th_world_trace_spans(w, &count);
     char title[160];
@@ -591,30 +610,65 @@ static void write_json(FILE *f, const bench_opts *o, const row *rows, uint32_t n
     fputs("\n  ]\n}\n", f);
 }
 
-static FILE *open_out(const char *path) {
-    FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "throng bench: cannot write '%s': %s\n", path, strerror(errno));
-    return f;
+/* An output, written whole or not at all once the sweep is done: a regular file (or a new one)
+ * under a temporary name beside it, renamed over it when complete (th_file_begin), so a reader
+ * never sees part of one and a bench stopped by a signal leaves what was there; a device or a
+ * FIFO as it is. */
+typedef struct out_file {
+    FILE *f;
+    const char *path; /* NULL: not asked for */
+    bool direct;      /* a device or a FIFO: written in place */
+    char tmp[4200];
+} out_file;
+
+static bool out_begin(out_file *o, const char *path) {
+    memset(o, 0, sizeof *o);
+    o->path = path;
+    if (!path) return true;
+    struct stat st;
+    o->direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    errno = 0;
+    o->f = o->direct ? fopen(path, "w") : th_file_begin(path, o->tmp, sizeof o->tmp);
+    if (!o->f)
+        fprintf(stderr, "throng bench: cannot write '%s': %s\n", path,
+                errno ? strerror(errno) : "the name is too long");
+    return o->f != NULL;
 }
 
-/* Close an output file, reporting a failed write (a full disk shows up here), or where it was
+/* Give up an output: the temporary file goes, the file at its path stays as it was. */
+static void out_abort(out_file *o) {
+    if (!o->f) return;
+    fclose(o->f);
+    if (!o->direct) unlink(o->tmp);
+    o->f = NULL;
+}
+
+/* Finish an output, reporting a failed write (a full disk shows up here), or where it was
  * written. */
-static bool close_out(FILE *f, const char *path, const char *what) {
-    if (!f) return true;
+static bool out_end(out_file *o, const char *what) {
+    if (!o->f) return true;
     /* Why a write failed: the flush of what is left (a full disk fails it again), else errno
-     * as the failed write left it, else the close's. */
+     * as the failed write left it, else the close's or the rename's. */
     errno = 0;
-    int e = fflush(f) != 0 || ferror(f) ? errno : 0;
-    bool ok = !ferror(f);
+    int e = fflush(o->f) != 0 || ferror(o->f) ? errno : 0;
+    bool ok = !ferror(o->f);
     errno = 0;
-    if (fclose(f) != 0) {
-        if (!e) e = errno;
+    if (o->direct) {
+        if (fclose(o->f) != 0) {
+            if (!e) e = errno;
+            ok = false;
+        }
+    } else if (!ok) {
+        out_abort(o);
+    } else if (!th_file_commit(o->f, o->tmp, o->path)) {
+        e = errno;
         ok = false;
     }
+    o->f = NULL;
     if (!ok)
-        fprintf(stderr, "throng bench: writing '%s' failed: %s\n", path,
+        fprintf(stderr, "throng bench: writing '%s' failed: %s\n", o->path,
                 e ? strerror(e) : "an earlier write failed");
-    else printf("%-6s %s\n", what, path);
+    else printf("%-6s %s\n", what, o->path);
     return ok;
 }
 
@@ -637,19 +691,16 @@ static int run(bench_opts *o) {
     /* Before any file is opened: none may be the scene, its map or another output. */
     if (o->files && !o->files(o->scene, o->csv, o->json, o->trace)) return TH_EXIT_USAGE;
 
-    FILE *csv = NULL, *json = NULL, *trace = NULL;
-    if ((o->csv && !(csv = open_out(o->csv))) || (o->json && !(json = open_out(o->json))) ||
-        (o->trace && !(trace = open_out(o->trace)))) {
-        if (csv) fclose(csv);
-        if (json) fclose(json);
-        return 1;
-    }
     row *rows = calloc(configs, sizeof *rows);
     if (!rows) {
         fprintf(stderr, "throng bench: out of memory\n");
         return 1;
     }
 
+    /* SIGINT, SIGTERM and SIGHUP stop the sweep at the next step: what was measured is
+     * printed, marked as interrupted, no output file is written, and the exit code is 128 +
+     * the signal. Caught from before the first line, so a signal sent on seeing it is. */
+    th_interrupt_install();
     printf("throng bench: scene %s, %" PRIu64 " steps after %" PRIu64 " warm-up, median of %" PRIu64
            " runs, seed %" PRIu64 ", %u cores, boids kernel %s",
            o->scene, o->steps, o->warmup, o->reps, o->seed, (unsigned)cores,
@@ -672,15 +723,19 @@ static int run(bench_opts *o) {
                 break;
             }
         }
-        if (status) break;
+        /* Interrupted: the configurations measured so far are shown, without references. */
+        if (status && !th_interrupted()) break;
         double one = NAN;
         for (uint32_t i = first; i < n; i++) {
             if (rows[i].threads == 1) one = rows[i].rate_med;
         }
-        double naive = o->agents[ai] <= o->naive_max ? measure_naive(o, o->agents[ai]) : NAN;
-        double grid_ref = o->agents[ai] <= o->grid_ref_max && !isnan(one)
+        double naive = o->agents[ai] <= o->naive_max && !th_interrupted()
+                           ? measure_naive(o, o->agents[ai])
+                           : NAN;
+        double grid_ref = o->agents[ai] <= o->grid_ref_max && !isnan(one) && !th_interrupted()
                               ? measure_grid_ref(o, o->agents[ai])
                               : NAN;
+        if (th_interrupted()) naive = grid_ref = NAN; /* cut short: no figure */
         for (uint32_t i = first; i < n; i++) {
             rows[i].speedup = rows[i].rate_med / one;
             if (rows[i].threads == 1) {
@@ -691,9 +746,13 @@ static int run(bench_opts *o) {
         progress_clear();
         for (uint32_t i = first; i < n; i++) print_row(&rows[i], cores);
         fflush(stdout);
+        if (th_interrupted()) status = 128 + th_interrupt_signal();
     }
 
-    if (status == 0) {
+    /* Every configuration measured: the summary and the files (a failed trace does not keep
+     * the CSV and the JSON from being written; a signal does). */
+    const bool swept = status == 0;
+    if (swept) {
         bool any_naive = false, any_grid_ref = false, over = false;
         for (uint32_t i = 0; i < n; i++) {
             any_naive = any_naive || !isnan(rows[i].naive_rate);
@@ -728,19 +787,41 @@ static int run(bench_opts *o) {
                        1e9 / r->grid_ref_rate, r->rate_med, r->rate_med / r->grid_ref_rate);
             }
         }
-        if (trace &&
-            !record_trace(o, trace, o->agents[o->n_agents - 1], o->threads[o->n_threads - 1])) {
+        out_file trace;
+        if (!out_begin(&trace, o->trace)) {
+            status = 1;
+        } else if (trace.f && !record_trace(o, trace.f, o->agents[o->n_agents - 1],
+                                            o->threads[o->n_threads - 1])) {
+            out_abort(&trace);
+            status = th_interrupted() ? 128 + th_interrupt_signal() : 1;
+        } else if (!out_end(&trace, "trace")) {
             status = 1;
         }
+    }
+    if (swept && !th_interrupted()) {
         uint64_t hwm = process_hwm();
         printf("\nprocess peak resident memory (VmHWM): %.1f MiB\n", (double)hwm / 1048576.0);
-        if (csv) write_csv(csv, o, rows, n);
-        if (json) write_json(json, o, rows, n, hwm);
+        out_file csv, json;
+        if (!out_begin(&csv, o->csv)) status = 1;
+        else if (csv.f) write_csv(csv.f, o, rows, n);
+        if (!out_end(&csv, "csv")) status = 1;
+        if (!out_begin(&json, o->json)) status = 1;
+        else if (json.f) write_json(json.f, o, rows, n, hwm);
+        if (!out_end(&json, "json")) status = 1;
     }
     progress_clear();
-    if (!close_out(csv, o->csv, "csv") || !close_out(json, o->json, "json") ||
-        !close_out(trace, o->trace, "trace")) {
-        status = 1;
+    if (status > 128) {
+        const int sig = status - 128;
+        printf("\nINTERRUPTED by signal %d (%s): %u of %u configurations measured, shown above; "
+               "the sweep stopped there%s\n",
+               sig, strsignal(sig), n, configs,
+               o->csv || o->json || o->trace
+                   ? "; no output file was written, those named by --csv, --json and --trace are "
+                     "as they were"
+                   : "");
+        fprintf(stderr,
+                "throng bench: interrupted by signal %d: %u of %u configurations measured\n", sig,
+                n, configs);
     }
     free(rows);
     return status;

@@ -1058,6 +1058,12 @@ PROBE(th_scene_load) {
     ck_assert_ptr_null(th_scene_load(NULL, NULL, NULL, &err));
     REFUSED();
 }
+PROBE(th_scene_check) {
+    (void)w;
+    CLEAR();
+    ck_assert(!th_scene_check(NULL, NULL, NULL, &err));
+    REFUSED();
+}
 PROBE(th_text_escape) {
     (void)w;
     char out[8] = "x";
@@ -1323,6 +1329,7 @@ static const struct {
     E(th_world_history),
     E(th_world_sheltered_by),
     E(th_scene_load),
+    E(th_scene_check),
     E(th_text_escape),
     E(th_demo_create),
     E(th_version),

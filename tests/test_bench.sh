@@ -191,4 +191,40 @@ else
     fail "unwritable output exits 2 before the sweep" "exit code $rc"
 fi
 
+# ---- signals: stop at the next step, print what was measured, write no part of a file -----
+# SIGINT (Ctrl-C), SIGTERM (service managers, `timeout`) and SIGHUP (a closed terminal) alike:
+# the first configuration (100 agents) is measured and printed, the signal comes while the
+# second (200,000 agents, 1,000 steps: far longer than the wait for the row) runs. The bench
+# stops at its next step, prints the measured row and a line saying it was interrupted after 1
+# of 2 configurations, exits 128 + the signal, and leaves the --csv and --json files as they
+# were, with no temporary file beside them.
+for sig in INT:130 TERM:143 HUP:129; do
+    name=SIG${sig%:*} code=${sig#*:}
+    rm -f "$tmp"/s.*
+    echo old >"$tmp/s.csv"
+    echo old >"$tmp/s.json"
+    "$bin" bench --agents 100,200000 --threads 1 --steps 1000 --warmup 0 --reps 1 --naive-max 0 \
+        --grid-ref-max 0 --csv "$tmp/s.csv" --json "$tmp/s.json" >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    # Wait for the first row (a condition, not a duration), at most 2 minutes.
+    for ((i = 0; i < 1200; i++)); do
+        sleep 0.1
+        grep -q '^      100        1 ' "$tmp/out" && break
+    done
+    kill -"${sig%:*}" "$pid"
+    wait "$pid"
+    rc=$?
+    if [[ $rc -ne $code ]]; then fail "$name" "exit code $rc, expected $code"
+    elif ! grep -q '^      100        1 ' "$tmp/out" || grep -q '^ *200000 ' "$tmp/out"; then
+        fail "$name" "not the one measured row"
+    elif ! grep -q "^INTERRUPTED by signal $((code - 128)) .*: 1 of 2 configurations measured" "$tmp/out"; then
+        fail "$name" "no line saying the sweep was interrupted"
+    elif [[ $(cat "$tmp/s.csv") != old || $(cat "$tmp/s.json") != old ]]; then
+        fail "$name" "an output file was changed"
+    elif [[ $(ls "$tmp" | grep -c '^s\.') -ne 2 ]]; then
+        fail "$name" "a temporary file was left: $(ls "$tmp" | grep '^s\.' | tr '\n' ' ')"
+    else pass "$name: the measured row, marked interrupted, outputs untouched, exit $code"
+    fi
+done
+
 finish

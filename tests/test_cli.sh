@@ -165,6 +165,55 @@ for args in "$tmp/threads64.yaml" "--threads 64 $tmp/threads0.yaml"; do
         pass "check refuses what run refuses: ${args##*/}"
     fi
 done
+# Scenes refused while the world is built (a squad with no way to its goal, a squad whose
+# formation, turned along its path, does not fit; an agent target past its crowd's agents) and
+# one the parser refuses: check
+# reports each with run's message, word for word, and the same exit code.
+walled='map:\n  cell_size: 1\n  legend: {"#": wall, ".": open}\n  ascii: |\n    ##########\n    #...#....#\n    #...#....#\n    #...#....#\n    ##########\n'
+printf "name: t\n$walled"'crowds:\n  - {name: a, count: 0}\nsquads:\n  - {crowd: a, count: 1, formation: column, start: [2.5, 2.5], goal: [7.5, 2.5], speed: 1}\n' >"$tmp/no_path.yaml"
+printf "name: t\n$walled"'crowds:\n  - {name: a, agents: [[2.5, 2.5]]}\ntargets:\n  - {name: g, agent: {crowd: a, index: 3}}\n' >"$tmp/no_agent.yaml"
+printf "name: t\n$walled"'crowds:\n  - {name: a, count: 0}\nsquads:\n  - {crowd: a, count: 5, formation: column, spacing: 1, start: [2.5, 2.5], goal: [2.5, 3.5], speed: 1}\n' >"$tmp/no_room.yaml"
+printf 'name: t\nworld: {size: [20, 20]}\ncrowds:\n  - {name: a, count: 3, colour: red}\n' >"$tmp/bad_key.yaml"
+for f in no_path no_room no_agent bad_key; do
+    run check "$tmp/$f.yaml"
+    check_rc=$rc
+    check_msg=$(cat "$tmp/err")
+    run run "$tmp/$f.yaml" --headless --steps 0
+    run_msg=$(sed 's/^throng run: //' "$tmp/err")
+    if [[ $check_rc -ne 2 || $rc -ne 2 ]]; then
+        fail "check = run: $f" "check exit $check_rc, run exit $rc, expected 2 and 2"
+    elif [[ $check_msg != "$run_msg" || $check_msg != "$tmp/$f.yaml:"[0-9]*:[0-9]*": "* ]]; then
+        fail "check = run: $f" "check said '$check_msg', run said '$run_msg'"
+    else
+        pass "check reports run's load error: $f"
+    fi
+done
+
+# check builds the world as run does but leaves out what only running needs: on a 4,096 x
+# 4,096 map with 8 threads, run's world holds river-map working memory for each worker (some
+# 14 bytes a cell each: 1.8 GiB for 8) and a nearest-bunker field, check's one worker's. Under
+# a 1.2 GB address-space cap check passes the scene and run cannot build it. Not under
+# sanitizers: their runtimes reserve far more address space than the cap leaves.
+if [[ -n ${ASAN_OPTIONS:-}${TSAN_OPTIONS:-} ]] || grep -aq -e __asan_init -e __tsan_init "$bin"; then
+    pass "check without run-only memory: skipped under a sanitizer"
+else
+    printf 'name: t\nthreads: 8\nmap:\n  cell_size: 1\n  generate:\n    city: {size: [4096, 4096], block: 12, street: 4, seed: 3}\ncrowds:\n  - {name: a, count: 1, spawn: {rect: [0, 0, 4096, 4096]}}\n' >"$tmp/big.yaml"
+    for cmd in check run; do
+        (
+            ulimit -v 1200000
+            if [[ $cmd == check ]]; then exec timeout 300 "$bin" check "$tmp/big.yaml" >"$tmp/out" 2>"$tmp/err"
+            else exec timeout 300 "$bin" run "$tmp/big.yaml" --headless --steps 0 >"$tmp/out" 2>"$tmp/err"
+            fi
+        )
+        eval "${cmd}_rc=$?"
+    done
+    # shellcheck disable=SC2154 # set by the eval above
+    if [[ $check_rc -eq 0 && $run_rc -ne 0 ]]; then
+        pass "check leaves out run-only memory: passes under a cap run's world does not fit"
+    else
+        fail "check leaves out run-only memory" "under 1.2 GB: check exit $check_rc (expected 0), run exit $run_rc (expected a refusal)"
+    fi
+fi
 # A pedestrian crowd in a world stepped longer than its bodies hold (0.05 s): refused where the
 # crowd is written, by check and run alike; at 0.05 s it loads.
 printf 'name: t\ntimestep: 0.25\nworld: {size: [20, 20]}\ncrowds:\n  - name: walkers\n    model: pedestrian\n    count: 10\n    spawn: {rect: [2, 2, 18, 18]}\n' >"$tmp/ped_dt.yaml"

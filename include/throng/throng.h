@@ -1656,6 +1656,15 @@ typedef struct th_scene_info {
 TH_API th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_info *info,
                                th_error *err);
 
+/** Validate the scene file at `path` as th_scene_load would load it, with the same options:
+ *  true when th_scene_load would succeed, else false with `err` filled with the very error it
+ *  would report. The world is built through the same calls, so every check is made, but what
+ *  only stepping needs (the nearest-bunker field, the river maps' working memory per worker)
+ *  is left out: much less memory and time on large maps. `info` (may be NULL) as for
+ *  th_scene_load. */
+TH_API bool th_scene_check(const char *path, const th_scene_opts *opts, th_scene_info *info,
+                           th_error *err);
+
 /** Text from a scene file or a user (a name, a path) made safe to print: `len` bytes of `t`
  *  written to `out` (`cap` bytes, NUL-terminated), control characters, C1 controls and bidi
  *  characters escaped as \xHH or \uHHHH, cut at a character boundary when `out` is full. The

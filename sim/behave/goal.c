@@ -452,7 +452,9 @@ bool th_goal_congestion_add(th_world *w, const th_goal_def *g, th_crowd_rt *c, t
     for (uint32_t i = 0; i < m->ncells; i++) k->cost[i] = (uint16_t)(m->cost[i] * k->scale);
     th_navmap cm = *m;
     cm.cost = k->cost;
-    const int rc = th_nav_field_compute(&k->field, &cm, w->nav.scratch[0]);
+    /* Read only by steps: a world built to be checked leaves it out. */
+    const int rc =
+        w->checking ? TH_NAV_OK : th_nav_field_compute(&k->field, &cm, w->nav.scratch[0]);
     if (rc != TH_NAV_OK) {
         th_free(k->cost);
         th_nav_field_free(&k->field);

@@ -578,6 +578,10 @@ bool th_world_step_error(const th_world *w, th_error *err) {
 void th_world_step(th_world *w) {
     if (!w) return;
     if (!TH_ASSERT(!w->stepping)) return; /* stepped from inside its own step */
+    if (w->checking) {
+        th_step_fail(w, TH_ERR_STATE, "a world built only to be checked is never stepped");
+        return;
+    }
     w->stepping = true;
     if (w->trace) step_body(w, true);
     else step_body(w, false);

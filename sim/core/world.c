@@ -42,6 +42,10 @@ const char *th_phase_name(th_phase phase) {
 static bool valid_dim(float v) { return isfinite(v) && v > 0.0f && v <= TH_MAX_WORLD_DIM; }
 
 th_world *th_world_create(const th_world_def *def, th_error *err) {
+    return th_world_create_checking(def, false, err);
+}
+
+th_world *th_world_create_checking(const th_world_def *def, bool checking, th_error *err) {
     th_world_def d = def ? *def : th_default_world_def();
     if (!valid_dim(d.width) || !valid_dim(d.height)) {
         th_error_set(err, TH_ERR_INVALID, "world size must be in (0, %g] metres, got %g x %g",
@@ -114,6 +118,7 @@ th_world *th_world_create(const th_world_def *def, th_error *err) {
         return NULL;
     }
     w->def = d;
+    w->checking = checking;
     w->stall_time = d.stall_time > 0.0f ? d.stall_time : TH_STALL_TIME_DEFAULT;
     w->wrap = d.bounds == TH_BOUNDS_WRAP;
     /* The host's callbacks have the engine's task types (same parameters), so they are passed

@@ -409,6 +409,8 @@ struct th_world {
     bool target_valid[TH_MAX_TARGETS];
     uint32_t target_count;
 
+    /* Made by th_world_create_checking: built to be validated, never stepped. */
+    bool checking;
     bool stepping;          /* inside th_world_step: calls that change the world are refused */
     bool validate;          /* check invariants inside every step (sim/core/validate.c) */
     bool validation_failed; /* a check failed; validation_error says which */
@@ -452,6 +454,13 @@ static inline th_vec2 th_min_image(th_vec2 d, bool wrap, float W, float H) {
     }
     return d;
 }
+
+/* sim/core/world.c: th_world_create, or with `checking` a world built only to be validated
+ * (`throng check`): every call that builds it makes the same checks and reports the same
+ * errors, but what only stepping needs is left out (the nearest-bunker field, the river maps'
+ * working memory of all workers but one). Such a world is never stepped: th_world_step leaves it
+ * as it is and says so through th_world_step_error. */
+th_world *th_world_create_checking(const th_world_def *def, bool checking, th_error *err);
 
 /* sim/core/step.c: an error inside a step, such as memory short for a scratch array that grows
  * (an endless spawner's): the step cannot return it, and it is no programmer error, so it is

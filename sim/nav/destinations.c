@@ -47,7 +47,8 @@ int th_nav_add_destinations(th_world *w, const th_destination *goals, uint32_t c
     int rc = th_nav_field_init(f, &n->map, count);
     if (rc == TH_NAV_OK) rc = th_nav_field_set_goals(f, g, count);
     th_navmap_update_moves(&n->map, w->pool);
-    if (rc == TH_NAV_OK) rc = th_nav_field_compute(f, &n->map, n->scratch[0]);
+    /* Its distances are read only by steps: a world built to be checked leaves them out. */
+    if (rc == TH_NAV_OK && !w->checking) rc = th_nav_field_compute(f, &n->map, n->scratch[0]);
     th_free(g);
     if (rc != TH_NAV_OK) {
         th_nav_field_free(f);

@@ -27,15 +27,18 @@ bool th_nav_world_init(th_world *w) {
      * nine at every cell set. */
     th_navmap_defer_moves(&n->map);
     n->present = true;
+    /* A world built to be checked computes destination fields (on worker 0's scratch) but
+     * never steps: one scratch, and no nearest-bunker field. */
+    const uint32_t scratches = w->checking ? 1u : w->workers;
     n->scratch = th_calloc(w->workers, sizeof *n->scratch);
     n->bunker_at = th_alloc(n->map.ncells);
     n->opened = th_calloc(TH_NAV_REPAIR_MAX, sizeof *n->opened);
     if (!n->scratch || !n->bunker_at || !n->opened) return false;
     memset(n->bunker_at, -1, n->map.ncells);
-    for (uint32_t i = 0; i < w->workers; i++) {
+    for (uint32_t i = 0; i < scratches; i++) {
         if (!(n->scratch[i] = th_nav_scratch_create(&n->map))) return false;
     }
-    if (th_nav_combined_init(&n->combined, &n->map) != TH_NAV_OK) return false;
+    if (!w->checking && th_nav_combined_init(&n->combined, &n->map) != TH_NAV_OK) return false;
     n->fields_stale = n->combined_stale = n->walls_stale = true;
     return true;
 }

@@ -9,6 +9,7 @@
 #include "engine/jobs.h"
 #include "engine/rng.h"
 #include "sim/core/error.h"
+#include "sim/core/world.h"
 #include "sim/nav/nav.h"
 #include "sim/scene/scene_internal.h"
 
@@ -429,7 +430,8 @@ static bool fits_in_memory(const th_scene *s, uint32_t threads, const agent_sour
                          (unsigned long long)(TH_SCENE_MAX_WORLD_BYTES >> 20), found, parts, hint);
 }
 
-th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error *err) {
+th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, bool checking,
+                         th_error *err) {
     th_scene_opts o = opts ? *opts : (th_scene_opts){0};
     uint64_t random_total = 0, fixed_total = 0;
     for (uint32_t c = 0; c < s->crowd_count; c++) {
@@ -482,7 +484,7 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
         TH_SCENE_NOMEM(s, NULL, "map", err, "out of memory");
         return NULL;
     }
-    th_world *w = th_world_create(&wd, err);
+    th_world *w = th_world_create_checking(&wd, checking, err);
     bool ok = w != NULL;
     if (!ok) th_scene_refused(s, s->doc.root, "(file)", err);
     if (ok && s->has_map) {
@@ -600,8 +602,8 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error 
     return w;
 }
 
-th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_info *info,
-                        th_error *err) {
+static th_world *load(const char *path, const th_scene_opts *opts, bool checking,
+                      th_scene_info *info, th_error *err) {
     if (!path) {
         th_error_set(err, TH_ERR_INVALID, "scene: no path");
         return NULL;
@@ -611,7 +613,7 @@ th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_in
         th_scene_free(&s);
         return NULL;
     }
-    th_world *w = th_scene_build(&s, opts, err);
+    th_world *w = th_scene_build(&s, opts, checking, err);
     if (w && info) {
         memset(info, 0, sizeof *info);
         memcpy(info->name, s.name, sizeof info->name);
@@ -633,4 +635,16 @@ th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_in
     }
     th_scene_free(&s);
     return w;
+}
+
+th_world *th_scene_load(const char *path, const th_scene_opts *opts, th_scene_info *info,
+                        th_error *err) {
+    return load(path, opts, false, info, err);
+}
+
+bool th_scene_check(const char *path, const th_scene_opts *opts, th_scene_info *info,
+                    th_error *err) {
+    th_world *w = load(path, opts, true, info, err);
+    th_world_destroy(w);
+    return w != NULL;
 }

@@ -382,7 +382,9 @@ bool th_scene_build_flow(th_world *w, const th_scene *s, th_error *err);
  * that, those with neither (also put in *endless) what they add in the scene's `steps`. */
 uint64_t th_scene_flow_agents(const th_scene *s, uint64_t *endless);
 
-/* scene_build.c */
-th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, th_error *err);
+/* scene_build.c: the world of a parsed scene; with `checking`, one built only to be validated
+ * (th_world_create_checking): the same calls, the same errors, no run-only structures. */
+th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, bool checking,
+                         th_error *err);
 
 #endif

@@ -6,7 +6,7 @@
 #     in the scene's header (2 trips, the last rider out at 72 s);
 #   - the same state hash on 1, 2 and 3 threads;
 #   - scene errors at their line and column, and the world's refusals at the elevator that
-#     asked for them.
+#     asked for them: a stop on a stair's seam (a landing, a flight's top row) among them.
 #
 # usage: test_elevators_cli.sh path/to/throng scenes/verification/elevator.yaml
 set -u
@@ -102,6 +102,33 @@ PY
 else
     fail "policy: collective" "$(cat "$tmp/err")"
 fi
+
+# A stop on a stair's seam is refused at the elevator that asks for it: the landing's cells
+# (both of its two) and the flight's top row, in office.yaml's building (its stair `west` runs
+# up cells [1, 3, 2, 9] to the landing [25, 10]-[26, 10]); the cell beyond the landing is fine.
+office=$(dirname "$scene")/../office.yaml
+seam() {
+    local name=$1 ground=$2 first=$3
+    {
+        cat "$office"
+        printf 'elevators: [{name: lift, stops: [{level: ground, cell: %s}, {level: first, cell: %s}], capacity: 4, speed: 1, crowds: [staff]}]\n' "$ground" "$first"
+    } >"$tmp/seam.yaml"
+    line=$(($(wc -l <"$office") + 1))
+}
+seam "a stop on a landing" "[12, 6]" "[25, 10]"
+expect_scene_error "a stop on a stair's landing" "$tmp/seam.yaml" "$line:13:" "cell (25, 10) of level 'first' is on a stair's seam"
+seam "a stop on a landing's second cell" "[12, 6]" "[26, 10]"
+expect_scene_error "a stop on the second cell of a stair's landing" "$tmp/seam.yaml" "$line:13:" "cell (26, 10) of level 'first' is on a stair's seam"
+seam "a stop on a flight's top row" "[2, 9]" "[35, 6]"
+run run "$tmp/seam.yaml" --headless --steps 10
+if [[ $rc -eq 2 ]] && grep -qF "seam.yaml:$line:13:" "$tmp/err" && grep -qF "cell (2, 9) of level 'ground' is on a stair's seam" "$tmp/err"; then
+    pass "throng run refuses a stop on a flight's top row"
+else
+    fail "throng run refuses a stop on a flight's top row" "exit code $rc"
+fi
+seam "a stop beyond the landing" "[12, 6]" "[26, 11]"
+run check "$tmp/seam.yaml"
+if [[ $rc -eq 0 ]]; then pass "a stop just beyond a landing loads"; else fail "a stop just beyond a landing" "exit code $rc"; fi
 
 printf 'name: bad\nmap: {cell_size: 1, legend: {".": open}, ascii: "....\\n....\\n"}\ncrowds: [{name: p, model: pedestrian, agents: [[1, 1]]}]\nlevels: [{name: a, cells: [0, 0, 3, 1]}]\nelevators: []\n' >"$tmp/onelevel.yaml"
 expect_scene_error "elevators with one level" "$tmp/onelevel.yaml" "5:12:" "at least two"

@@ -101,11 +101,20 @@ th_elevator_id th_world_add_elevator(th_world *w, const th_elevator_def *def, th
         }
         const th_level *lv = &n->level[l - 1];
         if (st->x < lv->x0 || st->x > lv->x1 || st->y < lv->y0 || st->y > lv->y1 ||
-            th_navmap_is_blocked(&n->map, st->x, st->y) ||
-            (n->map.flags[(uint32_t)st->y * (uint32_t)n->map.w + (uint32_t)st->x] &
-             TH_NAV_FLAG_SEAM)) {
+            th_navmap_is_blocked(&n->map, st->x, st->y)) {
             th_error_set(err, TH_ERR_BLOCKED,
                          "elevator '%s' stop %u: cell (%d, %d) is not an open cell of level '%s'",
+                         name, s, st->x, st->y, lv->name);
+            return (th_elevator_id){0};
+        }
+        /* A stair's seam: the flight's top row and its landing, whose edges are glued across
+         * (the blocked cells beyond them are walls, refused above). */
+        if (n->map.flags[(uint32_t)st->y * (uint32_t)n->map.w + (uint32_t)st->x] &
+            TH_NAV_FLAG_LINK) {
+            th_error_set(err, TH_ERR_BLOCKED,
+                         "elevator '%s' stop %u: cell (%d, %d) of level '%s' is on a stair's "
+                         "seam (a landing or a flight's top row); expected a cell off every "
+                         "stair's seam",
                          name, s, st->x, st->y, lv->name);
             return (th_elevator_id){0};
         }
@@ -258,6 +267,15 @@ bool th_world_get_elevator(const th_world *w, th_elevator_id elevator, th_elevat
     out->carried = e->carried;
     out->last_out = e->last_out;
     return true;
+}
+
+uint32_t th_lifts_stop_at(const th_world *w, int32_t x, int32_t y) {
+    for (uint32_t e = 0; e < th_world_elevator_count(w); e++) {
+        const th_lift *l = &w->lifts->lift[e];
+        for (uint32_t s = 0; s < l->stops; s++)
+            if (l->stop[s].x == x && l->stop[s].y == y) return e + 1u;
+    }
+    return 0;
 }
 
 /* ---- the step ---------------------------------------------------------------------------- */

@@ -87,6 +87,9 @@ static inline bool th_lift_riding(const th_world *w, uint32_t k) {
     return w->lifts && w->level[k] == TH_LEVEL_RIDING;
 }
 
+/* The elevator with a stop at cell (x, y), as its index + 1, or 0: a stair is not glued there. */
+uint32_t th_lifts_stop_at(const th_world *w, int32_t x, int32_t y);
+
 /* bookkeeping: run the cars for one step. */
 void th_lifts_update(th_world *w);
 /* The cars' state and who rides them, into the state hash. */

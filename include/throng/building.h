@@ -133,7 +133,8 @@ TH_API th_stair_id th_world_stair_at(const th_world *w, th_vec2 p);
 
 /** One stop of an elevator: the open cell in front of its doors on one level, off every
  *  stair's seam (not a landing's cell nor a flight's top row). Riders wait within the
- *  elevator's `radius` of the cell's centre, board there, and step out there. */
+ *  elevator's `radius` of the cell's centre, or within a body's width of the cell, board there,
+ *  and step out there. */
 typedef struct th_elevator_stop {
     th_level_id level;
     int32_t x, y;
@@ -177,7 +178,8 @@ typedef struct th_elevator_def {
     float door_time;           /* seconds to open, and again to close */
     float dwell;               /* seconds the doors stay open after the last rider in or out */
     float board_time;          /* seconds per rider stepping in or out; 0 = all at once */
-    float radius;              /* metres around a stop's cell centre where riders wait and board;
+    float radius;              /* metres around a stop's cell centre where riders wait and board
+                                  (and within a body's width of the cell at any radius);
                                   0 = 1.5 m */
     const th_crowd_id *crowds; /* the crowds it serves (pedestrian crowds), crowd_count of them */
     uint32_t crowd_count;
@@ -205,6 +207,7 @@ typedef struct th_elevator_info {
     float patience;   /* seconds; 0 = agents wait for ever */
     uint64_t gave_up; /* agents that waited `patience` and took their crowd's goal instead */
     double last_out;  /* world time of the last rider stepping out, seconds; -1 before */
+    uint32_t walking; /* agents it serves walking to one of its stops, not yet within reach */
 } th_elevator_info;
 
 /** Add an elevator (before the first step, after its levels and crowds). The null handle with

@@ -493,8 +493,9 @@ static void print_building(FILE *out, const th_world *w) {
         if (ei.gave_up)
             fprintf(out, ", %llu gave up waiting after %.0f s", (unsigned long long)ei.gave_up,
                     (double)ei.patience);
-        fprintf(out, ", %u riding, %u waiting; %s %s %s\n", ei.riders, ei.waiting, states[ei.state],
-                ei.state == TH_ELEVATOR_MOVING ? "to" : "at",
+        fprintf(out, ", %u riding, %u waiting", ei.riders, ei.waiting);
+        if (ei.walking) fprintf(out, ", %u walking to its stops", ei.walking);
+        fprintf(out, "; %s %s %s\n", states[ei.state], ei.state == TH_ELEVATOR_MOVING ? "to" : "at",
                 ei.state == TH_ELEVATOR_MOVING ? to.name : at.name);
     }
 }
@@ -817,8 +818,11 @@ static void json_building(FILE *j, const th_world *w) {
                 (unsigned long long)ei.trips, (unsigned long long)ei.carried);
         if (ei.carried) fprintf(j, "%.6f", ei.last_out);
         else fprintf(j, "null");
-        fprintf(j, ", \"riders\": %u, \"waiting\": %u, \"patience_s\": %.6g, \"gave_up\": %llu}",
-                ei.riders, ei.waiting, (double)ei.patience, (unsigned long long)ei.gave_up);
+        fprintf(j,
+                ", \"riders\": %u, \"waiting\": %u, \"walking\": %u, \"patience_s\": %.6g, "
+                "\"gave_up\": %llu}",
+                ei.riders, ei.waiting, ei.walking, (double)ei.patience,
+                (unsigned long long)ei.gave_up);
     }
 }
 

@@ -1,6 +1,7 @@
 /* Elevators: evacuations by car against their hand calculation (trips of travel, doors,
  * boarding, dwell and stepping out), the order stops are served in, riders out of everyone's
- * reach, the same state at 1, 2, 3 and 8 threads, and the refusals. */
+ * reach, the same state at 1, 2, 3 and 8 threads, and the refusals (stops on a stair's seam
+ * among them). */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -474,6 +475,87 @@ START_TEST(refusals) {
 }
 END_TEST
 
+/* Two levels of 20 x 10 cells of 0.5 m, a: x 0-19, b: x 20-39 (3 m up), a pedestrian crowd,
+ * and the walls of a stair `up` the flight (2, 2)-(2, 6) on a to the landing (22, 7) on b: the
+ * cell beyond the flight's top and the stairwell's cell behind the landing. */
+static th_world *stair_world(th_crowd_id *walkers, th_stair_def *up) {
+    th_world_def wd = th_default_world_def();
+    wd.width = 20.0f;
+    wd.height = 5.0f;
+    wd.cell_size = 0.5f;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert(w != NULL);
+    th_level_def a = {"a", 0, 0, 19, 9, 0.0f}, b = {"b", 20, 0, 39, 9, 3.0f};
+    ck_assert(th_world_add_level(w, &a, &err).index1 == 1);
+    ck_assert(th_world_add_level(w, &b, &err).index1 == 2);
+    th_crowd_def cd = th_default_crowd_def();
+    cd.model = TH_MODEL_PEDESTRIAN;
+    cd.body_radius = 0.2f;
+    *walkers = th_world_add_crowd(w, &cd, &err);
+    ck_assert_msg(walkers->index1, "%s", err.message);
+    ck_assert(th_world_set_cell(w, 2, 7, TH_CELL_WALL, 0, &err));
+    ck_assert(th_world_set_cell(w, 22, 6, TH_CELL_WALL, 0, &err));
+    *up = (th_stair_def){.name = "up", 2, 2, 2, 6, TH_STAIR_NORTH, 22, 7, 0.0f, 0.0f, 0.0f};
+    return w;
+}
+
+/* No stop on a stair's seam, whichever comes first: the stair, then a stop on its landing or on
+ * its flight's top row; or the stop, then a stair glued at it. A stop next to the landing, or
+ * on the flight below its top row, is fine. */
+START_TEST(stops_off_the_seams) {
+    th_crowd_id walkers;
+    th_stair_def up;
+    th_error err;
+    th_world *w = stair_world(&walkers, &up);
+    ck_assert_msg(th_world_add_stair(w, &up, &err).index1 == 1, "%s", err.message);
+    th_elevator_def d = {.name = "car",
+                         .stop_count = 2,
+                         .capacity = 4,
+                         .speed = 1.0f,
+                         .crowds = &walkers,
+                         .crowd_count = 1};
+    d.stops[0] = (th_elevator_stop){{1}, 10, 5};
+    d.stops[1] = (th_elevator_stop){{2}, 22, 7}; /* the landing */
+    ck_assert(!th_world_add_elevator(w, &d, &err).index1);
+    TH_TEST_ERR(err, TH_ERR_BLOCKED);
+    ck_assert_msg(strstr(err.message, "cell (22, 7) of level 'b' is on a stair's seam"), "%s",
+                  err.message);
+    d.stops[0] = (th_elevator_stop){{1}, 2, 6}; /* the flight's top row */
+    d.stops[1] = (th_elevator_stop){{2}, 30, 5};
+    ck_assert(!th_world_add_elevator(w, &d, &err).index1);
+    TH_TEST_ERR(err, TH_ERR_BLOCKED);
+    ck_assert_msg(strstr(err.message, "cell (2, 6) of level 'a' is on a stair's seam"), "%s",
+                  err.message);
+    d.stops[0] = (th_elevator_stop){{1}, 2, 5};  /* on the flight, below its top row */
+    d.stops[1] = (th_elevator_stop){{2}, 22, 8}; /* beyond the landing */
+    ck_assert_msg(th_world_add_elevator(w, &d, &err).index1 == 1, "%s", err.message);
+    th_world_destroy(w);
+
+    w = stair_world(&walkers, &up);
+    d.crowds = &walkers;
+    d.stops[0] = (th_elevator_stop){{1}, 10, 5};
+    d.stops[1] = (th_elevator_stop){{2}, 22, 7};
+    ck_assert_msg(th_world_add_elevator(w, &d, &err).index1 == 1, "%s", err.message);
+    ck_assert(!th_world_add_stair(w, &up, &err).index1);
+    TH_TEST_ERR(err, TH_ERR_INVALID);
+    ck_assert_msg(strstr(err.message, "the landing is a stop of elevator 'car' (cell (22, 7))"),
+                  "%s", err.message);
+    ck_assert_uint_eq(th_world_stair_count(w), 0);
+    th_world_destroy(w);
+
+    w = stair_world(&walkers, &up);
+    d.crowds = &walkers;
+    d.stops[0] = (th_elevator_stop){{1}, 2, 6};
+    d.stops[1] = (th_elevator_stop){{2}, 30, 5};
+    ck_assert_msg(th_world_add_elevator(w, &d, &err).index1 == 1, "%s", err.message);
+    ck_assert(!th_world_add_stair(w, &up, &err).index1);
+    ck_assert_msg(strstr(err.message, "the flight's top row is a stop of elevator 'car'"), "%s",
+                  err.message);
+    th_world_destroy(w);
+}
+END_TEST
+
 static void setup(void) { ck_assert(th_test_dir_make("elevators")); }
 static void teardown(void) { th_test_dir_remove(); }
 
@@ -491,6 +573,7 @@ static Suite *elevators_suite(void) {
     tcase_add_test(tc, many_step_out_at_once);
     tcase_add_test(tc, same_state_at_any_thread_count);
     tcase_add_test(tc, refusals);
+    tcase_add_test(tc, stops_off_the_seams);
     suite_add_tcase(s, tc);
     return s;
 }

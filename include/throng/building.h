@@ -121,7 +121,8 @@ TH_API th_level_id th_world_level_at(const th_world *w, th_vec2 p);
 /** Add a stair (before the first step, after its levels and the map's cells). The null handle
  *  with `err` filled when the flight is not all open cells of one level, the landing is not
  *  open cells of a higher level, a cell across the glued edge on either side is open
- *  (TH_ERR_BLOCKED), the edge is glued already, or a length or factor is out of range. */
+ *  (TH_ERR_BLOCKED), the edge is glued already, an elevator has a stop on the flight's top row
+ *  or the landing, or a length or factor is out of range. */
 TH_API th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *err);
 TH_API uint32_t th_world_stair_count(const th_world *w);
 TH_API bool th_world_get_stair(const th_world *w, th_stair_id stair, th_stair_info *out);
@@ -130,8 +131,10 @@ TH_API th_stair_id th_world_find_stair(const th_world *w, const char *name);
 /** The stair whose flight holds `p`, or the null handle. */
 TH_API th_stair_id th_world_stair_at(const th_world *w, th_vec2 p);
 
-/** One stop of an elevator: the open cell in front of its doors on one level. Riders wait
- *  within the elevator's `radius` of the cell's centre, board there, and step out there. */
+/** One stop of an elevator: the open cell in front of its doors on one level, off every
+ *  stair's seam (not a landing's cell nor a flight's top row). Riders wait within the
+ *  elevator's `radius` of the cell's centre, or within a body's width of the cell, board there,
+ *  and step out there. */
 typedef struct th_elevator_stop {
     th_level_id level;
     int32_t x, y;
@@ -175,7 +178,8 @@ typedef struct th_elevator_def {
     float door_time;           /* seconds to open, and again to close */
     float dwell;               /* seconds the doors stay open after the last rider in or out */
     float board_time;          /* seconds per rider stepping in or out; 0 = all at once */
-    float radius;              /* metres around a stop's cell centre where riders wait and board;
+    float radius;              /* metres around a stop's cell centre where riders wait and board
+                                  (and within a body's width of the cell at any radius);
                                   0 = 1.5 m */
     const th_crowd_id *crowds; /* the crowds it serves (pedestrian crowds), crowd_count of them */
     uint32_t crowd_count;
@@ -203,12 +207,14 @@ typedef struct th_elevator_info {
     float patience;   /* seconds; 0 = agents wait for ever */
     uint64_t gave_up; /* agents that waited `patience` and took their crowd's goal instead */
     double last_out;  /* world time of the last rider stepping out, seconds; -1 before */
+    uint32_t walking; /* agents it serves walking to one of its stops, not yet within reach */
 } th_elevator_info;
 
 /** Add an elevator (before the first step, after its levels and crowds). The null handle with
- *  `err` filled when a stop is not an open cell of its level, two stops share a level, a crowd
- *  is not a pedestrian crowd or is served by another elevator, or a number is out of range.
- *  Each stop but the discharge one takes a destination field (TH_MAX_DESTINATION_FIELDS). */
+ *  `err` filled when a stop is not an open cell of its level or lies on a stair's seam
+ *  (TH_ERR_BLOCKED), two stops share a level, a crowd is not a pedestrian crowd or is served
+ *  by another elevator, or a number is out of range. Each stop but the discharge one takes a
+ *  destination field (TH_MAX_DESTINATION_FIELDS). */
 TH_API th_elevator_id th_world_add_elevator(th_world *w, const th_elevator_def *def, th_error *err);
 TH_API uint32_t th_world_elevator_count(const th_world *w);
 TH_API bool th_world_get_elevator(const th_world *w, th_elevator_id elevator,

@@ -101,11 +101,20 @@ th_elevator_id th_world_add_elevator(th_world *w, const th_elevator_def *def, th
         }
         const th_level *lv = &n->level[l - 1];
         if (st->x < lv->x0 || st->x > lv->x1 || st->y < lv->y0 || st->y > lv->y1 ||
-            th_navmap_is_blocked(&n->map, st->x, st->y) ||
-            (n->map.flags[(uint32_t)st->y * (uint32_t)n->map.w + (uint32_t)st->x] &
-             TH_NAV_FLAG_SEAM)) {
+            th_navmap_is_blocked(&n->map, st->x, st->y)) {
             th_error_set(err, TH_ERR_BLOCKED,
                          "elevator '%s' stop %u: cell (%d, %d) is not an open cell of level '%s'",
+                         name, s, st->x, st->y, lv->name);
+            return (th_elevator_id){0};
+        }
+        /* A stair's seam: the flight's top row and its landing, whose edges are glued across
+         * (the blocked cells beyond them are walls, refused above). */
+        if (n->map.flags[(uint32_t)st->y * (uint32_t)n->map.w + (uint32_t)st->x] &
+            TH_NAV_FLAG_LINK) {
+            th_error_set(err, TH_ERR_BLOCKED,
+                         "elevator '%s' stop %u: cell (%d, %d) of level '%s' is on a stair's "
+                         "seam (a landing or a flight's top row); expected a cell off every "
+                         "stair's seam",
                          name, s, st->x, st->y, lv->name);
             return (th_elevator_id){0};
         }
@@ -257,7 +266,17 @@ bool th_world_get_elevator(const th_world *w, th_elevator_id elevator, th_elevat
     out->trips = e->trips;
     out->carried = e->carried;
     out->last_out = e->last_out;
+    out->walking = e->walking;
     return true;
+}
+
+uint32_t th_lifts_stop_at(const th_world *w, int32_t x, int32_t y) {
+    for (uint32_t e = 0; e < th_world_elevator_count(w); e++) {
+        const th_lift *l = &w->lifts->lift[e];
+        for (uint32_t s = 0; s < l->stops; s++)
+            if (l->stop[s].x == x && l->stop[s].y == y) return e + 1u;
+    }
+    return 0;
 }
 
 /* ---- the step ---------------------------------------------------------------------------- */
@@ -290,13 +309,14 @@ typedef struct lift_cand {
  * order: the same list as one process. */
 static void share_waiting(th_world *w) {
     struct th_lifts *ls = w->lifts;
-    uint32_t waiting[TH_MAX_ELEVATORS * (TH_MAX_ELEVATOR_STOPS + 1)];
+    uint32_t waiting[TH_MAX_ELEVATORS * (TH_MAX_ELEVATOR_STOPS + 2)];
     lift_cand mine[TH_MAX_ELEVATORS * TH_MAX_CAR];
     uint32_t n = 0, m = 0;
     for (uint32_t e = 0; e < ls->count; e++) {
         th_lift *l = &ls->lift[e];
         for (uint32_t s = 0; s < l->stops; s++) waiting[n++] = l->stop[s].waiting;
         waiting[n++] = l->quit;
+        waiting[n++] = l->walking;
         for (uint32_t i = 0; i < l->cand_count; i++)
             mine[m++] = (lift_cand){l->cand[i], l->cand_d2[i], e};
         l->cand_count = 0;
@@ -309,6 +329,7 @@ static void share_waiting(th_world *w) {
     for (uint32_t e = 0; e < ls->count; e++) {
         for (uint32_t s = 0; s < ls->lift[e].stops; s++) ls->lift[e].stop[s].waiting = waiting[n++];
         ls->lift[e].quit = waiting[n++];
+        ls->lift[e].walking = waiting[n++];
     }
     for (uint32_t i = 0; i < total; i++)
         add_candidate(&ls->lift[all[i].lift], all[i].id, all[i].d2);
@@ -325,6 +346,7 @@ static void count_waiting(th_world *w) {
         for (uint32_t s = 0; s < ls->lift[e].stops; s++) ls->lift[e].stop[s].waiting = 0;
         ls->lift[e].cand_count = 0;
         ls->lift[e].quit = 0;
+        ls->lift[e].walking = 0;
     }
     for (uint32_t k = 0; k < w->count; k++) {
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[k]];
@@ -344,8 +366,11 @@ static void count_waiting(th_world *w) {
         const uint32_t s1 = e->stop_on_level[l - 1u];
         if (!s1 || s1 - 1u == e->discharge) continue;
         th_lift_stop *st = &e->stop[s1 - 1u];
+        if (!th_lift_in_reach(w, e, st, p, w->crowd_radius[a->crowd[k]])) {
+            e->walking++;
+            continue;
+        }
         const float d2 = th_v2_len2(th_v2_sub(p, st->at));
-        if (d2 > e->radius * e->radius) continue;
         /* Its wait counts from the step it first stood within reach of the stop; once it has
          * waited `patience`, it gives up and follows its crowd's goal for good. */
         uint64_t *since = &w->lift_wait[slot];

@@ -17,6 +17,8 @@
 #ifndef TH_SIM_ELEVATOR_H
 #define TH_SIM_ELEVATOR_H
 
+#include <math.h>
+
 #include "engine/hash.h"
 #include "sim/core/world.h"
 #include "throng/building.h"
@@ -45,6 +47,7 @@ typedef struct th_lift {
     float patience;   /* seconds, 0 = for ever */
     uint64_t gave_up; /* agents that gave up waiting, so far */
     uint32_t quit;    /* of them, this step (this rank's until share_waiting sums them) */
+    uint32_t walking; /* agents walking to its stops, not yet within reach (summed likewise) */
     th_elevator_state state;
     uint32_t at, to;
     double left;                /* seconds left of the state's timed part */
@@ -82,10 +85,38 @@ static inline const th_nav_field *th_lift_field(const th_world *w, const th_crow
     return &w->nav.dest[e->stop[s - 1u].field];
 }
 
+/* Whether a body of radius `body` at p, on the stop's level, is within reach of stop `st` of
+ * car e: within the car's radius of the stop's centre, or within a body's width (2 `body`) of
+ * the stop's cell. Walls, the cell's own size and the bodies about keep a walker off the stop's
+ * centre: a pedestrian keeps its centre 1.25 radii off a wall its goal leads into, so in a
+ * corner it stands up to 1.77 radii from the stop's cell, and its field leads it no further
+ * than into that cell. Within a body's width of it, the walker nearest the doors stands as
+ * close as it can get, so a radius smaller than a body can reach still loads. */
+static inline bool th_lift_in_reach(const th_world *w, const th_lift *e, const th_lift_stop *st,
+                                    th_vec2 p, float body) {
+    const th_vec2 d = th_v2_sub(p, st->at);
+    if (th_v2_len2(d) <= e->radius * e->radius) return true;
+    const float half = 0.5f * w->nav.map.cell_size;
+    const float gx = fmaxf(fabsf(d.x) - half, 0.0f), gy = fmaxf(fabsf(d.y) - half, 0.0f);
+    return gx * gx + gy * gy <= 4.0f * body * body;
+}
+
+/* The stop agent (slot, crowd c, at p) walks to, or NULL: as th_lift_field. */
+static inline const th_lift_stop *th_lift_stop_for(const th_world *w, const th_crowd_rt *c,
+                                                   uint32_t slot, th_vec2 p) {
+    if (!th_lift_field(w, c, slot, p)) return NULL;
+    const uint32_t l = w->nav.level_of[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)];
+    const th_lift *e = &w->lifts->lift[c->lift - 1u];
+    return &e->stop[e->stop_on_level[l - 1u] - 1u];
+}
+
 /* Whether the agent at storage index k rides a car now (valid from the grid phase on). */
 static inline bool th_lift_riding(const th_world *w, uint32_t k) {
     return w->lifts && w->level[k] == TH_LEVEL_RIDING;
 }
+
+/* The elevator with a stop at cell (x, y), as its index + 1, or 0: a stair is not glued there. */
+uint32_t th_lifts_stop_at(const th_world *w, int32_t x, int32_t y);
 
 /* bookkeeping: run the cars for one step. */
 void th_lifts_update(th_world *w);

@@ -19,7 +19,8 @@
  *    approach, but a stuck one stays put).
  * Never stalled: agents without a goal (flocks, walkers with a heading), stranded agents
  * (reported as stranded), agents at their goal or within 1.5 m of it (a destination without an
- * exit, filled by those who came first; the last waypoint of a one-way route), members of a
+ * exit, filled by those who came first; the last waypoint of a one-way route; an elevator's
+ * stop only within reach of it, where its car boards them), members of a
  * squad that arrived or has no route, agents waiting out their pre-movement time,
  * incapacitated or riding an elevator.
  *
@@ -198,16 +199,26 @@ static void view_goal(const th_world *w, uint32_t k, uint64_t now, goal_view *v)
         return;
     }
     /* On its way to an elevator, it walks the stop's field as to a destination. */
-    switch (th_lift_field(w, c, slot, p) ? TH_GOAL_DESTINATIONS : c->goal) {
+    const th_lift_stop *stop = th_lift_stop_for(w, c, slot, p);
+    switch (stop ? TH_GOAL_DESTINATIONS : c->goal) {
     case TH_GOAL_NONE: return;
     case TH_GOAL_SHELTER:
     case TH_GOAL_DESTINATIONS: {
         /* Standing at its goal (no direction left to walk: a goal cell of a field without an
-         * exit, say) or within AT_GOAL_M of it is arrival, not a stall. */
+         * exit, say) or within AT_GOAL_M of it is arrival, not a stall. At an elevator's stop,
+         * within reach of it is arrival (the car counts it and boards it), and within AT_GOAL_M
+         * only while someone waits there (it stands in the crowd at the doors, whom the car
+         * serves): near a stop at which nobody gets within reach, a walker would never board. */
         v->f = th_goal_agent_cost_field(w, c, slot, p);
         th_vec2 dir;
-        v->how = v->f && th_goal_direction(w, id, c, p, &dir) && th_v2_len2(dir) > 0.25f &&
-                         th_field_metres(&w->nav.map, v->f, p, &v->metric) && v->metric > AT_GOAL_M
+        const bool metres = v->f && th_field_metres(&w->nav.map, v->f, p, &v->metric);
+        bool there = metres && v->metric <= AT_GOAL_M;
+        if (stop) {
+            const th_lift *e = &w->lifts->lift[c->lift - 1u];
+            there = th_lift_in_reach(w, e, stop, p, w->crowd_radius[a->crowd[k]]) ||
+                    (there && stop->waiting > 0);
+        }
+        v->how = metres && !there && th_goal_direction(w, id, c, p, &dir) && th_v2_len2(dir) > 0.25f
                      ? JUDGE_COST
                      : JUDGE_NEVER;
         v->at_goal = v->how == JUDGE_NEVER && v->f;

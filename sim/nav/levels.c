@@ -9,6 +9,7 @@
 
 #include "engine/alloc.h"
 
+#include "sim/behave/elevator.h"
 #include "sim/core/world.h"
 #include "sim/nav/world_nav_private.h"
 #include "throng/building.h"
@@ -294,6 +295,17 @@ th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *e
                                   : "the stairwell's wall behind the landing is destructible; "
                                     "it must be one that cannot be broken",
                               top ? sx : bx, top ? sy : by);
+        }
+        /* An elevator's stop must stay off every seam (th_world_add_elevator). */
+        for (int32_t side = 0; side < 2; side++) {
+            const int32_t ex = side ? lx : top_x + ax * i, ey = side ? ly : top_y + ay * i;
+            const uint32_t e = th_lifts_stop_at(w, ex, ey);
+            if (e) {
+                char what[128];
+                snprintf(what, sizeof what, "%s is a stop of elevator '%s'",
+                         side ? "the landing" : "the flight's top row", w->lifts->lift[e - 1].name);
+                return stair_fail(err, TH_ERR_INVALID, name, what, ex, ey);
+            }
         }
         if (th_navmap_link(&n->map, (uint32_t)(top_y + ay * i) * W + (uint32_t)(top_x + ax * i),
                            up)) {

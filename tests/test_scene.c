@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/core/digest.h"
+#include "sim/scene/scene_internal.h"
 #include "throng/throng.h"
 #include "test_util.h"
 
@@ -514,6 +516,250 @@ START_TEST(scaling_and_overrides) {
 }
 END_TEST
 
+/* ---- every scene key reaches the ranks' comparison -------------------------------------- */
+
+/* The keys of a scene that do not shape the world the ranks compare, each with its reason.
+ * Every other key the parser accepts must change the world's digest (sim/core/digest.h). */
+static const struct {
+    const char *key, *why;
+} k_not_world[] = {
+    {"name", "the scene's title, for reports"},
+    {"steps", "how long to run: the ranks compare it with the run's options (app/ranks.c)"},
+    {"threads", "worker threads: the same world and results on any number"},
+};
+
+/* Keys by path with indices dropped ("crowds.goal.route.mode"): met (in a scene below) or
+ * accepted by the parser somewhere. */
+enum { KEYS_MAX = 1024, KEY_LEN = 96 };
+typedef struct key_set {
+    char key[KEYS_MAX][KEY_LEN];
+    uint32_t count;
+} key_set;
+
+static void key_norm(const char *path, const char *key, char *out) {
+    size_t n = 0;
+    for (const char *p = path; *p && n + 1 < KEY_LEN; p++) {
+        if (*p == '[') {
+            while (*p && *p != ']') p++;
+            if (!*p) break;
+            continue;
+        }
+        out[n++] = *p;
+    }
+    snprintf(out + n, KEY_LEN - n, "%s%s", n ? "." : "", key);
+}
+
+static bool key_add(key_set *s, const char *key) {
+    for (uint32_t i = 0; i < s->count; i++)
+        if (strcmp(s->key[i], key) == 0) return false;
+    ck_assert_uint_lt(s->count, KEYS_MAX);
+    snprintf(s->key[s->count++], KEY_LEN, "%s", key);
+    return true;
+}
+
+static void accepted_hook(void *user, const char *path, const char *const *allowed) {
+    char k[KEY_LEN];
+    for (const char *const *a = allowed; *a; a++) {
+        key_norm(path, *a, k);
+        key_add(user, k);
+    }
+}
+
+/* The digest of the world `yaml` builds, or false when it does not load. */
+static bool digest_of(const char *name, const char *yaml, size_t len, uint64_t *out,
+                      key_set *accepted) {
+    th_scene s;
+    th_error err = {0};
+    bool ok =
+        th_scene_parse_keys(&s, name, yaml, len, accepted ? accepted_hook : NULL, accepted, &err);
+    th_world *w = NULL;
+    if (ok) {
+        uint64_t fixed = 0, random = 0;
+        for (uint32_t c = 0; c < s.crowd_count; c++) {
+            fixed += s.crowd[c].agent_count;
+            random += s.crowd[c].count;
+        }
+        /* Few agents keep it quick (hand-placed ones all stay), as many more as the crowds'
+         * counts differ. */
+        th_scene_opts o = {.threads = 1};
+        if (random > 64) o.agents = (uint32_t)(fixed + 64 + random % 97);
+        w = th_scene_build(&s, &o, &err);
+    }
+    th_scene_free(&s);
+    if (!w) return false;
+    th_world_digest(w, out);
+    th_world_destroy(w);
+    return true;
+}
+
+/* Other values for a scalar, tried in turn until one loads. */
+static uint32_t variants_of(const char *t, size_t len, char out[8][64]) {
+    static const char *const words[][6] = {
+        {"walls", "wrap"},
+        {"boids", "pedestrian"},
+        {"flock", "flee"},
+        {"chase", "intercept"},
+        {"once", "loop", "patrol"},
+        {"false", "true"},
+        {"east", "north", "west", "south"},
+        {"right", "left", "nearest"},
+        {"line", "column", "wedge", "box", "circle"},
+        {"shuttle", "collective"},
+        {"x", "y"},
+        {"open", "wall"},
+    };
+    char v[64];
+    snprintf(v, sizeof v, "%.*s", (int)(len < 63 ? len : 63), t);
+    uint32_t n = 0;
+    char *end;
+    const double d = strtod(v, &end);
+    if (len && *end == '\0') {
+        const bool whole = !strpbrk(v, ".eE");
+        const double c[] = {d + 1, d - 1, whole ? d + 2 : d * 1.5, whole ? d + 3 : d * 0.5,
+                            whole ? d + 4 : d + 0.25};
+        for (int i = 0; i < 5; i++) {
+            snprintf(out[n], 64, whole ? "%.0f" : "%.6g", c[i]);
+            if (strcmp(out[n], v) != 0) n++;
+        }
+        return n;
+    }
+    for (size_t g = 0; g < sizeof words / sizeof words[0]; g++) {
+        bool in = false;
+        for (int i = 0; i < 6 && words[g][i]; i++) in |= strcmp(words[g][i], v) == 0;
+        for (int i = 0; in && i < 6 && words[g][i] && n < 6; i++)
+            if (strcmp(words[g][i], v) != 0) snprintf(out[n++], 64, "%s", words[g][i]);
+    }
+    if (v[0] == '#' && len == 7)
+        snprintf(out[n++], 64, "'#%05x1'", (unsigned)strtoul(v + 1, NULL, 16) >> 4);
+    snprintf(out[n++], 64, "'%.56s 2'", v);
+    return n;
+}
+
+/* The first scalar in a value of scalars and sequences of them; NULL when a mapping is in it
+ * (its keys are varied one by one instead). */
+static const th_ynode *first_scalar(const th_ynode *v) {
+    if (v->kind == TH_Y_SCALAR) return v;
+    if (v->kind == TH_Y_MAPPING) return NULL;
+    const th_ynode *first = NULL;
+    for (uint32_t i = 0; i < v->count; i++) {
+        if (v->items[i]->kind == TH_Y_MAPPING) return NULL;
+        const th_ynode *f = first_scalar(v->items[i]);
+        if (!f) return NULL;
+        if (!first) first = f;
+    }
+    return first;
+}
+
+typedef struct vary_ctx {
+    const char *name, *text;
+    size_t len;
+    const uint64_t *base;
+    key_set *met, *accepted, *unvaried;
+    uint32_t unchanged;
+} vary_ctx;
+
+/* Byte offset of (line, column) in text. */
+static size_t offset_of(const char *text, uint32_t line, uint32_t column) {
+    size_t at = 0;
+    for (uint32_t l = 1; l < line; l++) at = (size_t)(strchr(text + at, '\n') - text) + 1;
+    return at + column - 1;
+}
+
+static void vary_map(vary_ctx *c, const th_ynode *map, const char *path) {
+    for (uint32_t i = 0; i < map->count; i++) {
+        const th_ynode *k = th_ynode_key(map, i), *v = th_ynode_value(map, i);
+        char key[KEY_LEN], sub[KEY_LEN];
+        snprintf(sub, sizeof sub, "%s%s%.*s", path, path[0] ? "." : "", (int)k->len, k->text);
+        key_norm(path, k->text, key);
+        if (v->kind != TH_Y_SCALAR) key_add(c->met, key); /* by what it holds */
+        if (v->kind == TH_Y_MAPPING) {
+            vary_map(c, v, sub);
+            continue;
+        }
+        const th_ynode *f = first_scalar(v);
+        if (!f) {
+            for (uint32_t j = 0; j < v->count; j++)
+                if (v->items[j]->kind == TH_Y_MAPPING) vary_map(c, v->items[j], sub);
+            continue;
+        }
+        if (!key_add(c->met, key)) continue; /* once per key and scene */
+        bool exempt = false;
+        for (size_t e = 0; e < sizeof k_not_world / sizeof k_not_world[0]; e++)
+            exempt |= strcmp(k_not_world[e].key, key) == 0;
+        if (exempt) continue;
+        char alt[8][64];
+        const uint32_t n = variants_of(f->text, f->len, alt);
+        const size_t at = offset_of(c->text, f->line, f->column);
+        size_t flen = f->len;
+        if (f->quoted) flen += 2; /* the quotes */
+        bool built = false;
+        for (uint32_t a = 0; a < n && !built; a++) {
+            const size_t alen = strlen(alt[a]), len = c->len - flen + alen;
+            char *t = malloc(len + 1);
+            ck_assert_ptr_nonnull(t);
+            memcpy(t, c->text, at);
+            memcpy(t + at, alt[a], alen);
+            memcpy(t + at + alen, c->text + at + flen, c->len - at - flen + 1);
+            uint64_t d[TH_DIGEST_PARTS];
+            built = digest_of(c->name, t, len, d, c->accepted);
+            if (built && memcmp(d, c->base, sizeof d) == 0) {
+                fprintf(stderr, "%s:%u:%u: %s: %.*s -> %s leaves the world's digest as it was\n",
+                        c->name, f->line, f->column, key, (int)f->len, f->text, alt[a]);
+                c->unchanged++;
+            }
+            free(t);
+        }
+        if (!built) key_add(c->unvaried, key);
+    }
+}
+
+/* Every key the parser accepts, varied in the library's scenes: each variant that loads must
+ * change the digest the MPI ranks compare (sim/core/digest.h), so no part of a world can differ
+ * between ranks unseen; a key no scene uses, or none can vary, is named. */
+START_TEST(every_scene_key_changes_the_world_digest) {
+    static th_test_path scenes[TH_TEST_MAX_SCENES];
+    const uint32_t n = th_test_scenes(THRONG_SCENES_DIR, scenes);
+    static key_set accepted, met, met_here, unvaried;
+    memset(&accepted, 0, sizeof accepted);
+    memset(&met, 0, sizeof met);
+    memset(&unvaried, 0, sizeof unvaried);
+    uint32_t unchanged = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        FILE *f = fopen(scenes[i], "rb");
+        ck_assert_ptr_nonnull(f);
+        static char text[1 << 20];
+        const size_t len = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[len] = '\0';
+        uint64_t base[TH_DIGEST_PARTS];
+        ck_assert_msg(digest_of(scenes[i], text, len, base, &accepted), "%s does not load",
+                      scenes[i]);
+        th_scene s;
+        th_error err = {0};
+        ck_assert(th_scene_parse_memory(&s, scenes[i], text, len, &err));
+        memset(&met_here, 0, sizeof met_here);
+        vary_ctx c = {scenes[i], text, len, base, &met_here, &accepted, &unvaried, 0};
+        vary_map(&c, s.doc.root, "");
+        th_scene_free(&s);
+        unchanged += c.unchanged;
+        for (uint32_t k = 0; k < met_here.count; k++) key_add(&met, met_here.key[k]);
+    }
+    uint32_t missing = 0;
+    for (uint32_t k = 0; k < accepted.count; k++) {
+        bool m = false;
+        for (uint32_t j = 0; j < met.count && !m; j++) m = strcmp(met.key[j], accepted.key[k]) == 0;
+        if (!m) fprintf(stderr, "never met: %s\n", accepted.key[k]), missing++;
+    }
+    for (uint32_t k = 0; k < unvaried.count; k++)
+        fprintf(stderr, "no variant loads: %s\n", unvaried.key[k]);
+    fprintf(stderr, "scene keys: %u accepted, %u met in the library, %u varied\n", accepted.count,
+            met.count, met.count - unvaried.count);
+    /* The parser's own key lists were reached (a hook that heard nothing would pass anything). */
+    ck_assert_uint_gt(accepted.count, 200);
+    ck_assert_uint_eq(unchanged, 0);
+}
+END_TEST
+
 int main(void) {
     if (!th_test_dir_make("scene")) return EXIT_FAILURE;
     Suite *s = suite_create("scene");
@@ -528,6 +774,7 @@ int main(void) {
     tcase_add_test(tc, image_map_matches_its_pixels);
     tcase_add_test(tc, generated_city_matches_its_rule);
     tcase_add_test(tc, scaling_and_overrides);
+    tcase_add_test(tc, every_scene_key_changes_the_world_digest);
     suite_add_tcase(s, tc);
     int rc = th_test_run(s);
     if (!th_test_dir_remove()) return EXIT_FAILURE;

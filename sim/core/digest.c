@@ -65,6 +65,9 @@ static void hash_goal(th_hasher *h, const th_goal_def *g) {
     th_hash_f32(h, g->congestion_weight);
     th_hash_u32(h, g->congestion_every);
     hash_vec(h, g->heading);
+    th_hash_u32(h, g->use_point);
+    hash_vec(h, g->point);
+    th_hash_f32(h, g->arrive_radius);
     th_hash_u32(h, (uint32_t)g->hand);
     th_hash_f32(h, g->lookahead);
     th_hash_u32(h, g->target.index1);
@@ -411,6 +414,10 @@ static uint64_t elevators_part(const th_world *w) {
         th_hash_f32(&h, l->radius);
         th_hash_u32(&h, (uint32_t)l->policy);
         th_hash_f32(&h, l->patience);
+        /* Where the car stands at the start (the scene's `start`), and what it does. */
+        th_hash_u32(&h, (uint32_t)l->state);
+        th_hash_u32(&h, l->at);
+        th_hash_u32(&h, l->to);
     }
     /* The crowds each serves. */
     for (uint32_t c = 0; c < w->crowd_count; c++) th_hash_u32(&h, w->crowd_rt[c].lift);

@@ -360,6 +360,36 @@ differ "$tmpd/a.yaml --steps 30" "$tmpd/a.yaml --fixed-steps" \
     "in --steps (or the scene's steps) and --fixed-steps"
 differ "$tmpd/a.yaml --destroy-bunker west@10" "$tmpd/a.yaml --destroy-bunker west@11" \
     "in --destroy-bunker and --restore-bunker"
+# Every part of a world is compared, buildings and agents' own goals among them: a stair's
+# speed that differs, which alone would run on to a hash matching neither scene, is refused,
+# named as the map (a flight's speed is its cells' walking speed).
+cp "$scenes/tower.yaml" "$tmpd/tower.yaml"
+sed 's/landing: \[42, 10\]}/landing: [42, 10], speed_up: 0.31}/' "$tmpd/tower.yaml" \
+    >"$tmpd/stair.yaml"
+if cmp -s "$tmpd/tower.yaml" "$tmpd/stair.yaml"; then
+    echo "FAIL: tower.yaml has no stair landing at [42, 10] to change"
+    fail=1
+fi
+differ "$tmpd/tower.yaml" "$tmpd/stair.yaml" \
+    "the MPI ranks built different worlds: rank 1's differs from rank 0's in its map"
+# An own goal given on one rank only: giving it is a collective call, which would wait for ever
+# for a rank that makes none. The ranks compare their worlds before it: each stops, non-zero,
+# and the message names the own goals.
+{
+    cat "$tmpd/tower.yaml"
+    printf 'agent_goals:\n  - {agent: [ground, 0], point: [8.25, 8.75]}\n'
+} >"$tmpd/own.yaml"
+rc=0
+out=$(two_ranks "$tmpd/own.yaml" "$tmpd/tower.yaml") || rc=$?
+if [ "$rc" = 0 ] || [ "$rc" = 124 ] ||
+    ! echo "$out" | grep -qF "rank 1's differs from rank 0's in" ||
+    ! echo "$out" | grep -qF "its own goals"; then
+    echo "FAIL: an own goal on rank 0 only: exit $rc (124: a hang), expected non-zero naming own goals"
+    echo "$out" | grep -v '^-\|^ *$' | head -4
+    fail=1
+else
+    echo "ok   an own goal on rank 0 only: refused (exit $rc), naming its own goals"
+fi
 # A rank whose scene does not load stops before the others have compared anything (they wait
 # in the world's creation): it stops every rank, with its exit code, and says which rank.
 rc=0

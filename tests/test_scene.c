@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/core/digest.h"
+#include "sim/scene/scene_internal.h"
 #include "throng/throng.h"
 #include "test_util.h"
 
@@ -514,6 +516,500 @@ START_TEST(scaling_and_overrides) {
 }
 END_TEST
 
+/* ---- every scene key reaches the ranks' comparison -------------------------------------- */
+
+/* The keys of a scene that do not shape the world the ranks compare, each with its reason.
+ * Every other key the parser accepts must be met in a scene below and changed there to a value
+ * that loads, and each such change must change the world's digest (sim/core/digest.h). */
+static const struct {
+    const char *key, *why;
+} k_not_world[] = {
+    {"name", "the scene's title, for reports"},
+    {"steps", "how long to run: the ranks compare it with the run's options (app/ranks.c)"},
+    {"threads", "worker threads: the same world and results on any number"},
+    {"targets.name", "a target's label, resolved to the target where the scene names it (crowds' "
+                     "`target`, breadcrumbs): the world keeps no name"},
+    {"crowds.pre_movement.age", "in the distributions' key list, but refused for pre-movement "
+                                "(ages give free speeds only)"},
+};
+
+static bool not_world(const char *key) {
+    for (size_t e = 0; e < sizeof k_not_world / sizeof k_not_world[0]; e++)
+        if (strcmp(k_not_world[e].key, key) == 0) return true;
+    return false;
+}
+
+/* Keys by path with indices dropped ("crowds.goal.route.mode"): met (in a scene below) or
+ * accepted by the parser somewhere. */
+enum { KEYS_MAX = 1024, KEY_LEN = 96 };
+typedef struct key_set {
+    char key[KEYS_MAX][KEY_LEN];
+    uint32_t count;
+} key_set;
+
+static void key_norm(const char *path, const char *key, char *out) {
+    size_t n = 0;
+    for (const char *p = path; *p && n + 1 < KEY_LEN; p++) {
+        if (*p == '[') {
+            while (*p && *p != ']') p++;
+            if (!*p) break;
+            continue;
+        }
+        out[n++] = *p;
+    }
+    snprintf(out + n, KEY_LEN - n, "%s%s", n ? "." : "", key);
+}
+
+static bool key_has(const key_set *s, const char *key) {
+    for (uint32_t i = 0; i < s->count; i++)
+        if (strcmp(s->key[i], key) == 0) return true;
+    return false;
+}
+
+static bool key_add(key_set *s, const char *key) {
+    if (key_has(s, key)) return false;
+    ck_assert_uint_lt(s->count, KEYS_MAX);
+    snprintf(s->key[s->count++], KEY_LEN, "%s", key);
+    return true;
+}
+
+static void accepted_hook(void *user, const char *path, const char *const *allowed) {
+    char k[KEY_LEN];
+    for (const char *const *a = allowed; *a; a++) {
+        key_norm(path, *a, k);
+        key_add(user, k);
+    }
+}
+
+/* The digest of the world `yaml` builds, or false when it does not load. */
+static bool digest_of(const char *name, const char *yaml, size_t len, uint64_t *out,
+                      key_set *accepted) {
+    th_scene s;
+    th_error err = {0};
+    bool ok =
+        th_scene_parse_keys(&s, name, yaml, len, accepted ? accepted_hook : NULL, accepted, &err);
+    th_world *w = NULL;
+    if (ok) {
+        uint64_t fixed = 0, random = 0;
+        for (uint32_t c = 0; c < s.crowd_count; c++) {
+            fixed += s.crowd[c].agent_count;
+            random += s.crowd[c].count;
+        }
+        /* Few agents keep it quick (hand-placed ones all stay), as many more as the crowds'
+         * counts differ. */
+        th_scene_opts o = {.threads = 1};
+        if (random > 64) o.agents = (uint32_t)(fixed + 64 + random % 97);
+        w = th_scene_build(&s, &o, &err);
+    }
+    th_scene_free(&s);
+    if (!w) return false;
+    th_world_digest(w, out);
+    th_world_destroy(w);
+    return true;
+}
+
+/* The parts a key may change, by the longest prefix of its path: a value of a section that
+ * changed only an unrelated part would be digested in the wrong place (or by accident). */
+#define P(id) (1u << TH_DIGEST_##id)
+static const struct {
+    const char *prefix;
+    uint32_t parts;
+} k_key_parts[] = {
+    {"seed", P(SEED)},
+    {"timestep", P(WORLD)},
+    {"stall_time", P(WORLD)},
+    {"world", P(WORLD)},
+    /* The map is where bunkers, destinations, spawners, exits, levels and hazards lie. */
+    {"map", P(WORLD) | P(MAP) | P(LEVELS) | P(STAIRS) | P(BUNKERS) | P(DESTINATIONS) | P(SPAWNERS) |
+                P(EXITS) | P(ELEVATORS) | P(HAZARDS)},
+    {"bunkers", P(BUNKERS)},
+    {"levels", P(LEVELS)},
+    {"stairs", P(STAIRS)},
+    {"elevators", P(ELEVATORS)},
+    {"crowds", P(CROWDS) | P(AGENTS)},
+    {"crowds.name", P(CROWDS)},
+    {"crowds.pre_movement", P(PRE_MOVEMENT)},
+    {"crowds.exit_choice", P(EXIT_CHOICE)},
+    {"crowds.goal.destinations", P(DESTINATIONS) | P(CROWDS)},
+    {"crowds.goal.exit", P(EXITS)},
+    {"targets", P(TARGETS)},
+    {"events", P(EVENTS)},
+    {"spawners", P(SPAWNERS)},
+    {"exits", P(EXITS)},
+    {"measure", P(MEASURE)},
+    {"squads", P(SQUADS) | P(AGENTS)},
+    {"groups", P(GROUPS)},
+    {"agent_goals", P(OWN_GOALS)},
+    {"goal_planning", P(OWN_GOALS)},
+    {"hazards", P(HAZARDS)},
+};
+#undef P
+
+static uint32_t key_parts(const char *key) {
+    size_t best = 0;
+    uint32_t parts = 0;
+    for (size_t i = 0; i < sizeof k_key_parts / sizeof k_key_parts[0]; i++) {
+        const size_t n = strlen(k_key_parts[i].prefix);
+        if (n > best && strncmp(key, k_key_parts[i].prefix, n) == 0 &&
+            (key[n] == '\0' || key[n] == '.')) {
+            best = n;
+            parts = k_key_parts[i].parts;
+        }
+    }
+    return parts;
+}
+
+/* A change of a scene's text: the edits (`len` bytes at `at` become `text`, in order, apart). */
+enum { EDITS_MAX = 64, VARIANTS_MAX = 48, NAMES_MAX = 128, VAL_LEN = 80 };
+typedef struct variant {
+    struct {
+        size_t at, len;
+        char text[VAL_LEN];
+    } e[EDITS_MAX];
+    uint32_t n;
+    bool everywhere; /* a name renamed with every use of it */
+} variant;
+
+typedef struct vary_ctx {
+    const char *name, *text;
+    size_t len;
+    const th_ynode *root;
+    const uint64_t *base;
+    key_set *met, *accepted, *varied, *unvaried;
+    uint32_t unchanged, misplaced;
+    /* The names a reference may point to: every `name` value and legend key of the scene. */
+    char names[NAMES_MAX][VAL_LEN];
+    uint32_t name_count;
+} vary_ctx;
+
+/* Byte offset of (line, column) in text. */
+static size_t offset_of(const char *text, uint32_t line, uint32_t column) {
+    size_t at = 0;
+    for (uint32_t l = 1; l < line; l++) at = (size_t)(strchr(text + at, '\n') - text) + 1;
+    return at + column - 1;
+}
+
+static bool is_block(const vary_ctx *c, const th_ynode *f) {
+    const char ch = c->text[offset_of(c->text, f->line, f->column)];
+    return f->quoted && (ch == '|' || ch == '>');
+}
+
+/* A variant replacing scalar `f` by `text`. */
+static variant *one_edit(const vary_ctx *c, variant *v, const th_ynode *f, const char *text) {
+    memset(v, 0, sizeof *v);
+    v->e[0].at = offset_of(c->text, f->line, f->column);
+    v->e[0].len = f->len + (f->quoted ? 2 : 0); /* the quotes */
+    snprintf(v->e[0].text, VAL_LEN, "%s", text);
+    v->n = 1;
+    return v;
+}
+
+/* Every scalar value (not key) equal to `f`, renamed. */
+static void rename_all(const vary_ctx *c, variant *v, const th_ynode *n, const th_ynode *f,
+                       const char *to) {
+    if (n->kind == TH_Y_SCALAR) {
+        if (n->len == f->len && memcmp(n->text, f->text, f->len) == 0 && v->n < EDITS_MAX &&
+            !is_block(c, n)) {
+            v->e[v->n].at = offset_of(c->text, n->line, n->column);
+            v->e[v->n].len = n->len + (n->quoted ? 2 : 0);
+            snprintf(v->e[v->n].text, VAL_LEN, "%s", to);
+            v->n++;
+        }
+        return;
+    }
+    /* Keys too: the bunkers of `exit_choice.weights` are named by theirs. */
+    const uint32_t items = n->kind == TH_Y_MAPPING ? 2 * n->count : n->count;
+    for (uint32_t i = 0; i < items; i++) rename_all(c, v, n->items[i], f, to);
+}
+
+static void collect_names(vary_ctx *c, const th_ynode *n) {
+    if (n->kind == TH_Y_SEQUENCE)
+        for (uint32_t i = 0; i < n->count; i++) collect_names(c, n->items[i]);
+    if (n->kind != TH_Y_MAPPING) return;
+    for (uint32_t i = 0; i < n->count; i++) {
+        const th_ynode *k = th_ynode_key(n, i), *v = th_ynode_value(n, i);
+        if (strcmp(k->text, "name") == 0 && v->kind == TH_Y_SCALAR && c->name_count < NAMES_MAX)
+            snprintf(c->names[c->name_count++], VAL_LEN, "'%.*s'", (int)(VAL_LEN - 3), v->text);
+        if (strcmp(k->text, "legend") == 0 && v->kind == TH_Y_MAPPING)
+            for (uint32_t j = 0; j < v->count && c->name_count < NAMES_MAX; j++)
+                snprintf(c->names[c->name_count++], VAL_LEN, "'%.*s'", (int)(VAL_LEN - 3),
+                         th_ynode_key(v, j)->text);
+        collect_names(c, v);
+    }
+}
+
+/* Other values for scalar `f`, tried in turn until one loads: numbers (seconds with their
+ * unit) moved, words of the same choice, a colour, a file with a 2 before its extension, each
+ * other name of the scene (a reference pointed elsewhere), the text with a 2, that text in
+ * every place the value is written (a name renamed with its references), and for a block (an
+ * ASCII map) two neighbouring characters swapped. */
+static uint32_t variants_of(const vary_ctx *c, const th_ynode *k, const th_ynode *f,
+                            const char *key, variant *out) {
+    /* Keys that take one value: the key and value become another kind's. */
+    static const struct {
+        const char *key, *instead;
+    } pairs[] = {
+        {"targets.shelter", "point: [20, 15]"},
+        {"agent_goals.crowd_goal", "point: [20.5, 15.5]"},
+    };
+    static const char *const words[][6] = {
+        {"walls", "wrap"},
+        {"boids", "pedestrian"},
+        {"flock", "flee"},
+        {"chase", "intercept"},
+        {"once", "loop", "patrol"},
+        {"false", "true"},
+        {"east", "north", "west", "south"},
+        {"right", "left", "nearest"},
+        {"line", "column", "wedge", "box", "circle"},
+        {"shuttle", "collective"},
+        {"x", "y"},
+        /* Terrain 7: above a stair's cost (which a lower one would leave as it is). */
+        {"open", "wall", "destructible", "{terrain: 7}", "{speed: 0.5}"},
+        {"auto", "[[0, 1]]"},
+        {"shelter", "wander", "{wander: {rate: 30}}"},
+    };
+    uint32_t n = 0;
+    if (is_block(c, f)) {
+        /* Lines of the block in the source: after the indicator, as many as the text has. */
+        size_t at = offset_of(c->text, f->line, f->column);
+        at = (size_t)(strchr(c->text + at, '\n') - c->text) + 1;
+        size_t lines = 0;
+        for (size_t i = 0; i < f->len; i++) lines += f->text[i] == '\n';
+        size_t end = at;
+        for (size_t l = 0; l < lines && c->text[end]; l++) {
+            const char *nl = strchr(c->text + end, '\n');
+            end = nl ? (size_t)(nl - c->text) + 1 : c->len;
+        }
+        size_t spots[4096], count = 0;
+        for (size_t i = at; i + 1 < end && count < 4096; i++) {
+            const char a = c->text[i], b = c->text[i + 1];
+            if (a != b && a > ' ' && b > ' ') spots[count++] = i;
+        }
+        for (uint32_t k = 1; k <= 7 && count; k++) {
+            const size_t i = spots[count * k / 8];
+            variant *v = &out[n++];
+            memset(v, 0, sizeof *v);
+            v->e[0].at = i;
+            v->e[0].len = 2;
+            v->e[0].text[0] = c->text[i + 1];
+            v->e[0].text[1] = c->text[i];
+            v->n = 1;
+        }
+        return n;
+    }
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if (k && strcmp(key, pairs[i].key) == 0) {
+            variant *v = one_edit(c, &out[n++], f, pairs[i].instead);
+            const size_t at = offset_of(c->text, k->line, k->column);
+            v->e[0].len += v->e[0].at - at;
+            v->e[0].at = at;
+        }
+    char v[VAL_LEN], alt[VAL_LEN + 8];
+    snprintf(v, sizeof v, "%.*s", (int)(f->len < VAL_LEN - 1 ? f->len : VAL_LEN - 1), f->text);
+    char *end;
+    const double d = strtod(v, &end);
+    if (f->len && end != v && (*end == '\0' || strcmp(end, "s") == 0 || strcmp(end, "ms") == 0)) {
+        const bool whole = !strpbrk(v, ".eE");
+        const double m[] = {d + 1, d - 1, whole ? d + 2 : d * 1.5, whole ? d + 3 : d * 0.5,
+                            whole ? d + 4 : d + 0.25};
+        for (int i = 0; i < 5; i++) {
+            snprintf(alt, sizeof alt, whole ? "%.0f%s" : "%.6g%s", m[i], end);
+            if (strcmp(alt, v) != 0) one_edit(c, &out[n++], f, alt);
+        }
+        return n;
+    }
+    for (size_t g = 0; g < sizeof words / sizeof words[0]; g++) {
+        bool in = false;
+        for (int i = 0; i < 6 && words[g][i]; i++) in |= strcmp(words[g][i], v) == 0;
+        if (!in) continue;
+        for (int i = 0; i < 6 && words[g][i] && n < VARIANTS_MAX; i++)
+            if (strcmp(words[g][i], v) != 0) one_edit(c, &out[n++], f, words[g][i]);
+    }
+    if (v[0] == '#' && f->len == 7) {
+        snprintf(alt, sizeof alt, "'#%05x1'", (unsigned)strtoul(v + 1, NULL, 16) >> 4);
+        one_edit(c, &out[n++], f, alt);
+    }
+    const char *dot = strrchr(v, '.');
+    if (dot && dot > v && dot[1] && !strchr(v, ' ')) {
+        snprintf(alt, sizeof alt, "%.*s2%s", (int)(dot - v), v, dot);
+        one_edit(c, &out[n++], f, alt);
+    }
+    snprintf(alt, sizeof alt, "'%s'", v);
+    for (uint32_t i = 0; i < c->name_count && n + 2 < VARIANTS_MAX; i++)
+        if (strcmp(c->names[i], alt) != 0) one_edit(c, &out[n++], f, c->names[i]);
+    snprintf(alt, sizeof alt, "'%.60s2'", v); /* a name still: output columns are named so */
+    one_edit(c, &out[n++], f, alt);
+    variant *all = &out[n];
+    memset(all, 0, sizeof *all);
+    rename_all(c, all, c->root, f, alt);
+    all->everywhere = true;
+    if (all->n > 1) n++;
+    return n;
+}
+
+static int edit_order(const void *a, const void *b) {
+    const size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The scene's text with variant `v` applied (the caller frees it). */
+static char *apply(const vary_ctx *c, variant *v, size_t *len) {
+    qsort(v->e, v->n, sizeof v->e[0], edit_order); /* `at` leads each edit */
+    size_t n = c->len;
+    for (uint32_t i = 0; i < v->n; i++) n = n - v->e[i].len + strlen(v->e[i].text);
+    char *t = malloc(n + 1);
+    ck_assert_ptr_nonnull(t);
+    size_t from = 0, to = 0;
+    for (uint32_t i = 0; i < v->n; i++) {
+        memcpy(t + to, c->text + from, v->e[i].at - from);
+        to += v->e[i].at - from;
+        const size_t k = strlen(v->e[i].text);
+        memcpy(t + to, v->e[i].text, k);
+        to += k;
+        from = v->e[i].at + v->e[i].len;
+    }
+    memcpy(t + to, c->text + from, c->len - from + 1);
+    *len = n;
+    return t;
+}
+
+static void vary_scalar(vary_ctx *c, const th_ynode *k, const th_ynode *f, const char *key) {
+    static variant alt[VARIANTS_MAX];
+    const uint32_t n = variants_of(c, k, f, key, alt);
+    bool built = false;
+    for (uint32_t a = 0; a < n && !built; a++) {
+        size_t len;
+        char *t = apply(c, &alt[a], &len);
+        uint64_t d[TH_DIGEST_PARTS];
+        built = digest_of(c->name, t, len, d, c->accepted);
+        free(t);
+        if (!built) continue;
+        key_add(c->varied, key);
+        uint32_t changed = 0;
+        for (uint32_t p = 0; p < TH_DIGEST_PARTS; p++) changed |= (d[p] != c->base[p]) << p;
+        const uint32_t want = key_parts(key);
+        if (!changed) {
+            fprintf(stderr, "%s:%u:%u: %s: %.*s -> %s%s leaves the world's digest as it was\n",
+                    c->name, f->line, f->column, key, (int)f->len, f->text, alt[a].e[0].text,
+                    alt[a].everywhere ? " (everywhere)" : "");
+            c->unchanged++;
+        } else if (!(changed & want) && !alt[a].everywhere) { /* a rename reaches its uses */
+            fprintf(stderr,
+                    "%s:%u:%u: %s: %.*s -> %s%s changes none of the parts of its "
+                    "section (parts changed: 0x%x, expected among 0x%x)\n",
+                    c->name, f->line, f->column, key, (int)f->len, f->text, alt[a].e[0].text,
+                    alt[a].everywhere ? " (everywhere)" : "", changed, want);
+            c->misplaced++;
+        }
+    }
+    if (!built) key_add(c->unvaried, key);
+}
+
+/* The first scalar in a value of scalars and sequences of them; NULL when a mapping is in it
+ * (its keys are varied one by one instead). */
+static const th_ynode *first_scalar(const th_ynode *v) {
+    if (v->kind == TH_Y_SCALAR) return v;
+    if (v->kind == TH_Y_MAPPING) return NULL;
+    const th_ynode *first = NULL;
+    for (uint32_t i = 0; i < v->count; i++) {
+        if (v->items[i]->kind == TH_Y_MAPPING) return NULL;
+        const th_ynode *f = first_scalar(v->items[i]);
+        if (!f) return NULL;
+        if (!first) first = f;
+    }
+    return first;
+}
+
+static void vary_map(vary_ctx *c, const th_ynode *map, const char *path) {
+    for (uint32_t i = 0; i < map->count; i++) {
+        const th_ynode *k = th_ynode_key(map, i), *v = th_ynode_value(map, i);
+        char key[KEY_LEN], sub[KEY_LEN];
+        snprintf(sub, sizeof sub, "%s%s%.*s", path, path[0] ? "." : "", (int)k->len, k->text);
+        key_norm(path, k->text, key);
+        if (v->kind != TH_Y_SCALAR) key_add(c->met, key); /* by what it holds */
+        if (v->kind == TH_Y_MAPPING) {
+            vary_map(c, v, sub);
+            continue;
+        }
+        const th_ynode *f = first_scalar(v);
+        if (!f) {
+            for (uint32_t j = 0; j < v->count; j++)
+                if (v->items[j]->kind == TH_Y_MAPPING) vary_map(c, v->items[j], sub);
+            continue;
+        }
+        if (!key_add(c->met, key)) continue; /* once per key and scene */
+        if (!not_world(key)) vary_scalar(c, f == v ? k : NULL, f, key);
+    }
+}
+
+/* Every key the parser accepts, met in the library's scenes or in tests/data/digest (written to
+ * use every key) and varied there: each variant that loads must change the digest the MPI ranks
+ * compare (sim/core/digest.h), in a part of the key's section, so no part of a world can differ
+ * between ranks unseen. A key no scene uses, or none can vary, fails unless it is one of
+ * k_not_world. */
+START_TEST(every_scene_key_changes_the_world_digest) {
+    static th_test_path scenes[2 * TH_TEST_MAX_SCENES];
+    uint32_t n = th_test_scenes(THRONG_SCENES_DIR, scenes);
+    n += th_test_scenes(THRONG_SCENES_DIR "/../tests/data/digest", scenes + n);
+    static key_set accepted, met, met_here, varied, unvaried;
+    memset(&accepted, 0, sizeof accepted);
+    memset(&met, 0, sizeof met);
+    memset(&varied, 0, sizeof varied);
+    memset(&unvaried, 0, sizeof unvaried);
+    uint32_t unchanged = 0, misplaced = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        FILE *f = fopen(scenes[i], "rb");
+        ck_assert_ptr_nonnull(f);
+        static char text[1 << 20];
+        const size_t len = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[len] = '\0';
+        uint64_t base[TH_DIGEST_PARTS];
+        ck_assert_msg(digest_of(scenes[i], text, len, base, &accepted), "%s does not load",
+                      scenes[i]);
+        th_scene s;
+        th_error err = {0};
+        ck_assert(th_scene_parse_memory(&s, scenes[i], text, len, &err));
+        memset(&met_here, 0, sizeof met_here);
+        static vary_ctx c;
+        memset(&c, 0, sizeof c);
+        c.name = scenes[i];
+        c.text = text;
+        c.len = len;
+        c.root = s.doc.root;
+        c.base = base;
+        c.met = &met_here;
+        c.accepted = &accepted;
+        c.varied = &varied;
+        c.unvaried = &unvaried;
+        collect_names(&c, s.doc.root);
+        vary_map(&c, s.doc.root, "");
+        th_scene_free(&s);
+        unchanged += c.unchanged;
+        misplaced += c.misplaced;
+        for (uint32_t k = 0; k < met_here.count; k++) key_add(&met, met_here.key[k]);
+    }
+    uint32_t missing = 0, stuck = 0;
+    for (uint32_t k = 0; k < accepted.count; k++)
+        if (!key_has(&met, accepted.key[k]) && !not_world(accepted.key[k]))
+            fprintf(stderr, "never met: %s\n", accepted.key[k]), missing++;
+    for (uint32_t k = 0; k < unvaried.count; k++)
+        if (!key_has(&varied, unvaried.key[k]) && !not_world(unvaried.key[k]))
+            fprintf(stderr, "no variant loads: %s\n", unvaried.key[k]), stuck++;
+    fprintf(stderr, "scene keys: %u accepted, %u met, %u varied\n", accepted.count, met.count,
+            varied.count);
+    /* The parser's own key lists were reached (a hook that heard nothing would pass anything). */
+    ck_assert_uint_gt(accepted.count, 200);
+    ck_assert_msg(missing == 0, "%u scene keys are in no scene (tests/data/digest)", missing);
+    ck_assert_msg(stuck == 0, "%u scene keys have no other value that loads", stuck);
+    ck_assert_msg(unchanged == 0, "%u changes of a scene leave the world's digest as it was",
+                  unchanged);
+    ck_assert_msg(misplaced == 0, "%u changes of a scene change no part of their section",
+                  misplaced);
+}
+END_TEST
+
 int main(void) {
     if (!th_test_dir_make("scene")) return EXIT_FAILURE;
     Suite *s = suite_create("scene");
@@ -528,6 +1024,7 @@ int main(void) {
     tcase_add_test(tc, image_map_matches_its_pixels);
     tcase_add_test(tc, generated_city_matches_its_rule);
     tcase_add_test(tc, scaling_and_overrides);
+    tcase_add_test(tc, every_scene_key_changes_the_world_digest);
     suite_add_tcase(s, tc);
     int rc = th_test_run(s);
     if (!th_test_dir_remove()) return EXIT_FAILURE;

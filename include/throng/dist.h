@@ -61,9 +61,10 @@ TH_API int th_world_ranks(const th_world *w);
 /** Whether the world can be split over its ranks: false with `err` when it has too few grid
  *  rows for them (each rank's strip needs as many rows as the widest neighbour search, on both
  *  sides), or (TH_ERR_STATE) when the ranks built different worlds, which would make them wait
- *  for each other for ever: every rank's digest of its world (def, seed, map, crowds, targets,
- *  bunkers, destination fields, pending events, spawners, exits, measurement, squads, the
- *  calls that added agents) is compared, and `err` names the first rank that differs from
+ *  for each other for ever: every rank's digest of its world (def, seed, map, levels, stairs,
+ *  crowds, pre-movement, exit choice, targets, bunkers, destination fields, pending events,
+ *  spawners, exits, measurement, squads, groups, own goals, elevators, hazards, the calls that
+ *  added agents) is compared, and `err` names the first rank that differs from
  *  rank 0 and in what. Collective under several ranks: call it on every rank, before the
  *  first step; every rank gets the same answer. True for one rank. Every feature of the engine
  *  runs on several ranks. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engine/alloc.h"
+#include "engine/hash.h"
 #include "sim/behave/choice.h"
 #include "sim/behave/own_goal.h"
 #include "sim/behave/own_plan.h"
@@ -126,6 +127,22 @@ static bool known(const th_world *w, th_agent_id id) {
     return w->dist ? th_agent_known(w, id) : th_agent_index(w, id) != UINT32_MAX;
 }
 
+/* A call that gives `id` (at step `step`: 0 now) its own goal, into w->own_call_hash: every
+ * rank makes the same calls, and the ranks compare the hash (sim/core/digest.c). */
+static void note_call(th_world *w, uint64_t step, th_agent_id id, const th_agent_goal *g) {
+    th_hasher h = {w->own_call_hash};
+    th_hash_u64(&h, step);
+    th_hash_u64(&h, (uint64_t)id.index1 << 32 | id.generation);
+    th_hash_u32(&h, (uint32_t)g->kind);
+    th_hash_f32(&h, g->point.x);
+    th_hash_f32(&h, g->point.y);
+    th_hash_f32(&h, g->radius);
+    th_hash_u32(&h, g->exit.index1);
+    th_hash_u64(&h, (uint64_t)g->follow.index1 << 32 | g->follow.generation);
+    th_hash_u32(&h, (uint32_t)g->priority);
+    w->own_call_hash = h.h;
+}
+
 static bool set_goal(th_world *w, th_agent_id id, const th_agent_goal *goal, th_error *err);
 static bool set_goal_in(th_world *w, th_agent_id id, const th_agent_goal *goal, bool ready,
                         th_error *err);
@@ -150,6 +167,7 @@ bool th_world_set_agents_goal(th_world *w, const th_agent_id *ids, uint32_t coun
         count && goal->kind == TH_AGENT_GOAL_POINT && w->nav.present && !w->stepping && !w->dist;
     if (ready && !th_nav_path_ready(w, err)) return false;
     for (uint32_t i = 0; i < count; i++) {
+        if (ready) note_call(w, 0, ids[i], goal);
         if (ready ? !set_goal_in(w, ids[i], goal, true, err)
                   : !th_world_set_agent_goal(w, ids[i], goal, err)) {
             char why[sizeof err->message];
@@ -177,7 +195,12 @@ bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *g
         return false;
     }
     if (!dist_kind_ok(w, goal, err)) return false;
+    note_call(w, 0, id, goal);
     if (!w->dist) return set_goal(w, id, goal, err);
+    /* The collective call below would meet another in a rank that built another world (one
+     * given no such goal, say) and wait for ever: the ranks compare their worlds first, which
+     * every rank does before its first step (th_world_dist_check) in any case. */
+    if (!th_dist_same_worlds(w, err)) return false;
     /* Over several ranks only the owner looks for the way to a point: whether it found one,
      * and whether any rank failed, is every rank's answer (a collective call every rank
      * reaches), so all answer as one process would. */
@@ -367,6 +390,7 @@ bool th_world_schedule_agents_goal(th_world *w, uint64_t step, const th_agent_id
                      (unsigned long long)step, (unsigned long long)w->step);
         return false;
     }
+    for (uint32_t i = 0; i < count; i++) note_call(w, step + 1, ids[i], goal);
     for (uint32_t i = 0; i < count; i++) {
         if (!check_goal(w, ids[i], goal, err)) {
             char why[sizeof err->message];

@@ -423,6 +423,8 @@ struct th_world {
     uint32_t validation_bits_cap;
     uint64_t call_hash;       /* several ranks: running hash of the collective calls' arguments */
     uint64_t agent_call_hash; /* ...of those that add or remove agents alone (sim/core/digest.c) */
+    uint64_t own_call_hash;   /* running hash of the calls that gave agents their own goals
+                                 (sim/behave/own_goal.c), in every world (sim/core/digest.c) */
 
     uint64_t step;
     th_world_stats stats;

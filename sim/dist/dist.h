@@ -106,4 +106,11 @@ void th_dist_cut(const uint32_t *hist, int32_t ny, int ranks, int32_t min_rows, 
  *  rows for them (every strip needs its ghost rows on both sides). True for one rank. */
 bool th_dist_check(const th_world *w, th_error *err);
 
+/** Whether every rank built the same world so far (sim/core/digest.h), as th_world_dist_check
+ *  compares them: false with `err` naming the first rank that differs from rank 0 and the parts
+ *  it differs in. Collective under several ranks, and the same answer on every rank; true for
+ *  one rank. A call that makes a collective call while a world is being built makes this one
+ *  first, so that a rank that was not given the call meets it in th_world_dist_check's. */
+bool th_dist_same_worlds(const th_world *w, th_error *err);
+
 #endif

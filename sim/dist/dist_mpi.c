@@ -976,6 +976,10 @@ static bool same_worlds(const th_world *w, th_error *err) {
     return same;
 }
 
+bool th_dist_same_worlds(const th_world *w, th_error *err) {
+    return !w->dist || w->dist->ranks == 1 || same_worlds(w, err);
+}
+
 bool th_world_dist_check(const th_world *w, th_error *err) {
     if (!w) {
         th_error_set(err, TH_ERR_INVALID, "no world");

@@ -237,6 +237,10 @@ typedef struct th_scene {
     uint32_t stair_count;
     th_scene_elevator *elevator;
     uint32_t elevator_count;
+    /* Told of each mapping the parser checks the keys of: its path and the keys accepted there
+     * (th_scene_parse_keys); NULL while nobody asks. */
+    void (*key_hook)(void *user, const char *path, const char *const *allowed);
+    void *key_user;
 } th_scene;
 
 /* Shared by the scene sources: report a problem at a node as
@@ -283,6 +287,12 @@ bool th_scene_parse_ex(th_scene *s, const char *path, const th_scene_opts *opts,
  * maps are still read from files, relative to `name`'s folder. */
 bool th_scene_parse_memory(th_scene *s, const char *name, const void *data, size_t len,
                            th_error *err);
+/* th_scene_parse_memory telling `hook` of every mapping whose keys it checks, with the mapping's
+ * path ("crowds[0].goal") and the NULL-terminated keys accepted there: the scene keys there are,
+ * for tests that must meet every one. */
+bool th_scene_parse_keys(th_scene *s, const char *name, const void *data, size_t len,
+                         void (*hook)(void *user, const char *path, const char *const *allowed),
+                         void *user, th_error *err);
 void th_scene_free(th_scene *s);
 
 /* A legend key (a character, or #rrggbb in image maps) at `v`: its entry's index. */

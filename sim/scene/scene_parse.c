@@ -106,6 +106,7 @@ static size_t edit_distance(const char *a, size_t la, const char *b) {
 /* Every key of `map` must be in `allowed` (NULL-terminated). */
 static bool known_keys(const th_scene *s, const th_ynode *map, const char *path,
                        const char *const *allowed, th_error *err) {
+    if (s->key_hook) s->key_hook(s->key_user, path, allowed);
     for (uint32_t i = 0; i < map->count; i++) {
         const th_ynode *k = th_ynode_key(map, i);
         bool ok = false;
@@ -1341,6 +1342,15 @@ bool th_scene_parse_ex(th_scene *s, const char *path, const th_scene_opts *opts,
 bool th_scene_parse_memory(th_scene *s, const char *name, const void *data, size_t len,
                            th_error *err) {
     memset(s, 0, sizeof *s);
+    return th_ydoc_load_memory(&s->doc, name, data, len, err) && parse_tree(s, err);
+}
+
+bool th_scene_parse_keys(th_scene *s, const char *name, const void *data, size_t len,
+                         void (*hook)(void *user, const char *path, const char *const *allowed),
+                         void *user, th_error *err) {
+    memset(s, 0, sizeof *s);
+    s->key_hook = hook;
+    s->key_user = user;
     return th_ydoc_load_memory(&s->doc, name, data, len, err) && parse_tree(s, err);
 }
 

@@ -599,7 +599,7 @@ static bool digest_of(const char *name, const char *yaml, size_t len, uint64_t *
          * counts differ. */
         th_scene_opts o = {.threads = 1};
         if (random > 64) o.agents = (uint32_t)(fixed + 64 + random % 97);
-        w = th_scene_build(&s, &o, &err);
+        w = th_scene_build(&s, &o, false, &err);
     }
     th_scene_free(&s);
     if (!w) return false;

@@ -15,7 +15,7 @@ static uint64_t flock_hash(uint32_t threads, uint64_t seed, uint32_t agents) {
     th_world *w = th_demo_create("flock", &o, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
     ck_assert_uint_eq(th_world_get_def(w).threads, threads);
-    for (int i = 0; i < STEPS; i++) th_world_step(w);
+    for (int i = 0; i < th_test_steps(STEPS); i++) th_world_step(w);
     uint64_t h = th_world_hash(w);
     th_world_destroy(w);
     return h;
@@ -47,7 +47,7 @@ static uint64_t mixed_hash(uint32_t threads) {
             th_agent_id_eq(th_world_add_agent(w, CROWD_ID(i % 3), th_v2(x, y), th_v2(vx, vy), NULL),
                            th_test_id(i)));
     }
-    for (int i = 0; i < STEPS; i++) th_world_step(w);
+    for (int i = 0; i < th_test_steps(STEPS); i++) th_world_step(w);
     uint64_t h = th_world_hash(w);
     th_world_destroy(w);
     return h;

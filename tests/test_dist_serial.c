@@ -247,7 +247,8 @@ static const char *const k_scenes[] = {"air_raid.yaml", "maze_evac.yaml", "exits
                                        "corridor_flow.yaml", "rubble.yaml"};
 
 START_TEST(replay_path_steps_like_serial) {
-    same_as_serial(k_scenes[_i], 1500, 240, 1 + (uint32_t)_i % 3);
+    if (TH_TEST_TSAN && _i % 3 == 0) return; /* one thread: no race to find */
+    same_as_serial(k_scenes[_i], 1500, (uint32_t)th_test_steps(240), 1 + (uint32_t)_i % 3);
 }
 END_TEST
 
@@ -302,7 +303,9 @@ static void squads_same_as_serial(const char *name, uint32_t steps, uint32_t thr
 static const char *const k_squad_scenes[] = {"squads.yaml", "flood.yaml"};
 
 START_TEST(squads_gather_steps_like_serial) {
-    squads_same_as_serial(k_squad_scenes[_i / 3], 400, 1 + (uint32_t)_i % 3);
+    if (TH_TEST_TSAN && _i % 3 == 0) return; /* one thread: no race to find */
+    squads_same_as_serial(k_squad_scenes[_i / 3], (uint32_t)th_test_steps(400),
+                          1 + (uint32_t)_i % 3);
 }
 END_TEST
 
@@ -367,6 +370,7 @@ static void forage_same_as_serial(const char *path, uint32_t steps, uint32_t thr
 }
 
 START_TEST(forage_exchange_path_steps_like_serial) {
+    if (TH_TEST_TSAN && _i == 0) return; /* one thread: no race to find */
     forage_same_as_serial(THRONG_TEST_DATA "/mpi/forage_border.yaml", 600, 1 + (uint32_t)_i, true);
 }
 END_TEST
@@ -392,7 +396,7 @@ int main(void) {
     TCase *f = tcase_create("forage");
     tcase_set_timeout(f, 60);
     tcase_add_loop_test(f, forage_exchange_path_steps_like_serial, 0, 3);
-    tcase_add_test(f, forage_exchange_path_ants_scene);
+    if (!TH_TEST_TSAN) tcase_add_test(f, forage_exchange_path_ants_scene); /* one thread */
     suite_add_tcase(s, f);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

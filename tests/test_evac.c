@@ -191,12 +191,12 @@ START_TEST(destroyed_bunker_shelters_nobody_and_basin_returns) {
         }
     }
     ck_assert_uint_gt(basin, 50);
-    for (int i = 0; i < 60; i++) th_world_step(w);
+    for (int i = 0; i < th_test_steps(60); i++) th_world_step(w);
     th_bunker_info bi;
     th_world_get_bunker(w, BUNKER_ID(1), &bi);
     uint32_t sheltered_before = bi.sheltered;
     ck_assert(th_world_destroy_bunker(w, BUNKER_ID(1), NULL));
-    for (int i = 0; i < 300; i++) {
+    for (int i = 0; i < th_test_steps(300); i++) {
         th_world_step(w);
         th_world_get_bunker(w, BUNKER_ID(1), &bi);
         ck_assert(bi.destroyed);
@@ -288,7 +288,7 @@ END_TEST
 
 static uint64_t run_with_events(uint32_t threads) {
     th_world *w = make_maze(threads, 1500, 8, NULL);
-    for (int s = 0; s < 400; s++) {
+    for (int s = 0; s < th_test_steps(400); s++) {
         uint64_t r = th_rng_u64(99, (uint64_t)s, 0);
         if (r % 17 == 0) th_world_destroy_bunker(w, BUNKER_ID((r >> 8) % 3), NULL);
         if (r % 19 == 0) th_world_restore_bunker(w, BUNKER_ID((r >> 8) % 3), NULL);
@@ -313,7 +313,7 @@ static uint64_t run_with_events(uint32_t threads) {
 static uint64_t soak_with_events(uint32_t threads) {
     th_world *w = make_maze(threads, 800, 21, NULL);
     th_world_set_validation(w, true);
-    for (int s = 0; s < 2500; s++) {
+    for (int s = 0; s < th_test_steps(2500); s++) {
         uint64_t r = th_rng_u64(77, (uint64_t)s, 0);
         int32_t x = (int32_t)((r >> 16) % MW), y = (int32_t)((r >> 24) % MH);
         switch (r % 4) {
@@ -523,17 +523,19 @@ int main(void) {
     Suite *s = suite_create("evac");
     TCase *tc = tcase_create("terrain");
     tcase_set_timeout(tc, 600);
-    tcase_add_test(tc, everyone_who_can_reach_a_bunker_is_sheltered);
+    /* Under ThreadSanitizer the tests that step one-thread worlds are left out, and so is the
+     * walk until everyone is sheltered: its passes run on two threads in the bunker tests. */
+    if (!TH_TEST_TSAN) tcase_add_test(tc, everyone_who_can_reach_a_bunker_is_sheltered);
     tcase_add_test(tc, destroyed_bunker_shelters_nobody_and_basin_returns);
     tcase_add_test(tc, breaking_walls_equals_a_map_built_open);
     tcase_add_test(tc, blocking_cells_moves_agents_out_and_reroutes);
     tcase_add_test(tc, events_keep_determinism_across_thread_counts);
     tcase_add_test(tc, thousands_of_events_keep_invariants_and_determinism);
-    tcase_add_test(tc, find_path_goes_around_walls);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, find_path_goes_around_walls);
     tcase_add_test(tc, bad_terrain_input_is_rejected);
-    tcase_add_test(tc, weighted_destinations_answer_flow_cost_and_path);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, weighted_destinations_answer_flow_cost_and_path);
     tcase_add_test(tc, destination_fields_follow_wall_events);
-    tcase_add_test(tc, shelter_path_ends_in_an_open_bunker);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, shelter_path_ends_in_an_open_bunker);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -478,7 +478,7 @@ static uint64_t planned_hash(uint32_t threads) {
                                  .priority = (int32_t)(i % 3)};
         th_world_set_agent_goal(w, ids[i], &g, NULL); /* some are walled in: refused */
     }
-    for (int s = 0; s < 30 * 60; s++) {
+    for (int s = 0; s < th_test_steps(30 * 60); s++) {
         if (s == 200) ck_assert(th_world_block_cells(w, 20, 0, 21, 40, &err));
         if (s == 400) th_world_remove_agent(w, ids[7], NULL);
         th_world_step(w);
@@ -774,18 +774,20 @@ int main(void) {
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, paths_within_the_budget_near_dijkstra);
-    tcase_add_test(tc, a_crowd_round_a_corner_arrives);
-    tcase_add_test(tc, priority_first_and_slots_held);
-    tcase_add_test(tc, the_order_given_and_slots_given_up);
+    /* Under ThreadSanitizer not the tests that step one-thread worlds, nor the walks until
+     * walkers arrive: the planner's passes run on 2, 3 and 8 threads in the hash test. */
+    if (!TH_TEST_TSAN) tcase_add_test(tc, a_crowd_round_a_corner_arrives);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, priority_first_and_slots_held);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, the_order_given_and_slots_given_up);
     tcase_add_test(tc, goals_for_a_later_step_allocate_nothing);
-    tcase_add_test(tc, waiting_walkers_walk_meanwhile);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, waiting_walkers_walk_meanwhile);
     tcase_add_test(tc, unreachable_points_and_walls_built_later);
-    tcase_add_test(tc, turned_off_the_waiting_are_planned_at_once);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, turned_off_the_waiting_are_planned_at_once);
     tcase_add_test(tc, same_hash_on_1_2_3_8_threads);
     tcase_add_test(tc, no_allocation_in_the_steps);
-    tcase_add_test(tc, bad_settings_are_refused);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, bad_settings_are_refused);
     tcase_add_test(tc, planner_crosses_stairs);
-    tcase_add_test(tc, goal_planning_on_a_building);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, goal_planning_on_a_building);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -203,7 +203,7 @@ static uint64_t groups_hash(uint32_t threads) {
         const th_group_def gd = {&ids[i], 2 + (uint32_t)(i / 4) % 3, 1.0f};
         ck_assert_msg(th_world_add_group(w, &gd, &err).index1, "%s", err.message);
     }
-    for (int s = 0; s < 20 * 60; s++) th_world_step(w);
+    for (int s = 0; s < th_test_steps(20 * 60); s++) th_world_step(w);
     const uint64_t h = th_world_hash(w);
     th_world_destroy(w);
     return h;
@@ -258,9 +258,12 @@ int main(void) {
     Suite *s = suite_create("groups");
     TCase *tc = tcase_create("groups");
     tcase_set_timeout(tc, 180);
-    tcase_add_test(tc, a_group_walks_at_its_slowest_pace);
-    tcase_add_test(tc, the_waiting_count_is_those_ahead_of_the_spread);
-    tcase_add_test(tc, a_group_arrives_together);
+    /* Under ThreadSanitizer not the walks to the end of the corridor nor the one-thread count
+     * of those waiting: five walkers, whose passes the hash test runs on 2, 3 and 8 threads with
+     * 400. */
+    if (!TH_TEST_TSAN) tcase_add_test(tc, a_group_walks_at_its_slowest_pace);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, the_waiting_count_is_those_ahead_of_the_spread);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, a_group_arrives_together);
     tcase_add_test(tc, same_hash_on_1_2_3_8_threads);
     tcase_add_test(tc, bad_groups_are_refused);
     suite_add_tcase(s, tc);

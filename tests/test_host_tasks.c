@@ -150,7 +150,7 @@ static uint64_t run_scene(const char *path, th_enqueue_task_fn *enq, th_finish_t
     th_world *w = th_test_load(path, o, 1200, NULL); /* big scenes scaled down */
     ck_assert_uint_eq(th_world_get_def(w).threads, WORKERS);
     th_world_set_validation(w, true);
-    for (int s = 0; s < 30; s++) th_world_step(w);
+    for (int s = 0; s < th_test_steps(30); s++) th_world_step(w);
     ck_assert_msg(th_world_validation_error(w) == NULL, "%s: %s", path,
                   th_world_validation_error(w));
     uint64_t hash = th_world_hash(w);
@@ -171,7 +171,9 @@ START_TEST(every_scene_same_hash_on_a_host_scheduler) {
         uint64_t b = run_scene(path, threaded_enqueue, threaded_finish, threaded);
         ck_assert_msg(!serial->bad, "%s: serial host: %s", path, serial->why);
         ck_assert_msg(!threaded->bad, "%s: threaded host: %s", path, threaded->why);
-        ck_assert_msg(serial->calls > 30 && threaded->calls > 30,
+        /* More than a task a step: the hosts ran the step's phases. */
+        const uint32_t steps = (uint32_t)th_test_steps(30);
+        ck_assert_msg(serial->calls > steps && threaded->calls > steps,
                       "%s: the hosts ran %u and %u tasks", path, serial->calls, threaded->calls);
         ck_assert_msg(a == pool && b == pool,
                       "%s: hash %016llx on the pool, %016llx serial host, "
@@ -277,7 +279,7 @@ int main(void) {
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, every_scene_same_hash_on_a_host_scheduler);
     tcase_add_test(tc, host_callbacks_are_checked);
-    tcase_add_test(tc, calls_from_inside_a_step_are_refused);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, calls_from_inside_a_step_are_refused); /* one thread */
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

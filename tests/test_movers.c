@@ -868,7 +868,7 @@ START_TEST(every_mover_same_hash_on_1_2_3_threads) {
             for (uint32_t t = 1; t <= 3; t++) {
                 th_world *w = mover_world(mover, ped, t);
                 th_world_set_validation(w, true);
-                for (int s = 0; s < 90; s++) th_world_step(w);
+                for (int s = 0; s < th_test_steps(90); s++) th_world_step(w);
                 ck_assert_msg(th_world_validation_error(w) == NULL, "%s",
                               th_world_validation_error(w));
                 h[t - 1] = th_world_hash(w);
@@ -887,7 +887,7 @@ START_TEST(no_allocation_in_a_step) {
         th_world *w = mover_world(mover, mover % 2 == 0, 2);
         th_world_step(w);
         const uint64_t before = th_alloc_count();
-        for (int s = 0; s < 30; s++) th_world_step(w);
+        for (int s = 0; s < th_test_steps(30); s++) th_world_step(w);
         ck_assert_msg(th_alloc_count() == before, "mover %d allocated in a step", mover);
         th_world_destroy(w);
     }
@@ -1140,22 +1140,29 @@ int main(void) {
     Suite *s = suite_create("movers");
     TCase *tc = tcase_create("movers");
     tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, wall_follower_visits_the_reference_cells_to_the_exit);
-    tcase_add_test(tc, crash_and_turn_visits_the_reference_cells);
-    tcase_add_test(tc, crash_and_turn_goes_round_the_block_on_its_hand_side);
-    tcase_add_test(tc, crash_and_turn_to_a_point_takes_the_nearer_side);
-    tcase_add_test(tc, breadcrumb_ring_keeps_the_newest_crumbs_a_spacing_apart);
-    tcase_add_test(tc, breadcrumb_followers_keep_to_the_trail_round_the_corner);
-    tcase_add_test(tc, next_hop_table_matches_floyd_warshall_on_random_graphs);
-    tcase_add_test(tc, waypoint_tables_are_shared_and_budgeted);
-    tcase_add_test(tc, waypoint_walkers_enter_at_the_nearest_node_in_sight);
-    tcase_add_test(tc, waypoint_walkers_reach_the_destination_round_the_walls);
+    /* Under ThreadSanitizer only the tests that step every mover on several threads: the others
+     * step one-thread worlds, or walk to the end (crash and turn to a point, the library scenes)
+     * through passes the hash test runs on 2 and 3 threads. */
+    if (!TH_TEST_TSAN) {
+        tcase_add_test(tc, wall_follower_visits_the_reference_cells_to_the_exit);
+        tcase_add_test(tc, crash_and_turn_visits_the_reference_cells);
+        tcase_add_test(tc, crash_and_turn_goes_round_the_block_on_its_hand_side);
+        tcase_add_test(tc, crash_and_turn_to_a_point_takes_the_nearer_side);
+        tcase_add_test(tc, breadcrumb_ring_keeps_the_newest_crumbs_a_spacing_apart);
+        tcase_add_test(tc, breadcrumb_followers_keep_to_the_trail_round_the_corner);
+        tcase_add_test(tc, next_hop_table_matches_floyd_warshall_on_random_graphs);
+        tcase_add_test(tc, waypoint_tables_are_shared_and_budgeted);
+        tcase_add_test(tc, waypoint_walkers_enter_at_the_nearest_node_in_sight);
+        tcase_add_test(tc, waypoint_walkers_reach_the_destination_round_the_walls);
+    }
     tcase_add_test(tc, every_mover_same_hash_on_1_2_3_threads);
     tcase_add_test(tc, no_allocation_in_a_step);
-    tcase_add_test(tc, library_wall_followers_pass_the_exit);
-    tcase_add_test(tc, library_waypoint_walkers_arrive);
-    tcase_add_test(tc, bad_defs_are_refused_with_a_reason);
-    tcase_add_test(tc, scene_keys_parse_and_errors_point_at_the_value);
+    if (!TH_TEST_TSAN) {
+        tcase_add_test(tc, library_wall_followers_pass_the_exit);
+        tcase_add_test(tc, library_waypoint_walkers_arrive);
+        tcase_add_test(tc, bad_defs_are_refused_with_a_reason);
+        tcase_add_test(tc, scene_keys_parse_and_errors_point_at_the_value);
+    }
     suite_add_tcase(s, tc);
     int rc = th_test_run(s);
     char path[512];

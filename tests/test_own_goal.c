@@ -421,13 +421,15 @@ int main(void) {
     Suite *s = suite_create("own_goal");
     TCase *tc = tcase_create("own_goal");
     tcase_set_timeout(tc, 180);
-    tcase_add_test(tc, agents_walk_to_their_own_points);
-    tcase_add_test(tc, paths_are_planned_again_after_walls);
-    tcase_add_test(tc, long_ways_and_exits_given_back);
+    /* Under ThreadSanitizer not the tests that step one-thread worlds, nor the walk to the
+     * points: the hash test walks own points on 2, 3 and 8 threads. */
+    if (!TH_TEST_TSAN) tcase_add_test(tc, agents_walk_to_their_own_points);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, paths_are_planned_again_after_walls);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, long_ways_and_exits_given_back);
     tcase_add_test(tc, following_another_agent);
     tcase_add_test(tc, goals_given_for_a_later_step);
     tcase_add_test(tc, same_hash_on_1_2_3_8_threads);
-    tcase_add_test(tc, bad_goals_are_refused);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, bad_goals_are_refused);
     tcase_add_test(tc, a_selection_given_one_goal);
     suite_add_tcase(s, tc);
     return th_test_run(s);

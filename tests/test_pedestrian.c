@@ -244,7 +244,7 @@ START_TEST(bodies_never_overlap_after_settling) {
             th_world_add_agent(w, CROWD_ID(i % 4u), th_v2(x, y), th_v2(0, 0), NULL)));
     }
     double first = 0.0, worst = 0.0;
-    for (int s = 0; s < 600; s++) {
+    for (int s = 0; s < th_test_steps(600); s++) {
         th_world_step(w);
         if (s == 0) first = worst_overlap(w, cd.body_radius, false);
         if (s >= 5 && s % 25 == 0) worst = fmax(worst, worst_overlap(w, cd.body_radius, false));
@@ -310,7 +310,7 @@ START_TEST(boids_with_bodies_keep_apart) {
         }
         th_world_set_validation(w, true);
         double worst = 0.0;
-        for (int s = 0; s < 300; s++) {
+        for (int s = 0; s < th_test_steps(300); s++) {
             th_world_step(w);
             if (s % 50 == 49) worst = fmax(worst, worst_overlap(w, cd.body_radius, true));
         }
@@ -349,7 +349,7 @@ static void check_scene_dir(const char *dir, int *count) {
         ck_assert_msg(cd->body_radius > 0.0f, "%s has no bodies", path);
         th_world_set_validation(w, true);
         double worst = 0.0;
-        for (int s = 0; s < 900; s++) {
+        for (int s = 0; s < th_test_steps(900); s++) {
             th_world_step(w);
             if (s % 100 == 99) worst = fmax(worst, worst_overlap(w, cd->body_radius, false));
         }
@@ -380,7 +380,7 @@ START_TEST(same_hash_for_any_thread_count) {
                                  &(th_demo_opts){.agents = 3000, .seed = 3, .threads = threads[t]},
                                  NULL);
         ck_assert_ptr_nonnull(w);
-        for (int s = 0; s < 400; s++) th_world_step(w);
+        for (int s = 0; s < th_test_steps(400); s++) th_world_step(w);
         hash[t] = th_world_hash(w);
         th_world_destroy(w);
     }
@@ -410,7 +410,7 @@ START_TEST(walkers_join_a_running_flock) {
             ck_assert(th_agent_id_valid(
                 th_world_add_agent(w, CROWD_ID(0u), th_v2(x, y), th_v2(1.0f, 0.5f), NULL)));
         }
-        for (int s = 0; s < 50; s++) th_world_step(w);
+        for (int s = 0; s < th_test_steps(50); s++) th_world_step(w);
         th_crowd_def cd = th_default_pedestrian_def();
         cd.heading = th_v2(1.0f, 0.0f);
         cd.desired_speed_sd = 0.0f;
@@ -588,21 +588,10 @@ END_TEST
 
 /* Under ThreadSanitizer (ten times slower) the model's validation against experiments is left
  * to the other builds: races would show in the threaded cases of "bodies" just as well. */
-#if defined(__SANITIZE_THREAD__)
-#define TH_RUN_RIMEA 0
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TH_RUN_RIMEA 0
-#endif
-#endif
-#ifndef TH_RUN_RIMEA
-#define TH_RUN_RIMEA 1
-#endif
-
 int main(void) {
     Suite *s = suite_create("pedestrian");
     TCase *t;
-    if (TH_RUN_RIMEA) {
+    if (!TH_TEST_TSAN) {
         t = tcase_create("rimea");
         tcase_set_timeout(t, 600);
         tcase_add_test(t, rimea1_walker_arrives_in_time);
@@ -620,7 +609,7 @@ int main(void) {
     tcase_add_test(t, pedestrians_refuse_long_timesteps);
     tcase_add_test(t, boids_with_bodies_keep_apart);
     tcase_add_loop_test(t, same_hash_for_any_thread_count, 0, 2);
-    tcase_add_test(t, stairs_slow_walking_but_not_routing);
+    if (!TH_TEST_TSAN) tcase_add_test(t, stairs_slow_walking_but_not_routing); /* one thread */
     tcase_add_test(t, periodic_corridor_keeps_walkers_between_its_walls);
     tcase_add_test(t, walkers_join_a_running_flock);
     suite_add_tcase(s, t);

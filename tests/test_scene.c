@@ -37,7 +37,7 @@ START_TEST(every_library_scene_loads_and_runs) {
         ck_assert_str_ne(info.name, "");
         uint64_t h0 = th_world_hash(w);
         th_world_set_validation(w, true); /* every invariant, inside every step */
-        for (int s = 0; s < 100; s++) th_world_step(w);
+        for (int s = 0; s < th_test_steps(100); s++) th_world_step(w);
         ck_assert_msg(th_world_validation_error(w) == NULL, "%s: %s", name,
                       th_world_validation_error(w));
         th_world_stats st = th_world_get_stats(w);

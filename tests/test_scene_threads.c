@@ -17,7 +17,7 @@ static uint64_t run_scene(const char *path, uint32_t threads) {
     th_world *w = th_test_load(path, (th_scene_opts){.threads = threads}, 1500, NULL);
     ck_assert_uint_eq(th_world_get_def(w).threads, threads);
     th_world_set_validation(w, true);
-    for (int s = 0; s < 40; s++) th_world_step(w);
+    for (int s = 0; s < th_test_steps(40); s++) th_world_step(w);
     ck_assert_msg(th_world_validation_error(w) == NULL, "%s: %s", path,
                   th_world_validation_error(w));
     uint64_t h = th_world_hash(w);

@@ -681,15 +681,18 @@ int main(void) {
     TCase *tc = tcase_create("formations");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, every_formation_holds_on_open_ground);
-    tcase_add_test(tc, column_breaks_at_a_pillar_and_reforms);
-    tcase_add_test(tc, goal_behind_a_wall_reached_without_oscillation);
+    /* Under ThreadSanitizer not the long walks to a goal or a corridor: their passes run on
+     * 2 threads in the other tests and on 1, 2, 3 and 8 in the rigid formation's. */
+    if (!TH_TEST_TSAN) tcase_add_test(tc, column_breaks_at_a_pillar_and_reforms);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, goal_behind_a_wall_reached_without_oscillation);
     tcase_add_test(tc, lost_members_close_up);
     tcase_add_test(tc, joining_members_take_slots);
     tcase_add_test(tc, bad_squads_are_rejected);
-    tcase_add_test(tc, every_formation_arrives_at_a_goal_against_a_wall);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, every_formation_arrives_at_a_goal_against_a_wall);
     tcase_add_test(tc, rigid_formation_moves_as_one_body);
-    tcase_add_test(tc, rigid_formation_waits_at_a_corridor_narrower_than_its_shape);
-    tcase_add_test(tc, squad_replans_around_a_block);
+    if (!TH_TEST_TSAN)
+        tcase_add_test(tc, rigid_formation_waits_at_a_corridor_narrower_than_its_shape);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, squad_replans_around_a_block);
     tcase_add_test(tc, squad_replans_on_cost_events_and_waits_when_cut_off);
     suite_add_tcase(s, tc);
     return th_test_run(s);

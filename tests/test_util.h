@@ -177,6 +177,29 @@ static inline const char *th_test_write_text(const char *name, const char *text)
     return th_test_write(name, text, strlen(text));
 }
 
+/* ---- under ThreadSanitizer ---------------------------------------------------------------- */
+
+/* TH_TEST_TSAN is 1 in a ThreadSanitizer build. There a suite is run for its races, and every
+ * step of a world runs the same parallel passes: a walk finds no race its first steps would not,
+ * and a world on one thread finds none at all. So under ThreadSanitizer tests that step only
+ * one-thread worlds are left out, and walks whose assertion holds at any length (hashes equal
+ * over thread counts, invariants such as no overlap) are cut with th_test_steps. Walks whose
+ * assertion needs their whole length (someone arrives, a count is reached) keep it, or are left
+ * out where another test runs the same passes on several threads (docs/robustness.md). */
+#if defined(__SANITIZE_THREAD__)
+#define TH_TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TH_TEST_TSAN 1
+#endif
+#endif
+#ifndef TH_TEST_TSAN
+#define TH_TEST_TSAN 0
+#endif
+
+/* `n` steps, or a quarter of them (at least one) under ThreadSanitizer. */
+static inline int th_test_steps(int n) { return TH_TEST_TSAN ? (n + 3) / 4 : n; }
+
 /* Run a suite with Check's defaults; the exit status says whether every test passed. */
 static inline int th_test_run(Suite *s) {
     SRunner *r = srunner_create(s);

@@ -579,7 +579,7 @@ static void check_inside(th_bounds bounds, float dt) {
                        th_v2(700.0f, 700.0f), NULL);
     th_world_add_agent(w, CROWD_ID(c), th_v2(0.0f, nextafterf(H, 0)), th_v2(-1e-30f, 5e-39f), NULL);
     const uint32_t n = th_world_agent_count(w);
-    for (int step = 1; step <= 500; step++) {
+    for (int step = 1; step <= th_test_steps(500); step++) {
         th_world_step(w);
         th_agent_view v = th_world_agents(w);
         CHECK(v.count == n);
@@ -641,7 +641,7 @@ START_TEST(test_hash_sees_one_ulp) {
     /* Stepping keeps equal worlds equal, whatever the thread count. (A one-ulp difference may
      * legitimately be rounded away by a later step, so only the initial state is compared for
      * inequality.) */
-    for (int s = 0; s < 30; s++) {
+    for (int s = 0; s < th_test_steps(30); s++) {
         th_world_step(base);
         th_world_step(same);
     }
@@ -667,9 +667,10 @@ START_TEST(test_flock_stats) {
     ck_assert_msg(w != NULL, "%s", err.message);
     const uint32_t n = th_world_agent_count(w);
     ck_assert_uint_eq(n, 6000);
-    for (int step = 1; step <= 120; step++) {
+    const int steps = th_test_steps(120);
+    for (int step = 1; step <= steps; step++) {
         th_world_step(w);
-        if (step != 1 && step != 120) continue;
+        if (step != 1 && step != steps) continue;
         th_world_stats st = th_world_get_stats(w);
         ck_assert_uint_eq(st.step, (uint64_t)step);
         ck_assert_uint_eq(st.step, th_world_step_count(w));

@@ -432,6 +432,11 @@ struct th_world {
     uint32_t stall_listed; /* agents in stall_list: every rank's, in global storage order */
     void *stall_all;       /* several ranks: the stalled ids gathered (stall_all_cap of them) */
     uint32_t stall_all_cap;
+    /* Per bunker, the sheltered count at the last stall judgement and 1 + the step of that
+     * judgement if the count had grown since the one before (0: never): when it last took
+     * someone, for the stall judgement (sim/core/stall.c). */
+    uint32_t stall_sheltered[TH_MAX_BUNKERS];
+    uint64_t stall_sheltered_at[TH_MAX_BUNKERS];
     th_profiler prof;
 
     struct th_trace *trace;     /* phase spans being recorded (sim/core/trace.c), or NULL */

@@ -20,7 +20,9 @@
  * Never stalled: agents without a goal (flocks, walkers with a heading), stranded agents
  * (reported as stranded), agents at their goal or within 1.5 m of it (a destination without an
  * exit, filled by those who came first; the last waypoint of a one-way route; an elevator's
- * stop only within reach of it, where its car boards them), members of a
+ * stop only within reach of it, where its car boards them; an exit or an open bunker only while
+ * it took someone within the stall time, and near one that has not, the agent's own approach
+ * is no progress: nobody stands by an exit it cannot pass as arrived), members of a
  * squad that arrived or has no route, agents waiting out their pre-movement time,
  * incapacitated or riding an elevator.
  *

@@ -214,6 +214,31 @@ for seed in 1 2 3; do
         pass "stall_exit_wide seed $seed: everyone leaves, nobody stalled" ||
         fail "stall_exit_wide seed $seed" "exit code $rc, or not all left, or stalls"
 done
+# A queue at an exit that takes walkers: 20 of them through the 0.5 m cell, stall_time 2 s. Those
+# waiting by it queue (the premise: some queued) and nobody is stalled at any time.
+for seed in 1 2 3; do
+    sed -e "s/^seed: 1\$/seed: $seed/" -e 's/^    count: 3$/    count: 20/' -e 's/^stall_time: 5$/stall_time: 2/' \
+        -e 's/rect: \[0.3, 0.3, 1.2, 0.8\]/rect: [0.3, 0.3, 2.5, 1.5]/' "$data/stall_exit_wide.yaml" >"$tmp/x.yaml"
+    run run "$tmp/x.yaml" --headless --fail-on-stall --json "$tmp/x.json"
+    if [[ $rc -ne 0 ]]; then fail "exit queue seed $seed" "exit code $rc"
+    elif ! python3 -c "import json,sys; j=json.load(open(sys.argv[1])); s=j['stalls']
+assert j['exited']['agents'] == 20 and s['queued_peak'] > 0, (j['exited'], s)
+assert s['peak'] == 0 and s['agent_seconds'] == 0, s" "$tmp/x.json"; then
+        fail "exit queue seed $seed" "not all 20 left, nobody queued, or stalled at some time"
+    else pass "exit queue seed $seed: 20 walkers queue at the exit and leave, never stalled"
+    fi
+done
+# Slow walkers (0.4 m/s) under stall_time 1 s take almost 4 s to cross the last 1.5 m to an exit
+# that has taken nobody yet: they progress all the way, leave, and are never stalled.
+for seed in 1 2 3; do
+    sed -e "s/^seed: 1\$/seed: $seed/" -e 's/^stall_time: 5$/stall_time: 1/' \
+        -e 's/^    count: 3$/    count: 3\n    desired_speed: 0.4\n    desired_speed_sd: 0/' \
+        "$data/stall_exit_wide.yaml" >"$tmp/x.yaml"
+    run run "$tmp/x.yaml" --headless --fail-on-stall --json "$tmp/x.json"
+    [[ $rc -eq 0 && $(json "$tmp/x.json" "j['exited']['agents'], j['stalls']['peak']") == "3 0" ]] &&
+        pass "slow walkers seed $seed: they walk up to the exit and leave, never stalled" ||
+        fail "slow walkers seed $seed" "exit code $rc, or not all left, or stalled at some time"
+done
 
 # ---- scenes that progress report none ------------------------------------------------------
 

@@ -21,8 +21,9 @@
  * (reported as stranded), agents at their goal or within 1.5 m of it (a destination without an
  * exit, filled by those who came first; the last waypoint of a one-way route; an elevator's
  * stop only within reach of it, where its car boards them; an exit or an open bunker only while
- * it took someone within the stall time, and near one that has not, the agent's own approach
- * is no progress: nobody stands by an exit it cannot pass as arrived), members of a
+ * it took someone within the stall time; near one that has not, the agent's own approach is
+ * progress only until it first goes the stall time without any: nobody stands by an exit it
+ * cannot pass as arrived), members of a
  * squad that arrived or has no route, agents waiting out their pre-movement time,
  * incapacitated or riding an elevator.
  *
@@ -149,7 +150,8 @@ typedef struct goal_view {
     uint32_t key;      /* the goal, the same for all who walk to it; 0: none to queue for */
     bool at_goal;      /* at rest at its goal */
     bool idle_sink;    /* near a goal that takes walkers out (an exit, a bunker) and has taken
-                          nobody for the stall time: its own cost no longer counts as progress */
+                          nobody for the stall time: its own cost counts as progress only until
+                          it first goes a stall time without any there */
 } goal_view;
 
 /* The key of a field: which of the world's fields it is (the same on every rank), 0 if none. */
@@ -273,8 +275,9 @@ static void view_goal(const th_world *w, uint32_t k, uint64_t now, goal_view *v)
          * within AT_GOAL_M of it a walker waits its turn only while it takes someone (someone
          * left by it within the stall time). Near one that has taken nobody for that long (a
          * gap narrower than a body: those at it jostle, turn about at its front and never
-         * pass), its own cost no longer counts as progress, and after the stall time the
-         * second pass finds it stalled, or queuing behind a walker that still progresses. */
+         * pass), its own cost counts as progress only until it first goes a stall time without
+         * any there (it walks up, however slowly, then stands): from then the second pass finds
+         * it stalled, or queuing behind a walker that still progresses. */
         if (there && !stop) {
             const uint64_t limit = (uint64_t)ceil((double)w->stall_time / (double)w->def.timestep);
             const int sink = sink_taking(w, a->crowd[k], v->f, p, now, limit);
@@ -431,16 +434,22 @@ static verdict judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev,
                         .seen = now,
                         .index = v.index,
                         .init = v.how != JUDGE_NEVER,
+                        .near = v.idle_sink ? 1u : 0u,
                         .rest = standing_byte(last, v.at_goal              ? ST_GOAL
                                                     : v.how != JUDGE_NEVER ? ST_MOVING
                                                                            : ST_NONE)};
         return VERDICT_NONE;
     }
+    if (!v.idle_sink) s->near = 0;
+    else if (!s->near) s->near = 1;
     if (v.how == JUDGE_COST) {
         /* Progress: a new waypoint, or PROGRESS_M below the best. A goal that changed under the
          * agent (its field risen by RESET_M where the best was reached: a bunker destroyed, a
-         * wall built) starts it afresh; being pushed back does not. */
-        if (v.index != s->index || (!v.idle_sink && v.metric <= s->best - PROGRESS_M) ||
+         * wall built) starts it afresh; being pushed back does not. Near an exit that takes
+         * nobody, its own approach counts only until it first goes a stall time without any
+         * (it walks up to the exit, however slowly, and then stands there). */
+        const bool own = s->near != 2;
+        if (v.index != s->index || (own && v.metric <= s->best - PROGRESS_M) ||
             measure_at(w, &v, th_v2(s->ax, s->ay)) >= s->best + RESET_M) {
             s->best = v.metric;
             s->ax = p.x;
@@ -449,6 +458,7 @@ static verdict judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev,
             s->since = now;
         }
         if (now - s->since >= limit) {
+            if (s->near) s->near = 2;
             s->rest = (uint8_t)(standing_byte(last, ST_NONE) | ST_RESOLVING);
             return VERDICT_RESOLVE;
         }

@@ -221,6 +221,8 @@ typedef struct th_stall {
     uint8_t init;   /* 0 until the agent's first bookkeeping */
     uint8_t rest;   /* its standing at this judgement and the last, and whether it is being
                        resolved (sim/core/stall.c: at its goal, progressing, queuing, stalled) */
+    uint8_t near;   /* near an exit that takes nobody (sim/core/stall.c): 0 not, 1 yet to
+                       go a stall time without progress there, 2 has */
 } th_stall;
 
 /* Per-chunk partial sums, combined in chunk order by the bookkeeping phase. */

@@ -10,7 +10,9 @@
 # its trace though nobody is stalled at the end; a slow queue at a door 0.6 m wide, whose
 # walkers stand still longer than the stall time (read from the trajectories), queues and is
 # never stalled; a clog at a door too narrow for a body is stalled, those pressing in behind
-# included; the figures are the same at 1 and 2 threads.
+# included; the figures are the same at 1 and 2 threads. Walkers by an exit, a bunker or an
+# `exits` cell that no body can enter are stalled (nobody leaves by it), and those by a like
+# exit that bodies pass leave.
 #
 # usage: test_stall_cli.sh path/to/throng path/to/tests/data
 set -u
@@ -171,6 +173,72 @@ for s in stall_jam stall_clog stall_door_queue; do
 done
 [[ $same -eq 1 ]] && pass "the run's stall figures are the same at 1 and 2 threads" ||
     fail "threads" "the stalls objects differ between 1 and 2 threads"
+
+# ---- exits no body can enter -----------------------------------------------------------------
+
+# An exit, a bunker or an `exits` entry one cell wide on the map's east edge, in cells of 0.1,
+# 0.2 and 0.3 m, that bodies 0.4 m wide never enter: the walkers stand within 1.5 m of it for
+# the whole run. Nobody leaves, and all three are stalled there (not arrived, not plain en
+# route), at every seed. The same drawing in 0.5 m cells is passed by everyone, nobody stalled.
+# exit_check FILE JSON: the premise (nobody left) and the verdict (all 3 stalled, within 1.5 m
+# of the map's east edge, where the exit is), the map's width read from the scene file.
+exit_check() {
+    python3 -c "import json,sys,re
+t=open(sys.argv[1]).read(); cell=float(re.search(r'cell_size: *([0-9.]+)', t).group(1))
+width=len(re.search(r'ascii: \|\n +(\S+)', t).group(1)) * cell
+j=json.load(open(sys.argv[2])); s=j['stalls']
+assert j['exited']['agents'] == 0 and j['outcome']['sheltered'] == 0, 'somebody left'
+assert s['stalled'] == 3 and s['longest_s'] >= s['stall_time_s'], s
+assert width - 1.5 < s['box_m'][0] <= s['box_m'][2] < width, (width, s['box_m'])" "$1" "$2"
+}
+for f in stall_exit_edge stall_exit_bunker stall_exit_cells; do
+    for seed in 1 2 3; do
+        sed "s/^seed: 1\$/seed: $seed/" "$data/$f.yaml" >"$tmp/x.yaml"
+        run run "$tmp/x.yaml" --headless --fail-on-stall --json "$tmp/x.json"
+        if [[ $rc -ne 1 ]]; then fail "$f seed $seed: --fail-on-stall" "exit code $rc, expected 1"
+        elif ! grep -q "3 agent(s) stalled at the end of the run" "$tmp/err"; then
+            fail "$f seed $seed: --fail-on-stall" "no message on stderr"
+        elif ! grep -qE '^stalled   3 agent\(s\) without progress' "$tmp/out" ||
+            ! grep -qE '^(exited    0 of 3 spawned, 3 still in the world \(3 stalled\)|outcome   0 sheltered, 3 en route \(walking to a bunker; 3 of them stalled\))' "$tmp/out"; then
+            fail "$f seed $seed: report" "not 3 stalled, or not named on the exited or outcome line"
+        elif ! exit_check "$tmp/x.yaml" "$tmp/x.json"; then
+            fail "$f seed $seed: json" "somebody left, or not all 3 stalled by the exit"
+        else pass "$f seed $seed: nobody enters the exit, all 3 stalled by it"
+        fi
+    done
+done
+for seed in 1 2 3; do
+    sed "s/^seed: 1\$/seed: $seed/" "$data/stall_exit_wide.yaml" >"$tmp/x.yaml"
+    run run "$tmp/x.yaml" --headless --fail-on-stall --json "$tmp/x.json"
+    [[ $rc -eq 0 && $(json "$tmp/x.json" "j['exited']['agents'], j['stalls']['stalled'], j['stalls']['peak']") == "3 0 0" ]] &&
+        pass "stall_exit_wide seed $seed: everyone leaves, nobody stalled" ||
+        fail "stall_exit_wide seed $seed" "exit code $rc, or not all left, or stalls"
+done
+# A queue at an exit that takes walkers: 20 of them through the 0.5 m cell, stall_time 2 s. Those
+# waiting by it queue (the premise: some queued) and nobody is stalled at any time.
+for seed in 1 2 3; do
+    sed -e "s/^seed: 1\$/seed: $seed/" -e 's/^    count: 3$/    count: 20/' -e 's/^stall_time: 5$/stall_time: 2/' \
+        -e 's/rect: \[0.3, 0.3, 1.2, 0.8\]/rect: [0.3, 0.3, 2.5, 1.5]/' "$data/stall_exit_wide.yaml" >"$tmp/x.yaml"
+    run run "$tmp/x.yaml" --headless --fail-on-stall --json "$tmp/x.json"
+    if [[ $rc -ne 0 ]]; then fail "exit queue seed $seed" "exit code $rc"
+    elif ! python3 -c "import json,sys; j=json.load(open(sys.argv[1])); s=j['stalls']
+assert j['exited']['agents'] == 20 and s['queued_peak'] > 0, (j['exited'], s)
+assert s['peak'] == 0 and s['agent_seconds'] == 0, s" "$tmp/x.json"; then
+        fail "exit queue seed $seed" "not all 20 left, nobody queued, or stalled at some time"
+    else pass "exit queue seed $seed: 20 walkers queue at the exit and leave, never stalled"
+    fi
+done
+# Slow walkers (0.4 m/s) under stall_time 1 s take almost 4 s to cross the last 1.5 m to an exit
+# that has taken nobody yet: they progress all the way, leave, and are never stalled.
+for seed in 1 2 3; do
+    sed -e "s/^seed: 1\$/seed: $seed/" -e 's/^stall_time: 5$/stall_time: 1/' \
+        -e 's/^    count: 3$/    count: 3\n    desired_speed: 0.4\n    desired_speed_sd: 0/' \
+        "$data/stall_exit_wide.yaml" >"$tmp/x.yaml"
+    run run "$tmp/x.yaml" --headless --fail-on-stall --json "$tmp/x.json"
+    [[ $rc -eq 0 && $(json "$tmp/x.json" "j['exited']['agents'], j['stalls']['peak']") == "3 0" ]] &&
+        pass "slow walkers seed $seed: they walk up to the exit and leave, never stalled" ||
+        fail "slow walkers seed $seed" "exit code $rc, or not all left, or stalled at some time"
+done
 
 # ---- scenes that progress report none ------------------------------------------------------
 

@@ -20,7 +20,10 @@
  * Never stalled: agents without a goal (flocks, walkers with a heading), stranded agents
  * (reported as stranded), agents at their goal or within 1.5 m of it (a destination without an
  * exit, filled by those who came first; the last waypoint of a one-way route; an elevator's
- * stop only within reach of it, where its car boards them), members of a
+ * stop only within reach of it, where its car boards them; an exit or an open bunker only while
+ * it took someone within the stall time; near one that has not, the agent's own approach is
+ * progress only until it first goes the stall time without any: nobody stands by an exit it
+ * cannot pass as arrived), members of a
  * squad that arrived or has no route, agents waiting out their pre-movement time,
  * incapacitated or riding an elevator.
  *
@@ -80,6 +83,7 @@
 #include "sim/behave/movers.h"
 #include "sim/behave/squad.h"
 #include "sim/behave/own_goal.h"
+#include "sim/core/flow.h"
 #include "sim/core/report.h"
 #include "sim/core/stall.h"
 #include "sim/core/world.h"
@@ -145,6 +149,9 @@ typedef struct goal_view {
     uint32_t index;    /* ROUTE: the waypoint walked to; movers: UINT32_MAX */
     uint32_t key;      /* the goal, the same for all who walk to it; 0: none to queue for */
     bool at_goal;      /* at rest at its goal */
+    bool idle_sink;    /* near a goal that takes walkers out (an exit, a bunker) and has taken
+                          nobody for the stall time: its own cost counts as progress only until
+                          it first goes a stall time without any there */
 } goal_view;
 
 /* The key of a field: which of the world's fields it is (the same on every rank), 0 if none. */
@@ -174,6 +181,57 @@ static uint32_t point_key(th_vec2 g) {
     h *= 0xC2B2AE3Du;
     h ^= h >> 13;
     return h | 0x80000000u;
+}
+
+/* Whether the goal cell that field f leads agent k's crowd to from p takes the agent out of the
+ * world on entering it (an open bunker of a fleeing crowd, an exit of its crowd: its own goal
+ * exit or one of the `exits` over the goal cell): -1 if not; else 1 if it took someone within
+ * the last `limit` steps before `now`, 0 if it has not (or never has). The goal cell is found
+ * by walking down the field from p's cell to the first cell none of whose eight neighbours is
+ * lower. */
+static int sink_taking(const th_world *w, uint32_t crowd, const uint32_t *f, th_vec2 p,
+                       uint64_t now, uint64_t limit) {
+    const th_navmap *m = &w->nav.map;
+    int32_t x, y;
+    uint32_t d = f[th_navmap_cell_of(m, p, &x, &y)];
+    if (!th_nav_reachable(d)) return -1;
+    for (;;) {
+        int32_t bx = x, by = y;
+        for (int32_t j = -1; j <= 1; j++) {
+            for (int32_t i = -1; i <= 1; i++) {
+                const int32_t nx = x + i, ny = y + j;
+                if (nx < 0 || ny < 0 || nx >= m->w || ny >= m->h) continue;
+                const uint32_t dn = f[(size_t)ny * (size_t)m->w + (size_t)nx];
+                if (th_nav_reachable(dn) && dn < d) {
+                    d = dn;
+                    bx = nx;
+                    by = ny;
+                }
+            }
+        }
+        if (bx == x && by == y) break;
+        x = bx;
+        y = by;
+    }
+    uint64_t at = 0; /* 1 + the step it last took someone; 0: never */
+    if (w->crowd_rt[crowd].flee) {
+        const th_world_nav *n = &w->nav;
+        for (uint32_t b = 0; b < n->bunker_count; b++) {
+            const th_bunker *bk = &n->bunker[b];
+            if (x < bk->x0 || x > bk->x1 || y < bk->y0 || y > bk->y1) continue;
+            at = w->stall_sheltered_at[b];
+            goto found;
+        }
+    }
+    if (!w->flow) return -1;
+    const uint8_t mark = th_flow_exit_mark(
+        w, crowd, th_v2(((float)x + 0.5f) * m->cell_size, ((float)y + 0.5f) * m->cell_size));
+    if (!mark) return -1;
+    th_exit_info e;
+    if (!th_world_get_exit(w, th_exit_handle((int)(mark - TH_MARK_EXIT)), &e)) return -1;
+    at = e.exited ? e.last_step + 1u : 0u;
+found:
+    return at && now + 1u - at < limit ? 1 : 0;
 }
 
 /* What agent k walks to and how its progress is judged, at step `now`. */
@@ -213,6 +271,19 @@ static void view_goal(const th_world *w, uint32_t k, uint64_t now, goal_view *v)
         th_vec2 dir;
         const bool metres = v->f && th_field_metres(&w->nav.map, v->f, p, &v->metric);
         bool there = metres && v->metric <= AT_GOAL_M;
+        /* A goal that takes walkers out of the world (an exit, a bunker) is never filled:
+         * within AT_GOAL_M of it a walker waits its turn only while it takes someone (someone
+         * left by it within the stall time). Near one that has taken nobody for that long (a
+         * gap narrower than a body: those at it jostle, turn about at its front and never
+         * pass), its own cost counts as progress only until it first goes a stall time without
+         * any there (it walks up, however slowly, then stands): from then the second pass finds
+         * it stalled, or queuing behind a walker that still progresses. */
+        if (there && !stop) {
+            const uint64_t limit = (uint64_t)ceil((double)w->stall_time / (double)w->def.timestep);
+            const int sink = sink_taking(w, a->crowd[k], v->f, p, now, limit);
+            v->idle_sink = sink == 0;
+            there = sink != 0;
+        }
         if (stop) {
             const th_lift *e = &w->lifts->lift[c->lift - 1u];
             there = th_lift_in_reach(w, e, stop, p, w->crowd_radius[a->crowd[k]]) ||
@@ -363,16 +434,22 @@ static verdict judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev,
                         .seen = now,
                         .index = v.index,
                         .init = v.how != JUDGE_NEVER,
+                        .near = v.idle_sink ? 1u : 0u,
                         .rest = standing_byte(last, v.at_goal              ? ST_GOAL
                                                     : v.how != JUDGE_NEVER ? ST_MOVING
                                                                            : ST_NONE)};
         return VERDICT_NONE;
     }
+    if (!v.idle_sink) s->near = 0;
+    else if (!s->near) s->near = 1;
     if (v.how == JUDGE_COST) {
         /* Progress: a new waypoint, or PROGRESS_M below the best. A goal that changed under the
          * agent (its field risen by RESET_M where the best was reached: a bunker destroyed, a
-         * wall built) starts it afresh; being pushed back does not. */
-        if (v.index != s->index || v.metric <= s->best - PROGRESS_M ||
+         * wall built) starts it afresh; being pushed back does not. Near an exit that takes
+         * nobody, its own approach counts only until it first goes a stall time without any
+         * (it walks up to the exit, however slowly, and then stands there). */
+        const bool own = s->near != 2;
+        if (v.index != s->index || (own && v.metric <= s->best - PROGRESS_M) ||
             measure_at(w, &v, th_v2(s->ax, s->ay)) >= s->best + RESET_M) {
             s->best = v.metric;
             s->ax = p.x;
@@ -381,6 +458,7 @@ static verdict judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev,
             s->since = now;
         }
         if (now - s->since >= limit) {
+            if (s->near) s->near = 2;
             s->rest = (uint8_t)(standing_byte(last, ST_NONE) | ST_RESOLVING);
             return VERDICT_RESOLVE;
         }
@@ -437,6 +515,12 @@ void th_stall_update(th_world *w) {
         return;
     }
     const uint64_t prev = now >= every ? now - every : UINT64_MAX;
+    /* When each bunker last took someone (its count grew since the last judgement). */
+    for (uint32_t b = 0; b < w->nav.bunker_count; b++) {
+        if (w->nav.bunker[b].sheltered == w->stall_sheltered[b]) continue;
+        w->stall_sheltered[b] = w->nav.bunker[b].sheltered;
+        w->stall_sheltered_at[b] = now + 1u;
+    }
     /* Agents of crowds without a goal are never judged (nor is their state read) unless they
      * may be squad members: skip them without touching their state, which would be a scattered
      * write per agent. Their state is left as it was; should one be judged again, its last

@@ -221,6 +221,8 @@ typedef struct th_stall {
     uint8_t init;   /* 0 until the agent's first bookkeeping */
     uint8_t rest;   /* its standing at this judgement and the last, and whether it is being
                        resolved (sim/core/stall.c: at its goal, progressing, queuing, stalled) */
+    uint8_t near;   /* near an exit that takes nobody (sim/core/stall.c): 0 not, 1 yet to
+                       go a stall time without progress there, 2 has */
 } th_stall;
 
 /* Per-chunk partial sums, combined in chunk order by the bookkeeping phase. */
@@ -434,6 +436,11 @@ struct th_world {
     uint32_t stall_listed; /* agents in stall_list: every rank's, in global storage order */
     void *stall_all;       /* several ranks: the stalled ids gathered (stall_all_cap of them) */
     uint32_t stall_all_cap;
+    /* Per bunker, the sheltered count at the last stall judgement and 1 + the step of that
+     * judgement if the count had grown since the one before (0: never): when it last took
+     * someone, for the stall judgement (sim/core/stall.c). */
+    uint32_t stall_sheltered[TH_MAX_BUNKERS];
+    uint64_t stall_sheltered_at[TH_MAX_BUNKERS];
     th_profiler prof;
 
     struct th_trace *trace;     /* phase spans being recorded (sim/core/trace.c), or NULL */

@@ -16,7 +16,9 @@
 #     line's 50/90/100 % times, which count everyone spawned, against the departures in the
 #     trajectories;
 #   - the burial history: two `block` events wall agents in at two times, and the report lists
-#     each time's burials, not a running total.
+#     each time's burials, not a running total;
+#   - every list a scene holds, at 100,000 entries or its documented cap, passes `throng check`
+#     (loading stays linear in each list's length).
 #
 # usage: test_scene_cli.sh path/to/throng
 set -u
@@ -447,5 +449,105 @@ assert b_off * 10 <= 80, ("without congestion", a_off, b_off)
 assert b_on * 4 >= 80 and a_on > 0, ("with congestion", a_on, b_on)
 EOF
 fi
+
+# ---- every list a scene holds, at 100,000 entries or its cap -------------------------------
+# Each list's entries are looked up once each as the scene loads (names, duplicates, cells), so
+# a list of 100,000 loads in time linear in its length; a loader that compares each entry with
+# every earlier one, finds names by a scan per entry or passes over the map for each entry takes
+# this section past the test's timeout. One scene per list, written by one Python process: the
+# lists without a cap (a crowd's `agents`, `flee_types`, `hazards`, a hazard table's rows,
+# `groups`) at 100,000 entries, the others at their documented cap (events, destination cells,
+# destinations by legend key in each of four crowds, and waypoint edges 65,536; hazard keys
+# 4,096; crowds, route points and target paths 256; stairs 250; bunkers, targets, squads,
+# spawners, exits, measure areas and lines, levels, legend entries and food sources 64; group
+# members 32; elevators, elevator stops and spawn regions 16). `agent_goals` at 100,000 is in
+# test_agent_goals_cli.sh. Each must pass `throng check`, and where the line it prints counts
+# the entries (agents, crowds, bunkers, events), with that count. Entries are cheap (flow
+# style, one line each) to keep the section fast under sanitizers.
+mkdir -p "$tmp/lists"
+python3 - "$tmp/lists" <<'PY'
+import os, sys
+out = sys.argv[1]
+N = 100000
+S = 512
+W = "world: {size: [1000, 1000]}\n"
+def amap(rows, legend="{'.': open}"):
+    return "map:\n  cell_size: 1\n  legend: %s\n  ascii: |\n%s" % (legend, "".join("    " + r + "\n" for r in rows))
+OPEN = amap(["." * S] * S)
+def cell(i): return i % S, i // S % S
+def seq(items): return "[" + ", ".join(items) + "]"
+expect = []
+def scene(name, body, says="ok"):
+    open(os.path.join(out, name + ".yaml"), "w").write("name: %s\nsteps: 1\n%s" % (name, body))
+    expect.append("%s\t%s\n" % (name, says))
+# Lists without a cap: 100,000 entries (the events list's cap is 65,536).
+scene("agents", W + "crowds:\n  - name: c\n    agents: " + seq("[%d.5, %d.5]" % (i % 1000, i // 1000) for i in range(N)) + "\n", "%d agents in 1 crowd(s)" % N)
+scene("flee_types", W + "crowds:\n  - {name: c, flee_types: " + seq(str(i % 32) for i in range(N)) + "}\n")
+acts = ["block: [%d, %d]", "open: [%d, %d]", "set_cost: {cells: [%d, %d], cost: 2}"]
+scene("events", amap(["." * S] * (S - 1) + ["BB" + "x" * (S - 2)], "{'.': open, 'x': destructible, 'B': {bunker: b}}") + "crowds: [{name: c}]\nevents:\n"
+      + "".join("  - {at_step: %d, %s}\n" % (i, ("break_wall: [%d, 0]" % (2 + i % (S - 2))) if i % 5 == 3 else ("destroy_bunker: b" if i % 10 == 4 else "restore_bunker: b") if i % 5 == 4 else acts[i % 5] % (i // 5 % S, 1 + i // 5 // S % (S - 1))) for i in range(65536)), "65536 event(s)")
+scene("hazards", OPEN + "crowds: [{name: c}]\nhazards:\n" + "".join("  - {rect: [%d, %d, 1, 1], air: {co: 10}}\n" % cell(i) for i in range(N)))
+open(os.path.join(out, "h.csv"), "w").write("time,x,y,width,height,extinction,co,co2,o2,hcn\n" + "".join(
+    "0,%d,%d,1,1,1,0,0.04,20.9,0\n" % cell(i) for i in range(N)))
+scene("hazard_csv_rows", OPEN + "crowds: [{name: c}]\nhazards: [{file: h.csv}]\n")
+scene("hazard_keys", OPEN + "crowds: [{name: c}]\nhazards:\n  - {rect: [0, 0, 4, 4], keys: " + seq("{time: %d}" % i for i in range(4096)) + "}\n")
+scene("groups", W + "crowds: [{name: c, model: pedestrian, count: %d, spawn: {rect: [0, 0, 1000, 1000]}}]\ngroups:\n" % (2 * N)
+      + "".join("  - {members: [[c, %d], [c, %d]]}\n" % (2 * i, 2 * i + 1) for i in range(N)), "%d agents in 1 crowd(s)" % (2 * N))
+scene("group_members", W + "crowds: [{name: c, model: pedestrian, count: 32, spawn: {rect: [0, 0, 10, 10]}}]\ngroups:\n  - {members: " + seq("[c, %d]" % i for i in range(32)) + "}\n")
+# Lists with a cap, at their cap.
+scene("destinations", OPEN + "crowds:\n  - {name: c, goal: {destinations: " + seq("{at: [%d.5, %d.5]}" % cell(i) for i in range(65536)) + "}}\n")
+# ... and again by legend key: four crowds of 65,536 entries, each naming a key of one cell on a
+# 4096 x 2048 map (each entry's cells are found once a key, not by a pass over the map an
+# entry).
+scene("destination_legends", amap(["." * 4096] * 2047 + ["E" + "." * 4095], "{'.': open, 'E': open}") + "crowds:\n"
+      + "".join("  - {name: c%d, goal: {destinations: %s}}\n" % (c, seq("{legend: E}" for i in range(65536))) for c in range(4)))
+scene("waypoint_graph", W + "crowds:\n  - {name: c, goal: {waypoints: {destination: 0, nodes: " + seq("[%d, %d]" % (10 + i % 16 * 60, 10 + i // 16 * 60) for i in range(256))
+      + ", edges: " + seq("[%d, %d]" % (i % 256, (i % 256 + 1 + i // 256 % 255) % 256) for i in range(65536)) + "}}}\n")
+scene("route", W + "crowds:\n  - {name: c, goal: {route: " + seq("[%d, %d]" % (1 + i * 3, 1 + i % 2) for i in range(256)) + "}}\n")
+scene("food", W + "crowds:\n  - {name: c, goal: {forage: {nest: {at: [500, 500]}, food: " + seq("{at: [%d, 100], amount: 10}" % (10 + i * 10) for i in range(64)) + "}}}\n")
+scene("crowds", W + "crowds:\n" + "".join("  - {name: c%d, agents: [[%d.5, 1.5]]}\n" % (i, i) for i in range(256)), "256 agents in 256 crowd(s)")
+scene("spawn_regions", W + "crowds:\n  - {name: c, count: 16, spawn: " + seq("{rect: [%d, 0, 10, 10]}" % (i * 20) for i in range(16)) + "}\n", "16 agents in 1 crowd(s)")
+scene("bunkers", OPEN + "crowds: [{name: c}]\nbunkers:\n" + "".join("  - {name: b%d, cells: [%d, 0]}\n" % (i, 2 * i) for i in range(64)), "64 bunker(s)")
+chars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+="
+scene("legend", amap([chars * 8] * 64, "{" + ", ".join("'%s': {terrain: %d}" % (ch, 1 + k % 9) for k, ch in enumerate(chars)) + "}") + "crowds: [{name: c}]\n")
+scene("targets", W + "crowds: [{name: c}]\ntargets:\n" + "".join("  - {name: t%d, path: %s}\n" % (t, seq("[%d, %d]" % (i * 3, t * 10) for i in range(256))) for t in range(64)))
+scene("squads", W + "crowds: [{name: c}]\nsquads:\n" + "".join("  - {crowd: c, count: 1, start: [%d, 10], goal: [%d, 900]}\n" % (10 + i * 10, 10 + i * 10) for i in range(64)))
+names = seq("c%d" % i for i in range(256))
+scene("spawners_exits", W + "crowds:\n" + "".join("  - {name: c%d}\n" % i for i in range(256)) + "spawners:\n"
+      + "".join("  - {name: s%d, crowd: c%d, rect: [%d, 0, 5, 5], rate: 1}\n" % (i, i, i * 10) for i in range(64)) + "exits:\n"
+      + "".join("  - {name: e%d, rect: [%d, 900, 5, 5], crowds: %s}\n" % (i, i * 10, names) for i in range(64)), "0 agents in 256 crowd(s)")
+scene("measure", W + "crowds: [{name: c}]\nmeasure:\n  areas:\n" + "".join("    - {name: a%d, rect: [%d, 0, 5, 5]}\n" % (i, i * 10) for i in range(64))
+      + "  lines:\n" + "".join("    - {name: l%d, from: [%d, 100], to: [%d, 200]}\n" % (i, i * 10, i * 10) for i in range(64)))
+scene("levels", OPEN + "crowds: [{name: c}]\nlevels:\n" + "".join("  - {name: l%d, cells: [%d, 0, %d, 511], elevation: %d}\n" % (i, 8 * i, 8 * i + 7, i) for i in range(64)))
+# 250 stairs up north, one cell wide, on odd columns of the ground level (x < 512), each with its
+# landing at the same column of the first level (x >= 512), walled beyond and behind.
+rows = []
+for y in range(11, -1, -1):
+    r = ""
+    for x in range(1024):
+        wall = (y == 6 and x % 2 == 1 and (x < 500 or 513 <= x < 1013)) or y in (0, 11) or x in (0, 511, 512, 1023)
+        r += "#" if wall else "."
+    rows.append(r)
+scene("stairs", amap(rows, "{'.': open, '#': wall}") + "crowds: [{name: c}]\nlevels:\n  - {name: g, cells: [0, 0, 511, 11]}\n  - {name: f, cells: [512, 0, 1023, 11], elevation: 3}\nstairs:\n"
+      + "".join("  - {name: s%d, cells: [%d, 1, %d, 5], up: north, landing: [%d, 7]}\n" % (i, 2 * i + 1, 2 * i + 1, 512 + 2 * i + 1) for i in range(250)))
+lv = "levels:\n" + "".join("  - {name: l%d, cells: [%d, 0, %d, 511], elevation: %d}\n" % (i, 32 * i, 32 * i + 31, 3 * i) for i in range(16))
+ped = "crowds:\n" + "".join("  - {name: c%d, model: pedestrian}\n" % i for i in range(256))
+scene("elevators", OPEN + ped + lv + "elevators:\n" + "".join("  - {name: e%d, capacity: 4, speed: 1, stops: [{level: l0, cell: [1, %d]}, {level: l1, cell: [33, %d]}], crowds: %s}\n"
+      % (i, 2 * i + 1, 2 * i + 1, seq("c%d" % (16 * i + k) for k in range(16))) for i in range(16)))
+scene("elevator_stops", OPEN + ped + lv + "elevators:\n  - {name: e, capacity: 4, speed: 1, stops: " + seq("{level: l%d, cell: [%d, 1]}" % (i, 32 * i + 1) for i in range(16)) + ", crowds: " + names + "}\n")
+open(os.path.join(out, "expect.tsv"), "w").write("".join(expect))
+PY
+lists=$(wc -l <"$tmp/lists/expect.tsv" 2>/dev/null || echo 0)
+if [[ $lists -ne 25 ]]; then fail "the largest lists" "expected 25 scenes written, found $lists"; fi
+while IFS=$'\t' read -r list says; do
+    run check "$tmp/lists/$list.yaml"
+    if [[ $rc -ne 0 ]]; then
+        fail "the $list list at its largest loads" "exit $rc"
+    elif [[ $says != ok ]] && ! grep -qF "$says" "$tmp/out"; then
+        fail "the $list list at its largest loads" "expected '$says' in the summary"
+    else
+        pass "the $list list at its largest loads"
+    fi
+done <"$tmp/lists/expect.tsv"
 
 finish

@@ -69,6 +69,39 @@ static bool add_cells(th_scene *s, th_scene_crowd *cr, const th_ynode *at, const
     return true;
 }
 
+/* The first `limit` cells of legend entry `entry`, row by row (the order its destinations take
+ * them), as x, y pairs: found with one pass over the map, kept for the entries that name the
+ * key again, so a list of such entries costs one pass a key, not one an entry. `limit` is one
+ * more than a crowd's goal cells, so the cells kept give every entry's cells until its error. */
+typedef struct legend_goal_cells {
+    int32_t *xy[TH_SCENE_MAX_LEGEND];
+    uint32_t count[TH_SCENE_MAX_LEGEND];
+    bool found[TH_SCENE_MAX_LEGEND];
+} legend_goal_cells;
+
+static bool legend_goal_cells_of(th_scene *s, legend_goal_cells *lc, uint8_t entry,
+                                 uint32_t limit) {
+    if (lc->found[entry]) return true;
+    const size_t cells = (size_t)s->cols * (size_t)s->rows;
+    uint32_t n = 0;
+    for (size_t i = 0; i < cells && n < limit; i++) n += s->legend[i] == entry;
+    int32_t *xy = th_arena_alloc(&s->doc.arena, (n ? n : 1) * 2 * sizeof *xy);
+    if (!xy) return false;
+    uint32_t k = 0;
+    for (int32_t y = 0; y < s->rows && k < n; y++) {
+        for (int32_t x = 0; x < s->cols && k < n; x++) {
+            if (s->legend[(size_t)y * (size_t)s->cols + (size_t)x] != entry) continue;
+            xy[2 * k] = x;
+            xy[2 * k + 1] = y;
+            k++;
+        }
+    }
+    lc->xy[entry] = xy;
+    lc->count[entry] = n;
+    lc->found[entry] = true;
+    return true;
+}
+
 static bool parse_destinations(th_scene *s, th_scene_crowd *cr, const th_ynode *n, const char *path,
                                th_error *err) {
     if (!s->has_map)
@@ -100,6 +133,7 @@ static bool parse_destinations(th_scene *s, th_scene_crowd *cr, const th_ynode *
     cr->dest = th_arena_alloc(&s->doc.arena, (size_t)cap * sizeof *cr->dest);
     if (!cr->dest) return TH_SCENE_NOMEM(s, n, path, err, "out of memory");
     cr->dest_count = 0;
+    legend_goal_cells by_key = {0};
     for (uint32_t i = 0; i < n->count; i++) {
         char item[192], sub[224];
         snprintf(item, sizeof item, "%s[%u]", path, i);
@@ -150,16 +184,14 @@ static bool parse_destinations(th_scene *s, th_scene_crowd *cr, const th_ynode *
             snprintf(sub, sizeof sub, "%s.legend", item);
             uint8_t entry;
             if (!th_scene_legend(s, v, sub, &entry, err)) return false;
-            uint32_t before = cr->dest_count;
-            for (int32_t y = 0; y < s->rows; y++) {
-                for (int32_t x = 0; x < s->cols; x++) {
-                    if (s->legend[(size_t)y * (size_t)s->cols + (size_t)x] != entry) continue;
-                    const int32_t r[4] = {x, y, x, y};
-                    if (!add_cells(s, cr, v, sub, r, (float)weight, (uint32_t)cap, err))
-                        return false;
-                }
+            if (!legend_goal_cells_of(s, &by_key, entry, (uint32_t)cap + 1u))
+                return TH_SCENE_NOMEM(s, v, sub, err, "out of memory");
+            const int32_t *xy = by_key.xy[entry];
+            for (uint32_t k = 0; k < by_key.count[entry]; k++) {
+                const int32_t r[4] = {xy[2 * k], xy[2 * k + 1], xy[2 * k], xy[2 * k + 1]};
+                if (!add_cells(s, cr, v, sub, r, (float)weight, (uint32_t)cap, err)) return false;
             }
-            if (cr->dest_count == before)
+            if (by_key.count[entry] == 0)
                 return FAIL(s, v, sub, err, "no cell of the map has this legend key");
         }
     }

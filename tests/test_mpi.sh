@@ -373,8 +373,9 @@ fi
 differ "$tmpd/tower.yaml" "$tmpd/stair.yaml" \
     "the MPI ranks built different worlds: rank 1's differs from rank 0's in its map"
 # An own goal given on one rank only: giving it is a collective call, which would wait for ever
-# for a rank that makes none. The ranks compare their worlds before it: each stops, non-zero,
-# and the message names the own goals.
+# for a rank that makes none. The ranks compare the calls that gave own goals before it (and
+# first when they compare their worlds): each stops, non-zero, and the message names the own
+# goals.
 {
     cat "$tmpd/tower.yaml"
     printf 'agent_goals:\n  - {agent: [ground, 0], point: [8.25, 8.75]}\n'

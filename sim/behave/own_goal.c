@@ -197,10 +197,10 @@ bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *g
     if (!dist_kind_ok(w, goal, err)) return false;
     note_call(w, 0, id, goal);
     if (!w->dist) return set_goal(w, id, goal, err);
-    /* The collective call below would meet another in a rank that built another world (one
-     * given no such goal, say) and wait for ever: the ranks compare their worlds first, which
-     * every rank does before its first step (th_world_dist_check) in any case. */
-    if (!th_dist_same_worlds(w, err)) return false;
+    /* The collective call below would meet another in a rank that was given no such call (or
+     * another) and wait for ever: the ranks compare the calls first, as every rank does at the
+     * start of th_world_dist_check before its first step. */
+    if (!th_dist_same_goal_calls(w, err)) return false;
     /* Over several ranks only the owner looks for the way to a point: whether it found one,
      * and whether any rank failed, is every rank's answer (a collective call every rank
      * reaches), so all answer as one process would. */

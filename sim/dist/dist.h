@@ -106,11 +106,11 @@ void th_dist_cut(const uint32_t *hist, int32_t ny, int ranks, int32_t min_rows, 
  *  rows for them (every strip needs its ghost rows on both sides). True for one rank. */
 bool th_dist_check(const th_world *w, th_error *err);
 
-/** Whether every rank built the same world so far (sim/core/digest.h), as th_world_dist_check
- *  compares them: false with `err` naming the first rank that differs from rank 0 and the parts
- *  it differs in. Collective under several ranks, and the same answer on every rank; true for
- *  one rank. A call that makes a collective call while a world is being built makes this one
- *  first, so that a rank that was not given the call meets it in th_world_dist_check's. */
-bool th_dist_same_worlds(const th_world *w, th_error *err);
+/** Whether every rank made the same calls giving agents their own goals so far (a running hash
+ *  of them): false with `err` naming the first rank that differs from rank 0. Collective under
+ *  several ranks, and the same answer on every rank; true for one rank. Such a call makes a
+ *  collective call of its own: it makes this one first, so that a rank that was not given the
+ *  call meets it at the start of th_world_dist_check, which compares the same hash first. */
+bool th_dist_same_goal_calls(const th_world *w, th_error *err);
 
 #endif

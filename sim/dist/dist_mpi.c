@@ -976,8 +976,32 @@ static bool same_worlds(const th_world *w, th_error *err) {
     return same;
 }
 
-bool th_dist_same_worlds(const th_world *w, th_error *err) {
-    return !w->dist || w->dist->ranks == 1 || same_worlds(w, err);
+/* The running hash of the calls that gave agents their own goals (w->own_call_hash), gathered
+ * on every rank. Such a call makes a collective call of its own, which a rank not given it would
+ * meet with another (th_world_dist_check's, which starts with this one) and wait for ever:
+ * comparing the calls first makes every rank stop instead. One number a call, not the world's
+ * digest, so a host giving goals between steps pays a gather of eight bytes a call. */
+static bool same_goal_calls(const th_world *w, th_error *err) {
+    const th_dist *d = w->dist;
+    uint64_t *all = th_calloc((size_t)d->ranks, sizeof *all);
+    if (!all) rank_abort(d, "out of memory comparing the ranks' calls");
+    const uint64_t mine = w->own_call_hash;
+    MPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, d->comm);
+    bool same = true;
+    for (int r = 1; same && r < d->ranks; r++) {
+        if (all[r] == all[0]) continue;
+        same = false;
+        th_error_set(err, TH_ERR_STATE,
+                     "the MPI ranks built different worlds: rank %d's differs from rank 0's in "
+                     "its own goals",
+                     r);
+    }
+    th_free(all);
+    return same;
+}
+
+bool th_dist_same_goal_calls(const th_world *w, th_error *err) {
+    return !w->dist || w->dist->ranks == 1 || same_goal_calls(w, err);
 }
 
 bool th_world_dist_check(const th_world *w, th_error *err) {
@@ -987,7 +1011,8 @@ bool th_world_dist_check(const th_world *w, th_error *err) {
     }
     /* First, on every rank: a rank whose world is too thin for the ranks returns below, and
      * only the same world on every rank fails there on every rank alike. */
-    if (w->dist && w->dist->ranks > 1 && !same_worlds(w, err)) return false;
+    if (w->dist && w->dist->ranks > 1 && (!same_goal_calls(w, err) || !same_worlds(w, err)))
+        return false;
     return th_dist_check(w, err);
 }
 

@@ -85,7 +85,7 @@ static inline void fuzz_scene_bytes(const char *name, const void *data, size_t s
     if (!th_scene_parse_memory(&s, name, data, size, &err)) {
         fuzz_check_message(&err, name);
     } else if (fuzz_within_caps(&s)) {
-        th_world *w = th_scene_build(&s, &(th_scene_opts){.threads = 1}, &err);
+        th_world *w = th_scene_build(&s, &(th_scene_opts){.threads = 1}, false, &err);
         if (!w) {
             fuzz_check_message(&err, name);
         } else {

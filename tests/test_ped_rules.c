@@ -6,7 +6,9 @@
  * - turning: a walker turns at most TH_PED_TURN / speed radians a second;
  * - walls: a walker headed straight into a wall stands there, neither bouncing nor sliding;
  * - right of way: a walker alone against a column coming the other way is given the way;
- * - overtaking: past a slow walker, on its own half while others come the other way;
+ * - the one in the way: found wherever it is in the neighbour list;
+ * - overtaking: past a slow walker (on its right when dead ahead), on its own half while others
+ *   come the other way;
  * - keeping right: walkers meeting head-on pass on their right (left with keep_right < 0);
  * - following: behind a slower walker it cannot pass, at its speed and the time gap behind. */
 #include <check.h>
@@ -62,7 +64,8 @@ END_TEST
  * 1.2 m/s (slowing down is immediate): its velocity after one step. Held back, it also steps
  * aside (overtaking), so the law is checked along the direction it took: *along and *lat receive
  * the standing one's offset along that direction and across it. */
-static double follow_speed(float ahead, float side, double *along, double *lat) {
+static double follow_speed_among(float ahead, float side, int others, int blocker_at, th_vec2 *vel,
+                                 double *along, double *lat) {
     th_world_def d = th_default_world_def();
     d.width = d.height = 40.0f;
     th_error err;
@@ -77,8 +80,18 @@ static double follow_speed(float ahead, float side, double *along, double *lat) 
     th_crowd_def still = cd;
     still.heading = th_v2(0, 0);
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &still, &err)), 1);
-    ck_assert(th_agent_id_valid(
-        th_world_add_agent(w, CROWD_ID(1), th_v2(20 + ahead, 20 + side), th_v2(0, 0), &err)));
+    /* The others stand behind the walker, 1.25 m away on an arc from 100 to 260 degrees: in its
+     * neighbour list (it looks 1.4 m around), never ahead of it, and beyond the reach of its
+     * push (a gap of 0.85 m, more than 7 repulsion ranges). */
+    for (int k = 0; k <= others; k++) {
+        th_vec2 at = th_v2(20 + ahead, 20 + side);
+        if (k != blocker_at) {
+            const int n = k < blocker_at ? k : k - 1;
+            const double t = (100.0 + 160.0 * (n + 0.5) / others) * 3.14159265358979 / 180.0;
+            at = th_v2(20.0f + 1.25f * (float)cos(t), 20.0f + 1.25f * (float)sin(t));
+        }
+        ck_assert(th_agent_id_valid(th_world_add_agent(w, CROWD_ID(1), at, th_v2(0, 0), &err)));
+    }
     th_world_step(w);
     th_agent_state st;
     ck_assert(th_world_get_agent(w, a, &st));
@@ -88,7 +101,16 @@ static double follow_speed(float ahead, float side, double *along, double *lat) 
     /* The standing one's offset from where the walker started the step. */
     *along = ex * ahead + ey * side;
     *lat = ex * side - ey * ahead;
+    if (vel) *vel = st.velocity;
     return speed;
+}
+
+/* A walker `ahead` metres behind a standing one and `side` metres to its side, walking east at
+ * 1.2 m/s (slowing down is immediate): its velocity after one step. Held back, it also steps
+ * aside (overtaking), so the law is checked along the direction it took: *along and *lat receive
+ * the standing one's offset along that direction and across it. */
+static double follow_speed(float ahead, float side, double *along, double *lat) {
+    return follow_speed_among(ahead, side, 0, 0, NULL, along, lat);
 }
 
 START_TEST(offset_walkers_limit_the_speed_less) {
@@ -104,6 +126,37 @@ START_TEST(offset_walkers_limit_the_speed_less) {
             CHECK_MSG(fabs(u - ref) < 2e-3,
                       "%g m ahead, %g aside: %g m/s, the law says %g (along %g, across %g)",
                       (double)ahead, (double)side, u, ref, along, lat);
+        }
+    }
+}
+END_TEST
+
+/* The one in the way is found wherever it falls in the walker's neighbour list (the list is
+ * read four at a time, in four lanes whose results are then compared): with up to seven others
+ * in the list, added before and after it, the walker's speed is the law's for the one in the way.
+ * And with the one in the way dead ahead, the walker overtakes on its right (docs/pedestrians.md,
+ * overtaking: to the right of the goal direction when dead ahead): going east, toward smaller y. */
+START_TEST(the_one_in_the_way_limits_the_speed_wherever_it_is_listed) {
+    const double T = 0.75, free = 1.2 + (1.34 - 1.2) * (1.0 / 60.0) / 0.5;
+    for (int others = 0; others <= 7; others++) {
+        for (int at = 0; at <= others; at++) {
+            double along, lat;
+            th_vec2 v;
+            const double u = follow_speed_among(0.8f, 0.1f, others, at, &v, &along, &lat);
+            const double ref = fabs(lat) < 0.4 ? fmin(free, gap_ref(along, lat, 0.4, T)) : free;
+            CHECK_MSG(fabs(u - ref) < 2e-3,
+                      "%d others, the one in the way added as standing agent %d: %g m/s, the law "
+                      "says %g",
+                      others, at, u, ref);
+            const double u0 = follow_speed_among(0.8f, 0.0f, others, at, &v, &along, &lat);
+            CHECK_MSG(u0 < free - 0.1, "%d others, dead ahead as agent %d: not held back (%g m/s)",
+                      others, at, u0);
+            CHECK_MSG(
+                v.y<-1e-3f, "%d others, dead ahead as agent %d: stepped %s (vy %g m/s), not right",
+                    others, at, v.y> 0.0f
+                    ? "left"
+                    : "nowhere",
+                (double)v.y);
         }
     }
 }
@@ -433,6 +486,7 @@ int main(void) {
     tcase_set_timeout(t, 120);
     tcase_add_test(t, gap_law_against_hand_values);
     tcase_add_test(t, offset_walkers_limit_the_speed_less);
+    tcase_add_test(t, the_one_in_the_way_limits_the_speed_wherever_it_is_listed);
     tcase_add_test(t, turning_is_bounded_by_speed);
     tcase_add_test(t, a_walker_headed_into_a_wall_stands);
     tcase_add_test(t, a_walker_against_a_column_is_given_the_way);

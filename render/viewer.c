@@ -57,14 +57,39 @@ static bool check_level(const th_world *w, const th_view_opts *o, th_error *err)
     return false;
 }
 
+/* Whether the video driver SDL started shows windows to anyone: not its dummy, offscreen or
+ * evdev drivers, and with at least one display. */
+static bool video_shows_windows(void) {
+    const char *drv = SDL_GetCurrentVideoDriver();
+    return drv && strcmp(drv, "dummy") != 0 && strcmp(drv, "offscreen") != 0 &&
+           strcmp(drv, "evdev") != 0 && SDL_GetNumVideoDisplays() > 0;
+}
+
 bool th_view_display_available(void) {
     if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) return false;
-    const char *drv = SDL_GetCurrentVideoDriver();
-    bool ok = drv && strcmp(drv, "dummy") != 0 && strcmp(drv, "offscreen") != 0 &&
-              strcmp(drv, "evdev") != 0 && SDL_GetNumVideoDisplays() > 0;
+    bool ok = video_shows_windows();
     SDL_QuitSubSystem(SDL_INIT_VIDEO);
     SDL_Quit();
     return ok;
+}
+
+/* Start SDL's video on a driver that shows windows. An X server with no other client (Xvfb, a
+ * bare Xorg) resets when its last client leaves, such as th_view_display_available's probe,
+ * and refuses connections while it does: SDL then falls back to its offscreen driver, and the
+ * viewer would run in a window nobody sees. So a start on such a driver is undone and tried
+ * again, for up to a second. On failure *drv names the last driver tried, or is "" when SDL's
+ * video did not start at all (SDL_GetError says why). */
+static bool video_start(char *drv, size_t cap) {
+    for (int attempt = 0; attempt < 20; attempt++) {
+        if (attempt) SDL_Delay(50);
+        drv[0] = '\0';
+        if (SDL_Init(SDL_INIT_VIDEO) != 0) continue;
+        if (video_shows_windows()) return true;
+        const char *d = SDL_GetCurrentVideoDriver();
+        snprintf(drv, cap, "%s", d ? d : "");
+        SDL_Quit();
+    }
+    return false;
 }
 
 /* ---- headless ---------------------------------------------------------------------------- */
@@ -692,8 +717,14 @@ int th_view_run(th_world **world, const th_view_opts *opts) {
         fprintf(stderr, "viewer: %s\n", err.message);
         return 2;
     }
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-        fprintf(stderr, "viewer: cannot start SDL video: %s\n", SDL_GetError());
+    char drv[32];
+    if (!video_start(drv, sizeof drv)) {
+        if (drv[0])
+            fprintf(stderr,
+                    "viewer: no display to open a window on (SDL's video started only on its "
+                    "'%s' driver)\n",
+                    drv);
+        else fprintf(stderr, "viewer: cannot start SDL video: %s\n", SDL_GetError());
         return 1;
     }
     viewer v = {.world = world, .o = o, .paused = o->start_paused};

@@ -112,10 +112,12 @@ skip_without() {
 
 # start_xvfb: a virtual X server on a free display (Xvfb picks the number and writes it to the
 # given descriptor), exported as DISPLAY, with SDL set up to draw there and the leak checker
-# told about libraries outside the project. Exits 1 when the server does not start.
+# told about libraries outside the project. Exits 1 when the server does not start. The server
+# never resets (-noreset): by default an X server whose last client leaves starts over and
+# refuses connections meanwhile, and the viewer's display probe is such a client.
 start_xvfb() {
     exec 3>"$tmp/display"
-    Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &
+    Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp -noreset >"$tmp/xvfb.log" 2>&1 &
     cleanup_pids+=($!)
     exec 3>&-
     local i

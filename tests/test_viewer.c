@@ -348,6 +348,19 @@ END_TEST
 START_TEST(test_no_display_under_dummy_driver) { ck_assert(!th_view_display_available()); }
 END_TEST
 
+/* The viewer never runs in a window nobody sees: where SDL's video starts only on a driver that
+ * shows no window (dummy here; offscreen when an X server refuses the connection), it returns 1
+ * with a message instead of stepping the world through frames nobody sees. */
+START_TEST(test_viewer_refuses_a_driver_that_shows_no_window) {
+    th_world *w = evac(10, 0);
+    th_view_opts o = small_opts();
+    o.max_frames = 3;
+    ck_assert_int_eq(th_view_run(&w, &o), 1);
+    ck_assert_uint_eq(th_world_step_count(w), 0);
+    th_world_destroy(w);
+}
+END_TEST
+
 /* ---- layout, legend, marks and font ------------------------------------------------------ */
 
 static th_world *scene(const char *name, uint32_t agents, int steps) {
@@ -956,6 +969,7 @@ int main(void) {
     tcase_add_test(tc, test_transform_is_the_documented_fit);
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_test(tc, test_no_display_under_dummy_driver);
+    tcase_add_test(tc, test_viewer_refuses_a_driver_that_shows_no_window);
     tcase_add_test(tc, test_panels_leave_the_map_clear);
     tcase_add_test(tc, test_layout_without_panels_is_the_fit);
     tcase_add_test(tc, test_legend_drawn);

@@ -123,8 +123,8 @@ typedef struct th_view_opts {
 TH_API th_view_opts th_view_default_opts(void);
 
 /** True when a real display can be opened (SDL's video subsystem starts with a driver other
- *  than "dummy" or "offscreen" and reports at least one display). Cheap enough to call once at
- *  start-up; it initialises and shuts down SDL's video subsystem. */
+ *  than "dummy", "offscreen" or "evdev" and reports at least one display). Cheap enough to call
+ *  once at start-up; it initialises and shuts down SDL's video subsystem. */
 TH_API bool th_view_display_available(void);
 
 /** Open a window on `*world` and run it interactively until Esc, window close, or
@@ -133,7 +133,8 @@ TH_API bool th_view_display_available(void);
  *  last two steps. On R the world is replaced through `opts->restart` and `*world` updated, so
  *  the caller always owns (and destroys) the current `*world`. `opts` may be NULL (defaults).
  *  Returns 0 on a normal quit, 1 when the window or renderer cannot be created (message on
- *  stderr), 2 on bad options or a NULL world. */
+ *  stderr; also when SDL's video starts only on a driver that shows no window, such as
+ *  "dummy" or "offscreen", retried for up to a second), 2 on bad options or a NULL world. */
 TH_API int th_view_run(th_world **world, const th_view_opts *opts);
 
 /** Render one frame of `w` as the viewer would draw it on opening (initial fit, no

@@ -57,6 +57,11 @@ static th_world *make_world(uint32_t threads, bool wrap, uint32_t agents, uint64
         {"seam_y", th_v2(W_WIDTH, 0.0f), th_v2(0.0f, 0.0f), 0.0f},
         {"diag", th_v2(3.3f, 2.9f), th_v2(37.7f, 26.1f), 2.0f},
         {"short", th_v2(11.1f, 13.7f), th_v2(14.3f, 15.9f), 0.0f},
+        /* A hair inside the north and east edges: in a wrap-around world, moves across the
+         * south and west seams meet the copies of these a world-height (width) below (to the
+         * west of) them. */
+        {"near_north", th_v2(0.0f, W_HEIGHT - 0.01f), th_v2(W_WIDTH, W_HEIGHT - 0.01f), 0.0f},
+        {"near_east", th_v2(W_WIDTH - 0.01f, W_HEIGHT), th_v2(W_WIDTH - 0.01f, 0.0f), 0.0f},
     };
     for (uint32_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         ck_assert_int_eq(IDX(th_world_add_measure_line(w, &lines[i], &err)), (int)i);
@@ -194,6 +199,27 @@ static double lanes_of(const th_world *w) {
     ck_assert(th_world_get_measure_area(w, AREA_ID(0), &a));
     return a.lane_order;
 }
+
+/* The area is half-open, [x0, x1) x [y0, y1), for the counts as for the lanes: agents exactly
+ * on its east or north edge are outside (docs/measurement.md), those on its west and south
+ * edges inside. Here, beside two inside moving east, one on each edge moving west. */
+START_TEST(lanes_leave_out_the_far_edges) {
+    const float p[][3] = {
+        {17.0f, 5.0f, 1.3f},  {17.5f, 5.3f, 1.3f},  /* inside, east */
+        {18.0f, 5.2f, -1.3f}, {17.2f, 9.0f, -1.3f}, /* on the east and the north edge: out */
+        {2.0f, 5.1f, 1.3f},   {2.4f, 1.0f, 1.3f},   /* on the west and the south edge: in */
+    };
+    th_world *w = lane_world(p, sizeof p / sizeof p[0], TH_LANE_X);
+    th_measure_area_info a;
+    ck_assert(th_world_get_measure_area(w, AREA_ID(0), &a));
+    ck_assert_uint_eq(a.count, 4);
+    ck_assert_uint_eq(a.lane_forward, 4);
+    ck_assert_uint_eq(a.lane_backward, 0);
+    check_areas(w);
+    check_lanes(w, AREA_ID(0));
+    th_world_destroy(w);
+}
+END_TEST
 
 /* Hand-built arrangements with known answers: rows 0.7 m apart, 0.5 m spacing along them. */
 START_TEST(lanes_of_known_arrangements) {
@@ -423,9 +449,14 @@ static void check_lines_against_reference(bool wrap, uint64_t seed) {
     ck_assert_uint_gt(mid.forward_total, 0);
     ck_assert_uint_gt(mid.backward_total, 0);
     if (wrap) {
-        th_measure_line_info seam;
-        ck_assert(th_world_get_measure_line(w, LINE_ID(1), &seam));
-        ck_assert_uint_gt(seam.forward_total + seam.backward_total, 0);
+        /* Lines on the seams and a hair inside the far edges were crossed. */
+        const uint32_t seams[] = {1, 2, 5, 6};
+        for (uint32_t i = 0; i < sizeof seams / sizeof seams[0]; i++) {
+            th_measure_line_info seam;
+            ck_assert(th_world_get_measure_line(w, LINE_ID(seams[i]), &seam));
+            CHECK_MSG(seam.forward_total + seam.backward_total > 0, "line %s never crossed",
+                      seam.name);
+        }
     }
     th_world_destroy(w);
 }
@@ -991,6 +1022,7 @@ static Suite *suite(void) {
     /* Under ThreadSanitizer the tests that step worlds on one thread only are left out. */
     tcase_add_test(t, areas_match_brute_force);
     if (!TH_TEST_TSAN) tcase_add_test(t, lanes_of_known_arrangements);
+    if (!TH_TEST_TSAN) tcase_add_test(t, lanes_leave_out_the_far_edges);
     tcase_add_test(t, lanes_match_brute_force);
     if (!TH_TEST_TSAN) tcase_add_test(t, lanes_refuse_bad_defs);
     tcase_add_test(t, lines_match_reference_walls);

@@ -13,7 +13,8 @@ static const char k_check_help[] =
     "problem of a bad file is printed as file:line:column: key: what was expected and found.\n"
     "Exit code 0 when all are valid, 2 otherwise. A scene is checked as `throng run` would\n"
     "build it (the same memory estimate, for the same thread count), so check refuses what\n"
-    "run refuses.\n"
+    "run refuses. What loads but is most likely a mistake (a pedestrian crowd with no goal and\n"
+    "no heading beside bunkers or exits) gets a warning on stderr, and exit code 0.\n"
     "\n"
     "  --threads T            worker threads, 1..64 or 0 for every core, as for run\n"
     "                         (default: the scene's, else every core)\n"
@@ -93,6 +94,11 @@ int th_cmd_check(int argc, char **argv) {
         if (info.map_cols) printf("map %d x %d, ", info.map_cols, info.map_rows);
         else printf("open ground, ");
         printf("%u bunker(s), %u event(s)\n", info.bunkers, info.events);
+        if (info.warnings) {
+            fprintf(stderr, "warning: %s", info.warning);
+            if (info.warnings > 1) fprintf(stderr, " (and %u more like it)", info.warnings - 1);
+            fprintf(stderr, "\n");
+        }
     }
     return bad ? TH_EXIT_USAGE : 0;
 }

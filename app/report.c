@@ -644,6 +644,11 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
                 (double)f->steps_run * def.timestep, f->steps_run, f->steps_asked);
     else if (f->viewer) fprintf(out, " in the viewer");
     fprintf(out, ", %u thread(s), seed %" PRIu64 "\n", def.threads, def.seed);
+    if (f->warnings) {
+        fprintf(out, "warning   %s", f->warning);
+        if (f->warnings > 1) fprintf(out, " (and %u more like it)", f->warnings - 1);
+        fprintf(out, "\n");
+    }
     static th_history_entry h[TH_MAX_HISTORY];
     uint32_t nh = history(w, h, TH_MAX_HISTORY);
     if (th_world_bunker_count(w) > 0) {
@@ -845,9 +850,12 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
     json_str(j, f->argument);
     fprintf(j,
             ", \"agents\": %u, \"crowds\": %u, \"width_m\": %.6g, \"height_m\": %.6g, "
-            "\"edges\": \"%s\"},\n",
+            "\"edges\": \"%s\", \"warnings\": %u, \"warning\": ",
             f->agents_start, th_world_crowd_count(w), (double)def.width, (double)def.height,
-            def.bounds == TH_BOUNDS_WRAP ? "wrap" : "walls");
+            def.bounds == TH_BOUNDS_WRAP ? "wrap" : "walls", f->warnings);
+    if (f->warnings) json_str(j, f->warning);
+    else fprintf(j, "null");
+    fprintf(j, "},\n");
     fprintf(j,
             "  \"run\": {\"steps\": %" PRIu64 ", \"steps_asked\": %" PRIu64
             ", \"timestep_s\": %.9g, \"simulated_s\": %.6f, \"threads\": %u, \"seed\": %" PRIu64

@@ -22,6 +22,8 @@ typedef struct th_run_facts {
     uint32_t agents_start; /* agents before the first step */
     bool scene_over;       /* the run stopped because the scene was over (th_world_scene_over),
                               after steps_run steps */
+    uint32_t warnings;     /* the loader's warnings (th_scene_info), and the first: "" if none */
+    const char *warning;
 } th_run_facts;
 
 /** Where a run's fleeing agents are, read from the world at the end. */

@@ -500,6 +500,11 @@ int th_cmd_run(int argc, char **argv) {
     printf("scene     %s: %u agents, %u crowd(s), %.0f x %.0f m, %s edges\n", info.name,
            th_world_agent_count(w), th_world_crowd_count(w), (double)def.width, (double)def.height,
            def.bounds == TH_BOUNDS_WRAP ? "wrap-around" : "walled");
+    if (info.warnings) {
+        fprintf(stderr, "throng run: warning: %s", info.warning);
+        if (info.warnings > 1) fprintf(stderr, " (and %u more like it)", info.warnings - 1);
+        fprintf(stderr, "\n");
+    }
 
     /* The viewer steps on its own clock: with output files, samples would be lost. */
     if (th_output_wanted(&o.out)) o.headless = true;
@@ -532,7 +537,9 @@ int th_cmd_run(int argc, char **argv) {
     th_run_facts facts = {.scene = info.name,
                           .argument = o.scene,
                           .steps_asked = o.steps,
-                          .agents_start = th_world_agent_count(w)};
+                          .agents_start = th_world_agent_count(w),
+                          .warnings = info.warnings,
+                          .warning = info.warning};
     uint64_t t0 = th_now_ns(), steps_run = 0;
     if (viewer) {
         th_view_opts vo = th_view_default_opts();

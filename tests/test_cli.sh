@@ -372,4 +372,46 @@ if [[ -w /dev/full ]]; then
     fi
 fi
 
+# A pedestrian crowd with no goal and no heading beside a bunker loads, with a warning that names
+# it where it is written (check and run, on stderr; the report's `warning` line; the JSON's
+# scene.warnings and scene.warning); fleeing, walking a heading, flocking or without anywhere to
+# go, it gets none.
+standing_scene() { # standing_scene FILE CROWD_EXTRA [LEGEND_E]
+    local e=${3:-"{bunker: exit}"}
+    printf 'name: stand\nsteps: 30\nmap:\n  cell_size: 0.5\n  legend: {"#": wall, ".": open, "E": %s}\n  ascii: |\n    ##########\n    #........E\n    #........#\n    ##########\ncrowds:\n  - name: occupants\n    count: 5\n    spawn: {rect: [0.6, 0.6, 3, 1]}\n%s' \
+        "$e" "$2" >"$1"
+}
+standing_scene "$tmp/stand.yaml" $'    model: pedestrian\n'
+run check "$tmp/stand.yaml"
+if [[ $rc -eq 0 ]] && grep -q "^warning: $tmp/stand.yaml:12:5: crowds\[0\]: crowd 'occupants' has no goal and no heading: its 5 agent(s) will stand where they start, though the scene has 1 bunker(s) and 0 exit(s)" "$tmp/err"; then
+    pass "check warns of a standing pedestrian crowd beside a bunker, where it is written"
+else
+    fail "check warns of a standing crowd" "exit $rc: $(head -c 300 "$tmp/err")"
+fi
+run run "$tmp/stand.yaml" --headless --json "$tmp/stand.json"
+if [[ $rc -eq 0 ]] && grep -q "^throng run: warning: .*crowd 'occupants' has no goal" "$tmp/err" &&
+    grep -q "^warning   .*crowd 'occupants' has no goal" "$tmp/out" &&
+    python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['scene']; sys.exit(not (s['warnings'] == 1 and 'crowd \'occupants\' has no goal' in s['warning']))" "$tmp/stand.json"; then
+    pass "run warns of it on stderr, in the report and in the JSON"
+else
+    fail "run warns of a standing crowd" "exit $rc"
+fi
+for extra in $'    model: pedestrian\n    behavior: flee\n' $'    model: pedestrian\n    heading: [1, 0]\n' ''; do
+    standing_scene "$tmp/quiet.yaml" "$extra"
+    run run "$tmp/quiet.yaml" --headless --json "$tmp/quiet.json"
+    if [[ $rc -eq 0 ]] && ! grep -q warning "$tmp/err" "$tmp/out" &&
+        python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['scene']; sys.exit(not (s['warnings'] == 0 and s['warning'] is None))" "$tmp/quiet.json"; then
+        pass "no warning for a crowd that flees, walks a heading or flocks (${extra//$'\n'/ })"
+    else
+        fail "warning for a crowd that moves" "${extra//$'\n'/ }: exit $rc"
+    fi
+done
+standing_scene "$tmp/nowhere.yaml" $'    model: pedestrian\n' open
+run check "$tmp/nowhere.yaml"
+if [[ $rc -eq 0 ]] && ! grep -q warning "$tmp/err"; then
+    pass "no warning for a standing crowd with nowhere to go"
+else
+    fail "warning without bunkers or exits" "exit $rc: $(head -c 200 "$tmp/err")"
+fi
+
 finish

@@ -1649,6 +1649,10 @@ typedef struct th_scene_info {
     int32_t map_cols, map_rows; /* 0 without a map */
     char map_image[2048]; /* the PNG a `map: image:` names, as the loader opened it (relative to
                              the working directory, or absolute); "" without one */
+    uint32_t warnings;    /* what loads but is most likely a mistake: pedestrian crowds that will
+                             stand where they start (no goal, no heading) in a scene with bunkers
+                             or exits */
+    char warning[512];    /* the first of them, as file:line:column: path: message; "" if none */
 } th_scene_info;
 
 /** Load the scene file at `path` and build its world, events scheduled. `info` (may be NULL)

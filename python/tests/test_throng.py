@@ -287,6 +287,41 @@ def test_scene_errors_carry_code_line_and_column(tmp_path):
     assert e.value.code == throng.ErrorCode.TH_ERR_IO and e.value.line == 0
 
 
+STANDING = """name: stand
+steps: 30
+map:
+  cell_size: 0.5
+  legend: {"#": wall, ".": open, "E": {bunker: exit}}
+  ascii: |
+    ##########
+    #........E
+    #........#
+    ##########
+crowds:
+  - name: occupants
+    count: 5
+    spawn: {rect: [0.6, 0.6, 3, 1]}
+    model: pedestrian
+"""
+
+
+def test_a_crowd_that_would_stand_beside_a_bunker_warns_as_the_command_line(tmp_path):
+    scene_file = tmp_path / "stand.yaml"
+    scene_file.write_text(STANDING)
+    with pytest.warns(UserWarning, match=r"stand.yaml:12:5: crowds\[0\]: crowd 'occupants' has "
+                      r"no goal and no heading: its 5 agent\(s\) will stand where they start"):
+        w = throng.load(scene_file)
+    w.run(30)
+    s = w.report()["scene"]
+    assert s["warnings"] == 1 and "crowd 'occupants' has no goal" in s["warning"]
+    # Fleeing, it loads without a word.
+    scene_file.write_text(STANDING + "    behavior: flee\n")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        throng.load(scene_file)
+
+
 def test_api_errors_map_to_exceptions():
     w = throng.World(20, 20, cell_size=1, threads=1)
     w.set_cell(5, 5, "wall")

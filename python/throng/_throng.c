@@ -37,6 +37,8 @@ typedef struct {
     uint64_t scene_steps; /* the scene's `steps` (loaded worlds), else 0 */
     char name[64];
     char *argument;
+    uint32_t warnings; /* the loader's warnings (th_scene_info) and the first, for the report */
+    char warning[512];
 } WorldObject;
 
 static PyTypeObject WorldType;
@@ -201,6 +203,13 @@ static PyObject *mod_load(PyObject *mod, PyObject *args, PyObject *kw) {
         snprintf(o->name, sizeof o->name, "%s", info.name);
         o->scene_steps = info.steps;
         o->argument = strdup(path);
+        o->warnings = info.warnings;
+        snprintf(o->warning, sizeof o->warning, "%s", info.warning);
+        /* What loads but is most likely a mistake: a Python warning, as the command line's. */
+        if (info.warnings && PyErr_WarnEx(PyExc_UserWarning, info.warning, 1) < 0) {
+            Py_DECREF(o);
+            o = NULL;
+        }
     }
     Py_DECREF(path_obj);
     return (PyObject *)o;
@@ -551,7 +560,9 @@ static PyObject *World_report_json(WorldObject *self, PyObject *args) {
                       .steps_run = th_world_step_count(w),
                       .wall_s = self->wall_s,
                       .agents_start = self->started ? self->agents_start : th_world_agent_count(w),
-                      .scene_over = self->scene_over != 0};
+                      .scene_over = self->scene_over != 0,
+                      .warnings = self->warnings,
+                      .warning = self->warning};
     th_error err = {0};
     if (!th_report_write_json(path, w, &f, &err)) return raise_error(&err);
     Py_RETURN_NONE;

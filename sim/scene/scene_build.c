@@ -602,6 +602,41 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, bool chec
     return w;
 }
 
+/* Crowds whose agents will stand where they start in a scene that has somewhere to go: walkers
+ * with no goal (no behaviour, no destination, no own goals given them) and no heading, beside
+ * bunkers or exits. Legal (a standing crowd is a scene's choice), but most often a forgotten
+ * `behavior: flee`. Counts them; the first is described in `first` as file:line:column. */
+static uint32_t standing_crowds(const th_scene *s, char *first, size_t cap) {
+    uint32_t n = 0;
+    first[0] = '\0';
+    if (s->bunker_count == 0 && s->exit_count == 0) return 0;
+    for (uint32_t i = 0; i < s->crowd_count; i++) {
+        const th_scene_crowd *c = &s->crowd[i];
+        const th_crowd_def *d = &c->def;
+        if (d->model != TH_MODEL_PEDESTRIAN || d->goal.kind != TH_GOAL_NONE ||
+            d->behavior == TH_BEHAVIOR_FLEE || d->heading.x != 0.0f || d->heading.y != 0.0f)
+            continue;
+        const uint32_t agents = c->count + c->agent_count;
+        if (agents == 0) continue;
+        bool given = false; /* own goals name its agents */
+        for (uint32_t g = 0; g < s->agent_goal_count && !given; g++)
+            given = s->agent_goal[g].agent[0] == i;
+        if (given) continue;
+        if (n++ == 0) {
+            char where[32];
+            snprintf(where, sizeof where, "crowds[%u]", i);
+            th_error e = {0};
+            th_scene_fail(s, c->node, where, &e,
+                          "crowd '%s' has no goal and no heading: its %u agent(s) will stand where "
+                          "they start, though the scene has %u bunker(s) and %u exit(s) "
+                          "(`behavior: flee` or a `goal` sends them there)",
+                          c->name, agents, s->bunker_count, s->exit_count);
+            snprintf(first, cap, "%s", e.message);
+        }
+    }
+    return n;
+}
+
 static th_world *load(const char *path, const th_scene_opts *opts, bool checking,
                       th_scene_info *info, th_error *err) {
     if (!path) {
@@ -625,6 +660,7 @@ static th_world *load(const char *path, const th_scene_opts *opts, bool checking
         info->events = s.event_count;
         info->map_cols = s.has_map ? s.cols : 0;
         info->map_rows = s.has_map ? s.rows : 0;
+        info->warnings = standing_crowds(&s, info->warning, sizeof info->warning);
         /* The image's path as read_image builds it: next to the scene file unless absolute. */
         const th_ynode *image = th_ynode_get(th_ynode_get(s.doc.root, "map"), "image");
         const char *dir = s.doc.path, *slash = strrchr(dir, '/');

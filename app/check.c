@@ -5,6 +5,7 @@
 
 #include "app.h"
 #include "args.h"
+#include "report.h"
 
 static const char k_check_help[] =
     "usage: throng check [--threads T] [--allow-outside-paths] SCENE...\n"
@@ -94,11 +95,7 @@ int th_cmd_check(int argc, char **argv) {
         if (info.map_cols) printf("map %d x %d, ", info.map_cols, info.map_rows);
         else printf("open ground, ");
         printf("%u bunker(s), %u event(s)\n", info.bunkers, info.events);
-        if (info.warnings) {
-            fprintf(stderr, "warning: %s", info.warning);
-            if (info.warnings > 1) fprintf(stderr, " (and %u more like it)", info.warnings - 1);
-            fprintf(stderr, "\n");
-        }
+        th_report_warnings(stderr, "warning: ", info.warnings, info.warning);
     }
     return bad ? TH_EXIT_USAGE : 0;
 }

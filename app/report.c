@@ -633,6 +633,13 @@ static void print_stalls(FILE *out, const th_world *w) {
     }
 }
 
+void th_report_warnings(FILE *out, const char *lead, uint32_t count, const char *first) {
+    if (!count) return;
+    fprintf(out, "%s%s", lead, first);
+    if (count > 1) fprintf(out, " (and %u more like it)", count - 1);
+    fprintf(out, "\n");
+}
+
 void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
     th_world_def def = th_world_get_def(w);
     th_world_stats st = th_world_get_stats(w);
@@ -644,11 +651,7 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
                 (double)f->steps_run * def.timestep, f->steps_run, f->steps_asked);
     else if (f->viewer) fprintf(out, " in the viewer");
     fprintf(out, ", %u thread(s), seed %" PRIu64 "\n", def.threads, def.seed);
-    if (f->warnings) {
-        fprintf(out, "warning   %s", f->warning);
-        if (f->warnings > 1) fprintf(out, " (and %u more like it)", f->warnings - 1);
-        fprintf(out, "\n");
-    }
+    th_report_warnings(out, "warning   ", f->warnings, f->warning);
     static th_history_entry h[TH_MAX_HISTORY];
     uint32_t nh = history(w, h, TH_MAX_HISTORY);
     if (th_world_bunker_count(w) > 0) {

@@ -22,7 +22,8 @@ typedef struct th_run_facts {
     uint32_t agents_start; /* agents before the first step */
     bool scene_over;       /* the run stopped because the scene was over (th_world_scene_over),
                               after steps_run steps */
-    uint32_t warnings;     /* the loader's warnings (th_scene_info), and the first: "" if none */
+    uint32_t warnings;     /* the loader's warnings (th_scene_info), and the first (read only
+                              when warnings > 0) */
     const char *warning;
 } th_run_facts;
 
@@ -54,6 +55,10 @@ void th_outcome_count(const th_world *w, th_outcome *o);
 
 /** Seconds spent inside th_world_step, from the world's profile (pauses and drawing excluded). */
 double th_report_stepping_s(const th_world *w, uint64_t steps);
+
+/** The loader's warnings (th_scene_info) as one line on `out`: `lead`, the first, and how many
+ *  more; nothing when `count` is 0. */
+void th_report_warnings(FILE *out, const char *lead, uint32_t count, const char *first);
 
 /** Print the report on `out`. */
 void th_report_print(FILE *out, const th_world *w, const th_run_facts *f);

@@ -500,11 +500,7 @@ int th_cmd_run(int argc, char **argv) {
     printf("scene     %s: %u agents, %u crowd(s), %.0f x %.0f m, %s edges\n", info.name,
            th_world_agent_count(w), th_world_crowd_count(w), (double)def.width, (double)def.height,
            def.bounds == TH_BOUNDS_WRAP ? "wrap-around" : "walled");
-    if (info.warnings) {
-        fprintf(stderr, "throng run: warning: %s", info.warning);
-        if (info.warnings > 1) fprintf(stderr, " (and %u more like it)", info.warnings - 1);
-        fprintf(stderr, "\n");
-    }
+    th_report_warnings(stderr, "throng run: warning: ", info.warnings, info.warning);
 
     /* The viewer steps on its own clock: with output files, samples would be lost. */
     if (th_output_wanted(&o.out)) o.headless = true;

@@ -102,7 +102,7 @@ static void measure_row(FILE *f, const th_world *w) {
  * new ones, as PedPy wants one person per id), and an agent in a slot used for the first time,
  * every agent of a run where none leaves, is numbered by its slot: 0, 1, ... in order of
  * creation. */
-static uint64_t traj_number(th_agent_id id) {
+uint64_t th_agent_number(th_agent_id id) {
     return (uint64_t)(id.index1 - 1) + (uint64_t)(id.generation - 1) * TH_MAX_AGENTS;
 }
 
@@ -134,7 +134,7 @@ static bool traj_rows(th_output *o, const th_world *w) {
     for (uint32_t s = 0; s < slots; s++) {
         const uint32_t k = o->by_slot[s];
         if (k == UINT32_MAX) continue;
-        const uint64_t id = traj_number(v.id[k]);
+        const uint64_t id = th_agent_number(v.id[k]);
         /* In a building: the level (index in the scene's list, -1 off every level), and in
          * PedPy's z column its elevation. */
         const th_level_id level =

@@ -87,6 +87,10 @@ void th_file_inputs_free(th_file_inputs *in);
 bool th_file_check_distinct_with(const th_file_use *use, size_t n, const th_file_inputs *in,
                                  th_error *err);
 
+/** An agent's number in the output files (trajectories, the results' occupant table):
+ *  index1 - 1 + 2^24 (generation - 1), one number per agent of a run. */
+uint64_t th_agent_number(th_agent_id id);
+
 /** Parse a --trajectory-format value (csv or pedpy); false with a message on stderr. */
 bool th_output_parse_format(const char *text, th_traj_format *out);
 

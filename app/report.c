@@ -542,7 +542,7 @@ static void print_colonies(FILE *out, const th_world *w) {
 }
 
 /* The k-th agent to leave for each fraction of those spawned, as a time; -1 when not yet. */
-static void exit_times(const th_world *w, double at[3]) {
+void th_report_exit_times(const th_world *w, double at[3]) {
     th_world_stats st = th_world_get_stats(w);
     double dt = th_world_get_def(w).timestep;
     for (int i = 0; i < 3; i++) {
@@ -583,7 +583,7 @@ static void print_flow(FILE *out, const th_world *w) {
     }
     if (exits == 0) return;
     double at[3];
-    exit_times(w, at);
+    th_report_exit_times(w, at);
     fprintf(out, "exited    %u of %u spawned, %u still in the world", st.exited, st.spawned,
             st.agents);
     if (st.stalled) fprintf(out, " (%u stalled)", st.stalled);
@@ -1056,7 +1056,7 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
         fprintf(j, ", \"max_fed\": %.6g}", hz.max_fed);
     }
     double exit_at[3];
-    exit_times(w, exit_at);
+    th_report_exit_times(w, exit_at);
     fprintf(j, "%s],\n  \"exited\": {\"agents\": %u, \"exited_50_s\": ", hazards ? "\n  " : "",
             st.exited);
     json_time(j, exit_at[0]);

@@ -53,6 +53,10 @@ typedef struct th_outcome {
 /** Count the outcome (a pass over the agents and, for stranded ones, the bunkers' own maps). */
 void th_outcome_count(const th_world *w, th_outcome *o);
 
+/** Seconds when 50 %, 90 % and 100 % of the agents spawned had left by exits (at[i] < 0: not
+ *  yet); fractions rounded up (50 % of 3 is 2). */
+void th_report_exit_times(const th_world *w, double at[3]);
+
 /** Seconds spent inside th_world_step, from the world's profile (pauses and drawing excluded). */
 double th_report_stepping_s(const th_world *w, uint64_t steps);
 

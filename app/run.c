@@ -18,6 +18,7 @@
 #include "output.h"
 #include "progress.h"
 #include "report.h"
+#include "results.h"
 #include "shot.h"
 
 static const char k_run_help_head[] =
@@ -103,6 +104,11 @@ static const char k_run_help_files[] =
     "                sample the trajectories every N steps (default 1)\n"
     "  --trajectory-format csv|pedpy\n"
     "                choose the trajectory format whatever FILE's extension\n"
+    "  --results DIR write what an engineer reports into folder DIR (made if missing):\n"
+    "                flows and queues at every exit, bunker, stair and measurement line\n"
+    "                over time, the evacuation curve, a table of every agent, mean and\n"
+    "                highest density and Fruin's level of service per level (CSV and PNG),\n"
+    "                and index.html gathering them (docs/results.md)\n"
     "  -h, --help    show this help\n"
     "\n"
     "Ctrl-C, SIGTERM or SIGHUP (a closed terminal) stops a headless run after the current\n"
@@ -126,7 +132,7 @@ typedef struct run_opts {
     uint64_t steps, threads, seed, agents, rebalance;
     bool has_steps, has_seed, has_threads, headless, validate, allow_outside_paths;
     bool fail_on_stall, fixed_steps;
-    const char *screenshot, *json;
+    const char *screenshot, *json, *results;
     th_progress_mode progress;
     th_shot_opts shot;
     scheduled events[MAX_SCHEDULED];
@@ -299,6 +305,9 @@ static int parse(int argc, char **argv, run_opts *o) {
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--trajectories", true, &v))) {
             if (m < 0) return TH_EXIT_USAGE;
             o->out.traj_path = v;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--results", true, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
+            o->results = v;
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--measure-every", true, &v))) {
             if (m < 0 || !th_arg_u64("--measure-every", v, 1, 1000000000ull, &o->out.measure_every))
                 return TH_EXIT_USAGE;
@@ -413,6 +422,13 @@ int th_cmd_run(int argc, char **argv) {
             return TH_EXIT_USAGE;
         }
     }
+    if (o.results) {
+        th_error rerr;
+        if (!th_results_check_dir(o.results, &rerr)) {
+            fprintf(stderr, "throng run: %s\n", rerr.message);
+            return TH_EXIT_USAGE;
+        }
+    }
     if (o.shot.has_view && !o.screenshot) {
         fprintf(stderr, "throng run: --view frames a screenshot: add --screenshot FILE\n");
         return TH_EXIT_USAGE;
@@ -426,6 +442,11 @@ int th_cmd_run(int argc, char **argv) {
          * the ranks agree on the first violation, so every rank stops at the same step.) */
         if (o.screenshot) {
             fprintf(stderr, "throng run: --screenshot does not run on more than one MPI rank yet "
+                            "(run with -np 1)\n");
+            return TH_EXIT_USAGE;
+        }
+        if (o.results) {
+            fprintf(stderr, "throng run: --results does not run on more than one MPI rank yet "
                             "(run with -np 1)\n");
             return TH_EXIT_USAGE;
         }
@@ -461,8 +482,9 @@ int th_cmd_run(int argc, char **argv) {
     if (th_scene_resolve(o.scene, scene_file, sizeof scene_file)) files[0].path = scene_file;
     if (info.map_image[0]) files[1].path = info.map_image;
     th_error files_err;
-    const bool files_distinct =
-        th_file_check_distinct_with(files, nfiles, &scene_reads, &files_err);
+    bool files_distinct = th_file_check_distinct_with(files, nfiles, &scene_reads, &files_err);
+    if (files_distinct && o.results)
+        files_distinct = th_results_check_files(o.results, files, nfiles, &scene_reads, &files_err);
     th_file_inputs_free(&scene_reads);
     if (!o.has_steps) o.steps = info.steps;
     if (!th_app_dist_check(w,
@@ -503,7 +525,7 @@ int th_cmd_run(int argc, char **argv) {
     th_report_warnings(stderr, "throng run: warning: ", info.warnings, info.warning);
 
     /* The viewer steps on its own clock: with output files, samples would be lost. */
-    if (th_output_wanted(&o.out)) o.headless = true;
+    if (th_output_wanted(&o.out) || o.results) o.headless = true;
     bool viewer = false;
     if (!o.headless && !o.screenshot && !o.validate) {
         viewer = th_display_available_quiet();
@@ -525,6 +547,13 @@ int th_cmd_run(int argc, char **argv) {
             th_world_destroy(w);
             return 1;
         }
+    }
+    th_results *results = NULL;
+    if (o.results && !(results = th_results_start(w, o.results, &err))) {
+        fprintf(stderr, "throng run: %s\n", err.message);
+        th_output_close(&o.out, NULL);
+        th_world_destroy(w);
+        return 1;
     }
     if (o.validate) {
         th_world_set_validation(w, true);
@@ -570,6 +599,7 @@ int th_cmd_run(int argc, char **argv) {
                 fprintf(stderr, "throng run: %s\n", step_err.message);
                 if (th_app_ranks() > 1) th_app_abort(step_err.message);
                 th_output_close(&o.out, NULL);
+                th_results_free(results);
                 th_world_destroy(w);
                 return 1;
             }
@@ -578,6 +608,15 @@ int th_cmd_run(int argc, char **argv) {
                 th_progress_end(&pr);
                 fprintf(stderr, "throng run: invariant broken: %s\n", broken);
                 th_output_close(&o.out, NULL);
+                th_results_free(results);
+                th_world_destroy(w);
+                return 1;
+            }
+            if (results && !th_results_step(results, w, &err)) {
+                th_progress_end(&pr);
+                fprintf(stderr, "throng run: %s\n", err.message);
+                th_output_close(&o.out, NULL);
+                th_results_free(results);
                 th_world_destroy(w);
                 return 1;
             }
@@ -604,12 +643,14 @@ int th_cmd_run(int argc, char **argv) {
     if (!th_output_close(&o.out, &err)) {
         if (th_app_ranks() > 1) th_app_abort(err.message);
         fprintf(stderr, "throng run: %s\n", err.message);
+        th_results_free(results);
         th_world_destroy(w);
         return 1;
     }
     if (o.screenshot && !facts.interrupted) {
         if (!th_shot_write(w, info.name, &o.shot, o.screenshot, &err)) {
             fprintf(stderr, "throng run: --screenshot: %s\n", err.message);
+            th_results_free(results);
             th_world_destroy(w);
             return 1;
         }
@@ -632,10 +673,21 @@ int th_cmd_run(int argc, char **argv) {
         if (!th_report_write_json(th_app_rank() == 0 ? o.json : "/dev/null", w, &facts, &err)) {
             if (th_app_ranks() > 1) th_app_abort(err.message);
             fprintf(stderr, "throng run: %s\n", err.message);
+            th_results_free(results);
             th_world_destroy(w);
             return 1;
         }
         printf("json      %s\n", o.json);
+    }
+    if (results) {
+        bool wrote = th_results_write(results, w, &facts, def.seed, def.threads, &err);
+        th_results_free(results);
+        if (!wrote) {
+            fprintf(stderr, "throng run: %s\n", err.message);
+            th_world_destroy(w);
+            return 1;
+        }
+        printf("results   %s/index.html\n", o.results);
     }
     th_stall_info stall;
     th_world_get_stall_info(w, &stall);

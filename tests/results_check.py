@@ -75,6 +75,49 @@ def png_size(path):
     return struct.unpack(">II", head[16:24])
 
 
+def check_queues(series, by_step, by_id, cells, cs, dt):
+    """The hall's queues: agents past their pre-movement slower than 0.3 m/s, each counted at
+    the nearest place within 5 m: exit east (the map's E cells), exit west (W), line door_e."""
+    # The exits' cells: the map's open cells on its east and west edges.
+    width = len(cells[0])
+    east = [(width - 1, y) for y in range(len(cells)) if cells[y][width - 1]]
+    west = [(0, y) for y in range(len(cells)) if cells[y][0]]
+
+    def to_cells(p, cl):
+        return min(math.hypot(max(x * cs - p[0], 0, p[0] - (x + 1) * cs),
+                              max(y * cs - p[1], 0, p[1] - (y + 1) * cs)) for x, y in cl)
+
+    def to_line(p):
+        ax, ay, bx, by = 16.0, 0.5, 0.0, 3.5
+        t = min(1.0, max(0.0, ((p[0] - ax) * bx + (p[1] - ay) * by) / (bx * bx + by * by)))
+        return math.hypot(p[0] - ax - t * bx, p[1] - ay - t * by)
+
+    places = [("exit", "east"), ("exit", "west"), ("line", "door_e")]
+    for k in range(len(series[places[0]])):
+        t = float(series[places[0]][k]["time_s"])
+        step = round(t / dt)
+        want = Counter()
+        unsure = False
+        for aid, r in by_step.get(step, []):
+            o = by_id[aid]
+            if math.hypot(r[4], r[5]) >= SLOW or r[1] < float(o["added_s"]) + float(o["pre_movement_s"]) - 1e-6:
+                continue
+            d = [to_cells(r[2:4], east), to_cells(r[2:4], west), to_line(r[2:4])]
+            best, at = REACH, None
+            for i, di in enumerate(d):
+                if di <= best:
+                    best, at = di, i
+            unsure |= any(abs(di - REACH) < 1e-4 for di in d)
+            if at is not None:
+                want[places[at]] += 1
+        if unsure:
+            continue
+        for pl in places:
+            got = int(series[pl][k]["queue"])
+            check(got == want[pl], "%s %s at %.1f s: queue %d, trajectories give %d"
+                  % (pl[0], pl[1], t, got, want[pl]))
+
+
 def main():
     mode, folder, report, scene, traj_path = sys.argv[1:6]
     rep = json.load(open(report))
@@ -200,6 +243,9 @@ def main():
         if kind == "exit":
             check(end == next(e["exited"] for e in rep["exits"] if e["name"] == name),
                   "exit %s: final count" % name)
+
+    if mode == "hall":
+        check_queues(series, by_step, by_id, cells, cs, dt)
 
     evac = read_csv(os.path.join(folder, "evacuation.csv"))
     for e in evac:

@@ -71,16 +71,15 @@ static void font_size(cairo_t *cr, double size, bool bold) {
 
 /* ---- maps -------------------------------------------------------------------------------- */
 
-#define WALL   0x8c8c8c
-#define NOBODY 0xffffff
+#define WALL        0x8c8c8c
+#define NOBODY      0xffffff
 #define DENSITY_TOP 6.0
 
 /* Density ramp (ColorBrewer YlOrRd, one stop a person/m^2 from 0 to 6). */
 static const unsigned ramp[7] = {0xffffcc, 0xfed976, 0xfeb24c, 0xfd8d3c,
                                  0xf03b20, 0xbd0026, 0x67000d};
 /* Fruin's levels A..F, and where each ends (persons/m^2; F has no end). */
-static const unsigned los_colour[6] = {0x2c7bb6, 0xabd9e9, 0xa6d96a,
-                                       0xffffbf, 0xfdae61, 0xd7191c};
+static const unsigned los_colour[6] = {0x2c7bb6, 0xabd9e9, 0xa6d96a, 0xffffbf, 0xfdae61, 0xd7191c};
 static const double los_end[5] = {1.0 / 3.25, 1.0 / 2.32, 1.0 / 1.39, 1.0 / 0.93, 1.0 / 0.46};
 
 static void density_colour(cairo_t *cr, double d) {
@@ -127,7 +126,7 @@ static void map_legend(cairo_t *cr, th_plot_scale scale, double x, double y) {
     font_size(cr, 11, false);
     y += 12;
     if (scale == TH_PLOT_LOS) {
-        static const char *const label[6] = {"A  below 0.31", "B  0.31 - 0.43", "C  0.43 - 0.72",
+        static const char *const label[6] = {"A  below 0.31",  "B  0.31 - 0.43", "C  0.43 - 0.72",
                                              "D  0.72 - 1.08", "E  1.08 - 2.17", "F  2.17 and up"};
         for (int i = 0; i < 6; i++, y += 22) {
             rgb(cr, los_colour[i]);
@@ -229,7 +228,7 @@ bool th_plot_map(const char *path, const th_plot_map_def *m, th_error *err) {
     text(cr, left - 8, top - 8, 1.0, "y (m)");
     /* Places: outlined first, then named: above each, else below, else nearby where no name
      * drawn yet lies (names never overprint one another). */
-    double (*box)[4] = calloc(m->rect_count + 1, sizeof *box);
+    double(*box)[4] = calloc(m->rect_count + 1, sizeof *box);
     uint32_t boxes = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t i = 0; i < m->rect_count; i++) {
@@ -259,7 +258,7 @@ bool th_plot_map(const char *path, const th_plot_map_def *m, th_error *err) {
             if (tx < left) tx = left;
             if (tx + w > left + mw) tx = left + mw - w;
             /* Candidates: the top of the box's row above, below, then further off each way. */
-            double cand[8] = {hi - 3 - h, lo + 3, hi - 3 - 2 * h, lo + 3 + h,
+            double cand[8] = {hi - 3 - h,     lo + 3,         hi - 3 - 2 * h, lo + 3 + h,
                               hi - 3 - 3 * h, lo + 3 + 2 * h, hi - 3 - 4 * h, lo + 3 + 3 * h};
             double ty = cand[0];
             for (int c = 0; c < 8; c++) {

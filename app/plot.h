@@ -23,11 +23,11 @@ typedef struct th_plot_rect {
 
 typedef struct th_plot_map_def {
     const char *title;
-    const float *values;  /* cols x rows, row 0 at the south; NaN: a wall (grey); 0: nobody
-                             (white) */
+    const float *values; /* cols x rows, row 0 at the south; NaN: a wall (grey); 0: nobody
+                            (white) */
     int32_t cols, rows;
-    float cell_m;         /* a cell's side, metres */
-    float x0_m, y0_m;     /* the south-west corner, metres */
+    float cell_m;     /* a cell's side, metres */
+    float x0_m, y0_m; /* the south-west corner, metres */
     th_plot_scale scale;
     const th_plot_rect *rects;
     uint32_t rect_count;
@@ -46,7 +46,7 @@ typedef struct th_plot_curves_def {
     const char *title, *x_label, *y_label;
     const th_plot_series *series; /* the first drawn boldest */
     uint32_t series_count;
-    double mark[3];               /* x of a vertical mark each; < 0: none */
+    double mark[3]; /* x of a vertical mark each; < 0: none */
     const char *mark_name[3];
 } th_plot_curves_def;
 

@@ -23,15 +23,15 @@ static const char *const kind_name[] = {"exit", "bunker", "stair", "line"};
 /* Somewhere agents leave by or pass through. */
 typedef struct place {
     place_kind kind;
-    uint32_t index;       /* the handle's index (index1 - 1) */
+    uint32_t index; /* the handle's index (index1 - 1) */
     char name[64];
-    float x0, y0, x1, y1; /* metres: its rectangle or bounding box (a line: its ends a, b) */
+    float x0, y0, x1, y1;  /* metres: its rectangle or bounding box (a line: its ends a, b) */
     uint32_t part0, parts; /* its rectangles in th_results.part: an exit given by cells has
                               one for each row's run of cells, the others one */
-    uint32_t level;       /* index of the level it stands on, NONE when off every level */
-    uint32_t last;        /* exits, bunkers: the count after the previous step */
-    uint32_t queue_max;   /* most walkers in its queue in any row */
-    double queue_max_t;   /* when */
+    uint32_t level;        /* index of the level it stands on, NONE when off every level */
+    uint32_t last;         /* exits, bunkers: the count after the previous step */
+    uint32_t queue_max;    /* most walkers in its queue in any row */
+    double queue_max_t;    /* when */
 } place;
 
 /* One agent, from the step it was first seen to the step it left. What changes every step is
@@ -70,12 +70,12 @@ typedef struct level_map {
     char name[64], file[80]; /* its name; the name made safe for file names */
     int32_t x0, y0, x1, y1;  /* its map cells, inclusive */
     int32_t cols, rows;
-    float *open;      /* per cell: walkable area, m^2 */
-    uint32_t *count;  /* per cell: agents in it in the current sample (0 between samples) */
-    uint32_t *stamp;  /* per cell: the sample whose window density was taken last */
-    double *sum;      /* per cell: window densities summed over samples */
-    float *max;       /* per cell: the largest window density */
-    uint32_t *busy;   /* cells with a count in the current sample */
+    float *open;     /* per cell: walkable area, m^2 */
+    uint32_t *count; /* per cell: agents in it in the current sample (0 between samples) */
+    uint32_t *stamp; /* per cell: the sample whose window density was taken last */
+    double *sum;     /* per cell: window densities summed over samples */
+    float *max;      /* per cell: the largest window density */
+    uint32_t *busy;  /* cells with a count in the current sample */
     uint32_t busy_count;
 } level_map;
 
@@ -116,7 +116,7 @@ struct th_results {
 };
 
 __attribute__((format(printf, 3, 4))) static void set_err(th_error *err, th_error_code code,
-                                                         const char *fmt, ...) {
+                                                          const char *fmt, ...) {
     if (!err) return;
     *err = (th_error){.code = code};
     va_list ap;
@@ -161,8 +161,7 @@ bool th_results_check_dir(const char *dir, th_error *err) {
     }
     /* Made now (the parent must exist), so that an impossible folder fails before any work. */
     if (mkdir(dir, 0777) != 0) {
-        set_err(err, TH_ERR_IO, "--results: cannot make the folder '%s': %s", dir,
-                strerror(errno));
+        set_err(err, TH_ERR_IO, "--results: cannot make the folder '%s': %s", dir, strerror(errno));
         return false;
     }
     return true;
@@ -255,7 +254,8 @@ static bool find_places(th_results *r, const th_world *w) {
                 if (!add_part(r, (float)x * cs, (float)y * cs, (float)(end + 1) * cs,
                               (float)(y + 1) * cs))
                     return false;
-                if (p.parts++ == 0) p.level = level_of(w, ((float)x + 0.5f) * cs, ((float)y + 0.5f) * cs);
+                if (p.parts++ == 0)
+                    p.level = level_of(w, ((float)x + 0.5f) * cs, ((float)y + 0.5f) * cs);
                 x = end;
             }
         }
@@ -291,8 +291,8 @@ static bool find_places(th_results *r, const th_world *w) {
     for (uint32_t i = 0; i < th_world_measure_line_count(w); i++) {
         th_measure_line_info l;
         if (!th_world_get_measure_line(w, (th_measure_line_id){i + 1}, &l)) continue;
-        place p = {.kind = PLACE_LINE, .index = i, .x0 = l.a.x, .y0 = l.a.y, .x1 = l.b.x,
-                   .y1 = l.b.y};
+        place p = {
+            .kind = PLACE_LINE, .index = i, .x0 = l.a.x, .y0 = l.a.y, .x1 = l.b.x, .y1 = l.b.y};
         snprintf(p.name, sizeof p.name, "%s", l.name);
         p.level = level_of(w, 0.5f * (l.a.x + l.b.x), 0.5f * (l.a.y + l.b.y));
         if (!add_place(r, p)) return false;
@@ -386,7 +386,6 @@ static bool find_levels(th_results *r, const th_world *w) {
     return true;
 }
 
-
 th_results *th_results_start(const th_world *w, const char *dir, th_error *err) {
     th_results *r = calloc(1, sizeof *r);
     if (!r) goto nomem;
@@ -454,7 +453,6 @@ void th_results_free(th_results *r) {
 }
 
 /* ---- after each step --------------------------------------------------------------------- */
-
 
 /* Distance from (x, y) to a place: to the nearest of its rectangles, or to a line's segment. */
 static float place_distance(const th_results *r, const place *p, float x, float y) {
@@ -529,11 +527,8 @@ static uint32_t new_occupant(th_results *r, const th_world *w, th_agent_id id, u
                            .moved = -1.0,
                            .left = -1.0};
     r->alive[r->alive_count++] = k;
-    r->slot[id.index1 - 1] = (tracked){.x = x,
-                                       .y = y,
-                                       .start = (float)start,
-                                       .rec = k,
-                                       .generation = id.generation};
+    r->slot[id.index1 - 1] =
+        (tracked){.x = x, .y = y, .start = (float)start, .rec = k, .generation = id.generation};
     return k;
 }
 
@@ -664,7 +659,8 @@ static void sample_density(th_results *r, th_agent_view v) {
         for (uint32_t l = 0; l < r->level_count; l++) {
             level_map *L = &r->levels[l];
             if (x < L->x0 || x > L->x1 || y < L->y0 || y > L->y1) continue;
-            size_t c = (size_t)((y - L->y0) / r->m) * (size_t)L->cols + (size_t)((x - L->x0) / r->m);
+            size_t c =
+                (size_t)((y - L->y0) / r->m) * (size_t)L->cols + (size_t)((x - L->x0) / r->m);
             if (L->count[c]++ == 0) L->busy[L->busy_count++] = (uint32_t)c;
             break;
         }
@@ -802,7 +798,8 @@ typedef struct out_file {
 static bool open_out(out_file *o, const th_results *r, const char *name, th_error *err) {
     snprintf(o->path, sizeof o->path, "%s/%s", r->dir, name);
     o->f = th_file_begin(o->path, o->tmp, sizeof o->tmp);
-    if (!o->f) set_err(err, TH_ERR_IO, "--results: cannot write '%s': %s", o->path, strerror(errno));
+    if (!o->f)
+        set_err(err, TH_ERR_IO, "--results: cannot write '%s': %s", o->path, strerror(errno));
     return o->f != NULL;
 }
 
@@ -1107,8 +1104,8 @@ static bool write_index(const th_results *r, const th_world *w, const th_run_fac
     html_row(f, "scene", fa->argument);
     th_build_describe(buf, sizeof buf);
     html_row(f, "build", buf);
-    snprintf(buf, sizeof buf, "%" PRIu64 ", %u thread(s) (results do not depend on threads)",
-             seed, threads);
+    snprintf(buf, sizeof buf, "%" PRIu64 ", %u thread(s) (results do not depend on threads)", seed,
+             threads);
     html_row(f, "seed", buf);
     snprintf(buf, sizeof buf, "%" PRIu64 " steps of %.4g s: %.1f s simulated%s", fa->steps_run,
              (double)d.timestep, (double)fa->steps_run * (double)d.timestep,
@@ -1161,7 +1158,8 @@ static bool write_index(const th_results *r, const th_world *w, const th_run_fac
             fprintf(f, "<tr><td>%s</td><td>", kind_name[pl->kind]);
             html_str(f, pl->name);
             fputs("</td><td>", f);
-            if (pl->level != NONE && th_world_level_count(w)) html_str(f, r->levels[pl->level].name);
+            if (pl->level != NONE && th_world_level_count(w))
+                html_str(f, r->levels[pl->level].name);
             fprintf(f, "</td><td class=\"n\">%" PRId64 "</td>", count);
             if (t.left) {
                 fprintf(f, "<td class=\"n\">%.1f s</td><td class=\"n\">%.1f s</td>", t.first,
@@ -1206,8 +1204,7 @@ static bool write_index(const th_results *r, const th_world *w, const th_run_fac
                 "s</td><td class=\"n\">",
                 t.n, t.left, t.pre / t.n);
         if (t.left) fprintf(f, "%.1f s", t.evac / t.left);
-        fprintf(f,
-                "</td><td class=\"n\">%.1f m</td><td class=\"n\">%.1f / %.1f s</td></tr>\n",
+        fprintf(f, "</td><td class=\"n\">%.1f m</td><td class=\"n\">%.1f / %.1f s</td></tr>\n",
                 t.distance / t.n, t.queuing / t.n, t.queuing_max);
     }
     fputs("</table>\n<p>Every agent, one row each: <a href=\"occupants.csv\">occupants.csv</a>."

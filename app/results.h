@@ -17,12 +17,12 @@
 /* Below this speed (m/s) a walker that has started is waiting, not walking: its queuing time
  * grows, and it counts in the queue of the place nearest to it (within TH_RESULTS_QUEUE_REACH
  * metres on its level). The first step at or above it is when it started moving. */
-#define TH_RESULTS_SLOW        0.3f
-#define TH_RESULTS_QUEUE_REACH 5.0f
+#define TH_RESULTS_SLOW         0.3f
+#define TH_RESULTS_QUEUE_REACH  5.0f
 /* Seconds between rows of flows.csv and evacuation.csv, over which flows are averaged. */
-#define TH_RESULTS_ROW_S 1.0
+#define TH_RESULTS_ROW_S        1.0
 /* Seconds between density samples. */
-#define TH_RESULTS_DENSITY_S 0.5
+#define TH_RESULTS_DENSITY_S    0.5
 /* Side of a density cell, at least (metres): whole map cells, the fewest that reach it. */
 #define TH_RESULTS_DENSITY_CELL 1.0f
 
@@ -47,8 +47,8 @@ bool th_results_step(th_results *r, const th_world *w, th_error *err);
 
 /** Write every file (the run's facts come from the report's). False with `err` naming the file
  *  that could not be written. */
-bool th_results_write(th_results *r, const th_world *w, const th_run_facts *facts,
-                      uint64_t seed, uint32_t threads, th_error *err);
+bool th_results_write(th_results *r, const th_world *w, const th_run_facts *facts, uint64_t seed,
+                      uint32_t threads, th_error *err);
 
 void th_results_free(th_results *r);
 

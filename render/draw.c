@@ -30,9 +30,11 @@ static const uint32_t crowd_palette[8] = {
     0xFF5FD0FF, 0xFFFFB74D, 0xFFF06292, 0xFFAED581, 0xFFBA68C8, 0xFFFFF176, 0xFF4DB6AC, 0xFFFF8A65,
 };
 
-/* Bunkers (and the flow arrows of their basins) by bunker index mod 8. */
+/* Bunkers (and the flow arrows of their basins) by bunker index mod 8: greens, blues and
+ * violets only, far from the orange of a full bunker and the red of a destroyed one, so that
+ * a healthy bunker never reads as either. */
 static const uint32_t bunker_palette[8] = {
-    0xFF4CD080, 0xFFFFA030, 0xFF4A9EFF, 0xFFFF5C9A, 0xFFC080FF, 0xFF30D8E8, 0xFFD8E850, 0xFFB08060,
+    0xFF4CD080, 0xFF4A9EFF, 0xFF30D8E8, 0xFFC080FF, 0xFFB0E060, 0xFF8C9EFF, 0xFF80CBC4, 0xFFE0E0E0,
 };
 
 uint32_t th_view_crowd_color(th_crowd_id crowd) {
@@ -153,6 +155,8 @@ void tv_ctx_forget_world(tv_ctx *c) {
     tv_pheromone_free(c);
     free(c->dens_count);
     c->dens_count = NULL;
+    free(c->dens_open);
+    c->dens_open = NULL;
     c->dens_cols = c->dens_rows = 0;
     c->map_dirty = c->walldist_dirty = true;
     c->prev_valid = false;
@@ -379,6 +383,7 @@ static uint32_t cell_color(th_cell_kind kind, uint32_t cost) {
 
 static void build_map(tv_ctx *c, const th_world *w) {
     c->map_dirty = false;
+    c->dens_open_valid = false; /* walls may have moved */
     if (!th_world_map_size(w, &c->map_cols, &c->map_rows, &c->cell_size)) {
         c->map_cols = c->map_rows = 0;
         return;
@@ -433,20 +438,53 @@ static void draw_world_texture(tv_ctx *c, SDL_Texture *tex, float wmetres, float
     SDL_RenderCopyF(c->r, tex, NULL, &dst);
 }
 
+/* Persons/m^2 on one ramp from 0 to TV_DENSITY_MAX (6) and above, ColorBrewer's YlOrRd as
+ * `throng run --results` draws its maps, so that Fruin's levels E (up to 2.17) and F (above) and
+ * the densest queues (4-6) look different. */
 uint32_t tv_density_color(float per_m2) {
+    static const uint32_t ramp[7] = {0xFFFFFFCC, 0xFFFED976, 0xFFFEB24C, 0xFFFD8D3C,
+                                     0xFFF03B20, 0xFFBD0026, 0xFF67000D};
     if (!(per_m2 > 0.01f)) return 0;
-    float t = th_clampf(per_m2 / TV_DENSITY_MAX, 0.0f, 1.0f);
-    uint32_t rgb = t < 0.33f   ? mix(0xFF2040C0, 0xFF20C0E0, t / 0.33f)
-                   : t < 0.66f ? mix(0xFF20C0E0, 0xFFFFE040, (t - 0.33f) / 0.33f)
-                               : mix(0xFFFFE040, 0xFFFF3020, (t - 0.66f) / 0.34f);
+    float t = th_clampf(per_m2, 0.0f, TV_DENSITY_MAX);
+    int i = (int)t;
+    uint32_t rgb = i >= 6 ? ramp[6] : mix(ramp[i], ramp[i + 1], t - (float)i);
     /* Opaque enough to read under the agents even where the crowd is thin. */
-    return with_alpha(rgb, (uint32_t)(100.0f + 140.0f * t));
+    return with_alpha(rgb, (uint32_t)(130.0f + 110.0f * t / TV_DENSITY_MAX));
+}
+
+/* Each density block's walkable area: the map's open cells whose centres lie in it (the whole
+ * block without a map). */
+static bool density_open(tv_ctx *c, const th_world *w, float bw, float bh) {
+    const size_t n = (size_t)c->dens_cols * (size_t)c->dens_rows;
+    float *open = realloc(c->dens_open, n * sizeof *open);
+    if (!open) return false;
+    c->dens_open = open;
+    int32_t mc = 0, mr = 0;
+    float cs = 0;
+    if (!th_world_map_size(w, &mc, &mr, &cs)) {
+        for (size_t i = 0; i < n; i++) open[i] = bw * bh;
+    } else {
+        memset(open, 0, n * sizeof *open);
+        for (int32_t y = 0; y < mr; y++) {
+            int32_t by = (int32_t)(((float)y + 0.5f) * cs / bh);
+            if (by < 0 || by >= c->dens_rows) continue;
+            for (int32_t x = 0; x < mc; x++) {
+                int32_t bx = (int32_t)(((float)x + 0.5f) * cs / bw);
+                if (bx < 0 || bx >= c->dens_cols || th_world_cell(w, x, y, NULL) != TH_CELL_OPEN)
+                    continue;
+                open[(size_t)by * (size_t)c->dens_cols + (size_t)bx] += cs * cs;
+            }
+        }
+    }
+    c->dens_open_valid = true;
+    return true;
 }
 
 /* Density per block of k x k spatial-grid cells, k chosen so a block is at least 10 px on
- * screen, smoothed with a 3 x 3 binomial kernel (which keeps the total): unsmoothed cells of a
- * few pixels lay exactly under the agents that filled them, so the overlay changed almost no
- * pixel at the default zoom. */
+ * screen, smoothed with a 3 x 3 binomial kernel over people and walkable area alike (so walls
+ * thin no crowd beside them): unsmoothed cells of a few pixels lay exactly under the agents
+ * that filled them, so the overlay changed almost no pixel at the default zoom. Blocks less
+ * than a quarter walkable are walls, left clear. */
 static void draw_density(tv_ctx *c, const th_world *w) {
     int32_t gc = 0, gr = 0;
     float cw = 0, ch = 0;
@@ -464,10 +502,12 @@ static void draw_density(tv_ctx *c, const th_world *w) {
         c->dens_cols = dc;
         c->dens_rows = dr;
         c->dens_k = k;
+        c->dens_open_valid = false;
     }
+    float bw = cw * (float)k, bh = ch * (float)k;
+    if (!c->dens_open_valid && !density_open(c, w, bw, bh)) return;
     memset(c->dens_count, 0, n * sizeof *c->dens_count);
     th_agent_view v = th_world_agents(w);
-    float bw = cw * (float)k, bh = ch * (float)k;
     for (uint32_t i = 0; i < v.count; i++) {
         float fx = v.px[i] / bw, fy = v.py[i] / bh;
         if (!(fx >= 0 && fy >= 0 && fx < (float)dc && fy < (float)dr)) continue;
@@ -476,21 +516,28 @@ static void draw_density(tv_ctx *c, const th_world *w) {
     uint32_t *px = scratch_pixels(c, n);
     if (!px) return;
     static const float kern[3] = {0.25f, 0.5f, 0.25f};
-    float inv_area = 1.0f / (bw * bh);
+    const float wall = 0.25f * bw * bh;
     for (int32_t y = 0; y < dr; y++) {
         for (int32_t x = 0; x < dc; x++) {
-            float sum = 0;
+            uint32_t *out = &px[(size_t)(dr - 1 - y) * (size_t)dc + (size_t)x];
+            if (c->dens_open[(size_t)y * (size_t)dc + (size_t)x] < wall) {
+                *out = 0;
+                continue;
+            }
+            float sum = 0, area = 0;
             for (int dy = -1; dy <= 1; dy++) {
                 int32_t yy = y + dy;
                 if (yy < 0 || yy >= dr) continue;
                 for (int dx = -1; dx <= 1; dx++) {
                     int32_t xx = x + dx;
                     if (xx < 0 || xx >= dc) continue;
-                    sum += kern[dy + 1] * kern[dx + 1] *
-                           (float)c->dens_count[(size_t)yy * (size_t)dc + (size_t)xx];
+                    const size_t b = (size_t)yy * (size_t)dc + (size_t)xx;
+                    const float kw = kern[dy + 1] * kern[dx + 1];
+                    sum += kw * (float)c->dens_count[b];
+                    area += kw * c->dens_open[b];
                 }
             }
-            px[(size_t)(dr - 1 - y) * (size_t)dc + (size_t)x] = tv_density_color(sum * inv_area);
+            *out = tv_density_color(area > 0 ? sum / area : 0.0f);
         }
     }
     if (upload(c, &c->dens_tex, dc, dr, px))

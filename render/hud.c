@@ -454,6 +454,7 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
     if (c->overlays & TH_VIEW_OVERLAY_DENSITY) {
         n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, "density, persons/m2");
         n = lg_add(it, n, LG_DENSITY, 0, 0, " ");
+        n = lg_add(it, n, LG_TEXT, TEXT, 0, "Fruin E above 1.08, F 2.17");
     }
     if (c->overlays & TH_VIEW_OVERLAY_WALLDIST) {
         n = lg_add(it, n, LG_HEAD, TEXT_HEAD, 0, "wall distance, m");
@@ -600,14 +601,15 @@ static SDL_FPoint legend(tv_ctx *c, const th_world *w, int scale, bool draw) {
                               th_view_cell_color(TH_CELL_OPEN));
                 if (col >> 24) tv_batch_rect(&c->geo, x + (float)px, y + 1, 1, sw - 2, col);
             }
-            for (int k = 0; k <= 4; k++) {
+            const int ticks = dens ? 6 : 4; /* whole persons/m2; 2 m of wall distance */
+            for (int k = 0; k <= ticks; k++) {
                 char tick[16];
-                float v = top * (float)k / 4;
-                snprintf(tick, sizeof tick, "%g%s", (double)v, k == 4 ? "+" : "");
+                float v = top * (float)k / (float)ticks;
+                snprintf(tick, sizeof tick, "%g%s", (double)v, k == ticks ? "+" : "");
                 float tw = tv_text_width(scale, tick);
-                float px = x + bw * (float)k / 4 - (k == 0 ? 0 : k == 4 ? tw : tw / 2);
-                tv_batch_rect(&c->geo, x + bw * (float)k / 4 - (k == 4 ? 1 : 0), y + sw - 2, 1, 4,
-                              TEXT);
+                float at = bw * (float)k / (float)ticks;
+                float px = x + at - (k == 0 ? 0 : k == ticks ? tw : tw / 2);
+                tv_batch_rect(&c->geo, x + at - (k == ticks ? 1 : 0), y + sw - 2, 1, 4, TEXT);
                 tv_text(c, px, y + line, scale, TEXT, tick);
             }
             y += line;

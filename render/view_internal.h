@@ -75,6 +75,8 @@ typedef struct tv_ctx {
     SDL_Texture *dens_tex;
     int32_t dens_cols, dens_rows, dens_k;
     uint32_t *dens_count;
+    float *dens_open;     /* per block: its walkable area, m^2 (the map's open cells in it) */
+    bool dens_open_valid; /* false after the map is rebuilt or the blocks change */
 
     /* Fire hazards' air (smoke and toxic gas), one texel per `air_k` x `air_k` map cells of the
      * visible cell range [air_x0, air_x0 + air_k air_cols) x [air_y0, ...), rebuilt when the
@@ -223,7 +225,7 @@ bool tv_is_predator(const th_world *w, uint32_t crowd);
 uint32_t tv_density_color(float per_m2);
 uint32_t tv_walldist_color(float metres);
 /** Density at the top of the colour scale, persons per square metre. */
-#define TV_DENSITY_MAX  2.0f
+#define TV_DENSITY_MAX  6.0f
 /** Wall distance beyond which the overlay is clear, metres. */
 #define TV_WALLDIST_MAX 8.0f
 

@@ -629,6 +629,63 @@ START_TEST(test_density_and_grid_visible_at_default_zoom) {
 }
 END_TEST
 
+/* The density overlay leaves walls clear and reads a crowd against a wall as dense as it is:
+ * a 20 x 10 m room whose northern 6 m are a thick wall, 120 walkers packed into the 3 m strip
+ * below it. With the overlay on, the wall's pixels a block or more in from its face are the
+ * wall's colour still (they were tinted when blocks were divided by their whole area and
+ * smoothed across the wall), and the strip is drawn in the colours of 2 persons/m2 or more. */
+START_TEST(test_density_overlay_leaves_walls_clear) {
+    th_error err = {0};
+    th_world_def wd = th_default_world_def();
+    wd.width = 20;
+    wd.height = 10;
+    wd.cell_size = 0.5f;
+    wd.threads = 1;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    for (int32_t y = 8; y < 20; y++)
+        for (int32_t x = 0; x < 40; x++)
+            ck_assert(th_world_set_cell(w, x, y, TH_CELL_WALL, 1, &err));
+    th_crowd_def cd = th_default_pedestrian_def();
+    ck_assert_msg(IDX(th_world_add_crowd(w, &cd, &err)) >= 0, "%s", err.message);
+    for (int i = 0; i < 120; i++) {
+        th_vec2 p = th_v2(2.0f + 0.4f * (float)(i % 40), 0.6f + 0.9f * (float)(i / 40));
+        ck_assert(IDX(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err)) >= 0);
+    }
+    const int iw = W, ih = H;
+    uint32_t base = TH_VIEW_OVERLAY_AGENTS;
+    th_view_layout l = layout_at(w, iw, ih, base);
+    /* The wall from 2 m above its face (one block of the overlay at most) to 0.5 m below the
+     * world's top, between x = 2 and 18 m. */
+    th_vec2 tl = th_view_layout_to_screen(&l, th_v2(2, 9.5f));
+    th_vec2 br = th_view_layout_to_screen(&l, th_v2(18, 6));
+    th_view_rect wall = {tl.x, tl.y, br.x - tl.x, br.y - tl.y};
+    uint32_t *a = render_at(w, iw, ih, base);
+    uint32_t *d = render_at(w, iw, ih, base | TH_VIEW_OVERLAY_DENSITY);
+    int wall_px = count_color(a, iw, ih, wall, th_view_cell_color(TH_CELL_WALL));
+    ck_assert_int_gt(wall_px, (int)(wall.w * wall.h) * 9 / 10);
+    ck_assert_int_eq(count_color(d, iw, ih, wall, th_view_cell_color(TH_CELL_WALL)), wall_px);
+    /* The crowd's strip: about 120 / (16 x 2.7) = 2.8 persons/m2; sampled between agents'
+     * rows, where the overlay's colour shows over the dark ground: orange to red, its red
+     * channel well above its green (at 1 person/m2 and below the ramp is pale yellow, the two
+     * within 20 of each other). */
+    int dense = 0, sampled = 0;
+    for (float x = 3.0f; x < 17.0f; x += 0.5f) {
+        th_vec2 s = th_view_layout_to_screen(&l, th_v2(x, 1.05f));
+        uint32_t p = pixel_at(d, s), q = pixel_at(a, s);
+        if (q != th_view_cell_color(TH_CELL_OPEN)) continue; /* an agent there */
+        sampled++;
+        if (getenv("THRONG_TEST_VERBOSE")) printf("density strip %08x\n", p);
+        dense += (int)((p >> 16) & 0xFF) - (int)((p >> 8) & 0xFF) > 50;
+    }
+    ck_assert_int_gt(sampled, 5);
+    ck_assert_int_ge(dense, sampled * 8 / 10);
+    free(a);
+    free(d);
+    th_world_destroy(w);
+}
+END_TEST
+
 /* The pheromone overlay marks exactly the cells holding a trail: cell by cell across the ants
  * scene's grid, the pixel at a cell's centre changes with the overlay on if and only if the
  * cell holds at least a hundredth of a deposit (the colour scale's floor). Cells near the nest
@@ -976,6 +1033,7 @@ int main(void) {
     tcase_add_test(tc, test_leader_ring_keeps_crowd_colour);
     tcase_add_test(tc, test_font_descenders);
     tcase_add_test(tc, test_density_and_grid_visible_at_default_zoom);
+    tcase_add_test(tc, test_density_overlay_leaves_walls_clear);
     tcase_add_test(tc, test_pheromone_overlay_marks_trail_cells);
     tcase_add_test(tc, test_hazards_drawn);
     tcase_add_test(tc, test_levels_and_stairs_drawn);

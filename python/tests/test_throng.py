@@ -554,7 +554,7 @@ def test_stub_matches_the_package():
 
     funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-    for name in ("load", "demo", "version"):
+    for name in ("load", "demo", "version", "read_results"):
         sig = inspect.signature(getattr(throng, name))
         assert params(funcs[name]) == list(sig.parameters), name
     methods = {n.name: n for n in classes["World"].body if isinstance(n, ast.FunctionDef)}

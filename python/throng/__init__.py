@@ -52,6 +52,7 @@ from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tu
 import numpy as np
 
 from . import _throng
+from .results import read_results
 
 __all__ = [
     "AGENT_LEADER",
@@ -65,6 +66,7 @@ __all__ = [
     "__version__",
     "demo",
     "load",
+    "read_results",
     "version",
 ]
 

@@ -3,7 +3,7 @@ import enum
 import os
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 import numpy as np
-__all__ = ['AGENT_LEADER', 'AGENT_STALLED', 'AGENT_STRANDED', 'Agents', 'Error', 'ErrorCode', 'Trajectories', 'World', '__version__', 'demo', 'load', 'version']
+__all__ = ['AGENT_LEADER', 'AGENT_STALLED', 'AGENT_STRANDED', 'Agents', 'Error', 'ErrorCode', 'Trajectories', 'World', '__version__', 'demo', 'load', 'read_results', 'version']
 __version__: str
 AGENT_LEADER: int
 AGENT_STRANDED: int
@@ -213,4 +213,7 @@ def demo(name: str, *, agents: int=0, seed: int=1, threads: int=0) -> World:
     ...
 
 def load(path: Union[str, 'os.PathLike[str]'], *, seed: Optional[int]=None, threads: int=0, agents: int=0, allow_outside_paths: bool=False) -> World:
+    ...
+
+def read_results(folder: Union[str, 'os.PathLike[str]']) -> Dict[str, Any]:
     ...

@@ -1,6 +1,7 @@
 /* Finding and opening the scene a command names: a file path, a name in the scene library, or
  * a built-in demo. */
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,27 @@
 
 const char *const th_default_scene = "air_raid";
 
+/* The scene library `cmake --install` puts beside an installed command: PREFIX/share/throng/
+ * scenes for PREFIX/bin/throng ("" when this binary's path cannot be read). */
+static const char *installed_dir(void) {
+    static char dir[4096];
+    static bool done;
+    if (done) return dir;
+    done = true;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return dir;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/'); /* PREFIX/bin/throng -> PREFIX/bin */
+    if (!slash) return dir;
+    *slash = '\0';
+    slash = strrchr(exe, '/'); /* -> PREFIX */
+    if (!slash) return dir;
+    *slash = '\0';
+    snprintf(dir, sizeof dir, "%.4000s/share/throng/scenes", exe);
+    return dir;
+}
+
 bool th_scene_resolve(const char *name, char *path, size_t cap) {
     if (access(name, R_OK) == 0) {
         snprintf(path, cap, "%s", name);
@@ -22,9 +44,10 @@ bool th_scene_resolve(const char *name, char *path, size_t cap) {
     }
     if (strchr(name, '/') || strstr(name, ".yaml")) return false;
     /* The library next to the working directory first (a checkout), then the one this binary
-     * was built from. */
-    const char *dirs[] = {"scenes", THRONG_SCENES_DIR};
+     * was built from, then the one installed beside it. */
+    const char *dirs[] = {"scenes", THRONG_SCENES_DIR, installed_dir()};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (!dirs[i][0]) continue;
         snprintf(path, cap, "%s/%s.yaml", dirs[i], name);
         if (access(path, R_OK) == 0) return true;
     }
@@ -32,10 +55,12 @@ bool th_scene_resolve(const char *name, char *path, size_t cap) {
 }
 
 /* The library folder `throng run NAME` reads: the one in the working directory (a checkout)
- * first, then the one this binary was built from; NULL when neither exists. */
+ * first, then the one this binary was built from, then the installed one; NULL when none
+ * exists. */
 static const char *library_dir(void) {
-    const char *dirs[] = {"scenes", THRONG_SCENES_DIR};
+    const char *dirs[] = {"scenes", THRONG_SCENES_DIR, installed_dir()};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (!dirs[i][0]) continue;
         struct stat sb;
         if (stat(dirs[i], &sb) == 0 && S_ISDIR(sb.st_mode)) return dirs[i];
     }

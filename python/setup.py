@@ -12,13 +12,22 @@ The run report (World.report) is the command line's own code, app/report.c, comp
 extension, so that it gives the same figures as `throng run --json`.
 
     pip install --no-build-isolation ./python
+
+pyproject.toml names the build system (setuptools, PEP 517/518); --no-build-isolation builds
+with the setuptools and numpy already installed (Debian's python3-setuptools and
+python3-numpy), offline. `pip wheel --no-build-isolation ./python` makes a wheel.
 """
 import os
 import shlex
 import subprocess
 
-import numpy
 from setuptools import Extension, setup
+
+try:
+    import numpy
+except ImportError:
+    raise SystemExit("throng: building the Python package needs numpy: apt-get install "
+                     "python3-numpy (Debian, Ubuntu), or pip install numpy") from None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

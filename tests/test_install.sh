@@ -31,6 +31,20 @@ if [[ -n $pc ]]; then pass "installed throng.pc"; else fail "installed throng.pc
 if [[ -f $(dirname "$pc")/throng-core.pc ]]; then pass "installed throng-core.pc"
 else fail "installed throng-core.pc" "missing"; fi
 if [[ -n $cfg ]]; then pass "installed throngConfig.cmake"; else fail "installed throngConfig.cmake" "missing"; fi
+# The scene library beside the command, found by name from anywhere (here: a folder with no
+# scenes/ of its own, and the build tree's scenes out of reach by the name of a scene that is
+# only in the installed copy).
+if [[ -f $prefix/share/throng/scenes/air_raid.yaml && -f $prefix/share/throng/scenes/validation/door_flow.yaml ]]; then
+    pass "installed the scene library (share/throng/scenes)"
+else fail "installed the scene library" "missing under $prefix/share/throng/scenes"; fi
+if [[ -x $prefix/bin/throng ]]; then
+    cp "$prefix/share/throng/scenes/office.yaml" "$prefix/share/throng/scenes/only_installed.yaml"
+    mkdir -p "$tmp/elsewhere"
+    (cd "$tmp/elsewhere" && timeout 120 "$prefix/bin/throng" check only_installed >"$tmp/out" 2>"$tmp/err")
+    rc=$?
+    if [[ $rc -eq 0 ]]; then pass "the installed command finds its scenes by name"
+    else fail "the installed command finds its scenes by name" "exit $rc"; fi
+fi
 # Nothing private is installed: only the public headers.
 extra=$(find "$prefix/include" -type f ! -path '*/throng/*' | head -3)
 if [[ -z $extra ]]; then pass "only include/throng/ headers installed"; else fail "only public headers" "$extra"; fi

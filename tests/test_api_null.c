@@ -468,6 +468,41 @@ PROBE(th_world_set_agent_speed) {
     REFUSED();
 }
 
+PROBE(th_world_set_agent_preferred_velocity) {
+    CLEAR();
+    ck_assert(!th_world_set_agent_preferred_velocity(NULL, (th_agent_id){1, 1}, P0, &err));
+    REFUSED();
+}
+PROBE(th_world_clear_agent_preferred_velocity) {
+    CLEAR();
+    ck_assert(!th_world_clear_agent_preferred_velocity(NULL, (th_agent_id){1, 1}, &err));
+    REFUSED();
+}
+PROBE(th_world_get_agent_preferred_velocity) {
+    th_vec2 v;
+    ck_assert(!th_world_get_agent_preferred_velocity(NULL, (th_agent_id){1, 1}, &v));
+    ck_assert(!th_world_get_agent_preferred_velocity(w, (th_agent_id){1, 1}, NULL));
+}
+PROBE(th_world_set_agent_position) {
+    CLEAR();
+    ck_assert(!th_world_set_agent_position(NULL, (th_agent_id){1, 1}, P0, &err));
+    REFUSED();
+}
+PROBE(th_world_agent_neighbors) {
+    th_agent_id ids[4];
+    CLEAR();
+    ck_assert(!th_world_agent_neighbors(NULL, (th_agent_id){1, 1}, 1.0f, ids, 4, &n32, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_agent_neighbors(w, (th_agent_id){1, 1}, 1.0f, NULL, 4, &n32, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_agent_neighbors(w, (th_agent_id){1, 1}, 1.0f, ids, 4, NULL, &err));
+    REFUSED();
+    /* No room asked for: out may be NULL. */
+    ck_assert(th_world_agent_neighbors(w, th_world_agents(w).id[0], 1.0f, NULL, 0, &n32, &err));
+}
+
 PROBE(th_world_set_agent_goal) {
     const th_agent_goal g = {.kind = TH_AGENT_GOAL_CROWD};
     CLEAR();
@@ -1211,6 +1246,11 @@ static const struct {
     E(th_world_agent_remaining),
     E(th_world_agent_path),
     E(th_world_set_agent_speed),
+    E(th_world_set_agent_preferred_velocity),
+    E(th_world_clear_agent_preferred_velocity),
+    E(th_world_get_agent_preferred_velocity),
+    E(th_world_set_agent_position),
+    E(th_world_agent_neighbors),
     E(th_world_set_agent_goal),
     E(th_world_schedule_agents_goal),
     E(th_world_goal_changes),

@@ -9,7 +9,8 @@
  *   (stored by one rank only), removing agents (stored on another), joining them to a squad.
  *   The hash after each step must follow one process making the same calls.
  * - Agents' own goals given, refused and given for later steps while their agents cross the
- *   strips: the hash and the goal changes must follow one process.
+ *   strips: the hash and the goal changes must follow one process. The host's steering calls
+ *   (a preferred velocity, a teleport, the neighbours) are refused on every rank.
  * - The planner (throng/plan.h) on the ranks' world: the same paths, queue answers,
  *   improvements and tours on every rank as in one process, before and after a wall.
  * - The state hash gathered in rounds of a few id slots (as a world of millions is: rank 0
@@ -225,6 +226,26 @@ static void own_goal_calls(const char *path, int steps) {
                 const th_agent_goal north = {.kind = TH_AGENT_GOAL_POINT, .point = {20.5f, 55.5f}};
                 CHECK(th_world_schedule_agents_goal(w[i], 300, couriers + 5, 2, &north, &err), "%s",
                       err.message);
+                /* The host's steering calls: refused on every rank, changing nothing (the
+                 * hash below still follows the one process, which is not given them). */
+                if (i == 1) {
+                    th_agent_id near[4];
+                    uint32_t n;
+                    CHECK(!th_world_set_agent_preferred_velocity(w[i], couriers[2], th_v2(1, 0),
+                                                                 &err) &&
+                              err.code == TH_ERR_STATE,
+                          "a preferred velocity taken over the ranks");
+                    CHECK(!th_world_clear_agent_preferred_velocity(w[i], couriers[2], &err) &&
+                              err.code == TH_ERR_STATE,
+                          "a preferred velocity cleared over the ranks");
+                    CHECK(!th_world_set_agent_position(w[i], couriers[2], th_v2(36.5f, 45.5f),
+                                                       &err) &&
+                              err.code == TH_ERR_STATE,
+                          "an agent moved over the ranks");
+                    CHECK(!th_world_agent_neighbors(w[i], couriers[2], 5.0f, near, 4, &n, &err) &&
+                              err.code == TH_ERR_STATE,
+                          "neighbours listed over the ranks");
+                }
                 const th_agent_goal follow = {.kind = TH_AGENT_GOAL_FOLLOW, .follow = couriers[1]};
                 CHECK(i == 0 || (!th_world_set_agent_goal(w[i], couriers[0], &follow, &err) &&
                                  err.code == TH_ERR_STATE),

@@ -760,6 +760,71 @@ TH_API bool th_world_get_agent_goal(const th_world *w, th_agent_id id, th_agent_
  *  `err` filled for an unknown agent, a boids agent or a speed out of range. */
 TH_API bool th_world_set_agent_speed(th_world *w, th_agent_id id, float speed, th_error *err);
 
+/* ---- steering agents from the host -------------------------------------------------------
+ * What a game, or any host that drives some agents itself, needs beside adding and removing
+ * them (docs/embedding.md): a velocity of its own choosing that an agent walks or flies at
+ * while the crowd model still keeps it off others and walls, a move to another place, and the
+ * agents near one. Call them between steps; a change takes effect from the next step, and the
+ * same calls at the same steps give the same th_world_hash for any number of threads. A world
+ * split over several MPI ranks refuses them (TH_ERR_STATE): the agent's owner may change with
+ * the move, and only the owner knows its crowd and neighbours. */
+
+/** Give one agent the velocity it wants (m/s) from the next step on, in place of what its goal
+ *  (its crowd's or its own) asks, until th_world_clear_agent_preferred_velocity. It is what
+ *  the crowd model starts from, not the velocity it gets:
+ *  - a pedestrian walks in its direction with its length as free speed: the pushes of
+ *    neighbours and walls, the sidesteps, the time-gap speed law, speeding up over
+ *    `relaxation`, the turning rate and the contacts phase still apply, and terrain costs,
+ *    stairs, smoke and a group's pace still scale the speed. (0, 0) stands (bodies in contact
+ *    still push it);
+ *  - a boid steers toward it as toward its goal (the difference from its velocity, bounded by
+ *    max_force, weighted by flow_weight); separation and walls still apply, while alignment,
+ *    cohesion, leading, squad slots, fleeing predators and its goal give way to it.
+ *  A velocity longer than the crowd's max_speed is clamped to it, direction kept (as
+ *  th_world_add_agent clamps): th_world_get_agent_preferred_velocity reads what was kept. The
+ *  agent stays subject to its pre-movement time, incapacitation, elevators, bunkers and exits,
+ *  and is never judged stalled (th_world_get_stall_info) while the host steers it. False with
+ *  `err` filled for an unknown agent (TH_ERR_HANDLE), a velocity not finite (TH_ERR_INVALID),
+ *  a call inside a step or a world over several ranks (TH_ERR_STATE), memory short the first
+ *  time (TH_ERR_NOMEM). */
+TH_API bool th_world_set_agent_preferred_velocity(th_world *w, th_agent_id id, th_vec2 velocity,
+                                                  th_error *err);
+
+/** Return the agent to its goal (its own, else its crowd's) from the next step on. True also
+ *  when it had no preferred velocity; false with `err` filled as above. */
+TH_API bool th_world_clear_agent_preferred_velocity(th_world *w, th_agent_id id, th_error *err);
+
+/** The preferred velocity the agent holds (as clamped) into `*out`; false (out untouched) for
+ *  an unknown agent, a null pointer, or an agent its goal steers. */
+TH_API bool th_world_get_agent_preferred_velocity(const th_world *w, th_agent_id id, th_vec2 *out);
+
+/** Move one agent to `position` at once (a teleport: th_world_get_agent and th_world_agents
+ *  read it there now; the next step's grid phase files it under its new cell). It arrives
+ *  standing: its velocity and a pedestrian's memory of its last direction and of counterflow
+ *  are cleared, as for an agent just added. Its stall judgement starts afresh, a measurement
+ *  line counts no crossing for the jump, a cell walker, breadcrumb follower or waypoint walker
+ *  sets out anew from there, and an own goal's point is planned again from there (with no path
+ *  from there it stands stranded until the terrain changes). Kept: its id, crowd, goals, a
+ *  route's next waypoint, its preferred velocity, free speed, pre-movement time and dose.
+ *  Bodies it lands on are pushed apart by the next contacts phase. False with `err` filled,
+ *  the agent left where it was, for an unknown agent (TH_ERR_HANDLE), a position not finite
+ *  (TH_ERR_INVALID), outside the world or inside a wall (TH_ERR_BLOCKED, as
+ *  th_world_add_agent), an agent riding an elevator, a call inside a step or a world over
+ *  several ranks (TH_ERR_STATE). */
+TH_API bool th_world_set_agent_position(th_world *w, th_agent_id id, th_vec2 position,
+                                        th_error *err);
+
+/** The agents within `radius` metres (centre to centre, at most; across the seams of a
+ *  wrap-around world) of agent `id`, itself left out, as of now: nearest first, ties in id
+ *  slot order. `*count` (required) gets how many there are; the first min(count, max) go to
+ *  `out` (may be NULL when max is 0). Looks at every agent (O(agents)): a host that queries
+ *  every agent each frame reads th_world_agents instead. False with `err` filled for an
+ *  unknown agent (TH_ERR_HANDLE), a radius not finite or below 0 (TH_ERR_INVALID), no count,
+ *  or a world over several ranks (TH_ERR_STATE). */
+TH_API bool th_world_agent_neighbors(const th_world *w, th_agent_id id, float radius,
+                                     th_agent_id *out, uint32_t max, uint32_t *count,
+                                     th_error *err);
+
 /** All agents, in storage order. */
 TH_API th_agent_view th_world_agents(const th_world *w);
 

@@ -567,3 +567,100 @@ def test_stub_matches_the_package():
             assert params(methods[m]) == list(inspect.signature(obj).parameters), m
     codes = [n.targets[0].id for n in classes["ErrorCode"].body]
     assert codes == [c.name for c in throng.ErrorCode]
+
+
+# ---- steering agents from the host ----------------------------------------------------------
+
+def test_a_preferred_velocity_steers_an_agent():
+    w = throng.World(60, 60, threads=1)
+    c = w.add_crowd("walkers", model="pedestrian", heading=(-1, 0), desired_speed_sd=0)
+    v = (0.9, 0.5)
+    a = w.add_agent(c, (10, 10), v)
+    assert w.agent_preferred_velocity(a) is None
+    w.set_agent_preferred_velocity(a, v)
+    assert w.agent_preferred_velocity(a) == pytest.approx(v)
+    dt = w.timestep
+    for _ in range(120):
+        before = np.array(w.agent(a)["position"])
+        w.step()
+        moved = np.array(w.agent(a)["position"]) - before
+        assert moved == pytest.approx(np.array(v) * dt, abs=1e-4)
+    # Longer than max_speed (2.5 m/s for pedestrians): clamped, direction kept.
+    w.set_agent_preferred_velocity(a, (30, 40))
+    assert w.agent_preferred_velocity(a) == pytest.approx((1.5, 2.0), abs=1e-5)
+    # Cleared: the crowd's heading (west) again.
+    w.clear_agent_preferred_velocity(a)
+    assert w.agent_preferred_velocity(a) is None
+    w.step(180)
+    vx, vy = w.agent(a)["velocity"]
+    assert vx < -1.0 and abs(vy) < 0.05
+
+
+def test_a_teleported_agent_is_found_at_its_new_place():
+    w = throng.World(40, 30, cell_size=1, threads=2)
+    w.set_cell(20, 15, "wall")
+    c = w.add_crowd("flock")
+    rng = np.random.default_rng(3)
+    pos = rng.uniform((1, 1), (19, 29), size=(200, 2)).astype(np.float32)
+    ids = w.add_agents(c, pos)
+    w.step(5)
+    a = int(ids[0])
+    w.set_agent_position(a, (30.5, 10.5))
+    state = w.agent(a)
+    assert state["position"] == (30.5, 10.5) and state["velocity"] == (0.0, 0.0)
+    agents = w.agents
+    i = int(np.flatnonzero(agents.id == a)[0])
+    assert tuple(agents.position[i]) == (30.5, 10.5)
+    # The neighbours against brute force over the agent arrays: nearest first, then by slot
+    # (offsets in float32 as the engine takes them, squared in float64).
+    for agent_id in (a, int(ids[1]), int(ids[2])):
+        for radius in (0.0, 1.5, 4.0, 100.0):
+            me = int(np.flatnonzero(agents.id == agent_id)[0])
+            off = (agents.position - agents.position[me]).astype(np.float64)
+            d2 = off[:, 0] * off[:, 0] + off[:, 1] * off[:, 1]
+            order = sorted((d2[j], int(agents.id[j]) & 0xffffffff, int(agents.id[j]))
+                           for j in range(len(agents.id)) if j != me and d2[j] <= radius ** 2)
+            got = w.agent_neighbors(agent_id, radius)
+            assert got.dtype == np.uint64
+            assert [int(x) for x in got] == [k for _, _, k in order], (agent_id, radius)
+    assert len(w.agent_neighbors(a, 5.0)) == 0  # nobody near its new place
+    w.step()
+    assert w.agent(a)["position"][0] > 25  # and it stays there
+
+
+def test_steering_calls_refuse_bad_input():
+    w = throng.World(20, 20, cell_size=1, threads=1)
+    w.set_cell(5, 5, "wall")
+    c = w.add_crowd("c", model="pedestrian")
+    a = w.add_agent(c, (2, 2))
+    with pytest.raises(throng.Error) as e:
+        w.set_agent_position(a, (5.5, 5.5))
+    assert e.value.code == throng.ErrorCode.TH_ERR_BLOCKED
+    with pytest.raises(throng.Error) as e:
+        w.set_agent_position(a, (25, 5))
+    assert e.value.code == throng.ErrorCode.TH_ERR_BLOCKED
+    with pytest.raises(throng.Error) as e:
+        w.set_agent_position(a, (math.nan, 5))
+    assert e.value.code == throng.ErrorCode.TH_ERR_INVALID
+    assert w.agent(a)["position"] == (2.0, 2.0)  # left where it was
+    with pytest.raises(throng.Error) as e:
+        w.set_agent_preferred_velocity(a, (math.inf, 0))
+    assert e.value.code == throng.ErrorCode.TH_ERR_INVALID
+    for call in (lambda: w.set_agent_preferred_velocity(99, (1, 0)),
+                 lambda: w.clear_agent_preferred_velocity(99),
+                 lambda: w.set_agent_position(99, (1, 1)),
+                 lambda: w.agent_neighbors(99, 1.0)):
+        with pytest.raises(throng.Error) as e:
+            call()
+        assert e.value.code == throng.ErrorCode.TH_ERR_HANDLE
+    assert w.agent_preferred_velocity(99) is None
+    with pytest.raises(throng.Error) as e:
+        w.agent_neighbors(a, -1.0)
+    assert e.value.code == throng.ErrorCode.TH_ERR_INVALID
+    with pytest.raises((TypeError, ValueError)):
+        w.set_agent_position(a, "here")
+    with pytest.raises(OverflowError):
+        w.set_agent_position(-1, (1, 1))
+    w.close()
+    with pytest.raises(RuntimeError):
+        w.set_agent_position(a, (1, 1))

@@ -510,6 +510,34 @@ class World:
         """Remove an agent at the start of the next step."""
         self._w.remove_agent(agent_id)
 
+    # ---- steering agents from the host (docs/embedding.md) ----------------------------
+    def set_agent_preferred_velocity(self, agent_id: int, velocity: Point) -> None:
+        """Steer one agent: from the next step it wants ``velocity`` (m/s) in place of what
+        its goal asks, until :meth:`clear_agent_preferred_velocity`. Neighbours, walls and
+        contacts still push it; a velocity above the crowd's max_speed is clamped to it.
+        Raises :class:`Error` for an unknown agent or a velocity not finite."""
+        self._w.set_agent_preferred_velocity(agent_id, tuple(velocity))
+
+    def clear_agent_preferred_velocity(self, agent_id: int) -> None:
+        """Return the agent to its goal from the next step on."""
+        self._w.clear_agent_preferred_velocity(agent_id)
+
+    def agent_preferred_velocity(self, agent_id: int) -> Optional[Tuple[float, float]]:
+        """The preferred velocity the agent holds (as clamped), or None when its goal steers
+        it or ``agent_id`` names no agent."""
+        return self._w.agent_preferred_velocity(agent_id)
+
+    def set_agent_position(self, agent_id: int, position: Point) -> None:
+        """Move one agent to ``position`` (metres) at once; it arrives standing. Raises
+        :class:`Error` for an unknown agent or a place off the world or in a wall (the agent
+        stays where it was)."""
+        self._w.set_agent_position(agent_id, tuple(position))
+
+    def agent_neighbors(self, agent_id: int, radius: float) -> np.ndarray:
+        """Ids (uint64) of the agents within ``radius`` metres of agent ``agent_id``, itself
+        left out, nearest first."""
+        return self._w.agent_neighbors(agent_id, radius)
+
     def add_destinations(self, goals: Iterable[Tuple[int, ...]]) -> int:
         """Build a destination field over goal cells ``(x, y)`` or ``(x, y, weight)`` (weight:
         cost-weighted metres added to reaching that goal); returns its index for

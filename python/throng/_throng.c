@@ -771,6 +771,88 @@ static PyObject *World_remove_agent(WorldObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* ---- steering agents from the host ----------------------------------------------------- */
+
+static th_agent_id agent_of(unsigned long long id) {
+    return (th_agent_id){(uint32_t)id, (uint32_t)(id >> 32)};
+}
+
+/* set_agent_preferred_velocity(id, (vx, vy)) */
+static PyObject *World_set_agent_preferred_velocity(WorldObject *self, PyObject *args) {
+    unsigned long long id;
+    double vx, vy;
+    if (!PyArg_ParseTuple(args, "O&(dd)", conv_u64, &id, &vx, &vy)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_error err = {0};
+    if (!th_world_set_agent_preferred_velocity(w, agent_of(id), th_v2((float)vx, (float)vy), &err))
+        return raise_error(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *World_clear_agent_preferred_velocity(WorldObject *self, PyObject *args) {
+    unsigned long long id;
+    if (!PyArg_ParseTuple(args, "O&", conv_u64, &id)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_error err = {0};
+    if (!th_world_clear_agent_preferred_velocity(w, agent_of(id), &err)) return raise_error(&err);
+    Py_RETURN_NONE;
+}
+
+/* agent_preferred_velocity(id) -> (vx, vy) or None */
+static PyObject *World_agent_preferred_velocity(WorldObject *self, PyObject *args) {
+    unsigned long long id;
+    if (!PyArg_ParseTuple(args, "O&", conv_u64, &id)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_vec2 v;
+    if (!th_world_get_agent_preferred_velocity(w, agent_of(id), &v)) Py_RETURN_NONE;
+    return Py_BuildValue("(dd)", (double)v.x, (double)v.y);
+}
+
+/* set_agent_position(id, (x, y)) */
+static PyObject *World_set_agent_position(WorldObject *self, PyObject *args) {
+    unsigned long long id;
+    double x, y;
+    if (!PyArg_ParseTuple(args, "O&(dd)", conv_u64, &id, &x, &y)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_error err = {0};
+    if (!th_world_set_agent_position(w, agent_of(id), th_v2((float)x, (float)y), &err))
+        return raise_error(&err);
+    Py_RETURN_NONE;
+}
+
+/* agent_neighbors(id, radius) -> uint64 ids, nearest first: counted, then copied. */
+static PyObject *World_agent_neighbors(WorldObject *self, PyObject *args) {
+    unsigned long long id;
+    double radius;
+    if (!PyArg_ParseTuple(args, "O&d", conv_u64, &id, &radius)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_error err = {0};
+    uint32_t n = 0;
+    if (!th_world_agent_neighbors(w, agent_of(id), (float)radius, NULL, 0, &n, &err))
+        return raise_error(&err);
+    th_agent_id *ids = n ? malloc((size_t)n * sizeof *ids) : NULL;
+    if (n && !ids) return PyErr_NoMemory();
+    uint32_t got = n;
+    if (n && !th_world_agent_neighbors(w, agent_of(id), (float)radius, ids, n, &got, &err)) {
+        free(ids);
+        return raise_error(&err);
+    }
+    npy_intp dims = (npy_intp)(got < n ? got : n);
+    PyObject *out = new_array(1, &dims, NPY_UINT64);
+    if (out) {
+        uint64_t *o = PyArray_DATA((PyArrayObject *)out);
+        for (npy_intp i = 0; i < dims; i++)
+            o[i] = (uint64_t)ids[i].index1 | ((uint64_t)ids[i].generation << 32);
+    }
+    free(ids);
+    return out;
+}
+
 static PyObject *World_add_destinations(WorldObject *self, PyObject *args) {
     PyObject *goals;
     if (!PyArg_ParseTuple(args, "O", &goals)) return NULL;
@@ -942,6 +1024,11 @@ static PyMethodDef World_methods[] = {
     M(add_crowd, METH_VARARGS),
     M(add_agents, METH_VARARGS),
     M(remove_agent, METH_VARARGS),
+    M(set_agent_preferred_velocity, METH_VARARGS),
+    M(clear_agent_preferred_velocity, METH_VARARGS),
+    M(agent_preferred_velocity, METH_VARARGS),
+    M(set_agent_position, METH_VARARGS),
+    M(agent_neighbors, METH_VARARGS),
     M(add_destinations, METH_VARARGS),
     M(add_spawner, METH_VARARGS),
     M(add_exit, METH_VARARGS),

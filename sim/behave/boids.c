@@ -344,9 +344,15 @@ void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *
         }
         /* A leader: its crowd has a target and nobody of its type is in its front view. It
          * pursues the target instead of aligning and cohering; the others follow the flock. */
-        const bool leader = c->lead && hsum_i(x.n_front) == 0;
         const th_agent_id id = a->id[i];
-        if (w->squad_count && w->squad_of_id[th_id_slot(id)]) {
+        /* The host's velocity (th_world_set_agent_preferred_velocity) steers it in place of
+         * flocking, leading, its squad slot, fleeing and its goal: toward it as toward a goal. */
+        const th_pref_velocity *pref = th_pref_of(w, th_id_slot(id));
+        const bool leader = !pref && c->lead && hsum_i(x.n_front) == 0;
+        if (pref) {
+            th_vec2 f = th_v2_clamp_len(th_v2_sub(pref->v, v), c->max_force);
+            acc = th_v2_add(acc, th_v2_scale(f, c->w_flow));
+        } else if (w->squad_count && w->squad_of_id[th_id_slot(id)]) {
             /* A squad member: pulled to its slot (or along its way back) instead of flocking. */
             acc = th_v2_add(acc, th_squad_steer(w, id, c, th_v2(p.x, p.y), v));
         } else if (leader) {
@@ -360,12 +366,16 @@ void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *
             acc = th_v2_add(acc, th_v2_scale(fa, c->w_ali));
             acc = th_v2_add(acc, th_v2_scale(fc, c->w_coh));
         }
-        if (n_flee > 0) {
+        if (n_flee > 0 && !pref) {
             th_vec2 f = steer_toward(th_v2(flee_x, flee_y), v, c->max_speed, c->max_force);
             acc = th_v2_add(acc, th_v2_scale(f, c->w_flee));
         }
         bool stranded = false;
-        if (terrain || c->goal != TH_GOAL_NONE) {
+        if (pref) {
+            th_vec2 push;
+            if (terrain && th_goal_wall_push(w, c, th_v2(p.x, p.y), &push))
+                acc = th_v2_add(acc, push);
+        } else if (terrain || c->goal != TH_GOAL_NONE) {
             acc = th_v2_add(acc, th_goal_steer(w, id, c, th_v2(p.x, p.y), v, &stranded));
             stats->stranded += stranded;
         }

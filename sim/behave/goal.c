@@ -302,7 +302,6 @@ th_vec2 th_goal_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, t
                       bool *stranded) {
     th_vec2 acc = th_v2(0.0f, 0.0f);
     *stranded = false;
-    const th_world_nav *n = &w->nav;
     if (c->goal != TH_GOAL_NONE || th_own_active(w, th_id_slot(id))) {
         th_vec2 dir;
         bool route = th_goal_direction(w, id, c, p, &dir);
@@ -312,18 +311,29 @@ th_vec2 th_goal_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, t
         acc = th_v2_scale(f, c->w_flow);
         *stranded = !route;
     }
-    if (n->present && c->w_wall > 0.0f) {
-        th_vec2 away;
-        /* The distance field sees walls past the map's edges; a wrap-around world has none. */
-        float d = c->wall_radius;
-        if (!w->wrap) d = th_navmap_wall_sample(&n->map, p, &away);
-        else if (!th_nav_nearest_wall(w, p, c->wall_radius, &d, &away)) d = c->wall_radius;
-        if (d < c->wall_radius) {
-            float push = c->max_force * (1.0f - d / c->wall_radius) * c->w_wall;
-            acc = th_v2_add(acc, th_v2_scale(away, push));
-        }
-    }
+    th_vec2 push;
+    if (th_goal_wall_push(w, c, p, &push)) acc = th_v2_add(acc, push);
     return acc;
+}
+
+bool th_goal_wall_push(const th_world *w, const th_crowd_rt *c, th_vec2 p, th_vec2 *push) {
+    const th_world_nav *n = &w->nav;
+    if (!n->present || !(c->w_wall > 0.0f)) return false;
+    th_vec2 away;
+    /* The distance field sees walls past the map's edges; a wrap-around world has none. */
+    float d = c->wall_radius;
+    if (!w->wrap) d = th_navmap_wall_sample(&n->map, p, &away);
+    else if (!th_nav_nearest_wall(w, p, c->wall_radius, &d, &away)) d = c->wall_radius;
+    if (!(d < c->wall_radius)) return false;
+    *push = th_v2_scale(away, c->max_force * (1.0f - d / c->wall_radius) * c->w_wall);
+    return true;
+}
+
+void th_goal_agent_placed(th_world *w, th_agent_id id, const th_crowd_rt *c) {
+    if (!w->goal_state || !th_mover_kind(c->goal)) return;
+    th_goal_state *s = &w->goal_state[th_id_slot(id)];
+    *s = (th_goal_state){.index = 0, .dir = 1};
+    th_mover_agent_added(w, s, c, th_v2(0.0f, 0.0f));
 }
 
 const uint32_t *th_goal_agent_cost_field(const th_world *w, const th_crowd_rt *c, uint32_t slot,

@@ -16,6 +16,10 @@ static inline bool th_goal_stateful(th_goal_kind k) {
 }
 /* A new agent's goal state. */
 void th_goal_agent_added(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 v);
+/* An agent the host moved elsewhere (th_world_set_agent_position): a mover's state (the cell,
+ * crumb or node it walked to) starts anew; a route's waypoint, a wanderer's heading and a
+ * forager's load are kept. */
+void th_goal_agent_placed(th_world *w, th_agent_id id, const th_crowd_rt *c);
 /* The unit direction agent `id` at p wants to walk in, as of step t (0 when it has arrived or
  * has no goal). False when its goal cannot be reached from p (stranded). */
 bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
@@ -25,6 +29,9 @@ bool th_goal_direction(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
  * map (then only the goal term). */
 th_vec2 th_goal_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p, th_vec2 v,
                       bool *stranded);
+/* The wall term of th_goal_steer alone, into *push: false (push untouched) where no wall is
+ * near enough to push. */
+bool th_goal_wall_push(const th_world *w, const th_crowd_rt *c, th_vec2 p, th_vec2 *push);
 /* The goal's route cost field (nav units per cell) where one exists (shelter, destinations),
  * else NULL: pedestrians yield to those nearer the goal by it. */
 const uint32_t *th_goal_cost_field(const th_world *w, const th_crowd_rt *c);

@@ -567,6 +567,15 @@ void th_own_moved(th_world *w, th_own_goal *g, th_vec2 p) {
         g->replan = true;
 }
 
+bool th_own_placed(th_world *w, uint32_t slot, th_vec2 p, th_error *err) {
+    th_own_goal *g = th_own_of(w, slot);
+    if (!g || !g->used || g->goal.kind != TH_AGENT_GOAL_POINT) return true;
+    /* Between steps, as th_world_set_agent_goal plans: the path memory made ready first. */
+    if (w->nav.present && !th_own_plan_defers(w) && !th_nav_path_ready(w, err)) return false;
+    plan_point(w, g, p);
+    return true;
+}
+
 bool th_own_arrived(const th_world *w, const th_own_goal *g, th_vec2 p) {
     if (g->pending) /* no path yet: there when within the radius of the point */
         return th_v2_len2(th_min_image(th_v2_sub(g->goal.point, p), w->wrap, w->def.width,

@@ -88,6 +88,11 @@ static inline const th_own_goal *th_own_active(const th_world *w, uint32_t slot)
 bool th_own_direction(const th_world *w, const th_own_goal *g, th_vec2 p, th_vec2 *dir);
 /* integrate: the agent moved to p; advance its waypoint. */
 void th_own_moved(th_world *w, th_own_goal *g, th_vec2 p);
+/* Between steps, before the host moves the agent in id slot `slot` to p
+ * (th_world_set_agent_position): its own goal's point, if it has one, is planned again from
+ * there (stuck when there is no way; a goal the goal planner holds is asked for again). False
+ * with err, nothing changed, when the path memory cannot be had. */
+bool th_own_placed(th_world *w, uint32_t slot, th_vec2 p, th_error *err);
 /* Whether it stands at its own goal (stall judgement). */
 bool th_own_arrived(const th_world *w, const th_own_goal *g, th_vec2 p);
 /* nav phase: plan again the paths terrain events can matter to (map_changed), those cut

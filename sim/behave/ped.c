@@ -510,7 +510,10 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         const th_vec2 v = th_v2(a->vx[i], a->vy[i]);
         const th_agent_id id = a->id[i];
         const float ri = c->radius;
-        float v0 = w->desired_speed[th_id_slot(id)];
+        /* The host's velocity (th_world_set_agent_preferred_velocity), when it set one, is the
+         * free speed and the goal direction; everything below still bends and slows it. */
+        const th_pref_velocity *pref = th_pref_of(w, th_id_slot(id));
+        float v0 = pref ? pref->speed : w->desired_speed[th_id_slot(id)];
         if (terrain && w->nav.speed) v0 *= th_nav_speed_at(w, p);
         if (w->hazard) v0 *= th_hazard_walk_factor(w, a->crowd[i], th_id_slot(id), p);
         if (w->groups) v0 *= th_group_pace(w, th_id_slot(id));
@@ -518,8 +521,10 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         /* Goal direction. */
         th_vec2 e0 = c->heading;
         bool stranded = false;
-        if (c->goal != TH_GOAL_NONE || th_own_active(w, th_id_slot(id)) ||
-            (c->lift && th_lift_field(w, c, th_id_slot(id), p))) {
+        if (pref) {
+            e0 = pref->dir;
+        } else if (c->goal != TH_GOAL_NONE || th_own_active(w, th_id_slot(id)) ||
+                   (c->lift && th_lift_field(w, c, th_id_slot(id), p))) {
             th_vec2 dir;
             stranded = !th_goal_direction(w, id, c, p, &dir);
             e0 = dir;
@@ -527,8 +532,9 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         /* On a stair's flight, the share of the free speed the way up or down keeps. */
         if (terrain && w->nav.stair_count) v0 *= th_nav_stair_factor(w, p, e0);
 
-        /* The goal's cost field (river map or destination field), NULL for other goals. */
-        const uint32_t *cost = th_goal_agent_cost_field(w, c, th_id_slot(id), p);
+        /* The goal's cost field (river map or destination field), NULL for other goals and
+         * for a walker the host steers. */
+        const uint32_t *cost = pref ? NULL : th_goal_agent_cost_field(w, c, th_id_slot(id), p);
         const uint32_t my_cost = cost ? cost[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)] : 0;
 
         /* The nearest wall. A river map is made for points: beside a door's jamb it may lead a

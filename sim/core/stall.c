@@ -243,8 +243,10 @@ static void view_goal(const th_world *w, uint32_t k, uint64_t now, goal_view *v)
     const th_vec2 p = th_v2(a->px[k], a->py[k]);
     *v = (goal_view){.how = JUDGE_NEVER};
     if ((w->flags[k] & TH_AGENT_STRANDED) || (c->premove && now < w->start_step[slot]) ||
-        (w->hazard && w->hazard_state[slot].down_step) || (w->lifts && w->lift_of_id[slot])) {
-        /* stranded, waiting for its pre-movement time, incapacitated, or in an elevator */
+        (w->hazard && w->hazard_state[slot].down_step) || (w->lifts && w->lift_of_id[slot]) ||
+        th_pref_of(w, slot)) {
+        /* stranded, waiting for its pre-movement time, incapacitated, in an elevator, or
+         * steered by the host (its velocity, not its goal, says where it goes) */
         return;
     }
     if (th_own_active(w, slot)) { /* its own goal: it must move, unless it is there */

@@ -199,6 +199,15 @@ typedef struct th_goal_state {
     bool carrying;  /* FORAGE: carries food home; set and cleared in bookkeeping only */
 } th_goal_state;
 
+/* The velocity a host asked of an agent (sim/behave/host_steer.c), by id: `on` while it is held
+ * (until cleared), with its direction and length worked out when set, not in every step. */
+typedef struct th_pref_velocity {
+    th_vec2 v;   /* metres/second, clamped to the crowd's max_speed */
+    th_vec2 dir; /* v / |v|, (0, 0) for a standstill */
+    float speed; /* |v| */
+    uint8_t on;
+} th_pref_velocity;
+
 /* An agent's exposure to fire hazards (sim/core/hazard.h). */
 typedef struct th_hazard_state {
     double fed;         /* fractional effective dose so far */
@@ -277,7 +286,9 @@ typedef struct th_chunk_stats {
     /* the elevator + 1 it rides (sim/behave/elevator.h), 0 = none */          \
     X(lift_of_id, uint8_t, w->lifts != NULL)                                   \
     /* step + 1 it began to wait at a stop, 0 = not yet, TH_LIFT_GAVE_UP */    \
-    X(lift_wait, uint64_t, w->lifts != NULL)
+    X(lift_wait, uint64_t, w->lifts != NULL)                                   \
+    /* the host's preferred velocity, once one was set (host_steer.c) */       \
+    X(pref_of_id, th_pref_velocity, w->pref_wanted)
 
 struct th_world {
     th_world_def def;
@@ -351,6 +362,7 @@ struct th_world {
     struct th_lifts *lifts;           /* elevators (sim/behave/elevator.h), or NULL */
     bool exit_choice_wanted;
     bool exit_choice_due;
+    bool pref_wanted; /* some agent was given a preferred velocity: pref_of_id exists */
     struct th_exit_store {
         th_bunker_id bunker[TH_MAX_BUNKERS]; /* the crowd's exits, as given */
         float weight[TH_MAX_BUNKERS];        /* their weights, as given */
@@ -551,6 +563,12 @@ static inline bool th_between_steps(const th_world *w, th_error *err) {
     if (TH_ASSERT(!w->stepping)) return true;
     th_error_set(err, TH_ERR_STATE, "called during the world's own step");
     return false;
+}
+
+/* The preferred velocity the host gave the agent in id slot `slot` (sim/behave/host_steer.c),
+ * or NULL while it has none: its goal steers it. */
+static inline const th_pref_velocity *th_pref_of(const th_world *w, uint32_t slot) {
+    return w->pref_of_id && w->pref_of_id[slot].on ? &w->pref_of_id[slot] : NULL;
 }
 
 /* Remove agents that reached a bunker this step, counting them, in storage order. */

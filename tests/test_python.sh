@@ -71,6 +71,15 @@ else
     echo "SKIP: matplotlib (python3-matplotlib) for the examples"
 fi
 
+# ---- without numpy: one line that says how to get it ----------------------------------------
+mkdir -p "$tmp/nonumpy/numpy"
+echo 'raise ImportError("No module named numpy")' >"$tmp/nonumpy/numpy/__init__.py"
+(cd "$src/python" && PYTHONPATH=$tmp/nonumpy timeout 60 "$py" setup.py --version >"$tmp/out" 2>"$tmp/err")
+nrc=$?
+if [[ $nrc -ne 0 && $(wc -l <"$tmp/err") -eq 1 ]] && grep -q "needs numpy: apt-get install python3-numpy" "$tmp/err"; then
+    pass "without numpy, setup.py stops with one line saying how to get it"
+else fail "without numpy" "exit $nrc, stderr $(wc -l <"$tmp/err") line(s)"; fi
+
 # ---- pip on the installed library ---------------------------------------------------------
 if ! "$py" -m pip --version >/dev/null 2>&1; then
     echo "SKIP: pip (python3-pip) for the install check"
@@ -98,5 +107,32 @@ w.step(200)
 print(f'0x{w.hash():016x}')" "$src/scenes/rubble.yaml" 2>"$tmp/err")
 if [[ -n $want && $got == "$want" ]]; then pass "the installed package gives the command line's hash ($got)"
 else fail "installed package" "python '$got', command line '$want'"; fi
+
+# ---- a wheel, installed into a clean virtual environment ----------------------------------
+# The venv sees the system's numpy (--system-site-packages) and nothing of the build.
+if "$py" -m venv --help >/dev/null 2>&1; then
+    rm -rf "$src/python/build" "$src"/python/*.egg-info
+    if [[ -n $pc ]] && PKG_CONFIG_PATH=$(dirname "$pc") THRONG_BUILD_DIR= timeout 300 \
+        "$py" -m pip wheel -q --no-build-isolation --no-deps --no-index -w "$tmp/wheel" \
+        "$src/python" >"$tmp/out" 2>"$tmp/err" && ls "$tmp"/wheel/throng-*.whl >/dev/null 2>&1; then
+        pass "pip wheel --no-build-isolation ./python: $(basename "$tmp"/wheel/throng-*.whl)"
+    else fail "pip wheel" "exit $?"; fi
+    rm -rf "$src/python/build" "$src"/python/*.egg-info
+    if "$py" -m venv --system-site-packages "$tmp/venv" >"$tmp/out" 2>"$tmp/err" &&
+        "$tmp/venv/bin/python" -m pip install -q --no-index --no-deps "$tmp"/wheel/throng-*.whl \
+            >"$tmp/out" 2>"$tmp/err"; then
+        got=$(cd "$tmp" && "$tmp/venv/bin/python" -c "
+import throng, sys
+assert throng.__file__.startswith('$tmp/venv'), throng.__file__
+assert callable(throng.read_results)
+w = throng.load(sys.argv[1], seed=4, threads=2)
+w.step(200)
+print(f'0x{w.hash():016x}')" "$src/scenes/rubble.yaml" 2>"$tmp/err")
+        if [[ -n $want && $got == "$want" ]]; then pass "the wheel in a clean venv gives the command line's hash"
+        else fail "the wheel in a clean venv" "python '$got', command line '$want'"; fi
+    else fail "the wheel installs into a clean venv" "exit $?"; fi
+else
+    echo "SKIP: venv (python3-venv) for the wheel check"
+fi
 
 finish

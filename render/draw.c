@@ -882,7 +882,8 @@ static bool overlaps(SDL_FRect a, SDL_FRect b) {
 }
 
 /* How badly label rectangle `r` sits: 4 per panel it touches or part outside the window, 1 per
- * label or marker it covers. Panels weigh more: a label must never be hidden. */
+ * label (a bunker's, a stair's or a lift's) or marker it covers. Panels weigh more: a label must
+ * never be hidden. */
 static int label_cost(const tv_ctx *c, const th_world *w, SDL_FRect r, uint32_t self) {
     int cost = 0;
     if (r.x < 2 || r.y < 2 || r.x + r.w > (float)c->cam.w - 2 || r.y + r.h > (float)c->cam.h - 2)
@@ -892,6 +893,8 @@ static int label_cost(const tv_ctx *c, const th_world *w, SDL_FRect r, uint32_t 
     if ((c->overlays & TH_VIEW_OVERLAY_PROFILER) && overlaps(r, c->lay.prof)) cost += 4;
     for (uint32_t b = 0; b < self; b++)
         if (overlaps(r, c->label[b])) cost++;
+    for (uint32_t i = 0; i < c->place_label_count; i++) /* stairs', lifts' (drawn before) */
+        if (overlaps(r, c->place_label[i])) cost++;
     uint32_t n = th_world_bunker_count(w);
     for (uint32_t b = 0; b < n; b++) {
         SDL_FRect m;

@@ -13,6 +13,7 @@
  * stop what the car is doing and how many ride. Riders are not drawn: they are in the car. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "view_internal.h"
@@ -264,11 +265,24 @@ static void level_label(tv_ctx *c, const th_world *w, uint32_t self, const th_le
     tv_text(c, at.x + 5, at.y + 2, scale, COL_LEVEL, text);
 }
 
+/* The stair and elevator labels placed so far in this frame, which later ones keep clear of. */
+typedef struct placed_labels {
+    SDL_FRect r[2 * TH_MAX_STAIRS + TH_MAX_ELEVATORS * TH_MAX_ELEVATOR_STOPS];
+    uint32_t n;
+} placed_labels;
+
+static bool clear_of_labels(const placed_labels *pl, SDL_FRect r) {
+    for (uint32_t i = 0; i < pl->n; i++)
+        if (overlap(r, pl->r[i])) return false;
+    return true;
+}
+
 /* A stair's label at one end (or an elevator's at a stop, in colour `col`): just beyond screen
  * rectangle `r` on the side facing way `u`, centred on that side and kept inside the level's
- * rectangle `lv` where it fits. */
-static void stair_label(tv_ctx *c, SDL_FRect r, int u, SDL_FRect lv, const char *text,
-                        uint32_t col) {
+ * rectangle `lv` where it fits; moved a label's height at a time up or down, within the level,
+ * off any label placed before it, and left out rather than drawn over one. */
+static void stair_label(tv_ctx *c, placed_labels *pl, SDL_FRect r, int u, SDL_FRect lv,
+                        const char *text, uint32_t col) {
     /* The larger font where the level is wide enough for three such labels side by side. */
     const int scale = 3 * (tv_text_width(2, text) + 6) <= lv.w ? 2 : 1;
     const float bw = tv_text_width(scale, text) + 3 * scale, bh = (float)(TV_FONT_H + 3) * scale;
@@ -297,13 +311,31 @@ static void stair_label(tv_ctx *c, SDL_FRect r, int u, SDL_FRect lv, const char 
         if (y < lv.y + 2) y = lv.y + 2;
         if (y + bh > lv.y + lv.h - 2) y = lv.y + lv.h - 2 - bh;
     }
+    static const int shift[9] = {0, 1, -1, 2, -2, 3, -3, 4, -4};
+    bool found = false;
+    for (int i = 0; i < 9 && !found; i++) {
+        const float yy = y + (float)shift[i] * (bh + 2);
+        if (i > 0 && (yy < lv.y + 2 || yy + bh > lv.y + lv.h - 2)) continue;
+        if (clear_of_labels(pl, (SDL_FRect){x - 3, yy - 1, bw + 6, bh + 2})) { /* a gap too */
+            y = yy;
+            found = true;
+        }
+    }
+    if (!found) {
+        c->place_label_left_out++;
+        return;
+    }
+    if (pl->n < sizeof pl->r / sizeof pl->r[0]) pl->r[pl->n++] = (SDL_FRect){x, y, bw, bh};
+    if (c->place_label_count < TH_VIEW_MAX_PLACE_LABELS)
+        c->place_label[c->place_label_count++] = (SDL_FRect){x, y, bw, bh};
     tv_batch_rect(&c->geo, x, y, bw, bh, COL_LABEL_BG);
     tv_text(c, x + 1.5f * scale, y + 2 * scale, scale, col, text);
 }
 
 /* Each elevator's stops on the levels shown: the name, who waits, and at the car's stop (or
  * the stop it travels to) what the car does and how many ride. */
-static void elevator_labels(tv_ctx *c, const th_world *w, const SDL_FRect *lv, uint32_t levels) {
+static void elevator_labels(tv_ctx *c, placed_labels *pl, const th_world *w, const SDL_FRect *lv,
+                            uint32_t levels) {
     static const char *const doing[] = {"idle", "coming", "opening", "open", "closing"};
     for (uint32_t i = 0; i < th_world_elevator_count(w); i++) {
         th_elevator_info e;
@@ -321,13 +353,14 @@ static void elevator_labels(tv_ctx *c, const th_world *w, const SDL_FRect *lv, u
                 snprintf(text + used, sizeof text - used, ", %u waiting", e.stop_waiting[s]);
             }
             const th_elevator_stop *st = &e.stops[s];
-            stair_label(c, cells_rect(c, st->x, st->y, st->x, st->y), TH_STAIR_NORTH, lv[l - 1],
+            stair_label(c, pl, cells_rect(c, st->x, st->y, st->x, st->y), TH_STAIR_NORTH, lv[l - 1],
                         text, TV_ELEVATOR_COLOR);
         }
     }
 }
 
 void tv_draw_level_labels(tv_ctx *c, const th_world *w) {
+    c->place_label_count = c->place_label_left_out = 0;
     const uint32_t n = th_world_level_count(w);
     if (n == 0) return;
     SDL_FRect lv[TH_MAX_LEVELS];
@@ -347,6 +380,8 @@ void tv_draw_level_labels(tv_ctx *c, const th_world *w) {
     }
     /* Each end of each stair on a level shown: the stair's name and where it leads. */
     if (c->map_cols <= 0 || !(c->cell_size > 0.0f)) return;
+    placed_labels *pl = calloc(1, sizeof *pl); /* 12 kB: off the stack */
+    if (!pl) return;
     for (uint32_t s = 0; s < th_world_stair_count(w); s++) {
         th_stair_info si;
         if (!th_world_get_stair(w, (th_stair_id){s + 1}, &si)) continue;
@@ -356,17 +391,18 @@ void tv_draw_level_labels(tv_ctx *c, const th_world *w) {
         if (lo >= 1 && lo <= n && lo <= TH_MAX_LEVELS && lv[lo - 1].w > 0) {
             snprintf(text, sizeof text, "%s: up to %s", si.name, up ? name[up - 1] : "?");
             /* Below the foot of the flight. */
-            stair_label(c, cells_rect(c, si.x0, si.y0, si.x1, si.y1), (u + 2) & 3, lv[lo - 1], text,
-                        TV_STAIR_COLOR);
+            stair_label(c, pl, cells_rect(c, si.x0, si.y0, si.x1, si.y1), (u + 2) & 3, lv[lo - 1],
+                        text, TV_STAIR_COLOR);
         }
         if (up >= 1 && up <= n && up <= TH_MAX_LEVELS && lv[up - 1].w > 0) {
             int32_t l[4];
             landing_cells(&si, l);
             snprintf(text, sizeof text, "%s: down to %s", si.name, lo ? name[lo - 1] : "?");
             /* Beyond the landing, on the upper level's floor. */
-            stair_label(c, cells_rect(c, l[0], l[1], l[2], l[3]), u, lv[up - 1], text,
+            stair_label(c, pl, cells_rect(c, l[0], l[1], l[2], l[3]), u, lv[up - 1], text,
                         TV_STAIR_COLOR);
         }
     }
-    elevator_labels(c, w, lv, n);
+    elevator_labels(c, pl, w, lv, n);
+    free(pl);
 }

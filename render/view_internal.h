@@ -114,6 +114,9 @@ typedef struct tv_ctx {
     /* Bunker labels as placed in the last frame (screen rectangles), by bunker index. */
     SDL_FRect label[TH_MAX_BUNKERS];
     uint32_t label_count;
+    /* Stair and elevator labels drawn in the last frame, and those left out (render/levels.c). */
+    SDL_FRect place_label[TH_VIEW_MAX_PLACE_LABELS];
+    uint32_t place_label_count, place_label_left_out;
     /* Set by the window loop each frame: notice lines for the HUD, bunkers with a toggle queued
      * (bit b: the click is not applied yet) and queued wall breaks (world points). */
     char notes[TV_MAX_NOTES][96];

@@ -212,6 +212,11 @@ bool th_view_get_layout(const th_world *w, const th_view_opts *opts, uint32_t ov
         th_vec2 o = tv_to_screen(&c.cam, 0, 0);
         out->ox = o.x;
         out->oy = o.y;
+        out->place_labels = c.place_label_count;
+        out->place_labels_left_out = c.place_label_left_out;
+        for (uint32_t i = 0; i < c.place_label_count; i++)
+            out->place_label[i] = (th_view_rect){c.place_label[i].x, c.place_label[i].y,
+                                                 c.place_label[i].w, c.place_label[i].h};
         out->labels = c.label_count;
         for (uint32_t b = 0; b < c.label_count; b++)
             out->label[b] = (th_view_rect){c.label[b].x, c.label[b].y, c.label[b].w, c.label[b].h};

@@ -686,6 +686,34 @@ START_TEST(test_density_overlay_leaves_walls_clear) {
 }
 END_TEST
 
+/* The tower's stair ends and elevator stops are all labelled, and no label lies over another
+ * or over a bunker's label: at the default size every level shown side by side leaves the
+ * labels of the first floor's four stair ends and its lift stop on a narrow strip, where they
+ * used to overprint one another. Also with one level shown alone. */
+START_TEST(test_stair_labels_never_overprint) {
+    th_world *w = scene("tower", 0, 400);
+    for (uint32_t level = 0; level <= th_world_level_count(w); level++) {
+        th_view_opts o = th_view_default_opts();
+        o.level = (th_level_id){level};
+        th_view_layout l;
+        th_error err = {0};
+        ck_assert_msg(th_view_get_layout(w, &o, o.overlays, &l, &err), "%s", err.message);
+        /* Every level: 4 stairs x 2 ends + 3 lift stops; one level: what it holds. */
+        ck_assert_uint_eq(l.place_labels_left_out, 0);
+        ck_assert_uint_ge(l.place_labels, level == 0 ? 11 : 3);
+        for (uint32_t i = 0; i < l.place_labels; i++) {
+            ck_assert_float_gt(l.place_label[i].w, 0);
+            for (uint32_t j = i + 1; j < l.place_labels; j++)
+                ck_assert_msg(!rects_overlap(l.place_label[i], l.place_label[j]),
+                              "level view %u: labels %u and %u overlap", level, i, j);
+            for (uint32_t b = 0; b < l.labels; b++)
+                ck_assert(!rects_overlap(l.place_label[i], l.label[b]));
+        }
+    }
+    th_world_destroy(w);
+}
+END_TEST
+
 /* The pheromone overlay marks exactly the cells holding a trail: cell by cell across the ants
  * scene's grid, the pixel at a cell's centre changes with the overlay on if and only if the
  * cell holds at least a hundredth of a deposit (the colour scale's floor). Cells near the nest
@@ -1034,6 +1062,7 @@ int main(void) {
     tcase_add_test(tc, test_font_descenders);
     tcase_add_test(tc, test_density_and_grid_visible_at_default_zoom);
     tcase_add_test(tc, test_density_overlay_leaves_walls_clear);
+    tcase_add_test(tc, test_stair_labels_never_overprint);
     tcase_add_test(tc, test_pheromone_overlay_marks_trail_cells);
     tcase_add_test(tc, test_hazards_drawn);
     tcase_add_test(tc, test_levels_and_stairs_drawn);

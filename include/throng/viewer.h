@@ -172,6 +172,9 @@ typedef struct th_view_rect {
 
 /** The initial frame's layout: where the panels are, where the world is, and where each
  *  bunker's label went. */
+/** Stair and elevator labels th_view_layout reports. */
+#define TH_VIEW_MAX_PLACE_LABELS 64
+
 typedef struct th_view_layout {
     th_view_rect hud, legend, profiler; /* panels (w == 0: off) */
     th_view_rect map;                   /* the map area the panels leave */
@@ -179,6 +182,11 @@ typedef struct th_view_layout {
     double ox, oy;                      /* screen point of world (0, 0) */
     uint32_t labels;                    /* bunker labels placed, by bunker index */
     th_view_rect label[TH_MAX_BUNKERS];
+    /* The labels of stair ends and elevator stops drawn, in drawing order (the first
+     * TH_VIEW_MAX_PLACE_LABELS), and how many found no place clear of those before them and
+     * were left out rather than drawn over one. */
+    uint32_t place_labels, place_labels_left_out;
+    th_view_rect place_label[TH_VIEW_MAX_PLACE_LABELS];
 } th_view_layout;
 
 /** Lay out the first frame of `w` as th_view_screenshot draws it with `overlays`. False with

@@ -3,6 +3,7 @@
 #include "plot.h"
 
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -419,4 +420,9 @@ bool th_plot_curves(const char *path, const th_plot_curves_def *c, th_error *err
     bool ok = save(surf, path, err);
     cairo_surface_destroy(surf);
     return ok;
+}
+
+void th_plot_done(void) {
+    cairo_debug_reset_static_data();
+    FcFini();
 }

@@ -53,4 +53,9 @@ typedef struct th_plot_curves_def {
 /** Draw curves to the PNG file `path`; false with `err` filled. */
 bool th_plot_curves(const char *path, const th_plot_curves_def *c, th_error *err);
 
+/** Free what Cairo and fontconfig keep for drawing text (font caches, the configuration) once
+ *  every picture is drawn: a program that ends soon after would leave it to the system, but a
+ *  leak checker cannot tell that from a leak. */
+void th_plot_done(void);
+
 #endif

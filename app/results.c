@@ -1264,7 +1264,9 @@ bool th_results_write(th_results *r, const th_world *w, const th_run_facts *fact
         of = oc.reachable;
         of_what = "those who could reach a bunker";
     }
-    return write_flows(r, err) && write_occupants(r, w, err) && write_density(r, w, err) &&
-           write_curve(r, at, of, err) &&
-           write_index(r, w, facts, seed, threads, at, of, of_what, err);
+    const bool ok = write_flows(r, err) && write_occupants(r, w, err) && write_density(r, w, err) &&
+                    write_curve(r, at, of, err) &&
+                    write_index(r, w, facts, seed, threads, at, of, of_what, err);
+    th_plot_done();
+    return ok;
 }

@@ -5,7 +5,8 @@
 # tree in with add_subdirectory() builds the library alone, without the viewer's SDL2 or the
 # tests' Check. A C++ host (examples/host.cpp) builds both ways too, steps worlds on its own
 # threads with the state hash of the command line, and links the core alone (throng::core,
-# throng-core.pc) without libyaml and libpng.
+# throng-core.pc) without libyaml and libpng. The game loop example runs scripted frames
+# without a display.
 #
 # usage: test_install.sh BUILD_DIR SOURCE_DIR
 set -u
@@ -105,6 +106,23 @@ run -S "$tmp/core" -B "$tmp/core/build" -DCMAKE_PREFIX_PATH="$prefix"
 if [[ $rc -eq 0 && -x $tmp/core/build/host_core ]] && ! grep -Eq '^(YAML|PNG)_FOUND' "$tmp/core/build/CMakeCache.txt"; then
     pass "find_package(throng COMPONENTS core) needs neither libyaml nor libpng"
 else fail "find_package(throng COMPONENTS core)" "exit $rc, or libyaml / libpng looked up"; fi
+# The game loop (examples/game.c): a scripted hero for 240 frames without a display, on 1 and
+# on 3 threads: the same hash (the host's steering between steps is deterministic), the hero
+# walked from where it started, the shelter the script clicks is destroyed, folk sheltered.
+if [[ -x $tmp/ex/game ]]; then
+    SDL_VIDEODRIVER=dummy timeout 120 "$tmp/ex/game" --frames 240 --threads 1 >"$tmp/g1" 2>"$tmp/err"
+    r1=$?
+    SDL_VIDEODRIVER=dummy timeout 120 "$tmp/ex/game" --frames 240 --threads 3 --shot "$tmp/game.bmp" \
+        >"$tmp/g3" 2>"$tmp/err"
+    r3=$?
+    cp "$tmp/g3" "$tmp/out"
+    h1=$(grep -o '^hash 0x[0-9a-f]*' "$tmp/g1")
+    if [[ $r1 -eq 0 && $r3 -eq 0 && -n $h1 ]] && cmp -s "$tmp/g1" "$tmp/g3" &&
+        ! grep -q 'hero at 36.00 20.00' "$tmp/g1" && grep -q '^west shelter: destroyed' "$tmp/g1" &&
+        [[ -s $tmp/game.bmp ]]; then
+        pass "game example: 240 scripted frames, the same run on 1 and 3 threads ($h1)"
+    else fail "game example" "exit $r1 / $r3"; fi
+else fail "game example" "not built (SDL2 missing?)"; fi
 bin=$tmp/ex/viewer
 (cd "$tmp" && SDL_VIDEODRIVER=dummy timeout 120 "$bin" >"$tmp/out" 2>"$tmp/err")
 rc=$?

@@ -6,7 +6,8 @@
 # a cell's 3 x 3 window over its walkable area, from the scene's own map) and Fruin's levels;
 # the evacuation times on the page. The tables are the same at 1 and 3 threads. Scenes: a hall
 # with two exits, pre-movement, a spawner and a line; the tower (levels, stairs, a bunker); a
-# boids flock (no exits).
+# boids flock (no exits); a slow door queue, which waits without stalling, and a gridlock,
+# which stalls.
 #
 # usage: test_results_cli.sh path/to/throng scenes-dir
 set -u
@@ -137,6 +138,30 @@ elif python3 "$(dirname "$0")/results_check.py" flock "$tmp/fl" "$tmp/fl.json" "
 else
     fail "flock: tables agree with the JSON and the trajectories" "see below"
 fi
+
+# ---- queuing is not stalling ---------------------------------------------------------------
+# A slow queue at a door 0.6 m wide: walkers wait far longer than the scene's stall time, yet
+# nobody is stalled; a head-on gridlock in a corridor narrower than two bodies: both stalled.
+data="$(dirname "$0")/data"
+run run "$data/stall_door_queue.yaml" --headless --results "$tmp/q"
+if [[ $rc -eq 0 ]] && python3 - "$tmp/q" >"$tmp/out" 2>"$tmp/err" <<'EOF'
+import csv, sys
+d = sys.argv[1]
+flows = list(csv.DictReader(open(d + "/flows.csv")))
+occ = list(csv.DictReader(open(d + "/occupants.csv")))
+page = open(d + "/index.html").read()
+assert max(int(f["queue"]) for f in flows if f["name"] == "exit") >= 10, "no queue at the exit"
+assert max(float(o["queuing_s"]) for o in occ) > 30, "nobody waited long"
+assert {o["state"] for o in occ} == {"left"}, {o["state"] for o in occ}
+assert "<tr><th>stalled</th><td>none" in page, "the page reports stalls"
+EOF
+then pass "a slow door queue: long queues and waits, nobody stalled"
+else fail "a slow door queue: long queues and waits, nobody stalled" "exit $rc"; fi
+run run "$data/gridlock.yaml" --headless --results "$tmp/gl"
+if [[ $rc -eq 0 ]] && [[ $(grep -c ',stalled$' "$tmp/gl/occupants.csv") -eq 2 ]] &&
+    grep -q '<tr><th>stalled</th><td>2 at the end' "$tmp/gl/index.html"; then
+    pass "a gridlock: both walkers stalled in the table and on the page"
+else fail "a gridlock: both walkers stalled in the table and on the page" "exit $rc"; fi
 
 # ---- every column documented ---------------------------------------------------------------
 

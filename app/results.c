@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "output.h"
 #include "plot.h"
@@ -159,12 +160,35 @@ bool th_results_check_dir(const char *dir, th_error *err) {
         set_err(err, TH_ERR_IO, "--results: cannot reach '%s': %s", dir, strerror(errno));
         return false;
     }
-    /* Made now (the parent must exist), so that an impossible folder fails before any work. */
-    if (mkdir(dir, 0777) != 0) {
+    /* Made when the run starts (th_results_start); checked now, so that an impossible folder
+     * fails before any work and a scene that does not load leaves no folder behind: its
+     * parent must be a folder this user may write into. */
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", dir);
+    size_t n = strlen(parent);
+    while (n > 1 && parent[n - 1] == '/') parent[--n] = '\0';
+    char *slash = strrchr(parent, '/');
+    if (!slash) snprintf(parent, sizeof parent, ".");
+    else if (slash == parent) parent[1] = '\0';
+    else *slash = '\0';
+    struct stat ps;
+    if (stat(parent, &ps) != 0 || !S_ISDIR(ps.st_mode)) {
+        set_err(err, TH_ERR_IO, "--results: cannot make the folder '%s': no folder '%s'", dir,
+                parent);
+        return false;
+    }
+    if (access(parent, W_OK | X_OK) != 0) {
         set_err(err, TH_ERR_IO, "--results: cannot make the folder '%s': %s", dir, strerror(errno));
         return false;
     }
     return true;
+}
+
+/* Make the results folder when it does not exist yet. */
+static bool make_dir(const char *dir, th_error *err) {
+    if (mkdir(dir, 0777) == 0 || errno == EEXIST) return true;
+    set_err(err, TH_ERR_IO, "--results: cannot make the folder '%s': %s", dir, strerror(errno));
+    return false;
 }
 
 /* Whether `path` names a file `dir` would hold of the results: same folder, and a name the
@@ -387,6 +411,7 @@ static bool find_levels(th_results *r, const th_world *w) {
 }
 
 th_results *th_results_start(const th_world *w, const char *dir, th_error *err) {
+    if (!make_dir(dir, err)) return NULL;
     th_results *r = calloc(1, sizeof *r);
     if (!r) goto nomem;
     snprintf(r->dir, sizeof r->dir, "%s", dir);

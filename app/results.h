@@ -28,8 +28,8 @@
 
 typedef struct th_results th_results;
 
-/** Check that `dir` can hold the results (a folder that exists or can be made, writable, and
- *  none of whose files the run writes is an input). False with `err` filled. */
+/** Check that `dir` can hold the results: a folder, or a name in a folder this user may write
+ *  into (th_results_start makes it). False with `err` filled. */
 bool th_results_check_dir(const char *dir, th_error *err);
 
 /** Whether none of the files the results are written to in `dir` is one of `use` (the run's
@@ -38,8 +38,8 @@ bool th_results_check_dir(const char *dir, th_error *err);
 bool th_results_check_files(const char *dir, const th_file_use *use, size_t n,
                             const th_file_inputs *in, th_error *err);
 
-/** Start gathering for world `w` (built, before its first step), writing into `dir`. NULL with
- *  `err` filled when memory is short or the folder cannot be made. */
+/** Start gathering for world `w` (built, before its first step), writing into `dir` (made
+ *  when missing). NULL with `err` filled when memory is short or the folder cannot be made. */
 th_results *th_results_start(const th_world *w, const char *dir, th_error *err);
 
 /** After each step. False with `err` filled when memory is short. */

@@ -687,7 +687,9 @@ int th_cmd_run(int argc, char **argv) {
             th_world_destroy(w);
             return 1;
         }
-        printf("results   %s/index.html\n", o.results);
+        const size_t len = strlen(o.results);
+        printf("results   %s%sindex.html\n", o.results,
+               len && o.results[len - 1] == '/' ? "" : "/");
     }
     th_stall_info stall;
     th_world_get_stall_info(w, &stall);

@@ -73,6 +73,10 @@ touch "$tmp/afile"
 expect_usage "--results refuses a file" "not a folder" run "$tmp/hall.yaml" --headless --results "$tmp/afile"
 expect_usage "--results refuses a folder it cannot make" "cannot make the folder" \
     run "$tmp/hall.yaml" --headless --results "$tmp/no/such/place"
+expect_usage "--results with a scene that does not load" "no scene" \
+    run "$tmp/no_such_scene.yaml" --headless --results "$tmp/never"
+[[ ! -e $tmp/never ]] && pass "a scene that does not load leaves no results folder" ||
+    fail "a scene that does not load leaves no results folder" "$tmp/never was made"
 mkdir -p "$tmp/clash"
 cp "$tmp/hall.yaml" "$tmp/clash/flows.csv"
 expect_usage "--results never writes over the scene" "write over" \

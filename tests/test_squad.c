@@ -243,9 +243,26 @@ START_TEST(joining_members_take_slots) {
     err = (th_error){0};
     ck_assert(!th_world_squad_join(w, SQUAD_ID(0), TH_INVALID_AGENT, &err));
     TH_TEST_ERR(err, TH_ERR_HANDLE);
+    /* A member takes no goal of its own (it walks to its slot wherever the squad goes), and an
+     * agent with one joins no squad; its crowd's goal is still fine for a member, and an agent
+     * back on its crowd's goal joins. */
+    th_agent_goal point = {.kind = TH_AGENT_GOAL_POINT, .point = th_v2(70, 50)};
+    err = (th_error){0};
+    ck_assert(!th_world_set_agent_goal(w, recruits[1], &point, &err));
+    TH_TEST_ERR(err, TH_ERR_STATE);
+    ck_assert_ptr_nonnull(strstr(err.message, "squad"));
+    th_agent_goal crowd = {.kind = TH_AGENT_GOAL_CROWD};
+    ck_assert_msg(th_world_set_agent_goal(w, recruits[1], &crowd, &err), "%s", err.message);
+    th_agent_id loner = th_world_add_agent(w, CROWD_ID(0), th_v2(10, 20), th_v2(0, 0), NULL);
+    ck_assert_msg(th_world_set_agent_goal(w, loner, &point, &err), "%s", err.message);
+    err = (th_error){0};
+    ck_assert(!th_world_squad_join(w, SQUAD_ID(0), loner, &err));
+    TH_TEST_ERR(err, TH_ERR_STATE);
+    ck_assert_msg(th_world_set_agent_goal(w, loner, &crowd, &err), "%s", err.message);
+    ck_assert_msg(th_world_squad_join(w, SQUAD_ID(0), loner, &err), "%s", err.message);
     th_squad_info si;
     th_world_get_squad(w, SQUAD_ID(0), &si);
-    ck_assert_uint_eq(si.members, 9);
+    ck_assert_uint_eq(si.members, 10);
     int steps = march(w, 0, 60 * 60, NULL);
     ck_assert(steps < 60 * 60);
     ck_assert(formation_error(w, 0) < sd.tolerance);

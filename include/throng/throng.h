@@ -718,10 +718,11 @@ typedef struct th_agent_goal {
  *  "An agent's own goal"). Its direction, stall judgement and the per-agent queries follow it.
  *  False with `err` filled for an unknown agent, a bad goal (a point off the world or in a wall
  *  or with no path to it (TH_ERR_UNREACHABLE), an exit for an agent whose crowd does not flee,
- *  an unknown agent to follow or itself). In a world split over several ranks every rank makes
- *  the same call (collective), with the same answer: a point or the crowd's goal only (an exit
- *  or an agent to follow: TH_ERR_STATE). May allocate (the first time: the path-finding
- *  memory); call it between steps. */
+ *  an unknown agent to follow or itself), or any goal but its crowd's for a squad member, which
+ *  walks to its slot wherever its squad goes (TH_ERR_STATE). In a world split over several
+ *  ranks every rank makes the same call (collective), with the same answer: a point or the
+ *  crowd's goal only (an exit or an agent to follow: TH_ERR_STATE). May allocate (the first
+ *  time: the path-finding memory); call it between steps. */
 TH_API bool th_world_set_agent_goal(th_world *w, th_agent_id id, const th_agent_goal *goal,
                                     th_error *err);
 
@@ -1039,7 +1040,8 @@ TH_API bool th_world_squad_waypoint(const th_world *w, th_squad_id squad, uint32
 
 /** Add agent `id` (of any crowd, not in another squad) to a squad between steps: the slots are
  *  laid out again for the new count and go to the nearest members. False for a stale or
- *  unknown id. */
+ *  unknown id (TH_ERR_HANDLE), or an agent in a squad or with a goal of its own
+ *  (th_world_set_agent_goal; TH_ERR_STATE). */
 TH_API bool th_world_squad_join(th_world *w, th_squad_id squad, th_agent_id id, th_error *err);
 
 /* ---- groups ---------------------------------------------------------------------------------

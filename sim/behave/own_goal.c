@@ -232,6 +232,16 @@ static bool check_goal(const th_world *w, th_agent_id id, const th_agent_goal *g
         th_error_set(err, TH_ERR_HANDLE, "no agent %u (generation %u)", id.index1, id.generation);
         return false;
     }
+    /* A squad member walks to its slot of the formation, wherever its squad goes: a goal of
+     * its own would be kept and never walked to. */
+    if (g->kind != TH_AGENT_GOAL_CROWD && th_id_slot(id) < w->id_capacity &&
+        w->squad_of_id[th_id_slot(id)]) {
+        th_error_set(err, TH_ERR_STATE,
+                     "agent %u marches in squad %u, which leads it: give the squad its goal "
+                     "(th_world_add_squad) or the agent one before it joins",
+                     id.index1, (unsigned)w->squad_of_id[th_id_slot(id)] - 1u);
+        return false;
+    }
     switch (g->kind) {
     case TH_AGENT_GOAL_CROWD: return true;
     case TH_AGENT_GOAL_EXIT: {

@@ -617,6 +617,17 @@ bool th_world_squad_join(th_world *w, th_squad_id handle, th_agent_id id, th_err
                      id.generation);
         return false;
     }
+    /* Nor one with a goal of its own, which it would keep and never walk to (its owner knows;
+     * the ranks agree, as above). */
+    th_agent_goal own;
+    const bool has_own = th_world_get_agent_goal(w, id, &own) && own.kind != TH_AGENT_GOAL_CROWD;
+    if (th_dist_any(w, has_own)) {
+        th_error_set(err, TH_ERR_STATE,
+                     "agent %u.%u has a goal of its own: return it to its crowd's "
+                     "(TH_AGENT_GOAL_CROWD) before it joins a squad",
+                     id.index1, id.generation);
+        return false;
+    }
     th_squad *q = w->squad[squad];
     if (q->member_count >= TH_MAX_SQUAD_MEMBERS) {
         th_error_set(err, TH_ERR_LIMIT, "a squad has at most %d members", TH_MAX_SQUAD_MEMBERS);

@@ -121,6 +121,29 @@ else
     fail "a whole crowd given one point gathers there" "exit code $rc: $(cat "$tmp/err")"
 fi
 
+# A crowd that flees nowhere (no bunker goal): the report and the JSON still say how many
+# goals of their own lead, and how many stand at their point, as the trajectories' last rows
+# have it.
+awk '/^  - name: cleaners/ {c = 1} c && /behavior: flee/ {c = 0; next} {print}' "$tmp/crowd.yaml" \
+    | sed -e 's/^name: .*/name: own goals, not fleeing/' >"$tmp/idle.yaml"
+run run "$tmp/idle.yaml" --headless --threads 2 --trajectories "$tmp/i.csv" --json "$tmp/i.json"
+if [[ $rc -eq 0 ]] && python3 - "$tmp/i.csv" "$tmp/i.json" "$tmp/out" >"$tmp/err" 2>&1 <<'PY'; then
+import csv, json, math, sys
+last = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    last[int(r["id"])] = (int(r["crowd"]), float(r["x"]), float(r["y"]))
+there = sum(1 for c, x, y in last.values() if c == 1 and math.hypot(x - 16.25, y - 3.75) <= 1.5)
+g = json.load(open(sys.argv[2]))["own_goals"]
+assert g == {"agents": 6, "there": there, "no_way": 0}, (g, there)
+assert there >= 3, there
+line = "own goals 6 agent(s) led by goals of their own: %d at their point" % there
+assert line in open(sys.argv[3]).read(), line
+PY
+    pass "own goals of a crowd that does not flee: counted in the report and the JSON"
+else
+    fail "own goals of a crowd that does not flee" "exit code $rc: $(cat "$tmp/err")"
+fi
+
 sed -e 's/^name: .*/name: goals at a time/' "$tmp/crowd.yaml" >"$tmp/timed.yaml"
 printf '  - {crowd: cleaners, crowd_goal: true, at: 25}\n' >>"$tmp/timed.yaml"
 run run "$tmp/timed.yaml" --headless --threads 2 --fixed-steps --steps 3000 --trajectories "$tmp/d.csv" --json "$tmp/d.json"

@@ -441,25 +441,18 @@ nomem:
     return NULL;
 }
 
+static void free_level(level_map *L) {
+    free(L->open);
+    free(L->count);
+    free(L->stamp);
+    free(L->sum);
+    free(L->max);
+    free(L->busy);
+}
+
 void th_results_free(th_results *r) {
     if (!r) return;
-    for (uint32_t i = 0; i < r->level_count; i++) {
-        level_map *L = &r->levels[i];
-        free(L->open);
-        free(L->count);
-        free(L->stamp);
-        free(L->sum);
-        free(L->max);
-        free(L->busy);
-    }
-    if (r->levels && r->level_count == 0) { /* set up failed on the first */
-        free(r->levels[0].open);
-        free(r->levels[0].count);
-        free(r->levels[0].stamp);
-        free(r->levels[0].sum);
-        free(r->levels[0].max);
-        free(r->levels[0].busy);
-    }
+    for (uint32_t i = 0; i < r->level_count; i++) free_level(&r->levels[i]);
     free(r->levels);
     free(r->places);
     free(r->part);

@@ -117,31 +117,25 @@ else
         fail "hall: the same tables at 1, 2 and 3 threads" "a table differs"
 fi
 
-# ---- the tower: levels, stairs, a bunker ---------------------------------------------------
+# ---- the tower (levels, stairs, a bunker) and a flock (no exits) ---------------------------
 
-run run "$scenes/tower.yaml" --headless --threads 2 --results "$tmp/tw" --json "$tmp/tw.json" \
-    --trajectories "$tmp/tw_traj.csv"
-if [[ $rc -ne 0 ]]; then
-    fail "tower runs with --results" "exit code $rc"
-elif python3 "$(dirname "$0")/results_check.py" tower "$tmp/tw" "$tmp/tw.json" "$scenes/tower.yaml" \
-    "$tmp/tw_traj.csv" >"$tmp/out" 2>"$tmp/err"; then
-    pass "tower: tables agree with the JSON and the trajectories"
-else
-    fail "tower: tables agree with the JSON and the trajectories" "see below"
-fi
-
-# ---- a flock: no exits ---------------------------------------------------------------------
-
-run run "$tmp/flock.yaml" --headless --threads 2 --results "$tmp/fl" --json "$tmp/fl.json" \
-    --trajectories "$tmp/fl_traj.csv"
-if [[ $rc -ne 0 ]]; then
-    fail "flock runs with --results" "exit code $rc"
-elif python3 "$(dirname "$0")/results_check.py" flock "$tmp/fl" "$tmp/fl.json" "$tmp/flock.yaml" \
-    "$tmp/fl_traj.csv" >"$tmp/out" 2>"$tmp/err"; then
-    pass "flock: tables agree with the JSON and the trajectories"
-else
-    fail "flock: tables agree with the JSON and the trajectories" "see below"
-fi
+# check_tables NAME SCENE: run SCENE with --results, --json and --trajectories at every step on
+# 2 threads and have results_check.py recompute the tables (its mode NAME).
+check_tables() {
+    local name=$1 scene=$2
+    run run "$scene" --headless --threads 2 --results "$tmp/$name" --json "$tmp/$name.json" \
+        --trajectories "$tmp/${name}_traj.csv"
+    if [[ $rc -ne 0 ]]; then
+        fail "$name runs with --results" "exit code $rc"
+    elif python3 "$(dirname "$0")/results_check.py" "$name" "$tmp/$name" "$tmp/$name.json" "$scene" \
+        "$tmp/${name}_traj.csv" >"$tmp/out" 2>"$tmp/err"; then
+        pass "$name: tables agree with the JSON and the trajectories"
+    else
+        fail "$name: tables agree with the JSON and the trajectories" "see below"
+    fi
+}
+check_tables tower "$scenes/tower.yaml"
+check_tables flock "$tmp/flock.yaml"
 
 # ---- queuing is not stalling ---------------------------------------------------------------
 # A slow queue at a door 0.6 m wide: walkers wait far longer than the scene's stall time, yet
@@ -171,7 +165,7 @@ else fail "a gridlock: both walkers stalled in the table and on the page" "exit 
 
 doc="$(dirname "$0")/../docs/results.md"
 missing=""
-for f in "$tmp/h2"/*.csv "$tmp/tw"/density_1_ground.csv; do
+for f in "$tmp/h2"/*.csv "$tmp/tower"/density_1_ground.csv; do
     for col in $(head -1 "$f" | tr ',' ' '); do
         grep -qF "| \`$col\`" "$doc" || missing="$missing $(basename "$f"):$col"
     done

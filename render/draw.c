@@ -227,6 +227,21 @@ static bool stack(const tv_ctx *c, float x, SDL_FPoint *const sz[], SDL_FRect *c
     return y <= (float)c->cam.h;
 }
 
+/* Lay panels of sizes `sz` (w == 0: off) side by side along the window's bottom edge, from
+ * x = GAP; false when they do not fit its width. The row's height goes to *row_h. */
+static bool row(const tv_ctx *c, SDL_FPoint *const sz[], SDL_FRect *const out[], int n,
+                float *row_h) {
+    float x = GAP, hmax = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(sz[i]->x > 0)) continue;
+        *out[i] = (SDL_FRect){x, (float)c->cam.h - GAP - sz[i]->y, sz[i]->x, sz[i]->y};
+        x += sz[i]->x + GAP;
+        if (sz[i]->y > hmax) hmax = sz[i]->y;
+    }
+    *row_h = hmax;
+    return x <= (float)c->cam.w && hmax + 2 * GAP < (float)c->cam.h;
+}
+
 void tv_layout_frame(tv_ctx *c, const th_world *w) {
     const float W = (float)c->cam.w, H = (float)c->cam.h;
     SDL_FPoint hud[2] = {{0, 0}, {0, 0}}, prof[2] = {{0, 0}, {0, 0}}, leg[2] = {{0, 0}, {0, 0}};
@@ -237,8 +252,10 @@ void tv_layout_frame(tv_ctx *c, const th_world *w) {
     }
     /* Candidates, for each font scale of the HUD (with the profiler) and of the legend:
      * everything in a left column; HUD and profiler left, legend right; HUD left, legend and
-     * profiler right. The largest map wins, the small fonts needing a map 30 % (HUD) or 15 %
-     * (legend) larger to win: text a person can read matters as much as a few more pixels. */
+     * profiler right; everything in a row under the map, which a wide world (a building's
+     * levels side by side) fills the window's width with. The largest map wins, the small fonts
+     * needing a map 30 % (HUD) or 15 % (legend) larger to win: text a person can read matters as
+     * much as a few more pixels. */
     tv_layout best = {.free = {0, 0, W, H}, .hud_scale = 1, .legend_scale = 1};
     double best_score = -1;
     float box[4]; /* what the map area frames: the world or the level shown alone */
@@ -247,11 +264,15 @@ void tv_layout_frame(tv_ctx *c, const th_world *w) {
         SDL_FPoint *hd = &hud[hs], *pf = &prof[hs];
         for (int ls = 0; ls < 2; ls++) {
             SDL_FPoint *lg = &leg[ls];
-            for (int arr = 0; arr < 3; arr++) {
+            for (int arr = 0; arr < 4; arr++) {
                 tv_layout l = {.hud_scale = 2 - hs, .legend_scale = 2 - ls};
-                float lw = 0, rw = 0;
+                float lw = 0, rw = 0, bh = 0;
                 bool ok;
-                if (arr == 0) {
+                if (arr == 3) {
+                    SDL_FPoint *sz[] = {hd, lg, pf};
+                    SDL_FRect *out[] = {&l.hud, &l.legend, &l.prof};
+                    ok = row(c, sz, out, 3, &bh);
+                } else if (arr == 0) {
                     SDL_FPoint *sz[] = {hd, lg, pf};
                     SDL_FRect *out[] = {&l.hud, &l.legend, &l.prof};
                     ok = stack(c, GAP, sz, out, 3, &lw);
@@ -268,8 +289,9 @@ void tv_layout_frame(tv_ctx *c, const th_world *w) {
                 }
                 if (!ok) continue;
                 float left = lw > 0 ? lw + GAP : 0, right = rw > 0 ? rw + 2 * GAP : 0;
-                l.free = (SDL_FRect){left, 0, W - left - right, H};
-                if (l.free.w < 2 * TH_VIEW_MARGIN + 16) continue;
+                l.free = (SDL_FRect){left, 0, W - left - right, H - (bh > 0 ? bh + 2 * GAP : 0)};
+                if (l.free.w < 2 * TH_VIEW_MARGIN + 16 || l.free.h < 2 * TH_VIEW_MARGIN + 16)
+                    continue;
                 double score =
                     fit_scale(box, l.free) * (hs == 0 ? 1.3 : 1.0) * (ls == 0 ? 1.15 : 1.0);
                 if (score > best_score * (1 + 1e-9)) {

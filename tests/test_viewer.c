@@ -714,6 +714,34 @@ START_TEST(test_stair_labels_never_overprint) {
 }
 END_TEST
 
+/* A building's levels side by side make a wide world: shown all together at the default
+ * window, they span its width, with the panels in a row beneath them rather than in a column
+ * beside them (which left the tower's three floors a strip across a third of the window), and
+ * no panel covers them. A square world keeps its panels beside it. */
+START_TEST(test_wide_world_spans_the_window) {
+    th_world *w = scene("tower", 0, 0);
+    th_view_opts o = th_view_default_opts();
+    const th_world_def d = th_world_get_def(w);
+    th_view_layout l;
+    th_error err = {0};
+    ck_assert_msg(th_view_get_layout(w, &o, o.overlays, &l, &err), "%s", err.message);
+    const double full = ((double)o.width - 2.0 * TH_VIEW_MARGIN) / (double)d.width;
+    ck_assert_msg(l.scale >= 0.97 * full, "scale %g px/m, the window's width gives %g", l.scale,
+                  full);
+    th_vec2 tl = th_view_layout_to_screen(&l, th_v2(0, d.height));
+    th_vec2 br = th_view_layout_to_screen(&l, th_v2(d.width, 0));
+    th_view_rect map = {tl.x, tl.y, br.x - tl.x, br.y - tl.y};
+    ck_assert(!rects_overlap(map, l.hud) && !rects_overlap(map, l.legend) &&
+              !rects_overlap(map, l.profiler));
+    ck_assert_float_gt(l.hud.y, map.y + map.h - 1);
+    th_world_destroy(w);
+    w = scene("exits", 0, 0);
+    ck_assert_msg(th_view_get_layout(w, &o, o.overlays, &l, &err), "%s", err.message);
+    ck_assert_float_lt(l.hud.y, 50); /* the HUD in the top-left corner, beside the map */
+    th_world_destroy(w);
+}
+END_TEST
+
 /* The pheromone overlay marks exactly the cells holding a trail: cell by cell across the ants
  * scene's grid, the pixel at a cell's centre changes with the overlay on if and only if the
  * cell holds at least a hundredth of a deposit (the colour scale's floor). Cells near the nest
@@ -1063,6 +1091,7 @@ int main(void) {
     tcase_add_test(tc, test_density_and_grid_visible_at_default_zoom);
     tcase_add_test(tc, test_density_overlay_leaves_walls_clear);
     tcase_add_test(tc, test_stair_labels_never_overprint);
+    tcase_add_test(tc, test_wide_world_spans_the_window);
     tcase_add_test(tc, test_pheromone_overlay_marks_trail_cells);
     tcase_add_test(tc, test_hazards_drawn);
     tcase_add_test(tc, test_levels_and_stairs_drawn);

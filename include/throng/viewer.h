@@ -12,8 +12,9 @@
  *     th_world_destroy(w);
  *
  * Screen layout. The window is `width` x `height` pixels. The HUD, legend and profiler panels
- * stand in columns beside the map when the window has room (the arrangement that leaves the
- * largest map is chosen), so they hide no part of it; the map area is what they leave. On
+ * stand in columns beside the map, or in a row beneath it (a wide world: a building's levels
+ * side by side), when the window has room (the arrangement that leaves the largest map is
+ * chosen), so they hide no part of it; the map area is what they leave. On
  * opening (and in every screenshot) the world rectangle is fitted into the map area with
  * TH_VIEW_MARGIN pixels on each side, centred, north (+y) up. With no panel on, the map area is
  * the whole window:

@@ -945,7 +945,10 @@ static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
                             (float)(bi.y0 + bi.y1 + 1) * 0.5f * cs)))
             continue;
         char line1[96], line2[64];
-        if (b < 9) snprintf(line1, sizeof line1, "[%u] %s", b + 1, bi.name);
+        /* Its key (1..9 destroys or restores it) only while the keys are shown: on its own a
+         * "[1]" reads as an invitation to destroy a healthy exit. */
+        if (b < 9 && (c->overlays & TH_VIEW_OVERLAY_HELP))
+            snprintf(line1, sizeof line1, "[%u] %s", b + 1, bi.name);
         else snprintf(line1, sizeof line1, "%s", bi.name);
         bool queued = b < 64 && ((c->queued_bunkers >> b) & 1);
         const char *state = bi.destroyed ? " DESTROYED" : bi.full ? " FULL" : "";

@@ -304,7 +304,7 @@ static void draw_help(tv_ctx *c) {
         ".        one step (paused)",
         "+ -      sim speed x2 / x0.5",
         "1..9     destroy / restore bunker",
-        "         (keypad 1..9 too)",
+        "         [N] on its label (keypad too)",
         "click    bunker: destroy / restore",
         "         rubble: break it",
         "         (paused: queued, marked)",

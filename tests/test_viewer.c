@@ -734,6 +734,13 @@ START_TEST(test_wide_world_spans_the_window) {
     ck_assert(!rects_overlap(map, l.hud) && !rects_overlap(map, l.legend) &&
               !rects_overlap(map, l.profiler));
     ck_assert_float_gt(l.hud.y, map.y + map.h - 1);
+    /* Its bunker (the door out) is labelled by name; its key, "[1] ", only with the keys shown
+     * (H): alone it read as an invitation to destroy a healthy exit. */
+    th_view_layout lh;
+    ck_assert(th_view_get_layout(w, &o, o.overlays | TH_VIEW_OVERLAY_HELP, &lh, &err));
+    ck_assert_uint_eq(l.labels, 1);
+    ck_assert_uint_eq(lh.labels, 1);
+    ck_assert_float_gt(lh.label[0].w, l.label[0].w + 3.5f * 8);
     th_world_destroy(w);
     w = scene("exits", 0, 0);
     ck_assert_msg(th_view_get_layout(w, &o, o.overlays, &l, &err), "%s", err.message);

@@ -664,3 +664,24 @@ def test_steering_calls_refuse_bad_input():
     w.close()
     with pytest.raises(RuntimeError):
         w.set_agent_position(a, (1, 1))
+
+
+def test_properties_read_and_methods_compute():
+    """docs/python.md's rule: a property reads what the world holds, takes no argument and
+    changes nothing; everything else is a method. The properties are exactly those the page
+    lists, and reading every one leaves the world's hash as it was."""
+    props = {n for n, v in vars(throng.World).items() if isinstance(v, property)}
+    listed = {"step_count", "time", "timestep", "scene_over", "info", "crowds", "agent_count",
+              "agents", "bunkers"}
+    assert props == listed
+    doc = open(os.path.join(ROOT, "docs", "python.md")).read()
+    rule = doc[doc.index("**Properties or methods.**"):]
+    rule = rule[:rule.index("\n\n")]
+    for p in props:
+        assert "`%s`" % p in rule, p
+    w = street()
+    w.step(30)
+    h = w.hash()
+    for p in sorted(props):
+        getattr(w, p)
+    assert w.hash() == h and w.step_count == 30

@@ -685,3 +685,24 @@ def test_properties_read_and_methods_compute():
     for p in sorted(props):
         getattr(w, p)
     assert w.hash() == h and w.step_count == 30
+
+
+def test_trajectories_carry_the_level():
+    """Each row's level is the building level whose cells hold its position (the report's
+    rectangles, recomputed here by hand), -1 in a world without levels."""
+    w = throng.load(scene("tower"), threads=2)
+    t = w.trajectories(200, every=50)
+    rects = [l["cells"] for l in w.report()["levels"]]
+    cs = w.info["cell_size"]
+    assert len(rects) == 3 and len(t) > 0
+    seen = set()
+    for x, y, lv in zip(t.x, t.y, t.level):
+        cx, cy = int(math.floor(x / cs)), int(math.floor(y / cs))
+        want = next((i for i, (x0, y0, x1, y1) in enumerate(rects)
+                     if x0 <= cx <= x1 and y0 <= cy <= y1), -1)
+        assert lv == want, (x, y, lv, want)
+        seen.add(int(lv))
+    assert seen == {0, 1, 2}
+    assert t.level.dtype == np.int32
+    plain = street().trajectories(5)
+    assert np.all(plain.level == -1) and len(plain.level) == len(plain.x)

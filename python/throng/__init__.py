@@ -147,6 +147,7 @@ class Trajectories(NamedTuple):
     id: np.ndarray  #: uint64: agent ids
     x: np.ndarray  #: float32, metres
     y: np.ndarray  #: float32, metres
+    level: np.ndarray  #: int32: the building level it stood on (index; -1 off every level)
     timestep: float  #: seconds per step: ``frame * timestep`` is the time
 
     def __len__(self) -> int:  # type: ignore[override]
@@ -315,7 +316,22 @@ class World:
         if steps < 0 or every < 1:
             raise Error(int(ErrorCode.TH_ERR_INVALID), "TH_ERR_INVALID",
                         "trajectories: steps must be 0 or more and every 1 or more")
-        frames, ids, xs, ys = [], [], [], []
+        frames, ids, xs, ys, levels = [], [], [], [], []
+        # A building's levels: rectangles of map cells (the report's), none without levels.
+        info = self.info
+        rects = [l["cells"] for l in self.report().get("levels") or []]
+        cell = info.get("cell_size") or 0.0
+
+        def level_of(p: np.ndarray) -> np.ndarray:
+            out = np.full(p.shape[0], -1, dtype=np.int32)
+            if not rects or not cell:
+                return out
+            cx = np.floor(p[:, 0] / cell).astype(np.int64)
+            cy = np.floor(p[:, 1] / cell).astype(np.int64)
+            for i, (x0, y0, x1, y1) in enumerate(rects):
+                inside = (cx >= x0) & (cx <= x1) & (cy >= y0) & (cy <= y1) & (out < 0)
+                out[inside] = i
+            return out
 
         def record() -> None:
             a = self._w.agents()
@@ -324,6 +340,7 @@ class World:
             ids.append(a["id"][order])
             xs.append(a["position"][order, 0])
             ys.append(a["position"][order, 1])
+            levels.append(level_of(a["position"][order]))
 
         record()
         done = 0
@@ -334,7 +351,7 @@ class World:
             if n == every:
                 record()
         cat = np.concatenate
-        return Trajectories(cat(frames), cat(ids), cat(xs), cat(ys), self.timestep)
+        return Trajectories(cat(frames), cat(ids), cat(xs), cat(ys), cat(levels), self.timestep)
 
     def hash(self) -> int:
         """64-bit fingerprint of the whole simulation state: equal to the C library's

@@ -58,6 +58,7 @@ class Trajectories(NamedTuple):
     id: np.ndarray
     x: np.ndarray
     y: np.ndarray
+    level: np.ndarray
     timestep: float
 
     def __len__(self) -> int:

@@ -83,21 +83,20 @@ static const unsigned ramp[7] = {0xffffcc, 0xfed976, 0xfeb24c, 0xfd8d3c,
 static const unsigned los_colour[6] = {0x2c7bb6, 0xabd9e9, 0xa6d96a, 0xffffbf, 0xfdae61, 0xd7191c};
 static const double los_end[5] = {1.0 / 3.25, 1.0 / 2.32, 1.0 / 1.39, 1.0 / 0.93, 1.0 / 0.46};
 
-static void density_colour(cairo_t *cr, double d) {
-    if (d >= DENSITY_TOP) {
-        rgb(cr, ramp[6]);
-        return;
-    }
+/* A density's colour on the ramp, 0xRRGGBB. */
+static unsigned density_rgb(double d) {
+    if (d >= DENSITY_TOP) return ramp[6];
     int i = (int)d;
     double f = d - i;
-    unsigned a = ramp[i], b = ramp[i + 1];
-    double c[3];
-    for (int k = 0; k < 3; k++) {
-        int sh = 16 - 8 * k;
-        c[k] = ((1 - f) * ((a >> sh) & 255) + f * ((b >> sh) & 255)) / 255.0;
+    unsigned a = ramp[i], b = ramp[i + 1], out = 0;
+    for (int sh = 16; sh >= 0; sh -= 8) {
+        double c = (1 - f) * ((a >> sh) & 255) + f * ((b >> sh) & 255);
+        out |= (unsigned)lround(c) << sh;
     }
-    cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+    return out;
 }
+
+static void density_colour(cairo_t *cr, double d) { rgb(cr, density_rgb(d)); }
 
 static int los_class(double d) {
     for (int i = 0; i < 5; i++)
@@ -105,11 +104,12 @@ static int los_class(double d) {
     return 5;
 }
 
-static void value_colour(cairo_t *cr, th_plot_scale scale, float v) {
-    if (isnan(v)) rgb(cr, WALL);
-    else if (v <= 0.0f) rgb(cr, NOBODY);
-    else if (scale == TH_PLOT_LOS) rgb(cr, los_colour[los_class(v)]);
-    else density_colour(cr, v);
+/* A map cell's colour, 0xRRGGBB. */
+static unsigned value_rgb(th_plot_scale scale, float v) {
+    if (isnan(v)) return WALL;
+    if (v <= 0.0f) return NOBODY;
+    if (scale == TH_PLOT_LOS) return los_colour[los_class(v)];
+    return density_rgb(v);
 }
 
 static void swatch(cairo_t *cr, double x, double y, double w, double h) {
@@ -188,16 +188,30 @@ bool th_plot_map(const char *path, const th_plot_map_def *m, th_error *err) {
     cairo_t *cr = cairo_create(s);
     rgb(cr, 0xffffff);
     cairo_paint(cr);
-    /* Cells, row 0 at the bottom. */
-    cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
-    for (int32_t y = 0; y < m->rows; y++) {
-        for (int32_t x = 0; x < m->cols; x++) {
-            value_colour(cr, m->scale, m->values[(size_t)y * (size_t)m->cols + (size_t)x]);
-            cairo_rectangle(cr, left + x * px, top + mh - (y + 1) * px, px, px);
-            cairo_fill(cr);
+    /* Cells: one pixel each in an image, row 0 at the bottom, scaled up without smoothing
+     * (a 4096 x 4096 map is one paint, not 16 million rectangles). */
+    cairo_surface_t *cells = cairo_image_surface_create(CAIRO_FORMAT_RGB24, m->cols, m->rows);
+    if (cairo_surface_status(cells) == CAIRO_STATUS_SUCCESS) {
+        cairo_surface_flush(cells);
+        unsigned char *data = cairo_image_surface_get_data(cells);
+        const int stride = cairo_image_surface_get_stride(cells);
+        for (int32_t y = 0; y < m->rows; y++) {
+            uint32_t *row = (uint32_t *)(void *)(data + (size_t)(m->rows - 1 - y) * (size_t)stride);
+            for (int32_t x = 0; x < m->cols; x++)
+                row[x] = value_rgb(m->scale, m->values[(size_t)y * (size_t)m->cols + (size_t)x]);
         }
+        cairo_surface_mark_dirty(cells);
+        cairo_save(cr);
+        cairo_rectangle(cr, left, top, mw, mh);
+        cairo_clip(cr);
+        cairo_translate(cr, left, top);
+        cairo_scale(cr, px, px);
+        cairo_set_source_surface(cr, cells, 0, 0);
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+        cairo_paint(cr);
+        cairo_restore(cr);
     }
-    cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+    cairo_surface_destroy(cells);
     rgb(cr, 0x333333);
     cairo_set_line_width(cr, 1.0);
     cairo_rectangle(cr, left, top, mw, mh);

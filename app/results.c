@@ -962,6 +962,7 @@ static bool write_density(const th_results *r, const th_world *w, th_error *err)
                 }
                 mean[c] = (float)(L->sum[c] / n);
                 max[c] = L->max[c];
+                if (!(max[c] > 0.0f)) continue; /* nobody came near: drawn white, not listed */
                 double cx = ((double)L->x0 * r->cell_size) + ((double)x + 0.5) * r->density_cell;
                 double cy = ((double)L->y0 * r->cell_size) + ((double)y + 0.5) * r->density_cell;
                 fprintf(o.f, "%.3f,%.3f,%.4f,%.4f,%c\n", cx, cy, (double)mean[c], (double)max[c],

@@ -322,8 +322,8 @@ def main():
             cy = round((float(t["y_m"]) - y0 * cs) / dcell - 0.5)
             got[(cx, cy)] = t
         want = {(cx, cy) for cy in range(nrows) for cx in range(cols)
-                if open_area[cy][cx] >= 0.25 * dcell * dcell - 1e-9}
-        check(set(got) == want, "density %s: %d cells shown, %d walkable enough"
+                if open_area[cy][cx] >= 0.25 * dcell * dcell - 1e-9 and peak[cy][cx] > 0}
+        check(set(got) == want, "density %s: %d cells listed, %d walkable enough and visited"
               % (level_files[li], len(got), len(want)))
         busiest = 0.0
         for (cx, cy), t in got.items():

@@ -137,6 +137,20 @@ check_tables() {
 check_tables tower "$scenes/tower.yaml"
 check_tables flock "$tmp/flock.yaml"
 
+# ---- interrupted: the run so far, whole ----------------------------------------------------
+"$bin" run "$tmp/flock.yaml" --headless --steps 100000000 --fixed-steps --results "$tmp/int" \
+    >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 100); do [[ -s $tmp/out ]] && break; sleep 0.1; done
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+if [[ $rc -eq 130 ]] && grep -q '(interrupted)' "$tmp/int/index.html" 2>/dev/null &&
+    [[ $(wc -l <"$tmp/int/occupants.csv") -eq 151 ]]; then
+    pass "Ctrl-C: exit 130, the folder written for the run so far"
+else fail "Ctrl-C: exit 130, the folder written for the run so far" "exit $rc"; fi
+
 # ---- queuing is not stalling ---------------------------------------------------------------
 # A slow queue at a door 0.6 m wide: walkers wait far longer than the scene's stall time, yet
 # nobody is stalled; a head-on gridlock in a corridor narrower than two bodies: both stalled.

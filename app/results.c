@@ -607,7 +607,8 @@ static void attribute(th_results *r, const th_world *w, uint32_t gone, double t)
  * counted at the nearest. */
 static void count_queues(th_results *r, const th_world *w, th_agent_view v) {
     memset(r->queue, 0, r->place_count * sizeof *r->queue);
-    if (r->place_count == 0) return;
+    /* Before the first step nobody has had a step to walk in: everyone stands, nobody waits. */
+    if (r->place_count == 0 || r->update == 1) return;
     const double t = (double)r->step * r->dt;
     for (uint32_t i = 0; i < v.count; i++) {
         float s = hypotf(v.vx[i], v.vy[i]);

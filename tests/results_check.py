@@ -98,7 +98,7 @@ def check_queues(series, by_step, by_id, cells, cs, dt):
         step = round(t / dt)
         want = Counter()
         unsure = False
-        for aid, r in by_step.get(step, []):
+        for aid, r in by_step.get(step, []) if step > 0 else []:  # nobody waits before a step
             o = by_id[aid]
             if math.hypot(r[4], r[5]) >= SLOW or r[1] < float(o["added_s"]) + float(o["pre_movement_s"]) - 1e-6:
                 continue

@@ -15,9 +15,21 @@ cleanup_pids=()
 cleanup() {
     local pid
     for pid in "${cleanup_pids[@]}"; do kill "$pid" 2>/dev/null; done
-    rm -rf "$tmp"
+    rm -rf "$tmp" ${python_dir:+"$python_dir"}
 }
 trap cleanup EXIT
+
+# The suites start python3 hundreds of times. Where `python3` is a version manager's shim (pyenv
+# puts a shell script first on PATH) every start pays for the shim, about 0.4 s against 0.04 s:
+# ask the shim once for the interpreter it picks and put that first on PATH, for these
+# functions and for the scripts they run alike. The interpreter is the same one.
+if py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [[ -x $py ]] &&
+    [[ $(command -v python3) != "$py" ]]; then
+    python_dir=$(mktemp -d)
+    ln -s "$py" "$python_dir/python3"
+    PATH="$python_dir:$PATH"
+fi
+unset py
 
 passed=0
 failed=0

@@ -555,7 +555,7 @@ def test_stub_matches_the_package():
     funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     for name in ("load", "demo", "version", "read_results", "elevator_travel_time", "clean_air",
-                 "fed_rate"):
+                 "fed_rate", "check"):
         sig = inspect.signature(getattr(throng, name))
         assert params(funcs[name]) == list(sig.parameters), name
     methods = {n.name: n for n in classes["World"].body if isinstance(n, ast.FunctionDef)}
@@ -673,7 +673,8 @@ def test_properties_read_and_methods_compute():
     lists, and reading every one leaves the world's hash as it was."""
     props = {n for n, v in vars(throng.World).items() if isinstance(v, property)}
     listed = {"step_count", "time", "timestep", "scene_over", "info", "crowds", "agent_count",
-              "agents", "bunkers", "exits", "spawners", "levels", "stairs", "elevators"}
+              "agents", "bunkers", "exits", "spawners", "levels", "stairs", "elevators",
+              "groups"}
     assert props == listed
     doc = open(os.path.join(ROOT, "docs", "python.md")).read()
     rule = doc[doc.index("**Properties or methods.**"):]

@@ -64,6 +64,7 @@ __all__ = [
     "Trajectories",
     "World",
     "__version__",
+    "check",
     "clean_air",
     "demo",
     "elevator_travel_time",
@@ -189,6 +190,8 @@ _LANES = {None: 0, "x": 1, "y": 2}
 _WAYS = {"east": 0, "north": 1, "west": 2, "south": 3}
 _POLICIES = {"shuttle": 0, "collective": 1}
 _AGENT_GOALS = {"crowd": 0, "point": 1, "exit": 2, "follow": 3}
+_FORMATIONS = {"line": 0, "column": 1, "wedge": 2, "box": 3, "circle": 4}
+_TARGETS = {"point": 0, "path": 1, "agent": 2, "shelter": 3}
 _AIR = ("extinction", "co", "co2", "o2", "hcn")
 _EVENTS = {"destroy_bunker": 0, "restore_bunker": 1, "break_walls": 2, "block_cells": 3, "set_cost": 4,
            "open_cells": 5}
@@ -511,6 +514,7 @@ class World:
         wander_rate: float = 0.0,
         field: Optional[int] = None,
         color: int = 0,
+        target: Optional[int] = None,
         **params: float,
     ) -> int:
         """Add a crowd; returns its index.
@@ -525,8 +529,11 @@ class World:
                 each reached within ``radius``) or ``"wander"`` (``wander_rate``).
             heading: the direction a pedestrian crowd without goal walks.
             color: 0xRRGGBB for viewers (0 = automatic).
+            target: a target (:meth:`add_target`) the crowd's leaders pursue (boids: the
+                agents with no one of their kind ahead lead, the others flock after them).
             params: any float parameter of th_crowd_def (include/throng/throng.h), e.g.
-                ``desired_speed=1.2``, ``max_speed=2``, ``body_radius=0.25``, ``time_gap=0.8``.
+                ``desired_speed=1.2``, ``max_speed=2``, ``body_radius=0.25``, ``time_gap=0.8``,
+                ``smoke_slope=0.1``, ``flee_radius=20``.
         """
         if model not in ("boids", "pedestrian"):
             raise Error(int(ErrorCode.TH_ERR_INVALID), "TH_ERR_INVALID",
@@ -539,7 +546,8 @@ class World:
         pts = None if route is None else np.asarray(route, dtype=np.float32).reshape(-1, 2)
         return self._w.add_crowd(name, model == "pedestrian", g, dict(params), pts, mode, radius,
                                  None if heading is None else tuple(heading), wander_rate,
-                                 0 if field is None else field + 1, color)
+                                 0 if field is None else field + 1, color,
+                                 0 if target is None else target + 1)
 
     def add_agent(self, crowd: int, position: Point, velocity: Point = (0.0, 0.0)) -> int:
         """Add one agent of ``crowd`` at ``position`` (metres, on open ground) with
@@ -1038,6 +1046,168 @@ class World:
                 return info
         raise Error(int(ErrorCode.TH_ERR_HANDLE), "TH_ERR_HANDLE", f"no {kind} {what!r}")
 
+    # ---- groups, squads and targets (docs/goals.md, "Groups"; squads; leaders) ----------------
+    def add_group(self, agent_ids: Union[np.ndarray, Sequence[int]], spread: float = 0.0) -> int:
+        """Make 2 to 32 pedestrians (each in no other group) walk together: whoever is more than
+        ``spread`` metres (0 = 1.5) ahead of the group's last member along the way slows down,
+        standing at twice that, so the group keeps its slowest member's pace. Returns its
+        index."""
+        return self._w.add_group(np.asarray(agent_ids, dtype=np.uint64).reshape(-1), spread)
+
+    def group(self, group: int) -> Dict[str, Any]:
+        """A group as of the last step: members (as added), present (still in the world),
+        stretch (metres from the last member to the first along the way), waiting (members
+        slowed down for the others)."""
+        info = self._w.group(int(group))
+        if info is None:
+            raise Error(int(ErrorCode.TH_ERR_HANDLE), "TH_ERR_HANDLE", f"no group {group!r}")
+        return info
+
+    @property
+    def groups(self) -> List[Dict[str, Any]]:
+        """Every group (see :meth:`group`), by index."""
+        return [self._w.group(i) for i in range(self._w.counts()["groups"])]
+
+    def add_squad(self, crowd: int, count: int, start: Point, goal: Point, *,
+                  formation: str = "box", files: int = 0, spacing: float = 1.5,
+                  speed: float = 1.5, tolerance: float = 0.5, slot_weight: float = 3.0,
+                  rigid: bool = False) -> int:
+        """Add a squad of ``count`` agents of ``crowd`` (1..1024), spawned on their slots around
+        ``start`` and marching in ``formation`` (``"line"``, ``"column"``, ``"wedge"``,
+        ``"box"`` of ``files`` per rank, 0 = ceil(sqrt(count)), or ``"circle"``) along an A*
+        path to ``goal``: ``spacing`` metres between slots, the centre at ``speed`` m/s,
+        arrived when every member is within ``tolerance`` metres of its slot; ``slot_weight``
+        pulls members to their slots; ``rigid`` moves the formation as one body. Returns its
+        index."""
+        form = _choice(_FORMATIONS, formation, "add_squad: formation")
+        return self._w.add_squad(crowd, count, form, files, spacing, tuple(start), tuple(goal),
+                                 speed, tolerance, slot_weight, rigid)
+
+    def squad(self, squad: int) -> Dict[str, Any]:
+        """A squad as of the last step: centre (metres), heading (unit vector), members (alive),
+        error (mean metres from members to their slots), arrived, waypoints (of the centre's
+        path), stuck (no route, or a rigid shape that does not fit the way ahead)."""
+        info = self._w.squad(int(squad))
+        if info is None:
+            raise Error(int(ErrorCode.TH_ERR_HANDLE), "TH_ERR_HANDLE", f"no squad {squad!r}")
+        return info
+
+    def squad_members(self, squad: int) -> Tuple[np.ndarray, np.ndarray]:
+        """A squad's members: their ids (uint64) and their slots (float32 (N, 2), metres)."""
+        got = self._w.squad_members(int(squad))
+        if got is None:
+            raise Error(int(ErrorCode.TH_ERR_HANDLE), "TH_ERR_HANDLE", f"no squad {squad!r}")
+        return got
+
+    def squad_path(self, squad: int) -> np.ndarray:
+        """The points of a squad centre's path, float32 (N, 2) metres, start first (planned
+        again after terrain events)."""
+        got = self._w.squad_path(int(squad))
+        if got is None:
+            raise Error(int(ErrorCode.TH_ERR_HANDLE), "TH_ERR_HANDLE", f"no squad {squad!r}")
+        return got
+
+    def squad_join(self, squad: int, agent_id: int) -> None:
+        """Add an agent (of any crowd, in no squad, without a goal of its own) to a squad: the
+        slots are laid out again for the new count and go to the nearest members."""
+        self._w.squad_join(squad, agent_id)
+
+    def add_target(self, kind: str = "point", *, position: Point = (0.0, 0.0),
+                   velocity: Point = (0.0, 0.0), points: Optional[Sequence[Point]] = None,
+                   speed: float = 0.0, loop: bool = False, agent: Optional[int] = None) -> int:
+        """Add a target for leaders to pursue (``add_crowd(target=...)``): ``"point"`` (from
+        ``position`` at constant ``velocity``), ``"path"`` (along ``points`` at ``speed`` m/s,
+        back to the first when ``loop``), ``"agent"`` (follows agent ``agent``) or
+        ``"shelter"`` (the nearest open bunker). Returns its index."""
+        k = _choice(_TARGETS, kind, "add_target: kind")
+        pts = None if points is None else np.asarray(points, dtype=np.float32).reshape(-1, 2)
+        return self._w.add_target(k, tuple(position), tuple(velocity), pts, speed, loop,
+                                  0 if agent is None else int(agent))
+
+    def target(self, target: int) -> Optional[Tuple[Tuple[float, float], Tuple[float, float]]]:
+        """A target's position and velocity as of the start of the last step, or None when it
+        does not exist (a gone agent, a shelter target, no such target)."""
+        return self._w.target(target)
+
+    # ---- trails, waypoint graphs and colonies ---------------------------------------------------
+    def breadcrumbs(self, crowd: int) -> np.ndarray:
+        """The trail of a crowd with a breadcrumbs goal as of the last step, float32 (N, 2)
+        metres, oldest first (empty for any other crowd)."""
+        return self._w.breadcrumbs(crowd)
+
+    def waypoint_hop(self, crowd: int, start: int, end: int) -> Optional[Tuple[int, float]]:
+        """On the waypoint graph of a crowd with a waypoints goal: the node after ``start`` on a
+        cheapest route to ``end`` and that route's length in metres; None without a route."""
+        return self._w.waypoint_hop(crowd, start, end)
+
+    def forage(self, crowd: int) -> Optional[Dict[str, Any]]:
+        """A foraging colony's totals: nest (metres), nest_radius, sources, taken, delivered,
+        carried, lost, pheromone (the grid's sum); None for a crowd that does not forage."""
+        return self._w.forage(crowd)
+
+    def food_source(self, crowd: int, source: int) -> Optional[Dict[str, Any]]:
+        """Food source ``source`` of a foraging crowd: at (metres), radius, amount (at the
+        start), remaining; None when there is none."""
+        return self._w.food_source(crowd, source)
+
+    def pheromone(self, crowd: int) -> Optional[Tuple[np.ndarray, float]]:
+        """A copy of a foraging crowd's pheromone grid, float32 (rows, cols), row 0 the south
+        edge, and its cell size in metres; None for a crowd that does not forage."""
+        return self._w.pheromone(crowd)
+
+    def add_pheromone(self, crowd: int, position: Point, amount: float) -> None:
+        """Add ``amount`` (may be negative) of pheromone to the cell of a foraging crowd's grid
+        holding ``position``: a trail laid by hand. Call between steps."""
+        self._w.add_pheromone(crowd, tuple(position), amount)
+
+    # ---- history, checks and timing ---------------------------------------------------------
+    def history(self) -> Dict[str, Any]:
+        """What happened over the run, in order: ``entries``, dicts of step, kind
+        (``"bunker_destroyed"``, ``"bunker_restored"``, ``"bunker_full"``,
+        ``"squad_arrived"``, ``"buried"``), bunker and squad (indices or None) and count
+        (agents buried); ``dropped``: entries past the 1,024 kept."""
+        entries, dropped = self._w.history()
+        return {"entries": entries, "dropped": dropped}
+
+    def set_validation(self, on: bool = True) -> None:
+        """Check the engine's invariants inside every step from now on (a few passes over the
+        agents per step); turning it on clears an earlier violation."""
+        self._w.set_validation(on)
+
+    def validation_error(self) -> Optional[str]:
+        """None while every check has held since validation was turned on, else the first
+        violation (step, agent, values)."""
+        return self._w.validation_error()
+
+    def step_error(self) -> Optional[Error]:
+        """None while every step has done all its work; else the first :class:`Error` a step
+        met (memory short for an endless spawner's agents), returned, not raised."""
+        got = self._w.step_error()
+        return None if got is None else Error(*got)
+
+    def phase_ms(self, last: bool = False) -> Dict[str, float]:
+        """Milliseconds per phase of a step (events, nav, grid, steer, ...): the mean per step
+        since the world was made or :meth:`reset_profile`, or those of the last step."""
+        return self._w.phase_ms(last)
+
+    def reset_profile(self) -> None:
+        """Forget the phase totals (after warm-up steps, say)."""
+        self._w.reset_profile()
+
+    def trace_start(self, max_spans: int) -> None:
+        """Record one span per phase per worker of every step from now on, into room for
+        ``max_spans`` spans (recording stops when full); an earlier recording is discarded."""
+        self._w.trace_start(max_spans)
+
+    def trace_spans(self) -> Dict[str, Any]:
+        """The spans recorded so far, in recording order: step, begin_ns, end_ns (monotonic
+        nanoseconds, uint64 arrays), worker (uint32) and phase (a list of names)."""
+        return self._w.trace_spans()
+
+    def trace_stop(self) -> None:
+        """Stop recording and free the spans."""
+        self._w.trace_stop()
+
 
 def demo(name: str, *, agents: int = 0, seed: int = 1, threads: int = 0) -> World:
     """A built-in demo world, as ``throng run NAME``: ``"flock"`` (boids on a torus),
@@ -1045,6 +1215,14 @@ def demo(name: str, *, agents: int = 0, seed: int = 1, threads: int = 0) -> Worl
     (four crossing streams); ``agents`` 0 = the demo's default (10,000)."""
     return World._wrap(_throng.demo(name, agents, seed, threads))
 
+
+def check(path: Union[str, "os.PathLike[str]"], *, seed: Optional[int] = None, threads: int = 0,
+          agents: int = 0, allow_outside_paths: bool = False) -> Dict[str, Any]:
+    """Validate a scene file as :func:`load` would load it, with the same options, without
+    building what only stepping needs (much less memory and time on large maps): returns its
+    summary (name, steps, timestep, agents, crowds, bunkers, events, map_cols, map_rows,
+    map_image, warnings, warning) or raises the :class:`Error` load would raise."""
+    return _throng.check(os.fspath(path), seed, threads, agents, allow_outside_paths)
 
 def load(path: Union[str, "os.PathLike[str]"], *, seed: Optional[int] = None, threads: int = 0,
          agents: int = 0, allow_outside_paths: bool = False) -> World:

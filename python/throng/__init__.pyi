@@ -3,7 +3,7 @@ import enum
 import os
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 import numpy as np
-__all__ = ['AGENT_LEADER', 'AGENT_STALLED', 'AGENT_STRANDED', 'Agents', 'Error', 'ErrorCode', 'Trajectories', 'World', '__version__', 'clean_air', 'demo', 'elevator_travel_time', 'fed_rate', 'load', 'read_results', 'version']
+__all__ = ['AGENT_LEADER', 'AGENT_STALLED', 'AGENT_STRANDED', 'Agents', 'Error', 'ErrorCode', 'Trajectories', 'World', '__version__', 'check', 'clean_air', 'demo', 'elevator_travel_time', 'fed_rate', 'load', 'read_results', 'version']
 __version__: str
 AGENT_LEADER: int
 AGENT_STRANDED: int
@@ -50,6 +50,9 @@ def clean_air() -> Dict[str, float]:
     ...
 
 def fed_rate(air: Dict[str, float]) -> float:
+    ...
+
+def check(path: Union[str, 'os.PathLike[str]'], *, seed: Optional[int]=None, threads: int=0, agents: int=0, allow_outside_paths: bool=False) -> Dict[str, Any]:
     ...
 
 class Agents(NamedTuple):
@@ -186,7 +189,7 @@ class World:
     def set_cost(self, cells: CellRect, cost: int, at: Optional[int]=None) -> None:
         ...
 
-    def add_crowd(self, name: str='crowd', *, model: str='boids', goal: str='none', route: Optional[Sequence[Point]]=None, route_mode: str='once', radius: float=0.0, heading: Optional[Point]=None, wander_rate: float=0.0, field: Optional[int]=None, color: int=0, **params: float) -> int:
+    def add_crowd(self, name: str='crowd', *, model: str='boids', goal: str='none', route: Optional[Sequence[Point]]=None, route_mode: str='once', radius: float=0.0, heading: Optional[Point]=None, wander_rate: float=0.0, field: Optional[int]=None, color: int=0, target: Optional[int]=None, **params: float) -> int:
         ...
 
     def add_agent(self, crowd: int, position: Point, velocity: Point=(0.0, 0.0)) -> int:
@@ -396,6 +399,82 @@ class World:
         ...
 
     def spawner_covers(self, spawner: int, x: int, y: int) -> bool:
+        ...
+
+    def add_group(self, agent_ids: Union[np.ndarray, Sequence[int]], spread: float=0.0) -> int:
+        ...
+
+    def group(self, group: int) -> Dict[str, Any]:
+        ...
+
+    @property
+    def groups(self) -> List[Dict[str, Any]]:
+        ...
+
+    def add_squad(self, crowd: int, count: int, start: Point, goal: Point, *, formation: str='box', files: int=0, spacing: float=1.5, speed: float=1.5, tolerance: float=0.5, slot_weight: float=3.0, rigid: bool=False) -> int:
+        ...
+
+    def squad(self, squad: int) -> Dict[str, Any]:
+        ...
+
+    def squad_members(self, squad: int) -> Tuple[np.ndarray, np.ndarray]:
+        ...
+
+    def squad_path(self, squad: int) -> np.ndarray:
+        ...
+
+    def squad_join(self, squad: int, agent_id: int) -> None:
+        ...
+
+    def add_target(self, kind: str='point', *, position: Point=(0.0, 0.0), velocity: Point=(0.0, 0.0), points: Optional[Sequence[Point]]=None, speed: float=0.0, loop: bool=False, agent: Optional[int]=None) -> int:
+        ...
+
+    def target(self, target: int) -> Optional[Tuple[Tuple[float, float], Tuple[float, float]]]:
+        ...
+
+    def breadcrumbs(self, crowd: int) -> np.ndarray:
+        ...
+
+    def waypoint_hop(self, crowd: int, start: int, end: int) -> Optional[Tuple[int, float]]:
+        ...
+
+    def forage(self, crowd: int) -> Optional[Dict[str, Any]]:
+        ...
+
+    def food_source(self, crowd: int, source: int) -> Optional[Dict[str, Any]]:
+        ...
+
+    def pheromone(self, crowd: int) -> Optional[Tuple[np.ndarray, float]]:
+        ...
+
+    def add_pheromone(self, crowd: int, position: Point, amount: float) -> None:
+        ...
+
+    def history(self) -> Dict[str, Any]:
+        ...
+
+    def set_validation(self, on: bool=True) -> None:
+        ...
+
+    def validation_error(self) -> Optional[str]:
+        ...
+
+    def step_error(self) -> Optional[Error]:
+        ...
+
+    def phase_ms(self, last: bool=False) -> Dict[str, float]:
+        ...
+
+    def reset_profile(self) -> None:
+        ...
+
+    def trace_start(self, max_spans: int) -> None:
+        ...
+
+    def trace_spans(self) -> Dict[str, Any]:
+        ...
+
+    def trace_stop(self) -> None:
         ...
 
 def demo(name: str, *, agents: int=0, seed: int=1, threads: int=0) -> World:

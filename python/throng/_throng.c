@@ -45,6 +45,7 @@ typedef struct {
 
 static PyTypeObject WorldType;
 static int put(PyObject *d, const char *k, PyObject *v);
+static PyObject *str_of(const char *s);
 
 /* Raise throng.Error from a th_error. */
 static PyObject *raise_error(const th_error *err) {
@@ -239,6 +240,40 @@ static PyObject *mod_demo(PyObject *mod, PyObject *args) {
     return (PyObject *)obj;
 }
 
+/* check(path, seed or None, threads, agents, allow_outside_paths) -> the scene's summary */
+static PyObject *mod_check(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *path_obj = NULL, *seed_obj;
+    unsigned int threads, agents;
+    int outside;
+    if (!PyArg_ParseTuple(args, "O&OO&O&p", PyUnicode_FSConverter, &path_obj, &seed_obj, conv_u32,
+                          &threads, conv_u32, &agents, &outside))
+        return NULL;
+    th_scene_opts so = {.threads = threads, .agents = agents, .allow_outside_paths = outside};
+    if (seed_obj != Py_None) {
+        unsigned long long seed;
+        if (!conv_u64(seed_obj, &seed)) {
+            Py_DECREF(path_obj);
+            return NULL;
+        }
+        so.override_seed = true;
+        so.seed = seed;
+    }
+    th_scene_info info;
+    th_error err = {0};
+    bool ok;
+    const char *path = PyBytes_AS_STRING(path_obj);
+    Py_BEGIN_ALLOW_THREADS ok = th_scene_check(path, &so, &info, &err);
+    Py_END_ALLOW_THREADS Py_DECREF(path_obj);
+    if (!ok) return raise_error(&err);
+    return Py_BuildValue("{sNsKsdsIsIsIsIsisisNsIsN}", "name", str_of(info.name), "steps",
+                         (unsigned long long)info.steps, "timestep", (double)info.timestep,
+                         "agents", info.agents, "crowds", info.crowds, "bunkers", info.bunkers,
+                         "events", info.events, "map_cols", info.map_cols, "map_rows",
+                         info.map_rows, "map_image", str_of(info.map_image), "warnings",
+                         info.warnings, "warning", str_of(info.warning));
+}
+
 /* ---- stepping ----------------------------------------------------------------------- */
 
 static void note_start(WorldObject *self) {
@@ -431,6 +466,14 @@ static PyObject *World_agent(WorldObject *self, PyObject *args) {
                          "neighbors", s.neighbors);
 }
 
+/* The spatial grid: (cols, rows, cell width, cell height). */
+static PyObject *grid_of(const th_world *w) {
+    int32_t cols = 0, rows = 0;
+    float cw = 0, ch = 0;
+    th_world_grid_size(w, &cols, &rows, &cw, &ch);
+    return Py_BuildValue("(iidd)", cols, rows, (double)cw, (double)ch);
+}
+
 static PyObject *World_counts(WorldObject *self, PyObject *unused) {
     (void)unused;
     th_world *w = world_of(self);
@@ -453,7 +496,11 @@ static PyObject *World_counts(WorldObject *self, PyObject *unused) {
          put(out, "stairs", PyLong_FromUnsignedLong(th_world_stair_count(w))) < 0 ||
          put(out, "elevators", PyLong_FromUnsignedLong(th_world_elevator_count(w))) < 0 ||
          put(out, "hazards", PyLong_FromUnsignedLong(th_world_hazard_count(w))) < 0 ||
-         put(out, "destinations", PyLong_FromUnsignedLong(th_world_destination_count(w))) < 0)) {
+         put(out, "destinations", PyLong_FromUnsignedLong(th_world_destination_count(w))) < 0 ||
+         put(out, "groups", PyLong_FromUnsignedLong(th_world_group_count(w))) < 0 ||
+         put(out, "pending_events", PyLong_FromUnsignedLong(th_world_pending_events(w))) < 0 ||
+         put(out, "id_slots", PyLong_FromUnsignedLong(th_world_id_slots(w))) < 0 ||
+         put(out, "grid", grid_of(w)) < 0)) {
         Py_DECREF(out);
         return NULL;
     }
@@ -634,7 +681,9 @@ static const struct {
     F(max_force),         F(flow_weight),      F(wall_radius),       F(wall_weight),
     F(desired_speed),     F(desired_speed_sd), F(time_gap),          F(relaxation),
     F(repulsion),         F(repulsion_range),  F(wall_repulsion),    F(wall_repulsion_range),
-    F(anticipation),      F(keep_right),
+    F(anticipation),      F(keep_right),       F(pursuit_weight),    F(lead_fov_deg),
+    F(lead_radius),       F(flee_radius),      F(flee_weight),       F(evade_horizon),
+    F(smoke_slope),       F(smoke_min_factor),
 #undef F
 };
 
@@ -648,17 +697,18 @@ static int get_vec2(PyObject *o, th_vec2 *v, const char *what) {
     return 1;
 }
 
-/* add_crowd(name, pedestrian, goal, params, route, mode, radius, heading, field, color): a
- * crowd from the pedestrian or boids defaults with `params` ({field: float}) applied. */
+/* add_crowd(name, pedestrian, goal, params, route, mode, radius, heading, field, color,
+ * target): a crowd from the pedestrian or boids defaults with `params` ({field: float})
+ * applied. */
 static PyObject *World_add_crowd(WorldObject *self, PyObject *args) {
     const char *name;
     int pedestrian, goal, mode;
     PyObject *params, *route, *heading;
     double radius, wander;
-    unsigned int field, color;
-    if (!PyArg_ParseTuple(args, "spiO!OidOdO&O&", &name, &pedestrian, &goal, &PyDict_Type, &params,
-                          &route, &mode, &radius, &heading, &wander, conv_u32, &field, conv_u32,
-                          &color))
+    unsigned int field, color, target;
+    if (!PyArg_ParseTuple(args, "spiO!OidOdO&O&O&", &name, &pedestrian, &goal, &PyDict_Type,
+                          &params, &route, &mode, &radius, &heading, &wander, conv_u32, &field,
+                          conv_u32, &color, conv_u32, &target))
         return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
@@ -670,6 +720,7 @@ static PyObject *World_add_crowd(WorldObject *self, PyObject *args) {
     d.goal.wander_rate = (float)wander;
     d.goal.field = (th_field_id){field};
     d.color = color;
+    d.target = (th_target_id){target};
     if (heading != Py_None && !get_vec2(heading, &d.heading, "heading")) return NULL;
     PyObject *key, *value;
     Py_ssize_t pos = 0;
@@ -1904,6 +1955,429 @@ static PyObject *World_spawner_covers(WorldObject *self, PyObject *args) {
     return PyBool_FromLong(th_world_spawner_covers(w, (th_spawner_id){i + 1}, x, y));
 }
 
+/* ---- groups, squads, targets ------------------------------------------------------------- */
+
+/* add_group(ids, spread) -> index */
+static PyObject *World_add_group(WorldObject *self, PyObject *args) {
+    PyObject *ids_obj;
+    double spread;
+    if (!PyArg_ParseTuple(args, "Od", &ids_obj, &spread)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    uint32_t n = 0;
+    th_agent_id *ids = ids_of(ids_obj, &n);
+    if (!ids) return NULL;
+    th_group_def d = {.members = ids, .count = n, .spread = (float)spread};
+    th_error err = {0};
+    th_group_id g = th_world_add_group(w, &d, &err);
+    free(ids);
+    if (!g.index1) return raise_error(&err);
+    return PyLong_FromUnsignedLong(g.index1 - 1);
+}
+
+static PyObject *World_group(WorldObject *self, PyObject *args) {
+    unsigned int i;
+    if (!PyArg_ParseTuple(args, "O&", conv_u32, &i)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_group_info g;
+    if (!th_world_get_group(w, (th_group_id){i + 1}, &g)) Py_RETURN_NONE;
+    return Py_BuildValue("{sIsIsdsI}", "members", g.members, "present", g.present, "stretch",
+                         (double)g.stretch, "waiting", g.waiting);
+}
+
+/* add_squad(crowd, count, formation, files, spacing, (start), (goal), speed, tolerance,
+ *           slot_weight, rigid), the rest as th_default_squad_def gives it. */
+static PyObject *World_add_squad(WorldObject *self, PyObject *args) {
+    th_squad_def d = th_default_squad_def();
+    unsigned int crowd;
+    int formation, rigid;
+    double spacing, sx, sy, gx, gy, speed, tolerance, slot_weight;
+    if (!PyArg_ParseTuple(args, "O&O&iO&d(dd)(dd)dddp", conv_u32, &crowd, conv_u32, &d.count,
+                          &formation, conv_u32, &d.files, &spacing, &sx, &sy, &gx, &gy, &speed,
+                          &tolerance, &slot_weight, &rigid))
+        return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    d.crowd = (th_crowd_id){crowd + 1};
+    d.formation = (th_formation)formation;
+    d.spacing = (float)spacing;
+    d.speed = (float)speed;
+    d.tolerance = (float)tolerance;
+    d.slot_weight = (float)slot_weight;
+    d.start = th_v2((float)sx, (float)sy);
+    d.goal = th_v2((float)gx, (float)gy);
+    d.rigid = rigid != 0;
+    th_error err = {0};
+    th_squad_id s = th_world_add_squad(w, &d, &err);
+    if (!th_squad_id_valid(s)) return raise_error(&err);
+    return PyLong_FromUnsignedLong(s.index1 - 1);
+}
+
+static PyObject *World_squad(WorldObject *self, PyObject *args) {
+    unsigned int i;
+    if (!PyArg_ParseTuple(args, "O&", conv_u32, &i)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_squad_info s;
+    if (!th_world_get_squad(w, (th_squad_id){i + 1}, &s)) Py_RETURN_NONE;
+    return Py_BuildValue("{s(dd)s(dd)sIsdsOsIsO}", "centre", (double)s.centre.x, (double)s.centre.y,
+                         "heading", (double)s.heading.x, (double)s.heading.y, "members", s.members,
+                         "error", (double)s.error, "arrived", s.arrived ? Py_True : Py_False,
+                         "waypoints", s.waypoints, "stuck", s.stuck ? Py_True : Py_False);
+}
+
+/* squad_members(squad) -> (uint64 ids, float32 (n, 2) slots), or None for no squad. */
+static PyObject *World_squad_members(WorldObject *self, PyObject *args) {
+    unsigned int i;
+    if (!PyArg_ParseTuple(args, "O&", conv_u32, &i)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_squad_info s;
+    th_squad_id sq = {i + 1};
+    if (!th_world_get_squad(w, sq, &s)) Py_RETURN_NONE;
+    npy_intp n = 0;
+    th_agent_id id;
+    th_vec2 slot;
+    while (n < TH_MAX_SQUAD_MEMBERS && th_world_get_squad_member(w, sq, (uint32_t)n, &id, &slot))
+        n++;
+    npy_intp dims[2] = {n, 2};
+    PyObject *ids = new_array(1, &n, NPY_UINT64), *slots = new_array(2, dims, NPY_FLOAT32);
+    if (!ids || !slots) {
+        Py_XDECREF(ids);
+        Py_XDECREF(slots);
+        return NULL;
+    }
+    uint64_t *o = PyArray_DATA((PyArrayObject *)ids);
+    float *f = PyArray_DATA((PyArrayObject *)slots);
+    for (npy_intp k = 0; k < n; k++) {
+        th_world_get_squad_member(w, sq, (uint32_t)k, &id, &slot);
+        o[k] = packed(id);
+        f[2 * k] = slot.x;
+        f[2 * k + 1] = slot.y;
+    }
+    return Py_BuildValue("(NN)", ids, slots);
+}
+
+/* squad_path(squad) -> float32 (n, 2): the centre's path, start first; None for no squad. */
+static PyObject *World_squad_path(WorldObject *self, PyObject *args) {
+    unsigned int i;
+    if (!PyArg_ParseTuple(args, "O&", conv_u32, &i)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_squad_info s;
+    th_squad_id sq = {i + 1};
+    if (!th_world_get_squad(w, sq, &s)) Py_RETURN_NONE;
+    uint32_t n = 0;
+    th_vec2 p;
+    while (th_world_squad_waypoint(w, sq, n, &p)) n++;
+    th_vec2 *pts = malloc(sizeof *pts * (n ? n : 1));
+    if (!pts) return PyErr_NoMemory();
+    for (uint32_t k = 0; k < n; k++) th_world_squad_waypoint(w, sq, k, &pts[k]);
+    PyObject *a = points_array(pts, n);
+    free(pts);
+    return a;
+}
+
+static PyObject *World_squad_join(WorldObject *self, PyObject *args) {
+    unsigned int i;
+    unsigned long long id;
+    if (!PyArg_ParseTuple(args, "O&O&", conv_u32, &i, conv_u64, &id)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_error err = {0};
+    if (!th_world_squad_join(w, (th_squad_id){i + 1}, agent_of(id), &err)) return raise_error(&err);
+    Py_RETURN_NONE;
+}
+
+/* add_target(kind, (position), (velocity), points or None, speed, loop, agent) -> index */
+static PyObject *World_add_target(WorldObject *self, PyObject *args) {
+    th_target_def d = {0};
+    int kind, loop;
+    double px, py, vx, vy, speed;
+    PyObject *points;
+    unsigned long long agent;
+    if (!PyArg_ParseTuple(args, "i(dd)(dd)OdpO&", &kind, &px, &py, &vx, &vy, &points, &speed, &loop,
+                          conv_u64, &agent))
+        return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    d.kind = (th_target_kind)kind;
+    d.position = th_v2((float)px, (float)py);
+    d.velocity = th_v2((float)vx, (float)vy);
+    d.speed = (float)speed;
+    d.loop = loop != 0;
+    d.agent = agent_of(agent);
+    th_vec2 *pts = NULL;
+    if (points != Py_None) {
+        PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(
+            points, NPY_FLOAT32, 2, 2, NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+        if (!a) return NULL;
+        if (PyArray_DIM(a, 1) != 2) {
+            Py_DECREF(a);
+            return raise_invalid("add_target: points must have shape (N, 2)");
+        }
+        npy_intp n = PyArray_DIM(a, 0);
+        pts = malloc(sizeof *pts * (size_t)(n ? n : 1));
+        if (!pts) {
+            Py_DECREF(a);
+            return PyErr_NoMemory();
+        }
+        const float *f = PyArray_DATA(a);
+        for (npy_intp k = 0; k < n; k++) pts[k] = th_v2(f[2 * k], f[2 * k + 1]);
+        Py_DECREF(a);
+        d.points = pts;
+        d.point_count = (uint32_t)n;
+    }
+    th_error err = {0};
+    th_target_id t = th_world_add_target(w, &d, &err);
+    free(pts);
+    if (!th_target_id_valid(t)) return raise_error(&err);
+    return PyLong_FromUnsignedLong(t.index1 - 1);
+}
+
+/* target(t) -> ((x, y), (vx, vy)) or None */
+static PyObject *World_target(WorldObject *self, PyObject *args) {
+    unsigned int i;
+    if (!PyArg_ParseTuple(args, "O&", conv_u32, &i)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_vec2 p, v;
+    if (!th_world_get_target(w, (th_target_id){i + 1}, &p, &v)) Py_RETURN_NONE;
+    return Py_BuildValue("((dd)(dd))", (double)p.x, (double)p.y, (double)v.x, (double)v.y);
+}
+
+/* ---- crowds' trails, graphs and colonies -------------------------------------------------- */
+
+static PyObject *World_breadcrumbs(WorldObject *self, PyObject *args) {
+    unsigned int c;
+    if (!PyArg_ParseTuple(args, "O&", conv_u32, &c)) return NULL;
+    th_world *w = world_of(self);
+    if (!w || !check_crowd(w, c)) return NULL;
+    th_crowd_id crowd = {c + 1};
+    uint32_t n = th_world_breadcrumbs(w, crowd, NULL, 0);
+    th_vec2 *pts = malloc(sizeof *pts * (n ? n : 1));
+    if (!pts) return PyErr_NoMemory();
+    uint32_t got = n ? th_world_breadcrumbs(w, crowd, pts, n) : 0;
+    PyObject *a = points_array(pts, got < n ? got : n);
+    free(pts);
+    return a;
+}
+
+/* waypoint_hop(crowd, from, to) -> (next, cost) or None */
+static PyObject *World_waypoint_hop(WorldObject *self, PyObject *args) {
+    unsigned int c, from, to;
+    if (!PyArg_ParseTuple(args, "O&O&O&", conv_u32, &c, conv_u32, &from, conv_u32, &to))
+        return NULL;
+    th_world *w = world_of(self);
+    if (!w || !check_crowd(w, c)) return NULL;
+    uint32_t next = 0;
+    float cost = 0;
+    if (!th_world_waypoint_hop(w, (th_crowd_id){c + 1}, from, to, &next, &cost)) Py_RETURN_NONE;
+    return Py_BuildValue("(Id)", next, (double)cost);
+}
+
+static PyObject *World_forage(WorldObject *self, PyObject *args) {
+    unsigned int c;
+    if (!PyArg_ParseTuple(args, "O&", conv_u32, &c)) return NULL;
+    th_world *w = world_of(self);
+    if (!w || !check_crowd(w, c)) return NULL;
+    th_forage_info f;
+    if (!th_world_get_forage(w, (th_crowd_id){c + 1}, &f)) Py_RETURN_NONE;
+    return Py_BuildValue("{s(dd)sdsIsKsKsIsKsd}", "nest", (double)f.nest.x, (double)f.nest.y,
+                         "nest_radius", (double)f.nest_radius, "sources", f.sources, "taken",
+                         (unsigned long long)f.taken, "delivered", (unsigned long long)f.delivered,
+                         "carried", f.carried, "lost", (unsigned long long)f.lost, "pheromone",
+                         f.pheromone);
+}
+
+static PyObject *World_food_source(WorldObject *self, PyObject *args) {
+    unsigned int c, s;
+    if (!PyArg_ParseTuple(args, "O&O&", conv_u32, &c, conv_u32, &s)) return NULL;
+    th_world *w = world_of(self);
+    if (!w || !check_crowd(w, c)) return NULL;
+    th_food_info f;
+    if (!th_world_get_food_source(w, (th_crowd_id){c + 1}, s, &f)) Py_RETURN_NONE;
+    return Py_BuildValue("{s(dd)sdsIsI}", "at", (double)f.at.x, (double)f.at.y, "radius",
+                         (double)f.radius, "amount", f.amount, "remaining", f.remaining);
+}
+
+/* pheromone(crowd) -> (float32 (rows, cols) copy, cell_size) or None */
+static PyObject *World_pheromone(WorldObject *self, PyObject *args) {
+    unsigned int c;
+    if (!PyArg_ParseTuple(args, "O&", conv_u32, &c)) return NULL;
+    th_world *w = world_of(self);
+    if (!w || !check_crowd(w, c)) return NULL;
+    int32_t cols = 0, rows = 0;
+    float cell = 0;
+    const float *g = th_world_pheromone(w, (th_crowd_id){c + 1}, &cols, &rows, &cell);
+    if (!g) Py_RETURN_NONE;
+    npy_intp dims[2] = {rows, cols};
+    PyObject *a = new_array(2, dims, NPY_FLOAT32);
+    if (!a) return NULL;
+    if (rows > 0 && cols > 0)
+        memcpy(PyArray_DATA((PyArrayObject *)a), g, sizeof *g * (size_t)rows * (size_t)cols);
+    return Py_BuildValue("(Nd)", a, (double)cell);
+}
+
+static PyObject *World_add_pheromone(WorldObject *self, PyObject *args) {
+    unsigned int c;
+    double x, y, amount;
+    if (!PyArg_ParseTuple(args, "O&(dd)d", conv_u32, &c, &x, &y, &amount)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_error err = {0};
+    if (!th_world_add_pheromone(w, (th_crowd_id){c + 1}, th_v2((float)x, (float)y), (float)amount,
+                                &err))
+        return raise_error(&err);
+    Py_RETURN_NONE;
+}
+
+/* ---- history, checks, profile, trace ------------------------------------------------------ */
+
+static const char *const k_history_kinds[] = {"bunker_destroyed", "bunker_restored", "bunker_full",
+                                              "squad_arrived", "buried"};
+
+static PyObject *World_history(WorldObject *self, PyObject *unused) {
+    (void)unused;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    uint32_t total = 0, dropped = 0;
+    th_world_history(w, 0, NULL, 0, &total, &dropped);
+    th_history_entry *e = malloc(sizeof *e * (total ? total : 1));
+    if (!e) return PyErr_NoMemory();
+    uint32_t n = total ? th_world_history(w, 0, e, total, NULL, NULL) : 0;
+    PyObject *list = PyList_New(n);
+    if (!list) {
+        free(e);
+        return NULL;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        unsigned kind = (unsigned)e[k].kind;
+        PyObject *d = Py_BuildValue("{sKsssNsNsI}", "step", (unsigned long long)e[k].step, "kind",
+                                    kind < 5 ? k_history_kinds[kind] : "unknown", "bunker",
+                                    index_or_none(e[k].bunker.index1), "squad",
+                                    index_or_none(e[k].squad.index1), "count", e[k].count);
+        if (!d) {
+            Py_DECREF(list);
+            free(e);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, k, d);
+    }
+    free(e);
+    return Py_BuildValue("(NI)", list, dropped);
+}
+
+static PyObject *World_set_validation(WorldObject *self, PyObject *args) {
+    int on;
+    if (!PyArg_ParseTuple(args, "p", &on)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_world_set_validation(w, on != 0);
+    Py_RETURN_NONE;
+}
+
+static PyObject *World_validation_error(WorldObject *self, PyObject *unused) {
+    (void)unused;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    const char *e = th_world_validation_error(w);
+    if (!e) Py_RETURN_NONE;
+    return str_of(e);
+}
+
+/* step_error() -> None, or (code, name, message) of the first error inside a step */
+static PyObject *World_step_error(WorldObject *self, PyObject *unused) {
+    (void)unused;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_error err = {0};
+    if (!th_world_step_error(w, &err)) Py_RETURN_NONE;
+    return Py_BuildValue("(iss)", (int)err.code, th_error_code_name(err.code), err.message);
+}
+
+/* phase_ms(last) -> {phase name: milliseconds} */
+static PyObject *World_phase_ms(WorldObject *self, PyObject *args) {
+    int last;
+    if (!PyArg_ParseTuple(args, "p", &last)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    PyObject *d = PyDict_New();
+    if (!d) return NULL;
+    for (int p = 0; p < TH_PHASE_COUNT; p++) {
+        double ms =
+            last ? th_world_phase_last_ms(w, (th_phase)p) : th_world_phase_ms(w, (th_phase)p);
+        if (put(d, th_phase_name((th_phase)p), PyFloat_FromDouble(ms)) < 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+
+static PyObject *World_reset_profile(WorldObject *self, PyObject *unused) {
+    (void)unused;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_world_reset_profile(w);
+    Py_RETURN_NONE;
+}
+
+static PyObject *World_trace_start(WorldObject *self, PyObject *args) {
+    unsigned int max;
+    if (!PyArg_ParseTuple(args, "O&", conv_u32, &max)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_error err = {0};
+    if (!th_world_trace_start(w, max, &err)) return raise_error(&err);
+    Py_RETURN_NONE;
+}
+
+/* trace_spans() -> {"step", "begin_ns", "end_ns": uint64, "worker": uint32, "phase": list} */
+static PyObject *World_trace_spans(WorldObject *self, PyObject *unused) {
+    (void)unused;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    uint32_t count = 0;
+    const th_trace_span *s = th_world_trace_spans(w, &count);
+    if (!s) count = 0;
+    npy_intp n = (npy_intp)count;
+    PyObject *step = new_array(1, &n, NPY_UINT64), *b = new_array(1, &n, NPY_UINT64),
+             *e = new_array(1, &n, NPY_UINT64), *wk = new_array(1, &n, NPY_UINT32),
+             *ph = PyList_New(n);
+    if (!step || !b || !e || !wk || !ph) goto fail;
+    uint64_t *st = PyArray_DATA((PyArrayObject *)step), *bb = PyArray_DATA((PyArrayObject *)b),
+             *ee = PyArray_DATA((PyArrayObject *)e);
+    uint32_t *ww = PyArray_DATA((PyArrayObject *)wk);
+    for (npy_intp k = 0; k < n; k++) {
+        st[k] = s[k].step;
+        bb[k] = s[k].begin_ns;
+        ee[k] = s[k].end_ns;
+        ww[k] = s[k].worker;
+        PyObject *name = PyUnicode_FromString(th_phase_name(s[k].phase));
+        if (!name) goto fail;
+        PyList_SET_ITEM(ph, k, name);
+    }
+    return Py_BuildValue("{sNsNsNsNsN}", "step", step, "begin_ns", b, "end_ns", e, "worker", wk,
+                         "phase", ph);
+fail:
+    Py_XDECREF(step);
+    Py_XDECREF(b);
+    Py_XDECREF(e);
+    Py_XDECREF(wk);
+    Py_XDECREF(ph);
+    return NULL;
+}
+
+static PyObject *World_trace_stop(WorldObject *self, PyObject *unused) {
+    (void)unused;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_world_trace_stop(w);
+    Py_RETURN_NONE;
+}
+
 /* ---- the type and the module ------------------------------------------------------- */
 
 #define M(name, flags) \
@@ -1991,6 +2465,30 @@ static PyMethodDef World_methods[] = {
     M(goal_changes, METH_NOARGS),
     M(goal_planning, METH_NOARGS),
     M(stall_info, METH_NOARGS),
+    M(add_group, METH_VARARGS),
+    M(group, METH_VARARGS),
+    M(add_squad, METH_VARARGS),
+    M(squad, METH_VARARGS),
+    M(squad_members, METH_VARARGS),
+    M(squad_path, METH_VARARGS),
+    M(squad_join, METH_VARARGS),
+    M(add_target, METH_VARARGS),
+    M(target, METH_VARARGS),
+    M(breadcrumbs, METH_VARARGS),
+    M(waypoint_hop, METH_VARARGS),
+    M(forage, METH_VARARGS),
+    M(food_source, METH_VARARGS),
+    M(pheromone, METH_VARARGS),
+    M(add_pheromone, METH_VARARGS),
+    M(set_validation, METH_VARARGS),
+    M(phase_ms, METH_VARARGS),
+    M(trace_start, METH_VARARGS),
+    M(history, METH_NOARGS),
+    M(validation_error, METH_NOARGS),
+    M(step_error, METH_NOARGS),
+    M(reset_profile, METH_NOARGS),
+    M(trace_spans, METH_NOARGS),
+    M(trace_stop, METH_NOARGS),
     {NULL, NULL, 0, NULL},
 };
 #undef M
@@ -2053,6 +2551,7 @@ static PyMethodDef module_methods[] = {
     {"elevator_travel_time", mod_elevator_travel_time, METH_VARARGS, NULL},
     {"clean_air", mod_clean_air, METH_NOARGS, NULL},
     {"fed_rate", mod_fed_rate, METH_VARARGS, NULL},
+    {"check", mod_check, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -228,3 +228,32 @@ def test_elevator_travel_time_is_the_formula():
     assert throng.elevator_travel_time(1.0, 1.5, 1.0) == pytest.approx(2.0)  # never at top speed
     assert throng.elevator_travel_time(7.0, 1.5) == pytest.approx(7 / 1.5)
     assert throng.elevator_travel_time(0.0, 1.5, 1.0) == 0.0
+
+
+def test_a_shelter_path_crosses_the_stair_seam():
+    """Upstairs, the way to the door goes cell by cell to the landing, jumps the seam to the
+    flight's top row, and goes on cell by cell down the flight to the bunker."""
+    w, c, ids = two_storeys(walkers=1)
+    w.step()
+    path = w.shelter_path((25.5, 1.5))
+    cells = np.floor(path).astype(int)
+    assert tuple(cells[0]) == (25, 1) and w.level_at(tuple(path[0])) == 1
+    bunker = w.bunker("door")["cells"]
+    assert bunker[0] <= cells[-1][0] <= bunker[2] and bunker[1] <= cells[-1][1] <= bunker[3]
+    steps = np.abs(np.diff(cells, axis=0)).max(axis=1)
+    jumps = np.flatnonzero(steps > 1)
+    assert len(jumps) == 1
+    j = int(jumps[0])
+    landing, top = tuple(cells[j]), tuple(cells[j + 1])
+    assert landing in {(30, 7), (31, 7)} and top in {(10, 6), (11, 6)}
+    assert w.stair_at(tuple(path[j + 1])) == 0
+    assert {w.level_at(tuple(p)) for p in path[: j + 1]} == {1}
+    assert {w.level_at(tuple(p)) for p in path[j + 1:]} == {0}
+    walked = np.diff(cells, axis=0)
+    walked = np.delete(walked, j, axis=0)
+    length = float(np.sum(np.hypot(walked[:, 0], walked[:, 1])))
+    # Dearer than the cells walked on the flat (the flight is slow), but not by more than the
+    # whole flight's five cells at the time its slope and down factor take.
+    s = w.stair(0)
+    slow = s["length"] / (s["plan_length"] * s["down_factor"])
+    assert length + 1 < w.cost_to_shelter((25.5, 1.5)) <= length + 1 + 5 * slow

@@ -1,9 +1,10 @@
 """throng: deterministic, multithreaded crowd simulation, from Python.
 
 A :class:`World` holds crowds (named groups of agents sharing their parameters), agents, and
-for worlds with a terrain map, walls, bunkers, exits, spawners and measurement areas and lines.
-It advances in fixed steps (:meth:`World.step`), on the library's own worker threads, with the
-GIL released; between steps it is a consistent snapshot that may be read freely.
+for worlds with a terrain map, walls, bunkers, exits, spawners, measurement areas and lines,
+building levels joined by stairs and elevators, and fire hazards. It advances in fixed steps
+(:meth:`World.step`), on the library's own worker threads, with the GIL released; between
+steps it is a consistent snapshot that may be read freely.
 
 Load a scene file (docs/scene-format.md), or build a world in code::
 
@@ -23,8 +24,8 @@ Load a scene file (docs/scene-format.md), or build a world in code::
 
 Units are metres, seconds and degrees; map cell (x, y) is the square of side cell_size whose
 lower corner is (x * cell_size, y * cell_size).
-Handles (crowds, bunkers, spawners, exits, areas, lines, destination fields) are indices from
-0 in the order of addition. Agent ids are integers, ``slot | generation << 32``, that stay
+Handles (crowds, bunkers, spawners, exits, areas, lines, destination fields, levels, stairs,
+elevators, hazards, groups, squads, targets) are indices from 0 in the order of addition. Agent ids are integers, ``slot | generation << 32``, that stay
 the same while the engine reorders its arrays and become stale when the agent leaves.
 
 Reading agents: :attr:`World.agents` returns **copies** (numpy arrays owned by Python): they
@@ -960,8 +961,10 @@ class World:
 
     def shelter_path(self, position: Point) -> np.ndarray:
         """Cell-centre path, float32 (N, 2) metres, from ``position`` down the river map to
-        the nearest open bunker (start cell first, bunker cell last). Raises :class:`Error`
-        when no open bunker is reachable. Valid after the first step."""
+        the nearest open bunker (start cell first, bunker cell last): each cell a neighbour
+        of the next, but where a stair's seam joins two levels, from a landing cell to the
+        flight's top row (cells apart on the map). Raises :class:`Error` when no open bunker
+        is reachable. Valid after the first step."""
         return self._w.shelter_path(tuple(position))
 
     def destination_flow(self, field: int, position: Point) -> Optional[Tuple[float, float]]:

@@ -15,8 +15,6 @@ _VEC2 = "2D vector math: numpy does it on whole arrays"
 _VIEWER = "the SDL viewer and its drawing helpers: a window or pixels, not a Python object (throng view)"
 _HOOK = "a process-wide C hook (allocator, assertions, task system) that a Python callback cannot serve safely"
 _CLOCK = "the real-time frame clock of a C game loop: Python hosts call step(n) with their own timing"
-_PLANNER = ("the standalone planner object over a cost grid of the host's: Python reaches the "
-            "planner through set_goal_planning and goal_planning")
 _DIST = "MPI ranks (throng/dist.h): a world split over processes is built by the mpirun command line"
 _OLD = "an older name kept for one release; Python calls the th_world_get_* reader it forwards to"
 _EVENT = ("schedules an event for the current step: World's method of the same name with "
@@ -41,14 +39,6 @@ NOT_BOUND = {
                           "th_enqueue_task_fn", "th_finish_task_fn", "th_assert_fn")},
     # clock.h
     **{f: _CLOCK for f in ("th_clock_make", "th_clock_advance", "th_clock_alpha")},
-    # plan.h: the planner object
-    **{f: _PLANNER for f in ("th_default_plan_def", "th_planner_create", "th_planner_destroy",
-                             "th_planner_update", "th_planner_submit", "th_planner_result",
-                             "th_planner_release", "th_planner_direction", "th_planner_find_path",
-                             "th_planner_find_tour", "th_planner_cells_changed",
-                             "th_planner_refresh", "th_planner_info", "th_planner_get_progress",
-                             "th_planner_get_trouble", "th_planner_note_trouble",
-                             "th_planner_set_anytime")},
     # dist.h and the rank queries
     **{f: _DIST for f in ("th_world_rank", "th_world_ranks", "th_world_dist_stats",
                           "th_world_dist_check")},
@@ -56,6 +46,7 @@ NOT_BOUND = {
     **{f: _OLD for f in ("th_world_crowd", "th_world_measure_area", "th_world_measure_line",
                          "th_world_forage_info", "th_world_food_source", "th_world_stall_info",
                          "th_world_target_state", "th_world_squad_member")},
+    "th_default_plan_def": "zero fields of th_plan_def take its defaults: Planner passes zeros for those not given",
     "th_text_escape": "Python strings print any character safely; names are returned as str",
     "th_version_number": "throng.version() and __version__ give the version as text",
     "th_error_code_message": "throng.Error.meaning gives it, from the table of error codes",

@@ -558,14 +558,15 @@ def test_stub_matches_the_package():
                  "fed_rate", "check"):
         sig = inspect.signature(getattr(throng, name))
         assert params(funcs[name]) == list(sig.parameters), name
-    methods = {n.name: n for n in classes["World"].body if isinstance(n, ast.FunctionDef)}
-    public = [m for m in vars(throng.World)
-              if not m.startswith("_") or m in ("__init__", "__enter__", "__exit__")]
-    assert set(public) == set(methods)
-    for m in public:
-        obj = vars(throng.World)[m]
-        if callable(obj):
-            assert params(methods[m]) == list(inspect.signature(obj).parameters), m
+    for cls in (throng.World, throng.Planner):
+        methods = {n.name: n for n in classes[cls.__name__].body if isinstance(n, ast.FunctionDef)}
+        public = [m for m in vars(cls)
+                  if not m.startswith("_") or m in ("__init__", "__enter__", "__exit__")]
+        assert set(public) == set(methods), cls
+        for m in public:
+            obj = vars(cls)[m]
+            if callable(obj):
+                assert params(methods[m]) == list(inspect.signature(obj).parameters), m
     codes = [n.targets[0].id for n in classes["ErrorCode"].body]
     assert codes == [c.name for c in throng.ErrorCode]
 

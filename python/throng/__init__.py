@@ -62,6 +62,7 @@ __all__ = [
     "Agents",
     "Error",
     "ErrorCode",
+    "Planner",
     "Trajectories",
     "World",
     "__version__",
@@ -1210,6 +1211,125 @@ class World:
     def trace_stop(self) -> None:
         """Stop recording and free the spans."""
         self._w.trace_stop()
+
+
+class Planner:
+    """A hierarchical path planner (HPA*, docs/planning.md) on a world's map: many paths for a
+    fraction of A*'s work each, a few percent dearer, across a building's stairs.
+
+    Ask at once (:meth:`find_path`, :meth:`find_tour`) or queue requests (:meth:`submit`)
+    and serve them with a budget of expansions per call (:meth:`update`, once per step, say);
+    :meth:`direction` gives a coarse heading meanwhile. Results are the same either way and
+    for any thread count. :meth:`note_trouble` makes cells dearer for later plans in the
+    planner's own view, a memory that fades with ``trouble_half_life``.
+
+    Args:
+        world: a :class:`World` with a map; the planner is closed with it.
+        cluster_size: cells a cluster side, 4..64. max_requests: requests held at once,
+            waiting or answered. max_waypoints: waypoints kept per answered request.
+        trouble_half_life: seconds of world time in which remembered trouble halves.
+        stall_trouble: cost added per second to the cell of each stalled agent (0 = off).
+        trouble_interval: seconds between takes of changed trouble (0 = at every refresh).
+
+    Zero takes the default (16, 1024, 256, 30 s, off, every refresh). Call it between steps, from
+    the thread that steps the world. Request ids are ints (``slot | generation << 32``).
+    """
+
+    def __init__(self, world: World, *, cluster_size: int = 0, max_requests: int = 0,
+                 max_waypoints: int = 0, trouble_half_life: float = 0.0,
+                 stall_trouble: float = 0.0, trouble_interval: float = 0.0) -> None:
+        self._p = _throng.planner(world._w, cluster_size, max_requests, max_waypoints,
+                                  trouble_half_life, stall_trouble, trouble_interval)
+
+    def close(self) -> None:
+        """Free the planner now; further calls raise RuntimeError."""
+        self._p.close()
+
+    def __enter__(self) -> "Planner":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    @property
+    def info(self) -> Dict[str, int]:
+        """Its counts: cluster_size, clusters, nodes, edges, bytes, waiting, expanded,
+        cells_expanded, rebuilt, improving, improve_expanded, trouble_cells."""
+        return self._p.info()
+
+    def refresh(self) -> None:
+        """Bring the planner up to date with the world's map and its trouble memory now
+        (the calls that plan do it first anyway; this chooses when the work is done)."""
+        self._p.refresh()
+
+    def cells_changed(self, cells: CellRect) -> None:
+        """The cells of ``(x0, y0, x1, y1)`` (inclusive) changed: rebuild the clusters they
+        touch now."""
+        self._p.cells_changed(tuple(cells))
+
+    def find_path(self, start: Point, goal: Point) -> Tuple[np.ndarray, float]:
+        """A path now: string-pulled waypoints, float32 (N, 2) metres (start cell centre first,
+        goal cell centre last), and the cell route's cost in cost-weighted metres. Raises
+        :class:`Error`: TH_ERR_BLOCKED off the world, TH_ERR_UNREACHABLE for a blocked or
+        unconnected end."""
+        return self._p.find_path(tuple(start), tuple(goal))
+
+    def submit(self, start: Point, goal: Point, priority: int = 0) -> int:
+        """Queue a request; higher ``priority`` is served first, then earlier submissions.
+        Returns its id. Raises :class:`Error` (TH_ERR_LIMIT when every slot is held: release
+        answered ones)."""
+        return self._p.submit(tuple(start), tuple(goal), priority)
+
+    def update(self, budget: int) -> int:
+        """Serve queued requests (then improve anytime ones) with at most ``budget``
+        expansions; returns the expansions spent."""
+        return self._p.update(budget)
+
+    def result(self, request: int) -> Tuple[str, Optional[np.ndarray], float]:
+        """A request's status (``"waiting"``, ``"done"``, ``"unreachable"``, ``"too_long"``)
+        and, once done, its waypoints (float32 (N, 2), else None) and cost (``inf`` before).
+        Raises :class:`Error` for an unknown or released request."""
+        return self._p.result(request)
+
+    def direction(self, request: int) -> Optional[Tuple[float, float]]:
+        """A coarse unit heading for a request from its start (toward its first waypoint once
+        done, the best route's first cluster entrance while searched, the goal while queued);
+        None for an unknown request, an unreachable goal or a start at the goal."""
+        return self._p.direction(request)
+
+    def release(self, request: int) -> None:
+        """Drop a request (waiting or answered) and free its slot."""
+        self._p.release(request)
+
+    def set_anytime(self, request: int, anytime: bool = True) -> None:
+        """Mark a request anytime: once answered, :meth:`update` improves it with the budget
+        the queue leaves over toward the optimal cell path."""
+        self._p.set_anytime(request, anytime)
+
+    def progress(self, request: int) -> Dict[str, Any]:
+        """How far a request's improvement has gone: anytime, final (nothing cheaper exists
+        on the planner's view), iterations (0 = the first answer, 1 = the corridor's best,
+        2 = the whole map's) and first_cost (``inf`` before the first answer)."""
+        return self._p.progress(request)
+
+    def find_tour(self, start: Point, goal: Point,
+                  rewards: Sequence[Tuple[Point, float]] = ()) -> Tuple[np.ndarray, List[int], float]:
+        """A tour from ``start`` to ``goal`` through those of up to 8 reward points
+        ``((x, y), reward)`` whose reward outweighs their detour, in the best order: its
+        waypoints (float32 (N, 2)), the indices of the points taken, and the route cost minus
+        the rewards collected."""
+        pts, taken, net = self._p.find_tour(tuple(start), tuple(goal),
+                                            [(tuple(p), float(r)) for p, r in rewards])
+        return pts, [i for i in range(len(rewards)) if taken >> i & 1], net
+
+    def note_trouble(self, position: Point, weight: float) -> None:
+        """Remember trouble at ``position``: ``weight`` terrain-cost units are added to its
+        cell's cost in the planner's view (fading with the half-life), for later plans."""
+        self._p.note_trouble(tuple(position), weight)
+
+    def trouble(self, position: Point) -> float:
+        """The trouble remembered at ``position``'s cell, terrain-cost units."""
+        return self._p.trouble(tuple(position))
 
 
 def demo(name: str, *, agents: int = 0, seed: int = 1, threads: int = 0) -> World:

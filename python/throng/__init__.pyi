@@ -3,7 +3,7 @@ import enum
 import os
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 import numpy as np
-__all__ = ['AGENT_LEADER', 'AGENT_STALLED', 'AGENT_STRANDED', 'Agents', 'Error', 'ErrorCode', 'Trajectories', 'World', '__version__', 'check', 'clean_air', 'demo', 'elevator_travel_time', 'fed_rate', 'load', 'read_results', 'version']
+__all__ = ['AGENT_LEADER', 'AGENT_STALLED', 'AGENT_STRANDED', 'Agents', 'Error', 'ErrorCode', 'Planner', 'Trajectories', 'World', '__version__', 'check', 'clean_air', 'demo', 'elevator_travel_time', 'fed_rate', 'load', 'read_results', 'version']
 __version__: str
 AGENT_LEADER: int
 AGENT_STRANDED: int
@@ -475,6 +475,63 @@ class World:
         ...
 
     def trace_stop(self) -> None:
+        ...
+
+class Planner:
+
+    def __init__(self, world: World, *, cluster_size: int=0, max_requests: int=0, max_waypoints: int=0, trouble_half_life: float=0.0, stall_trouble: float=0.0, trouble_interval: float=0.0) -> None:
+        ...
+
+    def close(self) -> None:
+        ...
+
+    def __enter__(self) -> 'Planner':
+        ...
+
+    def __exit__(self, *exc: Any) -> None:
+        ...
+
+    @property
+    def info(self) -> Dict[str, int]:
+        ...
+
+    def refresh(self) -> None:
+        ...
+
+    def cells_changed(self, cells: CellRect) -> None:
+        ...
+
+    def find_path(self, start: Point, goal: Point) -> Tuple[np.ndarray, float]:
+        ...
+
+    def submit(self, start: Point, goal: Point, priority: int=0) -> int:
+        ...
+
+    def update(self, budget: int) -> int:
+        ...
+
+    def result(self, request: int) -> Tuple[str, Optional[np.ndarray], float]:
+        ...
+
+    def direction(self, request: int) -> Optional[Tuple[float, float]]:
+        ...
+
+    def release(self, request: int) -> None:
+        ...
+
+    def set_anytime(self, request: int, anytime: bool=True) -> None:
+        ...
+
+    def progress(self, request: int) -> Dict[str, Any]:
+        ...
+
+    def find_tour(self, start: Point, goal: Point, rewards: Sequence[Tuple[Point, float]]=()) -> Tuple[np.ndarray, List[int], float]:
+        ...
+
+    def note_trouble(self, position: Point, weight: float) -> None:
+        ...
+
+    def trouble(self, position: Point) -> float:
         ...
 
 def demo(name: str, *, agents: int=0, seed: int=1, threads: int=0) -> World:

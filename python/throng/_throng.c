@@ -28,6 +28,8 @@
 
 static PyObject *g_error_class; /* throng.Error */
 
+typedef struct PlannerObject PlannerObject;
+
 typedef struct {
     PyObject_HEAD th_world *w;
     int busy;       /* stepping with the GIL released */
@@ -41,6 +43,7 @@ typedef struct {
     char *argument;
     uint32_t warnings; /* the loader's warnings (th_scene_info) and the first, for the report */
     char warning[512];
+    PlannerObject *planners; /* planners made for this world (destroyed before it) */
 } WorldObject;
 
 static PyTypeObject WorldType;
@@ -130,11 +133,15 @@ static WorldObject *wrap(th_world *w) {
     o->scene_steps = 0;
     o->name[0] = '\0';
     o->argument = NULL;
+    o->planners = NULL;
     return o;
 }
 
+static void destroy_planners(WorldObject *w);
+
 static void World_dealloc(WorldObject *self) {
     /* A world cannot be collected while it steps: step() holds a reference to it. */
+    destroy_planners(self); /* none left: each holds a reference to its world */
     th_world_destroy(self->w);
     free(self->argument);
     PyObject_Free(self);
@@ -366,6 +373,7 @@ static PyObject *World_run(WorldObject *self, PyObject *args) {
 static PyObject *World_close(WorldObject *self, PyObject *unused) {
     (void)unused;
     if (self->busy) return (PyObject *)world_of(self); /* raises */
+    destroy_planners(self);
     th_world_destroy(self->w);
     self->w = NULL;
     Py_RETURN_NONE;
@@ -2509,6 +2517,360 @@ static PyTypeObject WorldType = {
     .tp_getset = World_getset,
 };
 
+/* ---- the planner (throng/plan.h) ------------------------------------------------------------
+ * A Planner holds a th_planner and a reference to its World, which it needs on every call. The
+ * world keeps a list of its planners so that World.close() destroys them first, as plan.h asks;
+ * a planner of a closed world raises RuntimeError. */
+
+struct PlannerObject {
+    PyObject_HEAD th_planner *p;
+    WorldObject *world;
+    PlannerObject *next; /* the world's list of planners */
+};
+
+static PyTypeObject PlannerType;
+
+static void unlink_planner(PlannerObject *self) {
+    if (!self->world) return;
+    PlannerObject **at = &self->world->planners;
+    while (*at && *at != self) at = &(*at)->next;
+    if (*at) *at = self->next;
+    self->next = NULL;
+}
+
+static void destroy_planners(WorldObject *w) {
+    while (w->planners) {
+        PlannerObject *p = w->planners;
+        w->planners = p->next;
+        p->next = NULL;
+        th_planner_destroy(p->p);
+        p->p = NULL;
+    }
+}
+
+/* The planner and its world, or NULL with RuntimeError. */
+static th_planner *planner_of(PlannerObject *self, th_world **w) {
+    *w = world_of(self->world);
+    if (!*w) return NULL;
+    if (!self->p) {
+        PyErr_SetString(PyExc_RuntimeError, "the planner is closed");
+        return NULL;
+    }
+    return self->p;
+}
+
+static void Planner_dealloc(PlannerObject *self) {
+    unlink_planner(self);
+    th_planner_destroy(self->p);
+    Py_XDECREF(self->world);
+    PyObject_Free(self);
+}
+
+/* planner(world, cluster_size, max_requests, max_waypoints, trouble_half_life, stall_trouble,
+ *         trouble_interval): zero fields take th_default_plan_def's values. */
+static PyObject *mod_planner(PyObject *mod, PyObject *args) {
+    (void)mod;
+    WorldObject *world;
+    th_plan_def d = {0};
+    double half, stall, interval;
+    if (!PyArg_ParseTuple(args, "O!O&O&O&ddd", &WorldType, &world, conv_u32, &d.cluster_size,
+                          conv_u32, &d.max_requests, conv_u32, &d.max_waypoints, &half, &stall,
+                          &interval))
+        return NULL;
+    th_world *w = world_of(world);
+    if (!w) return NULL;
+    d.trouble_half_life = (float)half;
+    d.stall_trouble = (float)stall;
+    d.trouble_interval = (float)interval;
+    th_error err = {0};
+    th_planner *p;
+    Py_BEGIN_ALLOW_THREADS p = th_planner_create(w, &d, &err);
+    Py_END_ALLOW_THREADS if (!p) return raise_error(&err);
+    PlannerObject *o = PyObject_New(PlannerObject, &PlannerType);
+    if (!o) {
+        th_planner_destroy(p);
+        return NULL;
+    }
+    o->p = p;
+    Py_INCREF(world);
+    o->world = world;
+    o->next = world->planners;
+    world->planners = o;
+    return (PyObject *)o;
+}
+
+static PyObject *Planner_close(PlannerObject *self, PyObject *unused) {
+    (void)unused;
+    unlink_planner(self);
+    th_planner_destroy(self->p);
+    self->p = NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Planner_refresh(PlannerObject *self, PyObject *unused) {
+    (void)unused;
+    th_world *w;
+    th_planner *p = planner_of(self, &w);
+    if (!p) return NULL;
+    th_error err = {0};
+    if (!th_planner_refresh(p, w, &err)) return raise_error(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Planner_cells_changed(PlannerObject *self, PyObject *args) {
+    int x0, y0, x1, y1;
+    if (!PyArg_ParseTuple(args, "(iiii)", &x0, &y0, &x1, &y1)) return NULL;
+    th_world *w;
+    th_planner *p = planner_of(self, &w);
+    if (!p) return NULL;
+    th_error err = {0};
+    if (!th_planner_cells_changed(p, w, x0, y0, x1, y1, &err)) return raise_error(&err);
+    Py_RETURN_NONE;
+}
+
+struct planner_path {
+    th_planner *p;
+    th_vec2 from, to;
+    float cost;
+};
+
+static bool planner_path_fn(th_world *w, void *ctx, th_vec2 *out, uint32_t max, uint32_t *count,
+                            th_error *err) {
+    struct planner_path *a = ctx;
+    return th_planner_find_path(a->p, w, a->from, a->to, out, max, count, &a->cost, err);
+}
+
+/* find_path((x, y), (x, y)) -> (points, cost) */
+static PyObject *Planner_find_path(PlannerObject *self, PyObject *args) {
+    double fx, fy, tx, ty;
+    if (!PyArg_ParseTuple(args, "(dd)(dd)", &fx, &fy, &tx, &ty)) return NULL;
+    th_world *w;
+    th_planner *p = planner_of(self, &w);
+    if (!p) return NULL;
+    struct planner_path a = {p, th_v2((float)fx, (float)fy), th_v2((float)tx, (float)ty), 0.0f};
+    PyObject *pts = grown_path(w, planner_path_fn, &a);
+    if (!pts) return NULL;
+    return Py_BuildValue("(Nd)", pts, (double)a.cost);
+}
+
+static th_plan_id plan_of(unsigned long long id) {
+    return (th_plan_id){(uint32_t)id, (uint32_t)(id >> 32)};
+}
+
+/* submit((x, y), (x, y), priority) -> request id (index1 | generation << 32) */
+static PyObject *Planner_submit(PlannerObject *self, PyObject *args) {
+    double fx, fy, tx, ty;
+    int priority;
+    if (!PyArg_ParseTuple(args, "(dd)(dd)i", &fx, &fy, &tx, &ty, &priority)) return NULL;
+    th_world *w;
+    th_planner *p = planner_of(self, &w);
+    if (!p) return NULL;
+    th_error err = {0};
+    th_plan_id id = th_planner_submit(p, w, th_v2((float)fx, (float)fy),
+                                      th_v2((float)tx, (float)ty), priority, &err);
+    if (!id.index1) return raise_error(&err);
+    return PyLong_FromUnsignedLongLong((uint64_t)id.index1 | ((uint64_t)id.generation << 32));
+}
+
+static PyObject *Planner_update(PlannerObject *self, PyObject *args) {
+    unsigned int budget;
+    if (!PyArg_ParseTuple(args, "O&", conv_u32, &budget)) return NULL;
+    th_world *w;
+    th_planner *p = planner_of(self, &w);
+    if (!p) return NULL;
+    th_error err = {0};
+    uint32_t spent = th_planner_update(p, w, budget, &err);
+    if (!spent && err.code != TH_OK) return raise_error(&err);
+    return PyLong_FromUnsignedLong(spent);
+}
+
+static const char *const k_plan_status[] = {"invalid", "waiting", "done", "unreachable",
+                                            "too_long"};
+
+/* result(id) -> (status, points or None, cost) */
+static PyObject *Planner_result(PlannerObject *self, PyObject *args) {
+    unsigned long long id;
+    if (!PyArg_ParseTuple(args, "O&", conv_u64, &id)) return NULL;
+    th_world *w;
+    th_planner *p = planner_of(self, &w);
+    if (!p) return NULL;
+    th_error err = {0};
+    uint32_t n = 0;
+    float cost = INFINITY;
+    th_plan_status st = th_planner_result(p, plan_of(id), NULL, 0, &n, &cost, &err);
+    if (st == TH_PLAN_INVALID) return raise_error(&err);
+    if (st != TH_PLAN_DONE)
+        return Py_BuildValue("(sOd)", k_plan_status[(unsigned)st < 5 ? st : 0], Py_None,
+                             (double)cost);
+    th_vec2 *pts = malloc(sizeof *pts * (n ? n : 1));
+    if (!pts) return PyErr_NoMemory();
+    uint32_t got = 0;
+    st = th_planner_result(p, plan_of(id), pts, n, &got, &cost, &err);
+    if (st == TH_PLAN_INVALID) {
+        free(pts);
+        return raise_error(&err);
+    }
+    PyObject *a = points_array(pts, got < n ? got : n);
+    free(pts);
+    if (!a) return NULL;
+    return Py_BuildValue("(sNd)", "done", a, (double)cost);
+}
+
+static PyObject *Planner_direction(PlannerObject *self, PyObject *args) {
+    unsigned long long id;
+    if (!PyArg_ParseTuple(args, "O&", conv_u64, &id)) return NULL;
+    th_world *w;
+    th_planner *p = planner_of(self, &w);
+    if (!p) return NULL;
+    th_vec2 d = {0};
+    bool ok = th_planner_direction(p, plan_of(id), &d);
+    return dir_or_none(ok, d);
+}
+
+static PyObject *Planner_release(PlannerObject *self, PyObject *args) {
+    unsigned long long id;
+    if (!PyArg_ParseTuple(args, "O&", conv_u64, &id)) return NULL;
+    th_world *w;
+    th_planner *p = planner_of(self, &w);
+    if (!p) return NULL;
+    th_error err = {0};
+    if (!th_planner_release(p, plan_of(id), &err)) return raise_error(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Planner_set_anytime(PlannerObject *self, PyObject *args) {
+    unsigned long long id;
+    int on;
+    if (!PyArg_ParseTuple(args, "O&p", conv_u64, &id, &on)) return NULL;
+    th_world *w;
+    th_planner *p = planner_of(self, &w);
+    if (!p) return NULL;
+    th_error err = {0};
+    if (!th_planner_set_anytime(p, plan_of(id), on != 0, &err)) return raise_error(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Planner_progress(PlannerObject *self, PyObject *args) {
+    unsigned long long id;
+    if (!PyArg_ParseTuple(args, "O&", conv_u64, &id)) return NULL;
+    th_world *w;
+    th_planner *p = planner_of(self, &w);
+    if (!p) return NULL;
+    th_error err = {0};
+    th_plan_progress g;
+    if (!th_planner_get_progress(p, plan_of(id), &g, &err)) return raise_error(&err);
+    return Py_BuildValue("{sOsOsIsd}", "anytime", g.anytime ? Py_True : Py_False, "final",
+                         g.final ? Py_True : Py_False, "iterations", g.iterations, "first_cost",
+                         (double)g.first_cost);
+}
+
+/* find_tour((x, y), (x, y), [((x, y), reward), ...]) -> (points, taken bits, net cost) */
+static PyObject *Planner_find_tour(PlannerObject *self, PyObject *args) {
+    double fx, fy, tx, ty;
+    PyObject *rewards;
+    if (!PyArg_ParseTuple(args, "(dd)(dd)O", &fx, &fy, &tx, &ty, &rewards)) return NULL;
+    th_world *w;
+    th_planner *p = planner_of(self, &w);
+    if (!p) return NULL;
+    PyObject *seq = PySequence_Fast(rewards, "find_tour: rewards must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > (Py_ssize_t)TH_PLAN_MAX_REWARDS) {
+        Py_DECREF(seq);
+        th_error err = {.code = TH_ERR_LIMIT};
+        snprintf(err.message, sizeof err.message, "find_tour: %ld reward points, at most %u",
+                 (long)n, TH_PLAN_MAX_REWARDS);
+        return raise_error(&err);
+    }
+    th_plan_reward r[TH_PLAN_MAX_REWARDS];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double x, y, v;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "(dd)d", &x, &y, &v)) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        r[i] = (th_plan_reward){th_v2((float)x, (float)y), (float)v};
+    }
+    Py_DECREF(seq);
+    th_vec2 from = th_v2((float)fx, (float)fy), to = th_v2((float)tx, (float)ty);
+    uint32_t max = 1024;
+    for (;;) {
+        th_vec2 *buf = malloc(sizeof *buf * max);
+        if (!buf) return PyErr_NoMemory();
+        uint32_t count = 0, taken = 0;
+        float net = 0;
+        th_error err = {0};
+        if (th_planner_find_tour(p, w, from, to, n ? r : NULL, (uint32_t)n, buf, max, &count,
+                                 &taken, &net, &err)) {
+            PyObject *a = points_array(buf, count < max ? count : max);
+            free(buf);
+            if (!a) return NULL;
+            return Py_BuildValue("(NId)", a, taken, (double)net);
+        }
+        free(buf);
+        if (err.code != TH_ERR_LIMIT || count <= max || count > (1u << 28))
+            return raise_error(&err);
+        max = count;
+    }
+}
+
+static PyObject *Planner_note_trouble(PlannerObject *self, PyObject *args) {
+    double x, y, weight;
+    if (!PyArg_ParseTuple(args, "(dd)d", &x, &y, &weight)) return NULL;
+    th_world *w;
+    th_planner *p = planner_of(self, &w);
+    if (!p) return NULL;
+    th_error err = {0};
+    if (!th_planner_note_trouble(p, w, th_v2((float)x, (float)y), (float)weight, &err))
+        return raise_error(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Planner_trouble(PlannerObject *self, PyObject *args) {
+    double x, y;
+    if (!PyArg_ParseTuple(args, "(dd)", &x, &y)) return NULL;
+    th_world *w;
+    th_planner *p = planner_of(self, &w);
+    if (!p) return NULL;
+    return PyFloat_FromDouble((double)th_planner_get_trouble(p, th_v2((float)x, (float)y)));
+}
+
+static PyObject *Planner_info(PlannerObject *self, PyObject *unused) {
+    (void)unused;
+    th_world *w;
+    th_planner *p = planner_of(self, &w);
+    if (!p) return NULL;
+    th_plan_info i = th_planner_info(p);
+    return Py_BuildValue("{sIsIsIsIsKsIsKsKsIsIsKsI}", "cluster_size", i.cluster_size, "clusters",
+                         i.clusters, "nodes", i.nodes, "edges", i.edges, "bytes",
+                         (unsigned long long)i.bytes, "waiting", i.waiting, "expanded",
+                         (unsigned long long)i.expanded, "cells_expanded",
+                         (unsigned long long)i.cells_expanded, "rebuilt", i.rebuilt, "improving",
+                         i.improving, "improve_expanded", (unsigned long long)i.improve_expanded,
+                         "trouble_cells", i.trouble_cells);
+}
+
+#define P(name, flags) \
+    { #name, (PyCFunction)Planner_##name, flags, NULL }
+static PyMethodDef Planner_methods[] = {
+    P(close, METH_NOARGS),         P(refresh, METH_NOARGS),    P(cells_changed, METH_VARARGS),
+    P(find_path, METH_VARARGS),    P(submit, METH_VARARGS),    P(update, METH_VARARGS),
+    P(result, METH_VARARGS),       P(direction, METH_VARARGS), P(release, METH_VARARGS),
+    P(set_anytime, METH_VARARGS),  P(progress, METH_VARARGS),  P(find_tour, METH_VARARGS),
+    P(note_trouble, METH_VARARGS), P(trouble, METH_VARARGS),   P(info, METH_NOARGS),
+    {NULL, NULL, 0, NULL},
+};
+#undef P
+
+static PyTypeObject PlannerType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "throng._throng.Planner",
+    .tp_doc = "A hierarchical path planner on a world's map (low level; use throng.Planner).",
+    .tp_basicsize = sizeof(PlannerObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = (destructor)Planner_dealloc,
+    .tp_methods = Planner_methods,
+};
+
 static PyObject *mod_set_error_class(PyObject *mod, PyObject *cls) {
     (void)mod;
     Py_XDECREF(g_error_class);
@@ -2552,6 +2914,7 @@ static PyMethodDef module_methods[] = {
     {"clean_air", mod_clean_air, METH_NOARGS, NULL},
     {"fed_rate", mod_fed_rate, METH_VARARGS, NULL},
     {"check", mod_check, METH_VARARGS, NULL},
+    {"planner", mod_planner, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2567,7 +2930,7 @@ static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT,
 
 PyMODINIT_FUNC PyInit__throng(void) {
     import_array();
-    if (PyType_Ready(&WorldType) < 0) return NULL;
+    if (PyType_Ready(&WorldType) < 0 || PyType_Ready(&PlannerType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
     Py_INCREF(&WorldType);

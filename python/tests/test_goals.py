@@ -130,6 +130,8 @@ def test_an_agent_sent_to_the_far_bunker_and_one_slowed_down():
     far, slow, plain = ids[0], ids[1], ids[2]
     w.set_agent_exit(far, "east")
     w.set_agent_speed(slow, 0.5)
+    w.step()
+    assert w.agent(far)["exit"] == 1
     assert w.nearest_bunker(w.agent(far)["position"]) == 0  # west is nearer
     x0 = w.agent(slow)["position"]
     w.step(240)
@@ -188,6 +190,12 @@ def test_pre_movement_times_of_the_fire_scene():
         seen += 1
         assert p["drawn"] == n[i] and p["waiting"] <= p["drawn"]
         assert 0 <= p["min_s"] <= p["mean_s"] <= p["max_s"]
+        # Each agent's start time is its drawn time (all were added at time 0), on the steps.
+        starts = [w.agent(int(a))["start_time"] for a in w.agents.id[w.agents.crowd == i]]
+        dt = w.timestep
+        assert min(starts) == pytest.approx(p["min_s"], abs=dt)
+        assert max(starts) == pytest.approx(p["max_s"], abs=dt)
+        assert np.mean(starts) == pytest.approx(p["mean_s"], abs=dt)
     assert seen > 0
     w2, c, _ = street(n=2)
     assert w2.pre_movement(c) is None

@@ -81,6 +81,9 @@ def test_gases_give_the_dose_the_report_counts():
         steps += 60
     fed, at = w.agent_fed(inside)
     assert fed >= 1 and at is not None
+    state = w.agent(inside)
+    assert state["incapacitated"] and state["fed"] == pytest.approx(fed, rel=1e-6)
+    assert not w.agent(outside)["incapacitated"] and w.agent(outside)["fed"] == 0
     # The dose grows at the constant rate of constant air: 1 is reached at 1 / rate seconds.
     assert at == pytest.approx(1 / rate, rel=0.02)
     assert w.agent_fed(outside) == (0.0, None)

@@ -308,8 +308,10 @@ class World:
     @property
     def info(self) -> Dict[str, Any]:
         """Sizes and counts: width, height, timestep, threads, seed, wrap, map cols, rows and
-        cell_size (0 without a map), and the numbers of agents, crowds, bunkers, spawners,
-        exits, areas and lines."""
+        cell_size (0 without a map), the numbers of agents, crowds, bunkers, spawners, exits,
+        areas, lines, levels, stairs, elevators, hazards, destinations (fields), groups and
+        pending_events, id_slots (slots of the id table used so far) and grid (the spatial
+        grid's cols, rows, cell width and height)."""
         return self._w.counts()
 
     @property
@@ -342,8 +344,12 @@ class World:
         return self._w.positions(out)
 
     def agent(self, agent_id: int) -> Optional[Dict[str, Any]]:
-        """One agent's state (position, velocity, crowd, stranded, leader, neighbors), or None
-        when ``agent_id`` names no agent (it has left: sheltered, exited or removed)."""
+        """One agent's state, or None when ``agent_id`` names no agent (it has left:
+        sheltered, exited or removed): position (m), velocity (m/s), acceleration (the
+        steering of the last step, m/s²), crowd, stranded, leader, neighbors, waypoint (the
+        route waypoint or graph node it walks to), carrying (foraging), start_time (world
+        seconds from which it moves), fed (its hazard dose), incapacitated, and exit (the
+        bunker index it walks to, chosen or set; None for the nearest open one)."""
         return self._w.agent(agent_id)
 
     def trajectories(self, steps: int, every: int = 1) -> Trajectories:

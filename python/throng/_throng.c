@@ -49,6 +49,7 @@ typedef struct {
 static PyTypeObject WorldType;
 static int put(PyObject *d, const char *k, PyObject *v);
 static PyObject *str_of(const char *s);
+static PyObject *index_or_none(uint32_t index1);
 
 /* Raise throng.Error from a th_error. */
 static PyObject *raise_error(const th_error *err) {
@@ -467,11 +468,23 @@ static PyObject *World_agent(WorldObject *self, PyObject *args) {
     th_agent_state s;
     th_agent_id a = {(uint32_t)id, (uint32_t)(id >> 32)};
     if (!th_world_get_agent(w, a, &s)) Py_RETURN_NONE;
-    return Py_BuildValue("{s(dd)s(dd)sIsOsOsI}", "position", (double)s.position.x,
-                         (double)s.position.y, "velocity", (double)s.velocity.x,
-                         (double)s.velocity.y, "crowd", s.crowd.index1 - 1, "stranded",
-                         s.stranded ? Py_True : Py_False, "leader", s.leader ? Py_True : Py_False,
-                         "neighbors", s.neighbors);
+    PyObject *d =
+        Py_BuildValue("{s(dd)s(dd)sIsOsOsI}", "position", (double)s.position.x,
+                      (double)s.position.y, "velocity", (double)s.velocity.x, (double)s.velocity.y,
+                      "crowd", s.crowd.index1 - 1, "stranded", s.stranded ? Py_True : Py_False,
+                      "leader", s.leader ? Py_True : Py_False, "neighbors", s.neighbors);
+    if (d && (put(d, "acceleration",
+                  Py_BuildValue("(dd)", (double)s.acceleration.x, (double)s.acceleration.y)) < 0 ||
+              put(d, "waypoint", PyLong_FromUnsignedLong(s.waypoint)) < 0 ||
+              put(d, "carrying", PyBool_FromLong(s.carrying)) < 0 ||
+              put(d, "start_time", PyFloat_FromDouble((double)s.start_time)) < 0 ||
+              put(d, "fed", PyFloat_FromDouble((double)s.fed)) < 0 ||
+              put(d, "incapacitated", PyBool_FromLong(s.incapacitated)) < 0 ||
+              put(d, "exit", index_or_none(s.exit.index1)) < 0)) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
 }
 
 /* The spatial grid: (cols, rows, cell width, cell height). */

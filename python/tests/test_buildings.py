@@ -1,7 +1,9 @@
 """Buildings from Python: levels, stairs and elevators (docs/buildings.md), built in code and
 loaded from scenes, read back through the getters and checked against World.report()."""
+import json
 import math
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -10,6 +12,7 @@ import throng
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCENES = os.path.join(ROOT, "scenes")
+CLI = os.environ.get("THRONG_CLI", os.path.join(ROOT, "build", "release", "throng"))
 
 
 def two_storeys(threads=1, walkers=12, stair=True):
@@ -38,9 +41,10 @@ def two_storeys(threads=1, walkers=12, stair=True):
     return w, c, ids
 
 
-def check_against_report(w):
-    """The getters say what the run report says of the building."""
-    r = w.report()
+def check_against_report(w, r=None):
+    """The getters say what the run report (``r``, else World.report()) says of the
+    building."""
+    r = w.report() if r is None else r
     assert [l["name"] for l in r["levels"]] == [l["name"] for l in w.levels]
     for got, want in zip(w.levels, r["levels"]):
         assert got["cells"] == tuple(want["cells"])
@@ -257,3 +261,21 @@ def test_a_shelter_path_crosses_the_stair_seam():
     s = w.stair(0)
     slow = s["length"] / (s["plan_length"] * s["down_factor"])
     assert length + 1 < w.cost_to_shelter((25.5, 1.5)) <= length + 1 + 5 * slow
+
+
+def test_the_tower_getters_agree_with_the_command_line(tmp_path):
+    """The same scene, seed, threads and steps run by ``throng run --json``: its building
+    figures are what the getters read."""
+    if not os.access(CLI, os.X_OK):
+        pytest.skip(f"no command line at {CLI} (set THRONG_CLI)")
+    out = tmp_path / "cli.json"
+    r = subprocess.run([CLI, "run", os.path.join(SCENES, "tower.yaml"), "--steps", "1500",
+                        "--seed", "5", "--threads", "2", "--headless", "--no-progress",
+                        "--fixed-steps", "--json", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    w = throng.load(os.path.join(SCENES, "tower.yaml"), seed=5, threads=2)
+    w.step(1500)
+    assert f"0x{w.hash():016x}" == doc["hash"]
+    check_against_report(w, doc)
+    assert sum(s["crossed_down"] for s in w.stairs) > 0 and w.elevator("lift")["trips"] > 0

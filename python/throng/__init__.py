@@ -210,6 +210,23 @@ def _choice(table: Dict[Any, int], value: Any, what: str) -> int:
     return table[value]
 
 
+def _agent_ids(agent_ids: Any) -> np.ndarray:
+    """Agent ids as a uint64 array: an unsigned array as it is, integers checked (a negative
+    or too large one raises OverflowError, as a single id does, instead of wrapping)."""
+    a = np.asarray(agent_ids)
+    if a.dtype.kind == "u":
+        return a.astype(np.uint64).reshape(-1)
+    if a.size == 0:
+        return np.zeros(0, dtype=np.uint64)
+    if a.dtype.kind not in "iO":
+        raise TypeError(f"agent ids are integers, got an array of {a.dtype}")
+    ids = [int(x) for x in a.reshape(-1)]
+    for v in ids:
+        if not 0 <= v < 2 ** 64:
+            raise OverflowError(f"expected an integer in [0, 2**64 - 1], got {v}")
+    return np.array(ids, dtype=np.uint64)
+
+
 class World:
     """A throng world. ``World(width, height, ...)`` builds an empty one; :func:`load` builds
     one from a scene file.
@@ -861,7 +878,7 @@ class World:
         its place: those before it keep the new goal. An unknown agent anywhere is refused
         before any is changed."""
         g = self._goal("set_agents_goal", point, exit, follow, radius, priority)
-        return self._w.set_agents_goal(np.asarray(agent_ids, dtype=np.uint64).reshape(-1), g)
+        return self._w.set_agents_goal(_agent_ids(agent_ids), g)
 
     def schedule_agents_goal(self, agent_ids: Union[np.ndarray, Sequence[int]], at: Optional[int] = None, *,
                              point: Optional[Point] = None, exit: Optional[Union[int, str]] = None,
@@ -873,7 +890,7 @@ class World:
         passed over, and one with no path to the point keeps its goal (:meth:`goal_changes`
         counts both)."""
         g = self._goal("schedule_agents_goal", point, exit, follow, radius, priority)
-        self._w.schedule_agents_goal(at, np.asarray(agent_ids, dtype=np.uint64).reshape(-1), g)
+        self._w.schedule_agents_goal(at, _agent_ids(agent_ids), g)
 
     def agent_goal(self, agent_id: int) -> Optional[Dict[str, Any]]:
         """An agent's own goal: kind (``"crowd"`` when it follows its crowd's, ``"point"``,
@@ -1062,7 +1079,7 @@ class World:
         ``spread`` metres (0 = 1.5) ahead of the group's last member along the way slows down,
         standing at twice that, so the group keeps its slowest member's pace. Returns its
         index."""
-        return self._w.add_group(np.asarray(agent_ids, dtype=np.uint64).reshape(-1), spread)
+        return self._w.add_group(_agent_ids(agent_ids), spread)
 
     def group(self, group: int) -> Dict[str, Any]:
         """A group as of the last step: members (as added), present (still in the world),

@@ -554,17 +554,19 @@ def test_stub_matches_the_package():
 
     funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-    for name in ("load", "demo", "version", "read_results"):
+    for name in ("load", "demo", "version", "read_results", "elevator_travel_time", "clean_air",
+                 "fed_rate", "check"):
         sig = inspect.signature(getattr(throng, name))
         assert params(funcs[name]) == list(sig.parameters), name
-    methods = {n.name: n for n in classes["World"].body if isinstance(n, ast.FunctionDef)}
-    public = [m for m in vars(throng.World)
-              if not m.startswith("_") or m in ("__init__", "__enter__", "__exit__")]
-    assert set(public) == set(methods)
-    for m in public:
-        obj = vars(throng.World)[m]
-        if callable(obj):
-            assert params(methods[m]) == list(inspect.signature(obj).parameters), m
+    for cls in (throng.World, throng.Planner):
+        methods = {n.name: n for n in classes[cls.__name__].body if isinstance(n, ast.FunctionDef)}
+        public = [m for m in vars(cls)
+                  if not m.startswith("_") or m in ("__init__", "__enter__", "__exit__")]
+        assert set(public) == set(methods), cls
+        for m in public:
+            obj = vars(cls)[m]
+            if callable(obj):
+                assert params(methods[m]) == list(inspect.signature(obj).parameters), m
     codes = [n.targets[0].id for n in classes["ErrorCode"].body]
     assert codes == [c.name for c in throng.ErrorCode]
 
@@ -672,7 +674,8 @@ def test_properties_read_and_methods_compute():
     lists, and reading every one leaves the world's hash as it was."""
     props = {n for n, v in vars(throng.World).items() if isinstance(v, property)}
     listed = {"step_count", "time", "timestep", "scene_over", "info", "crowds", "agent_count",
-              "agents", "bunkers"}
+              "agents", "bunkers", "exits", "spawners", "levels", "stairs", "elevators",
+              "groups"}
     assert props == listed
     doc = open(os.path.join(ROOT, "docs", "python.md")).read()
     rule = doc[doc.index("**Properties or methods.**"):]

@@ -1,9 +1,10 @@
 """throng: deterministic, multithreaded crowd simulation, from Python.
 
 A :class:`World` holds crowds (named groups of agents sharing their parameters), agents, and
-for worlds with a terrain map, walls, bunkers, exits, spawners and measurement areas and lines.
-It advances in fixed steps (:meth:`World.step`), on the library's own worker threads, with the
-GIL released; between steps it is a consistent snapshot that may be read freely.
+for worlds with a terrain map, walls, bunkers, exits, spawners, measurement areas and lines,
+building levels joined by stairs and elevators, and fire hazards. It advances in fixed steps
+(:meth:`World.step`), on the library's own worker threads, with the GIL released; between
+steps it is a consistent snapshot that may be read freely.
 
 Load a scene file (docs/scene-format.md), or build a world in code::
 
@@ -23,8 +24,8 @@ Load a scene file (docs/scene-format.md), or build a world in code::
 
 Units are metres, seconds and degrees; map cell (x, y) is the square of side cell_size whose
 lower corner is (x * cell_size, y * cell_size).
-Handles (crowds, bunkers, spawners, exits, areas, lines, destination fields) are indices from
-0 in the order of addition. Agent ids are integers, ``slot | generation << 32``, that stay
+Handles (crowds, bunkers, spawners, exits, areas, lines, destination fields, levels, stairs,
+elevators, hazards, groups, squads, targets) are indices from 0 in the order of addition. Agent ids are integers, ``slot | generation << 32``, that stay
 the same while the engine reorders its arrays and become stale when the agent leaves.
 
 Reading agents: :attr:`World.agents` returns **copies** (numpy arrays owned by Python): they
@@ -61,10 +62,15 @@ __all__ = [
     "Agents",
     "Error",
     "ErrorCode",
+    "Planner",
     "Trajectories",
     "World",
     "__version__",
+    "check",
+    "clean_air",
     "demo",
+    "elevator_travel_time",
+    "fed_rate",
     "load",
     "read_results",
     "version",
@@ -125,6 +131,30 @@ def version() -> str:
     return _throng.version()
 
 
+def elevator_travel_time(metres: float, speed: float, acceleration: float = 0.0) -> float:
+    """Seconds an elevator car takes to travel ``metres`` at top ``speed`` (m/s) with
+    ``acceleration`` (m/s², 0 = none): metres / speed + speed / acceleration when it reaches
+    its top speed, else 2 sqrt(metres / acceleration). For hand calculations."""
+    return _throng.elevator_travel_time(metres, speed, acceleration)
+
+
+def clean_air() -> Dict[str, float]:
+    """Clean air, the air outside every hazard: extinction 0 (1/m), co 0 (ppm), co2 0.04 (%),
+    o2 20.9 (%), hcn 0 (ppm)."""
+    return _throng.clean_air()
+
+
+def fed_rate(air: Dict[str, float]) -> float:
+    """Purser's fractional effective dose per second in ``air`` (a dict as :meth:`World.air`
+    returns; gases left out are clean air's): docs/hazards.md has the formula."""
+    clean = _throng.clean_air()
+    unknown = set(air) - set(_AIR)
+    if unknown:
+        raise Error(int(ErrorCode.TH_ERR_INVALID), "TH_ERR_INVALID",
+                    f"fed_rate: unknown gas {sorted(unknown)}; expected {', '.join(_AIR)}")
+    return _throng.fed_rate(tuple(float(air.get(g, clean[g])) for g in _AIR))
+
+
 class Agents(NamedTuple):
     """Every agent as of the last step, in the engine's storage order (which changes from step
     to step: match agents across steps by ``id``). All arrays are copies owned by Python."""
@@ -159,6 +189,12 @@ _CELL_NAMES = {v: k for k, v in _CELLS.items()}
 _GOALS = {"none": 0, "shelter": 1, "destinations": 2, "route": 3, "wander": 4}
 _ROUTE_MODES = {"once": 0, "loop": 1, "patrol": 2}
 _LANES = {None: 0, "x": 1, "y": 2}
+_WAYS = {"east": 0, "north": 1, "west": 2, "south": 3}
+_POLICIES = {"shuttle": 0, "collective": 1}
+_AGENT_GOALS = {"crowd": 0, "point": 1, "exit": 2, "follow": 3}
+_FORMATIONS = {"line": 0, "column": 1, "wedge": 2, "box": 3, "circle": 4}
+_TARGETS = {"point": 0, "path": 1, "agent": 2, "shelter": 3}
+_AIR = ("extinction", "co", "co2", "o2", "hcn")
 _EVENTS = {"destroy_bunker": 0, "restore_bunker": 1, "break_walls": 2, "block_cells": 3, "set_cost": 4,
            "open_cells": 5}
 
@@ -172,6 +208,23 @@ def _choice(table: Dict[Any, int], value: Any, what: str) -> int:
         names = ", ".join(repr(k) for k in table)
         raise Error(int(ErrorCode.TH_ERR_INVALID), "TH_ERR_INVALID", f"{what}: {value!r} is not one of {names}")
     return table[value]
+
+
+def _agent_ids(agent_ids: Any) -> np.ndarray:
+    """Agent ids as a uint64 array: an unsigned array as it is, integers checked (a negative
+    or too large one raises OverflowError, as a single id does, instead of wrapping)."""
+    a = np.asarray(agent_ids)
+    if a.dtype.kind == "u":
+        return a.astype(np.uint64).reshape(-1)
+    if a.size == 0:
+        return np.zeros(0, dtype=np.uint64)
+    if a.dtype.kind not in "iO":
+        raise TypeError(f"agent ids are integers, got an array of {a.dtype}")
+    ids = [int(x) for x in a.reshape(-1)]
+    for v in ids:
+        if not 0 <= v < 2 ** 64:
+            raise OverflowError(f"expected an integer in [0, 2**64 - 1], got {v}")
+    return np.array(ids, dtype=np.uint64)
 
 
 class World:
@@ -272,8 +325,10 @@ class World:
     @property
     def info(self) -> Dict[str, Any]:
         """Sizes and counts: width, height, timestep, threads, seed, wrap, map cols, rows and
-        cell_size (0 without a map), and the numbers of agents, crowds, bunkers, spawners,
-        exits, areas and lines."""
+        cell_size (0 without a map), the numbers of agents, crowds, bunkers, spawners, exits,
+        areas, lines, levels, stairs, elevators, hazards, destinations (fields), groups and
+        pending_events, id_slots (slots of the id table used so far) and grid (the spatial
+        grid's cols, rows, cell width and height)."""
         return self._w.counts()
 
     @property
@@ -306,8 +361,12 @@ class World:
         return self._w.positions(out)
 
     def agent(self, agent_id: int) -> Optional[Dict[str, Any]]:
-        """One agent's state (position, velocity, crowd, stranded, leader, neighbors), or None
-        when ``agent_id`` names no agent (it has left: sheltered, exited or removed)."""
+        """One agent's state, or None when ``agent_id`` names no agent (it has left:
+        sheltered, exited or removed): position (m), velocity (m/s), acceleration (the
+        steering of the last step, m/s²), crowd, stranded, leader, neighbors, waypoint (the
+        route waypoint or graph node it walks to), carrying (foraging), start_time (world
+        seconds from which it moves), fed (its hazard dose), incapacitated, and exit (the
+        bunker index it walks to, chosen or set; None for the nearest open one)."""
         return self._w.agent(agent_id)
 
     def trajectories(self, steps: int, every: int = 1) -> Trajectories:
@@ -480,6 +539,7 @@ class World:
         wander_rate: float = 0.0,
         field: Optional[int] = None,
         color: int = 0,
+        target: Optional[int] = None,
         **params: float,
     ) -> int:
         """Add a crowd; returns its index.
@@ -494,8 +554,11 @@ class World:
                 each reached within ``radius``) or ``"wander"`` (``wander_rate``).
             heading: the direction a pedestrian crowd without goal walks.
             color: 0xRRGGBB for viewers (0 = automatic).
+            target: a target (:meth:`add_target`) the crowd's leaders pursue (boids: the
+                agents with no one of their kind ahead lead, the others flock after them).
             params: any float parameter of th_crowd_def (include/throng/throng.h), e.g.
-                ``desired_speed=1.2``, ``max_speed=2``, ``body_radius=0.25``, ``time_gap=0.8``.
+                ``desired_speed=1.2``, ``max_speed=2``, ``body_radius=0.25``, ``time_gap=0.8``,
+                ``smoke_slope=0.1``, ``flee_radius=20``.
         """
         if model not in ("boids", "pedestrian"):
             raise Error(int(ErrorCode.TH_ERR_INVALID), "TH_ERR_INVALID",
@@ -508,7 +571,8 @@ class World:
         pts = None if route is None else np.asarray(route, dtype=np.float32).reshape(-1, 2)
         return self._w.add_crowd(name, model == "pedestrian", g, dict(params), pts, mode, radius,
                                  None if heading is None else tuple(heading), wander_rate,
-                                 0 if field is None else field + 1, color)
+                                 0 if field is None else field + 1, color,
+                                 0 if target is None else target + 1)
 
     def add_agent(self, crowd: int, position: Point, velocity: Point = (0.0, 0.0)) -> int:
         """Add one agent of ``crowd`` at ``position`` (metres, on open ground) with
@@ -613,6 +677,683 @@ class World:
         (last step), their totals, and flow (net persons per second over the window)."""
         return self._named(self._w.measure_line, "lines", line)
 
+    # ---- buildings: levels, stairs, elevators (docs/buildings.md) -----------------------
+    def _handle(self, kind: str, find: Any, what: Union[int, str]) -> int:
+        if isinstance(what, str):
+            i = find(what)
+            if i is None:
+                raise Error(int(ErrorCode.TH_ERR_HANDLE), "TH_ERR_HANDLE", f"no {kind} called {what!r}")
+            return i
+        return int(what)
+
+    def _record(self, kind: str, get: Any, find: Any, what: Union[int, str]) -> Dict[str, Any]:
+        info = get(self._handle(kind, find, what))
+        if info is None:
+            raise Error(int(ErrorCode.TH_ERR_HANDLE), "TH_ERR_HANDLE", f"no {kind} {what!r}")
+        return info
+
+    def add_level(self, name: str, cells: CellRect, elevation: float = 0.0) -> int:
+        """Add a building level (floor): the cell rectangle ``(x0, y0, x1, y1)`` (inclusive) of
+        the map, not overlapping another level, its floor at ``elevation`` metres. After the
+        map's cells, before the first step. Returns its index."""
+        return self._w.add_level(name, tuple(cells), elevation)
+
+    def level(self, level: Union[int, str]) -> Dict[str, Any]:
+        """A level by index or name: name, cells ``(x0, y0, x1, y1)``, elevation (metres) and
+        agents (standing on it now)."""
+        return self._record("level", self._w.level, self._w.find_level, level)
+
+    @property
+    def levels(self) -> List[Dict[str, Any]]:
+        """Every level (see :meth:`level`), by index."""
+        return [self._w.level(i) for i in range(self._w.counts()["levels"])]
+
+    def find_level(self, name: str) -> Optional[int]:
+        """The index of the level called ``name``, or None."""
+        return self._w.find_level(name)
+
+    def level_at(self, position: Point) -> Optional[int]:
+        """The index of the level whose cells hold ``position`` (metres), or None (off every
+        level, or a world without levels)."""
+        return self._w.level_at(tuple(position))
+
+    def add_stair(self, name: str, cells: CellRect, up: str, landing: Tuple[int, int], *,
+                  length: float = 0.0, up_factor: float = 0.0, down_factor: float = 0.0) -> int:
+        """Add a stair: a flight of open cells ``(x0, y0, x1, y1)`` (inclusive) on one level
+        climbing ``up`` (``"east"``, ``"north"``, ``"west"`` or ``"south"``), its top edge glued
+        to the landing on a higher level whose first cell is ``landing`` (C's top_x, top_y: the
+        cell across the top edge from the top row's cell of least x, or least y). ``length``:
+        metres along the slope (0 = from the plan length and the rise); ``up_factor`` and
+        ``down_factor``: speed along the slope as a share of the free speed, in (0, 2] (0 =
+        Weidmann's). The cells beyond the flight's top and behind the landing must be walls.
+        After the levels, before the first step. Returns its index."""
+        way = _choice(_WAYS, up, "add_stair: up")
+        return self._w.add_stair(name, tuple(cells), way, tuple(landing), length, up_factor,
+                                 down_factor)
+
+    def stair(self, stair: Union[int, str]) -> Dict[str, Any]:
+        """A stair by index or name: name, lower and upper (level indices), cells, up, landing,
+        plan_length, rise and length (metres), up_factor and down_factor (as used), agents (on
+        the flight now), crossed_up and crossed_down (crossings of its top edge so far, each
+        way: crossed_down - crossed_up is the net number gone down)."""
+        return self._record("stair", self._w.stair, self._w.find_stair, stair)
+
+    @property
+    def stairs(self) -> List[Dict[str, Any]]:
+        """Every stair (see :meth:`stair`), by index."""
+        return [self._w.stair(i) for i in range(self._w.counts()["stairs"])]
+
+    def find_stair(self, name: str) -> Optional[int]:
+        """The index of the stair called ``name``, or None."""
+        return self._w.find_stair(name)
+
+    def stair_at(self, position: Point) -> Optional[int]:
+        """The index of the stair whose flight holds ``position`` (metres), or None."""
+        return self._w.stair_at(tuple(position))
+
+    def add_elevator(self, name: str, stops: Sequence[Tuple[Union[int, str], Tuple[int, int]]],
+                     crowds: Sequence[int], *, capacity: int, speed: float, discharge: int = 0,
+                     start: int = 0, acceleration: float = 0.0, door_time: float = 2.0,
+                     dwell: float = 2.0, board_time: float = 1.0, radius: float = 1.5,
+                     policy: str = "shuttle", patience: float = 0.0) -> int:
+        """Add an elevator (after its levels and crowds, before the first step).
+
+        Args:
+            stops: 2 to 16 ``(level, (x, y))``: the open cell in front of the doors on that
+                level (index or name), each on its own level, off every stair's seam.
+            crowds: the pedestrian crowds it serves (each served by one elevator at most).
+            capacity: riders per trip, 1..64. speed: m/s; acceleration: m/s² (0 = none).
+            discharge, start: indices into ``stops``: where riders are taken, where the car
+                waits at first.
+            door_time: seconds to open, and again to close; dwell: seconds open after the last
+                rider in or out; board_time: seconds per rider in or out (0 = all at once);
+                radius: metres around a stop where riders wait and board. The defaults are
+                the scene format's.
+            policy: ``"shuttle"`` (straight to the discharge stop) or ``"collective"`` (stops
+                on the way where agents called, while it has room).
+            patience: seconds an agent waits before it gives up and follows its crowd's goal
+                (0 = for ever).
+
+        Returns its index. Raises :class:`Error` (TH_ERR_BLOCKED for a stop that is not an
+        open cell of its level or lies on a stair's seam)."""
+        pol = _choice(_POLICIES, policy, "add_elevator: policy")
+        st = [(self._handle("level", self._w.find_level, lv), int(x), int(y)) for lv, (x, y) in stops]
+        return self._w.add_elevator(name, st, [int(c) for c in crowds], discharge, start, capacity,
+                                    speed, acceleration, door_time, dwell, board_time, radius, pol,
+                                    patience)
+
+    def elevator(self, elevator: Union[int, str]) -> Dict[str, Any]:
+        """An elevator by index or name, as it stands: name, stops (``{"level": index,
+        "cell": (x, y)}``), discharge, capacity, speed (m/s), acceleration (m/s²), door_time,
+        dwell, board_time (s), radius (m), policy, state (``"idle"``, ``"moving"``,
+        ``"opening"``, ``"open"``, ``"closing"``), at (the stop it stands at or left last), to
+        (where it travels), riders, waiting (at its stops) and stop_waiting (per stop), trips,
+        carried, patience (s), gave_up, last_out (world seconds of the last rider out; None
+        before) and walking (agents on their way to a stop)."""
+        return self._record("elevator", self._w.elevator, self._w.find_elevator, elevator)
+
+    @property
+    def elevators(self) -> List[Dict[str, Any]]:
+        """Every elevator (see :meth:`elevator`), by index."""
+        return [self._w.elevator(i) for i in range(self._w.counts()["elevators"])]
+
+    def find_elevator(self, name: str) -> Optional[int]:
+        """The index of the elevator called ``name``, or None."""
+        return self._w.find_elevator(name)
+
+    def agent_elevator(self, agent_id: int) -> Optional[int]:
+        """The index of the elevator agent ``agent_id`` rides now, or None."""
+        return self._w.agent_elevator(agent_id)
+
+    # ---- hazards (docs/hazards.md) --------------------------------------------------------
+    def add_hazard(self, area: Rect, keys: Sequence[Dict[str, float]]) -> int:
+        """Add a fire hazard over the rectangle ``(x0, y0, x1, y1)`` (metres; it covers the
+        cells whose centres lie inside): ``keys``, 1 to 4096 dicts in increasing ``time``
+        (seconds of world time), each with any of ``extinction`` (smoke, 1/m), ``co`` (ppm),
+        ``co2`` (volume %), ``o2`` (volume %) and ``hcn`` (ppm); a gas left out is clean air's
+        (:func:`clean_air`). Linear between keys, the first before it and the last after.
+        Where hazards overlap the one added last covers the others. Needs a map. Returns its
+        index (hazards count from 0 in order of addition)."""
+        x0, y0, x1, y1 = area
+        clean = _throng.clean_air()
+        ks = []
+        for k in keys:
+            unknown = set(k) - {"time", *_AIR}
+            if unknown or "time" not in k:
+                raise Error(int(ErrorCode.TH_ERR_INVALID), "TH_ERR_INVALID",
+                            f"add_hazard: a key is time and {', '.join(_AIR)}; got {sorted(k)}")
+            ks.append((k["time"], tuple(float(k.get(g, clean[g])) for g in _AIR)))
+        return self._w.add_hazard((x0, y0, x1 - x0, y1 - y0), ks)
+
+    def air(self, position: Point) -> Dict[str, float]:
+        """The air at ``position`` (metres) as agents breathe it in the next step: extinction
+        (1/m), co (ppm), co2 (%), o2 (%), hcn (ppm). Raises :class:`Error` (TH_ERR_BLOCKED)
+        off the world."""
+        return self._w.air(tuple(position))
+
+    def smoke_factor(self, crowd: int, extinction: float) -> float:
+        """The factor, in (0, 1], that smoke of ``extinction`` (1/m) scales crowd ``crowd``'s
+        free speed by: max(smoke_min_factor, 1 - smoke_slope * extinction)."""
+        return self._w.smoke_factor(crowd, extinction)
+
+    def hazard_info(self, crowd: int) -> Optional[Dict[str, Any]]:
+        """A crowd's exposure: incapacitated (agents whose dose reached 1), first_s (world
+        seconds of the first; 0 when none) and max_fed (the highest dose of its agents); None in
+        a world without hazards."""
+        return self._w.hazard_info(crowd)
+
+    def agent_fed(self, agent_id: int) -> Optional[Tuple[float, Optional[float]]]:
+        """One agent's fractional effective dose so far and the world time (seconds) it reached
+        1 (None while it has not); None for an unknown agent or a world without hazards."""
+        return self._w.agent_fed(agent_id)
+
+    # ---- one agent's goal and way (docs/goals.md) -------------------------------------------
+    def _goal(self, what: str, point: Optional[Point], exit: Optional[Union[int, str]],
+              follow: Optional[int], radius: float, priority: int) -> Tuple[Any, ...]:
+        given = [n for n, v in (("point", point), ("exit", exit), ("follow", follow)) if v is not None]
+        if len(given) > 1:
+            raise Error(int(ErrorCode.TH_ERR_INVALID), "TH_ERR_INVALID",
+                        f"{what}: give one of point, exit and follow, not {' and '.join(given)}")
+        kind = _AGENT_GOALS[given[0] if given else "crowd"]
+        p = (0.0, 0.0) if point is None else tuple(point)
+        b = -1 if exit is None else self._bunker_index(exit)
+        return (kind, p, radius, b, 0 if follow is None else int(follow), priority)
+
+    def set_agent_goal(self, agent_id: int, *, point: Optional[Point] = None,
+                       exit: Optional[Union[int, str]] = None, follow: Optional[int] = None,
+                       radius: float = 0.0, priority: int = 0) -> None:
+        """Give one agent its own goal from the next step on: walk to ``point`` (metres, along
+        an A* path, staying once within ``radius``, 0 = 1 m), flee to bunker ``exit`` (index
+        or name; fleeing crowds), or ``follow`` another agent (keeping ``radius`` off). With
+        none of them it returns to its crowd's goal. ``priority`` orders point goals under
+        goal planning. Raises :class:`Error`: TH_ERR_HANDLE for an unknown agent,
+        TH_ERR_UNREACHABLE for a point with no path, TH_ERR_STATE for a squad member."""
+        self._w.set_agent_goal(agent_id, self._goal("set_agent_goal", point, exit, follow, radius, priority))
+
+    def set_agents_goal(self, agent_ids: Union[np.ndarray, Sequence[int]], *,
+                        point: Optional[Point] = None, exit: Optional[Union[int, str]] = None,
+                        follow: Optional[int] = None, radius: float = 0.0, priority: int = 0) -> int:
+        """Give each of ``agent_ids``, in order, the goal :meth:`set_agent_goal` describes.
+        Returns how many were given it. At the first that fails raises :class:`Error` naming
+        its place: those before it keep the new goal. An unknown agent anywhere is refused
+        before any is changed."""
+        g = self._goal("set_agents_goal", point, exit, follow, radius, priority)
+        return self._w.set_agents_goal(_agent_ids(agent_ids), g)
+
+    def schedule_agents_goal(self, agent_ids: Union[np.ndarray, Sequence[int]], at: Optional[int] = None, *,
+                             point: Optional[Point] = None, exit: Optional[Union[int, str]] = None,
+                             follow: Optional[int] = None, radius: float = 0.0,
+                             priority: int = 0) -> None:
+        """Give ``agent_ids`` the goal :meth:`set_agent_goal` describes at the start of the
+        step leaving step count ``at`` (None = the next step), before its terrain events.
+        Checked now (every agent must be in the world now); at that step an agent gone is
+        passed over, and one with no path to the point keeps its goal (:meth:`goal_changes`
+        counts both)."""
+        g = self._goal("schedule_agents_goal", point, exit, follow, radius, priority)
+        self._w.schedule_agents_goal(at, _agent_ids(agent_ids), g)
+
+    def agent_goal(self, agent_id: int) -> Optional[Dict[str, Any]]:
+        """An agent's own goal: kind (``"crowd"`` when it follows its crowd's, ``"point"``,
+        ``"exit"``, ``"follow"``), point ((x, y) for a point, else None), radius, exit (bunker
+        index, else None), follow (agent id, else None) and priority; None for an unknown
+        agent."""
+        return self._w.agent_goal(agent_id)
+
+    def goal_changes(self) -> Dict[str, int]:
+        """Goal changes scheduled by :meth:`schedule_agents_goal`: pending (not made yet, one
+        per agent), made, and passed (the agent had left, or had no path to the point)."""
+        return self._w.goal_changes()
+
+    def set_goal_planning(self, budget: int, *, cluster_size: int = 0, max_requests: int = 0) -> None:
+        """Plan own point goals over steps with the hierarchical planner: ``budget``
+        expansions per step (0 turns it off: goals still waiting are planned at once),
+        ``cluster_size`` 4..64 (0 = 16), ``max_requests`` goals held at once (0 = 64). Needs
+        a map; call it between steps."""
+        self._w.set_goal_planning(budget, cluster_size, max_requests)
+
+    def goal_planning(self) -> Dict[str, int]:
+        """How goal planning stands: budget (0 = off), cluster_size and max_requests (as set,
+        defaults filled), waiting (point goals without their path after the last step),
+        searching (of those, held by the planner), answered, unreachable, at_once (planned at
+        once with A* instead), expanded, last_expanded, most_steps (the longest an answered
+        goal waited) and wait_steps (the steps answered goals waited, summed)."""
+        return self._w.goal_planning()
+
+    def agent_path(self, agent_id: int) -> np.ndarray:
+        """The agent's way to its goal as waypoints, float32 (N, 2) metres, its position first
+        (a field's cell path string-pulled; a route's or graph's points). Raises
+        :class:`Error` for an unknown agent or a goal without an end or out of reach."""
+        return self._w.agent_path(agent_id)
+
+    def agent_path_pending(self, agent_id: int) -> bool:
+        """Whether the agent's own point goal waits for the goal planner's path."""
+        return self._w.agent_path_pending(agent_id)
+
+    def agent_remaining(self, agent_id: int) -> float:
+        """Metres the agent still has to walk to its goal (route cost, terrain costs
+        included); ``inf`` for an unknown agent or a goal without an end or out of reach, 0 at
+        its goal."""
+        return self._w.agent_remaining(agent_id)
+
+    def agent_next_step(self, agent_id: int) -> Optional[Tuple[float, float]]:
+        """The unit direction its goal gives the agent where it stands ((0, 0) at its goal or
+        without one); None for an unknown agent or one that cannot reach its goal."""
+        return self._w.agent_next_step(agent_id)
+
+    def set_agent_exit(self, agent_id: int, bunker: Optional[Union[int, str]]) -> None:
+        """Send one agent of a fleeing crowd to ``bunker`` (index or name) from the next step
+        on; None sends it to the nearest open bunker again."""
+        self._w.set_agent_exit(agent_id, -1 if bunker is None else self._bunker_index(bunker))
+
+    def set_agent_speed(self, agent_id: int, speed: float) -> None:
+        """Give one pedestrian its own free walking speed (m/s, in (0, its crowd's
+        max_speed]) from the next step on."""
+        self._w.set_agent_speed(agent_id, speed)
+
+    def pre_movement(self, crowd: int) -> Optional[Dict[str, Any]]:
+        """A crowd's pre-movement times: drawn (agents given one), mean_s, min_s, max_s
+        (seconds) and waiting (agents whose time has not come); None for a crowd without
+        pre-movement times."""
+        return self._w.pre_movement(crowd)
+
+    # ---- stalls, flows and paths ------------------------------------------------------------
+    def stall_info(self) -> Dict[str, Any]:
+        """Stalled agents as of the last step and figures over the run: stalled, longest
+        (seconds without progress), box ((x0, y0, x1, y1) metres around the stalled; zeros
+        when none), stall_time (s), peak, peak_time (s), agent_seconds, longest_run (s),
+        queued and queued_peak; the report's ``stalls`` section."""
+        return self._w.stall_info()
+
+    def flow(self, position: Point) -> Optional[Tuple[float, float]]:
+        """The unit direction toward the nearest open bunker at ``position`` ((0, 0) inside
+        one); None when none can be reached from there. Valid after the first step."""
+        return self._w.flow(tuple(position))
+
+    def bunker_flow(self, bunker: Union[int, str], position: Point) -> Optional[Tuple[float, float]]:
+        """The direction toward ``bunker`` alone (its own river map, standing or not) at
+        ``position``; None when it cannot be reached from there. Valid after the first step."""
+        return self._w.bunker_flow(self._bunker_index(bunker), tuple(position))
+
+    def cost_to_shelter(self, position: Point) -> float:
+        """Cost-weighted metres from ``position`` to the nearest open bunker; ``inf`` when
+        unreachable."""
+        return self._w.cost_to_shelter(tuple(position))
+
+    def nearest_bunker(self, position: Point) -> Optional[int]:
+        """The index of the open bunker whose river map wins at ``position``, or None."""
+        return self._w.nearest_bunker(tuple(position))
+
+    def shelter_path(self, position: Point) -> np.ndarray:
+        """Cell-centre path, float32 (N, 2) metres, from ``position`` down the river map to
+        the nearest open bunker (start cell first, bunker cell last): each cell a neighbour
+        of the next, but where a stair's seam joins two levels, from a landing cell to the
+        flight's top row (cells apart on the map). Raises :class:`Error` when no open bunker
+        is reachable. Valid after the first step."""
+        return self._w.shelter_path(tuple(position))
+
+    def destination_flow(self, field: int, position: Point) -> Optional[Tuple[float, float]]:
+        """The unit direction toward destination field ``field``'s cheapest goal at
+        ``position``; None when no goal is reachable."""
+        return self._w.destination_flow(field, tuple(position))
+
+    def destination_cost(self, field: int, position: Point) -> float:
+        """Cost-weighted metres from ``position`` to the field's cheapest goal, its weight
+        included; ``inf`` when unreachable."""
+        return self._w.destination_cost(field, tuple(position))
+
+    def destination_path(self, field: int, position: Point) -> np.ndarray:
+        """Cell-centre path, float32 (N, 2) metres, from ``position`` to the field's cheapest
+        goal, like :meth:`shelter_path`. These destination queries answer for the field as
+        built, without a crowd's congestion term."""
+        return self._w.destination_path(field, tuple(position))
+
+    def find_path(self, start: Point, goal: Point) -> Tuple[np.ndarray, float]:
+        """Any-angle path from ``start`` to ``goal`` (A* over the terrain costs, string
+        pulled): waypoints, float32 (N, 2) metres at cell centres, start first, and the route's
+        cost in cost-weighted metres. Raises :class:`Error` when an end is blocked or no route
+        exists. The first call after the map changed builds A*'s landmark bounds."""
+        return self._w.find_path(tuple(start), tuple(goal))
+
+    def wall_distance(self, position: Point) -> Tuple[float, Tuple[float, float]]:
+        """Metres from ``position`` to the nearest wall (bilinear over cell centres) and the
+        unit direction away from it; ``(inf, (0, 0))`` without a map, ``(0, (0, 0))`` off the
+        world. The distances are built by the first step: call it after one."""
+        return self._w.wall_distance(tuple(position))
+
+    def set_cell_speed(self, x: int, y: int, factor: float) -> None:
+        """Set how fast agents walk on open cell (x, y), a factor in (0, 1] of their speed,
+        apart from its routing cost; before the first step."""
+        self._w.set_cell_speed(x, y, factor)
+
+    def cell_speed(self, x: int, y: int) -> float:
+        """Cell (x, y)'s walking speed factor: 1 unless set, 0 outside the map."""
+        return self._w.cell_speed(x, y)
+
+    # ---- exits and spawners as they stand ----------------------------------------------------
+    def exit(self, exit: Union[int, str]) -> Dict[str, Any]:
+        """An exit by index or name: name, exited, first_step and last_step (steps after which
+        its first and latest agent had left; 0 while none has), area ((x0, y0, x1, y1)
+        metres: its rectangle, or the bounding box of its cells)."""
+        return self._named_record("exit", self._w.exit, "exits", exit)
+
+    @property
+    def exits(self) -> List[Dict[str, Any]]:
+        """Every exit (see :meth:`exit`), by index."""
+        return [self._w.exit(i) for i in range(self._w.counts()["exits"])]
+
+    def exit_covers(self, exit: int, x: int, y: int) -> bool:
+        """Whether map cell (x, y) is one of the cells of an exit given by cells (False for
+        one given by a rectangle)."""
+        return self._w.exit_covers(exit, x, y)
+
+    def spawner(self, spawner: Union[int, str]) -> Dict[str, Any]:
+        """A spawner by index or name, as of the last step: name, crowd, emitted, due,
+        waiting (owed but not placed), total (``inf`` for an endless one), done, area
+        ((x0, y0, x1, y1) metres, or the bounding box of its cells)."""
+        return self._named_record("spawner", self._w.spawner, "spawners", spawner)
+
+    @property
+    def spawners(self) -> List[Dict[str, Any]]:
+        """Every spawner (see :meth:`spawner`), by index."""
+        return [self._w.spawner(i) for i in range(self._w.counts()["spawners"])]
+
+    def spawner_covers(self, spawner: int, x: int, y: int) -> bool:
+        """Whether map cell (x, y) is one of the cells of a spawner given by cells."""
+        return self._w.spawner_covers(spawner, x, y)
+
+    def _named_record(self, kind: str, get: Any, count_key: str, what: Union[int, str]) -> Dict[str, Any]:
+        if isinstance(what, str):
+            for i in range(self._w.counts()[count_key]):
+                info = get(i)
+                if info["name"] == what:
+                    return info
+        else:
+            info = get(int(what))
+            if info is not None:
+                return info
+        raise Error(int(ErrorCode.TH_ERR_HANDLE), "TH_ERR_HANDLE", f"no {kind} {what!r}")
+
+    # ---- groups, squads and targets (docs/goals.md, "Groups"; squads; leaders) ----------------
+    def add_group(self, agent_ids: Union[np.ndarray, Sequence[int]], spread: float = 0.0) -> int:
+        """Make 2 to 32 pedestrians (each in no other group) walk together: whoever is more than
+        ``spread`` metres (0 = 1.5) ahead of the group's last member along the way slows down,
+        standing at twice that, so the group keeps its slowest member's pace. Returns its
+        index."""
+        return self._w.add_group(_agent_ids(agent_ids), spread)
+
+    def group(self, group: int) -> Dict[str, Any]:
+        """A group as of the last step: members (as added), present (still in the world),
+        stretch (metres from the last member to the first along the way), waiting (members
+        slowed down for the others)."""
+        info = self._w.group(int(group))
+        if info is None:
+            raise Error(int(ErrorCode.TH_ERR_HANDLE), "TH_ERR_HANDLE", f"no group {group!r}")
+        return info
+
+    @property
+    def groups(self) -> List[Dict[str, Any]]:
+        """Every group (see :meth:`group`), by index."""
+        return [self._w.group(i) for i in range(self._w.counts()["groups"])]
+
+    def add_squad(self, crowd: int, count: int, start: Point, goal: Point, *,
+                  formation: str = "box", files: int = 0, spacing: float = 1.5,
+                  speed: float = 1.5, tolerance: float = 0.5, slot_weight: float = 3.0,
+                  rigid: bool = False) -> int:
+        """Add a squad of ``count`` agents of ``crowd`` (1..1024), spawned on their slots around
+        ``start`` and marching in ``formation`` (``"line"``, ``"column"``, ``"wedge"``,
+        ``"box"`` of ``files`` per rank, 0 = ceil(sqrt(count)), or ``"circle"``) along an A*
+        path to ``goal``: ``spacing`` metres between slots, the centre at ``speed`` m/s,
+        arrived when every member is within ``tolerance`` metres of its slot; ``slot_weight``
+        pulls members to their slots; ``rigid`` moves the formation as one body. Returns its
+        index."""
+        form = _choice(_FORMATIONS, formation, "add_squad: formation")
+        return self._w.add_squad(crowd, count, form, files, spacing, tuple(start), tuple(goal),
+                                 speed, tolerance, slot_weight, rigid)
+
+    def squad(self, squad: int) -> Dict[str, Any]:
+        """A squad as of the last step: centre (metres), heading (unit vector), members (alive),
+        error (mean metres from members to their slots), arrived, waypoints (of the centre's
+        path), stuck (no route, or a rigid shape that does not fit the way ahead)."""
+        info = self._w.squad(int(squad))
+        if info is None:
+            raise Error(int(ErrorCode.TH_ERR_HANDLE), "TH_ERR_HANDLE", f"no squad {squad!r}")
+        return info
+
+    def squad_members(self, squad: int) -> Tuple[np.ndarray, np.ndarray]:
+        """A squad's members: their ids (uint64) and their slots (float32 (N, 2), metres)."""
+        got = self._w.squad_members(int(squad))
+        if got is None:
+            raise Error(int(ErrorCode.TH_ERR_HANDLE), "TH_ERR_HANDLE", f"no squad {squad!r}")
+        return got
+
+    def squad_path(self, squad: int) -> np.ndarray:
+        """The points of a squad centre's path, float32 (N, 2) metres, start first (planned
+        again after terrain events)."""
+        got = self._w.squad_path(int(squad))
+        if got is None:
+            raise Error(int(ErrorCode.TH_ERR_HANDLE), "TH_ERR_HANDLE", f"no squad {squad!r}")
+        return got
+
+    def squad_join(self, squad: int, agent_id: int) -> None:
+        """Add an agent (of any crowd, in no squad, without a goal of its own) to a squad: the
+        slots are laid out again for the new count and go to the nearest members."""
+        self._w.squad_join(squad, agent_id)
+
+    def add_target(self, kind: str = "point", *, position: Point = (0.0, 0.0),
+                   velocity: Point = (0.0, 0.0), points: Optional[Sequence[Point]] = None,
+                   speed: float = 0.0, loop: bool = False, agent: Optional[int] = None) -> int:
+        """Add a target for leaders to pursue (``add_crowd(target=...)``): ``"point"`` (from
+        ``position`` at constant ``velocity``), ``"path"`` (along ``points`` at ``speed`` m/s,
+        back to the first when ``loop``), ``"agent"`` (follows agent ``agent``) or
+        ``"shelter"`` (the nearest open bunker). Returns its index."""
+        k = _choice(_TARGETS, kind, "add_target: kind")
+        pts = None if points is None else np.asarray(points, dtype=np.float32).reshape(-1, 2)
+        return self._w.add_target(k, tuple(position), tuple(velocity), pts, speed, loop,
+                                  0 if agent is None else int(agent))
+
+    def target(self, target: int) -> Optional[Tuple[Tuple[float, float], Tuple[float, float]]]:
+        """A target's position and velocity as of the start of the last step, or None when it
+        does not exist (a gone agent, a shelter target, no such target)."""
+        return self._w.target(target)
+
+    # ---- trails, waypoint graphs and colonies ---------------------------------------------------
+    def breadcrumbs(self, crowd: int) -> np.ndarray:
+        """The trail of a crowd with a breadcrumbs goal as of the last step, float32 (N, 2)
+        metres, oldest first (empty for any other crowd)."""
+        return self._w.breadcrumbs(crowd)
+
+    def waypoint_hop(self, crowd: int, start: int, end: int) -> Optional[Tuple[int, float]]:
+        """On the waypoint graph of a crowd with a waypoints goal: the node after ``start`` on a
+        cheapest route to ``end`` and that route's length in metres; None without a route."""
+        return self._w.waypoint_hop(crowd, start, end)
+
+    def forage(self, crowd: int) -> Optional[Dict[str, Any]]:
+        """A foraging colony's totals: nest (metres), nest_radius, sources, taken, delivered,
+        carried, lost, pheromone (the grid's sum); None for a crowd that does not forage."""
+        return self._w.forage(crowd)
+
+    def food_source(self, crowd: int, source: int) -> Optional[Dict[str, Any]]:
+        """Food source ``source`` of a foraging crowd: at (metres), radius, amount (at the
+        start), remaining; None when there is none."""
+        return self._w.food_source(crowd, source)
+
+    def pheromone(self, crowd: int) -> Optional[Tuple[np.ndarray, float]]:
+        """A copy of a foraging crowd's pheromone grid, float32 (rows, cols), row 0 the south
+        edge, and its cell size in metres; None for a crowd that does not forage."""
+        return self._w.pheromone(crowd)
+
+    def add_pheromone(self, crowd: int, position: Point, amount: float) -> None:
+        """Add ``amount`` (may be negative) of pheromone to the cell of a foraging crowd's grid
+        holding ``position``: a trail laid by hand. Call between steps."""
+        self._w.add_pheromone(crowd, tuple(position), amount)
+
+    # ---- history, checks and timing ---------------------------------------------------------
+    def history(self) -> Dict[str, Any]:
+        """What happened over the run, in order: ``entries``, dicts of step, kind
+        (``"bunker_destroyed"``, ``"bunker_restored"``, ``"bunker_full"``,
+        ``"squad_arrived"``, ``"buried"``), bunker and squad (indices or None) and count
+        (agents buried); ``dropped``: entries past the 1,024 kept."""
+        entries, dropped = self._w.history()
+        return {"entries": entries, "dropped": dropped}
+
+    def set_validation(self, on: bool = True) -> None:
+        """Check the engine's invariants inside every step from now on (a few passes over the
+        agents per step); turning it on clears an earlier violation."""
+        self._w.set_validation(on)
+
+    def validation_error(self) -> Optional[str]:
+        """None while every check has held since validation was turned on, else the first
+        violation (step, agent, values)."""
+        return self._w.validation_error()
+
+    def step_error(self) -> Optional[Error]:
+        """None while every step has done all its work; else the first :class:`Error` a step
+        met (memory short for an endless spawner's agents), returned, not raised."""
+        got = self._w.step_error()
+        return None if got is None else Error(*got)
+
+    def phase_ms(self, last: bool = False) -> Dict[str, float]:
+        """Milliseconds per phase of a step (events, nav, grid, steer, ...): the mean per step
+        since the world was made or :meth:`reset_profile`, or those of the last step."""
+        return self._w.phase_ms(last)
+
+    def reset_profile(self) -> None:
+        """Forget the phase totals (after warm-up steps, say)."""
+        self._w.reset_profile()
+
+    def trace_start(self, max_spans: int) -> None:
+        """Record one span per phase per worker of every step from now on, into room for
+        ``max_spans`` spans (recording stops when full); an earlier recording is discarded."""
+        self._w.trace_start(max_spans)
+
+    def trace_spans(self) -> Dict[str, Any]:
+        """The spans recorded so far, in recording order: step, begin_ns, end_ns (monotonic
+        nanoseconds, uint64 arrays), worker (uint32) and phase (a list of names)."""
+        return self._w.trace_spans()
+
+    def trace_stop(self) -> None:
+        """Stop recording and free the spans."""
+        self._w.trace_stop()
+
+
+class Planner:
+    """A hierarchical path planner (HPA*, docs/planning.md) on a world's map: many paths for a
+    fraction of A*'s work each, a few percent dearer, across a building's stairs.
+
+    Ask at once (:meth:`find_path`, :meth:`find_tour`) or queue requests (:meth:`submit`)
+    and serve them with a budget of expansions per call (:meth:`update`, once per step, say);
+    :meth:`direction` gives a coarse heading meanwhile. Results are the same either way and
+    for any thread count. :meth:`note_trouble` makes cells dearer for later plans in the
+    planner's own view, a memory that fades with ``trouble_half_life``.
+
+    Args:
+        world: a :class:`World` with a map; the planner is closed with it.
+        cluster_size: cells a cluster side, 4..64. max_requests: requests held at once,
+            waiting or answered. max_waypoints: waypoints kept per answered request.
+        trouble_half_life: seconds of world time in which remembered trouble halves.
+        stall_trouble: cost added per second to the cell of each stalled agent (0 = off).
+        trouble_interval: seconds between takes of changed trouble (0 = at every refresh).
+
+    Zero takes the default (16, 1024, 256, 30 s, off, every refresh). Call it between steps, from
+    the thread that steps the world. Request ids are ints (``slot | generation << 32``).
+    """
+
+    def __init__(self, world: World, *, cluster_size: int = 0, max_requests: int = 0,
+                 max_waypoints: int = 0, trouble_half_life: float = 0.0,
+                 stall_trouble: float = 0.0, trouble_interval: float = 0.0) -> None:
+        self._p = _throng.planner(world._w, cluster_size, max_requests, max_waypoints,
+                                  trouble_half_life, stall_trouble, trouble_interval)
+
+    def close(self) -> None:
+        """Free the planner now; further calls raise RuntimeError."""
+        self._p.close()
+
+    def __enter__(self) -> "Planner":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    @property
+    def info(self) -> Dict[str, int]:
+        """Its counts: cluster_size, clusters, nodes, edges, bytes, waiting, expanded,
+        cells_expanded, rebuilt, improving, improve_expanded, trouble_cells."""
+        return self._p.info()
+
+    def refresh(self) -> None:
+        """Bring the planner up to date with the world's map and its trouble memory now
+        (the calls that plan do it first anyway; this chooses when the work is done)."""
+        self._p.refresh()
+
+    def cells_changed(self, cells: CellRect) -> None:
+        """The cells of ``(x0, y0, x1, y1)`` (inclusive) changed: rebuild the clusters they
+        touch now."""
+        self._p.cells_changed(tuple(cells))
+
+    def find_path(self, start: Point, goal: Point) -> Tuple[np.ndarray, float]:
+        """A path now: string-pulled waypoints, float32 (N, 2) metres (start cell centre first,
+        goal cell centre last), and the cell route's cost in cost-weighted metres. Raises
+        :class:`Error`: TH_ERR_BLOCKED off the world, TH_ERR_UNREACHABLE for a blocked or
+        unconnected end."""
+        return self._p.find_path(tuple(start), tuple(goal))
+
+    def submit(self, start: Point, goal: Point, priority: int = 0) -> int:
+        """Queue a request; higher ``priority`` is served first, then earlier submissions.
+        Returns its id. Raises :class:`Error` (TH_ERR_LIMIT when every slot is held: release
+        answered ones)."""
+        return self._p.submit(tuple(start), tuple(goal), priority)
+
+    def update(self, budget: int) -> int:
+        """Serve queued requests (then improve anytime ones) with at most ``budget``
+        expansions; returns the expansions spent."""
+        return self._p.update(budget)
+
+    def result(self, request: int) -> Tuple[str, Optional[np.ndarray], float]:
+        """A request's status (``"waiting"``, ``"done"``, ``"unreachable"``, ``"too_long"``)
+        and, once done, its waypoints (float32 (N, 2), else None) and cost (``inf`` before).
+        Raises :class:`Error` for an unknown or released request."""
+        return self._p.result(request)
+
+    def direction(self, request: int) -> Optional[Tuple[float, float]]:
+        """A coarse unit heading for a request from its start (toward its first waypoint once
+        done, the best route's first cluster entrance while searched, the goal while queued);
+        None for an unknown request, an unreachable goal or a start at the goal."""
+        return self._p.direction(request)
+
+    def release(self, request: int) -> None:
+        """Drop a request (waiting or answered) and free its slot."""
+        self._p.release(request)
+
+    def set_anytime(self, request: int, anytime: bool = True) -> None:
+        """Mark a request anytime: once answered, :meth:`update` improves it with the budget
+        the queue leaves over toward the optimal cell path."""
+        self._p.set_anytime(request, anytime)
+
+    def progress(self, request: int) -> Dict[str, Any]:
+        """How far a request's improvement has gone: anytime, final (nothing cheaper exists
+        on the planner's view), iterations (0 = the first answer, 1 = the corridor's best,
+        2 = the whole map's) and first_cost (``inf`` before the first answer)."""
+        return self._p.progress(request)
+
+    def find_tour(self, start: Point, goal: Point,
+                  rewards: Sequence[Tuple[Point, float]] = ()) -> Tuple[np.ndarray, List[int], float]:
+        """A tour from ``start`` to ``goal`` through those of up to 8 reward points
+        ``((x, y), reward)`` whose reward outweighs their detour, in the best order: its
+        waypoints (float32 (N, 2)), the indices of the points taken, and the route cost minus
+        the rewards collected."""
+        pts, taken, net = self._p.find_tour(tuple(start), tuple(goal),
+                                            [(tuple(p), float(r)) for p, r in rewards])
+        return pts, [i for i in range(len(rewards)) if taken >> i & 1], net
+
+    def note_trouble(self, position: Point, weight: float) -> None:
+        """Remember trouble at ``position``: ``weight`` terrain-cost units are added to its
+        cell's cost in the planner's view (fading with the half-life), for later plans."""
+        self._p.note_trouble(tuple(position), weight)
+
+    def trouble(self, position: Point) -> float:
+        """The trouble remembered at ``position``'s cell, terrain-cost units."""
+        return self._p.trouble(tuple(position))
+
 
 def demo(name: str, *, agents: int = 0, seed: int = 1, threads: int = 0) -> World:
     """A built-in demo world, as ``throng run NAME``: ``"flock"`` (boids on a torus),
@@ -620,6 +1361,14 @@ def demo(name: str, *, agents: int = 0, seed: int = 1, threads: int = 0) -> Worl
     (four crossing streams); ``agents`` 0 = the demo's default (10,000)."""
     return World._wrap(_throng.demo(name, agents, seed, threads))
 
+
+def check(path: Union[str, "os.PathLike[str]"], *, seed: Optional[int] = None, threads: int = 0,
+          agents: int = 0, allow_outside_paths: bool = False) -> Dict[str, Any]:
+    """Validate a scene file as :func:`load` would load it, with the same options, without
+    building what only stepping needs (much less memory and time on large maps): returns its
+    summary (name, steps, timestep, agents, crowds, bunkers, events, map_cols, map_rows,
+    map_image, warnings, warning) or raises the :class:`Error` load would raise."""
+    return _throng.check(os.fspath(path), seed, threads, agents, allow_outside_paths)
 
 def load(path: Union[str, "os.PathLike[str]"], *, seed: Optional[int] = None, threads: int = 0,
          agents: int = 0, allow_outside_paths: bool = False) -> World:

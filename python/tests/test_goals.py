@@ -1,0 +1,204 @@
+"""One agent's own goal and way from Python (docs/goals.md, "An agent's own goal" and
+"Per-agent queries"): goals set now and at a later step, the way each agent has left, goal
+planning, own exits and speeds, pre-movement times."""
+import math
+import os
+
+import numpy as np
+import pytest
+
+import throng
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def street(threads=2, n=60):
+    """The C examples' street: a wall across x = 30 with a gap at y 9-10, bunkers at both ends,
+    residents fleeing from the west half."""
+    w = throng.World(60, 20, cell_size=1, seed=1, threads=threads)
+    for y in range(20):
+        if y < 9 or y > 10:
+            w.set_cell(30, y, "wall")
+    w.add_bunker("west", (1, 8, 2, 11))
+    w.add_bunker("east", (57, 8, 58, 11))
+    c = w.add_crowd("residents", model="pedestrian", goal="shelter", desired_speed_sd=0)
+    ids = w.add_agents(c, [(5.5 + i % 20, 2.5 + 0.8 * (i // 20)) for i in range(n)])
+    return w, c, [int(i) for i in ids]
+
+
+def test_one_agent_walks_to_its_point_while_the_others_flee():
+    w, c, ids = street()
+    me, goal = ids[0], (45.5, 15.5)
+    assert w.agent_goal(me) == {"kind": "crowd", "point": None, "radius": 0.0, "exit": None,
+                                "follow": None, "priority": 0}
+    w.set_agent_goal(me, point=goal, radius=0.5)
+    g = w.agent_goal(me)
+    assert g["kind"] == "point" and g["point"] == goal and g["radius"] == 0.5
+    # Its way: from where it stands, through the gap in the wall, to the point.
+    path = w.agent_path(me)
+    assert path.dtype == np.float32 and path.shape[1] == 2
+    assert tuple(path[0]) == pytest.approx(w.agent(me)["position"], abs=1e-4)
+    assert tuple(path[-1]) == pytest.approx(goal, abs=0.5)
+    assert any(abs(x - 30.5) < 1.5 and 8.5 <= y <= 11.5 for x, y in path)
+    # Remaining: at least the straight line, at most the polyline plus a cell.
+    rem = w.agent_remaining(me)
+    legs = float(np.sum(np.hypot(*np.diff(path.astype(np.float64), axis=0).T)))
+    assert math.dist(path[0], goal) <= rem <= legs + 1.5
+    d = w.agent_next_step(me)
+    assert math.hypot(*d) == pytest.approx(1.0, abs=1e-4)
+    before = rem
+    for _ in range(60):
+        w.step(60)
+        if math.dist(w.agent(me)["position"], goal) < 0.7:
+            break
+    assert math.dist(w.agent(me)["position"], goal) < 0.7
+    assert w.agent_remaining(me) < before and w.agent_remaining(me) < 1.0
+    assert w.stats()["sheltered"] > 0
+    # The others fled: none walked to the point.
+    others = [i for i in ids[1:] if w.agent(i) is not None]
+    assert all(math.dist(w.agent(i)["position"], goal) > 3 for i in others)
+    assert w.agent(me) is not None  # it stays at its point, not in a bunker
+    # Back to its crowd's goal: it flees too.
+    w.set_agent_goal(me)
+    assert w.agent_goal(me)["kind"] == "crowd"
+    w.run(3000)
+    assert w.agent(me) is None
+
+
+def test_own_goal_calls_refuse_bad_input():
+    w, c, ids = street(n=4)
+    with pytest.raises(throng.Error) as e:
+        w.set_agent_goal(99, point=(10, 10))
+    assert e.value.code == throng.ErrorCode.TH_ERR_HANDLE
+    with pytest.raises(throng.Error) as e:
+        w.set_agent_goal(ids[0], point=(30.5, 3.5))  # in the wall
+    assert e.value.code == throng.ErrorCode.TH_ERR_BLOCKED
+    with pytest.raises(throng.Error):
+        w.set_agent_goal(ids[0], point=(70, 3.5))  # off the world
+    with pytest.raises(throng.Error) as e:
+        w.set_agent_goal(ids[0], follow=ids[0])  # itself: no other agent
+    assert e.value.code == throng.ErrorCode.TH_ERR_HANDLE
+    with pytest.raises(throng.Error) as e:
+        w.set_agent_goal(ids[0], point=(10, 10), follow=ids[1])
+    assert e.value.code == throng.ErrorCode.TH_ERR_INVALID
+    assert w.agent_goal(ids[0])["kind"] == "crowd"
+    assert w.agent_goal(99) is None
+    assert w.agent_remaining(99) == math.inf and w.agent_next_step(99) is None
+    with pytest.raises(throng.Error) as e:
+        w.agent_path(99)
+    assert e.value.code == throng.ErrorCode.TH_ERR_HANDLE
+    # A walled-in pocket: no path to it.
+    for x in range(40, 45):
+        for y in (14, 18):
+            w.set_cell(x, y, "wall")
+    for y in range(14, 19):
+        w.set_cell(40, y, "wall")
+        w.set_cell(44, y, "wall")
+    with pytest.raises(throng.Error) as e:
+        w.set_agent_goal(ids[0], point=(42.5, 16.5))
+    assert e.value.code == throng.ErrorCode.TH_ERR_UNREACHABLE
+
+
+def test_a_selection_now_and_another_at_a_later_step():
+    w, c, ids = street(n=40)
+    first, later = ids[:10], ids[10:20]
+    assert w.set_agents_goal(first, point=(45.5, 4.5)) == 10
+    assert all(w.agent_goal(i)["kind"] == "point" for i in first)
+    w.schedule_agents_goal(later, 30, point=(45.5, 16.5), radius=1)
+    assert w.goal_changes() == {"pending": 10, "made": 0, "passed": 0}
+    w.step(30)
+    assert all(w.agent_goal(i)["kind"] == "crowd" for i in later)
+    w.step()
+    assert w.goal_changes() == {"pending": 0, "made": 10, "passed": 0}
+    assert all(w.agent_goal(i)["point"] == (45.5, 16.5) for i in later)
+    assert all(w.agent_goal(i)["kind"] == "crowd" for i in ids[20:])
+    # An unknown agent anywhere is refused before any is changed.
+    with pytest.raises(throng.Error) as e:
+        w.set_agents_goal(ids[20:25] + [99], point=(45.5, 4.5))
+    assert e.value.code == throng.ErrorCode.TH_ERR_HANDLE
+    assert all(w.agent_goal(i)["kind"] == "crowd" for i in ids[20:25])
+    with pytest.raises(throng.Error):
+        w.schedule_agents_goal(ids[20:25], 0, point=(45.5, 4.5))  # a step gone by
+    w.run(3000)
+    for i, target in [(i, (45.5, 4.5)) for i in first] + [(i, (45.5, 16.5)) for i in later]:
+        assert math.dist(w.agent(i)["position"], target) < 3.0
+
+
+def test_an_agent_sent_to_the_far_bunker_and_one_slowed_down():
+    w, c, ids = street(n=20)
+    w.step()
+    far, slow, plain = ids[0], ids[1], ids[2]
+    w.set_agent_exit(far, "east")
+    w.set_agent_speed(slow, 0.5)
+    w.step()
+    assert w.agent(far)["exit"] == 1
+    assert w.nearest_bunker(w.agent(far)["position"]) == 0  # west is nearer
+    x0 = w.agent(slow)["position"]
+    w.step(240)
+    # The slowed walker made about 0.5 m/s; the plain one its crowd's 1.34 m/s.
+    assert math.dist(w.agent(slow)["position"], x0) / 4.0 == pytest.approx(0.5, abs=0.1)
+    w.run(6000)
+    assert w.bunker("east")["sheltered"] >= 1
+    assert w.bunker("west")["sheltered"] == len(ids) - w.bunker("east")["sheltered"]
+    with pytest.raises(throng.Error):
+        w.set_agent_speed(plain, 0.5)  # gone: sheltered
+    w2, c2, ids2 = street(n=2)
+    with pytest.raises(throng.Error) as e:
+        w2.set_agent_speed(ids2[0], -1)
+    assert e.value.code == throng.ErrorCode.TH_ERR_INVALID
+    with pytest.raises(throng.Error) as e:
+        w2.set_agent_exit(ids2[0], "north")
+    assert e.value.code == throng.ErrorCode.TH_ERR_HANDLE
+    flock = w2.add_crowd("birds")
+    bird = w2.add_agent(flock, (40.5, 5.5))
+    with pytest.raises(throng.Error):
+        w2.set_agent_exit(bird, "east")  # its crowd does not flee
+
+
+def test_goal_planning_plans_over_steps():
+    w, c, ids = street(n=20)
+    assert w.goal_planning()["budget"] == 0
+    w.set_goal_planning(200, cluster_size=8, max_requests=4)
+    g = w.goal_planning()
+    assert (g["budget"], g["cluster_size"], g["max_requests"]) == (200, 8, 4)
+    w.set_agents_goal(ids[:10], point=(50.5, 16.5), priority=2)
+    assert w.agent_goal(ids[0])["priority"] == 2
+    assert any(w.agent_path_pending(i) for i in ids[:10])
+    for _ in range(50):
+        w.step()
+        if w.goal_planning()["answered"] >= 10:
+            break
+    g = w.goal_planning()
+    assert g["answered"] == 10 and g["waiting"] == 0 and g["expanded"] > 0
+    assert g["last_expanded"] <= 200 and g["most_steps"] >= 1
+    assert not any(w.agent_path_pending(i) for i in ids[:10])
+    w.set_goal_planning(0)
+    assert w.goal_planning()["budget"] == 0
+    with pytest.raises(throng.Error) as e:
+        w.set_goal_planning(100, cluster_size=2)
+    assert e.value.code == throng.ErrorCode.TH_ERR_INVALID
+
+
+def test_pre_movement_times_of_the_fire_scene():
+    w = throng.load(os.path.join(ROOT, "scenes", "fire.yaml"), threads=2)
+    n = np.bincount(w.agents.crowd, minlength=len(w.crowds))
+    seen = 0
+    for i in range(len(w.crowds)):
+        p = w.pre_movement(i)
+        if p is None:
+            continue
+        seen += 1
+        assert p["drawn"] == n[i] and p["waiting"] <= p["drawn"]
+        assert 0 <= p["min_s"] <= p["mean_s"] <= p["max_s"]
+        # Each agent's start time is its drawn time (all were added at time 0), on the steps.
+        starts = [w.agent(int(a))["start_time"] for a in w.agents.id[w.agents.crowd == i]]
+        dt = w.timestep
+        assert min(starts) == pytest.approx(p["min_s"], abs=dt)
+        assert max(starts) == pytest.approx(p["max_s"], abs=dt)
+        assert np.mean(starts) == pytest.approx(p["mean_s"], abs=dt)
+    assert seen > 0
+    w2, c, _ = street(n=2)
+    assert w2.pre_movement(c) is None
+    with pytest.raises(throng.Error) as e:
+        w2.pre_movement(5)
+    assert e.value.code == throng.ErrorCode.TH_ERR_HANDLE

@@ -483,14 +483,603 @@ static inline v4i goes_before_once(const th_world *w, const th_agents *a, const 
     return load4i(nb->before + k);
 }
 
+/* ---- the step of one walker, stage by stage ----------------------------------------------- */
+
+/* What a stage needs of the world, the same for every walker of a chunk. */
+typedef struct ped_chunk {
+    th_world *w;
+    const th_agents *a;
+    const th_grid *g;
+    float W, H, dt, inv_dt;
+    bool wrap, terrain, levels, stairs;
+} ped_chunk;
+
+/* One walker as the stages work it out, in the order they fill it in. */
+typedef struct ped_walker {
+    uint32_t i;
+    const th_crowd_rt *c;
+    th_agent_id id;
+    th_vec2 p, v;
+    float ri;
+    /* walker_goal */
+    float v0;             /* free speed here (terrain, smoke, group, stair) */
+    th_vec2 e0;           /* goal direction (or the host's), unit or zero */
+    bool stranded;        /* a goal with no route from here */
+    const uint32_t *cost; /* the goal's cost field; NULL for other goals and host-steered */
+    uint32_t my_cost;     /* this walker's cell in it */
+    /* walker_wall */
+    bool have_wall; /* a wall within reach: its distance and the way away from it */
+    float wall_d;
+    th_vec2 wall_away;
+    bool ordered; /* the pushes of those it goes before keep their forward part */
+    /* walker_neighbours */
+    uint32_t cell;      /* grid cell */
+    uint8_t level;      /* its level (0: none) */
+    uint32_t own_level; /* nb's first own_level entries are on its level */
+    uint32_t n_cand, seen, counter;
+    uint64_t known; /* the blocks of nb.before worked out (goes_before_once) */
+} ped_walker;
+
+/* Pass 1's counterflow terms (walker_oncoming), four lanes each where they are sums. */
+typedef struct ped_oncoming {
+    v4f lat, threat, relay; /* anticipation's sidestep; its weight from those coming; awareness */
+    uint32_t n_along, n_against;
+    bool yielded;          /* some neighbour yields the way to this walker */
+    float give, give_side; /* in the way of one that has the way: how near, which side */
+} ped_oncoming;
+
+/* A walker carried by an elevator car steers nothing and touches no one until it steps out. */
+static inline void walker_riding(const ped_chunk *k, uint32_t i) {
+    th_world *w = k->w;
+    w->ax[i] = w->ay[i] = 0.0f;
+    w->hx_next[i] = w->hy_next[i] = w->aware_next[i] = 0.0f;
+    w->flags[i] = 0u;
+    w->neighbors[i] = 0u;
+    if (w->contact) w->contact_count[i] = TH_CONTACT_UNLISTED;
+}
+
+/* The free speed here and the goal direction; the goal's cost field and this walker's cost in it.
+ */
+static inline __attribute__((always_inline)) void walker_goal(const ped_chunk *k, ped_walker *wk) {
+    th_world *w = k->w;
+    const th_crowd_rt *c = wk->c;
+    const uint32_t slot = th_id_slot(wk->id);
+    /* The host's velocity (th_world_set_agent_preferred_velocity), when it set one, is the
+     * free speed and the goal direction; everything below still bends and slows it. */
+    const th_pref_velocity *pref = th_pref_of(w, slot);
+    float v0 = pref ? pref->speed : w->desired_speed[slot];
+    if (k->terrain && w->nav.speed) v0 *= th_nav_speed_at(w, wk->p);
+    if (w->hazard) v0 *= th_hazard_walk_factor(w, k->a->crowd[wk->i], slot, wk->p);
+    if (w->groups) v0 *= th_group_pace(w, slot);
+
+    th_vec2 e0 = c->heading;
+    wk->stranded = false;
+    if (pref) {
+        e0 = pref->dir;
+    } else if (c->goal != TH_GOAL_NONE || th_own_active(w, slot) ||
+               (c->lift && th_lift_field(w, c, slot, wk->p))) {
+        th_vec2 dir;
+        wk->stranded = !th_goal_direction(w, wk->id, c, wk->p, &dir);
+        e0 = dir;
+    }
+    /* On a stair's flight, the share of the free speed the way up or down keeps. */
+    if (k->terrain && w->nav.stair_count) v0 *= th_nav_stair_factor(w, wk->p, e0);
+    wk->v0 = v0;
+    wk->e0 = e0;
+
+    /* The goal's cost field (river map or destination field), NULL for other goals and for a
+     * walker the host steers. */
+    wk->cost = pref ? NULL : th_goal_agent_cost_field(w, c, slot, wk->p);
+    wk->my_cost = wk->cost ? wk->cost[th_navmap_cell_of(&w->nav.map, wk->p, NULL, NULL)] : 0;
+}
+
+/* The nearest wall. A river map is made for points: beside a door's jamb it may lead a body into
+ * the wall, where the wall stops it for good. Pressed against a wall while its goal leads into
+ * it, a walker heads for the cheapest nearby spot its body fits in. */
+static inline __attribute__((always_inline)) void walker_wall(const ped_chunk *k, ped_walker *wk) {
+    th_world *w = k->w;
+    const th_crowd_rt *c = wk->c;
+    const float ri = wk->ri;
+    /* Found into locals: the walker's record stays out of memory that calls may write. */
+    float wall_d = INFINITY;
+    th_vec2 wall_away = th_v2(0.0f, 0.0f);
+    bool have_wall = false;
+    if (c->wall_rep > 0.0f || k->terrain) {
+        const float range =
+            ri + max_f(7.0f / c->inv_wall_rep_range, max_f(TH_PED_WALL_CLEAR, TH_PED_JAMB) * ri);
+        have_wall = th_nav_nearest_wall(w, wk->p, range, &wall_d, &wall_away);
+        if (have_wall && wk->cost && wall_d < ri * (1.0f + TH_PED_WALL_CLEAR) &&
+            th_v2_dot(wk->e0, wall_away) < 0.0f)
+            wk->e0 = clear_direction(w, wk->cost, wk->p, ri, wk->e0);
+    }
+    wk->have_wall = have_wall;
+    wk->wall_d = wall_d;
+    wk->wall_away = wall_away;
+    /* Whether the pushes of those i goes before keep only their forward part (pass 1). */
+    wk->ordered = wk->cost && (w->nav.map.cell_size <= TH_PED_ORDER_CELL * ri ||
+                               (wk->have_wall && wk->wall_d < ri * (1.0f + TH_PED_JAMB)));
+}
+
+/* The neighbours within reach, from the walker's block of grid cells and, near a stair's glued
+ * edge, from across it; the list padded for the passes' blocks of four. */
+static inline __attribute__((always_inline)) void walker_neighbours(const ped_chunk *k,
+                                                                    ped_walker *wk, ped_near *nb) {
+    th_world *w = k->w;
+    const th_agents *a = k->a;
+    const th_grid *g = k->g;
+    const th_crowd_rt *c = wk->c;
+    const uint32_t i = wk->i;
+    const th_vec2 p = wk->p;
+    th_grid_span spans[TH_GRID_MAX_SPANS];
+    const uint32_t cell = w->cell[i], nx = (uint32_t)g->nx;
+    const uint32_t ns =
+        th_grid_block(g, (int32_t)(cell % nx), (int32_t)(cell / nx), c->block, k->wrap, spans);
+    const float reach2 = c->ped_reach * c->ped_reach;
+    const float seen2 = min_f(c->neighbor_r2, reach2); /* neighbours reported */
+    const bool near_seam = k->wrap && !(p.x >= c->ped_reach && p.x <= k->W - c->ped_reach &&
+                                        p.y >= c->ped_reach && p.y <= k->H - c->ped_reach);
+    uint32_t n_cand = 0, seen = 0, counter = 0;
+    nb->n = 0;
+    const uint8_t mine = k->levels ? w->level[i] : 0;
+    level_filter lf = {w->level, mine != 0 || w->lifts, mine, NULL};
+    for (uint32_t s = 0; s < ns; s++) {
+        n_cand += spans[s].end - spans[s].begin;
+        gather(a, spans[s].begin, spans[s].end, i, p.x, p.y, reach2, seen2, near_seam, k->W, k->H,
+               wk->e0, &lf, nb, &seen, &counter);
+    }
+    /* Bodies touch on their own level only: the contacts' list ends here. */
+    wk->own_level = nb->n;
+    /* Near a stair's glued edge, the walkers on the other side are near too: seen from a point
+     * shifted across the seam, at their places relative to this walker. */
+    const uint8_t *seams =
+        k->stairs ? w->nav.seam_near + 2u * (size_t)th_navmap_cell_of(&w->nav.map, p, NULL, NULL)
+                  : NULL;
+    for (uint32_t s = 0; seams && s < 2 && seams[s]; s++) {
+        const th_stair *st = &w->nav.stair[seams[s] - 1];
+        const bool below = lf.want == st->lower + 1u;
+        const th_vec2 q = below ? th_v2_add(p, st->shift) : th_v2_sub(p, st->shift);
+        level_filter other = {w->level, true, (uint8_t)((below ? st->upper : st->lower) + 1u),
+                              below ? st->beyond_box : st->flight_box};
+        th_grid_span across[TH_GRID_MAX_SPANS];
+        const uint32_t na =
+            th_grid_block(g, th_grid_cx(g, q.x), th_grid_cy(g, q.y), c->block, false, across);
+        for (uint32_t t = 0; t < na; t++) {
+            n_cand += across[t].end - across[t].begin;
+            gather(a, across[t].begin, across[t].end, i, q.x, q.y, reach2, seen2, false, k->W, k->H,
+                   wk->e0, &other, nb, &seen, &counter);
+        }
+    }
+    const float ri = wk->ri;
+    for (uint32_t s = 0; s < nb->n; s++) nb->l[s] = ri + w->crowd_radius[a->crowd[nb->j[s]]];
+    for (uint32_t s = nb->n; s < nb->n + 3u; s++) {
+        nb->dx[s] = nb->dy[s] = 0.0f;
+        nb->d2[s] = nb->d[s] = 1.0f;
+        nb->l[s] = 0.0f;
+        nb->x[s] = p.x;
+        nb->y[s] = p.y;
+        nb->j[s] = i;
+    }
+    wk->cell = cell;
+    wk->level = mine;
+    wk->n_cand = n_cand;
+    wk->seen = seen;
+    wk->counter = counter;
+    wk->known = 0;
+}
+
+/* The contacts phase's list of bodies that may touch this one (sim/behave/contacts.c), from the
+ * same neighbours, when they reach far enough for the largest bodies about. */
+static inline __attribute__((always_inline)) void walker_contacts(const ped_chunk *k,
+                                                                  const ped_walker *wk,
+                                                                  const ped_near *nb) {
+    th_world *w = k->w;
+    if (!w->contact) return;
+    const float ri = wk->ri;
+    uint32_t n = TH_CONTACT_UNLISTED;
+    if (ri > 0.0f && 1.5f * (ri + w->max_radius) <= wk->c->ped_reach) {
+        uint32_t *list = w->contact + (size_t)wk->i * TH_CONTACT_LIST;
+        float key[TH_CONTACT_LIST];
+        n = 0;
+        for (uint32_t s = 0; s < wk->own_level; s++) {
+            const float reach = 1.5f * nb->l[s];
+            if (nb->l[s] > ri && nb->d2[s] < reach * reach) {
+                th_contact_insert(list, key, &n, k->a->id, nb->j[s], nb->d2[s]);
+            }
+        }
+    }
+    w->contact_count[wk->i] = (uint8_t)n;
+}
+
+/* Pass 1, the counterflow part, four neighbours at a time; only when some neighbour comes the
+ * other way or this walker is aware of counterflow (a loop of its own, so that the common case
+ * keeps its registers): anticipation of walkers coming the other way, the awareness of those
+ * ahead, the share of the neighbours coming the other way, and who of them yields the way to
+ * this walker. Sums run in four lane sums, then across them: lane q holds neighbours q, q + 4,
+ * ... of a list whose order the grid fixes, so the sum is the same for any thread count. */
+static inline __attribute__((always_inline)) void walker_oncoming(const ped_chunk *k,
+                                                                  const ped_walker *wk,
+                                                                  ped_near *nb, ped_oncoming *o) {
+    const th_world *w = k->w;
+    const th_agents *a = k->a;
+    const th_crowd_rt *c = wk->c;
+    const uint32_t i = wk->i;
+    const uint32_t *cost = wk->cost;
+    const th_vec2 e0 = wk->e0;
+    const float inv_reach = 1.0f / c->ped_reach;
+    const float ta = c->anticipation;
+    const v4f ex = v4(e0.x), ey = v4(e0.y);
+    const v4f mvx = v4(e0.x * wk->v0), mvy = v4(e0.y * wk->v0);
+    const float my_against = a->against[i];
+    for (uint32_t k4 = 0; k4 < nb->n; k4 += 4) {
+        const v4i valid = k_lane < (int32_t)(nb->n - k4);
+        const v4f dx = load4(nb->dx + k4), dy = load4(nb->dy + k4);
+        const v4f l = load4(nb->l + k4);
+        const v4i front = valid & (ex * dx + ey * dy > 0.0f);
+        /* Awareness passed back from those ahead. */
+        const v4f awj = sel4(front, pick4(a->aware, nb->j + k4), v4(0.0f));
+        o->relay = sel4(awj > o->relay, awj, o->relay);
+        /* Who goes this way and who comes the other way, bound elsewhere than this walker
+         * (walkers bound for the same place merge, at a door; they do not meet head-on): the
+         * share of the latter is this walker's `against`, and an oncoming walker whose share is
+         * smaller by more than TH_PED_RIGHT_OF_WAY yields the way to it. A walker in a stream of
+         * its own kind, against a few coming the other way, gives way to them; one walking
+         * against a crowd, or a lane coming out into a waiting crowd, is given way: each of the
+         * many steps aside once, rather than the few stopping for each of them. */
+        const v4f hjx = pick4(a->hx, nb->j + k4), hjy = pick4(a->hy, nb->j + k4);
+        const v4f hdot = hjx * ex + hjy * ey;
+        o->n_along += k_lanes_set[mask_bits(valid & (hdot > TH_PED_ALONG))];
+        v4i oncoming = valid & (hdot < TH_PED_OPPOSED);
+        v4i yields = {0, 0, 0, 0};
+        const v4f agj = pick4(a->against, nb->j + k4);
+        for (uint32_t m = mask_bits(oncoming); m; m &= m - 1) {
+            const uint32_t q = (uint32_t)__builtin_ctz(m);
+            const uint16_t cj = a->crowd[nb->j[k4 + q]];
+            if (cj == a->crowd[i] || (cost && th_goal_cost_field(w, &w->crowd_rt[cj]) == cost)) {
+                oncoming[q] = 0;
+                continue;
+            }
+            o->n_against++;
+            if (agj[q] + TH_PED_RIGHT_OF_WAY < my_against) yields[q] = -1;
+            /* One that has the way over this walker, ahead and within 1.5 contact distances of
+             * its line: this walker stands in its way. */
+            const float side_q = ex[q] * dy[q] - ey[q] * dx[q];
+            if (my_against + TH_PED_RIGHT_OF_WAY < agj[q] && front[q] &&
+                fabsf(side_q) < TH_PED_GIVE_BAND * l[q]) {
+                const float near_q = 1.0f - nb->d[k4 + q] * inv_reach;
+                if (near_q > o->give) {
+                    o->give = near_q;
+                    o->give_side = side_q;
+                }
+            }
+        }
+        store4i(nb->yields + k4, yields);
+        o->yielded |= mask_bits(yields) != 0;
+        /* Anticipation, of walkers ahead coming the other way who come nearer: their closest
+         * approach within `ta` seconds if i walks on toward its goal at its free speed and j
+         * keeps its velocity. */
+        const v4f vjx = pick4(a->vx, nb->j + k4), vjy = pick4(a->vy, nb->j + k4);
+        const v4f rvx = vjx - mvx, rvy = vjy - mvy;
+        const v4f rdot = dx * rvx + dy * rvy;
+        const v4i approach =
+            front & (rdot < 0.0f) & (hdot < 0.0f) & (hjx * hjx + hjy * hjy > 0.25f);
+        if (ta > 0.0f && mask_bits(approach)) {
+            const v4f rv2 = rvx * rvx + rvy * rvy;
+            v4f tau = -rdot / sel4(approach, rv2, v4(1.0f));
+            tau = sel4(tau > v4(ta), v4(ta), tau);
+            const v4f qx = dx + rvx * tau, qy = dy + rvy * tau;
+            const v4f s = sqrt4(qx * qx + qy * qy);
+            /* Passing wider than 7 ranges apart weighs below 1/1000: left out. */
+            const v4i near = approach & (s - l < 7.0f * TH_PED_MISS_RANGE);
+            if (mask_bits(near)) {
+                const v4f side = ex * qy - ey * qx; /* > 0: j passes on i's left */
+                const v4f mag = sel4(
+                    near, exp4((l - s) * (1.0f / TH_PED_MISS_RANGE)) * (1.0f - tau * (1.0f / ta)),
+                    v4(0.0f));
+                /* Step away from the side j will pass on; dead ahead, to the right. */
+                o->lat += sel4(side < -TH_PED_TIE, mag, -mag);
+                /* Counterflow: j heads back where i comes from (more than 120 degrees off) and
+                 * is bound elsewhere. */
+                o->threat += sel4(oncoming, mag, v4(0.0f));
+            }
+        }
+    }
+}
+
+/* Pass 1, four neighbours at a time: repulsion from the neighbours (returned), and the one ahead
+ * on the goal direction that limits the speed most, for overtaking (*block_u, the speed it
+ * allows, and *block_side, the side it is on). */
+static inline __attribute__((always_inline)) th_vec2 walker_pushes(const ped_chunk *k,
+                                                                   ped_walker *wk, ped_near *nb,
+                                                                   bool yielded, float *block_u,
+                                                                   float *block_side) {
+    const th_world *w = k->w;
+    const th_agents *a = k->a;
+    const th_crowd_rt *c = wk->c;
+    const v4f ex = v4(wk->e0.x), ey = v4(wk->e0.y), inv_tg = v4(c->inv_time_gap);
+    v4f lane_u = v4(wk->v0), lane_side = v4(0.0f);
+    v4i lane_at = k_lane + (int32_t)TH_PED_NEAR_PADDED;
+    v4f push_x = v4(0.0f), push_y = v4(0.0f);
+    const v4f inv_rr = v4(c->inv_rep_range), rep = v4(c->rep);
+    for (uint32_t k4 = 0; k4 < nb->n; k4 += 4) {
+        const v4i valid = k_lane < (int32_t)(nb->n - k4);
+        const v4f dx = load4(nb->dx + k4), dy = load4(nb->dy + k4);
+        const v4f d = load4(nb->d + k4), l = load4(nb->l + k4);
+        const v4f side0 = ex * dy - ey * dx;
+        const v4i ahead = valid & (ex * dx + ey * dy > 0.0f) & (abs4(side0) < l);
+        /* The one in the way that slows us most, per lane: the first of the lane's least (most
+         * groups of four have nobody in the way: no gap law to work out). */
+        if (mask_bits(ahead)) {
+            const v4f uj = gap_speed4(ex * dx + ey * dy, side0, l, inv_tg);
+            const v4i take = ahead & (uj < lane_u);
+            lane_u = sel4(take, uj, lane_u);
+            lane_side = sel4(take, side0, lane_side);
+            lane_at = (take & (k_lane + (int32_t)k4)) | (~take & lane_at);
+        }
+        /* Below 1/1000 of its strength the push is left out: past 7 ranges of gap. */
+        const v4f gap = d - l;
+        const v4i felt = valid & (gap * inv_rr <= 7.0f);
+        if (!mask_bits(felt)) continue;
+        /* Deep overlaps are left to the contacts phase: the push stops growing once the overlap
+         * reaches a whole contact distance. */
+        const v4f x = sel4(gap > -l, -gap * inv_rr, l * inv_rr);
+        v4f ax = -dx / d, ay = -dy / d;
+        for (uint32_t m = mask_bits(felt & (d <= 1e-6f)); m; m &= m - 1) {
+            /* Coincident agents part along a direction fixed by their ids. */
+            const uint32_t q = (uint32_t)__builtin_ctz(m);
+            ax[q] = wk->id.index1 < a->id[nb->j[k4 + q]].index1 ? -1.0f : 1.0f;
+            ay[q] = 0.0f;
+        }
+        const v4f f = rep * exp4(x);
+        if (wk->ordered) {
+            /* The push of a walker that i goes before (by the same rule as the spacing in
+             * pass 2) keeps only its forward part: at a narrow door, two walkers at the jambs
+             * otherwise push each other into the walls for good, and the crowd behind presses
+             * those in front across the door's mouth. The order comes from the cost of the
+             * walkers' cells: on cells wider than a body and a half, walkers abreast share a
+             * cell and their order falls to their ids, and one-sided pushes among them jam
+             * streams where streets merge; there the rule holds only at a jamb. */
+            const v4i before =
+                goes_before_once(w, a, wk->cost, wk->my_cost, wk->id.index1, nb, &wk->known, k4);
+            const v4f fwd = ax * ex + ay * ey;
+            const v4f fpos = sel4(fwd > 0.0f, fwd, v4(0.0f));
+            ax = sel4(before, fpos * ex, ax);
+            ay = sel4(before, fpos * ey, ay);
+        }
+        if (yielded) {
+            /* The push of a walker that yields the way to i keeps only its part across i's way:
+             * it does not push i back. */
+            const v4i yields = load4i(nb->yields + k4);
+            const v4f fwd = ax * ex + ay * ey;
+            ax = sel4(yields, ax - fwd * ex, ax);
+            ay = sel4(yields, ay - fwd * ey, ay);
+        }
+        push_x += sel4(felt, ax * f, v4(0.0f));
+        push_y += sel4(felt, ay * f, v4(0.0f));
+    }
+    /* Across the lanes, the least; of equals, the first in the list: as one scalar pass keeping
+     * the first strictly slower would have found. */
+    float bu = lane_u[0], bs = lane_side[0];
+    int32_t at = lane_at[0];
+    for (int q = 1; q < 4; q++) {
+        if (lane_u[q] < bu || (lane_u[q] == bu && lane_at[q] < at)) {
+            bu = lane_u[q];
+            bs = lane_side[q];
+            at = lane_at[q];
+        }
+    }
+    *block_u = bu;
+    *block_side = bs;
+    return th_v2((push_x[0] + push_x[1]) + (push_x[2] + push_x[3]),
+                 (push_y[0] + push_y[1]) + (push_y[2] + push_y[3]));
+}
+
+/* Keeping to one's side in counterflow (right; left when keep_right < 0): the sidestep toward
+ * the right, in units of the goal direction, while the walker is in the left half of its walkway,
+ * never into cells farther from the goal; there it also holds back its forward step (*dir). */
+static inline __attribute__((always_inline)) float walker_keep_side(const ped_chunk *k,
+                                                                    const ped_walker *wk,
+                                                                    float aware, th_vec2 *dir) {
+    float keep = wk->c->keep_right * aware;
+    if (keep == 0.0f || !wk->cost) return keep;
+    const th_world *w = k->w;
+    const th_navmap *m = &w->nav.map;
+    const th_vec2 e0 = wk->e0, p = wk->p;
+    const float ri = wk->ri;
+    const float sgn = keep > 0.0f ? 1.0f : -1.0f;
+    const th_vec2 right = th_v2(sgn * e0.y, -sgn * e0.x);
+    const th_vec2 q = th_v2_add(p, th_v2_scale(right, max_f(m->cell_size, ri)));
+    float depth = 0.0f;
+    if (!(q.x >= 0.0f && q.y >= 0.0f && q.x < k->W && q.y < k->H) ||
+        wk->cost[th_navmap_cell_of(m, q, NULL, NULL)] > wk->my_cost ||
+        (depth = left_half(w, p, e0, right)) <= 0.0f)
+        keep = 0.0f;
+    /* In the left half it also holds back: it does not walk on into the way of those coming the
+     * other way but steps over first. A crowd waiting to enter a corridor thus queues on its own
+     * side of the entrance and leaves the other side to those coming out. Not with a wall at its
+     * right, where stepping over is no longer possible: it would wait there, pressed into the
+     * wall, for good. */
+    const bool walled_right = wk->have_wall && wk->wall_d < ri + TH_PED_SIDESTEP_WALL &&
+                              th_v2_dot(right, wk->wall_away) < -0.5f;
+    if (depth > 0.0f && !walled_right)
+        *dir = th_v2_sub(*dir, th_v2_scale(e0, min_f(1.0f, TH_PED_HOLD * aware * depth)));
+    return keep;
+}
+
+/* The sidestep `side` (toward the left of the goal direction, in its units), never into a wall
+ * close by: the part toward it is dropped. At a door's jamb a walker stepping aside would press
+ * into the wall for good; in a corridor too narrow to pass, one stepping aside to overtake or to
+ * give way would bounce between the wall's push and its own step, or walk into the wall on the
+ * spot. */
+static inline __attribute__((always_inline)) th_vec2 walker_sidestep(const ped_chunk *k,
+                                                                     const ped_walker *wk,
+                                                                     float side) {
+    const th_vec2 e0 = wk->e0;
+    const float ri = wk->ri;
+    th_vec2 step = th_v2_scale(th_v2(-e0.y, e0.x), side);
+    if (wk->have_wall && wk->wall_d < ri + TH_PED_SIDESTEP_WALL) {
+        const float into = th_v2_dot(step, wk->wall_away);
+        if (into < 0.0f) step = th_v2_sub(step, th_v2_scale(wk->wall_away, into));
+        /* Between two walls (a passage barely wider than the body) the nearer one is not the only
+         * one: the wall where the step leads counts too. */
+        const float len = th_v2_len(step);
+        float dq;
+        th_vec2 aq;
+        if (len > 0.0f && th_nav_nearest_wall(
+                              k->w, th_v2_add(wk->p, th_v2_scale(step, TH_PED_SIDESTEP_WALL / len)),
+                              ri, &dq, &aq)) {
+            const float into_q = th_v2_dot(step, aq);
+            if (into_q < 0.0f) step = th_v2_sub(step, th_v2_scale(aq, into_q));
+        }
+    }
+    return step;
+}
+
+/* The direction the walker wants (unnormalised: its length is how strongly): the goal less what
+ * giving way takes of it, the pushes, and the sidesteps of giving way, keeping to its side and
+ * overtaking, none of them into a wall close by. Works out and keeps the walker's counterflow
+ * awareness and its share of neighbours coming the other way. */
+static inline __attribute__((always_inline)) th_vec2 walker_direction(const ped_chunk *k,
+                                                                      const ped_walker *wk,
+                                                                      const ped_oncoming *o,
+                                                                      th_vec2 push, float block_u,
+                                                                      float block_side) {
+    th_world *w = k->w;
+    const th_crowd_rt *c = wk->c;
+    const uint32_t i = wk->i;
+    const th_vec2 e0 = wk->e0;
+    const float v0 = wk->v0;
+    /* Giving way: a walker in the way of one that has the way over it stops pressing toward it
+     * and steps out of its way, away from the side it is on, the more the nearer it is. A crowd
+     * waiting at a door thus opens a passage for those coming out, instead of holding its place
+     * until pushed. */
+    th_vec2 dir = th_v2_add(th_v2_scale(e0, 1.0f - o->give), push);
+    const float give_step =
+        o->give > 0.0f ? (o->give_side > 0.0f ? -TH_PED_GIVE : TH_PED_GIVE) * o->give : 0.0f;
+
+    /* Counterflow awareness, 0 to 1: from the walkers coming the other way, passed back by
+     * those ahead (each hand-on weaker), and remembered for a while. An aware walker keeps to
+     * its side of the walkway, as people do in counterflow, so that lanes form. */
+    const float ta = c->anticipation;
+    const float own = min_f(1.0f, (o->threat[0] + o->threat[1]) + (o->threat[2] + o->threat[3]));
+    const float passed =
+        TH_PED_RELAY * max_f(max_f(o->relay[0], o->relay[1]), max_f(o->relay[2], o->relay[3]));
+    float aware = ta > 0.0f ? max_f(max_f(own, passed), k->a->aware[i] * c->aware_decay) : 0.0f;
+    if (aware < TH_PED_AWARE_MIN) aware = 0.0f;
+    w->aware_next[i] = aware;
+    w->against_next[i] = (float)o->n_against / (float)(o->n_against + o->n_along + 1u);
+    /* Sidesteps (stepping aside for those coming the other way, giving way, keeping right),
+     * toward the left of e0 in units of the goal direction. */
+    float side = (o->lat[0] + o->lat[1]) + (o->lat[2] + o->lat[3]) + give_step;
+    side -= walker_keep_side(k, wk, aware, &dir);
+    /* Overtaking: held back by someone ahead, step aside, away from the side they are on (to
+     * the right of the goal direction when dead ahead), the more the slower it makes us walk.
+     * In a dense crowd every way is blocked and the pushes cancel out. In counterflow nobody
+     * overtakes on the side of those coming the other way: a walker aware of them steps out of
+     * its lane toward them the less, the more aware it is. */
+    if (block_u < v0 && v0 > 0.0f) {
+        float kk = TH_PED_OVERTAKE * (1.0f - max_f(block_u, 0.0f) / v0);
+        if (block_side < 0.0f) kk = -kk; /* > 0: toward the right of e0 */
+        if (kk * c->keep_right < 0.0f) kk *= 1.0f - aware;
+        side -= kk;
+    }
+    if (side != 0.0f) dir = th_v2_add(dir, walker_sidestep(k, wk, side));
+    return dir;
+}
+
+/* The heading: `dir` turned within the walker's rate (kept for the next step), then bent at once
+ * by the push of the nearest wall (a body meeting a wall does not wait to turn). Returns the
+ * share of the free speed that what drives the walker allows (*e: the heading). */
+static inline __attribute__((always_inline)) float walker_heading(const ped_chunk *k,
+                                                                  const ped_walker *wk, th_vec2 dir,
+                                                                  th_vec2 *e_out) {
+    th_world *w = k->w;
+    const th_crowd_rt *c = wk->c;
+    const float ri = wk->ri;
+    float will = th_v2_len(dir);
+    const th_vec2 chosen =
+        turn(th_v2(k->a->ex[wk->i], k->a->ey[wk->i]), th_v2_norm(dir), th_v2_len(wk->v), k->dt);
+    w->ex_next[wk->i] = chosen.x;
+    w->ey_next[wk->i] = chosen.y;
+    th_vec2 e = chosen;
+    if (wk->have_wall) {
+        const float gap = wk->wall_d - ri;
+        const float x = gap > -ri ? -gap * c->inv_wall_rep_range : ri * c->inv_wall_rep_range;
+        /* Against the direction with the weight it was chosen with (the goal's and the
+         * neighbours' pushes together), as if added before turning. */
+        if (x > -7.0f) {
+            /* The wall pushes back at most what drives the walker into it, as a wall does: it
+             * stops the walker and lets it slide along, and never throws it off (which, against
+             * the neighbours pressing it there, would make it bounce from one step to the next). */
+            const th_vec2 ed = th_v2_scale(e, th_v2_len(dir));
+            const float f = min_f(c->wall_rep * expf(min_f(x, 20.0f)),
+                                  max_f(0.0f, -th_v2_dot(ed, wk->wall_away)));
+            const th_vec2 ew = th_v2_add(ed, th_v2_scale(wk->wall_away, f));
+            e = th_v2_norm(ew);
+            will = th_v2_len(ew);
+        }
+    }
+    *e_out = e;
+    /* Full speed while what drives the walker (its goal, the pushes, the sidesteps, the wall)
+     * adds up to at least TH_PED_WANT_FULL of a plain goal, and slower the less: where those
+     * terms all but cancel (held back in a queue, pressed between a neighbour and a wall), what
+     * is left of them is a direction of no weight, which walked at full speed would flip from
+     * one step to the next. Without a goal, the pushes alone set it. */
+    return wk->e0.x == 0.0f && wk->e0.y == 0.0f
+               ? th_clampf(th_v2_len(dir), 0.0f, 1.0f)
+               : th_clampf(will * (1.0f / TH_PED_WANT_FULL), 0.0f, 1.0f);
+}
+
+/* Pass 2: the speed the spacing ahead along e allows, at most u, four neighbours at a time (a
+ * minimum: the same in any order), by the time-gap law of gap_speed4. Fleeing walkers yield only
+ * to those nearer the shelter than they are (by the river map's cost of their cells, then by
+ * id): where routes converge, at a door, two walkers each in the other's way would otherwise
+ * both stop for good, an arch that no push undoes. Walkers coming the other way who yield the
+ * way to this one do not hold it back. */
+static inline __attribute__((always_inline)) float walker_spacing(const ped_chunk *k,
+                                                                  ped_walker *wk, ped_near *nb,
+                                                                  bool yielded, th_vec2 e,
+                                                                  float u) {
+    if (e.x == 0.0f && e.y == 0.0f) return 0.0f;
+    const th_world *w = k->w;
+    const th_crowd_rt *c = wk->c;
+    const v4f fx = v4(e.x), fy = v4(e.y), inv_tg = v4(c->inv_time_gap);
+    v4f umin = v4(u);
+    for (uint32_t k4 = 0; k4 < nb->n; k4 += 4) {
+        const v4f dx = load4(nb->dx + k4), dy = load4(nb->dy + k4);
+        const v4f l = load4(nb->l + k4);
+        v4i ahead = (k_lane < (int32_t)(nb->n - k4)) & (fx * dx + fy * dy > 0.0f) &
+                    (abs4(fx * dy - fy * dx) < l);
+        if (wk->cost && mask_bits(ahead)) {
+            ahead &= ~goes_before_once(w, k->a, wk->cost, wk->my_cost, wk->id.index1, nb,
+                                       &wk->known, k4);
+        }
+        if (yielded) ahead &= ~load4i(nb->yields + k4);
+        if (!mask_bits(ahead)) continue;
+        const v4f uj = gap_speed4(fx * dx + fy * dy, fx * dy - fy * dx, l, inv_tg);
+        umin = sel4(ahead & (uj < umin), uj, umin);
+    }
+    u = min_f(min_f(umin[0], umin[1]), min_f(umin[2], umin[3]));
+    /* Those who just left by an exit ahead still walk on, for the spacing. */
+    if (th_leavers_near(w, wk->cell))
+        u = th_leavers_speed(w, wk->p, e, wk->ri, wk->level, c->inv_time_gap, c->ped_reach, u);
+    return u;
+}
+
 void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
-    const th_agents *a = &w->buf[w->cur];
-    const th_grid *g = &w->grid;
-    const bool wrap = w->wrap;
-    const float W = w->def.width, H = w->def.height;
-    const float dt = w->def.timestep, inv_dt = 1.0f / dt;
-    const bool terrain = w->nav.present;
-    const bool levels = terrain && w->nav.level_count, stairs = terrain && w->nav.stair_count;
+    const ped_chunk k = {
+        .w = w,
+        .a = &w->buf[w->cur],
+        .g = &w->grid,
+        .W = w->def.width,
+        .H = w->def.height,
+        .dt = w->def.timestep,
+        .inv_dt = 1.0f / w->def.timestep,
+        .wrap = w->wrap,
+        .terrain = w->nav.present,
+        .levels = w->nav.present && w->nav.level_count,
+        .stairs = w->nav.present && w->nav.stair_count,
+    };
+    const th_agents *a = k.a;
     uint64_t neighbors_total = 0, candidates_total = 0;
     ped_near nb;
 
@@ -498,467 +1087,47 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         const th_crowd_rt *c = &w->crowd_rt[a->crowd[i]];
         if (!c->ped) continue;
         if (c->lift && w->level[i] == TH_LEVEL_RIDING) {
-            /* In a car: it steers nothing and touches no one until it steps out. */
-            w->ax[i] = w->ay[i] = 0.0f;
-            w->hx_next[i] = w->hy_next[i] = w->aware_next[i] = 0.0f;
-            w->flags[i] = 0u;
-            w->neighbors[i] = 0u;
-            if (w->contact) w->contact_count[i] = TH_CONTACT_UNLISTED;
+            walker_riding(&k, i);
             continue;
         }
-        const th_vec2 p = th_v2(a->px[i], a->py[i]);
-        const th_vec2 v = th_v2(a->vx[i], a->vy[i]);
-        const th_agent_id id = a->id[i];
-        const float ri = c->radius;
-        /* The host's velocity (th_world_set_agent_preferred_velocity), when it set one, is the
-         * free speed and the goal direction; everything below still bends and slows it. */
-        const th_pref_velocity *pref = th_pref_of(w, th_id_slot(id));
-        float v0 = pref ? pref->speed : w->desired_speed[th_id_slot(id)];
-        if (terrain && w->nav.speed) v0 *= th_nav_speed_at(w, p);
-        if (w->hazard) v0 *= th_hazard_walk_factor(w, a->crowd[i], th_id_slot(id), p);
-        if (w->groups) v0 *= th_group_pace(w, th_id_slot(id));
+        /* Each stage fills in its own fields; a zeroed record per walker would cost a pass. */
+        ped_walker wk;
+        wk.i = i;
+        wk.c = c;
+        wk.id = a->id[i];
+        wk.p = th_v2(a->px[i], a->py[i]);
+        wk.v = th_v2(a->vx[i], a->vy[i]);
+        wk.ri = c->radius;
+        walker_goal(&k, &wk);
+        walker_wall(&k, &wk);
+        walker_neighbours(&k, &wk, &nb);
+        walker_contacts(&k, &wk, &nb);
 
-        /* Goal direction. */
-        th_vec2 e0 = c->heading;
-        bool stranded = false;
-        if (pref) {
-            e0 = pref->dir;
-        } else if (c->goal != TH_GOAL_NONE || th_own_active(w, th_id_slot(id)) ||
-                   (c->lift && th_lift_field(w, c, th_id_slot(id), p))) {
-            th_vec2 dir;
-            stranded = !th_goal_direction(w, id, c, p, &dir);
-            e0 = dir;
-        }
-        /* On a stair's flight, the share of the free speed the way up or down keeps. */
-        if (terrain && w->nav.stair_count) v0 *= th_nav_stair_factor(w, p, e0);
-
-        /* The goal's cost field (river map or destination field), NULL for other goals and
-         * for a walker the host steers. */
-        const uint32_t *cost = pref ? NULL : th_goal_agent_cost_field(w, c, th_id_slot(id), p);
-        const uint32_t my_cost = cost ? cost[th_navmap_cell_of(&w->nav.map, p, NULL, NULL)] : 0;
-
-        /* The nearest wall. A river map is made for points: beside a door's jamb it may lead a
-         * body into the wall, where the wall stops it for good. Pressed against a wall while
-         * its goal leads into it, a walker heads for the cheapest nearby spot its body fits in. */
-        float wall_d = INFINITY;
-        th_vec2 wall_away = th_v2(0.0f, 0.0f);
-        bool have_wall = false;
-        if (c->wall_rep > 0.0f || terrain) {
-            const float range = ri + max_f(7.0f / c->inv_wall_rep_range,
-                                           max_f(TH_PED_WALL_CLEAR, TH_PED_JAMB) * ri);
-            have_wall = th_nav_nearest_wall(w, p, range, &wall_d, &wall_away);
-            if (have_wall && cost && wall_d < ri * (1.0f + TH_PED_WALL_CLEAR) &&
-                th_v2_dot(e0, wall_away) < 0.0f)
-                e0 = clear_direction(w, cost, p, ri, e0);
-        }
-
-        /* Whether the pushes of those i goes before keep only their forward part (pass 1). */
-        const bool ordered = cost && (w->nav.map.cell_size <= TH_PED_ORDER_CELL * ri ||
-                                      (have_wall && wall_d < ri * (1.0f + TH_PED_JAMB)));
-
-        /* Gather the neighbours within reach. */
-        th_grid_span spans[TH_GRID_MAX_SPANS];
-        const uint32_t cell = w->cell[i], nx = (uint32_t)g->nx;
-        const uint32_t ns =
-            th_grid_block(g, (int32_t)(cell % nx), (int32_t)(cell / nx), c->block, wrap, spans);
-        const float reach2 = c->ped_reach * c->ped_reach;
-        const float seen2 = min_f(c->neighbor_r2, reach2); /* neighbours reported */
-        const bool near_seam = wrap && !(p.x >= c->ped_reach && p.x <= W - c->ped_reach &&
-                                         p.y >= c->ped_reach && p.y <= H - c->ped_reach);
-        uint32_t n_cand = 0, seen = 0, counter = 0;
-        nb.n = 0;
-        const uint8_t mine = levels ? w->level[i] : 0;
-        level_filter lf = {w->level, mine != 0 || w->lifts, mine, NULL};
-        for (uint32_t k = 0; k < ns; k++) {
-            n_cand += spans[k].end - spans[k].begin;
-            gather(a, spans[k].begin, spans[k].end, i, p.x, p.y, reach2, seen2, near_seam, W, H, e0,
-                   &lf, &nb, &seen, &counter);
-        }
-        /* Bodies touch on their own level only: the contacts' list ends here. */
-        const uint32_t own_level = nb.n;
-        /* Near a stair's glued edge, the walkers on the other side are near too: seen from a
-         * point shifted across the seam, at their places relative to this walker. */
-        const uint8_t *seams =
-            stairs ? w->nav.seam_near + 2u * (size_t)th_navmap_cell_of(&w->nav.map, p, NULL, NULL)
-                   : NULL;
-        for (uint32_t s = 0; seams && s < 2 && seams[s]; s++) {
-            const th_stair *st = &w->nav.stair[seams[s] - 1];
-            const bool below = lf.want == st->lower + 1u;
-            const th_vec2 q = below ? th_v2_add(p, st->shift) : th_v2_sub(p, st->shift);
-            level_filter other = {w->level, true, (uint8_t)((below ? st->upper : st->lower) + 1u),
-                                  below ? st->beyond_box : st->flight_box};
-            th_grid_span across[TH_GRID_MAX_SPANS];
-            const uint32_t na =
-                th_grid_block(g, th_grid_cx(g, q.x), th_grid_cy(g, q.y), c->block, false, across);
-            for (uint32_t k = 0; k < na; k++) {
-                n_cand += across[k].end - across[k].begin;
-                gather(a, across[k].begin, across[k].end, i, q.x, q.y, reach2, seen2, false, W, H,
-                       e0, &other, &nb, &seen, &counter);
-            }
-        }
-        for (uint32_t k = 0; k < nb.n; k++) nb.l[k] = ri + w->crowd_radius[a->crowd[nb.j[k]]];
-        for (uint32_t k = nb.n; k < nb.n + 3u; k++) {
-            nb.dx[k] = nb.dy[k] = 0.0f;
-            nb.d2[k] = nb.d[k] = 1.0f;
-            nb.l[k] = 0.0f;
-            nb.x[k] = p.x;
-            nb.y[k] = p.y;
-            nb.j[k] = i;
-        }
-        uint64_t known = 0; /* the blocks of nb.before worked out (goes_before_once) */
-
-        /* The contacts phase's list of bodies that may touch this one (sim/behave/contacts.c), from
-         * the same neighbours, when they reach far enough for the largest bodies about. */
-        if (w->contact) {
-            uint32_t n = TH_CONTACT_UNLISTED;
-            if (ri > 0.0f && 1.5f * (ri + w->max_radius) <= c->ped_reach) {
-                uint32_t *list = w->contact + (size_t)i * TH_CONTACT_LIST;
-                float key[TH_CONTACT_LIST];
-                n = 0;
-                for (uint32_t k = 0; k < own_level; k++) {
-                    const float reach = 1.5f * nb.l[k];
-                    if (nb.l[k] > ri && nb.d2[k] < reach * reach) {
-                        th_contact_insert(list, key, &n, a->id, nb.j[k], nb.d2[k]);
-                    }
-                }
-            }
-            w->contact_count[i] = (uint8_t)n;
-        }
-
-        /* Pass 1, four neighbours at a time. First, when some neighbour comes the other way
-         * or this walker is aware of counterflow: anticipation of walkers coming the other
-         * way, the awareness of those ahead, the share of the neighbours coming the other way,
-         * and who of them yields the way to this walker (a loop of its own, so that the common
-         * case keeps its registers). Then repulsion from neighbours and the one ahead on the
-         * goal direction that limits the speed most (for overtaking). Sums run in four lane
-         * sums, then across them: lane q holds neighbours q, q + 4, ... of a list whose order
-         * the grid fixes, so the sum is the same for any thread count. */
-        v4f lat = v4(0.0f), threat = v4(0.0f), relay = v4(0.0f);
-        uint32_t n_along = 0, n_against = 0;
-        bool yielded = false; /* some neighbour yields the way to this walker */
-        /* This walker stands in the way of one that has the way over it: how near (0 to 1), and
-         * on which side of its line (> 0: to the left). */
-        float give = 0.0f, give_side = 0.0f;
-        const float inv_reach = 1.0f / c->ped_reach;
-        const float ta = c->anticipation;
-        const bool counterflow = a->aware[i] > 0.0f;
-        const v4f ex = v4(e0.x), ey = v4(e0.y), inv_tg = v4(c->inv_time_gap);
-        if (counter != 0 || counterflow) {
-            const v4f mvx = v4(e0.x * v0), mvy = v4(e0.y * v0);
-            const float my_against = a->against[i];
-            for (uint32_t k = 0; k < nb.n; k += 4) {
-                const v4i valid = k_lane < (int32_t)(nb.n - k);
-                const v4f dx = load4(nb.dx + k), dy = load4(nb.dy + k);
-                const v4f l = load4(nb.l + k);
-                const v4i front = valid & (ex * dx + ey * dy > 0.0f);
-                /* Awareness passed back from those ahead. */
-                const v4f awj = sel4(front, pick4(a->aware, nb.j + k), v4(0.0f));
-                relay = sel4(awj > relay, awj, relay);
-                /* Who goes this way and who comes the other way, bound elsewhere than this
-                 * walker (walkers bound for the same place merge, at a door; they do not meet
-                 * head-on): the share of the latter is this walker's `against`, and an oncoming
-                 * walker whose share is smaller by more than TH_PED_RIGHT_OF_WAY yields the way
-                 * to it. A walker in a stream of its own kind, against a few coming the other way,
-                 * gives way to them; one walking against a crowd, or a lane coming out into a
-                 * waiting crowd, is given way: each of the many steps aside once, rather than
-                 * the few stopping for each of them. */
-                const v4f hjx = pick4(a->hx, nb.j + k), hjy = pick4(a->hy, nb.j + k);
-                const v4f hdot = hjx * ex + hjy * ey;
-                n_along += k_lanes_set[mask_bits(valid & (hdot > TH_PED_ALONG))];
-                v4i oncoming = valid & (hdot < TH_PED_OPPOSED);
-                v4i yields = {0, 0, 0, 0};
-                const v4f agj = pick4(a->against, nb.j + k);
-                for (uint32_t m = mask_bits(oncoming); m; m &= m - 1) {
-                    const uint32_t q = (uint32_t)__builtin_ctz(m);
-                    const uint16_t cj = a->crowd[nb.j[k + q]];
-                    if (cj == a->crowd[i] ||
-                        (cost && th_goal_cost_field(w, &w->crowd_rt[cj]) == cost)) {
-                        oncoming[q] = 0;
-                        continue;
-                    }
-                    n_against++;
-                    if (agj[q] + TH_PED_RIGHT_OF_WAY < my_against) yields[q] = -1;
-                    /* One that has the way over this walker, ahead and within 1.5 contact
-                     * distances of its line: this walker stands in its way. */
-                    const float side_q = ex[q] * dy[q] - ey[q] * dx[q];
-                    if (my_against + TH_PED_RIGHT_OF_WAY < agj[q] && front[q] &&
-                        fabsf(side_q) < TH_PED_GIVE_BAND * l[q]) {
-                        const float near_q = 1.0f - nb.d[k + q] * inv_reach;
-                        if (near_q > give) {
-                            give = near_q;
-                            give_side = side_q;
-                        }
-                    }
-                }
-                store4i(nb.yields + k, yields);
-                yielded |= mask_bits(yields) != 0;
-                /* Anticipation, of walkers ahead coming the other way who come nearer: their
-                 * closest approach within `ta` seconds if i walks on toward its goal at its free
-                 * speed and j keeps its velocity. */
-                const v4f vjx = pick4(a->vx, nb.j + k), vjy = pick4(a->vy, nb.j + k);
-                const v4f rvx = vjx - mvx, rvy = vjy - mvy;
-                const v4f rdot = dx * rvx + dy * rvy;
-                const v4i approach =
-                    front & (rdot < 0.0f) & (hdot < 0.0f) & (hjx * hjx + hjy * hjy > 0.25f);
-                if (ta > 0.0f && mask_bits(approach)) {
-                    const v4f rv2 = rvx * rvx + rvy * rvy;
-                    v4f tau = -rdot / sel4(approach, rv2, v4(1.0f));
-                    tau = sel4(tau > v4(ta), v4(ta), tau);
-                    const v4f qx = dx + rvx * tau, qy = dy + rvy * tau;
-                    const v4f s = sqrt4(qx * qx + qy * qy);
-                    /* Passing wider than 7 ranges apart weighs below 1/1000: left out. */
-                    const v4i near = approach & (s - l < 7.0f * TH_PED_MISS_RANGE);
-                    if (mask_bits(near)) {
-                        const v4f side = ex * qy - ey * qx; /* > 0: j passes on i's left */
-                        const v4f mag = sel4(near,
-                                             exp4((l - s) * (1.0f / TH_PED_MISS_RANGE)) *
-                                                 (1.0f - tau * (1.0f / ta)),
-                                             v4(0.0f));
-                        /* Step away from the side j will pass on; dead ahead, to the right. */
-                        lat += sel4(side < -TH_PED_TIE, mag, -mag);
-                        /* Counterflow: j heads back where i comes from (more than 120 degrees
-                         * off) and is bound elsewhere. */
-                        threat += sel4(oncoming, mag, v4(0.0f));
-                    }
-                }
-            }
-        }
-        v4f lane_u = v4(v0), lane_side = v4(0.0f);
-        v4i lane_at = k_lane + (int32_t)TH_PED_NEAR_PADDED;
-        v4f push_x = v4(0.0f), push_y = v4(0.0f);
-        const v4f inv_rr = v4(c->inv_rep_range), rep = v4(c->rep);
-        for (uint32_t k = 0; k < nb.n; k += 4) {
-            const v4i valid = k_lane < (int32_t)(nb.n - k);
-            const v4f dx = load4(nb.dx + k), dy = load4(nb.dy + k);
-            const v4f d = load4(nb.d + k), l = load4(nb.l + k);
-            const v4f side0 = ex * dy - ey * dx;
-            const v4i ahead = valid & (ex * dx + ey * dy > 0.0f) & (abs4(side0) < l);
-            /* The one in the way that slows us most, per lane: the first of the lane's least
-             * (most groups of four have nobody in the way: no gap law to work out). */
-            if (mask_bits(ahead)) {
-                const v4f uj = gap_speed4(ex * dx + ey * dy, side0, l, inv_tg);
-                const v4i take = ahead & (uj < lane_u);
-                lane_u = sel4(take, uj, lane_u);
-                lane_side = sel4(take, side0, lane_side);
-                lane_at = (take & (k_lane + (int32_t)k)) | (~take & lane_at);
-            }
-            /* Below 1/1000 of its strength the push is left out: past 7 ranges of gap. */
-            const v4f gap = d - l;
-            const v4i felt = valid & (gap * inv_rr <= 7.0f);
-            if (!mask_bits(felt)) continue;
-            /* Deep overlaps are left to the contacts phase: the push stops growing once the
-             * overlap reaches a whole contact distance. */
-            const v4f x = sel4(gap > -l, -gap * inv_rr, l * inv_rr);
-            v4f ax = -dx / d, ay = -dy / d;
-            for (uint32_t m = mask_bits(felt & (d <= 1e-6f)); m; m &= m - 1) {
-                /* Coincident agents part along a direction fixed by their ids. */
-                const uint32_t q = (uint32_t)__builtin_ctz(m);
-                ax[q] = id.index1 < a->id[nb.j[k + q]].index1 ? -1.0f : 1.0f;
-                ay[q] = 0.0f;
-            }
-            const v4f f = rep * exp4(x);
-            if (ordered) {
-                /* The push of a walker that i goes before (by the same rule as the spacing in
-                 * pass 2) keeps only its forward part: at a narrow door, two walkers at the
-                 * jambs otherwise push each other into the walls for good, and the crowd behind
-                 * presses those in front across the door's mouth. The order comes from the
-                 * cost of the walkers' cells: on cells wider than a body and a half, walkers
-                 * abreast share a cell and their order falls to their ids, and one-sided pushes
-                 * among them jam streams where streets merge; there the rule holds only at a
-                 * jamb. */
-                const v4i before = goes_before_once(w, a, cost, my_cost, id.index1, &nb, &known, k);
-                const v4f fwd = ax * ex + ay * ey;
-                const v4f fpos = sel4(fwd > 0.0f, fwd, v4(0.0f));
-                ax = sel4(before, fpos * ex, ax);
-                ay = sel4(before, fpos * ey, ay);
-            }
-            if (yielded) {
-                /* The push of a walker that yields the way to i keeps only its part across i's
-                 * way: it does not push i back. */
-                const v4i yields = load4i(nb.yields + k);
-                const v4f fwd = ax * ex + ay * ey;
-                ax = sel4(yields, ax - fwd * ex, ax);
-                ay = sel4(yields, ay - fwd * ey, ay);
-            }
-            push_x += sel4(felt, ax * f, v4(0.0f));
-            push_y += sel4(felt, ay * f, v4(0.0f));
-        }
-        /* Across the lanes, the least; of equals, the first in the list: as one scalar pass
-         * keeping the first strictly slower would have found. */
-        float block_u = lane_u[0], block_side = lane_side[0];
-        int32_t block_at = lane_at[0];
-        for (int q = 1; q < 4; q++) {
-            if (lane_u[q] < block_u || (lane_u[q] == block_u && lane_at[q] < block_at)) {
-                block_u = lane_u[q];
-                block_side = lane_side[q];
-                block_at = lane_at[q];
-            }
-        }
-        const th_vec2 push = th_v2((push_x[0] + push_x[1]) + (push_x[2] + push_x[3]),
-                                   (push_y[0] + push_y[1]) + (push_y[2] + push_y[3]));
-        /* Giving way: a walker in the way of one that has the way over it stops pressing toward
-         * it and steps out of its way, away from the side it is on, the more the nearer it is.
-         * A crowd waiting at a door thus opens a passage for those coming out, instead of
-         * holding its place until pushed. */
-        th_vec2 dir = th_v2_add(th_v2_scale(e0, 1.0f - give), push);
-        const float give_step =
-            give > 0.0f ? (give_side > 0.0f ? -TH_PED_GIVE : TH_PED_GIVE) * give : 0.0f;
-
-        /* Counterflow awareness, 0 to 1: from the walkers coming the other way, passed back by
-         * those ahead (each hand-on weaker), and remembered for a while. An aware walker keeps
-         * to its side of the walkway, as people do in counterflow, so that lanes form. */
-        const float own = min_f(1.0f, (threat[0] + threat[1]) + (threat[2] + threat[3]));
-        const float passed =
-            TH_PED_RELAY * max_f(max_f(relay[0], relay[1]), max_f(relay[2], relay[3]));
-        float aware = ta > 0.0f ? max_f(max_f(own, passed), a->aware[i] * c->aware_decay) : 0.0f;
-        if (aware < TH_PED_AWARE_MIN) aware = 0.0f;
-        w->aware_next[i] = aware;
-        w->against_next[i] = (float)n_against / (float)(n_against + n_along + 1u);
-        /* Sidesteps (stepping aside for those coming the other way, giving way, keeping
-         * right), toward the left of e0 in units of the goal direction. */
-        float side = (lat[0] + lat[1]) + (lat[2] + lat[3]) + give_step;
-        {
-            /* Keep right (left when keep_right < 0) while in the walkway's left half, and never
-             * into cells farther from the goal. */
-            float keep = c->keep_right * aware;
-            if (keep != 0.0f && cost) {
-                const th_navmap *m = &w->nav.map;
-                const float sgn = keep > 0.0f ? 1.0f : -1.0f;
-                const th_vec2 right = th_v2(sgn * e0.y, -sgn * e0.x);
-                const th_vec2 q = th_v2_add(p, th_v2_scale(right, max_f(m->cell_size, ri)));
-                float depth = 0.0f;
-                if (!(q.x >= 0.0f && q.y >= 0.0f && q.x < W && q.y < H) ||
-                    cost[th_navmap_cell_of(m, q, NULL, NULL)] > my_cost ||
-                    (depth = left_half(w, p, e0, right)) <= 0.0f)
-                    keep = 0.0f;
-                /* In the left half it also holds back: it does not walk on into the way of
-                 * those coming the other way but steps over first. A crowd waiting to enter a
-                 * corridor thus queues on its own side of the entrance and leaves the other side
-                 * to those coming out. Not with a wall at its right, where stepping over is no
-                 * longer possible: it would wait there, pressed into the wall, for good. */
-                const bool walled_right = have_wall && wall_d < ri + TH_PED_SIDESTEP_WALL &&
-                                          th_v2_dot(right, wall_away) < -0.5f;
-                if (depth > 0.0f && !walled_right)
-                    dir = th_v2_sub(dir, th_v2_scale(e0, min_f(1.0f, TH_PED_HOLD * aware * depth)));
-            }
-            side -= keep;
-        }
-        /* Overtaking: held back by someone ahead, step aside, away from the side they are on
-         * (to the right of the goal direction when dead ahead), the more the slower it makes
-         * us walk. In a dense crowd every way is blocked and the pushes cancel out. In
-         * counterflow nobody overtakes on the side of those coming the other way: a walker
-         * aware of them steps out of its lane toward them the less, the more aware it is. */
-        if (block_u < v0 && v0 > 0.0f) {
-            float k = TH_PED_OVERTAKE * (1.0f - max_f(block_u, 0.0f) / v0);
-            if (block_side < 0.0f) k = -k; /* > 0: toward the right of e0 */
-            if (k * c->keep_right < 0.0f) k *= 1.0f - aware;
-            side -= k;
-        }
-        if (side != 0.0f) {
-            th_vec2 step = th_v2_scale(th_v2(-e0.y, e0.x), side);
-            /* Never into a wall close by: the part toward it is dropped. At a door's jamb a
-             * walker stepping aside would press into the wall for good; in a corridor too
-             * narrow to pass, one stepping aside to overtake or to give way would bounce
-             * between the wall's push and its own step, or walk into the wall on the spot. */
-            if (have_wall && wall_d < ri + TH_PED_SIDESTEP_WALL) {
-                const float into = th_v2_dot(step, wall_away);
-                if (into < 0.0f) step = th_v2_sub(step, th_v2_scale(wall_away, into));
-                /* Between two walls (a passage barely wider than the body) the nearer one is
-                 * not the only one: the wall where the step leads counts too. */
-                const float len = th_v2_len(step);
-                float dq;
-                th_vec2 aq;
-                if (len > 0.0f &&
-                    th_nav_nearest_wall(w,
-                                        th_v2_add(p, th_v2_scale(step, TH_PED_SIDESTEP_WALL / len)),
-                                        ri, &dq, &aq)) {
-                    const float into_q = th_v2_dot(step, aq);
-                    if (into_q < 0.0f) step = th_v2_sub(step, th_v2_scale(aq, into_q));
-                }
-            }
-            dir = th_v2_add(dir, step);
-        }
-
-        /* The direction the walker chooses turns within its rate; the push from the nearest wall
-         * then bends it at once (a body meeting a wall does not wait to turn). */
-        float will = th_v2_len(dir);
-        const th_vec2 chosen = turn(th_v2(a->ex[i], a->ey[i]), th_v2_norm(dir), th_v2_len(v), dt);
-        w->ex_next[i] = chosen.x;
-        w->ey_next[i] = chosen.y;
-        th_vec2 e = chosen;
-        if (have_wall) {
-            const float gap = wall_d - ri;
-            const float x = gap > -ri ? -gap * c->inv_wall_rep_range : ri * c->inv_wall_rep_range;
-            /* Against the direction with the weight it was chosen with (the goal's and the
-             * neighbours' pushes together), as if added before turning. */
-            if (x > -7.0f) {
-                /* The wall pushes back at most what drives the walker into it, as a wall
-                 * does: it stops the walker and lets it slide along, and never throws it off
-                 * (which, against the neighbours pressing it there, would make it bounce from
-                 * one step to the next). */
-                const th_vec2 ed = th_v2_scale(e, th_v2_len(dir));
-                const float f = min_f(c->wall_rep * expf(min_f(x, 20.0f)),
-                                      max_f(0.0f, -th_v2_dot(ed, wall_away)));
-                const th_vec2 ew = th_v2_add(ed, th_v2_scale(wall_away, f));
-                e = th_v2_norm(ew);
-                will = th_v2_len(ew);
-            }
-        }
-        /* Full speed while what drives the walker (its goal, the pushes, the sidesteps, the
-         * wall) adds up to at least TH_PED_WANT_FULL of a plain goal, and slower the less: where
-         * those terms all but cancel (held back in a queue, pressed between a neighbour and a
-         * wall), what is left of them is a direction of no weight, which walked at full speed
-         * would flip from one step to the next. Without a goal, the pushes alone set it. */
-        const float want = e0.x == 0.0f && e0.y == 0.0f
-                               ? th_clampf(th_v2_len(dir), 0.0f, 1.0f)
-                               : th_clampf(will * (1.0f / TH_PED_WANT_FULL), 0.0f, 1.0f);
-
-        /* Pass 2: the spacing ahead along e, four neighbours at a time (a minimum: the same in
-         * any order), by the time-gap law of gap_speed4. Fleeing walkers yield only to those
-         * nearer the shelter than they are (by the river map's cost of their cells, then by
-         * id): where routes converge, at a door, two walkers each in the other's way would
-         * otherwise both stop for good, an arch that no push undoes. Walkers coming the other
-         * way who yield the way to this one do not hold it back. */
-        float u = v0 * want;
-        if (e.x != 0.0f || e.y != 0.0f) {
-            const v4f fx = v4(e.x), fy = v4(e.y);
-            v4f umin = v4(u);
-            for (uint32_t k = 0; k < nb.n; k += 4) {
-                const v4f dx = load4(nb.dx + k), dy = load4(nb.dy + k);
-                const v4f l = load4(nb.l + k);
-                v4i ahead = (k_lane < (int32_t)(nb.n - k)) & (fx * dx + fy * dy > 0.0f) &
-                            (abs4(fx * dy - fy * dx) < l);
-                if (cost && mask_bits(ahead)) {
-                    ahead &= ~goes_before_once(w, a, cost, my_cost, id.index1, &nb, &known, k);
-                }
-                if (yielded) ahead &= ~load4i(nb.yields + k);
-                if (!mask_bits(ahead)) continue;
-                const v4f uj = gap_speed4(fx * dx + fy * dy, fx * dy - fy * dx, l, inv_tg);
-                umin = sel4(ahead & (uj < umin), uj, umin);
-            }
-            u = min_f(min_f(umin[0], umin[1]), min_f(umin[2], umin[3]));
-            /* Those who just left by an exit ahead still walk on, for the spacing. */
-            if (th_leavers_near(w, cell))
-                u = th_leavers_speed(w, p, e, ri, mine, c->inv_time_gap, c->ped_reach, u);
-        } else {
-            u = 0.0f;
-        }
+        ped_oncoming o = {.lat = v4(0.0f), .threat = v4(0.0f), .relay = v4(0.0f)};
+        if (wk.counter != 0 || a->aware[i] > 0.0f) walker_oncoming(&k, &wk, &nb, &o);
+        float block_u, block_side;
+        const th_vec2 push = walker_pushes(&k, &wk, &nb, o.yielded, &block_u, &block_side);
+        const th_vec2 dir = walker_direction(&k, &wk, &o, push, block_u, block_side);
+        th_vec2 e;
+        const float want = walker_heading(&k, &wk, dir, &e);
+        float u = walker_spacing(&k, &wk, &nb, o.yielded, e, wk.v0 * want);
         if (u < 0.0f) u = 0.0f;
+
         /* Speeding up follows the driving term of the social force model, an acceleration
          * (v0 - speed) / tau toward the free speed, up to what the spacing allows; slowing down
          * is immediate. */
-        const float speed = th_v2_len(v);
-        if (u > speed) u = min_f(u, speed + (v0 * want - speed) * c->relax);
-        w->hx_next[i] = e0.x; /* the goal direction, as neighbours will read it */
-        w->hy_next[i] = e0.y;
+        const float speed = th_v2_len(wk.v);
+        if (u > speed) u = min_f(u, speed + (wk.v0 * want - speed) * c->relax);
+        w->hx_next[i] = wk.e0.x; /* the goal direction, as neighbours will read it */
+        w->hy_next[i] = wk.e0.y;
         const th_vec2 vn = th_v2_scale(e, u);
-        w->ax[i] = (vn.x - v.x) * inv_dt;
-        w->ay[i] = (vn.y - v.y) * inv_dt;
-        w->flags[i] = stranded ? TH_AGENT_STRANDED : 0u;
-        stats->stranded += stranded;
-        w->neighbors[i] = (uint16_t)(seen > UINT16_MAX ? UINT16_MAX : seen);
-        neighbors_total += seen;
-        candidates_total += n_cand - 1;
+        w->ax[i] = (vn.x - wk.v.x) * k.inv_dt;
+        w->ay[i] = (vn.y - wk.v.y) * k.inv_dt;
+        w->flags[i] = wk.stranded ? TH_AGENT_STRANDED : 0u;
+        stats->stranded += wk.stranded;
+        w->neighbors[i] = (uint16_t)(wk.seen > UINT16_MAX ? UINT16_MAX : wk.seen);
+        neighbors_total += wk.seen;
+        candidates_total += wk.n_cand - 1;
     }
     stats->neighbors += neighbors_total;
     stats->candidates += candidates_total;

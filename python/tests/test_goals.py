@@ -202,3 +202,47 @@ def test_pre_movement_times_of_the_fire_scene():
     with pytest.raises(throng.Error) as e:
         w2.pre_movement(5)
     assert e.value.code == throng.ErrorCode.TH_ERR_HANDLE
+
+
+def test_add_crowd_takes_pre_movement_and_free_speed_distributions():
+    """Pre-movement times and free speeds set from Python, in the scene file's forms: each
+    agent stands until its drawn time and then walks at a speed inside the drawn range."""
+    w = throng.World(40, 10, cell_size=1, seed=3, threads=2)
+    w.add_bunker("east", (38, 0, 39, 9))
+    c = w.add_crowd("late", model="pedestrian", goal="shelter",
+                    pre_movement={"uniform": (2.0, 4.0)}, free_speed={"age": (60, 70)})
+    k = w.add_crowd("now", model="pedestrian", goal="shelter", pre_movement=1.5)
+    w.add_agents(c, [(2.5 + 1.5 * (i % 10), 1.5 + 2.0 * (i // 10)) for i in range(30)])
+    w.add_agents(k, [(2.5 + 1.5 * i, 8.5) for i in range(5)])
+    p = w.pre_movement(c)
+    assert p["drawn"] == 30 and 2.0 <= p["min_s"] < p["max_s"] <= 4.0
+    assert w.pre_movement(k)["min_s"] == pytest.approx(1.5)
+    assert w.pre_movement(k)["max_s"] == pytest.approx(1.5)
+    start = {int(a): w.agent(int(a))["start_time"] for a in w.agents.id}
+    dt = w.timestep
+    moved = {}
+    for step in range(int(5.0 / dt)):
+        w.step()
+        a = w.agents
+        for i, aid in enumerate(a.id):
+            if int(aid) not in moved and np.hypot(*a.velocity[i]) > 0:
+                moved[int(aid)] = w.time
+    # Nobody moves before its time; everyone has by 5 s.
+    assert len(moved) == 35
+    for aid, t in moved.items():
+        assert t >= start[aid] - 1e-6
+    # Free speeds of walkers aged 60 to 70 (RiMEA's table): 1.07 to 1.43 m/s, never faster.
+    a = w.agents
+    speeds = np.hypot(a.velocity[:, 0], a.velocity[:, 1])[a.crowd == c]
+    assert speeds.max() <= 1.43 + 1e-3 and speeds.max() > 1.0
+
+
+def test_add_crowd_refuses_bad_distributions():
+    w = throng.World(10, 10, cell_size=1, seed=1)
+    for bad in ({"uniform": 3.0}, {"uniform": (1, 2), "normal": (1, 2)}, {"poisson": (1, 2)},
+                {"constant": 2.0, "max": 0}, "soon", {"uniform": (4.0, 2.0)},
+                {"normal": (10.0, 1.0), "min": 5.0, "max": 2.0}):
+        with pytest.raises(throng.Error) as e:
+            w.add_crowd("x", model="pedestrian", pre_movement=bad)
+        assert e.value.code == throng.ErrorCode.TH_ERR_INVALID, bad
+        assert "pre_movement" in str(e.value) or "pre-movement" in str(e.value), bad

@@ -227,6 +227,38 @@ def _agent_ids(agent_ids: Any) -> np.ndarray:
     return np.array(ids, dtype=np.uint64)
 
 
+_DISTRIBUTIONS = {"constant": 1, "uniform": 2, "normal": 3, "lognormal": 4, "gamma": 5,
+                  "weibull": 6, "age": 7}
+
+
+def _distribution(value: Any, what: str) -> Tuple[int, float, float, float, float]:
+    """A per-agent distribution in the scene file's forms as th_distribution's fields."""
+    def bad(msg: str) -> Error:
+        return Error(int(ErrorCode.TH_ERR_INVALID), "TH_ERR_INVALID", f"{what}: {msg}")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (_DISTRIBUTIONS["constant"], float(value), 0.0, 0.0, 0.0)
+    if not isinstance(value, dict):
+        raise bad(f"expected a number or a dict such as {{'uniform': (a, b)}}, got {value!r}")
+    forms = [k for k in value if k in _DISTRIBUTIONS]
+    unknown = sorted(set(value) - set(_DISTRIBUTIONS) - {"min", "max"})
+    if unknown or len(forms) != 1:
+        raise bad(f"expected one of {', '.join(_DISTRIBUTIONS)} and optional min and max, "
+                  f"got {sorted(value)}")
+    form = forms[0]
+    if form == "constant":
+        a, b = float(value[form]), 0.0
+    else:
+        try:
+            a, b = (float(x) for x in value[form])
+        except (TypeError, ValueError):
+            raise bad(f"{form} takes two numbers, got {value[form]!r}") from None
+    lo = float(value.get("min", 0.0))
+    hi = float(value["max"]) if "max" in value else 0.0
+    if "max" in value and not hi > 0.0:
+        raise bad(f"max must be above 0 (leave it out for no bound), got {value['max']!r}")
+    return (_DISTRIBUTIONS[form], a, b, lo, hi)
+
+
 class World:
     """A throng world. ``World(width, height, ...)`` builds an empty one; :func:`load` builds
     one from a scene file.
@@ -540,7 +572,7 @@ class World:
         field: Optional[int] = None,
         color: int = 0,
         target: Optional[int] = None,
-        **params: float,
+        **params: Any,
     ) -> int:
         """Add a crowd; returns its index.
 
@@ -558,7 +590,14 @@ class World:
                 agents with no one of their kind ahead lead, the others flock after them).
             params: any float parameter of th_crowd_def (include/throng/throng.h), e.g.
                 ``desired_speed=1.2``, ``max_speed=2``, ``body_radius=0.25``, ``time_gap=0.8``,
-                ``smoke_slope=0.1``, ``flee_radius=20``.
+                ``smoke_slope=0.1``, ``flee_radius=20``; and the two distributions drawn per
+                agent, in the scene file's forms: ``pre_movement`` (seconds) and ``free_speed``
+                (m/s, pedestrians), each a number (every agent's value) or a dict with one of
+                ``constant: t``, ``uniform: (a, b)``, ``normal: (mean, sd)``,
+                ``lognormal: (mu, sigma)``, ``gamma: (shape, scale)``,
+                ``weibull: (shape, scale)`` or (free speeds) ``age: (from, to)`` years, and
+                optional ``min`` and ``max`` (truncation), e.g.
+                ``pre_movement={"lognormal": (3.0, 0.5), "max": 120}``.
         """
         if model not in ("boids", "pedestrian"):
             raise Error(int(ErrorCode.TH_ERR_INVALID), "TH_ERR_INVALID",
@@ -569,7 +608,11 @@ class World:
             raise Error(int(ErrorCode.TH_ERR_INVALID), "TH_ERR_INVALID",
                         "add_crowd: goal 'destinations' needs field= (add_destinations)")
         pts = None if route is None else np.asarray(route, dtype=np.float32).reshape(-1, 2)
-        return self._w.add_crowd(name, model == "pedestrian", g, dict(params), pts, mode, radius,
+        params = dict(params)
+        for key in ("pre_movement", "free_speed"):
+            if key in params:
+                params[key] = _distribution(params[key], f"add_crowd: {key}")
+        return self._w.add_crowd(name, model == "pedestrian", g, params, pts, mode, radius,
                                  None if heading is None else tuple(heading), wander_rate,
                                  0 if field is None else field + 1, color,
                                  0 if target is None else target + 1)

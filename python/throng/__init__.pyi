@@ -189,7 +189,7 @@ class World:
     def set_cost(self, cells: CellRect, cost: int, at: Optional[int]=None) -> None:
         ...
 
-    def add_crowd(self, name: str='crowd', *, model: str='boids', goal: str='none', route: Optional[Sequence[Point]]=None, route_mode: str='once', radius: float=0.0, heading: Optional[Point]=None, wander_rate: float=0.0, field: Optional[int]=None, color: int=0, target: Optional[int]=None, **params: float) -> int:
+    def add_crowd(self, name: str='crowd', *, model: str='boids', goal: str='none', route: Optional[Sequence[Point]]=None, route_mode: str='once', radius: float=0.0, heading: Optional[Point]=None, wander_rate: float=0.0, field: Optional[int]=None, color: int=0, target: Optional[int]=None, **params: Any) -> int:
         ...
 
     def add_agent(self, crowd: int, position: Point, velocity: Point=(0.0, 0.0)) -> int:

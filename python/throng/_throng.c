@@ -751,6 +751,17 @@ static PyObject *World_add_crowd(WorldObject *self, PyObject *args) {
             PyErr_SetString(PyExc_TypeError, "add_crowd: parameter names are strings");
             return NULL;
         }
+        /* Distributions come as (kind, a, b, min, max), from throng.World.add_crowd. */
+        th_distribution *dist = strcmp(k, "pre_movement") == 0 ? &d.pre_movement
+                                : strcmp(k, "free_speed") == 0 ? &d.free_speed
+                                                               : NULL;
+        if (dist) {
+            int kind;
+            float a, b, lo, hi;
+            if (!PyArg_ParseTuple(value, "iffff", &kind, &a, &b, &lo, &hi)) return NULL;
+            *dist = (th_distribution){(th_distrib_kind)kind, a, b, lo, hi};
+            continue;
+        }
         size_t i = 0, n = sizeof k_crowd_floats / sizeof k_crowd_floats[0];
         while (i < n && strcmp(k_crowd_floats[i].name, k) != 0) i++;
         if (i == n) {

@@ -394,318 +394,375 @@ static long cores(void) {
     return n;
 }
 
-int th_cmd_run(int argc, char **argv) {
-    run_opts o = {.scene = NULL, .out = {.measure_every = 1, .traj_every = 1}};
-    th_shot_defaults(&o.shot);
-    int rc = parse(argc, argv, &o);
-    if (rc >= 0) return rc;
-    if (!o.scene) o.scene = th_default_scene;
-    /* A reader of stdout that goes away makes writes to it fail, not the run end unfinished. */
-    signal(SIGPIPE, SIG_IGN);
-    /* Every file the run reads or writes. Each output is checked now, before any work, and,
-     * once the scene says which files it reads, against the inputs and the other outputs:
-     * an output never replaces an input or another output. The paths as given: under mpirun
-     * the other ranks write to /dev/null, yet refuse what rank 0 refuses. */
-    th_file_use files[] = {
-        {.name = "SCENE", .note = "the scene file being run"},
-        {.name = "map.image", .note = "the scene's map image"},
-        {.name = "--measure", .path = o.out.measure_path, .output = true},
-        {.name = "--trajectories", .path = o.out.traj_path, .output = true},
-        {.name = "--json", .path = o.json, .output = true, .regular = true},
-        {.name = "--screenshot", .path = o.screenshot, .output = true, .regular = true},
-    };
-    const size_t nfiles = sizeof files / sizeof files[0];
-    for (size_t i = 0; i < nfiles; i++) {
+/* ---- one run, stage by stage -------------------------------------------------------------- */
+
+/* A stage returns RUN_ON to go on, or the exit code the run ends with. */
+#define RUN_ON (-1)
+
+/* Every file the run reads or writes, in the order of th_cmd_run's files[]. */
+enum { FILE_SCENE, FILE_MAP, FILE_MEASURE, FILE_TRAJ, FILE_JSON, FILE_SHOT, FILE_COUNT };
+
+typedef struct run_job {
+    run_opts o;
+    th_file_use files[FILE_COUNT];
+    th_scene_open_opts so;
+    th_scene_info info;
+    th_world *w;
+    th_world_def def;
+    th_results *results;
+    th_run_facts facts;
+    bool viewer;           /* the run steps in the viewer's window */
+    char scene_file[4096]; /* the scene's path as resolved (files[FILE_SCENE]) */
+} run_job;
+
+/* Each output is checked now, before any work, and, once the scene says which files it reads,
+ * against the inputs and the other outputs: an output never replaces an input or another
+ * output. The paths as given: under mpirun the other ranks write to /dev/null, yet refuse what
+ * rank 0 refuses. */
+static int check_outputs(run_job *j) {
+    const run_opts *o = &j->o;
+    j->files[FILE_SCENE] = (th_file_use){.name = "SCENE", .note = "the scene file being run"};
+    j->files[FILE_MAP] = (th_file_use){.name = "map.image", .note = "the scene's map image"};
+    j->files[FILE_MEASURE] =
+        (th_file_use){.name = "--measure", .path = o->out.measure_path, .output = true};
+    j->files[FILE_TRAJ] =
+        (th_file_use){.name = "--trajectories", .path = o->out.traj_path, .output = true};
+    j->files[FILE_JSON] =
+        (th_file_use){.name = "--json", .path = o->json, .output = true, .regular = true};
+    j->files[FILE_SHOT] = (th_file_use){
+        .name = "--screenshot", .path = o->screenshot, .output = true, .regular = true};
+    for (size_t i = 0; i < FILE_COUNT; i++) {
         th_error ferr;
-        if (files[i].output && files[i].path && !th_file_check_writable(&files[i], &ferr)) {
+        if (j->files[i].output && j->files[i].path &&
+            !th_file_check_writable(&j->files[i], &ferr)) {
             fprintf(stderr, "throng run: %s\n", ferr.message);
             return TH_EXIT_USAGE;
         }
     }
-    if (o.results) {
+    if (o->results) {
         th_error rerr;
-        if (!th_results_check_dir(o.results, &rerr)) {
+        if (!th_results_check_dir(o->results, &rerr)) {
             fprintf(stderr, "throng run: %s\n", rerr.message);
             return TH_EXIT_USAGE;
         }
     }
-    if (o.shot.has_view && !o.screenshot) {
+    if (o->shot.has_view && !o->screenshot) {
         fprintf(stderr, "throng run: --view frames a screenshot: add --screenshot FILE\n");
         return TH_EXIT_USAGE;
     }
-    /* --threads 0 is every core, as `threads: 0` in a scene; without the flag the scene's. */
-    uint32_t threads = (uint32_t)o.threads;
-    if (o.has_threads && threads == 0) threads = (uint32_t)cores();
+    return RUN_ON;
+}
 
-    if (th_app_ranks() > 1) {
-        /* A screenshot draws one process's agents: not on several ranks yet. (--validate runs:
-         * the ranks agree on the first violation, so every rank stops at the same step.) */
-        if (o.screenshot) {
-            fprintf(stderr, "throng run: --screenshot does not run on more than one MPI rank yet "
-                            "(run with -np 1)\n");
-            return TH_EXIT_USAGE;
-        }
-        if (o.results) {
-            fprintf(stderr, "throng run: --results does not run on more than one MPI rank yet "
-                            "(run with -np 1)\n");
-            return TH_EXIT_USAGE;
-        }
-        if (!o.headless) {
-            fprintf(stderr, "throng run: under mpirun, throng run needs --headless: the viewer "
-                            "shows one process's world\n");
-            return TH_EXIT_USAGE;
-        }
-        /* The measurement table reads totals every rank holds (summed over ranks in the
-         * step): rank 0 writes it. */
-        if (th_app_rank() != 0 && o.out.measure_path) o.out.measure_path = "/dev/null";
-        /* Trajectories: every rank's agents are gathered on rank 0, which writes them. */
-        if (th_app_rank() != 0 && o.out.traj_path) o.out.traj_path = "/dev/null";
+/* Under mpirun: what needs one process is refused, and the files rank 0 writes go to
+ * /dev/null on the others. */
+static int check_ranks(run_opts *o) {
+    if (th_app_ranks() <= 1) return RUN_ON;
+    /* A screenshot draws one process's agents: not on several ranks yet. (--validate runs: the
+     * ranks agree on the first violation, so every rank stops at the same step.) */
+    if (o->screenshot) {
+        fprintf(stderr, "throng run: --screenshot does not run on more than one MPI rank yet "
+                        "(run with -np 1)\n");
+        return TH_EXIT_USAGE;
     }
+    if (o->results) {
+        fprintf(stderr, "throng run: --results does not run on more than one MPI rank yet "
+                        "(run with -np 1)\n");
+        return TH_EXIT_USAGE;
+    }
+    if (!o->headless) {
+        fprintf(stderr, "throng run: under mpirun, throng run needs --headless: the viewer "
+                        "shows one process's world\n");
+        return TH_EXIT_USAGE;
+    }
+    /* The measurement table reads totals every rank holds (summed over ranks in the step):
+     * rank 0 writes it. */
+    if (th_app_rank() != 0 && o->out.measure_path) o->out.measure_path = "/dev/null";
+    /* Trajectories: every rank's agents are gathered on rank 0, which writes them. */
+    if (th_app_rank() != 0 && o->out.traj_path) o->out.traj_path = "/dev/null";
+    return RUN_ON;
+}
+
+/* The world of the scene, with the command line's terms checked against it and its events
+ * scheduled; the files it reads checked against those the run writes. */
+static int open_world(run_job *j, uint32_t threads) {
+    run_opts *o = &j->o;
     th_error err = {0};
-    th_scene_info info;
-    th_scene_open_opts so = {.threads = threads,
-                             .has_seed = o.has_seed,
-                             .seed = o.seed,
-                             .agents = (uint32_t)o.agents,
-                             .allow_outside_paths = o.allow_outside_paths,
-                             .dist = th_app_dist((uint32_t)o.rebalance)};
+    j->so = (th_scene_open_opts){.threads = threads,
+                                 .has_seed = o->has_seed,
+                                 .seed = o->seed,
+                                 .agents = (uint32_t)o->agents,
+                                 .allow_outside_paths = o->allow_outside_paths,
+                                 .dist = th_app_dist((uint32_t)o->rebalance)};
     th_file_inputs scene_reads = {0}; /* its map image, hazard tables */
-    so.file_read = th_file_inputs_add;
-    so.file_read_user = &scene_reads;
-    th_world *w = th_scene_open(o.scene, &so, &info, &err);
-    if (!w) {
+    j->so.file_read = th_file_inputs_add;
+    j->so.file_read_user = &scene_reads;
+    j->w = th_scene_open(o->scene, &j->so, &j->info, &err);
+    j->so.file_read = NULL; /* scene_reads ends here: the viewer's restart (R) lists nothing */
+    j->so.file_read_user = NULL;
+    if (!j->w) {
         th_file_inputs_free(&scene_reads);
         fprintf(stderr, "throng run: %s\n", err.message);
         return TH_EXIT_USAGE;
     }
-    char scene_file[4096];
-    if (th_scene_resolve(o.scene, scene_file, sizeof scene_file)) files[0].path = scene_file;
-    if (info.map_image[0]) files[1].path = info.map_image;
+    if (th_scene_resolve(o->scene, j->scene_file, sizeof j->scene_file))
+        j->files[FILE_SCENE].path = j->scene_file;
+    if (j->info.map_image[0]) j->files[FILE_MAP].path = j->info.map_image;
     th_error files_err;
-    bool files_distinct = th_file_check_distinct_with(files, nfiles, &scene_reads, &files_err);
-    if (files_distinct && o.results)
-        files_distinct = th_results_check_files(o.results, files, nfiles, &scene_reads, &files_err);
+    bool files_distinct =
+        th_file_check_distinct_with(j->files, FILE_COUNT, &scene_reads, &files_err);
+    if (files_distinct && o->results)
+        files_distinct =
+            th_results_check_files(o->results, j->files, FILE_COUNT, &scene_reads, &files_err);
     th_file_inputs_free(&scene_reads);
-    if (!o.has_steps) o.steps = info.steps;
-    if (!th_app_dist_check(w,
-                           &(th_app_terms){.steps = o.steps,
-                                           .rebalance = o.rebalance,
-                                           .fixed_steps = o.fixed_steps,
-                                           .validate = o.validate,
-                                           .fail_on_stall = o.fail_on_stall,
-                                           .json = o.json != NULL,
-                                           .trajectories = o.out.traj_path != NULL,
-                                           .trajectory_every = o.out.traj_every,
-                                           .events = o.events,
-                                           .event_bytes = o.event_count * sizeof o.events[0]},
+    if (!o->has_steps) o->steps = j->info.steps;
+    if (!th_app_dist_check(j->w,
+                           &(th_app_terms){.steps = o->steps,
+                                           .rebalance = o->rebalance,
+                                           .fixed_steps = o->fixed_steps,
+                                           .validate = o->validate,
+                                           .fail_on_stall = o->fail_on_stall,
+                                           .json = o->json != NULL,
+                                           .trajectories = o->out.traj_path != NULL,
+                                           .trajectory_every = o->out.traj_every,
+                                           .events = o->events,
+                                           .event_bytes = o->event_count * sizeof o->events[0]},
                            &err)) {
-        fprintf(stderr, "throng run: %s: %s\n", o.scene, err.message);
-        th_world_destroy(w);
+        fprintf(stderr, "throng run: %s: %s\n", o->scene, err.message);
         return TH_EXIT_USAGE;
     }
-    th_world_def def = th_world_get_def(w);
-    if (!th_shot_resolve(w, &o.shot, &err) ||
-        (o.screenshot && !th_shot_check(w, &o.shot, NULL, NULL, &err))) {
+    j->def = th_world_get_def(j->w);
+    if (!th_shot_resolve(j->w, &o->shot, &err) ||
+        (o->screenshot && !th_shot_check(j->w, &o->shot, NULL, NULL, &err))) {
         fprintf(stderr, "throng run: %s\n", err.message);
-        th_world_destroy(w);
         return TH_EXIT_USAGE;
     }
-    if (!schedule_events(w, &o, (double)def.timestep)) {
-        th_world_destroy(w);
-        return TH_EXIT_USAGE;
-    }
+    if (!schedule_events(j->w, o, (double)j->def.timestep)) return TH_EXIT_USAGE;
     if (!files_distinct) {
         fprintf(stderr, "throng run: %s\n", files_err.message);
-        th_world_destroy(w);
         return TH_EXIT_USAGE;
     }
-    printf("scene     %s: %u agents, %u crowd(s), %.0f x %.0f m, %s edges\n", info.name,
-           th_world_agent_count(w), th_world_crowd_count(w), (double)def.width, (double)def.height,
-           def.bounds == TH_BOUNDS_WRAP ? "wrap-around" : "walled");
-    th_report_warnings(stderr, "throng run: warning: ", info.warnings, info.warning);
+    printf("scene     %s: %u agents, %u crowd(s), %.0f x %.0f m, %s edges\n", j->info.name,
+           th_world_agent_count(j->w), th_world_crowd_count(j->w), (double)j->def.width,
+           (double)j->def.height, j->def.bounds == TH_BOUNDS_WRAP ? "wrap-around" : "walled");
+    th_report_warnings(stderr, "throng run: warning: ", j->info.warnings, j->info.warning);
+    return RUN_ON;
+}
 
+/* The viewer or not; the output files opened with the state before the first step; the
+ * results gathered; validation on. */
+static int open_outputs(run_job *j) {
+    run_opts *o = &j->o;
+    th_error err = {0};
     /* The viewer steps on its own clock: with output files, samples would be lost. */
-    if (th_output_wanted(&o.out) || o.results) o.headless = true;
-    bool viewer = false;
-    if (!o.headless && !o.screenshot && !o.validate) {
-        viewer = th_display_available_quiet();
-        if (!viewer) fprintf(stderr, "throng run: no display: running headless\n");
+    if (th_output_wanted(&o->out) || o->results) o->headless = true;
+    j->viewer = false;
+    if (!o->headless && !o->screenshot && !o->validate) {
+        j->viewer = th_display_available_quiet();
+        if (!j->viewer) fprintf(stderr, "throng run: no display: running headless\n");
     }
-    /* From here a signal ends the run after the current step, with its files whole: the
-     * first samples below may already be in the files. */
-    if (!viewer) th_interrupt_install();
-    if (th_output_wanted(&o.out)) {
-        o.out.scene_path = files[0].path;
-        if (!th_output_open(&o.out, w, info.name, &err)) {
+    /* From here a signal ends the run after the current step, with its files whole: the first
+     * samples below may already be in the files. */
+    if (!j->viewer) th_interrupt_install();
+    if (th_output_wanted(&o->out)) {
+        o->out.scene_path = j->files[FILE_SCENE].path;
+        if (!th_output_open(&o->out, j->w, j->info.name, &err)) {
             fprintf(stderr, "throng run: %s\n", err.message);
-            th_world_destroy(w);
             return TH_EXIT_USAGE;
         }
-        if (!th_output_sample(&o.out, w, &err)) { /* the state before the first step */
+        if (!th_output_sample(&o->out, j->w, &err)) { /* the state before the first step */
             fprintf(stderr, "throng run: %s\n", err.message);
-            th_output_close(&o.out, NULL);
-            th_world_destroy(w);
             return 1;
         }
     }
-    th_results *results = NULL;
-    if (o.results && !(results = th_results_start(w, o.results, &err))) {
+    if (o->results && !(j->results = th_results_start(j->w, o->results, &err))) {
         fprintf(stderr, "throng run: %s\n", err.message);
-        th_output_close(&o.out, NULL);
-        th_world_destroy(w);
         return 1;
     }
-    if (o.validate) {
-        th_world_set_validation(w, true);
+    if (o->validate) {
+        th_world_set_validation(j->w, true);
         printf("memory    peak RSS %.1f MiB after building the scene\n", peak_rss_mib());
     }
-    th_run_facts facts = {.scene = info.name,
-                          .argument = o.scene,
-                          .steps_asked = o.steps,
-                          .agents_start = th_world_agent_count(w),
-                          .warnings = info.warnings,
-                          .warning = info.warning};
-    uint64_t t0 = th_now_ns(), steps_run = 0;
-    if (viewer) {
-        th_view_opts vo = th_view_default_opts();
-        restart_ctx rc_ctx = {o.scene, so};
-        vo.title = info.name;
-        vo.restart = reopen;
-        vo.user = &rc_ctx;
-        vo.width = o.shot.width;
-        vo.height = o.shot.height;
-        vo.overlays = th_shot_overlays(&o.shot);
-        vo.flow_bunker = o.shot.flow_index;
-        vo.level = o.shot.level;
-        int vrc = th_view_run(&w, &vo);
-        if (vrc != 0) {
-            th_world_destroy(w);
-            return vrc;
-        }
-        /* After R the world is the restarted one: report it, and say so through the counts. */
-        steps_run = th_world_step_count(w);
-        facts.viewer = true;
-        facts.agents_start = th_world_get_stats(w).spawned;
-    } else {
-        th_progress pr;
-        th_progress_start(&pr, o.progress, o.steps, t0);
-        for (; steps_run < o.steps; steps_run++) {
-            if (th_app_stop(th_interrupted(), steps_run)) break;
-            th_world_step(w);
-            if (steps_run == 0) th_warn_density(w);
-            th_error step_err;
-            if (th_world_step_error(w, &step_err)) { /* work a step could not do: no silent loss */
-                th_progress_end(&pr);
-                fprintf(stderr, "throng run: %s\n", step_err.message);
-                if (th_app_ranks() > 1) th_app_abort(step_err.message);
-                th_output_close(&o.out, NULL);
-                th_results_free(results);
-                th_world_destroy(w);
-                return 1;
-            }
-            const char *broken = o.validate ? th_world_validation_error(w) : NULL;
-            if (broken) {
-                th_progress_end(&pr);
-                fprintf(stderr, "throng run: invariant broken: %s\n", broken);
-                th_output_close(&o.out, NULL);
-                th_results_free(results);
-                th_world_destroy(w);
-                return 1;
-            }
-            if (results && !th_results_step(results, w, &err)) {
-                th_progress_end(&pr);
-                fprintf(stderr, "throng run: %s\n", err.message);
-                th_output_close(&o.out, NULL);
-                th_results_free(results);
-                th_world_destroy(w);
-                return 1;
-            }
-            if (!th_output_sample(&o.out, w, &err)) {
-                /* Under mpirun the other ranks would wait for this one forever. */
-                if (th_app_ranks() > 1) th_app_abort(err.message);
-                break;
-            }
-            th_progress_step(&pr, w, steps_run + 1);
-            if (!o.fixed_steps && th_world_scene_over(w)) { /* the steps are a limit */
-                steps_run++;
-                facts.scene_over = true;
-                break;
-            }
-        }
-        th_progress_end(&pr);
-        /* Under mpirun a rank that stopped short was stopped by another's interrupt, unless
-         * the scene was over (on every rank at once: its counts are summed). */
-        facts.interrupted =
-            th_interrupted() || (th_app_ranks() > 1 && steps_run < o.steps && !facts.scene_over);
-    }
-    facts.steps_run = steps_run;
-    facts.wall_s = (double)(th_now_ns() - t0) * 1e-9;
-    if (!th_output_close(&o.out, &err)) {
-        if (th_app_ranks() > 1) th_app_abort(err.message);
-        fprintf(stderr, "throng run: %s\n", err.message);
-        th_results_free(results);
-        th_world_destroy(w);
-        return 1;
-    }
-    if (o.screenshot && !facts.interrupted) {
-        if (!th_shot_write(w, info.name, &o.shot, o.screenshot, &err)) {
-            fprintf(stderr, "throng run: --screenshot: %s\n", err.message);
-            th_results_free(results);
-            th_world_destroy(w);
+    j->facts = (th_run_facts){.scene = j->info.name,
+                              .argument = o->scene,
+                              .steps_asked = o->steps,
+                              .agents_start = th_world_agent_count(j->w),
+                              .warnings = j->info.warnings,
+                              .warning = j->info.warning};
+    return RUN_ON;
+}
+
+/* The viewer steps the world until its window is closed (R restarts the scene). */
+static int run_viewer(run_job *j) {
+    th_view_opts vo = th_view_default_opts();
+    restart_ctx rc_ctx = {j->o.scene, j->so};
+    vo.title = j->info.name;
+    vo.restart = reopen;
+    vo.user = &rc_ctx;
+    vo.width = j->o.shot.width;
+    vo.height = j->o.shot.height;
+    vo.overlays = th_shot_overlays(&j->o.shot);
+    vo.flow_bunker = j->o.shot.flow_index;
+    vo.level = j->o.shot.level;
+    int vrc = th_view_run(&j->w, &vo);
+    if (vrc != 0) return vrc;
+    /* After R the world is the restarted one: report it, and say so through the counts. */
+    j->facts.steps_run = th_world_step_count(j->w);
+    j->facts.viewer = true;
+    j->facts.agents_start = th_world_get_stats(j->w).spawned;
+    return RUN_ON;
+}
+
+/* Headless: the steps, each sampled into the outputs, until the count, the scene's end or a
+ * signal. */
+static int run_steps(run_job *j, uint64_t t0) {
+    run_opts *o = &j->o;
+    th_world *w = j->w;
+    th_error err = {0};
+    uint64_t steps_run = 0;
+    int rc = RUN_ON;
+    th_progress pr;
+    th_progress_start(&pr, o->progress, o->steps, t0);
+    for (; steps_run < o->steps; steps_run++) {
+        if (th_app_stop(th_interrupted(), steps_run)) break;
+        th_world_step(w);
+        if (steps_run == 0) th_warn_density(w);
+        th_error step_err;
+        if (th_world_step_error(w, &step_err)) { /* work a step could not do: no silent loss */
+            th_progress_end(&pr);
+            fprintf(stderr, "throng run: %s\n", step_err.message);
+            if (th_app_ranks() > 1) th_app_abort(step_err.message);
             return 1;
         }
-        printf("screenshot %s\n", o.screenshot);
+        const char *broken = o->validate ? th_world_validation_error(w) : NULL;
+        if (broken) {
+            th_progress_end(&pr);
+            fprintf(stderr, "throng run: invariant broken: %s\n", broken);
+            return 1;
+        }
+        if (j->results && !th_results_step(j->results, w, &err)) {
+            th_progress_end(&pr);
+            fprintf(stderr, "throng run: %s\n", err.message);
+            return 1;
+        }
+        if (!th_output_sample(&o->out, w, &err)) {
+            /* Under mpirun the other ranks would wait for this one forever. */
+            if (th_app_ranks() > 1) th_app_abort(err.message);
+            break;
+        }
+        th_progress_step(&pr, w, steps_run + 1);
+        if (!o->fixed_steps && th_world_scene_over(w)) { /* the steps are a limit */
+            steps_run++;
+            j->facts.scene_over = true;
+            break;
+        }
     }
-    if (o.validate) {
+    th_progress_end(&pr);
+    /* Under mpirun a rank that stopped short was stopped by another's interrupt, unless the
+     * scene was over (on every rank at once: its counts are summed). */
+    j->facts.interrupted =
+        th_interrupted() || (th_app_ranks() > 1 && steps_run < o->steps && !j->facts.scene_over);
+    j->facts.steps_run = steps_run;
+    return rc;
+}
+
+/* The files closed and written, the report printed. */
+static int finish(run_job *j) {
+    run_opts *o = &j->o;
+    th_world *w = j->w;
+    th_error err = {0};
+    if (!th_output_close(&o->out, &err)) {
+        if (th_app_ranks() > 1) th_app_abort(err.message);
+        fprintf(stderr, "throng run: %s\n", err.message);
+        return 1;
+    }
+    if (o->screenshot && !j->facts.interrupted) {
+        if (!th_shot_write(w, j->info.name, &o->shot, o->screenshot, &err)) {
+            fprintf(stderr, "throng run: --screenshot: %s\n", err.message);
+            return 1;
+        }
+        printf("screenshot %s\n", o->screenshot);
+    }
+    if (o->validate) {
         printf("memory    peak RSS %.1f MiB at the end; every invariant held for %" PRIu64
                " steps\n",
-               peak_rss_mib(), steps_run);
+               peak_rss_mib(), j->facts.steps_run);
     }
-    th_report_print(stdout, w, &facts);
+    th_report_print(stdout, w, &j->facts);
     if (th_world_get_stats(w).buried) { /* agents the scene's events removed: never silent */
         fprintf(stderr,
                 "throng run: warning: %u agent(s) were walled in by block events with no open "
                 "cell to reach, and were removed\n",
                 th_world_get_stats(w).buried);
     }
-    if (o.json) {
+    if (o->json) {
         /* Every rank takes part in the collective calls; rank 0 writes the file. */
-        if (!th_report_write_json(th_app_rank() == 0 ? o.json : "/dev/null", w, &facts, &err)) {
+        if (!th_report_write_json(th_app_rank() == 0 ? o->json : "/dev/null", w, &j->facts, &err)) {
             if (th_app_ranks() > 1) th_app_abort(err.message);
             fprintf(stderr, "throng run: %s\n", err.message);
-            th_results_free(results);
-            th_world_destroy(w);
             return 1;
         }
-        printf("json      %s\n", o.json);
+        printf("json      %s\n", o->json);
     }
-    if (results) {
-        bool wrote = th_results_write(results, w, &facts, def.seed, def.threads, &err);
-        th_results_free(results);
+    if (j->results) {
+        bool wrote = th_results_write(j->results, w, &j->facts, j->def.seed, j->def.threads, &err);
+        th_results_free(j->results);
+        j->results = NULL;
         if (!wrote) {
             fprintf(stderr, "throng run: %s\n", err.message);
-            th_world_destroy(w);
             return 1;
         }
-        const size_t len = strlen(o.results);
-        printf("results   %s%sindex.html\n", o.results,
-               len && o.results[len - 1] == '/' ? "" : "/");
+        const size_t len = strlen(o->results);
+        printf("results   %s%sindex.html\n", o->results,
+               len && o->results[len - 1] == '/' ? "" : "/");
     }
-    th_stall_info stall;
-    th_world_get_stall_info(w, &stall);
-    th_world_destroy(w);
-    /* 128 + the signal, as a shell reports a process the signal ended. */
-    if (facts.interrupted)
+    return RUN_ON;
+}
+
+/* The exit code of a run that went to its end: 128 + the signal that stopped it (as a shell
+ * reports a process the signal ended), 1 for agents stalled at the end under --fail-on-stall
+ * or --validate, else 0. */
+static int exit_code(const run_job *j, const th_stall_info *stall) {
+    if (j->facts.interrupted)
         return th_interrupt_signal() == SIGINT ? TH_EXIT_INTERRUPTED : 128 + th_interrupt_signal();
-    if ((o.fail_on_stall || o.validate) && stall.stalled > 0) {
+    if ((j->o.fail_on_stall || j->o.validate) && stall->stalled > 0) {
         fprintf(stderr,
                 "throng run: %u agent(s) stalled at the end of the run: no progress toward "
                 "their goal for %.0f s or more (longest %.1f s), within [%.2f, %.2f] x "
                 "[%.2f, %.2f] m (%s)\n",
-                stall.stalled, (double)stall.stall_time, (double)stall.longest, (double)stall.x0,
-                (double)stall.x1, (double)stall.y0, (double)stall.y1,
-                o.validate ? "--validate" : "--fail-on-stall");
+                stall->stalled, (double)stall->stall_time, (double)stall->longest,
+                (double)stall->x0, (double)stall->x1, (double)stall->y0, (double)stall->y1,
+                j->o.validate ? "--validate" : "--fail-on-stall");
         return 1;
     }
     return 0;
+}
+
+int th_cmd_run(int argc, char **argv) {
+    run_job j = {.o = {.scene = NULL, .out = {.measure_every = 1, .traj_every = 1}}};
+    th_shot_defaults(&j.o.shot);
+    int rc = parse(argc, argv, &j.o);
+    if (rc >= 0) return rc;
+    if (!j.o.scene) j.o.scene = th_default_scene;
+    /* A reader of stdout that goes away makes writes to it fail, not the run end unfinished. */
+    signal(SIGPIPE, SIG_IGN);
+    if ((rc = check_outputs(&j)) != RUN_ON) return rc;
+    /* --threads 0 is every core, as `threads: 0` in a scene; without the flag the scene's. */
+    uint32_t threads = (uint32_t)j.o.threads;
+    if (j.o.has_threads && threads == 0) threads = (uint32_t)cores();
+    if ((rc = check_ranks(&j.o)) != RUN_ON) return rc;
+
+    rc = open_world(&j, threads);
+    if (rc == RUN_ON) rc = open_outputs(&j);
+    if (rc == RUN_ON) {
+        const uint64_t t0 = th_now_ns();
+        rc = j.viewer ? run_viewer(&j) : run_steps(&j, t0);
+        j.facts.wall_s = (double)(th_now_ns() - t0) * 1e-9;
+    }
+    if (rc == RUN_ON) rc = finish(&j);
+    th_output_close(&j.o.out, NULL);
+    th_results_free(j.results);
+    th_stall_info stall = {0};
+    if (rc == RUN_ON) th_world_get_stall_info(j.w, &stall);
+    th_world_destroy(j.w);
+    return rc == RUN_ON ? exit_code(&j, &stall) : rc;
 }

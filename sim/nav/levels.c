@@ -205,96 +205,116 @@ static th_stair_id stair_fail(th_error *err, th_error_code code, const char *nam
     return (th_stair_id){0};
 }
 
-th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *err) {
-    if (!buildable(w, def, "stair", err)) return (th_stair_id){0};
-    th_world_nav *n = &w->nav;
+/* A stair's flight as drawn: the way up, the top row and the landing along it (`along` steps
+ * across the flight, `width` cells), its length in plan. */
+typedef struct stair_shape {
+    uint8_t up;
+    int32_t width, plan_cells;
+    int32_t top_x, top_y; /* the flight's top row starts here */
+    int32_t ax, ay;       /* one step along the top row and the landing */
+} stair_shape;
+
+static stair_shape stair_shape_of(const th_stair_def *def) {
+    const uint8_t up = (uint8_t)def->up;
+    const bool ns = up == 1 || up == 3;
+    return (stair_shape){
+        .up = up,
+        .width = ns ? def->x1 - def->x0 + 1 : def->y1 - def->y0 + 1,
+        .plan_cells = ns ? def->y1 - def->y0 + 1 : def->x1 - def->x0 + 1,
+        .top_x = up == 0 ? def->x1 : def->x0,
+        .top_y = up == 1 ? def->y1 : def->y0,
+        .ax = ns ? 1 : 0,
+        .ay = ns ? 0 : 1,
+    };
+}
+
+/* The flight: a rectangle on the map, all on one level (*lower, its index + 1), open, and on no
+ * other stair. */
+static bool check_flight(const th_world *w, const th_stair_def *def, uint32_t *lower,
+                         th_error *err) {
+    const th_world_nav *n = &w->nav;
     const char *name = def->name;
-    if (!good_name(name, "stair", th_world_find_stair(w, name ? name : "").index1, err))
-        return (th_stair_id){0};
-    if (n->stair_count >= TH_MAX_STAIRS) {
-        th_error_set(err, TH_ERR_LIMIT, "at most %d stairs", TH_MAX_STAIRS);
-        return (th_stair_id){0};
-    }
-    if (n->level_count < 2) {
-        th_error_set(err, TH_ERR_STATE, "stair '%s' needs two levels to join; the world has %u",
-                     name, n->level_count);
-        return (th_stair_id){0};
-    }
-    if ((unsigned)def->up > 3u) {
-        th_error_set(err, TH_ERR_INVALID, "stair '%s': unknown way up %d", name, (int)def->up);
-        return (th_stair_id){0};
-    }
     if (!rect_on_map(w, def->x0, def->y0, def->x1, def->y1)) {
         th_error_set(err, TH_ERR_INVALID,
                      "stair '%s' cells [%d..%d] x [%d..%d] are not a rectangle inside the %d x %d "
                      "map",
                      name, def->x0, def->x1, def->y0, def->y1, n->map.w, n->map.h);
-        return (th_stair_id){0};
+        return false;
     }
     const uint32_t W = (uint32_t)n->map.w;
-    const uint32_t lower = n->level_of[(uint32_t)def->y0 * W + (uint32_t)def->x0];
+    *lower = n->level_of[(uint32_t)def->y0 * W + (uint32_t)def->x0];
     for (int32_t y = def->y0; y <= def->y1; y++) {
         for (int32_t x = def->x0; x <= def->x1; x++) {
             const uint32_t c = (uint32_t)y * W + (uint32_t)x;
-            if (!lower || n->level_of[c] != lower) {
-                return stair_fail(err, TH_ERR_INVALID, name, "the flight is not all on one level",
-                                  x, y);
+            if (!*lower || n->level_of[c] != *lower) {
+                stair_fail(err, TH_ERR_INVALID, name, "the flight is not all on one level", x, y);
+                return false;
             }
             if (n->map.cost[c] == 0) {
-                return stair_fail(err, TH_ERR_BLOCKED, name, "the flight covers a wall", x, y);
+                stair_fail(err, TH_ERR_BLOCKED, name, "the flight covers a wall", x, y);
+                return false;
             }
             if (n->stair_of && n->stair_of[c]) {
-                return stair_fail(err, TH_ERR_INVALID, name, "the flight overlaps another stair", x,
-                                  y);
+                stair_fail(err, TH_ERR_INVALID, name, "the flight overlaps another stair", x, y);
+                return false;
             }
         }
     }
-    /* The top row of the flight and the landing along it: `along` steps across the flight. */
-    const uint8_t up = (uint8_t)def->up;
-    const bool ns = up == 1 || up == 3;
-    const int32_t width = ns ? def->x1 - def->x0 + 1 : def->y1 - def->y0 + 1;
-    const int32_t plan_cells = ns ? def->y1 - def->y0 + 1 : def->x1 - def->x0 + 1;
-    const int32_t top_x = up == 0 ? def->x1 : def->x0, top_y = up == 1 ? def->y1 : def->y0;
-    const int32_t ax = ns ? 1 : 0, ay = ns ? 0 : 1;
+    return true;
+}
+
+/* The landing along the flight's top edge: on the map, all on one level (*upper), open, with
+ * walls that nothing breaks beyond the flight's top and behind the landing, no elevator stop on
+ * either side of the seam, and neither edge glued already. */
+static bool check_landing(const th_world *w, const th_stair_def *def, const stair_shape *sh,
+                          uint32_t *upper, th_error *err) {
+    const th_world_nav *n = &w->nav;
+    const char *name = def->name;
+    const uint8_t up = sh->up;
+    const int32_t ax = sh->ax, ay = sh->ay, top_x = sh->top_x, top_y = sh->top_y;
     if (!th_nav_in_map(w, def->top_x, def->top_y) ||
-        !th_nav_in_map(w, def->top_x + ax * (width - 1), def->top_y + ay * (width - 1))) {
-        return stair_fail(err, TH_ERR_INVALID, name, "the landing runs off the map", def->top_x,
-                          def->top_y);
+        !th_nav_in_map(w, def->top_x + ax * (sh->width - 1), def->top_y + ay * (sh->width - 1))) {
+        stair_fail(err, TH_ERR_INVALID, name, "the landing runs off the map", def->top_x,
+                   def->top_y);
+        return false;
     }
-    const uint32_t upper = n->level_of[(uint32_t)def->top_y * W + (uint32_t)def->top_x];
-    for (int32_t i = 0; i < width; i++) {
+    const uint32_t W = (uint32_t)n->map.w;
+    *upper = n->level_of[(uint32_t)def->top_y * W + (uint32_t)def->top_x];
+    for (int32_t i = 0; i < sh->width; i++) {
         const int32_t lx = def->top_x + ax * i, ly = def->top_y + ay * i;
         const uint32_t c = (uint32_t)ly * W + (uint32_t)lx;
-        if (!upper || n->level_of[c] != upper) {
-            return stair_fail(err, TH_ERR_INVALID, name, "the landing is not all on one level", lx,
-                              ly);
+        if (!*upper || n->level_of[c] != *upper) {
+            stair_fail(err, TH_ERR_INVALID, name, "the landing is not all on one level", lx, ly);
+            return false;
         }
         if (n->map.cost[c] == 0) {
-            return stair_fail(err, TH_ERR_BLOCKED, name, "the landing is a wall", lx, ly);
+            stair_fail(err, TH_ERR_BLOCKED, name, "the landing is a wall", lx, ly);
+            return false;
         }
         const int32_t sx = top_x + ax * i + th_nav_move_dx[up];
         const int32_t sy = top_y + ay * i + th_nav_move_dy[up];
         if (!th_navmap_is_blocked(&n->map, sx, sy)) {
-            return stair_fail(err, TH_ERR_BLOCKED, name,
-                              "the cell beyond the flight's top is open; it must be a wall", sx,
-                              sy);
+            stair_fail(err, TH_ERR_BLOCKED, name,
+                       "the cell beyond the flight's top is open; it must be a wall", sx, sy);
+            return false;
         }
         const int32_t bx = lx - th_nav_move_dx[up], by = ly - th_nav_move_dy[up];
         if (!th_navmap_is_blocked(&n->map, bx, by)) {
-            return stair_fail(err, TH_ERR_BLOCKED, name,
-                              "the cell behind the landing is open; the stairwell must be a wall",
-                              bx, by);
+            stair_fail(err, TH_ERR_BLOCKED, name,
+                       "the cell behind the landing is open; the stairwell must be a wall", bx, by);
+            return false;
         }
-        /* A seam that opened later would make the glued move and the plain one two ways out
-         * of one cell: its walls must be ones nothing breaks. */
+        /* A seam that opened later would make the glued move and the plain one two ways out of
+         * one cell: its walls must be ones nothing breaks. */
         if (destructible(&n->map, sx, sy) || destructible(&n->map, bx, by)) {
             const bool top = destructible(&n->map, sx, sy);
-            return stair_fail(err, TH_ERR_BLOCKED, name,
-                              top ? "the wall beyond the flight's top is destructible; it must "
-                                    "be one that cannot be broken"
-                                  : "the stairwell's wall behind the landing is destructible; "
-                                    "it must be one that cannot be broken",
-                              top ? sx : bx, top ? sy : by);
+            stair_fail(err, TH_ERR_BLOCKED, name,
+                       top ? "the wall beyond the flight's top is destructible; it must be one "
+                             "that cannot be broken"
+                           : "the stairwell's wall behind the landing is destructible; it must "
+                             "be one that cannot be broken",
+                       top ? sx : bx, top ? sy : by);
+            return false;
         }
         /* An elevator's stop must stay off every seam (th_world_add_elevator). */
         for (int32_t side = 0; side < 2; side++) {
@@ -304,84 +324,37 @@ th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *e
                 char what[128];
                 snprintf(what, sizeof what, "%s is a stop of elevator '%s'",
                          side ? "the landing" : "the flight's top row", w->lifts->lift[e - 1].name);
-                return stair_fail(err, TH_ERR_INVALID, name, what, ex, ey);
+                stair_fail(err, TH_ERR_INVALID, name, what, ex, ey);
+                return false;
             }
         }
         if (th_navmap_link(&n->map, (uint32_t)(top_y + ay * i) * W + (uint32_t)(top_x + ax * i),
                            up)) {
-            return stair_fail(err, TH_ERR_INVALID, name, "the flight's top edge is glued already",
-                              top_x + ax * i, top_y + ay * i);
+            stair_fail(err, TH_ERR_INVALID, name, "the flight's top edge is glued already",
+                       top_x + ax * i, top_y + ay * i);
+            return false;
         }
         if (th_navmap_link(&n->map, c, (uint8_t)((up + 2u) & 3u))) {
-            return stair_fail(err, TH_ERR_INVALID, name, "the landing's edge is glued already", lx,
-                              ly);
+            stair_fail(err, TH_ERR_INVALID, name, "the landing's edge is glued already", lx, ly);
+            return false;
         }
     }
-    if (upper == lower) {
-        return stair_fail(err, TH_ERR_INVALID, name, "the landing is on the flight's own level",
-                          def->top_x, def->top_y);
-    }
-    const float rise = n->level[upper - 1].elevation - n->level[lower - 1].elevation;
-    if (!(rise > 0.0f)) {
-        th_error_set(err, TH_ERR_INVALID,
-                     "stair '%s' climbs from level '%s' to level '%s', which is not higher", name,
-                     n->level[lower - 1].name, n->level[upper - 1].name);
-        return (th_stair_id){0};
-    }
-    const float plan = (float)plan_cells * n->map.cell_size;
-    const float slope = sqrtf(plan * plan + rise * rise);
-    if (!(def->length == 0.0f || (def->length >= plan && def->length <= 1.0e4f))) {
-        th_error_set(err, TH_ERR_INVALID,
-                     "stair '%s' length %g m must be 0 (from the plan and the rise) or at least "
-                     "the plan length %g m",
-                     name, (double)def->length, (double)plan);
-        return (th_stair_id){0};
-    }
-    const float length = def->length > 0.0f ? def->length : slope;
+    return true;
+}
+
+/* The stair's record: its levels, shape and lengths, Weidmann's speed factors unless given, the
+ * flight's cost on the map, its cells, and the boxes and seam marks that let walkers on either
+ * side of the glued edge see each other. */
+static void stair_record(th_world_nav *n, uint32_t s, const th_stair_def *def,
+                         const stair_shape *sh, uint32_t lower, uint32_t upper, float plan,
+                         float rise, float length) {
+    const uint8_t up = sh->up;
+    const int32_t ax = sh->ax, ay = sh->ay, top_x = sh->top_x, top_y = sh->top_y;
+    const uint32_t W = (uint32_t)n->map.w;
     const float fu = def->up_factor, fd = def->down_factor;
-    if (!(fu == 0.0f || (fu > 0.0f && fu <= 2.0f)) || !(fd == 0.0f || (fd > 0.0f && fd <= 2.0f))) {
-        th_error_set(err, TH_ERR_INVALID,
-                     "stair '%s' speed factors must be in (0, 2] or 0 (Weidmann's), got up %g "
-                     "and down %g",
-                     name, (double)fu, (double)fd);
-        return (th_stair_id){0};
-    }
-    if (w->wrap) {
-        th_error_set(err, TH_ERR_STATE, "stairs are not supported in a wrap-around world");
-        return (th_stair_id){0};
-    }
-    if (!n->stair) {
-        n->stair = th_calloc(TH_MAX_STAIRS, sizeof *n->stair);
-        n->stair_of = th_calloc(n->map.ncells, 1);
-        n->seam_near = th_calloc(n->map.ncells, 2);
-        if (!n->stair || !n->stair_of || !n->seam_near) {
-            th_error_set(err, TH_ERR_NOMEM, "out of memory for stairs");
-            return (th_stair_id){0};
-        }
-    }
-    /* Glue the edge cell by cell; the checks above and the room made here leave nothing to
-     * refuse, so no stair is ever half glued. */
-    const int reserved = th_navmap_reserve_links(&n->map, 2u * (uint32_t)width);
-    if (reserved != TH_NAV_OK) {
-        th_error_set(err, reserved == TH_NAV_ERANGE ? TH_ERR_LIMIT : TH_ERR_NOMEM,
-                     "stair '%s': its %d glued cells would pass the map's %u glued edges or "
-                     "memory",
-                     name, width, TH_NAV_MAX_LINKS / 2u);
-        return (th_stair_id){0};
-    }
-    for (int32_t i = 0; i < width; i++) {
-        int rc = th_navmap_glue(&n->map, top_x + ax * i, top_y + ay * i, up, def->top_x + ax * i,
-                                def->top_y + ay * i);
-        if (rc != TH_NAV_OK) {
-            th_error_set(err, th_nav_error_code(rc), "stair '%s': its top edge cannot be glued",
-                         name);
-            return (th_stair_id){0};
-        }
-    }
-    const uint32_t s = n->stair_count++;
     th_stair *st = &n->stair[s];
     memset(st, 0, sizeof *st);
-    snprintf(st->name, sizeof st->name, "%s", name);
+    snprintf(st->name, sizeof st->name, "%s", def->name);
     st->lower = lower - 1;
     st->upper = upper - 1;
     st->x0 = def->x0;
@@ -420,7 +393,8 @@ th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *e
     /* The glued edge as a segment on the flight's side, and the same on the landing's. */
     const float ex = (float)(top_x + (up == 0)) * cs, ey = (float)(top_y + (up == 1)) * cs;
     const th_vec2 e0 = th_v2(ex, ey);
-    const th_vec2 e1 = th_v2_add(e0, th_v2((float)(ax * width) * cs, (float)(ay * width) * cs));
+    const th_vec2 e1 =
+        th_v2_add(e0, th_v2((float)(ax * sh->width) * cs, (float)(ay * sh->width) * cs));
     st->flight_box[0] = (float)def->x0 * cs;
     st->flight_box[1] = (float)def->y0 * cs;
     st->flight_box[2] = (float)(def->x1 + 1) * cs;
@@ -437,6 +411,94 @@ th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *e
     mark_seam(n, e0, e1, lower, (uint8_t)(s + 1), st->near_rows[0]);
     mark_seam(n, th_v2_add(e0, st->shift), th_v2_add(e1, st->shift), upper, (uint8_t)(s + 1),
               st->near_rows[1]);
+}
+
+th_stair_id th_world_add_stair(th_world *w, const th_stair_def *def, th_error *err) {
+    if (!buildable(w, def, "stair", err)) return (th_stair_id){0};
+    th_world_nav *n = &w->nav;
+    const char *name = def->name;
+    if (!good_name(name, "stair", th_world_find_stair(w, name ? name : "").index1, err))
+        return (th_stair_id){0};
+    if (n->stair_count >= TH_MAX_STAIRS) {
+        th_error_set(err, TH_ERR_LIMIT, "at most %d stairs", TH_MAX_STAIRS);
+        return (th_stair_id){0};
+    }
+    if (n->level_count < 2) {
+        th_error_set(err, TH_ERR_STATE, "stair '%s' needs two levels to join; the world has %u",
+                     name, n->level_count);
+        return (th_stair_id){0};
+    }
+    if ((unsigned)def->up > 3u) {
+        th_error_set(err, TH_ERR_INVALID, "stair '%s': unknown way up %d", name, (int)def->up);
+        return (th_stair_id){0};
+    }
+    uint32_t lower = 0, upper = 0;
+    if (!check_flight(w, def, &lower, err)) return (th_stair_id){0};
+    const stair_shape sh = stair_shape_of(def);
+    if (!check_landing(w, def, &sh, &upper, err)) return (th_stair_id){0};
+    if (upper == lower) {
+        return stair_fail(err, TH_ERR_INVALID, name, "the landing is on the flight's own level",
+                          def->top_x, def->top_y);
+    }
+    const float rise = n->level[upper - 1].elevation - n->level[lower - 1].elevation;
+    if (!(rise > 0.0f)) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "stair '%s' climbs from level '%s' to level '%s', which is not higher", name,
+                     n->level[lower - 1].name, n->level[upper - 1].name);
+        return (th_stair_id){0};
+    }
+    const float plan = (float)sh.plan_cells * n->map.cell_size;
+    const float slope = sqrtf(plan * plan + rise * rise);
+    if (!(def->length == 0.0f || (def->length >= plan && def->length <= 1.0e4f))) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "stair '%s' length %g m must be 0 (from the plan and the rise) or at least "
+                     "the plan length %g m",
+                     name, (double)def->length, (double)plan);
+        return (th_stair_id){0};
+    }
+    const float length = def->length > 0.0f ? def->length : slope;
+    const float fu = def->up_factor, fd = def->down_factor;
+    if (!(fu == 0.0f || (fu > 0.0f && fu <= 2.0f)) || !(fd == 0.0f || (fd > 0.0f && fd <= 2.0f))) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "stair '%s' speed factors must be in (0, 2] or 0 (Weidmann's), got up %g "
+                     "and down %g",
+                     name, (double)fu, (double)fd);
+        return (th_stair_id){0};
+    }
+    if (w->wrap) {
+        th_error_set(err, TH_ERR_STATE, "stairs are not supported in a wrap-around world");
+        return (th_stair_id){0};
+    }
+    if (!n->stair) {
+        n->stair = th_calloc(TH_MAX_STAIRS, sizeof *n->stair);
+        n->stair_of = th_calloc(n->map.ncells, 1);
+        n->seam_near = th_calloc(n->map.ncells, 2);
+        if (!n->stair || !n->stair_of || !n->seam_near) {
+            th_error_set(err, TH_ERR_NOMEM, "out of memory for stairs");
+            return (th_stair_id){0};
+        }
+    }
+    /* Glue the edge cell by cell; the checks above and the room made here leave nothing to
+     * refuse, so no stair is ever half glued. */
+    const int reserved = th_navmap_reserve_links(&n->map, 2u * (uint32_t)sh.width);
+    if (reserved != TH_NAV_OK) {
+        th_error_set(err, reserved == TH_NAV_ERANGE ? TH_ERR_LIMIT : TH_ERR_NOMEM,
+                     "stair '%s': its %d glued cells would pass the map's %u glued edges or "
+                     "memory",
+                     name, sh.width, TH_NAV_MAX_LINKS / 2u);
+        return (th_stair_id){0};
+    }
+    for (int32_t i = 0; i < sh.width; i++) {
+        int rc = th_navmap_glue(&n->map, sh.top_x + sh.ax * i, sh.top_y + sh.ay * i, sh.up,
+                                def->top_x + sh.ax * i, def->top_y + sh.ay * i);
+        if (rc != TH_NAV_OK) {
+            th_error_set(err, th_nav_error_code(rc), "stair '%s': its top edge cannot be glued",
+                         name);
+            return (th_stair_id){0};
+        }
+    }
+    const uint32_t s = n->stair_count++;
+    stair_record(n, s, def, &sh, lower, upper, plan, rise, length);
     n->fields_stale = n->combined_stale = n->walls_stale = true;
     return (th_stair_id){s + 1};
 }

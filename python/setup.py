@@ -8,8 +8,10 @@ Where the library comes from, first found wins:
    at its lib/pkgconfig when the prefix is not a standard one.
 3. ../build/release/libthrong.a: the default build of this source tree (./dev build).
 
-The run report (World.report) is the command line's own code, app/report.c, compiled into the
-extension, so that it gives the same figures as `throng run --json`.
+The run report (World.report) and the results folder (World.write_results) are the command
+line's own code, app/report.c and app/results.c (pictures through Cairo and fontconfig, found
+with pkg-config: libcairo2-dev), compiled into the extension, so that they give what
+`throng run --json` and `--results` give.
 
     pip install --no-build-isolation ./python
 
@@ -79,12 +81,31 @@ def version():
     return "0.0.0"
 
 
+def cairo():
+    """Cairo and fontconfig, which the results' pictures are drawn with (World.write_results,
+    as `throng run --results`)."""
+    try:
+        cflags = subprocess.run(["pkg-config", "--cflags", "cairo", "fontconfig"], check=True,
+                                capture_output=True, text=True).stdout
+        libs = subprocess.run(["pkg-config", "--libs", "cairo", "fontconfig"], check=True,
+                              capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        raise SystemExit("throng: Cairo and fontconfig are needed (the results' pictures): "
+                         "apt-get install libcairo2-dev (Debian, Ubuntu)") from None
+    return ([f[2:] for f in shlex.split(cflags) if f.startswith("-I")],
+            [f[2:] for f in shlex.split(libs) if f.startswith("-l")])
+
+
 lib = library()
-lib["include_dirs"] = lib.get("include_dirs", []) + [APP, numpy.get_include()]
+cairo_inc, cairo_libs = cairo()
+lib["include_dirs"] = lib.get("include_dirs", []) + [APP, numpy.get_include()] + cairo_inc
+lib["libraries"] = lib.get("libraries", []) + cairo_libs
 ext = Extension(
     "throng._throng",
-    sources=["throng/_throng.c", os.path.relpath(os.path.join(APP, "report.c"), HERE),
-             os.path.relpath(os.path.join(APP, "ranks.c"), HERE)],
+    # The command line's own code for the run report and the results (tables, pictures, page).
+    sources=["throng/_throng.c"] + [os.path.relpath(os.path.join(APP, f), HERE)
+                                     for f in ("report.c", "ranks.c", "results.c", "plot.c",
+                                               "output.c")],
     define_macros=[("THRONG_VERSION", f'"{version()}"'), ("THRONG_BUILD_TYPE", '"python"'),
                    ("_POSIX_C_SOURCE", "200809L")],
     extra_compile_args=["-std=c17", "-Wall", "-Wextra", "-Werror",

@@ -475,6 +475,23 @@ class World:
         finally:
             os.unlink(path)
 
+    def start_results(self, folder: Union[str, "os.PathLike[str]"]) -> None:
+        """Gather what ``throng run --results FOLDER`` writes (docs/results.md: flows and
+        queues at every exit, bunker, stair and line, the evacuation curve, every occupant,
+        density maps and levels of service) after every step from now on, into ``folder``
+        (made when missing; a folder or a name in one this user may write into). Call it
+        before the first step. Raises :class:`Error` (TH_ERR_STATE) once the world has
+        stepped or while results are gathered already, (TH_ERR_IO) for a folder it cannot
+        write. Gathering reads the world only: the hash is the same as without it."""
+        self._w.start_results(os.fspath(folder))
+
+    def write_results(self) -> str:
+        """Write the gathered results into the folder :meth:`start_results` named (the same
+        files as the command line's, read back by :func:`read_results`) and end the
+        gathering; returns the path of the folder's ``index.html``. Raises :class:`Error`
+        (TH_ERR_STATE) when nothing is gathered."""
+        return self._w.write_results()
+
     def sheltered_times(self) -> np.ndarray:
         """Seconds at which the k-th agent (k = 1, 2, ...) was sheltered: a sorted float64
         array, one entry per agent sheltered so far (the evacuation curve)."""

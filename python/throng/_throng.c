@@ -13,6 +13,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "throng/hazard.h"
 #include "throng/throng.h"
 #include "report.h"
+#include "results.h"
 
 static PyObject *g_error_class; /* throng.Error */
 
@@ -44,6 +46,8 @@ typedef struct {
     uint32_t warnings; /* the loader's warnings (th_scene_info) and the first, for the report */
     char warning[512];
     PlannerObject *planners; /* planners made for this world (destroyed before it) */
+    th_results *results;     /* start_results: gathered after every step until written */
+    char *results_dir;
 } WorldObject;
 
 static PyTypeObject WorldType;
@@ -103,6 +107,13 @@ static PyObject *raise_invalid(const char *msg) {
     return raise_error(&err);
 }
 
+/* throng.Error TH_ERR_STATE: a call the world's state does not allow now. */
+static PyObject *raise_state(const char *msg) {
+    th_error err = {.code = TH_ERR_STATE};
+    snprintf(err.message, sizeof err.message, "%s", msg);
+    return raise_error(&err);
+}
+
 /* The world, or NULL with RuntimeError when closed or stepping in another thread. */
 static th_world *world_of(WorldObject *self) {
     if (self->busy) {
@@ -135,6 +146,8 @@ static WorldObject *wrap(th_world *w) {
     o->name[0] = '\0';
     o->argument = NULL;
     o->planners = NULL;
+    o->results = NULL;
+    o->results_dir = NULL;
     return o;
 }
 
@@ -143,6 +156,8 @@ static void destroy_planners(WorldObject *w);
 static void World_dealloc(WorldObject *self) {
     /* A world cannot be collected while it steps: step() holds a reference to it. */
     destroy_planners(self); /* none left: each holds a reference to its world */
+    th_results_free(self->results);
+    free(self->results_dir);
     th_world_destroy(self->w);
     free(self->argument);
     PyObject_Free(self);
@@ -316,10 +331,13 @@ static PyObject *World_step(WorldObject *self, PyObject *args) {
     uint64_t t0 = th_now_ns(), check = t0 + SIGNAL_CHECK_NS;
     long long i = 0;
     bool stop = false;
+    th_error rerr = {0};
+    bool gathered = true;
     PyThreadState *ts = PyEval_SaveThread();
     while (i < n && !stop) {
         th_world_step(w);
         i++;
+        if (self->results && !(gathered = th_results_step(self->results, w, &rerr))) break;
         if (th_now_ns() >= check) {
             stop = interrupted(&ts);
             check = th_now_ns() + SIGNAL_CHECK_NS;
@@ -330,6 +348,7 @@ static PyObject *World_step(WorldObject *self, PyObject *args) {
     self->wall_s += (double)(th_now_ns() - t0) * 1e-9;
     self->asked += (uint64_t)i;
     self->scene_over = 0;
+    if (!gathered) return raise_error(&rerr);
     if (stop) return NULL;
     Py_RETURN_NONE;
 }
@@ -349,10 +368,13 @@ static PyObject *World_run(WorldObject *self, PyObject *args) {
     long long run = 0;
     int over = 0;
     bool stop = false;
+    th_error rerr = {0};
+    bool gathered = true;
     PyThreadState *ts = PyEval_SaveThread();
     while (run < n && !stop) {
         th_world_step(w);
         run++;
+        if (self->results && !(gathered = th_results_step(self->results, w, &rerr))) break;
         if (!fixed && th_world_scene_over(w)) {
             over = 1;
             break;
@@ -365,8 +387,9 @@ static PyObject *World_run(WorldObject *self, PyObject *args) {
     PyEval_RestoreThread(ts);
     self->busy = 0;
     self->wall_s += (double)(th_now_ns() - t0) * 1e-9;
-    self->asked += stop ? (uint64_t)run : (uint64_t)n;
+    self->asked += stop || !gathered ? (uint64_t)run : (uint64_t)n;
     self->scene_over = over;
+    if (!gathered) return raise_error(&rerr);
     if (stop) return NULL;
     return PyLong_FromLongLong(run);
 }
@@ -375,6 +398,8 @@ static PyObject *World_close(WorldObject *self, PyObject *unused) {
     (void)unused;
     if (self->busy) return (PyObject *)world_of(self); /* raises */
     destroy_planners(self);
+    th_results_free(self->results);
+    self->results = NULL;
     th_world_destroy(self->w);
     self->w = NULL;
     Py_RETURN_NONE;
@@ -647,6 +672,84 @@ static PyObject *World_report_json(WorldObject *self, PyObject *args) {
     th_error err = {0};
     if (!th_report_write_json(path, w, &f, &err)) return raise_error(&err);
     Py_RETURN_NONE;
+}
+
+/* start_results(dir): gather the tables of `throng run --results` after every step from now
+ * on; the world must not have stepped yet. */
+static PyObject *World_start_results(WorldObject *self, PyObject *args) {
+    const char *dir;
+    if (!PyArg_ParseTuple(args, "s", &dir)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_error err = {0};
+    char msg[512];
+    if (self->results) {
+        snprintf(msg, sizeof msg, "start_results: results are gathered already (into %.400s)",
+                 self->results_dir);
+        return raise_state(msg);
+    }
+    if (th_world_step_count(w) != 0) {
+        snprintf(msg, sizeof msg,
+                 "start_results: the world has stepped %" PRIu64 " time(s); results are "
+                 "gathered from the first step",
+                 th_world_step_count(w));
+        return raise_state(msg);
+    }
+    if (!th_results_check_dir(dir, &err)) {
+        /* The command line's checks, named as Python calls them. */
+        static const char flag[] = "--results: ";
+        if (strncmp(err.message, flag, sizeof flag - 1) == 0) {
+            char was[sizeof err.message];
+            memcpy(was, err.message + sizeof flag - 1, sizeof was - (sizeof flag - 1));
+            was[sizeof was - sizeof flag] = '\0';
+            snprintf(err.message, sizeof err.message, "start_results: %.480s", was);
+        }
+        return raise_error(&err);
+    }
+    char *copy = strdup(dir);
+    if (!copy) return PyErr_NoMemory();
+    th_results *r = th_results_start(w, dir, &err);
+    if (!r) {
+        free(copy);
+        return raise_error(&err);
+    }
+    self->results = r;
+    self->results_dir = copy;
+    Py_RETURN_NONE;
+}
+
+/* write_results(): write every file of the results into the folder start_results named, and
+ * end the gathering; returns the path of its index.html. */
+static PyObject *World_write_results(WorldObject *self, PyObject *unused) {
+    (void)unused;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_error err = {0};
+    if (!self->results) return raise_state("write_results: no results gathered (start_results)");
+    th_run_facts f = {.scene = self->name,
+                      .argument = self->argument ? self->argument : "",
+                      .steps_asked = self->asked,
+                      .steps_run = th_world_step_count(w),
+                      .wall_s = self->wall_s,
+                      .agents_start = self->started ? self->agents_start : th_world_agent_count(w),
+                      .scene_over = self->scene_over != 0,
+                      .warnings = self->warnings,
+                      .warning = self->warning};
+    const th_world_def def = th_world_get_def(w);
+    bool wrote = th_results_write(self->results, w, &f, def.seed, def.threads, &err);
+    th_results_free(self->results);
+    self->results = NULL;
+    char *dir = self->results_dir;
+    self->results_dir = NULL;
+    if (!wrote) {
+        free(dir);
+        return raise_error(&err);
+    }
+    const size_t len = strlen(dir);
+    PyObject *index =
+        PyUnicode_FromFormat("%s%sindex.html", dir, len && dir[len - 1] == '/' ? "" : "/");
+    free(dir);
+    return index;
 }
 
 static PyObject *World_scene_steps(WorldObject *self, void *closure) {
@@ -2449,6 +2552,8 @@ static PyMethodDef World_methods[] = {
     M(add_measure_area, METH_VARARGS),
     M(add_measure_line, METH_VARARGS),
     M(schedule, METH_VARARGS),
+    M(start_results, METH_VARARGS),
+    M(write_results, METH_NOARGS),
     M(add_level, METH_VARARGS),
     M(level, METH_VARARGS),
     M(find_level, METH_VARARGS),

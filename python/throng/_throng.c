@@ -655,20 +655,27 @@ static PyObject *World_times(WorldObject *self, PyObject *args) {
 }
 
 /* report_json(path): the run report as `throng run --json` writes it. */
+/* The run's facts as the report and the results print them: the world's name and argument, the
+ * steps asked for and taken, the stepping time, the agents before the first step. */
+static th_run_facts facts_of(const WorldObject *self, const th_world *w) {
+    return (th_run_facts){.scene = self->name,
+                          .argument = self->argument ? self->argument : "",
+                          .steps_asked = self->asked,
+                          .steps_run = th_world_step_count(w),
+                          .wall_s = self->wall_s,
+                          .agents_start =
+                              self->started ? self->agents_start : th_world_agent_count(w),
+                          .scene_over = self->scene_over != 0,
+                          .warnings = self->warnings,
+                          .warning = self->warning};
+}
+
 static PyObject *World_report_json(WorldObject *self, PyObject *args) {
     const char *path;
     if (!PyArg_ParseTuple(args, "s", &path)) return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
-    th_run_facts f = {.scene = self->name,
-                      .argument = self->argument ? self->argument : "",
-                      .steps_asked = self->asked,
-                      .steps_run = th_world_step_count(w),
-                      .wall_s = self->wall_s,
-                      .agents_start = self->started ? self->agents_start : th_world_agent_count(w),
-                      .scene_over = self->scene_over != 0,
-                      .warnings = self->warnings,
-                      .warning = self->warning};
+    const th_run_facts f = facts_of(self, w);
     th_error err = {0};
     if (!th_report_write_json(path, w, &f, &err)) return raise_error(&err);
     Py_RETURN_NONE;
@@ -726,15 +733,7 @@ static PyObject *World_write_results(WorldObject *self, PyObject *unused) {
     if (!w) return NULL;
     th_error err = {0};
     if (!self->results) return raise_state("write_results: no results gathered (start_results)");
-    th_run_facts f = {.scene = self->name,
-                      .argument = self->argument ? self->argument : "",
-                      .steps_asked = self->asked,
-                      .steps_run = th_world_step_count(w),
-                      .wall_s = self->wall_s,
-                      .agents_start = self->started ? self->agents_start : th_world_agent_count(w),
-                      .scene_over = self->scene_over != 0,
-                      .warnings = self->warnings,
-                      .warning = self->warning};
+    const th_run_facts f = facts_of(self, w);
     const th_world_def def = th_world_get_def(w);
     bool wrote = th_results_write(self->results, w, &f, def.seed, def.threads, &err);
     th_results_free(self->results);

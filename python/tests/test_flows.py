@@ -8,21 +8,9 @@ import numpy as np
 import pytest
 
 import throng
+from worlds import street
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def street(threads=2):
-    w = throng.World(60, 20, cell_size=1, seed=1, threads=threads)
-    for y in range(20):
-        if y < 9 or y > 10:
-            w.set_cell(30, y, "wall")
-    w.add_bunker("west", (1, 8, 2, 11))
-    w.add_bunker("east", (57, 8, 58, 11))
-    c = w.add_crowd("residents", model="pedestrian", goal="shelter")
-    for i in range(40):
-        w.add_agent(c, (5.5 + i % 20, 2.5 + 0.8 * (i // 20)))
-    return w, c
 
 
 def check_cell_path(w, path, cell_ok):
@@ -78,7 +66,7 @@ def test_stall_info_is_the_reports_stalls():
 
 
 def test_shelter_paths_step_cell_by_cell_to_the_bunker_at_their_cost():
-    w, c = street()
+    w, c, _ = street(40)
     w.step()
     bunkers = [in_rect(b["cells"]) for b in w.bunkers]
     for p in [(5.5, 2.5), (20.2, 15.7), (29.5, 3.5), (40.5, 17.5), (55.3, 1.2)]:
@@ -111,7 +99,7 @@ def test_shelter_paths_step_cell_by_cell_to_the_bunker_at_their_cost():
 
 
 def test_destination_paths_end_in_a_goal_at_their_cost():
-    w, c = street()
+    w, c, _ = street(40)
     goals = [(50, 3), (50, 16, 4.0)]
     f = w.add_destinations(goals)
     assert w.info["destinations"] == 1
@@ -136,7 +124,7 @@ def test_destination_paths_end_in_a_goal_at_their_cost():
 
 
 def test_find_path_goes_round_the_wall():
-    w, c = street()
+    w, c, _ = street(40)
     path, cost = w.find_path((10.5, 2.5), (50.5, 2.5))
     assert tuple(path[0]) == (10.5, 2.5) and tuple(path[-1]) == (50.5, 2.5)
     legs = float(np.sum(np.hypot(*np.diff(path.astype(np.float64), axis=0).T)))
@@ -149,7 +137,7 @@ def test_find_path_goes_round_the_wall():
 
 
 def test_walls_and_walking_speeds():
-    w, c = street()
+    w, c, _ = street(40)
     w.step()  # the wall distances are built by the first step
     d, away = w.wall_distance((28.5, 3.5))
     assert 1.0 <= d <= 2.5 and away[0] < -0.9
@@ -157,7 +145,7 @@ def test_walls_and_walking_speeds():
     assert w.wall_distance((-1, 3.5)) == (0.0, (0.0, 0.0))
     assert throng.World(10, 10).wall_distance((5, 5)) == (math.inf, (0.0, 0.0))
     assert w.cell_speed(5, 5) == 1.0 and w.cell_speed(-1, 5) == 0.0
-    w = street()[0]
+    w = street(40)[0]
     for x in range(0, 60):
         for y in range(0, 20):
             if w.cell(x, y)[0] == "open" and 12 <= x <= 25:
@@ -228,7 +216,7 @@ def test_exits_and_spawners_count_as_the_report_does():
         assert not w.spawner_covers(i, -1, -1)
     assert sum(s["emitted"] for s in w.spawners) == w.stats()["spawned"]
 
-    plain, _ = street()
+    plain, _, _ = street(40)
     s = plain.add_spawner(0, (40, 2, 45, 6), rate=2, stop=5)
     e = plain.add_exit((50, 0, 55, 3), name="gate")
     assert plain.spawner(s)["total"] == 10 and plain.spawner(s)["area"] == (40, 2, 45, 6)

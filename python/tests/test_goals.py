@@ -8,22 +8,14 @@ import numpy as np
 import pytest
 
 import throng
+import worlds
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def street(threads=2, n=60):
-    """The C examples' street: a wall across x = 30 with a gap at y 9-10, bunkers at both ends,
-    residents fleeing from the west half."""
-    w = throng.World(60, 20, cell_size=1, seed=1, threads=threads)
-    for y in range(20):
-        if y < 9 or y > 10:
-            w.set_cell(30, y, "wall")
-    w.add_bunker("west", (1, 8, 2, 11))
-    w.add_bunker("east", (57, 8, 58, 11))
-    c = w.add_crowd("residents", model="pedestrian", goal="shelter", desired_speed_sd=0)
-    ids = w.add_agents(c, [(5.5 + i % 20, 2.5 + 0.8 * (i // 20)) for i in range(n)])
-    return w, c, [int(i) for i in ids]
+def street(n=60):
+    """The shared street (worlds.py) with residents who all walk at the mean speed."""
+    return worlds.street(n, desired_speed_sd=0)
 
 
 def test_one_agent_walks_to_its_point_while_the_others_flee():

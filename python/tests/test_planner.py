@@ -7,15 +7,7 @@ import numpy as np
 import pytest
 
 import throng
-
-
-def street():
-    """The C examples' street: a wall across x = 30 with a gap at y 9-10."""
-    w = throng.World(60, 20, cell_size=1, seed=1, threads=2)
-    for y in range(20):
-        if y < 9 or y > 10:
-            w.set_cell(30, y, "wall")
-    return w
+from worlds import street_walls as street
 
 
 def legs(path):

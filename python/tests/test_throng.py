@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import throng
+import worlds
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCENES = os.path.join(ROOT, "scenes")
@@ -43,16 +44,7 @@ def cli_json(tmp_path, path, steps, seed, threads):
 
 def street(threads=2, seed=1):
     """The C examples' world (examples/minimal.c, examples/host.cpp) built from Python."""
-    w = throng.World(60, 20, cell_size=1, seed=seed, threads=threads)
-    for y in range(20):
-        if y < 9 or y > 10:
-            w.set_cell(30, y, "wall")
-    w.add_bunker("west", (1, 8, 2, 11))
-    w.add_bunker("east", (57, 8, 58, 11))
-    c = w.add_crowd("residents", model="pedestrian", goal="shelter")
-    for i in range(200):
-        w.add_agent(c, (5.5 + i % 24, 2.5 + 0.8 * (i // 24)))
-    return w
+    return worlds.street(200, per_row=24, threads=threads, seed=seed)[0]
 
 
 # ---- the same state and figures as the C library ---------------------------------------

@@ -427,6 +427,78 @@ START_TEST(wander_heading_spreads_at_its_rate) {
 }
 END_TEST
 
+/* Wandering pedestrians in a closed room spread over it, as walkers that turn off walls do: a
+ * 10 x 10 m room of 0.25 m cells, 30 walkers of 0.2 m bodies, a slow wander (5 degrees per
+ * second: each walks straight for many metres) for 150 s on seeds 1-3. The reachable square
+ * (body centres, 9.6 m a side) is cut into three rings by distance from its edge: [0, 1) m,
+ * [1, 2.5) m and the rest. Each ring's share of the walkers' time (after 10 s, every 10th
+ * step) must be its share of the area within 0.08, and nobody stays within 5 cm of a wall for
+ * 20 s running (two sides of the room at a slow walk). Walkers that stood pressed into corners
+ * left the centre a tenth of their time where its area is a quarter; walkers turned toward
+ * the centre crowd it. */
+START_TEST(wanderers_spread_over_a_room) {
+    enum { SIDE = 42, N = 30, STEPS = 3000, EVERY = 10 };
+    const float cell = 0.25f, r = 0.2f, lo = cell + r, hi = (SIDE - 1) * cell - r, L = hi - lo;
+    const float edge[4] = {0.0f, 1.0f, 2.5f, 1e9f};
+    double share[3] = {0, 0, 0};
+    uint32_t samples = 0, longest = 0;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        th_world_def wd = th_default_world_def();
+        wd.width = wd.height = SIDE * cell;
+        wd.cell_size = cell;
+        wd.threads = 2;
+        wd.seed = seed;
+        wd.timestep = 0.05f;
+        th_error err;
+        th_world *w = th_world_create(&wd, &err);
+        ck_assert_msg(w != NULL, "%s", err.message);
+        for (int y = 0; y < SIDE; y++)
+            for (int x = 0; x < SIDE; x++) {
+                const bool wall = x == 0 || y == 0 || x == SIDE - 1 || y == SIDE - 1;
+                ck_assert(th_world_set_cell(w, x, y, wall ? TH_CELL_WALL : TH_CELL_OPEN, 1, &err));
+            }
+        th_crowd_def cd = th_default_pedestrian_def();
+        cd.body_radius = r;
+        cd.goal.kind = TH_GOAL_WANDER;
+        cd.goal.wander_rate = 5.0f;
+        ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+        for (uint32_t i = 0; i < N; i++) {
+            const th_vec2 p = th_v2(1.5f + 1.4f * (float)(i % 6), 1.5f + 1.4f * (float)(i / 6));
+            ck_assert(th_agent_id_valid(th_world_add_agent(w, CROWD_ID(0), p, th_v2(0, 0), &err)));
+        }
+        static uint32_t at_wall[N];
+        memset(at_wall, 0, sizeof at_wall);
+        for (int s = 1; s <= STEPS; s++) {
+            th_world_step(w);
+            const th_agent_view v = th_world_agents(w);
+            ck_assert_uint_eq(v.count, N);
+            for (uint32_t k = 0; k < v.count; k++) {
+                const float x = v.px[k], y = v.py[k];
+                float d = fminf(fminf(x - lo, hi - x), fminf(y - lo, hi - y));
+                const uint32_t slot = th_test_slot(v.id[k]);
+                at_wall[slot] = d < 0.05f ? at_wall[slot] + 1 : 0;
+                if (at_wall[slot] > longest) longest = at_wall[slot];
+                if (s * wd.timestep < 10.0f || s % EVERY) continue;
+                if (d < 0.0f) d = 0.0f;
+                for (int ring = 0; ring < 3; ring++)
+                    if (d >= edge[ring] && d < edge[ring + 1]) share[ring] += 1.0;
+                samples++;
+            }
+        }
+        th_world_destroy(w);
+    }
+    for (int ring = 0; ring < 3; ring++) {
+        const float out = L - 2.0f * edge[ring], in = ring < 2 ? L - 2.0f * edge[ring + 1] : 0.0f;
+        const double area = ((double)out * out - (double)in * in) / ((double)L * L);
+        ck_assert_msg(fabs(share[ring] / samples - area) < 0.08,
+                      "ring %d (%.1f m from the edge on): %.3f of the time, %.3f of the area", ring,
+                      (double)edge[ring], share[ring] / samples, area);
+    }
+    ck_assert_msg(longest * 0.05 < 20.0, "a walker stayed at a wall %.1f s running",
+                  longest * 0.05);
+}
+END_TEST
+
 /* ---- a room with two exits --------------------------------------------------------------- */
 
 /* A 22 x 12 m room (cells x 1..22, y 3..14) with two doors 2 m wide in its south wall, door A
@@ -951,6 +1023,7 @@ int main(void) {
     tcase_add_test(tc, weights_move_the_split_between_exits);
     tcase_add_loop_test(tc, routes_follow_their_mode, 0, 6);
     tcase_add_test(tc, wander_heading_spreads_at_its_rate);
+    tcase_add_test(tc, wanderers_spread_over_a_room);
     tcase_add_test(tc, groups_use_their_own_exits);
     tcase_add_test(tc, congestion_spreads_the_crowd_over_both_exits);
     tcase_add_test(tc, congestion_is_deterministic_across_threads);

@@ -26,7 +26,10 @@
 #include "sim/dist/dist.h"
 
 /* Key of the wander heading's random draws (engine/rng.h: keyed by seed, this | id, step). */
-#define WANDER_KEY 0x57a4de0000000000ull
+#define WANDER_KEY       0x57a4de0000000000ull
+/* A wandering pedestrian at a wall whose heading points into it more steeply than 45 degrees
+ * (the cosine between the heading and the way out below -WANDER_INTO_WALL) turns off it. */
+#define WANDER_INTO_WALL 0.70710678f
 
 static const float k_pi = 3.14159265358979f;
 
@@ -386,18 +389,22 @@ void th_goal_moved(th_world *w, th_agent_id id, const th_crowd_rt *c, th_vec2 p,
         float a = s->angle;
         const th_vec2 h = th_v2(cosf(a), sinf(a));
         /* Turned back by a wall or the world's edge: take the way it is actually going, or it
-         * would keep pressing against the wall. A pedestrian pushed back by its wall model
-         * at a wall turns off the walls instead (along the wall distance's gradient, which in a
-         * corner points out of it; the sampled distance is within a cell of the true one):
-         * taking its recoil as the heading would send it back into the wall the next step. */
-        if (th_v2_dot(v, h) < 0.0f) {
-            th_vec2 away = th_v2(0.0f, 0.0f);
-            if (c->ped && w->nav.present && !w->wrap &&
-                th_navmap_wall_sample(&w->nav.map, p, &away) >= c->radius + w->nav.map.cell_size) {
-                away = th_v2(0.0f, 0.0f);
-            }
-            a = th_v2_len2(away) > 0.0f ? atan2f(away.y, away.x) : atan2f(v.y, v.x);
+         * would keep pressing against the wall. A pedestrian at a wall that its wall model
+         * pushes back, or that heads into the wall more steeply than 45 degrees (head-on, or
+         * into a corner, where it would stand still pressing on), turns off the walls instead,
+         * along the wall distance's gradient, which in a corner points out of it (the sampled
+         * distance is within a cell of the true one): taking its recoil as the heading would
+         * send it back into the wall the next step. One that meets a wall at a shallower angle
+         * slides along it. */
+        const float along = th_v2_dot(v, h);
+        th_vec2 away = th_v2(0.0f, 0.0f);
+        if (c->ped && w->nav.present && !w->wrap &&
+            (th_navmap_wall_sample(&w->nav.map, p, &away) >= c->radius + w->nav.map.cell_size ||
+             (along >= 0.0f && th_v2_dot(h, away) > -WANDER_INTO_WALL))) {
+            away = th_v2(0.0f, 0.0f);
         }
+        if (th_v2_len2(away) > 0.0f) a = atan2f(away.y, away.x);
+        else if (along < 0.0f) a = atan2f(v.y, v.x);
         a += c->wander_sigma * z;
         if (a > k_pi) a -= 2.0f * k_pi;
         else if (a < -k_pi) a += 2.0f * k_pi;

@@ -11,6 +11,7 @@
 
 int th_cmd_run(int argc, char **argv);
 int th_cmd_check(int argc, char **argv);
+int th_cmd_replay(int argc, char **argv);
 
 /** The scene `throng run` opens when none is named. */
 extern const char *const th_default_scene;

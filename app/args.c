@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "throng/throng.h"
 
@@ -118,4 +119,11 @@ int th_suite_args_parse(const char *cmd, int argc, char **argv, uint64_t max_see
         }
     }
     return 0;
+}
+
+uint32_t th_arg_cores(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1) n = 1;
+    if (n > TH_MAX_THREADS) n = TH_MAX_THREADS;
+    return (uint32_t)n;
 }

@@ -12,6 +12,9 @@
  *  "throng: <flag>: expected <what>, got '<text>'" to stderr and returns false. */
 bool th_arg_u64(const char *flag, const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
 
+/** Cores online, 1..TH_MAX_THREADS: what `--threads 0` asks for. */
+uint32_t th_arg_cores(void);
+
 /** Fetch the value after flag argv[*i] (advancing *i); prints an error when it is missing. */
 const char *th_arg_value(int argc, char **argv, int *i);
 

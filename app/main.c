@@ -21,6 +21,8 @@ static const char k_help[] =
     "  run [SCENE]   run a scene and report what happened (who is sheltered, en route or\n"
     "                stranded, and when), throughput, phase times and the state hash\n"
     "                (see 'throng run --help')\n"
+    "  replay FILE   run again a run recorded with 'throng run SCENE --record FILE', in the\n"
+    "                viewer with a time slider or headless (see 'throng replay --help')\n"
     "  check SCENE.. validate scene files without running them\n"
     "  bench         measure agent throughput over agent and thread counts, against the\n"
     "                naive O(N^2) reference (see 'throng bench --help')\n"
@@ -125,6 +127,7 @@ static int command(int argc, char **argv) {
     }
     if (strcmp(argv[1], "run") == 0) return th_cmd_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "check") == 0) return th_cmd_check(argc - 2, argv + 2);
+    if (strcmp(argv[1], "replay") == 0) return th_cmd_replay(argc - 2, argv + 2);
     if (strcmp(argv[1], "verify") == 0) return th_cmd_verify(argc - 2, argv + 2);
     if (strcmp(argv[1], "validate") == 0) return th_cmd_validate(argc - 2, argv + 2);
     if (strcmp(argv[1], "bench") == 0) {

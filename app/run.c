@@ -17,6 +17,7 @@
 #include "args.h"
 #include "output.h"
 #include "progress.h"
+#include "record.h"
 #include "report.h"
 #include "results.h"
 #include "shot.h"
@@ -109,6 +110,10 @@ static const char k_run_help_files[] =
     "                over time, the evacuation curve, a table of every agent, mean and\n"
     "                highest density and Fruin's level of service per level (CSV and PNG),\n"
     "                and index.html gathering them (docs/results.md)\n"
+    "  --record FILE write what determines the run (the scene and its files' digests, the\n"
+    "                seed, the bunkers destroyed or restored and the walls broken by hand\n"
+    "                in the viewer, at their steps) and its state hash every simulated\n"
+    "                second, for `throng replay FILE`; in the viewer and headless\n"
     "  -h, --help    show this help\n"
     "\n"
     "Ctrl-C, SIGTERM or SIGHUP (a closed terminal) stops a headless run after the current\n"
@@ -132,7 +137,7 @@ typedef struct run_opts {
     uint64_t steps, threads, seed, agents, rebalance;
     bool has_steps, has_seed, has_threads, headless, validate, allow_outside_paths;
     bool fail_on_stall, fixed_steps;
-    const char *screenshot, *json, *results;
+    const char *screenshot, *json, *results, *record;
     th_progress_mode progress;
     th_shot_opts shot;
     scheduled events[MAX_SCHEDULED];
@@ -181,22 +186,6 @@ static bool parse_event(const char *flag, const char *text, bool destroy, run_op
     e->bunker[at - text] = '\0';
     e->destroy = destroy;
     o->event_count++;
-    return true;
-}
-
-/* Parse WxH. */
-static bool parse_size(const char *flag, const char *text, int *w, int *h) {
-    unsigned a = 0, b = 0;
-    char x = 0, extra = 0;
-    if (sscanf(text, "%u%c%u%c", &a, &x, &b, &extra) != 3 || x != 'x' || a < TH_VIEW_MIN_DIM ||
-        a > TH_VIEW_MAX_DIM || b < TH_VIEW_MIN_DIM || b > TH_VIEW_MAX_DIM || text[0] < '0' ||
-        text[0] > '9') {
-        fprintf(stderr, "throng run: %s: expected WIDTHxHEIGHT, each %d..%d pixels, got '%s'\n",
-                flag, TH_VIEW_MIN_DIM, TH_VIEW_MAX_DIM, text);
-        return false;
-    }
-    *w = (int)a;
-    *h = (int)b;
     return true;
 }
 
@@ -275,7 +264,7 @@ static int parse(int argc, char **argv, run_opts *o) {
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--overlays", true, &v))) {
             if (m < 0 || !th_shot_parse_overlays("--overlays", v, &o->shot)) return TH_EXIT_USAGE;
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--size", true, &v))) {
-            if (m < 0 || !parse_size("--size", v, &o->shot.width, &o->shot.height))
+            if (m < 0 || !th_shot_parse_size("throng run", "--size", v, &o->shot))
                 return TH_EXIT_USAGE;
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--view", true, &v))) {
             if (m < 0 || !parse_view("--view", v, &o->shot)) return TH_EXIT_USAGE;
@@ -308,6 +297,9 @@ static int parse(int argc, char **argv, run_opts *o) {
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--results", true, &v))) {
             if (m < 0) return TH_EXIT_USAGE;
             o->results = v;
+        } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--record", true, &v))) {
+            if (m < 0) return TH_EXIT_USAGE;
+            o->record = v;
         } else if ((m = th_arg_flag("throng run", argc, argv, &i, "--measure-every", true, &v))) {
             if (m < 0 || !th_arg_u64("--measure-every", v, 1, 1000000000ull, &o->out.measure_every))
                 return TH_EXIT_USAGE;
@@ -342,11 +334,23 @@ static double peak_rss_mib(void) {
     return (double)ru.ru_maxrss / 1024.0;
 }
 
-/* The viewer's R key rebuilds the scene as the command line opened it. */
+/* The viewer's R key rebuilds the scene as the command line opened it; the recording, if any,
+ * hears of the user's changes and of every step. */
 typedef struct restart_ctx {
     const char *scene;
     th_scene_open_opts opts;
+    th_recording *rec;
 } restart_ctx;
+
+static void record_action(void *user, const th_world *w, const th_view_action *a) {
+    restart_ctx *r = user;
+    th_record_action(r->rec, w, a);
+}
+
+static void record_step(void *user, th_world *w) {
+    restart_ctx *r = user;
+    th_record_step(r->rec, w);
+}
 
 static th_world *reopen(void *user) {
     const restart_ctx *r = user;
@@ -357,7 +361,7 @@ static th_world *reopen(void *user) {
 }
 
 /* Schedule the command line's bunker events; seconds become the first step at or after them. */
-static bool schedule_events(th_world *w, const run_opts *o, double dt) {
+static bool schedule_events(th_world *w, const run_opts *o, double dt, th_recording *rec) {
     th_error err;
     for (uint32_t e = 0; e < o->event_count; e++) {
         const scheduled *s = &o->events[e];
@@ -383,15 +387,12 @@ static bool schedule_events(th_world *w, const run_opts *o, double dt) {
             fprintf(stderr, "throng run: %s\n", err.message);
             return false;
         }
+        if (rec && !th_record_schedule(rec, step, s->destroy, b, s->bunker)) {
+            fprintf(stderr, "throng run: --record: out of memory\n");
+            return false;
+        }
     }
     return true;
-}
-
-static long cores(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    if (n < 1) n = 1;
-    if (n > TH_MAX_THREADS) n = TH_MAX_THREADS;
-    return n;
 }
 
 /* ---- one run, stage by stage -------------------------------------------------------------- */
@@ -400,7 +401,16 @@ static long cores(void) {
 #define RUN_ON (-1)
 
 /* Every file the run reads or writes, in the order of th_cmd_run's files[]. */
-enum { FILE_SCENE, FILE_MAP, FILE_MEASURE, FILE_TRAJ, FILE_JSON, FILE_SHOT, FILE_COUNT };
+enum {
+    FILE_SCENE,
+    FILE_MAP,
+    FILE_MEASURE,
+    FILE_TRAJ,
+    FILE_JSON,
+    FILE_SHOT,
+    FILE_RECORD,
+    FILE_COUNT
+};
 
 typedef struct run_job {
     run_opts o;
@@ -410,6 +420,7 @@ typedef struct run_job {
     th_world *w;
     th_world_def def;
     th_results *results;
+    th_recording *rec; /* --record */
     th_run_facts facts;
     bool viewer;           /* the run steps in the viewer's window */
     char scene_file[4096]; /* the scene's path as resolved (files[FILE_SCENE]) */
@@ -431,6 +442,8 @@ static int check_outputs(run_job *j) {
         (th_file_use){.name = "--json", .path = o->json, .output = true, .regular = true};
     j->files[FILE_SHOT] = (th_file_use){
         .name = "--screenshot", .path = o->screenshot, .output = true, .regular = true};
+    j->files[FILE_RECORD] =
+        (th_file_use){.name = "--record", .path = o->record, .output = true, .regular = true};
     for (size_t i = 0; i < FILE_COUNT; i++) {
         th_error ferr;
         if (j->files[i].output && j->files[i].path &&
@@ -467,6 +480,11 @@ static int check_ranks(run_opts *o) {
     if (o->results) {
         fprintf(stderr, "throng run: --results does not run on more than one MPI rank yet "
                         "(run with -np 1)\n");
+        return TH_EXIT_USAGE;
+    }
+    if (o->record) {
+        fprintf(stderr, "throng run: --record does not run on more than one MPI rank yet "
+                        "(run with -np 1; the replay is the same run)\n");
         return TH_EXIT_USAGE;
     }
     if (!o->headless) {
@@ -513,6 +531,13 @@ static int open_world(run_job *j, uint32_t threads) {
     if (files_distinct && o->results)
         files_distinct =
             th_results_check_files(o->results, j->files, FILE_COUNT, &scene_reads, &files_err);
+    if (files_distinct && o->record &&
+        !(j->rec = th_record_begin(o->scene, j->files[FILE_SCENE].path, &j->so, j->w, &scene_reads,
+                                   &err))) {
+        th_file_inputs_free(&scene_reads);
+        fprintf(stderr, "throng run: %s\n", err.message);
+        return 1;
+    }
     th_file_inputs_free(&scene_reads);
     if (!o->has_steps) o->steps = j->info.steps;
     if (!th_app_dist_check(j->w,
@@ -536,7 +561,7 @@ static int open_world(run_job *j, uint32_t threads) {
         fprintf(stderr, "throng run: %s\n", err.message);
         return TH_EXIT_USAGE;
     }
-    if (!schedule_events(j->w, o, (double)j->def.timestep)) return TH_EXIT_USAGE;
+    if (!schedule_events(j->w, o, (double)j->def.timestep, j->rec)) return TH_EXIT_USAGE;
     if (!files_distinct) {
         fprintf(stderr, "throng run: %s\n", files_err.message);
         return TH_EXIT_USAGE;
@@ -594,10 +619,14 @@ static int open_outputs(run_job *j) {
 /* The viewer steps the world until its window is closed (R restarts the scene). */
 static int run_viewer(run_job *j) {
     th_view_opts vo = th_view_default_opts();
-    restart_ctx rc_ctx = {j->o.scene, j->so};
+    restart_ctx rc_ctx = {j->o.scene, j->so, j->rec};
     vo.title = j->info.name;
     vo.restart = reopen;
     vo.user = &rc_ctx;
+    if (j->rec) {
+        vo.on_action = record_action;
+        vo.before_step = record_step;
+    }
     vo.width = j->o.shot.width;
     vo.height = j->o.shot.height;
     vo.overlays = th_shot_overlays(&j->o.shot);
@@ -624,6 +653,7 @@ static int run_steps(run_job *j, uint64_t t0) {
     th_progress_start(&pr, o->progress, o->steps, t0);
     for (; steps_run < o->steps; steps_run++) {
         if (th_app_stop(th_interrupted(), steps_run)) break;
+        th_record_step(j->rec, w);
         th_world_step(w);
         if (steps_run == 0) th_warn_density(w);
         th_error step_err;
@@ -674,6 +704,13 @@ static int finish(run_job *j) {
         if (th_app_ranks() > 1) th_app_abort(err.message);
         fprintf(stderr, "throng run: %s\n", err.message);
         return 1;
+    }
+    if (j->rec) {
+        if (!th_record_write(j->rec, w, o->record, &err)) {
+            fprintf(stderr, "throng run: %s\n", err.message);
+            return 1;
+        }
+        printf("record    %s (replay it with: throng replay %s)\n", o->record, o->record);
     }
     if (o->screenshot && !j->facts.interrupted) {
         if (!th_shot_write(w, j->info.name, &o->shot, o->screenshot, &err)) {
@@ -748,7 +785,7 @@ int th_cmd_run(int argc, char **argv) {
     if ((rc = check_outputs(&j)) != RUN_ON) return rc;
     /* --threads 0 is every core, as `threads: 0` in a scene; without the flag the scene's. */
     uint32_t threads = (uint32_t)j.o.threads;
-    if (j.o.has_threads && threads == 0) threads = (uint32_t)cores();
+    if (j.o.has_threads && threads == 0) threads = th_arg_cores();
     if ((rc = check_ranks(&j.o)) != RUN_ON) return rc;
 
     rc = open_world(&j, threads);
@@ -761,6 +798,7 @@ int th_cmd_run(int argc, char **argv) {
     if (rc == RUN_ON) rc = finish(&j);
     th_output_close(&j.o.out, NULL);
     th_results_free(j.results);
+    th_record_free(j.rec);
     th_stall_info stall = {0};
     if (rc == RUN_ON) th_world_get_stall_info(j.w, &stall);
     th_world_destroy(j.w);

@@ -261,3 +261,18 @@ bool th_shot_write(const th_world *w, const char *title, const th_shot_opts *s, 
     free(out);
     return ok;
 }
+
+bool th_shot_parse_size(const char *cmd, const char *flag, const char *text, th_shot_opts *s) {
+    unsigned a = 0, b = 0;
+    char x = 0, extra = 0;
+    if (sscanf(text, "%u%c%u%c", &a, &x, &b, &extra) != 3 || x != 'x' || a < TH_VIEW_MIN_DIM ||
+        a > TH_VIEW_MAX_DIM || b < TH_VIEW_MIN_DIM || b > TH_VIEW_MAX_DIM || text[0] < '0' ||
+        text[0] > '9') {
+        fprintf(stderr, "%s: %s: expected WIDTHxHEIGHT, each %d..%d pixels, got '%s'\n", cmd, flag,
+                TH_VIEW_MIN_DIM, TH_VIEW_MAX_DIM, text);
+        return false;
+    }
+    s->width = (int)a;
+    s->height = (int)b;
+    return true;
+}

@@ -28,6 +28,10 @@ void th_shot_defaults(th_shot_opts *s);
  *  on stderr naming `flag` and the known names. */
 bool th_shot_parse_overlays(const char *flag, const char *list, th_shot_opts *s);
 
+/** Parse --size WxH (each TH_VIEW_MIN_DIM..TH_VIEW_MAX_DIM) into s->width, s->height; false
+ *  with a message on stderr naming `cmd` and `flag`. */
+bool th_shot_parse_size(const char *cmd, const char *flag, const char *text, th_shot_opts *s);
+
 /** The overlay bits to draw: panels dropped for --no-hud and --view. */
 uint32_t th_shot_overlays(const th_shot_opts *s);
 

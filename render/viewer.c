@@ -45,6 +45,10 @@ static bool check_opts(const th_view_opts *o, th_error *err) {
         tv_error(err, TH_ERR_INVALID, "max frames: expected >= 0, found %d", o->max_frames);
         return false;
     }
+    if (o->timeline && !o->timeline->seek) {
+        tv_error(err, TH_ERR_INVALID, "timeline: expected a seek function, found none");
+        return false;
+    }
     return true;
 }
 
@@ -291,9 +295,13 @@ typedef struct viewer {
     th_vec2 marks[TV_MAX_MARKS];
     int mark_count;
     uint64_t marks_step;
-    /* "saved FILE" for a few seconds after S. */
+    /* "saved FILE" for a few seconds after S (and other passing notices). */
     char saved[600];
     uint64_t saved_until; /* SDL performance counter */
+    /* A replay's slider held down with the left button: the step under the pointer, gone to
+     * when the button is released. */
+    bool scrubbing;
+    uint64_t scrub_step;
 } viewer;
 
 /* With opts->print_events: one line "event WHAT step N[ DETAIL]" per user action. */
@@ -317,6 +325,25 @@ static void say(const viewer *v, const char *what, const char *detail_fmt, ...) 
     fflush(stdout);
 }
 
+/* A notice in the HUD for a few seconds. */
+static void notice(viewer *v, const char *text) {
+    snprintf(v->saved, sizeof v->saved, "%s", text);
+    v->saved_until = SDL_GetPerformanceCounter() + 4 * SDL_GetPerformanceFrequency();
+}
+
+/* Tell opts->on_action what the user asked of the world. */
+static void report_action(const viewer *v, th_view_action a) {
+    if (v->o->on_action) v->o->on_action(v->o->user, *v->world, &a);
+}
+
+/* In a replay the world is the recorded run's: what would change it is refused. */
+static bool read_only(viewer *v) {
+    if (!v->o->timeline) return false;
+    notice(v, "replay: the recorded run cannot be changed");
+    say(v, "read_only", NULL);
+    return true;
+}
+
 static void sync_bunkers(viewer *v) {
     uint32_t n = th_world_bunker_count(*v->world);
     for (uint32_t b = 0; b < n && b < TH_MAX_BUNKERS; b++) {
@@ -329,7 +356,7 @@ static void sync_bunkers(viewer *v) {
 static void toggle_bunker(viewer *v, uint32_t b) {
     th_bunker_info bi;
     const th_bunker_id id = {b + 1};
-    if (b >= TH_MAX_BUNKERS || !th_world_get_bunker(*v->world, id, &bi)) return;
+    if (b >= TH_MAX_BUNKERS || !th_world_get_bunker(*v->world, id, &bi) || read_only(v)) return;
     th_error err = {0};
     bool destroy = !v->wanted_destroyed[b];
     bool ok = destroy ? th_world_destroy_bunker(*v->world, id, &err)
@@ -339,6 +366,10 @@ static void toggle_bunker(viewer *v, uint32_t b) {
         return;
     }
     v->wanted_destroyed[b] = destroy;
+    report_action(v, (th_view_action){.kind = destroy ? TH_VIEW_ACTION_DESTROY_BUNKER
+                                                      : TH_VIEW_ACTION_RESTORE_BUNKER,
+                                      .step = th_world_step_count(*v->world),
+                                      .bunker = id});
     char what[96];
     snprintf(what, sizeof what, "%s %s", destroy ? "destroy_bunker" : "restore_bunker", bi.name);
     say(v, what, "sheltered %u", bi.sheltered);
@@ -379,6 +410,13 @@ static void break_piece(viewer *v, int32_t x, int32_t y) {
                th_world_cell(w, x1 + 1, cy, NULL) == TH_CELL_DESTRUCTIBLE)
             seen[(size_t)cy * cols + ++x1] = 1;
         ok = th_world_break_walls(w, x0, cy, x1, cy, &err);
+        if (ok)
+            report_action(v, (th_view_action){.kind = TH_VIEW_ACTION_BREAK_WALLS,
+                                              .step = th_world_step_count(w),
+                                              .x0 = x0,
+                                              .y0 = cy,
+                                              .x1 = x1,
+                                              .y1 = cy});
         cells += x1 - x0 + 1;
         for (int32_t dy = -1; dy <= 1 && ok; dy += 2) {
             int32_t ny = cy + dy;
@@ -422,7 +460,8 @@ static void click(viewer *v, int sx, int sy) {
     th_vec2 p = tv_to_world(&v->c.cam, sx, sy);
     if (!(p.x >= 0 && p.y >= 0 && p.x < cols * cs && p.y < rows * cs)) return;
     int32_t cx = (int32_t)(p.x / cs), cy = (int32_t)(p.y / cs);
-    if (cx < cols && cy < rows && th_world_cell(w, cx, cy, NULL) == TH_CELL_DESTRUCTIBLE)
+    if (cx < cols && cy < rows && th_world_cell(w, cx, cy, NULL) == TH_CELL_DESTRUCTIBLE &&
+        !read_only(v))
         break_piece(v, cx, cy);
 }
 
@@ -483,7 +522,33 @@ static void set_speed(viewer *v, double s) {
     v->clock.accumulator = acc;
 }
 
+/* A replay: go to `step` of the recorded run (clamped to its end). */
+static void seek_to(viewer *v, uint64_t step) {
+    const th_view_timeline *t = v->o->timeline;
+    if (step > t->last_step) step = t->last_step;
+    const th_world *before = *v->world;
+    if (!t->seek(v->o->user, v->world, step)) {
+        fprintf(stderr, "viewer: cannot go to step %llu of the replay\n", (unsigned long long)step);
+        return;
+    }
+    /* A fresh world shares nothing drawn with the old one; the same world stepped on keeps
+     * its map, but not the state to interpolate from. */
+    if (*v->world != before) tv_ctx_forget_world(&v->c);
+    v->c.prev_valid = false;
+    v->c.map_dirty = true;
+    float box[4];
+    if (v->c.level && !tv_level_box(*v->world, v->c.level, box)) v->c.level = 0;
+    v->mark_count = 0;
+    sync_bunkers(v);
+    v->clock.accumulator = 0;
+    say(v, "seek", "%llu", (unsigned long long)step);
+}
+
 static void restart(viewer *v) {
+    if (v->o->timeline) {
+        seek_to(v, 0);
+        return;
+    }
     if (!v->o->restart) {
         say(v, "restart_unavailable", NULL);
         return;
@@ -503,6 +568,7 @@ static void restart(viewer *v) {
     sync_bunkers(v);
     set_speed(v, v->speed);
     v->clock.accumulator = 0;
+    report_action(v, (th_view_action){.kind = TH_VIEW_ACTION_RESTART});
     say(v, "restart", NULL);
 }
 
@@ -544,7 +610,7 @@ static void show_level(viewer *v, uint32_t index1) {
 
 static void on_key(viewer *v, const SDL_KeyboardEvent *k) {
     SDL_Keycode s = k->keysym.sym;
-    if (k->repeat && s != SDLK_PERIOD) return;
+    if (k->repeat && s != SDLK_PERIOD && s != SDLK_LEFT && s != SDLK_RIGHT) return;
     switch (s) {
     case SDLK_ESCAPE:
         v->quit = true;
@@ -602,6 +668,19 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k) {
     case SDLK_o: show_level(v, 0); break;
     case SDLK_r: restart(v); break;
     case SDLK_s: v->shot = true; break;
+    case SDLK_LEFT:
+    case SDLK_RIGHT:
+        if (v->o->timeline) {
+            /* 5 s of the run, or one step with Shift. */
+            const th_world_def d = th_world_get_def(*v->world);
+            uint64_t by = (k->keysym.mod & KMOD_SHIFT)
+                              ? 1
+                              : (uint64_t)ceil(5.0 / (d.timestep > 0 ? d.timestep : 1.0 / 60));
+            uint64_t now = th_world_step_count(*v->world);
+            if (s == SDLK_LEFT) seek_to(v, now > by ? now - by : 0);
+            else seek_to(v, now + by);
+        }
+        break;
     default:
         if (s >= SDLK_1 && s <= SDLK_9 && (k->keysym.mod & KMOD_SHIFT)) {
             /* Shift+k on the field already shown goes back to the nearest field. */
@@ -614,6 +693,59 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k) {
         }
         break;
     }
+}
+
+/* ---- a replay's time slider -------------------------------------------------------------- */
+
+#define SLIDER_H      18.0f /* the bar, pixels */
+#define SLIDER_MARGIN 12.0f /* from the map area's edges */
+
+/* The slider's bar: along the bottom of the map area. */
+static SDL_FRect slider_rect(const viewer *v) {
+    const SDL_FRect f = v->c.lay.free;
+    float x = f.x + SLIDER_MARGIN, w = f.w - 2.0f * SLIDER_MARGIN;
+    if (w < 32.0f) w = 32.0f;
+    return (SDL_FRect){x, f.y + f.h - SLIDER_MARGIN - SLIDER_H, w, SLIDER_H};
+}
+
+static bool on_slider(const viewer *v, int x, int y) {
+    if (!v->o->timeline) return false;
+    SDL_FRect r = slider_rect(v);
+    return x >= r.x - 4 && x <= r.x + r.w + 4 && y >= r.y - 4 && y <= r.y + r.h + 4;
+}
+
+/* The step under screen column x. */
+static uint64_t slider_step(const viewer *v, int x) {
+    SDL_FRect r = slider_rect(v);
+    double f = ((double)x - r.x) / r.w;
+    if (f < 0) f = 0;
+    if (f > 1) f = 1;
+    return (uint64_t)llround(f * (double)v->o->timeline->last_step);
+}
+
+/* The bar, the run so far filled, a knob at the step shown (or held), and the times. */
+static void draw_slider(viewer *v) {
+    tv_ctx *c = &v->c;
+    const uint64_t last = v->o->timeline->last_step;
+    const uint64_t now = th_world_step_count(*v->world);
+    const uint64_t at = v->scrubbing ? v->scrub_step : now;
+    const th_world_def d = th_world_get_def(*v->world);
+    SDL_FRect r = slider_rect(v);
+    float f = last ? (float)((double)(at < last ? at : last) / (double)last) : 1.0f;
+    tv_batch_rect(&c->geo, r.x, r.y, r.w, r.h, 0xC0181C24u);
+    tv_batch_rect(&c->geo, r.x + 2, r.y + r.h / 2 - 2, r.w - 4, 4, 0xFF3A4050u);
+    tv_batch_rect(&c->geo, r.x + 2, r.y + r.h / 2 - 2, (r.w - 4) * f, 4, 0xFF8FB4FFu);
+    float kx = r.x + 2 + (r.w - 4) * f;
+    tv_batch_rect(&c->geo, kx - 3, r.y + 1, 6, r.h - 2, 0xFFF2F4F8u);
+    char text[128];
+    snprintf(text, sizeof text, "replay %.1f / %.1f s  step %llu / %llu%s", (double)at * d.timestep,
+             (double)last * d.timestep, (unsigned long long)at, (unsigned long long)last,
+             now >= last && !v->scrubbing ? "  (end)" : "");
+    float tw = tv_text_width(1, text);
+    tv_batch_rect(&c->geo, r.x, r.y - TV_FONT_H - 4, tw + 8, TV_FONT_H + 4, 0xC0181C24u);
+    tv_text(c, r.x + 4, r.y - TV_FONT_H - 2, 1, 0xFFF2F4F8u, text);
+    tv_batch_flush(c->r, &c->geo, NULL);
+    tv_batch_flush(c->r, &c->text, c->font);
 }
 
 static void on_event(viewer *v, const SDL_Event *e) {
@@ -634,7 +766,10 @@ static void on_event(viewer *v, const SDL_Event *e) {
         break;
     case SDL_KEYDOWN: on_key(v, &e->key); break;
     case SDL_MOUSEBUTTONDOWN:
-        if (e->button.button == SDL_BUTTON_LEFT) {
+        if (e->button.button == SDL_BUTTON_LEFT && on_slider(v, e->button.x, e->button.y)) {
+            v->scrubbing = true;
+            v->scrub_step = slider_step(v, e->button.x);
+        } else if (e->button.button == SDL_BUTTON_LEFT) {
             v->pressing = true;
             v->dragged = false;
             v->press_x = v->last_x = e->button.x;
@@ -642,6 +777,7 @@ static void on_event(viewer *v, const SDL_Event *e) {
         }
         break;
     case SDL_MOUSEMOTION:
+        if (v->scrubbing) v->scrub_step = slider_step(v, e->motion.x);
         if (v->pressing) {
             int dx = e->motion.x - v->press_x, dy = e->motion.y - v->press_y;
             if (dx * dx + dy * dy > 16) v->dragged = true;
@@ -655,7 +791,10 @@ static void on_event(viewer *v, const SDL_Event *e) {
         }
         break;
     case SDL_MOUSEBUTTONUP:
-        if (e->button.button == SDL_BUTTON_LEFT && v->pressing) {
+        if (e->button.button == SDL_BUTTON_LEFT && v->scrubbing) {
+            v->scrubbing = false;
+            seek_to(v, slider_step(v, e->button.x));
+        } else if (e->button.button == SDL_BUTTON_LEFT && v->pressing) {
             v->pressing = false;
             if (!v->dragged) click(v, e->button.x, e->button.y);
         }
@@ -689,8 +828,9 @@ static void save_shot(viewer *v) {
         fprintf(stderr, "viewer: %s\n", err.message);
     } else {
         say(v, "screenshot", "%s", path);
-        snprintf(v->saved, sizeof v->saved, "saved %s", path);
-        v->saved_until = SDL_GetPerformanceCounter() + 4 * SDL_GetPerformanceFrequency();
+        char text[600];
+        snprintf(text, sizeof text, "saved %.590s", path);
+        notice(v, text);
     }
     free(px);
 }
@@ -698,8 +838,17 @@ static void save_shot(viewer *v) {
 /* Run whole steps granted by the clock; the state before the last one is kept for
  * interpolation. */
 static int run_steps(viewer *v, int n) {
+    const th_view_timeline *t = v->o->timeline;
     for (int i = 0; i < n; i++) {
+        if (t && th_world_step_count(*v->world) >= t->last_step) {
+            /* The end of a replay: the recorded run goes no further. */
+            if (!v->paused) say(v, "end", NULL);
+            v->paused = true;
+            n = i;
+            break;
+        }
         if (i == n - 1) tv_snapshot_prev(&v->c, *v->world);
+        if (v->o->before_step) v->o->before_step(v->o->user, *v->world);
         th_world_step(*v->world);
         tv_record_profile(&v->c, *v->world);
         /* A full bunker or a timeline event may change the map or bunkers: redraw the map
@@ -796,6 +945,7 @@ int th_view_run(th_world **world, const th_view_opts *opts) {
         rates.paused = v.paused;
         set_notes(&v);
         tv_draw_frame(&v.c, *world, alpha, &rates);
+        if (o->timeline) draw_slider(&v);
         if (v.shot) save_shot(&v);
         SDL_RenderPresent(v.r);
         frames++;

@@ -41,7 +41,12 @@
  * top or bottom level: all levels again), O all levels side by side, 0 or Home reset the view,
  * R restart, S screenshot, Esc quit. Mouse: click a bunker to destroy / restore it, click a
  * destructible wall to break its whole connected piece, drag to pan, wheel to zoom about the
- * cursor. */
+ * cursor.
+ *
+ * Replays (th_view_opts.timeline): a time slider runs along the bottom of the map area; click
+ * or drag on it to go to that time (the world is replayed there), Left / Right go back or on
+ * 5 s, Shift+Left / Shift+Right 1 step, R goes to the
+ * start; playback pauses at the end. Nothing the user does changes the recorded run. */
 #ifndef THRONG_VIEWER_H
 #define THRONG_VIEWER_H
 
@@ -90,6 +95,31 @@ enum {
 /** Every overlay bit above. */
 #define TH_VIEW_OVERLAY_ALL 0x7FFu
 
+/** What a user did to the world in the viewer (th_view_opts.on_action). */
+typedef enum th_view_action_kind {
+    TH_VIEW_ACTION_DESTROY_BUNKER = 0, /* th_world_destroy_bunker(`bunker`) */
+    TH_VIEW_ACTION_RESTORE_BUNKER = 1, /* th_world_restore_bunker(`bunker`) */
+    TH_VIEW_ACTION_BREAK_WALLS = 2,    /* th_world_break_walls(x0, y0, x1, y1): cells */
+    TH_VIEW_ACTION_RESTART = 3,        /* R replaced the world with a fresh one (step 0) */
+} th_view_action_kind;
+
+typedef struct th_view_action {
+    th_view_action_kind kind;
+    uint64_t step; /* the world's step count when it was asked: the step from `step` to
+                      `step` + 1 applies it */
+    th_bunker_id bunker;
+    int32_t x0, y0, x1, y1;
+} th_view_action;
+
+/** A recorded run the viewer plays back (th_view_opts.timeline). */
+typedef struct th_view_timeline {
+    uint64_t last_step; /* the run's length in steps: playback stops there */
+    /* Bring `*world` to exactly `step` (<= last_step) steps: step it on, or replace it with a
+     * fresh world stepped from the start (destroying the old one). The slider, the arrow keys
+     * and R call it. False when it could not (the world is then left as it was). */
+    bool (*seek)(void *user, th_world **world, uint64_t step);
+} th_view_timeline;
+
 /** Viewer options. Start from th_view_default_opts(); zero is not a valid size. */
 typedef struct th_view_opts {
     int width, height;                /* window or image size, pixels, in [TH_VIEW_MIN_DIM,
@@ -99,7 +129,8 @@ typedef struct th_view_opts {
     th_world *(*restart)(void *user); /* R key: build a fresh scene (NULL: R does nothing). The
                                          viewer destroys the old world when this succeeds and
                                          keeps it when this returns NULL */
-    void *user;                       /* passed to restart */
+    void *user;                       /* passed to restart, on_action, before_step and the
+                                         timeline's seek */
     const char *title;                /* window title and HUD heading: the scene's name;
                                          default "throng" */
     int max_frames;                   /* quit after this many frames; 0 = until the user quits */
@@ -118,6 +149,18 @@ typedef struct th_view_opts {
                                          rest of the map left out; the null handle (default)
                                          shows every level side by side. A handle the world
                                          lacks is a bad option */
+    /* Recording and replaying a session (what `throng run --record` and `throng replay` use).
+     * Each may be NULL. */
+    void (*on_action)(void *user, const th_world *world, const th_view_action *action);
+    /* each change the user asked of `world`, once it was
+       accepted (it applies in the next step), and each
+       restart (R: `world` is the fresh one) */
+    void (*before_step)(void *user, th_world *world); /* before every step the viewer takes */
+    const th_view_timeline *timeline; /* a replay: the viewer plays a recorded run of
+                                         `timeline->last_step` steps with a time slider beneath
+                                         the map, pauses at its end, and leaves the world as
+                                         recorded (bunker keys, clicks and R only move the
+                                         time); NULL for a live run */
 } th_view_opts;
 
 /** Options with every default filled in. */

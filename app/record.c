@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RECORD_VERSION 1
+#define RECORD_VERSION   1
 /* A recording is a few lines per simulated second; anything this large is not one. */
 #define RECORD_MAX_BYTES (256u << 20)
 
@@ -180,9 +180,8 @@ static void keep(th_recording *r, change **list, uint32_t *n, uint32_t *cap, cha
 
 bool th_record_schedule(th_recording *r, uint64_t step, bool destroy, th_bunker_id bunker,
                         const char *name) {
-    change c = {.step = step,
-                .kind = destroy ? CHANGE_DESTROY : CHANGE_RESTORE,
-                .bunker = bunker.index1};
+    change c = {
+        .step = step, .kind = destroy ? CHANGE_DESTROY : CHANGE_RESTORE, .bunker = bunker.index1};
     snprintf(c.name, sizeof c.name, "%s", name);
     keep(r, &r->schedule, &r->schedules, &r->schedule_cap, c);
     return !r->nomem;
@@ -227,8 +226,9 @@ void th_record_step(th_recording *r, const th_world *w) {
 static void write_change(FILE *f, const char *word, const change *c) {
     if (c->kind == CHANGE_BREAK)
         fprintf(f, "%s %" PRIu64 " break %d %d %d %d\n", word, c->step, c->x0, c->y0, c->x1, c->y1);
-    else fprintf(f, "%s %" PRIu64 " %s %u %s\n", word, c->step, kind_word(c->kind), c->bunker,
-                 c->name);
+    else
+        fprintf(f, "%s %" PRIu64 " %s %u %s\n", word, c->step, kind_word(c->kind), c->bunker,
+                c->name);
 }
 
 bool th_record_write(const th_recording *r, const th_world *w, const char *path, th_error *err) {
@@ -386,7 +386,7 @@ static bool read_line(th_recording *r, reader *rd, unsigned *seen) {
     size_t n;
     const char *t = token(rd, &n);
     if (!t || *t == '#') return true;
-    static const char *const once[] = {"scene",   "seed",     "agents", "allow-outside-paths",
+    static const char *const once[] = {"scene",    "seed",    "agents", "allow-outside-paths",
                                        "timestep", "threads", "end"};
     for (unsigned k = 0; k < sizeof once / sizeof once[0]; k++) {
         if (strlen(once[k]) == n && strncmp(t, once[k], n) == 0) {
@@ -571,23 +571,25 @@ th_recording *th_record_read(const char *path, th_error *err) {
     fclose(f);
     free(line);
     if (ok && !header) {
-        fail(err, TH_ERR_INVALID, "%s:1:1: expected 'throng-recording 1', found an empty file", path);
+        fail(err, TH_ERR_INVALID, "%s:1:1: expected 'throng-recording 1', found an empty file",
+             path);
         ok = false;
     }
     static const char *const names[] = {"scene",    "seed",    "agents", "allow-outside-paths",
                                         "timestep", "threads", "end"};
     for (unsigned k = 0; ok && k < sizeof names / sizeof names[0]; k++) {
         if (!(seen & (1u << k))) {
-            fail(err, TH_ERR_INVALID,
-                 "%s:%d:1: expected a line '%s', found the end of the file%s", path, rd.line + 1,
-                 names[k], k == 6 ? " (the recorded run did not finish writing it)" : "");
+            fail(err, TH_ERR_INVALID, "%s:%d:1: expected a line '%s', found the end of the file%s",
+                 path, rd.line + 1, names[k],
+                 k == 6 ? " (the recorded run did not finish writing it)" : "");
             ok = false;
         }
     }
     for (uint32_t i = 0; ok && i < r->checks; i++) {
         if (r->check[i].step > r->end_step) {
-            fail(err, TH_ERR_INVALID, "%s: a check at step %" PRIu64 " after the end (step %" PRIu64
-                 ")", path, r->check[i].step, r->end_step);
+            fail(err, TH_ERR_INVALID,
+                 "%s: a check at step %" PRIu64 " after the end (step %" PRIu64 ")", path,
+                 r->check[i].step, r->end_step);
             ok = false;
         }
     }

@@ -85,12 +85,11 @@ static int parse(int argc, char **argv, replay_opts *o) {
             if (m < 0) return TH_EXIT_USAGE;
             o->shot.level_name = v;
         } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "throng replay: unknown option '%s' (see 'throng replay --help')\n",
-                    a);
+            fprintf(stderr, "throng replay: unknown option '%s' (see 'throng replay --help')\n", a);
             return TH_EXIT_USAGE;
         } else if (o->file) {
-            fprintf(stderr, "throng replay: one recording at a time, got '%s' and '%s'\n",
-                    o->file, a);
+            fprintf(stderr, "throng replay: one recording at a time, got '%s' and '%s'\n", o->file,
+                    a);
             return TH_EXIT_USAGE;
         } else {
             o->file = a;
@@ -163,8 +162,7 @@ static int verdict(const th_recording *rec, const th_world *w, const replayer *p
         printf("replay    %" PRIu64 " of the recording's %" PRIu64
                " steps, as recorded up to here\n",
                at, last);
-    if (f->interrupted)
-        return th_interrupt_signal() == SIGINT ? 130 : 128 + th_interrupt_signal();
+    if (f->interrupted) return th_interrupt_signal() == SIGINT ? 130 : 128 + th_interrupt_signal();
     return 0;
 }
 
@@ -198,8 +196,8 @@ int th_cmd_replay(int argc, char **argv) {
     th_file_use files[2] = {
         {.name = "FILE", .path = o.file, .note = "the recording"},
         {.name = "--screenshot", .path = o.screenshot, .output = true, .regular = true}};
-    if (o.screenshot && (!th_file_check_writable(&files[1], &err) ||
-                         !th_file_check_distinct(files, 2, &err))) {
+    if (o.screenshot &&
+        (!th_file_check_writable(&files[1], &err) || !th_file_check_distinct(files, 2, &err))) {
         fprintf(stderr, "throng replay: %s\n", err.message);
         return TH_EXIT_USAGE;
     }
@@ -210,8 +208,9 @@ int th_cmd_replay(int argc, char **argv) {
     }
     const uint64_t last = th_record_last_step(rec);
     if (o.has_steps && o.steps > last) {
-        fprintf(stderr, "throng replay: --steps: expected at most the recording's %" PRIu64
-                        " steps, got %" PRIu64 "\n",
+        fprintf(stderr,
+                "throng replay: --steps: expected at most the recording's %" PRIu64
+                " steps, got %" PRIu64 "\n",
                 last, o.steps);
         th_record_free(rec);
         return TH_EXIT_USAGE;

@@ -161,6 +161,8 @@ void tv_ctx_forget_world(tv_ctx *c) {
     c->map_dirty = c->walldist_dirty = true;
     c->prev_valid = false;
     c->prof_head = c->prof_count = 0;
+    c->place_was_count = 0;
+    memset(c->label_was, 0, sizeof c->label_was);
 }
 
 void tv_ctx_free(tv_ctx *c) {
@@ -169,6 +171,7 @@ void tv_ctx_free(tv_ctx *c) {
     tv_batch_free(&c->geo);
     tv_batch_free(&c->text);
     free(c->pixels);
+    free(c->cover);
     free(c->prev_x);
     free(c->prev_y);
     free(c->prev_gen);
@@ -898,14 +901,17 @@ void tv_queued_mark(tv_batch *b, SDL_FRect m) {
     tv_batch_rect(b, x1 - t, y1 - d, t, d, col);
 }
 
+/* Covered agents beyond this count as this many: below one label or marker covered. */
+#define LABEL_AGENTS_MAX 100000
+
 static bool overlaps(SDL_FRect a, SDL_FRect b) {
     return b.w > 0 && a.w > 0 && a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h &&
            b.y < a.y + a.h;
 }
 
 /* How badly label rectangle `r` sits: 4 per panel it touches or part outside the window, 1 per
- * label (a bunker's, a stair's or a lift's) or marker it covers. Panels weigh more: a label must
- * never be hidden. */
+ * label (a bunker's, a stair's or a lift's) or marker it covers, and, below any of those, the
+ * agents it covers. Panels weigh more: a label must never be hidden. */
 static int label_cost(const tv_ctx *c, const th_world *w, SDL_FRect r, uint32_t self) {
     int cost = 0;
     if (r.x < 2 || r.y < 2 || r.x + r.w > (float)c->cam.w - 2 || r.y + r.h > (float)c->cam.h - 2)
@@ -922,12 +928,14 @@ static int label_cost(const tv_ctx *c, const th_world *w, SDL_FRect r, uint32_t 
         SDL_FRect m;
         if (b != self && tv_bunker_marker(c, w, b, &m) && overlaps(r, m)) cost++;
     }
-    return cost;
+    const uint32_t agents = tv_agents_under(c, r);
+    return cost * LABEL_AGENTS_MAX +
+           (int)(agents < LABEL_AGENTS_MAX - 1 ? agents : LABEL_AGENTS_MAX - 1);
 }
 
 /* Bunker labels go on top of agents: number key, name, count sheltered and state. Each takes
  * the first place around its marker (listed below, each slid to fit the window) that covers no
- * panel, other label or marker; else the least bad one. */
+ * panel, other label, marker or agent; else the least bad one. */
 static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
     uint32_t n = th_world_bunker_count(w);
     c->label_count = 0;
@@ -991,8 +999,12 @@ static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
                 best_cost = cost;
                 best = i;
             }
-            if (cost == 0) break;
         }
+        /* Where it was in the last frame, while that is as good: no hopping as agents pass. */
+        const int was = c->label_was[b];
+        if (was >= 0 && was < 10 && best != was && label_cost(c, w, cand[was], b) <= best_cost)
+            best = was;
+        c->label_was[b] = (int8_t)best;
         float x = cand[best].x, y = cand[best].y;
         c->label[b] = cand[best];
         uint32_t col = bi.destroyed ? COL_DESTROYED : bi.full ? COL_FULL : bunker_palette[b % 8];
@@ -1085,8 +1097,63 @@ static bool changed_level(const th_world *w, const tv_ctx *c, uint32_t id, float
            th_world_level_at(w, th_v2(x, y)).index1;
 }
 
+/* Start this frame's agent cover: every block empty. False when there is no room for it (the
+ * labels are then placed without it). */
+static bool cover_start(tv_ctx *c) {
+    c->cover_valid = false;
+    const int32_t cols = (c->cam.w + TV_COVER_PX - 1) / TV_COVER_PX,
+                  rows = (c->cam.h + TV_COVER_PX - 1) / TV_COVER_PX;
+    const size_t n = (size_t)cols * (size_t)rows;
+    if (n > c->cover_cap) {
+        uint16_t *grown = realloc(c->cover, n * sizeof *grown);
+        if (!grown) return false;
+        c->cover = grown;
+        c->cover_cap = n;
+    }
+    memset(c->cover, 0, n * sizeof *c->cover);
+    c->cover_cols = cols;
+    c->cover_rows = rows;
+    c->cover_valid = true;
+    return true;
+}
+
+/* Count an agent drawn at (sx, sy) with `r` pixels of body in every block its square touches. */
+static void cover_add(tv_ctx *c, float sx, float sy, float r) {
+    int32_t x0 = (int32_t)floorf((sx - r) / TV_COVER_PX),
+            x1 = (int32_t)floorf((sx + r) / TV_COVER_PX);
+    int32_t y0 = (int32_t)floorf((sy - r) / TV_COVER_PX),
+            y1 = (int32_t)floorf((sy + r) / TV_COVER_PX);
+    if (x0 < 0) x0 = 0;
+    if (y0 < 0) y0 = 0;
+    if (x1 >= c->cover_cols) x1 = c->cover_cols - 1;
+    if (y1 >= c->cover_rows) y1 = c->cover_rows - 1;
+    for (int32_t y = y0; y <= y1; y++)
+        for (int32_t x = x0; x <= x1; x++) {
+            uint16_t *k = &c->cover[(size_t)y * (size_t)c->cover_cols + (size_t)x];
+            if (*k < UINT16_MAX) (*k)++;
+        }
+}
+
+uint32_t tv_agents_under(const tv_ctx *c, SDL_FRect r) {
+    if (!c->cover_valid || !(r.w > 0) || !(r.h > 0)) return 0;
+    int32_t x0 = (int32_t)floorf(r.x / TV_COVER_PX),
+            x1 = (int32_t)floorf((r.x + r.w) / TV_COVER_PX);
+    int32_t y0 = (int32_t)floorf(r.y / TV_COVER_PX),
+            y1 = (int32_t)floorf((r.y + r.h) / TV_COVER_PX);
+    if (x0 < 0) x0 = 0;
+    if (y0 < 0) y0 = 0;
+    if (x1 >= c->cover_cols) x1 = c->cover_cols - 1;
+    if (y1 >= c->cover_rows) y1 = c->cover_rows - 1;
+    uint32_t n = 0;
+    for (int32_t y = y0; y <= y1; y++)
+        for (int32_t x = x0; x <= x1; x++)
+            n += c->cover[(size_t)y * (size_t)c->cover_cols + (size_t)x];
+    return n;
+}
+
 static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
     th_agent_view v = th_world_agents(w);
+    const bool cover = cover_start(c);
     /* Everyone in their crowd's colour; leaders and predators get a white ring on top (below). */
     uint32_t crowd_color[TH_MAX_CROWDS];
     bool predator[TH_MAX_CROWDS];
@@ -1146,6 +1213,8 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
         }
         float sx = (float)(ox + x * scale), sy = (float)(oy - y * scale);
         if (sx < -margin || sy < -margin || sx > sw + margin || sy > sh + margin) continue;
+        if (cover)
+            cover_add(c, sx, sy, body_px[v.crowd[i]] > 0.0f ? body_px[v.crowd[i]] : len * 0.5f);
         float fx = v.vx[i], fy = -v.vy[i], l2 = fx * fx + fy * fy;
         if (l2 > 1e-8f) {
             float inv = 1.0f / sqrtf(l2);
@@ -1289,6 +1358,7 @@ void tv_draw_frame(tv_ctx *c, const th_world *w, double alpha, const tv_rates *r
     draw_bunkers(c, w);
     draw_flow_areas(c, w);
     tv_draw_colonies(c, w);
+    c->cover_valid = false;
     if (c->overlays & TH_VIEW_OVERLAY_AGENTS) draw_agents(c, w, alpha);
     if (c->overlays & TH_VIEW_OVERLAY_SQUADS) draw_squads(c, w);
     tv_batch_flush(r, &c->geo, NULL);

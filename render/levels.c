@@ -277,10 +277,39 @@ static bool clear_of_labels(const placed_labels *pl, SDL_FRect r) {
     return true;
 }
 
+/* Where a label of bw x bh pixels at (x, y) may go: moved k_shift[i] label heights up or down,
+ * within the level's rectangle `lv` (the first place may stick out of it), clear of the labels
+ * before it. */
+static const int k_shift[9] = {0, 1, -1, 2, -2, 3, -3, 4, -4};
+
+/* The place (an index into k_shift) for a label: of those clear of the labels placed before it,
+ * the first that covers fewest agents, or `was`, its place in the last frame, while that is
+ * clear and covers no more (so that labels do not hop as agents pass). -1 when none is clear. */
+static int label_place(const tv_ctx *c, const placed_labels *pl, float x, float y, float bw,
+                       float bh, SDL_FRect lv, int was) {
+    int chosen = -1;
+    uint32_t fewest = UINT32_MAX, under_was = UINT32_MAX;
+    for (int i = 0; i < 9; i++) {
+        const float yy = y + (float)k_shift[i] * (bh + 2);
+        if (i > 0 && (yy < lv.y + 2 || yy + bh > lv.y + lv.h - 2)) continue;
+        if (!clear_of_labels(pl, (SDL_FRect){x - 3, yy - 1, bw + 6, bh + 2}))
+            continue; /* a gap too */
+        const uint32_t under = tv_agents_under(c, (SDL_FRect){x, yy, bw, bh});
+        if (i == was) under_was = under;
+        if (under < fewest) {
+            fewest = under;
+            chosen = i;
+        }
+    }
+    if (was >= 0 && under_was <= fewest) chosen = was;
+    return chosen;
+}
+
 /* A stair's label at one end (or an elevator's at a stop, in colour `col`): just beyond screen
  * rectangle `r` on the side facing way `u`, centred on that side and kept inside the level's
  * rectangle `lv` where it fits; moved a label's height at a time up or down, within the level,
- * off any label placed before it, and left out rather than drawn over one. */
+ * off any label placed before it and off the agents where it can (label_place), and left out
+ * rather than drawn over a label. */
 static void stair_label(tv_ctx *c, placed_labels *pl, SDL_FRect r, int u, SDL_FRect lv,
                         const char *text, uint32_t col) {
     /* The larger font where the level is wide enough for three such labels side by side. */
@@ -311,16 +340,12 @@ static void stair_label(tv_ctx *c, placed_labels *pl, SDL_FRect r, int u, SDL_FR
         if (y < lv.y + 2) y = lv.y + 2;
         if (y + bh > lv.y + lv.h - 2) y = lv.y + lv.h - 2 - bh;
     }
-    static const int shift[9] = {0, 1, -1, 2, -2, 3, -3, 4, -4};
-    bool found = false;
-    for (int i = 0; i < 9 && !found; i++) {
-        const float yy = y + (float)shift[i] * (bh + 2);
-        if (i > 0 && (yy < lv.y + 2 || yy + bh > lv.y + lv.h - 2)) continue;
-        if (clear_of_labels(pl, (SDL_FRect){x - 3, yy - 1, bw + 6, bh + 2})) { /* a gap too */
-            y = yy;
-            found = true;
-        }
-    }
+    const uint32_t seq = c->place_seq++;
+    const int chosen =
+        label_place(c, pl, x, y, bw, bh, lv, seq < c->place_was_count ? c->place_was[seq] : -1);
+    const bool found = chosen >= 0;
+    if (found) y += (float)k_shift[chosen] * (bh + 2);
+    if (seq < TH_VIEW_MAX_PLACE_LABELS) c->place_now[seq] = (int8_t)chosen;
     if (!found) {
         c->place_label_left_out++;
         return;
@@ -361,6 +386,7 @@ static void elevator_labels(tv_ctx *c, placed_labels *pl, const th_world *w, con
 
 void tv_draw_level_labels(tv_ctx *c, const th_world *w) {
     c->place_label_count = c->place_label_left_out = 0;
+    c->place_seq = 0;
     const uint32_t n = th_world_level_count(w);
     if (n == 0) return;
     SDL_FRect lv[TH_MAX_LEVELS];
@@ -405,4 +431,7 @@ void tv_draw_level_labels(tv_ctx *c, const th_world *w) {
     }
     elevator_labels(c, pl, w, lv, n);
     free(pl);
+    c->place_was_count =
+        c->place_seq < TH_VIEW_MAX_PLACE_LABELS ? c->place_seq : TH_VIEW_MAX_PLACE_LABELS;
+    memcpy(c->place_was, c->place_now, sizeof c->place_was);
 }

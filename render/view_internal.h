@@ -117,6 +117,13 @@ typedef struct tv_ctx {
     /* Stair and elevator labels drawn in the last frame, and those left out (render/levels.c). */
     SDL_FRect place_label[TH_VIEW_MAX_PLACE_LABELS];
     uint32_t place_label_count, place_label_left_out;
+    /* Each stair and elevator label's place in this frame and the last, in drawing order (the
+     * shift it took, -1: left out): a label stays where it was while that place is as good as
+     * any, rather than hopping as agents pass. */
+    int8_t place_now[TH_VIEW_MAX_PLACE_LABELS], place_was[TH_VIEW_MAX_PLACE_LABELS];
+    uint32_t place_seq, place_was_count;
+    /* Likewise the place each bunker label took among its candidates (render/draw.c). */
+    int8_t label_was[TH_MAX_BUNKERS];
     /* Set by the window loop each frame: notice lines for the HUD, bunkers with a toggle queued
      * (bit b: the click is not applied yet) and queued wall breaks (world points). */
     char notes[TV_MAX_NOTES][96];
@@ -124,7 +131,16 @@ typedef struct tv_ctx {
     uint64_t queued_bunkers;
     th_vec2 marks[TV_MAX_MARKS];
     int mark_count;
+    /* The agents drawn this frame, counted per block of TV_COVER_PX x TV_COVER_PX screen pixels
+     * (each in every block its body's square touches): labels are placed off them. */
+    uint16_t *cover;
+    size_t cover_cap;
+    int32_t cover_cols, cover_rows;
+    bool cover_valid;
 } tv_ctx;
+
+/** The side of a block of tv_ctx.cover, pixels. */
+#define TV_COVER_PX 8
 
 /* ---- draw.c ------------------------------------------------------------------------------ */
 
@@ -159,6 +175,9 @@ int tv_flow_bunker(const tv_ctx *c, const th_world *w);
 const char *tv_flow_name(const tv_ctx *c, const th_world *w, char *buf, size_t cap);
 /** Spatial-grid lines the grid overlay draws: every k-th (a power of two), at least 5 px apart. */
 int32_t tv_grid_stride(const tv_ctx *c, const th_world *w);
+/** About how many agents drawn this frame lie under screen rectangle `r` (the agents of the
+ *  blocks it touches; 0 when agents are not drawn): what a label placed there would cover. */
+uint32_t tv_agents_under(const tv_ctx *c, SDL_FRect r);
 /** Screen rectangle of bunker `b`'s marker (at least 16 px a side, for clicking). */
 bool tv_bunker_marker(const tv_ctx *c, const th_world *w, uint32_t b, SDL_FRect *out);
 

@@ -1010,6 +1010,90 @@ END_TEST
 /* One level alone: its rectangle is what the fit frames (the documented formula with the
  * level's rectangle), and nothing of the other level is drawn where it would be on screen,
  * while the frame of every level draws it there. A handle the world lacks is refused. */
+/* Agents drawn under label rectangle `r` of layout `l` (their centres). */
+static uint32_t agents_under(const th_world *w, const th_view_layout *l, th_view_rect r) {
+    const th_agent_view v = th_world_agents(w);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < v.count; i++) {
+        if (th_world_agent_elevator(w, v.id[i]).index1) continue; /* in a car: not drawn */
+        th_vec2 s = th_view_layout_to_screen(l, th_v2(v.px[i], v.py[i]));
+        n += s.x >= r.x && s.x <= r.x + r.w && s.y >= r.y && s.y <= r.y + r.h;
+    }
+    return n;
+}
+
+/* Labels keep off agents: a bunker in an open room takes its label above its marker, but with
+ * a crowd standing there the label goes where it covers nobody; in the tower with its crowds
+ * at the stairs, no stair, lift or bunker label covers an agent. */
+START_TEST(test_labels_keep_off_agents) {
+    char path[128];
+    snprintf(path, sizeof path, "/tmp/throng_test_labels_%ld.yaml", (long)getpid());
+    for (int crowded = 0; crowded <= 1; crowded++) {
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(
+            "name: labels\nmap:\n  cell_size: 0.5\n  legend: {'#': wall, '.': open, 'A': {bunker: "
+            "shelter}}\n  ascii: |\n",
+            f);
+        for (int y = 0; y < 24; y++) {
+            fputs("    ", f);
+            for (int x = 0; x < 40; x++)
+                fputc(x == 0 || y == 0 || x == 39 || y == 23         ? '#'
+                      : (y == 12 || y == 13) && (x == 19 || x == 20) ? 'A'
+                                                                     : '.',
+                      f);
+            fputc('\n', f);
+        }
+        /* Rows 12-13 (top down) are y 5-6 m: the crowd stands on y 6.5-7 m, just above the
+         * marker, where its label would go. */
+        fputs("bunkers:\n  - {name: shelter, capacity: 100}\ncrowds:\n  - name: c\n    agents: [",
+              f);
+        for (int i = 0; crowded && i < 40; i++)
+            fprintf(f, "%s[%.2f, %.2f]", i ? ", " : "", 7.75 + 0.25 * (i % 20),
+                    6.5 + 0.5 * (i / 20));
+        fputs("]\n", f);
+        fclose(f);
+        th_error err = {0};
+        th_world *w = th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, &err);
+        ck_assert_msg(w != NULL, "%s", err.message);
+        th_view_opts o = small_opts();
+        th_view_layout l;
+        ck_assert_msg(th_view_get_layout(w, &o, TH_VIEW_OVERLAY_AGENTS, &l, &err), "%s",
+                      err.message);
+        ck_assert_uint_eq(l.labels, 1);
+        const th_vec2 marker = th_view_layout_to_screen(&l, th_v2(10.0f, 6.0f));
+        if (!crowded) ck_assert_float_lt(l.label[0].y + l.label[0].h, marker.y); /* above */
+        else ck_assert_uint_eq(agents_under(w, &l, l.label[0]), 0);
+        ck_assert_uint_eq(th_world_agent_count(w), crowded ? 40u : 0u);
+        th_world_destroy(w);
+    }
+    unlink(path);
+    /* The tower with its crowds at the stairs: laid out without agents, the stair and lift
+     * labels take their first places; with agents, they move where they cover fewer: less than
+     * half as many in all. */
+    th_world *w = scene("tower", 0, 200);
+    th_view_opts o = th_view_default_opts();
+    th_view_layout bare, l;
+    th_error err = {0};
+    ck_assert_msg(th_view_get_layout(w, &o, o.overlays & ~TH_VIEW_OVERLAY_AGENTS, &bare, &err),
+                  "%s", err.message);
+    ck_assert_msg(th_view_get_layout(w, &o, o.overlays, &l, &err), "%s", err.message);
+    ck_assert_uint_ge(l.place_labels, 11);
+    ck_assert_uint_eq(l.place_labels, bare.place_labels);
+    uint32_t covered = 0, covered_bare = 0, moved = 0;
+    for (uint32_t i = 0; i < l.place_labels; i++) {
+        covered += agents_under(w, &l, l.place_label[i]);
+        covered_bare += agents_under(w, &l, bare.place_label[i]);
+        moved += l.place_label[i].y != bare.place_label[i].y;
+    }
+    ck_assert_uint_gt(moved, 0);
+    ck_assert_msg(2 * covered < covered_bare, "labels cover %u agents (%u in their first places)",
+                  covered, covered_bare);
+    for (uint32_t b = 0; b < l.labels; b++) ck_assert_uint_eq(agents_under(w, &l, l.label[b]), 0);
+    th_world_destroy(w);
+}
+END_TEST
+
 START_TEST(test_one_level_alone) {
     th_world *w = scene("office", 0, 60);
     /* Wide and low: the level fills the height, so the other level would show beside it. */
@@ -1104,6 +1188,7 @@ int main(void) {
     tcase_add_test(tc, test_levels_and_stairs_drawn);
     tcase_add_test(tc, test_elevator_drawn);
     tcase_add_test(tc, test_one_level_alone);
+    tcase_add_test(tc, test_labels_keep_off_agents);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

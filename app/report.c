@@ -193,11 +193,16 @@ static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
     for (uint32_t b = 0; b < bunkers; b++) {
         th_bunker_info bi;
         th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi);
-        fprintf(out, "bunker    %-12s %6u sheltered", bi.name, bi.sheltered);
+        /* A bunker the scene calls an exit: those it took are out, destroying closes it. */
+        fprintf(out, "%s %-12s %6u %s", bi.exit ? "exit     " : "bunker   ", bi.name, bi.sheltered,
+                bi.exit ? "out" : "sheltered");
         if (bi.capacity) fprintf(out, " of %u", bi.capacity);
         for (uint32_t i = 0; i < nh; i++) {
             if (bunker_kind(h[i].kind) && h[i].bunker.index1 == b + 1) {
-                fprintf(out, ", %s at %.1f s", kind_word(h[i].kind), (double)h[i].step * dt);
+                const char *what = kind_word(h[i].kind);
+                if (bi.exit && h[i].kind == TH_HISTORY_BUNKER_DESTROYED) what = "closed";
+                else if (bi.exit && h[i].kind == TH_HISTORY_BUNKER_RESTORED) what = "reopened";
+                fprintf(out, ", %s at %.1f s", what, (double)h[i].step * dt);
             }
         }
         fprintf(out, "\n");
@@ -949,10 +954,10 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
         fprintf(j, "%s\n    {\"name\": ", b ? "," : "");
         json_str(j, bi.name);
         fprintf(j,
-                ", \"sheltered\": %u, \"capacity\": %u, \"destroyed\": %s, \"full\": %s, "
-                "\"stranded_could_reach\": %u, \"events\": [",
-                bi.sheltered, bi.capacity, bi.destroyed ? "true" : "false",
-                bi.full ? "true" : "false", o.cut_off_by[b]);
+                ", \"exit\": %s, \"sheltered\": %u, \"capacity\": %u, \"destroyed\": %s, "
+                "\"full\": %s, \"stranded_could_reach\": %u, \"events\": [",
+                bi.exit ? "true" : "false", bi.sheltered, bi.capacity,
+                bi.destroyed ? "true" : "false", bi.full ? "true" : "false", o.cut_off_by[b]);
         const char *sep = "";
         for (uint32_t i = 0; i < nh; i++) {
             if (!bunker_kind(h[i].kind) || h[i].bunker.index1 != b + 1) continue;

@@ -33,7 +33,11 @@ typedef struct place {
     uint32_t last;         /* exits, bunkers: the count after the previous step */
     uint32_t queue_max;    /* most walkers in its queue in any row */
     double queue_max_t;    /* when */
+    bool exit;             /* a bunker the scene calls an exit: named "exit" in the tables */
 } place;
+
+/* What the tables call a place: its kind, or "exit" for a bunker the scene calls one. */
+static const char *kind_of(const place *p) { return p->exit ? "exit" : kind_name[p->kind]; }
 
 /* One agent, from the step it was first seen to the step it left. What changes every step is
  * kept by id slot (tracked, below) and copied here when it leaves or the run ends. */
@@ -294,7 +298,8 @@ static bool find_places(th_results *r, const th_world *w) {
                    .y0 = (float)b.y0 * cs,
                    .x1 = (float)(b.x1 + 1) * cs,
                    .y1 = (float)(b.y1 + 1) * cs,
-                   .last = b.sheltered};
+                   .last = b.sheltered,
+                   .exit = b.exit};
         snprintf(p.name, sizeof p.name, "%s", b.name);
         p.level = level_of(w, 0.5f * (p.x0 + p.x1), 0.5f * (p.y0 + p.y1));
         if (!add_place(r, p)) return false;
@@ -851,7 +856,7 @@ static bool write_flows(const th_results *r, th_error *err) {
     fprintf(o.f, "time_s,kind,name,count,flow_per_s,queue\n");
     for (uint32_t k = 0; k < r->rows; k++) {
         for (uint32_t p = 0; p < r->place_count; p++) {
-            fprintf(o.f, "%.3f,%s,", r->row_t[k], kind_name[r->places[p].kind]);
+            fprintf(o.f, "%.3f,%s,", r->row_t[k], kind_of(&r->places[p]));
             csv_str(o.f, r->places[p].name);
             fprintf(o.f, ",%" PRId64 ",%.4f,%u\n", r->row_count[(size_t)k * r->place_count + p],
                     row_flow(r, k, p), r->row_queue[(size_t)k * r->place_count + p]);
@@ -896,7 +901,7 @@ static bool write_occupants(const th_results *r, const th_world *w, th_error *er
         csv_time(o.f, a->left);
         fputc(',', o.f);
         if (a->place >= 0) csv_str(o.f, r->places[a->place].name);
-        fprintf(o.f, ",%s,%.3f,%.3f,%s\n", a->place >= 0 ? kind_name[r->places[a->place].kind] : "",
+        fprintf(o.f, ",%s,%.3f,%.3f,%s\n", a->place >= 0 ? kind_of(&r->places[a->place]) : "",
                 a->distance, a->queuing, occupant_state(a));
     }
     return close_out(&o, err);
@@ -1175,7 +1180,7 @@ static bool write_index(const th_results *r, const th_world *w, const th_run_fac
             const place *pl = &r->places[p];
             tally t = tally_of(r, (int32_t)p, NONE);
             int64_t count = r->rows ? r->row_count[(size_t)(r->rows - 1) * r->place_count + p] : 0;
-            fprintf(f, "<tr><td>%s</td><td>", kind_name[pl->kind]);
+            fprintf(f, "<tr><td>%s</td><td>", kind_of(pl));
             html_str(f, pl->name);
             fputs("</td><td>", f);
             if (pl->level != NONE && th_world_level_count(w))

@@ -811,6 +811,12 @@ static void outline(tv_batch *b, SDL_FRect r, float t, uint32_t col) {
     tv_batch_rect(b, r.x + r.w, r.y, t, r.h, col);
 }
 
+/* A bunker's colour: an exit's red (grey once closed); a shelter's own, or its state's. */
+static uint32_t bunker_state_color(const th_bunker_info *bi, uint32_t b) {
+    if (bi->exit) return bi->destroyed ? TV_EXIT_CLOSED_COLOR : bi->full ? COL_FULL : TV_EXIT_COLOR;
+    return bi->destroyed ? COL_DESTROYED : bi->full ? COL_FULL : bunker_palette[b % 8];
+}
+
 static void draw_bunkers(tv_ctx *c, const th_world *w) {
     uint32_t n = th_world_bunker_count(w);
     for (uint32_t b = 0; b < n; b++) {
@@ -818,7 +824,7 @@ static void draw_bunkers(tv_ctx *c, const th_world *w) {
         SDL_FRect m;
         if (!th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi) || !tv_bunker_marker(c, w, b, &m))
             continue;
-        uint32_t col = bi.destroyed ? COL_DESTROYED : bi.full ? COL_FULL : bunker_palette[b % 8];
+        uint32_t col = bunker_state_color(&bi, b);
         tv_batch_rect(&c->geo, m.x, m.y, m.w, m.h, with_alpha(col, bi.destroyed ? 0x50 : 0x60));
         outline(&c->geo, m, 2.0f, col);
         float cs = c->cell_size;
@@ -956,15 +962,20 @@ static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
         /* Its key (1..9 destroys or restores it) only while the keys are shown: on its own a
          * "[1]" reads as an invitation to destroy a healthy exit. */
         if (b < 9 && (c->overlays & TH_VIEW_OVERLAY_HELP))
-            snprintf(line1, sizeof line1, "[%u] %s", b + 1, bi.name);
-        else snprintf(line1, sizeof line1, "%s", bi.name);
+            snprintf(line1, sizeof line1, "[%u] %s%s", b + 1, bi.exit ? "exit " : "", bi.name);
+        else snprintf(line1, sizeof line1, "%s%s", bi.exit ? "exit " : "", bi.name);
         bool queued = b < 64 && ((c->queued_bunkers >> b) & 1);
-        const char *state = bi.destroyed ? " DESTROYED" : bi.full ? " FULL" : "";
+        /* An exit counts those it let out; closing it is what destroying does. */
+        const char *state = bi.destroyed ? (bi.exit ? " CLOSED" : " DESTROYED")
+                            : bi.full    ? " FULL"
+                                         : "";
+        const char *out = bi.exit ? " out" : "";
         if (bi.capacity)
-            snprintf(line2, sizeof line2, "%u/%u%s%s", bi.sheltered, bi.capacity, state,
+            snprintf(line2, sizeof line2, "%u/%u%s%s%s", bi.sheltered, bi.capacity, out, state,
                      queued ? " (queued)" : "");
         else
-            snprintf(line2, sizeof line2, "%u%s%s", bi.sheltered, state, queued ? " (queued)" : "");
+            snprintf(line2, sizeof line2, "%u%s%s%s", bi.sheltered, out, state,
+                     queued ? " (queued)" : "");
         float w1 = tv_text_width(2, line1), w2 = tv_text_width(2, line2);
         float bw = (w1 > w2 ? w1 : w2) + 8, bh = 2 * TV_FONT_H * 2 + 6;
         float mx = m.x + m.w / 2, my = m.y + m.h / 2;
@@ -1007,7 +1018,7 @@ static void draw_bunker_labels(tv_ctx *c, const th_world *w) {
         c->label_was[b] = (int8_t)best;
         float x = cand[best].x, y = cand[best].y;
         c->label[b] = cand[best];
-        uint32_t col = bi.destroyed ? COL_DESTROYED : bi.full ? COL_FULL : bunker_palette[b % 8];
+        uint32_t col = bunker_state_color(&bi, b);
         tv_batch_rect(&c->geo, x, y, bw, bh, COL_LABEL_BG);
         tv_batch_rect(&c->geo, x, y, 3, bh, col);
         tv_text(c, x + 6, y + 4, 2, 0xFFFFFFFF, line1);

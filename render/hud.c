@@ -119,8 +119,14 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
     lc[n++] = TEXT;
     /* Worlds with exits (and no bunkers) say how many left rather than a sheltered count that
      * stays at zero. */
+    bool all_exits = th_world_bunker_count(w) > 0; /* bunkers the scene calls exits */
+    for (uint32_t b = 0; b < th_world_bunker_count(w) && all_exits; b++) {
+        th_bunker_info bi;
+        all_exits = th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi) && bi.exit;
+    }
     if (st.exited > 0 || (th_world_exit_count(w) > 0 && th_world_bunker_count(w) == 0))
         snprintf(l[n], sizeof l[n], "agents %u  exited %u", st.agents, st.exited);
+    else if (all_exits) snprintf(l[n], sizeof l[n], "agents %u  out %u", st.agents, st.sheltered);
     else snprintf(l[n], sizeof l[n], "agents %u  sheltered %u", st.agents, st.sheltered);
     lc[n++] = TEXT;
     snprintf(l[n], sizeof l[n], "stranded %u  threads %u", st.stranded, d.threads);
@@ -304,6 +310,7 @@ static void draw_help(tv_ctx *c) {
         ".        one step (paused)",
         "+ -      sim speed x2 / x0.5",
         "1..9     destroy / restore bunker",
+        "         (an exit: close / reopen)",
         "         [N] on its label (keypad too)",
         "click    bunker: destroy / restore",
         "         rubble: break it",
@@ -411,12 +418,23 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
         n = lg_add(it, n, LG_TEXT, TEXT_DIM, 0, "... %u more crowds", crowds - LG_MAX_CROWDS);
     if (leaders) n = lg_add(it, n, LG_AGENT, 0xFF9EA8B8u, 1, "leader: white ring");
     if (predators) n = lg_add(it, n, LG_AGENT, 0xFF9EA8B8u, 2, "predator: wide ring");
-    if (th_world_bunker_count(w) > 0) {
+    /* Shelters and exits (bunkers a scene calls exits), each named as what it is. */
+    uint32_t shelters = 0, exits = 0;
+    for (uint32_t b = 0; b < th_world_bunker_count(w); b++) {
+        th_bunker_info bi;
+        if (th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi))
+            *(bi.exit ? &exits : &shelters) += 1;
+    }
+    if (shelters) {
         n = lg_add(it, n, LG_MARKER, tv_bunker_color(0), 0, "bunker open");
         n = lg_add(it, n, LG_MARKER, tv_full_color(), 1, "bunker full");
         n = lg_add(it, n, LG_MARKER, tv_destroyed_color(), 2, "bunker destroyed");
-        n = lg_add(it, n, LG_MARKER, 0xFFFFE040u, 3, "click queued");
     }
+    if (exits) {
+        n = lg_add(it, n, LG_MARKER, TV_EXIT_COLOR, 0, "exit open");
+        n = lg_add(it, n, LG_MARKER, TV_EXIT_CLOSED_COLOR, 2, "exit closed");
+    }
+    if (shelters || exits) n = lg_add(it, n, LG_MARKER, 0xFFFFE040u, 3, "click queued");
     if (th_world_hazard_count(w) > 0) {
         /* Swatches as the overlay looks over open ground. */
         const uint32_t ground = th_view_cell_color(TH_CELL_OPEN);

@@ -289,12 +289,14 @@ void tv_pheromone_free(tv_ctx *c);
 /** Colour of `deposits` (pheromone over one ant's deposit) in the overlay and its legend. */
 uint32_t tv_pheromone_color(float deposits);
 /** Deposits at the top of the colour scale. */
-#define TV_PHEROMONE_MAX 64.0f
+#define TV_PHEROMONE_MAX     64.0f
 /** Food sources' colour. */
-#define TV_FOOD_COLOR    0xFF8BD346u
+#define TV_FOOD_COLOR        0xFF8BD346u
 /* Spawner and exit areas: where agents enter (green) and leave (red). */
-#define TV_SPAWNER_COLOR 0xFF40C070u
-#define TV_EXIT_COLOR    0xFFE05050u
+#define TV_SPAWNER_COLOR     0xFF40C070u
+#define TV_EXIT_COLOR        0xFFE05050u
+/* A bunker that is a scene's exit (th_bunker_info.exit), closed: grey, crossed. */
+#define TV_EXIT_CLOSED_COLOR 0xFF8C939Eu
 
 /* ---- png.c ------------------------------------------------------------------------------- */
 

@@ -99,7 +99,7 @@ static uint32_t standing_leaders(bool shelter, uint32_t threads) {
     th_target_def td = {.kind = TH_TARGET_POINT, .position = th_v2(95, 51)};
     if (shelter) {
         td = (th_target_def){.kind = TH_TARGET_SHELTER};
-        th_bunker_def bd = {"east", 90, 44, 95, 56, 0};
+        th_bunker_def bd = {.name = "east", .x0 = 90, .y0 = 44, .x1 = 95, .y1 = 56, .capacity = 0};
         ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), 0);
     }
     int target = IDX(th_world_add_target(w, &td, &err));

@@ -99,7 +99,8 @@ static th_world *make_maze(uint32_t threads, uint32_t n, uint64_t seed, const ch
                 y1 = y > y1 ? y : y1;
             }
         }
-        th_bunker_def bd = {labels[b], x0, y0, x1, y1, 0};
+        th_bunker_def bd = {
+            .name = labels[b], .x0 = x0, .y0 = y0, .x1 = x1, .y1 = y1, .capacity = 0};
         ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), b);
     }
     th_crowd_def cd = th_default_crowd_def();
@@ -397,12 +398,12 @@ START_TEST(bad_terrain_input_is_rejected) {
     ck_assert(!th_world_set_cell(w, 0, 0, TH_CELL_OPEN, 0, &err));
     ck_assert(!th_world_set_cell(w, 0, 0, TH_CELL_OPEN, 1001, &err));
     ck_assert(th_world_set_cell(w, 5, 5, TH_CELL_WALL, 1, &err));
-    th_bunker_def bd = {"b", 4, 4, 6, 6, 0};
+    th_bunker_def bd = {.name = "b", .x0 = 4, .y0 = 4, .x1 = 6, .y1 = 6, .capacity = 0};
     ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), -1); /* covers a wall */
-    bd = (th_bunker_def){"b", 10, 10, 12, 12, 0};
+    bd = (th_bunker_def){.name = "b", .x0 = 10, .y0 = 10, .x1 = 12, .y1 = 12, .capacity = 0};
     ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), 0);
     ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), -1); /* name taken, overlap */
-    bd = (th_bunker_def){"c", 98, 98, 101, 101, 0};
+    bd = (th_bunker_def){.name = "c", .x0 = 98, .y0 = 98, .x1 = 101, .y1 = 101, .capacity = 0};
     ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), -1);    /* off the map */
     ck_assert(!th_world_set_cell(w, 11, 11, TH_CELL_WALL, 1, &err)); /* bunker cell */
     th_crowd_def cd = th_default_crowd_def();

@@ -692,7 +692,7 @@ END_TEST
 START_TEST(queries_refuse_points_off_the_world) {
     th_world *w = map_world(20, 10, 1);
     th_error err;
-    th_bunker_def bd = {"b", 17, 4, 18, 5, 0};
+    th_bunker_def bd = {.name = "b", .x0 = 17, .y0 = 4, .x1 = 18, .y1 = 5, .capacity = 0};
     ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), 0);
     th_destination goal = {2, 2, 0};
     ck_assert_int_eq(IDX(th_world_add_destinations(w, &goal, 1, &err)), 0);
@@ -743,7 +743,7 @@ END_TEST
 static th_world *hash_world(float sign_of_zero) {
     th_world *w = map_world(16, 8, 1);
     th_error err;
-    th_bunker_def bd = {"b", 14, 1, 15, 2, 0};
+    th_bunker_def bd = {.name = "b", .x0 = 14, .y0 = 1, .x1 = 15, .y1 = 2, .capacity = 0};
     ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), 0);
     th_crowd_def cd = th_default_crowd_def();
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
@@ -960,7 +960,7 @@ START_TEST(stranded_counts_every_chunk) {
     th_error err;
     for (int32_t y = 0; y < 20; y++) /* a wall down column 20 splits the map */
         ck_assert(th_world_set_cell(w, 20, y, TH_CELL_WALL, 1, &err));
-    th_bunker_def bd = {"b", 35, 5, 36, 6, 0};
+    th_bunker_def bd = {.name = "b", .x0 = 35, .y0 = 5, .x1 = 36, .y1 = 6, .capacity = 0};
     ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), 0);
     th_crowd_def cd = th_default_crowd_def();
     cd.behavior = TH_BEHAVIOR_FLEE;

@@ -422,4 +422,15 @@ expect_usage "--level with --view" "--level and --view" \
     run "$office" --steps 1 --level first --view 0,0,5,5 --screenshot "$tmp/l.png"
 expect_usage "--level without a name" "--level" run "$office" --steps 1 --level
 
+# A bunker the scene calls an exit (the tower's door): reported as an exit, those it took as
+# "out", destroying and restoring it as closing and reopening; the JSON says so.
+run run "$scenes/tower.yaml" --headless --steps 200 --destroy-bunker door@20 \
+    --restore-bunker door@40 --json "$tmp/tower.json"
+if [[ $rc -eq 0 ]] && grep -Eq '^exit      door +[0-9]+ out, closed at 1\.0 s, reopened at 2\.0 s$' "$tmp/out" &&
+    ! grep -q '^bunker ' "$tmp/out" &&
+    python3 -c 'import json, sys; b = json.load(open(sys.argv[1]))["bunkers"]; sys.exit(not (len(b) == 1 and b[0]["exit"] is True))' "$tmp/tower.json"; then
+    pass "an exit bunker is reported as an exit"
+else fail "an exit bunker is reported as an exit" "exit $rc"
+fi
+
 finish

@@ -151,6 +151,9 @@ static const bad_case k_bad[] = {
     {"bunker cells off the map",
      MAP("    #####\n    #.B.#\n    #####\n") "bunkers:\n  - {name: c, cells: [1, 1, 9, 1]}\n" MCROWD,
      10, 22, "bunkers[0].cells", TH_ERR_SCENE_VALUE},
+    {"bunker exit not a boolean",
+     MAP("    #####\n    #.B.#\n    #####\n") "bunkers:\n  - {name: b, exit: maybe}\n" MCROWD, 10,
+     21, "bunkers[0].exit", TH_ERR_SCENE_VALUE},
     {"event for an unknown bunker",
      MAP("    #####\n    #.B.#\n    #####\n") MCROWD
      "events:\n  - {at: 2s, destroy_bunker: nope}\n",
@@ -311,7 +314,11 @@ START_TEST(yaml_and_api_give_the_same_world) {
             if (ch == ',') th_world_set_cell(b, x, y, TH_CELL_OPEN, 4, NULL);
         }
     }
-    ck_assert_int_eq(IDX(th_world_add_bunker(b, &(th_bunker_def){"home", 1, 1, 2, 1, 3}, &err)), 0);
+    ck_assert_int_eq(
+        IDX(th_world_add_bunker(
+            b, &(th_bunker_def){.name = "home", .x0 = 1, .y0 = 1, .x1 = 2, .y1 = 1, .capacity = 3},
+            &err)),
+        0);
     th_crowd_def cd = th_default_crowd_def();
     cd.name = "walkers";
     cd.behavior = TH_BEHAVIOR_FLEE;

@@ -24,8 +24,9 @@ static bool wall_at(int32_t x, int32_t y) {
     return r % 5 == 0 && (r >> 8) % 3 != 0;
 }
 
-static const th_bunker_def k_bunkers[2] = {{"sw", 2, 2, 4, 4, 0},
-                                           {"ne", MW - 5, MH - 5, MW - 3, MH - 3, 0}};
+static const th_bunker_def k_bunkers[2] = {
+    {.name = "sw", .x0 = 2, .y0 = 2, .x1 = 4, .y1 = 4, .capacity = 0},
+    {.name = "ne", .x0 = MW - 5, .y0 = MH - 5, .x1 = MW - 3, .y1 = MH - 3, .capacity = 0}};
 static const th_destination k_goals[2] = {{22, 16, 0.0f}, {25, 19, 2.5f}};
 
 /* A world over the walls above with open cells of cost `cost[y * MW + x]` (0: a wall too;
@@ -454,7 +455,7 @@ static th_world *door_world(uint32_t threads) {
         if (y != 6) ck_assert(th_world_set_cell(w, 12, y, TH_CELL_WALL, 1, &err));
     }
     ck_assert(th_world_set_cell(w, 12, 6, TH_CELL_OPEN, 3, &err)); /* a doorstep of cost 3 */
-    th_bunker_def bd = {"hall", 19, 4, 22, 8, 0};
+    th_bunker_def bd = {.name = "hall", .x0 = 19, .y0 = 4, .x1 = 22, .y1 = 8, .capacity = 0};
     ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), 0);
     th_crowd_def cd = th_default_crowd_def();
     cd.behavior = TH_BEHAVIOR_FLEE;

@@ -16,7 +16,9 @@ static th_world *walled_maze(void) {
     wd.threads = 2;
     th_world *w = th_world_create(&wd, NULL);
     for (int y = 10; y < 30; y++) th_world_set_cell(w, 20, y, TH_CELL_WALL, 1, NULL);
-    th_world_add_bunker(w, &(th_bunker_def){"b", 35, 35, 36, 36, 2}, NULL);
+    th_world_add_bunker(
+        w, &(th_bunker_def){.name = "b", .x0 = 35, .y0 = 35, .x1 = 36, .y1 = 36, .capacity = 2},
+        NULL);
     th_crowd_def cd = th_default_crowd_def();
     cd.behavior = TH_BEHAVIOR_FLEE;
     th_world_add_crowd(w, &cd, NULL);

@@ -1094,6 +1094,30 @@ START_TEST(test_labels_keep_off_agents) {
 }
 END_TEST
 
+/* A bunker the scene calls an exit (the tower's door) is drawn in the exits' red, not a
+ * shelter's colour, and once closed (destroyed) in grey, not the destroyed shelters' red. */
+START_TEST(test_exit_bunker_drawn_as_exit) {
+    th_world *w = scene("tower", 0, 0);
+    th_bunker_info bi;
+    ck_assert(th_world_get_bunker(w, BUNKER_ID(0), &bi));
+    ck_assert(bi.exit);
+    const float cs = 0.5f;
+    /* The door's middle, and a point near its west end clear of the closed mark's cross. */
+    const th_vec2 mid = th_v2((float)(bi.x0 + bi.x1 + 1) * 0.5f * cs, (float)(bi.y0 + 0.5f) * cs);
+    const th_vec2 end = th_v2((float)bi.x0 * cs + 0.1f, (float)(bi.y0 + 0.5f) * cs);
+    uint32_t *px = render(w, 0);
+    ck_assert_uint_eq(pixel_at(px, th_view_world_to_screen(w, W, H, mid)), 0xFFE05050u);
+    free(px);
+    th_error err = {0};
+    ck_assert_msg(th_world_destroy_bunker(w, BUNKER_ID(0), &err), "%s", err.message);
+    th_world_step(w);
+    px = render(w, 0);
+    ck_assert_uint_eq(pixel_at(px, th_view_world_to_screen(w, W, H, end)), 0xFF8C939Eu);
+    free(px);
+    th_world_destroy(w);
+}
+END_TEST
+
 START_TEST(test_one_level_alone) {
     th_world *w = scene("office", 0, 60);
     /* Wide and low: the level fills the height, so the other level would show beside it. */
@@ -1189,6 +1213,7 @@ int main(void) {
     tcase_add_test(tc, test_elevator_drawn);
     tcase_add_test(tc, test_one_level_alone);
     tcase_add_test(tc, test_labels_keep_off_agents);
+    tcase_add_test(tc, test_exit_bunker_drawn_as_exit);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -1124,6 +1124,9 @@ typedef struct th_bunker_def {
     const char *name;       /* unique, copied (63 bytes kept) */
     int32_t x0, y0, x1, y1; /* cells covered, inclusive */
     uint32_t capacity;      /* agents it shelters before it closes; 0 = unlimited */
+    bool exit;              /* a way out of the scene rather than a shelter (a building's door):
+                               the same in the simulation, drawn and reported as an exit (those
+                               it takes are "out", destroying it closes it) */
 } th_bunker_def;
 
 /** A bunker's current state. */
@@ -1134,6 +1137,7 @@ typedef struct th_bunker_info {
     uint32_t sheltered; /* agents inside */
     bool destroyed;     /* by th_world_destroy_bunker, until restored */
     bool full;          /* capacity reached: closed like a destroyed one */
+    bool exit;          /* th_bunker_def.exit */
 } th_bunker_info;
 
 /** Add a bunker before the first step; returns its handle, or the null handle with `err`

@@ -279,3 +279,22 @@ def test_the_tower_getters_agree_with_the_command_line(tmp_path):
     assert f"0x{w.hash():016x}" == doc["hash"]
     check_against_report(w, doc)
     assert sum(s["crossed_down"] for s in w.stairs) > 0 and w.elevator("lift")["trips"] > 0
+
+
+def test_a_bunker_can_be_the_buildings_exit():
+    """``add_bunker(exit=True)``: the same in the simulation as a shelter (the same hash),
+    read back as an exit and reported as one, as the tower scene's door is."""
+    worlds = []
+    for is_exit in (False, True):
+        w = throng.World(20, 10, cell_size=1, seed=3)
+        b = w.add_bunker("door", (0, 4, 0, 5), exit=is_exit)
+        c = w.add_crowd("staff", model="pedestrian", goal="shelter")
+        w.add_agents(c, [(10.5 + (i % 4), 2.5 + (i // 4)) for i in range(12)])
+        w.step(600)
+        assert w.bunker(b)["exit"] is is_exit
+        assert [x["exit"] for x in w.report()["bunkers"]] == [is_exit]
+        worlds.append(w)
+    assert worlds[0].hash() == worlds[1].hash()
+    assert worlds[1].bunker(0)["sheltered"] > 0
+    tower = throng.load(os.path.join(SCENES, "tower.yaml"), threads=1)
+    assert tower.bunker("door")["exit"] is True

@@ -513,11 +513,13 @@ class World:
         kind, cost = self._w.cell(x, y)
         return _CELL_NAMES.get(kind, "wall"), cost
 
-    def add_bunker(self, name: str, cells: CellRect, capacity: int = 0) -> int:
+    def add_bunker(self, name: str, cells: CellRect, capacity: int = 0, exit: bool = False) -> int:
         """Add a bunker over the cell rectangle ``(x0, y0, x1, y1)`` (inclusive) before the
-        first step; ``capacity`` 0 = unlimited. Returns its index."""
+        first step; ``capacity`` 0 = unlimited; ``exit`` makes it a way out of the scene (a
+        building's door) rather than a shelter: the same in the simulation, shown and reported
+        as an exit. Returns its index."""
         x0, y0, x1, y1 = cells
-        return self._w.add_bunker(name, x0, y0, x1, y1, capacity)
+        return self._w.add_bunker(name, x0, y0, x1, y1, capacity, exit)
 
     def _bunker_index(self, bunker: Union[int, str]) -> int:
         if isinstance(bunker, str):

@@ -167,7 +167,7 @@ class World:
     def cell(self, x: int, y: int) -> Tuple[str, int]:
         ...
 
-    def add_bunker(self, name: str, cells: CellRect, capacity: int=0) -> int:
+    def add_bunker(self, name: str, cells: CellRect, capacity: int=0, exit: bool=False) -> int:
         ...
 
     def bunker(self, bunker: Union[int, str]) -> Dict[str, Any]:

@@ -596,9 +596,10 @@ static PyObject *World_bunker(WorldObject *self, PyObject *args) {
     if (!w) return NULL;
     th_bunker_info b;
     if (!th_world_get_bunker(w, (th_bunker_id){i + 1}, &b)) Py_RETURN_NONE;
-    return Py_BuildValue("{sss(iiii)sIsIsOsO}", "name", b.name, "cells", b.x0, b.y0, b.x1, b.y1,
+    return Py_BuildValue("{sss(iiii)sIsIsOsOsO}", "name", b.name, "cells", b.x0, b.y0, b.x1, b.y1,
                          "capacity", b.capacity, "sheltered", b.sheltered, "destroyed",
-                         b.destroyed ? Py_True : Py_False, "full", b.full ? Py_True : Py_False);
+                         b.destroyed ? Py_True : Py_False, "full", b.full ? Py_True : Py_False,
+                         "exit", b.exit ? Py_True : Py_False);
 }
 
 static PyObject *World_find_bunker(WorldObject *self, PyObject *args) {
@@ -781,9 +782,11 @@ static PyObject *World_cell(WorldObject *self, PyObject *args) {
 
 static PyObject *World_add_bunker(WorldObject *self, PyObject *args) {
     th_bunker_def d = {0};
-    if (!PyArg_ParseTuple(args, "siiiiO&", &d.name, &d.x0, &d.y0, &d.x1, &d.y1, conv_u32,
-                          &d.capacity))
+    int is_exit = 0;
+    if (!PyArg_ParseTuple(args, "siiiiO&|p", &d.name, &d.x0, &d.y0, &d.x1, &d.y1, conv_u32,
+                          &d.capacity, &is_exit))
         return NULL;
+    d.exit = is_exit != 0;
     th_world *w = world_of(self);
     if (!w) return NULL;
     th_error err = {0};

@@ -168,7 +168,8 @@ static bool evac_build_map(th_world *w, uint64_t seed, th_error *err) {
                            bunkers[i].y,
                            bunkers[i].x + EVAC_BUNKER - 1,
                            bunkers[i].y + EVAC_BUNKER - 1,
-                           bunkers[i].capacity};
+                           bunkers[i].capacity,
+                           false};
         if (!th_bunker_id_valid(th_world_add_bunker(w, &b, err))) return false;
     }
     return true;

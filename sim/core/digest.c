@@ -167,7 +167,7 @@ static uint64_t bunkers_part(const th_world *w) {
         th_hash_u32(&h, (uint32_t)k->y1);
         th_hash_u32(&h, k->capacity);
         th_hash_u32(&h, k->sheltered);
-        th_hash_u32(&h, (uint32_t)k->destroyed | (uint32_t)k->full << 1);
+        th_hash_u32(&h, (uint32_t)k->destroyed | (uint32_t)k->full << 1 | (uint32_t)k->exit << 2);
     }
     return th_hash_end(&h);
 }

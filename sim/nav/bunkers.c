@@ -61,6 +61,7 @@ static int add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
     bk->x1 = def->x1;
     bk->y1 = def->y1;
     bk->capacity = def->capacity;
+    bk->exit = def->exit;
     for (int32_t y = def->y0; y <= def->y1; y++) {
         for (int32_t x = def->x0; x <= def->x1; x++) {
             n->bunker_at[(uint32_t)y * (uint32_t)n->map.w + (uint32_t)x] = (int8_t)b;
@@ -89,8 +90,8 @@ bool th_world_get_bunker(const th_world *w, th_bunker_id handle, th_bunker_info 
     const uint32_t bunker = TH_INDEX(handle);
     if (bunker >= w->nav.bunker_count) return false;
     const th_bunker *b = &w->nav.bunker[bunker];
-    *out = (th_bunker_info){b->name,     b->x0,        b->y0,        b->x1,  b->y1,
-                            b->capacity, b->sheltered, b->destroyed, b->full};
+    *out = (th_bunker_info){b->name,     b->x0,        b->y0,        b->x1,   b->y1,
+                            b->capacity, b->sheltered, b->destroyed, b->full, b->exit};
     return true;
 }
 

@@ -30,6 +30,7 @@ typedef struct th_bunker {
     int32_t x0, y0, x1, y1;
     uint32_t capacity, sheltered;
     bool destroyed, full;
+    bool exit; /* th_bunker_def.exit: how it is shown and reported, nothing else */
 } th_bunker;
 
 /* A level of a building: a rectangle of the map's cells (sim/nav/levels.c). */

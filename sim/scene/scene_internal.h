@@ -48,6 +48,7 @@ typedef struct th_scene_bunker {
     int32_t x0, y0, x1, y1;
     bool placed; /* cells known (from `cells` or the legend) */
     uint32_t capacity;
+    bool exit;
     const th_ynode *node;
 } th_scene_bunker;
 

@@ -345,7 +345,7 @@ static bool parse_bunkers(ctx *c, const th_ynode *n) {
     th_scene *s = c->s;
     if (!expect(s, n, TH_Y_SEQUENCE, "bunkers", c->err)) return false;
     for (uint32_t i = 0; i < n->count; i++) {
-        static const char *const keys[] = {"name", "cells", "capacity", NULL};
+        static const char *const keys[] = {"name", "cells", "capacity", "exit", NULL};
         const th_ynode *b = n->items[i];
         char path[64], sub[96];
         snprintf(path, sizeof path, "bunkers[%u]", i);
@@ -420,6 +420,19 @@ static bool parse_bunkers(ctx *c, const th_ynode *n) {
             snprintf(sub, sizeof sub, "%s.capacity", path);
             if (!th_scene_u64(s, cap, sub, 0, TH_MAX_AGENTS, &v, c->err)) return false;
             bk->capacity = (uint32_t)v;
+        }
+        const th_ynode *ex = th_ynode_get(b, "exit");
+        if (ex) {
+            char buf[64];
+            snprintf(sub, sizeof sub, "%s.exit", path);
+            const bool t =
+                ex->kind == TH_Y_SCALAR && ex->len == 4 && memcmp(ex->text, "true", 4) == 0;
+            const bool f =
+                ex->kind == TH_Y_SCALAR && ex->len == 5 && memcmp(ex->text, "false", 5) == 0;
+            if (!t && !f)
+                return FAIL(s, ex, sub, c->err, "expected true or false, found %s",
+                            th_scene_found(ex, buf, sizeof buf));
+            bk->exit = t;
         }
     }
     /* Overlaps between bunkers: one cell, one bunker. */

@@ -21,6 +21,10 @@ static double hand_travel(double h, double v, double a) {
 
 /* The `policy` line of the towers built next, or NULL for the default (shuttle). */
 static const char *tower_policy;
+/* Per storey of the towers built next: a line added to its crowd (NULL: none), and whether it
+ * is left empty. */
+static const char *tower_crowd_line[8];
+static bool tower_empty[8];
 
 /* A building of `levels` storeys 4 m apart, drawn side by side (21 x 10 cells of 0.5 m each),
  * the ground's west wall an exit; one elevator with a stop by each east wall; `per_floor`
@@ -66,8 +70,10 @@ static const char *tower(const char *name, int levels, int per_floor, uint32_t c
     for (int l = 1; l < levels; l++)
         n += snprintf(text + n, sizeof text - n,
                       "  - name: f%d\n    model: pedestrian\n    behavior: flee\n    count: %d\n"
-                      "    spawn: {rect: [%g, 1.2, %g, 2.6]}\n",
-                      l, per_floor, 10.5 * l + 9.2 - spread, spread);
+                      "    spawn: {rect: [%g, 1.2, %g, 2.6]}\n%s%s",
+                      l, l < 8 && tower_empty[l] ? 0 : per_floor, 10.5 * l + 9.2 - spread, spread,
+                      l < 8 && tower_crowd_line[l] ? tower_crowd_line[l] : "",
+                      l < 8 && tower_crowd_line[l] ? "\n" : "");
     return th_test_write_text(name, text);
 }
 
@@ -236,6 +242,41 @@ START_TEST(collective_against_hand_calculation) {
         th_world_destroy(w);
     }
     tower_policy = NULL;
+}
+END_TEST
+
+/* A collective car with riders goes down, not up: four storeys, three waiting on the second
+ * floor from the start, three on the third who call only after a pre-movement of 8 s, while the
+ * car is on its way up to the second. It boards the second floor's three and takes them down to
+ * the discharge stop (a call above is not on its way), then fetches the third floor's: two
+ * trips, the second floor's riders out before anyone from the third boards. */
+START_TEST(collective_passes_calls_off_its_way) {
+    tower_policy = "collective";
+    tower_empty[1] = true;
+    tower_crowd_line[3] = "    pre_movement: 8";
+    th_error err;
+    th_scene_opts o = {0};
+    o.threads = 2;
+    th_world *w = th_scene_load(tower("offway.yaml", 4, 3, 8, 1.0, 1.0, 1.0, 4.0), &o, NULL, &err);
+    tower_policy = NULL;
+    tower_empty[1] = false;
+    tower_crowd_line[3] = NULL;
+    ck_assert_msg(w != NULL, "%s", err.message);
+    const double dt = th_world_get_def(w).timestep;
+    th_elevator_info e;
+    bool third_boarded_before = false;
+    for (uint32_t s = 0; s < (uint32_t)(300.0 / dt); s++) {
+        th_world_step(w);
+        ck_assert(th_world_get_elevator(w, (th_elevator_id){1}, &e));
+        /* Riders from the third floor aboard while the second floor's are not yet out. */
+        if (e.carried < 3 && e.riders > 3) third_boarded_before = true;
+        if (e.carried == 6 && th_world_agent_count(w) == 0) break;
+    }
+    ck_assert_uint_eq(e.carried, 6);
+    ck_assert_msg(e.trips == 2 && !third_boarded_before,
+                  "%llu trips; third floor aboard before the second's were out: %d",
+                  (unsigned long long)e.trips, third_boarded_before);
+    th_world_destroy(w);
 }
 END_TEST
 
@@ -567,6 +608,7 @@ static Suite *elevators_suite(void) {
     tcase_add_test(tc, travel_time);
     tcase_add_test(tc, one_floor_against_hand_calculation);
     tcase_add_test(tc, collective_against_hand_calculation);
+    tcase_add_test(tc, collective_passes_calls_off_its_way);
     tcase_add_test(tc, patience_against_hand_calculation);
     tcase_add_test(tc, calls_and_riders);
     tcase_add_test(tc, riders_out_of_measurement);

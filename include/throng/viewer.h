@@ -33,6 +33,12 @@
  * rectangle instead of the world (the same formula with the level's rectangle), the rest of the
  * map is left out, and the HUD names the level. Agents on a flight stand on its lower level.
  *
+ * Labels (bunkers', stairs', elevator stops') are placed clear of the panels and of one
+ * another, and among the places that allows, where they cover fewest agents; a label keeps the
+ * place it had in the last frame while that place is as good, so labels do not hop as agents
+ * pass. A bunker the scene calls an exit (th_bunker_def.exit) is drawn in the exits' red and
+ * labelled "exit NAME" with the count it let out.
+ *
  * Keys: Space pause, `.` one step (while paused), `+`/`-` sim speed x2 / x0.5, 1..9 toggle
  * bunker 1..9, F flow arrows, Shift+1..9 flow arrows of bunker 1..9 alone (again: back to the
  * nearest-bunker field), B cycle the flow field through nearest, bunker 1, 2, ... and back,

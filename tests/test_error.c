@@ -76,13 +76,9 @@ END_TEST
 
 /* An API error carries no place, even in a th_error that last held a scene error. */
 START_TEST(api_errors_have_no_place) {
-    char dir[] = "/tmp/throng_error_XXXXXX", path[64];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/scene.yaml", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("name: t\nworld:\n  size: [10, 10]\n  sise: 3\n", f);
-    fclose(f);
+    char path[512];
+    snprintf(path, sizeof path, "%s",
+             th_test_write_text("scene.yaml", "name: t\nworld:\n  size: [10, 10]\n  sise: 3\n"));
     th_error err = {0};
     ck_assert_ptr_null(th_scene_load(path, NULL, NULL, &err));
     th_test_scene_error("misspelt key", &err, "scene.yaml", 4, 3, "world.sise", TH_ERR_SCENE_KEY);
@@ -91,7 +87,6 @@ START_TEST(api_errors_have_no_place) {
     ck_assert_ptr_null(th_scene_load(path, NULL, NULL, &err));
     TH_TEST_ERR(err, TH_ERR_IO);
     ck_assert_uint_eq(err.line, 0);
-    rmdir(dir);
 
     th_world_def wd = th_default_world_def();
     wd.threads = 1;
@@ -113,31 +108,24 @@ END_TEST
 /* A value the parser let through but the world refused is placed at its node and keeps the
  * world's code: a squad whose goal lies behind an unbroken wall has no route. */
 START_TEST(world_refusal_keeps_its_code) {
-    char dir[] = "/tmp/throng_error_XXXXXX", path[64];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/scene.yaml", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("name: t\n"
-          "map:\n"
-          "  cell_size: 1\n"
-          "  legend: {'#': wall, '.': open}\n"
-          "  ascii: |\n"
-          "    ..........#.........\n"
-          "    ..........#.........\n"
-          "    ..........#.........\n"
-          "    ..........#.........\n"
-          "    ..........#.........\n"
-          "crowds:\n"
-          "  - {name: a, count: 0}\n"
-          "squads:\n"
-          "  - {crowd: a, count: 1, formation: column, start: [2.5, 2.5], goal: [17.5, 2.5]}\n",
-          f);
-    fclose(f);
+    const char *path = th_test_write_text(
+        "scene.yaml",
+        "name: t\n"
+        "map:\n"
+        "  cell_size: 1\n"
+        "  legend: {'#': wall, '.': open}\n"
+        "  ascii: |\n"
+        "    ..........#.........\n"
+        "    ..........#.........\n"
+        "    ..........#.........\n"
+        "    ..........#.........\n"
+        "    ..........#.........\n"
+        "crowds:\n"
+        "  - {name: a, count: 0}\n"
+        "squads:\n"
+        "  - {crowd: a, count: 1, formation: column, start: [2.5, 2.5], goal: [17.5, 2.5]}\n");
     th_error err = {0};
     th_world *w = th_scene_load(path, NULL, NULL, &err);
-    unlink(path);
-    rmdir(dir);
     if (w) th_world_destroy(w);
     ck_assert_ptr_null(w);
     th_test_scene_error("squad behind a wall", &err, "scene.yaml", 14, 5, "squads[0]",
@@ -157,6 +145,7 @@ START_TEST(code_and_message_agree) {
 END_TEST
 
 int main(void) {
+    if (!th_test_dir_make("error")) return EXIT_FAILURE;
     Suite *s = suite_create("error");
     TCase *tc = tcase_create("table");
     tcase_add_test(tc, table_is_consistent);
@@ -166,5 +155,6 @@ int main(void) {
     tcase_add_test(tc, world_refusal_keeps_its_code);
     tcase_add_test(tc, code_and_message_agree);
     suite_add_tcase(s, tc);
-    return th_test_run(s);
+    const int rc = th_test_run(s);
+    return th_test_dir_remove() ? rc : EXIT_FAILURE;
 }

@@ -465,8 +465,6 @@ END_TEST
 
 /* ---- bad input ------------------------------------------------------------------------------ */
 
-static char g_dir[256];
-
 /* Each case: a scene, the text whose first occurrence the error must point at (line:column),
  * and words the message must hold. */
 static const char *const k_head = "name: t\n"
@@ -519,7 +517,7 @@ START_TEST(scene_errors_point_at_the_value) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[2048], path[300];
         snprintf(text, sizeof text, "%s%s", k_head, cases[i].goal);
-        snprintf(path, sizeof path, "%s/case%zu.yaml", g_dir, i);
+        snprintf(path, sizeof path, "%s/case%zu.yaml", th_test_dir(), i);
         FILE *f = fopen(path, "w");
         ck_assert_ptr_nonnull(f);
         fputs(text, f);
@@ -554,7 +552,7 @@ START_TEST(scene_errors_point_at_the_value) {
              "      forage: {nest: {at: [2, 2], radius: 1}, food: [{at: [7, 2], amount: 5}],\n"
              "               evaporation: 0.1, follow: 0.5, sense_angle: 30, sense_distance: 1,\n"
              "               turn_rate: 90, sensitivity: 0.2, wander_rate: 20, deposit: 3}\n");
-    snprintf(path, sizeof path, "%s/good.yaml", g_dir);
+    snprintf(path, sizeof path, "%s", th_test_file("good.yaml"));
     FILE *f = fopen(path, "w");
     fputs(text, f);
     fclose(f);
@@ -594,7 +592,7 @@ START_TEST(scene_seventeenth_colony_on_a_map_refused) {
                 c);
         }
         char path[300];
-        snprintf(path, sizeof path, "%s/colonies.yaml", g_dir);
+        snprintf(path, sizeof path, "%s", th_test_file("colonies.yaml"));
         FILE *f = fopen(path, "w");
         ck_assert_ptr_nonnull(f);
         fputs(text, f);
@@ -628,7 +626,7 @@ START_TEST(scene_too_many_large_colonies_refused) {
                       c);
     }
     char path[300];
-    snprintf(path, sizeof path, "%s/big.yaml", g_dir);
+    snprintf(path, sizeof path, "%s", th_test_file("big.yaml"));
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
     fputs(text, f);
@@ -732,10 +730,7 @@ START_TEST(api_refuses_bad_values) {
 END_TEST
 
 int main(void) {
-    snprintf(g_dir, sizeof g_dir, "/tmp/throng_forage_test_%d", (int)getpid());
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "mkdir -p %s", g_dir);
-    if (system(cmd) != 0) return EXIT_FAILURE;
+    if (!th_test_dir_make("forage")) return EXIT_FAILURE;
     Suite *s = suite_create("forage");
     const struct {
         const char *name;
@@ -779,7 +774,5 @@ int main(void) {
         suite_add_tcase(s, tc);
     }
     int rc = th_test_run(s);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    if (system(cmd) != 0) return EXIT_FAILURE;
-    return rc;
+    return th_test_dir_remove() ? rc : EXIT_FAILURE;
 }

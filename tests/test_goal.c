@@ -20,16 +20,8 @@
 
 static const double k_pi = 3.14159265358979323846;
 
-static char g_dir[256];
-
 static const char *write_scene(const char *name, const char *yaml) {
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", g_dir, name);
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(yaml, 1, strlen(yaml), f), strlen(yaml));
-    fclose(f);
-    return path;
+    return th_test_write_text(name, yaml);
 }
 
 static th_world *load_text(const char *yaml, uint32_t threads, th_error *err) {
@@ -1012,10 +1004,7 @@ START_TEST(rimea10_everyone_uses_the_assigned_exit) {
 END_TEST
 
 int main(void) {
-    snprintf(g_dir, sizeof g_dir, "/tmp/throng_goal_test_%d", (int)getpid());
-    char cmd[320];
-    snprintf(cmd, sizeof cmd, "mkdir -p %s", g_dir);
-    if (system(cmd) != 0) return EXIT_FAILURE;
+    if (!th_test_dir_make("goal")) return EXIT_FAILURE;
     Suite *s = suite_create("goal");
     TCase *tc = tcase_create("goals");
     tcase_set_timeout(tc, 600);
@@ -1035,7 +1024,5 @@ int main(void) {
     tcase_add_test(tc, rimea10_everyone_uses_the_assigned_exit);
     suite_add_tcase(s, tc);
     const int rc = th_test_run(s);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    if (system(cmd) != 0) return EXIT_FAILURE;
-    return rc;
+    return th_test_dir_remove() ? rc : EXIT_FAILURE;
 }

@@ -35,19 +35,6 @@ static double time_scale(void) {
     return TH_TEST_SLOWDOWN * (s && atof(s) > 0 ? atof(s) : 1.0);
 }
 
-/* A world of cols x rows one-metre cells, all open. */
-static th_world *map_world(int32_t cols, int32_t rows, uint32_t threads) {
-    th_world_def d = th_default_world_def();
-    d.width = (float)cols;
-    d.height = (float)rows;
-    d.cell_size = 1.0f;
-    d.threads = threads;
-    th_error err;
-    th_world *w = th_world_create(&d, &err);
-    ck_assert_msg(w != NULL, "%s", err.message);
-    return w;
-}
-
 /* ---- events ----------------------------------------------------------------------------- */
 
 /* Every cell starts as a destructible wall and gets one `break` and one `block` event, at
@@ -58,7 +45,7 @@ static th_world *map_world(int32_t cols, int32_t rows, uint32_t threads) {
  * first. */
 START_TEST(events_apply_in_step_then_schedule_order) {
     enum { COLS = 64, ROWS = 32, N = COLS * ROWS };
-    th_world *w = map_world(COLS, ROWS, 1);
+    th_world *w = th_test_metre_world(1, 1, COLS, ROWS);
     th_error err;
     for (int32_t y = 0; y < ROWS; y++)
         for (int32_t x = 0; x < COLS; x++)
@@ -110,7 +97,7 @@ START_TEST(events_scheduled_latest_first_are_fast) {
      * quadratic insert took over 100 times as long latest-first, a heap about as long. */
     double dt_first = 0.0;
     {
-        th_world *w0 = map_world(256, 256, 1);
+        th_world *w0 = th_test_metre_world(1, 1, 256, 256);
         th_error err;
         double t0 = now();
         for (uint32_t k = 0; k < TH_MAX_PENDING_EVENTS; k++) {
@@ -121,7 +108,7 @@ START_TEST(events_scheduled_latest_first_are_fast) {
         dt_first = now() - t0;
         th_world_destroy(w0);
     }
-    th_world *w = map_world(256, 256, 1);
+    th_world *w = th_test_metre_world(1, 1, 256, 256);
     th_error err;
     double t0 = now();
     for (uint32_t k = 0; k < TH_MAX_PENDING_EVENTS; k++) {
@@ -184,7 +171,7 @@ START_TEST(blocks_leave_nobody_inside_walls) {
         {10, 10, 10, 10}, {0, 20, 47, 21}, {2, 2, 45, 37}, {0, 0, 47, 39}, {20, 5, 30, 35},
     };
     const int32_t *r = rects[_i];
-    th_world *w = map_world(COLS, ROWS, 2);
+    th_world *w = th_test_metre_world(2, 1, COLS, ROWS);
     th_error err;
     uint64_t rng = 99 + (uint64_t)_i;
     static uint8_t open_before[N], open_after[N], newly[N];
@@ -382,7 +369,7 @@ START_TEST(block_of_a_whole_map_is_fast_and_deterministic) {
     uint64_t hash[2];
     const uint32_t threads[2] = {1, 3};
     for (int t = 0; t < 2; t++) {
-        th_world *w = map_world(1024, 1024, threads[t]);
+        th_world *w = th_test_metre_world(threads[t], 1, 1024, 1024);
         th_error err;
         th_crowd_def cd = th_default_crowd_def();
         ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
@@ -690,7 +677,7 @@ END_TEST
  * place nobody named. Each answers its documented value instead (throng.h), while the same
  * queries on the world still answer. */
 START_TEST(queries_refuse_points_off_the_world) {
-    th_world *w = map_world(20, 10, 1);
+    th_world *w = th_test_metre_world(1, 1, 20, 10);
     th_error err;
     th_bunker_def bd = {.name = "b", .x0 = 17, .y0 = 4, .x1 = 18, .y1 = 5, .capacity = 0};
     ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), 0);
@@ -741,7 +728,7 @@ END_TEST
 /* A world built through the API alone, without stepping (so steering changes do not move it):
  * agents with negative, positive, zero and negative-zero velocities, and one bunker. */
 static th_world *hash_world(float sign_of_zero) {
-    th_world *w = map_world(16, 8, 1);
+    th_world *w = th_test_metre_world(1, 1, 16, 8);
     th_error err;
     th_bunker_def bd = {.name = "b", .x0 = 14, .y0 = 1, .x1 = 15, .y1 = 2, .capacity = 0};
     ck_assert_int_eq(IDX(th_world_add_bunker(w, &bd, &err)), 0);
@@ -778,8 +765,8 @@ START_TEST(hash_is_pinned_and_sees_signs) {
     ck_assert_uint_ne(th_world_hash(neg), h);
     th_world_destroy(neg);
     /* the same world with one velocity's sign flipped */
-    th_world *flip = map_world(16, 8, 1);
-    th_world *orig = map_world(16, 8, 1);
+    th_world *flip = th_test_metre_world(1, 1, 16, 8);
+    th_world *orig = th_test_metre_world(1, 1, 16, 8);
     th_error err;
     th_crowd_def cd = th_default_crowd_def();
     ck_assert_int_eq(IDX(th_world_add_crowd(flip, &cd, &err)), 0);
@@ -829,7 +816,7 @@ END_TEST
  * which moves the member into the next cell, between 1 and 3 tolerances from the slot (the
  * slot is in the wall now, so it stays there): still arrived. */
 START_TEST(squad_arrival_has_hysteresis) {
-    th_world *w = map_world(20, 12, 1);
+    th_world *w = th_test_metre_world(1, 1, 20, 12);
     th_error err;
     th_crowd_def cd = th_default_crowd_def();
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
@@ -956,7 +943,7 @@ END_TEST
 /* The stranded count adds up every chunk of agents: 3 x TH_CHUNK fleeing agents shut in a
  * room with no way to the bunker are all stranded. */
 START_TEST(stranded_counts_every_chunk) {
-    th_world *w = map_world(40, 20, 2);
+    th_world *w = th_test_metre_world(2, 1, 40, 20);
     th_error err;
     for (int32_t y = 0; y < 20; y++) /* a wall down column 20 splits the map */
         ck_assert(th_world_set_cell(w, 20, y, TH_CELL_WALL, 1, &err));
@@ -1083,7 +1070,7 @@ END_TEST
  * tolerance reaches its goal with its member still lagging, and the first step it counts as
  * arrived finds the member within the tolerance (not merely near it). */
 START_TEST(squad_arrives_within_tolerance) {
-    th_world *w = map_world(40, 12, 1);
+    th_world *w = th_test_metre_world(1, 1, 40, 12);
     th_error err;
     th_crowd_def cd = th_default_crowd_def();
     ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);

@@ -17,27 +17,7 @@
 #error "THRONG_SCENES_DIR must name the scene library"
 #endif
 
-static char g_dir[256];
-
 /* ---- helpers ------------------------------------------------------------------------------ */
-
-/* A walled world of W x H cells of 1 m; open[y * W + x] says which are open. */
-static th_world *map_world(int W, int H, const uint8_t *open, uint32_t threads) {
-    th_world_def wd = th_default_world_def();
-    wd.width = (float)W;
-    wd.height = (float)H;
-    wd.cell_size = 1.0f;
-    wd.threads = threads;
-    th_error err;
-    th_world *w = th_world_create(&wd, &err);
-    ck_assert_msg(w != NULL, "%s", err.message);
-    for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) {
-            if (!open[y * W + x]) ck_assert(th_world_set_cell(w, x, y, TH_CELL_WALL, 1, &err));
-        }
-    }
-    return w;
-}
 
 static th_crowd_def model_def(bool ped) {
     th_crowd_def d = ped ? th_default_pedestrian_def() : th_default_crowd_def();
@@ -57,36 +37,6 @@ static th_agent_state agent(const th_world *w, th_agent_id id) {
     th_agent_state s;
     ck_assert(th_world_get_agent(w, id, &s));
     return s;
-}
-
-/* A perfect maze (one path between any two cells: simply connected walls) on a W x H grid of
- * odd sides: cells at odd coordinates, carved by a depth-first search from (1, 1). */
-static void make_maze(uint8_t *open, int W, int H, uint64_t seed) {
-    memset(open, 0, (size_t)W * H);
-    int *stack = malloc(sizeof(int) * (size_t)W * H);
-    int top = 0;
-    uint64_t rs = seed;
-    open[1 * W + 1] = 1;
-    stack[top++] = 1 * W + 1;
-    static const int dx[4] = {2, 0, -2, 0}, dy[4] = {0, 2, 0, -2};
-    while (top > 0) {
-        const int c = stack[top - 1], x = c % W, y = c / W;
-        int options[4], n = 0;
-        for (int k = 0; k < 4; k++) {
-            const int nx = x + dx[k], ny = y + dy[k];
-            if (nx > 0 && ny > 0 && nx < W - 1 && ny < H - 1 && !open[ny * W + nx])
-                options[n++] = k;
-        }
-        if (n == 0) {
-            top--;
-            continue;
-        }
-        const int k = options[splitmix64(&rs) % (uint64_t)n];
-        open[(y + dy[k] / 2) * W + x + dx[k] / 2] = 1;
-        open[(y + dy[k]) * W + x + dx[k]] = 1;
-        stack[top++] = (y + dy[k]) * W + x + dx[k];
-    }
-    free(stack);
 }
 
 /* The reference wall follower on the grid: straight on until the cell ahead is blocked, then
@@ -142,7 +92,7 @@ static int walk_cells(th_world *w, th_agent_id id, int W, int *cells, int want, 
 static void wall_follow_matches_reference(bool ped, bool right, uint64_t seed) {
     enum { W = 15, H = 15, MAX = 4096 };
     uint8_t open[W * H];
-    make_maze(open, W, H, seed);
+    th_test_maze(open, W, H, seed);
     static int ref[MAX], got[MAX];
     const int exit_cell = (H - 2) * W + (W - 2);
     const int n_ref = ref_follow(open, W, H, 1, 1, 0, right, ref, MAX);
@@ -152,7 +102,7 @@ static void wall_follow_matches_reference(bool ped, bool right, uint64_t seed) {
     ck_assert_int_lt(to_exit, n_ref);
     const int want = to_exit + 1;
 
-    th_world *w = map_world(W, H, open, 1);
+    th_world *w = th_test_open_cells(th_test_metre_world(1, 1, W, H), open);
     th_world_set_validation(w, true);
     th_crowd_def d = model_def(ped);
     d.goal.kind = TH_GOAL_WALL_FOLLOW;
@@ -204,7 +154,7 @@ static void crash_and_turn_goes_round(bool ped, bool right) {
     enum { W = 100, H = 24 };
     uint8_t open[W * H];
     room_with_block(open, W, H);
-    th_world *w = map_world(W, H, open, 1);
+    th_world *w = th_test_open_cells(th_test_metre_world(1, 1, W, H), open);
     th_world_set_validation(w, true);
     th_crowd_def d = model_def(ped);
     d.goal.kind = TH_GOAL_CRASH_AND_TURN;
@@ -321,7 +271,7 @@ START_TEST(crash_and_turn_visits_the_reference_cells) {
         while (want < n_ref && ref[want] % W < W - 4) want++;
         ck_assert_int_lt(want, n_ref);
         want++;
-        th_world *w = map_world(W, H, open, 1);
+        th_world *w = th_test_open_cells(th_test_metre_world(1, 1, W, H), open);
         th_crowd_def d = model_def(ped);
         d.goal.kind = TH_GOAL_CRASH_AND_TURN;
         d.goal.heading = th_v2(1.0f, 0.0f);
@@ -373,7 +323,7 @@ static void crash_to_point(bool ped, int up, int down, th_hand hand, int side) {
     enum { W = 60, H = 30, N = 4 };
     uint8_t open[W * H];
     hall_with_block(open, W, H, up, down);
-    th_world *w = map_world(W, H, open, 2);
+    th_world *w = th_test_open_cells(th_test_metre_world(2, 1, W, H), open);
     th_world_set_validation(w, true);
     th_crowd_def d = model_def(ped);
     d.goal.kind = TH_GOAL_CRASH_AND_TURN;
@@ -448,7 +398,7 @@ static void breadcrumbs_keep_to_the_trail(bool ped) {
             open[y * W + x] = !edge && !(x >= 8 && x <= 29 && y >= 8 && y <= 29);
         }
     }
-    th_world *w = map_world(W, H, open, 1);
+    th_world *w = th_test_open_cells(th_test_metre_world(1, 1, W, H), open);
     th_world_set_validation(w, true);
     const th_vec2 L[3] = {th_v2(3.5f, 36.0f), th_v2(3.5f, 3.5f), th_v2(36.0f, 3.5f)};
     th_target_def td = {.kind = TH_TARGET_PATH, .points = L, .point_count = 3, .speed = 2.5f};
@@ -723,7 +673,7 @@ static void waypoint_walkers_reach(bool ped) {
     enum { W = 40, H = 30 };
     uint8_t open[W * H];
     s_yard(open, W, H);
-    th_world *w = map_world(W, H, open, 1);
+    th_world *w = th_test_open_cells(th_test_metre_world(1, 1, W, H), open);
     th_world_set_validation(w, true);
     th_crowd_def d = model_def(ped);
     d.goal.kind = TH_GOAL_WAYPOINTS;
@@ -766,7 +716,7 @@ START_TEST(waypoint_walkers_enter_at_the_nearest_node_in_sight) {
     for (int y = 0; y < H; y++) {
         for (int x = 0; x < W; x++) open[y * W + x] = !(x == 5 && y < 7);
     }
-    th_world *w = map_world(W, H, open, 1);
+    th_world *w = th_test_open_cells(th_test_metre_world(1, 1, W, H), open);
     static const th_vec2 nodes[4] = {{4.5f, 2.5f}, {12.5f, 2.5f}, {4.5f, 8.5f}, {6.5f, 8.5f}};
     th_crowd_def d = th_default_pedestrian_def();
     d.goal =
@@ -814,7 +764,7 @@ static th_world *mover_world(int mover, bool ped, uint32_t threads) {
     enum { W = 40, H = 30 };
     uint8_t open[W * H];
     s_yard(open, W, H);
-    th_world *w = map_world(W, H, open, threads);
+    th_world *w = th_test_open_cells(th_test_metre_world(threads, 1, W, H), open);
     th_crowd_def d = model_def(ped);
     th_error err;
     switch (mover) {
@@ -953,7 +903,7 @@ START_TEST(bad_defs_are_refused_with_a_reason) {
     uint8_t open[W * H];
     memset(open, 1, sizeof open);
     open[5 * W + 5] = 0;
-    th_world *w = map_world(W, H, open, 1);
+    th_world *w = th_test_open_cells(th_test_metre_world(1, 1, W, H), open);
     th_world_def wd = th_default_world_def();
     wd.threads = 1;
     th_world *bare = th_world_create(&wd, NULL);
@@ -1041,13 +991,8 @@ START_TEST(bad_defs_are_refused_with_a_reason) {
 END_TEST
 
 static th_world *load_text(const char *yaml, th_error *err) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/scene.yaml", g_dir);
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    fputs(yaml, f);
-    fclose(f);
-    return th_scene_load(path, &(th_scene_opts){.threads = 1}, NULL, err);
+    return th_scene_load(th_test_write_text("scene.yaml", yaml), &(th_scene_opts){.threads = 1},
+                         NULL, err);
 }
 
 #define MAP_HEAD                         \
@@ -1135,8 +1080,7 @@ START_TEST(scene_keys_parse_and_errors_point_at_the_value) {
 END_TEST
 
 int main(void) {
-    snprintf(g_dir, sizeof g_dir, "/tmp/test_movers_XXXXXX");
-    if (!mkdtemp(g_dir)) return EXIT_FAILURE;
+    if (!th_test_dir_make("movers")) return EXIT_FAILURE;
     Suite *s = suite_create("movers");
     TCase *tc = tcase_create("movers");
     tcase_set_timeout(tc, 300);
@@ -1165,9 +1109,5 @@ int main(void) {
     }
     suite_add_tcase(s, tc);
     int rc = th_test_run(s);
-    char path[512];
-    snprintf(path, sizeof path, "%s/scene.yaml", g_dir);
-    unlink(path);
-    rmdir(g_dir);
-    return rc;
+    return th_test_dir_remove() ? rc : EXIT_FAILURE;
 }

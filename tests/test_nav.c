@@ -733,39 +733,21 @@ static void follow_flow(const th_nav_field *f, const th_navmap *m, th_vec2 p, ui
     ck_abort_msg("flow did not reach a goal within %u steps", bound);
 }
 
+/* A perfect maze of 15 x 11 rooms (th_test_maze) as a nav map: walls blocked, corridors cost
+ * 1, each room 1 to 3 (drawn from `seed`). */
 static void make_maze(th_navmap *m, uint64_t seed) {
-    /* Cells at odd coordinates are rooms; a randomised depth-first carve joins them. */
-    int32_t rw = 15, rh = 11;
-    ck_assert_int_eq(th_navmap_init(m, 2 * rw + 1, 2 * rh + 1, 1.0f), TH_NAV_OK);
-    for (int32_t y = 0; y < m->h; y++) {
-        for (int32_t x = 0; x < m->w; x++) th_navmap_set_blocked(m, x, y, false);
-    }
-    static int32_t stack[15 * 11];
-    static uint8_t seen[15 * 11];
-    memset(seen, 0, sizeof seen);
-    uint32_t sp = 0;
+    enum { MW = 31, MH = 23 };
+    static uint8_t open[MW * MH];
+    th_test_maze(open, MW, MH, seed);
+    ck_assert_int_eq(th_navmap_init(m, MW, MH, 1.0f), TH_NAV_OK);
     uint64_t ctr = 0;
-    stack[sp++] = 0;
-    seen[0] = 1;
-    th_navmap_set_cost(m, 1, 1, 1);
-    while (sp) {
-        int32_t r = stack[sp - 1], rx = r % rw, ry = r / rw;
-        int32_t opts[4], no = 0;
-        static const int32_t ddx[4] = {1, -1, 0, 0}, ddy[4] = {0, 0, 1, -1};
-        for (int k = 0; k < 4; k++) {
-            int32_t nx = rx + ddx[k], ny = ry + ddy[k];
-            if (nx >= 0 && ny >= 0 && nx < rw && ny < rh && !seen[ny * rw + nx]) opts[no++] = k;
+    for (int32_t y = 0; y < MH; y++) {
+        for (int32_t x = 0; x < MW; x++) {
+            if (!open[y * MW + x]) th_navmap_set_blocked(m, x, y, false); /* a plain wall */
+            else if ((x & 1) && (y & 1))
+                th_navmap_set_cost(m, x, y, 1 + th_test_rnd(seed, 81, &ctr, 3));
+            else th_navmap_set_cost(m, x, y, 1);
         }
-        if (!no) {
-            sp--;
-            continue;
-        }
-        int k = opts[th_test_rnd(seed, 80, &ctr, (uint32_t)no)];
-        int32_t nx = rx + ddx[k], ny = ry + ddy[k];
-        seen[ny * rw + nx] = 1;
-        th_navmap_set_cost(m, 2 * rx + 1 + ddx[k], 2 * ry + 1 + ddy[k], 1);
-        th_navmap_set_cost(m, 2 * nx + 1, 2 * ny + 1, 1 + th_test_rnd(seed, 81, &ctr, 3));
-        stack[sp++] = ny * rw + nx;
     }
     th_navmap_update_walls(m, NULL);
 }

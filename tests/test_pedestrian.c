@@ -569,17 +569,8 @@ static const bad_case k_bad[] = {
 
 START_TEST(bad_scene_keys_name_their_place) {
     const bad_case *c = &k_bad[_i];
-    char dir[] = "/tmp/throng_ped_XXXXXX", path[64];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/scene.yaml", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(c->yaml, 1, strlen(c->yaml), f), strlen(c->yaml));
-    fclose(f);
     th_error err = {0};
-    th_world *w = th_scene_load(path, NULL, NULL, &err);
-    unlink(path);
-    rmdir(dir);
+    th_world *w = th_scene_load(th_test_write_text("scene.yaml", c->yaml), NULL, NULL, &err);
     if (w) th_world_destroy(w);
     ck_assert_msg(w == NULL, "%s: loaded although broken", c->what);
     th_test_scene_error(c->what, &err, "scene.yaml", c->line, c->column, "", c->code);
@@ -589,6 +580,7 @@ END_TEST
 /* Under ThreadSanitizer (ten times slower) the model's validation against experiments is left
  * to the other builds: races would show in the threaded cases of "bodies" just as well. */
 int main(void) {
+    if (!th_test_dir_make("pedestrian")) return EXIT_FAILURE;
     Suite *s = suite_create("pedestrian");
     TCase *t;
     if (!TH_TEST_TSAN) {
@@ -618,5 +610,6 @@ int main(void) {
     tcase_add_loop_test(t, bad_scene_keys_name_their_place, 0,
                         (int)(sizeof k_bad / sizeof k_bad[0]));
     suite_add_tcase(s, t);
-    return th_test_run(s);
+    const int rc = th_test_run(s);
+    return th_test_dir_remove() ? rc : EXIT_FAILURE;
 }

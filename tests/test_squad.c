@@ -11,23 +11,11 @@
 /* Worker threads of the worlds map_world builds. */
 static uint32_t g_threads = 2;
 
-/* A walled map of w x h one-metre cells; `walls` lists cell rectangles x0, y0, x1, y1. */
-static th_world *map_world(int32_t w, int32_t h, const int32_t (*walls)[4], int nwalls) {
-    th_world_def wd = th_default_world_def();
-    wd.width = (float)w;
-    wd.height = (float)h;
-    wd.cell_size = 1;
-    wd.threads = g_threads;
+/* A walled map of w x h one-metre cells (`walls` lists cell rectangles x0, y0, x1, y1) with
+ * the soldiers' crowd. */
+static th_world *squad_world(int32_t w, int32_t h, const int32_t (*walls)[4], int nwalls) {
+    th_world *world = th_test_wall_rects(th_test_metre_world(g_threads, 1, w, h), walls, nwalls);
     th_error err;
-    th_world *world = th_world_create(&wd, &err);
-    ck_assert_msg(world != NULL, "%s", err.message);
-    for (int i = 0; i < nwalls; i++) {
-        for (int32_t y = walls[i][1]; y <= walls[i][3]; y++) {
-            for (int32_t x = walls[i][0]; x <= walls[i][2]; x++) {
-                th_world_set_cell(world, x, y, TH_CELL_WALL, 1, NULL);
-            }
-        }
-    }
     th_crowd_def cd = th_default_crowd_def();
     cd.name = "soldiers";
     cd.separation_radius = 0.8f;
@@ -87,7 +75,7 @@ START_TEST(every_formation_holds_on_open_ground) {
     const th_formation shapes[] = {TH_FORMATION_LINE, TH_FORMATION_COLUMN, TH_FORMATION_WEDGE,
                                    TH_FORMATION_BOX, TH_FORMATION_CIRCLE};
     for (size_t f = 0; f < sizeof shapes / sizeof shapes[0]; f++) {
-        th_world *w = map_world(80, 60, NULL, 0);
+        th_world *w = squad_world(80, 60, NULL, 0);
         th_squad_def sd = th_default_squad_def();
         sd.crowd = CROWD_ID(0);
         sd.count = 12;
@@ -115,7 +103,7 @@ START_TEST(column_breaks_at_a_pillar_and_reforms) {
     /* A pillar just off the column's line: the centre walks around it and the trailing slots
      * swing through it, so members must leave their slots and rejoin beyond. */
     const int32_t pillar[1][4] = {{38, 27, 41, 31}};
-    th_world *w = map_world(90, 60, pillar, 1);
+    th_world *w = squad_world(90, 60, pillar, 1);
     th_squad_def sd = th_default_squad_def();
     sd.crowd = CROWD_ID(0);
     sd.count = 10;
@@ -140,7 +128,7 @@ END_TEST
 START_TEST(goal_behind_a_wall_reached_without_oscillation) {
     /* A wall across the map with one gap at the top: the goal is straight across. */
     const int32_t wall[1][4] = {{40, 0, 41, 49}};
-    th_world *w = map_world(80, 60, wall, 1);
+    th_world *w = squad_world(80, 60, wall, 1);
     th_squad_def sd = th_default_squad_def();
     sd.crowd = CROWD_ID(0);
     sd.count = 9;
@@ -176,7 +164,7 @@ START_TEST(goal_behind_a_wall_reached_without_oscillation) {
 END_TEST
 
 START_TEST(lost_members_close_up) {
-    th_world *w = map_world(80, 60, NULL, 0);
+    th_world *w = squad_world(80, 60, NULL, 0);
     th_squad_def sd = th_default_squad_def();
     sd.crowd = CROWD_ID(0);
     sd.count = 16;
@@ -214,7 +202,7 @@ START_TEST(lost_members_close_up) {
 END_TEST
 
 START_TEST(joining_members_take_slots) {
-    th_world *w = map_world(80, 60, NULL, 0);
+    th_world *w = squad_world(80, 60, NULL, 0);
     th_squad_def sd = th_default_squad_def();
     sd.crowd = CROWD_ID(0);
     sd.count = 6;
@@ -299,7 +287,7 @@ typedef struct march_log {
 
 static march_log corridor_block(bool keep_paths) {
     const int32_t walls[2][4] = {{0, 11, 79, 11}, {0, 30, 79, 30}};
-    th_world *w = map_world(80, 40, walls, 2);
+    th_world *w = squad_world(80, 40, walls, 2);
     w->squads_keep_paths = keep_paths;
     th_squad_def sd = th_default_squad_def();
     sd.crowd = CROWD_ID(0);
@@ -372,7 +360,7 @@ static double path_left(const th_world *w, uint32_t squad) {
 
 START_TEST(squad_replans_on_cost_events_and_waits_when_cut_off) {
     /* A swamp laid across the way: the centre goes round it, not through. */
-    th_world *w = map_world(80, 40, NULL, 0);
+    th_world *w = squad_world(80, 40, NULL, 0);
     th_squad_def sd = th_default_squad_def();
     sd.crowd = CROWD_ID(0);
     sd.count = 4;
@@ -407,7 +395,7 @@ START_TEST(squad_replans_on_cost_events_and_waits_when_cut_off) {
     /* Rubble (destructible) across the map but for a gap, which a truck then blocks: no route
      * is left, so the squad waits, not arrived, its centre out of the walls; when the rubble
      * is cleared it marches on and arrives. */
-    w = map_world(80, 40, NULL, 0);
+    w = squad_world(80, 40, NULL, 0);
     for (int32_t y = 4; y < 40; y++) {
         for (int32_t x = 50; x <= 51; x++)
             ck_assert(th_world_set_cell(w, x, y, TH_CELL_DESTRUCTIBLE, 1, NULL));
@@ -474,7 +462,7 @@ static void template_of(th_formation f, uint32_t n, float s, uint32_t files, th_
 START_TEST(every_formation_arrives_at_a_goal_against_a_wall) {
     const int32_t border[4][4] = {{0, 0, 29, 0}, {0, 19, 29, 19}, {0, 0, 0, 19}, {29, 0, 29, 19}};
     for (int f = TH_FORMATION_LINE; f <= TH_FORMATION_CIRCLE; f++) {
-        th_world *w = map_world(30, 20, border, 4);
+        th_world *w = squad_world(30, 20, border, 4);
         th_squad_def sd = th_default_squad_def();
         sd.crowd = CROWD_ID(0);
         sd.count = 9;
@@ -564,7 +552,7 @@ static void shape_errors(const th_world *w, th_formation f, uint32_t n, float sp
 static float rigid_march_run(bool rigid, th_formation f, bool *arrived, uint64_t *hash) {
     const int32_t walls[5][4] = {
         {0, 0, 59, 0}, {0, 39, 59, 39}, {0, 0, 0, 39}, {59, 0, 59, 39}, {26, 17, 33, 22}};
-    th_world *w = map_world(60, 40, walls, 5);
+    th_world *w = squad_world(60, 40, walls, 5);
     th_squad_def sd = th_default_squad_def();
     sd.crowd = CROWD_ID(0);
     sd.count = 9;
@@ -624,7 +612,7 @@ END_TEST
 static th_world *corridor_world(bool rigid) {
     const int32_t walls[6][4] = {{0, 0, 39, 0},   {0, 19, 39, 19}, {0, 0, 0, 19},
                                  {39, 0, 39, 19}, {18, 1, 22, 8},  {18, 11, 22, 18}};
-    th_world *w = map_world(40, 20, walls, 6);
+    th_world *w = squad_world(40, 20, walls, 6);
     th_squad_def sd = th_default_squad_def();
     sd.crowd = CROWD_ID(0);
     sd.count = 9;
@@ -666,7 +654,7 @@ END_TEST
 
 START_TEST(bad_squads_are_rejected) {
     const int32_t wall[1][4] = {{40, 0, 41, 59}}; /* no gap */
-    th_world *w = map_world(80, 60, wall, 1);
+    th_world *w = squad_world(80, 60, wall, 1);
     th_error err;
     th_squad_def sd = th_default_squad_def();
     sd.crowd = CROWD_ID(0);

@@ -58,6 +58,29 @@ static inline th_world *th_test_metre_world(uint32_t threads, uint64_t seed, int
     return wo;
 }
 
+/* Wall every cell of `w` that `open` (row-major from (0, 0), one byte per cell of the map) says
+ * is not open; returns `w`. */
+static inline th_world *th_test_open_cells(th_world *w, const uint8_t *open) {
+    int32_t cols = 0, rows = 0;
+    float cs;
+    ck_assert(th_world_map_size(w, &cols, &rows, &cs));
+    th_error e;
+    for (int32_t y = 0; y < rows; y++)
+        for (int32_t x = 0; x < cols; x++)
+            if (!open[(size_t)y * (size_t)cols + (size_t)x])
+                ck_assert_msg(th_world_set_cell(w, x, y, TH_CELL_WALL, 1, &e), "%s", e.message);
+    return w;
+}
+
+/* Wall the `n` cell rectangles x0, y0, x1, y1 (inclusive) of `walls`; returns `w`. */
+static inline th_world *th_test_wall_rects(th_world *w, const int32_t (*walls)[4], int n) {
+    for (int i = 0; i < n; i++)
+        for (int32_t y = walls[i][1]; y <= walls[i][3]; y++)
+            for (int32_t x = walls[i][0]; x <= walls[i][2]; x++)
+                th_world_set_cell(w, x, y, TH_CELL_WALL, 1, NULL);
+    return w;
+}
+
 static inline th_agent_id th_test_id(uint32_t n) { return (th_agent_id){n + 1u, 1u}; }
 
 /* An id's slot (index1 - 1), for the tests' own arrays by id. */
@@ -65,6 +88,38 @@ static inline uint32_t th_test_slot(th_agent_id id) { return id.index1 - 1u; }
 
 /* SplitMix64: advance the state, mix it (th_mix64 is SplitMix64's finaliser). */
 static inline uint64_t splitmix64(uint64_t *s) { return th_mix64(*s += 0x9e3779b97f4a7c15ull); }
+
+/* A perfect maze (one path between any two cells: simply connected walls) on a W x H grid of
+ * odd sides into `open` (row-major, 1 = open): rooms at odd coordinates, carved by a randomised
+ * depth-first search from (1, 1) drawn from `seed`. */
+static inline void th_test_maze(uint8_t *open, int W, int H, uint64_t seed) {
+    memset(open, 0, (size_t)W * H);
+    int *stack = malloc(sizeof(int) * (size_t)W * H);
+    ck_assert_ptr_nonnull(stack);
+    int top = 0;
+    uint64_t rs = seed;
+    open[1 * W + 1] = 1;
+    stack[top++] = 1 * W + 1;
+    static const int dx[4] = {2, 0, -2, 0}, dy[4] = {0, 2, 0, -2};
+    while (top > 0) {
+        const int c = stack[top - 1], x = c % W, y = c / W;
+        int options[4], n = 0;
+        for (int k = 0; k < 4; k++) {
+            const int nx = x + dx[k], ny = y + dy[k];
+            if (nx > 0 && ny > 0 && nx < W - 1 && ny < H - 1 && !open[ny * W + nx])
+                options[n++] = k;
+        }
+        if (n == 0) {
+            top--;
+            continue;
+        }
+        const int k = options[splitmix64(&rs) % (uint64_t)n];
+        open[(y + dy[k] / 2) * W + x + dx[k] / 2] = 1;
+        open[(y + dy[k]) * W + x + dx[k]] = 1;
+        stack[top++] = (y + dy[k]) * W + x + dx[k];
+    }
+    free(stack);
+}
 
 /* The scene files (*.yaml) in `dir`, sorted by name, as paths: up to TH_TEST_MAX_SCENES of
  * them into `out`; returns how many. */

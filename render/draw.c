@@ -1224,8 +1224,11 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
         }
         float sx = (float)(ox + x * scale), sy = (float)(oy - y * scale);
         if (sx < -margin || sy < -margin || sx > sw + margin || sy > sh + margin) continue;
-        if (cover)
-            cover_add(c, sx, sy, body_px[v.crowd[i]] > 0.0f ? body_px[v.crowd[i]] : len * 0.5f);
+        /* Its body to scale: its own radius where the host gave it one. */
+        float br = body_px[v.crowd[i]];
+        if (br > 0.0f && v.own_radius && v.own_radius[v.id[i].index1 - 1] > 0.0f)
+            br = (float)(v.own_radius[v.id[i].index1 - 1] * scale);
+        if (cover) cover_add(c, sx, sy, br > 0.0f ? br : len * 0.5f);
         float fx = v.vx[i], fy = -v.vy[i], l2 = fx * fx + fy * fy;
         if (l2 > 1e-8f) {
             float inv = 1.0f / sqrtf(l2);
@@ -1245,7 +1248,6 @@ static void draw_agents(tv_ctx *c, const th_world *w, double alpha) {
         if (hazards && th_world_agent_fed(w, v.id[i], NULL, &down_at) && down_at >= 0.0)
             col = color_of(TV_DOWN_COLOR);
         SDL_Vertex *t = vx + used;
-        const float br = body_px[v.crowd[i]];
         if (br > 0.0f) {
             /* The body to scale, and a darker wedge at its front (clear of the centre, which
              * shows the crowd's colour). */

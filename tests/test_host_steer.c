@@ -397,6 +397,46 @@ START_TEST(an_agent_dropped_on_others_is_pushed_off) {
 }
 END_TEST
 
+/* ---- body radius ------------------------------------------------------------------------- */
+
+/* Two standing walkers 0.25 m apart, centre to centre, in a crowd of 0.3 m bodies: as they
+ * are, the contacts push them apart to 0.6 m; given bodies of 0.1 m each they do not touch,
+ * stay where they are, and the overlap invariant (checked every step) holds with their own
+ * sizes. The view carries the radii by id slot for the viewer. */
+START_TEST(an_own_body_radius_sets_the_spacing) {
+    for (int own = 0; own <= 1; own++) {
+        th_error err;
+        th_world *w = open_world(2, 20, 20, false);
+        th_crowd_def cd = th_default_pedestrian_def();
+        cd.body_radius = 0.3f;
+        const th_crowd_id c = th_world_add_crowd(w, &cd, &err);
+        ck_assert_msg(th_crowd_id_valid(c), "%s", err.message);
+        th_agent_id ids[2];
+        for (int i = 0; i < 2; i++) {
+            ids[i] =
+                th_world_add_agent(w, c, th_v2(10.0f + 0.25f * (float)i, 10.0f), th_v2(0, 0), &err);
+            ck_assert(th_world_set_agent_preferred_velocity(w, ids[i], th_v2(0, 0), &err));
+            if (own)
+                ck_assert_msg(th_world_set_agent_radius(w, ids[i], 0.1f, &err), "%s", err.message);
+        }
+        th_agent_view v = th_world_agents(w);
+        if (own) {
+            ck_assert_ptr_nonnull(v.own_radius);
+            ck_assert_float_eq(v.own_radius[ids[1].index1 - 1], 0.1f);
+        } else {
+            ck_assert_ptr_null(v.own_radius);
+        }
+        th_world_set_validation(w, true);
+        for (int s = 0; s < 40; s++) th_world_step(w);
+        ck_assert_msg(th_world_validation_error(w) == NULL, "%s", th_world_validation_error(w));
+        const float d = dist(state(w, ids[0]).position, state(w, ids[1]).position);
+        if (own) CHECK_MSG(d > 0.2f && d < 0.3f, "own radii 0.1 m: %g m apart", (double)d);
+        else CHECK_MSG(d > 0.6f * 0.95f, "crowd radii 0.3 m: %g m apart", (double)d);
+        th_world_destroy(w);
+    }
+}
+END_TEST
+
 /* ---- refusals ------------------------------------------------------------------------------ */
 
 typedef struct meddler {
@@ -419,6 +459,8 @@ static void *meddling_enqueue(th_task_fn *task, uint32_t items, uint32_t min_ran
             m->refused++;
         if (!th_world_set_agent_position(m->w, m->id, th_v2(3, 3), &err) &&
             err.code == TH_ERR_STATE)
+            m->refused++;
+        if (!th_world_set_agent_radius(m->w, m->id, 0.1f, &err) && err.code == TH_ERR_STATE)
             m->refused++;
     }
     task(0, items, 0, ctx);
@@ -473,6 +515,32 @@ START_TEST(bad_calls_are_refused) {
     TH_TEST_ERR(err, TH_ERR_HANDLE);
     /* The new agent in the slot starts without its predecessor's velocity. */
     ck_assert(!th_world_get_agent_preferred_velocity(w, b2, &v));
+    /* Body radii: at most the crowd's, above 0, finite; a crowd without bodies has none to
+     * change; a stale or unknown id. */
+    const float r = th_world_get_crowd(w, c)->body_radius;
+    static const float bad_r[] = {0.0f, -0.1f, NAN, INFINITY, 1.0f};
+    for (size_t i = 0; i < sizeof bad_r / sizeof bad_r[0]; i++) {
+        ck_assert(!th_world_set_agent_radius(w, a, bad_r[i] == 1.0f ? r + 0.01f : bad_r[i], &err));
+        TH_TEST_ERR(err, TH_ERR_INVALID);
+    }
+    ck_assert_float_eq(th_world_agent_radius(w, a), r);
+    ck_assert(!th_world_set_agent_radius(w, b, 0.1f, &err));
+    TH_TEST_ERR(err, TH_ERR_HANDLE);
+    ck_assert_float_eq(th_world_agent_radius(w, b), -1.0f);
+    ck_assert_float_eq(th_world_agent_radius(NULL, a), -1.0f);
+    const th_crowd_id boids = crowd(w, false);
+    const th_agent_id boid = th_world_add_agent(w, boids, th_v2(15, 15), th_v2(0, 0), &err);
+    ck_assert(!th_world_set_agent_radius(w, boid, 0.1f, &err));
+    TH_TEST_ERR(err, TH_ERR_STATE);
+    ck_assert_float_eq(th_world_agent_radius(w, boid), 0.0f);
+    /* A slot's next agent starts with its crowd's body. */
+    ck_assert(th_world_set_agent_radius(w, b2, 0.1f, &err));
+    ck_assert_float_eq(th_world_agent_radius(w, b2), 0.1f);
+    ck_assert(th_world_remove_agent(w, b2, &err));
+    th_world_step(w);
+    const th_agent_id b3 = th_world_add_agent(w, c, th_v2(12, 5), th_v2(0, 0), &err);
+    ck_assert_uint_eq(b3.index1, b2.index1);
+    ck_assert_float_eq(th_world_agent_radius(w, b3), r);
     th_world_destroy(w);
 
     /* From inside a step (a host task): refused, the world stepped as if nobody had asked. */
@@ -491,7 +559,8 @@ START_TEST(bad_calls_are_refused) {
     th_world_step(w);
     m.w = NULL;
     ck_assert_int_gt(m.refused, 0);
-    ck_assert_int_eq(m.refused % 3, 0);
+    ck_assert_int_eq(m.refused % 4, 0);
+    ck_assert_float_eq(th_world_agent_radius(w, m.id), th_world_get_crowd(w, c2)->body_radius);
     ck_assert(!th_world_get_agent_preferred_velocity(w, m.id, &v));
     ck_assert(state(w, m.id).position.x != 3.0f);
     th_world_destroy(w);
@@ -529,6 +598,8 @@ static void steered_run(uint32_t threads, bool calls, uint64_t hash[CHECKPOINTS]
                     th_v2((float)(i % 7) * 0.3f - 0.9f, (float)(i % 11) * 0.2f - 1.0f);
                 ck_assert(th_world_set_agent_preferred_velocity(w, ids[i], v, &err));
             }
+            if (k == 0 && i % 3 && i % 4 == 1)
+                ck_assert_msg(th_world_set_agent_radius(w, ids[i], 0.12f, &err), "%s", err.message);
             if (k == 1 && i % 9 == 0) {
                 const th_vec2 to = th_v2(5.5f + (float)(i % 20), 2.0f + (float)(i % 37) * 0.25f);
                 ck_assert_msg(th_world_set_agent_position(w, ids[i], to, &err), "%s", err.message);
@@ -571,6 +642,7 @@ int main(void) {
     }
     tcase_add_test(tc, neighbors_match_brute_force);
     tcase_add_test(tc, an_agent_dropped_on_others_is_pushed_off);
+    tcase_add_test(tc, an_own_body_radius_sets_the_spacing);
     tcase_add_test(tc, the_same_calls_step_alike_on_any_thread_count);
     suite_add_tcase(s, tc);
     return th_test_run(s);

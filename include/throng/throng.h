@@ -543,7 +543,10 @@ typedef struct th_agent_view {
     const float *vx, *vy;  /* velocities, metres/second */
     const uint16_t *crowd; /* crowd index: agent i's crowd is (th_crowd_id){crowd[i] + 1} */
     const th_agent_id *id;
-    const uint8_t *flags; /* TH_AGENT_LEADER | TH_AGENT_STRANDED, as of the last step */
+    const uint8_t *flags;    /* TH_AGENT_LEADER | TH_AGENT_STRANDED, as of the last step */
+    const float *own_radius; /* by id slot (id.index1 - 1), not storage index: the body radius
+                                an agent was given (th_world_set_agent_radius), 0 where it has
+                                its crowd's; NULL while no agent has one */
 } th_agent_view;
 
 #define TH_AGENT_LEADER   1u
@@ -814,6 +817,21 @@ TH_API bool th_world_get_agent_preferred_velocity(const th_world *w, th_agent_id
  *  several ranks (TH_ERR_STATE). */
 TH_API bool th_world_set_agent_position(th_world *w, th_agent_id id, th_vec2 position,
                                         th_error *err);
+
+/** Give one agent a body radius of its own (metres, in (0, its crowd's body_radius]) from the
+ *  next step on: a child in a crowd of adults, a wheelchair user given more room. Everything that
+ *  reads bodies reads it (the pedestrian model's spacing and time gap, pushes and contacts,
+ *  the overlap invariant, stall look-ahead) and the viewer draws it. At most the crowd's, since
+ *  the crowd's river maps and door widths are made for its bodies and its grid cells for its
+ *  reach. False with `err` filled for an unknown agent (TH_ERR_HANDLE), a crowd without bodies
+ *  (body_radius 0: TH_ERR_STATE), a radius out of range or not finite (TH_ERR_INVALID), a call
+ *  inside a step or a world over several ranks (TH_ERR_STATE), memory short the first time
+ *  (TH_ERR_NOMEM). */
+TH_API bool th_world_set_agent_radius(th_world *w, th_agent_id id, float radius, th_error *err);
+
+/** The agent's body radius (its own, else its crowd's body_radius; 0 for a crowd without
+ *  bodies), or -1 for an unknown agent. */
+TH_API float th_world_agent_radius(const th_world *w, th_agent_id id);
 
 /** The agents within `radius` metres (centre to centre, at most; across the seams of a
  *  wrap-around world) of agent `id`, itself left out, as of now: nearest first, ties in id

@@ -632,6 +632,31 @@ def test_a_teleported_agent_is_found_at_its_new_place():
     assert w.agent(a)["position"][0] > 25  # and it stays there
 
 
+def test_an_own_body_radius_spaces_two_walkers():
+    """Two standing walkers 0.25 m apart in a crowd of 0.3 m bodies are pushed apart to 0.6 m;
+    given 0.1 m bodies of their own they stay; bad radii are refused."""
+    apart = []
+    for own in (False, True):
+        w = throng.World(20, 20, cell_size=1, threads=2)
+        c = w.add_crowd("c", model="pedestrian", body_radius=0.3)
+        ids = [w.add_agent(c, (10 + 0.25 * i, 10)) for i in range(2)]
+        for a in ids:
+            w.set_agent_preferred_velocity(a, (0, 0))
+            if own:
+                w.set_agent_radius(a, 0.1)
+        assert w.agent_radius(ids[0]) == pytest.approx(0.1 if own else 0.3)
+        w.step(40)
+        p0, p1 = (np.array(w.agent(a)["position"]) for a in ids)
+        apart.append(float(np.hypot(*(p1 - p0))))
+    assert apart[0] > 0.57 and 0.2 < apart[1] < 0.3, apart
+    for bad in (0.0, -1.0, 0.31, math.nan):
+        with pytest.raises(throng.Error) as e:
+            w.set_agent_radius(ids[0], bad)
+        assert e.value.code == throng.ErrorCode.TH_ERR_INVALID
+    with pytest.raises(KeyError):
+        w.agent_radius(99)
+
+
 def test_steering_calls_refuse_bad_input():
     w = throng.World(20, 20, cell_size=1, threads=1)
     w.set_cell(5, 5, "wall")

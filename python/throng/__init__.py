@@ -1012,6 +1012,16 @@ class World:
         max_speed]) from the next step on."""
         self._w.set_agent_speed(agent_id, speed)
 
+    def set_agent_radius(self, agent_id: int, radius: float) -> None:
+        """Give one agent a body radius of its own (metres, in (0, its crowd's body_radius])
+        from the next step on: a child among adults. Everything that reads bodies reads it."""
+        self._w.set_agent_radius(agent_id, radius)
+
+    def agent_radius(self, agent_id: int) -> float:
+        """The agent's body radius: its own, else its crowd's (0 without bodies). KeyError for
+        an unknown agent."""
+        return self._w.agent_radius(agent_id)
+
     def pre_movement(self, crowd: int) -> Optional[Dict[str, Any]]:
         """A crowd's pre-movement times: drawn (agents given one), mean_s, min_s, max_s
         (seconds) and waiting (agents whose time has not come); None for a crowd without

@@ -1866,6 +1866,30 @@ static PyObject *World_set_agent_speed(WorldObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *World_set_agent_radius(WorldObject *self, PyObject *args) {
+    unsigned long long id;
+    double radius;
+    if (!PyArg_ParseTuple(args, "O&d", conv_u64, &id, &radius)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    th_error err = {0};
+    if (!th_world_set_agent_radius(w, agent_of(id), (float)radius, &err)) return raise_error(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *World_agent_radius(WorldObject *self, PyObject *args) {
+    unsigned long long id;
+    if (!PyArg_ParseTuple(args, "O&", conv_u64, &id)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    const float r = th_world_agent_radius(w, agent_of(id));
+    if (r < 0.0f) {
+        PyErr_Format(PyExc_KeyError, "no agent %llu", id);
+        return NULL;
+    }
+    return PyFloat_FromDouble(r);
+}
+
 static PyObject *World_pre_movement(WorldObject *self, PyObject *args) {
     unsigned int c;
     if (!PyArg_ParseTuple(args, "O&", conv_u32, &c)) return NULL;
@@ -2580,6 +2604,8 @@ static PyMethodDef World_methods[] = {
     M(set_goal_planning, METH_VARARGS),
     M(set_agent_exit, METH_VARARGS),
     M(set_agent_speed, METH_VARARGS),
+    M(set_agent_radius, METH_VARARGS),
+    M(agent_radius, METH_VARARGS),
     M(agent_path, METH_VARARGS),
     M(agent_path_pending, METH_VARARGS),
     M(agent_remaining, METH_VARARGS),

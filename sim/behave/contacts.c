@@ -60,7 +60,7 @@ typedef struct contact_ctx {
     const th_world *w;
     th_agents *a; /* this step's integrated state (written by the last round only) */
     const th_crowd_rt *crowd_rt;
-    const float *crowd_radius;
+    const float *crowd_radius, *own_radius; /* th_body_radius_of's */
     const th_grid *grid;
     const uint32_t *cell; /* grid cell of each agent */
     uint32_t *contact;    /* TH_CONTACT_LIST bodies per agent */
@@ -98,7 +98,7 @@ static th_vec2 resolve_one(const contact_ctx *cc, const float *rx, const float *
                            float *worst) {
     const th_agents *a = cc->a;
     th_vec2 p = th_v2(rx[i], ry[i]);
-    const float ri = cc->crowd_rt[a->crowd[i]].radius;
+    const float ri = th_body_radius_of(cc->crowd_radius, cc->own_radius, a, i);
     if (ri <= 0.0f) return p;
     const bool wrap = cc->wrap;
     const float W = cc->W, H = cc->H;
@@ -108,7 +108,7 @@ static th_vec2 resolve_one(const contact_ctx *cc, const float *rx, const float *
     uint32_t contacts = 0;
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t j = list[k];
-        const float rj = cc->crowd_radius[a->crowd[j]];
+        const float rj = th_body_radius_of(cc->crowd_radius, cc->own_radius, a, j);
         const th_vec2 d = th_min_image(th_v2(rx[j] - p.x, ry[j] - p.y), wrap, W, H);
         const float l = ri + rj;
         const float d2 = th_v2_len2(d);
@@ -138,7 +138,7 @@ static th_vec2 resolve_one(const contact_ctx *cc, const float *rx, const float *
  * that close. */
 static void list_contacts(const contact_ctx *cc, const float *rx, const float *ry, uint32_t i) {
     const th_agents *a = cc->a;
-    const float ri = cc->crowd_rt[a->crowd[i]].radius;
+    const float ri = th_body_radius_of(cc->crowd_radius, cc->own_radius, a, i);
     uint32_t *list = cc->contact + (size_t)i * TH_CONTACT_LIST;
     float key[TH_CONTACT_LIST];
     uint32_t n = 0;
@@ -153,7 +153,7 @@ static void list_contacts(const contact_ctx *cc, const float *rx, const float *r
             th_grid_block(cc->grid, (int32_t)(cell % nx), (int32_t)(cell / nx), 1, wrap, spans);
         for (uint32_t r = 0; r < ns; r++) {
             for (uint32_t j = spans[r].begin; j < spans[r].end; j++) {
-                const float rj = cc->crowd_radius[a->crowd[j]];
+                const float rj = th_body_radius_of(cc->crowd_radius, cc->own_radius, a, j);
                 if (j == i || rj <= 0.0f || (level && level[j] == TH_LEVEL_RIDING)) continue;
                 const th_vec2 d = th_min_image(th_v2(rx[j] - px, ry[j] - py), wrap, W, H);
                 const float reach = 1.5f * (ri + rj);
@@ -250,6 +250,7 @@ void th_contacts_resolve(const th_step_ctx *x) {
         .a = a,
         .crowd_rt = w->crowd_rt,
         .crowd_radius = w->crowd_radius,
+        .own_radius = th_own_radii(w),
         .grid = &w->grid,
         .cell = x->cell,
         .contact = w->contact,

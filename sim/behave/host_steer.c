@@ -130,6 +130,43 @@ bool th_world_set_agent_position(th_world *w, th_agent_id id, th_vec2 position, 
     return true;
 }
 
+bool th_world_set_agent_radius(th_world *w, th_agent_id id, float radius, th_error *err) {
+    const uint32_t k = agent_for(w, id, "an agent's body radius is set", err);
+    if (k == UINT32_MAX) return false;
+    const th_agents *a = &w->buf[w->cur];
+    const float crowd = w->crowd_radius[a->crowd[k]];
+    if (crowd <= 0.0f) {
+        th_error_set(err, TH_ERR_STATE,
+                     "agent %u's crowd has no bodies (body_radius 0): give the crowd one first",
+                     id.index1);
+        return false;
+    }
+    if (!(isfinite(radius) && radius > 0.0f && radius <= crowd)) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "body radius must be in (0, %g] m (its crowd's body_radius: the crowd's "
+                     "routes and doors are made for it), got %g",
+                     (double)crowd, (double)radius);
+        return false;
+    }
+    if (!w->radius_wanted) {
+        float *r = w->id_capacity ? th_calloc(w->id_capacity, sizeof *r) : NULL;
+        if (w->id_capacity && !r) {
+            th_error_set(err, TH_ERR_NOMEM, "out of memory for body radii");
+            return false;
+        }
+        w->radius_of_id = r;
+        w->radius_wanted = true;
+    }
+    w->radius_of_id[th_id_slot(id)] = radius;
+    return true;
+}
+
+float th_world_agent_radius(const th_world *w, th_agent_id id) {
+    if (!w) return -1.0f;
+    const uint32_t k = th_agent_index(w, id);
+    return k == UINT32_MAX ? -1.0f : th_body_radius(w, &w->buf[w->cur], k);
+}
+
 /* An agent within reach: its squared distance and id, sorted nearest first, then by id slot. */
 typedef struct near_agent {
     double d2;

@@ -650,7 +650,14 @@ static inline __attribute__((always_inline)) void walker_neighbours(const ped_ch
         }
     }
     const float ri = wk->ri;
-    for (uint32_t s = 0; s < nb->n; s++) nb->l[s] = ri + w->crowd_radius[a->crowd[nb->j[s]]];
+    /* Contact distances; bodies of their own only where a host gave some (a loop apart, so
+     * the common one stays as lean as it was). */
+    const float *crowd_radius = w->crowd_radius, *own = th_own_radii(w);
+    if (!own)
+        for (uint32_t s = 0; s < nb->n; s++) nb->l[s] = ri + crowd_radius[a->crowd[nb->j[s]]];
+    else
+        for (uint32_t s = 0; s < nb->n; s++)
+            nb->l[s] = ri + th_body_radius_of(crowd_radius, own, a, nb->j[s]);
     for (uint32_t s = nb->n; s < nb->n + 3u; s++) {
         nb->dx[s] = nb->dy[s] = 0.0f;
         nb->d2[s] = nb->d[s] = 1.0f;
@@ -1097,7 +1104,7 @@ void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *sta
         wk.id = a->id[i];
         wk.p = th_v2(a->px[i], a->py[i]);
         wk.v = th_v2(a->vx[i], a->vy[i]);
-        wk.ri = c->radius;
+        wk.ri = th_body_radius(w, a, i);
         walker_goal(&k, &wk);
         walker_wall(&k, &wk);
         walker_neighbours(&k, &wk, &nb);

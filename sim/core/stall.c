@@ -374,7 +374,7 @@ static ahead look_ahead(const th_world *w, uint32_t k, const goal_view *v, uint6
                         float rmax) {
     const th_agents *a = &w->buf[w->cur];
     const th_grid *g = &w->grid;
-    const float ri = w->crowd_radius[a->crowd[k]];
+    const float ri = th_body_radius(w, a, k);
     if (ri <= 0.0f) return AHEAD_NONE;
     const th_vec2 p = th_v2(a->px[k], a->py[k]);
     const uint32_t cell = w->cell[k], nx = (uint32_t)g->nx;
@@ -393,7 +393,7 @@ static ahead look_ahead(const th_world *w, uint32_t k, const goal_view *v, uint6
             if (j == k) continue;
             const th_vec2 pj = th_v2(a->px[j], a->py[j]);
             const th_vec2 d = th_min_image(th_v2_sub(pj, p), w->wrap, w->def.width, w->def.height);
-            const float reach = AHEAD_WIDTHS * 2.0f * ri + ri + w->crowd_radius[a->crowd[j]];
+            const float reach = AHEAD_WIDTHS * 2.0f * ri + ri + th_body_radius(w, a, j);
             if (th_v2_len2(d) >= reach * reach) continue;
             float mj;
             if (!(v->f ? th_field_metres(&w->nav.map, v->f, pj, &mj) && mj < v->metric

@@ -128,7 +128,7 @@ static bool bodies_hold(th_world *w) {
     const th_agents *a = &w->buf[w->cur];
     const float W = w->def.width, H = w->def.height;
     for (uint32_t i = 0; i < w->count; i++) {
-        const float ri = w->crowd_rt[a->crowd[i]].radius;
+        const float ri = th_body_radius(w, a, i);
         if (ri <= 0.0f || th_lift_riding(w, i)) continue; /* riders are in a car */
         const th_vec2 p = th_v2(a->px[i], a->py[i]);
         th_grid_span spans[TH_GRID_MAX_SPANS];
@@ -137,7 +137,7 @@ static bool bodies_hold(th_world *w) {
             th_grid_block(&w->grid, (int32_t)(cell % nx), (int32_t)(cell / nx), 1, w->wrap, spans);
         for (uint32_t k = 0; k < ns; k++) {
             for (uint32_t j = spans[k].begin; j < spans[k].end; j++) {
-                const float rj = w->crowd_radius[a->crowd[j]];
+                const float rj = th_body_radius(w, a, j);
                 if (j <= i || rj <= 0.0f || th_lift_riding(w, j)) continue;
                 const th_vec2 d =
                     th_min_image(th_v2(a->px[j] - p.x, a->py[j] - p.y), w->wrap, W, H);

@@ -260,35 +260,37 @@ typedef struct th_chunk_stats {
 
 /* Per-id state, by slot, X(name, type, wanted): `wanted` (an expression in w) says whether the
  * array exists. Zeroed for each agent added, so a reused slot holds nothing of its last agent. */
-#define TH_ID_ARRAYS(X)                                                        \
-    /* free walking speed of pedestrians, m/s (0 for boids) */                 \
-    X(desired_speed, float, true)                                              \
-    /* allocated once a crowd's goal keeps state (route, wander), else NULL */ \
-    X(goal_state, th_goal_state, w->goal_state_wanted)                         \
-    /* squad index + 1 of each agent, 0 = none */                              \
-    X(squad_of_id, uint8_t, true)                                              \
-    /* its index among the squad's members */                                  \
-    X(member_of_id, uint16_t, true)                                            \
-    /* progress toward the goal (sim/core/stall.c) */                          \
-    X(stall, th_stall, true)                                                   \
-    /* the first step in which it may move (pre-movement time); 0 = any */     \
-    X(start_step, uint64_t, true)                                              \
-    /* its dose of the fire hazards, once the world has one */                 \
-    X(hazard_state, th_hazard_state, w->hazard != NULL)                        \
-    /* the bunker it walks to (sim/behave/choice.h), once one is chosen */     \
-    X(exit_of_id, uint8_t, w->exit_choice_wanted)                              \
-    /* its group + 1, 0 = none, and the share of its free speed the group  */  \
-    /* leaves it (sim/behave/group.h), once the world has a group          */  \
-    X(group_of_id, uint32_t, w->groups != NULL)                                \
-    X(group_pace, float, w->groups != NULL)                                    \
-    /* its own goal + 1 in w->own (sim/behave/own_goal.h), 0 = its crowd's */  \
-    X(own_of_id, uint32_t, w->own != NULL)                                     \
-    /* the elevator + 1 it rides (sim/behave/elevator.h), 0 = none */          \
-    X(lift_of_id, uint8_t, w->lifts != NULL)                                   \
-    /* step + 1 it began to wait at a stop, 0 = not yet, TH_LIFT_GAVE_UP */    \
-    X(lift_wait, uint64_t, w->lifts != NULL)                                   \
-    /* the host's preferred velocity, once one was set (host_steer.c) */       \
-    X(pref_of_id, th_pref_velocity, w->pref_wanted)
+#define TH_ID_ARRAYS(X)                                                         \
+    /* free walking speed of pedestrians, m/s (0 for boids) */                  \
+    X(desired_speed, float, true)                                               \
+    /* allocated once a crowd's goal keeps state (route, wander), else NULL */  \
+    X(goal_state, th_goal_state, w->goal_state_wanted)                          \
+    /* squad index + 1 of each agent, 0 = none */                               \
+    X(squad_of_id, uint8_t, true)                                               \
+    /* its index among the squad's members */                                   \
+    X(member_of_id, uint16_t, true)                                             \
+    /* progress toward the goal (sim/core/stall.c) */                           \
+    X(stall, th_stall, true)                                                    \
+    /* the first step in which it may move (pre-movement time); 0 = any */      \
+    X(start_step, uint64_t, true)                                               \
+    /* its dose of the fire hazards, once the world has one */                  \
+    X(hazard_state, th_hazard_state, w->hazard != NULL)                         \
+    /* the bunker it walks to (sim/behave/choice.h), once one is chosen */      \
+    X(exit_of_id, uint8_t, w->exit_choice_wanted)                               \
+    /* its group + 1, 0 = none, and the share of its free speed the group  */   \
+    /* leaves it (sim/behave/group.h), once the world has a group          */   \
+    X(group_of_id, uint32_t, w->groups != NULL)                                 \
+    X(group_pace, float, w->groups != NULL)                                     \
+    /* its own goal + 1 in w->own (sim/behave/own_goal.h), 0 = its crowd's */   \
+    X(own_of_id, uint32_t, w->own != NULL)                                      \
+    /* the elevator + 1 it rides (sim/behave/elevator.h), 0 = none */           \
+    X(lift_of_id, uint8_t, w->lifts != NULL)                                    \
+    /* step + 1 it began to wait at a stop, 0 = not yet, TH_LIFT_GAVE_UP */     \
+    X(lift_wait, uint64_t, w->lifts != NULL)                                    \
+    /* the host's preferred velocity, once one was set (host_steer.c) */        \
+    X(pref_of_id, th_pref_velocity, w->pref_wanted)                             \
+    /* its own body radius, once one was set (host_steer.c); 0 = its crowd's */ \
+    X(radius_of_id, float, w->radius_wanted)
 
 struct th_world {
     th_world_def def;
@@ -362,7 +364,8 @@ struct th_world {
     struct th_lifts *lifts;           /* elevators (sim/behave/elevator.h), or NULL */
     bool exit_choice_wanted;
     bool exit_choice_due;
-    bool pref_wanted; /* some agent was given a preferred velocity: pref_of_id exists */
+    bool pref_wanted;   /* some agent was given a preferred velocity: pref_of_id exists */
+    bool radius_wanted; /* some agent was given a body radius of its own: radius_of_id exists */
     struct th_exit_store {
         th_bunker_id bunker[TH_MAX_BUNKERS]; /* the crowd's exits, as given */
         float weight[TH_MAX_BUNKERS];        /* their weights, as given */
@@ -569,6 +572,25 @@ static inline bool th_between_steps(const th_world *w, th_error *err) {
  * or NULL while it has none: its goal steers it. */
 static inline const th_pref_velocity *th_pref_of(const th_world *w, uint32_t slot) {
     return w->pref_of_id && w->pref_of_id[slot].on ? &w->pref_of_id[slot] : NULL;
+}
+
+/* The agents' own body radii by id slot (th_world_set_agent_radius), or NULL while none has
+ * one: hot loops take it once, so the common case costs one test of a register. */
+static inline const float *th_own_radii(const th_world *w) {
+    return w->radius_wanted ? w->radius_of_id : NULL;
+}
+
+/* The body radius of the agent at storage index k of `a`: its own, else its crowd's. */
+static inline float th_body_radius_of(const float *crowd_radius, const float *own_radii,
+                                      const th_agents *a, uint32_t k) {
+    const float crowd = crowd_radius[a->crowd[k]];
+    if (!own_radii) return crowd;
+    const float own = own_radii[th_id_slot(a->id[k])];
+    return own > 0.0f ? own : crowd;
+}
+
+static inline float th_body_radius(const th_world *w, const th_agents *a, uint32_t k) {
+    return th_body_radius_of(w->crowd_radius, th_own_radii(w), a, k);
 }
 
 /* Remove agents that reached a bunker this step, counting them, in storage order. */

@@ -73,7 +73,9 @@ bool th_world_get_agent(const th_world *w, th_agent_id id, th_agent_state *out) 
 th_agent_view th_world_agents(const th_world *w) {
     if (!w) return (th_agent_view){0};
     const th_agents *a = &w->buf[w->cur];
-    return (th_agent_view){w->count, a->px, a->py, a->vx, a->vy, a->crowd, a->id, w->flags};
+    return (th_agent_view){w->count, a->px,    a->py,
+                           a->vx,    a->vy,    a->crowd,
+                           a->id,    w->flags, w->radius_wanted ? w->radius_of_id : NULL};
 }
 
 /* What the hash reads besides the agents: one process and the ranks' hash share these. */

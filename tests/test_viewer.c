@@ -1119,6 +1119,35 @@ START_TEST(test_exit_bunker_drawn_as_exit) {
 }
 END_TEST
 
+/* A body drawn to its own radius (th_world_set_agent_radius): a walker of a crowd of 0.5 m
+ * bodies covers a point 0.35 m to its side; given a 0.2 m body it no longer does. */
+START_TEST(test_own_body_radius_drawn) {
+    for (int own = 0; own <= 1; own++) {
+        th_error err;
+        th_world_def wd = th_default_world_def();
+        wd.width = wd.height = 20.0f;
+        wd.threads = 1;
+        th_world *w = th_world_create(&wd, &err);
+        ck_assert_msg(w != NULL, "%s", err.message);
+        th_crowd_def cd = th_default_pedestrian_def();
+        cd.body_radius = 0.5f;
+        cd.color = 0x20C040;
+        const th_crowd_id c = th_world_add_crowd(w, &cd, &err);
+        const th_agent_id a = th_world_add_agent(w, c, th_v2(10, 10), th_v2(0, 0), &err);
+        ck_assert(th_agent_id_valid(a));
+        if (own) ck_assert_msg(th_world_set_agent_radius(w, a, 0.2f, &err), "%s", err.message);
+        uint32_t *px = render(w, TH_VIEW_OVERLAY_AGENTS);
+        const uint32_t side = pixel_at(px, th_view_world_to_screen(w, W, H, th_v2(9.65f, 10.0f)));
+        const uint32_t centre = pixel_at(px, th_view_world_to_screen(w, W, H, th_v2(10.0f, 10.0f)));
+        ck_assert_uint_eq(centre, 0xFF20C040u);
+        if (own) ck_assert_uint_ne(side, 0xFF20C040u);
+        else ck_assert_uint_eq(side, 0xFF20C040u);
+        free(px);
+        th_world_destroy(w);
+    }
+}
+END_TEST
+
 START_TEST(test_one_level_alone) {
     th_world *w = scene("office", 0, 60);
     /* Wide and low: the level fills the height, so the other level would show beside it. */
@@ -1216,6 +1245,7 @@ int main(void) {
     tcase_add_test(tc, test_one_level_alone);
     tcase_add_test(tc, test_labels_keep_off_agents);
     tcase_add_test(tc, test_exit_bunker_drawn_as_exit);
+    tcase_add_test(tc, test_own_body_radius_drawn);
     suite_add_tcase(s, tc);
     const int rc = th_test_run(s);
     return th_test_dir_remove() ? rc : EXIT_FAILURE;

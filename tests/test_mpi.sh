@@ -3,15 +3,17 @@
 # hash comes from a run of the same command without mpirun (no MPI, one process: the plain
 # engine), then `mpirun -np R throng run` must print the same hash for R = 1..4 ranks on 1
 # thread and R = 3 on 2 threads per rank. What needs one process (the viewer, screenshots) and
-# a world too thin for its ranks must be refused under R > 1 with an error that names them, and a non-zero exit. Under --validate the ranks check the invariants inside
+# a world too thin for its ranks must be refused under R > 1 with an error that names them,
+# and a non-zero exit. Under --validate the ranks check the invariants inside
 # every step, and a violation stops every rank at the step one process stops at, reported once
 # with one process's text and exit status.
 #
 #   test_mpi.sh THRONG_BINARY DATA_DIR SCENES_DIR
-set -euo pipefail
+set -uo pipefail
 bin=$1
 data=$2
 scenes=$3
+. "$(dirname "$0")/lib.sh"
 
 # Two cores shared by up to 8 processes: ranks yield while they wait, and are not pinned.
 export OMPI_MCA_mpi_yield_when_idle=1
@@ -20,7 +22,6 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 mpi() { mpirun --oversubscribe --bind-to none -np "$@"; }
 
-fail=0
 hash_of() { sed -n 's/^hash \(0x[0-9a-f]*\)$/\1/p'; }
 
 # check_scene SCENE STEPS [options...]: the options go to every run (--agents N, say).
@@ -30,8 +31,7 @@ check_scene() {
     local ref
     ref=$("$bin" run "$scene" --headless --steps "$steps" --threads 1 "$@" | hash_of)
     if [ -z "$ref" ]; then
-        echo "FAIL: $scene: no reference hash"
-        fail=1
+        fail "$scene: no reference hash" "under mpirun"
         return
     fi
     # Every rank count on one thread; at two threads 3 ranks, which hold both ranks with one
@@ -49,9 +49,8 @@ check_scene() {
                     echo "skip: $scene -np $R: $(echo "$out" | grep -o 'the world has .*')"
                     continue
                 fi
-                echo "FAIL: $scene -np $R --threads $T exited non-zero:"
+                fail "$scene -np $R --threads $T exited non-zero:" "under mpirun"
                 echo "$out" | tail -5
-                fail=1
                 continue
             }
             got=$(echo "$out" | hash_of)
@@ -59,19 +58,16 @@ check_scene() {
             # (growth_ok=1: a scene whose agents gather or multiply may fill boundary rows
             # beyond the first step's mark; its buffers then grow, doubling).
             if [ -z "${growth_ok:-}" ] && echo "$out" | grep -q 'buffer growth'; then
-                echo "FAIL: $scene -np $R: $(echo "$out" | grep 'buffer growth')"
-                fail=1
+                fail "$scene -np $R: $(echo "$out" | grep 'buffer growth')" "under mpirun"
             fi
             # One report, from rank 0.
             if [ "$(echo "$out" | grep -c '^hash ')" != 1 ]; then
-                echo "FAIL: $scene -np $R: expected one report, got $(echo "$out" | grep -c '^hash ')"
-                fail=1
+                fail "$scene -np $R: expected one report, got $(echo "$out" | grep -c '^hash ')" "under mpirun"
             fi
             if [ "$got" != "$ref" ]; then
-                echo "FAIL: $scene -np $R --threads $T: hash $got, one process $ref"
-                fail=1
+                fail "$scene -np $R --threads $T: hash $got, one process $ref" "under mpirun"
             else
-                echo "ok   $scene -np $R --threads $T $got"
+                pass "$scene -np $R --threads $T $got"
             fi
         done
     done
@@ -89,17 +85,14 @@ refused() {
     fi
     out=$(timeout 60 mpirun --oversubscribe --bind-to none -np "$np" "$bin" run "$scene" --steps 2 "$@" 2>&1) || rc=$?
     if [ "$rc" -eq 0 ]; then
-        echo "FAIL: $scene $*: ran under 2 ranks, expected a refusal naming '$word'"
-        fail=1
+        fail "$scene $*: ran under 2 ranks, expected a refusal naming '$word'" "under mpirun"
     elif ! echo "$out" | grep -q -- "$word"; then
-        echo "FAIL: $scene $*: the refusal does not name '$word':"
+        fail "$scene $*: the refusal does not name '$word':" "under mpirun"
         echo "$out" | tail -3
-        fail=1
     elif [ "$(echo "$out" | grep -c -- "$word")" != 1 ]; then
-        echo "FAIL: $scene $*: the refusal is printed more than once"
-        fail=1
+        fail "$scene $*: the refusal is printed more than once" "under mpirun"
     else
-        echo "ok   refused: $scene $* ($word)"
+        pass "refused: $scene $* ($word)"
     fi
 }
 
@@ -163,8 +156,7 @@ broken() {
     ref=$("$bin" run "$scene" --headless --steps "$steps" --threads 1 --validate 2>&1 >/dev/null) ||
         rc=$?
     if [ "$rc" != 1 ] || [ "$(echo "$ref" | grep -c 'invariant broken')" != 1 ]; then
-        echo "FAIL: $scene: one process should report one broken invariant and exit 1 (rc $rc)"
-        fail=1
+        fail "$scene: one process should report one broken invariant and exit 1 (rc $rc)" "under mpirun"
         return
     fi
     for T in 1 2; do
@@ -174,18 +166,15 @@ broken() {
             out=$(timeout 60 mpirun --oversubscribe --bind-to none -np "$R" "$bin" run "$scene" \
                 --headless --steps "$steps" --threads "$T" --rebalance 16 --validate 2>&1) || rc=$?
             if [ "$rc" != 1 ]; then
-                echo "FAIL: $scene -np $R --threads $T: exit $rc, one process 1"
+                fail "$scene -np $R --threads $T: exit $rc, one process 1" "under mpirun"
                 echo "$out" | tail -3
-                fail=1
             elif [ "$(echo "$out" | grep -c 'invariant broken')" != 1 ]; then
-                echo "FAIL: $scene -np $R --threads $T: the violation is not printed once"
-                fail=1
+                fail "$scene -np $R --threads $T: the violation is not printed once" "under mpirun"
             elif [ "$(echo "$out" | grep 'invariant broken')" != "$ref" ]; then
-                echo "FAIL: $scene -np $R --threads $T: '$(echo "$out" | grep 'invariant broken')'," \
-                    "one process '$ref'"
-                fail=1
+                fail "$scene -np $R --threads $T" \
+                    "'$(echo "$out" | grep 'invariant broken')', one process '$ref'"
             else
-                echo "ok   $scene -np $R --threads $T: $ref"
+                pass "$scene -np $R --threads $T: $ref"
             fi
         done
     done
@@ -205,7 +194,7 @@ same_report() {
     local scene=$1 steps=$2 R=$3
     shift 3
     local dir
-    dir=$(mktemp -d)
+    dir=$(mktemp -d "$tmp/report.XXXXXX")
     local strip='^(wall|speed|phases|run|ranks|exchange|throng run: warning)'
     "$bin" run "$scene" --headless --steps "$steps" --threads 1 --no-progress "$@" \
         ${measure:+--measure "$dir/one.csv"} 2>&1 | grep -vE "$strip" >"$dir/one.txt"
@@ -213,14 +202,12 @@ same_report() {
         --steps "$steps" --threads 2 --no-progress --rebalance 16 "$@" \
         ${measure:+--measure "$dir/ranks.csv"} 2>&1 | grep -vE "$strip" >"$dir/ranks.txt" || true
     if ! cmp -s "$dir/one.txt" "$dir/ranks.txt"; then
-        echo "FAIL: $scene -np $R: the report differs from one process's:"
+        fail "$scene -np $R: the report differs from one process's:" "under mpirun"
         diff "$dir/one.txt" "$dir/ranks.txt" | head -10
-        fail=1
     elif [ -n "${measure:-}" ] && ! cmp -s "$dir/one.csv" "$dir/ranks.csv"; then
-        echo "FAIL: $scene -np $R: the --measure table differs from one process's"
-        fail=1
+        fail "$scene -np $R: the --measure table differs from one process's" "under mpirun"
     else
-        echo "ok   $scene -np $R: the same report${measure:+ and measurement table}"
+        pass "$scene -np $R: the same report${measure:+ and measurement table}"
     fi
     rm -rf "$dir"
 }
@@ -242,7 +229,8 @@ same_report "$data/stall_jam.yaml" 2400 2
 
 # The colonies of --json (food delivered, carried, taken, lost, left at each source) under
 # several ranks: those of one process.
-tmpj=$(mktemp -d)
+tmpj=$tmp/json
+mkdir -p "$tmpj"
 "$bin" run "$data/mpi/forage_border.yaml" --headless --steps 600 --threads 1 \
     --json "$tmpj/one.json" >/dev/null
 for R in 2 4; do
@@ -250,14 +238,12 @@ for R in 2 4; do
         --json "$tmpj/ranks.json" >/dev/null
     one=$(grep '"delivered"' "$tmpj/one.json")
     if [ -z "$one" ] || [ "$one" != "$(grep '"delivered"' "$tmpj/ranks.json")" ]; then
-        echo "FAIL: --json colonies under $R ranks differ from one process's:"
+        fail "--json colonies under $R ranks differ from one process's:" "under mpirun"
         diff <(echo "$one") <(grep '"delivered"' "$tmpj/ranks.json") || true
-        fail=1
     else
-        echo "ok   --json colonies under $R ranks: one process's"
+        pass "--json colonies under $R ranks: one process's"
     fi
 done
-rm -rf "$tmpj"
 
 refused "$data/mpi/flock_small.yaml" "needs --headless"
 refused "$data/mpi/thin.yaml" "4 ranks need at least 8" --headless -np-4
@@ -271,26 +257,22 @@ for R in 1 3; do
     one=$("$bin" run "$data/mpi/city_boids.yaml" --headless --steps 60 --threads 1 | strip)
     under=$(mpi "$R" "$bin" run "$data/mpi/city_boids.yaml" --headless --steps 60 --threads 1 | strip)
     if [ "$one" != "$under" ]; then
-        echo "FAIL: mpirun -np $R prints a different report:"
+        fail "mpirun -np $R prints a different report:" "under mpirun"
         diff <(echo "$one") <(echo "$under") || true
-        fail=1
     else
-        echo "ok   mpirun -np $R prints the report of one process"
+        pass "mpirun -np $R prints the report of one process"
     fi
 done
 
 # Trajectories: rank 0 writes every rank's agents; the file is byte for byte one process's.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 "$bin" run "$data/mpi/city_boids.yaml" --headless --steps 40 --threads 1 \
     --trajectories "$tmp/one.csv" --trajectory-every 10 >/dev/null
 mpi 3 "$bin" run "$data/mpi/city_boids.yaml" --headless --steps 40 --threads 1 \
     --trajectories "$tmp/three.csv" --trajectory-every 10 >/dev/null
 if ! cmp -s "$tmp/one.csv" "$tmp/three.csv" || [ "$(wc -l <"$tmp/one.csv")" -lt 2000 ]; then
-    echo "FAIL: --trajectories under 3 ranks differs from one process's file"
-    fail=1
+    fail "--trajectories under 3 ranks differs from one process's file" "under mpirun"
 else
-    echo "ok   --trajectories under 3 ranks: the file of one process"
+    pass "--trajectories under 3 ranks: the file of one process"
 fi
 # A building's trajectories carry each agent's level: the same file under 3 ranks, riders and
 # walkers across seams included.
@@ -299,10 +281,9 @@ fi
 mpi 3 "$bin" run "$data/mpi/building_stacked.yaml" --headless --steps 900 --threads 2 \
     --trajectories "$tmp/b3.csv" --trajectory-every 10 >/dev/null
 if ! cmp -s "$tmp/b1.csv" "$tmp/b3.csv" || ! head -1 "$tmp/b1.csv" | grep -q ',level$'; then
-    echo "FAIL: a building's --trajectories under 3 ranks differs from one process's file"
-    fail=1
+    fail "a building's --trajectories under 3 ranks differs from one process's file" "under mpirun"
 else
-    echo "ok   a building's --trajectories (with levels) under 3 ranks: the file of one process"
+    pass "a building's --trajectories (with levels) under 3 ranks: the file of one process"
 fi
 
 # Ranks that loaded different scenes (or one scene under different options) are refused
@@ -322,27 +303,23 @@ differ() {
     local out rc=0
     out=$(two_ranks "$1" "$2") || rc=$?
     if [ "$rc" != 2 ]; then
-        echo "FAIL: '$1' and '$2' on two ranks: exit $rc, expected 2 (124: a hang)"
+        fail "'$1' and '$2' on two ranks: exit $rc, expected 2 (124: a hang)" "under mpirun"
         echo "$out" | tail -3
-        fail=1
     elif [ "$(echo "$out" | grep -cF -- "$3")" != 2 ] ||
         ! echo "$out" | grep -qF 'throng run: rank 1 of 2: '; then
-        echo "FAIL: '$1' and '$2' on two ranks: expected '$3' from each rank:"
+        fail "'$1' and '$2' on two ranks: expected '$3' from each rank:" "under mpirun"
         echo "$out" | grep -v '^-\|^ *$' | head -4
-        fail=1
     elif echo "$out" | grep -q '^hash '; then
-        echo "FAIL: '$1' and '$2' on two ranks: refused, yet a report was printed"
-        fail=1
+        fail "'$1' and '$2' on two ranks: refused, yet a report was printed" "under mpirun"
     else
-        echo "ok   refused on two ranks: '$1' and '$2': $3"
+        pass "refused on two ranks: '$1' and '$2': $3"
     fi
 }
 tmpd=$(mktemp -d)
 cp "$data/mpi/shelter_full.yaml" "$tmpd/a.yaml"
 sed 's/rate: 30$/rate: 31/' "$tmpd/a.yaml" >"$tmpd/rate.yaml"
 if cmp -s "$tmpd/a.yaml" "$tmpd/rate.yaml"; then
-    echo "FAIL: shelter_full.yaml has no spawner rate of 30 to change"
-    fail=1
+    fail "shelter_full.yaml has no spawner rate of 30 to change" "under mpirun"
 fi
 mkdir "$tmpd/copy"
 cp "$tmpd/a.yaml" "$tmpd/copy/a.yaml"
@@ -367,8 +344,7 @@ cp "$scenes/tower.yaml" "$tmpd/tower.yaml"
 sed 's/landing: \[42, 10\]}/landing: [42, 10], speed_up: 0.31}/' "$tmpd/tower.yaml" \
     >"$tmpd/stair.yaml"
 if cmp -s "$tmpd/tower.yaml" "$tmpd/stair.yaml"; then
-    echo "FAIL: tower.yaml has no stair landing at [42, 10] to change"
-    fail=1
+    fail "tower.yaml has no stair landing at [42, 10] to change" "under mpirun"
 fi
 differ "$tmpd/tower.yaml" "$tmpd/stair.yaml" \
     "the MPI ranks built different worlds: rank 1's differs from rank 0's in its map"
@@ -385,22 +361,20 @@ out=$(two_ranks "$tmpd/own.yaml" "$tmpd/tower.yaml") || rc=$?
 if [ "$rc" = 0 ] || [ "$rc" = 124 ] ||
     ! echo "$out" | grep -qF "rank 1's differs from rank 0's in" ||
     ! echo "$out" | grep -qF "its own goals"; then
-    echo "FAIL: an own goal on rank 0 only: exit $rc (124: a hang), expected non-zero naming own goals"
+    fail "an own goal on rank 0 only: exit $rc (124: a hang), expected non-zero naming own goals" "under mpirun"
     echo "$out" | grep -v '^-\|^ *$' | head -4
-    fail=1
 else
-    echo "ok   an own goal on rank 0 only: refused (exit $rc), naming its own goals"
+    pass "an own goal on rank 0 only: refused (exit $rc), naming its own goals"
 fi
 # A rank whose scene does not load stops before the others have compared anything (they wait
 # in the world's creation): it stops every rank, with its exit code, and says which rank.
 rc=0
 out=$(two_ranks "$tmpd/a.yaml" "$tmpd/missing.yaml") || rc=$?
 if [ "$rc" != 2 ] || ! echo "$out" | grep -q 'rank 1 of 2: stopped with exit code 2'; then
-    echo "FAIL: a scene that does not load on rank 1: exit $rc, expected 2 (124: a hang)"
+    fail "a scene that does not load on rank 1: exit $rc, expected 2 (124: a hang)" "under mpirun"
     echo "$out" | grep -v '^-\|^ *$' | head -3
-    fail=1
 else
-    echo "ok   a scene that does not load on rank 1: every rank stops, exit 2"
+    pass "a scene that does not load on rank 1: every rank stops, exit 2"
 fi
 # A file only rank 0 opens (the others write to /dev/null) that it cannot: rank 0 stops after
 # the ranks compared their worlds, and stops the others, which would step on without it.
@@ -409,11 +383,10 @@ out=$(timeout 60 mpirun --oversubscribe --bind-to none -np 2 "$bin" run \
     "$scenes/validation/rimea10_routes.yaml" --headless --steps 40 --threads 1 \
     --measure "$tmpd/nowhere/m.csv" 2>&1) || rc=$?
 if [ "$rc" != 2 ] || ! echo "$out" | grep -q -- "--measure: cannot write"; then
-    echo "FAIL: --measure that rank 0 cannot write: exit $rc, expected 2 (124: a hang)"
+    fail "--measure that rank 0 cannot write: exit $rc, expected 2 (124: a hang)" "under mpirun"
     echo "$out" | grep -v '^-\|^ *$' | head -3
-    fail=1
 else
-    echo "ok   --measure that rank 0 cannot write: every rank stops, exit 2"
+    pass "--measure that rank 0 cannot write: every rank stops, exit 2"
 fi
 # The same scene copied to another path: accepted, with one process's hash.
 ref=$("$bin" run "$tmpd/a.yaml" --headless --steps 40 --threads 1 | hash_of)
@@ -421,12 +394,11 @@ rc=0
 out=$(two_ranks "$tmpd/a.yaml" "$tmpd/copy/a.yaml") || rc=$?
 got=$(echo "$out" | hash_of)
 if [ "$rc" != 0 ] || [ -z "$ref" ] || [ "$got" != "$ref" ]; then
-    echo "FAIL: one scene at two paths on two ranks: exit $rc, hash '$got', one process '$ref'"
+    fail "one scene at two paths on two ranks: exit $rc, hash '$got', one process '$ref'" "under mpirun"
     echo "$out" | tail -3
-    fail=1
 else
-    echo "ok   one scene at two paths on two ranks: one process's hash $got"
+    pass "one scene at two paths on two ranks: one process's hash $got"
 fi
 rm -rf "$tmpd"
 
-exit $fail
+finish

@@ -246,8 +246,14 @@ bool th_app_gather_agents(th_agent_view *v) {
     gather_field(v->crowd, v->count, g_all.crowd, sizeof(uint16_t));
     gather_field(v->id, v->count, g_all.id, sizeof(th_agent_id));
     if (g_rank == 0) {
-        *v = (th_agent_view){total,    g_all.px,    g_all.py, g_all.vx,
-                             g_all.vy, g_all.crowd, g_all.id, NULL};
+        /* Flags and own radii are not gathered (radii of agents' own are refused over ranks). */
+        *v = (th_agent_view){.count = total,
+                             .px = g_all.px,
+                             .py = g_all.py,
+                             .vx = g_all.vx,
+                             .vy = g_all.vy,
+                             .crowd = g_all.crowd,
+                             .id = g_all.id};
     }
     return true;
 }

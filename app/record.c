@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #define RECORD_VERSION   1
 /* A recording is a few lines per simulated second; anything this large is not one. */
@@ -504,22 +506,32 @@ th_recording *th_record_read(const char *path, th_error *err) {
         fail(err, TH_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    th_recording *r = calloc(1, sizeof *r);
-    char *line = malloc(8192);
-    if (!r || !line) {
+    /* Too large to be a recording: refused before reading it (a line is read whole). */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+        (uint64_t)st.st_size > RECORD_MAX_BYTES) {
         fclose(f);
-        free(r);
-        free(line);
+        fail(err, TH_ERR_INVALID,
+             "%s:1:1: expected a recording of at most %u MiB, found %llu bytes", path,
+             RECORD_MAX_BYTES >> 20, (unsigned long long)st.st_size);
+        return NULL;
+    }
+    th_recording *r = calloc(1, sizeof *r);
+    if (!r) {
+        fclose(f);
         fail(err, TH_ERR_NOMEM, "%s: out of memory", path);
         return NULL;
     }
+    char *line = NULL;
+    size_t cap = 0;
     reader rd = {.path = path, .err = err};
     unsigned seen = 0;
     bool ok = true, header = false;
     size_t bytes = 0;
-    while (ok && fgets(line, 8192, f)) {
+    ssize_t got;
+    while (ok && (got = getline(&line, &cap, f)) != -1) {
         rd.line++;
-        size_t n = strlen(line);
+        size_t n = (size_t)got;
         bytes += n;
         if (bytes > RECORD_MAX_BYTES) {
             fail(err, TH_ERR_INVALID, "%s:%d:1: expected a recording of at most %u MiB", path,
@@ -527,18 +539,19 @@ th_recording *th_record_read(const char *path, th_error *err) {
             ok = false;
             break;
         }
-        if (n && line[n - 1] != '\n' && !feof(f)) {
-            fail(err, TH_ERR_INVALID, "%s:%d:1: expected lines of at most 8190 characters", path,
+        if (n > 8192) {
+            fail(err, TH_ERR_INVALID, "%s:%d:1: expected lines of at most 8192 characters", path,
                  rd.line);
             ok = false;
             break;
         }
-        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
-        if (memchr(line, '\0', n) != NULL && strlen(line) != n) {
-            fail(err, TH_ERR_INVALID, "%s:%d:1: expected text, found a NUL byte", path, rd.line);
+        if (strlen(line) != n) {
+            fail(err, TH_ERR_INVALID, "%s:%d:%zu: expected text, found a NUL byte", path, rd.line,
+                 strlen(line) + 1);
             ok = false;
             break;
         }
+        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
         rd.text = rd.at = line;
         if (!header) {
             size_t m;

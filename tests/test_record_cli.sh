@@ -156,6 +156,8 @@ expect_usage "a recording without its end" "did not finish writing it" replay "$
 awk '$1 == "check" && $2 == 40 {print "check 20 0000000000000000"} {print}' "$tmp/hall.rec" >"$tmp/order.rec"
 expect_usage "checks out of order" "expected the checks in the order of their steps" \
     replay "$tmp/order.rec" --headless
+printf 'throng-recording 1\nseed 5\0 9\n' >"$tmp/nul.rec"
+expect_usage "a NUL byte" "nul.rec:2:7: expected text, found a NUL byte" replay "$tmp/nul.rec" --headless
 head -c 300 /dev/urandom >"$tmp/noise.rec"
 run replay "$tmp/noise.rec" --headless
 [[ $rc -eq 2 ]] && grep -q 'noise.rec:[0-9]*:[0-9]*: expected' "$tmp/err" && pass "noise: refused" ||

@@ -251,6 +251,31 @@ stop_process() {
     return 0
 }
 
+# quit_window PID WID: press Escape in window WID until process PID has quit, and set $vrc to
+# its exit status. On a loaded machine a key can be lost before the window has the focus, and
+# waiting for the focus can wait for ever: each wait is bounded, and Escape is pressed again
+# (a paused viewer would never end by itself), up to 20 times a second apart; a viewer still
+# running then is stopped and the suite fails.
+quit_window() {
+    local pid=$1 wid=$2 _
+    timeout 5 xdotool mousemove --window "$wid" 20 20 2>/dev/null
+    timeout 5 xdotool windowfocus --sync "$wid" 2>/dev/null
+    timeout 5 xdotool key Escape
+    for _ in $(seq 20); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 1
+        timeout 5 xdotool windowfocus --sync "$wid" 2>/dev/null
+        timeout 5 xdotool key Escape
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        echo "FAIL: the viewer did not quit on Escape"
+        stop_process "$pid"
+        exit 1
+    fi
+    wait "$pid"
+    vrc=$?
+}
+
 # finish: the summary line; the suite's exit status is whether nothing failed.
 finish() {
     echo "$passed passed, $failed failed"

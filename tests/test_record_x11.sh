@@ -40,25 +40,9 @@ focus() {
     timeout 5 xdotool windowfocus --sync "$wid" 2>/dev/null
 }
 
-# quit_viewer: Escape until the viewer has quit (a key can be lost on a loaded machine); sets
-# $vrc to its exit code.
+# quit_viewer: Escape until the viewer has quit; sets $vrc to its exit code.
 quit_viewer() {
-    local _
-    focus
-    timeout 5 xdotool key Escape
-    for _ in $(seq 20); do
-        kill -0 "$run_pid" 2>/dev/null || break
-        sleep 1
-        focus
-        timeout 5 xdotool key Escape
-    done
-    if kill -0 "$run_pid" 2>/dev/null; then
-        echo "FAIL: the viewer did not quit on Escape"
-        stop_process "$run_pid"
-        exit 1
-    fi
-    wait "$run_pid"
-    vrc=$?
+    quit_window "$run_pid" "$wid"
     run_pid=
 }
 

@@ -242,6 +242,10 @@ static void own_goal_calls(const char *path, int steps) {
                                                        &err) &&
                               err.code == TH_ERR_STATE,
                           "an agent moved over the ranks");
+                    CHECK(!th_world_set_agent_radius(w[i], couriers[2], 0.1f, &err) &&
+                              err.code == TH_ERR_STATE &&
+                              strstr(err.message, "several MPI ranks") != NULL,
+                          "a body radius set over the ranks");
                     CHECK(!th_world_agent_neighbors(w[i], couriers[2], 5.0f, near, 4, &n, &err) &&
                               err.code == TH_ERR_STATE,
                           "neighbours listed over the ranks");

@@ -488,6 +488,16 @@ PROBE(th_world_set_agent_position) {
     ck_assert(!th_world_set_agent_position(NULL, (th_agent_id){1, 1}, P0, &err));
     REFUSED();
 }
+PROBE(th_world_set_agent_radius) {
+    CLEAR();
+    ck_assert(!th_world_set_agent_radius(NULL, (th_agent_id){1, 1}, 0.1f, &err));
+    REFUSED();
+    ck_assert(!th_world_set_agent_radius(w, (th_agent_id){999, 1}, 0.1f, NULL)); /* no err: fine */
+}
+PROBE(th_world_agent_radius) {
+    ck_assert_float_eq(th_world_agent_radius(NULL, (th_agent_id){1, 1}), -1.0f);
+    ck_assert_float_eq(th_world_agent_radius(w, TH_INVALID_AGENT), -1.0f);
+}
 PROBE(th_world_agent_neighbors) {
     th_agent_id ids[4];
     CLEAR();
@@ -1250,6 +1260,8 @@ static const struct {
     E(th_world_clear_agent_preferred_velocity),
     E(th_world_get_agent_preferred_velocity),
     E(th_world_set_agent_position),
+    E(th_world_set_agent_radius),
+    E(th_world_agent_radius),
     E(th_world_agent_neighbors),
     E(th_world_set_agent_goal),
     E(th_world_schedule_agents_goal),

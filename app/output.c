@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -575,4 +576,30 @@ bool th_file_check_distinct_with(const th_file_use *use, size_t n, const th_file
     bool ok = th_file_check_distinct(all, n + in->n, err);
     free(all);
     return ok;
+}
+
+void th_app_error(th_error *err, th_error_code code, const char *fmt, ...) {
+    if (!err) return;
+    *err = (th_error){.code = code};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}
+
+bool th_app_grow(void **p, size_t size, uint32_t *cap, uint32_t need) {
+    if (need <= *cap) return true;
+    uint32_t c = *cap ? *cap : 64;
+    while (c < need) c = c > UINT32_MAX / 2 ? need : 2 * c;
+    void *np = realloc(*p, (size_t)c * size);
+    if (!np) return false;
+    *p = np;
+    *cap = c;
+    return true;
+}
+
+uint64_t th_fnv1a64(uint64_t h, const void *p, size_t n) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
 }

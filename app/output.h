@@ -109,4 +109,18 @@ bool th_output_sample(th_output *o, const th_world *w, th_error *err);
 /** Flush and close; false with `err` filled when any write failed. Safe to call twice. */
 bool th_output_close(th_output *o, th_error *err);
 
+/* ---- small helpers the command's files share ------------------------------------------- */
+
+/** Fill `err` (may be NULL) afresh: `code` and the formatted message, no place. */
+__attribute__((format(printf, 3, 4))) void th_app_error(th_error *err, th_error_code code,
+                                                        const char *fmt, ...);
+
+/** Grow the array `*p` of `size`-byte items to hold at least `need` (its capacity `*cap`,
+ *  doubled from 64); false, with `*p` and `*cap` as they were, when memory is short. */
+bool th_app_grow(void **p, size_t size, uint32_t *cap, uint32_t need);
+
+/** FNV-1a 64 of `n` bytes, continued from `h` (TH_FNV_START for a fresh digest). */
+#define TH_FNV_START 0xcbf29ce484222325ull
+uint64_t th_fnv1a64(uint64_t h, const void *p, size_t n);
+
 #endif

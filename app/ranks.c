@@ -8,6 +8,7 @@
 #ifdef THRONG_MPI
 #include <mpi.h>
 
+#include "output.h"
 #include "throng/dist.h"
 
 static bool g_mpi;
@@ -105,14 +106,6 @@ double th_app_max(double v) {
     return v;
 }
 
-/* FNV-1a over bytes. */
-static uint64_t bytes_digest(const void *p, size_t n) {
-    const unsigned char *b = p;
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-
 /* The terms as words, and what each is called in a message. */
 enum { TERM_WORDS = 9 };
 static const char *const k_term_names[TERM_WORDS] = {"--steps (or the scene's steps)",
@@ -136,7 +129,7 @@ static bool same_terms(const th_app_terms *t, th_error *err) {
                                        t->json,
                                        t->trajectories,
                                        t->trajectories ? t->trajectory_every : 0,
-                                       bytes_digest(t->events, t->event_bytes)};
+                                       th_fnv1a64(TH_FNV_START, t->events, t->event_bytes)};
     uint64_t *all = calloc((size_t)g_ranks * TERM_WORDS, sizeof *all);
     if (!all) th_app_abort("out of memory comparing the ranks' options");
     MPI_Allgather(mine, TERM_WORDS, MPI_UINT64_T, all, TERM_WORDS, MPI_UINT64_T, MPI_COMM_WORLD);

@@ -60,41 +60,14 @@ struct th_recording {
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 
-static void fail(th_error *err, th_error_code code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void fail(th_error *err, th_error_code code, const char *fmt, ...) {
-    if (!err) return;
-    err->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
-
-/* Grow `*p` (elements of `size` bytes, `*cap` of them) to hold one more than `n`. */
-static bool grow(void **p, uint32_t n, uint32_t *cap, size_t size) {
-    if (n < *cap) return true;
-    uint32_t c = *cap ? *cap * 2 : 16;
-    void *q = realloc(*p, (size_t)c * size);
-    if (!q) return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
-
 /* FNV-1a 64 of the file at `path`; false when it cannot be read. */
 static bool file_fnv(const char *path, uint64_t *out) {
     FILE *f = fopen(path, "rb");
     if (!f) return false;
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = TH_FNV_START;
     unsigned char buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        for (size_t i = 0; i < n; i++) h = (h ^ buf[i]) * 0x100000001b3ull;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = th_fnv1a64(h, buf, n);
     bool ok = !ferror(f);
     fclose(f);
     *out = h;
@@ -104,7 +77,7 @@ static bool file_fnv(const char *path, uint64_t *out) {
 static bool add_digest(th_recording *r, const char *path, th_error *err) {
     char full[PATH_MAX];
     if (!realpath(path, full)) {
-        fail(err, TH_ERR_IO, "--record: cannot find '%s': %s", path, strerror(errno));
+        th_app_error(err, TH_ERR_IO, "--record: cannot find '%s': %s", path, strerror(errno));
         return false;
     }
     for (uint32_t i = 0; i < r->digests; i++)
@@ -114,13 +87,13 @@ static bool add_digest(th_recording *r, const char *path, th_error *err) {
     if (!d.path || !grown) {
         free(d.path);
         if (grown) r->digest = grown;
-        fail(err, TH_ERR_NOMEM, "--record: out of memory");
+        th_app_error(err, TH_ERR_NOMEM, "--record: out of memory");
         return false;
     }
     r->digest = grown;
     if (!file_fnv(full, &d.fnv)) {
         free(d.path);
-        fail(err, TH_ERR_IO, "--record: cannot read '%s' for its digest", full);
+        th_app_error(err, TH_ERR_IO, "--record: cannot read '%s' for its digest", full);
         return false;
     }
     r->digest[r->digests++] = d;
@@ -138,14 +111,15 @@ th_recording *th_record_begin(const char *scene, const char *scene_file,
                               const th_file_inputs *reads, th_error *err) {
     th_recording *r = calloc(1, sizeof *r);
     if (!r) {
-        fail(err, TH_ERR_NOMEM, "--record: out of memory");
+        th_app_error(err, TH_ERR_NOMEM, "--record: out of memory");
         return NULL;
     }
     bool ok = true;
     if (scene_file) {
         /* The replay opens the file by its full path, from any folder. */
         if (!realpath(scene_file, r->scene)) {
-            fail(err, TH_ERR_IO, "--record: cannot find '%s': %s", scene_file, strerror(errno));
+            th_app_error(err, TH_ERR_IO, "--record: cannot find '%s': %s", scene_file,
+                         strerror(errno));
             ok = false;
         }
         ok = ok && add_digest(r, scene_file, err);
@@ -154,7 +128,7 @@ th_recording *th_record_begin(const char *scene, const char *scene_file,
     }
     for (size_t i = 0; ok && reads && i < reads->n; i++) ok = add_digest(r, reads->path[i], err);
     if (ok && reads && reads->nomem) {
-        fail(err, TH_ERR_NOMEM, "--record: out of memory");
+        th_app_error(err, TH_ERR_NOMEM, "--record: out of memory");
         ok = false;
     }
     if (!ok) {
@@ -173,7 +147,7 @@ th_recording *th_record_begin(const char *scene, const char *scene_file,
 }
 
 static void keep(th_recording *r, change **list, uint32_t *n, uint32_t *cap, change c) {
-    if (!grow((void **)list, *n, cap, sizeof **list)) {
+    if (!th_app_grow((void **)list, sizeof **list, cap, *n + 1)) {
         r->nomem = true;
         return;
     }
@@ -218,7 +192,7 @@ void th_record_step(th_recording *r, const th_world *w) {
     uint64_t s = th_world_step_count(w);
     if (s % r->check_every != 0) return;
     if (r->checks && r->check[r->checks - 1].step >= s) return;
-    if (!grow((void **)&r->check, r->checks, &r->check_cap, sizeof *r->check)) {
+    if (!th_app_grow((void **)&r->check, sizeof *r->check, &r->check_cap, r->checks + 1)) {
         r->nomem = true;
         return;
     }
@@ -235,13 +209,13 @@ static void write_change(FILE *f, const char *word, const change *c) {
 
 bool th_record_write(const th_recording *r, const th_world *w, const char *path, th_error *err) {
     if (r->nomem) {
-        fail(err, TH_ERR_NOMEM, "--record %s: out of memory while recording", path);
+        th_app_error(err, TH_ERR_NOMEM, "--record %s: out of memory while recording", path);
         return false;
     }
     char tmp[4200];
     FILE *f = th_file_begin(path, tmp, sizeof tmp);
     if (!f) {
-        fail(err, TH_ERR_IO, "--record %s: cannot write: %s", path, strerror(errno));
+        th_app_error(err, TH_ERR_IO, "--record %s: cannot write: %s", path, strerror(errno));
         return false;
     }
     fprintf(f, "# a run of throng: replay it with `throng replay %s`\n", path);
@@ -268,7 +242,7 @@ bool th_record_write(const th_recording *r, const th_world *w, const char *path,
     }
     fprintf(f, "end %" PRIu64 " %016" PRIx64 "\n", end, th_world_hash(w));
     if (!th_file_commit(f, tmp, path)) {
-        fail(err, TH_ERR_IO, "--record %s: cannot write: %s", path, strerror(errno));
+        th_app_error(err, TH_ERR_IO, "--record %s: cannot write: %s", path, strerror(errno));
         return false;
     }
     return true;
@@ -299,9 +273,9 @@ static bool bad(reader *rd, const char *what) {
     const char *t = rd->at;
     while (*t == ' ' || *t == '\t') t++;
     size_t n = strcspn(t, " \t");
-    fail(rd->err, TH_ERR_INVALID, "%s:%d:%d: expected %s, found %s%.*s%s", rd->path, rd->line,
-         (int)(t - rd->text) + 1, what, n ? "'" : "the end of the line", n > 60 ? 60 : (int)n, t,
-         n ? "'" : "");
+    th_app_error(rd->err, TH_ERR_INVALID, "%s:%d:%d: expected %s, found %s%.*s%s", rd->path,
+                 rd->line, (int)(t - rd->text) + 1, what, n ? "'" : "the end of the line",
+                 n > 60 ? 60 : (int)n, t, n ? "'" : "");
     return false;
 }
 
@@ -446,7 +420,7 @@ static bool read_line(th_recording *r, reader *rd, unsigned *seen) {
         digest *grown = realloc(r->digest, sizeof *grown * (r->digests + 1));
         if (grown) r->digest = grown;
         if (!grown || !(d.path = strdup(path))) {
-            fail(rd->err, TH_ERR_NOMEM, "%s: out of memory", rd->path);
+            th_app_error(rd->err, TH_ERR_NOMEM, "%s: out of memory", rd->path);
             return false;
         }
         r->digest[r->digests++] = d;
@@ -459,14 +433,15 @@ static bool read_line(th_recording *r, reader *rd, unsigned *seen) {
         change **list = sched ? &r->schedule : &r->action;
         uint32_t *count = sched ? &r->schedules : &r->actions;
         if (!sched && r->actions && c.step < r->action[r->actions - 1].step) {
-            fail(rd->err, TH_ERR_INVALID,
-                 "%s:%d:8: expected the actions in the order of their steps, found step %" PRIu64
-                 " after %" PRIu64,
-                 rd->path, rd->line, c.step, r->action[r->actions - 1].step);
+            th_app_error(
+                rd->err, TH_ERR_INVALID,
+                "%s:%d:8: expected the actions in the order of their steps, found step %" PRIu64
+                " after %" PRIu64,
+                rd->path, rd->line, c.step, r->action[r->actions - 1].step);
             return false;
         }
         keep(r, list, count, sched ? &r->schedule_cap : &r->action_cap, c);
-        if (r->nomem) fail(rd->err, TH_ERR_NOMEM, "%s: out of memory", rd->path);
+        if (r->nomem) th_app_error(rd->err, TH_ERR_NOMEM, "%s: out of memory", rd->path);
         return !r->nomem;
     }
     if (IS("check") || IS("end")) {
@@ -481,14 +456,15 @@ static bool read_line(th_recording *r, reader *rd, unsigned *seen) {
             return true;
         }
         if (r->checks && c.step <= r->check[r->checks - 1].step) {
-            fail(rd->err, TH_ERR_INVALID,
-                 "%s:%d:7: expected the checks in the order of their steps, found step %" PRIu64
-                 " after %" PRIu64,
-                 rd->path, rd->line, c.step, r->check[r->checks - 1].step);
+            th_app_error(
+                rd->err, TH_ERR_INVALID,
+                "%s:%d:7: expected the checks in the order of their steps, found step %" PRIu64
+                " after %" PRIu64,
+                rd->path, rd->line, c.step, r->check[r->checks - 1].step);
             return false;
         }
-        if (!grow((void **)&r->check, r->checks, &r->check_cap, sizeof *r->check)) {
-            fail(rd->err, TH_ERR_NOMEM, "%s: out of memory", rd->path);
+        if (!th_app_grow((void **)&r->check, sizeof *r->check, &r->check_cap, r->checks + 1)) {
+            th_app_error(rd->err, TH_ERR_NOMEM, "%s: out of memory", rd->path);
             return false;
         }
         r->check[r->checks++] = c;
@@ -503,7 +479,7 @@ static bool read_line(th_recording *r, reader *rd, unsigned *seen) {
 th_recording *th_record_read(const char *path, th_error *err) {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fail(err, TH_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        th_app_error(err, TH_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     /* Too large to be a recording: refused before reading it (a line is read whole). */
@@ -511,15 +487,15 @@ th_recording *th_record_read(const char *path, th_error *err) {
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
         (uint64_t)st.st_size > RECORD_MAX_BYTES) {
         fclose(f);
-        fail(err, TH_ERR_INVALID,
-             "%s:1:1: expected a recording of at most %u MiB, found %llu bytes", path,
-             RECORD_MAX_BYTES >> 20, (unsigned long long)st.st_size);
+        th_app_error(err, TH_ERR_INVALID,
+                     "%s:1:1: expected a recording of at most %u MiB, found %llu bytes", path,
+                     RECORD_MAX_BYTES >> 20, (unsigned long long)st.st_size);
         return NULL;
     }
     th_recording *r = calloc(1, sizeof *r);
     if (!r) {
         fclose(f);
-        fail(err, TH_ERR_NOMEM, "%s: out of memory", path);
+        th_app_error(err, TH_ERR_NOMEM, "%s: out of memory", path);
         return NULL;
     }
     char *line = NULL;
@@ -534,20 +510,20 @@ th_recording *th_record_read(const char *path, th_error *err) {
         size_t n = (size_t)got;
         bytes += n;
         if (bytes > RECORD_MAX_BYTES) {
-            fail(err, TH_ERR_INVALID, "%s:%d:1: expected a recording of at most %u MiB", path,
-                 rd.line, RECORD_MAX_BYTES >> 20);
+            th_app_error(err, TH_ERR_INVALID, "%s:%d:1: expected a recording of at most %u MiB",
+                         path, rd.line, RECORD_MAX_BYTES >> 20);
             ok = false;
             break;
         }
         if (n > 8192) {
-            fail(err, TH_ERR_INVALID, "%s:%d:1: expected lines of at most 8192 characters", path,
-                 rd.line);
+            th_app_error(err, TH_ERR_INVALID, "%s:%d:1: expected lines of at most 8192 characters",
+                         path, rd.line);
             ok = false;
             break;
         }
         if (strlen(line) != n) {
-            fail(err, TH_ERR_INVALID, "%s:%d:%zu: expected text, found a NUL byte", path, rd.line,
-                 strlen(line) + 1);
+            th_app_error(err, TH_ERR_INVALID, "%s:%d:%zu: expected text, found a NUL byte", path,
+                         rd.line, strlen(line) + 1);
             ok = false;
             break;
         }
@@ -563,10 +539,10 @@ th_recording *th_record_read(const char *path, th_error *err) {
                 ok = bad(&rd, "'throng-recording 1' (a file written by throng run --record)");
             } else if (!read_u64(&rd, "version 1", 10, UINT32_MAX, &v) || v != RECORD_VERSION) {
                 if (ok && v != RECORD_VERSION) {
-                    fail(err, TH_ERR_INVALID,
-                         "%s:%d:18: expected version %d, found %" PRIu64
-                         " (a recording of another throng)",
-                         path, rd.line, RECORD_VERSION, v);
+                    th_app_error(err, TH_ERR_INVALID,
+                                 "%s:%d:18: expected version %d, found %" PRIu64
+                                 " (a recording of another throng)",
+                                 path, rd.line, RECORD_VERSION, v);
                 }
                 ok = false;
             } else {
@@ -578,31 +554,32 @@ th_recording *th_record_read(const char *path, th_error *err) {
         ok = read_line(r, &rd, &seen);
     }
     if (ok && ferror(f)) {
-        fail(err, TH_ERR_IO, "%s: cannot read", path);
+        th_app_error(err, TH_ERR_IO, "%s: cannot read", path);
         ok = false;
     }
     fclose(f);
     free(line);
     if (ok && !header) {
-        fail(err, TH_ERR_INVALID, "%s:1:1: expected 'throng-recording 1', found an empty file",
-             path);
+        th_app_error(err, TH_ERR_INVALID,
+                     "%s:1:1: expected 'throng-recording 1', found an empty file", path);
         ok = false;
     }
     static const char *const names[] = {"scene",    "seed",    "agents", "allow-outside-paths",
                                         "timestep", "threads", "end"};
     for (unsigned k = 0; ok && k < sizeof names / sizeof names[0]; k++) {
         if (!(seen & (1u << k))) {
-            fail(err, TH_ERR_INVALID, "%s:%d:1: expected a line '%s', found the end of the file%s",
-                 path, rd.line + 1, names[k],
-                 k == 6 ? " (the recorded run did not finish writing it)" : "");
+            th_app_error(err, TH_ERR_INVALID,
+                         "%s:%d:1: expected a line '%s', found the end of the file%s", path,
+                         rd.line + 1, names[k],
+                         k == 6 ? " (the recorded run did not finish writing it)" : "");
             ok = false;
         }
     }
     for (uint32_t i = 0; ok && i < r->checks; i++) {
         if (r->check[i].step > r->end_step) {
-            fail(err, TH_ERR_INVALID,
-                 "%s: a check at step %" PRIu64 " after the end (step %" PRIu64 ")", path,
-                 r->check[i].step, r->end_step);
+            th_app_error(err, TH_ERR_INVALID,
+                         "%s: a check at step %" PRIu64 " after the end (step %" PRIu64 ")", path,
+                         r->check[i].step, r->end_step);
             ok = false;
         }
     }
@@ -621,11 +598,11 @@ static bool apply(th_world *w, const change *c, bool scheduled, th_error *err) {
     th_bunker_id id = {c->bunker};
     bool found = th_world_get_bunker(w, id, &bi);
     if (!found || strcmp(bi.name, c->name) != 0) {
-        fail(err, TH_ERR_INVALID,
-             "the recording would %s bunker %u '%s' at step %" PRIu64
-             ", but the scene's bunker %u is %s%s%s",
-             kind_word(c->kind), c->bunker, c->name, c->step, c->bunker, found ? "'" : "missing",
-             found ? bi.name : "", found ? "'" : "");
+        th_app_error(err, TH_ERR_INVALID,
+                     "the recording would %s bunker %u '%s' at step %" PRIu64
+                     ", but the scene's bunker %u is %s%s%s",
+                     kind_word(c->kind), c->bunker, c->name, c->step, c->bunker,
+                     found ? "'" : "missing", found ? bi.name : "", found ? "'" : "");
         return false;
     }
     if (scheduled) {
@@ -643,15 +620,15 @@ th_world *th_record_open(const th_recording *r, uint32_t threads, th_scene_info 
     for (uint32_t i = 0; i < r->digests; i++) {
         uint64_t h;
         if (!file_fnv(r->digest[i].path, &h)) {
-            fail(err, TH_ERR_IO, "the recorded run read '%s', which cannot be read now",
-                 r->digest[i].path);
+            th_app_error(err, TH_ERR_IO, "the recorded run read '%s', which cannot be read now",
+                         r->digest[i].path);
             return NULL;
         }
         if (h != r->digest[i].fnv) {
-            fail(err, TH_ERR_INVALID,
-                 "'%s' has changed since the run was recorded (digest %016" PRIx64
-                 ", recorded %016" PRIx64 "): the replay would not be that run",
-                 r->digest[i].path, h, r->digest[i].fnv);
+            th_app_error(err, TH_ERR_INVALID,
+                         "'%s' has changed since the run was recorded (digest %016" PRIx64
+                         ", recorded %016" PRIx64 "): the replay would not be that run",
+                         r->digest[i].path, h, r->digest[i].fnv);
             return NULL;
         }
     }
@@ -664,8 +641,8 @@ th_world *th_record_open(const th_recording *r, uint32_t threads, th_scene_info 
     if (!w) return NULL;
     const th_world_def d = th_world_get_def(w);
     if (fabs(d.timestep - r->timestep) > 1e-12 * r->timestep) {
-        fail(err, TH_ERR_INVALID, "the scene's timestep is %g s, the recording's %g s",
-             (double)d.timestep, r->timestep);
+        th_app_error(err, TH_ERR_INVALID, "the scene's timestep is %g s, the recording's %g s",
+                     (double)d.timestep, r->timestep);
         th_world_destroy(w);
         return NULL;
     }
@@ -699,7 +676,7 @@ bool th_record_before_step(const th_recording *r, th_world *w, th_error *err) {
          i < r->actions && r->action[i].step == s; i++) {
         th_error e = {0};
         if (!apply(w, &r->action[i], false, &e) && ok) {
-            fail(err, e.code, "step %" PRIu64 ": %s", s, e.message);
+            th_app_error(err, e.code, "step %" PRIu64 ": %s", s, e.message);
             ok = false;
         }
     }
@@ -707,11 +684,12 @@ bool th_record_before_step(const th_recording *r, th_world *w, th_error *err) {
     if (ok && c < r->checks && r->check[c].step == s) {
         uint64_t h = th_world_hash(w);
         if (h != r->check[c].hash) {
-            fail(err, TH_ERR_INVALID,
-                 "after %" PRIu64 " steps the state hash is %016" PRIx64
-                 " where the recording has %016" PRIx64
-                 ": the replay has left the recorded run (a build that simulates differently?)",
-                 s, h, r->check[c].hash);
+            th_app_error(
+                err, TH_ERR_INVALID,
+                "after %" PRIu64 " steps the state hash is %016" PRIx64
+                " where the recording has %016" PRIx64
+                ": the replay has left the recorded run (a build that simulates differently?)",
+                s, h, r->check[c].hash);
             ok = false;
         }
     }
@@ -721,10 +699,10 @@ bool th_record_before_step(const th_recording *r, th_world *w, th_error *err) {
 bool th_record_check_end(const th_recording *r, const th_world *w, th_error *err) {
     uint64_t h = th_world_hash(w);
     if (th_world_step_count(w) == r->end_step && h != r->end_hash) {
-        fail(err, TH_ERR_INVALID,
-             "after %" PRIu64 " steps the state hash is %016" PRIx64
-             " where the recording ends with %016" PRIx64,
-             r->end_step, h, r->end_hash);
+        th_app_error(err, TH_ERR_INVALID,
+                     "after %" PRIu64 " steps the state hash is %016" PRIx64
+                     " where the recording ends with %016" PRIx64,
+                     r->end_step, h, r->end_hash);
         return false;
     }
     return true;

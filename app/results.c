@@ -120,48 +120,27 @@ struct th_results {
     bool nomem;
 };
 
-__attribute__((format(printf, 3, 4))) static void set_err(th_error *err, th_error_code code,
-                                                          const char *fmt, ...) {
-    if (!err) return;
-    *err = (th_error){.code = code};
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
-
-static bool grow(void **p, size_t size, uint32_t *cap, uint32_t need) {
-    if (need <= *cap) return true;
-    uint32_t c = *cap ? *cap : 64;
-    while (c < need) c = c > UINT32_MAX / 2 ? need : 2 * c;
-    void *np = realloc(*p, (size_t)c * size);
-    if (!np) return false;
-    *p = np;
-    *cap = c;
-    return true;
-}
-
 /* ---- the folder -------------------------------------------------------------------------- */
 
 bool th_results_check_dir(const char *dir, th_error *err) {
     struct stat st;
     if (!dir[0]) {
-        set_err(err, TH_ERR_INVALID, "--results: expected a folder, got an empty path");
+        th_app_error(err, TH_ERR_INVALID, "--results: expected a folder, got an empty path");
         return false;
     }
     if (strlen(dir) > 3000) {
-        set_err(err, TH_ERR_INVALID, "--results: the path is too long (more than 3000 bytes)");
+        th_app_error(err, TH_ERR_INVALID, "--results: the path is too long (more than 3000 bytes)");
         return false;
     }
     if (stat(dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
-            set_err(err, TH_ERR_IO, "--results: '%s' is not a folder", dir);
+            th_app_error(err, TH_ERR_IO, "--results: '%s' is not a folder", dir);
             return false;
         }
         return true;
     }
     if (errno != ENOENT) {
-        set_err(err, TH_ERR_IO, "--results: cannot reach '%s': %s", dir, strerror(errno));
+        th_app_error(err, TH_ERR_IO, "--results: cannot reach '%s': %s", dir, strerror(errno));
         return false;
     }
     /* Made when the run starts (th_results_start); checked now, so that an impossible folder
@@ -177,12 +156,13 @@ bool th_results_check_dir(const char *dir, th_error *err) {
     else *slash = '\0';
     struct stat ps;
     if (stat(parent, &ps) != 0 || !S_ISDIR(ps.st_mode)) {
-        set_err(err, TH_ERR_IO, "--results: cannot make the folder '%s': no folder '%s'", dir,
-                parent);
+        th_app_error(err, TH_ERR_IO, "--results: cannot make the folder '%s': no folder '%s'", dir,
+                     parent);
         return false;
     }
     if (access(parent, W_OK | X_OK) != 0) {
-        set_err(err, TH_ERR_IO, "--results: cannot make the folder '%s': %s", dir, strerror(errno));
+        th_app_error(err, TH_ERR_IO, "--results: cannot make the folder '%s': %s", dir,
+                     strerror(errno));
         return false;
     }
     return true;
@@ -191,7 +171,8 @@ bool th_results_check_dir(const char *dir, th_error *err) {
 /* Make the results folder when it does not exist yet. */
 static bool make_dir(const char *dir, th_error *err) {
     if (mkdir(dir, 0777) == 0 || errno == EEXIST) return true;
-    set_err(err, TH_ERR_IO, "--results: cannot make the folder '%s': %s", dir, strerror(errno));
+    th_app_error(err, TH_ERR_IO, "--results: cannot make the folder '%s': %s", dir,
+                 strerror(errno));
     return false;
 }
 
@@ -219,15 +200,15 @@ bool th_results_check_files(const char *dir, const th_file_use *use, size_t n,
                             const th_file_inputs *in, th_error *err) {
     for (size_t i = 0; i < n; i++) {
         if (written_here(dir, use[i].path)) {
-            set_err(err, TH_ERR_IO, "--results: the folder would write over %s '%s'",
-                    use[i].output ? "another output" : "an input", use[i].path);
+            th_app_error(err, TH_ERR_IO, "--results: the folder would write over %s '%s'",
+                         use[i].output ? "another output" : "an input", use[i].path);
             return false;
         }
     }
     for (size_t i = 0; i < in->n; i++) {
         if (written_here(dir, in->path[i])) {
-            set_err(err, TH_ERR_IO, "--results: the folder would write over %s '%s'",
-                    "a file the scene reads", in->path[i]);
+            th_app_error(err, TH_ERR_IO, "--results: the folder would write over %s '%s'",
+                         "a file the scene reads", in->path[i]);
             return false;
         }
     }
@@ -242,7 +223,8 @@ static uint32_t level_of(const th_world *w, float x, float y) {
 }
 
 static bool add_part(th_results *r, float x0, float y0, float x1, float y1) {
-    if (!grow((void **)&r->part, sizeof *r->part, &r->part_cap, r->part_count + 1)) return false;
+    if (!th_app_grow((void **)&r->part, sizeof *r->part, &r->part_cap, r->part_count + 1))
+        return false;
     r->part[r->part_count++] = (th_plot_rect){.x0 = x0, .y0 = y0, .x1 = x1, .y1 = y1};
     return true;
 }
@@ -442,7 +424,7 @@ th_results *th_results_start(const th_world *w, const char *dir, th_error *err) 
     return r;
 nomem:
     th_results_free(r);
-    set_err(err, TH_ERR_NOMEM, "--results: out of memory");
+    th_app_error(err, TH_ERR_NOMEM, "--results: out of memory");
     return NULL;
 }
 
@@ -529,8 +511,8 @@ static uint32_t place_count_now(const th_world *w, const place *p, int64_t *coun
 /* A new record for an agent seen for the first time. */
 static uint32_t new_occupant(th_results *r, const th_world *w, th_agent_id id, uint32_t crowd,
                              float x, float y, double t) {
-    if (!grow((void **)&r->occ, sizeof *r->occ, &r->occ_cap, r->occ_count + 1) ||
-        !grow((void **)&r->alive, sizeof *r->alive, &r->alive_cap, r->alive_count + 1))
+    if (!th_app_grow((void **)&r->occ, sizeof *r->occ, &r->occ_cap, r->occ_count + 1) ||
+        !th_app_grow((void **)&r->alive, sizeof *r->alive, &r->alive_cap, r->alive_count + 1))
         return NONE;
     th_agent_state st;
     double start = t;
@@ -763,7 +745,7 @@ bool th_results_step(th_results *r, const th_world *w, th_error *err) {
     }
     /* Those not seen left in the step. */
     uint32_t kept = 0, gone = 0;
-    if (!grow((void **)&r->gone, sizeof *r->gone, &r->gone_cap, r->alive_count)) goto nomem;
+    if (!th_app_grow((void **)&r->gone, sizeof *r->gone, &r->gone_cap, r->alive_count)) goto nomem;
     for (uint32_t a = 0; a < r->alive_count; a++) {
         const uint32_t k = r->alive[a], s = r->occ[k].id.index1 - 1;
         if (r->slot[s].rec == k && r->slot[s].stamp == upd) {
@@ -780,7 +762,7 @@ bool th_results_step(th_results *r, const th_world *w, th_error *err) {
     if (upd == 1 || r->step % r->density_every == 0) sample_density(r, v);
     return true;
 nomem:
-    set_err(err, TH_ERR_NOMEM, "--results: out of memory after %" PRIu64 " steps", r->step);
+    th_app_error(err, TH_ERR_NOMEM, "--results: out of memory after %" PRIu64 " steps", r->step);
     return false;
 }
 
@@ -823,13 +805,13 @@ static bool open_out(out_file *o, const th_results *r, const char *name, th_erro
     snprintf(o->path, sizeof o->path, "%s/%s", r->dir, name);
     o->f = th_file_begin(o->path, o->tmp, sizeof o->tmp);
     if (!o->f)
-        set_err(err, TH_ERR_IO, "--results: cannot write '%s': %s", o->path, strerror(errno));
+        th_app_error(err, TH_ERR_IO, "--results: cannot write '%s': %s", o->path, strerror(errno));
     return o->f != NULL;
 }
 
 static bool close_out(out_file *o, th_error *err) {
     if (th_file_commit(o->f, o->tmp, o->path)) return true;
-    set_err(err, TH_ERR_IO, "--results: writing '%s' failed", o->path);
+    th_app_error(err, TH_ERR_IO, "--results: writing '%s' failed", o->path);
     return false;
 }
 
@@ -956,7 +938,7 @@ static bool write_density(const th_results *r, const th_world *w, th_error *err)
             free(max);
             fclose(o.f);
             remove(o.tmp);
-            set_err(err, TH_ERR_NOMEM, "--results: out of memory for the maps");
+            th_app_error(err, TH_ERR_NOMEM, "--results: out of memory for the maps");
             return false;
         }
         for (int32_t y = 0; y < L->rows; y++) {
@@ -986,7 +968,7 @@ static bool write_density(const th_results *r, const th_world *w, th_error *err)
         if (!rects) {
             free(mean);
             free(max);
-            set_err(err, TH_ERR_NOMEM, "--results: out of memory for the maps");
+            th_app_error(err, TH_ERR_NOMEM, "--results: out of memory for the maps");
             return false;
         }
         m.rects = rects;
@@ -1023,7 +1005,7 @@ static bool write_curve(const th_results *r, const double at[3], uint32_t of, th
     if (!s || !y) {
         free(s);
         free(y);
-        set_err(err, TH_ERR_NOMEM, "--results: out of memory for the curve");
+        th_app_error(err, TH_ERR_NOMEM, "--results: out of memory for the curve");
         return false;
     }
     for (uint32_t k = 0; k < r->rows; k++) y[k] = (double)r->row_out[k];
@@ -1271,7 +1253,7 @@ bool th_results_write(th_results *r, const th_world *w, const th_run_facts *fact
     if (r->rows == 0 || r->row_t[r->rows - 1] < (double)r->step * r->dt - 1e-9) {
         th_agent_view v = th_world_agents(w);
         if (!add_row(r, w, v)) {
-            set_err(err, TH_ERR_NOMEM, "--results: out of memory");
+            th_app_error(err, TH_ERR_NOMEM, "--results: out of memory");
             return false;
         }
     }

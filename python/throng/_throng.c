@@ -1855,26 +1855,25 @@ static PyObject *World_set_agent_exit(WorldObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static PyObject *World_set_agent_speed(WorldObject *self, PyObject *args) {
+/* (agent id, number): one of the setters th_world_set_agent_speed and _radius. */
+static PyObject *set_agent_float(WorldObject *self, PyObject *args,
+                                 bool (*set)(th_world *, th_agent_id, float, th_error *)) {
     unsigned long long id;
-    double speed;
-    if (!PyArg_ParseTuple(args, "O&d", conv_u64, &id, &speed)) return NULL;
+    double value;
+    if (!PyArg_ParseTuple(args, "O&d", conv_u64, &id, &value)) return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
     th_error err = {0};
-    if (!th_world_set_agent_speed(w, agent_of(id), (float)speed, &err)) return raise_error(&err);
+    if (!set(w, agent_of(id), (float)value, &err)) return raise_error(&err);
     Py_RETURN_NONE;
 }
 
+static PyObject *World_set_agent_speed(WorldObject *self, PyObject *args) {
+    return set_agent_float(self, args, th_world_set_agent_speed);
+}
+
 static PyObject *World_set_agent_radius(WorldObject *self, PyObject *args) {
-    unsigned long long id;
-    double radius;
-    if (!PyArg_ParseTuple(args, "O&d", conv_u64, &id, &radius)) return NULL;
-    th_world *w = world_of(self);
-    if (!w) return NULL;
-    th_error err = {0};
-    if (!th_world_set_agent_radius(w, agent_of(id), (float)radius, &err)) return raise_error(&err);
-    Py_RETURN_NONE;
+    return set_agent_float(self, args, th_world_set_agent_radius);
 }
 
 static PyObject *World_agent_radius(WorldObject *self, PyObject *args) {

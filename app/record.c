@@ -49,7 +49,7 @@ struct th_recording {
     uint32_t agents, threads;
     bool allow_outside;
     double timestep;
-    uint64_t check_every;
+    uint64_t check_every;      /* recording: a check every this many steps (a simulated second) */
     change *schedule, *action; /* the command line's events; the viewer's, by step */
     uint32_t schedules, schedule_cap, actions, action_cap;
     check *check;
@@ -74,6 +74,18 @@ static bool file_fnv(const char *path, uint64_t *out) {
     return ok;
 }
 
+/* Append the digest `fnv` of the file at `path`; false when memory is short. */
+static bool keep_digest(th_recording *r, const char *path, uint64_t fnv) {
+    digest *grown = realloc(r->digest, sizeof *grown * (r->digests + 1));
+    if (!grown) return false;
+    r->digest = grown;
+    char *copy = strdup(path);
+    if (!copy) return false;
+    r->digest[r->digests++] = (digest){copy, fnv};
+    return true;
+}
+
+/* The digest of the file the run read at `path`, by its full path, once. */
 static bool add_digest(th_recording *r, const char *path, th_error *err) {
     char full[PATH_MAX];
     if (!realpath(path, full)) {
@@ -82,21 +94,15 @@ static bool add_digest(th_recording *r, const char *path, th_error *err) {
     }
     for (uint32_t i = 0; i < r->digests; i++)
         if (strcmp(r->digest[i].path, full) == 0) return true;
-    digest d = {.path = strdup(full)};
-    digest *grown = realloc(r->digest, sizeof *grown * (r->digests + 1));
-    if (!d.path || !grown) {
-        free(d.path);
-        if (grown) r->digest = grown;
-        th_app_error(err, TH_ERR_NOMEM, "--record: out of memory");
-        return false;
-    }
-    r->digest = grown;
-    if (!file_fnv(full, &d.fnv)) {
-        free(d.path);
+    uint64_t fnv;
+    if (!file_fnv(full, &fnv)) {
         th_app_error(err, TH_ERR_IO, "--record: cannot read '%s' for its digest", full);
         return false;
     }
-    r->digest[r->digests++] = d;
+    if (!keep_digest(r, full, fnv)) {
+        th_app_error(err, TH_ERR_NOMEM, "--record: out of memory");
+        return false;
+    }
     return true;
 }
 
@@ -407,23 +413,18 @@ static bool read_line(th_recording *r, reader *rd, unsigned *seen) {
             rd->at = save;
             return bad(rd, "a timestep in seconds, above 0 and at most 10");
         }
-        r->check_every = (uint64_t)llround(1.0 / r->timestep);
-        if (r->check_every < 1) r->check_every = 1;
         return line_end(rd);
     }
     if (IS("digest")) {
-        digest d = {0};
+        uint64_t fnv;
         char path[PATH_MAX];
-        if (!read_u64(rd, "a 16-digit hexadecimal digest", 16, UINT64_MAX, &d.fnv) ||
+        if (!read_u64(rd, "a 16-digit hexadecimal digest", 16, UINT64_MAX, &fnv) ||
             !read_rest(rd, "a file's path", path, sizeof path))
             return false;
-        digest *grown = realloc(r->digest, sizeof *grown * (r->digests + 1));
-        if (grown) r->digest = grown;
-        if (!grown || !(d.path = strdup(path))) {
+        if (!keep_digest(r, path, fnv)) {
             th_app_error(rd->err, TH_ERR_NOMEM, "%s: out of memory", rd->path);
             return false;
         }
-        r->digest[r->digests++] = d;
         return true;
     }
     if (IS("schedule") || IS("action")) {

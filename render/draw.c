@@ -1129,15 +1129,23 @@ static bool cover_start(tv_ctx *c) {
 }
 
 /* Count an agent drawn at (sx, sy) with `r` pixels of body in every block its square touches. */
+/* The blocks of the cover that screen box [x0, x1] x [y0, y1] touches, clipped to the grid:
+ * b[0..3] = first column, first row, last column, last row (empty when last < first). */
+static void cover_blocks(const tv_ctx *c, float x0, float y0, float x1, float y1, int32_t b[4]) {
+    b[0] = (int32_t)floorf(x0 / TV_COVER_PX);
+    b[1] = (int32_t)floorf(y0 / TV_COVER_PX);
+    b[2] = (int32_t)floorf(x1 / TV_COVER_PX);
+    b[3] = (int32_t)floorf(y1 / TV_COVER_PX);
+    if (b[0] < 0) b[0] = 0;
+    if (b[1] < 0) b[1] = 0;
+    if (b[2] >= c->cover_cols) b[2] = c->cover_cols - 1;
+    if (b[3] >= c->cover_rows) b[3] = c->cover_rows - 1;
+}
+
 static void cover_add(tv_ctx *c, float sx, float sy, float r) {
-    int32_t x0 = (int32_t)floorf((sx - r) / TV_COVER_PX),
-            x1 = (int32_t)floorf((sx + r) / TV_COVER_PX);
-    int32_t y0 = (int32_t)floorf((sy - r) / TV_COVER_PX),
-            y1 = (int32_t)floorf((sy + r) / TV_COVER_PX);
-    if (x0 < 0) x0 = 0;
-    if (y0 < 0) y0 = 0;
-    if (x1 >= c->cover_cols) x1 = c->cover_cols - 1;
-    if (y1 >= c->cover_rows) y1 = c->cover_rows - 1;
+    int32_t b[4];
+    cover_blocks(c, sx - r, sy - r, sx + r, sy + r, b);
+    const int32_t x0 = b[0], y0 = b[1], x1 = b[2], y1 = b[3];
     for (int32_t y = y0; y <= y1; y++)
         for (int32_t x = x0; x <= x1; x++) {
             uint16_t *k = &c->cover[(size_t)y * (size_t)c->cover_cols + (size_t)x];
@@ -1147,14 +1155,9 @@ static void cover_add(tv_ctx *c, float sx, float sy, float r) {
 
 uint32_t tv_agents_under(const tv_ctx *c, SDL_FRect r) {
     if (!c->cover_valid || !(r.w > 0) || !(r.h > 0)) return 0;
-    int32_t x0 = (int32_t)floorf(r.x / TV_COVER_PX),
-            x1 = (int32_t)floorf((r.x + r.w) / TV_COVER_PX);
-    int32_t y0 = (int32_t)floorf(r.y / TV_COVER_PX),
-            y1 = (int32_t)floorf((r.y + r.h) / TV_COVER_PX);
-    if (x0 < 0) x0 = 0;
-    if (y0 < 0) y0 = 0;
-    if (x1 >= c->cover_cols) x1 = c->cover_cols - 1;
-    if (y1 >= c->cover_rows) y1 = c->cover_rows - 1;
+    int32_t b[4];
+    cover_blocks(c, r.x, r.y, r.x + r.w, r.y + r.h, b);
+    const int32_t x0 = b[0], y0 = b[1], x1 = b[2], y1 = b[3];
     uint32_t n = 0;
     for (int32_t y = y0; y <= y1; y++)
         for (int32_t x = x0; x <= x1; x++)

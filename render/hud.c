@@ -49,6 +49,15 @@ static void flush(tv_ctx *c) {
  * would refit the map every frame). */
 enum { HUD_CHARS = 30, HUD_NOTE_LINES = 2 };
 
+/* How many of the world's bunkers are shelters and how many the scene calls exits. */
+static void bunker_kinds(const th_world *w, uint32_t *shelters, uint32_t *exits) {
+    *shelters = *exits = 0;
+    for (uint32_t b = 0; b < th_world_bunker_count(w); b++) {
+        th_bunker_info bi;
+        if (th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi)) *(bi.exit ? exits : shelters) += 1;
+    }
+}
+
 /* Overlays on, the flow one with the field it shows: "flow:nearest" or "flow:NAME". */
 static void overlay_names(const tv_ctx *c, const th_world *w, char *ov, size_t cap) {
     static const struct {
@@ -119,11 +128,9 @@ static void draw_stats(tv_ctx *c, const th_world *w, const tv_rates *rt) {
     lc[n++] = TEXT;
     /* Worlds with exits (and no bunkers) say how many left rather than a sheltered count that
      * stays at zero. */
-    bool all_exits = th_world_bunker_count(w) > 0; /* bunkers the scene calls exits */
-    for (uint32_t b = 0; b < th_world_bunker_count(w) && all_exits; b++) {
-        th_bunker_info bi;
-        all_exits = th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi) && bi.exit;
-    }
+    uint32_t shelters, exits; /* bunkers, and those the scene calls exits */
+    bunker_kinds(w, &shelters, &exits);
+    const bool all_exits = exits > 0 && shelters == 0;
     if (st.exited > 0 || (th_world_exit_count(w) > 0 && th_world_bunker_count(w) == 0))
         snprintf(l[n], sizeof l[n], "agents %u  exited %u", st.agents, st.exited);
     else if (all_exits) snprintf(l[n], sizeof l[n], "agents %u  out %u", st.agents, st.sheltered);
@@ -419,12 +426,8 @@ static int lg_items(const tv_ctx *c, const th_world *w, lg_item *it) {
     if (leaders) n = lg_add(it, n, LG_AGENT, 0xFF9EA8B8u, 1, "leader: white ring");
     if (predators) n = lg_add(it, n, LG_AGENT, 0xFF9EA8B8u, 2, "predator: wide ring");
     /* Shelters and exits (bunkers a scene calls exits), each named as what it is. */
-    uint32_t shelters = 0, exits = 0;
-    for (uint32_t b = 0; b < th_world_bunker_count(w); b++) {
-        th_bunker_info bi;
-        if (th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi))
-            *(bi.exit ? &exits : &shelters) += 1;
-    }
+    uint32_t shelters, exits;
+    bunker_kinds(w, &shelters, &exits);
     if (shelters) {
         n = lg_add(it, n, LG_MARKER, tv_bunker_color(0), 0, "bunker open");
         n = lg_add(it, n, LG_MARKER, tv_full_color(), 1, "bunker full");

@@ -35,15 +35,20 @@ static uint32_t agent_for(const th_world *w, th_agent_id id, const char *what, t
     return k;
 }
 
-/* pref_of_id, made for every id slot the world has room for the first time it is needed (it
- * then grows with the id table, and is zeroed for every agent added). */
-static bool pref_ready(th_world *w) {
-    if (w->pref_wanted) return true;
-    th_pref_velocity *p = w->id_capacity ? th_calloc(w->id_capacity, sizeof *p) : NULL;
+/* A per-id array of TH_ID_ARRAYS that exists once `*wanted`: made, zeroed, for every id slot
+ * the world has room for the first time it is needed (it then grows with the id table, and is
+ * zeroed for every agent added). */
+static bool id_array_ready(const th_world *w, bool *wanted, void **array, size_t size) {
+    if (*wanted) return true;
+    void *p = w->id_capacity ? th_calloc(w->id_capacity, size) : NULL;
     if (w->id_capacity && !p) return false;
-    w->pref_of_id = p;
-    w->pref_wanted = true;
+    *array = p;
+    *wanted = true;
     return true;
+}
+
+static bool pref_ready(th_world *w) {
+    return id_array_ready(w, &w->pref_wanted, (void **)&w->pref_of_id, sizeof *w->pref_of_id);
 }
 
 bool th_world_set_agent_preferred_velocity(th_world *w, th_agent_id id, th_vec2 velocity,
@@ -148,14 +153,9 @@ bool th_world_set_agent_radius(th_world *w, th_agent_id id, float radius, th_err
                      (double)crowd, (double)radius);
         return false;
     }
-    if (!w->radius_wanted) {
-        float *r = w->id_capacity ? th_calloc(w->id_capacity, sizeof *r) : NULL;
-        if (w->id_capacity && !r) {
-            th_error_set(err, TH_ERR_NOMEM, "out of memory for body radii");
-            return false;
-        }
-        w->radius_of_id = r;
-        w->radius_wanted = true;
+    if (!id_array_ready(w, &w->radius_wanted, (void **)&w->radius_of_id, sizeof *w->radius_of_id)) {
+        th_error_set(err, TH_ERR_NOMEM, "out of memory for body radii");
+        return false;
     }
     w->radius_of_id[th_id_slot(id)] = radius;
     return true;

@@ -108,6 +108,24 @@ void th_outcome_count(const th_world *w, th_outcome *o) {
     }
 }
 
+th_refuge_words th_refuge_words_of(const th_world *w) {
+    th_refuge_words r = {0};
+    uint32_t bunkers = th_world_bunker_count(w), exits = 0;
+    for (uint32_t b = 0; b < bunkers; b++) {
+        th_bunker_info bi;
+        th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi);
+        if (!bi.exit) continue;
+        exits++;
+        r.exit_taken += bi.sheltered;
+    }
+    const bool all = bunkers > 0 && exits == bunkers, some = exits > 0 && !all;
+    r.all_exits = all;
+    r.place = all ? "exit" : (some ? "bunker or exit" : "bunker");
+    r.place_article = all ? "an" : "a";
+    r.in = all ? "out" : (some ? "sheltered or out" : "sheltered");
+    return r;
+}
+
 double th_report_stepping_s(const th_world *w, uint64_t steps) {
     double ms = 0.0;
     for (int p = 0; p < TH_PHASE_COUNT; p++) ms += th_world_phase_ms(w, (th_phase)p);
@@ -152,8 +170,9 @@ static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
     double dt = th_world_get_def(w).timestep;
     uint32_t bunkers = th_world_bunker_count(w);
     uint32_t fleeing = o->sheltered + o->en_route + o->waiting + o->stranded + o->incapacitated;
-    fprintf(out, "outcome   %u sheltered, %u en route (walking to a bunker", o->sheltered,
-            o->en_route);
+    const th_refuge_words rw = th_refuge_words_of(w);
+    fprintf(out, "outcome   %u %s, %u en route (walking to %s %s", o->sheltered, rw.in, o->en_route,
+            rw.place_article, rw.place);
     if (o->en_route_stalled) fprintf(out, "; %u of them stalled", o->en_route_stalled);
     if (o->en_route_riding) fprintf(out, "; %u of them riding an elevator", o->en_route_riding);
     fprintf(out, ")");
@@ -164,7 +183,7 @@ static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
         if (o->own_goal_no_way) fprintf(out, ", %u with no way to it", o->own_goal_no_way);
         fprintf(out, ")");
     }
-    fprintf(out, ", %u stranded (no route to an open bunker)", o->stranded);
+    fprintf(out, ", %u stranded (no route to an open %s)", o->stranded, rw.place);
     if (o->incapacitated)
         fprintf(out, ", %u incapacitated (fractional effective dose reached 1)", o->incapacitated);
     if (o->removed) fprintf(out, ", %u removed", o->removed);
@@ -172,9 +191,10 @@ static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
     if (o->other) fprintf(out, "; %u not fleeing", o->other);
     fprintf(out, "\n");
     if (fleeing > 0) {
-        fprintf(out, "sheltered ");
+        fprintf(out, "%-9s ", rw.all_exits ? "out" : "sheltered");
         if (o->reachable == 0) {
-            fprintf(out, "nobody: no fleeing agent could reach a bunker\n");
+            fprintf(out, "nobody: no fleeing agent could reach %s %s\n", rw.place_article,
+                    rw.place);
         } else {
             /* The fractions reached, then one figure for the first not reached. */
             int reached = 0;
@@ -187,7 +207,8 @@ static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
                         floor(100.0 * o->sheltered / o->reachable),
                         reached == 2 ? "all" : (reached == 0 ? "50%" : "90%"));
             }
-            fprintf(out, " (of the %u who could reach a bunker)\n", o->reachable);
+            fprintf(out, " (of the %u who could reach %s %s)\n", o->reachable, rw.place_article,
+                    rw.place);
         }
     }
     for (uint32_t b = 0; b < bunkers; b++) {

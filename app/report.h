@@ -53,6 +53,16 @@ typedef struct th_outcome {
 /** Count the outcome (a pass over the agents and, for stranded ones, the bunkers' own maps). */
 void th_outcome_count(const th_world *w, th_outcome *o);
 
+/** How the outcome names where fleeing agents go: bunkers shelter, bunkers the scene calls
+ *  exits let out. `place` is "bunker", "exit" or "bunker or exit"; `in` is "sheltered", "out"
+ *  or "sheltered or out"; `exit_taken` sums the agents the exit-bunkers took. */
+typedef struct th_refuge_words {
+    const char *place, *place_article, *in;
+    uint32_t exit_taken;
+    bool all_exits; /* every bunker is an exit */
+} th_refuge_words;
+th_refuge_words th_refuge_words_of(const th_world *w);
+
 /** Seconds when 50 %, 90 % and 100 % of the agents spawned had left by exits (at[i] < 0: not
  *  yet); fractions rounded up (50 % of 3 is 2). */
 void th_report_exit_times(const th_world *w, double at[3]);

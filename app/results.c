@@ -1121,10 +1121,13 @@ static bool write_index(const th_results *r, const th_world *w, const th_run_fac
     html_row(f, "time", buf);
     snprintf(buf, sizeof buf, "%.2f s", fa->wall_s);
     html_row(f, "wall time", buf);
+    /* Bunkers the scene calls exits let people out; they are not sheltered. */
+    const th_refuge_words rw = th_refuge_words_of(w);
     snprintf(buf, sizeof buf,
              "%u at the start, %u in all; %u out by exits, %u sheltered, %u removed, %u still "
              "in the world",
-             fa->agents_start, st.spawned, st.exited, st.sheltered, st.removed, st.agents);
+             fa->agents_start, st.spawned, st.exited + rw.exit_taken, st.sheltered - rw.exit_taken,
+             st.removed, st.agents);
     html_row(f, "agents", buf);
     fprintf(f, "<tr><th>evacuation</th><td>of %u %s: 50%% ", of, of_what);
     html_time(f, at[0]);
@@ -1261,6 +1264,7 @@ bool th_results_write(th_results *r, const th_world *w, const th_run_facts *fact
     double at[3];
     uint32_t of = 0;
     const char *of_what = "those spawned";
+    char reach[64];
     if (th_world_exit_count(w) > 0) {
         th_report_exit_times(w, at);
         of = th_world_get_stats(w).spawned;
@@ -1269,7 +1273,9 @@ bool th_results_write(th_results *r, const th_world *w, const th_run_facts *fact
         th_outcome_count(w, &oc);
         for (int i = 0; i < 3; i++) at[i] = oc.time_at[i];
         of = oc.reachable;
-        of_what = "those who could reach a bunker";
+        const th_refuge_words rw = th_refuge_words_of(w);
+        snprintf(reach, sizeof reach, "those who could reach %s %s", rw.place_article, rw.place);
+        of_what = reach;
     }
     const bool ok = write_flows(r, err) && write_occupants(r, w, err) && write_density(r, w, err) &&
                     write_curve(r, at, of, err) &&

@@ -432,5 +432,18 @@ if [[ $rc -eq 0 ]] && grep -Eq '^exit      door +[0-9]+ out, closed at 1\.0 s, r
     pass "an exit bunker is reported as an exit"
 else fail "an exit bunker is reported as an exit" "exit $rc"
 fi
+# Run to its end, the outcome and the results page count those the door took as out, not as
+# sheltered, and never speak of bunkers.
+run run "$scenes/tower.yaml" --headless --results "$tmp/tower_results"
+n=$(awk '$1 == "exit" && $2 == "door" {print $3}' "$tmp/out")
+if [[ $rc -eq 0 && -n $n ]] &&
+    grep -Eq "^outcome   $n out, 0 en route \(walking to an exit\), 0 stranded \(no route to an open exit\)$" "$tmp/out" &&
+    grep -Eq "^out       50% by [0-9.]+ s, 90% by [0-9.]+ s, all by [0-9.]+ s \(of the $n who could reach an exit\)$" "$tmp/out" &&
+    ! grep -qi 'bunker\|sheltered' "$tmp/out" &&
+    grep -q "$n in all; $n out by exits, 0 sheltered" "$tmp/tower_results/index.html" &&
+    grep -q "of $n those who could reach an exit" "$tmp/tower_results/index.html"; then
+    pass "those an exit bunker took are out, in the report and on the results page"
+else fail "those an exit bunker took are out, in the report and on the results page" "exit $rc, door $n"
+fi
 
 finish

@@ -218,6 +218,7 @@ static void print_outcome(FILE *out, const th_world *w, const th_outcome *o,
         fprintf(out, "%s %-12s %6u %s", bi.exit ? "exit     " : "bunker   ", bi.name, bi.sheltered,
                 bi.exit ? "out" : "sheltered");
         if (bi.capacity) fprintf(out, " of %u", bi.capacity);
+        if (bi.max_flow > 0.0f) fprintf(out, ", at most %.4g persons/s", (double)bi.max_flow);
         for (uint32_t i = 0; i < nh; i++) {
             if (bunker_kind(h[i].kind) && h[i].bunker.index1 == b + 1) {
                 const char *what = kind_word(h[i].kind);
@@ -641,6 +642,7 @@ static void print_flow(FILE *out, const th_world *w) {
             fprintf(out, ", the first by %.1f s, the last by %.1f s", (double)ei.first_step * dt,
                     (double)ei.last_step * dt);
         }
+        if (ei.max_flow > 0.0f) fprintf(out, ", at most %.4g persons/s", (double)ei.max_flow);
         fprintf(out, "\n");
     }
     if (exits == 0) return;
@@ -768,6 +770,12 @@ static void json_str(FILE *f, const char *s) {
 /* A time or null (JSON has no negative "not yet"). */
 static void json_time(FILE *f, double t) {
     if (t >= 0.0) fprintf(f, "%.4f", t);
+    else fputs("null", f);
+}
+
+/* A door's flow limit, persons a second, or null without one. */
+static void json_flow_limit(FILE *f, float max_flow) {
+    if (max_flow > 0.0f) fprintf(f, "%.6g", (double)max_flow);
     else fputs("null", f);
 }
 
@@ -974,10 +982,10 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
         th_world_get_bunker(w, (th_bunker_id){b + 1}, &bi);
         fprintf(j, "%s\n    {\"name\": ", b ? "," : "");
         json_str(j, bi.name);
-        fprintf(j,
-                ", \"exit\": %s, \"sheltered\": %u, \"capacity\": %u, \"destroyed\": %s, "
-                "\"full\": %s, \"stranded_could_reach\": %u, \"events\": [",
-                bi.exit ? "true" : "false", bi.sheltered, bi.capacity,
+        fprintf(j, ", \"exit\": %s, \"sheltered\": %u, \"capacity\": %u, \"max_flow\": ",
+                bi.exit ? "true" : "false", bi.sheltered, bi.capacity);
+        json_flow_limit(j, bi.max_flow);
+        fprintf(j, ", \"destroyed\": %s, \"full\": %s, \"stranded_could_reach\": %u, \"events\": [",
                 bi.destroyed ? "true" : "false", bi.full ? "true" : "false", o.cut_off_by[b]);
         const char *sep = "";
         for (uint32_t i = 0; i < nh; i++) {
@@ -1036,6 +1044,8 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
         json_time(j, ei.exited ? (double)ei.first_step * dt : -1.0);
         fprintf(j, ", \"last_s\": ");
         json_time(j, ei.exited ? (double)ei.last_step * dt : -1.0);
+        fprintf(j, ", \"max_flow\": ");
+        json_flow_limit(j, ei.max_flow);
         fprintf(j, "}");
     }
     fprintf(j, "%s],\n  \"colonies\": [", th_world_exit_count(w) ? "\n  " : "");

@@ -25,6 +25,11 @@ static inline void th_hash_f32(th_hasher *s, float v) {
     memcpy(&bits, &v, sizeof bits);
     th_hash_u64(s, bits);
 }
+static inline void th_hash_f64(th_hasher *s, double v) {
+    uint64_t word;
+    memcpy(&word, &v, sizeof word);
+    th_hash_u64(s, word);
+}
 static inline uint64_t th_hash_end(const th_hasher *s) { return th_mix64(s->h); }
 
 #endif

@@ -6,6 +6,7 @@
  * serial pass, and foraging colonies whose marks, drops and pickups go through the exchange of
  * several ranks stepping like the serial walk. */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,7 +117,7 @@ START_TEST(replay_matches_serial_reference) {
         memcpy(drops, all, n * sizeof *drops);
         th_drop_sort(drops, n);
         for (uint32_t i = 1; i < n; i++) CHECK(drops[i - 1].key < drops[i].key);
-        th_drop_replay(drops, n, b_rep, nb);
+        th_drop_replay(drops, n, b_rep, nb, NULL, 0, 1, 0.05);
         const uint32_t np = reference(ag, n, b_ref, pushed_ref);
         uint32_t k = 0;
         for (uint32_t i = 0; i < n; i++) {
@@ -152,7 +153,7 @@ START_TEST(replay_by_hand) {
     };
     th_drop_bunker b = {.capacity = 2};
     th_drop_sort(d, 4);
-    ck_assert_uint_eq(th_drop_replay(d, 4, &b, 1), 1);
+    ck_assert_uint_eq(th_drop_replay(d, 4, &b, 1, NULL, 0, 1, 0.05), 1);
     ck_assert_uint_eq((uint32_t)d[0].key, 3);
     ck_assert_uint_eq((uint32_t)d[1].key, 4);
     ck_assert_uint_eq((uint32_t)d[2].key, 9);
@@ -160,6 +161,52 @@ START_TEST(replay_by_hand) {
     ck_assert(d[0].left && d[1].left && !d[2].left && d[3].left);
     ck_assert(b.full);
     ck_assert_uint_eq(b.sheltered, 2);
+}
+END_TEST
+
+/* Flow limits in the replay: a bunker and an exit of 1 person a second, at 0.25 s steps. The
+ * first candidate of each passes at once (an idle door), the next waits until its credit is
+ * whole again: 4 steps later, not 3. */
+START_TEST(replay_holds_to_the_door_limits) {
+    th_drop_bunker b = {.limit = th_door_limit_make(1.0f)};
+    th_door_limit exit = th_door_limit_make(1.0f);
+    for (uint64_t step = 1; step <= 9; step++) {
+        th_drop d[4] = {
+            {.key = th_drop_key(2, 1), .mark = 1},
+            {.key = th_drop_key(2, 2), .mark = 1},
+            {.key = th_drop_key(3, 5), .mark = TH_MARK_EXIT},
+            {.key = th_drop_key(3, 6), .mark = TH_MARK_EXIT},
+        };
+        th_drop_sort(d, 4);
+        th_drop_replay(d, 4, &b, 1, &exit, 1, step, 0.25);
+        const bool due = step == 1 || step == 5 || step == 9;
+        ck_assert_msg(d[0].left == due && !d[1].left, "bunker at step %u", (unsigned)step);
+        ck_assert_msg(d[2].left == due && !d[3].left, "exit at step %u", (unsigned)step);
+    }
+    ck_assert_uint_eq(b.sheltered, 3);
+}
+END_TEST
+
+/* A queue that is always there passes at the limit's rate on average whatever the step, also
+ * when the rate is not a whole number of steps (0.75 s a person at 0.05 s steps: a fixed step
+ * count would give 0.8 s or 0.75 s only by luck); a door idle for a long time lets one person
+ * through at once, not a burst. */
+START_TEST(door_limit_keeps_its_rate) {
+    const double dts[3] = {0.05, 0.1, 0.0333};
+    for (int k = 0; k < 3; k++) {
+        th_door_limit d = th_door_limit_make(1.33f);
+        uint32_t passed = 0;
+        const uint64_t steps = (uint64_t)llround(600.0 / dts[k]);
+        for (uint64_t s = 1; s <= steps; s++) passed += th_door_pass(&d, s, dts[k]);
+        const double rate = (passed - 1) / 600.0; /* the first passes at once */
+        ck_assert_msg(fabs(rate - 1.33) < 0.005, "dt %g: %.4f persons/s", dts[k], rate);
+    }
+    th_door_limit d = th_door_limit_make(2.0f);
+    ck_assert(th_door_pass(&d, 1, 0.05));
+    ck_assert(th_door_pass(&d, 100000, 0.05));
+    ck_assert(!th_door_pass(&d, 100000, 0.05));
+    th_door_limit none = th_door_limit_make(0.0f);
+    for (int i = 0; i < 100; i++) ck_assert(th_door_pass(&none, 1, 0.05));
 }
 END_TEST
 
@@ -387,6 +434,8 @@ int main(void) {
     tcase_set_timeout(t, 60);
     tcase_add_loop_test(t, replay_matches_serial_reference, 0, 4);
     tcase_add_test(t, replay_by_hand);
+    tcase_add_test(t, replay_holds_to_the_door_limits);
+    tcase_add_test(t, door_limit_keeps_its_rate);
     tcase_add_test(t, sort_matches_qsort);
     tcase_add_loop_test(t, replay_path_steps_like_serial, 0,
                         (int)(sizeof k_scenes / sizeof k_scenes[0]));

@@ -1145,6 +1145,10 @@ typedef struct th_bunker_def {
     bool exit;              /* a way out of the scene rather than a shelter (a building's door):
                                the same in the simulation, drawn and reported as an exit (those
                                it takes are "out", destroying it closes it) */
+    float max_flow;         /* persons a second it lets in at most, like a door of that capacity
+                               (the regulatory flow limit of hydraulic models, e.g. 1.33 for a
+                               1 m exit): those beyond it wait inside its cells. 0 = no limit,
+                               the flow the crowd makes */
 } th_bunker_def;
 
 /** A bunker's current state. */
@@ -1156,6 +1160,7 @@ typedef struct th_bunker_info {
     bool destroyed;     /* by th_world_destroy_bunker, until restored */
     bool full;          /* capacity reached: closed like a destroyed one */
     bool exit;          /* th_bunker_def.exit */
+    float max_flow;     /* th_bunker_def.max_flow: persons a second at most, 0 = no limit */
 } th_bunker_info;
 
 /** Add a bunker before the first step; returns its handle, or the null handle with `err`
@@ -1626,6 +1631,8 @@ typedef struct th_exit_def {
     const th_crowd_id *crowds; /* the crowds it removes (copied); crowd_count 0 (default) = every
                                   crowd, also those added later */
     uint32_t crowd_count;
+    float max_flow; /* persons a second it lets out at most (a door of that capacity): those
+                       beyond it wait in its area. 0 (default) = no limit */
 } th_exit_def;
 
 /** An exit def with the defaults above (area still to be set). */
@@ -1639,6 +1646,7 @@ typedef struct th_exit_info {
     uint64_t last_step;   /* ... its latest */
     float x0, y0, x1, y1; /* its rectangle, metres, or the bounding box of its cells
                              (th_world_exit_covers tells which cells) */
+    float max_flow;       /* th_exit_def.max_flow: persons a second at most, 0 = no limit */
 } th_exit_info;
 
 /** Add an exit; returns its handle, or the null handle with `err` filled. Call between steps. */

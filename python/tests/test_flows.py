@@ -222,3 +222,38 @@ def test_exits_and_spawners_count_as_the_report_does():
     assert plain.spawner(s)["total"] == 10 and plain.spawner(s)["area"] == (40, 2, 45, 6)
     assert plain.exit("gate")["area"] == (50, 0, 55, 3) and not plain.exit_covers(e, 51, 1)
     assert plain.spawner(s)["name"] == plain.spawners[s]["name"]
+
+
+def test_door_flow_limits_hold_and_are_read_back():
+    # A 3 m corridor of 30 agents walking east into an exit at its end, and a bunker across the
+    # same corridor in a second world: each limited to 0.5 persons/s, far below the flow the
+    # crowd makes, so the people out over time are the limit's.
+    def corridor(door):
+        w = throng.World(20, 3, cell_size=1, threads=2)
+        if door == "bunker":
+            c = w.add_crowd("w", model="pedestrian", goal="shelter")
+            b = w.add_bunker("out", (18, 0, 19, 2), max_flow=0.5)
+            assert w.bunker(b)["max_flow"] == 0.5
+        else:
+            c = w.add_crowd("w", model="pedestrian", heading=(1, 0))
+            e = w.add_exit((18, 0, 20, 3), name="out", max_flow=0.5)
+            assert w.exit(e)["max_flow"] == 0.5
+        for k in range(30):
+            w.add_agent(c, (1.0 + 0.5 * (k // 5), 0.5 + 0.5 * (k % 5)))
+        return w
+
+    for door in ("exit", "bunker"):
+        w = corridor(door)
+        w.step(round(20 / w.timestep))  # the first arrive after about 12 s
+        out = 30 - w.stats()["agents"]
+        w.step(round(20 / w.timestep))
+        # 20 s at 0.5 persons/s: 10 more out, give or take one at either end.
+        assert 9 <= 30 - w.stats()["agents"] - out <= 11, door
+    w = throng.World(20, 3, cell_size=1)
+    assert w.exit(w.add_exit((18, 0, 20, 3)))["max_flow"] == 0.0
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(throng.Error) as e:
+            w.add_exit((18, 0, 20, 3), max_flow=bad)
+        assert e.value.code == throng.ErrorCode.TH_ERR_INVALID
+        with pytest.raises(throng.Error):
+            w.add_bunker("b", (0, 0, 0, 0), max_flow=bad)

@@ -513,13 +513,15 @@ class World:
         kind, cost = self._w.cell(x, y)
         return _CELL_NAMES.get(kind, "wall"), cost
 
-    def add_bunker(self, name: str, cells: CellRect, capacity: int = 0, exit: bool = False) -> int:
+    def add_bunker(self, name: str, cells: CellRect, capacity: int = 0, exit: bool = False,
+                   max_flow: float = 0.0) -> int:
         """Add a bunker over the cell rectangle ``(x0, y0, x1, y1)`` (inclusive) before the
         first step; ``capacity`` 0 = unlimited; ``exit`` makes it a way out of the scene (a
         building's door) rather than a shelter: the same in the simulation, shown and reported
-        as an exit. Returns its index."""
+        as an exit; ``max_flow`` lets at most that many persons a second in (a door of that
+        capacity; those beyond it wait in its cells), 0 = no limit. Returns its index."""
         x0, y0, x1, y1 = cells
-        return self._w.add_bunker(name, x0, y0, x1, y1, capacity, exit)
+        return self._w.add_bunker(name, x0, y0, x1, y1, capacity, exit, max_flow)
 
     def _bunker_index(self, bunker: Union[int, str]) -> int:
         if isinstance(bunker, str):
@@ -531,7 +533,7 @@ class World:
 
     def bunker(self, bunker: Union[int, str]) -> Dict[str, Any]:
         """A bunker's state by index or name: name, cells, capacity, sheltered, destroyed,
-        full."""
+        full, exit, max_flow (persons a second, 0 = no limit)."""
         info = self._w.bunker(self._bunker_index(bunker))
         if info is None:
             raise Error(int(ErrorCode.TH_ERR_HANDLE), "TH_ERR_HANDLE", f"no bunker {bunker!r}")
@@ -696,14 +698,17 @@ class World:
         return self._w.add_spawner(name, crowd, tuple(area), rate, start, stop, limit, tuple(velocity))
 
     def add_exit(self, area: Optional[Rect] = None, *, name: Optional[str] = None,
-                 crowds: Optional[Sequence[int]] = None, field: Optional[int] = None) -> int:
+                 crowds: Optional[Sequence[int]] = None, field: Optional[int] = None,
+                 max_flow: float = 0.0) -> int:
         """Add an exit: agents (of ``crowds``, default every crowd) that reach the rectangle
-        ``area`` (metres), or the goal cells of destination field ``field``, leave the world.
-        Returns its index."""
+        ``area`` (metres), or the goal cells of destination field ``field``, leave the world;
+        ``max_flow`` lets at most that many out a second (those beyond it wait in its area),
+        0 = no limit. Returns its index."""
         if area is None and field is None:
             raise Error(int(ErrorCode.TH_ERR_INVALID), "TH_ERR_INVALID", "add_exit: give area or field")
         return self._w.add_exit(name, tuple(area) if area is not None else (0.0, 0.0, 0.0, 0.0),
-                                -1 if field is None else field, None if crowds is None else list(crowds))
+                                -1 if field is None else field, None if crowds is None else list(crowds),
+                                max_flow)
 
     # ---- measurement -----------------------------------------------------------------
     def add_measure_area(self, name: str, area: Rect, lanes: Optional[str] = None) -> int:
@@ -1105,7 +1110,8 @@ class World:
     def exit(self, exit: Union[int, str]) -> Dict[str, Any]:
         """An exit by index or name: name, exited, first_step and last_step (steps after which
         its first and latest agent had left; 0 while none has), area ((x0, y0, x1, y1)
-        metres: its rectangle, or the bounding box of its cells)."""
+        metres: its rectangle, or the bounding box of its cells), max_flow (persons a second,
+        0 = no limit)."""
         return self._named_record("exit", self._w.exit, "exits", exit)
 
     @property

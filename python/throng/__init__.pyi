@@ -167,7 +167,7 @@ class World:
     def cell(self, x: int, y: int) -> Tuple[str, int]:
         ...
 
-    def add_bunker(self, name: str, cells: CellRect, capacity: int=0, exit: bool=False) -> int:
+    def add_bunker(self, name: str, cells: CellRect, capacity: int=0, exit: bool=False, max_flow: float=0.0) -> int:
         ...
 
     def bunker(self, bunker: Union[int, str]) -> Dict[str, Any]:
@@ -228,7 +228,7 @@ class World:
     def add_spawner(self, crowd: int, area: Rect, rate: float, *, start: float=0.0, stop: float=math.inf, limit: int=0, velocity: Point=(0.0, 0.0), name: Optional[str]=None) -> int:
         ...
 
-    def add_exit(self, area: Optional[Rect]=None, *, name: Optional[str]=None, crowds: Optional[Sequence[int]]=None, field: Optional[int]=None) -> int:
+    def add_exit(self, area: Optional[Rect]=None, *, name: Optional[str]=None, crowds: Optional[Sequence[int]]=None, field: Optional[int]=None, max_flow: float=0.0) -> int:
         ...
 
     def add_measure_area(self, name: str, area: Rect, lanes: Optional[str]=None) -> int:

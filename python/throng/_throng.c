@@ -596,10 +596,10 @@ static PyObject *World_bunker(WorldObject *self, PyObject *args) {
     if (!w) return NULL;
     th_bunker_info b;
     if (!th_world_get_bunker(w, (th_bunker_id){i + 1}, &b)) Py_RETURN_NONE;
-    return Py_BuildValue("{sss(iiii)sIsIsOsOsO}", "name", b.name, "cells", b.x0, b.y0, b.x1, b.y1,
+    return Py_BuildValue("{sss(iiii)sIsIsOsOsOsd}", "name", b.name, "cells", b.x0, b.y0, b.x1, b.y1,
                          "capacity", b.capacity, "sheltered", b.sheltered, "destroyed",
                          b.destroyed ? Py_True : Py_False, "full", b.full ? Py_True : Py_False,
-                         "exit", b.exit ? Py_True : Py_False);
+                         "exit", b.exit ? Py_True : Py_False, "max_flow", (double)b.max_flow);
 }
 
 static PyObject *World_find_bunker(WorldObject *self, PyObject *args) {
@@ -783,10 +783,12 @@ static PyObject *World_cell(WorldObject *self, PyObject *args) {
 static PyObject *World_add_bunker(WorldObject *self, PyObject *args) {
     th_bunker_def d = {0};
     int is_exit = 0;
-    if (!PyArg_ParseTuple(args, "siiiiO&|p", &d.name, &d.x0, &d.y0, &d.x1, &d.y1, conv_u32,
-                          &d.capacity, &is_exit))
+    double max_flow = 0.0;
+    if (!PyArg_ParseTuple(args, "siiiiO&|pd", &d.name, &d.x0, &d.y0, &d.x1, &d.y1, conv_u32,
+                          &d.capacity, &is_exit, &max_flow))
         return NULL;
     d.exit = is_exit != 0;
+    d.max_flow = (float)max_flow;
     th_world *w = world_of(self);
     if (!w) return NULL;
     th_error err = {0};
@@ -1108,8 +1110,11 @@ static PyObject *World_add_exit(WorldObject *self, PyObject *args) {
     double x0, y0, x1, y1;
     PyObject *crowds;
     int field;
-    if (!PyArg_ParseTuple(args, "z(dddd)iO", &d.name, &x0, &y0, &x1, &y1, &field, &crowds))
+    double max_flow = 0.0;
+    if (!PyArg_ParseTuple(args, "z(dddd)iO|d", &d.name, &x0, &y0, &x1, &y1, &field, &crowds,
+                          &max_flow))
         return NULL;
+    d.max_flow = (float)max_flow;
     th_world *w = world_of(self);
     if (!w) return NULL;
     d.x0 = (float)x0, d.y0 = (float)y0, d.x1 = (float)x1, d.y1 = (float)y1;
@@ -2074,10 +2079,10 @@ static PyObject *World_exit(WorldObject *self, PyObject *args) {
     if (!w) return NULL;
     th_exit_info e;
     if (!th_world_get_exit(w, (th_exit_id){i + 1}, &e)) Py_RETURN_NONE;
-    return Py_BuildValue("{sNsIsKsKs(dddd)}", "name", str_of(e.name ? e.name : ""), "exited",
+    return Py_BuildValue("{sNsIsKsKs(dddd)sd}", "name", str_of(e.name ? e.name : ""), "exited",
                          e.exited, "first_step", (unsigned long long)e.first_step, "last_step",
                          (unsigned long long)e.last_step, "area", (double)e.x0, (double)e.y0,
-                         (double)e.x1, (double)e.y1);
+                         (double)e.x1, (double)e.y1, "max_flow", (double)e.max_flow);
 }
 
 static PyObject *World_exit_covers(WorldObject *self, PyObject *args) {

@@ -179,22 +179,24 @@ void th_world_drop_marked(th_world *w) {
             continue;
         }
         th_leaver leaver;
-        if (s >= TH_MARK_EXIT && s < TH_MARK_EXIT + TH_MAX_EXITS) {
+        if (s >= TH_MARK_EXIT && s < TH_MARK_EXIT + TH_MAX_EXITS &&
+            th_flow_exit_pass(w, s - TH_MARK_EXIT)) {
             th_flow_exited(w, s - TH_MARK_EXIT);
             if (th_leaver_of(w, k, &leaver)) th_leavers_add(w, &leaver);
             free_id(w, a->id[k]);
             continue;
         }
-        if (s) {
-            /* Admitted in storage order until the bunker is full; the rest stay outside. */
-            if (th_nav_admit(&w->nav, s - 1u)) {
+        if (s && s < TH_MARK_EXIT) {
+            /* Admitted in storage order until the bunker is full (and as fast as its flow
+             * limit allows); the rest stay outside. */
+            if (th_nav_admit(&w->nav, s - 1u, w->step, (double)w->def.timestep)) {
                 w->stats.sheltered++;
                 if (th_leaver_of(w, k, &leaver)) th_leavers_add(w, &leaver);
                 free_id(w, a->id[k]);
                 continue;
             }
-            w->shelter[k] = 0;
         }
+        w->shelter[k] = 0; /* held back by a bunker or an exit, or never marked */
         /* Every array moves down with its agent (shelter is 0 for every agent kept). */
         if (out != k) th_agent_move_down(w, out, k);
         out++;

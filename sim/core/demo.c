@@ -169,7 +169,8 @@ static bool evac_build_map(th_world *w, uint64_t seed, th_error *err) {
                            bunkers[i].x + EVAC_BUNKER - 1,
                            bunkers[i].y + EVAC_BUNKER - 1,
                            bunkers[i].capacity,
-                           false};
+                           false,
+                           0.0f};
         if (!th_bunker_id_valid(th_world_add_bunker(w, &b, err))) return false;
     }
     return true;

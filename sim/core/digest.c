@@ -168,6 +168,11 @@ static uint64_t bunkers_part(const th_world *w) {
         th_hash_u32(&h, k->capacity);
         th_hash_u32(&h, k->sheltered);
         th_hash_u32(&h, (uint32_t)k->destroyed | (uint32_t)k->full << 1 | (uint32_t)k->exit << 2);
+        if (k->limit.rate > 0.0f) { /* as for exits (sim/core/flow.c) */
+            th_hash_f32(&h, k->limit.rate);
+            th_hash_f64(&h, k->limit.credit);
+            th_hash_u64(&h, k->limit.step);
+        }
     }
     return th_hash_end(&h);
 }

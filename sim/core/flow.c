@@ -47,6 +47,7 @@ typedef struct th_exit {
     uint8_t *bits; /* owned: bit (y - cy0) * width + (x - cx0) set for an exit cell */
     uint32_t exited;
     uint64_t first, last;
+    th_door_limit limit; /* th_exit_def.max_flow */
 } th_exit;
 
 struct th_flow {
@@ -359,6 +360,12 @@ static int add_exit(th_world *w, const th_exit_def *def, th_error *err) {
         return -1;
     }
     const th_exit_def d = *def;
+    if (!(d.max_flow >= 0.0f && d.max_flow <= 1e6f)) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "exit: max_flow %g persons/s is not a number from 0 (no limit) up",
+                     (double)d.max_flow);
+        return -1;
+    }
     if (w->flow && w->flow->exit_count == TH_MAX_EXITS) {
         th_error_set(err, TH_ERR_LIMIT, "at most %d exits", TH_MAX_EXITS);
         return -1;
@@ -400,7 +407,12 @@ static int add_exit(th_world *w, const th_exit_def *def, th_error *err) {
         return -1;
     }
     uint32_t i = f->exit_count;
-    th_exit e = {.by_cell = n > 0, .x0 = d.x0, .y0 = d.y0, .x1 = d.x1, .y1 = d.y1};
+    th_exit e = {.by_cell = n > 0,
+                 .x0 = d.x0,
+                 .y0 = d.y0,
+                 .x1 = d.x1,
+                 .y1 = d.y1,
+                 .limit = th_door_limit_make(d.max_flow)};
     if (n > 0) {
         e.cx0 = e.cx1 = cells[0].x;
         e.cy0 = e.cy1 = cells[0].y;
@@ -446,7 +458,8 @@ bool th_world_get_exit(const th_world *w, th_exit_id handle, th_exit_info *out) 
     const uint32_t exit = TH_INDEX(handle);
     if (!w->flow || exit >= w->flow->exit_count) return false;
     const th_exit *e = &w->flow->ex[exit];
-    *out = (th_exit_info){e->name, e->exited, e->first, e->last, e->x0, e->y0, e->x1, e->y1};
+    *out = (th_exit_info){e->name, e->exited, e->first, e->last,      e->x0,
+                          e->y0,   e->x1,     e->y1,    e->limit.rate};
     if (e->by_cell) {
         const float cs = w->nav.map.cell_size;
         out->x0 = (float)e->cx0 * cs;
@@ -493,6 +506,18 @@ uint8_t th_flow_exit_mark(const th_world *w, uint32_t crowd, th_vec2 p) {
         m &= m - 1;
     }
     return 0;
+}
+
+bool th_flow_exit_pass(th_world *w, uint32_t exit) {
+    return th_door_pass(&w->flow->ex[exit].limit, w->step, (double)w->def.timestep);
+}
+
+void th_flow_exit_limits(const th_world *w, th_door_limit *out) {
+    for (uint32_t i = 0; i < w->flow->exit_count; i++) out[i] = w->flow->ex[i].limit;
+}
+
+void th_flow_set_exit_limits(th_world *w, const th_door_limit *in) {
+    for (uint32_t i = 0; i < w->flow->exit_count; i++) w->flow->ex[i].limit = in[i];
 }
 
 void th_flow_exited(th_world *w, uint32_t exit) {
@@ -759,6 +784,13 @@ void th_flow_digest(const th_world *w, th_hasher *spawners, th_hasher *exits) {
         hash_name(exits, e->name);
         th_hash_u32(exits, e->by_cell);
         th_hash_u32(exits, e->exited);
+        /* A flow limit and how far it is used (nothing without one: digests of worlds without
+         * limits read as before they existed). */
+        if (e->limit.rate > 0.0f) {
+            th_hash_f32(exits, e->limit.rate);
+            th_hash_f64(exits, e->limit.credit);
+            th_hash_u64(exits, e->limit.step);
+        }
         if (!e->by_cell) { /* the rectangle, or the cells (as for spawners) */
             th_hash_f32(exits, e->x0);
             th_hash_f32(exits, e->y0);

@@ -15,6 +15,13 @@ bool th_flow_reserve(th_world *w, uint32_t cap, uint32_t history);
 void th_flow_spawn(th_world *w);
 /* Integration and contacts: TH_MARK_EXIT + the first exit of the agent's crowd holding p, or 0. */
 uint8_t th_flow_exit_mark(const th_world *w, uint32_t crowd, th_vec2 p);
+/* th_world_drop_marked: whether `exit`'s flow limit lets one more agent out this step (counted
+ * when so); those it holds back stay, in its area. */
+bool th_flow_exit_pass(th_world *w, uint32_t exit);
+/* The exits' flow limits, th_world_exit_count of them, copied out and back (the replay of
+ * departures over ranks advances copies, sim/dist/dist_serial.c). */
+void th_flow_exit_limits(const th_world *w, th_door_limit *out);
+void th_flow_set_exit_limits(th_world *w, const th_door_limit *in);
 /* th_world_drop_marked: one agent left through `exit`. */
 void th_flow_exited(th_world *w, uint32_t exit);
 /* Spawner and exit counts into the world hash. */

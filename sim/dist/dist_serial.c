@@ -108,19 +108,24 @@ void th_sort_keyed(void *items, uint32_t n, size_t size) {
 
 void th_drop_sort(th_drop *d, uint32_t n) { th_sort_keyed(d, n, sizeof *d); }
 
-uint32_t th_drop_replay(th_drop *d, uint32_t n, th_drop_bunker *b, uint32_t bunkers) {
+uint32_t th_drop_replay(th_drop *d, uint32_t n, th_drop_bunker *b, uint32_t bunkers,
+                        th_door_limit *exit, uint32_t exits, uint64_t step, double dt) {
     uint32_t turned_full = 0;
     for (uint32_t i = 0; i < n; i++) {
         const uint8_t m = d[i].mark;
         d[i].left = 1;
-        if (m == TH_MARK_REMOVED || (m >= TH_MARK_EXIT && m < TH_MARK_EXIT + TH_MAX_EXITS))
+        if (m == TH_MARK_REMOVED) continue;
+        if (m >= TH_MARK_EXIT && m < TH_MARK_EXIT + TH_MAX_EXITS) {
+            const uint32_t e = m - TH_MARK_EXIT;
+            d[i].left = e >= exits || th_door_pass(&exit[e], step, dt);
             continue;
+        }
         if (m == 0 || (uint32_t)(m - 1) >= bunkers) { /* not marked: nothing to do */
             d[i].left = 0;
             continue;
         }
         th_drop_bunker *bk = &b[m - 1];
-        if (bk->full || bk->destroyed) {
+        if (bk->full || bk->destroyed || !th_door_pass(&bk->limit, step, dt)) {
             d[i].left = 0;
             continue;
         }
@@ -233,13 +238,21 @@ uint32_t th_dist_drop_marked(th_world *w) {
     th_world_nav *nav = &w->nav;
     th_drop_bunker bk[TH_MAX_BUNKERS];
     for (uint32_t b = 0; b < nav->bunker_count; b++)
-        bk[b] = (th_drop_bunker){nav->bunker[b].capacity, nav->bunker[b].sheltered,
-                                 nav->bunker[b].full, nav->bunker[b].destroyed};
-    if (th_drop_replay(all, total, bk, nav->bunker_count)) nav->combined_stale = true;
+        bk[b] =
+            (th_drop_bunker){nav->bunker[b].capacity, nav->bunker[b].sheltered, nav->bunker[b].full,
+                             nav->bunker[b].destroyed, nav->bunker[b].limit};
+    th_door_limit exit_limit[TH_MAX_EXITS];
+    const uint32_t exits = th_world_exit_count(w);
+    if (exits) th_flow_exit_limits(w, exit_limit);
+    if (th_drop_replay(all, total, bk, nav->bunker_count, exit_limit, exits, w->step,
+                       (double)w->def.timestep))
+        nav->combined_stale = true;
     for (uint32_t b = 0; b < nav->bunker_count; b++) {
         nav->bunker[b].sheltered = bk[b].sheltered;
         nav->bunker[b].full = bk[b].full;
+        nav->bunker[b].limit = bk[b].limit;
     }
+    if (exits) th_flow_set_exit_limits(w, exit_limit);
     uint32_t left = 0;
     for (uint32_t i = 0; i < total; i++) {
         const th_drop *d = &all[i];

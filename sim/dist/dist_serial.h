@@ -31,6 +31,7 @@ typedef struct th_drop_bunker {
     uint32_t capacity; /* 0 = no limit */
     uint32_t sheltered;
     bool full, destroyed;
+    th_door_limit limit; /* its flow limit (sim/nav/world_nav.h) */
 } th_drop_bunker;
 
 /* The cell an agent added since the last grid phase carries until its first gather: above
@@ -57,11 +58,14 @@ _Static_assert(sizeof(th_drop) <= TH_KEYED_MAX, "a drop must fit the keyed sort'
 /* Sort n drops by key (th_sort_keyed). */
 void th_drop_sort(th_drop *d, uint32_t n);
 
-/* The serial rule of th_world_drop_marked over drops in key order: removed agents and exits
- * always leave; an agent in bunker b leaves while b is neither full nor destroyed, b counting
- * it and turning full when it reaches its capacity; the others stay. Sets each drop's `left`,
- * advances the bunkers; returns how many bunkers turned full. */
-uint32_t th_drop_replay(th_drop *d, uint32_t n, th_drop_bunker *b, uint32_t bunkers);
+/* The serial rule of th_world_drop_marked over drops in key order at step `step` (of dt
+ * seconds): removed agents always leave; an agent in exit e leaves while e's flow limit
+ * (exit[e]) lets it; an agent in bunker b leaves while b is neither full nor destroyed and its
+ * flow limit lets it, b counting it and turning full when it reaches its capacity; the others
+ * stay. Sets each drop's `left`, advances the bunkers and exit limits; returns how many bunkers
+ * turned full. */
+uint32_t th_drop_replay(th_drop *d, uint32_t n, th_drop_bunker *b, uint32_t bunkers,
+                        th_door_limit *exit, uint32_t exits, uint64_t step, double dt);
 
 /* More than one rank: the serial phases reduce (sim/dist/dist.h) and replay. */
 bool th_dist_serial_active(const th_world *w);

@@ -1,6 +1,7 @@
 /* Bunkers: rectangles of open cells, each with its own river map, added before the first step
  * and found by handle or name. Destroying and restoring them are events (events.c); admission
  * into them (th_nav_admit) happens where marked agents leave storage (sim/core/agents.c). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,12 @@ static int add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
     const char *name = def->name ? def->name : "";
     if (name[0] == '\0' || th_world_find_bunker(w, name).index1) {
         th_error_set(err, TH_ERR_INVALID, "bunker name '%s' is empty or already used", name);
+        return -1;
+    }
+    if (!(def->max_flow >= 0.0f && def->max_flow <= 1e6f)) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "bunker '%s': max_flow %g persons/s is not a number from 0 (no limit) up",
+                     name, (double)def->max_flow);
         return -1;
     }
     if (def->x0 > def->x1 || def->y0 > def->y1 || !th_nav_in_map(w, def->x0, def->y0) ||
@@ -62,6 +69,7 @@ static int add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
     bk->y1 = def->y1;
     bk->capacity = def->capacity;
     bk->exit = def->exit;
+    bk->limit = th_door_limit_make(def->max_flow);
     for (int32_t y = def->y0; y <= def->y1; y++) {
         for (int32_t x = def->x0; x <= def->x1; x++) {
             n->bunker_at[(uint32_t)y * (uint32_t)n->map.w + (uint32_t)x] = (int8_t)b;
@@ -90,8 +98,8 @@ bool th_world_get_bunker(const th_world *w, th_bunker_id handle, th_bunker_info 
     const uint32_t bunker = TH_INDEX(handle);
     if (bunker >= w->nav.bunker_count) return false;
     const th_bunker *b = &w->nav.bunker[bunker];
-    *out = (th_bunker_info){b->name,     b->x0,        b->y0,        b->x1,   b->y1,
-                            b->capacity, b->sheltered, b->destroyed, b->full, b->exit};
+    *out = (th_bunker_info){b->name,      b->x0,        b->y0,   b->x1,   b->y1,        b->capacity,
+                            b->sheltered, b->destroyed, b->full, b->exit, b->limit.rate};
     return true;
 }
 
@@ -103,9 +111,30 @@ th_bunker_id th_world_find_bunker(const th_world *w, const char *name) {
     return (th_bunker_id){0};
 }
 
-bool th_nav_admit(th_world_nav *n, uint32_t bunker) {
+th_door_limit th_door_limit_make(float rate) {
+    return (th_door_limit){.rate = rate, .credit = 1.0, .step = 0};
+}
+
+bool th_door_pass(th_door_limit *d, uint64_t step, double dt) {
+    if (d->rate <= 0.0f) return true;
+    if (step != d->step) {
+        const double grown = d->credit + (double)d->rate * dt * (double)(step - d->step);
+        /* Asked the step before (a queue at the door): the fraction carries on, so the queue
+         * passes at the rate whatever the step. Idle since (or never asked, step 0): one
+         * person's worth at most, the next through at once and no burst behind it. */
+        d->credit = d->step > 0 && step == d->step + 1 ? grown : fmin(grown, 1.0);
+        d->step = step;
+    }
+    /* A whole person, less rounding: rate x dt summed over steps reaches 1 up to a few ulps. */
+    if (d->credit < 1.0 - 1e-9) return false;
+    d->credit -= 1.0;
+    return true;
+}
+
+bool th_nav_admit(th_world_nav *n, uint32_t bunker, uint64_t step, double dt) {
     th_bunker *b = &n->bunker[bunker];
     if (b->full || b->destroyed) return false;
+    if (!th_door_pass(&b->limit, step, dt)) return false;
     b->sheltered++;
     if (b->capacity && b->sheltered >= b->capacity) {
         b->full = true;

@@ -25,12 +25,29 @@ typedef struct th_event {
     th_event_def def; /* rectangle clipped to the map */
 } th_event;
 
+/* A door's flow limit (th_bunker_def.max_flow, th_exit_def.max_flow): at most `rate` persons a
+ * second pass. `credit` grows by rate x dt a step and one person passes for each whole unit of
+ * it; while someone is at the door every step the fraction carries over, so a queue passes at
+ * `rate` on average whatever the step; a door left idle holds at most one unit, so the first to
+ * come passes at once and no burst follows. Kept lazily: `step` is the step it was last asked
+ * at (0: never; the admit phase runs at steps 1, 2, ...). */
+typedef struct th_door_limit {
+    float rate; /* 0: no limit */
+    double credit;
+    uint64_t step;
+} th_door_limit;
+/* A limit of `rate` persons a second, idle (the first passes at once). */
+th_door_limit th_door_limit_make(float rate);
+/* Whether one more person may pass at step `step` (steps of dt seconds); counts it when so. */
+bool th_door_pass(th_door_limit *d, uint64_t step, double dt);
+
 typedef struct th_bunker {
     char name[64];
     int32_t x0, y0, x1, y1;
     uint32_t capacity, sheltered;
     bool destroyed, full;
-    bool exit; /* th_bunker_def.exit: how it is shown and reported, nothing else */
+    bool exit;           /* th_bunker_def.exit: how it is shown and reported, nothing else */
+    th_door_limit limit; /* th_bunker_def.max_flow */
 } th_bunker;
 
 /* A level of a building: a rectangle of the map's cells (sim/nav/levels.c). */
@@ -189,9 +206,10 @@ th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v, bool se
 /* th_world_add_destinations returning the field's index, or -1 with `err` filled. */
 int th_nav_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
                             th_error *err);
-/* sim/nav/bunkers.c: admit one agent into bunker `bunker` (an index): false when it is full or
- * destroyed; the bunker turns full at its capacity, and the nearest-bunker field follows. */
-bool th_nav_admit(th_world_nav *n, uint32_t bunker);
+/* sim/nav/bunkers.c: admit one agent into bunker `bunker` (an index) at step `step` (of dt
+ * seconds): false when it is full or destroyed or its flow limit holds the agent back; the
+ * bunker turns full at its capacity, and the nearest-bunker field follows. */
+bool th_nav_admit(th_world_nav *n, uint32_t bunker, uint64_t step, double dt);
 /* Bunker index + 1 when p is in an open bunker, else 0. */
 uint8_t th_nav_shelter_at(const th_world *w, th_vec2 p);
 

@@ -506,7 +506,8 @@ th_world *th_scene_build(const th_scene *s, const th_scene_opts *opts, bool chec
         }
         for (uint32_t b = 0; b < s->bunker_count && ok; b++) {
             const th_scene_bunker *sb = &s->bunker[b];
-            th_bunker_def bd = {sb->name, sb->x0, sb->y0, sb->x1, sb->y1, sb->capacity, sb->exit};
+            th_bunker_def bd = {sb->name, sb->x0,       sb->y0,   sb->x1,
+                                sb->y1,   sb->capacity, sb->exit, sb->max_flow};
             if (th_world_add_bunker(w, &bd, err).index1 != b + 1) {
                 char path[64];
                 snprintf(path, sizeof path, "bunkers[%u]", b);

@@ -251,7 +251,7 @@ static bool parse_exits(th_scene *s, const th_ynode *n, th_error *err) {
     }
     s->exit = th_arena_alloc(&s->doc.arena, (n->count ? n->count : 1) * sizeof *s->exit);
     if (!s->exit) return TH_SCENE_NOMEM(s, n, "exits", err, "out of memory");
-    static const char *const keys[] = {"name", "rect", "cells", "crowds", NULL};
+    static const char *const keys[] = {"name", "rect", "cells", "crowds", "max_flow", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
         const th_ynode *e = n->items[i], *v;
         char path[64], sub[96], item[112];
@@ -303,6 +303,13 @@ static bool parse_exits(th_scene *s, const th_ynode *n, th_error *err) {
             }
             d->crowds = ex->crowds;
             d->crowd_count = v->count;
+        }
+        if ((v = th_ynode_get(e, "max_flow"))) {
+            double q;
+            snprintf(sub, sizeof sub, "%s.max_flow", path);
+            if (!th_scene_float(s, v, sub, TH_SCENE_MIN_FLOW, TH_SCENE_MAX_FLOW, &q, err))
+                return false;
+            d->max_flow = (float)q;
         }
         s->exit_count++;
     }

@@ -43,12 +43,18 @@ typedef struct th_scene_crowd {
     bool goal_exit; /* DESTINATIONS with `exit: true`: its goal cells are an exit for it */
 } th_scene_crowd;
 
+/* A door's `max_flow` (bunkers, exits): persons a second, from a trickle to far above any
+ * crowd's flow. */
+#define TH_SCENE_MIN_FLOW 0.01
+#define TH_SCENE_MAX_FLOW 1000.0
+
 typedef struct th_scene_bunker {
     char name[64];
     int32_t x0, y0, x1, y1;
     bool placed; /* cells known (from `cells` or the legend) */
     uint32_t capacity;
     bool exit;
+    float max_flow; /* persons a second at most, 0 = no limit */
     const th_ynode *node;
 } th_scene_bunker;
 

@@ -345,7 +345,7 @@ static bool parse_bunkers(ctx *c, const th_ynode *n) {
     th_scene *s = c->s;
     if (!expect(s, n, TH_Y_SEQUENCE, "bunkers", c->err)) return false;
     for (uint32_t i = 0; i < n->count; i++) {
-        static const char *const keys[] = {"name", "cells", "capacity", "exit", NULL};
+        static const char *const keys[] = {"name", "cells", "capacity", "exit", "max_flow", NULL};
         const th_ynode *b = n->items[i];
         char path[64], sub[96];
         snprintf(path, sizeof path, "bunkers[%u]", i);
@@ -420,6 +420,14 @@ static bool parse_bunkers(ctx *c, const th_ynode *n) {
             snprintf(sub, sizeof sub, "%s.capacity", path);
             if (!th_scene_u64(s, cap, sub, 0, TH_MAX_AGENTS, &v, c->err)) return false;
             bk->capacity = (uint32_t)v;
+        }
+        const th_ynode *mf = th_ynode_get(b, "max_flow");
+        if (mf) {
+            double v;
+            snprintf(sub, sizeof sub, "%s.max_flow", path);
+            if (!th_scene_float(s, mf, sub, TH_SCENE_MIN_FLOW, TH_SCENE_MAX_FLOW, &v, c->err))
+                return false;
+            bk->max_flow = (float)v;
         }
         const th_ynode *ex = th_ynode_get(b, "exit");
         if (ex) {

@@ -71,3 +71,16 @@ double th_vs_weidmann_speed(double rho) {
     if (rho >= 5.4) return 0.0;
     return 1.34 * (1.0 - exp(-1.913 * (1.0 / rho - 1.0 / 5.4)));
 }
+
+double th_vs_binomial_upper(unsigned k, unsigned n, double p) {
+    if (k == 0) return 1.0;
+    if (k > n) return 0.0;
+    if (p <= 0.0) return 0.0;
+    if (p >= 1.0) return 1.0;
+    double sum = 0.0;
+    for (unsigned i = k; i <= n; i++) {
+        sum += exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) + i * log(p) +
+                   (n - i) * log1p(-p));
+    }
+    return sum > 1.0 ? 1.0 : sum;
+}

@@ -31,6 +31,10 @@ double th_vs_kolmogorov_q(double lambda);
  *  the approximation of Stephens (1970), as given in Press et al., Numerical Recipes, 14.3. */
 double th_vs_ks_pvalue(double d, size_t n);
 
+/** The upper tail of the binomial distribution: P(X >= k) for X ~ B(n, p), summed term by term
+ *  from log-gamma (exact to rounding for the n of a verification test). 1 for k = 0. */
+double th_vs_binomial_upper(unsigned k, unsigned n, double p);
+
 /** Weidmann (1993): walking speed at density rho persons/m^2,
  *  1.34 (1 - exp(-1.913 (1/rho - 1/5.4))) m/s; 0 at and above 5.4, 1.34 at 0. */
 double th_vs_weidmann_speed(double rho);

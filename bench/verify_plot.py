@@ -26,8 +26,9 @@ trajectories: an agent is out (sheltered in an exit bunker) from the first sampl
 missing in, and has started at the end of the first step over which it moved more than 0.1 mm,
 less that step: the definitions `throng verify` (app/verify.c) uses.
 
-flow: stair_flow_10, _15, _20 (a stair 1.0, 1.5, 2.0 m wide, 100 persons each) and door_1m (100
-persons through a 1 m exit); the flow (N - 1) / (t_last - t_first) at the exit against the width,
+flow: stair_flow_10, _15, _20 (a stair 1.0, 1.5, 2.0 m wide, 100 persons each), door_1m_free_050
+(100 persons through a 1 m exit, no flow limit) and door_1m (the same exit limited to 1.33
+persons/s, as IMO 4 is judged); the flow (N - 1) / (t_last - t_first) at the exit against the width,
 with the 1.33 persons/(m s) of IMO's maximum flow, and the cumulative count out against time.
 Every step is sampled. About 5 s on 2 cores.
 
@@ -177,12 +178,14 @@ def plot_flow(opts, out):
     plt = pyplot()
     stairs = [(1.0, Run(opts, "stair_flow_10")), (1.5, Run(opts, "stair_flow_15")),
               (2.0, Run(opts, "stair_flow_20"))]
-    door = Run(opts, "door_1m")
+    door = Run(opts, "door_1m_free_050")
+    limited = Run(opts, "door_1m")
     for w, r in stairs:
         print(f"stair {w:.1f} m: {len(r.out)} of {r.n} out, flow {r.flow():.3f} persons/s, "
               f"specific {r.flow() / w:.3f} persons/(m s), last out {r.out[-1]:.1f} s")
-    print(f"door 1.0 m: {len(door.out)} of {door.n} out, flow {door.flow():.3f} persons/s, "
-          f"last out {door.out[-1]:.1f} s")
+    for name, r in (("door 1.0 m", door), ("door 1.0 m, max_flow 1.33", limited)):
+        print(f"{name}: {len(r.out)} of {r.n} out, flow {r.flow():.3f} persons/s, "
+              f"last out {r.out[-1]:.1f} s")
 
     fig, (a1, a2) = plt.subplots(1, 2, figsize=SIZE, dpi=DPI,
                                  gridspec_kw={"width_ratios": [1, 1.15]})
@@ -191,7 +194,9 @@ def plot_flow(opts, out):
             label="1.33 persons/(m s): IMO maximum\n(IMO 4, ISO 11, NIST 5.2 ask ≤ this at 1 m)")
     a1.plot(ws, [r.flow() for _, r in stairs], "o-", color="#2050a0",
             label="stair, speed x 0.5 (ISO 12)")
-    a1.plot([1.0], [door.flow()], "s", color="#d04010", ms=8, label="exit of an 8 m x 5 m room (IMO 4)")
+    a1.plot([1.0], [door.flow()], "s", color="#d04010", ms=8, label="exit of an 8 m x 5 m room")
+    a1.plot([1.0], [limited.flow()], "v", color="#808080", ms=8,
+            label="the same, max_flow 1.33 (IMO 4 as judged)")
     for w, r in stairs:
         a1.annotate(f"{r.flow():.2f}", (w, r.flow()), textcoords="offset points", xytext=(8, -12))
     a1.annotate(f"{door.flow():.2f}", (1.0, door.flow()), textcoords="offset points",
@@ -210,6 +215,9 @@ def plot_flow(opts, out):
         a2.step(x, y, where="post", color=c, label=f"stair {w:.1f} m: {r.flow():.2f} persons/s")
     x, y = staircase(door.out)
     a2.step(x, y, where="post", color="#d04010", label=f"door 1.0 m: {door.flow():.2f} persons/s")
+    x, y = staircase(limited.out)
+    a2.step(x, y, where="post", color="#808080",
+            label=f"door 1.0 m, max_flow 1.33: {limited.flow():.2f} persons/s")
     a2.set_xlim(0, None)
     a2.set_ylim(0, 105)
     a2.set_xlabel("time (s)")

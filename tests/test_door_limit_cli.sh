@@ -61,7 +61,7 @@ print(f"{(len(ts) - 1) / (ts[-1] - ts[0]):.4f} {len(ts)}")
 PY
 }
 
-cp "$scenes/verification/door_1m.yaml" "$tmp/thick.yaml"
+cp "$scenes/verification/door_1m_free_050.yaml" "$tmp/thick.yaml"
 printf 'bunkers:\n  - {name: exit, max_flow: 1.0}\n' >>"$tmp/thick.yaml"
 thin_wall_room "$tmp/thin25.yaml" 0.25 1.33
 thin_wall_room "$tmp/thin10.yaml" 0.1 1.33

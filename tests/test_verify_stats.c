@@ -78,6 +78,18 @@ START_TEST(test_weidmann) {
 }
 END_TEST
 
+/* Binomial tails by hand: B(6, 1/2): P(X >= 6) = 1/64, P(X >= 5) = 7/64, P(X >= 0) = 1;
+ * B(10, 0.3): P(X >= 8) = 45 (0.3^8)(0.7^2) + 10 (0.3^9)(0.7) + 0.3^10 = 0.0015904. */
+START_TEST(test_binomial_tail_by_hand) {
+    ck_assert_double_eq_tol(th_vs_binomial_upper(6, 6, 0.5), 1.0 / 64, 1e-12);
+    ck_assert_double_eq_tol(th_vs_binomial_upper(5, 6, 0.5), 7.0 / 64, 1e-12);
+    ck_assert_double_eq_tol(th_vs_binomial_upper(0, 6, 0.5), 1.0, 1e-12);
+    ck_assert_double_eq_tol(th_vs_binomial_upper(7, 6, 0.5), 0.0, 1e-12);
+    ck_assert_double_eq_tol(th_vs_binomial_upper(8, 10, 0.3), 0.0015904, 1e-7);
+    ck_assert_double_eq_tol(th_vs_binomial_upper(1, 10, 0.3), 1.0 - pow(0.7, 10), 1e-12);
+}
+END_TEST
+
 static Suite *verify_stats_suite(void) {
     Suite *s = suite_create("verify_stats");
     TCase *tc = tcase_create("stats");
@@ -86,6 +98,7 @@ static Suite *verify_stats_suite(void) {
     tcase_add_test(tc, test_ks_statistic_by_hand);
     tcase_add_test(tc, test_kolmogorov_table);
     tcase_add_test(tc, test_weidmann);
+    tcase_add_test(tc, test_binomial_tail_by_hand);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,81 @@
+/* The judges of `throng verify` that weigh several measured figures: pure functions of what the
+ * runs measured, kept apart from the runs so that a test can hand each one a result that must
+ * fail (tests/test_verify_judge.c) and show that the judge can fail. docs/verification.md states
+ * each criterion with its source. */
+#ifndef TH_APP_VERIFY_JUDGE_H
+#define TH_APP_VERIFY_JUDGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Fruin (1971), level of service on walkways: E begins below 0.93 m2 a person, 1.08 persons/m2.
+ * Above it walkers queue (congestion); at or below it they walk (no congestion). */
+#define TH_VJ_CONGESTED 1.08
+
+/* ---- a door's maximum flow (IMO 4, ISO 11, NIST 5.2) ------------------------------------- */
+
+typedef struct th_vj_door {
+    uint32_t n, out; /* persons in the room, out by the end */
+    double flow;     /* (N - 1) / (t_last - t_first) through the door, persons/s */
+    double limit;    /* the criterion, persons/s (1.33) */
+} th_vj_door;
+
+/** Everyone out, and the flow at most the limit. */
+bool th_vj_door_pass(const th_vj_door *d);
+
+/* ---- RiMEA 12: a queue before a bottleneck, none after it -------------------------------- */
+
+typedef struct th_vj_rimea12 {
+    uint32_t n, out;   /* persons, and out of room B by the end */
+    double before;     /* density in front of the corridor, persons/m2, averaged over the
+                          steps between the 10 % and the 90 % passage of its end */
+    double after;      /* ... just past the corridor */
+    double exit_front; /* ... in front of room B's exit */
+    double j_corridor; /* flow at the corridor's end, persons/s, 10 % to 90 % person */
+    double j_exit;     /* flow out of room B, the same way */
+} th_vj_rimea12;
+
+/** Everyone out; congested before the corridor (mean density above TH_VJ_CONGESTED); not after
+ *  it, nor in front of the last exit (their mean densities at most that); and the last exit
+ *  keeps up with the corridor (its flow at least the corridor's less 0.05 persons/s). */
+bool th_vj_rimea12_pass(const th_vj_rimea12 *r);
+
+/* ---- ISO 13: the corridor's speed against the model's input fundamental diagram --------- */
+
+/** Whether speed v (m/s) at density rho (persons/m2) agrees with the model's input relation,
+ *  Weidmann's (th_vs_weidmann_speed): within 20 % of it or 0.1 m/s, whichever is wider. */
+bool th_vj_iso13_point(double rho, double v);
+
+/* ---- ISO 7, NIST 2.10: a slow walker in a corridor the others can pass ------------------- */
+
+typedef struct th_vj_impaired {
+    double walk;         /* the slow walker's own time: its distance over its free speed, s */
+    double t_slow;       /* when it got out, s */
+    double others_with;  /* the last of the others out with the slow walker there, s */
+    double others_alone; /* ... in the control run, where it walks like the others */
+    double t_control;    /* the control run's evacuation time, s */
+} th_vj_impaired;
+
+/** The stated expectation: the evacuation takes max(control, walk); the slow walker is out
+ *  between its own walking time and 10 % more; the others are not held back (out within 10 %
+ *  of the control's); and the evacuation is longer than the control's. */
+bool th_vj_impaired_pass(const th_vj_impaired *d);
+
+/* ---- ISO 15, NIST 3.2: social influence on exit choice --------------------------------- */
+
+/** The same seeds in both scenarios draw the same numbers for the same occupants (common random
+ *  numbers), so the occupants whose exit differs between them changed it because of the third
+ *  occupant: `to_allocated` switched to the allocated exit, `away` from it. Passes when the
+ *  switches toward it outnumber those away by McNemar's exact test, one-sided p < 0.05 (the
+ *  binomial tail of to_allocated among all switches at 1/2); *p gets the p-value. */
+bool th_vj_social_pass(uint32_t to_allocated, uint32_t away, double *p);
+
+/* ---- ISO 16, NIST 3.3: affiliation ---------------------------------------------------- */
+
+/** 50/50 familiarity: the exits' counts differ by at most 10 % of those out; 20/80: the
+ *  familiar exit's count above half by the exact binomial test, one-sided p < 0.05 (*p). */
+bool th_vj_affiliation_pass(uint32_t west50, uint32_t east50, uint32_t west80, uint32_t east80,
+                            double *p);
+
+#endif

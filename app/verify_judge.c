@@ -24,8 +24,8 @@ bool th_vj_iso13_point(double rho, double v) {
 bool th_vj_impaired_pass(const th_vj_impaired *d) {
     const double expected = fmax(d->t_control, d->walk);
     return isfinite(d->t_slow) && isfinite(d->others_with) && isfinite(d->t_control) &&
-           d->t_slow >= d->walk && d->t_slow <= 1.1 * d->walk &&
-           d->others_with <= 1.1 * d->others_alone && fmax(d->t_slow, d->others_with) > d->t_control &&
+           d->t_slow >= d->walk && d->t_slow <= 1.1 * d->walk && d->others_with < d->t_slow &&
+           fmax(d->t_slow, d->others_with) > d->t_control &&
            fabs(fmax(d->t_slow, d->others_with) - expected) <= 0.1 * expected;
 }
 

@@ -116,6 +116,8 @@ growth_ok=1 check_scene "$scenes/hawks.yaml" 300
 # Congestion-aware destination fields from the agents per map cell summed over ranks; exits
 # (agents arriving by migration where others left).
 growth_ok=1 check_scene "$scenes/exits.yaml" 600
+# Doors with flow limits: who passes in which step, decided in the replay over every rank.
+growth_ok=1 check_scene "$data/mpi/door_limits.yaml" 2400
 # Squads (members gathered from every rank, the same update on every rank): two squads march
 # across every strip, re-plan after a block and a broken wall and squeeze past each other
 # through a gap; a third loses its members one by one at an exit. The flood: a squad re-plans

@@ -84,6 +84,9 @@ START_TEST(impaired_judge_fails_a_crowd_held_back_and_a_slow_walker_too_fast) {
     d.others_with = 45.0; /* the others stuck behind the slow walker */
     ck_assert(!th_vj_impaired_pass(&d));
     d = ok;
+    d.others_with = 40.6; /* out just after it, not past it: held back all the way */
+    ck_assert(!th_vj_impaired_pass(&d));
+    d = ok;
     d.t_slow = 37.0; /* faster than its free speed allows */
     ck_assert(!th_vj_impaired_pass(&d));
     d = ok;

@@ -16,6 +16,13 @@ bool th_vj_rimea12_pass(const th_vj_rimea12 *r) {
            isfinite(r->j_corridor) && isfinite(r->j_exit) && r->j_exit >= r->j_corridor - 0.05;
 }
 
+bool th_vj_congestion_pass(const th_vj_congestion *c) {
+    const double mean = 0.5 * (c->j_early + c->j_late);
+    return c->n > 0 && c->out == c->n && c->room_exit > TH_VJ_CONGESTED &&
+           c->stair_foot > TH_VJ_CONGESTED && isfinite(mean) && mean > 0.0 &&
+           fabs(c->j_early - c->j_late) <= 0.2 * mean;
+}
+
 bool th_vj_iso13_point(double rho, double v) {
     const double w = th_vs_weidmann_speed(rho);
     return isfinite(v) && fabs(v - w) <= fmax(0.2 * w, 0.1);

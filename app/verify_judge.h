@@ -41,6 +41,22 @@ typedef struct th_vj_rimea12 {
  *  keeps up with the corridor (its flow at least the corridor's less 0.05 persons/s). */
 bool th_vj_rimea12_pass(const th_vj_rimea12 *r);
 
+/* ---- ISO 10, NIST 5.1, IMO 11: congestion at a room's exit and at a stair's foot ------ */
+
+typedef struct th_vj_congestion {
+    uint32_t n, out;          /* persons, and out by the end */
+    double room_exit, middle; /* densities across the room's opening and mid-corridor,
+                                 persons/m2, averaged over the steps from the 10 % to the 90 %
+                                 passage of the stair's foot */
+    double stair_foot;        /* ... just before the stair */
+    double j_early, j_late;   /* the exit's flow over the 10-50 % and the 50-90 % persons */
+} th_vj_congestion;
+
+/** Everyone out; congestion (mean density above TH_VJ_CONGESTED) both across the room's
+ *  opening and at the stair's foot; the flow settled: j_early and j_late within 20 % of
+ *  their mean. The middle of the corridor is reported, not judged. */
+bool th_vj_congestion_pass(const th_vj_congestion *c);
+
 /* ---- ISO 13: the corridor's speed against the model's input fundamental diagram --------- */
 
 /** Whether speed v (m/s) at density rho (persons/m2) agrees with the model's input relation,

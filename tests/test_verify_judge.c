@@ -59,6 +59,33 @@ START_TEST(rimea12_judge_fails_each_missing_part) {
 }
 END_TEST
 
+START_TEST(congestion_judge_fails_a_free_stair_or_an_unsettled_flow) {
+    const th_vj_congestion ok = {.n = 100,
+                                 .out = 100,
+                                 .room_exit = 2.5,
+                                 .middle = 1.5,
+                                 .stair_foot = 2.8,
+                                 .j_early = 1.2,
+                                 .j_late = 1.1};
+    ck_assert(th_vj_congestion_pass(&ok));
+    th_vj_congestion c = ok;
+    c.stair_foot = 0.9; /* the stair takes them as fast as they come: no queue at its foot */
+    ck_assert(!th_vj_congestion_pass(&c));
+    c = ok;
+    c.room_exit = 1.0; /* none at the room's exit */
+    ck_assert(!th_vj_congestion_pass(&c));
+    c = ok;
+    c.j_late = 0.8; /* 1.2 then 0.8: 40 % apart, not a settled flow */
+    ck_assert(!th_vj_congestion_pass(&c));
+    c = ok;
+    c.out = 97;
+    ck_assert(!th_vj_congestion_pass(&c));
+    c = ok;
+    c.middle = 3.0; /* the queue reaching back through the corridor is allowed: not judged */
+    ck_assert(th_vj_congestion_pass(&c));
+}
+END_TEST
+
 START_TEST(iso13_judge_fails_a_diagram_off_the_input) {
     /* On Weidmann's curve: passes at every density. */
     for (double rho = 0.5; rho <= 6.0; rho += 0.5)
@@ -128,6 +155,7 @@ int main(void) {
     TCase *t = tcase_create("judges");
     tcase_add_test(t, door_judge_fails_a_fast_door_and_a_crowd_left_behind);
     tcase_add_test(t, rimea12_judge_fails_each_missing_part);
+    tcase_add_test(t, congestion_judge_fails_a_free_stair_or_an_unsettled_flow);
     tcase_add_test(t, iso13_judge_fails_a_diagram_off_the_input);
     tcase_add_test(t, impaired_judge_fails_a_crowd_held_back_and_a_slow_walker_too_fast);
     tcase_add_test(t, social_judge_fails_switches_either_way_or_too_few);

@@ -875,14 +875,35 @@ static double flow_10_90(const double *t, size_t n) {
     return t[b] > t[a] ? (double)(b - a) / (t[b] - t[a]) : NAN;
 }
 
-static bool rimea12_run(const vopts *o, uint64_t seed, th_vj_rimea12 *r, char *m, size_t cap) {
+/* A crowd's passage past a line: a run of `scene` at `seed` with a gate at `at` on `axis`
+ * (crossed toward larger values) and the scene's first three measurement areas. `mean[i]` is
+ * area i's density averaged over the steps from the 10 % to the 90 % passage of the gate
+ * (NaN when fewer than ten pass); `gate` and `out` the sorted times of the gate's crossings and
+ * of leaving. passage_free releases them. */
+typedef struct passage {
+    uint32_t n;
+    double mean[3];
+    double *gate, *out;
+    size_t ngate, nout;
+} passage;
+
+static void passage_free(passage *p) {
+    free(p->gate);
+    free(p->out);
+    p->gate = p->out = NULL;
+}
+
+static bool passage_run(const vopts *o, const char *scene, uint64_t seed, int axis, double at,
+                        double max_s, passage *p, char *m, size_t cap) {
+    memset(p, 0, sizeof *p);
     sim s;
-    if (!sim_open(&s, "rimea12_bottleneck", o, seed, 0, m, cap)) return false;
-    sim_gate(&s, 0, 15.5, 1);
-    const uint64_t steps = (uint64_t)llround(R12_MAX_S / s.dt);
+    if (!sim_open(&s, scene, o, seed, 0, m, cap)) return false;
+    sim_gate(&s, axis, at, 1);
+    const uint64_t steps = (uint64_t)llround(max_s / s.dt);
     double *dens = malloc(3 * steps * sizeof *dens);
-    double *a = malloc((s.n ? s.n : 1) * sizeof *a), *b = malloc((s.n ? s.n : 1) * sizeof *b);
-    bool ok = dens && a && b;
+    p->gate = malloc((s.n ? s.n : 1) * sizeof *p->gate);
+    p->out = malloc((s.n ? s.n : 1) * sizeof *p->out);
+    bool ok = dens && p->gate && p->out;
     if (!ok) snprintf(m, cap, "out of memory");
     uint64_t k = 0;
     for (; ok && k < steps && s.left < s.n && !th_world_scene_over(s.w); k++) {
@@ -890,7 +911,7 @@ static bool rimea12_run(const vopts *o, uint64_t seed, th_vj_rimea12 *r, char *m
         for (uint32_t i = 0; i < 3; i++) {
             th_measure_area_info info;
             if (!th_world_get_measure_area(s.w, (th_measure_area_id){i + 1}, &info)) {
-                snprintf(m, cap, "the scene lacks its three measurement areas");
+                snprintf(m, cap, "%s: expected three measurement areas", scene);
                 ok = false;
                 break;
             }
@@ -898,15 +919,15 @@ static bool rimea12_run(const vopts *o, uint64_t seed, th_vj_rimea12 *r, char *m
         }
     }
     if (ok) {
-        const size_t na = gate_times(&s, 0, a);
-        size_t nb = 0;
+        p->n = s.n;
+        p->ngate = gate_times(&s, 0, p->gate);
         for (uint32_t i = 0; i < s.n; i++)
-            if (!isnan(s.t_out[i])) b[nb++] = s.t_out[i];
-        qsort(b, nb, sizeof *b, by_value);
+            if (!isnan(s.t_out[i])) p->out[p->nout++] = s.t_out[i];
+        qsort(p->out, p->nout, sizeof *p->out, by_value);
         double sum[3] = {0, 0, 0};
         uint64_t used = 0;
-        if (na >= 10) {
-            const double t0 = a[na / 10], t1 = a[na - 1 - na / 10];
+        if (p->ngate >= 10) {
+            const double t0 = p->gate[p->ngate / 10], t1 = p->gate[p->ngate - 1 - p->ngate / 10];
             for (uint64_t i = 0; i < k; i++) {
                 const double t = (double)(i + 1) * s.dt;
                 if (t < t0 || t > t1) continue;
@@ -914,20 +935,31 @@ static bool rimea12_run(const vopts *o, uint64_t seed, th_vj_rimea12 *r, char *m
                 used++;
             }
         }
-        const double u = used ? (double)used : NAN;
-        *r = (th_vj_rimea12){.n = s.n,
-                             .out = (uint32_t)nb,
-                             .before = sum[0] / u,
-                             .after = sum[1] / u,
-                             .exit_front = sum[2] / u,
-                             .j_corridor = flow_10_90(a, na),
-                             .j_exit = flow_10_90(b, nb)};
+        for (int j = 0; j < 3; j++) p->mean[j] = used ? sum[j] / (double)used : NAN;
     }
     free(dens);
-    free(a);
-    free(b);
     sim_close(&s);
+    if (!ok) passage_free(p);
     return ok;
+}
+
+/* The least and the greatest of each of n figures over runs, taken one run at a time. */
+static void span_add(double *lo, double *hi, const double *v, int n) {
+    for (int i = 0; i < n; i++) lo[i] = fmin(lo[i], v[i]), hi[i] = fmax(hi[i], v[i]);
+}
+
+static bool rimea12_run(const vopts *o, uint64_t seed, th_vj_rimea12 *r, char *m, size_t cap) {
+    passage p;
+    if (!passage_run(o, "rimea12_bottleneck", seed, 0, 15.5, R12_MAX_S, &p, m, cap)) return false;
+    *r = (th_vj_rimea12){.n = p.n,
+                         .out = (uint32_t)p.nout,
+                         .before = p.mean[0],
+                         .after = p.mean[1],
+                         .exit_front = p.mean[2],
+                         .j_corridor = flow_10_90(p.gate, p.ngate),
+                         .j_exit = flow_10_90(p.out, p.nout)};
+    passage_free(&p);
+    return true;
 }
 
 static vstatus judge_rimea12(const vopts *o, char *m, size_t cap) {
@@ -941,7 +973,7 @@ static vstatus judge_rimea12(const vopts *o, char *m, size_t cap) {
         n += r[k].n;
         const double v[5] = {r[k].before, r[k].after, r[k].exit_front, r[k].j_corridor,
                              r[k].j_exit};
-        for (int i = 0; i < 5; i++) lo[i] = fmin(lo[i], v[i]), hi[i] = fmax(hi[i], v[i]);
+        span_add(lo, hi, v, 5);
     }
     snprintf(m, cap,
              "seeds 1-3: mean density before the corridor %.2f-%.2f, past it %.2f-%.2f, at the "
@@ -1152,7 +1184,7 @@ static vstatus judge_disability(const vopts *o, char *m, size_t cap) {
     for (int seed = 0; seed < CROWD_SEEDS; seed++) {
         const double v[4] = {d[seed].t_slow, d[seed].others_with, d[seed].others_alone,
                              d[seed].t_control};
-        for (int i = 0; i < 4; i++) lo[i] = fmin(lo[i], v[i]), hi[i] = fmax(hi[i], v[i]);
+        span_add(lo, hi, v, 4);
     }
     snprintf(m, cap,
              "seeds 1-3: slow walker out at %.1f-%.1f s (its own walk %.1f s), the others by "
@@ -1172,60 +1204,20 @@ static vstatus judge_disability(const vopts *o, char *m, size_t cap) {
 
 static bool congestion_run(const vopts *o, uint64_t seed, th_vj_congestion *c, char *m,
                            size_t cap) {
-    sim s;
-    if (!sim_open(&s, "congestion", o, seed, 0, m, cap)) return false;
-    sim_gate(&s, 1, CONGESTION_FOOT_Y, 1);
-    const uint64_t steps = (uint64_t)llround(600.0 / s.dt);
-    double *dens = malloc(3 * steps * sizeof *dens);
-    double *a = malloc((s.n ? s.n : 1) * sizeof *a), *b = malloc((s.n ? s.n : 1) * sizeof *b);
-    bool ok = dens && a && b;
-    if (!ok) snprintf(m, cap, "out of memory");
-    uint64_t k = 0;
-    for (; ok && k < steps && s.left < s.n && !th_world_scene_over(s.w); k++) {
-        sim_step(&s);
-        for (uint32_t i = 0; i < 3; i++) {
-            th_measure_area_info info;
-            if (!th_world_get_measure_area(s.w, (th_measure_area_id){i + 1}, &info)) {
-                snprintf(m, cap, "the scene lacks its three measurement areas");
-                ok = false;
-                break;
-            }
-            dens[3 * k + i] = info.density;
-        }
-    }
-    if (ok) {
-        const size_t na = gate_times(&s, 0, a);
-        size_t nb = 0;
-        for (uint32_t i = 0; i < s.n; i++)
-            if (!isnan(s.t_out[i])) b[nb++] = s.t_out[i];
-        qsort(b, nb, sizeof *b, by_value);
-        double sum[3] = {0, 0, 0};
-        uint64_t used = 0;
-        if (na >= 10) {
-            const double t0 = a[na / 10], t1 = a[na - 1 - na / 10];
-            for (uint64_t i = 0; i < k; i++) {
-                const double t = (double)(i + 1) * s.dt;
-                if (t < t0 || t > t1) continue;
-                for (int j = 0; j < 3; j++) sum[j] += dens[3 * i + j];
-                used++;
-            }
-        }
-        const double u = used ? (double)used : NAN;
-        const size_t p10 = nb / 10, p50 = nb / 2, p90 = nb - 1 - nb / 10;
-        *c = (th_vj_congestion){
-            .n = s.n,
-            .out = (uint32_t)nb,
-            .room_exit = sum[0] / u,
-            .middle = sum[1] / u,
-            .stair_foot = sum[2] / u,
-            .j_early = nb >= 10 && b[p50] > b[p10] ? (double)(p50 - p10) / (b[p50] - b[p10]) : NAN,
-            .j_late = nb >= 10 && b[p90] > b[p50] ? (double)(p90 - p50) / (b[p90] - b[p50]) : NAN};
-    }
-    free(dens);
-    free(a);
-    free(b);
-    sim_close(&s);
-    return ok;
+    passage p;
+    if (!passage_run(o, "congestion", seed, 1, CONGESTION_FOOT_Y, 600.0, &p, m, cap)) return false;
+    const double *b = p.out;
+    const size_t nb = p.nout, p10 = nb / 10, p50 = nb / 2, p90 = nb - 1 - nb / 10;
+    *c = (th_vj_congestion){
+        .n = p.n,
+        .out = (uint32_t)nb,
+        .room_exit = p.mean[0],
+        .middle = p.mean[1],
+        .stair_foot = p.mean[2],
+        .j_early = nb >= 10 && b[p50] > b[p10] ? (double)(p50 - p10) / (b[p50] - b[p10]) : NAN,
+        .j_late = nb >= 10 && b[p90] > b[p50] ? (double)(p90 - p50) / (b[p90] - b[p50]) : NAN};
+    passage_free(&p);
+    return true;
 }
 
 static vstatus judge_congestion(const vopts *o, char *m, size_t cap) {
@@ -1240,7 +1232,7 @@ static vstatus judge_congestion(const vopts *o, char *m, size_t cap) {
         n += c[seed].n;
         const double v[5] = {c[seed].room_exit, c[seed].stair_foot, c[seed].middle, c[seed].j_early,
                              c[seed].j_late};
-        for (int i = 0; i < 5; i++) lo[i] = fmin(lo[i], v[i]), hi[i] = fmax(hi[i], v[i]);
+        span_add(lo, hi, v, 5);
     }
     snprintf(m, cap,
              "seeds 1-3: mean density at the room's exit %.2f-%.2f, at the stair's foot "

@@ -9,6 +9,7 @@ folders below it, never of one above (so the folders can have no cycle either):
     sim/core/     the world's data and its lifecycle, observers
     sim/behave/   the models
     sim/dist/     one world over MPI ranks
+    sim/step/     the step: its parts in order, over the models and the ranks
     sim/scene/    scene files
     render/       the viewer
     app/          the command line
@@ -27,7 +28,8 @@ import os
 import re
 import sys
 
-LAYERS = ["engine", "sim/nav", "sim/core", "sim/behave", "sim/dist", "sim/scene", "render", "app"]
+LAYERS = ["engine", "sim/nav", "sim/core", "sim/behave", "sim/dist", "sim/step", "sim/scene", "render",
+          "app"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

@@ -1,6 +1,8 @@
-/* The step (sim/core/step.c): its context, which kernels take, and what other modules use. */
+/* The step (sim/step/step.c): its context, which kernels take, and what other modules use. */
 #ifndef TH_SIM_STEP_H
 #define TH_SIM_STEP_H
+
+#include <math.h>
 
 #include "sim/core/world.h"
 
@@ -41,7 +43,35 @@ typedef struct th_step_ctx {
     bool levels;        /* a building with pedestrians: the grid phase notes each one's level */
 } th_step_ctx;
 
-/* sim/core/step.c: keep a position inside the world (bounce off walled edges, wrap on a torus). */
-void th_world_bound(const th_world *w, th_vec2 *p, th_vec2 *v);
+/* Keep a position inside the world: bounce off walled edges, wrap on a torus (the integrate
+ * part and the contacts, for every agent twice a step: inline). */
+/* Keep a coordinate inside [0, extent): bounce off the edges, or wrap around. */
+static inline void th_bound_axis(float *p, float *v, float extent, bool wrap) {
+    float x = *p;
+    if (wrap) {
+        if (x < 0.0f) x += extent;
+        else if (x >= extent) x -= extent;
+        /* x + extent can round up to extent itself when x is a tiny negative number. */
+        if (!(x >= 0.0f && x < extent)) x = 0.0f;
+    } else {
+        if (x < 0.0f) {
+            x = -x;
+            *v = fabsf(*v);
+        } else if (x >= extent) {
+            x = extent - (x - extent);
+            *v = -fabsf(*v);
+        }
+        /* Positions are half-open [0, extent): one at extent or beyond goes to the largest
+         * float below it (worked out only then: every agent passes here twice a step). */
+        if (!(x >= 0.0f)) x = 0.0f;
+        else if (!(x < extent)) x = nextafterf(extent, 0.0f);
+    }
+    *p = x;
+}
+
+static inline void th_world_bound(const th_world *w, th_vec2 *p, th_vec2 *v) {
+    th_bound_axis(&p->x, &v->x, w->def.width, w->wrap);
+    th_bound_axis(&p->y, &v->y, w->def.height, w->wrap);
+}
 
 #endif

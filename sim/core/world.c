@@ -203,3 +203,18 @@ void th_world_destroy(th_world *w) {
     th_free(w->validation_bits);
     th_free(w);
 }
+
+/* ---- errors met inside a step ------------------------------------------------------------ */
+
+/* The step cannot return them: the first is kept for th_world_step_error. */
+void th_step_fail(th_world *w, th_error_code code, const char *msg) {
+    if (w->step_failed) return;
+    w->step_failed = true;
+    th_error_set(&w->step_error, code, "step %llu: %s", (unsigned long long)w->step, msg);
+}
+
+bool th_world_step_error(const th_world *w, th_error *err) {
+    if (!w || !w->step_failed) return false;
+    if (err) *err = w->step_error;
+    return true;
+}

@@ -32,7 +32,7 @@ typedef struct th_squad th_squad;
 
 /* Every per-agent array in storage (cell-sorted) order, declared once: X(name, type, kind).
  * Growth, adding an agent, the step's gather and the compaction after removals are all driven
- * by this table (sim/core/storage.c, sim/core/agents.c, sim/core/step.c), so an array added here is
+ * by this table (sim/core/storage.c, sim/core/agents.c, sim/step/step.c), so an array added here is
  * carried everywhere it must be. kind BUF: agent state, one array in each of the two th_agents
  * buffers, gathered into cell order at the start of each step; kind PED: the same, but gathered
  * only in worlds with a pedestrian crowd (only pedestrians read or write them); kind ONE: one array
@@ -486,7 +486,7 @@ static inline th_vec2 th_min_image(th_vec2 d, bool wrap, float W, float H) {
  * as it is and says so through th_world_step_error. */
 th_world *th_world_create_checking(const th_world_def *def, bool checking, th_error *err);
 
-/* sim/core/step.c: an error inside a step, such as memory short for a scratch array that grows
+/* sim/core/world.c: an error inside a step, such as memory short for a scratch array that grows
  * (an endless spawner's): the step cannot return it, and it is no programmer error, so it is
  * not TH_ASSERT's. The first one is kept (step_failed, step_error); the caller goes on without
  * the work it could not do (a spawner waits for the next step). */

@@ -13,7 +13,7 @@
  * maps global rows to local rows (th_grid.row_local), owned rows first.
  *
  * Order contract: after the grid phase every rank's owned agents are in (global cell, id slot)
- * order, the order of one process (sim/core/step.c phase_grid), whatever order they were
+ * order, the order of one process (sim/step/step.c, the grid part), whatever order they were
  * stored in before it: migrants may arrive in any order. Ghost rows are contiguous slices of
  * their owner's sorted storage, so every cell, owned or ghost, holds the same agents in the
  * same order as in one process, and the kernels, which read whole cells (lane sums, capped

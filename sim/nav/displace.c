@@ -20,7 +20,7 @@
  * it is reachable from where the agent was. A blocked cell no search reaches lies in a region
  * the events closed off entirely (no open cell borders it): its agents have no open ground to
  * go to: they are marked for removal and counted, and the step buries them (the burial phase,
- * sim/core/step.c), which counts them in th_world_stats.buried and .removed.
+ * sim/step/step.c), which counts them in th_world_stats.buried and .removed.
  *
  * The search needs no queue of its own: the list of newly blocked cells is reordered in place
  * so that its front is the queue (reached cells, in the order reached), and an unreached

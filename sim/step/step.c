@@ -185,35 +185,6 @@ static void steer_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) 
 
 /* ---- integrate -------------------------------------------------------------------------- */
 
-/* Keep a coordinate inside [0, extent): bounce off the edges, or wrap around. */
-static inline void bound_axis(float *p, float *v, float extent, bool wrap) {
-    float x = *p;
-    if (wrap) {
-        if (x < 0.0f) x += extent;
-        else if (x >= extent) x -= extent;
-        /* x + extent can round up to extent itself when x is a tiny negative number. */
-        if (!(x >= 0.0f && x < extent)) x = 0.0f;
-    } else {
-        if (x < 0.0f) {
-            x = -x;
-            *v = fabsf(*v);
-        } else if (x >= extent) {
-            x = extent - (x - extent);
-            *v = -fabsf(*v);
-        }
-        /* Positions are half-open [0, extent): one at extent or beyond goes to the largest
-         * float below it (worked out only then: every agent passes here twice a step). */
-        if (!(x >= 0.0f)) x = 0.0f;
-        else if (!(x < extent)) x = nextafterf(extent, 0.0f);
-    }
-    *p = x;
-}
-
-void th_world_bound(const th_world *w, th_vec2 *p, th_vec2 *v) {
-    bound_axis(&p->x, &v->x, w->def.width, w->wrap);
-    bound_axis(&p->y, &v->y, w->def.height, w->wrap);
-}
-
 static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
     (void)worker;
     const th_step_ctx *x = ctx;
@@ -252,8 +223,8 @@ static void integrate_job(void *ctx, uint32_t begin, uint32_t end, uint32_t work
         const th_vec2 was = p;
         p = terrain ? th_nav_move(w, p, d, &v, true) : th_v2_add(p, d);
         if (stairs) th_nav_stair_crossed(w, was, p);
-        bound_axis(&p.x, &v.x, width, wrap);
-        bound_axis(&p.y, &v.y, height, wrap);
+        th_bound_axis(&p.x, &v.x, width, wrap);
+        th_bound_axis(&p.y, &v.y, height, wrap);
         a->px[k] = p.x;
         a->py[k] = p.y;
         a->vx[k] = v.x;
@@ -561,18 +532,6 @@ static inline __attribute__((always_inline)) void step_body(th_world *w, bool tr
     }
     if (open != TH_STEP_VALIDATION) leave(w, traced, (th_phase)open);
     th_prof_step_done(p);
-}
-
-void th_step_fail(th_world *w, th_error_code code, const char *msg) {
-    if (w->step_failed) return;
-    w->step_failed = true;
-    th_error_set(&w->step_error, code, "step %llu: %s", (unsigned long long)w->step, msg);
-}
-
-bool th_world_step_error(const th_world *w, th_error *err) {
-    if (!w || !w->step_failed) return false;
-    if (err) *err = w->step_error;
-    return true;
 }
 
 void th_world_step(th_world *w) {

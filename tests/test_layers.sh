@@ -18,8 +18,8 @@ python3 "$check" "$root" --plant=engine/grid.h:sim/nav/nav.h >"$tmp/out" 2>"$tmp
 [[ $? -eq 1 ]] && pass "engine including navigation is refused" ||
     fail "engine including navigation is refused" "exit $?"
 # The step sits above the models and the ranks: the world's data may not reach up into it.
-python3 "$check" "$root" --plant=sim/core/world.c:sim/step/step.c >"$tmp/out" 2>"$tmp/err"
-[[ $? -eq 1 ]] && grep -q '^sim/core/world.c includes sim/step/step.c: sim/step is above sim/core' "$tmp/out" &&
+python3 "$check" "$root" --plant=sim/core/agents.c:sim/step/step.c >"$tmp/out" 2>"$tmp/err"
+[[ $? -eq 1 ]] && grep -q '^sim/core/agents.c includes sim/step/step.c: sim/step is above sim/core' "$tmp/out" &&
     pass "the world's data including the step is refused" ||
     fail "the world's data including the step is refused" "exit or message"
 # A copy of the rule's ledger with a line whose include does not exist.

@@ -479,15 +479,18 @@ static inline th_vec2 th_min_image(th_vec2 d, bool wrap, float W, float H) {
     return d;
 }
 
-/* sim/core/world.c: th_world_create, or with `checking` a world built only to be validated
+/* sim/core/world_read.c: the phases' names, as th_phase_name gives them (the profiler's too). */
+extern const char *const th_phase_names[TH_PHASE_COUNT];
+
+/* sim/step/world.c: th_world_create, or with `checking` a world built only to be validated
  * (`throng check`): every call that builds it makes the same checks and reports the same
  * errors, but what only stepping needs is left out (the nearest-bunker field, the river maps'
  * working memory of all workers but one). Such a world is never stepped: th_world_step leaves it
  * as it is and says so through th_world_step_error. */
 th_world *th_world_create_checking(const th_world_def *def, bool checking, th_error *err);
 
-/* sim/core/world.c: an error inside a step, such as memory short for a scratch array that grows
- * (an endless spawner's): the step cannot return it, and it is no programmer error, so it is
+/* sim/core/world_read.c: an error inside a step, such as memory short for a scratch array that
+ * grows (an endless spawner's): the step cannot return it, and it is no programmer error, so it is
  * not TH_ASSERT's. The first one is kept (step_failed, step_error); the caller goes on without
  * the work it could not do (a spawner waits for the next step). */
 void th_step_fail(th_world *w, th_error_code code, const char *msg);

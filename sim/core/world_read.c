@@ -130,3 +130,32 @@ void th_world_reset_profile(th_world *w) {
     if (!w) return;
     th_prof_reset(&w->prof);
 }
+
+/* ---- phase names ------------------------------------------------------------------------- */
+
+const char *const th_phase_names[TH_PHASE_COUNT] = {
+    "events",   "nav",         "grid",  "steer",  "integrate",
+    "contacts", "bookkeeping", "admit", "squads", "history",
+};
+/* The profiler would silently stop timing the phases past its capacity. */
+_Static_assert(TH_PHASE_COUNT <= TH_PROF_MAX_PHASES,
+               "raise TH_PROF_MAX_PHASES in engine/profile.h");
+
+const char *th_phase_name(th_phase phase) {
+    return (unsigned)phase < TH_PHASE_COUNT ? th_phase_names[phase] : "?";
+}
+
+/* ---- errors met inside a step ------------------------------------------------------------ */
+
+/* The step cannot return them: the first is kept for th_world_step_error. */
+void th_step_fail(th_world *w, th_error_code code, const char *msg) {
+    if (w->step_failed) return;
+    w->step_failed = true;
+    th_error_set(&w->step_error, code, "step %llu: %s", (unsigned long long)w->step, msg);
+}
+
+bool th_world_step_error(const th_world *w, th_error *err) {
+    if (!w || !w->step_failed) return false;
+    if (err) *err = w->step_error;
+    return true;
+}

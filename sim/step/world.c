@@ -1,6 +1,7 @@
-/* A world's lifetime: creation from a checked def, and destruction. The rest of the world has
- * a file per concept beside it: defaults.c, storage.c, grid_setup.c, crowd.c, agents.c,
- * world_read.c; the step is step.c. */
+/* A world's lifetime: creation from a checked def, and destruction, which reaches every model
+ * and the ranks, so it sits above them with the step (step.c). The world's data has a file per
+ * concept in sim/core/: defaults.c, storage.c, grid_setup.c, crowd.c, agents.c, world_read.c
+ * (with the phases' names and the step's errors). */
 #include <math.h>
 #include <string.h>
 
@@ -24,18 +25,6 @@
 #include "sim/core/world.h"
 #include "sim/dist/dist_serial.h"
 #include "sim/dist/dist.h"
-
-static const char *const k_phase_names[TH_PHASE_COUNT] = {
-    "events",   "nav",         "grid",  "steer",  "integrate",
-    "contacts", "bookkeeping", "admit", "squads", "history",
-};
-/* The profiler would silently stop timing the phases past its capacity. */
-_Static_assert(TH_PHASE_COUNT <= TH_PROF_MAX_PHASES,
-               "raise TH_PROF_MAX_PHASES in engine/profile.h");
-
-const char *th_phase_name(th_phase phase) {
-    return (unsigned)phase < TH_PHASE_COUNT ? k_phase_names[phase] : "?";
-}
 
 /* ---- world ------------------------------------------------------------------------------ */
 
@@ -134,7 +123,7 @@ th_world *th_world_create_checking(const th_world_def *def, bool checking, th_er
     }
     w->workers = th_pool_workers(w->pool);
     w->def.threads = w->workers;
-    th_prof_init(&w->prof, k_phase_names, TH_PHASE_COUNT);
+    th_prof_init(&w->prof, th_phase_names, TH_PHASE_COUNT);
     if (d.dist && !th_dist_create(w, d.dist, err)) {
         th_world_destroy(w);
         return NULL;
@@ -202,19 +191,4 @@ void th_world_destroy(th_world *w) {
     th_dist_serial_free(w);
     th_free(w->validation_bits);
     th_free(w);
-}
-
-/* ---- errors met inside a step ------------------------------------------------------------ */
-
-/* The step cannot return them: the first is kept for th_world_step_error. */
-void th_step_fail(th_world *w, th_error_code code, const char *msg) {
-    if (w->step_failed) return;
-    w->step_failed = true;
-    th_error_set(&w->step_error, code, "step %llu: %s", (unsigned long long)w->step, msg);
-}
-
-bool th_world_step_error(const th_world *w, th_error *err) {
-    if (!w || !w->step_failed) return false;
-    if (err) *err = w->step_error;
-    return true;
 }

@@ -5,8 +5,10 @@ The folders are layers, bottom to top; a file may include files of its own folde
 folders below it, never of one above (so the folders can have no cycle either):
 
     engine/       threads, grid, allocation, hashing: knows nothing of worlds
-    sim/nav/      maps, fields, A*, HPA*, planning over maps
-    sim/core/     the world's data and its lifecycle, observers
+    sim/nav/      maps, fields, A*, HPA*, planning over maps: a library, no world in it
+    sim/core/     the world's data, observers
+    sim/terrain/  the world's terrain and navigation: cells, bunkers, events, fields, levels,
+                  the planner over the world (navigation's adapter to the world)
     sim/behave/   the models
     sim/dist/     one world over MPI ranks
     sim/step/     the step: its parts in order, over the models and the ranks
@@ -28,8 +30,8 @@ import os
 import re
 import sys
 
-LAYERS = ["engine", "sim/nav", "sim/core", "sim/behave", "sim/dist", "sim/step", "sim/scene", "render",
-          "app"]
+LAYERS = ["engine", "sim/nav", "sim/core", "sim/terrain", "sim/behave", "sim/dist", "sim/step",
+          "sim/scene", "render", "app"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

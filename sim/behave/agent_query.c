@@ -10,7 +10,7 @@
 #include "sim/core/error.h"
 #include "sim/core/stall.h"
 #include "sim/nav/world_nav.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 
 /* The agent's storage index and crowd, or false with err. */
 static bool find(const th_world *w, th_agent_id id, uint32_t *k, const th_crowd_rt **c,

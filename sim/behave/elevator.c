@@ -8,7 +8,7 @@
 #include "sim/behave/own_goal.h"
 #include "sim/dist/dist.h"
 #include "sim/dist/dist_serial.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 
 #define DEFAULT_RADIUS_M 1.5f
 #define NO_STOP          UINT32_MAX

@@ -12,7 +12,7 @@
 #include "throng/building.h"
 #include "sim/core/error.h"
 #include "sim/dist/dist.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 
 void th_own_free(th_world *w) {
     if (!w->own) return;

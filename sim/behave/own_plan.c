@@ -4,8 +4,8 @@
 #include "engine/alloc.h"
 #include "sim/behave/own_plan.h"
 #include "sim/core/error.h"
-#include "sim/nav/plan_world.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/plan_world.h"
+#include "sim/terrain/world_nav_private.h"
 
 #define DEFAULT_REQUESTS 64u
 #define MAX_REQUESTS     (1u << 20)

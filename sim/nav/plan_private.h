@@ -1,4 +1,4 @@
-/* The public planner's private layout (include/throng/plan.h), shared by sim/nav/plan.c (the
+/* The public planner's private layout (include/throng/plan.h), shared by sim/terrain/plan.c (the
  * hierarchy, request slots and their queue), plan_grid.c (exact searches on the cells),
  * plan_anytime.c (improving answered requests), plan_tour.c (tours through reward points) and
  * plan_trouble.c (the trouble memory and the planner's own view of the costs). Nothing else

@@ -1,6 +1,6 @@
 /* The world's navigation state (struct th_world_nav) and what the rest of sim/ calls in it:
  * terrain, bunkers, the event queue, river-map upkeep between steps, and the terrain terms of
- * each agent's step. One file per concept implements it (sim/nav/world_nav.c lists them);
+ * each agent's step. One file per concept implements it (sim/terrain/world_nav.c lists them);
  * navigation knows nothing of behaviour: the step asks behaviour for what follows from it. */
 #ifndef TH_SIM_WORLD_NAV_H
 #define TH_SIM_WORLD_NAV_H
@@ -50,7 +50,7 @@ typedef struct th_bunker {
     th_door_limit limit; /* th_bunker_def.max_flow */
 } th_bunker;
 
-/* A level of a building: a rectangle of the map's cells (sim/nav/levels.c). */
+/* A level of a building: a rectangle of the map's cells (sim/terrain/levels.c). */
 typedef struct th_level {
     char name[64];
     int32_t x0, y0, x1, y1;
@@ -120,7 +120,7 @@ typedef struct th_world_nav {
 
     float *speed; /* per cell: walking speed factor in (0, 1], or NULL while all are 1 */
 
-    /* Levels and stairs (sim/nav/levels.c): allocated with the first of each. */
+    /* Levels and stairs (sim/terrain/levels.c): allocated with the first of each. */
     th_level *level;
     uint32_t level_count;
     uint8_t *level_of; /* per cell: level index + 1, or 0 off every level */
@@ -153,7 +153,8 @@ typedef struct th_world_nav {
     th_vec2 *waypoints;  /* string-pulled path, ncells long */
 } th_world_nav;
 
-/* sim/nav/agent_terms.c: walking speed factor of the terrain at p (1 without a map or speeds). */
+/* sim/terrain/agent_terms.c: walking speed factor of the terrain at p (1 without a map or speeds).
+ */
 float th_nav_speed_at(const th_world *w, th_vec2 p);
 /* Push the disc (p, r) out of the blocked cells it overlaps, cell by cell in a fixed order.
  * Returns the moved centre. Also keeps it off the world's edges in a walled world. */
@@ -172,30 +173,30 @@ bool th_nav_nearest_wall(const th_world *w, th_vec2 p, float range, float *dist,
 
 bool th_nav_world_init(th_world *w); /* map, scratch: at creation when cell_size > 0 */
 void th_nav_world_free(th_world *w);
-/* Step phase "events" (sim/nav/events.c): the events due applied, agents moved out of cells
+/* Step phase "events" (sim/terrain/events.c): the events due applied, agents moved out of cells
  * they blocked. True when agents were moved (on every process alike), with *walled_in the
  * number of this process's agents left no open ground, marked TH_MARK_REMOVED: the step buries
  * them. */
 bool th_nav_apply_events(th_world *w, uint32_t *walled_in);
-/* Step phase "nav" (sim/nav/fields.c): the fields brought up to date with the map. True when
+/* Step phase "nav" (sim/terrain/fields.c): the fields brought up to date with the map. True when
  * the map changed since the last call (so fields that depend on it must follow). */
 bool th_nav_update(th_world *w);
-/* sim/nav/levels.c: the share of the free speed a walker keeps at p heading `dir` (a flight's
+/* sim/terrain/levels.c: the share of the free speed a walker keeps at p heading `dir` (a flight's
  * speed over the plan, up or down by the sign of dir along the way up); 1 off the flights. */
 float th_nav_stair_factor(const th_world *w, th_vec2 p, th_vec2 dir);
-/* sim/nav/levels.c: count a walker that moved from p to q across a stair's top edge. Safe from
+/* sim/terrain/levels.c: count a walker that moved from p to q across a stair's top edge. Safe from
  * many threads (atomic counts). */
 void th_nav_stair_crossed(th_world *w, th_vec2 p, th_vec2 q);
-/* sim/nav/levels.c: where a walker at p heads for waypoint `to` after waypoint `from`: the seam
+/* sim/terrain/levels.c: where a walker at p heads for waypoint `to` after waypoint `from`: the seam
  * cell beyond `from` while the two are the sides of a glued edge and p is not yet on `to`'s
  * level, else `to` itself. */
 th_vec2 th_nav_seam_aim(const th_world *w, th_vec2 p, th_vec2 from, th_vec2 to);
-/* sim/nav/levels.c: the unit heading `dir` of a walker at p bound for `to` on its own level,
+/* sim/terrain/levels.c: the unit heading `dir` of a walker at p bound for `to` on its own level,
  * less any part that would carry it across a glued edge of p's cell (a leg that grazes the end
  * of a seam would take it to the other level); `dir` itself when p's cell has no glued edge,
  * `to` lies on another level, or nothing but that part is left. */
 th_vec2 th_nav_seam_keep(const th_world *w, th_vec2 p, th_vec2 to, th_vec2 dir);
-/* sim/nav/levels.c: whether a and b lie on two different levels (each on one: ground off every
+/* sim/terrain/levels.c: whether a and b lie on two different levels (each on one: ground off every
  * level belongs to none), and whether their cells are the two sides of a stair's seam. */
 bool th_nav_other_level(const th_world *w, th_vec2 a, th_vec2 b);
 bool th_nav_glued(const th_world *w, th_vec2 a, th_vec2 b);
@@ -206,7 +207,7 @@ th_vec2 th_nav_move(const th_world *w, th_vec2 p, th_vec2 d, th_vec2 *v, bool se
 /* th_world_add_destinations returning the field's index, or -1 with `err` filled. */
 int th_nav_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
                             th_error *err);
-/* sim/nav/bunkers.c: admit one agent into bunker `bunker` (an index) at step `step` (of dt
+/* sim/terrain/bunkers.c: admit one agent into bunker `bunker` (an index) at step `step` (of dt
  * seconds): false when it is full or destroyed or its flow limit holds the agent back; the
  * bunker turns full at its capacity, and the nearest-bunker field follows. */
 bool th_nav_admit(th_world_nav *n, uint32_t bunker, uint64_t step, double dt);

@@ -5,7 +5,7 @@
 #include "engine/alloc.h"
 
 #include "sim/core/world.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 
 int th_nav_add_destinations(th_world *w, const th_destination *goals, uint32_t count,
                             th_error *err) {

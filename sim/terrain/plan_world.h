@@ -1,4 +1,4 @@
-/* The planner's calls for the engine's own use inside a step (sim/nav/plan.c): the world's
+/* The planner's calls for the engine's own use inside a step (sim/terrain/plan.c): the world's
  * planner of agents' own goals (sim/behave/own_plan.c) calls them from the step's serial "own
  * paths" part and reads headings from the steer phase, where the public calls' between-steps
  * check would refuse. The caller keeps the planner for the world it was made for. */

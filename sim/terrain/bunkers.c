@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "sim/core/world.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 
 static int add_bunker(th_world *w, const th_bunker_def *def, th_error *err) {
     if (!th_between_steps(w, err)) return -1;

@@ -11,7 +11,7 @@
 
 #include "sim/behave/elevator.h"
 #include "sim/core/world.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 #include "throng/building.h"
 
 /* Weidmann (1993): mean horizontal speed on stairs up and down, and on the flat, m/s. */

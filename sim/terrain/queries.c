@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "sim/core/world.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 
 float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away) {
     if (!w) return 0.0f;

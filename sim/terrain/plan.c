@@ -10,8 +10,8 @@
 #include "sim/core/world.h"
 #include "sim/nav/hpa.h"
 #include "sim/nav/plan_private.h"
-#include "sim/nav/plan_world.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/plan_world.h"
+#include "sim/terrain/world_nav_private.h"
 
 #define MAX_REQUESTS      (1u << 20)
 #define MAX_WAYPOINTS     65536u

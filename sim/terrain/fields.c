@@ -4,7 +4,7 @@
 #include "engine/check.h"
 
 #include "sim/core/world.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 
 /* Bring a set of fields up to date with the map: in full, or from the opened cells. */
 static void refresh_fields(th_world *w, th_nav_field *fields, uint32_t count) {

@@ -7,7 +7,7 @@
 #include "sim/core/validate.h"
 
 #include "sim/core/world.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 
 /* Heap order: by step, then by scheduling order (seq is unique, so the order is total and
  * the result does not depend on the heap's shape). */

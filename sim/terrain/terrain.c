@@ -6,7 +6,7 @@
 #include "engine/check.h"
 
 #include "sim/core/world.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 
 bool th_world_map_size(const th_world *w, int32_t *cols, int32_t *rows, float *cell_size) {
     if (!w) return false;

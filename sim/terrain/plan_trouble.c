@@ -8,7 +8,7 @@
 #include "engine/alloc.h"
 #include "sim/core/world.h"
 #include "sim/nav/plan_private.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 
 /* Trouble below this is forgotten (it adds nothing once rounded). */
 #define TROUBLE_FORGET (1.0f / 64.0f)

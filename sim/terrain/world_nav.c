@@ -10,7 +10,7 @@
 #include "engine/alloc.h"
 
 #include "sim/core/world.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 
 /* ---- lifetime --------------------------------------------------------------------------- */
 

@@ -10,7 +10,7 @@
 
 #include "sim/core/world.h"
 #include "sim/nav/plan_private.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 
 #define K    TH_PLAN_MAX_REWARDS
 #define NONE UINT8_MAX

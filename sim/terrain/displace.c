@@ -7,7 +7,7 @@
 #include "engine/alloc.h"
 
 #include "sim/core/world.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 
 /* Moving agents out of newly blocked cells.
  *

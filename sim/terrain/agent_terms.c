@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "sim/core/world.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 
 /* Is cell (x, y) blocked? Outside the map it is, unless the world wraps around (then the map's
  * columns and rows repeat: a wrap-around world with a map is a whole number of cells). */

@@ -5,7 +5,7 @@
 #include "engine/alloc.h"
 
 #include "sim/core/world.h"
-#include "sim/nav/world_nav_private.h"
+#include "sim/terrain/world_nav_private.h"
 
 bool th_nav_path_ready(th_world *w, th_error *err) {
     th_world_nav *n = &w->nav;

@@ -9,8 +9,8 @@ folders below it, never of one above (so the folders can have no cycle either):
     sim/core/     the world's data, observers
     sim/terrain/  the world's terrain and navigation: cells, bunkers, events, fields, levels,
                   the planner over the world (navigation's adapter to the world)
+    sim/dist/     one world over MPI ranks: the exchanges and the replays the models call
     sim/behave/   the models
-    sim/dist/     one world over MPI ranks
     sim/step/     the step: its parts in order, over the models and the ranks
     sim/scene/    scene files
     render/       the viewer
@@ -30,7 +30,7 @@ import os
 import re
 import sys
 
-LAYERS = ["engine", "sim/nav", "sim/core", "sim/terrain", "sim/behave", "sim/dist", "sim/step",
+LAYERS = ["engine", "sim/nav", "sim/core", "sim/terrain", "sim/dist", "sim/behave", "sim/step",
           "sim/scene", "render", "app"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -8,16 +8,7 @@
 
 #include "sim/core/world.h"
 
-/* A walker who left: where it stepped out, the way it was going, how fast it went and would
- * walk, its body and its level; it walks on from the step it left in. */
-typedef struct th_leaver {
-    float x, y;     /* where it left, metres */
-    float dx, dy;   /* unit direction it walks on in */
-    float s0, v0;   /* its speed when it left and its free speed, m/s */
-    uint64_t born;  /* the step it left in (th_leavers_add sets it) */
-    uint16_t crowd; /* its crowd: body radius and relaxation time */
-    uint8_t level;  /* w->level of where it left (0 off every level) */
-} th_leaver;
+/* th_leaver, a walker who left, is the world's data (sim/core/world.h). */
 
 /* Make room for the leavers and the marks of the grid cells near them, sized to the current
  * grid, when the world has a pedestrian crowd with bodies (else nothing). Called whenever the

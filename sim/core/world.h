@@ -292,6 +292,29 @@ typedef struct th_chunk_stats {
     /* its own body radius, once one was set (host_steer.c); 0 = its crowd's */ \
     X(radius_of_id, float, w->radius_wanted)
 
+/* A walker who left: where it stepped out, the way it was going, how fast it went and would
+ * walk, its body and its level; it walks on from the step it left in (sim/behave/leavers.c
+ * keeps them; the replay of departures over ranks carries them, sim/dist/dist_serial.h). */
+typedef struct th_leaver {
+    float x, y;     /* where it left, metres */
+    float dx, dy;   /* unit direction it walks on in */
+    float s0, v0;   /* its speed when it left and its free speed, m/s */
+    uint64_t born;  /* the step it left in (th_leavers_add sets it) */
+    uint16_t crowd; /* its crowd: body radius and relaxation time */
+    uint8_t level;  /* w->level of where it left (0 off every level) */
+} th_leaver;
+
+/* State a model keeps for an agent outside the agent arrays that travels with the agent to
+ * another rank (sim/dist/dist_mpi.c): its size on the wire (0 while the model is off), and
+ * packing it out (released here) and in (false when memory is short). The world's creation
+ * sets it to the model that keeps it (agents' own goals), so the ranks' exchange knows no
+ * model. */
+typedef struct th_migrant_part {
+    size_t (*size)(const th_world *w);
+    void (*pack)(th_world *w, uint32_t slot, unsigned char *p);
+    bool (*unpack)(th_world *w, th_agent_id id, const unsigned char *p);
+} th_migrant_part;
+
 struct th_world {
     th_world_def def;
     th_pool *pool;
@@ -360,6 +383,7 @@ struct th_world {
      * agent is sent to one; the decision pass runs while choices are pending. */
     struct th_groups *groups;         /* walkers that keep together (sim/behave/group.h), or NULL */
     struct th_own_goals *own;         /* agents' own goals (sim/behave/own_goal.h), or NULL */
+    th_migrant_part own_wire;         /* their part of a migrant (set at creation) */
     struct th_own_planning *own_plan; /* their goal planner (sim/behave/own_plan.h), or NULL */
     struct th_lifts *lifts;           /* elevators (sim/behave/elevator.h), or NULL */
     bool exit_choice_wanted;

@@ -12,7 +12,6 @@
 #include "engine/alloc.h"
 #include "engine/hash.h"
 #include "engine/jobs.h"
-#include "sim/behave/own_goal.h"
 #include "sim/core/digest.h"
 #include "sim/core/measure.h"
 #include "sim/core/stall.h"
@@ -427,7 +426,7 @@ static size_t migrant_size(const th_world *w) {
            (w->hazard_state ? sizeof(th_hazard_state) : 0) + (w->exit_of_id ? 1u : 0u) +
            (th_measure_prev((th_world *)w) ? sizeof(th_vec2) : 0) +
            (w->lifts ? sizeof(uint64_t) : 0) + (w->dist->carry_stall ? sizeof(th_stall) : 0) +
-           th_own_wire_size(w);
+           w->own_wire.size(w);
 }
 
 static void pack_migrant(th_world *w, const th_agents *a, uint32_t k, unsigned char *p) {
@@ -458,7 +457,7 @@ static void pack_migrant(th_world *w, const th_agents *a, uint32_t k, unsigned c
         memcpy(p + at, &w->stall[slot], sizeof(th_stall));
         at += sizeof(th_stall);
     }
-    th_own_pack(w, slot, p + at); /* its own goal and path, freed here */
+    w->own_wire.pack(w, slot, p + at); /* its own goal and path, freed here */
 }
 
 /* Store a migrant at slot k of buffer `a`. */
@@ -491,7 +490,7 @@ static void unpack_migrant(th_world *w, th_agents *a, uint32_t k, const unsigned
         memcpy(&w->stall[slot], p + at, sizeof(th_stall));
         at += sizeof(th_stall);
     }
-    if (!th_own_unpack(w, m.agent.id, p + at)) {
+    if (!w->own_wire.unpack(w, m.agent.id, p + at)) {
         fprintf(stderr, "throng: rank %d: out of memory for agents' own goals\n", w->dist->rank);
         MPI_Abort(w->dist->comm, 1);
     }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "engine/alloc.h"
+#include "sim/behave/leavers.h"
 #include "sim/core/flow.h"
 #include "sim/dist/dist_serial.h"
 

@@ -12,7 +12,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim/behave/leavers.h"
 #include "sim/core/world.h"
 
 /* An agent marked to leave (th_world_drop_marked), as every rank sees it in the replay. */

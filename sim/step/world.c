@@ -122,6 +122,8 @@ th_world *th_world_create_checking(const th_world_def *def, bool checking, th_er
         return NULL;
     }
     w->workers = th_pool_workers(w->pool);
+    /* What a migrant carries of the models that keep state outside the agent arrays. */
+    w->own_wire = (th_migrant_part){th_own_wire_size, th_own_pack, th_own_unpack};
     w->def.threads = w->workers;
     th_prof_init(&w->prof, th_phase_names, TH_PHASE_COUNT);
     if (d.dist && !th_dist_create(w, d.dist, err)) {

@@ -1129,7 +1129,7 @@ static bool write_index(const th_results *r, const th_world *w, const th_run_fac
              fa->agents_start, st.spawned, st.exited + rw.exit_taken, st.sheltered - rw.exit_taken,
              st.removed, st.agents);
     html_row(f, "agents", buf);
-    fprintf(f, "<tr><th>evacuation</th><td>of %u %s: 50%% ", of, of_what);
+    fprintf(f, "<tr><th>evacuation</th><td>of the %u %s: 50%% ", of, of_what);
     html_time(f, at[0]);
     fputs(", 90% ", f);
     html_time(f, at[1]);
@@ -1263,7 +1263,7 @@ bool th_results_write(th_results *r, const th_world *w, const th_run_facts *fact
     for (uint32_t a = 0; a < r->alive_count; a++) retire(r, r->occ[r->alive[a]].id.index1 - 1);
     double at[3];
     uint32_t of = 0;
-    const char *of_what = "those spawned";
+    const char *of_what = "spawned";
     char reach[64];
     if (th_world_exit_count(w) > 0) {
         th_report_exit_times(w, at);
@@ -1274,7 +1274,7 @@ bool th_results_write(th_results *r, const th_world *w, const th_run_facts *fact
         for (int i = 0; i < 3; i++) at[i] = oc.time_at[i];
         of = oc.reachable;
         const th_refuge_words rw = th_refuge_words_of(w);
-        snprintf(reach, sizeof reach, "those who could reach %s %s", rw.place_article, rw.place);
+        snprintf(reach, sizeof reach, "who could reach %s %s", rw.place_article, rw.place);
         of_what = reach;
     }
     const bool ok = write_flows(r, err) && write_occupants(r, w, err) && write_density(r, w, err) &&

@@ -441,7 +441,7 @@ if [[ $rc -eq 0 && -n $n ]] &&
     grep -Eq "^out       50% by [0-9.]+ s, 90% by [0-9.]+ s, all by [0-9.]+ s \(of the $n who could reach an exit\)$" "$tmp/out" &&
     ! grep -qi 'bunker\|sheltered' "$tmp/out" &&
     grep -q "$n in all; $n out by exits, 0 sheltered" "$tmp/tower_results/index.html" &&
-    grep -q "of $n those who could reach an exit" "$tmp/tower_results/index.html"; then
+    grep -q "of the $n who could reach an exit" "$tmp/tower_results/index.html"; then
     pass "those an exit bunker took are out, in the report and on the results page"
 else fail "those an exit bunker took are out, in the report and on the results page" "exit $rc, door $n"
 fi

@@ -78,6 +78,26 @@ for c in "thick 1.0" "thin25 1.33" "thin10 1.33"; do
     fi
 done
 
+# A crowd whose own goal cells are its exit (`exit: true`) limits that exit in its goal.
+python3 - "$tmp/thin25.yaml" "$tmp/goal.yaml" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+text = text[:text.index("exits:")]
+text = text.replace("      destinations: [{legend: E}]\n",
+                    "      destinations: [{legend: E}]\n      exit: true\n      max_flow: 1.0\n")
+open(sys.argv[2], "w").write(text)
+PY
+run run "$tmp/goal.yaml" --headless --threads 2 --trajectories "$tmp/goal.csv"
+read -r q n < <(flow "$tmp/goal.csv")
+if [[ $rc -eq 0 && $n -eq 100 ]] && grep -Eq '^exit +occupants +100 left, .*, at most 1 persons/s$' "$tmp/out" &&
+    python3 -c "import sys; q = float(sys.argv[1]); sys.exit(not (0.9 <= q <= 1.01))" "$q"; then
+    pass "goal exit: $q persons/s through a goal exit limited to 1"
+else fail "goal exit: flow through a goal exit limited to 1" "exit $rc, $n out, $q persons/s"
+fi
+sed 's/      exit: true//' "$tmp/goal.yaml" >"$tmp/bad.yaml"
+line=$(grep -n 'max_flow' "$tmp/bad.yaml" | cut -d: -f1)
+expect_scene_error "a goal's max_flow without exit: true is refused" "$tmp/bad.yaml" "$line:17:" 'expected `exit: true` in this goal'
+
 # Reported: the bunker's and the exit's lines, and the JSON.
 if grep -Eq '^bunker +exit +100 sheltered, at most 1 persons/s$' "$tmp/thick.txt" &&
     grep -Eq '^exit +door +100 left, .*, at most 1\.33 persons/s$' "$tmp/thin25.txt" &&

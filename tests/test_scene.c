@@ -639,6 +639,7 @@ static const struct {
     {"crowds.exit_choice", P(EXIT_CHOICE)},
     {"crowds.goal.destinations", P(DESTINATIONS) | P(CROWDS)},
     {"crowds.goal.exit", P(EXITS)},
+    {"crowds.goal.max_flow", P(EXITS)},
     {"targets", P(TARGETS)},
     {"events", P(EVENTS)},
     {"spawners", P(SPAWNERS)},

@@ -359,6 +359,7 @@ bool th_scene_build_flow(th_world *w, const th_scene *s, th_error *err) {
         d.field = th_world_get_crowd(w, crowd)->goal.field;
         d.crowds = &crowd;
         d.crowd_count = 1;
+        d.max_flow = s->crowd[c].goal_exit_max_flow;
         if (!th_exit_id_valid(th_world_add_exit(w, &d, err))) {
             snprintf(path, sizeof path, "crowds[%u].goal.exit", c);
             return th_scene_refused(s, s->crowd[c].goal_node, path, err);

@@ -328,19 +328,11 @@ bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, 
     } else if (th_scene_mover_goal(goal)) {
         if (!th_scene_parse_mover(s, cr, goal, path, err)) return false;
     } else {
-        static const char *const keys[] = {"destinations",
-                                           "route",
-                                           "mode",
-                                           "radius",
-                                           "wander",
-                                           "exit",
-                                           "congestion",
-                                           "crash_and_turn",
-                                           "wall_follow",
-                                           "breadcrumbs",
-                                           "waypoints",
-                                           "forage",
-                                           NULL};
+        static const char *const keys[] = {"destinations", "route",       "mode",
+                                           "radius",       "wander",      "exit",
+                                           "max_flow",     "congestion",  "crash_and_turn",
+                                           "wall_follow",  "breadcrumbs", "waypoints",
+                                           "forage",       NULL};
         if (!th_scene_expect(s, goal, TH_Y_MAPPING, path, err) ||
             !th_scene_known_keys(s, goal, path, keys, err))
             return false;
@@ -378,6 +370,18 @@ bool th_scene_parse_goal(th_scene *s, th_scene_crowd *cr, const th_ynode *goal, 
                 return FAIL(s, ex, sub, err, "expected true or false, found %s",
                             th_scene_found(ex, buf, sizeof buf));
             cr->goal_exit = t;
+        }
+        const th_ynode *mf = th_ynode_get(goal, "max_flow");
+        if (mf) {
+            snprintf(sub, sizeof sub, "%s.max_flow", path);
+            if (!cr->goal_exit)
+                return FAIL(s, mf, sub, err,
+                            "'max_flow' limits the exit that `exit: true` makes of the goal "
+                            "cells: expected `exit: true` in this goal");
+            double q;
+            if (!th_scene_float(s, mf, sub, TH_SCENE_MIN_FLOW, TH_SCENE_MAX_FLOW, &q, err))
+                return false;
+            cr->goal_exit_max_flow = (float)q;
         }
         const th_ynode *cong = th_ynode_get(goal, "congestion");
         if (cong && !dest) {

@@ -41,6 +41,7 @@ typedef struct th_scene_crowd {
     uint32_t dest_count;
     const th_ynode *goal_node;
     bool goal_exit; /* DESTINATIONS with `exit: true`: its goal cells are an exit for it */
+    float goal_exit_max_flow; /* its `max_flow`: persons a second that exit lets out, 0 = any */
 } th_scene_crowd;
 
 /* A door's `max_flow` (bunkers, exits): persons a second, from a trickle to far above any

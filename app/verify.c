@@ -287,10 +287,14 @@ static double last_out(const sim *s, int crowd) {
     return t;
 }
 
-/* Flow over sorted passage times t[0..n): persons after the first per second until the last. */
-static double flow_of(const double *t, size_t n) {
-    return n < 2 || t[n - 1] <= t[0] ? NAN : (double)(n - 1) / (t[n - 1] - t[0]);
+/* Persons a second from the a-th to the b-th (a < b) of sorted passage times t: those after
+ * the a-th over the time between; NaN when no time passes. */
+static double flow_between(const double *t, size_t a, size_t b) {
+    return t[b] > t[a] ? (double)(b - a) / (t[b] - t[a]) : NAN;
 }
+
+/* Flow over sorted passage times t[0..n): persons after the first per second until the last. */
+static double flow_of(const double *t, size_t n) { return n < 2 ? NAN : flow_between(t, 0, n - 1); }
 
 static int by_value(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -302,6 +306,15 @@ static size_t gate_times(const sim *s, int g, double *out) {
     size_t k = 0;
     for (uint32_t i = 0; i < s->n; i++)
         if (!isnan(s->t_gate[g][i])) out[k++] = s->t_gate[g][i];
+    qsort(out, k, sizeof *out, by_value);
+    return k;
+}
+
+/* Sorted times the agents followed left the world (those that did) into out; how many. */
+static size_t out_times(const sim *s, double *out) {
+    size_t k = 0;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (!isnan(s->t_out[i])) out[k++] = s->t_out[i];
     qsort(out, k, sizeof *out, by_value);
     return k;
 }
@@ -756,10 +769,7 @@ static bool door_flow(const vopts *o, const char *scene, uint64_t seed, double *
     *max_flow = exit.max_flow;
     sim_run(&s, 400.0);
     double *t = malloc((s.n ? s.n : 1) * sizeof *t);
-    size_t k = 0;
-    for (uint32_t i = 0; t && i < s.n; i++)
-        if (!isnan(s.t_out[i])) t[k++] = s.t_out[i];
-    if (t) qsort(t, k, sizeof *t, by_value);
+    const size_t k = t ? out_times(&s, t) : 0;
     *flow = t ? flow_of(t, k) : NAN;
     *out = (uint32_t)k;
     *n = s.n;
@@ -865,14 +875,11 @@ static vstatus judge_hall(const vopts *o, char *m, size_t cap) {
  * end), and the flows at the corridor's end and out of room B from the 10 % to the 90 % person
  * (the first and last few walk alone: their free speeds, not the doors, set their times). Every
  * seed must pass. */
-#define R12_SEEDS 3
 #define R12_MAX_S 400.0
 
 /* Persons a second from the 10 % to the 90 % of sorted times t[0..n). */
 static double flow_10_90(const double *t, size_t n) {
-    if (n < 10) return NAN;
-    const size_t a = n / 10, b = n - 1 - n / 10;
-    return t[b] > t[a] ? (double)(b - a) / (t[b] - t[a]) : NAN;
+    return n < 10 ? NAN : flow_between(t, n / 10, n - 1 - n / 10);
 }
 
 /* A crowd's passage past a line: a run of `scene` at `seed` with a gate at `at` on `axis`
@@ -921,9 +928,7 @@ static bool passage_run(const vopts *o, const char *scene, uint64_t seed, int ax
     if (ok) {
         p->n = s.n;
         p->ngate = gate_times(&s, 0, p->gate);
-        for (uint32_t i = 0; i < s.n; i++)
-            if (!isnan(s.t_out[i])) p->out[p->nout++] = s.t_out[i];
-        qsort(p->out, p->nout, sizeof *p->out, by_value);
+        p->nout = out_times(&s, p->out);
         double sum[3] = {0, 0, 0};
         uint64_t used = 0;
         if (p->ngate >= 10) {
@@ -963,10 +968,10 @@ static bool rimea12_run(const vopts *o, uint64_t seed, th_vj_rimea12 *r, char *m
 }
 
 static vstatus judge_rimea12(const vopts *o, char *m, size_t cap) {
-    th_vj_rimea12 r[R12_SEEDS];
+    th_vj_rimea12 r[CROWD_SEEDS];
     uint32_t passed = 0, out = 0, n = 0;
     double lo[5] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY}, hi[5] = {0, 0, 0, 0, 0};
-    for (int k = 0; k < R12_SEEDS; k++) {
+    for (int k = 0; k < CROWD_SEEDS; k++) {
         if (!rimea12_run(o, (uint64_t)k + 1, &r[k], m, cap)) return V_ERROR;
         passed += th_vj_rimea12_pass(&r[k]);
         out += r[k].out;
@@ -980,8 +985,8 @@ static vstatus judge_rimea12(const vopts *o, char *m, size_t cap) {
              "exit %.2f-%.2f /m2; 10-90 %% flow corridor %.2f-%.2f, exit %.2f-%.2f persons/s; %u "
              "of %u out; %u of %d seeds pass",
              lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], lo[3], hi[3], lo[4], hi[4], out, n, passed,
-             R12_SEEDS);
-    return passed == R12_SEEDS ? V_PASS : V_FAIL;
+             CROWD_SEEDS);
+    return passed == CROWD_SEEDS ? V_PASS : V_FAIL;
 }
 
 /* ---- route choice ------------------------------------------------------------------------ */
@@ -1208,14 +1213,13 @@ static bool congestion_run(const vopts *o, uint64_t seed, th_vj_congestion *c, c
     if (!passage_run(o, "congestion", seed, 1, CONGESTION_FOOT_Y, 600.0, &p, m, cap)) return false;
     const double *b = p.out;
     const size_t nb = p.nout, p10 = nb / 10, p50 = nb / 2, p90 = nb - 1 - nb / 10;
-    *c = (th_vj_congestion){
-        .n = p.n,
-        .out = (uint32_t)nb,
-        .room_exit = p.mean[0],
-        .middle = p.mean[1],
-        .stair_foot = p.mean[2],
-        .j_early = nb >= 10 && b[p50] > b[p10] ? (double)(p50 - p10) / (b[p50] - b[p10]) : NAN,
-        .j_late = nb >= 10 && b[p90] > b[p50] ? (double)(p90 - p50) / (b[p90] - b[p50]) : NAN};
+    *c = (th_vj_congestion){.n = p.n,
+                            .out = (uint32_t)nb,
+                            .room_exit = p.mean[0],
+                            .middle = p.mean[1],
+                            .stair_foot = p.mean[2],
+                            .j_early = nb >= 10 ? flow_between(b, p10, p50) : NAN,
+                            .j_late = nb >= 10 ? flow_between(b, p50, p90) : NAN};
     passage_free(&p);
     return true;
 }
@@ -1278,10 +1282,7 @@ static vstatus judge_stair_flow(const vopts *o, char *m, size_t cap) {
         if (!sim_open(&s, names[k], o, 0, 0, m, cap)) return V_ERROR;
         sim_run(&s, 600.0);
         double *t = malloc((s.n ? s.n : 1) * sizeof *t);
-        size_t q = 0;
-        for (uint32_t i = 0; t && i < s.n; i++)
-            if (!isnan(s.t_out[i])) t[q++] = s.t_out[i];
-        if (t) qsort(t, q, sizeof *t, by_value);
+        const size_t q = t ? out_times(&s, t) : 0;
         f[k] = t ? flow_of(t, q) : NAN;
         out += (uint32_t)q;
         n += s.n;

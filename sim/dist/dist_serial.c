@@ -126,15 +126,10 @@ uint32_t th_drop_replay(th_drop *d, uint32_t n, th_drop_bunker *b, uint32_t bunk
             continue;
         }
         th_drop_bunker *bk = &b[m - 1];
-        if (bk->full || bk->destroyed || !th_door_pass(&bk->limit, step, dt)) {
-            d[i].left = 0;
-            continue;
-        }
-        bk->sheltered++;
-        if (bk->capacity && bk->sheltered >= bk->capacity) {
-            bk->full = true;
-            turned_full++;
-        }
+        const int took = th_bunker_take(bk->capacity, &bk->sheltered, &bk->full, bk->destroyed,
+                                        &bk->limit, step, dt);
+        d[i].left = took != 0;
+        turned_full += took == 2;
     }
     return turned_full;
 }

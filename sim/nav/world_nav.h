@@ -40,6 +40,12 @@ typedef struct th_door_limit {
 th_door_limit th_door_limit_make(float rate);
 /* Whether one more person may pass at step `step` (steps of dt seconds); counts it when so. */
 bool th_door_pass(th_door_limit *d, uint64_t step, double dt);
+/* A bunker's admission rule, the one process's and the replay's over ranks alike: an agent at
+ * its door is refused while the bunker is full or destroyed or its flow limit holds it back;
+ * else it is counted, and the bunker turns full at its capacity (0 = none). 0: refused,
+ * 1: let in, 2: let in and now full. */
+int th_bunker_take(uint32_t capacity, uint32_t *sheltered, bool *full, bool destroyed,
+                   th_door_limit *limit, uint64_t step, double dt);
 
 typedef struct th_bunker {
     char name[64];

@@ -131,14 +131,20 @@ bool th_door_pass(th_door_limit *d, uint64_t step, double dt) {
     return true;
 }
 
+int th_bunker_take(uint32_t capacity, uint32_t *sheltered, bool *full, bool destroyed,
+                   th_door_limit *limit, uint64_t step, double dt) {
+    if (*full || destroyed || !th_door_pass(limit, step, dt)) return 0;
+    (*sheltered)++;
+    if (!capacity || *sheltered < capacity) return 1;
+    *full = true;
+    return 2;
+}
+
 bool th_nav_admit(th_world_nav *n, uint32_t bunker, uint64_t step, double dt) {
     th_bunker *b = &n->bunker[bunker];
-    if (b->full || b->destroyed) return false;
-    if (!th_door_pass(&b->limit, step, dt)) return false;
-    b->sheltered++;
-    if (b->capacity && b->sheltered >= b->capacity) {
-        b->full = true;
+    const int took =
+        th_bunker_take(b->capacity, &b->sheltered, &b->full, b->destroyed, &b->limit, step, dt);
+    if (took == 2)
         n->combined_stale = true; /* the nearest-open-bunker field no longer leads here */
-    }
-    return true;
+    return took != 0;
 }

@@ -6,12 +6,14 @@ folders below it, never of one above (so the folders can have no cycle either):
 
     engine/       threads, grid, allocation, hashing: knows nothing of worlds
     sim/nav/      maps, fields, A*, HPA*, planning over maps: a library, no world in it
-    sim/core/     the world's data, observers
+    sim/core/     the world's data: agents, crowds' parameters, storage, errors
     sim/terrain/  the world's terrain and navigation: cells, bunkers, events, fields, levels,
                   the planner over the world (navigation's adapter to the world)
     sim/dist/     one world over MPI ranks: the exchanges and the replays the models call
+    sim/scenario/ what a scene adds that the models read: spawners, exits, hazards
     sim/behave/   the models
-    sim/step/     the step: its parts in order, over the models and the ranks
+    sim/observe/  what watches the models: measurement, stalls, validation, digest, report
+    sim/step/     the step: its parts in order, and the world's operations over every layer
     sim/scene/    scene files
     render/       the viewer
     app/          the command line
@@ -30,8 +32,8 @@ import os
 import re
 import sys
 
-LAYERS = ["engine", "sim/nav", "sim/core", "sim/terrain", "sim/dist", "sim/behave", "sim/step",
-          "sim/scene", "render", "app"]
+LAYERS = ["engine", "sim/nav", "sim/core", "sim/terrain", "sim/dist", "sim/scenario", "sim/behave",
+          "sim/observe", "sim/step", "sim/scene", "render", "app"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

@@ -16,7 +16,7 @@
 #include "engine/alloc.h"
 #include "throng/throng.h"
 #include "sim/core/world.h"
-#include "sim/core/validate.h" /* capacity: which steps may grow the arrays */
+#include "sim/observe/validate.h" /* capacity: which steps may grow the arrays */
 #include "test_util.h"
 
 #ifndef THRONG_SCENES_DIR

@@ -15,7 +15,7 @@
 #include "engine/jobs.h"
 #include "throng/throng.h"
 #include "sim/core/world.h"
-#include "sim/core/validate.h" /* validation: a state poked past the top speed */
+#include "sim/observe/validate.h" /* validation: a state poked past the top speed */
 #include "test_util.h"
 
 static double now(void) {

@@ -1,4 +1,4 @@
-/* Fire hazards (throng/hazard.h, sim/core/hazard.c, docs/hazards.md): smoke that slows walking
+/* Fire hazards (throng/hazard.h, sim/scenario/hazard.c, docs/hazards.md): smoke that slows walking
  * and toxic gases whose fractional effective dose incapacitates.
  *   - Purser's rates against the published equations, written out here on their own, and the
  *     doses of agents standing in air that changes with time against the sum of those rates

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/core/validate.h"
+#include "sim/observe/validate.h"
 #include "sim/core/world.h"
 #include "throng/dist.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/core/digest.h"
+#include "sim/observe/digest.h"
 #include "sim/scene/scene_internal.h"
 #include "throng/throng.h"
 #include "test_util.h"
@@ -527,7 +527,7 @@ END_TEST
 
 /* The keys of a scene that do not shape the world the ranks compare, each with its reason.
  * Every other key the parser accepts must be met in a scene below and changed there to a value
- * that loads, and each such change must change the world's digest (sim/core/digest.h). */
+ * that loads, and each such change must change the world's digest (sim/observe/digest.h). */
 static const struct {
     const char *key, *why;
 } k_not_world[] = {
@@ -953,7 +953,7 @@ static void vary_map(vary_ctx *c, const th_ynode *map, const char *path) {
 
 /* Every key the parser accepts, met in the library's scenes or in tests/data/digest (written to
  * use every key) and varied there: each variant that loads must change the digest the MPI ranks
- * compare (sim/core/digest.h), in a part of the key's section, so no part of a world can differ
+ * compare (sim/observe/digest.h), in a part of the key's section, so no part of a world can differ
  * between ranks unseen. A key no scene uses, or none can vary, fails unless it is one of
  * k_not_world. */
 START_TEST(every_scene_key_changes_the_world_digest) {

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "engine/alloc.h"
-#include "sim/core/stall.h"
+#include "sim/observe/stall.h"
 #include "sim/nav/nav.h"
 #include "throng/throng.h"
 #include "test_util.h"

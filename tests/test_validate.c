@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "sim/core/world.h"
-#include "sim/core/validate.h"
+#include "sim/observe/validate.h"
 #include "test_util.h"
 
 static th_world *walled_maze(void) {

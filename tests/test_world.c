@@ -11,7 +11,7 @@
 
 #include "engine/jobs.h"
 #include "engine/rng.h"
-#include "sim/core/digest.h"
+#include "sim/observe/digest.h"
 #include "throng/throng.h"
 #include "test_util.h"
 

@@ -8,7 +8,6 @@
 #include "sim/behave/movers.h"
 #include "sim/behave/own_goal.h"
 #include "sim/core/error.h"
-#include "sim/core/stall.h"
 #include "sim/nav/world_nav.h"
 #include "sim/terrain/world_nav_private.h"
 

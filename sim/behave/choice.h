@@ -16,7 +16,7 @@
 #define TH_EXIT_PENDING 0x7Fu /* exit_of_id: to be chosen when the agent starts */
 #define TH_EXIT_FRESH   0x80u /* exit_of_id bit: chosen in this pass (not yet seen by others) */
 
-/* A crowd's exit choice checked and copied into the world (crowd.c, before the crowd is
+/* A crowd's exit choice checked and copied into the world (sim/step/crowd.c, before the crowd is
  * committed); def->exit_choice is pointed at the world's copy. False with `err` filled. */
 bool th_choice_setup(th_world *w, uint32_t crowd, th_crowd_def *def, th_error *err);
 /* A new agent of `crowd`: its exit drawn now, or marked pending. */

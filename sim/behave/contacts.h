@@ -5,16 +5,15 @@
 #include "sim/core/step.h"
 #include "sim/core/world.h"
 
+/* Largest overlap of two bodies, as a share of the smaller diameter: what the contacts phase
+ * brings every overlap under, and what validation accepts (sim/observe/validate.c). */
+#define TH_MAX_OVERLAP           0.1f
 /* Rounds of overlap removal per step. */
 #define TH_CONTACT_ROUNDS        4u
 #define TH_CONTACT_MAX_ROUNDS    32u
 /* The same after agents were added: bodies dropped at random near the densest packing (a
  * crowd spawned at 6 persons/m2) need a few hundred rounds to come apart. */
 #define TH_CONTACT_SETTLE_ROUNDS 512u
-/* Bodies listed per agent for the rounds: those within 1.5 contact distances at the start of
- * the step (the pedestrian model lists them while it steers, the contacts phase for everyone
- * else), nearest first when there are more. Six touch a body in the densest packing. */
-#define TH_CONTACT_LIST          12u
 
 /* Bodies (sim/behave/contacts.c): the contacts phase, run after integration when max_radius > 0,
  * over the arrays of the step context. It uses buf[cur ^ 1] as scratch. */

@@ -7,7 +7,6 @@
 #include "sim/behave/goal.h"
 #include "sim/behave/group.h"
 #include "sim/core/error.h"
-#include "sim/core/stall.h"
 
 #define DEFAULT_SPREAD_M 1.5f
 #define GROUP_CHUNK      64u

@@ -10,7 +10,6 @@
 #include "sim/behave/goal.h"
 #include "sim/behave/own_goal.h"
 #include "sim/core/error.h"
-#include "sim/core/measure.h"
 #include "sim/core/world.h"
 
 /* The storage index of agent `id` of a world the host may change now, or UINT32_MAX with err:
@@ -128,7 +127,7 @@ bool th_world_set_agent_position(th_world *w, th_agent_id id, th_vec2 position, 
     a->ex[k] = a->ey[k] = a->hx[k] = a->hy[k] = 0.0f;
     /* Its progress is judged afresh from here; the jump crosses no measurement line. */
     w->stall[slot] = (th_stall){0};
-    th_measure_agent_added(w, id, position);
+    w->hooks.agent_placed(w, id, position);
     th_goal_agent_placed(w, id, c);
     /* Bodies it lands on may overlap deeply: the next contacts phase may take more rounds. */
     w->settle = true;

@@ -128,7 +128,7 @@ static bool known(const th_world *w, th_agent_id id) {
 }
 
 /* A call that gives `id` (at step `step`: 0 now) its own goal, into w->own_call_hash: every
- * rank makes the same calls, and the ranks compare the hash (sim/core/digest.c). */
+ * rank makes the same calls, and the ranks compare the hash (sim/observe/digest.c). */
 static void note_call(th_world *w, uint64_t step, th_agent_id id, const th_agent_goal *g) {
     th_hasher h = {w->own_call_hash};
     th_hash_u64(&h, step);

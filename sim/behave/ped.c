@@ -67,7 +67,7 @@
 #include "sim/behave/leavers.h"
 #include "sim/behave/own_goal.h"
 #include "sim/behave/ped.h"
-#include "sim/core/hazard.h"
+#include "sim/scenario/hazard.h"
 #include "sim/core/world.h"
 
 /* Weight of the sideways step around a slower walker ahead, against the unit goal direction. */

@@ -4,17 +4,9 @@
 #include <string.h>
 
 #include "engine/rng.h"
-#include "sim/behave/choice.h"
-#include "sim/behave/goal.h"
-#include "sim/behave/leavers.h"
 #include "sim/core/distrib.h"
-#include "sim/core/flow.h"
-#include "sim/core/measure.h"
 #include "sim/core/storage.h"
-#include "sim/core/validate.h"
 #include "sim/core/world.h"
-#include "sim/dist/dist.h"
-#include "sim/dist/dist_serial.h"
 
 /* A pedestrian's free walking speed: normal(mean, sd), clipped to mean +- 2 sd and to
  * (0, max_speed]. The normal deviate is the Irwin-Hall sum of 12 uniforms minus 6 (variance 1,
@@ -64,7 +56,7 @@ th_agent_id th_world_add_agent(th_world *w, th_crowd_id crowd, th_vec2 position,
         return TH_INVALID_AGENT;
     }
     if (!th_between_steps(w, err)) return TH_INVALID_AGENT;
-    th_validate_call(w, 1u | crowd.index1 << 4, vec_bits(position), vec_bits(velocity));
+    th_world_note_call(w, 1u | crowd.index1 << 4, vec_bits(position), vec_bits(velocity));
     if (!th_handle_given(crowd.index1, "crowd", err)) return TH_INVALID_AGENT;
     return th_agent_add(w, TH_INDEX(crowd), position, velocity, err);
 }
@@ -98,7 +90,7 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
     /* Under several ranks every rank takes the id (the id table is replicated), and only the
      * owner stores the agent: the id table grows with the slots used anywhere, the agent
      * arrays with the agents stored here. A fresh slot is taken only when none is free. */
-    const bool own = th_dist_owns(w, position);
+    const bool own = w->hooks.owns(w, position);
     const uint32_t slots = w->id_free_count ? w->id_top : w->id_top + 1;
     if ((own && !th_world_reserve_agents(w, w->count + 1)) || !th_world_reserve_ids(w, slots) ||
         !th_world_reserve_history(w, w->spawned + 1)) {
@@ -126,8 +118,7 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
 #undef ZERO_ID
     w->desired_speed[slot] = draw_desired_speed(w, &w->crowd_def[crowd], id);
     if (w->crowd_rt[crowd].premove) draw_pre_movement(w, crowd, id);
-    th_goal_agent_added(w, id, &w->crowd_rt[crowd], v);
-    th_choice_agent_added(w, crowd, id);
+    w->hooks.agent_added(w, crowd, id, v);
     w->settle = true;
     if (!own) {
         w->slot_of_id[slot] = UINT32_MAX;
@@ -150,63 +141,14 @@ th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 
     /* Until its first grid phase a new agent sorts after every gathered one, in the order
      * agents were added: where one process stores it (sim/dist/dist_serial.h). */
     w->cell[k] = th_cell_added(w->spawned);
-    th_measure_agent_added(w, id, position);
+    w->hooks.agent_placed(w, id, position);
     w->stats.agents = w->dist ? w->total : w->count;
     return id;
 }
 
-/* Free the slot of an agent leaving the world: stale from now on, reused by the next agent
- * added (id_free holds a place for every slot, so the push needs no room). */
-static void free_id(th_world *w, th_agent_id id) {
-    const uint32_t s = th_id_slot(id);
-    w->slot_of_id[s] = UINT32_MAX;
-    w->id_live[s] = 0;
-    w->id_free[w->id_free_count++] = s;
-}
-
-void th_world_drop_marked(th_world *w) {
-    if (th_dist_serial_active(w) || th_dist_serial_forced(w)) {
-        th_dist_drop_marked(w);
-        return;
-    }
-    th_agents *a = &w->buf[w->cur];
-    uint32_t out = 0;
-    for (uint32_t k = 0; k < w->count; k++) {
-        uint8_t s = w->shelter[k];
-        if (s == TH_MARK_REMOVED) {
-            w->stats.removed++;
-            free_id(w, a->id[k]);
-            continue;
-        }
-        th_leaver leaver;
-        if (s >= TH_MARK_EXIT && s < TH_MARK_EXIT + TH_MAX_EXITS &&
-            th_flow_exit_pass(w, s - TH_MARK_EXIT)) {
-            th_flow_exited(w, s - TH_MARK_EXIT);
-            if (th_leaver_of(w, k, &leaver)) th_leavers_add(w, &leaver);
-            free_id(w, a->id[k]);
-            continue;
-        }
-        if (s && s < TH_MARK_EXIT) {
-            /* Admitted in storage order until the bunker is full (and as fast as its flow
-             * limit allows); the rest stay outside. */
-            if (th_nav_admit(&w->nav, s - 1u, w->step, (double)w->def.timestep)) {
-                w->stats.sheltered++;
-                if (th_leaver_of(w, k, &leaver)) th_leavers_add(w, &leaver);
-                free_id(w, a->id[k]);
-                continue;
-            }
-        }
-        w->shelter[k] = 0; /* held back by a bunker or an exit, or never marked */
-        /* Every array moves down with its agent (shelter is 0 for every agent kept). */
-        if (out != k) th_agent_move_down(w, out, k);
-        out++;
-    }
-    w->count = out;
-}
-
 bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err) {
     if (!th_between_steps(w, err)) return false;
-    th_validate_call(w, 2u, th_agent_key(id), 0);
+    th_world_note_call(w, 2u, th_agent_key(id), 0);
     /* Under several ranks every rank queues the removal (the call is collective); only the
      * owner stores the agent, so the others check the id against the replicated id table. */
     if (!th_agent_known(w, id)) {
@@ -220,17 +162,4 @@ bool th_world_remove_agent(th_world *w, th_agent_id id, th_error *err) {
     }
     w->removals[w->removal_count++] = id;
     return true;
-}
-
-/* Removals asked for since the last step, applied at the start of this one. */
-void th_world_apply_removals(th_world *w) {
-    if (w->removal_count == 0) return;
-    for (uint32_t i = 0; i < w->removal_count; i++) {
-        /* Each id was checked when asked for and no agent leaves between steps, so it still
-         * names its agent; one asked for twice is marked twice, harmlessly. */
-        uint32_t k = th_agent_index(w, w->removals[i]);
-        if (k != UINT32_MAX) w->shelter[k] = TH_MARK_REMOVED;
-    }
-    w->removal_count = 0;
-    th_world_drop_marked(w);
 }

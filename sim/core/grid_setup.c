@@ -2,7 +2,6 @@
  * of cells, and the predator grid with its arrays. */
 #include <math.h>
 
-#include "sim/behave/leavers.h"
 #include "sim/core/storage.h"
 #include "sim/core/world.h"
 
@@ -94,7 +93,6 @@ bool th_world_setup_grid(th_world *w) {
         th_crowd_rt *rt = &w->crowd_rt[c];
         rt->block = block_cells(&w->grid, rt->block_reach);
     }
-    if (!th_leavers_setup(w)) return false;
     if (!w->pred_mask) return true;
     return setup_predators(w, w->capacity > w->pred_capacity ? w->capacity : w->pred_capacity);
 }

@@ -4,10 +4,6 @@
 #include <string.h>
 
 #include "engine/alloc.h"
-#include "sim/behave/contacts.h"
-#include "sim/core/flow.h"
-#include "sim/core/measure.h"
-#include "sim/core/report.h"
 #include "sim/core/storage.h"
 #include "sim/core/world.h"
 
@@ -60,8 +56,7 @@ static bool grow_ids(th_world *w, uint32_t cap) {
 bool th_world_reserve_history(th_world *w, uint32_t n) {
     if (n <= w->history_capacity) return true;
     const uint32_t cap = th_grown_capacity(w->history_capacity, n, 1024, UINT32_MAX);
-    if (!th_report_reserve(w, w->stats.sheltered, cap) || !th_flow_reserve(w, w->capacity, cap))
-        return false;
+    if (!w->hooks.grow_history(w, cap)) return false;
     w->history_capacity = cap;
     return true;
 }
@@ -95,7 +90,7 @@ bool th_world_reserve_agents(th_world *w, uint32_t n) {
         grow_agents(w, &w->buf[w->cur], keep, cap) &&
         grow_agents(NULL, &w->buf[w->cur ^ 1], 0, cap) &&
         th_grow_array((void **)&w->chunk_stats, sizeof *w->chunk_stats, chunks_old, chunks_new) &&
-        th_flow_reserve(w, cap, w->history_capacity);
+        w->hooks.grow_agents(w, cap);
     if (!ok) return false;
     w->capacity = cap;
     return th_world_reserve_contacts(w, w->max_radius) && th_world_setup_grid(w);
@@ -106,7 +101,7 @@ bool th_world_reserve_agents(th_world *w, uint32_t n) {
 bool th_world_reserve_ids(th_world *w, uint32_t n) {
     if (n <= w->id_capacity) return true;
     const uint32_t cap = grown_capacity(w->id_capacity, n);
-    if (!grow_ids(w, cap) || !th_measure_reserve(w, w->id_top, cap)) return false;
+    if (!grow_ids(w, cap) || !w->hooks.grow_ids(w, cap)) return false;
     w->id_capacity = cap;
     return true;
 }

@@ -32,13 +32,13 @@ typedef struct th_squad th_squad;
 
 /* Every per-agent array in storage (cell-sorted) order, declared once: X(name, type, kind).
  * Growth, adding an agent, the step's gather and the compaction after removals are all driven
- * by this table (sim/core/storage.c, sim/core/agents.c, sim/step/step.c), so an array added here is
- * carried everywhere it must be. kind BUF: agent state, one array in each of the two th_agents
- * buffers, gathered into cell order at the start of each step; kind PED: the same, but gathered
- * only in worlds with a pedestrian crowd (only pedestrians read or write them); kind ONE: one array
- * in the world, written afresh by each step for the agents in their new order (so not gathered) and
- * kept in step with the state when agents are removed. A new agent starts with zeros in every array
- * but the state it is given. */
+ * by this table (sim/core/storage.c, sim/core/agents.c, sim/step/drop.c, sim/step/step.c), so an
+ * array added here is carried everywhere it must be. kind BUF: agent state, one array in each of
+ * the two th_agents buffers, gathered into cell order at the start of each step; kind PED: the
+ * same, but gathered only in worlds with a pedestrian crowd (only pedestrians read or write them);
+ * kind ONE: one array in the world, written afresh by each step for the agents in their new order
+ * (so not gathered) and kept in step with the state when agents are removed. A new agent starts
+ * with zeros in every array but the state it is given. */
 #define TH_AGENT_ARRAYS(X)                                                                 \
     X(px, float, BUF)                                                                      \
     X(py, float, BUF)                                                                      \
@@ -208,13 +208,13 @@ typedef struct th_pref_velocity {
     uint8_t on;
 } th_pref_velocity;
 
-/* An agent's exposure to fire hazards (sim/core/hazard.h). */
+/* An agent's exposure to fire hazards (sim/scenario/hazard.h). */
 typedef struct th_hazard_state {
     double fed;         /* fractional effective dose so far */
     uint64_t down_step; /* the step count at which the dose reached 1 (incapacitated), 0 = not */
 } th_hazard_state;
 
-/* Per-agent progress toward its goal, by id (sim/core/stall.c): written only by the serial
+/* Per-agent progress toward its goal, by id (sim/observe/stall.c): written only by the serial
  * bookkeeping phase, never part of the state hash. `best` is the lowest remaining distance
  * (metres of field cost or of the leg to a route waypoint) reached so far, or for agents judged
  * by displacement, (ax, ay) is where the agent stood when it last moved far enough; `since` is
@@ -229,8 +229,8 @@ typedef struct th_stall {
     uint32_t index; /* ROUTE: the waypoint `best` belongs to */
     uint8_t init;   /* 0 until the agent's first bookkeeping */
     uint8_t rest;   /* its standing at this judgement and the last, and whether it is being
-                       resolved (sim/core/stall.c: at its goal, progressing, queuing, stalled) */
-    uint8_t near;   /* near an exit that takes nobody (sim/core/stall.c): 0 not, 1 yet to
+                       resolved (sim/observe/stall.c: at its goal, progressing, queuing, stalled) */
+    uint8_t near;   /* near an exit that takes nobody (sim/observe/stall.c): 0 not, 1 yet to
                        go a stall time without progress there, 2 has */
 } th_stall;
 
@@ -250,7 +250,7 @@ typedef struct th_chunk_stats {
  * free slots: pushed in th_world_drop_marked's serial storage-order pass, popped by the next
  * agent added (the last freed first), so which slot an agent gets never depends on the thread
  * count; stall_list the ids the last stall judgement found stalled, the first stall_listed
- * of them (sim/core/stall.c), at most one per slot. */
+ * of them (sim/observe/stall.c), at most one per slot. */
 #define TH_ID_TABLE(X)            \
     X(slot_of_id, uint32_t, true) \
     X(id_gen, uint32_t, true)     \
@@ -269,7 +269,7 @@ typedef struct th_chunk_stats {
     X(squad_of_id, uint8_t, true)                                               \
     /* its index among the squad's members */                                   \
     X(member_of_id, uint16_t, true)                                             \
-    /* progress toward the goal (sim/core/stall.c) */                           \
+    /* progress toward the goal (sim/observe/stall.c) */                        \
     X(stall, th_stall, true)                                                    \
     /* the first step in which it may move (pre-movement time); 0 = any */      \
     X(start_step, uint64_t, true)                                               \
@@ -291,6 +291,11 @@ typedef struct th_chunk_stats {
     X(pref_of_id, th_pref_velocity, w->pref_wanted)                             \
     /* its own body radius, once one was set (host_steer.c); 0 = its crowd's */ \
     X(radius_of_id, float, w->radius_wanted)
+
+/* Bodies listed per agent for the rounds: those within 1.5 contact distances at the start of
+ * the step (the pedestrian model lists them while it steers, the contacts phase for everyone
+ * else), nearest first when there are more. Six touch a body in the densest packing. */
+#define TH_CONTACT_LIST 12u
 
 /* A walker who left: where it stepped out, the way it was going, how fast it went and would
  * walk, its body and its level; it walks on from the step it left in (sim/behave/leavers.c
@@ -314,6 +319,30 @@ typedef struct th_migrant_part {
     void (*pack)(th_world *w, uint32_t slot, unsigned char *p);
     bool (*unpack)(th_world *w, th_agent_id id, const unsigned char *p);
 } th_migrant_part;
+
+/* What the layers above the world's data do when that data changes, set once by the world's
+ * creation (sim/step/world.c, world_hooks): adding an agent, growing the arrays and drawing a
+ * stair call through these and name no model, observer or exchange. */
+typedef struct th_world_hooks {
+    /* An agent was added with this (clamped) velocity: the models set up its per-id state. */
+    void (*agent_added)(th_world *w, uint32_t crowd, th_agent_id id, th_vec2 velocity);
+    /* An agent stored here was put at p, added or moved there by the host: the observers note
+     * where it starts from. */
+    void (*agent_placed)(th_world *w, th_agent_id id, th_vec2 p);
+    /* The agent arrays, the id slots, the departure history grow to `cap`: what the layers
+     * above keep sized with each grows first (false: out of memory, nothing changed). */
+    bool (*grow_agents)(th_world *w, uint32_t cap);
+    bool (*grow_ids)(th_world *w, uint32_t cap);
+    bool (*grow_history)(th_world *w, uint32_t cap);
+    /* Whether this process stores an agent at p (always in one process; the ranks' cut). */
+    bool (*owns)(th_world *w, th_vec2 p);
+    /* The elevator with a stop at cell (x, y), plus one, or 0; its name. */
+    uint32_t (*lift_stop_at)(const th_world *w, int32_t x, int32_t y);
+    const char *(*lift_name)(const th_world *w, uint32_t lift);
+    /* What a migrant carries besides the agent arrays and the per-id arrays of this header:
+     * agents' own goals, the measurement's last positions. */
+    th_migrant_part carried[2];
+} th_world_hooks;
 
 struct th_world {
     th_world_def def;
@@ -378,12 +407,11 @@ struct th_world {
     TH_ID_ARRAYS(TH_ID_DECLARE)
 #undef TH_ID_DECLARE
     bool goal_state_wanted;    /* such a crowd exists: goal_state grows with the agents */
-    struct th_hazards *hazard; /* smoke and gases (sim/core/hazard.h), NULL = none */
+    struct th_hazards *hazard; /* smoke and gases (sim/scenario/hazard.h), NULL = none */
     /* Exit choice (sim/behave/choice.h): exit_of_id exists once a crowd lists exits or an
      * agent is sent to one; the decision pass runs while choices are pending. */
     struct th_groups *groups;         /* walkers that keep together (sim/behave/group.h), or NULL */
     struct th_own_goals *own;         /* agents' own goals (sim/behave/own_goal.h), or NULL */
-    th_migrant_part own_wire;         /* their part of a migrant (set at creation) */
     struct th_own_planning *own_plan; /* their goal planner (sim/behave/own_plan.h), or NULL */
     struct th_lifts *lifts;           /* elevators (sim/behave/elevator.h), or NULL */
     bool exit_choice_wanted;
@@ -453,19 +481,20 @@ struct th_world {
     /* Made by th_world_create_checking: built to be validated, never stepped. */
     bool checking;
     bool stepping;          /* inside th_world_step: calls that change the world are refused */
-    bool validate;          /* check invariants inside every step (sim/core/validate.c) */
+    bool validate;          /* check invariants inside every step (sim/observe/validate.c) */
     bool validation_failed; /* a check failed; validation_error says which */
     char validation_error[320];
     /* The first error met inside a step that the step cannot return (th_step_fail). */
     bool step_failed;
     th_error step_error;
-    uint8_t validation_phase;  /* where it was found: TH_VALIDATE_GRID.. (sim/core/validate.h) */
+    uint8_t validation_phase;  /* where it was found: TH_VALIDATE_GRID.. (sim/observe/validate.h) */
     uint32_t *validation_bits; /* several ranks: id slots held here, then agreement words */
     uint32_t validation_bits_cap;
-    uint64_t call_hash;       /* several ranks: running hash of the collective calls' arguments */
-    uint64_t agent_call_hash; /* ...of those that add or remove agents alone (sim/core/digest.c) */
-    uint64_t own_call_hash;   /* running hash of the calls that gave agents their own goals
-                                 (sim/behave/own_goal.c), in every world (sim/core/digest.c) */
+    uint64_t call_hash; /* several ranks: running hash of the collective calls' arguments */
+    uint64_t
+        agent_call_hash;    /* ...of those that add or remove agents alone (sim/observe/digest.c) */
+    uint64_t own_call_hash; /* running hash of the calls that gave agents their own goals
+                               (sim/behave/own_goal.c), in every world (sim/observe/digest.c) */
 
     uint64_t step;
     th_world_stats stats;
@@ -477,19 +506,21 @@ struct th_world {
     uint32_t stall_all_cap;
     /* Per bunker, the sheltered count at the last stall judgement and 1 + the step of that
      * judgement if the count had grown since the one before (0: never): when it last took
-     * someone, for the stall judgement (sim/core/stall.c). */
+     * someone, for the stall judgement (sim/observe/stall.c). */
     uint32_t stall_sheltered[TH_MAX_BUNKERS];
     uint64_t stall_sheltered_at[TH_MAX_BUNKERS];
     th_profiler prof;
 
     struct th_trace *trace;     /* phase spans being recorded (sim/core/trace.c), or NULL */
-    struct th_measure *measure; /* areas and lines (sim/core/measure.c), or NULL */
-    struct th_report *report;   /* run history (sim/core/report.c), or NULL without a map */
-    struct th_flow *flow; /* spawners and exits (sim/core/flow.c), or NULL while there are none */
+    struct th_measure *measure; /* areas and lines (sim/observe/measure.c), or NULL */
+    struct th_report *report;   /* run history (sim/observe/report.c), or NULL without a map */
+    struct th_flow
+        *flow; /* spawners and exits (sim/scenario/flow.c), or NULL while there are none */
     struct th_leavers *leavers; /* walkers who just left by an exit or a bunker, as those behind
                                    them still see them (sim/behave/leavers.c), or NULL */
     struct th_dist_serial *dist_serial; /* replay buffers of the serial phases over split agents
                                            (sim/dist/dist_serial.c), or NULL */
+    th_world_hooks hooks; /* the layers above, reached from the data (set first at creation) */
 };
 
 /* The offset q - p on a torus of W x H: the nearest image. */
@@ -524,13 +555,21 @@ void th_step_fail(th_world *w, th_error_code code, const char *msg);
 th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
                          th_error *err);
 
-/* sim/core/agents.c: drop agents whose `shelter` mark is set (a bunker index + 1, or
+/* sim/step/drop.c: drop agents whose `shelter` mark is set (a bunker index + 1, or
  * TH_MARK_REMOVED), in storage order, counting them. */
 #define TH_MARK_REMOVED 0xFFu
 /* TH_MARK_EXIT + e: the agent stepped into exit e (below TH_MAX_EXITS, so the marks of bunkers,
  * exits and removals never meet). */
 #define TH_MARK_EXIT    0x80u
 void th_world_drop_marked(th_world *w);
+/* A call that shapes the world (`call`: its kind in the low 4 bits; a and b its arguments),
+ * folded into w->call_hash under several ranks and, for adding and removing agents, into
+ * w->agent_call_hash (sim/core/calls.c). */
+void th_world_note_call(th_world *w, uint32_t call, uint64_t a, uint64_t b);
+/* Whether any agent's progress is judged: a crowd with a goal, or squads (whose members may be
+ * of crowds without one). Agents of a world without either carry no stall state worth keeping
+ * (sim/core/world_read.c). */
+bool th_stall_judged(const th_world *w);
 /* sim/core/storage.c: make room for `stored` agents stored on this rank (one process: the agents
  * alive) and `ids` id slots (the agents alive in the whole world: an id slot in use holds an agent
  * alive), each grown on its own; 0 asks nothing of one. Between steps, in the events phase for

@@ -1,11 +1,8 @@
-/* Reading a world between steps: counts, stats, one agent, the agent arrays, the state hash and
- * the phase times. */
+/* Reading a world between steps: counts, stats, one agent, the agent arrays, the crowds, the
+ * phase times. The state hash, which reads every layer's state, is the step's
+ * (sim/step/hash.c). */
 #include "engine/hash.h"
-#include "sim/behave/elevator.h"
-#include "sim/behave/forage.h"
-#include "sim/core/flow.h"
 #include "sim/core/world.h"
-#include "sim/dist/dist.h"
 
 uint32_t th_world_agent_count(const th_world *w) {
     if (!w) return 0;
@@ -78,44 +75,6 @@ th_agent_view th_world_agents(const th_world *w) {
                            a->id,    w->flags, w->radius_wanted ? w->radius_of_id : NULL};
 }
 
-/* What the hash reads besides the agents: one process and the ranks' hash share these. */
-static void hash_head(const th_world *w, th_hasher *h) {
-    th_hash_u64(h, w->step);
-    th_hash_u32(h, w->dist ? w->total : w->count);
-}
-
-static void hash_tail(const th_world *w, th_hasher *h) {
-    for (uint32_t b = 0; b < w->nav.bunker_count; b++) {
-        const th_bunker *bk = &w->nav.bunker[b];
-        th_hash_u32(h, bk->sheltered);
-        th_hash_u32(h, (uint32_t)bk->destroyed | (uint32_t)bk->full << 1);
-    }
-    if (w->colonies) th_forage_hash(w, h);
-    if (w->flow) th_flow_hash(w, h);
-    if (w->lifts) th_lifts_hash(w, h);
-}
-
-uint64_t th_world_hash(const th_world *w) {
-    if (!w) return 0;
-    if (w->dist) return th_dist_hash(w, hash_head, hash_tail);
-    th_hasher h = th_hash_begin();
-    hash_head(w, &h);
-    const th_agents *a = &w->buf[w->cur];
-    /* By slot: the same order for any thread count, as storage order is not. */
-    for (uint32_t slot = 0; slot < w->id_top; slot++) {
-        uint32_t k = w->slot_of_id[slot];
-        if (k >= w->count) continue;
-        th_hash_u64(&h, th_agent_key(a->id[k]));
-        th_hash_u32(&h, a->crowd[k]);
-        th_hash_f32(&h, a->px[k]);
-        th_hash_f32(&h, a->py[k]);
-        th_hash_f32(&h, a->vx[k]);
-        th_hash_f32(&h, a->vy[k]);
-    }
-    hash_tail(w, &h);
-    return th_hash_end(&h);
-}
-
 double th_world_phase_ms(const th_world *w, th_phase phase) {
     if (!w) return 0.0;
     return th_prof_mean_ms(&w->prof, (uint32_t)phase);
@@ -158,4 +117,39 @@ bool th_world_step_error(const th_world *w, th_error *err) {
     if (!w || !w->step_failed) return false;
     if (err) *err = w->step_error;
     return true;
+}
+
+uint32_t th_world_crowd_count(const th_world *w) {
+    if (!w) return 0;
+    return w->crowd_count;
+}
+
+const th_crowd_def *th_world_get_crowd(const th_world *w, th_crowd_id crowd) {
+    if (!w) return NULL;
+    return TH_INDEX(crowd) < w->crowd_count ? &w->crowd_def[TH_INDEX(crowd)] : NULL;
+}
+
+bool th_world_get_pre_movement(const th_world *w, th_crowd_id crowd, th_pre_movement_info *out) {
+    if (!w || !out || TH_INDEX(crowd) >= w->crowd_count) return false;
+    const uint32_t ci = TH_INDEX(crowd);
+    const th_crowd_rt *c = &w->crowd_rt[ci];
+    if (!c->premove) return false;
+    *out = (th_pre_movement_info){
+        .drawn = c->pre_drawn,
+        .mean_s = c->pre_drawn ? c->pre_sum / c->pre_drawn : 0.0,
+        .min_s = c->pre_drawn ? c->pre_min : 0.0,
+        .max_s = c->pre_drawn ? c->pre_max : 0.0,
+    };
+    const th_agents *a = &w->buf[w->cur];
+    for (uint32_t k = 0; k < w->count; k++) {
+        out->waiting += a->crowd[k] == ci && w->step < w->start_step[th_id_slot(a->id[k])];
+    }
+    return true;
+}
+
+bool th_stall_judged(const th_world *w) {
+    if (w->squad_count) return true;
+    for (uint32_t c = 0; c < w->crowd_count; c++)
+        if (w->crowd_rt[c].goal != TH_GOAL_NONE) return true;
+    return false;
 }

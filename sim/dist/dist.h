@@ -27,12 +27,13 @@
  * measurement totals, squads (updated from their members gathered from every rank,
  * sim/behave/squad.c), foraging colonies (pheromone grids, food left, counts), the step counter.
  * Collective calls (every rank, same order): th_dist_migrate, th_dist_ghosts, th_dist_ghost_floats,
- * th_dist_ghost_stall, th_dist_sum_*, th_dist_max_f32, th_dist_any, th_dist_or_u32,
- * th_dist_hash. */
+ * th_dist_ghost_records, th_dist_gather_u64, th_dist_sum_*, th_dist_max_f32, th_dist_any,
+ * th_dist_or_u32, th_dist_hash. */
 #ifndef TH_SIM_DIST_H
 #define TH_SIM_DIST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sim/core/error.h"
@@ -65,10 +66,19 @@ void th_dist_ghosts(th_world *w);
  *  agents (same slices and order as this step's ghost rows). */
 void th_dist_ghost_floats(th_world *w, float *x, float *y);
 
-/** Stall judgement, between its two passes: each ghost's standing and goal as its owner judged
- *  them (th_stall_ghost_get, th_stall_ghost_put; same slices and order as this step's ghost
- *  rows). */
-void th_dist_ghost_stall(th_world *w);
+/** Records of `per` bytes an agent for the ghosts of this step's rows, from their owners:
+ *  pack(w, ctx, from, to, out) writes owned storage slice [from, to), unpack(w, ctx, first, n,
+ *  in) reads the n ghosts stored from `first` (same slices and order as this step's ghost
+ *  rows). What an observer lends the neighbours of its agents (stall judgement's standing). */
+typedef void (*th_dist_pack_fn)(const th_world *w, void *ctx, uint32_t from, uint32_t to,
+                                unsigned char *out);
+typedef void (*th_dist_unpack_fn)(th_world *w, void *ctx, uint32_t first, uint32_t n,
+                                  const unsigned char *in);
+void th_dist_ghost_records(th_world *w, size_t per, th_dist_pack_fn pack, th_dist_unpack_fn unpack,
+                           void *ctx);
+
+/** Every rank's n words, gathered on every rank into all[rank * n + i] (a copy for one rank). */
+void th_dist_gather_u64(const th_world *w, const uint64_t *mine, uint32_t n, uint64_t *all);
 
 /** Element-wise sums and maximum over ranks, in place (no-ops for one rank). */
 void th_dist_sum_u64(th_world *w, uint64_t *v, uint32_t n);

@@ -12,18 +12,15 @@
 #include "engine/alloc.h"
 #include "engine/hash.h"
 #include "engine/jobs.h"
-#include "sim/core/digest.h"
-#include "sim/core/measure.h"
-#include "sim/core/stall.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 #include "sim/dist/dist_mpi.h"
 #include "throng/dist.h"
 
-#define TAG_COUNT  11
-#define TAG_ROWS   13
-#define TAG_FLOATS 15
-#define TAG_STALL  17
+#define TAG_COUNT   11
+#define TAG_ROWS    13
+#define TAG_FLOATS  15
+#define TAG_RECORDS 17
 
 /* Steps between re-cuts when the def says 0. */
 #define DEFAULT_REBALANCE 50u
@@ -424,9 +421,8 @@ typedef struct migrant {
 static size_t migrant_size(const th_world *w) {
     return sizeof(migrant) + (w->goal_state ? sizeof(th_goal_state) : 0) +
            (w->hazard_state ? sizeof(th_hazard_state) : 0) + (w->exit_of_id ? 1u : 0u) +
-           (th_measure_prev((th_world *)w) ? sizeof(th_vec2) : 0) +
            (w->lifts ? sizeof(uint64_t) : 0) + (w->dist->carry_stall ? sizeof(th_stall) : 0) +
-           w->own_wire.size(w);
+           w->hooks.carried[0].size(w) + w->hooks.carried[1].size(w);
 }
 
 static void pack_migrant(th_world *w, const th_agents *a, uint32_t k, unsigned char *p) {
@@ -443,12 +439,6 @@ static void pack_migrant(th_world *w, const th_agents *a, uint32_t k, unsigned c
         at += sizeof(th_hazard_state);
     }
     if (w->exit_of_id) p[at++] = w->exit_of_id[slot]; /* the bunker it walks to */
-    /* Measurement lines: where the agent was after the last step, for its next crossing. */
-    const th_vec2 *prev = th_measure_prev(w);
-    if (prev) {
-        memcpy(p + at, &prev[slot], sizeof *prev);
-        at += sizeof *prev;
-    }
     if (w->lifts) { /* since when it waits for its elevator (who rides is every rank's) */
         memcpy(p + at, &w->lift_wait[slot], sizeof *w->lift_wait);
         at += sizeof *w->lift_wait;
@@ -457,7 +447,11 @@ static void pack_migrant(th_world *w, const th_agents *a, uint32_t k, unsigned c
         memcpy(p + at, &w->stall[slot], sizeof(th_stall));
         at += sizeof(th_stall);
     }
-    w->own_wire.pack(w, slot, p + at); /* its own goal and path, freed here */
+    /* Its own goal and path (freed here), where it was for the measurement lines. */
+    for (uint32_t part = 0; part < 2; part++) {
+        w->hooks.carried[part].pack(w, slot, p + at);
+        at += w->hooks.carried[part].size(w);
+    }
 }
 
 /* Store a migrant at slot k of buffer `a`. */
@@ -477,11 +471,6 @@ static void unpack_migrant(th_world *w, th_agents *a, uint32_t k, const unsigned
         at += sizeof(th_hazard_state);
     }
     if (w->exit_of_id) w->exit_of_id[slot] = p[at++];
-    th_vec2 *prev = th_measure_prev(w);
-    if (prev) {
-        memcpy(&prev[slot], p + at, sizeof *prev);
-        at += sizeof *prev;
-    }
     if (w->lifts) {
         memcpy(&w->lift_wait[slot], p + at, sizeof *w->lift_wait);
         at += sizeof *w->lift_wait;
@@ -490,9 +479,13 @@ static void unpack_migrant(th_world *w, th_agents *a, uint32_t k, const unsigned
         memcpy(&w->stall[slot], p + at, sizeof(th_stall));
         at += sizeof(th_stall);
     }
-    if (!w->own_wire.unpack(w, m.agent.id, p + at)) {
-        fprintf(stderr, "throng: rank %d: out of memory for agents' own goals\n", w->dist->rank);
-        MPI_Abort(w->dist->comm, 1);
+    for (uint32_t part = 0; part < 2; part++) {
+        if (!w->hooks.carried[part].unpack(w, m.agent.id, p + at)) {
+            fprintf(stderr, "throng: rank %d: out of memory for a migrant's state\n",
+                    w->dist->rank);
+            MPI_Abort(w->dist->comm, 1);
+        }
+        at += w->hooks.carried[part].size(w);
     }
 }
 
@@ -687,12 +680,8 @@ static void unpack_ghosts(th_world *w, void *ctx, uint32_t at, uint32_t n, const
  * `per` bytes an agent, pack(w, ctx, from, to, out) writing storage slice [from, to) and
  * unpack(w, ctx, first, n, in) reading the n ghosts stored from `first`. The slices are those
  * of this step's grid; the counts are ghost_counts'. Returns the bytes sent and received. */
-typedef void (*pack_fn)(const th_world *w, void *ctx, uint32_t from, uint32_t to,
-                        unsigned char *out);
-typedef void (*unpack_fn)(th_world *w, void *ctx, uint32_t first, uint32_t n,
-                          const unsigned char *in);
-static uint64_t exchange_rows(th_world *w, size_t per, int tag, pack_fn pack, unpack_fn unpack,
-                              void *ctx) {
+static uint64_t exchange_rows(th_world *w, size_t per, int tag, th_dist_pack_fn pack,
+                              th_dist_unpack_fn unpack, void *ctx) {
     th_dist *d = w->dist;
     const th_grid *g = &w->grid;
     const uint32_t nx = (uint32_t)g->nx;
@@ -772,30 +761,20 @@ void th_dist_ghost_floats(th_world *w, float *x, float *y) {
     d->stats.ghost_bytes += exchange_rows(w, 8u, TAG_FLOATS, pack_floats, unpack_floats, xy);
 }
 
-/* th_dist_ghost_stall's records: an agent's standing and goal key (sim/core/stall.c). */
-static void pack_stall(const th_world *w, void *ctx, uint32_t from, uint32_t to, unsigned char *p) {
-    (void)ctx;
-    for (uint32_t k = from; k < to; k++, p += 8) {
-        uint32_t v[2];
-        th_stall_ghost_get(w, k, v);
-        memcpy(p, v, 8);
-    }
-}
-
-static void unpack_stall(th_world *w, void *ctx, uint32_t first, uint32_t n,
-                         const unsigned char *p) {
-    (void)ctx;
-    for (uint32_t k = first; k < first + n; k++, p += 8) {
-        uint32_t v[2];
-        memcpy(v, p, 8);
-        th_stall_ghost_put(w, k, v);
-    }
-}
-
-void th_dist_ghost_stall(th_world *w) {
+void th_dist_ghost_records(th_world *w, size_t per, th_dist_pack_fn pack, th_dist_unpack_fn unpack,
+                           void *ctx) {
     th_dist *d = w->dist;
     if (!d || d->ranks == 1) return;
-    d->stats.ghost_bytes += exchange_rows(w, 8u, TAG_STALL, pack_stall, unpack_stall, NULL);
+    d->stats.ghost_bytes += exchange_rows(w, per, TAG_RECORDS, pack, unpack, ctx);
+}
+
+void th_dist_gather_u64(const th_world *w, const uint64_t *mine, uint32_t n, uint64_t *all) {
+    const th_dist *d = w->dist;
+    if (!d || d->ranks == 1) {
+        if (n) memcpy(all, mine, n * sizeof *mine);
+        return;
+    }
+    MPI_Allgather(mine, (int)n, MPI_UINT64_T, all, (int)n, MPI_UINT64_T, d->comm);
 }
 
 /* ---- reductions --------------------------------------------------------------------------- */
@@ -937,44 +916,6 @@ void th_dist_set_hash_round(th_world *w, uint32_t slots) {
 
 /* ---- whether the world can be split ---------------------------------------------------------- */
 
-/* Every rank's digest of its world (sim/core/digest.h), gathered on every rank: ranks that built
- * different worlds would make different collective calls (or the same ones with other
- * counts) and wait for each other for ever, or run to inconsistent totals. Every rank finds
- * the same first rank that differs from rank 0 and the parts it differs in. */
-static bool same_worlds(const th_world *w, th_error *err) {
-    const th_dist *d = w->dist;
-    uint64_t mine[TH_DIGEST_PARTS];
-    th_world_digest(w, mine);
-    uint64_t *all = th_calloc((size_t)d->ranks * TH_DIGEST_PARTS, sizeof *all);
-    if (!all) rank_abort(d, "out of memory comparing the ranks' worlds");
-    MPI_Allgather(mine, TH_DIGEST_PARTS, MPI_UINT64_T, all, TH_DIGEST_PARTS, MPI_UINT64_T, d->comm);
-    bool same = true;
-    for (int r = 1; same && r < d->ranks; r++) {
-        const uint64_t *other = all + (size_t)r * TH_DIGEST_PARTS;
-        if (memcmp(other, all, TH_DIGEST_PARTS * sizeof *all) == 0) continue;
-        same = false;
-        /* "its seed", "its seed and its agents", "its map, its crowds and its agents" */
-        char parts[384] = "";
-        size_t at = 0;
-        uint32_t listed = 0, differ = 0;
-        for (uint32_t p = 0; p < TH_DIGEST_PARTS; p++) differ += other[p] != all[p];
-        for (uint32_t p = 0; p < TH_DIGEST_PARTS && at < sizeof parts; p++) {
-            if (other[p] == all[p]) continue;
-            const char *sep = listed == 0 ? "" : listed + 1 == differ ? " and " : ", ";
-            int n =
-                snprintf(parts + at, sizeof parts - at, "%sits %s", sep, th_digest_part_name(p));
-            if (n > 0) at += (size_t)n;
-            listed++;
-        }
-        th_error_set(err, TH_ERR_STATE,
-                     "the MPI ranks built different worlds: rank %d's differs from rank 0's in "
-                     "%s",
-                     r, parts);
-    }
-    th_free(all);
-    return same;
-}
-
 /* The running hash of the calls that gave agents their own goals (w->own_call_hash), gathered
  * on every rank. Such a call makes a collective call of its own, which a rank not given it would
  * meet with another (th_world_dist_check's, which starts with this one) and wait for ever:
@@ -1001,18 +942,6 @@ static bool same_goal_calls(const th_world *w, th_error *err) {
 
 bool th_dist_same_goal_calls(const th_world *w, th_error *err) {
     return !w->dist || w->dist->ranks == 1 || same_goal_calls(w, err);
-}
-
-bool th_world_dist_check(const th_world *w, th_error *err) {
-    if (!w) {
-        th_error_set(err, TH_ERR_INVALID, "no world");
-        return false;
-    }
-    /* First, on every rank: a rank whose world is too thin for the ranks returns below, and
-     * only the same world on every rank fails there on every rank alike. */
-    if (w->dist && w->dist->ranks > 1 && (!same_goal_calls(w, err) || !same_worlds(w, err)))
-        return false;
-    return th_dist_check(w, err);
 }
 
 bool th_dist_check(const th_world *w, th_error *err) {

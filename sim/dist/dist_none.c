@@ -1,5 +1,7 @@
 /* sim/dist/dist.h for builds without MPI: one rank, every exchange a no-op. A world def that
  * asks for ranks is refused. */
+#include <string.h>
+
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 
@@ -33,7 +35,18 @@ void th_dist_ghost_floats(th_world *w, float *x, float *y) {
     (void)x;
     (void)y;
 }
-void th_dist_ghost_stall(th_world *w) { (void)w; }
+void th_dist_ghost_records(th_world *w, size_t per, th_dist_pack_fn pack, th_dist_unpack_fn unpack,
+                           void *ctx) {
+    (void)w;
+    (void)per;
+    (void)pack;
+    (void)unpack;
+    (void)ctx;
+}
+void th_dist_gather_u64(const th_world *w, const uint64_t *mine, uint32_t n, uint64_t *all) {
+    (void)w;
+    if (n) memcpy(all, mine, n * sizeof *mine);
+}
 void th_dist_sum_u64(th_world *w, uint64_t *v, uint32_t n) {
     (void)w;
     (void)v;

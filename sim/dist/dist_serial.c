@@ -18,8 +18,6 @@
 #include <string.h>
 
 #include "engine/alloc.h"
-#include "sim/behave/leavers.h"
-#include "sim/core/flow.h"
 #include "sim/dist/dist_serial.h"
 
 #include "sim/dist/dist.h"
@@ -31,8 +29,7 @@
  * after warm-up no step allocates. */
 struct th_dist_serial {
     bool forced;
-    th_drop *mine, *all;
-    uint32_t mine_cap, all_cap;
+    th_drop_buffers drops;
     float *near;
     uint32_t near_cap;
     int *counts, *displs; /* per rank, for the gathers */
@@ -47,8 +44,8 @@ static struct th_dist_serial *serial_of(th_world *w) {
 void th_dist_serial_free(th_world *w) {
     struct th_dist_serial *s = w->dist_serial;
     if (!s) return;
-    th_free(s->mine);
-    th_free(s->all);
+    th_free(s->drops.mine);
+    th_free(s->drops.all);
     th_free(s->near);
     th_free(s->counts);
     th_free(s->displs);
@@ -137,14 +134,13 @@ uint32_t th_drop_replay(th_drop *d, uint32_t n, th_drop_bunker *b, uint32_t bunk
 /* ---- collectives ----------------------------------------------------------------------------- */
 
 static int ranks_of(const th_world *w) { return th_dist_ranks(w); }
-static int rank_of(const th_world *w) { return th_dist_rank(w); }
 
 bool th_dist_serial_active(const th_world *w) { return ranks_of(w) > 1; }
 
-void th_dist_out_of_memory(th_world *w, const char *what) {
+void th_dist_out_of_memory(const th_world *w, const char *what) {
 #ifdef THRONG_MPI
     if (ranks_of(w) > 1) {
-        fprintf(stderr, "throng: rank %d: out of memory %s\n", rank_of(w), what);
+        fprintf(stderr, "throng: rank %d: out of memory %s\n", th_dist_rank(w), what);
         MPI_Abort(th_dist_comm(w), 1);
     }
 #else
@@ -196,89 +192,9 @@ void *th_dist_gather_all(th_world *w, const void *mine, uint32_t n, size_t elem,
     return *buf;
 }
 
-/* ---- leaving: removals, exits, bunkers ----------------------------------------------------- */
-
-uint32_t th_dist_drop_marked(th_world *w) {
+th_drop_buffers *th_dist_drop_buffers(th_world *w) {
     struct th_dist_serial *s = serial_of(w);
-    th_agents *a = &w->buf[w->cur];
-    const uint16_t me = (uint16_t)rank_of(w);
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < w->count; k++) n += w->shelter[k] != 0;
-    if (!s || !th_dist_room((void **)&s->mine, &s->mine_cap, sizeof *s->mine, n)) {
-        th_dist_out_of_memory(w, "in the replay of departures");
-        return 0;
-    }
-    n = 0;
-    for (uint32_t k = 0; k < w->count; k++) {
-        if (!w->shelter[k]) continue;
-        s->mine[n] = (th_drop){
-            .key = th_drop_key(w->cell[k], th_id_slot(a->id[k])),
-            .local = k,
-            .rank = me,
-            .mark = w->shelter[k],
-        };
-        if (w->shelter[k] != TH_MARK_REMOVED)
-            s->mine[n].wake = th_leaver_of(w, k, &s->mine[n].leaver);
-        n++;
-    }
-    uint32_t total = 0;
-    th_drop *all = th_dist_gather_all(w, s->mine, n, sizeof *s->mine, (void **)&s->all, &s->all_cap,
-                                      0, &total);
-    if (!all) {
-        th_dist_out_of_memory(w, "in the replay of departures");
-        return 0;
-    }
-    th_drop_sort(all, total);
-
-    /* The serial rule on every rank, on the same list: bunkers, counts, free list. */
-    th_world_nav *nav = &w->nav;
-    th_drop_bunker bk[TH_MAX_BUNKERS];
-    for (uint32_t b = 0; b < nav->bunker_count; b++)
-        bk[b] =
-            (th_drop_bunker){nav->bunker[b].capacity, nav->bunker[b].sheltered, nav->bunker[b].full,
-                             nav->bunker[b].destroyed, nav->bunker[b].limit};
-    th_door_limit exit_limit[TH_MAX_EXITS];
-    const uint32_t exits = th_world_exit_count(w);
-    if (exits) th_flow_exit_limits(w, exit_limit);
-    if (th_drop_replay(all, total, bk, nav->bunker_count, exit_limit, exits, w->step,
-                       (double)w->def.timestep))
-        nav->combined_stale = true;
-    for (uint32_t b = 0; b < nav->bunker_count; b++) {
-        nav->bunker[b].sheltered = bk[b].sheltered;
-        nav->bunker[b].full = bk[b].full;
-        nav->bunker[b].limit = bk[b].limit;
-    }
-    if (exits) th_flow_set_exit_limits(w, exit_limit);
-    uint32_t left = 0;
-    for (uint32_t i = 0; i < total; i++) {
-        const th_drop *d = &all[i];
-        const uint8_t m = d->mark;
-        if (d->rank == me) w->shelter[d->local] = d->left ? m : 0;
-        if (!d->left) continue;
-        left++;
-        if (m == TH_MARK_REMOVED) w->stats.removed++;
-        else if (m >= TH_MARK_EXIT && m < TH_MARK_EXIT + TH_MAX_EXITS)
-            th_flow_exited(w, m - TH_MARK_EXIT);
-        else w->stats.sheltered++;
-        if (d->wake) th_leavers_add(w, &d->leaver);
-        /* The slot is freed on every rank, in global storage order, so the next agent added
-         * gets the same id everywhere. */
-        const uint32_t slot = (uint32_t)(d->key & 0xFFFFFFFFu);
-        w->slot_of_id[slot] = UINT32_MAX;
-        w->id_live[slot] = 0;
-        w->id_free[w->id_free_count++] = slot;
-    }
-
-    /* This rank's own agents: the ones left go, the others move down. */
-    uint32_t out = 0;
-    for (uint32_t k = 0; k < w->count; k++) {
-        if (w->shelter[k]) continue;
-        if (out != k) th_agent_move_down(w, out, k);
-        out++;
-    }
-    w->count = out;
-    if (w->dist) w->total -= left;
-    return left;
+    return s ? &s->drops : NULL;
 }
 
 /* ---- targets that follow an agent ------------------------------------------------------------ */

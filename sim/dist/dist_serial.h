@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/core/storage.h" /* th_cell_added */
 #include "sim/core/world.h"
 
 /* An agent marked to leave (th_world_drop_marked), as every rank sees it in the replay. */
@@ -32,15 +33,6 @@ typedef struct th_drop_bunker {
     bool full, destroyed;
     th_door_limit limit; /* its flow limit (sim/nav/world_nav.h) */
 } th_drop_bunker;
-
-/* The cell an agent added since the last grid phase carries until its first gather: above
- * every grid cell (TH_GRID_MAX_CELLS is 2^24), in the order agents were added. Storage order
- * is then (cell, slot) for every agent alive between two grid phases: the gathered agents in
- * the grid's (cell, id) order, followed by the added ones in the order they came. */
-#define TH_CELL_ADDED 0x80000000u
-static inline uint32_t th_cell_added(uint32_t spawned) {
-    return TH_CELL_ADDED | (spawned & 0x7FFFFFFFu);
-}
 
 /* Global storage order of an agent: its cell (or TH_CELL_ADDED | order added), then its id
  * slot (unique among agents alive). */
@@ -71,11 +63,13 @@ bool th_dist_serial_active(const th_world *w);
 
 /* ---- the hooks ------------------------------------------------------------------------------ */
 
-/* th_world_drop_marked when the agents are split, or when th_dist_serial_force asked for it:
- * gathers every rank's marked agents, replays the serial rule in global storage order on every
- * rank (counts, bunkers, exits, the id free list pushed in that order), then compacts this
- * rank's own agents. Returns the agents that left, over all ranks. */
-uint32_t th_dist_drop_marked(th_world *w);
+/* The replay of departures' buffers (this rank's marked agents, every rank's), kept between
+ * steps and grown to the largest need seen (sim/step/drop.c); NULL when out of memory. */
+typedef struct th_drop_buffers {
+    th_drop *mine, *all;
+    uint32_t mine_cap, all_cap;
+} th_drop_buffers;
+th_drop_buffers *th_dist_drop_buffers(th_world *w);
 
 /* In one process, run th_world_drop_marked through the replay path and the squads phase
  * through the gather of members (a gather of one rank): a white-box check that these paths
@@ -107,7 +101,7 @@ bool th_dist_room(void **p, uint32_t *cap, size_t elem, uint32_t n);
 /* Out of memory inside a collective phase: one process cannot go on (the assert hook hears
  * of it); under several ranks the others would wait for this one forever, so every rank
  * stops (a failure on one rank inside a step is fatal). */
-void th_dist_out_of_memory(th_world *w, const char *what);
+void th_dist_out_of_memory(const th_world *w, const char *what);
 
 void th_dist_serial_free(th_world *w);
 

@@ -353,6 +353,12 @@ int th_nav_combined_build(th_nav_combined *c, th_pool *pool, const th_nav_field 
  *  At a goal cell returns true with (0,0). */
 bool th_nav_flow_sample(const th_nav_field *f, const th_navmap *m, th_vec2 p, th_vec2 *dir);
 
+/* Remaining cost in metres at p on cost field `dist` (shelter or destination field),
+ * interpolated between the centres of the four nearest cells (unreachable ones left out);
+ * false when none of them is reachable: how stall detection measures progress and the groups
+ * who walks ahead. */
+bool th_field_metres(const th_navmap *m, const uint32_t *dist, th_vec2 p, float *out);
+
 /** Estimated cost to the goal set from `p`'s cell, in metre-equivalents (cost-weighted);
  *  INFINITY when unreachable. */
 float th_nav_cost_at(const th_nav_field *f, const th_navmap *m, th_vec2 p);

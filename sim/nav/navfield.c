@@ -936,3 +936,32 @@ int th_nav_field_path(const th_nav_field *f, const th_navmap *m, int32_t x, int3
     }
     return TH_NAV_ENOPATH;
 }
+
+/* Remaining cost in metres at p, interpolated between the centres of the four nearest cells
+ * (unreachable ones left out); false when none of them is reachable. */
+bool th_field_metres(const th_navmap *m, const uint32_t *dist, th_vec2 p, float *out) {
+    const float fx = p.x * m->inv_cell_size - 0.5f, fy = p.y * m->inv_cell_size - 0.5f;
+    const int32_t x0 = (int32_t)floorf(fx), y0 = (int32_t)floorf(fy);
+    const float tx = fx - (float)x0, ty = fy - (float)y0;
+    float sum = 0.0f, wsum = 0.0f;
+    for (int32_t j = 0; j < 2; j++) {
+        for (int32_t i = 0; i < 2; i++) {
+            const int32_t x = x0 + i, y = y0 + j;
+            if (x < 0 || y < 0 || x >= m->w || y >= m->h) continue;
+            const uint32_t d = dist[(size_t)y * (size_t)m->w + (size_t)x];
+            if (!th_nav_reachable(d)) continue;
+            const float wt = (i ? tx : 1.0f - tx) * (j ? ty : 1.0f - ty);
+            sum += wt * (float)d;
+            wsum += wt;
+        }
+    }
+    if (wsum <= 1e-6f) {
+        int32_t cx, cy;
+        const uint32_t d = dist[th_navmap_cell_of(m, p, &cx, &cy)];
+        if (!th_nav_reachable(d)) return false;
+        sum = (float)d;
+        wsum = 1.0f;
+    }
+    *out = sum / wsum * (m->cell_size / (float)TH_NAV_UNITS_PER_CELL);
+    return true;
+}

@@ -1,11 +1,13 @@
 /* A world's lifetime: creation from a checked def, and destruction, which reaches every model
- * and the ranks, so it sits above them with the step (step.c). The world's data has a file per
- * concept in sim/core/: defaults.c, storage.c, grid_setup.c, crowd.c, agents.c, world_read.c
+ * and the ranks, so it sits above them with the step (step.c), and the hooks through which the
+ * world's data reaches the layers above it (th_world_hooks). The world's data has a file per
+ * concept in sim/core/: defaults.c, storage.c, grid_setup.c, agents.c, calls.c, world_read.c
  * (with the phases' names and the step's errors). */
 #include <math.h>
 #include <string.h>
 
 #include "engine/alloc.h"
+#include "sim/behave/choice.h"
 #include "sim/behave/contacts.h"
 #include "sim/behave/elevator.h"
 #include "sim/behave/forage.h"
@@ -15,16 +17,48 @@
 #include "sim/behave/own_goal.h"
 #include "sim/behave/own_plan.h"
 #include "sim/behave/squad.h"
-#include "sim/core/flow.h"
-#include "sim/core/measure.h"
-#include "sim/core/report.h"
-#include "sim/core/validate.h"
-#include "sim/core/stall.h"
+#include "sim/scenario/flow.h"
+#include "sim/observe/measure.h"
+#include "sim/observe/report.h"
+#include "sim/observe/validate.h"
+#include "sim/observe/stall.h"
 #include "sim/core/storage.h"
-#include "sim/core/hazard.h"
+#include "sim/scenario/hazard.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist_serial.h"
 #include "sim/dist/dist.h"
+
+/* ---- what the world's data calls above it ---------------------------------------------- */
+
+static void agent_added(th_world *w, uint32_t crowd, th_agent_id id, th_vec2 velocity) {
+    th_goal_agent_added(w, id, &w->crowd_rt[crowd], velocity);
+    th_choice_agent_added(w, crowd, id);
+}
+
+static bool grow_agents(th_world *w, uint32_t cap) {
+    return th_flow_reserve(w, cap, w->history_capacity);
+}
+
+static bool grow_ids(th_world *w, uint32_t cap) { return th_measure_reserve(w, w->id_top, cap); }
+
+static bool grow_history(th_world *w, uint32_t cap) {
+    return th_report_reserve(w, w->stats.sheltered, cap) && th_flow_reserve(w, w->capacity, cap);
+}
+
+static const char *lift_name(const th_world *w, uint32_t lift) { return w->lifts->lift[lift].name; }
+
+static const th_world_hooks world_hooks = {
+    .agent_added = agent_added,
+    .agent_placed = th_measure_agent_added,
+    .grow_agents = grow_agents,
+    .grow_ids = grow_ids,
+    .grow_history = grow_history,
+    .owns = th_dist_owns,
+    .lift_stop_at = th_lifts_stop_at,
+    .lift_name = lift_name,
+    .carried = {{th_own_wire_size, th_own_pack, th_own_unpack},
+                {th_measure_wire_size, th_measure_pack, th_measure_unpack}},
+};
 
 /* ---- world ------------------------------------------------------------------------------ */
 
@@ -106,6 +140,7 @@ th_world *th_world_create_checking(const th_world_def *def, bool checking, th_er
         th_error_set(err, TH_ERR_NOMEM, "out of memory");
         return NULL;
     }
+    w->hooks = world_hooks;
     w->def = d;
     w->checking = checking;
     w->stall_time = d.stall_time > 0.0f ? d.stall_time : TH_STALL_TIME_DEFAULT;
@@ -122,8 +157,6 @@ th_world *th_world_create_checking(const th_world_def *def, bool checking, th_er
         return NULL;
     }
     w->workers = th_pool_workers(w->pool);
-    /* What a migrant carries of the models that keep state outside the agent arrays. */
-    w->own_wire = (th_migrant_part){th_own_wire_size, th_own_pack, th_own_unpack};
     w->def.threads = w->workers;
     th_prof_init(&w->prof, th_phase_names, TH_PHASE_COUNT);
     if (d.dist && !th_dist_create(w, d.dist, err)) {

@@ -1,6 +1,6 @@
 /* Bunkers: rectangles of open cells, each with its own river map, added before the first step
  * and found by handle or name. Destroying and restoring them are events (events.c); admission
- * into them (th_nav_admit) happens where marked agents leave storage (sim/core/agents.c). */
+ * into them (th_nav_admit) happens where marked agents leave storage (sim/step/drop.c). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,6 @@
  * an open event gives back) and mark what the fields must redo (fields.c) and which
  * cells agents must leave (displace.c). */
 #include "engine/alloc.h"
-#include "sim/core/validate.h"
 
 #include "sim/core/world.h"
 #include "sim/terrain/world_nav_private.h"
@@ -61,9 +60,10 @@ bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_e
     }
     if (!th_between_steps(w, err)) return false;
     if (!th_nav_need_map(w, err)) return false;
-    th_validate_call(w, 3u | (uint32_t)def->type << 4, step, def->bunker.index1);
-    th_validate_call(w, 4u | def->cost << 4, (uint64_t)(uint32_t)def->x0 << 32 | (uint32_t)def->y0,
-                     (uint64_t)(uint32_t)def->x1 << 32 | (uint32_t)def->y1);
+    th_world_note_call(w, 3u | (uint32_t)def->type << 4, step, def->bunker.index1);
+    th_world_note_call(w, 4u | def->cost << 4,
+                       (uint64_t)(uint32_t)def->x0 << 32 | (uint32_t)def->y0,
+                       (uint64_t)(uint32_t)def->x1 << 32 | (uint32_t)def->y1);
     if (step < w->step) {
         th_error_set(err, TH_ERR_INVALID, "step %llu is already past (the world is at step %llu)",
                      (unsigned long long)step, (unsigned long long)w->step);

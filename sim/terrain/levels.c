@@ -9,7 +9,6 @@
 
 #include "engine/alloc.h"
 
-#include "sim/behave/elevator.h"
 #include "sim/core/world.h"
 #include "sim/terrain/world_nav_private.h"
 #include "throng/building.h"
@@ -319,11 +318,12 @@ static bool check_landing(const th_world *w, const th_stair_def *def, const stai
         /* An elevator's stop must stay off every seam (th_world_add_elevator). */
         for (int32_t side = 0; side < 2; side++) {
             const int32_t ex = side ? lx : top_x + ax * i, ey = side ? ly : top_y + ay * i;
-            const uint32_t e = th_lifts_stop_at(w, ex, ey);
+            const uint32_t e = w->hooks.lift_stop_at(w, ex, ey);
             if (e) {
                 char what[128];
                 snprintf(what, sizeof what, "%s is a stop of elevator '%s'",
-                         side ? "the landing" : "the flight's top row", w->lifts->lift[e - 1].name);
+                         side ? "the landing" : "the flight's top row",
+                         w->hooks.lift_name(w, e - 1));
                 stair_fail(err, TH_ERR_INVALID, name, what, ex, ey);
                 return false;
             }

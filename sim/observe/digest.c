@@ -1,8 +1,8 @@
-/* The digest of how a world was built (sim/core/digest.h): one hash per part of
+/* The digest of how a world was built (sim/observe/digest.h): one hash per part of
  * TH_DIGEST_PART_LIST, each by the function of the same name below. Values are hashed field by
  * field (floats by their bits), never as structs, so padding and pointers never enter it: two
  * worlds built alike digest alike on any rank. */
-#include "sim/core/digest.h"
+#include "sim/observe/digest.h"
 
 #include <string.h>
 
@@ -13,8 +13,8 @@
 #include "sim/behave/own_plan.h"
 #include "sim/behave/squad.h"
 #include "sim/core/crowd_params.h"
-#include "sim/core/flow.h"
-#include "sim/core/hazard.h"
+#include "sim/scenario/flow.h"
+#include "sim/scenario/hazard.h"
 
 static void hash_text(th_hasher *h, const char *s) {
     const size_t n = s ? strlen(s) : 0;
@@ -168,7 +168,7 @@ static uint64_t bunkers_part(const th_world *w) {
         th_hash_u32(&h, k->capacity);
         th_hash_u32(&h, k->sheltered);
         th_hash_u32(&h, (uint32_t)k->destroyed | (uint32_t)k->full << 1 | (uint32_t)k->exit << 2);
-        if (k->limit.rate > 0.0f) { /* as for exits (sim/core/flow.c) */
+        if (k->limit.rate > 0.0f) { /* as for exits (sim/scenario/flow.c) */
             th_hash_f32(&h, k->limit.rate);
             th_hash_f64(&h, k->limit.credit);
             th_hash_u64(&h, k->limit.step);

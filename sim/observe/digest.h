@@ -1,4 +1,4 @@
-/* A digest of how a world was built, in parts (sim/core/digest.c): under several MPI ranks the
+/* A digest of how a world was built, in parts (sim/observe/digest.c): under several MPI ranks the
  * ranks compare it before the first step (th_world_dist_check), since ranks that built
  * different worlds would make different collective calls, or the same calls with different
  * counts, and wait for each other for ever, or run on to totals that match neither world. Not
@@ -12,7 +12,7 @@
 
 /* Every part of a world, once, in the order a difference is reported: X(ID, name, hash), where
  * `name` says what the part covers in a message ("its levels") and `hash` is the function of
- * sim/core/digest.c that digests it. The enum, the names and the comparison of the ranks all
+ * sim/observe/digest.c that digests it. The enum, the names and the comparison of the ranks all
  * follow this list: a part added here is digested, named and compared. Everything a scene or
  * the API can set before the first step belongs to one part (tests/test_scene.c varies every
  * scene key and checks that the digest follows). */

@@ -1,5 +1,8 @@
-/* Crowds: a crowd def checked and turned into the runtime values the step reads (th_crowd_rt),
- * with what its goal needs, and the grids set up again for its reach. */
+/* Adding a crowd: its def checked and turned into the runtime values the step reads
+ * (th_crowd_rt), with what its goal, its exit choice, its colony and its movers need, and the
+ * grids and the leavers' marks set up again for its reach. It sets up every model's part of a
+ * crowd, so it sits with the step; the crowds' readers are the world's data
+ * (sim/core/world_read.c). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +11,7 @@
 #include "sim/behave/choice.h"
 #include "sim/behave/forage.h"
 #include "sim/behave/goal.h"
+#include "sim/behave/leavers.h"
 #include "sim/behave/movers.h"
 #include "sim/core/crowd_params.h"
 #include "sim/core/distrib.h"
@@ -233,7 +237,7 @@ static int add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
         if (d.flee_radius > w->pred_radius) w->pred_radius = d.flee_radius;
     }
     w->crowd_count++;
-    if (!th_world_setup_grid(w)) {
+    if (!th_world_setup_grid(w) || !th_leavers_setup(w)) {
         w->crowd_count--;
         goto nomem;
     }
@@ -261,32 +265,4 @@ fail:
 
 th_crowd_id th_world_add_crowd(th_world *w, const th_crowd_def *def, th_error *err) {
     return th_crowd_handle(add_crowd(w, def, err));
-}
-
-uint32_t th_world_crowd_count(const th_world *w) {
-    if (!w) return 0;
-    return w->crowd_count;
-}
-
-const th_crowd_def *th_world_get_crowd(const th_world *w, th_crowd_id crowd) {
-    if (!w) return NULL;
-    return TH_INDEX(crowd) < w->crowd_count ? &w->crowd_def[TH_INDEX(crowd)] : NULL;
-}
-
-bool th_world_get_pre_movement(const th_world *w, th_crowd_id crowd, th_pre_movement_info *out) {
-    if (!w || !out || TH_INDEX(crowd) >= w->crowd_count) return false;
-    const uint32_t ci = TH_INDEX(crowd);
-    const th_crowd_rt *c = &w->crowd_rt[ci];
-    if (!c->premove) return false;
-    *out = (th_pre_movement_info){
-        .drawn = c->pre_drawn,
-        .mean_s = c->pre_drawn ? c->pre_sum / c->pre_drawn : 0.0,
-        .min_s = c->pre_drawn ? c->pre_min : 0.0,
-        .max_s = c->pre_drawn ? c->pre_max : 0.0,
-    };
-    const th_agents *a = &w->buf[w->cur];
-    for (uint32_t k = 0; k < w->count; k++) {
-        out->waiting += a->crowd[k] == ci && w->step < w->start_step[th_id_slot(a->id[k])];
-    }
-    return true;
 }

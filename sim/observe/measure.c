@@ -16,7 +16,7 @@
 
 #include "engine/alloc.h"
 #include "sim/behave/elevator.h"
-#include "sim/core/measure.h"
+#include "sim/observe/measure.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 #include "sim/dist/dist_serial.h"
@@ -94,7 +94,19 @@ bool th_measure_reserve(th_world *w, uint32_t keep, uint32_t cap) {
     return th_grow_array((void **)&m->prev, sizeof *m->prev, keep, cap);
 }
 
-th_vec2 *th_measure_prev(th_world *w) { return w->measure ? w->measure->prev : NULL; }
+/* A migrant carries where it was after the last step, for its next crossing of a line. */
+size_t th_measure_wire_size(const th_world *w) {
+    return w->measure && w->measure->prev ? sizeof(th_vec2) : 0;
+}
+
+void th_measure_pack(th_world *w, uint32_t slot, unsigned char *p) {
+    if (th_measure_wire_size(w)) memcpy(p, &w->measure->prev[slot], sizeof(th_vec2));
+}
+
+bool th_measure_unpack(th_world *w, th_agent_id id, const unsigned char *p) {
+    if (th_measure_wire_size(w)) memcpy(&w->measure->prev[th_id_slot(id)], p, sizeof(th_vec2));
+    return true;
+}
 
 void th_measure_agent_added(th_world *w, th_agent_id id, th_vec2 p) {
     struct th_measure *m = w->measure;

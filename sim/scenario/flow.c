@@ -13,7 +13,7 @@
 #include "engine/alloc.h"
 #include "engine/hash.h"
 #include "engine/rng.h"
-#include "sim/core/flow.h"
+#include "sim/scenario/flow.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist_serial.h"
 

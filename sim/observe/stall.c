@@ -70,7 +70,7 @@
  * It reads positions only and never enters the state hash. Agents are counted in storage
  * order. Under several ranks each rank judges its own agents, whose stall state travels with
  * them from rank to rank; between the two passes every rank lends the ghosts of its agents
- * their standing and goal (th_dist_ghost_stall), so the second pass reads a neighbour on
+ * their standing and goal (th_dist_ghost_records), so the second pass reads a neighbour on
  * another rank as one process would; the ids found stalled are gathered from every rank in rank
  * order (one process's storage order), the queuing counts summed, and the longest time and the
  * box taken over every rank, so counts, marks, times, box and the run's figures are one
@@ -83,9 +83,9 @@
 #include "sim/behave/movers.h"
 #include "sim/behave/squad.h"
 #include "sim/behave/own_goal.h"
-#include "sim/core/flow.h"
-#include "sim/core/report.h"
-#include "sim/core/stall.h"
+#include "sim/scenario/flow.h"
+#include "sim/observe/report.h"
+#include "sim/observe/stall.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 #include "sim/dist/dist_serial.h"
@@ -108,35 +108,6 @@ enum { ST_NONE, ST_GOAL, ST_MOVING, ST_QUEUED, ST_STALLED };
 #define ST_MASK       7u
 #define ST_LAST_SHIFT 3u
 #define ST_RESOLVING  0x40u
-
-/* Remaining cost in metres at p, interpolated between the centres of the four nearest cells
- * (unreachable ones left out); false when none of them is reachable. */
-bool th_field_metres(const th_navmap *m, const uint32_t *dist, th_vec2 p, float *out) {
-    const float fx = p.x * m->inv_cell_size - 0.5f, fy = p.y * m->inv_cell_size - 0.5f;
-    const int32_t x0 = (int32_t)floorf(fx), y0 = (int32_t)floorf(fy);
-    const float tx = fx - (float)x0, ty = fy - (float)y0;
-    float sum = 0.0f, wsum = 0.0f;
-    for (int32_t j = 0; j < 2; j++) {
-        for (int32_t i = 0; i < 2; i++) {
-            const int32_t x = x0 + i, y = y0 + j;
-            if (x < 0 || y < 0 || x >= m->w || y >= m->h) continue;
-            const uint32_t d = dist[(size_t)y * (size_t)m->w + (size_t)x];
-            if (!th_nav_reachable(d)) continue;
-            const float wt = (i ? tx : 1.0f - tx) * (j ? ty : 1.0f - ty);
-            sum += wt * (float)d;
-            wsum += wt;
-        }
-    }
-    if (wsum <= 1e-6f) {
-        int32_t cx, cy;
-        const uint32_t d = dist[th_navmap_cell_of(m, p, &cx, &cy)];
-        if (!th_nav_reachable(d)) return false;
-        sum = (float)d;
-        wsum = 1.0f;
-    }
-    *out = sum / wsum * (m->cell_size / (float)TH_NAV_UNITS_PER_CELL);
-    return true;
-}
 
 typedef enum { JUDGE_NEVER, JUDGE_COST, JUDGE_MOVE } judge;
 
@@ -481,23 +452,30 @@ static verdict judge_agent(th_world *w, uint32_t k, uint64_t now, uint64_t prev,
     return VERDICT_NONE;
 }
 
-void th_stall_ghost_get(const th_world *w, uint32_t k, uint32_t out[2]) {
-    const unsigned st = standing(w, k, w->step);
-    out[0] = st;
-    out[1] = st == ST_GOAL || st == ST_MOVING || st == ST_QUEUED ? goal_key(w, k, w->step) : 0u;
+/* Several ranks: what the judgement under way lends a ghost of an owned agent (its standing
+ * and the goal it walks to), 8 bytes packed by its owner and stored on the ranks that read it
+ * as a neighbour (th_dist_ghost_records, between the two passes of a judgement). */
+static void pack_ghosts(const th_world *w, void *ctx, uint32_t from, uint32_t to,
+                        unsigned char *p) {
+    (void)ctx;
+    for (uint32_t k = from; k < to; k++, p += 8) {
+        const unsigned st = standing(w, k, w->step);
+        const uint32_t v[2] = {
+            st, st == ST_GOAL || st == ST_MOVING || st == ST_QUEUED ? goal_key(w, k, w->step) : 0u};
+        memcpy(p, v, 8);
+    }
 }
 
-void th_stall_ghost_put(th_world *w, uint32_t k, const uint32_t in[2]) {
-    th_stall *s = &w->stall[th_id_slot(w->buf[w->cur].id[k])];
-    s->rest = (uint8_t)(in[0] & ST_MASK);
-    s->index = in[1];
-}
-
-bool th_stall_judged(const th_world *w) {
-    if (w->squad_count) return true;
-    for (uint32_t c = 0; c < w->crowd_count; c++)
-        if (w->crowd_rt[c].goal != TH_GOAL_NONE) return true;
-    return false;
+static void unpack_ghosts(th_world *w, void *ctx, uint32_t first, uint32_t n,
+                          const unsigned char *p) {
+    (void)ctx;
+    for (uint32_t k = first; k < first + n; k++, p += 8) {
+        uint32_t v[2];
+        memcpy(v, p, 8);
+        th_stall *s = &w->stall[th_id_slot(w->buf[w->cur].id[k])];
+        s->rest = (uint8_t)(v[0] & ST_MASK);
+        s->index = v[1];
+    }
 }
 
 void th_stall_update(th_world *w) {
@@ -537,7 +515,7 @@ void th_stall_update(th_world *w) {
         w->stall_list[listed++] = a->id[k];
     }
     /* Ghosts take their owners' standing and goals (a no-op in one process). */
-    if (th_stall_judged(w)) th_dist_ghost_stall(w);
+    if (th_stall_judged(w)) th_dist_ghost_records(w, 8u, pack_ghosts, unpack_ghosts, NULL);
     /* Second pass, over the listed agents in storage order: queuing or stalled. The stalled
      * ones' ids are written back over the list, never ahead of the one read. */
     uint32_t stalled = 0, queued = 0;

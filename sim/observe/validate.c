@@ -20,8 +20,8 @@
 
 #include "engine/alloc.h"
 #include "engine/hash.h"
-#include "sim/core/flow.h"
-#include "sim/core/validate.h"
+#include "sim/scenario/flow.h"
+#include "sim/observe/validate.h"
 #include "sim/behave/elevator.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
@@ -409,24 +409,6 @@ static bool state_ranks(th_world *w) {
         found_in(w, ranks_agree(w, held, words, v[0]) && totals_hold(w, v[0]), TH_VALIDATE_TOTALS);
     share(w, th_dist_any(w, w->validation_failed));
     return !w->validation_failed;
-}
-
-void th_validate_call(th_world *w, uint32_t call, uint64_t a, uint64_t b) {
-    if (w->dist) {
-        th_hasher h = {w->call_hash};
-        th_hash_u32(&h, call);
-        th_hash_u64(&h, a);
-        th_hash_u64(&h, b);
-        w->call_hash = h.h;
-    }
-    /* In every world: the digest covers the agents added (sim/core/digest.c). */
-    if ((call & 15u) == 1u || (call & 15u) == 2u) { /* th_world_add_agent, th_world_remove_agent */
-        th_hasher g = {w->agent_call_hash};
-        th_hash_u32(&g, call);
-        th_hash_u64(&g, a);
-        th_hash_u64(&g, b);
-        w->agent_call_hash = g.h;
-    }
 }
 
 void th_world_set_validation(th_world *w, bool on) {

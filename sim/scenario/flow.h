@@ -1,10 +1,10 @@
-/* Spawners and exits (sim/core/flow.c). */
+/* Spawners and exits (sim/scenario/flow.c). */
 #ifndef TH_SIM_FLOW_H
 #define TH_SIM_FLOW_H
 
 #include "sim/core/world.h"
 
-/* sim/core/flow.c: spawners and exits. Everything but th_flow_free and th_flow_reserve needs
+/* sim/scenario/flow.c: spawners and exits. Everything but th_flow_free and th_flow_reserve needs
  * w->flow. */
 typedef struct th_flow th_flow;
 void th_flow_free(th_world *w);
@@ -28,7 +28,7 @@ void th_flow_exited(th_world *w, uint32_t exit);
 struct th_hasher;
 void th_flow_hash(const th_world *w, struct th_hasher *h);
 /* How the spawners and the exits were defined, and their counts, into two digests
- * (sim/core/digest.c). */
+ * (sim/observe/digest.c). */
 void th_flow_digest(const th_world *w, struct th_hasher *spawners, struct th_hasher *exits);
 /* Validation: exit counts add up, no spawner ahead of its formula; false with msg filled. */
 bool th_flow_validate(const th_world *w, char *msg, size_t cap);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "engine/alloc.h"
-#include "sim/core/hazard.h"
+#include "sim/scenario/hazard.h"
 #include "sim/core/world.h"
 
 th_air th_clean_air(void) {

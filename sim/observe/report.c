@@ -1,6 +1,6 @@
 /* Run history: when bunkers were destroyed, restored and filled, when squads arrived, when
  * agents were buried, and after how many steps each sheltered agent got in; and the stall
- * figures over the run, which sim/core/stall.c keeps here (every world has them).
+ * figures over the run, which sim/observe/stall.c keeps here (every world has them).
  *
  * Everything is found by comparing the world's state at the end of each step (the history phase)
  * with what was seen at the end of the step before, serially, so no hook is needed in the
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "engine/alloc.h"
-#include "sim/core/report.h"
+#include "sim/observe/report.h"
 #include "sim/behave/squad.h"
 #include "sim/core/world.h"
 

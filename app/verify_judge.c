@@ -2,6 +2,7 @@
 #include "verify_judge.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "verify_stats.h"
 
@@ -47,4 +48,70 @@ bool th_vj_affiliation_pass(uint32_t west50, uint32_t east50, uint32_t west80, u
     *p = th_vs_binomial_upper(east80, n80, 0.5);
     const double diff = n50 ? fabs((double)west50 - (double)east50) / n50 : NAN;
     return n50 > 0 && n80 > 0 && diff <= 0.10 && *p < 0.05;
+}
+
+/* RiMEA 16's band: the rows of rimea16_percentile_reference.csv (jupedsim-web-community,
+ * scripts/scenarios, MIT; decimal commas read as points) up to 2.6989 persons/m. */
+const th_vj_r16_ref th_vj_r16_band[TH_VJ_R16_BINS] = {
+    {0.0989, 0.9607, 1.1857, 1.483},  {0.2989, 0.83954, 1.1595, 1.4725},
+    {0.4989, 0.7083, 1.091, 1.3887},  {0.6989, 0.5978, 0.9748, 1.3053},
+    {0.8989, 0.4475, 0.7472, 1.1008}, {1.0989, 0.3157, 0.5195, 0.8395},
+    {1.2989, 0.1872, 0.3925, 0.6077}, {1.4989, 0.112, 0.2733, 0.485},
+    {1.6989, 0.0705, 0.1988, 0.3822}, {1.8989, 0.048, 0.1577, 0.314},
+    {2.0989, 0.0347, 0.1313, 0.2702}, {2.2989, 0.0267, 0.1138, 0.239},
+    {2.4989, 0.022, 0.102, 0.2202},
+};
+
+/* The bin of density rho, or -1 outside the bins carried. */
+static int r16_bin(double rho) {
+    if (!isfinite(rho) || rho < TH_VJ_R16_LO) return -1;
+    double b = floor((rho - TH_VJ_R16_LO) / TH_VJ_R16_DX);
+    return b < TH_VJ_R16_BINS ? (int)b : -1;
+}
+
+static int by_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void th_vj_rimea16_bin(double *rho, double *v, size_t n, th_vj_rimea16 *r) {
+    r->outside = 0;
+    /* Gather each bin's speeds at the front of v, bin by bin, then take their medians. */
+    size_t at = 0;
+    for (int b = 0; b < TH_VJ_R16_BINS; b++) {
+        size_t first = at;
+        for (size_t i = at; i < n; i++) {
+            if (r16_bin(rho[i]) != b) continue;
+            double tv = v[i], tr = rho[i];
+            v[i] = v[at];
+            rho[i] = rho[at];
+            v[at] = tv;
+            rho[at] = tr;
+            at++;
+        }
+        size_t k = at - first;
+        r->count[b] = (uint32_t)k;
+        if (k == 0) {
+            r->median[b] = NAN;
+            continue;
+        }
+        qsort(v + first, k, sizeof *v, by_double);
+        r->median[b] = k % 2 ? v[first + k / 2] : 0.5 * (v[first + k / 2 - 1] + v[first + k / 2]);
+    }
+    r->outside = (uint32_t)(n - at);
+}
+
+bool th_vj_rimea16_inside(const th_vj_rimea16 *r, int b) {
+    return r->count[b] >= TH_VJ_R16_MIN && r->median[b] >= th_vj_r16_band[b].v10 &&
+           r->median[b] <= th_vj_r16_band[b].v90;
+}
+
+bool th_vj_rimea16_pass(const th_vj_rimea16 *r, uint32_t *judged, uint32_t *inside) {
+    *judged = *inside = 0;
+    for (int b = 0; b < TH_VJ_R16_BINS; b++) {
+        if (r->count[b] < TH_VJ_R16_MIN) continue;
+        ++*judged;
+        *inside += th_vj_rimea16_inside(r, b);
+    }
+    return *judged > 0 && 4 * *inside >= 3 * *judged;
 }

@@ -95,4 +95,42 @@ bool th_vj_social_pass(uint32_t to_allocated, uint32_t away, double *p);
 bool th_vj_affiliation_pass(uint32_t west50, uint32_t east50, uint32_t west80, uint32_t east80,
                             double *p);
 
+/* ---- RiMEA 16: the single-file fundamental diagram ---------------------------------------- */
+
+/* The reference: 10, 50 and 90 % speed percentiles per 0.2 persons/m density bin of the
+ * single-file experiments collected in PedestrianDynamics/SingleFileComparator (MIT; Seyfried
+ * et al. 2005 and 26 more data sets), as published in PedestrianDynamics/jupedsim-web-community,
+ * scripts/scenarios/rimea16_percentile_reference.csv (MIT), the table JuPedSim's RiMEA 16 test
+ * reads. Bin b holds the densities [lo, lo + 0.2), lo = TH_VJ_R16_LO + 0.2 b: the table lists
+ * each bin by its lower edge (SingleFileComparator's KS.percentiles). */
+#define TH_VJ_R16_BINS 13     /* the bins carried: densities 0.0989 to 2.6989 persons/m */
+#define TH_VJ_R16_LO   0.0989 /* the first bin's lower edge, persons/m */
+#define TH_VJ_R16_DX   0.2
+#define TH_VJ_R16_MIN  200 /* samples a bin needs to be judged */
+
+typedef struct th_vj_r16_ref {
+    double lo, v10, v50, v90; /* lower edge (persons/m); speed percentiles (m/s) */
+} th_vj_r16_ref;
+
+extern const th_vj_r16_ref th_vj_r16_band[TH_VJ_R16_BINS];
+
+typedef struct th_vj_rimea16 {
+    uint32_t count[TH_VJ_R16_BINS]; /* samples in each bin */
+    double median[TH_VJ_R16_BINS];  /* their median speed, m/s; NaN when none */
+    uint32_t outside;               /* samples at densities outside the bins carried */
+} th_vj_rimea16;
+
+/** Bin samples (rho[i] persons/m, v[i] m/s), i < n, into r. Reorders v and rho. */
+void th_vj_rimea16_bin(double *rho, double *v, size_t n, th_vj_rimea16 *r);
+
+/** Whether bin b is judged (at least TH_VJ_R16_MIN samples) and its median inside the band
+ *  [v10, v90]. */
+bool th_vj_rimea16_inside(const th_vj_rimea16 *r, int b);
+
+/** The bins with at least TH_VJ_R16_MIN samples are judged (*judged of them; *inside of those
+ *  have their median speed within the bin's [v10, v90]); passes when at least one bin is judged
+ *  and at least 75 % of the judged bins are inside, the criterion JuPedSim applies (RiMEA
+ *  gives no number). */
+bool th_vj_rimea16_pass(const th_vj_rimea16 *r, uint32_t *judged, uint32_t *inside);
+
 #endif

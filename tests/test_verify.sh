@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # `throng verify`: a fast subset of the verification suites through the command line. The table
 # and the JSON agree (one row per test, the pass / fail / needs-feature counts, every suite
-# present), the exit status says whether a test failed, a test the engine cannot run yet is
-# needs-feature and names the feature, the figures measured match hand calculations (a walker
-# at 1 m/s covers the 40 m in 40 s), the results are the same at 1 and 2 threads, and bad
-# options are usage errors that run nothing. The full run (minutes) is `throng verify`.
+# present), the exit status says whether a test failed, the figures measured match hand
+# calculations (a walker at 1 m/s covers the 40 m in 40 s), the results are the same at 1 and
+# 2 threads, and bad options are usage errors that run nothing. The full run (minutes) is
+# `throng verify`.
 #
 # usage: test_verify.sh path/to/throng
 set -u
@@ -15,33 +15,33 @@ need_executable "$bin"
 need python3 "to read the JSON back"
 usage_ran="^verify  "
 
-# One test of each suite that passes, the one that needs a feature, and the cheap ones besides
-# (pre-movement times in a room and the elevator among them).
-fast='rimea-1,rimea-5,iso-2,rimea-8,nist-2.1,nist-2.7,rimea-16,imo-1,imo-5,iso-9,rimea-2,imo-3,rimea-10'
+# One test of each suite that passes, and the cheap ones besides (pre-movement times in a room
+# and the elevator among them).
+fast='rimea-1,rimea-5,iso-2,rimea-8,nist-2.1,nist-2.7,imo-1,imo-5,iso-9,rimea-2,imo-3,rimea-10'
 
 run verify --only "$fast" --threads 1 --json "$tmp/v1.json"
 if [[ $rc -eq 0 ]]; then pass "fast subset exits 0"; else fail "fast subset exits 0" "exit code $rc"; fi
 cp "$tmp/out" "$tmp/table1"
-if grep -q "throng verify: \[1/13\] rimea-1" "$tmp/err"; then
+if grep -q "throng verify: \[1/12\] rimea-1" "$tmp/err"; then
     pass "progress on stderr"
 else
     fail "progress on stderr" "no progress line for rimea-1"
 fi
-if [[ $(grep -c -E '^(RiMEA|ISO|NIST|IMO) ' "$tmp/table1") -eq 13 ]] &&
+if [[ $(grep -c -E '^(RiMEA|ISO|NIST|IMO) ' "$tmp/table1") -eq 12 ]] &&
     grep -qE '^suite +test +result +runs +checked +criterion +measured' "$tmp/table1" &&
-    grep -qE '^verify +12 pass, 0 fail, 1 needs-feature, 0 error, of 13 test' "$tmp/table1"; then
-    pass "table: a header, 13 rows and the counts"
+    grep -qE '^verify +12 pass, 0 fail, 0 needs-feature, 0 error, of 12 test' "$tmp/table1"; then
+    pass "table: a header, 12 rows and the counts"
 else
-    fail "table: a header, 13 rows and the counts" "see stdout"
+    fail "table: a header, 12 rows and the counts" "see stdout"
 fi
 # How many simulations stand behind each row: one walker's corridor is one run, RiMEA 8's
-# parameter study twelve (90, 180, 270 persons and the slow 180, at seeds 1-3), a test that
-# needs a feature none; the footer's total is the JSON's, and every run is some row's.
+# parameter study twelve (90, 180, 270 persons and the slow 180, at seeds 1-3); the footer's
+# total is the JSON's, and every run is some row's.
 if python3 - "$tmp/v1.json" "$tmp/table1" <<'PY'; then
 import json, re, sys
 j = json.load(open(sys.argv[1]))
 runs = {r["id"]: r["runs"] for r in j["tests"]}
-assert runs["rimea-1"] == 1 and runs["rimea-8"] == 12 and runs["rimea-16"] == 0, runs
+assert runs["rimea-1"] == 1 and runs["rimea-8"] == 12, runs
 total = int(re.search(r"; (\d+) simulation run\(s\) in all", open(sys.argv[2]).read()).group(1))
 assert j["counts"]["runs"] == total and 0 < total <= sum(runs.values()), (total, runs)
 PY
@@ -49,11 +49,10 @@ PY
 else
     fail "each row says how many runs stand behind it" "see the JSON"
 fi
-if grep -qE '^RiMEA +rimea-8 +pass +.*90, 180, 270 persons' "$tmp/table1" &&
-    grep -qE '^RiMEA +rimea-16 +needs-feature .*needs single-file reference data' "$tmp/table1"; then
-    pass "the building test runs; the needs-feature row names the feature"
+if grep -qE '^RiMEA +rimea-8 +pass +.*90, 180, 270 persons' "$tmp/table1"; then
+    pass "the building test runs"
 else
-    fail "the building test runs; the needs-feature row names the feature" "see stdout"
+    fail "the building test runs" "see stdout"
 fi
 
 # The JSON: counts, suites, rows, and the measured values against hand calculations.
@@ -61,20 +60,19 @@ if python3 - "$tmp/v1.json" "$tmp/table1" <<'PY'; then
 import json, re, sys
 j = json.load(open(sys.argv[1]))
 rows = j["tests"]
-assert len(rows) == 13, len(rows)
+assert len(rows) == 12, len(rows)
 c = j["counts"]
-assert (c["pass"], c["fail"], c["needs_feature"], c["error"], c["total"]) == (12, 0, 1, 0, 13), c
+assert (c["pass"], c["fail"], c["needs_feature"], c["error"], c["total"]) == (12, 0, 0, 0, 12), c
 assert [s["name"] for s in j["suites"]] == ["RiMEA", "ISO", "NIST", "IMO"], j["suites"]
 got = {s["name"]: (s["pass"], s["needs_feature"]) for s in j["suites"]}
-assert got == {"RiMEA": (5, 1), "ISO": (2, 0), "NIST": (2, 0), "IMO": (3, 0)}, got
+assert got == {"RiMEA": (5, 0), "ISO": (2, 0), "NIST": (2, 0), "IMO": (3, 0)}, got
 assert j["exit_code"] == 0
 by = {r["id"]: r for r in rows}
 # Ten occupants with times from U[10, 100] s, each starting in the step after its time.
 assert by["rimea-5"]["measured"].startswith("10 of 10 start on time"), by["rimea-5"]
 assert by["imo-5"]["measured"] == by["rimea-5"]["measured"], by["imo-5"]
 for r in rows:
-    assert r["status"] in ("pass", "needs-feature"), r
-    assert (r["status"] == "needs-feature") == (r["needs"] is not None), r
+    assert r["status"] == "pass" and r["needs"] is None, r
 # A walker at exactly 1.0 m/s: 40 m in 40 s (ISO 2, NIST 2.1, IMO 1 share the run).
 m = re.search(r"([0-9.]+) m/s over 40 m \(([0-9.]+) s\)", by["iso-2"]["measured"])
 assert m and abs(float(m.group(1)) - 1.0) < 0.005 and abs(float(m.group(2)) - 40.0) < 0.2, m
@@ -138,7 +136,7 @@ else
     fail "a failing test exits 1 and shows its measured value" "exit code $rc"
 fi
 
-# Shell patterns: every NIST test, needs-feature ones listed without running.
+# Shell patterns: every NIST test, listed without running.
 run verify --list --only 'nist-*'
 if [[ $rc -eq 0 && $(grep -c '^nist-' "$tmp/out") -eq 17 ]]; then
     pass "--list --only 'nist-*' lists the 17 NIST tests"

@@ -150,6 +150,110 @@ START_TEST(affiliation_judge_fails_an_unbalanced_or_unpreferring_crowd) {
 }
 END_TEST
 
+/* RiMEA 16: samples of speed-density curve v(rho), 1000 evenly spaced densities per 0.2 /m bin
+ * from the first bin's lower edge to 2.0989 persons/m (10 bins), binned into r. */
+static void r16_curve(double (*v)(double), th_vj_rimea16 *r) {
+    enum { PER = 1000, BINS = 10 };
+    static double rho[PER * BINS], speed[PER * BINS];
+    for (int i = 0; i < PER * BINS; i++) {
+        rho[i] = TH_VJ_R16_LO + TH_VJ_R16_DX * (i + 0.5) / PER;
+        speed[i] = v(rho[i]);
+    }
+    th_vj_rimea16_bin(rho, speed, PER * BINS, r);
+}
+
+/* Seyfried et al. (2005)'s fit of their single-file experiments, d = 0.36 m + 1.06 s v: the
+ * speed at spacing 1/rho, at most 1.34 m/s. */
+static double r16_seyfried(double rho) { return fmin(1.34, (1.0 / rho - 0.36) / 1.06); }
+static double r16_free(double rho) { return rho > 0.0 ? 1.34 : 0.0; }
+static double r16_half(double rho) { return 0.5 * r16_seyfried(rho); }
+static double r16_jam(double rho) { return rho < 1.0 ? 1.2 : 0.0; }
+
+START_TEST(rimea16_judge_fails_free_flow_slow_walkers_and_a_jam) {
+    th_vj_rimea16 r;
+    uint32_t judged, inside;
+    /* The experiments' own fit lies in the band in every bin. */
+    r16_curve(r16_seyfried, &r);
+    ck_assert(th_vj_rimea16_pass(&r, &judged, &inside));
+    ck_assert_uint_eq(judged, 10);
+    ck_assert_uint_eq(inside, 10);
+    ck_assert_uint_eq(r.outside, 0);
+    /* Free flow at every density: inside at 0.1-0.7 /m (1.34 m/s <= v90 up to 0.6989), above the
+     * band from 0.7 /m on: 3 of 10. */
+    r16_curve(r16_free, &r);
+    ck_assert(!th_vj_rimea16_pass(&r, &judged, &inside));
+    ck_assert_uint_eq(inside, 3);
+    /* Half the experiments' speeds: below v10 up to 1.5 /m (at 1.3-1.5: 0.17 < 0.187). */
+    r16_curve(r16_half, &r);
+    ck_assert(!th_vj_rimea16_pass(&r, &judged, &inside));
+    ck_assert_uint_eq(inside, 3);
+    /* Standing still from 1 /m on: the bins from 1.1 /m below the band, and the one at
+     * 0.9-1.1 /m, mostly walkers at 1.2 m/s, above it: 4 of 10 inside. */
+    r16_curve(r16_jam, &r);
+    ck_assert(!th_vj_rimea16_pass(&r, &judged, &inside));
+    ck_assert_uint_eq(inside, 4);
+}
+END_TEST
+
+START_TEST(rimea16_judge_counts_the_bins_with_enough_samples) {
+    th_vj_rimea16 r = {0};
+    for (int b = 0; b < TH_VJ_R16_BINS; b++) r.median[b] = NAN;
+    uint32_t judged, inside;
+    ck_assert(!th_vj_rimea16_pass(&r, &judged, &inside)); /* no bin judged: no pass */
+    ck_assert_uint_eq(judged, 0);
+    /* Eight bins judged: six inside (75 %) passes, five does not. */
+    for (int b = 0; b < 8; b++) {
+        r.count[b] = TH_VJ_R16_MIN;
+        r.median[b] = th_vj_r16_band[b].v50;
+    }
+    r.median[0] = th_vj_r16_band[0].v90 + 0.01;
+    r.median[1] = th_vj_r16_band[1].v10 - 0.01;
+    ck_assert(th_vj_rimea16_pass(&r, &judged, &inside));
+    ck_assert_uint_eq(judged, 8);
+    ck_assert_uint_eq(inside, 6);
+    r.median[2] = 0.0;
+    ck_assert(!th_vj_rimea16_pass(&r, &judged, &inside));
+    ck_assert_uint_eq(inside, 5);
+    /* A bin with one sample too few is not judged, however far off its median: without bin 2,
+     * 5 of 7 inside (71 %) fails; without bin 2 and bin 0, 5 of 6 passes. */
+    r.count[2] = TH_VJ_R16_MIN - 1;
+    ck_assert(!th_vj_rimea16_pass(&r, &judged, &inside));
+    ck_assert_uint_eq(judged, 7);
+    ck_assert_uint_eq(inside, 5);
+    r.count[0] = TH_VJ_R16_MIN - 1;
+    ck_assert(th_vj_rimea16_pass(&r, &judged, &inside));
+    ck_assert_uint_eq(judged, 6);
+    /* The band's edges are inside. */
+    r.median[3] = th_vj_r16_band[3].v10;
+    r.median[4] = th_vj_r16_band[4].v90;
+    ck_assert(th_vj_rimea16_inside(&r, 3) && th_vj_rimea16_inside(&r, 4));
+}
+END_TEST
+
+START_TEST(rimea16_bins_by_lower_edge_and_takes_medians) {
+    /* Bin 0 is [0.0989, 0.2989), bin 1 [0.2989, 0.4989); below, above 2.6989 and NaN are out. */
+    double rho[] = {0.10, 0.20, 0.2988, 0.2990, 0.45, 0.05, 2.70, NAN, 0.25};
+    double v[] = {1.0, 3.0, 2.0, 0.5, 0.7, 9.0, 9.0, 9.0, 4.0};
+    th_vj_rimea16 r;
+    th_vj_rimea16_bin(rho, v, 9, &r);
+    ck_assert_uint_eq(r.count[0], 4); /* 1, 2, 3, 4: median 2.5 */
+    ck_assert(fabs(r.median[0] - 2.5) < 1e-12);
+    ck_assert_uint_eq(r.count[1], 2); /* 0.5, 0.7 */
+    ck_assert(fabs(r.median[1] - 0.6) < 1e-12);
+    ck_assert_uint_eq(r.outside, 3);
+    ck_assert(isnan(r.median[2]) && r.count[2] == 0);
+    /* The band as published: rising edges 0.2 apart, v10 < v50 < v90, falling with density. */
+    ck_assert(fabs(th_vj_r16_band[0].lo - 0.0989) < 1e-12);
+    ck_assert(fabs(th_vj_r16_band[TH_VJ_R16_BINS - 1].v90 - 0.2202) < 1e-12);
+    for (int b = 0; b < TH_VJ_R16_BINS; b++) {
+        ck_assert(fabs(th_vj_r16_band[b].lo - (TH_VJ_R16_LO + TH_VJ_R16_DX * b)) < 1e-9);
+        ck_assert(th_vj_r16_band[b].v10 < th_vj_r16_band[b].v50);
+        ck_assert(th_vj_r16_band[b].v50 < th_vj_r16_band[b].v90);
+        if (b) ck_assert(th_vj_r16_band[b].v50 < th_vj_r16_band[b - 1].v50);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("verify_judge");
     TCase *t = tcase_create("judges");
@@ -160,6 +264,9 @@ int main(void) {
     tcase_add_test(t, impaired_judge_fails_a_crowd_held_back_and_a_slow_walker_too_fast);
     tcase_add_test(t, social_judge_fails_switches_either_way_or_too_few);
     tcase_add_test(t, affiliation_judge_fails_an_unbalanced_or_unpreferring_crowd);
+    tcase_add_test(t, rimea16_judge_fails_free_flow_slow_walkers_and_a_jam);
+    tcase_add_test(t, rimea16_judge_counts_the_bins_with_enough_samples);
+    tcase_add_test(t, rimea16_bins_by_lower_edge_and_takes_medians);
     suite_add_tcase(s, t);
     return th_test_run(s);
 }

@@ -34,6 +34,7 @@ typedef struct place {
     uint32_t queue_max;    /* most walkers in its queue in any row */
     double queue_max_t;    /* when */
     bool exit;             /* a bunker the scene calls an exit: named "exit" in the tables */
+    double max_flow;       /* exits, bunkers: its flow limit, persons/s (0: none) */
 } place;
 
 /* What the tables call a place: its kind, or "exit" for a bunker the scene calls one. */
@@ -248,7 +249,13 @@ static bool find_places(th_results *r, const th_world *w) {
     for (uint32_t i = 0; i < th_world_exit_count(w); i++) {
         th_exit_info e;
         if (!th_world_get_exit(w, (th_exit_id){i + 1}, &e)) continue;
-        place p = {.kind = PLACE_EXIT, .index = i, .x0 = e.x0, .y0 = e.y0, .x1 = e.x1, .y1 = e.y1};
+        place p = {.kind = PLACE_EXIT,
+                   .index = i,
+                   .x0 = e.x0,
+                   .y0 = e.y0,
+                   .x1 = e.x1,
+                   .y1 = e.y1,
+                   .max_flow = e.max_flow};
         snprintf(p.name, sizeof p.name, "%s", e.name);
         p.level = level_of(w, 0.5f * (e.x0 + e.x1), 0.5f * (e.y0 + e.y1));
         /* Given by cells: each row's runs of them (an exit may be doors far apart). */
@@ -281,7 +288,8 @@ static bool find_places(th_results *r, const th_world *w) {
                    .x1 = (float)(b.x1 + 1) * cs,
                    .y1 = (float)(b.y1 + 1) * cs,
                    .last = b.sheltered,
-                   .exit = b.exit};
+                   .exit = b.exit,
+                   .max_flow = b.max_flow};
         snprintf(p.name, sizeof p.name, "%s", b.name);
         p.level = level_of(w, 0.5f * (p.x0 + p.x1), 0.5f * (p.y0 + p.y1));
         if (!add_place(r, p)) return false;
@@ -1158,8 +1166,8 @@ static bool write_index(const th_results *r, const th_world *w, const th_run_fac
     if (r->place_count) {
         fputs("<h2>Exits, bunkers, stairs and lines</h2>\n<table>\n<tr><th>kind</th><th>name"
               "</th><th>level</th><th>count</th><th>first out</th><th>last out</th><th>mean "
-              "flow</th><th>peak flow (10 s)</th><th>longest queue</th><th>mean / longest wait"
-              "</th></tr>\n",
+              "flow</th><th>flow limit</th><th>peak flow (10 s)</th><th>longest queue</th>"
+              "<th>mean / longest wait</th></tr>\n",
               f);
         for (uint32_t p = 0; p < r->place_count; p++) {
             const place *pl = &r->places[p];
@@ -1180,6 +1188,8 @@ static bool write_index(const th_results *r, const th_world *w, const th_run_fac
             } else {
                 fputs("<td></td><td></td><td></td>", f);
             }
+            if (pl->max_flow > 0.0) fprintf(f, "<td class=\"n\">%.2f /s</td>", pl->max_flow);
+            else fputs("<td></td>", f);
             fprintf(f, "<td class=\"n\">%.2f /s</td><td class=\"n\">%u at %.0f s</td>",
                     peak_flow(r, p), pl->queue_max, pl->queue_max_t);
             if (t.left)
@@ -1189,7 +1199,8 @@ static bool write_index(const th_results *r, const th_world *w, const th_run_fac
         }
         fputs("</table>\n<p class=\"note\">Counts: agents out (exits, bunkers), net walkers gone "
               "down (stairs), net crossings (lines). Mean flow: (n &minus; 1) over the time "
-              "from the first to the last out. Queue: agents that have started, walk slower "
+              "from the first to the last out. Flow limit: the door's max_flow, the most it "
+              "lets through. Queue: agents that have started, walk slower "
               "than 0.3 m/s and stand within 5 m, each counted at the nearest place. Wait: "
               "the time those who left by it spent below 0.3 m/s.</p>\n",
               f);

@@ -50,6 +50,27 @@ bool th_vj_affiliation_pass(uint32_t west50, uint32_t east50, uint32_t west80, u
     return n50 > 0 && n80 > 0 && diff <= 0.10 && *p < 0.05;
 }
 
+bool th_vj_stair_flow_pass(const double *width, const double *flow, int n, double *spread) {
+    *spread = NAN;
+    if (n < 2) return false;
+    double mean = 0.0;
+    for (int k = 0; k < n; k++) {
+        if (!isfinite(flow[k]) || !(width[k] > 0.0) || (k && !(flow[k] > flow[k - 1])))
+            return false;
+        mean += flow[k] / width[k] / n;
+    }
+    *spread = 0.0;
+    for (int k = 0; k < n; k++) *spread = fmax(*spread, fabs(flow[k] / width[k] / mean - 1.0));
+    return *spread <= TH_VJ_STAIR_SPREAD;
+}
+
+bool th_vj_rimea13_pass(const double *up, const double *down, uint32_t common) {
+    if (common < TH_VJ_STAIR_BINS) return false;
+    for (uint32_t b = 0; b < common; b++)
+        if (!(down[b] > up[b])) return false;
+    return true;
+}
+
 /* RiMEA 16's band: the rows of rimea16_percentile_reference.csv (jupedsim-web-community,
  * scripts/scenarios, MIT; decimal commas read as points) up to 2.6989 persons/m. */
 const th_vj_r16_ref th_vj_r16_band[TH_VJ_R16_BINS] = {

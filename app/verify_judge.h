@@ -95,6 +95,27 @@ bool th_vj_social_pass(uint32_t to_allocated, uint32_t away, double *p);
 bool th_vj_affiliation_pass(uint32_t west50, uint32_t east50, uint32_t west80, uint32_t east80,
                             double *p);
 
+/* ---- ISO 12 and RiMEA 13: stairs ------------------------------------------------------------ */
+
+/* Widest spread of a stair's flow per metre of width from the mean over its widths that ISO 12
+ * accepts: the hand calculation that codes use (and the test's widths probe) takes a stair's
+ * flow as its specific flow times its width, so the flow must grow in proportion to width,
+ * not merely grow. */
+#define TH_VJ_STAIR_SPREAD 0.20
+
+/** ISO 12: flows (persons/s) through n stairs of increasing widths (m). Passes when every flow
+ *  is finite and above the one before, and each flow per metre lies within TH_VJ_STAIR_SPREAD
+ *  of their mean; *spread is the largest relative deviation found. */
+bool th_vj_stair_flow_pass(const double *width, const double *flow, int n, double *spread);
+
+/* Density bins RiMEA 13 needs both directions to hold (JuPedSim's version of the test). */
+#define TH_VJ_STAIR_BINS 5
+
+/** RiMEA 13: mean speeds along the slope up and down in the density bins both directions held
+ *  (`common` of them). Passes with at least TH_VJ_STAIR_BINS bins and down faster than up in
+ *  every one. */
+bool th_vj_rimea13_pass(const double *up, const double *down, uint32_t common);
+
 /* ---- RiMEA 16: the single-file fundamental diagram ---------------------------------------- */
 
 /* The reference: 10, 50 and 90 % speed percentiles per 0.2 persons/m density bin of the

@@ -69,7 +69,8 @@ thin_wall_room "$tmp/free25.yaml" 0.25 ""
 
 for c in "thick 1.0" "thin25 1.33" "thin10 1.33"; do
     set -- $c
-    run run "$tmp/$1.yaml" --headless --threads 2 --trajectories "$tmp/$1.csv" --json "$tmp/$1.json"
+    run run "$tmp/$1.yaml" --headless --threads 2 --trajectories "$tmp/$1.csv" --json "$tmp/$1.json" \
+        --results "$tmp/$1.results"
     cp "$tmp/out" "$tmp/$1.txt"
     read -r q n < <(flow "$tmp/$1.csv")
     if [[ $rc -eq 0 && $n -eq 100 ]] && python3 -c "import sys; q, m = map(float, sys.argv[1:]); sys.exit(not (0.9 * m <= q <= 1.01 * m))" "$q" "$2"; then
@@ -109,6 +110,25 @@ assert b["max_flow"] == 1.0 and abs(e["max_flow"] - 1.33) < 1e-6, (b, e)
 PY
 then pass "the limits are in the report and the JSON"
 else fail "the limits are in the report and the JSON" "see the reports"
+fi
+
+# The results page's table of places gives each door's limit in its own column, empty without.
+limit_cell() {
+    python3 - "$1" <<'PY'
+import re, sys
+html = open(sys.argv[1]).read()
+table = html[html.index("<h2>Exits, bunkers, stairs and lines</h2>"):]
+head = re.findall(r"<th>(.*?)</th>", table[:table.index("</tr>")])
+row = re.findall(r"<td[^>]*>(.*?)</td>", table.split("</tr>")[1])
+print(row[head.index("flow limit")] or "none")
+PY
+}
+run run "$tmp/free25.yaml" --headless --threads 2 --results "$tmp/free25.results"
+if [[ "$(limit_cell "$tmp/thick.results/index.html")" == "1.00 /s" &&
+    "$(limit_cell "$tmp/thin25.results/index.html")" == "1.33 /s" &&
+    "$(limit_cell "$tmp/free25.results/index.html")" == "none" ]]; then
+    pass "the results page gives each door's flow limit"
+else fail "the results page gives each door's flow limit" "$(limit_cell "$tmp/thick.results/index.html") $(limit_cell "$tmp/thin25.results/index.html") $(limit_cell "$tmp/free25.results/index.html")"
 fi
 
 # Without the limit the same room empties faster than the limit used above: the limit acts.

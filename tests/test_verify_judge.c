@@ -169,6 +169,41 @@ static double r16_free(double rho) { return rho > 0.0 ? 1.34 : 0.0; }
 static double r16_half(double rho) { return 0.5 * r16_seyfried(rho); }
 static double r16_jam(double rho) { return rho < 1.0 ? 1.2 : 0.0; }
 
+START_TEST(stair_flow_judge_fails_flat_and_disproportionate_flows) {
+    const double w[3] = {1.0, 1.5, 2.0};
+    double spread;
+    const double ok[3] = {1.10, 1.60, 2.05}; /* 1.10, 1.07, 1.03 per metre */
+    ck_assert(th_vj_stair_flow_pass(w, ok, 3, &spread));
+    ck_assert(spread < 0.05);
+    const double flat[3] = {1.1, 1.1, 1.1}; /* the stair's width changes nothing */
+    ck_assert(!th_vj_stair_flow_pass(w, flat, 3, &spread));
+    /* Rising, but far from in proportion: 1.3, 0.93, 0.7 per metre, 1.3 / 0.978 = +33 %. */
+    const double slow[3] = {1.3, 1.4, 1.4 + 1e-9};
+    ck_assert(!th_vj_stair_flow_pass(w, slow, 3, &spread));
+    ck_assert(spread > 0.2);
+    /* Just inside and just outside the 20 % spread: per metre x, 1, 1 with mean (x + 2) / 3
+     * deviates by (2x - 2) / (x + 2), 0.2 at x = 4/3. */
+    const double in[3] = {1.32, 1.5, 2.0};
+    ck_assert(th_vj_stair_flow_pass(w, in, 3, &spread));
+    ck_assert(spread < 0.2 && spread > 0.19);
+    const double edge[3] = {1.35, 1.5, 2.0};
+    ck_assert(!th_vj_stair_flow_pass(w, edge, 3, &spread));
+    const double lost[3] = {1.1, NAN, 2.0}; /* fewer than two out at one width */
+    ck_assert(!th_vj_stair_flow_pass(w, lost, 3, &spread));
+}
+END_TEST
+
+START_TEST(rimea13_judge_needs_five_bins_all_faster_down) {
+    const double up[5] = {0.55, 0.54, 0.53, 0.52, 0.50};
+    const double down[5] = {0.66, 0.65, 0.65, 0.64, 0.62};
+    ck_assert(th_vj_rimea13_pass(up, down, 5));
+    ck_assert(!th_vj_rimea13_pass(up, down, 4)); /* too few densities held both ways */
+    double slow[5] = {0.66, 0.65, 0.65, 0.64, 0.62};
+    slow[3] = 0.52; /* down no faster than up at one density */
+    ck_assert(!th_vj_rimea13_pass(up, slow, 5));
+}
+END_TEST
+
 START_TEST(rimea16_judge_fails_free_flow_slow_walkers_and_a_jam) {
     th_vj_rimea16 r;
     uint32_t judged, inside;
@@ -264,6 +299,8 @@ int main(void) {
     tcase_add_test(t, impaired_judge_fails_a_crowd_held_back_and_a_slow_walker_too_fast);
     tcase_add_test(t, social_judge_fails_switches_either_way_or_too_few);
     tcase_add_test(t, affiliation_judge_fails_an_unbalanced_or_unpreferring_crowd);
+    tcase_add_test(t, stair_flow_judge_fails_flat_and_disproportionate_flows);
+    tcase_add_test(t, rimea13_judge_needs_five_bins_all_faster_down);
     tcase_add_test(t, rimea16_judge_fails_free_flow_slow_walkers_and_a_jam);
     tcase_add_test(t, rimea16_judge_counts_the_bins_with_enough_samples);
     tcase_add_test(t, rimea16_bins_by_lower_edge_and_takes_medians);

@@ -258,135 +258,251 @@ static uint32_t visit_predators(const th_world *w, const probe *p, bool wrap, fl
     return n_cand;
 }
 
+/* ---- the step of one agent, stage by stage ------------------------------------------------ */
+
+/* What a stage needs of the world, the same for every agent of a chunk. */
+typedef struct boids_chunk {
+    th_world *w;
+    const th_agents *a;
+    const th_grid *g;
+    float W, H;
+    bool wrap, terrain;
+    uint32_t pred_mask; /* the types in the predator index */
+} boids_chunk;
+
+/* One agent as the stages work it out, in the order they fill it in. The probe, the block's
+ * spans and the neighbour sums, which the neighbour loop reads, are locals of the kernel's loop
+ * beside it. */
+typedef struct boid {
+    uint32_t i;
+    const th_crowd_rt *c;
+    /* boid_probe */
+    float speed2; /* |v|^2 */
+    /* boid_neighbours, boid_predators */
+    uint32_t n_cand; /* candidates looked at, the agent itself not counted */
+    /* boid_steering */
+    uint32_t n_flock;
+    th_agent_id id;
+    const th_pref_velocity *pref; /* the host's velocity, NULL when it set none */
+    bool leader;
+    /* boid_goal */
+    bool stranded;
+} boid;
+
+/* The per-agent constants of the neighbour loop, from the agent and its crowd. */
+TH_INLINE probe boid_probe(const boids_chunk *k, boid *b) {
+    const th_agents *a = k->a;
+    const th_crowd_rt *c = b->c;
+    const uint32_t i = b->i;
+    const float speed2 = a->vx[i] * a->vx[i] + a->vy[i] * a->vy[i];
+    b->speed2 = speed2;
+    return (probe){
+        .x = a->px[i],
+        .y = a->py[i],
+        .vx = a->vx[i],
+        .vy = a->vy[i],
+        .type = a->type[i],
+        .sense_r2 = c->sense_r2,
+        .separation_r2 = c->separation_r2,
+        .neighbor_r2 = c->neighbor_r2,
+        .lead = c->lead,
+        .lead_r2 = c->lead_r2,
+        .lead_k = c->lead_cos2 * speed2,
+        .flee_mask = c->flee_mask,
+        .flee_r2 = c->flee_r2,
+        .evade = c->evade,
+        .all_round = (v8i){0} - (int32_t)(c->omni || speed2 <= 1e-12f),
+        .narrow = (v8i){0} - (int32_t)(c->cos_half_fov >= 0.0f),
+        .cone_k = c->cos_half_fov * c->cos_half_fov * speed2,
+    };
+}
+
+/* The separation, alignment and cohesion sums over the agent's block of grid cells, and the
+ * candidates looked at. Returns the number of spans of the block (the leader test walks it
+ * again). */
+TH_INLINE uint32_t boid_neighbours(const boids_chunk *k, boid *b, const probe *p,
+                                   th_grid_span *spans, sums *s) {
+    const th_grid *g = k->g;
+    const bool wrap = k->wrap;
+    const uint32_t cell = k->w->cell[b->i];
+    const uint32_t ns = th_grid_block(g, (int32_t)(cell % (uint32_t)g->nx),
+                                      (int32_t)(cell / (uint32_t)g->nx), b->c->block, wrap, spans);
+    uint32_t n_cand = 0;
+    for (uint32_t q = 0; q < ns; q++) {
+        n_cand += spans[q].end - spans[q].begin;
+        visit(k->a, spans[q].begin, spans[q].end, p, wrap, k->W, k->H, s);
+    }
+    b->n_cand = n_cand - 1; /* i itself */
+    return ns;
+}
+
+/* Separation: away from those too close, of any type. Worked out right after the sums, before
+ * the leader test and the predators, so that the separation sums are dead from there on: added
+ * in boid_steering instead, GCC allocated the neighbour loop's registers worse (1% more
+ * instructions in a plain flock, callgrind). */
+TH_INLINE th_vec2 boid_separation(const boid *b, const probe *p, const sums *s) {
+    const th_crowd_rt *c = b->c;
+    const uint32_t n_sep = (uint32_t)hsum_i(s->n_sep);
+    th_vec2 acc = th_v2(0.0f, 0.0f);
+    if (n_sep > 0) {
+        th_vec2 f = steer_toward(th_v2(hsum(s->sep_x), hsum(s->sep_y)), th_v2(p->vx, p->vy),
+                                 c->max_speed, c->max_force);
+        acc = th_v2_add(acc, th_v2_scale(f, c->w_sep));
+    }
+    return acc;
+}
+
+/* The leader test: the same-type agents in the front view, over the same block. Called after
+ * boid_neighbours, not from its loop: a call there would spill the accumulators (every vector
+ * register is caller-saved) on every span. */
+TH_INLINE int32_t boid_front(const boids_chunk *k, const boid *b, const probe *p,
+                             const th_grid_span *spans, uint32_t ns) {
+    probe q = *p; /* a copy escapes to the call, not the probe the loop reads */
+    if (b->speed2 <= 1e-12f) {
+        /* At rest the velocity names no front, and the cone test would take everyone around
+         * as ahead: a crowd spawned standing would elect nobody. The front is then the way
+         * the agent would pursue its target, so a standing group elects its front rank.
+         * Without one (target absent or reached) nobody is ahead only when nobody is near, as
+         * before. */
+        const th_vec2 f = th_pursuit_dir(k->w, b->c, th_v2(p->x, p->y));
+        const float f2 = f.x * f.x + f.y * f.y;
+        if (f2 > 0.0f) {
+            q.vx = f.x;
+            q.vy = f.y;
+            q.lead_k = b->c->lead_cos2 * f2;
+        }
+    }
+    extra_sums x = {0};
+    for (uint32_t j = 0; j < ns; j++) {
+        visit_extras(k->a, spans[j].begin, spans[j].end, &q, k->wrap, k->W, k->H, &x);
+    }
+    return hsum_i(x.n_front);
+}
+
+/* The predators to flee (visit_predators): the sum of their pushes into *fx, *fy; returns how
+ * many. Adds the predators looked at to the candidates. */
+TH_INLINE uint32_t boid_predators(const boids_chunk *k, boid *b, const probe *p, float *fx,
+                                  float *fy) {
+    const probe q = *p;
+    uint32_t n_flee;
+    b->n_cand += visit_predators(k->w, &q, k->wrap, k->W, k->H, fx, fy, &n_flee);
+    /* i itself, when its type is in the predator index. */
+    if (p->type < TH_MAX_TYPES && ((k->pred_mask >> p->type) & 1u)) b->n_cand -= 1;
+    return n_flee;
+}
+
+/* Alignment and cohesion, added to acc: toward the mean velocity of the n_flock flockmates
+ * and toward their centre. */
+TH_INLINE th_vec2 boid_flock(const th_crowd_rt *c, const sums *s, uint32_t n_flock, th_vec2 v,
+                             th_vec2 acc) {
+    const float inv_n = 1.0f / (float)n_flock;
+    th_vec2 fa = steer_toward(th_v2(hsum(s->ali_x) * inv_n, hsum(s->ali_y) * inv_n), v,
+                              c->max_speed, c->max_force);
+    th_vec2 fc = steer_toward(th_v2(hsum(s->coh_x) * inv_n, hsum(s->coh_y) * inv_n), v,
+                              c->max_speed, c->max_force);
+    acc = th_v2_add(acc, th_v2_scale(fa, c->w_ali));
+    return th_v2_add(acc, th_v2_scale(fc, c->w_coh));
+}
+
+/* The steering added to separation (acc): the first that applies of the host's velocity, the
+ * squad slot, the leader's pursuit and alignment with cohesion; then flight from the n_flee
+ * predators, whose pushes sum to flee. */
+TH_INLINE th_vec2 boid_steering(const boids_chunk *k, boid *b, const probe *p, const sums *s,
+                                th_vec2 acc, int32_t n_front, th_vec2 flee, uint32_t n_flee) {
+    const th_world *w = k->w;
+    const th_crowd_rt *c = b->c;
+    b->n_flock = (uint32_t)hsum_i(s->n_flock);
+    const th_vec2 v = th_v2(p->vx, p->vy), pos = th_v2(p->x, p->y);
+    /* A leader: its crowd has a target and nobody of its type is in its front view. It
+     * pursues the target instead of aligning and cohering; the others follow the flock. */
+    const th_agent_id id = k->a->id[b->i];
+    b->id = id;
+    /* The host's velocity (th_world_set_agent_preferred_velocity) steers it in place of
+     * flocking, leading, its squad slot, fleeing and its goal: toward it as toward a goal. */
+    const th_pref_velocity *pref = th_pref_of(w, th_id_slot(id));
+    b->pref = pref;
+    b->leader = !pref && c->lead && n_front == 0;
+    if (pref) {
+        th_vec2 f = th_v2_clamp_len(th_v2_sub(pref->v, v), c->max_force);
+        acc = th_v2_add(acc, th_v2_scale(f, c->w_flow));
+    } else if (w->squad_count && w->squad_of_id[th_id_slot(id)]) {
+        /* A squad member: pulled to its slot (or along its way back) instead of flocking. */
+        acc = th_v2_add(acc, th_squad_steer(w, id, c, pos, v));
+    } else if (b->leader) {
+        acc = th_v2_add(acc, th_pursuit_steer(w, c, pos, v));
+    } else if (b->n_flock > 0) {
+        acc = boid_flock(c, s, b->n_flock, v, acc);
+    }
+    if (n_flee > 0 && !pref) {
+        th_vec2 f = steer_toward(flee, v, c->max_speed, c->max_force);
+        acc = th_v2_add(acc, th_v2_scale(f, c->w_flee));
+    }
+    return acc;
+}
+
+/* The terrain's and the goal's terms added to acc (th_goal_steer: flow to the goal, the walls'
+ * push); under the host's velocity, the walls' push alone. */
+TH_INLINE th_vec2 boid_goal(const boids_chunk *k, boid *b, const probe *p, th_vec2 acc,
+                            th_chunk_stats *stats) {
+    const th_crowd_rt *c = b->c;
+    const th_vec2 pos = th_v2(p->x, p->y);
+    bool stranded = false;
+    if (b->pref) {
+        th_vec2 push;
+        if (k->terrain && th_goal_wall_push(k->w, c, pos, &push)) acc = th_v2_add(acc, push);
+    } else if (k->terrain || c->goal != TH_GOAL_NONE) {
+        acc = th_v2_add(acc, th_goal_steer(k->w, b->id, c, pos, th_v2(p->vx, p->vy), &stranded));
+        stats->stranded += stranded;
+    }
+    b->stranded = stranded;
+    return acc;
+}
+
+/* The agent's results: its flags, its acceleration (at most max_force) and its flockmates. */
+TH_INLINE void boid_write(const boids_chunk *k, const boid *b, th_vec2 acc) {
+    th_world *w = k->w;
+    const uint32_t i = b->i;
+    w->flags[i] =
+        (uint8_t)((b->leader ? TH_AGENT_LEADER : 0u) | (b->stranded ? TH_AGENT_STRANDED : 0u));
+    acc = th_v2_clamp_len(acc, b->c->max_force);
+    w->ax[i] = acc.x;
+    w->ay[i] = acc.y;
+    w->neighbors[i] = (uint16_t)(b->n_flock > UINT16_MAX ? UINT16_MAX : b->n_flock);
+}
+
 void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
-    const th_agents *a = &w->buf[w->cur];
-    const th_grid *g = &w->grid;
-    const bool wrap = w->wrap;
-    const float W = w->def.width, H = w->def.height;
+    const boids_chunk k = {
+        .w = w,
+        .a = &w->buf[w->cur],
+        .g = &w->grid,
+        .W = w->def.width,
+        .H = w->def.height,
+        .wrap = w->wrap,
+        .terrain = w->nav.present,
+        .pred_mask = w->pred_mask,
+    };
     uint64_t neighbors_total = 0, candidates_total = 0;
-    const uint32_t pred_mask = w->pred_mask;
-    const bool terrain = w->nav.present;
 
     for (uint32_t i = begin; i < end; i++) {
-        const th_crowd_rt *c = &w->crowd_rt[a->crowd[i]];
+        const th_crowd_rt *c = &w->crowd_rt[k.a->crowd[i]];
         if (c->ped) continue; /* sim/behave/ped.c */
-        const float speed2 = a->vx[i] * a->vx[i] + a->vy[i] * a->vy[i];
-        const probe p = {
-            .x = a->px[i],
-            .y = a->py[i],
-            .vx = a->vx[i],
-            .vy = a->vy[i],
-            .type = a->type[i],
-            .sense_r2 = c->sense_r2,
-            .separation_r2 = c->separation_r2,
-            .neighbor_r2 = c->neighbor_r2,
-            .lead = c->lead,
-            .lead_r2 = c->lead_r2,
-            .lead_k = c->lead_cos2 * speed2,
-            .flee_mask = c->flee_mask,
-            .flee_r2 = c->flee_r2,
-            .evade = c->evade,
-            .all_round = (v8i){0} - (int32_t)(c->omni || speed2 <= 1e-12f),
-            .narrow = (v8i){0} - (int32_t)(c->cos_half_fov >= 0.0f),
-            .cone_k = c->cos_half_fov * c->cos_half_fov * speed2,
-        };
-        sums s = {0};
-        const uint32_t cell = w->cell[i];
+        /* Each stage fills in its own fields of b. */
+        boid b;
+        b.i = i;
+        b.c = c;
+        const probe p = boid_probe(&k, &b);
         th_grid_span spans[TH_GRID_MAX_SPANS];
-        uint32_t ns = th_grid_block(g, (int32_t)(cell % (uint32_t)g->nx),
-                                    (int32_t)(cell / (uint32_t)g->nx), c->block, wrap, spans);
-        uint32_t n_cand = 0;
-        for (uint32_t k = 0; k < ns; k++) {
-            n_cand += spans[k].end - spans[k].begin;
-            visit(a, spans[k].begin, spans[k].end, &p, wrap, W, H, &s);
-        }
-        n_cand -= 1; /* i itself */
-        /* After, not inside, the loop above: a call there would spill its accumulators (every
-         * vector register is caller-saved) on every span. */
-        extra_sums x = {0};
-        if (p.lead) {
-            probe q = p; /* a copy escapes to the call, not the probe the loop reads */
-            if (speed2 <= 1e-12f) {
-                /* At rest the velocity names no front, and the cone test would take everyone
-                 * around as ahead: a crowd spawned standing would elect nobody. The front is
-                 * then the way the agent would pursue its target, so a standing group elects
-                 * its front rank. Without one (target absent or reached) nobody is ahead
-                 * only when nobody is near, as before. */
-                const th_vec2 f = th_pursuit_dir(w, c, th_v2(p.x, p.y));
-                const float f2 = f.x * f.x + f.y * f.y;
-                if (f2 > 0.0f) {
-                    q.vx = f.x;
-                    q.vy = f.y;
-                    q.lead_k = c->lead_cos2 * f2;
-                }
-            }
-            for (uint32_t k = 0; k < ns; k++) {
-                visit_extras(a, spans[k].begin, spans[k].end, &q, wrap, W, H, &x);
-            }
-        }
+        sums s = {0};
+        const uint32_t ns = boid_neighbours(&k, &b, &p, spans, &s);
+        th_vec2 acc = boid_separation(&b, &p, &s);
+        const int32_t n_front = p.lead ? boid_front(&k, &b, &p, spans, ns) : 0;
         float flee_x = 0.0f, flee_y = 0.0f;
-        uint32_t n_flee = 0;
-        if (p.flee_mask) {
-            const probe q = p;
-            n_cand += visit_predators(w, &q, wrap, W, H, &flee_x, &flee_y, &n_flee);
-            /* i itself, when its type is in the predator index. */
-            if (p.type < TH_MAX_TYPES && ((pred_mask >> p.type) & 1u)) n_cand -= 1;
-        }
-
-        const uint32_t n_sep = (uint32_t)hsum_i(s.n_sep);
-        const uint32_t n_flock = (uint32_t)hsum_i(s.n_flock);
-        const th_vec2 v = th_v2(p.vx, p.vy);
-        th_vec2 acc = th_v2(0.0f, 0.0f);
-        if (n_sep > 0) {
-            th_vec2 f =
-                steer_toward(th_v2(hsum(s.sep_x), hsum(s.sep_y)), v, c->max_speed, c->max_force);
-            acc = th_v2_add(acc, th_v2_scale(f, c->w_sep));
-        }
-        /* A leader: its crowd has a target and nobody of its type is in its front view. It
-         * pursues the target instead of aligning and cohering; the others follow the flock. */
-        const th_agent_id id = a->id[i];
-        /* The host's velocity (th_world_set_agent_preferred_velocity) steers it in place of
-         * flocking, leading, its squad slot, fleeing and its goal: toward it as toward a goal. */
-        const th_pref_velocity *pref = th_pref_of(w, th_id_slot(id));
-        const bool leader = !pref && c->lead && hsum_i(x.n_front) == 0;
-        if (pref) {
-            th_vec2 f = th_v2_clamp_len(th_v2_sub(pref->v, v), c->max_force);
-            acc = th_v2_add(acc, th_v2_scale(f, c->w_flow));
-        } else if (w->squad_count && w->squad_of_id[th_id_slot(id)]) {
-            /* A squad member: pulled to its slot (or along its way back) instead of flocking. */
-            acc = th_v2_add(acc, th_squad_steer(w, id, c, th_v2(p.x, p.y), v));
-        } else if (leader) {
-            acc = th_v2_add(acc, th_pursuit_steer(w, c, th_v2(p.x, p.y), v));
-        } else if (n_flock > 0) {
-            const float inv_n = 1.0f / (float)n_flock;
-            th_vec2 fa = steer_toward(th_v2(hsum(s.ali_x) * inv_n, hsum(s.ali_y) * inv_n), v,
-                                      c->max_speed, c->max_force);
-            th_vec2 fc = steer_toward(th_v2(hsum(s.coh_x) * inv_n, hsum(s.coh_y) * inv_n), v,
-                                      c->max_speed, c->max_force);
-            acc = th_v2_add(acc, th_v2_scale(fa, c->w_ali));
-            acc = th_v2_add(acc, th_v2_scale(fc, c->w_coh));
-        }
-        if (n_flee > 0 && !pref) {
-            th_vec2 f = steer_toward(th_v2(flee_x, flee_y), v, c->max_speed, c->max_force);
-            acc = th_v2_add(acc, th_v2_scale(f, c->w_flee));
-        }
-        bool stranded = false;
-        if (pref) {
-            th_vec2 push;
-            if (terrain && th_goal_wall_push(w, c, th_v2(p.x, p.y), &push))
-                acc = th_v2_add(acc, push);
-        } else if (terrain || c->goal != TH_GOAL_NONE) {
-            acc = th_v2_add(acc, th_goal_steer(w, id, c, th_v2(p.x, p.y), v, &stranded));
-            stats->stranded += stranded;
-        }
-        w->flags[i] =
-            (uint8_t)((leader ? TH_AGENT_LEADER : 0u) | (stranded ? TH_AGENT_STRANDED : 0u));
-        acc = th_v2_clamp_len(acc, c->max_force);
-        w->ax[i] = acc.x;
-        w->ay[i] = acc.y;
-        w->neighbors[i] = (uint16_t)(n_flock > UINT16_MAX ? UINT16_MAX : n_flock);
-        neighbors_total += n_flock;
-        candidates_total += n_cand;
+        const uint32_t n_flee = p.flee_mask ? boid_predators(&k, &b, &p, &flee_x, &flee_y) : 0;
+        acc = boid_steering(&k, &b, &p, &s, acc, n_front, th_v2(flee_x, flee_y), n_flee);
+        acc = boid_goal(&k, &b, &p, acc, stats);
+        boid_write(&k, &b, acc);
+        neighbors_total += b.n_flock;
+        candidates_total += b.n_cand;
     }
     stats->neighbors += neighbors_total;
     stats->candidates += candidates_total;

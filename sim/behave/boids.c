@@ -37,6 +37,7 @@
 #include "sim/behave/boids.h"
 #include "sim/behave/goal.h"
 #include "sim/behave/squad.h"
+#include "sim/core/step.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist_pred.h"
 
@@ -470,15 +471,16 @@ TH_INLINE void boid_write(const boids_chunk *k, const boid *b, th_vec2 acc) {
     w->neighbors[i] = (uint16_t)(b->n_flock > UINT16_MAX ? UINT16_MAX : b->n_flock);
 }
 
-void TH_BOIDS_KERNEL(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
+void TH_BOIDS_KERNEL(const th_step_ctx *x, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
+    th_world *w = x->w; /* for the grid, the crowds, and the goal, squad and pursuit terms */
     const boids_chunk k = {
         .w = w,
-        .a = &w->buf[w->cur],
+        .a = x->a,
         .g = &w->grid,
-        .W = w->def.width,
-        .H = w->def.height,
-        .wrap = w->wrap,
-        .terrain = w->nav.present,
+        .W = x->width,
+        .H = x->height,
+        .wrap = x->wrap,
+        .terrain = x->terrain,
         .pred_mask = w->pred_mask,
     };
     uint64_t neighbors_total = 0, candidates_total = 0;
@@ -599,14 +601,14 @@ void th_boids_prepare(th_world *w) {
 
 /* Chosen per chunk (a few hundred agents): two relaxed loads, and unlike an ifunc resolver it
  * is safe under every sanitizer. */
-void th_boids_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
+void th_boids_steer(const th_step_ctx *x, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
 #if defined(TH_BOIDS_SIMD_KERNELS)
     switch (th_boids_active_isa()) {
-    case TH_BOIDS_ISA_AVX512: th_boids_steer_avx512(w, begin, end, stats); return;
-    case TH_BOIDS_ISA_AVX2: th_boids_steer_avx2(w, begin, end, stats); return;
+    case TH_BOIDS_ISA_AVX512: th_boids_steer_avx512(x, begin, end, stats); return;
+    case TH_BOIDS_ISA_AVX2: th_boids_steer_avx2(x, begin, end, stats); return;
     default: break;
     }
 #endif
-    th_boids_steer_base(w, begin, end, stats);
+    th_boids_steer_base(x, begin, end, stats);
 }
 #endif

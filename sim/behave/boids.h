@@ -28,16 +28,18 @@ const char *th_boids_isa_name(th_boids_isa isa);
 
 struct th_world;
 struct th_chunk_stats;
-void th_boids_steer_base(struct th_world *w, uint32_t begin, uint32_t end,
+struct th_step_ctx;
+void th_boids_steer_base(const struct th_step_ctx *x, uint32_t begin, uint32_t end,
                          struct th_chunk_stats *stats);
-void th_boids_steer_avx2(struct th_world *w, uint32_t begin, uint32_t end,
+void th_boids_steer_avx2(const struct th_step_ctx *x, uint32_t begin, uint32_t end,
                          struct th_chunk_stats *stats);
-void th_boids_steer_avx512(struct th_world *w, uint32_t begin, uint32_t end,
+void th_boids_steer_avx512(const struct th_step_ctx *x, uint32_t begin, uint32_t end,
                            struct th_chunk_stats *stats);
 
-/* Compute accelerations for storage indices [begin, end) of buf[cur], with the copy above that
- * th_boids_active_isa names; agents of pedestrian crowds are skipped. */
-void th_boids_steer(struct th_world *w, uint32_t begin, uint32_t end, struct th_chunk_stats *stats);
+/* Compute accelerations for storage indices [begin, end) of the step context's arrays, with the
+ * copy above that th_boids_active_isa names; agents of pedestrian crowds are skipped. */
+void th_boids_steer(const struct th_step_ctx *x, uint32_t begin, uint32_t end,
+                    struct th_chunk_stats *stats);
 
 /* After the grid phase's gather: rebuild the predator index (w->pred_grid) from buf[cur].
  * Does nothing when no crowd flees anyone. */

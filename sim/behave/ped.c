@@ -1072,17 +1072,18 @@ static inline __attribute__((always_inline)) float walker_spacing(const ped_chun
     return u;
 }
 
-void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
+void th_ped_steer(const th_step_ctx *x, uint32_t begin, uint32_t end, th_chunk_stats *stats) {
+    th_world *w = x->w; /* for the grid, the crowds, the terrain and the goals */
     const ped_chunk k = {
         .w = w,
-        .a = &w->buf[w->cur],
+        .a = x->a,
         .g = &w->grid,
-        .W = w->def.width,
-        .H = w->def.height,
-        .dt = w->def.timestep,
-        .inv_dt = 1.0f / w->def.timestep,
-        .wrap = w->wrap,
-        .terrain = w->nav.present,
+        .W = x->width,
+        .H = x->height,
+        .dt = x->dt,
+        .inv_dt = 1.0f / x->dt,
+        .wrap = x->wrap,
+        .terrain = x->terrain,
         .levels = w->nav.present && w->nav.level_count,
         .stairs = w->nav.present && w->nav.stair_count,
     };

@@ -4,11 +4,12 @@
 
 #include <math.h>
 
+#include "sim/core/step.h"
 #include "sim/core/world.h"
 
-/* The pedestrian model (sim/behave/ped.c): accelerations of the pedestrian agents in [begin, end).
- */
-void th_ped_steer(th_world *w, uint32_t begin, uint32_t end, th_chunk_stats *stats);
+/* The pedestrian model (sim/behave/ped.c): accelerations of the pedestrian agents in [begin, end)
+ * of the step context's arrays. */
+void th_ped_steer(const th_step_ctx *x, uint32_t begin, uint32_t end, th_chunk_stats *stats);
 
 /* A walker whose goal direction is more than 120 degrees off another's (cosine below this)
  * comes the other way. */

@@ -176,11 +176,10 @@ static void part_grid(th_step_ctx *x) {
 static void steer_job(void *ctx, uint32_t begin, uint32_t end, uint32_t worker) {
     (void)worker;
     const th_step_ctx *x = ctx;
-    th_world *w = x->w;
     th_chunk_stats *cs = &x->chunk_stats[begin / TH_CHUNK];
     *cs = (th_chunk_stats){0};
-    th_boids_steer(w, begin, end, cs);
-    if (w->pedestrians) th_ped_steer(w, begin, end, cs);
+    th_boids_steer(x, begin, end, cs);
+    if (x->pedestrians) th_ped_steer(x, begin, end, cs);
 }
 
 /* ---- integrate -------------------------------------------------------------------------- */

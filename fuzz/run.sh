@@ -56,9 +56,9 @@ objs=()
 mkdir -p "$OUT/obj"
 running=0
 for src in engine/*.c sim/*/*.c; do
-    # The single-process build of the library: the MPI side of sim/dist/ is left out, as
-    # CMake leaves it out without THRONG_MPI.
-    [ "$src" = sim/dist/dist_mpi.c ] && continue
+    # The single-process build of the library: the files CMake builds only with THRONG_MPI (the
+    # MPI side of sim/dist/, the ranks' digest comparison) are left out.
+    case "$src" in sim/dist/dist_mpi.c | sim/observe/digest_ranks.c) continue ;; esac
     obj="$OUT/obj/${src//\//_}.o"
     objs+=("$obj")
     if [ "$running" -ge "$BUILD_JOBS" ]; then

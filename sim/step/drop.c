@@ -20,9 +20,8 @@ static void free_id(th_world *w, th_agent_id id) {
 
 /* Under several ranks (or when th_dist_serial_force asked for it): gathers every rank's marked
  * agents, replays the serial rule in global storage order on every rank (counts, bunkers,
- * exits, the id free list pushed in that order), then compacts this rank's own agents. Returns
- * the agents that left, over all ranks. */
-static uint32_t drop_replayed(th_world *w) {
+ * exits, the id free list pushed in that order), then compacts this rank's own agents. */
+static void drop_replayed(th_world *w) {
     th_drop_buffers *s = th_dist_drop_buffers(w);
     th_agents *a = &w->buf[w->cur];
     const uint16_t me = (uint16_t)th_dist_rank(w);
@@ -30,7 +29,7 @@ static uint32_t drop_replayed(th_world *w) {
     for (uint32_t k = 0; k < w->count; k++) n += w->shelter[k] != 0;
     if (!s || !th_dist_room((void **)&s->mine, &s->mine_cap, sizeof *s->mine, n)) {
         th_dist_out_of_memory(w, "in the replay of departures");
-        return 0;
+        return;
     }
     n = 0;
     for (uint32_t k = 0; k < w->count; k++) {
@@ -50,7 +49,7 @@ static uint32_t drop_replayed(th_world *w) {
                                       0, &total);
     if (!all) {
         th_dist_out_of_memory(w, "in the replay of departures");
-        return 0;
+        return;
     }
     th_drop_sort(all, total);
 
@@ -102,7 +101,6 @@ static uint32_t drop_replayed(th_world *w) {
     }
     w->count = out;
     if (w->dist) w->total -= left;
-    return left;
 }
 
 void th_world_drop_marked(th_world *w) {

@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "engine/alloc.h"
-#include "throng/throng.h"
 #include "sim/core/world.h"
 #include "sim/observe/validate.h" /* capacity: which steps may grow the arrays */
 #include "test_util.h"
+#include "throng/throng.h"
 
 #ifndef THRONG_SCENES_DIR
 #define THRONG_SCENES_DIR "scenes"

@@ -13,10 +13,10 @@
 #include "engine/arena.h"
 #include "engine/grid.h"
 #include "engine/jobs.h"
-#include "throng/throng.h"
 #include "sim/core/world.h"
 #include "sim/observe/validate.h" /* validation: a state poked past the top speed */
 #include "test_util.h"
+#include "throng/throng.h"
 
 static double now(void) {
     struct timespec t;

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/observe/validate.h"
 #include "sim/core/world.h"
+#include "sim/observe/validate.h"
 #include "throng/dist.h"
 
 #include "mpi_check.h"

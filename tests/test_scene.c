@@ -10,8 +10,8 @@
 
 #include "sim/observe/digest.h"
 #include "sim/scene/scene_internal.h"
-#include "throng/throng.h"
 #include "test_util.h"
+#include "throng/throng.h"
 
 #ifndef THRONG_SCENES_DIR
 #error "THRONG_SCENES_DIR must name the scene library"

@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "engine/alloc.h"
-#include "sim/observe/stall.h"
 #include "sim/nav/nav.h"
-#include "throng/throng.h"
+#include "sim/observe/stall.h"
 #include "test_util.h"
+#include "throng/throng.h"
 
 #ifndef THRONG_TEST_DATA
 #define THRONG_TEST_DATA "tests/data"

@@ -12,8 +12,8 @@
 #include "engine/jobs.h"
 #include "engine/rng.h"
 #include "sim/observe/digest.h"
-#include "throng/throng.h"
 #include "test_util.h"
+#include "throng/throng.h"
 
 /* Case-insensitive substring test for error messages. */
 static bool mentions(const char *text, const char *word) {

@@ -36,11 +36,11 @@
 #include "sim/behave/elevator.h"
 #include "sim/behave/goal.h"
 #include "sim/behave/ped.h"
-#include "sim/scenario/flow.h"
 #include "sim/core/step.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 #include "sim/dist/dist_serial.h"
+#include "sim/scenario/flow.h"
 
 /* Rounds between two listings of the bodies near each agent, in a long settling. */
 #define TH_CONTACT_RELIST 8u

@@ -9,10 +9,10 @@
 #include "sim/behave/own_goal.h"
 #include "sim/behave/own_plan.h"
 #include "sim/behave/squad.h"
-#include "throng/building.h"
 #include "sim/core/error.h"
 #include "sim/dist/dist.h"
 #include "sim/terrain/world_nav_private.h"
+#include "throng/building.h"
 
 void th_own_free(th_world *w) {
     if (!w->own) return;

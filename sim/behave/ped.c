@@ -61,14 +61,14 @@
 #endif
 
 #include "sim/behave/contacts.h"
+#include "sim/behave/elevator.h"
 #include "sim/behave/goal.h"
 #include "sim/behave/group.h"
-#include "sim/behave/elevator.h"
 #include "sim/behave/leavers.h"
 #include "sim/behave/own_goal.h"
 #include "sim/behave/ped.h"
-#include "sim/scenario/hazard.h"
 #include "sim/core/world.h"
+#include "sim/scenario/hazard.h"
 
 /* Weight of the sideways step around a slower walker ahead, against the unit goal direction. */
 #define TH_PED_OVERTAKE 0.5f

@@ -490,11 +490,11 @@ struct th_world {
     uint8_t validation_phase;  /* where it was found: TH_VALIDATE_GRID.. (sim/observe/validate.h) */
     uint32_t *validation_bits; /* several ranks: id slots held here, then agreement words */
     uint32_t validation_bits_cap;
-    uint64_t call_hash; /* several ranks: running hash of the collective calls' arguments */
-    uint64_t
-        agent_call_hash;    /* ...of those that add or remove agents alone (sim/observe/digest.c) */
-    uint64_t own_call_hash; /* running hash of the calls that gave agents their own goals
-                               (sim/behave/own_goal.c), in every world (sim/observe/digest.c) */
+    /* Running hashes (sim/core/calls.c): under several ranks, of the collective calls'
+     * arguments; in every world, of the calls that add or remove agents and of those that gave
+     * agents their own goals (sim/behave/own_goal.c), which the digest covers
+     * (sim/observe/digest.c). */
+    uint64_t call_hash, agent_call_hash, own_call_hash;
 
     uint64_t step;
     th_world_stats stats;
@@ -514,8 +514,7 @@ struct th_world {
     struct th_trace *trace;     /* phase spans being recorded (sim/core/trace.c), or NULL */
     struct th_measure *measure; /* areas and lines (sim/observe/measure.c), or NULL */
     struct th_report *report;   /* run history (sim/observe/report.c), or NULL without a map */
-    struct th_flow
-        *flow; /* spawners and exits (sim/scenario/flow.c), or NULL while there are none */
+    struct th_flow *flow;       /* spawners and exits (sim/scenario/flow.c), NULL while none */
     struct th_leavers *leavers; /* walkers who just left by an exit or a bunker, as those behind
                                    them still see them (sim/behave/leavers.c), or NULL */
     struct th_dist_serial *dist_serial; /* replay buffers of the serial phases over split agents
@@ -555,13 +554,11 @@ void th_step_fail(th_world *w, th_error_code code, const char *msg);
 th_agent_id th_agent_add(th_world *w, uint32_t crowd, th_vec2 position, th_vec2 velocity,
                          th_error *err);
 
-/* sim/step/drop.c: drop agents whose `shelter` mark is set (a bunker index + 1, or
- * TH_MARK_REMOVED), in storage order, counting them. */
+/* An agent's `shelter` mark: a bunker index + 1, TH_MARK_EXIT + e when it stepped into exit e
+ * (below TH_MAX_EXITS, so the marks of bunkers, exits and removals never meet), or
+ * TH_MARK_REMOVED; the step drops the marked agents in storage order (sim/step/drop.h). */
 #define TH_MARK_REMOVED 0xFFu
-/* TH_MARK_EXIT + e: the agent stepped into exit e (below TH_MAX_EXITS, so the marks of bunkers,
- * exits and removals never meet). */
 #define TH_MARK_EXIT    0x80u
-void th_world_drop_marked(th_world *w);
 /* A call that shapes the world (`call`: its kind in the low 4 bits; a and b its arguments),
  * folded into w->call_hash under several ranks and, for adding and removing agents, into
  * w->agent_call_hash (sim/core/calls.c). */
@@ -658,9 +655,6 @@ static inline float th_body_radius_of(const float *crowd_radius, const float *ow
 static inline float th_body_radius(const th_world *w, const th_agents *a, uint32_t k) {
     return th_body_radius_of(w->crowd_radius, th_own_radii(w), a, k);
 }
-
-/* Remove agents that reached a bunker this step, counting them, in storage order. */
-void th_world_apply_removals(th_world *w);
 
 /* Handles at the API boundary. Inside, crowds, bunkers, targets, squads, destination fields,
  * measurement areas and lines, spawners and exits are plain indices; a handle is index + 1 so

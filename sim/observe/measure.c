@@ -16,10 +16,10 @@
 
 #include "engine/alloc.h"
 #include "sim/behave/elevator.h"
-#include "sim/observe/measure.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 #include "sim/dist/dist_serial.h"
+#include "sim/observe/measure.h"
 
 typedef struct measure_area {
     char name[64];

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "engine/alloc.h"
-#include "sim/observe/report.h"
 #include "sim/behave/squad.h"
 #include "sim/core/world.h"
+#include "sim/observe/report.h"
 
 struct th_report {
     uint32_t *sheltered_at; /* [k]: steps after which the (k+1)-th agent was sheltered; sized

@@ -2,8 +2,8 @@
 #ifndef TH_SIM_REPORT_H
 #define TH_SIM_REPORT_H
 
-#include "sim/observe/stall.h"
 #include "sim/core/world.h"
+#include "sim/observe/stall.h"
 
 /* sim/observe/report.c: the run history. th_report_reserve creates it with the world and sizes its
  * sheltering times with the agent arrays (worlds with a map only); th_report_update records what

@@ -81,14 +81,14 @@
 #include "sim/behave/elevator.h"
 #include "sim/behave/goal.h"
 #include "sim/behave/movers.h"
-#include "sim/behave/squad.h"
 #include "sim/behave/own_goal.h"
-#include "sim/scenario/flow.h"
-#include "sim/observe/report.h"
-#include "sim/observe/stall.h"
+#include "sim/behave/squad.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 #include "sim/dist/dist_serial.h"
+#include "sim/observe/report.h"
+#include "sim/observe/stall.h"
+#include "sim/scenario/flow.h"
 
 #define PROGRESS_M    0.2f
 #define RESET_M       1.0f

@@ -20,12 +20,12 @@
 
 #include "engine/alloc.h"
 #include "engine/hash.h"
-#include "sim/scenario/flow.h"
-#include "sim/observe/validate.h"
 #include "sim/behave/elevator.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
 #include "sim/dist/dist_serial.h"
+#include "sim/observe/validate.h"
+#include "sim/scenario/flow.h"
 
 static bool violated(th_world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

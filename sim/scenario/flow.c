@@ -13,9 +13,9 @@
 #include "engine/alloc.h"
 #include "engine/hash.h"
 #include "engine/rng.h"
-#include "sim/scenario/flow.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist_serial.h"
+#include "sim/scenario/flow.h"
 
 /* Most cells in a spawner's or exit's list. */
 #define TH_FLOW_MAX_CELLS 65536u

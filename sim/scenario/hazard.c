@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "engine/alloc.h"
-#include "sim/scenario/hazard.h"
 #include "sim/core/world.h"
+#include "sim/scenario/hazard.h"
 
 th_air th_clean_air(void) {
     return (th_air){0.0f, 0.0f, TH_AIR_CO2_PERCENT, TH_AIR_O2_PERCENT, 0.0f};

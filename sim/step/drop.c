@@ -8,6 +8,7 @@
 #include "sim/dist/dist.h"
 #include "sim/dist/dist_serial.h"
 #include "sim/scenario/flow.h"
+#include "sim/step/drop.h"
 
 /* Free the slot of an agent leaving the world: stale from now on, reused by the next agent
  * added (id_free holds a place for every slot, so the push needs no room). */

@@ -17,16 +17,16 @@
 #include "sim/behave/own_goal.h"
 #include "sim/behave/own_plan.h"
 #include "sim/behave/squad.h"
-#include "sim/scenario/flow.h"
+#include "sim/core/storage.h"
+#include "sim/core/world.h"
+#include "sim/dist/dist.h"
+#include "sim/dist/dist_serial.h"
 #include "sim/observe/measure.h"
 #include "sim/observe/report.h"
-#include "sim/observe/validate.h"
 #include "sim/observe/stall.h"
-#include "sim/core/storage.h"
+#include "sim/observe/validate.h"
+#include "sim/scenario/flow.h"
 #include "sim/scenario/hazard.h"
-#include "sim/core/world.h"
-#include "sim/dist/dist_serial.h"
-#include "sim/dist/dist.h"
 
 /* ---- what the world's data calls above it ---------------------------------------------- */
 

@@ -10,13 +10,12 @@
 #include "sim/scenario/flow.h"
 #include "sim/step/drop.h"
 
-/* Free the slot of an agent leaving the world: stale from now on, reused by the next agent
+/* Free the id slot of an agent leaving the world: stale from now on, reused by the next agent
  * added (id_free holds a place for every slot, so the push needs no room). */
-static void free_id(th_world *w, th_agent_id id) {
-    const uint32_t s = th_id_slot(id);
-    w->slot_of_id[s] = UINT32_MAX;
-    w->id_live[s] = 0;
-    w->id_free[w->id_free_count++] = s;
+static void free_slot(th_world *w, uint32_t slot) {
+    w->slot_of_id[slot] = UINT32_MAX;
+    w->id_live[slot] = 0;
+    w->id_free[w->id_free_count++] = slot;
 }
 
 /* Under several ranks (or when th_dist_serial_force asked for it): gathers every rank's marked
@@ -87,10 +86,7 @@ static void drop_replayed(th_world *w) {
         if (d->wake) th_leavers_add(w, &d->leaver);
         /* The slot is freed on every rank, in global storage order, so the next agent added
          * gets the same id everywhere. */
-        const uint32_t slot = (uint32_t)(d->key & 0xFFFFFFFFu);
-        w->slot_of_id[slot] = UINT32_MAX;
-        w->id_live[slot] = 0;
-        w->id_free[w->id_free_count++] = slot;
+        free_slot(w, (uint32_t)(d->key & 0xFFFFFFFFu));
     }
 
     /* This rank's own agents: the ones left go, the others move down. */
@@ -115,7 +111,7 @@ void th_world_drop_marked(th_world *w) {
         uint8_t s = w->shelter[k];
         if (s == TH_MARK_REMOVED) {
             w->stats.removed++;
-            free_id(w, a->id[k]);
+            free_slot(w, th_id_slot(a->id[k]));
             continue;
         }
         th_leaver leaver;
@@ -123,7 +119,7 @@ void th_world_drop_marked(th_world *w) {
             th_flow_exit_pass(w, s - TH_MARK_EXIT)) {
             th_flow_exited(w, s - TH_MARK_EXIT);
             if (th_leaver_of(w, k, &leaver)) th_leavers_add(w, &leaver);
-            free_id(w, a->id[k]);
+            free_slot(w, th_id_slot(a->id[k]));
             continue;
         }
         if (s && s < TH_MARK_EXIT) {
@@ -132,7 +128,7 @@ void th_world_drop_marked(th_world *w) {
             if (th_nav_admit(&w->nav, s - 1u, w->step, (double)w->def.timestep)) {
                 w->stats.sheltered++;
                 if (th_leaver_of(w, k, &leaver)) th_leavers_add(w, &leaver);
-                free_id(w, a->id[k]);
+                free_slot(w, th_id_slot(a->id[k]));
                 continue;
             }
         }

@@ -53,6 +53,16 @@ uint32_t th_pool_workers(const th_pool *pool);
  *  into the same pool. */
 void th_pool_parallel_for(th_pool *pool, uint32_t count, uint32_t chunk, th_job_fn *fn, void *ctx);
 
+/** Parallel jobs run so far with a worker at rest: one that was kept from its core in the middle
+ *  of a chunk (other programs hold the cores) takes no part for a while, so that the phase does
+ *  not wait a time slice for it again. Which worker runs a chunk never changes its result. */
+uint64_t th_pool_rested_jobs(const th_pool *pool);
+
+/** Parallel jobs run on the calling thread alone, with workers free, because running that kind
+ *  of job alone had been measured faster than shared (cores held by other programs, or a job
+ *  too small to share). */
+uint64_t th_pool_alone_jobs(const th_pool *pool);
+
 /** Tracer callback: `worker` took part in a parallel_for from `begin_ns` to `end_ns`
  *  (th_now_ns clock), i.e. from before it claimed its first chunk to after its last one. Called
  *  once per worker per parallel_for that the worker ran chunks of (a worker that found none

@@ -6,7 +6,8 @@
  * reports a race if the barrier does not order them), the process's thread list for
  * "destroy joins every thread" and "one worker means no thread at all", and a worker held in a
  * signal handler, as a thread the scheduler keeps from its core, for "a call does not wait for
- * a worker that has nothing left to do". */
+ * a worker that has nothing left to do", and helpers slow in every chunk for "the pool stops
+ * waiting for workers that hold every job up". */
 #include <check.h>
 #include <dirent.h>
 #include <pthread.h>
@@ -246,7 +247,7 @@ static void phase1_job(void *p, uint32_t begin, uint32_t end, uint32_t worker) {
     (void)worker;
     barrier_ctx *c = p;
     /* A chunk run by a helper thread dawdles, so an early return of the owner would be seen. */
-    if (begin == 0 && !pthread_equal(pthread_self(), c->caller)) sleep_us(2000);
+    if (begin == 0 && !pthread_equal(pthread_self(), c->caller)) sleep_us(200);
     for (uint32_t i = begin; i < end; i++) c->a[i] = c->gen * 1000003u + i;
 }
 
@@ -504,6 +505,51 @@ START_TEST(test_no_wait_for_a_worker_away) {
 }
 END_TEST
 
+/* ---- a worker that holds every job up --------------------------------------------------- */
+
+/* Each chunk a helper (a worker other than 0) runs takes 2 ms, as if other programs kept it from
+ * its core in the middle of every chunk; worker 0's take no time. Waiting for helpers makes each
+ * job 2 ms long where worker 0 alone would run it in microseconds: the pool must stop waiting
+ * for them, and every item must still run exactly once. A pool of 2 learns to run alone (it
+ * measures both ways); a larger one rests each late helper for longer each time it is late. */
+typedef struct late_ctx {
+    atomic_uint hits[64];
+    atomic_uint on_helpers;
+} late_ctx;
+
+static void late_job(void *p, uint32_t begin, uint32_t end, uint32_t worker) {
+    late_ctx *c = p;
+    if (worker != 0) {
+        atomic_fetch_add(&c->on_helpers, 1);
+        sleep_us(2000);
+    }
+    for (uint32_t i = begin; i < end; i++) atomic_fetch_add(&c->hits[i], 1);
+}
+
+START_TEST(test_late_worker_not_waited_for) {
+    const uint32_t workers = _i == 0 ? 2 : 6;
+    th_pool *pool = th_pool_create(workers);
+    ck_assert_ptr_nonnull(pool);
+    static late_ctx c;
+    const int jobs = 600, judged = 200;
+    int with_helpers = 0;
+    for (int job = 0; job < jobs; job++) {
+        for (uint32_t i = 0; i < 64; i++) atomic_store(&c.hits[i], 0);
+        atomic_store(&c.on_helpers, 0);
+        th_pool_parallel_for(pool, 64, 1, late_job, &c);
+        for (uint32_t i = 0; i < 64; i++) ck_assert_uint_eq(atomic_load(&c.hits[i]), 1);
+        if (job >= jobs - judged) with_helpers += atomic_load(&c.on_helpers) > 0;
+    }
+    /* Trials and rests come twice as far apart each time they confirm a late helper (from 16
+     * jobs): after the first few hundred jobs, a few of 200 jobs wait for helpers at most. */
+    CHECK_MSG(with_helpers <= judged / 10, "%u workers: helpers held up %d of the last %d jobs",
+              workers, with_helpers, judged);
+    if (workers == 2) CHECK(th_pool_alone_jobs(pool) >= (uint64_t)judged);
+    else CHECK(th_pool_rested_jobs(pool) >= (uint64_t)(jobs - judged));
+    th_pool_destroy(pool);
+}
+END_TEST
+
 static Suite *jobs_suite(void) {
     Suite *s = suite_create("jobs");
     const int pools = (int)(sizeof k_pool_sizes / sizeof k_pool_sizes[0]);
@@ -529,6 +575,7 @@ static Suite *jobs_suite(void) {
     tc = tcase_create("away");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_no_wait_for_a_worker_away);
+    tcase_add_loop_test(tc, test_late_worker_not_waited_for, 0, 2);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("lifetime");

@@ -322,6 +322,10 @@ th_vec2 th_goal_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, t
 bool th_goal_wall_push(const th_world *w, const th_crowd_rt *c, th_vec2 p, th_vec2 *push) {
     const th_world_nav *n = &w->nav;
     if (!n->present || !(c->w_wall > 0.0f)) return false;
+    /* A cell walker's rules keep it off walls: it aims at the centres of open cells, and a push
+     * off the wall beside them would hold it short of them on a fine map, or of the wall it
+     * must meet to turn. */
+    if (c->goal == TH_GOAL_CRASH_AND_TURN || c->goal == TH_GOAL_WALL_FOLLOW) return false;
     th_vec2 away;
     /* The distance field sees walls past the map's edges; a wrap-around world has none. */
     float d = c->wall_radius;

@@ -405,6 +405,19 @@ static bool groups_of(const th_world *w, groups_outcome *g) {
     return g->groups > 0;
 }
 
+/* Crowds whose steering events changed: how often, and when last. */
+static void print_crowd_changes(FILE *out, const th_world *w) {
+    const double dt = th_world_get_def(w).timestep;
+    for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
+        uint64_t last;
+        const th_crowd_id id = {c + 1};
+        const uint32_t n = th_world_crowd_changes(w, id, &last);
+        if (!n) continue;
+        fprintf(out, "changes   %s: %u steering change(s) by events, the last at %.1f s\n",
+                th_world_get_crowd(w, id)->name, n, (double)last * dt);
+    }
+}
+
 static void print_groups(FILE *out, const th_world *w) {
     groups_outcome g;
     if (!groups_of(w, &g)) return;
@@ -727,6 +740,7 @@ void th_report_print(FILE *out, const th_world *w, const th_run_facts *f) {
     print_colonies(out, w);
     print_movers(out, w);
     print_pre_movement(out, w);
+    print_crowd_changes(out, w);
     print_groups(out, w);
     print_own_goals(out, w);
     print_goal_changes(out, w);
@@ -1084,7 +1098,17 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
         json_time(j, m.farthest);
         fprintf(j, "}");
     }
-    fprintf(j, "%s],\n  \"pre_movement\": [", movers ? "\n  " : "");
+    fprintf(j, "%s],\n  \"crowd_changes\": [", movers ? "\n  " : "");
+    uint32_t changed = 0;
+    for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {
+        uint64_t last;
+        const uint32_t n = th_world_crowd_changes(w, (th_crowd_id){c + 1}, &last);
+        if (!n) continue;
+        fprintf(j, "%s\n    {\"crowd\": ", changed++ ? "," : "");
+        json_str(j, th_world_get_crowd(w, (th_crowd_id){c + 1})->name);
+        fprintf(j, ", \"changes\": %u, \"last_s\": %.6g}", n, (double)last * dt);
+    }
+    fprintf(j, "%s],\n  \"pre_movement\": [", changed ? "\n  " : "");
     uint32_t pres = 0;
     th_pre_movement_info pm;
     for (uint32_t c = 0; c < th_world_crowd_count(w); c++) {

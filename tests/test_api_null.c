@@ -635,6 +635,21 @@ PROBE(th_world_schedule) {
     ck_assert(!th_world_schedule(w, 5, NULL, &err));
     REFUSED();
 }
+PROBE(th_world_schedule_crowd) {
+    th_crowd_tune t = {.fields = TH_TUNE_MAX_FORCE, .max_force = 4.0f};
+    CLEAR();
+    ck_assert(!th_world_schedule_crowd(NULL, 5, C1, &t, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_schedule_crowd(w, 5, C1, NULL, &err));
+    REFUSED();
+}
+PROBE(th_world_crowd_changes) {
+    uint64_t last = 7;
+    ck_assert_uint_eq(th_world_crowd_changes(NULL, C1, &last), 0);
+    ck_assert_uint_eq(last, 0);
+    ck_assert_uint_eq(th_world_crowd_changes(w, C1, NULL), 0);
+}
 PROBE(th_world_pending_events) {
     (void)w;
     ck_assert_uint_eq(th_world_pending_events(NULL), 0);
@@ -1311,6 +1326,8 @@ static const struct {
     E(th_world_get_bunker),
     E(th_world_find_bunker),
     E(th_world_schedule),
+    E(th_world_schedule_crowd),
+    E(th_world_crowd_changes),
     E(th_world_pending_events),
     E(th_world_destroy_bunker),
     E(th_world_restore_bunker),

@@ -500,6 +500,86 @@ START_TEST(crowd_waits_at_a_blocked_door_and_goes_through_when_it_opens) {
 }
 END_TEST
 
+/* ---- crowd changes (th_world_schedule_crowd) --------------------------------------------- */
+
+/* Bad changes are refused with the reason; a good one, in a world without a map, applies in the
+ * step that leaves its step and not before (the world's state up to it is the plain world's),
+ * bounds every boid's speed from then on, and is counted with its step. */
+START_TEST(crowd_changes_are_checked_and_applied) {
+    enum { N = 100 };
+    th_world *ws[2];
+    th_agent_id ids[N];
+    for (int k = 0; k < 2; k++) {
+        th_world_def wd = th_default_world_def();
+        wd.width = wd.height = 40.0f;
+        wd.bounds = TH_BOUNDS_WRAP;
+        wd.threads = 2;
+        th_error err;
+        ws[k] = th_world_create(&wd, &err);
+        ck_assert_msg(ws[k] != NULL, "%s", err.message);
+        th_crowd_def cd = th_default_crowd_def();
+        cd.max_speed = 3.0f;
+        ck_assert_int_eq(IDX(th_world_add_crowd(ws[k], &cd, &err)), 0);
+        th_crowd_def pd = th_default_pedestrian_def();
+        ck_assert_int_eq(IDX(th_world_add_crowd(ws[k], &pd, &err)), 1);
+        for (uint32_t i = 0; i < N; i++) {
+            const th_vec2 at = th_v2(4.0f + (float)(i % 10) * 3.0f, 4.0f + (float)(i / 10) * 3.0f);
+            const th_vec2 v = th_v2(2.5f * cosf((float)i), 2.5f * sinf((float)i));
+            ids[i] = th_world_add_agent(ws[k], (th_crowd_id){1}, at, v, &err);
+            ck_assert(th_agent_id_valid(ids[i]));
+        }
+    }
+    th_world *w = ws[1];
+    th_error err;
+    const th_crowd_tune slow = {.fields = TH_TUNE_MAX_SPEED | TH_TUNE_ALIGNMENT_WEIGHT,
+                                .max_speed = 1.0f};
+    struct {
+        th_crowd_id crowd;
+        th_crowd_tune tune;
+        const char *says;
+    } bad[] = {
+        {{0}, slow, "crowd"},
+        {{3}, slow, "no crowd 2"},
+        {{2}, slow, "pedestrian"},
+        {{1}, {.fields = 0}, "at least one"},
+        {{1}, {.fields = 1u << 20, .max_speed = 1.0f}, "TH_TUNE_"},
+        {{1}, {.fields = TH_TUNE_MAX_SPEED, .max_speed = 3.5f}, "above the crowd's own"},
+        {{1}, {.fields = TH_TUNE_COHESION_WEIGHT, .cohesion_weight = -1.0f}, "cohesion_weight"},
+        {{1}, {.fields = TH_TUNE_MAX_FORCE, .max_force = NAN}, "max_force"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_msg(!th_world_schedule_crowd(w, 10, bad[i].crowd, &bad[i].tune, &err), "%zu", i);
+        ck_assert_msg(strstr(err.message, bad[i].says), "%zu: %s", i, err.message);
+    }
+    ck_assert_uint_eq(th_world_pending_events(w), 0);
+    ck_assert(th_world_schedule_crowd(w, 10, (th_crowd_id){1}, &slow, &err));
+    for (int s = 0; s < 10; s++) {
+        th_world_step(ws[0]);
+        th_world_step(w);
+    }
+    ck_assert_uint_eq(th_world_hash(ws[0]), th_world_hash(w));
+    ck_assert_uint_eq(th_world_crowd_changes(w, (th_crowd_id){1}, NULL), 0);
+    ck_assert(!th_world_schedule_crowd(w, 9, (th_crowd_id){1}, &slow, &err)); /* past */
+    th_world_step(ws[0]);
+    th_world_step(w);
+    ck_assert_uint_ne(th_world_hash(ws[0]), th_world_hash(w));
+    uint64_t last = 0;
+    ck_assert_uint_eq(th_world_crowd_changes(w, (th_crowd_id){1}, &last), 1);
+    ck_assert_uint_eq(last, 10);
+    ck_assert_uint_eq(th_world_crowd_changes(w, (th_crowd_id){2}, &last), 0);
+    for (int s = 0; s < 60; s++) {
+        th_world_step(w);
+        for (uint32_t i = 0; i < N; i++) {
+            th_agent_state a;
+            ck_assert(th_world_get_agent(w, ids[i], &a));
+            ck_assert_float_le(th_v2_len(a.velocity), 1.0f + 1e-5f);
+        }
+    }
+    th_world_destroy(ws[0]);
+    th_world_destroy(w);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("terrain_events");
     TCase *tc = tcase_create("cost");
@@ -511,6 +591,7 @@ int main(void) {
     tcase_add_test(tc, open_gives_back_what_block_closed);
     tcase_add_test(tc, open_leaves_walls_of_the_map);
     tcase_add_test(tc, crowd_waits_at_a_blocked_door_and_goes_through_when_it_opens);
+    tcase_add_test(tc, crowd_changes_are_checked_and_applied);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -1189,6 +1189,30 @@ typedef enum th_event_type {
     TH_EVENT_OPEN_CELLS = 5, /* cells a block event closed in the rectangle open again */
 } th_event_type;
 
+/** Which of th_crowd_tune's values a crowd change sets (bits of th_crowd_tune.fields). */
+enum {
+    TH_TUNE_SEPARATION_WEIGHT = 1u << 0,
+    TH_TUNE_ALIGNMENT_WEIGHT = 1u << 1,
+    TH_TUNE_COHESION_WEIGHT = 1u << 2,
+    TH_TUNE_FLOW_WEIGHT = 1u << 3,
+    TH_TUNE_WALL_WEIGHT = 1u << 4,
+    TH_TUNE_PURSUIT_WEIGHT = 1u << 5,
+    TH_TUNE_FLEE_WEIGHT = 1u << 6,
+    TH_TUNE_MAX_SPEED = 1u << 7,
+    TH_TUNE_MAX_FORCE = 1u << 8,
+};
+
+/** A change of a boids crowd's steering (th_world_schedule_crowd): each value whose TH_TUNE_* bit
+ *  is in `fields` replaces the crowd's, within the bounds of the th_crowd_def member of the same
+ *  name (a flock stops aligning and cohering with weights 0: it scatters; an alarm raises its
+ *  speed). `max_speed` may not exceed the max_speed the crowd was added with (how far it looks
+ *  and what a step may move were sized for it). The rest of the crowd is as it was. */
+typedef struct th_crowd_tune {
+    uint32_t fields;
+    float separation_weight, alignment_weight, cohesion_weight, flow_weight, wall_weight;
+    float pursuit_weight, flee_weight, max_speed, max_force;
+} th_crowd_tune;
+
 /** An event: a bunker for the bunker events, an inclusive cell rectangle (clipped to the
  *  map) for the terrain events, and for TH_EVENT_SET_COST the new cost in
  *  [1, TH_CELL_COST_MAX] (ignored by the other types). */
@@ -1201,6 +1225,18 @@ typedef struct th_event_def {
 
 /** Schedule `e` for step `step` (>= th_world_step_count()). */
 TH_API bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *e, th_error *err);
+
+/** Schedule a change of a boids crowd's steering (th_crowd_tune) for step `step`
+ *  (>= th_world_step_count()), in order with the other events; a world without a map takes it
+ *  too. False with `err` filled on a bad handle, a pedestrian crowd, a value out of bounds or
+ *  TH_MAX_PENDING_EVENTS pending. */
+TH_API bool th_world_schedule_crowd(th_world *w, uint64_t step, th_crowd_id crowd,
+                                    const th_crowd_tune *tune, th_error *err);
+
+/** Steering changes (th_world_schedule_crowd) applied to `crowd` so far; in *last_step (may be
+ *  NULL) the step that applied the last, i.e. the world's step count before it (0 with none).
+ *  0 for a null or unknown handle. */
+TH_API uint32_t th_world_crowd_changes(const th_world *w, th_crowd_id crowd, uint64_t *last_step);
 
 /** Events scheduled and not yet applied. */
 TH_API uint32_t th_world_pending_events(const th_world *w);

@@ -2,11 +2,14 @@
  * make with it. */
 #include "sim/core/crowd_params.h"
 
+#include <stddef.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "sim/core/error.h"
+#include "sim/core/world.h"
 
 /* Every row's field is a float: the table reads and writes it through a float pointer. */
 #define TH_PARAM_IS_FLOAT(key, field, ...)                                       \
@@ -119,4 +122,87 @@ bool th_crowd_params_wrap_ok(float largest, float width, float height, th_error 
                  "side",
                  (double)largest);
     return false;
+}
+
+/* ---- changes at run time (TH_EVENT_SET_CROWD) --------------------------------------------- */
+
+typedef struct tune_row {
+    uint32_t bit;
+    const char *key; /* the th_crowd_def member's scene key, which bounds the value */
+    size_t offset;   /* of the value in th_crowd_tune */
+} tune_row;
+
+static const tune_row k_tune[] = {
+    {TH_TUNE_SEPARATION_WEIGHT, "separation_weight", offsetof(th_crowd_tune, separation_weight)},
+    {TH_TUNE_ALIGNMENT_WEIGHT, "alignment_weight", offsetof(th_crowd_tune, alignment_weight)},
+    {TH_TUNE_COHESION_WEIGHT, "cohesion_weight", offsetof(th_crowd_tune, cohesion_weight)},
+    {TH_TUNE_FLOW_WEIGHT, "flow_weight", offsetof(th_crowd_tune, flow_weight)},
+    {TH_TUNE_WALL_WEIGHT, "wall_weight", offsetof(th_crowd_tune, wall_weight)},
+    {TH_TUNE_PURSUIT_WEIGHT, "pursuit_weight", offsetof(th_crowd_tune, pursuit_weight)},
+    {TH_TUNE_FLEE_WEIGHT, "flee_weight", offsetof(th_crowd_tune, flee_weight)},
+    {TH_TUNE_MAX_SPEED, "max_speed", offsetof(th_crowd_tune, max_speed)},
+    {TH_TUNE_MAX_FORCE, "max_force", offsetof(th_crowd_tune, max_force)},
+};
+enum { TUNE_ROWS = sizeof k_tune / sizeof k_tune[0] };
+
+uint32_t th_crowd_tune_bit(const char *key) {
+    for (uint32_t i = 0; i < TUNE_ROWS; i++)
+        if (strcmp(k_tune[i].key, key) == 0) return k_tune[i].bit;
+    return 0;
+}
+
+float *th_crowd_tune_value(th_crowd_tune *t, uint32_t bit) {
+    for (uint32_t i = 0; i < TUNE_ROWS; i++)
+        if (k_tune[i].bit == bit) return (float *)(void *)((char *)t + k_tune[i].offset);
+    return NULL;
+}
+
+bool th_crowd_tune_check(const th_crowd_def *d, const th_crowd_tune *t, th_error *err) {
+    if (d->model != TH_MODEL_BOIDS) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "crowd '%s' walks the pedestrian model: its steering weights are the boids'",
+                     d->name ? d->name : "");
+        return false;
+    }
+    const uint32_t known = (1u << TUNE_ROWS) - 1u;
+    if (t->fields == 0 || (t->fields & ~known)) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "crowd change: fields 0x%x (expected TH_TUNE_* bits, "
+                     "at least one)",
+                     t->fields);
+        return false;
+    }
+    for (uint32_t i = 0; i < TUNE_ROWS; i++) {
+        if (!(t->fields & k_tune[i].bit)) continue;
+        const float v = *(const float *)(const void *)((const char *)t + k_tune[i].offset);
+        const th_crowd_param *p = th_crowd_param_find(k_tune[i].key);
+        char range[64];
+        if (!th_crowd_param_ok(p, v)) {
+            th_error_set(err, TH_ERR_INVALID, "%s must be in %s, got %g", p->key,
+                         th_crowd_param_range(p, range, sizeof range), (double)v);
+            return false;
+        }
+    }
+    if ((t->fields & TH_TUNE_MAX_SPEED) && t->max_speed > d->max_speed) {
+        th_error_set(err, TH_ERR_INVALID,
+                     "max_speed %g m/s is above the crowd's own %g m/s (how far its agents look "
+                     "and move in a step were sized for that; add the crowd with the highest)",
+                     (double)t->max_speed, (double)d->max_speed);
+        return false;
+    }
+    return true;
+}
+
+void th_crowd_tune_apply(struct th_crowd_rt *rt, bool walls, const th_crowd_tune *t) {
+    const uint32_t f = t->fields;
+    if (f & TH_TUNE_SEPARATION_WEIGHT) rt->w_sep = t->separation_weight;
+    if (f & TH_TUNE_ALIGNMENT_WEIGHT) rt->w_ali = t->alignment_weight;
+    if (f & TH_TUNE_COHESION_WEIGHT) rt->w_coh = t->cohesion_weight;
+    if (f & TH_TUNE_FLOW_WEIGHT) rt->w_flow = t->flow_weight;
+    if (f & TH_TUNE_WALL_WEIGHT)
+        rt->w_wall = walls && rt->wall_radius > 0.0f ? t->wall_weight : 0.0f;
+    if (f & TH_TUNE_PURSUIT_WEIGHT) rt->w_pursuit = t->pursuit_weight;
+    if (f & TH_TUNE_FLEE_WEIGHT) rt->w_flee = t->flee_weight;
+    if (f & TH_TUNE_MAX_SPEED) rt->max_speed = t->max_speed;
+    if (f & TH_TUNE_MAX_FORCE) rt->max_force = t->max_force;
 }

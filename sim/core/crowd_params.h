@@ -56,7 +56,7 @@ typedef enum th_param_model {
     X("wall_radius", wall_radius, 0, false, 1000, false, 1.5f, 1.5f, NULL, "m", TH_PARAM_BOIDS,    \
       "walls closer than this push agents away")                                                   \
     X("wall_weight", wall_weight, 0, false, 1000, false, 1.0f, 1.0f, NULL, "", TH_PARAM_BOIDS,     \
-      "weight of the wall push")                                                                   \
+      "weight of the wall push (none for `crash_and_turn` and `wall_follow`, docs/movers.md)")    \
     X("pursuit_weight", pursuit_weight, 0, false, 1000, false, 2.0f, 2.0f, NULL, "", TH_PARAM_BOIDS, \
       "weight of a leader's pursuit of the target")                                               \
     X("lead_fov", lead_fov_deg, 0, true, 180, false, 60.0f, 60.0f, NULL, "deg", TH_PARAM_BOIDS,    \
@@ -150,5 +150,16 @@ th_crowd_reach th_crowd_params_reach(const th_crowd_def *d, bool leads, float ti
 /* Whether a wrap-around world of width x height holds a crowd of that largest reach; false with
  * err filled. */
 bool th_crowd_params_wrap_ok(float largest, float width, float height, th_error *err);
+
+/* TH_EVENT_SET_CROWD (th_crowd_tune): the bit of a scene key a crowd change may set, or 0. */
+uint32_t th_crowd_tune_bit(const char *key);
+/* The member of `t` that bit `bit` sets (NULL for a bit that is none of them). */
+float *th_crowd_tune_value(th_crowd_tune *t, uint32_t bit);
+/* Whether `t` may change a crowd added with `d`: a boids crowd, known bits only, each value in
+ * its member's bounds, max_speed at most d's; false with err filled. */
+bool th_crowd_tune_check(const th_crowd_def *d, const th_crowd_tune *t, th_error *err);
+/* Apply `t` to the crowd's step values; `walls`: the world has a map (walls push). */
+struct th_crowd_rt;
+void th_crowd_tune_apply(struct th_crowd_rt *rt, bool walls, const th_crowd_tune *t);
 
 #endif

@@ -520,6 +520,9 @@ struct th_world {
     struct th_dist_serial *dist_serial; /* replay buffers of the serial phases over split agents
                                            (sim/dist/dist_serial.c), or NULL */
     th_world_hooks hooks; /* the layers above, reached from the data (set first at creation) */
+    /* Steering changes by events applied to each crowd, and the step that applied the last. */
+    uint32_t crowd_changes[TH_MAX_CROWDS];
+    uint64_t crowd_changed[TH_MAX_CROWDS];
 };
 
 /* The offset q - p on a torus of W x H: the nearest image. */

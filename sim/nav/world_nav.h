@@ -19,10 +19,15 @@ typedef struct th_crowd_rt th_crowd_rt;
 #define TH_NAV_RAISED_RECTS 32u
 
 /* A scheduled change: applied at the start of the step that leaves step `step`. */
+/* A crowd change's type in th_event.def (th_world_schedule_crowd), past the public ones. */
+#define TH_EVENT_CROWD ((th_event_type)64)
+
 typedef struct th_event {
     uint64_t step;
-    uint64_t seq;     /* scheduling order: ties at one step go first-scheduled first */
-    th_event_def def; /* rectangle clipped to the map */
+    uint64_t seq;      /* scheduling order: ties at one step go first-scheduled first */
+    th_event_def def;  /* rectangle clipped to the map */
+    th_crowd_id crowd; /* TH_EVENT_CROWD: the crowd and its change */
+    th_crowd_tune tune;
 } th_event;
 
 /* A door's flow limit (th_bunker_def.max_flow, th_exit_def.max_flow): at most `rate` persons a

@@ -209,6 +209,19 @@ static uint64_t events_part(const th_world *w) {
         th_hash_u32(&h, (uint32_t)e->def.x1);
         th_hash_u32(&h, (uint32_t)e->def.y1);
         th_hash_u32(&h, e->def.cost);
+        th_hash_u32(&h, e->crowd.index1); /* a crowd change's crowd and values */
+        th_hash_u32(&h, e->tune.fields);
+        th_crowd_tune t = e->tune;
+        for (uint32_t bit = 1; bit <= TH_TUNE_MAX_FORCE; bit <<= 1) {
+            uint32_t u;
+            memcpy(&u, th_crowd_tune_value(&t, bit), sizeof u);
+            th_hash_u32(&h, u);
+        }
+    }
+    /* Changes already made, in the crowds' steering values. */
+    for (uint32_t c = 0; c < w->crowd_count; c++) {
+        th_hash_u32(&h, w->crowd_changes[c]);
+        th_hash_u64(&h, w->crowd_changed[c]);
     }
     return th_hash_end(&h);
 }

@@ -322,9 +322,14 @@ static bool schedule_events(th_world *w, const th_scene *s, th_error *err) {
     qsort(order, s->event_count, sizeof *order, event_order);
     bool ok = true;
     for (uint32_t e = 0; e < s->event_count && ok; e++) {
-        if (order[e]->def.type == TH_EVENT_BREAK_WALLS && !breaks_a_wall(w, s, order, e, err)) {
+        const th_scene_event *ev = order[e];
+        if (ev->crowd < 0 && ev->def.type == TH_EVENT_BREAK_WALLS &&
+            !breaks_a_wall(w, s, order, e, err)) {
             ok = false;
-        } else if (!th_world_schedule(w, order[e]->step, &order[e]->def, err)) {
+        } else if (ev->crowd >= 0 ? !th_world_schedule_crowd(w, ev->step,
+                                                             (th_crowd_id){(uint32_t)ev->crowd + 1},
+                                                             &ev->tune, err)
+                                  : !th_world_schedule(w, ev->step, &ev->def, err)) {
             char path[64];
             snprintf(path, sizeof path, "events[%u]", (uint32_t)(order[e] - s->event));
             ok = th_scene_refused(s, order[e]->node, path, err);

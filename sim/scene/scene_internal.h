@@ -78,6 +78,8 @@ typedef struct th_scene_event {
     uint64_t step;
     th_event_def def;
     const th_ynode *node;
+    int crowd; /* set_crowd: the crowd's index, and its change; -1 for the other events */
+    th_crowd_tune tune;
 } th_scene_event;
 
 /* One legend entry: what a character (ASCII maps) or a colour (image maps) stands for. */

@@ -1204,6 +1204,51 @@ static bool parse_squads(ctx *c, const th_ynode *n) {
     return true;
 }
 
+/* set_crowd: {crowd: NAME, KEY: VALUE, ...}: a boids crowd's steering weights and speeds, each
+ * KEY one of the crowd keys th_crowd_tune holds, bounded as that key is. */
+static bool parse_set_crowd(ctx *c, const th_ynode *v, const char *path, th_scene_event *ev) {
+    th_scene *s = c->s;
+    static const char *const keys[] = {
+        "crowd",       "separation_weight", "alignment_weight", "cohesion_weight", "flow_weight",
+        "wall_weight", "pursuit_weight",    "flee_weight",      "max_speed",       "max_force",
+        NULL};
+    char key[160], buf[64];
+    if (!expect(s, v, TH_Y_MAPPING, path, c->err) || !known_keys(s, v, path, keys, c->err))
+        return false;
+    const th_ynode *name = th_ynode_get(v, "crowd");
+    snprintf(key, sizeof key, "%s.crowd", path);
+    if (!name)
+        return TH_SCENE_MISSING(s, v, key, c->err, "missing: the name of the crowd to change");
+    ev->crowd = find_crowd(s, name);
+    if (ev->crowd < 0)
+        return FAIL(s, name, key, c->err, "expected the name of a crowd, found %s",
+                    found(name, buf, sizeof buf));
+    const th_crowd_def *d = &s->crowd[ev->crowd].def;
+    if (d->model != TH_MODEL_BOIDS)
+        return FAIL(s, name, key, c->err,
+                    "crowd '%s' walks the pedestrian model; set_crowd changes boids' steering",
+                    s->crowd[ev->crowd].name);
+    for (const char *const *k = keys + 1; *k; k++) {
+        const th_ynode *x = th_ynode_get(v, *k);
+        if (!x) continue;
+        const uint32_t bit = th_crowd_tune_bit(*k);
+        float *val = th_crowd_tune_value(&ev->tune, bit);
+        snprintf(key, sizeof key, "%s.%s", path, *k);
+        if (!crowd_param(s, th_crowd_param_find(*k), x, key, val, c->err)) return false;
+        if (bit == TH_TUNE_MAX_SPEED && *val > d->max_speed)
+            return FAIL(s, x, key, c->err,
+                        "expected at most the crowd's own max_speed, %g m/s (how far it looks and "
+                        "moves in a step were sized for that), found %g",
+                        (double)d->max_speed, (double)*val);
+        ev->tune.fields |= bit;
+    }
+    if (!ev->tune.fields)
+        return TH_SCENE_MISSING(s, v, path, c->err,
+                                "missing: at least one steering key to change (separation_weight, "
+                                "alignment_weight, ..., max_speed, max_force)");
+    return true;
+}
+
 static bool parse_events(ctx *c, const th_ynode *n) {
     th_scene *s = c->s;
     if (!expect(s, n, TH_Y_SEQUENCE, "events", c->err)) return false;
@@ -1213,9 +1258,9 @@ static bool parse_events(ctx *c, const th_ynode *n) {
     if (!s->event) return TH_SCENE_NOMEM(s, n, "events", c->err, "out of memory");
     static const char *const keys[] = {"at",         "at_step", "destroy_bunker", "restore_bunker",
                                        "break_wall", "block",   "set_cost",       "open",
-                                       NULL};
-    static const char *const actions[] = {"destroy_bunker", "restore_bunker", "break_wall",
-                                          "block",          "set_cost",       "open"};
+                                       "set_crowd",  NULL};
+    static const char *const actions[] = {"destroy_bunker", "restore_bunker", "break_wall", "block",
+                                          "set_cost",       "open",           "set_crowd"};
     enum { ACTIONS = sizeof actions / sizeof actions[0] };
     static const char *const cost_keys[] = {"cells", "cost", NULL};
     for (uint32_t i = 0; i < n->count; i++) {
@@ -1224,10 +1269,10 @@ static bool parse_events(ctx *c, const th_ynode *n) {
         snprintf(path, sizeof path, "events[%u]", i);
         if (!expect(s, e, TH_Y_MAPPING, path, c->err) || !known_keys(s, e, path, keys, c->err))
             return false;
-        if (!s->has_map)
+        if (!s->has_map && !th_ynode_get(e, "set_crowd"))
             return FAIL(s, e, path, c->err, "events change the map; this scene has none");
         th_scene_event *ev = &s->event[s->event_count];
-        ev->node = e;
+        *ev = (th_scene_event){.node = e, .crowd = -1};
         const th_ynode *at = th_ynode_get(e, "at"), *at_step = th_ynode_get(e, "at_step");
         if (!!at == !!at_step) {
             return FAIL(s, e, path, c->err,
@@ -1260,7 +1305,7 @@ static bool parse_events(ctx *c, const th_ynode *n) {
             return TH_SCENE_MISSING(
                 s, e, path, c->err,
                 "missing action: expected one of destroy_bunker, restore_bunker, break_wall, block, "
-                "set_cost, open");
+                "set_cost, open, set_crowd");
         snprintf(sub, sizeof sub, "%s.%s", path, actions[action]);
         if (action <= 1) {
             char buf[64];
@@ -1283,6 +1328,8 @@ static bool parse_events(ctx *c, const th_ynode *n) {
                                      r[2],
                                      r[3],
                                      0};
+        } else if (action == 6) {
+            if (!parse_set_crowd(c, v, sub, ev)) return false;
         } else {
             /* set_cost: {cells: [x0, y0, x1, y1], cost: c} */
             char key[112];

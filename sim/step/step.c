@@ -332,7 +332,8 @@ static void part_agent_goals(th_step_ctx *x) {
 
 static void part_terrain_events(th_step_ctx *x) {
     th_world *w = x->w;
-    if (w->nav.present) x->displaced = th_nav_apply_events(w, &x->walled_in);
+    /* Crowd changes need no map. */
+    if (w->nav.present || w->nav.event_count) x->displaced = th_nav_apply_events(w, &x->walled_in);
 }
 
 static void part_targets(th_step_ctx *x) {

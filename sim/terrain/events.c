@@ -1,10 +1,13 @@
-/* The event queue: bunker, wall and cost changes scheduled for a step, held in a binary heap and
- * applied at the start of that step in scheduling order (th_nav_apply_events, the step's events
+/* The event queue: bunker, wall, cost and crowd changes scheduled for a step, held in a binary heap
+ * and applied at the start of that step in scheduling order (th_nav_apply_events, the step's events
  * phase). Rectangle events change cells (a block remembers the cost of each cell it closes, which
  * an open event gives back) and mark what the fields must redo (fields.c) and which
  * cells agents must leave (displace.c). */
+#include <string.h>
+
 #include "engine/alloc.h"
 
+#include "sim/core/crowd_params.h"
 #include "sim/core/world.h"
 #include "sim/terrain/world_nav_private.h"
 
@@ -51,6 +54,38 @@ static void pop_event(th_world_nav *n, th_event *out) {
         at = kid;
     }
     if (n->event_count) n->events[at] = last;
+}
+
+bool th_world_schedule_crowd(th_world *w, uint64_t step, th_crowd_id crowd,
+                             const th_crowd_tune *tune, th_error *err) {
+    if (!w || !tune) {
+        th_error_set(err, TH_ERR_INVALID, "crowd change: no world or no tune");
+        return false;
+    }
+    if (!th_between_steps(w, err) || !th_handle_given(crowd.index1, "crowd", err)) return false;
+    if (TH_INDEX(crowd) >= w->crowd_count) {
+        th_error_set(err, TH_ERR_HANDLE, "no crowd %u (the world has %u)", TH_INDEX(crowd),
+                     w->crowd_count);
+        return false;
+    }
+    if (step < w->step) {
+        th_error_set(err, TH_ERR_INVALID, "step %llu is already past (the world is at step %llu)",
+                     (unsigned long long)step, (unsigned long long)w->step);
+        return false;
+    }
+    if (!th_crowd_tune_check(&w->crowd_def[TH_INDEX(crowd)], tune, err)) return false;
+    /* The values, for the ranks' check that every rank made the same calls. */
+    th_crowd_tune t = *tune;
+    uint64_t h = step;
+    for (uint32_t bit = 1; bit <= TH_TUNE_MAX_FORCE; bit <<= 1) {
+        uint32_t u;
+        memcpy(&u, th_crowd_tune_value(&t, bit), sizeof u);
+        h = (h ^ u) * 0x100000001B3ull;
+    }
+    th_world_note_call(w, 5u | t.fields << 4, crowd.index1, h);
+    return push_event(
+        w, (th_event){.step = step, .def = {.type = TH_EVENT_CROWD}, .crowd = crowd, .tune = t},
+        err);
 }
 
 bool th_world_schedule(th_world *w, uint64_t step, const th_event_def *def, th_error *err) {
@@ -237,7 +272,7 @@ bool th_nav_apply_events(th_world *w, uint32_t *walled_in) {
         th_event ev;
         pop_event(n, &ev);
         const th_event_def *e = &ev.def;
-        switch (e->type) {
+        switch ((uint32_t)e->type) {
         case TH_EVENT_DESTROY_BUNKER:
         case TH_EVENT_RESTORE_BUNKER:
             n->bunker[TH_INDEX(e->bunker)].destroyed = e->type == TH_EVENT_DESTROY_BUNKER;
@@ -247,10 +282,22 @@ bool th_nav_apply_events(th_world *w, uint32_t *walled_in) {
         case TH_EVENT_BLOCK_CELLS:
         case TH_EVENT_OPEN_CELLS:
         case TH_EVENT_SET_COST: apply_rect(w, e); break;
+        case TH_EVENT_CROWD:
+            th_crowd_tune_apply(&w->crowd_rt[TH_INDEX(ev.crowd)], n->present, &ev.tune);
+            w->crowd_changes[TH_INDEX(ev.crowd)]++;
+            w->crowd_changed[TH_INDEX(ev.crowd)] = w->step;
+            break;
         }
     }
     if (!n->displace || !n->blocked_near) return false;
     *walled_in = th_nav_displace_agents(w);
     n->displace = false;
     return true;
+}
+
+uint32_t th_world_crowd_changes(const th_world *w, th_crowd_id crowd, uint64_t *last_step) {
+    if (last_step) *last_step = 0;
+    if (!w || !crowd.index1 || TH_INDEX(crowd) >= w->crowd_count) return 0;
+    if (last_step) *last_step = w->crowd_changed[TH_INDEX(crowd)];
+    return w->crowd_changes[TH_INDEX(crowd)];
 }

@@ -1327,6 +1327,24 @@ TH_API bool th_world_destination_path(const th_world *w, th_field_id field, th_v
 TH_API bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uint32_t max,
                                uint32_t *count, float *cost, th_error *err);
 
+/** Expansions th_world_find_path_ida makes at most when given 0 (a few seconds at worst). */
+#define TH_IDA_DEFAULT_EXPANSIONS 20000000u
+
+/** th_world_find_path by IDA* (iterative deepening A*, docs/planning.md): the same cells, moves
+ *  and costs, the same route cost (both optimal), pulled to waypoints the same way. Its memory
+ *  is O(d): 9 bytes per cell of the deepest route it follows (d is at most the open cells, and
+ *  the arrays double as a route deepens) plus the waypoints, against A*'s 17 bytes per cell of
+ *  the map; it builds no landmarks but uses A*'s when th_world_find_path already built them for
+ *  the map as it is. Its time can be far above A*'s, so `max_expansions` bounds the work (0 =
+ *  TH_IDA_DEFAULT_EXPANSIONS). False with `err` filled as by th_world_find_path when an end is
+ *  blocked or no route exists; TH_ERR_LIMIT with `*count` 0 when it gave up
+ *  at the expansion bound (without landmarks an unreachable goal ends so: IDA* keeps no record
+ *  of the cells it saw), or with `*count` the waypoints needed when `max` is too small.
+ *  Call it between steps. */
+TH_API bool th_world_find_path_ida(th_world *w, th_vec2 from, th_vec2 to, uint64_t max_expansions,
+                                   th_vec2 *out, uint32_t max, uint32_t *count, float *cost,
+                                   th_error *err);
+
 /** Distance in metres from `p` to the nearest wall (bilinear over cell centres) and in `*away`
  *  (may be NULL) the direction away from it; INFINITY and (0,0) in a world without a map. */
 TH_API float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away);

@@ -3,8 +3,9 @@
  * A* keeps a record for every cell it reaches (17 bytes per cell of the map for its context).
  * IDA* (Korf, "Depth-first iterative-deepening", 1985) keeps only the route it is following:
  * each pass is a depth-first walk over the routes whose f = g + h stays within a bound, and
- * the next pass raises the bound to the least f that went past it. With an admissible h the
- * first goal reached costs what A*'s does. The price is time: without a closed set a cell is
+ * the next pass raises the bound to the least f that went past it (here at least 1/64 more,
+ * with branch and bound inside a pass: see pass()). With an admissible h the route it keeps
+ * costs what A*'s does. The price is time: without a closed set a cell is
  * expanded once per route that reaches it within the bound, so open ground with walls (many
  * routes of equal cost) costs far more expansions than A*, and each pass repeats the last.
  * The expansion budget is what keeps that from running away on a large map.

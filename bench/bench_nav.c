@@ -5,6 +5,9 @@
  * (some destructible), parks of grass (cost 3) and a few swamps (cost 5), 8 bunkers of 3x3
  * cells on street crossings. Prints the best and the median of several runs per measurement.
  *
+ *   bench_nav ida [cap] [pairs]
+ *     IDA* on the cells against A* on cities of 64, 128 and 256 cells a side (ida_bench).
+ *
  *   bench_nav [size] [runs] [threads] [pairs]
  *     size in [64, 4096] (default 1024), runs in [1, 50] (default 7), threads a comma-separated
  *     list of worker counts in [1, 64] (default 1,2 and the number of cores): every parallel
@@ -504,7 +507,95 @@ static int bench_levels(const th_navmap *m, int runs) {
     return 0;
 }
 
+/* IDA* on the cells against A* (bench_nav ida [cap] [pairs]): on cities of 64, 128 and 256
+ * cells a side, `pairs` random pairs of open cells A* joins, each searched by A* and IDA*
+ * with the octile bound and with landmarks; CPU time, expansions and each search's working
+ * memory as allocated (A*: its context, 17 B per cell and 2 MiB, plus 34 B per cell with
+ * landmarks; IDA*: 13 B per depth of its route arrays, at their largest over the pairs). */
+static int ida_bench(uint64_t cap, uint32_t pairs) {
+    static const int32_t sizes[] = {64, 128, 256};
+    printf("IDA* against A* on the cells, %u pairs per map, IDA* capped at %llu expansions\n",
+           pairs, (unsigned long long)cap);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        th_navmap m;
+        if (th_navmap_init(&m, sizes[s], sizes[s], 1.0f) != TH_NAV_OK) return 1;
+        build_city(&m);
+        th_astar_ctx *a = th_astar_create(&m);
+        uint32_t *path = malloc(sizeof *path * m.ncells);
+        if (!a || !path) return 1;
+        for (int lm = 0; lm < 2; lm++) {
+            if (lm && th_astar_landmarks_build(a, &m, NULL, TH_ASTAR_LANDMARK_BUDGET) <= 0)
+                return 1;
+            uint64_t a_ns = 0, i_ns = 0, a_exp = 0, i_exp = 0;
+            uint32_t done = 0, gave_up = 0, peak_cap = 0, deepest = 0;
+            for (uint32_t i = 0; i < pairs; i++) {
+                int32_t e[4];
+                uint32_t ca = 0, ci = 0, len = 0;
+                for (uint64_t t = 0;; t++) { /* a pair A* joins */
+                    for (int k = 0; k < 2; k++) {
+                        uint64_t r = th_rng_u64(13, (uint64_t)i * 2u + (uint64_t)k, t);
+                        e[2 * k] = (int32_t)(r % (uint64_t)m.w);
+                        e[2 * k + 1] = (int32_t)((r >> 32) % (uint64_t)m.h);
+                    }
+                    if (th_astar_find(a, &m, e[0], e[1], e[2], e[3], path, m.ncells, &len, &ca) ==
+                        TH_NAV_OK)
+                        break;
+                }
+                /* The thread's CPU time: on a shared machine wall time measures the queue. */
+                uint64_t t0 = cpu_ns();
+                th_astar_find(a, &m, e[0], e[1], e[2], e[3], path, m.ncells, &len, &ca);
+                uint64_t t1 = cpu_ns();
+                th_ida ida = {0};
+                int rc = th_ida_find(&ida, &m, lm ? a : NULL, e[0], e[1], e[2], e[3], cap, &ci);
+                uint64_t t2 = cpu_ns();
+                peak_cap = ida.cap > peak_cap ? ida.cap : peak_cap;
+                deepest = ida.deepest > deepest ? ida.deepest : deepest;
+                if (rc == TH_NAV_OK) {
+                    if (ci != ca) {
+                        fprintf(stderr, "bench_nav: IDA* cost %u differs from A*'s %u\n", ci, ca);
+                        return 1;
+                    }
+                    done++;
+                    a_ns += t1 - t0;
+                    i_ns += t2 - t1;
+                    a_exp += th_astar_expanded(a);
+                    i_exp += ida.expanded;
+                } else if (rc == TH_NAV_ELIMIT) {
+                    gave_up++;
+                } else {
+                    return 1;
+                }
+                th_ida_free(&ida);
+            }
+            double a_mib =
+                (17.0 * m.ncells + (lm ? 34.0 * m.ncells : 0.0) + 4.0 * (1u << 19)) / 1048576.0;
+            printf(
+                "  %4d x %-4d %-9s IDA* finished %u/%u (%u gave up); on those: A* %.2f ms, "
+                "%llu expanded; IDA* %.2f ms, %llu expanded (x%.0f), CPU time; memory: A* %.2f MiB, "
+                "IDA* %.1f KiB at most (deepest route %u cells)\n",
+                m.w, m.h, lm ? "landmarks" : "octile", done, pairs, gave_up, (double)a_ns / 1e6,
+                (unsigned long long)a_exp, (double)i_ns / 1e6, (unsigned long long)i_exp,
+                a_exp ? (double)i_exp / (double)a_exp : 0.0, a_mib, 13.0 * peak_cap / 1024.0,
+                deepest);
+        }
+        free(path);
+        th_astar_destroy(a);
+        th_navmap_free(&m);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "ida") == 0) {
+        long long cap = argc > 2 ? atoll(argv[2]) : 20000000;
+        long pairs = argc > 3 ? atol(argv[3]) : 20;
+        if (cap < 1 || (uint64_t)cap > TH_IDA_MAX_EXPANSIONS || pairs < 1 || pairs > 10000 ||
+            argc > 4) {
+            fprintf(stderr, "usage: bench_nav ida [cap 1..2^40] [pairs 1..10000]\n");
+            return 2;
+        }
+        return ida_bench((uint64_t)cap, (uint32_t)pairs);
+    }
     int32_t size = argc > 1 ? atoi(argv[1]) : 1024;
     int runs = argc > 2 ? atoi(argv[2]) : 7;
     uint32_t threads[MAX_LIST], nthreads = 0;

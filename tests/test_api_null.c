@@ -764,6 +764,18 @@ PROBE(th_world_find_path) {
     ck_assert(!th_world_find_path(w, P0, P0, pts, 64, NULL, &c, &err));
     REFUSED();
 }
+PROBE(th_world_find_path_ida) {
+    float c;
+    CLEAR();
+    ck_assert(!th_world_find_path_ida(NULL, P0, P0, 0, pts, 64, &n32, &c, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_find_path_ida(w, P0, P0, 0, NULL, 64, &n32, &c, &err));
+    REFUSED();
+    CLEAR();
+    ck_assert(!th_world_find_path_ida(w, P0, P0, 0, pts, 64, NULL, &c, &err));
+    REFUSED();
+}
 PROBE(th_default_plan_def) {
     (void)w;
     (void)th_default_plan_def();
@@ -1346,6 +1358,7 @@ static const struct {
     E(th_world_destination_cost),
     E(th_world_destination_path),
     E(th_world_find_path),
+    E(th_world_find_path_ida),
     E(th_default_plan_def),
     E(th_planner_create),
     E(th_planner_destroy),

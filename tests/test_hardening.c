@@ -718,6 +718,10 @@ START_TEST(queries_refuse_points_off_the_world) {
         ck_assert(!th_world_find_path(w, p, th_v2(5.5f, 5.5f), out, 64, &count, NULL, &err));
         TH_TEST_ERR(err, isfinite(p.x) && isfinite(p.y) ? TH_ERR_BLOCKED : TH_ERR_INVALID);
         ck_assert(!th_world_find_path(w, th_v2(5.5f, 5.5f), p, out, 64, &count, NULL, &err));
+        ck_assert(!th_world_find_path_ida(w, p, th_v2(5.5f, 5.5f), 0, out, 64, &count, NULL, &err));
+        TH_TEST_ERR(err, isfinite(p.x) && isfinite(p.y) ? TH_ERR_BLOCKED : TH_ERR_INVALID);
+        ck_assert(!th_world_find_path_ida(w, th_v2(5.5f, 5.5f), p, 0, out, 64, &count, NULL, &err));
+        TH_TEST_ERR(err, isfinite(p.x) && isfinite(p.y) ? TH_ERR_BLOCKED : TH_ERR_INVALID);
     }
     th_world_destroy(w);
 }

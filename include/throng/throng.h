@@ -1363,6 +1363,26 @@ TH_API bool th_world_destination_path(const th_world *w, th_field_id field, th_v
 TH_API bool th_world_find_path(th_world *w, th_vec2 from, th_vec2 to, th_vec2 *out, uint32_t max,
                                uint32_t *count, float *cost, th_error *err);
 
+/** Expansions th_world_find_path_ida makes at most when given 0 (about 3 s of one core of the
+ *  2-core AMD EPYC of bench/RESULTS.md, on a 256 x 256 city). */
+#define TH_IDA_DEFAULT_EXPANSIONS 5000000u
+
+/** th_world_find_path by IDA* (iterative deepening A*, docs/planning.md): the same cells, moves
+ *  and costs, the same route cost (both optimal), pulled to waypoints the same way. Its memory
+ *  is O(d) for d the cells of the deepest route it follows (at most the open cells): 13 bytes
+ *  per depth in arrays that double as the route deepens, so at most 26 bytes per cell of it,
+ *  plus the waypoints; nothing per cell of the map, where A* takes 17 bytes per cell. It
+ *  builds no landmarks but uses A*'s when th_world_find_path built them for the map as it is.
+ *  Its time can be far above A*'s, so `max_expansions` bounds the work (0 =
+ *  TH_IDA_DEFAULT_EXPANSIONS). False with `err` filled as by th_world_find_path when an end is
+ *  blocked or no route exists; TH_ERR_LIMIT with `*count` 0 when it gave up at the expansion
+ *  bound (without landmarks an unreachable goal may end so: IDA* keeps no record of the cells
+ *  it saw), or with `*count` the waypoints needed when `max` is too small. Call it between
+ *  steps. */
+TH_API bool th_world_find_path_ida(th_world *w, th_vec2 from, th_vec2 to, uint64_t max_expansions,
+                                   th_vec2 *out, uint32_t max, uint32_t *count, float *cost,
+                                   th_error *err);
+
 /** Distance in metres from `p` to the nearest wall (bilinear over cell centres) and in `*away`
  *  (may be NULL) the direction away from it; INFINITY and (0,0) in a world without a map. */
 TH_API float th_world_wall_distance(const th_world *w, th_vec2 p, th_vec2 *away);

@@ -136,6 +136,23 @@ def test_find_path_goes_round_the_wall():
     assert e.value.code in (throng.ErrorCode.TH_ERR_BLOCKED, throng.ErrorCode.TH_ERR_UNREACHABLE)
 
 
+
+def test_find_path_ida_matches_a_star():
+    w, c, _ = street(40)
+    path, cost = w.find_path_ida((10.5, 2.5), (50.5, 2.5))
+    _, a_star = w.find_path((10.5, 2.5), (50.5, 2.5))
+    assert cost == a_star
+    assert tuple(path[0]) == (10.5, 2.5) and tuple(path[-1]) == (50.5, 2.5)
+    assert any(abs(x - 30.5) < 1 for x, _ in path)
+    with pytest.raises(throng.Error) as e:
+        w.find_path_ida((10.5, 2.5), (30.5, 2.5))  # into the wall
+    assert e.value.code == throng.ErrorCode.TH_ERR_UNREACHABLE
+    with pytest.raises(throng.Error) as e:
+        w.find_path_ida((10.5, 2.5), (50.5, 2.5), max_expansions=3)  # gives up
+    assert e.value.code == throng.ErrorCode.TH_ERR_LIMIT
+    with pytest.raises(OverflowError):
+        w.find_path_ida((10.5, 2.5), (50.5, 2.5), max_expansions=-1)
+
 def test_walls_and_walking_speeds():
     w, c, _ = street(40)
     w.step()  # the wall distances are built by the first step

@@ -384,6 +384,11 @@ class World:
     def find_path(self, start: Point, goal: Point) -> Tuple[np.ndarray, float]:
         ...
 
+    def find_path_ida(
+        self, start: Point, goal: Point, max_expansions: int = 0
+    ) -> Tuple[np.ndarray, float]:
+        ...
+
     def wall_distance(self, position: Point) -> Tuple[float, Tuple[float, float]]:
         ...
 

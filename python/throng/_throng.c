@@ -2043,6 +2043,37 @@ static PyObject *World_find_path(WorldObject *self, PyObject *args) {
     return Py_BuildValue("(Nd)", pts, (double)a.cost);
 }
 
+/* find_path_ida((x, y), (x, y), max_expansions) -> (points, cost). Not through grown_path:
+ * TH_ERR_LIMIT there means "more room", and a retry would repeat a search that gave up; here
+ * a too small buffer reports the waypoints it needs, so one retry of that size is enough. */
+static PyObject *World_find_path_ida(WorldObject *self, PyObject *args) {
+    double fx, fy, tx, ty;
+    unsigned long long budget;
+    if (!PyArg_ParseTuple(args, "(dd)(dd)O&", &fx, &fy, &tx, &ty, conv_u64, &budget)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    const th_vec2 from = th_v2((float)fx, (float)fy), to = th_v2((float)tx, (float)ty);
+    uint32_t max = 1024;
+    for (int tries = 0; tries < 2; tries++) {
+        th_vec2 *buf = malloc(sizeof *buf * max);
+        if (!buf) return PyErr_NoMemory();
+        uint32_t n = 0;
+        float cost = 0.0f;
+        th_error err = {0};
+        bool ok = th_world_find_path_ida(w, from, to, budget, buf, max, &n, &cost, &err);
+        if (ok) {
+            PyObject *a = points_array(buf, n);
+            free(buf);
+            return a ? Py_BuildValue("(Nd)", a, (double)cost) : NULL;
+        }
+        free(buf);
+        if (err.code != TH_ERR_LIMIT || n <= max) return raise_error(&err);
+        max = n; /* too little room: n waypoints are needed */
+    }
+    PyErr_SetString(PyExc_RuntimeError, "find_path_ida: the path did not fit twice");
+    return NULL;
+}
+
 static PyObject *World_wall_distance(WorldObject *self, PyObject *args) {
     double x, y;
     if (!PyArg_ParseTuple(args, "(dd)", &x, &y)) return NULL;
@@ -2624,6 +2655,7 @@ static PyMethodDef World_methods[] = {
     M(destination_cost, METH_VARARGS),
     M(destination_path, METH_VARARGS),
     M(find_path, METH_VARARGS),
+    M(find_path_ida, METH_VARARGS),
     M(wall_distance, METH_VARARGS),
     M(set_cell_speed, METH_VARARGS),
     M(cell_speed, METH_VARARGS),

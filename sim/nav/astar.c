@@ -222,6 +222,10 @@ bool th_astar_landmarks_current(const th_astar_ctx *a, const th_navmap *m) {
 
 uint64_t th_astar_expanded(const th_astar_ctx *a) { return a ? a->expanded : 0; }
 
+const uint32_t *th_astar_landmarks(const th_astar_ctx *a, const th_navmap *m) {
+    return th_astar_landmarks_current(a, m) ? a->lm : NULL;
+}
+
 static inline void mark_bucket(th_astar_ctx *a, uint32_t b) {
     a->bits[b >> 6] |= 1ull << (b & 63u);
     a->summary[b >> 12] |= 1ull << ((b >> 6) & 63u);

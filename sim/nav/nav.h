@@ -99,7 +99,8 @@ typedef enum th_nav_status {
     TH_NAV_ENOMEM = -3,   /* allocation failed */
     TH_NAV_ENOPATH = -4,  /* start or goal blocked, or no route */
     TH_NAV_ETOOLONG = -5, /* the result does not fit the caller's buffer */
-    TH_NAV_EDENIED = -6   /* the cell is not a destructible wall */
+    TH_NAV_EDENIED = -6,  /* the cell is not a destructible wall */
+    TH_NAV_ELIMIT = -7    /* a search gave up at its work bound (IDA*'s expansions) */
 } th_nav_status;
 
 /** Move k (0..7): E, N, W, S, NE, NW, SW, SE. Straight moves are 0..3. */
@@ -418,6 +419,52 @@ uint32_t th_astar_bound(const th_astar_ctx *ctx, const th_navmap *m, int32_t x, 
 
 /** Cells expanded by the context's last query (for benchmarks). */
 uint64_t th_astar_expanded(const th_astar_ctx *ctx);
+
+/** Landmark distances of the map as it is now (TH_ASTAR_LANDMARKS per cell, cell-major, unused
+ *  slots TH_NAV_UNREACHABLE), or NULL when none were built or they are stale. */
+const uint32_t *th_astar_landmarks(const th_astar_ctx *ctx, const th_navmap *m);
+
+/* ---------------------------------------------------------------------------------------- */
+/* IDA*                                                                                       */
+
+/** IDA*'s working memory: the route it is following and the best route found, nothing per map
+ *  cell. Per depth it keeps the cell, its cost from the start and the next move to try, and the
+ *  best route's cell (13 bytes); the arrays grow by doubling as a route gets deeper, so memory
+ *  is O(d) for the deepest route tried, d at most the open cells (routes never revisit a
+ *  cell). */
+typedef struct th_ida {
+    uint32_t *cell;    /* route being followed, start first */
+    uint32_t *g;       /* cost from the start per depth, units */
+    uint8_t *next;     /* next move to try per depth: 0..7 moves, 8.. glued edges */
+    uint32_t *path;    /* the path found, start first: path[0 .. len) */
+    uint32_t cap;      /* depths allocated */
+    uint32_t len;      /* cells on the path found (0 when none) */
+    uint32_t cost;     /* its cost, units */
+    uint64_t expanded; /* cells expanded by the last search, over all its passes */
+    uint32_t passes;   /* depth-first passes of the last search */
+    uint32_t deepest;  /* most cells on a route the last search followed */
+} th_ida;
+
+/** Largest expansion budget of one IDA* search. */
+#define TH_IDA_MAX_EXPANSIONS ((uint64_t)1 << 40)
+
+/** Cheapest path from cell (sx, sy) to (gx, gy): the same moves, costs and result as
+ *  th_astar_find (both optimal), by iterative deepening on f = g + h with A*'s lower bound:
+ *  octile scaled by the map's smallest cost, raised by the landmarks of `bounds` when they are
+ *  current (may be NULL; a map with glued edges keeps the landmarks' bound alone). Depth-first
+ *  passes each follow the routes with f within a bound (in a canonical form, never revisiting
+ *  a cell: idastar.c), branch and bound inside a pass; the next bound is the least f that went
+ *  past it, or 1/64 more. On success ida->path[0 .. ida->len) holds the path and `*cost` (may
+ *  be NULL) its cost. TH_NAV_ENOPATH when an end is blocked or no route exists (found when a
+ *  pass has nothing left past its bound, or at once when the landmarks put the ends in
+ *  different regions), TH_NAV_ELIMIT (ida->len 0) once `max_expansions` cells were expanded
+ *  without an answer, TH_NAV_ERANGE for a budget of 0 or above TH_IDA_MAX_EXPANSIONS,
+ *  TH_NAV_ENOMEM when the route outgrows memory. */
+int th_ida_find(th_ida *ida, const th_navmap *m, const th_astar_ctx *bounds, int32_t sx, int32_t sy,
+                int32_t gx, int32_t gy, uint64_t max_expansions, uint32_t *cost);
+
+/** Free an IDA*'s route memory; the struct itself may be reused (zeroed). NULL is ignored. */
+void th_ida_free(th_ida *ida);
 
 /** True when the segment between the centres of cells (x0, y0) and (x1, y1) touches no blocked
  *  cell: a supercover traversal visits every cell the segment meets, and where it passes

@@ -85,6 +85,7 @@ th_error_code th_nav_error_code(th_nav_status rc) {
     case TH_NAV_ENOPATH: return TH_ERR_UNREACHABLE;
     case TH_NAV_ETOOLONG: return TH_ERR_LIMIT;  /* the caller's buffer */
     case TH_NAV_EDENIED: return TH_ERR_BLOCKED; /* not a wall that can be opened */
+    case TH_NAV_ELIMIT: return TH_ERR_LIMIT;    /* the caller's bound on work */
     }
     return TH_ERR_INVALID;
 }

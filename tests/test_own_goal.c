@@ -417,6 +417,56 @@ START_TEST(a_selection_given_one_goal) {
 }
 END_TEST
 
+/* th_world_own_goal_counts against the agents' places: a point reached, one too far to reach
+ * yet, one walled in after it was given, a follower beside its leader. */
+START_TEST(own_goals_counted_where_they_stand) {
+    th_error err;
+    th_world *w = walled(2, &err);
+    const th_crowd_id c = crowd(w, false, TH_MODEL_PEDESTRIAN);
+    th_agent_id a[4];
+    for (int i = 0; i < 4; i++)
+        a[i] = th_world_add_agent(w, c, th_v2(4.5f + 2.0f * (float)i, 10.5f), th_v2(0, 0), &err);
+    const th_agent_goal near = {.kind = TH_AGENT_GOAL_POINT, .point = {6.5f, 14.5f}, .radius = 1},
+                        far = {.kind = TH_AGENT_GOAL_POINT, .point = {35.5f, 5.5f}, .radius = 1},
+                        pocket = {.kind = TH_AGENT_GOAL_POINT, .point = {10.5f, 27.5f}},
+                        follow = {.kind = TH_AGENT_GOAL_FOLLOW, .follow = a[0], .radius = 3};
+    ck_assert_msg(th_world_set_agent_goal(w, a[0], &near, &err), "%s", err.message);
+    ck_assert_msg(th_world_set_agent_goal(w, a[1], &far, &err), "%s", err.message);
+    ck_assert_msg(th_world_set_agent_goal(w, a[2], &pocket, &err), "%s", err.message);
+    ck_assert_msg(th_world_set_agent_goal(w, a[3], &follow, &err), "%s", err.message);
+    th_own_goal_counts n = th_world_own_goal_counts(w);
+    ck_assert_uint_eq(n.given, 4);
+    ck_assert_uint_eq(n.reached + n.walking + n.unreachable, 4);
+    /* The pocket's point walled in after the first step: cells 9..11 x 26..28 round it. */
+    th_world_step(w);
+    ck_assert(th_world_block_cells(w, 9, 26, 11, 26, &err));
+    ck_assert(th_world_block_cells(w, 9, 28, 11, 28, &err));
+    ck_assert(th_world_block_cells(w, 9, 27, 9, 27, &err));
+    ck_assert(th_world_block_cells(w, 11, 27, 11, 27, &err));
+    for (int s = 0; s < 10 * 60; s++) th_world_step(w);
+    n = th_world_own_goal_counts(w);
+    uint32_t reached = 0;
+    th_agent_state s0, s;
+    ck_assert(th_world_get_agent(w, a[0], &s0));
+    reached += th_v2_len(th_v2_sub(s0.position, near.point)) <= 1.0f;
+    ck_assert(th_world_get_agent(w, a[1], &s));
+    ck_assert(th_v2_len(th_v2_sub(s.position, far.point)) > 1.0f); /* 40 m and more in 10 s */
+    ck_assert(th_world_get_agent(w, a[3], &s));
+    reached += th_v2_len(th_v2_sub(s.position, s0.position)) <= 3.0f;
+    ck_assert_uint_eq(n.given, 4);
+    ck_assert_uint_eq(n.reached, reached);
+    ck_assert_uint_eq(n.unreachable, 1);
+    ck_assert_uint_eq(n.walking, 4 - reached - 1);
+    ck_assert_uint_ge(reached, 1);
+    /* Back to the crowd's goal: no longer counted. */
+    const th_agent_goal back = {.kind = TH_AGENT_GOAL_CROWD};
+    ck_assert(th_world_set_agent_goal(w, a[1], &back, &err));
+    ck_assert_uint_eq(th_world_own_goal_counts(w).given, 3);
+    ck_assert_uint_eq(th_world_own_goal_counts(NULL).given, 0);
+    th_world_destroy(w);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("own_goal");
     TCase *tc = tcase_create("own_goal");
@@ -431,6 +481,7 @@ int main(void) {
     tcase_add_test(tc, same_hash_on_1_2_3_8_threads);
     if (!TH_TEST_TSAN) tcase_add_test(tc, bad_goals_are_refused);
     tcase_add_test(tc, a_selection_given_one_goal);
+    tcase_add_test(tc, own_goals_counted_where_they_stand);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

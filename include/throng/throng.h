@@ -755,6 +755,18 @@ TH_API bool th_world_schedule_agents_goal(th_world *w, uint64_t step, const th_a
 TH_API void th_world_goal_changes(const th_world *w, uint64_t *pending, uint64_t *made,
                                   uint64_t *passed);
 
+/** Agents an own goal leads now: a point, or another agent followed that is still in the
+ *  world (an own exit is a bunker's to count, and a follower whose agent left walks to its
+ *  crowd's goal again). Every one is counted once, in one of reached, walking and unreachable.
+ *  Over several ranks each rank counts the agents it holds (sum them). */
+typedef struct th_own_goal_counts {
+    uint32_t given;       /* agents in the world an own goal leads */
+    uint32_t reached;     /* within the goal's radius of their point or of the agent followed */
+    uint32_t walking;     /* on their way (a point still being planned included) */
+    uint32_t unreachable; /* a point with no way to it from where they stand */
+} th_own_goal_counts;
+TH_API th_own_goal_counts th_world_own_goal_counts(const th_world *w);
+
 /** The agent's own goal (kind TH_AGENT_GOAL_CROWD when it follows its crowd's). False for an
  *  unknown agent or a null pointer. */
 TH_API bool th_world_get_agent_goal(const th_world *w, th_agent_id id, th_agent_goal *out);

@@ -13,6 +13,7 @@
 #     planned over the steps, a report line and JSON that agree, the same hash on 1 and 3
 #     threads;
 #   - own goals tallied: reached, walking and with no way, against the trajectories;
+#   - squad members take no goal of their own: an entry that could only mean them is refused;
 #   - scene errors at their line and column.
 #
 # usage: test_agent_goals_cli.sh path/to/throng
@@ -323,6 +324,41 @@ bad "a radius for an exit" "[{agent: [f, 0], exit: b, radius: 2}]" "13:48:" "no 
 bad "a priority for an exit" "[{agent: [f, 0], exit: b, priority: 2}]" "13:50:" "only a point has a priority"
 bad "a priority without goal planning" "[{agent: [p, 0], point: [3.5, 2.5], priority: 2}]" "13:60:" "the scene has none"
 bad "a negative priority" "[{agent: [p, 0], point: [3.5, 2.5], priority: -1}]" "13:60:" "expected a whole number in [0, 1000000]"
+
+# squad NAME GOALS WHERE SAYS: a crowd whose only agents are a squad's members, `agent_goals:`
+# GOALS on line 17. `throng run` refuses it (exit 2) at the entry, naming the squad's line:
+# squad members take no goal of their own, and `agent_goals` does not number them.
+squad() {
+    printf 'name: squad goals\nmap:\n  cell_size: 1\n  legend: {"#": wall, ".": open}\n  ascii: |\n    ####################\n    #..................#\n    #..................#\n    #..................#\n    #..................#\n    #..................#\n    ####################\ncrowds:\n  - {name: infantry}\n  - {name: p, model: pedestrian, agents: [[1.5, 5.5]]}\nsquads: [{crowd: infantry, count: 4, start: [4, 3], goal: [15, 3]}]\nagent_goals: %s\n' \
+        "$2" >"$tmp/squad.yaml"
+    run run "$tmp/squad.yaml" --headless --steps 10
+    if [[ $rc -ne 2 ]]; then
+        fail "$1" "exit code $rc, expected 2"
+    elif ! grep -qF -- "squad.yaml:$3" "$tmp/err" || ! grep -qF -- "$4" "$tmp/err"; then
+        fail "$1" "expected squad.yaml:$3 and '$4', got: $(cat "$tmp/err")"
+    else
+        pass "$1"
+    fi
+}
+squad "a squad member given a point" "[{agent: [infantry, 0], point: [10.5, 4.5]}]" "17:15:" "the members of its squad (line 16) are not numbered here and take no goal of their own"
+squad "a squad member given another agent to follow" "[{agent: [infantry, 2], follow: [p, 0]}]" "17:15:" "there is no agent 2"
+squad "a squad's crowd given a point whole" "[{crowd: infantry, point: [10.5, 4.5]}]" "17:15:" "has no agents but the members of its squad (line 16)"
+squad "a squad's crowd back to its goal at a time" "[{crowd: infantry, crowd_goal: true, at: 2}]" "17:15:" "a squad member takes no goal of its own"
+# A squad's crowd with agents of its own besides: they take the goal, the squad marches on.
+squad_ok=$(sed -e 's/  - {name: infantry}/  - {name: infantry, agents: [[2.5, 5.5]]}/' \
+    -e 's/^agent_goals: .*/agent_goals: [{agent: [infantry, 0], point: [17.5, 5.5], radius: 1}]/' "$tmp/squad.yaml")
+printf '%s\n' "$squad_ok" >"$tmp/squad_ok.yaml"
+run run "$tmp/squad_ok.yaml" --headless --steps 1800 --json "$tmp/sq.json"
+if [[ $rc -eq 0 ]] && python3 - "$tmp/sq.json" >"$tmp/err2" 2>&1 <<'PY'; then
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["own_goals"]["given"] == 1, r["own_goals"]
+assert [q["arrived"] for q in r["squads"]] == [True], r["squads"]
+PY
+    pass "a squad's crowd with an agent of its own: it takes the goal, the squad arrives"
+else
+    fail "a squad's crowd with an agent of its own" "exit $rc: $(cat "$tmp/err" "$tmp/err2" 2>/dev/null)"
+fi
 
 # badp NAME PLANNING WHERE SAYS: the same scene with `goal_planning:` PLANNING (line 14).
 badp() {

@@ -745,7 +745,8 @@ TH_API bool th_world_set_agents_goal(th_world *w, const th_agent_id *ids, uint32
  *  and the goal (a point inside the world on open ground, an exit for fleeing crowds, another
  *  agent to follow). The memory the change needs is made ready now, so the step that makes it
  *  allocates nothing. At that step an agent that has left is passed over, and one with no path
- *  from where it stands to the point keeps its goal (th_world_goal_changes counts both). Over
+ *  from where it stands to the point keeps its goal, as does one that has joined a squad since
+ *  (th_world_goal_changes counts them all). Over
  *  several ranks, as th_world_set_agent_goal: each rank makes and counts its own agents'
  *  changes (and rank 0 those of agents gone), so the counts sum to one process's. */
 TH_API bool th_world_schedule_agents_goal(th_world *w, uint64_t step, const th_agent_id *ids,

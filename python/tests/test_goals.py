@@ -270,3 +270,22 @@ def test_the_report_counts_own_goals_reached_walking_and_with_no_way():
     assert w.own_goals() == want, w.own_goals()
     assert w.report()["own_goals"] == dict(want, passed_over=0), w.report()["own_goals"]
 
+
+def test_a_squad_member_takes_no_goal_of_its_own():
+    w = worlds.street_walls()
+    inf = w.add_crowd("infantry")
+    s = w.add_squad(inf, 4, (10, 4), (20, 14))
+    members, _ = w.squad_members(s)
+    m = int(members[0])
+    loner = int(w.add_agents(inf, [(5.5, 15.5)])[0])
+    for call in (lambda: w.set_agent_goal(m, point=(25.5, 5.5)),
+                 lambda: w.set_agent_goal(m, follow=loner),
+                 lambda: w.set_agents_goal([m], point=(25.5, 5.5)),
+                 lambda: w.schedule_agents_goal([m], 20, point=(25.5, 5.5))):
+        with pytest.raises(throng.Error) as e:
+            call()
+        assert e.value.code == throng.ErrorCode.TH_ERR_STATE and "squad" in str(e.value)
+    assert w.agent_goal(m)["kind"] == "crowd"
+    assert w.goal_changes()["pending"] == 0
+    w.run(3600)
+    assert w.squad(s)["arrived"]

@@ -438,39 +438,22 @@ static void goal_changes(const th_world *w, uint64_t *pending, uint64_t *made, u
 }
 
 /* Agents of every crowd that a goal of their own leads (a point, or another agent still in
- * the world), those within their point's radius and those with no way to it. Summed over
+ * the world), as the world counts them: reached, still walking, with no way. Summed over
  * ranks. */
-typedef struct own_goals {
-    uint32_t agents, there, no_way;
-} own_goals;
-
-static own_goals own_goals_of(const th_world *w) {
-    own_goals g = {0};
-    th_agent_view v = th_world_agents(w);
-    for (uint32_t k = 0; k < v.count; k++) {
-        th_agent_goal own;
-        th_agent_state a;
-        if (!th_world_get_agent_goal(w, v.id[k], &own)) continue;
-        if (own.kind == TH_AGENT_GOAL_FOLLOW && !th_world_get_agent(w, own.follow, &a)) continue;
-        if (own.kind != TH_AGENT_GOAL_POINT && own.kind != TH_AGENT_GOAL_FOLLOW) continue;
-        g.agents++;
-        const float r = own.radius > 0.0f ? own.radius : 1.0f;
-        g.there += own.kind == TH_AGENT_GOAL_POINT &&
-                   th_v2_len(th_v2_sub(own.point, th_v2(v.px[k], v.py[k]))) <= r;
-        g.no_way += (v.flags[k] & TH_AGENT_STRANDED) != 0;
-    }
-    uint32_t sums[3] = {g.agents, g.there, g.no_way};
-    th_app_sum_u32(sums, 3);
-    return (own_goals){sums[0], sums[1], sums[2]};
+static th_own_goal_counts own_goals_of(const th_world *w) {
+    const th_own_goal_counts c = th_world_own_goal_counts(w);
+    uint32_t sums[4] = {c.given, c.reached, c.walking, c.unreachable};
+    th_app_sum_u32(sums, 4);
+    return (th_own_goal_counts){sums[0], sums[1], sums[2], sums[3]};
 }
 
 static void print_own_goals(FILE *out, const th_world *w) {
-    const own_goals g = own_goals_of(w);
-    if (!g.agents) return;
-    fprintf(out, "own goals %u agent(s) led by goals of their own: %u at their point", g.agents,
-            g.there);
-    if (g.no_way) fprintf(out, ", %u with no way to it", g.no_way);
-    fprintf(out, "\n");
+    const th_own_goal_counts g = own_goals_of(w);
+    if (!g.given) return;
+    fprintf(out,
+            "own goals %u agent(s) led by goals of their own: %u reached theirs, %u still "
+            "walking, %u with no way to it\n",
+            g.given, g.reached, g.walking, g.unreachable);
 }
 
 /* Goals given to agents for a later step (th_world_schedule_agents_goal, `agent_goals` with
@@ -1128,9 +1111,11 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
             pres ? "\n  " : "", go.groups, go.members, go.present, go.waiting, (double)go.stretch);
     uint64_t pending, made, passed;
     goal_changes(w, &pending, &made, &passed);
-    const own_goals og = own_goals_of(w);
-    fprintf(j, "  \"own_goals\": {\"agents\": %u, \"there\": %u, \"no_way\": %u},\n", og.agents,
-            og.there, og.no_way);
+    const th_own_goal_counts og = own_goals_of(w);
+    fprintf(j,
+            "  \"own_goals\": {\"given\": %u, \"reached\": %u, \"walking\": %u, "
+            "\"unreachable\": %u, \"passed_over\": %llu},\n",
+            og.given, og.reached, og.walking, og.unreachable, (unsigned long long)passed);
     fprintf(j, "  \"goal_changes\": {\"made\": %llu, \"passed_over\": %llu, \"pending\": %llu},\n",
             (unsigned long long)made, (unsigned long long)passed, (unsigned long long)pending);
     const th_goal_planning_info gp = th_world_goal_planning_info(w);

@@ -12,6 +12,8 @@
 #   - the world's goal planning (`goal_planning`, `priority`): the same outcome with points
 #     planned over the steps, a report line and JSON that agree, the same hash on 1 and 3
 #     threads;
+#   - own goals tallied: reached, walking and with no way, against the trajectories;
+#   - squad members take no goal of their own: an entry that could only mean them is refused;
 #   - scene errors at their line and column.
 #
 # usage: test_agent_goals_cli.sh path/to/throng
@@ -134,14 +136,91 @@ for r in csv.DictReader(open(sys.argv[1])):
     last[int(r["id"])] = (int(r["crowd"]), float(r["x"]), float(r["y"]))
 there = sum(1 for c, x, y in last.values() if c == 1 and math.hypot(x - 16.25, y - 3.75) <= 1.5)
 g = json.load(open(sys.argv[2]))["own_goals"]
-assert g == {"agents": 6, "there": there, "no_way": 0}, (g, there)
+want = {"given": 6, "reached": there, "walking": 6 - there, "unreachable": 0, "passed_over": 0}
+assert g == want, (g, want)
 assert there >= 3, there
-line = "own goals 6 agent(s) led by goals of their own: %d at their point" % there
+line = ("own goals 6 agent(s) led by goals of their own: %d reached theirs, %d still walking, "
+        "0 with no way to it" % (there, 6 - there))
 assert line in open(sys.argv[3]).read(), line
 PY
     pass "own goals of a crowd that does not flee: counted in the report and the JSON"
 else
     fail "own goals of a crowd that does not flee" "exit code $rc: $(cat "$tmp/err")"
+fi
+
+# A tally of own goals in a scene with no bunker and no crowd goal: four walkers sent to a
+# near point, three to a far one they cannot reach within the run, two to a point that a ring
+# of blocked cells closes at 1 s, one following the first. Reached, walking and with no way,
+# counted from the trajectories' last rows and the ring's cells, are what the report and the
+# JSON say.
+python3 - "$tmp/tally_goals.json" >"$tmp/tally.yaml" <<'PY'
+import json, sys
+rows = ["#" * 42] + ["#" + "." * 40 + "#" for _ in range(14)] + ["#" * 42]
+walkers = [[2.5 + (i % 4), 3.5 + 2 * (i // 4)] for i in range(10)]
+near, far, sealed = ([12.5, 4.5], 1.5), ([38.5, 3.5], 1.0), ([35.5, 12.5], 1.0)
+goals = [near] * 4 + [far] * 3 + [sealed] * 2
+entries = ["  - {agent: [walkers, %d], point: [%g, %g], radius: %g}" % (i, p[0], p[1], r)
+           for i, (p, r) in enumerate(goals)]
+entries.append("  - {agent: [walkers, 9], follow: [walkers, 0], radius: 2.5}")
+json.dump({"goals": goals, "follow": [9, 0, 2.5], "ring": [33, 10, 38, 15]}, open(sys.argv[1], "w"))
+print("""name: own goals tallied
+seed: 3
+timestep: 0.05
+steps: 300
+map:
+  cell_size: 1.0
+  legend: {'#': wall, '.': open}
+  ascii: |
+""" + "\n".join("    " + r for r in rows) + """
+crowds:
+  - name: walkers
+    model: pedestrian
+    agents: %s
+agent_goals:
+%s
+events:
+  - {at: 1, block: [33, 10, 38, 10]}
+  - {at: 1, block: [33, 10, 33, 14]}
+  - {at: 1, block: [38, 10, 38, 14]}""" % (json.dumps(walkers), "\n".join(entries)))
+PY
+run run "$tmp/tally.yaml" --headless --threads 2 --trajectories "$tmp/tally.csv" --json "$tmp/tally.json"
+if [[ $rc -eq 0 ]] && python3 - "$tmp/tally.csv" "$tmp/tally.json" "$tmp/out" "$tmp/tally_goals.json" >"$tmp/err" 2>&1 <<'PY'; then
+import csv, json, math, sys
+last = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    last[int(r["id"])] = (float(r["x"]), float(r["y"]))
+spec = json.load(open(sys.argv[4]))
+pos = [last[i] for i in sorted(last)]  # ids follow the order of `agents`
+assert len(pos) == 10, last
+x0, y0, x1, y1 = spec["ring"]
+def inside_ring(p):  # the open cells the blocked ring (and the bottom wall) close in
+    return x0 < p[0] < x1 and y0 < p[1] < y1
+reached = walking = no_way = 0
+for i, ((gx, gy), r) in enumerate(spec["goals"]):
+    if math.hypot(pos[i][0] - gx, pos[i][1] - gy) <= r:
+        reached += 1
+    elif inside_ring((gx, gy)) and not inside_ring(pos[i]):
+        no_way += 1
+    else:
+        walking += 1
+f, led, r = spec["follow"]
+if math.hypot(pos[f][0] - pos[led][0], pos[f][1] - pos[led][1]) <= r:
+    reached += 1
+else:
+    walking += 1
+# The scene is made to hold all three: a check that each is counted where it belongs.
+assert reached and walking and no_way, (reached, walking, no_way, pos)
+want = {"given": 10, "reached": reached, "walking": walking, "unreachable": no_way,
+        "passed_over": 0}
+g = json.load(open(sys.argv[2]))["own_goals"]
+assert g == want, (g, want)
+line = ("own goals 10 agent(s) led by goals of their own: %d reached theirs, %d still walking, "
+        "%d with no way to it" % (reached, walking, no_way))
+assert line in open(sys.argv[3]).read(), (line, open(sys.argv[3]).read())
+PY
+    pass "own goals reached, walking and with no way: the report and the JSON count them"
+else
+    fail "own goals reached, walking and with no way" "exit code $rc: $(cat "$tmp/err")"
 fi
 
 sed -e 's/^name: .*/name: goals at a time/' "$tmp/crowd.yaml" >"$tmp/timed.yaml"
@@ -245,6 +324,41 @@ bad "a radius for an exit" "[{agent: [f, 0], exit: b, radius: 2}]" "13:48:" "no 
 bad "a priority for an exit" "[{agent: [f, 0], exit: b, priority: 2}]" "13:50:" "only a point has a priority"
 bad "a priority without goal planning" "[{agent: [p, 0], point: [3.5, 2.5], priority: 2}]" "13:60:" "the scene has none"
 bad "a negative priority" "[{agent: [p, 0], point: [3.5, 2.5], priority: -1}]" "13:60:" "expected a whole number in [0, 1000000]"
+
+# squad NAME GOALS WHERE SAYS: a crowd whose only agents are a squad's members, `agent_goals:`
+# GOALS on line 17. `throng run` refuses it (exit 2) at the entry, naming the squad's line:
+# squad members take no goal of their own, and `agent_goals` does not number them.
+squad() {
+    printf 'name: squad goals\nmap:\n  cell_size: 1\n  legend: {"#": wall, ".": open}\n  ascii: |\n    ####################\n    #..................#\n    #..................#\n    #..................#\n    #..................#\n    #..................#\n    ####################\ncrowds:\n  - {name: infantry}\n  - {name: p, model: pedestrian, agents: [[1.5, 5.5]]}\nsquads: [{crowd: infantry, count: 4, start: [4, 3], goal: [15, 3]}]\nagent_goals: %s\n' \
+        "$2" >"$tmp/squad.yaml"
+    run run "$tmp/squad.yaml" --headless --steps 10
+    if [[ $rc -ne 2 ]]; then
+        fail "$1" "exit code $rc, expected 2"
+    elif ! grep -qF -- "squad.yaml:$3" "$tmp/err" || ! grep -qF -- "$4" "$tmp/err"; then
+        fail "$1" "expected squad.yaml:$3 and '$4', got: $(cat "$tmp/err")"
+    else
+        pass "$1"
+    fi
+}
+squad "a squad member given a point" "[{agent: [infantry, 0], point: [10.5, 4.5]}]" "17:15:" "the members of its squad (line 16) are not numbered here and take no goal of their own"
+squad "a squad member given another agent to follow" "[{agent: [infantry, 2], follow: [p, 0]}]" "17:15:" "there is no agent 2"
+squad "a squad's crowd given a point whole" "[{crowd: infantry, point: [10.5, 4.5]}]" "17:15:" "has no agents but the members of its squad (line 16)"
+squad "a squad's crowd back to its goal at a time" "[{crowd: infantry, crowd_goal: true, at: 2}]" "17:15:" "a squad member takes no goal of its own"
+# A squad's crowd with agents of its own besides: they take the goal, the squad marches on.
+squad_ok=$(sed -e 's/  - {name: infantry}/  - {name: infantry, agents: [[2.5, 5.5]]}/' \
+    -e 's/^agent_goals: .*/agent_goals: [{agent: [infantry, 0], point: [17.5, 5.5], radius: 1}]/' "$tmp/squad.yaml")
+printf '%s\n' "$squad_ok" >"$tmp/squad_ok.yaml"
+run run "$tmp/squad_ok.yaml" --headless --steps 1800 --json "$tmp/sq.json"
+if [[ $rc -eq 0 ]] && python3 - "$tmp/sq.json" >"$tmp/err2" 2>&1 <<'PY'; then
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["own_goals"]["given"] == 1, r["own_goals"]
+assert [q["arrived"] for q in r["squads"]] == [True], r["squads"]
+PY
+    pass "a squad's crowd with an agent of its own: it takes the goal, the squad arrives"
+else
+    fail "a squad's crowd with an agent of its own" "exit $rc: $(cat "$tmp/err" "$tmp/err2" 2>/dev/null)"
+fi
 
 # badp NAME PLANNING WHERE SAYS: the same scene with `goal_planning:` PLANNING (line 14).
 badp() {

@@ -541,6 +541,11 @@ PROBE(th_world_goal_changes) {
     ck_assert(p == 0 && m == 0 && q == 0);
     th_world_goal_changes(w, NULL, NULL, NULL);
 }
+PROBE(th_world_own_goal_counts) {
+    const th_own_goal_counts c = th_world_own_goal_counts(NULL);
+    ck_assert(c.given == 0 && c.reached == 0 && c.walking == 0 && c.unreachable == 0);
+    ck_assert_uint_eq(th_world_own_goal_counts(w).given, 0);
+}
 PROBE(th_world_get_agent_goal) {
     th_agent_goal g;
     ck_assert(!th_world_get_agent_goal(NULL, (th_agent_id){1, 1}, &g));
@@ -1293,6 +1298,7 @@ static const struct {
     E(th_world_set_agent_goal),
     E(th_world_schedule_agents_goal),
     E(th_world_goal_changes),
+    E(th_world_own_goal_counts),
     E(th_world_get_agent_goal),
     E(th_world_set_agents_goal),
     E(th_world_add_level),

@@ -417,6 +417,108 @@ START_TEST(a_selection_given_one_goal) {
 }
 END_TEST
 
+/* A squad member takes no goal of its own, given now, to a selection or for a later step:
+ * each call refuses it (TH_ERR_STATE, naming the squad) and changes nothing, so the member's
+ * queries answer for its crowd's goal and the squad arrives. */
+START_TEST(a_squad_member_takes_no_goal_of_its_own) {
+    th_error err;
+    th_world *w = walled(2, &err);
+    const th_crowd_id c = crowd(w, false, TH_MODEL_PEDESTRIAN);
+    th_crowd_def soldiers = th_default_crowd_def(); /* as tests/test_squad.c marches them */
+    soldiers.separation_radius = 0.8f;
+    soldiers.max_speed = 3;
+    soldiers.max_force = 12;
+    th_squad_def sd = th_default_squad_def();
+    sd.crowd = th_world_add_crowd(w, &soldiers, &err);
+    sd.count = 4;
+    sd.start = th_v2(6.0f, 10.0f);
+    sd.goal = th_v2(12.0f, 18.0f);
+    const th_squad_id q = th_world_add_squad(w, &sd, &err);
+    ck_assert_msg(q.index1 == 1, "%s", err.message);
+    th_agent_id member, loner = th_world_add_agent(w, c, th_v2(4.5f, 25.5f), th_v2(0, 0), &err);
+    ck_assert(th_world_get_squad_member(w, q, 1, &member, NULL));
+    const th_agent_goal to = {.kind = TH_AGENT_GOAL_POINT, .point = {30.5f, 5.5f}};
+    const th_agent_goal follow = {.kind = TH_AGENT_GOAL_FOLLOW, .follow = loner};
+    ck_assert(!th_world_set_agent_goal(w, member, &to, &err));
+    ck_assert_int_eq(err.code, TH_ERR_STATE);
+    ck_assert_msg(strstr(err.message, "squad 0"), "%s", err.message);
+    ck_assert(!th_world_set_agent_goal(w, member, &follow, &err) && err.code == TH_ERR_STATE);
+    const th_agent_id both[2] = {loner, member};
+    uint32_t done = 99;
+    ck_assert(!th_world_set_agents_goal(w, both, 2, &to, &done, &err) && err.code == TH_ERR_STATE);
+    ck_assert_uint_eq(done, 1); /* the loner before it took the goal */
+    ck_assert(!th_world_schedule_agents_goal(w, 30, &member, 1, &to, &err) &&
+              err.code == TH_ERR_STATE);
+    uint64_t pending;
+    th_world_goal_changes(w, &pending, NULL, NULL);
+    ck_assert_uint_eq(pending, 0);
+    th_agent_goal g;
+    ck_assert(th_world_get_agent_goal(w, member, &g) && g.kind == TH_AGENT_GOAL_CROWD);
+    /* Its crowd's goal is no change, and is taken. */
+    const th_agent_goal back = {.kind = TH_AGENT_GOAL_CROWD};
+    ck_assert_msg(th_world_set_agent_goal(w, member, &back, &err), "%s", err.message);
+    int steps = 0;
+    th_squad_info si;
+    for (; steps < 60 * 60 && th_world_get_squad(w, q, &si) && !si.arrived; steps++)
+        th_world_step(w);
+    ck_assert_msg(si.arrived, "the squad never arrived");
+    /* The loner's own goal is counted; no member's is. */
+    const th_own_goal_counts n = th_world_own_goal_counts(w);
+    ck_assert_uint_eq(n.given, 1);
+    th_world_destroy(w);
+}
+END_TEST
+
+/* th_world_own_goal_counts against the agents' places: a point reached, one too far to reach
+ * yet, one walled in after it was given, a follower beside its leader. */
+START_TEST(own_goals_counted_where_they_stand) {
+    th_error err;
+    th_world *w = walled(2, &err);
+    const th_crowd_id c = crowd(w, false, TH_MODEL_PEDESTRIAN);
+    th_agent_id a[4];
+    for (int i = 0; i < 4; i++)
+        a[i] = th_world_add_agent(w, c, th_v2(4.5f + 2.0f * (float)i, 10.5f), th_v2(0, 0), &err);
+    const th_agent_goal near = {.kind = TH_AGENT_GOAL_POINT, .point = {6.5f, 14.5f}, .radius = 1},
+                        far = {.kind = TH_AGENT_GOAL_POINT, .point = {35.5f, 5.5f}, .radius = 1},
+                        pocket = {.kind = TH_AGENT_GOAL_POINT, .point = {10.5f, 27.5f}},
+                        follow = {.kind = TH_AGENT_GOAL_FOLLOW, .follow = a[0], .radius = 3};
+    ck_assert_msg(th_world_set_agent_goal(w, a[0], &near, &err), "%s", err.message);
+    ck_assert_msg(th_world_set_agent_goal(w, a[1], &far, &err), "%s", err.message);
+    ck_assert_msg(th_world_set_agent_goal(w, a[2], &pocket, &err), "%s", err.message);
+    ck_assert_msg(th_world_set_agent_goal(w, a[3], &follow, &err), "%s", err.message);
+    th_own_goal_counts n = th_world_own_goal_counts(w);
+    ck_assert_uint_eq(n.given, 4);
+    ck_assert_uint_eq(n.reached + n.walking + n.unreachable, 4);
+    /* The pocket's point walled in after the first step: cells 9..11 x 26..28 round it. */
+    th_world_step(w);
+    ck_assert(th_world_block_cells(w, 9, 26, 11, 26, &err));
+    ck_assert(th_world_block_cells(w, 9, 28, 11, 28, &err));
+    ck_assert(th_world_block_cells(w, 9, 27, 9, 27, &err));
+    ck_assert(th_world_block_cells(w, 11, 27, 11, 27, &err));
+    for (int s = 0; s < 10 * 60; s++) th_world_step(w);
+    n = th_world_own_goal_counts(w);
+    uint32_t reached = 0;
+    th_agent_state s0, s;
+    ck_assert(th_world_get_agent(w, a[0], &s0));
+    reached += th_v2_len(th_v2_sub(s0.position, near.point)) <= 1.0f;
+    ck_assert(th_world_get_agent(w, a[1], &s));
+    ck_assert(th_v2_len(th_v2_sub(s.position, far.point)) > 1.0f); /* 40 m and more in 10 s */
+    ck_assert(th_world_get_agent(w, a[3], &s));
+    reached += th_v2_len(th_v2_sub(s.position, s0.position)) <= 3.0f;
+    ck_assert_uint_eq(n.given, 4);
+    ck_assert_uint_eq(n.reached, reached);
+    ck_assert_uint_eq(n.unreachable, 1);
+    ck_assert_uint_eq(n.walking, 4 - reached - 1);
+    ck_assert_uint_ge(reached, 1);
+    /* Back to the crowd's goal: no longer counted. */
+    const th_agent_goal back = {.kind = TH_AGENT_GOAL_CROWD};
+    ck_assert(th_world_set_agent_goal(w, a[1], &back, &err));
+    ck_assert_uint_eq(th_world_own_goal_counts(w).given, 3);
+    ck_assert_uint_eq(th_world_own_goal_counts(NULL).given, 0);
+    th_world_destroy(w);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("own_goal");
     TCase *tc = tcase_create("own_goal");
@@ -431,6 +533,8 @@ int main(void) {
     tcase_add_test(tc, same_hash_on_1_2_3_8_threads);
     if (!TH_TEST_TSAN) tcase_add_test(tc, bad_goals_are_refused);
     tcase_add_test(tc, a_selection_given_one_goal);
+    tcase_add_test(tc, a_squad_member_takes_no_goal_of_its_own);
+    tcase_add_test(tc, own_goals_counted_where_they_stand);
     suite_add_tcase(s, tc);
     return th_test_run(s);
 }

@@ -745,7 +745,8 @@ TH_API bool th_world_set_agents_goal(th_world *w, const th_agent_id *ids, uint32
  *  and the goal (a point inside the world on open ground, an exit for fleeing crowds, another
  *  agent to follow). The memory the change needs is made ready now, so the step that makes it
  *  allocates nothing. At that step an agent that has left is passed over, and one with no path
- *  from where it stands to the point keeps its goal (th_world_goal_changes counts both). Over
+ *  from where it stands to the point keeps its goal, as does one that has joined a squad since
+ *  (th_world_goal_changes counts them all). Over
  *  several ranks, as th_world_set_agent_goal: each rank makes and counts its own agents'
  *  changes (and rank 0 those of agents gone), so the counts sum to one process's. */
 TH_API bool th_world_schedule_agents_goal(th_world *w, uint64_t step, const th_agent_id *ids,
@@ -754,6 +755,18 @@ TH_API bool th_world_schedule_agents_goal(th_world *w, uint64_t step, const th_a
  *  passed over; each pointer may be NULL. */
 TH_API void th_world_goal_changes(const th_world *w, uint64_t *pending, uint64_t *made,
                                   uint64_t *passed);
+
+/** Agents an own goal leads now: a point, or another agent followed that is still in the
+ *  world (an own exit is a bunker's to count, and a follower whose agent left walks to its
+ *  crowd's goal again). Every one is counted once, in one of reached, walking and unreachable.
+ *  Over several ranks each rank counts the agents it holds (sum them). */
+typedef struct th_own_goal_counts {
+    uint32_t given;       /* agents in the world an own goal leads */
+    uint32_t reached;     /* within the goal's radius of their point or of the agent followed */
+    uint32_t walking;     /* on their way (a point still being planned included) */
+    uint32_t unreachable; /* a point with no way to it from where they stand */
+} th_own_goal_counts;
+TH_API th_own_goal_counts th_world_own_goal_counts(const th_world *w);
 
 /** The agent's own goal (kind TH_AGENT_GOAL_CROWD when it follows its crowd's). False for an
  *  unknown agent or a null pointer. */

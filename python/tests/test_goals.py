@@ -238,3 +238,54 @@ def test_add_crowd_refuses_bad_distributions():
             w.add_crowd("x", model="pedestrian", pre_movement=bad)
         assert e.value.code == throng.ErrorCode.TH_ERR_INVALID, bad
         assert "pre_movement" in str(e.value) or "pre-movement" in str(e.value), bad
+
+
+def test_the_report_counts_own_goals_reached_walking_and_with_no_way():
+    w, c, ids = street(n=12)
+    near, far, pocket = ((12.5, 15.5), 1.5), ((45.5, 15.5), 1.0), ((42.5, 16.5), 1.0)
+    goals = {ids[0]: near, ids[1]: near, ids[2]: far, ids[3]: pocket}
+    for i, (p, r) in goals.items():
+        w.set_agent_goal(i, point=p, radius=r)
+    w.set_agent_goal(ids[4], follow=ids[0], radius=2.5)
+    w.step()
+    # The pocket's point walled in: no way to it from outside.
+    for rect in ((41, 15, 43, 15), (41, 17, 43, 17), (41, 16, 41, 16), (43, 16, 43, 16)):
+        w.block_cells(rect)
+    w.step(1800)  # 30 s: time for the near point, not for the far one round the wall
+    reached = walking = no_way = 0
+    for i, ((x, y), r) in goals.items():
+        at = w.agent(i)["position"]
+        if math.dist(at, (x, y)) <= r:
+            reached += 1
+        elif (x, y) == pocket[0] and not (41 < at[0] < 44 and 15 < at[1] < 18):
+            no_way += 1
+        else:
+            walking += 1
+    if math.dist(w.agent(ids[4])["position"], w.agent(ids[0])["position"]) <= 2.5:
+        reached += 1
+    else:
+        walking += 1
+    assert reached and walking and no_way, (reached, walking, no_way)
+    want = {"given": 5, "reached": reached, "walking": walking, "unreachable": no_way}
+    assert w.own_goals() == want, w.own_goals()
+    assert w.report()["own_goals"] == dict(want, passed_over=0), w.report()["own_goals"]
+
+
+def test_a_squad_member_takes_no_goal_of_its_own():
+    w = worlds.street_walls()
+    inf = w.add_crowd("infantry")
+    s = w.add_squad(inf, 4, (10, 4), (20, 14))
+    members, _ = w.squad_members(s)
+    m = int(members[0])
+    loner = int(w.add_agents(inf, [(5.5, 15.5)])[0])
+    for call in (lambda: w.set_agent_goal(m, point=(25.5, 5.5)),
+                 lambda: w.set_agent_goal(m, follow=loner),
+                 lambda: w.set_agents_goal([m], point=(25.5, 5.5)),
+                 lambda: w.schedule_agents_goal([m], 20, point=(25.5, 5.5))):
+        with pytest.raises(throng.Error) as e:
+            call()
+        assert e.value.code == throng.ErrorCode.TH_ERR_STATE and "squad" in str(e.value)
+    assert w.agent_goal(m)["kind"] == "crowd"
+    assert w.goal_changes()["pending"] == 0
+    w.run(3600)
+    assert w.squad(s)["arrived"]

@@ -465,7 +465,10 @@ class World:
         over the whole run: peak (most stalled at once), peak_s (when first reached, None if
         never), agent_seconds (the stalled count integrated over simulated time),
         longest_run_s (the longest single stall), queued and queued_peak (agents queuing now
-        and at most: no progress of their own, but behind walkers who progress)."""
+        and at most: no progress of their own, but behind walkers who progress).
+        ``own_goals`` counts the agents an own goal leads (given) and of them those that
+        reached it, are walking and have no way to it, and the changes given for a later step
+        that were passed over (docs/goals.md)."""
         fd, path = tempfile.mkstemp(prefix="throng-report-", suffix=".json")
         os.close(fd)
         try:
@@ -970,6 +973,12 @@ class World:
         """Goal changes scheduled by :meth:`schedule_agents_goal`: pending (not made yet, one
         per agent), made, and passed (the agent had left, or had no path to the point)."""
         return self._w.goal_changes()
+
+    def own_goals(self) -> Dict[str, int]:
+        """Agents an own goal leads now (a point, or another agent still in the world): given,
+        and of them reached (within the goal's radius), walking, and unreachable (a point with
+        no way to it from where they stand); the report's ``own_goals`` as it stands now."""
+        return self._w.own_goals()
 
     def set_goal_planning(self, budget: int, *, cluster_size: int = 0, max_requests: int = 0) -> None:
         """Plan own point goals over steps with the hierarchical planner: ``budget``

@@ -321,6 +321,9 @@ class World:
     def goal_changes(self) -> Dict[str, int]:
         ...
 
+    def own_goals(self) -> Dict[str, int]:
+        ...
+
     def set_goal_planning(self, budget: int, *, cluster_size: int=0, max_requests: int=0) -> None:
         ...
 

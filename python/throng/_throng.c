@@ -1780,6 +1780,15 @@ static PyObject *World_goal_changes(WorldObject *self, PyObject *unused) {
                          (unsigned long long)made, "passed", (unsigned long long)passed);
 }
 
+static PyObject *World_own_goals(WorldObject *self, PyObject *unused) {
+    (void)unused;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    const th_own_goal_counts c = th_world_own_goal_counts(w);
+    return Py_BuildValue("{sIsIsIsI}", "given", c.given, "reached", c.reached, "walking", c.walking,
+                         "unreachable", c.unreachable);
+}
+
 /* set_goal_planning(budget, cluster_size, max_requests); budget 0 turns it off. */
 static PyObject *World_set_goal_planning(WorldObject *self, PyObject *args) {
     th_goal_planning d = {0};
@@ -2664,6 +2673,7 @@ static PyMethodDef World_methods[] = {
     M(spawner, METH_VARARGS),
     M(spawner_covers, METH_VARARGS),
     M(goal_changes, METH_NOARGS),
+    M(own_goals, METH_NOARGS),
     M(goal_planning, METH_NOARGS),
     M(stall_info, METH_NOARGS),
     M(add_group, METH_VARARGS),

@@ -501,6 +501,46 @@ void th_world_goal_changes(const th_world *w, uint64_t *pending, uint64_t *made,
     if (passed) *passed = o ? o->due_passed : 0;
 }
 
+/* Where a followed agent is, or false once it has gone. */
+static bool followed_at(const th_world *w, th_agent_id id, th_vec2 *at) {
+    const uint32_t k = th_agent_index(w, id);
+    if (k == UINT32_MAX) return false;
+    const th_agents *a = &w->buf[w->cur];
+    *at = th_v2(a->px[k], a->py[k]);
+    return true;
+}
+
+/* Whether agent k, led by g, stands within the goal's radius: of its point (not of the path's
+ * last waypoint, which is short of it on a path cut short) or of the agent it follows. */
+static bool own_reached(const th_world *w, const th_own_goal *g, uint32_t k) {
+    const th_agents *a = &w->buf[w->cur];
+    th_vec2 at = g->goal.point;
+    if (g->goal.kind == TH_AGENT_GOAL_FOLLOW && !followed_at(w, g->goal.follow, &at)) return false;
+    const th_vec2 d = th_min_image(th_v2_sub(at, th_v2(a->px[k], a->py[k])), w->wrap, w->def.width,
+                                   w->def.height);
+    return th_v2_len2(d) <= g->r2;
+}
+
+th_own_goal_counts th_world_own_goal_counts(const th_world *w) {
+    th_own_goal_counts c = {0};
+    const struct th_own_goals *o = w ? w->own : NULL;
+    for (uint32_t i = 0; o && i < o->count; i++) {
+        const th_own_goal *g = &o->goal[i];
+        if (!g->used) continue;
+        /* An entry left behind by an agent that has gone, or whose slot holds another entry. */
+        const uint32_t k = th_agent_index(w, g->id);
+        if (k == UINT32_MAX || w->own_of_id[th_id_slot(g->id)] != i + 1u) continue;
+        if (th_own_active(w, th_id_slot(g->id)) != g) continue; /* an exit, or followed one gone */
+        c.given++;
+        if (own_reached(w, g, k)) c.reached++;
+        /* No path, none asked of the goal planner: aim() has nowhere to lead it (stranded). */
+        else if (g->goal.kind == TH_AGENT_GOAL_POINT && !g->pending && g->count == 0)
+            c.unreachable++;
+        else c.walking++;
+    }
+    return c;
+}
+
 bool th_world_get_agent_goal(const th_world *w, th_agent_id id, th_agent_goal *out) {
     const uint32_t k = w && out ? th_agent_index(w, id) : UINT32_MAX;
     if (k == UINT32_MAX) return false;
@@ -514,15 +554,6 @@ bool th_world_get_agent_goal(const th_world *w, th_agent_id id, th_agent_goal *o
         out->kind = TH_AGENT_GOAL_EXIT;
         out->exit = (th_bunker_id){w->exit_of_id[slot]};
     }
-    return true;
-}
-
-/* Where a followed agent is, or false once it has gone. */
-static bool followed_at(const th_world *w, th_agent_id id, th_vec2 *at) {
-    const uint32_t k = th_agent_index(w, id);
-    if (k == UINT32_MAX) return false;
-    const th_agents *a = &w->buf[w->cur];
-    *at = th_v2(a->px[k], a->py[k]);
     return true;
 }
 

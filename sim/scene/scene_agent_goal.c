@@ -262,6 +262,35 @@ bool th_scene_parse_goal_planning(th_scene *s, const th_ynode *n, th_error *err)
     return true;
 }
 
+/* The first squad of crowd c (index + 1), 0 when none. Squads add their members after the
+ * goals are given, so `agent` and `crowd` never reach them: a squad member walks to its slot
+ * wherever its squad goes, and the world refuses it a goal of its own. */
+static uint32_t squad_of_crowd(const th_scene *s, uint32_t c) {
+    for (uint32_t q = 0; q < s->squad_count; q++)
+        if (s->squad[q].def.crowd.index1 == c + 1u) return q + 1u;
+    return 0;
+}
+
+/* An entry that could only mean squad members (an index past the crowd's own agents, or a
+ * whole crowd that has none but them), refused rather than given to nobody. */
+static bool refuse_squad_members(const th_scene *s, const th_scene_agent_goal *g, const char *path,
+                                 uint64_t agents, th_error *err) {
+    const uint32_t c = g->agent[0], q = squad_of_crowd(s, c);
+    const unsigned line = s->squad[q - 1u].node->line;
+    if (g->agent[1] == TH_SCENE_WHOLE_CROWD)
+        return th_scene_fail(s, g->node, path, err,
+                             "crowd '%s' has no agents but the members of its squad (line %u), "
+                             "and a squad member takes no goal of its own (it walks to its slot "
+                             "wherever the squad goes): give the squad its `goal`",
+                             s->crowd[c].name, line);
+    return th_scene_fail(s, g->node, path, err,
+                         "crowd '%s' has %llu agents of its own, so there is no agent %u; the "
+                         "members of its squad (line %u) are not numbered here and take no goal "
+                         "of their own (they walk to their slots wherever the squad goes): give "
+                         "the squad its `goal`",
+                         s->crowd[c].name, (unsigned long long)agents, g->agent[1], line);
+}
+
 bool th_scene_build_agent_goals(th_world *w, const th_scene *s, const uint64_t *first_id,
                                 const uint64_t *n, th_error *err) {
     char path[64];
@@ -273,6 +302,9 @@ bool th_scene_build_agent_goals(th_world *w, const th_scene *s, const uint64_t *
         const uint32_t refs[2][2] = {{g->agent[0], g->agent[1]}, {g->follow[0], g->follow[1]}};
         th_agent_id ids[2] = {{0, 0}, {0, 0}};
         const bool whole = g->agent[1] == TH_SCENE_WHOLE_CROWD;
+        if (squad_of_crowd(s, g->agent[0]) &&
+            (whole ? n[g->agent[0]] == 0 : g->agent[1] >= n[g->agent[0]]))
+            return refuse_squad_members(s, g, path, n[g->agent[0]], err);
         for (int r = whole ? 1 : 0; r < (g->goal.kind == TH_AGENT_GOAL_FOLLOW ? 2 : 1); r++) {
             const uint32_t c = refs[r][0], idx = refs[r][1];
             if (idx >= n[c]) {

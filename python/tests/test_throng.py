@@ -180,6 +180,30 @@ def test_events_change_the_world():
     assert events[:2] == ["destroyed", "restored"]
 
 
+def test_set_crowd_changes_a_flocks_steering():
+    w = throng.World(40, 40, wrap=True, seed=3, threads=2)
+    c = w.add_crowd("sheep", max_speed=3.0)
+    rng = np.random.default_rng(1)
+    w.add_agents(c, rng.uniform(5, 35, (80, 2)), rng.uniform(-2.5, 2.5, (80, 2)))
+    walkers = w.add_crowd("walkers", model="pedestrian")
+    with pytest.raises(throng.Error, match="pedestrian"):
+        w.set_crowd(walkers, max_speed=1.0)
+    with pytest.raises(throng.Error, match="above the crowd's own"):
+        w.set_crowd(c, max_speed=4.0)
+    with pytest.raises(TypeError, match="unknown key"):
+        w.set_crowd(c, speed=1.0)
+    w.step(5)
+    assert np.max(np.hypot(*w.agents.velocity.T)) > 1.5
+    w.set_crowd(c, at=10, max_speed=1.0, alignment_weight=0.0)
+    w.step(5)
+    assert w.crowd_changes(c) == (0, 0)
+    w.step(1)
+    assert w.crowd_changes(c) == (1, 10)
+    w.step(30)
+    assert np.max(np.hypot(*w.agents.velocity.T)) <= 1.0 + 1e-5
+    assert w.report()["crowd_changes"] == [{"crowd": "sheep", "changes": 1, "last_s": pytest.approx(10 / 60, abs=1e-5)}]
+
+
 def test_evacuation_curve_and_trajectories():
     w = street()
     t = w.trajectories(300, every=30)

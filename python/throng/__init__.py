@@ -458,7 +458,8 @@ class World:
     def report(self) -> Dict[str, Any]:
         """The run report as a dict: the same document ``throng run --json`` writes (scene,
         run, stalls, outcome, bunkers, squads, buried, spawners, exits, colonies, exited,
-        history_dropped, performance, hash, machine, build), from the same code. ``run.steps``
+        history_dropped, performance, hash, machine, build, crowd_changes: each crowd whose
+        steering set_crowd changed, how often and when last), from the same code. ``run.steps``
         is the steps completed; ``run.steps_asked`` the steps asked of step() and run();
         ``run.scene_over`` whether the last run() stopped because the scene was over.
         ``stalls`` holds the stalled agents now (stalled, longest_s, box_m, stall_time_s) and
@@ -580,6 +581,32 @@ class World:
         """Give every open, non-bunker cell of the rectangle terrain cost ``cost`` (1..1000):
         routes re-plan around expensive ground."""
         self._event("set_cost", at, cells=cells, cost=cost)
+
+    _TUNE = ("separation_weight", "alignment_weight", "cohesion_weight", "flow_weight",
+             "wall_weight", "pursuit_weight", "flee_weight", "max_speed", "max_force")
+
+    def set_crowd(self, crowd: int, at: Optional[int] = None, **values: float) -> None:
+        """Change a boids crowd's steering at the start of the next step, or of the step leaving
+        step count ``at``: any of separation_weight, alignment_weight, cohesion_weight,
+        flow_weight, wall_weight, pursuit_weight, flee_weight, max_speed (at most the crowd's
+        own) and max_force, each bounded as the crowd key of its name
+        (``th_world_schedule_crowd``)."""
+        fields, vals = 0, []
+        for bit, key in enumerate(self._TUNE):
+            if key in values:
+                fields |= 1 << bit
+                vals.append(float(values.pop(key)))
+            else:
+                vals.append(0.0)
+        if values:
+            raise TypeError(f"set_crowd: unknown key(s) {sorted(values)}; expected {list(self._TUNE)}")
+        self._w.schedule_crowd(at, crowd, fields, tuple(vals))
+
+    def crowd_changes(self, crowd: int) -> Tuple[int, int]:
+        """Steering changes applied to the crowd so far, and the step that applied the last
+        (0 with none)."""
+        n, last = self._w.crowd_changes(crowd)
+        return int(n), int(last)
 
     # ---- crowds and agents -----------------------------------------------------------
     def add_crowd(

@@ -1202,6 +1202,41 @@ static PyObject *World_schedule(WorldObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* schedule_crowd(step or None, crowd, fields, (9 floats in th_crowd_tune's order)). */
+static PyObject *World_schedule_crowd(WorldObject *self, PyObject *args) {
+    PyObject *step_obj;
+    unsigned int crowd;
+    th_crowd_tune t = {0};
+    if (!PyArg_ParseTuple(args, "OIO&(fffffffff)", &step_obj, &crowd, conv_u32, &t.fields,
+                          &t.separation_weight, &t.alignment_weight, &t.cohesion_weight,
+                          &t.flow_weight, &t.wall_weight, &t.pursuit_weight, &t.flee_weight,
+                          &t.max_speed, &t.max_force))
+        return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    uint64_t step = th_world_step_count(w);
+    if (step_obj != Py_None) {
+        unsigned long long v;
+        if (!conv_u64(step_obj, &v)) return NULL;
+        step = v;
+    }
+    th_error err = {0};
+    if (!th_world_schedule_crowd(w, step, (th_crowd_id){crowd + 1}, &t, &err))
+        return raise_error(&err);
+    Py_RETURN_NONE;
+}
+
+/* crowd_changes(crowd) -> (changes, last step) */
+static PyObject *World_crowd_changes(WorldObject *self, PyObject *args) {
+    unsigned int crowd;
+    if (!PyArg_ParseTuple(args, "I", &crowd)) return NULL;
+    th_world *w = world_of(self);
+    if (!w) return NULL;
+    uint64_t last = 0;
+    const uint32_t n = th_world_crowd_changes(w, (th_crowd_id){crowd + 1}, &last);
+    return Py_BuildValue("(IK)", n, (unsigned long long)last);
+}
+
 /* ---- helpers for the bindings below ------------------------------------------------------ */
 
 /* Put `v` (a new reference, may be NULL after a failure) into dict `d` under `k`; -1 on error. */
@@ -2622,6 +2657,8 @@ static PyMethodDef World_methods[] = {
     M(add_measure_area, METH_VARARGS),
     M(add_measure_line, METH_VARARGS),
     M(schedule, METH_VARARGS),
+    M(schedule_crowd, METH_VARARGS),
+    M(crowd_changes, METH_VARARGS),
     M(start_results, METH_VARARGS),
     M(write_results, METH_NOARGS),
     M(add_level, METH_VARARGS),

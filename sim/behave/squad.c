@@ -1113,7 +1113,8 @@ static void update_squad(th_world *w, th_squad *q) {
         q->member_count = 0;
         return;
     }
-    if (kept != q->member_count) {
+    const bool lost = kept != q->member_count;
+    if (lost) {
         q->member_count = kept;
         q->def.count = kept;
         template_slots(&q->def, q->slot_local);
@@ -1188,8 +1189,15 @@ static void update_squad(th_world *w, th_squad *q) {
     const bool judged = at_goal && (q->def.rigid || (settled && !q->no_room));
     if (judged && !q->arrived && worst <= q->def.tolerance) q->arrived = true;
     else if (q->arrived && worst > REARRIVE_FACTOR * q->def.tolerance) q->arrived = false;
-    place_slots(q);
-    if (!q->def.rigid) fit_slots(w, q);
+    /* At the goal the slots stay as fitted: the centre stands still, so a new fitting would
+     * find the same cells at the cost of a search each step. They are fitted again when the
+     * terrain changed, members were lost, or the last fitting found no room (the cells another
+     * squad held then may be free now). */
+    const bool terrain = nv->terrain_lowered || nv->raised_count || nv->raised_overflow;
+    if (q->def.rigid || !(settled && at_goal) || q->no_room || terrain || lost) {
+        place_slots(q);
+        if (!q->def.rigid) fit_slots(w, q);
+    }
     if (!q->def.rigid && at_goal && !q->arrived) swap_slots(q);
     /* Cut-off members: out of sight of their slot (or the slot is in a wall) for a second. */
     for (uint32_t m = 0; m < q->member_count; m++) {

@@ -269,8 +269,9 @@ static void print_squads(FILE *out, const th_world *w, const th_history_entry *h
         }
         if (first && q.members == 0) fprintf(out, "no member left: nothing to arrive");
         else if (first)
-            fprintf(out, "not arrived (%.1f m from its slots on average%s)", (double)q.error,
-                    q.stuck ? "; stuck: no way it can take to its goal" : "");
+            fprintf(out, "not arrived (%.1f m from its slots on average%s%s)", (double)q.error,
+                    q.stuck ? "; stuck: no way it can take to its goal" : "",
+                    q.no_room ? "; no room: its members do not fit at its goal" : "");
         else if (!q.arrived) fprintf(out, ", out of formation at the end");
         fprintf(out, "\n");
     }
@@ -1004,9 +1005,9 @@ bool th_report_write_json(const char *path, const th_world *w, const th_run_fact
         }
         fprintf(j,
                 "%s\n    {\"squad\": %u, \"members\": %u, \"arrived\": %s, \"stuck\": %s, "
-                "\"arrived_s\": ",
+                "\"no_room\": %s, \"arrived_s\": ",
                 s ? "," : "", s + 1, q.members, q.arrived ? "true" : "false",
-                q.stuck ? "true" : "false");
+                q.stuck ? "true" : "false", q.no_room ? "true" : "false");
         json_time(j, first);
         fprintf(j, "}");
     }

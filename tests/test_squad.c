@@ -1,5 +1,6 @@
 /* Squads: formations held by potential fields, A* marches, arrival without oscillation. */
 #include <check.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,10 @@
 #include "throng/throng.h"
 #include "sim/core/world.h"
 #include "test_util.h"
+
+#ifndef THRONG_SOURCE_DIR
+#error "THRONG_SOURCE_DIR must name the source tree"
+#endif
 
 /* Worker threads of the worlds map_world builds. */
 static uint32_t g_threads = 2;
@@ -652,6 +657,157 @@ START_TEST(rigid_formation_waits_at_a_corridor_narrower_than_its_shape) {
 }
 END_TEST
 
+/* ---- squads where their formation does not fit --------------------------------------------
+ *
+ * A yard (x < 15) with, east of it, either a dead-end corridor `size` metres wide (open to
+ * x = 34) or a door 2 m wide into a square room `size` metres across; `cell` metres a cell. One
+ * squad of 7 starts in the yard and has its goal at the far end of the corridor or in the
+ * middle of the room. */
+enum { SITE_DEAD_END, SITE_ROOM };
+
+static th_world *site_world(int site, float size, float cell, uint64_t seed) {
+    th_world_def wd = th_default_world_def();
+    wd.width = 40.0f;
+    wd.height = 14.0f;
+    wd.cell_size = cell;
+    wd.threads = g_threads;
+    wd.seed = seed;
+    th_error err;
+    th_world *w = th_world_create(&wd, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    const int32_t cols = (int32_t)(40.0f / cell), rows = (int32_t)(14.0f / cell);
+    for (int32_t j = 0; j < rows; j++) {
+        for (int32_t i = 0; i < cols; i++) {
+            const float x = ((float)i + 0.5f) * cell, y = fabsf(((float)j + 0.5f) * cell - 7.0f);
+            bool open = x < 15.0f;
+            if (site == SITE_DEAD_END) open = open || (x < 34.0f && y < 0.5f * size);
+            else open = open || (x < 17.0f && y < 1.0f) || (x < 17.0f + size && y < 0.5f * size);
+            if (!open) ck_assert(th_world_set_cell(w, i, j, TH_CELL_WALL, 1, &err));
+        }
+    }
+    th_crowd_def cd = th_default_crowd_def();
+    cd.name = "soldiers";
+    cd.separation_radius = 0.8f;
+    cd.max_speed = 3;
+    cd.max_force = 12;
+    ck_assert_int_eq(IDX(th_world_add_crowd(w, &cd, &err)), 0);
+    return w;
+}
+
+/* The closest two slots of a squad (metres), from the slots the API gives. */
+static float closest_slots(const th_world *w, uint32_t squad, uint32_t n) {
+    float best = INFINITY;
+    for (uint32_t a = 0; a < n; a++) {
+        th_vec2 sa, sb;
+        ck_assert(th_world_get_squad_member(w, SQUAD_ID(squad), a, NULL, &sa));
+        for (uint32_t b = a + 1; b < n; b++) {
+            ck_assert(th_world_get_squad_member(w, SQUAD_ID(squad), b, NULL, &sb));
+            best = fminf(best, hypotf(sa.x - sb.x, sa.y - sb.y));
+        }
+    }
+    return best;
+}
+
+/* Whether the squad arrives within `limit` steps (else it must say it has no room at its
+ * goal, at the end); at every step, unless it has no room, no two of its slots are closer than
+ * the members' separation radius. On arrival every member stands within tolerance of its slot
+ * (a slot the room cannot hold may stand in the door or the yard before it). */
+static bool fit_run(int site, float size, float cell, uint64_t seed, th_formation f, int limit) {
+    th_world *w = site_world(site, size, cell, seed);
+    th_squad_def sd = th_default_squad_def();
+    sd.crowd = CROWD_ID(0);
+    sd.count = 7;
+    sd.formation = f;
+    sd.start = th_v2(6.0f, 7.0f);
+    sd.goal = site == SITE_DEAD_END ? th_v2(33.0f, 7.0f) : th_v2(17.0f + 0.5f * size, 7.0f);
+    th_error err;
+    ck_assert_msg(IDX(th_world_add_squad(w, &sd, &err)) == 0, "%s", err.message);
+    th_squad_info si = {0};
+    for (int step = 0; step < limit && !si.arrived; step++) {
+        th_world_step(w);
+        th_world_get_squad(w, SQUAD_ID(0), &si);
+        if (si.no_room) continue;
+        const float gap = closest_slots(w, 0, si.members);
+        CHECK_MSG(gap >= 0.8f - 1e-4f,
+                  "site %d size %g cell %g formation %d step %d: two slots %g m apart", site,
+                  (double)size, (double)cell, f, step, (double)gap);
+    }
+    if (si.arrived) {
+        for (uint32_t i = 0; i < si.members; i++) {
+            th_agent_id id;
+            th_vec2 slot;
+            th_agent_state a;
+            ck_assert(th_world_get_squad_member(w, SQUAD_ID(0), i, &id, &slot));
+            ck_assert(th_world_get_agent(w, id, &a));
+            ck_assert_float_le(hypotf(a.position.x - slot.x, a.position.y - slot.y), sd.tolerance);
+        }
+    } else {
+        ck_assert_msg(si.no_room,
+                      "site %d size %g cell %g seed %" PRIu64 " formation %d: neither arrived "
+                      "in %d steps nor said it has no room (%.2f m from its slots)",
+                      site, (double)size, (double)cell, seed, f, limit, (double)si.error);
+    }
+    th_world_destroy(w);
+    return si.arrived;
+}
+
+/* Box and column squads sent into dead ends 1.5 to 4 m wide and into rooms of several sizes,
+ * on 0.25 and 0.5 m cells, two seeds: each arrives within 60 s, its slots never closer than
+ * the members' separation, or says it has no room at its goal (fit_run). Where it certainly
+ * fits (any dead end here: 19 m of corridor; the 8 m room) it arrives. */
+START_TEST(squads_arrive_where_they_fit_and_say_when_they_do_not) {
+    const float cells[] = {0.25f, 0.5f};
+    const th_formation shapes[] = {TH_FORMATION_BOX, TH_FORMATION_COLUMN};
+    const float dead_ends[] = {1.5f, 2.0f, 3.0f, 4.0f};
+    for (int c = 0; c < 2; c++) {
+        for (int f = 0; f < 2; f++) {
+            for (uint64_t seed = 1; seed <= 2; seed++) {
+                for (int d = 0; d < 4; d++) {
+                    const bool in =
+                        fit_run(SITE_DEAD_END, dead_ends[d], cells[c], seed, shapes[f], 3600);
+                    ck_assert_msg(in, "dead end %g m, cell %g, formation %d: not arrived",
+                                  (double)dead_ends[d], (double)cells[c], shapes[f]);
+                }
+                const bool big = fit_run(SITE_ROOM, 8.0f, cells[c], seed, shapes[f], 3600);
+                ck_assert_msg(big, "8 m room, cell %g, formation %d: not arrived", (double)cells[c],
+                              shapes[f]);
+                (void)fit_run(SITE_ROOM, 4.0f, cells[c], seed, shapes[f], 3600);
+                (void)fit_run(SITE_ROOM, 2.0f, cells[c], seed, shapes[f], 3600);
+            }
+        }
+    }
+}
+END_TEST
+
+/* The flood scene (scenes/flood.yaml): its rescue column, turned by the flood onto the hill
+ * road, has slots moved off the walls on the way; they keep the rescuers' separation (0.8 m)
+ * from one another at every step, and the squad still arrives within the scene's 60 s with
+ * every member within tolerance of its slot. */
+START_TEST(flood_squad_keeps_its_slots_apart_and_arrives) {
+    th_world *w = th_test_load(THRONG_SOURCE_DIR "/scenes/flood.yaml",
+                               (th_scene_opts){.threads = g_threads}, 100000, NULL);
+    th_squad_info si = {0};
+    int step = 0;
+    for (; step < 3600 && !si.arrived; step++) {
+        th_world_step(w);
+        ck_assert(th_world_get_squad(w, SQUAD_ID(0), &si));
+        ck_assert(!si.no_room);
+        const float gap = closest_slots(w, 0, si.members);
+        CHECK_MSG(gap >= 0.8f - 1e-4f, "step %d: two slots %g m apart", step, (double)gap);
+    }
+    ck_assert_msg(si.arrived, "the flood's squad has not arrived in 60 s");
+    for (uint32_t i = 0; i < si.members; i++) {
+        th_agent_id id;
+        th_vec2 slot;
+        th_agent_state a;
+        ck_assert(th_world_get_squad_member(w, SQUAD_ID(0), i, &id, &slot));
+        ck_assert(th_world_get_agent(w, id, &a));
+        ck_assert_float_le(hypotf(a.position.x - slot.x, a.position.y - slot.y), 1.0f);
+    }
+    th_world_destroy(w);
+}
+END_TEST
+
 START_TEST(bad_squads_are_rejected) {
     const int32_t wall[1][4] = {{40, 0, 41, 59}}; /* no gap */
     th_world *w = squad_world(80, 60, wall, 1);
@@ -693,6 +849,8 @@ int main(void) {
     tcase_add_test(tc, lost_members_close_up);
     tcase_add_test(tc, joining_members_take_slots);
     tcase_add_test(tc, bad_squads_are_rejected);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, squads_arrive_where_they_fit_and_say_when_they_do_not);
+    if (!TH_TEST_TSAN) tcase_add_test(tc, flood_squad_keeps_its_slots_apart_and_arrives);
     if (!TH_TEST_TSAN) tcase_add_test(tc, every_formation_arrives_at_a_goal_against_a_wall);
     tcase_add_test(tc, rigid_formation_moves_as_one_body);
     if (!TH_TEST_TSAN)

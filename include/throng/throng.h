@@ -994,8 +994,15 @@ TH_API bool th_world_get_target(const th_world *w, th_target_id target, th_vec2 
  * path to its goal, waiting for stragglers; slots sit around the centre, turned to its heading.
  * A slot that falls in a wall, off the map, or where no member can reach it from the centre
  * moves to the nearest open cell reachable from the centre (while marching and at the goal),
- * and arrival is judged on those slots. A member cut off from its slot (no line of sight for a
- * second) walks an A* path back. Slots go to the nearest members when members are lost.
+ * no closer than the crowd's separation radius to any other slot (of this squad or another);
+ * at the goal also a slot where the walls' push would hold its member more than half the
+ * tolerance off moves. Where the template does not fit, the slots are packed anew (in a
+ * corridor or a dead end the members line up along it); where even that finds too few cells,
+ * the squad does not arrive and says so (th_squad_info.no_room). Arrival is judged on the slots
+ * so placed; at the goal, members exchange slots when that brings both nearer, and one still
+ * beyond tolerance of its slot comes at full speed. A member cut off from its slot (no line of
+ * sight for a second) walks an A* path back. Slots go to the nearest members when members are
+ * lost.
  *
  * A rigid squad (th_squad_def.rigid) moves as one body instead: its slots keep the template's
  * shape at all times (they are never moved off walls), and each member is held on its slot: it
@@ -1053,6 +1060,10 @@ typedef struct th_squad_info {
     uint32_t waypoints; /* points of the centre's path (re-planned after terrain events) */
     bool stuck;         /* the squad waits: terrain events left no route to the goal, or (a
                            rigid squad) its shape does not fit the way ahead */
+    bool no_room;       /* at its goal, the members do not fit: some slot found no open cell
+                           the squad reaches, clear of the other slots by the members'
+                           separation, where the walls let its member stand within half the
+                           tolerance of it; the squad cannot arrive there */
 } th_squad_info;
 
 /** Add a squad and spawn its members on their slots (which must be open ground). Returns the

@@ -2261,10 +2261,11 @@ static PyObject *World_squad(WorldObject *self, PyObject *args) {
     if (!w) return NULL;
     th_squad_info s;
     if (!th_world_get_squad(w, (th_squad_id){i + 1}, &s)) Py_RETURN_NONE;
-    return Py_BuildValue("{s(dd)s(dd)sIsdsOsIsO}", "centre", (double)s.centre.x, (double)s.centre.y,
-                         "heading", (double)s.heading.x, (double)s.heading.y, "members", s.members,
-                         "error", (double)s.error, "arrived", s.arrived ? Py_True : Py_False,
-                         "waypoints", s.waypoints, "stuck", s.stuck ? Py_True : Py_False);
+    return Py_BuildValue("{s(dd)s(dd)sIsdsOsIsOsO}", "centre", (double)s.centre.x,
+                         (double)s.centre.y, "heading", (double)s.heading.x, (double)s.heading.y,
+                         "members", s.members, "error", (double)s.error, "arrived",
+                         s.arrived ? Py_True : Py_False, "waypoints", s.waypoints, "stuck",
+                         s.stuck ? Py_True : Py_False, "no_room", s.no_room ? Py_True : Py_False);
 }
 
 /* squad_members(squad) -> (uint64 ids, float32 (n, 2) slots), or None for no squad. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine/alloc.h"
+#include "sim/behave/goal.h"
 #include "sim/behave/squad.h"
 #include "sim/core/world.h"
 #include "sim/dist/dist.h"
@@ -126,13 +127,31 @@ static bool sees(const th_world *w, th_vec2 a, th_vec2 b) {
  * reachable from the centre moves to the nearest open cell centre reachable from the centre,
  * both while marching and at the goal; arrival is judged on the slots so placed.
  *
+ * A moved slot must also be one a member can hold. Members push each other apart within their
+ * crowd's separation radius, so a moved slot keeps that gap from every other slot of the squad
+ * and of the other squads (two slots closer than it would leave both members off their slots
+ * for ever). At the goal, where arrival asks every member to be within tolerance of its slot,
+ * a slot must moreover be one where the walls' push does not hold its member further off than
+ * half the tolerance (holds_slot); template slots that fail this move too. Slots moved so
+ * change the formation's shape where the template does not fit: in a corridor or a dead end
+ * the members line up along it. When some slot finds no such cell within the formation's span,
+ * all the slots move, each in template order to the nearest cell still clear, searched as far
+ * as a single file of the members would need; when even that holds too few cells, the squad
+ * has no room (th_squad_info.no_room, reported): the slots left over take the nearest
+ * reachable cells, as close as they come.
+ *
  * Reachable: a breadth-first search over the map's moves from the centre's cell, kept inside
  * the square of cells the formation spans around the centre (plus two), so a slot across a
  * wall counts as out of reach even when a long way round exists. It runs only when a slot is
- * blocked or out of the centre's sight (every slot in sight is reachable), serial, in squad
- * order, over memory sized with the first squad. A moved slot takes the nearest reached cell
- * (distance from the slot to the cell centre, ties to the earlier cell of the search) that no
- * other slot holds, so two members are not sent to one cell while another is free. */
+ * blocked, out of the centre's sight or (at the goal) not held, serial, in squad order, over
+ * memory sized with the first squad. A moved slot takes the nearest reached cell (distance from
+ * the slot to the cell centre, ties to the earlier cell of the search) that is clear of the
+ * other slots. */
+
+/* Damped steps of the balance between slot pull and wall push (holds_slot); a member held
+ * further from its slot than this share of the tolerance does not count as holding it. */
+#define REST_STEPS 16
+#define REST_SHARE 0.5f
 
 static float template_radius(const th_squad *q) {
     float r2 = 0.0f;
@@ -140,26 +159,55 @@ static float template_radius(const th_squad *q) {
     return sqrtf(r2);
 }
 
-static void fit_slots(th_world *w, th_squad *q) {
-    th_world_nav *nv = &w->nav;
-    if (!nv->present || !nv->reach_mark) return;
-    const uint32_t n = q->def.count;
-    bool fits = true;
-    for (uint32_t i = 0; i < n && fits; i++)
-        fits = !blocked(w, q->slot_pos[i]) && sees(w, q->centre, q->slot_pos[i]);
-    if (fits) return;
-    const th_navmap *m = &nv->map;
-    int32_t cx, cy;
-    const uint32_t start = th_navmap_cell_of(m, q->centre, &cx, &cy);
-    if (th_navmap_is_blocked(m, cx, cy)) return; /* re-planning moves the centre out first */
-    const float span = (template_radius(q) + q->def.spacing) * m->inv_cell_size;
-    const int32_t reach = (int32_t)fminf(ceilf(span), (float)TH_NAV_MAX_DIM) + 2;
-    nv->reach_epoch += 2;
-    if (nv->reach_epoch < 2) { /* wrapped: no old mark may look current */
-        memset(nv->reach_mark, 0, (size_t)m->ncells * sizeof *nv->reach_mark);
-        nv->reach_epoch = 2;
+/* The gap members keep from each other: their crowd's separation radius. */
+static float slot_gap(const th_world *w, const th_squad *q) {
+    return sqrtf(w->crowd_rt[TH_INDEX(q->def.crowd)].separation_r2);
+}
+
+/* Whether a member pulled to a slot at p comes to rest within REST_SHARE of the tolerance of
+ * it. At rest the pull (slot_weight * SLOT_GAIN per metre, th_squad_steer) balances the walls'
+ * push (th_goal_wall_push, which changes by up to max_force * wall_weight / wall_radius per
+ * metre and wall); damped steps no longer than the stiffness of the pull and two walls allow
+ * (a corridor's walls push from both sides) find the balance. */
+static bool holds_slot(const th_world *w, const th_squad *q, th_vec2 p) {
+    const th_crowd_rt *c = &w->crowd_rt[TH_INDEX(q->def.crowd)];
+    const float k = SLOT_GAIN * q->def.slot_weight;
+    if (!(c->w_wall > 0.0f) || !(k > 0.0f)) return true;
+    const float g = 2.0f * c->w_wall * c->max_force / fmaxf(c->wall_radius, 1e-3f);
+    th_vec2 r = p;
+    for (int i = 0; i < REST_STEPS; i++) {
+        th_vec2 push, f = th_v2_scale(th_v2_sub(p, r), k);
+        if (th_goal_wall_push(w, c, r, &push)) f = th_v2_add(f, push);
+        r = th_v2_add(r, th_v2_scale(f, 1.0f / (k + g)));
     }
-    const uint32_t seen = nv->reach_epoch, held = seen + 1, cols = (uint32_t)m->w;
+    return th_v2_len(th_v2_sub(r, p)) <= REST_SHARE * q->def.tolerance && !blocked(w, r);
+}
+
+/* Cells of the search (marked `seen`) whose centre lies within `gap` of p, and p's own cell,
+ * marked `held`: no moved slot goes there. */
+static void hold_around(const th_navmap *m, uint32_t *mark, uint32_t seen, uint32_t held, th_vec2 p,
+                        float gap) {
+    int32_t px, py;
+    th_navmap_cell_of(m, p, &px, &py);
+    const int32_t r = (int32_t)ceilf(gap * m->inv_cell_size) + 1;
+    for (int32_t y = py - r; y <= py + r; y++) {
+        for (int32_t x = px - r; x <= px + r; x++) {
+            if (x < 0 || y < 0 || x >= m->w || y >= m->h) continue;
+            const uint32_t c = (uint32_t)y * (uint32_t)m->w + (uint32_t)x;
+            if (mark[c] != seen) continue;
+            const th_vec2 d = th_v2_sub(th_navmap_cell_centre(m, x, y), p);
+            if ((x == px && y == py) || th_v2_len2(d) < gap * gap) mark[c] = held;
+        }
+    }
+}
+
+/* Breadth-first search from cell `start` (cx, cy) over the map's moves within `reach` cells of
+ * it: the reached cells in queue[0, return), marked `seen`. */
+static uint32_t reach_cells(th_world *w, uint32_t start, int32_t cx, int32_t cy, int32_t reach,
+                            uint32_t seen, uint32_t held) {
+    th_world_nav *nv = &w->nav;
+    const th_navmap *m = &nv->map;
+    const uint32_t cols = (uint32_t)m->w;
     uint32_t *mark = nv->reach_mark, *queue = nv->reach_queue;
     uint32_t head = 0, tail = 0;
     queue[tail++] = start;
@@ -177,36 +225,111 @@ static void fit_slots(th_world *w, th_squad *q) {
             queue[tail++] = nc;
         }
     }
-    /* Slots on reached cells stay and hold their cells; the rest are marked to move. */
+    return tail;
+}
+
+/* A fresh pair of marks (seen, seen + 1) for a search. */
+static uint32_t next_marks(th_world_nav *nv) {
+    nv->reach_epoch += 2;
+    if (nv->reach_epoch < 2) { /* wrapped: no old mark may look current */
+        memset(nv->reach_mark, 0, (size_t)nv->map.ncells * sizeof *nv->reach_mark);
+        nv->reach_epoch = 2;
+    }
+    return nv->reach_epoch;
+}
+
+/* Whether slot i may stay where the template put it. */
+static bool slot_open(const th_world *w, const th_squad *q, uint32_t i, bool at_goal) {
+    const th_vec2 p = q->slot_pos[i];
+    return !blocked(w, p) && sees(w, q->centre, p) && (!at_goal || holds_slot(w, q, p));
+}
+
+/* One fitting over the cells within `reach` of the centre's cell, keeping the slots that may
+ * stay (keep) or moving all of them; false when some slot found no cell clear of the others
+ * (it then took the nearest reached cell). */
+static bool fit_within(th_world *w, th_squad *q, uint32_t start, int32_t cx, int32_t cy,
+                       int32_t reach, bool at_goal, bool keep) {
+    th_world_nav *nv = &w->nav;
+    const th_navmap *m = &nv->map;
+    const uint32_t n = q->def.count, cols = (uint32_t)m->w;
+    const uint32_t seen = next_marks(nv), held = seen + 1;
+    uint32_t *mark = nv->reach_mark, *queue = nv->reach_queue;
+    const uint32_t tail = reach_cells(w, start, cx, cy, reach, seen, held);
+    const float gap = slot_gap(w, q);
+    /* Slots on reached cells that their members can hold stay; the rest are marked to move.
+     * The slots that stay, and the other squads', hold the cells around them. */
     uint8_t *moves = q->taken; /* assign_slots' scratch, free between its calls */
     for (uint32_t i = 0; i < n; i++) {
         moves[i] = 1;
-        if (blocked(w, q->slot_pos[i])) continue;
+        if (!keep || !slot_open(w, q, i, at_goal)) continue;
         const uint32_t c = th_navmap_cell_of(m, q->slot_pos[i], NULL, NULL);
         if (mark[c] != seen && mark[c] != held) continue;
-        mark[c] = held;
         moves[i] = 0;
     }
     for (uint32_t i = 0; i < n; i++) {
+        if (!moves[i]) hold_around(m, mark, seen, held, q->slot_pos[i], gap);
+    }
+    for (uint32_t s = 0; s < w->squad_count; s++) {
+        const th_squad *o = w->squad[s];
+        if (o == q) continue;
+        for (uint32_t i = 0; i < o->member_count; i++) {
+            int32_t x, y;
+            th_navmap_cell_of(m, o->slot_pos[i], &x, &y);
+            if (abs(x - cx) > reach + 1 || abs(y - cy) > reach + 1) continue;
+            hold_around(m, mark, seen, held, o->slot_pos[i], gap);
+        }
+    }
+    bool fitted = true;
+    for (uint32_t i = 0; i < n; i++) {
         if (!moves[i]) continue;
-        uint32_t near = UINT32_MAX;
-        float near_d2 = INFINITY;
-        for (int pass = 0; pass < 2 && near == UINT32_MAX; pass++) {
-            for (uint32_t j = 0; j < tail; j++) {
-                const uint32_t c = queue[j];
-                if (pass == 0 && mark[c] == held) continue; /* first a cell no slot holds */
-                const th_vec2 at =
-                    th_navmap_cell_centre(m, (int32_t)(c % cols), (int32_t)(c / cols));
-                const float d2 = th_v2_len2(th_v2_sub(at, q->slot_pos[i]));
-                if (d2 < near_d2) {
-                    near_d2 = d2;
-                    near = c;
-                }
+        uint32_t near = UINT32_MAX, any = UINT32_MAX;
+        float near_d2 = INFINITY, any_d2 = INFINITY;
+        for (uint32_t j = 0; j < tail; j++) {
+            const uint32_t c = queue[j];
+            const th_vec2 at = th_navmap_cell_centre(m, (int32_t)(c % cols), (int32_t)(c / cols));
+            const float d2 = th_v2_len2(th_v2_sub(at, q->slot_pos[i]));
+            if (d2 < any_d2) {
+                any_d2 = d2;
+                any = c;
             }
+            if (d2 >= near_d2 || mark[c] == held) continue;
+            if (at_goal && !holds_slot(w, q, at)) continue;
+            near_d2 = d2;
+            near = c;
+        }
+        if (near == UINT32_MAX) {
+            fitted = false;
+            near = any;
         }
         q->slot_pos[i] = th_navmap_cell_centre(m, (int32_t)(near % cols), (int32_t)(near / cols));
-        mark[near] = held;
+        hold_around(m, mark, seen, held, q->slot_pos[i], gap);
     }
+    return fitted;
+}
+
+static void fit_slots(th_world *w, th_squad *q) {
+    q->no_room = false;
+    th_world_nav *nv = &w->nav;
+    if (!nv->present || !nv->reach_mark) return;
+    const uint32_t n = q->def.count;
+    const bool at_goal = q->path_next >= q->path_count && !q->stuck;
+    bool fits = true;
+    for (uint32_t i = 0; i < n && fits; i++) fits = slot_open(w, q, i, at_goal);
+    if (fits) return;
+    const th_navmap *m = &nv->map;
+    int32_t cx, cy;
+    const uint32_t start = th_navmap_cell_of(m, q->centre, &cx, &cy);
+    if (th_navmap_is_blocked(m, cx, cy)) return; /* re-planning moves the centre out first */
+    const float span = (template_radius(q) + q->def.spacing) * m->inv_cell_size;
+    const int32_t reach = (int32_t)fminf(ceilf(span), (float)TH_NAV_MAX_DIM) + 2;
+    if (fit_within(w, q, start, cx, cy, reach, at_goal, true)) return;
+    /* Too little room around the slots that stayed: every slot moves, packed from the front of
+     * the template, as far as a single file of the members reaches. */
+    const float file = (float)n * fmaxf(slot_gap(w, q), q->def.spacing) * m->inv_cell_size;
+    const int32_t wide = (int32_t)fminf(ceilf(file), (float)TH_NAV_MAX_DIM) + 2;
+    place_slots(q);
+    if (fit_within(w, q, start, cx, cy, wide > reach ? wide : reach, at_goal, false)) return;
+    q->no_room = at_goal;
 }
 
 /* A* + string pulling from a to b on map `m` (the world's, or the rigid squads' copy) into
@@ -386,6 +509,33 @@ static void members_at(th_world *w, uint32_t first, uint32_t end) {
     }
 }
 
+/* At the goal, members on their way to slots the fitting moved meet one another head on in a
+ * corridor and block each other. Two members whose slots, exchanged, bring them closer (the
+ * sum of their squared distances falls by more than SWAP_GAIN m^2) exchange them; the sum over
+ * the squad only falls, so no pair swaps back and forth. A swapped member's way back is
+ * dropped: it was to the other slot. */
+#define SWAP_GAIN 0.01f
+
+static void swap_slots(th_squad *q) {
+    const uint32_t n = q->member_count;
+    for (uint32_t a = 0; a < n; a++) {
+        for (uint32_t b = a + 1; b < n; b++) {
+            const th_vec2 sa = q->slot_pos[q->slot_of_member[a]];
+            const th_vec2 sb = q->slot_pos[q->slot_of_member[b]];
+            const float now =
+                th_v2_len2(th_v2_sub(q->at[a], sa)) + th_v2_len2(th_v2_sub(q->at[b], sb));
+            const float swapped =
+                th_v2_len2(th_v2_sub(q->at[a], sb)) + th_v2_len2(th_v2_sub(q->at[b], sa));
+            if (!(swapped < now - SWAP_GAIN)) continue;
+            const uint32_t t = q->slot_of_member[a];
+            q->slot_of_member[a] = q->slot_of_member[b];
+            q->slot_of_member[b] = t;
+            q->back_count[a] = q->back_count[b] = 0;
+            q->cutoff[a] = q->cutoff[b] = 0.0f;
+        }
+    }
+}
+
 /* Give every slot the nearest member not yet placed, slot by slot in order (ties to the lower
  * id), so losses and joins move as few members as far as little as a greedy pass can. */
 static void assign_slots(th_squad *q) {
@@ -554,8 +704,8 @@ bool th_world_get_squad(const th_world *w, th_squad_id handle, th_squad_info *ou
     const uint32_t squad = TH_INDEX(handle);
     if (squad >= w->squad_count) return false;
     const th_squad *q = w->squad[squad];
-    *out = (th_squad_info){q->centre,  q->heading,    q->member_count,      q->error,
-                           q->arrived, q->path_count, q->stuck || q->wedged};
+    *out = (th_squad_info){q->centre,  q->heading,    q->member_count,       q->error,
+                           q->arrived, q->path_count, q->stuck || q->wedged, q->no_room};
     return true;
 }
 
@@ -963,7 +1113,8 @@ static void update_squad(th_world *w, th_squad *q) {
         q->member_count = 0;
         return;
     }
-    if (kept != q->member_count) {
+    const bool lost = kept != q->member_count;
+    if (lost) {
         q->member_count = kept;
         q->def.count = kept;
         template_slots(&q->def, q->slot_local);
@@ -994,6 +1145,9 @@ static void update_squad(th_world *w, th_squad *q) {
     q->error = err / (float)q->member_count;
     lag = reachable ? lag / (float)reachable : 0.0f;
     bool at_goal = q->path_next >= q->path_count && !q->stuck;
+    /* The slots judged below were fitted for the goal only if the centre stood there already:
+     * on the step it gets there they still sit where the march put them. */
+    const bool settled = at_goal;
     q->velocity = th_v2(0.0f, 0.0f);
     if (q->def.rigid) {
         if (!at_goal && !q->stuck && lag <= LAG_SPACINGS * q->def.spacing) {
@@ -1030,10 +1184,21 @@ static void update_squad(th_world *w, th_squad *q) {
     }
     /* Arrival with hysteresis: arrive once every member is within tolerance; only a breakup
      * beyond REARRIVE_FACTOR tolerances counts as not arrived again. */
-    if (at_goal && !q->arrived && worst <= q->def.tolerance) q->arrived = true;
+    /* Slots that found no room (no_room, from the fitting that placed them) are not ones the
+     * members can hold: the squad does not arrive on them, it says it has no room. */
+    const bool judged = at_goal && (q->def.rigid || (settled && !q->no_room));
+    if (judged && !q->arrived && worst <= q->def.tolerance) q->arrived = true;
     else if (q->arrived && worst > REARRIVE_FACTOR * q->def.tolerance) q->arrived = false;
-    place_slots(q);
-    if (!q->def.rigid) fit_slots(w, q);
+    /* At the goal the slots stay as fitted: the centre stands still, so a new fitting would
+     * find the same cells at the cost of a search each step. They are fitted again when the
+     * terrain changed, members were lost, or the last fitting found no room (the cells another
+     * squad held then may be free now). */
+    const bool terrain = nv->terrain_lowered || nv->raised_count || nv->raised_overflow;
+    if (q->def.rigid || !(settled && at_goal) || q->no_room || terrain || lost) {
+        place_slots(q);
+        if (!q->def.rigid) fit_slots(w, q);
+    }
+    if (!q->def.rigid && at_goal && !q->arrived) swap_slots(q);
     /* Cut-off members: out of sight of their slot (or the slot is in a wall) for a second. */
     for (uint32_t m = 0; m < q->member_count; m++) {
         th_vec2 p = q->at[m], slot = q->slot_pos[q->slot_of_member[m]];
@@ -1109,6 +1274,12 @@ th_vec2 th_squad_steer(const th_world *w, th_agent_id id, const th_crowd_rt *c, 
     th_vec2 to = th_v2_sub(goal, p);
     float d = th_v2_len(to);
     float speed = walking_back ? c->max_speed : fminf(c->max_speed, d * SLOT_GAIN);
+    /* At the goal, a member still beyond tolerance of its slot comes at full speed: the pull,
+     * weak that close, is held off by the walls' push where its way into a corridor or a
+     * dead end passes a corner, and the squad would wait there for ever. Within tolerance
+     * the pull is the usual one, so members settle where holds_slot found they do. */
+    const bool settling = q->path_next >= q->path_count && !q->stuck && !q->arrived;
+    if (!walking_back && settling && d > q->def.tolerance) speed = c->max_speed;
     th_vec2 desired = d > 1e-6f ? th_v2_scale(to, speed / d) : th_v2(0.0f, 0.0f);
     if (!walking_back) desired = th_v2_clamp_len(th_v2_add(desired, q->velocity), c->max_speed);
     th_vec2 f = th_v2_clamp_len(th_v2_sub(desired, v), c->max_force);

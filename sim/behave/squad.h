@@ -34,6 +34,8 @@ struct th_squad {
      * ahead this step (it waits). */
     float speed_now, omega;
     bool wedged;
+    bool no_room; /* at its goal, some slot found no cell clear of the others that its member
+                     can hold (sim/behave/squad.c, fit_slots) */
 };
 
 void th_squad_free(th_squad *q);

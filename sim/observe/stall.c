@@ -24,7 +24,8 @@
  * it took someone within the stall time; near one that has not, the agent's own approach is
  * progress only until it first goes the stall time without any: nobody stands by an exit it
  * cannot pass as arrived), members of a
- * squad that arrived or has no route, agents waiting out their pre-movement time,
+ * squad that arrived, has no route or has no room at its goal (its report line says so),
+ * agents waiting out their pre-movement time,
  * incapacitated or riding an elevator.
  *
  * Queuing is not stalling. An agent judged by its goal's cost (the first two kinds above) that
@@ -226,7 +227,7 @@ static void view_goal(const th_world *w, uint32_t k, uint64_t now, goal_view *v)
     }
     if (w->squad_of_id[slot]) {
         const th_squad *q = w->squad[w->squad_of_id[slot] - 1u];
-        v->how = q->arrived || q->stuck ? JUDGE_NEVER : JUDGE_MOVE;
+        v->how = q->arrived || q->stuck || q->no_room ? JUDGE_NEVER : JUDGE_MOVE;
         return;
     }
     /* On its way to an elevator, it walks the stop's field as to a destination. */

@@ -31,13 +31,13 @@ enum { CONTENDED_NS = 500000, CONTENDED_CHUNKS = 4, CALM_JOBS = 256 };
 
 /* A worker that the owner waited for in this way was off its core in the middle of a chunk,
  * and nothing can take a chunk over once begun: while fewer cores are free than the pool has
- * workers, every phase would wait a time slice for such a worker, and two workers ran slower
- * than one. So the owner rests that worker: it takes no part in the next REST_JOBS jobs (its
- * slice is dealt to the others), sleeping, and so frees a core for those that work. Each time it
- * comes back and is late again within CALM_JOBS jobs, its rest doubles, up to REST_JOBS <<
- * REST_MAX_DOUBLINGS (a few seconds of steps); CALM_JOBS jobs in time and it starts over. A
- * machine that frees its cores gets its workers back after one rest. Which workers run a chunk
- * never changes what the chunk computes, so results stay the same. */
+ * workers, every phase would wait a time slice for such a worker. So the owner of a pool larger
+ * than ALONE_MAX_WORKERS (a small one measures instead, below) rests that worker: it takes no part
+ * in the next REST_JOBS jobs (its slice is dealt to the others), sleeping, and so frees a core for
+ * those that work. Each time it comes back and is late again within CALM_JOBS jobs, its rest
+ * doubles, up to REST_JOBS << REST_MAX_DOUBLINGS (a few seconds of steps); CALM_JOBS jobs in time
+ * and it starts over. A machine that frees its cores gets its workers back after one rest. Which
+ * workers run a chunk never changes what the chunk computes, so results stay the same. */
 enum { REST_JOBS = 16, REST_MAX_DOUBLINGS = 8 };
 
 /* Shared or alone, by measurement. While fewer cores are free than the pool has workers, a
@@ -594,8 +594,10 @@ static void run_shared(th_pool *p, uint64_t members, uint32_t member_count, uint
         p->contended = true;
         p->calm = 0;
         atomic_store_explicit(&p->spin_ns, SPIN_NS_SHARED, memory_order_relaxed);
+        /* A small pool measures instead (below): resting would make it run alone unasked. */
         const uint64_t limit = CONTENDED_CHUNKS * per_chunk;
-        rest_late_workers(p, j, t1, limit > CONTENDED_NS ? limit : CONTENDED_NS);
+        if (p->workers > ALONE_MAX_WORKERS)
+            rest_late_workers(p, j, t1, limit > CONTENDED_NS ? limit : CONTENDED_NS);
     } else if (p->calm < CALM_JOBS && ++p->calm == CALM_JOBS) {
         atomic_store_explicit(&p->spin_ns, p->spin_base, memory_order_relaxed);
     }

@@ -1179,6 +1179,16 @@ static PyObject *World_add_measure_line(WorldObject *self, PyObject *args) {
     return PyLong_FromUnsignedLong(l.index1 - 1);
 }
 
+/* A step argument: None for the world's next step, else a count (false with an exception). */
+static bool step_or_next(const th_world *w, PyObject *obj, uint64_t *step) {
+    *step = th_world_step_count(w);
+    if (obj == Py_None) return true;
+    unsigned long long v;
+    if (!conv_u64(obj, &v)) return false;
+    *step = v;
+    return true;
+}
+
 /* schedule(step, type, bunker, x0, y0, x1, y1, cost); step None = the next step. */
 static PyObject *World_schedule(WorldObject *self, PyObject *args) {
     PyObject *step_obj;
@@ -1189,12 +1199,8 @@ static PyObject *World_schedule(WorldObject *self, PyObject *args) {
         return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
-    uint64_t step = th_world_step_count(w);
-    if (step_obj != Py_None) {
-        unsigned long long v;
-        if (!conv_u64(step_obj, &v)) return NULL;
-        step = v;
-    }
+    uint64_t step;
+    if (!step_or_next(w, step_obj, &step)) return NULL;
     e.type = (th_event_type)type;
     e.bunker = (th_bunker_id){bunker >= 0 ? (uint32_t)bunker + 1 : 0};
     th_error err = {0};
@@ -1214,12 +1220,8 @@ static PyObject *World_schedule_crowd(WorldObject *self, PyObject *args) {
         return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
-    uint64_t step = th_world_step_count(w);
-    if (step_obj != Py_None) {
-        unsigned long long v;
-        if (!conv_u64(step_obj, &v)) return NULL;
-        step = v;
-    }
+    uint64_t step;
+    if (!step_or_next(w, step_obj, &step)) return NULL;
     th_error err = {0};
     if (!th_world_schedule_crowd(w, step, (th_crowd_id){crowd + 1}, &t, &err))
         return raise_error(&err);
@@ -1762,12 +1764,8 @@ static PyObject *World_schedule_agents_goal(WorldObject *self, PyObject *args) {
         return NULL;
     th_world *w = world_of(self);
     if (!w) return NULL;
-    uint64_t step = th_world_step_count(w);
-    if (step_obj != Py_None) {
-        unsigned long long v;
-        if (!conv_u64(step_obj, &v)) return NULL;
-        step = v;
-    }
+    uint64_t step;
+    if (!step_or_next(w, step_obj, &step)) return NULL;
     uint32_t n = 0;
     th_agent_id *ids = ids_of(ids_obj, &n);
     if (!ids) return NULL;

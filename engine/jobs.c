@@ -529,16 +529,18 @@ void th_pool_parallel_for(th_pool *p, uint32_t count, uint32_t chunk, th_job_fn 
     const uint64_t members = next_members(p);
     const uint32_t member_count = (uint32_t)__builtin_popcountll(members);
     if (member_count < p->workers) p->rested_jobs++;
-    phase *ph = phase_of(p, fn, count);
+    /* Only a small pool measures its jobs (see ALONE_MAX_WORKERS). */
+    const bool measures = p->workers <= ALONE_MAX_WORKERS;
+    phase *ph = measures ? phase_of(p, fn, count) : NULL;
     const bool alone = next_alone(p) || member_count == 1;
-    const uint64_t start = th_now_ns();
+    const uint64_t start = measures ? th_now_ns() : 0;
     if (alone) {
         p->alone_jobs += member_count > 1;
         run_inline(p, count, chunk, chunk_count, fn, ctx);
     } else {
         run_shared(p, members, member_count, count, chunk, chunk_count, fn, ctx);
     }
-    learn(p, ph, alone, th_now_ns() - start, count);
+    if (measures) learn(p, ph, alone, th_now_ns() - start, count);
 }
 
 /* One job over the members' threads, the owner among them; returns when every chunk has run. */

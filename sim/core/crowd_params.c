@@ -157,6 +157,16 @@ float *th_crowd_tune_value(th_crowd_tune *t, uint32_t bit) {
     return NULL;
 }
 
+uint64_t th_crowd_tune_hash(const th_crowd_tune *t) {
+    uint64_t h = 0xcbf29ce484222325ull ^ t->fields;
+    for (uint32_t i = 0; i < TUNE_ROWS; i++) {
+        uint32_t u;
+        memcpy(&u, (const char *)t + k_tune[i].offset, sizeof u);
+        h = (h ^ u) * 0x100000001B3ull;
+    }
+    return h;
+}
+
 bool th_crowd_tune_check(const th_crowd_def *d, const th_crowd_tune *t, th_error *err) {
     if (d->model != TH_MODEL_BOIDS) {
         th_error_set(err, TH_ERR_INVALID,

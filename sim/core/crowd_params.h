@@ -155,6 +155,8 @@ bool th_crowd_params_wrap_ok(float largest, float width, float height, th_error 
 uint32_t th_crowd_tune_bit(const char *key);
 /* The member of `t` that bit `bit` sets (NULL for a bit that is none of them). */
 float *th_crowd_tune_value(th_crowd_tune *t, uint32_t bit);
+/* A hash of `t`'s fields and every value, set or not (for the ranks' checks). */
+uint64_t th_crowd_tune_hash(const th_crowd_tune *t);
 /* Whether `t` may change a crowd added with `d`: a boids crowd, known bits only, each value in
  * its member's bounds, max_speed at most d's; false with err filled. */
 bool th_crowd_tune_check(const th_crowd_def *d, const th_crowd_tune *t, th_error *err);

@@ -210,13 +210,7 @@ static uint64_t events_part(const th_world *w) {
         th_hash_u32(&h, (uint32_t)e->def.y1);
         th_hash_u32(&h, e->def.cost);
         th_hash_u32(&h, e->crowd.index1); /* a crowd change's crowd and values */
-        th_hash_u32(&h, e->tune.fields);
-        th_crowd_tune t = e->tune;
-        for (uint32_t bit = 1; bit <= TH_TUNE_MAX_FORCE; bit <<= 1) {
-            uint32_t u;
-            memcpy(&u, th_crowd_tune_value(&t, bit), sizeof u);
-            th_hash_u32(&h, u);
-        }
+        th_hash_u64(&h, th_crowd_tune_hash(&e->tune));
     }
     /* Changes already made, in the crowds' steering values. */
     for (uint32_t c = 0; c < w->crowd_count; c++) {

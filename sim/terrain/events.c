@@ -3,8 +3,6 @@
  * phase). Rectangle events change cells (a block remembers the cost of each cell it closes, which
  * an open event gives back) and mark what the fields must redo (fields.c) and which
  * cells agents must leave (displace.c). */
-#include <string.h>
-
 #include "engine/alloc.h"
 
 #include "sim/core/crowd_params.h"
@@ -75,16 +73,10 @@ bool th_world_schedule_crowd(th_world *w, uint64_t step, th_crowd_id crowd,
     }
     if (!th_crowd_tune_check(&w->crowd_def[TH_INDEX(crowd)], tune, err)) return false;
     /* The values, for the ranks' check that every rank made the same calls. */
-    th_crowd_tune t = *tune;
-    uint64_t h = step;
-    for (uint32_t bit = 1; bit <= TH_TUNE_MAX_FORCE; bit <<= 1) {
-        uint32_t u;
-        memcpy(&u, th_crowd_tune_value(&t, bit), sizeof u);
-        h = (h ^ u) * 0x100000001B3ull;
-    }
-    th_world_note_call(w, 5u | t.fields << 4, crowd.index1, h);
+    th_world_note_call(w, 5u | tune->fields << 4, (uint64_t)crowd.index1 << 40 ^ step,
+                       th_crowd_tune_hash(tune));
     return push_event(
-        w, (th_event){.step = step, .def = {.type = TH_EVENT_CROWD}, .crowd = crowd, .tune = t},
+        w, (th_event){.step = step, .def = {.type = TH_EVENT_CROWD}, .crowd = crowd, .tune = *tune},
         err);
 }
 
